@@ -1,0 +1,27 @@
+# Sum the testthat totals of `make test`'s two runs and print them as the
+# last line "N passed, N failed, N skipped".  Exit status 1 when R CMD check
+# reported an ERROR or WARNING (or no status at all), or when a test failed.
+#   Rscript .ci/totals.R CHECK_STATUS ROUT_OF_CHECK LOG_OF_SECOND_RUN
+args <- commandArgs(trailingOnly = TRUE)
+status <- args[1]
+totals <- function(f) {
+  none <- c(FAIL = 1, SKIP = 0, PASS = 0) # a run that left no totals failed
+  if (is.na(f) || !file.exists(f)) return(none)
+  pat <- "\\[ FAIL [0-9]+ \\| WARN [0-9]+ \\| SKIP [0-9]+ \\| PASS [0-9]+ \\]"
+  l <- grep(pat, readLines(f, warn = FALSE), value = TRUE)
+  if (!length(l)) return(none)
+  l <- l[length(l)]
+  get <- function(k) as.numeric(sub(paste0(".*", k, " ([0-9]+).*"), "\\1", l))
+  c(FAIL = get("FAIL"), SKIP = get("SKIP"), PASS = get("PASS"))
+}
+a <- totals(args[2])
+b <- totals(args[3])
+s <- a + b
+cat(sprintf("make: check build: %d passed, %d failed, %d skipped\n",
+            a[["PASS"]], a[["FAIL"]], a[["SKIP"]]))
+cat(sprintf("make: build without OpenMP and CUDA: %d passed, %d failed, %d skipped\n",
+            b[["PASS"]], b[["FAIL"]], b[["SKIP"]]))
+check_bad <- !nzchar(status) || status == "unknown" || grepl("ERROR|WARNING", status)
+if (check_bad) cat("make: R CMD check status:", status, "\n")
+cat(sprintf("%d passed, %d failed, %d skipped\n", s[["PASS"]], s[["FAIL"]], s[["SKIP"]]))
+quit(status = as.integer(check_bad || s[["FAIL"]] > 0))

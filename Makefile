@@ -1,0 +1,86 @@
+# Developer tasks for statphysgpu (this file is .Rbuildignore'd).
+#
+#   make run    install what is missing, install the package, run its main demo
+#   make test   build the tarball, R CMD check it (tests, examples, vignettes),
+#               re-run the tests on a build without OpenMP and without the GPU
+#               backend, and print the testthat totals as the last line
+#   make deps   only install (or list) what is missing
+#   make docs   regenerate NAMESPACE and man/ with roxygen2
+
+R       ?= R
+RSCRIPT ?= Rscript
+PKG     := statphysgpu
+VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
+TARBALL := $(PKG)_$(VERSION).tar.gz
+DEMO    := streams
+
+# Debian packages for building, checking and running (R packages of DESCRIPTION).
+DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown \
+            r-cran-ggplot2 r-cran-survival r-cran-future.apply pandoc qpdf
+R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply
+
+.PHONY: deps run test check docs clean
+
+deps:
+	@missing=""; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	  done; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	      echo "make: installing Debian packages:$$missing"; \
+	      apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	    else \
+	      echo "make: missing Debian packages:$$missing"; \
+	      echo "make: install them as root, e.g.  sudo apt-get install$$missing"; \
+	      exit 1; \
+	    fi; \
+	  fi; \
+	fi; \
+	command -v $(RSCRIPT) >/dev/null 2>&1 || { \
+	  echo "make: R is not installed; install R (>= 4.0) and the R packages: $(R_PKGS), plus pandoc and qpdf"; exit 1; }; \
+	$(RSCRIPT) --vanilla -e 'm <- setdiff(strsplit("$(R_PKGS)", " ")[[1]], rownames(installed.packages())); if (length(m)) { cat("make: missing R packages:", m, "\nmake: install them with install.packages() or your system package manager\n"); quit(status = 1) }'
+
+# Install into the first writable library (the user library if the site
+# library is not writable), then run the main demo.
+run: deps
+	@lib=$$($(RSCRIPT) --vanilla -e 'cat(.libPaths()[1])'); \
+	if [ ! -w "$$lib" ]; then \
+	  lib=$$($(RSCRIPT) --vanilla -e 'cat(path.expand(Sys.getenv("R_LIBS_USER")))'); \
+	  mkdir -p "$$lib"; \
+	fi; \
+	echo "make: installing $(PKG) into $$lib"; \
+	$(R) CMD INSTALL --preclean --library="$$lib" . && \
+	R_LIBS="$$lib" $(RSCRIPT) -e 'demo("$(DEMO)", package = "$(PKG)", ask = FALSE, echo = TRUE)'
+
+$(TARBALL): deps
+	$(R) CMD build .
+
+# Exit status: non-zero when R CMD check reports an ERROR or WARNING, or when
+# any test fails in either build.  The last line is the testthat totals.
+test: deps
+	@rm -rf $(PKG).Rcheck .lib-noomp $(PKG)-noomp.log; \
+	$(R) CMD build . || { echo "0 passed, 1 failed"; exit 1; }; \
+	_R_CHECK_CRAN_INCOMING_=false $(R) CMD check --no-manual $(TARBALL); \
+	status=$$(sed -n 's/^Status: *//p' $(PKG).Rcheck/00check.log 2>/dev/null | tail -n 1); \
+	echo "make: R CMD check status: $${status:-unknown}"; \
+	mkdir -p .lib-noomp; \
+	echo "make: re-running the tests on a build with STATPHYSGPU_OPENMP=no STATPHYSGPU_CUDA=no"; \
+	STATPHYSGPU_OPENMP=no STATPHYSGPU_CUDA=no $(R) CMD INSTALL --library=.lib-noomp $(TARBALL) > $(PKG)-noomp.log 2>&1 \
+	  || { cat $(PKG)-noomp.log; echo "make: the build without OpenMP and CUDA failed to install"; }; \
+	(cd tests && STATPHYSGPU_TEST_BUILD=noopenmp,nocuda R_LIBS="$(CURDIR)/.lib-noomp" \
+	  $(RSCRIPT) --vanilla -e 'library(testthat); library($(PKG)); test_dir("testthat", package = "$(PKG)", load_package = "installed", stop_on_failure = FALSE, reporter = ProgressReporter$$new(show_praise = FALSE))' \
+	  >> ../$(PKG)-noomp.log 2>&1); \
+	tail -n 25 $(PKG)-noomp.log; \
+	rout=$(PKG).Rcheck/tests/testthat.Rout; \
+	[ -f $$rout.fail ] && rout=$$rout.fail; \
+	$(RSCRIPT) --vanilla .ci/totals.R "$${status:-unknown}" "$$rout" $(PKG)-noomp.log
+
+docs:
+	$(RSCRIPT) -e 'roxygen2::roxygenise()'
+
+clean:
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz .lib-noomp $(PKG)-noomp.log
+	./cleanup

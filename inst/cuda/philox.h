@@ -1,0 +1,166 @@
+/* philox.h: Philox4x32-10 counter-based random numbers, one source for the
+ * CPU engines (C99) and the GPU kernels (CUDA C through NVRTC).
+ *
+ * Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3"
+ * (SC'11); the same generator as cuRAND's curandStatePhilox4_32_10_t.
+ *
+ * Layout (identical to curand_init(seed, subsequence = stream, offset)):
+ *   key     = (seed low 32 bits, seed high 32 bits)
+ *   counter = (block low 32, block high 32, stream low 32, stream high 32)
+ * Each counter value gives four 32-bit outputs.  Draw d (a 64-bit index of
+ * 32-bit outputs within a stream) is output (d mod 4) of block floor(d / 4),
+ * which is what cuRAND's curand() returns as its (d+1)-th value after
+ * curand_init(seed, stream, 0), and its first after curand_init(seed, stream, d).
+ *
+ * Transforms (the package's own, documented in ?philox_uniform):
+ *   uniform, double: (x + 1/2) 2^-32               in [2^-33, 1 - 2^-33]
+ *   uniform, single: (floor(x / 2^9) + 1/2) 2^-23  in [2^-24, 1 - 2^-24]
+ *   normal: Box-Muller on a pair of draws (a, b):  r = sqrt(-2 log u(a)),
+ *           z0 = r cos(2 pi u(b)), z1 = r sin(2 pi u(b)).
+ * Both uniforms are exact in their precision, so they are bit-identical on
+ * CPU and GPU; normals agree to the rounding of log, sin and cos. */
+#ifndef SP_PHILOX_H
+#define SP_PHILOX_H
+
+#include "sp_common.h"
+
+#if !SP_CUDA
+#  include <math.h>
+#endif
+
+typedef struct {
+  uint32_t x, y, z, w;
+} sp_u32x4;
+
+#define SP_PHILOX_M0 0xD2511F53u
+#define SP_PHILOX_M1 0xCD9E8D57u
+#define SP_PHILOX_W0 0x9E3779B9u
+#define SP_PHILOX_W1 0xBB67AE85u
+
+SP_FN uint32_t sp_mulhi32(uint32_t a, uint32_t b) {
+#if SP_CUDA
+  return __umulhi(a, b);
+#else
+  return (uint32_t)(((uint64_t)a * (uint64_t)b) >> 32);
+#endif
+}
+
+/* Ten rounds of Philox4x32 on counter c under key (k0, k1). */
+SP_FN sp_u32x4 sp_philox4x32_10(sp_u32x4 c, uint32_t k0, uint32_t k1) {
+  int r;
+  for (r = 0; r < 10; r++) {
+    uint32_t hi0 = sp_mulhi32(SP_PHILOX_M0, c.x), lo0 = SP_PHILOX_M0 * c.x;
+    uint32_t hi1 = sp_mulhi32(SP_PHILOX_M1, c.z), lo1 = SP_PHILOX_M1 * c.z;
+    sp_u32x4 n;
+    n.x = hi1 ^ c.y ^ k0;
+    n.y = lo1;
+    n.z = hi0 ^ c.w ^ k1;
+    n.w = lo0;
+    c = n;
+    k0 += SP_PHILOX_W0;
+    k1 += SP_PHILOX_W1;
+  }
+  return c;
+}
+
+/* Block `block` (draws 4 block .. 4 block + 3) of stream `stream`. */
+SP_FN sp_u32x4 sp_philox_block(uint64_t seed, uint64_t stream, uint64_t block) {
+  sp_u32x4 c;
+  c.x = (uint32_t)block;
+  c.y = (uint32_t)(block >> 32);
+  c.z = (uint32_t)stream;
+  c.w = (uint32_t)(stream >> 32);
+  return sp_philox4x32_10(c, (uint32_t)seed, (uint32_t)(seed >> 32));
+}
+
+/* Component i (0..3) of v, written with selects so that a run-time i does
+ * not push v into local memory on the GPU. */
+SP_FN uint32_t sp_u32x4_get(sp_u32x4 v, uint32_t i) {
+  return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
+}
+
+/* Draws d0 .. d0 + 3 of a stream, for any alignment of d0. */
+SP_FN sp_u32x4 sp_philox_draws4(uint64_t seed, uint64_t stream, uint64_t d0) {
+  uint32_t s = (uint32_t)(d0 & 3u);
+  sp_u32x4 a = sp_philox_block(seed, stream, d0 >> 2), b, r;
+  if (s == 0) return a;
+  b = sp_philox_block(seed, stream, (d0 >> 2) + 1);
+  r.x = sp_u32x4_get(a, s);
+  r.y = s + 1 < 4 ? sp_u32x4_get(a, s + 1) : sp_u32x4_get(b, s - 3);
+  r.z = s + 2 < 4 ? sp_u32x4_get(a, s + 2) : sp_u32x4_get(b, s - 2);
+  r.w = sp_u32x4_get(b, s - 1);
+  return r;
+}
+
+/* ---- transforms ------------------------------------------------------- */
+
+SP_FN double sp_u01_double(uint32_t x) {
+  return ((double)x + 0.5) * 2.3283064365386962890625e-10; /* 2^-32 */
+}
+
+SP_FN float sp_u01_float(uint32_t x) {
+  /* 23 bits so that the largest value, 1 - 2^-24, is a float below 1. */
+  return ((float)(x >> 9) + 0.5f) * 1.1920928955078125e-07f; /* 2^-23 */
+}
+
+SP_FN void sp_box_muller_double(uint32_t a, uint32_t b, double *z0, double *z1) {
+  double r = sqrt(-2.0 * log(sp_u01_double(a)));
+  double t = 6.283185307179586476925 * sp_u01_double(b);
+#if SP_CUDA
+  double s, c;
+  sincos(t, &s, &c);
+  *z0 = r * c;
+  *z1 = r * s;
+#else
+  *z0 = r * cos(t);
+  *z1 = r * sin(t);
+#endif
+}
+
+SP_FN void sp_box_muller_float(uint32_t a, uint32_t b, float *z0, float *z1) {
+  float r = sqrtf(-2.0f * logf(sp_u01_float(a)));
+  float t = 6.28318530717958647692f * sp_u01_float(b);
+#if SP_CUDA
+  float s, c;
+  sincosf(t, &s, &c);
+  *z0 = r * c;
+  *z1 = r * s;
+#else
+  *z0 = r * cosf(t);
+  *z1 = r * sinf(t);
+#endif
+}
+
+/* ---- values j = 4g .. 4g+3 of a stream started at `offset` -------------
+ * What philox_uint32(), philox_uniform() and philox_normal() return, one
+ * group of four at a time; the CPU fill and the GPU kernel both call this.
+ * Normal j uses draws offset + 2 floor(j/2) and offset + 2 floor(j/2) + 1. */
+enum { SP_DRAW_UINT32 = 0, SP_DRAW_UNIFORM = 1, SP_DRAW_NORMAL = 2 };
+
+SP_FN void sp_philox_group(int kind, int single, uint64_t seed, uint64_t stream,
+                           uint64_t offset, uint64_t g, double v[4]) {
+  sp_u32x4 r = sp_philox_draws4(seed, stream, offset + 4 * g);
+  if (kind == SP_DRAW_UINT32) {
+    v[0] = (double)r.x; v[1] = (double)r.y; v[2] = (double)r.z; v[3] = (double)r.w;
+  } else if (kind == SP_DRAW_UNIFORM) {
+    if (single) {
+      v[0] = sp_u01_float(r.x); v[1] = sp_u01_float(r.y);
+      v[2] = sp_u01_float(r.z); v[3] = sp_u01_float(r.w);
+    } else {
+      v[0] = sp_u01_double(r.x); v[1] = sp_u01_double(r.y);
+      v[2] = sp_u01_double(r.z); v[3] = sp_u01_double(r.w);
+    }
+  } else {
+    if (single) {
+      float z0, z1, z2, z3;
+      sp_box_muller_float(r.x, r.y, &z0, &z1);
+      sp_box_muller_float(r.z, r.w, &z2, &z3);
+      v[0] = z0; v[1] = z1; v[2] = z2; v[3] = z3;
+    } else {
+      sp_box_muller_double(r.x, r.y, &v[0], &v[1]);
+      sp_box_muller_double(r.z, r.w, &v[2], &v[3]);
+    }
+  }
+}
+
+#endif /* SP_PHILOX_H */

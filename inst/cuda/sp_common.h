@@ -1,0 +1,32 @@
+/* sp_common.h: the common subset of C99 and CUDA C used by every model header.
+ *
+ * Headers under inst/cuda/ are compiled twice: by the C compiler for the CPU
+ * engines in src/core/, and by NVRTC for the GPU kernels.  SP_FN marks a
+ * function that both compile: `static inline` for C, `__device__
+ * __forceinline__` under CUDA.  Nothing here may use the R API or libc
+ * functions that CUDA lacks. */
+#ifndef SP_COMMON_H
+#define SP_COMMON_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#  define SP_CUDA 1
+#  define SP_FN static __device__ __forceinline__
+#  define SP_RESTRICT __restrict__
+#else
+#  define SP_CUDA 0
+#  define SP_FN static inline
+#  define SP_RESTRICT restrict
+#endif
+
+#if defined(__CUDACC_RTC__)
+/* NVRTC has no libc headers; C++ allows a typedef to be repeated with the
+ * same type, so this cannot clash with a definition NVRTC brings itself. */
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef int int32_t;
+typedef long long int64_t;
+#else
+#  include <stdint.h>
+#endif
+
+#endif /* SP_COMMON_H */

@@ -1,0 +1,41 @@
+#include "sp_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static char sp_errbuf[2048];
+static int sp_errcode = SP_OK;
+
+int sp_fail(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sp_errbuf, sizeof sp_errbuf, fmt, ap);
+  va_end(ap);
+  sp_errcode = code;
+  return code;
+}
+
+void sp_clear_error(void) {
+  sp_errbuf[0] = '\0';
+  sp_errcode = SP_OK;
+}
+
+const char *sp_status_name(int code) {
+  switch (code) {
+  case SP_OK: return "success";
+  case SP_ERR_NOMEM: return "out of host memory";
+  case SP_ERR_INVALID: return "invalid argument";
+  case SP_ERR_INTERRUPTED: return "interrupted";
+  case SP_ERR_UNAVAILABLE: return "backend unavailable";
+  case SP_ERR_CUDA: return "CUDA driver error";
+  case SP_ERR_DEVICE_MEMORY: return "out of device memory";
+  case SP_ERR_NVRTC: return "NVRTC compilation failed";
+  case SP_ERR_IO: return "file error";
+  default: return "unknown error";
+  }
+}
+
+const char *sp_last_error(void) {
+  if (sp_errbuf[0] == '\0') return sp_status_name(sp_errcode);
+  return sp_errbuf;
+}

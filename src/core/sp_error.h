@@ -1,0 +1,34 @@
+/* sp_error.h: status codes of the C core.  The core never touches R: it
+ * returns one of these codes and leaves a message that the .Call glue turns
+ * into an R error.  Messages are recorded by the calling (host) thread only;
+ * code running inside an OpenMP team returns codes and lets the host thread
+ * write the message. */
+#ifndef SP_ERROR_H
+#define SP_ERROR_H
+
+typedef enum {
+  SP_OK = 0,
+  SP_ERR_NOMEM,       /* host allocation failed */
+  SP_ERR_INVALID,     /* an argument the R layer should have caught */
+  SP_ERR_INTERRUPTED, /* the user interrupted; partial results are valid */
+  SP_ERR_UNAVAILABLE, /* a backend or library is not available */
+  SP_ERR_CUDA,        /* a CUDA driver call failed */
+  SP_ERR_DEVICE_MEMORY, /* a device allocation would not fit */
+  SP_ERR_NVRTC,       /* run-time compilation failed */
+  SP_ERR_IO           /* a file could not be read or written */
+} sp_status;
+
+/* Record a formatted message for `code` and return `code`. */
+int sp_fail(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+
+/* The message of the last failure (or a generic text for its code). */
+const char *sp_last_error(void);
+/* A short fixed name for a status code. */
+const char *sp_status_name(int code);
+void sp_clear_error(void);
+
+#endif

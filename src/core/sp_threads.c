@@ -1,0 +1,89 @@
+#include "sp_threads.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
+
+static int sp_nth = 1;
+static int sp_atfork_registered = 0;
+
+static int imin(int a, int b) { return a < b ? a : b; }
+
+/* A positive integer from the environment, or `dflt` when unset or invalid. */
+static int env_int(const char *name, int dflt) {
+  const char *val = getenv(name);
+  char *end;
+  long x;
+  if (val == NULL || *val == '\0') return dflt;
+  errno = 0;
+  x = strtol(val, &end, 10);
+  while (*end == ' ') end++;
+  if (errno != 0 || *end != '\0' || x < 1 || x > INT_MAX) return dflt;
+  return (int)x;
+}
+
+int sp_threads_openmp(void) {
+#ifdef _OPENMP
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+int sp_threads_procs(void) {
+#ifdef _OPENMP
+  return omp_get_num_procs();
+#else
+  return 1;
+#endif
+}
+
+int sp_threads_limit(void) {
+#ifdef _OPENMP
+  return imin(omp_get_thread_limit(), env_int("OMP_THREAD_LIMIT", INT_MAX));
+#else
+  return 1;
+#endif
+}
+
+static void sp_after_fork_child(void) { sp_nth = 1; }
+
+void sp_threads_init(void) {
+#ifdef _OPENMP
+  int n = env_int("STATPHYSGPU_NUM_THREADS", 0);
+  if (n < 1) n = omp_get_num_procs();
+  n = imin(n, env_int("OMP_NUM_THREADS", INT_MAX));
+  n = imin(n, sp_threads_limit());
+  /* R CMD check --as-cran limits packages to two cores. */
+  {
+    const char *lim = getenv("_R_CHECK_LIMIT_CORES_");
+    if (lim != NULL && (strcmp(lim, "TRUE") == 0 || strcmp(lim, "true") == 0))
+      n = imin(n, 2);
+  }
+  sp_nth = n < 1 ? 1 : n;
+#else
+  sp_nth = 1;
+#endif
+  if (!sp_atfork_registered) {
+    pthread_atfork(NULL, NULL, sp_after_fork_child);
+    sp_atfork_registered = 1;
+  }
+}
+
+int sp_threads_get(void) { return sp_nth < 1 ? 1 : sp_nth; }
+
+int sp_threads_set(int n) {
+  int old = sp_nth;
+#ifdef _OPENMP
+  if (n >= 1) sp_nth = imin(n, sp_threads_limit());
+#else
+  (void)n;
+  sp_nth = 1;
+#endif
+  return old;
+}

@@ -1,0 +1,22 @@
+/* sp_threads.h: the package's CPU thread count, in the manner of data.table's
+ * openmp-utils.c.  A package-level count is initialised at load from the
+ * cores and the environment (OMP_THREAD_LIMIT, OMP_NUM_THREADS,
+ * STATPHYSGPU_NUM_THREADS); engines read it through sp_threads_get() and pass
+ * it to a num_threads() clause.  omp_set_num_threads() is never called, so
+ * other packages' OpenMP settings are untouched.  A forked child (parallel::
+ * mclapply, future's multicore) runs on one thread. */
+#ifndef SP_THREADS_H
+#define SP_THREADS_H
+
+void sp_threads_init(void);
+int sp_threads_get(void);
+/* Set the count (n >= 1); returns the previous value. */
+int sp_threads_set(int n);
+/* 1 when compiled with OpenMP. */
+int sp_threads_openmp(void);
+/* Logical processors seen by OpenMP (1 without it). */
+int sp_threads_procs(void);
+/* Upper bound accepted by sp_threads_set(). */
+int sp_threads_limit(void);
+
+#endif

@@ -1,0 +1,36 @@
+/* init.c: registration of the .Call entry points, nothing else. */
+#define R_NO_REMAP
+#include <R.h>
+#include <R_ext/Rdynload.h>
+#include <Rinternals.h>
+#include <stdlib.h>
+
+#include "core/sp_threads.h"
+
+SEXP sp_r_philox_cpu(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_philox_block(SEXP, SEXP);
+SEXP sp_r_uniform_transform(SEXP, SEXP);
+SEXP sp_r_build_info(void);
+SEXP sp_r_threads_get(void);
+SEXP sp_r_threads_set(SEXP);
+SEXP sp_r_threads_info(void);
+
+#define CALLDEF(name, n) {#name, (DL_FUNC)&name, n}
+
+static const R_CallMethodDef call_methods[] = {
+  CALLDEF(sp_r_philox_cpu, 6),
+  CALLDEF(sp_r_philox_block, 2),
+  CALLDEF(sp_r_uniform_transform, 2),
+  CALLDEF(sp_r_build_info, 0),
+  CALLDEF(sp_r_threads_get, 0),
+  CALLDEF(sp_r_threads_set, 1),
+  CALLDEF(sp_r_threads_info, 0),
+  {NULL, NULL, 0}
+};
+
+void R_init_statphysgpu(DllInfo *dll) {
+  R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+  R_useDynamicSymbols(dll, FALSE);
+  R_forceSymbols(dll, TRUE);
+  sp_threads_init();
+}

@@ -1,0 +1,22 @@
+/* r_util.h: helpers shared by the .Call glue files (R API allowed here). */
+#ifndef SP_R_UTIL_H
+#define SP_R_UTIL_H
+
+#define R_NO_REMAP
+#include <R.h>
+#include <Rinternals.h>
+#include <stdint.h>
+
+/* A 64-bit value sent by R as c(lo, hi) (see check_u64() in R/checks.R). */
+uint64_t sp_r_u64(SEXP x);
+/* Element i of a double vector of whole numbers in [0, 2^32). */
+uint32_t sp_r_u32(SEXP x, R_xlen_t i);
+/* A count: a whole double in [0, 2^52]. */
+uint64_t sp_r_count(SEXP x);
+/* A length-one logical/integer/double as int. */
+int sp_r_int(SEXP x);
+double sp_r_dbl(SEXP x);
+/* Turn a failed status of the C core into an R error; returns on SP_OK. */
+void sp_r_check(int status);
+
+#endif

@@ -1,0 +1,4 @@
+library(testthat)
+library(statphysgpu)
+
+test_check("statphysgpu")

@@ -1,0 +1,13 @@
+# 32-bit words (as doubles) to 8-digit hex strings.
+hex32 <- function(x) sprintf("%08x", as.integer(ifelse(x >= 2^31, x - 2^32, x)))
+
+# Sample skewness and excess kurtosis.
+skewness <- function(x) { m <- mean(x); mean((x - m)^3) / mean((x - m)^2)^1.5 }
+kurtosis <- function(x) { m <- mean(x); mean((x - m)^4) / mean((x - m)^2)^2 - 3 }
+
+# Run `code` with the package thread count set to n, restoring it after.
+with_threads <- function(n, code) {
+  old <- sp_threads(n)
+  on.exit(sp_threads(old))
+  code
+}

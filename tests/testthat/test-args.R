@@ -1,0 +1,74 @@
+# Every bad-input path of the foundation names the argument and the range.
+
+test_that("n must be a whole number >= 0", {
+  expect_error(philox_uint32(-1, seed = 1), "`n` must be a single whole number between 0 and 2\\^52, not -1")
+  expect_error(philox_uniform(2.5, seed = 1), "`n` must be .* not 2.5")
+  expect_error(philox_normal(NA, seed = 1), "`n` must be .* not NA")
+  expect_error(philox_normal(c(1, 2), seed = 1), "`n` .* a vector of length 2")
+  expect_error(philox_normal("10", seed = 1), "`n` must be")
+  expect_error(philox_normal(Inf, seed = 1), "`n` must be")
+  expect_error(philox_normal(2^53, seed = 1), "`n` must be")
+})
+
+test_that("seed, stream and offset must be 64-bit whole numbers", {
+  expect_error(philox_uint32(1, seed = NA), "`seed` must be a single whole number in \\[0, 2\\^64\\)")
+  expect_error(philox_uint32(1, seed = NaN), "`seed` must be")
+  expect_error(philox_uint32(1, seed = Inf), "`seed` must be")
+  expect_error(philox_uint32(1, seed = -1), "`seed` must be")
+  expect_error(philox_uint32(1, seed = 1.5), "`seed` must be")
+  expect_error(philox_uint32(1, seed = 2^64), "`seed` must be")
+  expect_error(philox_uint32(1, seed = "12"), "`seed` must be .* hexadecimal")
+  expect_error(philox_uint32(1, seed = "0x12345678123456789"), "`seed` must be")
+  expect_error(philox_uint32(1, seed = "0xzz"), "`seed` must be")
+  expect_error(philox_uint32(1, seed = 1, stream = -2), "`stream` must be")
+  expect_error(philox_uint32(1, seed = 1, stream = 0.5), "`stream` must be")
+  expect_error(philox_uint32(1, seed = 1, stream = 1:2), "`stream` must be")
+  expect_error(philox_uint32(1, seed = 1, offset = 2^64), "`offset` must be")
+  expect_error(philox_uint32(1, seed = 1, offset = NA_real_), "`offset` must be")
+  # The largest values are accepted ...
+  expect_length(philox_uint32(1, seed = "0xffffffffffffffff",
+                              stream = "0xffffffffffffffff",
+                              offset = "0xfffffffffffffffe"), 1)
+  # ... but a range may not run off the end of the stream.
+  expect_error(philox_uint32(3, seed = 1, offset = "0xfffffffffffffffe"),
+               "`offset \\+ n` must not pass 2\\^64")
+})
+
+test_that("precision, backend and devices are checked", {
+  expect_error(philox_normal(1, seed = 1, precision = "half"),
+               '`precision` must be one of "double", "single", not "half"')
+  expect_error(philox_normal(1, seed = 1, backend = "tpu"),
+               '`backend` must be one of "auto", "cpu", "gpu"')
+  expect_error(philox_normal(1, seed = 1, backend = "cpu", devices = 0),
+               "`devices` applies to the GPU backend only")
+})
+
+test_that("errors name the user's call, not an internal helper", {
+  e <- tryCatch(philox_uniform(-1, seed = 1), error = identity)
+  expect_s3_class(e, "statphysgpu_error")
+  expect_identical(conditionCall(e)[[1]], as.name("philox_uniform"))
+})
+
+test_that("sp_threads() gets, sets and restores the thread count", {
+  old <- sp_threads()
+  expect_true(is.integer(old) && old >= 1)
+  on.exit(sp_threads(old))
+  prev <- withVisible(sp_threads(1))
+  expect_false(prev$visible)
+  expect_identical(prev$value, old)
+  expect_identical(sp_threads(), 1L)
+  if (statphysgpu:::threads_info()$openmp) {
+    expect_identical(sp_threads(2), 1L)
+    expect_identical(sp_threads(), min(2L, statphysgpu:::threads_info()$limit))
+  } else {
+    expect_warning(sp_threads(2), "without OpenMP")
+    expect_identical(sp_threads(), 1L)
+  }
+  sp_threads(old)
+  expect_identical(sp_threads(), old)
+  expect_error(sp_threads(0), "`n` must be a single whole number between 1 and")
+  expect_error(sp_threads(-3), "`n` must be")
+  expect_error(sp_threads(1.5), "`n` must be")
+  expect_error(sp_threads(NA), "`n` must be")
+  expect_error(sp_threads("2"), "`n` must be")
+})
