@@ -16,8 +16,8 @@ DEMO    := streams
 
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
 DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown \
-            r-cran-ggplot2 r-cran-survival r-cran-future.apply pandoc qpdf
-R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply
+            r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr pandoc qpdf
+R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply withr
 
 .PHONY: deps run test check docs clean
 

@@ -1,16 +1,374 @@
-# GPU backend status.  (The run-time loader arrives with the GPU issue.)
+# GPU backend: status, devices, run-time compilation and the kernel cache.
+
+# Session state: kernel source hash, compile/cache counters.
+.sp_gpu <- new.env(parent = emptyenv())
+.sp_gpu$source_hash <- NULL
+.sp_gpu$compiles <- 0L
+.sp_gpu$cache_hits <- 0L
+.sp_gpu$compile_seconds <- 0
+.sp_gpu$cache_warned <- FALSE
+
 gpu_status <- function() {
-  info <- .Call(C_sp_r_build_info)
-  reason <- if (!info$gpu_enabled) {
-    "the GPU backend was disabled at install time (STATPHYSGPU_CUDA=no)"
-  } else {
-    "the GPU backend is not part of this version of statphysgpu"
-  }
-  list(available = FALSE, reason = reason,
-       devices = data.frame(id = integer(), name = character(),
-                            total_memory = numeric()))
+  st <- .Call(C_sp_r_gpu_status)
+  st$devices <- if (st$available) gpu_devices(free = FALSE) else
+    data.frame(id = integer(), name = character(), total_memory = numeric())
+  st
 }
 
+#' GPUs visible to statphysgpu
+#'
+#' Lists the NVIDIA GPUs the GPU backend can use. The CUDA driver
+#' (`libcuda.so.1`) and NVRTC (`libnvrtc.so.*`) are opened at run time, so
+#' this works (and returns no rows) on machines without CUDA; see
+#' [sp_backends()] for the reason when there is no usable GPU.
+#'
+#' NVRTC is searched under `STATPHYSGPU_CUDA_HOME`, `CUDA_HOME`, `CUDA_PATH`,
+#' the CUDA home recorded at install time, `/usr/local/cuda` (in their
+#' `lib64` and `lib` folders, newest version first), then on the dynamic
+#' loader's path.
+#'
+#' @param free Also query the free memory of each device (this creates the
+#'   device's CUDA context if it does not exist yet).
+#' @return A data frame with one row per GPU: `id` (the value to pass as
+#'   `devices`), `name`, `compute_capability`, `multiprocessors`,
+#'   `total_memory` and `free_memory` (bytes), `driver_version` and
+#'   `nvrtc_version`. It has zero rows when the GPU backend is unavailable,
+#'   with the reason in `attr(, "reason")`.
+#' @examples
+#' gpu_devices()
+#' @export
+gpu_devices <- function(free = TRUE) {
+  free <- check_flag(free, "free")
+  st <- .Call(C_sp_r_gpu_status)
+  cols <- c("id", "name", "compute_capability", "multiprocessors",
+            "total_memory", "free_memory", "driver_version", "nvrtc_version")
+  if (!st$available) {
+    out <- data.frame(id = integer(), name = character(),
+                      compute_capability = character(), multiprocessors = integer(),
+                      total_memory = numeric(), free_memory = numeric(),
+                      driver_version = character(), nvrtc_version = character(),
+                      stringsAsFactors = FALSE)
+    attr(out, "reason") <- st$reason
+    return(out)
+  }
+  d <- .Call(C_sp_r_gpu_devices, free)
+  d$driver_version <- rep(sprintf("%d.%d", st$driver_version %/% 1000,
+                                  (st$driver_version %% 1000) %/% 10), length(d$id))
+  d$nvrtc_version <- rep(st$nvrtc_version, length(d$id))
+  out <- as.data.frame(d, stringsAsFactors = FALSE)
+  out[, c(cols, setdiff(names(out), cols))]
+}
+
+# ---- kernels -------------------------------------------------------------------
+
+# The kernel sources the package ships, with the variants compiled.
+# `toolkit = TRUE`: needs the CUDA toolkit's headers (curand_kernel.h).
+gpu_kernel_registry <- function() {
+  list(
+    rng = list(file = "rng.cu", toolkit = FALSE,
+               variants = list(default = list(defines = character(),
+                                              fast_math = FALSE))),
+    curand_check = list(file = "curand_check.cu", toolkit = TRUE,
+                        variants = list(default = list(defines = character(),
+                                                       fast_math = FALSE)))
+  )
+}
+
+cuda_source_dir <- function() {
+  d <- system.file("cuda", package = "statphysgpu")
+  if (!nzchar(d)) sp_abort("the package's CUDA sources (inst/cuda) are missing")
+  d
+}
+
+# Hash of every file under inst/cuda (names and contents), once a session.
+cuda_source_hash <- function() {
+  if (is.null(.sp_gpu$source_hash)) {
+    files <- sort(list.files(cuda_source_dir(), full.names = TRUE))
+    txt <- vapply(files, function(f) {
+      paste(basename(f), readChar(f, file.size(f), useBytes = TRUE))
+    }, character(1))
+    .sp_gpu$source_hash <- .Call(C_sp_r_hash, unname(txt))
+  }
+  .sp_gpu$source_hash
+}
+
+#' Where compiled kernels are cached
+#'
+#' GPU kernels are compiled by NVRTC for the GPU present the first time they
+#' are needed and cached on disk, keyed by the kernel sources, the compile
+#' options, the architecture and the NVRTC version, so later sessions start
+#' without compiling. The cache lives in
+#' `tools::R_user_dir("statphysgpu", "cache")` unless the option
+#' `statphysgpu.cache_dir` or the environment variable
+#' `STATPHYSGPU_CACHE_DIR` names another folder.
+#'
+#' @return `gpu_cache_dir()`: the folder. `gpu_cache_clear()`: the number of
+#'   cached files removed, invisibly; kernels already loaded in this session
+#'   are unloaded too, so the next GPU call compiles afresh.
+#' @examples
+#' gpu_cache_dir()
+#' @export
+gpu_cache_dir <- function() {
+  d <- getOption("statphysgpu.cache_dir", Sys.getenv("STATPHYSGPU_CACHE_DIR"))
+  if (is.null(d) || !nzchar(d)) d <- tools::R_user_dir("statphysgpu", "cache")
+  d
+}
+
+#' @rdname gpu_cache_dir
+#' @export
+gpu_cache_clear <- function() {
+  d <- gpu_cache_dir()
+  files <- list.files(d, pattern = "\\.(cubin|ptx)$", full.names = TRUE)
+  n <- sum(file.remove(files))
+  .Call(C_sp_r_gpu_modules_unload)
+  invisible(n)
+}
+
+# Architecture to compile for on a device: SASS for its own compute
+# capability when NVRTC supports it, else PTX for the newest supported one
+# below it (the driver finishes the compilation).
+gpu_target <- function(cc) {
+  cc <- as.integer(sub(".", "", cc, fixed = TRUE))
+  archs <- .Call(C_sp_r_nvrtc_archs)
+  if (cc %in% archs) return(list(arch = sprintf("sm_%d", cc), cubin = TRUE))
+  below <- archs[archs < cc]
+  if (!length(below)) {
+    sp_abort(sprintf(
+      "this GPU has compute capability %d.%d, older than NVRTC %s supports (%d.%d and newer)",
+      cc %/% 10, cc %% 10, .Call(C_sp_r_gpu_status)$nvrtc_version,
+      min(archs) %/% 10, min(archs) %% 10))
+  }
+  list(arch = sprintf("compute_%d", max(below)), cubin = FALSE)
+}
+
+# Include folders of the CUDA toolkit (for kernels that use its headers).
+toolkit_includes <- function() {
+  st <- .Call(C_sp_r_gpu_status)
+  homes <- c(st$cuda_home, strsplit(st$search_path, ", ", fixed = TRUE)[[1]])
+  homes <- homes[!is.na(homes) & nzchar(homes)]
+  for (h in unique(homes)) {
+    inc <- file.path(h, "include")
+    if (file.exists(file.path(inc, "curand_kernel.h"))) {
+      cccl <- file.path(inc, "cccl")
+      return(c(inc, if (dir.exists(cccl)) cccl))
+    }
+  }
+  character()
+}
+
+nvrtc_options <- function(arch, variant, toolkit) {
+  inc <- cuda_source_dir()
+  if (toolkit) {
+    tk <- toolkit_includes()
+    if (!length(tk)) {
+      sp_abort(paste0("this kernel needs the CUDA toolkit's headers ",
+                      "(curand_kernel.h), not found under ",
+                      .Call(C_sp_r_gpu_status)$search_path))
+    }
+    inc <- c(inc, tk)
+  }
+  c(paste0("--gpu-architecture=", arch), "--std=c++17",
+    paste0("-I", inc),
+    if (length(variant$defines)) paste0("-D", variant$defines),
+    if (isTRUE(variant$fast_math)) "--use_fast_math")
+}
+
+nvrtc_compile <- function(file, options, cubin = TRUE) {
+  src <- readChar(file, file.size(file), useBytes = TRUE)
+  .Call(C_sp_r_nvrtc_compile, src, basename(file), options, cubin)
+}
+
+variant_id <- function(variant) {
+  paste(c(sort(variant$defines), if (isTRUE(variant$fast_math)) "fast_math"),
+        collapse = ";")
+}
+
+# Make sure `kernel` (a registry name) in `variant` is loaded on every device
+# in `devices`; compiles or reads the disk cache as needed.  Returns the
+# module key that the C engines look kernels up by.
+gpu_kernel_load <- function(kernel, devices, variant = "default",
+                            defines = NULL) {
+  reg <- gpu_kernel_registry()[[kernel]]
+  v <- reg$variants[[variant]]
+  if (!is.null(defines)) v$defines <- defines
+  key <- paste0(kernel, "|", variant_id(v))
+  info <- NULL
+  for (dev in devices) {
+    if (.Call(C_sp_r_gpu_module_loaded, dev, key)) next
+    if (is.null(info)) info <- .Call(C_sp_r_gpu_devices, FALSE)
+    target <- gpu_target(info$compute_capability[info$id == dev])
+    image <- gpu_kernel_image(kernel, reg, v, target)
+    ok <- tryCatch({
+      .Call(C_sp_r_gpu_module_load, dev, key, image$image)
+      TRUE
+    }, error = function(e) {
+      if (!image$from_cache) stop(e)
+      FALSE
+    })
+    if (!ok) { # a damaged cache file: compile afresh once
+      unlink(image$path)
+      image <- gpu_kernel_image(kernel, reg, v, target)
+      .Call(C_sp_r_gpu_module_load, dev, key, image$image)
+    }
+  }
+  key
+}
+
+# Cache file of a kernel image: the key covers the kernel sources (all of
+# inst/cuda), the kernel, its options, the target and the NVRTC version.
+kernel_cache_path <- function(kernel, reg, variant, target,
+                              nvrtc_version = .Call(C_sp_r_gpu_status)$nvrtc_version) {
+  hash <- .Call(C_sp_r_hash, c(cuda_source_hash(), reg$file, variant_id(variant),
+                               target$arch, if (target$cubin) "cubin" else "ptx",
+                               nvrtc_version,
+                               as.character(utils::packageVersion("statphysgpu"))))
+  ext <- if (target$cubin) "cubin" else "ptx"
+  file.path(gpu_cache_dir(), sprintf("%s-%s-%s.%s", kernel, target$arch, hash, ext))
+}
+
+gpu_kernel_image <- function(kernel, reg, variant, target) {
+  opts <- nvrtc_options(target$arch, variant, reg$toolkit)
+  path <- kernel_cache_path(kernel, reg, variant, target)
+  if (file.exists(path)) {
+    .sp_gpu$cache_hits <- .sp_gpu$cache_hits + 1L
+    return(list(image = readBin(path, "raw", file.size(path)), path = path,
+                from_cache = TRUE))
+  }
+  t0 <- proc.time()[["elapsed"]]
+  res <- nvrtc_compile(file.path(cuda_source_dir(), reg$file), opts, target$cubin)
+  .sp_gpu$compile_seconds <- .sp_gpu$compile_seconds + proc.time()[["elapsed"]] - t0
+  if (!res$ok) {
+    sp_abort(paste0(res$error, "\nNVRTC log:\n", res$log))
+  }
+  .sp_gpu$compiles <- .sp_gpu$compiles + 1L
+  cache_write(path, res$image)
+  list(image = res$image, path = path, from_cache = FALSE)
+}
+
+# Write atomically (temporary file, then rename) so that concurrent sessions
+# never read a partial image; an unwritable cache only costs a warning.
+cache_write <- function(path, image) {
+  ok <- tryCatch({
+    dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
+    tmp <- tempfile("kernel", tmpdir = dirname(path))
+    writeBin(image, tmp)
+    file.rename(tmp, path)
+  }, error = function(e) FALSE, warning = function(w) FALSE)
+  if (!isTRUE(ok) && !.sp_gpu$cache_warned) {
+    .sp_gpu$cache_warned <- TRUE
+    sp_warn(sprintf("could not write the kernel cache in %s; kernels will be recompiled in each session",
+                    dirname(path)))
+  }
+  invisible(ok)
+}
+
+# Counters of this session (tests and benchmarks).
+gpu_kernel_stats <- function() {
+  list(compiles = .sp_gpu$compiles, cache_hits = .sp_gpu$cache_hits,
+       compile_seconds = .sp_gpu$compile_seconds)
+}
+
+#' Compile the package's GPU kernels without a GPU
+#'
+#' Compiles every CUDA kernel source the package ships (every variant the
+#' package uses) with NVRTC for the given architectures. Only NVRTC is
+#' needed, not a GPU or a driver, so this checks on any machine with the CUDA
+#' toolkit that the kernels compile for the GPUs they will meet.
+#'
+#' @param arch Target architectures, such as `"sm_80"` (A100) or `"sm_90"`
+#'   (H100, H200); `"compute_XX"` checks PTX generation.
+#' @param files Kernel files to compile instead of the shipped ones (each with
+#'   the package's headers on the include path); used to test the checker.
+#' @return A data frame with columns `kernel`, `variant`, `arch`, `ok`,
+#'   `seconds` and `log` (NVRTC's messages; for a failure, the error).
+#' @examples
+#' if (is.na(.Call(statphysgpu:::C_sp_r_gpu_status)$nvrtc_reason)) {
+#'   gpu_kernels_check("sm_90")[, c("kernel", "arch", "ok")]
+#' }
+#' @export
+gpu_kernels_check <- function(arch = c("sm_80", "sm_90"), files = NULL) {
+  if (!is.character(arch) || !length(arch) || anyNA(arch) ||
+      !all(grepl("^(sm|compute)_[0-9]{2,3}[a-z]?$", arch))) {
+    sp_abort(sprintf(
+      "`arch` must be architecture names such as \"sm_80\" or \"sm_90\", not %s.",
+      describe(arch)))
+  }
+  st <- .Call(C_sp_r_gpu_status)
+  if (!st$nvrtc_available) {
+    sp_abort(paste("NVRTC is not available:", st$nvrtc_reason))
+  }
+  reg <- gpu_kernel_registry()
+  if (!is.null(files)) {
+    if (!is.character(files) || !length(files) || !all(file.exists(files))) {
+      sp_abort("`files` must name existing kernel source files.")
+    }
+    reg <- lapply(files, function(f) {
+      list(file = normalizePath(f), toolkit = FALSE,
+           variants = list(default = list(defines = character(), fast_math = FALSE)))
+    })
+    names(reg) <- basename(files)
+  }
+  rows <- list()
+  for (k in names(reg)) {
+    r <- reg[[k]]
+    file <- if (file.exists(r$file)) r$file else file.path(cuda_source_dir(), r$file)
+    for (vn in names(r$variants)) {
+      v <- r$variants[[vn]]
+      for (a in arch) {
+        t0 <- proc.time()[["elapsed"]]
+        res <- tryCatch(
+          nvrtc_compile(file, nvrtc_options(a, v, r$toolkit), cubin = startsWith(a, "sm_")),
+          statphysgpu_error = function(e) list(ok = FALSE, log = "", error = conditionMessage(e)))
+        log <- res$log
+        if (!res$ok) log <- paste(c(res$error, if (nzchar(log)) log), collapse = "\n")
+        rows[[length(rows) + 1]] <- data.frame(
+          kernel = k, variant = vn, arch = a, ok = res$ok,
+          seconds = proc.time()[["elapsed"]] - t0, log = log,
+          stringsAsFactors = FALSE)
+      }
+    }
+  }
+  out <- do.call(rbind, rows)
+  rownames(out) <- NULL
+  out
+}
+
+# ---- Philox on the GPU ------------------------------------------------------------
+
 gpu_philox <- function(kind, single, n, seed, stream, offset, devices) {
-  sp_abort("the GPU backend is not part of this version of statphysgpu")
+  key <- gpu_kernel_load("rng", devices)
+  .Call(C_sp_r_gpu_philox, key, kind, single, n, seed, stream, offset,
+        as.integer(devices), interactive() && n >= 1e9)
+}
+
+# Mean and variance of n normals generated and reduced on the GPU (nothing
+# copied back per value): the random-number benchmark and large-sample tests.
+gpu_normal_moments <- function(n, seed, stream = 0, offset = 0,
+                               precision = c("single", "double"), devices = NULL) {
+  n <- check_count(n, "n", min = 4)
+  if (n %% 4 != 0) sp_abort("`n` must be a multiple of 4.")
+  precision <- check_choice(precision, c("single", "double"), "precision")
+  seed <- check_u64(seed, "seed")
+  stream <- check_u64(stream, "stream")
+  offset <- check_u64(offset, "offset")
+  plan <- resolve_backend("gpu", devices)
+  key <- gpu_kernel_load("rng", plan$devices)
+  t0 <- proc.time()[["elapsed"]]
+  r <- .Call(C_sp_r_gpu_philox_moments, key, precision == "single", n, seed,
+             stream, offset, plan$devices)
+  wall <- proc.time()[["elapsed"]] - t0
+  list(n = n, mean = r[1] / n, var = (r[2] - r[1]^2 / n) / (n - 1),
+       kernel_seconds = r[3] / 1000, wall_seconds = wall)
+}
+
+# cuRAND's own curand_init(seed, stream, offset) + curand4() stream on a GPU,
+# as a matrix with one row per stream (nquads * 4 draws each).
+gpu_curand_stream <- function(seed, streams, offset = 0, nquads = 4, device = 0L) {
+  key <- gpu_kernel_load("curand_check", device)
+  seed <- check_u64(seed, "seed")
+  s0 <- check_u64(min(streams), "streams")
+  stopifnot(all(diff(streams) == 1))
+  v <- .Call(C_sp_r_gpu_curand_check, key, as.integer(device), seed, s0,
+             check_u64(offset, "offset"), length(streams), as.integer(nquads))
+  matrix(v, nrow = length(streams), byrow = TRUE)
 }

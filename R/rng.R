@@ -82,7 +82,8 @@ philox_draw <- function(kind, n, seed, stream, offset, precision, backend,
   precision <- check_choice(precision, c("double", "single"), "precision",
                             call = call)
   single <- precision == "single"
-  plan <- resolve_backend(backend, devices, work = n, call = call)
+  plan <- resolve_backend(backend, devices, work = n, auto_threshold = 1e7,
+                          call = call)
   if (plan$backend == "gpu") {
     return(gpu_philox(kind, single, n, seed, stream, offset, plan$devices))
   }

@@ -6,11 +6,25 @@
 #include <stdlib.h>
 
 #include "core/sp_threads.h"
+#include "gpu/sp_gpu.h"
 
 SEXP sp_r_philox_cpu(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_philox_block(SEXP, SEXP);
 SEXP sp_r_uniform_transform(SEXP, SEXP);
 SEXP sp_r_build_info(void);
+SEXP sp_r_gpu_status(void);
+SEXP sp_r_gpu_devices(SEXP);
+SEXP sp_r_nvrtc_archs(void);
+SEXP sp_r_nvrtc_compile(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_gpu_module_loaded(SEXP, SEXP);
+SEXP sp_r_gpu_module_load(SEXP, SEXP, SEXP);
+SEXP sp_r_gpu_modules_unload(void);
+SEXP sp_r_hash(SEXP);
+SEXP sp_r_gpu_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_gpu_philox_moments(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_gpu_curand_check(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_gpu_alloc_test(SEXP, SEXP);
+SEXP sp_r_gpu_mem_info(SEXP);
 SEXP sp_r_threads_get(void);
 SEXP sp_r_threads_set(SEXP);
 SEXP sp_r_threads_info(void);
@@ -22,6 +36,19 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_philox_block, 2),
   CALLDEF(sp_r_uniform_transform, 2),
   CALLDEF(sp_r_build_info, 0),
+  CALLDEF(sp_r_gpu_status, 0),
+  CALLDEF(sp_r_gpu_devices, 1),
+  CALLDEF(sp_r_nvrtc_archs, 0),
+  CALLDEF(sp_r_nvrtc_compile, 4),
+  CALLDEF(sp_r_gpu_module_loaded, 2),
+  CALLDEF(sp_r_gpu_module_load, 3),
+  CALLDEF(sp_r_gpu_modules_unload, 0),
+  CALLDEF(sp_r_hash, 1),
+  CALLDEF(sp_r_gpu_philox, 9),
+  CALLDEF(sp_r_gpu_philox_moments, 7),
+  CALLDEF(sp_r_gpu_curand_check, 7),
+  CALLDEF(sp_r_gpu_alloc_test, 2),
+  CALLDEF(sp_r_gpu_mem_info, 1),
   CALLDEF(sp_r_threads_get, 0),
   CALLDEF(sp_r_threads_set, 1),
   CALLDEF(sp_r_threads_info, 0),
@@ -33,4 +60,9 @@ void R_init_statphysgpu(DllInfo *dll) {
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
   sp_threads_init();
+}
+
+void R_unload_statphysgpu(DllInfo *dll) {
+  (void)dll;
+  sp_gpu_shutdown();
 }

@@ -16,7 +16,8 @@
  *   uniform, double: (x + 1/2) 2^-32               in [2^-33, 1 - 2^-33]
  *   uniform, single: (floor(x / 2^9) + 1/2) 2^-23  in [2^-24, 1 - 2^-24]
  *   normal: Box-Muller on a pair of draws (a, b):  r = sqrt(-2 log u(a)),
- *           z0 = r cos(2 pi u(b)), z1 = r sin(2 pi u(b)).
+ *           z0 = r cos(2 pi u(b)), z1 = r sin(2 pi u(b)), evaluated as
+ *           -r cos(t), -r sin(t) with t = pi (2 u(b) - 1) in (-pi, pi).
  * Both uniforms are exact in their precision, so they are bit-identical on
  * CPU and GPU; normals agree to the rounding of log, sin and cos. */
 #ifndef SP_PHILOX_H
@@ -94,40 +95,70 @@ SP_FN sp_u32x4 sp_philox_draws4(uint64_t seed, uint64_t stream, uint64_t d0) {
 
 /* ---- transforms ------------------------------------------------------- */
 
+/* Bit patterns to floating point (no conversion instruction on the GPU). */
+SP_FN float sp_bits_float(uint32_t b) {
+#if SP_CUDA
+  return __uint_as_float(b);
+#else
+  union { uint32_t u; float f; } c;
+  c.u = b;
+  return c.f;
+#endif
+}
+
+SP_FN double sp_bits_double(uint64_t b) {
+#if SP_CUDA
+  return __longlong_as_double((long long)b);
+#else
+  union { uint64_t u; double f; } c;
+  c.u = b;
+  return c.f;
+#endif
+}
+
+/* (x + 1/2) 2^-32: 1 + x 2^-32 is built from bits, the subtraction of 1 is
+ * exact (Sterbenz) and so is the addition of 2^-33, so the result is the
+ * exact value in [2^-33, 1 - 2^-33] on every compiler and device. */
 SP_FN double sp_u01_double(uint32_t x) {
-  return ((double)x + 0.5) * 2.3283064365386962890625e-10; /* 2^-32 */
+  return (sp_bits_double(0x3FF0000000000000ull | ((uint64_t)x << 20)) - 1.0) +
+         1.16415321826934814453125e-10; /* 2^-33 */
 }
 
+/* (floor(x / 2^9) + 1/2) 2^-23, exact, in [2^-24, 1 - 2^-24]: 23 bits so
+ * that the largest value is a float below 1. */
 SP_FN float sp_u01_float(uint32_t x) {
-  /* 23 bits so that the largest value, 1 - 2^-24, is a float below 1. */
-  return ((float)(x >> 9) + 0.5f) * 1.1920928955078125e-07f; /* 2^-23 */
+  return (sp_bits_float(0x3F800000u | (x >> 9)) - 1.0f) +
+         5.9604644775390625e-08f; /* 2^-24 */
 }
 
+/* Box-Muller.  The angle 2 pi u is written as pi (2u - 1) + pi, so that the
+ * sine and cosine are evaluated on (-pi, pi) (where the GPU's fast
+ * intrinsics are accurate): cos(2 pi u) = -cos(t), sin(2 pi u) = -sin(t). */
 SP_FN void sp_box_muller_double(uint32_t a, uint32_t b, double *z0, double *z1) {
   double r = sqrt(-2.0 * log(sp_u01_double(a)));
-  double t = 6.283185307179586476925 * sp_u01_double(b);
+  double t = 3.141592653589793238463 * (2.0 * sp_u01_double(b) - 1.0);
 #if SP_CUDA
   double s, c;
   sincos(t, &s, &c);
-  *z0 = r * c;
-  *z1 = r * s;
+  *z0 = -r * c;
+  *z1 = -r * s;
 #else
-  *z0 = r * cos(t);
-  *z1 = r * sin(t);
+  *z0 = -r * cos(t);
+  *z1 = -r * sin(t);
 #endif
 }
 
 SP_FN void sp_box_muller_float(uint32_t a, uint32_t b, float *z0, float *z1) {
   float r = sqrtf(-2.0f * logf(sp_u01_float(a)));
-  float t = 6.28318530717958647692f * sp_u01_float(b);
+  float t = 3.14159265358979323846f * (2.0f * sp_u01_float(b) - 1.0f);
 #if SP_CUDA
   float s, c;
   sincosf(t, &s, &c);
-  *z0 = r * c;
-  *z1 = r * s;
+  *z0 = -r * c;
+  *z1 = -r * s;
 #else
-  *z0 = r * cosf(t);
-  *z1 = r * sinf(t);
+  *z0 = -r * cosf(t);
+  *z1 = -r * sinf(t);
 #endif
 }
 

@@ -1,0 +1,86 @@
+/* rng.cu: Philox draws on the GPU (philox_uint32/uniform/normal with
+ * backend = "gpu"), and normals generated and reduced on the device (the
+ * random-number benchmark and large-sample GPU tests). */
+#include "philox.h"
+
+#ifndef SP_RNG_BLOCK
+#define SP_RNG_BLOCK 256
+#endif
+
+/* Values 4 g0 .. 4 g0 + m - 1 of a request into out[0 .. m-1]. */
+extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
+sp_philox_fill_kernel(int kind, int single, uint64_t seed, uint64_t stream,
+                      uint64_t offset, uint64_t g0, uint64_t m, double *out) {
+  uint64_t ngroups = (m + 3) / 4;
+  uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < ngroups;
+       i += step) {
+    double v[4];
+    sp_philox_group(kind, single, seed, stream, offset, g0 + i, v);
+    uint64_t b = 4 * i;
+    if (b + 4 <= m) {
+      double2 *o = (double2 *)(out + b);
+      o[0] = make_double2(v[0], v[1]);
+      o[1] = make_double2(v[2], v[3]);
+    } else {
+      for (int k = 0; k < 4; k++)
+        if (b + k < m) out[b + k] = v[k];
+    }
+  }
+}
+
+/* Sum over a block; the result is valid in thread 0. */
+__device__ __forceinline__ double sp_block_sum(double x, double *smem) {
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) smem[warp] = x;
+  __syncthreads();
+  x = threadIdx.x < (blockDim.x >> 5) ? smem[lane] : 0.0;
+  if (warp == 0)
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
+  return x;
+}
+
+/* Sum and sum of squares of normals 4 g0 .. 4 (g0 + ngroups) - 1, added to
+ * acc[0], acc[1]; nothing is written per value. */
+extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
+sp_philox_normal_moments_kernel(int single, uint64_t seed, uint64_t stream,
+                                uint64_t offset, uint64_t g0, uint64_t ngroups,
+                                double *acc) {
+  __shared__ double smem[32];
+  double s = 0.0, ss = 0.0;
+  uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (single) {
+    while (i < ngroups) {
+      /* float partial sums over at most 256 values, then double */
+      float fs = 0.0f, fss = 0.0f;
+      for (int k = 0; k < 64 && i < ngroups; k++, i += step) {
+        sp_u32x4 r = sp_philox_draws4(seed, stream, offset + 4 * (g0 + i));
+        float z0, z1, z2, z3;
+        sp_box_muller_float(r.x, r.y, &z0, &z1);
+        sp_box_muller_float(r.z, r.w, &z2, &z3);
+        fs += (z0 + z1) + (z2 + z3);
+        fss += (z0 * z0 + z1 * z1) + (z2 * z2 + z3 * z3);
+      }
+      s += fs;
+      ss += fss;
+    }
+  } else {
+    for (; i < ngroups; i += step) {
+      sp_u32x4 r = sp_philox_draws4(seed, stream, offset + 4 * (g0 + i));
+      double z0, z1, z2, z3;
+      sp_box_muller_double(r.x, r.y, &z0, &z1);
+      sp_box_muller_double(r.z, r.w, &z2, &z3);
+      s += (z0 + z1) + (z2 + z3);
+      ss += (z0 * z0 + z1 * z1) + (z2 * z2 + z3 * z3);
+    }
+  }
+  s = sp_block_sum(s, smem);
+  ss = sp_block_sum(ss, smem);
+  if (threadIdx.x == 0) {
+    atomicAdd(acc, s);
+    atomicAdd(acc + 1, ss);
+  }
+}

@@ -1,0 +1,109 @@
+/* sp_gpu.h: the GPU layer (plain C, no R API).
+ *
+ * Opens the CUDA driver (libcuda.so.1) and NVRTC (libnvrtc.so.*) with dlopen,
+ * so the package loads where there is no CUDA; reports why the backend is
+ * unavailable; manages primary contexts, device memory (checked against free
+ * memory before allocating), modules and launches.  Every driver call is
+ * checked; a failure records a message naming the device and the call
+ * (sp_last_error()) and returns a status code of sp_error.h. */
+#ifndef SP_GPU_H
+#define SP_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp_cuda.h"
+
+#define SP_GPU_MAX_DEVICES 64
+
+/* ---- loading -------------------------------------------------------------- */
+
+/* Open NVRTC (once).  SP_OK, or SP_ERR_UNAVAILABLE with sp_nvrtc_reason(). */
+int sp_nvrtc_load(void);
+const char *sp_nvrtc_reason(void);
+/* NVRTC version, the library path and the CUDA home it was found under
+ * (empty when found on the loader's path). */
+void sp_nvrtc_version(int *major, int *minor);
+const char *sp_nvrtc_path(void);
+const char *sp_nvrtc_home(void);
+
+/* Open the driver and NVRTC, initialise, count devices (once).  SP_OK when
+ * the GPU backend is usable, else SP_ERR_UNAVAILABLE with sp_gpu_reason(). */
+int sp_gpu_load(void);
+const char *sp_gpu_reason(void);
+int sp_gpu_device_count(void);
+int sp_gpu_driver_version(void);
+/* The CUDA homes searched, in order, joined by ", " (for messages). */
+const char *sp_gpu_search_path(void);
+
+/* ---- devices --------------------------------------------------------------- */
+
+typedef struct {
+  int id;
+  char name[256];
+  int cc_major, cc_minor;
+  int multiprocessors;
+  int max_threads_per_sm;
+  int clock_khz;
+  int l2_bytes;
+  double total_memory, free_memory; /* bytes; free is -1 if not queried */
+} sp_gpu_device_info;
+
+int sp_gpu_device_info_get(int dev, int with_free, sp_gpu_device_info *out);
+/* Retain the primary context of `dev` (once) and make it current. */
+int sp_gpu_activate(int dev);
+/* Name of a device for messages ("GPU 0 (NVIDIA H100 80GB HBM3)"). */
+const char *sp_gpu_label(int dev);
+
+/* ---- memory ---------------------------------------------------------------- */
+
+/* Allocate `bytes` on `dev` after checking them against the free memory;
+ * `what` names the buffer in the message when it does not fit. */
+int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out);
+/* Free; never fails (errors during cleanup are ignored). */
+void sp_gpu_free(int dev, CUdeviceptr *p);
+int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes);
+int sp_gpu_to_host(int dev, void *dst, CUdeviceptr src, size_t bytes);
+int sp_gpu_to_device(int dev, CUdeviceptr dst, const void *src, size_t bytes);
+/* Free and total memory of a device, in bytes. */
+int sp_gpu_mem_info(int dev, double *free_bytes, double *total_bytes);
+
+/* ---- streams, events, launches -------------------------------------------- */
+
+int sp_gpu_stream_create(int dev, CUstream *s);
+void sp_gpu_stream_destroy(int dev, CUstream *s);
+int sp_gpu_stream_sync(int dev, CUstream s);
+/* 1 when the stream's work is done, 0 if not, negative on error. */
+int sp_gpu_stream_done(int dev, CUstream s);
+int sp_gpu_event_create(int dev, CUevent *e);
+void sp_gpu_event_destroy(int dev, CUevent *e);
+int sp_gpu_event_record(int dev, CUevent e, CUstream s);
+int sp_gpu_event_elapsed_ms(int dev, CUevent a, CUevent b, double *ms);
+int sp_gpu_launch(int dev, CUfunction f, unsigned int grid, unsigned int block,
+                  unsigned int shmem, CUstream s, void **args, const char *name);
+
+/* ---- modules ---------------------------------------------------------------- */
+
+/* Load a cubin or PTX image on `dev` under `key` (replacing none). */
+int sp_gpu_module_load(int dev, const char *key, const void *image);
+/* 1 if a module with `key` is loaded on `dev`. */
+int sp_gpu_module_loaded(int dev, const char *key);
+int sp_gpu_function(int dev, const char *key, const char *name, CUfunction *f);
+/* Unload every module (all devices); returns how many were unloaded. */
+int sp_gpu_modules_unload_all(void);
+
+/* ---- NVRTC ------------------------------------------------------------------ */
+
+/* Architectures NVRTC can generate SASS for (e.g. 80, 90); *n set. */
+int sp_nvrtc_archs(int *archs, int max, int *n);
+/* Compile `src` (named `name` in messages) with `opts`.  On success *image
+ * (malloc'ed, cubin when `cubin` else NUL-terminated PTX) and *size are set;
+ * *log (malloc'ed, may be NULL) receives NVRTC's log either way.  A
+ * compilation error returns SP_ERR_NVRTC. */
+int sp_nvrtc_compile(const char *src, const char *name, const char *const *opts,
+                     int nopts, int cubin, char **image, size_t *size, char **log);
+
+/* Release contexts and modules (package unload). */
+void sp_gpu_shutdown(void);
+
+#endif

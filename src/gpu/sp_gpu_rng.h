@@ -1,0 +1,28 @@
+/* sp_gpu_rng.h: Philox draws on one or several GPUs (inst/cuda/rng.cu). */
+#ifndef SP_GPU_RNG_H
+#define SP_GPU_RNG_H
+
+#include <stdint.h>
+
+#include "../core/sp_hooks.h"
+
+/* Same values as sp_philox_fill() on the CPU, computed by the module `key`
+ * (rng.cu) on `devices`, split in contiguous ranges; chunked launches report
+ * progress and stop with SP_ERR_INTERRUPTED when the user interrupts. */
+int sp_gpu_philox_fill(const char *key, int kind, int single, uint64_t seed,
+                       uint64_t stream, uint64_t offset, uint64_t n, double *out,
+                       const int *devices, int ndev, const sp_hooks *hooks);
+
+/* Sum and sum of squares of normals 0..n-1 (n a multiple of 4) reduced on the
+ * devices; *kernel_ms is the longest device time of the kernels. */
+int sp_gpu_philox_normal_moments(const char *key, int single, uint64_t seed,
+                                 uint64_t stream, uint64_t offset, uint64_t n,
+                                 const int *devices, int ndev, double out[2],
+                                 double *kernel_ms);
+
+/* cuRAND's curand4() stream (curand_check.cu): nquads x 4 draws of each of
+ * nstreams streams from stream0, after curand_init(seed, stream, offset). */
+int sp_gpu_curand_check(const char *key, int dev, uint64_t seed, uint64_t stream0,
+                        uint64_t offset, int nstreams, int nquads, uint32_t *out);
+
+#endif

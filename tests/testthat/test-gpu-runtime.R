@@ -1,0 +1,82 @@
+# GPU runtime, the parts that run without a GPU (CI): status, NVRTC, cache keys.
+
+test_that("without a usable GPU the backend says why and the CPU still works", {
+  st <- .Call(statphysgpu:::C_sp_r_gpu_status)
+  skip_if(isTRUE(st$available), "this machine has a usable GPU")
+  b <- sp_backends()
+  gpu <- b[b$backend == "gpu", ]
+  expect_equal(nrow(gpu), 1)
+  expect_false(gpu$available)
+  expect_identical(gpu$reason, st$reason)
+  expect_match(gpu$reason, "libcuda|driver|NVRTC|GPU|STATPHYSGPU_CUDA")
+  d <- gpu_devices()
+  expect_equal(nrow(d), 0)
+  expect_identical(attr(d, "reason"), st$reason)
+  expect_error(philox_uniform(10, seed = 1, backend = "gpu"),
+               "`backend = \"gpu\"` but the GPU backend is unavailable: ")
+  e <- tryCatch(philox_uniform(10, seed = 1, backend = "gpu"), error = identity)
+  expect_s3_class(e, "statphysgpu_no_gpu")
+  # auto falls back to the CPU
+  expect_identical(philox_uniform(10, seed = 1, backend = "auto"),
+                   philox_uniform(10, seed = 1, backend = "cpu"))
+})
+
+test_that("gpu_kernels_check() compiles every shipped kernel for sm_80 and sm_90", {
+  skip_if_no_nvrtc()
+  res <- gpu_kernels_check(c("sm_80", "sm_90"))
+  reg <- statphysgpu:::gpu_kernel_registry()
+  nvar <- sum(vapply(reg, function(r) length(r$variants), 1L))
+  expect_equal(nrow(res), 2 * nvar)
+  expect_setequal(unique(res$kernel), names(reg))
+  expect_true(all(res$ok), info = paste(res$log[!res$ok], collapse = "\n"))
+  # every .cu file the package ships is in the registry
+  shipped <- list.files(system.file("cuda", package = "statphysgpu"), "\\.cu$")
+  expect_setequal(shipped, vapply(reg, `[[`, "", "file"))
+})
+
+test_that("a broken kernel source fails with NVRTC's message", {
+  skip_if_no_nvrtc()
+  f <- tempfile(fileext = ".cu")
+  writeLines(c('#include "philox.h"',
+               'extern "C" __global__ void k(double *x) { x[0] = undefined_thing; }'), f)
+  res <- gpu_kernels_check("sm_90", files = f)
+  expect_false(res$ok)
+  expect_match(res$log, "undefined_thing")
+  expect_match(res$log, "NVRTC could not compile")
+  # a header of the package is found on the include path
+  writeLines(c('#include "philox.h"',
+               'extern "C" __global__ void k(unsigned *x) { x[0] = sp_philox_block(1, 2, 3).x; }'), f)
+  expect_true(gpu_kernels_check("sm_90", files = f)$ok)
+  expect_error(gpu_kernels_check("sm90"), "`arch` must be architecture names")
+  expect_error(gpu_kernels_check("sm_90", files = "no/such/file.cu"), "`files` must name")
+})
+
+test_that("cache keys change with the options, the target and NVRTC", {
+  skip_if_no_nvrtc()
+  local_kernel_cache()
+  reg <- statphysgpu:::gpu_kernel_registry()$rng
+  v <- reg$variants$default
+  t90 <- list(arch = "sm_90", cubin = TRUE)
+  key <- function(...) statphysgpu:::kernel_cache_path("rng", reg, ..., nvrtc_version = "13.0")
+  base <- key(v, t90)
+  expect_identical(key(v, t90), base) # deterministic
+  v2 <- v; v2$defines <- "SP_RNG_BLOCK=128"
+  v3 <- v; v3$fast_math <- TRUE
+  paths <- c(base, key(v2, t90), key(v3, t90),
+             key(v, list(arch = "sm_80", cubin = TRUE)),
+             key(v, list(arch = "compute_90", cubin = FALSE)),
+             statphysgpu:::kernel_cache_path("rng", reg, v, t90, nvrtc_version = "12.9"))
+  expect_equal(length(unique(paths)), length(paths))
+  expect_true(all(startsWith(paths, gpu_cache_dir())))
+  # the folder follows the option
+  expect_true(startsWith(gpu_cache_dir(), tempdir()) || nzchar(gpu_cache_dir()))
+})
+
+test_that("gpu_cache_clear() removes cached images", {
+  dir <- local_kernel_cache()
+  writeBin(as.raw(1:3), file.path(dir, "rng-sm_90-abc.cubin"))
+  writeBin(as.raw(1:3), file.path(dir, "rng-compute_90-abc.ptx"))
+  writeLines("keep", file.path(dir, "notes.txt"))
+  expect_identical(gpu_cache_clear(), 2L)
+  expect_identical(list.files(dir), "notes.txt")
+})

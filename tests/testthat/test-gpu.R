@@ -1,0 +1,138 @@
+# GPU host tests: GPU against CPU on the same streams, cuRAND, cache, faults.
+
+test_that("GPU draws equal CPU draws: uint32 and uniforms bit for bit", {
+  skip_if_no_gpu()
+  ids <- gpu_devices()$id
+  devsets <- unique(list(ids[1], ids))
+  for (devs in devsets) {
+    for (cs in list(list(seed = 0, stream = 0, offset = 0, n = 1e6 + 3),
+                    list(seed = 20261121, stream = 7, offset = 5, n = 999),
+                    list(seed = "0x299f31d0a4093822", stream = 2^40, offset = 4 * 2^33 + 2, n = 12345))) {
+      for (f in list(philox_uint32, philox_uniform)) {
+        cpu <- f(cs$n, seed = cs$seed, stream = cs$stream, offset = cs$offset, backend = "cpu")
+        gpu <- f(cs$n, seed = cs$seed, stream = cs$stream, offset = cs$offset,
+                 backend = "gpu", devices = devs)
+        expect_identical(gpu, cpu)
+      }
+      u1 <- philox_uniform(cs$n, seed = cs$seed, stream = cs$stream, offset = cs$offset,
+                           precision = "single", backend = "cpu")
+      u2 <- philox_uniform(cs$n, seed = cs$seed, stream = cs$stream, offset = cs$offset,
+                           precision = "single", backend = "gpu", devices = devs)
+      expect_identical(u2, u1)
+    }
+  }
+})
+
+test_that("GPU normals equal CPU normals to the rounding of log, sin and cos", {
+  skip_if_no_gpu()
+  ids <- gpu_devices()$id
+  for (devs in unique(list(ids[1], ids))) {
+    for (o in c(0, 3)) {
+      n <- 1e6 + 2
+      cpu <- philox_normal(n, seed = 99, stream = 5, offset = o, backend = "cpu")
+      gpu <- philox_normal(n, seed = 99, stream = 5, offset = o, backend = "gpu", devices = devs)
+      # double: CUDA's log, sincos and sqrt are within 2 ulp, glibc's within 1:
+      # |dz| <= ~6 ulp of max(1, |z|) ~ 1.3e-15; allow 4e-15.
+      expect_lt(max(abs(gpu - cpu) / pmax(1, abs(cpu))), 4e-15)
+      cpu <- philox_normal(n, seed = 99, stream = 5, offset = o, precision = "single", backend = "cpu")
+      gpu <- philox_normal(n, seed = 99, stream = 5, offset = o, precision = "single",
+                           backend = "gpu", devices = devs)
+      # single: logf 1 ulp, sinf/cosf 2 ulp (CUDA, no fast math), glibc 1 ulp;
+      # with the products, |dz| <= ~8 ulp of max(1, |z|) = 8 * 2^-23 = 9.5e-7.
+      expect_lt(max(abs(gpu - cpu) / pmax(1, abs(cpu))), 9.6e-7)
+    }
+  }
+})
+
+test_that("the GPU stream is cuRAND's curand_init(seed, subsequence, offset) + curand4", {
+  skip_if_no_gpu()
+  for (cs in list(list(seed = 0, s = 0:7, offset = 0),
+                  list(seed = 1234567, s = 100:131, offset = 8),
+                  list(seed = 2^52 + 17, s = 2^33 + 0:3, offset = 6))) {
+    ref <- statphysgpu:::gpu_curand_stream(cs$seed, cs$s, cs$offset, nquads = 4)
+    for (i in seq_along(cs$s)) {
+      ours_gpu <- philox_uint32(16, seed = cs$seed, stream = cs$s[i], offset = cs$offset,
+                                backend = "gpu")
+      ours_cpu <- philox_uint32(16, seed = cs$seed, stream = cs$s[i], offset = cs$offset,
+                                backend = "cpu")
+      expect_identical(ours_gpu, ref[i, ])
+      expect_identical(ours_cpu, ref[i, ])
+    }
+  }
+})
+
+test_that("1e9 GPU normals have N(0, 1) mean and variance within 5 standard errors", {
+  skip_if_no_gpu()
+  n <- 2^30
+  for (p in c("single", "double")) {
+    m <- statphysgpu:::gpu_normal_moments(n, seed = 42, precision = p)
+    expect_lt(abs(m$mean) / sqrt(1 / n), 5)
+    expect_lt(abs(m$var - 1) / sqrt(2 / n), 5)
+  }
+})
+
+test_that("a second session loads kernels from the cache without compiling", {
+  skip_if_no_gpu()
+  dir <- local_kernel_cache()
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    sprintf("options(statphysgpu.cache_dir = '%s')", dir),
+    "library(statphysgpu)",
+    "x <- philox_uint32(8, seed = 1, backend = 'gpu')",
+    "s <- statphysgpu:::gpu_kernel_stats()",
+    "cat('STATS', s$compiles, s$cache_hits, '\\n')"), script)
+  run <- function() {
+    out <- system2(file.path(R.home("bin"), "Rscript"), script, stdout = TRUE, stderr = TRUE)
+    line <- grep("^STATS", out, value = TRUE)
+    expect_length(line, 1)
+    as.numeric(strsplit(line, " ")[[1]][2:3])
+  }
+  first <- run()
+  expect_identical(first, c(1, 0)) # compiled once, nothing cached yet
+  expect_length(list.files(dir, "\\.cubin$|\\.ptx$"), 1)
+  second <- run()
+  expect_identical(second, c(0, 1)) # loaded from the cache
+})
+
+test_that("an out-of-memory request fails cleanly with the estimate; the next call works", {
+  skip_if_no_gpu()
+  d <- gpu_devices()
+  too_much <- d$total_memory[1] + 2^30
+  expect_error(.Call(statphysgpu:::C_sp_r_gpu_alloc_test, 0L, too_much),
+               "needs [0-9.]+ GiB of device memory, but [0-9.]+ GiB of [0-9.]+ GiB is free")
+  expect_true(.Call(statphysgpu:::C_sp_r_gpu_alloc_test, 0L, 2^20))
+  expect_identical(philox_uint32(5, seed = 3, backend = "gpu"),
+                   philox_uint32(5, seed = 3, backend = "cpu"))
+  # a draw too large for device memory is chunked, not refused
+  free_after <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
+  expect_gt(free_after, 0.5 * d$free_memory[1]) # nothing leaked
+})
+
+test_that("an interrupt during a long GPU loop stops it and leaves the session usable", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  pid <- Sys.getpid()
+  job <- parallel::mcparallel({ Sys.sleep(0.3); tools::pskill(pid, tools::SIGINT) })
+  t0 <- proc.time()[["elapsed"]]
+  # ~2^33 values in 2^25-value launches: far longer than 0.3 s
+  expect_error(philox_uniform(2^33, seed = 1, backend = "gpu"), "interrupted")
+  parallel::mccollect(job)
+  expect_lt(proc.time()[["elapsed"]] - t0, 60)
+  expect_identical(philox_uint32(5, seed = 3, backend = "gpu"),
+                   philox_uint32(5, seed = 3, backend = "cpu"))
+  free <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
+  expect_gt(free, 0.5 * gpu_devices()$free_memory[1])
+})
+
+test_that("gpu_devices() describes each GPU and sp_backends() lists them", {
+  skip_if_no_gpu()
+  d <- gpu_devices()
+  expect_gte(nrow(d), 1)
+  expect_true(all(d$total_memory > 0 & d$free_memory > 0 & d$free_memory <= d$total_memory))
+  expect_match(d$compute_capability, "^[0-9]+\\.[0-9]$")
+  expect_true(all(d$multiprocessors > 0))
+  b <- sp_backends()
+  expect_equal(sum(b$backend == "gpu" & b$available), nrow(d))
+  expect_error(philox_uint32(4, seed = 1, backend = "gpu", devices = nrow(d) + 5),
+               "`devices` must be")
+})
