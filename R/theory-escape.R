@@ -1,0 +1,358 @@
+# Thermal escape over the tilted washboard U(phi) = -V0 (cos phi + gamma phi)
+# in the normalised units of jj_units().  Internally the bias enters as
+# omx = 1 - gamma, so that every quantity stays accurate as gamma -> 1.
+
+# Delta U / (2 V0) = sin(a) - a cos(a) with a = acos(gamma), by its Taylor
+# series sum_k (-1)^(k+1) 2k a^(2k+1) / (2k+1)! where the closed form
+# cancels (small a, i.e. gamma near 1).
+barrier_omx <- function(omx, V0) {
+  a <- 2 * asin(sqrt(omx / 2)) # acos(1 - omx), accurate for small omx
+  out <- sin(a) - a * cos(a)
+  small <- a < 0.25
+  if (any(small)) {
+    as <- a[small]
+    a2 <- as * as
+    k <- 8:1
+    coef <- (-1)^(k + 1) * 2 * k / factorial(2 * k + 1)
+    poly <- numeric(length(as))
+    for (ck in coef) poly <- poly * a2 + ck
+    out[small] <- as^3 * poly
+  }
+  2 * V0 * out
+}
+
+# Well (and saddle) frequency sqrt(V0) (1 - gamma^2)^(1/4).
+omega0_omx <- function(omx, V0) sqrt(V0) * (omx * (2 - omx))^0.25
+
+# log of the escape rate; all arguments recycled by the caller.
+log_rate_omx <- function(omx, V0, beta, theta, prefactor) {
+  dU <- barrier_omx(omx, V0)
+  w0 <- omega0_omx(omx, V0)
+  log_a <- if (prefactor == "kramers") {
+    # sqrt(1 + x^2) - x = exp(-asinh(x)), without cancellation at large x
+    -asinh(beta / (2 * w0))
+  } else {
+    Q <- w0 / beta
+    log(4) - 2 * log1p(sqrt(1 + Q * theta / (1.8 * dU)))
+  }
+  log_a + log(w0) - log(2 * pi) - dU / theta
+}
+
+#' Barrier height of the tilted washboard
+#'
+#' The height of the barrier that the phase of a current-biased Josephson
+#' junction must cross to escape from a well of the tilted washboard
+#' \eqn{U(\varphi) = -V_0(\cos\varphi + \gamma\varphi)}:
+#' \deqn{\Delta U(\gamma) = 2V_0\left[\sqrt{1-\gamma^2} -
+#'   \gamma\arccos\gamma\right],}
+#' in units of \eqn{E_C} (see [jj_units()]). Near \eqn{\gamma = 1}, where the
+#' two terms cancel, a Taylor series in \eqn{\arccos\gamma} keeps full
+#' relative accuracy; \eqn{\Delta U \approx (4\sqrt2/3) V_0 (1-\gamma)^{3/2}}.
+#'
+#' @param gamma Normalised bias current \eqn{I_b/I_c}, in \[0, 1\].
+#' @param V0 Washboard amplitude \eqn{E_J/E_C} (positive).
+#' @return A numeric vector, the arguments recycled to a common length.
+#' @references Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
+#'   Stochastic first passage time accelerated with CUDA. *Journal of
+#'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
+#' @examples
+#' barrier_height(0.5, V0 = 0.05) # 0.0342, Fig. 10 of Pierro et al. (2018)
+#' barrier_height(c(0, 0.5, 0.9, 1), V0 = 211)
+#' @export
+barrier_height <- function(gamma, V0) {
+  call <- sys.call()
+  gamma <- check_range(gamma, "gamma", 0, 1, call = call)
+  V0 <- check_positive(V0, "V0", call = call)
+  a <- recycle_args(list(gamma = gamma, V0 = V0), call = call)
+  barrier_omx(1 - a$gamma, a$V0)
+}
+
+#' Thermal escape rate over the washboard barrier
+#'
+#' Rate of thermally activated escape from a well of the tilted washboard,
+#' per normalised time unit \eqn{t_0 = \hbar/E_C} (see [jj_units()]):
+#' \deqn{\Gamma = a\,\frac{\omega_0}{2\pi}\,e^{-\Delta U/\theta},\qquad
+#'   \omega_0 = \sqrt{V_0}\,(1-\gamma^2)^{1/4},}
+#' with \eqn{\Delta U} from [barrier_height()] and the prefactor
+#' * `"kramers"` (moderate to strong damping), with the barrier frequency
+#'   \eqn{\omega_b = \omega_0}:
+#'   \eqn{a = \sqrt{1 + (\beta/2\omega_b)^2} - \beta/2\omega_b};
+#' * `"bhl"` (Büttiker, Harris and Landauer 1983, weak to moderate damping,
+#'   in the form of Martinis, Devoret and Clarke 1987), with
+#'   \eqn{Q = \omega_0/\beta}:
+#'   \eqn{a = 4/[\sqrt{1 + Q\theta/(1.8\,\Delta U)} + 1]^2}.
+#'
+#' Both formulas assume \eqn{\Delta U \gg \theta}; they are evaluated for
+#' any \eqn{\gamma < 1} but mean little once the barrier is comparable to
+#' the temperature. In the overdamped limit \eqn{\beta \gg \omega_0} the
+#' Kramers rate tends to \eqn{\omega_0\omega_b/(2\pi\beta)e^{-\Delta
+#' U/\theta}}, the escape rate of the Smoluchowski equation (see
+#' [mfpt_smoluchowski()]).
+#'
+#' @param gamma Normalised bias current, in \[0, 1).
+#' @param V0 Washboard amplitude \eqn{E_J/E_C} (positive).
+#' @param beta Damping \eqn{\hbar/((2e)^2R)} (positive).
+#' @param theta Temperature \eqn{k_BT/E_C} (positive).
+#' @param prefactor `"kramers"` (default) or `"bhl"`.
+#' @return A numeric vector of rates per time unit \eqn{t_0}, the four
+#'   numeric arguments recycled to a common length (as by [data.frame()]).
+#' @references
+#' Kramers, H. A. (1940) Brownian motion in a field of force and the
+#'   diffusion model of chemical reactions. *Physica* 7, 284-304.
+#'
+#' Büttiker, M., Harris, E. P. and Landauer, R. (1983) Thermal activation in
+#'   extremely underdamped Josephson-junction circuits. *Physical Review B*
+#'   28, 1268-1275.
+#'
+#' Martinis, J. M., Devoret, M. H. and Clarke, J. (1987) Experimental tests
+#'   for the quantum behavior of a macroscopic degree of freedom: the phase
+#'   difference across a Josephson junction. *Physical Review B* 35,
+#'   4682-4698.
+#' @examples
+#' u <- jj_units(R = 250, C = 88e-15, Ic = 0.748e-6, T = 1.2)
+#' g <- c(0.2, 0.4, 0.6)
+#' escape_rate(g, u$V0, u$beta, u$theta)
+#' escape_rate(g, u$V0, u$beta, u$theta, prefactor = "bhl")
+#' # mean escape time in seconds at gamma = 0.4
+#' u$t0 / escape_rate(0.4, u$V0, u$beta, u$theta)
+#' @export
+escape_rate <- function(gamma, V0, beta, theta, prefactor = c("kramers", "bhl")) {
+  call <- sys.call()
+  gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
+  V0 <- check_positive(V0, "V0", call = call)
+  beta <- check_positive(beta, "beta", call = call)
+  theta <- check_positive(theta, "theta", call = call)
+  prefactor <- check_choice(prefactor, c("kramers", "bhl"), "prefactor",
+                            call = call)
+  a <- recycle_args(list(gamma = gamma, V0 = V0, beta = beta, theta = theta),
+                    call = call)
+  exp(log_rate_omx(1 - a$gamma, a$V0, a$beta, a$theta, prefactor))
+}
+
+#' Switching-current distribution under a linear bias ramp
+#'
+#' The Fulton-Dunkleberger (adiabatic) distribution of the bias at which a
+#' junction switches when the bias grows linearly,
+#' \eqn{\gamma(t) = \gamma_0 + v t}, and the escape rate \eqn{\Gamma} of
+#' [escape_rate()] follows the bias:
+#' \deqn{F(\gamma) = 1 - \exp\left(-\frac1v\int_{\gamma_0}^{\gamma}
+#'   \Gamma(x)\,dx\right),\qquad
+#'   p(\gamma) = \frac{\Gamma(\gamma)}{v}\,[1 - F(\gamma)].}
+#' Most switches happen where \eqn{\Gamma(\gamma)/v \approx \kappa\ln 2} with
+#' \eqn{\kappa = d\ln\Gamma/d\gamma}: the mean escape time \eqn{1/\Gamma}
+#' equals the time the ramp needs to raise \eqn{\ln\Gamma} by about one.
+#'
+#' The integral is computed by adaptive Gauss-Kronrod quadrature of
+#' \eqn{\ln\Gamma} in the variable \eqn{s = (1-x)^{1/4}}, in which the rate is
+#' smooth up to \eqn{x = 1}; each piece is scaled by its largest value, so
+#' rates spanning hundreds of orders of magnitude neither overflow nor lose
+#' relative accuracy (about \eqn{10^{-11}}, relative, for the integral at
+#' every point).
+#'
+#' The distribution is that of escapes before \eqn{\gamma} reaches 1;
+#' \eqn{1 - F(\gamma \to 1)} is the probability of reaching the critical
+#' current without a thermal escape (where the barrier vanishes and a
+#' simulated path switches at once).
+#'
+#' @param gamma Points at which to evaluate the distribution, in \[0, 1), in
+#'   any order; points below `gamma0` have `cdf` and `density` 0.
+#' @param ramp The ramp \eqn{v = d\gamma/dt} per normalised time unit
+#'   (single positive number; `jj_units(..., sweep_rate =)$ramp`).
+#' @param V0,beta,theta Single positive numbers: see [escape_rate()].
+#' @param prefactor `"kramers"` (default) or `"bhl"`, see [escape_rate()].
+#' @param gamma0 The bias at which the ramp starts, a single number in
+#'   \[0, 1).
+#' @return A data frame with columns `gamma`, `density` (per unit of
+#'   \eqn{\gamma}) and `cdf`, in the order of the input, with attributes
+#'   `ramp`, `V0`, `beta`, `theta`, `prefactor` and `gamma0`.
+#' @references
+#' Fulton, T. A. and Dunkleberger, L. N. (1974) Lifetime of the zero-voltage
+#'   state in Josephson tunnel junctions. *Physical Review B* 9, 4760-4768.
+#'
+#' Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
+#'   Stochastic first passage time accelerated with CUDA. *Journal of
+#'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
+#' @examples
+#' # The device of Fig. 11(b) of Pierro et al. (2018), swept at "200 Hz".
+#' u <- jj_units(R = 250, C = 88e-15, Ic = 0.748e-6, T = 1.2,
+#'               sweep_rate = 200 * 0.748e-6)
+#' g <- seq(0.30, 0.50, by = 0.01)
+#' sd <- switching_distribution(g, u$ramp, u$V0, u$beta, u$theta)
+#' head(sd)
+#' g[which.max(sd$density)]
+#' @export
+switching_distribution <- function(gamma, ramp, V0, beta, theta,
+                                   prefactor = c("kramers", "bhl"),
+                                   gamma0 = 0) {
+  call <- sys.call()
+  gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
+  ramp <- check_positive(ramp, "ramp", len = 1, call = call)
+  V0 <- check_positive(V0, "V0", len = 1, call = call)
+  beta <- check_positive(beta, "beta", len = 1, call = call)
+  theta <- check_positive(theta, "theta", len = 1, call = call)
+  prefactor <- check_choice(prefactor, c("kramers", "bhl"), "prefactor",
+                            call = call)
+  gamma0 <- check_range(gamma0, "gamma0", 0, 1, hi_open = TRUE, len = 1,
+                        call = call)
+  log_v <- log(ramp)
+  # log of Gamma(x)/v, x = 1 - s^4, times the Jacobian dx/ds = -4 s^3.
+  log_integrand <- function(s) {
+    log_rate_omx(s^4, V0, beta, theta, prefactor) - log_v + log(4) + 3 * log(s)
+  }
+  above <- gamma > gamma0
+  pts <- sort(unique(gamma[above]))
+  logJ <- rep(-Inf, length(gamma))
+  if (length(pts) > 0) {
+    edges <- c(gamma0, pts)
+    s_edges <- (1 - edges)^0.25
+    np <- length(pts)
+    # pieces in s run from s(right) to s(left)
+    q <- gk_log_integrate(log_integrand, s_edges[-1], s_edges[-(np + 1)],
+                          rtol = 1e-11, pieces = 2L)
+    if (!all(q$converged)) {
+      sp_warn("switching_distribution(): the quadrature did not reach its tolerance everywhere.",
+              call = call)
+    }
+    cum <- cum_logsumexp(q$value)
+    logJ[above] <- cum[match(gamma[above], pts)]
+  }
+  J <- exp(logJ)
+  cdf <- -expm1(-J)
+  log_dens <- log_rate_omx(1 - gamma, V0, beta, theta, prefactor) - log_v - J
+  density <- ifelse(above, exp(log_dens), 0)
+  out <- data.frame(gamma = gamma, density = density, cdf = cdf)
+  attr(out, "ramp") <- ramp
+  attr(out, "V0") <- V0
+  attr(out, "beta") <- beta
+  attr(out, "theta") <- theta
+  attr(out, "prefactor") <- prefactor
+  attr(out, "gamma0") <- gamma0
+  out
+}
+
+#' Mean first-passage time of the overdamped (Smoluchowski) washboard
+#'
+#' In the overdamped limit (\eqn{\beta^2 \gg V_0}) the phase obeys
+#' \eqn{\beta\dot\varphi = -U'(\varphi) + \sqrt{2\beta\theta}\,\xi(t)}, and
+#' the mean time to first reach the saddle \eqn{\varphi^* = \pi -
+#' \arcsin\gamma} from the bottom of the well \eqn{\varphi_0 =
+#' \arcsin\gamma} is
+#' \deqn{\tau = \frac\beta\theta\int_{\varphi_0}^{\varphi^*}dy\,
+#'   e^{U(y)/\theta}\int_{-\infty}^{y}dz\,e^{-U(z)/\theta}.}
+#' The inner integral is reduced to one period with the periodicity
+#' \eqn{U(z - 2\pi) = U(z) + 2\pi V_0\gamma} (a geometric series, which is
+#' why \eqn{\gamma = 0}, with no tilt, gives an infinite time), the
+#' exponents are combined so that they never exceed zero before the final
+#' factor \eqn{e^{\Delta U/\theta}}, and the integrals are done by adaptive
+#' Gauss-Kronrod quadrature with break points graded geometrically around the
+#' well and the saddle (relative accuracy about \eqn{10^{-9}}).
+#'
+#' Because the absorbing point is the saddle itself, from which an
+#' overdamped path goes back into the well half of the time, the
+#' high-barrier limit is \eqn{\tau \to 1/(2\Gamma_S)} with the
+#' Smoluchowski rate \eqn{\Gamma_S = \omega_0\omega_b/(2\pi\beta)
+#' e^{-\Delta U/\theta}}, not \eqn{1/\Gamma_S}; the leading correction is
+#' \eqn{2\tau\Gamma_S - 1 \approx \gamma\sqrt{2\theta/(\pi V_0)} /
+#' (3(1-\gamma^2)^{3/4})}, of order \eqn{\sqrt{\theta/\Delta U}}, from the
+#' cubic term of the potential at the saddle. Simulated escape times with the
+#' threshold at the saddle (Algorithm 1 of Pierro et al. 2018) in the
+#' overdamped regime should be compared with \eqn{\tau}, not with
+#' \eqn{1/\Gamma}.
+#'
+#' @param gamma Normalised bias, in (0, 1).
+#' @param V0,beta,theta Positive numbers: see [escape_rate()].
+#' @return A numeric vector of mean first-passage times in units of
+#'   \eqn{t_0}, the arguments recycled to a common length. Times beyond the
+#'   largest double (\eqn{\Delta U/\theta} above about 700) are `Inf`, with
+#'   a warning.
+#' @references
+#' Risken, H. (1984) *The Fokker-Planck Equation*. Springer, Berlin,
+#'   Sec. 5.10.
+#'
+#' Hänggi, P., Talkner, P. and Borkovec, M. (1990) Reaction-rate theory:
+#'   fifty years after Kramers. *Reviews of Modern Physics* 62, 251-341.
+#' @examples
+#' mfpt_smoluchowski(0.5, V0 = 1, beta = 10, theta = c(0.2, 0.1, 0.05))
+#' # compare with the overdamped Kramers (Smoluchowski) rate
+#' g <- 0.5; V0 <- 1; beta <- 10; theta <- 0.05
+#' w0 <- sqrt(V0) * (1 - g^2)^0.25
+#' rate_S <- w0^2 / (2 * pi * beta) * exp(-barrier_height(g, V0) / theta)
+#' 2 * mfpt_smoluchowski(g, V0, beta, theta) * rate_S
+#' @export
+mfpt_smoluchowski <- function(gamma, V0, beta, theta) {
+  call <- sys.call()
+  if (is.numeric(gamma) && length(gamma) > 0 && !anyNA(gamma) &&
+      any(gamma == 0)) {
+    sp_abort(paste0(
+      "`gamma` must be in (0, 1), not 0: without tilt the mean first-passage ",
+      "time is infinite (the path may wander to -Inf for as long as it likes)."),
+      call = call)
+  }
+  gamma <- check_range(gamma, "gamma", 0, 1, lo_open = TRUE, hi_open = TRUE,
+                       call = call)
+  V0 <- check_positive(V0, "V0", call = call)
+  beta <- check_positive(beta, "beta", call = call)
+  theta <- check_positive(theta, "theta", call = call)
+  a <- recycle_args(list(gamma = gamma, V0 = V0, beta = beta, theta = theta),
+                    call = call)
+  log_tau <- vapply(seq_along(a$gamma), function(i) {
+    mfpt_log_one(a$gamma[i], a$V0[i], a$beta[i], a$theta[i])
+  }, numeric(1))
+  tau <- exp(log_tau)
+  if (any(is.infinite(tau))) {
+    sp_warn(paste0("mfpt_smoluchowski(): some mean first-passage times exceed ",
+                   "the largest double and are returned as Inf."), call = call)
+  }
+  tau
+}
+
+# Geometric grid of break points around p (spacing w 2^k), inside (lo, hi).
+grid_around <- function(p, w, lo, hi) {
+  d <- w * 2^(-3:60)
+  d <- d[d < (hi - lo)]
+  b <- c(p - d, p, p + d)
+  b[b > lo & b < hi]
+}
+
+# Pieces between sorted unique break points (with the ends).
+with_breaks <- function(lo, hi, breaks) {
+  sort(unique(c(lo, breaks[breaks > lo & breaks < hi], hi)))
+}
+
+mfpt_log_one <- function(gamma, V0, beta, theta, rtol = 1e-11) {
+  phi0 <- asin(gamma)
+  phis <- pi - phi0
+  s <- sqrt((1 - gamma) * (1 + gamma)) # cos(phi0) = -cos(phis)
+  dU <- barrier_omx(1 - gamma, V0)
+  c2 <- 2 * pi * V0 * gamma / theta
+  # log f(z) = -(U(z) - U(phi0)) / theta  (<= 0 on [phis - 2 pi, phis])
+  lf <- function(z) V0 * ((cos(z) - s) + gamma * (z - phi0)) / theta
+  # log g(y) = (U(y) - U(phis)) / theta  (<= 0 on [phi0, phis])
+  lg <- function(y) -V0 * ((cos(y) + s) + gamma * (y - phis)) / theta
+  w <- sqrt(theta / (V0 * s)) # width of the well and of the saddle
+  lo <- phis - 2 * pi
+  brk <- c(grid_around(phi0, w, lo, phis), grid_around(phis, w, lo, phis))
+  integ <- function(logf, a, b) {
+    pts <- with_breaks(a, b, brk)
+    q <- gk_log_integrate(logf, pts[-length(pts)], pts[-1], rtol = rtol)
+    logsumexp(q$value)
+  }
+  logC <- integ(lf, lo, phi0)    # from the previous saddle down to the well
+  logT <- integ(lf, phi0, phis)  # from the well up to the saddle
+  # sum over all earlier periods: (C + e^-c T) / (1 - e^-c)
+  logK1 <- logsumexp(c(logC, logT - c2)) - log(-expm1(-c2))
+  # B(y) = int_phi0^y f, at a vector of points y in [phi0, phis]
+  logB <- function(y) {
+    pts <- sort(unique(c(phi0, y, brk[brk > phi0 & brk < phis])))
+    q <- gk_log_integrate(lf, pts[-length(pts)], pts[-1], rtol = rtol)
+    cum <- c(-Inf, cum_logsumexp(q$value))
+    cum[match(y, pts)]
+  }
+  outer_log <- function(y) {
+    lb <- logB(y)
+    m <- pmax(logK1, lb)
+    lg(y) + m + log1p(exp(pmin(logK1, lb) - m))
+  }
+  logI <- integ(outer_log, phi0, phis)
+  log(beta / theta) + dU / theta + logI
+}
