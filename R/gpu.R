@@ -70,8 +70,27 @@ gpu_kernel_registry <- function() {
                                               fast_math = FALSE))),
     curand_check = list(file = "curand_check.cu", toolkit = TRUE,
                         variants = list(default = list(defines = character(),
-                                                       fast_math = FALSE)))
+                                                       fast_math = FALSE))),
+    escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants())
   )
+}
+
+# escape.cu in each precision, method and bias mode: "single_srk2_fixed", ...
+# Single precision uses the hardware sine for the washboard force (SP_FAST_SIN);
+# nothing else is relaxed (the Box-Muller logarithm must stay accurate near 1).
+escape_variants <- function() {
+  v <- list()
+  for (prec in c("single", "double")) for (m in c("srk2", "euler"))
+    for (b in c("fixed", "ramp")) {
+      v[[paste(prec, m, b, sep = "_")]] <- list(
+        defines = c(if (prec == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1",
+                                            "SP_FAST_SIN=1")
+                    else "SP_REAL=double",
+                    sprintf("SP_ESC_HEUN=%d", as.integer(m == "srk2")),
+                    sprintf("SP_ESC_RAMP=%d", as.integer(b == "ramp"))),
+        fast_math = FALSE)
+    }
+  v
 }
 
 cuda_source_dir <- function() {

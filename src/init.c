@@ -25,6 +25,7 @@ SEXP sp_r_gpu_philox_moments(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_curand_check(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_alloc_test(SEXP, SEXP);
 SEXP sp_r_gpu_mem_info(SEXP);
+SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_threads_get(void);
 SEXP sp_r_threads_set(SEXP);
 SEXP sp_r_threads_info(void);
@@ -49,6 +50,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_curand_check, 7),
   CALLDEF(sp_r_gpu_alloc_test, 2),
   CALLDEF(sp_r_gpu_mem_info, 1),
+  CALLDEF(sp_r_escape, 9),
   CALLDEF(sp_r_threads_get, 0),
   CALLDEF(sp_r_threads_set, 1),
   CALLDEF(sp_r_threads_info, 0),

@@ -19,15 +19,14 @@
  *           z0 = r cos(2 pi u(b)), z1 = r sin(2 pi u(b)), evaluated as
  *           -r cos(t), -r sin(t) with t = pi (2 u(b) - 1) in (-pi, pi).
  * Both uniforms are exact in their precision, so they are bit-identical on
- * CPU and GPU; normals agree to the rounding of log, sin and cos. */
+ * CPU and GPU; normals agree to the accuracy of log, sin and cos (sp_math.h:
+ * the GPU's own functions, the CPU's branch-free polynomials; in single
+ * precision the GPU uses the hardware sine and cosine, 2^-21.4 absolute). */
 #ifndef SP_PHILOX_H
 #define SP_PHILOX_H
 
 #include "sp_common.h"
-
-#if !SP_CUDA
-#  include <math.h>
-#endif
+#include "sp_math.h"
 
 typedef struct {
   uint32_t x, y, z, w;
@@ -49,6 +48,7 @@ SP_FN uint32_t sp_mulhi32(uint32_t a, uint32_t b) {
 /* Ten rounds of Philox4x32 on counter c under key (k0, k1). */
 SP_FN sp_u32x4 sp_philox4x32_10(sp_u32x4 c, uint32_t k0, uint32_t k1) {
   int r;
+  SP_UNROLL
   for (r = 0; r < 10; r++) {
     uint32_t hi0 = sp_mulhi32(SP_PHILOX_M0, c.x), lo0 = SP_PHILOX_M0 * c.x;
     uint32_t hi1 = sp_mulhi32(SP_PHILOX_M1, c.z), lo1 = SP_PHILOX_M1 * c.z;
@@ -135,31 +135,21 @@ SP_FN float sp_u01_float(uint32_t x) {
  * sine and cosine are evaluated on (-pi, pi) (where the GPU's fast
  * intrinsics are accurate): cos(2 pi u) = -cos(t), sin(2 pi u) = -sin(t). */
 SP_FN void sp_box_muller_double(uint32_t a, uint32_t b, double *z0, double *z1) {
-  double r = sqrt(-2.0 * log(sp_u01_double(a)));
+  double r = sp_sqrt_d(-2.0 * sp_log_d(sp_u01_double(a)));
   double t = 3.141592653589793238463 * (2.0 * sp_u01_double(b) - 1.0);
-#if SP_CUDA
   double s, c;
-  sincos(t, &s, &c);
+  sp_sincos_d(t, &s, &c);
   *z0 = -r * c;
   *z1 = -r * s;
-#else
-  *z0 = -r * cos(t);
-  *z1 = -r * sin(t);
-#endif
 }
 
 SP_FN void sp_box_muller_float(uint32_t a, uint32_t b, float *z0, float *z1) {
-  float r = sqrtf(-2.0f * logf(sp_u01_float(a)));
+  float r = sp_sqrt_f(-2.0f * sp_log_f(sp_u01_float(a)));
   float t = 3.14159265358979323846f * (2.0f * sp_u01_float(b) - 1.0f);
-#if SP_CUDA
   float s, c;
-  sincosf(t, &s, &c);
+  sp_sincos_f(t, &s, &c);
   *z0 = -r * c;
   *z1 = -r * s;
-#else
-  *z0 = -r * cosf(t);
-  *z1 = -r * sinf(t);
-#endif
 }
 
 /* ---- values j = 4g .. 4g+3 of a stream started at `offset` -------------

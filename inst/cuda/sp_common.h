@@ -12,10 +12,24 @@
 #  define SP_CUDA 1
 #  define SP_FN static __device__ __forceinline__
 #  define SP_RESTRICT __restrict__
+#  define SP_UNROLL _Pragma("unroll")
 #else
 #  define SP_CUDA 0
-#  define SP_FN static inline
+/* Always inlined, so that a loop over SIMD lanes that calls the model
+ * functions vectorises; inner loops are fully unrolled for the same reason. */
+#  if defined(__GNUC__)
+#    define SP_FN static inline __attribute__((always_inline))
+#  else
+#    define SP_FN static inline
+#  endif
 #  define SP_RESTRICT restrict
+#  if defined(__clang__)
+#    define SP_UNROLL _Pragma("clang loop unroll(full)")
+#  elif defined(__GNUC__)
+#    define SP_UNROLL _Pragma("GCC unroll 16")
+#  else
+#    define SP_UNROLL
+#  endif
 #endif
 
 #if defined(__CUDACC_RTC__)

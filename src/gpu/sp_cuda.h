@@ -61,6 +61,8 @@ typedef struct {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuMemsetD32)(CUdeviceptr, unsigned int, size_t);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);

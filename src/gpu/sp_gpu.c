@@ -319,6 +319,9 @@ int sp_gpu_load(void) {
   RESOLVE(cu_handle, cu, cuMemcpyHtoD, missing, "cuMemcpyHtoD_v2");
   RESOLVE(cu_handle, cu, cuMemcpyDtoH, missing, "cuMemcpyDtoH_v2");
   RESOLVE(cu_handle, cu, cuMemsetD8, missing, "cuMemsetD8_v2");
+  RESOLVE(cu_handle, cu, cuMemsetD32, missing, "cuMemsetD32_v2");
+  RESOLVE(cu_handle, cu, cuOccupancyMaxActiveBlocksPerMultiprocessor, missing,
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   RESOLVE(cu_handle, cu, cuModuleLoadData, missing, "cuModuleLoadData");
   RESOLVE(cu_handle, cu, cuModuleUnload, missing, "cuModuleUnload");
   RESOLVE(cu_handle, cu, cuModuleGetFunction, missing, "cuModuleGetFunction");
@@ -496,6 +499,21 @@ int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes) {
   int st = sp_gpu_activate(dev);
   if (st != SP_OK) return st;
   CU_TRY(dev, "cuMemsetD8", cu.cuMemsetD8(p, 0, bytes));
+  return SP_OK;
+}
+
+int sp_gpu_memset32(int dev, CUdeviceptr p, unsigned int value, size_t count) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuMemsetD32", cu.cuMemsetD32(p, value, count));
+  return SP_OK;
+}
+
+int sp_gpu_occupancy(int dev, CUfunction f, int block, size_t shmem, int *blocks_per_sm) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+         cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, f, block, shmem));
   return SP_OK;
 }
 

@@ -63,6 +63,10 @@ int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out);
 /* Free; never fails (errors during cleanup are ignored). */
 void sp_gpu_free(int dev, CUdeviceptr *p);
 int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes);
+/* Set `count` 32-bit words to `value`. */
+int sp_gpu_memset32(int dev, CUdeviceptr p, unsigned int value, size_t count);
+/* Resident blocks per multiprocessor of kernel f at this block size. */
+int sp_gpu_occupancy(int dev, CUfunction f, int block, size_t shmem, int *blocks_per_sm);
 int sp_gpu_to_host(int dev, void *dst, CUdeviceptr src, size_t bytes);
 int sp_gpu_to_device(int dev, CUdeviceptr dst, const void *src, size_t bytes);
 /* Free and total memory of a device, in bytes. */

@@ -1,0 +1,203 @@
+/* sp_math.h: sin, cos, log and sqrt for the model headers.
+ *
+ * On the GPU these are CUDA's own functions.  On the CPU they are
+ * branch-free polynomial versions written here, so that a loop over several
+ * replicas (the CPU engines' SIMD lanes) vectorises: no libm calls, no
+ * data-dependent branches, no 64-bit integer compares or conversions
+ * (baseline x86-64 has none in its vector unit).  The engines are compiled
+ * with -fno-math-errno -fno-trapping-math where the compiler supports them,
+ * so that selects of floating-point values if-convert.  Accuracy on the
+ * CPU: a few units in the last place for |x| < 2^20 in double and |x| < 2^15
+ * in single (sin, cos), and for normal x > 0 (log), checked against libm in
+ * the tests. */
+#ifndef SP_MATH_H
+#define SP_MATH_H
+
+#include "sp_common.h"
+
+#if SP_CUDA
+
+SP_FN double sp_sin_d(double x) { return sin(x); }
+SP_FN void sp_sincos_d(double x, double *s, double *c) { sincos(x, s, c); }
+SP_FN double sp_log_d(double x) { return log(x); }
+SP_FN double sp_sqrt_d(double x) { return sqrt(x); }
+/* SP_FAST_SIN: the hardware sine (2^-21.4 absolute on (-pi, pi)), used by
+ * the single-precision model kernels for their force terms. */
+#ifdef SP_FAST_SIN
+SP_FN float sp_sin_f(float x) { return __sinf(x); }
+#else
+SP_FN float sp_sin_f(float x) { return sinf(x); }
+#endif
+/* Box-Muller's angle lies in (-pi, pi), where the hardware sine and cosine
+ * are accurate to 2^-21.4 absolute; sincosf would cost some thirty more
+ * instructions per pair of normals. */
+SP_FN void sp_sincos_f(float x, float *s, float *c) { __sincosf(x, s, c); }
+SP_FN float sp_log_f(float x) { return logf(x); }
+SP_FN float sp_sqrt_f(float x) { return sqrtf(x); }
+
+#else
+
+#include <math.h>
+
+SP_FN double sp_sqrt_d(double x) { return sqrt(x); }
+SP_FN float sp_sqrt_f(float x) { return sqrtf(x); }
+
+/* ---- double ----------------------------------------------------------------- */
+
+/* Reduction by multiples of pi/2 (three-part Cody-Waite, fdlibm's split).
+ * The nearest integer n comes from adding 1.5 2^52 (exact for |x| < 2^50;
+ * no rint() call); its low bits are read from the sum's mantissa.  Returns
+ * x - n pi/2 and the quadrant n mod 4. */
+SP_FN double sp_reduce_pio2_d(double x, int *quadrant) {
+  const double two_over_pi = 6.36619772367581382433e-01;
+  const double p1 = 1.57079632673412561417e+00, p2 = 6.07710050650619224932e-11,
+               p3 = 2.02226624879595063154e-21;
+  const double shift = 6755399441055744.0; /* 1.5 * 2^52 */
+  union { double d; uint64_t u; } t;
+  double n;
+  t.d = x * two_over_pi + shift;
+  n = t.d - shift;
+  *quadrant = (int)((uint32_t)t.u & 3u);
+  return ((x - n * p1) - n * p2) - n * p3;
+}
+
+/* Cephes' minimax polynomials on [-pi/4, pi/4]. */
+SP_FN double sp_sin_poly_d(double r) {
+  double z = r * r;
+  double p = 1.58962301576546568060e-10;
+  p = p * z - 2.50507477628578072866e-8;
+  p = p * z + 2.75573136213857245213e-6;
+  p = p * z - 1.98412698295895385996e-4;
+  p = p * z + 8.33333333332211858878e-3;
+  p = p * z - 1.66666666666666307295e-1;
+  return r + r * z * p;
+}
+
+SP_FN double sp_cos_poly_d(double r) {
+  double z = r * r;
+  double p = -1.13585365213876817300e-11;
+  p = p * z + 2.08757008419747316778e-9;
+  p = p * z - 2.75573141792967388112e-7;
+  p = p * z + 2.48015872888517045348e-5;
+  p = p * z - 1.38888888888730564116e-3;
+  p = p * z + 4.16666666666665929218e-2;
+  return 1.0 - 0.5 * z + z * z * p;
+}
+
+SP_FN void sp_sincos_d(double x, double *s, double *c) {
+  int n;
+  double r = sp_reduce_pio2_d(x, &n);
+  double sr = sp_sin_poly_d(r), cr = sp_cos_poly_d(r);
+  /* quadrant n: (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s) */
+  double a = (n & 1) ? cr : sr, b = (n & 1) ? sr : cr;
+  *s = (n & 2) ? -a : a;
+  *c = ((n + 1) & 2) ? -b : b;
+}
+
+SP_FN double sp_sin_d(double x) {
+  double s, c;
+  sp_sincos_d(x, &s, &c);
+  return s;
+}
+
+/* log(x) for normal x > 0: x = 2^e m, m in [sqrt(1/2), sqrt(2)),
+ * log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716. */
+SP_FN double sp_log_d(double x) {
+  union { double d; uint64_t u; } b;
+  double e, m, s, z, p;
+  int big;
+  b.d = x;
+  /* the exponent through a 32-bit integer (no int64 -> double conversion) */
+  e = (double)((int32_t)((uint32_t)(b.u >> 52) & 0x7ffu) - 1023);
+  b.u = (b.u & 0x000fffffffffffffull) | 0x3ff0000000000000ull; /* m in [1, 2) */
+  m = b.d;
+  big = m > 1.41421356237309504880; /* a double compare, not a 64-bit one */
+  m = big ? 0.5 * m : m;
+  e = big ? e + 1.0 : e;
+  s = (m - 1.0) / (m + 1.0);
+  z = s * s;
+  p = 1.0 / 19;
+  p = p * z + 1.0 / 17;
+  p = p * z + 1.0 / 15;
+  p = p * z + 1.0 / 13;
+  p = p * z + 1.0 / 11;
+  p = p * z + 1.0 / 9;
+  p = p * z + 1.0 / 7;
+  p = p * z + 1.0 / 5;
+  p = p * z + 1.0 / 3;
+  /* ln 2 in two parts so that e ln 2 is exact in the high part */
+  return e * 6.93147180369123816490e-01 +
+         ((2.0 * s + 2.0 * s * z * p) + e * 1.90821492927058770002e-10);
+}
+
+/* ---- single -------------------------------------------------------------------- */
+
+SP_FN float sp_reduce_pio2_f(float x, int *quadrant) {
+  const float two_over_pi = 0.636619772367581f;
+  const float p1 = 1.5703125f, p2 = 4.837512969970703125e-4f,
+              p3 = 7.54978995489188216e-8f;
+  const float shift = 12582912.0f; /* 1.5 * 2^23: exact for |x| < 2^21 */
+  union { float f; uint32_t u; } t;
+  float n;
+  t.f = x * two_over_pi + shift;
+  n = t.f - shift;
+  *quadrant = (int)(t.u & 3u);
+  return ((x - n * p1) - n * p2) - n * p3;
+}
+
+/* Cephes' sinf/cosf polynomials on [-pi/4, pi/4]. */
+SP_FN float sp_sin_poly_f(float r) {
+  float z = r * r;
+  float p = -1.9515295891e-4f;
+  p = p * z + 8.3321608736e-3f;
+  p = p * z - 1.6666654611e-1f;
+  return r + r * z * p;
+}
+
+SP_FN float sp_cos_poly_f(float r) {
+  float z = r * r;
+  float p = 2.443315711809948e-5f;
+  p = p * z - 1.388731625493765e-3f;
+  p = p * z + 4.166664568298827e-2f;
+  return 1.0f - 0.5f * z + z * z * p;
+}
+
+SP_FN void sp_sincos_f(float x, float *s, float *c) {
+  int n;
+  float r = sp_reduce_pio2_f(x, &n);
+  float sr = sp_sin_poly_f(r), cr = sp_cos_poly_f(r);
+  float a = (n & 1) ? cr : sr, b = (n & 1) ? sr : cr;
+  *s = (n & 2) ? -a : a;
+  *c = ((n + 1) & 2) ? -b : b;
+}
+
+SP_FN float sp_sin_f(float x) {
+  float s, c;
+  sp_sincos_f(x, &s, &c);
+  return s;
+}
+
+SP_FN float sp_log_f(float x) {
+  union { float f; uint32_t u; } b;
+  float e, m, s, z, p;
+  int big;
+  b.f = x;
+  e = (float)((int32_t)((b.u >> 23) & 0xffu) - 127);
+  b.u = (b.u & 0x007fffffu) | 0x3f800000u; /* m in [1, 2) */
+  m = b.f;
+  big = m > 1.41421356f;
+  m = big ? 0.5f * m : m;
+  e = big ? e + 1.0f : e;
+  s = (m - 1.0f) / (m + 1.0f);
+  z = s * s;
+  p = 1.0f / 9;
+  p = p * z + 1.0f / 7;
+  p = p * z + 1.0f / 5;
+  p = p * z + 1.0f / 3;
+  return e * 0.693145751953125f +
+         ((2.0f * s + 2.0f * s * z * p) + e * 1.428606765330187045e-06f);
+}
+
+#endif /* SP_CUDA */
+
+#endif /* SP_MATH_H */

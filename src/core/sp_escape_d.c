@@ -1,0 +1,10 @@
+/* The CPU escape engine in double precision (see sp_escape_lanes.inc). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_error.h"
+#include "sp_escape.h"
+
+#define SP_REAL double
+#define SP_ESC_W 16
+#include "sp_escape_lanes.inc"

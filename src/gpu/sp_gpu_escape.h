@@ -1,0 +1,13 @@
+/* sp_gpu_escape.h: escape times and switching currents on one or several
+ * GPUs (inst/cuda/escape.cu); same contract as sp_escape_cpu(). */
+#ifndef SP_GPU_ESCAPE_H
+#define SP_GPU_ESCAPE_H
+
+#include "../core/sp_escape.h"
+
+/* `key` names the loaded module of the variant (precision, method, ramp). */
+int sp_gpu_escape(const char *key, const sp_escape_job *job, double *value, int *escaped,
+                  const int *devices, int ndev, const sp_hooks *hooks,
+                  sp_escape_stats *stats);
+
+#endif
