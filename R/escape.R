@@ -185,9 +185,10 @@ check_fraction <- function(x, name, call, len = NULL) {
   invisible(as.double(x))
 }
 
-# Number of whole steps in x (robust to x being an integer up to rounding).
+# Steps that cover x step lengths (censoring itself is exact: a crossing
+# interpolated past t_max or gamma_max inside the last step is censored).
 steps_upto <- function(x) {
-  k <- floor(x + 1e-9 * pmax(1, x))
+  k <- ceiling(x - 1e-9 * pmax(1, x))
   pmax(k, 1)
 }
 

@@ -108,8 +108,10 @@ sp_escape_kernel(const sp_wb_cond *__restrict__ conds, uint64_t n, uint64_t repl
       if (hit) {
         uint64_t kc = k - 4 + (uint64_t)hit;
         const sp_wb_cond *cd = conds + (uint64_t)pid / n;
-        value[(uint64_t)pid - p_begin] = SP_WB(sp_wb_value)(cd, kc, (double)f);
-        escaped[(uint64_t)pid - p_begin] = 1;
+        double val = SP_WB(sp_wb_value)(cd, kc, (double)f);
+        /* censoring is exact at vcens, also inside the last step */
+        value[(uint64_t)pid - p_begin] = val <= cd->vcens ? val : cd->vcens;
+        escaped[(uint64_t)pid - p_begin] = val <= cd->vcens;
         useful += kc;
         done++;
         pid = -1;

@@ -5,8 +5,10 @@ hex32 <- function(x) sprintf("%08x", as.integer(ifelse(x >= 2^31, x - 2^32, x)))
 skewness <- function(x) { m <- mean(x); mean((x - m)^3) / mean((x - m)^2)^1.5 }
 kurtosis <- function(x) { m <- mean(x); mean((x - m)^4) / mean((x - m)^2)^2 - 3 }
 
-# Run `code` with the package thread count set to n, restoring it after.
+# Run `code` with the package thread count set to n, restoring it after
+# (without OpenMP the count stays 1: the code simply runs on one thread).
 with_threads <- function(n, code) {
+  if (!statphysgpu:::threads_info()$openmp) return(code)
   old <- sp_threads(n)
   on.exit(sp_threads(old))
   code

@@ -1,0 +1,311 @@
+# Escape times and switching currents on the CPU (paper 000).
+
+# Algorithm 1 (and 3 under a ramp) of paper 000, transcribed into plain R,
+# driven by the package's own Philox normals of the path's stream.  Returns
+# the interpolated crossing time (or bias), or NA if not crossed by kmax.
+algorithm1_r <- function(seed, stream, gamma0, V0, beta, theta, h, kmax, dg = 0) {
+  z <- philox_normal(kmax, seed = seed, stream = stream, precision = "double",
+                     backend = "cpu")
+  phi <- asin(gamma0)
+  v <- 0
+  th <- pi - asin(gamma0)
+  sig <- sqrt(2 * beta * theta * h)
+  for (k in seq_len(kmax)) {
+    g <- gamma0 + k * dg
+    phin <- phi + h * v
+    v <- v + h * (-beta * v - V0 * sin(phi) + V0 * g) + sig * z[k]
+    if (phin > th) {
+      frac <- (th - phi) / (phin - phi)
+      return(if (dg == 0) (k - 1 + frac) * h else gamma0 + (k - 1 + frac) * dg)
+    }
+    phi <- phin
+  }
+  NA_real_
+}
+
+test_that("the Euler engine reproduces a plain-R transcription of Algorithm 1", {
+  e <- escape_times(4, gamma = c(0.5, 0.7), V0 = 1, beta = 0.5, theta = 0.25,
+                    h = 0.02, t_max = 5000, method = "euler", seed = 7,
+                    backend = "cpu", precision = "double", progress = FALSE)
+  for (i in seq_len(nrow(e))) {
+    c <- e$condition[i]
+    ref <- algorithm1_r(7, (c - 1) * 2^40 + e$replica[i] - 1, e$gamma[i], 1, 0.5,
+                        0.25, 0.02, 250000)
+    # same normals, same operations; sin() differs in the last bit at most,
+    # and the dissipative dynamics damps such differences
+    expect_equal(e$value[i], ref, tolerance = 1e-10)
+  }
+  expect_true(all(e$escaped))
+})
+
+test_that("the Euler engine reproduces Algorithm 3 under a ramp", {
+  s <- switching_currents(3, ramp = 1e-4, V0 = 2, beta = 0.5, theta = 0.3,
+                          h = 0.02, gamma0 = 0.3, method = "euler", seed = 12,
+                          backend = "cpu", precision = "double", progress = FALSE)
+  for (i in seq_len(nrow(s))) {
+    ref <- algorithm1_r(12, s$replica[i] - 1, 0.3, 2, 0.5, 0.3, 0.02, 400000,
+                        dg = 1e-4 * 0.02)
+    expect_equal(s$value[i], ref, tolerance = 1e-10)
+  }
+})
+
+test_that("results do not depend on threads or chunking, in both precisions", {
+  args <- list(gamma = c(0.4, 0.6), V0 = 1, beta = 0.3, theta = 0.2, h = 0.05,
+               t_max = 3000, seed = 99, backend = "cpu", progress = FALSE)
+  for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
+    run <- function(n, first = 1) {
+      do.call(escape_times, c(list(n = n, first_replica = first, method = m,
+                                   precision = prec), args))
+    }
+    whole <- with_threads(1, run(60))
+    two <- with_threads(2, run(60))
+    expect_identical(as.data.frame(two), as.data.frame(whole))
+    chunks <- with_threads(2, rbind(run(25), run(35, first = 26)))
+    expect_identical(as.data.frame(chunks), as.data.frame(whole))
+    # a chunk alone equals its rows of the whole
+    part <- run(10, first = 31)
+    expect_identical(as.data.frame(part)$value,
+                     whole$value[whole$replica %in% 31:40])
+  }
+  a <- do.call(escape_times, c(list(n = 10), args))
+  expect_error(rbind(a, a), "overlap")
+  b <- do.call(escape_times, c(list(n = 10, first_replica = 11), modifyList(args, list(seed = 1))))
+  expect_error(rbind(a, b), "one simulation")
+})
+
+test_that("censoring is exact at t_max and gamma_max", {
+  long <- escape_times(400, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
+                       h = 0.02, t_max = 1e6, seed = 3, backend = "cpu",
+                       precision = "double", progress = FALSE)
+  expect_true(all(long$escaped))
+  T <- stats::median(long$value) + 0.013 # not a multiple of h
+  cut <- escape_times(400, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
+                      h = 0.02, t_max = T, seed = 3, backend = "cpu",
+                      precision = "double", progress = FALSE)
+  # the same trajectories: a path escaped by T has the same time; the others
+  # are censored at exactly T
+  early <- long$value <= T
+  expect_identical(cut$escaped, early)
+  expect_identical(cut$value[early], long$value[early])
+  expect_true(all(cut$value[!early] == T))
+  expect_equal(summary(cut)$censored, sum(!early))
+  # switching currents censored at gamma_max
+  sw <- switching_currents(200, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.1,
+                           h = 0.02, gamma0 = 0.3, gamma_max = 0.55, seed = 4,
+                           backend = "cpu", progress = FALSE)
+  expect_true(all(sw$value[!sw$escaped] == 0.55))
+  expect_true(all(sw$value[sw$escaped] <= 0.55 & sw$value[sw$escaped] > 0.3))
+  expect_gt(sum(!sw$escaped), 0)
+  expect_gt(sum(sw$escaped), 0)
+})
+
+test_that("strongly damped: the mean escape time is the Smoluchowski MFPT", {
+  # beta^2 >> V0.  Corrections to the overdamped limit:
+  #  * inertia at the absorbing point: Langevin paths are smooth, so the
+  #    first crossing of phi* behaves like a diffusive absorbing point moved
+  #    out by the Milne length 1.0326 sqrt(theta)/beta; with
+  #    d log(tau)/d phi* = 0.892 at these parameters (quadrature of the
+  #    MFPT integral) the mean is longer by 0.892 * 1.0326 sqrt(theta)/beta
+  #    = 0.68% at beta = 120 omega_b (measured: +2.6% at 30 omega_b,
+  #    +1.9% at 60, +0.7% at 120, each +-1.6%);
+  #  * the rate's own finite-damping correction, O((omega_b/beta)^2) = 7e-5;
+  #  * the step: SRK2 integrates the free velocity exactly in its position
+  #    diffusion coefficient (theta/beta for any h beta); the force error is
+  #    O((h omega_b)^2) ~ 1e-5 at h = 0.4/beta.
+  # All below 1%, far below the standard error (1.6% with 4000 paths); the
+  # test accepts |mean - tau| < 4 standard errors (two-sided p = 6e-5).
+  # A low barrier (Delta U / theta = 1) keeps the paths short; the
+  # Smoluchowski MFPT is exact at any barrier height.
+  g <- 0.5
+  V0 <- 1
+  wb <- sqrt(V0) * (1 - g^2)^0.25
+  beta <- 120 * wb
+  theta <- barrier_height(g, V0)
+  x <- escape_times(4000, gamma = g, V0 = V0, beta = beta, theta = theta,
+                    h = 0.4 / beta, t_max = 1e9, seed = 2026, backend = "cpu",
+                    progress = FALSE)
+  expect_true(all(x$escaped))
+  tau <- mfpt_smoluchowski(g, V0, beta, theta)
+  se <- stats::sd(x$value) / sqrt(nrow(x))
+  expect_lt(abs(mean(x$value) - tau) / se, 4)
+})
+
+test_that("at low noise escape times are exponential beyond a short transient", {
+  # Delta U / theta = 5, moderately damped: relaxation in the well takes a
+  # few 1/beta = 2; escapes after t0 = 40 follow an exponential law.  The rate
+  # is estimated on odd replicas and the KS test runs on even ones (so its
+  # p-value is not biased by the fit); accept p > 0.001.
+  x <- escape_times(3000, gamma = 0.5, V0 = 1, beta = 0.5,
+                    theta = barrier_height(0.5, 1) / 5, h = 0.02, t_max = 1e6,
+                    seed = 5, backend = "cpu", progress = FALSE)
+  t0 <- 40
+  late <- x$value > t0
+  fit <- x$value[late & x$replica %% 2 == 1] - t0
+  chk <- x$value[late & x$replica %% 2 == 0] - t0
+  rate <- 1 / mean(fit)
+  p <- suppressWarnings(stats::ks.test(chk, "pexp", rate = rate)$p.value)
+  expect_gt(p, 0.001)
+  # ... and the test has power: an Erlang-2 law with the same mean fails
+  p2 <- suppressWarnings(stats::ks.test(chk, "pgamma", shape = 2, rate = 2 * rate)$p.value)
+  expect_lt(p2, 0.001)
+})
+
+test_that("the bias of the mean escape time is O(h) with Euler and O(h^2) with SRK2", {
+  # 2e5 paths per step size, Delta U / theta = 2 (short paths), coarse steps
+  # (h sqrt(V0) = 0.1 .. 0.4) so that the bias dominates the noise.  A joint
+  # weighted fit with one common h -> 0 limit m0:
+  #   Euler: m0 + a1 h + a2 h^2,   SRK2: m0 + b2 h^2  (no linear term).
+  # Accept: chi-square p > 0.001; Euler's a1 and SRK2's b2 nonzero at |z| > 5;
+  # and in the fit that frees a linear term b1 for SRK2, |z(b1)| < 3.
+  hs <- c(0.4, 0.3, 0.2, 0.1)
+  res <- do.call(rbind, lapply(c("euler", "srk2"), function(m) {
+    do.call(rbind, lapply(hs, function(h) {
+      x <- suppressWarnings(escape_times(
+        2e5, gamma = 0.5, V0 = 1, beta = 0.5, theta = barrier_height(0.5, 1) / 2,
+        h = h, t_max = 1e6, method = m, seed = 5, backend = "cpu", progress = FALSE))
+      data.frame(m = m, h = h, mean = mean(x$value),
+                 se = stats::sd(x$value) / sqrt(nrow(x)))
+    }))
+  }))
+  E <- res$m == "euler"
+  S <- !E
+  wls <- function(X) {
+    W <- diag(1 / res$se^2)
+    V <- solve(t(X) %*% W %*% X)
+    b <- drop(V %*% t(X) %*% W %*% res$mean)
+    list(b = b, se = sqrt(diag(V)), chi2 = sum((res$mean - X %*% b)^2 / res$se^2),
+         df = nrow(X) - ncol(X))
+  }
+  f <- wls(cbind(m0 = 1, a1 = res$h * E, a2 = res$h^2 * E, b2 = res$h^2 * S))
+  expect_gt(stats::pchisq(f$chi2, f$df, lower.tail = FALSE), 0.001)
+  expect_gt(abs(f$b[["a1"]] / f$se[["a1"]]), 5)
+  expect_gt(abs(f$b[["b2"]] / f$se[["b2"]]), 5)
+  g <- wls(cbind(m0 = 1, a1 = res$h * E, a2 = res$h^2 * E, b1 = res$h * S,
+                 b2 = res$h^2 * S))
+  expect_lt(abs(g$b[["b1"]] / g$se[["b1"]]), 3)
+})
+
+test_that("switching currents follow Fulton-Dunkleberger with the Kramers rate", {
+  # Moderate damping (Q = 3 at gamma 0.6), a ramp slow enough that the median
+  # switching bias has Delta U / theta = 8.5 (adiabatic Kramers regime).
+  # Accept: the ECDF stays within the 99% Kolmogorov-Smirnov band
+  # (1.628 / sqrt(n)) of the theory CDF widened by 0.02 for the theory's own
+  # error.  400 paths of ~5e6 steps fit in CI; a GPU-host test uses 20000.
+  V0 <- 20
+  beta <- sqrt(V0) * (1 - 0.6^2)^0.25 / 3
+  theta <- 0.5
+  ramp <- 2.447995e-06 # from switching_distribution(): median at DU/theta = 8.5
+  gamma0 <- 0.6315     # theory CDF 1e-4
+  gmax <- 0.817        # theory CDF 0.9999
+  n <- 400
+  x <- switching_currents(n, ramp = ramp, V0 = V0, beta = beta, theta = theta,
+                          h = 0.05 / sqrt(V0), gamma0 = gamma0, gamma_max = gmax,
+                          seed = 3, backend = "cpu", progress = FALSE)
+  th <- switching_distribution(sort(x$value), ramp, V0, beta, theta, "kramers",
+                               gamma0 = gamma0)$cdf
+  ecdf_hi <- seq_len(n) / n
+  dev <- max(abs(c(ecdf_hi - th, ecdf_hi - 1 / n - th)))
+  expect_lt(dev, 1.628 / sqrt(n) + 0.02)
+  med <- stats::median(x$value)
+  expect_gt(barrier_height(med, V0) / theta, 8)
+})
+
+test_that("summary, print, plot and conversions work", {
+  x <- escape_times(300, gamma = c(0.5, 0.6), V0 = 1, beta = 0.5, theta = 0.25,
+                    h = 0.02, t_max = 150, seed = 8, backend = "cpu", progress = FALSE)
+  expect_true(any(!x$escaped)) # some censoring, so the censored paths are exercised
+  s <- summary(x)
+  expect_s3_class(s, "summary.sp_paths")
+  expect_equal(nrow(s), 2)
+  expect_equal(s$n, c(300, 300))
+  expect_equal(s$censored, c(sum(!x$escaped[x$condition == 1]),
+                             sum(!x$escaped[x$condition == 2])))
+  expect_true(all(s$mean_lower <= s$mean & s$mean <= s$mean_upper))
+  expect_true(all(s$q25 <= s$median, na.rm = TRUE))
+  out <- capture.output(print(x))
+  expect_match(out[1], "<escape_times> 600 paths, 2 conditions")
+  expect_true(any(grepl("backend: cpu", out)))
+  expect_output(print(s), "Escape times by condition")
+  d <- as.data.frame(x)
+  expect_identical(class(d), "data.frame")
+  expect_named(d, c("condition", "gamma", "V0", "beta", "theta", "replica",
+                    "value", "escaped"))
+  f <- tempfile(fileext = ".pdf")
+  grDevices::pdf(f)
+  expect_invisible(plot(x, theory = "kramers"))
+  grDevices::dev.off()
+  unlink(f)
+  skip_if_not_installed("ggplot2")
+  g <- ggplot2::autoplot(x, theory = "bhl")
+  expect_s3_class(g, "ggplot")
+  skip_if_not_installed("survival")
+  sv <- as_surv(x)
+  expect_s3_class(sv, "Surv")
+  expect_equal(length(sv), 600)
+})
+
+test_that("an interrupt returns the finished paths and leaves the session usable", {
+  skip_on_os("windows")
+  pid <- Sys.getpid()
+  job <- parallel::mcparallel({ Sys.sleep(1); tools::pskill(pid, tools::SIGINT) })
+  expect_warning(
+    x <- escape_times(2000, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15,
+                      h = 0.01, t_max = 1e9, seed = 1, backend = "cpu",
+                      progress = FALSE),
+    "interrupted: .* of 2,000 paths finished")
+  parallel::mccollect(job)
+  expect_true(attr(x, "interrupted"))
+  expect_true(all(is.na(x$value) == is.na(x$escaped)))
+  expect_true(any(is.na(x$escaped)))
+  # finished paths are the same as in an uninterrupted run of those replicas
+  done <- which(!is.na(x$escaped))[1:2]
+  y <- escape_times(1, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, h = 0.01,
+                    t_max = 1e9, seed = 1, backend = "cpu", progress = FALSE,
+                    first_replica = x$replica[done[1]])
+  expect_identical(y$value, x$value[done[1]])
+  expect_equal(nrow(escape_times(5, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3,
+                                 h = 0.02, t_max = 100, seed = 1, backend = "cpu")), 5)
+})
+
+test_that("bad input gives errors that name the argument", {
+  ok <- list(n = 10, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+             t_max = 100, seed = 1, backend = "cpu", progress = FALSE)
+  bad <- function(...) do.call(escape_times, modifyList(ok, list(...)))
+  expect_error(bad(n = 0), "`n` must be a single whole number between 1")
+  expect_error(bad(n = 2.5), "`n` must be")
+  expect_error(bad(gamma = 1), "`gamma` must be numbers in \\[0, 1\\), not 1")
+  expect_error(bad(gamma = c(0.2, -0.1)), "`gamma` must be .* not -0.1")
+  expect_error(bad(gamma = NA), "`gamma` must be")
+  expect_error(bad(V0 = 0), "`V0` must be")
+  expect_error(bad(beta = -1), "`beta` must be")
+  expect_error(bad(theta = Inf), "`theta` must be")
+  expect_error(bad(h = 0), "`h` must be")
+  expect_error(bad(h = c(0.1, 0.2)), "`h` must be")
+  expect_error(bad(t_max = Inf), "`t_max` must be")
+  expect_error(bad(t_max = 0.001), "`t_max` .* must be at least one step")
+  expect_error(bad(method = "rk4"), "`method` must be one of \"srk2\", \"euler\"")
+  expect_error(bad(precision = "half"), "`precision` must be one of")
+  expect_error(bad(first_replica = 0), "`first_replica` must be")
+  expect_error(bad(progress = NA), "`progress` must be TRUE or FALSE")
+  expect_error(bad(seed = -1), "`seed` must be")
+  expect_error(bad(n = 2^31), "result would have 2,147,483,648 rows")
+  expect_error(bad(n = 2^30, gamma = c(0.1, 0.2, 0.3, 0.4)), "rows")
+  big <- floor(statphysgpu:::available_memory() / 56 * 1.5)
+  if (is.finite(big) && big < .Machine$integer.max) {
+    expect_error(bad(n = big), "would need about .* of memory")
+  }
+  st <- .Call(statphysgpu:::C_sp_r_gpu_status)
+  if (!st$available) {
+    expect_error(bad(backend = "gpu"), "GPU backend is unavailable: ")
+  }
+  expect_warning(bad(h = 0.2), "`h` is coarse for the dynamics: h \\* sqrt\\(V0\\) = 0.2 > 0.1")
+  sbad <- function(...) do.call(switching_currents, modifyList(
+    list(n = 10, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+         seed = 1, backend = "cpu", progress = FALSE), list(...)))
+  expect_error(sbad(ramp = 0), "`ramp` must be")
+  expect_error(sbad(ramp = -1e-3), "`ramp` must be")
+  expect_error(sbad(gamma0 = 1), "`gamma0` must be a single number in \\[0, 1\\)")
+  expect_error(sbad(gamma0 = 0.5, gamma_max = 0.4), "`gamma_max` must be a single number in \\(gamma0, 1\\]")
+  expect_error(sbad(gamma_max = 1.2), "`gamma_max` must be")
+  expect_error(as_surv(data.frame(value = 1)), "`x` must be a result")
+})
