@@ -11,6 +11,7 @@
 SEXP sp_r_philox_cpu(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_philox_block(SEXP, SEXP);
 SEXP sp_r_uniform_transform(SEXP, SEXP);
+SEXP sp_r_math(SEXP, SEXP, SEXP);
 SEXP sp_r_build_info(void);
 SEXP sp_r_gpu_status(void);
 SEXP sp_r_gpu_devices(SEXP);
@@ -36,6 +37,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_philox_cpu, 6),
   CALLDEF(sp_r_philox_block, 2),
   CALLDEF(sp_r_uniform_transform, 2),
+  CALLDEF(sp_r_math, 3),
   CALLDEF(sp_r_build_info, 0),
   CALLDEF(sp_r_gpu_status, 0),
   CALLDEF(sp_r_gpu_devices, 1),

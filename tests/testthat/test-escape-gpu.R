@@ -1,0 +1,117 @@
+# Escape times and switching currents on the GPU: the same paths as the CPU.
+
+test_that("GPU and CPU agree path by path in double precision", {
+  skip_if_no_gpu()
+  for (m in c("euler", "srk2")) {
+    args <- list(n = 3000, gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2,
+                 h = 0.02, t_max = 4000, method = m, seed = 77,
+                 precision = "double", progress = FALSE)
+    cpu <- do.call(escape_times, c(args, backend = "cpu"))
+    gpu <- do.call(escape_times, c(args, backend = "gpu"))
+    expect_identical(attr(gpu, "backend"), "gpu")
+    # same normals, same operations; sin, log and the fused multiply-adds
+    # round differently in the last bits.  A path whose trajectory grazes the
+    # threshold may cross one step apart on the two backends; all others agree
+    # to ~1e-12.  Accept: 99% of paths within 1e-9 relative, all flags but
+    # 0.5% equal.
+    rel <- abs(gpu$value - cpu$value) / cpu$value
+    expect_gt(mean(rel < 1e-9), 0.99)
+    expect_gt(mean(gpu$escaped == cpu$escaped), 0.995)
+  }
+})
+
+test_that("GPU single precision has the distribution of the CPU's", {
+  skip_if_no_gpu()
+  # different seeds: two independent samples of one law; two-sample KS,
+  # accept p > 0.001 per condition
+  args <- list(n = 20000, gamma = c(0.5, 0.7), V0 = 1, beta = 0.3, theta = 0.15,
+               h = 0.02, t_max = 1e6, progress = FALSE)
+  cpu <- do.call(escape_times, c(args, backend = "cpu", seed = 1))
+  gpu <- do.call(escape_times, c(args, backend = "gpu", seed = 2))
+  for (c in 1:2) {
+    p <- stats::ks.test(cpu$value[cpu$condition == c], gpu$value[gpu$condition == c])$p.value
+    expect_gt(p, 0.001)
+  }
+  # same seed: the same paths up to the rounding of single precision (most
+  # paths agree closely; escape is chaotic near the barrier top, so a few
+  # differ more)
+  gpu1 <- do.call(escape_times, c(args, backend = "gpu", seed = 1))
+  expect_gt(mean(abs(gpu1$value - cpu$value) / cpu$value < 1e-2), 0.9)
+})
+
+test_that("several devices give the one-device result, and chunks combine", {
+  skip_if_no_gpu()
+  args <- list(gamma = 0.5, V0 = 1, beta = 0.3, theta = 0.2, h = 0.02,
+               t_max = 4000, seed = 5, backend = "gpu", progress = FALSE)
+  one <- do.call(escape_times, c(args, n = 5000, devices = 0))
+  all <- do.call(escape_times, c(args, n = 5000, devices = "all"))
+  expect_identical(as.data.frame(all), as.data.frame(one))
+  parts <- rbind(do.call(escape_times, c(args, n = 2000)),
+                 do.call(escape_times, c(args, n = 3000, first_replica = 2001)))
+  expect_identical(as.data.frame(parts), as.data.frame(one))
+})
+
+test_that("strongly damped on the GPU: 40000 paths against the Smoluchowski MFPT", {
+  skip_if_no_gpu()
+  # as the CPU test (beta = 120 omega_b, expected bias +0.68%), with 10x the
+  # paths: standard error 0.5%; accept |z| < 4
+  g <- 0.5
+  wb <- (1 - g^2)^0.25
+  beta <- 120 * wb
+  theta <- barrier_height(g, 1)
+  x <- escape_times(40000, gamma = g, V0 = 1, beta = beta, theta = theta,
+                    h = 0.4 / beta, t_max = 1e9, seed = 2027, backend = "gpu",
+                    progress = FALSE)
+  tau <- mfpt_smoluchowski(g, 1, beta, theta)
+  se <- stats::sd(x$value) / sqrt(nrow(x))
+  expect_lt(abs(mean(x$value) - tau) / se, 4)
+})
+
+test_that("switching currents on the GPU follow Fulton-Dunkleberger at DU/theta ~ 10.5", {
+  skip_if_no_gpu()
+  # The CPU test's device with a slower ramp: the median switching bias has
+  # Delta U / theta = 10.5.  20000 paths: the 99% KS band is 1.628/sqrt(n) =
+  # 0.0115, widened by 0.02 for the theory's own error.
+  V0 <- 20
+  beta <- sqrt(V0) * (1 - 0.6^2)^0.25 / 3
+  theta <- 0.5
+  g <- seq(0.4, 0.99, by = 0.0005)
+  find_ramp <- function(target) {
+    f <- function(lv) {
+      s <- switching_distribution(g, exp(lv), V0, beta, theta, "kramers")
+      barrier_height(g[which(s$cdf >= 0.5)[1]], V0) / theta - target
+    }
+    exp(stats::uniroot(f, c(log(1e-9), log(1e-4)))$root)
+  }
+  ramp <- find_ramp(10.5)
+  s <- switching_distribution(g, ramp, V0, beta, theta, "kramers")
+  gamma0 <- g[which(s$cdf >= 1e-4)[1]]
+  gmax <- g[which(s$cdf >= 0.9999)[1]]
+  n <- 20000
+  x <- switching_currents(n, ramp = ramp, V0 = V0, beta = beta, theta = theta,
+                          h = 0.05 / sqrt(V0), gamma0 = gamma0, gamma_max = gmax,
+                          seed = 3, backend = "gpu", progress = FALSE)
+  th <- switching_distribution(sort(x$value), ramp, V0, beta, theta, "kramers",
+                               gamma0 = gamma0)$cdf
+  e <- seq_len(n) / n
+  expect_lt(max(abs(c(e - th, e - 1 / n - th))), 1.628 / sqrt(n) + 0.02)
+})
+
+test_that("an interrupted GPU run returns its finished paths; the session goes on", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  pid <- Sys.getpid()
+  job <- parallel::mcparallel({ Sys.sleep(1.5); tools::pskill(pid, tools::SIGINT) })
+  expect_warning(
+    x <- escape_times(1e6, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.08,
+                      h = 0.01, t_max = 1e9, seed = 1, backend = "gpu",
+                      progress = FALSE),
+    "interrupted")
+  parallel::mccollect(job)
+  expect_true(any(is.na(x$escaped)))
+  y <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+                    t_max = 100, seed = 1, backend = "gpu", progress = FALSE)
+  expect_equal(nrow(y), 100)
+  free <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
+  expect_gt(free, 0.5 * gpu_devices()$free_memory[1]) # nothing leaked
+})
