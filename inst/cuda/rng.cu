@@ -43,39 +43,52 @@ __device__ __forceinline__ double sp_block_sum(double x, double *smem) {
 }
 
 /* Sum and sum of squares of normals 4 g0 .. 4 (g0 + ngroups) - 1, added to
- * acc[0], acc[1]; nothing is written per value. */
+ * acc[0], acc[1]; nothing is written per value.  One kernel per precision,
+ * so that the single-precision one is not compiled for the double one's
+ * registers and stack (CUDA's double sincos keeps a slow-path array). */
 extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
-sp_philox_normal_moments_kernel(int single, uint64_t seed, uint64_t stream,
-                                uint64_t offset, uint64_t g0, uint64_t ngroups,
-                                double *acc) {
+sp_philox_normal_moments_single(uint64_t seed, uint64_t stream, uint64_t offset,
+                                uint64_t g0, uint64_t ngroups, double *acc) {
   __shared__ double smem[32];
   double s = 0.0, ss = 0.0;
   uint64_t step = (uint64_t)gridDim.x * blockDim.x;
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (single) {
-    while (i < ngroups) {
-      /* float partial sums over at most 256 values, then double */
-      float fs = 0.0f, fss = 0.0f;
-      for (int k = 0; k < 64 && i < ngroups; k++, i += step) {
-        sp_u32x4 r = sp_philox_draws4(seed, stream, offset + 4 * (g0 + i));
-        float z0, z1, z2, z3;
-        sp_box_muller_float(r.x, r.y, &z0, &z1);
-        sp_box_muller_float(r.z, r.w, &z2, &z3);
-        fs += (z0 + z1) + (z2 + z3);
-        fss += (z0 * z0 + z1 * z1) + (z2 * z2 + z3 * z3);
-      }
-      s += fs;
-      ss += fss;
-    }
-  } else {
-    for (; i < ngroups; i += step) {
+  while (i < ngroups) {
+    /* float partial sums over at most 256 values, then double */
+    float fs = 0.0f, fss = 0.0f;
+    for (int k = 0; k < 64 && i < ngroups; k++, i += step) {
       sp_u32x4 r = sp_philox_draws4(seed, stream, offset + 4 * (g0 + i));
-      double z0, z1, z2, z3;
-      sp_box_muller_double(r.x, r.y, &z0, &z1);
-      sp_box_muller_double(r.z, r.w, &z2, &z3);
-      s += (z0 + z1) + (z2 + z3);
-      ss += (z0 * z0 + z1 * z1) + (z2 * z2 + z3 * z3);
+      float z0, z1, z2, z3;
+      sp_box_muller_float(r.x, r.y, &z0, &z1);
+      sp_box_muller_float(r.z, r.w, &z2, &z3);
+      fs += (z0 + z1) + (z2 + z3);
+      fss += (z0 * z0 + z1 * z1) + (z2 * z2 + z3 * z3);
     }
+    s += fs;
+    ss += fss;
+  }
+  s = sp_block_sum(s, smem);
+  ss = sp_block_sum(ss, smem);
+  if (threadIdx.x == 0) {
+    atomicAdd(acc, s);
+    atomicAdd(acc + 1, ss);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
+sp_philox_normal_moments_double(uint64_t seed, uint64_t stream, uint64_t offset,
+                                uint64_t g0, uint64_t ngroups, double *acc) {
+  __shared__ double smem[32];
+  double s = 0.0, ss = 0.0;
+  uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+  for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < ngroups;
+       i += step) {
+    sp_u32x4 r = sp_philox_draws4(seed, stream, offset + 4 * (g0 + i));
+    double z0, z1, z2, z3;
+    sp_box_muller_double(r.x, r.y, &z0, &z1);
+    sp_box_muller_double(r.z, r.w, &z2, &z3);
+    s += (z0 + z1) + (z2 + z3);
+    ss += (z0 * z0 + z1 * z1) + (z2 * z2 + z3 * z3);
   }
   s = sp_block_sum(s, smem);
   ss = sp_block_sum(ss, smem);

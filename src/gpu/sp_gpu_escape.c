@@ -132,7 +132,7 @@ int sp_gpu_escape(const char *key, const sp_escape_job *job, double *value, int 
   unsigned int budget = 32;
   double t_start = sp_now();
   esc_dev *E;
-  int d, st = SP_OK, running;
+  int d, st = SP_OK, running, tail;
   memset(stats, 0, sizeof *stats);
   if (total == 0) return SP_OK;
   E = (esc_dev *)calloc((size_t)ndev, sizeof *E);
@@ -174,17 +174,26 @@ int sp_gpu_escape(const char *key, const sp_escape_job *job, double *value, int 
       stats->interrupted = 1;
       break;
     }
-    /* aim at launches of about ESC_TARGET_SECONDS */
-    if (dt < 0.5 * ESC_TARGET_SECONDS && budget < (1u << 30)) budget *= 2;
-    else if (dt > 2 * ESC_TARGET_SECONDS && budget > 4) budget /= 2;
-    /* once every path has been handed out, pack the running ones */
+    /* Once every path has been handed out (the tail), pack the running
+     * ones into full warps as soon as a tenth of the lanes idle, and run
+     * shorter rounds so that the packing keeps up with the paths' ends. */
+    tail = 1;
     for (d = 0; d < ndev && st == SP_OK; d++) {
       esc_dev *e = &E[d];
-      if (!e->done && e->hnext >= e->p_end) {
+      if (e->done) continue;
+      if (e->hnext >= e->p_end) {
         double started = (double)(e->p_end - e->p_begin);
         double active = started - (double)e->hstats[2];
-        if (active < 0.5 * (double)e->nlanes) st = esc_compact(e);
+        if (active < 0.9 * (double)e->nlanes) st = esc_compact(e);
+      } else {
+        tail = 0;
       }
+    }
+    /* aim at launches of about ESC_TARGET_SECONDS (a fifth in the tail) */
+    {
+      double target = tail ? 0.2 * ESC_TARGET_SECONDS : ESC_TARGET_SECONDS;
+      if (dt < 0.5 * target && budget < (1u << 30)) budget *= 2;
+      else if (dt > 2 * target && budget > 4) budget /= 2;
     }
   }
   /* results (also those of an interrupted run: unfinished paths stay -1) */

@@ -142,7 +142,9 @@ int sp_gpu_philox_normal_moments(const char *key, int single, uint64_t seed,
   }
   for (d = 0; d < ndev && st == SP_OK; d++) {
     split(G, ndev, d, &L[d].g, &L[d].gend);
-    st = lane_setup(&L[d], devices[d], key, "sp_philox_normal_moments_kernel",
+    st = lane_setup(&L[d], devices[d], key,
+                    single ? "sp_philox_normal_moments_single"
+                           : "sp_philox_normal_moments_double",
                     2 * sizeof(double), "the accumulators");
     if (st == SP_OK) st = sp_gpu_memset0(L[d].dev, L[d].buf, 2 * sizeof(double));
     if (st == SP_OK) st = sp_gpu_event_create(L[d].dev, &ev[2 * d]);
@@ -151,15 +153,14 @@ int sp_gpu_philox_normal_moments(const char *key, int single, uint64_t seed,
   for (d = 0; d < ndev && st == SP_OK; d++) {
     rng_lane *l = &L[d];
     uint64_t g0 = l->g, c = l->gend - l->g;
-    int s = single;
-    void *args[7];
-    args[0] = &s; args[1] = &seed; args[2] = &stream; args[3] = &offset;
-    args[4] = &g0; args[5] = &c; args[6] = &l->buf;
+    void *args[6];
+    args[0] = &seed; args[1] = &stream; args[2] = &offset;
+    args[3] = &g0; args[4] = &c; args[5] = &l->buf;
     st = sp_gpu_activate(l->dev);
     if (st == SP_OK) st = sp_gpu_event_record(l->dev, ev[2 * d], l->stream);
     if (st == SP_OK && c > 0)
       st = sp_gpu_launch(l->dev, l->fn, l->grid_max, RNG_BLOCK, 0, l->stream, args,
-                         "sp_philox_normal_moments_kernel");
+                         "sp_philox_normal_moments");
     if (st == SP_OK) st = sp_gpu_event_record(l->dev, ev[2 * d + 1], l->stream);
   }
   for (d = 0; d < ndev && st == SP_OK; d++) {
