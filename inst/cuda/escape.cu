@@ -73,7 +73,7 @@ sp_escape_kernel(const sp_wb_cond *__restrict__ conds, uint64_t n, uint64_t repl
     k = lk[lid];
     sp_esc_load(conds, n, replica0, pid, &par, &kmax, &stream);
   }
-  for (unsigned int it = 0; it < budget; it++) {
+  for (unsigned int it = 0; it < budget; it += 2) {
     unsigned need = __ballot_sync(FULL, pid == -1);
     if (need) {
       if (!exhausted) {
@@ -98,29 +98,36 @@ sp_escape_kernel(const sp_wb_cond *__restrict__ conds, uint64_t n, uint64_t repl
         pid = -2;
       }
     }
-    const bool act = pid >= 0;
+    bool act = pid >= 0;
     if (!__any_sync(FULL, act)) break;
-    iters++;
-    if (act) {
-      sp_real f;
-      int hit = SP_WB(sp_wb_macro)(&par, SP_ESC_HEUN, seed, stream, k, kmax, &phi, &v, &f);
-      k += 4;
-      if (hit) {
-        uint64_t kc = k - 4 + (uint64_t)hit;
-        const sp_wb_cond *cd = conds + (uint64_t)pid / n;
-        double val = SP_WB(sp_wb_value)(cd, kc, (double)f);
-        /* censoring is exact at vcens, also inside the last step */
-        value[(uint64_t)pid - p_begin] = val <= cd->vcens ? val : cd->vcens;
-        escaped[(uint64_t)pid - p_begin] = val <= cd->vcens;
-        useful += kc;
-        done++;
-        pid = -1;
-      } else if (k >= kmax) {
-        value[(uint64_t)pid - p_begin] = conds[(uint64_t)pid / n].vcens;
-        escaped[(uint64_t)pid - p_begin] = 0;
-        useful += kmax;
-        done++;
-        pid = -1;
+    /* two macro-steps (eight steps) per round of bookkeeping: a lane whose
+     * path ends in the first idles through the second */
+    iters += 2;
+#pragma unroll
+    for (int u = 0; u < 2; u++) {
+      if (act) {
+        sp_real f;
+        int hit = SP_WB(sp_wb_macro)(&par, SP_ESC_HEUN, seed, stream, k, kmax, &phi, &v, &f);
+        k += 4;
+        if (hit) {
+          uint64_t kc = k - 4 + (uint64_t)hit;
+          const sp_wb_cond *cd = conds + (uint64_t)pid / n;
+          double val = SP_WB(sp_wb_value)(cd, kc, (double)f);
+          /* censoring is exact at vcens, also inside the last step */
+          value[(uint64_t)pid - p_begin] = val <= cd->vcens ? val : cd->vcens;
+          escaped[(uint64_t)pid - p_begin] = val <= cd->vcens;
+          useful += kc;
+          done++;
+          pid = -1;
+          act = false;
+        } else if (k >= kmax) {
+          value[(uint64_t)pid - p_begin] = conds[(uint64_t)pid / n].vcens;
+          escaped[(uint64_t)pid - p_begin] = 0;
+          useful += kmax;
+          done++;
+          pid = -1;
+          act = false;
+        }
       }
     }
   }

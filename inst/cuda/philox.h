@@ -44,7 +44,15 @@ SP_FN sp_u32x4 sp_philox4x32_10(sp_u32x4 c, uint32_t k0, uint32_t k1) {
   int r;
   SP_UNROLL
   for (r = 0; r < 10; r++) {
-    uint64_t p0 = (uint64_t)SP_PHILOX_M0 * c.x, p1 = (uint64_t)SP_PHILOX_M1 * c.z;
+    uint64_t p0, p1;
+#if SP_CUDA
+    /* one IMAD.WIDE.U32 each, its halves read straight from the register pair */
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p0) : "r"(c.x), "r"(SP_PHILOX_M0));
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p1) : "r"(c.z), "r"(SP_PHILOX_M1));
+#else
+    p0 = (uint64_t)SP_PHILOX_M0 * c.x;
+    p1 = (uint64_t)SP_PHILOX_M1 * c.z;
+#endif
     uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0;
     uint32_t hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
     sp_u32x4 n;
@@ -139,7 +147,8 @@ SP_FN void sp_box_muller_double(uint32_t a, uint32_t b, double *z0, double *z1) 
 }
 
 SP_FN void sp_box_muller_float(uint32_t a, uint32_t b, float *z0, float *z1) {
-  float r = sp_sqrt_f(-2.0f * sp_log_f(sp_u01_float(a)));
+  /* -2 log u > 0: u < 1 always */
+  float r = sp_sqrt_pos_f(-2.0f * sp_log_f(sp_u01_float(a)));
   float t = 3.14159265358979323846f * (2.0f * sp_u01_float(b) - 1.0f);
   float s, c;
   sp_sincos_f(t, &s, &c);
