@@ -12,7 +12,7 @@ RSCRIPT ?= Rscript
 PKG     := statphysgpu
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 TARBALL := $(PKG)_$(VERSION).tar.gz
-DEMO    := streams
+DEMO    := switching
 
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
 DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown \

@@ -109,13 +109,13 @@ print.summary.sp_paths <- function(x, digits = 4, ...) {
 print.sp_paths <- function(x, ...) {
   n <- nrow(x)
   conds <- conditions_of(x)
-  cat(sprintf("<%s> %s paths, %d condition%s", class(x)[1], format(n, big.mark = ","),
-              nrow(conds), if (nrow(conds) == 1) "" else "s"))
-  if (!is.null(attr(x, "method"))) {
-    cat(sprintf(" | %s, %s precision, h = %s", attr(x, "method"), attr(x, "precision"),
-                format(attr(x, "h"))))
-  }
-  cat("\n")
+  cli::cat_line(sprintf("<%s> %s paths, %d condition%s", class(x)[1],
+                        format(n, big.mark = ","), nrow(conds),
+                        if (nrow(conds) == 1) "" else "s"),
+                if (!is.null(attr(x, "method")))
+                  sprintf(" | %s, %s precision, h = %s", attr(x, "method"),
+                          attr(x, "precision"), format(attr(x, "h")))
+                else "")
   if (!is.null(attr(x, "backend"))) {
     cat(sprintf("backend: %s [%s] | seed %s | %.3g s", attr(x, "backend"),
                 paste(attr(x, "devices"), collapse = ", "),
@@ -269,6 +269,7 @@ paths_plot_data <- function(x, level, theory) {
 #' @param theory `"none"`, `"kramers"` or `"bhl"`.
 #' @param level Confidence level of the band.
 #' @param log Passed to [plot()] (e.g. `"x"` for a logarithmic time axis).
+#' @param xlim Range of the horizontal axis (default: the data's).
 #' @param ... Passed to [plot()].
 #' @return `x`, invisibly.
 #' @examples
@@ -277,12 +278,13 @@ paths_plot_data <- function(x, level, theory) {
 #' plot(x, theory = "kramers")
 #' @export
 plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl"), level = 0.95,
-                          log = "", ...) {
+                          log = "", xlim = NULL, ...) {
   theory <- check_choice(theory, c("none", "kramers", "bhl"), "theory")
   level <- check_level(level)
   pd <- paths_plot_data(x, level, theory)
   xr <- range(unlist(lapply(pd, function(p) p$band$x)), finite = TRUE)
   if (grepl("x", log)) xr[1] <- max(xr[1], min(x$value[x$value > 0], na.rm = TRUE))
+  if (!is.null(xlim)) xr <- xlim
   cols <- grDevices::hcl.colors(max(length(pd), 2), "Dark 3")[seq_along(pd)]
   graphics::plot(NA, xlim = xr, ylim = c(0, 1), log = log,
                  xlab = value_label(x), ylab = "cumulative probability",
@@ -292,7 +294,7 @@ plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl"), level = 0.95,
                  ...)
   for (i in seq_along(pd)) {
     b <- pd[[i]]$band
-    xs <- c(b$x, xr[2])
+    xs <- c(b$x, max(xr[2], b$x[length(b$x)]))
     lo <- ifelse(is.na(b$lower), b$cdf, b$lower)
     hi <- ifelse(is.na(b$upper), b$cdf, b$upper)
     xx <- rep(xs, each = 2)
