@@ -288,9 +288,9 @@ plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl"), level = 0.95,
   cols <- grDevices::hcl.colors(max(length(pd), 2), "Dark 3")[seq_along(pd)]
   graphics::plot(NA, xlim = xr, ylim = c(0, 1), log = log,
                  xlab = value_label(x), ylab = "cumulative probability",
-                 main = sprintf("%s: empirical CDF with %g%% band%s", path_type(x),
-                                100 * level,
-                                if (theory != "none") paste0(", ", theory, " theory") else ""),
+                 main = sprintf("Empirical CDF, %g%% band%s", 100 * level,
+                                if (theory != "none") sprintf(", %s theory dashed",
+                                                              theory) else ""),
                  ...)
   for (i in seq_along(pd)) {
     b <- pd[[i]]$band

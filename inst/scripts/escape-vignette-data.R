@@ -1,6 +1,8 @@
 # Recipe for the precomputed results of vignette("escape-times"): run on a
-# machine with a GPU (a few seconds on an H100; about an hour on two CPU
-# cores with backend = "cpu").  Writes escape-vignette.rds into `out_dir`.
+# machine with a GPU (about a minute: the longest of the 35,840 escapes takes
+# some 6e8 sequential steps; hours on two CPU
+# cores with STATPHYSGPU_BACKEND=cpu).  Writes escape-vignette.rds into
+# STATPHYSGPU_OUT (default: the working directory).
 #
 #   Rscript -e 'source(system.file("scripts", "escape-vignette-data.R",
 #                                  package = "statphysgpu"))'
