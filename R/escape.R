@@ -82,7 +82,7 @@ escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
                          precision = c("single", "double"),
                          progress = interactive()) {
   call <- sys.call()
-  check_fraction(gamma, "gamma", call)
+  gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
   h <- check_positive(h, "h", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (t_max < h) {
@@ -143,12 +143,9 @@ switching_currents <- function(n, ramp, V0, beta, theta, h, gamma0 = 0,
                                progress = interactive()) {
   call <- sys.call()
   h <- check_positive(h, "h", len = 1, call = call)
-  check_fraction(gamma0, "gamma0", call, len = 1)
-  if (!is.numeric(gamma_max) || length(gamma_max) != 1 || is.na(gamma_max) ||
-      !(gamma_max > gamma0) || gamma_max > 1) {
-    sp_abort(sprintf("`gamma_max` must be a single number in (gamma0, 1] = (%s, 1], not %s.",
-                     format(gamma0), describe(gamma_max)), call = call)
-  }
+  gamma0 <- check_range(gamma0, "gamma0", 0, 1, hi_open = TRUE, len = 1, call = call)
+  gamma_max <- check_range(gamma_max, "gamma_max", gamma0, 1, lo_open = TRUE,
+                           len = 1, call = call)
   grid <- washboard_grid(list(ramp = ramp, V0 = V0, beta = beta, theta = theta),
                          call)
   dg <- grid$ramp * h
@@ -169,21 +166,6 @@ switching_currents <- function(n, ramp, V0, beta, theta, h, gamma0 = 0,
 }
 
 # ---- shared machinery -------------------------------------------------------------
-
-check_fraction <- function(x, name, call, len = NULL) {
-  ok <- is.numeric(x) && length(x) >= 1 && (is.null(len) || length(x) == len) &&
-    !anyNA(x) && all(is.finite(x)) && all(x >= 0 & x < 1)
-  if (!ok) {
-    bad <- if (is.numeric(x) && length(x) > 1) {
-      i <- which(is.na(x) | !is.finite(x) | x < 0 | x >= 1)[1]
-      if (is.na(i)) describe(x) else describe(x[i])
-    } else describe(x)
-    sp_abort(sprintf("`%s` must be %s in [0, 1), not %s.", name,
-                     if (identical(len, 1)) "a single number" else "numbers",
-                     bad), call = call)
-  }
-  invisible(as.double(x))
-}
 
 # Steps that cover x step lengths (censoring itself is exact: a crossing
 # interpolated past t_max or gamma_max inside the last step is censored).
