@@ -1,4 +1,5 @@
 /* The CPU escape engine in single precision (see sp_escape_lanes.inc). */
+#include "sp_optimize.h" /* before any other code: keeps the hot loops optimised */
 #include <stdlib.h>
 #include <string.h>
 

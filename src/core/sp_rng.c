@@ -1,3 +1,4 @@
+#include "sp_optimize.h" /* before any other code: keeps the hot loops optimised */
 #include "sp_rng.h"
 
 #include "philox.h"
