@@ -34,6 +34,10 @@
 #' GPUs, cluster workers) combine with `rbind()` into the one-machine result.
 #' On the CPU results are bit-identical for any thread count and chunking;
 #' CPU and GPU agree path by path in double precision up to rounding.
+#' [replica_chunks()] lays out the chunks of a large study. (Bit identity holds
+#' for one build on one kind of CPU: the engine picks AVX-512, AVX2 or
+#' baseline code at load time, and fused multiply-adds round differently, so
+#' different CPUs agree to rounding, which can move a crossing by one step.)
 #'
 #' @param n Paths per condition, a whole number \eqn{\ge 1}.
 #' @param gamma Bias current \eqn{I_b/I_c}, in \eqn{[0, 1)}; a vector gives

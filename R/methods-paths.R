@@ -214,7 +214,7 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(first)), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(first, a)
-  attr(out, "n") <- length(unique(df$replica))
+  attr(out, "n") <- as.double(length(unique(df$replica)))
   attr(out, "first_replica") <- min(df$replica)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "steps") <- Reduce(`+`, lapply(parts, function(p) attr(p, "steps") %||% c(useful = 0, issued = 0)))

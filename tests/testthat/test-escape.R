@@ -73,6 +73,44 @@ test_that("results do not depend on threads or chunking, in both precisions", {
   expect_error(rbind(a, b), "one simulation")
 })
 
+test_that("replica_chunks() lays out chunks that cover the replicas once", {
+  ch <- replica_chunks(10, size = 4)
+  expect_identical(ch$first_replica, c(1, 5, 9))
+  expect_identical(ch$n, c(4, 4, 2))
+  expect_identical(ch$last_replica, c(4, 8, 10))
+  for (k in c(1, 3, 7, 10)) {
+    ch <- replica_chunks(10, chunks = k, first_replica = 101)
+    expect_identical(nrow(ch), as.integer(k))
+    expect_equal(unlist(Map(seq, ch$first_replica, ch$last_replica)), 101:110)
+    expect_lte(max(ch$n) - min(ch$n), 1)
+  }
+  expect_error(replica_chunks(10), "exactly one of `size`")
+  expect_error(replica_chunks(10, size = 2, chunks = 5), "exactly one of `size`")
+  expect_error(replica_chunks(10, chunks = 11), "`chunks`.*between 1 and 10")
+  expect_error(replica_chunks(0, size = 1), "`n`")
+  expect_error(replica_chunks(10, size = 1.5), "`size`")
+  expect_error(replica_chunks(2^40, size = 1), "1e7")
+  expect_error(replica_chunks(10, size = 1, first_replica = 2^40), "pass 2\\^40")
+})
+
+test_that("chunks run by future.apply workers combine into the one-process result", {
+  skip_if_not_installed("future.apply")
+  args <- list(gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2, h = 0.05,
+               t_max = 2000, seed = 7, backend = "cpu", progress = FALSE)
+  whole <- do.call(escape_times, c(list(n = 90), args))
+  ch <- replica_chunks(90, chunks = 3)
+  # two worker processes, each running its own chunks with its own threads
+  oplan <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(oplan), add = TRUE)
+  parts <- future.apply::future_Map(function(first, m) {
+    do.call(statphysgpu::escape_times, c(list(n = m, first_replica = first), args))
+  }, ch$first_replica, ch$n)
+  combined <- do.call(rbind, parts)
+  expect_identical(as.data.frame(combined), as.data.frame(whole))
+  expect_identical(attr(combined, "n"), 90)
+  expect_identical(attr(combined, "first_replica"), 1)
+})
+
 test_that("censoring is exact at t_max and gamma_max", {
   long <- escape_times(400, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
                        h = 0.02, t_max = 1e6, seed = 3, backend = "cpu",

@@ -1,0 +1,58 @@
+#' Split replicas into chunks that combine into the one-machine result
+#'
+#' A replica's random numbers depend only on the seed and its replica number
+#' (see [escape_times()], "Random numbers and chunking"), so a large study can
+#' run as independent chunks, on other cores, GPUs, machines or cluster jobs,
+#' each a call with the same `seed` and its own `first_replica` and `n`.
+#' `replica_chunks()` lays out those calls; [rbind()] of the chunk results
+#' equals the result of one call with all the replicas.
+#'
+#' Give every chunk the same explicit `seed`: with `seed = NULL` each chunk
+#' would draw its own seed from R's generator, and its replicas would not be
+#' the one-machine replicas (and [rbind()] refuses to combine them).
+#'
+#' @param n Replicas in all, a whole number \eqn{\ge 1}.
+#' @param size Replicas per chunk (the last chunk takes the rest). Give
+#'   either `size` or `chunks`.
+#' @param chunks Number of chunks, as equal as possible; at most `n`.
+#' @param first_replica Number of the first replica of the whole study.
+#' @return A data frame with one row per chunk: `chunk`, `first_replica`,
+#'   `n` (replicas in the chunk) and `last_replica`.
+#' @examples
+#' ch <- replica_chunks(3000, chunks = 3)
+#' ch
+#' run <- function(first, m) {
+#'   escape_times(m, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+#'                t_max = 200, seed = 42, first_replica = first, backend = "cpu")
+#' }
+#' # lapply() here; future.apply::future_Map() or a cluster scheduler elsewhere
+#' parts <- Map(run, ch$first_replica, ch$n)
+#' x <- do.call(rbind, parts)
+#' identical(x$value, run(1, 3000)$value)
+#' @export
+replica_chunks <- function(n, size = NULL, chunks = NULL, first_replica = 1) {
+  n <- check_count(n, "n", min = 1)
+  first_replica <- check_whole(first_replica, "first_replica", lo = 1, hi = 2^40)
+  if (first_replica - 1 + n > 2^40) {
+    sp_abort("`first_replica + n - 1` must not pass 2^40 (replicas per condition).")
+  }
+  if (is.null(size) == is.null(chunks)) {
+    sp_abort("give exactly one of `size` (replicas per chunk) and `chunks` (number of chunks).")
+  }
+  if (!is.null(size)) {
+    size <- check_whole(size, "size", lo = 1, hi = 2^40)
+    k <- ceiling(n / size)
+    if (k > 1e7) {
+      sp_abort(sprintf("`size` = %s would give %s chunks; at most 1e7 are laid out.",
+                       fmt_num(size), format(k, big.mark = ",")))
+    }
+    counts <- c(rep(size, k - 1), n - size * (k - 1))
+  } else {
+    k <- check_whole(chunks, "chunks", lo = 1, hi = min(n, 1e7))
+    base <- floor(n / k)
+    counts <- base + c(rep(1, n - base * k), rep(0, k - (n - base * k)))
+  }
+  starts <- first_replica + c(0, cumsum(counts)[-k])
+  data.frame(chunk = seq_len(k), first_replica = starts, n = counts,
+             last_replica = starts + counts - 1)
+}
