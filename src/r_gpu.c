@@ -223,6 +223,43 @@ SEXP sp_r_gpu_alloc_test(SEXP dev, SEXP bytes) {
   return Rf_ScalarLogical(1);
 }
 
+/* Hold `bytes` of device memory until the returned external pointer is
+ * released or collected (tests: leave too little memory for a simulation). */
+typedef struct { int dev; CUdeviceptr p; } sp_r_reserved;
+
+static void reserve_finalize(SEXP xp) {
+  sp_r_reserved *r = (sp_r_reserved *)R_ExternalPtrAddr(xp);
+  if (r == NULL) return;
+  sp_gpu_free(r->dev, &r->p);
+  free(r);
+  R_ClearExternalPtr(xp);
+}
+
+SEXP sp_r_gpu_reserve_test(SEXP dev, SEXP bytes) {
+  sp_r_reserved *r;
+  SEXP xp;
+  int d = sp_r_int(dev), st;
+  CUdeviceptr p = 0;
+  st = sp_gpu_alloc(d, (size_t)sp_r_dbl(bytes), "the reserved test buffer", &p);
+  sp_r_check(st);
+  r = (sp_r_reserved *)malloc(sizeof *r);
+  if (r == NULL) {
+    sp_gpu_free(d, &p);
+    Rf_error("out of host memory");
+  }
+  r->dev = d;
+  r->p = p;
+  xp = PROTECT(R_MakeExternalPtr(r, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(xp, reserve_finalize, TRUE);
+  UNPROTECT(1);
+  return xp;
+}
+
+SEXP sp_r_gpu_release_test(SEXP xp) {
+  reserve_finalize(xp);
+  return R_NilValue;
+}
+
 SEXP sp_r_gpu_mem_info(SEXP dev) {
   double fr = 0, tot = 0;
   SEXP out;

@@ -115,3 +115,25 @@ test_that("an interrupted GPU run returns its finished paths; the session goes o
   free <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
   expect_gt(free, 0.5 * gpu_devices()$free_memory[1]) # nothing leaked
 })
+
+test_that("a GPU run that does not fit fails with the estimate, frees all, and the next run works", {
+  skip_if_no_gpu()
+  small <- function() {
+    escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+                 t_max = 100, seed = 1, backend = "gpu", progress = FALSE)
+  }
+  ref <- small() # kernels compiled and loaded before memory runs short
+  before <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
+  # hold all but 512 MiB of the free memory, then ask for 2^25 paths (12
+  # bytes a path on the device: 384 MiB, plus the allocator's 256 MiB margin)
+  hold <- .Call(statphysgpu:::C_sp_r_gpu_reserve_test, 0L, before - 2^29)
+  expect_error(
+    escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+                 t_max = 1, seed = 1, backend = "gpu", progress = FALSE),
+    "needs [0-9.]+ GiB of device memory, but [0-9.]+ GiB of [0-9.]+ GiB")
+  .Call(statphysgpu:::C_sp_r_gpu_release_test, hold)
+  # everything the failed run allocated before the failing request is freed
+  after <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
+  expect_gt(after, before - 2^26)
+  expect_identical(as.data.frame(small()), as.data.frame(ref))
+})
