@@ -26,6 +26,7 @@ SEXP sp_r_gpu_philox_moments(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_curand_check(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_alloc_test(SEXP, SEXP);
 SEXP sp_r_gpu_mem_info(SEXP);
+SEXP sp_r_gpu_live_allocations(void);
 SEXP sp_r_gpu_reserve_test(SEXP, SEXP);
 SEXP sp_r_gpu_release_test(SEXP);
 SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -54,6 +55,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_curand_check, 7),
   CALLDEF(sp_r_gpu_alloc_test, 2),
   CALLDEF(sp_r_gpu_mem_info, 1),
+  CALLDEF(sp_r_gpu_live_allocations, 0),
   CALLDEF(sp_r_gpu_reserve_test, 2),
   CALLDEF(sp_r_gpu_release_test, 1),
   CALLDEF(sp_r_escape, 9),

@@ -260,6 +260,10 @@ SEXP sp_r_gpu_release_test(SEXP xp) {
   return R_NilValue;
 }
 
+SEXP sp_r_gpu_live_allocations(void) {
+  return Rf_ScalarReal((double)sp_gpu_live_allocations());
+}
+
 SEXP sp_r_gpu_mem_info(SEXP dev) {
   double fr = 0, tot = 0;
   SEXP out;

@@ -467,6 +467,17 @@ int sp_gpu_mem_info(int dev, double *free_bytes, double *total_bytes) {
   return SP_OK;
 }
 
+/* Device buffers taken by sp_gpu_alloc() and not yet given back with
+ * sp_gpu_free() (a leak shows here exactly, unlike in the free memory). */
+static long live_allocations = 0;
+
+/* Make dev's context current for releasing a resource; 0 when the driver or
+ * the context is gone (the resource went with it, nothing to release). */
+static int release_ctx_current(int dev) {
+  return gpu_state == 1 && dev >= 0 && dev < n_devices && devs[dev].retained &&
+         cu.cuCtxSetCurrent(devs[dev].ctx) == CUDA_SUCCESS;
+}
+
 int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out) {
   double fr, tot;
   /* keep a margin for the context, module images and the driver */
@@ -484,15 +495,20 @@ int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out) {
   }
   if (bytes == 0) bytes = 1;
   CU_TRY(dev, "cuMemAlloc", cu.cuMemAlloc(out, bytes));
+  __atomic_add_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
   return SP_OK;
 }
 
 void sp_gpu_free(int dev, CUdeviceptr *p) {
   if (p == NULL || *p == 0) return;
-  if (gpu_state == 1 && dev >= 0 && dev < n_devices && devs[dev].retained &&
-      cu.cuCtxSetCurrent(devs[dev].ctx) == CUDA_SUCCESS)
+  if (release_ctx_current(dev))
     cu.cuMemFree(*p);
+  __atomic_sub_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
   *p = 0;
+}
+
+long sp_gpu_live_allocations(void) {
+  return __atomic_load_n(&live_allocations, __ATOMIC_RELAXED);
 }
 
 int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes) {
@@ -545,8 +561,7 @@ int sp_gpu_stream_create(int dev, CUstream *s) {
 
 void sp_gpu_stream_destroy(int dev, CUstream *s) {
   if (s == NULL || *s == NULL) return;
-  if (gpu_state == 1 && dev >= 0 && dev < n_devices && devs[dev].retained &&
-      cu.cuCtxSetCurrent(devs[dev].ctx) == CUDA_SUCCESS)
+  if (release_ctx_current(dev))
     cu.cuStreamDestroy(*s);
   *s = NULL;
 }
@@ -578,8 +593,7 @@ int sp_gpu_event_create(int dev, CUevent *e) {
 
 void sp_gpu_event_destroy(int dev, CUevent *e) {
   if (e == NULL || *e == NULL) return;
-  if (gpu_state == 1 && dev >= 0 && dev < n_devices && devs[dev].retained &&
-      cu.cuCtxSetCurrent(devs[dev].ctx) == CUDA_SUCCESS)
+  if (release_ctx_current(dev))
     cu.cuEventDestroy(*e);
   *e = NULL;
 }
@@ -677,7 +691,7 @@ int sp_gpu_modules_unload_all(void) {
   while (modules != NULL) {
     sp_module *m = modules;
     modules = m->next;
-    if (devs[m->dev].retained && cu.cuCtxSetCurrent(devs[m->dev].ctx) == CUDA_SUCCESS)
+    if (release_ctx_current(m->dev))
       cu.cuModuleUnload(m->mod);
     free(m);
     n++;

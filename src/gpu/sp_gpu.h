@@ -62,6 +62,8 @@ const char *sp_gpu_label(int dev);
 int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out);
 /* Free; never fails (errors during cleanup are ignored). */
 void sp_gpu_free(int dev, CUdeviceptr *p);
+/* Buffers allocated and not yet freed, over all devices (leak checks). */
+long sp_gpu_live_allocations(void);
 int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes);
 /* Set `count` 32-bit words to `value`. */
 int sp_gpu_memset32(int dev, CUdeviceptr p, unsigned int value, size_t count);

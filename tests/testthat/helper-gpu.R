@@ -26,3 +26,7 @@ local_kernel_cache <- function(env = parent.frame()) {
   withr::local_options(statphysgpu.cache_dir = dir, .local_envir = env)
   dir
 }
+
+# Device buffers the package has allocated and not freed (all devices): a
+# leak changes it by at least one, which free memory would not show.
+gpu_live_allocations <- function() .Call(statphysgpu:::C_sp_r_gpu_live_allocations)

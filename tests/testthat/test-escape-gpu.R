@@ -100,8 +100,8 @@ test_that("switching currents on the GPU follow Fulton-Dunkleberger at DU/theta 
 test_that("an interrupted GPU run returns its finished paths; the session goes on", {
   skip_if_no_gpu()
   skip_on_os("windows")
-  pid <- Sys.getpid()
-  job <- parallel::mcparallel({ Sys.sleep(1.5); tools::pskill(pid, tools::SIGINT) })
+  live <- gpu_live_allocations()
+  job <- interrupt_after(1.5)
   expect_warning(
     x <- escape_times(1e6, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.08,
                       h = 0.01, t_max = 1e9, seed = 1, backend = "gpu",
@@ -112,8 +112,7 @@ test_that("an interrupted GPU run returns its finished paths; the session goes o
   y <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
                     t_max = 100, seed = 1, backend = "gpu", progress = FALSE)
   expect_equal(nrow(y), 100)
-  free <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
-  expect_gt(free, 0.5 * gpu_devices()$free_memory[1]) # nothing leaked
+  expect_identical(gpu_live_allocations(), live) # nothing leaked
 })
 
 test_that("a GPU run that does not fit fails with the estimate, frees all, and the next run works", {
@@ -124,6 +123,7 @@ test_that("a GPU run that does not fit fails with the estimate, frees all, and t
   }
   ref <- small() # kernels compiled and loaded before memory runs short
   before <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
+  live <- gpu_live_allocations()
   # hold all but 512 MiB of the free memory, then ask for 2^25 paths (12
   # bytes a path on the device: 384 MiB, plus the allocator's 256 MiB margin)
   hold <- .Call(statphysgpu:::C_sp_r_gpu_reserve_test, 0L, before - 2^29)
@@ -131,9 +131,9 @@ test_that("a GPU run that does not fit fails with the estimate, frees all, and t
     escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
                  t_max = 1, seed = 1, backend = "gpu", progress = FALSE),
     "needs [0-9.]+ GiB of device memory, but [0-9.]+ GiB of [0-9.]+ GiB")
-  .Call(statphysgpu:::C_sp_r_gpu_release_test, hold)
   # everything the failed run allocated before the failing request is freed
-  after <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
-  expect_gt(after, before - 2^26)
+  expect_identical(gpu_live_allocations(), live + 1) # only the held buffer
+  .Call(statphysgpu:::C_sp_r_gpu_release_test, hold)
+  expect_identical(gpu_live_allocations(), live)
   expect_identical(as.data.frame(small()), as.data.frame(ref))
 })
