@@ -42,6 +42,17 @@ __device__ __forceinline__ double sp_block_sum(double x, double *smem) {
   return x;
 }
 
+/* Adds the block's sums of s and ss to acc[0] and acc[1]. */
+__device__ __forceinline__ void sp_block_add_moments(double s, double ss, double *smem,
+                                                     double *acc) {
+  s = sp_block_sum(s, smem);
+  ss = sp_block_sum(ss, smem);
+  if (threadIdx.x == 0) {
+    atomicAdd(acc, s);
+    atomicAdd(acc + 1, ss);
+  }
+}
+
 /* Sum and sum of squares of normals 4 g0 .. 4 (g0 + ngroups) - 1, added to
  * acc[0], acc[1]; nothing is written per value.  One kernel per precision,
  * so that the single-precision one is not compiled for the double one's
@@ -67,12 +78,7 @@ sp_philox_normal_moments_single(uint64_t seed, uint64_t stream, uint64_t offset,
     s += fs;
     ss += fss;
   }
-  s = sp_block_sum(s, smem);
-  ss = sp_block_sum(ss, smem);
-  if (threadIdx.x == 0) {
-    atomicAdd(acc, s);
-    atomicAdd(acc + 1, ss);
-  }
+  sp_block_add_moments(s, ss, smem, acc);
 }
 
 extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
@@ -90,10 +96,5 @@ sp_philox_normal_moments_double(uint64_t seed, uint64_t stream, uint64_t offset,
     s += (z0 + z1) + (z2 + z3);
     ss += (z0 * z0 + z1 * z1) + (z2 * z2 + z3 * z3);
   }
-  s = sp_block_sum(s, smem);
-  ss = sp_block_sum(ss, smem);
-  if (threadIdx.x == 0) {
-    atomicAdd(acc, s);
-    atomicAdd(acc + 1, ss);
-  }
+  sp_block_add_moments(s, ss, smem, acc);
 }
