@@ -13,3 +13,10 @@ with_threads <- function(n, code) {
   on.exit(sp_threads(old))
   code
 }
+
+# Sends this R process SIGINT (a Ctrl-C) after `after` seconds, from a
+# forked child; collect the child with parallel::mccollect() afterwards.
+interrupt_after <- function(after) {
+  pid <- Sys.getpid()
+  parallel::mcparallel({ Sys.sleep(after); tools::pskill(pid, tools::SIGINT) })
+}

@@ -284,8 +284,7 @@ test_that("summary, print, plot and conversions work", {
 
 test_that("an interrupt returns the finished paths and leaves the session usable", {
   skip_on_os("windows")
-  pid <- Sys.getpid()
-  job <- parallel::mcparallel({ Sys.sleep(1); tools::pskill(pid, tools::SIGINT) })
+  job <- interrupt_after(1)
   expect_warning(
     x <- escape_times(2000, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15,
                       h = 0.01, t_max = 1e9, seed = 1, backend = "cpu",
