@@ -35,7 +35,7 @@ static void esc_release(esc_dev *E, int ndev) {
     sp_gpu_free(e->dev, &e->stats);
     sp_gpu_free(e->dev, &e->count);
     sp_gpu_free(e->dev, &e->value);
-    sp_gpu_free(e->dev, &e->escaped);
+    e->escaped = 0; /* points into the value buffer, freed with it */
     for (b = 0; b < 2; b++) {
       sp_gpu_free(e->dev, &e->pid[b]);
       sp_gpu_free(e->dev, &e->phi[b]);
