@@ -3,7 +3,8 @@
 #   make run    install what is missing, install the package, run its main demo
 #   make test   build the tarball, R CMD check it (tests, examples, vignettes),
 #               re-run the tests on a build without OpenMP and without the GPU
-#               backend, and print the testthat totals as the last line
+#               backend, run one session as an interactive console (.ci/
+#               interactive.R), and print the totals as the last line
 #   make deps   only install (or list) what is missing
 #   make docs   regenerate NAMESPACE and man/ with roxygen2
 
@@ -61,7 +62,7 @@ $(TARBALL): deps
 # Exit status: non-zero when R CMD check reports an ERROR or WARNING, or when
 # any test fails in either build.  The last line is the testthat totals.
 test: deps
-	@rm -rf $(PKG).Rcheck .lib-noomp $(PKG)-noomp.log; \
+	@rm -rf $(PKG).Rcheck .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log; \
 	$(R) CMD build . || { echo "0 passed, 1 failed"; exit 1; }; \
 	_R_CHECK_CRAN_INCOMING_=false $(R) CMD check --no-manual $(TARBALL); \
 	status=$$(sed -n 's/^Status: *//p' $(PKG).Rcheck/00check.log 2>/dev/null | tail -n 1); \
@@ -74,13 +75,18 @@ test: deps
 	  $(RSCRIPT) --vanilla -e 'library(testthat); library($(PKG)); test_dir("testthat", package = "$(PKG)", load_package = "installed", stop_on_failure = FALSE, reporter = ProgressReporter$$new(show_praise = FALSE))' \
 	  >> ../$(PKG)-noomp.log 2>&1); \
 	tail -n 25 $(PKG)-noomp.log; \
+	echo "make: one session as a user's console: R --interactive fed from a pipe"; \
+	(cd "$${TMPDIR:-/tmp}" && R_LIBS="$(CURDIR)/.lib-noomp" $(R) --vanilla --interactive --no-echo \
+	  < "$(CURDIR)/.ci/interactive.R" > "$(CURDIR)/$(PKG)-interactive.log" 2>&1); \
+	tail -n 5 $(PKG)-interactive.log; \
 	rout=$(PKG).Rcheck/tests/testthat.Rout; \
 	[ -f $$rout.fail ] && rout=$$rout.fail; \
-	$(RSCRIPT) --vanilla .ci/totals.R "$${status:-unknown}" "$$rout" $(PKG)-noomp.log
+	$(RSCRIPT) --vanilla .ci/totals.R "$${status:-unknown}" "$$rout" $(PKG)-noomp.log \
+	  $(PKG)-interactive.log
 
 docs:
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
 
 clean:
-	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz .lib-noomp $(PKG)-noomp.log
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log
 	./cleanup

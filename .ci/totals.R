@@ -1,7 +1,9 @@
 # Sum the testthat totals of `make test`'s two runs and print them as the
 # last line "N passed, N failed, N skipped".  Exit status 1 when R CMD check
 # reported an ERROR or WARNING (or no status at all), or when a test failed.
-#   Rscript .ci/totals.R CHECK_STATUS ROUT_OF_CHECK LOG_OF_SECOND_RUN
+#   Rscript .ci/totals.R CHECK_STATUS ROUT_OF_CHECK LOG_OF_SECOND_RUN [LOG_OF_INTERACTIVE_SESSION]
+# The interactive session (.ci/interactive.R) counts as one test: passed when
+# its log says "interactive session: ok".
 args <- commandArgs(trailingOnly = TRUE)
 status <- args[1]
 totals <- function(f) {
@@ -17,6 +19,12 @@ totals <- function(f) {
 a <- totals(args[2])
 b <- totals(args[3])
 s <- a + b
+if (length(args) >= 4) {
+  ok <- file.exists(args[4]) &&
+    any(grepl("interactive session: ok", readLines(args[4], warn = FALSE), fixed = TRUE))
+  cat(sprintf("make: interactive session: %s\n", if (ok) "passed" else "FAILED"))
+  s <- s + c(FAIL = !ok, SKIP = 0, PASS = ok)
+}
 cat(sprintf("make: check build: %d passed, %d failed, %d skipped\n",
             a[["PASS"]], a[["FAIL"]], a[["SKIP"]]))
 cat(sprintf("make: build without OpenMP and CUDA: %d passed, %d failed, %d skipped\n",

@@ -9,5 +9,6 @@
 #' [philox_uniform()] for the random streams everything is built on.
 #'
 #' @useDynLib statphysgpu, .registration = TRUE, .fixes = "C_"
+#' @importFrom cli cli_progress_bar
 #' @keywords internal
 "_PACKAGE"
