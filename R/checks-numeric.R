@@ -18,13 +18,14 @@ check_range <- function(x, name, lo = -Inf, hi = Inf, lo_open = FALSE,
       (if (lo_open) x <= lo else x < lo) | (if (hi_open) x >= hi else x > hi)
   }
   if (bad_type || any(bad)) {
-    interval <- sprintf("%s%s, %s%s", if (lo_open) "(" else "[", fmt_bound(lo),
-                        fmt_bound(hi), if (hi_open) ")" else "]")
+    interval <- if (is.infinite(lo) && is.infinite(hi)) "" else
+      sprintf(" in %s%s, %s%s", if (lo_open) "(" else "[", fmt_bound(lo),
+              fmt_bound(hi), if (hi_open) ")" else "]")
     shape <- if (is.null(len)) "a numeric vector of finite numbers" else
       if (len == 1) "a single finite number" else
         sprintf("a numeric vector of length %d of finite numbers", len)
     shown <- if (bad_type) describe(x) else describe(x[which(bad)[1]])
-    sp_abort(sprintf("`%s` must be %s in %s, not %s.", name, shape, interval,
+    sp_abort(sprintf("`%s` must be %s%s, not %s.", name, shape, interval,
                      shown), call = call)
   }
   as.double(x)
@@ -54,17 +55,24 @@ recycle_args <- function(args, call = caller_call()) {
   lapply(args, rep_len, length.out = n)
 }
 
-# A logical vector without NA, of length n.
+# A logical vector without NA, of length n; numbers 0 and 1 are accepted
+# for FALSE and TRUE.  Returned as logical.
 check_logical_vector <- function(x, name, n, call = caller_call()) {
-  if (!is.logical(x) || length(x) != n || anyNA(x)) {
-    what <- if (!is.logical(x)) describe(x) else
-      if (length(x) != n) sprintf("a vector of length %d", length(x)) else
-        "a vector containing NA"
-    sp_abort(sprintf(
-      "`%s` must be a logical vector without NA of length %d (one per value), not %s.",
-      name, n, what), call = call)
+  zero_one <- is.numeric(x) && !anyNA(x) && all(x == 0 | x == 1)
+  if (!(is.logical(x) || zero_one) || length(x) != n || anyNA(x)) {
+    what <- if (is.numeric(x) && !anyNA(x) && !zero_one) {
+      sprintf("numbers other than 0 and 1 (%s)", describe(x[x != 0 & x != 1][1]))
+    } else if (!is.logical(x) && !is.numeric(x)) {
+      describe(x)
+    } else if (length(x) != n) {
+      sprintf("a vector of length %d", length(x))
+    } else "a vector containing NA"
+    sp_abort(sprintf(paste0(
+      "`%s` must be a logical vector without NA of length %d (one per value; ",
+      "1 and 0 are accepted for TRUE and FALSE), not %s."), name, n, what),
+      call = call)
   }
-  x
+  as.logical(x)
 }
 
 # Finite numbers, any sign; a non-empty vector.

@@ -72,7 +72,7 @@
 #'   [mfpt_smoluchowski()] for theory, [arrhenius_fit()].
 #' @references Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
 #'   Stochastic first passage time accelerated with CUDA. *Journal of
-#'   Computational Physics* 360, 119-130.
+#'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
 #' @examples
 #' x <- escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = c(0.15, 0.2),
 #'                   h = 0.02, t_max = 2000, seed = 1, backend = "cpu")
@@ -96,6 +96,12 @@ escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
   grid <- washboard_grid(list(gamma = gamma, V0 = V0, beta = beta, theta = theta),
                          call)
   kmax <- steps_upto(t_max / h)
+  if (!isTRUE(kmax <= 2^53)) { # NaN when t_max / h overflows
+    sp_abort(sprintf(paste0(
+      "`t_max / h` = %s steps per path is more than 2^53 (about 9e15), the ",
+      "most a path can count exactly; use a larger `h` or a smaller `t_max`."),
+      format(t_max / h, digits = 3)), call = call)
+  }
   conds <- data.frame(
     g0 = grid$gamma, dg = 0, V0 = grid$V0, beta = grid$beta, h = h,
     sigma = sqrt(2 * grid$beta * grid$theta * h),

@@ -47,9 +47,9 @@ km_quantile <- function(value, escaped, p) {
 #' plus an exponential tail otherwise), the median and quartiles (of the
 #' Kaplan-Meier estimate when there is censoring), and the rate of the
 #' exponential tail ([exp_tail_rate()], the escape rate at fixed bias). The
-#' tail starts at the median of the values, or at the median of the escaped
-#' ones when more than half are censored; a mean or rate that cannot be
-#' estimated (no escape in the tail) is `NA`.
+#' tail starts where those functions start it by default, at the lower median
+#' of the escaped values (so it works however heavy the censoring); a mean or
+#' rate that cannot be estimated (fewer than two escapes) is `NA`.
 #'
 #' @param object A result of [escape_times()] or [switching_currents()].
 #' @param level Confidence level of the intervals.
@@ -68,15 +68,10 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
     fin <- !is.na(d$escaped)
     v <- d$value[fin]
     e <- d$escaped[fin]
-    # The exponential tail starts at the median by default; when more than
-    # half the paths are censored, at the median of the escaped ones.
-    from <- if (length(v) && sum(!e) >= length(v) / 2 && any(e)) {
-      stats::median(v[e])
-    } else NULL
-    m <- tryCatch(censored_mean(v, e, level = level, from = from),
+    m <- tryCatch(censored_mean(v, e, level = level),
                   error = function(err) list(estimate = NA_real_, lower = NA_real_,
                                              upper = NA_real_))
-    tr <- tryCatch(exp_tail_rate(v, e, from = from, level = level),
+    tr <- tryCatch(exp_tail_rate(v, e, level = level),
                    error = function(err) list(rate = NA_real_, lower = NA_real_,
                                               upper = NA_real_))
     q <- if (length(v)) km_quantile(v, e, c(0.25, 0.5, 0.75)) else rep(NA_real_, 3)

@@ -19,11 +19,18 @@ check_censored_sample <- function(value, escaped, call, times = FALSE) {
   list(value = value, escaped = escaped)
 }
 
-# Default start of the exponential tail: the lower sample median (an order
-# statistic, so that for exponential tails the excesses beyond it are again
-# exponential, by Renyi's representation).
-default_tail_start <- function(value) {
-  sort(value)[ceiling(length(value) / 2)]
+# Default start of the exponential tail, the same everywhere (exp_tail_rate(),
+# censored_mean(), summary() of simulation results): the lower median of the
+# escaped values -- an order statistic, so that for exponential tails the
+# excesses beyond it are again exponential (Renyi's representation), and
+# before the censoring time however heavy the censoring is, so that escapes
+# remain beyond it.  Without censoring it is the lower sample median.  With
+# no escape at all: 0 (or the smallest value if negative), so that the whole
+# exposure counts towards an upper limit of the rate.
+default_tail_start <- function(value, escaped) {
+  v <- value[escaped]
+  if (length(v)) return(sort(v)[ceiling(length(v) / 2)])
+  min(0, value)
 }
 
 #' Rate of the exponential tail of escape times
@@ -50,9 +57,12 @@ default_tail_start <- function(value) {
 #'   censored time (the path had not escaped by then). `NULL` means all
 #'   escaped.
 #' @param from Start \eqn{t_1} of the exponential tail, a single finite
-#'   number, or `NULL` for the lower median of `value` (censored values
-#'   included), `sort(value)[ceiling(n / 2)]`. Values equal to `from` do not
-#'   count as in the tail.
+#'   number, or `NULL` for the lower median of the escaped values,
+#'   `sort(v)[ceiling(d / 2)]` with `v` the \eqn{d} escaped values: without
+#'   censoring the lower sample median; with censoring, however heavy, a point
+#'   with half of the escapes beyond it (with no escape at all, 0). The same
+#'   default is used by [censored_mean()] and by `summary()` of simulation
+#'   results. Values equal to `from` do not count as in the tail.
 #' @param level Confidence level, in (0, 1).
 #' @return A list with `rate`, `lower`, `upper`, `from`, `events` (\eqn{d}),
 #'   `exposure` (\eqn{E}), `n_tail` (number of values beyond `from`),
@@ -74,7 +84,7 @@ exp_tail_rate <- function(value, escaped, from = NULL, level = 0.95) {
   d <- check_censored_sample(value, escaped, call = call)
   level <- check_level(level, call = call)
   if (is.null(from)) {
-    from <- default_tail_start(d$value)
+    from <- default_tail_start(d$value, d$escaped)
   } else {
     from <- check_number(from, "from", call = call)
   }
@@ -127,16 +137,18 @@ exp_tail_core <- function(value, escaped, from, level, call) {
 #'   being built from disjoint time ranges). The interval is formed on the
 #'   log scale, \eqn{\hat\mu\exp(\pm z\,se/\hat\mu)}, which suits the
 #'   right-skewed estimator. It relies on the tail being exponential beyond
-#'   \eqn{t_1}; the default \eqn{t_1}, the lower median of the
-#'   observations, leaves half of the sample to the tail and is beyond the
+#'   \eqn{t_1}; the default \eqn{t_1}, the lower median of the escaped
+#'   values, leaves half of the escapes to the tail and is beyond the
 #'   transient whenever the transient is short compared with the mean.
-#'   At least one escape must lie beyond \eqn{t_1}.
+#'   At least one escape must lie beyond \eqn{t_1} (so at least two escapes
+#'   with the default).
 #'
 #' @inheritParams exp_tail_rate
 #' @param value Escape times (non-negative finite numbers).
 #' @param from Start \eqn{t_1} of the exponential tail (only used with
-#'   censoring); `NULL` for the lower median of `value`. It must not be
-#'   beyond the largest value.
+#'   censoring); `NULL` for the lower median of the escaped values (see
+#'   [exp_tail_rate()]), which leaves half of the escapes to the tail however
+#'   heavy the censoring. It must not be beyond the largest value.
 #' @return A list with `estimate`, `lower`, `upper`, `se`, `method`,
 #'   `level`, `n`, `n_censored`, and, with censoring, `from` and
 #'   `tail_rate` (\eqn{\hat\lambda}); these two are `NA` without censoring.
@@ -173,7 +185,7 @@ censored_mean <- function(value, escaped, level = 0.95, from = NULL) {
                 level = level, n = n, n_censored = 0L,
                 from = NA_real_, tail_rate = NA_real_))
   }
-  if (is.null(from)) from <- default_tail_start(value)
+  if (is.null(from)) from <- default_tail_start(value, escaped)
   if (from < 0) {
     sp_abort(sprintf("`from` must be non-negative, not %s.", describe(from)),
              call = call)

@@ -58,8 +58,9 @@ km_table <- function(value, escaped) {
   escaped <- escaped[o]
   t <- unique(value)
   idx <- match(value, t)
-  n_event <- tabulate(idx[escaped], nbins = length(t))
-  n_censor <- tabulate(idx[!escaped], nbins = length(t))
+  # doubles: n_risk * (n_risk - n_event) overflows R's integers past ~46,000
+  n_event <- as.double(tabulate(idx[escaped], nbins = length(t)))
+  n_censor <- as.double(tabulate(idx[!escaped], nbins = length(t)))
   n_all <- n_event + n_censor
   n_risk <- rev(cumsum(rev(n_all)))
   surv <- cumprod(1 - n_event / n_risk)

@@ -10,7 +10,10 @@
 #' how fast it runs.
 #'
 #' @param n `NULL` to query, or a whole number \eqn{\ge 1} to set the count.
-#'   Values above the OpenMP thread limit are reduced to it.
+#'   Values above the OpenMP thread limit are reduced to it (with a
+#'   warning); more threads than logical processors are allowed but warned
+#'   about, as they share the processors (oversubscription: the same results,
+#'   usually more slowly).
 #' @return `sp_threads()` returns the current count; `sp_threads(n)` sets it
 #'   and returns the previous count invisibly. Without OpenMP the count is
 #'   always 1 (setting it warns).
@@ -25,6 +28,15 @@ sp_threads <- function(n = NULL) {
   info <- threads_info()
   if (!info$openmp && n > 1) {
     sp_warn("statphysgpu was built without OpenMP; the CPU backend runs on one thread.")
+  } else if (info$openmp && n > info$limit) {
+    sp_warn(sprintf(paste0(
+      "sp_threads(%s): the OpenMP thread limit is %d (OMP_THREAD_LIMIT); ",
+      "using %d threads."), fmt_num(n), info$limit, info$limit))
+  } else if (info$openmp && n > info$procs) {
+    sp_warn(sprintf(paste0(
+      "sp_threads(%s): this machine has %d logical processor%s; %s threads ",
+      "share them (oversubscribed: the same results, usually more slowly)."),
+      fmt_num(n), info$procs, if (info$procs == 1) "" else "s", fmt_num(n)))
   }
   invisible(.Call(C_sp_r_threads_set, as.integer(n)))
 }

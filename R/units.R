@@ -37,6 +37,12 @@ SP_KB <- 1.380649e-23          # J / K
 #' `sweep_rate = 200 * Ic` (A/s), which gives `ramp` \eqn{\approx 1.81\times
 #' 10^{-8}} for that device.
 #'
+#' Arguments are in SI units; values outside the range of real junctions
+#' (R 1e-4..1e8 Ohm, C 1 aF..1 uF, Ic 1 pA..1 A, T 10 uK..300 K) give a
+#' warning that suggests the prefix probably meant (`C = 88` farads is
+#' \eqn{V_0 \approx 2\times10^{17}}; `C = 88e-15` is the junction of the
+#' example).
+#'
 #' @param R Shunt resistance in ohm.
 #' @param C Capacitance in farad.
 #' @param Ic Critical current in ampere.
@@ -67,6 +73,7 @@ jj_units <- function(R, C, Ic, T, sweep_rate = NULL) {
     args$sweep_rate <- check_positive(sweep_rate, "sweep_rate", call = call)
   }
   args <- recycle_args(args, call = call)
+  check_junction_plausible(args, call)
   if (is.null(args$sweep_rate)) args$sweep_rate <- rep(NA_real_, length(args$R))
   two_e <- 2 * SP_E_CHARGE
   E_C <- two_e^2 / args$C
@@ -83,6 +90,41 @@ jj_units <- function(R, C, Ic, T, sweep_rate = NULL) {
                     E_C = E_C, E_J = E_J)
   class(out) <- c("jj_units", "data.frame")
   out
+}
+
+# Ranges that real Josephson junctions span (generously), in SI units, and
+# the prefix a number outside them was most likely meant in.  A value outside
+# gets a warning (not an error: the model is defined for any positive
+# numbers), e.g. C = 88 (farads) for 88 fF.
+JJ_PLAUSIBLE <- list(
+  R = list(lo = 1e-4, hi = 1e8, unit = "Ohm", prefix = NULL),
+  C = list(lo = 1e-18, hi = 1e-6, unit = "F", prefix = c(f = 1e-15)),
+  Ic = list(lo = 1e-12, hi = 1, unit = "A", prefix = c(u = 1e-6)),
+  T = list(lo = 1e-5, hi = 300, unit = "K", prefix = c(m = 1e-3)))
+
+check_junction_plausible <- function(args, call) {
+  bad <- character()
+  for (nm in names(JJ_PLAUSIBLE)) {
+    r <- JJ_PLAUSIBLE[[nm]]
+    x <- args[[nm]]
+    out <- x < r$lo | x > r$hi
+    if (!any(out)) next
+    v <- x[which(out)[1]]
+    meant <- if (length(r$prefix)) v * r$prefix[[1]] else NA
+    hint <- if (!is.na(meant) && meant >= r$lo && meant <= r$hi) {
+      sprintf(" (if that is %s %s%s, give %s)", format(v, digits = 4),
+              names(r$prefix), r$unit, format(meant, digits = 4))
+    } else ""
+    bad <- c(bad, sprintf("%s = %s %s%s", nm, format(v, digits = 4), r$unit, hint))
+  }
+  if (length(bad)) {
+    rng <- vapply(JJ_PLAUSIBLE, function(r) sprintf("%g..%g %s", r$lo, r$hi, r$unit), "")
+    sp_warn(sprintf(paste0(
+      "jj_units() takes SI units: %s %s outside the range of real junctions ",
+      "(%s)."), paste(bad, collapse = "; "), if (length(bad) == 1) "is" else "are",
+      paste(names(rng), rng, collapse = ", ")), call = call)
+  }
+  invisible(TRUE)
 }
 
 #' @rdname jj_units

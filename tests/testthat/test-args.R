@@ -71,4 +71,18 @@ test_that("sp_threads() gets, sets and restores the thread count", {
   expect_error(sp_threads(1.5), "`n` must be")
   expect_error(sp_threads(NA), "`n` must be")
   expect_error(sp_threads("2"), "`n` must be")
+  info <- statphysgpu:::threads_info()
+  if (info$openmp) {
+    # more threads than processors: allowed, and said
+    many <- min(info$procs + 1, info$limit)
+    if (many > info$procs) {
+      expect_warning(sp_threads(many), sprintf(
+        "this machine has %d logical processors?; %d threads share them", info$procs, many))
+      expect_identical(sp_threads(), as.integer(many))
+    }
+    if (info$limit < .Machine$integer.max) {
+      expect_warning(sp_threads(info$limit + 1), "thread limit")
+    }
+    sp_threads(old)
+  }
 })

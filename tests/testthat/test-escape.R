@@ -260,6 +260,11 @@ test_that("summary, print, plot and conversions work", {
                              sum(!x$escaped[x$condition == 2])))
   expect_true(all(s$mean_lower <= s$mean & s$mean <= s$mean_upper))
   expect_true(all(s$q25 <= s$median, na.rm = TRUE))
+  # the mean and tail rate are censored_mean() and exp_tail_rate() with
+  # their own defaults
+  d1 <- x[x$condition == 1, ]
+  expect_equal(s$mean[1], censored_mean(d1$value, d1$escaped)$estimate)
+  expect_equal(s$tail_rate[1], exp_tail_rate(d1$value, d1$escaped)$rate)
   out <- capture.output(print(x))
   expect_match(out[1], "<escape_times> 600 paths, 2 conditions")
   expect_true(any(grepl("backend: cpu", out)))
@@ -320,6 +325,11 @@ test_that("bad input gives errors that name the argument", {
   expect_error(bad(h = c(0.1, 0.2)), "`h` must be")
   expect_error(bad(t_max = Inf), "`t_max` must be")
   expect_error(bad(t_max = 0.001), "`t_max` .* must be at least one step")
+  # more steps than a path can count: refused (t_max / h >= 2^64 wrapped the
+  # 64-bit step count and censored every path at once)
+  expect_error(bad(t_max = 1e18, h = 0.05), "`t_max / h` = 2e\\+19 steps per path is more than 2\\^53")
+  expect_error(bad(t_max = 1e300, h = 1e-300), "more than 2\\^53")
+  expect_error(bad(t_max = 1e6, h = 1e-12), "more than 2\\^53")
   expect_error(bad(method = "rk4"), "`method` must be one of \"srk2\", \"euler\"")
   expect_error(bad(precision = "half"), "`precision` must be one of")
   expect_error(bad(first_replica = 0), "`first_replica` must be")

@@ -108,7 +108,8 @@ test_that("censored_mean() and exp_tail_rate() validate their arguments", {
                class = "statphysgpu_error")
   expect_error(censored_mean(c(NA, v), c(TRUE, e)), "`value` must be .* not NA")
   expect_error(censored_mean(v, e[-1]), "`escaped` must be a logical vector without NA of length 6")
-  expect_error(censored_mean(v, as.numeric(e)), "`escaped` must be a logical")
+  expect_identical(censored_mean(v, as.numeric(e)), censored_mean(v, e)) # 1/0 accepted
+  expect_error(censored_mean(v, as.numeric(e) + 1), "`escaped` must be a logical")
   expect_error(censored_mean(v, e, level = 1.5), "`level` must be a single finite number in \\(0, 1\\)")
   expect_error(censored_mean(v, e, from = NA), "`from` must be a single finite number")
   expect_error(censored_mean(v, e, from = 10), "No values lie beyond `from`")
@@ -120,4 +121,30 @@ test_that("censored_mean() and exp_tail_rate() validate their arguments", {
   expect_error(exp_tail_rate(v, e, from = c(1, 2)), "`from` must be a single")
   e1 <- tryCatch(censored_mean(v, e, level = 2), error = identity)
   expect_identical(conditionCall(e1)[[1]], as.name("censored_mean"))
+})
+
+test_that("one default tail start works under heavy censoring, everywhere", {
+  # 70% of the paths censored at t = 12: the lower median of all values is
+  # the censoring time itself, beyond which nothing lies; the default is the
+  # lower median of the escaped values, in every function and in summary()
+  set.seed(5)
+  t <- 0.5 + rexp(400, rate = 0.03)
+  stop_at <- 12
+  v <- pmin(t, stop_at)
+  e <- t <= stop_at
+  expect_gt(mean(!e), 0.6)
+  r <- exp_tail_rate(v, e)
+  expect_equal(r$from, sort(v[e])[ceiling(sum(e) / 2)])
+  # events / exposure beyond it, and the rate is within its interval of 0.03
+  expect_lt(r$lower, 0.03)
+  expect_gt(r$upper, 0.03)
+  m <- censored_mean(v, e)
+  expect_equal(m$from, r$from)
+  # the true mean 0.5 + 1/0.03 = 33.8 inside the 95% interval (p = 0.05 at
+  # this fixed seed)
+  expect_lt(m$lower, 0.5 + 1 / 0.03)
+  expect_gt(m$upper, 0.5 + 1 / 0.03)
+  # no escape at all: the rate is 0 with an upper limit from the whole exposure
+  r0 <- exp_tail_rate(rep(stop_at, 50), rep(FALSE, 50))
+  expect_equal(c(r0$from, r0$rate, r0$exposure), c(0, 0, 50 * stop_at))
 })

@@ -129,11 +129,36 @@ test_that("ecdf_band() validates its arguments and prints", {
   expect_error(ecdf_band(1:3, level = c(0.9, 0.95)), "`level` must be a single")
   expect_error(ecdf_band(1:3, level = NA), "`level` must be")
   expect_error(ecdf_band(1:3, escaped = c(TRUE, FALSE)), "`escaped` must be a logical vector without NA of length 3")
-  expect_error(ecdf_band(1:3, escaped = c(1, 0, 1)), "`escaped` must be a logical")
+  # 1 and 0 stand for TRUE and FALSE; other numbers are refused by name
+  expect_identical(ecdf_band(1:3, escaped = c(1, 0, 1)),
+                   ecdf_band(1:3, escaped = c(TRUE, FALSE, TRUE)))
+  expect_error(ecdf_band(1:3, escaped = c(2, 0, 1)),
+               "`escaped` must be a logical vector .*1 and 0 are accepted.* not numbers other than 0 and 1 \\(2\\)")
+  # an unbounded range is not printed as an interval
+  e <- tryCatch(ecdf_band(c(1, NA)), error = conditionMessage)
+  expect_false(grepl("Inf", e))
+  expect_match(e, "`x` must be a numeric vector of finite numbers, not NA")
   expect_error(ecdf_band(1:3, escaped = c(TRUE, NA, TRUE)), "`escaped` must be .* without NA")
   out <- capture.output(print(ecdf_band(1:20)))
   expect_match(out[1], "DKW, simultaneous band at level 0.95")
   expect_match(paste(out, collapse = "\n"), "10 more rows")
   out <- capture.output(print(ecdf_band(1:5, escaped = c(TRUE, TRUE, FALSE, TRUE, TRUE))))
   expect_match(out[1], "Kaplan-Meier \\(Greenwood\\), pointwise, log-log")
+})
+
+test_that("the Kaplan-Meier band of a large censored sample has no integer overflow", {
+  # n_risk * (n_risk - n_event) passes 2^31 once ~46,000 paths are at risk:
+  # the band was NA with "NAs produced by integer overflow" at 100,000 paths
+  set.seed(11)
+  t <- rexp(1e5)
+  b <- expect_silent(ecdf_band(pmin(t, 2), escaped = t <= 2))
+  expect_false(anyNA(b$lower[b$cdf > 0 & b$cdf < 1]))
+  # Greenwood's variance in doubles at the first event: 1 / (n (n - 1))
+  expect_equal(b$se[1], (1 - b$cdf[1]) * sqrt(1 / (1e5 * (1e5 - 1))))
+  skip_if_not_installed("survival")
+  f <- survival::survfit(survival::Surv(pmin(t, 2), t <= 2) ~ 1, conf.type = "log-log")
+  i <- which(b$x %in% f$time)[c(10, 1000, 50000)]
+  j <- match(b$x[i], f$time)
+  expect_equal(b$lower[i], 1 - f$upper[j], tolerance = 1e-10)
+  expect_equal(b$upper[i], 1 - f$lower[j], tolerance = 1e-10)
 })

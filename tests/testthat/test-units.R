@@ -85,3 +85,14 @@ test_that("jj_units() rejects bad inputs, naming the argument", {
   e <- tryCatch(jj_units(R = -1, C = 1, Ic = 1, T = 1), error = identity)
   expect_identical(conditionCall(e)[[1]], as.name("jj_units"))
 })
+
+test_that("jj_units() warns on values no junction has (SI units mixed up)", {
+  # C = 88 means 88 farads: V0 would be 2e17
+  expect_warning(u <- jj_units(R = 250, C = 88, Ic = 0.748e-6, T = 1.2),
+                 "C = 88 F \\(if that is 88 fF, give 8.8e-14\\) is outside the range of real junctions")
+  expect_gt(u$V0, 1e17)
+  expect_warning(jj_units(R = 250, C = 88e-15, Ic = 748, T = 1200),
+                 "Ic = 748 A .if that is 748 uA, give 0.000748.; T = 1200 K .if that is 1200 mK, give 1.2. are outside")
+  expect_warning(jj_units(R = 1e9, C = 88e-15, Ic = 0.748e-6, T = 1.2), "R = 1e\\+09 Ohm is outside")
+  expect_silent(jj_units(R = 250, C = 88e-15, Ic = 0.748e-6, T = 1.2))
+})
