@@ -1,6 +1,6 @@
 /* sp_cuda.h: the parts of the CUDA driver API and NVRTC that statphysgpu
  * uses, declared here so that the package builds with no CUDA installed.
- * Both libraries are opened at run time with dlopen (sp_gpu.c); every entry
+ * Both libraries are opened at run time with dlopen (sp_gpu_loader.c); every entry
  * point is resolved and checked before the GPU backend reports itself
  * available.  Values are those of CUDA 12/13's cuda.h and nvrtc.h. */
 #ifndef SP_CUDA_H

@@ -1,0 +1,98 @@
+/* sp_gpu_memory.c: device memory (checked against free memory before
+ * allocating, counted for leak checks) and copies.  No R API; see sp_gpu.h. */
+#include "sp_gpu_impl.h"
+
+#include "../core/sp_error.h"
+
+/* ---- memory -------------------------------------------------------------------- */
+
+int sp_gpu_mem_info(int dev, double *free_bytes, double *total_bytes) {
+  size_t fr = 0, tot = 0;
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuMemGetInfo", sp_cu.cuMemGetInfo(&fr, &tot));
+  *free_bytes = (double)fr;
+  *total_bytes = (double)tot;
+  return SP_OK;
+}
+
+/* Device buffers taken by sp_gpu_alloc() and not yet given back with
+ * sp_gpu_free() (a leak shows here exactly, unlike in the free memory). */
+static long live_allocations = 0;
+
+int sp_gpu_release_ctx(int dev) {
+  return sp_gpu_state == 1 && dev >= 0 && dev < sp_gpu_ndevices && sp_gpu_devs[dev].retained &&
+         sp_cu.cuCtxSetCurrent(sp_gpu_devs[dev].ctx) == CUDA_SUCCESS;
+}
+
+int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out) {
+  double fr, tot;
+  /* keep a margin for the context, module images and the driver */
+  const double margin = 256.0 * 1024 * 1024;
+  int st;
+  *out = 0;
+  st = sp_gpu_mem_info(dev, &fr, &tot);
+  if (st != SP_OK) return st;
+  if ((double)bytes + margin > fr) {
+    return sp_fail(SP_ERR_DEVICE_MEMORY,
+                   "%s: %s needs %.3g GiB of device memory, but %.3g GiB of %.3g GiB "
+                   "is free; use fewer replicas per call (or more devices)",
+                   sp_gpu_label(dev), what, (double)bytes / 1073741824.0,
+                   fr / 1073741824.0, tot / 1073741824.0);
+  }
+  if (bytes == 0) bytes = 1;
+  CU_TRY(dev, "cuMemAlloc", sp_cu.cuMemAlloc(out, bytes));
+  __atomic_add_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
+  return SP_OK;
+}
+
+void sp_gpu_free(int dev, CUdeviceptr *p) {
+  if (p == NULL || *p == 0) return;
+  if (sp_gpu_release_ctx(dev))
+    sp_cu.cuMemFree(*p);
+  __atomic_sub_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
+  *p = 0;
+}
+
+long sp_gpu_live_allocations(void) {
+  return __atomic_load_n(&live_allocations, __ATOMIC_RELAXED);
+}
+
+int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuMemsetD8", sp_cu.cuMemsetD8(p, 0, bytes));
+  return SP_OK;
+}
+
+int sp_gpu_memset32(int dev, CUdeviceptr p, unsigned int value, size_t count) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuMemsetD32", sp_cu.cuMemsetD32(p, value, count));
+  return SP_OK;
+}
+
+int sp_gpu_occupancy(int dev, CUfunction f, int block, size_t shmem, int *blocks_per_sm) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+         sp_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, f, block, shmem));
+  return SP_OK;
+}
+
+int sp_gpu_to_host(int dev, void *dst, CUdeviceptr src, size_t bytes) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  if (bytes == 0) return SP_OK;
+  CU_TRY(dev, "cuMemcpyDtoH", sp_cu.cuMemcpyDtoH(dst, src, bytes));
+  return SP_OK;
+}
+
+int sp_gpu_to_device(int dev, CUdeviceptr dst, const void *src, size_t bytes) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  if (bytes == 0) return SP_OK;
+  CU_TRY(dev, "cuMemcpyHtoD", sp_cu.cuMemcpyHtoD(dst, src, bytes));
+  return SP_OK;
+}
+

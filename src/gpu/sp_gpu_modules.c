@@ -1,0 +1,168 @@
+/* sp_gpu_modules.c: streams, events, launches and kernel modules.  No R
+ * API; see sp_gpu.h. */
+#include "sp_gpu_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/sp_error.h"
+
+typedef struct sp_module {
+  int dev;
+  char key[160];
+  CUmodule mod;
+  struct sp_module *next;
+} sp_module;
+static sp_module *modules = NULL;
+
+/* ---- streams, events, launches ------------------------------------------------- */
+
+int sp_gpu_stream_create(int dev, CUstream *s) {
+  int st = sp_gpu_activate(dev);
+  *s = NULL;
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuStreamCreate", sp_cu.cuStreamCreate(s, CU_STREAM_NON_BLOCKING));
+  return SP_OK;
+}
+
+void sp_gpu_stream_destroy(int dev, CUstream *s) {
+  if (s == NULL || *s == NULL) return;
+  if (sp_gpu_release_ctx(dev))
+    sp_cu.cuStreamDestroy(*s);
+  *s = NULL;
+}
+
+int sp_gpu_stream_sync(int dev, CUstream s) {
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuStreamSynchronize", sp_cu.cuStreamSynchronize(s));
+  return SP_OK;
+}
+
+int sp_gpu_stream_done(int dev, CUstream s) {
+  CUresult r;
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return -st;
+  r = sp_cu.cuStreamQuery(s);
+  if (r == CUDA_SUCCESS) return 1;
+  if (r == CUDA_ERROR_NOT_READY) return 0;
+  return -sp_cu_fail(dev, "cuStreamQuery", r);
+}
+
+int sp_gpu_event_create(int dev, CUevent *e) {
+  int st = sp_gpu_activate(dev);
+  *e = NULL;
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuEventCreate", sp_cu.cuEventCreate(e, CU_EVENT_DEFAULT));
+  return SP_OK;
+}
+
+void sp_gpu_event_destroy(int dev, CUevent *e) {
+  if (e == NULL || *e == NULL) return;
+  if (sp_gpu_release_ctx(dev))
+    sp_cu.cuEventDestroy(*e);
+  *e = NULL;
+}
+
+int sp_gpu_event_record(int dev, CUevent e, CUstream s) {
+  CU_TRY(dev, "cuEventRecord", sp_cu.cuEventRecord(e, s));
+  return SP_OK;
+}
+
+int sp_gpu_event_elapsed_ms(int dev, CUevent a, CUevent b, double *ms) {
+  float f = 0;
+  CU_TRY(dev, "cuEventSynchronize", sp_cu.cuEventSynchronize(b));
+  CU_TRY(dev, "cuEventElapsedTime", sp_cu.cuEventElapsedTime(&f, a, b));
+  *ms = f;
+  return SP_OK;
+}
+
+int sp_gpu_launch(int dev, CUfunction f, unsigned int grid, unsigned int block,
+                  unsigned int shmem, CUstream s, void **args, const char *name) {
+  CUresult r = sp_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, s, args, NULL);
+  if (r != CUDA_SUCCESS) {
+    char call[200];
+    snprintf(call, sizeof call, "cuLaunchKernel(%s)", name);
+    return sp_cu_fail(dev, call, r);
+  }
+  return SP_OK;
+}
+
+/* ---- modules --------------------------------------------------------------------- */
+
+static sp_module *find_module(int dev, const char *key) {
+  sp_module *m;
+  for (m = modules; m != NULL; m = m->next)
+    if (m->dev == dev && strcmp(m->key, key) == 0) return m;
+  return NULL;
+}
+
+int sp_gpu_module_loaded(int dev, const char *key) {
+  return sp_gpu_state == 1 && find_module(dev, key) != NULL;
+}
+
+int sp_gpu_module_load(int dev, const char *key, const void *image) {
+  sp_module *m;
+  CUmodule mod;
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  if (find_module(dev, key) != NULL) return SP_OK;
+  CU_TRY(dev, "cuModuleLoadData", sp_cu.cuModuleLoadData(&mod, image));
+  m = (sp_module *)calloc(1, sizeof *m);
+  if (m == NULL) {
+    sp_cu.cuModuleUnload(mod);
+    return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  }
+  m->dev = dev;
+  snprintf(m->key, sizeof m->key, "%s", key);
+  m->mod = mod;
+  m->next = modules;
+  modules = m;
+  return SP_OK;
+}
+
+int sp_gpu_function(int dev, const char *key, const char *name, CUfunction *f) {
+  sp_module *m = find_module(dev, key);
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  if (m == NULL)
+    return sp_fail(SP_ERR_INVALID, "%s: kernel module %s is not loaded",
+                   sp_gpu_label(dev), key);
+  {
+    CUresult r = sp_cu.cuModuleGetFunction(f, m->mod, name);
+    if (r != CUDA_SUCCESS) {
+      char call[200];
+      snprintf(call, sizeof call, "cuModuleGetFunction(%s)", name);
+      return sp_cu_fail(dev, call, r);
+    }
+  }
+  return SP_OK;
+}
+
+void sp_gpu_drop_modules(int dev) {
+  sp_module **p = &modules;
+  while (*p != NULL) {
+    sp_module *m = *p;
+    if (m->dev == dev) {
+      *p = m->next;
+      free(m); /* the context reset unloads the module itself */
+    } else {
+      p = &m->next;
+    }
+  }
+}
+
+int sp_gpu_modules_unload_all(void) {
+  int n = 0;
+  while (modules != NULL) {
+    sp_module *m = modules;
+    modules = m->next;
+    if (sp_gpu_release_ctx(m->dev))
+      sp_cu.cuModuleUnload(m->mod);
+    free(m);
+    n++;
+  }
+  return n;
+}
+
