@@ -3,12 +3,13 @@
 #' Simulates `n` paths of the noisy, damped pendulum of a current-biased
 #' Josephson junction (the RCSJ model, paper 000 of the package's sources)
 #' for every combination of the parameters, and returns the time at which each
-#' path first crosses the barrier top:
+#' path first crosses a threshold beyond the barrier top:
 #' \deqn{\ddot\varphi + \beta\dot\varphi = V_0(\gamma - \sin\varphi) +
 #'   \sqrt{2D}\,\xi(t),\qquad D = \beta\theta,}
 #' in the normalised units of [jj_units()] (time unit \eqn{\hbar/E_C}). Each
-#' path starts at rest in the well, \eqn{\varphi_0 = \arcsin\gamma}, and
-#' escapes when \eqn{\varphi} passes the saddle \eqn{\pi - \arcsin\gamma}.
+#' path starts at rest at the bottom of the well, \eqn{\varphi_0 =
+#' \arcsin\gamma} (or from the thermal distribution of the well, `start =
+#' "thermal"`), and escapes when \eqn{\varphi} passes the threshold.
 #'
 #' @section Methods:
 #' * `"euler"` is Algorithm 1 of the paper exactly (an explicit Euler step of
@@ -24,11 +25,53 @@
 #' by `t_max` is censored: its `value` is `t_max` and `escaped` is `FALSE`
 #' (use [summary()], [ecdf_band()] or [as_surv()], which account for it).
 #'
+#' @section Threshold, and which theory it matches:
+#' * `"saddle"` (default): the barrier top \eqn{\pi - \arcsin\gamma},
+#'   Algorithm 1 of the paper. A path that reaches the saddle goes on or
+#'   falls back with comparable odds, so this first-passage time is shorter
+#'   than the time to leave the well: in the overdamped limit its mean is the
+#'   Smoluchowski mean first-passage time [mfpt_smoluchowski()], about half
+#'   of \eqn{1/\Gamma}; at moderate damping it is 0.84-0.87 of the Kramers
+#'   time \eqn{1/\Gamma} and does not approach it as the barrier grows.
+#' * `"next_well"`: the bottom of the next well, \eqn{2\pi + \arcsin\gamma}:
+#'   the path has left its well for good (into the running state, or
+#'   retrapped one well on). Its escape times follow the rate theories of
+#'   [escape_rate()] (Kramers, Buttiker-Harris-Landauer, Mel'nikov-Meshkov),
+#'   up to the short transit time.
+#' * a number \eqn{d \ge 0}: the point \eqn{d} past the saddle.
+#'
+#' `plot(x, theory = )` compares like with like: the rate theories with
+#' `"next_well"` (or a threshold past the saddle), the Smoluchowski time with
+#' `"saddle"` in the overdamped regime; it warns when asked for a rate theory
+#' on saddle crossings.
+#'
+#' @section Steps, stability and precision:
+#' The call is refused when the scheme is unstable for the dynamics in the
+#' well (an eigenvalue of one step of the dynamics linearised at the bottom
+#' of the well, frequency \eqn{\omega_0 = \sqrt{V_0}(1-\gamma^2)^{1/4}},
+#' reaches the unit circle):
+#' both schemes need \eqn{\beta h < 2}, and Euler also
+#' \eqn{h\omega_0^2 < \beta} (its numerical anti-damping, which pumps energy
+#' into the well otherwise). Such runs produce escapes that are artefacts of
+#' the step. It warns when the scheme is stable but heats or cools the well:
+#' when the stationary temperature of the linearised discrete dynamics,
+#' \eqn{\omega_0^2\langle\varphi^2\rangle} or \eqn{\langle\dot\varphi^2\rangle},
+#' is off \eqn{\theta} by more than 5\% (an escape rate \eqn{\propto
+#' e^{-\Delta U/\theta}} is then off by about \eqn{\Delta U/\theta} times
+#' that), when \eqn{h\sqrt{V_0} > 0.1} (fewer than about 60 steps per plasma
+#' period), when single-precision steps are too small to move \eqn{\varphi}
+#' (\eqn{h\sqrt\theta < 4\times10^{-6}}: use `precision = "double"`), and
+#' refuses parameters whose working-precision values overflow (\eqn{V_0},
+#' \eqn{\beta} or the noise amplitude beyond \eqn{10^{30}} in single
+#' precision, \eqn{10^{150}} in double). [h_check()] measures the step bias
+#' by a rerun at \eqn{h/2}.
+#'
 #' @section Random numbers and chunking:
 #' Replica \eqn{r} of condition \eqn{c} (numbered from 1 in the order of the
 #' `conditions` attribute) draws from Philox stream \eqn{(c-1)\,2^{40} + r -
-#' 1}; step \eqn{k} uses normal \eqn{k-1} of that stream. A path's result
-#' depends only on the seed, its condition and its replica number, so
+#' 1}; step \eqn{k} uses normal \eqn{k-1} of that stream (a thermal start
+#' draws from a separate purpose of the same stream, see `?philox`). A path's
+#' result depends only on the seed, its condition and its replica number, so
 #' `escape_times(n = m, first_replica = k + 1, ...)` returns replicas
 #' \eqn{k+1, \dots, k+m} of the same seed: chunks run anywhere (other threads,
 #' GPUs, cluster workers) combine with `rbind()` into the one-machine result.
@@ -39,15 +82,27 @@
 #' baseline code at load time, and fused multiply-adds round differently, so
 #' different CPUs agree to rounding, which can move a crossing by one step.)
 #'
+#' @section Interrupts:
+#' An interrupt (Ctrl-C) stops the run after the launch in flight and returns
+#' every path: the finished ones as they are, the unfinished ones censored at
+#' the time (or bias) they had reached (`escaped = FALSE`; a path that had
+#' not started is censored at its start), which is a valid right-censored
+#' observation, so `summary()`, [ecdf_band()] and [as_surv()] stay correct.
+#' They are listed in `attr(x, "unfinished")` (condition and replica), and a
+#' warning says how many there are; rerun those replicas (same seed,
+#' `first_replica`) to complete the sample. A time limit (`setTimeLimit()`)
+#' or another error is not an interrupt: it raises as an error.
+#'
 #' @param n Paths per condition, a whole number \eqn{\ge 1}.
 #' @param gamma Bias current \eqn{I_b/I_c}, in \eqn{[0, 1)}; a vector gives
 #'   one condition per value.
 #' @param V0 \eqn{E_J/E_C}, positive (vector allowed).
 #' @param beta Damping \eqn{\hbar/((2e)^2R)}, positive (vector allowed).
 #' @param theta Temperature \eqn{k_BT/E_C}, positive (vector allowed).
-#' @param h Time step (normalised units), positive. A warning is given when
-#'   \eqn{h\sqrt{V_0} > 0.1} (fewer than about 60 steps per plasma period).
-#' @param t_max Censoring time, positive and finite.
+#' @param h Time step (normalised units), positive; see "Steps, stability
+#'   and precision".
+#' @param t_max Censoring time, positive and finite; at most \eqn{2^{53}}
+#'   steps per path.
 #' @param method `"srk2"` (default) or `"euler"`.
 #' @param seed Philox key: a whole number in \eqn{[0, 2^{64})}, a hexadecimal
 #'   string, or `NULL` to draw one from R's random number generator
@@ -55,27 +110,40 @@
 #' @param first_replica Number of the first replica of this call (chunking).
 #' @param backend `"auto"` (the GPU when usable and there are at least 10,000
 #'   paths), `"cpu"` or `"gpu"`.
-#' @param devices GPU ids, `"all"`, or `NULL` (the first GPU).
+#' @param devices GPU ids, `"all"`, or `NULL` (the first GPU). With several
+#'   GPUs, paths are handed out in chunks as each device needs them, so a
+#'   slow condition does not leave a device idle.
 #' @param precision `"single"` (default; the fast path on GPUs) or
 #'   `"double"`.
 #' @param progress Show a progress bar (updated between launches, about every
-#'   0.1 s). An interrupt (Ctrl-C) stops the run cleanly and returns the paths
-#'   finished so far, the others `NA`, with a warning.
+#'   0.1 s).
+#' @param threshold `"saddle"` (default), `"next_well"`, or a number
+#'   \eqn{\ge 0} of radians past the saddle; see "Threshold".
+#' @param start `"rest"` (default: \eqn{\varphi_0 = \arcsin\gamma},
+#'   \eqn{\dot\varphi = 0}) or `"thermal"`: \eqn{\varphi} drawn from the
+#'   Boltzmann law \eqn{\propto e^{-U(\varphi)/\theta}} of the well (between
+#'   the neighbouring saddles, where it is above \eqn{e^{-30}} of its peak;
+#'   tabulated on 1025 knots and inverted exactly between them) and
+#'   \eqn{\dot\varphi} normal with variance \eqn{\theta}, so that the escape
+#'   times have no relaxation transient.
 #' @return An object of class `escape_times`: a data frame with one row per
 #'   path and columns `condition`, `gamma`, `V0`, `beta`, `theta`, `replica`,
 #'   `value` (escape time) and `escaped`; attributes `conditions` (the
 #'   parameter grid), `seed`, `backend`, `devices`, `precision`, `method`,
-#'   `h`, `t_max`, `first_replica`, `steps` (useful and issued integration
-#'   steps), `seconds` and `interrupted`. Methods: `print`, `summary`, `plot`,
-#'   `autoplot` (ggplot2), `as.data.frame`, [as_surv()].
+#'   `h`, `t_max`, `threshold`, `start`, `first_replica`, `steps` (useful and
+#'   issued integration steps), `seconds`, `interrupted`, `unfinished` and
+#'   `args` (the call's arguments, for [h_check()]). Methods: `print`,
+#'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, [as_surv()],
+#'   `rbind` of chunks.
 #' @seealso [switching_currents()] for a bias ramp, [escape_rate()] and
-#'   [mfpt_smoluchowski()] for theory, [arrhenius_fit()].
+#'   [mfpt_smoluchowski()] for theory, [arrhenius_fit()], [h_check()].
 #' @references Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
 #'   Stochastic first passage time accelerated with CUDA. *Journal of
 #'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
 #' @examples
 #' x <- escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = c(0.15, 0.2),
-#'                   h = 0.02, t_max = 2000, seed = 1, backend = "cpu")
+#'                   h = 0.02, t_max = 2000, seed = 1, backend = "cpu",
+#'                   threshold = "next_well")
 #' x
 #' summary(x)
 #' plot(x, theory = "kramers")
@@ -84,8 +152,13 @@ escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
                          method = c("srk2", "euler"), seed = NULL,
                          first_replica = 1, backend = "auto", devices = NULL,
                          precision = c("single", "double"),
-                         progress = interactive()) {
+                         progress = interactive(), threshold = "saddle",
+                         start = c("rest", "thermal")) {
   call <- sys.call()
+  args <- list(n = n, gamma = gamma, V0 = V0, beta = beta, theta = theta, h = h,
+               t_max = t_max, method = method, seed = seed,
+               first_replica = first_replica, backend = backend, devices = devices,
+               precision = precision, threshold = threshold, start = start)
   gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
   h <- check_positive(h, "h", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
@@ -93,8 +166,7 @@ escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
     sp_abort(sprintf("`t_max` (%s) must be at least one step `h` (%s).",
                      format(t_max), format(h)), call = call)
   }
-  grid <- washboard_grid(list(gamma = gamma, V0 = V0, beta = beta, theta = theta),
-                         call)
+  grid <- escape_grid(list(gamma = gamma, V0 = V0, beta = beta, theta = theta), call)
   kmax <- steps_upto(t_max / h)
   if (!isTRUE(kmax <= 2^53)) { # NaN when t_max / h overflows
     sp_abort(sprintf(paste0(
@@ -102,15 +174,11 @@ escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
       "most a path can count exactly; use a larger `h` or a smaller `t_max`."),
       format(t_max / h, digits = 3)), call = call)
   }
-  conds <- data.frame(
-    g0 = grid$gamma, dg = 0, V0 = grid$V0, beta = grid$beta, h = h,
-    sigma = sqrt(2 * grid$beta * grid$theta * h),
-    phi0 = asin(grid$gamma), th = pi - asin(grid$gamma),
-    vcens = t_max, kmax = kmax)
-  washboard_run("escape_times", grid, conds, n = n, h = h, method = method,
-                seed = seed, first_replica = first_replica, backend = backend,
-                devices = devices, precision = precision, progress = progress,
-                extra = list(t_max = t_max), call = call)
+  escape_run("escape_times", grid, g0 = grid$gamma, dg = 0, vcens = t_max,
+             kmax = kmax, n = n, h = h, method = method, seed = seed,
+             first_replica = first_replica, backend = backend, devices = devices,
+             precision = precision, progress = progress, threshold = threshold,
+             start = start, extra = list(t_max = t_max), args = args, call = call)
 }
 
 #' Switching currents under a bias ramp
@@ -119,23 +187,30 @@ escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
 #' \gamma_0 + \text{ramp}\; t}, from `gamma0` with the junction at rest in
 #' its well, and each path reports the bias at which it switches (crosses
 #' \eqn{\pi - \arcsin\gamma_0}, the saddle of the starting bias, as in the
-#' paper). The bias of step \eqn{k} is \eqn{\gamma_k = \gamma_0 + k\,h\,
-#' \text{ramp}}, formed from the 64-bit step count in double precision, never
-#' as a running sum (which stops moving in single precision once the step
-#' falls below half an ulp of \eqn{\gamma}). The reported bias is
-#' interpolated inside the crossing step. Paths that have not switched when
-#' the bias reaches `gamma_max` are censored there (`escaped = FALSE`).
+#' paper; or the other thresholds of [escape_times()]). The bias of step
+#' \eqn{k} is \eqn{\gamma_k = \gamma_0 + k\,h\,\text{ramp}}, formed from the
+#' 64-bit step count in double precision, never as a running sum (which
+#' stops moving in single precision once the step falls below half an ulp of
+#' \eqn{\gamma}). The reported bias is interpolated inside the crossing step.
+#' Paths that have not switched when the bias reaches `gamma_max` are
+#' censored there (`escaped = FALSE`). A ramp that sweeps from `gamma0` to
+#' `gamma_max` within one plasma period gives a warning: the junction cannot
+#' follow it, and paths are censored rather than switched.
 #'
 #' Compare with the adiabatic Fulton-Dunkleberger distribution,
-#' [switching_distribution()]; `plot(x, theory = "kramers")` overlays it.
+#' [switching_distribution()]; `plot(x, theory = "kramers")` overlays it, and
+#' [switching_rate()] turns the sample back into an escape rate.
 #'
 #' @inheritParams escape_times
+#' @inheritSection escape_times Interrupts
 #' @param ramp Bias increase per unit of normalised time (see [jj_units()],
 #'   which converts a sweep rate in A/s), positive; a vector gives one
 #'   condition per value.
 #' @param gamma0 Starting bias, in \eqn{[0, 1)}.
 #' @param gamma_max Bias at which paths are censored, in
 #'   \eqn{(\gamma_0, 1]}.
+#' @param threshold As for [escape_times()], at the starting bias `gamma0`.
+#' @param start As for [escape_times()], in the well of `gamma0`.
 #' @return An object of class `switching_currents`, laid out as for
 #'   [escape_times()] with columns `condition`, `ramp`, `V0`, `beta`,
 #'   `theta`, `replica`, `value` (bias at switching) and `escaped` (switched
@@ -150,32 +225,47 @@ switching_currents <- function(n, ramp, V0, beta, theta, h, gamma0 = 0,
                                gamma_max = 1, method = c("srk2", "euler"),
                                seed = NULL, first_replica = 1, backend = "auto",
                                devices = NULL, precision = c("single", "double"),
-                               progress = interactive()) {
+                               progress = interactive(), threshold = "saddle",
+                               start = c("rest", "thermal")) {
   call <- sys.call()
+  args <- list(n = n, ramp = ramp, V0 = V0, beta = beta, theta = theta, h = h,
+               gamma0 = gamma0, gamma_max = gamma_max, method = method, seed = seed,
+               first_replica = first_replica, backend = backend, devices = devices,
+               precision = precision, threshold = threshold, start = start)
   h <- check_positive(h, "h", len = 1, call = call)
   gamma0 <- check_range(gamma0, "gamma0", 0, 1, hi_open = TRUE, len = 1, call = call)
   gamma_max <- check_range(gamma_max, "gamma_max", gamma0, 1, lo_open = TRUE,
                            len = 1, call = call)
-  grid <- washboard_grid(list(ramp = ramp, V0 = V0, beta = beta, theta = theta),
-                         call)
+  grid <- escape_grid(list(ramp = ramp, V0 = V0, beta = beta, theta = theta), call)
   dg <- grid$ramp * h
   kmax <- steps_upto((gamma_max - gamma0) / dg)
-  if (any(kmax > 2^53)) {
+  if (any(!(kmax <= 2^53))) {
     sp_abort("the ramp is too slow for `gamma_max`: more than 2^53 steps per path.",
              call = call)
   }
-  conds <- data.frame(
-    g0 = gamma0, dg = dg, V0 = grid$V0, beta = grid$beta, h = h,
-    sigma = sqrt(2 * grid$beta * grid$theta * h),
-    phi0 = asin(gamma0), th = pi - asin(gamma0),
-    vcens = gamma_max, kmax = kmax)
-  washboard_run("switching_currents", grid, conds, n = n, h = h, method = method,
-                seed = seed, first_replica = first_replica, backend = backend,
-                devices = devices, precision = precision, progress = progress,
-                extra = list(gamma0 = gamma0, gamma_max = gamma_max), call = call)
+  # a sweep shorter than a plasma period of the starting bias: the junction
+  # cannot follow it
+  sweep <- (gamma_max - gamma0) / grid$ramp
+  period <- 2 * pi / (sqrt(grid$V0) * (1 - gamma0^2)^0.25)
+  fast <- sweep < period
+  if (any(fast)) {
+    i <- which(fast)[1]
+    sp_warn(sprintf(paste0(
+      "the ramp sweeps from gamma0 = %s to gamma_max = %s in t = %s, less ",
+      "than one plasma period (2 pi / omega0 = %s, ramp = %s): the junction ",
+      "cannot follow, and paths end censored at gamma_max rather than ",
+      "switched."), format(gamma0), format(gamma_max), format(sweep[i], digits = 3),
+      format(period[i], digits = 3), format(grid$ramp[i])), call = call)
+  }
+  escape_run("switching_currents", grid, g0 = gamma0, dg = dg, vcens = gamma_max,
+             kmax = kmax, n = n, h = h, method = method, seed = seed,
+             first_replica = first_replica, backend = backend, devices = devices,
+             precision = precision, progress = progress, threshold = threshold,
+             start = start, extra = list(gamma0 = gamma0, gamma_max = gamma_max),
+             args = args, call = call)
 }
 
-# ---- shared machinery -------------------------------------------------------------
+# ---- the escape engine's frame ----------------------------------------------
 
 # Steps that cover x step lengths (censoring itself is exact: a crossing
 # interpolated past t_max or gamma_max inside the last step is censored).
@@ -186,7 +276,7 @@ steps_upto <- function(x) {
 
 # Every combination of the parameters, in expand.grid order (first varies
 # fastest), with a condition number.
-washboard_grid <- function(args, call) {
+escape_grid <- function(args, call) {
   nm <- names(args)
   for (a in nm[-1]) check_positive(args[[a]], a, call = call)
   if (nm[1] == "ramp") check_positive(args[[1]], "ramp", call = call)
@@ -194,115 +284,266 @@ washboard_grid <- function(args, call) {
   ncond <- prod(lengths(args))
   if (ncond > 2^24) {
     sp_abort(sprintf("the parameter grid has %s conditions; at most 2^24 are allowed.",
-                     format(ncond, big.mark = ",")), call = call)
+                     fmt_count(ncond)), call = call)
   }
   g <- expand.grid(args, KEEP.OUT.ATTRS = FALSE)
   cbind(condition = seq_len(nrow(g)), g)
 }
 
-# Estimated bytes of a result with `rows` rows (value, flag, condition,
-# replica and four parameter columns).
-result_bytes <- function(rows) rows * (8 + 4 + 4 + 8 + 4 * 8)
-
-available_memory <- function() {
-  if (file.exists("/proc/meminfo")) {
-    l <- grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE)
-    if (length(l)) return(as.numeric(gsub("[^0-9]", "", l)) * 1024)
+# Threshold of escape for each starting bias g0, from `threshold`.
+escape_threshold <- function(threshold, g0, call) {
+  saddle <- pi - asin(g0)
+  if (identical(threshold, "saddle")) return(saddle)
+  if (identical(threshold, "next_well")) return(2 * pi + asin(g0))
+  if (is.numeric(threshold) && length(threshold) == 1 && !is.na(threshold) &&
+      is.finite(threshold) && threshold >= 0) {
+    return(saddle + threshold)
   }
-  Inf
+  sp_abort(sprintf(paste0(
+    "`threshold` must be \"saddle\", \"next_well\" or a single number >= 0 ",
+    "(radians past the saddle), not %s."), describe(threshold)), call = call)
 }
 
-fmt_bytes <- function(b) {
-  if (b >= 2^30) sprintf("%.1f GiB", b / 2^30) else sprintf("%.1f MiB", b / 2^20)
+describe_threshold <- function(threshold) {
+  if (is.character(threshold)) threshold else sprintf("saddle + %s", format(threshold))
 }
 
-# Run the washboard engine for a prepared condition table and build the
-# result object.
-washboard_run <- function(type, grid, conds, n, h, method, seed, first_replica,
-                          backend, devices, precision, progress, extra, call) {
-  n <- check_count(n, "n", min = 1, call = call)
-  method <- check_choice(method, c("srk2", "euler"), "method", call = call)
-  precision <- check_choice(precision, c("single", "double"), "precision", call = call)
-  progress <- check_flag(progress, "progress", call = call)
-  first_replica <- check_whole(first_replica, "first_replica", lo = 1, hi = 2^40,
-                               call = call)
-  if (first_replica - 1 + n > 2^40) {
-    sp_abort("`first_replica + n - 1` must not pass 2^40 (replicas per condition).",
-             call = call)
+# The linearised dynamics at the bottom of the well, one step of `method`:
+# whether it is stable, and the stationary temperatures of the discrete
+# dynamics, omega0^2 <phi^2> / theta and <v^2> / theta (1 for the continuous
+# dynamics), vectorised.  With J = [[0, 1], [-w2, -beta]], Euler's step is
+# A = I + h J with the noise on v, SRK2's A = I + h J + h^2 J^2 / 2 with the
+# noise sigma (h/2, 1 - h beta / 2); the stationary covariance solves
+# S = A S A' + sigma^2 b b'.  Closed forms (solved symbolically), written
+# without cancellation so that they hold for small steps and soft wells;
+# stable (both eigenvalues inside the unit circle, Jury's test) exactly when
+# the factors d1, d2 and m are positive.
+escape_linear_step <- function(method, h, beta, w2) {
+  z <- beta * h
+  q <- h^2 * w2
+  m <- 4 - 2 * z + q # 4 (1 + det + tr) for Euler, in the margin of SRK2
+  if (method == "euler") {
+    d1 <- beta - h * w2        # (1 - det) / h
+    d2 <- m
+    T_phi <- 2 * beta * (2 - z + q) / (d1 * d2)
+    T_v <- 4 * beta / (d1 * d2)
+  } else {
+    d1 <- 4 * beta - 2 * beta * z + 2 * beta * q - h * q * w2  # 4 (1 - det) / h
+    d2 <- 16 - 8 * z + 4 * z^2 - 4 * q - 2 * z * q + q^2      # 4 (1 + det + tr)
+    T_phi <- 2 * beta * (32 - 32 * z + 16 * z^2 - 4 * z^3 - 4 * z * q + 6 * z^2 * q -
+                           4 * z * q^2 + q^3) / (d1 * d2)
+    T_v <- 16 * beta * (2 - z)^2 / (d1 * d2)
   }
-  seed <- resolve_seed(seed, call = call)
-  ncond <- nrow(grid)
-  rows <- ncond * n
-  if (rows > .Machine$integer.max) {
+  stable <- d1 > 0 & d2 > 0 & m > 0 & q > 0
+  list(stable = stable, T_phi = ifelse(stable, T_phi, NA_real_),
+       T_v = ifelse(stable, T_v, NA_real_))
+}
+
+# Refuse what the scheme or the precision cannot do; warn where the step
+# biases the statistics.  c0: the condition table (g0, V0, beta, theta, h).
+escape_check_steps <- function(c0, method, precision, call) {
+  # working-precision values that overflow (or vanish)
+  limit <- if (precision == "single") 1e30 else 1e150
+  sigma <- sqrt(2 * c0$beta * c0$theta * c0$h)
+  vals <- list(V0 = c0$V0, beta = c0$beta, `noise amplitude sqrt(2 beta theta h)` = sigma,
+               h = c0$h, `V0 h` = c0$V0 * c0$h)
+  for (nm in names(vals)) {
+    v <- vals[[nm]]
+    out <- v > limit | v < 1 / limit
+    if (any(out)) {
+      sp_abort(sprintf(paste0(
+        "%s = %s does not fit %s precision (its values must lie within ",
+        "%g..%g); rescale the problem%s."), nm, format(v[which(out)[1]], digits = 3),
+        precision, 1 / limit, limit,
+        if (precision == "single") " or use precision = \"double\"" else ""), call = call)
+    }
+  }
+  w2 <- c0$V0 * sqrt((1 - c0$g0) * (1 + c0$g0))
+  lin <- escape_linear_step(method, c0$h, c0$beta, w2)
+  bad <- !lin$stable
+  if (any(bad)) {
+    i <- which(bad)[1]
+    why <- if (c0$beta[i] * c0$h[i] >= 2) {
+      sprintf("beta h = %s is not below 2, where the damping of a step overshoots",
+              format(c0$beta[i] * c0$h[i], digits = 3))
+    } else if (method == "euler") {
+      sprintf(paste0("Euler's numerical anti-damping h omega0^2 = %s is not below ",
+                     "beta = %s, so each step pumps energy into the well"),
+              format(c0$h[i] * w2[i], digits = 3), format(c0$beta[i], digits = 3))
+    } else {
+      sprintf("h omega0 = %s is too large", format(c0$h[i] * sqrt(w2[i]), digits = 3))
+    }
     sp_abort(sprintf(paste0(
-      "the result would have %s rows (n = %s paths x %d conditions); a data ",
-      "frame holds at most 2^31 - 1. Split the job with `first_replica` ",
-      "(chunks combine exactly) or use fewer conditions."),
-      format(rows, big.mark = ","), format(n, big.mark = ","), ncond), call = call)
+      "the %s scheme is unstable at h = %s for the dynamics in the well ",
+      "(condition %d: gamma = %s, V0 = %s, beta = %s): %s. Escapes would be ",
+      "artefacts of the step; use a smaller `h`%s."), method, format(c0$h[i]), i,
+      format(c0$g0[i]), format(c0$V0[i]), format(c0$beta[i]), why,
+      if (method == "euler") " or method = \"srk2\"" else ""), call = call)
   }
-  need <- result_bytes(rows)
-  avail <- available_memory()
-  if (need > avail) {
-    sp_abort(sprintf(paste0(
-      "the result would need about %s of memory (%s rows), more than the %s ",
-      "available; split the job with `first_replica`."),
-      fmt_bytes(need), format(rows, big.mark = ","), fmt_bytes(avail)), call = call)
+  dev <- pmax(abs(lin$T_phi - 1), abs(lin$T_v - 1))
+  hot <- dev > 0.05
+  if (any(hot)) {
+    i <- which.max(dev)
+    sp_warn(sprintf(paste0(
+      "the %s step h = %s heats or cools the well: the linearised discrete ",
+      "dynamics is stationary at temperature %s theta in phi and %s theta in ",
+      "its velocity (condition %d, beta h = %s, h omega0 = %s); escape rates, ",
+      "~ exp(-Delta U / theta), are biased accordingly. Use a smaller `h`%s ",
+      "(h_check() measures the bias)."), method, format(c0$h[i]),
+      format(lin$T_phi[i], digits = 3), format(lin$T_v[i], digits = 3), i,
+      format(c0$beta[i] * c0$h[i], digits = 3), format(c0$h[i] * sqrt(w2[i]), digits = 3),
+      if (method == "euler") " or method = \"srk2\"" else ""), call = call,
+      class = "statphysgpu_step_warning")
   }
-  coarse <- h * sqrt(conds$V0) > 0.1
+  coarse <- c0$h * sqrt(c0$V0) > 0.1
   if (any(coarse)) {
     sp_warn(sprintf(paste0(
       "`h` is coarse for the dynamics: h * sqrt(V0) = %s > 0.1 (fewer than ",
       "about 60 steps per plasma period); the escape statistics carry a ",
-      "step-size bias."), format(max(h * sqrt(conds$V0)), digits = 3)), call = call)
+      "step-size bias."), format(max(c0$h * sqrt(c0$V0)), digits = 3)), call = call,
+      class = "statphysgpu_step_warning")
   }
-  plan <- resolve_backend(backend, devices, work = rows, auto_threshold = 1e4,
-                          call = call)
-  conds$stream0 <- (grid$condition - 1) * 2^40
-  single <- precision == "single"
-  heun <- method == "srk2"
-  key <- ""
-  if (plan$backend == "gpu") {
-    variant <- sprintf("%s_%s_%s", precision, method,
-                       if (type == "switching_currents") "ramp" else "fixed")
-    key <- gpu_kernel_load("escape", plan$devices, variant = variant)
+  if (precision == "single") {
+    tiny <- c0$h * sqrt(c0$theta) < 4e-6
+    if (any(tiny)) {
+      sp_warn(sprintf(paste0(
+        "steps too small for single precision: the thermal displacement per step, ",
+        "h sqrt(theta) = %s, is within 10 units of the last place of phi; ",
+        "rounding biases the paths. Use precision = \"double\"."),
+        format(min(c0$h * sqrt(c0$theta)), digits = 3)), call = call,
+        class = "statphysgpu_step_warning")
+    }
   }
-  fields <- c("g0", "dg", "V0", "beta", "h", "sigma", "phi0", "th", "vcens",
-              "kmax", "stream0")
-  res <- .Call(C_sp_r_escape, lapply(conds[fields], as.double), n,
-               check_u64(first_replica - 1, "first_replica", call = call),
-               heun, single, seed, key, as.integer(plan$devices), progress)
-  cond_of <- rep(seq_len(ncond), each = n)
+  invisible(lin)
+}
+
+# Thermal-start tables (escape_args.h): for each condition, the CDF and the
+# log density of phi ~ exp(-U(phi) / theta) on SP_ESCAPE_KNOTS knots over
+# the well (between the neighbouring saddles, cut where the density falls
+# below exp(-30) of its peak: a uniform draw, (x + 1/2) 2^-32, cannot reach
+# beyond), one column of 2 K values per condition.
+ESCAPE_KNOTS <- 1025L
+
+escape_start_tables <- function(g0, V0, theta) {
+  K <- ESCAPE_KNOTS
+  n <- length(g0)
+  phi0 <- asin(g0)
+  phis <- pi - asin(g0)
+  dU <- function(phi) V0 * ((cos(phi0) - cos(phi)) + g0 * (phi0 - phi)) # U(phi) - U(phi0)
+  cut <- 30 * theta
+  # where dU reaches `cut` between a and b (dU increasing from a to b), or b
+  reach <- function(a, b) {
+    hit <- dU(b) > cut
+    lo <- a; hi <- b
+    for (it in 1:80) {
+      mid <- (lo + hi) / 2
+      up <- dU(mid) > cut
+      hi <- ifelse(up, mid, hi)
+      lo <- ifelse(up, lo, mid)
+    }
+    ifelse(hit, hi, b)
+  }
+  left <- reach(phi0, phis - 2 * pi)
+  right <- reach(phi0, phis)
+  step <- (right - left) / (K - 1)
+  i <- 0:(K - 1)
+  knots <- outer(i, step) + rep(left, each = K) # K x n
+  j <- col(knots)
+  logd <- -matrix(V0[j] * ((cos(phi0[j]) - cos(knots)) + g0[j] * (phi0[j] - knots)), K) /
+    rep(theta, each = K)
+  # exact mass of each knot interval for a log density linear in it
+  s <- (logd[-1, , drop = FALSE] - logd[-K, , drop = FALSE])
+  rel <- ifelse(abs(s) < 1e-12, 1, expm1(s) / s)
+  mass <- exp(logd[-K, , drop = FALSE]) * rel * rep(step, each = K - 1)
+  cdf <- apply(mass, 2, function(m) c(0, cumsum(m)) / sum(m))
+  cdf[K, ] <- 1
+  list(tables = as.vector(rbind(cdf, logd)), lo = left, step = step,
+       offset = (seq_len(n) - 1) * 2 * K)
+}
+
+# The condition table of the engine (the fields of sp_escape_cond in
+# escape_args.h, by name) and the thermal-start tables.
+escape_conditions <- function(grid, g0, dg, h, th, vcens, kmax, start, call) {
+  ncond <- nrow(grid)
+  conds <- list(
+    g0 = rep_len(g0, ncond), dg = rep_len(dg, ncond), V0 = grid$V0,
+    beta = grid$beta, h = rep_len(h, ncond),
+    sigma = sqrt(2 * grid$beta * grid$theta * h),
+    phi0 = rep_len(asin(g0), ncond), th = rep_len(th, ncond),
+    vcens = rep_len(vcens, ncond), kmax = rep_len(kmax, ncond),
+    stream0 = (grid$condition - 1) * 2^40,
+    start_table = rep(-1, ncond), start_lo = rep(0, ncond),
+    start_step = rep(0, ncond), start_vsd = rep(0, ncond))
+  tables <- numeric()
+  if (start == "thermal") {
+    if (ncond * 2 * ESCAPE_KNOTS > 2^25) {
+      sp_abort(sprintf(paste0(
+        "start = \"thermal\" tabulates %d values per condition; %s conditions ",
+        "are too many (at most %s)."), 2L * ESCAPE_KNOTS, fmt_count(ncond),
+        fmt_count(floor(2^25 / (2 * ESCAPE_KNOTS)))), call = call)
+    }
+    tb <- escape_start_tables(conds$g0, conds$V0, grid$theta)
+    tables <- tb$tables
+    conds$start_table <- tb$offset
+    conds$start_lo <- tb$lo
+    conds$start_step <- tb$step
+    conds$start_vsd <- sqrt(grid$theta)
+  }
+  list(conds = lapply(conds, as.double), tables = tables)
+}
+
+# Everything after the model's own checks: the frame, the condition table,
+# the engine, the result.
+escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
+                       first_replica, backend, devices, precision, progress,
+                       threshold, start, extra, args, call) {
+  method <- check_choice(method, c("srk2", "euler"), "method", call = call)
+  start <- check_choice(start, c("rest", "thermal"), "start", call = call)
+  ncond <- nrow(grid)
+  th <- escape_threshold(threshold, g0, call)
+  fr <- sim_frame(call, n = n, first = first_replica, seed = seed,
+                  backend = backend, devices = devices, precision = precision,
+                  precisions = c("single", "double"), progress = progress,
+                  groups = ncond, row_bytes = 8 + 4 + 4 + 8 + 4 * 8,
+                  auto_threshold = 1e4)
+  c0 <- data.frame(g0 = g0, V0 = grid$V0, beta = grid$beta, theta = grid$theta, h = h)
+  escape_check_steps(c0, method, fr$precision, call)
+  ec <- escape_conditions(grid, g0 = g0, dg = dg, h = h, th = th, vcens = vcens,
+                          kmax = kmax, start = start, call = call)
+  variant <- paste(c(fr$precision, method,
+                     if (type == "switching_currents") "ramp" else "fixed",
+                     if (start == "thermal") "thermal"), collapse = "_")
+  res <- sim_run(fr, C_sp_r_escape, ec$conds, ec$tables, fr$n,
+                 check_u64(fr$first - 1, "first_replica", call = call),
+                 method == "srk2", fr$precision == "single", fr$seed,
+                 kernel = "escape", variant = variant)
+  cond_of <- rep(seq_len(ncond), each = fr$n)
   out <- data.frame(condition = cond_of, stringsAsFactors = FALSE)
   for (p in setdiff(names(grid), "condition")) out[[p]] <- grid[[p]][cond_of]
-  out$replica <- rep(first_replica - 1 + seq_len(n), times = ncond)
+  out$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
   out$value <- res$value
   out$escaped <- res$escaped
-  stats <- res$stats
-  interrupted <- stats[5] == 1
-  if (interrupted) {
-    sp_warn(sprintf(paste0(
-      "interrupted: %s of %s paths finished; the others are NA (value and ",
-      "escaped). Rerun the missing replicas with the same seed to complete ",
-      "the sample."), format(stats[3], big.mark = ","),
-      format(rows, big.mark = ",")), call = call)
-  }
+  unf <- which(res$unfinished)
   attr(out, "conditions") <- grid
-  attr(out, "seed") <- u64_to_double(seed)
-  attr(out, "seed_hex") <- u64_to_hex(seed)
-  attr(out, "backend") <- plan$backend
-  attr(out, "devices") <- if (plan$backend == "gpu") {
-    d <- gpu_devices(free = FALSE)
-    paste0(d$name[match(plan$devices, d$id)], " (", plan$devices, ")")
-  } else sprintf("CPU, %d thread%s", sp_threads(), if (sp_threads() == 1) "" else "s")
-  attr(out, "precision") <- precision
   attr(out, "method") <- method
   attr(out, "h") <- h
   for (e in names(extra)) attr(out, e) <- extra[[e]]
-  attr(out, "n") <- n
-  attr(out, "first_replica") <- first_replica
-  attr(out, "steps") <- c(useful = stats[1], issued = stats[2])
-  attr(out, "seconds") <- stats[4]
-  attr(out, "interrupted") <- interrupted
-  class(out) <- c(type, "sp_paths", "data.frame")
-  out
+  attr(out, "threshold") <- threshold
+  attr(out, "start") <- start
+  attr(out, "n") <- fr$n
+  attr(out, "first_replica") <- fr$first
+  attr(out, "steps") <- c(useful = res$counts[["useful_steps"]],
+                          issued = res$counts[["issued_steps"]])
+  attr(out, "unfinished") <- data.frame(condition = cond_of[unf],
+                                        replica = out$replica[unf])
+  attr(out, "args") <- args
+  sim_result(out, fr, res, class = c(type, "sp_paths", "data.frame"),
+             unfinished = sprintf(paste0(
+               "%s of %s paths finished; the %s unfinished are censored at the ",
+               "%s they had reached (escaped = FALSE; listed in ",
+               "attr(x, \"unfinished\")), so the estimators stay valid. Rerun ",
+               "those replicas with the same seed to complete the sample"),
+               fmt_count(res$counts[["finished"]]), fmt_count(fr$rows),
+               fmt_count(length(unf)),
+               if (type == "switching_currents") "bias" else "time"))
 }

@@ -75,19 +75,22 @@ gpu_kernel_registry <- function() {
   )
 }
 
-# escape.cu in each precision, method and bias mode: "single_srk2_fixed", ...
-# Single precision uses the hardware sine for the washboard force (SP_FAST_SIN);
-# nothing else is relaxed (the Box-Muller logarithm must stay accurate near 1).
+# escape.cu in each precision, method, bias mode and start:
+# "single_srk2_fixed", ..., "double_euler_ramp_thermal".  Single precision
+# uses the hardware sine for the washboard force (SP_FAST_SIN); nothing else
+# is relaxed (the Box-Muller logarithm must stay accurate near 1).
 escape_variants <- function() {
   v <- list()
   for (prec in c("single", "double")) for (m in c("srk2", "euler"))
-    for (b in c("fixed", "ramp")) {
-      v[[paste(prec, m, b, sep = "_")]] <- list(
+    for (b in c("fixed", "ramp")) for (st in c("rest", "thermal")) {
+      nm <- paste(c(prec, m, b, if (st == "thermal") "thermal"), collapse = "_")
+      v[[nm]] <- list(
         defines = c(if (prec == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1",
                                             "SP_FAST_SIN=1")
                     else "SP_REAL=double",
                     sprintf("SP_ESC_HEUN=%d", as.integer(m == "srk2")),
-                    sprintf("SP_ESC_RAMP=%d", as.integer(b == "ramp"))),
+                    sprintf("SP_ESC_RAMP=%d", as.integer(b == "ramp")),
+                    sprintf("SP_ESC_THERMAL=%d", as.integer(st == "thermal"))),
         fast_math = FALSE)
     }
   v
@@ -353,12 +356,6 @@ gpu_kernels_check <- function(arch = c("sm_80", "sm_90"), files = NULL) {
 }
 
 # ---- Philox on the GPU ------------------------------------------------------------
-
-gpu_philox <- function(kind, single, n, seed, stream, offset, devices) {
-  key <- gpu_kernel_load("rng", devices)
-  .Call(C_sp_r_gpu_philox, key, kind, single, n, seed, stream, offset,
-        as.integer(devices), interactive() && n >= 1e9)
-}
 
 # Mean and variance of n normals generated and reduced on the GPU (nothing
 # copied back per value): the random-number benchmark and large-sample tests.

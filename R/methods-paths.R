@@ -41,7 +41,8 @@ km_quantile <- function(value, escaped, p) {
 #' Summarise simulated escape times or switching currents
 #'
 #' One row per condition: the number of paths, how many were censored (did
-#' not cross by `t_max` or `gamma_max`) or unfinished (interrupted), the mean
+#' not cross by `t_max` or `gamma_max`, or were cut by an interrupt: those
+#' are censored where they stopped and also counted as unfinished), the mean
 #' with a confidence interval that accounts for censoring ([censored_mean()]:
 #' the sample mean when nothing is censored; a Kaplan-Meier restricted mean
 #' plus an exponential tail otherwise), the median and quartiles (of the
@@ -63,11 +64,13 @@ km_quantile <- function(value, escaped, p) {
 summary.sp_paths <- function(object, level = 0.95, ...) {
   level <- check_level(level)
   conds <- conditions_of(object)
+  unf <- attr(object, "unfinished")
   rows <- lapply(conds$condition, function(c) {
     d <- object[object$condition == c, , drop = FALSE]
-    fin <- !is.na(d$escaped)
+    fin <- !is.na(d$escaped) # NA only in results of versions before 0.2
     v <- d$value[fin]
     e <- d$escaped[fin]
+    n_unf <- sum(!fin) + if (is.null(unf)) 0 else sum(unf$condition == c)
     m <- tryCatch(censored_mean(v, e, level = level),
                   error = function(err) list(estimate = NA_real_, lower = NA_real_,
                                              upper = NA_real_))
@@ -75,7 +78,7 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
                    error = function(err) list(rate = NA_real_, lower = NA_real_,
                                               upper = NA_real_))
     q <- if (length(v)) km_quantile(v, e, c(0.25, 0.5, 0.75)) else rep(NA_real_, 3)
-    data.frame(n = nrow(d), censored = sum(!e), unfinished = sum(!fin),
+    data.frame(n = nrow(d), censored = sum(!e), unfinished = n_unf,
                mean = m$estimate, mean_lower = m$lower, mean_upper = m$upper,
                q25 = q[1], median = q[2], q75 = q[3],
                tail_rate = tr$rate, tail_rate_lower = tr$lower,
@@ -122,7 +125,9 @@ print.sp_paths <- function(x, ...) {
     cat("\n")
   }
   if (isTRUE(attr(x, "interrupted"))) {
-    cat("interrupted: unfinished paths are NA\n")
+    nu <- NROW(attr(x, "unfinished"))
+    cat(sprintf("interrupted: %s unfinished path%s, censored where %s stopped\n",
+                fmt_count(nu), if (nu == 1) "" else "s", if (nu == 1) "it" else "they"))
   }
   s <- summary(x)
   cols <- c(names(conds), "n", "censored", "mean", "median")
@@ -143,7 +148,7 @@ as.data.frame.sp_paths <- function(x, ...) {
 #' Returns `survival::Surv(value, escaped)`: escape times (or switching
 #' biases) with right censoring at `t_max` (or `gamma_max`), for the
 #' survival package's estimators (`survfit()`, `survreg()`, ...).
-#' Unfinished paths of an interrupted run give `NA`.
+#' Unfinished paths of an interrupted run are censored where they stopped.
 #'
 #' @param x A result of [escape_times()] or [switching_currents()].
 #' @return A `Surv` object with one element per path.
@@ -194,10 +199,13 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
     identical(attr(a, "method"), attr(first, "method")) &&
     identical(attr(a, "precision"), attr(first, "precision")) &&
     identical(attr(a, "h"), attr(first, "h")) &&
+    identical(attr(a, "threshold"), attr(first, "threshold")) &&
+    identical(attr(a, "start"), attr(first, "start")) &&
     identical(attr(a, "conditions"), attr(first, "conditions"))
   if (!all(vapply(parts, same, TRUE))) {
     sp_abort(paste0("rbind() of simulation results needs chunks of one simulation: ",
-                    "the same seed, parameters, method, precision and step."))
+                    "the same seed, parameters, method, precision, step, threshold ",
+                    "and start."))
   }
   df <- do.call(rbind, lapply(parts, as.data.frame.sp_paths))
   key <- paste(df$condition, df$replica)
@@ -214,24 +222,79 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "steps") <- Reduce(`+`, lapply(parts, function(p) attr(p, "steps") %||% c(useful = 0, issued = 0)))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
+  if (!is.null(attr(first, "unfinished"))) {
+    u <- do.call(rbind, lapply(parts, function(p) attr(p, "unfinished")))
+    u <- u[order(u$condition, u$replica), , drop = FALSE]
+    rownames(u) <- NULL
+    attr(out, "unfinished") <- u
+  }
+  if (!is.null(attr(first, "args"))) {
+    a <- attr(first, "args")
+    a$n <- attr(out, "n")
+    a$first_replica <- attr(out, "first_replica")
+    attr(out, "args") <- a
+  }
   class(out) <- class(first)
   out
 }
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
+# Theories a plot can draw: rate theories (escape out of the well) and the
+# Smoluchowski mean first-passage time (to the saddle, overdamped).
+PATH_THEORIES <- c("none", "kramers", "bhl", "smoluchowski")
+RATE_THEORIES <- c("kramers", "bhl")
 
 # Theory CDF at points v for one condition row of a result.
-theory_cdf <- function(x, cond, v, prefactor) {
+theory_cdf <- function(x, cond, v, theory) {
   if (path_type(x) == "switching_currents") {
     g0 <- attr(x, "gamma0") %||% 0
     switching_distribution(pmin(pmax(v, g0), 1 - 1e-12), cond$ramp, cond$V0,
-                           cond$beta, cond$theta, prefactor = prefactor,
+                           cond$beta, cond$theta, prefactor = theory,
                            gamma0 = g0)$cdf
+  } else if (theory == "smoluchowski") {
+    tau <- mfpt_smoluchowski(cond$gamma, cond$V0, cond$beta, cond$theta)
+    -expm1(-pmax(v, 0) / tau)
   } else {
     rate <- escape_rate(cond$gamma, cond$V0, cond$beta, cond$theta,
-                        prefactor = prefactor)
+                        prefactor = theory)
     -expm1(-rate * pmax(v, 0))
   }
+}
+
+# Does `theory` describe the escapes of x?  Rate theories describe leaving
+# the well (threshold "next_well" or past the saddle); the Smoluchowski time
+# describes first passage at the saddle.  Refuses what cannot be drawn,
+# warns when a plot would compare unlike things.
+check_theory_fits <- function(x, theory, call) {
+  if (theory == "none") return(invisible(TRUE))
+  threshold <- attr(x, "threshold") %||% "saddle"
+  if (path_type(x) == "switching_currents") {
+    if (theory == "smoluchowski") {
+      sp_abort(paste0("theory = \"smoluchowski\" (a mean first-passage time at ",
+                      "fixed bias) has no switching-current distribution; use a ",
+                      "rate theory."), call = call)
+    }
+    return(invisible(TRUE))
+  }
+  if (theory %in% RATE_THEORIES && identical(threshold, "saddle")) {
+    sp_warn(paste0(
+      "the ", theory, " rate describes escape out of the well; these are first ",
+      "passages at the saddle (threshold = \"saddle\"), which come earlier ",
+      "(0.84-0.87 of 1/rate at moderate damping, about half of it when ",
+      "overdamped). Compare like with like: simulate with threshold = ",
+      "\"next_well\", or use theory = \"smoluchowski\" when overdamped."),
+      call = call, class = "statphysgpu_theory_mismatch")
+  }
+  if (theory == "smoluchowski" && !identical(threshold, "saddle")) {
+    sp_warn(paste0(
+      "the Smoluchowski time is the mean first passage at the saddle; these ",
+      "escapes use threshold = ", describe_threshold(threshold), "."),
+      call = call, class = "statphysgpu_theory_mismatch")
+  }
+  if (theory == "smoluchowski" && any(conditions_of(x)$gamma == 0)) {
+    sp_abort("theory = \"smoluchowski\" needs gamma > 0 (no tilt: infinite time).",
+             call = call)
+  }
+  invisible(TRUE)
 }
 
 # ECDF bands of every condition, with the theory CDF when asked.
@@ -258,10 +321,17 @@ paths_plot_data <- function(x, level, theory) {
 #' theoretical CDF: \eqn{1 - e^{-\Gamma t}} with the Kramers or
 #' Buttiker-Harris-Landauer rate ([escape_rate()]) for escape times, the
 #' Fulton-Dunkleberger distribution ([switching_distribution()]) for
-#' switching currents.
+#' switching currents, or \eqn{1 - e^{-t/\tau}} with the Smoluchowski mean
+#' first-passage time \eqn{\tau} ([mfpt_smoluchowski()]).
+#'
+#' Like is compared with like: the rates describe escape out of the well
+#' (simulate with `threshold = "next_well"`), the Smoluchowski time first
+#' passage at the saddle in the overdamped regime (`threshold = "saddle"`,
+#' the default); a plot that mixes them warns (see "Threshold" in
+#' [escape_times()]).
 #'
 #' @param x A result of [escape_times()] or [switching_currents()].
-#' @param theory `"none"`, `"kramers"` or `"bhl"`.
+#' @param theory `"none"`, `"kramers"`, `"bhl"` or `"smoluchowski"`.
 #' @param level Confidence level of the band.
 #' @param log Passed to [plot()] (e.g. `"x"` for a logarithmic time axis).
 #' @param xlim Range of the horizontal axis (default: the data's).
@@ -272,10 +342,12 @@ paths_plot_data <- function(x, level, theory) {
 #'                   h = 0.02, t_max = 1000, seed = 2, backend = "cpu")
 #' plot(x, theory = "kramers")
 #' @export
-plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl"), level = 0.95,
+plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "smoluchowski"), level = 0.95,
                           log = "", xlim = NULL, ...) {
-  theory <- check_choice(theory, c("none", "kramers", "bhl"), "theory")
-  level <- check_level(level)
+  call <- sys.call()
+  theory <- check_choice(theory, PATH_THEORIES, "theory", call = call)
+  level <- check_level(level, call = call)
+  check_theory_fits(x, theory, call)
   pd <- paths_plot_data(x, level, theory)
   xr <- range(unlist(lapply(pd, function(p) p$band$x)), finite = TRUE)
   if (grepl("x", log)) xr[1] <- max(xr[1], min(x$value[x$value > 0], na.rm = TRUE))
@@ -309,12 +381,14 @@ plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl"), level = 0.95,
 #' @rdname plot.sp_paths
 #' @param object A result of [escape_times()] or [switching_currents()].
 #' @exportS3Method ggplot2::autoplot
-autoplot.sp_paths <- function(object, theory = c("none", "kramers", "bhl"),
+autoplot.sp_paths <- function(object, theory = c("none", "kramers", "bhl", "smoluchowski"),
                               level = 0.95, ...) {
+  call <- sys.call()
   if (!requireNamespace("ggplot2", quietly = TRUE)) {
     sp_abort("autoplot() needs the ggplot2 package.")
   }
-  theory <- check_choice(theory, c("none", "kramers", "bhl"), "theory")
+  theory <- check_choice(theory, PATH_THEORIES, "theory", call = call)
+  check_theory_fits(object, theory, call)
   pd <- paths_plot_data(object, check_level(level), theory)
   steps <- do.call(rbind, lapply(pd, function(p) {
     b <- p$band

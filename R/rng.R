@@ -50,8 +50,11 @@
 #' @param backend `"auto"`, `"cpu"` or `"gpu"`; see [sp_backends()]. `"auto"`
 #'   uses the GPU when one is usable and `n` is large enough to gain from it.
 #' @param devices GPU ids (see [gpu_devices()]), `"all"`, or `NULL` for the
-#'   first GPU. Values are split over the devices in contiguous ranges.
-#' @return A double vector of length `n`.
+#'   first GPU. Values are handed to the devices in chunks of 2^25.
+#' @return A double vector of length `n`. Long draws (\eqn{n \ge 10^8} in an
+#'   interactive session) show a progress bar; an interrupt (Ctrl-C) returns
+#'   the values drawn so far, the rest `NA`, with attribute `interrupted` and
+#'   a warning.
 #' @references Salmon, J. K., Moraes, M. A., Dror, R. O. and Shaw, D. E. (2011)
 #'   Parallel random numbers: as easy as 1, 2, 3. *Proceedings of the
 #'   International Conference for High Performance Computing, Networking,
@@ -81,13 +84,21 @@ philox_draw <- function(kind, n, seed, stream, offset, precision, backend,
   }
   precision <- check_choice(precision, c("double", "single"), "precision",
                             call = call)
-  single <- precision == "single"
   plan <- resolve_backend(backend, devices, work = n, auto_threshold = 1e7,
                           call = call)
-  if (plan$backend == "gpu") {
-    return(gpu_philox(kind, single, n, seed, stream, offset, plan$devices))
+  # a bar only for draws that take a while (1e8 values: a second or more)
+  fr <- list(call = call, plan = plan, progress = interactive() && n >= 1e8)
+  res <- sim_run(fr, C_sp_r_philox, kind, precision == "single", n, seed, stream,
+                 offset, kernel = "rng")
+  out <- res$values
+  if (res$run[["interrupted"]] == 1) {
+    attr(out, "interrupted") <- TRUE
+    sp_warn(sprintf(paste0(
+      "interrupted: %s of %s values drawn; the others are NA. The values ",
+      "drawn are those of an uninterrupted call."), fmt_count(res$filled),
+      fmt_count(n)), call = call, class = "statphysgpu_interrupted")
   }
-  .Call(C_sp_r_philox_cpu, kind, single, n, seed, stream, offset)
+  out
 }
 
 #' @rdname philox

@@ -8,11 +8,13 @@
 #include "core/sp_threads.h"
 #include "gpu/sp_gpu.h"
 
-SEXP sp_r_philox_cpu(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_philox_block(SEXP, SEXP);
-SEXP sp_r_uniform_transform(SEXP, SEXP);
-SEXP sp_r_math(SEXP, SEXP, SEXP);
+/* the package's functions */
+SEXP sp_r_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_build_info(void);
+SEXP sp_r_threads_get(void);
+SEXP sp_r_threads_set(SEXP);
+SEXP sp_r_threads_info(void);
 SEXP sp_r_gpu_status(void);
 SEXP sp_r_gpu_devices(SEXP);
 SEXP sp_r_nvrtc_archs(void);
@@ -21,7 +23,11 @@ SEXP sp_r_gpu_module_loaded(SEXP, SEXP);
 SEXP sp_r_gpu_module_load(SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_modules_unload(void);
 SEXP sp_r_hash(SEXP);
-SEXP sp_r_gpu_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+
+/* tests and benchmarks only (r_testing.c) */
+SEXP sp_r_philox_block(SEXP, SEXP);
+SEXP sp_r_uniform_transform(SEXP, SEXP);
+SEXP sp_r_math(SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_philox_moments(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_curand_check(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_alloc_test(SEXP, SEXP);
@@ -29,19 +35,17 @@ SEXP sp_r_gpu_mem_info(SEXP);
 SEXP sp_r_gpu_live_allocations(void);
 SEXP sp_r_gpu_reserve_test(SEXP, SEXP);
 SEXP sp_r_gpu_release_test(SEXP);
-SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_threads_get(void);
-SEXP sp_r_threads_set(SEXP);
-SEXP sp_r_threads_info(void);
+SEXP sp_r_escape_starts(SEXP, SEXP, SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC)&name, n}
 
 static const R_CallMethodDef call_methods[] = {
-  CALLDEF(sp_r_philox_cpu, 6),
-  CALLDEF(sp_r_philox_block, 2),
-  CALLDEF(sp_r_uniform_transform, 2),
-  CALLDEF(sp_r_math, 3),
+  CALLDEF(sp_r_philox, 9),
+  CALLDEF(sp_r_escape, 10),
   CALLDEF(sp_r_build_info, 0),
+  CALLDEF(sp_r_threads_get, 0),
+  CALLDEF(sp_r_threads_set, 1),
+  CALLDEF(sp_r_threads_info, 0),
   CALLDEF(sp_r_gpu_status, 0),
   CALLDEF(sp_r_gpu_devices, 1),
   CALLDEF(sp_r_nvrtc_archs, 0),
@@ -50,7 +54,10 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_module_load, 3),
   CALLDEF(sp_r_gpu_modules_unload, 0),
   CALLDEF(sp_r_hash, 1),
-  CALLDEF(sp_r_gpu_philox, 9),
+  /* tests and benchmarks */
+  CALLDEF(sp_r_philox_block, 2),
+  CALLDEF(sp_r_uniform_transform, 2),
+  CALLDEF(sp_r_math, 3),
   CALLDEF(sp_r_gpu_philox_moments, 7),
   CALLDEF(sp_r_gpu_curand_check, 7),
   CALLDEF(sp_r_gpu_alloc_test, 2),
@@ -58,10 +65,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_live_allocations, 0),
   CALLDEF(sp_r_gpu_reserve_test, 2),
   CALLDEF(sp_r_gpu_release_test, 1),
-  CALLDEF(sp_r_escape, 9),
-  CALLDEF(sp_r_threads_get, 0),
-  CALLDEF(sp_r_threads_set, 1),
-  CALLDEF(sp_r_threads_info, 0),
+  CALLDEF(sp_r_escape_starts, 4),
   {NULL, NULL, 0}
 };
 

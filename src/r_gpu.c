@@ -1,14 +1,12 @@
-/* .Call glue for the GPU backend: status, devices, NVRTC, modules, draws. */
+/* .Call glue for the GPU backend: status, devices, NVRTC, modules, cache keys. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "r_hooks.h"
 #include "r_util.h"
 
 #include "core/sp_error.h"
 #include "core/sp_hash.h"
 #include "gpu/sp_gpu.h"
-#include "gpu/sp_gpu_rng.h"
 
 static SEXP mkstr_or_na(const char *s) {
   return (s == NULL || s[0] == '\0') ? Rf_ScalarString(NA_STRING) : Rf_mkString(s);
@@ -153,124 +151,4 @@ SEXP sp_r_hash(SEXP x) {
   }
   sp_hash_hex(&h, hex);
   return Rf_mkString(hex);
-}
-
-static int *device_ids(SEXP devices, int *n) {
-  int i, *d;
-  *n = Rf_length(devices);
-  d = (int *)R_alloc((size_t)(*n > 0 ? *n : 1), sizeof(int));
-  for (i = 0; i < *n; i++) d[i] = INTEGER(devices)[i];
-  return d;
-}
-
-SEXP sp_r_gpu_philox(SEXP key, SEXP kind, SEXP single, SEXP n, SEXP seed,
-                     SEXP stream, SEXP offset, SEXP devices, SEXP progress) {
-  uint64_t nn = sp_r_count(n);
-  int ndev, *devs = device_ids(devices, &ndev), st;
-  sp_hooks hooks;
-  sp_r_hooks_ctx ctx;
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)nn));
-  sp_r_hooks_start(&ctx, &hooks, sp_r_int(progress), (double)((nn + 3) / 4),
-                   "Philox draws on the GPU");
-  st = sp_gpu_philox_fill(CHAR(STRING_ELT(key, 0)), sp_r_int(kind), sp_r_int(single),
-                          sp_r_u64(seed), sp_r_u64(stream), sp_r_u64(offset), nn,
-                          REAL(out), devs, ndev, &hooks);
-  sp_r_hooks_done(&ctx);
-  sp_r_check(st);
-  UNPROTECT(2);
-  return out;
-}
-
-SEXP sp_r_gpu_philox_moments(SEXP key, SEXP single, SEXP n, SEXP seed, SEXP stream,
-                             SEXP offset, SEXP devices) {
-  int ndev, *devs = device_ids(devices, &ndev);
-  double acc[2], ms = 0;
-  SEXP out;
-  sp_r_check(sp_gpu_philox_normal_moments(CHAR(STRING_ELT(key, 0)), sp_r_int(single),
-                                          sp_r_u64(seed), sp_r_u64(stream),
-                                          sp_r_u64(offset), sp_r_count(n), devs, ndev,
-                                          acc, &ms));
-  out = PROTECT(Rf_allocVector(REALSXP, 3));
-  REAL(out)[0] = acc[0];
-  REAL(out)[1] = acc[1];
-  REAL(out)[2] = ms;
-  UNPROTECT(1);
-  return out;
-}
-
-SEXP sp_r_gpu_curand_check(SEXP key, SEXP dev, SEXP seed, SEXP stream0, SEXP offset,
-                           SEXP nstreams, SEXP nquads) {
-  int ns = sp_r_int(nstreams), nq = sp_r_int(nquads);
-  size_t total = (size_t)ns * (size_t)nq * 4, i;
-  uint32_t *buf = (uint32_t *)R_alloc(total > 0 ? total : 1, sizeof(uint32_t));
-  SEXP out;
-  sp_r_check(sp_gpu_curand_check(CHAR(STRING_ELT(key, 0)), sp_r_int(dev), sp_r_u64(seed),
-                                 sp_r_u64(stream0), sp_r_u64(offset), ns, nq, buf));
-  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)total));
-  for (i = 0; i < total; i++) REAL(out)[i] = (double)buf[i];
-  UNPROTECT(1);
-  return out;
-}
-
-/* Allocate `bytes` on `dev` through the checked allocator and free them
- * (tests of the out-of-memory path). */
-SEXP sp_r_gpu_alloc_test(SEXP dev, SEXP bytes) {
-  CUdeviceptr p = 0;
-  int d = sp_r_int(dev);
-  int st = sp_gpu_alloc(d, (size_t)sp_r_dbl(bytes), "the test buffer", &p);
-  sp_gpu_free(d, &p);
-  sp_r_check(st);
-  return Rf_ScalarLogical(1);
-}
-
-/* Hold `bytes` of device memory until the returned external pointer is
- * released or collected (tests: leave too little memory for a simulation). */
-typedef struct { int dev; CUdeviceptr p; } sp_r_reserved;
-
-static void reserve_finalize(SEXP xp) {
-  sp_r_reserved *r = (sp_r_reserved *)R_ExternalPtrAddr(xp);
-  if (r == NULL) return;
-  sp_gpu_free(r->dev, &r->p);
-  free(r);
-  R_ClearExternalPtr(xp);
-}
-
-SEXP sp_r_gpu_reserve_test(SEXP dev, SEXP bytes) {
-  sp_r_reserved *r;
-  SEXP xp;
-  int d = sp_r_int(dev), st;
-  CUdeviceptr p = 0;
-  st = sp_gpu_alloc(d, (size_t)sp_r_dbl(bytes), "the reserved test buffer", &p);
-  sp_r_check(st);
-  r = (sp_r_reserved *)malloc(sizeof *r);
-  if (r == NULL) {
-    sp_gpu_free(d, &p);
-    Rf_error("out of host memory");
-  }
-  r->dev = d;
-  r->p = p;
-  xp = PROTECT(R_MakeExternalPtr(r, R_NilValue, R_NilValue));
-  R_RegisterCFinalizerEx(xp, reserve_finalize, TRUE);
-  UNPROTECT(1);
-  return xp;
-}
-
-SEXP sp_r_gpu_release_test(SEXP xp) {
-  reserve_finalize(xp);
-  return R_NilValue;
-}
-
-SEXP sp_r_gpu_live_allocations(void) {
-  return Rf_ScalarReal((double)sp_gpu_live_allocations());
-}
-
-SEXP sp_r_gpu_mem_info(SEXP dev) {
-  double fr = 0, tot = 0;
-  SEXP out;
-  sp_r_check(sp_gpu_mem_info(sp_r_int(dev), &fr, &tot));
-  out = PROTECT(Rf_allocVector(REALSXP, 2));
-  REAL(out)[0] = fr;
-  REAL(out)[1] = tot;
-  UNPROTECT(1);
-  return out;
 }

@@ -4,18 +4,16 @@
  * toolkit's headers (curand_kernel.h) on NVRTC's include path. */
 #include <curand_kernel.h>
 
-extern "C" __global__ void sp_curand_check_kernel(unsigned long long seed,
-                                                  unsigned long long stream0,
-                                                  unsigned long long offset,
-                                                  int nstreams, int nquads,
-                                                  unsigned int *out) {
+#include "rng_args.h"
+
+extern "C" __global__ void sp_curand_check_kernel(const sp_curand_check_args a) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= nstreams) return;
+  if (i >= a.nstreams) return;
   curandStatePhilox4_32_10_t st;
-  curand_init(seed, stream0 + (unsigned long long)i, offset, &st);
-  for (int q = 0; q < nquads; q++) {
+  curand_init(a.seed, a.stream0 + (unsigned long long)i, a.offset, &st);
+  for (int q = 0; q < a.nquads; q++) {
     uint4 v = curand4(&st);
-    unsigned int *o = out + ((size_t)i * nquads + q) * 4;
+    unsigned int *o = a.out + ((size_t)i * a.nquads + q) * 4;
     o[0] = v.x;
     o[1] = v.y;
     o[2] = v.z;

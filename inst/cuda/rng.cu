@@ -2,6 +2,7 @@
  * backend = "gpu"), and normals generated and reduced on the device (the
  * random-number benchmark and large-sample GPU tests). */
 #include "philox.h"
+#include "rng_args.h"
 
 #ifndef SP_RNG_BLOCK
 #define SP_RNG_BLOCK 256
@@ -9,8 +10,10 @@
 
 /* Values 4 g0 .. 4 g0 + m - 1 of a request into out[0 .. m-1]. */
 extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
-sp_philox_fill_kernel(int kind, int single, uint64_t seed, uint64_t stream,
-                      uint64_t offset, uint64_t g0, uint64_t m, double *out) {
+sp_philox_fill_kernel(const sp_philox_fill_args a) {
+  const int kind = a.kind, single = a.single;
+  const uint64_t seed = a.seed, stream = a.stream, offset = a.offset, g0 = a.g0, m = a.m;
+  double *out = a.out;
   uint64_t ngroups = (m + 3) / 4;
   uint64_t step = (uint64_t)gridDim.x * blockDim.x;
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < ngroups;
@@ -58,8 +61,10 @@ __device__ __forceinline__ void sp_block_add_moments(double s, double ss, double
  * so that the single-precision one is not compiled for the double one's
  * registers and stack (CUDA's double sincos keeps a slow-path array). */
 extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
-sp_philox_normal_moments_single(uint64_t seed, uint64_t stream, uint64_t offset,
-                                uint64_t g0, uint64_t ngroups, double *acc) {
+sp_philox_normal_moments_single(const sp_philox_moments_args a) {
+  const uint64_t seed = a.seed, stream = a.stream, offset = a.offset, g0 = a.g0,
+                 ngroups = a.ngroups;
+  double *acc = a.acc;
   __shared__ double smem[32];
   double s = 0.0, ss = 0.0;
   uint64_t step = (uint64_t)gridDim.x * blockDim.x;
@@ -82,8 +87,10 @@ sp_philox_normal_moments_single(uint64_t seed, uint64_t stream, uint64_t offset,
 }
 
 extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
-sp_philox_normal_moments_double(uint64_t seed, uint64_t stream, uint64_t offset,
-                                uint64_t g0, uint64_t ngroups, double *acc) {
+sp_philox_normal_moments_double(const sp_philox_moments_args a) {
+  const uint64_t seed = a.seed, stream = a.stream, offset = a.offset, g0 = a.g0,
+                 ngroups = a.ngroups;
+  double *acc = a.acc;
   __shared__ double smem[32];
   double s = 0.0, ss = 0.0;
   uint64_t step = (uint64_t)gridDim.x * blockDim.x;

@@ -43,4 +43,20 @@ typedef long long int64_t;
 #  include <stdint.h>
 #endif
 
+/* Fields of the argument structs that host code and kernels share
+ * (*_args.h): a device pointer is a typed pointer in the kernel and the
+ * driver's 64-bit CUdeviceptr on the host, so both sides see one layout. */
+#if SP_CUDA
+#  define SP_DPTR(T) T *
+#else
+#  define SP_DPTR(T) uint64_t
+#endif
+
+/* Layout checks that both compilers evaluate (C11 and C++). */
+#if defined(__cplusplus)
+#  define SP_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#  define SP_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #endif /* SP_COMMON_H */

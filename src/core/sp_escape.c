@@ -1,27 +1,35 @@
 #include "sp_escape.h"
 
-#include <time.h>
-
 #include "sp_error.h"
 
-int sp_escape_cpu_run_f(const sp_escape_job *job, double *value, int *escaped, int nth,
-                        const sp_hooks *hooks, sp_escape_stats *stats);
-int sp_escape_cpu_run_d(const sp_escape_job *job, double *value, int *escaped, int nth,
-                        const sp_hooks *hooks, sp_escape_stats *stats);
+/* escape.h's functions in double precision (sp_escape_value_d), for the
+ * bookkeeping of both precisions */
+#include "escape.h"
 
-double sp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+int sp_escape_cpu_run_f(const sp_escape_job *job, sp_escape_out *out, int nth,
+                        const sp_hooks *hooks, sp_run_info *info);
+int sp_escape_cpu_run_d(const sp_escape_job *job, sp_escape_out *out, int nth,
+                        const sp_hooks *hooks, sp_run_info *info);
+
+double sp_escape_reached(const sp_escape_job *job, uint64_t p, uint64_t k) {
+  return sp_escape_value_d(&job->conds[p / job->n], k, 1.0);
 }
 
-int sp_escape_cpu(const sp_escape_job *job, double *value, int *escaped, int nth,
-                  const sp_hooks *hooks, sp_escape_stats *stats) {
+void sp_escape_out_init(const sp_escape_job *job, sp_escape_out *out) {
   uint64_t total = (uint64_t)job->ncond * job->n, p;
-  stats->useful_steps = stats->issued_steps = stats->finished = stats->seconds = 0;
-  stats->interrupted = 0;
+  for (p = 0; p < total; p++) {
+    out->status[p] = SP_ESCAPE_UNSTARTED;
+    out->value[p] = sp_escape_reached(job, p, 0);
+  }
+  out->counts.issued = out->counts.useful = out->counts.finished = 0;
+}
+
+int sp_escape_cpu(const sp_escape_job *job, sp_escape_out *out, int nth,
+                  const sp_hooks *hooks, sp_run_info *info) {
+  sp_escape_out_init(job, out);
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
   if (job->n == 0 || job->ncond <= 0) return SP_OK;
-  for (p = 0; p < total; p++) escaped[p] = SP_ESC_UNFINISHED;
-  return job->single ? sp_escape_cpu_run_f(job, value, escaped, nth, hooks, stats)
-                     : sp_escape_cpu_run_d(job, value, escaped, nth, hooks, stats);
+  return job->single ? sp_escape_cpu_run_f(job, out, nth, hooks, info)
+                     : sp_escape_cpu_run_d(job, out, nth, hooks, info);
 }

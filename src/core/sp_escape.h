@@ -5,44 +5,47 @@
  * call); path p draws from Philox stream conds[c].stream0 + replica0 + r, so
  * its result depends only on (seed, condition, replica): any thread count,
  * device count or chunking (replica0 = first_replica - 1) gives the same
- * numbers.  Outputs, indexed by p: value[p] (escape time or bias at
- * switching, interpolated inside the crossing step; the censoring value when
- * the path did not cross by kmax) and escaped[p] (1 crossed, 0 censored,
- * SP_ESC_UNFINISHED when the run was interrupted first). */
+ * numbers.  Results, indexed by p: value[p] and status[p] (escape_args.h):
+ * the escape time or bias at switching, interpolated inside the crossing
+ * step (SP_ESCAPE_ESCAPED); the censoring value (SP_ESCAPE_CENSORED); or,
+ * after an interrupt, the time or bias the path had reached
+ * (SP_ESCAPE_PARTIAL; its start for SP_ESCAPE_UNSTARTED), which is a valid
+ * right-censored observation. */
 #ifndef SP_ESCAPE_H
 #define SP_ESCAPE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "sp_hooks.h"
+#include "sp_run.h"
 
-#include "sp_wb_cond.h" /* inst/cuda: shared with the kernels */
-
-#define SP_ESC_UNFINISHED (-1)
+#include "escape_args.h" /* inst/cuda: shared with the kernels */
 
 typedef struct {
-  const sp_wb_cond *conds;
+  const sp_escape_cond *conds;
   int ncond;
-  uint64_t n;        /* paths per condition */
-  uint64_t replica0; /* first_replica - 1 */
-  int heun;          /* 1: srk2, 0: euler */
-  int single;        /* 1: float, 0: double */
+  const double *tables; /* thermal-start tables (NULL when every path starts at rest) */
+  size_t ntables;       /* doubles in tables */
+  uint64_t n;           /* paths per condition */
+  uint64_t replica0;    /* first_replica - 1 */
   uint64_t seed;
+  int heun;   /* 1: srk2, 0: euler */
+  int single; /* 1: float, 0: double */
 } sp_escape_job;
 
 typedef struct {
-  double useful_steps; /* steps of finished paths (up to crossing or kmax) */
-  double issued_steps; /* steps computed by all lanes, idle ones included */
-  double finished;     /* paths finished */
-  double seconds;      /* wall time of the engine */
-  int interrupted;
-} sp_escape_stats;
+  double *value; /* ncond n values */
+  int *status;   /* ncond n statuses */
+  sp_escape_counters counts;
+} sp_escape_out;
 
-/* Run on `nth` threads.  value/escaped have ncond * n elements. */
-int sp_escape_cpu(const sp_escape_job *job, double *value, int *escaped, int nth,
-                  const sp_hooks *hooks, sp_escape_stats *stats);
+/* Every path unstarted, its value its start (t = 0, or gamma0). */
+void sp_escape_out_init(const sp_escape_job *job, sp_escape_out *out);
+/* What path p had reached after k steps (k = 0: its start). */
+double sp_escape_reached(const sp_escape_job *job, uint64_t p, uint64_t k);
 
-/* Monotonic clock in seconds (engines time their rounds with it). */
-double sp_now(void);
+/* Run on `nth` threads. */
+int sp_escape_cpu(const sp_escape_job *job, sp_escape_out *out, int nth,
+                  const sp_hooks *hooks, sp_run_info *info);
 
 #endif

@@ -1,211 +1,257 @@
-/* sp_gpu_escape.c: host side of inst/cuda/escape.cu.  Each device takes a
- * contiguous range of paths; rounds of bounded launches run on all devices
- * at once, with progress, interrupts and lane compaction between rounds. */
+/* sp_gpu_escape.c: host side of inst/cuda/escape.cu, an engine of the GPU
+ * round driver (sp_gpu_run.h).  Paths are handed to the devices in chunks
+ * from the shared counter; each device keeps enough queued for its lanes
+ * and what it finished in the last round; once nothing is left to hand out
+ * (the tail), the running paths are packed into full warps between rounds. */
 #include "sp_gpu_escape.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/sp_error.h"
-#include "sp_gpu.h"
+#include "sp_gpu_run.h"
 
 #define ESC_BLOCK 128
-#define ESC_TARGET_SECONDS 0.1
+/* one device takes a run as one chunk, several take 16 chunks each (see
+ * sp_gpu_escape()): never more chunks than this */
+#define ESC_MAX_CHUNKS (16 * SP_GPU_MAX_DEVICES + 16)
 
 typedef struct {
-  int dev;
-  CUstream s;
+  const char *key;
+  const sp_escape_job *job;
+  sp_escape_out *out;
+  sp_gpu_work work;
+  uint64_t total;
+} esc_model;
+
+typedef struct {
   CUfunction kern, compact;
   size_t real_bytes;
-  CUdeviceptr conds, next, stats, count, value, escaped;
+  CUdeviceptr conds, tables, counters, next, starts, value, status, count;
+  /* value and status share one buffer, 12 bytes a path */
   CUdeviceptr pid[2], phi[2], v[2], k[2];
   int cur;
-  uint64_t p_begin, p_end, nlanes, lanes_cap;
-  unsigned long long hstats[3], hnext;
-  int done;
+  uint64_t nlanes;
+  unsigned long long hstarts[ESC_MAX_CHUNKS]; /* the device's chunks: first paths */
+  uint64_t hlens[ESC_MAX_CHUNKS];             /* and lengths */
+  uint64_t nchunks, nslots, assigned;
+  unsigned long long hnext;
+  sp_escape_counters hc;
+  unsigned long long finished_prev;
 } esc_dev;
 
-static void esc_release(esc_dev *E, int ndev) {
-  int d, b;
-  for (d = 0; d < ndev; d++) {
-    esc_dev *e = &E[d];
-    if (e->s != NULL) sp_gpu_stream_sync(e->dev, e->s);
-    sp_gpu_free(e->dev, &e->conds);
-    sp_gpu_free(e->dev, &e->next);
-    sp_gpu_free(e->dev, &e->stats);
-    sp_gpu_free(e->dev, &e->count);
-    sp_gpu_free(e->dev, &e->value);
-    e->escaped = 0; /* points into the value buffer, freed with it */
-    for (b = 0; b < 2; b++) {
-      sp_gpu_free(e->dev, &e->pid[b]);
-      sp_gpu_free(e->dev, &e->phi[b]);
-      sp_gpu_free(e->dev, &e->v[b]);
-      sp_gpu_free(e->dev, &e->k[b]);
-    }
-    sp_gpu_stream_destroy(e->dev, &e->s);
+/* Queue chunks until `want` slots wait for lanes (or nothing is left). */
+static int esc_top_up(esc_model *m, sp_gpu_dev *d, uint64_t want) {
+  esc_dev *e = (esc_dev *)d->state;
+  while (e->nslots - e->hnext < want) {
+    uint64_t start, len = sp_gpu_work_take(&m->work, &start);
+    unsigned long long s = start;
+    int st;
+    if (len == 0) break;
+    st = sp_gpu_to_device(d->id, e->starts + e->nchunks * sizeof s, &s, sizeof s);
+    if (st != SP_OK) return st;
+    e->hstarts[e->nchunks] = s;
+    e->hlens[e->nchunks] = len;
+    e->nchunks++;
+    e->nslots += m->work.chunk;
+    e->assigned += len;
   }
-}
-
-static int esc_setup(esc_dev *e, const char *key, const sp_escape_job *job) {
-  sp_gpu_device_info info;
-  uint64_t npaths = e->p_end - e->p_begin;
-  int st, per_sm = 0, b;
-  size_t ncond = (size_t)job->ncond;
-  unsigned long long start = e->p_begin;
-  if ((st = sp_gpu_device_info_get(e->dev, 0, &info)) != SP_OK) return st;
-  if ((st = sp_gpu_function(e->dev, key, "sp_escape_kernel", &e->kern)) != SP_OK) return st;
-  if ((st = sp_gpu_function(e->dev, key, "sp_escape_compact_kernel", &e->compact)) != SP_OK)
-    return st;
-  if ((st = sp_gpu_occupancy(e->dev, e->kern, ESC_BLOCK, 0, &per_sm)) != SP_OK) return st;
-  if (per_sm < 1) per_sm = 1;
-  e->lanes_cap = (uint64_t)info.multiprocessors * (uint64_t)per_sm * ESC_BLOCK;
-  e->nlanes = e->lanes_cap;
-  if (npaths < e->nlanes) e->nlanes = (npaths + 31) / 32 * 32;
-  if ((st = sp_gpu_stream_create(e->dev, &e->s)) != SP_OK) return st;
-  if ((st = sp_gpu_alloc(e->dev, ncond * sizeof(sp_wb_cond), "the conditions", &e->conds)) != SP_OK)
-    return st;
-  if ((st = sp_gpu_alloc(e->dev, 8, "the path counter", &e->next)) != SP_OK) return st;
-  if ((st = sp_gpu_alloc(e->dev, 3 * 8, "the statistics", &e->stats)) != SP_OK) return st;
-  if ((st = sp_gpu_alloc(e->dev, 8, "the compaction counter", &e->count)) != SP_OK) return st;
-  if ((st = sp_gpu_alloc(e->dev, (size_t)npaths * (sizeof(double) + sizeof(int)),
-                         "the results (12 bytes a path)", &e->value)) != SP_OK)
-    return st;
-  /* value and escaped share one allocation checked as a whole */
-  e->escaped = e->value + (CUdeviceptr)npaths * sizeof(double);
-  for (b = 0; b < 2; b++) {
-    if ((st = sp_gpu_alloc(e->dev, (size_t)e->nlanes * 8, "the lane state", &e->pid[b])) != SP_OK ||
-        (st = sp_gpu_alloc(e->dev, (size_t)e->nlanes * e->real_bytes, "the lane state", &e->phi[b])) != SP_OK ||
-        (st = sp_gpu_alloc(e->dev, (size_t)e->nlanes * e->real_bytes, "the lane state", &e->v[b])) != SP_OK ||
-        (st = sp_gpu_alloc(e->dev, (size_t)e->nlanes * 8, "the lane state", &e->k[b])) != SP_OK)
-      return st;
-  }
-  if ((st = sp_gpu_to_device(e->dev, e->conds, job->conds, ncond * sizeof(sp_wb_cond))) != SP_OK)
-    return st;
-  if ((st = sp_gpu_to_device(e->dev, e->next, &start, 8)) != SP_OK) return st;
-  if ((st = sp_gpu_memset0(e->dev, e->stats, 3 * 8)) != SP_OK) return st;
-  /* pid -1: a lane waiting for a path; escaped -1: unfinished */
-  if ((st = sp_gpu_memset32(e->dev, e->pid[0], 0xffffffffu, (size_t)e->nlanes * 2)) != SP_OK)
-    return st;
-  if ((st = sp_gpu_memset32(e->dev, e->escaped, 0xffffffffu, (size_t)npaths)) != SP_OK) return st;
-  e->cur = 0;
-  e->done = npaths == 0;
   return SP_OK;
 }
 
-static int esc_launch(esc_dev *e, const sp_escape_job *job, unsigned int budget) {
-  uint64_t n = job->n, r0 = job->replica0, seed = job->seed;
+static int esc_setup(void *model, sp_gpu_dev *d) {
+  esc_model *m = (esc_model *)model;
+  const sp_escape_job *job = m->job;
+  esc_dev *e = (esc_dev *)d->state;
+  uint64_t maxchunks = sp_gpu_work_chunks(&m->work), lanes_cap;
+  size_t ncond = (size_t)job->ncond;
+  int st, per_sm = 0, b;
+  e->real_bytes = job->single ? sizeof(float) : sizeof(double);
+  if (maxchunks > ESC_MAX_CHUNKS)
+    return sp_fail(SP_ERR_INVALID, "internal error: %llu chunks", (unsigned long long)maxchunks);
+  if ((st = sp_gpu_function(d->id, m->key, "sp_escape_kernel", &e->kern)) != SP_OK) return st;
+  if ((st = sp_gpu_function(d->id, m->key, "sp_escape_compact_kernel", &e->compact)) != SP_OK)
+    return st;
+  if ((st = sp_gpu_occupancy(d->id, e->kern, ESC_BLOCK, 0, &per_sm)) != SP_OK) return st;
+  if (per_sm < 1) per_sm = 1;
+  lanes_cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * ESC_BLOCK;
+  e->nlanes = m->total < lanes_cap ? (m->total + 31) / 32 * 32 : lanes_cap;
+  if ((st = sp_gpu_dev_alloc(d, ncond * sizeof(sp_escape_cond), "the conditions", &e->conds)) ||
+      (st = sp_gpu_dev_alloc(d, sizeof(sp_escape_counters), "the counters", &e->counters)) ||
+      (st = sp_gpu_dev_alloc(d, 8, "the path counter", &e->next)) ||
+      (st = sp_gpu_dev_alloc(d, 8, "the compaction counter", &e->count)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)maxchunks * 8, "the chunk table", &e->starts)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)m->total * (sizeof(double) + sizeof(int)),
+                             "the results (12 bytes a path)", &e->value)))
+    return st;
+  e->status = e->value + (CUdeviceptr)m->total * sizeof(double);
+  if (job->ntables > 0 &&
+      (st = sp_gpu_dev_alloc(d, job->ntables * sizeof(double), "the thermal-start tables",
+                             &e->tables)) != SP_OK)
+    return st;
+  for (b = 0; b < 2; b++) {
+    if ((st = sp_gpu_dev_alloc(d, (size_t)e->nlanes * 8, "the lane state", &e->pid[b])) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)e->nlanes * e->real_bytes, "the lane state", &e->phi[b])) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)e->nlanes * e->real_bytes, "the lane state", &e->v[b])) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)e->nlanes * 8, "the lane state", &e->k[b])))
+      return st;
+  }
+  if ((st = sp_gpu_to_device(d->id, e->conds, job->conds, ncond * sizeof(sp_escape_cond))) ||
+      (job->ntables > 0 &&
+       (st = sp_gpu_to_device(d->id, e->tables, job->tables, job->ntables * sizeof(double)))) ||
+      (st = sp_gpu_memset0(d->id, e->counters, sizeof(sp_escape_counters))) ||
+      (st = sp_gpu_memset0(d->id, e->next, 8)) ||
+      /* pid -1: a lane waiting for a path; status -1: unstarted */
+      (st = sp_gpu_memset32(d->id, e->pid[0], 0xffffffffu, (size_t)e->nlanes * 2)) ||
+      (st = sp_gpu_memset32(d->id, e->status, 0xffffffffu, (size_t)m->total)))
+    return st;
+  e->cur = 0;
+  return esc_top_up(m, d, 2 * e->nlanes);
+}
+
+static int esc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  esc_model *m = (esc_model *)model;
+  esc_dev *e = (esc_dev *)d->state;
+  sp_escape_kargs a;
+  void *args[1];
   int c = e->cur;
-  unsigned int grid = (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK);
-  void *args[16];
-  args[0] = &e->conds; args[1] = &n; args[2] = &r0; args[3] = &e->p_begin;
-  args[4] = &e->p_end; args[5] = &e->next; args[6] = &e->pid[c]; args[7] = &e->phi[c];
-  args[8] = &e->v[c]; args[9] = &e->k[c]; args[10] = &e->nlanes; args[11] = &e->value;
-  args[12] = &e->escaped; args[13] = &seed; args[14] = &budget; args[15] = &e->stats;
-  return sp_gpu_launch(e->dev, e->kern, grid, ESC_BLOCK, 0, e->s, args, "sp_escape_kernel");
+  memset(&a, 0, sizeof a);
+  a.conds = e->conds;
+  a.tables = e->tables;
+  a.n = m->job->n;
+  a.replica0 = m->job->replica0;
+  a.seed = m->job->seed;
+  a.queue.start = e->starts;
+  a.queue.next = e->next;
+  a.queue.nslots = e->nslots;
+  a.queue.chunk = m->work.chunk;
+  a.queue.total = m->total;
+  a.pid = e->pid[c];
+  a.phi = e->phi[c];
+  a.v = e->v[c];
+  a.k = e->k[c];
+  a.nlanes = e->nlanes;
+  a.value = e->value;
+  a.status = e->status;
+  a.counters = e->counters;
+  a.budget = budget;
+  args[0] = &a;
+  return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK),
+                       ESC_BLOCK, 0, d->stream, args, "sp_escape_kernel");
 }
 
 /* Pack running paths into the other lane buffer. */
-static int esc_compact(esc_dev *e) {
+static int esc_compact(sp_gpu_dev *d) {
+  esc_dev *e = (esc_dev *)d->state;
   int c = e->cur, o = 1 - c, st;
   unsigned long long cnt = 0;
-  unsigned int grid = (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK);
-  void *args[10];
-  args[0] = &e->pid[c]; args[1] = &e->phi[c]; args[2] = &e->v[c]; args[3] = &e->k[c];
-  args[4] = &e->nlanes; args[5] = &e->pid[o]; args[6] = &e->phi[o]; args[7] = &e->v[o];
-  args[8] = &e->k[o]; args[9] = &e->count;
-  if ((st = sp_gpu_memset0(e->dev, e->count, 8)) != SP_OK) return st;
-  if ((st = sp_gpu_launch(e->dev, e->compact, grid, ESC_BLOCK, 0, e->s, args,
-                          "sp_escape_compact_kernel")) != SP_OK)
+  sp_escape_compact_args a;
+  void *args[1];
+  a.pid_from = e->pid[c]; a.phi_from = e->phi[c]; a.v_from = e->v[c]; a.k_from = e->k[c];
+  a.nlanes = e->nlanes;
+  a.pid_to = e->pid[o]; a.phi_to = e->phi[o]; a.v_to = e->v[o]; a.k_to = e->k[o];
+  a.count = e->count;
+  args[0] = &a;
+  if ((st = sp_gpu_memset0(d->id, e->count, 8)) != SP_OK) return st;
+  if ((st = sp_gpu_launch(d->id, e->compact, (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK),
+                          ESC_BLOCK, 0, d->stream, args, "sp_escape_compact_kernel")) != SP_OK)
     return st;
-  if ((st = sp_gpu_stream_sync(e->dev, e->s)) != SP_OK) return st;
-  if ((st = sp_gpu_to_host(e->dev, &cnt, e->count, 8)) != SP_OK) return st;
+  if ((st = sp_gpu_stream_sync(d->id, d->stream)) != SP_OK) return st;
+  if ((st = sp_gpu_to_host(d->id, &cnt, e->count, 8)) != SP_OK) return st;
   e->cur = o;
   e->nlanes = cnt;
-  if (cnt == 0) e->done = 1;
   return SP_OK;
 }
 
-int sp_gpu_escape(const char *key, const sp_escape_job *job, double *value, int *escaped,
-                  const int *devices, int ndev, const sp_hooks *hooks,
-                  sp_escape_stats *stats) {
-  uint64_t total = (uint64_t)job->ncond * job->n, per;
-  unsigned int budget = 32;
-  double t_start = sp_now();
-  esc_dev *E;
-  int d, st = SP_OK, running, tail;
-  memset(stats, 0, sizeof *stats);
-  if (total == 0) return SP_OK;
-  E = (esc_dev *)calloc((size_t)ndev, sizeof *E);
-  if (E == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  per = (total + (uint64_t)ndev - 1) / (uint64_t)ndev;
-  for (d = 0; d < ndev && st == SP_OK; d++) {
-    E[d].dev = devices[d];
-    E[d].real_bytes = job->single ? sizeof(float) : sizeof(double);
-    E[d].p_begin = per * (uint64_t)d < total ? per * (uint64_t)d : total;
-    E[d].p_end = E[d].p_begin + per < total ? E[d].p_begin + per : total;
-    st = esc_setup(&E[d], key, job);
+static int esc_poll(void *model, sp_gpu_dev *d) {
+  esc_model *m = (esc_model *)model;
+  esc_dev *e = (esc_dev *)d->state;
+  unsigned long long done_round;
+  int st;
+  if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc)) != SP_OK) return st;
+  if ((st = sp_gpu_to_host(d->id, &e->hnext, e->next, 8)) != SP_OK) return st;
+  if (e->hnext > e->nslots) { /* lanes asked past the queue: give those slots back */
+    unsigned long long s = e->nslots;
+    if ((st = sp_gpu_to_device(d->id, e->next, &s, 8)) != SP_OK) return st;
+    e->hnext = s;
   }
-  running = st == SP_OK;
-  while (st == SP_OK && running) {
-    double t0 = sp_now(), dt, finished = 0, useful = 0, issued = 0;
-    for (d = 0; d < ndev && st == SP_OK; d++)
-      if (!E[d].done) st = esc_launch(&E[d], job, budget);
-    for (d = 0; d < ndev && st == SP_OK; d++) {
-      esc_dev *e = &E[d];
-      if (!e->done) {
-        st = sp_gpu_stream_sync(e->dev, e->s);
-        if (st == SP_OK) st = sp_gpu_to_host(e->dev, e->hstats, e->stats, sizeof e->hstats);
-        if (st == SP_OK) st = sp_gpu_to_host(e->dev, &e->hnext, e->next, 8);
-        if (st == SP_OK && e->hstats[2] >= e->p_end - e->p_begin) e->done = 1;
-      }
-      issued += (double)e->hstats[0];
-      useful += (double)e->hstats[1];
-      finished += (double)e->hstats[2];
-    }
-    if (st != SP_OK) break;
-    stats->issued_steps = issued;
-    stats->useful_steps = useful;
-    stats->finished = finished;
-    dt = sp_now() - t0;
-    running = 0;
-    for (d = 0; d < ndev; d++) running |= !E[d].done;
-    sp_hooks_progress(hooks, finished, (double)total);
-    if (running && sp_hooks_interrupted(hooks)) {
-      stats->interrupted = 1;
-      break;
-    }
-    /* Once every path has been handed out (the tail), pack the running
-     * ones into full warps as soon as a tenth of the lanes idle, and run
-     * shorter rounds so that the packing keeps up with the paths' ends. */
-    tail = 1;
-    for (d = 0; d < ndev && st == SP_OK; d++) {
-      esc_dev *e = &E[d];
-      if (e->done) continue;
-      if (e->hnext >= e->p_end) {
-        double started = (double)(e->p_end - e->p_begin);
-        double active = started - (double)e->hstats[2];
-        if (active < 0.9 * (double)e->nlanes) st = esc_compact(e);
-      } else {
-        tail = 0;
-      }
-    }
-    /* aim at launches of about ESC_TARGET_SECONDS (a fifth in the tail) */
-    {
-      double target = tail ? 0.2 * ESC_TARGET_SECONDS : ESC_TARGET_SECONDS;
-      if (dt < 0.5 * target && budget < (1u << 30)) budget *= 2;
-      else if (dt > 2 * target && budget > 4) budget /= 2;
-    }
-  }
-  /* results (also those of an interrupted run: unfinished paths stay -1) */
-  for (d = 0; d < ndev && st == SP_OK; d++) {
-    esc_dev *e = &E[d];
-    uint64_t np = e->p_end - e->p_begin;
-    st = sp_gpu_to_host(e->dev, value + e->p_begin, e->value, (size_t)np * sizeof(double));
-    if (st == SP_OK)
-      st = sp_gpu_to_host(e->dev, escaped + e->p_begin, e->escaped, (size_t)np * sizeof(int));
-  }
-  esc_release(E, ndev);
-  free(E);
-  stats->seconds = sp_now() - t_start;
+  d->done = (double)e->hc.finished;
+  done_round = e->hc.finished - e->finished_prev;
+  e->finished_prev = e->hc.finished;
+  if ((st = esc_top_up(m, d, e->nlanes > 2 * done_round ? e->nlanes : 2 * done_round)) != SP_OK)
+    return st;
+  d->idle = m->work.next >= m->work.total && e->hc.finished >= e->assigned;
+  d->tail = m->work.next >= m->work.total && e->hnext >= e->nslots;
+  /* In the tail, pack the running paths into full warps as soon as a tenth
+   * of the lanes idle. */
+  if (!d->idle && d->tail &&
+      (double)(e->assigned - e->hc.finished) < 0.9 * (double)e->nlanes)
+    st = esc_compact(d);
+  if (st == SP_OK && e->nlanes == 0) d->idle = 1;
   return st;
+}
+
+static int esc_collect(void *model, sp_gpu_dev *d, int interrupted) {
+  esc_model *m = (esc_model *)model;
+  esc_dev *e = (esc_dev *)d->state;
+  uint64_t j, i;
+  int st = SP_OK;
+  for (j = 0; j < e->nchunks && st == SP_OK; j++) {
+    uint64_t a = e->hstarts[j], len = e->hlens[j];
+    st = sp_gpu_to_host(d->id, m->out->value + a, e->value + a * sizeof(double),
+                        (size_t)len * sizeof(double));
+    if (st == SP_OK)
+      st = sp_gpu_to_host(d->id, m->out->status + a, e->status + a * sizeof(int),
+                          (size_t)len * sizeof(int));
+    for (i = a; st == SP_OK && i < a + len; i++)
+      if (m->out->status[i] == SP_ESCAPE_UNSTARTED)
+        m->out->value[i] = sp_escape_reached(m->job, i, 0);
+  }
+  if (st == SP_OK && interrupted && e->nlanes > 0) {
+    /* the paths in the lanes are censored where they got to */
+    long long *pid = (long long *)malloc((size_t)e->nlanes * sizeof *pid);
+    unsigned long long *k = (unsigned long long *)malloc((size_t)e->nlanes * sizeof *k);
+    if (pid == NULL || k == NULL) st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+    if (st == SP_OK) st = sp_gpu_to_host(d->id, pid, e->pid[e->cur], (size_t)e->nlanes * 8);
+    if (st == SP_OK) st = sp_gpu_to_host(d->id, k, e->k[e->cur], (size_t)e->nlanes * 8);
+    for (i = 0; st == SP_OK && i < e->nlanes; i++) {
+      if (pid[i] < 0) continue;
+      m->out->value[pid[i]] = sp_escape_reached(m->job, (uint64_t)pid[i], k[i]);
+      m->out->status[pid[i]] = SP_ESCAPE_PARTIAL;
+    }
+    free(pid);
+    free(k);
+  }
+  m->out->counts.issued += e->hc.issued;
+  m->out->counts.useful += e->hc.useful;
+  m->out->counts.finished += e->hc.finished;
+  return st;
+}
+
+int sp_gpu_escape(const char *key, const sp_escape_job *job, sp_escape_out *out,
+                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
+  esc_model m;
+  sp_gpu_engine e;
+  sp_escape_out_init(job, out);
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  m.key = key;
+  m.job = job;
+  m.out = out;
+  m.total = (uint64_t)job->ncond * job->n;
+  if (m.total == 0) return SP_OK;
+  /* one device takes the whole run as one chunk; several share 16 chunks
+   * each, handed out as they go */
+  sp_gpu_work_init(&m.work, m.total, ndev, ndev > 1 ? 16 : 1, 32);
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(esc_dev);
+  e.total = (double)m.total;
+  e.budget0 = 32;
+  e.budget_max = 1u << 30;
+  e.tail_factor = 0.2;
+  e.setup = esc_setup;
+  e.launch = esc_launch;
+  e.poll = esc_poll;
+  e.collect = esc_collect;
+  return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
 }

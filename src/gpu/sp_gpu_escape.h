@@ -6,8 +6,7 @@
 #include "../core/sp_escape.h"
 
 /* `key` names the loaded module of the variant (precision, method, ramp). */
-int sp_gpu_escape(const char *key, const sp_escape_job *job, double *value, int *escaped,
-                  const int *devices, int ndev, const sp_hooks *hooks,
-                  sp_escape_stats *stats);
+int sp_gpu_escape(const char *key, const sp_escape_job *job, sp_escape_out *out,
+                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info);
 
 #endif

@@ -1,124 +1,183 @@
-/* sp_gpu_rng.c: host side of inst/cuda/rng.cu and curand_check.cu. */
+/* sp_gpu_rng.c: host side of inst/cuda/rng.cu and curand_check.cu, engines
+ * of the GPU round driver (sp_gpu_run.h). */
 #include "sp_gpu_rng.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "../core/sp_error.h"
-#include "sp_gpu.h"
+#include "rng_args.h"
+#include "sp_gpu_run.h"
 
 #define RNG_BLOCK 256u
 /* groups (4 values) per launch and device: 2^23 groups = 256 MiB of doubles */
 #define RNG_CHUNK_GROUPS ((uint64_t)1 << 23)
 
-typedef struct {
-  int dev;
-  CUstream stream;
-  CUdeviceptr buf;
-  CUfunction fn;
-  uint64_t g, gend, glaunched;
-  unsigned int grid_max;
-} rng_lane;
-
-static void lanes_release(rng_lane *L, int ndev) {
-  int d;
-  for (d = 0; d < ndev; d++) {
-    /* let queued work finish before its buffer goes away */
-    if (L[d].stream != NULL) sp_gpu_stream_sync(L[d].dev, L[d].stream);
-    sp_gpu_free(L[d].dev, &L[d].buf);
-    sp_gpu_stream_destroy(L[d].dev, &L[d].stream);
-  }
-}
-
-static unsigned int grid_for(uint64_t groups, unsigned int grid_max) {
+/* Blocks that fill device d with RNG_BLOCK threads each, at most what
+ * `groups` need. */
+static unsigned int rng_grid(const sp_gpu_dev *d, uint64_t groups) {
+  uint64_t most = (uint64_t)d->info.multiprocessors *
+                  (uint64_t)(d->info.max_threads_per_sm / (int)RNG_BLOCK);
   uint64_t g = (groups + RNG_BLOCK - 1) / RNG_BLOCK;
-  if (g > grid_max) g = grid_max;
+  if (g > most) g = most;
   return g < 1 ? 1u : (unsigned int)g;
 }
 
-/* Contiguous ranges of `total` groups over `ndev` devices. */
-static void split(uint64_t total, int ndev, int d, uint64_t *a, uint64_t *b) {
-  uint64_t per = (total + (uint64_t)ndev - 1) / (uint64_t)ndev;
-  *a = per * (uint64_t)d;
-  *b = *a + per;
-  if (*a > total) *a = total;
-  if (*b > total) *b = total;
-}
+/* ---- fill: one chunk per device and round, copied back in the same round */
 
-static int lane_setup(rng_lane *l, int dev, const char *key, const char *kernel,
-                      size_t buf_bytes, const char *what) {
-  sp_gpu_device_info info;
-  int st = sp_gpu_device_info_get(dev, 0, &info);
+typedef struct {
+  const char *key;
+  const sp_philox_job *job;
+  double *out;
+  sp_gpu_work work;
+} fill_model;
+
+typedef struct {
+  CUfunction fn;
+  CUdeviceptr buf;
+  uint64_t start, len; /* the chunk in flight (groups) */
+} fill_dev;
+
+static int fill_setup(void *model, sp_gpu_dev *d) {
+  fill_model *m = (fill_model *)model;
+  fill_dev *f = (fill_dev *)d->state;
+  int st = sp_gpu_function(d->id, m->key, "sp_philox_fill_kernel", &f->fn);
   if (st != SP_OK) return st;
-  l->dev = dev;
-  l->grid_max = (unsigned int)info.multiprocessors *
-                (unsigned int)(info.max_threads_per_sm / (int)RNG_BLOCK);
-  if (l->grid_max < 1) l->grid_max = 1;
-  if ((st = sp_gpu_function(dev, key, kernel, &l->fn)) != SP_OK) return st;
-  if ((st = sp_gpu_stream_create(dev, &l->stream)) != SP_OK) return st;
-  if (buf_bytes > 0 && (st = sp_gpu_alloc(dev, buf_bytes, what, &l->buf)) != SP_OK)
-    return st;
-  return SP_OK;
+  return sp_gpu_dev_alloc(d, (size_t)m->work.chunk * 4 * sizeof(double), "the draws", &f->buf);
 }
 
-int sp_gpu_philox_fill(const char *key, int kind, int single, uint64_t seed,
-                       uint64_t stream, uint64_t offset, uint64_t n, double *out,
-                       const int *devices, int ndev, const sp_hooks *hooks) {
-  uint64_t G = (n + 3) / 4, done = 0;
-  rng_lane *L;
-  int d, st = SP_OK;
-  if (n == 0) return SP_OK;
-  L = (rng_lane *)calloc((size_t)ndev, sizeof *L);
-  if (L == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  for (d = 0; d < ndev && st == SP_OK; d++) {
-    uint64_t span;
-    split(G, ndev, d, &L[d].g, &L[d].gend);
-    span = L[d].gend - L[d].g;
-    if (span > RNG_CHUNK_GROUPS) span = RNG_CHUNK_GROUPS;
-    st = lane_setup(&L[d], devices[d], key, "sp_philox_fill_kernel",
-                    (size_t)span * 4 * sizeof(double), "the draws");
+static int fill_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  fill_model *m = (fill_model *)model;
+  fill_dev *f = (fill_dev *)d->state;
+  sp_philox_fill_args a;
+  void *args[1];
+  (void)budget;
+  f->len = sp_gpu_work_take(&m->work, &f->start);
+  if (f->len == 0) return SP_OK;
+  a.kind = m->job->kind;
+  a.single = m->job->single;
+  a.seed = m->job->seed;
+  a.stream = m->job->stream;
+  a.offset = m->job->offset;
+  a.g0 = f->start;
+  a.m = 4 * (f->start + f->len) > m->job->n ? m->job->n - 4 * f->start : 4 * f->len;
+  a.out = f->buf;
+  args[0] = &a;
+  return sp_gpu_launch(d->id, f->fn, rng_grid(d, f->len), RNG_BLOCK, 0, d->stream, args,
+                       "sp_philox_fill_kernel");
+}
+
+static int fill_poll(void *model, sp_gpu_dev *d) {
+  fill_model *m = (fill_model *)model;
+  fill_dev *f = (fill_dev *)d->state;
+  int st = SP_OK;
+  if (f->len > 0) {
+    uint64_t j0 = 4 * f->start, cnt = 4 * f->len;
+    if (j0 + cnt > m->job->n) cnt = m->job->n - j0;
+    st = sp_gpu_to_host(d->id, m->out + j0, f->buf, (size_t)cnt * sizeof(double));
+    d->done += (double)f->len;
+    f->len = 0;
   }
-  while (st == SP_OK && done < G) {
-    /* launch one chunk on every device, then collect them in order */
-    for (d = 0; d < ndev && st == SP_OK; d++) {
-      rng_lane *l = &L[d];
-      uint64_t c = l->gend - l->g, g0, m;
-      int k = kind, s = single;
-      void *args[8];
-      if (c > RNG_CHUNK_GROUPS) c = RNG_CHUNK_GROUPS;
-      l->glaunched = c;
-      if (c == 0) continue;
-      g0 = l->g;
-      m = 4 * c;
-      if (4 * (g0 + c) > n) m = n - 4 * g0;
-      args[0] = &k; args[1] = &s; args[2] = &seed; args[3] = &stream;
-      args[4] = &offset; args[5] = &g0; args[6] = &m; args[7] = &l->buf;
-      st = sp_gpu_activate(l->dev);
-      if (st == SP_OK)
-        st = sp_gpu_launch(l->dev, l->fn, grid_for(c, l->grid_max), RNG_BLOCK, 0,
-                           l->stream, args, "sp_philox_fill_kernel");
-    }
-    for (d = 0; d < ndev && st == SP_OK; d++) {
-      rng_lane *l = &L[d];
-      uint64_t c = l->glaunched, j0, m;
-      if (c == 0) continue;
-      j0 = 4 * l->g;
-      m = 4 * c;
-      if (j0 + m > n) m = n - j0;
-      st = sp_gpu_stream_sync(l->dev, l->stream);
-      if (st == SP_OK) st = sp_gpu_to_host(l->dev, out + j0, l->buf, (size_t)m * sizeof(double));
-      l->g += c;
-      l->glaunched = 0;
-      done += c;
-    }
-    if (st == SP_OK) {
-      sp_hooks_progress(hooks, (double)done, (double)G);
-      if (done < G && sp_hooks_interrupted(hooks))
-        st = sp_fail(SP_ERR_INTERRUPTED, "interrupted by the user");
-    }
+  d->idle = m->work.next >= m->work.total;
+  return st;
+}
+
+int sp_gpu_philox_fill(const char *key, const sp_philox_job *job, double *out,
+                       const int *devices, int ndev, const sp_hooks *hooks,
+                       sp_run_info *info, uint64_t *filled) {
+  fill_model m;
+  sp_gpu_engine e;
+  uint64_t groups = (job->n + 3) / 4;
+  int st;
+  *filled = 0;
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  if (groups == 0) return SP_OK;
+  m.key = key;
+  m.job = job;
+  m.out = out;
+  m.work.total = groups;
+  m.work.chunk = groups < RNG_CHUNK_GROUPS ? groups : RNG_CHUNK_GROUPS;
+  m.work.next = 0;
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(fill_dev);
+  e.total = (double)groups;
+  e.budget0 = 1;
+  e.setup = fill_setup;
+  e.launch = fill_launch;
+  e.poll = fill_poll;
+  st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
+  /* every chunk handed out was copied back in its round: a prefix */
+  *filled = 4 * m.work.next < job->n ? 4 * m.work.next : job->n;
+  return st;
+}
+
+/* ---- normal moments: one launch per device over its share, timed ------- */
+
+typedef struct {
+  const char *key;
+  int single;
+  uint64_t seed, stream, offset;
+  sp_gpu_work work;
+  double acc[2], kernel_ms;
+} moments_model;
+
+typedef struct {
+  CUfunction fn;
+  CUdeviceptr acc;
+  CUevent ev0, ev1;
+  uint64_t start, len;
+} moments_dev;
+
+static int moments_setup(void *model, sp_gpu_dev *d) {
+  moments_model *m = (moments_model *)model;
+  moments_dev *g = (moments_dev *)d->state;
+  int st = sp_gpu_function(d->id, m->key,
+                           m->single ? "sp_philox_normal_moments_single"
+                                     : "sp_philox_normal_moments_double",
+                           &g->fn);
+  if (st == SP_OK) st = sp_gpu_dev_alloc(d, 2 * sizeof(double), "the accumulators", &g->acc);
+  if (st == SP_OK) st = sp_gpu_memset0(d->id, g->acc, 2 * sizeof(double));
+  if (st == SP_OK) st = sp_gpu_dev_event(d, &g->ev0);
+  if (st == SP_OK) st = sp_gpu_dev_event(d, &g->ev1);
+  return st;
+}
+
+static int moments_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  moments_model *m = (moments_model *)model;
+  moments_dev *g = (moments_dev *)d->state;
+  sp_philox_moments_args a;
+  void *args[1];
+  int st;
+  (void)budget;
+  g->len = sp_gpu_work_take(&m->work, &g->start);
+  a.seed = m->seed;
+  a.stream = m->stream;
+  a.offset = m->offset;
+  a.g0 = g->start;
+  a.ngroups = g->len;
+  a.acc = g->acc;
+  args[0] = &a;
+  st = sp_gpu_event_record(d->id, g->ev0, d->stream);
+  if (st == SP_OK && g->len > 0)
+    st = sp_gpu_launch(d->id, g->fn, rng_grid(d, ~(uint64_t)0), RNG_BLOCK, 0, d->stream, args,
+                       "sp_philox_normal_moments");
+  if (st == SP_OK) st = sp_gpu_event_record(d->id, g->ev1, d->stream);
+  return st;
+}
+
+static int moments_poll(void *model, sp_gpu_dev *d) {
+  moments_model *m = (moments_model *)model;
+  moments_dev *g = (moments_dev *)d->state;
+  double acc[2], ms = 0;
+  int st = sp_gpu_event_elapsed_ms(d->id, g->ev0, g->ev1, &ms);
+  if (st == SP_OK) st = sp_gpu_to_host(d->id, acc, g->acc, sizeof acc);
+  if (st == SP_OK) {
+    m->acc[0] += acc[0];
+    m->acc[1] += acc[1];
+    if (ms > m->kernel_ms) m->kernel_ms = ms;
   }
-  lanes_release(L, ndev);
-  free(L);
+  d->done = (double)g->len;
+  d->idle = 1;
   return st;
 }
 
@@ -126,81 +185,102 @@ int sp_gpu_philox_normal_moments(const char *key, int single, uint64_t seed,
                                  uint64_t stream, uint64_t offset, uint64_t n,
                                  const int *devices, int ndev, double out[2],
                                  double *kernel_ms) {
-  uint64_t G = n / 4;
-  rng_lane *L;
-  CUevent *ev;
-  int d, st = SP_OK;
+  moments_model m;
+  sp_gpu_engine e;
+  sp_run_info info;
+  int st;
   out[0] = out[1] = 0.0;
   *kernel_ms = 0.0;
   if (n % 4 != 0) return sp_fail(SP_ERR_INVALID, "n must be a multiple of 4");
-  L = (rng_lane *)calloc((size_t)ndev, sizeof *L);
-  ev = (CUevent *)calloc(2 * (size_t)ndev, sizeof *ev);
-  if (L == NULL || ev == NULL) {
-    free(L);
-    free(ev);
-    return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  }
-  for (d = 0; d < ndev && st == SP_OK; d++) {
-    split(G, ndev, d, &L[d].g, &L[d].gend);
-    st = lane_setup(&L[d], devices[d], key,
-                    single ? "sp_philox_normal_moments_single"
-                           : "sp_philox_normal_moments_double",
-                    2 * sizeof(double), "the accumulators");
-    if (st == SP_OK) st = sp_gpu_memset0(L[d].dev, L[d].buf, 2 * sizeof(double));
-    if (st == SP_OK) st = sp_gpu_event_create(L[d].dev, &ev[2 * d]);
-    if (st == SP_OK) st = sp_gpu_event_create(L[d].dev, &ev[2 * d + 1]);
-  }
-  for (d = 0; d < ndev && st == SP_OK; d++) {
-    rng_lane *l = &L[d];
-    uint64_t g0 = l->g, c = l->gend - l->g;
-    void *args[6];
-    args[0] = &seed; args[1] = &stream; args[2] = &offset;
-    args[3] = &g0; args[4] = &c; args[5] = &l->buf;
-    st = sp_gpu_activate(l->dev);
-    if (st == SP_OK) st = sp_gpu_event_record(l->dev, ev[2 * d], l->stream);
-    if (st == SP_OK && c > 0)
-      st = sp_gpu_launch(l->dev, l->fn, l->grid_max, RNG_BLOCK, 0, l->stream, args,
-                         "sp_philox_normal_moments");
-    if (st == SP_OK) st = sp_gpu_event_record(l->dev, ev[2 * d + 1], l->stream);
-  }
-  for (d = 0; d < ndev && st == SP_OK; d++) {
-    double acc[2], ms = 0;
-    st = sp_gpu_event_elapsed_ms(L[d].dev, ev[2 * d], ev[2 * d + 1], &ms);
-    if (st == SP_OK) st = sp_gpu_to_host(L[d].dev, acc, L[d].buf, sizeof acc);
-    if (st == SP_OK) {
-      out[0] += acc[0];
-      out[1] += acc[1];
-      if (ms > *kernel_ms) *kernel_ms = ms;
-    }
-  }
-  for (d = 0; d < ndev; d++) {
-    sp_gpu_event_destroy(L[d].dev, &ev[2 * d]);
-    sp_gpu_event_destroy(L[d].dev, &ev[2 * d + 1]);
-  }
-  lanes_release(L, ndev);
-  free(L);
-  free(ev);
+  memset(&m, 0, sizeof m);
+  m.key = key;
+  m.single = single;
+  m.seed = seed;
+  m.stream = stream;
+  m.offset = offset;
+  sp_gpu_work_init(&m.work, n / 4, ndev, 1, 1);
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(moments_dev);
+  e.total = (double)(n / 4);
+  e.budget0 = 1;
+  e.setup = moments_setup;
+  e.launch = moments_launch;
+  e.poll = moments_poll;
+  st = sp_gpu_run(&e, &m, devices, ndev, NULL, &info);
+  out[0] = m.acc[0];
+  out[1] = m.acc[1];
+  *kernel_ms = m.kernel_ms;
   return st;
+}
+
+/* ---- cuRAND's own stream (test of the stream layout) ------------------- */
+
+typedef struct {
+  const char *key;
+  uint64_t seed, stream0, offset;
+  int nstreams, nquads;
+  uint32_t *out;
+} curand_model;
+
+typedef struct {
+  CUfunction fn;
+  CUdeviceptr buf;
+} curand_dev;
+
+static size_t curand_bytes(const curand_model *m) {
+  return (size_t)m->nstreams * (size_t)m->nquads * 4 * sizeof(uint32_t);
+}
+
+static int curand_setup(void *model, sp_gpu_dev *d) {
+  curand_model *m = (curand_model *)model;
+  curand_dev *c = (curand_dev *)d->state;
+  int st = sp_gpu_function(d->id, m->key, "sp_curand_check_kernel", &c->fn);
+  if (st != SP_OK) return st;
+  return sp_gpu_dev_alloc(d, curand_bytes(m), "the check output", &c->buf);
+}
+
+static int curand_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  curand_model *m = (curand_model *)model;
+  curand_dev *c = (curand_dev *)d->state;
+  sp_curand_check_args a;
+  void *args[1];
+  (void)budget;
+  a.seed = m->seed;
+  a.stream0 = m->stream0;
+  a.offset = m->offset;
+  a.nstreams = m->nstreams;
+  a.nquads = m->nquads;
+  a.out = c->buf;
+  args[0] = &a;
+  return sp_gpu_launch(d->id, c->fn, (unsigned int)((m->nstreams + 127) / 128), 128, 0,
+                       d->stream, args, "sp_curand_check_kernel");
+}
+
+static int curand_poll(void *model, sp_gpu_dev *d) {
+  curand_model *m = (curand_model *)model;
+  curand_dev *c = (curand_dev *)d->state;
+  d->idle = 1;
+  return sp_gpu_to_host(d->id, m->out, c->buf, curand_bytes(m));
 }
 
 int sp_gpu_curand_check(const char *key, int dev, uint64_t seed, uint64_t stream0,
                         uint64_t offset, int nstreams, int nquads, uint32_t *out) {
-  rng_lane l;
-  size_t bytes = (size_t)nstreams * (size_t)nquads * 4 * sizeof(uint32_t);
-  int st;
-  memset(&l, 0, sizeof l);
-  st = lane_setup(&l, dev, key, "sp_curand_check_kernel", bytes, "the check output");
-  if (st == SP_OK) {
-    unsigned long long s = seed, s0 = stream0, o = offset;
-    int ns = nstreams, nq = nquads;
-    void *args[6];
-    args[0] = &s; args[1] = &s0; args[2] = &o; args[3] = &ns; args[4] = &nq;
-    args[5] = &l.buf;
-    st = sp_gpu_launch(dev, l.fn, (unsigned int)((nstreams + 127) / 128), 128, 0,
-                       l.stream, args, "sp_curand_check_kernel");
-  }
-  if (st == SP_OK) st = sp_gpu_stream_sync(dev, l.stream);
-  if (st == SP_OK) st = sp_gpu_to_host(dev, out, l.buf, bytes);
-  lanes_release(&l, 1);
-  return st;
+  curand_model m;
+  sp_gpu_engine e;
+  sp_run_info info;
+  m.key = key;
+  m.seed = seed;
+  m.stream0 = stream0;
+  m.offset = offset;
+  m.nstreams = nstreams;
+  m.nquads = nquads;
+  m.out = out;
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(curand_dev);
+  e.total = 1;
+  e.budget0 = 1;
+  e.setup = curand_setup;
+  e.launch = curand_launch;
+  e.poll = curand_poll;
+  return sp_gpu_run(&e, &m, &dev, 1, NULL, &info);
 }

@@ -4,17 +4,17 @@
 
 #include <stdint.h>
 
-#include "../core/sp_hooks.h"
+#include "../core/sp_rng.h"
 
 /* Same values as sp_philox_fill() on the CPU, computed by the module `key`
- * (rng.cu) on `devices`, split in contiguous ranges; chunked launches report
- * progress and stop with SP_ERR_INTERRUPTED when the user interrupts. */
-int sp_gpu_philox_fill(const char *key, int kind, int single, uint64_t seed,
-                       uint64_t stream, uint64_t offset, uint64_t n, double *out,
-                       const int *devices, int ndev, const sp_hooks *hooks);
+ * (rng.cu) on `devices`, in chunks from the shared counter; *filled as on
+ * the CPU (a prefix, n unless interrupted). */
+int sp_gpu_philox_fill(const char *key, const sp_philox_job *job, double *out,
+                       const int *devices, int ndev, const sp_hooks *hooks,
+                       sp_run_info *info, uint64_t *filled);
 
 /* Sum and sum of squares of normals 0..n-1 (n a multiple of 4) reduced on the
- * devices; *kernel_ms is the longest device time of the kernels. */
+ * devices (one launch each); *kernel_ms is the longest device time. */
 int sp_gpu_philox_normal_moments(const char *key, int single, uint64_t seed,
                                  uint64_t stream, uint64_t offset, uint64_t n,
                                  const int *devices, int ndev, double out[2],

@@ -20,3 +20,9 @@ interrupt_after <- function(after) {
   pid <- Sys.getpid()
   parallel::mcparallel({ Sys.sleep(after); tools::pskill(pid, tools::SIGINT) })
 }
+
+# Evaluate `code` without the step-size warnings of the escape engine (for
+# tests that use a coarse Euler step on purpose: the warning has its own test).
+without_step_warnings <- function(code) {
+  withCallingHandlers(code, statphysgpu_step_warning = function(w) invokeRestart("muffleWarning"))
+}

@@ -39,9 +39,14 @@ test_that("the Euler engine reproduces a plain-R transcription of Algorithm 1", 
 })
 
 test_that("the Euler engine reproduces Algorithm 3 under a ramp", {
-  s <- switching_currents(3, ramp = 1e-4, V0 = 2, beta = 0.5, theta = 0.3,
-                          h = 0.02, gamma0 = 0.3, method = "euler", seed = 12,
-                          backend = "cpu", precision = "double", progress = FALSE)
+  # the paper's own scheme at its own kind of step, which heats the well by
+  # 8%: the warning says so
+  expect_warning(
+    s <- switching_currents(3, ramp = 1e-4, V0 = 2, beta = 0.5, theta = 0.3,
+                            h = 0.02, gamma0 = 0.3, method = "euler", seed = 12,
+                            backend = "cpu", precision = "double", progress = FALSE),
+    "euler step h = 0.02 heats or cools the well: .* 1.08 theta in phi",
+    class = "statphysgpu_step_warning")
   for (i in seq_len(nrow(s))) {
     ref <- algorithm1_r(12, s$replica[i] - 1, 0.3, 2, 0.5, 0.3, 0.02, 400000,
                         dg = 1e-4 * 0.02)
@@ -54,8 +59,9 @@ test_that("results do not depend on threads or chunking, in both precisions", {
                t_max = 3000, seed = 99, backend = "cpu", progress = FALSE)
   for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
     run <- function(n, first = 1) {
-      do.call(escape_times, c(list(n = n, first_replica = first, method = m,
-                                   precision = prec), args))
+      without_step_warnings(
+        do.call(escape_times, c(list(n = n, first_replica = first, method = m,
+                                     precision = prec), args)))
     }
     whole <- with_threads(1, run(60))
     two <- with_threads(2, run(60))
@@ -275,38 +281,78 @@ test_that("summary, print, plot and conversions work", {
                     "value", "escaped"))
   f <- tempfile(fileext = ".pdf")
   grDevices::pdf(f)
-  expect_invisible(plot(x, theory = "kramers"))
+  # a rate theory against saddle crossings compares unlike things: said
+  expect_warning(expect_invisible(plot(x, theory = "kramers")), "like with like",
+                 class = "statphysgpu_theory_mismatch")
+  xn <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.25,
+                     h = 0.02, t_max = 150, seed = 8, backend = "cpu",
+                     progress = FALSE, threshold = "next_well")
+  expect_silent(plot(xn, theory = "kramers"))
+  expect_silent(plot(x, theory = "smoluchowski"))
+  expect_warning(plot(xn, theory = "smoluchowski"), "first passage at the saddle")
   grDevices::dev.off()
   unlink(f)
   skip_if_not_installed("ggplot2")
-  g <- ggplot2::autoplot(x, theory = "bhl")
+  expect_warning(g <- ggplot2::autoplot(x, theory = "bhl"), "like with like")
   expect_s3_class(g, "ggplot")
+  expect_s3_class(ggplot2::autoplot(xn, theory = "bhl"), "ggplot")
   skip_if_not_installed("survival")
   sv <- as_surv(x)
   expect_s3_class(sv, "Surv")
   expect_equal(length(sv), 600)
 })
 
-test_that("an interrupt returns the finished paths and leaves the session usable", {
+test_that("an interrupt returns every path, the unfinished censored where they stopped", {
   skip_on_os("windows")
+  args <- list(gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, h = 0.01,
+               t_max = 1e9, seed = 1, backend = "cpu", progress = FALSE)
   job <- interrupt_after(1)
   expect_warning(
-    x <- escape_times(2000, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15,
-                      h = 0.01, t_max = 1e9, seed = 1, backend = "cpu",
-                      progress = FALSE),
-    "interrupted: .* of 2,000 paths finished")
+    x <- do.call(escape_times, c(list(n = 2000), args)),
+    "interrupted: .* of 2,000 paths finished; the .* unfinished are censored at the time",
+    class = "statphysgpu_interrupted")
   parallel::mccollect(job)
   expect_true(attr(x, "interrupted"))
-  expect_true(all(is.na(x$value) == is.na(x$escaped)))
-  expect_true(any(is.na(x$escaped)))
-  # finished paths are the same as in an uninterrupted run of those replicas
-  done <- which(!is.na(x$escaped))[1:2]
-  y <- escape_times(1, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, h = 0.01,
-                    t_max = 1e9, seed = 1, backend = "cpu", progress = FALSE,
-                    first_replica = x$replica[done[1]])
-  expect_identical(y$value, x$value[done[1]])
+  # no NA: every path is an observation, escaped or censored
+  expect_false(anyNA(x$value) || anyNA(x$escaped))
+  unf <- attr(x, "unfinished")
+  expect_gt(nrow(unf), 0)
+  iu <- match(paste(unf$condition, unf$replica), paste(x$condition, x$replica))
+  expect_false(any(x$escaped[iu]))
+  s <- summary(x)
+  expect_equal(s$unfinished, nrow(unf))
+  expect_equal(s$censored, sum(!x$escaped))
+  # finished paths are those of an uninterrupted run of those replicas
+  done <- which(x$escaped)[1]
+  y <- do.call(escape_times, c(list(n = 1, first_replica = x$replica[done]), args))
+  expect_identical(y$value, x$value[done])
+  # an unfinished path, run to its end, escapes after the time it had reached
+  # (a path that had started: value > 0)
+  started <- iu[x$value[iu] > 0][1]
+  z <- do.call(escape_times, c(list(n = 1, first_replica = x$replica[started]), args))
+  expect_true(z$escaped)
+  expect_gt(z$value, x$value[started])
+  expect_output(print(x), "interrupted: .* unfinished paths?, censored where")
   expect_equal(nrow(escape_times(5, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3,
                                  h = 0.02, t_max = 100, seed = 1, backend = "cpu")), 5)
+})
+
+test_that("a time limit is an error, not an interrupt: try() sees it", {
+  # setTimeLimit() raises through R_CheckUserInterrupt(); the engine stops,
+  # frees what it holds, and the error continues to the caller
+  f <- function() {
+    setTimeLimit(elapsed = 0.5, transient = TRUE)
+    on.exit(setTimeLimit(elapsed = Inf))
+    escape_times(2000, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, h = 0.01,
+                 t_max = 1e9, seed = 1, backend = "cpu", progress = FALSE)
+  }
+  r <- try(f(), silent = TRUE)
+  expect_s3_class(r, "try-error")
+  expect_match(conditionMessage(attr(r, "condition")), "time limit")
+  # the session goes on
+  expect_equal(nrow(escape_times(5, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3,
+                                 h = 0.02, t_max = 100, seed = 1, backend = "cpu",
+                                 progress = FALSE)), 5)
 })
 
 test_that("bad input gives errors that name the argument", {

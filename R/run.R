@@ -1,0 +1,132 @@
+# The run frame every simulator shares (escape_times(), switching_currents(),
+# philox_*(), and the engines to come): the checks common to all simulators,
+# the seed, the first_* bounds of chunks, result-size and memory checks with
+# the size in the message, backend and device resolution, the kernel for the
+# GPU, the .Call with progress bar and interrupts, and the standard
+# attributes of the result with the interrupted-run warning.
+#
+# A simulator is three calls around its own physics:
+#
+#   fr <- sim_frame(call, n = n, first = first_replica, seed = seed, ...)
+#   res <- sim_run(fr, C_sp_r_<engine>, <engine arguments>, kernel = "<engine>",
+#                  variant = ...)
+#   out <- <assemble the result from res>
+#   sim_result(out, fr, res, class = ..., unfinished = ...)
+#
+# Every engine's .Call entry takes (gpu_key, devices, progress) as its last
+# three arguments and returns a list with at least `run` = c(seconds, rounds,
+# interrupted) (src/r_run.c).
+
+# Bytes of memory the machine can still give (Linux), Inf where unknown.
+available_memory <- function() {
+  if (file.exists("/proc/meminfo")) {
+    l <- grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE)
+    if (length(l)) return(as.numeric(gsub("[^0-9]", "", l)) * 1024)
+  }
+  Inf
+}
+
+fmt_bytes <- function(b) {
+  if (b >= 2^30) sprintf("%.1f GiB", b / 2^30) else sprintf("%.1f MiB", b / 2^20)
+}
+
+# 2^40 rather than 1099511627776 in messages.
+fmt_pow2 <- function(x) {
+  k <- log2(x)
+  if (k == round(k) && k > 10) sprintf("2^%d", k) else fmt_num(x)
+}
+
+fmt_count <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TRUE)
+
+# Checks and plan of a run:
+#   n          replicas per group (condition), named `n_name` in messages;
+#   first      number of the first replica of this call (chunks), named
+#              `first_name`; replicas first .. first + n - 1 must fit in
+#              `max_replicas` (the stream layout of sp_streams.h);
+#   groups     conditions (rows = groups x n results);
+#   row_bytes  memory of one result row, for the memory check;
+#   precisions the precisions the engine offers (the first is the default);
+#   auto_threshold  rows from which backend = "auto" takes the GPU.
+# Returns list(call, n, first, seed (c(lo, hi)), precision, progress, rows,
+# plan (backend, devices)).
+sim_frame <- function(call, n, first = 1, seed = NULL, backend = "auto",
+                      devices = NULL, precision, precisions, progress,
+                      groups = 1, row_bytes = 8, auto_threshold = 1e4,
+                      n_name = "n", first_name = "first_replica",
+                      max_replicas = 2^40) {
+  n <- check_count(n, n_name, min = 1, call = call)
+  precision <- check_choice(precision, precisions, "precision", call = call)
+  progress <- check_flag(progress, "progress", call = call)
+  first <- check_whole(first, first_name, lo = 1, hi = max_replicas, call = call)
+  if (first - 1 + n > max_replicas) {
+    sp_abort(sprintf("`%s + %s - 1` must not pass %s (replicas per condition).",
+                     first_name, n_name, fmt_pow2(max_replicas)), call = call)
+  }
+  seed <- resolve_seed(seed, call = call)
+  rows <- groups * n
+  if (rows > .Machine$integer.max) {
+    sp_abort(sprintf(paste0(
+      "the result would have %s rows (%s = %s x %s condition%s); a data ",
+      "frame holds at most 2^31 - 1. Split the job with `%s` ",
+      "(chunks combine exactly) or use fewer conditions."),
+      fmt_count(rows), n_name, fmt_count(n), fmt_count(groups),
+      if (groups == 1) "" else "s", first_name), call = call)
+  }
+  need <- rows * row_bytes
+  avail <- available_memory()
+  if (need > avail) {
+    sp_abort(sprintf(paste0(
+      "the result would need about %s of memory (%s rows), more than the %s ",
+      "available; split the job with `%s`."),
+      fmt_bytes(need), fmt_count(rows), fmt_bytes(avail), first_name), call = call)
+  }
+  plan <- resolve_backend(backend, devices, work = rows,
+                          auto_threshold = auto_threshold, call = call)
+  list(call = call, n = n, first = first, seed = seed, precision = precision,
+       progress = progress, rows = rows, plan = plan)
+}
+
+# Run an engine: loads its GPU kernel variant when the plan is the GPU, then
+# .Call(entry, ..., gpu_key, devices, progress).  cli (whose C API draws the
+# progress bar) is imported by the package, so its namespace is loaded.
+sim_run <- function(frame, entry, ..., kernel = NULL, variant = "default") {
+  key <- ""
+  if (frame$plan$backend == "gpu") {
+    if (is.null(kernel)) stop("internal error: a GPU run needs a kernel")
+    key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant)
+  }
+  .Call(entry, ..., key, as.integer(frame$plan$devices), frame$progress)
+}
+
+# Where a run ran, in words.
+run_devices <- function(plan) {
+  if (plan$backend == "gpu") {
+    d <- gpu_devices(free = FALSE)
+    paste0(d$name[match(plan$devices, d$id)], " (", plan$devices, ")")
+  } else {
+    sprintf("CPU, %d thread%s", sp_threads(), if (sp_threads() == 1) "" else "s")
+  }
+}
+
+# The standard attributes of a result, and the warning of the interrupt rule
+# (partial results are valid and flagged, never an error): `unfinished` says
+# what the engine did with the unfinished work, for the warning.
+sim_result <- function(out, frame, res, class = NULL, unfinished = NULL) {
+  run <- res$run
+  interrupted <- isTRUE(run[["interrupted"]] == 1)
+  attr(out, "seed") <- u64_to_double(frame$seed)
+  attr(out, "seed_hex") <- u64_to_hex(frame$seed)
+  attr(out, "backend") <- frame$plan$backend
+  attr(out, "devices") <- run_devices(frame$plan)
+  attr(out, "precision") <- frame$precision
+  attr(out, "seconds") <- run[["seconds"]]
+  attr(out, "interrupted") <- interrupted
+  if (!is.null(class)) class(out) <- class
+  if (interrupted) {
+    sp_warn(paste0("interrupted: ", unfinished %||% "the result is partial", "."),
+            call = frame$call, class = "statphysgpu_interrupted")
+  }
+  out
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a

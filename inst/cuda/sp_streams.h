@@ -1,0 +1,48 @@
+/* sp_streams.h: the registry of Philox streams -- who draws which numbers.
+ *
+ * Every random number of the package is Philox4x32-10 under the 64-bit key
+ * `seed` (philox.h).  The 128-bit counter is divided once, here, so that no
+ * two engines, and no two uses within an engine, can draw the same numbers
+ * (in the manner of HOOMD-blue's RNGIdentifiers.h):
+ *
+ *   counter = (block low 32, block high 24 | purpose << 24, stream low 32, stream high 32)
+ *
+ *   purpose  8 bits: what the numbers are for (the table below);
+ *   stream  64 bits: whose numbers they are -- for replica engines the
+ *                    condition and the replica, c 2^40 + r (0-based; up to
+ *                    2^24 conditions of 2^40 replicas);
+ *   block   56 bits: the position in that sequence (4 draws per block).
+ *
+ * Purpose 0 is the raw space of philox_uint32/uniform/normal(seed, stream,
+ * offset), whose 64-bit offset addresses the whole (block, purpose) range;
+ * the escape engine's integration steps draw from purpose 0 on purpose, so
+ * that a path's normals are exactly philox_normal(k, seed, stream = c 2^40 + r)
+ * (the tests replay paths that way).  A new engine adds its purposes to the
+ * enum; the values are never reused or renumbered (results of a seed would
+ * change). */
+#ifndef SP_STREAMS_H
+#define SP_STREAMS_H
+
+#include "philox.h"
+
+enum {
+  SP_PURPOSE_RAW = 0,          /* philox_*() */
+  SP_PURPOSE_ESCAPE_STEPS = 0, /* escape: one normal per step, draw k-1 for step k */
+  SP_PURPOSE_ESCAPE_START = 1  /* escape: the thermal start of a path (block 0) */
+};
+
+#define SP_PURPOSE_SHIFT 24
+#define SP_REPLICA_BITS 40
+
+/* Stream of replica r (0-based) of condition c (0-based). */
+SP_FN uint64_t sp_stream_replica(uint64_t c, uint64_t r) {
+  return (c << SP_REPLICA_BITS) | r;
+}
+
+/* Block `block` (< 2^56) of `purpose` in `stream`. */
+SP_FN sp_u32x4 sp_philox_purpose_block(uint64_t seed, uint32_t purpose, uint64_t stream,
+                                       uint64_t block) {
+  return sp_philox_block(seed, stream, block | ((uint64_t)purpose << (32 + SP_PURPOSE_SHIFT)));
+}
+
+#endif /* SP_STREAMS_H */
