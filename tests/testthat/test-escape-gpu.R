@@ -106,9 +106,21 @@ test_that("an interrupted GPU run returns its finished paths; the session goes o
     x <- escape_times(1e6, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.08,
                       h = 0.01, t_max = 1e9, seed = 1, backend = "gpu",
                       progress = FALSE),
-    "interrupted")
+    "interrupted", class = "statphysgpu_interrupted")
   parallel::mccollect(job)
-  expect_true(any(is.na(x$escaped)))
+  # every path is an observation: the unfinished are censored where they were
+  expect_false(anyNA(x$value) || anyNA(x$escaped))
+  unf <- attr(x, "unfinished")
+  expect_gt(nrow(unf), 0)
+  iu <- match(paste(unf$condition, unf$replica), paste(x$condition, x$replica))
+  expect_false(any(x$escaped[iu]))
+  expect_true(all(x$value[iu] >= 0 & x$value[iu] < 1e9))
+  # a finished path is the one an uninterrupted GPU run of that replica gives
+  done <- which(x$escaped)[1]
+  y <- escape_times(1, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.08, h = 0.01,
+                    t_max = 1e9, seed = 1, backend = "gpu", progress = FALSE,
+                    first_replica = x$replica[done])
+  expect_identical(y$value, x$value[done])
   y <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
                     t_max = 100, seed = 1, backend = "gpu", progress = FALSE)
   expect_equal(nrow(y), 100)
