@@ -17,7 +17,8 @@
 static unsigned int rng_grid(const sp_gpu_dev *d, uint64_t groups) {
   uint64_t most = (uint64_t)d->info.multiprocessors *
                   (uint64_t)(d->info.max_threads_per_sm / (int)RNG_BLOCK);
-  uint64_t g = (groups + RNG_BLOCK - 1) / RNG_BLOCK;
+  /* no groups + RNG_BLOCK - 1: callers pass ~0 for 'as many as fill it' */
+  uint64_t g = groups / RNG_BLOCK + (groups % RNG_BLOCK != 0);
   if (g > most) g = most;
   return g < 1 ? 1u : (unsigned int)g;
 }
