@@ -240,8 +240,8 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
 
 # Theories a plot can draw: rate theories (escape out of the well) and the
 # Smoluchowski mean first-passage time (to the saddle, overdamped).
-PATH_THEORIES <- c("none", "kramers", "bhl", "smoluchowski")
-RATE_THEORIES <- c("kramers", "bhl")
+PATH_THEORIES <- c("none", "kramers", "bhl", "mm", "smoluchowski")
+RATE_THEORIES <- c("kramers", "bhl", "mm")
 
 # Theory CDF at points v for one condition row of a result.
 theory_cdf <- function(x, cond, v, theory) {
@@ -318,8 +318,9 @@ paths_plot_data <- function(x, level, theory) {
 #'
 #' Draws, per condition, the empirical CDF (Kaplan-Meier when paths are
 #' censored) with its confidence band ([ecdf_band()]), and optionally the
-#' theoretical CDF: \eqn{1 - e^{-\Gamma t}} with the Kramers or
-#' Buttiker-Harris-Landauer rate ([escape_rate()]) for escape times, the
+#' theoretical CDF: \eqn{1 - e^{-\Gamma t}} with the Kramers,
+#' Buttiker-Harris-Landauer or Mel'nikov-Meshkov rate ([escape_rate()]) for
+#' escape times, the
 #' Fulton-Dunkleberger distribution ([switching_distribution()]) for
 #' switching currents, or \eqn{1 - e^{-t/\tau}} with the Smoluchowski mean
 #' first-passage time \eqn{\tau} ([mfpt_smoluchowski()]).
@@ -331,7 +332,8 @@ paths_plot_data <- function(x, level, theory) {
 #' [escape_times()]).
 #'
 #' @param x A result of [escape_times()] or [switching_currents()].
-#' @param theory `"none"`, `"kramers"`, `"bhl"` or `"smoluchowski"`.
+#' @param theory `"none"`, `"kramers"`, `"bhl"`, `"mm"` (the prefactors of
+#'   [escape_rate()]) or `"smoluchowski"`.
 #' @param level Confidence level of the band.
 #' @param log Passed to [plot()] (e.g. `"x"` for a logarithmic time axis).
 #' @param xlim Range of the horizontal axis (default: the data's).
@@ -342,7 +344,7 @@ paths_plot_data <- function(x, level, theory) {
 #'                   h = 0.02, t_max = 1000, seed = 2, backend = "cpu")
 #' plot(x, theory = "kramers")
 #' @export
-plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "smoluchowski"), level = 0.95,
+plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "mm", "smoluchowski"), level = 0.95,
                           log = "", xlim = NULL, ...) {
   call <- sys.call()
   theory <- check_choice(theory, PATH_THEORIES, "theory", call = call)
@@ -381,7 +383,7 @@ plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "smoluchowski"
 #' @rdname plot.sp_paths
 #' @param object A result of [escape_times()] or [switching_currents()].
 #' @exportS3Method ggplot2::autoplot
-autoplot.sp_paths <- function(object, theory = c("none", "kramers", "bhl", "smoluchowski"),
+autoplot.sp_paths <- function(object, theory = c("none", "kramers", "bhl", "mm", "smoluchowski"),
                               level = 0.95, ...) {
   call <- sys.call()
   if (!requireNamespace("ggplot2", quietly = TRUE)) {

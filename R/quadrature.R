@@ -42,9 +42,12 @@ group_logsumexp <- function(x, g, n) {
 # relative accuracy rtol as judged by the Gauss-Kronrod difference |K - G|
 # (a pessimistic estimate of the error of K).  logf must be vectorised and
 # may return -Inf.  `pieces` splits every interval into that many equal
-# parts first.  Returns a list: value (log integrals), converged (logical).
+# parts first.  With `indexed = TRUE`, logf is called as logf(x, i), i the
+# index (into a and b) of the interval each node belongs to, so that one call
+# integrates a family of integrands (one per interval) at once.  Returns a
+# list: value (log integrals), converged (logical).
 gk_log_integrate <- function(logf, a, b, rtol = 1e-11, pieces = 1L,
-                             max_rounds = 60L) {
+                             max_rounds = 60L, indexed = FALSE) {
   n <- length(a)
   stopifnot(length(b) == n, all(b >= a))
   width <- (b - a) / pieces
@@ -63,7 +66,8 @@ gk_log_integrate <- function(logf, a, b, rtol = 1e-11, pieces = 1L,
     cen <- (lo + hi) / 2
     hw <- (hi - lo) / 2
     x <- outer(GK_NODES, hw) + rep(cen, each = 15L)
-    lf <- matrix(logf(as.vector(x)), nrow = 15L)
+    lf <- if (indexed) logf(as.vector(x), rep(id, each = 15L)) else logf(as.vector(x))
+    lf <- matrix(lf, nrow = 15L)
     lf[is.nan(lf)] <- -Inf
     m <- lf[1L, ]
     for (r in 2:15) m <- pmax(m, lf[r, ])

@@ -24,16 +24,23 @@ barrier_omx <- function(omx, V0) {
 # Well (and saddle) frequency sqrt(V0) (1 - gamma^2)^(1/4).
 omega0_omx <- function(omx, V0) sqrt(V0) * (omx * (2 - omx))^0.25
 
+# The prefactors of escape_rate() and switching_distribution().
+RATE_PREFACTORS <- c("kramers", "bhl", "mm")
+
 # log of the escape rate; all arguments recycled by the caller.
 log_rate_omx <- function(omx, V0, beta, theta, prefactor) {
   dU <- barrier_omx(omx, V0)
   w0 <- omega0_omx(omx, V0)
-  log_a <- if (prefactor == "kramers") {
-    # sqrt(1 + x^2) - x = exp(-asinh(x)), without cancellation at large x
-    -asinh(beta / (2 * w0))
-  } else {
+  log_a <- if (prefactor == "bhl") {
     Q <- w0 / beta
     log(4) - 2 * log1p(sqrt(1 + Q * theta / (1.8 * dU)))
+  } else {
+    # sqrt(1 + x^2) - x = exp(-asinh(x)), without cancellation at large x
+    kr <- -asinh(beta / (2 * w0))
+    if (prefactor == "mm") {
+      # Mel'nikov-Meshkov: A(Delta) times Kramers, Delta = beta S / theta
+      kr + mm_log_depopulation(beta * separatrix_action_omx(omx, V0) / theta)
+    } else kr
   }
   log_a + log(w0) - log(2 * pi) - dU / theta
 }
@@ -80,9 +87,23 @@ barrier_height <- function(gamma, V0) {
 #' * `"bhl"` (Büttiker, Harris and Landauer 1983, weak to moderate damping,
 #'   in the form of Martinis, Devoret and Clarke 1987), with
 #'   \eqn{Q = \omega_0/\beta}:
-#'   \eqn{a = 4/[\sqrt{1 + Q\theta/(1.8\,\Delta U)} + 1]^2}.
+#'   \eqn{a = 4/[\sqrt{1 + Q\theta/(1.8\,\Delta U)} + 1]^2};
+#' * `"mm"` (Mel'nikov and Meshkov 1986, the turnover between weak and
+#'   moderate damping), the Kramers prefactor times the depopulation factor
+#'   \deqn{A(\Delta) = \exp\left[\frac{1}{2\pi}\int_{-\infty}^{\infty}
+#'   \frac{\ln\left(1 - e^{-\Delta(x^2 + 1/4)}\right)}{x^2 + 1/4}\,dx
+#'   \right],\qquad \Delta = \frac{\beta S}{\theta},}
+#'   where \eqn{\beta S} is the energy a path loses in one round trip along
+#'   the separatrix ([separatrix_action()]). \eqn{A \le 1}; \eqn{A \to 1}
+#'   (the Kramers rate) for \eqn{\Delta \gg 1}, and \eqn{A \to \Delta}
+#'   for \eqn{\Delta \ll 1}, the energy-diffusion rate \eqn{(\beta
+#'   S/\theta)\,(\omega_0/2\pi)\,e^{-\Delta U/\theta}} of Kramers' weak
+#'   damping limit. (Some texts print the prefactor of the integral as
+#'   \eqn{1/\pi} with the integral over \eqn{x > 0} only, which is the
+#'   same.) The integral is computed by adaptive quadrature, to about
+#'   \eqn{10^{-11}} relative in \eqn{\ln A}, for any \eqn{\Delta > 0}.
 #'
-#' Both formulas assume \eqn{\Delta U \gg \theta}; they are evaluated for
+#' The formulas assume \eqn{\Delta U \gg \theta}; they are evaluated for
 #' any \eqn{\gamma < 1} but mean little once the barrier is comparable to
 #' the temperature. In the overdamped limit \eqn{\beta \gg \omega_0} the
 #' Kramers rate tends to \eqn{\omega_0\omega_b/(2\pi\beta)e^{-\Delta
@@ -93,7 +114,7 @@ barrier_height <- function(gamma, V0) {
 #' @param V0 Washboard amplitude \eqn{E_J/E_C} (positive).
 #' @param beta Damping \eqn{\hbar/((2e)^2R)} (positive).
 #' @param theta Temperature \eqn{k_BT/E_C} (positive).
-#' @param prefactor `"kramers"` (default) or `"bhl"`.
+#' @param prefactor `"kramers"` (default), `"bhl"` or `"mm"`.
 #' @return A numeric vector of rates per time unit \eqn{t_0}, the four
 #'   numeric arguments recycled to a common length (as by [data.frame()]).
 #' @references
@@ -108,21 +129,33 @@ barrier_height <- function(gamma, V0) {
 #'   for the quantum behavior of a macroscopic degree of freedom: the phase
 #'   difference across a Josephson junction. *Physical Review B* 35,
 #'   4682-4698.
+#'
+#' Mel'nikov, V. I. and Meshkov, S. V. (1986) Theory of activated rate
+#'   processes: exact solution of the Kramers problem. *Journal of Chemical
+#'   Physics* 85, 1018-1027.
+#'
+#' Hänggi, P., Talkner, P. and Borkovec, M. (1990) Reaction-rate theory:
+#'   fifty years after Kramers. *Reviews of Modern Physics* 62, 251-341.
 #' @examples
 #' u <- jj_units(R = 250, C = 88e-15, Ic = 0.748e-6, T = 1.2)
 #' g <- c(0.2, 0.4, 0.6)
 #' escape_rate(g, u$V0, u$beta, u$theta)
 #' escape_rate(g, u$V0, u$beta, u$theta, prefactor = "bhl")
+#' escape_rate(g, u$V0, u$beta, u$theta, prefactor = "mm")
+#' # the turnover: Mel'nikov-Meshkov / Kramers from weak to strong damping
+#' beta <- 10^(-4:0)
+#' escape_rate(0.5, 1, beta, 0.1, "mm") / escape_rate(0.5, 1, beta, 0.1)
 #' # mean escape time in seconds at gamma = 0.4
 #' u$t0 / escape_rate(0.4, u$V0, u$beta, u$theta)
 #' @export
-escape_rate <- function(gamma, V0, beta, theta, prefactor = c("kramers", "bhl")) {
+escape_rate <- function(gamma, V0, beta, theta,
+                        prefactor = c("kramers", "bhl", "mm")) {
   call <- sys.call()
   gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
   V0 <- check_positive(V0, "V0", call = call)
   beta <- check_positive(beta, "beta", call = call)
   theta <- check_positive(theta, "theta", call = call)
-  prefactor <- check_choice(prefactor, c("kramers", "bhl"), "prefactor",
+  prefactor <- check_choice(prefactor, RATE_PREFACTORS, "prefactor",
                             call = call)
   a <- recycle_args(list(gamma = gamma, V0 = V0, beta = beta, theta = theta),
                     call = call)
@@ -159,7 +192,8 @@ escape_rate <- function(gamma, V0, beta, theta, prefactor = c("kramers", "bhl"))
 #' @param ramp The ramp \eqn{v = d\gamma/dt} per normalised time unit
 #'   (single positive number; `jj_units(..., sweep_rate =)$ramp`).
 #' @param V0,beta,theta Single positive numbers: see [escape_rate()].
-#' @param prefactor `"kramers"` (default) or `"bhl"`, see [escape_rate()].
+#' @param prefactor `"kramers"` (default), `"bhl"` or `"mm"`, see
+#'   [escape_rate()].
 #' @param gamma0 The bias at which the ramp starts, a single number in
 #'   \[0, 1).
 #' @return A data frame with columns `gamma`, `density` (per unit of
@@ -182,7 +216,7 @@ escape_rate <- function(gamma, V0, beta, theta, prefactor = c("kramers", "bhl"))
 #' g[which.max(sd$density)]
 #' @export
 switching_distribution <- function(gamma, ramp, V0, beta, theta,
-                                   prefactor = c("kramers", "bhl"),
+                                   prefactor = c("kramers", "bhl", "mm"),
                                    gamma0 = 0) {
   call <- sys.call()
   gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
@@ -190,7 +224,7 @@ switching_distribution <- function(gamma, ramp, V0, beta, theta,
   V0 <- check_positive(V0, "V0", len = 1, call = call)
   beta <- check_positive(beta, "beta", len = 1, call = call)
   theta <- check_positive(theta, "theta", len = 1, call = call)
-  prefactor <- check_choice(prefactor, c("kramers", "bhl"), "prefactor",
+  prefactor <- check_choice(prefactor, RATE_PREFACTORS, "prefactor",
                             call = call)
   gamma0 <- check_range(gamma0, "gamma0", 0, 1, hi_open = TRUE, len = 1,
                         call = call)

@@ -96,7 +96,7 @@ test_that("escape_rate() validates its arguments", {
   expect_error(escape_rate(0.5, 1, 1, Inf), "`theta` must be .* not Inf")
   expect_error(escape_rate(0.5, 1, 1, NA), "`theta` must be .* not NA")
   expect_error(escape_rate(0.5, 1, 1, 1, prefactor = "foo"),
-               '`prefactor` must be one of "kramers", "bhl", not "foo"')
+               '`prefactor` must be one of "kramers", "bhl", "mm", not "foo"')
   expect_error(escape_rate(c(0.1, 0.2), 1, 1:3, 1), "cannot be recycled")
   e <- tryCatch(escape_rate(2, 1, 1, 1), error = identity)
   expect_identical(conditionCall(e)[[1]], as.name("escape_rate"))
