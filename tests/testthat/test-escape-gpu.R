@@ -6,8 +6,10 @@ test_that("GPU and CPU agree path by path in double precision", {
     args <- list(n = 3000, gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2,
                  h = 0.02, t_max = 4000, method = m, seed = 77,
                  precision = "double", progress = FALSE)
-    cpu <- do.call(escape_times, c(args, backend = "cpu"))
-    gpu <- do.call(escape_times, c(args, backend = "gpu"))
+    # Euler at h = 0.02 heats this well by 6% (warned): a comparison of the
+    # backends, not of the physics
+    cpu <- without_step_warnings(do.call(escape_times, c(args, backend = "cpu")))
+    gpu <- without_step_warnings(do.call(escape_times, c(args, backend = "gpu")))
     expect_identical(attr(gpu, "backend"), "gpu")
     # same normals, same operations; sin, log and the fused multiply-adds
     # round differently in the last bits.  A path whose trajectory grazes the
