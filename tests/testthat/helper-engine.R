@@ -13,7 +13,7 @@
 #   bad       list of list(args = <named arguments for run()>, error = <regex>)
 #   long      function(backend): a call that runs for several seconds, for the
 #             interrupt tests
-#   partial   function(x): expectations on an interrupted result of long()
+#   partial   function(x, backend): expectations on an interrupted result of long(backend)
 #   gpu_agree function(cpu, gpu): expectations comparing the CPU and GPU
 #             results of run(..., precision = "double")
 #   oom       function(): a GPU call that cannot fit in the memory left
@@ -59,7 +59,7 @@ engine_contract_tests <- function(spec) {
       job <- interrupt_after(1)
       expect_warning(x <- spec$long("cpu"), "interrupted", class = "statphysgpu_interrupted")
       parallel::mccollect(job)
-      spec$partial(x)
+      spec$partial(x, "cpu")
     })
   }
 
@@ -79,7 +79,7 @@ engine_contract_tests <- function(spec) {
       job <- interrupt_after(1.5)
       expect_warning(x <- spec$long("gpu"), "interrupted", class = "statphysgpu_interrupted")
       parallel::mccollect(job)
-      spec$partial(x)
+      spec$partial(x, "gpu")
       expect_identical(gpu_live_allocations(), live)
     })
   }

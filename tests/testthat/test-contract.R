@@ -26,7 +26,7 @@ engine_contract_tests(list(
                  beta = 0.1, theta = if (backend == "gpu") 0.08 else 0.15,
                  h = 0.01, t_max = 1e9, seed = 1, backend = backend, progress = FALSE)
   },
-  partial = function(x) {
+  partial = function(x, backend) {
     expect_true(attr(x, "interrupted"))
     expect_false(anyNA(x$value) || anyNA(x$escaped))
     expect_gt(nrow(attr(x, "unfinished")), 0)
@@ -85,13 +85,15 @@ engine_contract_tests(list(
     if (backend == "gpu") philox_normal(2e9, seed = 1, backend = "gpu")
     else philox_normal(1e8 * max(2, sp_threads()), seed = 1, backend = "cpu")
   },
-  partial = function(x) {
+  partial = function(x, backend) {
     expect_true(attr(x, "interrupted"))
     k <- sum(!is.na(x))
     expect_gt(k, 0)
     expect_true(all(is.na(x[-seq_len(k)]))) # a prefix was drawn
+    # the last values drawn are those of a fresh call on the same backend (the
+    # two backends differ in the last bits of log, sin and cos)
     expect_identical(as.vector(x[k - 3:0]),
-                     philox_normal(4, seed = 1, offset = k - 4, backend = "cpu"))
+                     philox_normal(4, seed = 1, offset = k - 4, backend = backend))
   },
   gpu_agree = function(cpu, gpu) {
     expect_equal(gpu, cpu, tolerance = 1e-12)
