@@ -1,7 +1,9 @@
 #!/bin/sh
 # On the GPU machine (no R there): unpack the R runtime, install the package,
 # then run the named stages, logging each under $OUT.
-#   sh bench/device.sh tests bench-escape bench-rng
+#   SP_COMMIT=<commit from here> sh bench/device.sh tests bench-escape bench-rng
+# (give the commit literally: the copy of the tree on that machine may carry
+# a stale .git)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
