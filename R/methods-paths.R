@@ -341,7 +341,8 @@ paths_plot_data <- function(x, level, theory) {
 #' @return `x`, invisibly.
 #' @examples
 #' x <- escape_times(300, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-#'                   h = 0.02, t_max = 1000, seed = 2, backend = "cpu")
+#'                   h = 0.02, t_max = 1000, seed = 2, backend = "cpu",
+#'                   threshold = "next_well")
 #' plot(x, theory = "kramers")
 #' @export
 plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "mm", "smoluchowski"), level = 0.95,
