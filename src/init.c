@@ -23,6 +23,9 @@ SEXP sp_r_gpu_module_loaded(SEXP, SEXP);
 SEXP sp_r_gpu_module_load(SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_modules_unload(void);
 SEXP sp_r_hash(SEXP);
+SEXP sp_r_he4_aziz(SEXP, SEXP);
+SEXP sp_r_he4_jastrow(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_he4_local_energy(SEXP, SEXP, SEXP, SEXP);
 
 /* tests and benchmarks only (r_testing.c) */
 SEXP sp_r_philox_block(SEXP, SEXP);
@@ -54,6 +57,9 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_module_load, 3),
   CALLDEF(sp_r_gpu_modules_unload, 0),
   CALLDEF(sp_r_hash, 1),
+  CALLDEF(sp_r_he4_aziz, 2),
+  CALLDEF(sp_r_he4_jastrow, 6),
+  CALLDEF(sp_r_he4_local_energy, 4),
   /* tests and benchmarks */
   CALLDEF(sp_r_philox_block, 2),
   CALLDEF(sp_r_uniform_transform, 2),

@@ -1,0 +1,173 @@
+/* he4.h: the pair physics of liquid 4He (paper 002, REFERENCES.md section
+ * 4), one source for the CPU code (src/core/sp_he4_energy.c, the .Call
+ * checks in src/r_he4.c) and the GPU kernels (he4_check.cu, and the VMC
+ * kernels built on it).  Lengths in angstrom, energies in kelvin.
+ *
+ * Before including, define SP_REAL to float (with SP_REAL_SINGLE) or double
+ * (the default); the functions are named sp_he4_*_f or sp_he4_*_d
+ * accordingly.  The file may be included once per precision in one
+ * translation unit (undefine SP_REAL and SP_REAL_SINGLE in between).
+ *
+ * Potential: Aziz et al. HFD-B(HE) (Mol. Phys. 61, 1487 (1987)), x = r/r_m,
+ *   V(r) = eps [A exp(-alpha x + beta x^2) - F(x) (C6/x^6 + C8/x^8 + C10/x^10)],
+ *   F(x) = exp(-(D/x - 1)^2) for x < D, else 1.
+ * Trial function: psi = exp(sum_{i<j} u(r_ij)), McMillan's pair exponent
+ *   u(r) = -(1/2) (b/r)^5,  u' = (5/2) b^5 / r^6,  u'' = -15 b^5 / r^7,
+ * in a cubic box of side L (minimum image) either truncated at rc = L/2
+ * (u for r <= rc, 0 beyond) or symmetrised,
+ *   u_s(r) = u(r) + u(L - r) - 2 u(L/2) for r <= L/2, 0 beyond,
+ *   u_s' = u'(r) - u'(L - r),  u_s'' = u''(r) + u''(L - r),
+ * so that u_s and u_s' vanish at L/2 (u_s'' does not: 2 u''(L/2)).
+ * For a pair term, grad_i u(r_ij) = u'(r) (r_i - r_j)/r and
+ * lap_i u(r_ij) = u''(r) + 2 u'(r)/r (three dimensions). */
+
+#include "he4_args.h"
+#include "sp_math.h"
+
+#ifndef SP_HE4_CONSTANTS
+#define SP_HE4_CONSTANTS
+/* HFD-B(HE) of 1987 (r_m = 2.9673 A is the 1979 HFDHE2's: not this one) */
+#define SP_HE4_EPS 10.948           /* eps / k_B, K */
+#define SP_HE4_RM 2.963             /* r_m, A */
+#define SP_HE4_A 1.8443101e5
+#define SP_HE4_ALPHA 10.43329537
+#define SP_HE4_BETA (-2.27965105)
+#define SP_HE4_C6 1.36745214
+#define SP_HE4_C8 0.42123807
+#define SP_HE4_C10 0.17473318
+#define SP_HE4_D 1.4826
+/* hbar^2 / m(4He), K A^2 */
+#define SP_HE4_HB2M 12.119296
+/* Where the damped dispersion is dropped: t = D r_m / r - 1 > 10 (r <
+ * 0.4 A), F(x) < exp(-100) and F(x) (C6/x^6 + ...) < 1e-34 K, some 1e-40 of
+ * the repulsion there; dropping it avoids 0 * Inf = NaN as r -> 0, where
+ * the powers of 1/x overflow (first in single precision, r < 4e-4 A). */
+#define SP_HE4_DAMP_TMAX 10.0
+#endif
+
+#ifndef SP_REAL
+#  define SP_REAL double
+#endif
+
+#undef SP_HE4
+#undef SP_HE4_EXP
+#undef SP_HE4_RINT
+#undef SP_HE4_SQRT
+#define SP_HE4_CAT_(a, b) a##b
+#define SP_HE4_CAT(a, b) SP_HE4_CAT_(a, b)
+#ifdef SP_REAL_SINGLE
+#  define SP_HE4(name) SP_HE4_CAT(name, _f)
+#  define SP_HE4_EXP expf
+#  define SP_HE4_RINT rintf
+#  define SP_HE4_SQRT sqrtf
+#else
+#  define SP_HE4(name) SP_HE4_CAT(name, _d)
+#  define SP_HE4_EXP exp
+#  define SP_HE4_RINT rint
+#  define SP_HE4_SQRT sqrt
+#endif
+
+/* The Aziz potential V(r), K, for r in A (r >= 0; V(0) = eps A).
+ *
+ * Written for accuracy in single precision: one exponential for the
+ * repulsion, its exponent in Horner form x (beta x - alpha) (never
+ * exp(-alpha x) exp(beta x^2), whose factors under- and overflow apart at
+ * large and short r); the dispersion in y = r_m / r (one division, no
+ * 1/x^n of a rounded x), y^6 (C6 + y^2 (C8 + y^2 C10)); the damping from
+ * t = D y - 1 (x < D is t > 0; F = 1 at t = 0, so the branch is continuous
+ * whichever side rounding takes); eps applied once, at the end.  What is
+ * left is the conditioning of V itself: a relative change d of r changes
+ * the repulsion by (alpha x - 2 beta x^2) d, some 15 d near r_m, and near
+ * the zero at 2.63692 A the two terms cancel. */
+SP_FN SP_REAL SP_HE4(sp_he4_aziz)(SP_REAL r) {
+  const SP_REAL rm = (SP_REAL)SP_HE4_RM;
+  const SP_REAL x = r / rm, y = rm / r;
+  const SP_REAL y2 = y * y;
+  const SP_REAL t = (SP_REAL)SP_HE4_D * y - (SP_REAL)1;
+  const SP_REAL rep = (SP_REAL)SP_HE4_A *
+                      SP_HE4_EXP(x * ((SP_REAL)SP_HE4_BETA * x - (SP_REAL)SP_HE4_ALPHA));
+  SP_REAL att = (SP_REAL)0;
+  if (t <= (SP_REAL)SP_HE4_DAMP_TMAX) {
+    const SP_REAL disp = y2 * y2 * y2 *
+                         ((SP_REAL)SP_HE4_C6 + y2 * ((SP_REAL)SP_HE4_C8 + y2 * (SP_REAL)SP_HE4_C10));
+    att = t > (SP_REAL)0 ? SP_HE4_EXP(-t * t) * disp : disp;
+  }
+  return (SP_REAL)SP_HE4_EPS * (rep - att);
+}
+
+/* McMillan's u(r) = -(1/2)(b/r)^5 and its first two radial derivatives. */
+SP_FN void SP_HE4(sp_he4_mcmillan)(SP_REAL b, SP_REAL r, SP_REAL *u, SP_REAL *du, SP_REAL *d2u) {
+  const SP_REAL s = b / r, s2 = s * s;
+  const SP_REAL s5 = s2 * s2 * s;
+  *u = (SP_REAL)(-0.5) * s5;
+  *du = (SP_REAL)2.5 * s5 / r;
+  *d2u = (SP_REAL)(-15) * s5 / (r * r);
+}
+
+/* Pair parameters in the working precision. */
+typedef struct {
+  SP_REAL b, L, invL, rc, rc2;
+  SP_REAL ushift; /* 2 u(L/2) for the symmetrised form, else 0 */
+  int form;
+} SP_HE4(sp_he4_par);
+
+SP_FN void SP_HE4(sp_he4_par_load)(SP_HE4(sp_he4_par) *p, const sp_he4_pair *a) {
+  SP_REAL u, du, d2u;
+  p->b = (SP_REAL)a->b;
+  p->L = (SP_REAL)a->L;
+  p->invL = a->form == SP_HE4_JASTROW_FREE ? (SP_REAL)0 : (SP_REAL)(1.0 / a->L);
+  p->rc = (SP_REAL)a->rc;
+  p->rc2 = p->rc * p->rc;
+  p->form = a->form;
+  p->ushift = (SP_REAL)0;
+  if (a->form == SP_HE4_JASTROW_SYMMETRIZED) {
+    /* in the working precision, from the same function, so that
+     * u(rc) + u(L - rc) - ushift is exactly 0 */
+    SP_HE4(sp_he4_mcmillan)(p->b, p->rc, &u, &du, &d2u);
+    p->ushift = u + u;
+  }
+}
+
+/* The Jastrow exponent in the box and its radial derivatives at r > 0:
+ * u(r) (free), u(r) for r <= rc (truncated), u_s(r) for r <= rc
+ * (symmetrised); 0 beyond rc. */
+SP_FN void SP_HE4(sp_he4_jastrow)(const SP_HE4(sp_he4_par) *p, SP_REAL r, SP_REAL *u, SP_REAL *du,
+                                  SP_REAL *d2u) {
+  if (p->form != SP_HE4_JASTROW_FREE && r > p->rc) {
+    *u = *du = *d2u = (SP_REAL)0;
+    return;
+  }
+  SP_HE4(sp_he4_mcmillan)(p->b, r, u, du, d2u);
+  if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
+    SP_REAL v, dv, d2v;
+    SP_HE4(sp_he4_mcmillan)(p->b, p->L - r, &v, &dv, &d2v);
+    *u = (*u + v) - p->ushift;
+    *du = *du - dv;
+    *d2u = *d2u + d2v;
+  }
+}
+
+/* Minimum-image component of a displacement in the box (not for the free
+ * form, which has no box). */
+SP_FN SP_REAL SP_HE4(sp_he4_min_image)(const SP_HE4(sp_he4_par) *p, SP_REAL d) {
+  return d - p->L * SP_HE4_RINT(d * p->invL);
+}
+
+/* The terms of one pair at minimum-image displacement (dx, dy, dz) = r_i -
+ * r_j, r > 0.  A pair counts when r < rc (r^2 < rc^2; one at exactly rc,
+ * a set of measure zero, does not): then returns 1 with *v = V(r), *g =
+ * u'(r)/r (grad_i u(r_ij) = g (dx, dy, dz) = -grad_j u(r_ij)) and *lap =
+ * u''(r) + 2 u'(r)/r (= lap_i u(r_ij) = lap_j u(r_ij)).  Else returns 0 and
+ * leaves the outputs alone. */
+SP_FN int SP_HE4(sp_he4_pair_terms)(const SP_HE4(sp_he4_par) *p, SP_REAL dx, SP_REAL dy, SP_REAL dz,
+                                    SP_REAL *v, SP_REAL *g, SP_REAL *lap) {
+  const SP_REAL r2 = dx * dx + dy * dy + dz * dz;
+  SP_REAL r, u, du, d2u;
+  if (!(r2 < p->rc2)) return 0;
+  r = SP_HE4_SQRT(r2);
+  SP_HE4(sp_he4_jastrow)(p, r, &u, &du, &d2u);
+  *v = SP_HE4(sp_he4_aziz)(r);
+  *g = du / r;
+  *lap = d2u + (SP_REAL)2 * du / r;
+  return 1;
+}
