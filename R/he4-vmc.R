@@ -1,0 +1,245 @@
+#' Variational Monte Carlo of liquid helium-4: Metropolis energy blocks
+#'
+#' Runs independent Metropolis chains ("walkers") that sample
+#' \eqn{|\psi|^2} for \eqn{N} helium-4 atoms in a cubic periodic box, with the
+#' McMillan-Jastrow trial function \eqn{\psi = \exp(\sum_{i<j} u(r_{ij}))},
+#' \eqn{u(r) = -\frac12 (b/r)^5} ([jastrow_mcmillan()]), and the Aziz HFD-B(HE)
+#' potential ([aziz_potential()]), as the QL code of paper 002 does, and hands
+#' back the energy blocks of every walker for the error analysis of
+#' [summary.vmc_blocks()] ([reblock()], [tau_int()], [time_to_error()]).
+#'
+#' The box has side \eqn{L = (N/\rho)^{1/3}}; pair terms are cut at \eqn{L/2}
+#' (minimum image). With `jastrow = "symmetrized"` the pair exponent is
+#' \eqn{u(r) + u(L-r) - 2u(L/2)} inside \eqn{L/2}, so that it and its slope
+#' vanish there and the two kinetic estimators agree in expectation; with
+#' `"truncated"` it is cut at \eqn{L/2} as it is, and they do not.
+#'
+#' Walkers start from an fcc lattice when \eqn{N = 4k^3}; otherwise from the
+#' smallest fcc lattice with at least \eqn{N} sites, with vacancies drawn from
+#' the walker's own random stream. Then `equilibration` sweeps are run and not
+#' recorded; with `step = "auto"` the step is tuned during them, every 10
+#' sweeps, towards 45% acceptance (each walker its own step; the final steps
+#' are in the result). A sweep is \eqn{N} single-atom trial moves, atoms in
+#' order, each a Gaussian displacement of rms `step` per coordinate. Every
+#' `measure_every` sweeps the local energy is measured; a block averages the
+#' measurements of `block_sweeps` sweeps.
+#'
+#' Walker \eqn{w} (counting from `first_walker`) draws from Philox stream
+#' \eqn{w - 1}, so its chain is the same whatever the number of threads or
+#' chunks: walkers run elsewhere with their own `first_walker` combine with
+#' [rbind()]. `start = x` continues the walkers of a previous result `x`
+#' (positions, steps and random-stream positions are kept in it), exactly as
+#' one longer run would have: a long study runs as a chain of calls.
+#'
+#' @section Interrupts: Ctrl-C stops the run after the sweeps in flight, with
+#'   a warning; the blocks finished so far are returned, and the walkers'
+#'   state is that after their last finished block, so `start =` the result
+#'   continues each chain exactly.
+#' @param n_atoms Number of atoms \eqn{N} (at least 2).
+#' @param density Number density \eqn{\rho} in \eqn{\text{\AA}^{-3}}
+#'   (0.02186 is the experimental equilibrium density of the liquid).
+#' @param b McMillan parameter in \eqn{\text{\AA}}.
+#' @param walkers Number of walkers (independent chains), or `"auto"`: the
+#'   number of CPU threads ([sp_threads()]).
+#' @param blocks Blocks per walker.
+#' @param block_sweeps Sweeps per block (a multiple of `measure_every`).
+#' @param measure_every Sweeps between measurements.
+#' @param equilibration Sweeps before the first block, not recorded.
+#' @param step Rms displacement per coordinate of a trial move, in
+#'   \eqn{\text{\AA}}, or `"auto"` (tuned during equilibration, starting from
+#'   0.3 \eqn{\text{\AA}}; with `start`, the steps of `start`).
+#' @param jastrow `"symmetrized"` (default) or `"truncated"`.
+#' @param start A previous result of `he4_vmc()` whose walkers to continue
+#'   (same `n_atoms`, `density`, `b`, `jastrow` and seed; its walkers).
+#' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
+#'   With `start`, the seed of `start`.
+#' @param first_walker Number of the first walker of this call (chunks).
+#' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]). The GPU
+#'   engine of this model is not built yet: `"auto"` runs on the CPU.
+#' @param devices GPU ids, see [gpu_devices()].
+#' @param precision `"mixed"` (coordinates and pair terms in single
+#'   precision, every sum in double) or `"double"`.
+#' @param pair_distribution Also accumulate the pair distribution
+#'   \eqn{g(r)} over the recorded measurements (100 bins over \eqn{[0, L/2)}).
+#' @param progress Show a progress bar.
+#' @return An object of class `vmc_blocks`: a data frame with one row per
+#'   finished (walker, block) and columns `walker`, `block`, `energy`
+#'   (\eqn{E/N} in K, Pandharipande-Bethe kinetic term), `potential`,
+#'   `kinetic_pb`, `kinetic_jf` (Jackson-Feenberg) and `acceptance`; with
+#'   attributes `params`, `tail_correction` (per atom, in K: \eqn{2\pi\rho
+#'   \int_{L/2}^\infty r^2 V(r)\,dr}, reported separately, never added),
+#'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`,
+#'   `state` (the walkers, for `start`), `step` (final step per walker) and,
+#'   with `pair_distribution = TRUE`, `pair_distribution`.
+#' @references Pierro, V. et al. (paper 002 of the package's seeds: a GPU code
+#'   for the variational Monte Carlo of liquid helium); McMillan, W. L. (1965)
+#'   Phys. Rev. 138, A442; Aziz, R. A. et al. (1987) Mol. Phys. 61, 1487.
+#' @seealso [summary.vmc_blocks()], [reblock()], [aziz_potential()].
+#' @examples
+#' x <- he4_vmc(32, walkers = 2, blocks = 4, block_sweeps = 10,
+#'              equilibration = 20, seed = 1, backend = "cpu")
+#' x
+#' summary(x)
+#' # continue the same chains for four more blocks
+#' y <- he4_vmc(32, blocks = 4, block_sweeps = 10, equilibration = 0,
+#'              start = x, backend = "cpu")
+#' @export
+he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto",
+                    blocks = 20, block_sweeps = 100, measure_every = 1,
+                    equilibration = 200, step = "auto",
+                    jastrow = c("symmetrized", "truncated"), start = NULL, seed = NULL,
+                    first_walker = 1, backend = "auto", devices = NULL,
+                    precision = c("mixed", "double"), pair_distribution = FALSE,
+                    progress = interactive()) {
+  call <- sys.call()
+  n_atoms <- check_whole(n_atoms, "n_atoms", lo = 2, hi = 2^20, call = call)
+  density <- check_positive(density, "density", len = 1, call = call)
+  b <- check_positive(b, "b", len = 1, call = call)
+  jastrow <- check_choice(jastrow, c("symmetrized", "truncated"), "jastrow", call = call)
+  blocks <- check_whole(blocks, "blocks", lo = 1, hi = 2^31 - 1, call = call)
+  block_sweeps <- check_whole(block_sweeps, "block_sweeps", lo = 1, hi = 2^40, call = call)
+  measure_every <- check_whole(measure_every, "measure_every", lo = 1, hi = 2^40, call = call)
+  equilibration <- check_whole(equilibration, "equilibration", lo = 0, hi = 2^40, call = call)
+  pair_distribution <- check_flag(pair_distribution, "pair_distribution", call = call)
+  if (block_sweeps %% measure_every != 0) {
+    sp_abort(sprintf(paste0(
+      "`block_sweeps` (%s) must be a multiple of `measure_every` (%s), so that ",
+      "every block averages the same number of measurements."),
+      fmt_num(block_sweeps), fmt_num(measure_every)), call = call)
+  }
+  L <- (n_atoms / density)^(1 / 3)
+  if (L / 2 <= HE4_CORE) {
+    sp_abort(sprintf(paste0(
+      "the box is too small: side L = (n_atoms / density)^(1/3) = %.4g A, and ",
+      "the pair terms are cut at L/2 = %.4g A, inside the repulsive core of ",
+      "the potential (V = 0 at %.4g A). Use more atoms or a lower density."),
+      L, L / 2, HE4_CORE), call = call)
+  }
+  prev <- NULL
+  if (!is.null(start)) {
+    prev <- vmc_check_start(start, n_atoms, density, b, jastrow, seed, walkers, call)
+    seed <- prev$seed
+    walkers <- length(prev$walker)
+    first_walker <- prev$walker[1]
+  }
+  if (identical(walkers, "auto")) walkers <- sp_threads()
+  walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
+  tune <- identical(step, "auto")
+  if (!tune) step <- check_positive(step, "step", len = 1, call = call)
+  if (backend == "auto") backend <- "cpu" # the only engine of this model so far
+  if (identical(backend, "gpu")) {
+    sp_abort(paste0("he4_vmc() runs on the CPU only so far (its GPU engine is ",
+                    "not built yet); use backend = \"cpu\"."), call = call)
+  }
+  row_bytes <- 7 * 8 + (3 * 8 * n_atoms + if (pair_distribution) 800 else 0) / blocks
+  fr <- sim_frame(call, n = walkers, first = first_walker, seed = seed,
+                  backend = backend, devices = devices, precision = precision,
+                  precisions = c("mixed", "double"), progress = progress,
+                  groups = blocks, row_bytes = row_bytes, n_name = "walkers",
+                  first_name = "first_walker")
+  walker_ids <- fr$first - 1 + seq_len(fr$n)
+  if (is.null(prev)) {
+    coords <- .Call(C_sp_r_vmc_lattice, as.integer(n_atoms), L, fr$seed,
+                    check_u64(fr$first - 1, "first_walker", call = call),
+                    as.integer(fr$n))
+    steps <- rep(if (tune) 0.3 else step, fr$n)
+    moves <- rep(0, fr$n)
+    blocks_before <- rep(0, fr$n)
+  } else {
+    coords <- as.double(prev$coords)
+    steps <- if (tune) prev$step else rep(step, fr$n)
+    tune <- FALSE # a continued chain keeps its step
+    moves <- prev$moves
+    blocks_before <- prev$blocks
+  }
+  nbins <- if (pair_distribution) 100L else 0L
+  res <- sim_run(fr, C_sp_r_vmc, c(b, L, if (jastrow == "symmetrized") 2 else 1),
+                 as.integer(n_atoms), check_u64(fr$first - 1, "first_walker", call = call),
+                 fr$seed, as.double(c(equilibration, blocks, block_sweeps, measure_every)),
+                 tune, fr$precision == "mixed", nbins, coords, steps, moves,
+                 kernel = "he4_vmc", variant = fr$precision)
+  out <- vmc_blocks_frame(res, walker_ids, blocks, blocks_before)
+  attr(out, "params") <- list(n_atoms = n_atoms, density = density, b = b, L = L,
+                              jastrow = jastrow, block_sweeps = block_sweeps,
+                              measure_every = measure_every, equilibration = equilibration)
+  attr(out, "tail_correction") <- he4_tail_correction(density, L)
+  attr(out, "state") <- list(walker = walker_ids,
+                             coords = array(res$coords, c(3, n_atoms, fr$n)),
+                             step = res$step, moves = res$moves,
+                             blocks = blocks_before + res$done,
+                             seed_hex = u64_to_hex(fr$seed))
+  attr(out, "step") <- res$step
+  if (pair_distribution) {
+    attr(out, "pair_distribution") <- vmc_pair_distribution(
+      res$hist, nbins, L, n_atoms, density, res$done * block_sweeps / measure_every, fr$n)
+  }
+  nfin <- sum(res$done)
+  sim_result(out, fr, res, class = c("vmc_blocks", "data.frame"),
+             unfinished = sprintf(paste0(
+               "%s of %s blocks finished and are returned; each walker's state is ",
+               "that after its last finished block, so `start = ` this result ",
+               "continues every chain exactly"),
+               fmt_count(nfin), fmt_count(fr$n * blocks)))
+}
+
+# Where the Aziz potential changes sign (A): pair cuts inside it are refused.
+HE4_CORE <- 2.63692
+
+VMC_COLUMNS <- c("energy", "potential", "kinetic_pb", "kinetic_jf", "acceptance")
+
+vmc_blocks_frame <- function(res, walker_ids, blocks, blocks_before) {
+  nw <- length(walker_ids)
+  m <- matrix(res$block, ncol = 5, byrow = TRUE) # rows: walker-major, block
+  w <- rep(seq_len(nw), each = blocks)
+  k <- rep(seq_len(blocks), times = nw)
+  keep <- k <= res$done[w]
+  out <- data.frame(walker = walker_ids[w][keep], block = (blocks_before[w] + k)[keep])
+  for (j in seq_along(VMC_COLUMNS)) out[[VMC_COLUMNS[j]]] <- m[keep, j]
+  rownames(out) <- NULL
+  out
+}
+
+vmc_pair_distribution <- function(hist, nbins, L, n, density, nmeas, nw) {
+  h <- matrix(hist, nrow = nbins)
+  dr <- (L / 2) / nbins
+  r <- (seq_len(nbins) - 0.5) * dr
+  shell <- 4 / 3 * pi * ((r + dr / 2)^3 - (r - dr / 2)^3)
+  total <- rowSums(h)
+  m <- sum(nmeas)
+  # pairs per measurement in a shell for an ideal gas: (n / 2) density shell
+  g <- if (m > 0) total / (m * (n / 2) * density * shell) else rep(NA_real_, nbins)
+  data.frame(r = r, g = g, counts = total)
+}
+
+vmc_check_start <- function(start, n_atoms, density, b, jastrow, seed, walkers, call) {
+  if (!inherits(start, "vmc_blocks") || is.null(attr(start, "state"))) {
+    sp_abort(paste0("`start` must be a result of he4_vmc(), not ", describe(start), "."),
+             call = call)
+  }
+  p <- attr(start, "params")
+  same <- isTRUE(all.equal(c(p$n_atoms, p$density, p$b), c(n_atoms, density, b))) &&
+    identical(p$jastrow, jastrow)
+  if (!same) {
+    sp_abort(sprintf(paste0(
+      "`start` was run with n_atoms = %s, density = %s, b = %s, jastrow = \"%s\"; ",
+      "continue it with the same values (here %s, %s, %s, \"%s\")."),
+      fmt_num(p$n_atoms), fmt_num(p$density), fmt_num(p$b), p$jastrow,
+      fmt_num(n_atoms), fmt_num(density), fmt_num(b), jastrow), call = call)
+  }
+  st <- attr(start, "state")
+  if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
+                                   resolve_seed(st$seed_hex, call = call))) {
+    sp_abort("`seed` differs from the seed of `start`; leave it NULL to continue the chains.",
+             call = call)
+  }
+  if (!identical(walkers, "auto") && !isTRUE(walkers == length(st$walker))) {
+    sp_abort(sprintf("`start` holds %d walkers; leave `walkers = \"auto\"` to continue them.",
+                     length(st$walker)), call = call)
+  }
+  if (any(diff(st$walker) != 1)) {
+    sp_abort("`start` must hold consecutive walkers (one chunk); continue each chunk on its own.",
+             call = call)
+  }
+  list(seed = st$seed_hex, walker = st$walker, coords = st$coords, step = st$step,
+       moves = st$moves, blocks = st$blocks)
+}

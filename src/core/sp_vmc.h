@@ -1,0 +1,59 @@
+/* sp_vmc.h: variational Monte Carlo of liquid 4He (paper 002) on the CPU;
+ * the GPU engine (src/gpu/sp_gpu_vmc.c) has the same contract.
+ *
+ * Walkers are Markov chains (he4_vmc.h).  Walker w of a call (0-based) is
+ * global walker walker0 + w: its random numbers, hence its chain, depend only
+ * on (seed, global walker, moves made before this call), never on threads,
+ * devices or chunks.  A call runs `equilibration` unrecorded sweeps (the step
+ * tuned during them when `tune`), then `blocks` blocks of `block_sweeps`
+ * sweeps, measuring every `measure_every` sweeps; a block's row holds the
+ * means of its measurements and its acceptance.
+ *
+ * The interrupt rule: finished blocks are valid; `done[w]` counts them and
+ * the state (coordinates, step, moves) is that at the end of the last
+ * finished block (or the start, before the first), so that a call that
+ * continues it gives exactly the chain of one uninterrupted call. */
+#ifndef SP_VMC_H
+#define SP_VMC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp_run.h"
+
+#include "he4_args.h" /* inst/cuda: shared with the kernels */
+
+typedef struct {
+  sp_he4_pair pair;    /* b, L, rc = L/2, Jastrow form */
+  int n;               /* atoms */
+  int nwalkers;        /* walkers of this call */
+  uint64_t walker0;    /* global index of walker 0 */
+  uint64_t seed;
+  uint64_t equilibration, blocks, block_sweeps, measure_every;
+  int tune;            /* tune the step during equilibration */
+  int single;          /* 1: mixed precision (float coordinates and pair terms) */
+  int nbins;           /* g(r) histogram bins over [0, L/2); 0: none */
+} sp_vmc_job;
+
+typedef struct {
+  double *coords; /* nwalkers x n x 3 (x, y, z of atom 0, atom 1, ...), in: the
+                   * start; out: the state after the last finished block */
+  double *step;   /* nwalkers: in: the start; out: as coords */
+  double *moves;  /* nwalkers: trial moves made before (in) and after (out) */
+  double *block;  /* nwalkers x blocks x SP_VMC_NOBS, NaN where unfinished */
+  int *done;      /* nwalkers: blocks finished */
+  double *hist;   /* nwalkers x nbins pair counts over the recorded
+                   * measurements (NULL when nbins = 0) */
+} sp_vmc_out;
+
+/* Start positions of global walker `walker`: an fcc lattice of k^3 cells
+ * when n = 4 k^3; else the smallest fcc lattice with at least n sites, with
+ * the vacancies drawn from the walker's Philox stream (purpose
+ * SP_PURPOSE_VMC_START).  coords: n x 3. */
+void sp_vmc_lattice(const sp_vmc_job *job, uint64_t walker, double *coords);
+
+/* Run on `nth` threads. */
+int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
+               sp_run_info *info);
+
+#endif
