@@ -72,8 +72,14 @@ gpu_kernel_registry <- function() {
                         variants = list(default = list(defines = character(),
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
-    # he4.h on the device (no engine yet: NVRTC compiles the header in both
-    # precisions, and a GPU test can compare it with the CPU)
+    he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE,
+                   variants = list(mixed = list(defines = c("SP_REAL=float",
+                                                            "SP_REAL_SINGLE=1"),
+                                                fast_math = FALSE),
+                                   double = list(defines = "SP_REAL=double",
+                                                 fast_math = FALSE))),
+    # he4.h on the device: NVRTC compiles the header in both precisions, and
+    # a GPU test compares it with the CPU
     he4_check = list(file = "he4_check.cu", toolkit = FALSE,
                      variants = list(single = list(defines = c("SP_REAL=float",
                                                                "SP_REAL_SINGLE=1"),

@@ -40,7 +40,8 @@
 #'   (0.02186 is the experimental equilibrium density of the liquid).
 #' @param b McMillan parameter in \eqn{\text{\AA}}.
 #' @param walkers Number of walkers (independent chains), or `"auto"`: the
-#'   number of CPU threads ([sp_threads()]).
+#'   number of CPU threads ([sp_threads()]) on the CPU, two per multiprocessor
+#'   on the GPU.
 #' @param blocks Blocks per walker.
 #' @param block_sweeps Sweeps per block (a multiple of `measure_every`).
 #' @param measure_every Sweeps between measurements.
@@ -54,8 +55,10 @@
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #'   With `start`, the seed of `start`.
 #' @param first_walker Number of the first walker of this call (chunks).
-#' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]). The GPU
-#'   engine of this model is not built yet: `"auto"` runs on the CPU.
+#' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]);
+#'   `"auto"` takes the GPU from about \eqn{10^{10}} pair evaluations. On the
+#'   GPU a walker is one thread block with its coordinates in shared memory
+#'   (up to 4074 atoms in mixed precision, 2037 in double).
 #' @param devices GPU ids, see [gpu_devices()].
 #' @param precision `"mixed"` (coordinates and pair terms in single
 #'   precision, every sum in double) or `"double"`.
@@ -122,18 +125,40 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
     walkers <- length(prev$walker)
     first_walker <- prev$walker[1]
   }
-  if (identical(walkers, "auto")) walkers <- sp_threads()
-  walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
   tune <- identical(step, "auto")
   if (!tune) step <- check_positive(step, "step", len = 1, call = call)
-  if (backend == "auto") backend <- "cpu" # the only engine of this model so far
-  if (identical(backend, "gpu")) {
-    sp_abort(paste0("he4_vmc() runs on the CPU only so far (its GPU engine is ",
-                    "not built yet); use backend = \"cpu\"."), call = call)
+  # the backend first: walkers = "auto" depends on it.  Work in pair
+  # evaluations; the GPU pays off from about 1e10.
+  sweeps_total <- equilibration + blocks * block_sweeps
+  plan <- resolve_backend(backend, devices,
+                          work = n_atoms^2 * sweeps_total *
+                            (if (identical(walkers, "auto")) sp_threads() else as.numeric(walkers)),
+                          auto_threshold = 1e10, call = call)
+  if (identical(walkers, "auto")) {
+    walkers <- if (plan$backend == "gpu") {
+      d <- gpu_devices(free = FALSE)
+      # two thread blocks (walkers) per multiprocessor on every device
+      2 * sum(d$multiprocessors[match(plan$devices, d$id)])
+    } else sp_threads()
+  }
+  walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
+  if (plan$backend == "gpu") {
+    prec <- check_choice(precision, c("mixed", "double"), "precision", call = call)
+    shmem <- 3 * n_atoms * if (prec == "mixed") 4 else 8
+    if (shmem > 48 * 1024 - 256) { # 256 bytes of static shared memory for the sums
+      sp_abort(sprintf(paste0(
+        "on the GPU a walker keeps its coordinates in shared memory: %s atoms ",
+        "need %s, more than the 48 KiB a kernel gets without opting in (at most ",
+        "%s atoms in %s precision); use precision = \"mixed\", fewer atoms or ",
+        "backend = \"cpu\"."), fmt_count(n_atoms), fmt_bytes(shmem),
+        fmt_count(floor((48 * 1024 - 256) / (3 * if (prec == "mixed") 4 else 8))), prec),
+        call = call)
+    }
   }
   row_bytes <- 7 * 8 + (3 * 8 * n_atoms + if (pair_distribution) 800 else 0) / blocks
   fr <- sim_frame(call, n = walkers, first = first_walker, seed = seed,
-                  backend = backend, devices = devices, precision = precision,
+                  backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
+                  precision = precision,
                   precisions = c("mixed", "double"), progress = progress,
                   groups = blocks, row_bytes = row_bytes, n_name = "walkers",
                   first_name = "first_walker")

@@ -8,6 +8,7 @@
 #include "core/sp_error.h"
 #include "core/sp_threads.h"
 #include "core/sp_vmc.h"
+#include "gpu/sp_gpu_vmc.h"
 
 /* pair: c(b, L, form); sweeps: c(equilibration, blocks, block_sweeps,
  * measure_every); coords: n x 3 x walkers doubles; step, moves: one per
@@ -63,7 +64,7 @@ SEXP sp_r_vmc(SEXP pair, SEXP n, SEXP walker0, SEXP seed, SEXP sweeps, SEXP tune
   if (ndev == 0)
     st = sp_vmc_cpu(&job, &out, sp_threads_get(), &hooks, &info);
   else
-    st = sp_fail(SP_ERR_UNAVAILABLE, "the helium VMC engine runs on the CPU only so far");
+    st = sp_gpu_vmc(CHAR(STRING_ELT(gpu_key, 0)), &job, &out, devs, ndev, &hooks, &info);
   sp_r_hooks_end(&ctx);
   sp_r_check(st);
   SET_VECTOR_ELT(res, 0, block);

@@ -54,13 +54,17 @@ void sp_vmc_lattice(const sp_vmc_job *job, uint64_t walker, double *coords) {
   free(site);
 }
 
-int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
-               sp_run_info *info) {
+void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out) {
   size_t w, nb = (size_t)job->nwalkers * (size_t)job->blocks * SP_VMC_NOBS;
   for (w = 0; w < nb; w++) out->block[w] = NAN;
   for (w = 0; w < (size_t)job->nwalkers; w++) out->done[w] = 0;
   if (out->hist != NULL)
     for (w = 0; w < (size_t)job->nwalkers * (size_t)job->nbins; w++) out->hist[w] = 0;
+}
+
+int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
+               sp_run_info *info) {
+  sp_vmc_out_init(job, out);
   info->seconds = info->rounds = 0;
   info->interrupted = 0;
   if (job->nwalkers <= 0) return SP_OK;

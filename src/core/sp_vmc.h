@@ -52,6 +52,9 @@ typedef struct {
  * SP_PURPOSE_VMC_START).  coords: n x 3. */
 void sp_vmc_lattice(const sp_vmc_job *job, uint64_t walker, double *coords);
 
+/* Blocks NaN, no block done, histogram 0 (both engines start so). */
+void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out);
+
 /* Run on `nth` threads. */
 int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
                sp_run_info *info);

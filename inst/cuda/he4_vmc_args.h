@@ -1,0 +1,43 @@
+/* he4_vmc_args.h: what the host hands the helium VMC kernel (he4_vmc.cu),
+ * one layout for both compilers (sizes checked). */
+#ifndef SP_HE4_VMC_ARGS_H
+#define SP_HE4_VMC_ARGS_H
+
+#include "he4_args.h"
+
+/* A walker between launches (device memory, one per walker). */
+typedef struct {
+  double step;      /* rms displacement per coordinate */
+  double sum[4];    /* the current block's sums of energy, potential, T_PB, T_JF */
+  uint64_t moves;   /* trial moves of the chain so far (its Philox position) */
+  uint64_t sweep;   /* sweeps of this call so far */
+  uint64_t acc;     /* accepted moves of the current block or tuning period */
+  uint64_t tried;   /* tried moves, likewise */
+  uint64_t nmeas;   /* measurements in the current block */
+} sp_vmc_walker_state;
+
+SP_STATIC_ASSERT(sizeof(sp_vmc_walker_state) == 80, "sp_vmc_walker_state layout");
+
+typedef struct {
+  sp_he4_pair pair;
+  uint64_t seed;
+  uint64_t walker0;        /* global index of this launch's walker 0 */
+  uint64_t equilibration, blocks, block_sweeps, measure_every;
+  uint64_t budget;         /* sweeps per walker in this launch, at most */
+  int32_t n;               /* atoms */
+  int32_t nwalkers;        /* walkers of this launch (one thread block each) */
+  int32_t tune;            /* tune the step during equilibration */
+  int32_t nbins;           /* g(r) bins, 0: none */
+  SP_DPTR(void) xyz;       /* working coordinates, SP_REAL, walker w at 3 n w: x[n] y[n] z[n] */
+  SP_DPTR(sp_vmc_walker_state) ws;
+  SP_DPTR(double) block;   /* nwalkers x blocks x SP_VMC_NOBS */
+  SP_DPTR(double) saved;   /* nwalkers x n x 3: state after the last finished block */
+  SP_DPTR(double) saved_step;  /* nwalkers */
+  SP_DPTR(double) saved_moves; /* nwalkers */
+  SP_DPTR(int32_t) done;   /* nwalkers: blocks finished */
+  SP_DPTR(double) hist;    /* nwalkers x nbins, or 0 */
+} sp_vmc_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 168, "sp_vmc_kargs layout");
+
+#endif /* SP_HE4_VMC_ARGS_H */

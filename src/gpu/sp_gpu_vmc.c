@@ -1,0 +1,205 @@
+/* sp_gpu_vmc.c: host side of inst/cuda/he4_vmc.cu, an engine of the GPU
+ * round driver (sp_gpu_run.h).  Walkers do equal work, so the devices share
+ * them in equal contiguous parts; a round runs every walker of a device for
+ * at most `budget` sweeps (one thread block per walker). */
+#include "sp_gpu_vmc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/sp_error.h"
+#include "sp_gpu_run.h"
+
+#include "he4_vmc_args.h"
+
+#define VMC_BLOCK 128 /* SP_VMC_BLOCK of the kernel */
+#define VMC_NOBS 5    /* SP_VMC_NOBS */
+
+typedef struct {
+  const char *key;
+  const sp_vmc_job *job;
+  sp_vmc_out *out;
+  int per_dev; /* walkers per device (the last may have fewer) */
+  uint64_t sweeps;
+  sp_vmc_walker_state *hws; /* host copy of every walker's state */
+} vmc_model;
+
+typedef struct {
+  CUfunction kern;
+  CUdeviceptr xyz, ws, block, saved, saved_step, saved_moves, done, hist;
+  int w0, nw; /* this device's walkers: w0 .. w0 + nw - 1 of the job */
+  sp_vmc_walker_state *hws;
+} vmc_dev;
+
+size_t sp_gpu_vmc_shared_bytes(int n, int single) {
+  return (size_t)3 * (size_t)n * (single ? sizeof(float) : sizeof(double));
+}
+
+static int vmc_setup(void *model, sp_gpu_dev *d) {
+  vmc_model *m = (vmc_model *)model;
+  const sp_vmc_job *job = m->job;
+  sp_vmc_out *out = m->out;
+  vmc_dev *v = (vmc_dev *)d->state;
+  const size_t n = (size_t)job->n, rb = job->single ? sizeof(float) : sizeof(double);
+  size_t nw, nbins = (size_t)job->nbins, i;
+  int st, w;
+  void *host;
+  v->w0 = d->index * m->per_dev;
+  v->nw = job->nwalkers - v->w0 < m->per_dev ? job->nwalkers - v->w0 : m->per_dev;
+  if (v->nw <= 0) {
+    v->nw = 0;
+    d->idle = 1;
+    return SP_OK;
+  }
+  nw = (size_t)v->nw;
+  if ((st = sp_gpu_function(d->id, m->key, "sp_vmc_kernel", &v->kern)) != SP_OK) return st;
+  if ((st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
+      (st = sp_gpu_dev_alloc(d, nw * sizeof(sp_vmc_walker_state), "the walkers' state", &v->ws)) ||
+      (st = sp_gpu_dev_alloc(d, nw * (size_t)job->blocks * VMC_NOBS * sizeof(double),
+                             "the blocks", &v->block)) ||
+      (st = sp_gpu_dev_alloc(d, nw * 3 * n * sizeof(double), "the saved state", &v->saved)) ||
+      (st = sp_gpu_dev_alloc(d, nw * sizeof(double), "the saved steps", &v->saved_step)) ||
+      (st = sp_gpu_dev_alloc(d, nw * sizeof(double), "the saved moves", &v->saved_moves)) ||
+      (st = sp_gpu_dev_alloc(d, nw * sizeof(int32_t), "the block counts", &v->done)))
+    return st;
+  if (nbins > 0 && (st = sp_gpu_dev_alloc(d, 2 * nw * nbins * sizeof(double), "g(r)", &v->hist)))
+    return st;
+  /* uploads: coordinates as x[n] y[n] z[n] per walker in the working precision */
+  host = malloc(nw * 3 * n * rb);
+  v->hws = m->hws + v->w0;
+  if (host == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  for (w = 0; w < v->nw; w++) {
+    const double *c = out->coords + (size_t)(v->w0 + w) * n * 3;
+    for (i = 0; i < n; i++) {
+      size_t k;
+      for (k = 0; k < 3; k++) {
+        size_t at = (size_t)w * 3 * n + k * n + i;
+        if (job->single) ((float *)host)[at] = (float)c[3 * i + k];
+        else ((double *)host)[at] = c[3 * i + k];
+      }
+    }
+    v->hws[w].step = out->step[v->w0 + w];
+    v->hws[w].moves = (uint64_t)out->moves[v->w0 + w];
+  }
+  st = sp_gpu_to_device(d->id, v->xyz, host, nw * 3 * n * rb);
+  free(host);
+  if (st == SP_OK) st = sp_gpu_to_device(d->id, v->ws, v->hws, nw * sizeof *v->hws);
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->block, out->block + (size_t)v->w0 * job->blocks * VMC_NOBS,
+                          nw * (size_t)job->blocks * VMC_NOBS * sizeof(double));
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->saved, out->coords + (size_t)v->w0 * n * 3,
+                          nw * 3 * n * sizeof(double));
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->saved_step, out->step + v->w0, nw * sizeof(double));
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->saved_moves, out->moves + v->w0, nw * sizeof(double));
+  if (st == SP_OK) st = sp_gpu_memset0(d->id, v->done, nw * sizeof(int32_t));
+  if (st == SP_OK && nbins > 0) st = sp_gpu_memset0(d->id, v->hist, 2 * nw * nbins * sizeof(double));
+  return st;
+}
+
+static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  vmc_model *m = (vmc_model *)model;
+  const sp_vmc_job *job = m->job;
+  vmc_dev *v = (vmc_dev *)d->state;
+  sp_vmc_kargs a;
+  void *args[1];
+  memset(&a, 0, sizeof a);
+  a.pair = job->pair;
+  a.seed = job->seed;
+  a.walker0 = job->walker0 + (uint64_t)v->w0;
+  a.equilibration = job->equilibration;
+  a.blocks = job->blocks;
+  a.block_sweeps = job->block_sweeps;
+  a.measure_every = job->measure_every;
+  a.budget = budget;
+  a.n = job->n;
+  a.nwalkers = v->nw;
+  a.tune = job->tune;
+  a.nbins = job->nbins;
+  a.xyz = v->xyz;
+  a.ws = v->ws;
+  a.block = v->block;
+  a.saved = v->saved;
+  a.saved_step = v->saved_step;
+  a.saved_moves = v->saved_moves;
+  a.done = v->done;
+  a.hist = v->hist;
+  args[0] = &a;
+  return sp_gpu_launch(d->id, v->kern, (unsigned)v->nw, VMC_BLOCK,
+                       (unsigned)sp_gpu_vmc_shared_bytes(job->n, job->single), d->stream, args,
+                       "sp_vmc_kernel");
+}
+
+static int vmc_poll(void *model, sp_gpu_dev *d) {
+  vmc_model *m = (vmc_model *)model;
+  vmc_dev *v = (vmc_dev *)d->state;
+  double done = 0;
+  int w, all = 1;
+  int st = sp_gpu_to_host(d->id, v->hws, v->ws, (size_t)v->nw * sizeof *v->hws);
+  if (st != SP_OK) return st;
+  for (w = 0; w < v->nw; w++) {
+    done += (double)v->hws[w].sweep;
+    all &= v->hws[w].sweep >= m->sweeps;
+  }
+  d->done = done;
+  d->idle = all;
+  return SP_OK;
+}
+
+static int vmc_collect(void *model, sp_gpu_dev *d, int interrupted) {
+  vmc_model *m = (vmc_model *)model;
+  const sp_vmc_job *job = m->job;
+  sp_vmc_out *out = m->out;
+  vmc_dev *v = (vmc_dev *)d->state;
+  const size_t nw = (size_t)v->nw, n = (size_t)job->n;
+  int st = SP_OK;
+  (void)interrupted; /* the saved state is that after the last finished block */
+  if (nw > 0) {
+    st = sp_gpu_to_host(d->id, out->block + (size_t)v->w0 * job->blocks * VMC_NOBS, v->block,
+                        nw * (size_t)job->blocks * VMC_NOBS * sizeof(double));
+    if (st == SP_OK)
+      st = sp_gpu_to_host(d->id, out->coords + (size_t)v->w0 * n * 3, v->saved,
+                          nw * 3 * n * sizeof(double));
+    if (st == SP_OK) st = sp_gpu_to_host(d->id, out->step + v->w0, v->saved_step, nw * sizeof(double));
+    if (st == SP_OK)
+      st = sp_gpu_to_host(d->id, out->moves + v->w0, v->saved_moves, nw * sizeof(double));
+    if (st == SP_OK) st = sp_gpu_to_host(d->id, out->done + v->w0, v->done, nw * sizeof(int32_t));
+    if (st == SP_OK && job->nbins > 0)
+      st = sp_gpu_to_host(d->id, out->hist + (size_t)v->w0 * job->nbins, v->hist,
+                          nw * (size_t)job->nbins * sizeof(double));
+  }
+  return st;
+}
+
+int sp_gpu_vmc(const char *key, const sp_vmc_job *job, sp_vmc_out *out, const int *devices,
+               int ndev, const sp_hooks *hooks, sp_run_info *info) {
+  vmc_model m;
+  sp_gpu_engine e;
+  int st;
+  sp_vmc_out_init(job, out);
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  if (job->nwalkers <= 0) return SP_OK;
+  m.key = key;
+  m.job = job;
+  m.out = out;
+  if (ndev > job->nwalkers) ndev = job->nwalkers;
+  m.per_dev = (job->nwalkers + ndev - 1) / ndev;
+  m.sweeps = job->equilibration + job->blocks * job->block_sweeps;
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(vmc_dev);
+  e.total = (double)m.sweeps * (double)job->nwalkers;
+  e.budget0 = 1;
+  e.budget_max = 1u << 30;
+  e.setup = vmc_setup;
+  e.launch = vmc_launch;
+  e.poll = vmc_poll;
+  e.collect = vmc_collect;
+  m.hws = (sp_vmc_walker_state *)calloc((size_t)job->nwalkers, sizeof *m.hws);
+  if (m.hws == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
+  free(m.hws);
+  return st;
+}

@@ -1,0 +1,15 @@
+/* sp_gpu_vmc.h: helium VMC on one or several GPUs (inst/cuda/he4_vmc.cu);
+ * same contract as sp_vmc_cpu(). */
+#ifndef SP_GPU_VMC_H
+#define SP_GPU_VMC_H
+
+#include "../core/sp_vmc.h"
+
+/* Bytes of shared memory a walker of n atoms needs (its coordinates). */
+size_t sp_gpu_vmc_shared_bytes(int n, int single);
+
+/* `key` names the loaded module of the variant (precision). */
+int sp_gpu_vmc(const char *key, const sp_vmc_job *job, sp_vmc_out *out, const int *devices,
+               int ndev, const sp_hooks *hooks, sp_run_info *info);
+
+#endif
