@@ -1,0 +1,76 @@
+# Benchmark: helium VMC (paper 002) on the GPU.
+#
+#   SP_COMMIT=<commit> Rscript bench/he4.R
+#
+# Prints one table (metric, value, unit, device, commit, date).  Reference
+# (REFERENCES.md s. 4): the paper's QL code reached 1 mK on E/N at N = 512
+# in about two minutes, t sigma^2 = 130 s mK^2 on a Tesla K20 (200 on an
+# M2090).  Target on an H100: at most 2 s mK^2.  Limit: pair evaluations
+# (two Jastrow terms per partner per trial move, N(N-1) per sweep, plus
+# N(N-1) potential and Jastrow-derivative terms per measurement) over the
+# FP32 rate, for the sweeps needed for a target error given the per-sweep
+# variance and autocorrelation measured here.
+suppressPackageStartupMessages(library(statphysgpu))
+commit <- Sys.getenv("SP_COMMIT", "unknown")
+date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
+d <- gpu_devices()
+if (nrow(d) == 0) stop("no usable GPU: ", attr(d, "reason"))
+dev <- d$name[1]
+sms <- d$multiprocessors[1]
+rows <- list()
+add <- function(metric, value, unit) {
+  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
+                                          unit = unit, device = dev, commit = commit,
+                                          date = date)
+  message(sprintf("%-72s %12.4g %s", metric, value, unit))
+}
+run <- function(n, walkers, sweeps, precision = "mixed", ...) {
+  he4_vmc(n, walkers = walkers, blocks = 1, block_sweeps = sweeps, equilibration = 0,
+          seed = 1, backend = "gpu", precision = precision, progress = FALSE, step = 0.6, ...)
+}
+invisible(run(64, 8, 2)); invisible(run(64, 8, 2, "double")) # compile / load
+
+# ---- walkers per SM at N = 512 -------------------------------------------
+best <- 0; best_k <- 2
+for (k in c(2, 4, 8, 16)) {
+  w <- k * sms
+  x <- run(512, w, 10)
+  rate <- w * 10 / attr(x, "seconds")
+  add(sprintf("N = 512, %d walkers per SM: sweeps/s in total", k), rate, "1/s")
+  if (rate > best) { best <- rate; best_k <- k }
+}
+add("N = 512: pair evaluations/s (2 N(N-1) per sweep + N(N-1) per measurement)",
+    best * 3 * 512 * 511, "1/s")
+
+# ---- sweeps per second against N ----------------------------------------------
+for (n in c(64, 128, 256, 1024, 2048, 4000)) {
+  w <- best_k * sms
+  sw <- max(2, round(4e9 / (3 * n^2 * w) * 0.5))
+  x <- run(n, w, sw)
+  rate <- w * sw / attr(x, "seconds")
+  add(sprintf("N = %d, %d walkers: sweeps/s in total", n, w), rate, "1/s")
+  add(sprintf("N = %d: sweeps/s per walker", n), rate / w, "1/s")
+}
+x <- run(512, best_k * sms, 10, "double")
+add("N = 512, double precision: sweeps/s in total", best_k * sms * 10 / attr(x, "seconds"), "1/s")
+
+# ---- time to error at N = 512 ---------------------------------------------------
+w <- best_k * sms
+x <- he4_vmc(512, walkers = w, blocks = 10, block_sweeps = 20, equilibration = 100,
+             seed = 2, backend = "gpu", progress = FALSE)
+secs <- attr(x, "seconds")
+frac <- 200 / 300 # recorded sweeps / all sweeps
+chains <- split(x$energy, x$walker)
+se <- sd(vapply(chains, mean, 0)) / sqrt(length(chains)) # walkers independent
+add("N = 512: E/N (no tail correction)", mean(x$energy), "K")
+add("N = 512: tail correction", attr(x, "tail_correction"), "K")
+add("N = 512: standard error of E/N over the walkers' means", se * 1e3, "mK")
+add("N = 512: wall time of the run (100 + 200 sweeps a walker)", secs, "s")
+add("N = 512: t sigma^2, recorded sweeps only (paper: 130 on a K20)",
+    secs * frac * (se * 1e3)^2, "s mK^2")
+add("N = 512: t sigma^2, equilibration included", secs * (se * 1e3)^2, "s mK^2")
+add("N = 512: mean acceptance", mean(x$acceptance), "")
+
+res <- do.call(rbind, rows)
+print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
+cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))

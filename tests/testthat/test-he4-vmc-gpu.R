@@ -1,0 +1,77 @@
+# Helium VMC on the GPU: the CPU's chains, block by block.
+
+vmc_small <- function(backend, precision = "double", ...) {
+  he4_vmc(32, walkers = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
+          backend = backend, precision = precision, progress = FALSE, ...)
+}
+
+test_that("GPU double follows the CPU's chains block by block", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  cpu <- vmc_small("cpu")
+  gpu <- vmc_small("gpu")
+  expect_identical(attr(gpu, "backend"), "gpu")
+  expect_identical(gpu[c("walker", "block")], cpu[c("walker", "block")])
+  # same draws, same decisions: the pair sums are added in another order, so
+  # the observables agree to rounding (a decision that flipped on rounding
+  # would show as a difference of order 1)
+  for (v in c("energy", "potential", "kinetic_pb", "kinetic_jf"))
+    expect_equal(gpu[[v]], cpu[[v]], tolerance = 1e-9)
+  expect_identical(gpu$acceptance, cpu$acceptance)
+  expect_equal(attr(gpu, "state")$coords, attr(cpu, "state")$coords, tolerance = 1e-10)
+  expect_identical(attr(gpu, "state")$moves, attr(cpu, "state")$moves)
+  expect_identical(attr(gpu, "step"), attr(cpu, "step"))
+  # a walker alone (chunk) is the same chain; continuing it is one longer run
+  one <- he4_vmc(32, walkers = 1, first_walker = 3, blocks = 3, block_sweeps = 5,
+                 equilibration = 20, seed = 11, backend = "gpu", precision = "double",
+                 progress = FALSE)
+  expect_identical(one$energy, gpu$energy[gpu$walker == 3])
+  more <- he4_vmc(32, blocks = 2, block_sweeps = 5, equilibration = 0, start = gpu,
+                  backend = "gpu", progress = FALSE)
+  long <- he4_vmc(32, walkers = 4, blocks = 5, block_sweeps = 5, equilibration = 20,
+                  seed = 11, backend = "gpu", precision = "double", progress = FALSE)
+  expect_identical(more$energy, long$energy[long$block > 3])
+  expect_identical(gpu_live_allocations(), live)
+})
+
+test_that("GPU g(r) counts equal the CPU's in double precision", {
+  skip_if_no_gpu()
+  cpu <- vmc_small("cpu", pair_distribution = TRUE)
+  gpu <- vmc_small("gpu", pair_distribution = TRUE)
+  expect_identical(attr(gpu, "pair_distribution")$counts,
+                   attr(cpu, "pair_distribution")$counts)
+})
+
+test_that("mixed precision on the GPU has the CPU's energy in distribution", {
+  skip_if_no_gpu()
+  args <- list(64, walkers = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
+               seed = 5, precision = "mixed", progress = FALSE)
+  cpu <- do.call(he4_vmc, c(args, backend = "cpu"))
+  gpu <- do.call(he4_vmc, c(args, backend = "gpu"))
+  # walkers are independent chains: the energy means of the two runs differ
+  # by a normal variable of sd sqrt(se_c^2 + se_g^2), each from the spread
+  # of the walkers' means; accept |z| < 4
+  se <- function(x) {
+    m <- vapply(split(x$energy, x$walker), mean, 0)
+    stats::sd(m) / sqrt(length(m))
+  }
+  z <- (mean(gpu$energy) - mean(cpu$energy)) / sqrt(se(cpu)^2 + se(gpu)^2)
+  expect_lt(abs(z), 4)
+  expect_equal(mean(gpu$acceptance), mean(cpu$acceptance), tolerance = 0.05)
+})
+
+test_that("an interrupted GPU run returns its finished blocks and continues exactly", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  live <- gpu_live_allocations()
+  args <- list(256, walkers = 264, blocks = 2000, block_sweeps = 10, equilibration = 10,
+               seed = 2, backend = "gpu", progress = FALSE)
+  job <- interrupt_after(2)
+  expect_warning(x <- do.call(he4_vmc, args), "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  expect_true(attr(x, "interrupted"))
+  expect_gt(nrow(x), 0)
+  expect_lt(nrow(x), 264 * 2000)
+  expect_false(anyNA(x$energy))
+  expect_identical(gpu_live_allocations(), live)
+})
