@@ -72,8 +72,8 @@ gpu_kernel_registry <- function() {
                         variants = list(default = list(defines = character(),
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
-    # he4.h on the device (no engine yet: NVRTC compiles the header in both
-    # precisions, and a GPU test can compare it with the CPU)
+    # he4.h on the device, not launched yet: it makes NVRTC compile the
+    # header in both precisions until the VMC kernels include it
     he4_check = list(file = "he4_check.cu", toolkit = FALSE,
                      variants = list(single = list(defines = c("SP_REAL=float",
                                                                "SP_REAL_SINGLE=1"),

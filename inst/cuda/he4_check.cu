@@ -2,8 +2,9 @@
  * variant's precision (SP_REAL float with SP_REAL_SINGLE, or double), one
  * thread per distance: out[4 i .. 4 i + 3] = V(r_i), u(r_i), u'(r_i),
  * u''(r_i) for the Jastrow form of `pair`.  It makes NVRTC compile the
- * header (and its argument struct) in both precisions, and lets a GPU test
- * compare the device's values with the CPU's. */
+ * header (and its argument struct) in both precisions (gpu_kernels_check()
+ * and test-he4-physics.R).  No host code launches it yet; with a launcher,
+ * a GPU test can compare the device's values with the CPU's. */
 #include "he4.h"
 
 extern "C" __global__ void sp_he4_check_kernel(const sp_he4_pair pair, const double *r,
