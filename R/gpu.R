@@ -77,15 +77,7 @@ gpu_kernel_registry <- function() {
                                                             "SP_REAL_SINGLE=1"),
                                                 fast_math = FALSE),
                                    double = list(defines = "SP_REAL=double",
-                                                 fast_math = FALSE))),
-    # he4.h on the device: NVRTC compiles the header in both precisions, and
-    # a GPU test compares it with the CPU
-    he4_check = list(file = "he4_check.cu", toolkit = FALSE,
-                     variants = list(single = list(defines = c("SP_REAL=float",
-                                                               "SP_REAL_SINGLE=1"),
-                                                   fast_math = FALSE),
-                                     double = list(defines = "SP_REAL=double",
-                                                   fast_math = FALSE)))
+                                                 fast_math = FALSE)))
   )
 }
 
