@@ -61,7 +61,8 @@
 #'   (up to 4074 atoms in mixed precision, 2037 in double).
 #' @param devices GPU ids, see [gpu_devices()].
 #' @param precision `"mixed"` (coordinates and pair terms in single
-#'   precision, every sum in double) or `"double"`.
+#'   precision, every sum in double) or `"double"`; with `start`, the
+#'   precision of `start` unless given.
 #' @param pair_distribution Also accumulate the pair distribution
 #'   \eqn{g(r)} over the recorded measurements (100 bins over \eqn{[0, L/2)}).
 #' @param progress Show a progress bar.
@@ -122,6 +123,8 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   if (!is.null(start)) {
     prev <- vmc_check_start(start, n_atoms, density, b, jastrow, seed, walkers, call)
     seed <- prev$seed
+    # a continued chain keeps its precision unless the caller says otherwise
+    if (missing(precision)) precision <- attr(start, "precision")
     walkers <- length(prev$walker)
     first_walker <- prev$walker[1]
   }

@@ -27,7 +27,8 @@ test_that("GPU double follows the CPU's chains block by block", {
                  progress = FALSE)
   expect_identical(one$energy, gpu$energy[gpu$walker == 3])
   more <- he4_vmc(32, blocks = 2, block_sweeps = 5, equilibration = 0, start = gpu,
-                  backend = "gpu", progress = FALSE)
+                  backend = "gpu", progress = FALSE) # keeps the precision of `start`
+  expect_identical(attr(more, "precision"), "double")
   long <- he4_vmc(32, walkers = 4, blocks = 5, block_sweeps = 5, equilibration = 20,
                   seed = 11, backend = "gpu", precision = "double", progress = FALSE)
   expect_identical(more$energy, long$energy[long$block > 3])
