@@ -40,8 +40,8 @@
 #'   (0.02186 is the experimental equilibrium density of the liquid).
 #' @param b McMillan parameter in \eqn{\text{\AA}}.
 #' @param walkers Number of walkers (independent chains), or `"auto"`: the
-#'   number of CPU threads ([sp_threads()]) on the CPU, two per multiprocessor
-#'   on the GPU.
+#'   number of CPU threads ([sp_threads()]) on the CPU, eight per
+#'   multiprocessor on the GPU.
 #' @param blocks Blocks per walker.
 #' @param block_sweeps Sweeps per block (a multiple of `measure_every`).
 #' @param measure_every Sweeps between measurements.
@@ -140,8 +140,10 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   if (identical(walkers, "auto")) {
     walkers <- if (plan$backend == "gpu") {
       d <- gpu_devices(free = FALSE)
-      # two thread blocks (walkers) per multiprocessor on every device
-      2 * sum(d$multiprocessors[match(plan$devices, d$id)])
+      # eight thread blocks (walkers) per multiprocessor: enough to hide the
+      # two barriers of every move (bench/RESULTS.md: 2 per SM run at 59%
+      # of 16 per SM, 8 at 91%), few enough to keep equilibration cheap
+      8 * sum(d$multiprocessors[match(plan$devices, d$id)])
     } else sp_threads()
   }
   walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
