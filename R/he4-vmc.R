@@ -130,6 +130,10 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   }
   tune <- identical(step, "auto")
   if (!tune) step <- check_positive(step, "step", len = 1, call = call)
+  # checked before the backend plan, whose work estimate multiplies by it
+  if (!identical(walkers, "auto")) {
+    walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
+  }
   # the backend first: walkers = "auto" depends on it.  Work in pair
   # evaluations; the GPU pays off from about 1e10.
   sweeps_total <- equilibration + blocks * block_sweeps

@@ -1,0 +1,577 @@
+# Methods for the results of he4_vmc() (class "vmc_blocks": one row per
+# finished (walker, block), columns walker, block, energy, potential,
+# kinetic_pb, kinetic_jf, acceptance).
+
+VMC_OBSERVABLES <- c("energy", "potential", "kinetic_pb", "kinetic_jf")
+
+# Fewest blocks per walker for which summary() reports tau_int.
+VMC_TAU_MIN_BLOCKS <- 8
+
+VMC_LABELS <- c(energy = "E/N (K)", potential = "V/N (K)",
+                kinetic_pb = "T/N, Pandharipande-Bethe (K)",
+                kinetic_jf = "T/N, Jackson-Feenberg (K)", acceptance = "acceptance")
+
+# The blocks of one column as chains: one numeric vector per walker, blocks
+# in order (a named list, names the walker numbers).
+vmc_chains <- function(x, column) {
+  d <- as.data.frame.vmc_blocks(x)
+  d <- d[order(d$walker, d$block), , drop = FALSE]
+  split(d[[column]], factor(d$walker, levels = unique(d$walker)))
+}
+
+# The chains that reblock() and tau_int() can analyse: at least
+# BLOCKING_MIN_LEN finite values, not constant.
+vmc_usable_chains <- function(chains) {
+  ok <- vapply(chains, function(y) {
+    length(y) >= BLOCKING_MIN_LEN && all(is.finite(y)) && any(y != y[1])
+  }, TRUE)
+  chains[ok]
+}
+
+# Blocks per walker, in words: "4" or "3 to 4".
+vmc_blocks_per_walker <- function(x) {
+  k <- tabulate(match(x$walker, unique(x$walker)))
+  if (length(k) == 0) return("0")
+  if (min(k) == max(k)) fmt_count(k[1]) else
+    sprintf("%s to %s", fmt_count(min(k)), fmt_count(max(k)))
+}
+
+vmc_header <- function(x) {
+  p <- attr(x, "params")
+  if (is.null(p)) return(NULL)
+  sprintf(paste0("N = %s atoms of 4He at density %s A^-3 (box side L = %.4g A), ",
+                 "McMillan b = %s A, %s Jastrow"),
+          fmt_count(p$n_atoms), format(p$density), p$L, format(p$b), p$jastrow)
+}
+
+#' @rdname summary.vmc_blocks
+#' @param x A result of [he4_vmc()] (`print()`), or its summary.
+#' @param n Rows to show.
+#' @export
+print.vmc_blocks <- function(x, n = 6, ...) {
+  p <- attr(x, "params")
+  nw <- length(unique(x$walker))
+  cli::cat_line(sprintf("<vmc_blocks> %s blocks: %s walker%s, %s block%s each",
+                        fmt_count(nrow(x)), fmt_count(nw), if (nw == 1) "" else "s",
+                        vmc_blocks_per_walker(x),
+                        if (identical(vmc_blocks_per_walker(x), "1")) "" else "s"))
+  h <- vmc_header(x)
+  if (!is.null(h)) cat(h, "\n", sep = "")
+  if (!is.null(p)) {
+    cat(sprintf("blocks of %s sweeps, measured every %s | %s precision\n",
+                fmt_count(p$block_sweeps), fmt_count(p$measure_every),
+                attr(x, "precision") %||% "?"))
+  }
+  if (!is.null(attr(x, "backend"))) {
+    cat(sprintf("backend: %s [%s] | seed %s | %.3g s\n",
+                paste(attr(x, "backend"), collapse = " + "),
+                paste(attr(x, "devices"), collapse = ", "), attr(x, "seed_hex") %||% "?",
+                attr(x, "seconds") %||% NA_real_))
+  }
+  if (isTRUE(attr(x, "interrupted"))) {
+    cat("interrupted: the finished blocks are returned; `start = ` continues every chain\n")
+  }
+  if (nrow(x) > 0) print(utils::head(as.data.frame.vmc_blocks(x), n), digits = 5, ...)
+  if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
+  cat("Use summary() for means, reblocked errors and tau_int; plot() for traces and the reblocking curve.\n")
+  invisible(x)
+}
+
+#' Summarise and print the energy blocks of a helium VMC run
+#'
+#' Means and standard errors of the energy per atom and its parts, with the
+#' error analysis of correlated series: the block means of each walker form
+#' one Markov chain, and the chains of the walkers are independent.
+#'
+#' **Several walkers.** Each walker's chain is reblocked on its own (a block
+#' never straddles two walkers) and the walkers are combined level by level
+#' as [reblock()] does: the mean is the mean of all blocks, and
+#' \eqn{SE_k = \sqrt{\sum_j w_j^2 SE_{k,j}^2}} with \eqn{w_j} the walkers'
+#' shares of the blocks. The standard error is \eqn{SE_k} at the optimal
+#' level (`method = "optimal"`, see [blocking_se()]; its own error is
+#' `se_error`), or Jonsson's automatic blocking per walker combined the
+#' same way (`method = "jonsson"`; `se_error` is then `NA`). `tau_int` is
+#' the integrated autocorrelation time of [tau_int()], in blocks (emcee's
+#' convention, \eqn{\tau_{int} = 1} for independent blocks), from the
+#' walkers' autocorrelation functions averaged.
+#'
+#' **Short runs.** Walkers with fewer than 4 blocks are left out of the
+#' error analysis (not of the mean). When no blocking level meets the
+#' optimal-block criterion, which needs at least about 8 blocks per walker
+#' and more the more correlated they are, `se` is `NA` and the printout
+#' gives the standard error of independent blocks (level 0), a lower bound;
+#' `tau_int` is `NA` when the shortest of those walkers has fewer than 8
+#' blocks, and unreliable (the printout says so) when the chains are
+#' shorter than \eqn{50\tau_{int}}.
+#'
+#' **Tail correction and time to error.** The tail-corrected energy is the
+#' mean energy plus the attribute `tail_correction` of the result (a
+#' constant: same standard error). The time-to-error invariant
+#' \eqn{t\sigma^2} ([time_to_error()]) is the run time (attribute
+#' `seconds`, summed over [rbind()]-ed parts) times the square of the
+#' energy's standard error in mK: the run time, on the same machine, that a
+#' 1 mK error on \eqn{E/N} would take, in seconds.
+#'
+#' @param object A result of [he4_vmc()].
+#' @param method `"optimal"` or `"jonsson"`, see [blocking_se()].
+#' @param ... Unused (`summary()`); passed to [print.data.frame()] (`print()`).
+#' @return A data frame of class `summary.vmc_blocks`, one row per
+#'   observable (`energy`, `potential`, `kinetic_pb`, `kinetic_jf`, in K per
+#'   atom) with columns `observable`, `mean`, `se`, `se_error`, `tau_int`
+#'   and `n_blocks`; attributes `acceptance` (mean acceptance), `tail_correction`,
+#'   `energy_corrected` (mean energy plus tail correction), `seconds`,
+#'   `time_to_error` (\eqn{t\sigma^2} of the energy in s mK\eqn{^2}),
+#'   `se_blocks` (per observable, the standard error of independent blocks),
+#'   `walkers`, `method` and `params`.
+#' @seealso [he4_vmc()], [reblock()], [plot.vmc_blocks()].
+#' @examples
+#' x <- he4_vmc(32, walkers = 2, blocks = 16, block_sweeps = 10,
+#'              equilibration = 20, backend = "cpu", seed = 1)
+#' s <- summary(x)
+#' s
+#' attr(s, "energy_corrected")
+#' @export
+summary.vmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
+  call <- sys.call()
+  method <- check_choice(method, c("optimal", "jonsson"), "method", call = call)
+  rows <- lapply(VMC_OBSERVABLES, function(obs) {
+    chains <- vmc_chains(object, obs)
+    all_values <- unlist(chains, use.names = FALSE)
+    ok <- vmc_usable_chains(chains)
+    se <- se_err <- tau <- NA_real_
+    se0 <- NA_real_
+    short <- FALSE
+    if (length(ok)) {
+      tab <- reblock_table(ok)
+      se0 <- tab$se[1]
+      b <- tryCatch(withCallingHandlers(
+        blocking_se(ok, method = method),
+        statphysgpu_blocking_warning = function(w) invokeRestart("muffleWarning"),
+        message = function(m) invokeRestart("muffleMessage")),
+        error = function(e) NA_real_)
+      se <- as.numeric(b)
+      se_err <- if (method == "optimal") attr(b, "se_error") %||% NA_real_ else NA_real_
+      tt <- tryCatch(withCallingHandlers(
+        tau_int(ok),
+        statphysgpu_blocking_warning = function(w) {
+          short <<- TRUE
+          invokeRestart("muffleWarning")
+        }), error = function(e) NA_real_)
+      # a few blocks give no usable autocorrelation function
+      tau <- if (min(lengths(ok)) >= VMC_TAU_MIN_BLOCKS) as.numeric(tt) else NA_real_
+    }
+    list(row = data.frame(observable = obs, mean = mean(all_values), se = se,
+                          se_error = se_err, tau_int = tau,
+                          n_blocks = length(all_values)),
+         se0 = se0, short = short)
+  })
+  out <- do.call(rbind, lapply(rows, `[[`, "row"))
+  rownames(out) <- NULL
+  tail <- attr(object, "tail_correction") %||% NA_real_
+  secs <- attr(object, "seconds") %||% NA_real_
+  se_e <- out$se[1]
+  attr(out, "acceptance") <- if (nrow(object)) mean(object$acceptance) else NA_real_
+  attr(out, "tail_correction") <- tail
+  attr(out, "energy_corrected") <- out$mean[1] + tail
+  attr(out, "seconds") <- secs
+  attr(out, "time_to_error") <- if (is.finite(se_e) && se_e > 0 && is.finite(secs) && secs > 0)
+    time_to_error(secs, 1000 * se_e) else NA_real_
+  attr(out, "se_blocks") <- stats::setNames(vapply(rows, `[[`, 0, "se0"), VMC_OBSERVABLES)
+  attr(out, "tau_short") <- VMC_OBSERVABLES[vapply(rows, `[[`, TRUE, "short")]
+  attr(out, "walkers") <- length(unique(object$walker))
+  attr(out, "method") <- method
+  attr(out, "params") <- attr(object, "params")
+  attr(out, "devices") <- attr(object, "devices")
+  class(out) <- c("summary.vmc_blocks", "data.frame")
+  out
+}
+
+#' @rdname summary.vmc_blocks
+#' @param digits Significant digits to print.
+#' @export
+print.summary.vmc_blocks <- function(x, digits = 4, ...) {
+  p <- attr(x, "params")
+  h <- vmc_header(structure(list(), params = p))
+  if (!is.null(h)) cat(h, "\n", sep = "")
+  cat(sprintf(paste0("Per atom, in K: %s blocks from %s walker%s; standard errors by ",
+                     "reblocking each walker's blocks and combining the walkers (%s level)\n"),
+              fmt_count(x$n_blocks[1]), fmt_count(attr(x, "walkers")),
+              if (attr(x, "walkers") == 1) "" else "s",
+              if (attr(x, "method") == "optimal") "optimal" else "Jonsson's"))
+  y <- as.data.frame(unclass(x))
+  print(y, digits = digits, row.names = FALSE)
+  if (anyNA(x$se)) {
+    miss <- x$observable[is.na(x$se)]
+    cat(sprintf(paste0(
+      "se is NA for %s: no blocking level meets the optimal-block criterion (too ",
+      "few blocks per walker for their correlation); run more blocks. Independent ",
+      "blocks would give %s (a lower bound).\n"),
+      paste(miss, collapse = ", "),
+      paste(format(attr(x, "se_blocks")[miss], digits = 2), collapse = ", ")))
+  }
+  if (length(attr(x, "tau_short")) && !all(is.na(x$tau_int))) {
+    cat("tau_int is unreliable: the chains are shorter than 50 tau_int (emcee's criterion).\n")
+  }
+  cat(sprintf("Acceptance: %s\n", format(attr(x, "acceptance"), digits = 3)))
+  se_e <- x$se[1]
+  cat(sprintf("Energy with the tail correction (%s K): E/N = %s%s K\n",
+              format(attr(x, "tail_correction"), digits = digits),
+              format(attr(x, "energy_corrected"), digits = 6),
+              if (is.finite(se_e)) paste0(" +/- ", format(se_e, digits = 2)) else ""))
+  tte <- attr(x, "time_to_error")
+  if (is.finite(tte)) {
+    cat(sprintf(paste0("Time to error: t sigma^2 = %s s mK^2 (%s s of run time; ",
+                       "1 mK on E/N would take %s s on %s)\n"),
+                format(tte, digits = 3), format(attr(x, "seconds"), digits = 3),
+                format(tte, digits = 3), paste(attr(x, "devices") %||% "this machine",
+                                               collapse = ", ")))
+  }
+  invisible(x)
+}
+
+#' Plot the blocks of a helium VMC run
+#'
+#' `which = "trace"` draws the block means of one observable against the
+#' block number, one line per walker, with the overall mean; `"reblock"`
+#' the reblocking curve of that observable (standard error against blocking
+#' level, the walkers combined as in [summary.vmc_blocks()], see
+#' [reblock()]); `"pair_distribution"` the pair distribution \eqn{g(r)} of a
+#' run with `pair_distribution = TRUE`. Several values of `which` draw side
+#' by side.
+#'
+#' @param x,object A result of [he4_vmc()].
+#' @param which What to draw: one or more of `"trace"`, `"reblock"`,
+#'   `"pair_distribution"` (`autoplot()`: one).
+#' @param observable Column to draw: `"energy"`, `"potential"`,
+#'   `"kinetic_pb"`, `"kinetic_jf"` or `"acceptance"`.
+#' @param ... Passed to [plot()] (base graphics; with one `which`).
+#' @return `plot()`: `x`, invisibly; `autoplot()`: a ggplot object.
+#' @seealso [summary.vmc_blocks()], [plot.sp_reblock()].
+#' @examples
+#' x <- he4_vmc(32, walkers = 2, blocks = 16, block_sweeps = 5,
+#'              equilibration = 20, backend = "cpu", seed = 1,
+#'              pair_distribution = TRUE)
+#' plot(x)
+#' plot(x, which = "pair_distribution")
+#' if (requireNamespace("ggplot2", quietly = TRUE)) {
+#'   ggplot2::autoplot(x, which = "reblock")
+#' }
+#' @export
+plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "energy", ...) {
+  call <- sys.call()
+  which <- vmc_check_which(which, several = TRUE, call = call)
+  observable <- check_choice(observable, c(VMC_OBSERVABLES, "acceptance"), "observable",
+                             call = call)
+  if (length(which) > 1) {
+    old <- graphics::par(mfrow = c(1, length(which)))
+    on.exit(graphics::par(old))
+  }
+  for (w in which) {
+    switch(w,
+      trace = vmc_plot_trace(x, observable, ...),
+      reblock = {
+        r <- reblock_table(vmc_reblock_chains(x, observable, call))
+        plot.sp_reblock(r, ...)
+        graphics::mtext(VMC_LABELS[[observable]], side = 3, line = 0.3, cex = 0.8)
+      },
+      pair_distribution = {
+        g <- vmc_pair_data(x, call)
+        graphics::plot(g$r, g$g, type = "l", lwd = 1.5, xlab = "r (angstrom)", ylab = "g(r)",
+                       main = "Pair distribution", ...)
+        graphics::abline(h = 1, lty = 3)
+      })
+  }
+  invisible(x)
+}
+
+vmc_check_which <- function(which, several, call) {
+  choices <- c("trace", "reblock", "pair_distribution")
+  if (!is.character(which) || length(which) == 0 || anyNA(which) ||
+      !all(which %in% choices) || (!several && length(which) != 1)) {
+    sp_abort(sprintf("`which` must be %s of %s, not %s.",
+                     if (several) "one or more" else "one",
+                     paste0('"', choices, '"', collapse = ", "), describe(which)),
+             call = call)
+  }
+  unique(which)
+}
+
+vmc_reblock_chains <- function(x, observable, call) {
+  ok <- vmc_usable_chains(vmc_chains(x, observable))
+  if (length(ok) == 0) {
+    sp_abort(sprintf(paste0(
+      "the reblocking curve needs a walker with at least %d blocks (and not all ",
+      "equal) of `%s`; this result has %s blocks per walker."), BLOCKING_MIN_LEN,
+      observable, vmc_blocks_per_walker(x)), call = call)
+  }
+  ok
+}
+
+vmc_pair_data <- function(x, call) {
+  g <- attr(x, "pair_distribution")
+  if (is.null(g)) {
+    sp_abort(paste0("this result has no pair distribution: run he4_vmc(..., ",
+                    "pair_distribution = TRUE)."), call = call)
+  }
+  g
+}
+
+vmc_plot_trace <- function(x, observable, ...) {
+  chains <- split(as.data.frame.vmc_blocks(x), x$walker)
+  nw <- length(chains)
+  cols <- if (nw <= 8) grDevices::hcl.colors(max(nw, 2), "Dark 3")[seq_len(nw)] else
+    rep(grDevices::adjustcolor("grey30", 0.3), nw)
+  graphics::plot(NA, xlim = range(x$block), ylim = range(x[[observable]]),
+                 xlab = "block", ylab = VMC_LABELS[[observable]],
+                 main = sprintf("Block means, %s walker%s", fmt_count(nw),
+                                if (nw == 1) "" else "s"), ...)
+  for (i in seq_len(nw)) {
+    d <- chains[[i]][order(chains[[i]]$block), , drop = FALSE]
+    graphics::lines(d$block, d[[observable]], col = cols[i], type = "o", pch = 20,
+                    cex = 0.5)
+  }
+  graphics::abline(h = mean(x[[observable]]), lty = 2)
+  if (nw > 1 && nw <= 8) {
+    graphics::legend("topright", legend = paste("walker", names(chains)), col = cols,
+                     lwd = 1, bty = "n", cex = 0.7)
+  }
+}
+
+#' @rdname plot.vmc_blocks
+#' @exportS3Method ggplot2::autoplot
+autoplot.vmc_blocks <- function(object, which = c("trace", "reblock", "pair_distribution"),
+                                observable = "energy", ...) {
+  call <- sys.call()
+  if (!requireNamespace("ggplot2", quietly = TRUE)) {
+    sp_abort("autoplot() needs the ggplot2 package.")
+  }
+  which <- vmc_check_which(which[1], several = FALSE, call = call)
+  observable <- check_choice(observable, c(VMC_OBSERVABLES, "acceptance"), "observable",
+                             call = call)
+  if (which == "trace") {
+    d <- as.data.frame.vmc_blocks(object)
+    d$value <- d[[observable]]
+    nw <- length(unique(d$walker))
+    d$walker <- factor(d$walker)
+    g <- ggplot2::ggplot(d, ggplot2::aes(x = .data$block, y = .data$value,
+                                         group = .data$walker)) +
+      ggplot2::geom_hline(yintercept = mean(d$value), linetype = 2) +
+      ggplot2::labs(x = "block", y = VMC_LABELS[[observable]])
+    g <- if (nw <= 8) {
+      g + ggplot2::geom_line(ggplot2::aes(colour = .data$walker))
+    } else {
+      g + ggplot2::geom_line(alpha = 0.3)
+    }
+    return(g)
+  }
+  if (which == "reblock") {
+    r <- as.data.frame(unclass(reblock_table(vmc_reblock_chains(object, observable, call))))
+    return(ggplot2::ggplot(r, ggplot2::aes(x = .data$level, y = .data$se)) +
+      ggplot2::geom_pointrange(ggplot2::aes(ymin = .data$se - .data$se_error,
+                                            ymax = .data$se + .data$se_error)) +
+      ggplot2::geom_point(data = r[r$optimal, , drop = FALSE], colour = "red", size = 4,
+                          shape = 21, stroke = 1.2) +
+      ggplot2::labs(x = "blocking level k (blocks of 2^k blocks)",
+                    y = sprintf("standard error of the mean, %s", VMC_LABELS[[observable]])))
+  }
+  g <- vmc_pair_data(object, call)
+  ggplot2::ggplot(g, ggplot2::aes(x = .data$r, y = .data$g)) +
+    ggplot2::geom_hline(yintercept = 1, linetype = 3) +
+    ggplot2::geom_line() +
+    ggplot2::labs(x = "r (angstrom)", y = "g(r)")
+}
+
+#' @rdname rbind.vmc_blocks
+#' @param x A result of [he4_vmc()].
+#' @export
+as.data.frame.vmc_blocks <- function(x, ...) {
+  out <- as.data.frame(unclass(x)[names(x)], stringsAsFactors = FALSE)
+  rownames(out) <- NULL
+  out
+}
+
+#' Combine parts of one helium VMC study
+#'
+#' Results of [he4_vmc()] with the same seed, physics (`n_atoms`,
+#' `density`, `b`, `jastrow`), `block_sweeps`, `measure_every` and
+#' precision combine into one result: chunks of walkers run elsewhere
+#' (`first_walker`), which give exactly the result of one call, and
+#' continuations (`start = x`), whose blocks follow those of `x`. Rows are
+#' ordered by walker and block; a (walker, block) present twice is an
+#' error.
+#'
+#' The walkers' state (attribute `state`, for `start =`) is, for each
+#' walker, that of the part holding its latest block, in walker order; a
+#' combined result continues with `start =` when its walkers are
+#' consecutive (one chunk). `seconds` is the sum of the parts'; the
+#' parameters are those of the first part (a continuation's
+#' `equilibration`, usually 0, may differ); the pair distributions, when
+#' every part has one, are added up.
+#'
+#' `as.data.frame()` drops the attributes: the blocks as a plain data
+#' frame.
+#'
+#' @param ... Results of [he4_vmc()] (`rbind()`); unused (`as.data.frame()`).
+#' @param deparse.level Unused.
+#' @return `rbind()`: one `vmc_blocks` result; `as.data.frame()`: a data
+#'   frame.
+#' @examples
+#' a <- he4_vmc(32, walkers = 2, blocks = 4, block_sweeps = 10,
+#'              equilibration = 20, backend = "cpu", seed = 1)
+#' b <- he4_vmc(32, walkers = 2, blocks = 4, block_sweeps = 10,
+#'              equilibration = 20, backend = "cpu", seed = 1, first_walker = 3)
+#' whole <- he4_vmc(32, walkers = 4, blocks = 4, block_sweeps = 10,
+#'                  equilibration = 20, backend = "cpu", seed = 1)
+#' all.equal(as.data.frame(rbind(a, b)), as.data.frame(whole))
+#' # a continuation appends the following blocks
+#' more <- he4_vmc(32, blocks = 4, block_sweeps = 10, equilibration = 0,
+#'                 start = whole, backend = "cpu")
+#' nrow(rbind(whole, more))
+#' @export
+rbind.vmc_blocks <- function(..., deparse.level = 1) {
+  parts <- list(...)
+  parts <- parts[!vapply(parts, is.null, TRUE)]
+  bad <- !vapply(parts, function(p) inherits(p, "vmc_blocks") && !is.null(attr(p, "state")) &&
+                   !is.null(attr(p, "params")), TRUE)
+  if (any(bad)) {
+    sp_abort(sprintf(paste0("rbind() of he4_vmc() results needs results of he4_vmc() ",
+                            "with their attributes; argument %d is %s."),
+                     which(bad)[1], describe_vmc_part(parts[[which(bad)[1]]])))
+  }
+  first <- parts[[1]]
+  keys <- c("n_atoms", "density", "b", "L", "jastrow", "block_sweeps", "measure_every")
+  same <- function(p) {
+    identical(attr(p, "seed_hex"), attr(first, "seed_hex")) &&
+      identical(attr(p, "precision"), attr(first, "precision")) &&
+      isTRUE(all.equal(attr(p, "params")[keys], attr(first, "params")[keys]))
+  }
+  if (!all(vapply(parts, same, TRUE))) {
+    sp_abort(paste0("rbind() of he4_vmc() results needs parts of one study: the same ",
+                    "seed, n_atoms, density, b, jastrow, block_sweeps, measure_every ",
+                    "and precision."))
+  }
+  df <- do.call(rbind, lapply(parts, as.data.frame.vmc_blocks))
+  dup <- duplicated(df[c("walker", "block")])
+  if (any(dup)) {
+    sp_abort(sprintf(paste0(
+      "the parts overlap: walker %s, block %s appears twice (chunks need disjoint ",
+      "walkers, see `first_walker`; a continuation made with `start =` holds only ",
+      "the blocks after those of its start)."),
+      fmt_num(df$walker[dup][1]), fmt_num(df$block[dup][1])))
+  }
+  out <- df[order(df$walker, df$block), , drop = FALSE]
+  rownames(out) <- NULL
+  keep <- setdiff(names(attributes(first)), c("names", "row.names", "class"))
+  for (a in keep) attr(out, a) <- attr(first, a)
+  # the state of every walker from the part that holds its latest block
+  st <- lapply(parts, function(p) attr(p, "state"))
+  walkers <- sort(unique(unlist(lapply(st, `[[`, "walker"))))
+  pick <- lapply(walkers, function(w) {
+    best <- NULL
+    for (i in seq_along(st)) {
+      j <- match(w, st[[i]]$walker)
+      if (!is.na(j) && (is.null(best) || st[[i]]$blocks[j] > st[[best[1]]]$blocks[best[2]])) {
+        best <- c(i, j)
+      }
+    }
+    best
+  })
+  n <- attr(first, "params")$n_atoms
+  state <- list(walker = walkers,
+                coords = array(unlist(lapply(pick, function(b) st[[b[1]]]$coords[, , b[2]])),
+                               c(3, n, length(walkers))),
+                step = vapply(pick, function(b) st[[b[1]]]$step[b[2]], 0),
+                moves = vapply(pick, function(b) st[[b[1]]]$moves[b[2]], 0),
+                blocks = vapply(pick, function(b) st[[b[1]]]$blocks[b[2]], 0),
+                seed_hex = st[[1]]$seed_hex)
+  attr(out, "state") <- state
+  attr(out, "step") <- state$step
+  attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
+  attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
+  for (a in c("backend", "devices")) {
+    attr(out, a) <- unique(unlist(lapply(parts, function(p) attr(p, a))))
+  }
+  has_g <- vapply(parts, function(p) !is.null(attr(p, "pair_distribution")), TRUE)
+  if (any(has_g)) {
+    if (!all(has_g)) {
+      sp_warn(paste0("only some parts have a pair distribution: the combined result ",
+                     "has none."), class = "statphysgpu_vmc_warning")
+      attr(out, "pair_distribution") <- NULL
+    } else {
+      p <- attr(first, "params")
+      counts <- Reduce(`+`, lapply(parts, function(q) attr(q, "pair_distribution")$counts))
+      nmeas <- nrow(out) * p$block_sweeps / p$measure_every
+      attr(out, "pair_distribution") <- vmc_pair_distribution(
+        counts, length(counts), p$L, p$n_atoms, p$density, nmeas, 1)
+    }
+  }
+  class(out) <- class(first)
+  out
+}
+
+describe_vmc_part <- function(p) {
+  if (inherits(p, "vmc_blocks")) return("a vmc_blocks result without its attributes (a subset?)")
+  if (is.data.frame(p)) return("a data frame")
+  describe(p)
+}
+
+#' Convert helium VMC blocks to coda chains
+#'
+#' One `coda::mcmc` chain per walker, its iterations the blocks (numbered
+#' as in the result, so a continuation starts after its start's blocks),
+#' its variables the observables; for coda's diagnostics
+#' (`gelman.diag()`, `effectiveSize()`, ...). coda needs chains of equal
+#' length: when the walkers finished different numbers of blocks (an
+#' interrupted run), only the blocks all of them hold are kept, with a
+#' message. The method is registered when coda is loaded.
+#'
+#' @param x A result of [he4_vmc()].
+#' @param observables Columns to include.
+#' @param ... Unused.
+#' @return A `coda::mcmc.list`.
+#' @examples
+#' if (requireNamespace("coda", quietly = TRUE)) {
+#'   x <- he4_vmc(32, walkers = 2, blocks = 8, block_sweeps = 10,
+#'                equilibration = 20, backend = "cpu", seed = 1)
+#'   m <- coda::as.mcmc.list(x)
+#'   summary(m)
+#' }
+#' @exportS3Method coda::as.mcmc.list
+as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "acceptance"), ...) {
+  call <- sys.call()
+  if (!requireNamespace("coda", quietly = TRUE)) {
+    sp_abort("as.mcmc.list() needs the coda package.", call = call)
+  }
+  cols <- c(VMC_OBSERVABLES, "acceptance")
+  if (!is.character(observables) || length(observables) == 0 ||
+      !all(observables %in% cols)) {
+    sp_abort(sprintf("`observables` must be some of %s, not %s.",
+                     paste0('"', cols, '"', collapse = ", "), describe(observables)),
+             call = call)
+  }
+  d <- as.data.frame.vmc_blocks(x)
+  if (nrow(d) == 0) sp_abort("`x` has no finished blocks.", call = call)
+  per <- split(d, d$walker)
+  lo <- max(vapply(per, function(p) min(p$block), 0))
+  hi <- min(vapply(per, function(p) max(p$block), 0))
+  if (hi < lo) {
+    sp_abort("the walkers share no block numbers: coda needs chains over the same blocks.",
+             call = call)
+  }
+  full <- vapply(per, function(p) all(lo:hi %in% p$block), TRUE)
+  if (!all(full)) {
+    sp_abort("some walkers miss blocks between their first and last: cannot align them.",
+             call = call)
+  }
+  if (any(vapply(per, function(p) min(p$block) < lo || max(p$block) > hi, TRUE))) {
+    message(sprintf(paste0("as.mcmc.list(): the walkers finished different blocks; kept ",
+                           "blocks %s to %s, which all of them hold."), fmt_num(lo),
+                    fmt_num(hi)))
+  }
+  chains <- lapply(per, function(p) {
+    p <- p[p$block >= lo & p$block <= hi, , drop = FALSE]
+    p <- p[order(p$block), , drop = FALSE]
+    coda::mcmc(as.matrix(p[observables]), start = lo, end = hi, thin = 1)
+  })
+  coda::mcmc.list(unname(chains))
+}

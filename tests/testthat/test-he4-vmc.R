@@ -1,0 +1,267 @@
+# he4_vmc() on the CPU: continuation, the engine's measurement against the
+# reference local energy, physics (kinetic estimators, energy, acceptance,
+# g(r)), bad input and the methods of its result.  The engine contract
+# (chunks, seeds, threads, interrupts, CPU = GPU) is in test-contract.R.
+# Small boxes (N = 32..64) and short chains: a few seconds on two cores.
+
+vmc <- function(...) he4_vmc(..., backend = "cpu", progress = FALSE)
+
+rho <- 0.02186
+b_mcm <- 3.07
+
+test_that("a continuation (start = x) gives the blocks of one longer call", {
+  for (args in list(list(precision = "mixed", jastrow = "symmetrized"),
+                    list(precision = "double", jastrow = "truncated", step = 0.4))) {
+    common <- c(list(32, walkers = 3, block_sweeps = 4, measure_every = 2), args)
+    x <- do.call(vmc, c(common, list(blocks = 3, equilibration = 12, seed = 5)))
+    y <- do.call(vmc, c(common, list(blocks = 4, equilibration = 0, start = x)))
+    whole <- do.call(vmc, c(common, list(blocks = 7, equilibration = 12, seed = 5)))
+    expect_identical(y$block, rep(4:7, 3) + 0)
+    expect_identical(y$energy, whole$energy[whole$block > 3])
+    expect_identical(as.data.frame(rbind(x, y)), as.data.frame(whole))
+    expect_identical(attr(rbind(x, y), "state"), attr(whole, "state"))
+    expect_identical(attr(y, "state"), attr(whole, "state"))
+  }
+})
+
+test_that("chunks of consecutive walkers combine and continue as one; others do not", {
+  a <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8)
+  b <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8,
+           first_walker = 3)
+  c5 <- vmc(32, walkers = 1, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8,
+            first_walker = 6)
+  whole <- vmc(32, walkers = 4, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8)
+  more <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, start = whole)
+  expect_identical(as.data.frame(vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0,
+                                     start = rbind(b, a))),
+                   as.data.frame(more))
+  expect_error(vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, start = rbind(a, c5)),
+               "consecutive walkers", class = "statphysgpu_error")
+})
+
+test_that("the engine measures the reference local energy of its configuration", {
+  # a block of one sweep with one measurement: the walker's state after it
+  # is the configuration measured, and he4_local_energy() (the CPU reference
+  # of sp_he4_energy.c) gives the same potential and kinetic terms
+  for (form in c("symmetrized", "truncated")) {
+    for (prec in c("double", "mixed")) {
+      x <- vmc(32, walkers = 3, blocks = 1, block_sweeps = 2, measure_every = 2,
+               equilibration = 7, seed = 4, jastrow = form, precision = prec)
+      st <- attr(x, "state")
+      L <- attr(x, "params")$L
+      ref <- t(vapply(seq_along(st$walker), function(w) {
+        statphysgpu:::he4_local_energy(t(st$coords[, , w]), L, b_mcm, form)
+      }, numeric(4)))
+      # double: the same sums in another order; mixed: pair terms in single
+      tol <- if (prec == "double") 1e-12 else 1e-5
+      expect_equal(x$potential, unname(ref[, "potential"]), tolerance = tol)
+      expect_equal(x$kinetic_pb, unname(ref[, "kinetic_pb"]), tolerance = tol)
+      expect_equal(x$kinetic_jf, unname(ref[, "kinetic_jf"]), tolerance = tol)
+      expect_equal(x$energy, x$potential + x$kinetic_pb, tolerance = 1e-14)
+      # and the reference's identity T_PB = 2 T_JF - T_grad, configuration by
+      # configuration
+      expect_equal(unname(ref[, "kinetic_pb"]),
+                   unname(2 * ref[, "kinetic_jf"] - ref[, "kinetic_grad"]),
+                   tolerance = 1e-12)
+    }
+  }
+})
+
+# z of the mean of kinetic_pb - kinetic_jf: block differences of each walker
+# a chain, reblocked (optimal level) and combined over the walkers
+kinetic_z <- function(x) {
+  d <- split(x$kinetic_pb - x$kinetic_jf, x$walker)
+  se <- blocking_se(d)
+  c(diff = mean(unlist(d)), se = as.numeric(se), z = mean(unlist(d)) / as.numeric(se))
+}
+
+test_that("symmetrised Jastrow: the two kinetic estimators agree; truncated: they do not", {
+  # Integrating by parts, <lap U> = -2 <|grad U|^2> when u and u' are
+  # continuous, so T_PB = T_JF in expectation.  Truncated at L/2, u' jumps
+  # by u'(L/2) there and the surface term gives, to leading order,
+  # T_PB - T_JF = -pi lambda rho (L/2)^2 u'(L/2) g(L/2), about -0.5 K at
+  # N = 32 (measured -0.35 to -0.57 K in four seeds, z -4.1 to -4.8 with 4
+  # walkers; here 8 walkers).
+  s <- vmc(32, walkers = 4, blocks = 256, block_sweeps = 10, equilibration = 200, seed = 21)
+  zs <- kinetic_z(s)
+  expect_lt(abs(zs[["z"]]), 4)
+  tr <- vmc(32, walkers = 8, blocks = 256, block_sweeps = 10, equilibration = 200, seed = 21,
+            jastrow = "truncated")
+  zt <- kinetic_z(tr)
+  expect_lt(zt[["z"]], -4)
+  expect_gt(zt[["diff"]], -1.2)
+  expect_lt(zt[["diff"]], -0.2)
+})
+
+test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
+  n <- 64
+  x <- vmc(n, walkers = 4, blocks = 32, block_sweeps = 10, equilibration = 200, seed = 7,
+           pair_distribution = TRUE)
+  s <- summary(x)
+  e <- attr(s, "energy_corrected")
+  # A sanity band, not a precision test: VMC with McMillan's b = 3.07 A and
+  # the Aziz potential at 0.02186 A^-3 gives about -5.7 to -6.0 K per atom
+  # (finite-size effects of a few 0.1 K at N = 64 included); this run's error
+  # is about 0.15 K.
+  expect_gt(e, -6.6)
+  expect_lt(e, -5.3)
+  expect_equal(attr(s, "tail_correction"), he4_tail_correction(rho, (n / rho)^(1 / 3)))
+  expect_lt(attr(s, "tail_correction"), 0)
+  # The step is tuned every 10 sweeps of equilibration by acceptance / 0.45;
+  # the last tuning period's acceptance (10 n binomial moves) sets the final
+  # step, so a walker's acceptance afterwards is 0.45 within a few of that
+  # period's binomial standard deviations.
+  acc <- tapply(x$acceptance, x$walker, mean)
+  sd_tune <- sqrt(0.45 * 0.55 / (10 * n))
+  expect_true(all(abs(acc - 0.45) < 4 * sd_tune))
+  expect_identical(attr(x, "step"), attr(x, "state")$step)
+  # g(r): nothing inside the core, about 1 at the largest distances (the
+  # normalisation by the ideal gas of n atoms gives (n - 1)/n for g = 1)
+  g <- attr(x, "pair_distribution")
+  expect_identical(nrow(g), 100L)
+  expect_true(all(g$g[g$r < 2] < 0.01))
+  far <- g$r > max(g$r) - 1.5
+  expect_lt(abs(mean(g$g[far]) - 1), 0.1)
+  expect_gt(max(g$g), 1.1) # the first shell
+  expect_true(all(g$counts == round(g$counts)))
+  expect_lte(sum(g$counts), nrow(x) * 10 * n * (n - 1) / 2)
+  # accumulating g(r) does not change the chains
+  y <- vmc(n, walkers = 4, blocks = 2, block_sweeps = 10, equilibration = 200, seed = 7)
+  expect_identical(y$energy, x$energy[x$block <= 2])
+})
+
+test_that("bad input gets a clear error naming the argument", {
+  bad <- function(..., error) {
+    expect_error(vmc(..., blocks = 2, block_sweeps = 2, equilibration = 2), error,
+                 class = "statphysgpu_error")
+  }
+  bad(1, error = "`n_atoms` must be a single whole number between 2")
+  bad(32.5, error = "`n_atoms` must be a single whole number")
+  bad("32", error = "`n_atoms` must be a single whole number")
+  for (d in list(0, -0.02, Inf, NA, "dense")) {
+    bad(32, density = d, error = "`density` must be a single positive finite number")
+  }
+  for (v in list(0, -3, Inf, NaN)) bad(32, b = v, error = "`b` must be a single positive")
+  for (v in list(0, -0.1, Inf, "fast")) {
+    bad(32, step = v, error = "`step` must be a single positive finite number")
+  }
+  # L/2 inside the core of the potential: the message names the box side
+  bad(2, error = "box is too small: side L = .* = 4.506 A.*L/2 = 2.253 A")
+  bad(8, density = 0.2, error = "box is too small: side L")
+  for (v in list(0, 1.5, -2, "many", c(1, 2))) {
+    bad(32, walkers = v, error = "`walkers` must be a single whole number")
+  }
+  expect_error(vmc(32, blocks = 0), "`blocks` must be a single whole number",
+               class = "statphysgpu_error")
+  expect_error(vmc(32, blocks = 2.5), "`blocks` must be", class = "statphysgpu_error")
+  expect_error(vmc(32, block_sweeps = 0), "`block_sweeps` must be a single whole number",
+               class = "statphysgpu_error")
+  expect_error(vmc(32, block_sweeps = 2.5), "`block_sweeps` must be",
+               class = "statphysgpu_error")
+  expect_error(vmc(32, measure_every = 0), "`measure_every` must be a single whole number",
+               class = "statphysgpu_error")
+  expect_error(vmc(32, equilibration = -1), "`equilibration` must be a single whole number",
+               class = "statphysgpu_error")
+  expect_error(vmc(32, equilibration = 1.5), "`equilibration` must be",
+               class = "statphysgpu_error")
+  expect_error(vmc(32, block_sweeps = 10, measure_every = 3),
+               "`block_sweeps` \\(10\\) must be a multiple of `measure_every` \\(3\\)",
+               class = "statphysgpu_error")
+  bad(32, jastrow = "exact", error = "`jastrow` must be one of")
+  bad(32, pair_distribution = NA, error = "`pair_distribution` must be TRUE or FALSE")
+  x <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
+  bad(32, start = data.frame(a = 1), error = "`start` must be a result of he4_vmc\\(\\)")
+  bad(32, start = as.data.frame(x), error = "`start` must be a result of he4_vmc\\(\\)")
+  bad(64, start = x, error = "`start` was run with n_atoms = 32, density = 0.02186")
+  bad(32, density = 0.022, start = x, error = "`start` was run with n_atoms = 32")
+  bad(32, b = 3, start = x, error = "continue it with the same values")
+  bad(32, jastrow = "truncated", start = x, error = "jastrow = \"symmetrized\"")
+  bad(32, start = x, seed = 2, error = "`seed` differs from the seed of `start`")
+  bad(32, start = x, walkers = 3, error = "`start` holds 2 walkers")
+})
+
+test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
+  x <- vmc(32, walkers = 3, blocks = 16, block_sweeps = 5, equilibration = 20, seed = 2,
+           pair_distribution = TRUE)
+  d <- as.data.frame(x)
+  expect_identical(class(d), "data.frame")
+  expect_identical(names(d), c("walker", "block", "energy", "potential", "kinetic_pb",
+                               "kinetic_jf", "acceptance"))
+  expect_null(attr(d, "state"))
+  expect_output(print(x), "<vmc_blocks> 48 blocks: 3 walkers, 16 blocks each")
+  expect_output(print(x), "N = 32 atoms of 4He")
+  s <- summary(x)
+  expect_s3_class(s, "summary.vmc_blocks")
+  expect_identical(s$observable, c("energy", "potential", "kinetic_pb", "kinetic_jf"))
+  expect_equal(s$mean, unname(colMeans(d[3:6])))
+  expect_identical(s$n_blocks, rep(48L, 4))
+  expect_equal(attr(s, "energy_corrected"), s$mean[1] + attr(x, "tail_correction"))
+  expect_equal(attr(s, "acceptance"), mean(x$acceptance))
+  # the standard error is that of blocking_se() on the walkers' chains
+  se <- suppressWarnings(blocking_se(split(x$energy, x$walker)))
+  expect_equal(s$se[1], as.numeric(se))
+  if (!is.na(se)) {
+    expect_equal(attr(s, "time_to_error"), attr(x, "seconds") * (1000 * s$se[1])^2)
+  }
+  expect_output(print(s), "Energy with the tail correction")
+  expect_output(print(s), "Acceptance")
+  sj <- summary(x, method = "jonsson")
+  expect_true(all(is.na(sj$se_error)))
+  # short runs: NA where the error analysis cannot be done, and no error
+  tiny <- vmc(32, walkers = 2, blocks = 3, block_sweeps = 2, equilibration = 2, seed = 1)
+  st <- summary(tiny)
+  expect_true(all(is.na(st$se)) && all(is.na(st$tau_int)))
+  expect_output(print(st), "se is NA")
+  expect_output(print(tiny), "3 blocks each")
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_identical(plot(x), x)
+  expect_silent(plot(x, which = c("trace", "reblock", "pair_distribution"),
+                     observable = "kinetic_jf"))
+  expect_error(plot(tiny, which = "reblock"), "at least 4 blocks",
+               class = "statphysgpu_error")
+  expect_error(plot(tiny, which = "pair_distribution"), "pair_distribution = TRUE",
+               class = "statphysgpu_error")
+  expect_error(plot(x, which = "histogram"), "`which` must be", class = "statphysgpu_error")
+  skip_if_not_installed("ggplot2")
+  for (w in c("trace", "reblock", "pair_distribution")) {
+    expect_s3_class(ggplot2::autoplot(x, which = w), "ggplot")
+  }
+})
+
+test_that("rbind() combines chunks and continuations, and refuses parts of other runs", {
+  args <- list(32, blocks = 3, block_sweeps = 3, equilibration = 6, seed = 3,
+               pair_distribution = TRUE)
+  a <- do.call(vmc, c(args, list(walkers = 2)))
+  b <- do.call(vmc, c(args, list(walkers = 3, first_walker = 3)))
+  whole <- do.call(vmc, c(args, list(walkers = 5)))
+  ab <- rbind(b, a)
+  expect_s3_class(ab, "vmc_blocks")
+  expect_identical(as.data.frame(ab), as.data.frame(whole))
+  expect_identical(attr(ab, "state"), attr(whole, "state"))
+  expect_equal(attr(ab, "pair_distribution"), attr(whole, "pair_distribution"))
+  expect_equal(attr(ab, "seconds"), attr(a, "seconds") + attr(b, "seconds"))
+  expect_error(rbind(a, a), "walker 1, block 1 appears twice", class = "statphysgpu_error")
+  other <- do.call(vmc, modifyList(args, list(walkers = 2, first_walker = 3, seed = 4)))
+  expect_error(rbind(a, other), "the same seed", class = "statphysgpu_error")
+  mixed <- do.call(vmc, c(args, list(walkers = 2, first_walker = 3, precision = "double")))
+  expect_error(rbind(a, mixed), "precision", class = "statphysgpu_error")
+  expect_error(rbind(a, as.data.frame(b)), "argument 2 is a data frame",
+               class = "statphysgpu_error")
+  no_g <- vmc(32, walkers = 2, blocks = 3, block_sweeps = 3, equilibration = 6, seed = 3,
+              first_walker = 3)
+  expect_warning(m <- rbind(a, no_g), "pair distribution")
+  expect_null(attr(m, "pair_distribution"))
+})
+
+test_that("as.mcmc.list() gives one coda chain per walker", {
+  skip_if_not_installed("coda")
+  x <- vmc(32, walkers = 3, blocks = 6, block_sweeps = 3, equilibration = 6, seed = 3)
+  m <- coda::as.mcmc.list(x)
+  expect_s3_class(m, "mcmc.list")
+  expect_identical(coda::nchain(m), 3L)
+  expect_identical(coda::niter(m), 6L)
+  expect_identical(unname(as.matrix(m[[2]])[, "energy"]), x$energy[x$walker == 2])
+  y <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, start = x)
+  expect_identical(stats::start(coda::as.mcmc.list(y)), 7)
+})
