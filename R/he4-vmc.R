@@ -58,7 +58,7 @@
 #' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]);
 #'   `"auto"` takes the GPU from about \eqn{10^{10}} pair evaluations. On the
 #'   GPU a walker is one thread block with its coordinates in shared memory
-#'   (up to 3733 atoms in mixed precision, 1696 in double).
+#'   (up to 4074 atoms in mixed precision, 2037 in double).
 #' @param devices GPU ids, see [gpu_devices()].
 #' @param precision `"mixed"` (coordinates and pair terms in single
 #'   precision, every sum in double) or `"double"`; with `start`, the
@@ -153,17 +153,14 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
   if (plan$backend == "gpu") {
     prec <- check_choice(precision, c("mixed", "double"), "precision", call = call)
-    rb <- if (prec == "mixed") 4 else 8
-    shmem <- 3 * n_atoms * rb
-    # static shared memory of the kernel: 256 moves' random numbers and the sums
-    static <- 256 * 4 * rb + 256
-    if (shmem > 48 * 1024 - static) {
+    shmem <- 3 * n_atoms * if (prec == "mixed") 4 else 8
+    if (shmem > 48 * 1024 - 256) { # 256 bytes of static shared memory for the sums
       sp_abort(sprintf(paste0(
         "on the GPU a walker keeps its coordinates in shared memory: %s atoms ",
         "need %s, more than the 48 KiB a kernel gets without opting in (at most ",
         "%s atoms in %s precision); use precision = \"mixed\", fewer atoms or ",
         "backend = \"cpu\"."), fmt_count(n_atoms), fmt_bytes(shmem),
-        fmt_count(floor((48 * 1024 - static) / (3 * rb))), prec),
+        fmt_count(floor((48 * 1024 - 256) / (3 * if (prec == "mixed") 4 else 8))), prec),
         call = call)
     }
   }

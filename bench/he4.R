@@ -43,7 +43,7 @@ add("N = 512: pair evaluations/s (2 N(N-1) per sweep + N(N-1) per measurement)",
     best * 3 * 512 * 511, "1/s")
 
 # ---- sweeps per second against N ----------------------------------------------
-for (n in c(64, 128, 256, 1024, 2048, 3600)) {
+for (n in c(64, 128, 256, 1024, 2048, 4000)) {
   w <- best_k * sms
   sw <- max(2, round(4e9 / (3 * n^2 * w) * 0.5))
   x <- run(n, w, sw)

@@ -15,11 +15,6 @@
 
 #define SP_VMC_BLOCK 128
 #define SP_VMC_WARPS (SP_VMC_BLOCK / 32)
-/* Trial moves whose random numbers are drawn ahead, all threads at once
- * (two moves each), into shared memory: a move then reads its four numbers
- * instead of every thread running Philox for it (a third of a move's work
- * at N = 512, bench/RESULTS.md). */
-#define SP_VMC_DRAWS 256
 
 template <typename T> __device__ __forceinline__ T sp_warp_sum(T v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -59,7 +54,6 @@ __device__ void sp_vmc_block_end(const sp_vmc_kargs &a, int w, uint64_t blk, con
 extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK) sp_vmc_kernel(const sp_vmc_kargs a) {
   extern __shared__ double sp_vmc_smem[];
   __shared__ SP_REAL red[2][SP_VMC_WARPS];
-  __shared__ SP_REAL draws[SP_VMC_DRAWS][4]; /* z0, z1, z2, u of the moves ahead */
   __shared__ double red3[3 * SP_VMC_WARPS];
   const int w = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int n = a.n;
@@ -82,22 +76,14 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK) sp_vmc_kernel(const s
   while (sweep < end) {
     const SP_REAL st = (SP_REAL)step;
     for (int i = 0; i < n; i++) {
-      SP_REAL part = 0, dl = 0;
-      const int slot = i % SP_VMC_DRAWS;
-      if (slot == 0) {
-        /* the random numbers of the next SP_VMC_DRAWS moves of this sweep;
-         * the barrier at the end of the previous move freed the buffer */
-        const int m = n - i < SP_VMC_DRAWS ? n - i : SP_VMC_DRAWS;
-        for (int q = tid; q < m; q += SP_VMC_BLOCK)
-          SP_HE4(sp_vmc_draws)(a.seed, walker, moves + (uint64_t)q, draws[q], &draws[q][3]);
-        __syncthreads();
-      }
-      const SP_REAL u = draws[slot][3];
+      SP_REAL d[3], u, part = 0, dl = 0;
+      /* every thread draws the same numbers: no broadcast, no barrier */
+      SP_HE4(sp_vmc_draws)(a.seed, walker, moves, d, &u);
       moves++;
       const SP_REAL xo = x[i], yo = y[i], zo = z[i];
-      const SP_REAL xn = SP_HE4(sp_vmc_wrap)(&p, xo + st * draws[slot][0]);
-      const SP_REAL yn = SP_HE4(sp_vmc_wrap)(&p, yo + st * draws[slot][1]);
-      const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * draws[slot][2]);
+      const SP_REAL xn = SP_HE4(sp_vmc_wrap)(&p, xo + st * d[0]);
+      const SP_REAL yn = SP_HE4(sp_vmc_wrap)(&p, yo + st * d[1]);
+      const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * d[2]);
       for (int j = tid; j < n; j += SP_VMC_BLOCK)
         if (j != i) part += SP_HE4(sp_vmc_du)(&p, xo, yo, zo, xn, yn, zn, x[j], y[j], z[j]);
       part = sp_warp_sum(part);
