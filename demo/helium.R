@@ -6,7 +6,7 @@
 # reblocking curve of the energy.
 #
 # On the CPU: N = 256, two walkers per thread, about a minute on two cores.
-# On a GPU: N = 512 with two walkers per multiprocessor.
+# On a GPU: N = 512 with eight walkers per multiprocessor (walkers = "auto").
 library(statphysgpu)
 
 b <- sp_backends()
