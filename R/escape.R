@@ -56,7 +56,7 @@
 #' the step. It warns when the scheme is stable but heats or cools the well:
 #' when the stationary temperature of the linearised discrete dynamics,
 #' \eqn{\omega_0^2\langle\varphi^2\rangle} or \eqn{\langle\dot\varphi^2\rangle},
-#' is off \eqn{\theta} by more than 5\% (an escape rate \eqn{\propto
+#' is off \eqn{\theta} by more than 5 per cent (an escape rate \eqn{\propto
 #' e^{-\Delta U/\theta}} is then off by about \eqn{\Delta U/\theta} times
 #' that), when \eqn{h\sqrt{V_0} > 0.1} (fewer than about 60 steps per plasma
 #' period), when single-precision steps are too small to move \eqn{\varphi}
