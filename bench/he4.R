@@ -10,14 +10,53 @@
 # N(N-1) potential and Jastrow-derivative terms per measurement) over the
 # FP32 rate, for the sweeps needed for a target error given the per-sweep
 # variance and autocorrelation measured here.
+#   SP_COMMIT=<commit> Rscript bench/he4.R cpu    (the CPU engine alone)
 suppressPackageStartupMessages(library(statphysgpu))
 commit <- Sys.getenv("SP_COMMIT", "unknown")
 date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
+what <- commandArgs(trailingOnly = TRUE)
+what <- if (length(what)) what[1] else "gpu"
+rows <- list()
+if (what == "cpu") {
+  dev <- sprintf("%s, %d threads",
+                 sub("^\\s+", "", system("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2",
+                                           intern = TRUE)), sp_threads())
+  add <- function(metric, value, unit) {
+    rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
+                                            unit = unit, device = dev, commit = commit,
+                                            date = date)
+    message(sprintf("%-72s %12.4g %s", metric, value, unit))
+  }
+  nth <- sp_threads()
+  for (n in c(64, 256, 512)) {
+    sw <- max(2, round(2e8 / (3 * n^2)))
+    old <- sp_threads(1)
+    x <- he4_vmc(n, walkers = 1, blocks = 1, block_sweeps = sw, equilibration = 0, seed = 1,
+                 backend = "cpu", step = 0.6, progress = FALSE)
+    sp_threads(old)
+    r1 <- sw / attr(x, "seconds")
+    x <- he4_vmc(n, walkers = nth, blocks = 1, block_sweeps = sw, equilibration = 0, seed = 1,
+                 backend = "cpu", step = 0.6, progress = FALSE)
+    rn <- nth * sw / attr(x, "seconds")
+    add(sprintf("CPU, N = %d, mixed: measured sweeps/s on one core", n), r1, "1/s")
+    add(sprintf("CPU, N = %d, mixed: measured sweeps/s on %d threads", n, nth), rn, "1/s")
+  }
+  w <- 2 * nth
+  x <- he4_vmc(512, walkers = w, blocks = 10, block_sweeps = 10, equilibration = 50,
+               seed = 2, backend = "cpu", progress = FALSE)
+  se <- sd(vapply(split(x$energy, x$walker), mean, 0)) / sqrt(w)
+  frac <- 100 * 2 / (50 + 100 * 2)
+  add(sprintf("CPU, N = 512: t sigma^2 over the recorded part (%d walkers)", w),
+      attr(x, "seconds") * frac * (se * 1e3)^2, "s mK^2")
+  res <- do.call(rbind, rows)
+  print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
+  cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+  quit(save = "no")
+}
 d <- gpu_devices()
 if (nrow(d) == 0) stop("no usable GPU: ", attr(d, "reason"))
 dev <- d$name[1]
 sms <- d$multiprocessors[1]
-rows <- list()
 add <- function(metric, value, unit) {
   rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
                                           unit = unit, device = dev, commit = commit,
