@@ -17,8 +17,9 @@ DEMO    := switching
 
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
 DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown \
-            r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr pandoc qpdf
-R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply withr
+            r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr r-cran-coda \
+            pandoc qpdf
+R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
 .PHONY: deps run test check docs clean
 

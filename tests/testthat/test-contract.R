@@ -107,6 +107,11 @@ vmc_run <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
     list(...)))
 }
 
+vmc_long_sizes <- function(backend) {
+  if (backend == "gpu") list(walkers = "auto", blocks = 2000, block_sweeps = 100)
+  else list(walkers = 2 * max(2, sp_threads()), blocks = 200, block_sweeps = 10)
+}
+
 engine_contract_tests(list(
   name = "he4_vmc",
   n = 6,
@@ -123,12 +128,15 @@ engine_contract_tests(list(
     list(args = list(n = 2, progress = NA), error = "`progress` must be TRUE or FALSE")),
   long = function(backend) {
     # N = 256: about 6 ms a sweep (with its measurement) of one walker on a
-    # CPU thread, so 2 walkers per thread run for about 20 s; on the GPU,
-    # two walkers per multiprocessor for 10^5 sweeps
-    gpu <- backend == "gpu"
-    he4_vmc(256, walkers = if (gpu) "auto" else 2 * max(2, sp_threads()),
-            blocks = if (gpu) 1000 else 200, block_sweeps = if (gpu) 100 else 10,
-            equilibration = 20, seed = 1, backend = backend, progress = FALSE)
+    # CPU thread, so 2 walkers per thread run for about 20 s; on the GPU, two
+    # walkers per multiprocessor for 2 x 10^5 sweeps (blocks short enough to
+    # finish some within the 1.5 s).  Double precision: the GPU
+    # kernel is then already compiled by the CPU = GPU test, so the interrupt
+    # does not fall into the compilation.
+    v <- vmc_long_sizes(backend)
+    he4_vmc(256, walkers = v$walkers, blocks = v$blocks, block_sweeps = v$block_sweeps,
+            equilibration = 20, seed = 1, backend = backend, precision = "double",
+            progress = FALSE)
   },
   partial = function(x, backend) {
     expect_true(attr(x, "interrupted"))
@@ -136,22 +144,26 @@ engine_contract_tests(list(
     st <- attr(x, "state")
     nw <- length(st$walker)
     expect_gt(nrow(x), 0)
-    expect_lt(nrow(x), nw * 1000)
+    expect_lt(nrow(x), nw * vmc_long_sizes(backend)$blocks)
     expect_false(anyNA(as.data.frame(x)))
     # every walker's finished blocks are 1, 2, ..., done, and its state is
     # that after them
     done <- tabulate(match(x$walker, st$walker), nw)
     expect_identical(as.numeric(done), st$blocks)
-    for (w in unique(x$walker)) expect_identical(x$block[x$walker == w], seq_len(done[st$walker == w]) + 0)
+    for (w in unique(x$walker)) {
+      expect_identical(x$block[x$walker == w], seq_len(done[st$walker == w]) + 0)
+    }
     # the state continues the chain exactly: walker w's next block from
     # `start = x` is block done + 1 of a fresh call of that walker alone
     i <- which(done > 0)[which.min(done[done > 0])]
     w <- st$walker[i]
     nxt <- he4_vmc(256, blocks = 1, block_sweeps = p$block_sweeps, equilibration = 0,
-                   start = x, backend = backend, progress = FALSE)
+                   start = x, backend = backend, precision = attr(x, "precision"),
+                   progress = FALSE)
     fresh <- he4_vmc(256, walkers = 1, first_walker = w, blocks = done[i] + 1,
                      block_sweeps = p$block_sweeps, equilibration = p$equilibration,
-                     seed = attr(x, "seed_hex"), backend = backend, progress = FALSE)
+                     seed = attr(x, "seed_hex"), backend = backend,
+                     precision = attr(x, "precision"), progress = FALSE)
     expect_identical(as.data.frame(fresh)[seq_len(done[i]), ],
                      as.data.frame(x)[x$walker == w, , drop = FALSE], ignore_attr = TRUE)
     expect_identical(as.data.frame(nxt)[nxt$walker == w, ],
