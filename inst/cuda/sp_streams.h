@@ -30,7 +30,9 @@ enum {
   SP_PURPOSE_ESCAPE_STEPS = 0, /* escape: one normal per step, draw k-1 for step k */
   SP_PURPOSE_ESCAPE_START = 1, /* escape: the thermal start of a path (block 0) */
   SP_PURPOSE_VMC_MOVE = 2,     /* he4 VMC: trial move m of a walker, blocks 2m, 2m + 1 */
-  SP_PURPOSE_VMC_START = 3     /* he4 VMC: the start lattice's vacancies, block t for site t */
+  SP_PURPOSE_VMC_START = 3,    /* he4 VMC: the start lattice's vacancies, block t for site t */
+  SP_PURPOSE_XORSAT_START = 4, /* 3-XORSAT: a run's random start, 32 clones a word */
+  SP_PURPOSE_XORSAT_QG = 5     /* 3-XORSAT: the p1 decisions of the quasi-greedy sweeps */
 };
 
 #define SP_PURPOSE_SHIFT 24

@@ -1,0 +1,236 @@
+#include "sp_xorsat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_error.h"
+
+#include "xorsat.h"
+
+typedef struct {
+  int64_t run;    /* index in this call, -1: idle */
+  uint64_t t;     /* sweeps done */
+  uint64_t t_snap;
+  double secs;    /* the run's own time so far */
+  uint32_t *s;    /* nwords x n */
+  uint32_t *snap; /* the state after sweep t_snap */
+} xs_slot;
+
+typedef struct {
+  const sp_xorsat_job *job;
+  sp_xorsat_out *out;
+  xs_slot *slots;
+  int nslots;
+  uint64_t next, finished;
+} xs_model;
+
+static void xs_sweep(const sp_xorsat_job *job, uint64_t run, uint32_t *s, uint64_t t) {
+  const uint32_t n = job->n;
+  uint32_t w, k;
+  for (w = 0; w < job->nwords; w++) {
+    uint32_t *sw = s + (size_t)w * n;
+    sp_u32x4 r = {0, 0, 0, 0};
+    for (k = 0; k < n; k++) {
+      const int32_t i = job->order[k];
+      const int32_t *p = job->partner + 6 * (size_t)i;
+      const uint32_t *jm = job->jm + 3 * (size_t)i;
+      const uint32_t si = sw[i];
+      if ((k & 3u) == 0) r = sp_xorsat_draws(job->seed, run, w, t, n, k >> 2);
+      sw[i] = si ^ sp_xorsat_flip(si ^ sw[p[0]] ^ sw[p[1]] ^ jm[0], si ^ sw[p[2]] ^ sw[p[3]] ^ jm[1],
+                                  si ^ sw[p[4]] ^ sw[p[5]] ^ jm[2],
+                                  sp_xorsat_p1_mask(sp_u32x4_get(r, k & 3u), job->p1_thr));
+    }
+  }
+}
+
+/* The first clone in the ground state, or -1. */
+static int64_t xs_solved(const sp_xorsat_job *job, const uint32_t *s) {
+  const uint32_t n = job->n;
+  uint32_t w, c;
+  for (w = 0; w < job->nwords; w++) {
+    const uint32_t *sw = s + (size_t)w * n;
+    uint32_t unsat = 0;
+    for (c = 0; c < n; c++) {
+      const int32_t *e = job->eq + 3 * (size_t)c;
+      unsat |= sw[e[0]] ^ sw[e[1]] ^ sw[e[2]] ^ job->jeq[c];
+    }
+    if (~unsat != 0) {
+      uint32_t m = ~unsat, b = 0;
+      while (!(m & 1u)) {
+        m >>= 1;
+        b++;
+      }
+      return (int64_t)w * 32 + b;
+    }
+  }
+  return -1;
+}
+
+static void xs_finish(xs_model *m, xs_slot *sl, int status, int64_t clone) {
+  const sp_xorsat_job *job = m->job;
+  const int64_t r = sl->run;
+  m->out->sweeps[r] = (double)sl->t;
+  m->out->seconds[r] = sl->secs;
+  m->out->status[r] = status;
+  m->out->clone[r] = (int)clone;
+  if (status == SP_XORSAT_SOLVED) {
+    const uint32_t w = (uint32_t)(clone / 32), b = (uint32_t)(clone % 32);
+    uint32_t i;
+    for (i = 0; i < job->n; i++)
+      m->out->solution[(size_t)r * job->n + i] = (int)((sl->s[(size_t)w * job->n + i] >> b) & 1u);
+  }
+  sl->run = -1;
+#ifdef _OPENMP
+#  pragma omp atomic
+#endif
+  m->finished++;
+}
+
+static void xs_start(xs_model *m, xs_slot *sl, int64_t r) {
+  const sp_xorsat_job *job = m->job;
+  const uint64_t run = job->run0 + (uint64_t)r;
+  uint32_t w, i;
+  sl->run = r;
+  sl->t = sl->t_snap = 0;
+  sl->secs = 0;
+  for (w = 0; w < job->nwords; w++)
+    for (i = 0; i < job->n; i++) sl->s[(size_t)w * job->n + i] = sp_xorsat_start(job->seed, run, w, i);
+  memcpy(sl->snap, sl->s, (size_t)job->nwords * job->n * sizeof *sl->s);
+}
+
+/* Advance the slot's run by at most `budget` sweeps; returns the sweeps used. */
+static uint64_t xs_advance(xs_model *m, xs_slot *sl, uint64_t budget) {
+  const sp_xorsat_job *job = m->job;
+  const uint64_t run = job->run0 + (uint64_t)sl->run;
+  const size_t words = (size_t)job->nwords * job->n;
+  const int timed = job->timeout > 0 && isfinite(job->timeout);
+  double t0 = sp_now();
+  uint64_t used = 0;
+  int64_t clone;
+  if (sl->t == 0 && (clone = xs_solved(job, sl->s)) >= 0) {
+    xs_finish(m, sl, SP_XORSAT_SOLVED, clone);
+    return 1;
+  }
+  while (used < budget) {
+    if ((job->max_sweeps > 0 && sl->t >= job->max_sweeps) ||
+        (timed && sl->secs + (sp_now() - t0) >= job->timeout)) {
+      sl->secs += sp_now() - t0;
+      if (timed && sl->secs > job->timeout) sl->secs = job->timeout;
+      xs_finish(m, sl, SP_XORSAT_CUT, -1);
+      return used + 1;
+    }
+    xs_sweep(job, run, sl->s, sl->t);
+    sl->t++;
+    used++;
+    if (sl->t % job->check_every == 0 || (job->max_sweeps > 0 && sl->t >= job->max_sweeps)) {
+      if (xs_solved(job, sl->s) >= 0) {
+        /* replay from the last check, sweep by sweep, to the first solution */
+        uint64_t t_end = sl->t;
+        double per = (sl->secs + (sp_now() - t0)) / (double)t_end;
+        memcpy(sl->s, sl->snap, words * sizeof *sl->s);
+        sl->t = sl->t_snap;
+        while ((clone = xs_solved(job, sl->s)) < 0 && sl->t < t_end) {
+          xs_sweep(job, run, sl->s, sl->t);
+          sl->t++;
+        }
+        sl->secs = per * (double)sl->t; /* the run's time up to that sweep */
+        xs_finish(m, sl, SP_XORSAT_SOLVED, clone);
+        return used;
+      }
+      memcpy(sl->snap, sl->s, words * sizeof *sl->s);
+      sl->t_snap = sl->t;
+    }
+  }
+  sl->secs += sp_now() - t0;
+  return used;
+}
+
+static int xs_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
+  xs_model *m = (xs_model *)model;
+  int k;
+  (void)nth;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#endif
+  for (k = 0; k < m->nslots; k++) {
+    xs_slot *sl = &m->slots[k];
+    uint64_t left = budget;
+    while (left > 0) {
+      if (sl->run < 0) {
+        uint64_t r;
+#ifdef _OPENMP
+#  pragma omp atomic capture
+#endif
+        r = m->next++;
+        if (r >= m->job->nruns) break;
+        xs_start(m, sl, (int64_t)r);
+      }
+      {
+        uint64_t u = xs_advance(m, sl, left);
+        left = u >= left ? 0 : left - u;
+      }
+    }
+  }
+  st->done = (double)m->finished;
+  st->finished = m->finished >= m->job->nruns;
+  return SP_OK;
+}
+
+static void xs_collect(void *model, int interrupted) {
+  xs_model *m = (xs_model *)model;
+  int k;
+  if (!interrupted) return;
+  for (k = 0; k < m->nslots; k++) {
+    xs_slot *sl = &m->slots[k];
+    if (sl->run < 0) continue;
+    m->out->sweeps[sl->run] = (double)sl->t;
+    m->out->seconds[sl->run] = sl->secs;
+    m->out->status[sl->run] = SP_XORSAT_PARTIAL;
+  }
+}
+
+int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const sp_hooks *hooks,
+                  sp_run_info *info) {
+  xs_model m;
+  sp_cpu_engine e;
+  const size_t words = (size_t)job->nwords * job->n;
+  uint64_t r;
+  int k, st;
+  uint32_t *mem;
+  for (r = 0; r < job->nruns; r++) {
+    out->sweeps[r] = 0;
+    out->seconds[r] = 0;
+    out->status[r] = SP_XORSAT_UNSTARTED;
+    out->clone[r] = -1;
+  }
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  if (job->nruns == 0) return SP_OK;
+  m.job = job;
+  m.out = out;
+  m.nslots = nth > 0 ? nth : 1;
+  if ((uint64_t)m.nslots > job->nruns) m.nslots = (int)job->nruns;
+  m.next = m.finished = 0;
+  m.slots = (xs_slot *)calloc((size_t)m.nslots, sizeof *m.slots);
+  mem = (uint32_t *)malloc((size_t)m.nslots * 2 * words * sizeof *mem);
+  if (m.slots == NULL || mem == NULL) {
+    free(m.slots);
+    free(mem);
+    return sp_fail(SP_ERR_NOMEM, "out of host memory for the clones");
+  }
+  for (k = 0; k < m.nslots; k++) {
+    m.slots[k].run = -1;
+    m.slots[k].s = mem + (size_t)k * 2 * words;
+    m.slots[k].snap = m.slots[k].s + words;
+  }
+  e.total = (double)job->nruns;
+  e.budget0 = 1;
+  e.budget_max = (uint64_t)1 << 40;
+  e.round = xs_round;
+  e.collect = xs_collect;
+  st = sp_cpu_run(&e, &m, nth, hooks, info);
+  free(mem);
+  free(m.slots);
+  return st;
+}

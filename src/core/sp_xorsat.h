@@ -1,0 +1,53 @@
+/* sp_xorsat.h: quasi-greedy runs on 3-regular 3-XORSAT (paper 003) on the
+ * CPU (inst/cuda/xorsat.h has the rule and the random numbers).
+ *
+ * A run is `nwords` words of 32 clones from a random start; it ends at the
+ * first sweep after which some clone has E = -N (solved), or when it
+ * reaches `max_sweeps` or `timeout` seconds of its own (cut).  Runs are
+ * numbered run0 + r; a run's result depends only on (seed, run number,
+ * instance, p1, clones), never on threads or chunks -- except where the
+ * timeout in seconds cuts it.  The ground state is checked every
+ * `check_every` sweeps; when one is found, the sweeps since the last check
+ * are replayed from a snapshot one by one, so the reported sweep is the
+ * first at which a clone was in the ground state. */
+#ifndef SP_XORSAT_CORE_H
+#define SP_XORSAT_CORE_H
+
+#include <stdint.h>
+
+#include "sp_run.h"
+
+enum {
+  SP_XORSAT_SOLVED = 1,
+  SP_XORSAT_CUT = 0,       /* max_sweeps or the timeout */
+  SP_XORSAT_PARTIAL = -1,  /* interrupted while running: censored where it was */
+  SP_XORSAT_UNSTARTED = -2 /* interrupted before it started */
+};
+
+typedef struct {
+  uint32_t n;              /* spins = equations */
+  const int32_t *order;    /* n: the update order (independent sets, one after another) */
+  const int32_t *partner;  /* n x 6: the two other spins of each of spin i's 3 equations */
+  const uint32_t *jm;      /* n x 3: the J mask (0 or all ones) of those equations */
+  const int32_t *eq;       /* n x 3: the spins of equation c */
+  const uint32_t *jeq;     /* n: the J mask of equation c */
+  uint32_t nwords;         /* words of 32 clones per run */
+  uint64_t nruns, run0, seed;
+  uint64_t p1_thr;         /* p1 2^32 (2^32: always) */
+  uint64_t max_sweeps;     /* 0: none */
+  uint64_t check_every;    /* >= 1 */
+  double timeout;          /* seconds per run; <= 0 or Inf: none */
+} sp_xorsat_job;
+
+typedef struct {
+  double *sweeps;  /* nruns: sweeps to the first solution, or done when cut */
+  double *seconds; /* nruns: the run's own time up to there */
+  int *status;     /* nruns: SP_XORSAT_* */
+  int *clone;      /* nruns: 0-based clone that solved, or -1 */
+  int *solution;   /* nruns x n: 1 = spin down in that clone (solved runs) */
+} sp_xorsat_out;
+
+int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const sp_hooks *hooks,
+                  sp_run_info *info);
+
+#endif
