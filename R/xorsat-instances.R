@@ -59,7 +59,7 @@ check_xorsat <- function(x, name = "instance", call = caller_call()) {
 #' on \eqn{n = 2N} spins: \eqn{1..N} are the logical spins, \eqn{N + c} is
 #' the ancilla of equation \eqn{c}. Equation \eqn{c} with ancilla sign
 #' \eqn{\sigma_c = \pm 1} and sign \eqn{f_c = \pm 1} contributes the gadget
-#' \deqn{\tfrac12 (S_c + 2\sigma_c s_a + f_c)^2 - 4
+#' \deqn{\frac{1}{2} (S_c + 2\sigma_c s_a + f_c)^2 - 4
 #'   = P_c + 2\sigma_c S_c s_a + f_c S_c + 2 f_c\sigma_c s_a,}
 #' with \eqn{S_c = s_i + s_j + s_k} and \eqn{P_c = s_i s_j + s_i s_k +
 #' s_j s_k}. So the file holds, and `read_xorsat()` checks:
@@ -68,14 +68,16 @@ check_xorsat <- function(x, name = "instance", call = caller_call()) {
 #'   ancillas;
 #' * the ancilla field \eqn{h_a = 2 f_c \sigma_c}, i.e. \eqn{\pm 2};
 #' * the logical couplings \eqn{K_{ij}} = the number of equations holding both
-#'   \eqn{i} and \eqn{j} (1 or 2, listed only when not 0);
+#'   \eqn{i} and \eqn{j} (1 or 2 in the challenge files; listed when not 0);
 #' * the logical fields \eqn{h_i = \sum_{c \ni i} f_c} (odd: \eqn{\pm 1} or
 #'   \eqn{\pm 3});
 #' * every logical spin in exactly three equations.
 #'
 #' Minimising over the ancilla, the gadget is \eqn{-4} exactly when
-#' \eqn{S_c + f_c = \pm 2}, i.e. when \eqn{f_c s_i s_j s_k = -1}, and at
-#' least \eqn{-4 + 2\cdot 2 = 0} otherwise; so \eqn{J_c = -f_c}, and the
+#' \eqn{S_c + f_c = \pm 2}, i.e. when \eqn{f_c s_i s_j s_k = -1}, and
+#' \eqn{-2} otherwise (\eqn{S_c + f_c = 0} or \eqn{\pm 4}); so
+#' \eqn{J_c = -f_c}, the minimum of \eqn{H_2} over the ancillas is
+#' \eqn{H - 3N} (an unsatisfied equation costs 2 in both forms), and the
 #' minimum of \eqn{H_2} is \eqn{-4N = -2n} (as in the challenge) at the
 #' satisfying assignments, each lifted with the ancillas
 #' \eqn{s_a = -\sigma_c (S_c + f_c)/2}.
@@ -216,7 +218,7 @@ decode_2body <- function(d, file, call) {
     a <- which(bad)[1]
     fail("Ancilla", paste0("ancilla %d (equation %d) has couplings %s to spins ",
                            "%s; they must be equal, 2 sigma with sigma = +-1."),
-         N + a, a, paste(format(anc_val[a, ]), collapse = ", "),
+         N + a, a, paste(as.character(anc_val[a, ]), collapse = ", "),
          paste(anc_spin[a, ], collapse = ", "))
   }
   sigma <- anc_val[, 1] / 2
@@ -271,7 +273,7 @@ decode_2body <- function(d, file, call) {
     fail("Logical field", paste0("logical spin %d has field %s; the signs f = %s ",
                                  "of its equations sum to %s."),
          i, format(field[i]),
-         paste(format(f[row(eq)[eq == i]]), collapse = ", "), format(hf[i]))
+         paste(as.character(f[row(eq)[eq == i]]), collapse = ", "), format(hf[i]))
   }
   x <- new_xorsat(eq, as.integer(-f), sub("\\.[^.]*$", "", base), NULL)
   sol <- xorsat_solve_gf2(x)
