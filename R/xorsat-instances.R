@@ -277,7 +277,7 @@ decode_2body <- function(d, file, call) {
   }
   x <- new_xorsat(eq, as.integer(-f), sub("\\.[^.]*$", "", base), NULL)
   sol <- xorsat_solve_gf2(x)
-  if (!is.null(sol)) x$planted <- sol
+  if (!is.null(sol)) x$planted <- as.vector(sol) # without the "rank" attribute
   x
 }
 
