@@ -180,3 +180,38 @@ engine_contract_tests(list(
     expect_gt(mean(rel < 1e-9), 0.99)
     expect_gt(mean(gpu$acceptance == cpu$acceptance), 0.99)
   }))
+
+xorsat_inst <- xorsat_random(48, seed = 3)
+
+engine_contract_tests(list(
+  name = "xorsat_qg",
+  n = 12,
+  run = function(n, first = 1, seed = 1, backend = "cpu", ...) {
+    do.call(xorsat_qg, modifyList(
+      list(instance = xorsat_inst, runs = n, clones = 64, first_run = first, seed = seed,
+           backend = backend, progress = FALSE), list(...)))
+  },
+  # seconds are the machine's; sweeps, outcome and clone are the runs'
+  key = function(x) as.data.frame(x)[c("run", "sweeps", "solved", "clone")],
+  bad = list(
+    list(args = list(n = 0), error = "`runs` must be a single whole number"),
+    list(args = list(n = 4, first = 0), error = "`first_run` must be"),
+    list(args = list(n = 4, clones = 48), error = "`clones` must be a positive multiple of 32"),
+    list(args = list(n = 4, p1 = 1.5), error = "`p1` must be"),
+    list(args = list(n = 4, timeout = -1), error = "`timeout` must be"),
+    list(args = list(n = 4, max_sweeps = 0), error = "`max_sweeps` must be"),
+    list(args = list(n = 4, backend = "gpu"), error = "runs on the CPU only so far"),
+    list(args = list(n = 4, seed = NA), error = "`seed` must be")),
+  long = function(backend) {
+    # a hard instance for p1 = 0.3: runs of seconds each
+    xorsat_qg(xorsat_random(160, seed = 1), runs = 50, clones = 64, p1 = 0.3,
+              seed = 1, backend = backend, progress = FALSE)
+  },
+  partial = function(x, backend) {
+    expect_true(attr(x, "interrupted"))
+    unf <- attr(x, "unfinished")
+    expect_gt(nrow(unf), 0)
+    # runs in progress are returned cut where they were; unstarted ones left out
+    expect_false(any(unf$run[!unf$started] %in% x$run))
+    expect_true(all(!x$solved[x$run %in% unf$run[unf$started]]))
+  }))
