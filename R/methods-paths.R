@@ -150,8 +150,13 @@ as.data.frame.sp_paths <- function(x, ...) {
 #' survival package's estimators (`survfit()`, `survreg()`, ...).
 #' Unfinished paths of an interrupted run are censored where they stopped.
 #'
-#' @param x A result of [escape_times()] or [switching_currents()].
-#' @return A `Surv` object with one element per path.
+#' For a time-to-solution sample of [xorsat_qg()] it is
+#' `survival::Surv(seconds, solved)`: runs cut by a timeout, `max_sweeps` or
+#' an interrupt are censored at the time they had run.
+#'
+#' @param x A result of [escape_times()], [switching_currents()] or
+#'   [xorsat_qg()].
+#' @return A `Surv` object with one element per path (or run).
 #' @examples
 #' if (requireNamespace("survival", quietly = TRUE)) {
 #'   x <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
@@ -161,12 +166,13 @@ as.data.frame.sp_paths <- function(x, ...) {
 #' }
 #' @export
 as_surv <- function(x) {
-  if (!inherits(x, "sp_paths")) {
-    sp_abort("`x` must be a result of escape_times() or switching_currents().")
+  if (!inherits(x, c("sp_paths", "xorsat_tts"))) {
+    sp_abort("`x` must be a result of escape_times(), switching_currents() or xorsat_qg().")
   }
   if (!requireNamespace("survival", quietly = TRUE)) {
     sp_abort("as_surv() needs the survival package: install.packages(\"survival\").")
   }
+  if (inherits(x, "xorsat_tts")) return(survival::Surv(x$seconds, x$solved))
   survival::Surv(x$value, x$escaped)
 }
 

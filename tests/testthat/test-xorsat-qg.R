@@ -88,3 +88,12 @@ test_that("bad instances get a clear error", {
   expect_error(xorsat_qg(list(n = 3), runs = 2, backend = "cpu"),
                "`instance` must be a 3-XORSAT instance", class = "statphysgpu_error")
 })
+
+test_that("as_surv() censors the cut runs at the time they ran", {
+  skip_if_not_installed("survival")
+  x <- xorsat_qg(xorsat_random(120, seed = 1), runs = 5, clones = 32, p1 = 0.3, seed = 1,
+                 backend = "cpu", max_sweeps = 200)
+  s <- as_surv(x)
+  expect_equal(unname(s[, "time"]), x$seconds)
+  expect_equal(unname(s[, "status"]), as.numeric(x$solved))
+})
