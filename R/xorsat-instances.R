@@ -93,7 +93,7 @@ check_xorsat <- function(x, name = "instance", call = caller_call()) {
 #'   increasing, row \eqn{c} from ancilla \eqn{N + c}), `J` (integer vector
 #'   of \eqn{\pm 1}), `name` (the file's base name without extension) and
 #'   `planted` (a satisfying assignment as a logical vector, `TRUE` = spin
-#'   down, found by [xorsat_solve_gf2()]; `NULL` if the equations have no
+#'   down, found by Gaussian elimination over GF(2); `NULL` if the equations have no
 #'   solution).
 #' @references
 #' Kowalsky, M., Albash, T., Hen, I. and Lidar, D. A. (2022) 3-regular
