@@ -137,20 +137,35 @@ SP_FN void SP_HE4(sp_he4_par_load)(SP_HE4(sp_he4_par) *p, const sp_he4_pair *a) 
   }
 }
 
+/* The Jastrow exponent in the box at 0 < r <= rc (any r for the free form):
+ * u(r) (free, truncated) or u_s(r) = u(r) + u(L - r) - 2 u(L/2)
+ * (symmetrised).  A Metropolis move needs no more; the derivatives are
+ * dropped by the compiler. */
+SP_FN SP_REAL SP_HE4(sp_he4_jastrow_u)(const SP_HE4(sp_he4_par) *p, SP_REAL r) {
+  SP_REAL u, v, d1, d2;
+  SP_HE4(sp_he4_mcmillan)(p->b, r, &u, &d1, &d2);
+  if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
+    SP_HE4(sp_he4_mcmillan)(p->b, p->L - r, &v, &d1, &d2);
+    u = (u + v) - p->ushift;
+  }
+  return u;
+}
+
 /* The Jastrow exponent in the box and its radial derivatives at r > 0:
  * u(r) (free), u(r) for r <= rc (truncated), u_s(r) for r <= rc
  * (symmetrised); 0 beyond rc. */
 SP_FN void SP_HE4(sp_he4_jastrow)(const SP_HE4(sp_he4_par) *p, SP_REAL r, SP_REAL *u, SP_REAL *du,
                                   SP_REAL *d2u) {
+  SP_REAL w;
   if (p->form != SP_HE4_JASTROW_FREE && r > p->rc) {
     *u = *du = *d2u = (SP_REAL)0;
     return;
   }
-  SP_HE4(sp_he4_mcmillan)(p->b, r, u, du, d2u);
+  *u = SP_HE4(sp_he4_jastrow_u)(p, r);
+  SP_HE4(sp_he4_mcmillan)(p->b, r, &w, du, d2u);
   if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
-    SP_REAL v, dv, d2v;
-    SP_HE4(sp_he4_mcmillan)(p->b, p->L - r, &v, &dv, &d2v);
-    *u = (*u + v) - p->ushift;
+    SP_REAL dv, d2v;
+    SP_HE4(sp_he4_mcmillan)(p->b, p->L - r, &w, &dv, &d2v);
     *du = *du - dv;
     *d2u = *d2u + d2v;
   }

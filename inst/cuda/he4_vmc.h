@@ -104,17 +104,6 @@ SP_FN SP_REAL SP_HE4(sp_vmc_wrap)(const SP_HE4(sp_he4_par) *p, SP_REAL x) {
   return w >= p->L ? w - p->L : w;
 }
 
-/* The Jastrow exponent alone (a move needs no derivatives): the u of
- * sp_he4_jastrow(), the same operations. */
-SP_FN SP_REAL SP_HE4(sp_vmc_u)(const SP_HE4(sp_he4_par) *p, SP_REAL r) {
-  SP_REAL s = p->b / r, s2 = s * s, u = (SP_REAL)(-0.5) * (s2 * s2 * s);
-  if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
-    SP_REAL t = p->b / (p->L - r), t2 = t * t;
-    u = (u + (SP_REAL)(-0.5) * (t2 * t2 * t)) - p->ushift;
-  }
-  return u;
-}
-
 /* u(r_ij') - u(r_ij) for atom i moved from (xo, yo, zo) to (xn, yn, zn),
  * partner j at (xj, yj, zj). */
 SP_FN SP_REAL SP_HE4(sp_vmc_du)(const SP_HE4(sp_he4_par) *p, SP_REAL xo, SP_REAL yo, SP_REAL zo,
@@ -125,12 +114,12 @@ SP_FN SP_REAL SP_HE4(sp_vmc_du)(const SP_HE4(sp_he4_par) *p, SP_REAL xo, SP_REAL
   dy = SP_HE4(sp_he4_min_image)(p, yn - yj);
   dz = SP_HE4(sp_he4_min_image)(p, zn - zj);
   r2 = dx * dx + dy * dy + dz * dz;
-  if (r2 < p->rc2) un = SP_HE4(sp_vmc_u)(p, SP_HE4_SQRT(r2));
+  if (r2 < p->rc2) un = SP_HE4(sp_he4_jastrow_u)(p, SP_HE4_SQRT(r2));
   dx = SP_HE4(sp_he4_min_image)(p, xo - xj);
   dy = SP_HE4(sp_he4_min_image)(p, yo - yj);
   dz = SP_HE4(sp_he4_min_image)(p, zo - zj);
   r2 = dx * dx + dy * dy + dz * dz;
-  if (r2 < p->rc2) uo = SP_HE4(sp_vmc_u)(p, SP_HE4_SQRT(r2));
+  if (r2 < p->rc2) uo = SP_HE4(sp_he4_jastrow_u)(p, SP_HE4_SQRT(r2));
   return un - uo;
 }
 
