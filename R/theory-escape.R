@@ -67,11 +67,16 @@ log_rate_omx <- function(omx, V0, beta, theta, prefactor) {
 #' barrier_height(c(0, 0.5, 0.9, 1), V0 = 211)
 #' @export
 barrier_height <- function(gamma, V0) {
-  call <- sys.call()
+  a <- washboard_args(gamma, V0, sys.call())
+  barrier_omx(1 - a$gamma, a$V0)
+}
+
+# gamma in [0, 1] and V0 > 0, recycled: the arguments of the functions of
+# the washboard alone (barrier_height(), separatrix_action()).
+washboard_args <- function(gamma, V0, call) {
   gamma <- check_range(gamma, "gamma", 0, 1, call = call)
   V0 <- check_positive(V0, "V0", call = call)
-  a <- recycle_args(list(gamma = gamma, V0 = V0), call = call)
-  barrier_omx(1 - a$gamma, a$V0)
+  recycle_args(list(gamma = gamma, V0 = V0), call = call)
 }
 
 #' Thermal escape rate over the washboard barrier

@@ -211,9 +211,6 @@ mm_log_depopulation <- function(Delta) {
 #' separatrix_action(g, 1) / (36 * barrier_height(g, 1) / (5 * w0))
 #' @export
 separatrix_action <- function(gamma, V0) {
-  call <- sys.call()
-  gamma <- check_range(gamma, "gamma", 0, 1, call = call)
-  V0 <- check_positive(V0, "V0", call = call)
-  a <- recycle_args(list(gamma = gamma, V0 = V0), call = call)
+  a <- washboard_args(gamma, V0, sys.call())
   separatrix_action_omx(1 - a$gamma, a$V0)
 }
