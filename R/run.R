@@ -45,17 +45,20 @@ fmt_count <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TR
 #              `max_replicas` (the stream layout of sp_streams.h);
 #   groups     conditions (rows = groups x n results);
 #   row_bytes  memory of one result row, for the memory check;
-#   precisions the precisions the engine offers (the first is the default);
+#   precisions the precisions the engine offers (the first is the default;
+#              NULL with precision = NULL when there is no choice);
 #   auto_threshold  rows from which backend = "auto" takes the GPU.
 # Returns list(call, n, first, seed (c(lo, hi)), precision, progress, rows,
 # plan (backend, devices)).
 sim_frame <- function(call, n, first = 1, seed = NULL, backend = "auto",
-                      devices = NULL, precision, precisions, progress,
+                      devices = NULL, precision = NULL, precisions = NULL, progress,
                       groups = 1, row_bytes = 8, auto_threshold = 1e4,
                       n_name = "n", first_name = "first_replica",
                       max_replicas = 2^40) {
   n <- check_count(n, n_name, min = 1, call = call)
-  precision <- check_choice(precision, precisions, "precision", call = call)
+  if (!is.null(precisions)) { # NULL: the engine has no precision choice
+    precision <- check_choice(precision, precisions, "precision", call = call)
+  }
   progress <- check_flag(progress, "progress", call = call)
   first <- check_whole(first, first_name, lo = 1, hi = max_replicas, call = call)
   if (first - 1 + n > max_replicas) {

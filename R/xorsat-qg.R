@@ -96,8 +96,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.12, timeout 
   }
   if (identical(backend, "auto")) backend <- "cpu"
   fr <- sim_frame(call, n = runs, first = first_run, seed = seed, backend = backend,
-                  devices = devices, precision = "bits", precisions = "bits",
-                  progress = progress, row_bytes = 40 + 4 * instance$n, n_name = "runs",
+                  devices = devices, progress = progress, row_bytes = 40 + 4 * instance$n, n_name = "runs",
                   first_name = "first_run", max_replicas = 2^47)
   tab <- xorsat_tables(instance)
   plan <- c(clones / 32, fr$n, if (is.finite(max_sweeps)) max_sweeps else 0, check_every,
