@@ -77,7 +77,9 @@ gpu_kernel_registry <- function() {
                                                             "SP_REAL_SINGLE=1"),
                                                 fast_math = FALSE),
                                    double = list(defines = "SP_REAL=double",
-                                                 fast_math = FALSE)))
+                                                 fast_math = FALSE))),
+    xorsat = list(file = "xorsat.cu", toolkit = FALSE,
+                  variants = list(default = list(defines = character(), fast_math = FALSE)))
   )
 }
 

@@ -23,8 +23,23 @@
 #'
 #' Run \eqn{r} (counting from `first_run`) draws from its own Philox streams,
 #' so its sweeps to solution depend only on the seed, the run number, the
-#' instance, `p1` and `clones`: never on threads or chunks (a timeout in
-#' seconds is the exception: it depends on the machine's speed).
+#' instance, `p1` and `clones`: never on threads, devices, chunks or the
+#' backend -- the CPU and the GPU give the same sweeps and the same clone
+#' (a timeout in seconds is the exception: it depends on the machine's
+#' speed).
+#'
+#' @section GPU engine: Paper 003's kernel: one warp per word of 32 clones,
+#'   its lanes updating the spins of one independent set at a time; the
+#'   sweep order, adjacency lists (one 128-bit load each) and equations in
+#'   shared memory once per thread block, each warp's spins in shared memory
+#'   too; many sweeps per launch; the p1 decisions drawn by the lanes
+#'   together from the run's Philox streams. The words of a run run side by
+#'   side, a word that reaches the ground state replays from its last check
+#'   and a word that can no longer come first stops. `seconds` is the run's
+#'   wall time: its sweeps times the device's measured time per sweep (runs
+#'   that share a device, when `clones` is small, are each charged the
+#'   shared pace). A `timeout` is turned into a sweep limit at that pace. At
+#'   most 1,536 spins.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight,
 #'   with a warning; finished runs are returned, runs in progress are
@@ -33,8 +48,10 @@
 #'   out (listed in `attr(x, "unfinished")`).
 #' @param instance A 3-XORSAT instance, class `xorsat`.
 #' @param runs Number of runs.
-#' @param clones Clones per run, a positive multiple of 32, or `"auto"`
-#'   (256).
+#' @param clones Clones per run, a positive multiple of 32, or `"auto"`:
+#'   on the CPU 256; on the GPU every warp the (first) device holds at once,
+#'   32 clones each, as in paper 003 (a run has the whole device; on an
+#'   H100 some 2.7e5 clones for small instances).
 #' @param p1 Probability of a move that leaves the energy unchanged (one
 #'   of the spin's three equations unsatisfied), in \[0, 1\]. The default
 #'   0.12 minimised the median over the shipped challenge instances of
@@ -44,12 +61,16 @@
 #'   n = 64 anything in 0.1-0.2 is within 10%.
 #' @param timeout Seconds of a run after which it is cut (`Inf`: none).
 #' @param max_sweeps Sweeps after which a run is cut (`Inf`: none).
-#' @param check_every Sweeps between ground-state checks, or `"auto"` (1).
+#' @param check_every Sweeps between ground-state checks, or `"auto"` (1 on
+#'   the CPU, 4 on the GPU, where a check costs about half a sweep). The
+#'   result does not depend on it (the sweeps since the last check are
+#'   replayed).
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @param first_run Number of the first run of this call (chunks).
-#' @param backend `"auto"` or `"cpu"` (the GPU engine of this model is not
-#'   built yet); `"gpu"` is refused with a message.
-#' @param devices GPU ids (for the GPU engine, when it exists).
+#' @param backend `"auto"` (the GPU when there is one and the instance has
+#'   at least 64 spins), `"cpu"` or `"gpu"` (see [sp_backends()]).
+#' @param devices GPU ids, see [gpu_devices()]; runs are shared out among
+#'   several devices.
 #' @param progress Show a progress bar.
 #' @return An object of class `xorsat_tts`: a data frame with one row per
 #'   run and columns `run`, `sweeps`, `seconds`, `solved` and `clone` (the
@@ -78,31 +99,40 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.12, timeout 
   }
   p1 <- check_range(p1, "p1", 0, 1, call = call)
   if (length(p1) != 1) sp_abort("`p1` must be a single number in [0, 1].", call = call)
-  if (identical(clones, "auto")) clones <- 256
-  clones <- check_whole(clones, "clones", lo = 32, hi = 2^21, call = call)
-  if (clones %% 32 != 0) {
-    sp_abort(sprintf("`clones` must be a positive multiple of 32 (clones are coded 32 to a word), not %s.",
-                     fmt_num(clones)), call = call)
+  auto_clones <- identical(clones, "auto")
+  if (!auto_clones) {
+    clones <- check_whole(clones, "clones", lo = 32, hi = 2^21, call = call)
+    if (clones %% 32 != 0) {
+      sp_abort(sprintf("`clones` must be a positive multiple of 32 (clones are coded 32 to a word), not %s.",
+                       fmt_num(clones)), call = call)
+    }
   }
   if (!identical(timeout, Inf)) timeout <- check_positive(timeout, "timeout", len = 1, call = call)
   if (!identical(max_sweeps, Inf)) {
     max_sweeps <- check_whole(max_sweeps, "max_sweeps", lo = 1, hi = 2^52, call = call)
   }
-  if (identical(check_every, "auto")) check_every <- 1
-  check_every <- check_whole(check_every, "check_every", lo = 1, hi = 2^40, call = call)
-  if (identical(backend, "gpu")) {
-    sp_abort(paste0("xorsat_qg() runs on the CPU only so far (its GPU engine is not ",
-                    "built yet); use backend = \"cpu\"."), call = call)
+  # the GPU pays off from about 64 spins (launches cost more than whole runs
+  # of smaller instances)
+  plan <- resolve_backend(backend, devices, work = instance$n, auto_threshold = 64, call = call)
+  if (plan$backend == "gpu" && instance$n > XORSAT_GPU_MAX_N) {
+    sp_abort(sprintf(paste0(
+      "the GPU kernel keeps an instance's tables and each warp's spins in shared memory ",
+      "and takes at most %s spins; this instance has %s: use backend = \"cpu\"."),
+      fmt_count(XORSAT_GPU_MAX_N), fmt_count(instance$n)), call = call)
   }
-  if (identical(backend, "auto")) backend <- "cpu"
-  fr <- sim_frame(call, n = runs, first = first_run, seed = seed, backend = backend,
-                  devices = devices, progress = progress, row_bytes = 40 + 4 * instance$n, n_name = "runs",
+  if (auto_clones) clones <- if (plan$backend == "gpu") 0 else 256
+  if (identical(check_every, "auto")) check_every <- if (plan$backend == "gpu") 4 else 1
+  check_every <- check_whole(check_every, "check_every", lo = 1, hi = 2^40, call = call)
+  fr <- sim_frame(call, n = runs, first = first_run, seed = seed, backend = plan$backend,
+                  devices = if (plan$backend == "gpu") plan$devices, progress = progress, row_bytes = 40 + 4 * instance$n, n_name = "runs",
                   first_name = "first_run", max_replicas = 2^47)
   tab <- xorsat_tables(instance)
   plan <- c(clones / 32, fr$n, if (is.finite(max_sweeps)) max_sweeps else 0, check_every,
             if (is.finite(timeout)) timeout else 0, p1)
-  res <- sim_run(fr, C_sp_r_xorsat, tab$order, tab$partner, tab$jneg, tab$eq, tab$jeq,
-                 as.double(plan), check_u64(fr$first - 1, "first_run", call = call), fr$seed)
+  res <- sim_run(fr, C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg, tab$eq,
+                 tab$jeq, as.double(plan), check_u64(fr$first - 1, "first_run", call = call),
+                 fr$seed, kernel = "xorsat")
+  clones <- res$clones
   started <- res$status != -2L
   runs_id <- fr$first - 1 + seq_len(fr$n)
   out <- data.frame(run = runs_id, sweeps = res$sweeps, seconds = res$seconds,
@@ -140,6 +170,9 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.12, timeout 
                fmt_count(sum(res$status == -1L)), fmt_count(sum(!started))))
 }
 
+# Largest instance of the GPU kernel (SP_GPU_XORSAT_MAX_N of src/gpu/sp_gpu_xorsat.h).
+XORSAT_GPU_MAX_N <- 1536
+
 # Number of equations a configuration leaves unsatisfied (spins TRUE = down).
 xorsat_unsat <- function(instance, down) {
   par <- (down[instance$eq[, 1]] + down[instance$eq[, 2]] + down[instance$eq[, 3]]) %% 2
@@ -173,7 +206,8 @@ xorsat_tables <- function(instance) {
     while (k %in% used) k <- k + 1L
     color[i] <- k
   }
-  list(order = as.integer(order(color, seq_len(n)) - 1L), partner = as.integer(partner),
+  list(order = as.integer(order(color, seq_len(n)) - 1L),
+       sets = as.integer(c(0L, cumsum(tabulate(color)))), partner = as.integer(partner),
        jneg = as.integer(jneg), eq = as.integer(t(eq) - 1L),
        jeq = as.integer(instance$J == -1), colors = max(color))
 }

@@ -1,6 +1,8 @@
-# Benchmark: the quasi-greedy 3-XORSAT solver (paper 003), CPU engine.
+# Benchmark: the quasi-greedy 3-XORSAT solver (paper 003).
 #
-#   SP_COMMIT=<commit> Rscript bench/xorsat.R
+#   SP_COMMIT=<commit> Rscript bench/xorsat.R          # CPU engine, shipped instances
+#   SP_COMMIT=<commit> Rscript bench/xorsat.R gpu DIR  # GPU engine, DIR = the shared
+#                                                      # data/3r3x (n = 144..224, 384)
 #
 # Prints one table (metric, value, unit, device, commit, date).  Reference
 # (REFERENCES.md s. 6): the paper's V100 code, median-instance fit
@@ -9,10 +11,21 @@
 # operations shared by 32 clones (about 20 instructions for a word: three
 # equation masks, the majority, the p1 mask, one Philox number per word
 # and spin), so one core at ~3e9 instructions/s allows ~5e9 clone-updates/s.
+# Limit of the GPU engine (REFERENCES.md s. 8): a warp updates 32 words'
+# worth of spins per step of a set; per word-update about 9 shared-memory
+# accesses (one 128-bit list, seven spins, one store) and ~30 integer
+# instructions; the H100's shared memory serves one warp-wide access per
+# SM per clock: 132 x 1.98e9 / 9 x 32 lanes x 32 clones = 2.9e13
+# clone-updates/s, and the integer pipes (64/SM/clock) about 1.8e13.
 suppressPackageStartupMessages(library(statphysgpu))
+args <- commandArgs(trailingOnly = TRUE)
+gpu <- length(args) > 0 && args[1] == "gpu"
 commit <- Sys.getenv("SP_COMMIT", "unknown")
 date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
-dev <- sprintf("%s, %d threads",
+dev <- if (gpu) {
+  d <- gpu_devices(free = FALSE)
+  sprintf("%s (%d SMs)", d$name[1], d$multiprocessors[1])
+} else sprintf("%s, %d threads",
                sub("^\\s+", "", system("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2",
                                        intern = TRUE)), sp_threads())
 rows <- list()
@@ -21,6 +34,43 @@ add <- function(metric, value, unit) {
                                           unit = unit, device = dev, commit = commit,
                                           date = date)
   message(sprintf("%-72s %12.4g %s", metric, value, unit))
+}
+if (gpu) {
+  dir <- if (length(args) > 1) args[2] else "../shared/data/3r3x"
+  sizes <- as.numeric(strsplit(Sys.getenv("SP_SIZES", "144,160,176,192,208,224,384"), ",")[[1]])
+  nmax <- as.numeric(Sys.getenv("SP_INSTANCES", "25"))
+  runs <- as.numeric(Sys.getenv("SP_RUNS", "40"))
+  # throughput: one run with every warp of the device, cut at 2000 sweeps
+  inst <- read_xorsat(file.path(dir, "3r3x_2body_n384_s1.txt"))
+  x <- xorsat_qg(inst, runs = 1, max_sweeps = 2000, seed = 1, p1 = 0, backend = "gpu")
+  add(sprintf("n = 384 (N = 192), clones = %d: clone-updates/s (p1 = 0, 2000 sweeps)",
+              attr(x, "clones")), inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep"), "1/s")
+  for (nn in sizes) {
+    files <- list.files(dir, sprintf("_n%d_s[0-9]+[.]txt$", nn), full.names = TRUE)
+    files <- head(files[order(as.numeric(sub(".*_s([0-9]+)[.]txt$", "\\1", files)))], nmax)
+    med <- numeric()
+    fit <- 10^(0.0171 * nn - 5.9)
+    t0 <- proc.time()[["elapsed"]]
+    for (f in files) {
+      inst <- read_xorsat(f)
+      # the timeout method: runs cut at twice the V100 fit's mean
+      x <- xorsat_qg(inst, runs = if (nn >= 384) 8 else runs, seed = 1, timeout = 2 * fit,
+                     backend = "gpu")
+      med <- c(med, tts_estimate(x)$tau_median)
+    }
+    add(sprintf("n = %d: median over %d instances of the mean TTS (%d runs each, timeout %.3g s)",
+                nn, length(files), if (nn >= 384) 8 else runs, 2 * fit), stats::median(med), "s")
+    add(sprintf("n = %d: quartiles of the instances' mean TTS", nn),
+        stats::quantile(med, 0.25), "s")
+    add(sprintf("n = %d: ", nn), stats::quantile(med, 0.75), "s")
+    add(sprintf("n = %d: paper's V100 fit 10^(0.0171 n - 5.9); speed-up over it", nn),
+        fit / stats::median(med), "x")
+    add(sprintf("n = %d: wall time of this size", nn), proc.time()[["elapsed"]] - t0, "s")
+  }
+  res <- do.call(rbind, rows)
+  print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
+  cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+  quit(save = "no")
 }
 dir <- system.file("extdata", "3r3x", package = "statphysgpu")
 for (nn in c(64, 128)) {

@@ -13,7 +13,7 @@ SEXP sp_r_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_xorsat(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_xorsat(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_build_info(void);
 SEXP sp_r_threads_get(void);
 SEXP sp_r_threads_set(SEXP);
@@ -50,7 +50,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_escape, 10),
   CALLDEF(sp_r_vmc, 14),
   CALLDEF(sp_r_vmc_lattice, 5),
-  CALLDEF(sp_r_xorsat, 11),
+  CALLDEF(sp_r_xorsat, 12),
   CALLDEF(sp_r_build_info, 0),
   CALLDEF(sp_r_threads_get, 0),
   CALLDEF(sp_r_threads_set, 1),

@@ -6,14 +6,16 @@
 #include "core/sp_error.h"
 #include "core/sp_threads.h"
 #include "core/sp_xorsat.h"
+#include "gpu/sp_gpu_xorsat.h"
 
-/* order, partner (n x 6), eq (n x 3): 0-based integers; jneg (n x 3, per
+/* order, partner (n x 6), eq (n x 3): 0-based integers; sets: the first
+ * position of each independent set in order, then n; jneg (n x 3, per
  * spin's equations) and jeq (n, per equation): 1 where J = -1.  plan:
- * c(nwords, nruns, max_sweeps (0: none), check_every, timeout (<= 0: none),
- * p1). */
-SEXP sp_r_xorsat(SEXP order, SEXP partner, SEXP jneg, SEXP eq, SEXP jeq, SEXP plan, SEXP run0,
-                 SEXP seed, SEXP gpu_key, SEXP devices, SEXP progress) {
-  const char *names[] = {"sweeps", "seconds", "status", "clone", "solution", "run", ""};
+ * c(nwords (0: as many as the GPU holds), nruns, max_sweeps (0: none),
+ * check_every, timeout (<= 0: none), p1). */
+SEXP sp_r_xorsat(SEXP order, SEXP sets, SEXP partner, SEXP jneg, SEXP eq, SEXP jeq, SEXP plan,
+                 SEXP run0, SEXP seed, SEXP gpu_key, SEXP devices, SEXP progress) {
+  const char *names[] = {"sweeps", "seconds", "status", "clone", "solution", "run", "clones", ""};
   sp_xorsat_job job;
   sp_xorsat_out out;
   sp_run_info info;
@@ -24,9 +26,10 @@ SEXP sp_r_xorsat(SEXP order, SEXP partner, SEXP jneg, SEXP eq, SEXP jeq, SEXP pl
   R_xlen_t i;
   double p1;
   SEXP res, sweeps, seconds, status, clone, solution, token, bar;
-  (void)devs;
   job.n = (uint32_t)XLENGTH(order);
   job.order = INTEGER(order);
+  job.sets = INTEGER(sets);
+  job.nsets = (uint32_t)XLENGTH(sets) - 1;
   job.partner = INTEGER(partner);
   job.eq = INTEGER(eq);
   jm = (uint32_t *)R_alloc((size_t)3 * job.n + 1, sizeof *jm);
@@ -61,7 +64,7 @@ SEXP sp_r_xorsat(SEXP order, SEXP partner, SEXP jneg, SEXP eq, SEXP jeq, SEXP pl
   if (ndev == 0)
     st = sp_xorsat_cpu(&job, &out, sp_threads_get(), &hooks, &info);
   else
-    st = sp_fail(SP_ERR_UNAVAILABLE, "the 3-XORSAT solver runs on the CPU only so far");
+    st = sp_gpu_xorsat(CHAR(STRING_ELT(gpu_key, 0)), &job, &out, devs, ndev, &hooks, &info);
   sp_r_hooks_end(&ctx);
   sp_r_check(st);
   SET_VECTOR_ELT(res, 0, sweeps);
@@ -70,6 +73,7 @@ SEXP sp_r_xorsat(SEXP order, SEXP partner, SEXP jneg, SEXP eq, SEXP jeq, SEXP pl
   SET_VECTOR_ELT(res, 3, clone);
   SET_VECTOR_ELT(res, 4, solution);
   SET_VECTOR_ELT(res, 5, sp_r_run_info(&info));
+  SET_VECTOR_ELT(res, 6, Rf_ScalarReal(32.0 * (double)out.nwords));
   UNPROTECT(8);
   return res;
 }

@@ -204,6 +204,7 @@ int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const s
     out->status[r] = SP_XORSAT_UNSTARTED;
     out->clone[r] = -1;
   }
+  out->nwords = job->nwords;
   info->seconds = info->rounds = 0;
   info->interrupted = 0;
   if (job->nruns == 0) return SP_OK;

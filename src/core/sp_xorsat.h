@@ -27,6 +27,8 @@ enum {
 typedef struct {
   uint32_t n;              /* spins = equations */
   const int32_t *order;    /* n: the update order (independent sets, one after another) */
+  const int32_t *sets;     /* nsets + 1: the first position of each set in order, then n */
+  uint32_t nsets;
   const int32_t *partner;  /* n x 6: the two other spins of each of spin i's 3 equations */
   const uint32_t *jm;      /* n x 3: the J mask (0 or all ones) of those equations */
   const int32_t *eq;       /* n x 3: the spins of equation c */
@@ -45,6 +47,7 @@ typedef struct {
   int *status;     /* nruns: SP_XORSAT_* */
   int *clone;      /* nruns: 0-based clone that solved, or -1 */
   int *solution;   /* nruns x n: 1 = spin down in that clone (solved runs) */
+  uint32_t nwords; /* words per run used (job->nwords, or the GPU's choice for 0) */
 } sp_xorsat_out;
 
 int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const sp_hooks *hooks,

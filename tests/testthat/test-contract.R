@@ -200,7 +200,6 @@ engine_contract_tests(list(
     list(args = list(n = 4, p1 = 1.5), error = "`p1` must be"),
     list(args = list(n = 4, timeout = -1), error = "`timeout` must be"),
     list(args = list(n = 4, max_sweeps = 0), error = "`max_sweeps` must be"),
-    list(args = list(n = 4, backend = "gpu"), error = "runs on the CPU only so far"),
     list(args = list(n = 4, seed = NA), error = "`seed` must be")),
   long = function(backend) {
     # a hard instance for p1 = 0.3: runs of seconds each

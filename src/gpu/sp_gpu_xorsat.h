@@ -1,0 +1,17 @@
+/* sp_gpu_xorsat.h: quasi-greedy 3-XORSAT runs on one or several GPUs
+ * (inst/cuda/xorsat.cu); same contract and same runs as sp_xorsat_cpu(). */
+#ifndef SP_GPU_XORSAT_H
+#define SP_GPU_XORSAT_H
+
+#include "../core/sp_xorsat.h"
+
+/* Largest instance (spins) the kernel takes: a thread block of one warp
+ * must fit its tables and spins in 48 KiB of shared memory. */
+#define SP_GPU_XORSAT_MAX_N 1536
+
+/* job->nwords = 0 ("auto"): a run takes every warp the first device holds
+ * at once, 32 clones each (out->nwords says how many words that was). */
+int sp_gpu_xorsat(const char *key, const sp_xorsat_job *job, sp_xorsat_out *out,
+                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info);
+
+#endif

@@ -1,0 +1,67 @@
+# 3-XORSAT on the GPU: the CPU's runs, sweep for sweep and clone for clone.
+
+xs_key <- function(x) as.data.frame(x)[c("run", "sweeps", "solved", "clone")]
+
+test_that("GPU runs are the CPU's runs (sweeps, outcome, clone), any clones and check_every", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  inst <- list(xorsat_random(96, seed = 5),
+               read_xorsat(system.file("extdata", "3r3x", "3r3x_2body_n128_s1.txt",
+                                       package = "statphysgpu")))
+  for (ins in inst) for (cl in c(32, 256, 2048)) for (ce in c(1, 7)) {
+    args <- list(ins, runs = 24, clones = cl, check_every = ce, seed = 3, progress = FALSE)
+    cpu <- do.call(xorsat_qg, c(args, backend = "cpu"))
+    gpu <- do.call(xorsat_qg, c(args, backend = "gpu"))
+    expect_identical(attr(gpu, "backend"), "gpu")
+    expect_identical(attr(gpu, "clones"), cl)
+    expect_identical(xs_key(gpu), xs_key(cpu), info = sprintf("n %d clones %d every %d",
+                                                                 ins$n, cl, ce))
+    expect_identical(attr(gpu, "solutions"), attr(cpu, "solutions"))
+  }
+  expect_identical(gpu_live_allocations(), live)
+})
+
+test_that("GPU: max_sweeps cuts as on the CPU; chunks combine; other seeds differ", {
+  skip_if_no_gpu()
+  ins <- xorsat_random(128, seed = 2)
+  args <- list(ins, runs = 30, clones = 64, max_sweeps = 40, seed = 9, progress = FALSE)
+  cpu <- do.call(xorsat_qg, c(args, backend = "cpu"))
+  gpu <- do.call(xorsat_qg, c(args, backend = "gpu"))
+  expect_true(any(!cpu$solved)) # the cut is exercised
+  expect_identical(xs_key(gpu), xs_key(cpu))
+  whole <- xorsat_qg(ins, runs = 30, clones = 96, seed = 4, backend = "gpu", progress = FALSE)
+  parts <- rbind(xorsat_qg(ins, runs = 11, clones = 96, seed = 4, backend = "gpu",
+                           progress = FALSE),
+                 xorsat_qg(ins, runs = 19, first_run = 12, clones = 96, seed = 4,
+                           backend = "gpu", progress = FALSE))
+  expect_identical(xs_key(parts), xs_key(whole))
+  other <- xorsat_qg(ins, runs = 30, clones = 96, seed = 5, backend = "gpu", progress = FALSE)
+  expect_false(identical(xs_key(other), xs_key(whole)))
+})
+
+test_that("GPU clones = 'auto' fill the device; timeouts cut at the timeout", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  ins <- read_xorsat(system.file("extdata", "3r3x", "3r3x_2body_n384_s1.txt",
+                                 package = "statphysgpu"))
+  x <- xorsat_qg(ins, runs = 8, seed = 1, backend = "gpu", progress = FALSE)
+  d <- gpu_devices(free = FALSE)
+  expect_gte(attr(x, "clones"), 32 * 32 * d$multiprocessors[1]) # >= 32 warps per SM
+  expect_identical(attr(x, "clones") %% 32, 0)
+  expect_true(all(x$solved))
+  expect_true(all(x$seconds > 0))
+  # a timeout far below the mean time cuts most runs at exactly the timeout
+  tmo <- mean(x$seconds) / 20
+  y <- xorsat_qg(ins, runs = 8, seed = 2, timeout = tmo, backend = "gpu", progress = FALSE)
+  expect_true(any(!y$solved))
+  expect_equal(y$seconds[!y$solved], rep(tmo, sum(!y$solved)))
+  expect_true(all(y$seconds[y$solved] <= tmo * (1 + 1e-9)))
+  expect_identical(gpu_live_allocations(), live)
+})
+
+test_that("GPU: an instance beyond the kernel's limit gets a clear error", {
+  skip_if_no_gpu()
+  expect_error(xorsat_qg(xorsat_random(1600, seed = 1), runs = 1, backend = "gpu",
+                         progress = FALSE),
+               "at most 1,536 spins", class = "statphysgpu_error")
+})
