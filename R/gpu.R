@@ -72,14 +72,24 @@ gpu_kernel_registry <- function() {
                         variants = list(default = list(defines = character(),
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
+    # mixed_lb32: registers capped for 32 walkers per SM (bench/he4.R
+    # compares; option statphysgpu.he4_variant)
     he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE,
                    variants = list(mixed = list(defines = c("SP_REAL=float",
                                                             "SP_REAL_SINGLE=1"),
                                                 fast_math = FALSE),
+                                   mixed_lb32 = list(defines = c("SP_REAL=float",
+                                                                 "SP_REAL_SINGLE=1",
+                                                                 "SP_VMC_MINBLOCKS=32"),
+                                                     fast_math = FALSE),
                                    double = list(defines = "SP_REAL=double",
                                                  fast_math = FALSE))),
+    # lb6, lb8: registers capped for 6 or 8 blocks of 256 threads per SM
+    # (bench/xorsat.R compares them; option statphysgpu.xorsat_variant)
     xorsat = list(file = "xorsat.cu", toolkit = FALSE,
-                  variants = list(default = list(defines = character(), fast_math = FALSE)))
+                  variants = list(default = list(defines = character(), fast_math = FALSE),
+                                  lb6 = list(defines = "SP_XS_MINBLOCKS=6", fast_math = FALSE),
+                                  lb8 = list(defines = "SP_XS_MINBLOCKS=8", fast_math = FALSE)))
   )
 }
 

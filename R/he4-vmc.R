@@ -40,7 +40,7 @@
 #'   (0.02186 is the experimental equilibrium density of the liquid).
 #' @param b McMillan parameter in \eqn{\text{\AA}}.
 #' @param walkers Number of walkers (independent chains), or `"auto"`: the
-#'   number of CPU threads ([sp_threads()]) on the CPU, eight per
+#'   number of CPU threads ([sp_threads()]) on the CPU, 16 per
 #'   multiprocessor on the GPU.
 #' @param blocks Blocks per walker.
 #' @param block_sweeps Sweeps per block (a multiple of `measure_every`).
@@ -144,10 +144,10 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   if (identical(walkers, "auto")) {
     walkers <- if (plan$backend == "gpu") {
       d <- gpu_devices(free = FALSE)
-      # eight thread blocks (walkers) per multiprocessor: enough to hide the
-      # two barriers of every move (bench/RESULTS.md: 2 per SM run at 59%
-      # of 16 per SM, 8 at 91%), few enough to keep equilibration cheap
-      8 * sum(d$multiprocessors[match(plan$devices, d$id)])
+      # one warp per walker: 16 walkers per multiprocessor hide the
+      # latency of the moves (bench/RESULTS.md, helium run 2), few enough
+      # to keep equilibration cheap
+      16 * sum(d$multiprocessors[match(plan$devices, d$id)])
     } else sp_threads()
   }
   walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
@@ -191,7 +191,9 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
                  as.integer(n_atoms), check_u64(fr$first - 1, "first_walker", call = call),
                  fr$seed, as.double(c(equilibration, blocks, block_sweeps, measure_every)),
                  tune, fr$precision == "mixed", nbins, coords, steps, moves,
-                 kernel = "he4_vmc", variant = fr$precision)
+                 kernel = "he4_vmc",
+                 variant = paste0(fr$precision, if (fr$precision == "mixed")
+                   getOption("statphysgpu.he4_variant", "")))
   out <- vmc_blocks_frame(res, walker_ids, blocks, blocks_before)
   attr(out, "params") <- list(n_atoms = n_atoms, density = density, b = b, L = L,
                               jastrow = jastrow, block_sweeps = block_sweeps,

@@ -12,7 +12,8 @@
 #' the paper, one random number per word decides the `p1` moves of all 32
 #' clones in it. A sweep updates the spins in independent sets (no two in
 #' one equation), found once by a greedy colouring, so the sweep is the
-#' same whether the spins of a set are updated one after another or at once.
+#' same whether the spins of a set are updated one after another or at once
+#' (sets of at most 32 spins, so that they fill a GPU warp's lanes).
 #'
 #' A run ends at the first clone in the ground state; the ground state is
 #' checked every `check_every` sweeps and, when found, the sweeps since the
@@ -62,7 +63,7 @@
 #' @param timeout Seconds of a run after which it is cut (`Inf`: none).
 #' @param max_sweeps Sweeps after which a run is cut (`Inf`: none).
 #' @param check_every Sweeps between ground-state checks, or `"auto"` (1 on
-#'   the CPU, 4 on the GPU, where a check costs about half a sweep). The
+#'   the CPU, 16 on the GPU, where a check costs about half a sweep). The
 #'   result does not depend on it (the sweeps since the last check are
 #'   replayed).
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
@@ -121,7 +122,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.12, timeout 
       fmt_count(XORSAT_GPU_MAX_N), fmt_count(instance$n)), call = call)
   }
   if (auto_clones) clones <- if (plan$backend == "gpu") 0 else 256
-  if (identical(check_every, "auto")) check_every <- if (plan$backend == "gpu") 4 else 1
+  if (identical(check_every, "auto")) check_every <- if (plan$backend == "gpu") 16 else 1
   check_every <- check_whole(check_every, "check_every", lo = 1, hi = 2^40, call = call)
   fr <- sim_frame(call, n = runs, first = first_run, seed = seed, backend = plan$backend,
                   devices = if (plan$backend == "gpu") plan$devices, progress = progress, row_bytes = 40 + 4 * instance$n, n_name = "runs",
@@ -131,7 +132,8 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.12, timeout 
             if (is.finite(timeout)) timeout else 0, p1)
   res <- sim_run(fr, C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg, tab$eq,
                  tab$jeq, as.double(plan), check_u64(fr$first - 1, "first_run", call = call),
-                 fr$seed, kernel = "xorsat")
+                 fr$seed, kernel = "xorsat",
+                 variant = getOption("statphysgpu.xorsat_variant", "default"))
   clones <- res$clones
   started <- res$status != -2L
   runs_id <- fr$first - 1 + seq_len(fr$n)
@@ -198,13 +200,16 @@ xorsat_tables <- function(instance) {
       jneg[t, i] <- as.integer(instance$J[c] == -1)
     }
   }
-  # greedy colouring of the conflict graph (spins sharing an equation)
+  # greedy colouring of the conflict graph (spins sharing an equation) with
+  # at most 32 spins a colour: the sets fill the 32 lanes of the GPU's warps
   color <- integer(n)
+  size <- integer(n + 1)
   for (i in seq_len(n)) {
     used <- color[partner[, i] + 1L]
     k <- 1L
-    while (k %in% used) k <- k + 1L
+    while (k %in% used || size[k] >= 32L) k <- k + 1L
     color[i] <- k
+    size[k] <- size[k] + 1L
   }
   list(order = as.integer(order(color, seq_len(n)) - 1L),
        sets = as.integer(c(0L, cumsum(tabulate(color)))), partner = as.integer(partner),

@@ -40,11 +40,37 @@ if (gpu) {
   sizes <- as.numeric(strsplit(Sys.getenv("SP_SIZES", "144,160,176,192,208,224,384"), ",")[[1]])
   nmax <- as.numeric(Sys.getenv("SP_INSTANCES", "25"))
   runs <- as.numeric(Sys.getenv("SP_RUNS", "40"))
-  # throughput: one run with every warp of the device, cut at 2000 sweeps
-  inst <- read_xorsat(file.path(dir, "3r3x_2body_n384_s1.txt"))
-  x <- xorsat_qg(inst, runs = 1, max_sweeps = 2000, seed = 1, p1 = 0, backend = "gpu")
-  add(sprintf("n = 384 (N = 192), clones = %d: clone-updates/s (p1 = 0, 2000 sweeps)",
-              attr(x, "clones")), inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep"), "1/s")
+  # throughput: one run with every warp of the device, cut at 2000 sweeps,
+  # for each register cap of the kernel; the fastest is used below
+  best <- 0
+  for (v in c("default", "lb6", "lb8")) {
+    options(statphysgpu.xorsat_variant = v)
+    for (f in c("3r3x_2body_n224_s1.txt", "3r3x_2body_n384_s1.txt")) {
+      inst <- read_xorsat(file.path(dir, f))
+      x <- xorsat_qg(inst, runs = 1, max_sweeps = 2000, seed = 1, p1 = 0, backend = "gpu")
+      ups <- inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep")
+      add(sprintf("%s, kernel %s, clones = %d: clone-updates/s (p1 = 0, 2000 sweeps)",
+                  inst$name, v, attr(x, "clones")), ups, "1/s")
+      if (f == "3r3x_2body_n384_s1.txt" && ups > best) {
+        best <- ups
+        variant <- v
+      }
+    }
+  }
+  options(statphysgpu.xorsat_variant = variant)
+  message("kernel variant used below: ", variant)
+  # p1 at n = 384 (the default 0.12 was chosen at n = 128 on the CPU):
+  # the timeout method, 3 instances x 6 runs, timeout 2 s
+  if (384 %in% sizes) for (p in c(0.05, 0.08, 0.12, 0.16)) {
+    med <- numeric()
+    for (s in 1:3) {
+      inst <- read_xorsat(file.path(dir, sprintf("3r3x_2body_n384_s%d.txt", s)))
+      x <- xorsat_qg(inst, runs = 6, seed = 2, p1 = p, timeout = 2, backend = "gpu")
+      med <- c(med, tts_estimate(x)$tau_median)
+    }
+    add(sprintf("n = 384, p1 = %.2f: median over 3 instances of the mean TTS (6 runs, timeout 2 s)",
+                p), stats::median(med), "s")
+  }
   for (nn in sizes) {
     files <- list.files(dir, sprintf("_n%d_s[0-9]+[.]txt$", nn), full.names = TRUE)
     files <- head(files[order(as.numeric(sub(".*_s([0-9]+)[.]txt$", "\\1", files)))], nmax)

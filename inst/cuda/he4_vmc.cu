@@ -1,8 +1,9 @@
 /* he4_vmc.cu: variational Monte Carlo of liquid 4He (paper 002) on the GPU.
  *
- * Paper 002's design on a current GPU: one thread block per walker, its
- * coordinates resident in shared memory for a whole launch (a round of
- * `budget` sweeps); the threads of the walker split the O(N) pair sum of each
+ * Paper 002's design on a current GPU: one warp (a thread block of 32
+ * threads) per walker, its coordinates resident in shared memory for a whole
+ * launch (a round of `budget` sweeps); the lanes of the walker split the O(N)
+ * pair sum of each
  * trial move and the O(N^2) local energy at measurement points; the host
  * receives block means only.  The physics and the random numbers are those of
  * he4_vmc.h, as on the CPU: walker w's chain is the CPU's chain (to the
@@ -13,11 +14,18 @@
 #include "he4_vmc_args.h"
 #include "he4_vmc.h"
 
-#define SP_VMC_BLOCK 128
-#define SP_VMC_WARPS (SP_VMC_BLOCK / 32)
+/* One warp per walker: the pair sums of a move are a warp reduction (a
+ * butterfly of shuffles, whose result is the same in every lane because
+ * a + b = b + a), so a move needs no barrier, only a __syncwarp after an
+ * accepted move's store; the random numbers of 32 moves are drawn ahead,
+ * one move per lane, and read with shuffles.  bench/RESULTS.md, helium run
+ * 2, compares this with the first kernel (a block of 128 threads per
+ * walker, two barriers a move, every thread running Philox for every
+ * move). */
+#define SP_VMC_BLOCK 32
 
 template <typename T> __device__ __forceinline__ T sp_warp_sum(T v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
 
@@ -51,11 +59,13 @@ __device__ void sp_vmc_block_end(const sp_vmc_kargs &a, int w, uint64_t blk, con
   }
 }
 
-extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK) sp_vmc_kernel(const sp_vmc_kargs a) {
+#ifndef SP_VMC_MINBLOCKS
+#  define SP_VMC_MINBLOCKS 1
+#endif
+extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
+    sp_vmc_kernel(const sp_vmc_kargs a) {
   extern __shared__ double sp_vmc_smem[];
-  __shared__ SP_REAL red[2][SP_VMC_WARPS];
-  __shared__ double red3[3 * SP_VMC_WARPS];
-  const int w = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int w = blockIdx.x, lane = threadIdx.x;
   const int n = a.n;
   const uint64_t walker = a.walker0 + (uint64_t)w;
   SP_REAL *x = (SP_REAL *)sp_vmc_smem, *y = x + n, *z = y + n;
@@ -67,40 +77,48 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK) sp_vmc_kernel(const s
            nmeas = s->nmeas;
   const uint64_t total = a.equilibration + a.blocks * a.block_sweeps;
   uint64_t end = sweep + a.budget;
-  int parity = 0;
   if (end > total) end = total;
   for (int k = 0; k < 4; k++) sum[k] = s->sum[k];
   SP_HE4(sp_he4_par_load)(&p, &a.pair);
-  for (int i = tid; i < 3 * n; i += blockDim.x) x[i] = g[i];
-  __syncthreads();
+  for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) x[i] = g[i];
+  __syncwarp();
   while (sweep < end) {
     const SP_REAL st = (SP_REAL)step;
+    SP_REAL d0 = 0, d1 = 0, d2 = 0, du = 0;
     for (int i = 0; i < n; i++) {
-      SP_REAL d[3], u, part = 0, dl = 0;
-      /* every thread draws the same numbers: no broadcast, no barrier */
-      SP_HE4(sp_vmc_draws)(a.seed, walker, moves, d, &u);
+      const int slot = i & 31;
+      if (slot == 0) {
+        /* lane l draws the numbers of move `moves + l` (of the 32 ahead,
+         * those of this sweep) */
+        SP_REAL d[3] = {0, 0, 0};
+        if (i + lane < n) SP_HE4(sp_vmc_draws)(a.seed, walker, moves + (uint64_t)lane, d, &du);
+        d0 = d[0];
+        d1 = d[1];
+        d2 = d[2];
+      }
+      const SP_REAL e0 = __shfl_sync(0xffffffffu, d0, slot);
+      const SP_REAL e1 = __shfl_sync(0xffffffffu, d1, slot);
+      const SP_REAL e2 = __shfl_sync(0xffffffffu, d2, slot);
+      const SP_REAL u = __shfl_sync(0xffffffffu, du, slot);
       moves++;
       const SP_REAL xo = x[i], yo = y[i], zo = z[i];
-      const SP_REAL xn = SP_HE4(sp_vmc_wrap)(&p, xo + st * d[0]);
-      const SP_REAL yn = SP_HE4(sp_vmc_wrap)(&p, yo + st * d[1]);
-      const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * d[2]);
-      for (int j = tid; j < n; j += SP_VMC_BLOCK)
+      const SP_REAL xn = SP_HE4(sp_vmc_wrap)(&p, xo + st * e0);
+      const SP_REAL yn = SP_HE4(sp_vmc_wrap)(&p, yo + st * e1);
+      const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * e2);
+      SP_REAL part = 0;
+      for (int j = lane; j < n; j += SP_VMC_BLOCK)
         if (j != i) part += SP_HE4(sp_vmc_du)(&p, xo, yo, zo, xn, yn, zn, x[j], y[j], z[j]);
-      part = sp_warp_sum(part);
-      if (lane == 0) red[parity][warp] = part;
-      __syncthreads();
-      for (int k = 0; k < SP_VMC_WARPS; k++) dl += red[parity][k]; /* same order everywhere */
-      parity ^= 1;
+      const SP_REAL dl = sp_warp_sum(part);
       tried++;
       if (SP_HE4(sp_vmc_accept)(dl, u)) {
         acc++;
-        if (tid == 0) {
+        if (lane == 0) {
           x[i] = xn;
           y[i] = yn;
           z[i] = zn;
         }
       }
-      __syncthreads(); /* the move is seen; red[parity ^ 1] free again */
+      __syncwarp(); /* the move is seen by every lane */
     }
     uint64_t k = sweep++;
     if (k < a.equilibration) {
@@ -113,30 +131,18 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK) sp_vmc_kernel(const s
     k -= a.equilibration;
     if ((k + 1) % a.measure_every == 0) {
       double pot = 0, lap = 0, g2 = 0, obs[SP_VMC_NOBS];
-      for (int i = tid; i < n; i += SP_VMC_BLOCK)
+      for (int i = lane; i < n; i += SP_VMC_BLOCK)
         SP_HE4(sp_vmc_atom)(&p, x, y, z, n, i, &pot, &lap, &g2);
       pot = sp_warp_sum(pot);
       lap = sp_warp_sum(lap);
       g2 = sp_warp_sum(g2);
-      if (lane == 0) {
-        red3[3 * warp] = pot;
-        red3[3 * warp + 1] = lap;
-        red3[3 * warp + 2] = g2;
-      }
-      __syncthreads();
-      pot = lap = g2 = 0;
-      for (int q = 0; q < SP_VMC_WARPS; q++) {
-        pot += red3[3 * q];
-        lap += red3[3 * q + 1];
-        g2 += red3[3 * q + 2];
-      }
       sp_vmc_observables(n, pot, lap, g2, obs);
       for (int q = 0; q < 4; q++) sum[q] += obs[q];
       nmeas++;
       if (a.nbins > 0) {
         double *t = a.hist + ((size_t)a.nwalkers + w) * a.nbins;
         const double scale = (double)a.nbins / a.pair.rc;
-        for (int i = tid; i < n; i += SP_VMC_BLOCK) {
+        for (int i = lane; i < n; i += SP_VMC_BLOCK) {
           for (int j = i + 1; j < n; j++) {
             double dx = (double)SP_HE4(sp_he4_min_image)(&p, x[i] - x[j]);
             double dy = (double)SP_HE4(sp_he4_min_image)(&p, y[i] - y[j]);
@@ -146,17 +152,18 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK) sp_vmc_kernel(const s
           }
         }
       }
-      __syncthreads(); /* red3 free again */
     }
     if ((k + 1) % a.block_sweeps == 0) {
-      __syncthreads(); /* this block's histogram counts are in */
+      __syncwarp(); /* this block's histogram counts are in */
+      __threadfence_block();
       sp_vmc_block_end(a, w, k / a.block_sweeps, x, y, z, sum, nmeas, acc, tried, step, moves);
       for (int q = 0; q < 4; q++) sum[q] = 0;
       nmeas = acc = tried = 0;
     }
   }
-  for (int i = tid; i < 3 * n; i += blockDim.x) g[i] = x[i];
-  if (tid == 0) {
+  __syncwarp();
+  for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) g[i] = x[i];
+  if (lane == 0) {
     s->step = step;
     for (int q = 0; q < 4; q++) s->sum[q] = sum[q];
     s->moves = moves;

@@ -14,6 +14,11 @@
  * ballots into bit masks), so a word's chain is the CPU's chain bit for bit
  * and a run's sweeps to solution are the CPU's.
  *
+ * Storage: the spins of a word are kept in sweep order (position k holds
+ * spin order[k]; the tables are written in positions), so the lanes of a
+ * set touch consecutive words for their own spins (no bank conflicts
+ * there); the sets hold at most 32 spins (one per lane), filled.
+ *
  * A run's words (a group of slots) run side by side.  A word that finds a
  * clone in the ground state at a check replays the sweeps since its last
  * check from a snapshot, as the CPU does, and offers (t << 16 | word) to
@@ -69,20 +74,24 @@ __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *
     const int32_t end = sets[c + 1];
     for (int32_t k = sets[c] + lane; k < end; k += 32) {
       const uint4 g = graph[k];
-      const uint32_t i = g.x & 0xffffu, jb = g.w >> 16, q = (uint32_t)k >> 2;
-      const uint32_t si = s[i];
+      const uint32_t jb = g.w >> 16, q = (uint32_t)k >> 2;
+      const uint32_t si = s[k];
       const uint32_t p1 =
           ((dec[4 * (q >> 5) + ((uint32_t)k & 3u)] >> (q & 31u)) & 1u) ? SP_FULL : 0u;
       const uint32_t u0 = si ^ s[g.x >> 16] ^ s[g.y & 0xffffu] ^ ((jb & 1u) ? SP_FULL : 0u);
       const uint32_t u1 = si ^ s[g.y >> 16] ^ s[g.z & 0xffffu] ^ ((jb & 2u) ? SP_FULL : 0u);
       const uint32_t u2 = si ^ s[g.z >> 16] ^ s[g.w & 0xffffu] ^ ((jb & 4u) ? SP_FULL : 0u);
-      s[i] = si ^ sp_xorsat_flip(u0, u1, u2, p1);
+      s[k] = si ^ sp_xorsat_flip(u0, u1, u2, p1);
     }
     __syncwarp();
   }
 }
 
-extern "C" __global__ void sp_xorsat_kernel(const sp_xorsat_kargs a) {
+#ifndef SP_XS_MINBLOCKS
+#  define SP_XS_MINBLOCKS 1
+#endif
+extern "C" __global__ void __launch_bounds__(256, SP_XS_MINBLOCKS)
+    sp_xorsat_kernel(const sp_xorsat_kargs a) {
   extern __shared__ uint4 sp_xs_smem[];
   const uint32_t n = a.n;
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
@@ -115,8 +124,11 @@ extern "C" __global__ void sp_xorsat_kernel(const sp_xorsat_kargs a) {
   uint32_t *gs = a.spins + (size_t)slot * n, *gsnap = a.snap + (size_t)slot * n;
   uint64_t t = st->t, t_snap = st->t_snap, t_solved = 0;
   uint32_t bit = 0, sol;
+  /* sweeps to the next check (the checks fall on multiples of check_every) */
+  uint64_t to_check = a.check_every - t % a.check_every;
   if (state == SP_XS_FRESH) {
-    for (uint32_t i = lane; i < n; i += 32) s[i] = sp_xorsat_start(a.seed, grun, word, i);
+    for (uint32_t k = lane; k < n; k += 32)
+      s[k] = sp_xorsat_start(a.seed, grun, word, graph[k].x & 0xffffu);
     t = t_snap = 0;
     state = SP_XS_ACTIVE;
     __syncwarp();
@@ -141,7 +153,8 @@ extern "C" __global__ void sp_xorsat_kernel(const sp_xorsat_kargs a) {
     }
     sp_xs_sweep(a, s, dec, graph, sets, grun, word, t, lane);
     t++;
-    if (t % a.check_every == 0 || (limit > 0 && t >= limit)) {
+    if (--to_check == 0 || (limit > 0 && t >= limit)) {
+      if (to_check == 0) to_check = a.check_every;
       if (sp_xs_solved(s, eqt, n, lane) != 0) {
         /* replay from the snapshot, sweep by sweep, to the first solution */
         const uint64_t t_end = t;

@@ -53,12 +53,13 @@ typedef struct {
   uint32_t budget;      /* sweeps per slot in this launch, at most */
   uint32_t pad_;
   SP_DPTR(const uint32_t) graph; /* n x 4: position k of the sweep order: spin | p0 << 16,
-                                    p1 | p2 << 16, p3 | p4 << 16, p5 | jbits << 16 */
-  SP_DPTR(const uint32_t) eqt;   /* n x 2: equation c: i | j << 16, k | jneg << 16 */
+                                    p1 | p2 << 16, p3 | p4 << 16, p5 | jbits << 16; the
+                                    partners as positions, the spin as its label */
+  SP_DPTR(const uint32_t) eqt;   /* n x 2: equation c: i | j << 16, k | jneg << 16 (positions) */
   SP_DPTR(const int32_t) sets;   /* nsets + 1: the sets' first positions, then n */
   SP_DPTR(sp_xs_group) groups;   /* ngroups */
   SP_DPTR(sp_xs_slot) slots;     /* nslots */
-  SP_DPTR(uint32_t) spins;       /* nslots x n: the words' state */
+  SP_DPTR(uint32_t) spins;       /* nslots x n: the words' state, in positions */
   SP_DPTR(uint32_t) snap;        /* nslots x n: the state at t_snap */
 } sp_xorsat_kargs;
 

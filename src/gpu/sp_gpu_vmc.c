@@ -1,7 +1,7 @@
 /* sp_gpu_vmc.c: host side of inst/cuda/he4_vmc.cu, an engine of the GPU
  * round driver (sp_gpu_run.h).  Walkers do equal work, so the devices share
  * them in equal contiguous parts; a round runs every walker of a device for
- * at most `budget` sweeps (one thread block per walker). */
+ * at most `budget` sweeps (one warp, a thread block of 32 threads, per walker). */
 #include "sp_gpu_vmc.h"
 
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 #include "he4_vmc_args.h"
 
-#define VMC_BLOCK 128 /* SP_VMC_BLOCK of the kernel */
+#define VMC_BLOCK 32 /* SP_VMC_BLOCK of the kernel: one warp per walker */
 #define VMC_NOBS 5    /* SP_VMC_NOBS */
 
 typedef struct {

@@ -59,23 +59,28 @@ static uint32_t xs_wpb(uint32_t n, uint32_t nsets) {
   return 0;
 }
 
-static void xs_pack(xg_model *m) {
+/* The tables in positions of the sweep order (xorsat_args.h); pos is the
+ * position of each spin. */
+static void xs_pack(xg_model *m, uint32_t *pos) {
   const sp_xorsat_job *job = m->job;
-  uint32_t k, c;
+  uint32_t k, c, q;
+  for (k = 0; k < job->n; k++) pos[job->order[k]] = k;
   for (k = 0; k < job->n; k++) {
     const uint32_t i = (uint32_t)job->order[k];
-    const uint32_t *p = (const uint32_t *)(job->partner + 6 * (size_t)i);
+    const int32_t *pl = job->partner + 6 * (size_t)i;
     const uint32_t *jm = job->jm + 3 * (size_t)i;
     const uint32_t jb = (jm[0] ? 1u : 0u) | (jm[1] ? 2u : 0u) | (jm[2] ? 4u : 0u);
+    uint32_t p[6];
+    for (q = 0; q < 6; q++) p[q] = pos[pl[q]];
     m->graph[4 * k] = i | (p[0] << 16);
     m->graph[4 * k + 1] = p[1] | (p[2] << 16);
     m->graph[4 * k + 2] = p[3] | (p[4] << 16);
     m->graph[4 * k + 3] = p[5] | (jb << 16);
   }
   for (c = 0; c < job->n; c++) {
-    const uint32_t *e = (const uint32_t *)(job->eq + 3 * (size_t)c);
-    m->eqt[2 * c] = e[0] | (e[1] << 16);
-    m->eqt[2 * c + 1] = e[2] | ((job->jeq[c] ? 1u : 0u) << 16);
+    const int32_t *e = job->eq + 3 * (size_t)c;
+    m->eqt[2 * c] = pos[e[0]] | (pos[e[1]] << 16);
+    m->eqt[2 * c + 1] = pos[e[2]] | ((job->jeq[c] ? 1u : 0u) << 16);
   }
 }
 
@@ -201,7 +206,8 @@ static int xs_finish(xg_model *m, xg_dev *v, sp_gpu_dev *d, uint32_t g, int stat
     if (m->timed && out->seconds[r] > job->timeout) out->seconds[r] = job->timeout;
     out->status[r] = SP_XORSAT_SOLVED;
     out->clone[r] = (int)(32 * ws + bit);
-    for (i = 0; i < job->n; i++) out->solution[(size_t)r * job->n + i] = (int)((v->word[i] >> bit) & 1u);
+    for (i = 0; i < job->n; i++) /* position i holds spin order[i] */
+      out->solution[(size_t)r * job->n + (uint32_t)job->order[i]] = (int)((v->word[i] >> bit) & 1u);
   } else {
     out->sweeps[r] = (double)tmin < t_cut ? (double)tmin : t_cut;
     out->seconds[r] = v->secs[g];
@@ -315,12 +321,17 @@ int sp_gpu_xorsat(const char *key, const sp_xorsat_job *job, sp_xorsat_out *out,
   m.timed = job->timeout > 0 && isfinite(job->timeout);
   m.graph = (uint32_t *)malloc((size_t)job->n * 16);
   m.eqt = (uint32_t *)malloc((size_t)job->n * 8);
-  if (m.graph == NULL || m.eqt == NULL) {
-    free(m.graph);
-    free(m.eqt);
-    return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  {
+    uint32_t *pos = (uint32_t *)malloc((size_t)job->n * 4);
+    if (m.graph == NULL || m.eqt == NULL || pos == NULL) {
+      free(m.graph);
+      free(m.eqt);
+      free(pos);
+      return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    }
+    xs_pack(&m, pos);
+    free(pos);
   }
-  xs_pack(&m);
   if (ndev < 1) ndev = 1;
   memset(&e, 0, sizeof e);
   e.state_size = 0;
