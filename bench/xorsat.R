@@ -80,12 +80,12 @@ if (gpu) {
     for (f in files) {
       inst <- read_xorsat(f)
       # the timeout method: runs cut at twice the V100 fit's mean
-      x <- xorsat_qg(inst, runs = if (nn >= 384) 8 else runs, seed = 1, timeout = 2 * fit,
+      x <- xorsat_qg(inst, runs = if (nn >= 384) 6 else runs, seed = 1, timeout = 2 * fit,
                      backend = "gpu")
       med <- c(med, tts_estimate(x)$tau_median)
     }
     add(sprintf("n = %d: median over %d instances of the mean TTS (%d runs each, timeout %.3g s)",
-                nn, length(files), if (nn >= 384) 8 else runs, 2 * fit), stats::median(med), "s")
+                nn, length(files), if (nn >= 384) 6 else runs, 2 * fit), stats::median(med), "s")
     add(sprintf("n = %d: quartiles of the instances' mean TTS", nn),
         stats::quantile(med, 0.25), "s")
     add(sprintf("n = %d: ", nn), stats::quantile(med, 0.75), "s")

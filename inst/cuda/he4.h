@@ -54,6 +54,8 @@
 #undef SP_HE4_EXP
 #undef SP_HE4_RINT
 #undef SP_HE4_SQRT
+#undef SP_HE4_RSQRT
+#undef SP_HE4_RCP
 #define SP_HE4_CAT_(a, b) a##b
 #define SP_HE4_CAT(a, b) SP_HE4_CAT_(a, b)
 #ifdef SP_REAL_SINGLE
@@ -66,6 +68,17 @@
 #  define SP_HE4_EXP exp
 #  define SP_HE4_RINT rint
 #  define SP_HE4_SQRT sqrt
+#endif
+/* 1/sqrt(x) and 1/x for the VMC inner loops: in single precision on the GPU
+ * the hardware reciprocal square root (rsqrtf, within 2 units in the last
+ * place) and the correctly rounded reciprocal; elsewhere correctly rounded
+ * operations (so CPU double and GPU double stay the same numbers). */
+#if SP_CUDA && defined(SP_REAL_SINGLE)
+#  define SP_HE4_RSQRT(x) rsqrtf(x)
+#  define SP_HE4_RCP(x) __frcp_rn(x)
+#else
+#  define SP_HE4_RSQRT(x) ((SP_REAL)1 / SP_HE4_SQRT(x))
+#  define SP_HE4_RCP(x) ((SP_REAL)1 / (x))
 #endif
 
 /* The Aziz potential V(r), K, for r in A (r >= 0; V(0) = eps A).
@@ -151,6 +164,28 @@ SP_FN SP_REAL SP_HE4(sp_he4_jastrow_u)(const SP_HE4(sp_he4_par) *p, SP_REAL r) {
   return u;
 }
 
+/* The VMC inner loops' forms, from r^2 and without a division: McMillan's
+ * u from 1/r (returned) with u' and u'' (written when du is not NULL). */
+SP_FN SP_REAL SP_HE4(sp_he4_mcm_inv)(SP_REAL b, SP_REAL rinv, SP_REAL *du, SP_REAL *d2u) {
+  const SP_REAL s = b * rinv, s2 = s * s, s5 = s2 * s2 * s;
+  if (du != 0) {
+    *du = (SP_REAL)2.5 * s5 * rinv;
+    *d2u = (SP_REAL)(-15) * s5 * rinv * rinv;
+  }
+  return (SP_REAL)(-0.5) * s5;
+}
+
+/* u (free, truncated or symmetrised form) at r^2 < rc^2: one reciprocal
+ * square root and, symmetrised, one reciprocal.  Equal to
+ * sp_he4_jastrow_u(p, sqrt(r2)) to a few roundings. */
+SP_FN SP_REAL SP_HE4(sp_he4_jastrow_u2)(const SP_HE4(sp_he4_par) *p, SP_REAL r2) {
+  const SP_REAL rinv = SP_HE4_RSQRT(r2);
+  SP_REAL u = SP_HE4(sp_he4_mcm_inv)(p->b, rinv, 0, 0);
+  if (p->form == SP_HE4_JASTROW_SYMMETRIZED)
+    u = (u + SP_HE4(sp_he4_mcm_inv)(p->b, SP_HE4_RCP(p->L - r2 * rinv), 0, 0)) - p->ushift;
+  return u;
+}
+
 /* The Jastrow exponent in the box and its radial derivatives at r > 0:
  * u(r) (free), u(r) for r <= rc (truncated), u_s(r) for r <= rc
  * (symmetrised); 0 beyond rc. */
@@ -183,6 +218,43 @@ SP_FN SP_REAL SP_HE4(sp_he4_min_image)(const SP_HE4(sp_he4_par) *p, SP_REAL d) {
  * u'(r)/r (grad_i u(r_ij) = g (dx, dy, dz) = -grad_j u(r_ij)) and *lap =
  * u''(r) + 2 u'(r)/r (= lap_i u(r_ij) = lap_j u(r_ij)).  Else returns 0 and
  * leaves the outputs alone. */
+/* The terms of a pair for the VMC measurement, from r^2 < rc^2 without a
+ * division: *g = u'(r)/r, *lap = u''(r) + 2 u'(r)/r and, when v is not
+ * NULL, *v = V(r) (the Aziz potential of sp_he4_aziz with 1/r, 1/r^2
+ * from the reciprocal square root).  Equal to sp_he4_pair_terms to a few
+ * roundings. */
+SP_FN void SP_HE4(sp_he4_pair_terms2)(const SP_HE4(sp_he4_par) *p, SP_REAL r2, SP_REAL *v,
+                                      SP_REAL *g, SP_REAL *lap) {
+  const SP_REAL rinv = SP_HE4_RSQRT(r2), r = r2 * rinv;
+  SP_REAL du, d2u;
+  SP_HE4(sp_he4_mcm_inv)(p->b, rinv, &du, &d2u);
+  if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
+    SP_REAL dv, d2v;
+    SP_HE4(sp_he4_mcm_inv)(p->b, SP_HE4_RCP(p->L - r), &dv, &d2v);
+    du = du - dv;
+    d2u = d2u + d2v;
+  }
+  *g = du * rinv;
+  *lap = d2u + (SP_REAL)2 * du * rinv;
+  if (v != 0) {
+    const SP_REAL a1 = (SP_REAL)(SP_HE4_ALPHA / SP_HE4_RM);
+    const SP_REAL b1 = (SP_REAL)(SP_HE4_BETA / (SP_HE4_RM * SP_HE4_RM));
+    const SP_REAL k6 = (SP_REAL)(SP_HE4_C6 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2);
+    const SP_REAL k8 = (SP_REAL)(SP_HE4_C8 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2);
+    const SP_REAL k10 = (SP_REAL)(SP_HE4_C10 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2 *
+                                  SP_HE4_RM2 * SP_HE4_RM2);
+    const SP_REAL w = rinv * rinv;
+    const SP_REAL t = (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1;
+    const SP_REAL rep = (SP_REAL)SP_HE4_A * SP_HE4_EXP(r * (b1 * r - a1));
+    SP_REAL att = (SP_REAL)0;
+    if (t <= (SP_REAL)SP_HE4_DAMP_TMAX) {
+      const SP_REAL disp = w * w * w * (k6 + w * (k8 + w * k10));
+      att = t > (SP_REAL)0 ? SP_HE4_EXP(-t * t) * disp : disp;
+    }
+    *v = (SP_REAL)SP_HE4_EPS * (rep - att);
+  }
+}
+
 SP_FN int SP_HE4(sp_he4_pair_terms)(const SP_HE4(sp_he4_par) *p, SP_REAL dx, SP_REAL dy, SP_REAL dz,
                                     SP_REAL *v, SP_REAL *g, SP_REAL *lap) {
   const SP_REAL r2 = dx * dx + dy * dy + dz * dz;

@@ -114,12 +114,12 @@ SP_FN SP_REAL SP_HE4(sp_vmc_du)(const SP_HE4(sp_he4_par) *p, SP_REAL xo, SP_REAL
   dy = SP_HE4(sp_he4_min_image)(p, yn - yj);
   dz = SP_HE4(sp_he4_min_image)(p, zn - zj);
   r2 = dx * dx + dy * dy + dz * dz;
-  if (r2 < p->rc2) un = SP_HE4(sp_he4_jastrow_u)(p, SP_HE4_SQRT(r2));
+  if (r2 < p->rc2) un = SP_HE4(sp_he4_jastrow_u2)(p, r2);
   dx = SP_HE4(sp_he4_min_image)(p, xo - xj);
   dy = SP_HE4(sp_he4_min_image)(p, yo - yj);
   dz = SP_HE4(sp_he4_min_image)(p, zo - zj);
   r2 = dx * dx + dy * dy + dz * dz;
-  if (r2 < p->rc2) uo = SP_HE4(sp_he4_jastrow_u)(p, SP_HE4_SQRT(r2));
+  if (r2 < p->rc2) uo = SP_HE4(sp_he4_jastrow_u2)(p, r2);
   return un - uo;
 }
 
@@ -138,26 +138,44 @@ SP_FN int SP_HE4(sp_vmc_accept)(SP_REAL dlnpsi, SP_REAL u) {
 SP_FN void SP_HE4(sp_vmc_atom)(const SP_HE4(sp_he4_par) *p, const SP_REAL *x, const SP_REAL *y,
                                const SP_REAL *z, int n, int i, double *pot, double *lap,
                                double *g2) {
-  double gx = 0, gy = 0, gz = 0, v_sum = 0, l_sum = 0;
+  /* the atom's sums in the working precision (at most n - 1 terms), the
+   * sums over atoms and measurements in double; V and lap u are symmetric
+   * in the pair, so they are taken for j > i and counted twice, the
+   * gradient needs every partner */
+  SP_REAL gx = 0, gy = 0, gz = 0, v_sum = 0, l_sum = 0;
   const SP_REAL xi = x[i], yi = y[i], zi = z[i];
   int j;
-  for (j = 0; j < n; j++) {
-    SP_REAL dx, dy, dz, v, g, l;
-    if (j == i) continue;
+  for (j = 0; j < i; j++) {
+    SP_REAL dx, dy, dz, r2, g, l;
     dx = SP_HE4(sp_he4_min_image)(p, xi - x[j]);
     dy = SP_HE4(sp_he4_min_image)(p, yi - y[j]);
     dz = SP_HE4(sp_he4_min_image)(p, zi - z[j]);
-    if (SP_HE4(sp_he4_pair_terms)(p, dx, dy, dz, &v, &g, &l)) {
-      v_sum += (double)v;
-      l_sum += (double)l;
-      gx += (double)(g * dx);
-      gy += (double)(g * dy);
-      gz += (double)(g * dz);
+    r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < p->rc2) {
+      SP_HE4(sp_he4_pair_terms2)(p, r2, 0, &g, &l);
+      gx += g * dx;
+      gy += g * dy;
+      gz += g * dz;
     }
   }
-  *pot += v_sum;
-  *lap += l_sum;
-  *g2 += gx * gx + gy * gy + gz * gz;
+  for (j = i + 1; j < n; j++) {
+    SP_REAL dx, dy, dz, r2, v, g, l;
+    dx = SP_HE4(sp_he4_min_image)(p, xi - x[j]);
+    dy = SP_HE4(sp_he4_min_image)(p, yi - y[j]);
+    dz = SP_HE4(sp_he4_min_image)(p, zi - z[j]);
+    r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < p->rc2) {
+      SP_HE4(sp_he4_pair_terms2)(p, r2, &v, &g, &l);
+      v_sum += v;
+      l_sum += l;
+      gx += g * dx;
+      gy += g * dy;
+      gz += g * dz;
+    }
+  }
+  *pot += 2 * (double)v_sum;
+  *lap += 2 * (double)l_sum;
+  *g2 += (double)gx * (double)gx + (double)gy * (double)gy + (double)gz * (double)gz;
 }
 
 #undef SP_VMC_FLOOR
