@@ -77,7 +77,15 @@ gpu_kernel_registry <- function() {
                                                             "SP_REAL_SINGLE=1"),
                                                 fast_math = FALSE),
                                    double = list(defines = "SP_REAL=double",
-                                                 fast_math = FALSE)))
+                                                 fast_math = FALSE))),
+    # single: the hardware sine for the pair terms (SP_FAST_SIN)
+    kuramoto = list(file = "kuramoto.cu", toolkit = FALSE,
+                    variants = list(single = list(defines = c("SP_REAL=float",
+                                                              "SP_REAL_SINGLE=1",
+                                                              "SP_FAST_SIN=1"),
+                                                  fast_math = FALSE),
+                                    double = list(defines = "SP_REAL=double",
+                                                  fast_math = FALSE)))
   )
 }
 
