@@ -134,29 +134,30 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
   replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^40, call = call)
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
   bins <- check_whole(bins, "bins", lo = 0, hi = 2^20, call = call)
-  omega_info <- attr(omega, "kuramoto_omega")
-  omega <- kuramoto_check_omega(omega, n, call)
-  mat <- kuramoto_check_A(A, n, coupling, call)
   ng <- ceiling(n / 4)
   if (steps * ng >= 2^56) {
     sp_abort(sprintf(paste0("`steps` x ceil(n / 4) must stay below 2^56 (the random ",
                             "numbers of a system); %s x %s is more."),
                      fmt_num(steps), fmt_num(ng)), call = call)
   }
-  kuramoto_check_dt(dt, K, T, gamma, omega, mat$row_max, call)
   ncond <- length(K)
   nrec <- floor(steps / record_every) + 1
-  work <- ncond * replicas * steps * (if (coupling == "pairs" || mat$kind == "dense") n^2 else n)
+  dense <- coupling == "pairs" || (coupling == "matrix" && !inherits(A, "sparseMatrix"))
+  work <- ncond * replicas * steps * (if (dense) n^2 else n)
   plan <- resolve_backend(backend, devices, work = work, auto_threshold = 1e10, call = call)
   rb <- if (identical(precision, "double")) 8 else 4
-  # per system: records, final phases, histograms, the engine's arrays
-  row_bytes <- 8 * (2 * nrec + n + bins * nrec) + 9 * 4 * ng * rb +
-    mat$bytes / (ncond * replicas)
+  # per system: records, final phases, histograms, the engine's arrays (the
+  # memory is checked before any array of n is made)
+  row_bytes <- 8 * (2 * nrec + n + bins * nrec) + 9 * 4 * ng * rb
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
                   precision = precision, precisions = c("single", "double"),
                   progress = progress, groups = ncond, row_bytes = row_bytes,
                   n_name = "replicas")
+  omega_info <- attr(omega, "kuramoto_omega")
+  omega <- kuramoto_check_omega(omega, n, call)
+  mat <- kuramoto_check_A(A, n, coupling, call)
+  kuramoto_check_dt(dt, K, T, gamma, omega, mat$row_max, call)
   theta <- kuramoto_start(theta0, fr, ncond, n, call)
   code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
     if (coupling == "matrix") mat$kind else coupling]]
