@@ -89,7 +89,15 @@ gpu_kernel_registry <- function() {
     xorsat = list(file = "xorsat.cu", toolkit = FALSE,
                   variants = list(default = list(defines = character(), fast_math = FALSE),
                                   lb6 = list(defines = "SP_XS_MINBLOCKS=6", fast_math = FALSE),
-                                  lb8 = list(defines = "SP_XS_MINBLOCKS=8", fast_math = FALSE)))
+                                  lb8 = list(defines = "SP_XS_MINBLOCKS=8", fast_math = FALSE))),
+    # single: the hardware sine for the pair terms (SP_FAST_SIN)
+    kuramoto = list(file = "kuramoto.cu", toolkit = FALSE,
+                    variants = list(single = list(defines = c("SP_REAL=float",
+                                                              "SP_REAL_SINGLE=1",
+                                                              "SP_FAST_SIN=1"),
+                                                  fast_math = FALSE),
+                                    double = list(defines = "SP_REAL=double",
+                                                  fast_math = FALSE)))
   )
 }
 

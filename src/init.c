@@ -14,6 +14,9 @@ SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_xorsat(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_kuramoto(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
+                   SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_build_info(void);
 SEXP sp_r_threads_get(void);
 SEXP sp_r_threads_set(SEXP);
@@ -51,6 +54,8 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_vmc, 14),
   CALLDEF(sp_r_vmc_lattice, 5),
   CALLDEF(sp_r_xorsat, 12),
+  CALLDEF(sp_r_kuramoto, 18),
+  CALLDEF(sp_r_kuramoto_start, 5),
   CALLDEF(sp_r_build_info, 0),
   CALLDEF(sp_r_threads_get, 0),
   CALLDEF(sp_r_threads_set, 1),

@@ -214,3 +214,61 @@ engine_contract_tests(list(
     expect_false(any(unf$run[!unf$started] %in% x$run))
     expect_true(all(!x$solved[x$run %in% unf$run[unf$started]]))
   }))
+
+# kuramoto: the replicas are independent systems of n oscillators (their
+# records and final phases must match); every system runs the same number
+# of steps, so the interrupt leaves all at one step.
+kuramoto_run_spec <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
+  do.call(kuramoto, modifyList(list(
+    n = 24, K = c(1, 3), omega = kuramoto_normal(0.5), T = 0.3, dt = 0.02, steps = 20,
+    record_every = 2, replicas = n, first_replica = first, seed = seed, backend = backend,
+    progress = FALSE), list(...)))
+}
+
+engine_contract_tests(list(
+  name = "kuramoto",
+  n = 6,
+  run = kuramoto_run_spec,
+  key = function(x) list(as.data.frame(x), attr(x, "theta"), attr(x, "systems")),
+  bad = list(
+    list(args = list(n = 0), error = "`replicas` must be a single whole number"),
+    list(args = list(n = 2, first = 0), error = "`first_replica` must be"),
+    list(args = list(n = 2, first = 2^40), error = "must not pass 2\\^40"),
+    list(args = list(n = 2, seed = -1), error = "`seed` must be"),
+    list(args = list(n = 2, backend = "tpu"), error = "`backend` must be one of"),
+    list(args = list(n = 2, precision = "half"), error = "`precision` must be one of"),
+    list(args = list(n = 2, progress = NA), error = "`progress` must be TRUE or FALSE")),
+  long = function(backend) {
+    # mean field, 2^16 oscillators: about 2 ms a step on a CPU thread, so a
+    # million steps run far longer than the interrupt; on the GPU 2^22
+    # oscillators, 10^7 steps
+    kuramoto(if (backend == "gpu") 2^22 else 2^16, K = 2, T = 0.5, dt = 0.01, steps = 1e7,
+             record_every = 100, seed = 1, backend = backend, precision = "double",
+             progress = FALSE)
+  },
+  partial = function(x, backend) {
+    expect_true(attr(x, "interrupted"))
+    k <- attr(x, "steps_done")
+    expect_gt(k, 0)
+    expect_lt(k, 1e7)
+    # the records up to the step reached, none after, all valid
+    expect_identical(x$step, seq(0, k, by = 100))
+    expect_false(anyNA(x$r))
+    expect_true(all(is.finite(attr(x, "theta"))))
+  },
+  gpu_agree = function(cpu, gpu) {
+    # the same normals and operations; the sums run in another order (and
+    # the GPU's sine and cosine round differently): agreement to 1e-9
+    expect_identical(gpu[c("condition", "replica", "step")], cpu[c("condition", "replica", "step")])
+    expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
+    expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+  },
+  oom = function() {
+    # 2^27 oscillators in single precision: 512 MiB of phases and 512 MiB of
+    # frequencies, more than the 512 MiB left
+    kuramoto(2^27, K = 1, dt = 0.01, steps = 1, seed = 1, backend = "gpu", progress = FALSE)
+  },
+  small = function(backend) {
+    kuramoto(1000, K = 2, T = 0.5, dt = 0.01, steps = 20, seed = 1, backend = backend,
+             progress = FALSE)
+  }))

@@ -1,0 +1,381 @@
+#' Noisy Kuramoto oscillators: order parameter and phases (paper 001)
+#'
+#' Integrates \eqn{N} globally coupled noisy phase oscillators (paper 001,
+#' Eq. (2), the model of its PROG2 and PROG3),
+#' \deqn{\gamma \dot x_i = \omega_i + \frac{K}{N} \sum_{j=1}^N A_{ij}
+#'   \sin(x_j - x_i) + \sqrt{2\gamma T}\,\xi_i(t),}
+#' with \eqn{A_{ij} = 1} unless `A` is given, by the stochastic Heun scheme
+#' SRK2 (Algorithm 2 of the paper), for `replicas` independent systems per
+#' coupling strength, every value of `K` a condition, all in one launch.
+#'
+#' **The 1/N convention.** The coupling is \eqn{K/N} times \eqn{A}: the
+#' paper's \eqn{K_{ij}} is \eqn{K A_{ij} / N} here. With \eqn{A = 1} the
+#' threshold of synchronisation does not depend on \eqn{N}: \eqn{K_c = 2
+#' (w + T)} for Lorentzian frequencies of half width \eqn{w}
+#' ([kuramoto_r_theory()]). Fig. 4 of paper 001 ("\eqn{K_{ij} = 4}", after
+#' Fig. 10 of Acebron et al.'s review, which uses \eqn{K/N}) is `K = 4`,
+#' `omega = 0`, `T = 1`.
+#'
+#' **Couplings.** `"mean_field"` uses \eqn{\sum_j \sin(x_j - x_i) = \cos x_i
+#' S - \sin x_i C} with \eqn{S = \sum_j \sin x_j}, \eqn{C = \sum_j \cos
+#' x_j} (paper 001, Eq. (3)): an \eqn{O(N)} reduction per SRK2 stage
+#' (PROG3). `"pairs"` sums the \eqn{N^2} terms \eqn{\sin(x_j - x_i)}
+#' directly, tile by tile (PROG2); it gives the mean-field result to
+#' rounding (it is the same sum) and is there as the paper's all-pairs
+#' algorithm and benchmark. `"matrix"` uses `A`, a dense numeric matrix or
+#' a sparse `Matrix` (`dgCMatrix` or any sparse class; converted to CSR),
+#' through \eqn{\sum_j A_{ij} \sin(x_j - x_i) = \cos x_i (A s)_i - \sin x_i
+#' (A c)_i} with \eqn{s_j = \sin x_j}, \eqn{c_j = \cos x_j}.
+#'
+#' **Records.** At step 0 and every `record_every` steps, the order
+#' parameter \eqn{r e^{i\psi} = N^{-1} \sum_j e^{i x_j}} of every system
+#' (and, with `bins > 0`, a histogram of its phases on \eqn{[0, 2\pi)},
+#' the density \eqn{P(x; t)} of the paper's Fig. 4).
+#'
+#' **Random numbers.** System (condition \eqn{c}, replica \eqn{r}) draws
+#' from Philox stream \eqn{(c - 1) 2^{40} + r - 1}; oscillator \eqn{i} at
+#' step \eqn{k} uses one output of block \eqn{k \lceil N/4 \rceil +
+#' \lfloor (i-1)/4 \rfloor} (four oscillators share a block). The result
+#' does not depend on threads, devices, chunks (`first_replica`) or the
+#' backend (CPU and GPU agree to rounding in double precision: the sums are
+#' added in another order). Without `theta0` the start phases are uniform
+#' on \eqn{(-\pi, \pi)}, from the system's stream.
+#'
+#' **Precision.** In single precision the phases are kept reduced to
+#' \eqn{[-\pi, \pi]} after each step (paper 001, section 5: the periodic
+#' terms' arguments stay small) and the final phases are returned reduced;
+#' in double precision they are not reduced. All sums over oscillators are
+#' accumulated in double.
+#'
+#' **Coarse steps.** A warning (class `statphysgpu_coarse_dt`) is given
+#' when \eqn{dt (|K| a + m) / \gamma > 0.5}, with \eqn{a} the largest row
+#' sum of \eqn{|A|/N} (1 for all to all) and \eqn{m} the median of
+#' \eqn{|\omega_i|} (the phase turned per step by the coupling and a typical
+#' frequency, in radians), or when the noise's rms step \eqn{\sqrt{2 T dt /
+#' \gamma} > 0.5} rad.
+#'
+#' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
+#'   a warning of class `statphysgpu_interrupted`; the records up to the
+#'   step reached and the phases at that step are returned (attribute
+#'   `steps_done`).
+#' @param n Number of oscillators \eqn{N} per system.
+#' @param K Coupling strength(s): each value is a condition.
+#' @param omega Natural frequencies: one number (all equal), a vector of
+#'   length `n`, or a function of `n` returning one, such as
+#'   [kuramoto_lorentz()] or [kuramoto_normal()]. The same frequencies are
+#'   used in every system.
+#' @param gamma Friction \eqn{\gamma > 0}.
+#' @param T Temperature \eqn{T \ge 0} (noise intensity \eqn{D = T/\gamma}).
+#' @param dt Time step.
+#' @param steps Number of steps.
+#' @param coupling `"mean_field"`, `"pairs"` or `"matrix"` (the default when
+#'   `A` is given).
+#' @param A Coupling matrix for `coupling = "matrix"`: an `n` x `n` numeric
+#'   matrix, or a sparse matrix of the Matrix package.
+#' @param replicas Independent systems per condition.
+#' @param record_every Steps between records of \eqn{r} and \eqn{\psi}.
+#' @param theta0 Start phases: `NULL` (uniform), a vector of length `n`
+#'   (every system) or an `n` x `replicas` matrix (replica by replica, for
+#'   every condition).
+#' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
+#' @param first_replica Number of the first replica of this call (chunks
+#'   combine with [rbind()]).
+#' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]);
+#'   `"auto"` takes the GPU from about \eqn{10^{10}} oscillator steps (pair
+#'   terms for `"pairs"` and dense `"matrix"`).
+#' @param devices GPU ids, see [gpu_devices()].
+#' @param precision `"single"` or `"double"`.
+#' @param progress Show a progress bar.
+#' @param bins Bins of the phase histograms at record times (0: none).
+#' @return An object of class `kuramoto_run`: a data frame with one row per
+#'   (condition, replica, record) and columns `condition`, `K`, `replica`,
+#'   `step`, `time`, `r`, `psi`; attributes `theta` (the final phases, an
+#'   `n` x systems matrix, systems in the order of the rows), `systems`
+#'   (condition, K and replica of each column), `hist` (with `bins > 0`: an
+#'   array bins x records x systems of counts), `params`, `steps_done`,
+#'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`.
+#' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
+#'   solution of stochastic differential equations with CUDA. *Computer
+#'   Physics Communications* 181, 183-188 (paper 001); Acebron, J. A. et
+#'   al. (2005) The Kuramoto model. *Reviews of Modern Physics* 77, 137.
+#' @seealso [summary.kuramoto_run()], [plot.kuramoto_run()],
+#'   [kuramoto_r_theory()].
+#' @examples
+#' # Fig. 4's parameters on a small scale: identical oscillators, noise
+#' x <- kuramoto(500, K = 4, T = 1, dt = 0.01, steps = 1000, record_every = 10,
+#'               seed = 1, backend = "cpu")
+#' x
+#' summary(x)
+#' kuramoto_r_theory(4, T = 1)
+#' # a phase diagram in one call, Lorentzian frequencies at T = 0
+#' y <- kuramoto(400, K = c(0.5, 1.5, 3), omega = kuramoto_lorentz(0.5),
+#'               dt = 0.05, steps = 400, record_every = 10, seed = 1,
+#'               backend = "cpu")
+#' summary(y)
+#' @export
+kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
+                     coupling = c("mean_field", "pairs", "matrix"), A = NULL,
+                     replicas = 1, record_every = 1, theta0 = NULL, seed = NULL,
+                     first_replica = 1, backend = "auto", devices = NULL,
+                     precision = c("single", "double"), progress = interactive(),
+                     bins = 0) {
+  call <- sys.call()
+  n <- check_whole(n, "n", lo = 1, hi = 2^31 - 2, call = call)
+  K <- check_finite(K, "K", call = call)
+  if (length(K) > 2^24) sp_abort("`K` may hold at most 2^24 values (conditions).", call = call)
+  gamma <- check_positive(gamma, "gamma", len = 1, call = call)
+  T <- check_positive(T, "T", len = 1, allow_zero = TRUE, call = call)
+  if (missing(dt)) sp_abort("`dt` (the time step) must be given.", call = call)
+  dt <- check_positive(dt, "dt", len = 1, call = call)
+  if (missing(steps)) sp_abort("`steps` must be given.", call = call)
+  steps <- check_whole(steps, "steps", lo = 1, hi = 2^52, call = call)
+  if (!is.null(A) && missing(coupling)) coupling <- "matrix"
+  coupling <- check_choice(coupling, c("mean_field", "pairs", "matrix"), "coupling", call = call)
+  replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^40, call = call)
+  record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
+  bins <- check_whole(bins, "bins", lo = 0, hi = 2^20, call = call)
+  ng <- ceiling(n / 4)
+  if (steps * ng >= 2^56) {
+    sp_abort(sprintf(paste0("`steps` x ceil(n / 4) must stay below 2^56 (the random ",
+                            "numbers of a system); %s x %s is more."),
+                     fmt_num(steps), fmt_num(ng)), call = call)
+  }
+  ncond <- length(K)
+  nrec <- floor(steps / record_every) + 1
+  dense <- coupling == "pairs" || (coupling == "matrix" && !inherits(A, "sparseMatrix"))
+  work <- ncond * replicas * steps * (if (dense) n^2 else n)
+  plan <- resolve_backend(backend, devices, work = work, auto_threshold = 1e10, call = call)
+  rb <- if (identical(precision, "double")) 8 else 4
+  # per system: records, final phases, histograms, the engine's arrays (the
+  # memory is checked before any array of n is made)
+  row_bytes <- 8 * (2 * nrec + n + bins * nrec) + 9 * 4 * ng * rb
+  fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
+                  backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
+                  precision = precision, precisions = c("single", "double"),
+                  progress = progress, groups = ncond, row_bytes = row_bytes,
+                  n_name = "replicas")
+  omega_info <- attr(omega, "kuramoto_omega")
+  omega <- kuramoto_check_omega(omega, n, call)
+  mat <- kuramoto_check_A(A, n, coupling, call)
+  kuramoto_check_dt(dt, K, T, gamma, omega, mat$row_max, call)
+  theta <- kuramoto_start(theta0, fr, ncond, n, call)
+  code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
+    if (coupling == "matrix") mat$kind else coupling]]
+  res <- sim_run(fr, C_sp_r_kuramoto, n, K, omega, c(gamma, T, dt),
+                 c(steps, record_every, fr$n), check_u64(fr$first - 1, "first_replica", call = call),
+                 code, mat$dense, mat$rowptr, mat$col, mat$val, fr$precision == "single",
+                 fr$seed, as.integer(bins), theta,
+                 kernel = "kuramoto", variant = fr$precision)
+  replica_ids <- fr$first - 1 + seq_len(fr$n)
+  out <- kuramoto_frame(res$rec, K, replica_ids, nrec, record_every, dt)
+  systems <- data.frame(condition = rep(seq_len(ncond), each = fr$n),
+                        K = rep(K, each = fr$n), replica = rep(replica_ids, ncond))
+  attr(out, "theta") <- matrix(res$theta, nrow = n)
+  attr(out, "systems") <- systems
+  if (bins > 0) attr(out, "hist") <- array(res$hist, c(bins, nrec, ncond * fr$n))
+  attr(out, "params") <- list(n = n, K = K, gamma = gamma, T = T, dt = dt, steps = steps,
+                              record_every = record_every, coupling = coupling,
+                              matrix = if (coupling == "matrix") mat$kind,
+                              omega = omega, omega_dist = omega_info, bins = bins)
+  attr(out, "steps_done") <- res$steps_done
+  sim_result(out, fr, res, class = c("kuramoto_run", "data.frame"),
+             unfinished = sprintf(paste0(
+               "%s of %s steps made; the records up to step %s and the phases there ",
+               "are returned"), fmt_count(res$steps_done), fmt_count(steps),
+               fmt_count(res$steps_done)))
+}
+
+kuramoto_frame <- function(rec, K, replica_ids, nrec, record_every, dt) {
+  nrep <- length(replica_ids)
+  nsys <- length(K) * nrep
+  m <- matrix(rec, nrow = 2)
+  sys <- rep(seq_len(nsys), each = nrec)
+  k <- rep(seq_len(nrec) - 1, nsys) * record_every
+  cond <- (sys - 1) %/% nrep + 1
+  keep <- !is.na(m[1, ])
+  out <- data.frame(condition = cond[keep], K = K[cond][keep],
+                    replica = replica_ids[(sys - 1) %% nrep + 1][keep],
+                    step = k[keep], time = k[keep] * dt, r = m[1, keep], psi = m[2, keep])
+  rownames(out) <- NULL
+  out
+}
+
+kuramoto_check_omega <- function(omega, n, call) {
+  bad <- function(what) {
+    sp_abort(sprintf(paste0(
+      "`omega` must be a single finite number, a numeric vector of length n (%s) ",
+      "or a function of n returning one (such as kuramoto_lorentz(0.5)), not %s."),
+      fmt_count(n), what), call = call)
+  }
+  if (is.function(omega)) {
+    v <- tryCatch(omega(n), error = function(e) {
+      sp_abort(paste0("`omega(n)` failed: ", conditionMessage(e)), call = call)
+    })
+    if (!is.numeric(v) || length(v) != n || any(!is.finite(v))) {
+      bad(paste0("a function returning ", describe(v)))
+    }
+    return(as.double(v))
+  }
+  if (!is.numeric(omega) || !(length(omega) %in% c(1, n)) || anyNA(omega) ||
+      any(!is.finite(omega))) {
+    bad(describe(if (is.numeric(omega) && length(omega) %in% c(1, n))
+      omega[!is.finite(omega)][1] else omega))
+  }
+  rep_len(as.double(omega), n)
+}
+
+# The coupling matrix as the engine takes it: kind "none", "dense" (double,
+# column-major) or "sparse" (CSR of A: the CSC arrays of t(A), 0-based).
+kuramoto_check_A <- function(A, n, coupling, call) {
+  none <- list(kind = "none", dense = double(), rowptr = integer(), col = integer(),
+               val = double(), row_max = 1, bytes = 0)
+  if (coupling != "matrix") {
+    if (!is.null(A)) {
+      sp_abort(sprintf('`A` is used with coupling = "matrix" only, not "%s".', coupling),
+               call = call)
+    }
+    return(none)
+  }
+  if (is.null(A)) sp_abort('coupling = "matrix" needs the coupling matrix `A`.', call = call)
+  shape_msg <- function(what) {
+    sp_abort(sprintf(paste0("`A` must be a numeric %s x %s matrix (dense, or a sparse ",
+                            "matrix of the Matrix package), not %s."),
+                     fmt_count(n), fmt_count(n), what), call = call)
+  }
+  if (inherits(A, "sparseMatrix")) {
+    if (!all(dim(A) == n)) shape_msg(paste0("a ", paste(dim(A), collapse = " x "), " matrix"))
+    At <- tryCatch(methods::as(methods::as(methods::as(Matrix::t(A), "CsparseMatrix"),
+                                           "generalMatrix"), "dMatrix"),
+                   error = function(e) shape_msg(paste0("a ", class(A)[1], " (", conditionMessage(e), ")")))
+    if (any(!is.finite(At@x))) shape_msg("a matrix with non-finite entries")
+    if (length(At@x) >= 2^31) sp_abort("`A` has too many non-zero entries (2^31 at most).", call = call)
+    rs <- if (length(At@x)) max(tapply(abs(At@x), rep(seq_len(n), diff(At@p)), sum)) else 0
+    return(list(kind = "sparse", dense = double(), rowptr = as.integer(At@p),
+                col = as.integer(At@i), val = as.double(At@x), row_max = rs / n,
+                bytes = 12 * length(At@x)))
+  }
+  if (inherits(A, "Matrix")) A <- as.matrix(A)
+  if (!is.matrix(A) || !(is.numeric(A) || is.logical(A))) shape_msg(describe(A))
+  if (!all(dim(A) == n)) shape_msg(paste0("a ", paste(dim(A), collapse = " x "), " matrix"))
+  if (anyNA(A) || any(!is.finite(A))) shape_msg("a matrix with non-finite entries")
+  storage.mode(A) <- "double"
+  list(kind = "dense", dense = as.vector(A), rowptr = integer(), col = integer(),
+       val = double(), row_max = max(rowSums(abs(A))) / n, bytes = 8 * n^2)
+}
+
+kuramoto_check_dt <- function(dt, K, T, gamma, omega, row_max, call) {
+  turn <- dt * (max(abs(K)) * row_max + stats::median(abs(omega))) / gamma
+  kick <- sqrt(2 * T * dt / gamma)
+  if (turn > 0.5 || kick > 0.5) {
+    sp_warn(sprintf(paste0(
+      "`dt` = %s is coarse for these dynamics: the coupling and a typical frequency ",
+      "turn a phase by dt (|K| a + median |omega|) / gamma = %.3g rad per step and the ",
+      "noise by sqrt(2 T dt / gamma) = %.3g rad (either above 0.5 is coarse for SRK2); ",
+      "use a smaller `dt`."), format(dt), turn, kick),
+      call = call, class = "statphysgpu_coarse_dt")
+  }
+}
+
+# Start phases, n x (conditions x replicas), condition major.
+kuramoto_start <- function(theta0, fr, ncond, n, call) {
+  if (is.null(theta0)) {
+    return(unlist(lapply(seq_len(ncond) - 1, function(c) {
+      .Call(C_sp_r_kuramoto_start, fr$seed, check_u64(c, "condition", call = call),
+            check_u64(fr$first - 1, "first_replica", call = call), fr$n, n)
+    }), use.names = FALSE))
+  }
+  ok <- is.numeric(theta0) && !anyNA(theta0) && all(is.finite(theta0))
+  if (ok && is.matrix(theta0)) {
+    ok <- nrow(theta0) == n && ncol(theta0) == fr$n
+  } else if (ok) ok <- length(theta0) == n
+  if (!ok) {
+    sp_abort(sprintf(paste0("`theta0` must be NULL, a numeric vector of length n (%s) ",
+                            "or an n x replicas (%s x %s) matrix of finite phases, not %s."),
+                     fmt_count(n), fmt_count(n), fmt_count(fr$n),
+                     if (is.matrix(theta0)) paste0("a ", paste(dim(theta0), collapse = " x "),
+                                                   " matrix") else describe(theta0)),
+             call = call)
+  }
+  th <- if (is.matrix(theta0)) as.vector(theta0) else rep(as.double(theta0), fr$n)
+  rep(as.double(th), ncond)
+}
+
+#' Natural frequencies for kuramoto()
+#'
+#' Functions of \eqn{n} that give the natural frequencies of
+#' [kuramoto()]'s oscillators as the \eqn{n} quantiles \eqn{F^{-1}((i -
+#' 1/2)/n)} of a Lorentzian (Cauchy) law of half width `width` or of a
+#' normal law of standard deviation `sd`, centred on `centre`: a regular
+#' sample with the law's shape and no sampling noise, so that finite-\eqn{n}
+#' results approach the \eqn{n \to \infty} theory fast (for random
+#' frequencies pass a function such as `function(n) rcauchy(n, 0, 0.5)`).
+#' The Lorentzian's extreme quantiles are large (about \eqn{2 n w / \pi});
+#' those oscillators rotate fast and stay unlocked.
+#'
+#' @param width Half width at half maximum \eqn{w > 0} of the Lorentzian.
+#' @param sd Standard deviation of the normal law.
+#' @param centre Centre of the law (the mean frequency).
+#' @return A function of `n` returning `n` frequencies, with attribute
+#'   `kuramoto_omega` (the law and its parameters, used by
+#'   [summary.kuramoto_run()] for the theory).
+#' @examples
+#' kuramoto_lorentz(0.5)(8)
+#' kuramoto_normal(1)(8)
+#' @export
+kuramoto_lorentz <- function(width, centre = 0) {
+  width <- check_positive(width, "width", len = 1)
+  centre <- check_number(centre, "centre")
+  structure(function(n) centre + width * tan(pi * ((seq_len(n) - 0.5) / n - 0.5)),
+            kuramoto_omega = list(law = "lorentz", width = width, centre = centre))
+}
+
+#' @rdname kuramoto_lorentz
+#' @export
+kuramoto_normal <- function(sd, centre = 0) {
+  sd <- check_positive(sd, "sd", len = 1)
+  centre <- check_number(centre, "centre")
+  structure(function(n) centre + sd * stats::qnorm((seq_len(n) - 0.5) / n),
+            kuramoto_omega = list(law = "normal", sd = sd, centre = centre))
+}
+
+#' Stationary order parameter of the Kuramoto model (infinite N)
+#'
+#' The stationary \eqn{r(K)} of [kuramoto()]'s model for \eqn{N \to
+#' \infty} in two cases with a closed self-consistency:
+#' * noiseless Lorentzian frequencies of half width \eqn{w} (`T = 0`):
+#'   \eqn{r = \sqrt{1 - 2w/K}} above \eqn{K_c = 2w}, 0 below (Kuramoto);
+#' * identical frequencies with noise (`width = 0`): \eqn{r} solves \eqn{r =
+#'   I_1(Kr/T) / I_0(Kr/T)} (the stationary density is \eqn{\propto
+#'   \exp((Kr/T) \cos(x - \psi))}), \eqn{r > 0} above \eqn{K_c = 2T}.
+#'
+#' \eqn{\gamma} sets the time scale only and does not enter.
+#'
+#' @param K Coupling strengths (the 1/N convention of [kuramoto()]).
+#' @param width Half width \eqn{w \ge 0} of the Lorentzian frequencies.
+#' @param T Temperature \eqn{T \ge 0}.
+#' @return A numeric vector, \eqn{r} for each `K` (0 at and below
+#'   \eqn{K_c}).
+#' @examples
+#' kuramoto_r_theory(c(0.5, 1, 2, 4), width = 0.5)
+#' kuramoto_r_theory(4, T = 1)
+#' @export
+kuramoto_r_theory <- function(K, width = 0, T = 0) {
+  call <- sys.call()
+  K <- check_finite(K, "K", call = call)
+  width <- check_positive(width, "width", len = 1, allow_zero = TRUE, call = call)
+  T <- check_positive(T, "T", len = 1, allow_zero = TRUE, call = call)
+  if (width > 0 && T > 0) {
+    sp_abort(paste0("kuramoto_r_theory() has the closed cases T = 0 (Lorentzian ",
+                    "frequencies) and width = 0 (identical frequencies with noise), ",
+                    "not both width and T positive."), call = call)
+  }
+  if (T == 0) {
+    if (width == 0) return(ifelse(K > 0, 1, 0))
+    return(ifelse(K > 2 * width, sqrt(pmax(0, 1 - 2 * width / K)), 0))
+  }
+  vapply(K, function(k) {
+    if (k <= 2 * T) return(0)
+    f <- function(r) besselI(k * r / T, 1, TRUE) / besselI(k * r / T, 0, TRUE) - r
+    stats::uniroot(f, c(1e-9, 1), tol = 1e-13)$root
+  }, 0)
+}

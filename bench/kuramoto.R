@@ -1,0 +1,122 @@
+# Kuramoto benchmarks (issue 11): mean-field oscillator-steps/s at n = 2^24
+# against the HBM bandwidth bound, pair terms/s of the tiled all-pairs sum at
+# n = 2^14 .. 2^17, and CPU figures against a vectorised base-R version.
+#
+#   Rscript bench/kuramoto.R [gpu|cpu|all]     (default all)
+#
+# Bytes per oscillator-step of the fused mean-field step (kuramoto.cu): each
+# of the two passes reads the phase and the frequency once, the second also
+# writes the phase: 3 phases + 2 frequencies = 5 words, 20 bytes in single
+# precision, 40 in double (the partial sums are a few bytes per 1024
+# oscillators).  Bandwidth bound = HBM bandwidth / bytes; the H100's
+# measured 2.84 TB/s (REFERENCES.md section 8, float4 copy) gives 1.42e11
+# oscillator-steps/s in single precision.  Target: >= 70 per cent of it.
+# Pairs: target >= 2e12 pair terms/s in single precision (SRK2: two pair
+# sums per step, so pair terms/s = 2 n^2 steps / s).
+suppressPackageStartupMessages(library(statphysgpu))
+what <- commandArgs(TRUE)[1]
+if (is.na(what)) what <- "all"
+commit <- Sys.getenv("SP_COMMIT")
+if (!nzchar(commit)) commit <- tryCatch(system("git rev-parse --short HEAD", intern = TRUE),
+                                        error = function(e) "unknown")
+HBM <- 2.84e12 # bytes/s, REFERENCES.md section 8
+rows <- list()
+add <- function(metric, value, unit, device, note = "") {
+  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4), unit = unit,
+                                          device = device, note = note)
+}
+timed <- function(...) {
+  x <- kuramoto(..., progress = FALSE)
+  attr(x, "seconds")
+}
+
+if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"])) {
+  dev <- gpu_devices()$name[1]
+  n <- 2^24
+  for (prec in c("single", "double")) {
+    kuramoto(n, K = 4, T = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
+             precision = prec, progress = FALSE) # compile, warm
+    steps <- if (prec == "single") 2000 else 1000
+    s <- timed(n, K = 4, omega = kuramoto_lorentz(0.5), T = 1, dt = 0.01, steps = steps,
+               record_every = steps, seed = 1, backend = "gpu", precision = prec)
+    rate <- n * steps / s
+    bound <- HBM / (if (prec == "single") 20 else 40)
+    add(sprintf("mean field n = 2^24, %s", prec), rate, "oscillator-steps/s", dev,
+        sprintf("%.0f per cent of the bandwidth bound %.3g", 100 * rate / bound, bound))
+  }
+  for (k in 14:17) {
+    n <- 2^k
+    for (prec in c("single", "double")) {
+      steps <- if (prec == "single") max(4, 2^(34 - 2 * k)) else max(2, 2^(31 - 2 * k))
+      kuramoto(n, K = 4, T = 1, dt = 0.01, steps = 1, seed = 1, backend = "gpu",
+               coupling = "pairs", precision = prec, progress = FALSE)
+      s <- timed(n, K = 4, T = 1, dt = 0.01, steps = steps, record_every = steps, seed = 1,
+                 backend = "gpu", coupling = "pairs", precision = prec)
+      add(sprintf("pairs n = 2^%d, %s", k, prec), 2 * n^2 * steps / s, "pair terms/s", dev,
+          if (prec == "single") "target 2e12" else "")
+    }
+  }
+}
+
+if (what %in% c("cpu", "all")) {
+  cpu <- sprintf("CPU (%d threads)", sp_threads())
+  # a straightforward vectorised base-R SRK2 mean-field step, one core
+  base_r <- function(n, K, T, dt, steps) {
+    x <- stats::runif(n, -pi, pi)
+    w <- kuramoto_lorentz(0.5)(n)
+    sig <- sqrt(2 * T * dt)
+    drift <- function(x) { S <- sum(sin(x)); C <- sum(cos(x)); w + K / n * (cos(x) * S - sin(x) * C) }
+    for (k in seq_len(steps)) {
+      z <- stats::rnorm(n)
+      f1 <- drift(x)
+      xt <- x + dt * f1 + sig * z
+      x <- x + dt / 2 * (f1 + drift(xt)) + sig * z
+    }
+    x
+  }
+  base_pairs <- function(n, K, T, dt, steps) {
+    x <- stats::runif(n, -pi, pi)
+    sig <- sqrt(2 * T * dt)
+    drift <- function(x) K / n * rowSums(sin(outer(-x, x, "+")))
+    for (k in seq_len(steps)) {
+      z <- stats::rnorm(n)
+      f1 <- drift(x)
+      xt <- x + dt * f1 + sig * z
+      x <- x + dt / 2 * (f1 + drift(xt)) + sig * z
+    }
+    x
+  }
+  n <- 2^20; steps <- 20
+  t_base <- system.time(base_r(n, 4, 1, 0.01, steps))[["elapsed"]]
+  add("mean field n = 2^20, base R (one core)", n * steps / t_base, "oscillator-steps/s", "CPU (1 core)")
+  for (prec in c("single", "double")) {
+    for (th in unique(c(1, sp_threads()))) {
+      old <- sp_threads(th)
+      s <- timed(n, K = 4, omega = kuramoto_lorentz(0.5), T = 1, dt = 0.01, steps = steps,
+                 record_every = steps, seed = 1, backend = "cpu", precision = prec)
+      sp_threads(old)
+      add(sprintf("mean field n = 2^20, %s", prec), n * steps / s, "oscillator-steps/s",
+          sprintf("CPU (%d thread%s)", th, if (th == 1) "" else "s"),
+          sprintf("%.1fx base R", (n * steps / s) / (n * steps / t_base)))
+    }
+  }
+  n <- 2^11; steps <- 4
+  t_base <- system.time(base_pairs(n, 4, 1, 0.01, steps))[["elapsed"]]
+  add("pairs n = 2^11, base R (one core)", 2 * n^2 * steps / t_base, "pair terms/s", "CPU (1 core)")
+  for (prec in c("single", "double")) {
+    for (th in unique(c(1, sp_threads()))) {
+      old <- sp_threads(th)
+      s <- timed(n, K = 4, T = 1, dt = 0.01, steps = steps * 4, record_every = steps * 4,
+                 seed = 1, backend = "cpu", coupling = "pairs", precision = prec)
+      sp_threads(old)
+      add(sprintf("pairs n = 2^11, %s", prec), 2 * n^2 * steps * 4 / s, "pair terms/s",
+          sprintf("CPU (%d thread%s)", th, if (th == 1) "" else "s"),
+          sprintf("%.1fx base R", (2 * n^2 * steps * 4 / s) / (2 * n^2 * steps / t_base)))
+    }
+  }
+}
+
+out <- do.call(rbind, rows)
+cat(sprintf("kuramoto benchmarks | commit %s | %s | %s\n", commit, format(Sys.time(), "%Y-%m-%d"),
+            paste(unique(out$device), collapse = "; ")))
+print(out, row.names = FALSE, right = FALSE)

@@ -1,0 +1,317 @@
+/* kuramoto.cu: the noisy Kuramoto model (paper 001, PROG2 and PROG3) on the
+ * GPU.  The physics and the random numbers are those of kuramoto.h, as on
+ * the CPU; many systems (conditions x replicas) run in every launch.
+ *
+ * Compiled per precision: SP_REAL=float with SP_REAL_SINGLE and SP_FAST_SIN
+ * (the hardware sine for the pair terms), or SP_REAL=double.
+ *
+ * Mean field (PROG3), two fused reduce-and-update passes per step:
+ *   pass 1: x -> F1 (from the sums S, C of x) -> xt; partial sums of sin xt,
+ *           cos xt per block;
+ *   pass 2: x -> F1 -> xt again (the normal is redrawn: Philox is cheaper
+ *           than storing and reloading it), F2 from the sums of xt -> x',
+ *           written; partial sums of sin x', cos x'.
+ * Each pass reads the phases once (and omega once) and computes the sine and
+ * cosine of each phase it meets once; the second also writes the phases, so
+ * a step moves 3 phases + 2 frequencies per oscillator.  A block's partial
+ * sums (in double) go to global memory; the last block of a system to finish
+ * (a counter per system, the threadFenceReduction pattern of the CUDA
+ * samples) adds them in block order and writes the system's sums, and at a
+ * record step r and psi.  One thread handles groups of four oscillators (one
+ * Philox block, one vector load).
+ *
+ * Pairs (PROG2): one thread per oscillator i, the phases of the system
+ * loaded tile by tile into shared memory, G_i = sum_j sin(x_j - x_i) summed
+ * directly (paper 001's UpdateRHS); the update of SRK2's stage is fused into
+ * the same kernel (the predictor phases and F1 go to their own arrays, so
+ * the second stage can overwrite x in place).  Dense matrix: the same tiles,
+ * with sin x_j, cos x_j in shared memory and the split G_i = cos x_i (A s)_i -
+ * sin x_i (A c)_i (A column-major: coalesced along i).  Sparse matrix: CSR,
+ * one thread per row. */
+#ifndef SP_REAL
+#  define SP_REAL float
+#  define SP_REAL_SINGLE 1
+#endif
+#ifndef SP_KUR_BLOCK
+#  define SP_KUR_BLOCK 256
+#endif
+#define SP_KUR_WARPS (SP_KUR_BLOCK / 32)
+
+typedef SP_REAL sp_kuramoto_real; /* the arrays of kuramoto_args.h */
+
+#include "kuramoto.h"
+
+typedef SP_REAL real;
+
+/* Block-wide sum of two doubles, the result in thread 0 (fixed tree: the same
+ * inputs give the same sum). */
+__device__ __forceinline__ void sp_kur_block_sum2(double *a, double *b) {
+  __shared__ double red[2][SP_KUR_WARPS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double x = *a, y = *b;
+  for (int o = 16; o > 0; o >>= 1) {
+    x += __shfl_down_sync(0xffffffffu, x, o);
+    y += __shfl_down_sync(0xffffffffu, y, o);
+  }
+  if (lane == 0) {
+    red[0][warp] = x;
+    red[1][warp] = y;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    x = 0;
+    y = 0;
+    for (int w = 0; w < SP_KUR_WARPS; w++) {
+      x += red[0][w];
+      y += red[1][w];
+    }
+    *a = x;
+    *b = y;
+  }
+  __syncthreads();
+}
+
+/* Block b of local system s has summed (ps, pc): write its partial sums;
+ * the last block of the system adds all of them in block order into
+ * sums[slot], and at a record step writes r and psi of record kr. */
+__device__ void sp_kur_finish(const sp_kuramoto_kargs &a, uint64_t s, int b, double ps,
+                              double pc, int slot, int record, uint64_t kr) {
+  __shared__ bool last;
+  sp_kur_block_sum2(&ps, &pc);
+  if (threadIdx.x == 0) {
+    double *p = a.partial + 2 * (s * (uint64_t)a.bps + (uint64_t)b);
+    p[0] = ps;
+    p[1] = pc;
+    __threadfence();
+    unsigned int t = atomicAdd(a.count + s, 1u);
+    last = t == (unsigned int)a.bps - 1u;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  {
+    const volatile double *p = a.partial + 2 * s * (uint64_t)a.bps;
+    double S = 0, C = 0;
+    for (int k = threadIdx.x; k < a.bps; k += blockDim.x) {
+      S += p[2 * k];
+      C += p[2 * k + 1];
+    }
+    sp_kur_block_sum2(&S, &C);
+    if (threadIdx.x == 0) {
+      a.sums[s * SP_KUR_NSUMS + slot] = S;
+      a.sums[s * SP_KUR_NSUMS + slot + 1] = C;
+      a.count[s] = 0;
+      if (record) {
+        double *r = a.rec + 2 * (s * a.nrec + kr);
+        sp_kur_order(S, C, (double)a.n, &r[0], &r[1]);
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ void sp_kur_hist(const sp_kuramoto_kargs &a, uint64_t s, uint64_t kr,
+                                            real x) {
+  atomicAdd(a.hist + (s * a.nrec + kr) * (uint64_t)a.bins + sp_kur_bin((double)x, a.bins), 1u);
+}
+
+/* Four phases of group q (aligned: npad is a multiple of 4). */
+__device__ __forceinline__ void sp_kur_load4(const real *p, real v[4]) {
+#ifdef SP_REAL_SINGLE
+  float4 t = *reinterpret_cast<const float4 *>(p);
+  v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+#else
+  double2 t0 = reinterpret_cast<const double2 *>(p)[0], t1 = reinterpret_cast<const double2 *>(p)[1];
+  v[0] = t0.x; v[1] = t0.y; v[2] = t1.x; v[3] = t1.y;
+#endif
+}
+
+__device__ __forceinline__ void sp_kur_store4(real *p, const real v[4]) {
+#ifdef SP_REAL_SINGLE
+  *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+#else
+  reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
+  reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
+#endif
+}
+
+/* Mean field: stage 1 or 2 of step a.step (see the top). */
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_mf_kernel(const sp_kuramoto_kargs a) {
+  const uint64_t s = blockIdx.x / (unsigned)a.bps;
+  const int b = (int)(blockIdx.x % (unsigned)a.bps);
+  const uint64_t g = a.sys0 + s, cond = g / a.nrep;
+  const uint64_t stream = sp_kur_stream(cond, a.replica0 + g % a.nrep);
+  const real kn = (real)a.kn[cond], dt = (real)a.dt, hdt = (real)(0.5 * a.dt),
+             ginv = (real)a.ginv, sigma = (real)a.sigma;
+  const double *sm = a.sums + s * SP_KUR_NSUMS;
+  const real S0 = (real)sm[0], C0 = (real)sm[1], S1 = (real)sm[2], C1 = (real)sm[3];
+  real *x = a.x + s * a.npad;
+  const int stage2 = a.stage == 2;
+  const int record = stage2 && (a.step + 1) % a.record_every == 0;
+  const uint64_t kr = (a.step + 1) / a.record_every;
+  const uint64_t q0 = (uint64_t)b * SP_KUR_BLOCK * (uint64_t)a.gpt;
+  uint64_t qend = q0 + SP_KUR_BLOCK * (uint64_t)a.gpt;
+  double ps = 0, pc = 0;
+  if (qend > a.ng) qend = a.ng;
+  for (uint64_t q = q0 + threadIdx.x; q < qend; q += SP_KUR_BLOCK) {
+    real x0[4], w[4], z[4], x1[4], ls = 0, lc = 0;
+    sp_kur_load4(x + 4 * q, x0);
+    sp_kur_load4(a.omega + 4 * q, w);
+    if (a.sigma > 0) SP_KUR(sp_kur_normals)(a.seed, stream, a.ng, a.step, q, z);
+    else z[0] = z[1] = z[2] = z[3] = 0;
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      real s0, c0, st, ct;
+      const real dW = sigma * z[u];
+      SP_KUR_SINCOS(x0[u], &s0, &c0);
+      const real F1 = SP_KUR(sp_kur_drift)(w[u], ginv, kn, SP_KUR(sp_kur_mean_field)(s0, c0, S0, C0));
+      const real xt = SP_KUR(sp_kur_predict)(x0[u], dt, F1, dW);
+      SP_KUR_SINCOS(xt, &st, &ct);
+      if (!stage2) {
+        x1[u] = xt;
+      } else {
+        const real F2 = SP_KUR(sp_kur_drift)(w[u], ginv, kn, SP_KUR(sp_kur_mean_field)(st, ct, S1, C1));
+        x1[u] = SP_KUR(sp_kur_correct)(x0[u], hdt, F1, F2, dW);
+        SP_KUR_SINCOS(x1[u], &st, &ct);
+      }
+      if (4 * q + u < a.n) {
+        ls += st;
+        lc += ct;
+      }
+    }
+    if (stage2) {
+      sp_kur_store4(x + 4 * q, x1);
+      if (record && a.bins > 0)
+        for (int u = 0; u < 4; u++)
+          if (4 * q + u < a.n) sp_kur_hist(a, s, kr, x1[u]);
+    }
+    ps += (double)ls;
+    pc += (double)lc;
+  }
+  sp_kur_finish(a, s, b, ps, pc, stage2 ? 0 : 2, record, kr);
+}
+
+/* The sums of the phases x (the start, and record steps of the couplings
+ * other than the mean field): r and psi of record a.step / record_every. */
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_measure_kernel(const sp_kuramoto_kargs a) {
+  const uint64_t s = blockIdx.x / (unsigned)a.bps;
+  const int b = (int)(blockIdx.x % (unsigned)a.bps);
+  const real *x = a.x + s * a.npad;
+  const uint64_t kr = a.step / a.record_every;
+  const uint64_t q0 = (uint64_t)b * SP_KUR_BLOCK * (uint64_t)a.gpt;
+  uint64_t qend = q0 + SP_KUR_BLOCK * (uint64_t)a.gpt;
+  double ps = 0, pc = 0;
+  if (qend > a.ng) qend = a.ng;
+  for (uint64_t q = q0 + threadIdx.x; q < qend; q += SP_KUR_BLOCK) {
+    real v[4], ls = 0, lc = 0;
+    sp_kur_load4(x + 4 * q, v);
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      real sv, cv;
+      SP_KUR_SINCOS(v[u], &sv, &cv);
+      if (4 * q + u < a.n) {
+        ls += sv;
+        lc += cv;
+        if (a.bins > 0) sp_kur_hist(a, s, kr, v[u]);
+      }
+    }
+    ps += (double)ls;
+    pc += (double)lc;
+  }
+  sp_kur_finish(a, s, b, ps, pc, 0, 1, kr);
+}
+
+/* SRK2's stage for oscillator i of local system s from its coupling sum G
+ * (pairs and matrix kernels). */
+__device__ __forceinline__ void sp_kur_update(const sp_kuramoto_kargs &a, uint64_t s, uint64_t i,
+                                              real G) {
+  const uint64_t g = a.sys0 + s, cond = g / a.nrep, at = s * a.npad + i;
+  const real kn = (real)a.kn[cond];
+  real dW = 0;
+  if (a.sigma > 0) {
+    real z[4];
+    SP_KUR(sp_kur_normals)(a.seed, sp_kur_stream(cond, a.replica0 + g % a.nrep), a.ng, a.step,
+                           i >> 2, z);
+    dW = (real)a.sigma * z[i & 3];
+  }
+  const real F = SP_KUR(sp_kur_drift)(a.omega[i], (real)a.ginv, kn, G);
+  if (a.stage == 1) {
+    a.f1[at] = F;
+    a.xt[at] = SP_KUR(sp_kur_predict)(a.x[at], (real)a.dt, F, dW);
+  } else {
+    a.x[at] = SP_KUR(sp_kur_correct)(a.x[at], (real)(0.5 * a.dt), a.f1[at], F, dW);
+  }
+}
+
+/* Pairs (PROG2): G_i = sum_j sin(x_j - x_i), tiles of SP_KUR_BLOCK phases in
+ * shared memory.  Grid: nsys x ceil(npad / SP_KUR_BLOCK) blocks. */
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_pairs_kernel(const sp_kuramoto_kargs a) {
+  __shared__ real sh[SP_KUR_BLOCK];
+  const unsigned tps = gridDim.x / (unsigned)a.nsys;
+  const uint64_t s = blockIdx.x / tps, i = (uint64_t)(blockIdx.x % tps) * SP_KUR_BLOCK + threadIdx.x;
+  const real *xin = (a.stage == 1 ? a.x : a.xt) + s * a.npad;
+  const real xi = xin[i < a.npad ? i : 0];
+  double acc = 0;
+  for (uint64_t j0 = 0; j0 < a.n; j0 += SP_KUR_BLOCK) {
+    const int m = a.n - j0 < SP_KUR_BLOCK ? (int)(a.n - j0) : SP_KUR_BLOCK;
+    if ((int)threadIdx.x < m) sh[threadIdx.x] = xin[j0 + threadIdx.x];
+    __syncthreads();
+    real t = 0;
+    if (m == SP_KUR_BLOCK) {
+#pragma unroll 16
+      for (int j = 0; j < SP_KUR_BLOCK; j++) t += SP_KUR(sp_kur_pair)(xi, sh[j]);
+    } else {
+      for (int j = 0; j < m; j++) t += SP_KUR(sp_kur_pair)(xi, sh[j]);
+    }
+    acc += (double)t;
+    __syncthreads();
+  }
+  if (i < a.n) sp_kur_update(a, s, i, (real)acc);
+}
+
+/* Dense A (column-major): G_i = cos x_i sum_j A_ij sin x_j - sin x_i sum_j A_ij cos x_j. */
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_dense_kernel(const sp_kuramoto_kargs a) {
+  __shared__ real shs[SP_KUR_BLOCK], shc[SP_KUR_BLOCK];
+  const unsigned tps = gridDim.x / (unsigned)a.nsys;
+  const uint64_t s = blockIdx.x / tps, i = (uint64_t)(blockIdx.x % tps) * SP_KUR_BLOCK + threadIdx.x;
+  const real *xin = (a.stage == 1 ? a.x : a.xt) + s * a.npad;
+  const uint64_t ir = i < a.n ? i : a.n - 1; /* row read (the padding's is unused) */
+  double as = 0, ac = 0;
+  for (uint64_t j0 = 0; j0 < a.n; j0 += SP_KUR_BLOCK) {
+    const int m = a.n - j0 < SP_KUR_BLOCK ? (int)(a.n - j0) : SP_KUR_BLOCK;
+    if ((int)threadIdx.x < m) SP_KUR_SINCOS(xin[j0 + threadIdx.x], &shs[threadIdx.x], &shc[threadIdx.x]);
+    __syncthreads();
+    real ts = 0, tc = 0;
+    const real *col = a.A + j0 * a.n + ir;
+    for (int j = 0; j < m; j++) {
+      const real v = col[(uint64_t)j * a.n];
+      ts += v * shs[j];
+      tc += v * shc[j];
+    }
+    as += (double)ts;
+    ac += (double)tc;
+    __syncthreads();
+  }
+  if (i < a.n) {
+    real si, ci;
+    SP_KUR_SINCOS(xin[i], &si, &ci);
+    sp_kur_update(a, s, i, (real)((double)ci * as - (double)si * ac));
+  }
+}
+
+/* Sparse A in CSR: one thread per row. */
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_sparse_kernel(const sp_kuramoto_kargs a) {
+  const unsigned tps = gridDim.x / (unsigned)a.nsys;
+  const uint64_t s = blockIdx.x / tps, i = (uint64_t)(blockIdx.x % tps) * SP_KUR_BLOCK + threadIdx.x;
+  if (i >= a.n) return;
+  const real *xin = (a.stage == 1 ? a.x : a.xt) + s * a.npad;
+  double as = 0, ac = 0;
+  for (int k = a.rowptr[i]; k < a.rowptr[i + 1]; k++) {
+    real sj, cj;
+    SP_KUR_SINCOS(xin[a.col[k]], &sj, &cj);
+    as += (double)(a.A[k] * sj);
+    ac += (double)(a.A[k] * cj);
+  }
+  real si, ci;
+  SP_KUR_SINCOS(xin[i], &si, &ci);
+  sp_kur_update(a, s, i, (real)((double)ci * as - (double)si * ac));
+}

@@ -1,0 +1,135 @@
+/* kuramoto.h: the noisy Kuramoto model (paper 001, Eq. (2)), one source for
+ * the CPU engine (src/core/sp_kuramoto*.c) and the GPU kernels (kuramoto.cu).
+ *
+ *   gamma x_i' = omega_i + (K / n) sum_j A_ij sin(x_j - x_i) + sqrt(2 gamma T) xi_i(t)
+ *
+ * i.e. x' = F(x) + sqrt(2 D) xi with F_i = (omega_i + (K/n) G_i) / gamma,
+ * D = T / gamma and the coupling sum G_i = sum_j A_ij sin(x_j - x_i).  For
+ * A = 1 (all to all) G_i = cos x_i S - sin x_i C with S = sum_j sin x_j,
+ * C = sum_j cos x_j (paper 001, Eq. (3)): the mean field.  Before including,
+ * define SP_REAL to float (with SP_REAL_SINGLE) or double (the default); the
+ * functions are named *_f or *_d accordingly.
+ *
+ * SRK2 (paper 001, Algorithm 2), one standard normal z_i per step and
+ * oscillator, dW = sigma z, sigma = sqrt(2 D dt):
+ *   F1 = F(x);  xt = x + dt F1 + dW;  F2 = F(xt);  x' = x + dt (F1 + F2) / 2 + dW.
+ * Both stages need the whole system (G), so a step is two passes over it.
+ *
+ * Single precision: the phases are kept reduced to [-pi, pi] after every
+ * step (the rule of paper 001, section 5, for its drive's time: the
+ * arguments of the periodic terms stay small, so no precision is lost as
+ * the phases wind); in double precision they are not reduced (the total
+ * phase advance is kept, e.g. for the phase diffusion).
+ *
+ * Random numbers (sp_streams.h): system (condition c, replica r, both
+ * 0-based, r the global replica) draws from Philox stream c 2^40 + r.  Step
+ * k (0-based) of oscillator i uses output i mod 4 of block k ng + floor(i/4)
+ * of purpose SP_PURPOSE_KURAMOTO_STEPS, ng = ceil(n / 4): one Philox block
+ * serves a group of four oscillators (Box-Muller on outputs (0, 1) and
+ * (2, 3)).  So every oscillator has its own sequence of normals, fixed by
+ * (seed, c, r, i, k), whatever the threads, devices, chunks or backend.  The
+ * start phases (when not given) are uniform on (-pi, pi): output i mod 4 of
+ * block floor(i/4) of purpose SP_PURPOSE_KURAMOTO_START, in double. */
+
+#include "kuramoto_args.h"
+#include "sp_streams.h"
+
+#ifndef SP_REAL
+#  define SP_REAL double
+#endif
+
+#undef SP_KUR
+#undef SP_KUR_BM
+#undef SP_KUR_SINCOS
+#undef SP_KUR_SIN
+
+#define SP_KUR_CAT_(a, b) a##b
+#define SP_KUR_CAT(a, b) SP_KUR_CAT_(a, b)
+#ifdef SP_REAL_SINGLE
+#  define SP_KUR(name) SP_KUR_CAT(name, _f)
+#  define SP_KUR_BM sp_box_muller_float
+#  define SP_KUR_SINCOS sp_sincos_f
+#  define SP_KUR_SIN sp_sin_f
+#else
+#  define SP_KUR(name) SP_KUR_CAT(name, _d)
+#  define SP_KUR_BM sp_box_muller_double
+#  define SP_KUR_SINCOS sp_sincos_d
+#  define SP_KUR_SIN sp_sin_d
+#endif
+
+/* Drift F_i from the coupling sum G_i; kn = K / n, ginv = 1 / gamma. */
+SP_FN SP_REAL SP_KUR(sp_kur_drift)(SP_REAL w, SP_REAL ginv, SP_REAL kn, SP_REAL G) {
+  return ginv * (w + kn * G);
+}
+
+/* G_i of the mean field from sin x_i, cos x_i and the sums S, C. */
+SP_FN SP_REAL SP_KUR(sp_kur_mean_field)(SP_REAL s, SP_REAL c, SP_REAL S, SP_REAL C) {
+  return c * S - s * C;
+}
+
+/* One pair term of PROG2's direct sum: sin(x_j - x_i). */
+SP_FN SP_REAL SP_KUR(sp_kur_pair)(SP_REAL xi, SP_REAL xj) {
+  return SP_KUR_SIN(xj - xi);
+}
+
+/* The phase reduced to [-pi, pi] in single precision; unchanged in double. */
+SP_FN SP_REAL SP_KUR(sp_kur_reduce)(SP_REAL x) {
+#ifdef SP_REAL_SINGLE
+  const float two_pi = 6.28318530717958647692f, inv = 0.159154943091895335769f;
+#  if SP_CUDA
+  return x - two_pi * rintf(x * inv);
+#  else
+  /* nearest integer by the 1.5 2^23 shift (exact for |x| < 2^24): no libm
+   * call, so that the CPU's loops vectorise */
+  const float shift = 12582912.0f;
+  float k = (x * inv + shift) - shift;
+  return x - two_pi * k;
+#  endif
+#else
+  return x;
+#endif
+}
+
+/* SRK2's predictor and corrector for one oscillator. */
+SP_FN SP_REAL SP_KUR(sp_kur_predict)(SP_REAL x, SP_REAL dt, SP_REAL F1, SP_REAL dW) {
+  return x + dt * F1 + dW;
+}
+
+SP_FN SP_REAL SP_KUR(sp_kur_correct)(SP_REAL x, SP_REAL hdt, SP_REAL F1, SP_REAL F2,
+                                     SP_REAL dW) {
+  return SP_KUR(sp_kur_reduce)(x + hdt * (F1 + F2) + dW);
+}
+
+/* The four normals of group q (oscillators 4q .. 4q + 3) at step k. */
+SP_FN void SP_KUR(sp_kur_normals)(uint64_t seed, uint64_t stream, uint64_t ng, uint64_t k,
+                                  uint64_t q, SP_REAL z[4]) {
+  sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_KURAMOTO_STEPS, stream, k * ng + q);
+  SP_KUR_BM(r.x, r.y, &z[0], &z[1]);
+  SP_KUR_BM(r.z, r.w, &z[2], &z[3]);
+}
+
+#ifndef SP_KUR_COMMON_DEFINED
+#define SP_KUR_COMMON_DEFINED
+/* Philox stream of replica r of condition c (both 0-based). */
+SP_FN uint64_t sp_kur_stream(uint64_t c, uint64_t r) { return sp_stream_replica(c, r); }
+
+/* Start phase of oscillator i: uniform on (-pi, pi), in double. */
+SP_FN double sp_kur_start(uint64_t seed, uint64_t stream, uint64_t i) {
+  sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_KURAMOTO_START, stream, i >> 2);
+  return 3.141592653589793238463 * (2.0 * sp_u01_double(sp_u32x4_get(r, (uint32_t)(i & 3u))) - 1.0);
+}
+
+/* Order parameter r and mean phase psi from the sums S, C over n. */
+SP_FN void sp_kur_order(double S, double C, double n, double *r, double *psi) {
+  *r = sqrt(S * S + C * C) / n;
+  *psi = atan2(S, C);
+}
+
+/* Histogram bin (0 .. bins - 1) of phase x on [0, 2 pi). */
+SP_FN int sp_kur_bin(double x, int bins) {
+  const double two_pi = 6.283185307179586476925;
+  double u = (x - two_pi * floor(x / two_pi)) / two_pi;
+  int b = (int)(u * (double)bins);
+  return b < 0 ? 0 : (b >= bins ? bins - 1 : b);
+}
+#endif

@@ -1,0 +1,55 @@
+/* kuramoto_args.h: what the Kuramoto engine's host code hands its kernels
+ * (kuramoto.cu), one definition for host and device (copied byte for byte;
+ * the static assert checks that both compilers agree on the layout).
+ *
+ * Systems: system s (0-based) of a launch is global system sys0 + s; global
+ * system g is replica g mod nrep (plus replica0) of condition g / nrep.  Each
+ * system's n oscillators are stored with stride npad = 4 ceil(n / 4), so that
+ * a group of four oscillators (one Philox block, one float4 / 2 double2
+ * loads) is aligned; the padding oscillators are never counted. */
+#ifndef SP_KURAMOTO_ARGS_H
+#define SP_KURAMOTO_ARGS_H
+
+#include "sp_common.h"
+
+/* Couplings (the `coupling` argument; "matrix" is dense or sparse). */
+enum {
+  SP_KUR_MEAN_FIELD = 0, /* O(n) reduction (paper 001, PROG3) */
+  SP_KUR_PAIRS = 1,      /* tiled all-pairs sin(x_j - x_i) (PROG2) */
+  SP_KUR_DENSE = 2,      /* dense A, column-major n x n */
+  SP_KUR_SPARSE = 3      /* A in CSR */
+};
+
+/* Doubles per system in the sums array: S, C of the phases x, then S, C of
+ * the predictor phases (SRK2's first stage). */
+#define SP_KUR_NSUMS 4
+
+typedef struct {
+  SP_DPTR(sp_kuramoto_real) x;       /* phases, nsys x npad */
+  SP_DPTR(sp_kuramoto_real) xt;      /* predictor phases (pairs, matrix) */
+  SP_DPTR(sp_kuramoto_real) f1;      /* first-stage drift (pairs, matrix) */
+  SP_DPTR(const sp_kuramoto_real) omega; /* npad natural frequencies */
+  SP_DPTR(const double) kn;          /* K / n per condition */
+  SP_DPTR(const sp_kuramoto_real) A; /* dense A (column-major) or CSR values */
+  SP_DPTR(const int) rowptr;         /* CSR: n + 1 */
+  SP_DPTR(const int) col;            /* CSR: column of each value */
+  SP_DPTR(double) sums;              /* nsys x SP_KUR_NSUMS */
+  SP_DPTR(double) partial;           /* nsys x bps x 2: block partial sums */
+  SP_DPTR(unsigned int) count;       /* nsys: blocks finished (last-block-done) */
+  SP_DPTR(double) rec;               /* nsys x nrec x 2: r, psi */
+  SP_DPTR(unsigned int) hist;        /* nsys x nrec x bins, or 0 */
+  uint64_t seed;
+  uint64_t n, npad, ng;              /* oscillators, padded, groups of 4 */
+  uint64_t nrep, replica0, sys0, nsys;
+  uint64_t step;                     /* steps done before this launch */
+  uint64_t record_every, nrec;
+  double dt, ginv, sigma;            /* step, 1 / gamma, sqrt(2 T dt / gamma) */
+  int32_t stage;                     /* 1: predictor, 2: corrector, 0: measure */
+  int32_t bins;
+  int32_t bps;                       /* blocks per system (reductions) */
+  int32_t gpt;                       /* groups of 4 per thread (mean field) */
+} sp_kuramoto_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_kuramoto_kargs) == 232, "sp_kuramoto_kargs layout");
+
+#endif /* SP_KURAMOTO_ARGS_H */

@@ -1,0 +1,39 @@
+#include "sp_kuramoto.h"
+
+#include <math.h>
+
+#include "sp_error.h"
+
+#include "kuramoto.h" /* double: sp_kur_start */
+
+int sp_kuramoto_cpu_run_f(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
+                          const sp_hooks *hooks, sp_run_info *info);
+int sp_kuramoto_cpu_run_d(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
+                          const sp_hooks *hooks, sp_run_info *info);
+
+uint64_t sp_kuramoto_nrec(const sp_kuramoto_job *job) {
+  return job->steps / job->record_every + 1;
+}
+
+void sp_kuramoto_start_phases(uint64_t seed, uint64_t c, uint64_t r, uint64_t n, double *theta) {
+  uint64_t i, stream = sp_kur_stream(c, r);
+  for (i = 0; i < n; i++) theta[i] = sp_kur_start(seed, stream, i);
+}
+
+void sp_kuramoto_out_init(const sp_kuramoto_job *job, sp_kuramoto_out *out) {
+  size_t i, nsys = (size_t)job->ncond * (size_t)job->nrep, nrec = sp_kuramoto_nrec(job);
+  for (i = 0; i < 2 * nsys * nrec; i++) out->rec[i] = NAN;
+  if (out->hist != NULL)
+    for (i = 0; i < nsys * nrec * (size_t)job->bins; i++) out->hist[i] = 0;
+  out->steps_done = 0;
+}
+
+int sp_kuramoto_cpu(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
+                    const sp_hooks *hooks, sp_run_info *info) {
+  sp_kuramoto_out_init(job, out);
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  if (job->ncond <= 0 || job->nrep == 0) return SP_OK;
+  return job->single ? sp_kuramoto_cpu_run_f(job, out, nth, hooks, info)
+                     : sp_kuramoto_cpu_run_d(job, out, nth, hooks, info);
+}

@@ -1,0 +1,61 @@
+/* sp_kuramoto.h: the noisy Kuramoto model (paper 001) on the CPU; the GPU
+ * engine (src/gpu/sp_gpu_kuramoto.c) has the same contract.
+ *
+ * A job is ncond conditions (coupling strengths K) x nrep replicas, each an
+ * independent system of n oscillators (system s = c nrep + r, condition
+ * major), all advanced in lock step by SRK2 (inst/cuda/kuramoto.h, where
+ * the random-number layout is).  Every record_every steps (and at step 0)
+ * the order parameter r and mean phase psi of every system are recorded
+ * (and, with bins > 0, a histogram of its phases on [0, 2 pi)).
+ *
+ * The interrupt rule: the run stops after the round in flight; every system
+ * has then made the same number of steps (steps_done), the records up to it
+ * are valid (NaN after), and theta holds the phases at that step. */
+#ifndef SP_KURAMOTO_H
+#define SP_KURAMOTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp_run.h"
+
+#include "kuramoto_args.h" /* inst/cuda: shared with the kernels */
+
+typedef struct {
+  uint64_t n;              /* oscillators per system */
+  int ncond;               /* conditions */
+  uint64_t nrep;           /* replicas per condition in this call */
+  uint64_t replica0;       /* global index of replica 0 (first_replica - 1) */
+  const double *K;         /* ncond coupling strengths */
+  const double *omega;     /* n natural frequencies */
+  double gamma, T, dt;
+  uint64_t steps, record_every;
+  int coupling;            /* SP_KUR_* */
+  const double *A;         /* dense: n x n, column-major (A_ij at i + j n) */
+  const int *rowptr, *col; /* sparse: CSR (rowptr n + 1, 0-based columns) */
+  const double *val;
+  int single;              /* 1: float phases */
+  uint64_t seed;
+  int bins;                /* phase histogram bins at record times (0: none) */
+} sp_kuramoto_job;
+
+typedef struct {
+  double *theta;       /* n x nsys: in, the start; out, the phases at steps_done */
+  double *rec;         /* nsys x nrec x 2 (r, psi), NaN where not reached */
+  double *hist;        /* nsys x nrec x bins counts, or NULL */
+  uint64_t steps_done;
+} sp_kuramoto_out;
+
+/* Records of a job: step 0 and every record_every steps. */
+uint64_t sp_kuramoto_nrec(const sp_kuramoto_job *job);
+
+/* Uniform start phases of global replica r of condition c (n values). */
+void sp_kuramoto_start_phases(uint64_t seed, uint64_t c, uint64_t r, uint64_t n, double *theta);
+
+/* Records NaN, histogram 0, no step done (both engines start so). */
+void sp_kuramoto_out_init(const sp_kuramoto_job *job, sp_kuramoto_out *out);
+
+int sp_kuramoto_cpu(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
+                    const sp_hooks *hooks, sp_run_info *info);
+
+#endif

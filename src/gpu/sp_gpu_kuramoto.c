@@ -1,0 +1,317 @@
+/* sp_gpu_kuramoto.c: host side of inst/cuda/kuramoto.cu, an engine of the
+ * GPU round driver (sp_gpu_run.h).  Systems do equal work, so the devices
+ * share them in equal contiguous parts; a round advances every system of a
+ * device by at most `budget` steps (two kernels per step, plus a measuring
+ * kernel at record steps for the couplings other than the mean field). */
+#include "sp_gpu_kuramoto.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/sp_error.h"
+#include "sp_gpu_run.h"
+
+#define SP_REAL float
+#define SP_REAL_SINGLE 1
+#include "kuramoto.h" /* sp_kur_reduce_f: the start reduced as on the CPU */
+#undef SP_REAL
+#undef SP_REAL_SINGLE
+
+#define KUR_BLOCK 256 /* SP_KUR_BLOCK of the kernels */
+
+typedef struct {
+  const char *key;
+  const sp_kuramoto_job *job;
+  sp_kuramoto_out *out;
+  uint64_t per_dev, ng, npad, nrec;
+} kur_model;
+
+typedef struct {
+  CUfunction mf, measure, pair;
+  CUdeviceptr x, xt, f1, omega, kn, A, rowptr, col, sums, partial, count, rec, hist;
+  uint64_t s0, ns; /* this device's systems: s0 .. s0 + ns - 1 of the job */
+  uint64_t k;      /* steps enqueued */
+  int bps, gpt;
+  unsigned tps;    /* blocks per system of the pair kernels */
+} kur_dev;
+
+static size_t kur_rb(const sp_kuramoto_job *job) {
+  return job->single ? sizeof(float) : sizeof(double);
+}
+
+/* Doubles to the working precision (single: reduced to [-pi, pi] when
+ * `reduce`), into a fresh host buffer. */
+static void *kur_convert(const double *v, size_t count, size_t stride_in, size_t stride_out,
+                         size_t rows, int single, int reduce) {
+  size_t r, i, rb = single ? sizeof(float) : sizeof(double);
+  char *h = (char *)calloc(rows * stride_out > 0 ? rows * stride_out : 1, rb);
+  if (h == NULL) return NULL;
+  for (r = 0; r < rows; r++)
+    for (i = 0; i < count; i++) {
+      double x = v[r * stride_in + i];
+      if (single) ((float *)h)[r * stride_out + i] = reduce ? sp_kur_reduce_f((float)x) : (float)x;
+      else ((double *)h)[r * stride_out + i] = x;
+    }
+  return h;
+}
+
+static sp_kuramoto_kargs kur_args(const kur_model *m, const kur_dev *v) {
+  const sp_kuramoto_job *job = m->job;
+  sp_kuramoto_kargs a;
+  memset(&a, 0, sizeof a);
+  a.x = v->x;
+  a.xt = v->xt;
+  a.f1 = v->f1;
+  a.omega = v->omega;
+  a.kn = v->kn;
+  a.A = v->A;
+  a.rowptr = v->rowptr;
+  a.col = v->col;
+  a.sums = v->sums;
+  a.partial = v->partial;
+  a.count = v->count;
+  a.rec = v->rec;
+  a.hist = v->hist;
+  a.seed = job->seed;
+  a.n = job->n;
+  a.npad = m->npad;
+  a.ng = m->ng;
+  a.nrep = job->nrep;
+  a.replica0 = job->replica0;
+  a.sys0 = v->s0;
+  a.nsys = v->ns;
+  a.step = v->k;
+  a.record_every = job->record_every;
+  a.nrec = m->nrec;
+  a.dt = job->dt;
+  a.ginv = 1.0 / job->gamma;
+  a.sigma = sqrt(2.0 * job->T * job->dt / job->gamma);
+  a.bins = job->bins;
+  a.bps = v->bps;
+  a.gpt = v->gpt;
+  return a;
+}
+
+static int kur_launch1(sp_gpu_dev *d, CUfunction f, unsigned grid, sp_kuramoto_kargs *a,
+                       const char *name) {
+  void *args[1];
+  args[0] = a;
+  return sp_gpu_launch(d->id, f, grid, KUR_BLOCK, 0, d->stream, args, name);
+}
+
+static int kur_setup(void *model, sp_gpu_dev *d) {
+  kur_model *m = (kur_model *)model;
+  const sp_kuramoto_job *job = m->job;
+  kur_dev *v = (kur_dev *)d->state;
+  const uint64_t nsys = (uint64_t)job->ncond * job->nrep, n = job->n;
+  const size_t rb = kur_rb(job);
+  const char *pair_name = job->coupling == SP_KUR_PAIRS ? "sp_kur_pairs_kernel"
+                          : job->coupling == SP_KUR_DENSE ? "sp_kur_dense_kernel"
+                                                          : "sp_kur_sparse_kernel";
+  uint64_t target, per;
+  size_t nstate;
+  void *h;
+  double *kn;
+  int st, c;
+  sp_kuramoto_kargs a;
+  v->s0 = (uint64_t)d->index * m->per_dev;
+  v->ns = nsys > v->s0 ? nsys - v->s0 : 0;
+  if (v->ns > m->per_dev) v->ns = m->per_dev;
+  if (v->ns == 0) {
+    d->idle = 1;
+    return SP_OK;
+  }
+  /* reductions: about 32 blocks per multiprocessor in all, at least one
+   * group of four per thread */
+  target = (uint64_t)32 * (uint64_t)(d->info.multiprocessors > 0 ? d->info.multiprocessors : 1);
+  per = (m->ng + KUR_BLOCK - 1) / KUR_BLOCK; /* blocks per system at one group a thread */
+  v->gpt = 1;
+  while (per * v->ns / (uint64_t)v->gpt > 8 * target && v->gpt < 64) v->gpt *= 2;
+  v->bps = (int)((m->ng + (uint64_t)KUR_BLOCK * v->gpt - 1) / ((uint64_t)KUR_BLOCK * v->gpt));
+  v->tps = (unsigned)((m->npad + KUR_BLOCK - 1) / KUR_BLOCK);
+  if ((uint64_t)v->bps * v->ns > 0x7fffffffu || (uint64_t)v->tps * v->ns > 0x7fffffffu)
+    return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; split the job",
+                   sp_gpu_label(d->id));
+  if ((st = sp_gpu_function(d->id, m->key, "sp_kur_mf_kernel", &v->mf)) ||
+      (st = sp_gpu_function(d->id, m->key, "sp_kur_measure_kernel", &v->measure)) ||
+      (st = sp_gpu_function(d->id, m->key, pair_name, &v->pair)))
+    return st;
+  nstate = (size_t)v->ns * (size_t)m->npad;
+  if ((st = sp_gpu_dev_alloc(d, nstate * rb, "the phases", &v->x)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)m->npad * rb, "the frequencies", &v->omega)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(double), "K / n", &v->kn)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * SP_KUR_NSUMS * sizeof(double), "the sums", &v->sums)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)v->bps * 2 * sizeof(double),
+                             "the partial sums", &v->partial)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * sizeof(unsigned int), "the block counters",
+                             &v->count)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)m->nrec * 2 * sizeof(double),
+                             "the order parameter records", &v->rec)))
+    return st;
+  if (job->coupling != SP_KUR_MEAN_FIELD &&
+      ((st = sp_gpu_dev_alloc(d, nstate * rb, "the predictor phases", &v->xt)) ||
+       (st = sp_gpu_dev_alloc(d, nstate * rb, "the first-stage drifts", &v->f1))))
+    return st;
+  if (job->bins > 0 &&
+      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)m->nrec * (size_t)job->bins *
+                                    sizeof(unsigned int), "the phase histograms", &v->hist)))
+    return st;
+  if (job->coupling == SP_KUR_DENSE) {
+    if ((st = sp_gpu_dev_alloc(d, (size_t)(n * n) * rb, "the coupling matrix", &v->A))) return st;
+    h = kur_convert(job->A, (size_t)(n * n), 0, 0, 1, job->single, 0);
+    if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    st = sp_gpu_to_device(d->id, v->A, h, (size_t)(n * n) * rb);
+    free(h);
+    if (st) return st;
+  } else if (job->coupling == SP_KUR_SPARSE) {
+    size_t nnz = (size_t)job->rowptr[n];
+    if ((st = sp_gpu_dev_alloc(d, (nnz > 0 ? nnz : 1) * rb, "the coupling matrix", &v->A)) ||
+        (st = sp_gpu_dev_alloc(d, (nnz > 0 ? nnz : 1) * sizeof(int), "its columns", &v->col)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(n + 1) * sizeof(int), "its row pointers", &v->rowptr)))
+      return st;
+    h = kur_convert(job->val, nnz, 0, 0, 1, job->single, 0);
+    if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    st = sp_gpu_to_device(d->id, v->A, h, nnz * rb);
+    free(h);
+    if (st == SP_OK && nnz > 0) st = sp_gpu_to_device(d->id, v->col, job->col, nnz * sizeof(int));
+    if (st == SP_OK) st = sp_gpu_to_device(d->id, v->rowptr, job->rowptr, (size_t)(n + 1) * sizeof(int));
+    if (st) return st;
+  }
+  /* uploads: phases (padding 0), frequencies, K / n, records (NaN) */
+  h = kur_convert(m->out->theta + v->s0 * n, (size_t)n, (size_t)n, (size_t)m->npad, (size_t)v->ns,
+                  job->single, 1);
+  if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  st = sp_gpu_to_device(d->id, v->x, h, nstate * rb);
+  free(h);
+  if (st) return st;
+  h = kur_convert(job->omega, (size_t)n, 0, (size_t)m->npad, 1, job->single, 0);
+  if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  st = sp_gpu_to_device(d->id, v->omega, h, (size_t)m->npad * rb);
+  free(h);
+  if (st) return st;
+  kn = (double *)malloc((size_t)job->ncond * sizeof(double));
+  if (kn == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  for (c = 0; c < job->ncond; c++) kn[c] = job->K[c] / (double)n;
+  st = sp_gpu_to_device(d->id, v->kn, kn, (size_t)job->ncond * sizeof(double));
+  free(kn);
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->rec, m->out->rec + 2 * v->s0 * m->nrec,
+                          (size_t)v->ns * (size_t)m->nrec * 2 * sizeof(double));
+  if (st == SP_OK) st = sp_gpu_memset0(d->id, v->count, (size_t)v->ns * sizeof(unsigned int));
+  if (st == SP_OK) st = sp_gpu_memset0(d->id, v->sums, (size_t)v->ns * SP_KUR_NSUMS * sizeof(double));
+  if (st == SP_OK && job->bins > 0)
+    st = sp_gpu_memset0(d->id, v->hist, (size_t)v->ns * (size_t)m->nrec * (size_t)job->bins *
+                                            sizeof(unsigned int));
+  if (st) return st;
+  /* step 0: the sums of the start and its record */
+  v->k = 0;
+  a = kur_args(m, v);
+  a.stage = 0;
+  return kur_launch1(d, v->measure, (unsigned)((uint64_t)v->bps * v->ns), &a, "sp_kur_measure_kernel");
+}
+
+static int kur_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  kur_model *m = (kur_model *)model;
+  const sp_kuramoto_job *job = m->job;
+  kur_dev *v = (kur_dev *)d->state;
+  const unsigned red = (unsigned)((uint64_t)v->bps * v->ns), tiles = v->tps * (unsigned)v->ns;
+  uint64_t end = v->k + budget;
+  int st = SP_OK;
+  if (end > job->steps) end = job->steps;
+  for (; v->k < end && st == SP_OK; v->k++) {
+    sp_kuramoto_kargs a = kur_args(m, v);
+    if (job->coupling == SP_KUR_MEAN_FIELD) {
+      a.stage = 1;
+      st = kur_launch1(d, v->mf, red, &a, "sp_kur_mf_kernel");
+      a.stage = 2;
+      if (st == SP_OK) st = kur_launch1(d, v->mf, red, &a, "sp_kur_mf_kernel");
+    } else {
+      a.stage = 1;
+      st = kur_launch1(d, v->pair, tiles, &a, "sp_kur_pairs_kernel");
+      a.stage = 2;
+      if (st == SP_OK) st = kur_launch1(d, v->pair, tiles, &a, "sp_kur_pairs_kernel");
+      if (st == SP_OK && (v->k + 1) % job->record_every == 0) {
+        a.stage = 0;
+        a.step = v->k + 1;
+        st = kur_launch1(d, v->measure, red, &a, "sp_kur_measure_kernel");
+      }
+    }
+  }
+  return st;
+}
+
+static int kur_poll(void *model, sp_gpu_dev *d) {
+  kur_model *m = (kur_model *)model;
+  kur_dev *v = (kur_dev *)d->state;
+  d->done = (double)v->k;
+  d->idle = v->k >= m->job->steps;
+  return SP_OK;
+}
+
+static int kur_collect(void *model, sp_gpu_dev *d, int interrupted) {
+  kur_model *m = (kur_model *)model;
+  const sp_kuramoto_job *job = m->job;
+  sp_kuramoto_out *out = m->out;
+  kur_dev *v = (kur_dev *)d->state;
+  const size_t rb = kur_rb(job), nstate = (size_t)v->ns * (size_t)m->npad;
+  const uint64_t n = job->n;
+  uint64_t s, i;
+  void *h;
+  int st;
+  (void)interrupted; /* the phases are those after the last step made */
+  if (v->ns == 0) return SP_OK;
+  h = malloc(nstate * rb);
+  if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  st = sp_gpu_to_host(d->id, h, v->x, nstate * rb);
+  if (st == SP_OK)
+    for (s = 0; s < v->ns; s++)
+      for (i = 0; i < n; i++)
+        out->theta[(v->s0 + s) * n + i] = job->single ? (double)((float *)h)[s * m->npad + i]
+                                                      : ((double *)h)[s * m->npad + i];
+  free(h);
+  if (st == SP_OK)
+    st = sp_gpu_to_host(d->id, out->rec + 2 * v->s0 * m->nrec, v->rec,
+                        (size_t)v->ns * (size_t)m->nrec * 2 * sizeof(double));
+  if (st == SP_OK && job->bins > 0) {
+    size_t cnt = (size_t)v->ns * (size_t)m->nrec * (size_t)job->bins, k;
+    unsigned int *hc = (unsigned int *)malloc(cnt * sizeof *hc);
+    if (hc == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    st = sp_gpu_to_host(d->id, hc, v->hist, cnt * sizeof *hc);
+    for (k = 0; st == SP_OK && k < cnt; k++)
+      out->hist[v->s0 * m->nrec * (size_t)job->bins + k] = (double)hc[k];
+    free(hc);
+  }
+  if (st == SP_OK) out->steps_done = v->k;
+  return st;
+}
+
+int sp_gpu_kuramoto(const char *key, const sp_kuramoto_job *job, sp_kuramoto_out *out,
+                    const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
+  kur_model m;
+  sp_gpu_engine e;
+  const uint64_t nsys = (uint64_t)job->ncond * job->nrep;
+  sp_kuramoto_out_init(job, out);
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  if (nsys == 0) return SP_OK;
+  if ((uint64_t)ndev > nsys) ndev = (int)nsys;
+  m.key = key;
+  m.job = job;
+  m.out = out;
+  m.per_dev = (nsys + (uint64_t)ndev - 1) / (uint64_t)ndev;
+  m.ng = (job->n + 3) / 4;
+  m.npad = 4 * m.ng;
+  m.nrec = sp_kuramoto_nrec(job);
+  ndev = (int)((nsys + m.per_dev - 1) / m.per_dev); /* devices that get systems */
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(kur_dev);
+  e.total = (double)job->steps * (double)ndev;
+  e.budget0 = 1;
+  e.budget_max = 1u << 20;
+  e.setup = kur_setup;
+  e.launch = kur_launch;
+  e.poll = kur_poll;
+  e.collect = kur_collect;
+  return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
+}
