@@ -72,8 +72,9 @@ gpu_kernel_registry <- function() {
                         variants = list(default = list(defines = character(),
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
-    # mixed_lb32: registers capped for 32 walkers per SM (bench/he4.R
-    # compares; option statphysgpu.he4_variant)
+    # mixed_lb32: registers capped for 32 walkers per SM; _u4: partner
+    # loops unrolled 4 times (bench/he4.R compares; option
+    # statphysgpu.he4_variant)
     he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE,
                    variants = list(mixed = list(defines = c("SP_REAL=float",
                                                             "SP_REAL_SINGLE=1"),
@@ -82,6 +83,15 @@ gpu_kernel_registry <- function() {
                                                                  "SP_REAL_SINGLE=1",
                                                                  "SP_VMC_MINBLOCKS=32"),
                                                      fast_math = FALSE),
+                                   mixed_u4 = list(defines = c("SP_REAL=float",
+                                                               "SP_REAL_SINGLE=1",
+                                                               "SP_VMC_UNROLL=4"),
+                                                   fast_math = FALSE),
+                                   mixed_lb32_u4 = list(defines = c("SP_REAL=float",
+                                                                    "SP_REAL_SINGLE=1",
+                                                                    "SP_VMC_MINBLOCKS=32",
+                                                                    "SP_VMC_UNROLL=4"),
+                                                        fast_math = FALSE),
                                    double = list(defines = "SP_REAL=double",
                                                  fast_math = FALSE))),
     # lb6, lb8: registers capped for 6 or 8 blocks of 256 threads per SM

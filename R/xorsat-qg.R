@@ -52,14 +52,15 @@
 #' @param clones Clones per run, a positive multiple of 32, or `"auto"`:
 #'   on the CPU 256; on the GPU every warp the (first) device holds at once,
 #'   32 clones each, as in paper 003 (a run has the whole device; on an
-#'   H100 some 2.7e5 clones for small instances).
+#'   H100 1.35e5 clones for the challenge sizes).
 #' @param p1 Probability of a move that leaves the energy unchanged (one
 #'   of the spin's three equations unsatisfied), in \[0, 1\]. The default
-#'   0.12 minimised the median over the shipped challenge instances of
-#'   n = 128 of the mean time to solution in a scan of 0.04-0.2
-#'   (`bench/xorsat-p1.R`: 2.1 ms at 0.12, 2.3 at 0.16, 2.7 at 0.1, 3.5
-#'   at 0.2, 10 at 0.04 on one CPU core); the minimum is shallow, and at
-#'   n = 64 anything in 0.1-0.2 is within 10%.
+#'   0.08 minimised the median mean time to solution over the shipped
+#'   challenge instances of n = 384 on the GPU (bench/RESULTS.md: 0.17 s at
+#'   0.08, 0.31 at 0.05, 1.6 at 0.12, 9.9 at 0.16), where the time to
+#'   solution matters; the optimum moves down as n grows: at n = 128
+#'   (`bench/xorsat-p1.R`, one CPU core) 0.12 was best (2.1 ms; 3.1 ms at
+#'   0.08), and at n = 64 anything in 0.1-0.2 is within 10 per cent.
 #' @param timeout Seconds of a run after which it is cut (`Inf`: none).
 #' @param max_sweeps Sweeps after which a run is cut (`Inf`: none).
 #' @param check_every Sweeps between ground-state checks, or `"auto"` (1 on
@@ -90,7 +91,7 @@
 #'                backend = "cpu")
 #' head(x)
 #' @export
-xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.12, timeout = Inf,
+xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout = Inf,
                       max_sweeps = Inf, check_every = "auto", seed = NULL, first_run = 1,
                       backend = "auto", devices = NULL, progress = interactive()) {
   call <- sys.call()

@@ -71,11 +71,12 @@ invisible(run(64, 8, 2)); invisible(run(64, 8, 2, "double")) # compile / load
 
 # ---- walkers per SM at N = 512 -------------------------------------------
 # one warp per walker: the SM needs many walkers to hide latency; the
-# kernel with registers capped for 32 walkers per SM ("_lb32") is compared
+# kernels with registers capped for 32 walkers per SM ("_lb32") and with
+# the partner loop unrolled 4 times ("_u4") are compared
 best <- 0; best_k <- 8; best_v <- ""
-for (v in c("", "_lb32")) {
+for (v in c("", "_lb32", "_u4", "_lb32_u4")) {
   options(statphysgpu.he4_variant = v)
-  for (k in c(8, 16, 24, 32)) {
+  for (k in c(16, 24, 32)) {
     w <- k * sms
     x <- run(512, w, 10)
     rate <- w * 10 / attr(x, "seconds")

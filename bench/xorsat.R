@@ -43,7 +43,9 @@ if (gpu) {
   # throughput: one run with every warp of the device, cut at 2000 sweeps,
   # for each register cap of the kernel; the fastest is used below
   best <- 0
-  for (v in c("default", "lb6", "lb8")) {
+  variant <- "default"
+  scan <- Sys.getenv("SP_XS_SCAN", "1") == "1" # the kernel variants and the p1 scan
+  for (v in if (scan) c("default", "lb6", "lb8") else character()) {
     options(statphysgpu.xorsat_variant = v)
     for (f in c("3r3x_2body_n224_s1.txt", "3r3x_2body_n384_s1.txt")) {
       inst <- read_xorsat(file.path(dir, f))
@@ -61,7 +63,7 @@ if (gpu) {
   message("kernel variant used below: ", variant)
   # p1 at n = 384 (the default 0.12 was chosen at n = 128 on the CPU):
   # the timeout method, 3 instances x 6 runs, timeout 2 s
-  if (384 %in% sizes) for (p in c(0.05, 0.08, 0.12, 0.16)) {
+  if (scan && 384 %in% sizes) for (p in c(0.05, 0.08, 0.12, 0.16)) {
     med <- numeric()
     for (s in 1:3) {
       inst <- read_xorsat(file.path(dir, sprintf("3r3x_2body_n384_s%d.txt", s)))

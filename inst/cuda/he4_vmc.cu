@@ -23,6 +23,13 @@
  * walker, two barriers a move, every thread running Philox for every
  * move). */
 #define SP_VMC_BLOCK 32
+/* Partner loops unrolled SP_VMC_UNROLL times (independent pair terms in
+ * flight at once; bench/he4.R compares 1 and 4). */
+#ifndef SP_VMC_UNROLL
+#  define SP_VMC_UNROLL 1
+#endif
+#define SP_VMC_PRAGMA_(x) _Pragma(#x)
+#define SP_VMC_PRAGMA(x) SP_VMC_PRAGMA_(x)
 
 template <typename T> __device__ __forceinline__ T sp_warp_sum(T v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -106,6 +113,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       const SP_REAL yn = SP_HE4(sp_vmc_wrap)(&p, yo + st * e1);
       const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * e2);
       SP_REAL part = 0;
+      SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
       for (int j = lane; j < n; j += SP_VMC_BLOCK)
         if (j != i) part += SP_HE4(sp_vmc_du)(&p, xo, yo, zo, xn, yn, zn, x[j], y[j], z[j]);
       const SP_REAL dl = sp_warp_sum(part);
