@@ -72,6 +72,7 @@ gpu_kernel_registry <- function() {
                         variants = list(default = list(defines = character(),
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
+    driven = list(file = "driven.cu", toolkit = FALSE, variants = driven_variants()),
     he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE,
                    variants = list(mixed = list(defines = c("SP_REAL=float",
                                                             "SP_REAL_SINGLE=1"),

@@ -32,7 +32,9 @@ enum {
   SP_PURPOSE_VMC_MOVE = 2,     /* he4 VMC: trial move m of a walker, blocks 2m, 2m + 1 */
   SP_PURPOSE_VMC_START = 3,    /* he4 VMC: the start lattice's vacancies, block t for site t */
   SP_PURPOSE_XORSAT_START = 4, /* 3-XORSAT: a run's random start, 32 clones a word */
-  SP_PURPOSE_XORSAT_QG = 5     /* 3-XORSAT: the p1 decisions of the quasi-greedy sweeps */
+  SP_PURPOSE_XORSAT_QG = 5,    /* 3-XORSAT: the p1 decisions of the quasi-greedy sweeps */
+  SP_PURPOSE_DRIVEN_STEPS = 6, /* driven Brownian: one normal per step, draw k for step k + 1 */
+  SP_PURPOSE_DRIVEN_START = 7  /* driven Brownian: the uniform start x(0) of a path (block 0) */
 };
 
 #define SP_PURPOSE_SHIFT 24

@@ -1,0 +1,167 @@
+/* driven.h: the driven Stewart-McCumber model (paper 001, Eq. (1)), one
+ * source for the CPU engine (src/core/sp_driven*.c) and the GPU kernel
+ * (driven.cu):
+ *
+ *   x'' + gamma x' = -V'(x) + a cos(omega t) + f + sqrt(2 gamma D0) xi(t),
+ *   V(x) = sin(2 pi x),  <xi(t) xi(s)> = delta(t - s).
+ *
+ * Before including, define SP_REAL to float (with SP_REAL_SINGLE) or double
+ * (the default); the functions are named *_f or *_d accordingly.
+ *
+ * Time is kept modulo the drive period as an integer phase (Sec. 5 of 001):
+ * with dt = (2 pi / omega) / spp, step k + 1 starts at phase j = k mod spp,
+ * where omega t = 2 pi j / spp exactly, so the drive is a cos(2 pi j / spp)
+ * + f, read from a table of cos(2 pi j / spp), j = 0 .. spp, built once in
+ * double on the host (all paths share it; no running time variable, so no
+ * addition t + dt that stops moving in single precision).
+ *
+ * Steps, with a(x, v, d) = d - gamma v - V'(x), d the drive, sigma =
+ * sqrt(2 gamma D0 dt) and one standard normal z per step:
+ *   srk2 (Algorithm 2 of 001, stochastic Heun on (x, v), noise on v only):
+ *     a0 = a(x, v, d_j);  x~ = x + dt v;  v~ = v + dt a0 + sigma z
+ *     x' = x + dt (v + v~) / 2;  v' = v + dt (a0 + a(x~, v~, d_{j+1})) / 2 + sigma z
+ *   euler:  x' = x + dt v;  v' = v + dt a(x, v, d_j) + sigma z
+ * V'(x) = 2 pi cos(2 pi y) with y = x - rint(x) in [-1/2, 1/2], so that the
+ * cosine's argument stays in [-pi, pi] however far a path has run.
+ *
+ * Random numbers (sp_streams.h): path r of condition c (0-based) uses
+ * Philox stream c 2^40 + r; step k + 1 (k = 0, 1, ...) uses normal k of
+ * purpose SP_PURPOSE_DRIVEN_STEPS of that stream (block k / 4, Box-Muller on
+ * the pairs (x, y) and (z, w) of the block, as philox_normal() pairs them),
+ * and the start x(0) is the uniform of draw 0 of purpose
+ * SP_PURPOSE_DRIVEN_START, block 0, in double on both backends. */
+
+#include "driven_args.h"
+#include "sp_streams.h"
+
+#ifndef SP_REAL
+#  define SP_REAL double
+#endif
+
+#undef SP_DRIVEN
+#undef SP_DRIVEN_BM
+#define SP_DRIVEN_CAT_(a, b) a##b
+#define SP_DRIVEN_CAT(a, b) SP_DRIVEN_CAT_(a, b)
+#ifdef SP_REAL_SINGLE
+#  define SP_DRIVEN(name) SP_DRIVEN_CAT(name, _f)
+#  define SP_DRIVEN_BM sp_box_muller_float
+#else
+#  define SP_DRIVEN(name) SP_DRIVEN_CAT(name, _d)
+#  define SP_DRIVEN_BM sp_box_muller_double
+#endif
+
+/* A condition in the working precision. */
+typedef struct {
+  SP_REAL a, f, gamma, dt, hdt, sigma;
+} SP_DRIVEN(sp_driven_par);
+
+SP_FN void SP_DRIVEN(sp_driven_par_load)(SP_DRIVEN(sp_driven_par) *p, const sp_driven_cond *c) {
+  p->a = (SP_REAL)c->a;
+  p->f = (SP_REAL)c->f;
+  p->gamma = (SP_REAL)c->gamma;
+  p->dt = (SP_REAL)c->dt;
+  p->hdt = (SP_REAL)(0.5 * c->dt);
+  p->sigma = (SP_REAL)c->sigma;
+}
+
+/* cos(2 pi y) for y in [-1/2, 1/2]. */
+SP_FN SP_REAL SP_DRIVEN(sp_driven_cos2pi)(SP_REAL y) {
+#if SP_CUDA
+#  ifdef SP_REAL_SINGLE
+#    ifdef SP_FAST_SIN
+  return __cosf(6.28318530717958647692f * y); /* 2^-21.4 absolute on [-pi, pi] */
+#    else
+  return cospif(2.0f * y);
+#    endif
+#  else
+  return cospi(2.0 * y);
+#  endif
+#else
+  SP_REAL s, c;
+#  ifdef SP_REAL_SINGLE
+  sp_sincos_f(6.28318530717958647692f * y, &s, &c);
+#  else
+  sp_sincos_d(6.28318530717958647692 * y, &s, &c);
+#  endif
+  (void)s;
+  return c;
+#endif
+}
+
+/* x - rint(x): exact; on the CPU by the 1.5 2^p shift (no libm call, so
+ * that a loop over lanes vectorises), exact for |x| < 2^22 (single) or 2^51
+ * (double), far beyond where a path's position still resolves a period. */
+SP_FN SP_REAL SP_DRIVEN(sp_driven_frac)(SP_REAL x) {
+#if SP_CUDA
+#  ifdef SP_REAL_SINGLE
+  return x - rintf(x);
+#  else
+  return x - rint(x);
+#  endif
+#else
+#  ifdef SP_REAL_SINGLE
+  const SP_REAL shift = 12582912.0f; /* 1.5 2^23 */
+#  else
+  const SP_REAL shift = 6755399441055744.0; /* 1.5 2^52 */
+#  endif
+  /* not folded: the engines are not compiled with -fassociative-math */
+  return x - ((x + shift) - shift);
+#endif
+}
+
+/* The acceleration a(x, v, d) = d - gamma v - V'(x). */
+SP_FN SP_REAL SP_DRIVEN(sp_driven_accel)(const SP_DRIVEN(sp_driven_par) *p, SP_REAL x, SP_REAL v,
+                                         SP_REAL d) {
+  const SP_REAL twopi = (SP_REAL)6.28318530717958647692;
+  return d - p->gamma * v - twopi * SP_DRIVEN(sp_driven_cos2pi)(SP_DRIVEN(sp_driven_frac)(x));
+}
+
+/* One step from (x, v) with normal z; c0, c1 are cos(omega t) at the start
+ * and the end of the step. */
+SP_FN void SP_DRIVEN(sp_driven_step)(const SP_DRIVEN(sp_driven_par) *p, int heun, SP_REAL c0,
+                                     SP_REAL c1, SP_REAL *x, SP_REAL *v, SP_REAL z) {
+  SP_REAL dW = p->sigma * z;
+  SP_REAL d0 = p->a * c0 + p->f;
+  if (heun) {
+    SP_REAL d1 = p->a * c1 + p->f;
+    SP_REAL a0 = SP_DRIVEN(sp_driven_accel)(p, *x, *v, d0);
+    SP_REAL xp = *x + p->dt * *v;
+    SP_REAL vp = *v + p->dt * a0 + dW;
+    SP_REAL a1 = SP_DRIVEN(sp_driven_accel)(p, xp, vp, d1);
+    *x = *x + p->hdt * (*v + vp);
+    *v = *v + p->hdt * (a0 + a1) + dW;
+  } else {
+    SP_REAL a0 = SP_DRIVEN(sp_driven_accel)(p, *x, *v, d0);
+    *x = *x + p->dt * *v;
+    *v = *v + p->dt * a0 + dW;
+  }
+}
+
+/* The four normals of Philox block r (steps 4b + 1 .. 4b + 4). */
+SP_FN void SP_DRIVEN(sp_driven_normals)(sp_u32x4 r, SP_REAL *z0, SP_REAL *z1, SP_REAL *z2,
+                                        SP_REAL *z3) {
+  SP_DRIVEN_BM(r.x, r.y, z0, z1);
+  SP_DRIVEN_BM(r.z, r.w, z2, z3);
+}
+
+#ifndef SP_DRIVEN_START_DEFINED
+#define SP_DRIVEN_START_DEFINED
+/* The Philox counter words of block `block` of the steps of `stream` (the
+ * CPU engine draws with sp_philox4x32_10 on these, in a loop over lanes). */
+SP_FN sp_u32x4 sp_driven_counter(uint64_t stream, uint64_t block) {
+  sp_u32x4 c;
+  uint64_t hi = block | ((uint64_t)SP_PURPOSE_DRIVEN_STEPS << (32 + SP_PURPOSE_SHIFT));
+  c.x = (uint32_t)block;
+  c.y = (uint32_t)(hi >> 32);
+  c.z = (uint32_t)stream;
+  c.w = (uint32_t)(stream >> 32);
+  return c;
+}
+
+/* The default start x(0) of the path of `stream`: uniform on (0, 1), one
+ * potential period (the uniform of draw 0, purpose SP_PURPOSE_DRIVEN_START). */
+SP_FN double sp_driven_start_x(uint64_t seed, uint64_t stream) {
+  sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_DRIVEN_START, stream, 0);
+  return sp_u01_double(r.x);
+}
+#endif
