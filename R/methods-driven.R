@@ -169,8 +169,7 @@ plot.driven_paths <- function(x, type = c("velocity", "histogram", "trajectories
     for (i in seq_along(groups)) {
       g <- groups[[i]]
       graphics::lines(g$x, g$v, type = "o", pch = 19, col = cols[i])
-      graphics::arrows(g$x, g$lower, g$x, g$upper, angle = 90, code = 3,
-                       length = 0.03, col = cols[i])
+      graphics::segments(g$x, g$lower, g$x, g$upper, col = cols[i])
     }
     if (length(groups) > 1) {
       graphics::legend("topleft", legend = names(groups), col = cols[seq_along(groups)],

@@ -69,13 +69,17 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_driven_cond), "the conditions",
                              &e->conds)) ||
       (st = sp_gpu_dev_alloc(d, ((size_t)job->spp + 1) * rb, "the drive table", &e->drive)) ||
-      (st = sp_gpu_dev_alloc(d, np * rb, "the positions", &e->x)) ||
-      (st = sp_gpu_dev_alloc(d, np * rb, "the velocities", &e->v)) ||
-      (st = sp_gpu_dev_alloc(d, np * rb, "the v^2 sums", &e->s2)) ||
-      (st = sp_gpu_dev_alloc(d, np * sizeof(double), "the v^2 sums", &e->acc2)) ||
-      (st = sp_gpu_dev_alloc(d, np * sizeof(double), "the positions after the transient",
-                             &e->xtr)))
+      (st = sp_gpu_dev_alloc(d, np * (2 * sizeof(double) + 3 * rb),
+                             job->single ? "the path state (28 bytes a path)"
+                                         : "the path state (40 bytes a path)",
+                             &e->acc2)))
     return st;
+  /* one buffer: the v^2 sums and x after the transient (double), then x, v
+   * and the v^2 sum of the current period (working precision) */
+  e->xtr = e->acc2 + (CUdeviceptr)np * sizeof(double);
+  e->x = e->xtr + (CUdeviceptr)np * sizeof(double);
+  e->v = e->x + (CUdeviceptr)np * rb;
+  e->s2 = e->v + (CUdeviceptr)np * rb;
   if (m->nkeep > 0 &&
       ((st = sp_gpu_dev_alloc(d, (size_t)m->nkeep * sizeof(double), "the kept trajectories",
                               &e->keep_x)) ||

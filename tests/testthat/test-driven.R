@@ -192,6 +192,11 @@ test_that("bad input: clear errors naming the argument; coarse steps warn", {
   expect_error(bad(n = 2^30, a = 1:3), "would have 3,221,225,472 rows",
                class = "statphysgpu_error")
   expect_error(bad(keep = 4, periods = 2^33), "samples \\(about", class = "statphysgpu_error")
+  b <- sp_backends()
+  if (!b$available[b$backend == "gpu"]) {
+    expect_error(bad(backend = "gpu"), "the GPU backend is unavailable: .+",
+                 class = "statphysgpu_no_gpu")
+  }
   # coarse: dt * 2 pi = (2 pi)^2 / 60 > 0.25
   expect_warning(bad(steps_per_period = 10), "the step is coarse for the dynamics",
                  class = "statphysgpu_step_warning")
