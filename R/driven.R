@@ -156,7 +156,7 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   output <- check_choice(output, c("summary", "histogram", "trajectories"), "output",
                          call = call)
   bins <- check_whole(bins, "bins", lo = 1, hi = 2^24, call = call)
-  grid <- driven_grid(list(a = a, omega = omega, f = f, gamma = gamma, D0 = D0), call)
+  grid <- sim_grid(list(a = a, omega = omega, f = f, gamma = gamma, D0 = D0), call)
   ncond <- nrow(grid)
   fr <- sim_frame(call, n = n, first = first_replica, seed = seed, backend = backend,
                   devices = devices, precision = precision,
@@ -240,24 +240,15 @@ driven_variants <- function() {
   v
 }
 
-# Every combination of the parameters, in expand.grid order (first varies
-# fastest), with a condition number.
-driven_grid <- function(args, call) {
-  ncond <- prod(lengths(args))
-  if (ncond > 2^24) {
-    sp_abort(sprintf("the parameter grid has %s conditions; at most 2^24 are allowed.",
-                     fmt_count(ncond)), call = call)
-  }
-  g <- expand.grid(args, KEEP.OUT.ATTRS = FALSE)
-  cbind(condition = seq_len(nrow(g)), g)
-}
-
+# Start values: NULL, one number, or one per replica; positions within
+# 2^30 periods (the engine counts whole periods in 32 bits).
 driven_start_values <- function(x, name, n, call) {
   if (is.null(x)) return(numeric())
-  if (!is.numeric(x) || !(length(x) %in% c(1, n)) || anyNA(x) || any(!is.finite(x))) {
+  if (!is.numeric(x) || !(length(x) %in% c(1, n)) || anyNA(x) || any(!is.finite(x)) ||
+      any(abs(x) > 2^30)) {
     sp_abort(sprintf(paste0(
-      "`%s` must be NULL, a finite number or %s finite numbers (one per replica), ",
-      "not %s."), name, fmt_count(n), describe(x)), call = call)
+      "`%s` must be NULL, a finite number or %s finite numbers (one per replica) ",
+      "of magnitude at most 2^30, not %s."), name, fmt_count(n), describe(x)), call = call)
   }
   as.double(x)
 }

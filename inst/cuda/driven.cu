@@ -35,7 +35,8 @@ typedef SP_REAL sp_real;
 /* A path in registers, and what its bookkeeping needs. */
 struct sp_drv_path {
   SP_DRIVEN(sp_driven_par) par;
-  sp_real x, v, s2;
+  sp_real x, v, s2; /* x: y of x = m + y (driven.h) */
+  int32_t m;
   double acc2;
   long long keep; /* keep slot 0, or -1 */
   unsigned int j; /* phase: the next step starts at omega t = 2 pi j / spp */
@@ -50,8 +51,9 @@ __device__ __forceinline__ void sp_drv_step(const sp_driven_kargs &a, sp_drv_pat
                                             sp_real z) {
   const sp_real c0 = __ldg(a.drive + P.j), c1 = __ldg(a.drive + P.j + 1);
   SP_DRIVEN(sp_driven_step)(&P.par, SP_DRV_HEUN, c0, c1, &P.x, &P.v, z);
+  SP_DRIVEN(sp_driven_wrap)(&P.x, &P.m);
   if (s + 1 > s_tr) P.s2 += P.v * P.v;
-  if (s + 1 == s_tr) a.xtr[i] = (double)P.x;
+  if (s + 1 == s_tr) a.xtr[i] = (double)P.m + (double)P.x;
   if (++P.j == a.spp) {
     P.j = 0;
     P.period++;
@@ -60,7 +62,7 @@ __device__ __forceinline__ void sp_drv_step(const sp_driven_kargs &a, sp_drv_pat
       P.s2 = 0;
     }
     if (P.keep >= 0) {
-      a.keep_x[P.keep + P.period] = (double)P.x;
+      a.keep_x[P.keep + P.period] = (double)P.m + (double)P.x;
       a.keep_v[P.keep + P.period] = (double)P.v;
     }
   }
@@ -76,6 +78,7 @@ sp_driven_kernel(const sp_driven_kargs a) {
   sp_drv_path P;
   SP_DRIVEN(sp_driven_par_load)(&P.par, cd);
   P.x = a.x[i];
+  P.m = a.m[i];
   P.v = a.v[i];
   P.s2 = a.s2[i];
   P.acc2 = a.acc2[i];
@@ -83,7 +86,7 @@ sp_driven_kernel(const sp_driven_kargs a) {
   P.j = (unsigned int)(a.k0 % a.spp);
   P.period = a.k0 / a.spp;
   if (a.k0 == 0 && P.keep >= 0) {
-    a.keep_x[P.keep] = (double)P.x;
+    a.keep_x[P.keep] = (double)P.m + (double)P.x;
     a.keep_v[P.keep] = (double)P.v;
   }
   /* the transient ends after launch step s_tr (0: before this launch;
@@ -117,6 +120,7 @@ sp_driven_kernel(const sp_driven_kargs a) {
       sp_drv_step(a, P, s, s_tr, i, q == 0 ? z[0] : (q == 1 ? z[1] : z[2]));
   }
   a.x[i] = P.x;
+  a.m[i] = P.m;
   a.v[i] = P.v;
   a.s2[i] = P.s2;
   a.acc2[i] = P.acc2;

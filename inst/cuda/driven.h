@@ -22,7 +22,15 @@
  *     x' = x + dt (v + v~) / 2;  v' = v + dt (a0 + a(x~, v~, d_{j+1})) / 2 + sigma z
  *   euler:  x' = x + dt v;  v' = v + dt a(x, v, d_j) + sigma z
  * V'(x) = 2 pi cos(2 pi y) with y = x - rint(x) in [-1/2, 1/2], so that the
- * cosine's argument stays in [-pi, pi] however far a path has run.
+ * cosine's argument stays in [-pi, pi].
+ *
+ * The position is kept as x = m + y: m a 32-bit count of potential periods,
+ * y in [-1/2, 1/2] in the working precision, wrapped after every step
+ * (sp_driven_wrap).  V is periodic, so the dynamics sees y alone, and y
+ * keeps its resolution (2^-25 in single precision) however far a path runs:
+ * a single-precision x of magnitude 1000 would round each step's
+ * displacement to 6e-5 (the same care for position as Sec. 5 of 001 takes
+ * for time).
  *
  * Random numbers (sp_streams.h): path r of condition c (0-based) uses
  * Philox stream c 2^40 + r; step k + 1 (k = 0, 1, ...) uses normal k of
@@ -109,6 +117,26 @@ SP_FN SP_REAL SP_DRIVEN(sp_driven_frac)(SP_REAL x) {
 #endif
 }
 
+/* y -> y - rint(y), m -> m + rint(y): the whole periods of y moved into m. */
+SP_FN void SP_DRIVEN(sp_driven_wrap)(SP_REAL *y, int32_t *m) {
+#if SP_CUDA
+#  ifdef SP_REAL_SINGLE
+  SP_REAL r = rintf(*y);
+#  else
+  SP_REAL r = rint(*y);
+#  endif
+#else
+#  ifdef SP_REAL_SINGLE
+  const SP_REAL shift = 12582912.0f;
+#  else
+  const SP_REAL shift = 6755399441055744.0;
+#  endif
+  SP_REAL r = (*y + shift) - shift;
+#endif
+  *y -= r;
+  *m += (int32_t)r;
+}
+
 /* The acceleration a(x, v, d) = d - gamma v - V'(x). */
 SP_FN SP_REAL SP_DRIVEN(sp_driven_accel)(const SP_DRIVEN(sp_driven_par) *p, SP_REAL x, SP_REAL v,
                                          SP_REAL d) {
@@ -156,6 +184,13 @@ SP_FN sp_u32x4 sp_driven_counter(uint64_t stream, uint64_t block) {
   c.z = (uint32_t)stream;
   c.w = (uint32_t)(stream >> 32);
   return c;
+}
+
+/* x = m + y with m = rint(x) (|x| < 2^31), in double. */
+SP_FN void sp_driven_split(double x, int32_t *m, double *y) {
+  double r = rint(x);
+  *m = (int32_t)r;
+  *y = x - r;
 }
 
 /* The default start x(0) of the path of `stream`: uniform on (0, 1), one

@@ -26,7 +26,8 @@ SP_STATIC_ASSERT(sizeof(sp_driven_cond) == 64, "sp_driven_cond layout");
 typedef struct {
   SP_DPTR(const sp_driven_cond) conds;
   SP_DPTR(const sp_driven_real) drive; /* cos(2 pi j / spp), j = 0 .. spp */
-  SP_DPTR(sp_driven_real) x;           /* position */
+  SP_DPTR(int32_t) m;                  /* position x = m + y: whole periods */
+  SP_DPTR(sp_driven_real) x;           /*   and y in [-1/2, 1/2] (driven.h) */
   SP_DPTR(sp_driven_real) v;           /* velocity */
   SP_DPTR(sp_driven_real) s2;          /* sum of v^2 over the current period */
   SP_DPTR(double) acc2;                /* sum of v^2 over the finished periods after the transient */
@@ -46,6 +47,6 @@ typedef struct {
   uint32_t pad_;
 } sp_driven_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_driven_kargs) == 160, "sp_driven_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_driven_kargs) == 168, "sp_driven_kargs layout");
 
 #endif /* SP_DRIVEN_ARGS_H */

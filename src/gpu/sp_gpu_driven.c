@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/sp_error.h"
+#include "driven.h" /* sp_driven_split */
 #include "sp_gpu_run.h"
 
 #define DRV_BLOCK 128
@@ -27,7 +28,7 @@ typedef struct {
   size_t rb; /* bytes of a real */
   uint64_t path0, np, k;
   unsigned int last; /* steps of the launch in flight */
-  CUdeviceptr conds, drive, x, v, s2, acc2, xtr, keep_x, keep_v;
+  CUdeviceptr conds, drive, m, x, v, s2, acc2, xtr, keep_x, keep_v;
 } drv_dev;
 
 /* Host values to the working precision, n of them, into buf (n rb bytes). */
@@ -53,6 +54,7 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   drv_dev *e = (drv_dev *)d->state;
   size_t rb = job->single ? sizeof(float) : sizeof(double), np;
   double *hx = NULL, *hv = NULL, *hxtr = NULL;
+  int32_t *hm = NULL;
   void *tmp = NULL;
   uint64_t i;
   int st;
@@ -69,17 +71,19 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_driven_cond), "the conditions",
                              &e->conds)) ||
       (st = sp_gpu_dev_alloc(d, ((size_t)job->spp + 1) * rb, "the drive table", &e->drive)) ||
-      (st = sp_gpu_dev_alloc(d, np * (2 * sizeof(double) + 3 * rb),
-                             job->single ? "the path state (28 bytes a path)"
-                                         : "the path state (40 bytes a path)",
+      (st = sp_gpu_dev_alloc(d, np * (2 * sizeof(double) + 3 * rb + sizeof(int32_t)),
+                             job->single ? "the path state (32 bytes a path)"
+                                         : "the path state (44 bytes a path)",
                              &e->acc2)))
     return st;
-  /* one buffer: the v^2 sums and x after the transient (double), then x, v
-   * and the v^2 sum of the current period (working precision) */
+  /* one buffer: the v^2 sums and x after the transient (double), then y (of
+   * x = m + y), v and the v^2 sum of the current period (working precision),
+   * then m */
   e->xtr = e->acc2 + (CUdeviceptr)np * sizeof(double);
   e->x = e->xtr + (CUdeviceptr)np * sizeof(double);
   e->v = e->x + (CUdeviceptr)np * rb;
   e->s2 = e->v + (CUdeviceptr)np * rb;
+  e->m = e->s2 + (CUdeviceptr)np * rb;
   if (m->nkeep > 0 &&
       ((st = sp_gpu_dev_alloc(d, (size_t)m->nkeep * sizeof(double), "the kept trajectories",
                               &e->keep_x)) ||
@@ -92,15 +96,19 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   hx = (double *)malloc(np * sizeof(double));
   hv = (double *)malloc(np * sizeof(double));
   hxtr = (double *)malloc(np * sizeof(double));
+  hm = (int32_t *)malloc(np * sizeof(int32_t));
   tmp = malloc(((size_t)job->spp + 1 > np ? (size_t)job->spp + 1 : np) * rb);
-  if (hx == NULL || hv == NULL || hxtr == NULL || tmp == NULL) {
+  if (hx == NULL || hv == NULL || hxtr == NULL || hm == NULL || tmp == NULL) {
     st = sp_fail(SP_ERR_NOMEM, "out of host memory");
     goto done;
   }
   for (i = 0; i < e->np; i++) {
-    sp_driven_start(job, e->path0 + i, &hx[i], &hv[i]);
+    double x0;
+    sp_driven_start(job, e->path0 + i, &x0, &hv[i]);
+    sp_driven_split(x0, &hm[i], &hx[i]); /* hx: y of x = m + y */
     /* x at the end of a transient of length 0 is the start in the working precision */
-    hxtr[i] = job->ktr > 0 ? NAN : (job->single ? (double)(float)hx[i] : hx[i]);
+    hxtr[i] = job->ktr > 0 ? NAN
+                           : (double)hm[i] + (job->single ? (double)(float)hx[i] : hx[i]);
   }
   drv_to_real(job->drive, (uint64_t)job->spp + 1, rb, tmp);
   if ((st = sp_gpu_to_device(d->id, e->drive, tmp, ((size_t)job->spp + 1) * rb)) != SP_OK)
@@ -109,7 +117,8 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_to_device(d->id, e->x, tmp, np * rb)) != SP_OK) goto done;
   drv_to_real(hv, e->np, rb, tmp);
   if ((st = sp_gpu_to_device(d->id, e->v, tmp, np * rb)) != SP_OK) goto done;
-  if ((st = sp_gpu_to_device(d->id, e->xtr, hxtr, np * sizeof(double))) ||
+  if ((st = sp_gpu_to_device(d->id, e->m, hm, np * sizeof(int32_t))) ||
+      (st = sp_gpu_to_device(d->id, e->xtr, hxtr, np * sizeof(double))) ||
       (st = sp_gpu_to_device(d->id, e->conds, job->conds,
                              (size_t)job->ncond * sizeof(sp_driven_cond))) ||
       (st = sp_gpu_memset0(d->id, e->s2, np * rb)) ||
@@ -119,6 +128,7 @@ done:
   free(hx);
   free(hv);
   free(hxtr);
+  free(hm);
   free(tmp);
   return st;
 }
@@ -133,6 +143,7 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   e->last = (unsigned int)(m->K - e->k < budget ? m->K - e->k : budget);
   a.conds = e->conds;
   a.drive = e->drive;
+  a.m = e->m;
   a.x = e->x;
   a.v = e->v;
   a.s2 = e->s2;
@@ -176,6 +187,7 @@ static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
   size_t np = (size_t)e->np;
   uint64_t i, p;
   double *s2 = NULL;
+  int32_t *hm = NULL;
   void *tmp = NULL;
   int st = SP_OK;
   (void)interrupted;
@@ -183,12 +195,15 @@ static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
   out->steps = e->k; /* the same on every device */
   tmp = malloc(np * e->rb);
   s2 = (double *)malloc(np * sizeof(double));
-  if (tmp == NULL || s2 == NULL) {
+  hm = (int32_t *)malloc(np * sizeof(int32_t));
+  if (tmp == NULL || s2 == NULL || hm == NULL) {
     st = sp_fail(SP_ERR_NOMEM, "out of host memory");
     goto done;
   }
   if ((st = sp_gpu_to_host(d->id, tmp, e->x, np * e->rb)) != SP_OK) goto done;
   drv_from_real(tmp, e->np, e->rb, out->x + e->path0);
+  if ((st = sp_gpu_to_host(d->id, hm, e->m, np * sizeof(int32_t))) != SP_OK) goto done;
+  for (i = 0; i < e->np; i++) out->x[e->path0 + i] += (double)hm[i]; /* x = m + y */
   if ((st = sp_gpu_to_host(d->id, tmp, e->v, np * e->rb)) != SP_OK) goto done;
   drv_from_real(tmp, e->np, e->rb, out->v + e->path0);
   if ((st = sp_gpu_to_host(d->id, tmp, e->s2, np * e->rb)) != SP_OK) goto done;
@@ -211,6 +226,7 @@ static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
 done:
   free(tmp);
   free(s2);
+  free(hm);
   return st;
 }
 

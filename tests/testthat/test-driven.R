@@ -78,9 +78,10 @@ test_that("high-force limit: <v> -> f / gamma with the second-order correction o
   # = 0 with Omega = 2 pi u (the mean of -V''(u t) times the first-order
   # oscillation, 2 pi cos(Omega t) / (Omega^2 - i gamma Omega)).  The
   # third-order term is (2 pi / Omega)^2 ~ 1e-2 of the 5e-4 correction:
-  # below 1e-5; tolerance 2e-5 in double.  In single precision x (up to
-  # 200) carries half an ulp, 7.6e-6, per step of length 0.02: tolerance
-  # 1e-3 there.
+  # below 1e-5; tolerance 2e-5.  Single precision keeps it: the position is
+  # whole periods plus y in [-1/2, 1/2], so a step of 0.02 is rounded to
+  # 3e-8, not to the 7.6e-6 of a float x of 200 (which would bias <v> by
+  # some 1e-4).
   f <- 20
   gamma <- 2
   u <- f / gamma
@@ -90,8 +91,7 @@ test_that("high-force limit: <v> -> f / gamma with the second-order correction o
   for (prec in c("double", "single")) {
     x <- drv(32, a = 0, omega = 4 * pi, f = f, gamma = gamma, D0 = 0, periods = 40,
              steps_per_period = 250, transient = 0.5, seed = 3, precision = prec)
-    tol <- if (prec == "double") 2e-5 else 1e-3
-    expect_lt(abs(x$v_mean - theory), tol)
+    expect_lt(abs(x$v_mean - theory), 2e-5)
   }
   # with noise the running particle diffuses freely: D_eff -> D0 / gamma
   # (|z| < 4 with the standard error of the variance)
@@ -116,6 +116,18 @@ test_that("a start at the bottom of the potential stays there without noise and 
   expect_identical(tr$x[tr$period == 0], c(0.75, 0.75))
   expect_identical(tr$v[tr$period == 0], c(0, 4))
   expect_gt(attr(y, "paths")$x[2], 1.75)
+})
+
+test_that("a path's dynamics does not depend on how far it has run (whole periods counted apart)", {
+  # x = m + y: a start shifted by 10^6 periods gives the same y, so in
+  # single precision the same paths shifted exactly
+  near <- drv(20, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 20,
+              x0 = 0.3, seed = 4)
+  far <- drv(20, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 20,
+             x0 = 1e6 + 0.3, seed = 4)
+  expect_identical(attr(far, "paths")$x - 1e6, attr(near, "paths")$x)
+  expect_identical(far$v_mean, near$v_mean)
+  expect_identical(far$D_eff, near$D_eff)
 })
 
 test_that("kept trajectories start at x(0) and end at the final state; histograms count every path", {
