@@ -220,7 +220,7 @@ engine_contract_tests(list(
 # path at the same step.
 driven_run <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
   do.call(driven_brownian, modifyList(list(
-    n = n, a = c(1.5, 4.2), omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 10,
+    n = n, a = c(0.5, 1.5), omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 10,
     steps_per_period = 50, output = "histogram", first_replica = first, seed = seed,
     backend = backend, progress = FALSE), list(...)))
 }
@@ -270,8 +270,9 @@ engine_contract_tests(list(
   },
   gpu_agree = function(cpu, gpu) {
     # the same normals and operations; cos and fused multiply-adds round
-    # differently in the last bits, which 500 steps of this (weakly
-    # chaotic) dynamics amplify little: 99% of the paths within 1e-9
+    # differently in the last bits, which 500 steps of this regular motion
+    # (a = 0.5, 1.5; a = 4.2 would be chaotic) do not amplify: 99% of the
+    # paths within 1e-9
     pc <- attr(cpu, "paths")
     pg <- attr(gpu, "paths")
     expect_identical(pg$replica, pc$replica)

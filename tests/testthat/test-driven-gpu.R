@@ -16,18 +16,26 @@ test_that("GPU and CPU agree path by path in double precision (srk2, euler, kept
     expect_identical(attr(gpu, "backend"), "gpu")
     pc <- attr(cpu, "paths")
     pg <- attr(gpu, "paths")
+    expect_identical(pg[c("condition", "replica")], pc[c("condition", "replica")])
     # same normals and operations; cos and fused multiply-adds round
-    # differently in the last bits, which 1940 steps of this dynamics (chaotic
-    # at a = 4.2) may amplify for a few paths: 99% within 1e-9
+    # differently in the last bits.  At a = 1.5 the motion is regular and
+    # the paths agree to 1e-12 after all 1940 steps; at a = 4.2 it is
+    # chaotic and a host emulation of the kernel (CPU math, no FMA) against
+    # the CPU engine showed 1e-16 grow past 1e-9 in 30-45 per cent of the
+    # paths by the end, but in none by the end of the transient (485 steps).
+    # Accept 99% within 1e-9: everything at a = 1.5, x after the transient
+    # at a = 4.2.
     close <- function(a, b) mean(abs(a - b) < 1e-9 * pmax(1, abs(b)))
-    expect_gt(close(pg$x, pc$x), 0.99)
-    expect_gt(close(pg$v, pc$v), 0.99)
+    reg <- pc$condition %in% cpu$condition[cpu$a == 1.5]
+    expect_gt(close(pg$x[reg], pc$x[reg]), 0.99)
+    expect_gt(close(pg$v[reg], pc$v[reg]), 0.99)
+    expect_gt(close(pg$v2_bar[reg], pc$v2_bar[reg]), 0.99)
     expect_gt(close(pg$x_tr, pc$x_tr), 0.99)
-    expect_gt(close(pg$v2_bar, pc$v2_bar), 0.99)
     tc <- attr(cpu, "trajectories")
     tg <- attr(gpu, "trajectories")
     expect_identical(tg[c("condition", "replica", "period")], tc[c("condition", "replica", "period")])
-    expect_gt(close(tg$x, tc$x), 0.99)
+    regt <- tc$condition %in% cpu$condition[cpu$a == 1.5]
+    expect_gt(close(tg$x[regt], tc$x[regt]), 0.99)
   }
 })
 
