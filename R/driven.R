@@ -56,7 +56,14 @@
 #' centred on the median position (paths outside are counted in `outside`),
 #' and the velocity histogram at the end, `bins` equal bins over the range
 #' of the velocities. Both are tallied from the paths' end states, so that
-#' chunks combine into the histogram of the whole. With `keep = m` (or
+#' chunks combine into the histogram of the whole. Also with `output =
+#' "histogram"`, the coarse-grained density over time (the background of
+#' Fig. 2): at every drive period, the paths of each condition counted in
+#' bins of one potential period over `window` (default: `bins` periods
+#' centred on 0, where the paths start), with the paths below and above it
+#' counted apart; it is accumulated by the engine as the paths run (on the
+#' GPU with warp-aggregated atomics), so no position of a path is stored.
+#' With `keep = m` (or
 #' `output = "trajectories"`, which keeps 10 unless `keep` says otherwise),
 #' the positions and velocities of the first `m` paths of each condition
 #' once per drive period.
@@ -103,14 +110,20 @@
 #' @param precision `"single"` (default) or `"double"`.
 #' @param progress Show a progress bar.
 #' @param x0,v0 Start positions and velocities: `NULL` (the default start),
-#'   a number, or one per replica of this call (length `n`).
+#'   a number, or one per replica of this call (length `n`); positions of
+#'   magnitude at most \eqn{2^{30}}.
+#' @param window With `output = "histogram"`: the range of the density over
+#'   time, two whole numbers `c(lo, hi)` of potential periods (`hi - lo`
+#'   bins), or `NULL` for `bins` bins centred on 0.
 #' @return An object of class `driven_paths`: a data frame with one row per
 #'   condition and columns `condition`, `a`, `omega`, `f`, `gamma`, `D0`,
 #'   `n`, `v_mean`, `v_se`, `D_eff`, `D_eff_se`, `v2_mean`, `v2_se`, `t_obs`
 #'   (the observation time after the transient); attributes `paths` (one row
 #'   per path: `condition`, `replica`, `v_bar`, `v2_bar`, `x`, `v`, `x_tr`),
 #'   `histogram` (with `output = "histogram"`: a list of data frames
-#'   `position` and `velocity`), `trajectories` (with `keep > 0`: `condition`,
+#'   `position` and `velocity` at the end, `density` (`condition`, `period`,
+#'   `t`, `x_lo`, `count`: the density over time) and `outside` (the paths
+#'   below and above the window at each period)), `trajectories` (with `keep > 0`: `condition`,
 #'   `replica`, `period`, `t`, `x`, `v`), `conditions`, `dt`, `periods`,
 #'   `transient_periods`, `steps` (steps done), `seed`, `backend`, `devices`,
 #'   `precision`, `method`, `seconds`, `interrupted`. Methods: `print`,
@@ -137,7 +150,7 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
                             bins = 200, keep = 0, seed = NULL, first_replica = 1,
                             backend = "auto", devices = NULL,
                             precision = c("single", "double"), progress = interactive(),
-                            x0 = NULL, v0 = NULL) {
+                            x0 = NULL, v0 = NULL, window = NULL) {
   call <- sys.call()
   a <- check_finite(a, "a", call = call)
   omega <- check_positive(omega, "omega", call = call)
@@ -175,6 +188,20 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
         fmt_bytes(need)), call = call)
     }
   }
+  dens <- numeric()
+  if (output == "histogram") {
+    window <- driven_window(window, bins, call)
+    nd <- ncond * (periods + 1) * (window[2] - window[1] + 2)
+    need <- nd * 8 * 6 # the engine's counts and the data frame
+    if (nd > .Machine$integer.max || need > available_memory()) {
+      sp_abort(sprintf(paste0(
+        "the density over time has %s counts (%s condition%s x %s periods x %s bins, ",
+        "about %s); run fewer periods or narrow `window`."), fmt_count(nd),
+        fmt_count(ncond), if (ncond == 1) "" else "s", fmt_count(periods + 1),
+        fmt_count(window[2] - window[1]), fmt_bytes(need)), call = call)
+    }
+    dens <- c(window[1], window[2] - window[1])
+  }
   x0 <- driven_start_values(x0, "x0", fr$n, call)
   v0 <- driven_start_values(v0, "v0", fr$n, call)
   dt <- 2 * pi / grid$omega / spp
@@ -187,7 +214,7 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   drive <- cos(2 * pi * (0:spp) / spp)
   res <- sim_run(fr, C_sp_r_driven, lapply(conds, as.double), drive, fr$n,
                  check_u64(fr$first - 1, "first_replica", call = call), periods, ktr,
-                 x0, v0, keep, method == "srk2", fr$precision == "single", fr$seed,
+                 x0, v0, keep, dens, method == "srk2", fr$precision == "single", fr$seed,
                  kernel = "driven", variant = paste(fr$precision, method, sep = "_"))
   cond_of <- rep(seq_len(ncond), each = fr$n)
   steps <- res$steps
@@ -215,8 +242,9 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   }
   meta <- list(conditions = grid, dt = dt, periods = periods, steps_per_period = spp,
                transient_periods = ntr, steps = steps, method = method, output = output,
-               bins = bins)
-  out <- driven_assemble(paths, traj, meta)
+               bins = bins, window = if (length(dens)) window)
+  out <- driven_assemble(paths, traj, meta,
+                         if (length(dens)) driven_density(res$density, grid, periods, window))
   sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
              unfinished = sprintf(paste0(
                "every path stopped at step %s of %s (t = %s periods); the averages ",
@@ -272,8 +300,43 @@ driven_check_step <- function(grid, dt, call) {
   invisible(h)
 }
 
+# The window of the density: c(lo, hi) in whole potential periods.
+driven_window <- function(window, bins, call) {
+  if (is.null(window)) {
+    lo <- -floor(bins / 2)
+    return(c(lo, lo + bins))
+  }
+  ok <- is.numeric(window) && length(window) == 2 && !anyNA(window) &&
+    all(is.finite(window)) && all(window == floor(window)) && window[1] < window[2] &&
+    all(abs(window) <= 2^30) && window[2] - window[1] <= 2^24
+  if (!ok) {
+    sp_abort(sprintf(paste0(
+      "`window` must be NULL or two whole numbers lo < hi (potential periods, ",
+      "|lo|, |hi| <= 2^30, at most 2^24 bins), not %s."), describe(window)), call = call)
+  }
+  as.double(window)
+}
+
+# The engine's density counts (sp_driven_kargs in driven_args.h) as data
+# frames: `density` (condition, period, t, x_lo, count) and `outside`
+# (condition, period, t, below, above).
+driven_density <- function(counts, grid, periods, window) {
+  nb <- window[2] - window[1]
+  m <- matrix(counts, nrow = nb + 2)
+  ncond <- nrow(grid)
+  cond <- rep(seq_len(ncond), each = periods + 1)
+  q <- rep(0:periods, times = ncond)
+  t <- q * (2 * pi / grid$omega[cond])
+  list(density = data.frame(condition = rep(cond, each = nb), period = rep(q, each = nb),
+                            t = rep(t, each = nb),
+                            x_lo = rep(window[1] + 0:(nb - 1), times = length(q)),
+                            count = as.vector(m[2:(nb + 1), , drop = FALSE])),
+       outside = data.frame(condition = cond, period = q, t = t, below = m[1, ],
+                            above = m[nb + 2, ]))
+}
+
 # The per-condition table from the per-path values (also for rbind()).
-driven_assemble <- function(paths, traj, meta) {
+driven_assemble <- function(paths, traj, meta, density = NULL) {
   grid <- meta$conditions
   spp <- meta$steps_per_period
   ktr <- meta$transient_periods * spp
@@ -292,7 +355,9 @@ driven_assemble <- function(paths, traj, meta) {
   out <- cbind(grid, do.call(rbind, stat), t_obs = ifelse(t_obs > 0, t_obs, NA_real_))
   rownames(out) <- NULL
   attr(out, "paths") <- paths
-  if (meta$output == "histogram") attr(out, "histogram") <- driven_histograms(paths, meta$bins)
+  if (meta$output == "histogram") {
+    attr(out, "histogram") <- c(driven_histograms(paths, meta$bins), density)
+  }
   attr(out, "trajectories") <- traj
   for (nm in setdiff(names(meta), c("output", "bins"))) attr(out, nm) <- meta[[nm]]
   attr(out, "output") <- meta$output

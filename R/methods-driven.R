@@ -92,7 +92,7 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
   parts <- parts[!vapply(parts, is.null, TRUE)]
   first <- parts[[1]]
   fields <- c("seed_hex", "method", "precision", "conditions", "periods",
-              "steps_per_period", "transient_periods", "output", "bins")
+              "steps_per_period", "transient_periods", "output", "bins", "window")
   same <- function(a) inherits(a, "driven_paths") &&
     all(vapply(fields, function(f) identical(attr(a, f), attr(first, f)), TRUE))
   if (!all(vapply(parts, same, TRUE))) {
@@ -121,8 +121,20 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
                steps_per_period = attr(first, "steps_per_period"),
                transient_periods = attr(first, "transient_periods"), steps = steps[1],
                method = attr(first, "method"), output = attr(first, "output"),
-               bins = attr(first, "bins"))
-  out <- driven_assemble(paths, traj, meta)
+               bins = attr(first, "bins"), window = attr(first, "window"))
+  # the density's counts add (every chunk has the same window)
+  density <- NULL
+  h <- attr(first, "histogram")
+  if (!is.null(h$density)) {
+    density <- list(density = h$density, outside = h$outside)
+    for (p in parts[-1]) {
+      hp <- attr(p, "histogram")
+      density$density$count <- density$density$count + hp$density$count
+      density$outside$below <- density$outside$below + hp$outside$below
+      density$outside$above <- density$outside$above + hp$outside$above
+    }
+  }
+  out <- driven_assemble(paths, traj, meta, density)
   for (a in c("seed", "seed_hex", "backend", "devices", "precision")) {
     attr(out, a) <- attr(first, a)
   }
@@ -138,9 +150,10 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
 #' `type = "velocity"`: the mean velocity \eqn{\langle v\rangle} against the
 #' swept parameter (the first parameter with several values; one line per
 #' combination of the others) with error bars of two standard errors.
-#' `type = "histogram"`: the coarse-grained position histogram at the end
-#' (one bin per potential period) and the velocity histogram (results of
-#' `output = "histogram"`). `type = "trajectories"`: the kept trajectories,
+#' `type = "histogram"`: the coarse-grained density over time of the first
+#' condition (the background of Fig. 2 of the paper), the position histogram
+#' at the end (one bin per potential period) and the velocity histogram
+#' (results of `output = "histogram"`). `type = "trajectories"`: the kept trajectories,
 #' once per drive period (results with `keep > 0`).
 #'
 #' @param x,object Results of [driven_brownian()].
@@ -176,9 +189,18 @@ plot.driven_paths <- function(x, type = c("velocity", "histogram", "trajectories
                        lwd = 1, bty = "n", cex = 0.8)
     }
   } else if (type == "histogram") {
-    old <- graphics::par(mfrow = c(1, 2))
+    old <- graphics::par(mfrow = c(1, 3))
     on.exit(graphics::par(old))
     h <- attr(x, "histogram")
+    # the density over time of the first condition (Fig. 2, left)
+    d1 <- h$density[h$density$condition == 1, ]
+    ts <- sort(unique(d1$t))
+    xs <- sort(unique(d1$x_lo))
+    z <- t(matrix(d1$count, nrow = length(xs)))
+    # each period scaled to its largest bin, so that the spreading cloud shows
+    graphics::image(ts, xs + 0.5, z / pmax(1, apply(z, 1, max)),
+                    col = grDevices::hcl.colors(64, "YlOrRd", rev = TRUE),
+                    xlab = "t", ylab = "x (periods)", main = "Density over time (condition 1)")
     cols <- grDevices::hcl.colors(max(nrow(x), 2), "Dark 3")
     pos <- h$position
     graphics::plot(NA, xlim = range(c(pos$x_lo, pos$x_hi)), ylim = c(0, max(pos$density)),

@@ -54,9 +54,17 @@ graphics::plot(h1$x_lo, h1$density, type = "s", col = "steelblue", lwd = 1.5,
 graphics::lines(h2$x_lo, h2$density, type = "s", col = "firebrick", lty = 2)
 graphics::legend("topright", c("single", "double"), col = c("steelblue", "firebrick"),
                  lty = 1:2, bty = "n")
+# the coarse-grained density over time (accumulated by the engine as the
+# paths run) with sample trajectories, as the left panel of Fig. 2
+d <- attr(fig2[[1]], "histogram")$density
+ts <- sort(unique(d$t))
+xs <- sort(unique(d$x_lo))
+z <- t(matrix(d$count, nrow = length(xs)))
 tr <- attr(fig2[[1]], "trajectories")
-graphics::plot(NA, xlim = range(tr$t), ylim = range(tr$x), xlab = "t", ylab = "x",
-               main = "Sample trajectories (once per drive period)")
+# (each period scaled to its largest bin, so that the spreading cloud stays visible)
+graphics::image(ts, xs + 0.5, z / pmax(1, apply(z, 1, max)), col = grDevices::hcl.colors(64, "YlOrRd", rev = TRUE),
+                ylim = range(c(tr$x, -40, 20)), xlab = "t", ylab = "x",
+                main = "Density over time, sample trajectories")
 for (r in unique(tr$replica)) {
   q <- tr[tr$replica == r, ]
   graphics::lines(q$t, q$x, col = "grey20")

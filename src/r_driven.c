@@ -23,19 +23,20 @@ static const sp_r_field cond_fields[] = {
  * 1 or n); counts as whole doubles; heun 1 srk2, 0 euler; gpu_key "" and
  * devices integer(0) for the CPU. */
 SEXP sp_r_driven(SEXP conds, SEXP drive, SEXP n, SEXP replica0, SEXP periods, SEXP ktr,
-                 SEXP x0, SEXP v0, SEXP keep_m, SEXP heun, SEXP single, SEXP seed,
+                 SEXP x0, SEXP v0, SEXP keep_m, SEXP dens, SEXP heun, SEXP single, SEXP seed,
                  SEXP gpu_key, SEXP devices, SEXP progress) {
-  const char *names[] = {"x", "v", "xtr", "acc2", "keep_x", "keep_v", "steps", "run", ""};
+  const char *names[] = {"x", "v", "xtr", "acc2", "keep_x", "keep_v", "density", "steps",
+                         "run", ""};
   sp_driven_job job;
   sp_driven_out out;
   sp_run_info info;
   sp_hooks hooks;
   sp_r_hooks_ctx ctx;
-  uint64_t total, nkeep;
+  uint64_t total, nkeep, ndens;
   R_xlen_t nc;
   sp_driven_cond *cv;
   int st, ndev, *devs = sp_r_devices(devices, &ndev);
-  SEXP res, sx, sv, sxtr, sacc, skx, skv, token, bar;
+  SEXP res, sx, sv, sxtr, sacc, skx, skv, sdens, token, bar;
   nc = sp_r_rows(conds);
   cv = (sp_driven_cond *)R_alloc((size_t)(nc > 0 ? nc : 1), sizeof *cv);
   job.ncond = (int)sp_r_struct_array(conds, cond_fields,
@@ -53,11 +54,17 @@ SEXP sp_r_driven(SEXP conds, SEXP drive, SEXP n, SEXP replica0, SEXP periods, SE
   job.v0 = XLENGTH(v0) > 0 ? REAL(v0) : NULL;
   job.nv0 = (uint64_t)XLENGTH(v0);
   job.keep_m = sp_r_count(keep_m);
+  /* dens: c(lo, bins) of the density, or numeric(0) for none */
+  job.dens_lo = XLENGTH(dens) == 2 ? (int64_t)REAL(dens)[0] : 0;
+  job.dens_bins = XLENGTH(dens) == 2 ? (uint32_t)REAL(dens)[1] : 0;
   job.heun = sp_r_int(heun);
   job.single = sp_r_int(single);
   job.seed = sp_r_u64(seed);
   total = sp_driven_paths(&job);
   nkeep = (uint64_t)job.ncond * job.keep_m * (job.periods + 1);
+  ndens = job.dens_bins > 0
+              ? (uint64_t)job.ncond * (job.periods + 1) * ((uint64_t)job.dens_bins + 2)
+              : 0;
   res = PROTECT(Rf_mkNamed(VECSXP, names));
   sx = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)total));
   sv = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)total));
@@ -65,12 +72,14 @@ SEXP sp_r_driven(SEXP conds, SEXP drive, SEXP n, SEXP replica0, SEXP periods, SE
   sacc = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)total));
   skx = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)nkeep));
   skv = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)nkeep));
+  sdens = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)ndens));
   out.x = REAL(sx);
   out.v = REAL(sv);
   out.xtr = REAL(sxtr);
   out.acc2 = REAL(sacc);
   out.keep_x = REAL(skx);
   out.keep_v = REAL(skv);
+  out.dens = ndens > 0 ? REAL(sdens) : NULL;
   token = PROTECT(R_MakeUnwindCont());
   bar = PROTECT(sp_r_progress_bar(sp_r_int(progress),
                                   (double)total * (double)job.periods * (double)job.spp,
@@ -88,8 +97,9 @@ SEXP sp_r_driven(SEXP conds, SEXP drive, SEXP n, SEXP replica0, SEXP periods, SE
   SET_VECTOR_ELT(res, 3, sacc);
   SET_VECTOR_ELT(res, 4, skx);
   SET_VECTOR_ELT(res, 5, skv);
-  SET_VECTOR_ELT(res, 6, Rf_ScalarReal((double)out.steps));
-  SET_VECTOR_ELT(res, 7, sp_r_run_info(&info));
-  UNPROTECT(9);
+  SET_VECTOR_ELT(res, 6, sdens);
+  SET_VECTOR_ELT(res, 7, Rf_ScalarReal((double)out.steps));
+  SET_VECTOR_ELT(res, 8, sp_r_run_info(&info));
+  UNPROTECT(10);
   return res;
 }

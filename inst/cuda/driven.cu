@@ -14,7 +14,9 @@
  * path.  The steps run in macro-steps of four, one Philox block (four
  * normals in registers) each, with a head and a tail of single steps where
  * a launch starts or ends inside a block.  Path p draws from its own
- * Philox stream whatever thread or device runs it. */
+ * Philox stream whatever thread or device runs it.  With a density
+ * requested, every period end counts the paths in the coarse-grained
+ * position histogram on the device (warp-aggregated atomics). */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -39,9 +41,26 @@ struct sp_drv_path {
   int32_t m;
   double acc2;
   long long keep; /* keep slot 0, or -1 */
+  uint64_t cond;  /* condition */
   unsigned int j; /* phase: the next step starts at omega t = 2 pi j / spp */
   unsigned long long period; /* periods finished */
 };
+
+/* Count the path in the density at period q (a.dens != 0).  All threads
+ * of the launch reach a period end together, so the warp's paths are
+ * counted at once: lanes with the same slot are merged (__match_any_sync)
+ * and their leader adds the count with one atomic, instead of one atomic
+ * per path.  Integer counts: the result does not depend on the order. */
+__device__ __forceinline__ void sp_drv_count(const sp_driven_kargs &a, const sp_drv_path &P,
+                                             uint64_t q) {
+  const unsigned long long g =
+      (P.cond * (a.periods + 1) + q) * ((uint64_t)a.bins + 2) +
+      sp_driven_dens_slot(P.m, P.x < (sp_real)0, a.dens_lo, a.bins);
+  const unsigned mask = __activemask();
+  const unsigned peers = __match_any_sync(mask, g);
+  if ((int)(threadIdx.x & 31) == __ffs(peers) - 1)
+    atomicAdd(a.dens + g, (unsigned long long)__popc(peers));
+}
 
 /* Step s of the launch (step k0 + s + 1 of the run) with normal z, and the
  * bookkeeping after it: v^2 after the transient (s + 1 > s_tr), x at the
@@ -65,6 +84,7 @@ __device__ __forceinline__ void sp_drv_step(const sp_driven_kargs &a, sp_drv_pat
       a.keep_x[P.keep + P.period] = (double)P.m + (double)P.x;
       a.keep_v[P.keep + P.period] = (double)P.v;
     }
+    if (a.dens) sp_drv_count(a, P, P.period);
   }
 }
 
@@ -83,12 +103,14 @@ sp_driven_kernel(const sp_driven_kargs a) {
   P.s2 = a.s2[i];
   P.acc2 = a.acc2[i];
   P.keep = r < a.keep_m ? (long long)((c * a.keep_m + r) * (a.periods + 1)) : -1;
+  P.cond = c;
   P.j = (unsigned int)(a.k0 % a.spp);
   P.period = a.k0 / a.spp;
   if (a.k0 == 0 && P.keep >= 0) {
     a.keep_x[P.keep] = (double)P.m + (double)P.x;
     a.keep_v[P.keep] = (double)P.v;
   }
+  if (a.k0 == 0 && a.dens) sp_drv_count(a, P, 0);
   /* the transient ends after launch step s_tr (0: before this launch;
    * past nsteps: after it) */
   const unsigned int s_tr = a.ktr <= a.k0 ? 0u

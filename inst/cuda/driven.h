@@ -193,6 +193,13 @@ SP_FN void sp_driven_split(double x, int32_t *m, double *y) {
   *y = x - r;
 }
 
+/* The slot of the density (driven_args.h) that counts position m + y
+ * (y in [-1/2, 1/2]): floor(x) - lo + 1, clamped to 0 and bins + 1. */
+SP_FN uint64_t sp_driven_dens_slot(int32_t m, int y_negative, int64_t lo, uint32_t bins) {
+  int64_t b = (int64_t)m - (y_negative ? 1 : 0) - lo;
+  return b < 0 ? 0 : (b >= (int64_t)bins ? (uint64_t)bins + 1 : (uint64_t)b + 1);
+}
+
 /* The default start x(0) of the path of `stream`: uniform on (0, 1), one
  * potential period (the uniform of draw 0, purpose SP_PURPOSE_DRIVEN_START). */
 SP_FN double sp_driven_start_x(uint64_t seed, uint64_t stream) {

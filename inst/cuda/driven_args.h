@@ -41,12 +41,17 @@ typedef struct {
   uint64_t k0;                         /* steps done before this launch */
   uint64_t ktr;                        /* steps of the transient (a whole number of periods) */
   uint64_t keep_m, periods;
+  /* the coarse-grained density (or 0): paths of condition c with floor(x)
+   * = lo + b at period q counted in dens[(c (periods + 1) + q)(bins + 2) + 1 + b],
+   * b = 0 .. bins - 1; slot 0 counts floor(x) < lo, slot bins + 1 the rest */
+  SP_DPTR(unsigned long long) dens;
+  int64_t dens_lo;
   uint32_t spp;                        /* steps per drive period */
   uint32_t nsteps;                     /* steps of this launch */
   uint32_t heun;                       /* 1: srk2, 0: euler */
-  uint32_t pad_;
+  uint32_t bins;                       /* bins of the density */
 } sp_driven_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_driven_kargs) == 168, "sp_driven_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_driven_kargs) == 184, "sp_driven_kargs layout");
 
 #endif /* SP_DRIVEN_ARGS_H */

@@ -37,6 +37,10 @@ void sp_driven_out_init(const sp_driven_job *job, sp_driven_out *out) {
     out->acc2[p] = 0.0;
   }
   for (p = 0; p < nk; p++) out->keep_x[p] = out->keep_v[p] = NAN;
+  if (job->dens_bins > 0 && out->dens != NULL) {
+    uint64_t nd = (uint64_t)job->ncond * (job->periods + 1) * ((uint64_t)job->dens_bins + 2);
+    for (p = 0; p < nd; p++) out->dens[p] = 0.0;
+  }
   out->steps = 0;
 }
 

@@ -39,6 +39,10 @@ typedef struct {
   const double *x0, *v0;
   uint64_t nx0, nv0;
   uint64_t keep_m;     /* trajectories kept: the first keep_m replicas of each condition */
+  /* the coarse-grained density over time (out->dens; see sp_driven_kargs in
+   * driven_args.h): dens_bins unit bins from dens_lo, 0: none */
+  int64_t dens_lo;
+  uint32_t dens_bins;
   int heun;            /* 1: srk2, 0: euler */
   int single;          /* 1: float, 0: double */
 } sp_driven_job;
@@ -48,6 +52,7 @@ typedef struct {
   double *xtr;             /* x at the end of the transient (NaN: not reached) */
   double *acc2;            /* sum of v^2 over the steps after the transient */
   double *keep_x, *keep_v; /* ncond keep_m (periods + 1) samples, NaN where not reached */
+  double *dens;            /* ncond (periods + 1) (dens_bins + 2) counts (or NULL) */
   uint64_t steps;          /* steps done by every path */
 } sp_driven_out;
 

@@ -19,7 +19,7 @@ typedef struct {
   const char *key;
   const sp_driven_job *job;
   sp_driven_out *out;
-  uint64_t total, K, nkeep;
+  uint64_t total, K, nkeep, ndens;
   int ndev;
 } drv_model;
 
@@ -28,7 +28,7 @@ typedef struct {
   size_t rb; /* bytes of a real */
   uint64_t path0, np, k;
   unsigned int last; /* steps of the launch in flight */
-  CUdeviceptr conds, drive, m, x, v, s2, acc2, xtr, keep_x, keep_v;
+  CUdeviceptr conds, drive, m, x, v, s2, acc2, xtr, keep_x, keep_v, dens;
 } drv_dev;
 
 /* Host values to the working precision, n of them, into buf (n rb bytes). */
@@ -93,6 +93,10 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
        (st = sp_gpu_memset32(d->id, e->keep_x, 0x7ff80000u, (size_t)m->nkeep * 2)) ||
        (st = sp_gpu_memset32(d->id, e->keep_v, 0x7ff80000u, (size_t)m->nkeep * 2))))
     return st;
+  if (m->ndens > 0 &&
+      ((st = sp_gpu_dev_alloc(d, (size_t)m->ndens * 8, "the position density", &e->dens)) ||
+       (st = sp_gpu_memset0(d->id, e->dens, (size_t)m->ndens * 8))))
+    return st;
   hx = (double *)malloc(np * sizeof(double));
   hv = (double *)malloc(np * sizeof(double));
   hxtr = (double *)malloc(np * sizeof(double));
@@ -151,6 +155,9 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.xtr = e->xtr;
   a.keep_x = e->keep_x;
   a.keep_v = e->keep_v;
+  a.dens = e->dens;
+  a.dens_lo = job->dens_lo;
+  a.bins = job->dens_bins;
   a.n = job->n;
   a.replica0 = job->replica0;
   a.seed = job->seed;
@@ -223,6 +230,17 @@ static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
       st = sp_gpu_to_host(d->id, out->keep_v + b, e->keep_v + (CUdeviceptr)b * sizeof(double),
                           bytes);
   }
+  /* the device's counts of the density, added to those of the others */
+  if (st == SP_OK && m->ndens > 0) {
+    unsigned long long *hd = (unsigned long long *)malloc((size_t)m->ndens * 8);
+    if (hd == NULL) {
+      st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+      goto done;
+    }
+    st = sp_gpu_to_host(d->id, hd, e->dens, (size_t)m->ndens * 8);
+    for (i = 0; st == SP_OK && i < m->ndens; i++) out->dens[i] += (double)hd[i];
+    free(hd);
+  }
 done:
   free(tmp);
   free(s2);
@@ -243,6 +261,9 @@ int sp_gpu_driven(const char *key, const sp_driven_job *job, sp_driven_out *out,
   m.total = sp_driven_paths(job);
   m.K = job->periods * (uint64_t)job->spp;
   m.nkeep = (uint64_t)job->ncond * job->keep_m * (job->periods + 1);
+  m.ndens = job->dens_bins > 0 && out->dens != NULL
+                ? (uint64_t)job->ncond * (job->periods + 1) * ((uint64_t)job->dens_bins + 2)
+                : 0;
   m.ndev = ndev;
   if (m.total == 0 || m.K == 0) return SP_OK;
   memset(&e, 0, sizeof e);

@@ -154,6 +154,27 @@ test_that("kept trajectories start at x(0) and end at the final state; histogram
     xs <- p$x[p$condition == c]
     expect_identical(pos$count, vapply(pos$x_lo, function(l) sum(floor(xs) == l), 1L))
   }
+  # the density over time: every path counted at every period (inside the
+  # window or below / above it), the last period's counts those of the end
+  # positions, the first those of the starts (uniform on (0, 1): bin 0)
+  d <- h$density
+  o <- h$outside
+  expect_identical(sort(unique(d$x_lo)), as.double(-15:14)) # 30 bins centred on 0
+  tot <- tapply(d$count, list(d$condition, d$period), sum) +
+    tapply(o$below, list(o$condition, o$period), sum) +
+    tapply(o$above, list(o$condition, o$period), sum)
+  expect_true(all(tot == 50))
+  expect_identical(d$count[d$period == 0 & d$x_lo == 0], c(50, 50))
+  for (c in 1:2) {
+    xs <- p$x[p$condition == c]
+    e <- d[d$period == 12 & d$condition == c, ]
+    expect_identical(e$count, vapply(e$x_lo, function(l) as.double(sum(floor(xs) == l)), 1))
+    oc <- o[o$period == 12 & o$condition == c, ]
+    expect_identical(c(oc$below, oc$above), c(sum(xs < -15), sum(xs >= 15)) + 0)
+  }
+  expect_identical(attr(drv(5, a = 1, omega = 6, f = 0, gamma = 1, D0 = 0, periods = 2,
+                            output = "histogram", window = c(3, 7)), "histogram")$density$x_lo,
+                   rep(3:6 + 0, 3))
   # the summary follows from the paths
   y <- p[p$condition == 2, ]
   expect_equal(x$v_mean[2], mean(y$v_bar))
@@ -170,7 +191,7 @@ test_that("chunks with histograms and trajectories combine into the one-call res
   parts <- rbind(run(12, 1), run(18, 13))
   expect_identical(as.data.frame(parts), as.data.frame(whole))
   expect_identical(attr(parts, "paths"), attr(whole, "paths"))
-  expect_identical(attr(parts, "histogram"), attr(whole, "histogram"))
+  expect_identical(attr(parts, "histogram"), attr(whole, "histogram")) # the density's counts add
   expect_error(rbind(run(12, 1), run(12, 1)), "overlap", class = "statphysgpu_error")
   other <- drv(10, a = 2, omega = 3, f = c(0, 1), gamma = 1, D0 = 0.05, periods = 9,
                steps_per_period = 120, output = "histogram", first_replica = 13, seed = 5)
@@ -198,6 +219,11 @@ test_that("bad input: clear errors naming the argument; coarse steps warn", {
   expect_error(bad(bins = 0), "`bins` must be", class = "statphysgpu_error")
   expect_error(bad(keep = 5), "`keep` must be", class = "statphysgpu_error")
   expect_error(bad(x0 = 1:3), "`x0` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(x0 = 2^31), "`x0` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(output = "histogram", window = c(2, 1)), "`window` must be",
+               class = "statphysgpu_error")
+  expect_error(bad(output = "histogram", window = c(0, 2^20), periods = 2^12),
+               "the density over time has", class = "statphysgpu_error")
   expect_error(bad(v0 = NA_real_), "`v0` must be NULL", class = "statphysgpu_error")
   expect_error(bad(a = seq_len(2^12), f = seq_len(2^12 + 1)),
                "16,781,312 conditions; at most 2\\^24", class = "statphysgpu_error")
