@@ -24,8 +24,13 @@
 #' scheme on \eqn{(x, \dot x)}, one normal per step, weak order 2);
 #' `"euler"` the Euler-Maruyama step. Step \eqn{k} of path \eqn{r} of
 #' condition \eqn{c} uses normal \eqn{k - 1} of Philox stream
-#' \eqn{(c-1)2^{40} + r - 1}, purpose 6 of the stream registry (see
-#' `?philox`; its start uses purpose 7).
+#' \eqn{s = (c-1)2^{40} + r - 1} in the space of the engine's steps (purpose
+#' 6 of the package's stream registry), which is
+#' `philox_normal(k, seed, stream = s, offset = 6 * 2^58)[k]`; the default
+#' start is `philox_uniform(1, seed, stream = s, offset = 7 * 2^58)`. The
+#' position is kept as a whole number of potential periods plus a part in
+#' \eqn{[-1/2, 1/2]}, so single precision resolves a step however far a path
+#' has run.
 #'
 #' A warning (class `statphysgpu_step_warning`) says when the step is coarse
 #' for the dynamics: when \eqn{\Delta t\,\max(2\pi, \gamma, 2\pi u) > 0.25},
