@@ -21,8 +21,6 @@
  *     a0 = a(x, v, d_j);  x~ = x + dt v;  v~ = v + dt a0 + sigma z
  *     x' = x + dt (v + v~) / 2;  v' = v + dt (a0 + a(x~, v~, d_{j+1})) / 2 + sigma z
  *   euler:  x' = x + dt v;  v' = v + dt a(x, v, d_j) + sigma z
- * V'(x) = 2 pi cos(2 pi y) with y = x - rint(x) in [-1/2, 1/2], so that the
- * cosine's argument stays in [-pi, pi].
  *
  * The position is kept as x = m + y: m a 32-bit count of potential periods,
  * y in [-1/2, 1/2] in the working precision, wrapped after every step
@@ -30,7 +28,9 @@
  * keeps its resolution (2^-25 in single precision) however far a path runs:
  * a single-precision x of magnitude 1000 would round each step's
  * displacement to 6e-5 (the same care for position as Sec. 5 of 001 takes
- * for time).
+ * for time).  The force V'(y) = 2 pi cos(2 pi y) is evaluated at y (and at
+ * the predictor y + dt v), whose argument stays near [-pi, pi] where the
+ * GPU's fast cosine is accurate, with no reduction of its own.
  *
  * Random numbers (sp_streams.h): path r of condition c (0-based) uses
  * Philox stream c 2^40 + r; step k + 1 (k = 0, 1, ...) uses normal k of
@@ -72,7 +72,7 @@ SP_FN void SP_DRIVEN(sp_driven_par_load)(SP_DRIVEN(sp_driven_par) *p, const sp_d
   p->sigma = (SP_REAL)c->sigma;
 }
 
-/* cos(2 pi y) for y in [-1/2, 1/2]. */
+/* cos(2 pi y) for y near [-1/2, 1/2]. */
 SP_FN SP_REAL SP_DRIVEN(sp_driven_cos2pi)(SP_REAL y) {
 #if SP_CUDA
 #  ifdef SP_REAL_SINGLE
@@ -96,27 +96,6 @@ SP_FN SP_REAL SP_DRIVEN(sp_driven_cos2pi)(SP_REAL y) {
 #endif
 }
 
-/* x - rint(x): exact; on the CPU by the 1.5 2^p shift (no libm call, so
- * that a loop over lanes vectorises), exact for |x| < 2^22 (single) or 2^51
- * (double), far beyond where a path's position still resolves a period. */
-SP_FN SP_REAL SP_DRIVEN(sp_driven_frac)(SP_REAL x) {
-#if SP_CUDA
-#  ifdef SP_REAL_SINGLE
-  return x - rintf(x);
-#  else
-  return x - rint(x);
-#  endif
-#else
-#  ifdef SP_REAL_SINGLE
-  const SP_REAL shift = 12582912.0f; /* 1.5 2^23 */
-#  else
-  const SP_REAL shift = 6755399441055744.0; /* 1.5 2^52 */
-#  endif
-  /* not folded: the engines are not compiled with -fassociative-math */
-  return x - ((x + shift) - shift);
-#endif
-}
-
 /* y -> y - rint(y), m -> m + rint(y): the whole periods of y moved into m. */
 SP_FN void SP_DRIVEN(sp_driven_wrap)(SP_REAL *y, int32_t *m) {
 #if SP_CUDA
@@ -137,11 +116,12 @@ SP_FN void SP_DRIVEN(sp_driven_wrap)(SP_REAL *y, int32_t *m) {
   *m += (int32_t)r;
 }
 
-/* The acceleration a(x, v, d) = d - gamma v - V'(x). */
+/* The acceleration a(x, v, d) = d - gamma v - V'(x), x the part y of the
+ * position in [-1/2, 1/2] (or the predictor next to it). */
 SP_FN SP_REAL SP_DRIVEN(sp_driven_accel)(const SP_DRIVEN(sp_driven_par) *p, SP_REAL x, SP_REAL v,
                                          SP_REAL d) {
   const SP_REAL twopi = (SP_REAL)6.28318530717958647692;
-  return d - p->gamma * v - twopi * SP_DRIVEN(sp_driven_cos2pi)(SP_DRIVEN(sp_driven_frac)(x));
+  return d - p->gamma * v - twopi * SP_DRIVEN(sp_driven_cos2pi)(x);
 }
 
 /* One step from (x, v) with normal z; c0, c1 are cos(omega t) at the start
