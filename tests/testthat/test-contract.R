@@ -280,10 +280,10 @@ engine_contract_tests(list(
     expect_gt(mean(abs(pg$v - pc$v) < 1e-9 * pmax(1, abs(pc$v))), 0.99)
   },
   oom = function() {
-    # 40 bytes a path on the device in double precision: 1.25 GiB
-    driven_brownian(2^24, a = c(1, 2), omega = 1, f = 0, gamma = 1, D0 = 0.1,
-                    periods = 1, seed = 1, backend = "gpu", precision = "double",
-                    progress = FALSE)
+    # 32 bytes a path on the device in single precision (the variant small()
+    # loaded): 1 GiB
+    driven_brownian(2^24, a = c(1, 2), omega = 6, f = 0, gamma = 1, D0 = 0.1,
+                    periods = 1, seed = 1, backend = "gpu", progress = FALSE)
   },
   small = function(backend) {
     driven_run(200, backend = backend)

@@ -56,13 +56,15 @@ test_that("single precision on the GPU has the distribution of double precision 
 
 test_that("equipartition on the GPU in single precision: <v^2> = D0", {
   skip_if_no_gpu()
-  # as the CPU test, with 50x the paths (standard error 0.07%); the SRK2
-  # bias at dt 2 pi = 0.016 is below 0.05%: accept |z| < 4 + that bias
+  # as the CPU test, with 50x the paths (standard error about 0.1%); the
+  # SRK2 bias in <v^2> at dt 2 pi = 0.016 is -0.1% for the linearised
+  # dynamics at the bottom of the well (escape_linear_step(), curvature
+  # (2 pi)^2) and less over the whole potential: accept |z| < 4 + that bias
   x <- driven_brownian(20000, a = 0, omega = 1, f = 0, gamma = 1, D0 = c(0.5, 2),
                        periods = 20, steps_per_period = 400, seed = 3, backend = "gpu",
                        progress = FALSE)
   z <- (x$v2_mean - x$D0) / x$v2_se
-  bias <- 5e-4 * x$D0 / x$v2_se
+  bias <- 1e-3 * x$D0 / x$v2_se
   expect_true(all(abs(z) < 4 + bias))
 })
 
