@@ -97,9 +97,9 @@ if (what %in% c("cpu", "all")) {
   nthreads <- sp_threads()
   for (p in c("single", "double")) for (m in c("srk2", "euler")) {
     old <- sp_threads(1)
-    r1 <- run(4096, 50, p, "cpu", m)
+    r1 <- run(4096, 200, p, "cpu", m)
     sp_threads(old)
-    rn <- run(4096 * nthreads, 50, p, "cpu", m)
+    rn <- run(4096 * nthreads, 200, p, "cpu", m)
     add(sprintf("CPU engine, %s %s, 1 thread", p, m), r1$rate, "steps/s", cpu)
     add(sprintf("CPU engine, %s %s, %d threads", p, m, nthreads), rn$rate, "steps/s", cpu)
     add(sprintf("CPU engine, %s %s: scaling efficiency over %d threads", p, m, nthreads),
