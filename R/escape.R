@@ -280,14 +280,7 @@ escape_grid <- function(args, call) {
   nm <- names(args)
   for (a in nm[-1]) check_positive(args[[a]], a, call = call)
   if (nm[1] == "ramp") check_positive(args[[1]], "ramp", call = call)
-  args <- lapply(args, as.double)
-  ncond <- prod(lengths(args))
-  if (ncond > 2^24) {
-    sp_abort(sprintf("the parameter grid has %s conditions; at most 2^24 are allowed.",
-                     fmt_count(ncond)), call = call)
-  }
-  g <- expand.grid(args, KEEP.OUT.ATTRS = FALSE)
-  cbind(condition = seq_len(nrow(g)), g)
+  sim_grid(lapply(args, as.double), call)
 }
 
 # Threshold of escape for each starting bias g0, from `threshold`.

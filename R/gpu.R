@@ -72,6 +72,7 @@ gpu_kernel_registry <- function() {
                         variants = list(default = list(defines = character(),
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
+    driven = list(file = "driven.cu", toolkit = FALSE, variants = driven_variants()),
     # mixed_lb32: registers capped for 32 walkers per SM; _u4: partner
     # loops unrolled 4 times (bench/he4.R compares; option
     # statphysgpu.he4_variant)

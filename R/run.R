@@ -89,6 +89,19 @@ sim_frame <- function(call, n, first = 1, seed = NULL, backend = "auto",
        progress = progress, rows = rows, plan = plan)
 }
 
+# Every combination of the parameters of a sweep (a named list of vectors),
+# in expand.grid order (the first varies fastest), with a condition number;
+# at most 2^24 conditions (the stream layout of sp_streams.h).
+sim_grid <- function(args, call) {
+  ncond <- prod(lengths(args))
+  if (ncond > 2^24) {
+    sp_abort(sprintf("the parameter grid has %s conditions; at most 2^24 are allowed.",
+                     fmt_count(ncond)), call = call)
+  }
+  g <- expand.grid(args, KEEP.OUT.ATTRS = FALSE)
+  cbind(condition = seq_len(nrow(g)), g)
+}
+
 # Run an engine: loads its GPU kernel variant when the plan is the GPU, then
 # .Call(entry, ..., gpu_key, devices, progress).  cli (whose C API draws the
 # progress bar) is imported by the package, so its namespace is loaded.

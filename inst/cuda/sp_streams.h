@@ -33,7 +33,8 @@ enum {
   SP_PURPOSE_VMC_START = 3,    /* he4 VMC: the start lattice's vacancies, block t for site t */
   SP_PURPOSE_XORSAT_START = 4, /* 3-XORSAT: a run's random start, 32 clones a word */
   SP_PURPOSE_XORSAT_QG = 5,    /* 3-XORSAT: the p1 decisions of the quasi-greedy sweeps */
-  /* 6, 7: driven Brownian paths (taken) */
+  SP_PURPOSE_DRIVEN_STEPS = 6, /* driven Brownian: one normal per step, draw k for step k + 1 */
+  SP_PURPOSE_DRIVEN_START = 7, /* driven Brownian: the uniform start x(0) of a path (block 0) */
   SP_PURPOSE_KURAMOTO_STEPS = 8, /* Kuramoto: step k of a system, block k ceil(n/4) + i/4 */
   SP_PURPOSE_KURAMOTO_START = 9  /* Kuramoto: the uniform start phases, block i/4 */
 };

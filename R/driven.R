@@ -1,0 +1,401 @@
+#' Ensembles of driven Brownian particles in a periodic potential
+#'
+#' Integrates `n` paths of the driven Stewart-McCumber model (Eq. (1) of
+#' paper 001 of the package's sources, Januszewski and Kostur 2010)
+#' \deqn{\ddot x + \gamma\dot x = -V'(x) + a\cos(\omega t) + f +
+#'   \sqrt{2\gamma D_0}\,\xi(t),\qquad V(x) = \sin(2\pi x),}
+#' with \eqn{\langle\xi(t)\xi(s)\rangle = \delta(t-s)}, for every combination
+#' of the parameters: any of `a`, `omega`, `f`, `gamma` and `D0` may be a
+#' vector, and all the conditions run in one launch (the parameter sweeps of
+#' the paper). \eqn{D_0} plays the temperature: at \eqn{a = f = 0} the
+#' stationary law is Boltzmann's with \eqn{k_BT = D_0}, so
+#' \eqn{\langle v^2\rangle = D_0}. By default each path starts at rest,
+#' \eqn{\dot x(0) = 0}, at a position \eqn{x(0)} drawn uniformly on one
+#' period \eqn{(0, 1)} (its own Philox draw); `x0` and `v0` set other starts.
+#'
+#' @section Steps and time:
+#' The step is \eqn{\Delta t = (2\pi/\omega)/}`steps_per_period`, and each
+#' path runs `periods` drive periods. Time is kept modulo the drive period as
+#' the integer phase \eqn{j} of the step within the period (Sec. 5 of the
+#' paper): \eqn{\omega t = 2\pi j/}`steps_per_period` exactly, and the drive
+#' \eqn{\cos(\omega t)} is read from one table shared by all paths, so no
+#' running time variable grows until \eqn{t + \Delta t = t} in single
+#' precision. `"srk2"` is Algorithm 2 of the paper (the stochastic Heun
+#' scheme on \eqn{(x, \dot x)}, one normal per step, weak order 2);
+#' `"euler"` the Euler-Maruyama step. Step \eqn{k} of path \eqn{r} of
+#' condition \eqn{c} uses normal \eqn{k - 1} of Philox stream
+#' \eqn{s = (c-1)2^{40} + r - 1} in the space of the engine's steps (purpose
+#' 6 of the package's stream registry), which is
+#' `philox_normal(k, seed, stream = s, offset = 6 * 2^58)[k]`; the default
+#' start is `philox_uniform(1, seed, stream = s, offset = 7 * 2^58)`. The
+#' position is kept as a whole number of potential periods plus a part in
+#' \eqn{[-1/2, 1/2]}, so single precision resolves a step however far a path
+#' has run.
+#'
+#' A warning (class `statphysgpu_step_warning`) says when the step is coarse
+#' for the dynamics: when \eqn{\Delta t\,\max(2\pi, \gamma, 2\pi u) > 0.25},
+#' with \eqn{2\pi} the frequency of small oscillations at the bottom of the
+#' potential, \eqn{\gamma} the damping rate and \eqn{u = |a|/\sqrt{\gamma^2 +
+#' \omega^2} + |f|/\gamma + \sqrt{D_0}} a velocity scale of the running
+#' state (the time to cross one period is \eqn{1/u}): fewer than about 25
+#' steps per fastest time scale.
+#'
+#' @section What is measured:
+#' The first `transient` fraction of the periods (rounded down to whole
+#' periods) is discarded; over the remaining observation time
+#' \eqn{T = t_{end} - t_{tr}}:
+#' * `v_mean`, the mean velocity \eqn{\langle\langle v\rangle\rangle}: each
+#'   path's time average \eqn{\bar v_i = (x_i(t_{end}) - x_i(t_{tr}))/T},
+#'   averaged over the paths, with `v_se` its standard error over paths
+#'   (\eqn{\mathrm{sd}(\bar v_i)/\sqrt n}).
+#' * `D_eff`, the effective diffusion coefficient from the spread of the
+#'   displacements \eqn{d_i = x_i(t_{end}) - x_i(t_{tr})}:
+#'   \eqn{D_{eff} = \mathrm{var}(d_i)/(2T)} (the spread gained after the
+#'   transient, so that the spread of the start and of the transient does not
+#'   count), with `D_eff_se` from the fourth moment of the \eqn{d_i}.
+#' * `v2_mean`, \eqn{\langle v^2\rangle}: each path's average of \eqn{v^2}
+#'   over the steps after the transient, averaged over paths, with `v2_se`.
+#'
+#' With `output = "histogram"`: the coarse-grained position histogram at the
+#' end (Fig. 2 of the paper), `bins` bins of width one potential period
+#' centred on the median position (paths outside are counted in `outside`),
+#' and the velocity histogram at the end, `bins` equal bins over the range
+#' of the velocities. Both are tallied from the paths' end states, so that
+#' chunks combine into the histogram of the whole. Also with `output =
+#' "histogram"`, the coarse-grained density over time (the background of
+#' Fig. 2): at every drive period, the paths of each condition counted in
+#' bins of one potential period over `window` (default: `bins` periods
+#' centred on 0, where the paths start), with the paths below and above it
+#' counted apart; it is accumulated by the engine as the paths run (on the
+#' GPU with warp-aggregated atomics), so no position of a path is stored.
+#' With `keep = m` (or
+#' `output = "trajectories"`, which keeps 10 unless `keep` says otherwise),
+#' the positions and velocities of the first `m` paths of each condition
+#' once per drive period.
+#'
+#' @section Random numbers, chunks and interrupts:
+#' A path's numbers depend only on the seed, its condition and its replica
+#' number, so the result does not depend on the thread count, the devices
+#' or chunking: `driven_brownian(n = m, first_replica = k + 1, ...)` returns
+#' replicas \eqn{k+1, \dots, k+m}, and `rbind()` of chunks gives the
+#' one-call result. On the CPU results are bit-identical for any thread
+#' count; CPU and GPU agree path by path in double precision to rounding
+#' until the chaos of the dynamics amplifies it. An interrupt (Ctrl-C)
+#' stops every path at the same step: the result is that of a shorter run
+#' (the observation time is what was reached, NA if still in the transient),
+#' flagged in `attr(x, "interrupted")`, with a warning of class
+#' `statphysgpu_interrupted`.
+#'
+#' @param n Paths per condition, a whole number \eqn{\ge 1}.
+#' @param a Drive amplitude (finite; a vector gives one condition per value).
+#' @param omega Drive angular frequency, positive (vector allowed).
+#' @param f Constant bias force (finite; vector allowed).
+#' @param gamma Friction coefficient, positive (vector allowed).
+#' @param D0 Noise intensity (temperature), non-negative (vector allowed;
+#'   0 integrates the deterministic dynamics from random starts).
+#' @param periods Drive periods to integrate, a whole number \eqn{\ge 1}.
+#' @param steps_per_period Steps per drive period, a whole number in
+#'   \eqn{[1, 2^{24}]}.
+#' @param transient Fraction of the periods discarded before averaging, in
+#'   \eqn{[0, 1)}.
+#' @param method `"srk2"` (default) or `"euler"`.
+#' @param output `"summary"` (default), `"histogram"` (also the position
+#'   and velocity histograms at the end) or `"trajectories"` (also the kept
+#'   trajectories).
+#' @param bins Number of histogram bins, a whole number \eqn{\ge 1}.
+#' @param keep Number of paths per condition whose trajectories are kept
+#'   (sampled once per drive period), a whole number in \eqn{[0, n]}.
+#' @param seed Philox key: a whole number in \eqn{[0, 2^{64})}, a hexadecimal
+#'   string, or `NULL` to draw one from R's random number generator.
+#' @param first_replica Number of the first replica of this call (chunking).
+#' @param backend `"auto"` (the GPU when usable and there are at least
+#'   10,000 paths), `"cpu"` or `"gpu"`.
+#' @param devices GPU ids, `"all"`, or `NULL` (the first GPU); the paths are
+#'   split among them in contiguous ranges.
+#' @param precision `"single"` (default) or `"double"`.
+#' @param progress Show a progress bar.
+#' @param x0,v0 Start positions and velocities: `NULL` (the default start),
+#'   a number, or one per replica of this call (length `n`); positions of
+#'   magnitude at most \eqn{2^{30}}.
+#' @param window With `output = "histogram"`: the range of the density over
+#'   time, two whole numbers `c(lo, hi)` of potential periods (`hi - lo`
+#'   bins), or `NULL` for `bins` bins centred on 0.
+#' @return An object of class `driven_paths`: a data frame with one row per
+#'   condition and columns `condition`, `a`, `omega`, `f`, `gamma`, `D0`,
+#'   `n`, `v_mean`, `v_se`, `D_eff`, `D_eff_se`, `v2_mean`, `v2_se`, `t_obs`
+#'   (the observation time after the transient); attributes `paths` (one row
+#'   per path: `condition`, `replica`, `v_bar`, `v2_bar`, `x`, `v`, `x_tr`),
+#'   `histogram` (with `output = "histogram"`: a list of data frames
+#'   `position` and `velocity` at the end, `density` (`condition`, `period`,
+#'   `t`, `x_lo`, `count`: the density over time) and `outside` (the paths
+#'   below and above the window at each period)), `trajectories` (with `keep > 0`: `condition`,
+#'   `replica`, `period`, `t`, `x`, `v`), `conditions`, `dt`, `periods`,
+#'   `transient_periods`, `steps` (steps done), `seed`, `backend`, `devices`,
+#'   `precision`, `method`, `seconds`, `interrupted`. Methods: `print`,
+#'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, `rbind` of
+#'   chunks.
+#' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
+#'   solution of stochastic differential equations with CUDA. *Computer
+#'   Physics Communications* 181, 183-188. \doi{10.1016/j.cpc.2009.09.009}
+#' @examples
+#' # <v> against the bias force, 200 paths per value, on the CPU
+#' x <- driven_brownian(200, a = 4.2, omega = 4.9, f = c(0, 0.5, 1), gamma = 0.9,
+#'                      D0 = 0.01, periods = 40, steps_per_period = 50,
+#'                      seed = 1, backend = "cpu")
+#' x
+#' plot(x)
+#' # thermal equilibrium: <v^2> = D0
+#' eq <- driven_brownian(100, a = 0, omega = 1, f = 0, gamma = 1, D0 = 0.5,
+#'                       periods = 10, seed = 2, backend = "cpu")
+#' eq$v2_mean
+#' @export
+driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period = 100,
+                            transient = 0.1, method = c("srk2", "euler"),
+                            output = c("summary", "histogram", "trajectories"),
+                            bins = 200, keep = 0, seed = NULL, first_replica = 1,
+                            backend = "auto", devices = NULL,
+                            precision = c("single", "double"), progress = interactive(),
+                            x0 = NULL, v0 = NULL, window = NULL) {
+  call <- sys.call()
+  a <- check_finite(a, "a", call = call)
+  omega <- check_positive(omega, "omega", call = call)
+  f <- check_finite(f, "f", call = call)
+  gamma <- check_positive(gamma, "gamma", call = call)
+  D0 <- check_positive(D0, "D0", allow_zero = TRUE, call = call)
+  periods <- check_whole(periods, "periods", lo = 1, hi = 2^40, call = call)
+  spp <- check_whole(steps_per_period, "steps_per_period", lo = 1, hi = 2^24, call = call)
+  if (periods * spp > 2^53) {
+    sp_abort(sprintf("`periods * steps_per_period` = %s steps per path; at most 2^53.",
+                     format(periods * spp)), call = call)
+  }
+  transient <- check_range(transient, "transient", 0, 1, hi_open = TRUE, len = 1,
+                           call = call)
+  method <- check_choice(method, c("srk2", "euler"), "method", call = call)
+  output <- check_choice(output, c("summary", "histogram", "trajectories"), "output",
+                         call = call)
+  bins <- check_whole(bins, "bins", lo = 1, hi = 2^24, call = call)
+  grid <- sim_grid(list(a = a, omega = omega, f = f, gamma = gamma, D0 = D0), call)
+  ncond <- nrow(grid)
+  fr <- sim_frame(call, n = n, first = first_replica, seed = seed, backend = backend,
+                  devices = devices, precision = precision,
+                  precisions = c("single", "double"), progress = progress,
+                  groups = ncond, row_bytes = 4 * 8 + 9 * 8 + 40, auto_threshold = 1e4)
+  keep <- check_whole(keep, "keep", lo = 0, hi = fr$n, call = call)
+  if (output == "trajectories" && keep == 0) keep <- min(fr$n, 10)
+  nkeep <- ncond * keep * (periods + 1)
+  if (nkeep > 0) {
+    need <- nkeep * 8 * 2 * 4 # the engine's samples and the data frame
+    if (nkeep > .Machine$integer.max || need > available_memory()) {
+      sp_abort(sprintf(paste0(
+        "`keep` = %s paths of %s periods in %s condition%s are %s samples (about %s); ",
+        "keep fewer paths or run fewer periods."), fmt_count(keep), fmt_count(periods),
+        fmt_count(ncond), if (ncond == 1) "" else "s", fmt_count(nkeep),
+        fmt_bytes(need)), call = call)
+    }
+  }
+  dens <- numeric()
+  if (output == "histogram") {
+    window <- driven_window(window, bins, call)
+    nd <- ncond * (periods + 1) * (window[2] - window[1] + 2)
+    need <- nd * 8 * 6 # the engine's counts and the data frame
+    if (nd > .Machine$integer.max || need > available_memory()) {
+      sp_abort(sprintf(paste0(
+        "the density over time has %s counts (%s condition%s x %s periods x %s bins, ",
+        "about %s); run fewer periods or narrow `window`."), fmt_count(nd),
+        fmt_count(ncond), if (ncond == 1) "" else "s", fmt_count(periods + 1),
+        fmt_count(window[2] - window[1]), fmt_bytes(need)), call = call)
+    }
+    dens <- c(window[1], window[2] - window[1])
+  }
+  x0 <- driven_start_values(x0, "x0", fr$n, call)
+  v0 <- driven_start_values(v0, "v0", fr$n, call)
+  dt <- 2 * pi / grid$omega / spp
+  driven_check_step(grid, dt, call)
+  ntr <- floor(transient * periods)
+  ktr <- ntr * spp
+  conds <- list(a = grid$a, omega = grid$omega, f = grid$f, gamma = grid$gamma,
+                D0 = grid$D0, dt = dt, sigma = sqrt(2 * grid$gamma * grid$D0 * dt),
+                stream0 = (grid$condition - 1) * 2^40)
+  drive <- cos(2 * pi * (0:spp) / spp)
+  res <- sim_run(fr, C_sp_r_driven, lapply(conds, as.double), drive, fr$n,
+                 check_u64(fr$first - 1, "first_replica", call = call), periods, ktr,
+                 x0, v0, keep, dens, method == "srk2", fr$precision == "single", fr$seed,
+                 kernel = "driven", variant = paste(fr$precision, method, sep = "_"))
+  cond_of <- rep(seq_len(ncond), each = fr$n)
+  steps <- res$steps
+  t_obs <- (steps - ktr) * dt
+  reached <- steps > ktr
+  paths <- data.frame(condition = cond_of,
+                      replica = rep(fr$first - 1 + seq_len(fr$n), times = ncond))
+  paths$v_bar <- if (reached) (res$x - res$xtr) / t_obs[cond_of] else NA_real_
+  paths$v2_bar <- if (reached) res$acc2 / (steps - ktr) else NA_real_
+  paths$x <- res$x
+  paths$v <- res$v
+  paths$x_tr <- res$xtr
+  traj <- NULL
+  if (keep > 0) {
+    np1 <- periods + 1
+    traj <- data.frame(condition = rep(seq_len(ncond), each = keep * np1),
+                       replica = rep(rep(fr$first - 1 + seq_len(keep), each = np1),
+                                     times = ncond),
+                       period = rep(0:periods, times = ncond * keep))
+    traj$t <- traj$period * (2 * pi / grid$omega[traj$condition])
+    traj$x <- res$keep_x
+    traj$v <- res$keep_v
+    traj <- traj[!is.na(traj$x), , drop = FALSE]
+    rownames(traj) <- NULL
+  }
+  meta <- list(conditions = grid, dt = dt, periods = periods, steps_per_period = spp,
+               transient_periods = ntr, steps = steps, method = method, output = output,
+               bins = bins, window = if (length(dens)) window)
+  out <- driven_assemble(paths, traj, meta,
+                         if (length(dens)) driven_density(res$density, grid, periods, window))
+  sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
+             unfinished = sprintf(paste0(
+               "every path stopped at step %s of %s (t = %s periods); the averages ",
+               "are over the time reached after the transient%s"),
+               fmt_count(steps), fmt_count(periods * spp), format(steps / spp, digits = 4),
+               if (reached) "" else " (none: still in the transient, so they are NA)"))
+}
+
+# The kernel variants of driven.cu: precision x method.  Single precision
+# uses the hardware cosine for the force (its argument is reduced to
+# [-pi, pi] first, where it is accurate to 2^-21.4).
+driven_variants <- function() {
+  v <- list()
+  for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
+    v[[paste(prec, m, sep = "_")]] <- list(
+      defines = c(if (prec == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1", "SP_FAST_SIN=1")
+                  else "SP_REAL=double",
+                  sprintf("SP_DRV_HEUN=%d", as.integer(m == "srk2"))),
+      fast_math = FALSE)
+  }
+  v
+}
+
+# Start values: NULL, one number, or one per replica; positions within
+# 2^30 periods (the engine counts whole periods in 32 bits).
+driven_start_values <- function(x, name, n, call) {
+  if (is.null(x)) return(numeric())
+  if (!is.numeric(x) || !(length(x) %in% c(1, n)) || anyNA(x) || any(!is.finite(x)) ||
+      any(abs(x) > 2^30)) {
+    sp_abort(sprintf(paste0(
+      "`%s` must be NULL, a finite number or %s finite numbers (one per replica) ",
+      "of magnitude at most 2^30, not %s."), name, fmt_count(n), describe(x)), call = call)
+  }
+  as.double(x)
+}
+
+# Warn when the step is coarse for the dynamics (see ?driven_brownian).
+driven_check_step <- function(grid, dt, call) {
+  u <- abs(grid$a) / sqrt(grid$gamma^2 + grid$omega^2) + abs(grid$f) / grid$gamma +
+    sqrt(grid$D0)
+  rate <- pmax(2 * pi, grid$gamma, 2 * pi * u)
+  h <- dt * rate
+  if (any(h > 0.25)) {
+    i <- which.max(h)
+    sp_warn(sprintf(paste0(
+      "the step is coarse for the dynamics: dt = %s times the fastest rate ",
+      "max(2 pi, gamma, 2 pi u) = %s is %s > 0.25 (condition %d; u = %s is the ",
+      "velocity scale |a| / sqrt(gamma^2 + omega^2) + |f| / gamma + sqrt(D0)); ",
+      "raise `steps_per_period`."), format(dt[i], digits = 3), format(rate[i], digits = 3),
+      format(h[i], digits = 3), i, format(u[i], digits = 3)), call = call,
+      class = "statphysgpu_step_warning")
+  }
+  invisible(h)
+}
+
+# The window of the density: c(lo, hi) in whole potential periods.
+driven_window <- function(window, bins, call) {
+  if (is.null(window)) {
+    lo <- -floor(bins / 2)
+    return(c(lo, lo + bins))
+  }
+  ok <- is.numeric(window) && length(window) == 2 && !anyNA(window) &&
+    all(is.finite(window)) && all(window == floor(window)) && window[1] < window[2] &&
+    all(abs(window) <= 2^30) && window[2] - window[1] <= 2^24
+  if (!ok) {
+    sp_abort(sprintf(paste0(
+      "`window` must be NULL or two whole numbers lo < hi (potential periods, ",
+      "|lo|, |hi| <= 2^30, at most 2^24 bins), not %s."), describe(window)), call = call)
+  }
+  as.double(window)
+}
+
+# The engine's density counts (sp_driven_kargs in driven_args.h) as data
+# frames: `density` (condition, period, t, x_lo, count) and `outside`
+# (condition, period, t, below, above).
+driven_density <- function(counts, grid, periods, window) {
+  nb <- window[2] - window[1]
+  m <- matrix(counts, nrow = nb + 2)
+  ncond <- nrow(grid)
+  cond <- rep(seq_len(ncond), each = periods + 1)
+  q <- rep(0:periods, times = ncond)
+  t <- q * (2 * pi / grid$omega[cond])
+  list(density = data.frame(condition = rep(cond, each = nb), period = rep(q, each = nb),
+                            t = rep(t, each = nb),
+                            x_lo = rep(window[1] + 0:(nb - 1), times = length(q)),
+                            count = as.vector(m[2:(nb + 1), , drop = FALSE])),
+       outside = data.frame(condition = cond, period = q, t = t, below = m[1, ],
+                            above = m[nb + 2, ]))
+}
+
+# The per-condition table from the per-path values (also for rbind()).
+driven_assemble <- function(paths, traj, meta, density = NULL) {
+  grid <- meta$conditions
+  spp <- meta$steps_per_period
+  ktr <- meta$transient_periods * spp
+  t_obs <- (meta$steps - ktr) * meta$dt
+  stat <- lapply(seq_len(nrow(grid)), function(c) {
+    p <- paths[paths$condition == c, , drop = FALSE]
+    m <- nrow(p)
+    d <- p$x - p$x_tr
+    dc <- d - mean(d)
+    m2 <- mean(dc^2)
+    data.frame(n = m, v_mean = mean(p$v_bar), v_se = stats::sd(p$v_bar) / sqrt(m),
+               D_eff = stats::var(d) / (2 * t_obs[c]),
+               D_eff_se = sqrt(max(mean(dc^4) - m2^2, 0) / m) / (2 * t_obs[c]),
+               v2_mean = mean(p$v2_bar), v2_se = stats::sd(p$v2_bar) / sqrt(m))
+  })
+  out <- cbind(grid, do.call(rbind, stat), t_obs = ifelse(t_obs > 0, t_obs, NA_real_))
+  rownames(out) <- NULL
+  attr(out, "paths") <- paths
+  if (meta$output == "histogram") {
+    attr(out, "histogram") <- c(driven_histograms(paths, meta$bins), density)
+  }
+  attr(out, "trajectories") <- traj
+  for (nm in setdiff(names(meta), c("output", "bins"))) attr(out, nm) <- meta[[nm]]
+  attr(out, "output") <- meta$output
+  attr(out, "bins") <- meta$bins
+  out
+}
+
+# Position histogram (bins of one potential period, `bins` of them centred
+# on the median) and velocity histogram (`bins` equal bins over the range)
+# of the end states, per condition.
+driven_histograms <- function(paths, bins) {
+  pos <- vel <- list()
+  for (c in unique(paths$condition)) {
+    p <- paths[paths$condition == c, , drop = FALSE]
+    ok <- !is.na(p$x)
+    x <- p$x[ok]
+    v <- p$v[ok]
+    if (!length(x)) next
+    lo <- floor(stats::median(x)) - floor(bins / 2)
+    cell <- floor(x) - lo
+    inside <- cell >= 0 & cell < bins
+    cnt <- tabulate(cell[inside] + 1, bins)
+    pos[[length(pos) + 1]] <- data.frame(condition = c, x_lo = lo + 0:(bins - 1),
+                                         x_hi = lo + 1:bins, count = cnt,
+                                         density = cnt / length(x),
+                                         outside = sum(!inside))
+    r <- range(v)
+    if (r[1] == r[2]) r <- r + c(-0.5, 0.5)
+    br <- seq(r[1], r[2], length.out = bins + 1)
+    vc <- tabulate(findInterval(v, br, rightmost.closed = TRUE, all.inside = TRUE), bins)
+    vel[[length(vel) + 1]] <- data.frame(condition = c, v_lo = br[-(bins + 1)], v_hi = br[-1],
+                                         count = vc,
+                                         density = vc / (length(v) * diff(br)))
+  }
+  list(position = do.call(rbind, pos), velocity = do.call(rbind, vel))
+}

@@ -1,0 +1,72 @@
+/* sp_driven.h: ensembles of driven Brownian particles (paper 001, Eq. (1);
+ * inst/cuda/driven.h) on the CPU; the GPU engine (src/gpu/sp_gpu_driven.c)
+ * has the same contract.
+ *
+ * Every path runs the same number of steps, periods spp, so the ensemble
+ * advances in lockstep: a round moves every path by the same number of
+ * steps.  Paths are numbered p = c n + r (condition c, replica r = 0..n-1
+ * of this call); path p draws from Philox stream conds[c].stream0 +
+ * replica0 + r, so its result depends only on (seed, condition, replica):
+ * any thread count, device count or chunking gives the same numbers.
+ *
+ * Per path the engine reports the end state (x, v), x at the end of the
+ * transient (step ktr, a whole number of periods; NaN if not reached) and
+ * the sum of v^2 over the steps after it; the time averages follow from
+ * these (<v> = (x - xtr) / ((steps - ktr) dt)).  An interrupt stops every
+ * path at the same step `steps`, so the partial result is that of a shorter
+ * run. */
+#ifndef SP_DRIVEN_H
+#define SP_DRIVEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp_run.h"
+
+#include "driven_args.h" /* inst/cuda: shared with the kernel */
+
+typedef struct {
+  const sp_driven_cond *conds;
+  int ncond;
+  const double *drive; /* cos(2 pi j / spp), j = 0 .. spp */
+  uint64_t n;          /* paths per condition */
+  uint64_t replica0;   /* first_replica - 1 */
+  uint64_t seed;
+  uint32_t spp;        /* steps per drive period */
+  uint64_t periods;    /* drive periods of a path */
+  uint64_t ktr;        /* steps of the transient (a multiple of spp, < periods spp) */
+  /* start values (NULL: x uniform on (0, 1), v = 0); length 1 or n (by replica) */
+  const double *x0, *v0;
+  uint64_t nx0, nv0;
+  uint64_t keep_m;     /* trajectories kept: the first keep_m replicas of each condition */
+  /* the coarse-grained density over time (out->dens; see sp_driven_kargs in
+   * driven_args.h): dens_bins unit bins from dens_lo, 0: none */
+  int64_t dens_lo;
+  uint32_t dens_bins;
+  int heun;            /* 1: srk2, 0: euler */
+  int single;          /* 1: float, 0: double */
+} sp_driven_job;
+
+typedef struct {
+  double *x, *v;           /* end state, ncond n */
+  double *xtr;             /* x at the end of the transient (NaN: not reached) */
+  double *acc2;            /* sum of v^2 over the steps after the transient */
+  double *keep_x, *keep_v; /* ncond keep_m (periods + 1) samples, NaN where not reached */
+  double *dens;            /* ncond (periods + 1) (dens_bins + 2) counts (or NULL) */
+  uint64_t steps;          /* steps done by every path */
+} sp_driven_out;
+
+/* Total paths of the job. */
+uint64_t sp_driven_paths(const sp_driven_job *job);
+/* The start of path p (double, both backends). */
+void sp_driven_start(const sp_driven_job *job, uint64_t p, double *x, double *v);
+/* Index of path p's keep slot 0, or -1 when p is not kept. */
+int64_t sp_driven_keep_base(const sp_driven_job *job, uint64_t p);
+/* Every output NaN or zero, steps 0. */
+void sp_driven_out_init(const sp_driven_job *job, sp_driven_out *out);
+
+/* Run on `nth` threads. */
+int sp_driven_cpu(const sp_driven_job *job, sp_driven_out *out, int nth,
+                  const sp_hooks *hooks, sp_run_info *info);
+
+#endif

@@ -1,0 +1,279 @@
+/* sp_gpu_driven.c: host side of inst/cuda/driven.cu, an engine of the GPU
+ * round driver (sp_gpu_run.h).  Every path runs the same number of steps,
+ * so the plan is static: device d of ndev holds the contiguous paths
+ * [d total / ndev, (d + 1) total / ndev), and a round advances all of them
+ * by the same number of steps (one launch, one thread per path). */
+#include "sp_gpu_driven.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/sp_error.h"
+#include "driven.h" /* sp_driven_split */
+#include "sp_gpu_run.h"
+
+#define DRV_BLOCK 128
+
+typedef struct {
+  const char *key;
+  const sp_driven_job *job;
+  sp_driven_out *out;
+  uint64_t total, K, nkeep, ndens;
+  int ndev;
+} drv_model;
+
+typedef struct {
+  CUfunction kern;
+  size_t rb; /* bytes of a real */
+  uint64_t path0, np, k;
+  unsigned int last; /* steps of the launch in flight */
+  CUdeviceptr conds, drive, m, x, v, s2, acc2, xtr, keep_x, keep_v, dens;
+} drv_dev;
+
+/* Host values to the working precision, n of them, into buf (n rb bytes). */
+static void drv_to_real(const double *src, uint64_t n, size_t rb, void *buf) {
+  uint64_t i;
+  if (rb == sizeof(float))
+    for (i = 0; i < n; i++) ((float *)buf)[i] = (float)src[i];
+  else
+    memcpy(buf, src, (size_t)n * sizeof(double));
+}
+
+static void drv_from_real(const void *buf, uint64_t n, size_t rb, double *dst) {
+  uint64_t i;
+  if (rb == sizeof(float))
+    for (i = 0; i < n; i++) dst[i] = (double)((const float *)buf)[i];
+  else
+    memcpy(dst, buf, (size_t)n * sizeof(double));
+}
+
+static int drv_setup(void *model, sp_gpu_dev *d) {
+  drv_model *m = (drv_model *)model;
+  const sp_driven_job *job = m->job;
+  drv_dev *e = (drv_dev *)d->state;
+  size_t rb = job->single ? sizeof(float) : sizeof(double), np;
+  double *hx = NULL, *hv = NULL, *hxtr = NULL;
+  int32_t *hm = NULL;
+  void *tmp = NULL;
+  uint64_t i;
+  int st;
+  e->rb = rb;
+  e->path0 = m->total * (uint64_t)d->index / (uint64_t)m->ndev;
+  e->np = m->total * (uint64_t)(d->index + 1) / (uint64_t)m->ndev - e->path0;
+  e->k = 0;
+  if (e->np == 0) {
+    d->idle = 1;
+    return SP_OK;
+  }
+  np = (size_t)e->np;
+  if ((st = sp_gpu_function(d->id, m->key, "sp_driven_kernel", &e->kern)) != SP_OK) return st;
+  if ((st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_driven_cond), "the conditions",
+                             &e->conds)) ||
+      (st = sp_gpu_dev_alloc(d, ((size_t)job->spp + 1) * rb, "the drive table", &e->drive)) ||
+      (st = sp_gpu_dev_alloc(d, np * (2 * sizeof(double) + 3 * rb + sizeof(int32_t)),
+                             job->single ? "the path state (32 bytes a path)"
+                                         : "the path state (44 bytes a path)",
+                             &e->acc2)))
+    return st;
+  /* one buffer: the v^2 sums and x after the transient (double), then y (of
+   * x = m + y), v and the v^2 sum of the current period (working precision),
+   * then m */
+  e->xtr = e->acc2 + (CUdeviceptr)np * sizeof(double);
+  e->x = e->xtr + (CUdeviceptr)np * sizeof(double);
+  e->v = e->x + (CUdeviceptr)np * rb;
+  e->s2 = e->v + (CUdeviceptr)np * rb;
+  e->m = e->s2 + (CUdeviceptr)np * rb;
+  if (m->nkeep > 0 &&
+      ((st = sp_gpu_dev_alloc(d, (size_t)m->nkeep * sizeof(double), "the kept trajectories",
+                              &e->keep_x)) ||
+       (st = sp_gpu_dev_alloc(d, (size_t)m->nkeep * sizeof(double), "the kept trajectories",
+                              &e->keep_v)) ||
+       /* 0x7ff80000 twice is a NaN: samples not reached */
+       (st = sp_gpu_memset32(d->id, e->keep_x, 0x7ff80000u, (size_t)m->nkeep * 2)) ||
+       (st = sp_gpu_memset32(d->id, e->keep_v, 0x7ff80000u, (size_t)m->nkeep * 2))))
+    return st;
+  if (m->ndens > 0 &&
+      ((st = sp_gpu_dev_alloc(d, (size_t)m->ndens * 8, "the position density", &e->dens)) ||
+       (st = sp_gpu_memset0(d->id, e->dens, (size_t)m->ndens * 8))))
+    return st;
+  hx = (double *)malloc(np * sizeof(double));
+  hv = (double *)malloc(np * sizeof(double));
+  hxtr = (double *)malloc(np * sizeof(double));
+  hm = (int32_t *)malloc(np * sizeof(int32_t));
+  tmp = malloc(((size_t)job->spp + 1 > np ? (size_t)job->spp + 1 : np) * rb);
+  if (hx == NULL || hv == NULL || hxtr == NULL || hm == NULL || tmp == NULL) {
+    st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  for (i = 0; i < e->np; i++) {
+    double x0;
+    sp_driven_start(job, e->path0 + i, &x0, &hv[i]);
+    sp_driven_split(x0, &hm[i], &hx[i]); /* hx: y of x = m + y */
+    /* x at the end of a transient of length 0 is the start in the working precision */
+    hxtr[i] = job->ktr > 0 ? NAN
+                           : (double)hm[i] + (job->single ? (double)(float)hx[i] : hx[i]);
+  }
+  drv_to_real(job->drive, (uint64_t)job->spp + 1, rb, tmp);
+  if ((st = sp_gpu_to_device(d->id, e->drive, tmp, ((size_t)job->spp + 1) * rb)) != SP_OK)
+    goto done;
+  drv_to_real(hx, e->np, rb, tmp);
+  if ((st = sp_gpu_to_device(d->id, e->x, tmp, np * rb)) != SP_OK) goto done;
+  drv_to_real(hv, e->np, rb, tmp);
+  if ((st = sp_gpu_to_device(d->id, e->v, tmp, np * rb)) != SP_OK) goto done;
+  if ((st = sp_gpu_to_device(d->id, e->m, hm, np * sizeof(int32_t))) ||
+      (st = sp_gpu_to_device(d->id, e->xtr, hxtr, np * sizeof(double))) ||
+      (st = sp_gpu_to_device(d->id, e->conds, job->conds,
+                             (size_t)job->ncond * sizeof(sp_driven_cond))) ||
+      (st = sp_gpu_memset0(d->id, e->s2, np * rb)) ||
+      (st = sp_gpu_memset0(d->id, e->acc2, np * sizeof(double))))
+    goto done;
+done:
+  free(hx);
+  free(hv);
+  free(hxtr);
+  free(hm);
+  free(tmp);
+  return st;
+}
+
+static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  drv_model *m = (drv_model *)model;
+  const sp_driven_job *job = m->job;
+  drv_dev *e = (drv_dev *)d->state;
+  sp_driven_kargs a;
+  void *args[1];
+  memset(&a, 0, sizeof a);
+  e->last = (unsigned int)(m->K - e->k < budget ? m->K - e->k : budget);
+  a.conds = e->conds;
+  a.drive = e->drive;
+  a.m = e->m;
+  a.x = e->x;
+  a.v = e->v;
+  a.s2 = e->s2;
+  a.acc2 = e->acc2;
+  a.xtr = e->xtr;
+  a.keep_x = e->keep_x;
+  a.keep_v = e->keep_v;
+  a.dens = e->dens;
+  a.dens_lo = job->dens_lo;
+  a.bins = job->dens_bins;
+  a.n = job->n;
+  a.replica0 = job->replica0;
+  a.seed = job->seed;
+  a.path0 = e->path0;
+  a.npaths = e->np;
+  a.k0 = e->k;
+  a.ktr = job->ktr;
+  a.keep_m = job->keep_m;
+  a.periods = job->periods;
+  a.spp = job->spp;
+  a.nsteps = e->last;
+  a.heun = (uint32_t)job->heun;
+  args[0] = &a;
+  return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->np + DRV_BLOCK - 1) / DRV_BLOCK),
+                       DRV_BLOCK, 0, d->stream, args, "sp_driven_kernel");
+}
+
+static int drv_poll(void *model, sp_gpu_dev *d) {
+  drv_model *m = (drv_model *)model;
+  drv_dev *e = (drv_dev *)d->state;
+  e->k += e->last;
+  e->last = 0;
+  d->done = (double)e->k * (double)e->np;
+  d->idle = e->k >= m->K;
+  d->tail = 0;
+  return SP_OK;
+}
+
+static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
+  drv_model *m = (drv_model *)model;
+  const sp_driven_job *job = m->job;
+  drv_dev *e = (drv_dev *)d->state;
+  sp_driven_out *out = m->out;
+  size_t np = (size_t)e->np;
+  uint64_t i, p;
+  double *s2 = NULL;
+  int32_t *hm = NULL;
+  void *tmp = NULL;
+  int st = SP_OK;
+  (void)interrupted;
+  if (e->np == 0) return SP_OK;
+  out->steps = e->k; /* the same on every device */
+  tmp = malloc(np * e->rb);
+  s2 = (double *)malloc(np * sizeof(double));
+  hm = (int32_t *)malloc(np * sizeof(int32_t));
+  if (tmp == NULL || s2 == NULL || hm == NULL) {
+    st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  if ((st = sp_gpu_to_host(d->id, tmp, e->x, np * e->rb)) != SP_OK) goto done;
+  drv_from_real(tmp, e->np, e->rb, out->x + e->path0);
+  if ((st = sp_gpu_to_host(d->id, hm, e->m, np * sizeof(int32_t))) != SP_OK) goto done;
+  for (i = 0; i < e->np; i++) out->x[e->path0 + i] += (double)hm[i]; /* x = m + y */
+  if ((st = sp_gpu_to_host(d->id, tmp, e->v, np * e->rb)) != SP_OK) goto done;
+  drv_from_real(tmp, e->np, e->rb, out->v + e->path0);
+  if ((st = sp_gpu_to_host(d->id, tmp, e->s2, np * e->rb)) != SP_OK) goto done;
+  drv_from_real(tmp, e->np, e->rb, s2);
+  if ((st = sp_gpu_to_host(d->id, out->acc2 + e->path0, e->acc2, np * sizeof(double))) ||
+      (st = sp_gpu_to_host(d->id, out->xtr + e->path0, e->xtr, np * sizeof(double))))
+    goto done;
+  for (i = 0; i < e->np; i++) out->acc2[e->path0 + i] += s2[i]; /* a period cut short */
+  /* the kept paths of this device */
+  for (p = e->path0; p < e->path0 + e->np && st == SP_OK && m->nkeep > 0; p++) {
+    int64_t b = sp_driven_keep_base(job, p);
+    size_t bytes = ((size_t)job->periods + 1) * sizeof(double);
+    if (b < 0) continue;
+    st = sp_gpu_to_host(d->id, out->keep_x + b, e->keep_x + (CUdeviceptr)b * sizeof(double),
+                        bytes);
+    if (st == SP_OK)
+      st = sp_gpu_to_host(d->id, out->keep_v + b, e->keep_v + (CUdeviceptr)b * sizeof(double),
+                          bytes);
+  }
+  /* the device's counts of the density, added to those of the others */
+  if (st == SP_OK && m->ndens > 0) {
+    unsigned long long *hd = (unsigned long long *)malloc((size_t)m->ndens * 8);
+    if (hd == NULL) {
+      st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+      goto done;
+    }
+    st = sp_gpu_to_host(d->id, hd, e->dens, (size_t)m->ndens * 8);
+    for (i = 0; st == SP_OK && i < m->ndens; i++) out->dens[i] += (double)hd[i];
+    free(hd);
+  }
+done:
+  free(tmp);
+  free(s2);
+  free(hm);
+  return st;
+}
+
+int sp_gpu_driven(const char *key, const sp_driven_job *job, sp_driven_out *out,
+                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
+  drv_model m;
+  sp_gpu_engine e;
+  sp_driven_out_init(job, out);
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  m.key = key;
+  m.job = job;
+  m.out = out;
+  m.total = sp_driven_paths(job);
+  m.K = job->periods * (uint64_t)job->spp;
+  m.nkeep = (uint64_t)job->ncond * job->keep_m * (job->periods + 1);
+  m.ndens = job->dens_bins > 0 && out->dens != NULL
+                ? (uint64_t)job->ncond * (job->periods + 1) * ((uint64_t)job->dens_bins + 2)
+                : 0;
+  m.ndev = ndev;
+  if (m.total == 0 || m.K == 0) return SP_OK;
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(drv_dev);
+  e.total = (double)m.K * (double)m.total;
+  e.budget0 = 16;
+  e.budget_max = 1u << 30;
+  e.setup = drv_setup;
+  e.launch = drv_launch;
+  e.poll = drv_poll;
+  e.collect = drv_collect;
+  return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
+}

@@ -1,0 +1,12 @@
+/* sp_gpu_driven.h: driven Brownian ensembles on one or several GPUs
+ * (inst/cuda/driven.cu); same contract as sp_driven_cpu(). */
+#ifndef SP_GPU_DRIVEN_H
+#define SP_GPU_DRIVEN_H
+
+#include "../core/sp_driven.h"
+
+/* `key` names the loaded module of the variant (precision, method). */
+int sp_gpu_driven(const char *key, const sp_driven_job *job, sp_driven_out *out,
+                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info);
+
+#endif

@@ -1,0 +1,263 @@
+# driven_brownian(): the driven Stewart-McCumber model of paper 001 on the
+# CPU.  Small sizes (CI has two cores); the engine contract (chunks, seeds,
+# threads, bad input, interrupts) is in test-contract.R.
+
+drv <- function(n, ..., seed = 1, backend = "cpu", progress = FALSE) {
+  driven_brownian(n, ..., seed = seed, backend = backend, progress = progress)
+}
+
+# One path integrated in R from its Philox stream (sp_streams.h: purpose 6 for
+# the steps, 7 for the start; the raw offset of purpose q is q 2^58 draws).
+replay_path <- function(seed, cond, replica, a, omega, f, gamma, D0, spp, K,
+                        method = "srk2") {
+  stream <- (cond - 1) * 2^40 + (replica - 1)
+  x <- philox_uniform(1, seed = seed, stream = stream, offset = 7 * 2^58, backend = "cpu")
+  v <- 0
+  z <- philox_normal(K, seed = seed, stream = stream, offset = 6 * 2^58, backend = "cpu")
+  dt <- 2 * pi / omega / spp
+  sig <- sqrt(2 * gamma * D0 * dt)
+  acc <- function(x, v, d) d - gamma * v - 2 * pi * cos(2 * pi * (x - round(x)))
+  drive <- cos(2 * pi * (0:spp) / spp)
+  for (k in 0:(K - 1)) {
+    j <- k %% spp
+    d0 <- a * drive[j + 1] + f
+    d1 <- a * drive[j + 2] + f
+    dW <- sig * z[k + 1]
+    a0 <- acc(x, v, d0)
+    if (method == "srk2") {
+      xp <- x + dt * v
+      vp <- v + dt * a0 + dW
+      a1 <- acc(xp, vp, d1)
+      x <- x + dt / 2 * (v + vp)
+      v <- v + dt / 2 * (a0 + a1) + dW
+    } else {
+      x <- x + dt * v
+      v <- v + dt * a0 + dW
+    }
+  }
+  c(x = x, v = v)
+}
+
+test_that("a path is its Philox stream integrated by SRK2 (or Euler), start uniform on a period", {
+  for (m in c("srk2", "euler")) {
+    x <- drv(5, a = c(1.5, 4.2), omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.05,
+             periods = 6, steps_per_period = 50, transient = 0, seed = 77,
+             first_replica = 3, method = m, precision = "double")
+    p <- attr(x, "paths")
+    # condition 2, replica 6 (the fourth path of the call)
+    i <- which(p$condition == 2 & p$replica == 6)
+    ref <- replay_path(77, 2, 6, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.05,
+                       spp = 50, K = 300, method = m)
+    # the engine's polynomial cosine and fused multiply-adds differ from R's
+    # in the last bits; 300 steps do not amplify that past 1e-9
+    expect_equal(c(x = p$x[i], v = p$v[i]), ref, tolerance = 1e-9)
+    # transient = 0: the average starts at the start, which is uniform on (0, 1)
+    expect_true(all(p$x_tr > 0 & p$x_tr < 1))
+    expect_equal(p$v_bar, (p$x - p$x_tr) / (300 * 2 * pi / 4.9 / 50))
+  }
+})
+
+test_that("thermal equilibrium: <v^2> = D0 at a = f = 0 (equipartition, D0 the temperature)", {
+  # z-score of v2_mean against D0 with the standard error over paths (paths
+  # are independent); |z| < 4 at these fixed seeds.  The SRK2 bias in <v^2>
+  # is O(dt^2): at dt * 2 pi = 0.016 here, -1e-3 relative for the linearised
+  # dynamics at the bottom of the well (escape_linear_step()), a seventh of
+  # the standard error (0.7 per cent).
+  for (prec in c("double", "single")) {
+    x <- drv(400, a = 0, omega = 1, f = 0, gamma = 1, D0 = c(0.5, 2), periods = 20,
+             steps_per_period = 400, seed = 2, precision = prec)
+    z <- (x$v2_mean - x$D0) / x$v2_se
+    expect_true(all(abs(z) < 4), info = paste(prec, paste(format(z), collapse = " ")))
+    # no drift without bias or drive: <v> = 0 within 4 standard errors
+    expect_true(all(abs(x$v_mean / x$v_se) < 4))
+  }
+})
+
+test_that("high-force limit: <v> -> f / gamma with the second-order correction of the potential", {
+  # deterministic (D0 = 0): x = u t + small oscillation; to second order in
+  # the potential, f - gamma u - (2 pi)^3 gamma / (2 Omega (Omega^2 + gamma^2))
+  # = 0 with Omega = 2 pi u (the mean of -V''(u t) times the first-order
+  # oscillation, 2 pi cos(Omega t) / (Omega^2 - i gamma Omega)).  The
+  # third-order term is (2 pi / Omega)^2 ~ 1e-2 of the 5e-4 correction:
+  # below 1e-5; tolerance 2e-5.  Single precision keeps it: the position is
+  # whole periods plus y in [-1/2, 1/2], so a step of 0.02 is rounded to
+  # 3e-8, not to the 7.6e-6 of a float x of 200 (which would bias <v> by
+  # some 1e-4).
+  f <- 20
+  gamma <- 2
+  u <- f / gamma
+  Om <- 2 * pi * u
+  theory <- u - (2 * pi)^3 / (2 * Om * (Om^2 + gamma^2))
+  expect_gt(u - theory, 4e-4) # the correction is resolved
+  for (prec in c("double", "single")) {
+    x <- drv(32, a = 0, omega = 4 * pi, f = f, gamma = gamma, D0 = 0, periods = 40,
+             steps_per_period = 250, transient = 0.5, seed = 3, precision = prec)
+    expect_lt(abs(x$v_mean - theory), 2e-5)
+  }
+  # with noise the running particle diffuses freely: D_eff -> D0 / gamma
+  # (|z| < 4 with the standard error of the variance)
+  y <- drv(400, a = 0, omega = 4 * pi, f = f, gamma = gamma, D0 = 0.2, periods = 100,
+           steps_per_period = 250, transient = 0.2, seed = 2, precision = "double")
+  expect_lt(abs((y$D_eff - 0.2 / gamma) / y$D_eff_se), 4)
+  expect_lt(abs((y$v_mean - theory) / y$v_se), 4)
+})
+
+test_that("a start at the bottom of the potential stays there without noise and force", {
+  # V = sin(2 pi x) has its minimum at x = 3/4; x0 and v0 set the start
+  x <- drv(3, a = 0, omega = 1, f = 0, gamma = 1, D0 = 0, periods = 5,
+           steps_per_period = 400, x0 = 0.75, v0 = 0, precision = "double")
+  p <- attr(x, "paths")
+  expect_equal(p$x, rep(0.75, 3), tolerance = 1e-12)
+  expect_equal(p$v, rep(0, 3), tolerance = 1e-12)
+  # per-replica starts, and a kick over the barrier: energy v0^2 / 2 = 8 > 2
+  y <- drv(2, a = 0, omega = 1, f = 0, gamma = 0.1, D0 = 0, periods = 1,
+           steps_per_period = 200, x0 = c(0.75, 0.75), v0 = c(0, 4), keep = 2,
+           transient = 0, precision = "double")
+  tr <- attr(y, "trajectories")
+  expect_identical(tr$x[tr$period == 0], c(0.75, 0.75))
+  expect_identical(tr$v[tr$period == 0], c(0, 4))
+  expect_gt(attr(y, "paths")$x[2], 1.75)
+})
+
+test_that("a path's dynamics does not depend on how far it has run (whole periods counted apart)", {
+  # x = m + y: a start shifted by 10^6 periods gives the same y, so in
+  # single precision the same paths shifted exactly
+  near <- drv(20, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 20,
+              x0 = 0.3, seed = 4)
+  far <- drv(20, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 20,
+             x0 = 1e6 + 0.3, seed = 4)
+  expect_identical(attr(far, "paths")$x - 1e6, attr(near, "paths")$x)
+  expect_identical(far$v_mean, near$v_mean)
+  expect_identical(far$D_eff, near$D_eff)
+})
+
+test_that("kept trajectories start at x(0) and end at the final state; histograms count every path", {
+  x <- drv(50, a = 4.2, omega = 4.9, f = c(0.1, 0.5), gamma = 0.9, D0 = 0.01, periods = 12,
+           steps_per_period = 60, keep = 3, output = "histogram", bins = 30)
+  p <- attr(x, "paths")
+  tr <- attr(x, "trajectories")
+  expect_identical(nrow(tr), 2L * 3L * 13L)
+  last <- tr[tr$period == 12, ]
+  first <- p[p$replica <= 3, ]
+  expect_identical(last$x, first$x)
+  expect_identical(last$v, first$v)
+  expect_true(all(tr$x[tr$period == 0] > 0 & tr$x[tr$period == 0] < 1))
+  expect_equal(tr$t[tr$period == 12], rep(12 * 2 * pi / 4.9, 6))
+  h <- attr(x, "histogram")
+  for (c in 1:2) {
+    pos <- h$position[h$position$condition == c, ]
+    vel <- h$velocity[h$velocity$condition == c, ]
+    expect_identical(nrow(pos), 30L)
+    expect_true(all(pos$x_hi - pos$x_lo == 1)) # one bin per potential period
+    expect_identical(sum(pos$count) + pos$outside[1], 50L)
+    expect_identical(sum(vel$count), 50L)
+    # the bins hold the paths whose floor(x) they cover
+    xs <- p$x[p$condition == c]
+    expect_identical(pos$count, vapply(pos$x_lo, function(l) sum(floor(xs) == l), 1L))
+  }
+  # the density over time: every path counted at every period (inside the
+  # window or below / above it), the last period's counts those of the end
+  # positions, the first those of the starts (uniform on (0, 1): bin 0)
+  d <- h$density
+  o <- h$outside
+  expect_identical(sort(unique(d$x_lo)), as.double(-15:14)) # 30 bins centred on 0
+  tot <- tapply(d$count, list(d$condition, d$period), sum) +
+    tapply(o$below, list(o$condition, o$period), sum) +
+    tapply(o$above, list(o$condition, o$period), sum)
+  expect_true(all(tot == 50))
+  expect_identical(d$count[d$period == 0 & d$x_lo == 0], c(50, 50))
+  for (c in 1:2) {
+    xs <- p$x[p$condition == c]
+    e <- d[d$period == 12 & d$condition == c, ]
+    expect_identical(e$count, vapply(e$x_lo, function(l) as.double(sum(floor(xs) == l)), 1))
+    oc <- o[o$period == 12 & o$condition == c, ]
+    expect_identical(c(oc$below, oc$above), c(sum(xs < -15), sum(xs >= 15)) + 0)
+  }
+  expect_identical(attr(drv(5, a = 1, omega = 6, f = 0, gamma = 1, D0 = 0, periods = 2,
+                            output = "histogram", window = c(3, 7)), "histogram")$density$x_lo,
+                   rep(3:6 + 0, 3))
+  # the summary follows from the paths
+  y <- p[p$condition == 2, ]
+  expect_equal(x$v_mean[2], mean(y$v_bar))
+  expect_equal(x$D_eff[2], var(y$x - y$x_tr) / (2 * x$t_obs[2]))
+  expect_equal(x$v2_mean[2], mean(y$v2_bar))
+})
+
+test_that("chunks with histograms and trajectories combine into the one-call result", {
+  run <- function(n, first) {
+    drv(n, a = 2, omega = 3, f = c(0, 1), gamma = 1, D0 = 0.05, periods = 8,
+        steps_per_period = 120, output = "histogram", first_replica = first, seed = 5)
+  }
+  whole <- run(30, 1)
+  parts <- rbind(run(12, 1), run(18, 13))
+  expect_identical(as.data.frame(parts), as.data.frame(whole))
+  expect_identical(attr(parts, "paths"), attr(whole, "paths"))
+  expect_identical(attr(parts, "histogram"), attr(whole, "histogram")) # the density's counts add
+  expect_error(rbind(run(12, 1), run(12, 1)), "overlap", class = "statphysgpu_error")
+  other <- drv(10, a = 2, omega = 3, f = c(0, 1), gamma = 1, D0 = 0.05, periods = 9,
+               steps_per_period = 120, output = "histogram", first_replica = 13, seed = 5)
+  expect_error(rbind(run(12, 1), other), "chunks of one simulation",
+               class = "statphysgpu_error")
+})
+
+test_that("bad input: clear errors naming the argument; coarse steps warn", {
+  ok <- list(n = 4, a = 1, omega = 6, f = 0, gamma = 1, D0 = 0.1, periods = 2,
+             backend = "cpu", progress = FALSE, seed = 1)
+  bad <- function(...) do.call(driven_brownian, modifyList(ok, list(...)))
+  expect_error(bad(n = 2.5), "`n` must be a single whole number", class = "statphysgpu_error")
+  expect_error(bad(a = NA), "`a` must be", class = "statphysgpu_error")
+  expect_error(bad(f = Inf), "`f` must be", class = "statphysgpu_error")
+  expect_error(bad(omega = 0), "`omega` must be", class = "statphysgpu_error")
+  expect_error(bad(gamma = -1), "`gamma` must be", class = "statphysgpu_error")
+  expect_error(bad(D0 = -0.1), "`D0` must be", class = "statphysgpu_error")
+  expect_error(bad(D0 = NaN), "`D0` must be", class = "statphysgpu_error")
+  expect_error(bad(periods = 0), "`periods` must be", class = "statphysgpu_error")
+  expect_error(bad(steps_per_period = 0), "`steps_per_period` must be",
+               class = "statphysgpu_error")
+  expect_error(bad(transient = 1), "`transient` must be", class = "statphysgpu_error")
+  expect_error(bad(method = "rk4"), "`method` must be one of", class = "statphysgpu_error")
+  expect_error(bad(output = "all"), "`output` must be one of", class = "statphysgpu_error")
+  expect_error(bad(bins = 0), "`bins` must be", class = "statphysgpu_error")
+  expect_error(bad(keep = 5), "`keep` must be", class = "statphysgpu_error")
+  expect_error(bad(x0 = 1:3), "`x0` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(x0 = 2^31), "`x0` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(output = "histogram", window = c(2, 1)), "`window` must be",
+               class = "statphysgpu_error")
+  expect_error(bad(output = "histogram", window = c(0, 2^20), periods = 2^12),
+               "the density over time has", class = "statphysgpu_error")
+  expect_error(bad(v0 = NA_real_), "`v0` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(a = seq_len(2^12), f = seq_len(2^12 + 1)),
+               "16,781,312 conditions; at most 2\\^24", class = "statphysgpu_error")
+  expect_error(bad(n = 2^30, a = 1:3), "would have 3,221,225,472 rows",
+               class = "statphysgpu_error")
+  expect_error(bad(keep = 4, periods = 2^33), "samples \\(about", class = "statphysgpu_error")
+  b <- sp_backends()
+  if (!b$available[b$backend == "gpu"]) {
+    expect_error(bad(backend = "gpu"), "the GPU backend is unavailable: .+",
+                 class = "statphysgpu_no_gpu")
+  }
+  # coarse: dt * 2 pi = (2 pi)^2 / 60 > 0.25
+  expect_warning(bad(steps_per_period = 10), "the step is coarse for the dynamics",
+                 class = "statphysgpu_step_warning")
+  expect_no_warning(bad(steps_per_period = 100))
+})
+
+test_that("print, summary, plot and autoplot work", {
+  x <- drv(20, a = 4.2, omega = 4.9, f = c(0, 0.5), gamma = 0.9, D0 = 0.01, periods = 6,
+           steps_per_period = 50, keep = 2, output = "histogram")
+  expect_output(print(x), "<driven_paths> 40 paths, 2 conditions")
+  s <- summary(x)
+  expect_s3_class(s, "summary.driven_paths")
+  expect_output(print(s), "D_eff")
+  expect_identical(as.data.frame(x, paths = TRUE), attr(x, "paths"))
+  pdf(NULL)
+  on.exit(dev.off())
+  for (ty in c("velocity", "histogram", "trajectories")) expect_invisible(plot(x, type = ty))
+  expect_error(plot(drv(4, a = 1, omega = 6, f = 0, gamma = 1, D0 = 0, periods = 1),
+                    type = "histogram"), "output = \"histogram\"",
+               class = "statphysgpu_error")
+  skip_if_not_installed("ggplot2")
+  for (ty in c("velocity", "histogram", "trajectories")) {
+    expect_s3_class(ggplot2::autoplot(x, type = ty), "ggplot")
+  }
+})
