@@ -45,7 +45,10 @@ static size_t kur_rb(const sp_kuramoto_job *job) {
 static void *kur_convert(const double *v, size_t count, size_t stride_in, size_t stride_out,
                          size_t rows, int single, int reduce) {
   size_t r, i, rb = single ? sizeof(float) : sizeof(double);
-  char *h = (char *)calloc(rows * stride_out > 0 ? rows * stride_out : 1, rb);
+  /* rows of stride_out elements, the last row at least `count` (one row
+   * with stride 0: `count` elements) */
+  size_t len = rows > 0 ? (rows - 1) * stride_out + (count > stride_out ? count : stride_out) : 0;
+  char *h = (char *)calloc(len > 0 ? len : 1, rb);
   if (h == NULL) return NULL;
   for (r = 0; r < rows; r++)
     for (i = 0; i < count; i++) {
