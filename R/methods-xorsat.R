@@ -54,9 +54,11 @@ print.summary.xorsat_tts <- function(x, ...) {
 #' @rdname summary.xorsat_tts
 #' @export
 print.xorsat_tts <- function(x, ...) {
-  cat(sprintf("Time to solution of %s (N = %d): %d runs of %s clones, p1 = %s, %d solved\n",
+  cat(sprintf("Time to solution of %s (N = %d): %d runs of %s clones, p1 = %s%s, %d solved\n",
               attr(x, "instance"), attr(x, "n"), nrow(x), fmt_count(attr(x, "clones")),
-              format(attr(x, "p1")), sum(x$solved)))
+              format(attr(x, "p1")),
+              if (isTRUE(attr(x, "independent_clones"))) " (per clone)" else "",
+              sum(x$solved)))
   if (isTRUE(attr(x, "interrupted"))) cat("(interrupted: a partial sample)\n")
   print(utils::head(as.data.frame(x), 10), ...)
   if (nrow(x) > 10) cat(sprintf("... %d more runs\n", nrow(x) - 10))
@@ -66,18 +68,46 @@ print.xorsat_tts <- function(x, ...) {
 #' @rdname summary.xorsat_tts
 #' @export
 plot.xorsat_tts <- function(x, ...) {
-  est <- tts_estimate(as.data.frame(x)[c("seconds", "solved")])
-  t <- sort(x$seconds[x$solved])
-  n <- nrow(x)
-  surv <- 1 - seq_along(t) / n
-  keep <- surv > 0
-  plot(t[keep], surv[keep], log = "y", pch = 19, cex = 0.6, xlab = "time to solution (s)",
-       ylab = "fraction of runs not solved", ...)
-  tt <- seq(0, max(t), length.out = 200)
-  graphics::lines(tt, exp(-tt / est$tau_median), col = "firebrick")
+  d <- xorsat_surv_data(x)
+  plot(d$runs$seconds, d$runs$surv, log = "y", pch = 19, cex = 0.6,
+       xlab = "time to solution (s)", ylab = "fraction of runs not solved", ...)
+  graphics::lines(d$fit$seconds, exp(-d$fit$seconds / d$fit$tau), col = "firebrick")
   graphics::legend("topright", c("runs", "exponential, posterior median mean"),
                    pch = c(19, NA), lty = c(NA, 1), col = c(1, "firebrick"), bty = "n")
   invisible(x)
+}
+
+# The survival function of the sample (solved runs; cut runs count in the
+# denominator) and the fitted exponential, for plot() and autoplot().
+xorsat_surv_data <- function(x) {
+  est <- tts_estimate(as.data.frame(x)[c("seconds", "solved")])
+  t <- sort(x$seconds[x$solved])
+  surv <- 1 - seq_along(t) / nrow(x)
+  keep <- surv > 0
+  list(runs = data.frame(seconds = t[keep], surv = surv[keep]),
+       fit = data.frame(seconds = seq(0, if (length(t)) max(t) else 1, length.out = 200),
+                        tau = est$tau_median))
+}
+
+#' @rdname summary.xorsat_tts
+#' @param object A result of [xorsat_qg()].
+#' @return `autoplot()`: a ggplot object (the survival function of the time
+#'   to solution on a log scale with the fitted exponential, as paper 003's
+#'   Fig. 2).
+#' @exportS3Method ggplot2::autoplot
+autoplot.xorsat_tts <- function(object, ...) {
+  if (!requireNamespace("ggplot2", quietly = TRUE)) {
+    sp_abort("autoplot() needs the ggplot2 package.")
+  }
+  d <- xorsat_surv_data(object)
+  d$fit$surv <- exp(-d$fit$seconds / d$fit$tau)
+  ggplot2::ggplot(d$runs, ggplot2::aes(x = .data$seconds, y = .data$surv)) +
+    ggplot2::geom_point(size = 1) +
+    ggplot2::geom_line(data = d$fit, colour = "firebrick") +
+    ggplot2::scale_y_log10() +
+    ggplot2::labs(x = "time to solution (s)", y = "fraction of runs not solved",
+                  title = sprintf("%s: exponential with the posterior median mean TTS",
+                                  attr(object, "instance")))
 }
 
 #' @rdname summary.xorsat_tts
@@ -99,10 +129,11 @@ rbind.xorsat_tts <- function(..., deparse.level = 1) {
     identical(attr(a, "seed_hex"), attr(first, "seed_hex")) &&
     identical(attr(a, "instance"), attr(first, "instance")) &&
     identical(attr(a, "clones"), attr(first, "clones")) &&
-    identical(attr(a, "p1"), attr(first, "p1"))
+    identical(attr(a, "p1"), attr(first, "p1")) &&
+    identical(isTRUE(attr(a, "independent_clones")), isTRUE(attr(first, "independent_clones")))
   if (!all(vapply(parts, same, TRUE))) {
     sp_abort(paste0("rbind() of time-to-solution samples needs chunks of one study: ",
-                    "the same seed, instance, clones and p1."))
+                    "the same seed, instance, clones, p1 and independent_clones."))
   }
   df <- do.call(rbind, lapply(parts, as.data.frame.xorsat_tts))
   if (anyDuplicated(df$run)) {

@@ -74,6 +74,12 @@
 #' @param devices GPU ids, see [gpu_devices()]; runs are shared out among
 #'   several devices.
 #' @param progress Show a progress bar.
+#' @param independent_clones `FALSE` (the paper's rule): one random number
+#'   per word of 32 clones decides their p1 moves together. `TRUE`: every
+#'   clone decides alone, from random words combined by the binary digits
+#'   of p1 (rounded to a multiple of 2^-16), 4 Philox blocks an update
+#'   instead of a quarter: slower per sweep, and the clones of a word no
+#'   longer move in step (bench/RESULTS.md compares the two).
 #' @return An object of class `xorsat_tts`: a data frame with one row per
 #'   run and columns `run`, `sweeps`, `seconds`, `solved` and `clone` (the
 #'   first clone to solve, 1-based; `NA` when cut); attributes `instance`
@@ -93,7 +99,8 @@
 #' @export
 xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout = Inf,
                       max_sweeps = Inf, check_every = "auto", seed = NULL, first_run = 1,
-                      backend = "auto", devices = NULL, progress = interactive()) {
+                      backend = "auto", devices = NULL, progress = interactive(),
+                      independent_clones = FALSE) {
   call <- sys.call()
   if (!inherits(instance, "xorsat")) {
     sp_abort(paste0("`instance` must be a 3-XORSAT instance (read_xorsat(), ",
@@ -101,6 +108,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   }
   p1 <- check_range(p1, "p1", 0, 1, call = call)
   if (length(p1) != 1) sp_abort("`p1` must be a single number in [0, 1].", call = call)
+  independent_clones <- check_flag(independent_clones, "independent_clones", call = call)
   auto_clones <- identical(clones, "auto")
   if (!auto_clones) {
     clones <- check_whole(clones, "clones", lo = 32, hi = 2^21, call = call)
@@ -130,7 +138,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
                   first_name = "first_run", max_replicas = 2^47)
   tab <- xorsat_tables(instance)
   plan <- c(clones / 32, fr$n, if (is.finite(max_sweeps)) max_sweeps else 0, check_every,
-            if (is.finite(timeout)) timeout else 0, p1)
+            if (is.finite(timeout)) timeout else 0, p1, as.numeric(independent_clones))
   res <- sim_run(fr, C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg, tab$eq,
                  tab$jeq, as.double(plan), check_u64(fr$first - 1, "first_run", call = call),
                  fr$seed, kernel = "xorsat",
@@ -159,6 +167,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   attr(out, "n") <- instance$n
   attr(out, "clones") <- clones
   attr(out, "p1") <- p1
+  attr(out, "independent_clones") <- independent_clones
   attr(out, "timeout") <- timeout
   attr(out, "max_sweeps") <- max_sweeps
   attr(out, "seconds_per_sweep") <- if (sum(out$sweeps) > 0) sum(out$seconds) / sum(out$sweeps) else NA_real_

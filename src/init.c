@@ -37,6 +37,7 @@ SEXP sp_r_he4_local_energy(SEXP, SEXP, SEXP, SEXP);
 
 /* tests and benchmarks only (r_testing.c) */
 SEXP sp_r_philox_block(SEXP, SEXP);
+SEXP sp_r_xorsat_masks(SEXP, SEXP, SEXP);
 SEXP sp_r_uniform_transform(SEXP, SEXP);
 SEXP sp_r_math(SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_philox_moments(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -76,6 +77,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_he4_local_energy, 4),
   /* tests and benchmarks */
   CALLDEF(sp_r_philox_block, 2),
+  CALLDEF(sp_r_xorsat_masks, 3),
   CALLDEF(sp_r_uniform_transform, 2),
   CALLDEF(sp_r_math, 3),
   CALLDEF(sp_r_gpu_philox_moments, 7),

@@ -10,6 +10,7 @@
 #include "gpu/sp_gpu.h"
 #include "gpu/sp_gpu_rng.h"
 #include "escape.h"
+#include "xorsat.h"
 
 /* One Philox4x32-10 block for an arbitrary 128-bit counter and 64-bit key,
  * each given as 32-bit words (the known-answer vectors of Random123). */
@@ -176,6 +177,29 @@ SEXP sp_r_escape_starts(SEXP conds, SEXP tables, SEXP seed, SEXP streams) {
     sp_escape_start(c, tab, key, (uint64_t)REAL(streams)[i], &phi, &v);
     REAL(out)[i] = phi;
     REAL(out)[i + n] = v;
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+/* Per-clone p1 masks of 3-XORSAT (sp_xorsat_indep_mask) for updates 0 ..
+ * count - 1 of sweep 0, word 0, run 0: the number of set bits in each and
+ * the pairs of bits (0, 1) both set, for the tests of their law. */
+SEXP sp_r_xorsat_masks(SEXP seed, SEXP p1, SEXP count) {
+  const double p = sp_r_dbl(p1);
+  const uint64_t thr = p >= 1 ? (uint64_t)1 << 32 : (uint64_t)(p * 4294967296.0);
+  const int n = sp_r_int(count);
+  int k;
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 2 * (R_xlen_t)n));
+  for (k = 0; k < n; k++) {
+    uint32_t m = sp_xorsat_indep_mask(sp_r_u64(seed), 0, 0, 0, (uint32_t)n, (uint32_t)k,
+                                      sp_xorsat_p16(thr)), c = 0, x = m;
+    while (x) {
+      c += x & 1u;
+      x >>= 1;
+    }
+    REAL(out)[k] = c;
+    REAL(out)[n + k] = (m & 3u) == 3u;
   }
   UNPROTECT(1);
   return out;

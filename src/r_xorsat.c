@@ -12,7 +12,7 @@
  * position of each independent set in order, then n; jneg (n x 3, per
  * spin's equations) and jeq (n, per equation): 1 where J = -1.  plan:
  * c(nwords (0: as many as the GPU holds), nruns, max_sweeps (0: none),
- * check_every, timeout (<= 0: none), p1). */
+ * check_every, timeout (<= 0: none), p1, independent clones (0/1)). */
 SEXP sp_r_xorsat(SEXP order, SEXP sets, SEXP partner, SEXP jneg, SEXP eq, SEXP jeq, SEXP plan,
                  SEXP run0, SEXP seed, SEXP gpu_key, SEXP devices, SEXP progress) {
   const char *names[] = {"sweeps", "seconds", "status", "clone", "solution", "run", "clones", ""};
@@ -44,6 +44,7 @@ SEXP sp_r_xorsat(SEXP order, SEXP sets, SEXP partner, SEXP jneg, SEXP eq, SEXP j
   job.check_every = (uint64_t)REAL(plan)[3];
   job.timeout = REAL(plan)[4];
   p1 = REAL(plan)[5];
+  job.indep = XLENGTH(plan) > 6 && REAL(plan)[6] != 0;
   job.p1_thr = p1 >= 1 ? (uint64_t)1 << 32 : (uint64_t)(p1 * 4294967296.0);
   job.run0 = sp_r_u64(run0);
   job.seed = sp_r_u64(seed);

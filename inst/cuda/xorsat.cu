@@ -50,10 +50,11 @@ __device__ __forceinline__ uint32_t sp_xs_solved(const uint32_t *s, const uint2 
 __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *s, uint32_t *dec,
                                             const uint4 *graph, const int32_t *sets,
                                             uint64_t run, uint32_t word, uint64_t t, int lane) {
-  const uint32_t n = a.n, per_sweep = (n + 3u) >> 2;
+  const uint32_t n = a.n, per_sweep = (n + 3u) >> 2, p16 = sp_xorsat_p16(a.p1_thr);
   /* the p1 decisions of the sweep: bit q & 31 of dec[4 (q >> 5) + e] is
-   * update 4 q + e's */
-  for (uint32_t r = 0; r < per_sweep; r += 32) {
+   * update 4 q + e's (shared by the word's clones; per clone, each lane
+   * draws its own update's mask below) */
+  for (uint32_t r = 0; !a.indep && r < per_sweep; r += 32) {
     const uint32_t q = r + lane;
     sp_u32x4 x = {0, 0, 0, 0};
     if (q < per_sweep) x = sp_xorsat_draws(a.seed, run, word, t, n, q);
@@ -77,7 +78,8 @@ __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *
       const uint32_t jb = g.w >> 16, q = (uint32_t)k >> 2;
       const uint32_t si = s[k];
       const uint32_t p1 =
-          ((dec[4 * (q >> 5) + ((uint32_t)k & 3u)] >> (q & 31u)) & 1u) ? SP_FULL : 0u;
+          a.indep ? sp_xorsat_indep_mask(a.seed, run, word, t, n, (uint32_t)k, p16)
+                  : (((dec[4 * (q >> 5) + ((uint32_t)k & 3u)] >> (q & 31u)) & 1u) ? SP_FULL : 0u);
       const uint32_t u0 = si ^ s[g.x >> 16] ^ s[g.y & 0xffffu] ^ ((jb & 1u) ? SP_FULL : 0u);
       const uint32_t u1 = si ^ s[g.y >> 16] ^ s[g.z & 0xffffu] ^ ((jb & 2u) ? SP_FULL : 0u);
       const uint32_t u2 = si ^ s[g.z >> 16] ^ s[g.w & 0xffffu] ^ ((jb & 4u) ? SP_FULL : 0u);

@@ -20,7 +20,8 @@
  * element i mod 4 of block i / 4 as its 32 clones' bits.  Sweep t
  * (0-based), k-th update of the sweep: purpose SP_PURPOSE_XORSAT_QG,
  * element k mod 4 of block t ceil(N/4) + k / 4; the p1 moves are made when
- * that 32-bit number is below p1 2^32. */
+ * that 32-bit number is below p1 2^32.  With independent_clones, every
+ * clone decides alone (sp_xorsat_indep_mask). */
 #ifndef SP_XORSAT_H
 #define SP_XORSAT_H
 
@@ -59,6 +60,40 @@ SP_FN uint32_t sp_xorsat_flip(uint32_t u0, uint32_t u1, uint32_t u2, uint32_t p1
  * number (2^32: always). */
 SP_FN uint32_t sp_xorsat_p1_mask(uint32_t r, uint64_t thr) {
   return (uint64_t)r < thr ? 0xffffffffu : 0u;
+}
+
+/* p1 in units of 2^-16 (65536: always), from thr = p1 2^32 (rounded the
+ * same way on the host and the device). */
+SP_FN uint32_t sp_xorsat_p16(uint64_t thr) {
+  return (uint32_t)((thr + 32768u) >> 16);
+}
+
+/* Per-clone p1 decisions (independent_clones = TRUE): the mask of update k
+ * of sweep t of a word, each of its 32 bits set with probability p16 2^-16,
+ * independently.  Binary digit d (weight 2^-d, d = 1..16) of p16 2^-16
+ * takes a random word, element (d - 1) mod 4 of block 4 (t n + k) +
+ * (d - 1) / 4 of purpose SP_PURPOSE_XORSAT_QG_CLONES in the word's stream;
+ * from the last set digit up, m = digit ? (m | word) : (m & word), which
+ * gives each bit the probability 0.d1 d2 ... d16 in binary. */
+SP_FN uint32_t sp_xorsat_indep_mask(uint64_t seed, uint64_t run, uint32_t word, uint64_t t,
+                                    uint32_t n, uint32_t k, uint32_t p16) {
+  const uint64_t stream = sp_xorsat_stream(run, word), base = ((uint64_t)t * n + k) * 4u;
+  uint32_t m = 0;
+  int d, last = 16;
+  sp_u32x4 r = {0, 0, 0, 0};
+  if (p16 >= 65536u) return 0xffffffffu;
+  if (p16 == 0) return 0;
+  while (!((p16 >> (16 - last)) & 1u)) last--; /* the last set digit */
+  for (d = last; d >= 1; d--) {
+    if (d == last || (d & 3) == 0)
+      r = sp_philox_purpose_block(seed, SP_PURPOSE_XORSAT_QG_CLONES, stream,
+                                  base + (uint64_t)((d - 1) >> 2));
+    {
+      const uint32_t w = sp_u32x4_get(r, (uint32_t)(d - 1) & 3u);
+      m = ((p16 >> (16 - d)) & 1u) ? (m | w) : (m & w);
+    }
+  }
+  return m;
 }
 
 #endif /* SP_XORSAT_H */

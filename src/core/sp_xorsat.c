@@ -26,7 +26,7 @@ typedef struct {
 } xs_model;
 
 static void xs_sweep(const sp_xorsat_job *job, uint64_t run, uint32_t *s, uint64_t t) {
-  const uint32_t n = job->n;
+  const uint32_t n = job->n, p16 = sp_xorsat_p16(job->p1_thr);
   uint32_t w, k;
   for (w = 0; w < job->nwords; w++) {
     uint32_t *sw = s + (size_t)w * n;
@@ -36,10 +36,15 @@ static void xs_sweep(const sp_xorsat_job *job, uint64_t run, uint32_t *s, uint64
       const int32_t *p = job->partner + 6 * (size_t)i;
       const uint32_t *jm = job->jm + 3 * (size_t)i;
       const uint32_t si = sw[i];
-      if ((k & 3u) == 0) r = sp_xorsat_draws(job->seed, run, w, t, n, k >> 2);
+      uint32_t p1m;
+      if (job->indep) {
+        p1m = sp_xorsat_indep_mask(job->seed, run, w, t, n, k, p16);
+      } else {
+        if ((k & 3u) == 0) r = sp_xorsat_draws(job->seed, run, w, t, n, k >> 2);
+        p1m = sp_xorsat_p1_mask(sp_u32x4_get(r, k & 3u), job->p1_thr);
+      }
       sw[i] = si ^ sp_xorsat_flip(si ^ sw[p[0]] ^ sw[p[1]] ^ jm[0], si ^ sw[p[2]] ^ sw[p[3]] ^ jm[1],
-                                  si ^ sw[p[4]] ^ sw[p[5]] ^ jm[2],
-                                  sp_xorsat_p1_mask(sp_u32x4_get(r, k & 3u), job->p1_thr));
+                                  si ^ sw[p[4]] ^ sw[p[5]] ^ jm[2], p1m);
     }
   }
 }

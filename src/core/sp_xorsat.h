@@ -36,6 +36,7 @@ typedef struct {
   uint32_t nwords;         /* words of 32 clones per run */
   uint64_t nruns, run0, seed;
   uint64_t p1_thr;         /* p1 2^32 (2^32: always) */
+  int indep;               /* 1: per-clone p1 decisions (sp_xorsat_indep_mask) */
   uint64_t max_sweeps;     /* 0: none */
   uint64_t check_every;    /* >= 1 */
   double timeout;          /* seconds per run; <= 0 or Inf: none */

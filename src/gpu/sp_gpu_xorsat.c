@@ -158,6 +158,7 @@ static int xg_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.seed = job->seed;
   a.run0 = job->run0;
   a.p1_thr = job->p1_thr;
+  a.indep = (uint32_t)job->indep;
   a.check_every = job->check_every;
   a.n = job->n;
   a.nsets = job->nsets;

@@ -8,14 +8,15 @@ test_that("GPU runs are the CPU's runs (sweeps, outcome, clone), any clones and 
   inst <- list(xorsat_random(96, seed = 5),
                read_xorsat(system.file("extdata", "3r3x", "3r3x_2body_n128_s1.txt",
                                        package = "statphysgpu")))
-  for (ins in inst) for (cl in c(32, 256, 2048)) for (ce in c(1, 7)) {
-    args <- list(ins, runs = 24, clones = cl, check_every = ce, seed = 3, progress = FALSE)
+  for (ins in inst) for (cl in c(32, 256, 2048)) for (ce in c(1, 7)) for (ind in c(FALSE, TRUE)) {
+    args <- list(ins, runs = 24, clones = cl, check_every = ce, seed = 3, progress = FALSE,
+                 independent_clones = ind)
     cpu <- do.call(xorsat_qg, c(args, backend = "cpu"))
     gpu <- do.call(xorsat_qg, c(args, backend = "gpu"))
     expect_identical(attr(gpu, "backend"), "gpu")
     expect_identical(attr(gpu, "clones"), cl)
-    expect_identical(xs_key(gpu), xs_key(cpu), info = sprintf("n %d clones %d every %d",
-                                                                 ins$n, cl, ce))
+    expect_identical(xs_key(gpu), xs_key(cpu), info = sprintf("n %d clones %d every %d indep %d",
+                                                                 ins$n, cl, ce, ind))
     expect_identical(attr(gpu, "solutions"), attr(cpu, "solutions"))
   }
   expect_identical(gpu_live_allocations(), live)

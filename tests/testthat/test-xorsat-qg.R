@@ -82,6 +82,8 @@ test_that("summary, print, plot and rbind of chunks work", {
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_invisible(plot(x))
+  skip_if_not_installed("ggplot2")
+  expect_s3_class(ggplot2::autoplot(x), "ggplot")
 })
 
 test_that("bad instances get a clear error", {
@@ -96,4 +98,47 @@ test_that("as_surv() censors the cut runs at the time they ran", {
   s <- as_surv(x)
   expect_equal(unname(s[, "time"]), x$seconds)
   expect_equal(unname(s[, "status"]), as.numeric(x$solved))
+})
+
+test_that("independent_clones: per-clone p1 masks have the law of independent bits", {
+  # 20000 masks of 32 bits at p1 = 0.08 (p = round(0.08 2^16) / 2^16): the
+  # set bits are Binomial(640000, p) and bits 0 and 1 both set with
+  # probability p^2; |z| < 4 for each (a false alarm about 1e-4)
+  p <- round(0.08 * 2^16) / 2^16
+  m <- .Call(statphysgpu:::C_sp_r_xorsat_masks, c(17, 0), 0.08, 20000L)
+  bits <- sum(m[1:20000])
+  expect_lt(abs(bits - 640000 * p) / sqrt(640000 * p * (1 - p)), 4)
+  both <- sum(m[20001:40000])
+  expect_lt(abs(both - 20000 * p^2) / sqrt(20000 * p^2 * (1 - p^2)), 4)
+  # p1 = 0 and 1 are exact
+  expect_identical(sum(.Call(statphysgpu:::C_sp_r_xorsat_masks, c(17, 0), 0, 100L)[1:100]), 0)
+  expect_identical(sum(.Call(statphysgpu:::C_sp_r_xorsat_masks, c(17, 0), 1, 100L)[1:100]), 3200)
+})
+
+test_that("independent_clones: the same runs as shared decisions at p1 = 0 and 1, other runs between", {
+  inst <- xorsat_random(48, seed = 6)
+  key <- function(x) as.data.frame(x)[c("run", "sweeps", "solved", "clone")]
+  for (p in c(0, 1)) {
+    a <- xorsat_qg(inst, runs = 6, clones = 64, p1 = p, max_sweeps = 300, seed = 2,
+                   backend = "cpu")
+    b <- xorsat_qg(inst, runs = 6, clones = 64, p1 = p, max_sweeps = 300, seed = 2,
+                   backend = "cpu", independent_clones = TRUE)
+    expect_identical(key(b), key(a))
+  }
+  a <- xorsat_qg(inst, runs = 12, clones = 64, seed = 2, backend = "cpu")
+  b <- xorsat_qg(inst, runs = 12, clones = 64, seed = 2, backend = "cpu",
+                 independent_clones = TRUE)
+  expect_true(all(b$solved))
+  expect_true(isTRUE(attr(b, "independent_clones")))
+  expect_false(identical(key(a), key(b)))
+  expect_output(print(b), "per clone")
+  # chunks and threads do not change the runs
+  parts <- rbind(xorsat_qg(inst, runs = 5, clones = 64, seed = 2, backend = "cpu",
+                           independent_clones = TRUE),
+                 xorsat_qg(inst, runs = 7, first_run = 6, clones = 64, seed = 2,
+                           backend = "cpu", independent_clones = TRUE))
+  expect_identical(key(parts), key(b))
+  expect_error(rbind(a, b), "independent_clones")
+  expect_error(xorsat_qg(inst, runs = 2, independent_clones = NA, backend = "cpu"),
+               "`independent_clones` must be", class = "statphysgpu_error")
 })
