@@ -73,7 +73,10 @@ if (gpu) {
     add(sprintf("n = 384, p1 = %.2f: median over 3 instances of the mean TTS (6 runs, timeout 2 s)",
                 p), stats::median(med), "s")
   }
-  for (nn in sizes) {
+  # SP_XS_INDEP=1: also per-clone p1 decisions (independent_clones = TRUE)
+  indeps <- if (Sys.getenv("SP_XS_INDEP", "0") == "1") c(FALSE, TRUE) else FALSE
+  for (ind in indeps) for (nn in sizes) {
+    tag <- if (ind) " [per-clone p1]" else ""
     files <- list.files(dir, sprintf("_n%d_s[0-9]+[.]txt$", nn), full.names = TRUE)
     files <- head(files[order(as.numeric(sub(".*_s([0-9]+)[.]txt$", "\\1", files)))], nmax)
     med <- numeric()
@@ -83,17 +86,22 @@ if (gpu) {
       inst <- read_xorsat(f)
       # the timeout method: runs cut at twice the V100 fit's mean
       x <- xorsat_qg(inst, runs = if (nn >= 384) 6 else runs, seed = 1, timeout = 2 * fit,
-                     backend = "gpu")
+                     backend = "gpu", independent_clones = ind)
+      if (ind && f == files[1]) {
+        add(sprintf("%s%s: clone-updates/s", inst$name, tag),
+            inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep"), "1/s")
+      }
       med <- c(med, tts_estimate(x)$tau_median)
     }
-    add(sprintf("n = %d: median over %d instances of the mean TTS (%d runs each, timeout %.3g s)",
-                nn, length(files), if (nn >= 384) 6 else runs, 2 * fit), stats::median(med), "s")
-    add(sprintf("n = %d: quartiles of the instances' mean TTS", nn),
+    add(sprintf("n = %d%s: median over %d instances of the mean TTS (%d runs each, timeout %.3g s)",
+                nn, tag, length(files), if (nn >= 384) 6 else runs, 2 * fit),
+        stats::median(med), "s")
+    add(sprintf("n = %d%s: quartiles of the instances' mean TTS", nn, tag),
         stats::quantile(med, 0.25), "s")
-    add(sprintf("n = %d: ", nn), stats::quantile(med, 0.75), "s")
-    add(sprintf("n = %d: paper's V100 fit 10^(0.0171 n - 5.9); speed-up over it", nn),
+    add(sprintf("n = %d%s: ", nn, tag), stats::quantile(med, 0.75), "s")
+    add(sprintf("n = %d%s: paper's V100 fit 10^(0.0171 n - 5.9); speed-up over it", nn, tag),
         fit / stats::median(med), "x")
-    add(sprintf("n = %d: wall time of this size", nn), proc.time()[["elapsed"]] - t0, "s")
+    add(sprintf("n = %d%s: wall time of this size", nn, tag), proc.time()[["elapsed"]] - t0, "s")
   }
   res <- do.call(rbind, rows)
   print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
