@@ -95,10 +95,12 @@ gpu_kernel_registry <- function() {
                                                         fast_math = FALSE),
                                    double = list(defines = "SP_REAL=double",
                                                  fast_math = FALSE))),
-    # lb6, lb8: registers capped for 6 or 8 blocks of 256 threads per SM
+    # indep: per-clone p1 decisions (independent_clones = TRUE); lb6, lb8:
+    # registers capped for 6 or 8 blocks of 256 threads per SM
     # (bench/xorsat.R compares them; option statphysgpu.xorsat_variant)
     xorsat = list(file = "xorsat.cu", toolkit = FALSE,
                   variants = list(default = list(defines = character(), fast_math = FALSE),
+                                  indep = list(defines = "SP_XS_INDEP=1", fast_math = FALSE),
                                   lb6 = list(defines = "SP_XS_MINBLOCKS=6", fast_math = FALSE),
                                   lb8 = list(defines = "SP_XS_MINBLOCKS=8", fast_math = FALSE))),
     # single: the hardware sine for the pair terms (SP_FAST_SIN)

@@ -142,7 +142,8 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   res <- sim_run(fr, C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg, tab$eq,
                  tab$jeq, as.double(plan), check_u64(fr$first - 1, "first_run", call = call),
                  fr$seed, kernel = "xorsat",
-                 variant = getOption("statphysgpu.xorsat_variant", "default"))
+                 variant = if (independent_clones) "indep"
+                   else getOption("statphysgpu.xorsat_variant", "default"))
   clones <- res$clones
   started <- res$status != -2L
   runs_id <- fr$first - 1 + seq_len(fr$n)

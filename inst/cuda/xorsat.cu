@@ -28,6 +28,11 @@
 #include "xorsat.h"
 
 #define SP_FULL 0xffffffffu
+/* Compiled apart for per-clone p1 decisions (variant "indep"), so that the
+ * shared-decision kernel keeps its registers (and its occupancy). */
+#ifndef SP_XS_INDEP
+#  define SP_XS_INDEP 0
+#endif
 
 /* OR over the warp. */
 __device__ __forceinline__ uint32_t sp_xs_warp_or(uint32_t v) {
@@ -54,7 +59,7 @@ __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *
   /* the p1 decisions of the sweep: bit q & 31 of dec[4 (q >> 5) + e] is
    * update 4 q + e's (shared by the word's clones; per clone, each lane
    * draws its own update's mask below) */
-  for (uint32_t r = 0; !a.indep && r < per_sweep; r += 32) {
+  for (uint32_t r = 0; !SP_XS_INDEP && r < per_sweep; r += 32) {
     const uint32_t q = r + lane;
     sp_u32x4 x = {0, 0, 0, 0};
     if (q < per_sweep) x = sp_xorsat_draws(a.seed, run, word, t, n, q);
@@ -78,7 +83,7 @@ __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *
       const uint32_t jb = g.w >> 16, q = (uint32_t)k >> 2;
       const uint32_t si = s[k];
       const uint32_t p1 =
-          a.indep ? sp_xorsat_indep_mask(a.seed, run, word, t, n, (uint32_t)k, p16)
+          SP_XS_INDEP ? sp_xorsat_indep_mask(a.seed, run, word, t, n, (uint32_t)k, p16)
                   : (((dec[4 * (q >> 5) + ((uint32_t)k & 3u)] >> (q & 31u)) & 1u) ? SP_FULL : 0u);
       const uint32_t u0 = si ^ s[g.x >> 16] ^ s[g.y & 0xffffu] ^ ((jb & 1u) ? SP_FULL : 0u);
       const uint32_t u1 = si ^ s[g.y >> 16] ^ s[g.z & 0xffffu] ^ ((jb & 2u) ? SP_FULL : 0u);

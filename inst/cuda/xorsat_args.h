@@ -51,7 +51,7 @@ typedef struct {
   uint32_t nslots;      /* ngroups nwords */
   uint32_t wpb;         /* warps (slots) per thread block */
   uint32_t budget;      /* sweeps per slot in this launch, at most */
-  uint32_t indep;       /* 1: per-clone p1 decisions (sp_xorsat_indep_mask) */
+  uint32_t indep;       /* 1: per-clone p1 decisions (the kernel's "indep" variant) */
   SP_DPTR(const uint32_t) graph; /* n x 4: position k of the sweep order: spin | p0 << 16,
                                     p1 | p2 << 16, p3 | p4 << 16, p5 | jbits << 16; the
                                     partners as positions, the spin as its label */
