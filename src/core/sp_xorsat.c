@@ -195,14 +195,8 @@ static void xs_collect(void *model, int interrupted) {
   }
 }
 
-int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const sp_hooks *hooks,
-                  sp_run_info *info) {
-  xs_model m;
-  sp_cpu_engine e;
-  const size_t words = (size_t)job->nwords * job->n;
+void sp_xorsat_out_init(const sp_xorsat_job *job, sp_xorsat_out *out, sp_run_info *info) {
   uint64_t r;
-  int k, st;
-  uint32_t *mem;
   for (r = 0; r < job->nruns; r++) {
     out->sweeps[r] = 0;
     out->seconds[r] = 0;
@@ -212,6 +206,16 @@ int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const s
   out->nwords = job->nwords;
   info->seconds = info->rounds = 0;
   info->interrupted = 0;
+}
+
+int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const sp_hooks *hooks,
+                  sp_run_info *info) {
+  xs_model m;
+  sp_cpu_engine e;
+  const size_t words = (size_t)job->nwords * job->n;
+  int k, st;
+  uint32_t *mem;
+  sp_xorsat_out_init(job, out, info);
   if (job->nruns == 0) return SP_OK;
   m.job = job;
   m.out = out;

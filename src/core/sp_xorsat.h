@@ -51,6 +51,9 @@ typedef struct {
   uint32_t nwords; /* words per run used (job->nwords, or the GPU's choice for 0) */
 } sp_xorsat_out;
 
+/* Every run unstarted, info zeroed (the CPU and GPU engines start so). */
+void sp_xorsat_out_init(const sp_xorsat_job *job, sp_xorsat_out *out, sp_run_info *info);
+
 int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const sp_hooks *hooks,
                   sp_run_info *info);
 

@@ -299,17 +299,8 @@ int sp_gpu_xorsat(const char *key, const sp_xorsat_job *job, sp_xorsat_out *out,
                   const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
   xg_model m;
   sp_gpu_engine e;
-  uint64_t r;
   int st;
-  for (r = 0; r < job->nruns; r++) {
-    out->sweeps[r] = 0;
-    out->seconds[r] = 0;
-    out->status[r] = SP_XORSAT_UNSTARTED;
-    out->clone[r] = -1;
-  }
-  out->nwords = job->nwords;
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
+  sp_xorsat_out_init(job, out, info);
   if (job->n > SP_GPU_XORSAT_MAX_N || xs_wpb(job->n, job->nsets) == 0)
     return sp_fail(SP_ERR_INVALID, "the GPU kernel takes at most %d spins, not %u",
                    SP_GPU_XORSAT_MAX_N, job->n);
