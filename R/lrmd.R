@@ -74,7 +74,7 @@
 #'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed`.
 #' @param dt Time step.
 #' @param steps Number of steps.
-#' @param record_every Steps between records.
+#' @param record_every Steps between records (by default 10, or `steps` if fewer).
 #' @param softening \eqn{\epsilon > 0} of the ring and gravity2d potentials
 #'   (when continuing a run, its softening unless given).
 #' @param snapshots Times at which to keep the whole phase space (rounded
@@ -129,6 +129,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   dt <- check_positive(dt, "dt", len = 1, call = call)
   if (missing(steps)) sp_abort("`steps` must be given.", call = call)
   steps <- check_whole(steps, "steps", lo = 1, hi = 2^52, call = call)
+  if (missing(record_every)) record_every <- min(record_every, steps)
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
   if (!is.null(prev) && missing(softening)) softening <- attr(prev, "params")$softening
   softening <- check_positive(softening, "softening", len = 1, call = call)
