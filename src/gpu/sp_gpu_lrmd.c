@@ -175,13 +175,17 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_kernel", &v->pairs)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
-  if ((st = sp_gpu_dev_alloc(d, n * sizeof(double), "the positions", &v->q0)) ||
-      (st = sp_gpu_dev_alloc(d, n * sizeof(double), "the second coordinates", &v->q1)) ||
-      (st = sp_gpu_dev_alloc(d, n * sizeof(double), "the momenta", &v->p0)) ||
-      (st = sp_gpu_dev_alloc(d, n * sizeof(double), "the second momenta", &v->p1)) ||
-      (st = sp_gpu_dev_alloc(d, n * rb, "the prepared positions", &v->w0)) ||
-      (st = sp_gpu_dev_alloc(d, n * rb, "the prepared positions", &v->w1)) ||
-      (st = sp_gpu_dev_alloc(d, (size_t)nb * SP_LRMD_NSUMS * sizeof(double), "the block sums",
+  /* the job's memory in two buffers (the first is most of it, so that a job
+   * that cannot fit fails with its size) */
+  if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + 2 * n * rb,
+                             "the phase space (positions, momenta, force inputs)", &v->q0)))
+    return st;
+  v->q1 = v->q0 + n * sizeof(double);
+  v->p0 = v->q1 + n * sizeof(double);
+  v->p1 = v->p0 + n * sizeof(double);
+  v->w0 = v->p1 + n * sizeof(double);
+  v->w1 = v->w0 + n * rb;
+  if ((st = sp_gpu_dev_alloc(d, (size_t)nb * SP_LRMD_NSUMS * sizeof(double), "the block sums",
                              &v->partial)) ||
       (st = sp_gpu_dev_alloc(d, 8 * sizeof(double), "the magnetisations", &v->sums)) ||
       (st = sp_gpu_dev_alloc(d, sizeof(unsigned int), "the block counter", &v->count)))
