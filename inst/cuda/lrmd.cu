@@ -9,12 +9,14 @@
  *
  * HMF: one fused pass per drift of a step (sp_lrmd_hmf_kernel): the kick
  * by the preceding kick coefficient from the magnetisation of the previous
- * pass (slot stage - 1 of `sums`), the drift, the sine and cosine of the
- * new angle, a block reduction of (cos, sin) in double and the grid
+ * pass (slot stage - 1 of `sums`; the sine and cosine of the angle are
+ * computed again rather than stored), the drift, the sine and cosine of
+ * the new angle, a block reduction of (cos, sin) in double and the grid
  * reduction: the last block to finish (a counter, the threadFenceReduction
  * pattern of the CUDA samples) adds the blocks' partial sums in block
  * order into slot `stage`.  Four passes a step, no host round trip; each
- * reads and writes the angle and the momentum once.
+ * reads and writes the angle and the momentum once (32 bytes a particle,
+ * 24 for the first pass, which does not kick): 120 bytes a particle-step.
  *
  * Ring and gravity2d: a drift pass (sp_lrmd_drift_kernel: drift, then the
  * sine and cosine, or x and y, in the working precision) and a tiled
@@ -73,15 +75,14 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
   for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride) {
     double p = a.p0[i], q = a.q0[i];
     real s, c;
-    if (a.kick) {
-      p += a.d * sp_lrmd_hmf_force((double)a.w0[i], (double)a.w1[i], Mx, My);
+    if (a.kick) { /* sin, cos of the angle again: cheaper than storing them */
+      SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, q, 0.0, &s, &c);
+      p += a.d * sp_lrmd_hmf_force((double)s, (double)c, Mx, My);
       a.p0[i] = p;
     }
     q += a.c * p;
     a.q0[i] = q;
     SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, q, 0.0, &s, &c);
-    a.w0[i] = s;
-    a.w1[i] = c;
     v[0] += (double)c;
     v[1] += (double)s;
   }
@@ -200,9 +201,15 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
       v[1] = s0;
       v[2] = s1;
     } else {
+      real sn, cs;
+      if (a.model == SP_LRMD_HMF) SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, a.q0[i], 0.0, &sn, &cs);
+      else {
+        sn = a.w0[i];
+        cs = a.w1[i];
+      }
       v[1] = s0;
-      v[2] = (double)a.w1[i];
-      v[3] = (double)a.w0[i];
+      v[2] = (double)cs;
+      v[3] = (double)sn;
     }
   }
   sp_lrmd_block_sum4(v);
