@@ -216,8 +216,10 @@ test_that("a snapshot is the state of a run that ends there", {
 })
 
 test_that("the thread count does not change the result (bitwise)", {
-  # fixed tiles of 512 particles and a fixed order of every sum
-  cases <- list(list("hmf", hmf_waterbag(20000, 0.7, 0.6, seed = 1), 0.1, 30),
+  # fixed tiles of 512 particles and a fixed order of every sum (sizes above
+  # the engine's thresholds for a team of threads: 2^16 HMF particles, 2^20
+  # pair terms)
+  cases <- list(list("hmf", hmf_waterbag(70000, 0.7, 0.6, seed = 1), 0.1, 20),
                 list("ring", ring_uniform(1300, p0 = 0.3, seed = 1), 0.05, 10),
                 list("gravity2d", gravity2d_shell(1100, 0.5, 1, seed = 1), 0.01, 10))
   for (cs in cases) for (prec in c("mixed", "double")) {
