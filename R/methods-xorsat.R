@@ -90,7 +90,6 @@ xorsat_surv_data <- function(x) {
 }
 
 #' @rdname summary.xorsat_tts
-#' @param object A result of [xorsat_qg()].
 #' @return `autoplot()`: a ggplot object (the survival function of the time
 #'   to solution on a log scale with the fitted exponential, as paper 003's
 #'   Fig. 2).
