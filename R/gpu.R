@@ -110,7 +110,12 @@ gpu_kernel_registry <- function() {
                                                               "SP_FAST_SIN=1"),
                                                   fast_math = FALSE),
                                     double = list(defines = "SP_REAL=double",
-                                                  fast_math = FALSE)))
+                                                  fast_math = FALSE))),
+    # mixed: single-precision pair terms and sincos, double accumulators
+    lrmd = list(file = "lrmd.cu", toolkit = FALSE,
+                variants = list(mixed = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1"),
+                                             fast_math = FALSE),
+                                double = list(defines = "SP_REAL=double", fast_math = FALSE)))
   )
 }
 

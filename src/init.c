@@ -19,6 +19,8 @@ SEXP sp_r_xorsat(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEX
 SEXP sp_r_kuramoto(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
                    SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_lrmd(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_lrmd_draws(SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_build_info(void);
 SEXP sp_r_threads_get(void);
 SEXP sp_r_threads_set(SEXP);
@@ -60,6 +62,8 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_xorsat, 12),
   CALLDEF(sp_r_kuramoto, 18),
   CALLDEF(sp_r_kuramoto_start, 5),
+  CALLDEF(sp_r_lrmd, 10),
+  CALLDEF(sp_r_lrmd_draws, 4),
   CALLDEF(sp_r_build_info, 0),
   CALLDEF(sp_r_threads_get, 0),
   CALLDEF(sp_r_threads_set, 1),

@@ -37,7 +37,9 @@ enum {
   SP_PURPOSE_DRIVEN_START = 7, /* driven Brownian: the uniform start x(0) of a path (block 0) */
   SP_PURPOSE_KURAMOTO_STEPS = 8, /* Kuramoto: step k of a system, block k ceil(n/4) + i/4 */
   SP_PURPOSE_KURAMOTO_START = 9, /* Kuramoto: the uniform start phases, block i/4 */
-  SP_PURPOSE_XORSAT_QG_CLONES = 10 /* 3-XORSAT: per-clone p1 decisions, 4 blocks an update */
+  SP_PURPOSE_XORSAT_QG_CLONES = 10, /* 3-XORSAT: per-clone p1 decisions, 4 blocks an update */
+  SP_PURPOSE_LRMD_INIT = 11    /* long-range MD: initial conditions, stream = coordinate
+                                  (0 q0, 1 q1, 2 p0, 3 p1), block i/4 for particle i */
 };
 
 #define SP_PURPOSE_SHIFT 24

@@ -1,0 +1,99 @@
+# Long-range MD benchmarks (issue 12): HMF particle-steps/s at n = 1e6 ..
+# 5e7 against the bandwidth bound, ring and gravity2d pair interactions/s at
+# n = 1e4 .. 1e6 on the GPU; CPU figures on one core and all cores.
+#
+#   Rscript bench/lrmd.R [gpu|cpu|all]     (default all)
+#
+# HMF bound: a Yoshida step is four fused passes (lrmd.cu); the first reads
+# the angle and momentum and writes the angle (24 bytes a particle), the
+# other three read and write both (32 bytes): 120 bytes a particle-step, all
+# double.  The H100's measured 2.84 TB/s (REFERENCES.md section 8) gives
+# 2.37e10 particle-steps/s.  (The issue's 2.3e11 particles/s per fused pass
+# was measured with less traffic per particle than double positions and
+# momenta need: 2.84e12 / 32 = 8.9e10 passes/s at most.)
+# Pairs: three force evaluations a step, n^2 pair terms each: pair
+# interactions/s = 3 n^2 steps / s.  Targets: 80 per cent of the ceilings of
+# REFERENCES.md section 8 (ring 2.15e12, gravity2d 3.1e12 pairs/s).
+suppressPackageStartupMessages(library(statphysgpu))
+what <- commandArgs(TRUE)[1]
+if (is.na(what)) what <- "all"
+commit <- Sys.getenv("SP_COMMIT")
+if (!nzchar(commit)) commit <- tryCatch(system("git rev-parse --short HEAD", intern = TRUE),
+                                        error = function(e) "unknown")
+HBM <- 2.84e12 # bytes/s, REFERENCES.md section 8
+rows <- list()
+add <- function(metric, value, unit, device, note = "") {
+  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4), unit = unit,
+                                          device = device, note = note)
+}
+# seconds of `steps` steps (records only at the start and the end)
+timed <- function(model, init, steps, backend, precision, dt = 0.01) {
+  x <- lrmd(model, init = init, dt = dt, steps = steps, record_every = steps, backend = backend,
+            precision = precision, progress = FALSE)
+  attr(x, "seconds")
+}
+starts <- function(model, n) {
+  switch(model, hmf = hmf_waterbag(n, 1, 0.69, seed = 1),
+         ring = ring_uniform(n, p0 = 0.3, seed = 1),
+         gravity2d = gravity2d_shell(n, 0.5, 1, seed = 1))
+}
+
+if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"])) {
+  dev <- gpu_devices()$name[1]
+  for (n in c(1e6, 1e7, 5e7)) {
+    w <- starts("hmf", n)
+    for (prec in c("mixed", "double")) {
+      timed("hmf", w, 2, "gpu", prec) # compile, warm
+      steps <- max(20, round(2e9 / n))
+      s <- timed("hmf", w, steps, "gpu", prec)
+      rate <- n * steps / s
+      bound <- HBM / 120
+      add(sprintf("HMF n = %g, %s", n, prec), rate, "particle-steps/s", dev,
+          sprintf("%.0f per cent of the bandwidth bound %.3g", 100 * rate / bound, bound))
+    }
+  }
+  for (model in c("ring", "gravity2d")) {
+    ceiling <- if (model == "ring") 2.15e12 else 3.1e12
+    for (n in c(1e4, 1e5, 1e6)) {
+      w <- starts(model, n)
+      for (prec in c("mixed", "double")) {
+        timed(model, w, 1, "gpu", prec)
+        steps <- max(2, round(3e12 / (3 * n^2)))
+        s <- timed(model, w, steps, "gpu", prec)
+        rate <- 3 * n^2 * steps / s
+        add(sprintf("%s n = %g, %s", model, n, prec), rate, "pair interactions/s", dev,
+            if (prec == "mixed") sprintf("%.0f per cent of the ceiling %.3g", 100 * rate / ceiling,
+                                         ceiling) else "")
+      }
+    }
+  }
+}
+
+if (what %in% c("cpu", "all")) {
+  for (th in unique(c(1, sp_threads()))) {
+    old <- sp_threads(th)
+    dev <- sprintf("CPU (%d thread%s)", th, if (th == 1) "" else "s")
+    n <- 1e6
+    w <- starts("hmf", n)
+    for (prec in c("mixed", "double")) {
+      s <- timed("hmf", w, 20, "cpu", prec)
+      add(sprintf("HMF n = %g, %s", n, prec), n * 20 / s, "particle-steps/s", dev,
+          sprintf("%.3g per core", n * 20 / s / th))
+    }
+    for (model in c("ring", "gravity2d")) {
+      n <- 1e4
+      w <- starts(model, n)
+      for (prec in c("mixed", "double")) {
+        s <- timed(model, w, 2, "cpu", prec)
+        add(sprintf("%s n = %g, %s", model, n, prec), 3 * n^2 * 2 / s, "pair interactions/s",
+            dev, sprintf("%.3g per core", 3 * n^2 * 2 / s / th))
+      }
+    }
+    sp_threads(old)
+  }
+}
+
+out <- do.call(rbind, rows)
+cat(sprintf("lrmd benchmarks | commit %s | %s | %s\n", commit, format(Sys.time(), "%Y-%m-%d"),
+            paste(unique(out$device), collapse = "; ")))
+print(out, row.names = FALSE, right = FALSE)

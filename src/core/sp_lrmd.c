@@ -1,0 +1,71 @@
+#include "sp_lrmd.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "sp_error.h"
+
+#include "sp_streams.h"
+
+int sp_lrmd_cpu_run_f(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
+                      sp_run_info *info);
+int sp_lrmd_cpu_run_d(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
+                      sp_run_info *info);
+
+uint64_t sp_lrmd_nrec(const sp_lrmd_job *job) { return job->steps / job->record_every + 1; }
+
+void sp_lrmd_out_init(const sp_lrmd_job *job, sp_lrmd_out *out) {
+  size_t i, nrec = sp_lrmd_nrec(job), nsnap = (size_t)job->nsnap * 4 * (size_t)job->n;
+  for (i = 0; i < SP_LRMD_NREC * nrec; i++) out->rec[i] = NAN;
+  for (i = 0; i < nsnap; i++) out->snap[i] = NAN;
+  out->steps_done = 0;
+}
+
+static int sp_lrmd_cmp(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double sp_lrmd_half_mass_radius(const double *x, const double *y, uint64_t n, double *work) {
+  double cx = 0, cy = 0, r;
+  uint64_t i;
+  for (i = 0; i < n; i++) {
+    cx += x[i];
+    cy += y[i];
+  }
+  cx /= (double)n;
+  cy /= (double)n;
+  for (i = 0; i < n; i++) work[i] = sqrt((x[i] - cx) * (x[i] - cx) + (y[i] - cy) * (y[i] - cy));
+  qsort(work, (size_t)n, sizeof(double), sp_lrmd_cmp);
+  r = n % 2 ? work[n / 2] : 0.5 * (work[n / 2 - 1] + work[n / 2]);
+  return r;
+}
+
+void sp_lrmd_draws(uint64_t seed, uint64_t stream, int kind, uint64_t n, double *out) {
+  uint64_t b;
+  for (b = 0; 4 * b < n; b++) {
+    sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_LRMD_INIT, stream, b);
+    double v[4];
+    uint64_t k;
+    if (kind == 0) {
+      v[0] = sp_u01_double(r.x);
+      v[1] = sp_u01_double(r.y);
+      v[2] = sp_u01_double(r.z);
+      v[3] = sp_u01_double(r.w);
+    } else {
+      sp_box_muller_double(r.x, r.y, &v[0], &v[1]);
+      sp_box_muller_double(r.z, r.w, &v[2], &v[3]);
+    }
+    for (k = 0; k < 4 && 4 * b + k < n; k++) out[4 * b + k] = v[k];
+  }
+}
+
+int sp_lrmd_cpu(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
+                sp_run_info *info) {
+  sp_lrmd_out_init(job, out);
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  if (job->n < 2) return sp_fail(SP_ERR_INVALID, "lrmd needs at least 2 particles");
+  return job->single ? sp_lrmd_cpu_run_f(job, out, nth, hooks, info)
+                     : sp_lrmd_cpu_run_d(job, out, nth, hooks, info);
+}

@@ -1,0 +1,100 @@
+# lrmd() on the GPU against the CPU (skipped without a GPU).  The GPU
+# engine has not yet run on a device when these tests were written: they
+# are its acceptance tests on a GPU host.
+
+lr_gpu_cases <- function() {
+  list(list(model = "hmf", init = hmf_waterbag(300000, 0.7, 0.6, seed = 1), dt = 0.1, steps = 20),
+       list(model = "hmf", init = hmf_waterbag(1000, 1, 0.69, seed = 2), dt = 0.1, steps = 50),
+       list(model = "ring", init = ring_uniform(3000, p0 = 0.3, seed = 1), dt = 0.05, steps = 20),
+       list(model = "ring", init = ring_uniform(77, p0 = 0.3, seed = 1), dt = 0.05, steps = 20),
+       list(model = "gravity2d", init = gravity2d_shell(2500, 0.5, 1, seed = 1), dt = 0.01,
+            steps = 30))
+}
+
+test_that("CPU double equals GPU double to rounding for every model", {
+  skip_if_no_gpu()
+  for (cs in lr_gpu_cases()) {
+    args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
+                 record_every = 5, snapshots = cs$dt * 10, precision = "double",
+                 progress = FALSE)
+    cpu <- do.call(lrmd, c(args, backend = "cpu"))
+    gpu <- do.call(lrmd, c(args, backend = "gpu"))
+    expect_identical(attr(gpu, "backend"), "gpu")
+    expect_identical(gpu$step, cpu$step)
+    # the same operations; the sums over particles run in another order and
+    # the GPU's sine, cosine and log round differently: 1e-9
+    for (col in setdiff(names(cpu), c("step", "time"))) {
+      expect_lt(max(abs(gpu[[col]] - cpu[[col]])), 1e-9 * max(1, abs(cpu[[col]])))
+    }
+    expect_lt(max(abs(as.matrix(attr(gpu, "state")) - as.matrix(attr(cpu, "state")))), 1e-9)
+    expect_length(attr(gpu, "snapshots"), 1)
+    expect_lt(max(abs(as.matrix(attr(gpu, "snapshots")[[1]]) -
+                      as.matrix(attr(cpu, "snapshots")[[1]]))), 1e-9)
+  }
+})
+
+test_that("GPU mixed precision follows the CPU's mixed precision and double", {
+  skip_if_no_gpu()
+  for (cs in lr_gpu_cases()) {
+    args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
+                 record_every = 5, progress = FALSE)
+    cpu <- do.call(lrmd, c(args, backend = "cpu", precision = "mixed"))
+    gpu <- do.call(lrmd, c(args, backend = "gpu", precision = "mixed"))
+    # single-precision sines and pair terms (the GPU's own): 1e-5
+    expect_lt(max(abs(gpu$total - cpu$total)), 1e-5 * max(1, abs(cpu$total)))
+    expect_lt(max(abs(gpu$energy_error)), 1e-4)
+  }
+})
+
+test_that("a continued GPU run equals one long GPU run exactly", {
+  skip_if_no_gpu()
+  w <- hmf_waterbag(5000, 1, 0.69, seed = 1)
+  long <- lrmd(init = w, dt = 0.1, steps = 40, record_every = 10, backend = "gpu",
+               progress = FALSE)
+  a <- lrmd(init = w, dt = 0.1, steps = 20, record_every = 10, backend = "gpu", progress = FALSE)
+  b <- lrmd(init = a, dt = 0.1, steps = 20, record_every = 10, backend = "gpu", progress = FALSE)
+  joined <- rbind(as.data.frame(a), as.data.frame(b)[-1, ])
+  rownames(joined) <- NULL
+  expect_identical(joined, as.data.frame(long))
+  expect_identical(attr(b, "state"), attr(long, "state"))
+})
+
+test_that("an interrupt on the GPU returns the records so far; nothing leaks", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  live <- gpu_live_allocations()
+  job <- interrupt_after(1.5)
+  expect_warning(x <- lrmd("ring", init = ring_uniform(2^17, seed = 1), dt = 0.01, steps = 1e7,
+                           backend = "gpu", progress = FALSE),
+                 "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  expect_true(attr(x, "interrupted"))
+  expect_false(anyNA(as.data.frame(x)))
+  expect_true(all(is.finite(as.matrix(attr(x, "state")))))
+  expect_identical(gpu_live_allocations(), live)
+})
+
+test_that("a GPU job that does not fit fails with its size and frees everything", {
+  skip_if_no_gpu()
+  small <- function() lrmd("hmf", init = hmf_waterbag(1000, 1, 0.7, seed = 1), dt = 0.1,
+                           steps = 10, backend = "gpu", progress = FALSE)
+  ref <- small()
+  live <- gpu_live_allocations()
+  before <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
+  hold <- .Call(statphysgpu:::C_sp_r_gpu_reserve_test, 0L, before - 2^29)
+  # 2^25 particles: 1 GiB of positions and momenta, more than the 512 MiB left
+  expect_error(lrmd("hmf", init = matrix(0, 2^25, 2), dt = 0.1, steps = 1, backend = "gpu",
+                    devices = 0, progress = FALSE),
+               "needs [0-9.]+ GiB of device memory, but [0-9.]+ GiB of")
+  expect_identical(gpu_live_allocations(), live + 1)
+  .Call(statphysgpu:::C_sp_r_gpu_release_test, hold)
+  expect_identical(gpu_live_allocations(), live)
+  expect_identical(as.data.frame(small()), as.data.frame(ref))
+})
+
+test_that("several devices are refused, naming the count", {
+  skip_if_no_gpu()
+  skip_if(nrow(gpu_devices()) < 2, "one GPU")
+  expect_error(lrmd("hmf", n = 100, dt = 0.1, steps = 1, backend = "gpu", devices = "all",
+                    progress = FALSE), "one GPU for now", class = "statphysgpu_error")
+})

@@ -1,0 +1,303 @@
+# lrmd(): long-range MD (paper 004) on the CPU, its initial conditions and
+# the HMF equilibrium theory.  The engine contract of helper-engine.R
+# (engine_contract_tests) is written for replica engines (chunks of
+# replicas combine); lrmd() runs one system, so its contract is tested here
+# in its own terms: a continued run equals one long run, the thread count
+# does not change the result (bitwise), an interrupt returns the records so
+# far with the state to continue from, and every bad input has a clear error.
+
+lr <- function(...) lrmd(..., backend = "cpu", progress = FALSE)
+
+# ---- theory -------------------------------------------------------------------
+
+test_that("hmf_magnetization() solves M = I1(M/T) / I0(M/T), 0 from T = 1/2 on", {
+  T <- c(0.05, 0.2, 0.3, 0.4, 0.45, 0.49)
+  M <- hmf_magnetization(T)
+  expect_true(all(M > 0 & M < 1))
+  expect_lt(max(abs(besselI(M / T, 1) / besselI(M / T, 0) - M)), 1e-10)
+  expect_true(all(diff(M) < 0))
+  expect_identical(hmf_magnetization(c(0.5, 0.7, 3)), c(0, 0, 0))
+  expect_identical(hmf_magnetization(0), 1)
+  # limits: M = 1 - T/2 + O(T^2) at low T; M^2 = 8 T^2 (1 - 2T) (1 + O(1 - 2T)) near T_c
+  lo <- c(1e-3, 1e-2)
+  expect_lt(max(abs(hmf_magnetization(lo) - (1 - lo / 2))), max(lo)^2)
+  hi <- c(0.499, 0.4999)
+  rel <- hmf_magnetization(hi)^2 / (8 * hi^2 * (1 - 2 * hi)) - 1
+  expect_lt(max(abs(rel)), 10 * (1 - 2 * hi[1]))
+  expect_error(hmf_magnetization(-1), "`T` must be", class = "statphysgpu_error")
+})
+
+test_that("hmf_caloric() is the curve U = T/2 + (1 - M^2)/2 with U_c = 3/4", {
+  U <- c(0.05, 0.3, 0.6, 0.69, 0.74, 0.75, 0.9)
+  cc <- hmf_caloric(U)
+  expect_identical(cc$U, U)
+  expect_lt(max(abs(cc$T / 2 + (1 - cc$M^2) / 2 - U)), 1e-10)
+  expect_lt(max(abs(hmf_magnetization(cc$T) - cc$M)), 1e-8)
+  above <- U >= 0.75
+  expect_identical(cc$M[above], c(0, 0))
+  expect_equal(cc$T[above], 2 * U[above] - 1)
+  expect_true(all(cc$M[!above] > 0))
+  # the standard point of the QSS literature (Latora, Rapisarda, Ruffo
+  # 1998): U = 0.69, T_eq = 0.4757, M_eq = 0.3 (to the digits quoted there)
+  expect_equal(hmf_caloric(0.69)$T, 0.4754, tolerance = 1e-3)
+  expect_equal(hmf_caloric(0)$M, 1)
+  expect_error(hmf_caloric(-0.1), "minimum energy per particle", class = "statphysgpu_error")
+})
+
+# ---- initial conditions ----------------------------------------------------------
+
+test_that("the waterbag has energy U exactly, zero momentum and angles in [-d, d]", {
+  for (M0 in c(1, 0.6, 0)) {
+    w <- hmf_waterbag(3000, M0 = M0, U = 0.69, seed = 4)
+    M2 <- mean(cos(w$theta))^2 + mean(sin(w$theta))^2
+    expect_equal(mean(w$p^2) / 2 + (1 - M2) / 2, 0.69, tolerance = 1e-14)
+    expect_lt(abs(sum(w$p)), 1e-10)
+    d <- attr(w, "params")$width
+    expect_true(all(abs(w$theta) <= d))
+    if (M0 > 0 && M0 < 1) expect_equal(sin(d) / d, M0)
+    # the sample's M about M0: sd of mean(cos) <= 1/sqrt(n); z = 5
+    expect_lt(abs(sqrt(M2) - M0), 5 / sqrt(3000) + 1e-12)
+    x <- lr("hmf", init = w, dt = 0.1, steps = 1, precision = "double")
+    expect_equal(x$total[1], 0.69, tolerance = 1e-13)
+    expect_identical(x$energy_error[1], 0)
+  }
+  expect_identical(hmf_waterbag(100, 0.5, 0.7, seed = 1), hmf_waterbag(100, 0.5, 0.7, seed = 1))
+  expect_false(identical(hmf_waterbag(100, 0.5, 0.7, seed = 1)$p,
+                         hmf_waterbag(100, 0.5, 0.7, seed = 2)$p))
+})
+
+test_that("an impossible energy is refused, with the minimum said", {
+  expect_error(hmf_waterbag(100, M0 = 0.5, U = 0.3), "below the minimum energy.*0.375",
+               class = "statphysgpu_error")
+  expect_error(hmf_waterbag(100, M0 = 1, U = -0.1), "minimum energy is 0",
+               class = "statphysgpu_error")
+  expect_error(hmf_waterbag(100, M0 = 1.2, U = 1), "`M0` must be", class = "statphysgpu_error")
+  expect_error(hmf_waterbag(1, M0 = 1, U = 1), "`n` must be", class = "statphysgpu_error")
+  expect_error(hmf_equilibrium(100, T = 0), "`T` must be", class = "statphysgpu_error")
+  expect_error(gravity2d_shell(100, 1, 0.5), "`r_out` .* larger", class = "statphysgpu_error")
+})
+
+test_that("hmf_equilibrium() samples the von Mises law of the self-consistent M", {
+  n <- 20000
+  for (T in c(0.2, 0.4, 0.8)) {
+    e <- hmf_equilibrium(n, T, seed = 3)
+    M <- hmf_magnetization(T)
+    # mean(cos theta) of n independent angles: sd sqrt((1 - T - M^2 + ...)/n) <= 1/sqrt(n); z = 5
+    expect_lt(abs(mean(cos(e$theta)) - M), 5 / sqrt(n))
+    expect_lt(abs(mean(sin(e$theta))), 5 / sqrt(n))
+    # momenta: variance T (relative sd sqrt(2/n)); z = 5
+    expect_lt(abs(mean(e$p^2) / T - 1), 5 * sqrt(2 / n))
+    expect_lt(abs(sum(e$p)), 1e-9)
+  }
+})
+
+test_that("ring_uniform() and gravity2d_shell() are the homogeneous starts", {
+  r <- ring_uniform(4000, seed = 2)
+  expect_true(all(abs(r$theta) < pi) && all(r$p == 0))
+  # uniform angles: KS at a fixed seed (p > 0.001)
+  expect_gt(stats::ks.test((r$theta + pi) / (2 * pi), "punif")$p.value, 1e-3)
+  rp <- ring_uniform(4000, p0 = 0.3, seed = 2)
+  expect_identical(rp$theta, r$theta)
+  expect_true(all(abs(rp$p) <= 0.6) && abs(sum(rp$p)) < 1e-10)
+  g <- gravity2d_shell(4000, 0.5, 1, seed = 2)
+  expect_true(all(g$px == 0 & g$py == 0))
+  expect_lt(abs(mean(g$x)) + abs(mean(g$y)), 1e-12)
+  # the centre of mass moved by about sqrt(<r^2>/n) <= 1/sqrt(n) per axis: z = 6
+  r2 <- sqrt(g$x^2 + g$y^2)
+  expect_true(all(r2 >= 0.5 - 6 / sqrt(4000) & r2 <= 1 + 6 / sqrt(4000)))
+})
+
+# ---- the integrator -------------------------------------------------------------
+
+test_that("the relative energy error scales as dt^4 for all three models", {
+  # max |(E - E0)/E0| over a fixed time window at three dt halving: Yoshida's
+  # error is C dt^4 (1 + O(dt^2)); at these dt the log-log slope is within
+  # 0.5 of 4 (the O(dt^2) correction below 30 per cent), and the errors are
+  # far above rounding (double precision, 1e-13)
+  cases <- list(
+    list(model = "hmf", init = hmf_waterbag(500, 0.5, 0.6, seed = 2), dt = c(0.2, 0.1, 0.05),
+         t = 10),
+    list(model = "ring", init = ring_uniform(300, p0 = 0.5, seed = 1), dt = c(0.08, 0.04, 0.02),
+         t = 2, softening = 0.05),
+    list(model = "gravity2d", init = gravity2d_shell(200, 0.5, 1, seed = 1),
+         dt = c(0.04, 0.02, 0.01), t = 1, softening = 0.05))
+  for (cs in cases) {
+    err <- vapply(cs$dt, function(dt) {
+      x <- lr(cs$model, init = cs$init, dt = dt, steps = round(cs$t / dt), record_every = 1,
+              softening = cs$softening %||% 0.01, precision = "double")
+      max(abs(x$energy_error))
+    }, 0)
+    expect_true(all(err > 1e-11), info = cs$model)
+    slope <- unname(stats::coef(stats::lm(log(err) ~ log(cs$dt)))[2])
+    expect_gt(slope, 3.5)
+    expect_lt(slope, 4.5)
+  }
+})
+
+test_that("the total momentum is conserved", {
+  # every force is a sum of pair terms antisymmetric to the last bit (HMF:
+  # sum_i (-Mx sin + My cos) = 0), so the total momentum changes by rounding
+  # only: below 1e-11 of n times the momentum scale
+  cases <- list(list("hmf", hmf_waterbag(2000, 0.8, 0.6, seed = 1), 0.1),
+                list("ring", ring_uniform(600, p0 = 0.5, seed = 1), 0.05),
+                list("gravity2d", gravity2d_shell(300, 0.5, 1, seed = 1), 0.01))
+  for (cs in cases) for (prec in c("mixed", "double")) {
+    x <- lr(cs[[1]], init = cs[[2]], dt = cs[[3]], steps = 200, precision = prec)
+    s <- attr(x, "state")
+    scale <- nrow(s) * sqrt(2 * max(x$kinetic))
+    if (cs[[1]] == "gravity2d") {
+      expect_lt(abs(sum(s$px)) + abs(sum(s$py)), 1e-11 * scale)
+    } else {
+      expect_lt(abs(sum(s$p) - sum(cs[[2]]$p)), 1e-11 * scale)
+    }
+  }
+})
+
+test_that("an HMF equilibrium start stays at hmf_magnetization(T)", {
+  n <- 5000
+  T <- 0.3
+  M <- hmf_magnetization(T)
+  x <- lr("hmf", init = hmf_equilibrium(n, T, seed = 7), dt = 0.1, steps = 1000,
+          record_every = 10, precision = "double")
+  late <- x[x$time >= 20, ]
+  # instantaneous fluctuation of M along the field: variance (1 - T - M^2)/n
+  # for independent angles, enhanced by the mean field's response by 1 / (1 -
+  # (1 - T - M^2)/T); the time average fluctuates less.  z = 5 plus the O(1/n)
+  # finite-size shift of M
+  v <- (1 - T - M^2)
+  sd <- sqrt(v / n / (1 - v / T))
+  expect_lt(abs(mean(late$M) - M), 5 * sd + 1 / n)
+  expect_lt(abs(mean(late$temperature) - T), 0.02)
+  expect_lt(max(abs(x$energy_error)), 1e-6)
+})
+
+test_that("mixed precision follows double to its rounding", {
+  w <- hmf_waterbag(1000, 0.8, 0.6, seed = 3)
+  a <- lr("hmf", init = w, dt = 0.1, steps = 100, precision = "double")
+  b <- lr("hmf", init = w, dt = 0.1, steps = 100, precision = "mixed")
+  expect_lt(max(abs(b$energy_error)), 1e-5)
+  expect_lt(max(abs(a$M - b$M)), 1e-3)
+  g <- gravity2d_shell(300, 0.5, 1, seed = 1)
+  a <- lr("gravity2d", init = g, dt = 0.01, steps = 50, precision = "double")
+  b <- lr("gravity2d", init = g, dt = 0.01, steps = 50, precision = "mixed")
+  expect_lt(max(abs(b$potential - a$potential)), 1e-5)
+})
+
+# ---- the contract ---------------------------------------------------------------
+
+test_that("a continued run equals one long run exactly", {
+  cases <- list(list("hmf", hmf_waterbag(1500, 1, 0.69, seed = 1), 0.1),
+                list("ring", ring_uniform(700, p0 = 0.2, seed = 1), 0.05),
+                list("gravity2d", gravity2d_shell(300, 0.5, 1, seed = 1), 0.01))
+  for (cs in cases) {
+    long <- lr(cs[[1]], init = cs[[2]], dt = cs[[3]], steps = 160, record_every = 20,
+               snapshots = cs[[3]] * 130)
+    a <- lr(cs[[1]], init = cs[[2]], dt = cs[[3]], steps = 100, record_every = 20)
+    b <- lr(init = a, dt = cs[[3]], steps = 60, record_every = 20, snapshots = cs[[3]] * 130)
+    expect_identical(attr(b, "model"), cs[[1]])
+    joined <- rbind(as.data.frame(a), as.data.frame(b)[-1, ])
+    rownames(joined) <- NULL
+    expect_identical(joined, as.data.frame(long))
+    expect_identical(attr(b, "state"), attr(long, "state"))
+    expect_identical(attr(b, "snapshots"), attr(long, "snapshots"))
+  }
+})
+
+test_that("a snapshot is the state of a run that ends there", {
+  g <- gravity2d_shell(200, 0.5, 1, seed = 5)
+  x <- lr("gravity2d", init = g, dt = 0.01, steps = 80, snapshots = c(0.3, 0), record_every = 40)
+  y <- lr("gravity2d", init = g, dt = 0.01, steps = 30, record_every = 30)
+  s <- attr(x, "snapshots")
+  expect_length(s, 2)
+  expect_identical(attr(s[[1]], "time"), 0)
+  expect_identical(structure(s[[1]], time = NULL, step = NULL),
+                   data.frame(x = g$x, y = g$y, px = g$px, py = g$py))
+  expect_identical(structure(s[[2]], time = NULL, step = NULL), attr(y, "state"))
+})
+
+test_that("the thread count does not change the result (bitwise)", {
+  # fixed tiles of 512 particles and a fixed order of every sum (sizes above
+  # the engine's thresholds for a team of threads: 2^16 HMF particles, 2^20
+  # pair terms)
+  cases <- list(list("hmf", hmf_waterbag(70000, 0.7, 0.6, seed = 1), 0.1, 20),
+                list("ring", ring_uniform(1300, p0 = 0.3, seed = 1), 0.05, 10),
+                list("gravity2d", gravity2d_shell(1100, 0.5, 1, seed = 1), 0.01, 10))
+  for (cs in cases) for (prec in c("mixed", "double")) {
+    one <- with_threads(1, lr(cs[[1]], init = cs[[2]], dt = cs[[3]], steps = cs[[4]],
+                              record_every = 5, precision = prec))
+    two <- with_threads(2, lr(cs[[1]], init = cs[[2]], dt = cs[[3]], steps = cs[[4]],
+                              record_every = 5, precision = prec))
+    expect_identical(as.data.frame(two), as.data.frame(one))
+    expect_identical(attr(two, "state"), attr(one, "state"))
+  }
+})
+
+test_that("an interrupt returns the records so far and the state to continue from", {
+  skip_on_os("windows")
+  job <- interrupt_after(1)
+  expect_warning(x <- lr("ring", init = ring_uniform(3000, p0 = 0.3, seed = 1), dt = 0.01,
+                         steps = 1e6, record_every = 2),
+                 "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  k <- attr(x, "steps_done")
+  expect_true(attr(x, "interrupted"))
+  expect_gt(k, 0)
+  expect_lt(k, 1e6)
+  expect_identical(nrow(x), as.integer(floor(k / 2) + 1))
+  expect_false(anyNA(as.data.frame(x)))
+  expect_identical(attr(x, "params")$step_end, k)
+  y <- lr(init = x, dt = 0.01, steps = 2, record_every = 1)
+  expect_identical(y$step[1], k)
+  expect_equal(y$total, rep(x$total[nrow(x)], 3), tolerance = 1e-6)
+})
+
+test_that("bad input gets a clear error naming the argument", {
+  w <- hmf_waterbag(10, 1, 0.7, seed = 1)
+  bad <- list(
+    list(list(model = "3d", init = w, dt = 0.1, steps = 1), "`model` must be one of"),
+    list(list(model = "hmf", n = 1, dt = 0.1, steps = 1), "`n` must be"),
+    list(list(model = "hmf", n = 10.5, dt = 0.1, steps = 1), "`n` must be"),
+    list(list(model = "hmf", n = 10, dt = 0, steps = 1), "`dt` must be"),
+    list(list(model = "hmf", n = 10, dt = 0.1, steps = 0), "`steps` must be"),
+    list(list(model = "hmf", n = 10, dt = 0.1), "`steps` must be given"),
+    list(list(model = "ring", n = 10, dt = 0.1, steps = 1, softening = -1), "`softening` must be"),
+    list(list(model = "ring", n = 10, dt = 0.1, steps = 1, softening = 0), "`softening` must be"),
+    list(list(model = "hmf", init = matrix(0, 10, 3), dt = 0.1, steps = 1),
+         "`init` must be .* 2 columns \\(theta, p\\)"),
+    list(list(model = "gravity2d", init = matrix(0, 10, 2), dt = 0.1, steps = 1),
+         "`init` must be .* 4 columns \\(x, y, px, py\\)"),
+    list(list(model = "hmf", init = cbind(c(NA, 1:9), 0), dt = 0.1, steps = 1),
+         "not finite numbers"),
+    list(list(model = "hmf", init = cbind(c(Inf, 1:9), 0), dt = 0.1, steps = 1),
+         "not finite numbers"),
+    list(list(model = "hmf", init = "x", dt = 0.1, steps = 1), "`init` must be"),
+    list(list(model = "ring", init = w, dt = 0.1, steps = 1), "`init` is a hmf start"),
+    list(list(model = "hmf", n = 20, init = w, dt = 0.1, steps = 1), "`init` has 10 rows"),
+    list(list(init = w, dt = 0.1, steps = 10, snapshots = 5), "`snapshots` must be times"),
+    list(list(init = w, dt = 0.1, steps = 10, record_every = 20), "`record_every` must be"),
+    list(list(init = w, dt = 0.1, steps = 10, precision = "half"), "`precision` must be one of"),
+    list(list(init = w, dt = 0.1, steps = 10, backend = "tpu"), "`backend` must be one of"),
+    list(list(init = w, dt = 0.1, steps = 10, backend = "cpu", devices = 0),
+         "`devices` applies to the GPU backend only"))
+  for (b in bad) {
+    expect_error(do.call(lrmd, c(b[[1]], progress = FALSE)), b[[2]], class = "statphysgpu_error")
+  }
+})
+
+test_that("print, summary and plots work", {
+  x <- lr("hmf", init = hmf_waterbag(500, 1, 0.69, seed = 1), dt = 0.1, steps = 100,
+          snapshots = 5)
+  expect_output(print(x), "<lrmd_run> 11 records, hmf, N = 500")
+  s <- summary(x)
+  expect_equal(s$M_equilibrium, hmf_caloric(0.69)$M)
+  expect_output(print(s), "M_equilibrium")
+  pdf(NULL)
+  on.exit(dev.off())
+  for (w in c("order", "energy", "phase")) expect_identical(plot(x, w), x)
+  expect_identical(plot(x, "phase", snapshot = 1), x)
+  g <- lr("gravity2d", init = gravity2d_shell(100, 0.5, 1, seed = 1), dt = 0.01, steps = 20)
+  expect_identical(plot(g), g)
+  expect_true(all(c("virial_ratio", "r_half") %in% names(g)))
+  skip_if_not_installed("ggplot2")
+  for (w in c("order", "energy", "phase")) expect_s3_class(ggplot2::autoplot(x, w), "ggplot")
+})
