@@ -56,8 +56,8 @@
 #' tiles in a fixed order). The GPU engine (`backend = "gpu"`, one device;
 #' kernels in `lrmd.cu`: a fused drift, sincos and grid reduction pass per
 #' HMF stage, tiled all-pairs forces for ring and gravity2d) compiles and
-#' is tested against the CPU on a GPU host, but awaits its first run on a
-#' device: until then `backend = "auto"` chooses the CPU.
+#' has tests against the CPU for a GPU host, but has not yet run on a
+#' device: until it has, `backend = "auto"` chooses the CPU.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
