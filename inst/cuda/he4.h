@@ -98,16 +98,15 @@
  * whichever side rounding takes; eps applied once, at the end.  Measured
  * against the double version on r = 0.25 .. 16 A: within 17 units of 2^-24
  * of the larger of the two terms (near the zero at 2.63692 A they cancel,
- * and the error relative to V grows accordingly). */
-SP_FN SP_REAL SP_HE4(sp_he4_aziz)(SP_REAL r) {
+ * and the error relative to V grows accordingly).  sp_he4_aziz_wt takes
+ * w = 1/r^2 and t from the caller (the VMC loops have 1/r already). */
+SP_FN SP_REAL SP_HE4(sp_he4_aziz_wt)(SP_REAL r, SP_REAL w, SP_REAL t) {
   const SP_REAL a1 = (SP_REAL)(SP_HE4_ALPHA / SP_HE4_RM);
   const SP_REAL b1 = (SP_REAL)(SP_HE4_BETA / (SP_HE4_RM * SP_HE4_RM));
   const SP_REAL k6 = (SP_REAL)(SP_HE4_C6 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2);
   const SP_REAL k8 = (SP_REAL)(SP_HE4_C8 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2);
   const SP_REAL k10 = (SP_REAL)(SP_HE4_C10 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2 *
                                 SP_HE4_RM2);
-  const SP_REAL w = (SP_REAL)1 / (r * r);
-  const SP_REAL t = (SP_REAL)(SP_HE4_D * SP_HE4_RM) / r - (SP_REAL)1;
   const SP_REAL rep = (SP_REAL)SP_HE4_A * SP_HE4_EXP(r * (b1 * r - a1));
   SP_REAL att = (SP_REAL)0;
   if (t <= (SP_REAL)SP_HE4_DAMP_TMAX) {
@@ -115,6 +114,11 @@ SP_FN SP_REAL SP_HE4(sp_he4_aziz)(SP_REAL r) {
     att = t > (SP_REAL)0 ? SP_HE4_EXP(-t * t) * disp : disp;
   }
   return (SP_REAL)SP_HE4_EPS * (rep - att);
+}
+
+SP_FN SP_REAL SP_HE4(sp_he4_aziz)(SP_REAL r) {
+  return SP_HE4(sp_he4_aziz_wt)(r, (SP_REAL)1 / (r * r),
+                                (SP_REAL)(SP_HE4_D * SP_HE4_RM) / r - (SP_REAL)1);
 }
 
 /* McMillan's u(r) = -(1/2)(b/r)^5 and its first two radial derivatives. */
@@ -236,23 +240,9 @@ SP_FN void SP_HE4(sp_he4_pair_terms2)(const SP_HE4(sp_he4_par) *p, SP_REAL r2, S
   }
   *g = du * rinv;
   *lap = d2u + (SP_REAL)2 * du * rinv;
-  if (v != 0) {
-    const SP_REAL a1 = (SP_REAL)(SP_HE4_ALPHA / SP_HE4_RM);
-    const SP_REAL b1 = (SP_REAL)(SP_HE4_BETA / (SP_HE4_RM * SP_HE4_RM));
-    const SP_REAL k6 = (SP_REAL)(SP_HE4_C6 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2);
-    const SP_REAL k8 = (SP_REAL)(SP_HE4_C8 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2);
-    const SP_REAL k10 = (SP_REAL)(SP_HE4_C10 * SP_HE4_RM2 * SP_HE4_RM2 * SP_HE4_RM2 *
-                                  SP_HE4_RM2 * SP_HE4_RM2);
-    const SP_REAL w = rinv * rinv;
-    const SP_REAL t = (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1;
-    const SP_REAL rep = (SP_REAL)SP_HE4_A * SP_HE4_EXP(r * (b1 * r - a1));
-    SP_REAL att = (SP_REAL)0;
-    if (t <= (SP_REAL)SP_HE4_DAMP_TMAX) {
-      const SP_REAL disp = w * w * w * (k6 + w * (k8 + w * k10));
-      att = t > (SP_REAL)0 ? SP_HE4_EXP(-t * t) * disp : disp;
-    }
-    *v = (SP_REAL)SP_HE4_EPS * (rep - att);
-  }
+  if (v != 0)
+    *v = SP_HE4(sp_he4_aziz_wt)(r, rinv * rinv,
+                                (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1);
 }
 
 SP_FN int SP_HE4(sp_he4_pair_terms)(const SP_HE4(sp_he4_par) *p, SP_REAL dx, SP_REAL dy, SP_REAL dz,
