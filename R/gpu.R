@@ -111,10 +111,17 @@ gpu_kernel_registry <- function() {
                                                   fast_math = FALSE),
                                     double = list(defines = "SP_REAL=double",
                                                   fast_math = FALSE))),
-    # mixed: single-precision pair terms and sincos, double accumulators
+    # mixed: single-precision pair terms and sincos, sums of 8 pair terms
+    # in single, double accumulators; mixed_pair: every pair term added in
+    # double (option statphysgpu.lrmd_variant)
     lrmd = list(file = "lrmd.cu", toolkit = FALSE,
-                variants = list(mixed = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1"),
+                variants = list(mixed = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
+                                                         "SP_LRMD_GROUP=8"),
                                              fast_math = FALSE),
+                                mixed_pair = list(defines = c("SP_REAL=float",
+                                                              "SP_REAL_SINGLE=1",
+                                                              "SP_LRMD_GROUP=1"),
+                                                  fast_math = FALSE),
                                 double = list(defines = "SP_REAL=double", fast_math = FALSE)))
   )
 }

@@ -53,11 +53,31 @@
 #'
 #' **Backends.** The CPU engine runs on [sp_threads()] threads; its result
 #' does not depend on the thread count (bitwise: every sum runs over fixed
-#' tiles in a fixed order). The GPU engine (`backend = "gpu"`, one device;
-#' kernels in `lrmd.cu`: a fused drift, sincos and grid reduction pass per
-#' HMF stage, tiled all-pairs forces for ring and gravity2d) compiles and
-#' has tests against the CPU for a GPU host, but has not yet run on a
-#' device: until it has, `backend = "auto"` chooses the CPU.
+#' tiles in a fixed order). The GPU engine (kernels in `lrmd.cu`: per HMF
+#' stage one fused pass of kick, drift, sincos and grid reduction, three a
+#' step; tiled all-pairs forces for ring and gravity2d, the sources cut into
+#' parts when there are too few particles to fill the device) gives the
+#' CPU's numbers to rounding. `backend = "auto"` takes the GPU from
+#' \eqn{10^5} particles for HMF and 2000 for ring and gravity2d (below, a
+#' step is a few microseconds of kernel launches).
+#'
+#' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
+#' one slice per device; each device updates its slice and the devices
+#' exchange, every stage, what the next force evaluation needs (HMF: each
+#' slice's magnetisation sums, 16 bytes; ring and gravity2d: each slice's
+#' sines and cosines or coordinates), peer to peer where the devices allow
+#' it, ordered by events on the devices' streams (no host round trip). The
+#' result equals one device's to rounding (the sums over slices run in
+#' another order).
+#'
+#' **Precision.** Positions, momenta, drifts, kicks and every sum over
+#' particles are double in both precisions. `"mixed"` computes the sines and
+#' cosines (or coordinates) the force reads and each pair term in single
+#' precision; on the GPU sums of 8 consecutive pair terms are formed in
+#' single precision and added into double accumulators (option
+#' `statphysgpu.lrmd_variant = "mixed_pair"` adds every pair term in double,
+#' the wording of paper 004; `bench/lrmd.R` compares their speed and energy
+#' errors). `"double"` does everything in double.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
@@ -82,8 +102,9 @@
 #'   previous one's end).
 #' @param seed Seed of the default `init` (see [philox]); the dynamics is
 #'   deterministic.
-#' @param backend `"auto"` (the CPU for now, see Backends), `"cpu"` or `"gpu"`.
-#' @param devices GPU id (one device), see [gpu_devices()].
+#' @param backend `"auto"` (see Backends), `"cpu"` or `"gpu"`.
+#' @param devices GPU ids (several: the particles are split over them, see
+#'   Several GPUs), `"all"`, or `NULL` for the first; see [gpu_devices()].
 #' @param precision `"mixed"` or `"double"` (see Precision).
 #' @param progress Show a progress bar.
 #' @return An object of class `lrmd_run`: a data frame with one row per
@@ -133,17 +154,26 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
   if (!is.null(prev) && missing(softening)) softening <- attr(prev, "params")$softening
   softening <- check_positive(softening, "softening", len = 1, call = call)
-  if (identical(backend, "auto") && is.null(devices)) backend <- "cpu" # see Backends
   nsnap <- if (is.null(snapshots)) 0 else length(snapshots)
-  n_est <- if (!missing(n)) n else if (!missing(init) && !is.null(nrow(init))) nrow(init) else 2
+  n_est <- if (!missing(n)) n else if (!is.null(prev)) nrow(attr(prev, "state")) else
+    if (!missing(init) && !is.null(nrow(init))) nrow(init) else 2
+  # backend = "auto": the GPU from lrmd_gpu_from() particles (see Backends)
+  if (identical(backend, "auto") && is.null(devices) && n_est < lrmd_gpu_from(model)) {
+    backend <- "cpu"
+  }
   fr <- sim_frame(call, n = 1, seed = seed, backend = backend, devices = devices,
                   precision = precision, precisions = c("mixed", "double"),
-                  progress = progress, n_name = "systems",
+                  progress = progress, n_name = "systems", auto_threshold = 1,
                   row_bytes = 8 * n_est * (8 + 4 * nsnap) + 64 * (steps / record_every + 1))
-  if (length(fr$plan$devices) > 1) {
-    sp_abort(sprintf(paste0("lrmd() runs on one GPU for now (the particles are not yet ",
-                            "split over devices); `devices` names %d."),
-                     length(fr$plan$devices)), call = call)
+  if (fr$plan$backend == "gpu") {
+    if (length(fr$plan$devices) > n_est) {
+      sp_abort(sprintf("%s particles cannot be split over %d devices.", fmt_count(n_est),
+                       length(fr$plan$devices)), call = call)
+    }
+    # testing: k slices on each device, on streams of their own (the
+    # multi-device code on one GPU)
+    k <- getOption("statphysgpu.lrmd_slices", 1L)
+    if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
   if (missing(init)) {
     if (missing(n)) sp_abort("`n` or `init` must be given.", call = call)
@@ -183,7 +213,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
              if (two_d) st[[4]] else double(n))
   res <- sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(steps, record_every),
                  fr$precision == "mixed", state, as.double(snap_steps),
-                 kernel = "lrmd", variant = fr$precision)
+                 kernel = "lrmd", variant = lrmd_variant(fr$precision))
   rec <- matrix(res$rec, nrow = 4)
   keep <- !is.na(rec[1, ])
   k <- (seq_len(ncol(rec)) - 1)[keep] * record_every
@@ -257,4 +287,20 @@ lrmd_state <- function(init, model, call) {
   df <- as.data.frame(matrix(as.double(m), nrow = nrow(m)))
   names(df) <- cols
   df
+}
+
+# Particles from which backend = "auto" takes the GPU: below, a step is a
+# few microseconds of kernel launches on the GPU and no longer on the CPU.
+lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
+
+# The kernel variant of lrmd.cu for a precision: "mixed" sums each group of
+# 8 pair terms in single precision (option statphysgpu.lrmd_variant =
+# "mixed_pair": every pair term added in double).
+lrmd_variant <- function(precision) {
+  if (precision == "double") return("double")
+  v <- getOption("statphysgpu.lrmd_variant", "mixed")
+  if (!v %in% c("mixed", "mixed_pair")) {
+    sp_abort("option statphysgpu.lrmd_variant must be \"mixed\" or \"mixed_pair\".")
+  }
+  v
 }

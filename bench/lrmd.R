@@ -4,16 +4,23 @@
 #
 #   Rscript bench/lrmd.R [gpu|cpu|all]     (default all)
 #
-# HMF bound: a Yoshida step is four fused passes (lrmd.cu); the first reads
-# the angle and momentum and writes the angle (24 bytes a particle), the
-# other three read and write both (32 bytes): 120 bytes a particle-step, all
-# double.  The H100's measured 2.84 TB/s (REFERENCES.md section 8) gives
-# 2.37e10 particle-steps/s.  (The issue's 2.3e11 particles/s per fused pass
-# was measured with less traffic per particle than double positions and
-# momenta need: 2.84e12 / 32 = 8.9e10 passes/s at most.)
+# GPU rates are steady-state: the time of 3 s steps minus that of s steps
+# (records only at the start and the end), so that the uploads and
+# downloads of the state do not count.
+# HMF bound: inside a round a Yoshida step is three fused passes (lrmd.cu:
+# the last drift of a step and the first of the next share a pass); each
+# reads and writes the angle and the momentum (32 bytes a particle, double):
+# 96 bytes a particle-step.  The H100's measured 2.84 TB/s (REFERENCES.md
+# section 8) gives 2.96e10 particle-steps/s.  The sines and cosines (four
+# single-precision MUFU operations a pass) allow 3.5e11: bandwidth binds.
+# (The issue's 2.3e11 particles/s per fused pass was measured with less
+# traffic per particle than double positions and momenta need: 2.84e12 / 32
+# = 8.9e10 passes/s at most.)
 # Pairs: three force evaluations a step, n^2 pair terms each: pair
 # interactions/s = 3 n^2 steps / s.  Targets: 80 per cent of the ceilings of
-# REFERENCES.md section 8 (ring 2.15e12, gravity2d 3.1e12 pairs/s).
+# REFERENCES.md section 8 (ring 2.15e12, gravity2d 3.1e12 pairs/s).  Mixed
+# precision in two variants: "mixed" (sums of 8 pair terms in single, then
+# double) and "mixed_pair" (every pair term added in double).
 suppressPackageStartupMessages(library(statphysgpu))
 what <- commandArgs(TRUE)[1]
 if (is.na(what)) what <- "all"
@@ -26,11 +33,18 @@ add <- function(metric, value, unit, device, note = "") {
   rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4), unit = unit,
                                           device = device, note = note)
 }
+run <- function(model, init, steps, backend, precision, dt = 0.01, variant = "mixed") {
+  withr::with_options(list(statphysgpu.lrmd_variant = variant),
+                      lrmd(model, init = init, dt = dt, steps = steps, record_every = steps,
+                           backend = backend, precision = precision, progress = FALSE))
+}
 # seconds of `steps` steps (records only at the start and the end)
-timed <- function(model, init, steps, backend, precision, dt = 0.01) {
-  x <- lrmd(model, init = init, dt = dt, steps = steps, record_every = steps, backend = backend,
-            precision = precision, progress = FALSE)
-  attr(x, "seconds")
+timed <- function(...) attr(run(...), "seconds")
+# steady-state seconds a step on the GPU: 3 s steps minus s steps
+per_step <- function(model, init, s, precision, variant) {
+  run(model, init, 1, "gpu", precision, variant = variant) # compile, warm
+  (timed(model, init, 3 * s, "gpu", precision, variant = variant) -
+     timed(model, init, s, "gpu", precision, variant = variant)) / (2 * s)
 }
 starts <- function(model, n) {
   switch(model, hmf = hmf_waterbag(n, 1, 0.69, seed = 1),
@@ -40,14 +54,11 @@ starts <- function(model, n) {
 
 if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"])) {
   dev <- gpu_devices()$name[1]
+  bound <- HBM / 96
   for (n in c(1e6, 1e7, 5e7)) {
     w <- starts("hmf", n)
     for (prec in c("mixed", "double")) {
-      timed("hmf", w, 2, "gpu", prec) # compile, warm
-      steps <- max(20, round(2e9 / n))
-      s <- timed("hmf", w, steps, "gpu", prec)
-      rate <- n * steps / s
-      bound <- HBM / 120
+      rate <- n / per_step("hmf", w, max(20, round(2e9 / n)), prec, "mixed")
       add(sprintf("HMF n = %g, %s", n, prec), rate, "particle-steps/s", dev,
           sprintf("%.0f per cent of the bandwidth bound %.3g", 100 * rate / bound, bound))
     }
@@ -56,16 +67,26 @@ if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$ba
     ceiling <- if (model == "ring") 2.15e12 else 3.1e12
     for (n in c(1e4, 1e5, 1e6)) {
       w <- starts(model, n)
-      for (prec in if (n <= 1e5) c("mixed", "double") else "mixed") {
-        timed(model, w, 1, "gpu", prec)
-        steps <- max(2, round(3e12 / (3 * n^2)))
-        s <- timed(model, w, steps, "gpu", prec)
-        rate <- 3 * n^2 * steps / s
-        add(sprintf("%s n = %g, %s", model, n, prec), rate, "pair interactions/s", dev,
+      s <- max(1, round(1e12 / (3 * n^2)))
+      for (v in c("mixed", "mixed_pair", if (n <= 1e5) "double")) {
+        prec <- if (v == "double") "double" else "mixed"
+        rate <- 3 * n^2 / per_step(model, w, s, prec, v)
+        add(sprintf("%s n = %g, %s", model, n, v), rate, "pair interactions/s", dev,
             if (prec == "mixed") sprintf("%.0f per cent of the ceiling %.3g", 100 * rate / ceiling,
                                          ceiling) else "")
       }
     }
+  }
+  # accuracy of the variants: the largest |relative energy error| of 400
+  # steps of the 2D shell's collapse (n = 2e4, dt = 0.005)
+  w <- starts("gravity2d", 2e4)
+  for (v in c("mixed", "mixed_pair", "double")) {
+    x <- withr::with_options(list(statphysgpu.lrmd_variant = if (v == "double") "mixed" else v),
+                             lrmd("gravity2d", init = w, dt = 0.005, steps = 400,
+                                  record_every = 10, backend = "gpu", progress = FALSE,
+                                  precision = if (v == "double") "double" else "mixed"))
+    add(sprintf("gravity2d n = 2e4, 400 steps of 0.005, %s", v), max(abs(x$energy_error)),
+        "max |energy error|", dev)
   }
 }
 

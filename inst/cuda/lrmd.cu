@@ -1,33 +1,43 @@
 /* lrmd.cu: long-range molecular dynamics (paper 004) on the GPU.  The
  * physics is that of lrmd.h, as on the CPU (one header for both): HMF,
  * ring and gravity2d under Yoshida's 4th-order step, positions and momenta
- * in double, pair terms in SP_REAL (float for "mixed", double) added into
- * double accumulators.
+ * in double, pair terms in SP_REAL (float for "mixed", double).
  *
  * Compiled per precision: SP_REAL=float with SP_REAL_SINGLE ("mixed"), or
- * SP_REAL=double.
+ * SP_REAL=double; SP_LRMD_GROUP (mixed only) is how many consecutive pair
+ * terms are added in SP_REAL before their sum goes into the double
+ * accumulator (1: every pair term added in double, paper 004's wording).
  *
- * HMF: one fused pass per drift of a step (sp_lrmd_hmf_kernel): the kick
- * by the preceding kick coefficient from the magnetisation of the previous
- * pass (slot stage - 1 of `sums`; the sine and cosine of the angle are
- * computed again rather than stored), the drift, the sine and cosine of
- * the new angle, a block reduction of (cos, sin) in double and the grid
+ * Every kernel updates the particles of one slice [i0, i1) of the system
+ * (the engine runs one slice per device, or several on one device).
+ *
+ * HMF: one fused pass per drift (sp_lrmd_hmf_kernel): the kick by d from
+ * the magnetisation of the previous pass (slot kslot of every slice's sums,
+ * added in slice order; the sine and cosine of the angle are computed again
+ * rather than stored), the drift by c (and with `fuse` a second drift by c2:
+ * the last drift of a step and the first of the next, two roundings as in
+ * two passes, so fusing never changes a bit), the sine and cosine of the
+ * new angle, a block reduction of (cos, sin) in double and the grid
  * reduction: the last block to finish (a counter, the threadFenceReduction
- * pattern of the CUDA samples) adds the blocks' partial sums in block
- * order into slot `stage`.  Four passes a step, no host round trip; each
- * reads and writes the angle and the momentum once (32 bytes a particle,
- * 24 for the first pass, which does not kick): 120 bytes a particle-step.
+ * pattern of the CUDA samples) adds the blocks' partial sums in block order
+ * into this slice's slot `slot`.  Three passes a step when steps follow each
+ * other inside a round (four across a record), no host round trip; each
+ * reads and writes the angle and the momentum once: 96 bytes a
+ * particle-step.
  *
  * Ring and gravity2d: a drift pass (sp_lrmd_drift_kernel: drift, then the
- * sine and cosine, or x and y, in the working precision) and a tiled
- * all-pairs pass with the kick fused (sp_lrmd_pairs_kernel): one thread per
- * target particle, the sources loaded tile by tile into shared memory in
- * the working precision (paper 004, section 3), each pair term added into
- * a double accumulator in source order.
+ * sine and cosine, or x and y, in the working precision, into w) and a tiled
+ * all-pairs pass (sp_lrmd_pairs_kernel): one thread per target particle,
+ * the sources loaded tile by tile into shared memory (paper 004, section
+ * 3), pair terms in SP_REAL, sums in double.  When the slice has too few
+ * targets to fill the device, the sources are cut into nsplit parts, each a
+ * block of its own writing its force sums to fpart; sp_lrmd_kick_kernel adds
+ * the parts in order and kicks.  Otherwise the kick is fused.
  *
  * Records (sp_lrmd_energy_kernel): per block, the kinetic energy, the
  * potential sum (all pairs for ring and gravity2d) and (sum cos, sum sin)
- * or the virial sum, in double; the host adds the blocks in block order. */
+ * or the virial sum, in double; the host adds the blocks in slice and block
+ * order. */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -42,6 +52,16 @@ typedef SP_REAL sp_lrmd_real; /* the arrays of lrmd_args.h */
 #include "lrmd.h"
 
 typedef SP_REAL real;
+#ifdef SP_REAL_SINGLE
+typedef float2 real2;
+#  ifndef SP_LRMD_GROUP
+#    define SP_LRMD_GROUP 1
+#  endif
+#else
+typedef double2 real2;
+#  undef SP_LRMD_GROUP
+#  define SP_LRMD_GROUP 1
+#endif
 
 /* Block-wide sum of four doubles, the result in thread 0 (a fixed tree:
  * the same inputs give the same sums). */
@@ -62,15 +82,21 @@ __device__ __forceinline__ void sp_lrmd_block_sum4(double v[4]) {
   __syncthreads();
 }
 
-/* HMF: [kick,] drift, sincos, block and grid reduction (see the top). */
+/* HMF: [kick,] drift [, drift], sincos, block and grid reduction (see the
+ * top). */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(const sp_lrmd_kargs a) {
   __shared__ bool last;
   double v[4] = {0, 0, 0, 0}, Mx = 0, My = 0;
   const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
   if (a.kick) {
-    const double *m = a.sums + 2 * (a.stage - 1);
-    Mx = m[0] / (double)a.n;
-    My = m[1] / (double)a.n;
+    double C = 0, S = 0;
+    for (int k = 0; k < a.nslice; k++) {
+      const double *m = a.sums + 2 * (k * SP_LRMD_SLOTS + a.kslot);
+      C += m[0];
+      S += m[1];
+    }
+    Mx = C / (double)a.n;
+    My = S / (double)a.n;
   }
   for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride) {
     double p = a.p0[i], q = a.q0[i];
@@ -81,6 +107,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
       a.p0[i] = p;
     }
     q += a.c * p;
+    if (a.fuse) q += a.c2 * p;
     a.q0[i] = q;
     SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, q, 0.0, &s, &c);
     v[0] += (double)c;
@@ -105,79 +132,100 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
     }
     sp_lrmd_block_sum4(w);
     if (threadIdx.x == 0) {
-      a.sums[2 * a.stage] = w[0];
-      a.sums[2 * a.stage + 1] = w[1];
+      double *m = a.sums + 2 * (a.slice * SP_LRMD_SLOTS + a.slot);
+      m[0] = w[0];
+      m[1] = w[1];
       *a.count = 0;
     }
   }
 }
 
-/* Ring, gravity2d: drift by c, then what the pair pass reads. */
+/* Ring, gravity2d: drift by c, then what the pair pass reads, into w. */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_drift_kernel(const sp_lrmd_kargs a) {
   const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
   const int two_d = a.model == SP_LRMD_GRAVITY2D;
+  real2 *w = reinterpret_cast<real2 *>(a.w);
   for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride) {
     double q0 = a.q0[i] + a.c * a.p0[i], q1 = 0;
-    real w0, w1;
+    real2 t;
     a.q0[i] = q0;
     if (two_d) {
       q1 = a.q1[i] + a.c * a.p1[i];
       a.q1[i] = q1;
     }
-    SP_LR(sp_lrmd_prepare)(a.model, q0, q1, &w0, &w1);
-    a.w0[i] = w0;
-    a.w1[i] = w1;
+    SP_LR(sp_lrmd_prepare)(a.model, q0, q1, &t.x, &t.y);
+    w[i] = t;
   }
 }
 
-/* All-pairs sums for target i (valid or not: every thread helps load the
- * tiles): ENERGY 0, the force components; 1, the potential and virial sums. */
+/* One pair term of target (wi0, wi1) from source t: ENERGY 0, the force
+ * (ring: one component); 1, the potential and virial terms. */
 template <int ENERGY>
+__device__ __forceinline__ void sp_lrmd_term(int model, real wi0, real wi1, real2 t, real eps,
+                                             real eps2, real *x, real *y) {
+  if (model == SP_LRMD_RING) {
+    real f, v;
+    SP_LR(sp_lrmd_ring_pair)(wi0, wi1, t.x, t.y, eps, &f, &v);
+    *x = ENERGY ? v : f;
+    *y = 0;
+  } else if (ENERGY) {
+    SP_LR(sp_lrmd_grav_energy)(wi0, wi1, t.x, t.y, eps2, x, y);
+  } else {
+    SP_LR(sp_lrmd_grav_pair)(wi0, wi1, t.x, t.y, eps2, x, y);
+  }
+}
+
+/* Sums over the sources [j0, j1) for target i (valid or not: every thread
+ * helps load the tiles): ENERGY 0, the force components; 1, the potential
+ * and virial sums.  SP_LRMD_GROUP consecutive terms are added in SP_REAL,
+ * their sum in double. */
+template <int ENERGY, int MODEL>
 __device__ __forceinline__ void sp_lrmd_pair_sums(const sp_lrmd_kargs &a, uint64_t i, bool valid,
-                                                  double *s0, double *s1) {
-  __shared__ real t0[SP_LRMD_BLOCK], t1[SP_LRMD_BLOCK];
-  const real wi0 = valid ? a.w0[i] : (real)0, wi1 = valid ? a.w1[i] : (real)0;
+                                                  uint64_t j0, uint64_t j1, double *s0,
+                                                  double *s1) {
+  __shared__ real2 tile[SP_LRMD_BLOCK];
+  const real2 *w = reinterpret_cast<const real2 *>(a.w);
+  real2 wi;
+  if (valid) wi = w[i];
+  else wi.x = wi.y = 0;
   const real eps = (real)a.eps, eps2 = (real)(a.eps * a.eps);
   double acc0 = 0, acc1 = 0;
-  for (uint64_t j0 = 0; j0 < a.n; j0 += SP_LRMD_BLOCK) {
-    const uint64_t j = j0 + threadIdx.x;
-    const int m = a.n - j0 < SP_LRMD_BLOCK ? (int)(a.n - j0) : SP_LRMD_BLOCK;
+  for (uint64_t t0 = j0; t0 < j1; t0 += SP_LRMD_BLOCK) {
+    const uint64_t j = t0 + threadIdx.x;
+    const int m = j1 - t0 < SP_LRMD_BLOCK ? (int)(j1 - t0) : SP_LRMD_BLOCK;
     __syncthreads();
-    if (j < a.n) {
-      t0[threadIdx.x] = a.w0[j];
-      t1[threadIdx.x] = a.w1[j];
+    if (j < j1) tile[threadIdx.x] = w[j];
+    __syncthreads();
+    int k = 0;
+    if (SP_LRMD_GROUP > 1) {
+      for (; k + SP_LRMD_GROUP <= m; k += SP_LRMD_GROUP) {
+        real g0 = 0, g1 = 0;
+#pragma unroll
+        for (int u = 0; u < SP_LRMD_GROUP; u++) {
+          real x, y;
+          sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, tile[k + u], eps, eps2, &x, &y);
+          g0 += x;
+          if (MODEL != SP_LRMD_RING) g1 += y;
+        }
+        acc0 += (double)g0;
+        if (MODEL != SP_LRMD_RING) acc1 += (double)g1;
+      }
     }
-    __syncthreads();
-    if (a.model == SP_LRMD_RING) {
 #pragma unroll 8
-      for (int k = 0; k < m; k++) {
-        real f, v;
-        SP_LR(sp_lrmd_ring_pair)(wi0, wi1, t0[k], t1[k], eps, &f, &v);
-        if (ENERGY) acc0 += (double)v;
-        else acc0 += (double)f;
-      }
-    } else {
-#pragma unroll 8
-      for (int k = 0; k < m; k++) {
-        real x, y;
-        if (ENERGY) SP_LR(sp_lrmd_grav_energy)(wi0, wi1, t0[k], t1[k], eps2, &x, &y);
-        else SP_LR(sp_lrmd_grav_pair)(wi0, wi1, t0[k], t1[k], eps2, &x, &y);
-        acc0 += (double)x;
-        acc1 += (double)y;
-      }
+    for (; k < m; k++) {
+      real x, y;
+      sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, tile[k], eps, eps2, &x, &y);
+      acc0 += (double)x;
+      if (MODEL != SP_LRMD_RING) acc1 += (double)y;
     }
   }
   *s0 = acc0;
   *s1 = acc1;
 }
 
-/* Ring, gravity2d: forces on the targets [i0, i1) and the kick by d. */
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel(const sp_lrmd_kargs a) {
-  const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
-  const bool valid = i < a.i1;
-  double f0, f1;
-  sp_lrmd_pair_sums<0>(a, i, valid, &f0, &f1);
-  if (!valid) return;
+/* Kick of particle i by d from its force sums. */
+__device__ __forceinline__ void sp_lrmd_pair_kick(const sp_lrmd_kargs &a, uint64_t i, double f0,
+                                                  double f1) {
   if (a.model == SP_LRMD_RING) {
     a.p0[i] += -a.d * sp_lrmd_ring_kappa((double)a.n) * f0;
   } else {
@@ -187,13 +235,55 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel
   }
 }
 
+/* Ring, gravity2d: forces on the targets of the slice from part
+ * blockIdx.x / tiles of the sources; with one part, the kick by d too.
+ * Grid: nsplit x ceil((i1 - i0) / SP_LRMD_BLOCK) blocks. */
+template <int MODEL>
+__device__ __forceinline__ void sp_lrmd_pairs(const sp_lrmd_kargs &a) {
+  const unsigned tiles = gridDim.x / (unsigned)a.nsplit;
+  const unsigned part = blockIdx.x / tiles, tile = blockIdx.x % tiles;
+  const uint64_t i = a.i0 + (uint64_t)tile * SP_LRMD_BLOCK + threadIdx.x;
+  const bool valid = i < a.i1;
+  const uint64_t j0 = (uint64_t)part * a.chunk;
+  const uint64_t j1 = a.nsplit == 1 || j0 + a.chunk > a.n ? a.n : j0 + a.chunk;
+  double f0, f1;
+  sp_lrmd_pair_sums<0, MODEL>(a, i, valid, j0, j1, &f0, &f1);
+  if (!valid) return;
+  if (a.nsplit == 1) {
+    sp_lrmd_pair_kick(a, i, f0, f1);
+  } else {
+    a.fpart[(2 * (uint64_t)part) * a.n + i] = f0;
+    a.fpart[(2 * (uint64_t)part + 1) * a.n + i] = f1;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel(const sp_lrmd_kargs a) {
+  if (a.model == SP_LRMD_RING) sp_lrmd_pairs<SP_LRMD_RING>(a);
+  else sp_lrmd_pairs<SP_LRMD_GRAVITY2D>(a);
+}
+
+/* Ring, gravity2d with nsplit > 1: the parts' force sums in part order, then
+ * the kick by d. */
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(const sp_lrmd_kargs a) {
+  const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
+  double f0 = 0, f1 = 0;
+  if (i >= a.i1) return;
+  for (int k = 0; k < a.nsplit; k++) {
+    f0 += a.fpart[(2 * (uint64_t)k) * a.n + i];
+    f1 += a.fpart[(2 * (uint64_t)k + 1) * a.n + i];
+  }
+  sp_lrmd_pair_kick(a, i, f0, f1);
+}
+
 /* A record's block sums of the particles [i0, i1): kinetic energy,
  * potential sum, then (sum cos, sum sin) (HMF, ring) or (virial sum, 0). */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kernel(const sp_lrmd_kargs a) {
   const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
   const bool valid = i < a.i1;
   double v[4] = {0, 0, 0, 0}, s0 = 0, s1 = 0;
-  if (a.model != SP_LRMD_HMF) sp_lrmd_pair_sums<1>(a, i, valid, &s0, &s1);
+  if (a.model == SP_LRMD_RING) sp_lrmd_pair_sums<1, SP_LRMD_RING>(a, i, valid, 0, a.n, &s0, &s1);
+  else if (a.model == SP_LRMD_GRAVITY2D)
+    sp_lrmd_pair_sums<1, SP_LRMD_GRAVITY2D>(a, i, valid, 0, a.n, &s0, &s1);
   if (valid) {
     const double p0 = a.p0[i], p1 = a.model == SP_LRMD_GRAVITY2D ? a.p1[i] : 0.0;
     v[0] = 0.5 * (p0 * p0 + p1 * p1);
@@ -202,10 +292,12 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
       v[2] = s1;
     } else {
       real sn, cs;
-      if (a.model == SP_LRMD_HMF) SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, a.q0[i], 0.0, &sn, &cs);
-      else {
-        sn = a.w0[i];
-        cs = a.w1[i];
+      if (a.model == SP_LRMD_HMF) {
+        SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, a.q0[i], 0.0, &sn, &cs);
+      } else {
+        const real2 t = reinterpret_cast<const real2 *>(a.w)[i];
+        sn = t.x;
+        cs = t.y;
       }
       v[1] = s0;
       v[2] = (double)cs;

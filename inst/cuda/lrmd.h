@@ -26,7 +26,9 @@
  * kick p += d dt F(q)): three force evaluations a step.
  *
  * Precision: positions and momenta are always double, and so are drifts,
- * kicks and every sum over particles.  SP_REAL (float with SP_REAL_SINGLE, the
+ * kicks and every sum over particles.  (In single precision on the GPU the
+ * gravity2d reciprocal is the hardware's approximate one, __fdividef: 2 ulp;
+ * the ring's inverse square root is rsqrtf everywhere on the GPU.)  SP_REAL (float with SP_REAL_SINGLE, the
  * "mixed" precision; double otherwise) is the precision of what the force
  * evaluation reads of each particle (sin and cos of theta, or x and y) and
  * of each pair term, which is added into a double accumulator (paper 004:
@@ -44,6 +46,7 @@
 #undef SP_LR_SINCOS
 #undef SP_LR_RSQRT
 #undef SP_LR_LOG
+#undef SP_LR_RCP
 #define SP_LR_CAT_(a, b) a##b
 #define SP_LR_CAT(a, b) SP_LR_CAT_(a, b)
 #ifdef SP_REAL_SINGLE
@@ -52,8 +55,10 @@
 #  define SP_LR_LOG sp_log_f
 #  if SP_CUDA
 #    define SP_LR_RSQRT(x) rsqrtf(x)
+#    define SP_LR_RCP(x) __fdividef(1.0f, x)
 #  else
 #    define SP_LR_RSQRT(x) (1.0f / sqrtf(x))
+#    define SP_LR_RCP(x) (1.0f / (x))
 #  endif
 #else
 #  define SP_LR(name) SP_LR_CAT(name, _d)
@@ -64,6 +69,7 @@
 #  else
 #    define SP_LR_RSQRT(x) (1.0 / sqrt(x))
 #  endif
+#  define SP_LR_RCP(x) (1.0 / (x))
 #endif
 
 /* What the force pass needs of one particle, from its position(s): sin and
@@ -101,9 +107,8 @@ SP_FN void SP_LR(sp_lrmd_ring_pair)(SP_REAL si, SP_REAL ci, SP_REAL sj, SP_REAL 
  * (|r_ij|^2 + eps^2) (to be scaled by -1/n). */
 SP_FN void SP_LR(sp_lrmd_grav_pair)(SP_REAL xi, SP_REAL yi, SP_REAL xj, SP_REAL yj, SP_REAL eps2,
                                     SP_REAL *fx, SP_REAL *fy) {
-  const SP_REAL one = 1;
   const SP_REAL dx = xi - xj, dy = yi - yj;
-  const SP_REAL inv = one / (dx * dx + dy * dy + eps2);
+  const SP_REAL inv = SP_LR_RCP(dx * dx + dy * dy + eps2);
   *fx = dx * inv;
   *fy = dy * inv;
 }

@@ -2,11 +2,15 @@
  * (lrmd.cu), one definition for host and device (the static assert checks
  * that both compilers agree on the layout).
  *
- * One system of n particles.  Positions and momenta are double, stored as
- * coordinate arrays: q0 (the angle theta for HMF and ring, x for gravity2d),
- * q1 (y, gravity2d only), p0, p1 likewise.  w0, w1 hold what the force pass
- * reads of every particle, in the working precision (sp_lrmd_real): sin and
- * cos of theta (HMF, ring) or x and y (gravity2d). */
+ * One system of n particles, cut into slices [i0, i1), one per device (or
+ * per stream: the engine can run several slices on one device).  Every
+ * slice keeps all n particles' arrays but updates its own: positions and
+ * momenta are double coordinate arrays, q0 (the angle theta for HMF and
+ * ring, x for gravity2d), q1 (y, gravity2d only), p0, p1 likewise.  w
+ * holds what the force pass reads of every particle, two numbers a particle
+ * side by side in the working precision (sp_lrmd_real): sin and cos of
+ * theta (HMF, ring) or x and y (gravity2d); the ring and gravity2d engines
+ * copy each slice's part of w to the other slices after every drift. */
 #ifndef SP_LRMD_ARGS_H
 #define SP_LRMD_ARGS_H
 
@@ -20,28 +24,43 @@ enum { SP_LRMD_HMF = 0, SP_LRMD_RING = 1, SP_LRMD_GRAVITY2D = 2 };
  * potential sum and (sum cos, sum sin) or (virial sum, 0). */
 #define SP_LRMD_NSUMS 4
 
+/* HMF: the slots of the magnetisation sums a slice keeps per slice (a pass
+ * writes one, the next pass's kick reads it). */
+#define SP_LRMD_SLOTS 4
+
 typedef struct {
   SP_DPTR(double) q0;
   SP_DPTR(double) q1;
   SP_DPTR(double) p0;
   SP_DPTR(double) p1;
-  SP_DPTR(sp_lrmd_real) w0;
-  SP_DPTR(sp_lrmd_real) w1;
+  SP_DPTR(sp_lrmd_real) w;     /* 2 n: (w0, w1) of particle i at 2 i, 2 i + 1 */
   SP_DPTR(double) partial;     /* nblocks x SP_LRMD_NSUMS block partial sums */
-  SP_DPTR(double) sums;        /* 4 x 2: the HMF sums (cos, sin) after drift k of a
-                                  step, written by its last block (slot k) */
+  SP_DPTR(double) sums;        /* HMF: nslice x SP_LRMD_SLOTS x 2, the sums (cos, sin)
+                                  of each slice's particles after a pass; this
+                                  slice's written by its last block, the others'
+                                  copied in */
   SP_DPTR(unsigned int) count; /* blocks finished (last-block-done) */
+  SP_DPTR(double) fpart;       /* ring, gravity2d with nsplit > 1: nsplit x 2 x n
+                                  force sums of each part of the sources */
   uint64_t n;                  /* particles */
-  uint64_t i0, i1;             /* the slice this device updates, [i0, i1) */
+  uint64_t i0, i1;             /* the slice this launch updates, [i0, i1) */
+  uint64_t chunk;              /* sources per part (nsplit > 1) */
   double c;                    /* drift coefficient x dt */
+  double c2;                   /* HMF with fuse: a second drift, by c2 after c */
   double d;                    /* kick coefficient x dt */
   double eps;                  /* softening */
   int32_t model;               /* SP_LRMD_* */
   int32_t nblocks;             /* blocks of the reduction pass */
-  int32_t stage;               /* drift k = 0 .. 3 of a Yoshida step */
-  int32_t kick;                /* HMF: 1 to kick (by d, from slot stage - 1) first */
+  int32_t slot;                /* HMF: the slot this pass writes */
+  int32_t kslot;               /* HMF: the slot the kick reads */
+  int32_t kick;                /* HMF: 1 to kick (by d) first */
+  int32_t fuse;                /* HMF: 1 to drift by c2 after c */
+  int32_t nsplit;              /* ring, gravity2d: parts of the sources */
+  int32_t slice;               /* this slice's index */
+  int32_t nslice;              /* slices of the system */
+  int32_t pad_;
 } sp_lrmd_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 136, "sp_lrmd_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 176, "sp_lrmd_kargs layout");
 
 #endif /* SP_LRMD_ARGS_H */

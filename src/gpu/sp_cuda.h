@@ -21,6 +21,7 @@ typedef unsigned long long CUdeviceptr;
 #define CUDA_ERROR_OUT_OF_MEMORY 2
 #define CUDA_ERROR_NO_DEVICE 100
 #define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
 #define CU_DEVICE_ATTRIBUTE_CLOCK_RATE 13
@@ -78,6 +79,11 @@ typedef struct {
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
+  /* several devices (lrmd): copies between devices, cross-stream order */
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned int);
+  CUresult (*cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
+  CUresult (*cuCtxEnablePeerAccess)(CUcontext, unsigned int);
 } sp_cu_api;
 
 typedef struct {

@@ -85,6 +85,15 @@ int sp_gpu_event_create(int dev, CUevent *e);
 void sp_gpu_event_destroy(int dev, CUevent *e);
 int sp_gpu_event_record(int dev, CUevent e, CUstream s);
 int sp_gpu_event_elapsed_ms(int dev, CUevent a, CUevent b, double *ms);
+/* Make stream s (of dev) wait for the work recorded in event e (of any
+ * device) before what is enqueued next. */
+int sp_gpu_stream_wait(int dev, CUstream s, CUevent e);
+/* Enqueue a copy of `bytes` from src to dst on stream s of dev; the two
+ * may be on different devices (unified addressing). */
+int sp_gpu_copy_async(int dev, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s);
+/* Let dev read and write peer's memory directly where the hardware allows
+ * (1 in *enabled), else copies go through the host (0). */
+int sp_gpu_enable_peer(int dev, int peer, int *enabled);
 int sp_gpu_launch(int dev, CUfunction f, unsigned int grid, unsigned int block,
                   unsigned int shmem, CUstream s, void **args, const char *name);
 

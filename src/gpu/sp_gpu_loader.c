@@ -317,6 +317,10 @@ int sp_gpu_load(void) {
   RESOLVE(cu_handle, sp_cu, cuEventElapsedTime, missing, "cuEventElapsedTime_v2",
           "cuEventElapsedTime");
   RESOLVE(cu_handle, sp_cu, cuEventDestroy, missing, "cuEventDestroy_v2");
+  RESOLVE(cu_handle, sp_cu, cuMemcpyAsync, missing, "cuMemcpyAsync");
+  RESOLVE(cu_handle, sp_cu, cuStreamWaitEvent, missing, "cuStreamWaitEvent");
+  RESOLVE(cu_handle, sp_cu, cuDeviceCanAccessPeer, missing, "cuDeviceCanAccessPeer");
+  RESOLVE(cu_handle, sp_cu, cuCtxEnablePeerAccess, missing, "cuCtxEnablePeerAccess");
   if (missing[0] != '\0') {
     snprintf(gpu_reason, sizeof gpu_reason,
              "the NVIDIA driver's libcuda.so.1 lacks %s (driver too old)", missing);

@@ -1,9 +1,29 @@
 /* sp_gpu_lrmd.c: host side of inst/cuda/lrmd.cu, an engine of the GPU round
- * driver (sp_gpu_run.h), on one device.  A round enqueues at most `budget`
- * Yoshida steps, and stops early at the next step that has a record or a
- * snapshot: there the energy kernel's block sums (and, for gravity2d, the
- * positions for the half-mass radius) or the phase space are read back
- * when the round is polled, and combined on the host in block order. */
+ * driver (sp_gpu_run.h), on one or several devices.
+ *
+ * The particles are cut into slices, one per device of the run (the same
+ * device may be named more than once: its slices then run on streams of
+ * their own, which the tests use to check the multi-device code on one
+ * GPU).  Every slice holds the whole system's arrays and updates its own
+ * particles.  Each stage, the slices exchange what the next pass needs:
+ *   HMF: each slice's sums (cos, sin) after a pass, 16 bytes, copied into
+ *        the other slices' `sums` (the kick adds the slices in order);
+ *   ring, gravity2d: each slice's part of w after a drift, copied into the
+ *        other slices' w before their pair pass.
+ * The order between devices is kept by events on the device streams, never
+ * by the host: a slice's stream waits for the others' copies before it
+ * reads them (event ev_w), and for the others' readers of w before it
+ * overwrites their copy (event ev_use).  Copies go peer to peer where the
+ * devices allow it.  Enqueueing stage by stage over all slices happens in
+ * the round of the first device (launch and poll of the others only report
+ * progress), so that every wait refers to the event of the right stage.
+ *
+ * A round enqueues at most `budget` Yoshida steps, and stops early at the
+ * next step that has a record or a snapshot: there the energy kernel's block
+ * sums (and, for gravity2d, the positions for the half-mass radius) or the
+ * phase space are read back when the round is polled, and combined on the
+ * host in slice and block order.  HMF fuses the last drift of a step with
+ * the first of the next inside a round (bitwise the same as two passes). */
 #include "sp_gpu_lrmd.h"
 
 #include <math.h>
@@ -18,56 +38,67 @@
 #undef SP_REAL
 
 #define LRMD_BLOCK 256 /* SP_LRMD_BLOCK of the kernels */
+#define LRMD_MAX_SPLIT 64
+
+/* One slice (the per-device state of the driver). */
+typedef struct {
+  sp_gpu_dev *d;
+  CUfunction hmf, drift, pairs, kick, energy;
+  CUdeviceptr q0, q1, p0, p1, w, partial, sums, count, fpart;
+  CUevent ev_w, ev_use;
+  uint64_t i0, i1;
+  unsigned nb;     /* blocks of a pass over the slice's particles */
+  unsigned nb_hmf; /* blocks of the HMF reduction pass */
+  int nsplit;      /* parts of the sources in the pair pass */
+  uint64_t chunk;  /* sources per part */
+} lrmd_slice;
 
 typedef struct {
   const char *key;
   const sp_lrmd_job *job;
   sp_lrmd_out *out;
-  uint64_t nrec;
+  int nslice, nready;
+  lrmd_slice *sl[SP_GPU_MAX_DEVICES];
+  uint64_t k;     /* steps enqueued */
+  uint64_t k_obs; /* the last step observed (records, snapshots), or UINT64_MAX */
   int snap_next;
   double *host; /* 4 n doubles: the state read back */
   double *part; /* the energy kernel's block sums, then n doubles of work */
 } lrmd_model;
 
-typedef struct {
-  CUfunction hmf, drift, pairs, energy;
-  CUdeviceptr q0, q1, p0, p1, w0, w1, partial, sums, count;
-  unsigned nb;      /* blocks of a pass over all particles */
-  unsigned nb_hmf;  /* blocks of the HMF reduction pass */
-  uint64_t k;       /* steps enqueued */
-  uint64_t k_obs;   /* the last step observed (records, snapshots), or UINT64_MAX */
-  double *host, *part; /* the model's host buffers */
-} lrmd_dev;
-
 static size_t lrmd_rb(const sp_lrmd_job *job) {
   return job->single ? sizeof(float) : sizeof(double);
 }
 
-static sp_lrmd_kargs lrmd_args(const lrmd_model *m, const lrmd_dev *v) {
+static sp_lrmd_kargs lrmd_args(const lrmd_model *m, const lrmd_slice *v) {
   sp_lrmd_kargs a;
   memset(&a, 0, sizeof a);
   a.q0 = v->q0;
   a.q1 = v->q1;
   a.p0 = v->p0;
   a.p1 = v->p1;
-  a.w0 = v->w0;
-  a.w1 = v->w1;
+  a.w = v->w;
   a.partial = v->partial;
   a.sums = v->sums;
   a.count = v->count;
+  a.fpart = v->fpart;
   a.n = m->job->n;
-  a.i0 = 0;
-  a.i1 = m->job->n;
+  a.i0 = v->i0;
+  a.i1 = v->i1;
+  a.chunk = v->chunk;
   a.eps = m->job->eps;
   a.model = m->job->model;
+  a.nsplit = v->nsplit;
+  a.slice = v->d->index;
+  a.nslice = m->nslice;
   return a;
 }
 
-static int lrmd_launch1(sp_gpu_dev *d, CUfunction f, unsigned grid, sp_lrmd_kargs *a,
+static int lrmd_launch1(lrmd_slice *v, CUfunction f, unsigned grid, sp_lrmd_kargs *a,
                         const char *name) {
   void *args[1];
   args[0] = a;
-  return sp_gpu_launch(d->id, f, grid, LRMD_BLOCK, 0, d->stream, args, name);
+  return sp_gpu_launch(v->d->id, f, grid, LRMD_BLOCK, 0, v->d->stream, args, name);
 }
 
 /* Is step k a record or snapshot step? */
@@ -79,57 +110,164 @@ static int lrmd_stop(const lrmd_model *m, uint64_t k) {
   return 0;
 }
 
-/* Enqueue the drift of stage s (with, for HMF and `kick`, the kick of stage
- * s - 1 before it). */
-static int lrmd_drift(const lrmd_model *m, sp_gpu_dev *d, lrmd_dev *v, int s, double c, int kick) {
-  sp_lrmd_kargs a = lrmd_args(m, v);
-  a.c = c;
-  a.stage = s;
-  if (m->job->model == SP_LRMD_HMF) {
-    a.kick = kick && s > 0;
-    a.d = a.kick ? sp_lrmd_kick_coef(s - 1) * m->job->dt : 0.0;
-    a.nblocks = (int32_t)v->nb_hmf;
-    return lrmd_launch1(d, v->hmf, v->nb_hmf, &a, "sp_lrmd_hmf_kernel");
+/* Every slice's stream waits for event ev (ev_w: 0, ev_use: 1) of every
+ * other slice. */
+static int lrmd_wait_others(lrmd_model *m, int which) {
+  int a, b, st;
+  if (m->nslice == 1) return SP_OK;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *va = m->sl[a];
+    if ((st = sp_gpu_activate(va->d->id))) return st;
+    for (b = 0; b < m->nslice; b++) {
+      if (b == a) continue;
+      st = sp_gpu_stream_wait(va->d->id, va->d->stream, which ? m->sl[b]->ev_use : m->sl[b]->ev_w);
+      if (st) return st;
+    }
   }
-  return lrmd_launch1(d, v->drift, v->nb, &a, "sp_lrmd_drift_kernel");
+  return SP_OK;
 }
 
-/* Enqueue the record kernel when step v->k records. */
-static int lrmd_enqueue_record(const lrmd_model *m, sp_gpu_dev *d, lrmd_dev *v) {
-  sp_lrmd_kargs a = lrmd_args(m, v);
-  if (v->k % m->job->record_every != 0) return SP_OK;
-  a.nblocks = (int32_t)v->nb;
-  return lrmd_launch1(d, v->energy, v->nb, &a, "sp_lrmd_energy_kernel");
+/* Copy slice a's part of w (bytes from offset `off` of each w, or the
+ * 16 bytes of sums slot `slot`) to every other slice, then record ev_w. */
+static int lrmd_share(lrmd_model *m, lrmd_slice *va, int slot) {
+  const size_t rb = lrmd_rb(m->job);
+  int b, st;
+  if (m->nslice == 1) return SP_OK;
+  for (b = 0; b < m->nslice; b++) {
+    lrmd_slice *vb = m->sl[b];
+    size_t off, bytes;
+    if (b == va->d->index) continue;
+    if (slot < 0) {
+      off = (size_t)va->i0 * 2 * rb;
+      bytes = (size_t)(va->i1 - va->i0) * 2 * rb;
+      st = sp_gpu_copy_async(va->d->id, vb->w + off, va->w + off, bytes, va->d->stream);
+    } else {
+      off = (size_t)(2 * (va->d->index * SP_LRMD_SLOTS + slot)) * sizeof(double);
+      st = sp_gpu_copy_async(va->d->id, vb->sums + off, va->sums + off, 2 * sizeof(double),
+                             va->d->stream);
+    }
+    if (st) return st;
+  }
+  return sp_gpu_event_record(va->d->id, va->ev_w, va->d->stream);
 }
 
-/* With the stream idle at step v->k: its record and snapshot. */
-static int lrmd_observe(lrmd_model *m, sp_gpu_dev *d, lrmd_dev *v) {
+/* HMF: one pass on every slice (see lrmd.cu): [kick by d from slot kslot,]
+ * drift by c [and c2], sums into `slot`. */
+static int lrmd_hmf_pass(lrmd_model *m, int kick, int kslot, double d, double c, int fuse,
+                         double c2, int slot) {
+  int a, st;
+  if ((st = lrmd_wait_others(m, 0))) return st;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *v = m->sl[a];
+    sp_lrmd_kargs g = lrmd_args(m, v);
+    g.kick = kick;
+    g.kslot = kslot;
+    g.d = kick ? d : 0.0;
+    g.c = c;
+    g.fuse = fuse;
+    g.c2 = fuse ? c2 : 0.0;
+    g.slot = slot;
+    g.nblocks = (int32_t)v->nb_hmf;
+    if ((st = sp_gpu_activate(v->d->id)) ||
+        (st = lrmd_launch1(v, v->hmf, v->nb_hmf, &g, "sp_lrmd_hmf_kernel")) ||
+        (st = lrmd_share(m, v, slot)))
+      return st;
+  }
+  return SP_OK;
+}
+
+/* Ring, gravity2d: drift every slice by c and share w. */
+static int lrmd_pair_drift(lrmd_model *m, double c) {
+  int a, st;
+  if ((st = lrmd_wait_others(m, 1))) return st;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *v = m->sl[a];
+    sp_lrmd_kargs g = lrmd_args(m, v);
+    g.c = c;
+    if ((st = sp_gpu_activate(v->d->id)) ||
+        (st = lrmd_launch1(v, v->drift, v->nb, &g, "sp_lrmd_drift_kernel")) ||
+        (st = lrmd_share(m, v, -1)))
+      return st;
+  }
+  return lrmd_wait_others(m, 0);
+}
+
+/* Ring, gravity2d: forces and the kick by d on every slice. */
+static int lrmd_pair_kick(lrmd_model *m, double d) {
+  int a, st;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *v = m->sl[a];
+    sp_lrmd_kargs g = lrmd_args(m, v);
+    g.d = d;
+    if ((st = sp_gpu_activate(v->d->id)) ||
+        (st = lrmd_launch1(v, v->pairs, v->nb * (unsigned)v->nsplit, &g, "sp_lrmd_pairs_kernel")))
+      return st;
+    if (v->nsplit > 1 && (st = lrmd_launch1(v, v->kick, v->nb, &g, "sp_lrmd_kick_kernel")))
+      return st;
+    if (m->nslice > 1 && (st = sp_gpu_event_record(v->d->id, v->ev_use, v->d->stream))) return st;
+  }
+  return SP_OK;
+}
+
+/* Enqueue the record kernels when step m->k records. */
+static int lrmd_enqueue_record(lrmd_model *m) {
+  int a, st;
+  if (m->k % m->job->record_every != 0) return SP_OK;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *v = m->sl[a];
+    sp_lrmd_kargs g = lrmd_args(m, v);
+    g.nblocks = (int32_t)v->nb;
+    if ((st = sp_gpu_activate(v->d->id)) ||
+        (st = lrmd_launch1(v, v->energy, v->nb, &g, "sp_lrmd_energy_kernel")))
+      return st;
+    if (m->nslice > 1 && (st = sp_gpu_event_record(v->d->id, v->ev_use, v->d->stream))) return st;
+  }
+  return SP_OK;
+}
+
+/* Copy each slice's particles of array `which` (0 q0, 1 q1, 2 p0, 3 p1) to
+ * dst (n doubles). */
+static int lrmd_gather(lrmd_model *m, int which, double *dst) {
+  int a, st;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *v = m->sl[a];
+    CUdeviceptr src = which == 0 ? v->q0 : which == 1 ? v->q1 : which == 2 ? v->p0 : v->p1;
+    st = sp_gpu_to_host(v->d->id, dst + v->i0, src + v->i0 * sizeof(double),
+                        (size_t)(v->i1 - v->i0) * sizeof(double));
+    if (st) return st;
+  }
+  return SP_OK;
+}
+
+/* With the streams idle at step m->k: its record and snapshot. */
+static int lrmd_observe(lrmd_model *m) {
   const sp_lrmd_job *job = m->job;
   const uint64_t n = job->n;
   const double dn = (double)n;
-  int st = SP_OK, need_state;
-  if (v->k_obs == v->k) return SP_OK;
-  v->k_obs = v->k;
-  need_state = job->model == SP_LRMD_GRAVITY2D && v->k % job->record_every == 0;
-  need_state |= m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == v->k;
-  if ((st = sp_gpu_stream_sync(d->id, d->stream))) return st;
-  if (need_state) {
-    if ((st = sp_gpu_to_host(d->id, v->host, v->q0, n * sizeof(double))) ||
-        (st = sp_gpu_to_host(d->id, v->host + n, v->q1, n * sizeof(double))) ||
-        (st = sp_gpu_to_host(d->id, v->host + 2 * n, v->p0, n * sizeof(double))) ||
-        (st = sp_gpu_to_host(d->id, v->host + 3 * n, v->p1, n * sizeof(double))))
-      return st;
-  }
-  if (v->k % job->record_every == 0) {
-    double K = 0, V = 0, X = 0, Y = 0, *rec = m->out->rec + SP_LRMD_NREC * (v->k / job->record_every);
-    unsigned b;
-    if ((st = sp_gpu_to_host(d->id, v->part, v->partial, (size_t)v->nb * SP_LRMD_NSUMS * sizeof(double))))
-      return st;
-    for (b = 0; b < v->nb; b++) {
-      K += v->part[SP_LRMD_NSUMS * b];
-      V += v->part[SP_LRMD_NSUMS * b + 1];
-      X += v->part[SP_LRMD_NSUMS * b + 2];
-      Y += v->part[SP_LRMD_NSUMS * b + 3];
+  int st = SP_OK, need_state, a, w;
+  if (m->k_obs == m->k) return SP_OK;
+  m->k_obs = m->k;
+  need_state = job->model == SP_LRMD_GRAVITY2D && m->k % job->record_every == 0;
+  need_state |= m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k;
+  for (a = 0; a < m->nslice; a++)
+    if ((st = sp_gpu_stream_sync(m->sl[a]->d->id, m->sl[a]->d->stream))) return st;
+  if (need_state)
+    for (w = 0; w < 4; w++)
+      if ((st = lrmd_gather(m, w, m->host + (size_t)w * n))) return st;
+  if (m->k % job->record_every == 0) {
+    double K = 0, V = 0, X = 0, Y = 0, *rec = m->out->rec + SP_LRMD_NREC * (m->k / job->record_every);
+    for (a = 0; a < m->nslice; a++) {
+      lrmd_slice *v = m->sl[a];
+      unsigned b;
+      if ((st = sp_gpu_to_host(v->d->id, m->part, v->partial,
+                               (size_t)v->nb * SP_LRMD_NSUMS * sizeof(double))))
+        return st;
+      for (b = 0; b < v->nb; b++) {
+        K += m->part[SP_LRMD_NSUMS * b];
+        V += m->part[SP_LRMD_NSUMS * b + 1];
+        X += m->part[SP_LRMD_NSUMS * b + 2];
+        Y += m->part[SP_LRMD_NSUMS * b + 3];
+      }
     }
     rec[0] = K / dn;
     if (job->model == SP_LRMD_HMF) {
@@ -141,92 +279,160 @@ static int lrmd_observe(lrmd_model *m, sp_gpu_dev *d, lrmd_dev *v) {
       rec[2] = X / dn;
       rec[3] = Y / dn;
     } else {
+      unsigned nbmax = 0;
+      for (a = 0; a < m->nslice; a++)
+        if (m->sl[a]->nb > nbmax) nbmax = m->sl[a]->nb;
       rec[1] = V / (4.0 * dn * dn);
       rec[2] = X / (2.0 * dn * dn);
-      rec[3] = sp_lrmd_half_mass_radius(v->host, v->host + n, n, v->part + SP_LRMD_NSUMS * v->nb);
+      rec[3] = sp_lrmd_half_mass_radius(m->host, m->host + n, n, m->part + SP_LRMD_NSUMS * nbmax);
     }
   }
-  while (m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == v->k) {
-    memcpy(m->out->snap + (size_t)m->snap_next * 4 * n, v->host, 4 * n * sizeof(double));
+  while (m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k) {
+    memcpy(m->out->snap + (size_t)m->snap_next * 4 * n, m->host, 4 * n * sizeof(double));
     m->snap_next++;
   }
+  return SP_OK;
+}
+
+/* The part of the sources of each block of the pair pass: enough blocks to
+ * fill the device (8 a multiprocessor), each part at least one tile. */
+static void lrmd_split(lrmd_slice *v, uint64_t n) {
+  const uint64_t target = (uint64_t)8 * (uint64_t)(v->d->info.multiprocessors > 0
+                                                      ? v->d->info.multiprocessors : 1);
+  uint64_t ns = 1, chunk = n;
+  if ((uint64_t)v->nb < target) {
+    ns = (target + v->nb - 1) / v->nb;
+    if (ns > LRMD_MAX_SPLIT) ns = LRMD_MAX_SPLIT;
+    chunk = (n + ns - 1) / ns;
+    chunk = (chunk + LRMD_BLOCK - 1) / LRMD_BLOCK * LRMD_BLOCK;
+    ns = (n + chunk - 1) / chunk;
+  }
+  if (ns <= 1) {
+    ns = 1;
+    chunk = n;
+  }
+  v->nsplit = (int)ns;
+  v->chunk = chunk;
+}
+
+/* The start, once every slice is set up: w of the start (ring, gravity2d),
+ * the record and snapshot of step 0. */
+static int lrmd_start(lrmd_model *m) {
+  int st, a;
+  if (m->job->model != SP_LRMD_HMF && (st = lrmd_pair_drift(m, 0.0))) return st;
+  if ((st = lrmd_enqueue_record(m))) return st;
+  if ((st = lrmd_observe(m))) return st;
+  for (a = 0; a < m->nslice; a++) m->sl[a]->d->idle = m->job->steps == 0;
   return SP_OK;
 }
 
 static int lrmd_setup(void *model, sp_gpu_dev *d) {
   lrmd_model *m = (lrmd_model *)model;
   const sp_lrmd_job *job = m->job;
-  lrmd_dev *v = (lrmd_dev *)d->state;
+  lrmd_slice *v = (lrmd_slice *)d->state;
   const uint64_t n = job->n;
   const size_t rb = lrmd_rb(job);
   uint64_t target, nb;
-  int st;
-  nb = (n + LRMD_BLOCK - 1) / LRMD_BLOCK;
-  if (nb > 0x7fffffffu)
+  size_t np;
+  int st, a;
+  v->d = d;
+  m->sl[d->index] = v;
+  v->i0 = n * (uint64_t)d->index / (uint64_t)m->nslice;
+  v->i1 = n * (uint64_t)(d->index + 1) / (uint64_t)m->nslice;
+  nb = (v->i1 - v->i0 + LRMD_BLOCK - 1) / LRMD_BLOCK;
+  if (nb == 0) nb = 1;
+  if (nb > 0x7fffffffu / LRMD_MAX_SPLIT)
     return sp_fail(SP_ERR_INVALID, "too many particles for one launch on %s", sp_gpu_label(d->id));
   v->nb = (unsigned)nb;
   /* the HMF pass: about 8 blocks per multiprocessor, grid-stride beyond */
   target = (uint64_t)8 * (uint64_t)(d->info.multiprocessors > 0 ? d->info.multiprocessors : 1);
   v->nb_hmf = (unsigned)(nb < target ? nb : target);
-  v->k = 0;
-  v->k_obs = UINT64_MAX;
+  v->nsplit = 1;
+  v->chunk = n;
+  if (job->model != SP_LRMD_HMF) lrmd_split(v, n);
   if ((st = sp_gpu_function(d->id, m->key, "sp_lrmd_hmf_kernel", &v->hmf)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_drift_kernel", &v->drift)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_kernel", &v->pairs)) ||
+      (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
-  /* the job's memory in two buffers (the first is most of it, so that a job
-   * that cannot fit fails with its size) */
+  /* the job's memory in a few buffers (the first is most of it, so that a
+   * job that cannot fit fails with its size) */
   if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + 2 * n * rb,
                              "the phase space (positions, momenta, force inputs)", &v->q0)))
     return st;
   v->q1 = v->q0 + n * sizeof(double);
   v->p0 = v->q1 + n * sizeof(double);
   v->p1 = v->p0 + n * sizeof(double);
-  v->w0 = v->p1 + n * sizeof(double);
-  v->w1 = v->w0 + n * rb;
-  if ((st = sp_gpu_dev_alloc(d, (size_t)nb * SP_LRMD_NSUMS * sizeof(double), "the block sums",
-                             &v->partial)) ||
-      (st = sp_gpu_dev_alloc(d, 8 * sizeof(double), "the magnetisations", &v->sums)) ||
+  v->w = v->p1 + n * sizeof(double);
+  np = (size_t)(nb > v->nb_hmf ? nb : v->nb_hmf) * SP_LRMD_NSUMS;
+  if ((st = sp_gpu_dev_alloc(d, np * sizeof(double), "the block sums", &v->partial)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double),
+                             "the magnetisations", &v->sums)) ||
       (st = sp_gpu_dev_alloc(d, sizeof(unsigned int), "the block counter", &v->count)))
     return st;
-  v->host = m->host;
-  v->part = m->part;
+  if (v->nsplit > 1 &&
+      (st = sp_gpu_dev_alloc(d, (size_t)v->nsplit * 2 * n * sizeof(double),
+                             "the force sums of the parts", &v->fpart)))
+    return st;
+  if (m->nslice > 1 && ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))))
+    return st;
   if ((st = sp_gpu_to_device(d->id, v->q0, m->out->q0, n * sizeof(double))) ||
       (st = sp_gpu_to_device(d->id, v->q1, m->out->q1, n * sizeof(double))) ||
       (st = sp_gpu_to_device(d->id, v->p0, m->out->p0, n * sizeof(double))) ||
       (st = sp_gpu_to_device(d->id, v->p1, m->out->p1, n * sizeof(double))) ||
       (st = sp_gpu_memset0(d->id, v->count, sizeof(unsigned int))) ||
-      (st = sp_gpu_memset0(d->id, v->sums, 8 * sizeof(double))))
+      (st = sp_gpu_memset0(d->id, v->sums, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double))))
     return st;
-  /* step 0: prepare the start (a drift of 0 into slot 3), record, snapshot */
-  if ((st = lrmd_drift(m, d, v, 3, 0.0, 0))) return st;
-  if ((st = lrmd_enqueue_record(m, d, v))) return st;
-  st = lrmd_observe(m, d, v);
-  d->idle = job->steps == 0;
+  /* direct access between distinct devices where they allow it */
+  for (a = 0; a < d->index; a++) {
+    int id = m->sl[a]->d->id, on;
+    if (id == d->id) continue;
+    if ((st = sp_gpu_enable_peer(d->id, id, &on)) || (st = sp_gpu_enable_peer(id, d->id, &on)))
+      return st;
+  }
+  d->idle = 0;
+  if (++m->nready == m->nslice) return lrmd_start(m);
+  return SP_OK;
+}
+
+/* One step of HMF (three or four passes; see the top). */
+static int lrmd_hmf_step(lrmd_model *m, int *fused_in, uint64_t end) {
+  const double dt = m->job->dt;
+  const uint64_t next = m->k + 1;
+  int st, fuse;
+  if (!*fused_in && (st = lrmd_hmf_pass(m, 0, 0, 0.0, sp_lrmd_drift_coef(0) * dt, 0, 0.0, 0)))
+    return st;
+  if ((st = lrmd_hmf_pass(m, 1, 0, sp_lrmd_kick_coef(0) * dt, sp_lrmd_drift_coef(1) * dt, 0, 0.0, 1)) ||
+      (st = lrmd_hmf_pass(m, 1, 1, sp_lrmd_kick_coef(1) * dt, sp_lrmd_drift_coef(2) * dt, 0, 0.0, 2)))
+    return st;
+  fuse = next < end && !lrmd_stop(m, next);
+  st = lrmd_hmf_pass(m, 1, 2, sp_lrmd_kick_coef(2) * dt, sp_lrmd_drift_coef(3) * dt, fuse,
+                     sp_lrmd_drift_coef(0) * dt, fuse ? 0 : 3);
+  *fused_in = fuse;
   return st;
 }
 
 static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   lrmd_model *m = (lrmd_model *)model;
   const sp_lrmd_job *job = m->job;
-  lrmd_dev *v = (lrmd_dev *)d->state;
-  uint64_t end = v->k + budget;
-  int st = SP_OK;
+  uint64_t end = m->k + budget;
+  int st = SP_OK, fused_in = 0;
+  if (d->index != 0) return SP_OK; /* the first device enqueues for all */
   if (end > job->steps) end = job->steps;
-  while (v->k < end && st == SP_OK) {
-    int s;
-    for (s = 0; s < 4 && st == SP_OK; s++) {
-      st = lrmd_drift(m, d, v, s, sp_lrmd_drift_coef(s) * job->dt, 1);
-      if (st == SP_OK && s < 3 && job->model != SP_LRMD_HMF) {
-        sp_lrmd_kargs a = lrmd_args(m, v);
-        a.d = sp_lrmd_kick_coef(s) * job->dt;
-        st = lrmd_launch1(d, v->pairs, v->nb, &a, "sp_lrmd_pairs_kernel");
+  while (m->k < end && st == SP_OK) {
+    if (job->model == SP_LRMD_HMF) {
+      st = lrmd_hmf_step(m, &fused_in, end);
+    } else {
+      int s;
+      for (s = 0; s < 4 && st == SP_OK; s++) {
+        st = lrmd_pair_drift(m, sp_lrmd_drift_coef(s) * job->dt);
+        if (st == SP_OK && s < 3) st = lrmd_pair_kick(m, sp_lrmd_kick_coef(s) * job->dt);
       }
     }
-    v->k++;
-    if (st == SP_OK && lrmd_stop(m, v->k)) {
-      st = lrmd_enqueue_record(m, d, v);
+    m->k++;
+    if (st == SP_OK && lrmd_stop(m, m->k)) {
+      st = lrmd_enqueue_record(m);
       break; /* observed when polled */
     }
   }
@@ -235,28 +441,27 @@ static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
 
 static int lrmd_poll(void *model, sp_gpu_dev *d) {
   lrmd_model *m = (lrmd_model *)model;
-  lrmd_dev *v = (lrmd_dev *)d->state;
   int st = SP_OK;
-  if (lrmd_stop(m, v->k)) st = lrmd_observe(m, d, v);
-  d->done = (double)v->k;
-  d->idle = v->k >= m->job->steps;
+  if (d->index == 0 && lrmd_stop(m, m->k)) st = lrmd_observe(m);
+  d->done = d->index == 0 ? (double)m->k : 0.0;
+  d->idle = m->k >= m->job->steps;
   return st;
 }
 
 static int lrmd_collect(void *model, sp_gpu_dev *d, int interrupted) {
   lrmd_model *m = (lrmd_model *)model;
   sp_lrmd_out *out = m->out;
-  lrmd_dev *v = (lrmd_dev *)d->state;
-  const size_t bytes = m->job->n * sizeof(double);
+  lrmd_slice *v = (lrmd_slice *)d->state;
+  const size_t off = (size_t)v->i0 * sizeof(double), bytes = (size_t)(v->i1 - v->i0) * sizeof(double);
   int st;
   (void)interrupted; /* the state is that after the last step made */
   if ((st = sp_gpu_stream_sync(d->id, d->stream)) ||
-      (st = sp_gpu_to_host(d->id, out->q0, v->q0, bytes)) ||
-      (st = sp_gpu_to_host(d->id, out->q1, v->q1, bytes)) ||
-      (st = sp_gpu_to_host(d->id, out->p0, v->p0, bytes)) ||
-      (st = sp_gpu_to_host(d->id, out->p1, v->p1, bytes)))
+      (st = sp_gpu_to_host(d->id, out->q0 + v->i0, v->q0 + off, bytes)) ||
+      (st = sp_gpu_to_host(d->id, out->q1 + v->i0, v->q1 + off, bytes)) ||
+      (st = sp_gpu_to_host(d->id, out->p0 + v->i0, v->p0 + off, bytes)) ||
+      (st = sp_gpu_to_host(d->id, out->p1 + v->i0, v->p1 + off, bytes)))
     return st;
-  out->steps_done = v->k;
+  out->steps_done = m->k;
   return SP_OK;
 }
 
@@ -264,20 +469,24 @@ int sp_gpu_lrmd(const char *key, const sp_lrmd_job *job, sp_lrmd_out *out, const
                 int ndev, const sp_hooks *hooks, sp_run_info *info) {
   lrmd_model m;
   sp_gpu_engine e;
+  size_t nbmax;
   int st;
   sp_lrmd_out_init(job, out);
   info->seconds = info->rounds = 0;
   info->interrupted = 0;
-  if (ndev != 1)
-    return sp_fail(SP_ERR_INVALID, "lrmd runs on one GPU (the particles are not yet split over %d)",
-                   ndev);
+  if (ndev < 1 || ndev > SP_GPU_MAX_DEVICES)
+    return sp_fail(SP_ERR_INVALID, "lrmd needs 1 to %d devices, not %d", SP_GPU_MAX_DEVICES, ndev);
+  if ((uint64_t)ndev > job->n)
+    return sp_fail(SP_ERR_INVALID, "%.0f particles cannot be split over %d devices",
+                   (double)job->n, ndev);
+  memset(&m, 0, sizeof m);
   m.key = key;
   m.job = job;
   m.out = out;
-  m.nrec = sp_lrmd_nrec(job);
-  m.snap_next = 0;
+  m.nslice = ndev;
+  m.k_obs = UINT64_MAX;
   memset(&e, 0, sizeof e);
-  e.state_size = sizeof(lrmd_dev);
+  e.state_size = sizeof(lrmd_slice);
   e.total = (double)job->steps;
   e.budget0 = 1;
   e.budget_max = 1u << 20;
@@ -285,9 +494,9 @@ int sp_gpu_lrmd(const char *key, const sp_lrmd_job *job, sp_lrmd_out *out, const
   e.launch = lrmd_launch;
   e.poll = lrmd_poll;
   e.collect = lrmd_collect;
+  nbmax = (size_t)((job->n + LRMD_BLOCK - 1) / LRMD_BLOCK) + 1;
   m.host = (double *)malloc(4 * job->n * sizeof(double));
-  m.part = (double *)malloc(((job->n + LRMD_BLOCK - 1) / LRMD_BLOCK * SP_LRMD_NSUMS + job->n) *
-                            sizeof(double));
+  m.part = (double *)malloc((nbmax * SP_LRMD_NSUMS + job->n) * sizeof(double));
   if (m.host == NULL || m.part == NULL) {
     free(m.host);
     free(m.part);

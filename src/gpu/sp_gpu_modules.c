@@ -70,6 +70,36 @@ int sp_gpu_event_record(int dev, CUevent e, CUstream s) {
   return SP_OK;
 }
 
+int sp_gpu_stream_wait(int dev, CUstream s, CUevent e) {
+  CU_TRY(dev, "cuStreamWaitEvent", sp_cu.cuStreamWaitEvent(s, e, 0));
+  return SP_OK;
+}
+
+int sp_gpu_copy_async(int dev, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
+  if (bytes == 0) return SP_OK;
+  CU_TRY(dev, "cuMemcpyAsync", sp_cu.cuMemcpyAsync(dst, src, bytes, s));
+  return SP_OK;
+}
+
+int sp_gpu_enable_peer(int dev, int peer, int *enabled) {
+  CUdevice a, b;
+  CUresult r;
+  int can = 0, st;
+  *enabled = 0;
+  if (dev == peer) return SP_OK;
+  if ((st = sp_gpu_activate(peer)) != SP_OK) return st; /* retains peer's context */
+  if ((st = sp_gpu_activate(dev)) != SP_OK) return st;
+  CU_TRY(dev, "cuDeviceGet", sp_cu.cuDeviceGet(&a, dev));
+  CU_TRY(dev, "cuDeviceGet", sp_cu.cuDeviceGet(&b, peer));
+  CU_TRY(dev, "cuDeviceCanAccessPeer", sp_cu.cuDeviceCanAccessPeer(&can, a, b));
+  if (!can) return SP_OK;
+  r = sp_cu.cuCtxEnablePeerAccess(sp_gpu_devs[peer].ctx, 0);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+    return sp_cu_fail(dev, "cuCtxEnablePeerAccess", r);
+  *enabled = 1;
+  return SP_OK;
+}
+
 int sp_gpu_event_elapsed_ms(int dev, CUevent a, CUevent b, double *ms) {
   float f = 0;
   CU_TRY(dev, "cuEventSynchronize", sp_cu.cuEventSynchronize(b));

@@ -1,6 +1,7 @@
-# lrmd() on the GPU against the CPU (skipped without a GPU).  The GPU
-# engine has not yet run on a device when these tests were written: they
-# are its acceptance tests on a GPU host.
+# lrmd() on the GPU against the CPU (skipped without a GPU), and the
+# multi-device code: on one GPU through several slices of the system on
+# streams of their own (option statphysgpu.lrmd_slices), on several GPUs
+# where the host has them.
 
 lr_gpu_cases <- function() {
   list(list(model = "hmf", init = hmf_waterbag(300000, 0.7, 0.6, seed = 1), dt = 0.1, steps = 20),
@@ -39,10 +40,13 @@ test_that("GPU mixed precision follows the CPU's mixed precision and double", {
     args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
                  record_every = 5, progress = FALSE)
     cpu <- do.call(lrmd, c(args, backend = "cpu", precision = "mixed"))
-    gpu <- do.call(lrmd, c(args, backend = "gpu", precision = "mixed"))
-    # single-precision sines and pair terms (the GPU's own): 1e-5
-    expect_lt(max(abs(gpu$total - cpu$total)), 1e-5 * max(1, abs(cpu$total)))
-    expect_lt(max(abs(gpu$energy_error)), 1e-4)
+    for (v in c("mixed", "mixed_pair")) {
+      withr::local_options(statphysgpu.lrmd_variant = v)
+      gpu <- do.call(lrmd, c(args, backend = "gpu", precision = "mixed"))
+      # single-precision sines and pair terms (the GPU's own): 1e-5
+      expect_lt(max(abs(gpu$total - cpu$total)), 1e-5 * max(1, abs(cpu$total)))
+      expect_lt(max(abs(gpu$energy_error)), 1e-4)
+    }
   }
 })
 
@@ -92,9 +96,57 @@ test_that("a GPU job that does not fit fails with its size and frees everything"
   expect_identical(as.data.frame(small()), as.data.frame(ref))
 })
 
-test_that("several devices are refused, naming the count", {
+test_that("HMF's fused drifts change no bit: records every step or once give one state", {
+  skip_if_no_gpu()
+  w <- hmf_waterbag(20000, 1, 0.69, seed = 3)
+  for (prec in c("mixed", "double")) {
+    every <- lrmd(init = w, dt = 0.1, steps = 30, record_every = 1, backend = "gpu",
+                  precision = prec, progress = FALSE)
+    once <- lrmd(init = w, dt = 0.1, steps = 30, record_every = 30, backend = "gpu",
+                 precision = prec, progress = FALSE)
+    expect_identical(attr(once, "state"), attr(every, "state"))
+    expect_identical(as.data.frame(once)[2, -1], as.data.frame(every)[31, -1],
+                     ignore_attr = TRUE)
+  }
+})
+
+# the same run on k slices (one device, k streams, or k devices) against one
+lr_sliced <- function(cs, prec, devices = NULL, slices = 1) {
+  withr::local_options(statphysgpu.lrmd_slices = slices)
+  lrmd(cs$model, init = cs$init, dt = cs$dt, steps = cs$steps, record_every = 5,
+       snapshots = cs$dt * 10, backend = "gpu", devices = devices, precision = prec,
+       progress = FALSE)
+}
+lr_expect_close <- function(x, ref) {
+  # the sums over slices run in another order: rounding, 1e-9
+  for (col in setdiff(names(ref), c("step", "time"))) {
+    expect_lt(max(abs(x[[col]] - ref[[col]])), 1e-9 * max(1, abs(ref[[col]])))
+  }
+  expect_lt(max(abs(as.matrix(attr(x, "state")) - as.matrix(attr(ref, "state")))), 1e-9)
+  expect_lt(max(abs(as.matrix(attr(x, "snapshots")[[1]]) -
+                    as.matrix(attr(ref, "snapshots")[[1]]))), 1e-9)
+}
+
+test_that("a system in slices on one GPU's streams equals one slice", {
+  skip_if_no_gpu()
+  for (cs in lr_gpu_cases()) {
+    for (prec in c("mixed", "double")) {
+      one <- lr_sliced(cs, prec)
+      for (k in c(2, 3)) {
+        x <- lr_sliced(cs, prec, slices = k)
+        expect_identical(attr(x, "devices"), rep(attr(one, "devices"), k))
+        lr_expect_close(x, one)
+      }
+    }
+  }
+})
+
+test_that("several GPUs equal one GPU to rounding", {
   skip_if_no_gpu()
   skip_if(nrow(gpu_devices()) < 2, "one GPU")
-  expect_error(lrmd("hmf", n = 100, dt = 0.1, steps = 1, backend = "gpu", devices = "all",
-                    progress = FALSE), "one GPU for now", class = "statphysgpu_error")
+  for (cs in lr_gpu_cases()) {
+    for (prec in c("mixed", "double")) {
+      lr_expect_close(lr_sliced(cs, prec, devices = "all"), lr_sliced(cs, prec))
+    }
+  }
 })
