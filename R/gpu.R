@@ -74,8 +74,11 @@ gpu_kernel_registry <- function() {
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
     driven = list(file = "driven.cu", toolkit = FALSE, variants = driven_variants()),
     # mixed_lb32: registers capped for 32 walkers per SM; _u4: partner
-    # loops unrolled 4 times (bench/he4.R compares; option
-    # statphysgpu.he4_variant)
+    # loops unrolled 4 times; _fast: selects instead of branches, the
+    # hardware approximations in single precision and each pair once in
+    # the measurement (he4_vmc.cu, SP_VMC_FAST; double_fast: the CPU's
+    # chains, as double).  bench/he4.R compares; option
+    # statphysgpu.he4_variant, a suffix: "" (mixed, double), "_fast", ...
     he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE,
                    variants = list(mixed = list(defines = c("SP_REAL=float",
                                                             "SP_REAL_SINGLE=1"),
@@ -94,7 +97,21 @@ gpu_kernel_registry <- function() {
                                                                     "SP_VMC_UNROLL=4"),
                                                         fast_math = FALSE),
                                    double = list(defines = "SP_REAL=double",
-                                                 fast_math = FALSE))),
+                                                 fast_math = FALSE),
+                                   mixed_fast = list(defines = c("SP_REAL=float",
+                                                                 "SP_REAL_SINGLE=1",
+                                                                 "SP_VMC_FAST=1",
+                                                                 "SP_HE4_APPROX=1"),
+                                                     fast_math = FALSE),
+                                   mixed_fast_u4 = list(defines = c("SP_REAL=float",
+                                                                    "SP_REAL_SINGLE=1",
+                                                                    "SP_VMC_FAST=1",
+                                                                    "SP_HE4_APPROX=1",
+                                                                    "SP_VMC_UNROLL=4"),
+                                                        fast_math = FALSE),
+                                   double_fast = list(defines = c("SP_REAL=double",
+                                                                  "SP_VMC_FAST=1"),
+                                                      fast_math = FALSE))),
     # indep: per-clone p1 decisions (independent_clones = TRUE); lb6, lb8:
     # registers capped for 6 or 8 blocks of 256 threads per SM
     # (bench/xorsat.R compares them; option statphysgpu.xorsat_variant)

@@ -192,8 +192,7 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
                  fr$seed, as.double(c(equilibration, blocks, block_sweeps, measure_every)),
                  tune, fr$precision == "mixed", nbins, coords, steps, moves,
                  kernel = "he4_vmc",
-                 variant = paste0(fr$precision, if (fr$precision == "mixed")
-                   getOption("statphysgpu.he4_variant", "")))
+                 variant = he4_kernel_variant(fr$precision))
   out <- vmc_blocks_frame(res, walker_ids, blocks, blocks_before)
   attr(out, "params") <- list(n_atoms = n_atoms, density = density, b = b, L = L,
                               jastrow = jastrow, block_sweeps = block_sweeps,
@@ -216,6 +215,15 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
                "that after its last finished block, so `start = ` this result ",
                "continues every chain exactly"),
                fmt_count(nfin), fmt_count(fr$n * blocks)))
+}
+
+# The he4_vmc kernel variant (R/gpu.R) for a precision: the precision with
+# the suffix of option statphysgpu.he4_variant ("" by default); in double
+# precision only where such a variant exists ("_fast"), else "double".
+he4_kernel_variant <- function(precision) {
+  v <- paste0(precision, getOption("statphysgpu.he4_variant", ""))
+  if (precision == "double" && !v %in% names(gpu_kernel_registry()$he4_vmc$variants))
+    "double" else v
 }
 
 # Where the Aziz potential changes sign (A): pair cuts inside it are refused.

@@ -11,6 +11,8 @@
 # FP32 rate, for the sweeps needed for a target error given the per-sweep
 # variance and autocorrelation measured here.
 #   SP_COMMIT=<commit> Rscript bench/he4.R cpu    (the CPU engine alone)
+#   SP_HE4_VARIANTS=mixed,mixed_fast Rscript bench/he4.R   (kernel variants
+#     at N = 512 against each other only: t sigma^2 and sweeps/s)
 suppressPackageStartupMessages(library(statphysgpu))
 commit <- Sys.getenv("SP_COMMIT", "unknown")
 date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
@@ -68,6 +70,52 @@ run <- function(n, walkers, sweeps, precision = "mixed", ...) {
           seed = 1, backend = "gpu", precision = precision, progress = FALSE, step = 0.6, ...)
 }
 invisible(run(64, 8, 2)); invisible(run(64, 8, 2, "double")) # compile / load
+
+# ---- kernel variants against each other (SP_HE4_VARIANTS) ------------------------
+# SP_HE4_VARIANTS=mixed,mixed_fast Rscript bench/he4.R: for each variant
+# (names of R/gpu.R's he4_vmc registry) at N = 512, 16 walkers per SM: one
+# call of 100 equilibration sweeps, then continuations of 400 recorded
+# sweeps at measure_every = 2 and 1, timed (wall time of the call: the t of
+# t sigma^2), sigma the standard error of E/N from the walkers' means.  The
+# variants of one precision sample the same distribution, so t sigma^2 is
+# also given with sigma^2 pooled over them (less noise: the variants differ
+# in t, not in sigma).  Then stops.
+vs <- strsplit(Sys.getenv("SP_HE4_VARIANTS"), ",")[[1]]
+if (length(vs)) {
+  w <- 16 * sms
+  tab <- NULL
+  for (v in vs) {
+    prec <- if (startsWith(v, "double")) "double" else "mixed"
+    options(statphysgpu.he4_variant = sub("^(mixed|double)", "", v))
+    invisible(run(64, 8, 2, prec)) # compile / load this variant
+    x0 <- he4_vmc(512, walkers = w, blocks = 1, block_sweeps = 4, equilibration = 100,
+                  seed = 2, backend = "gpu", precision = prec, progress = FALSE)
+    for (me in c(2, 1)) {
+      x <- he4_vmc(512, blocks = 20, block_sweeps = 20, measure_every = me,
+                   equilibration = 0, start = x0, backend = "gpu", progress = FALSE)
+      secs <- attr(x, "seconds")
+      se <- sd(vapply(split(x$energy, x$walker), mean, 0)) / sqrt(w)
+      tab <- rbind(tab, data.frame(variant = v, precision = prec, me = me, secs = secs,
+                                   se_mK = se * 1e3, energy = mean(x$energy)))
+      tag <- sprintf("N = 512, kernel %s, measure_every = %d", v, me)
+      add(sprintf("%s: sweeps/s in total", tag), w * 400 / secs, "1/s")
+      add(sprintf("%s: E/N (no tail correction)", tag), mean(x$energy), "K")
+      add(sprintf("%s: standard error of E/N", tag), se * 1e3, "mK")
+      add(sprintf("%s: t sigma^2, recorded sweeps", tag), secs * (se * 1e3)^2, "s mK^2")
+    }
+  }
+  for (k in seq_len(nrow(tab))) {
+    same <- tab$precision == tab$precision[k] & tab$me == tab$me[k]
+    add(sprintf("N = 512, kernel %s, measure_every = %d: t sigma^2, sigma^2 pooled over %d",
+                tab$variant[k], tab$me[k], sum(same)),
+        tab$secs[k] * mean(tab$se_mK[same]^2), "s mK^2")
+  }
+  options(statphysgpu.he4_variant = "")
+  res <- do.call(rbind, rows)
+  print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
+  cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+  quit(save = "no")
+}
 
 # ---- walkers per SM at N = 512 -------------------------------------------
 # one warp per walker: the SM needs many walkers to hide latency; the

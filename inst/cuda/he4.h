@@ -73,7 +73,37 @@
  * the hardware reciprocal square root (rsqrtf, within 2 units in the last
  * place) and the correctly rounded reciprocal; elsewhere correctly rounded
  * operations (so CPU double and GPU double stay the same numbers). */
-#if SP_CUDA && defined(SP_REAL_SINGLE)
+#if SP_CUDA && defined(SP_REAL_SINGLE) && defined(SP_HE4_APPROX)
+/* The kernel variants "*_fast" in single precision (SP_HE4_APPROX): the
+ * hardware's approximations alone, flushing subnormals (r^2, L - r and the
+ * exponents here are far from them): rsqrt.approx and rcp.approx (within 2
+ * and 1 units in the last place), and exp(x) as ex2.approx of x log2(e) for
+ * the Aziz potential (the rounding of the product adds |x| 2^-24 to the
+ * relative error, as rounding x itself does for expf; results below 2^-126
+ * flush to 0). */
+#  ifndef SP_HE4_APPROX_FNS
+#    define SP_HE4_APPROX_FNS
+SP_FN float sp_he4_rsqrt_approx(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+SP_FN float sp_he4_rcp_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+SP_FN float sp_he4_exp_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
+}
+#  endif
+#  undef SP_HE4_EXP
+#  define SP_HE4_EXP sp_he4_exp_approx
+#  define SP_HE4_RSQRT(x) sp_he4_rsqrt_approx(x)
+#  define SP_HE4_RCP(x) sp_he4_rcp_approx(x)
+#elif SP_CUDA && defined(SP_REAL_SINGLE)
 #  define SP_HE4_RSQRT(x) rsqrtf(x)
 #  define SP_HE4_RCP(x) __frcp_rn(x)
 #else
@@ -243,6 +273,39 @@ SP_FN void SP_HE4(sp_he4_pair_terms2)(const SP_HE4(sp_he4_par) *p, SP_REAL r2, S
   if (v != 0)
     *v = SP_HE4(sp_he4_aziz_wt)(r, rinv * rinv,
                                 (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1);
+}
+
+/* The VMC kernel variants "*_fast": the terms above grouped by powers of
+ * 1/r and q = 1/(L - r), with b^5 folded into one constant (fewer
+ * multiplications; equal to sp_he4_jastrow_u2 and sp_he4_pair_terms2 to a
+ * few roundings).  With c5 = -(1/2) b^5:
+ *   u = c5 (r^-5 + q^5) - 2 u(L/2)   (truncated form: c5 r^-5),
+ * and with cg = (5/2) b^5, u' = cg r^-6, u'' = -6 cg r^-7 (and the
+ * symmetrised form's -u'(L - r) = -cg q^6, u''(L - r) = -6 cg q^7):
+ *   g = u'/r = cg r^-1 (r^-6 - q^6),  lap = u'' + 2 u'/r = 2 g - 6 cg (r^-7 + q^7).
+ * Any r2 > 0 gives finite values (q: L - r > 0 for r <= sqrt(3) L/2); the
+ * caller selects those with r2 < rc2. */
+SP_FN SP_REAL SP_HE4(sp_he4_jastrow_u2c)(const SP_HE4(sp_he4_par) *p, SP_REAL c5, SP_REAL r2) {
+  const SP_REAL rinv = SP_HE4_RSQRT(r2), w = rinv * rinv, r5 = w * w * rinv;
+  if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
+    const SP_REAL q = SP_HE4_RCP(p->L - r2 * rinv), q2 = q * q;
+    return c5 * (r5 + q2 * q2 * q) - p->ushift;
+  }
+  return c5 * r5;
+}
+
+SP_FN void SP_HE4(sp_he4_pair_terms_c)(const SP_HE4(sp_he4_par) *p, SP_REAL cg, SP_REAL r2,
+                                       SP_REAL *v, SP_REAL *g, SP_REAL *lap) {
+  const SP_REAL rinv = SP_HE4_RSQRT(r2), w = rinv * rinv, w3 = w * w * w;
+  SP_REAL a = w3, c = w3 * rinv;
+  if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
+    const SP_REAL q = SP_HE4_RCP(p->L - r2 * rinv), q2 = q * q, q6 = q2 * q2 * q2;
+    a = a - q6;
+    c = c + q6 * q;
+  }
+  *g = cg * rinv * a;
+  *lap = (SP_REAL)2 * *g - (SP_REAL)6 * cg * c;
+  *v = SP_HE4(sp_he4_aziz_wt)(r2 * rinv, w, (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1);
 }
 
 SP_FN int SP_HE4(sp_he4_pair_terms)(const SP_HE4(sp_he4_par) *p, SP_REAL dx, SP_REAL dy, SP_REAL dz,

@@ -36,6 +36,154 @@ template <typename T> __device__ __forceinline__ T sp_warp_sum(T v) {
   return v;
 }
 
+#ifndef SP_VMC_FAST
+#  define SP_VMC_FAST 0
+#endif
+#if SP_VMC_FAST
+/* The variants "*_fast" (SP_VMC_FAST; bench/he4.R compares them with the
+ * others).  The same chains and observables, fewer instructions:
+ * - trial moves: the pair terms of every partner computed and then
+ *   selected (r^2 < rc^2, j != i) instead of branched on (some lane of the
+ *   warp is inside the cut nearly always, so the branch saved nothing);
+ *   in single precision the minimum image with a rounding constant instead
+ *   of rint (no conversion unit), u from powers of 1/r with b^5 folded in
+ *   (sp_he4_jastrow_u2c) and the hardware approximations (SP_HE4_APPROX);
+ *   in double the pair terms are those of the other kernels and the CPU,
+ *   number for number (same chains);
+ * - measurement: each pair once (i < j), its gradient term added to both
+ *   atoms in a fixed order, so the result is the same on every run: the
+ *   warp takes the atoms in tiles of 32, lane l holding atom 32 a + l of
+ *   tile a; in step k of tile pair (a, b) lane l meets atom
+ *   32 b + ((l + k) mod 32) and carries that atom's gradient sum, passed on
+ *   to lane l - 1 after the step (a shuffle), so that after 32 steps every
+ *   lane holds the sum of its own atom 32 b + l.  Tile b's sums wait, from
+ *   row a to row a + 1, in the walker's global coordinate copy (dead during
+ *   a launch, rewritten at its end), each lane reading and writing only its
+ *   own atoms' entries. */
+#  ifdef SP_REAL_SINGLE
+/* d - L rint(d / L) for |d| < L (coordinates in [0, L)): the product is
+ * rounded to an integer by adding 1.5 * 2^23 (fused, so no separate
+ * rounding of d / L; a different image only where both are at L/2, outside
+ * the cut) */
+__device__ __forceinline__ float sp_vmc_mi(const sp_he4_par_f &p, float d) {
+  const float k = fmaf(d, p.invL, 12582912.0f) - 12582912.0f;
+  return fmaf(-p.L, k, d);
+}
+#  else
+__device__ __forceinline__ double sp_vmc_mi(const sp_he4_par_d &p, double d) {
+  return sp_he4_min_image_d(&p, d);
+}
+#  endif
+
+/* u(r) of a partner at r^2 (not yet selected on the cut): c5 = -(1/2) b^5 */
+__device__ __forceinline__ SP_REAL sp_vmc_u_fast(const SP_HE4(sp_he4_par) &p, SP_REAL c5,
+                                                 SP_REAL r2) {
+#  ifdef SP_REAL_SINGLE
+  return sp_he4_jastrow_u2c_f(&p, c5, r2);
+#  else
+  (void)c5;
+  return sp_he4_jastrow_u2_d(&p, r2);
+#  endif
+}
+
+/* One pair (i, j) of the measurement, taken when `ok` and r^2 < rc^2:
+ * V and lap u to the lane's sums, g d to atom i's gradient sum and -g d to
+ * atom j's (cg = (5/2) b^5). */
+__device__ __forceinline__ void sp_vmc_pair_fast(const SP_HE4(sp_he4_par) &p, SP_REAL cg,
+                                                 SP_REAL xi, SP_REAL yi, SP_REAL zi,
+                                                 const SP_REAL *x, const SP_REAL *y,
+                                                 const SP_REAL *z, int j, bool ok, SP_REAL *gi,
+                                                 SP_REAL *gj, SP_REAL *vt, SP_REAL *lt) {
+  const SP_REAL dx = sp_vmc_mi(p, xi - x[j]), dy = sp_vmc_mi(p, yi - y[j]),
+                dz = sp_vmc_mi(p, zi - z[j]);
+  const SP_REAL r2 = dx * dx + dy * dy + dz * dz;
+  SP_REAL v, g, l;
+#  ifdef SP_REAL_SINGLE
+  sp_he4_pair_terms_c_f(&p, cg, r2, &v, &g, &l);
+#  else
+  (void)cg;
+  sp_he4_pair_terms2_d(&p, r2, &v, &g, &l);
+#  endif
+  ok = ok && r2 < p.rc2;
+  v = ok ? v : (SP_REAL)0;
+  g = ok ? g : (SP_REAL)0;
+  l = ok ? l : (SP_REAL)0;
+  *vt += v;
+  *lt += l;
+  gi[0] += g * dx;
+  gi[1] += g * dy;
+  gi[2] += g * dz;
+  gj[0] -= g * dx;
+  gj[1] -= g * dy;
+  gj[2] -= g * dz;
+}
+
+/* The sums of a measurement (as sp_vmc_atom's over every atom, the same in
+ * every lane after the caller's warp sums): pot (twice the potential), lap,
+ * g2; G: 3 n scratch values of the walker (gradient sums of later tiles). */
+__device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *x,
+                                    const SP_REAL *y, const SP_REAL *z, int n, SP_REAL *G,
+                                    int lane, double *pot, double *lap, double *g2) {
+  const SP_REAL b2 = p.b * p.b, cg = (SP_REAL)2.5 * (b2 * b2 * p.b);
+  const int nt = (n + 31) >> 5;
+  double ps = 0, ls = 0, gs = 0;
+  for (int ta = 0; ta < nt; ta++) {
+    const int i = 32 * ta + lane;
+    const bool vi = i < n;
+    const int ic = vi ? i : n - 1;
+    const SP_REAL xi = x[ic], yi = y[ic], zi = z[ic];
+    SP_REAL gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0}, vt = 0, lt = 0;
+    if (ta > 0 && vi) {
+      gi[0] = G[i];
+      gi[1] = G[n + i];
+      gi[2] = G[2 * n + i];
+    }
+    /* the tile with itself: lane l meets l + k, k = 1 .. 16 (k = 16: lanes
+     * 0 .. 15 only), each pair once */
+    for (int k = 1; k <= 16; k++) {
+      const int j = 32 * ta + ((lane + k) & 31);
+      const bool ok = vi && j < n && (k < 16 || lane < 16);
+      sp_vmc_pair_fast(p, cg, xi, yi, zi, x, y, z, min(j, n - 1), ok, gi, gj, &vt, &lt);
+      if (k < 16)
+        for (int c = 0; c < 3; c++) gj[c] = __shfl_sync(0xffffffffu, gj[c], (lane + 1) & 31);
+    }
+    /* lane l holds the sum of atom l + 16 */
+    for (int c = 0; c < 3; c++) gi[c] += __shfl_xor_sync(0xffffffffu, gj[c], 16);
+    ps += (double)vt;
+    ls += (double)lt;
+    for (int tb = ta + 1; tb < nt; tb++) {
+      gj[0] = gj[1] = gj[2] = 0;
+      vt = lt = 0;
+      for (int k = 0; k < 32; k++) {
+        const int j = 32 * tb + ((lane + k) & 31);
+        sp_vmc_pair_fast(p, cg, xi, yi, zi, x, y, z, min(j, n - 1), vi && j < n, gi, gj, &vt,
+                         &lt);
+        for (int c = 0; c < 3; c++) gj[c] = __shfl_sync(0xffffffffu, gj[c], (lane + 1) & 31);
+      }
+      ps += (double)vt;
+      ls += (double)lt;
+      const int jh = 32 * tb + lane; /* lane l holds the sum of this atom */
+      if (jh < n) {
+        if (ta == 0) {
+          G[jh] = gj[0];
+          G[n + jh] = gj[1];
+          G[2 * n + jh] = gj[2];
+        } else {
+          G[jh] += gj[0];
+          G[n + jh] += gj[1];
+          G[2 * n + jh] += gj[2];
+        }
+      }
+    }
+    if (vi) gs += (double)gi[0] * (double)gi[0] + (double)gi[1] * (double)gi[1] +
+                  (double)gi[2] * (double)gi[2];
+  }
+  *pot += 2 * ps;
+  *lap += 2 * ls;
+  *g2 += gs;
+}
+#endif
+
 /* Block means, state and coordinates at the end of block `blk`. */
 __device__ void sp_vmc_block_end(const sp_vmc_kargs &a, int w, uint64_t blk, const SP_REAL *x,
                                  const SP_REAL *y, const SP_REAL *z, const double *sum,
@@ -87,6 +235,9 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   if (end > total) end = total;
   for (int k = 0; k < 4; k++) sum[k] = s->sum[k];
   SP_HE4(sp_he4_par_load)(&p, &a.pair);
+#if SP_VMC_FAST
+  const SP_REAL c5 = (SP_REAL)(-0.5) * (p.b * p.b) * (p.b * p.b) * p.b;
+#endif
   for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) x[i] = g[i];
   __syncwarp();
   while (sweep < end) {
@@ -113,9 +264,27 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       const SP_REAL yn = SP_HE4(sp_vmc_wrap)(&p, yo + st * e1);
       const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * e2);
       SP_REAL part = 0;
+#if SP_VMC_FAST
+      SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
+      for (int j = lane; j < n; j += SP_VMC_BLOCK) {
+        const SP_REAL xj = x[j], yj = y[j], zj = z[j];
+        SP_REAL dx = sp_vmc_mi(p, xn - xj), dy = sp_vmc_mi(p, yn - yj),
+                dz = sp_vmc_mi(p, zn - zj);
+        const SP_REAL r2n = dx * dx + dy * dy + dz * dz;
+        dx = sp_vmc_mi(p, xo - xj);
+        dy = sp_vmc_mi(p, yo - yj);
+        dz = sp_vmc_mi(p, zo - zj);
+        const SP_REAL r2o = dx * dx + dy * dy + dz * dz;
+        const SP_REAL un = sp_vmc_u_fast(p, c5, r2n), uo = sp_vmc_u_fast(p, c5, r2o);
+        const bool other = j != i;
+        part += ((other && r2n < p.rc2) ? un : (SP_REAL)0) -
+                ((other && r2o < p.rc2) ? uo : (SP_REAL)0);
+      }
+#else
       SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
       for (int j = lane; j < n; j += SP_VMC_BLOCK)
         if (j != i) part += SP_HE4(sp_vmc_du)(&p, xo, yo, zo, xn, yn, zn, x[j], y[j], z[j]);
+#endif
       const SP_REAL dl = sp_warp_sum(part);
       tried++;
       if (SP_HE4(sp_vmc_accept)(dl, u)) {
@@ -139,8 +308,12 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
     k -= a.equilibration;
     if ((k + 1) % a.measure_every == 0) {
       double pot = 0, lap = 0, g2 = 0, obs[SP_VMC_NOBS];
+#if SP_VMC_FAST
+      sp_vmc_measure_fast(p, x, y, z, n, g, lane, &pot, &lap, &g2);
+#else
       for (int i = lane; i < n; i += SP_VMC_BLOCK)
         SP_HE4(sp_vmc_atom)(&p, x, y, z, n, i, &pot, &lap, &g2);
+#endif
       pot = sp_warp_sum(pot);
       lap = sp_warp_sum(lap);
       g2 = sp_warp_sum(g2);

@@ -79,3 +79,48 @@ test_that("an interrupted GPU run returns its finished blocks and continues exac
   expect_false(anyNA(x$energy))
   expect_identical(gpu_live_allocations(), live)
 })
+
+test_that("kernel variant _fast: double follows the CPU's chains, mixed its distribution", {
+  skip_if_no_gpu()
+  old <- options(statphysgpu.he4_variant = "_fast")
+  on.exit(options(old))
+  # 40 atoms: two tiles of the measurement, the second partial
+  args <- list(40, walkers = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
+               precision = "double", progress = FALSE)
+  cpu <- do.call(he4_vmc, c(args, backend = "cpu"))
+  gpu <- do.call(he4_vmc, c(args, backend = "gpu"))
+  for (v in c("energy", "potential", "kinetic_pb", "kinetic_jf"))
+    expect_equal(gpu[[v]], cpu[[v]], tolerance = 1e-9)
+  expect_identical(gpu$acceptance, cpu$acceptance)
+  expect_equal(attr(gpu, "state")$coords, attr(cpu, "state")$coords, tolerance = 1e-10)
+  expect_identical(attr(gpu, "step"), attr(cpu, "step"))
+  # the same run twice: the same numbers (the measurement's order is fixed)
+  again <- do.call(he4_vmc, c(args, backend = "gpu"))
+  expect_identical(again$energy, gpu$energy)
+  # continuing across launches (the gradient scratch is the coordinate copy)
+  more <- he4_vmc(40, blocks = 2, block_sweeps = 5, equilibration = 0, start = gpu,
+                  backend = "gpu", progress = FALSE)
+  long <- he4_vmc(40, walkers = 4, blocks = 5, block_sweeps = 5, equilibration = 20,
+                  seed = 11, backend = "gpu", precision = "double", progress = FALSE)
+  expect_identical(more$energy, long$energy[long$block > 3])
+  # the truncated Jastrow form too
+  cpu <- do.call(he4_vmc, c(args, backend = "cpu", jastrow = "truncated"))
+  gpu <- do.call(he4_vmc, c(args, backend = "gpu", jastrow = "truncated"))
+  expect_equal(gpu$energy, cpu$energy, tolerance = 1e-9)
+  expect_identical(gpu$acceptance, cpu$acceptance)
+  # mixed precision: the CPU's energy and acceptance in distribution
+  args <- list(64, walkers = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
+               seed = 5, precision = "mixed", progress = FALSE)
+  cpu <- do.call(he4_vmc, c(args, backend = "cpu"))
+  gpu <- do.call(he4_vmc, c(args, backend = "gpu"))
+  se <- function(x) {
+    m <- vapply(split(x$energy, x$walker), mean, 0)
+    stats::sd(m) / sqrt(length(m))
+  }
+  z <- (mean(gpu$energy) - mean(cpu$energy)) / sqrt(se(cpu)^2 + se(gpu)^2)
+  expect_lt(abs(z), 4)
+  acc <- function(x) vapply(split(x$acceptance, x$walker), mean, 0)
+  za <- (mean(acc(gpu)) - mean(acc(cpu))) /
+    sqrt(stats::var(acc(gpu)) / 32 + stats::var(acc(cpu)) / 32)
+  expect_lt(abs(za), 4)
+})

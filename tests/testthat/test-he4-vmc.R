@@ -265,3 +265,16 @@ test_that("as.mcmc.list() gives one coda chain per walker", {
   y <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, start = x)
   expect_identical(stats::start(coda::as.mcmc.list(y)), 7)
 })
+
+test_that("the GPU kernel variant follows option statphysgpu.he4_variant", {
+  v <- statphysgpu:::he4_kernel_variant
+  reg <- names(statphysgpu:::gpu_kernel_registry()$he4_vmc$variants)
+  old <- options(statphysgpu.he4_variant = NULL)
+  on.exit(options(old))
+  expect_identical(c(v("mixed"), v("double")), c("mixed", "double"))
+  options(statphysgpu.he4_variant = "_fast")
+  expect_identical(c(v("mixed"), v("double")), c("mixed_fast", "double_fast"))
+  options(statphysgpu.he4_variant = "_lb32") # no double variant: the default one
+  expect_identical(c(v("mixed"), v("double")), c("mixed_lb32", "double"))
+  expect_true(all(c("mixed", "mixed_fast", "mixed_fast_u4", "double", "double_fast") %in% reg))
+})
