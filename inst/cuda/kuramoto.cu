@@ -32,7 +32,8 @@
  *
  * Variants (R/gpu.R): SP_KUR_PREFETCH (1: the next group loaded ahead; 0:
  * not), SP_KUR_MINBLOCKS (blocks per multiprocessor the registers are capped
- * for; 4 in single precision: 64 registers, half the threads of an SM).
+ * for; 4 in single precision: 64 registers, half the threads of an SM; 3 in
+ * double: 80 registers, as many as the kernel used before the cap, no spills).
  *
  * Pairs (PROG2): one thread per oscillator i, the phases of the system
  * loaded tile by tile into shared memory, G_i = sum_j sin(x_j - x_i) summed
@@ -57,7 +58,7 @@
 #  ifdef SP_REAL_SINGLE
 #    define SP_KUR_MINBLOCKS 4
 #  else
-#    define SP_KUR_MINBLOCKS 2
+#    define SP_KUR_MINBLOCKS 3
 #  endif
 #endif
 
