@@ -71,8 +71,9 @@ test_that("the mean-field variants give identical results, also for n past one b
   skip_if_no_gpu()
   old <- options(statphysgpu.kuramoto_variant = "")
   on.exit(options(old))
-  # n = 2^20 + 3: gpt 2 (512 blocks of 2 groups a thread), a partial last group
-  args <- list(n = 2^20 + 3, K = 3, omega = kuramoto_normal(0.5), T = 0.5, dt = 0.01,
+  # n = 2^21 + 3: 2 groups of four a thread (gpt), 1025 blocks, the last one
+  # with one group, and that group partial
+  args <- list(n = 2^21 + 3, K = 3, omega = kuramoto_normal(0.5), T = 0.5, dt = 0.01,
                steps = 6, record_every = 3, bins = 8, seed = 4, backend = "gpu",
                progress = FALSE)
   ref <- do.call(kuramoto, args)
