@@ -120,14 +120,15 @@ gpu_kernel_registry <- function() {
                                   indep = list(defines = "SP_XS_INDEP=1", fast_math = FALSE),
                                   lb6 = list(defines = "SP_XS_MINBLOCKS=6", fast_math = FALSE),
                                   lb8 = list(defines = "SP_XS_MINBLOCKS=8", fast_math = FALSE))),
-    # single: the hardware sine for the pair terms (SP_FAST_SIN)
-    kuramoto = list(file = "kuramoto.cu", toolkit = FALSE,
-                    variants = list(single = list(defines = c("SP_REAL=float",
-                                                              "SP_REAL_SINGLE=1",
-                                                              "SP_FAST_SIN=1"),
-                                                  fast_math = FALSE),
-                                    double = list(defines = "SP_REAL=double",
-                                                  fast_math = FALSE))),
+    # single: the hardware sine for the pair terms (SP_FAST_SIN); the mean
+    # field's next group loaded ahead (SP_KUR_PREFETCH), registers capped for
+    # 4 blocks of 256 threads per SM.  single_np: no load ahead; single_lb6:
+    # capped for 6 blocks (40 registers, a few spills); single_lb2: capped
+    # for 2 (no cap in effect: 80-odd registers, 3 blocks).  bench/kuramoto.R
+    # compares them (SP_KUR_VARIANTS=1); option statphysgpu.kuramoto_variant
+    # ("", "_np", "_lb6", "_lb2") picks one.  The order of every sum is the
+    # same in all of them.
+    kuramoto = list(file = "kuramoto.cu", toolkit = FALSE, variants = kuramoto_variants()),
     # mixed: single-precision pair terms and sincos, sums of 8 pair terms
     # in single, double accumulators; mixed_pair: every pair term added in
     # double (option statphysgpu.lrmd_variant)
@@ -141,6 +142,18 @@ gpu_kernel_registry <- function() {
                                                   fast_math = FALSE),
                                 double = list(defines = "SP_REAL=double", fast_math = FALSE)))
   )
+}
+
+# kuramoto.cu: "single" and "double" and the tuning variants of the mean
+# field in single precision (see the registry).
+kuramoto_variants <- function() {
+  single <- c("SP_REAL=float", "SP_REAL_SINGLE=1", "SP_FAST_SIN=1")
+  v <- function(...) list(defines = c(...), fast_math = FALSE)
+  list(single = v(single),
+       single_np = v(single, "SP_KUR_PREFETCH=0"),
+       single_lb6 = v(single, "SP_KUR_MINBLOCKS=6"),
+       single_lb2 = v(single, "SP_KUR_MINBLOCKS=2"),
+       double = v("SP_REAL=double"))
 }
 
 # escape.cu in each precision, method, bias mode and start:

@@ -45,7 +45,14 @@
 #' \eqn{[-\pi, \pi]} after each step (paper 001, section 5: the periodic
 #' terms' arguments stay small) and the final phases are returned reduced;
 #' in double precision they are not reduced. All sums over oscillators are
-#' accumulated in double.
+#' accumulated in double (on the GPU in single precision, a thread first adds
+#' the sines or cosines of its at most 32 oscillators in single precision;
+#' the order of every addition depends on `n` only, so a system gives the
+#' same result in any chunk or launch on a given kind of GPU). The GPU's
+#' mean-field kernel has tuning variants, chosen with
+#' `options(statphysgpu.kuramoto_variant = "")` (the default) or `"_np"`,
+#' `"_lb6"`, `"_lb2"`; they give identical results and differ only in speed
+#' (`bench/kuramoto.R` in the package's sources compares them).
 #'
 #' **Coarse steps.** A warning (class `statphysgpu_coarse_dt`) is given
 #' when \eqn{dt (|K| a + m) / \gamma > 0.5}, with \eqn{a} the largest row
@@ -165,7 +172,7 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
                  c(steps, record_every, fr$n), check_u64(fr$first - 1, "first_replica", call = call),
                  code, mat$dense, mat$rowptr, mat$col, mat$val, fr$precision == "single",
                  fr$seed, as.integer(bins), theta,
-                 kernel = "kuramoto", variant = fr$precision)
+                 kernel = "kuramoto", variant = kuramoto_variant(fr$precision))
   replica_ids <- fr$first - 1 + seq_len(fr$n)
   out <- kuramoto_frame(res$rec, K, replica_ids, nrec, record_every, dt)
   systems <- data.frame(condition = rep(seq_len(ncond), each = fr$n),
@@ -183,6 +190,22 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
                "%s of %s steps made; the records up to step %s and the phases there ",
                "are returned"), fmt_count(res$steps_done), fmt_count(steps),
                fmt_count(res$steps_done)))
+}
+
+# The kernel variant: the precision, and in single precision the tuning
+# variant named by option statphysgpu.kuramoto_variant ("" the default,
+# "_np", "_lb6", "_lb2"; R/gpu.R).
+kuramoto_variant <- function(precision) {
+  if (precision != "single") return(precision)
+  v <- getOption("statphysgpu.kuramoto_variant", "")
+  if (is.null(v)) v <- ""
+  name <- paste0("single", v)
+  if (!is.character(v) || length(v) != 1 || !name %in% names(kuramoto_variants())) {
+    ok <- sub("^single", "", grep("^single", names(kuramoto_variants()), value = TRUE))
+    sp_abort(sprintf("option statphysgpu.kuramoto_variant must be one of %s, not %s.",
+                     paste0('"', ok, '"', collapse = ", "), describe(v)))
+  }
+  name
 }
 
 kuramoto_frame <- function(rec, K, replica_ids, nrec, record_every, dt) {

@@ -13,6 +13,10 @@
 # oscillator-steps/s in single precision.  Target: >= 70 per cent of it.
 # Pairs: target >= 2e12 pair terms/s in single precision (SRK2: two pair
 # sums per step, so pair terms/s = 2 n^2 steps / s).
+#
+# The mean-field rate is the steady state (steady_rate below: the difference
+# of two step counts); SP_KUR_VARIANTS=1 times every single-precision variant
+# of the mean-field kernel (option statphysgpu.kuramoto_variant).
 suppressPackageStartupMessages(library(statphysgpu))
 what <- commandArgs(TRUE)[1]
 if (is.na(what)) what <- "all"
@@ -30,20 +34,40 @@ timed <- function(...) {
   attr(x, "seconds")
 }
 
+# Steady-state rate: two runs of s and 2 s steps, rate = n s / (t(2 s) - t(s)),
+# so that the set-up (the start phases and frequencies made and uploaded,
+# kernel loading, the first rounds) and the final copy back cancel.
+steady_rate <- function(n, steps, ...) {
+  t1 <- timed(n, steps = steps, record_every = steps, ...)
+  t2 <- timed(n, steps = 2 * steps, record_every = 2 * steps, ...)
+  list(rate = n * steps / (t2 - t1), t1 = t1, t2 = t2)
+}
+
 if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"])) {
   dev <- gpu_devices()$name[1]
   n <- 2^24
+  # SP_KUR_VARIANTS=1: every single-precision tuning variant of the mean
+  # field kernel (option statphysgpu.kuramoto_variant, R/gpu.R)
+  variants <- if (Sys.getenv("SP_KUR_VARIANTS") == "1") c("", "_np", "_lb6", "_lb2") else ""
   for (prec in c("single", "double")) {
-    kuramoto(n, K = 4, T = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
-             precision = prec, progress = FALSE) # compile, warm
-    steps <- if (prec == "single") 2000 else 1000
-    s <- timed(n, K = 4, omega = kuramoto_lorentz(0.5), T = 1, dt = 0.01, steps = steps,
-               record_every = steps, seed = 1, backend = "gpu", precision = prec)
-    rate <- n * steps / s
-    bound <- HBM / (if (prec == "single") 20 else 40)
-    add(sprintf("mean field n = 2^24, %s", prec), rate, "oscillator-steps/s", dev,
-        sprintf("%.0f per cent of the bandwidth bound %.3g", 100 * rate / bound, bound))
+    for (v in if (prec == "single") variants else "") {
+      options(statphysgpu.kuramoto_variant = v)
+      kuramoto(n, K = 4, T = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
+               precision = prec, progress = FALSE) # compile, warm
+      steps <- if (prec == "single") 2000 else 1000
+      r <- steady_rate(n, steps, K = 4, omega = kuramoto_lorentz(0.5), T = 1, dt = 0.01,
+                       seed = 1, backend = "gpu", precision = prec)
+      bound <- HBM / (if (prec == "single") 20 else 40)
+      add(sprintf("mean field n = 2^24, %s%s (steady state)", prec, v), r$rate,
+          "oscillator-steps/s", dev,
+          sprintf("%.0f per cent of the bandwidth bound %.3g; %d and %d steps took %.3f and %.3f s",
+                  100 * r$rate / bound, bound, steps, 2 * steps, r$t1, r$t2))
+      if (v == "")
+        add(sprintf("mean field n = 2^24, %s (one run of %d steps, set-up included)", prec,
+                    2 * steps), n * 2 * steps / r$t2, "oscillator-steps/s", dev)
+    }
   }
+  options(statphysgpu.kuramoto_variant = NULL)
   for (k in 14:17) {
     n <- 2^k
     for (prec in c("single", "double")) {

@@ -13,12 +13,27 @@
  *           written; partial sums of sin x', cos x'.
  * Each pass reads the phases once (and omega once) and computes the sine and
  * cosine of each phase it meets once; the second also writes the phases, so
- * a step moves 3 phases + 2 frequencies per oscillator.  A block's partial
- * sums (in double) go to global memory; the last block of a system to finish
- * (a counter per system, the threadFenceReduction pattern of the CUDA
- * samples) adds them in block order and writes the system's sums, and at a
- * record step r and psi.  One thread handles groups of four oscillators (one
- * Philox block, one vector load).
+ * a step moves 3 phases + 2 frequencies per oscillator.  One thread handles
+ * a group of four oscillators at a time (one Philox block, one vector load)
+ * and a.gpt groups in all, SP_KUR_BLOCK apart (coalesced); with
+ * SP_KUR_PREFETCH the next group's phases and frequencies are loaded before
+ * the current one is computed, so that every thread keeps a load in flight
+ * while it computes (a pass is bound by memory only if enough bytes are in
+ * flight: the H100 needs some 3 MB, 20 kB per multiprocessor).  A thread adds
+ * the sines and cosines of its oscillators in the working precision (at most
+ * 4 gpt of them) and the block adds the threads' sums in double.  The block
+ * of a system covers 4 SP_KUR_BLOCK gpt oscillators; gpt depends on n only
+ * (sp_gpu_kuramoto.c), so the order of every sum, and so the result, does
+ * not depend on the number of systems per launch, the chunks or the device.
+ * A block's partial sums (in double) go to global memory; the last block of
+ * a system to finish (a counter per system, the threadFenceReduction pattern
+ * of the CUDA samples) adds them in block order and writes the system's sums,
+ * and at a record step r and psi.
+ *
+ * Variants (R/gpu.R): SP_KUR_PREFETCH (1: the next group loaded ahead; 0:
+ * not), SP_KUR_MINBLOCKS (blocks per multiprocessor the registers are capped
+ * for; 4 in single precision: 64 registers, half the threads of an SM; 3 in
+ * double: 80 registers, as many as the kernel used before the cap, no spills).
  *
  * Pairs (PROG2): one thread per oscillator i, the phases of the system
  * loaded tile by tile into shared memory, G_i = sum_j sin(x_j - x_i) summed
@@ -36,12 +51,35 @@
 #  define SP_KUR_BLOCK 256
 #endif
 #define SP_KUR_WARPS (SP_KUR_BLOCK / 32)
+#ifndef SP_KUR_PREFETCH
+#  define SP_KUR_PREFETCH 1
+#endif
+#ifndef SP_KUR_MINBLOCKS
+#  ifdef SP_REAL_SINGLE
+#    define SP_KUR_MINBLOCKS 4
+#  else
+#    define SP_KUR_MINBLOCKS 3
+#  endif
+#endif
 
 typedef SP_REAL sp_kuramoto_real; /* the arrays of kuramoto_args.h */
 
 #include "kuramoto.h"
 
 typedef SP_REAL real;
+
+/* g / m and g mod m, in 32 bits when both fit (a 64-bit division is a
+ * subroutine of some hundred instructions). */
+__device__ __forceinline__ void sp_kur_divmod(uint64_t g, uint64_t m, uint64_t *q, uint64_t *r) {
+  if ((g | m) >> 32 == 0) {
+    const uint32_t g32 = (uint32_t)g, m32 = (uint32_t)m;
+    *q = g32 / m32;
+    *r = g32 - (uint32_t)*q * m32;
+  } else {
+    *q = g / m;
+    *r = g - *q * m;
+  }
+}
 
 /* Block-wide sum of two doubles, the result in thread 0 (fixed tree: the same
  * inputs give the same sum). */
@@ -79,9 +117,7 @@ __device__ void sp_kur_finish(const sp_kuramoto_kargs &a, uint64_t s, int b, dou
   __shared__ bool last;
   sp_kur_block_sum2(&ps, &pc);
   if (threadIdx.x == 0) {
-    double *p = a.partial + 2 * (s * (uint64_t)a.bps + (uint64_t)b);
-    p[0] = ps;
-    p[1] = pc;
+    reinterpret_cast<double2 *>(a.partial)[s * (uint64_t)a.bps + (uint64_t)b] = make_double2(ps, pc);
     __threadfence();
     unsigned int t = atomicAdd(a.count + s, 1u);
     last = t == (unsigned int)a.bps - 1u;
@@ -90,11 +126,24 @@ __device__ void sp_kur_finish(const sp_kuramoto_kargs &a, uint64_t s, int b, dou
   if (!last) return;
   __threadfence();
   {
-    const volatile double *p = a.partial + 2 * s * (uint64_t)a.bps;
+    /* the other blocks' partial sums, from L2 (__ldcg: not this SM's L1,
+     * which is not coherent); four loads in flight per thread, added in
+     * the order of the plain strided loop */
+    const double2 *p = reinterpret_cast<const double2 *>(a.partial) + s * (uint64_t)a.bps;
     double S = 0, C = 0;
-    for (int k = threadIdx.x; k < a.bps; k += blockDim.x) {
-      S += p[2 * k];
-      C += p[2 * k + 1];
+    int k = threadIdx.x;
+    for (; k + 3 * SP_KUR_BLOCK < a.bps; k += 4 * SP_KUR_BLOCK) {
+      const double2 v0 = __ldcg(p + k), v1 = __ldcg(p + k + SP_KUR_BLOCK),
+                    v2 = __ldcg(p + k + 2 * SP_KUR_BLOCK), v3 = __ldcg(p + k + 3 * SP_KUR_BLOCK);
+      S += v0.x; C += v0.y;
+      S += v1.x; C += v1.y;
+      S += v2.x; C += v2.y;
+      S += v3.x; C += v3.y;
+    }
+    for (; k < a.bps; k += SP_KUR_BLOCK) {
+      const double2 v = __ldcg(p + k);
+      S += v.x;
+      C += v.y;
     }
     sp_kur_block_sum2(&S, &C);
     if (threadIdx.x == 0) {
@@ -135,59 +184,84 @@ __device__ __forceinline__ void sp_kur_store4(real *p, const real v[4]) {
 }
 
 /* Mean field: stage 1 or 2 of step a.step (see the top). */
-extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_mf_kernel(const sp_kuramoto_kargs a) {
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
+    sp_kur_mf_kernel(const sp_kuramoto_kargs a) {
   const uint64_t s = blockIdx.x / (unsigned)a.bps;
-  const int b = (int)(blockIdx.x % (unsigned)a.bps);
-  const uint64_t g = a.sys0 + s, cond = g / a.nrep;
-  const uint64_t stream = sp_kur_stream(cond, a.replica0 + g % a.nrep);
+  const uint32_t b = blockIdx.x % (unsigned)a.bps;
+  const uint64_t g = a.sys0 + s;
+  uint64_t cond, rep;
+  sp_kur_divmod(g, a.nrep, &cond, &rep);
+  const uint64_t stream = sp_kur_stream(cond, a.replica0 + rep);
   const real kn = (real)a.kn[cond], dt = (real)a.dt, hdt = (real)(0.5 * a.dt),
              ginv = (real)a.ginv, sigma = (real)a.sigma;
   const double *sm = a.sums + s * SP_KUR_NSUMS;
   const real S0 = (real)sm[0], C0 = (real)sm[1], S1 = (real)sm[2], C1 = (real)sm[3];
-  real *x = a.x + s * a.npad;
-  const int stage2 = a.stage == 2;
+  real *__restrict__ x = a.x + s * a.npad;
+  const real *__restrict__ om = a.omega;
+  const int stage2 = a.stage == 2, noisy = a.sigma > 0;
   const int record = stage2 && (a.step + 1) % a.record_every == 0;
   const uint64_t kr = (a.step + 1) / a.record_every;
-  const uint64_t q0 = (uint64_t)b * SP_KUR_BLOCK * (uint64_t)a.gpt;
-  uint64_t qend = q0 + SP_KUR_BLOCK * (uint64_t)a.gpt;
-  double ps = 0, pc = 0;
-  if (qend > a.ng) qend = a.ng;
-  for (uint64_t q = q0 + threadIdx.x; q < qend; q += SP_KUR_BLOCK) {
-    real x0[4], w[4], z[4], x1[4], ls = 0, lc = 0;
-    sp_kur_load4(x + 4 * q, x0);
-    sp_kur_load4(a.omega + 4 * q, w);
-    if (a.sigma > 0) SP_KUR(sp_kur_normals)(a.seed, stream, a.ng, a.step, q, z);
+  const uint64_t kb = a.step * a.ng; /* Philox block of group 0 at this step */
+  /* 32-bit positions within a system: n < 2^31, so 4 ng <= 2^31 */
+  const uint32_t n = (uint32_t)a.n, ng = (uint32_t)a.ng, span = SP_KUR_BLOCK * (uint32_t)a.gpt;
+  const uint32_t qe = ng - b * span < span ? ng : b * span + span;
+  uint32_t q = b * span + threadIdx.x;
+  real ls = 0, lc = 0; /* this thread's sums of sin, cos (at most 4 gpt terms) */
+  real xc[4], wc[4];
+  if (q < qe) {
+    sp_kur_load4(x + 4 * (size_t)q, xc);
+    sp_kur_load4(om + 4 * (size_t)q, wc);
+  }
+  for (; q < qe; q += SP_KUR_BLOCK) {
+    real xn[4], wn[4], z[4], x1[4];
+#if SP_KUR_PREFETCH
+    if (q + SP_KUR_BLOCK < qe) { /* the next group's loads in flight meanwhile */
+      sp_kur_load4(x + 4 * (size_t)(q + SP_KUR_BLOCK), xn);
+      sp_kur_load4(om + 4 * (size_t)(q + SP_KUR_BLOCK), wn);
+    }
+#endif
+    if (noisy) SP_KUR(sp_kur_normals_block)(a.seed, stream, kb + q, z);
     else z[0] = z[1] = z[2] = z[3] = 0;
 #pragma unroll
     for (int u = 0; u < 4; u++) {
       real s0, c0, st, ct;
       const real dW = sigma * z[u];
-      SP_KUR_SINCOS(x0[u], &s0, &c0);
-      const real F1 = SP_KUR(sp_kur_drift)(w[u], ginv, kn, SP_KUR(sp_kur_mean_field)(s0, c0, S0, C0));
-      const real xt = SP_KUR(sp_kur_predict)(x0[u], dt, F1, dW);
+      SP_KUR_SINCOS(xc[u], &s0, &c0);
+      const real F1 = SP_KUR(sp_kur_drift)(wc[u], ginv, kn, SP_KUR(sp_kur_mean_field)(s0, c0, S0, C0));
+      const real xt = SP_KUR(sp_kur_predict)(xc[u], dt, F1, dW);
       SP_KUR_SINCOS(xt, &st, &ct);
       if (!stage2) {
         x1[u] = xt;
       } else {
-        const real F2 = SP_KUR(sp_kur_drift)(w[u], ginv, kn, SP_KUR(sp_kur_mean_field)(st, ct, S1, C1));
-        x1[u] = SP_KUR(sp_kur_correct)(x0[u], hdt, F1, F2, dW);
+        const real F2 = SP_KUR(sp_kur_drift)(wc[u], ginv, kn, SP_KUR(sp_kur_mean_field)(st, ct, S1, C1));
+        x1[u] = SP_KUR(sp_kur_correct)(xc[u], hdt, F1, F2, dW);
         SP_KUR_SINCOS(x1[u], &st, &ct);
       }
-      if (4 * q + u < a.n) {
+      if (4 * q + u < n) { /* not the padding */
         ls += st;
         lc += ct;
       }
     }
     if (stage2) {
-      sp_kur_store4(x + 4 * q, x1);
+      sp_kur_store4(x + 4 * (size_t)q, x1);
       if (record && a.bins > 0)
         for (int u = 0; u < 4; u++)
-          if (4 * q + u < a.n) sp_kur_hist(a, s, kr, x1[u]);
+          if (4 * q + u < n) sp_kur_hist(a, s, kr, x1[u]);
     }
-    ps += (double)ls;
-    pc += (double)lc;
+#if SP_KUR_PREFETCH
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      xc[u] = xn[u];
+      wc[u] = wn[u];
+    }
+#else
+    if (q + SP_KUR_BLOCK < qe) {
+      sp_kur_load4(x + 4 * (size_t)(q + SP_KUR_BLOCK), xc);
+      sp_kur_load4(om + 4 * (size_t)(q + SP_KUR_BLOCK), wc);
+    }
+#endif
   }
-  sp_kur_finish(a, s, b, ps, pc, stage2 ? 0 : 2, record, kr);
+  sp_kur_finish(a, s, (int)b, (double)ls, (double)lc, stage2 ? 0 : 2, record, kr);
 }
 
 /* The sums of the phases x (the start, and record steps of the couplings
@@ -197,26 +271,24 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_measure_kernel
   const int b = (int)(blockIdx.x % (unsigned)a.bps);
   const real *x = a.x + s * a.npad;
   const uint64_t kr = a.step / a.record_every;
-  const uint64_t q0 = (uint64_t)b * SP_KUR_BLOCK * (uint64_t)a.gpt;
-  uint64_t qend = q0 + SP_KUR_BLOCK * (uint64_t)a.gpt;
-  double ps = 0, pc = 0;
-  if (qend > a.ng) qend = a.ng;
-  for (uint64_t q = q0 + threadIdx.x; q < qend; q += SP_KUR_BLOCK) {
-    real v[4], ls = 0, lc = 0;
-    sp_kur_load4(x + 4 * q, v);
+  const uint32_t n = (uint32_t)a.n, ng = (uint32_t)a.ng, span = SP_KUR_BLOCK * (uint32_t)a.gpt;
+  const uint32_t qe = ng - (uint32_t)b * span < span ? ng : (uint32_t)b * span + span;
+  real ls = 0, lc = 0;
+  for (uint32_t q = (uint32_t)b * span + threadIdx.x; q < qe; q += SP_KUR_BLOCK) {
+    real v[4];
+    sp_kur_load4(x + 4 * (size_t)q, v);
 #pragma unroll
     for (int u = 0; u < 4; u++) {
       real sv, cv;
       SP_KUR_SINCOS(v[u], &sv, &cv);
-      if (4 * q + u < a.n) {
+      if (4 * q + u < n) {
         ls += sv;
         lc += cv;
         if (a.bins > 0) sp_kur_hist(a, s, kr, v[u]);
       }
     }
-    ps += (double)ls;
-    pc += (double)lc;
   }
+  const double ps = (double)ls, pc = (double)lc;
   sp_kur_finish(a, s, b, ps, pc, 0, 1, kr);
 }
 

@@ -100,12 +100,20 @@ SP_FN SP_REAL SP_KUR(sp_kur_correct)(SP_REAL x, SP_REAL hdt, SP_REAL F1, SP_REAL
   return SP_KUR(sp_kur_reduce)(x + hdt * (F1 + F2) + dW);
 }
 
+/* The four normals of Philox block `block` of the steps' purpose: those of
+ * group q (oscillators 4q .. 4q + 3) at step k for block = k ng + q.  (The
+ * GPU adds q to k ng once per group: a 64-bit add, no multiply.) */
+SP_FN void SP_KUR(sp_kur_normals_block)(uint64_t seed, uint64_t stream, uint64_t block,
+                                        SP_REAL z[4]) {
+  sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_KURAMOTO_STEPS, stream, block);
+  SP_KUR_BM(r.x, r.y, &z[0], &z[1]);
+  SP_KUR_BM(r.z, r.w, &z[2], &z[3]);
+}
+
 /* The four normals of group q (oscillators 4q .. 4q + 3) at step k. */
 SP_FN void SP_KUR(sp_kur_normals)(uint64_t seed, uint64_t stream, uint64_t ng, uint64_t k,
                                   uint64_t q, SP_REAL z[4]) {
-  sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_KURAMOTO_STEPS, stream, k * ng + q);
-  SP_KUR_BM(r.x, r.y, &z[0], &z[1]);
-  SP_KUR_BM(r.z, r.w, &z[2], &z[3]);
+  SP_KUR(sp_kur_normals_block)(seed, stream, k * ng + q, z);
 }
 
 #ifndef SP_KUR_COMMON_DEFINED

@@ -19,6 +19,8 @@
 #undef SP_REAL_SINGLE
 
 #define KUR_BLOCK 256 /* SP_KUR_BLOCK of the kernels */
+#define KUR_GPT_MAX 8  /* groups of four oscillators per thread, at most */
+#define KUR_BPS_MIN 1024 /* blocks per system below which gpt is not raised */
 
 typedef struct {
   const char *key;
@@ -112,7 +114,6 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
   const char *pair_name = job->coupling == SP_KUR_PAIRS ? "sp_kur_pairs_kernel"
                           : job->coupling == SP_KUR_DENSE ? "sp_kur_dense_kernel"
                                                           : "sp_kur_sparse_kernel";
-  uint64_t target, per;
   size_t nstate;
   void *h;
   double *kn;
@@ -125,12 +126,17 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
     d->idle = 1;
     return SP_OK;
   }
-  /* reductions: about 32 blocks per multiprocessor in all, at least one
-   * group of four per thread */
-  target = (uint64_t)32 * (uint64_t)(d->info.multiprocessors > 0 ? d->info.multiprocessors : 1);
-  per = (m->ng + KUR_BLOCK - 1) / KUR_BLOCK; /* blocks per system at one group a thread */
+  /* reductions: a block covers KUR_BLOCK x gpt groups of four oscillators
+   * of one system.  gpt depends on n only (never on the systems per device
+   * or the device), so that every sum is added in the same order in any
+   * launch: the largest power of two up to KUR_GPT_MAX that leaves at least
+   * KUR_BPS_MIN blocks per system (n = 2^24: gpt 8, 2048 blocks).  Several
+   * groups per thread amortise the block's set-up and reduction and let a
+   * thread keep a load in flight while it computes (kuramoto.cu). */
   v->gpt = 1;
-  while (per * v->ns / (uint64_t)v->gpt > 8 * target && v->gpt < 64) v->gpt *= 2;
+  while (2 * v->gpt <= KUR_GPT_MAX &&
+         m->ng >= (uint64_t)KUR_BLOCK * (uint64_t)(2 * v->gpt) * KUR_BPS_MIN)
+    v->gpt *= 2;
   v->bps = (int)((m->ng + (uint64_t)KUR_BLOCK * v->gpt - 1) / ((uint64_t)KUR_BLOCK * v->gpt));
   v->tps = (unsigned)((m->npad + KUR_BLOCK - 1) / KUR_BLOCK);
   if ((uint64_t)v->bps * v->ns > 0x7fffffffu || (uint64_t)v->tps * v->ns > 0x7fffffffu)

@@ -202,3 +202,18 @@ test_that("a coarse dt warns and says the criterion", {
                  "sqrt\\(2 T dt / gamma\\) = 1.41", class = "statphysgpu_coarse_dt")
   expect_no_warning(kur(n = 10, K = 1, T = 0.1, dt = 0.01, steps = 2, seed = 1))
 })
+
+test_that("the GPU variant option is checked", {
+  old <- options(statphysgpu.kuramoto_variant = NULL)
+  on.exit(options(old))
+  expect_identical(statphysgpu:::kuramoto_variant("single"), "single")
+  expect_identical(statphysgpu:::kuramoto_variant("double"), "double")
+  options(statphysgpu.kuramoto_variant = "_np")
+  expect_identical(statphysgpu:::kuramoto_variant("single"), "single_np")
+  expect_identical(statphysgpu:::kuramoto_variant("double"), "double")
+  options(statphysgpu.kuramoto_variant = "_fast")
+  expect_error(statphysgpu:::kuramoto_variant("single"), "statphysgpu.kuramoto_variant")
+  # every variant named by the option is in the kernel registry
+  reg <- names(statphysgpu:::gpu_kernel_registry()$kuramoto$variants)
+  expect_true(all(c("single", "single_np", "single_lb6", "single_lb2", "double") %in% reg))
+})
