@@ -61,8 +61,13 @@
 #'   (up to 4074 atoms in mixed precision, 2037 in double).
 #' @param devices GPU ids, see [gpu_devices()].
 #' @param precision `"mixed"` (coordinates and pair terms in single
-#'   precision, every sum in double) or `"double"`; with `start`, the
-#'   precision of `start` unless given.
+#'   precision, every sum in double; on the GPU the pair terms use the
+#'   hardware's approximate reciprocal, inverse square root and exponential,
+#'   within 2 units in the last place) or `"double"` (on the GPU the CPU's
+#'   chains to rounding); with `start`, the precision of `start` unless
+#'   given. Option `statphysgpu.he4_variant` picks the GPU kernel variant (a
+#'   suffix: `"_fast_u4"` by default, `""` the exact-division kernels of
+#'   earlier versions; `bench/he4.R` compares them).
 #' @param pair_distribution Also accumulate the pair distribution
 #'   \eqn{g(r)} over the recorded measurements (100 bins over \eqn{[0, L/2)}).
 #' @param progress Show a progress bar.
@@ -218,12 +223,19 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
 }
 
 # The he4_vmc kernel variant (R/gpu.R) for a precision: the precision with
-# the suffix of option statphysgpu.he4_variant ("" by default); in double
-# precision only where such a variant exists ("_fast"), else "double".
+# the suffix of option statphysgpu.he4_variant ("_fast_u4" by default, the
+# fastest on an H100 in bench/RESULTS.md; "" the kernels before it); in
+# double precision the longest variant that exists of the suffix with
+# "_u4" or "_lb32" parts dropped ("double_fast"), else "double".
 he4_kernel_variant <- function(precision) {
-  v <- paste0(precision, getOption("statphysgpu.he4_variant", ""))
-  if (precision == "double" && !v %in% names(gpu_kernel_registry()$he4_vmc$variants))
-    "double" else v
+  suffix <- getOption("statphysgpu.he4_variant", "_fast_u4")
+  v <- paste0(precision, suffix)
+  if (precision == "double") {
+    reg <- names(gpu_kernel_registry()$he4_vmc$variants)
+    if (!v %in% reg) v <- paste0("double", gsub("_u4|_lb32", "", suffix))
+    if (!v %in% reg) v <- "double"
+  }
+  v
 }
 
 # Where the Aziz potential changes sign (A): pair cuts inside it are refused.

@@ -110,7 +110,7 @@ if (length(vs)) {
                 tab$variant[k], tab$me[k], sum(same)),
         tab$secs[k] * mean(tab$se_mK[same]^2), "s mK^2")
   }
-  options(statphysgpu.he4_variant = "")
+  options(statphysgpu.he4_variant = NULL)
   res <- do.call(rbind, rows)
   print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
   cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))

@@ -32,6 +32,7 @@ rows <- list()
 add <- function(metric, value, unit, device, note = "") {
   rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4), unit = unit,
                                           device = device, note = note)
+  message(sprintf("%-50s %11.4g %s  %s", metric, value, unit, note)) # as it comes
 }
 run <- function(model, init, steps, backend, precision, dt = 0.01, variant = "mixed") {
   withr::with_options(list(statphysgpu.lrmd_variant = variant),
