@@ -119,10 +119,11 @@ if (length(vs)) {
 
 # ---- walkers per SM at N = 512 -------------------------------------------
 # one warp per walker: the SM needs many walkers to hide latency; the
-# kernels with registers capped for 32 walkers per SM ("_lb32") and with
-# the partner loop unrolled 4 times ("_u4") are compared
+# kernels with the partner loop unrolled 4 times ("_u4") and the "_fast"
+# kernels (SP_VMC_FAST) are compared ("_lb32", registers capped for 32
+# walkers per SM, lost in earlier runs: bench/RESULTS.md)
 best <- 0; best_k <- 8; best_v <- ""
-for (v in c("", "_lb32", "_u4", "_lb32_u4")) {
+for (v in c("", "_u4", "_fast", "_fast_u4")) {
   options(statphysgpu.he4_variant = v)
   for (k in c(16, 24, 32)) {
     w <- k * sms
