@@ -252,8 +252,12 @@ static int lrmd_observe(lrmd_model *m) {
   for (a = 0; a < m->nslice; a++)
     if ((st = sp_gpu_stream_sync(m->sl[a]->d->id, m->sl[a]->d->stream))) return st;
   if (need_state)
-    for (w = 0; w < 4; w++)
-      if ((st = lrmd_gather(m, w, m->host + (size_t)w * n))) return st;
+    for (w = 0; w < 4; w++) {
+      if (job->model != SP_LRMD_GRAVITY2D && (w == 1 || w == 3)) /* zero in 1D */
+        memset(m->host + (size_t)w * n, 0, n * sizeof(double));
+      else if ((st = lrmd_gather(m, w, m->host + (size_t)w * n)))
+        return st;
+    }
   if (m->k % job->record_every == 0) {
     double K = 0, V = 0, X = 0, Y = 0, *rec = m->out->rec + SP_LRMD_NREC * (m->k / job->record_every);
     for (a = 0; a < m->nslice; a++) {
@@ -294,25 +298,29 @@ static int lrmd_observe(lrmd_model *m) {
   return SP_OK;
 }
 
-/* The part of the sources of each block of the pair pass: enough blocks to
- * fill the device (8 a multiprocessor), each part at least one tile. */
-static void lrmd_split(lrmd_slice *v, uint64_t n) {
-  const uint64_t target = (uint64_t)8 * (uint64_t)(v->d->info.multiprocessors > 0
-                                                      ? v->d->info.multiprocessors : 1);
-  uint64_t ns = 1, chunk = n;
-  if ((uint64_t)v->nb < target) {
-    ns = (target + v->nb - 1) / v->nb;
-    if (ns > LRMD_MAX_SPLIT) ns = LRMD_MAX_SPLIT;
-    chunk = (n + ns - 1) / ns;
-    chunk = (chunk + LRMD_BLOCK - 1) / LRMD_BLOCK * LRMD_BLOCK;
-    ns = (n + chunk - 1) / chunk;
+/* The parts of the sources of the pair pass: when the slice's tiles of
+ * targets fill less than one wave of blocks (resident blocks a
+ * multiprocessor x multiprocessors), as many parts as make one wave, so
+ * that no second, nearly empty wave follows (parts need not be whole
+ * tiles: the last tile of a part is short). */
+static int lrmd_split(lrmd_slice *v, uint64_t n) {
+  int bps = 0, st;
+  uint64_t slots, ns, chunk;
+  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, LRMD_BLOCK, 0, &bps))) return st;
+  if (bps < 1) bps = 1;
+  slots = (uint64_t)bps * (uint64_t)(v->d->info.multiprocessors > 0 ? v->d->info.multiprocessors : 1);
+  ns = slots / v->nb;
+  if (ns > LRMD_MAX_SPLIT) ns = LRMD_MAX_SPLIT;
+  if (ns > n / 32) ns = n / 32; /* parts of at least 32 sources */
+  if (ns < 2) {
+    v->nsplit = 1;
+    v->chunk = n;
+    return SP_OK;
   }
-  if (ns <= 1) {
-    ns = 1;
-    chunk = n;
-  }
-  v->nsplit = (int)ns;
+  chunk = (n + ns - 1) / ns;
+  v->nsplit = (int)((n + chunk - 1) / chunk);
   v->chunk = chunk;
+  return SP_OK;
 }
 
 /* The start, once every slice is set up: w of the start (ring, gravity2d),
@@ -332,6 +340,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   lrmd_slice *v = (lrmd_slice *)d->state;
   const uint64_t n = job->n;
   const size_t rb = lrmd_rb(job);
+  const int two_d = job->model == SP_LRMD_GRAVITY2D;
   uint64_t target, nb;
   size_t np;
   int st, a;
@@ -349,13 +358,13 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   v->nb_hmf = (unsigned)(nb < target ? nb : target);
   v->nsplit = 1;
   v->chunk = n;
-  if (job->model != SP_LRMD_HMF) lrmd_split(v, n);
   if ((st = sp_gpu_function(d->id, m->key, "sp_lrmd_hmf_kernel", &v->hmf)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_drift_kernel", &v->drift)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_kernel", &v->pairs)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
+  if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n))) return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
    * job that cannot fit fails with its size) */
   if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + 2 * n * rb,
@@ -378,9 +387,9 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   if (m->nslice > 1 && ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))))
     return st;
   if ((st = sp_gpu_to_device(d->id, v->q0, m->out->q0, n * sizeof(double))) ||
-      (st = sp_gpu_to_device(d->id, v->q1, m->out->q1, n * sizeof(double))) ||
       (st = sp_gpu_to_device(d->id, v->p0, m->out->p0, n * sizeof(double))) ||
-      (st = sp_gpu_to_device(d->id, v->p1, m->out->p1, n * sizeof(double))) ||
+      (two_d && (st = sp_gpu_to_device(d->id, v->q1, m->out->q1, n * sizeof(double)))) ||
+      (two_d && (st = sp_gpu_to_device(d->id, v->p1, m->out->p1, n * sizeof(double)))) ||
       (st = sp_gpu_memset0(d->id, v->count, sizeof(unsigned int))) ||
       (st = sp_gpu_memset0(d->id, v->sums, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double))))
     return st;
@@ -457,9 +466,12 @@ static int lrmd_collect(void *model, sp_gpu_dev *d, int interrupted) {
   (void)interrupted; /* the state is that after the last step made */
   if ((st = sp_gpu_stream_sync(d->id, d->stream)) ||
       (st = sp_gpu_to_host(d->id, out->q0 + v->i0, v->q0 + off, bytes)) ||
-      (st = sp_gpu_to_host(d->id, out->q1 + v->i0, v->q1 + off, bytes)) ||
-      (st = sp_gpu_to_host(d->id, out->p0 + v->i0, v->p0 + off, bytes)) ||
-      (st = sp_gpu_to_host(d->id, out->p1 + v->i0, v->p1 + off, bytes)))
+      (st = sp_gpu_to_host(d->id, out->p0 + v->i0, v->p0 + off, bytes)))
+    return st;
+  /* q1, p1 of the one-dimensional models: the zeros they came in as */
+  if (m->job->model == SP_LRMD_GRAVITY2D &&
+      ((st = sp_gpu_to_host(d->id, out->q1 + v->i0, v->q1 + off, bytes)) ||
+       (st = sp_gpu_to_host(d->id, out->p1 + v->i0, v->p1 + off, bytes))))
     return st;
   out->steps_done = m->k;
   return SP_OK;
