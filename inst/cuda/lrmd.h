@@ -33,7 +33,10 @@
  * evaluation reads of each particle (sin and cos of theta, or x and y) and
  * of each pair term, which is added into a double accumulator (paper 004:
  * "the force between two given particles is computed in single precision
- * but added in a double precision variable"). */
+ * but added in a double precision variable"); the GPU's "mixed" kernel adds
+ * each 8 consecutive pair terms in single precision first (lrmd.cu,
+ * SP_LRMD_GROUP: the energy errors measured are those of per-term double
+ * sums, bench/RESULTS.md). */
 
 #include "lrmd_args.h"
 #include "sp_math.h"
