@@ -76,7 +76,8 @@
 #' precision; on the GPU sums of 8 consecutive pair terms are formed in
 #' single precision and added into double accumulators (option
 #' `statphysgpu.lrmd_variant = "mixed_pair"` adds every pair term in double,
-#' the wording of paper 004; `bench/lrmd.R` compares their speed and energy
+#' the wording of paper 004; `"mixed_v4"` reads two sources a shared-memory
+#' load, not yet timed; `bench/lrmd.R` compares their speed and energy
 #' errors). `"double"` does everything in double.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
@@ -295,12 +296,14 @@ lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 
 # The kernel variant of lrmd.cu for a precision: "mixed" sums each group of
 # 8 pair terms in single precision (option statphysgpu.lrmd_variant =
-# "mixed_pair": every pair term added in double).
+# "mixed_pair": every pair term added in double; "mixed_v4": as "mixed",
+# two sources a shared-memory load).
 lrmd_variant <- function(precision) {
   if (precision == "double") return("double")
   v <- getOption("statphysgpu.lrmd_variant", "mixed")
-  if (!v %in% c("mixed", "mixed_pair")) {
-    sp_abort("option statphysgpu.lrmd_variant must be \"mixed\" or \"mixed_pair\".")
+  if (!is.character(v) || length(v) != 1 || !v %in% c("mixed", "mixed_pair", "mixed_v4")) {
+    sp_abort(paste0("option statphysgpu.lrmd_variant must be \"mixed\", \"mixed_pair\" ",
+                    "or \"mixed_v4\", not ", describe(v), "."))
   }
   v
 }

@@ -40,7 +40,7 @@ test_that("GPU mixed precision follows the CPU's mixed precision and double", {
     args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
                  record_every = 5, progress = FALSE)
     cpu <- do.call(lrmd, c(args, backend = "cpu", precision = "mixed"))
-    for (v in c("mixed", "mixed_pair")) {
+    for (v in c("mixed", "mixed_pair", "mixed_v4")) {
       withr::local_options(statphysgpu.lrmd_variant = v)
       gpu <- do.call(lrmd, c(args, backend = "gpu", precision = "mixed"))
       # single-precision sines and pair terms (the GPU's own): 1e-5

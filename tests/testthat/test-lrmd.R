@@ -301,3 +301,25 @@ test_that("print, summary and plots work", {
   skip_if_not_installed("ggplot2")
   for (w in c("order", "energy", "phase")) expect_s3_class(ggplot2::autoplot(x, w), "ggplot")
 })
+
+test_that("the GPU kernel variant follows option statphysgpu.lrmd_variant", {
+  v <- statphysgpu:::lrmd_variant
+  reg <- names(statphysgpu:::gpu_kernel_registry()$lrmd$variants)
+  withr::local_options(statphysgpu.lrmd_variant = NULL)
+  expect_identical(c(v("mixed"), v("double")), c("mixed", "double"))
+  for (x in c("mixed_pair", "mixed_v4")) {
+    withr::local_options(statphysgpu.lrmd_variant = x)
+    expect_identical(c(v("mixed"), v("double")), c(x, "double"))
+  }
+  withr::local_options(statphysgpu.lrmd_variant = "fast")
+  expect_error(v("mixed"), "must be \"mixed\", \"mixed_pair\" or \"mixed_v4\", not")
+  expect_setequal(reg, c("mixed", "mixed_v4", "mixed_pair", "double"))
+})
+
+test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
+  from <- statphysgpu:::lrmd_gpu_from
+  expect_identical(c(from("hmf"), from("ring"), from("gravity2d")), c(1e5, 2000, 2000))
+  skip_if(isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"]), "GPU present")
+  x <- lrmd("ring", init = ring_uniform(3000, seed = 1), dt = 0.01, steps = 1, progress = FALSE)
+  expect_identical(attr(x, "backend"), "cpu")
+})
