@@ -79,39 +79,7 @@ gpu_kernel_registry <- function() {
     # the measurement (he4_vmc.cu, SP_VMC_FAST; double_fast: the CPU's
     # chains, as double).  bench/he4.R compares; option
     # statphysgpu.he4_variant, a suffix: "" (mixed, double), "_fast", ...
-    he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE,
-                   variants = list(mixed = list(defines = c("SP_REAL=float",
-                                                            "SP_REAL_SINGLE=1"),
-                                                fast_math = FALSE),
-                                   mixed_lb32 = list(defines = c("SP_REAL=float",
-                                                                 "SP_REAL_SINGLE=1",
-                                                                 "SP_VMC_MINBLOCKS=32"),
-                                                     fast_math = FALSE),
-                                   mixed_u4 = list(defines = c("SP_REAL=float",
-                                                               "SP_REAL_SINGLE=1",
-                                                               "SP_VMC_UNROLL=4"),
-                                                   fast_math = FALSE),
-                                   mixed_lb32_u4 = list(defines = c("SP_REAL=float",
-                                                                    "SP_REAL_SINGLE=1",
-                                                                    "SP_VMC_MINBLOCKS=32",
-                                                                    "SP_VMC_UNROLL=4"),
-                                                        fast_math = FALSE),
-                                   double = list(defines = "SP_REAL=double",
-                                                 fast_math = FALSE),
-                                   mixed_fast = list(defines = c("SP_REAL=float",
-                                                                 "SP_REAL_SINGLE=1",
-                                                                 "SP_VMC_FAST=1",
-                                                                 "SP_HE4_APPROX=1"),
-                                                     fast_math = FALSE),
-                                   mixed_fast_u4 = list(defines = c("SP_REAL=float",
-                                                                    "SP_REAL_SINGLE=1",
-                                                                    "SP_VMC_FAST=1",
-                                                                    "SP_HE4_APPROX=1",
-                                                                    "SP_VMC_UNROLL=4"),
-                                                        fast_math = FALSE),
-                                   double_fast = list(defines = c("SP_REAL=double",
-                                                                  "SP_VMC_FAST=1"),
-                                                      fast_math = FALSE))),
+    he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE, variants = he4_variants()),
     # indep: per-clone p1 decisions (independent_clones = TRUE); lb6, lb8:
     # registers capped for 6 or 8 blocks of 256 threads per SM
     # (bench/xorsat.R compares them; option statphysgpu.xorsat_variant)
@@ -146,6 +114,21 @@ gpu_kernel_registry <- function() {
                                                   fast_math = FALSE),
                                 double = list(defines = "SP_REAL=double", fast_math = FALSE)))
   )
+}
+
+# he4_vmc.cu in each precision and tuning (see the registry).
+he4_variants <- function() {
+  v <- function(...) list(defines = c(...), fast_math = FALSE)
+  single <- c("SP_REAL=float", "SP_REAL_SINGLE=1")
+  fast <- c("SP_VMC_FAST=1", "SP_HE4_APPROX=1")
+  list(mixed = v(single),
+       mixed_lb32 = v(single, "SP_VMC_MINBLOCKS=32"),
+       mixed_u4 = v(single, "SP_VMC_UNROLL=4"),
+       mixed_lb32_u4 = v(single, "SP_VMC_MINBLOCKS=32", "SP_VMC_UNROLL=4"),
+       double = v("SP_REAL=double"),
+       mixed_fast = v(single, fast),
+       mixed_fast_u4 = v(single, fast, "SP_VMC_UNROLL=4"),
+       double_fast = v("SP_REAL=double", "SP_VMC_FAST=1"))
 }
 
 # kuramoto.cu: "single" and "double" and the tuning variants of the mean

@@ -5,8 +5,9 @@
 # hmf_caloric(0.69) -- for a time that grows with N, before it relaxes to
 # equilibrium.  M(t) for several N against the equilibrium value, as a PNG.
 #
-# CPU: N = 500 .. 10000 to t = 5000 (about half a minute on two cores).  GPU
-# (backend = "gpu", which awaits its first device run): N up to 1e6.
+# CPU: N = 500 .. 10000 to t = 5000 (about half a minute on two cores).  GPU:
+# N up to 1e6 to t = 1e4 (5e4 steps; an H100 makes 2.6e10 HMF
+# particle-steps a second, bench/RESULTS.md).
 library(statphysgpu)
 
 b <- sp_backends()

@@ -5,6 +5,20 @@ vmc_small <- function(backend, precision = "double", ...) {
           backend = backend, precision = precision, progress = FALSE, ...)
 }
 
+# Two runs of independent walkers with the same law: the energy means
+# differ by a normal variable of sd sqrt(se_a^2 + se_b^2), each from the
+# spread of the walkers' means, and so do the mean acceptances; accept
+# |z| < 4 for both.
+vmc_expect_same_law <- function(a, b) {
+  means <- function(x, col) vapply(split(x[[col]], x$walker), mean, 0)
+  for (col in c("energy", "acceptance")) {
+    ma <- means(a, col)
+    mb <- means(b, col)
+    z <- (mean(mb) - mean(ma)) / sqrt(stats::var(ma) / length(ma) + stats::var(mb) / length(mb))
+    expect_lt(abs(z), 4)
+  }
+}
+
 test_that("GPU double follows the CPU's chains block by block", {
   skip_if_no_gpu()
   live <- gpu_live_allocations()
@@ -47,21 +61,8 @@ test_that("mixed precision on the GPU has the CPU's energy in distribution", {
   skip_if_no_gpu()
   args <- list(64, walkers = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
                seed = 5, precision = "mixed", progress = FALSE)
-  cpu <- do.call(he4_vmc, c(args, backend = "cpu"))
-  gpu <- do.call(he4_vmc, c(args, backend = "gpu"))
-  # walkers are independent chains: the energy means of the two runs differ
-  # by a normal variable of sd sqrt(se_c^2 + se_g^2), each from the spread
-  # of the walkers' means; accept |z| < 4
-  se <- function(x) {
-    m <- vapply(split(x$energy, x$walker), mean, 0)
-    stats::sd(m) / sqrt(length(m))
-  }
-  z <- (mean(gpu$energy) - mean(cpu$energy)) / sqrt(se(cpu)^2 + se(gpu)^2)
-  expect_lt(abs(z), 4)
-  acc <- function(x) vapply(split(x$acceptance, x$walker), mean, 0)
-  za <- (mean(acc(gpu)) - mean(acc(cpu))) /
-    sqrt(stats::var(acc(gpu)) / 32 + stats::var(acc(cpu)) / 32)
-  expect_lt(abs(za), 4)
+  vmc_expect_same_law(do.call(he4_vmc, c(args, backend = "cpu")),
+                      do.call(he4_vmc, c(args, backend = "gpu")))
 })
 
 test_that("an interrupted GPU run returns its finished blocks and continues exactly", {
@@ -111,16 +112,6 @@ test_that("kernel variant _fast: double follows the CPU's chains, mixed its dist
   # mixed precision: the CPU's energy and acceptance in distribution
   args <- list(64, walkers = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
                seed = 5, precision = "mixed", progress = FALSE)
-  cpu <- do.call(he4_vmc, c(args, backend = "cpu"))
-  gpu <- do.call(he4_vmc, c(args, backend = "gpu"))
-  se <- function(x) {
-    m <- vapply(split(x$energy, x$walker), mean, 0)
-    stats::sd(m) / sqrt(length(m))
-  }
-  z <- (mean(gpu$energy) - mean(cpu$energy)) / sqrt(se(cpu)^2 + se(gpu)^2)
-  expect_lt(abs(z), 4)
-  acc <- function(x) vapply(split(x$acceptance, x$walker), mean, 0)
-  za <- (mean(acc(gpu)) - mean(acc(cpu))) /
-    sqrt(stats::var(acc(gpu)) / 32 + stats::var(acc(cpu)) / 32)
-  expect_lt(abs(za), 4)
+  vmc_expect_same_law(do.call(he4_vmc, c(args, backend = "cpu")),
+                      do.call(he4_vmc, c(args, backend = "gpu")))
 })
