@@ -99,15 +99,16 @@ gpu_kernel_registry <- function() {
     kuramoto = list(file = "kuramoto.cu", toolkit = FALSE, variants = kuramoto_variants()),
     # mixed: single-precision pair terms and sincos, sums of 8 pair terms
     # in single, double accumulators; mixed_pair: every pair term added in
-    # double; mixed_v4: as mixed, two sources a shared-memory load (not yet
-    # timed on a GPU) (option statphysgpu.lrmd_variant)
+    # double; mixed_ftz: as mixed, the hardware's reciprocal (square root)
+    # without subnormal handling, the same numbers (not yet timed on a GPU)
+    # (option statphysgpu.lrmd_variant)
     lrmd = list(file = "lrmd.cu", toolkit = FALSE,
                 variants = list(mixed = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
                                                          "SP_LRMD_GROUP=8"),
                                              fast_math = FALSE),
-                                mixed_v4 = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
-                                                            "SP_LRMD_GROUP=8", "SP_LRMD_V4=1"),
-                                                fast_math = FALSE),
+                                mixed_ftz = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
+                                                             "SP_LRMD_GROUP=8", "SP_LRMD_FTZ=1"),
+                                                 fast_math = FALSE),
                                 mixed_pair = list(defines = c("SP_REAL=float",
                                                               "SP_REAL_SINGLE=1",
                                                               "SP_LRMD_GROUP=1"),

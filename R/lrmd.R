@@ -76,9 +76,14 @@
 #' precision; on the GPU sums of 8 consecutive pair terms are formed in
 #' single precision and added into double accumulators (option
 #' `statphysgpu.lrmd_variant = "mixed_pair"` adds every pair term in double,
-#' the wording of paper 004; `"mixed_v4"` reads two sources a shared-memory
-#' load, not yet timed; `bench/lrmd.R` compares their speed and energy
-#' errors). `"double"` does everything in double.
+#' the wording of paper 004; `"mixed_ftz"` gives `"mixed"`'s numbers with
+#' the hardware's reciprocal square root and reciprocal alone, without their
+#' subnormal handling, not yet timed; `bench/lrmd.R` compares their speed
+#' and energy errors). In mixed precision the softening must be at least
+#' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
+#' a particle with itself or a close neighbour carries rounding of
+#' \eqn{10^{-7}}) and \eqn{10^{-18}} for gravity2d (its square a normal
+#' single-precision number); use `"double"` below. `"double"` does everything in double.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
@@ -155,6 +160,13 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
   if (!is.null(prev) && missing(softening)) softening <- attr(prev, "params")$softening
   softening <- check_positive(softening, "softening", len = 1, call = call)
+  soft_min <- c(hmf = 0, ring = 1e-4, gravity2d = 1e-18)[[model]]
+  prec_in <- if (is.character(precision) && length(precision) == 1) precision else "mixed"
+  if (prec_in == "mixed" && softening < soft_min) {
+    sp_abort(sprintf(paste0("`softening` = %g is below %.0e, the least the %s model allows in mixed ",
+                            "precision (single-precision pair terms); use precision = \"double\"."),
+                     softening, soft_min, model), call = call)
+  }
   nsnap <- if (is.null(snapshots)) 0 else length(snapshots)
   n_est <- if (!missing(n)) n else if (!is.null(prev)) nrow(attr(prev, "state")) else
     if (!missing(init) && !is.null(nrow(init))) nrow(init) else 2
@@ -296,14 +308,14 @@ lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 
 # The kernel variant of lrmd.cu for a precision: "mixed" sums each group of
 # 8 pair terms in single precision (option statphysgpu.lrmd_variant =
-# "mixed_pair": every pair term added in double; "mixed_v4": as "mixed",
-# two sources a shared-memory load).
+# "mixed_pair": every pair term added in double; "mixed_ftz": "mixed"'s
+# numbers, the hardware reciprocal (square root) without subnormal handling).
 lrmd_variant <- function(precision) {
   if (precision == "double") return("double")
   v <- getOption("statphysgpu.lrmd_variant", "mixed")
-  if (!is.character(v) || length(v) != 1 || !v %in% c("mixed", "mixed_pair", "mixed_v4")) {
+  if (!is.character(v) || length(v) != 1 || !v %in% c("mixed", "mixed_pair", "mixed_ftz")) {
     sp_abort(paste0("option statphysgpu.lrmd_variant must be \"mixed\", \"mixed_pair\" ",
-                    "or \"mixed_v4\", not ", describe(v), "."))
+                    "or \"mixed_ftz\", not ", describe(v), "."))
   }
   v
 }

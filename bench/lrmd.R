@@ -20,8 +20,9 @@
 # interactions/s = 3 n^2 steps / s.  Targets: 80 per cent of the ceilings of
 # REFERENCES.md section 8 (ring 2.15e12, gravity2d 3.1e12 pairs/s).  Mixed
 # precision in three variants: "mixed" (sums of 8 pair terms in single, then
-# double), "mixed_v4" (the same, two sources a shared-memory load) and
-# "mixed_pair" (every pair term added in double).
+# double), "mixed_ftz" (the same numbers, the hardware's reciprocal and
+# reciprocal square root without subnormal handling) and "mixed_pair"
+# (every pair term added in double).
 suppressPackageStartupMessages(library(statphysgpu))
 what <- commandArgs(TRUE)[1]
 if (is.na(what)) what <- "all"
@@ -72,7 +73,7 @@ if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$ba
     for (n in c(1e4, 1e5, 1e6)) {
       w <- starts(model, n)
       s <- max(1, round(1e12 / (3 * n^2)))
-      for (v in c("mixed", "mixed_v4", "mixed_pair", if (n <= 1e5) "double")) {
+      for (v in c("mixed", "mixed_ftz", "mixed_pair", if (n <= 1e5) "double")) {
         prec <- if (v == "double") "double" else "mixed"
         rate <- 3 * n^2 / per_step(model, w, s, prec, v)
         add(sprintf("%s n = %g, %s", model, n, v), rate, "pair interactions/s", dev,

@@ -83,16 +83,6 @@
  * flush to 0). */
 #  ifndef SP_HE4_APPROX_FNS
 #    define SP_HE4_APPROX_FNS
-SP_FN float sp_he4_rsqrt_approx(float x) {
-  float y;
-  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-SP_FN float sp_he4_rcp_approx(float x) {
-  float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
 SP_FN float sp_he4_exp_approx(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
@@ -101,8 +91,8 @@ SP_FN float sp_he4_exp_approx(float x) {
 #  endif
 #  undef SP_HE4_EXP
 #  define SP_HE4_EXP sp_he4_exp_approx
-#  define SP_HE4_RSQRT(x) sp_he4_rsqrt_approx(x)
-#  define SP_HE4_RCP(x) sp_he4_rcp_approx(x)
+#  define SP_HE4_RSQRT(x) sp_rsqrt_ftz_f(x)
+#  define SP_HE4_RCP(x) sp_rcp_ftz_f(x)
 #elif SP_CUDA && defined(SP_REAL_SINGLE)
 #  define SP_HE4_RSQRT(x) rsqrtf(x)
 #  define SP_HE4_RCP(x) __frcp_rn(x)

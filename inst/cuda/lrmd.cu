@@ -7,8 +7,8 @@
  * SP_REAL=double; SP_LRMD_GROUP (mixed only) is how many consecutive pair
  * terms are added in SP_REAL before their sum goes into the double
  * accumulator (1: every pair term added in double, paper 004's wording);
- * SP_LRMD_V4 (mixed, groups of an even size) reads two sources a
- * shared-memory load.
+ * SP_LRMD_FTZ (mixed) takes the pair terms' reciprocal (square root) from
+ * the hardware alone, without the subnormal handling (lrmd.h).
  *
  * Every kernel updates the particles of one slice [i0, i1) of the system
  * (the engine runs one slice per device, or several on one device).
@@ -185,11 +185,7 @@ template <int ENERGY, int MODEL>
 __device__ __forceinline__ void sp_lrmd_pair_sums(const sp_lrmd_kargs &a, uint64_t i, bool valid,
                                                   uint64_t j0, uint64_t j1, double *s0,
                                                   double *s1) {
-#if defined(SP_LRMD_V4) && defined(SP_REAL_SINGLE)
-  __shared__ __align__(16) real2 tile[SP_LRMD_BLOCK];
-#else
   __shared__ real2 tile[SP_LRMD_BLOCK];
-#endif
   const real2 *w = reinterpret_cast<const real2 *>(a.w);
   real2 wi;
   if (valid) wi = w[i];
@@ -206,20 +202,6 @@ __device__ __forceinline__ void sp_lrmd_pair_sums(const sp_lrmd_kargs &a, uint64
     if (SP_LRMD_GROUP > 1) {
       for (; k + SP_LRMD_GROUP <= m; k += SP_LRMD_GROUP) {
         real g0 = 0, g1 = 0;
-#if defined(SP_LRMD_V4) && defined(SP_REAL_SINGLE)
-        /* two sources a shared-memory load (LDS.128; k is even) */
-#pragma unroll
-        for (int u = 0; u < SP_LRMD_GROUP; u += 2) {
-          const float4 q = reinterpret_cast<const float4 *>(tile)[(k + u) >> 1];
-          real x, y;
-          sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, make_float2(q.x, q.y), eps, eps2, &x, &y);
-          g0 += x;
-          if (MODEL != SP_LRMD_RING) g1 += y;
-          sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, make_float2(q.z, q.w), eps, eps2, &x, &y);
-          g0 += x;
-          if (MODEL != SP_LRMD_RING) g1 += y;
-        }
-#else
 #pragma unroll
         for (int u = 0; u < SP_LRMD_GROUP; u++) {
           real x, y;
@@ -227,7 +209,6 @@ __device__ __forceinline__ void sp_lrmd_pair_sums(const sp_lrmd_kargs &a, uint64
           g0 += x;
           if (MODEL != SP_LRMD_RING) g1 += y;
         }
-#endif
         acc0 += (double)g0;
         if (MODEL != SP_LRMD_RING) acc1 += (double)g1;
       }

@@ -56,7 +56,15 @@
 #  define SP_LR(name) SP_LR_CAT(name, _f)
 #  define SP_LR_SINCOS sp_sincos_f
 #  define SP_LR_LOG sp_log_f
-#  if SP_CUDA
+#  if SP_CUDA && defined(SP_LRMD_FTZ)
+/* The variant "mixed_ftz": rsqrt.approx and rcp.approx alone.  Their
+ * arguments here are at least eps (ring) or eps^2 (gravity2d), normal
+ * numbers (lrmd() checks the softening), where these give rsqrtf's and
+ * __fdividef(1, x)'s results bit for bit, three or four instructions a pair
+ * cheaper. */
+#    define SP_LR_RSQRT(x) sp_rsqrt_ftz_f(x)
+#    define SP_LR_RCP(x) sp_rcp_ftz_f(x)
+#  elif SP_CUDA
 #    define SP_LR_RSQRT(x) rsqrtf(x)
 #    define SP_LR_RCP(x) __fdividef(1.0f, x)
 #  else

@@ -40,7 +40,7 @@ test_that("GPU mixed precision follows the CPU's mixed precision and double", {
     args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
                  record_every = 5, progress = FALSE)
     cpu <- do.call(lrmd, c(args, backend = "cpu", precision = "mixed"))
-    for (v in c("mixed", "mixed_pair", "mixed_v4")) {
+    for (v in c("mixed", "mixed_pair", "mixed_ftz")) {
       withr::local_options(statphysgpu.lrmd_variant = v)
       gpu <- do.call(lrmd, c(args, backend = "gpu", precision = "mixed"))
       # single-precision sines and pair terms (the GPU's own): 1e-5
@@ -94,6 +94,18 @@ test_that("a GPU job that does not fit fails with its size and frees everything"
   .Call(statphysgpu:::C_sp_r_gpu_release_test, hold)
   expect_identical(gpu_live_allocations(), live)
   expect_identical(as.data.frame(small()), as.data.frame(ref))
+})
+
+test_that("variant mixed_ftz gives mixed's numbers bit for bit", {
+  skip_if_no_gpu()
+  for (cs in lr_gpu_cases()[-(1:2)]) { # ring and gravity2d
+    args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
+                 record_every = 5, backend = "gpu", precision = "mixed", progress = FALSE)
+    ref <- withr::with_options(list(statphysgpu.lrmd_variant = "mixed"), do.call(lrmd, args))
+    ftz <- withr::with_options(list(statphysgpu.lrmd_variant = "mixed_ftz"), do.call(lrmd, args))
+    expect_identical(as.data.frame(ftz), as.data.frame(ref))
+    expect_identical(attr(ftz, "state"), attr(ref, "state"))
+  }
 })
 
 test_that("HMF's fused drifts change no bit: records every step or once give one state", {

@@ -307,13 +307,13 @@ test_that("the GPU kernel variant follows option statphysgpu.lrmd_variant", {
   reg <- names(statphysgpu:::gpu_kernel_registry()$lrmd$variants)
   withr::local_options(statphysgpu.lrmd_variant = NULL)
   expect_identical(c(v("mixed"), v("double")), c("mixed", "double"))
-  for (x in c("mixed_pair", "mixed_v4")) {
+  for (x in c("mixed_pair", "mixed_ftz")) {
     withr::local_options(statphysgpu.lrmd_variant = x)
     expect_identical(c(v("mixed"), v("double")), c(x, "double"))
   }
   withr::local_options(statphysgpu.lrmd_variant = "fast")
-  expect_error(v("mixed"), "must be \"mixed\", \"mixed_pair\" or \"mixed_v4\", not")
-  expect_setequal(reg, c("mixed", "mixed_v4", "mixed_pair", "double"))
+  expect_error(v("mixed"), "must be \"mixed\", \"mixed_pair\" or \"mixed_ftz\", not")
+  expect_setequal(reg, c("mixed", "mixed_ftz", "mixed_pair", "double"))
 })
 
 test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
@@ -322,4 +322,17 @@ test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles"
   skip_if(isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"]), "GPU present")
   x <- lrmd("ring", init = ring_uniform(3000, seed = 1), dt = 0.01, steps = 1, progress = FALSE)
   expect_identical(attr(x, "backend"), "cpu")
+})
+
+test_that("mixed precision refuses softenings its pair terms cannot resolve", {
+  expect_error(lrmd("ring", n = 10, dt = 0.1, steps = 1, softening = 1e-5, backend = "cpu",
+                    progress = FALSE),
+               "`softening` = 1e-05 is below 1e-04, the least the ring model allows in mixed")
+  expect_error(lrmd("gravity2d", n = 10, dt = 0.1, steps = 1, softening = 1e-20,
+                    backend = "cpu", progress = FALSE), "below 1e-18")
+  x <- lrmd("ring", n = 10, dt = 0.1, steps = 1, softening = 1e-5, backend = "cpu",
+            precision = "double", progress = FALSE)
+  expect_true(all(is.finite(x$total)))
+  expect_s3_class(lrmd("hmf", n = 10, dt = 0.1, steps = 1, softening = 1e-30, backend = "cpu",
+                       progress = FALSE), "lrmd_run")
 })
