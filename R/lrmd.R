@@ -61,6 +61,12 @@
 #' \eqn{10^5} particles for HMF and 2000 for ring and gravity2d (below, a
 #' step is a few microseconds of kernel launches).
 #'
+#' Option `statphysgpu.lrmd_fused = TRUE` makes the ring and gravity2d
+#' engine kick and drift inside the pair pass (one launch a force evaluation
+#' instead of three, for small systems where launches cost): the same
+#' numbers bit for bit; written for the next GPU run, not yet run on a
+#' device.
+#'
 #' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
 #' one slice per device; each device updates its slice and the devices
 #' exchange, every stage, what the next force evaluation needs (HMF: each
@@ -225,7 +231,9 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   state <- c(st[[1]], if (two_d) st[[2]] else double(n), st[[if (two_d) 3 else 2]],
              if (two_d) st[[4]] else double(n))
   res <- sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(steps, record_every),
-                 fr$precision == "mixed", state, as.double(snap_steps),
+                 as.integer(c(fr$precision == "mixed",
+                              isTRUE(getOption("statphysgpu.lrmd_fused", FALSE)))),
+                 state, as.double(snap_steps),
                  kernel = "lrmd", variant = lrmd_variant(fr$precision))
   rec <- matrix(res$rec, nrow = 4)
   keep <- !is.na(rec[1, ])

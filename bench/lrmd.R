@@ -22,7 +22,8 @@
 # precision in three variants: "mixed" (sums of 8 pair terms in single, then
 # double), "mixed_ftz" (the same numbers, the hardware's reciprocal and
 # reciprocal square root without subnormal handling) and "mixed_pair"
-# (every pair term added in double).
+# (every pair term added in double); "+fused": the kick and the drift in the
+# pair pass (three launches a step instead of ten).
 suppressPackageStartupMessages(library(statphysgpu))
 what <- commandArgs(TRUE)[1]
 if (is.na(what)) what <- "all"
@@ -36,8 +37,11 @@ add <- function(metric, value, unit, device, note = "") {
                                           device = device, note = note)
   message(sprintf("%-50s %11.4g %s  %s", metric, value, unit, note)) # as it comes
 }
+# variant: a kernel variant of lrmd.cu, "+fused" appended for the fused
+# pair pass (option statphysgpu.lrmd_fused)
 run <- function(model, init, steps, backend, precision, dt = 0.01, variant = "mixed") {
-  withr::with_options(list(statphysgpu.lrmd_variant = variant),
+  withr::with_options(list(statphysgpu.lrmd_variant = sub("[+]fused$", "", variant),
+                           statphysgpu.lrmd_fused = grepl("[+]fused$", variant)),
                       lrmd(model, init = init, dt = dt, steps = steps, record_every = steps,
                            backend = backend, precision = precision, progress = FALSE))
 }
@@ -73,7 +77,8 @@ if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$ba
     for (n in c(1e4, 1e5, 1e6)) {
       w <- starts(model, n)
       s <- max(1, round(1e12 / (3 * n^2)))
-      for (v in c("mixed", "mixed_ftz", "mixed_pair", if (n <= 1e5) "double")) {
+      for (v in c("mixed", "mixed_ftz", "mixed_ftz+fused", "mixed_pair",
+                  if (n <= 1e5) "double")) {
         prec <- if (v == "double") "double" else "mixed"
         rate <- 3 * n^2 / per_step(model, w, s, prec, v)
         add(sprintf("%s n = %g, %s", model, n, v), rate, "pair interactions/s", dev,

@@ -142,22 +142,31 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
   }
 }
 
+/* Ring, gravity2d: the drift of particle i by c (with `fuse`, then by c2:
+ * two roundings, as two drift passes make), then what the pair pass reads,
+ * into w[i]. */
+__device__ __forceinline__ void sp_lrmd_drift1(const sp_lrmd_kargs &a, uint64_t i, int fuse,
+                                               real2 *w) {
+  const int two_d = a.model == SP_LRMD_GRAVITY2D;
+  double q0 = a.q0[i] + a.c * a.p0[i], q1 = 0;
+  real2 t;
+  if (fuse) q0 = q0 + a.c2 * a.p0[i];
+  a.q0[i] = q0;
+  if (two_d) {
+    q1 = a.q1[i] + a.c * a.p1[i];
+    if (fuse) q1 = q1 + a.c2 * a.p1[i];
+    a.q1[i] = q1;
+  }
+  SP_LR(sp_lrmd_prepare)(a.model, q0, q1, &t.x, &t.y);
+  w[i] = t;
+}
+
 /* Ring, gravity2d: drift by c, then what the pair pass reads, into w. */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_drift_kernel(const sp_lrmd_kargs a) {
   const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
-  const int two_d = a.model == SP_LRMD_GRAVITY2D;
   real2 *w = reinterpret_cast<real2 *>(a.w);
-  for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride) {
-    double q0 = a.q0[i] + a.c * a.p0[i], q1 = 0;
-    real2 t;
-    a.q0[i] = q0;
-    if (two_d) {
-      q1 = a.q1[i] + a.c * a.p1[i];
-      a.q1[i] = q1;
-    }
-    SP_LR(sp_lrmd_prepare)(a.model, q0, q1, &t.x, &t.y);
-    w[i] = t;
-  }
+  for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride)
+    sp_lrmd_drift1(a, i, 0, w);
 }
 
 /* One pair term of target (wi0, wi1) from source t: ENERGY 0, the force
@@ -262,6 +271,57 @@ __device__ __forceinline__ void sp_lrmd_pairs(const sp_lrmd_kargs &a) {
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel(const sp_lrmd_kargs a) {
   if (a.model == SP_LRMD_RING) sp_lrmd_pairs<SP_LRMD_RING>(a);
   else sp_lrmd_pairs<SP_LRMD_GRAVITY2D>(a);
+}
+
+/* The fused pair pass: forces on the targets from the sources' w, the kick
+ * by d, the drift by c (and c2 with fuse) and the drifted particles' w2 --
+ * one launch a force evaluation instead of three (drift, pairs, kick).  w2
+ * is another buffer than w, since other blocks still read w.  With several
+ * parts the last part to finish for a tile of targets (a counter per tile,
+ * the threadFenceReduction pattern) adds the parts in order and goes on.
+ * Every number is that of the separate passes. */
+template <int MODEL>
+__device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
+  __shared__ bool last;
+  const unsigned tiles = gridDim.x / (unsigned)a.nsplit;
+  const unsigned part = blockIdx.x / tiles, tile = blockIdx.x % tiles;
+  const uint64_t i = a.i0 + (uint64_t)tile * SP_LRMD_BLOCK + threadIdx.x;
+  const bool valid = i < a.i1;
+  const uint64_t j0 = (uint64_t)part * a.chunk;
+  const uint64_t j1 = a.nsplit == 1 || j0 + a.chunk > a.n ? a.n : j0 + a.chunk;
+  real2 *w2 = reinterpret_cast<real2 *>(a.w2);
+  double f0, f1;
+  sp_lrmd_pair_sums<0, MODEL>(a, i, valid, j0, j1, &f0, &f1);
+  if (a.nsplit > 1) {
+    if (valid) {
+      a.fpart[(2 * (uint64_t)part) * a.n + i] = f0;
+      a.fpart[(2 * (uint64_t)part + 1) * a.n + i] = f1;
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(a.tcount + tile, 1u) == (unsigned)a.nsplit - 1u;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (threadIdx.x == 0) a.tcount[tile] = 0;
+    if (!valid) return;
+    {
+      const volatile double *fp = a.fpart;
+      f0 = f1 = 0;
+      for (int k = 0; k < a.nsplit; k++) {
+        f0 += fp[(2 * (uint64_t)k) * a.n + i];
+        f1 += fp[(2 * (uint64_t)k + 1) * a.n + i];
+      }
+    }
+  }
+  if (!valid) return;
+  sp_lrmd_pair_kick(a, i, f0, f1);
+  sp_lrmd_drift1(a, i, a.fuse, w2);
+}
+
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_fused_kernel(const sp_lrmd_kargs a) {
+  if (a.model == SP_LRMD_RING) sp_lrmd_pairs_fused<SP_LRMD_RING>(a);
+  else sp_lrmd_pairs_fused<SP_LRMD_GRAVITY2D>(a);
 }
 
 /* Ring, gravity2d with nsplit > 1: the parts' force sums in part order, then

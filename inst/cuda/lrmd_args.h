@@ -59,8 +59,12 @@ typedef struct {
   int32_t slice;               /* this slice's index */
   int32_t nslice;              /* slices of the system */
   int32_t pad_;
+  /* the fused pair pass (sp_lrmd_pairs_fused_kernel): after the kick, the
+   * drift by c (and c2 with fuse) and what the next pass reads, into w2 */
+  SP_DPTR(sp_lrmd_real) w2;    /* 2 n: w of the drifted positions */
+  SP_DPTR(unsigned int) tcount; /* nsplit > 1: parts finished per tile of targets */
 } sp_lrmd_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 176, "sp_lrmd_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 192, "sp_lrmd_kargs layout");
 
 #endif /* SP_LRMD_ARGS_H */

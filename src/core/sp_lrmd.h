@@ -32,6 +32,8 @@ typedef struct {
   double dt, eps;             /* step, softening */
   uint64_t steps, record_every;
   int single;                 /* 1: the "mixed" precision (lrmd.h) */
+  int fused;                  /* GPU, ring and gravity2d: 1 to kick and drift in the
+                                 pair pass (one launch a force evaluation) */
   const uint64_t *snap_steps; /* nsnap steps (ascending, <= steps) */
   int nsnap;
 } sp_lrmd_job;

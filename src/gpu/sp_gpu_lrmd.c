@@ -23,7 +23,10 @@
  * sums (and, for gravity2d, the positions for the half-mass radius) or the
  * phase space are read back when the round is polled, and combined on the
  * host in slice and block order.  HMF fuses the last drift of a step with
- * the first of the next inside a round (bitwise the same as two passes). */
+ * the first of the next inside a round (bitwise the same as two passes).
+ * With job->fused, ring and gravity2d kick and drift in the pair pass
+ * (sp_lrmd_pairs_fused_kernel, w double-buffered): three launches a step
+ * instead of ten, the same numbers. */
 #include "sp_gpu_lrmd.h"
 
 #include <math.h>
@@ -43,8 +46,9 @@
 /* One slice (the per-device state of the driver). */
 typedef struct {
   sp_gpu_dev *d;
-  CUfunction hmf, drift, pairs, kick, energy;
-  CUdeviceptr q0, q1, p0, p1, w, partial, sums, count, fpart;
+  CUfunction hmf, drift, pairs, fused, kick, energy;
+  CUdeviceptr q0, q1, p0, p1, partial, sums, count, fpart, tcount;
+  CUdeviceptr w[2]; /* w, and with the fused pair pass a second buffer */
   CUevent ev_w, ev_use;
   uint64_t i0, i1;
   unsigned nb;     /* blocks of a pass over the slice's particles */
@@ -58,6 +62,7 @@ typedef struct {
   const sp_lrmd_job *job;
   sp_lrmd_out *out;
   int nslice, nready;
+  int cur; /* the buffer of w that holds the current positions' (0, 1) */
   lrmd_slice *sl[SP_GPU_MAX_DEVICES];
   uint64_t k;     /* steps enqueued */
   uint64_t k_obs; /* the last step observed (records, snapshots), or UINT64_MAX */
@@ -77,7 +82,9 @@ static sp_lrmd_kargs lrmd_args(const lrmd_model *m, const lrmd_slice *v) {
   a.q1 = v->q1;
   a.p0 = v->p0;
   a.p1 = v->p1;
-  a.w = v->w;
+  a.w = v->w[m->cur];
+  a.w2 = v->w[1 - m->cur];
+  a.tcount = v->tcount;
   a.partial = v->partial;
   a.sums = v->sums;
   a.count = v->count;
@@ -127,8 +134,8 @@ static int lrmd_wait_others(lrmd_model *m, int which) {
   return SP_OK;
 }
 
-/* Copy slice a's part of w (bytes from offset `off` of each w, or the
- * 16 bytes of sums slot `slot`) to every other slice, then record ev_w. */
+/* Copy slice a's part of w (buffer m->cur), or the 16 bytes of its sums
+ * slot `slot`, to every other slice, then record ev_w. */
 static int lrmd_share(lrmd_model *m, lrmd_slice *va, int slot) {
   const size_t rb = lrmd_rb(m->job);
   int b, st;
@@ -140,7 +147,8 @@ static int lrmd_share(lrmd_model *m, lrmd_slice *va, int slot) {
     if (slot < 0) {
       off = (size_t)va->i0 * 2 * rb;
       bytes = (size_t)(va->i1 - va->i0) * 2 * rb;
-      st = sp_gpu_copy_async(va->d->id, vb->w + off, va->w + off, bytes, va->d->stream);
+      st = sp_gpu_copy_async(va->d->id, vb->w[m->cur] + off, va->w[m->cur] + off, bytes,
+                             va->d->stream);
     } else {
       off = (size_t)(2 * (va->d->index * SP_LRMD_SLOTS + slot)) * sizeof(double);
       st = sp_gpu_copy_async(va->d->id, vb->sums + off, va->sums + off, 2 * sizeof(double),
@@ -207,6 +215,34 @@ static int lrmd_pair_kick(lrmd_model *m, double d) {
     if (m->nslice > 1 && (st = sp_gpu_event_record(v->d->id, v->ev_use, v->d->stream))) return st;
   }
   return SP_OK;
+}
+
+/* Ring, gravity2d with the fused pair pass: forces, the kick by d and the
+ * drift by c (and c2 with fuse) on every slice, w of the drifted positions
+ * into the other buffer, shared; that buffer becomes the current one. */
+static int lrmd_pair_fused(lrmd_model *m, double d, double c, int fuse, double c2) {
+  int a, st;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *v = m->sl[a];
+    sp_lrmd_kargs g = lrmd_args(m, v);
+    g.d = d;
+    g.c = c;
+    g.fuse = fuse;
+    g.c2 = fuse ? c2 : 0.0;
+    if ((st = sp_gpu_activate(v->d->id)) ||
+        (st = lrmd_launch1(v, v->fused, v->nb * (unsigned)v->nsplit, &g,
+                           "sp_lrmd_pairs_fused_kernel")))
+      return st;
+    if (m->nslice > 1 && (st = sp_gpu_event_record(v->d->id, v->ev_use, v->d->stream))) return st;
+  }
+  m->cur = 1 - m->cur;
+  if (m->nslice == 1) return SP_OK;
+  /* the others are done with their buffers: copy into them, then wait for
+   * the others' copies */
+  if ((st = lrmd_wait_others(m, 1))) return st;
+  for (a = 0; a < m->nslice; a++)
+    if ((st = sp_gpu_activate(m->sl[a]->d->id)) || (st = lrmd_share(m, m->sl[a], -1))) return st;
+  return lrmd_wait_others(m, 0);
 }
 
 /* Enqueue the record kernels when step m->k records. */
@@ -341,6 +377,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   const uint64_t n = job->n;
   const size_t rb = lrmd_rb(job);
   const int two_d = job->model == SP_LRMD_GRAVITY2D;
+  const int fused = job->fused && job->model != SP_LRMD_HMF;
   uint64_t target, nb;
   size_t np;
   int st, a;
@@ -361,19 +398,21 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_function(d->id, m->key, "sp_lrmd_hmf_kernel", &v->hmf)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_drift_kernel", &v->drift)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_kernel", &v->pairs)) ||
+      (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_fused_kernel", &v->fused)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
   if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n))) return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
    * job that cannot fit fails with its size) */
-  if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + 2 * n * rb,
+  if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + (fused ? 4 : 2) * n * rb,
                              "the phase space (positions, momenta, force inputs)", &v->q0)))
     return st;
   v->q1 = v->q0 + n * sizeof(double);
   v->p0 = v->q1 + n * sizeof(double);
   v->p1 = v->p0 + n * sizeof(double);
-  v->w = v->p1 + n * sizeof(double);
+  v->w[0] = v->p1 + n * sizeof(double);
+  v->w[1] = fused ? v->w[0] + 2 * n * rb : v->w[0];
   np = (size_t)(nb > v->nb_hmf ? nb : v->nb_hmf) * SP_LRMD_NSUMS;
   if ((st = sp_gpu_dev_alloc(d, np * sizeof(double), "the block sums", &v->partial)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double),
@@ -383,6 +422,11 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   if (v->nsplit > 1 &&
       (st = sp_gpu_dev_alloc(d, (size_t)v->nsplit * 2 * n * sizeof(double),
                              "the force sums of the parts", &v->fpart)))
+    return st;
+  if (v->nsplit > 1 && fused &&
+      ((st = sp_gpu_dev_alloc(d, (size_t)nb * sizeof(unsigned int), "the part counters",
+                              &v->tcount)) ||
+       (st = sp_gpu_memset0(d->id, v->tcount, (size_t)nb * sizeof(unsigned int)))))
     return st;
   if (m->nslice > 1 && ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))))
     return st;
@@ -422,6 +466,23 @@ static int lrmd_hmf_step(lrmd_model *m, int *fused_in, uint64_t end) {
   return st;
 }
 
+/* One step of ring or gravity2d with the fused pair pass: [drift,] three
+ * fused passes, the last drifting on into the next step inside a round. */
+static int lrmd_pair_fused_step(lrmd_model *m, int *fused_in, uint64_t end) {
+  const double dt = m->job->dt;
+  const uint64_t next = m->k + 1;
+  int st, s, fuse = 0;
+  if (!*fused_in && (st = lrmd_pair_drift(m, sp_lrmd_drift_coef(0) * dt))) return st;
+  for (s = 0; s < 3; s++) {
+    fuse = s == 2 && next < end && !lrmd_stop(m, next);
+    if ((st = lrmd_pair_fused(m, sp_lrmd_kick_coef(s) * dt, sp_lrmd_drift_coef(s + 1) * dt, fuse,
+                              sp_lrmd_drift_coef(0) * dt)))
+      return st;
+  }
+  *fused_in = fuse;
+  return SP_OK;
+}
+
 static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   lrmd_model *m = (lrmd_model *)model;
   const sp_lrmd_job *job = m->job;
@@ -432,6 +493,8 @@ static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   while (m->k < end && st == SP_OK) {
     if (job->model == SP_LRMD_HMF) {
       st = lrmd_hmf_step(m, &fused_in, end);
+    } else if (job->fused) {
+      st = lrmd_pair_fused_step(m, &fused_in, end);
     } else {
       int s;
       for (s = 0; s < 4 && st == SP_OK; s++) {

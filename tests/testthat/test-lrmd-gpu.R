@@ -108,6 +108,29 @@ test_that("variant mixed_ftz gives mixed's numbers bit for bit", {
   }
 })
 
+test_that("the fused pair pass gives the separate passes' numbers bit for bit", {
+  skip_if_no_gpu()
+  run <- function(cs, fused, every, slices = 1, prec = "mixed") {
+    withr::local_options(statphysgpu.lrmd_fused = fused, statphysgpu.lrmd_slices = slices)
+    lrmd(cs$model, init = cs$init, dt = cs$dt, steps = cs$steps, record_every = every,
+         snapshots = cs$dt * 10, backend = "gpu", precision = prec, progress = FALSE)
+  }
+  for (cs in lr_gpu_cases()[-(1:2)]) { # ring and gravity2d, with and without parts
+    for (prec in c("mixed", "double")) {
+      ref <- run(cs, FALSE, 5, prec = prec)
+      for (every in c(5, 1)) { # records every 5 steps, or every step (no drift across steps)
+        x <- run(cs, TRUE, every, prec = prec)
+        expect_identical(attr(x, "state"), attr(ref, "state"))
+        expect_identical(attr(x, "snapshots"), attr(ref, "snapshots"))
+        if (every == 5) expect_identical(as.data.frame(x), as.data.frame(ref))
+      }
+      # in slices, against the separate passes in slices
+      expect_identical(attr(run(cs, TRUE, 5, slices = 2, prec = prec), "state"),
+                       attr(run(cs, FALSE, 5, slices = 2, prec = prec), "state"))
+    }
+  }
+})
+
 test_that("HMF's fused drifts change no bit: records every step or once give one state", {
   skip_if_no_gpu()
   w <- hmf_waterbag(20000, 1, 0.69, seed = 3)
