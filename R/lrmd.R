@@ -89,7 +89,8 @@
 #' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
 #' a particle with itself or a close neighbour carries rounding of
 #' \eqn{10^{-7}}) and \eqn{10^{-18}} for gravity2d (its square a normal
-#' single-precision number); use `"double"` below. `"double"` does everything in double.
+#' single-precision number); use `"double"` below. `"double"` does
+#' everything in double.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
@@ -166,13 +167,6 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
   if (!is.null(prev) && missing(softening)) softening <- attr(prev, "params")$softening
   softening <- check_positive(softening, "softening", len = 1, call = call)
-  soft_min <- c(hmf = 0, ring = 1e-4, gravity2d = 1e-18)[[model]]
-  prec_in <- if (is.character(precision) && length(precision) == 1) precision else "mixed"
-  if (prec_in == "mixed" && softening < soft_min) {
-    sp_abort(sprintf(paste0("`softening` = %g is below %.0e, the least the %s model allows in mixed ",
-                            "precision (single-precision pair terms); use precision = \"double\"."),
-                     softening, soft_min, model), call = call)
-  }
   nsnap <- if (is.null(snapshots)) 0 else length(snapshots)
   n_est <- if (!missing(n)) n else if (!is.null(prev)) nrow(attr(prev, "state")) else
     if (!missing(init) && !is.null(nrow(init))) nrow(init) else 2
@@ -184,6 +178,13 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                   precision = precision, precisions = c("mixed", "double"),
                   progress = progress, n_name = "systems", auto_threshold = 1,
                   row_bytes = 8 * n_est * (8 + 4 * nsnap) + 64 * (steps / record_every + 1))
+  soft_min <- c(hmf = 0, ring = 1e-4, gravity2d = 1e-18)[[model]]
+  if (fr$precision == "mixed" && softening < soft_min) {
+    sp_abort(sprintf(paste0("`softening` = %g is below %.0e, the least the %s model allows in ",
+                            "mixed precision (single-precision pair terms); use ",
+                            "precision = \"double\"."),
+                     softening, soft_min, model), call = call)
+  }
   if (fr$plan$backend == "gpu") {
     if (length(fr$plan$devices) > n_est) {
       sp_abort(sprintf("%s particles cannot be split over %d devices.", fmt_count(n_est),
@@ -192,6 +193,10 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     # testing: k slices on each device, on streams of their own (the
     # multi-device code on one GPU)
     k <- getOption("statphysgpu.lrmd_slices", 1L)
+    if (!is.numeric(k) || length(k) != 1 || is.na(k) || k < 1 || k != floor(k)) {
+      sp_abort(sprintf("option statphysgpu.lrmd_slices must be a whole number >= 1, not %s.",
+                       describe(k)), call = call)
+    }
     if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
   if (missing(init)) {
@@ -321,9 +326,10 @@ lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 lrmd_variant <- function(precision) {
   if (precision == "double") return("double")
   v <- getOption("statphysgpu.lrmd_variant", "mixed")
-  if (!is.character(v) || length(v) != 1 || !v %in% c("mixed", "mixed_pair", "mixed_ftz")) {
-    sp_abort(paste0("option statphysgpu.lrmd_variant must be \"mixed\", \"mixed_pair\" ",
-                    "or \"mixed_ftz\", not ", describe(v), "."))
+  ok <- setdiff(names(gpu_kernel_registry()$lrmd$variants), "double")
+  if (!is.character(v) || length(v) != 1 || !v %in% ok) {
+    sp_abort(sprintf("option statphysgpu.lrmd_variant must be one of %s, not %s.",
+                     paste0('"', ok, '"', collapse = ", "), describe(v)))
   }
   v
 }

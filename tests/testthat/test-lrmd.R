@@ -312,7 +312,7 @@ test_that("the GPU kernel variant follows option statphysgpu.lrmd_variant", {
     expect_identical(c(v("mixed"), v("double")), c(x, "double"))
   }
   withr::local_options(statphysgpu.lrmd_variant = "fast")
-  expect_error(v("mixed"), "must be \"mixed\", \"mixed_pair\" or \"mixed_ftz\", not")
+  expect_error(v("mixed"), "must be one of \"mixed\", \"mixed_ftz\", \"mixed_pair\", not")
   expect_setequal(reg, c("mixed", "mixed_ftz", "mixed_pair", "double"))
 })
 
