@@ -2,7 +2,10 @@
 # 5e7 against the bandwidth bound, ring and gravity2d pair interactions/s at
 # n = 1e4 .. 1e6 on the GPU; CPU figures on one core and all cores.
 #
-#   Rscript bench/lrmd.R [gpu|cpu|all]     (default all)
+#   Rscript bench/lrmd.R [gpu|multi|cpu|all]     (default all)
+#
+# "multi": the largest systems on one GPU and on all GPUs (target: two
+# GPUs at least 1.8x one), with the package's default variant.
 #
 # GPU rates are steady-state: the time of 3 s steps minus that of s steps
 # (records only at the start and the end), so that the uploads and
@@ -39,19 +42,25 @@ add <- function(metric, value, unit, device, note = "") {
 }
 # variant: a kernel variant of lrmd.cu, "+fused" appended for the fused
 # pair pass (option statphysgpu.lrmd_fused)
-run <- function(model, init, steps, backend, precision, dt = 0.01, variant = "mixed") {
-  withr::with_options(list(statphysgpu.lrmd_variant = sub("[+]fused$", "", variant),
-                           statphysgpu.lrmd_fused = grepl("[+]fused$", variant)),
+# variant NULL: the package's default
+run <- function(model, init, steps, backend, precision, dt = 0.01, variant = "mixed",
+                devices = NULL) {
+  opts <- if (is.null(variant)) list() else
+    list(statphysgpu.lrmd_variant = sub("[+]fused$", "", variant),
+         statphysgpu.lrmd_fused = grepl("[+]fused$", variant))
+  withr::with_options(opts,
                       lrmd(model, init = init, dt = dt, steps = steps, record_every = steps,
-                           backend = backend, precision = precision, progress = FALSE))
+                           backend = backend, devices = devices, precision = precision,
+                           progress = FALSE))
 }
 # seconds of `steps` steps (records only at the start and the end)
 timed <- function(...) attr(run(...), "seconds")
 # steady-state seconds a step on the GPU: 3 s steps minus s steps
-per_step <- function(model, init, s, precision, variant) {
-  run(model, starts(model, 1000), 1, "gpu", precision, variant = variant) # compile, warm
-  (timed(model, init, 3 * s, "gpu", precision, variant = variant) -
-     timed(model, init, s, "gpu", precision, variant = variant)) / (2 * s)
+per_step <- function(model, init, s, precision, variant, devices = NULL) {
+  run(model, starts(model, 1000), 1, "gpu", precision, variant = variant,
+      devices = devices) # compile, warm
+  (timed(model, init, 3 * s, "gpu", precision, variant = variant, devices = devices) -
+     timed(model, init, s, "gpu", precision, variant = variant, devices = devices)) / (2 * s)
 }
 starts <- function(model, n) {
   switch(model, hmf = hmf_waterbag(n, 1, 0.69, seed = 1),
@@ -97,6 +106,24 @@ if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$ba
                                   precision = if (v == "double") "double" else "mixed"))
     add(sprintf("gravity2d n = 2e4, 400 steps of 0.005, %s", v), max(abs(x$energy_error)),
         "max |energy error|", dev)
+  }
+}
+
+ngpu <- if (isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"]))
+  nrow(gpu_devices()) else 0
+if (what %in% c("multi", "all") && ngpu >= 2) {
+  dev <- sprintf("%d x %s", ngpu, gpu_devices()$name[1])
+  for (cs in list(list("hmf", 5e7, 400, "particle-steps/s"),
+                  list("ring", 1e6, 1, "pair interactions/s"),
+                  list("gravity2d", 1e6, 1, "pair interactions/s"))) {
+    model <- cs[[1]]; n <- cs[[2]]; s <- cs[[3]]
+    w <- starts(model, n)
+    work <- if (model == "hmf") n else 3 * n^2
+    one <- work / per_step(model, w, s, "mixed", NULL, devices = 0)
+    all <- work / per_step(model, w, s, "mixed", NULL, devices = "all")
+    add(sprintf("%s n = %g, mixed, 1 GPU", model, n), one, cs[[4]], dev)
+    add(sprintf("%s n = %g, mixed, %d GPUs", model, n, ngpu), all, cs[[4]], dev,
+        sprintf("%.2fx one GPU", all / one))
   }
 }
 
