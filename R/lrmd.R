@@ -61,11 +61,11 @@
 #' \eqn{10^5} particles for HMF and 2000 for ring and gravity2d (below, a
 #' step is a few microseconds of kernel launches).
 #'
-#' Option `statphysgpu.lrmd_fused = TRUE` makes the ring and gravity2d
-#' engine kick and drift inside the pair pass (one launch a force evaluation
-#' instead of three, for small systems where launches cost): the same
-#' numbers bit for bit; written for the next GPU run, not yet run on a
-#' device.
+#' The ring and gravity2d engine kicks and drifts inside the pair pass (one
+#' launch a force evaluation instead of three: 1.1-1.4 times faster at
+#' \eqn{10^4} particles on an H100, where launches cost); option
+#' `statphysgpu.lrmd_fused = FALSE` runs separate passes, with the same
+#' numbers bit for bit.
 #'
 #' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
 #' one slice per device; each device updates its slice and the devices
@@ -80,12 +80,14 @@
 #' particles are double in both precisions. `"mixed"` computes the sines and
 #' cosines (or coordinates) the force reads and each pair term in single
 #' precision; on the GPU sums of 8 consecutive pair terms are formed in
-#' single precision and added into double accumulators (option
-#' `statphysgpu.lrmd_variant = "mixed_pair"` adds every pair term in double,
-#' the wording of paper 004; `"mixed_ftz"` gives `"mixed"`'s numbers with
-#' the hardware's reciprocal square root and reciprocal alone, without their
-#' subnormal handling, not yet timed; `bench/lrmd.R` compares their speed
-#' and energy errors). In mixed precision the softening must be at least
+#' single precision and added into double accumulators, and the reciprocal
+#' square root and reciprocal are the hardware's alone, without subnormal
+#' handling (kernel variant `"mixed_ftz"`, the default of option
+#' `statphysgpu.lrmd_variant`; `"mixed"` keeps the subnormal handling and
+#' gives the same numbers bit for bit, 1.15-1.3 times slower;
+#' `"mixed_pair"` adds every pair term in double, the wording of paper 004,
+#' with the same energy error to four digits and 1.2-2 times slower;
+#' `bench/lrmd.R` compares them). In mixed precision the softening must be at least
 #' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
 #' a particle with itself or a close neighbour carries rounding of
 #' \eqn{10^{-7}}) and \eqn{10^{-18}} for gravity2d (its square a normal
@@ -237,7 +239,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
              if (two_d) st[[4]] else double(n))
   res <- sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(steps, record_every),
                  as.integer(c(fr$precision == "mixed",
-                              isTRUE(getOption("statphysgpu.lrmd_fused", FALSE)))),
+                              isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)))),
                  state, as.double(snap_steps),
                  kernel = "lrmd", variant = lrmd_variant(fr$precision))
   rec <- matrix(res$rec, nrow = 4)
@@ -319,13 +321,14 @@ lrmd_state <- function(init, model, call) {
 # few microseconds of kernel launches on the GPU and no longer on the CPU.
 lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 
-# The kernel variant of lrmd.cu for a precision: "mixed" sums each group of
-# 8 pair terms in single precision (option statphysgpu.lrmd_variant =
-# "mixed_pair": every pair term added in double; "mixed_ftz": "mixed"'s
-# numbers, the hardware reciprocal (square root) without subnormal handling).
+# The kernel variant of lrmd.cu for a precision: by default "mixed_ftz"
+# (sums of 8 pair terms in single precision, the hardware reciprocal (square
+# root) without subnormal handling); option statphysgpu.lrmd_variant =
+# "mixed" (the same numbers with the subnormal handling) or "mixed_pair"
+# (every pair term added in double).
 lrmd_variant <- function(precision) {
   if (precision == "double") return("double")
-  v <- getOption("statphysgpu.lrmd_variant", "mixed")
+  v <- getOption("statphysgpu.lrmd_variant", "mixed_ftz")
   ok <- setdiff(names(gpu_kernel_registry()$lrmd$variants), "double")
   if (!is.character(v) || length(v) != 1 || !v %in% ok) {
     sp_abort(sprintf("option statphysgpu.lrmd_variant must be one of %s, not %s.",

@@ -183,5 +183,9 @@ test_that("several GPUs equal one GPU to rounding", {
     for (prec in c("mixed", "double")) {
       lr_expect_close(lr_sliced(cs, prec, devices = "all"), lr_sliced(cs, prec))
     }
+    # the separate passes (the fused pair pass is the default) on all devices
+    withr::with_options(list(statphysgpu.lrmd_fused = FALSE),
+                        lr_expect_close(lr_sliced(cs, "mixed", devices = "all"),
+                                        lr_sliced(cs, "mixed")))
   }
 })
