@@ -68,7 +68,9 @@ starts <- function(model, n) {
          gravity2d = gravity2d_shell(n, 0.5, 1, seed = 1))
 }
 
-if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"])) {
+# one row per GPU in sp_backends(): any usable one
+has_gpu <- any(sp_backends()$available[sp_backends()$backend == "gpu"])
+if (what %in% c("gpu", "all") && has_gpu) {
   dev <- gpu_devices()$name[1]
   bound <- HBM / 96
   for (n in c(1e6, 1e7, 5e7)) {
@@ -109,8 +111,7 @@ if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$ba
   }
 }
 
-ngpu <- if (isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"]))
-  nrow(gpu_devices()) else 0
+ngpu <- if (has_gpu) nrow(gpu_devices()) else 0
 if (what %in% c("multi", "all") && ngpu >= 2) {
   dev <- sprintf("%d x %s", ngpu, gpu_devices()$name[1])
   for (cs in list(list("hmf", 5e7, 400, "particle-steps/s"),
