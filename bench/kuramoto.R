@@ -43,7 +43,7 @@ steady_rate <- function(n, steps, ...) {
   list(rate = n * steps / (t2 - t1), t1 = t1, t2 = t2)
 }
 
-if (what %in% c("gpu", "all") && isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"])) {
+if (what %in% c("gpu", "all") && any(sp_backends()$available[sp_backends()$backend == "gpu"])) {
   dev <- gpu_devices()$name[1]
   n <- 2^24
   # SP_KUR_VARIANTS=1: every single-precision tuning variant of the mean
