@@ -246,38 +246,6 @@ __device__ __forceinline__ void sp_lrmd_pair_kick(const sp_lrmd_kargs &a, uint64
   }
 }
 
-/* The force sums of particle i over the parts, in part order.  The loads
- * of 8 parts are issued together before their sums (one L2 round trip per
- * 8 parts, not per part; the order of the additions, hence every bit, is
- * that of a plain loop).  __ldcg reads L2, where the other blocks' stores
- * are once their __threadfence has passed: not this SM's L1. */
-__device__ __forceinline__ void sp_lrmd_part_sums(const sp_lrmd_kargs &a, uint64_t i, double *s0,
-                                                  double *s1) {
-  const double *fp = a.fpart;
-  const uint64_t n = a.n;
-  double f0 = 0, f1 = 0;
-  int k = 0;
-  for (; k + 8 <= a.nsplit; k += 8) {
-    double x0[8], x1[8];
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      x0[u] = __ldcg(fp + (2 * (uint64_t)(k + u)) * n + i);
-      x1[u] = __ldcg(fp + (2 * (uint64_t)(k + u) + 1) * n + i);
-    }
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      f0 += x0[u];
-      f1 += x1[u];
-    }
-  }
-  for (; k < a.nsplit; k++) {
-    f0 += __ldcg(fp + (2 * (uint64_t)k) * n + i);
-    f1 += __ldcg(fp + (2 * (uint64_t)k + 1) * n + i);
-  }
-  *s0 = f0;
-  *s1 = f1;
-}
-
 /* Ring, gravity2d: forces on the targets of the slice from part
  * blockIdx.x / tiles of the sources; with one part, the kick by d too.
  * Grid: nsplit x ceil((i1 - i0) / SP_LRMD_BLOCK) blocks. */
@@ -337,7 +305,14 @@ __device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
     __threadfence();
     if (threadIdx.x == 0) a.tcount[tile] = 0;
     if (!valid) return;
-    sp_lrmd_part_sums(a, i, &f0, &f1);
+    {
+      const volatile double *fp = a.fpart;
+      f0 = f1 = 0;
+      for (int k = 0; k < a.nsplit; k++) {
+        f0 += fp[(2 * (uint64_t)k) * a.n + i];
+        f1 += fp[(2 * (uint64_t)k + 1) * a.n + i];
+      }
+    }
   }
   if (!valid) return;
   sp_lrmd_pair_kick(a, i, f0, f1);
@@ -353,9 +328,12 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_fused_
  * the kick by d. */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(const sp_lrmd_kargs a) {
   const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
-  double f0, f1;
+  double f0 = 0, f1 = 0;
   if (i >= a.i1) return;
-  sp_lrmd_part_sums(a, i, &f0, &f1);
+  for (int k = 0; k < a.nsplit; k++) {
+    f0 += a.fpart[(2 * (uint64_t)k) * a.n + i];
+    f1 += a.fpart[(2 * (uint64_t)k + 1) * a.n + i];
+  }
   sp_lrmd_pair_kick(a, i, f0, f1);
 }
 
