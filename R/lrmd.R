@@ -74,7 +74,9 @@
 #' sines and cosines or coordinates), peer to peer where the devices allow
 #' it, ordered by events on the devices' streams (no host round trip). The
 #' result equals one device's to rounding (the sums over slices run in
-#' another order).
+#' another order). On two H200s joined by NVLink the largest systems run
+#' 1.8 (HMF, \eqn{5 \times 10^7} particles) and 2.0 times (ring and
+#' gravity2d, \eqn{10^6}) as fast as on one.
 #'
 #' **Precision.** Positions, momenta, drifts, kicks and every sum over
 #' particles are double in both precisions. `"mixed"` computes the sines and
