@@ -94,8 +94,11 @@ int sp_gpu_copy_async(int dev, CUdeviceptr dst, CUdeviceptr src, size_t bytes, C
 /* Let dev read and write peer's memory directly where the hardware allows
  * (1 in *enabled), else copies go through the host (0). */
 int sp_gpu_enable_peer(int dev, int peer, int *enabled);
+/* Launch f (1-D grid and block) on stream s of dev; kargs points to the
+ * kernel's one parameter, its argument struct (every kernel of the package
+ * takes one: *_args.h), copied at the launch; name for the error. */
 int sp_gpu_launch(int dev, CUfunction f, unsigned int grid, unsigned int block,
-                  unsigned int shmem, CUstream s, void **args, const char *name);
+                  unsigned int shmem, CUstream s, void *kargs, const char *name);
 
 /* ---- modules ---------------------------------------------------------------- */
 

@@ -142,7 +142,6 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   const sp_driven_job *job = m->job;
   drv_dev *e = (drv_dev *)d->state;
   sp_driven_kargs a;
-  void *args[1];
   memset(&a, 0, sizeof a);
   e->last = (unsigned int)(m->K - e->k < budget ? m->K - e->k : budget);
   a.conds = e->conds;
@@ -170,9 +169,8 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.spp = job->spp;
   a.nsteps = e->last;
   a.heun = (uint32_t)job->heun;
-  args[0] = &a;
   return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->np + DRV_BLOCK - 1) / DRV_BLOCK),
-                       DRV_BLOCK, 0, d->stream, args, "sp_driven_kernel");
+                       DRV_BLOCK, 0, d->stream, &a, "sp_driven_kernel");
 }
 
 static int drv_poll(void *model, sp_gpu_dev *d) {

@@ -113,7 +113,6 @@ static int esc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   esc_model *m = (esc_model *)model;
   esc_dev *e = (esc_dev *)d->state;
   sp_escape_kargs a;
-  void *args[1];
   int c = e->cur;
   memset(&a, 0, sizeof a);
   a.conds = e->conds;
@@ -135,9 +134,8 @@ static int esc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.status = e->status;
   a.counters = e->counters;
   a.budget = budget;
-  args[0] = &a;
   return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK),
-                       ESC_BLOCK, 0, d->stream, args, "sp_escape_kernel");
+                       ESC_BLOCK, 0, d->stream, &a, "sp_escape_kernel");
 }
 
 /* Pack running paths into the other lane buffer. */
@@ -146,15 +144,13 @@ static int esc_compact(sp_gpu_dev *d) {
   int c = e->cur, o = 1 - c, st;
   unsigned long long cnt = 0;
   sp_escape_compact_args a;
-  void *args[1];
   a.pid_from = e->pid[c]; a.phi_from = e->phi[c]; a.v_from = e->v[c]; a.k_from = e->k[c];
   a.nlanes = e->nlanes;
   a.pid_to = e->pid[o]; a.phi_to = e->phi[o]; a.v_to = e->v[o]; a.k_to = e->k[o];
   a.count = e->count;
-  args[0] = &a;
   if ((st = sp_gpu_memset0(d->id, e->count, 8)) != SP_OK) return st;
   if ((st = sp_gpu_launch(d->id, e->compact, (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK),
-                          ESC_BLOCK, 0, d->stream, args, "sp_escape_compact_kernel")) != SP_OK)
+                          ESC_BLOCK, 0, d->stream, &a, "sp_escape_compact_kernel")) != SP_OK)
     return st;
   if ((st = sp_gpu_stream_sync(d->id, d->stream)) != SP_OK) return st;
   if ((st = sp_gpu_to_host(d->id, &cnt, e->count, 8)) != SP_OK) return st;

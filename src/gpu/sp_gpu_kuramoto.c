@@ -100,9 +100,7 @@ static sp_kuramoto_kargs kur_args(const kur_model *m, const kur_dev *v) {
 
 static int kur_launch1(sp_gpu_dev *d, CUfunction f, unsigned grid, sp_kuramoto_kargs *a,
                        const char *name) {
-  void *args[1];
-  args[0] = a;
-  return sp_gpu_launch(d->id, f, grid, KUR_BLOCK, 0, d->stream, args, name);
+  return sp_gpu_launch(d->id, f, grid, KUR_BLOCK, 0, d->stream, a, name);
 }
 
 static int kur_setup(void *model, sp_gpu_dev *d) {

@@ -103,9 +103,7 @@ static sp_lrmd_kargs lrmd_args(const lrmd_model *m, const lrmd_slice *v) {
 
 static int lrmd_launch1(lrmd_slice *v, CUfunction f, unsigned grid, sp_lrmd_kargs *a,
                         const char *name) {
-  void *args[1];
-  args[0] = a;
-  return sp_gpu_launch(v->d->id, f, grid, LRMD_BLOCK, 0, v->d->stream, args, name);
+  return sp_gpu_launch(v->d->id, f, grid, LRMD_BLOCK, 0, v->d->stream, a, name);
 }
 
 /* Is step k a record or snapshot step? */

@@ -109,8 +109,11 @@ int sp_gpu_event_elapsed_ms(int dev, CUevent a, CUevent b, double *ms) {
 }
 
 int sp_gpu_launch(int dev, CUfunction f, unsigned int grid, unsigned int block,
-                  unsigned int shmem, CUstream s, void **args, const char *name) {
-  CUresult r = sp_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, s, args, NULL);
+                  unsigned int shmem, CUstream s, void *kargs, const char *name) {
+  void *args[1];
+  CUresult r;
+  args[0] = kargs;
+  r = sp_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, s, args, NULL);
   if (r != CUDA_SUCCESS) {
     char call[200];
     snprintf(call, sizeof call, "cuLaunchKernel(%s)", name);

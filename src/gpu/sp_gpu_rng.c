@@ -50,7 +50,6 @@ static int fill_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   fill_model *m = (fill_model *)model;
   fill_dev *f = (fill_dev *)d->state;
   sp_philox_fill_args a;
-  void *args[1];
   (void)budget;
   f->len = sp_gpu_work_take(&m->work, &f->start);
   if (f->len == 0) return SP_OK;
@@ -62,8 +61,7 @@ static int fill_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.g0 = f->start;
   a.m = 4 * (f->start + f->len) > m->job->n ? m->job->n - 4 * f->start : 4 * f->len;
   a.out = f->buf;
-  args[0] = &a;
-  return sp_gpu_launch(d->id, f->fn, rng_grid(d, f->len), RNG_BLOCK, 0, d->stream, args,
+  return sp_gpu_launch(d->id, f->fn, rng_grid(d, f->len), RNG_BLOCK, 0, d->stream, &a,
                        "sp_philox_fill_kernel");
 }
 
@@ -147,7 +145,6 @@ static int moments_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   moments_model *m = (moments_model *)model;
   moments_dev *g = (moments_dev *)d->state;
   sp_philox_moments_args a;
-  void *args[1];
   int st;
   (void)budget;
   g->len = sp_gpu_work_take(&m->work, &g->start);
@@ -157,10 +154,9 @@ static int moments_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.g0 = g->start;
   a.ngroups = g->len;
   a.acc = g->acc;
-  args[0] = &a;
   st = sp_gpu_event_record(d->id, g->ev0, d->stream);
   if (st == SP_OK && g->len > 0)
-    st = sp_gpu_launch(d->id, g->fn, rng_grid(d, ~(uint64_t)0), RNG_BLOCK, 0, d->stream, args,
+    st = sp_gpu_launch(d->id, g->fn, rng_grid(d, ~(uint64_t)0), RNG_BLOCK, 0, d->stream, &a,
                        "sp_philox_normal_moments");
   if (st == SP_OK) st = sp_gpu_event_record(d->id, g->ev1, d->stream);
   return st;
@@ -244,7 +240,6 @@ static int curand_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   curand_model *m = (curand_model *)model;
   curand_dev *c = (curand_dev *)d->state;
   sp_curand_check_args a;
-  void *args[1];
   (void)budget;
   a.seed = m->seed;
   a.stream0 = m->stream0;
@@ -252,9 +247,8 @@ static int curand_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.nstreams = m->nstreams;
   a.nquads = m->nquads;
   a.out = c->buf;
-  args[0] = &a;
   return sp_gpu_launch(d->id, c->fn, (unsigned int)((m->nstreams + 127) / 128), 128, 0,
-                       d->stream, args, "sp_curand_check_kernel");
+                       d->stream, &a, "sp_curand_check_kernel");
 }
 
 static int curand_poll(void *model, sp_gpu_dev *d) {

@@ -104,7 +104,6 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   const sp_vmc_job *job = m->job;
   vmc_dev *v = (vmc_dev *)d->state;
   sp_vmc_kargs a;
-  void *args[1];
   memset(&a, 0, sizeof a);
   a.pair = job->pair;
   a.seed = job->seed;
@@ -126,9 +125,8 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.saved_moves = v->saved_moves;
   a.done = v->done;
   a.hist = v->hist;
-  args[0] = &a;
   return sp_gpu_launch(d->id, v->kern, (unsigned)v->nw, VMC_BLOCK,
-                       (unsigned)sp_gpu_vmc_shared_bytes(job->n, job->single), d->stream, args,
+                       (unsigned)sp_gpu_vmc_shared_bytes(job->n, job->single), d->stream, &a,
                        "sp_vmc_kernel");
 }
 

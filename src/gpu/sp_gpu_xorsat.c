@@ -153,7 +153,6 @@ static int xg_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   const sp_xorsat_job *job = m->job;
   xg_dev *v = &m->devs[d->index];
   sp_xorsat_kargs a;
-  void *args[1];
   memset(&a, 0, sizeof a);
   a.seed = job->seed;
   a.run0 = job->run0;
@@ -174,9 +173,8 @@ static int xg_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.slots = v->slots;
   a.spins = v->spins;
   a.snap = v->snap;
-  args[0] = &a;
   v->t_launch = sp_now();
-  return sp_gpu_launch(d->id, v->kern, v->grid, 32 * v->wpb, v->shmem, d->stream, args,
+  return sp_gpu_launch(d->id, v->kern, v->grid, 32 * v->wpb, v->shmem, d->stream, &a,
                        "sp_xorsat_kernel");
 }
 
