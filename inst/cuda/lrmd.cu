@@ -246,20 +246,40 @@ __device__ __forceinline__ void sp_lrmd_pair_kick(const sp_lrmd_kargs &a, uint64
   }
 }
 
+/* A pair pass's block (grid: nsplit parts x tiles of targets): its part
+ * of the sources, its tile, the thread's target i, and the force sums on i
+ * from the part. */
+struct sp_lrmd_block {
+  unsigned part, tile;
+  uint64_t i;
+  bool valid;
+};
+
+template <int MODEL>
+__device__ __forceinline__ sp_lrmd_block sp_lrmd_block_forces(const sp_lrmd_kargs &a, double *f0,
+                                                              double *f1) {
+  sp_lrmd_block b;
+  const unsigned tiles = gridDim.x / (unsigned)a.nsplit;
+  b.part = blockIdx.x / tiles;
+  b.tile = blockIdx.x % tiles;
+  b.i = a.i0 + (uint64_t)b.tile * SP_LRMD_BLOCK + threadIdx.x;
+  b.valid = b.i < a.i1;
+  const uint64_t j0 = (uint64_t)b.part * a.chunk;
+  const uint64_t j1 = a.nsplit == 1 || j0 + a.chunk > a.n ? a.n : j0 + a.chunk;
+  sp_lrmd_pair_sums<0, MODEL>(a, b.i, b.valid, j0, j1, f0, f1);
+  return b;
+}
+
 /* Ring, gravity2d: forces on the targets of the slice from part
  * blockIdx.x / tiles of the sources; with one part, the kick by d too.
  * Grid: nsplit x ceil((i1 - i0) / SP_LRMD_BLOCK) blocks. */
 template <int MODEL>
 __device__ __forceinline__ void sp_lrmd_pairs(const sp_lrmd_kargs &a) {
-  const unsigned tiles = gridDim.x / (unsigned)a.nsplit;
-  const unsigned part = blockIdx.x / tiles, tile = blockIdx.x % tiles;
-  const uint64_t i = a.i0 + (uint64_t)tile * SP_LRMD_BLOCK + threadIdx.x;
-  const bool valid = i < a.i1;
-  const uint64_t j0 = (uint64_t)part * a.chunk;
-  const uint64_t j1 = a.nsplit == 1 || j0 + a.chunk > a.n ? a.n : j0 + a.chunk;
   double f0, f1;
-  sp_lrmd_pair_sums<0, MODEL>(a, i, valid, j0, j1, &f0, &f1);
-  if (!valid) return;
+  const sp_lrmd_block b = sp_lrmd_block_forces<MODEL>(a, &f0, &f1);
+  const unsigned part = b.part;
+  const uint64_t i = b.i;
+  if (!b.valid) return;
   if (a.nsplit == 1) {
     sp_lrmd_pair_kick(a, i, f0, f1);
   } else {
@@ -283,15 +303,12 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel
 template <int MODEL>
 __device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
   __shared__ bool last;
-  const unsigned tiles = gridDim.x / (unsigned)a.nsplit;
-  const unsigned part = blockIdx.x / tiles, tile = blockIdx.x % tiles;
-  const uint64_t i = a.i0 + (uint64_t)tile * SP_LRMD_BLOCK + threadIdx.x;
-  const bool valid = i < a.i1;
-  const uint64_t j0 = (uint64_t)part * a.chunk;
-  const uint64_t j1 = a.nsplit == 1 || j0 + a.chunk > a.n ? a.n : j0 + a.chunk;
-  real2 *w2 = reinterpret_cast<real2 *>(a.w2);
   double f0, f1;
-  sp_lrmd_pair_sums<0, MODEL>(a, i, valid, j0, j1, &f0, &f1);
+  const sp_lrmd_block b = sp_lrmd_block_forces<MODEL>(a, &f0, &f1);
+  real2 *w2 = reinterpret_cast<real2 *>(a.w2);
+  const unsigned part = b.part, tile = b.tile;
+  const uint64_t i = b.i;
+  const bool valid = b.valid;
   if (a.nsplit > 1) {
     if (valid) {
       a.fpart[(2 * (uint64_t)part) * a.n + i] = f0;
