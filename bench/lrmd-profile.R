@@ -1,8 +1,8 @@
-# A short lrmd run to profile (ncu, nsys) on the GPU host: the pair pass at
+# A short lrmd run to profile (ncu; no nsys there) on the GPU host: the pair pass at
 # small n, where a force evaluation loses 10-12 us against the large-n rate
 # (bench/RESULTS.md, lrmd GPU run 3).
 #   Rscript bench/lrmd-profile.R [model] [n] [steps]   (gravity2d 1e4 30)
-#   ncu --kernel-name regex:sp_lrmd_pairs --launch-skip 30 --launch-count 3 \
+#   ncu --clock-control none --kernel-name regex:sp_lrmd_pairs --launch-skip 30 --launch-count 3 \
 #       --section SpeedOfLight --section Occupancy --section WarpStateStats \
 #       Rscript bench/lrmd-profile.R
 # SP_LRMD_FUSED=0: the separate passes (option statphysgpu.lrmd_fused).
