@@ -6,6 +6,8 @@
 #
 # "multi": the largest systems on one GPU and on all GPUs (target: two
 # GPUs at least 1.8x one), with the package's default variant.
+# SP_LRMD_VARIANTS=v1,v2,...: "gpu" times only the pair models in these
+# variants (no HMF, no accuracy rows).
 #
 # GPU rates are steady-state: the time of 3 s steps minus that of s steps
 # (records only at the start and the end), so that the uploads and
@@ -73,7 +75,10 @@ has_gpu <- any(sp_backends()$available[sp_backends()$backend == "gpu"])
 if (what %in% c("gpu", "all") && has_gpu) {
   dev <- gpu_devices()$name[1]
   bound <- HBM / 96
-  for (n in c(1e6, 1e7, 5e7)) {
+  only <- Sys.getenv("SP_LRMD_VARIANTS")
+  variants <- if (nzchar(only)) strsplit(only, ",")[[1]] else
+    c("mixed", "mixed_ftz", "mixed_ftz+fused", "mixed_pair", "double")
+  for (n in if (nzchar(only)) numeric() else c(1e6, 1e7, 5e7)) {
     w <- starts("hmf", n)
     for (prec in c("mixed", "double")) {
       # s steps: about a second of the difference, so that the jitter of
@@ -88,8 +93,7 @@ if (what %in% c("gpu", "all") && has_gpu) {
     for (n in c(1e4, 1e5, 1e6)) {
       w <- starts(model, n)
       s <- max(1, round(1e12 / (3 * n^2)))
-      for (v in c("mixed", "mixed_ftz", "mixed_ftz+fused", "mixed_pair",
-                  if (n <= 1e5) "double")) {
+      for (v in setdiff(variants, if (n > 1e5) "double")) {
         prec <- if (v == "double") "double" else "mixed"
         rate <- 3 * n^2 / per_step(model, w, s, prec, v)
         add(sprintf("%s n = %g, %s", model, n, v), rate, "pair interactions/s", dev,
@@ -101,7 +105,7 @@ if (what %in% c("gpu", "all") && has_gpu) {
   # accuracy of the variants: the largest |relative energy error| of 400
   # steps of the 2D shell's collapse (n = 2e4, dt = 0.005)
   w <- starts("gravity2d", 2e4)
-  for (v in c("mixed", "mixed_pair", "double")) {
+  for (v in if (nzchar(only)) character() else c("mixed", "mixed_pair", "double")) {
     x <- withr::with_options(list(statphysgpu.lrmd_variant = if (v == "double") "mixed" else v),
                              lrmd("gravity2d", init = w, dt = 0.005, steps = 400,
                                   record_every = 10, backend = "gpu", progress = FALSE,
