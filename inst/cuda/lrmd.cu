@@ -48,26 +48,6 @@
 #  define SP_LRMD_BLOCK 256
 #endif
 #define SP_LRMD_WARPS (SP_LRMD_BLOCK / 32)
-/* Blocks an SM the pair kernels must fit (__launch_bounds__): in single
- * precision 8 of 256 threads, 32 registers, which their loops need without
- * spilling; left to the compiler, NVRTC gave one or the other kernel 40
- * registers depending on the variant, 6 blocks an SM.  Double would spill
- * at 32. */
-#ifdef SP_REAL_SINGLE
-#  define SP_LRMD_PAIR_BOUNDS __launch_bounds__(SP_LRMD_BLOCK, 8)
-#else
-#  define SP_LRMD_PAIR_BOUNDS __launch_bounds__(SP_LRMD_BLOCK)
-#endif
-/* Parts whose force sums are loaded together (sp_lrmd_part_sums): 4 fit
- * the 32 registers in single precision; in double they took the fused
- * kernel from 42 to 80 registers, so 1 there. */
-#ifndef SP_LRMD_PART_BATCH
-#  ifdef SP_REAL_SINGLE
-#    define SP_LRMD_PART_BATCH 4
-#  else
-#    define SP_LRMD_PART_BATCH 1
-#  endif
-#endif
 
 typedef SP_REAL sp_lrmd_real; /* the arrays of lrmd_args.h */
 
@@ -266,37 +246,6 @@ __device__ __forceinline__ void sp_lrmd_pair_kick(const sp_lrmd_kargs &a, uint64
   }
 }
 
-/* The force sums of particle i over the parts, in part order.  The loads
- * of SP_LRMD_PART_BATCH parts are issued together before their additions: a
- * chain of nsplit / 4 L2 round trips in single precision, not nsplit (the
- * kick kernel's 26 parts took 9 us at n = 1e4 on an H100, by ncu), and
- * every bit as a plain loop's.
- * __ldcg reads L2, where the other blocks' stores are once their
- * __threadfence has passed, not this SM's L1. */
-__device__ __forceinline__ void sp_lrmd_part_sums(const sp_lrmd_kargs &a, uint64_t i, double *s0,
-                                                  double *s1) {
-  const double *fp = a.fpart + i;
-  const uint64_t n = a.n;
-  double f0 = 0, f1 = 0;
-  int k = 0;
-  for (; k + SP_LRMD_PART_BATCH <= a.nsplit; k += SP_LRMD_PART_BATCH) {
-    double x[2 * SP_LRMD_PART_BATCH];
-#pragma unroll
-    for (int u = 0; u < 2 * SP_LRMD_PART_BATCH; u++) x[u] = __ldcg(fp + (2 * (uint64_t)k + u) * n);
-#pragma unroll
-    for (int u = 0; u < SP_LRMD_PART_BATCH; u++) {
-      f0 += x[2 * u];
-      f1 += x[2 * u + 1];
-    }
-  }
-  for (; k < a.nsplit; k++) {
-    f0 += __ldcg(fp + (2 * (uint64_t)k) * n);
-    f1 += __ldcg(fp + (2 * (uint64_t)k + 1) * n);
-  }
-  *s0 = f0;
-  *s1 = f1;
-}
-
 /* A pair pass's block (grid: nsplit parts x tiles of targets): its part
  * of the sources, its tile, the thread's target i, and the force sums on i
  * from the part. */
@@ -339,7 +288,7 @@ __device__ __forceinline__ void sp_lrmd_pairs(const sp_lrmd_kargs &a) {
   }
 }
 
-extern "C" __global__ void SP_LRMD_PAIR_BOUNDS sp_lrmd_pairs_kernel(const sp_lrmd_kargs a) {
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel(const sp_lrmd_kargs a) {
   if (a.model == SP_LRMD_RING) sp_lrmd_pairs<SP_LRMD_RING>(a);
   else sp_lrmd_pairs<SP_LRMD_GRAVITY2D>(a);
 }
@@ -373,14 +322,21 @@ __device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
     __threadfence();
     if (threadIdx.x == 0) a.tcount[tile] = 0;
     if (!valid) return;
-    sp_lrmd_part_sums(a, i, &f0, &f1);
+    {
+      const volatile double *fp = a.fpart;
+      f0 = f1 = 0;
+      for (int k = 0; k < a.nsplit; k++) {
+        f0 += fp[(2 * (uint64_t)k) * a.n + i];
+        f1 += fp[(2 * (uint64_t)k + 1) * a.n + i];
+      }
+    }
   }
   if (!valid) return;
   sp_lrmd_pair_kick(a, i, f0, f1);
   sp_lrmd_drift1(a, i, a.fuse, w2);
 }
 
-extern "C" __global__ void SP_LRMD_PAIR_BOUNDS sp_lrmd_pairs_fused_kernel(const sp_lrmd_kargs a) {
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_fused_kernel(const sp_lrmd_kargs a) {
   if (a.model == SP_LRMD_RING) sp_lrmd_pairs_fused<SP_LRMD_RING>(a);
   else sp_lrmd_pairs_fused<SP_LRMD_GRAVITY2D>(a);
 }
@@ -389,9 +345,12 @@ extern "C" __global__ void SP_LRMD_PAIR_BOUNDS sp_lrmd_pairs_fused_kernel(const 
  * the kick by d. */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(const sp_lrmd_kargs a) {
   const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
-  double f0, f1;
+  double f0 = 0, f1 = 0;
   if (i >= a.i1) return;
-  sp_lrmd_part_sums(a, i, &f0, &f1);
+  for (int k = 0; k < a.nsplit; k++) {
+    f0 += a.fpart[(2 * (uint64_t)k) * a.n + i];
+    f1 += a.fpart[(2 * (uint64_t)k + 1) * a.n + i];
+  }
   sp_lrmd_pair_kick(a, i, f0, f1);
 }
 

@@ -336,18 +336,11 @@ static int lrmd_observe(lrmd_model *m) {
  * targets fill less than one wave of blocks (resident blocks a
  * multiprocessor x multiprocessors), as many parts as make one wave, so
  * that no second, nearly empty wave follows (parts need not be whole
- * tiles: the last tile of a part is short).  The resident blocks are the
- * fewer of the separate and the fused pair kernel's, so that both passes
- * cut the sources alike (the same numbers) and neither spills into a
- * second wave (ncu, n = 1e4 on an H100: the fused kernel had 40 registers,
- * 6 blocks an SM, against the 8 the parts were cut for: 1.31 waves). */
+ * tiles: the last tile of a part is short). */
 static int lrmd_split(lrmd_slice *v, uint64_t n) {
-  int bps = 0, bps_fused = 0, st;
+  int bps = 0, st;
   uint64_t slots, ns, chunk;
-  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, LRMD_BLOCK, 0, &bps)) ||
-      (st = sp_gpu_occupancy(v->d->id, v->fused, LRMD_BLOCK, 0, &bps_fused)))
-    return st;
-  if (bps_fused < bps) bps = bps_fused;
+  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, LRMD_BLOCK, 0, &bps))) return st;
   if (bps < 1) bps = 1;
   slots = (uint64_t)bps * (uint64_t)(v->d->info.multiprocessors > 0 ? v->d->info.multiprocessors : 1);
   ns = slots / v->nb;
