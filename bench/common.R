@@ -19,6 +19,7 @@
 #   rows, add()    the table of results, a row at a time; `echo` (set after
 #                  sourcing) the line a row writes to stderr
 #   bench_print()  the table at the end
+#   cpu_scaling()  the CPU engine's rows of driven.R and escape.R
 suppressPackageStartupMessages(library(statphysgpu))
 
 commit <- Sys.getenv("SP_COMMIT")
@@ -80,3 +81,20 @@ bench_print <- function(title = NULL, brief = FALSE) {
   invisible(res)
 }
 
+# The CPU engine on one thread and on all (the same work per thread), for
+# each precision and method: rate(k, precision, method) is the rate of a run
+# with k threads' worth of work; base_rate that of base R on one core.
+cpu_scaling <- function(rate, methods, base_rate, device) {
+  nthreads <- sp_threads()
+  for (p in c("single", "double")) for (m in methods) {
+    old <- sp_threads(1)
+    r1 <- rate(1, p, m)
+    sp_threads(old)
+    rn <- rate(nthreads, p, m)
+    add(sprintf("CPU engine, %s %s, 1 thread", p, m), r1, "steps/s", device)
+    add(sprintf("CPU engine, %s %s, %d threads", p, m, nthreads), rn, "steps/s", device)
+    add(sprintf("CPU engine, %s %s: scaling efficiency over %d threads", p, m, nthreads),
+        rn / (nthreads * r1), "", device)
+    add(sprintf("CPU engine, %s %s, 1 thread / base R", p, m), r1 / base_rate, "x", device)
+  }
+}

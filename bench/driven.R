@@ -79,18 +79,9 @@ if (what %in% c("cpu", "all")) {
   t <- system.time(srk2_base(1e5, 2))[["elapsed"]]
   base_rate <- 1e5 * 200 / t
   add("vectorised base R, SRK2, one core", base_rate, "steps/s", cpu)
-  nthreads <- sp_threads()
-  for (p in c("single", "double")) for (m in c("srk2", "euler")) {
-    old <- sp_threads(1)
-    r1 <- run(4096, 200, p, "cpu", m)
-    sp_threads(old)
-    rn <- run(4096 * nthreads, 200, p, "cpu", m)
-    add(sprintf("CPU engine, %s %s, 1 thread", p, m), r1$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s, %d threads", p, m, nthreads), rn$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s: scaling efficiency over %d threads", p, m, nthreads),
-        rn$rate / (nthreads * r1$rate), "", cpu)
-    add(sprintf("CPU engine, %s %s, 1 thread / base R", p, m), r1$rate / base_rate, "x", cpu)
-  }
+  # 4096 paths a thread
+  cpu_scaling(function(k, p, m) run(4096 * k, 200, p, "cpu", m)$rate, c("srk2", "euler"),
+              base_rate, cpu)
 }
 
 bench_print()

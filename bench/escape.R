@@ -91,18 +91,9 @@ if (what %in% c("cpu", "all")) {
   t <- system.time(alg1_base(1e5, 200))[["elapsed"]]
   base_rate <- 1e5 * 200 / t
   add("vectorised base R, Algorithm 1, one core", base_rate, "path-steps/s", cpu)
-  nthreads <- sp_threads()
-  for (p in c("single", "double")) for (m in c("euler", "srk2")) {
-    old <- sp_threads(1)
-    r1 <- run(2000, 6, m, p, "cpu", t_max = 2000)
-    sp_threads(old)
-    rn <- run(2000 * nthreads, 6, m, p, "cpu", t_max = 2000)
-    add(sprintf("CPU engine, %s %s, 1 thread", p, m), r1$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s, %d threads", p, m, nthreads), rn$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s: scaling efficiency over %d threads", p, m, nthreads),
-        rn$rate / (nthreads * r1$rate), "", cpu)
-    add(sprintf("CPU engine, %s %s, 1 thread / base R", p, m), r1$rate / base_rate, "x", cpu)
-  }
+  # 2000 paths a thread
+  cpu_scaling(function(k, p, m) run(2000 * k, 6, m, p, "cpu", t_max = 2000)$rate,
+              c("euler", "srk2"), base_rate, cpu)
 }
 
 bench_print()
