@@ -24,7 +24,7 @@ bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ f
 source(file.path(bench_dir, "common.R"))
 gpu <- bench_arg("cpu") == "gpu"
 dev <- if (gpu) {
-  d <- gpu_devices(free = FALSE)
+  d <- gpu_first(free = FALSE)
   sprintf("%s (%d SMs)", d$name[1], d$multiprocessors[1])
 } else cpu_device()
 if (gpu) {
