@@ -7,23 +7,12 @@
 # PROG1 on a Tesla C1060 did 6.18e9 SRK2 steps/s (79 flop a step); target on
 # an H100 >= 2e11 single-precision SRK2 steps/s.  CPU: against a vectorised
 # base-R SRK2 of the same model on one core.
-suppressPackageStartupMessages(library(statphysgpu))
-what <- commandArgs(trailingOnly = TRUE)
-what <- if (length(what)) what[1] else "gpu"
-commit <- Sys.getenv("SP_COMMIT", "")
-if (!nzchar(commit)) {
-  commit <- tryCatch(system("git rev-parse --short HEAD", intern = TRUE,
-                            ignore.stderr = TRUE), error = function(e) "unknown")
-  if (!length(commit)) commit <- "unknown"
-}
-date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
-rows <- list()
-add <- function(metric, value, unit, device) {
-  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
-                                          unit = unit, device = device,
-                                          commit = commit, date = date)
-  message(sprintf("%-72s %12.4g %s", metric, value, unit))
-}
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+what <- bench_arg("gpu")
 
 # Fig. 2 parameters of the paper (anomalous transport)
 run <- function(n, periods, precision, backend, method = "srk2", a = 4.2, spp = 100,
@@ -37,9 +26,7 @@ run <- function(n, periods, precision, backend, method = "srk2", a = 4.2, spp = 
 }
 
 if (what %in% c("gpu", "all")) {
-  d <- gpu_devices()
-  if (nrow(d) == 0) stop("no usable GPU: ", attr(d, "reason"))
-  dev <- d$name[1]
+  dev <- gpu_first()$name[1]
   # warm up every variant (compile or load from the cache)
   for (p in c("single", "double")) for (m in c("srk2", "euler")) run(1024, 2, p, "gpu", m)
   n <- 2^22
@@ -68,9 +55,7 @@ if (what %in% c("gpu", "all")) {
 }
 
 if (what %in% c("cpu", "all")) {
-  model <- sub("^\\s+", "", system("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2",
-                                   intern = TRUE))
-  cpu <- sprintf("%s, %d threads", model, sp_threads())
+  cpu <- cpu_device()
   # vectorised base R, SRK2 of the same model, one core
   srk2_base <- function(n, periods, spp = 100) {
     a <- 4.2; omega <- 4.9; f <- 0.1; gamma <- 0.9; D0 <- 0.001
@@ -94,19 +79,9 @@ if (what %in% c("cpu", "all")) {
   t <- system.time(srk2_base(1e5, 2))[["elapsed"]]
   base_rate <- 1e5 * 200 / t
   add("vectorised base R, SRK2, one core", base_rate, "steps/s", cpu)
-  nthreads <- sp_threads()
-  for (p in c("single", "double")) for (m in c("srk2", "euler")) {
-    old <- sp_threads(1)
-    r1 <- run(4096, 200, p, "cpu", m)
-    sp_threads(old)
-    rn <- run(4096 * nthreads, 200, p, "cpu", m)
-    add(sprintf("CPU engine, %s %s, 1 thread", p, m), r1$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s, %d threads", p, m, nthreads), rn$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s: scaling efficiency over %d threads", p, m, nthreads),
-        rn$rate / (nthreads * r1$rate), "", cpu)
-    add(sprintf("CPU engine, %s %s, 1 thread / base R", p, m), r1$rate / base_rate, "x", cpu)
-  }
+  # 4096 paths a thread
+  cpu_scaling(function(k, p, m) run(4096 * k, 200, p, "cpu", m)$rate, c("srk2", "euler"),
+              base_rate, cpu)
 }
 
-res <- do.call(rbind, rows)
-print(res, row.names = FALSE, right = FALSE)
+bench_print()

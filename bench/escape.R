@@ -8,18 +8,13 @@
 # (single precision, Delta U / theta = 6, 2^20 paths, 25% of lanes useful);
 # target >= 3e11 and lane efficiency >= 90%.  CPU: vectorised base R does
 # 1.8e7 path-steps/s on one core of a development machine; target >= 10x.
-suppressPackageStartupMessages(library(statphysgpu))
-what <- commandArgs(trailingOnly = TRUE)
-what <- if (length(what)) what[1] else "all"
-commit <- Sys.getenv("SP_COMMIT", "unknown")
-date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
-rows <- list()
-add <- function(metric, value, unit, device) {
-  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
-                                          unit = unit, device = device,
-                                          commit = commit, date = date)
-  message(sprintf("%-70s %12.4g %s", metric, value, unit))
-}
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+what <- bench_arg("all")
+echo <- "%-70s %12.4g %s"
 
 V0 <- 1; beta <- 0.2; gamma <- 0.5; h <- 0.01
 DU <- barrier_height(gamma, V0)
@@ -34,9 +29,7 @@ run <- function(n, ratio, method, precision, backend, t_max = 1e9, seed = 1) {
 }
 
 if (what %in% c("gpu", "all")) {
-  d <- gpu_devices()
-  if (nrow(d) == 0) stop("no usable GPU: ", attr(d, "reason"))
-  dev <- d$name[1]
+  dev <- gpu_first()$name[1]
   # warm up every variant (compile or load from the cache)
   for (p in c("single", "double")) for (m in c("euler", "srk2")) run(1000, 3, m, p, "gpu")
   n <- 2^20
@@ -81,8 +74,7 @@ if (what %in% c("gpu", "all")) {
 }
 
 if (what %in% c("cpu", "all")) {
-  cpu <- sprintf("%s, %d threads", sub("^\\s+", "", system("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2", intern = TRUE)),
-                 sp_threads())
+  cpu <- cpu_device()
   # vectorised base R, Algorithm 1, one core (R is single-threaded here)
   alg1_base <- function(n, steps) {
     theta <- DU / 6
@@ -99,19 +91,9 @@ if (what %in% c("cpu", "all")) {
   t <- system.time(alg1_base(1e5, 200))[["elapsed"]]
   base_rate <- 1e5 * 200 / t
   add("vectorised base R, Algorithm 1, one core", base_rate, "path-steps/s", cpu)
-  nthreads <- sp_threads()
-  for (p in c("single", "double")) for (m in c("euler", "srk2")) {
-    old <- sp_threads(1)
-    r1 <- run(2000, 6, m, p, "cpu", t_max = 2000)
-    sp_threads(old)
-    rn <- run(2000 * nthreads, 6, m, p, "cpu", t_max = 2000)
-    add(sprintf("CPU engine, %s %s, 1 thread", p, m), r1$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s, %d threads", p, m, nthreads), rn$rate, "steps/s", cpu)
-    add(sprintf("CPU engine, %s %s: scaling efficiency over %d threads", p, m, nthreads),
-        rn$rate / (nthreads * r1$rate), "", cpu)
-    add(sprintf("CPU engine, %s %s, 1 thread / base R", p, m), r1$rate / base_rate, "x", cpu)
-  }
+  # 2000 paths a thread
+  cpu_scaling(function(k, p, m) run(2000 * k, 6, m, p, "cpu", t_max = 2000)$rate,
+              c("euler", "srk2"), base_rate, cpu)
 }
 
-res <- do.call(rbind, rows)
-print(res, row.names = FALSE, right = FALSE)
+bench_print()

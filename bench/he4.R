@@ -13,22 +13,14 @@
 #   SP_COMMIT=<commit> Rscript bench/he4.R cpu    (the CPU engine alone)
 #   SP_HE4_VARIANTS=mixed,mixed_fast Rscript bench/he4.R   (kernel variants
 #     at N = 512 against each other only: t sigma^2 and sweeps/s)
-suppressPackageStartupMessages(library(statphysgpu))
-commit <- Sys.getenv("SP_COMMIT", "unknown")
-date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
-what <- commandArgs(trailingOnly = TRUE)
-what <- if (length(what)) what[1] else "gpu"
-rows <- list()
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+what <- bench_arg("gpu")
 if (what == "cpu") {
-  dev <- sprintf("%s, %d threads",
-                 sub("^\\s+", "", system("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2",
-                                           intern = TRUE)), sp_threads())
-  add <- function(metric, value, unit) {
-    rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
-                                            unit = unit, device = dev, commit = commit,
-                                            date = date)
-    message(sprintf("%-72s %12.4g %s", metric, value, unit))
-  }
+  dev <- cpu_device()
   nth <- sp_threads()
   for (n in c(64, 256, 512)) {
     sw <- max(2, round(2e8 / (3 * n^2)))
@@ -50,21 +42,12 @@ if (what == "cpu") {
   frac <- 100 * 2 / (50 + 100 * 2)
   add(sprintf("CPU, N = 512: t sigma^2 over the recorded part (%d walkers)", w),
       attr(x, "seconds") * frac * (se * 1e3)^2, "s mK^2")
-  res <- do.call(rbind, rows)
-  print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
-  cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+  bench_print(brief = TRUE)
   quit(save = "no")
 }
-d <- gpu_devices()
-if (nrow(d) == 0) stop("no usable GPU: ", attr(d, "reason"))
+d <- gpu_first()
 dev <- d$name[1]
 sms <- d$multiprocessors[1]
-add <- function(metric, value, unit) {
-  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
-                                          unit = unit, device = dev, commit = commit,
-                                          date = date)
-  message(sprintf("%-72s %12.4g %s", metric, value, unit))
-}
 run <- function(n, walkers, sweeps, precision = "mixed", ...) {
   he4_vmc(n, walkers = walkers, blocks = 1, block_sweeps = sweeps, equilibration = 0,
           seed = 1, backend = "gpu", precision = precision, progress = FALSE, step = 0.6, ...)
@@ -111,9 +94,7 @@ if (length(vs)) {
         tab$secs[k] * mean(tab$se_mK[same]^2), "s mK^2")
   }
   options(statphysgpu.he4_variant = NULL)
-  res <- do.call(rbind, rows)
-  print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
-  cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+  bench_print(brief = TRUE)
   quit(save = "no")
 }
 
@@ -179,6 +160,4 @@ for (me in c(1, 2, 4)) {
 add("N = 512: tail correction", attr(x, "tail_correction"), "K")
 add("N = 512: mean acceptance", mean(x$acceptance), "")
 
-res <- do.call(rbind, rows)
-print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
-cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+bench_print(brief = TRUE)

@@ -17,18 +17,13 @@
 # The mean-field rate is the steady state (steady_rate below: the difference
 # of two step counts); SP_KUR_VARIANTS=1 times every single-precision variant
 # of the mean-field kernel (option statphysgpu.kuramoto_variant).
-suppressPackageStartupMessages(library(statphysgpu))
-what <- commandArgs(TRUE)[1]
-if (is.na(what)) what <- "all"
-commit <- Sys.getenv("SP_COMMIT")
-if (!nzchar(commit)) commit <- tryCatch(system("git rev-parse --short HEAD", intern = TRUE),
-                                        error = function(e) "unknown")
-HBM <- 2.84e12 # bytes/s, REFERENCES.md section 8
-rows <- list()
-add <- function(metric, value, unit, device, note = "") {
-  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4), unit = unit,
-                                          device = device, note = note)
-}
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+what <- bench_arg("all")
+echo <- NULL
 timed <- function(...) {
   x <- kuramoto(..., progress = FALSE)
   attr(x, "seconds")
@@ -140,7 +135,4 @@ if (what %in% c("cpu", "all")) {
   }
 }
 
-out <- do.call(rbind, rows)
-cat(sprintf("kuramoto benchmarks | commit %s | %s | %s\n", commit, format(Sys.time(), "%Y-%m-%d"),
-            paste(unique(out$device), collapse = "; ")))
-print(out, row.names = FALSE, right = FALSE)
+bench_print("kuramoto")

@@ -29,19 +29,13 @@
 # reciprocal square root without subnormal handling) and "mixed_pair"
 # (every pair term added in double); "+fused": the kick and the drift in the
 # pair pass (three launches a step instead of ten).
-suppressPackageStartupMessages(library(statphysgpu))
-what <- commandArgs(TRUE)[1]
-if (is.na(what)) what <- "all"
-commit <- Sys.getenv("SP_COMMIT")
-if (!nzchar(commit)) commit <- tryCatch(system("git rev-parse --short HEAD", intern = TRUE),
-                                        error = function(e) "unknown")
-HBM <- 2.84e12 # bytes/s, REFERENCES.md section 8
-rows <- list()
-add <- function(metric, value, unit, device, note = "") {
-  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4), unit = unit,
-                                          device = device, note = note)
-  message(sprintf("%-50s %11.4g %s  %s", metric, value, unit, note)) # as it comes
-}
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+what <- bench_arg("all")
+echo <- "%-50s %11.4g %s  " # the note follows
 # variant: a kernel variant of lrmd.cu, "+fused" appended for the fused
 # pair pass (option statphysgpu.lrmd_fused)
 # variant NULL: the package's default
@@ -156,7 +150,4 @@ if (what %in% c("cpu", "all")) {
   }
 }
 
-out <- do.call(rbind, rows)
-cat(sprintf("lrmd benchmarks | commit %s | %s | %s\n", commit, format(Sys.time(), "%Y-%m-%d"),
-            paste(unique(out$device), collapse = "; ")))
-print(out, row.names = FALSE, right = FALSE)
+bench_print("lrmd")

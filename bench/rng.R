@@ -4,19 +4,13 @@
 #
 # Prints one table (metric, value, unit, device, commit, date).  Compared with
 # cuRAND's curand_normal4 on an H100: 7.0e11 normals/s (REFERENCES.md s. 8).
-suppressPackageStartupMessages(library(statphysgpu))
-
-commit <- Sys.getenv("SP_COMMIT", "unknown")
-date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
-dev <- gpu_devices()
-if (nrow(dev) == 0) stop("no usable GPU: ", attr(dev, "reason"))
-device <- dev$name[1]
-rows <- list()
-add <- function(metric, value, unit) {
-  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
-                                          unit = unit, device = device,
-                                          commit = commit, date = date)
-}
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+dev <- gpu_first()$name[1]
+echo <- NULL
 elapsed <- function(expr) {
   t0 <- proc.time()[["elapsed"]]
   force(expr)
@@ -66,5 +60,4 @@ add("philox_normal(2^28, backend = 'gpu') into R", n / t, "1/s")
 t <- stats::median(vapply(1:3, function(i) elapsed(philox_normal(2^26, seed = i, backend = "cpu")), 0))
 add(sprintf("philox_normal(2^26, backend = 'cpu'), %d threads", sp_threads()), 2^26 / t, "1/s")
 
-res <- do.call(rbind, rows)
-print(res, row.names = FALSE, right = FALSE)
+bench_print()

@@ -17,26 +17,18 @@
 # instructions; the H100's shared memory serves one warp-wide access per
 # SM per clock: 132 x 1.98e9 / 9 x 32 lanes x 32 clones = 2.9e13
 # clone-updates/s, and the integer pipes (64/SM/clock) about 1.8e13.
-suppressPackageStartupMessages(library(statphysgpu))
-args <- commandArgs(trailingOnly = TRUE)
-gpu <- length(args) > 0 && args[1] == "gpu"
-commit <- Sys.getenv("SP_COMMIT", "unknown")
-date <- format(Sys.time(), "%Y-%m-%d %H:%M %Z")
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+gpu <- bench_arg("cpu") == "gpu"
 dev <- if (gpu) {
-  d <- gpu_devices(free = FALSE)
+  d <- gpu_first(free = FALSE)
   sprintf("%s (%d SMs)", d$name[1], d$multiprocessors[1])
-} else sprintf("%s, %d threads",
-               sub("^\\s+", "", system("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2",
-                                       intern = TRUE)), sp_threads())
-rows <- list()
-add <- function(metric, value, unit) {
-  rows[[length(rows) + 1]] <<- data.frame(metric = metric, value = signif(value, 4),
-                                          unit = unit, device = dev, commit = commit,
-                                          date = date)
-  message(sprintf("%-72s %12.4g %s", metric, value, unit))
-}
+} else cpu_device()
 if (gpu) {
-  dir <- if (length(args) > 1) args[2] else "../shared/data/3r3x"
+  dir <- bench_arg("../shared/data/3r3x", 2)
   sizes <- as.numeric(strsplit(Sys.getenv("SP_SIZES", "144,160,176,192,208,224,384"), ",")[[1]])
   nmax <- as.numeric(Sys.getenv("SP_INSTANCES", "25"))
   runs <- as.numeric(Sys.getenv("SP_RUNS", "40"))
@@ -103,9 +95,7 @@ if (gpu) {
         fit / stats::median(med), "x")
     add(sprintf("n = %d%s: wall time of this size", nn, tag), proc.time()[["elapsed"]] - t0, "s")
   }
-  res <- do.call(rbind, rows)
-  print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
-  cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+  bench_print(brief = TRUE)
   quit(save = "no")
 }
 dir <- system.file("extdata", "3r3x", package = "statphysgpu")
@@ -125,6 +115,4 @@ for (nn in c(64, 128)) {
       stats::median(med), "s")
   add(sprintf("n = %d: paper's V100 fit 10^(0.0171 n - 5.9)", nn), 10^(0.0171 * nn - 5.9), "s")
 }
-res <- do.call(rbind, rows)
-print(res[, c("metric", "value", "unit")], row.names = FALSE, right = FALSE)
-cat(sprintf("device %s, commit %s, %s\n", dev, commit, date))
+bench_print(brief = TRUE)
