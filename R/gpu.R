@@ -101,7 +101,9 @@ gpu_kernel_registry <- function() {
     # in single, double accumulators; mixed_pair: every pair term added in
     # double; mixed_ftz: as mixed, the hardware's reciprocal (square root)
     # without subnormal handling, the same numbers, 1.15-1.3x faster on an
-    # H100 (the default; option statphysgpu.lrmd_variant)
+    # H100 (the default; option statphysgpu.lrmd_variant); mixed_ftz_pf:
+    # as mixed_ftz with the source tiles double-buffered (the same numbers;
+    # not yet timed on a GPU)
     lrmd = list(file = "lrmd.cu", toolkit = FALSE,
                 variants = list(mixed = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
                                                          "SP_LRMD_GROUP=8"),
@@ -109,6 +111,10 @@ gpu_kernel_registry <- function() {
                                 mixed_ftz = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
                                                              "SP_LRMD_GROUP=8", "SP_LRMD_FTZ=1"),
                                                  fast_math = FALSE),
+                                mixed_ftz_pf = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
+                                                                "SP_LRMD_GROUP=8", "SP_LRMD_FTZ=1",
+                                                                "SP_LRMD_PREFETCH=1"),
+                                                    fast_math = FALSE),
                                 mixed_pair = list(defines = c("SP_REAL=float",
                                                               "SP_REAL_SINGLE=1",
                                                               "SP_LRMD_GROUP=1"),

@@ -87,6 +87,8 @@
 #' handling (kernel variant `"mixed_ftz"`, the default of option
 #' `statphysgpu.lrmd_variant`; `"mixed"` keeps the subnormal handling and
 #' gives the same numbers bit for bit, 1.15-1.3 times slower;
+#' `"mixed_ftz_pf"` double-buffers the source tiles, with the same numbers,
+#' not yet timed on a GPU;
 #' `"mixed_pair"` adds every pair term in double, the wording of paper 004,
 #' with the same energy error to four digits and 1.2-2 times slower;
 #' `bench/lrmd.R` compares them). In mixed precision the softening must be at least

@@ -26,9 +26,10 @@
 # REFERENCES.md section 8 (ring 2.15e12, gravity2d 3.1e12 pairs/s).  Mixed
 # precision in three variants: "mixed" (sums of 8 pair terms in single, then
 # double), "mixed_ftz" (the same numbers, the hardware's reciprocal and
-# reciprocal square root without subnormal handling) and "mixed_pair"
-# (every pair term added in double); "+fused": the kick and the drift in the
-# pair pass (three launches a step instead of ten).
+# reciprocal square root without subnormal handling), "mixed_ftz_pf" (the
+# same numbers, the source tiles double-buffered) and "mixed_pair" (every
+# pair term added in double); "+fused": the kick and the drift in the pair
+# pass (three launches a step instead of ten).
 bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
@@ -71,7 +72,8 @@ if (what %in% c("gpu", "all") && has_gpu) {
   bound <- HBM / 96
   only <- Sys.getenv("SP_LRMD_VARIANTS")
   variants <- if (nzchar(only)) strsplit(only, ",")[[1]] else
-    c("mixed", "mixed_ftz", "mixed_ftz+fused", "mixed_pair", "double")
+    c("mixed", "mixed_ftz", "mixed_ftz+fused", "mixed_ftz_pf", "mixed_ftz_pf+fused", "mixed_pair",
+      "double")
   for (n in if (nzchar(only)) numeric() else c(1e6, 1e7, 5e7)) {
     w <- starts("hmf", n)
     for (prec in c("mixed", "double")) {

@@ -186,50 +186,82 @@ __device__ __forceinline__ void sp_lrmd_term(int model, real wi0, real wi1, real
   }
 }
 
+/* The terms of target (wi) with the m sources of a shared tile, added into
+ * acc0, acc1: SP_LRMD_GROUP consecutive terms in SP_REAL, their sum in
+ * double. */
+template <int ENERGY, int MODEL>
+__device__ __forceinline__ void sp_lrmd_tile_sums(const real2 *tile, int m, real2 wi, real eps,
+                                                  real eps2, double &acc0, double &acc1) {
+  int k = 0;
+  if (SP_LRMD_GROUP > 1) {
+    for (; k + SP_LRMD_GROUP <= m; k += SP_LRMD_GROUP) {
+      real g0 = 0, g1 = 0;
+#pragma unroll
+      for (int u = 0; u < SP_LRMD_GROUP; u++) {
+        real x, y;
+        sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, tile[k + u], eps, eps2, &x, &y);
+        g0 += x;
+        if (MODEL != SP_LRMD_RING) g1 += y;
+      }
+      acc0 += (double)g0;
+      if (MODEL != SP_LRMD_RING) acc1 += (double)g1;
+    }
+  }
+#pragma unroll 8
+  for (; k < m; k++) {
+    real x, y;
+    sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, tile[k], eps, eps2, &x, &y);
+    acc0 += (double)x;
+    if (MODEL != SP_LRMD_RING) acc1 += (double)y;
+  }
+}
+
 /* Sums over the sources [j0, j1) for target i (valid or not: every thread
  * helps load the tiles): ENERGY 0, the force components; 1, the potential
- * and virial sums.  SP_LRMD_GROUP consecutive terms are added in SP_REAL,
- * their sum in double. */
+ * and virial sums, tile by tile in source order.  With SP_LRMD_PREFETCH
+ * (variant mixed_ftz_pf) the tiles are double-buffered: each thread loads
+ * its source of the next tile before the terms of this one and stores it
+ * after them, one barrier a tile instead of two and the load's latency
+ * hidden behind the terms -- the same terms in the same order, so the
+ * same numbers bit for bit. */
 template <int ENERGY, int MODEL>
 __device__ __forceinline__ void sp_lrmd_pair_sums(const sp_lrmd_kargs &a, uint64_t i, bool valid,
                                                   uint64_t j0, uint64_t j1, double *s0,
                                                   double *s1) {
-  __shared__ real2 tile[SP_LRMD_BLOCK];
   const real2 *w = reinterpret_cast<const real2 *>(a.w);
   real2 wi;
   if (valid) wi = w[i];
   else wi.x = wi.y = 0;
   const real eps = (real)a.eps, eps2 = (real)(a.eps * a.eps);
   double acc0 = 0, acc1 = 0;
+#ifdef SP_LRMD_PREFETCH
+  __shared__ real2 tile[2][SP_LRMD_BLOCK];
+  int b = 0;
+  __syncthreads(); /* the block's earlier use of the tiles (energy pass) */
+  if (j0 + threadIdx.x < j1) tile[0][threadIdx.x] = w[j0 + threadIdx.x];
+  __syncthreads();
+  for (uint64_t t0 = j0; t0 < j1; t0 += SP_LRMD_BLOCK) {
+    const uint64_t jn = t0 + SP_LRMD_BLOCK + threadIdx.x;
+    const int m = j1 - t0 < SP_LRMD_BLOCK ? (int)(j1 - t0) : SP_LRMD_BLOCK;
+    real2 next;
+    if (jn < j1) next = w[jn];
+    sp_lrmd_tile_sums<ENERGY, MODEL>(tile[b], m, wi, eps, eps2, acc0, acc1);
+    /* tile[b ^ 1] was last read before the previous barrier */
+    if (jn < j1) tile[b ^ 1][threadIdx.x] = next;
+    __syncthreads();
+    b ^= 1;
+  }
+#else
+  __shared__ real2 tile[SP_LRMD_BLOCK];
   for (uint64_t t0 = j0; t0 < j1; t0 += SP_LRMD_BLOCK) {
     const uint64_t j = t0 + threadIdx.x;
     const int m = j1 - t0 < SP_LRMD_BLOCK ? (int)(j1 - t0) : SP_LRMD_BLOCK;
     __syncthreads();
     if (j < j1) tile[threadIdx.x] = w[j];
     __syncthreads();
-    int k = 0;
-    if (SP_LRMD_GROUP > 1) {
-      for (; k + SP_LRMD_GROUP <= m; k += SP_LRMD_GROUP) {
-        real g0 = 0, g1 = 0;
-#pragma unroll
-        for (int u = 0; u < SP_LRMD_GROUP; u++) {
-          real x, y;
-          sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, tile[k + u], eps, eps2, &x, &y);
-          g0 += x;
-          if (MODEL != SP_LRMD_RING) g1 += y;
-        }
-        acc0 += (double)g0;
-        if (MODEL != SP_LRMD_RING) acc1 += (double)g1;
-      }
-    }
-#pragma unroll 8
-    for (; k < m; k++) {
-      real x, y;
-      sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, tile[k], eps, eps2, &x, &y);
-      acc0 += (double)x;
-      if (MODEL != SP_LRMD_RING) acc1 += (double)y;
-    }
+    sp_lrmd_tile_sums<ENERGY, MODEL>(tile, m, wi, eps, eps2, acc0, acc1);
   }
+#endif
   *s0 = acc0;
   *s1 = acc1;
 }

@@ -307,13 +307,14 @@ test_that("the GPU kernel variant follows option statphysgpu.lrmd_variant", {
   reg <- names(statphysgpu:::gpu_kernel_registry()$lrmd$variants)
   withr::local_options(statphysgpu.lrmd_variant = NULL)
   expect_identical(c(v("mixed"), v("double")), c("mixed_ftz", "double"))
-  for (x in c("mixed_pair", "mixed")) {
+  for (x in c("mixed_pair", "mixed", "mixed_ftz_pf")) {
     withr::local_options(statphysgpu.lrmd_variant = x)
     expect_identical(c(v("mixed"), v("double")), c(x, "double"))
   }
   withr::local_options(statphysgpu.lrmd_variant = "fast")
-  expect_error(v("mixed"), "must be one of \"mixed\", \"mixed_ftz\", \"mixed_pair\", not")
-  expect_setequal(reg, c("mixed", "mixed_ftz", "mixed_pair", "double"))
+  expect_error(v("mixed"),
+               "must be one of \"mixed\", \"mixed_ftz\", \"mixed_ftz_pf\", \"mixed_pair\", not")
+  expect_setequal(reg, c("mixed", "mixed_ftz", "mixed_ftz_pf", "mixed_pair", "double"))
 })
 
 test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
