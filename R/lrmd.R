@@ -205,6 +205,13 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     }
     if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
+  # tuning: the blocks an SM the pair pass's parts are cut for (0: as many
+  # as fit, the default); fewer make longer parts
+  bps <- getOption("statphysgpu.lrmd_blocks_per_sm", 0L)
+  if (!is.numeric(bps) || length(bps) != 1 || is.na(bps) || bps < 0 || bps != floor(bps)) {
+    sp_abort(sprintf("option statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0, not %s.",
+                     describe(bps)), call = call)
+  }
   if (missing(init)) {
     if (missing(n)) sp_abort("`n` or `init` must be given.", call = call)
     init <- switch(model,
@@ -243,7 +250,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
              if (two_d) st[[4]] else double(n))
   res <- sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(steps, record_every),
                  as.integer(c(fr$precision == "mixed",
-                              isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)))),
+                              isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)), bps)),
                  state, as.double(snap_steps),
                  kernel = "lrmd", variant = lrmd_variant(fr$precision))
   rec <- matrix(res$rec, nrow = 4)

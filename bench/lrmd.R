@@ -7,7 +7,9 @@
 # "multi": the largest systems on one GPU and on all GPUs (target: two
 # GPUs at least 1.8x one), with the package's default variant.
 # SP_LRMD_VARIANTS=v1,v2,...: "gpu" times only the pair models in these
-# variants (no HMF, no accuracy rows).
+# variants (no HMF, no accuracy rows).  SP_LRMD_BPS=b1,b2,...: also the
+# default kernels at n = 1e4 and 1e5 with the parts cut for b blocks an SM
+# (option statphysgpu.lrmd_blocks_per_sm; 0: as many as fit).
 #
 # GPU rates are steady-state: the time of 3 s steps minus that of s steps
 # (records only at the start and the end), so that the uploads and
@@ -95,6 +97,18 @@ if (what %in% c("gpu", "all") && has_gpu) {
         add(sprintf("%s n = %g, %s", model, n, v), rate, "pair interactions/s", dev,
             if (prec == "mixed") sprintf("%.0f per cent of the ceiling %.3g", 100 * rate / ceiling,
                                          ceiling) else "")
+      }
+    }
+  }
+  for (b in as.integer(strsplit(Sys.getenv("SP_LRMD_BPS"), ",")[[1]])) {
+    for (model in c("ring", "gravity2d")) {
+      for (n in c(1e4, 1e5)) {
+        rate <- withr::with_options(list(statphysgpu.lrmd_blocks_per_sm = b),
+                                    3 * n^2 / per_step(model, starts(model, n),
+                                                       max(1, round(1e12 / (3 * n^2))), "mixed",
+                                                       NULL))
+        add(sprintf("%s n = %g, default kernels, parts for %d blocks an SM", model, n, b), rate,
+            "pair interactions/s", dev)
       }
     }
   }

@@ -10,7 +10,7 @@
 #include "gpu/sp_gpu_lrmd.h"
 
 /* model: SP_LRMD_*; pars: c(dt, softening); counts: c(steps, record_every);
- * single: c(mixed precision, fused pair pass) as integers;
+ * single: c(mixed precision, fused pair pass, blocks an SM) as integers;
  * state: n x 4 (q0, q1, p0, p1); snap_steps: ascending steps (doubles). */
 SEXP sp_r_lrmd(SEXP model, SEXP n, SEXP pars, SEXP counts, SEXP single, SEXP state,
                SEXP snap_steps, SEXP gpu_key, SEXP devices, SEXP progress) {
@@ -30,8 +30,9 @@ SEXP sp_r_lrmd(SEXP model, SEXP n, SEXP pars, SEXP counts, SEXP single, SEXP sta
   job.eps = REAL(pars)[1];
   job.steps = (uint64_t)REAL(counts)[0];
   job.record_every = (uint64_t)REAL(counts)[1];
-  job.single = sp_r_int(single); /* c(mixed, fused) */
+  job.single = sp_r_int(single); /* c(mixed, fused, blocks an SM) */
   job.fused = XLENGTH(single) > 1 && TYPEOF(single) == INTSXP ? INTEGER(single)[1] : 0;
+  job.blocks_per_sm = XLENGTH(single) > 2 && TYPEOF(single) == INTSXP ? INTEGER(single)[2] : 0;
   job.nsnap = (int)XLENGTH(snap_steps);
   if (XLENGTH(state) != 4 * (R_xlen_t)job.n || job.record_every == 0)
     Rf_error("internal error: the lrmd state does not match n");

@@ -34,6 +34,8 @@ typedef struct {
   int single;                 /* 1: the "mixed" precision (lrmd.h) */
   int fused;                  /* GPU, ring and gravity2d: 1 to kick and drift in the
                                  pair pass (one launch a force evaluation) */
+  int blocks_per_sm;          /* GPU pair pass: the resident blocks an SM its
+                                 parts are cut for; 0, as many as fit */
   const uint64_t *snap_steps; /* nsnap steps (ascending, <= steps) */
   int nsnap;
 } sp_lrmd_job;

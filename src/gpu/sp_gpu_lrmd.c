@@ -336,11 +336,14 @@ static int lrmd_observe(lrmd_model *m) {
  * targets fill less than one wave of blocks (resident blocks a
  * multiprocessor x multiprocessors), as many parts as make one wave, so
  * that no second, nearly empty wave follows (parts need not be whole
- * tiles: the last tile of a part is short). */
-static int lrmd_split(lrmd_slice *v, uint64_t n) {
+ * tiles: the last tile of a part is short).  want_bps > 0 (option
+ * statphysgpu.lrmd_blocks_per_sm): cut for fewer resident blocks an SM
+ * than fit, which makes fewer, longer parts. */
+static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps) {
   int bps = 0, st;
   uint64_t slots, ns, chunk;
   if ((st = sp_gpu_occupancy(v->d->id, v->pairs, LRMD_BLOCK, 0, &bps))) return st;
+  if (want_bps > 0 && want_bps < bps) bps = want_bps; /* longer parts */
   if (bps < 1) bps = 1;
   slots = (uint64_t)bps * (uint64_t)(v->d->info.multiprocessors > 0 ? v->d->info.multiprocessors : 1);
   ns = slots / v->nb;
@@ -400,7 +403,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
-  if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n))) return st;
+  if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n, job->blocks_per_sm))) return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
    * job that cannot fit fails with its size) */
   if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + (fused ? 4 : 2) * n * rb,

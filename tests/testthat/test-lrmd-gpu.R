@@ -141,6 +141,24 @@ test_that("the fused pair pass gives the separate passes' numbers bit for bit", 
   }
 })
 
+test_that("longer parts (option statphysgpu.lrmd_blocks_per_sm) follow the CPU; fused = separate", {
+  skip_if_no_gpu()
+  for (cs in lr_gpu_cases()[c(3, 5)]) { # ring 3000, gravity2d 2500: 64 parts by default
+    args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
+                 record_every = 5, precision = "double", progress = FALSE)
+    cpu <- do.call(lrmd, c(args, backend = "cpu"))
+    for (bps in c(1, 3)) {
+      withr::local_options(statphysgpu.lrmd_blocks_per_sm = bps)
+      x <- withr::with_options(list(statphysgpu.lrmd_fused = TRUE),
+                               do.call(lrmd, c(args, backend = "gpu")))
+      y <- withr::with_options(list(statphysgpu.lrmd_fused = FALSE),
+                               do.call(lrmd, c(args, backend = "gpu")))
+      expect_identical(attr(x, "state"), attr(y, "state"))
+      expect_lt(max(abs(as.matrix(attr(x, "state")) - as.matrix(attr(cpu, "state")))), 1e-9)
+    }
+  }
+})
+
 test_that("HMF's fused drifts change no bit: records every step or once give one state", {
   skip_if_no_gpu()
   w <- hmf_waterbag(20000, 1, 0.69, seed = 3)

@@ -317,6 +317,19 @@ test_that("the GPU kernel variant follows option statphysgpu.lrmd_variant", {
   expect_setequal(reg, c("mixed", "mixed_ftz", "mixed_ftz_pf", "mixed_pair", "double"))
 })
 
+test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
+  for (bad in list(-1, 2.5, "4", c(1, 2), NA)) {
+    withr::local_options(statphysgpu.lrmd_blocks_per_sm = bad)
+    expect_error(lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.1, steps = 1,
+                      backend = "cpu", progress = FALSE),
+                 "statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0")
+  }
+  withr::local_options(statphysgpu.lrmd_blocks_per_sm = 2)
+  x <- lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.1, steps = 1, backend = "cpu",
+            progress = FALSE)
+  expect_s3_class(x, "lrmd_run")
+})
+
 test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
   from <- statphysgpu:::lrmd_gpu_from
   expect_identical(c(from("hmf"), from("ring"), from("gravity2d")), c(1e5, 2000, 2000))
