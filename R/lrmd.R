@@ -62,10 +62,13 @@
 #' step is a few microseconds of kernel launches).
 #'
 #' The ring and gravity2d engine kicks and drifts inside the pair pass (one
-#' launch a force evaluation instead of three: 1.1-1.4 times faster at
+#' launch a force evaluation instead of three: 1.1 times faster at
 #' \eqn{10^4} particles on an H100, where launches cost); option
 #' `statphysgpu.lrmd_fused = FALSE` runs separate passes, with the same
-#' numbers bit for bit.
+#' numbers bit for bit. When the targets alone cannot fill the GPU, the
+#' sources are cut into parts for as many resident blocks as fit an SM;
+#' option `statphysgpu.lrmd_blocks_per_sm = b` cuts them for `b` (longer
+#' parts, numbers equal to rounding; for tuning, not yet timed).
 #'
 #' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
 #' one slice per device; each device updates its slice and the devices
@@ -90,7 +93,7 @@
 #' `"mixed_ftz_pf"` double-buffers the source tiles, with the same numbers,
 #' not yet timed on a GPU;
 #' `"mixed_pair"` adds every pair term in double, the wording of paper 004,
-#' with the same energy error to four digits and 1.2-2 times slower;
+#' with the same energy error to four digits and 1.3-2.1 times slower;
 #' `bench/lrmd.R` compares them). In mixed precision the softening must be at least
 #' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
 #' a particle with itself or a close neighbour carries rounding of
