@@ -5,7 +5,9 @@
 #   ncu --clock-control none --kernel-name regex:sp_lrmd_pairs --launch-skip 30 --launch-count 3 \
 #       --section SpeedOfLight --section Occupancy --section WarpStateStats \
 #       Rscript bench/lrmd-profile.R
-# SP_LRMD_FUSED=0: the separate passes (option statphysgpu.lrmd_fused).
+# SP_LRMD_FUSED=0: the separate passes (option statphysgpu.lrmd_fused);
+# SP_LRMD_VARIANT=v: kernel variant v (option statphysgpu.lrmd_variant).
+# The warm-up run takes 2 steps (6 pair passes) before the timed one.
 suppressPackageStartupMessages(library(statphysgpu))
 a <- commandArgs(TRUE)
 model <- if (length(a) >= 1) a[1] else "gravity2d"
@@ -15,6 +17,8 @@ init <- switch(model, ring = ring_uniform(n, p0 = 0.3, seed = 1),
                gravity2d = gravity2d_shell(n, 0.5, 1, seed = 1),
                hmf = hmf_waterbag(n, 1, 0.69, seed = 1))
 options(statphysgpu.lrmd_fused = Sys.getenv("SP_LRMD_FUSED", "1") != "0")
+if (nzchar(Sys.getenv("SP_LRMD_VARIANT")))
+  options(statphysgpu.lrmd_variant = Sys.getenv("SP_LRMD_VARIANT"))
 go <- function(k) lrmd(model, init = init, dt = 0.01, steps = k, record_every = k,
                        backend = "gpu", progress = FALSE)
 invisible(go(2)) # compile, warm

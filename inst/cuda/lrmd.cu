@@ -64,6 +64,8 @@ typedef double2 real2;
 #  undef SP_LRMD_GROUP
 #  define SP_LRMD_GROUP 1
 #endif
+static_assert(SP_LRMD_GROUP == 1 || SP_LRMD_GROUP % 2 == 0,
+              "sp_lrmd_tile_sums loads the sources of a group two at a time");
 
 /* Block-wide sum of four doubles, the result in thread 0 (a fixed tree:
  * the same inputs give the same sums). */
@@ -186,6 +188,20 @@ __device__ __forceinline__ void sp_lrmd_term(int model, real wi0, real wi1, real
   }
 }
 
+/* Two consecutive sources of a shared tile, p 16-byte aligned: in single
+ * precision one 128-bit load (the compiler makes two 64-bit loads of
+ * p[0], p[1]: half an instruction a pair more). */
+__device__ __forceinline__ void sp_lrmd_load2(const real2 *p, real2 s[2]) {
+#ifdef SP_REAL_SINGLE
+  const float4 q = *reinterpret_cast<const float4 *>(p);
+  s[0] = make_float2(q.x, q.y);
+  s[1] = make_float2(q.z, q.w);
+#else
+  s[0] = p[0];
+  s[1] = p[1];
+#endif
+}
+
 /* The terms of target (wi) with the m sources of a shared tile, added into
  * acc0, acc1: SP_LRMD_GROUP consecutive terms in SP_REAL, their sum in
  * double. */
@@ -197,11 +213,16 @@ __device__ __forceinline__ void sp_lrmd_tile_sums(const real2 *tile, int m, real
     for (; k + SP_LRMD_GROUP <= m; k += SP_LRMD_GROUP) {
       real g0 = 0, g1 = 0;
 #pragma unroll
-      for (int u = 0; u < SP_LRMD_GROUP; u++) {
-        real x, y;
-        sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, tile[k + u], eps, eps2, &x, &y);
-        g0 += x;
-        if (MODEL != SP_LRMD_RING) g1 += y;
+      for (int u = 0; u < SP_LRMD_GROUP; u += 2) {
+        real2 s[2];
+        sp_lrmd_load2(tile + k + u, s);
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          real x, y;
+          sp_lrmd_term<ENERGY>(MODEL, wi.x, wi.y, s[h], eps, eps2, &x, &y);
+          g0 += x;
+          if (MODEL != SP_LRMD_RING) g1 += y;
+        }
       }
       acc0 += (double)g0;
       if (MODEL != SP_LRMD_RING) acc1 += (double)g1;
@@ -235,7 +256,7 @@ __device__ __forceinline__ void sp_lrmd_pair_sums(const sp_lrmd_kargs &a, uint64
   const real eps = (real)a.eps, eps2 = (real)(a.eps * a.eps);
   double acc0 = 0, acc1 = 0;
 #ifdef SP_LRMD_PREFETCH
-  __shared__ real2 tile[2][SP_LRMD_BLOCK];
+  __shared__ __align__(16) real2 tile[2][SP_LRMD_BLOCK];
   int b = 0;
   __syncthreads(); /* the block's earlier use of the tiles (energy pass) */
   if (j0 + threadIdx.x < j1) tile[0][threadIdx.x] = w[j0 + threadIdx.x];
@@ -252,7 +273,7 @@ __device__ __forceinline__ void sp_lrmd_pair_sums(const sp_lrmd_kargs &a, uint64
     b ^= 1;
   }
 #else
-  __shared__ real2 tile[SP_LRMD_BLOCK];
+  __shared__ __align__(16) real2 tile[SP_LRMD_BLOCK];
   for (uint64_t t0 = j0; t0 < j1; t0 += SP_LRMD_BLOCK) {
     const uint64_t j = t0 + threadIdx.x;
     const int m = j1 - t0 < SP_LRMD_BLOCK ? (int)(j1 - t0) : SP_LRMD_BLOCK;

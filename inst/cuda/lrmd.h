@@ -119,7 +119,10 @@ SP_FN void SP_LR(sp_lrmd_ring_pair)(SP_REAL si, SP_REAL ci, SP_REAL sj, SP_REAL 
 SP_FN void SP_LR(sp_lrmd_grav_pair)(SP_REAL xi, SP_REAL yi, SP_REAL xj, SP_REAL yj, SP_REAL eps2,
                                     SP_REAL *fx, SP_REAL *fy) {
   const SP_REAL dx = xi - xj, dy = yi - yj;
-  const SP_REAL inv = SP_LR_RCP(dx * dx + dy * dy + eps2);
+  /* dx^2 + (dy^2 + eps^2): on the GPU two fused multiply-adds, one
+   * instruction a pair fewer than (dx^2 + dy^2) + eps^2 (every term is
+   * positive: no cancellation either way) */
+  const SP_REAL inv = SP_LR_RCP(dx * dx + (dy * dy + eps2));
   *fx = dx * inv;
   *fy = dy * inv;
 }
