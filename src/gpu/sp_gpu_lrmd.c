@@ -42,6 +42,7 @@
 
 #define LRMD_BLOCK 256 /* SP_LRMD_BLOCK of the kernels */
 #define LRMD_MAX_SPLIT 64
+#define LRMD_SPLIT_BYTES ((uint64_t)1 << 30) /* the parts' force sums, at most */
 
 /* One slice (the per-device state of the driver). */
 typedef struct {
@@ -332,29 +333,46 @@ static int lrmd_observe(lrmd_model *m) {
   return SP_OK;
 }
 
-/* The parts of the sources of the pair pass: when the slice's tiles of
- * targets fill less than one wave of blocks (resident blocks a
- * multiprocessor x multiprocessors), as many parts as make one wave, so
- * that no second, nearly empty wave follows (parts need not be whole
- * tiles: the last tile of a part is short).  want_bps > 0 (option
- * statphysgpu.lrmd_blocks_per_sm): cut for fewer resident blocks an SM
- * than fit, which makes fewer, longer parts. */
-static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps) {
+/* The parts of the sources of the pair pass.  The blocks of a pass (tiles
+ * of targets x parts) run in waves of `slots` (resident blocks a
+ * multiprocessor of the kernel launched -- the fused or the separate one
+ * -- x multiprocessors), and a pass lasts about as many waves as it
+ * starts, each as long as a block: ceil(tiles ns / slots) (n / ns + c)
+ * with ns parts of n / ns sources and c = one tile's worth of a block's
+ * fixed cost (its set-up, the first tile's load, its sums' store).  The
+ * parts are those of least cost (the fewest of those within 1 per cent):
+ * at small n as many as make one full wave, at large n enough to cut the
+ * last, partly empty wave (n = 2e5 on an H100: 782 tiles in 1056 slots
+ * fill 0.74 of one wave; 4 parts fill 0.99 of 3).  The parts' sums cost
+ * 16 n bytes a part: at most LRMD_MAX_SPLIT parts, at most
+ * LRMD_SPLIT_BYTES in all, at least 32 sources a part.  want_bps > 0
+ * (option statphysgpu.lrmd_blocks_per_sm): cut for fewer resident blocks
+ * an SM than fit, which makes fewer, longer parts. */
+static int lrmd_split(lrmd_slice *v, uint64_t n, CUfunction f, int want_bps) {
   int bps = 0, st;
-  uint64_t slots, ns, chunk;
-  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, LRMD_BLOCK, 0, &bps))) return st;
+  uint64_t slots, maxns, ns, best_ns = 1, chunk;
+  double best = 0;
+  if ((st = sp_gpu_occupancy(v->d->id, f, LRMD_BLOCK, 0, &bps))) return st;
   if (want_bps > 0 && want_bps < bps) bps = want_bps; /* longer parts */
   if (bps < 1) bps = 1;
   slots = (uint64_t)bps * (uint64_t)(v->d->info.multiprocessors > 0 ? v->d->info.multiprocessors : 1);
-  ns = slots / v->nb;
-  if (ns > LRMD_MAX_SPLIT) ns = LRMD_MAX_SPLIT;
-  if (ns > n / 32) ns = n / 32; /* parts of at least 32 sources */
-  if (ns < 2) {
+  maxns = LRMD_MAX_SPLIT;
+  if (maxns > n / 32) maxns = n / 32; /* parts of at least 32 sources */
+  if (maxns > LRMD_SPLIT_BYTES / (16 * n)) maxns = LRMD_SPLIT_BYTES / (16 * n);
+  for (ns = 1; ns <= maxns || ns == 1; ns++) {
+    const uint64_t waves = ((uint64_t)v->nb * ns + slots - 1) / slots;
+    const double cost = (double)waves * ((double)((n + ns - 1) / ns) + LRMD_BLOCK);
+    if (ns == 1 || cost < 0.99 * best) {
+      best = cost;
+      best_ns = ns;
+    }
+  }
+  if (best_ns < 2) {
     v->nsplit = 1;
     v->chunk = n;
     return SP_OK;
   }
-  chunk = (n + ns - 1) / ns;
+  chunk = (n + best_ns - 1) / best_ns;
   v->nsplit = (int)((n + chunk - 1) / chunk);
   v->chunk = chunk;
   return SP_OK;
@@ -403,7 +421,9 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
-  if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n, job->blocks_per_sm))) return st;
+  if (job->model != SP_LRMD_HMF &&
+      (st = lrmd_split(v, n, fused ? v->fused : v->pairs, job->blocks_per_sm)))
+    return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
    * job that cannot fit fails with its size) */
   if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + (fused ? 4 : 2) * n * rb,
