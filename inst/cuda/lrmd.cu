@@ -367,20 +367,28 @@ __device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
       a.fpart[(2 * (uint64_t)part) * a.n + i] = f0;
       a.fpart[(2 * (uint64_t)part + 1) * a.n + i] = f1;
     }
-    __threadfence();
+    /* One device-wide fence a block, by the thread that counts, after the
+     * barrier (fences are cumulative: they order the block's stores that
+     * the barrier made visible to it -- the pattern of cooperative groups'
+     * grid sync), instead of one a thread: 256 MEMBAR.SC a block less. */
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(a.tcount + tile, 1u) == (unsigned)a.nsplit - 1u;
+    if (threadIdx.x == 0) {
+      __threadfence();
+      last = atomicAdd(a.tcount + tile, 1u) == (unsigned)a.nsplit - 1u;
+      if (last) {
+        __threadfence(); /* the other parts' stores before the loads below */
+        a.tcount[tile] = 0;
+      }
+    }
     __syncthreads();
-    if (!last) return;
-    __threadfence();
-    if (threadIdx.x == 0) a.tcount[tile] = 0;
-    if (!valid) return;
+    if (!last || !valid) return;
     {
-      const volatile double *fp = a.fpart;
+      /* __ldcg: from L2, where the other multiprocessors' stores are (not
+       * a stale L1 line), without volatile's system-wide strong loads */
       f0 = f1 = 0;
       for (int k = 0; k < a.nsplit; k++) {
-        f0 += fp[(2 * (uint64_t)k) * a.n + i];
-        f1 += fp[(2 * (uint64_t)k + 1) * a.n + i];
+        f0 += __ldcg(a.fpart + (2 * (uint64_t)k) * a.n + i);
+        f1 += __ldcg(a.fpart + (2 * (uint64_t)k + 1) * a.n + i);
       }
     }
   }
