@@ -9,7 +9,8 @@
 # SP_LRMD_VARIANTS=v1,v2,...: "gpu" times only the pair models in these
 # variants (no HMF, no accuracy rows).  SP_LRMD_BPS=b1,b2,...: also the
 # default kernels at n = 1e4 and 1e5 with the parts cut for b blocks an SM
-# (option statphysgpu.lrmd_blocks_per_sm; 0: as many as fit).
+# (option statphysgpu.lrmd_blocks_per_sm; 0: as many as fit; fewer than
+# fit: longer parts; more: shorter parts in several waves).
 #
 # GPU rates are steady-state: the time of 3 s steps minus that of s steps
 # (records only at the start and the end), so that the uploads and

@@ -335,25 +335,30 @@ static int lrmd_observe(lrmd_model *m) {
 
 /* The parts of the sources of the pair pass.  The blocks of a pass (tiles
  * of targets x parts) run in waves of `slots` (resident blocks a
- * multiprocessor of the kernel launched -- the fused or the separate one
- * -- x multiprocessors), and a pass lasts about as many waves as it
- * starts, each as long as a block: ceil(tiles ns / slots) (n / ns + c)
- * with ns parts of n / ns sources and c = one tile's worth of a block's
+ * multiprocessor x multiprocessors), and a pass lasts about as many waves
+ * as it starts, each as long as a block: ceil(tiles ns / slots) (n / ns +
+ * c) with ns parts of n / ns sources and c = one tile's worth of a block's
  * fixed cost (its set-up, the first tile's load, its sums' store).  The
  * parts are those of least cost (the fewest of those within 1 per cent):
  * at small n as many as make one full wave, at large n enough to cut the
  * last, partly empty wave (n = 2e5 on an H100: 782 tiles in 1056 slots
- * fill 0.74 of one wave; 4 parts fill 0.99 of 3).  The parts' sums cost
- * 16 n bytes a part: at most LRMD_MAX_SPLIT parts, at most
+ * fill 0.74 of one wave; 4 parts fill 0.99 of 3).  Resident blocks: the
+ * fewer of the fused and the separate kernel's, so that both cut the
+ * sources alike and give the same numbers bit for bit.  The parts' sums
+ * cost 16 n bytes a part: at most LRMD_MAX_SPLIT parts, at most
  * LRMD_SPLIT_BYTES in all, at least 32 sources a part.  want_bps > 0
- * (option statphysgpu.lrmd_blocks_per_sm): cut for fewer resident blocks
- * an SM than fit, which makes fewer, longer parts. */
-static int lrmd_split(lrmd_slice *v, uint64_t n, CUfunction f, int want_bps) {
-  int bps = 0, st;
+ * (option statphysgpu.lrmd_blocks_per_sm): cut for that many blocks an SM
+ * instead -- fewer than fit make fewer, longer parts; more than fit, more
+ * and shorter parts in several waves. */
+static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps) {
+  int bps = 0, bps_fused = 0, st;
   uint64_t slots, maxns, ns, best_ns = 1, chunk;
   double best = 0;
-  if ((st = sp_gpu_occupancy(v->d->id, f, LRMD_BLOCK, 0, &bps))) return st;
-  if (want_bps > 0 && want_bps < bps) bps = want_bps; /* longer parts */
+  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, LRMD_BLOCK, 0, &bps)) ||
+      (st = sp_gpu_occupancy(v->d->id, v->fused, LRMD_BLOCK, 0, &bps_fused)))
+    return st;
+  if (bps_fused < bps) bps = bps_fused;
+  if (want_bps > 0) bps = want_bps;
   if (bps < 1) bps = 1;
   slots = (uint64_t)bps * (uint64_t)(v->d->info.multiprocessors > 0 ? v->d->info.multiprocessors : 1);
   maxns = LRMD_MAX_SPLIT;
@@ -422,7 +427,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
   if (job->model != SP_LRMD_HMF &&
-      (st = lrmd_split(v, n, fused ? v->fused : v->pairs, job->blocks_per_sm)))
+      (st = lrmd_split(v, n, job->blocks_per_sm)))
     return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
    * job that cannot fit fails with its size) */

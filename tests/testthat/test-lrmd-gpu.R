@@ -141,13 +141,13 @@ test_that("the fused pair pass gives the separate passes' numbers bit for bit", 
   }
 })
 
-test_that("longer parts (option statphysgpu.lrmd_blocks_per_sm) follow the CPU; fused = separate", {
+test_that("parts cut for other blocks an SM (option statphysgpu.lrmd_blocks_per_sm) follow the CPU; fused = separate", {
   skip_if_no_gpu()
   for (cs in lr_gpu_cases()[c(3, 5)]) { # ring 3000, gravity2d 2500: 64 parts by default
     args <- list(model = cs$model, init = cs$init, dt = cs$dt, steps = cs$steps,
                  record_every = 5, precision = "double", progress = FALSE)
     cpu <- do.call(lrmd, c(args, backend = "cpu"))
-    for (bps in c(1, 3)) {
+    for (bps in c(1, 3, 40)) { # fewer than fit (longer parts), more (shorter, several waves)
       withr::local_options(statphysgpu.lrmd_blocks_per_sm = bps)
       x <- withr::with_options(list(statphysgpu.lrmd_fused = TRUE),
                                do.call(lrmd, c(args, backend = "gpu")))
