@@ -66,9 +66,12 @@
 #' \eqn{10^4} particles on an H100, where launches cost); option
 #' `statphysgpu.lrmd_fused = FALSE` runs separate passes, with the same
 #' numbers bit for bit. When the targets alone cannot fill the GPU, the
-#' sources are cut into parts for as many resident blocks as fit an SM;
-#' option `statphysgpu.lrmd_blocks_per_sm = b` cuts them for `b` (longer
-#' parts, numbers equal to rounding; for tuning, not yet timed).
+#' sources are cut into parts: as many as fill one wave of resident
+#' blocks at small n, enough to fill the last wave at large n; option
+#' `statphysgpu.lrmd_blocks_per_sm = b` cuts them as if `b` blocks fit an SM
+#' (fewer than fit: longer parts; more: shorter parts in several waves;
+#' numbers equal to rounding; for tuning: on an H100 neither beat the
+#' default, `bench/RESULTS.md`).
 #'
 #' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
 #' one slice per device; each device updates its slice and the devices
