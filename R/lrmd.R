@@ -214,8 +214,10 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   # tuning: the blocks an SM the pair pass's parts are cut for (0: as many
   # as fit, the default); fewer make longer parts, more shorter ones
   bps <- getOption("statphysgpu.lrmd_blocks_per_sm", 0L)
-  if (!is.numeric(bps) || length(bps) != 1 || is.na(bps) || bps < 0 || bps != floor(bps)) {
-    sp_abort(sprintf("option statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0, not %s.",
+  if (!is.numeric(bps) || length(bps) != 1 || is.na(bps) || bps < 0 || bps > 1024 ||
+      bps != floor(bps)) {
+    sp_abort(sprintf(paste("option statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0",
+                           "(at most 1024), not %s."),
                      describe(bps)), call = call)
   }
   if (missing(init)) {

@@ -318,7 +318,7 @@ test_that("the GPU kernel variant follows option statphysgpu.lrmd_variant", {
 })
 
 test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
-  for (bad in list(-1, 2.5, "4", c(1, 2), NA)) {
+  for (bad in list(-1, 2.5, "4", c(1, 2), NA, 1e10)) {
     withr::local_options(statphysgpu.lrmd_blocks_per_sm = bad)
     expect_error(lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.1, steps = 1,
                       backend = "cpu", progress = FALSE),
