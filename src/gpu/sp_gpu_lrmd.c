@@ -426,9 +426,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
     return st;
-  if (job->model != SP_LRMD_HMF &&
-      (st = lrmd_split(v, n, job->blocks_per_sm)))
-    return st;
+  if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n, job->blocks_per_sm))) return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
    * job that cannot fit fails with its size) */
   if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + (fused ? 4 : 2) * n * rb,
