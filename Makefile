@@ -4,7 +4,9 @@
 #   make test   build the tarball, R CMD check it (tests, examples, vignettes),
 #               re-run the tests on a build without OpenMP and without the GPU
 #               backend, run one session as an interactive console (.ci/
-#               interactive.R), and print the totals as the last line
+#               interactive.R) and one at a real terminal (tmux) where Ctrl-C
+#               interrupts every engine (.ci/terminal.R), and print the
+#               totals as the last line
 #   make deps   only install (or list) what is missing
 #   make docs   regenerate NAMESPACE and man/ with roxygen2
 
@@ -18,7 +20,7 @@ DEMO    := switching
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
 DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown \
             r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr r-cran-coda \
-            pandoc qpdf
+            pandoc qpdf tmux
 R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
 .PHONY: deps run test check docs clean
@@ -63,7 +65,7 @@ $(TARBALL): deps
 # Exit status: non-zero when R CMD check reports an ERROR or WARNING, or when
 # any test fails in either build.  The last line is the testthat totals.
 test: deps
-	@rm -rf $(PKG).Rcheck .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log; \
+	@rm -rf $(PKG).Rcheck .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log $(PKG)-terminal.log; \
 	$(R) CMD build . || { echo "0 passed, 1 failed"; exit 1; }; \
 	_R_CHECK_CRAN_INCOMING_=false $(R) CMD check --no-manual $(TARBALL); \
 	status=$$(sed -n 's/^Status: *//p' $(PKG).Rcheck/00check.log 2>/dev/null | tail -n 1); \
@@ -80,14 +82,18 @@ test: deps
 	(cd "$${TMPDIR:-/tmp}" && R_LIBS="$(CURDIR)/.lib-noomp" $(R) --vanilla --interactive --no-echo \
 	  < "$(CURDIR)/.ci/interactive.R" > "$(CURDIR)/$(PKG)-interactive.log" 2>&1); \
 	tail -n 5 $(PKG)-interactive.log; \
+	echo "make: Ctrl-C at a real terminal (tmux), every engine, the progress bar on"; \
+	$(RSCRIPT) --vanilla .ci/terminal.R $(PKG).Rcheck $(PKG)-terminal.log > /dev/null 2>&1; \
+	grep -v "^  pane" $(PKG)-terminal.log | grep -v " ok$$" | tail -n 25; \
 	rout=$(PKG).Rcheck/tests/testthat.Rout; \
 	[ -f $$rout.fail ] && rout=$$rout.fail; \
 	$(RSCRIPT) --vanilla .ci/totals.R "$${status:-unknown}" "$$rout" $(PKG)-noomp.log \
-	  $(PKG)-interactive.log
+	  $(PKG)-interactive.log $(PKG)-terminal.log
 
 docs:
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
 
 clean:
-	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log \
+	  $(PKG)-terminal.log
 	./cleanup

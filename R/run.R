@@ -105,13 +105,42 @@ sim_grid <- function(args, call) {
 # Run an engine: loads its GPU kernel variant when the plan is the GPU, then
 # .Call(entry, ..., gpu_key, devices, progress).  cli (whose C API draws the
 # progress bar) is imported by the package, so its namespace is loaded.
-sim_run <- function(frame, entry, ..., kernel = NULL, variant = "default") {
+#
+# The interrupt rule holds whenever the user presses Ctrl-C: from the .Call
+# until the simulator (the function `envir` belongs to) returns, R's
+# interrupts are suspended; the engine's check between rounds is the only
+# place a Ctrl-C is taken (it stops the run, whose partial result is then
+# assembled and returned, flagged), and one that comes after the engine's
+# last check is cleared when the simulator returns, with a warning: the
+# result is complete.  Before the .Call (argument checks, kernel compilation)
+# a Ctrl-C interrupts as anywhere in R: nothing has run yet.
+sim_run <- function(frame, entry, ..., kernel = NULL, variant = "default",
+                    envir = parent.frame()) {
   key <- ""
   if (frame$plan$backend == "gpu") {
     if (is.null(kernel)) stop("internal error: a GPU run needs a kernel")
     key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant)
   }
+  sim_hold_interrupts(frame$call, envir)
   .Call(entry, ..., key, as.integer(frame$plan$devices), frame$progress)
+}
+
+# Suspend interrupts until the function whose frame is `envir` exits (an
+# on.exit registered there, as withr::defer() does).
+sim_hold_interrupts <- function(call, envir) {
+  old <- .Call(C_sp_r_interrupts_hold, TRUE)
+  release <- bquote(sim_release_interrupts(.(old), quote(.(call))))
+  do.call(base::on.exit, list(release, add = TRUE, after = FALSE), envir = envir)
+  invisible(old)
+}
+
+sim_release_interrupts <- function(old, call) {
+  if (.Call(C_sp_r_interrupts_release, old)) {
+    sp_warn(paste0("Ctrl-C came after the run had finished; the result is ",
+                   "complete and was returned."),
+            call = call, class = "statphysgpu_late_interrupt")
+  }
+  invisible()
 }
 
 # Where a run ran, in words.

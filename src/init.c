@@ -33,6 +33,8 @@ SEXP sp_r_gpu_module_loaded(SEXP, SEXP);
 SEXP sp_r_gpu_module_load(SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_modules_unload(void);
 SEXP sp_r_hash(SEXP);
+SEXP sp_r_interrupts_hold(SEXP);
+SEXP sp_r_interrupts_release(SEXP);
 SEXP sp_r_he4_aziz(SEXP, SEXP);
 SEXP sp_r_he4_jastrow(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_he4_local_energy(SEXP, SEXP, SEXP, SEXP);
@@ -76,6 +78,8 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_module_load, 3),
   CALLDEF(sp_r_gpu_modules_unload, 0),
   CALLDEF(sp_r_hash, 1),
+  CALLDEF(sp_r_interrupts_hold, 1),
+  CALLDEF(sp_r_interrupts_release, 1),
   CALLDEF(sp_r_he4_aziz, 2),
   CALLDEF(sp_r_he4_jastrow, 6),
   CALLDEF(sp_r_he4_local_energy, 4),

@@ -3,7 +3,9 @@
  *
  * An engine calls its hooks between rounds, with buffers and devices in
  * hand.  Any R code run there (the bar's update, the interrupt check) is
- * guarded: a user interrupt (Ctrl-C) is caught and only flags the run,
+ * guarded.  The bar's R code runs with R's interrupts suspended, so a Ctrl-C
+ * is taken only by the check between rounds (r_hooks.c says why); there it
+ * is caught and only flags the run,
  * which then stops and returns its partial results (the package's interrupt
  * rule); any other jump out of R (an error, a time limit of setTimeLimit())
  * is held, the engine is told to stop, and once it has released everything
@@ -44,5 +46,11 @@ void sp_r_hooks_init(sp_r_hooks_ctx *ctx, sp_hooks *hooks, SEXP bar, SEXP token)
 /* Terminate the bar and continue a held jump (does not return then).  Call
  * once the engine has returned. */
 void sp_r_hooks_end(sp_r_hooks_ctx *ctx);
+
+/* .Call entries behind sim_run() (R/run.R): suspend R's interrupts from the
+ * engine's .Call to the simulator's return, then set them back and report
+ * (and clear) a Ctrl-C that no run check took. */
+SEXP sp_r_interrupts_hold(SEXP on);
+SEXP sp_r_interrupts_release(SEXP old);
 
 #endif
