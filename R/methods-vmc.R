@@ -227,11 +227,11 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
   }
   cat(sprintf("Acceptance: %s\n", format(attr(x, "acceptance"), digits = 3)))
   se_e <- x$se[1]
-  cat(sprintf("Energy with the tail correction (%s K): E/N = %s%s K\n",
+  cat(sprintf("Energy with the tail correction (%s K): E/N = %s%s\n",
               format(attr(x, "tail_correction"), digits = digits),
               format(attr(x, "energy_corrected"), digits = 6),
               if (is.finite(se_e)) paste0(" +/- ", format(se_e, digits = 2),
-                                          " (1 standard error)") else ""))
+                                          " K (1 standard error)") else " K"))
   tte <- attr(x, "time_to_error")
   if (is.finite(tte)) {
     cat(sprintf(paste0("Time to error: t sigma^2 = %s s mK^2 (%s s of run time; ",
@@ -306,7 +306,7 @@ plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "ener
 # The x label of a reblocking curve: what a value of level 0 is.
 vmc_level_label <- function(x) {
   p <- attr(x, "params")
-  sprintf("blocking level k (means of 2^k consecutive blocks%s)",
+  sprintf("blocking level k (means of 2^k blocks%s)",
           if (is.null(p)) "" else sprintf(" of %s sweeps", fmt_count(p$block_sweeps)))
 }
 
@@ -347,8 +347,11 @@ vmc_plot_trace <- function(x, observable, ...) {
   nw <- length(chains)
   cols <- if (nw <= 8) grDevices::hcl.colors(max(nw, 2), "Dark 3")[seq_len(nw)] else
     rep(grDevices::adjustcolor("grey30", 0.3), nw)
+  p <- attr(x, "params")
   graphics::plot(NA, xlim = range(x$block), ylim = range(x[[observable]]),
-                 xlab = "block", ylab = VMC_LABELS[[observable]],
+                 xlab = if (is.null(p)) "block" else
+                   sprintf("block (%s sweeps each)", fmt_count(p$block_sweeps)),
+                 ylab = VMC_LABELS[[observable]],
                  main = sprintf("Block means, %s walker%s", fmt_count(nw),
                                 if (nw == 1) "" else "s"), ...)
   for (i in seq_len(nw)) {
@@ -358,8 +361,11 @@ vmc_plot_trace <- function(x, observable, ...) {
   }
   graphics::abline(h = mean(x[[observable]]), lty = 2)
   if (nw > 1 && nw <= 8) {
-    graphics::legend("topright", legend = paste("walker", names(chains)), col = cols,
-                     lwd = 1, bty = "n", cex = 0.7)
+    graphics::legend("topright", legend = c(paste("walker", names(chains)), "mean of all"),
+                     col = c(cols, "black"), lwd = 1, lty = c(rep(1, nw), 2), bty = "n",
+                     cex = 0.7)
+  } else {
+    graphics::legend("topright", legend = "mean of all", lty = 2, bty = "n", cex = 0.7)
   }
 }
 
