@@ -321,7 +321,7 @@ HE4_DENSITY_RANGE <- c(1e-4, 0.1)
 he4_check_density <- function(density, call) {
   r <- HE4_DENSITY_RANGE
   if (density < r[1] || density > r[2]) {
-    nm <- density / 1000 >= r[1] && density / 1000 <= r[2]
+    nm <- density >= 1 && density / 1000 >= r[1] && density / 1000 <= r[2]
     sp_abort(sprintf(paste0(
       "`density` must lie in [%s, %s] atoms per cubic angstrom (from a dilute ",
       "vapour, 1/200 of the liquid's 0.02186, to several times the density of ",
