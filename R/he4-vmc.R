@@ -4,9 +4,10 @@
 #' \eqn{|\psi|^2} for \eqn{N} helium-4 atoms in a cubic periodic box, with the
 #' McMillan-Jastrow trial function \eqn{\psi = \exp(\sum_{i<j} u(r_{ij}))},
 #' \eqn{u(r) = -\frac12 (b/r)^5} ([jastrow_mcmillan()]), and the Aziz HFD-B(HE)
-#' potential ([aziz_potential()]), as the QL code of paper 002 does, and hands
-#' back the energy blocks of every walker for the error analysis of
-#' [summary.vmc_blocks()] ([reblock()], [tau_int()], [time_to_error()]).
+#' potential ([aziz_potential()]), as the QL code of paper 002 (Lutsyshyn
+#' 2015) does, and hands back the energy blocks of every walker for the
+#' error analysis of [summary.vmc_blocks()] ([reblock()], [tau_int()],
+#' [time_to_error()]).
 #'
 #' The box has side \eqn{L = (N/\rho)^{1/3}}; pair terms are cut at \eqn{L/2}
 #' (minimum image). With `jastrow = "symmetrized"` the pair exponent is
