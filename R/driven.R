@@ -48,7 +48,7 @@
 #' there. For SRK2 the bias is \eqn{O(\Delta t^2)}: about \eqn{-8\times
 #' 10^{-3}} at \eqn{\gamma = 3}, \eqn{\Delta t = 0.031} (\eqn{\omega = 1},
 #' 200 steps a period), \eqn{-10^{-4}} at \eqn{\Delta t = 0.003}; for
-#' Euler it is \eqn{O(\Delta t)}, \eqn{\approx \omega_0^2\Delta t/(2\gamma)}
+#' Euler it is \eqn{O(\Delta t)}, \eqn{\approx \omega_0^2\Delta t/\gamma}
 #' (4 per cent at \eqn{\gamma = 1}, \eqn{\Delta t = 10^{-3}}), so Euler
 #' warns at any practical step. Second, when
 #' \eqn{\Delta t\,\max(2\pi, \gamma, 2\pi u) > 0.25},

@@ -262,7 +262,7 @@ test_that("the step warning fires where SRK2 biases <v^2> by more than 0.1 per c
   expect_lt(abs(lin$T_v - 1), 2e-4)
   # without noise the thermal bias does not apply
   expect_no_warning(run(steps_per_period = 200, D0 = 0))
-  # Euler's bias is first order, about 4 pi^2 dt / (2 gamma): 2 per cent even
+  # Euler's bias is first order, about 4 pi^2 dt / gamma: 4.8 per cent even
   # at 2000 steps a period
   expect_warning(run(steps_per_period = 2000, method = "euler"), "euler step .* biases",
                  class = "statphysgpu_step_warning")
