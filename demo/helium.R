@@ -37,9 +37,13 @@ print(s)
 # estimate.  `tau_int` is the integrated autocorrelation time of the block
 # means, in blocks, in the convention tau_int = 1 + 2 sum_k rho(k) (emcee,
 # Sokal): 1 for independent blocks; paper 002's m_c is (tau_int - 1) / 2.
-# Blocks of 100 sweeps are about as long as the correlation time of E/N, so
-# tau_int comes out near 1; a value below 1 means no positive correlation
-# left between blocks, the estimate scattered about 1 by its own error.
+# Blocks of 100 sweeps are longer than the correlation time of the
+# measurements, so tau_int comes out near 1.  Values below 1 (the potential
+# and kinetic terms, on the CPU) do not mean anti-correlated blocks here:
+# for nearly independent blocks the estimate scatters about 1 by about
+# sqrt(2 (2M + 1) / n) (0.27 for a window of M = 4 lags over n = 256
+# blocks), and centring each walker's blocks on their own mean pulls it
+# down by about 2M / (blocks per walker), 0.12 here.
 e <- s[s$observable == "energy", ]
 tau <- suppressWarnings(tau_int(split(x$energy, x$walker)))
 cat(sprintf(paste0(
