@@ -9,7 +9,8 @@
 #'
 #' Give every chunk the same explicit `seed`: with `seed = NULL` each chunk
 #' would draw its own seed from R's generator, and its replicas would not be
-#' the one-machine replicas (and [rbind()] refuses to combine them).
+#' the one-machine replicas. So a call with `seed = NULL` and a first replica
+#' above 1 is refused, and [rbind()] refuses chunks of different seeds.
 #'
 #' @param n Replicas in all, a whole number \eqn{\ge 1}.
 #' @param size Replicas per chunk (the last chunk takes the rest). Give

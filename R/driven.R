@@ -7,9 +7,12 @@
 #' with \eqn{\langle\xi(t)\xi(s)\rangle = \delta(t-s)}, for every combination
 #' of the parameters: any of `a`, `omega`, `f`, `gamma` and `D0` may be a
 #' vector, and all the conditions run in one launch (the parameter sweeps of
-#' the paper). \eqn{D_0} plays the temperature: at \eqn{a = f = 0} the
-#' stationary law is Boltzmann's with \eqn{k_BT = D_0}, so
-#' \eqn{\langle v^2\rangle = D_0}. By default each path starts at rest,
+#' the paper). \eqn{D_0} is the temperature \eqn{k_BT} (the particle's
+#' mass is 1): at \eqn{a = f = 0} the stationary law is Boltzmann's with
+#' \eqn{k_BT = D_0}, so \eqn{\langle v^2\rangle = D_0}, and the diffusion
+#' constant of the free particle (no potential, no drive) is
+#' \eqn{D_0/\gamma}, Einstein's \eqn{k_BT/\gamma}; the noise intensity
+#' in the velocity equation is \eqn{\gamma D_0}. By default each path starts at rest,
 #' \eqn{\dot x(0) = 0}, at a position \eqn{x(0)} drawn uniformly on one
 #' period \eqn{(0, 1)} (its own Philox draw); `x0` and `v0` set other starts.
 #'
@@ -33,7 +36,22 @@
 #' has run.
 #'
 #' A warning (class `statphysgpu_step_warning`) says when the step is coarse
-#' for the dynamics: when \eqn{\Delta t\,\max(2\pi, \gamma, 2\pi u) > 0.25},
+#' for the dynamics, in two ways. First, when it biases the thermal
+#' fluctuations by more than 0.1 per cent: the scheme's step, linearised at
+#' the bottom of the potential (\eqn{\ddot x + \gamma\dot x + \omega_0^2 x
+#' = \sqrt{2\gamma D_0}\,\xi}, \eqn{\omega_0^2 = V'' = 4\pi^2}, the
+#' largest curvature of the potential), is a linear map whose stationary
+#' covariance has a closed form; it gives \eqn{\langle v^2\rangle} and
+#' \eqn{\omega_0^2\langle x^2\rangle} in units of \eqn{D_0} (1 for the
+#' continuous dynamics), and the warning comes when either is off by more
+#' than \eqn{10^{-3}} (with \eqn{D_0 > 0}), or when the step is unstable
+#' there. For SRK2 the bias is \eqn{O(\Delta t^2)}: about \eqn{-8\times
+#' 10^{-3}} at \eqn{\gamma = 3}, \eqn{\Delta t = 0.031} (\eqn{\omega = 1},
+#' 200 steps a period), \eqn{-10^{-4}} at \eqn{\Delta t = 0.003}; for
+#' Euler it is \eqn{O(\Delta t)}, \eqn{\approx \omega_0^2\Delta t/\gamma}
+#' (4 per cent at \eqn{\gamma = 1}, \eqn{\Delta t = 10^{-3}}), so Euler
+#' warns at any practical step. Second, when
+#' \eqn{\Delta t\,\max(2\pi, \gamma, 2\pi u) > 0.25},
 #' with \eqn{2\pi} the frequency of small oscillations at the bottom of the
 #' potential, \eqn{\gamma} the damping rate and \eqn{u = |a|/\sqrt{\gamma^2 +
 #' \omega^2} + |f|/\gamma + \sqrt{D_0}} a velocity scale of the running
@@ -70,8 +88,10 @@
 #' GPU with warp-aggregated atomics), so no position of a path is stored.
 #' With `keep = m` (or
 #' `output = "trajectories"`, which keeps 10 unless `keep` says otherwise),
-#' the positions and velocities of the first `m` paths of each condition
-#' once per drive period.
+#' the positions and velocities of replicas 1 to `m` of each condition once
+#' per drive period: a chunk (`first_replica = k + 1`) keeps those of its
+#' replicas that are among them, so that chunks combine into the one-call
+#' trajectories.
 #'
 #' @section Random numbers, chunks and interrupts:
 #' A path's numbers depend only on the seed, its condition and its replica
@@ -91,8 +111,11 @@
 #' @param omega Drive angular frequency, positive (vector allowed).
 #' @param f Constant bias force (finite; vector allowed).
 #' @param gamma Friction coefficient, positive (vector allowed).
-#' @param D0 Noise intensity (temperature), non-negative (vector allowed;
-#'   0 integrates the deterministic dynamics from random starts).
+#' @param D0 Noise intensity: the temperature \eqn{k_BT} in the units of
+#'   the model (\eqn{\langle v^2\rangle = D_0} in equilibrium), so that
+#'   the free particle's diffusion constant is \eqn{D_0/\gamma} (Einstein);
+#'   non-negative (vector allowed; 0 integrates the deterministic dynamics
+#'   from random starts).
 #' @param periods Drive periods to integrate, a whole number \eqn{\ge 1}.
 #' @param steps_per_period Steps per drive period, a whole number in
 #'   \eqn{[1, 2^{24}]}.
@@ -104,7 +127,9 @@
 #'   trajectories).
 #' @param bins Number of histogram bins, a whole number \eqn{\ge 1}.
 #' @param keep Number of paths per condition whose trajectories are kept
-#'   (sampled once per drive period), a whole number in \eqn{[0, n]}.
+#'   (sampled once per drive period): those of replicas 1 to `keep` of the
+#'   whole study, of which a call keeps the ones it runs; a whole number
+#'   \eqn{\ge 0} (more than the replicas run keeps them all).
 #' @param seed Philox key: a whole number in \eqn{[0, 2^{64})}, a hexadecimal
 #'   string, or `NULL` to draw one from R's random number generator.
 #' @param first_replica Number of the first replica of this call (chunking).
@@ -140,14 +165,16 @@
 #' @examples
 #' # <v> against the bias force, 200 paths per value, on the CPU
 #' x <- driven_brownian(200, a = 4.2, omega = 4.9, f = c(0, 0.5, 1), gamma = 0.9,
-#'                      D0 = 0.01, periods = 40, steps_per_period = 50,
+#'                      D0 = 0.01, periods = 40, steps_per_period = 100,
 #'                      seed = 1, backend = "cpu")
 #' x
 #' plot(x)
-#' # thermal equilibrium: <v^2> = D0
+#' # thermal equilibrium: <v^2> = D0 (400 steps a period: the SRK2 bias of
+#' # <v^2> is 0.1 per cent, below the statistical error)
 #' eq <- driven_brownian(100, a = 0, omega = 1, f = 0, gamma = 1, D0 = 0.5,
-#'                       periods = 10, seed = 2, backend = "cpu")
-#' eq$v2_mean
+#'                       periods = 10, steps_per_period = 400, seed = 2,
+#'                       backend = "cpu")
+#' c(eq$v2_mean, eq$v2_se)
 #' @export
 driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period = 100,
                             transient = 0.1, method = c("srk2", "euler"),
@@ -180,15 +207,18 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
                   devices = devices, precision = precision,
                   precisions = c("single", "double"), progress = progress,
                   groups = ncond, row_bytes = 4 * 8 + 9 * 8 + 40, auto_threshold = 1e4)
-  keep <- check_whole(keep, "keep", lo = 0, hi = fr$n, call = call)
-  if (output == "trajectories" && keep == 0) keep <- min(fr$n, 10)
-  nkeep <- ncond * keep * (periods + 1)
+  keep <- check_whole(keep, "keep", lo = 0, hi = 2^40, call = call)
+  if (output == "trajectories" && keep == 0) keep <- 10
+  # replicas 1..keep of the whole study: this call keeps those it holds (its
+  # first paths), so that chunks combine into the one-call trajectories
+  keep_here <- max(0, min(fr$n, keep - (fr$first - 1)))
+  nkeep <- ncond * keep_here * (periods + 1)
   if (nkeep > 0) {
     need <- nkeep * 8 * 2 * 4 # the engine's samples and the data frame
     if (nkeep > .Machine$integer.max || need > available_memory()) {
       sp_abort(sprintf(paste0(
         "`keep` = %s paths of %s periods in %s condition%s are %s samples (about %s); ",
-        "keep fewer paths or run fewer periods."), fmt_count(keep), fmt_count(periods),
+        "keep fewer paths or run fewer periods."), fmt_count(keep_here), fmt_count(periods),
         fmt_count(ncond), if (ncond == 1) "" else "s", fmt_count(nkeep),
         fmt_bytes(need)), call = call)
     }
@@ -210,7 +240,7 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   x0 <- driven_start_values(x0, "x0", fr$n, call)
   v0 <- driven_start_values(v0, "v0", fr$n, call)
   dt <- 2 * pi / grid$omega / spp
-  driven_check_step(grid, dt, call)
+  driven_check_step(grid, dt, method, call)
   ntr <- floor(transient * periods)
   ktr <- ntr * spp
   conds <- list(a = grid$a, omega = grid$omega, f = grid$f, gamma = grid$gamma,
@@ -219,7 +249,7 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   drive <- cos(2 * pi * (0:spp) / spp)
   res <- sim_run(fr, C_sp_r_driven, lapply(conds, as.double), drive, fr$n,
                  check_u64(fr$first - 1, "first_replica", call = call), periods, ktr,
-                 x0, v0, keep, dens, method == "srk2", fr$precision == "single", fr$seed,
+                 x0, v0, keep_here, dens, method == "srk2", fr$precision == "single", fr$seed,
                  kernel = "driven", variant = paste(fr$precision, method, sep = "_"))
   cond_of <- rep(seq_len(ncond), each = fr$n)
   steps <- res$steps
@@ -233,12 +263,12 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   paths$v <- res$v
   paths$x_tr <- res$xtr
   traj <- NULL
-  if (keep > 0) {
+  if (keep_here > 0) {
     np1 <- periods + 1
-    traj <- data.frame(condition = rep(seq_len(ncond), each = keep * np1),
-                       replica = rep(rep(fr$first - 1 + seq_len(keep), each = np1),
+    traj <- data.frame(condition = rep(seq_len(ncond), each = keep_here * np1),
+                       replica = rep(rep(fr$first - 1 + seq_len(keep_here), each = np1),
                                      times = ncond),
-                       period = rep(0:periods, times = ncond * keep))
+                       period = rep(0:periods, times = ncond * keep_here))
     traj$t <- traj$period * (2 * pi / grid$omega[traj$condition])
     traj$x <- res$keep_x
     traj$v <- res$keep_v
@@ -257,6 +287,10 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
                fmt_count(steps), fmt_count(periods * spp), format(steps / spp, digits = 4),
                if (reached) "" else " (none: still in the transient, so they are NA)"))
 }
+
+# The largest relative bias of the stationary <x^2>, <v^2> of the scheme
+# (linearised) that passes without a warning.
+DRIVEN_BIAS_MAX <- 1e-3
 
 # The kernel variants of driven.cu: precision x method.  Single precision
 # uses the hardware cosine for the force (its argument is reduced to
@@ -286,8 +320,34 @@ driven_start_values <- function(x, name, n, call) {
   as.double(x)
 }
 
-# Warn when the step is coarse for the dynamics (see ?driven_brownian).
-driven_check_step <- function(grid, dt, call) {
+# Warn when the step is coarse for the dynamics (see ?driven_brownian):
+# the time scales, and the stationary temperature of the scheme linearised
+# at the bottom of the potential (escape_linear_step(): the same SRK2 and
+# Euler steps on x'' + gamma x' + w2 x = noise, w2 = V'' = 4 pi^2).
+driven_check_step <- function(grid, dt, method, call) {
+  lin <- escape_linear_step(method, dt, grid$gamma, 4 * pi^2)
+  dev <- pmax(abs(lin$T_phi - 1), abs(lin$T_v - 1))
+  hot <- !lin$stable | (grid$D0 > 0 & dev > DRIVEN_BIAS_MAX)
+  if (any(hot)) {
+    i <- if (any(!lin$stable)) which(!lin$stable)[1] else which.max(ifelse(hot, dev, -1))
+    what <- if (!lin$stable[i]) {
+      "is unstable at the bottom of the potential (oscillations there grow)"
+    } else {
+      sprintf(paste0(
+        "biases the thermal fluctuations: linearised at the bottom of the ",
+        "potential (V'' = 4 pi^2) the discrete dynamics is stationary at %s D0 ",
+        "in x and %s D0 in v, off by more than %s per cent"),
+        format(lin$T_phi[i], digits = 4), format(lin$T_v[i], digits = 4),
+        format(100 * DRIVEN_BIAS_MAX))
+    }
+    sp_warn(sprintf(paste0(
+      "the %s step dt = %s %s (condition %d: gamma = %s, gamma dt = %s, ",
+      "2 pi dt = %s); raise `steps_per_period`%s."), method, format(dt[i], digits = 3),
+      what, i, format(grid$gamma[i]), format(grid$gamma[i] * dt[i], digits = 3),
+      format(2 * pi * dt[i], digits = 3),
+      if (method == "euler") " or use method = \"srk2\"" else ""), call = call,
+      class = "statphysgpu_step_warning")
+  }
   u <- abs(grid$a) / sqrt(grid$gamma^2 + grid$omega^2) + abs(grid$f) / grid$gamma +
     sqrt(grid$D0)
   rate <- pmax(2 * pi, grid$gamma, 2 * pi * u)

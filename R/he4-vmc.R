@@ -4,9 +4,10 @@
 #' \eqn{|\psi|^2} for \eqn{N} helium-4 atoms in a cubic periodic box, with the
 #' McMillan-Jastrow trial function \eqn{\psi = \exp(\sum_{i<j} u(r_{ij}))},
 #' \eqn{u(r) = -\frac12 (b/r)^5} ([jastrow_mcmillan()]), and the Aziz HFD-B(HE)
-#' potential ([aziz_potential()]), as the QL code of paper 002 does, and hands
-#' back the energy blocks of every walker for the error analysis of
-#' [summary.vmc_blocks()] ([reblock()], [tau_int()], [time_to_error()]).
+#' potential ([aziz_potential()]), as the QL code of paper 002 (Lutsyshyn
+#' 2015) does, and hands back the energy blocks of every walker for the
+#' error analysis of [summary.vmc_blocks()] ([reblock()], [tau_int()],
+#' [time_to_error()]).
 #'
 #' The box has side \eqn{L = (N/\rho)^{1/3}}; pair terms are cut at \eqn{L/2}
 #' (minimum image). With `jastrow = "symmetrized"` the pair exponent is
@@ -37,7 +38,11 @@
 #'   continues each chain exactly.
 #' @param n_atoms Number of atoms \eqn{N} (at least 2).
 #' @param density Number density \eqn{\rho} in \eqn{\text{\AA}^{-3}}
-#'   (0.02186 is the experimental equilibrium density of the liquid).
+#'   (0.02186 is the experimental equilibrium density of the liquid), in
+#'   \eqn{[10^{-4}, 0.1]}: from a dilute vapour (1/200 of the liquid's
+#'   density; the saturated vapour at 4.2 K has 0.0025) to several times
+#'   the density of the solid at melting (0.0287), beyond which a pair
+#'   potential no longer describes helium.
 #' @param b McMillan parameter in \eqn{\text{\AA}}.
 #' @param walkers Number of walkers (independent chains), or `"auto"`: the
 #'   number of CPU threads ([sp_threads()]) on the CPU, 16 per
@@ -51,7 +56,13 @@
 #'   0.3 \eqn{\text{\AA}}; with `start`, the steps of `start`).
 #' @param jastrow `"symmetrized"` (default) or `"truncated"`.
 #' @param start A previous result of `he4_vmc()` whose walkers to continue
-#'   (same `n_atoms`, `density`, `b`, `jastrow` and seed; its walkers).
+#'   (same `n_atoms`, `density`, `b`, `jastrow` and seed; its walkers). Its
+#'   state (attribute `state`) is checked as a whole before it is used:
+#'   consecutive walker numbers, finite coordinates inside the box, no two
+#'   atoms of a walker closer than \eqn{\min(0.01\,\text{\AA}, b/4)}
+#'   (minimum image; the trial function gives such a pair a weight below
+#'   \eqn{e^{-1000}}, so no chain reaches it, and coincident atoms have no
+#'   finite energy), finite positive steps, whole move and block counts.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #'   With `start`, the seed of `start`.
 #' @param first_walker Number of the first walker of this call (chunks).
@@ -80,9 +91,12 @@
 #'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`,
 #'   `state` (the walkers, for `start`), `step` (final step per walker) and,
 #'   with `pair_distribution = TRUE`, `pair_distribution`.
-#' @references Pierro, V. et al. (paper 002 of the package's seeds: a GPU code
-#'   for the variational Monte Carlo of liquid helium); McMillan, W. L. (1965)
-#'   Phys. Rev. 138, A442; Aziz, R. A. et al. (1987) Mol. Phys. 61, 1487.
+#' @references Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU.
+#'   *Computer Physics Communications* 187, 162-174; arXiv:1312.1282 (paper
+#'   002 of the package's sources: the QL code for the variational Monte
+#'   Carlo of liquid helium-4). McMillan, W. L. (1965) Ground state of liquid
+#'   He4. *Physical Review* 138, A442-A451. Aziz, R. A., McCourt, F. R. W.
+#'   and Wong, C. C. K. (1987) *Molecular Physics* 61, 1487-1511.
 #' @seealso [summary.vmc_blocks()], [reblock()], [aziz_potential()].
 #' @examples
 #' x <- he4_vmc(32, walkers = 2, blocks = 4, block_sweeps = 10,
@@ -103,6 +117,7 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   call <- sys.call()
   n_atoms <- check_whole(n_atoms, "n_atoms", lo = 2, hi = 2^20, call = call)
   density <- check_positive(density, "density", len = 1, call = call)
+  he4_check_density(density, call)
   b <- check_positive(b, "b", len = 1, call = call)
   jastrow <- check_choice(jastrow, c("symmetrized", "truncated"), "jastrow", call = call)
   blocks <- check_whole(blocks, "blocks", lo = 1, hi = 2^31 - 1, call = call)
@@ -282,7 +297,8 @@ vmc_check_start <- function(start, n_atoms, density, b, jastrow, seed, walkers, 
       fmt_num(p$n_atoms), fmt_num(p$density), fmt_num(p$b), p$jastrow,
       fmt_num(n_atoms), fmt_num(density), fmt_num(b), jastrow), call = call)
   }
-  st <- attr(start, "state")
+  st <- vmc_check_state(attr(start, "state"), n_atoms, (n_atoms / density)^(1 / 3), b,
+                        call)
   if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
                                    resolve_seed(st$seed_hex, call = call))) {
     sp_abort("`seed` differs from the seed of `start`; leave it NULL to continue the chains.",
@@ -298,4 +314,123 @@ vmc_check_start <- function(start, n_atoms, density, b, jastrow, seed, walkers, 
   }
   list(seed = st$seed_hex, walker = st$walker, coords = st$coords, step = st$step,
        moves = st$moves, blocks = st$blocks)
+}
+
+# The density range of he4_vmc(), in atoms per cubic angstrom (see ?he4_vmc).
+HE4_DENSITY_RANGE <- c(1e-4, 0.1)
+
+he4_check_density <- function(density, call) {
+  r <- HE4_DENSITY_RANGE
+  if (density < r[1] || density > r[2]) {
+    nm <- density >= 1 && density / 1000 >= r[1] && density / 1000 <= r[2]
+    sp_abort(sprintf(paste0(
+      "`density` must lie in [%s, %s] atoms per cubic angstrom (from a dilute ",
+      "vapour, 1/200 of the liquid's 0.02186, to several times the density of ",
+      "solid helium, 0.0287 at melting), not %s%s."), format(r[1]), format(r[2]),
+      format(density),
+      if (nm) sprintf("; was it given per cubic nanometre (%s A^-3)?", format(density / 1000))
+      else ""), call = call)
+  }
+  invisible(density)
+}
+
+# The walkers' state of a result (attribute `state`), checked field by field
+# as the engine reads it (src/r_vmc.c): every failure names `start`.
+vmc_check_state <- function(st, n_atoms, L, b, call) {
+  bad <- function(what) {
+    sp_abort(sprintf(paste0(
+      "`start` holds no usable walkers' state: %s. Continue from an unmodified ",
+      "result of he4_vmc()."), what), call = call)
+  }
+  fields <- c("walker", "coords", "step", "moves", "blocks", "seed_hex")
+  if (!is.list(st) || !all(fields %in% names(st))) {
+    bad(sprintf("attr(start, \"state\") must be a list with elements %s, not %s",
+                paste0("`", fields, "`", collapse = ", "), describe(st)))
+  }
+  w <- st$walker
+  if (!is.numeric(w) || length(w) < 1 || anyNA(w) || any(!is.finite(w)) ||
+      any(w != floor(w)) || any(w < 1) || w[1] - 1 + length(w) > 2^40) {
+    bad(sprintf("its walker numbers must be whole numbers from 1 to 2^40, not %s",
+                describe(w)))
+  }
+  nw <- length(w)
+  per_walker <- function(x, name, what, ok) {
+    fine <- is.numeric(x) && length(x) == nw
+    if (fine) {
+      good <- !is.na(x) & is.finite(x)
+      good[good] <- ok(x[good])
+      fine <- all(good)
+    }
+    if (!fine) {
+      bad(sprintf("its %s must be %d %s, one per walker, not %s", name, nw, what,
+                  if (is.numeric(x) && length(x) == nw) describe(x[which(!good)[1]])
+                  else describe(x)))
+    }
+    as.double(x)
+  }
+  step <- per_walker(st$step, "step sizes", "finite positive numbers (in A)",
+                     function(x) x > 0)
+  moves <- per_walker(st$moves, "move counts", "whole numbers in [0, 2^53]",
+                      function(x) x >= 0 & x <= 2^53 & x == floor(x))
+  blocks <- per_walker(st$blocks, "block counts", "whole numbers >= 0",
+                       function(x) x >= 0 & x == floor(x))
+  seed_ok <- is.character(st$seed_hex) && length(st$seed_hex) == 1 &&
+    !inherits(tryCatch(resolve_seed(st$seed_hex, call = call), error = function(e) e), "error")
+  if (!seed_ok) bad(sprintf("its seed must be a hexadecimal seed, not %s", describe(st$seed_hex)))
+  x <- st$coords
+  if (!is.numeric(x) || length(x) != 3 * n_atoms * nw) {
+    bad(sprintf(paste0("its coordinates must be 3 x n_atoms x walkers = 3 x %s x %d ",
+                       "numbers, not %s"), fmt_count(n_atoms), nw, describe(x)))
+  }
+  # the engine wraps coordinates into [0, L) in its precision: allow the
+  # rounding of L to single precision
+  out <- is.na(x) | !is.finite(x) | x < 0 | x > L * (1 + 2^-20)
+  if (any(out)) {
+    bad(sprintf("its coordinates must be finite and inside the box [0, %s] (A), not %s",
+                format(L, digits = 6), describe(x[which(out)[1]])))
+  }
+  x <- array(as.double(x), c(3, n_atoms, nw))
+  d <- min(0.01, b / 4)
+  k <- vmc_close_pair(x, L, d)
+  if (k > 0) {
+    bad(sprintf(paste0("walker %s has two atoms closer than %s A (minimum image), ",
+                       "which no chain reaches and which give no finite energy"),
+                fmt_num(w[k]), format(d)))
+  }
+  list(walker = as.double(w), coords = x, step = step, moves = moves, blocks = blocks,
+       seed_hex = st$seed_hex)
+}
+
+# The first walker (its index) with two atoms closer than d, minimum image
+# in a cubic box of side L, or 0.  Coordinates in [0, L], 3 x n x walkers.
+# Atoms sorted by x within each walker (with images at x + L of those with
+# x < d, for pairs across the wall), so that a close pair is k places apart
+# for some k below the number of atoms within d in x: k grows until no pair
+# of atoms k places apart is within d in x.
+vmc_close_pair <- function(coords, L, d) {
+  n <- dim(coords)[2]
+  nw <- dim(coords)[3]
+  wk <- rep(seq_len(nw), each = n)
+  x <- as.vector(coords[1, , ])
+  y <- as.vector(coords[2, , ])
+  z <- as.vector(coords[3, , ])
+  img <- x < d
+  x <- c(x, x[img] + L)
+  y <- c(y, y[img])
+  z <- c(z, z[img])
+  wk <- c(wk, wk[img])
+  o <- order(wk, x)
+  x <- x[o]; y <- y[o]; z <- z[o]; wk <- wk[o]
+  m <- length(x)
+  mi <- function(u) u - L * round(u / L)
+  for (k in seq_len(m - 1)) {
+    i <- seq_len(m - k)
+    near <- wk[i] == wk[i + k] & x[i + k] - x[i] < d
+    if (!any(near)) break
+    i <- i[near]
+    j <- i + k
+    close <- (x[j] - x[i])^2 + mi(y[j] - y[i])^2 + mi(z[j] - z[i])^2 < d^2
+    if (any(close)) return(min(wk[i[close]]))
+  }
+  0L
 }

@@ -156,6 +156,7 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
   # per system: records, final phases, histograms, the engine's arrays (the
   # memory is checked before any array of n is made)
   row_bytes <- 8 * (2 * nrec + n + bins * nrec) + 9 * 4 * ng * rb
+  kuramoto_check_size(n, ncond, replicas, nrec, bins, row_bytes, call)
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
                   precision = precision, precisions = c("single", "double"),
@@ -190,6 +191,37 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
                "%s of %s steps made; the records up to step %s and the phases there ",
                "are returned"), fmt_count(res$steps_done), fmt_count(steps),
                fmt_count(res$steps_done)))
+}
+
+# The size of the result (nrec rows a system, row_bytes of memory a
+# system), checked before sim_frame() so that the message says what helps:
+# chunks (`first_replica`) split the replicas, never a system.
+kuramoto_check_size <- function(n, ncond, replicas, nrec, bins, row_bytes, call) {
+  avail <- available_memory()
+  rows1 <- ncond * nrec     # one replica of every condition
+  bytes1 <- ncond * row_bytes
+  if (rows1 > .Machine$integer.max || bytes1 > avail) {
+    sp_abort(sprintf(paste0(
+      "one system per condition is already too large: %s oscillator%s in %s ",
+      "condition%s with %s records each%s give %s rows and need about %s of ",
+      "memory (a data frame holds 2^31 - 1 rows; %s available). Chunks ",
+      "(`first_replica`) split the replicas, not a system: use fewer oscillators ",
+      "(`n`), fewer records (a larger `record_every`)%s or fewer conditions (`K`)."),
+      fmt_count(n), if (n == 1) "" else "s", fmt_count(ncond), if (ncond == 1) "" else "s",
+      fmt_count(nrec), if (bins > 0) sprintf(" and %s histogram bins", fmt_count(bins)) else "",
+      fmt_count(rows1), fmt_bytes(bytes1), fmt_bytes(avail),
+      if (bins > 0) ", fewer `bins`" else ""), call = call)
+  }
+  fit <- floor(min(.Machine$integer.max / rows1, avail / bytes1))
+  if (replicas > fit) {
+    sp_abort(sprintf(paste0(
+      "%s replicas give %s rows and need about %s of memory (a data frame holds ",
+      "2^31 - 1 rows; %s available): run at most %s replicas per call, as chunks ",
+      "with `first_replica` and the same `seed` (they combine with rbind()), or ",
+      "fewer oscillators or records."), fmt_count(replicas), fmt_count(rows1 * replicas),
+      fmt_bytes(bytes1 * replicas), fmt_bytes(avail), fmt_count(fit)), call = call)
+  }
+  invisible(NULL)
 }
 
 # The kernel variant: the precision, and in single precision the tuning

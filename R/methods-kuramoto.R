@@ -53,12 +53,22 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 #' For each condition (value of `K`): the stationary order parameter, the
 #' mean of \eqn{r(t)} over the records from the fraction `from` of the run
 #' on (the second half by default) and over the replicas, with its standard
-#' error by reblocking ([blocking_se()], optimal level): each replica's
-#' records are one correlated chain, the replicas independent chains,
-#' combined as [reblock()] does. When the records are too few or too
-#' correlated for the optimal-block criterion, `se` is `NA` (run longer or
-#' record less often) and `se_naive`, the error of independent records, a
-#' lower bound, is given. `theory` is [kuramoto_r_theory()] where it has a
+#' error `se`, found in one of two ways, named in the column `se_method`:
+#' * `"blocking"`: by reblocking over time ([blocking_se()], optimal
+#'   level): each replica's records are one correlated chain, the replicas
+#'   independent chains, combined as [reblock()] does. This is used when
+#'   the records are many enough for the optimal-block criterion.
+#' * `"replicas"`: otherwise, with two or more replicas, from the spread
+#'   between the replicas: the standard error of the mean of the replicas'
+#'   means, \eqn{\mathrm{sd}(\bar r_j)/\sqrt m} for \eqn{m} replicas
+#'   (independent systems, so no assumption on the correlation in time; with
+#'   few replicas it is itself uncertain, by a factor of about
+#'   \eqn{1 \pm 1/\sqrt{2(m-1)}}).
+#'
+#' With one replica whose records are too few or too correlated for the
+#' criterion, `se` is `NA` (run longer, record less often or run more
+#' replicas). `se_naive`, the error of independent records, a lower bound,
+#' is always given. `theory` is [kuramoto_r_theory()] where it has a
 #' closed form (Lorentzian frequencies from [kuramoto_lorentz()] at \eqn{T
 #' = 0}, or identical frequencies with noise), else `NA`; finite-\eqn{N}
 #' systems fluctuate about it by about \eqn{N^{-1/2}} (more near \eqn{K_c}).
@@ -68,8 +78,9 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 #' @param ... Unused (`summary()`); passed to [print.data.frame()]
 #'   (`print()`).
 #' @return A data frame of class `summary.kuramoto_run`, one row per
-#'   condition: `condition`, `K`, `r`, `se`, `se_naive`, `replicas`,
-#'   `records` (per replica), `theory`.
+#'   condition: `condition`, `K`, `r`, `se`, `se_method` (`"blocking"`,
+#'   `"replicas"` or `NA`), `se_naive`, `replicas`, `records` (per
+#'   replica), `theory`.
 #' @examples
 #' x <- kuramoto(200, K = c(1, 3), omega = kuramoto_lorentz(0.5), dt = 0.05,
 #'               steps = 400, replicas = 2, record_every = 5, seed = 1,
@@ -96,17 +107,24 @@ summary.kuramoto_run <- function(object, from = 0.5, ...) {
         statphysgpu_blocking_warning = function(w) invokeRestart("muffleWarning")),
         error = function(e) NA_real_)
     }
+    how <- if (is.na(se)) NA_character_ else "blocking"
+    if (is.na(se) && length(chains) >= 2) {
+      # independent replicas: the spread of their means
+      se <- stats::sd(vapply(chains, mean, 0)) / sqrt(length(chains))
+      how <- "replicas"
+    }
     naive <- if (length(dc$r) > 1) {
       # independent records, replicas weighted by their share
       w <- lengths(chains) / length(dc$r)
       sqrt(sum(w^2 * vapply(chains, function(y) if (length(y) > 1) stats::var(y) / length(y) else NA_real_, 0)))
     } else NA_real_
-    data.frame(condition = c, K = dc$K[1], r = mean(dc$r), se = se, se_naive = naive,
-               replicas = length(chains), records = max(lengths(chains)))
+    data.frame(condition = c, K = dc$K[1], r = mean(dc$r), se = se, se_method = how,
+               se_naive = naive, replicas = length(chains), records = max(lengths(chains)))
   })
   out <- if (length(rows)) do.call(rbind, rows) else
     data.frame(condition = integer(), K = double(), r = double(), se = double(),
-               se_naive = double(), replicas = integer(), records = integer())
+               se_method = character(), se_naive = double(), replicas = integer(),
+               records = integer())
   out$theory <- kuramoto_theory_for(out$K, p)
   rownames(out) <- NULL
   attr(out, "from") <- from
@@ -134,11 +152,15 @@ print.summary.kuramoto_run <- function(x, digits = 4, ...) {
   h <- kuramoto_header(structure(list(), params = attr(x, "params")))
   if (!is.null(h)) cat(h, "\n", sep = "")
   cat(sprintf(paste0("Stationary r: mean over the records from %s per cent of the run on ",
-                     "and the replicas; se by reblocking each replica's records\n"),
+                     "and the replicas; se (standard error) by reblocking each replica's ",
+                     "records over time, or, where they are too few for that, from the ",
+                     "spread of the replicas' means, sd / sqrt(replicas) (column ",
+                     "se_method)\n"),
               format(100 * attr(x, "from"))))
   print(as.data.frame(unclass(x)), digits = digits, row.names = FALSE, ...)
   if (anyNA(x$se)) {
-    cat("se is NA where the records are too few for their correlation; se_naive is a lower bound.\n")
+    cat(paste0("se is NA where one replica's records are too few for their correlation ",
+               "(run longer or more replicas); se_naive is a lower bound.\n"))
   }
   invisible(x)
 }

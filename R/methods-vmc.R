@@ -91,9 +91,16 @@ print.vmc_blocks <- function(x, n = 6, ...) {
 #' level (`method = "optimal"`, see [blocking_se()]; its own error is
 #' `se_error`), or Jonsson's automatic blocking per walker combined the
 #' same way (`method = "jonsson"`; `se_error` is then `NA`). `tau_int` is
-#' the integrated autocorrelation time of [tau_int()], in blocks (emcee's
-#' convention, \eqn{\tau_{int} = 1} for independent blocks), from the
-#' walkers' autocorrelation functions averaged.
+#' the integrated autocorrelation time of [tau_int()], in blocks, in
+#' emcee's convention \eqn{\tau_{int} = 1 + 2\sum_{k\ge1}\rho(k)}
+#' (\eqn{\tau_{int} = 1} for independent blocks; paper 002's \eqn{m_c}
+#' is \eqn{(\tau_{int} - 1)/2}), from the walkers' autocorrelation
+#' functions averaged. A value below 1 means anti-correlated blocks, or,
+#' for nearly independent blocks, the estimate's own noise (about
+#' \eqn{\sqrt{2(2M+1)/n}} for a window of \eqn{M} lags over \eqn{n}
+#' blocks) and its small downward bias (each walker's blocks are centred on
+#' their own mean): blocks as long as the correlation time give
+#' \eqn{\tau_{int}} near 1, which is what blocks are made for.
 #'
 #' **Short runs.** Walkers with fewer than 4 blocks are left out of the
 #' error analysis (not of the mean). When no blocking level meets the
@@ -200,6 +207,12 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
               if (attr(x, "method") == "optimal") "optimal" else "Jonsson's"))
   y <- as.data.frame(unclass(x))
   print(y, digits = digits, row.names = FALSE)
+  cat(paste0(
+    "se: one standard error of the mean; se_error: the standard error of se itself.\n",
+    "tau_int: integrated autocorrelation time of the block means, in blocks, ",
+    "1 + 2 sum_k rho(k)\n  (1 for independent blocks; below 1: anti-correlated ",
+    "blocks, or independent ones seen through the\n  estimate's noise, which is ",
+    "about sqrt(2 (2M + 1) / n) for a window of M lags over n blocks)\n"))
   if (anyNA(x$se)) {
     miss <- x$observable[is.na(x$se)]
     cat(sprintf(paste0(
@@ -214,10 +227,11 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
   }
   cat(sprintf("Acceptance: %s\n", format(attr(x, "acceptance"), digits = 3)))
   se_e <- x$se[1]
-  cat(sprintf("Energy with the tail correction (%s K): E/N = %s%s K\n",
+  cat(sprintf("Energy with the tail correction (%s K): E/N = %s%s\n",
               format(attr(x, "tail_correction"), digits = digits),
               format(attr(x, "energy_corrected"), digits = 6),
-              if (is.finite(se_e)) paste0(" +/- ", format(se_e, digits = 2)) else ""))
+              if (is.finite(se_e)) paste0(" +/- ", format(se_e, digits = 2),
+                                          " K (1 standard error)") else " K"))
   tte <- attr(x, "time_to_error")
   if (is.finite(tte)) {
     cat(sprintf(paste0("Time to error: t sigma^2 = %s s mK^2 (%s s of run time; ",
@@ -233,9 +247,10 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
 #'
 #' `which = "trace"` draws the block means of one observable against the
 #' block number, one line per walker, with the overall mean; `"reblock"`
-#' the reblocking curve of that observable (standard error against blocking
-#' level, the walkers combined as in [summary.vmc_blocks()], see
-#' [reblock()]); `"pair_distribution"` the pair distribution \eqn{g(r)} of a
+#' the reblocking curve of that observable (standard error of the mean
+#' against blocking level, the walkers combined as in
+#' [summary.vmc_blocks()], see [reblock()]; error bars of plus and minus
+#' the standard error of each level's estimate, the optimal level marked); `"pair_distribution"` the pair distribution \eqn{g(r)} of a
 #' run with `pair_distribution = TRUE`. Several values of `which` draw side
 #' by side.
 #'
@@ -271,8 +286,12 @@ plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "ener
       trace = vmc_plot_trace(x, observable, ...),
       reblock = {
         r <- reblock_table(vmc_reblock_chains(x, observable, call))
-        plot.sp_reblock(r, ...)
-        graphics::mtext(VMC_LABELS[[observable]], side = 3, line = 0.3, cex = 0.8)
+        plot.sp_reblock(r, ..., xlab = vmc_level_label(x),
+                        ylab = sprintf("standard error of %s", VMC_LABELS[[observable]]))
+        graphics::mtext(sprintf("%s, %s walker%s combined", VMC_LABELS[[observable]],
+                                fmt_count(length(unique(x$walker))),
+                                if (length(unique(x$walker)) == 1) "" else "s"),
+                        side = 3, line = 0.3, cex = 0.8)
       },
       pair_distribution = {
         g <- vmc_pair_data(x, call)
@@ -282,6 +301,13 @@ plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "ener
       })
   }
   invisible(x)
+}
+
+# The x label of a reblocking curve: what a value of level 0 is.
+vmc_level_label <- function(x) {
+  p <- attr(x, "params")
+  sprintf("blocking level k (means of 2^k blocks%s)",
+          if (is.null(p)) "" else sprintf(" of %s sweeps", fmt_count(p$block_sweeps)))
 }
 
 vmc_check_which <- function(which, several, call) {
@@ -321,8 +347,11 @@ vmc_plot_trace <- function(x, observable, ...) {
   nw <- length(chains)
   cols <- if (nw <= 8) grDevices::hcl.colors(max(nw, 2), "Dark 3")[seq_len(nw)] else
     rep(grDevices::adjustcolor("grey30", 0.3), nw)
+  p <- attr(x, "params")
   graphics::plot(NA, xlim = range(x$block), ylim = range(x[[observable]]),
-                 xlab = "block", ylab = VMC_LABELS[[observable]],
+                 xlab = if (is.null(p)) "block" else
+                   sprintf("block (%s sweeps each)", fmt_count(p$block_sweeps)),
+                 ylab = VMC_LABELS[[observable]],
                  main = sprintf("Block means, %s walker%s", fmt_count(nw),
                                 if (nw == 1) "" else "s"), ...)
   for (i in seq_len(nw)) {
@@ -332,8 +361,11 @@ vmc_plot_trace <- function(x, observable, ...) {
   }
   graphics::abline(h = mean(x[[observable]]), lty = 2)
   if (nw > 1 && nw <= 8) {
-    graphics::legend("topright", legend = paste("walker", names(chains)), col = cols,
-                     lwd = 1, bty = "n", cex = 0.7)
+    graphics::legend("topright", legend = c(paste("walker", names(chains)), "mean of all"),
+                     col = c(cols, "black"), lwd = 1, lty = c(rep(1, nw), 2), bty = "n",
+                     cex = 0.7)
+  } else {
+    graphics::legend("topright", legend = "mean of all", lty = 2, bty = "n", cex = 0.7)
   }
 }
 
@@ -371,8 +403,9 @@ autoplot.vmc_blocks <- function(object, which = c("trace", "reblock", "pair_dist
                                             ymax = .data$se + .data$se_error)) +
       ggplot2::geom_point(data = r[r$optimal, , drop = FALSE], colour = "red", size = 4,
                           shape = 21, stroke = 1.2) +
-      ggplot2::labs(x = "blocking level k (blocks of 2^k blocks)",
-                    y = sprintf("standard error of the mean, %s", VMC_LABELS[[observable]])))
+      ggplot2::labs(x = vmc_level_label(object),
+                    y = sprintf("standard error of %s", VMC_LABELS[[observable]]),
+                    caption = "bars: SE_k +/- its standard error; red: the optimal level"))
   }
   g <- vmc_pair_data(object, call)
   ggplot2::ggplot(g, ggplot2::aes(x = .data$r, y = .data$g)) +

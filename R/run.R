@@ -65,6 +65,15 @@ sim_frame <- function(call, n, first = 1, seed = NULL, backend = "auto",
     sp_abort(sprintf("`%s + %s - 1` must not pass %s (replicas per condition).",
                      first_name, n_name, fmt_pow2(max_replicas)), call = call)
   }
+  if (is.null(seed) && first > 1) {
+    # a chunk with a seed of its own would not hold the one-call replicas
+    sp_abort(sprintf(paste0(
+      "`seed` is NULL but `%s` is %s: chunks combine only when they share one ",
+      "seed, and with `seed = NULL` this call would draw a seed of its own. ",
+      "Pass the seed shared by the chunks, the same `seed` in every call (a ",
+      "result's attribute `seed_hex` is the seed it ran with)."),
+      first_name, fmt_count(first)), call = call)
+  }
   seed <- resolve_seed(seed, call = call)
   rows <- groups * n
   if (rows > .Machine$integer.max) {

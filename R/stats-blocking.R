@@ -65,6 +65,18 @@ blocking_chains <- function(x, call, name = "x") {
   chains
 }
 
+# A power of two near the largest magnitude in the chains.  Dividing the
+# chains by it is exact (no rounding, short of values below 2^-1022 times
+# it), and brings values near the ends of the double range (1e308, 1e-320)
+# to where sums, variances and their squares neither overflow nor vanish;
+# the results scale back exactly (standard errors by the same power, since
+# variances scale by its square, a power of 4).
+blocking_scale <- function(chains) {
+  m <- max(vapply(chains, function(y) max(abs(y)), 0))
+  if (!is.finite(m) || m <= 0) return(1)
+  2^floor(log2(m))
+}
+
 # One blocking transformation: the means of neighbouring pairs; an odd last
 # value is dropped.
 block_pairs <- function(y) {
@@ -86,9 +98,11 @@ reblock_chain <- function(y) {
   out
 }
 
-# The reblocking table of several independent chains (see reblock()).
+# The reblocking table of several independent chains (see reblock()),
+# computed on the chains scaled by blocking_scale().
 reblock_table <- function(chains) {
-  per <- lapply(chains, reblock_chain)
+  s <- blocking_scale(chains)
+  per <- lapply(chains, function(y) reblock_chain(y / s))
   K <- min(vapply(per, nrow, 1L))
   per <- lapply(per, function(p) p[seq_len(K), , drop = FALSE])
   nb <- vapply(per, function(p) p[, "blocks"], numeric(K))
@@ -105,11 +119,11 @@ reblock_table <- function(chains) {
   level <- seq_len(K) - 1
   n <- sum(lengths(chains))
   ratio <- se / se[1]
-  meets <- 2^(3 * level) > 2 * n * ratio^4
+  meets <- !is.na(ratio) & 2^(3 * level) > 2 * n * ratio^4
   optimal <- rep(FALSE, K)
   if (any(meets)) optimal[which(meets)[1]] <- TRUE
   out <- data.frame(level = as.integer(level), blocks = rowSums(nb),
-                    mean = rowSums(w * mu), se = se, se_error = se_error,
+                    mean = s * rowSums(w * mu), se = s * se, se_error = s * se_error,
                     optimal = optimal)
   attr(out, "n") <- n
   attr(out, "chains") <- length(chains)
@@ -180,8 +194,10 @@ reblock_table <- function(chains) {
 #'
 #' @param x A numeric vector (one chain), a numeric matrix with one chain
 #'   per column, or a list of numeric vectors (independent chains). Values
-#'   must be finite; each chain needs at least 4 values and must not be
-#'   constant.
+#'   must be finite, of any magnitude (the chains are divided by a power of
+#'   two near their largest magnitude before the sums, which is exact, so
+#'   that values near 1e308 or 1e-320 neither overflow nor vanish); each
+#'   chain needs at least 4 values and must not be constant.
 #' @return A data frame of class `c("sp_reblock", "data.frame")`, one row
 #'   per level, with columns `level` (\eqn{k}, blocks of \eqn{2^k} values),
 #'   `blocks` (\eqn{n_k}), `mean`, `se` (\eqn{SE_k}), `se_error`
@@ -249,14 +265,20 @@ print.sp_reblock <- function(x, digits = 4, ...) {
 }
 
 #' @rdname reblock
+#' @param xlab,ylab,main Axis labels and title of the plot (the values'
+#'   name and unit belong in `ylab`, e.g. `"standard error of E/N (K)"`).
+#' @details `plot()` draws \eqn{SE_k} against the level \eqn{k}, with error
+#'   bars of \eqn{\pm\,\delta SE_k} (one standard error of \eqn{SE_k}
+#'   itself), and marks the optimal level, whose \eqn{SE_k} is the
+#'   standard error of the mean (dotted line).
 #' @export
-plot.sp_reblock <- function(x, ...) {
+plot.sp_reblock <- function(x, ..., xlab = "blocking level k (blocks of 2^k values)",
+                            ylab = "standard error of the mean",
+                            main = "Reblocking (Flyvbjerg-Petersen)") {
   lo <- x$se - x$se_error
   hi <- x$se + x$se_error
   graphics::plot(x$level, x$se, ylim = range(c(lo, hi)), pch = 19, cex = 0.7,
-                 xlab = "blocking level k (blocks of 2^k values)",
-                 ylab = "standard error of the mean",
-                 main = "Reblocking (Flyvbjerg-Petersen)", ...)
+                 xlab = xlab, ylab = ylab, main = main, ...)
   # bars shorter than the plot can show would warn (zero-length arrows)
   bars <- hi - lo > 1e-3 * diff(range(c(lo, hi)))
   if (any(bars)) {
@@ -264,12 +286,17 @@ plot.sp_reblock <- function(x, ...) {
                      code = 3, length = 0.03)
   }
   k <- which(x$optimal)
+  leg <- "SE_k +/- its standard error"
+  col <- "black"; pch <- 19; lty <- 1; ptc <- 0.7
   if (length(k)) {
     graphics::abline(h = x$se[k], lty = 3, col = "red")
     graphics::points(x$level[k], x$se[k], pch = 21, cex = 1.8, col = "red", lwd = 2)
-    graphics::legend("topleft", legend = sprintf("optimal level %d", x$level[k]),
-                     pch = 21, col = "red", pt.cex = 1.5, lty = 3, bty = "n")
+    leg <- c(leg, sprintf("optimal level %d: SE of the mean = %s", x$level[k],
+                          format(x$se[k], digits = 3)))
+    col <- c(col, "red"); pch <- c(pch, 21); lty <- c(lty, 3); ptc <- c(ptc, 1.5)
   }
+  graphics::legend("topleft", legend = leg, pch = pch, col = col, pt.cex = ptc, lty = lty,
+                   bty = "n", cex = 0.85)
   invisible(x)
 }
 
@@ -399,7 +426,8 @@ blocking_se <- function(x, method = c("optimal", "jonsson")) {
                      mean = tab$mean[k], n = attr(tab, "n") - attr(tab, "dropped")[k],
                      se_error = tab$se_error[k]))
   }
-  res <- lapply(chains, jonsson_chain)
+  sc <- blocking_scale(chains)
+  res <- lapply(chains, function(y) jonsson_chain(y / sc))
   used <- vapply(res, `[[`, 0, "n")
   lens <- lengths(chains)
   if (any(used < lens)) {
@@ -417,17 +445,20 @@ blocking_se <- function(x, method = c("optimal", "jonsson")) {
     message(cond)
   }
   w <- used / sum(used)
-  se <- sqrt(sum(w^2 * vapply(res, `[[`, 0, "se")^2))
+  se <- sc * sqrt(sum(w^2 * vapply(res, `[[`, 0, "se")^2))
   level <- vapply(res, `[[`, 0L, "level")
   structure(se, level = level, method = "jonsson",
-            mean = sum(w * vapply(res, `[[`, 0, "mean")), n = sum(used),
+            mean = sc * sum(w * vapply(res, `[[`, 0, "mean")), n = sum(used),
             blocks = used / 2^level)
 }
 
 # Normalised autocorrelation function of one chain at lags 0..n-1, by FFT
 # with zero padding to twice the next power of two (no wrap-around), with
-# divisor n at every lag (the biased, positive-definite estimator).
+# divisor n at every lag (the biased, positive-definite estimator).  The
+# chain is scaled first (blocking_scale()): its products would overflow near
+# 1e308 and vanish near 1e-320.
 acf_fft <- function(y) {
+  y <- y / blocking_scale(list(y))
   n <- length(y)
   n2 <- 2^ceiling(log2(n))
   f <- stats::fft(c(y - mean(y), numeric(2 * n2 - n)))
@@ -456,7 +487,17 @@ acf_fft <- function(y) {
 #' used. Sokal's estimate of the statistical error, \eqn{Var(\hat\tau)
 #' \approx 2(2M+1)\tau^2/n}, is returned as attribute `se`. Like emcee,
 #' the function warns when the series is shorter than \eqn{50\,\hat\tau}:
-#' the estimate is then unreliable.
+#' the estimate is then unreliable. It also warns when the estimate is not
+#' positive, which happens only for series too short for their
+#' autocorrelation (the window then reaches the last lags, and the biased
+#' autocorrelations of a series sum to 0 over all lags).
+#'
+#' **Values below 1.** \eqn{\tau_{int} < 1} means negatively correlated
+#' values (the variance of the mean is smaller than for independent ones),
+#' or, for nearly independent values, the estimate's own noise: a window of
+#' \eqn{M} lags leaves \eqn{\hat\tau} an error of about \eqn{\sqrt{2(2M+1)/n}}
+#' (the attribute `se`), so that independent values give estimates
+#' scattered around 1 by that much.
 #'
 #' **Several chains** (a matrix with one chain per column, or a list): as in
 #' emcee, the autocorrelation functions of the chains (each about its own
@@ -502,16 +543,24 @@ tau_int <- function(x, window = 5) {
   stop_at <- which(lag >= window * taus)
   M <- if (length(stop_at)) lag[stop_at[1]] else L - 1
   tau <- taus[M + 1]
-  if (L < 50 * tau) {
+  what <- if (length(chains) == 1) "series" else "shortest chain"
+  if (tau <= 0) {
+    # the window ran over (nearly) the whole series, whose biased
+    # autocorrelations sum to 0 over all lags
+    sp_warn(sprintf(paste0(
+      "tau_int(): the estimate, %s, is not positive: the %s (%d values) is ",
+      "too short for its autocorrelation function; the estimate is ",
+      "meaningless: use longer chains."), format(tau, digits = 3), what, L),
+      call = call, class = "statphysgpu_blocking_warning")
+  } else if (L < 50 * tau) {
     sp_warn(sprintf(paste0(
       "tau_int(): the %s (%d values) is shorter than 50 tau_int = %s; the ",
       "estimate is unreliable (emcee's criterion): use longer chains."),
-      if (length(chains) == 1) "series" else "shortest chain", L,
-      format(50 * tau, digits = 3)),
+      what, L, format(50 * tau, digits = 3)),
       call = call, class = "statphysgpu_blocking_warning")
   }
   structure(tau, window = as.integer(M),
-            se = tau * sqrt(2 * (2 * M + 1) / sum(lengths(chains))))
+            se = abs(tau) * sqrt(2 * (2 * M + 1) / sum(lengths(chains))))
 }
 
 #' Time-to-error invariant of a Monte Carlo run

@@ -40,9 +40,11 @@ replay_path <- function(seed, cond, replica, a, omega, f, gamma, D0, spp, K,
 
 test_that("a path is its Philox stream integrated by SRK2 (or Euler), start uniform on a period", {
   for (m in c("srk2", "euler")) {
-    x <- drv(5, a = c(1.5, 4.2), omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.05,
-             periods = 6, steps_per_period = 50, transient = 0, seed = 77,
-             first_replica = 3, method = m, precision = "double")
+    # coarse on purpose (Euler is unstable in the well at this step: it warns)
+    x <- without_step_warnings(
+      drv(5, a = c(1.5, 4.2), omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.05,
+          periods = 6, steps_per_period = 50, transient = 0, seed = 77,
+          first_replica = 3, method = m, precision = "double"))
     p <- attr(x, "paths")
     # condition 2, replica 6 (the fourth path of the call)
     i <- which(p$condition == 2 & p$replica == 6)
@@ -218,7 +220,8 @@ test_that("bad input: clear errors naming the argument; coarse steps warn", {
   expect_error(bad(method = "rk4"), "`method` must be one of", class = "statphysgpu_error")
   expect_error(bad(output = "all"), "`output` must be one of", class = "statphysgpu_error")
   expect_error(bad(bins = 0), "`bins` must be", class = "statphysgpu_error")
-  expect_error(bad(keep = 5), "`keep` must be", class = "statphysgpu_error")
+  expect_error(bad(keep = -1), "`keep` must be", class = "statphysgpu_error")
+  expect_error(bad(keep = 1.5), "`keep` must be", class = "statphysgpu_error")
   expect_error(bad(x0 = 1:3), "`x0` must be NULL", class = "statphysgpu_error")
   expect_error(bad(x0 = 2^31), "`x0` must be NULL", class = "statphysgpu_error")
   expect_error(bad(output = "histogram", window = c(2, 1)), "`window` must be",
@@ -236,10 +239,74 @@ test_that("bad input: clear errors naming the argument; coarse steps warn", {
     expect_error(bad(backend = "gpu"), "the GPU backend is unavailable: .+",
                  class = "statphysgpu_no_gpu")
   }
-  # coarse: dt * 2 pi = (2 pi)^2 / 60 > 0.25
-  expect_warning(bad(steps_per_period = 10), "the step is coarse for the dynamics",
+  # coarse: dt * 2 pi = (2 pi)^2 / 60 > 0.25 (and the thermal bias is 47 per cent)
+  expect_warning(expect_warning(bad(steps_per_period = 10), "the step is coarse for the dynamics",
+                                class = "statphysgpu_step_warning"),
+                 "biases the thermal fluctuations", class = "statphysgpu_step_warning")
+  expect_no_warning(bad(steps_per_period = 300))
+})
+
+test_that("the step warning fires where SRK2 biases <v^2> by more than 0.1 per cent", {
+  # gamma = 3, omega = 1, 200 steps a period: dt = 0.0314, where the audit
+  # measured <v^2> 0.6 per cent low (z = -5); the linearised SRK2 step gives
+  # -0.78 per cent.  The old time-scale criterion, dt max(2 pi, gamma) =
+  # 0.197 < 0.25, let it pass.
+  args <- list(n = 2, a = 0, omega = 1, f = 0, gamma = 3, D0 = 0.5, periods = 1,
+               backend = "cpu", progress = FALSE, seed = 1)
+  run <- function(...) do.call(driven_brownian, modifyList(args, list(...)))
+  expect_warning(run(steps_per_period = 200), "srk2 step dt = 0.0314 biases the thermal",
                  class = "statphysgpu_step_warning")
-  expect_no_warning(bad(steps_per_period = 100))
+  # ten times finer: the bias is -1.1e-4
+  expect_no_warning(run(steps_per_period = 2000))
+  lin <- statphysgpu:::escape_linear_step("srk2", 2 * pi / 2000, 3, 4 * pi^2)
+  expect_lt(abs(lin$T_v - 1), 2e-4)
+  # without noise the thermal bias does not apply
+  expect_no_warning(run(steps_per_period = 200, D0 = 0))
+  # Euler's bias is first order, about 4 pi^2 dt / gamma: 4.8 per cent even
+  # at 2000 steps a period
+  expect_warning(run(steps_per_period = 2000, method = "euler"), "euler step .* biases",
+                 class = "statphysgpu_step_warning")
+})
+
+test_that("the linearised SRK2 bias of <v^2> is the one the engine shows", {
+  # at the bottom of the potential with small D0 the dynamics is the
+  # linearised one: gamma = 3, D0 = 0.002 (the barrier is 1000 D0: no
+  # hops), omega = 1 and 100 or 50 steps a period (dt = 0.063, 0.126).
+  # Predicted <v^2> / D0 = 0.9871 and 1.1090; 1000 paths of 24 periods after
+  # the transient give a standard error of 0.2 per cent: |z| < 4 against
+  # the prediction, |z| > 4 against no bias (5.5 and 45 at these seeds).
+  for (spp in c(100, 50)) {
+    lin <- statphysgpu:::escape_linear_step("srk2", 2 * pi / spp, 3, 4 * pi^2)
+    x <- without_step_warnings(
+      drv(1000, a = 0, omega = 1, f = 0, gamma = 3, D0 = 0.002, periods = 30,
+          steps_per_period = spp, x0 = 0.75, transient = 0.2, seed = 5,
+          precision = "double"))
+    expect_lt(abs((x$v2_mean - lin$T_v * 0.002) / x$v2_se), 4)
+    expect_gt(abs((x$v2_mean - 0.002) / x$v2_se), 4)
+  }
+})
+
+test_that("kept trajectories are those of replicas 1..keep; chunks combine into the one call", {
+  run <- function(first, m, keep = 5, ...) {
+    drv(m, a = 2, omega = 3, f = c(0, 1), gamma = 1, D0 = 0.05, periods = 4,
+        steps_per_period = 150, keep = keep, first_replica = first, seed = 6, ...)
+  }
+  whole <- run(1, 12)
+  tr <- attr(whole, "trajectories")
+  expect_identical(sort(unique(tr$replica)), as.double(1:5))
+  ch <- replica_chunks(12, size = 3) # keeps 3, 2, 0 and 0 paths
+  parts <- do.call(rbind, Map(run, ch$first_replica, ch$n))
+  expect_identical(attr(parts, "trajectories"), tr)
+  expect_identical(as.data.frame(parts), as.data.frame(whole))
+  expect_null(attr(run(7, 3), "trajectories"))
+  # keep beyond the replicas of a call keeps all of them
+  expect_identical(sort(unique(attr(run(1, 3), "trajectories")$replica)), as.double(1:3))
+  # output = "trajectories" keeps replicas 1..10 the same way
+  w10 <- run(1, 12, output = "trajectories", keep = 0)
+  p10 <- rbind(run(1, 8, output = "trajectories", keep = 0),
+               run(9, 4, output = "trajectories", keep = 0))
+  expect_identical(sort(unique(attr(w10, "trajectories")$replica)), as.double(1:10))
+  expect_identical(attr(p10, "trajectories"), attr(w10, "trajectories"))
 })
 
 test_that("print, summary, plot and autoplot work", {

@@ -147,7 +147,12 @@ test_that("bad input gets a clear error naming the argument", {
   }
   # L/2 inside the core of the potential: the message names the box side
   bad(2, error = "box is too small: side L = .* = 4.506 A.*L/2 = 2.253 A")
-  bad(8, density = 0.2, error = "box is too small: side L")
+  bad(6, density = 0.05, error = "box is too small: side L")
+  # densities outside [1e-4, 0.1] A^-3 are refused with a message naming
+  # `density` (1e-30 used to fail in the tail integral)
+  bad(32, density = 1e-30, error = "`density` must lie in \\[1e-04, 0.1\\] atoms per cubic angstrom")
+  bad(32, density = 0.2, error = "`density` must lie in .*, not 0.2\\.")
+  bad(32, density = 21.86, error = "was it given per cubic nanometre \\(0.02186 A\\^-3\\)")
   for (v in list(0, 1.5, -2, "many", c(1, 2))) {
     bad(32, walkers = v, error = "`walkers` must be a single whole number")
   }
@@ -178,6 +183,93 @@ test_that("bad input gets a clear error naming the argument", {
   bad(32, jastrow = "truncated", start = x, error = "jastrow = \"symmetrized\"")
   bad(32, start = x, seed = 2, error = "`seed` differs from the seed of `start`")
   bad(32, start = x, walkers = 3, error = "`start` holds 2 walkers")
+})
+
+test_that("the walkers' state of `start` is checked as a whole before it is used", {
+  x <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
+  st <- attr(x, "state")
+  with_state <- function(...) {
+    y <- x
+    attr(y, "state") <- utils::modifyList(st, list(...))
+    y
+  }
+  bad <- function(y, error) {
+    expect_error(vmc(32, blocks = 2, block_sweeps = 2, equilibration = 0, start = y),
+                 paste0("`start` holds no usable walkers' state: ", error),
+                 class = "statphysgpu_error")
+  }
+  # step c(NA, -1) used to run, giving blocks of energy 0, acceptance 1 and
+  # NaN coordinates; all-zero coordinates gave NaN energies
+  bad(with_state(step = c(NA, -1)), "its step sizes must be 2 finite positive numbers.*not NA")
+  bad(with_state(step = c(0.3, -1)), "its step sizes .* not -1")
+  bad(with_state(step = c(0.3, Inf)), "its step sizes")
+  bad(with_state(step = 0.3), "its step sizes must be 2 .* not 0.3")
+  zero <- st$coords
+  zero[] <- 0
+  bad(with_state(coords = zero), "walker 1 has two atoms closer than 0.01 A")
+  # one atom of walker 2 on another, across the periodic boundary (x = 0
+  # and x = L are the same plane)
+  L <- attr(x, "params")$L
+  near <- st$coords
+  near[, 2, 2] <- near[, 1, 2]
+  near[1, 1, 2] <- 0
+  near[1, 2, 2] <- L * (1 - 1e-9)
+  bad(with_state(coords = near), "walker 2 has two atoms closer than")
+  nan <- st$coords
+  nan[2, 5, 1] <- NaN
+  bad(with_state(coords = nan), "its coordinates must be finite and inside the box .*not NaN")
+  out <- st$coords
+  out[3, 7, 2] <- L + 1
+  bad(with_state(coords = out), "its coordinates .*inside the box \\[0, 11.35")
+  out[3, 7, 2] <- -0.5
+  bad(with_state(coords = out), "its coordinates .*inside the box .* not -0.5")
+  bad(with_state(coords = st$coords[, , 1]), "its coordinates must be 3 x n_atoms x walkers")
+  bad(with_state(coords = as.character(st$coords)), "its coordinates must be")
+  bad(with_state(moves = c(1.5, 2)), "its move counts must be 2 whole numbers .* not 1.5")
+  bad(with_state(moves = c(-1, 2)), "its move counts")
+  bad(with_state(blocks = c(NA, 2)), "its block counts")
+  bad(with_state(walker = c(0, 1)), "its walker numbers must be whole numbers")
+  bad(with_state(walker = c(1.5, 2.5)), "its walker numbers")
+  bad(with_state(seed_hex = "0xzz"), "its seed must be a hexadecimal seed")
+  y <- x
+  attr(y, "state") <- st[c("walker", "coords")]
+  bad(y, "attr\\(start, \"state\"\\) must be a list with elements")
+  # the unmodified state continues, and atoms that are merely close (but
+  # farther than min(0.01 A, b / 4)) are accepted
+  expect_s3_class(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, start = x),
+                  "vmc_blocks")
+  ok <- st$coords
+  ok[, 2, 1] <- ok[, 1, 1] + c(0.011, 0, 0)
+  expect_true(all(is.finite(vmc(32, blocks = 1, block_sweeps = 1, equilibration = 0,
+                                start = with_state(coords = ok))$energy)))
+})
+
+test_that("the close-pair search of the state check finds every pair within d, minimum image", {
+  # against all pairs in R: random boxes with some pairs planted near each
+  # other, across the walls too
+  set.seed(3)
+  L <- 10
+  for (trial in 1:20) {
+    n <- 30
+    w <- 3
+    co <- array(runif(3 * n * w, 0, L), c(3, n, w))
+    for (k in 1:2) {
+      j <- sample(w, 1); a <- sample(n, 2)
+      co[, a[2], j] <- (co[, a[1], j] + runif(3, -0.3, 0.3)) %% L
+    }
+    d <- 0.25
+    ref <- 0L
+    for (j in seq_len(w)) {
+      dd <- outer(1:n, 1:n, Vectorize(function(p, q) {
+        u <- co[, p, j] - co[, q, j]
+        u <- u - L * round(u / L)
+        sqrt(sum(u^2))
+      }))
+      diag(dd) <- Inf
+      if (any(dd < d)) { ref <- j; break }
+    }
+    expect_identical(statphysgpu:::vmc_close_pair(co, L, d), ref)
+  }
 })
 
 test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {

@@ -189,9 +189,47 @@ test_that("bad input gets a clear error naming the argument", {
   e(n = 10, K = 1, dt = 0.1, steps = 5, coupling = "ring", msg = "`coupling` must be one of")
   e(n = 10, K = 1, dt = 0.1, steps = 5, precision = "half", msg = "`precision` must be one of")
   e(n = 10, K = 1, dt = 0.1, steps = 5, replicas = 0, msg = "`replicas` must be")
-  e(n = 2^30, K = 1, dt = 0.1, steps = 5, replicas = 2^20, msg = "would need about [0-9.]+ GiB")
+  e(n = 2^30, K = 1, dt = 0.1, steps = 5, replicas = 2^20, msg = "need about [0-9.]+ GiB")
   expect_error(kuramoto_r_theory(1, width = 1, T = 1), "closed cases")
   expect_error(kuramoto_lorentz(-1), "`width` must be")
+})
+
+test_that("a result too large says what helps: chunks split replicas, never a system", {
+  # 2^31 records of two conditions: one system per condition is already too
+  # many rows, which chunks (first_replica) cannot change (the message used
+  # to suggest them)
+  e <- tryCatch(kur(n = 10, K = 1:2, dt = 0.01, steps = 2^31, seed = 1), error = identity)
+  expect_s3_class(e, "statphysgpu_error")
+  expect_match(conditionMessage(e), "one system per condition is already too large")
+  expect_match(conditionMessage(e), "use fewer oscillators \\(`n`\\), fewer records")
+  expect_no_match(conditionMessage(e), "split the job")
+  # many replicas of a system that fits: at most 2^31 - 1 rows a call, so
+  # chunks of fewer replicas
+  expect_error(kur(n = 10, K = 1, dt = 0.01, steps = 2^20, replicas = 4096, seed = 1),
+               "4,096 replicas give 4,294,971,392 rows .* run at most [0-9,]+ replicas per call, as chunks with `first_replica`",
+               class = "statphysgpu_error")
+})
+
+test_that("summary: se from the spread of the replicas where reblocking has too few records", {
+  # 4 replicas x 101 records after the first half: too few for the
+  # optimal-block criterion, so se was NA; now sd(replica means) / sqrt(4)
+  x <- kur(n = 50, K = 2, T = 0.5, dt = 0.02, steps = 200, replicas = 4, seed = 3)
+  s <- summary(x)
+  d <- as.data.frame(x)
+  d <- d[d$time >= 0.5 * max(d$time), ]
+  means <- tapply(d$r, d$replica, mean)
+  expect_identical(s$se_method, "replicas")
+  expect_equal(s$se, sd(means) / 2, tolerance = 1e-14)
+  expect_equal(s$r, mean(d$r), tolerance = 1e-14)
+  expect_output(print(s), "spread of the replicas' means")
+  # one replica: no spread to use, se NA as before
+  one <- summary(kur(n = 50, K = 2, T = 0.5, dt = 0.02, steps = 200, seed = 3))
+  expect_true(is.na(one$se) && is.na(one$se_method))
+  # enough records: reblocking over time, as before
+  long <- summary(kur(n = 50, K = 2, T = 0.5, dt = 0.02, steps = 4000, replicas = 2,
+                      seed = 3))
+  expect_identical(long$se_method, "blocking")
+  expect_false(is.na(long$se))
 })
 
 test_that("a coarse dt warns and says the criterion", {

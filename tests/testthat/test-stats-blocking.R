@@ -282,6 +282,40 @@ test_that("too short for its correlation: no optimal level, NA with a warning", 
   expect_identical(attr(o, "method"), "optimal")
 })
 
+test_that("values near the ends of the double range: scaled, the same answers", {
+  # reblock() near 1e308 used to give Inf/NaN (its sums overflowed), and
+  # tau_int(c(0, 0, 0, 1e-320)) failed ("missing value where TRUE/FALSE
+  # needed": the variance underflowed to 0).  Scaling by a power of two is
+  # exact, so the tables are those of the scaled data, times the power.
+  set.seed(21)
+  x <- ar1(1000, 0.5)
+  big <- 1e308 + 1e307 * x / max(abs(x)) # in [9e307, 1.1e308]
+  s <- 2^1000
+  r <- reblock(big)
+  r0 <- reblock(big / s)
+  expect_true(all(is.finite(r$mean) & is.finite(r$se) & is.finite(r$se_error)))
+  expect_identical(r$mean, r0$mean * s)
+  expect_identical(r$se, r0$se * s)
+  expect_identical(r$se_error, r0$se_error * s)
+  expect_identical(r$optimal, r0$optimal)
+  expect_identical(as.numeric(blocking_se(big)), as.numeric(blocking_se(big / s)) * s)
+  expect_identical(as.numeric(blocking_se(big[1:512], "jonsson")),
+                   as.numeric(blocking_se(big[1:512] / s, "jonsson")) * s)
+  expect_equal(tau_int(big), tau_int(big / s), tolerance = 1e-12)
+  # tiny values, whose squares vanish
+  tiny <- x * 1e-300
+  expect_equal(tau_int(tiny), tau_int(x), tolerance = 1e-12)
+  expect_equal(reblock(tiny)$se, reblock(x)$se * 1e-300, tolerance = 1e-12)
+  # and the series of the report: four values, one of them subnormal, is
+  # c(0, 0, 0, 1) up to scale; too short to mean anything, and it says so
+  expect_warning(t <- tau_int(c(0, 0, 0, 1e-320)), "not positive",
+                 class = "statphysgpu_blocking_warning")
+  expect_warning(t1 <- tau_int(c(0, 0, 0, 1)), "not positive",
+                 class = "statphysgpu_blocking_warning")
+  expect_equal(as.numeric(t), as.numeric(t1), tolerance = 1e-12)
+  expect_true(is.finite(t) && attr(t, "se") >= 0)
+})
+
 test_that("print and plot", {
   set.seed(17)
   r <- reblock(ar1(1000, 0.5))
