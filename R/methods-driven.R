@@ -203,8 +203,14 @@ plot.driven_paths <- function(x, type = c("velocity", "histogram", "trajectories
       error_bars(g$x, g$lower, g$upper, col = cols[i])
     }
     if (length(groups) > 1) {
-      graphics::legend("topleft", legend = names(groups), col = cols, lwd = 1, pch = 19,
-                       bty = "n", cex = 0.8)
+      along <- do.call(rbind, lapply(groups, function(g) {
+        if (nrow(g) > 1) as.data.frame(stats::approx(g$x, g$v, n = 200)) else
+          data.frame(x = g$x, y = g$v)
+      }))
+      place_legend(c(pd$x, pd$x, along$x), c(pd$lower, pd$upper, along$y),
+                   legend = names(groups), col = cols, lwd = 1, pch = 19,
+                   bty = "o", box.col = NA, bg = grDevices::adjustcolor("white", 0.8),
+                   cex = 0.8)
     }
   } else if (type == "histogram") {
     old <- graphics::par(mfrow = c(1, 3))
@@ -222,8 +228,8 @@ plot.driven_paths <- function(x, type = c("velocity", "histogram", "trajectories
                       type = "s", col = cols[c])
     }
     if (nrow(x) > 1) {
-      graphics::legend("topright", legend = lab$labels, col = cols, lwd = 1, bty = "n",
-                       cex = 0.7)
+      place_legend(pos$x_lo, pos$density, legend = lab$labels,
+                   col = cols, lwd = 1, bty = "n", cex = 0.7)
     }
     vel <- h$velocity
     graphics::plot(NA, xlim = range(c(vel$v_lo, vel$v_hi)), ylim = c(0, max(vel$density)),
@@ -248,8 +254,9 @@ plot.driven_paths <- function(x, type = c("velocity", "histogram", "trajectories
       graphics::lines(q$period, q$x, col = if (multi) cols[q$condition[1]] else cols[i])
     }
     if (multi) {
-      graphics::legend("topleft", legend = lab$labels, col = cols, lwd = 1, bty = "n",
-                       cex = 0.8)
+      place_legend(pd$period, pd$x, legend = lab$labels, col = cols,
+                   lwd = 1, bty = "o", box.col = NA,
+                   bg = grDevices::adjustcolor("white", 0.8), cex = 0.8)
     }
   }
   invisible(x)

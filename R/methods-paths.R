@@ -62,6 +62,30 @@ vary_labels <- function(params) {
                   else "")
 }
 
+# The corner of the current plot where a legend (the arguments of legend(),
+# `...`, without its position) covers the fewest of the points (x, y), so
+# that it hides as little data as it can (ties: top left, top right, bottom
+# left, bottom right).
+legend_corner <- function(x, y, ...) {
+  usr <- graphics::par("usr")
+  if (graphics::par("xlog")) x <- suppressWarnings(log10(x))
+  if (graphics::par("ylog")) y <- suppressWarnings(log10(y))
+  ok <- is.finite(x) & is.finite(y)
+  x <- x[ok]
+  y <- y[ok]
+  corners <- c("topleft", "topright", "bottomleft", "bottomright")
+  covered <- vapply(corners, function(pos) {
+    r <- graphics::legend(pos, ..., plot = FALSE)$rect
+    sum(x >= r$left & x <= r$left + r$w & y <= r$top & y >= r$top - r$h)
+  }, 0)
+  corners[which.min(covered)]
+}
+
+# legend() in the corner that legend_corner() picks for the points (x, y).
+place_legend <- function(x, y, ...) {
+  graphics::legend(legend_corner(x, y, ...), ...)
+}
+
 # Quantiles of the (Kaplan-Meier) distribution: the smallest value whose CDF
 # reaches p; NA when the censored sample never reaches it.
 km_quantile <- function(value, escaped, p) {
@@ -616,12 +640,15 @@ plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "mm", "smoluch
   leg <- c(if (multi) vapply(pd, `[[`, "", "label"), sim_legend(pd, level),
            if (theory != "none") theory_legend(x, theory))
   n_c <- if (multi) length(pd) else 0
-  graphics::legend(if (type == "survival") "bottomleft" else "topleft", legend = leg,
-                   col = c(if (multi) cols, key, if (theory != "none") key),
-                   lty = c(rep(1, n_c), 1, if (theory != "none") 2), lwd = 1.5,
-                   pch = c(rep(NA, n_c), 22, if (theory != "none") NA), pt.cex = 1.6,
-                   pt.bg = grDevices::adjustcolor(key, 0.25), bty = "o", box.col = NA,
-                   bg = grDevices::adjustcolor("white", 0.8), cex = 0.8, inset = 0.01)
+  drawn <- do.call(rbind, c(lapply(steps, function(s) {
+    data.frame(x = rep(c(s$x0, s$x1), 3), y = c(s$y, s$y, s$lo, s$lo, s$hi, s$hi))
+  }), lapply(pd, function(p) p$theory)))
+  place_legend(drawn$x, pmin(pmax(drawn$y, usr[1]), usr[2]), legend = leg,
+               col = c(if (multi) cols, key, if (theory != "none") key),
+               lty = c(rep(1, n_c), 1, if (theory != "none") 2), lwd = 1.5,
+               pch = c(rep(NA, n_c), 22, if (theory != "none") NA), pt.cex = 1.6,
+               pt.bg = grDevices::adjustcolor(key, 0.25), bty = "o", box.col = NA,
+               bg = grDevices::adjustcolor("white", 0.8), cex = 0.8, inset = 0.01)
   invisible(x)
 }
 
