@@ -721,6 +721,6 @@ autoplot.sp_paths <- function(object, theory = c("none", "kramers", "bhl", "mm",
   g <- g + if (log_x) ggplot2::scale_x_log10(sec.axis = sec) else
     ggplot2::scale_x_continuous(sec.axis = sec)
   if (type == "survival") g <- g + ggplot2::scale_y_log10()
-  g
+  g + ggplot2::theme(legend.position = "bottom", legend.box = "vertical")
 }
 utils::globalVariables(".data")
