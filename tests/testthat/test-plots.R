@@ -31,14 +31,14 @@ test_that("plots of escape times label conditions by what varies, theories by na
   expect_match(statphysgpu:::theory_legend(x, "mm"), "Mel'nikov-Meshkov rate", fixed = TRUE)
   expect_match(statphysgpu:::theory_legend(x, "bhl"), "Buttiker-Harris-Landauer", fixed = TRUE)
   expect_match(statphysgpu:::value_label(x), "units of t0 = hbar / E_C", fixed = TRUE)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
   # the mismatch warning names the theory properly too
   xs <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
                      t_max = 30, seed = 2, backend = "cpu", progress = FALSE)
   expect_warning(plot(xs, theory = "kramers"), "the Kramers rate describes",
                  class = "statphysgpu_theory_mismatch")
   # every view draws, base and ggplot
-  grDevices::pdf(NULL)
-  on.exit(grDevices::dev.off())
   for (ty in c("cdf", "survival", "gumbel")) {
     expect_identical(plot(x, theory = "kramers", type = ty), x)
   }
