@@ -176,7 +176,7 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
 #' @examples
 #' x <- driven_brownian(100, a = 4.2, omega = 4.9, f = c(0, 0.3, 0.6, 0.9),
 #'                      gamma = 0.9, D0 = 0.01, periods = 30,
-#'                      steps_per_period = 50, keep = 3, output = "histogram",
+#'                      steps_per_period = 70, keep = 3, output = "histogram",
 #'                      seed = 1, backend = "cpu")
 #' plot(x)
 #' plot(x, type = "histogram")
