@@ -5,8 +5,14 @@ path_type <- function(x) {
   if (inherits(x, "switching_currents")) "switching_currents" else "escape_times"
 }
 
+# The axis of the values, with their normalised unit (jj_units(): bias
+# gamma = I_b / I_c, time unit t0 = hbar / E_C).
 value_label <- function(x) {
-  if (path_type(x) == "switching_currents") "bias at switching" else "escape time"
+  if (path_type(x) == "switching_currents") {
+    "bias at switching, gamma = I / Ic"
+  } else {
+    "escape time t (units of t0 = hbar / E_C)"
+  }
 }
 
 # The parameter columns of a result (everything between condition and replica).
@@ -23,9 +29,61 @@ conditions_of <- function(x) {
   u
 }
 
-condition_label <- function(row, cols) {
-  paste(sprintf("%s = %s", cols, vapply(cols, function(p) format(row[[p]], digits = 4), "")),
+condition_label <- function(row, cols, digits = 4) {
+  paste(sprintf("%s = %s", cols,
+                vapply(cols, function(p) format(row[[p]], digits = digits), "")),
         collapse = ", ")
+}
+
+# Legend labels of groups: `params` holds a group's parameters in each row
+# (rows may repeat); a label names only the parameters that vary across the
+# rows, with enough digits to tell the groups apart, and the parameters
+# that do not vary are given once, in `constant` (for a subtitle).  Returns
+# list(labels (one per row, "" when nothing varies), varying (names),
+# constant (one string, "" when every parameter varies)).
+vary_labels <- function(params) {
+  params <- as.data.frame(params, stringsAsFactors = FALSE)
+  cols <- names(params)
+  n <- nrow(params)
+  varies <- vapply(cols, function(p) length(unique(params[[p]])) > 1, TRUE)
+  vary <- cols[varies]
+  labels <- rep("", n)
+  if (length(vary)) {
+    groups <- nrow(unique(params[vary]))
+    for (digits in c(4, 6, 8, 15)) {
+      labels <- vapply(seq_len(n), function(i)
+        condition_label(params[i, , drop = FALSE], vary, digits), "")
+      if (length(unique(labels)) == groups) break
+    }
+  }
+  const <- cols[!varies]
+  list(labels = labels, varying = vary,
+       constant = if (length(const) && n) condition_label(params[1, , drop = FALSE], const)
+                  else "")
+}
+
+# The corner of the current plot where a legend (the arguments of legend(),
+# `...`, without its position) covers the fewest of the points (x, y), so
+# that it hides as little data as it can (ties: top left, top right, bottom
+# left, bottom right).
+legend_corner <- function(x, y, ...) {
+  usr <- graphics::par("usr")
+  if (graphics::par("xlog")) x <- suppressWarnings(log10(x))
+  if (graphics::par("ylog")) y <- suppressWarnings(log10(y))
+  ok <- is.finite(x) & is.finite(y)
+  x <- x[ok]
+  y <- y[ok]
+  corners <- c("topleft", "topright", "bottomleft", "bottomright")
+  covered <- vapply(corners, function(pos) {
+    r <- graphics::legend(pos, ..., plot = FALSE)$rect
+    sum(x >= r$left & x <= r$left + r$w & y <= r$top & y >= r$top - r$h)
+  }, 0)
+  corners[which.min(covered)]
+}
+
+# legend() in the corner that legend_corner() picks for the points (x, y).
+place_legend <- function(x, y, ...) {
+  graphics::legend(legend_corner(x, y, ...), ...)
 }
 
 # Quantiles of the (Kaplan-Meier) distribution: the smallest value whose CDF
@@ -283,8 +341,8 @@ check_theory_fits <- function(x, theory, call) {
   }
   if (theory %in% RATE_THEORIES && identical(threshold, "saddle")) {
     sp_warn(paste0(
-      "the ", theory, " rate describes escape out of the well; these are first ",
-      "passages at the saddle (threshold = \"saddle\"), which come earlier ",
+      "the ", THEORY_NAMES[[theory]], " rate describes escape out of the well; ",
+      "these are first passages at the saddle (threshold = \"saddle\"), which come earlier ",
       "(0.84-0.87 of 1/rate at moderate damping, about half of it when ",
       "overdamped). Compare like with like: simulate with threshold = ",
       "\"next_well\", or use theory = \"smoluchowski\" when overdamped."),
@@ -303,33 +361,205 @@ check_theory_fits <- function(x, theory, call) {
   invisible(TRUE)
 }
 
-# ECDF bands of every condition, with the theory CDF when asked.
-paths_plot_data <- function(x, level, theory) {
+
+# Views of a distribution (plot(x, type = )), and the proper names of the
+# theories for titles and legends.
+PATH_PLOT_TYPES <- c("cdf", "survival", "gumbel")
+THEORY_NAMES <- c(kramers = "Kramers", bhl = "Buttiker-Harris-Landauer",
+                  mm = "Mel'nikov-Meshkov", smoluchowski = "Smoluchowski")
+
+# The plotted coordinate of a CDF value p in [0, 1]: p itself, the survival
+# 1 - p (drawn on a logarithmic axis), or the Gumbel coordinate
+# log(-log(1 - p)), -Inf at p = 0 and Inf at p = 1.  Monotone, so a band on
+# the CDF maps to a band (reversed for the survival).
+paths_y <- function(p, type) {
+  switch(type,
+         cdf = p,
+         survival = 1 - p,
+         gumbel = log(-log1p(-p)))
+}
+
+# Can a coordinate be drawn (0 has no place on a logarithmic axis, +-Inf none
+# on a Gumbel plot)?
+paths_y_shown <- function(y, type) {
+  if (type == "survival") is.finite(y) & y > 0 else is.finite(y)
+}
+
+# The steps of one estimate (an ecdf_band() table) in the coordinates of
+# `type`: from x0 to x1 the estimate y with its band [lo, hi] (where the band
+# is undefined, the estimate).  Steps whose estimate cannot be drawn (S = 0
+# on a survival or Gumbel plot, F = 0 on a Gumbel plot) are left out; the
+# last step runs on to `right` (paths survive it, or F stays 1).  Band
+# bounds that cannot be drawn stay (0, +-Inf): clip them to the plot.
+band_steps <- function(b, type, right = NA_real_) {
+  n <- nrow(b)
+  lo <- ifelse(is.na(b$lower), b$cdf, b$lower)
+  hi <- ifelse(is.na(b$upper), b$cdf, b$upper)
+  if (type == "survival") {
+    tmp <- lo
+    lo <- hi
+    hi <- tmp
+  }
+  out <- data.frame(x0 = b$x, x1 = c(b$x[-1], max(right, b$x[n], na.rm = TRUE)),
+                    y = paths_y(b$cdf, type), lo = paths_y(lo, type),
+                    hi = paths_y(hi, type))
+  out <- out[paths_y_shown(out$y, type), , drop = FALSE]
+  rownames(out) <- NULL
+  out
+}
+
+# The vertical range of a plot: [0, 1] for the CDF; for the survival, up to
+# 1 and down to the lowest band (at most a factor 3 below the smallest
+# estimate: the band of the last few paths reaches 0); the range of the
+# Gumbel estimates.
+paths_ylim <- function(steps, type) {
+  y <- unlist(lapply(steps, `[[`, "y"))
+  lo <- unlist(lapply(steps, `[[`, "lo"))
+  switch(type,
+         cdf = c(0, 1),
+         survival = c(max(min(lo[lo > 0], min(y)), min(y) / 3), 1),
+         gumbel = range(y))
+}
+
+# Legend texts of the estimate and of the theory.
+sim_legend <- function(pd, level) {
+  bands <- unique(vapply(pd, function(p) attr(p$band, "band"), ""))
+  kind <- ifelse(bands == "simultaneous", "simultaneous (DKW)", "pointwise")
+  km <- any(vapply(pd, function(p) attr(p$band, "n_censored") > 0, TRUE))
+  sprintf("simulation%s, %g%% %s band", if (km) " (Kaplan-Meier)" else "", 100 * level,
+          paste(kind, collapse = " / "))
+}
+
+theory_legend <- function(x, theory) {
+  if (path_type(x) == "switching_currents") {
+    sprintf("theory: Fulton-Dunkleberger, %s rate", THEORY_NAMES[[theory]])
+  } else if (theory == "smoluchowski") {
+    "theory: 1 - exp(-t / tau), Smoluchowski tau"
+  } else {
+    sprintf("theory: 1 - exp(-Gamma t), %s rate", THEORY_NAMES[[theory]])
+  }
+}
+
+paths_title <- function(x, type) {
+  sprintf("%s, %s", if (path_type(x) == "switching_currents") "Switching currents"
+                    else "Escape times",
+          switch(type, cdf = "cumulative distribution",
+                 survival = "survival probability", gumbel = "Gumbel plot"))
+}
+
+paths_ylab <- function(type) {
+  switch(type, cdf = "cumulative probability F", survival = "survival 1 - F (log scale)",
+         gumbel = "log(-log(1 - F))")
+}
+
+# The second (physical) axis from jj_units(): bias current I = gamma Ic, or
+# time t t0.  NULL without units.
+physical_axis <- function(x, units, call) {
+  if (is.null(units)) return(NULL)
+  if (!inherits(units, "jj_units")) {
+    sp_abort(sprintf("`units` must be NULL or a result of jj_units(), not %s.",
+                     describe(units)), call = call)
+  }
+  sw <- path_type(x) == "switching_currents"
+  if (length(unique(units$Ic)) != 1 || length(unique(units$t0)) != 1) {
+    sp_abort(paste0("`units` must describe one junction (one Ic and one C; rows may ",
+                    "differ in T, R or sweep_rate), not ", nrow(units), " junctions."),
+             call = call)
+  }
+  V0 <- unique(conditions_of(x)$V0)
+  if (any(abs(V0 / units$V0[1] - 1) > 1e-3)) {
+    sp_abort(sprintf(paste0(
+      "`units` is not the junction of `x`: its V0 is %s, the conditions of `x` have ",
+      "V0 = %s."), format(units$V0[1], digits = 4),
+      paste(format(V0, digits = 4), collapse = ", ")), call = call)
+  }
+  # a current in the prefix of Ic (uA for a junction of 0.75 uA), a time in
+  # that of the times shown
+  list(factor = if (sw) units$Ic[1] else units$t0[1], unit = if (sw) "A" else "s",
+       name = if (sw) "bias current at switching" else "escape time",
+       scale = if (sw) units$Ic[1] else NA_real_)
+}
+
+# An SI prefix in which v is at least `lowest` (and below 1000 * lowest):
+# c(name = factor).
+si_prefix <- function(v, lowest = 1) {
+  p <- c(1, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15)
+  names(p) <- c("", "m", "u", "n", "p", "f")
+  k <- which(v / p >= lowest)[1]
+  p[if (is.na(k)) length(p) else k]
+}
+
+# Tick marks of the physical axis over the normalised range `lim`: where
+# they go (normalised), their labels and the axis title.
+physical_ticks <- function(pa, lim, log_x) {
+  phys <- lim * pa$factor
+  pre <- if (is.na(pa$scale)) si_prefix(max(abs(phys))) else si_prefix(pa$scale, 0.1)
+  shown <- phys / pre
+  at <- if (log_x) grDevices::axisTicks(log10(shown), log = TRUE) else pretty(shown)
+  at <- at[at >= min(shown) & at <= max(shown)]
+  list(at = at * pre / pa$factor, labels = format(at, trim = TRUE),
+       title = sprintf("%s (%s%s)", pa$name, names(pre), pa$unit))
+}
+
+# ECDF bands of every condition (pointwise ones for the tail views), their
+# legend labels, and the theory in the coordinates of `type`.
+paths_plot_data <- function(x, level, theory, type = "cdf") {
   conds <- conditions_of(x)
-  cols <- setdiff(names(conds), "condition")
-  lapply(seq_len(nrow(conds)), function(i) {
+  lab <- vary_labels(conds[setdiff(names(conds), "condition")])
+  out <- lapply(seq_len(nrow(conds)), function(i) {
     cond <- conds[i, , drop = FALSE]
     d <- x[x$condition == cond$condition & !is.na(x$escaped), , drop = FALSE]
-    b <- ecdf_band(d$value, level = level, escaped = d$escaped)
+    b <- ecdf_band(d$value, level = level, escaped = d$escaped,
+                   band = if (type == "cdf") "auto" else "pointwise")
     th <- NULL
     if (theory != "none") {
       grid <- seq(min(d$value), max(d$value), length.out = 400)
-      th <- data.frame(x = grid, cdf = theory_cdf(x, cond, grid, theory))
+      th <- data.frame(x = grid, y = paths_y(theory_cdf(x, cond, grid, theory), type))
+      th <- th[paths_y_shown(th$y, type), , drop = FALSE]
     }
-    list(label = condition_label(cond, cols), band = b, theory = th)
+    list(label = lab$labels[i], band = b, theory = th)
   })
+  attr(out, "constant") <- lab$constant
+  out
 }
 
 #' Plot the distribution of simulated escape times or switching currents
 #'
-#' Draws, per condition, the empirical CDF (Kaplan-Meier when paths are
-#' censored) with its confidence band ([ecdf_band()]), and optionally the
-#' theoretical CDF: \eqn{1 - e^{-\Gamma t}} with the Kramers,
+#' Draws, per condition, the empirical distribution (Kaplan-Meier when paths
+#' are censored) with its confidence band ([ecdf_band()]), and optionally the
+#' theoretical one: \eqn{1 - e^{-\Gamma t}} with the Kramers,
 #' Buttiker-Harris-Landauer or Mel'nikov-Meshkov rate ([escape_rate()]) for
-#' escape times, the
-#' Fulton-Dunkleberger distribution ([switching_distribution()]) for
-#' switching currents, or \eqn{1 - e^{-t/\tau}} with the Smoluchowski mean
-#' first-passage time \eqn{\tau} ([mfpt_smoluchowski()]).
+#' escape times, the Fulton-Dunkleberger distribution
+#' ([switching_distribution()]) for switching currents, or \eqn{1 -
+#' e^{-t/\tau}} with the Smoluchowski mean first-passage time \eqn{\tau}
+#' ([mfpt_smoluchowski()]). The legend tells the simulation (solid, with its
+#' band) from the theory (dashed) and names only the parameters that differ
+#' between the conditions; those they share are written under the plot.
+#'
+#' @section Views:
+#' * `type = "cdf"`: the cumulative distribution \eqn{F} on a linear axis,
+#'   with the band of [ecdf_band()] (simultaneous without censoring).
+#' * `type = "survival"`: \eqn{1 - F} on a logarithmic axis, which shows the
+#'   late tail: for escape times at fixed bias, \eqn{e^{-\Gamma t}} is a
+#'   straight line of slope \eqn{-\Gamma}.
+#' * `type = "gumbel"`: \eqn{\ln(-\ln(1 - F))}, which shows both tails: the
+#'   Fulton-Dunkleberger distribution of switching currents is nearly a
+#'   straight line there (a Gumbel distribution, as \eqn{\ln\Gamma} is nearly
+#'   linear in the bias), and for escape times \eqn{\ln\Gamma + \ln t}, a
+#'   line of slope 1 against \eqn{\ln t} (the default axis for escape times
+#'   in this view is logarithmic).
+#'
+#' The tail views draw the pointwise (Greenwood, log-log) band
+#' (`ecdf_band(band = "pointwise")`): a simultaneous band's constant width
+#' says nothing about a tail.
+#'
+#' @section Units:
+#' Values are in the normalised units of [jj_units()]: the bias \eqn{\gamma
+#' = I/I_c}, time in units of \eqn{t_0 = \hbar/E_C} (not of the inverse
+#' plasma frequency, which is \eqn{t_0/\sqrt{V_0}}). With `units =
+#' jj_units(...)` of the simulated junction, a second axis at the top shows
+#' the bias current (\eqn{\gamma I_c}) or the time (\eqn{t\,t_0}) in SI
+#' units with a fitting prefix (uA, ns, ...).
 #'
 #' Like is compared with like: the rates describe escape out of the well
 #' (simulate with `threshold = "next_well"`), the Smoluchowski time first
@@ -341,8 +571,15 @@ paths_plot_data <- function(x, level, theory) {
 #' @param theory `"none"`, `"kramers"`, `"bhl"`, `"mm"` (the prefactors of
 #'   [escape_rate()]) or `"smoluchowski"`.
 #' @param level Confidence level of the band.
-#' @param log Passed to [plot()] (e.g. `"x"` for a logarithmic time axis).
+#' @param log Passed to [plot()] (e.g. `"x"` for a logarithmic time axis);
+#'   `NULL` (default): `"y"` for `type = "survival"`, `"x"` for escape times
+#'   with `type = "gumbel"`, none otherwise.
 #' @param xlim Range of the horizontal axis (default: the data's).
+#' @param type The view: `"cdf"` (default), `"survival"` or `"gumbel"` (see
+#'   "Views").
+#' @param units `NULL`, or the [jj_units()] of the junction simulated (one
+#'   junction: rows may differ in temperature, resistance or sweep rate),
+#'   for a second axis in SI units.
 #' @param ... Passed to [plot()].
 #' @return `x`, invisibly.
 #' @examples
@@ -350,81 +587,140 @@ paths_plot_data <- function(x, level, theory) {
 #'                   h = 0.02, t_max = 1000, seed = 2, backend = "cpu",
 #'                   threshold = "next_well")
 #' plot(x, theory = "kramers")
+#' plot(x, theory = "kramers", type = "survival")
 #' @export
-plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "mm", "smoluchowski"), level = 0.95,
-                          log = "", xlim = NULL, ...) {
+plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "mm", "smoluchowski"),
+                          level = 0.95, log = NULL, xlim = NULL,
+                          type = c("cdf", "survival", "gumbel"), units = NULL, ...) {
   call <- sys.call()
   theory <- check_choice(theory, PATH_THEORIES, "theory", call = call)
   level <- check_level(level, call = call)
+  type <- check_choice(type, PATH_PLOT_TYPES, "type", call = call)
+  pa <- physical_axis(x, units, call)
   check_theory_fits(x, theory, call)
-  pd <- paths_plot_data(x, level, theory)
+  if (is.null(log)) log <- paths_default_log(x, type)
+  if (type == "survival" && !grepl("y", log)) log <- paste0(log, "y")
+  pd <- paths_plot_data(x, level, theory, type)
   xr <- range(unlist(lapply(pd, function(p) p$band$x)), finite = TRUE)
   if (grepl("x", log)) xr[1] <- max(xr[1], min(x$value[x$value > 0], na.rm = TRUE))
   if (!is.null(xlim)) xr <- xlim
-  cols <- grDevices::hcl.colors(max(length(pd), 2), "Dark 3")[seq_along(pd)]
-  graphics::plot(NA, xlim = xr, ylim = c(0, 1), log = log,
-                 xlab = value_label(x), ylab = "cumulative probability",
-                 main = sprintf("Empirical CDF, %g%% band%s", 100 * level,
-                                if (theory != "none") sprintf(", %s theory dashed",
-                                                              theory) else ""),
-                 ...)
+  steps <- lapply(pd, function(p) band_steps(p$band, type, right = xr[2]))
+  multi <- length(pd) > 1
+  cols <- if (multi) grDevices::hcl.colors(length(pd), "Dark 3") else "#1b6ca8"
+  graphics::plot(NA, xlim = xr, ylim = paths_ylim(steps, type), log = log,
+                 xlab = value_label(x), ylab = paths_ylab(type), main = "",
+                 sub = attr(pd, "constant"), cex.sub = 0.8, ...)
+  if (is.null(pa)) {
+    graphics::title(main = paths_title(x, type))
+  } else {
+    usr <- graphics::par("usr")
+    tk <- physical_ticks(pa, if (grepl("x", log)) 10^usr[1:2] else usr[1:2], grepl("x", log))
+    graphics::axis(3, at = tk$at, labels = tk$labels, mgp = c(3, 0.5, 0), tcl = -0.3,
+                   cex.axis = 0.8)
+    graphics::mtext(tk$title, side = 3, line = 1.5, cex = 0.8)
+    graphics::title(main = paths_title(x, type), line = 2.8)
+  }
+  usr <- graphics::par("usr")[3:4]
+  if (grepl("y", log)) usr <- 10^usr
   for (i in seq_along(pd)) {
-    b <- pd[[i]]$band
-    xs <- c(b$x, max(xr[2], b$x[length(b$x)]))
-    lo <- ifelse(is.na(b$lower), b$cdf, b$lower)
-    hi <- ifelse(is.na(b$upper), b$cdf, b$upper)
-    xx <- rep(xs, each = 2)
-    xx <- xx[-c(1, length(xx))] # corners of the step function
+    s <- steps[[i]]
+    if (!nrow(s)) next
+    lo <- pmin(pmax(s$lo, usr[1]), usr[2])
+    hi <- pmin(pmax(s$hi, usr[1]), usr[2])
+    xx <- as.vector(rbind(s$x0, s$x1))
     graphics::polygon(c(xx, rev(xx)), c(rep(lo, each = 2), rev(rep(hi, each = 2))),
                       col = grDevices::adjustcolor(cols[i], 0.25), border = NA)
-    graphics::lines(xs, c(b$cdf, b$cdf[length(b$cdf)]), type = "s", col = cols[i], lwd = 1.5)
+    graphics::lines(c(s$x0, s$x1[nrow(s)]), c(s$y, s$y[nrow(s)]), type = "s",
+                    col = cols[i], lwd = 1.5)
     if (!is.null(pd[[i]]$theory)) {
-      graphics::lines(pd[[i]]$theory$x, pd[[i]]$theory$cdf, col = cols[i], lty = 2, lwd = 1.5)
+      graphics::lines(pd[[i]]$theory$x, pd[[i]]$theory$y, col = cols[i], lty = 2, lwd = 1.5)
     }
   }
-  graphics::legend("bottomright", legend = vapply(pd, `[[`, "", "label"), col = cols,
-                   lwd = 1.5, bty = "n", cex = 0.8)
+  key <- if (multi) "grey30" else cols[1]
+  leg <- c(if (multi) vapply(pd, `[[`, "", "label"), sim_legend(pd, level),
+           if (theory != "none") theory_legend(x, theory))
+  n_c <- if (multi) length(pd) else 0
+  drawn <- do.call(rbind, c(lapply(steps, function(s) {
+    data.frame(x = rep(c(s$x0, s$x1), 3), y = c(s$y, s$y, s$lo, s$lo, s$hi, s$hi))
+  }), lapply(pd, function(p) p$theory)))
+  place_legend(drawn$x, pmin(pmax(drawn$y, usr[1]), usr[2]), legend = leg,
+               col = c(if (multi) cols, key, if (theory != "none") key),
+               lty = c(rep(1, n_c), 1, if (theory != "none") 2), lwd = 1.5,
+               pch = c(rep(NA, n_c), 22, if (theory != "none") NA), pt.cex = 1.6,
+               pt.bg = grDevices::adjustcolor(key, 0.25), bty = "o", box.col = NA,
+               bg = grDevices::adjustcolor("white", 0.8), cex = 0.8, inset = 0.01)
   invisible(x)
+}
+
+paths_default_log <- function(x, type) {
+  switch(type, cdf = "", survival = "y",
+         gumbel = if (path_type(x) == "escape_times") "x" else "")
 }
 
 #' @rdname plot.sp_paths
 #' @param object A result of [escape_times()] or [switching_currents()].
 #' @exportS3Method ggplot2::autoplot
 autoplot.sp_paths <- function(object, theory = c("none", "kramers", "bhl", "mm", "smoluchowski"),
-                              level = 0.95, ...) {
+                              level = 0.95, type = c("cdf", "survival", "gumbel"),
+                              units = NULL, ...) {
   call <- sys.call()
   if (!requireNamespace("ggplot2", quietly = TRUE)) {
     sp_abort("autoplot() needs the ggplot2 package.")
   }
   theory <- check_choice(theory, PATH_THEORIES, "theory", call = call)
+  level <- check_level(level, call = call)
+  type <- check_choice(type, PATH_PLOT_TYPES, "type", call = call)
+  pa <- physical_axis(object, units, call)
   check_theory_fits(object, theory, call)
-  pd <- paths_plot_data(object, check_level(level), theory)
-  steps <- do.call(rbind, lapply(pd, function(p) {
-    b <- p$band
-    data.frame(condition = p$label, x = b$x, cdf = b$cdf,
-               lower = ifelse(is.na(b$lower), b$cdf, b$lower),
-               upper = ifelse(is.na(b$upper), b$cdf, b$upper))
+  pd <- paths_plot_data(object, level, theory, type)
+  right <- max(unlist(lapply(pd, function(p) p$band$x)))
+  st <- lapply(pd, function(p) band_steps(p$band, type, right = right))
+  yl <- paths_ylim(st, type)
+  steps <- do.call(rbind, lapply(seq_along(pd), function(i) {
+    data.frame(condition = rep(pd[[i]]$label, nrow(st[[i]])), st[[i]])
   }))
-  g <- ggplot2::ggplot(steps, ggplot2::aes(x = .data$x, y = .data$cdf,
-                                           colour = .data$condition,
-                                           fill = .data$condition)) +
-    ggplot2::geom_rect(ggplot2::aes(xmin = .data$x,
-                                    xmax = stats::ave(.data$x, .data$condition,
-                                                      FUN = function(v) c(v[-1], v[length(v)])),
-                                    ymin = .data$lower, ymax = .data$upper),
+  steps$lo <- pmin(pmax(steps$lo, yl[1]), yl[2])
+  steps$hi <- pmin(pmax(steps$hi, yl[1]), yl[2])
+  ends <- do.call(rbind, lapply(seq_along(pd), function(i) {
+    s <- st[[i]]
+    data.frame(condition = pd[[i]]$label, x = c(s$x0, s$x1[nrow(s)]),
+               y = c(s$y, s$y[nrow(s)]))
+  }))
+  sim <- sim_legend(pd, level)
+  ends$what <- sim
+  g <- ggplot2::ggplot(steps) +
+    ggplot2::geom_rect(ggplot2::aes(xmin = .data$x0, xmax = .data$x1, ymin = .data$lo,
+                                    ymax = .data$hi, fill = .data$condition),
                        alpha = 0.25, colour = NA) +
-    ggplot2::geom_step() +
-    ggplot2::labs(x = value_label(object), y = "cumulative probability",
-                  colour = NULL, fill = NULL)
+    ggplot2::geom_step(data = ends, ggplot2::aes(x = .data$x, y = .data$y,
+                                                 colour = .data$condition,
+                                                 linetype = .data$what))
+  lt <- stats::setNames("solid", sim)
   th <- do.call(rbind, lapply(pd, function(p) {
-    if (is.null(p$theory)) NULL else data.frame(condition = p$label, p$theory)
+    if (is.null(p$theory) || !nrow(p$theory)) NULL
+    else data.frame(condition = p$label, p$theory)
   }))
   if (!is.null(th)) {
-    g <- g + ggplot2::geom_line(data = th, linetype = 2,
-                                ggplot2::aes(x = .data$x, y = .data$cdf,
-                                             colour = .data$condition),
-                                inherit.aes = FALSE)
+    th$what <- theory_legend(object, theory)
+    lt <- c(lt, stats::setNames("dashed", th$what[1]))
+    g <- g + ggplot2::geom_line(data = th, ggplot2::aes(x = .data$x, y = .data$y,
+                                                        colour = .data$condition,
+                                                        linetype = .data$what))
   }
-  g
+  const <- attr(pd, "constant")
+  g <- g + ggplot2::scale_linetype_manual(values = lt, name = NULL) +
+    ggplot2::labs(x = value_label(object), y = paths_ylab(type),
+                  title = paths_title(object, type),
+                  subtitle = if (nzchar(const)) const, colour = NULL, fill = NULL)
+  if (length(pd) == 1) g <- g + ggplot2::guides(colour = "none", fill = "none")
+  log_x <- grepl("x", paths_default_log(object, type))
+  sec <- if (is.null(pa)) ggplot2::waiver() else {
+    tk <- physical_ticks(pa, range(steps$x0, steps$x1), log_x)
+    ggplot2::sec_axis(~ ., name = tk$title, breaks = tk$at, labels = tk$labels)
+  }
+  g <- g + if (log_x) ggplot2::scale_x_log10(sec.axis = sec) else
+    ggplot2::scale_x_continuous(sec.axis = sec)
+  if (type == "survival") g <- g + ggplot2::scale_y_log10()
+  g + ggplot2::theme(legend.position = "bottom", legend.box = "vertical")
 }
 utils::globalVariables(".data")

@@ -91,6 +91,13 @@ km_table <- function(value, escaped) {
 #'   the whole curve at once. Where \eqn{\hat S} is 1 (before the first
 #'   escape) or 0 the band is undefined and given as `NA`.
 #'
+#' `band = "pointwise"` gives the Greenwood log-log band for a complete
+#' sample too (there \eqn{\sigma^2 = F_n/(n(1 - F_n))}: the delta-method
+#' binomial interval on the log-log scale). It is narrower than the DKW band
+#' in the tails, where the DKW band's constant half-width swamps a small
+#' \eqn{F_n} or \eqn{1 - F_n}: the band to use on a logarithmic survival or
+#' a Gumbel plot (`plot(x, type = "survival")`, see [plot.sp_paths()]).
+#'
 #' @param x Numeric vector of values, or a data frame with columns `value`
 #'   and `escaped` (such as the escape-time and switching-current results of
 #'   this package). A data frame with a column `condition` must hold a single
@@ -99,6 +106,10 @@ km_table <- function(value, escaped) {
 #' @param escaped `NULL` (every value is an escape), or a logical vector as
 #'   long as `x`: `FALSE` marks a censored value. Must be `NULL` when `x` is a
 #'   data frame.
+#' @param band `"auto"` (default): simultaneous (DKW) without censoring,
+#'   pointwise (Greenwood, log-log) with it; `"pointwise"`: the Greenwood
+#'   log-log band in either case; `"simultaneous"`: the DKW band (only for a
+#'   sample without censoring).
 #' @return A data frame of class `c("sp_ecdf_band", "data.frame")`, one row
 #'   per distinct value, with columns `x`, `cdf`, `lower`, `upper` (the band
 #'   on the CDF), `se` (standard error of the CDF estimate: Greenwood's, which
@@ -132,15 +143,23 @@ km_table <- function(value, escaped) {
 #' cens <- pmin(t, 15)
 #' ecdf_band(cens, escaped = t <= 15)
 #' @export
-ecdf_band <- function(x, level = 0.95, escaped = NULL) {
+ecdf_band <- function(x, level = 0.95, escaped = NULL,
+                      band = c("auto", "pointwise", "simultaneous")) {
   call <- sys.call()
   level <- check_level(level, call = call)
+  band <- check_choice(band, c("auto", "pointwise", "simultaneous"), "band", call = call)
   d <- sample_values(x, escaped, call = call)
   n <- length(d$value)
   n_cens <- sum(!d$escaped)
+  if (band == "simultaneous" && n_cens > 0) {
+    sp_abort(sprintf(paste0(
+      "`band` = \"simultaneous\" (Dvoretzky-Kiefer-Wolfowitz) needs a sample ",
+      "without censoring; this one has %d censored value%s: use \"auto\" or ",
+      "\"pointwise\"."), n_cens, if (n_cens == 1) "" else "s"), call = call)
+  }
   km <- km_table(d$value, d$escaped)
   alpha <- 1 - level
-  if (n_cens == 0) {
+  if (n_cens == 0 && band != "pointwise") {
     cdf <- cumsum(km$n_event) / n # = 1 - km$surv without censoring
     eps <- sqrt(log(2 / alpha) / (2 * n))
     out <- data.frame(x = km$time, cdf = cdf, lower = pmax(cdf - eps, 0),

@@ -310,33 +310,40 @@ plot.sp_switching_rate <- function(x, theory = c("none", "kramers", "bhl", "mm")
   })
   yr <- range(c(y$lower, y$upper, unlist(lapply(th, `[[`, "rate"))), finite = TRUE)
   if (grepl("y", log)) yr[1] <- max(yr[1], min(y$rate[y$rate > 0]) / 100)
+  # legend labels name only the parameters that differ between the
+  # conditions; the others go under the plot
+  first <- y[match(ids, y$condition), par_cols, drop = FALSE]
+  lab <- if (length(par_cols)) vary_labels(first) else
+    list(labels = rep("", length(ids)), constant = "")
+  lvl <- attr(x, "level")
   graphics::plot(NA, xlim = range(y$gamma), ylim = yr, log = log,
-                 xlab = "bias gamma", ylab = "escape rate (per time unit)",
-                 main = sprintf("Escape rate from switching currents%s%s",
-                                if (!is.null(attr(x, "level")))
-                                  sprintf(", %g%% intervals", 100 * attr(x, "level"))
-                                else "",
-                                if (theory != "none") sprintf(", %s theory", theory)
-                                else ""),
-                 ...)
+                 xlab = "bias gamma = I / Ic",
+                 ylab = "escape rate (per t0 = hbar / E_C)",
+                 main = "Escape rate from switching currents", sub = lab$constant,
+                 cex.sub = 0.8, ...)
   for (j in seq_along(ids)) {
     d <- y[y$condition == ids[j], , drop = FALSE]
-    bars <- d$upper > d$lower
-    if (any(bars)) {
-      graphics::arrows(d$gamma[bars], d$lower[bars], d$gamma[bars], d$upper[bars],
-                       angle = 90, code = 3, length = 0.02, col = cols[j])
-    }
+    error_bars(d$gamma, d$lower, d$upper, col = cols[j])
     graphics::points(d$gamma, d$rate, pch = 19, cex = 0.6, col = cols[j])
     if (!is.null(th[[j]])) {
       graphics::lines(th[[j]]$gamma, th[[j]]$rate, col = cols[j], lty = 2, lwd = 1.5)
     }
   }
-  labels <- vapply(ids, function(id) {
-    d <- y[y$condition == id, , drop = FALSE]
-    if (length(par_cols)) condition_label(d[1, , drop = FALSE], par_cols)
-    else sprintf("condition %s", id)
-  }, "")
-  graphics::legend("topleft", legend = labels, col = cols, pch = 19,
-                   lty = if (theory != "none") 2 else 0, bty = "n", cex = 0.8)
+  multi <- length(ids) > 1
+  key <- if (multi) "grey30" else cols[1]
+  leg <- c(if (multi) lab$labels,
+           sprintf("simulation (Fulton-Dunkleberger inversion)%s",
+                   if (!is.null(lvl)) sprintf(", %g%% intervals", 100 * lvl) else ""),
+           if (theory != "none") sprintf("theory: %s rate", THEORY_NAMES[[theory]]))
+  n_c <- if (multi) length(ids) else 0
+  thx <- unlist(lapply(th, `[[`, "gamma"))
+  thy <- unlist(lapply(th, `[[`, "rate"))
+  place_legend(c(y$gamma, y$gamma, y$gamma, thx), c(y$rate, y$lower, y$upper, thy),
+               legend = leg,
+               col = c(if (multi) cols, key, if (theory != "none") key),
+               pch = c(rep(15, n_c), 19, if (theory != "none") NA),
+               lty = c(rep(0, n_c), 0, if (theory != "none") 2), lwd = 1.5,
+               bty = "o", box.col = NA, bg = grDevices::adjustcolor("white", 0.8),
+               cex = 0.8)
   invisible(x)
 }

@@ -51,7 +51,15 @@ cat(sprintf(paste0("\nLargest distance between the simulated and the theoretical
 out_dir <- Sys.getenv("STATPHYSGPU_DEMO_DIR", getwd())
 if (file.access(out_dir, 2) != 0) out_dir <- tempdir()
 png_file <- file.path(out_dir, "switching-cdf.png")
-grDevices::png(png_file, width = 900, height = 600, res = 110)
-plot(x, theory = "kramers", xlim = range(v))
+# Left: the cumulative distribution, bias gamma = I / Ic below and the bias
+# current in uA above (units = u). Right: the same sample in a Gumbel plot,
+# log(-log(1 - F)), where the Fulton-Dunkleberger distribution is nearly a
+# straight line and both tails show (a linear CDF hides them), with
+# pointwise bands.
+grDevices::png(png_file, width = 1400, height = 620, res = 110)
+op <- graphics::par(mfrow = c(1, 2))
+plot(x, theory = "kramers", xlim = range(v), units = u)
+plot(x, theory = "kramers", xlim = range(v), units = u, type = "gumbel")
+graphics::par(op)
 grDevices::dev.off()
 cat("Wrote", png_file, "\n")
