@@ -72,6 +72,13 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #'   rest, uniform on the annulus \eqn{r_{in} \le r \le r_{out}} (paper
 #'   004), shifted so that the centre of mass is at the origin.
 #'
+#' Each function checks, before it allocates anything, the memory drawing
+#' the start needs (128 bytes a particle, measured) against the memory
+#' available, and refuses an energy `U`, temperature `T` or width `p0` whose
+#' momenta would overflow double precision (their squares, summed over the
+#' particles, must stay below a quarter of the largest double: for example
+#' \eqn{U \le 2.2 \times 10^{307} / n}).
+#'
 #' @param n Number of particles (at least 2).
 #' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]}.
 #' @param U Energy per particle.
