@@ -416,8 +416,9 @@ lrmd_init_model <- function(init, call) {
 # continuation reads, checked; errors name `init` and the attribute.
 lrmd_check_run <- function(x, call) {
   damaged <- function(what, detail = "") {
-    sp_abort(sprintf(paste0("`init` is an lrmd() run whose attribute `%s` is missing or damaged%s; ",
-                            "continue from an unmodified result of lrmd()."), what, detail),
+    sp_abort(sprintf(paste0("`init` is an lrmd() run whose attribute `%s` is missing or ",
+                            "damaged%s; continue from an unmodified result of lrmd()."),
+                     what, detail),
              call = call)
   }
   one <- function(v) is.numeric(v) && length(v) == 1 && !is.na(v) && is.finite(v)

@@ -2,15 +2,16 @@
 # waterbag with all angles equal (M0 = 1) at energy U = 0.69 per particle,
 # below the critical U_c = 3/4, relaxes violently (M falls from 1 to about
 # 0.05 by t = 2, then rises again by t ~ 50) to a quasi-stationary state
-# whose magnetisation is not the equilibrium M of hmf_caloric(0.69), 0.309. What one realisation shows at these sizes
-# is mostly chance: the late-time M of single realisations scatters by 0.05
-# to 0.13 (standard deviation over realisations). On the CPU below (five
-# realisations per N, M averaged over t in [1000, 2000]) the realisations
-# range over 0.10-0.40 at N = 500, 0.14-0.27 at N = 2000 and 0.02-0.22 at
-# N = 8000; their mean, 0.24, 0.19 and 0.12, falls as N grows and stays
-# below the equilibrium value over the whole run. The figure shows, for each
-# N, the mean of the realisations (line) and their range (band) against the
-# equilibrium value (dashed); the demo prints the numbers.
+# whose magnetisation is not the equilibrium M of hmf_caloric(0.69), 0.309.
+# What one realisation shows at these sizes is mostly chance: the late-time
+# M of single realisations scatters by 0.05 to 0.13 (standard deviation over
+# realisations). On the CPU below (five realisations per N, M averaged over
+# t in [1000, 2000]) the realisations range over 0.10-0.40 at N = 500,
+# 0.14-0.27 at N = 2000 and 0.02-0.22 at N = 8000; their mean, 0.24, 0.19
+# and 0.12, falls as N grows, and from t ~ 100 on the mean of each N stays
+# below the equilibrium value. The figure shows, for each N, the mean of the
+# realisations (line) and their range (band) against the equilibrium value
+# (dashed); the demo prints the numbers.
 #
 # CPU: N = 500, 2000, 8000, five realisations each, to t = 2000 (about 40 s
 # on two cores: HMF runs one thread below 65,536 particles). GPU: N = 1e3 ..

