@@ -77,7 +77,7 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' available, and refuses an energy `U`, temperature `T` or width `p0` whose
 #' momenta would overflow double precision (their squares, summed over the
 #' particles, must stay below a quarter of the largest double: for example
-#' \eqn{U \le 2.2 \times 10^{307} / n}).
+#' \eqn{U \le 2.2 \times 10^{307} / n}{U <= 2.2e307 / n}).
 #'
 #' @param n Number of particles (at least 2).
 #' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]}.

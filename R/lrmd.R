@@ -64,12 +64,14 @@
 #' error passes about \eqn{10^{-3}}, and from 1.57 the step is unstable
 #' for an oscillation. The rate is the larger of the frequency of the
 #' deepest well the model allows and the rate at which the fastest particle
-#' of the start (\eqn{p_{max}}, its largest momentum component) crosses that
-#' well: HMF, \eqn{\max(1, p_{max})} (the mean field's well has frequency
-#' \eqn{\sqrt{M} \le 1}, and is a radian wide); ring, \eqn{\max(8^{-1/4}
-#' \epsilon^{-3/4}, p_{max} / \sqrt{2\epsilon})} (all particles in one clump
-#' narrower than \eqn{\sqrt{2\epsilon}}); gravity2d, \eqn{\max(1,
-#' p_{max}) / \epsilon} (all particles within \eqn{\epsilon}).
+#' of the start (\eqn{p_{max}}{p_max}, its largest momentum component) crosses that
+#' well: HMF, \eqn{\max(1, p_{max})}{max(1, p_max)} (the mean field's well
+#' has frequency \eqn{\sqrt{M} \le 1}{sqrt(M) <= 1}, and is a radian wide);
+#' ring, \eqn{\max(8^{-1/4} \epsilon^{-3/4}, p_{max} /
+#' \sqrt{2\epsilon})}{max(8^(-1/4) eps^(-3/4), p_max / sqrt(2 eps))} (all
+#' particles in one clump narrower than \eqn{\sqrt{2\epsilon}}{sqrt(2
+#' eps)}); gravity2d, \eqn{\max(1, p_{max}) / \epsilon}{max(1, p_max) /
+#' eps} (all particles within \eqn{\epsilon}).
 #'
 #' **Memory and failures.** Before anything is allocated the memory the run
 #' needs (measured: 144 bytes a particle, 64 (gravity2d: 96) a particle of
