@@ -14,9 +14,35 @@ lrmd_init_object <- function(df, model, params, seed) {
             class = c("lrmd_init", "data.frame"))
 }
 
-lrmd_check_n <- function(n, call) {
+# `n`, checked, and the memory drawing the start needs against the memory
+# available, before anything is allocated: 128 B a particle for every start
+# (peaks measured as for lrmd_bytes(): 28-71 B a particle at n = 1e6 and 1e7,
+# up to 111 B at n = 3e4, where R collects less of the temporaries).
+lrmd_check_n <- function(n, start, call) {
   if (missing(n)) sp_abort("`n` (the number of particles) must be given.", call = call)
-  check_whole(n, "n", lo = 2, hi = 2^31 - 1, call = call)
+  n <- check_whole(n, "n", lo = 2, hi = 2^31 - 1, call = call)
+  per <- 128
+  avail <- available_memory()
+  if (n * per > avail) {
+    sp_abort(sprintf(paste0(
+      "`n` = %s particles would need about %s of memory to draw the start (%s(): %d B a ",
+      "particle), more than the %s available; use fewer particles."),
+      fmt_count(n), fmt_bytes(n * per), start, per, fmt_bytes(avail)), call = call)
+  }
+  n
+}
+
+# Momenta whose squares, summed over the n particles (twice the kinetic
+# energy, as lrmd() records it), stay below a quarter of the largest double:
+# `bound` is the largest value of the argument `name` that keeps them there.
+lrmd_check_momenta <- function(x, name, bound, what, call) {
+  if (x > bound) {
+    sp_abort(sprintf(paste0(
+      "`%s` = %s is too large: %s would overflow double precision (the sum of the squared ",
+      "momenta must stay below %s); `%s` must be at most %s here."),
+      name, format(x), what, format(.Machine$double.xmax / 4, digits = 3), name,
+      format(bound, digits = 3)), call = call)
+  }
 }
 
 #' Initial conditions for lrmd()
@@ -46,6 +72,13 @@ lrmd_check_n <- function(n, call) {
 #'   rest, uniform on the annulus \eqn{r_{in} \le r \le r_{out}} (paper
 #'   004), shifted so that the centre of mass is at the origin.
 #'
+#' Each function checks, before it allocates anything, the memory drawing
+#' the start needs (128 bytes a particle, measured) against the memory
+#' available, and refuses an energy `U`, temperature `T` or width `p0` whose
+#' momenta would overflow double precision (their squares, summed over the
+#' particles, must stay below a quarter of the largest double: for example
+#' \eqn{U \le 2.2 \times 10^{307} / n}{U <= 2.2e307 / n}).
+#'
 #' @param n Number of particles (at least 2).
 #' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]}.
 #' @param U Energy per particle.
@@ -67,7 +100,7 @@ lrmd_check_n <- function(n, call) {
 #' @export
 hmf_waterbag <- function(n, M0, U, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, call)
+  n <- lrmd_check_n(n, "hmf_waterbag", call)
   M0 <- check_range(M0, "M0", 0, 1, len = 1, call = call)
   U <- check_range(U, "U", len = 1, call = call)
   umin <- (1 - M0^2) / 2
@@ -77,6 +110,9 @@ hmf_waterbag <- function(n, M0, U, seed = NULL) {
       "(1 - M0^2)/2 = %s (its particles at rest); the HMF model's minimum energy is 0 ",
       "(M = 1, at rest)."), format(U), format(M0), format(umin)), call = call)
   }
+  # the squared momenta sum to 2 n (U - V) <= 2 n U
+  lrmd_check_momenta(U, "U", .Machine$double.xmax / (8 * n),
+                     sprintf("the momenta of %s particles at this energy", fmt_count(n)), call)
   seed <- resolve_seed(seed, call = call)
   # half width of the angles: sin(d) / d = M0
   d <- if (M0 >= 1) 0 else if (M0 <= 0) pi else
@@ -102,8 +138,13 @@ hmf_waterbag <- function(n, M0, U, seed = NULL) {
 #' @export
 hmf_equilibrium <- function(n, T, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, call)
+  n <- lrmd_check_n(n, "hmf_equilibrium", call)
   T <- check_positive(T, "T", len = 1, call = call)
+  # momenta sqrt(T) z, z a normal draw of Box-Muller from 32-bit uniforms: z^2
+  # <= 2 log(2^32) < 44.4, so their squares sum to less than 44.4 n T
+  lrmd_check_momenta(T, "T", .Machine$double.xmax / (4 * 44.4 * n),
+                     sprintf("the momenta of %s particles at this temperature", fmt_count(n)),
+                     call)
   seed <- resolve_seed(seed, call = call)
   M <- hmf_magnetization(T)
   kappa <- M / T
@@ -125,8 +166,11 @@ hmf_equilibrium <- function(n, T, seed = NULL) {
 #' @export
 ring_uniform <- function(n, p0 = 0, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, call)
+  n <- lrmd_check_n(n, "ring_uniform", call)
   p0 <- check_positive(p0, "p0", len = 1, allow_zero = TRUE, call = call)
+  # momenta within [-2 p0, 2 p0] after the shift: squares summing to at most 4 n p0^2
+  lrmd_check_momenta(p0, "p0", sqrt(.Machine$double.xmax / (16 * n)),
+                     sprintf("the momenta of %s particles", fmt_count(n)), call)
   seed <- resolve_seed(seed, call = call)
   theta <- pi * (2 * lrmd_draws(seed, 0, "uniform", n) - 1)
   p <- if (p0 > 0) {
@@ -140,7 +184,7 @@ ring_uniform <- function(n, p0 = 0, seed = NULL) {
 #' @export
 gravity2d_shell <- function(n, r_in, r_out, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, call)
+  n <- lrmd_check_n(n, "gravity2d_shell", call)
   r_in <- check_positive(r_in, "r_in", len = 1, allow_zero = TRUE, call = call)
   r_out <- check_positive(r_out, "r_out", len = 1, call = call)
   if (r_out <= r_in) {

@@ -47,9 +47,39 @@
 #'
 #' **Continuing.** `init = ` a previous result continues that run from its
 #' final state (attribute `state`): the steps and times go on, and the
-#' energy error stays relative to the first run's \eqn{E_0}. A run of
+#' energy error stays relative to the first run's \eqn{E_0}. Records stay on
+#' the grid of the chain's steps (the multiples of `record_every` counted
+#' from the first run's start): a continuation that starts between two
+#' records runs to the next one first, then the rest, so that a run of
 #' \eqn{a} steps continued by \eqn{b} steps gives exactly the records and
-#' state of one run of \eqn{a + b} steps.
+#' state of one run of \eqn{a + b} steps, whatever \eqn{a} (the
+#' continuation's first record repeats the previous run's last when
+#' \eqn{a} is a multiple of `record_every`). The previous result is checked
+#' (its attributes `model`, `params`, `clock`, `e0` and `state`); a result
+#' that was modified is refused.
+#'
+#' **Coarse steps.** A warning (class `statphysgpu_coarse_dt`, and
+#' `statphysgpu_step_warning`) is given when `dt` times the fastest rate of
+#' the start exceeds 1 (radian a step): there Yoshida's relative energy
+#' error passes about \eqn{10^{-3}}, and from 1.57 the step is unstable
+#' for an oscillation. The rate is the larger of the frequency of the
+#' deepest well the model allows and the rate at which the fastest particle
+#' of the start (\eqn{p_{max}}{p_max}, its largest momentum component) crosses that
+#' well: HMF, \eqn{\max(1, p_{max})}{max(1, p_max)} (the mean field's well
+#' has frequency \eqn{\sqrt{M} \le 1}{sqrt(M) <= 1}, and is a radian wide);
+#' ring, \eqn{\max(8^{-1/4} \epsilon^{-3/4}, p_{max} /
+#' \sqrt{2\epsilon})}{max(8^(-1/4) eps^(-3/4), p_max / sqrt(2 eps))} (all
+#' particles in one clump narrower than \eqn{\sqrt{2\epsilon}}{sqrt(2
+#' eps)}); gravity2d, \eqn{\max(1, p_{max}) / \epsilon}{max(1, p_max) /
+#' eps} (all particles within \eqn{\epsilon}).
+#'
+#' **Memory and failures.** Before anything is allocated the memory the run
+#' needs (measured: 144 bytes a particle, 64 (gravity2d: 96) a particle of
+#' each snapshot, 400 a record) is checked against the memory available
+#' (and the process's address-space limit), with the size in the error. A
+#' record, snapshot or final state that is not finite (the integration broke
+#' down: `dt` too coarse, a start whose energy overflows) is an error (class
+#' `statphysgpu_not_finite`) naming the step and the quantity, never data.
 #'
 #' **Backends.** The CPU engine runs on [sp_threads()] threads; its result
 #' does not depend on the thread count (bitwise: every sum runs over fixed
@@ -100,9 +130,15 @@
 #' `bench/lrmd.R` compares them). In mixed precision the softening must be at least
 #' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
 #' a particle with itself or a close neighbour carries rounding of
-#' \eqn{10^{-7}}) and \eqn{10^{-18}} for gravity2d (its square a normal
-#' single-precision number); use `"double"` below. `"double"` does
-#' everything in double.
+#' \eqn{10^{-7}}, which moves the energy by about \eqn{5 \times 10^{-7}}
+#' there) and \eqn{10^{-18}} for gravity2d (its square a normal
+#' single-precision number, so that the force of two particles at distance
+#' 0 is finite); use `"double"` below. `"double"` does everything in double,
+#' with the same bounds for its rounding: a softening of at least
+#' \eqn{10^{-11}} for the ring model (\eqn{1 - \cos} rounded by about
+#' \eqn{10^{-16}} moves the energy by the same \eqn{5 \times 10^{-7}}
+#' there) and \eqn{10^{-153}} for gravity2d (its square, \eqn{10^{-306}}, a
+#' normal double).
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
@@ -117,11 +153,14 @@
 #'   rows with columns (theta, p) for HMF and ring or (x, y, px, py) for
 #'   gravity2d. Missing: `hmf_waterbag(n, 1, 0.69)`, `ring_uniform(n)` or
 #'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed`.
-#' @param dt Time step.
+#' @param dt Time step (a warning says when it is coarse: see Coarse steps).
 #' @param steps Number of steps.
-#' @param record_every Steps between records (by default 10, or `steps` if fewer).
+#' @param record_every Steps between records (by default 10, or `steps` if
+#'   fewer); the records are at the multiples of `record_every` counted from
+#'   the start of the first run of a chain (see Continuing).
 #' @param softening \eqn{\epsilon > 0} of the ring and gravity2d potentials
-#'   (when continuing a run, its softening unless given).
+#'   (when continuing a run, its softening unless given); at least what the
+#'   precision resolves (see Precision).
 #' @param snapshots Times at which to keep the whole phase space (rounded
 #'   to the nearest step; the times of a continued run go on from the
 #'   previous one's end).
@@ -162,8 +201,10 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                  backend = "auto", devices = NULL, precision = c("mixed", "double"),
                  progress = interactive()) {
   call <- sys.call()
-  prev <- if (!missing(init) && inherits(init, "lrmd_run")) init
-  from <- if (!missing(init) && (inherits(init, c("lrmd_init", "lrmd_run")))) attr(init, "model")
+  prev <- if (!missing(init) && inherits(init, "lrmd_run")) lrmd_check_run(init, call)
+  from <- if (!missing(init) && inherits(init, c("lrmd_init", "lrmd_run"))) {
+    lrmd_init_model(init, call)
+  }
   if (missing(model) && !is.null(from)) model <- from
   model <- check_choice(model, c("hmf", "ring", "gravity2d"), "model", call = call)
   if (!is.null(from) && from != model) {
@@ -186,16 +227,19 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   if (identical(backend, "auto") && is.null(devices) && n_est < lrmd_gpu_from(model)) {
     backend <- "cpu"
   }
+  # the memory is checked below, with the bytes lrmd_bytes() measured
   fr <- sim_frame(call, n = 1, seed = seed, backend = backend, devices = devices,
                   precision = precision, precisions = c("mixed", "double"),
-                  progress = progress, n_name = "systems", auto_threshold = 1,
-                  row_bytes = 8 * n_est * (8 + 4 * nsnap) + 64 * (steps / record_every + 1))
-  soft_min <- c(hmf = 0, ring = 1e-4, gravity2d = 1e-18)[[model]]
-  if (fr$precision == "mixed" && softening < soft_min) {
+                  progress = progress, n_name = "systems", auto_threshold = 1, row_bytes = 0)
+  soft_min <- lrmd_softening_min(model, fr$precision)
+  if (softening < soft_min) {
     sp_abort(sprintf(paste0("`softening` = %g is below %.0e, the least the %s model allows in ",
-                            "mixed precision (single-precision pair terms); use ",
-                            "precision = \"double\"."),
-                     softening, soft_min, model), call = call)
+                            "%s precision (%s); %s."),
+                     softening, soft_min, model, fr$precision,
+                     if (fr$precision == "mixed") "single-precision pair terms" else
+                       "double-precision pair terms",
+                     if (fr$precision == "mixed") "use precision = \"double\"" else
+                       "use a larger softening"), call = call)
   }
   if (fr$plan$backend == "gpu") {
     if (length(fr$plan$devices) > n_est) {
@@ -220,6 +264,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                            "(at most 1024), not %s."),
                      describe(bps)), call = call)
   }
+  lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, missing(init), call)
   if (missing(init)) {
     if (missing(n)) sp_abort("`n` or `init` must be given.", call = call)
     init <- switch(model,
@@ -233,6 +278,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     sp_abort(sprintf("`init` has %s rows (particles) but `n` is %s.", fmt_count(nrow(st)),
                      fmt_count(n)), call = call)
   }
+  lrmd_check_dt(model, dt, softening, st, call)
   # the clock of a chain of runs: time = t_base + (step_base + k) dt_base
   clock <- if (!is.null(prev)) attr(prev, "clock") else list(t = 0, step = 0, dt = dt)
   steps0 <- if (!is.null(prev)) attr(prev, "params")$step_end else 0
@@ -254,16 +300,61 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   }
   code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
   two_d <- model == "gravity2d"
-  state <- c(st[[1]], if (two_d) st[[2]] else double(n), st[[if (two_d) 3 else 2]],
-             if (two_d) st[[4]] else double(n))
-  res <- sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(steps, record_every),
-                 as.integer(c(fr$precision == "mixed",
-                              isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)), bps)),
-                 state, as.double(snap_steps),
-                 kernel = "lrmd", variant = lrmd_variant(fr$precision))
-  rec <- matrix(res$rec, nrow = 4)
-  keep <- !is.na(rec[1, ])
-  k <- (seq_len(ncol(rec)) - 1)[keep] * record_every
+  z <- if (two_d) NULL else double(n)
+  state <- c(st[[1]], if (two_d) st[[2]] else z, st[[if (two_d) 3 else 2]],
+             if (two_d) st[[4]] else z)
+  rm(z)
+  flags <- as.integer(c(fr$precision == "mixed", isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)),
+                        bps))
+  variant <- lrmd_variant(fr$precision)
+  # Records lie on the grid of the chain's steps: the multiples of
+  # record_every. A continuation that starts off the grid runs to the next
+  # grid step first (its records there), then the rest: the state at every
+  # step and the records are those of one long run.
+  head <- (-steps0) %% record_every
+  parts <- if (head == 0) list(c(0, steps, record_every)) else if (head >= steps) {
+    list(c(0, steps, steps))
+  } else list(c(0, head, head), c(head, steps - head, record_every))
+  res <- list(steps_done = 0, run = c(seconds = 0, rounds = 0, interrupted = 0))
+  recs <- list()
+  snaps <- list()
+  for (p in parts) {
+    k0 <- p[1]
+    mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
+                         !(k0 > 0 & snap_steps == k0)] - k0
+    r <- withCallingHandlers(
+      sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(p[2], p[3]), flags, state,
+              as.double(mine), kernel = "lrmd", variant = variant),
+      statphysgpu_not_finite = function(e) {
+        # the engine counts the steps of this part: say where it began
+        if (k0 > 0) {
+          e$message <- sprintf(paste0(
+            "%s (steps counted from step %s of the chain, where the second part of this ",
+            "run began: it ran to the record grid first, see ?lrmd, Continuing)"),
+            conditionMessage(e), fmt_count(steps0 + k0))
+          stop(e)
+        }
+      })
+    state <- r$state
+    # the records and snapshots reached, their steps in this run
+    ks <- seq(0, r$steps_done, by = p[3])
+    recs[[length(recs) + 1]] <- list(k = k0 + ks, rec = matrix(r$rec, nrow = 4)[, seq_along(ks),
+                                                                            drop = FALSE])
+    for (i in which(mine <= r$steps_done)) {
+      snaps[[length(snaps) + 1]] <- list(k = k0 + mine[i], off = (i - 1) * 4 * n, v = r$snap)
+    }
+    res$steps_done <- res$steps_done + r$steps_done
+    res$run <- c(seconds = res$run[["seconds"]] + r$run[["seconds"]],
+                 rounds = res$run[["rounds"]] + r$run[["rounds"]],
+                 interrupted = r$run[["interrupted"]])
+    rm(r)
+    if (res$run[["interrupted"]] == 1) break
+  }
+  lrmd_check_finite(model, recs, snaps, state, n, steps0, res$steps_done, time_of, call)
+  k <- unlist(lapply(recs, `[[`, "k"))
+  rec <- do.call(cbind, lapply(recs, `[[`, "rec"))
+  keep <- (steps0 + k) %% record_every == 0 & !duplicated(k)
+  k <- k[keep]
   e0 <- if (!is.null(prev)) attr(prev, "e0") else rec[1, 1] + rec[2, 1]
   kin <- rec[1, keep]
   pot <- rec[2, keep]
@@ -281,23 +372,22 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     out$temperature <- 2 * kin
   }
   cols <- names(st)
-  as_state <- function(v) {
-    m <- matrix(v, nrow = n)
-    df <- if (two_d) data.frame(m) else data.frame(m[, c(1, 3)])
+  rm(st)
+  # the columns of a phase space from 4 n numbers (q0, q1, p0, p1) at offset off
+  as_state <- function(v, off = 0) {
+    j <- if (two_d) 1:4 else c(1, 3)
+    df <- lapply(j, function(j) v[(off + (j - 1) * n + 1):(off + j * n)])
     names(df) <- cols
-    df
+    structure(df, class = "data.frame", row.names = c(NA_integer_, -n))
   }
-  snaps <- lapply(seq_along(snap_steps), function(i) {
-    v <- res$snap[(i - 1) * 4 * n + seq_len(4 * n)]
-    if (anyNA(v)) return(NULL)
-    structure(as_state(v), time = time_of(snap_steps[i]), step = steps0 + snap_steps[i])
+  snaps <- lapply(snaps, function(s) {
+    structure(as_state(s$v, s$off), time = time_of(s$k), step = steps0 + s$k)
   })
-  snaps <- snaps[!vapply(snaps, is.null, TRUE)]
   attr(out, "model") <- model
   attr(out, "params") <- list(n = n, dt = dt, steps = steps, record_every = record_every,
                               softening = softening, step_start = steps0,
                               step_end = steps0 + res$steps_done)
-  attr(out, "state") <- as_state(res$state)
+  attr(out, "state") <- as_state(state)
   attr(out, "snapshots") <- snaps
   attr(out, "e0") <- e0
   attr(out, "clock") <- clock
@@ -307,18 +397,190 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
              unfinished = sprintf(paste0(
                "%s of %s steps made; the records up to step %s and the state there are ",
                "returned (init = the result continues the run)"),
-               fmt_count(res$steps_done), fmt_count(steps), fmt_count(res$steps_done)))
+               fmt_count(res$steps_done), fmt_count(steps), fmt_count(steps0 + res$steps_done)))
 }
 
-# The start as a data frame of n rows (theta, p) or (x, y, px, py).
+# The model of an initial condition or a run given as `init`.
+lrmd_init_model <- function(init, call) {
+  m <- attr(init, "model")
+  if (!is.character(m) || length(m) != 1 || !m %in% c("hmf", "ring", "gravity2d")) {
+    sp_abort(sprintf(paste0("`init` is an %s whose attribute `model` is %s, not one of \"hmf\", ",
+                            "\"ring\", \"gravity2d\"; pass an unmodified result of %s."),
+                     if (inherits(init, "lrmd_run")) "lrmd() run" else "initial condition",
+                     describe(m),
+                     if (inherits(init, "lrmd_run")) "lrmd()" else "hmf_waterbag() ..."),
+             call = call)
+  }
+  m
+}
+
+# A previous run given as `init` (a continuation): every attribute the
+# continuation reads, checked; errors name `init` and the attribute.
+lrmd_check_run <- function(x, call) {
+  damaged <- function(what, detail = "") {
+    sp_abort(sprintf(paste0("`init` is an lrmd() run whose attribute `%s` is missing or ",
+                            "damaged%s; continue from an unmodified result of lrmd()."),
+                     what, detail),
+             call = call)
+  }
+  one <- function(v) is.numeric(v) && length(v) == 1 && !is.na(v) && is.finite(v)
+  whole <- function(v, lo) one(v) && v == floor(v) && v >= lo
+  model <- lrmd_init_model(x, call)
+  p <- attr(x, "params")
+  if (!is.list(p) || !whole(p$n, 2) || !one(p$dt) || p$dt <= 0 || !one(p$softening) ||
+      p$softening <= 0 || !whole(p$step_end, 0)) {
+    damaged("params", " (n >= 2, dt > 0, softening > 0, step_end >= 0)")
+  }
+  ck <- attr(x, "clock")
+  if (!is.list(ck) || !one(ck$t) || !whole(ck$step, 0) || ck$step > p$step_end ||
+      !one(ck$dt) || ck$dt <= 0) {
+    damaged("clock", " (t, step <= the run's last step, dt > 0)")
+  }
+  if (!one(attr(x, "e0"))) damaged("e0", " (the energy per particle at the start of the chain)")
+  s <- attr(x, "state")
+  cols <- if (model == "gravity2d") c("x", "y", "px", "py") else c("theta", "p")
+  if (!is.data.frame(s) || length(s) != length(cols) || nrow(s) != p$n ||
+      !all(vapply(s, function(v) is.numeric(v) && length(v) == p$n && is.finite(sum(v)), TRUE))) {
+    damaged("state", sprintf(paste0(" (its final phase space: %s rows, one per particle, and the ",
+                                    "%d columns (%s) of model \"%s\", finite numbers)"),
+                             fmt_count(p$n), length(cols), paste(cols, collapse = ", "), model))
+  }
+  x
+}
+
+# The least softening a model's pair terms resolve in a precision: ring, 1
+# - cos(theta_i - theta_j) of a particle with itself or a close neighbour
+# carries rounding of about 1e-7 in single and 1e-16 in double precision,
+# which moves the energy by about 5e-7 (relative) at a softening of 1e-4 in
+# single and 1e-11 in double precision (the self terms' rounding, measured
+# at dt -> 0); gravity2d, the softening's square must be a normal number of
+# the precision (1e-36 > 1.2e-38 in single, 1e-306 > 2.2e-308 in double),
+# so that the reciprocal of a pair at distance 0 is finite.
+lrmd_softening_min <- function(model, precision) {
+  if (precision == "mixed") c(hmf = 0, ring = 1e-4, gravity2d = 1e-18)[[model]]
+  else c(hmf = 0, ring = 1e-11, gravity2d = 1e-153)[[model]]
+}
+
+# The fastest rate of a start (1/time), and the coarse-step warning (class
+# statphysgpu_coarse_dt, as kuramoto()'s, and statphysgpu_step_warning, as
+# escape_times()' and driven_brownian()'s): dt times the rate above 1 rad a
+# step. The rates (see ?lrmd, Coarse steps): the oscillation in the deepest
+# well the model allows -- HMF, the mean field's sqrt(M) <= 1; ring, all
+# particles in one clump narrower than sqrt(2 eps), 8^(-1/4) eps^(-3/4);
+# gravity2d, the same, 1/eps -- and the fastest particle of the start
+# crossing that well's width (1 rad, sqrt(2 eps), eps).
+lrmd_rate <- function(model, softening, st) {
+  amax <- function(v) max(-min(v), max(v))
+  pmax <- if (model == "gravity2d") max(amax(st$px), amax(st$py)) else amax(st$p)
+  switch(model,
+         hmf = max(1, pmax),
+         ring = max(8^(-1 / 4) * softening^(-3 / 4), pmax / sqrt(2 * softening)),
+         gravity2d = max(1, pmax) / softening)
+}
+
+lrmd_check_dt <- function(model, dt, softening, st, call) {
+  rate <- lrmd_rate(model, softening, st)
+  h <- dt * rate
+  if (h > 1) {
+    what <- switch(model, hmf = "max(1, max |p|)",
+                   ring = "max(8^(-1/4) softening^(-3/4), max |p| / sqrt(2 softening))",
+                   gravity2d = "max(1, max |p|) / softening")
+    sp_warn(sprintf(paste0(
+      "`dt` = %s is coarse for the %s model: dt times the fastest rate of this start, ",
+      "%s = %s, is %s rad a step (above 1 Yoshida's energy error passes about 1e-3, and from ",
+      "1.57 the step is unstable); use a smaller `dt` (at most %s)."),
+      format(dt), model, what, format(rate, digits = 3), format(h, digits = 3),
+      format(1 / rate, digits = 3)), call = call,
+      class = c("statphysgpu_coarse_dt", "statphysgpu_step_warning"))
+  }
+  invisible(h)
+}
+
+# Bytes of memory a run needs, from measured peaks (VmHWM of /proc/self/status
+# reset before the run, glibc's mmap threshold fixed at 64 KiB so that every
+# vector is mapped and unmapped as at large n, and /usr/bin/time -v of whole
+# runs at n = 1e6 and 1e7 on the CPU): per particle beyond the start the
+# caller holds, 79-97 B (ring, gravity2d at n = 2e4), 86-88 B (HMF at 1e6 and
+# 1e7, mixed and double), 112 B (an HMF continuation at 3e4, whose first part
+# runs to the record grid), alike in both precisions: 144 B; per particle of
+# a snapshot 40-57 B (HMF, ring), 73 B (gravity2d): 64 and 96 B; per record
+# 370 B (1e5 records): 400 B; and the start's own object (lrmd() drawing it
+# itself), 16 or 32 B a particle.
+lrmd_bytes <- function(model) {
+  two_d <- model == "gravity2d"
+  list(particle = 144, snapshot = if (two_d) 96 else 64, record = 400,
+       start = if (two_d) 32 else 16)
+}
+
+lrmd_check_memory <- function(model, n, nsnap, nrec, draws_start, call) {
+  b <- lrmd_bytes(model)
+  need <- n * (b$particle + if (draws_start) b$start else 0) + n * nsnap * b$snapshot +
+    nrec * b$record
+  avail <- available_memory()
+  if (need > avail) {
+    sp_abort(sprintf(paste0(
+      "the run would need about %s of memory (%s particles at %d B, %s snapshot%s at %d B a ",
+      "particle, %s records at %d B), more than the %s available; use fewer particles (`n`) ",
+      "or `snapshots`, or a larger `record_every`."),
+      fmt_bytes(need), fmt_count(n), b$particle + if (draws_start) b$start else 0,
+      fmt_count(nsnap), if (nsnap == 1) "" else "s", b$snapshot, fmt_count(nrec), b$record,
+      fmt_bytes(avail)), call = call)
+  }
+  invisible(need)
+}
+
+# The first non-finite number of the records reached, the snapshots and the
+# final state: an error naming the step and the quantity (the run broke
+# down; nothing is dropped or hidden).
+lrmd_check_finite <- function(model, recs, snaps, state, n, steps0, done, time_of, call) {
+  what <- c("kinetic energy", "potential energy",
+            if (model == "gravity2d") c("virial", "half-mass radius") else
+              c("magnetisation Mx", "magnetisation My"))
+  fail <- function(quantity, k) {
+    sp_abort(sprintf(paste0(
+      "the run broke down: the %s is not a finite number at step %s (time %s). Non-finite ",
+      "numbers come from a step too coarse for the forces (`dt`), a softening too small for ",
+      "the precision (`softening`), or a start whose energy overflows (`init`)."),
+      quantity, fmt_count(steps0 + k), format(time_of(k))), call = call,
+      class = "statphysgpu_not_finite")
+  }
+  for (r in recs) {
+    bad <- which(!is.finite(r$rec), arr.ind = TRUE)
+    if (length(bad)) {
+      j <- min(bad[, 2])
+      fail(what[min(bad[bad[, 2] == j, 1])], r$k[j])
+    }
+  }
+  coords <- if (model == "gravity2d") c("x", "y", "px", "py") else c("theta", "", "p", "")
+  locate <- function(v, off) {
+    for (j in seq_len(4)) {
+      if (!is.finite(sum(v[(off + (j - 1) * n + 1):(off + j * n)]))) return(coords[j])
+    }
+    NULL
+  }
+  for (s in snaps) { # (all the snapshots of a part share s$v)
+    if (!is.finite(sum(s$v)) && !is.null(j <- locate(s$v, s$off))) {
+      fail(sprintf("snapshot's %s", j), s$k)
+    }
+  }
+  if (!is.finite(sum(state))) fail(sprintf("final state's %s", locate(state, 0)), done)
+  invisible(TRUE)
+}
+
+# The start as a data frame of n rows (theta, p) or (x, y, px, py), its
+# columns the caller's own where they are doubles already (no copies).
 lrmd_state <- function(init, model, call) {
   cols <- if (model == "gravity2d") c("x", "y", "px", "py") else c("theta", "p")
   if (inherits(init, "lrmd_run")) init <- attr(init, "state")
   ok <- (is.data.frame(init) || is.matrix(init)) && ncol(init) == length(cols) &&
     nrow(init) >= 2
+  column <- function(j) if (is.matrix(init)) init[, j] else init[[j]]
   if (ok) {
-    m <- as.matrix(init)
-    ok <- is.numeric(m) && !anyNA(m) && all(is.finite(m))
+    ok <- (!is.matrix(init) || is.numeric(init)) &&
+      all(vapply(seq_along(cols), function(j) {
+        v <- column(j)
+        is.numeric(v) && is.finite(sum(v))
+      }, TRUE))
   }
   if (!ok) {
     what <- if (is.data.frame(init) || is.matrix(init)) {
@@ -331,9 +593,17 @@ lrmd_state <- function(init, model, call) {
                             "with n >= 2 rows and the %d columns (%s) of model \"%s\", not %s."),
                      length(cols), paste(cols, collapse = ", "), model, what), call = call)
   }
-  df <- as.data.frame(matrix(as.double(m), nrow = nrow(m)))
+  df <- lapply(seq_along(cols), function(j) {
+    v <- column(j)
+    if (is.double(v) && is.null(attributes(v))) v else as.vector(v, "double")
+  })
   names(df) <- cols
-  df
+  mom <- if (model == "gravity2d") 3:4 else 2
+  if (!is.finite(sum(vapply(mom, function(j) sum(crossprod(df[[j]])), 0)))) {
+    sp_abort(sprintf(paste0("`init` has momenta too large: the sum of their squares (twice the ",
+                            "kinetic energy) overflows double precision.")), call = call)
+  }
+  structure(df, class = "data.frame", row.names = c(NA_integer_, -nrow(init)))
 }
 
 # Particles from which backend = "auto" takes the GPU: below, a step is a

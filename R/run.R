@@ -17,13 +17,27 @@
 # three arguments and returns a list with at least `run` = c(seconds, rounds,
 # interrupted) (src/r_run.c).
 
-# Bytes of memory the machine can still give (Linux), Inf where unknown.
-available_memory <- function() {
-  if (file.exists("/proc/meminfo")) {
-    l <- grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE)
-    if (length(l)) return(as.numeric(gsub("[^0-9]", "", l)) * 1024)
+# Bytes of memory the machine can still give (Linux), Inf where unknown: the
+# MemAvailable of /proc/meminfo, or less where the process has an
+# address-space limit (ulimit -v, RLIMIT_AS: its soft limit less the
+# process's VmSize). The files are arguments for the tests.
+available_memory <- function(meminfo = "/proc/meminfo", limits = "/proc/self/limits",
+                             status = "/proc/self/status") {
+  avail <- Inf
+  if (file.exists(meminfo)) {
+    l <- grep("^MemAvailable:", readLines(meminfo, warn = FALSE), value = TRUE)
+    if (length(l)) avail <- as.numeric(gsub("[^0-9]", "", l[1])) * 1024
   }
-  Inf
+  if (file.exists(limits) && file.exists(status)) {
+    l <- grep("^Max address space", readLines(limits, warn = FALSE), value = TRUE)
+    soft <- if (length(l)) strsplit(trimws(sub("^Max address space", "", l[1])), " +")[[1]][1]
+    if (length(soft) && grepl("^[0-9]+$", soft)) {
+      v <- grep("^VmSize:", readLines(status, warn = FALSE), value = TRUE)
+      used <- if (length(v)) as.numeric(gsub("[^0-9]", "", v[1])) * 1024 else 0
+      avail <- min(avail, max(0, as.numeric(soft) - used))
+    }
+  }
+  avail
 }
 
 fmt_bytes <- function(b) {

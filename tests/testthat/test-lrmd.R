@@ -188,7 +188,7 @@ test_that("mixed precision follows double to its rounding", {
 test_that("a continued run equals one long run exactly", {
   cases <- list(list("hmf", hmf_waterbag(1500, 1, 0.69, seed = 1), 0.1),
                 list("ring", ring_uniform(700, p0 = 0.2, seed = 1), 0.05),
-                list("gravity2d", gravity2d_shell(300, 0.5, 1, seed = 1), 0.01))
+                list("gravity2d", gravity2d_shell(300, 0.5, 1, seed = 1), 0.005))
   for (cs in cases) {
     long <- lr(cs[[1]], init = cs[[2]], dt = cs[[3]], steps = 160, record_every = 20,
                snapshots = cs[[3]] * 130)
@@ -325,7 +325,7 @@ test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
                  "statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0")
   }
   withr::local_options(statphysgpu.lrmd_blocks_per_sm = 2)
-  x <- lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.1, steps = 1, backend = "cpu",
+  x <- lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.05, steps = 1, backend = "cpu",
             progress = FALSE)
   expect_s3_class(x, "lrmd_run")
 })
@@ -344,9 +344,236 @@ test_that("mixed precision refuses softenings its pair terms cannot resolve", {
                "`softening` = 1e-05 is below 1e-04, the least the ring model allows in mixed")
   expect_error(lrmd("gravity2d", n = 10, dt = 0.1, steps = 1, softening = 1e-20,
                     backend = "cpu", progress = FALSE), "below 1e-18")
-  x <- lrmd("ring", n = 10, dt = 0.1, steps = 1, softening = 1e-5, backend = "cpu",
+  x <- lrmd("ring", n = 10, dt = 1e-4, steps = 1, softening = 1e-5, backend = "cpu",
             precision = "double", progress = FALSE)
   expect_true(all(is.finite(x$total)))
   expect_s3_class(lrmd("hmf", n = 10, dt = 0.1, steps = 1, softening = 1e-30, backend = "cpu",
                        progress = FALSE), "lrmd_run")
+})
+
+# ---- what a precision resolves, failures, memory, continuations, coarse steps ----
+
+test_that("double precision refuses softenings its pair terms cannot resolve", {
+  lrd <- function(...) lr(..., precision = "double", seed = 1)
+  # gravity2d: the softening's square must be a normal double (>= 2.2e-308)
+  # for a finite force of two particles at distance 0: at least 1e-153
+  # (square 1e-306); ring: at least 1e-11 (below, the rounding of 1 - cos
+  # in double, about 1e-16, is more than 1e-5 of the softening)
+  expect_error(lrd("gravity2d", n = 100, dt = 0.01, steps = 10, softening = 1e-160),
+               "`softening` = 1e-160 is below 1e-153, the least the gravity2d model allows in",
+               class = "statphysgpu_error")
+  expect_error(lrd("ring", n = 100, dt = 0.01, steps = 10, softening = 1e-16),
+               "`softening` = 1e-16 is below 1e-11, the least the ring model allows in double",
+               class = "statphysgpu_error")
+  # at the bounds: two particles on top of each other give finite records
+  # (dt below 1 / the fastest rate, 1 / softening, as at any softening)
+  g <- data.frame(x = c(0, 0, 0.5, -0.5), y = c(0, 0, 0.3, -0.3), px = 0, py = 0)
+  x <- lrd("gravity2d", init = g, dt = 1e-154, steps = 3, record_every = 1, softening = 1e-153)
+  expect_true(all(is.finite(as.matrix(as.data.frame(x)))))
+  # ring at 1e-11, with dt so small that the integrator's error is nil: each
+  # self term's d = 1 - cos(0) + softening carries a relative rounding of
+  # at most 2 x 1.1e-16 / 1e-11 = 2.2e-5, and the self terms dominate the
+  # potential there, so the energy moves by less than 2.2e-5 (relative)
+  x <- lrd("ring", init = ring_uniform(200, p0 = 0.3, seed = 1), dt = 1e-9, steps = 20,
+           record_every = 1, softening = 1e-11)
+  expect_true(all(is.finite(x$total)))
+  expect_lt(max(abs(x$energy_error)), 2.2e-5)
+})
+
+test_that("a record that is not finite is an error naming the step and the quantity", {
+  # a coordinate of 1e160 (finite) overflows the pair terms at step 0
+  g <- data.frame(x = c(1e160, 0, 1, 2), y = 0, px = 0, py = 0)
+  for (prec in c("mixed", "double")) {
+    expect_error(lr("gravity2d", init = g, dt = 0.001, steps = 3, record_every = 1,
+                    precision = prec),
+                 "(potential energy|virial).* at step 0\\b", class = "statphysgpu_not_finite")
+  }
+  # momenta of 1e150: the angles overflow single precision within a few
+  # steps (a record used to be dropped without a word)
+  p <- c(1e150, -1e150, rep(0, 8))
+  expect_error(suppressWarnings(lr("hmf", init = data.frame(theta = 0, p = p), dt = 0.01,
+                                   steps = 3, record_every = 1)),
+               "step [123]\\b", class = "statphysgpu_not_finite")
+  # the R side's own check (records, snapshots, final state): the first
+  # non-finite number, with the step of the chain and its time
+  chk <- function(recs = list(), snaps = list(), state = double(8)) {
+    statphysgpu:::lrmd_check_finite("hmf", recs, snaps, state, n = 2, steps0 = 100, done = 20,
+                                    time_of = function(k) 0.1 * (100 + k), call = NULL)
+  }
+  recs <- list(list(k = c(0, 10, 20), rec = rbind(c(1, 1, NaN), c(0, Inf, 0), 0, 0)))
+  expect_error(chk(recs), "the potential energy is not a finite number at step 110 \\(time 11\\)",
+               class = "statphysgpu_not_finite")
+  snaps <- list(list(k = 5, off = 8, v = c(double(8), 0, 0, 0, 0, NA, 0, 0, 0)))
+  expect_error(chk(snaps = snaps), "snapshot's p is not a finite number at step 105",
+               class = "statphysgpu_not_finite")
+  expect_error(chk(state = c(0, Inf, double(6))), "final state's theta .* at step 120",
+               class = "statphysgpu_not_finite")
+  expect_true(chk(recs = list(list(k = 0, rec = matrix(1, 4, 1)))))
+})
+
+# available_memory() answering `bytes` inside the package, for this test
+local_available_memory <- function(bytes, env = parent.frame()) {
+  ns <- asNamespace("statphysgpu")
+  old <- get("available_memory", envir = ns)
+  unlockBinding("available_memory", ns)
+  assign("available_memory", function(...) bytes, envir = ns)
+  withr::defer({
+    assign("available_memory", old, envir = ns)
+    lockBinding("available_memory", ns)
+  }, envir = env)
+}
+
+test_that("available_memory() reads MemAvailable and the address-space limit", {
+  d <- withr::local_tempdir()
+  mi <- file.path(d, "meminfo")
+  lim <- file.path(d, "limits")
+  st <- file.path(d, "status")
+  writeLines(c("MemTotal:       16000000 kB", "MemAvailable:    8000000 kB"), mi)
+  head <- "Limit                     Soft Limit           Hard Limit           Units     "
+  as_line <- function(soft) {
+    sprintf("Max address space         %-20s unlimited            bytes     ", soft)
+  }
+  writeLines(c(head, as_line("unlimited")), lim)
+  writeLines(c("VmPeak:\t  500000 kB", "VmSize:\t  400000 kB"), st)
+  am <- statphysgpu:::available_memory
+  expect_identical(am(mi, lim, st), 8000000 * 1024)
+  # ulimit -v 2097152 (KiB): the soft limit less what the process maps
+  writeLines(c(head, as_line("2147483648")), lim)
+  expect_identical(am(mi, lim, st), 2147483648 - 400000 * 1024)
+  expect_identical(am(file.path(d, "none"), lim, st), 2147483648 - 400000 * 1024)
+  expect_identical(am(file.path(d, "none"), file.path(d, "none"), st), Inf)
+})
+
+test_that("starts and runs that do not fit in memory are refused before allocating", {
+  local_available_memory(1e8)
+  # a start: 128 B a particle, so 1e6 particles (122 MiB) do not fit in 95 MiB
+  starts <- list(hmf_waterbag = function(n) hmf_waterbag(n, 1, 0.69, seed = 1),
+                 hmf_equilibrium = function(n) hmf_equilibrium(n, 0.4, seed = 1),
+                 ring_uniform = function(n) ring_uniform(n, seed = 1),
+                 gravity2d_shell = function(n) gravity2d_shell(n, 0.5, 1, seed = 1))
+  for (f in names(starts)) {
+    expect_error(starts[[f]](1e6),
+                 paste0("`n` = 1,000,000 particles would need about 122.1 MiB of memory to draw ",
+                        "the start \\(", f, "\\(\\): 128 B a particle\\), more than the 95.4 MiB"),
+                 class = "statphysgpu_error")
+  }
+  expect_error(hmf_waterbag(2^31 - 1, 1, 0.69, seed = 1), "2,147,483,647 particles .* 256.0 GiB",
+               class = "statphysgpu_error")
+  # a run: 144 B a particle (and 16 for the start lrmd() draws), 64 a
+  # particle of a snapshot, 400 a record; the message names lrmd()'s arguments
+  msg <- tryCatch(lr("hmf", n = 1e6, dt = 0.1, steps = 1), error = conditionMessage)
+  expect_match(msg, "about 152.6 MiB of memory \\(1,000,000 particles at 160 B, 0 snapshots")
+  expect_match(msg, "use fewer particles \\(`n`\\) or `snapshots`, or a larger `record_every`")
+  expect_false(grepl("first_replica", msg))
+  w <- hmf_waterbag(1e5, 1, 0.69, seed = 1)
+  expect_error(lr(init = w, dt = 0.1, steps = 20, snapshots = seq(0, 2, by = 0.1)),
+               "100,000 particles at 144 B, 21 snapshots at 64 B a particle",
+               class = "statphysgpu_error")
+  expect_error(lr(init = hmf_waterbag(100, 1, 0.69, seed = 1), dt = 0.1, steps = 3e5,
+                  record_every = 1), "300,002 records at 400 B", class = "statphysgpu_error")
+  expect_s3_class(lr(init = w, dt = 0.1, steps = 2), "lrmd_run")
+})
+
+test_that("a modified run is refused as init, naming init and what is wrong", {
+  a <- lr("hmf", init = hmf_waterbag(50, 1, 0.69, seed = 1), dt = 0.1, steps = 5)
+  set <- function(name, value) { x <- a; attr(x, name) <- value; x }
+  setp <- function(name, value) { x <- a; attr(x, "params")[[name]] <- value; x }
+  sets <- function(f) { x <- a; attr(x, "state") <- f(attr(x, "state")); x }
+  bad <- list(
+    list(set("clock", NULL), "clock"), list(set("clock", list(t = 0, step = 9, dt = 0.1)), "clock"),
+    list(set("e0", NULL), "e0"), list(set("e0", NaN), "e0"),
+    list(set("params", NULL), "params"), list(setp("step_end", -1), "params"),
+    list(setp("softening", "a"), "params"), list(setp("n", 49), "(params|state)"),
+    list(set("model", "3d"), "model"), list(set("model", NULL), "model"),
+    list(set("state", NULL), "state"),
+    list(sets(function(s) { s$theta[3] <- NaN; s }), "state"),
+    list(sets(function(s) s[1:40, ]), "state"),
+    list(sets(function(s) { s$p <- as.character(s$p); s }), "state"),
+    list(sets(function(s) { s$extra <- 1; s }), "state"),
+    list(sets(function(s) as.matrix(s)), "state"))
+  for (b in bad) {
+    expect_error(lr(init = b[[1]], dt = 0.1, steps = 5),
+                 paste0("`init` is an lrmd\\(\\) run whose attribute `", b[[2]], "`"),
+                 class = "statphysgpu_error")
+  }
+  expect_error(lr("ring", init = a, dt = 0.1, steps = 5), "`init` is a hmf run, not one of model")
+  w <- hmf_waterbag(50, 1, 0.69, seed = 1)
+  attr(w, "model") <- c("hmf", "ring")
+  expect_error(lr(init = w, dt = 0.1, steps = 5),
+               "`init` is an initial condition whose attribute `model` is a vector of length 2",
+               class = "statphysgpu_error")
+  expect_s3_class(lr(init = a, dt = 0.1, steps = 5), "lrmd_run")
+})
+
+test_that("a continuation off the record grid keeps the records of one long run", {
+  # 17 steps, then 23, with record_every = 5: the records of one run of 40
+  # steps at 0, 5, ..., 40 (not 17, 22, ...), bit for bit, and its state and
+  # snapshots; then 17 + 2 + 21
+  cases <- list(list("hmf", hmf_waterbag(300, 1, 0.69, seed = 1), 0.1),
+                list("ring", ring_uniform(200, p0 = 0.2, seed = 1), 0.05),
+                list("gravity2d", gravity2d_shell(150, 0.5, 1, seed = 1), 0.005))
+  for (cs in cases) {
+    dt <- cs[[3]]
+    long <- lr(cs[[1]], init = cs[[2]], dt = dt, steps = 40, record_every = 5,
+               snapshots = dt * c(3, 17, 18, 20, 40))
+    a <- lr(cs[[1]], init = cs[[2]], dt = dt, steps = 17, record_every = 5, snapshots = dt * 3)
+    b <- lr(init = a, dt = dt, steps = 23, record_every = 5, snapshots = dt * c(17, 18, 20, 40))
+    expect_identical(a$step, c(0, 5, 10, 15))
+    expect_identical(b$step, c(20, 25, 30, 35, 40))
+    joined <- rbind(as.data.frame(a), as.data.frame(b))
+    rownames(joined) <- NULL
+    expect_identical(joined, as.data.frame(long))
+    expect_identical(attr(b, "state"), attr(long, "state"))
+    expect_identical(c(attr(a, "snapshots"), attr(b, "snapshots")), attr(long, "snapshots"))
+    b1 <- lr(init = a, dt = dt, steps = 2, record_every = 2) # the grid of its record_every
+    expect_identical(b1$step, 18)
+    b2 <- lr(init = b1, dt = dt, steps = 21, record_every = 5)
+    expect_identical(as.data.frame(b2), as.data.frame(long)[5:9, ], ignore_attr = TRUE)
+    expect_identical(attr(b2, "state"), attr(long, "state"))
+  }
+})
+
+test_that("starts whose momenta overflow double precision are refused", {
+  big <- .Machine$double.xmax
+  expect_error(hmf_waterbag(100, 1, 1e308), "`U` = 1e\\+308 is too large.*at most 2.25e\\+305",
+               class = "statphysgpu_error")
+  expect_error(hmf_equilibrium(100, 1e305), "`T` = 1e\\+305 is too large",
+               class = "statphysgpu_error")
+  expect_error(ring_uniform(100, p0 = 1e154), "`p0` = 1e\\+154 is too large",
+               class = "statphysgpu_error")
+  # at the largest values allowed the squared momenta sum to a finite number
+  # (below a quarter of the largest double)
+  expect_lt(sum(hmf_waterbag(100, 1, big / 800, seed = 1)$p^2), big / 4)
+  expect_lt(sum(hmf_equilibrium(100, big / (4 * 44.4 * 100), seed = 1)$p^2), big / 4)
+  expect_lt(sum(ring_uniform(100, p0 = sqrt(big / 1600), seed = 1)$p^2), big / 4)
+  expect_error(lr("hmf", init = data.frame(theta = 0, p = c(1e200, -1e200)), dt = 0.1, steps = 1),
+               "`init` has momenta too large", class = "statphysgpu_error")
+})
+
+test_that("a coarse dt warns, with each model's fastest rate", {
+  coarse <- function(...) {
+    expect_warning(lr(..., steps = 1), "is coarse for the", class = "statphysgpu_coarse_dt")
+  }
+  fine <- function(...) expect_no_warning(lr(..., steps = 1))
+  # HMF: max(1, max |p|), the waterbag's fastest particle
+  w <- hmf_waterbag(200, 1, 0.69, seed = 1)
+  r <- max(1, abs(w$p))
+  coarse(init = w, dt = 1.01 / r)
+  fine(init = w, dt = 0.99 / r)
+  expect_warning(lr("hmf", n = 100, dt = 1e6, steps = 1, seed = 1),
+                 class = "statphysgpu_step_warning")
+  # ring at rest: 8^(-1/4) softening^(-3/4), 18.8 at softening 0.01
+  r <- 8^(-1 / 4) * 0.01^(-3 / 4)
+  coarse(init = ring_uniform(100, seed = 1), dt = 1.01 / r)
+  fine(init = ring_uniform(100, seed = 1), dt = 0.99 / r)
+  # ring in motion: max |p| / sqrt(2 softening) when larger
+  rp <- ring_uniform(100, p0 = 5, seed = 1)
+  r <- max(abs(rp$p)) / sqrt(0.02)
+  coarse(init = rp, dt = 1.01 / r)
+  fine(init = rp, dt = 0.99 / r)
+  # gravity2d at rest: 1 / softening
+  g <- gravity2d_shell(100, 0.5, 1, seed = 1)
+  coarse(init = g, dt = 0.0101)
+  fine(init = g, dt = 0.0099, softening = 0.01)
+  coarse(init = g, dt = 0.0201, softening = 0.02)
 })
