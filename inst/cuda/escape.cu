@@ -17,7 +17,10 @@
  * lane or device runs it.  A launch runs at most `budget` macro-steps and
  * saves the lanes' state, so the host can report progress, honour
  * interrupts and hand out more paths; once no path is left to hand out, the
- * host packs the running paths into fewer lanes (sp_escape_compact_kernel). */
+ * host packs the running paths into fewer lanes (sp_escape_compact_kernel).
+ * A path whose state is non-finite when it ends, or at the end of a
+ * launch, is not counted: the lowest such path goes to counters->bad, which
+ * the host reads with the other counters after the launch and reports. */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -122,22 +125,26 @@ sp_escape_kernel(const sp_escape_kargs a) {
         int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k, kmax,
                                             &phi, &v, &f);
         k += 4;
-        if (hit) {
-          uint64_t kc = k - 4 + (uint64_t)hit;
-          const sp_escape_cond *cd = a.conds + (uint64_t)pid / a.n;
-          double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
-          /* censoring is exact at vcens, also inside the last step */
-          a.value[pid] = val <= cd->vcens ? val : cd->vcens;
-          a.status[pid] = val <= cd->vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
-          useful += kc;
-          done++;
-          pid = -1;
-          act = false;
-        } else if (k >= kmax) {
-          a.value[pid] = a.conds[(uint64_t)pid / a.n].vcens;
-          a.status[pid] = SP_ESCAPE_CENSORED;
-          useful += kmax;
-          done++;
+        if (hit || k >= kmax) {
+          if (!(isfinite(phi) && isfinite(v))) {
+            /* a non-finite state neither escapes nor is censored: flagged
+             * for the host (the lowest such path) */
+            atomicMin(&a.counters->bad, (unsigned long long)pid);
+          } else if (hit) {
+            uint64_t kc = k - 4 + (uint64_t)hit;
+            const sp_escape_cond *cd = a.conds + (uint64_t)pid / a.n;
+            double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
+            /* censoring is exact at vcens, also inside the last step */
+            a.value[pid] = val <= cd->vcens ? val : cd->vcens;
+            a.status[pid] = val <= cd->vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
+            useful += kc;
+            done++;
+          } else {
+            a.value[pid] = a.conds[(uint64_t)pid / a.n].vcens;
+            a.status[pid] = SP_ESCAPE_CENSORED;
+            useful += kmax;
+            done++;
+          }
           pid = -1;
           act = false;
         }
@@ -145,6 +152,9 @@ sp_escape_kernel(const sp_escape_kargs a) {
     }
   }
   if (in) {
+    /* the paths still running: their state at the end of the launch */
+    if (pid >= 0 && !(isfinite(phi) && isfinite(v)))
+      atomicMin(&a.counters->bad, (unsigned long long)pid);
     a.pid[lid] = pid;
     a.phi[lid] = phi;
     a.v[lid] = v;
