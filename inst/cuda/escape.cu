@@ -125,12 +125,8 @@ sp_escape_kernel(const sp_escape_kargs a) {
         int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k, kmax,
                                             &phi, &v, &f);
         k += 4;
-        if (hit || k >= kmax) {
-          if (!(isfinite(phi) && isfinite(v))) {
-            /* a non-finite state neither escapes nor is censored: flagged
-             * for the host (the lowest such path) */
-            atomicMin(&a.counters->bad, (unsigned long long)pid);
-          } else if (hit) {
+        if (hit) {
+          if (isfinite(phi) && isfinite(v)) {
             uint64_t kc = k - 4 + (uint64_t)hit;
             const sp_escape_cond *cd = a.conds + (uint64_t)pid / a.n;
             double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
@@ -140,10 +136,20 @@ sp_escape_kernel(const sp_escape_kargs a) {
             useful += kc;
             done++;
           } else {
+            /* a non-finite state neither escapes nor is censored: flagged
+             * for the host (the lowest such path) */
+            atomicMin(&a.counters->bad, (unsigned long long)pid);
+          }
+          pid = -1;
+          act = false;
+        } else if (k >= kmax) {
+          if (isfinite(phi) && isfinite(v)) {
             a.value[pid] = a.conds[(uint64_t)pid / a.n].vcens;
             a.status[pid] = SP_ESCAPE_CENSORED;
             useful += kmax;
             done++;
+          } else {
+            atomicMin(&a.counters->bad, (unsigned long long)pid);
           }
           pid = -1;
           act = false;
