@@ -18,9 +18,10 @@
  * saves the lanes' state, so the host can report progress, honour
  * interrupts and hand out more paths; once no path is left to hand out, the
  * host packs the running paths into fewer lanes (sp_escape_compact_kernel).
- * A path whose state is non-finite when it ends, or at the end of a
- * launch, is not counted: the lowest such path goes to counters->bad, which
- * the host reads with the other counters after the launch and reports. */
+ * A path whose state is non-finite does not end (it can neither escape nor
+ * be censored) and is not counted; at the end of the launch the lowest such
+ * path goes to counters->bad, which the host reads with the other counters
+ * and reports. */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -125,32 +126,26 @@ sp_escape_kernel(const sp_escape_kargs a) {
         int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k, kmax,
                                             &phi, &v, &f);
         k += 4;
-        if (hit) {
-          if (isfinite(phi) && isfinite(v)) {
-            uint64_t kc = k - 4 + (uint64_t)hit;
-            const sp_escape_cond *cd = a.conds + (uint64_t)pid / a.n;
-            double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
-            /* censoring is exact at vcens, also inside the last step */
-            a.value[pid] = val <= cd->vcens ? val : cd->vcens;
-            a.status[pid] = val <= cd->vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
-            useful += kc;
-            done++;
-          } else {
-            /* a non-finite state neither escapes nor is censored: flagged
-             * for the host (the lowest such path) */
-            atomicMin(&a.counters->bad, (unsigned long long)pid);
-          }
+        /* a lane whose state is non-finite does not end (it can neither
+         * escape nor be censored): the check at the end of the launch
+         * flags it */
+        const bool fin = isfinite(phi) && isfinite(v);
+        if (hit && fin) {
+          uint64_t kc = k - 4 + (uint64_t)hit;
+          const sp_escape_cond *cd = a.conds + (uint64_t)pid / a.n;
+          double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
+          /* censoring is exact at vcens, also inside the last step */
+          a.value[pid] = val <= cd->vcens ? val : cd->vcens;
+          a.status[pid] = val <= cd->vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
+          useful += kc;
+          done++;
           pid = -1;
           act = false;
-        } else if (k >= kmax) {
-          if (isfinite(phi) && isfinite(v)) {
-            a.value[pid] = a.conds[(uint64_t)pid / a.n].vcens;
-            a.status[pid] = SP_ESCAPE_CENSORED;
-            useful += kmax;
-            done++;
-          } else {
-            atomicMin(&a.counters->bad, (unsigned long long)pid);
-          }
+        } else if (k >= kmax && fin) {
+          a.value[pid] = a.conds[(uint64_t)pid / a.n].vcens;
+          a.status[pid] = SP_ESCAPE_CENSORED;
+          useful += kmax;
+          done++;
           pid = -1;
           act = false;
         }

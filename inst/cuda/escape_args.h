@@ -43,8 +43,8 @@ typedef struct {
   unsigned long long useful;   /* steps of finished paths (to the crossing or kmax) */
   unsigned long long finished; /* paths finished */
   unsigned long long bad;      /* the lowest path found with a non-finite state
-                                  (when it ends, or at the end of a launch);
-                                  SP_ESCAPE_NO_PATH: none */
+                                  (at the end of a launch; the CPU engine
+                                  keeps its own); SP_ESCAPE_NO_PATH: none */
 } sp_escape_counters;
 
 #define SP_ESCAPE_NO_PATH 0xffffffffffffffffull
