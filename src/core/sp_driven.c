@@ -56,10 +56,10 @@ int sp_driven_not_finite(const sp_driven_job *job, uint64_t p, uint64_t kdone) {
   else sp_driven_replay_d(job, p, kdone, &k, &what);
   if (k == 0)
     return sp_fail(SP_ERR_NOT_FINITE,
-                   "the state of replica %llu of condition %d became non-finite on the GPU by "
-                   "step %llu (t = %.6g), while its replay on the CPU stays finite (the "
-                   "device's arithmetic differs there); raise `steps_per_period` or check "
-                   "that condition's parameters",
+                   "the state of replica %llu of condition %d became non-finite by step %llu "
+                   "(t = %.6g), while its replay on the host (the CPU engine's arithmetic, in "
+                   "the same precision) stays finite, so the step cannot be named; raise "
+                   "`steps_per_period` or check that condition's parameters",
                    replica, (int)c + 1, (unsigned long long)kdone, (double)kdone * dt);
   return sp_fail(SP_ERR_NOT_FINITE,
                  "the %s of replica %llu of condition %d became non-finite at step %llu "

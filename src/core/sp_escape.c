@@ -38,10 +38,11 @@ int sp_escape_not_finite(const sp_escape_job *job, uint64_t p) {
   else sp_escape_replay_d(job, p, &k, &what);
   if (k == 0)
     return sp_fail(SP_ERR_NOT_FINITE,
-                   "the state of replica %llu of condition %d became non-finite on the GPU, "
-                   "while its replay on the CPU stays finite to its last step (the device's "
-                   "arithmetic differs there); such a path can neither escape nor be "
-                   "censored: use a smaller `h` or check that condition's parameters",
+                   "the state of replica %llu of condition %d became non-finite, while its "
+                   "replay on the host (the CPU engine's arithmetic, in the same precision) "
+                   "stays finite to its last step, so the step cannot be named; such a path "
+                   "can neither escape nor be censored: use a smaller `h` or check that "
+                   "condition's parameters",
                    replica, (int)c + 1);
   if (cd->dg != 0.0)
     snprintf(where, sizeof where, "t = %.6g, bias gamma = %.6g", (double)k * cd->h,
