@@ -34,8 +34,29 @@ int sp_r_int(SEXP x) { return Rf_asInteger(x); }
 
 double sp_r_dbl(SEXP x) { return Rf_asReal(x); }
 
+/* stop() with a condition of class c(cls, "statphysgpu_error", "error",
+ * "condition") and no call (the message names what failed). */
+static void sp_r_stop_classed(const char *msg, const char *cls) {
+  const char *fields[] = {"message", "call", ""};
+  SEXP cond = PROTECT(Rf_mkNamed(VECSXP, fields));
+  SEXP klass = PROTECT(Rf_allocVector(STRSXP, 4));
+  SEXP call;
+  SET_VECTOR_ELT(cond, 0, Rf_mkString(msg));
+  SET_VECTOR_ELT(cond, 1, R_NilValue);
+  SET_STRING_ELT(klass, 0, Rf_mkChar(cls));
+  SET_STRING_ELT(klass, 1, Rf_mkChar("statphysgpu_error"));
+  SET_STRING_ELT(klass, 2, Rf_mkChar("error"));
+  SET_STRING_ELT(klass, 3, Rf_mkChar("condition"));
+  Rf_setAttrib(cond, R_ClassSymbol, klass);
+  call = PROTECT(Rf_lang2(Rf_install("stop"), cond));
+  Rf_eval(call, R_BaseEnv);
+  UNPROTECT(3); /* not reached */
+}
+
 void sp_r_check(int status) {
   if (status == SP_OK) return;
+  /* a non-finite state is an error of its own class (never partial data) */
+  if (status == SP_ERR_NOT_FINITE) sp_r_stop_classed(sp_last_error(), "statphysgpu_not_finite");
   Rf_error("%s", sp_last_error());
 }
 

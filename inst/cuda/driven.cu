@@ -146,4 +146,8 @@ sp_driven_kernel(const sp_driven_kargs a) {
   a.v[i] = P.v;
   a.s2[i] = P.s2;
   a.acc2[i] = P.acc2;
+  /* the state at the end of the launch (in registers): a non-finite one is
+   * flagged for the host, which names the path and replays it */
+  if (!(isfinite(P.x) && isfinite(P.v) && isfinite(P.s2) && isfinite(P.acc2)))
+    atomicMin(a.bad, (unsigned long long)p);
 }

@@ -50,8 +50,11 @@ typedef struct {
   uint32_t nsteps;                     /* steps of this launch */
   uint32_t heun;                       /* 1: srk2, 0: euler */
   uint32_t bins;                       /* bins of the density */
+  SP_DPTR(unsigned long long) bad;     /* the lowest path whose state (x, v, the v^2
+                                          sums) is non-finite at the end of a launch
+                                          (atomicMin; all ones: none) */
 } sp_driven_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_driven_kargs) == 184, "sp_driven_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_driven_kargs) == 192, "sp_driven_kargs layout");
 
 #endif /* SP_DRIVEN_ARGS_H */

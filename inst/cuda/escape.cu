@@ -17,7 +17,11 @@
  * lane or device runs it.  A launch runs at most `budget` macro-steps and
  * saves the lanes' state, so the host can report progress, honour
  * interrupts and hand out more paths; once no path is left to hand out, the
- * host packs the running paths into fewer lanes (sp_escape_compact_kernel). */
+ * host packs the running paths into fewer lanes (sp_escape_compact_kernel).
+ * A path whose state is non-finite does not end (it can neither escape nor
+ * be censored) and is not counted; at the end of the launch the lowest such
+ * path goes to counters->bad, which the host reads with the other counters
+ * and reports. */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -122,7 +126,11 @@ sp_escape_kernel(const sp_escape_kargs a) {
         int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k, kmax,
                                             &phi, &v, &f);
         k += 4;
-        if (hit) {
+        /* a lane whose state is non-finite does not end (it can neither
+         * escape nor be censored): the check at the end of the launch
+         * flags it */
+        const bool fin = isfinite(phi) && isfinite(v);
+        if (hit && fin) {
           uint64_t kc = k - 4 + (uint64_t)hit;
           const sp_escape_cond *cd = a.conds + (uint64_t)pid / a.n;
           double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
@@ -133,7 +141,7 @@ sp_escape_kernel(const sp_escape_kargs a) {
           done++;
           pid = -1;
           act = false;
-        } else if (k >= kmax) {
+        } else if (k >= kmax && fin) {
           a.value[pid] = a.conds[(uint64_t)pid / a.n].vcens;
           a.status[pid] = SP_ESCAPE_CENSORED;
           useful += kmax;
@@ -145,6 +153,9 @@ sp_escape_kernel(const sp_escape_kargs a) {
     }
   }
   if (in) {
+    /* the paths still running: their state at the end of the launch */
+    if (pid >= 0 && !(isfinite(phi) && isfinite(v)))
+      atomicMin(&a.counters->bad, (unsigned long long)pid);
     a.pid[lid] = pid;
     a.phi[lid] = phi;
     a.v[lid] = v;

@@ -42,7 +42,12 @@ typedef struct {
   unsigned long long issued;   /* steps computed by all lanes, idle ones included */
   unsigned long long useful;   /* steps of finished paths (to the crossing or kmax) */
   unsigned long long finished; /* paths finished */
+  unsigned long long bad;      /* the lowest path found with a non-finite state
+                                  (at the end of a launch; the CPU engine
+                                  keeps its own); SP_ESCAPE_NO_PATH: none */
 } sp_escape_counters;
+
+#define SP_ESCAPE_NO_PATH 0xffffffffffffffffull
 
 /* Arguments of sp_escape_kernel (by value).  Lane arrays phi and v hold the
  * variant's precision. */

@@ -10,7 +10,14 @@
  * rounding of the pair sums' order).
  *
  * Compiled once per precision (SP_REAL float with SP_REAL_SINGLE: "mixed";
- * or double). */
+ * or double).
+ *
+ * A walker checks the coordinates of every accepted move (so the first atom
+ * with a non-finite coordinate after a sweep, which the CPU finds by a scan)
+ * and every measurement's energies; a non-finite one stops it, recorded in
+ * its state (bad_sweep, bad_what, bad_atom: sp_vmc_stop, out of line, so
+ * the check holds no register in the move loop), which the host reads after
+ * the launch and reports. */
 #include "he4_vmc_args.h"
 #include "he4_vmc.h"
 
@@ -214,6 +221,16 @@ __device__ void sp_vmc_block_end(const sp_vmc_kargs &a, int w, uint64_t blk, con
   }
 }
 
+/* A walker stopped by a non-finite state after sweep `sweep`: what and the
+ * atom, in its state for the host (which reads it after the launch). */
+__device__ __noinline__ void sp_vmc_stop(sp_vmc_walker_state *s, uint64_t sweep, int what,
+                                         int atom) {
+  if (s->bad_sweep != 0) return; /* the first only */
+  s->bad_sweep = sweep;
+  s->bad_what = what;
+  s->bad_atom = atom;
+}
+
 #ifndef SP_VMC_MINBLOCKS
 #  define SP_VMC_MINBLOCKS 1
 #endif
@@ -233,6 +250,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   const uint64_t total = a.equilibration + a.blocks * a.block_sweeps;
   uint64_t end = sweep + a.budget;
   if (end > total) end = total;
+  if (s->bad_sweep != 0) end = sweep; /* stopped by a non-finite state */
   for (int k = 0; k < 4; k++) sum[k] = s->sum[k];
   SP_HE4(sp_he4_par_load)(&p, &a.pair);
 #if SP_VMC_FAST
@@ -294,10 +312,18 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
           y[i] = yn;
           z[i] = zn;
         }
+        /* the first atom an accepted move makes non-finite in this sweep:
+         * the first with a non-finite coordinate after it, which the CPU
+         * finds by a scan */
+        if (lane == 0 && !(isfinite(xn) && isfinite(yn) && isfinite(zn)))
+          sp_vmc_stop(s, sweep + 1, SP_VMC_BAD_COORDINATE, i);
       }
       __syncwarp(); /* the move is seen by every lane */
     }
     uint64_t k = sweep++;
+    /* stop after a sweep that made a coordinate non-finite (before a
+     * measurement, whose g(r) bins would take a NaN distance for an index) */
+    if (__shfl_sync(0xffffffffu, *(volatile uint64_t *)&s->bad_sweep, 0) != 0) break;
     if (k < a.equilibration) {
       if (sweep % SP_VMC_TUNE_SWEEPS == 0 || sweep == a.equilibration) {
         if (a.tune) step = sp_vmc_tuned_step(step, acc, tried);
@@ -318,6 +344,14 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       lap = sp_warp_sum(lap);
       g2 = sp_warp_sum(g2);
       sp_vmc_observables(n, pot, lap, g2, obs);
+      {
+        /* the same in every lane (the warp sums are) */
+        const int bad = sp_vmc_observables_bad(obs);
+        if (bad >= 0) {
+          if (lane == 0) sp_vmc_stop(s, sweep, bad, -1);
+          break;
+        }
+      }
       for (int q = 0; q < 4; q++) sum[q] += obs[q];
       nmeas++;
       if (a.nbins > 0) {

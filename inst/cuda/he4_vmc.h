@@ -42,6 +42,10 @@ enum {
   SP_VMC_NOBS = 5
 };
 
+/* What was found non-finite, stopping a walker: a coordinate of an atom
+ * after a sweep, or a measurement's potential or kinetic energy. */
+enum { SP_VMC_BAD_COORDINATE = 0, SP_VMC_BAD_POTENTIAL = 1, SP_VMC_BAD_KINETIC = 2 };
+
 /* Sweeps between step adjustments while tuning (equilibration only), and
  * the acceptance aimed at. */
 #define SP_VMC_TUNE_SWEEPS 10
@@ -70,6 +74,15 @@ SP_FN void sp_vmc_observables(int n, double pot2, double lap, double g2, double 
   obs[SP_VMC_KINETIC_PB] = -0.5 * SP_HE4_HB2M * (lap + g2) * inv;
   obs[SP_VMC_KINETIC_JF] = -0.25 * SP_HE4_HB2M * lap * inv;
   obs[SP_VMC_ENERGY] = obs[SP_VMC_POTENTIAL] + obs[SP_VMC_KINETIC_PB];
+}
+
+/* -1 when a measurement's observables are finite (one test of their sum),
+ * else what is not: SP_VMC_BAD_POTENTIAL, or SP_VMC_BAD_KINETIC for either
+ * kinetic term. */
+SP_FN int sp_vmc_observables_bad(const double *obs) {
+  if (isfinite(obs[SP_VMC_POTENTIAL] + obs[SP_VMC_KINETIC_PB] + obs[SP_VMC_KINETIC_JF]))
+    return -1;
+  return isfinite(obs[SP_VMC_POTENTIAL]) ? SP_VMC_BAD_KINETIC : SP_VMC_BAD_POTENTIAL;
 }
 #endif
 

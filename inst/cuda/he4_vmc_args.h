@@ -14,9 +14,14 @@ typedef struct {
   uint64_t acc;     /* accepted moves of the current block or tuning period */
   uint64_t tried;   /* tried moves, likewise */
   uint64_t nmeas;   /* measurements in the current block */
+  /* a non-finite state stops the walker: the sweep of this call (1-based)
+   * after which it was found (0: none), what (SP_VMC_BAD_*, he4_vmc.h) and
+   * the atom */
+  uint64_t bad_sweep;
+  int32_t bad_what, bad_atom;
 } sp_vmc_walker_state;
 
-SP_STATIC_ASSERT(sizeof(sp_vmc_walker_state) == 80, "sp_vmc_walker_state layout");
+SP_STATIC_ASSERT(sizeof(sp_vmc_walker_state) == 96, "sp_vmc_walker_state layout");
 
 typedef struct {
   sp_he4_pair pair;

@@ -109,11 +109,24 @@ __device__ __forceinline__ void sp_kur_block_sum2(double *a, double *b) {
   __syncthreads();
 }
 
+/* The phases of local system s are non-finite after step k: a.bad holds the
+ * first such step and the lowest (global) system at it.  The launches of a
+ * device run in step order, so a system that fails at a later step (a
+ * non-finite phase stays so) leaves the flag alone. */
+__device__ __forceinline__ void sp_kur_flag(const sp_kuramoto_kargs &a, uint64_t s, uint64_t k) {
+  if (*(volatile unsigned long long *)a.bad >= k) {
+    atomicMin(a.bad, (unsigned long long)k);
+    atomicMin(a.bad + 1, (unsigned long long)(a.sys0 + s));
+  }
+}
+
 /* Block b of local system s has summed (ps, pc): write its partial sums;
  * the last block of the system adds all of them in block order into
- * sums[slot], and at a record step writes r and psi of record kr. */
+ * sums[slot], and at a record step writes r and psi of record kr.  The sums
+ * of the phases (slot 0) after step k are non-finite when a phase is: the
+ * system is flagged (sp_kur_flag). */
 __device__ void sp_kur_finish(const sp_kuramoto_kargs &a, uint64_t s, int b, double ps,
-                              double pc, int slot, int record, uint64_t kr) {
+                              double pc, int slot, int record, uint64_t kr, uint64_t k) {
   __shared__ bool last;
   sp_kur_block_sum2(&ps, &pc);
   if (threadIdx.x == 0) {
@@ -147,6 +160,7 @@ __device__ void sp_kur_finish(const sp_kuramoto_kargs &a, uint64_t s, int b, dou
     }
     sp_kur_block_sum2(&S, &C);
     if (threadIdx.x == 0) {
+      if (slot == 0 && !(isfinite(S) && isfinite(C))) sp_kur_flag(a, s, k);
       a.sums[s * SP_KUR_NSUMS + slot] = S;
       a.sums[s * SP_KUR_NSUMS + slot + 1] = C;
       a.count[s] = 0;
@@ -261,7 +275,7 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
     }
 #endif
   }
-  sp_kur_finish(a, s, (int)b, (double)ls, (double)lc, stage2 ? 0 : 2, record, kr);
+  sp_kur_finish(a, s, (int)b, (double)ls, (double)lc, stage2 ? 0 : 2, record, kr, a.step + 1);
 }
 
 /* The sums of the phases x (the start, and record steps of the couplings
@@ -289,7 +303,7 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_measure_kernel
     }
   }
   const double ps = (double)ls, pc = (double)lc;
-  sp_kur_finish(a, s, b, ps, pc, 0, 1, kr);
+  sp_kur_finish(a, s, b, ps, pc, 0, 1, kr, a.step);
 }
 
 /* SRK2's stage for oscillator i of local system s from its coupling sum G
@@ -310,7 +324,9 @@ __device__ __forceinline__ void sp_kur_update(const sp_kuramoto_kargs &a, uint64
     a.f1[at] = F;
     a.xt[at] = SP_KUR(sp_kur_predict)(a.x[at], (real)a.dt, F, dW);
   } else {
-    a.x[at] = SP_KUR(sp_kur_correct)(a.x[at], (real)(0.5 * a.dt), a.f1[at], F, dW);
+    const real x = SP_KUR(sp_kur_correct)(a.x[at], (real)(0.5 * a.dt), a.f1[at], F, dW);
+    a.x[at] = x;
+    if (!isfinite(x)) sp_kur_flag(a, s, a.step + 1); /* the phase after step a.step + 1 */
   }
 }
 

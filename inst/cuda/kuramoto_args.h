@@ -48,8 +48,11 @@ typedef struct {
   int32_t bins;
   int32_t bps;                       /* blocks per system (reductions) */
   int32_t gpt;                       /* groups of 4 per thread (mean field) */
+  SP_DPTR(unsigned long long) bad;   /* 2: the first step at which a system's phases
+                                        became non-finite, and the lowest such system
+                                        (global) at that step; all ones: none */
 } sp_kuramoto_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_kuramoto_kargs) == 232, "sp_kuramoto_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_kuramoto_kargs) == 240, "sp_kuramoto_kargs layout");
 
 #endif /* SP_KURAMOTO_ARGS_H */

@@ -39,7 +39,12 @@
  * Records (sp_lrmd_energy_kernel): per block, the kinetic energy, the
  * potential sum (all pairs for ring and gravity2d) and (sum cos, sum sin)
  * or the virial sum, in double; the host adds the blocks in slice and block
- * order. */
+ * order.
+ *
+ * The state is checked where the kernels hold it anyway: after every drift
+ * (the kick before it included) and at every record, each thread flags a
+ * non-finite momentum or position of its particles (sp_lrmd_flag: the first
+ * step and the first particle), which the host reads after each round. */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -86,11 +91,25 @@ __device__ __forceinline__ void sp_lrmd_block_sum4(double v[4]) {
   __syncthreads();
 }
 
+/* Particle i's momentum (momentum = true) or position is non-finite after
+ * a pass of step a.step: a.bad keeps the first such step and the least
+ * 2 i + !momentum at it.  The passes of a slice run in step order and a
+ * non-finite value stays so, so the passes of later steps leave it alone. */
+__device__ __forceinline__ void sp_lrmd_flag(const sp_lrmd_kargs &a, uint64_t i, bool momentum) {
+  if (*(volatile unsigned long long *)a.bad >= a.step) {
+    atomicMin(a.bad, (unsigned long long)a.step);
+    atomicMin(a.bad + 1, 2ull * i + (momentum ? 0ull : 1ull));
+  }
+}
+
 /* HMF: [kick,] drift [, drift], sincos, block and grid reduction (see the
- * top). */
+ * top).  A thread notes whether any of its particles is non-finite after the
+ * pass (no branch in the loop) and, if so, flags the first of them after
+ * it. */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(const sp_lrmd_kargs a) {
   __shared__ bool last;
   double v[4] = {0, 0, 0, 0}, Mx = 0, My = 0;
+  bool nonfinite = false;
   const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
   if (a.kick) {
     double C = 0, S = 0;
@@ -113,10 +132,20 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
     q += a.c * p;
     if (a.fuse) q += a.c2 * p;
     a.q0[i] = q;
+    nonfinite |= !isfinite(p) | !isfinite(q);
     SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, q, 0.0, &s, &c);
     v[0] += (double)c;
     v[1] += (double)s;
   }
+  if (nonfinite)
+    for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1;
+         i += stride) {
+      const bool pb = !isfinite(a.p0[i]);
+      if (pb || !isfinite(a.q0[i])) {
+        sp_lrmd_flag(a, i, pb);
+        break;
+      }
+    }
   sp_lrmd_block_sum4(v);
   if (threadIdx.x == 0) {
     a.partial[2 * blockIdx.x] = v[0];
@@ -150,17 +179,22 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
 __device__ __forceinline__ void sp_lrmd_drift1(const sp_lrmd_kargs &a, uint64_t i, int fuse,
                                                real2 *w) {
   const int two_d = a.model == SP_LRMD_GRAVITY2D;
-  double q0 = a.q0[i] + a.c * a.p0[i], q1 = 0;
+  const double p0 = a.p0[i];
+  double q0 = a.q0[i] + a.c * p0, q1 = 0, p1 = 0;
   real2 t;
-  if (fuse) q0 = q0 + a.c2 * a.p0[i];
+  if (fuse) q0 = q0 + a.c2 * p0;
   a.q0[i] = q0;
   if (two_d) {
-    q1 = a.q1[i] + a.c * a.p1[i];
-    if (fuse) q1 = q1 + a.c2 * a.p1[i];
+    p1 = a.p1[i];
+    q1 = a.q1[i] + a.c * p1;
+    if (fuse) q1 = q1 + a.c2 * p1;
     a.q1[i] = q1;
   }
   SP_LR(sp_lrmd_prepare)(a.model, q0, q1, &t.x, &t.y);
   w[i] = t;
+  /* the state after the pass: the kick before this drift, and the drift */
+  const bool pb = !isfinite(p0) || !isfinite(p1);
+  if (pb || !isfinite(q0) || !isfinite(q1)) sp_lrmd_flag(a, i, pb);
 }
 
 /* Ring, gravity2d: drift by c, then what the pair pass reads, into w. */
@@ -426,6 +460,10 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
     sp_lrmd_pair_sums<1, SP_LRMD_GRAVITY2D>(a, i, valid, 0, a.n, &s0, &s1);
   if (valid) {
     const double p0 = a.p0[i], p1 = a.model == SP_LRMD_GRAVITY2D ? a.p1[i] : 0.0;
+    const double q0 = a.q0[i], q1 = a.model == SP_LRMD_GRAVITY2D ? a.q1[i] : 0.0;
+    /* the state of the record's step (the start's is checked here only) */
+    const bool pb = !isfinite(p0) || !isfinite(p1);
+    if (pb || !isfinite(q0) || !isfinite(q1)) sp_lrmd_flag(a, i, pb);
     v[0] = 0.5 * (p0 * p0 + p1 * p1);
     if (a.model == SP_LRMD_GRAVITY2D) {
       v[1] = s0;
@@ -433,7 +471,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
     } else {
       real sn, cs;
       if (a.model == SP_LRMD_HMF) {
-        SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, a.q0[i], 0.0, &sn, &cs);
+        SP_LR(sp_lrmd_prepare)(SP_LRMD_HMF, q0, 0.0, &sn, &cs);
       } else {
         const real2 t = reinterpret_cast<const real2 *>(a.w)[i];
         sn = t.x;

@@ -63,8 +63,14 @@ typedef struct {
    * drift by c (and c2 with fuse) and what the next pass reads, into w2 */
   SP_DPTR(sp_lrmd_real) w2;    /* 2 n: w of the drifted positions */
   SP_DPTR(unsigned int) tcount; /* nsplit > 1: parts finished per tile of targets */
+  /* the check of the state: every drift pass flags a particle whose momentum
+   * or position is non-finite after it -- bad[0] the first step at which one
+   * was, bad[1] the least 2 i + (momentum finite) at that step (all ones:
+   * none) */
+  uint64_t step;               /* the step this pass belongs to (0: the start) */
+  SP_DPTR(unsigned long long) bad;
 } sp_lrmd_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 192, "sp_lrmd_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 208, "sp_lrmd_kargs layout");
 
 #endif /* SP_LRMD_ARGS_H */

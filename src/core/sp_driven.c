@@ -44,6 +44,31 @@ void sp_driven_out_init(const sp_driven_job *job, sp_driven_out *out) {
   out->steps = 0;
 }
 
+int sp_driven_not_finite(const sp_driven_job *job, uint64_t p, uint64_t kdone) {
+  static const char *const what_name[] = {"position x", "velocity v",
+                                          "sum of v^2 (for <v^2>)"};
+  const uint64_t c = p / job->n, r = p % job->n;
+  const double dt = job->conds[c].dt;
+  const unsigned long long replica = (unsigned long long)(job->replica0 + r + 1);
+  uint64_t k = 0;
+  int what = 0;
+  if (job->single) sp_driven_replay_f(job, p, kdone, &k, &what);
+  else sp_driven_replay_d(job, p, kdone, &k, &what);
+  if (k == 0)
+    return sp_fail(SP_ERR_NOT_FINITE,
+                   "the state of replica %llu of condition %d became non-finite by step %llu "
+                   "(t = %.6g), while its replay on the host (the CPU engine's arithmetic, in "
+                   "the same precision) stays finite, so the step cannot be named; raise "
+                   "`steps_per_period` or check that condition's parameters",
+                   replica, (int)c + 1, (unsigned long long)kdone, (double)kdone * dt);
+  return sp_fail(SP_ERR_NOT_FINITE,
+                 "the %s of replica %llu of condition %d became non-finite at step %llu "
+                 "(t = %.6g, period %.6g); raise `steps_per_period` or check that "
+                 "condition's parameters",
+                 what_name[what], replica, (int)c + 1, (unsigned long long)k, (double)k * dt,
+                 (double)k / (double)job->spp);
+}
+
 int sp_driven_cpu(const sp_driven_job *job, sp_driven_out *out, int nth,
                   const sp_hooks *hooks, sp_run_info *info) {
   sp_driven_out_init(job, out);

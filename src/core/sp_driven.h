@@ -14,7 +14,10 @@
  * the sum of v^2 over the steps after it; the time averages follow from
  * these (<v> = (x - xtr) / ((steps - ktr) dt)).  An interrupt stops every
  * path at the same step `steps`, so the partial result is that of a shorter
- * run. */
+ * run.  A path whose state (x, v or the v^2 sums) becomes non-finite fails
+ * the run with SP_ERR_NOT_FINITE (sp_driven_not_finite): the state is
+ * checked at the end of every round (launch), and the lowest path found
+ * non-finite at the first check that finds one is named. */
 #ifndef SP_DRIVEN_H
 #define SP_DRIVEN_H
 
@@ -64,6 +67,17 @@ void sp_driven_start(const sp_driven_job *job, uint64_t p, double *x, double *v)
 int64_t sp_driven_keep_base(const sp_driven_job *job, uint64_t p);
 /* Every output NaN or zero, steps 0. */
 void sp_driven_out_init(const sp_driven_job *job, sp_driven_out *out);
+
+/* The failure of path p, found with a non-finite state after `kdone`
+ * steps: replays the path on the host (the CPU engine's code, in the job's
+ * precision) to name the quantity and the step where it first became
+ * non-finite, and returns SP_ERR_NOT_FINITE with that message.  Both
+ * backends report through it. */
+int sp_driven_not_finite(const sp_driven_job *job, uint64_t p, uint64_t kdone);
+void sp_driven_replay_f(const sp_driven_job *job, uint64_t p, uint64_t kmax, uint64_t *step,
+                        int *what);
+void sp_driven_replay_d(const sp_driven_job *job, uint64_t p, uint64_t kmax, uint64_t *step,
+                        int *what);
 
 /* Run on `nth` threads. */
 int sp_driven_cpu(const sp_driven_job *job, sp_driven_out *out, int nth,

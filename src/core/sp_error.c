@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static char sp_errbuf[2048];
 static int sp_errcode = SP_OK;
@@ -31,6 +32,7 @@ const char *sp_status_name(int code) {
   case SP_ERR_DEVICE_MEMORY: return "out of device memory";
   case SP_ERR_NVRTC: return "NVRTC compilation failed";
   case SP_ERR_IO: return "file error";
+  case SP_ERR_NOT_FINITE: return "a state became non-finite";
   default: return "unknown error";
   }
 }
@@ -38,4 +40,16 @@ const char *sp_status_name(int code) {
 const char *sp_last_error(void) {
   if (sp_errbuf[0] == '\0') return sp_status_name(sp_errcode);
   return sp_errbuf;
+}
+
+void sp_error_save(sp_error_saved *s) {
+  s->code = sp_errcode;
+  memcpy(s->msg, sp_errbuf, sizeof s->msg);
+  s->msg[sizeof s->msg - 1] = '\0';
+}
+
+int sp_error_restore(const sp_error_saved *s) {
+  memcpy(sp_errbuf, s->msg, sizeof sp_errbuf);
+  sp_errcode = s->code;
+  return s->code;
 }

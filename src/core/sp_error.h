@@ -15,7 +15,10 @@ typedef enum {
   SP_ERR_CUDA,        /* a CUDA driver call failed */
   SP_ERR_DEVICE_MEMORY, /* a device allocation would not fit */
   SP_ERR_NVRTC,       /* run-time compilation failed */
-  SP_ERR_IO           /* a file could not be read or written */
+  SP_ERR_IO,          /* a file could not be read or written */
+  SP_ERR_NOT_FINITE   /* a replica's state became NaN or infinite (the
+                         message names the replica, the quantity and the
+                         step); never partial results */
 } sp_status;
 
 /* Record a formatted message for `code` and return `code`. */
@@ -30,5 +33,16 @@ const char *sp_last_error(void);
 /* A short fixed name for a status code. */
 const char *sp_status_name(int code);
 void sp_clear_error(void);
+
+/* Keep the message of a failure across clean-up code that may fail again
+ * (releasing device memory after a failed launch): save it before the
+ * clean-up, restore it after, so that the first failure is what the user
+ * reads. */
+typedef struct {
+  int code;
+  char msg[2048];
+} sp_error_saved;
+void sp_error_save(sp_error_saved *s);
+int sp_error_restore(const sp_error_saved *s); /* returns s->code */
 
 #endif

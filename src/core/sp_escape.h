@@ -10,7 +10,10 @@
  * step (SP_ESCAPE_ESCAPED); the censoring value (SP_ESCAPE_CENSORED); or,
  * after an interrupt, the time or bias the path had reached
  * (SP_ESCAPE_PARTIAL; its start for SP_ESCAPE_UNSTARTED), which is a valid
- * right-censored observation. */
+ * right-censored observation.  A path whose state becomes non-finite (NaN or
+ * infinite) fails the run with SP_ERR_NOT_FINITE (sp_escape_not_finite):
+ * the lowest such path found at the first check that finds one (when a
+ * path ends, and at the end of every round or launch) is named. */
 #ifndef SP_ESCAPE_H
 #define SP_ESCAPE_H
 
@@ -43,6 +46,15 @@ typedef struct {
 void sp_escape_out_init(const sp_escape_job *job, sp_escape_out *out);
 /* What path p had reached after k steps (k = 0: its start). */
 double sp_escape_reached(const sp_escape_job *job, uint64_t p, uint64_t k);
+
+/* The failure of path p, found with a non-finite state (a NaN or infinite
+ * position or velocity can neither escape nor be censored): replays the
+ * path on the host (the CPU engine's code, in the job's precision) to name
+ * the quantity and the step where it first became non-finite, and returns
+ * SP_ERR_NOT_FINITE with that message.  Both backends report through it. */
+int sp_escape_not_finite(const sp_escape_job *job, uint64_t p);
+void sp_escape_replay_f(const sp_escape_job *job, uint64_t p, uint64_t *step, int *what);
+void sp_escape_replay_d(const sp_escape_job *job, uint64_t p, uint64_t *step, int *what);
 
 /* Run on `nth` threads. */
 int sp_escape_cpu(const sp_escape_job *job, sp_escape_out *out, int nth,

@@ -1,5 +1,6 @@
 /* The CPU escape engine in double precision (see sp_escape_lanes.inc). */
 #include "sp_optimize.h" /* before any other code: keeps the hot loops optimised */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -28,6 +28,19 @@ void sp_kuramoto_out_init(const sp_kuramoto_job *job, sp_kuramoto_out *out) {
   out->steps_done = 0;
 }
 
+int sp_kuramoto_not_finite(const sp_kuramoto_job *job, uint64_t sys, uint64_t k) {
+  const uint64_t c = sys / job->nrep, r = sys % job->nrep;
+  const unsigned long long replica = (unsigned long long)(job->replica0 + r + 1);
+  if (k == 0)
+    return sp_fail(SP_ERR_NOT_FINITE,
+                   "the start phases of replica %llu of condition %d (K = %g) are not all "
+                   "finite", replica, (int)c + 1, job->K[c]);
+  return sp_fail(SP_ERR_NOT_FINITE,
+                 "the phases of replica %llu of condition %d (K = %g) became non-finite at "
+                 "step %llu (t = %.6g); use a smaller `dt` or check the parameters",
+                 replica, (int)c + 1, job->K[c], (unsigned long long)k, (double)k * job->dt);
+}
+
 int sp_kuramoto_cpu(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
                     const sp_hooks *hooks, sp_run_info *info) {
   sp_kuramoto_out_init(job, out);

@@ -55,6 +55,14 @@ void sp_kuramoto_start_phases(uint64_t seed, uint64_t c, uint64_t r, uint64_t n,
 /* Records NaN, histogram 0, no step done (both engines start so). */
 void sp_kuramoto_out_init(const sp_kuramoto_job *job, sp_kuramoto_out *out);
 
+/* The failure of system `sys` (condition major) whose phases became
+ * non-finite at step k (0: the start): SP_ERR_NOT_FINITE with a message
+ * naming it.  Both engines check every step (the CPU the sums of sin and cos
+ * of each system, which a non-finite phase makes non-finite; the GPU each
+ * new phase, or the same sums) and name the lowest system at the first step
+ * that fails. */
+int sp_kuramoto_not_finite(const sp_kuramoto_job *job, uint64_t sys, uint64_t k);
+
 int sp_kuramoto_cpu(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
                     const sp_hooks *hooks, sp_run_info *info);
 

@@ -60,6 +60,32 @@ void sp_lrmd_draws(uint64_t seed, uint64_t stream, int kind, uint64_t n, double 
   }
 }
 
+int sp_lrmd_not_finite(const sp_lrmd_job *job, uint64_t k, uint64_t i, int momentum) {
+  const char *what = momentum ? "momentum" : "position";
+  if (k == 0)
+    return sp_fail(SP_ERR_NOT_FINITE, "the %s of particle %llu is not finite at the start",
+                   what, (unsigned long long)(i + 1));
+  return sp_fail(SP_ERR_NOT_FINITE,
+                 "the %s of particle %llu became non-finite in step %llu of the run "
+                 "(t = %.6g from its start); use a smaller `dt`%s",
+                 what, (unsigned long long)(i + 1), (unsigned long long)k, (double)k * job->dt,
+                 job->model == SP_LRMD_HMF ? "" : " or a larger `softening`");
+}
+
+int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which) {
+  static const char *const hmf[] = {"kinetic energy", "potential energy", "magnetisation M_x",
+                                    "magnetisation M_y"};
+  static const char *const grav[] = {"kinetic energy", "potential energy", "virial",
+                                     "half-mass radius"};
+  const char *name = (job->model == SP_LRMD_GRAVITY2D ? grav : hmf)[which];
+  return sp_fail(SP_ERR_NOT_FINITE,
+                 "the %s of the record at step %llu of the run (t = %.6g from its start) is "
+                 "not finite, while the positions and momenta are; %s",
+                 name, (unsigned long long)k, (double)k * job->dt,
+                 job->model == SP_LRMD_HMF ? "use a smaller `dt`"
+                                           : "use a larger `softening` or a smaller `dt`");
+}
+
 int sp_lrmd_cpu(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
                 sp_run_info *info) {
   sp_lrmd_out_init(job, out);

@@ -13,7 +13,9 @@
  * The interrupt rule: the run stops after the round in flight, at a whole
  * step (steps_done); the records up to it are valid (NaN after), the
  * snapshots not reached are NaN, and the state arrays hold the positions
- * and momenta at that step (so the run can continue from them). */
+ * and momenta at that step (so the run can continue from them).  A
+ * non-finite position or momentum (checked after every step, and at the
+ * start) or record fails the run with SP_ERR_NOT_FINITE: never NaN data. */
 #ifndef SP_LRMD_H
 #define SP_LRMD_H
 
@@ -64,6 +66,15 @@ double sp_lrmd_half_mass_radius(const double *x, const double *y, uint64_t n, do
  * initial conditions: Philox purpose SP_PURPOSE_LRMD_INIT, stream `stream`,
  * draw i from block i / 4 (double precision). */
 void sp_lrmd_draws(uint64_t seed, uint64_t stream, int kind, uint64_t n, double *out);
+
+/* A non-finite state: particle i (0-based) with a non-finite momentum
+ * (momentum = 1) or position after step k (0: the start) -- both engines
+ * check every step and name the first particle at the first step that
+ * fails.  SP_ERR_NOT_FINITE with the message. */
+int sp_lrmd_not_finite(const sp_lrmd_job *job, uint64_t k, uint64_t i, int momentum);
+/* Number `which` (0 .. SP_LRMD_NREC - 1) of the record of step k is
+ * non-finite while the state is finite.  SP_ERR_NOT_FINITE. */
+int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which);
 
 int sp_lrmd_cpu(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
                 sp_run_info *info);

@@ -10,7 +10,14 @@
  * flight; what finished is valid, the engine's collect step records what the
  * unfinished work had reached, and the run is flagged interrupted -- an
  * interrupt is never an error.  Errors (allocation, devices) stop the run
- * with their status code and message (sp_error.h).
+ * with their status code and message (sp_error.h), and so does a state that
+ * became NaN or infinite (SP_ERR_NOT_FINITE): every engine checks its state
+ * where that costs nothing (the end of a round or launch, a lane's end, a
+ * record, or a sum it forms anyway), and a round that finds one fails with a
+ * message naming the replica, the quantity and the step -- never partial
+ * results, never NaN returned as data.  Inside an OpenMP team the first
+ * failure wins (the lowest failing index, a shared minimum); the message is
+ * written by the host thread after the team (data.table's stopTeam).
  *
  * The CPU driver is here (OpenMP inside the engine's round); the GPU driver
  * (src/gpu/sp_gpu_run.h) has the same shape, with steps per device, a shared
@@ -44,7 +51,8 @@ typedef struct {
   double total;        /* progress units of the whole run */
   uint64_t budget0;    /* budget of the first round */
   uint64_t budget_max; /* never more than this */
-  /* Advance by at most `budget` on `nth` threads. */
+  /* Advance by at most `budget` on `nth` threads: SP_OK, or the status of a
+   * failure (SP_ERR_NOT_FINITE for a non-finite state). */
   int (*round)(void *model, uint64_t budget, int nth, sp_round_status *st);
   /* After the last round of a run that did not fail: interrupted = 1 when
    * it stopped early (record what the unfinished work reached).  May be

@@ -1,6 +1,7 @@
 #include "sp_vmc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sp_error.h"
@@ -60,6 +61,28 @@ void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out) {
   for (w = 0; w < (size_t)job->nwalkers; w++) out->done[w] = 0;
   if (out->hist != NULL)
     for (w = 0; w < (size_t)job->nwalkers * (size_t)job->nbins; w++) out->hist[w] = 0;
+}
+
+int sp_vmc_not_finite(const sp_vmc_job *job, int w, uint64_t sweep, int what, int atom) {
+  const unsigned long long walker = (unsigned long long)(job->walker0 + (uint64_t)w + 1);
+  char when[96];
+  if (sweep <= job->equilibration)
+    snprintf(when, sizeof when, "sweep %llu of this call (equilibration)",
+             (unsigned long long)sweep);
+  else
+    snprintf(when, sizeof when, "sweep %llu of this call (block %llu)",
+             (unsigned long long)sweep,
+             (unsigned long long)((sweep - job->equilibration - 1) / job->block_sweeps + 1));
+  if (what == SP_VMC_BAD_COORDINATE)
+    return sp_fail(SP_ERR_NOT_FINITE,
+                   "the coordinates of atom %d of walker %llu became non-finite in %s; "
+                   "check `step` (a trial move must stay finite)",
+                   atom + 1, walker, when);
+  return sp_fail(SP_ERR_NOT_FINITE,
+                 "the %s of walker %llu became non-finite at the measurement after %s; "
+                 "check `b`, `step` and `density`",
+                 what == SP_VMC_BAD_POTENTIAL ? "potential energy" : "kinetic energy", walker,
+                 when);
 }
 
 int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,

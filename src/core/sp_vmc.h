@@ -55,6 +55,14 @@ void sp_vmc_lattice(const sp_vmc_job *job, uint64_t walker, double *coords);
 /* Blocks NaN, no block done, histogram 0 (both engines start so). */
 void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out);
 
+/* Walker w (of this call) was stopped by a non-finite state after sweep
+ * `sweep` (1-based, of this call): a coordinate of atom `atom` (what =
+ * SP_VMC_BAD_COORDINATE) or a measurement's energy (SP_VMC_BAD_POTENTIAL,
+ * SP_VMC_BAD_KINETIC).  SP_ERR_NOT_FINITE with the message.  Both engines
+ * check the coordinates after every sweep and every measurement, and name
+ * the first sweep, then the lowest walker. */
+int sp_vmc_not_finite(const sp_vmc_job *job, int w, uint64_t sweep, int what, int atom);
+
 /* Run on `nth` threads. */
 int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
                sp_run_info *info);

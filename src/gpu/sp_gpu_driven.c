@@ -21,6 +21,8 @@ typedef struct {
   sp_driven_out *out;
   uint64_t total, K, nkeep, ndens;
   int ndev;
+  unsigned long long bad; /* the lowest path found non-finite on any device */
+  uint64_t kbad;          /* the steps it had made then */
 } drv_model;
 
 typedef struct {
@@ -28,8 +30,10 @@ typedef struct {
   size_t rb; /* bytes of a real */
   uint64_t path0, np, k;
   unsigned int last; /* steps of the launch in flight */
-  CUdeviceptr conds, drive, m, x, v, s2, acc2, xtr, keep_x, keep_v, dens;
+  CUdeviceptr conds, drive, m, x, v, s2, acc2, xtr, keep_x, keep_v, dens, bad;
 } drv_dev;
+
+#define DRV_NO_PATH 0xffffffffffffffffull
 
 /* Host values to the working precision, n of them, into buf (n rb bytes). */
 static void drv_to_real(const double *src, uint64_t n, size_t rb, void *buf) {
@@ -74,7 +78,9 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_dev_alloc(d, np * (2 * sizeof(double) + 3 * rb + sizeof(int32_t)),
                              job->single ? "the path state (32 bytes a path)"
                                          : "the path state (44 bytes a path)",
-                             &e->acc2)))
+                             &e->acc2)) ||
+      (st = sp_gpu_dev_alloc(d, 8, "the non-finite flag", &e->bad)) ||
+      (st = sp_gpu_memset32(d->id, e->bad, 0xffffffffu, 2)))
     return st;
   /* one buffer: the v^2 sums and x after the transient (double), then y (of
    * x = m + y), v and the v^2 sum of the current period (working precision),
@@ -169,6 +175,7 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.spp = job->spp;
   a.nsteps = e->last;
   a.heun = (uint32_t)job->heun;
+  a.bad = e->bad;
   return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->np + DRV_BLOCK - 1) / DRV_BLOCK),
                        DRV_BLOCK, 0, d->stream, &a, "sp_driven_kernel");
 }
@@ -176,12 +183,28 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
 static int drv_poll(void *model, sp_gpu_dev *d) {
   drv_model *m = (drv_model *)model;
   drv_dev *e = (drv_dev *)d->state;
+  unsigned long long bad = DRV_NO_PATH;
+  int st;
   e->k += e->last;
   e->last = 0;
   d->done = (double)e->k * (double)e->np;
   d->idle = e->k >= m->K;
   d->tail = 0;
+  /* the flag of a non-finite state (8 bytes, the stream already idle) */
+  if ((st = sp_gpu_to_host(d->id, &bad, e->bad, 8)) != SP_OK) return st;
+  if (bad != DRV_NO_PATH && bad < m->bad) {
+    m->bad = bad;
+    m->kbad = e->k;
+  }
   return SP_OK;
+}
+
+/* After every device's poll: a path found non-finite fails the run (the
+ * lowest over the devices, replayed on the host for the message). */
+static int drv_check(void *model) {
+  drv_model *m = (drv_model *)model;
+  if (m->bad == DRV_NO_PATH) return SP_OK;
+  return sp_driven_not_finite(m->job, (uint64_t)m->bad, m->kbad);
 }
 
 static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
@@ -263,6 +286,8 @@ int sp_gpu_driven(const char *key, const sp_driven_job *job, sp_driven_out *out,
                 ? (uint64_t)job->ncond * (job->periods + 1) * ((uint64_t)job->dens_bins + 2)
                 : 0;
   m.ndev = ndev;
+  m.bad = DRV_NO_PATH;
+  m.kbad = 0;
   if (m.total == 0 || m.K == 0) return SP_OK;
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(drv_dev);
@@ -272,6 +297,7 @@ int sp_gpu_driven(const char *key, const sp_driven_job *job, sp_driven_out *out,
   e.setup = drv_setup;
   e.launch = drv_launch;
   e.poll = drv_poll;
+  e.check = drv_check;
   e.collect = drv_collect;
   return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
 }

@@ -5,6 +5,7 @@
  * (the tail), the running paths are packed into full warps between rounds. */
 #include "sp_gpu_escape.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ typedef struct {
   sp_escape_out *out;
   sp_gpu_work work;
   uint64_t total;
+  unsigned long long bad; /* the lowest path found non-finite on any device */
 } esc_model;
 
 typedef struct {
@@ -100,6 +102,9 @@ static int esc_setup(void *model, sp_gpu_dev *d) {
       (job->ntables > 0 &&
        (st = sp_gpu_to_device(d->id, e->tables, job->tables, job->ntables * sizeof(double)))) ||
       (st = sp_gpu_memset0(d->id, e->counters, sizeof(sp_escape_counters))) ||
+      /* counters.bad: no path found non-finite */
+      (st = sp_gpu_memset32(d->id, e->counters + offsetof(sp_escape_counters, bad), 0xffffffffu,
+                            2)) ||
       (st = sp_gpu_memset0(d->id, e->next, 8)) ||
       /* pid -1: a lane waiting for a path; status -1: unstarted */
       (st = sp_gpu_memset32(d->id, e->pid[0], 0xffffffffu, (size_t)e->nlanes * 2)) ||
@@ -165,6 +170,10 @@ static int esc_poll(void *model, sp_gpu_dev *d) {
   unsigned long long done_round;
   int st;
   if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc)) != SP_OK) return st;
+  if (e->hc.bad != SP_ESCAPE_NO_PATH) { /* the run fails (esc_check) */
+    if (e->hc.bad < m->bad) m->bad = e->hc.bad;
+    return SP_OK;
+  }
   if ((st = sp_gpu_to_host(d->id, &e->hnext, e->next, 8)) != SP_OK) return st;
   if (e->hnext > e->nslots) { /* lanes asked past the queue: give those slots back */
     unsigned long long s = e->nslots;
@@ -185,6 +194,14 @@ static int esc_poll(void *model, sp_gpu_dev *d) {
     st = esc_compact(d);
   if (st == SP_OK && e->nlanes == 0) d->idle = 1;
   return st;
+}
+
+/* After every device's poll: a path found non-finite fails the run (the
+ * lowest over the devices, replayed on the host for the message). */
+static int esc_check(void *model) {
+  esc_model *m = (esc_model *)model;
+  if (m->bad == SP_ESCAPE_NO_PATH) return SP_OK;
+  return sp_escape_not_finite(m->job, (uint64_t)m->bad);
 }
 
 static int esc_collect(void *model, sp_gpu_dev *d, int interrupted) {
@@ -235,6 +252,7 @@ int sp_gpu_escape(const char *key, const sp_escape_job *job, sp_escape_out *out,
   m.job = job;
   m.out = out;
   m.total = (uint64_t)job->ncond * job->n;
+  m.bad = SP_ESCAPE_NO_PATH;
   if (m.total == 0) return SP_OK;
   /* one device takes the whole run as one chunk; several share 16 chunks
    * each, handed out as they go */
@@ -248,6 +266,7 @@ int sp_gpu_escape(const char *key, const sp_escape_job *job, sp_escape_out *out,
   e.setup = esc_setup;
   e.launch = esc_launch;
   e.poll = esc_poll;
+  e.check = esc_check;
   e.collect = esc_collect;
   return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
 }

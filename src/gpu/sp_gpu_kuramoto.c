@@ -27,11 +27,16 @@ typedef struct {
   const sp_kuramoto_job *job;
   sp_kuramoto_out *out;
   uint64_t per_dev, ng, npad, nrec;
+  unsigned long long bad[2]; /* over the devices: the first step at which a
+                                system's phases became non-finite, the lowest
+                                such system then (all ones: none) */
 } kur_model;
+
+#define KUR_NONE 0xffffffffffffffffull
 
 typedef struct {
   CUfunction mf, measure, pair;
-  CUdeviceptr x, xt, f1, omega, kn, A, rowptr, col, sums, partial, count, rec, hist;
+  CUdeviceptr x, xt, f1, omega, kn, A, rowptr, col, sums, partial, count, rec, hist, bad;
   uint64_t s0, ns; /* this device's systems: s0 .. s0 + ns - 1 of the job */
   uint64_t k;      /* steps enqueued */
   int bps, gpt;
@@ -95,6 +100,7 @@ static sp_kuramoto_kargs kur_args(const kur_model *m, const kur_dev *v) {
   a.bins = job->bins;
   a.bps = v->bps;
   a.gpt = v->gpt;
+  a.bad = v->bad;
   return a;
 }
 
@@ -154,7 +160,10 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * sizeof(unsigned int), "the block counters",
                              &v->count)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)m->nrec * 2 * sizeof(double),
-                             "the order parameter records", &v->rec)))
+                             "the order parameter records", &v->rec)) ||
+      (st = sp_gpu_dev_alloc(d, 2 * sizeof(unsigned long long), "the non-finite flag",
+                             &v->bad)) ||
+      (st = sp_gpu_memset32(d->id, v->bad, 0xffffffffu, 4)))
     return st;
   if (job->coupling != SP_KUR_MEAN_FIELD &&
       ((st = sp_gpu_dev_alloc(d, nstate * rb, "the predictor phases", &v->xt)) ||
@@ -251,9 +260,25 @@ static int kur_launch(void *model, sp_gpu_dev *d, unsigned budget) {
 static int kur_poll(void *model, sp_gpu_dev *d) {
   kur_model *m = (kur_model *)model;
   kur_dev *v = (kur_dev *)d->state;
+  unsigned long long bad[2];
+  int st;
   d->done = (double)v->k;
   d->idle = v->k >= m->job->steps;
+  /* the flag of non-finite phases (16 bytes, the stream already idle) */
+  if ((st = sp_gpu_to_host(d->id, bad, v->bad, sizeof bad)) != SP_OK) return st;
+  if (bad[0] < m->bad[0] || (bad[0] == m->bad[0] && bad[1] < m->bad[1])) {
+    m->bad[0] = bad[0];
+    m->bad[1] = bad[1];
+  }
   return SP_OK;
+}
+
+/* After every device's poll: the first step at which phases became
+ * non-finite, over the devices, fails the run. */
+static int kur_check(void *model) {
+  kur_model *m = (kur_model *)model;
+  if (m->bad[0] == KUR_NONE) return SP_OK;
+  return sp_kuramoto_not_finite(m->job, (uint64_t)m->bad[1], (uint64_t)m->bad[0]);
 }
 
 static int kur_collect(void *model, sp_gpu_dev *d, int interrupted) {
@@ -310,6 +335,7 @@ int sp_gpu_kuramoto(const char *key, const sp_kuramoto_job *job, sp_kuramoto_out
   m.ng = (job->n + 3) / 4;
   m.npad = 4 * m.ng;
   m.nrec = sp_kuramoto_nrec(job);
+  m.bad[0] = m.bad[1] = KUR_NONE;
   ndev = (int)((nsys + m.per_dev - 1) / m.per_dev); /* devices that get systems */
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(kur_dev);
@@ -319,6 +345,7 @@ int sp_gpu_kuramoto(const char *key, const sp_kuramoto_job *job, sp_kuramoto_out
   e.setup = kur_setup;
   e.launch = kur_launch;
   e.poll = kur_poll;
+  e.check = kur_check;
   e.collect = kur_collect;
   return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
 }

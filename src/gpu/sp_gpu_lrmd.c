@@ -49,6 +49,7 @@ typedef struct {
   sp_gpu_dev *d;
   CUfunction hmf, drift, pairs, fused, kick, energy;
   CUdeviceptr q0, q1, p0, p1, partial, sums, count, fpart, tcount;
+  CUdeviceptr bad; /* 2: the state check's flag (lrmd_args.h) */
   CUdeviceptr w[2]; /* w, and with the fused pair pass a second buffer */
   CUevent ev_w, ev_use;
   uint64_t i0, i1;
@@ -66,6 +67,7 @@ typedef struct {
   int cur; /* the buffer of w that holds the current positions' (0, 1) */
   lrmd_slice *sl[SP_GPU_MAX_DEVICES];
   uint64_t k;     /* steps enqueued */
+  uint64_t label; /* the step the passes being enqueued belong to (0: the start) */
   uint64_t k_obs; /* the last step observed (records, snapshots), or UINT64_MAX */
   int snap_next;
   double *host; /* 4 n doubles: the state read back */
@@ -99,7 +101,31 @@ static sp_lrmd_kargs lrmd_args(const lrmd_model *m, const lrmd_slice *v) {
   a.nsplit = v->nsplit;
   a.slice = v->d->index;
   a.nslice = m->nslice;
+  a.step = m->label;
+  a.bad = v->bad;
   return a;
+}
+
+/* With every stream idle: SP_OK, or the failure of the first non-finite
+ * momentum or position the kernels flagged (the first step over the slices,
+ * then the first particle). */
+static int lrmd_check_state(lrmd_model *m) {
+  unsigned long long first[2] = {~0ull, ~0ull};
+  int a, st;
+  for (a = 0; a < m->nslice; a++) {
+    lrmd_slice *v = m->sl[a];
+    unsigned long long f[2];
+    if ((st = sp_gpu_stream_sync(v->d->id, v->d->stream)) ||
+        (st = sp_gpu_to_host(v->d->id, f, v->bad, sizeof f)))
+      return st;
+    if (f[0] < first[0] || (f[0] == first[0] && f[1] < first[1])) {
+      first[0] = f[0];
+      first[1] = f[1];
+    }
+  }
+  if (first[0] == ~0ull) return SP_OK;
+  return sp_lrmd_not_finite(m->job, (uint64_t)first[0], (uint64_t)(first[1] / 2),
+                            first[1] % 2 == 0);
 }
 
 static int lrmd_launch1(lrmd_slice *v, CUfunction f, unsigned grid, sp_lrmd_kargs *a,
@@ -252,6 +278,7 @@ static int lrmd_enqueue_record(lrmd_model *m) {
     lrmd_slice *v = m->sl[a];
     sp_lrmd_kargs g = lrmd_args(m, v);
     g.nblocks = (int32_t)v->nb;
+    g.step = m->k; /* the step recorded */
     if ((st = sp_gpu_activate(v->d->id)) ||
         (st = lrmd_launch1(v, v->energy, v->nb, &g, "sp_lrmd_energy_kernel")))
       return st;
@@ -325,6 +352,8 @@ static int lrmd_observe(lrmd_model *m) {
       rec[2] = X / (2.0 * dn * dn);
       rec[3] = sp_lrmd_half_mass_radius(m->host, m->host + n, n, m->part + SP_LRMD_NSUMS * nbmax);
     }
+    for (w = 0; w < SP_LRMD_NREC; w++)
+      if (!isfinite(rec[w])) return sp_lrmd_record_not_finite(job, m->k, w);
   }
   while (m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k) {
     memcpy(m->out->snap + (size_t)m->snap_next * 4 * n, m->host, 4 * n * sizeof(double));
@@ -387,8 +416,10 @@ static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps) {
  * the record and snapshot of step 0. */
 static int lrmd_start(lrmd_model *m) {
   int st, a;
+  m->label = 0;
   if (m->job->model != SP_LRMD_HMF && (st = lrmd_pair_drift(m, 0.0))) return st;
   if ((st = lrmd_enqueue_record(m))) return st;
+  if ((st = lrmd_check_state(m))) return st;
   if ((st = lrmd_observe(m))) return st;
   for (a = 0; a < m->nslice; a++) m->sl[a]->d->idle = m->job->steps == 0;
   return SP_OK;
@@ -441,7 +472,10 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_dev_alloc(d, np * sizeof(double), "the block sums", &v->partial)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double),
                              "the magnetisations", &v->sums)) ||
-      (st = sp_gpu_dev_alloc(d, sizeof(unsigned int), "the block counter", &v->count)))
+      (st = sp_gpu_dev_alloc(d, sizeof(unsigned int), "the block counter", &v->count)) ||
+      (st = sp_gpu_dev_alloc(d, 2 * sizeof(unsigned long long), "the non-finite flag",
+                             &v->bad)) ||
+      (st = sp_gpu_memset32(d->id, v->bad, 0xffffffffu, 4)))
     return st;
   if (v->nsplit > 1 &&
       (st = sp_gpu_dev_alloc(d, (size_t)v->nsplit * 2 * n * sizeof(double),
@@ -515,6 +549,7 @@ static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   if (d->index != 0) return SP_OK; /* the first device enqueues for all */
   if (end > job->steps) end = job->steps;
   while (m->k < end && st == SP_OK) {
+    m->label = m->k + 1;
     if (job->model == SP_LRMD_HMF) {
       st = lrmd_hmf_step(m, &fused_in, end);
     } else if (job->fused) {
@@ -538,7 +573,9 @@ static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
 static int lrmd_poll(void *model, sp_gpu_dev *d) {
   lrmd_model *m = (lrmd_model *)model;
   int st = SP_OK;
-  if (d->index == 0 && lrmd_stop(m, m->k)) st = lrmd_observe(m);
+  /* the state first: a record of a non-finite state is not the failure */
+  if (d->index == 0) st = lrmd_check_state(m);
+  if (st == SP_OK && d->index == 0 && lrmd_stop(m, m->k)) st = lrmd_observe(m);
   d->done = d->index == 0 ? (double)m->k : 0.0;
   d->idle = m->k >= m->job->steps;
   return st;

@@ -88,6 +88,7 @@ int sp_gpu_run(const sp_gpu_engine *e, void *model, const int *devices, int ndev
       }
       done += d->done;
     }
+    if (st == SP_OK && e->check != NULL) st = e->check(model);
     info->rounds += 1;
     if (st != SP_OK) break;
     busy = 0;
@@ -106,7 +107,16 @@ int sp_gpu_run(const sp_gpu_engine *e, void *model, const int *devices, int ndev
   }
   for (i = 0; i < ndev && st == SP_OK && e->collect != NULL; i++)
     st = e->collect(model, &D[i], info->interrupted);
-  for (i = 0; i < ndev; i++) dev_release(&D[i]);
+  if (st != SP_OK) {
+    /* the release may fail again (a device in an error state): the user
+     * reads the first failure */
+    sp_error_saved saved;
+    sp_error_save(&saved);
+    for (i = 0; i < ndev; i++) dev_release(&D[i]);
+    sp_error_restore(&saved);
+  } else {
+    for (i = 0; i < ndev; i++) dev_release(&D[i]);
+  }
   free(D);
   info->seconds = sp_now() - t_start;
   return st;

@@ -6,7 +6,8 @@
  * engine takes through sp_gpu_dev_alloc() is freed at the end, whatever
  * happened), the rounds (launch on every device, then wait for all), the
  * budget aimed at SP_ROUND_SECONDS, progress, the interrupt rule (stop after
- * the round in flight, collect, flag) and errors (stop, release, report).
+ * the round in flight, collect, flag) and errors (stop, release, report the
+ * first failure: a failure in the release does not replace its message).
  *
  * The multi-device plan is a shared chunk counter (sp_gpu_work): an engine
  * hands its work items to the devices in chunks as each device needs them,
@@ -58,6 +59,12 @@ typedef struct {
   /* After the stream is idle: read the device's progress into d->done,
    * d->idle, d->tail; hand out more work; compact. */
   int (*poll)(void *model, sp_gpu_dev *d);
+  /* After every device's poll of a round: SP_OK, or the failure the polls
+   * found (SP_ERR_NOT_FINITE: the first non-finite state of the round, over
+   * all devices, with its message).  The kernels flag a non-finite state in
+   * device memory that the poll reads with the round's other results.  May
+   * be NULL. */
+  int (*check)(void *model);
   /* After the last round of a run that did not fail: copy results to the
    * host (interrupted = 1: also what unfinished work reached).  May be NULL. */
   int (*collect)(void *model, sp_gpu_dev *d, int interrupted);

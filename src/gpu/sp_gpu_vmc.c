@@ -146,6 +146,20 @@ static int vmc_poll(void *model, sp_gpu_dev *d) {
   return SP_OK;
 }
 
+/* After every device's poll (m->hws holds every walker's state): a walker
+ * stopped by a non-finite state fails the run -- the first sweep, then the
+ * lowest walker, as on the CPU. */
+static int vmc_check(void *model) {
+  vmc_model *m = (vmc_model *)model;
+  int w, wb = -1;
+  for (w = 0; w < m->job->nwalkers; w++)
+    if (m->hws[w].bad_sweep > 0 && (wb < 0 || m->hws[w].bad_sweep < m->hws[wb].bad_sweep))
+      wb = w;
+  if (wb < 0) return SP_OK;
+  return sp_vmc_not_finite(m->job, wb, m->hws[wb].bad_sweep, m->hws[wb].bad_what,
+                           m->hws[wb].bad_atom);
+}
+
 static int vmc_collect(void *model, sp_gpu_dev *d, int interrupted) {
   vmc_model *m = (vmc_model *)model;
   const sp_vmc_job *job = m->job;
@@ -194,6 +208,7 @@ int sp_gpu_vmc(const char *key, const sp_vmc_job *job, sp_vmc_out *out, const in
   e.setup = vmc_setup;
   e.launch = vmc_launch;
   e.poll = vmc_poll;
+  e.check = vmc_check;
   e.collect = vmc_collect;
   m.hws = (sp_vmc_walker_state *)calloc((size_t)job->nwalkers, sizeof *m.hws);
   if (m.hws == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
