@@ -8,6 +8,25 @@
 #' Start with [sp_backends()] to see what this machine offers, and
 #' [philox_uniform()] for the random streams everything is built on.
 #'
+#' @section Interrupts, errors and warnings:
+#' Every simulator follows one rule for Ctrl-C: once its run has started,
+#' an interrupt stops it after the round in flight and the call returns
+#' what finished, flagged (`attr(x, "interrupted")`) with a warning of
+#' class `statphysgpu_interrupted` -- never an error and never a lost
+#' result, also when the key is pressed while the progress bar is drawn or
+#' twice. A Ctrl-C after the last round (while the result is assembled)
+#' leaves the complete result, with a warning of class
+#' `statphysgpu_late_interrupt`. Before the run starts (argument checks,
+#' kernel compilation) Ctrl-C interrupts as anywhere in R.
+#'
+#' Errors have class `statphysgpu_error`. A state that turns non-finite
+#' (NaN or infinite: a step too large for the dynamics, parameters that
+#' overflow) is an error of class `statphysgpu_not_finite` naming the
+#' replica, the quantity and the step, on the CPU and the GPU alike: the
+#' engines check their state at the end of every round and never return
+#' non-finite values as data. Warnings about the time step have class
+#' `statphysgpu_step_warning`. A time limit (`setTimeLimit()`) is an error.
+#'
 #' @useDynLib statphysgpu, .registration = TRUE, .fixes = "C_"
 #' @importFrom cli cli_progress_bar
 #' @keywords internal
