@@ -133,9 +133,11 @@ autoplot.xorsat_tts <- function(object, unit = c("sweeps", "seconds"), ...) {
     ggplot2::geom_point(size = 1) +
     ggplot2::geom_line(data = d$fit) +
     ggplot2::scale_y_log10() +
-    ggplot2::scale_colour_manual(values = c("runs" = "black",
-                                            "exponential, posterior median mean" = "firebrick"),
-                                 name = NULL) +
+    ggplot2::scale_colour_manual(
+      values = c("runs" = "black", "exponential, posterior median mean" = "firebrick"),
+      breaks = c("runs", "exponential, posterior median mean"), name = NULL,
+      guide = ggplot2::guide_legend(override.aes = list(linetype = c(0, 1),
+                                                        shape = c(16, NA)))) +
     ggplot2::labs(x = sprintf("time to solution (%s)", tts_unit_label(unit)),
                   y = "fraction of runs not solved",
                   title = sprintf("%s (N = %d)", attr(object, "instance"), attr(object, "n")),

@@ -72,8 +72,9 @@
 #'   challenge instances of n = 384 on the GPU (bench/RESULTS.md: 0.17 s at
 #'   0.08, 0.31 at 0.05, 1.6 at 0.12, 9.9 at 0.16), where the time to
 #'   solution matters; the optimum moves down as n grows: at n = 128
-#'   (`bench/xorsat-p1.R`, one CPU core) 0.12 was best (2.1 ms; 3.1 ms at
-#'   0.08), and at n = 64 anything in 0.1-0.2 is within 10 per cent. At
+#'   (`bench/xorsat-p1.R`, 256 clones) 0.12 was best (a mean of about 340
+#'   sweeps; 430 to 570 at 0.08), and at n = 64 anything in 0.1-0.2 is
+#'   within 15 per cent. At
 #'   `p1 = 0` and `p1 = 1` (and at values the engine rounds to them: below
 #'   2^-32, or 2^-17 with `independent_clones`) the dynamics is
 #'   deterministic, the random start aside: at 0 it is greedy and every
