@@ -196,14 +196,22 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   }
   pace <- if (identical(pace, "auto")) {
     xorsat_pace(engine, fr, instance$n, clones, check_every, variant,
-                if (independent_clones) xorsat_p1_threshold(p1) else NA, call)
+                if (independent_clones) xorsat_p1_threshold(p1) else NA)
   } else {
     list(seconds_per_sweep = pace, device = "given (argument `pace`)", clones = clones,
          n = instance$n, measured = FALSE)
   }
-  limit <- max_sweeps
-  if (is.finite(timeout)) limit <- min(limit, max(1, floor(timeout / pace$seconds_per_sweep)))
-  res <- engine(fr, limit, fr$first)
+  if (is.null(pace)) { # interrupted while measuring it: no run started
+    pace <- list(seconds_per_sweep = NA_real_, device = NA_character_, clones = clones,
+                 n = instance$n, measured = FALSE)
+    res <- list(sweeps = numeric(fr$n), status = rep(-2L, fr$n), clone = rep(-1L, fr$n),
+                solution = integer(), run = c(seconds = 0, rounds = 0, interrupted = 1),
+                clones = clones)
+  } else {
+    limit <- max_sweeps
+    if (is.finite(timeout)) limit <- min(limit, max(1, floor(timeout / pace$seconds_per_sweep)))
+    res <- engine(fr, limit, fr$first)
+  }
   clones <- res$clones
   if (!pace$measured) pace$clones <- clones
   started <- res$status != -2L
@@ -274,7 +282,8 @@ xorsat_p1_deterministic <- function(p1, independent_clones) {
 # wall time of the first device alone, and the pace is the difference of the
 # fastest of three runs of 2S sweeps and of S sweeps, over S (the fixed
 # costs of a call, allocations and launches, cancel).
-xorsat_pace <- function(engine, frame, n, clones, check_every, variant, p1_thr, call) {
+# NULL when the user interrupts it.
+xorsat_pace <- function(engine, frame, n, clones, check_every, variant, p1_thr) {
   devs <- frame$plan$devices[seq_len(min(1, length(frame$plan$devices)))]
   key <- paste(frame$plan$backend, paste(devs, collapse = ","), n, clones, check_every,
                variant, p1_thr, sep = "|")
@@ -287,29 +296,30 @@ xorsat_pace <- function(engine, frame, n, clones, check_every, variant, p1_thr, 
   f$plan$devices <- devs
   target <- if (gpu) 0.02 else 0.003
   nwords <- NA
-  time_of <- function(sweeps) {
-    res <- engine(f, sweeps, 1, calibrate = TRUE)
-    if (isTRUE(res$run[["interrupted"]] == 1)) {
-      sp_abort("interrupted while measuring the pace of a run, before any run.", call = call)
+  # the fastest of k timing runs of `sweeps` sweeps; NA when interrupted
+  fastest <- function(sweeps, k = 1) {
+    best <- Inf
+    for (i in seq_len(k)) {
+      res <- engine(f, sweeps, 1, calibrate = TRUE)
+      if (isTRUE(res$run[["interrupted"]] == 1)) return(NA_real_)
+      nwords <<- res$clones / 32
+      best <- min(best, if (is.finite(res$cpu_seconds)) res$cpu_seconds
+                        else res$run[["seconds"]])
     }
-    nwords <<- res$clones / 32
-    if (is.finite(res$cpu_seconds)) res$cpu_seconds else res$run[["seconds"]]
+    best
   }
   S <- 1
-  t <- time_of(S)
-  while (t < target && S < 2^40) {
+  t <- fastest(S)
+  while (!is.na(t) && t < target && S < 2^40) {
     S <- S * min(64, max(2, ceiling(1.5 * target / max(t, 1e-7))))
-    t <- time_of(S)
+    t <- fastest(S)
   }
-  t1 <- min(t, time_of(S), time_of(S))
-  if (gpu) {
-    t2 <- min(time_of(2 * S), time_of(2 * S), time_of(2 * S))
-    pace <- (t2 - t1) / S
-    if (!(pace > 0)) pace <- t2 / (2 * S)
-  } else {
-    pace <- t1 / S
-  }
-  dev <- if (frame$plan$backend == "gpu") {
+  t1 <- min(t, fastest(S, 2))
+  t2 <- if (gpu) fastest(2 * S, 3) else 0
+  if (is.na(t1) || is.na(t2)) return(NULL)
+  pace <- if (gpu) (t2 - t1) / S else t1 / S
+  if (!(pace > 0)) pace <- max(t1, t2, 1e-9) / S # (noise on the GPU's difference)
+  dev <- if (gpu) {
     d <- gpu_devices(free = FALSE)
     sprintf("%s (GPU %d)", d$name[match(devs, d$id)], devs)
   } else {

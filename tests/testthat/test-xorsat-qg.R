@@ -91,6 +91,20 @@ test_that("seconds are sweeps times one measured pace, reported with the device"
   expect_identical(g$sweeps, x$sweeps)
   expect_equal(g$seconds, g$sweeps * 2e-3)
   expect_false(attr(g, "pace")$measured)
+  # Ctrl-C while the pace is measured (xorsat_pace() returns NULL then):
+  # no run started, a warning, no error
+  ns <- asNamespace("statphysgpu")
+  real <- get("xorsat_pace", envir = ns)
+  unlockBinding("xorsat_pace", ns)
+  assign("xorsat_pace", function(...) NULL, envir = ns)
+  tryCatch(
+    expect_warning(w <- xorsat_qg(xorsat_random(24, seed = 1), runs = 4, clones = 32, seed = 1,
+                                  backend = "cpu"), "0 of 4 runs finished",
+                   class = "statphysgpu_interrupted"),
+    finally = { assign("xorsat_pace", real, envir = ns); lockBinding("xorsat_pace", ns) })
+  expect_identical(nrow(w), 0L)
+  expect_true(attr(w, "interrupted"))
+  expect_identical(attr(w, "unfinished")$run, 1:4 + 0)
   # summary works in sweeps and converts
   s <- summary(x)
   expect_equal(s$mean_sweeps, mean(x$sweeps))
