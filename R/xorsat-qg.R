@@ -36,10 +36,13 @@
 #'   `clones` on this instance size when the run has the device to itself
 #'   (on the CPU one thread, as every run runs on one thread; on the GPU the
 #'   first device in `devices`). The pace is measured once per R session,
-#'   device, size, `clones`, `check_every` and kernel (a few timing runs,
-#'   about 0.05 s, each run of a fixed number of sweeps, the fastest taken,
-#'   so that other work on the machine hardly changes it) and stored with
-#'   the device's name in `attr(x, "pace")`. So `seconds` is not the wall
+#'   device, size, `clones`, `check_every` and kernel, by a few timing runs
+#'   of a fixed number of sweeps that do not stop at a solution (a few
+#'   hundredths of a second on the CPU, a few tenths on a GPU), and stored
+#'   with the device's name in `attr(x, "pace")`. On the CPU a timing run
+#'   is timed by its thread's CPU time and the fastest is taken, so that
+#'   other work on the machine hardly changes the pace; it still varies by
+#'   some per cent from session to session. So `seconds` is not the wall
 #'   time a run took in this call: on a loaded machine runs take longer,
 #'   and runs that share a device (several threads, or small `clones` on a
 #'   GPU, whose runs run side by side) overlap, so their `seconds` add up
