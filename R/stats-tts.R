@@ -2,41 +2,46 @@
 # mean time to solution from runs with timeouts, and the exponential scaling
 # of TTS with the problem size.
 
-# The sample of tts_estimate(): times and solved flags, checked.
-tts_sample <- function(x, solved, call) {
+# The sample of tts_estimate(): times, solved flags and their unit, checked.
+# A data frame gives its column `sweeps` or `seconds` (unit NULL: sweeps
+# when it has them); a numeric vector is in `unit` (seconds when NULL).
+tts_sample <- function(x, solved, unit, call) {
+  if (!is.null(unit)) unit <- check_choice(unit, c("sweeps", "seconds"), "unit", call = call)
   if (is.data.frame(x)) {
     if (!is.null(solved)) {
       sp_abort(paste0("`solved` must be NULL when `x` is a data frame: the ",
                       "solved flags are its column `solved`."), call = call)
     }
-    miss <- setdiff(c("seconds", "solved"), names(x))
+    if (is.null(unit)) unit <- if ("sweeps" %in% names(x)) "sweeps" else "seconds"
+    miss <- setdiff(c(unit, "solved"), names(x))
     if (length(miss)) {
       sp_abort(sprintf(paste0(
-        "`x` must have columns `seconds` and `solved` (one row per run, as ",
-        "the \"xorsat_tts\" results); it lacks %s."),
+        "`x` must have columns `%s` and `solved` (one row per run, as ",
+        "the \"xorsat_tts\" results); it lacks %s."), unit,
         paste0("`", miss, "`", collapse = " and ")), call = call)
     }
-    seconds <- x$seconds
+    times <- x[[unit]]
     solved <- x$solved
-    sname <- "x$seconds"; fname <- "x$solved"
+    sname <- paste0("x$", unit); fname <- "x$solved"
   } else {
-    seconds <- x
+    if (is.null(unit)) unit <- "seconds"
+    times <- x
     sname <- "x"; fname <- "solved"
   }
-  if (!is.numeric(seconds) || length(seconds) == 0) {
+  if (!is.numeric(times) || length(times) == 0) {
     sp_abort(sprintf(paste0(
       "`%s` must be a non-empty numeric vector of run times (or a data frame ",
-      "with columns `seconds` and `solved`), not %s."), sname, describe(seconds)),
-      call = call)
+      "with columns `sweeps` or `seconds`, and `solved`), not %s."), sname,
+      describe(times)), call = call)
   }
-  seconds <- check_positive(seconds, sname, allow_zero = TRUE, call = call)
-  solved <- if (is.null(solved)) rep(TRUE, length(seconds)) else
-    check_logical_vector(solved, fname, length(seconds), call = call)
-  if (sum(seconds) <= 0) {
+  times <- check_positive(times, sname, allow_zero = TRUE, call = call)
+  solved <- if (is.null(solved)) rep(TRUE, length(times)) else
+    check_logical_vector(solved, fname, length(times), call = call)
+  if (sum(times) <= 0) {
     sp_abort(sprintf("The total time of the runs (`%s`) must be positive, not 0.",
                      sname), call = call)
   }
-  list(seconds = seconds, solved = solved)
+  list(times = times, solved = solved, unit = unit)
 }
 
 #' Bayesian estimate of the time to solution
@@ -44,7 +49,14 @@ tts_sample <- function(x, solved, call) {
 #' Estimates the mean time to solution (TTS) \eqn{\tau} of a solver whose
 #' runs end at an exponentially distributed time (as the first of many
 #' clones of the quasi-greedy solver to reach the ground state, see
-#' [xorsat_random()]), from runs of which some may have timed out.
+#' [xorsat_qg()]), from runs of which some may have timed out.
+#'
+#' The time is in sweeps or in seconds (`unit`). Sweeps, the default for
+#' the results of [xorsat_qg()], are exact and the same on every machine;
+#' their seconds are sweeps times a measured pace (see [xorsat_qg()]), so
+#' an estimate in seconds is the one in sweeps times the pace. (Wall-clock
+#' times of runs on a machine shared with other work are not a sample of
+#' one distribution at all.)
 #'
 #' With rate \eqn{\lambda = 1/\tau}, \eqn{k} solved runs and total time
 #' \eqn{T} of all runs (a timed-out run contributes its timeout), the
@@ -72,11 +84,11 @@ tts_sample <- function(x, solved, call) {
 #' TTS99), a monotone transform: its median and interval are those of
 #' \eqn{\tau} times \eqn{\ln(1/(1-p))}.
 #'
-#' @param x Either a data frame with one row per run and columns `seconds`
-#'   (the run's time, its timeout when it was not solved) and `solved`
-#'   (logical), such as the `"xorsat_tts"` results of the solver (columns
-#'   `run`, `sweeps`, `seconds`, `solved`, `clone`); or a numeric vector of
-#'   run times (non-negative).
+#' @param x Either a data frame with one row per run, a column of times
+#'   (`sweeps` or `seconds`: the run's time, its cut when it was not
+#'   solved) and `solved` (logical), such as the `"xorsat_tts"` results of
+#'   the solver (columns `run`, `sweeps`, `seconds`, `solved`, `clone`); or
+#'   a numeric vector of run times (non-negative).
 #' @param level Success probability of the reported TTS, in (0, 1).
 #' @param prior `"jeffreys"` (\eqn{a = 1/2}) or `"uniform"` (\eqn{a = 1});
 #'   \eqn{b = 0} for both.
@@ -85,12 +97,19 @@ tts_sample <- function(x, solved, call) {
 #' @param solved With a numeric `x`: a logical vector as long as `x`,
 #'   `FALSE` for the runs that timed out (1 and 0 are accepted); `NULL`
 #'   means all solved. Must be `NULL` when `x` is a data frame.
+#' @param unit `"sweeps"` or `"seconds"`: which column of a data frame `x`
+#'   to use, or the unit of a numeric `x`. `NULL` (the default): `sweeps`
+#'   when the data frame has that column, else `seconds`; seconds for a
+#'   numeric vector.
 #' @return A one-row data frame of class `"tts_estimate"` with columns
-#'   `runs`, `solved` (\eqn{k}), `total_seconds` (\eqn{T}), `shape` and
-#'   `rate` (of the gamma posterior of \eqn{\lambda}), `tau_mean` (`NA` when
-#'   \eqn{\alpha \le 1}), `tau_median`, `tau_lower`, `tau_upper` (mean
-#'   TTS \eqn{\tau}), `level`, `tts` (the posterior median of the TTS at
-#'   `level`), `tts_mean`, `tts_lower`, `tts_upper`, `credible` and `prior`.
+#'   `runs`, `solved` (\eqn{k}), `total` (\eqn{T}, in `unit`),
+#'   `total_seconds` (\eqn{T} when the unit is seconds, else `NA`; kept
+#'   for code written before `unit`), `shape` and `rate` (of the gamma
+#'   posterior of \eqn{\lambda}), `tau_mean` (`NA` when \eqn{\alpha \le
+#'   1}), `tau_median`, `tau_lower`, `tau_upper` (mean TTS \eqn{\tau}),
+#'   `level`, `tts` (the posterior median of the TTS at `level`),
+#'   `tts_mean`, `tts_lower`, `tts_upper`, `credible`, `prior` and `unit`;
+#'   every time in `unit`.
 #' @references
 #' Jeffreys, H. (1961) *Theory of Probability*, 3rd ed. Oxford, Sec. 3.3
 #'   (the prior \eqn{\lambda^{-1/2}} of a Poisson rate).
@@ -104,17 +123,22 @@ tts_sample <- function(x, solved, call) {
 #'   sample.
 #' @examples
 #' set.seed(1)
-#' t <- rexp(40, rate = 1 / 0.2) # mean TTS 0.2 s
-#' timeout <- 0.5
-#' tts_estimate(pmin(t, timeout), solved = t <= timeout)
+#' t <- rexp(40, rate = 1 / 200) # mean TTS 200 sweeps
+#' cut <- 500
+#' tts_estimate(pmin(t, cut), solved = t <= cut, unit = "sweeps")
 #' # the same from a result table
-#' runs <- data.frame(run = 1:40, seconds = pmin(t, timeout), solved = t <= timeout)
+#' runs <- data.frame(run = 1:40, sweeps = pmin(t, cut), solved = t <= cut)
 #' tts_estimate(runs, prior = "uniform")
+#' # from the solver: in sweeps, and in seconds at the measured pace
+#' x <- xorsat_qg(xorsat_random(48, seed = 1), runs = 30, clones = 64,
+#'                seed = 1, backend = "cpu")
+#' tts_estimate(x)
+#' tts_estimate(x, unit = "seconds")
 #' @export
 tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
-                         credible = 0.95, solved = NULL) {
+                         credible = 0.95, solved = NULL, unit = NULL) {
   call <- sys.call()
-  d <- tts_sample(x, solved, call)
+  d <- tts_sample(x, solved, unit, call)
   level <- check_level(level, call = call)
   prior <- check_choice(prior, c("jeffreys", "uniform"), "prior", call = call)
   credible <- check_range(credible, "credible", 0, 1, lo_open = TRUE,
@@ -122,7 +146,7 @@ tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
   a <- if (prior == "jeffreys") 0.5 else 1
   b <- 0
   k <- sum(d$solved)
-  total <- sum(d$seconds)
+  total <- sum(d$times)
   shape <- a + k
   rate <- b + total
   g <- (1 - credible) / 2
@@ -130,13 +154,14 @@ tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
   tau <- 1 / q # lower, median, upper
   tau_mean <- if (shape > 1) rate / (shape - 1) else NA_real_
   factor <- log(1 / (1 - level))
-  out <- data.frame(runs = length(d$seconds), solved = k, total_seconds = total,
+  out <- data.frame(runs = length(d$times), solved = k, total = total,
+                    total_seconds = if (d$unit == "seconds") total else NA_real_,
                     shape = shape, rate = rate, tau_mean = tau_mean,
                     tau_median = tau[2], tau_lower = tau[1], tau_upper = tau[3],
                     level = level, tts = factor * tau[2],
                     tts_mean = factor * tau_mean, tts_lower = factor * tau[1],
                     tts_upper = factor * tau[3], credible = credible,
-                    prior = prior)
+                    prior = prior, unit = d$unit)
   class(out) <- c("tts_estimate", "data.frame")
   out
 }
@@ -146,19 +171,26 @@ print.tts_estimate <- function(x, digits = 4, ...) {
   f <- function(v) format(signif(v, digits))
   for (r in seq_len(nrow(x))) {
     y <- x[r, , drop = FALSE]
-    cat(sprintf("Time to solution (%s prior): %d of %d runs solved, total time %s s\n",
+    u <- tts_unit_label(y$unit)
+    cat(sprintf("Time to solution (%s prior): %d of %d runs solved, total time %s %s\n",
                 if (y$prior == "jeffreys") "Jeffreys" else "uniform",
-                as.integer(y$solved), as.integer(y$runs), f(y$total_seconds)))
+                as.integer(y$solved), as.integer(y$runs), f(y$total %||% y$total_seconds), u))
     cat(sprintf("  posterior of the rate: Gamma(shape %s, rate %s)\n", f(y$shape),
                 f(y$rate)))
-    cat(sprintf("  mean TTS tau: median %s s, mean %s s, %g%% credible [%s, %s] s\n",
-                f(y$tau_median), if (is.na(y$tau_mean)) "undefined" else f(y$tau_mean),
-                100 * y$credible, f(y$tau_lower), f(y$tau_upper)))
-    cat(sprintf("  TTS%s (tau ln(1/(1 - %g))): median %s s, %g%% credible [%s, %s] s\n",
-                format(100 * y$level), y$level, f(y$tts), 100 * y$credible,
-                f(y$tts_lower), f(y$tts_upper)))
+    cat(sprintf("  mean TTS tau: median %s %s, mean %s, %g%% credible [%s, %s] %s\n",
+                f(y$tau_median), u,
+                if (is.na(y$tau_mean)) "undefined" else paste(f(y$tau_mean), u),
+                100 * y$credible, f(y$tau_lower), f(y$tau_upper), u))
+    cat(sprintf("  TTS%s (tau ln(1/(1 - %g))): median %s %s, %g%% credible [%s, %s] %s\n",
+                format(100 * y$level), y$level, f(y$tts), u, 100 * y$credible,
+                f(y$tts_lower), f(y$tts_upper), u))
   }
   invisible(x)
+}
+
+# How a unit of time is printed.
+tts_unit_label <- function(unit) {
+  if (identical(unit, "seconds")) "s" else if (is.character(unit) && length(unit) == 1) unit else ""
 }
 
 #' Exponential scaling of the time to solution with the problem size
@@ -171,6 +203,14 @@ print.tts_estimate <- function(x, digits = 4, ...) {
 #' (intercept) are those of the regression on the medians (their scatter
 #' about the line), so at least three distinct sizes are needed.
 #'
+#' Fit the TTS in sweeps (`unit = "sweeps"`), which are exact and the same
+#' on every machine. The seconds of [xorsat_qg()] are sweeps times a pace
+#' that grows about in proportion to the number of spins at a fixed number
+#' of clones, so a slope fitted in seconds is the slope in sweeps plus
+#' about \eqn{\log_{10}(n_2/n_1)/(n_2 - n_1)} from the pace (0.0011 per
+#' unit of \eqn{n} between \eqn{n} = 200 and 640), and the intercept holds
+#' the device's speed.
+#'
 #' For comparison, the quasi-greedy code of Bernaschi et al. (2021) on a
 #' V100 GPU gave, for the median instance of the challenge,
 #' \eqn{\log_{10}(\mathrm{TTS}/\mathrm{s}) = 0.0171\,n - 5.9} for
@@ -179,7 +219,7 @@ print.tts_estimate <- function(x, digits = 4, ...) {
 #' file names, see [read_xorsat()]); the other solvers of the challenge
 #' (Kowalsky et al. 2022) scaled worse, e.g. Fujitsu's digital annealer as
 #' \eqn{0.0185\,n - 3.56} and D-Wave as \eqn{0.08\,n - 6}. Pass `n` on the
-#' same scale when comparing slopes.
+#' same scale when comparing slopes; that fit is in seconds on a V100.
 #'
 #' @param n Problem sizes (positive numbers), one per TTS value.
 #' @param tts Times to solution (positive numbers, e.g. `tts` or
@@ -187,13 +227,15 @@ print.tts_estimate <- function(x, digits = 4, ...) {
 #' @param weights `NULL` (every size weighs the same) or non-negative
 #'   weights, one per distinct size in increasing order of size, passed to
 #'   [stats::lm()] (e.g. the inverse variances of the log10 medians).
+#' @param unit The unit of `tts`, for the printout and `predict()`: `NULL`
+#'   (not stated), `"sweeps"` or `"seconds"`.
 #' @return An object of class `"tts_scaling"`: a list with `coefficients`
 #'   (`slope` \eqn{a}, `intercept` \eqn{b}), `se` (their standard errors),
 #'   `vcov`, `df` (residual degrees of freedom), `sigma` (residual standard
 #'   deviation of log10 TTS), `data` (a data frame of the sizes: `n`,
 #'   `median_tts`, `count` of values, `weight`) and `fit` (the [stats::lm()]
-#'   fit of `y ~ n`, `y` the log10 of the medians). Methods: `print()`, `coef()`, `vcov()`
-#'   and `predict()`.
+#'   fit of `y ~ n`, `y` the log10 of the medians) and `unit`. Methods:
+#'   `print()`, `coef()`, `vcov()` and `predict()`.
 #' @references
 #' Bernaschi, M. et al. (2021) *EPL* 133, 60005 (see [tts_estimate()]).
 #'
@@ -202,14 +244,15 @@ print.tts_estimate <- function(x, digits = 4, ...) {
 #' @examples
 #' set.seed(2)
 #' n <- rep(c(64, 96, 128, 160, 192), each = 5)
-#' tts <- 10^(0.0171 * n - 5.9 + rnorm(length(n), sd = 0.2))
-#' s <- tts_scaling(n, tts)
+#' sweeps <- 10^(0.0171 * n + 0.5 + rnorm(length(n), sd = 0.2))
+#' s <- tts_scaling(n, sweeps, unit = "sweeps")
 #' s
 #' coef(s)
 #' predict(s, c(256, 384), interval = "confidence")
 #' @export
-tts_scaling <- function(n, tts, weights = NULL) {
+tts_scaling <- function(n, tts, weights = NULL, unit = NULL) {
   call <- sys.call()
+  if (!is.null(unit)) unit <- check_choice(unit, c("sweeps", "seconds"), "unit", call = call)
   n <- check_positive(n, "n", call = call)
   tts <- check_positive(tts, "tts", len = length(n), call = call)
   sizes <- sort(unique(n))
@@ -240,14 +283,15 @@ tts_scaling <- function(n, tts, weights = NULL) {
   ord <- c("slope", "intercept")
   structure(list(coefficients = cf[ord], se = sqrt(diag(v))[ord],
                  vcov = v[ord, ord], df = fit$df.residual,
-                 sigma = summary(fit)$sigma, data = data, fit = fit),
+                 sigma = summary(fit)$sigma, data = data, fit = fit, unit = unit),
             class = "tts_scaling")
 }
 
 #' @export
 print.tts_scaling <- function(x, digits = 4, ...) {
   f <- function(v) format(signif(v, digits))
-  cat(sprintf("Scaling of the time to solution: log10 TTS = a n + b, fit to the median TTS of %d sizes (n = %s..%s)\n",
+  cat(sprintf("Scaling of the time to solution: log10 TTS%s = a n + b, fit to the median TTS of %d sizes (n = %s..%s)\n",
+              if (is.null(x$unit)) "" else sprintf(" (in %s)", x$unit),
               nrow(x$data), f(min(x$data$n)), f(max(x$data$n))))
   cat(sprintf("  a = %s +- %s (TTS x %s per unit of n; x10 every %s)\n",
               f(x$coefficients[["slope"]]), f(x$se[["slope"]]),
@@ -272,7 +316,7 @@ vcov.tts_scaling <- function(object, ...) object$vcov
 #'   the fitted line, transformed from the log10 scale).
 #' @param level Confidence level of the interval, in (0, 1).
 #' @param ... Unused.
-#' @return `predict()`: the TTS \eqn{10^{a n + b}} at `n` (in the units of
+#' @return `predict()`: the TTS \eqn{10^{a n + b}} at `n` (in the unit of
 #'   `tts`), or with `interval = "confidence"` a matrix.
 #' @rdname tts_scaling
 #' @export

@@ -3,13 +3,14 @@
 #' Runs the quasi-greedy (QG) algorithm of paper 003 on a 3-regular 3-XORSAT
 #' instance ([read_xorsat()], [xorsat_random()]) `runs` times, each run with
 #' `clones` independent clones coded 32 to a machine word, and returns the
-#' time to solution of each run: the sweeps (and seconds) until the first
-#' clone reaches the ground state \eqn{E = -N}.
+#' time to solution of each run: the sweeps until the first clone reaches
+#' the ground state \eqn{E = -N}, and those sweeps converted to seconds.
 #'
 #' QG move of a spin (single flip): made if it lowers the energy (two or
 #' three of the spin's equations unsatisfied); with probability `p1` if
-#' exactly one is; never if none is, so the ground state is absorbing. As in
-#' the paper, one random number per word decides the `p1` moves of all 32
+#' exactly one is (the flip satisfies it and breaks the other two, raising
+#' the energy by 2); never if none is, so the ground state is absorbing. As
+#' in the paper, one random number per word decides the `p1` moves of all 32
 #' clones in it. A sweep updates the spins in independent sets (no two in
 #' one equation), found once by a greedy colouring, so the sweep is the
 #' same whether the spins of a set are updated one after another or at once
@@ -18,16 +19,34 @@
 #' A run ends at the first clone in the ground state; the ground state is
 #' checked every `check_every` sweeps and, when found, the sweeps since the
 #' last check are replayed one by one, so `sweeps` is the sweep at which the
-#' first clone got there, not the check. A run that reaches `max_sweeps` or
-#' `timeout` seconds of its own is cut: `solved = FALSE`, its values the
-#' cut, a right-censored observation for [tts_estimate()].
+#' first clone got there, not the check. A run that reaches `max_sweeps` (or
+#' the sweeps of `timeout`) is cut: `solved = FALSE`, its values the cut, a
+#' right-censored observation for [tts_estimate()].
 #'
 #' Run \eqn{r} (counting from `first_run`) draws from its own Philox streams,
 #' so its sweeps to solution depend only on the seed, the run number, the
-#' instance, `p1` and `clones`: never on threads, devices, chunks or the
-#' backend -- the CPU and the GPU give the same sweeps and the same clone
-#' (a timeout in seconds is the exception: it depends on the machine's
-#' speed).
+#' instance, `p1` and `clones`: never on threads, devices, chunks, the
+#' backend or the machine's load -- the CPU and the GPU give the same
+#' sweeps and the same clone.
+#'
+#' @section Sweeps and seconds: Sweeps are the exact, machine-independent
+#'   measure of the time to solution, and the unit of [tts_estimate()],
+#'   `summary()` and `plot()` by default. `seconds` is a conversion,
+#'   `sweeps` times the *pace*: the seconds per sweep of one run of these
+#'   `clones` on this instance size when the run has the device to itself
+#'   (on the CPU one thread, as every run runs on one thread; on the GPU the
+#'   first device in `devices`). The pace is measured once per R session,
+#'   device, size, `clones`, `check_every` and kernel, by a few timing runs
+#'   of a fixed number of sweeps that do not stop at a solution (a few
+#'   hundredths of a second on the CPU, a few tenths on a GPU), and stored
+#'   with the device's name in `attr(x, "pace")`. On the CPU a timing run
+#'   is timed by its thread's CPU time and the fastest is taken, so that
+#'   other work on the machine hardly changes the pace; it still varies by
+#'   some per cent from session to session. So `seconds` is not the wall
+#'   time a run took in this call: on a loaded machine runs take longer,
+#'   and runs that share a device (several threads, or small `clones` on a
+#'   GPU, whose runs run side by side) overlap, so their `seconds` add up
+#'   to more than the call's wall time (`attr(x, "seconds")`).
 #'
 #' @section GPU engine: Paper 003's kernel: one warp per word of 32 clones,
 #'   its lanes updating the spins of one independent set at a time; the
@@ -36,37 +55,46 @@
 #'   too; many sweeps per launch; the p1 decisions drawn by the lanes
 #'   together from the run's Philox streams. The words of a run run side by
 #'   side, a word that reaches the ground state replays from its last check
-#'   and a word that can no longer come first stops. `seconds` is the run's
-#'   wall time: its sweeps times the device's measured time per sweep (runs
-#'   that share a device, when `clones` is small, are each charged the
-#'   shared pace). A `timeout` is turned into a sweep limit at that pace. At
-#'   most 1,536 spins.
+#'   and a word that can no longer come first stops. At most 1,536 spins.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight,
 #'   with a warning; finished runs are returned, runs in progress are
-#'   returned cut (`solved = FALSE`) at the sweeps and seconds they had
-#'   reached, a valid censored observation, and runs not started are left
-#'   out (listed in `attr(x, "unfinished")`).
-#' @param instance A 3-XORSAT instance, class `xorsat`.
+#'   returned cut (`solved = FALSE`) at the sweeps they had reached, a valid
+#'   censored observation, and runs not started are left out (listed in
+#'   `attr(x, "unfinished")`).
+#' @param instance A 3-XORSAT instance, class `xorsat`, as made by
+#'   [read_xorsat()] or [xorsat_random()]; it is checked field by field.
 #' @param runs Number of runs.
 #' @param clones Clones per run, a positive multiple of 32, or `"auto"`:
 #'   on the CPU 256; on the GPU every warp the (first) device holds at once,
 #'   32 clones each, as in paper 003 (a run has the whole device; on an
 #'   H100 1.35e5 clones for the challenge sizes).
-#' @param p1 Probability of a move that leaves the energy unchanged (one
-#'   of the spin's three equations unsatisfied), in \[0, 1\]. The default
+#' @param p1 Probability of the move that raises the energy by 2 (a spin
+#'   with one of its three equations unsatisfied), in \[0, 1\]. The default
 #'   0.08 minimised the median mean time to solution over the shipped
 #'   challenge instances of n = 384 on the GPU (bench/RESULTS.md: 0.17 s at
 #'   0.08, 0.31 at 0.05, 1.6 at 0.12, 9.9 at 0.16), where the time to
 #'   solution matters; the optimum moves down as n grows: at n = 128
-#'   (`bench/xorsat-p1.R`, one CPU core) 0.12 was best (2.1 ms; 3.1 ms at
-#'   0.08), and at n = 64 anything in 0.1-0.2 is within 10 per cent.
-#' @param timeout Seconds of a run after which it is cut (`Inf`: none).
+#'   (`bench/xorsat-p1.R`, 256 clones) 0.12 was best (a mean of about 340
+#'   sweeps; 430 to 570 at 0.08), and at n = 64 anything in 0.1-0.2 is
+#'   within 15 per cent. At
+#'   `p1 = 0` and `p1 = 1` (and at values the engine rounds to them: below
+#'   2^-32, or 2^-17 with `independent_clones`) the dynamics is
+#'   deterministic, the random start aside: at 0 it is greedy and every
+#'   clone stops in a local minimum within N sweeps (each flip satisfies at
+#'   least one more equation), at 1 it flips every spin of an unsatisfied
+#'   equation and a clone that misses the ground state cycles for ever. A
+#'   run there ends only if some clone's start leads to the ground state,
+#'   which for large N almost never happens; so these values need a finite
+#'   `max_sweeps` or `timeout`.
+#' @param timeout Seconds of a run at the measured pace after which it is
+#'   cut (`Inf`: none): a limit of `floor(timeout / pace)` sweeps (at least
+#'   one), so the cut does not depend on the machine's load either.
 #' @param max_sweeps Sweeps after which a run is cut (`Inf`: none).
 #' @param check_every Sweeps between ground-state checks, or `"auto"` (1 on
 #'   the CPU, 16 on the GPU, where a check costs about half a sweep). The
-#'   result does not depend on it (the sweeps since the last check are
-#'   replayed).
+#'   sweeps do not depend on it (the sweeps since the last check are
+#'   replayed); the pace does, a little.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @param first_run Number of the first run of this call (chunks).
 #' @param backend `"auto"` (the GPU when there is one and the instance has
@@ -80,13 +108,19 @@
 #'   of p1 (rounded to a multiple of 2^-16), 4 Philox blocks an update
 #'   instead of a quarter: slower per sweep, and the clones of a word no
 #'   longer move in step (bench/RESULTS.md compares the two).
+#' @param pace Seconds per sweep that convert sweeps to `seconds`:
+#'   `"auto"` measures it (see "Sweeps and seconds"), or a positive number,
+#'   for example a pace measured before on another device, to express the
+#'   runs in its seconds.
 #' @return An object of class `xorsat_tts`: a data frame with one row per
-#'   run and columns `run`, `sweeps`, `seconds`, `solved` and `clone` (the
-#'   first clone to solve, 1-based; `NA` when cut); attributes `instance`
-#'   (name), `n`, `clones`, `p1`, `seed`, `backend`, `devices`, `seconds`
-#'   (of the call), `seconds_per_sweep`, `solutions` (for each solved run the
-#'   solving clone's spins, `TRUE` = down, each checked to have
-#'   \eqn{E = -N}) and `interrupted`.
+#'   run and columns `run`, `sweeps`, `seconds` (`sweeps` times the pace),
+#'   `solved` and `clone` (the first clone to solve, 1-based; `NA` when
+#'   cut); attributes `instance` (name), `n`, `clones`, `p1`, `seed`,
+#'   `backend`, `devices`, `seconds` (the call's wall time), `pace` (a list:
+#'   `seconds_per_sweep`, `device`, `clones`, `n`, `measured` -- `FALSE`
+#'   when given), `seconds_per_sweep` (the pace), `solutions` (for each
+#'   solved run the solving clone's spins, `TRUE` = down, each checked to
+#'   have \eqn{E = -N}) and `interrupted`.
 #' @references Bernaschi, M., Bisson, M., Fatica, M., Marinari, E.,
 #'   Martin-Mayor, V., Parisi, G. and Ricci-Tersenghi, F. (2021) How we are
 #'   leading a 3-XORSAT challenge: from the energy landscape to the
@@ -96,18 +130,15 @@
 #' x <- xorsat_qg(inst, runs = 20, clones = 64, seed = 1,
 #'                backend = "cpu")
 #' head(x)
+#' attr(x, "pace")
 #' @export
 xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout = Inf,
                       max_sweeps = Inf, check_every = "auto", seed = NULL, first_run = 1,
                       backend = "auto", devices = NULL, progress = interactive(),
-                      independent_clones = FALSE) {
+                      independent_clones = FALSE, pace = "auto") {
   call <- sys.call()
-  if (!inherits(instance, "xorsat")) {
-    sp_abort(paste0("`instance` must be a 3-XORSAT instance (read_xorsat(), ",
-                    "xorsat_random()), not ", describe(instance), "."), call = call)
-  }
-  p1 <- check_range(p1, "p1", 0, 1, call = call)
-  if (length(p1) != 1) sp_abort("`p1` must be a single number in [0, 1].", call = call)
+  instance <- check_xorsat(instance, call = call) # before anything reads it
+  p1 <- check_range(p1, "p1", 0, 1, len = 1, call = call)
   independent_clones <- check_flag(independent_clones, "independent_clones", call = call)
   auto_clones <- identical(clones, "auto")
   if (!auto_clones) {
@@ -120,6 +151,25 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   if (!identical(timeout, Inf)) timeout <- check_positive(timeout, "timeout", len = 1, call = call)
   if (!identical(max_sweeps, Inf)) {
     max_sweeps <- check_whole(max_sweeps, "max_sweeps", lo = 1, hi = 2^52, call = call)
+  }
+  if (!identical(pace, "auto")) {
+    ok <- is.numeric(pace) && length(pace) == 1 && is.finite(pace) && pace > 0
+    if (!ok) {
+      sp_abort(sprintf(paste0("`pace` must be \"auto\" (measure it) or a single positive ",
+                              "number of seconds per sweep, not %s."), describe(pace)),
+               call = call)
+    }
+  }
+  if (is.infinite(timeout) && is.infinite(max_sweeps) &&
+      xorsat_p1_deterministic(p1, independent_clones)) {
+    sp_abort(sprintf(paste0(
+      "`p1` = %s makes the quasi-greedy dynamics deterministic (%s): a run ends only if ",
+      "a clone's random start leads to the ground state, and may never end. Give a ",
+      "finite `max_sweeps` or `timeout`, or a `p1` strictly between 0 and 1."),
+      format(p1),
+      if (p1 < 0.5) "greedy: every clone stops in a local minimum within N sweeps"
+      else "every spin of an unsatisfied equation flips: a clone that misses the ground state cycles"),
+      call = call)
   }
   # the GPU pays off from about 64 spins (launches cost more than whole runs
   # of smaller instances)
@@ -137,17 +187,40 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
                   devices = if (plan$backend == "gpu") plan$devices, progress = progress, row_bytes = 40 + 4 * instance$n, n_name = "runs",
                   first_name = "first_run", max_replicas = 2^47)
   tab <- xorsat_tables(instance)
-  plan <- c(clones / 32, fr$n, if (is.finite(max_sweeps)) max_sweeps else 0, check_every,
-            if (is.finite(timeout)) timeout else 0, p1, as.numeric(independent_clones))
-  res <- sim_run(fr, C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg, tab$eq,
-                 tab$jeq, as.double(plan), check_u64(fr$first - 1, "first_run", call = call),
-                 fr$seed, kernel = "xorsat",
-                 variant = if (independent_clones) "indep"
-                   else getOption("statphysgpu.xorsat_variant", "default"))
+  variant <- if (independent_clones) "indep"
+    else getOption("statphysgpu.xorsat_variant", "default")
+  # one engine call: `frame` says the runs, backend and devices
+  engine <- function(frame, limit, first, calibrate = FALSE) {
+    spec <- c(clones / 32, frame$n, if (is.finite(limit)) limit else 0, check_every, p1,
+              as.numeric(independent_clones), as.numeric(calibrate))
+    sim_run(frame, C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg, tab$eq,
+            tab$jeq, as.double(spec), check_u64(first - 1, "first_run", call = call),
+            frame$seed, kernel = "xorsat", variant = variant)
+  }
+  pace <- if (identical(pace, "auto")) {
+    xorsat_pace(engine, fr, instance$n, clones, check_every, variant,
+                if (independent_clones) xorsat_p1_threshold(p1) else NA)
+  } else {
+    list(seconds_per_sweep = pace, device = "given (argument `pace`)", clones = clones,
+         n = instance$n, measured = FALSE)
+  }
+  if (is.null(pace)) { # interrupted while measuring it: no run started
+    pace <- list(seconds_per_sweep = NA_real_, device = NA_character_, clones = clones,
+                 n = instance$n, measured = FALSE)
+    res <- list(sweeps = numeric(fr$n), status = rep(-2L, fr$n), clone = rep(-1L, fr$n),
+                solution = integer(), run = c(seconds = 0, rounds = 0, interrupted = 1),
+                clones = clones)
+  } else {
+    limit <- max_sweeps
+    if (is.finite(timeout)) limit <- min(limit, max(1, floor(timeout / pace$seconds_per_sweep)))
+    res <- engine(fr, limit, fr$first)
+  }
   clones <- res$clones
+  if (!pace$measured) pace$clones <- clones
   started <- res$status != -2L
   runs_id <- fr$first - 1 + seq_len(fr$n)
-  out <- data.frame(run = runs_id, sweeps = res$sweeps, seconds = res$seconds,
+  out <- data.frame(run = runs_id, sweeps = res$sweeps,
+                    seconds = res$sweeps * pace$seconds_per_sweep,
                     solved = res$status == 1L,
                     clone = ifelse(res$status == 1L, res$clone + 1L, NA_integer_))
   sol <- matrix(res$solution, nrow = instance$n)
@@ -171,16 +244,104 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   attr(out, "independent_clones") <- independent_clones
   attr(out, "timeout") <- timeout
   attr(out, "max_sweeps") <- max_sweeps
-  attr(out, "seconds_per_sweep") <- if (sum(out$sweeps) > 0) sum(out$seconds) / sum(out$sweeps) else NA_real_
+  attr(out, "pace") <- pace
+  attr(out, "seconds_per_sweep") <- pace$seconds_per_sweep
   attr(out, "solutions") <- solutions
   attr(out, "unfinished") <- unfinished
   sim_result(out, fr, res, class = c("xorsat_tts", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s runs finished; the %s in progress are returned cut ",
-               "(solved = FALSE) at the time they had reached, the %s not started are left ",
+               "(solved = FALSE) at the sweeps they had reached, the %s not started are left ",
                "out (attr(x, \"unfinished\"))"),
                fmt_count(sum(res$status >= 0L)), fmt_count(fr$n),
                fmt_count(sum(res$status == -1L)), fmt_count(sum(!started))))
+}
+
+# p1 2^32 as the engine rounds it (2^32: always).
+xorsat_p1_threshold <- function(p1) if (p1 >= 1) 2^32 else floor(p1 * 2^32)
+
+# Is the dynamics at p1 deterministic (the p1 decisions constant), as the
+# engine rounds p1: to a multiple of 2^-32, or of 2^-16 per clone?
+xorsat_p1_deterministic <- function(p1, independent_clones) {
+  thr <- xorsat_p1_threshold(p1)
+  if (independent_clones) {
+    p16 <- floor((thr + 32768) / 65536) # sp_xorsat_p16()
+    p16 == 0 || p16 >= 65536
+  } else {
+    thr == 0 || thr == 2^32
+  }
+}
+
+# Paces measured in this session (seconds per sweep of one run that has the
+# device to itself), by device, size, words, check_every and kernel.
+.xorsat_paces <- new.env(parent = emptyenv())
+
+# The pace of runs of `clones` on an instance of n spins: timing runs of one
+# run that ignore solutions and sweep to a fixed limit S, grown until a run
+# takes `target` seconds.  On the CPU the run takes one thread and is timed
+# by that thread's CPU time (the time it takes with a core to itself,
+# however loaded the machine; its fixed costs are below 1 per cent): the
+# pace is the fastest of three runs over S.  On the GPU it is timed by the
+# wall time of the first device alone, and the pace is the difference of the
+# fastest of three runs of 2S sweeps and of S sweeps, over S (the fixed
+# costs of a call, allocations and launches, cancel).
+# NULL when the user interrupts it.
+xorsat_pace <- function(engine, frame, n, clones, check_every, variant, p1_thr) {
+  devs <- frame$plan$devices[seq_len(min(1, length(frame$plan$devices)))]
+  key <- paste(frame$plan$backend, paste(devs, collapse = ","), n, clones, check_every,
+               variant, p1_thr, sep = "|")
+  hit <- .xorsat_paces[[key]]
+  if (!is.null(hit)) return(hit)
+  gpu <- frame$plan$backend == "gpu"
+  f <- frame
+  f$n <- 1
+  f$progress <- FALSE
+  f$plan$devices <- devs
+  target <- if (gpu) 0.02 else 0.003
+  nwords <- NA
+  # the fastest of k timing runs of `sweeps` sweeps; NA when interrupted
+  fastest <- function(sweeps, k = 1) {
+    best <- Inf
+    for (i in seq_len(k)) {
+      res <- engine(f, sweeps, 1, calibrate = TRUE)
+      if (isTRUE(res$run[["interrupted"]] == 1)) return(NA_real_)
+      nwords <<- res$clones / 32
+      best <- min(best, if (is.finite(res$cpu_seconds)) res$cpu_seconds
+                        else res$run[["seconds"]])
+    }
+    best
+  }
+  S <- 1
+  t <- fastest(S)
+  while (!is.na(t) && t < target && S < 2^40) {
+    S <- S * min(64, max(2, ceiling(1.5 * target / max(t, 1e-7))))
+    t <- fastest(S)
+  }
+  t1 <- min(t, fastest(S, 2))
+  t2 <- if (gpu) fastest(2 * S, 3) else 0
+  if (is.na(t1) || is.na(t2)) return(NULL)
+  pace <- if (gpu) (t2 - t1) / S else t1 / S
+  if (!(pace > 0)) pace <- max(t1, t2, 1e-9) / S # (noise on the GPU's difference)
+  dev <- if (gpu) {
+    d <- gpu_devices(free = FALSE)
+    sprintf("%s (GPU %d)", d$name[match(devs, d$id)], devs)
+  } else {
+    sprintf("%s (CPU, one thread)", cpu_model())
+  }
+  out <- list(seconds_per_sweep = pace, device = dev, clones = 32 * nwords, n = n,
+              measured = TRUE)
+  assign(key, out, envir = .xorsat_paces)
+  out
+}
+
+# The CPU's model name (Linux), else the platform.
+cpu_model <- function() {
+  m <- character()
+  if (file.exists("/proc/cpuinfo")) {
+    l <- grep("^model name", readLines("/proc/cpuinfo", warn = FALSE), value = TRUE)
+    if (length(l)) m <- trimws(sub("^[^:]*:", "", l[1]))
+  }
+  if (length(m) && nzchar(m)) m else R.version$platform
 }
 
 # Largest instance of the GPU kernel (SP_GPU_XORSAT_MAX_N of src/gpu/sp_gpu_xorsat.h).

@@ -4,7 +4,9 @@
 #   SP_COMMIT=<commit> Rscript bench/xorsat.R gpu DIR  # GPU engine, DIR = the shared
 #                                                      # data/3r3x (n = 144..224, 384)
 #
-# Prints one table (metric, value, unit, device, commit, date).  Reference
+# Prints one table (metric, value, unit, device, commit, date).  Times in
+# seconds are sweeps times the pace of one run alone on the device (see
+# ?xorsat_qg), and clone-updates/s are that pace's.  Reference
 # (REFERENCES.md s. 6): the paper's V100 code, median-instance fit
 # log10(TTS / s) = 0.0171 n - 5.9 (n = 2N, the challenge's 2-body size).
 # Limit of the CPU engine: a clone-update is a handful of 32-bit logic
@@ -60,7 +62,7 @@ if (gpu) {
     for (s in 1:3) {
       inst <- read_xorsat(file.path(dir, sprintf("3r3x_2body_n384_s%d.txt", s)))
       x <- xorsat_qg(inst, runs = 6, seed = 2, p1 = p, timeout = 2, backend = "gpu")
-      med <- c(med, tts_estimate(x)$tau_median)
+      med <- c(med, tts_estimate(x, unit = "seconds")$tau_median)
     }
     add(sprintf("n = 384, p1 = %.2f: median over 3 instances of the mean TTS (6 runs, timeout 2 s)",
                 p), stats::median(med), "s")
@@ -72,6 +74,7 @@ if (gpu) {
     files <- list.files(dir, sprintf("_n%d_s[0-9]+[.]txt$", nn), full.names = TRUE)
     files <- head(files[order(as.numeric(sub(".*_s([0-9]+)[.]txt$", "\\1", files)))], nmax)
     med <- numeric()
+    med_sw <- numeric()
     fit <- 10^(0.0171 * nn - 5.9)
     t0 <- proc.time()[["elapsed"]]
     for (f in files) {
@@ -83,11 +86,13 @@ if (gpu) {
         add(sprintf("%s%s: clone-updates/s", inst$name, tag),
             inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep"), "1/s")
       }
-      med <- c(med, tts_estimate(x)$tau_median)
+      med <- c(med, tts_estimate(x, unit = "seconds")$tau_median)
+      med_sw <- c(med_sw, tts_estimate(x)$tau_median)
     }
     add(sprintf("n = %d%s: median over %d instances of the mean TTS (%d runs each, timeout %.3g s)",
                 nn, tag, length(files), if (nn >= 384) 6 else runs, 2 * fit),
         stats::median(med), "s")
+    add(sprintf("n = %d%s: the same in sweeps", nn, tag), stats::median(med_sw), "sweeps")
     add(sprintf("n = %d%s: quartiles of the instances' mean TTS", nn, tag),
         stats::quantile(med, 0.25), "s")
     add(sprintf("n = %d%s: ", nn, tag), stats::quantile(med, 0.75), "s")
@@ -107,7 +112,7 @@ for (nn in c(64, 128)) {
     x <- xorsat_qg(inst, runs = 200, clones = 256, seed = 1, backend = "cpu")
     ups <- inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep")
     add(sprintf("%s: clone-updates/s per run (one thread a run)", inst$name), ups, "1/s")
-    e <- tts_estimate(x)
+    e <- tts_estimate(x, unit = "seconds")
     add(sprintf("%s: mean TTS (posterior median), 256 clones", inst$name), e$tau_median, "s")
     med <- c(med, e$tau_median)
   }

@@ -23,7 +23,8 @@
  * clone in the ground state at a check replays the sweeps since its last
  * check from a snapshot, as the CPU does, and offers (t << 16 | word) to
  * its group's `best` (atomicMin); a word stops once it can no longer beat
- * `best` (the CPU's answer: the first sweep, then the lowest word). */
+ * `best` (the CPU's answer: the first sweep, then the lowest word).  With
+ * `calibrate` the checks are made but never end a run (timing runs). */
 #include "xorsat_args.h"
 #include "xorsat.h"
 
@@ -139,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(256, SP_XS_MINBLOCKS)
     t = t_snap = 0;
     state = SP_XS_ACTIVE;
     __syncwarp();
-    if ((sol = sp_xs_solved(s, eqt, n, lane)) != 0) {
+    if ((sol = sp_xs_solved(s, eqt, n, lane)) != 0 && !a.calibrate) {
       state = SP_XS_SOLVED;
       bit = __ffs(sol) - 1;
     } else {
@@ -162,7 +163,7 @@ extern "C" __global__ void __launch_bounds__(256, SP_XS_MINBLOCKS)
     t++;
     if (--to_check == 0 || (limit > 0 && t >= limit)) {
       if (to_check == 0) to_check = a.check_every;
-      if (sp_xs_solved(s, eqt, n, lane) != 0) {
+      if (sp_xs_solved(s, eqt, n, lane) != 0 && !a.calibrate) {
         /* replay from the snapshot, sweep by sweep, to the first solution */
         const uint64_t t_end = t;
         __syncwarp();

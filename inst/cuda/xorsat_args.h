@@ -52,6 +52,8 @@ typedef struct {
   uint32_t wpb;         /* warps (slots) per thread block */
   uint32_t budget;      /* sweeps per slot in this launch, at most */
   uint32_t indep;       /* 1: per-clone p1 decisions (the kernel's "indep" variant) */
+  uint32_t calibrate;   /* 1: solutions do not end a run (timing runs, to the limit) */
+  uint32_t pad_;
   SP_DPTR(const uint32_t) graph; /* n x 4: position k of the sweep order: spin | p0 << 16,
                                     p1 | p2 << 16, p3 | p4 << 16, p5 | jbits << 16; the
                                     partners as positions, the spin as its label */
@@ -63,7 +65,7 @@ typedef struct {
   SP_DPTR(uint32_t) snap;        /* nslots x n: the state at t_snap */
 } sp_xorsat_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_xorsat_kargs) == 120, "sp_xorsat_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_xorsat_kargs) == 128, "sp_xorsat_kargs layout");
 
 /* Shared memory of a thread block of `wpb` warps: the tables, then each
  * warp's spins and the p1 decisions of a sweep (4 bits per Philox block). */

@@ -1,6 +1,5 @@
 #include "sp_xorsat.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +11,6 @@ typedef struct {
   int64_t run;    /* index in this call, -1: idle */
   uint64_t t;     /* sweeps done */
   uint64_t t_snap;
-  double secs;    /* the run's own time so far */
   uint32_t *s;    /* nwords x n */
   uint32_t *snap; /* the state after sweep t_snap */
 } xs_slot;
@@ -76,7 +74,6 @@ static void xs_finish(xs_model *m, xs_slot *sl, int status, int64_t clone) {
   const sp_xorsat_job *job = m->job;
   const int64_t r = sl->run;
   m->out->sweeps[r] = (double)sl->t;
-  m->out->seconds[r] = sl->secs;
   m->out->status[r] = status;
   m->out->clone[r] = (int)clone;
   if (status == SP_XORSAT_SOLVED) {
@@ -98,7 +95,6 @@ static void xs_start(xs_model *m, xs_slot *sl, int64_t r) {
   uint32_t w, i;
   sl->run = r;
   sl->t = sl->t_snap = 0;
-  sl->secs = 0;
   for (w = 0; w < job->nwords; w++)
     for (i = 0; i < job->n; i++) sl->s[(size_t)w * job->n + i] = sp_xorsat_start(job->seed, run, w, i);
   memcpy(sl->snap, sl->s, (size_t)job->nwords * job->n * sizeof *sl->s);
@@ -109,19 +105,14 @@ static uint64_t xs_advance(xs_model *m, xs_slot *sl, uint64_t budget) {
   const sp_xorsat_job *job = m->job;
   const uint64_t run = job->run0 + (uint64_t)sl->run;
   const size_t words = (size_t)job->nwords * job->n;
-  const int timed = job->timeout > 0 && isfinite(job->timeout);
-  double t0 = sp_now();
   uint64_t used = 0;
   int64_t clone;
-  if (sl->t == 0 && (clone = xs_solved(job, sl->s)) >= 0) {
+  if (sl->t == 0 && (clone = xs_solved(job, sl->s)) >= 0 && !job->calibrate) {
     xs_finish(m, sl, SP_XORSAT_SOLVED, clone);
     return 1;
   }
   while (used < budget) {
-    if ((job->max_sweeps > 0 && sl->t >= job->max_sweeps) ||
-        (timed && sl->secs + (sp_now() - t0) >= job->timeout)) {
-      sl->secs += sp_now() - t0;
-      if (timed && sl->secs > job->timeout) sl->secs = job->timeout;
+    if (job->max_sweeps > 0 && sl->t >= job->max_sweeps) {
       xs_finish(m, sl, SP_XORSAT_CUT, -1);
       return used + 1;
     }
@@ -129,17 +120,15 @@ static uint64_t xs_advance(xs_model *m, xs_slot *sl, uint64_t budget) {
     sl->t++;
     used++;
     if (sl->t % job->check_every == 0 || (job->max_sweeps > 0 && sl->t >= job->max_sweeps)) {
-      if (xs_solved(job, sl->s) >= 0) {
+      if (xs_solved(job, sl->s) >= 0 && !job->calibrate) {
         /* replay from the last check, sweep by sweep, to the first solution */
         uint64_t t_end = sl->t;
-        double per = (sl->secs + (sp_now() - t0)) / (double)t_end;
         memcpy(sl->s, sl->snap, words * sizeof *sl->s);
         sl->t = sl->t_snap;
         while ((clone = xs_solved(job, sl->s)) < 0 && sl->t < t_end) {
           xs_sweep(job, run, sl->s, sl->t);
           sl->t++;
         }
-        sl->secs = per * (double)sl->t; /* the run's time up to that sweep */
         xs_finish(m, sl, SP_XORSAT_SOLVED, clone);
         return used;
       }
@@ -147,7 +136,6 @@ static uint64_t xs_advance(xs_model *m, xs_slot *sl, uint64_t budget) {
       sl->t_snap = sl->t;
     }
   }
-  sl->secs += sp_now() - t0;
   return used;
 }
 
@@ -190,16 +178,57 @@ static void xs_collect(void *model, int interrupted) {
     xs_slot *sl = &m->slots[k];
     if (sl->run < 0) continue;
     m->out->sweeps[sl->run] = (double)sl->t;
-    m->out->seconds[sl->run] = sl->secs;
     m->out->status[sl->run] = SP_XORSAT_PARTIAL;
   }
+}
+
+int sp_xorsat_check(const sp_xorsat_job *job) {
+  const uint32_t n = job->n;
+  uint32_t c, k, q;
+  int32_t *set_of;
+  int st = SP_OK;
+  if (n < 3 || n > (1u << 28))
+    return sp_fail(SP_ERR_INVALID, "internal error: 3-XORSAT tables of %u spins (3 to 2^28)", n);
+  if (job->nsets < 1 || job->nsets > n || job->sets[0] != 0 || job->sets[job->nsets] != (int32_t)n)
+    return sp_fail(SP_ERR_INVALID, "internal error: 3-XORSAT sets must run from 0 to n = %u", n);
+  for (c = 0; c < job->nsets; c++)
+    if (job->sets[c + 1] < job->sets[c])
+      return sp_fail(SP_ERR_INVALID, "internal error: 3-XORSAT set %u ends before it starts", c);
+  if (job->check_every < 1 || job->nwords > (1u << SP_XORSAT_WORD_BITS))
+    return sp_fail(SP_ERR_INVALID, "internal error: 3-XORSAT check_every %g or words %u",
+                   (double)job->check_every, job->nwords);
+  set_of = (int32_t *)malloc((size_t)n * sizeof *set_of);
+  if (set_of == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  for (k = 0; k < n; k++) set_of[k] = -1;
+  for (c = 0; c < job->nsets && st == SP_OK; c++)
+    for (k = (uint32_t)job->sets[c]; k < (uint32_t)job->sets[c + 1] && st == SP_OK; k++) {
+      const int32_t i = job->order[k];
+      if (i < 0 || (uint32_t)i >= n || set_of[i] >= 0)
+        st = sp_fail(SP_ERR_INVALID,
+                     "internal error: the 3-XORSAT order is not a permutation of 0..%u", n - 1);
+      else
+        set_of[i] = (int32_t)c;
+    }
+  for (k = 0; k < n && st == SP_OK; k++)
+    for (q = 0; q < 6 && st == SP_OK; q++) {
+      const int32_t p = job->partner[6 * (size_t)k + q];
+      if (p < 0 || (uint32_t)p >= n || (uint32_t)p == k || set_of[p] == set_of[k])
+        st = sp_fail(SP_ERR_INVALID,
+                     "internal error: 3-XORSAT partner %d of spin %u is out of range, the "
+                     "spin itself or in its independent set", (int)p, k);
+    }
+  for (k = 0; k < 3 * n && st == SP_OK; k++)
+    if (job->eq[k] < 0 || (uint32_t)job->eq[k] >= n)
+      st = sp_fail(SP_ERR_INVALID, "internal error: 3-XORSAT equation %u has spin %d outside 0..%u",
+                   k / 3, (int)job->eq[k], n - 1);
+  free(set_of);
+  return st;
 }
 
 void sp_xorsat_out_init(const sp_xorsat_job *job, sp_xorsat_out *out, sp_run_info *info) {
   uint64_t r;
   for (r = 0; r < job->nruns; r++) {
     out->sweeps[r] = 0;
-    out->seconds[r] = 0;
     out->status[r] = SP_XORSAT_UNSTARTED;
     out->clone[r] = -1;
   }
@@ -216,6 +245,7 @@ int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const s
   int k, st;
   uint32_t *mem;
   sp_xorsat_out_init(job, out, info);
+  if (job->nwords < 1) return sp_fail(SP_ERR_INVALID, "internal error: no words of clones");
   if (job->nruns == 0) return SP_OK;
   m.job = job;
   m.out = out;

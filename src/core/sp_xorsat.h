@@ -3,10 +3,12 @@
  *
  * A run is `nwords` words of 32 clones from a random start; it ends at the
  * first sweep after which some clone has E = -N (solved), or when it
- * reaches `max_sweeps` or `timeout` seconds of its own (cut).  Runs are
- * numbered run0 + r; a run's result depends only on (seed, run number,
- * instance, p1, clones), never on threads or chunks -- except where the
- * timeout in seconds cuts it.  The ground state is checked every
+ * reaches `max_sweeps` (cut).  Runs are numbered run0 + r; a run's result
+ * depends only on (seed, run number, instance, p1, clones), never on
+ * threads, chunks or the machine's speed (the engines count sweeps; the R
+ * layer turns a timeout in seconds into sweeps at a measured pace).  With
+ * `calibrate`, the checks are made but a solution does not end the run:
+ * every run sweeps to max_sweeps, for timing.  The ground state is checked every
  * `check_every` sweeps; when one is found, the sweeps since the last check
  * are replayed from a snapshot one by one, so the reported sweep is the
  * first at which a clone was in the ground state. */
@@ -19,7 +21,7 @@
 
 enum {
   SP_XORSAT_SOLVED = 1,
-  SP_XORSAT_CUT = 0,       /* max_sweeps or the timeout */
+  SP_XORSAT_CUT = 0,       /* max_sweeps */
   SP_XORSAT_PARTIAL = -1,  /* interrupted while running: censored where it was */
   SP_XORSAT_UNSTARTED = -2 /* interrupted before it started */
 };
@@ -37,19 +39,26 @@ typedef struct {
   uint64_t nruns, run0, seed;
   uint64_t p1_thr;         /* p1 2^32 (2^32: always) */
   int indep;               /* 1: per-clone p1 decisions (sp_xorsat_indep_mask) */
+  int calibrate;           /* 1: solutions do not end a run (timing runs) */
   uint64_t max_sweeps;     /* 0: none */
   uint64_t check_every;    /* >= 1 */
-  double timeout;          /* seconds per run; <= 0 or Inf: none */
 } sp_xorsat_job;
 
 typedef struct {
   double *sweeps;  /* nruns: sweeps to the first solution, or done when cut */
-  double *seconds; /* nruns: the run's own time up to there */
   int *status;     /* nruns: SP_XORSAT_* */
   int *clone;      /* nruns: 0-based clone that solved, or -1 */
   int *solution;   /* nruns x n: 1 = spin down in that clone (solved runs) */
   uint32_t nwords; /* words per run used (job->nwords, or the GPU's choice for 0) */
 } sp_xorsat_out;
+
+/* Are the tables of `job` consistent, so that no engine can read out of
+ * bounds or race?  n >= 3; `sets` rising from 0 to n; `order` a permutation
+ * of 0..n-1; every partner and equation spin in 0..n-1, no spin its own
+ * partner, no two partners in one set (the GPU updates a set at once);
+ * check_every >= 1; nwords <= 2^16.  SP_OK, or SP_ERR_INVALID with a
+ * message (the R layer builds the tables: a failure is an internal error). */
+int sp_xorsat_check(const sp_xorsat_job *job);
 
 /* Every run unstarted, info zeroed (the CPU and GPU engines start so). */
 void sp_xorsat_out_init(const sp_xorsat_job *job, sp_xorsat_out *out, sp_run_info *info);

@@ -5,17 +5,11 @@
  * at a time, its words side by side.  After every round the host reads the
  * groups and slots, finishes the runs whose words are all done (solved,
  * beaten or cut), hands out the next runs (a counter shared by the
- * devices: a run's result never depends on where it ran) and turns a
- * timeout in seconds into a sweep limit at the measured pace.
- *
- * A run's seconds: the sweeps of its leading word in each round times the
- * round's wall time per sweep (the round's time over the most sweeps any
- * word made in it), summed; so runs that share a device are each charged
- * the device's pace, and a run alone on the device (clones = "auto") its
- * wall time.  A solved run's seconds are those at its solving sweep. */
+ * devices: a run's result never depends on where it ran).  Runs count
+ * sweeps only (a timeout in seconds is a sweep limit set by the R layer at
+ * a measured pace); with job->calibrate, solutions do not end a run. */
 #include "sp_gpu_xorsat.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +28,6 @@ typedef struct {
   uint32_t nwords;
   uint64_t next, finished;
   uint32_t *graph, *eqt; /* packed tables (xorsat_args.h) */
-  int timed;
   struct xg_dev_ *devs;  /* one per device, d->index */
 } xg_model;
 
@@ -45,11 +38,7 @@ typedef struct xg_dev_ {
   unsigned shmem;
   sp_xs_group *hg;
   sp_xs_slot *hs;
-  double *secs;    /* per group: the run's seconds so far */
-  uint64_t *lead;  /* per group: sweeps of its leading word at the last poll */
-  int *time_limit; /* per group: its limit comes from the timeout */
   uint32_t *word;  /* n: one word read back (a solution) */
-  double t_launch;
 } xg_dev;
 
 static uint32_t xs_wpb(uint32_t n, uint32_t nsets) {
@@ -90,9 +79,6 @@ static void xs_assign(xg_model *m, xg_dev *v, uint32_t g) {
   v->hg[g].run = -1;
   v->hg[g].limit = m->job->max_sweeps;
   v->hg[g].best = XS_NONE;
-  v->secs[g] = 0;
-  v->lead[g] = 0;
-  v->time_limit[g] = 0;
   if (m->next < m->job->nruns) v->hg[g].run = (int64_t)m->next++;
   for (w = 0; w < m->nwords; w++) memset(&v->hs[(size_t)g * m->nwords + w], 0, sizeof(sp_xs_slot));
 }
@@ -125,11 +111,8 @@ static int xg_setup(void *model, sp_gpu_dev *d) {
   v->grid = (v->nslots + v->wpb - 1) / v->wpb;
   v->hg = (sp_xs_group *)calloc(v->ngroups, sizeof *v->hg);
   v->hs = (sp_xs_slot *)calloc(v->nslots, sizeof *v->hs);
-  v->secs = (double *)calloc(v->ngroups, sizeof *v->secs);
-  v->lead = (uint64_t *)calloc(v->ngroups, sizeof *v->lead);
-  v->time_limit = (int *)calloc(v->ngroups, sizeof *v->time_limit);
   v->word = (uint32_t *)calloc(n, sizeof *v->word);
-  if (!v->hg || !v->hs || !v->secs || !v->lead || !v->time_limit || !v->word)
+  if (!v->hg || !v->hs || !v->word)
     return sp_fail(SP_ERR_NOMEM, "out of host memory");
   if ((st = sp_gpu_dev_alloc(d, (size_t)n * 16, "the sweep order", &v->graph)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)n * 8, "the equations", &v->eqt)) ||
@@ -158,6 +141,7 @@ static int xg_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.run0 = job->run0;
   a.p1_thr = job->p1_thr;
   a.indep = (uint32_t)job->indep;
+  a.calibrate = (uint32_t)job->calibrate;
   a.check_every = job->check_every;
   a.n = job->n;
   a.nsets = job->nsets;
@@ -173,7 +157,6 @@ static int xg_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.slots = v->slots;
   a.spins = v->spins;
   a.snap = v->snap;
-  v->t_launch = sp_now();
   return sp_gpu_launch(d->id, v->kern, v->grid, 32 * v->wpb, v->shmem, d->stream, &a,
                        "sp_xorsat_kernel");
 }
@@ -188,12 +171,7 @@ static int xs_finish(xg_model *m, xg_dev *v, sp_gpu_dev *d, uint32_t g, int stat
   uint32_t w, i;
   for (w = 1; w < m->nwords; w++)
     if (s[w].t < tmin) tmin = s[w].t;
-  /* the sweep at which the run's time reached the timeout (at its pace) */
-  double t_cut = 1e300;
-  if (m->timed && v->secs[g] > job->timeout && v->lead[g] > 0)
-    t_cut = floor((double)v->lead[g] * job->timeout / v->secs[g]);
-  if (status != SP_XORSAT_PARTIAL && v->hg[g].best != XS_NONE &&
-      (double)(v->hg[g].best >> 16) <= t_cut) {
+  if (status != SP_XORSAT_PARTIAL && v->hg[g].best != XS_NONE) {
     const uint64_t t = v->hg[g].best >> 16;
     const uint32_t ws = (uint32_t)(v->hg[g].best & 0xffffu), bit = s[ws].bit;
     const int st = sp_gpu_to_host(d->id, v->word,
@@ -201,17 +179,12 @@ static int xs_finish(xg_model *m, xg_dev *v, sp_gpu_dev *d, uint32_t g, int stat
                                   (size_t)job->n * 4);
     if (st != SP_OK) return st;
     out->sweeps[r] = (double)t;
-    out->seconds[r] = v->lead[g] > 0 ? v->secs[g] * (double)t / (double)v->lead[g] : 0;
-    if (m->timed && out->seconds[r] > job->timeout) out->seconds[r] = job->timeout;
     out->status[r] = SP_XORSAT_SOLVED;
     out->clone[r] = (int)(32 * ws + bit);
     for (i = 0; i < job->n; i++) /* position i holds spin order[i] */
       out->solution[(size_t)r * job->n + (uint32_t)job->order[i]] = (int)((v->word[i] >> bit) & 1u);
   } else {
-    out->sweeps[r] = (double)tmin < t_cut ? (double)tmin : t_cut;
-    out->seconds[r] = v->secs[g];
-    if (m->timed && (v->time_limit[g] || v->secs[g] > job->timeout) && status != SP_XORSAT_PARTIAL)
-      out->seconds[r] = job->timeout;
+    out->sweeps[r] = (double)tmin;
     out->status[r] = status == SP_XORSAT_PARTIAL ? SP_XORSAT_PARTIAL : SP_XORSAT_CUT;
     out->clone[r] = -1;
   }
@@ -223,9 +196,6 @@ static int xg_poll(void *model, sp_gpu_dev *d) {
   xg_model *m = (xg_model *)model;
   const sp_xorsat_job *job = m->job;
   xg_dev *v = &m->devs[d->index];
-  const double elapsed = sp_now() - v->t_launch;
-  uint64_t maxadv = 0;
-  double pace;
   uint32_t g, w;
   int st, active = 0;
   if ((st = sp_gpu_to_host(d->id, v->hg, v->groups, (size_t)v->ngroups * sizeof *v->hg)) ||
@@ -233,37 +203,12 @@ static int xg_poll(void *model, sp_gpu_dev *d) {
     return st;
   for (g = 0; g < v->ngroups; g++) {
     const sp_xs_slot *s = v->hs + (size_t)g * m->nwords;
-    uint64_t lead = 0;
-    if (v->hg[g].run < 0) continue;
-    for (w = 0; w < m->nwords; w++)
-      if (s[w].t > lead) lead = s[w].t;
-    if (lead - v->lead[g] > maxadv) maxadv = lead - v->lead[g];
-  }
-  pace = maxadv > 0 ? elapsed / (double)maxadv : 0;
-  for (g = 0; g < v->ngroups; g++) {
-    const sp_xs_slot *s = v->hs + (size_t)g * m->nwords;
-    uint64_t lead = 0;
     int done = 1;
     if (v->hg[g].run < 0) continue;
-    for (w = 0; w < m->nwords; w++) {
-      if (s[w].t > lead) lead = s[w].t;
-      done &= s[w].state >= SP_XS_SOLVED;
-    }
-    v->secs[g] += (double)(lead - v->lead[g]) * pace;
-    v->lead[g] = lead;
-    if (!done && m->timed && v->secs[g] >= job->timeout) done = 1;
+    for (w = 0; w < m->nwords; w++) done &= s[w].state >= SP_XS_SOLVED;
     if (done) {
       if ((st = xs_finish(m, v, d, g, SP_XORSAT_CUT)) != SP_OK) return st;
       xs_assign(m, v, g);
-    } else if (m->timed && pace > 0) {
-      /* the sweep at which the run's time reaches the timeout, at this pace */
-      const double left = floor((job->timeout - v->secs[g]) / pace);
-      uint64_t lim = lead + (left >= 1 ? (uint64_t)(left < 1e15 ? left : 1e15) : 1);
-      if (v->time_limit[g] && v->hg[g].limit < lim) lim = v->hg[g].limit; /* never raised */
-      if (job->max_sweeps == 0 || lim < job->max_sweeps) {
-        v->time_limit[g] = 1;
-        v->hg[g].limit = lim;
-      }
     }
     active |= v->hg[g].run >= 0;
   }
@@ -287,9 +232,6 @@ static int xg_collect(void *model, sp_gpu_dev *d, int interrupted) {
 static void xg_free(xg_dev *v) {
   free(v->hg);
   free(v->hs);
-  free(v->secs);
-  free(v->lead);
-  free(v->time_limit);
   free(v->word);
 }
 
@@ -308,7 +250,6 @@ int sp_gpu_xorsat(const char *key, const sp_xorsat_job *job, sp_xorsat_out *out,
   m.job = job;
   m.out = out;
   m.nwords = job->nwords;
-  m.timed = job->timeout > 0 && isfinite(job->timeout);
   m.graph = (uint32_t *)malloc((size_t)job->n * 16);
   m.eqt = (uint32_t *)malloc((size_t)job->n * 8);
   {

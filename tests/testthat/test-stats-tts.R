@@ -41,7 +41,21 @@ test_that("tts_estimate() reads the solver's result table", {
                      seconds = c(0.1, 0.2, 0.05, 0.4, 0.4),
                      solved = c(TRUE, TRUE, TRUE, FALSE, FALSE), clone = c(3, 0, 17, NA, NA))
   class(runs) <- c("xorsat_tts", "data.frame")
-  expect_equal(tts_estimate(runs), tts_estimate(runs$seconds, solved = runs$solved))
+  # sweeps by default when the table has them (issue 21, item 5), seconds on request
+  expect_equal(tts_estimate(runs), tts_estimate(runs$sweeps, solved = runs$solved, unit = "sweeps"))
+  expect_identical(tts_estimate(runs)$unit, "sweeps")
+  expect_equal(tts_estimate(runs, unit = "seconds"),
+               tts_estimate(runs$seconds, solved = runs$solved))
+  expect_equal(tts_estimate(runs, unit = "seconds")$tau_median,
+               tts_estimate(runs)$tau_median / 100) # 100 sweeps a second here
+  expect_output(print(tts_estimate(runs)), "total time 115 sweeps")
+  expect_output(print(tts_estimate(runs, unit = "seconds")), "total time 1.15 s")
+  # a table with seconds only (code written before `unit`) still works
+  old <- data.frame(seconds = runs$seconds, solved = runs$solved)
+  expect_equal(tts_estimate(old), tts_estimate(runs, unit = "seconds"))
+  expect_equal(tts_estimate(old)$total_seconds, 1.15)
+  expect_error(tts_estimate(old, unit = "sweeps"), "must have columns `sweeps` and `solved` .*; it lacks `sweeps`")
+  expect_error(tts_estimate(runs, unit = "minutes"), "`unit` must be one of \"sweeps\", \"seconds\"")
   expect_error(tts_estimate(runs, solved = runs$solved), "`solved` must be NULL when `x` is a data frame",
                class = "statphysgpu_error")
   expect_error(tts_estimate(runs[, c("run", "seconds")]), "lacks `solved`")
@@ -98,6 +112,8 @@ test_that("tts_estimate() validates its arguments", {
   expect_error(tts_estimate(c(1, 2), prior = "flat"), "`prior` must be one of \"jeffreys\", \"uniform\"")
   expect_error(tts_estimate(data.frame(seconds = c(1, -1), solved = TRUE)),
                "`x\\$seconds` must be")
+  expect_error(tts_estimate(data.frame(sweeps = c(1, NA), solved = TRUE)),
+               "`x\\$sweeps` must be")
 })
 
 test_that("tts_scaling() recovers a known slope within its standard error", {
@@ -126,6 +142,8 @@ test_that("tts_scaling() recovers a known slope within its standard error", {
   expect_equal(colnames(p), c("fit", "lwr", "upr"))
   expect_true(p[, "lwr"] < p[, "fit"] && p[, "fit"] < p[, "upr"])
   expect_output(print(s), "fit to the median TTS of 11 sizes")
+  expect_output(print(tts_scaling(n, tts, unit = "sweeps")), "log10 TTS \\(in sweeps\\)")
+  expect_error(tts_scaling(n, tts, unit = "s"), "`unit` must be one of")
   # one value per size: no medians, and weights act per size
   s1 <- tts_scaling(c(10, 20, 30, 40), 10^(0.05 * c(10, 20, 30, 40) + c(0, 0.01, -0.01, 0)),
                     weights = c(1, 2, 2, 1))

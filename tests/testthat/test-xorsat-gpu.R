@@ -53,13 +53,40 @@ test_that("GPU clones = 'auto' fill the device; timeouts cut at the timeout", {
   expect_identical(attr(x, "clones") %% per_block_row, 0)
   expect_true(all(x$solved))
   expect_true(all(x$seconds > 0))
-  # a timeout far below the mean time cuts most runs at exactly the timeout
+  # seconds: sweeps times the pace of one run alone on the device
+  pace <- attr(x, "pace")
+  expect_true(pace$measured && pace$seconds_per_sweep > 0)
+  expect_match(pace$device, d$name[1], fixed = TRUE)
+  expect_identical(pace$clones, attr(x, "clones"))
+  expect_identical(x$seconds, x$sweeps * pace$seconds_per_sweep)
+  # a timeout far below the mean time cuts most runs at floor(timeout / pace)
+  # sweeps, the same on every machine for that pace
   tmo <- mean(x$seconds) / 20
   y <- xorsat_qg(ins, runs = 8, seed = 2, timeout = tmo, backend = "gpu", progress = FALSE)
   expect_true(any(!y$solved))
-  expect_equal(y$seconds[!y$solved], rep(tmo, sum(!y$solved)))
-  expect_true(all(y$seconds[y$solved] <= tmo * (1 + 1e-9)))
+  cut <- floor(tmo / pace$seconds_per_sweep)
+  expect_equal(y$sweeps[!y$solved], rep(cut, sum(!y$solved)))
+  expect_true(all(y$seconds <= tmo))
   expect_identical(gpu_live_allocations(), live)
+})
+
+test_that("GPU: damaged tables and deterministic p1 are refused before a launch", {
+  skip_if_no_gpu()
+  ins <- xorsat_random(96, seed = 5)
+  bad <- ins
+  bad$eq[1, 1] <- 999L
+  expect_error(xorsat_qg(bad, runs = 2, backend = "gpu", progress = FALSE),
+               "`instance\\$eq\\[1, 1\\]` is 999", class = "statphysgpu_error")
+  expect_error(xorsat_qg(ins, runs = 2, p1 = 0, backend = "gpu", progress = FALSE),
+               "deterministic", class = "statphysgpu_error")
+  # the tables that the host packs for the kernel are checked too: two spins
+  # of one equation in one set would race on the GPU
+  tab <- statphysgpu:::xorsat_tables(ins)
+  tab$sets <- c(0L, 96L)
+  key <- statphysgpu:::gpu_kernel_load("xorsat", 0L)
+  expect_error(.Call(statphysgpu:::C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg,
+                     tab$eq, tab$jeq, c(1, 2, 100, 1, 0.1, 0, 0), c(0, 0), c(1, 0), key, 0L,
+                     FALSE), "in its independent set")
 })
 
 test_that("GPU: an instance beyond the kernel's limit gets a clear error", {

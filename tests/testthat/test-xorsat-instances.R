@@ -129,6 +129,36 @@ test_that("xorsat_random() draws simple 3-regular planted instances, reproducibl
   expect_error(xorsat_random(10, seed = -1), "`seed` must be a single whole number")
 })
 
+test_that("xorsat_random() finds repeated spins and triples exactly, at any N (issue 21, item 6)", {
+  # the repair test of every round: a spin twice in a row, or a row equal to
+  # an earlier one (the first of equal rows is kept), as duplicated() does
+  bad_rows <- statphysgpu:::xorsat_bad_rows
+  ms <- rbind(c(1L, 2L, 3L), c(1L, 1L, 4L), c(1L, 2L, 3L), c(2L, 3L, 4L), c(2L, 3L, 3L),
+              c(1L, 2L, 3L))
+  expect_identical(bad_rows(ms, 4L), c(FALSE, TRUE, TRUE, FALSE, TRUE, TRUE))
+  expect_identical(bad_rows(ms, 4L), ms[, 1] == ms[, 2] | ms[, 2] == ms[, 3] |
+                     duplicated(ms[, 1] * 25 + ms[, 2] * 5 + ms[, 3]))
+  # at N = 1e7 the key i (N + 1)^2 + j (N + 1) + k of the old code was not
+  # exact in a double (about 1e21, spacing 131072): these two distinct
+  # triples had one key, a false duplicate; now they are told apart
+  N <- 1e7
+  big <- rbind(c(N - 4, N - 3, N - 2), c(N - 4, N - 3, N - 1))
+  storage.mode(big) <- "integer"
+  expect_identical(bad_rows(big, N), c(FALSE, FALSE))
+  expect_identical(bad_rows(big[c(1, 1), ], N), c(FALSE, TRUE))
+  # the rows sorted as apply(m, 1, sort) did
+  set.seed(4)
+  m <- matrix(sample.int(50, 300, replace = TRUE), ncol = 3)
+  expect_identical(statphysgpu:::xorsat_sort_rows(m), t(apply(m, 1, sort)))
+  # a large instance (O(N log N): 0.05 s at N = 1e5, where the old code took
+  # 4 s) is a simple 3-regular planted instance
+  x <- xorsat_random(1e5, seed = 3)
+  expect_true(all(tabulate(x$eq, 1e5) == 3))
+  expect_true(all(x$eq[, 1] < x$eq[, 2] & x$eq[, 2] < x$eq[, 3]))
+  expect_false(any(bad_rows(x$eq, 1e5)))
+  expect_equal(xorsat_energy(x, x$planted), -1e5)
+})
+
 test_that("the GF(2) solver finds rank-deficient solutions and returns NULL for inconsistent equations", {
   # the four triples of {1, 2, 3, 4}: full rank over GF(2)
   x <- xorsat_random(4, seed = 1)
@@ -148,6 +178,10 @@ test_that("read_xorsat() reports malformed files by check and line", {
   expect_error(read_xorsat(file.path(tempdir(), "no-such-file.txt")),
                "File check: .* does not exist", class = "statphysgpu_error")
   expect_error(read_xorsat(3), "`file` must be a single file name")
+  # a directory is named as one (issue 21, item 8)
+  expect_error(read_xorsat(xor_dir), "File check: .* is a directory, not a file",
+               class = "statphysgpu_error")
+  expect_error(read_xorsat(paste0(tempdir(), "/")), "is a directory")
   # a missing column on line 20
   bad <- good; bad[20] <- "1 3"
   expect_error(read_xorsat(temp_instance(bad)),

@@ -43,12 +43,101 @@ test_that("max_sweeps and timeouts cut runs, censored for tts_estimate()", {
                  max_sweeps = 200)
   expect_true(all(!x$solved | x$sweeps <= 200))
   expect_true(all(x$sweeps[!x$solved] == 200))
-  y <- xorsat_qg(inst, runs = 3, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
-                 timeout = 0.05)
-  expect_true(all(y$seconds <= 0.05 + 1e-12))
-  expect_true(all(y$seconds[!y$solved] == 0.05))
-  e <- tts_estimate(y)
-  expect_equal(e$total_seconds, sum(y$seconds))
+  # a timeout is a sweep limit at the pace: floor(timeout / pace) sweeps
+  y <- xorsat_qg(inst, runs = 6, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
+                 timeout = 200 * 1e-4 + 5e-5, pace = 1e-4)
+  expect_identical(as.data.frame(y)[c("run", "sweeps", "solved", "clone")],
+                   as.data.frame(x)[c("run", "sweeps", "solved", "clone")])
+  expect_equal(y$seconds, y$sweeps * 1e-4)
+  z <- xorsat_qg(inst, runs = 3, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
+                 timeout = 0.002)
+  pace <- attr(z, "seconds_per_sweep")
+  expect_true(all(z$sweeps <= max(1, floor(0.002 / pace))))
+  expect_true(all(z$sweeps[!z$solved] == max(1, floor(0.002 / pace))))
+  expect_true(all(z$seconds <= max(0.002, pace)))
+  e <- tts_estimate(z, unit = "seconds")
+  expect_equal(e$total, sum(z$seconds))
+  expect_equal(e$total_seconds, sum(z$seconds))
+  expect_error(xorsat_qg(inst, runs = 2, backend = "cpu", pace = 0),
+               "`pace` must be \"auto\" \\(measure it\\) or a single positive number",
+               class = "statphysgpu_error")
+})
+
+test_that("seconds are sweeps times one measured pace, reported with the device", {
+  # issue 21, item 5: seconds measured run by run on a loaded machine were
+  # not one distribution; now seconds = sweeps x pace, exactly
+  inst <- xorsat_random(40, seed = 2)
+  x <- xorsat_qg(inst, runs = 10, clones = 32, seed = 4, backend = "cpu")
+  pace <- attr(x, "pace")
+  expect_named(pace, c("seconds_per_sweep", "device", "clones", "n", "measured"))
+  expect_true(pace$measured && pace$seconds_per_sweep > 0 && pace$seconds_per_sweep < 1)
+  expect_match(pace$device, "CPU, one thread")
+  expect_identical(c(pace$clones, pace$n), c(32, 40L))
+  expect_identical(attr(x, "seconds_per_sweep"), pace$seconds_per_sweep)
+  expect_identical(x$seconds, x$sweeps * pace$seconds_per_sweep)
+  # measured once a session for a device and size: a second call reuses it
+  y <- xorsat_qg(inst, runs = 3, clones = 32, seed = 5, backend = "cpu")
+  expect_identical(attr(y, "pace"), pace)
+  # the estimate: sweeps by default, seconds = sweeps x pace (tau scales with T)
+  e <- tts_estimate(x)
+  expect_identical(e$unit, "sweeps")
+  expect_equal(e$total, sum(x$sweeps))
+  expect_true(is.na(e$total_seconds))
+  es <- tts_estimate(x, unit = "seconds")
+  expect_equal(es$tau_median, e$tau_median * pace$seconds_per_sweep)
+  expect_equal(es$tts, e$tts * pace$seconds_per_sweep)
+  # a given pace converts to another device's seconds
+  g <- xorsat_qg(inst, runs = 10, clones = 32, seed = 4, backend = "cpu", pace = 2e-3)
+  expect_identical(g$sweeps, x$sweeps)
+  expect_equal(g$seconds, g$sweeps * 2e-3)
+  expect_false(attr(g, "pace")$measured)
+  # Ctrl-C while the pace is measured (xorsat_pace() returns NULL then):
+  # no run started, a warning, no error
+  ns <- asNamespace("statphysgpu")
+  real <- get("xorsat_pace", envir = ns)
+  unlockBinding("xorsat_pace", ns)
+  assign("xorsat_pace", function(...) NULL, envir = ns)
+  tryCatch(
+    expect_warning(w <- xorsat_qg(xorsat_random(24, seed = 1), runs = 4, clones = 32, seed = 1,
+                                  backend = "cpu"), "0 of 4 runs finished",
+                   class = "statphysgpu_interrupted"),
+    finally = { assign("xorsat_pace", real, envir = ns); lockBinding("xorsat_pace", ns) })
+  expect_identical(nrow(w), 0L)
+  expect_true(attr(w, "interrupted"))
+  expect_identical(attr(w, "unfinished")$run, 1:4 + 0)
+  # summary works in sweeps and converts
+  s <- summary(x)
+  expect_equal(s$mean_sweeps, mean(x$sweeps))
+  expect_equal(s$mean_seconds, mean(x$sweeps) * pace$seconds_per_sweep)
+  expect_equal(s$estimate$unit, "sweeps")
+  expect_output(print(s), "sweeps")
+  expect_output(print(s), "pace .* s per sweep \\(.*CPU, one thread\\)")
+})
+
+test_that("p1 = 0 and p1 = 1 need a finite limit: the dynamics is deterministic there", {
+  # issue 21, item 4: these calls never returned
+  inst <- xorsat_random(16, seed = 1)
+  for (p in c(0, 1, 1e-12)) { # 1e-12 is 0 for the engine (p1 2^32 < 1)
+    expect_error(xorsat_qg(inst, runs = 1, clones = 32, p1 = p, seed = 1, backend = "cpu"),
+                 "`p1` = .* deterministic .* finite `max_sweeps` or `timeout`",
+                 class = "statphysgpu_error")
+  }
+  # per-clone decisions round p1 to 2^-16: 1e-6 is 0 there, not with shared ones
+  expect_error(xorsat_qg(inst, runs = 1, clones = 32, p1 = 1e-6, seed = 1, backend = "cpu",
+                         independent_clones = TRUE), "deterministic")
+  expect_s3_class(xorsat_qg(inst, runs = 1, clones = 32, p1 = 1e-6, seed = 1, max_sweeps = 50,
+                            backend = "cpu"), "xorsat_tts")
+  # greedy dynamics stops in local minima: on 64 spins no run of 64 clones
+  # solves in 500 sweeps (each flip satisfies one more equation, so a clone
+  # is frozen after at most N sweeps), while at p1 = 0.15 every run solves
+  # (in 470 to 730 sweeps)
+  big <- xorsat_random(64, seed = 3)
+  g <- xorsat_qg(big, runs = 8, clones = 64, p1 = 0, max_sweeps = 500, seed = 1,
+                 backend = "cpu", pace = 1e-6)
+  expect_false(any(g$solved))
+  q <- xorsat_qg(big, runs = 4, clones = 64, p1 = 0.15, max_sweeps = 1e5, seed = 1,
+                 backend = "cpu", pace = 1e-6)
+  expect_true(all(q$solved))
 })
 
 test_that("times to solution are exponential (paper 003, Fig. 2)", {
@@ -79,16 +168,117 @@ test_that("summary, print, plot and rbind of chunks work", {
   expect_equal(s$runs, 10)
   expect_output(print(s), "Quasi-greedy runs")
   expect_output(print(x), "Time to solution")
+  expect_output(print(x), "seconds = sweeps x .* s, the pace of one run on")
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_invisible(plot(x))
+  expect_invisible(plot(x, unit = "seconds"))
+  expect_error(plot(x, unit = "hours"), "`unit` must be one of \"sweeps\", \"seconds\"")
+  # chunks measured at other paces: one sample, one pace (the first's)
+  b2 <- xorsat_qg(inst, runs = 6, first_run = 5, clones = 32, seed = 4, backend = "cpu",
+                  pace = 1)
+  ab2 <- rbind(a, b2)
+  expect_identical(ab2$sweeps, x$sweeps)
+  expect_equal(ab2$seconds, ab2$sweeps * attr(a, "seconds_per_sweep"))
   skip_if_not_installed("ggplot2")
-  expect_s3_class(ggplot2::autoplot(x), "ggplot")
+  p <- ggplot2::autoplot(x)
+  expect_s3_class(p, "ggplot")
+  # issue 21, item 9: the title was cut; constant parameters go once into
+  # the subtitle, not into the legend's labels
+  expect_identical(p$labels$title, "random(40, 2) (N = 40)")
+  expect_match(p$labels$subtitle, "10 runs of 32 clones, p1 = 0.08")
+  expect_identical(p$labels$x, "time to solution (sweeps)")
+  lab <- ggplot2::ggplot_build(p)$plot$scales$get_scales("colour")$get_labels()
+  expect_setequal(lab, c("runs", "exponential, posterior median mean"))
+  expect_identical(ggplot2::autoplot(x, unit = "seconds")$labels$x, "time to solution (s)")
 })
 
 test_that("bad instances get a clear error", {
   expect_error(xorsat_qg(list(n = 3), runs = 2, backend = "cpu"),
                "`instance` must be a 3-XORSAT instance", class = "statphysgpu_error")
+})
+
+test_that("damaged instances are refused, naming the field, before the engine reads them", {
+  # issue 21, item 2: the first three crashed R or read uninitialised memory
+  i <- xorsat_random(16, seed = 1)
+  damage <- list(
+    "`instance\\$eq\\[1, 1\\]` is 999; the spins of an equation are whole numbers in 1..16" =
+      function(x) { x$eq[1, 1] <- 999L; x },
+    "`instance\\$eq\\[1, \\]` is \\(1, 1, 2\\): an equation holds three distinct spins" =
+      function(x) { x$eq[1, ] <- c(1L, 1L, 2L); x },
+    "`instance\\$J` must be a numeric vector of n = 16 signs .* not an integer vector of length 15" =
+      function(x) { x$J <- x$J[-1]; x },
+    "`instance\\$eq\\[2, 3\\]` is NA" = function(x) { x$eq[2, 3] <- NA; x },
+    "`instance\\$eq\\[1, 1\\]` is 1.5" = function(x) { x$eq[1, 1] <- 1.5; x },
+    "`instance\\$eq\\[3, 2\\]` is 0" = function(x) { x$eq[3, 2] <- 0L; x },
+    "`instance\\$eq` must be a numeric matrix of n = 16 rows .* not an integer matrix of 15 x 3" =
+      function(x) { x$eq <- x$eq[-1, ]; x },
+    "`instance\\$eq` must be a numeric matrix .* not an integer vector of length 48" =
+      function(x) { x$eq <- as.vector(x$eq); x },
+    "`instance\\$eq` must be a numeric matrix .* not a character matrix" =
+      function(x) { storage.mode(x$eq) <- "character"; x },
+    "`instance\\$eq` has spin [0-9]+ in [24] equations; .* exactly 3" = function(x) {
+      x$eq[1, 1] <- setdiff(seq_len(16), x$eq[1, ])[1]; x },
+    "`instance\\$J\\[4\\]` is 0; each sign J must be \\+1 or -1" = function(x) { x$J[4] <- 0L; x },
+    "`instance\\$J\\[2\\]` is NA" = function(x) { x$J[2] <- NA; x },
+    "`instance\\$J` must be a numeric vector" = function(x) { x$J <- x$J == 1; x },
+    "`instance\\$n` must be a single whole number between 3 and 2\\^28" =
+      function(x) { x$n <- NA_integer_; x },
+    "`instance\\$eq` must be a numeric matrix of n = 17 rows" = function(x) { x$n <- 17L; x },
+    "`instance\\$name` must be a single string" = function(x) { x$name <- 1; x },
+    "`instance\\$planted` must be NULL or a logical vector of n = 16" =
+      function(x) { x$planted <- x$planted[-1]; x },
+    "`instance` is a damaged \"xorsat\" object: it lacks `eq`" = function(x) { x$eq <- NULL; x },
+    "`instance` has class \"xorsat\" but is an integer vector of length 3, not a list" =
+      function(x) structure(1:3, class = "xorsat"))
+  for (msg in names(damage)) {
+    bad <- damage[[msg]](i)
+    expect_error(xorsat_qg(bad, runs = 3, clones = 32, seed = 1, backend = "cpu"), msg,
+                 class = "statphysgpu_error")
+  }
+  # the energy takes instances that are not 3-regular, not damaged ones
+  expect_error(xorsat_energy(damage[[1]](i), i$planted), "`instance\\$eq\\[1, 1\\]` is 999")
+  # a whole-number double matrix is still an instance
+  d <- i
+  storage.mode(d$eq) <- "double"
+  expect_identical(xorsat_qg(d, runs = 3, clones = 32, seed = 1, backend = "cpu")$sweeps,
+                   xorsat_qg(i, runs = 3, clones = 32, seed = 1, backend = "cpu")$sweeps)
+})
+
+test_that("the engine refuses inconsistent tables whatever R hands it", {
+  # the .Call glue and sp_xorsat_check(): no out-of-bounds read on any table
+  tab <- statphysgpu:::xorsat_tables(xorsat_random(16, seed = 1))
+  plan <- c(1, 2, 100, 1, 0.1, 0, 0) # words, runs, max_sweeps, check_every, p1, indep, calibrate
+  go <- function(t = tab, p = plan) {
+    .Call(statphysgpu:::C_sp_r_xorsat, t$order, t$sets, t$partner, t$jneg, t$eq, t$jeq, p,
+          c(0, 0), c(1, 0), "", integer(), FALSE)
+  }
+  expect_identical(go()$status, c(1L, 1L))
+  with <- function(field, value) { t <- tab; t[[field]] <- value; t }
+  o <- tab$order; o[2] <- o[1]
+  expect_error(go(with("order", o)), "order is not a permutation")
+  expect_error(go(with("order", tab$order[-1])), "order|partner|length")
+  expect_error(go(with("order", as.double(tab$order))), "integer vector")
+  s <- tab$sets; s[2] <- 17L
+  expect_error(go(with("sets", s)), "set .* ends before it starts|sets must run")
+  expect_error(go(with("sets", c(0L, 10L))), "sets must run from 0 to n = 16")
+  p <- tab$partner; p[7] <- 99L
+  expect_error(go(with("partner", p)), "partner 99 of spin 1 is out of range")
+  p <- tab$partner; p[1] <- 0L
+  expect_error(go(with("partner", p)), "the spin itself")
+  expect_error(go(with("partner", tab$partner[-1])), "`partner` must be an integer vector of length 96")
+  e <- tab$eq; e[5] <- -1L
+  expect_error(go(with("eq", e)), "equation 1 has spin -1 outside 0..15")
+  expect_error(go(with("jeq", tab$jeq[-1])), "`jeq` must be an integer vector of length 16")
+  expect_error(go(with("jneg", NULL)), "`jneg` must be an integer vector")
+  # two spins of one equation in one set: the GPU would update them at once
+  t2 <- tab
+  t2$sets <- c(0L, 16L)
+  expect_error(go(t2), "in its independent set")
+  expect_error(go(p = replace(plan, 1, 0)), "words per run = 0")
+  expect_error(go(p = replace(plan, 4, 0)), "check_every = 0")
+  expect_error(go(p = replace(plan, 5, 2)), "p1 = 2 outside")
+  expect_error(go(p = plan[-7]), "plan must be a double vector of length 7")
 })
 
 test_that("as_surv() censors the cut runs at the time they ran", {
@@ -97,6 +287,7 @@ test_that("as_surv() censors the cut runs at the time they ran", {
                  backend = "cpu", max_sweeps = 200)
   s <- as_surv(x)
   expect_equal(unname(s[, "time"]), x$seconds)
+  expect_equal(unname(s[, "time"]), x$sweeps * attr(x, "seconds_per_sweep"))
   expect_equal(unname(s[, "status"]), as.numeric(x$solved))
 })
 
