@@ -209,11 +209,16 @@ as.data.frame.sp_paths <- function(x, ...) {
 #' Unfinished paths of an interrupted run are censored where they stopped.
 #'
 #' For a time-to-solution sample of [xorsat_qg()] it is
-#' `survival::Surv(seconds, solved)`: runs cut by a timeout, `max_sweeps` or
-#' an interrupt are censored at the time they had run.
+#' `survival::Surv(sweeps, solved)`: runs cut by a timeout, `max_sweeps` or
+#' an interrupt are censored at the sweeps they had run.  Sweeps are exact
+#' and do not depend on the machine; `unit = "seconds"` gives
+#' `Surv(seconds, solved)`, the sweeps times the device's measured pace
+#' (see [xorsat_qg()]).
 #'
 #' @param x A result of [escape_times()], [switching_currents()] or
 #'   [xorsat_qg()].
+#' @param unit For [xorsat_qg()] results: `"sweeps"` (the default) or
+#'   `"seconds"`; ignored for escape times and switching currents.
 #' @return A `Surv` object with one element per path (or run).
 #' @examples
 #' if (requireNamespace("survival", quietly = TRUE)) {
@@ -223,14 +228,15 @@ as.data.frame.sp_paths <- function(x, ...) {
 #'   survival::survfit(s ~ 1)
 #' }
 #' @export
-as_surv <- function(x) {
+as_surv <- function(x, unit = c("sweeps", "seconds")) {
+  unit <- check_choice(unit, c("sweeps", "seconds"), "unit", call = sys.call())
   if (!inherits(x, c("sp_paths", "xorsat_tts"))) {
     sp_abort("`x` must be a result of escape_times(), switching_currents() or xorsat_qg().")
   }
   if (!requireNamespace("survival", quietly = TRUE)) {
     sp_abort("as_surv() needs the survival package: install.packages(\"survival\").")
   }
-  if (inherits(x, "xorsat_tts")) return(survival::Surv(x$seconds, x$solved))
+  if (inherits(x, "xorsat_tts")) return(survival::Surv(x[[unit]], x$solved))
   survival::Surv(x$value, x$escaped)
 }
 

@@ -286,9 +286,13 @@ test_that("as_surv() censors the cut runs at the time they ran", {
   x <- xorsat_qg(xorsat_random(120, seed = 1), runs = 5, clones = 32, p1 = 0.3, seed = 1,
                  backend = "cpu", max_sweeps = 200)
   s <- as_surv(x)
+  expect_equal(unname(s[, "time"]), x$sweeps)
+  expect_equal(unname(s[, "status"]), as.numeric(x$solved))
+  s <- as_surv(x, unit = "seconds")
   expect_equal(unname(s[, "time"]), x$seconds)
   expect_equal(unname(s[, "time"]), x$sweeps * attr(x, "seconds_per_sweep"))
   expect_equal(unname(s[, "status"]), as.numeric(x$solved))
+  expect_error(as_surv(x, unit = "minutes"), "unit")
 })
 
 test_that("independent_clones: per-clone p1 masks have the law of independent bits", {
