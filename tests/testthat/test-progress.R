@@ -83,7 +83,7 @@ test_that("Ctrl-C while the progress bar is drawn returns the partial result", {
     job <- interrupt_after(after)
     got <- tryCatch(
       suppressMessages(withCallingHandlers(
-        escape_times(2000, 0.5, 1, 1, 0.05, 0.05, 1e7, seed = 1, backend = "cpu",
+        escape_times(2000, 0.5, 1, 1, 0.01, 0.05, 1e7, seed = 1, backend = "cpu",
                      progress = TRUE),
         statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"))),
       interrupt = function(e) "the interrupt escaped: result lost")
