@@ -149,10 +149,12 @@ sim_run <- function(frame, entry, ..., kernel = NULL, variant = "default",
 }
 
 # Suspend interrupts until the function whose frame is `envir` exits (an
-# on.exit registered there, as withr::defer() does).
+# on.exit registered there, as withr::defer() does).  The release function
+# itself, not its name, goes into the exit expression: `envir` need not see
+# the package's namespace.
 sim_hold_interrupts <- function(call, envir) {
   old <- .Call(C_sp_r_interrupts_hold, TRUE)
-  release <- bquote(sim_release_interrupts(.(old), quote(.(call))))
+  release <- bquote(.(sim_release_interrupts)(.(old), quote(.(call))))
   do.call(base::on.exit, list(release, add = TRUE, after = FALSE), envir = envir)
   invisible(old)
 }

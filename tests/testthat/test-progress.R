@@ -102,12 +102,15 @@ test_that("Ctrl-C while the progress bar is drawn returns the partial result", {
 test_that("a Ctrl-C after the run finished keeps the complete result, with a warning", {
   skip_on_os("windows")
   busy <- function(s) { t0 <- proc.time()[[3]]; while (proc.time()[[3]] - t0 < s) NULL }
+  # defined in the global environment, which does not see the package's
+  # namespace (the release must work from any caller's frame)
   f <- function() {
     statphysgpu:::sim_hold_interrupts(quote(f()), environment())
     tools::pskill(Sys.getpid(), tools::SIGINT)
     busy(0.3) # R code runs; R would act on the interrupt here if it could
     "the result"
   }
+  environment(f) <- list2env(list(busy = busy), parent = globalenv())
   got <- NULL
   expect_warning(got <- tryCatch(f(), interrupt = function(e) "lost"),
                  "after the run had finished", class = "statphysgpu_late_interrupt")
