@@ -144,17 +144,17 @@ __device__ void sp_kur_finish(const sp_kuramoto_kargs &a, uint64_t s, int b, dou
      * the order of the plain strided loop */
     const double2 *p = reinterpret_cast<const double2 *>(a.partial) + s * (uint64_t)a.bps;
     double S = 0, C = 0;
-    int k = threadIdx.x;
-    for (; k + 3 * SP_KUR_BLOCK < a.bps; k += 4 * SP_KUR_BLOCK) {
-      const double2 v0 = __ldcg(p + k), v1 = __ldcg(p + k + SP_KUR_BLOCK),
-                    v2 = __ldcg(p + k + 2 * SP_KUR_BLOCK), v3 = __ldcg(p + k + 3 * SP_KUR_BLOCK);
+    int j = threadIdx.x; /* (not k: that is the step, flagged below) */
+    for (; j + 3 * SP_KUR_BLOCK < a.bps; j += 4 * SP_KUR_BLOCK) {
+      const double2 v0 = __ldcg(p + j), v1 = __ldcg(p + j + SP_KUR_BLOCK),
+                    v2 = __ldcg(p + j + 2 * SP_KUR_BLOCK), v3 = __ldcg(p + j + 3 * SP_KUR_BLOCK);
       S += v0.x; C += v0.y;
       S += v1.x; C += v1.y;
       S += v2.x; C += v2.y;
       S += v3.x; C += v3.y;
     }
-    for (; k < a.bps; k += SP_KUR_BLOCK) {
-      const double2 v = __ldcg(p + k);
+    for (; j < a.bps; j += SP_KUR_BLOCK) {
+      const double2 v = __ldcg(p + j);
       S += v.x;
       C += v.y;
     }
