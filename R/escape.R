@@ -510,12 +510,16 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                  check_u64(fr$first - 1, "first_replica", call = call),
                  method == "srk2", fr$precision == "single", fr$seed,
                  kernel = "escape", variant = variant)
-  cond_of <- rep(seq_len(ncond), each = fr$n)
-  out <- data.frame(condition = cond_of, stringsAsFactors = FALSE)
-  for (p in setdiff(names(grid), "condition")) out[[p]] <- grid[[p]][cond_of]
-  out$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
-  out$value <- res$value
-  out$escaped <- res$escaped
+  each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
+  cond_of <- rep.int(seq_len(ncond), each)
+  # one list of columns, the engine's vectors as they are (no data-frame
+  # method copies a column); a parameter's column repeats its condition's value
+  cols <- list(condition = cond_of)
+  for (p in setdiff(names(grid), "condition")) cols[[p]] <- rep.int(grid[[p]], each)
+  cols$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
+  cols$value <- res$value
+  cols$escaped <- res$escaped
+  out <- new_df(cols)
   unf <- which(res$unfinished)
   attr(out, "conditions") <- grid
   attr(out, "method") <- method

@@ -1,8 +1,13 @@
 # GPU backend: status, devices, run-time compilation and the kernel cache.
 
-# Session state: kernel source hash, compile/cache counters.
+# Session state: kernel source hash, compile/cache counters, the device
+# table (gpu_devices(free = FALSE)), the kernel registry and the module keys
+# of its variants (all fixed for a session).
 .sp_gpu <- new.env(parent = emptyenv())
 .sp_gpu$source_hash <- NULL
+.sp_gpu$devices <- NULL
+.sp_gpu$registry <- NULL
+.sp_gpu$keys <- list()
 .sp_gpu$compiles <- 0L
 .sp_gpu$cache_hits <- 0L
 .sp_gpu$compile_seconds <- 0
@@ -39,6 +44,10 @@ gpu_status <- function() {
 #' @export
 gpu_devices <- function(free = TRUE) {
   free <- check_flag(free, "free")
+  # the devices and their fixed properties cannot change while the driver is
+  # loaded: without the free memory, the table is read once a session (every
+  # GPU call resolves its devices and names them in its result)
+  if (!free && !is.null(.sp_gpu$devices)) return(.sp_gpu$devices)
   st <- .Call(C_sp_r_gpu_status)
   cols <- c("id", "name", "compute_capability", "multiprocessors",
             "total_memory", "free_memory", "driver_version", "nvrtc_version")
@@ -49,6 +58,7 @@ gpu_devices <- function(free = TRUE) {
                       driver_version = character(), nvrtc_version = character(),
                       stringsAsFactors = FALSE)
     attr(out, "reason") <- st$reason
+    if (!free) .sp_gpu$devices <- out
     return(out)
   }
   d <- .Call(C_sp_r_gpu_devices, free)
@@ -56,14 +66,22 @@ gpu_devices <- function(free = TRUE) {
                                   (st$driver_version %% 1000) %/% 10), length(d$id))
   d$nvrtc_version <- rep(st$nvrtc_version, length(d$id))
   out <- as.data.frame(d, stringsAsFactors = FALSE)
-  out[, c(cols, setdiff(names(out), cols))]
+  out <- out[, c(cols, setdiff(names(out), cols))]
+  if (!free) .sp_gpu$devices <- out
+  out
 }
 
 # ---- kernels -------------------------------------------------------------------
 
 # The kernel sources the package ships, with the variants compiled.
 # `toolkit = TRUE`: needs the CUDA toolkit's headers (curand_kernel.h).
+# Built once a session (gpu_kernel_registry_build() has the entries).
 gpu_kernel_registry <- function() {
+  if (is.null(.sp_gpu$registry)) .sp_gpu$registry <- gpu_kernel_registry_build()
+  .sp_gpu$registry
+}
+
+gpu_kernel_registry_build <- function() {
   list(
     rng = list(file = "rng.cu", toolkit = FALSE,
                variants = list(default = list(defines = character(),
@@ -285,14 +303,23 @@ variant_id <- function(variant) {
 # module key that the C engines look kernels up by.
 gpu_kernel_load <- function(kernel, devices, variant = "default",
                             defines = NULL) {
+  # the common case, every call of a session after the first: the variant's
+  # module is loaded on every device (no registry walk, no hashing)
+  memo <- if (is.null(defines)) paste0(kernel, "|", variant)
+  key <- if (!is.null(memo)) .sp_gpu$keys[[memo]]
+  if (!is.null(key) &&
+      all(vapply(devices, function(dev) .Call(C_sp_r_gpu_module_loaded, dev, key), TRUE))) {
+    return(key)
+  }
   reg <- gpu_kernel_registry()[[kernel]]
   v <- reg$variants[[variant]]
   if (!is.null(defines)) v$defines <- defines
   key <- paste0(kernel, "|", variant_id(v))
+  if (!is.null(memo)) .sp_gpu$keys[[memo]] <- key
   info <- NULL
   for (dev in devices) {
     if (.Call(C_sp_r_gpu_module_loaded, dev, key)) next
-    if (is.null(info)) info <- .Call(C_sp_r_gpu_devices, FALSE)
+    if (is.null(info)) info <- gpu_devices(free = FALSE)
     target <- gpu_target(info$compute_capability[info$id == dev])
     image <- gpu_kernel_image(kernel, reg, v, target)
     ok <- tryCatch({

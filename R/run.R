@@ -200,3 +200,33 @@ sim_result <- function(out, frame, res, class = NULL, unfinished = NULL) {
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# A data frame of a named list of equal-length columns, with compact row
+# names, as data.frame() makes it but without its checks and copies: the
+# columns (an engine's result vectors, millions of rows) are used as they are.
+new_df <- function(cols) {
+  n <- if (length(cols)) length(cols[[1]]) else 0L
+  structure(cols, class = "data.frame", row.names = .set_row_names(n))
+}
+
+# The rows of each condition 1..ncond of a per-replica table, from its
+# condition column: a list with, for condition c, NULL when every row is
+# condition c's (use the columns as they are), else the row numbers
+# (integer(0) for none).  Rows sorted by condition (as every simulator and
+# rbind() method leaves them) give contiguous ranges, found in one pass.
+condition_rows <- function(cond, ncond) {
+  m <- length(cond)
+  out <- vector("list", ncond)
+  if (m > 0 && !anyNA(cond) && !is.unsorted(cond)) {
+    cnt <- tabulate(cond, ncond)
+    ends <- cumsum(cnt)
+    for (c in seq_len(ncond)) {
+      if (cnt[c] == m) out[c] <- list(NULL)
+      else out[[c]] <- if (cnt[c] == 0) integer() else seq.int(ends[c] - cnt[c] + 1L, ends[c])
+    }
+    return(out)
+  }
+  idx <- split(seq_len(m), factor(cond, levels = seq_len(ncond)))
+  for (c in seq_len(ncond)) out[[c]] <- unname(idx[[c]])
+  out
+}

@@ -88,6 +88,31 @@ __device__ __forceinline__ void sp_drv_step(const sp_driven_kargs &a, sp_drv_pat
   }
 }
 
+/* The start of every path of the launch, on the device: the CPU engine's
+ * sp_driven_start() and split (driven.h's functions, integer Philox and
+ * double arithmetic: the same numbers), so that no path state crosses the
+ * bus before the run. */
+extern "C" __global__ void __launch_bounds__(SP_DRV_BLOCK)
+sp_driven_init_kernel(const sp_driven_init_kargs a) {
+  const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.npaths) return;
+  const uint64_t p = a.path0 + i, c = p / a.n, r = p % a.n;
+  const double x0 = a.nx0 > 0 ? a.x0[a.nx0 == 1 ? 0 : r]
+                              : sp_driven_start_x(a.seed, a.conds[c].stream0 + a.replica0 + r);
+  const double v0 = a.nv0 > 0 ? a.v0[a.nv0 == 1 ? 0 : r] : 0.0;
+  int32_t m;
+  double y;
+  sp_driven_split(x0, &m, &y);
+  const sp_real yr = (sp_real)y;
+  a.m[i] = m;
+  a.x[i] = yr;
+  a.v[i] = (sp_real)v0;
+  a.s2[i] = (sp_real)0;
+  a.acc2[i] = 0.0;
+  /* x at the end of a transient of length 0 is the start in the working precision */
+  a.xtr[i] = a.ktr > 0 ? __longlong_as_double(0x7ff8000000000000LL) : (double)m + (double)yr;
+}
+
 extern "C" __global__ void __launch_bounds__(SP_DRV_BLOCK)
 sp_driven_kernel(const sp_driven_kargs a) {
   const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -57,4 +57,23 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_driven_kargs) == 192, "sp_driven_kargs layout");
 
+/* Arguments of sp_driven_init_kernel: the start of paths path0 + i, i <
+ * npaths, drawn on the device (sp_driven_start() of the CPU engine: the
+ * same numbers), into the state arrays of sp_driven_kargs. */
+typedef struct {
+  SP_DPTR(const sp_driven_cond) conds;
+  SP_DPTR(const double) x0;            /* start positions (or 0: uniform on (0, 1)), */
+  SP_DPTR(const double) v0;            /*   velocities (or 0: at rest); nx0, nv0 of */
+  uint64_t nx0, nv0;                   /*   them, 1 or one per replica */
+  SP_DPTR(int32_t) m;
+  SP_DPTR(sp_driven_real) x;
+  SP_DPTR(sp_driven_real) v;
+  SP_DPTR(sp_driven_real) s2;
+  SP_DPTR(double) acc2;
+  SP_DPTR(double) xtr;
+  uint64_t n, replica0, seed, path0, npaths, ktr;
+} sp_driven_init_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_driven_init_kargs) == 136, "sp_driven_init_kargs layout");
+
 #endif /* SP_DRIVEN_ARGS_H */

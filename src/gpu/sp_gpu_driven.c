@@ -2,15 +2,15 @@
  * round driver (sp_gpu_run.h).  Every path runs the same number of steps,
  * so the plan is static: device d of ndev holds the contiguous paths
  * [d total / ndev, (d + 1) total / ndev), and a round advances all of them
- * by the same number of steps (one launch, one thread per path). */
+ * by the same number of steps (one launch, one thread per path).  The
+ * starts are drawn on the device (sp_driven_init_kernel, the CPU engine's
+ * numbers): nothing a path holds crosses the bus before the run. */
 #include "sp_gpu_driven.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/sp_error.h"
-#include "driven.h" /* sp_driven_split */
 #include "sp_gpu_run.h"
 
 #define DRV_BLOCK 128
@@ -35,15 +35,6 @@ typedef struct {
 
 #define DRV_NO_PATH 0xffffffffffffffffull
 
-/* Host values to the working precision, n of them, into buf (n rb bytes). */
-static void drv_to_real(const double *src, uint64_t n, size_t rb, void *buf) {
-  uint64_t i;
-  if (rb == sizeof(float))
-    for (i = 0; i < n; i++) ((float *)buf)[i] = (float)src[i];
-  else
-    memcpy(buf, src, (size_t)n * sizeof(double));
-}
-
 static void drv_from_real(const void *buf, uint64_t n, size_t rb, double *dst) {
   uint64_t i;
   if (rb == sizeof(float))
@@ -57,10 +48,10 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   const sp_driven_job *job = m->job;
   drv_dev *e = (drv_dev *)d->state;
   size_t rb = job->single ? sizeof(float) : sizeof(double), np;
-  double *hx = NULL, *hv = NULL, *hxtr = NULL;
-  int32_t *hm = NULL;
-  void *tmp = NULL;
-  uint64_t i;
+  CUfunction init;
+  CUdeviceptr x0 = 0, v0 = 0;
+  sp_driven_init_kargs ia;
+  float *drive_f = NULL;
   int st;
   e->rb = rb;
   e->path0 = m->total * (uint64_t)d->index / (uint64_t)m->ndev;
@@ -71,7 +62,9 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
     return SP_OK;
   }
   np = (size_t)e->np;
-  if ((st = sp_gpu_function(d->id, m->key, "sp_driven_kernel", &e->kern)) != SP_OK) return st;
+  if ((st = sp_gpu_function(d->id, m->key, "sp_driven_kernel", &e->kern)) != SP_OK ||
+      (st = sp_gpu_function(d->id, m->key, "sp_driven_init_kernel", &init)) != SP_OK)
+    return st;
   if ((st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_driven_cond), "the conditions",
                              &e->conds)) ||
       (st = sp_gpu_dev_alloc(d, ((size_t)job->spp + 1) * rb, "the drive table", &e->drive)) ||
@@ -103,44 +96,53 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
       ((st = sp_gpu_dev_alloc(d, (size_t)m->ndens * 8, "the position density", &e->dens)) ||
        (st = sp_gpu_memset0(d->id, e->dens, (size_t)m->ndens * 8))))
     return st;
-  hx = (double *)malloc(np * sizeof(double));
-  hv = (double *)malloc(np * sizeof(double));
-  hxtr = (double *)malloc(np * sizeof(double));
-  hm = (int32_t *)malloc(np * sizeof(int32_t));
-  tmp = malloc(((size_t)job->spp + 1 > np ? (size_t)job->spp + 1 : np) * rb);
-  if (hx == NULL || hv == NULL || hxtr == NULL || hm == NULL || tmp == NULL) {
-    st = sp_fail(SP_ERR_NOMEM, "out of host memory");
-    goto done;
+  /* start values given by the caller (one, or one per replica) */
+  if ((job->nx0 > 0 && ((st = sp_gpu_dev_alloc(d, (size_t)job->nx0 * sizeof(double),
+                                               "the start positions", &x0)) ||
+                        (st = sp_gpu_to_device(d->id, x0, job->x0,
+                                               (size_t)job->nx0 * sizeof(double))))) ||
+      (job->nv0 > 0 && ((st = sp_gpu_dev_alloc(d, (size_t)job->nv0 * sizeof(double),
+                                               "the start velocities", &v0)) ||
+                        (st = sp_gpu_to_device(d->id, v0, job->v0,
+                                               (size_t)job->nv0 * sizeof(double))))))
+    return st;
+  /* the drive table in the working precision */
+  if (job->single) {
+    uint64_t j;
+    drive_f = (float *)malloc(((size_t)job->spp + 1) * sizeof(float));
+    if (drive_f == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    for (j = 0; j <= job->spp; j++) drive_f[j] = (float)job->drive[j];
   }
-  for (i = 0; i < e->np; i++) {
-    double x0;
-    sp_driven_start(job, e->path0 + i, &x0, &hv[i]);
-    sp_driven_split(x0, &hm[i], &hx[i]); /* hx: y of x = m + y */
-    /* x at the end of a transient of length 0 is the start in the working precision */
-    hxtr[i] = job->ktr > 0 ? NAN
-                           : (double)hm[i] + (job->single ? (double)(float)hx[i] : hx[i]);
-  }
-  drv_to_real(job->drive, (uint64_t)job->spp + 1, rb, tmp);
-  if ((st = sp_gpu_to_device(d->id, e->drive, tmp, ((size_t)job->spp + 1) * rb)) != SP_OK)
-    goto done;
-  drv_to_real(hx, e->np, rb, tmp);
-  if ((st = sp_gpu_to_device(d->id, e->x, tmp, np * rb)) != SP_OK) goto done;
-  drv_to_real(hv, e->np, rb, tmp);
-  if ((st = sp_gpu_to_device(d->id, e->v, tmp, np * rb)) != SP_OK) goto done;
-  if ((st = sp_gpu_to_device(d->id, e->m, hm, np * sizeof(int32_t))) ||
-      (st = sp_gpu_to_device(d->id, e->xtr, hxtr, np * sizeof(double))) ||
+  st = sp_gpu_to_device(d->id, e->drive, job->single ? (const void *)drive_f : job->drive,
+                        ((size_t)job->spp + 1) * rb);
+  free(drive_f);
+  if (st != SP_OK ||
       (st = sp_gpu_to_device(d->id, e->conds, job->conds,
-                             (size_t)job->ncond * sizeof(sp_driven_cond))) ||
-      (st = sp_gpu_memset0(d->id, e->s2, np * rb)) ||
-      (st = sp_gpu_memset0(d->id, e->acc2, np * sizeof(double))))
-    goto done;
-done:
-  free(hx);
-  free(hv);
-  free(hxtr);
-  free(hm);
-  free(tmp);
-  return st;
+                             (size_t)job->ncond * sizeof(sp_driven_cond))) != SP_OK)
+    return st;
+  /* every path's start, drawn on the device (the host's numbers), once the
+   * uploads and memsets above (the legacy stream's) have landed */
+  if ((st = sp_gpu_stream_sync(d->id, NULL)) != SP_OK) return st;
+  memset(&ia, 0, sizeof ia);
+  ia.conds = e->conds;
+  ia.x0 = x0;
+  ia.v0 = v0;
+  ia.nx0 = job->nx0;
+  ia.nv0 = job->nv0;
+  ia.m = e->m;
+  ia.x = e->x;
+  ia.v = e->v;
+  ia.s2 = e->s2;
+  ia.acc2 = e->acc2;
+  ia.xtr = e->xtr;
+  ia.n = job->n;
+  ia.replica0 = job->replica0;
+  ia.seed = job->seed;
+  ia.path0 = e->path0;
+  ia.npaths = e->np;
+  ia.ktr = job->ktr;
+  return sp_gpu_launch(d->id, init, (unsigned int)((e->np + DRV_BLOCK - 1) / DRV_BLOCK),
+                       DRV_BLOCK, 0, d->stream, &ia, "sp_driven_init_kernel");
 }
 
 static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
