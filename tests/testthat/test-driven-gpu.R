@@ -80,3 +80,25 @@ test_that("several devices give the one-device result, and chunks combine", {
   expect_identical(as.data.frame(parts), as.data.frame(one))
   expect_identical(attr(parts, "histogram"), attr(one, "histogram"))
 })
+
+test_that("the starts drawn on the device are the CPU's, bit for bit", {
+  skip_if_no_gpu()
+  # the kept trajectories' period 0 is the start (x, v) and, with no
+  # transient, x_tr is the start in the working precision: both come from
+  # sp_driven_init_kernel on the GPU and sp_driven_start() on the CPU
+  starts <- list(list(),
+                 list(x0 = 0.25, v0 = -1.5),
+                 list(x0 = 1e6 + seq(0.01, 0.9, length.out = 40), v0 = seq(-2, 2, length.out = 40)),
+                 list(v0 = 0.5))
+  for (st in starts) for (p in c("single", "double")) {
+    args <- c(list(n = 40, a = c(1, 2), omega = 2, f = 0.1, gamma = 1, D0 = 0.1,
+                   periods = 1, steps_per_period = 20, transient = 0, keep = 40,
+                   first_replica = 11, seed = 12, precision = p, progress = FALSE), st)
+    cpu <- do.call(driven_brownian, c(args, backend = "cpu"))
+    gpu <- do.call(driven_brownian, c(args, backend = "gpu"))
+    tc <- attr(cpu, "trajectories")
+    tg <- attr(gpu, "trajectories")
+    expect_identical(tg[tg$period == 0, ], tc[tc$period == 0, ])
+    expect_identical(attr(gpu, "paths")$x_tr, attr(cpu, "paths")$x_tr)
+  }
+})
