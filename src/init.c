@@ -15,6 +15,7 @@ SEXP sp_r_driven(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEX
                  SEXP, SEXP, SEXP);
 SEXP sp_r_vmc(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_vmc_check_coords(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_xorsat(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_kuramoto(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
                    SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -61,6 +62,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_driven, 16),
   CALLDEF(sp_r_vmc, 14),
   CALLDEF(sp_r_vmc_lattice, 5),
+  CALLDEF(sp_r_vmc_check_coords, 5),
   CALLDEF(sp_r_xorsat, 12),
   CALLDEF(sp_r_kuramoto, 18),
   CALLDEF(sp_r_kuramoto_start, 5),

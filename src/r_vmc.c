@@ -1,6 +1,7 @@
 /* .Call glue for the helium VMC engine: R's arguments to an sp_vmc_job, the
  * engine, the blocks and the walkers' final state back as R vectors. */
 #include <math.h>
+#include <string.h>
 
 #include "r_hooks.h"
 #include "r_run.h"
@@ -11,7 +12,7 @@
 #include "gpu/sp_gpu_vmc.h"
 
 /* pair: c(b, L, form); sweeps: c(equilibration, blocks, block_sweeps,
- * measure_every); coords: n x 3 x walkers doubles; step, moves: one per
+ * measure_every); coords: 3 x n x walkers doubles; step, moves: one per
  * walker (copied: the engine writes the final state into the copies). */
 SEXP sp_r_vmc(SEXP pair, SEXP n, SEXP walker0, SEXP seed, SEXP sweeps, SEXP tune, SEXP single,
               SEXP nbins, SEXP coords, SEXP step, SEXP moves, SEXP gpu_key, SEXP devices,
@@ -40,12 +41,24 @@ SEXP sp_r_vmc(SEXP pair, SEXP n, SEXP walker0, SEXP seed, SEXP sweeps, SEXP tune
   job.tune = sp_r_int(tune);
   job.single = sp_r_int(single);
   job.nbins = sp_r_int(nbins);
-  if (XLENGTH(coords) != (R_xlen_t)job.n * 3 * job.nwalkers || XLENGTH(moves) != job.nwalkers)
+  if (TYPEOF(coords) != REALSXP || XLENGTH(coords) != (R_xlen_t)job.n * 3 * job.nwalkers ||
+      XLENGTH(moves) != job.nwalkers)
     Rf_error("internal error: the walkers' state does not match n and walkers");
   res = PROTECT(Rf_mkNamed(VECSXP, names));
   block = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.nwalkers * (R_xlen_t)job.blocks * 5));
   done = PROTECT(Rf_allocVector(INTSXP, job.nwalkers));
-  c2 = PROTECT(Rf_duplicate(coords));
+  /* the engine's copy of the start, returned as the array 3 x n x walkers
+   * (R makes no other copy of it) */
+  c2 = PROTECT(Rf_allocVector(REALSXP, XLENGTH(coords)));
+  memcpy(REAL(c2), REAL(coords), (size_t)XLENGTH(coords) * sizeof(double));
+  {
+    SEXP dim = PROTECT(Rf_allocVector(INTSXP, 3));
+    INTEGER(dim)[0] = 3;
+    INTEGER(dim)[1] = job.n;
+    INTEGER(dim)[2] = job.nwalkers;
+    Rf_setAttrib(c2, R_DimSymbol, dim);
+    UNPROTECT(1);
+  }
   s2 = PROTECT(Rf_duplicate(step));
   m2 = PROTECT(Rf_duplicate(moves));
   hist = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.nwalkers * job.nbins));
@@ -91,6 +104,28 @@ SEXP sp_r_vmc_lattice(SEXP n, SEXP L, SEXP seed, SEXP walker0, SEXP nwalkers) {
   out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.n * 3 * nw));
   for (w = 0; w < nw; w++)
     sp_vmc_lattice(&job, w0 + (uint64_t)w, REAL(out) + (size_t)w * (size_t)job.n * 3);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The checks of a walkers' state (he4_vmc(start = )): coords (3 x n x
+ * walkers doubles), in a box of side L.  c(i, w): i the first (1-based)
+ * coordinate that is not a number in [0, hi], else 0; when i = 0, w the
+ * first walker with two atoms closer than d (minimum image), else 0. */
+SEXP sp_r_vmc_check_coords(SEXP coords, SEXP n, SEXP L, SEXP hi, SEXP d) {
+  int nn = sp_r_int(n), w = 0;
+  R_xlen_t len = XLENGTH(coords);
+  size_t bad;
+  SEXP out;
+  if (TYPEOF(coords) != REALSXP || nn < 1 || len % (3 * (R_xlen_t)nn) != 0)
+    Rf_error("internal error: coordinates must be 3 x n x walkers doubles");
+  bad = sp_vmc_coords_outside(REAL(coords), (size_t)len, sp_r_dbl(hi));
+  if (bad == 0)
+    sp_r_check(sp_vmc_close_pair(REAL(coords), nn, (int)(len / (3 * (R_xlen_t)nn)),
+                                 sp_r_dbl(L), sp_r_dbl(d), &w));
+  out = PROTECT(Rf_allocVector(REALSXP, 2));
+  REAL(out)[0] = (double)bad;
+  REAL(out)[1] = (double)w;
   UNPROTECT(1);
   return out;
 }

@@ -52,6 +52,16 @@ typedef struct {
  * SP_PURPOSE_VMC_START).  coords: n x 3. */
 void sp_vmc_lattice(const sp_vmc_job *job, uint64_t walker, double *coords);
 
+/* The first walker (1-based) of `nwalkers` (coordinates as sp_vmc_out's,
+ * wrapped into the box of side L) with two atoms closer than d, minimum
+ * image, in *walker, or 0; linear time in the atoms.  SP_OK or
+ * SP_ERR_NOMEM. */
+int sp_vmc_close_pair(const double *coords, int n, int nwalkers, double L, double d,
+                      int *walker);
+/* The first (1-based) of `len` coordinates that is not a number in [0, hi]
+ * (NaN, infinite or outside), or 0. */
+size_t sp_vmc_coords_outside(const double *coords, size_t len, double hi);
+
 /* Blocks NaN, no block done, histogram 0 (both engines start so). */
 void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out);
 

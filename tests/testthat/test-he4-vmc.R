@@ -272,6 +272,44 @@ test_that("the close-pair search of the state check finds every pair within d, m
   }
 })
 
+test_that("the close-pair check is exact for lattices, walls, coordinates at L and coarse grids", {
+  # against all pairs (minimum image), with pairs planted at every offset
+  # of the column grid the C check uses (sqrt(2 n) columns an axis, at
+  # least d wide), across the walls in x and y, atoms at x = L, and d so
+  # large that fewer than three columns fit (all pairs)
+  ref_close <- function(co, L, d) {
+    for (j in seq_len(dim(co)[3])) {
+      p <- t(co[, , j])
+      for (a in seq_len(nrow(p) - 1)) {
+        u <- sweep(p[-seq_len(a), , drop = FALSE], 2, p[a, ])
+        u <- u - L * round(u / L)
+        if (any(rowSums(u^2) < d^2)) return(j)
+      }
+    }
+    0L
+  }
+  set.seed(11)
+  L <- 6
+  for (trial in 1:40) {
+    n <- sample(c(8, 27, 50), 1)
+    w <- 4
+    d <- sample(c(0.05, 0.4, 1.9, 2.5), 1) # 1.9: three columns an axis
+    if (trial %% 4 == 0) { # a simple cubic lattice, shaken a little
+      k <- ceiling(n^(1 / 3))
+      g <- as.matrix(expand.grid(0:(k - 1), 0:(k - 1), 0:(k - 1)))[seq_len(n), ] * (L / k)
+      co <- array(rep(t(g), w) + runif(3 * n * w, 0, 0.01), c(3, n, w)) %% L
+    } else {
+      co <- array(runif(3 * n * w, 0, L), c(3, n, w))
+    }
+    j <- sample(w, 1)
+    a <- sample(n, 2)
+    off <- runif(3, -1, 1) * d * sample(c(0.7, 1.3), 1)
+    co[, a[2], j] <- (co[, a[1], j] + off) %% L
+    if (trial %% 5 == 0) co[1, a[1], j] <- L # on the wall
+    expect_identical(statphysgpu:::vmc_close_pair(co, L, d), ref_close(co, L, d))
+  }
+})
+
 test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
   x <- vmc(32, walkers = 3, blocks = 16, block_sweeps = 5, equilibration = 20, seed = 2,
            pair_distribution = TRUE)
