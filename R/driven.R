@@ -250,7 +250,7 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   res <- sim_run(fr, C_sp_r_driven, lapply(conds, as.double), drive, fr$n,
                  check_u64(fr$first - 1, "first_replica", call = call), periods, ktr,
                  x0, v0, keep_here, dens, method == "srk2", fr$precision == "single", fr$seed,
-                 kernel = "driven", variant = paste(fr$precision, method, sep = "_"))
+                 kernel = "driven", variant = driven_kernel_variant(fr$precision, method))
   cond_of <- rep.int(seq_len(ncond), rep.int(fr$n, ncond)) # rep(, each =), faster
   steps <- res$steps
   t_obs <- (steps - ktr) * dt
@@ -297,15 +297,34 @@ DRIVEN_BIAS_MAX <- 1e-3
 
 # The kernel variants of driven.cu: precision x method.  Single precision
 # uses the hardware cosine for the force (its argument is reduced to
-# [-pi, pi] first, where it is accurate to 2^-21.4).
+# [-pi, pi] first, where it is accurate to 2^-21.4).  Registers are capped
+# for the most blocks an SM that compile without spills (SP_DRV_MINBLOCKS,
+# bench/registers.R): single 48 (10 blocks of 128), double SRK2 80 and
+# Euler 72; the "_free" variants leave the allocation free (single SRK2 56,
+# double SRK2 102).  Option statphysgpu.driven_variant: "" (the default) or
+# "_free", a suffix (bench/whole-call.R compares them).
 driven_variants <- function() {
   v <- list()
+  cap <- c(single_srk2 = 10, single_euler = 10, double_srk2 = 6, double_euler = 7)
   for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
-    v[[paste(prec, m, sep = "_")]] <- list(
-      defines = c(if (prec == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1", "SP_FAST_SIN=1")
-                  else "SP_REAL=double",
-                  sprintf("SP_DRV_HEUN=%d", as.integer(m == "srk2"))),
-      fast_math = FALSE)
+    nm <- paste(prec, m, sep = "_")
+    def <- c(if (prec == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1", "SP_FAST_SIN=1")
+             else "SP_REAL=double",
+             sprintf("SP_DRV_HEUN=%d", as.integer(m == "srk2")))
+    v[[nm]] <- list(defines = c(def, sprintf("SP_DRV_MINBLOCKS=%d", cap[[nm]])),
+                    fast_math = FALSE)
+    v[[paste0(nm, "_free")]] <- list(defines = def, fast_math = FALSE)
+  }
+  v
+}
+
+# The kernel variant of a precision and method, with the suffix of option
+# statphysgpu.driven_variant ("" or "_free").
+driven_kernel_variant <- function(precision, method) {
+  v <- paste(precision, method, sep = "_")
+  sfx <- getOption("statphysgpu.driven_variant", "")
+  if (is.character(sfx) && length(sfx) == 1 && paste0(v, sfx) %in% names(driven_variants())) {
+    v <- paste0(v, sfx)
   }
   v
 }

@@ -4,6 +4,7 @@
  * Compiled per variant with -D options:
  *   SP_REAL=float -DSP_REAL_SINGLE -DSP_FAST_SIN  or  SP_REAL=double
  *   SP_DRV_HEUN=1 (srk2) or 0 (euler)
+ *   SP_DRV_MINBLOCKS=k: registers capped for k blocks an SM (below)
  *
  * One thread per path (Algorithm 1 of 001): a launch loads the path's state
  * from global memory into registers, advances it by `nsteps` steps and
@@ -11,7 +12,8 @@
  * cos(omega t) of a step is one entry of a table shared by all paths
  * (omega t = 2 pi j / spp exactly, time kept modulo the period as the
  * integer phase j): a uniform, cached load per step instead of a cosine per
- * path.  The steps run in macro-steps of four, one Philox block (four
+ * path (the drive at a step's end is that at the next one's start: one load
+ * a step).  The steps run in macro-steps of four, one Philox block (four
  * normals in registers) each, with a head and a tail of single steps where
  * a launch starts or ends inside a block.  Path p draws from its own
  * Philox stream whatever thread or device runs it.  With a density
@@ -26,6 +28,12 @@
 #endif
 #ifndef SP_DRV_BLOCK
 #  define SP_DRV_BLOCK 128
+#endif
+/* Blocks an SM that the register allocation must allow (__launch_bounds__):
+ * 1 leaves it free (72 registers in single SRK2, 7 blocks); 10 holds single
+ * SRK2 to 48 registers without spills (10 blocks, 40 warps an SM). */
+#ifndef SP_DRV_MINBLOCKS
+#  define SP_DRV_MINBLOCKS 1
 #endif
 
 typedef SP_REAL sp_driven_real; /* the state arrays of driven_args.h */
@@ -43,6 +51,7 @@ struct sp_drv_path {
   long long keep; /* keep slot 0, or -1 */
   uint64_t cond;  /* condition */
   unsigned int j; /* phase: the next step starts at omega t = 2 pi j / spp */
+  sp_real c0;     /* the drive table at j: cos(2 pi j / spp) */
   unsigned long long period; /* periods finished */
 };
 
@@ -62,21 +71,23 @@ __device__ __forceinline__ void sp_drv_count(const sp_driven_kargs &a, const sp_
     atomicAdd(a.dens + g, (unsigned long long)__popc(peers));
 }
 
-/* Step s of the launch (step k0 + s + 1 of the run) with normal z, and the
- * bookkeeping after it: v^2 after the transient (s + 1 > s_tr), x at the
- * end of the transient (s + 1 == s_tr), period ends. */
+/* One step with normal z (the drive cos(omega t) at its start in P.c0, read
+ * by the previous step: one table load a step), and the bookkeeping after
+ * it: v^2 when the launch is after the transient (AFTER; a launch never
+ * straddles the transient's end, sp_gpu_driven.c), period ends. */
+template <bool AFTER>
 __device__ __forceinline__ void sp_drv_step(const sp_driven_kargs &a, sp_drv_path &P,
-                                            unsigned int s, unsigned int s_tr, uint64_t i,
                                             sp_real z) {
-  const sp_real c0 = __ldg(a.drive + P.j), c1 = __ldg(a.drive + P.j + 1);
-  SP_DRIVEN(sp_driven_step)(&P.par, SP_DRV_HEUN, c0, c1, &P.x, &P.v, z);
+  const sp_real c1 = __ldg(a.drive + P.j + 1);
+  SP_DRIVEN(sp_driven_step)(&P.par, SP_DRV_HEUN, P.c0, c1, &P.x, &P.v, z);
   SP_DRIVEN(sp_driven_wrap)(&P.x, &P.m);
-  if (s + 1 > s_tr) P.s2 += P.v * P.v;
-  if (s + 1 == s_tr) a.xtr[i] = (double)P.m + (double)P.x;
+  P.c0 = c1;
+  if (AFTER) P.s2 += P.v * P.v;
   if (++P.j == a.spp) {
     P.j = 0;
+    P.c0 = __ldg(a.drive); /* cos 0 (the table's last entry, cos 2 pi, is the same 1) */
     P.period++;
-    if (s + 1 > s_tr) {
+    if (AFTER) {
       P.acc2 += (double)P.s2;
       P.s2 = 0;
     }
@@ -85,6 +96,35 @@ __device__ __forceinline__ void sp_drv_step(const sp_driven_kargs &a, sp_drv_pat
       a.keep_v[P.keep + P.period] = (double)P.v;
     }
     if (a.dens) sp_drv_count(a, P, P.period);
+  }
+}
+
+/* The launch's nsteps steps from step k0: a head from inside a Philox block
+ * to its end, whole blocks of four steps, a tail that starts a block. */
+template <bool AFTER>
+__device__ __forceinline__ void sp_drv_run(const sp_driven_kargs &a, sp_drv_path &P,
+                                           uint64_t stream) {
+  sp_real z[4];
+  unsigned int s = 0;
+  uint64_t blk = a.k0 >> 2;
+  if (a.k0 & 3) {
+    sp_u32x4 rr = sp_philox_purpose_block(a.seed, SP_PURPOSE_DRIVEN_STEPS, stream, blk);
+    SP_DRIVEN(sp_driven_normals)(rr, &z[0], &z[1], &z[2], &z[3]);
+    for (unsigned int q = (unsigned int)(a.k0 & 3); q < 4 && s < a.nsteps; q++, s++)
+      sp_drv_step<AFTER>(a, P, q == 1 ? z[1] : (q == 2 ? z[2] : z[3]));
+    blk++;
+  }
+  for (; s + 4 <= a.nsteps; s += 4, blk++) {
+    sp_u32x4 rr = sp_philox_purpose_block(a.seed, SP_PURPOSE_DRIVEN_STEPS, stream, blk);
+    SP_DRIVEN(sp_driven_normals)(rr, &z[0], &z[1], &z[2], &z[3]);
+#pragma unroll
+    for (int q = 0; q < 4; q++) sp_drv_step<AFTER>(a, P, z[q]);
+  }
+  if (s < a.nsteps) {
+    sp_u32x4 rr = sp_philox_purpose_block(a.seed, SP_PURPOSE_DRIVEN_STEPS, stream, blk);
+    SP_DRIVEN(sp_driven_normals)(rr, &z[0], &z[1], &z[2], &z[3]);
+    for (unsigned int q = 0; s < a.nsteps; q++, s++)
+      sp_drv_step<AFTER>(a, P, q == 0 ? z[0] : (q == 1 ? z[1] : z[2]));
   }
 }
 
@@ -113,7 +153,7 @@ sp_driven_init_kernel(const sp_driven_init_kargs a) {
   a.xtr[i] = a.ktr > 0 ? __longlong_as_double(0x7ff8000000000000LL) : (double)m + (double)yr;
 }
 
-extern "C" __global__ void __launch_bounds__(SP_DRV_BLOCK)
+extern "C" __global__ void __launch_bounds__(SP_DRV_BLOCK, SP_DRV_MINBLOCKS)
 sp_driven_kernel(const sp_driven_kargs a) {
   const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.npaths) return;
@@ -130,41 +170,21 @@ sp_driven_kernel(const sp_driven_kargs a) {
   P.keep = r < a.keep_m ? (long long)((c * a.keep_m + r) * (a.periods + 1)) : -1;
   P.cond = c;
   P.j = (unsigned int)(a.k0 % a.spp);
+  P.c0 = __ldg(a.drive + P.j);
   P.period = a.k0 / a.spp;
   if (a.k0 == 0 && P.keep >= 0) {
     a.keep_x[P.keep] = (double)P.m + (double)P.x;
     a.keep_v[P.keep] = (double)P.v;
   }
   if (a.k0 == 0 && a.dens) sp_drv_count(a, P, 0);
-  /* the transient ends after launch step s_tr (0: before this launch;
-   * past nsteps: after it) */
-  const unsigned int s_tr = a.ktr <= a.k0 ? 0u
-                            : (a.ktr - a.k0 > (uint64_t)a.nsteps ? a.nsteps + 1u
-                                                                 : (unsigned int)(a.ktr - a.k0));
-  sp_real z[4];
-  unsigned int s = 0;
-  uint64_t blk = a.k0 >> 2;
-  /* head: from inside a block to its end */
-  if (a.k0 & 3) {
-    sp_u32x4 rr = sp_philox_purpose_block(a.seed, SP_PURPOSE_DRIVEN_STEPS, stream, blk);
-    SP_DRIVEN(sp_driven_normals)(rr, &z[0], &z[1], &z[2], &z[3]);
-    for (unsigned int q = (unsigned int)(a.k0 & 3); q < 4 && s < a.nsteps; q++, s++)
-      sp_drv_step(a, P, s, s_tr, i, q == 1 ? z[1] : (q == 2 ? z[2] : z[3]));
-    blk++;
-  }
-  /* whole blocks */
-  for (; s + 4 <= a.nsteps; s += 4, blk++) {
-    sp_u32x4 rr = sp_philox_purpose_block(a.seed, SP_PURPOSE_DRIVEN_STEPS, stream, blk);
-    SP_DRIVEN(sp_driven_normals)(rr, &z[0], &z[1], &z[2], &z[3]);
-#pragma unroll
-    for (int q = 0; q < 4; q++) sp_drv_step(a, P, s + q, s_tr, i, z[q]);
-  }
-  /* tail: the start of a block */
-  if (s < a.nsteps) {
-    sp_u32x4 rr = sp_philox_purpose_block(a.seed, SP_PURPOSE_DRIVEN_STEPS, stream, blk);
-    SP_DRIVEN(sp_driven_normals)(rr, &z[0], &z[1], &z[2], &z[3]);
-    for (unsigned int q = 0; s < a.nsteps; q++, s++)
-      sp_drv_step(a, P, s, s_tr, i, q == 0 ? z[0] : (q == 1 ? z[1] : z[2]));
+  /* the launch lies wholly before or wholly after the end of the transient
+   * (the host cuts launches there); x at its end is recorded after the
+   * launch that reaches it */
+  if (a.k0 >= a.ktr) {
+    sp_drv_run<true>(a, P, stream);
+  } else {
+    sp_drv_run<false>(a, P, stream);
+    if (a.k0 + a.nsteps == a.ktr) a.xtr[i] = (double)P.m + (double)P.x;
   }
   a.x[i] = P.x;
   a.m[i] = P.m;

@@ -152,6 +152,9 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   sp_driven_kargs a;
   memset(&a, 0, sizeof a);
   e->last = (unsigned int)(m->K - e->k < budget ? m->K - e->k : budget);
+  /* a launch ends at the end of the transient rather than straddle it: the
+   * kernel then runs a loop compiled for one side of it */
+  if (e->k < job->ktr && e->k + e->last > job->ktr) e->last = (unsigned int)(job->ktr - e->k);
   a.conds = e->conds;
   a.drive = e->drive;
   a.m = e->m;

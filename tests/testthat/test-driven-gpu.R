@@ -102,3 +102,16 @@ test_that("the starts drawn on the device are the CPU's, bit for bit", {
     expect_identical(attr(gpu, "paths")$x_tr, attr(cpu, "paths")$x_tr)
   }
 })
+
+test_that("the register-capped kernels (the default) give the free kernels' numbers", {
+  skip_if_no_gpu()
+  args <- list(n = 3000, a = 4.2, omega = 4.9, f = c(0, 0.1), gamma = 0.9, D0 = 0.01,
+               periods = 12, steps_per_period = 97, transient = 0.25, seed = 8,
+               progress = FALSE, backend = "gpu")
+  for (p in c("single", "double")) for (m in c("srk2", "euler")) {
+    capped <- do.call(driven_brownian, c(args, precision = p, method = m))
+    free <- withr::with_options(list(statphysgpu.driven_variant = "_free"),
+                                do.call(driven_brownian, c(args, precision = p, method = m)))
+    expect_identical(attr(free, "paths"), attr(capped, "paths"))
+  }
+})

@@ -1,0 +1,37 @@
+// common.cuh: what the straightforward ports share -- error checks, the
+// argument parser and the "rate <value> <unit>" line bench/whole-call.R reads.
+#ifndef PORTS_COMMON_CUH
+#define PORTS_COMMON_CUH
+
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define CK(call)                                                                 \
+  do {                                                                           \
+    cudaError_t e_ = (call);                                                     \
+    if (e_ != cudaSuccess) {                                                     \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
+                   cudaGetErrorString(e_));                                      \
+      std::exit(1);                                                              \
+    }                                                                            \
+  } while (0)
+
+// argv[i] as a number, or the default
+static double arg_or(int argc, char **argv, int i, double def) {
+  return argc > i ? std::atof(argv[i]) : def;
+}
+
+// Milliseconds between two events recorded around the timed work.
+static double elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  CK(cudaEventSynchronize(b));
+  CK(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+static void print_rate(double value, const char *unit) {
+  std::printf("rate %.6g %s\n", value, unit);
+}
+
+#endif
