@@ -22,11 +22,23 @@ static double arg_or(int argc, char **argv, int i, double def) {
   return argc > i ? std::atof(argv[i]) : def;
 }
 
-// Milliseconds between two events recorded around the timed work.
-static double elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
+// Milliseconds of the device work `work()` enqueues, by events recorded
+// around it (after the work queued before it has finished).
+template <class F>
+static double timed_ms(F work) {
+  cudaEvent_t a, b;
   float ms = 0;
+  CK(cudaDeviceSynchronize());
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a));
+  work();
+  CK(cudaGetLastError());
+  CK(cudaEventRecord(b));
   CK(cudaEventSynchronize(b));
   CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
   return ms;
 }
 

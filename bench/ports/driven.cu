@@ -69,15 +69,9 @@ int main(int argc, char **argv) {
   driven_srk2<<<grid, block>>>(x, v, v2, n, 1000, a, omega, f, gamma, dt, sigma, 3); // warm-up
   CK(cudaGetLastError());
   start<<<grid, block>>>(x, v, n, 2);
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  CK(cudaEventRecord(e0));
-  driven_srk2<<<grid, block>>>(x, v, v2, n, steps, a, omega, f, gamma, dt, sigma, 1);
-  CK(cudaGetLastError());
-  CK(cudaEventRecord(e1));
-  const double ms = elapsed_ms(e0, e1);
+  const double ms = timed_ms([&] {
+    driven_srk2<<<grid, block>>>(x, v, v2, n, steps, a, omega, f, gamma, dt, sigma, 1);
+  });
   std::fprintf(stderr, "driven port: %d paths x %lld steps, %.3f s\n", n, steps, ms / 1000);
   print_rate((double)n * (double)steps / (ms / 1000), "path-steps/s");
   return 0;

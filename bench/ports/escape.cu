@@ -59,15 +59,9 @@ int main(int argc, char **argv) {
   // warm-up: a short run of every path
   escape_time<<<grid, block>>>(Te, steps, n, V0, beta, gamma, D, h, 100, 7);
   CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a));
-  escape_time<<<grid, block>>>(Te, steps, n, V0, beta, gamma, D, h, klim, 1);
-  CK(cudaGetLastError());
-  CK(cudaEventRecord(b));
-  const double ms = elapsed_ms(a, b);
+  const double ms = timed_ms([&] {
+    escape_time<<<grid, block>>>(Te, steps, n, V0, beta, gamma, D, h, klim, 1);
+  });
   std::vector<unsigned long long> hs(n);
   CK(cudaMemcpy(hs.data(), steps, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   double useful = 0;

@@ -92,14 +92,7 @@ int main(int argc, char **argv) {
   const unsigned grid = (unsigned)((n + BLOCK - 1) / BLOCK);
   start<<<grid, BLOCK>>>(q, p, n, p0);
   run(q, p, M, n, 5, dt); // warm-up
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a));
-  run(q, p, M, n, steps, dt);
-  CK(cudaEventRecord(b));
-  const double ms = elapsed_ms(a, b);
+  const double ms = timed_ms([&] { run(q, p, M, n, steps, dt); });
   std::fprintf(stderr, "hmf port: n = %lld, %lld steps, %.3f s\n", n, steps, ms / 1000);
   print_rate((double)n * (double)steps / (ms / 1000), "particle-steps/s");
   return 0;

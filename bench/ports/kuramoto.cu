@@ -145,14 +145,7 @@ int main(int argc, char **argv) {
   CK(cudaMemcpy(r.x, hx.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(r.w, hw.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   r.steps(0, 20, srk2, 2); // warm-up
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a));
-  r.steps(20, steps, srk2, 1);
-  CK(cudaEventRecord(b));
-  const double ms = elapsed_ms(a, b);
+  const double ms = timed_ms([&] { r.steps(20, steps, srk2, 1); });
   std::fprintf(stderr, "kuramoto port (%s): n = %d, %lld steps, %.3f s\n",
                srk2 ? "srk2" : "euler", n, steps, ms / 1000);
   print_rate((double)n * (double)steps / (ms / 1000), "oscillator-steps/s");

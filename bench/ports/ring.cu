@@ -98,14 +98,7 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&sc, n * sizeof(float2)));
   start<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(q, p, n);
   run(q, p, sc, n, 1, dt); // warm-up
-  CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a));
-  run(q, p, sc, n, steps, dt);
-  CK(cudaEventRecord(b));
-  const double ms = elapsed_ms(a, b);
+  const double ms = timed_ms([&] { run(q, p, sc, n, steps, dt); });
   std::fprintf(stderr, "ring port: n = %d, %lld steps, %.3f s\n", n, steps, ms / 1000);
   print_rate(3.0 * n * (double)n * (double)steps / (ms / 1000), "pair-terms/s");
   return 0;
