@@ -309,6 +309,26 @@ test_that("kept trajectories are those of replicas 1..keep; chunks combine into 
   expect_identical(attr(p10, "trajectories"), attr(w10, "trajectories"))
 })
 
+test_that("the rows of each condition: ranges when sorted, indices when not, NULL for all", {
+  cr <- statphysgpu:::condition_rows
+  expect_identical(cr(rep(1L, 5), 1), list(NULL))
+  expect_identical(cr(c(1L, 1L, 3L, 3L, 3L), 3), list(1:2, integer(), 3:5))
+  expect_identical(cr(c(2L, 1L, 2L, 1L), 2), list(c(2L, 4L), c(1L, 3L)))
+  expect_identical(cr(c(2L, 2L), 2), list(integer(), NULL))
+  # the per-condition table of a result does not depend on the order of its paths
+  x <- driven_brownian(30, a = 1, omega = 2, f = c(0, 0.5, 1), gamma = 1, D0 = 0.1,
+                       periods = 4, steps_per_period = 400, seed = 3, backend = "cpu")
+  p <- attr(x, "paths")
+  o <- rev(seq_len(nrow(p)))
+  meta <- lapply(c(conditions = "conditions", dt = "dt", periods = "periods",
+                   steps_per_period = "steps_per_period",
+                   transient_periods = "transient_periods", steps = "steps",
+                   method = "method", output = "output", bins = "bins"),
+                 function(a) attr(x, a))
+  y <- statphysgpu:::driven_assemble(p[o, ], NULL, meta)
+  expect_equal(as.data.frame(y), as.data.frame(x), tolerance = 1e-14)
+})
+
 test_that("print, summary, plot and autoplot work", {
   x <- drv(20, a = 4.2, omega = 4.9, f = c(0, 0.5), gamma = 0.9, D0 = 0.01, periods = 6,
            steps_per_period = 50, keep = 2, output = "histogram")

@@ -143,3 +143,24 @@ test_that("gpu_devices() describes each GPU and sp_backends() lists them", {
   expect_error(philox_uint32(4, seed = 1, backend = "gpu", devices = nrow(d) + 5),
                "`devices` must be")
 })
+
+test_that("the session's caches: a repeated call loads and compiles nothing; after gpu_cache_clear() the next one loads again", {
+  skip_if_no_gpu()
+  local_kernel_cache()
+  f <- function() {
+    escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02, t_max = 10,
+                 seed = 1, backend = "gpu", progress = FALSE)
+  }
+  a <- f()
+  s1 <- statphysgpu:::gpu_kernel_stats()
+  b <- f()
+  expect_identical(statphysgpu:::gpu_kernel_stats(), s1)
+  expect_identical(b$value, a$value)
+  gpu_cache_clear() # unloads the modules and empties the (temporary) disk cache
+  d <- f()
+  expect_identical(statphysgpu:::gpu_kernel_stats()$compiles, s1$compiles + 1L)
+  expect_identical(d$value, a$value)
+  # the device table of a session is read once; the free memory is not cached
+  expect_identical(gpu_devices(free = FALSE), gpu_devices(free = FALSE))
+  expect_false(anyNA(gpu_devices()$free_memory))
+})
