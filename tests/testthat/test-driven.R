@@ -326,6 +326,7 @@ test_that("the rows of each condition: ranges when sorted, indices when not, NUL
                    method = "method", output = "output", bins = "bins"),
                  function(a) attr(x, a))
   y <- statphysgpu:::driven_assemble(p[o, ], NULL, meta)
+  class(y) <- class(x)
   expect_equal(as.data.frame(y), as.data.frame(x), tolerance = 1e-14)
 })
 
