@@ -74,10 +74,13 @@ SEXP sp_r_escape(SEXP conds, SEXP tables, SEXP n, SEXP replica0, SEXP heun, SEXP
   sp_r_check(st);
   escaped = PROTECT(Rf_allocVector(LGLSXP, (R_xlen_t)total));
   unfinished = PROTECT(Rf_allocVector(LGLSXP, (R_xlen_t)total));
-  for (p = 0; p < total; p++) {
-    int s = out.status[p];
-    LOGICAL(escaped)[p] = s == SP_ESCAPE_ESCAPED;
-    LOGICAL(unfinished)[p] = s == SP_ESCAPE_UNSTARTED || s == SP_ESCAPE_PARTIAL;
+  {
+    int *esc = LOGICAL(escaped), *unf = LOGICAL(unfinished);
+    for (p = 0; p < total; p++) {
+      int s = out.status[p];
+      esc[p] = s == SP_ESCAPE_ESCAPED;
+      unf[p] = s == SP_ESCAPE_UNSTARTED || s == SP_ESCAPE_PARTIAL;
+    }
   }
   counts[0] = (double)out.counts.useful;
   counts[1] = (double)out.counts.issued;
