@@ -270,6 +270,10 @@ test_that("Euler with a constant drift (K = 0) gives SRK2's numbers, noise inclu
     expect_identical(as.data.frame(e), as.data.frame(s))
     expect_identical(attr(e, "params")$method, "euler")
   }
+  expect_output(print(e), "Euler-Maruyama")
+  expect_no_match(capture.output(print(s)), "Euler")
+  # rbind() keeps the methods apart
+  expect_error(rbind(e, s), "same seed, parameters")
 })
 
 test_that("Euler: the phases diffuse with variance 2 T t / gamma", {
