@@ -6,14 +6,16 @@ kur <- function(...) kuramoto(..., backend = "cpu", progress = FALSE)
 test_that("pairs, matrix (A all ones) and mean field agree to rounding on the same seed", {
   args <- list(n = 70, K = c(1, 3), omega = kuramoto_normal(0.4), T = 0.2, dt = 0.02,
                steps = 60, replicas = 2, record_every = 3, seed = 5, precision = "double")
-  mf <- do.call(kur, args)
-  pairs <- do.call(kur, c(args, coupling = "pairs"))
-  dense <- do.call(kur, c(args, list(A = matrix(1, 70, 70))))
-  # the same sums in another order: differences of a few units of 2^-52,
-  # grown by at most the coupling's Lyapunov factor exp(K t) ~ 30 here
-  for (o in list(pairs, dense)) {
-    expect_equal(o$r, mf$r, tolerance = 1e-12)
-    expect_equal(attr(o, "theta"), attr(mf, "theta"), tolerance = 1e-12)
+  for (m in c("euler", "srk2")) { # (mf, pairs: SRK2's after the loop)
+    mf <- do.call(kur, c(args, method = m))
+    pairs <- do.call(kur, c(args, coupling = "pairs", method = m))
+    dense <- do.call(kur, c(args, list(A = matrix(1, 70, 70), method = m)))
+    # the same sums in another order: differences of a few units of 2^-52,
+    # grown by at most the coupling's Lyapunov factor exp(K t) ~ 30 here
+    for (o in list(pairs, dense)) {
+      expect_equal(o$r, mf$r, tolerance = 1e-12)
+      expect_equal(attr(o, "theta"), attr(mf, "theta"), tolerance = 1e-12)
+    }
   }
   expect_identical(mf[c("condition", "replica", "step")], pairs[c("condition", "replica", "step")])
   # single precision: the same up to float rounding (2^-24 ~ 6e-8 per step)
@@ -309,18 +311,12 @@ test_that("Euler is first order in dt, SRK2 second (deterministic, T = 0)", {
   expect_gt(e[1] / s[1], 20)
 })
 
-test_that("Euler: every coupling agrees with the mean field; chunks and threads", {
+test_that("Euler: sparse = dense, not SRK2 with coupling; chunks and threads", {
+  # (pairs and dense A = 1 against the mean field: the first test above)
   args <- list(n = 70, K = c(1, 3), omega = kuramoto_normal(0.4), T = 0.2, dt = 0.02,
                steps = 60, replicas = 2, record_every = 3, seed = 5, precision = "double",
                method = "euler")
   mf <- do.call(kur, args)
-  pairs <- do.call(kur, c(args, coupling = "pairs"))
-  dense <- do.call(kur, c(args, list(A = matrix(1, 70, 70))))
-  # the same sums in another order (as for SRK2 above)
-  for (o in list(pairs, dense)) {
-    expect_equal(o$r, mf$r, tolerance = 1e-12)
-    expect_equal(attr(o, "theta"), attr(mf, "theta"), tolerance = 1e-12)
-  }
   # Euler is not SRK2 when the coupling acts
   srk2 <- do.call(kur, modifyList(args, list(method = "srk2")))
   expect_gt(max(abs(attr(srk2, "theta") - attr(mf, "theta"))), 1e-4)
