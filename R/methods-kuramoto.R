@@ -150,8 +150,7 @@ kuramoto_theory_for <- function(K, p) {
 # pass, no copy: unique() of 2^24 values would cost a second); a law is not.
 kuramoto_omega_constant <- function(p) {
   if (!is.null(p$omega_dist) || length(p$omega) == 0) return(FALSE)
-  r <- range(p$omega)
-  r[1] == r[2]
+  min(p$omega) == max(p$omega)
 }
 
 #' @rdname summary.kuramoto_run
