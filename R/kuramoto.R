@@ -77,8 +77,8 @@
 #' sum of \eqn{|A|/N} (1 for all to all) and \eqn{m} the median of
 #' \eqn{|\omega_i|} (the phase turned per step by the coupling and a typical
 #' frequency, in radians; for a law, the median of \eqn{|\omega|} under the
-#' law; for a vector of more than \eqn{2^{20}} values, the median of a
-#' regular sample of \eqn{2^{20}} of them), or when the noise's rms step
+#' law; for a vector of more than \eqn{2^{16}} values, the median of a
+#' regular sample of \eqn{2^{16}} of them), or when the noise's rms step
 #' \eqn{\sqrt{2 T dt / \gamma} > 0.5} rad.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
@@ -333,11 +333,11 @@ kuramoto_check_omega <- function(omega, n, call) {
 # NaN make them NA); is.finite() of 2^24 values, or range(), costs 0.1 s.
 kuramoto_all_finite <- function(v) is.finite(min(v)) && is.finite(max(v))
 
-# median(|omega|), over a regular sample of 2^20 values for longer vectors
+# median(|omega|), over a regular sample of 2^16 values for longer vectors
 # (a sort of 2^24 values costs half a second; the coarse-dt warning needs a
 # typical frequency, not the exact median).
 kuramoto_median_abs <- function(v) {
-  m <- 2^20
+  m <- 2^16
   if (length(v) > m) v <- v[floor(seq(1, length(v), length.out = m))]
   stats::median(abs(v))
 }

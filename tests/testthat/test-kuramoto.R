@@ -432,9 +432,9 @@ test_that("the coarse-dt check's typical frequency", {
   l <- kuramoto_lorentz(0.4, centre = 1)(1e4)
   expect_equal(ns$kuramoto_median_abs_law("lorentz", 1, 0.4), stats::median(abs(l)),
                tolerance = 1e-3)
-  # a long vector: a regular sample of 2^20 (the median to some 1e-6 here)
-  v <- seq(-1, 3, length.out = 2^20 + 7)
-  expect_equal(ns$kuramoto_median_abs(v), stats::median(abs(v)), tolerance = 1e-5)
+  # a long vector: a regular sample of 2^16 (the median to some 2e-5 here)
+  v <- seq(-1, 3, length.out = 2^18 + 7)
+  expect_equal(ns$kuramoto_median_abs(v), stats::median(abs(v)), tolerance = 1e-4)
   expect_identical(ns$kuramoto_median_abs(c(-3, 1, 2)), 2)
   # the warning names the method
   expect_warning(kur(n = 10, K = 20, dt = 0.1, steps = 2, seed = 1, method = "euler"),
