@@ -143,3 +143,17 @@ test_that("the mean-field variants give identical results, also for n past one b
   d <- do.call(kuramoto, modifyList(args, list(precision = "double")))
   expect_lt(max(abs(d$r - ref$r)), 1e-4)
 })
+
+test_that("Euler on the GPU: phases that overflow are the CPU's error", {
+  skip_if_no_gpu()
+  for (cp in c("mean_field", "pairs")) {
+    args <- list(8, K = c(1, 1e300), replicas = 2, dt = 1e10, steps = 5, coupling = cp,
+                 precision = "double", seed = 1, method = "euler", progress = FALSE)
+    cpu <- tryCatch(suppressWarnings(do.call(kuramoto, c(args, backend = "cpu"))),
+                    error = conditionMessage)
+    gpu <- tryCatch(suppressWarnings(do.call(kuramoto, c(args, backend = "gpu"))),
+                    error = conditionMessage)
+    expect_match(gpu, "replica 1 of condition 2 .* at step 1 ")
+    expect_identical(gpu, cpu)
+  }
+})

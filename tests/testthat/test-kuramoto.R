@@ -449,3 +449,19 @@ test_that("the coarse-dt check's typical frequency", {
   expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, theta0 = c(1:9, -Inf)),
                "`theta0` must be", class = "statphysgpu_error")
 })
+
+test_that("Euler: phases that overflow are an error naming replica, condition and step", {
+  # K = 1e300, dt = 1e10: x + dt F overflows in step 1 (as for SRK2 in
+  # test-nonfinite.R)
+  for (cp in c("mean_field", "pairs")) {
+    expect_error(suppressWarnings(
+      kur(n = 8, K = c(1, 1e300), replicas = 2, dt = 1e10, steps = 5, coupling = cp,
+          precision = "double", seed = 1, method = "euler")),
+      class = "statphysgpu_not_finite",
+      "^the phases of replica 1 of condition 2 \\(K = 1e\\+300\\) became non-finite at step 1 ")
+  }
+  expect_error(suppressWarnings(
+    kur(n = 8, K = c(1, 1e300), replicas = 2, dt = 0.01, steps = 5, precision = "single",
+        seed = 1, first_replica = 5, method = "euler")),
+    class = "statphysgpu_not_finite", "replica 5 of condition 2 .* at step 1 \\(t = 0.01\\)")
+})
