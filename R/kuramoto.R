@@ -5,8 +5,18 @@
 #' \deqn{\gamma \dot x_i = \omega_i + \frac{K}{N} \sum_{j=1}^N A_{ij}
 #'   \sin(x_j - x_i) + \sqrt{2\gamma T}\,\xi_i(t),}
 #' with \eqn{A_{ij} = 1} unless `A` is given, by the stochastic Heun scheme
-#' SRK2 (Algorithm 2 of the paper), for `replicas` independent systems per
-#' coupling strength, every value of `K` a condition, all in one launch.
+#' SRK2 (Algorithm 2 of the paper) or by Euler-Maruyama (`method =
+#' "euler"`), for `replicas` independent systems per coupling strength,
+#' every value of `K` a condition, all in one launch.
+#'
+#' **Methods.** SRK2 (the default) is \eqn{F_1 = F(x)}, \eqn{\tilde x = x +
+#' F_1 dt + \sqrt{2 D dt}\, z}, \eqn{x' = x + (F_1 + F(\tilde x)) dt / 2 +
+#' \sqrt{2 D dt}\, z} (\eqn{D = T / \gamma}, \eqn{F} the drift): second order
+#' in the drift, two passes over a system per step. Euler-Maruyama is the
+#' predictor alone, \eqn{x' = x + F(x) dt + \sqrt{2 D dt}\, z}: first order,
+#' one pass per step (about half the time of an SRK2 step), with the same
+#' normals \eqn{z} as SRK2 on the same seed (with \eqn{K = 0}, a constant
+#' drift, both give the same numbers).
 #'
 #' **The 1/N convention.** The coupling is \eqn{K/N} times \eqn{A}: the
 #' paper's \eqn{K_{ij}} is \eqn{K A_{ij} / N} here. With \eqn{A = 1} the
@@ -39,7 +49,15 @@
 #' does not depend on threads, devices, chunks (`first_replica`) or the
 #' backend (CPU and GPU agree to rounding in double precision: the sums are
 #' added in another order). Without `theta0` the start phases are uniform
-#' on \eqn{(-\pi, \pi)}, from the system's stream.
+#' on \eqn{(-\pi, \pi)}, from the system's stream, drawn by the engine (on
+#' the GPU by the device: the same numbers as on the CPU).
+#'
+#' **Frequencies.** `omega` as one number, or as [kuramoto_lorentz()] or
+#' [kuramoto_normal()], is made by the engine (the quantiles of the law, in
+#' double, the values of those functions to rounding): no vector of \eqn{n}
+#' frequencies is made in R, and none is kept in the result (`params`
+#' holds the number, or the law in `omega_dist`). A vector, or another
+#' function of \eqn{n}, is used as given.
 #'
 #' **Precision.** In single precision the phases are kept reduced to
 #' \eqn{[-\pi, \pi]} after each step (paper 001, section 5: the periodic
@@ -58,8 +76,10 @@
 #' when \eqn{dt (|K| a + m) / \gamma > 0.5}, with \eqn{a} the largest row
 #' sum of \eqn{|A|/N} (1 for all to all) and \eqn{m} the median of
 #' \eqn{|\omega_i|} (the phase turned per step by the coupling and a typical
-#' frequency, in radians), or when the noise's rms step \eqn{\sqrt{2 T dt /
-#' \gamma} > 0.5} rad.
+#' frequency, in radians; for a law, the median of \eqn{|\omega|} under the
+#' law; for a vector of more than \eqn{2^{16}} values, the median of a
+#' regular sample of \eqn{2^{16}} of them), or when the noise's rms step
+#' \eqn{\sqrt{2 T dt / \gamma} > 0.5} rad.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
@@ -68,9 +88,9 @@
 #' @param n Number of oscillators \eqn{N} per system.
 #' @param K Coupling strength(s): each value is a condition.
 #' @param omega Natural frequencies: one number (all equal), a vector of
-#'   length `n`, or a function of `n` returning one, such as
-#'   [kuramoto_lorentz()] or [kuramoto_normal()]. The same frequencies are
-#'   used in every system.
+#'   length `n`, [kuramoto_lorentz()] or [kuramoto_normal()] (made by the
+#'   engine), or another function of `n` returning a vector of length `n`.
+#'   The same frequencies are used in every system.
 #' @param gamma Friction \eqn{\gamma > 0}.
 #' @param T Temperature \eqn{T \ge 0} (noise intensity \eqn{D = T/\gamma}).
 #' @param dt Time step.
@@ -94,13 +114,17 @@
 #' @param precision `"single"` or `"double"`.
 #' @param progress Show a progress bar.
 #' @param bins Bins of the phase histograms at record times (0: none).
+#' @param method `"srk2"` (default) or `"euler"` (Euler-Maruyama).
 #' @return An object of class `kuramoto_run`: a data frame with one row per
 #'   (condition, replica, record) and columns `condition`, `K`, `replica`,
 #'   `step`, `time`, `r`, `psi`; attributes `theta` (the final phases, an
 #'   `n` x systems matrix, systems in the order of the rows), `systems`
 #'   (condition, K and replica of each column), `hist` (with `bins > 0`: an
-#'   array bins x records x systems of counts), `params`, `steps_done`,
-#'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`.
+#'   array bins x records x systems of counts), `params` (the parameters;
+#'   `omega` is the frequencies as given, a number or a vector of length
+#'   `n`, or `NULL` for [kuramoto_lorentz()] and [kuramoto_normal()], whose
+#'   law is `omega_dist`), `steps_done`, `seed`, `backend`, `devices`,
+#'   `precision`, `seconds`, `interrupted`.
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
 #'   solution of stochastic differential equations with CUDA. *Computer
 #'   Physics Communications* 181, 183-188 (paper 001); Acebron, J. A. et
@@ -119,13 +143,17 @@
 #'               dt = 0.05, steps = 400, record_every = 10, seed = 1,
 #'               backend = "cpu")
 #' summary(y)
+#' # Euler-Maruyama: one pass a step, first order in dt
+#' z <- kuramoto(500, K = 4, T = 1, dt = 0.01, steps = 1000, record_every = 10,
+#'               seed = 1, backend = "cpu", method = "euler")
+#' summary(z)
 #' @export
 kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
                      coupling = c("mean_field", "pairs", "matrix"), A = NULL,
                      replicas = 1, record_every = 1, theta0 = NULL, seed = NULL,
                      first_replica = 1, backend = "auto", devices = NULL,
                      precision = c("single", "double"), progress = interactive(),
-                     bins = 0) {
+                     bins = 0, method = c("srk2", "euler")) {
   call <- sys.call()
   n <- check_whole(n, "n", lo = 1, hi = 2^31 - 2, call = call)
   K <- check_finite(K, "K", call = call)
@@ -138,6 +166,7 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
   steps <- check_whole(steps, "steps", lo = 1, hi = 2^52, call = call)
   if (!is.null(A) && missing(coupling)) coupling <- "matrix"
   coupling <- check_choice(coupling, c("mean_field", "pairs", "matrix"), "coupling", call = call)
+  method <- check_choice(method, c("srk2", "euler"), "method", call = call)
   replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^40, call = call)
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
   bins <- check_whole(bins, "bins", lo = 0, hi = 2^20, call = call)
@@ -162,29 +191,30 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
                   precision = precision, precisions = c("single", "double"),
                   progress = progress, groups = ncond, row_bytes = row_bytes,
                   n_name = "replicas")
-  omega_info <- attr(omega, "kuramoto_omega")
-  omega <- kuramoto_check_omega(omega, n, call)
+  om <- kuramoto_check_omega(omega, n, call)
   mat <- kuramoto_check_A(A, n, coupling, call)
-  kuramoto_check_dt(dt, K, T, gamma, omega, mat$row_max, call)
-  theta <- kuramoto_start(theta0, fr, ncond, n, call)
-  code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
-    if (coupling == "matrix") mat$kind else coupling]]
-  res <- sim_run(fr, C_sp_r_kuramoto, n, K, omega, c(gamma, T, dt),
+  kuramoto_check_dt(dt, K, T, gamma, om$median_abs, mat$row_max, call, method)
+  start <- kuramoto_start(theta0, fr, n, call)
+  codes <- c(c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
+    if (coupling == "matrix") mat$kind else coupling]],
+    if (method == "euler") 1L else 0L, om$law, start$kind)
+  res <- sim_run(fr, C_sp_r_kuramoto, n, K, om$vector, c(gamma, T, dt, om$centre, om$scale),
                  c(steps, record_every, fr$n), check_u64(fr$first - 1, "first_replica", call = call),
-                 code, mat$dense, mat$rowptr, mat$col, mat$val, fr$precision == "single",
-                 fr$seed, as.integer(bins), theta,
+                 codes, mat$dense, mat$rowptr, mat$col, mat$val, fr$precision == "single",
+                 fr$seed, as.integer(bins), start$theta0,
                  kernel = "kuramoto", variant = kuramoto_variant(fr$precision))
   replica_ids <- fr$first - 1 + seq_len(fr$n)
   out <- kuramoto_frame(res$rec, K, replica_ids, nrec, record_every, dt)
   systems <- data.frame(condition = rep(seq_len(ncond), each = fr$n),
                         K = rep(K, each = fr$n), replica = rep(replica_ids, ncond))
-  attr(out, "theta") <- matrix(res$theta, nrow = n)
+  attr(out, "theta") <- res$theta # n x systems, made so by the engine's glue
   attr(out, "systems") <- systems
   if (bins > 0) attr(out, "hist") <- array(res$hist, c(bins, nrec, ncond * fr$n))
   attr(out, "params") <- list(n = n, K = K, gamma = gamma, T = T, dt = dt, steps = steps,
                               record_every = record_every, coupling = coupling,
                               matrix = if (coupling == "matrix") mat$kind,
-                              omega = omega, omega_dist = omega_info, bins = bins)
+                              omega = om$given, omega_dist = om$dist, bins = bins,
+                              method = method)
   attr(out, "steps_done") <- res$steps_done
   sim_result(out, fr, res, class = c("kuramoto_run", "data.frame"),
              unfinished = sprintf(paste0(
@@ -255,6 +285,12 @@ kuramoto_frame <- function(rec, K, replica_ids, nrec, record_every, dt) {
   out
 }
 
+# The natural frequencies as the engine takes them: law (SP_KUR_OMEGA_*:
+# 0 a vector, 1 a constant, 2 Lorentz, 3 normal), the vector (law 0, else
+# empty), centre (the constant) and scale of a law; `given` (for params: the
+# number or the vector, NULL for a law), `dist` (the law, for the methods)
+# and the median of |omega| (the coarse-dt check).  kuramoto_lorentz() and
+# kuramoto_normal() are not called: the engine makes their quantiles.
 kuramoto_check_omega <- function(omega, n, call) {
   bad <- function(what) {
     sp_abort(sprintf(paste0(
@@ -262,21 +298,58 @@ kuramoto_check_omega <- function(omega, n, call) {
       "or a function of n returning one (such as kuramoto_lorentz(0.5)), not %s."),
       fmt_count(n), what), call = call)
   }
+  law <- attr(omega, "kuramoto_omega")
+  if (is.function(omega) && is.list(law) && !is.null(law$law) &&
+      law$law %in% c("lorentz", "normal")) {
+    scale <- if (law$law == "lorentz") law$width else law$sd
+    return(list(law = if (law$law == "lorentz") 2L else 3L, vector = double(),
+                centre = law$centre, scale = scale, given = NULL, dist = law,
+                median_abs = kuramoto_median_abs_law(law$law, law$centre, scale)))
+  }
   if (is.function(omega)) {
     v <- tryCatch(omega(n), error = function(e) {
       sp_abort(paste0("`omega(n)` failed: ", conditionMessage(e)), call = call)
     })
-    if (!is.numeric(v) || length(v) != n || any(!is.finite(v))) {
+    if (!is.numeric(v) || length(v) != n || !kuramoto_all_finite(v)) {
       bad(paste0("a function returning ", describe(v)))
     }
-    return(as.double(v))
-  }
-  if (!is.numeric(omega) || !(length(omega) %in% c(1, n)) || anyNA(omega) ||
-      any(!is.finite(omega))) {
+    omega <- v
+  } else if (!is.numeric(omega) || !(length(omega) %in% c(1, n)) ||
+             !kuramoto_all_finite(omega)) {
     bad(describe(if (is.numeric(omega) && length(omega) %in% c(1, n))
       omega[!is.finite(omega)][1] else omega))
   }
-  rep_len(as.double(omega), n)
+  if (length(omega) == 1) {
+    v <- as.double(omega)
+    return(list(law = 1L, vector = double(), centre = v, scale = 0, given = v, dist = NULL,
+                median_abs = abs(v)))
+  }
+  v <- if (is.double(omega)) omega else as.double(omega) # a double vector is not copied
+  list(law = 0L, vector = v, centre = 0, scale = 0, given = v, dist = NULL,
+       median_abs = kuramoto_median_abs(v))
+}
+
+# All values finite: min() and max() are a pass each with no copy (NA and
+# NaN make them NA); is.finite() of 2^24 values, or range(), costs 0.1 s.
+kuramoto_all_finite <- function(v) is.finite(min(v)) && is.finite(max(v))
+
+# median(|omega|), over a regular sample of 2^16 values for longer vectors
+# (a sort of 2^24 values costs half a second; the coarse-dt warning needs a
+# typical frequency, not the exact median).
+kuramoto_median_abs <- function(v) {
+  m <- 2^16
+  if (length(v) > m) v <- v[floor(seq(1, length(v), length.out = m))]
+  stats::median(abs(v))
+}
+
+# median(|omega|) under a law: m with P(|X| <= m) = 1/2, X Cauchy or normal
+# about `centre` (the n quantiles' median up to O(1/n)).
+kuramoto_median_abs_law <- function(law, centre, scale) {
+  p <- if (law == "lorentz") stats::pcauchy else stats::pnorm
+  f <- function(m) p(m, centre, scale) - p(-m, centre, scale) - 0.5
+  hi <- abs(centre) + scale
+  while (f(hi) < 0) hi <- 2 * hi
+  stats::uniroot(f, c(0, hi), tol = 1e-10 * hi)$root
 }
 
 # The coupling matrix as the engine takes it: kind "none", "dense" (double,
@@ -318,28 +391,26 @@ kuramoto_check_A <- function(A, n, coupling, call) {
        val = double(), row_max = max(rowSums(abs(A))) / n, bytes = 8 * n^2)
 }
 
-kuramoto_check_dt <- function(dt, K, T, gamma, omega, row_max, call) {
-  turn <- dt * (max(abs(K)) * row_max + stats::median(abs(omega))) / gamma
+kuramoto_check_dt <- function(dt, K, T, gamma, median_abs, row_max, call, method = "srk2") {
+  turn <- dt * (max(abs(K)) * row_max + median_abs) / gamma
   kick <- sqrt(2 * T * dt / gamma)
   if (turn > 0.5 || kick > 0.5) {
     sp_warn(sprintf(paste0(
       "`dt` = %s is coarse for these dynamics: the coupling and a typical frequency ",
       "turn a phase by dt (|K| a + median |omega|) / gamma = %.3g rad per step and the ",
-      "noise by sqrt(2 T dt / gamma) = %.3g rad (either above 0.5 is coarse for SRK2); ",
-      "use a smaller `dt`."), format(dt), turn, kick),
+      "noise by sqrt(2 T dt / gamma) = %.3g rad (either above 0.5 is coarse for %s); ",
+      "use a smaller `dt`."), format(dt), turn, kick, if (method == "euler") "Euler" else "SRK2"),
       call = call, class = "statphysgpu_coarse_dt")
   }
 }
 
-# Start phases, n x (conditions x replicas), condition major.
-kuramoto_start <- function(theta0, fr, ncond, n, call) {
-  if (is.null(theta0)) {
-    return(unlist(lapply(seq_len(ncond) - 1, function(c) {
-      .Call(C_sp_r_kuramoto_start, fr$seed, check_u64(c, "condition", call = call),
-            check_u64(fr$first - 1, "first_replica", call = call), fr$n, n)
-    }), use.names = FALSE))
-  }
-  ok <- is.numeric(theta0) && !anyNA(theta0) && all(is.finite(theta0))
+# Start phases as the engine takes them: kind 0 (none given: the engine
+# draws them from the systems' streams), 1 (one vector of n for every
+# system) or 2 (an n x replicas matrix, replica by replica for every
+# condition), and theta0 as a double vector (not copied when it is one).
+kuramoto_start <- function(theta0, fr, n, call) {
+  if (is.null(theta0)) return(list(kind = 0L, theta0 = double()))
+  ok <- is.numeric(theta0) && length(theta0) > 0 && kuramoto_all_finite(theta0)
   if (ok && is.matrix(theta0)) {
     ok <- nrow(theta0) == n && ncol(theta0) == fr$n
   } else if (ok) ok <- length(theta0) == n
@@ -351,8 +422,9 @@ kuramoto_start <- function(theta0, fr, ncond, n, call) {
                                                    " matrix") else describe(theta0)),
              call = call)
   }
-  th <- if (is.matrix(theta0)) as.vector(theta0) else rep(as.double(theta0), fr$n)
-  rep(as.double(th), ncond)
+  kind <- if (is.matrix(theta0)) 2L else 1L
+  if (!is.double(theta0)) theta0 <- as.double(theta0)
+  list(kind = kind, theta0 = theta0)
 }
 
 #' Natural frequencies for kuramoto()

@@ -9,12 +9,13 @@ kuramoto_header <- function(x) {
   freq <- if (!is.null(om)) {
     if (om$law == "lorentz") sprintf("Lorentzian frequencies (half width %s)", format(om$width))
     else sprintf("normal frequencies (sd %s)", format(om$sd))
-  } else if (length(unique(p$omega)) == 1) sprintf("omega = %s", format(p$omega[1]))
+  } else if (kuramoto_omega_constant(p)) sprintf("omega = %s", format(p$omega[1]))
   else "frequencies given"
-  sprintf("N = %s oscillators, %s coupling%s, %s, gamma = %s, T = %s, dt = %s",
+  sprintf("N = %s oscillators, %s coupling%s, %s, gamma = %s, T = %s, dt = %s%s",
           fmt_count(p$n), gsub("_", " ", p$coupling),
           if (!is.null(p$matrix)) paste0(" (", p$matrix, ")") else "", freq,
-          format(p$gamma), format(p$T), format(p$dt))
+          format(p$gamma), format(p$T), format(p$dt),
+          if (identical(p$method, "euler")) ", Euler-Maruyama" else "")
 }
 
 #' @rdname summary.kuramoto_run
@@ -141,8 +142,15 @@ kuramoto_theory_for <- function(K, p) {
   if (!is.null(om) && om$law == "lorentz" && p$T == 0) {
     return(kuramoto_r_theory(K, width = om$width))
   }
-  if (length(unique(p$omega)) == 1 && p$T > 0) return(kuramoto_r_theory(K, T = p$T))
+  if (kuramoto_omega_constant(p) && p$T > 0) return(kuramoto_r_theory(K, T = p$T))
   rep(NA_real_, length(K))
+}
+
+# All frequencies equal: omega one number, or a vector of one value (one
+# pass, no copy: unique() of 2^24 values would cost a second); a law is not.
+kuramoto_omega_constant <- function(p) {
+  if (!is.null(p$omega_dist) || length(p$omega) == 0) return(FALSE)
+  min(p$omega) == max(p$omega)
 }
 
 #' @rdname summary.kuramoto_run

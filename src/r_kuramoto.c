@@ -8,12 +8,17 @@
 #include "core/sp_threads.h"
 #include "gpu/sp_gpu_kuramoto.h"
 
-/* pars: c(gamma, T, dt); counts: c(steps, record_every, replicas);
- * coupling: SP_KUR_*; A (dense, double n x n) or rowptr, col, val (CSR),
- * empty where unused; theta: n x (conditions x replicas) start phases. */
+/* omega: n frequencies (law SP_KUR_OMEGA_VECTOR) or empty; pars: c(gamma,
+ * T, dt, omega centre (or constant), omega scale); counts: c(steps,
+ * record_every, replicas); codes: c(coupling SP_KUR_*, method SP_KUR_SRK2 or
+ * SP_KUR_EULER, omega law SP_KUR_OMEGA_*, start: 0 drawn by the engine, 1
+ * theta0 one vector of n for every system, 2 theta0 n x replicas); A (dense,
+ * double n x n) or rowptr, col, val (CSR), empty where unused.  The final
+ * phases come back as an n x systems matrix (allocated here, filled by the
+ * engine: no copy). */
 SEXP sp_r_kuramoto(SEXP n, SEXP K, SEXP omega, SEXP pars, SEXP counts, SEXP replica0,
-                   SEXP coupling, SEXP A, SEXP rowptr, SEXP col, SEXP val, SEXP single,
-                   SEXP seed, SEXP bins, SEXP theta, SEXP gpu_key, SEXP devices,
+                   SEXP codes, SEXP A, SEXP rowptr, SEXP col, SEXP val, SEXP single,
+                   SEXP seed, SEXP bins, SEXP theta0, SEXP gpu_key, SEXP devices,
                    SEXP progress) {
   const char *names[] = {"rec", "theta", "hist", "steps_done", "run", ""};
   sp_kuramoto_job job;
@@ -23,11 +28,21 @@ SEXP sp_r_kuramoto(SEXP n, SEXP K, SEXP omega, SEXP pars, SEXP counts, SEXP repl
   sp_r_hooks_ctx ctx;
   int st, ndev, *devs = sp_r_devices(devices, &ndev);
   R_xlen_t nsys, nrec;
-  SEXP res, rec, th, hist, token, bar;
+  int start;
+  SEXP res, rec, th, dim, hist, token, bar;
+  if (XLENGTH(pars) != 5 || XLENGTH(codes) != 4) Rf_error("internal error: Kuramoto codes");
   job.n = sp_r_count(n);
   job.ncond = (int)XLENGTH(K);
   job.K = REAL(K);
-  job.omega = REAL(omega);
+  job.coupling = INTEGER(codes)[0];
+  job.method = INTEGER(codes)[1];
+  job.omega_law = INTEGER(codes)[2];
+  start = INTEGER(codes)[3];
+  job.omega = job.omega_law == SP_KUR_OMEGA_VECTOR ? REAL(omega) : NULL;
+  job.omega_centre = REAL(pars)[3];
+  job.omega_scale = REAL(pars)[4];
+  job.theta0 = start > 0 ? REAL(theta0) : NULL;
+  job.theta0_per_replica = start == 2;
   job.gamma = REAL(pars)[0];
   job.T = REAL(pars)[1];
   job.dt = REAL(pars)[2];
@@ -35,7 +50,6 @@ SEXP sp_r_kuramoto(SEXP n, SEXP K, SEXP omega, SEXP pars, SEXP counts, SEXP repl
   job.record_every = (uint64_t)REAL(counts)[1];
   job.nrep = (uint64_t)REAL(counts)[2];
   job.replica0 = sp_r_u64(replica0);
-  job.coupling = sp_r_int(coupling);
   job.A = XLENGTH(A) > 0 ? REAL(A) : NULL;
   job.rowptr = XLENGTH(rowptr) > 0 ? INTEGER(rowptr) : NULL;
   job.col = XLENGTH(col) > 0 ? INTEGER(col) : NULL;
@@ -45,13 +59,19 @@ SEXP sp_r_kuramoto(SEXP n, SEXP K, SEXP omega, SEXP pars, SEXP counts, SEXP repl
   job.bins = sp_r_int(bins);
   nsys = (R_xlen_t)job.ncond * (R_xlen_t)job.nrep;
   nrec = (R_xlen_t)sp_kuramoto_nrec(&job);
-  if (XLENGTH(omega) != (R_xlen_t)job.n || XLENGTH(theta) != (R_xlen_t)job.n * nsys ||
+  if ((job.omega_law == SP_KUR_OMEGA_VECTOR && XLENGTH(omega) != (R_xlen_t)job.n) ||
+      (start > 0 && XLENGTH(theta0) != (R_xlen_t)job.n * (start == 2 ? (R_xlen_t)job.nrep : 1)) ||
+      (start > 0 && TYPEOF(theta0) != REALSXP) ||
       (job.coupling == SP_KUR_DENSE && XLENGTH(A) != (R_xlen_t)(job.n * job.n)) ||
       (job.coupling == SP_KUR_SPARSE && XLENGTH(rowptr) != (R_xlen_t)job.n + 1))
     Rf_error("internal error: the Kuramoto arrays do not match n");
   res = PROTECT(Rf_mkNamed(VECSXP, names));
   rec = PROTECT(Rf_allocVector(REALSXP, 2 * nsys * nrec));
-  th = PROTECT(Rf_duplicate(theta));
+  th = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.n * nsys));
+  dim = PROTECT(Rf_allocVector(INTSXP, 2));
+  INTEGER(dim)[0] = (int)job.n;
+  INTEGER(dim)[1] = (int)nsys;
+  Rf_setAttrib(th, R_DimSymbol, dim);
   hist = PROTECT(Rf_allocVector(REALSXP, nsys * nrec * (R_xlen_t)job.bins));
   out.theta = REAL(th);
   out.rec = REAL(rec);
@@ -70,7 +90,7 @@ SEXP sp_r_kuramoto(SEXP n, SEXP K, SEXP omega, SEXP pars, SEXP counts, SEXP repl
   SET_VECTOR_ELT(res, 2, hist);
   SET_VECTOR_ELT(res, 3, Rf_ScalarReal((double)out.steps_done));
   SET_VECTOR_ELT(res, 4, sp_r_run_info(&info));
-  UNPROTECT(6);
+  UNPROTECT(7);
   return res;
 }
 

@@ -30,10 +30,22 @@
  * of the CUDA samples) adds them in block order and writes the system's sums,
  * and at a record step r and psi.
  *
+ * Euler-Maruyama on the mean field is one such pass a step (the same code,
+ * sp_kur_mf with euler true): x -> F (from the sums of x) -> x' = x + dt F +
+ * dW, written in place, with the partial sums of sin x', cos x' -- 2 phases
+ * + 1 frequency an oscillator-step (12 bytes in single precision).  With all
+ * frequencies equal (a.omega 0) no frequency is loaded: 2 words.
+ *
  * Variants (R/gpu.R): SP_KUR_PREFETCH (1: the next group loaded ahead; 0:
  * not), SP_KUR_MINBLOCKS (blocks per multiprocessor the registers are capped
  * for; 4 in single precision: 64 registers, half the threads of an SM; 3 in
  * double: 80 registers, as many as the kernel used before the cap, no spills).
+ *
+ * The engine makes its own start: sp_kur_start_kernel draws the uniform start
+ * phases from the systems' streams (the CPU's numbers, kuramoto.h), and
+ * sp_kur_omega_kernel the frequencies of a law (kuramoto_lorentz(),
+ * kuramoto_normal()), so that nothing of size n crosses the bus but the
+ * final phases.
  *
  * Pairs (PROG2): one thread per oscillator i, the phases of the system
  * loaded tile by tile into shared memory, G_i = sum_j sin(x_j - x_i) summed
@@ -42,7 +54,8 @@
  * the second stage can overwrite x in place).  Dense matrix: the same tiles,
  * with sin x_j, cos x_j in shared memory and the split G_i = cos x_i (A s)_i -
  * sin x_i (A c)_i (A column-major: coalesced along i).  Sparse matrix: CSR,
- * one thread per row. */
+ * one thread per row.  An Euler step (stage 3) is one such kernel writing
+ * the new phases to xt; the host then swaps x and xt. */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -197,9 +210,18 @@ __device__ __forceinline__ void sp_kur_store4(real *p, const real v[4]) {
 #endif
 }
 
-/* Mean field: stage 1 or 2 of step a.step (see the top). */
-extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
-    sp_kur_mf_kernel(const sp_kuramoto_kargs a) {
+/* Four frequencies of group q, or omega0 for all when there is no array. */
+__device__ __forceinline__ void sp_kur_load_omega(const sp_kuramoto_kargs &a, uint32_t q, real w[4]) {
+  if (a.omega != 0) {
+    sp_kur_load4(a.omega + 4 * (size_t)q, w);
+  } else {
+    w[0] = w[1] = w[2] = w[3] = (real)a.omega0;
+  }
+}
+
+/* Mean field: SRK2's stage 1 or 2 (euler false), or an Euler step (euler
+ * true), of step a.step (see the top). */
+__device__ __forceinline__ void sp_kur_mf(const sp_kuramoto_kargs &a, const bool euler) {
   const uint64_t s = blockIdx.x / (unsigned)a.bps;
   const uint32_t b = blockIdx.x % (unsigned)a.bps;
   const uint64_t g = a.sys0 + s;
@@ -211,9 +233,9 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
   const double *sm = a.sums + s * SP_KUR_NSUMS;
   const real S0 = (real)sm[0], C0 = (real)sm[1], S1 = (real)sm[2], C1 = (real)sm[3];
   real *__restrict__ x = a.x + s * a.npad;
-  const real *__restrict__ om = a.omega;
-  const int stage2 = a.stage == 2, noisy = a.sigma > 0;
-  const int record = stage2 && (a.step + 1) % a.record_every == 0;
+  const int stage2 = !euler && a.stage == 2, noisy = a.sigma > 0;
+  const int write = euler || stage2; /* the new phases of the step */
+  const int record = write && (a.step + 1) % a.record_every == 0;
   const uint64_t kr = (a.step + 1) / a.record_every;
   const uint64_t kb = a.step * a.ng; /* Philox block of group 0 at this step */
   /* 32-bit positions within a system: n < 2^31, so 4 ng <= 2^31 */
@@ -224,14 +246,14 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
   real xc[4], wc[4];
   if (q < qe) {
     sp_kur_load4(x + 4 * (size_t)q, xc);
-    sp_kur_load4(om + 4 * (size_t)q, wc);
+    sp_kur_load_omega(a, q, wc);
   }
   for (; q < qe; q += SP_KUR_BLOCK) {
     real xn[4], wn[4], z[4], x1[4];
 #if SP_KUR_PREFETCH
     if (q + SP_KUR_BLOCK < qe) { /* the next group's loads in flight meanwhile */
       sp_kur_load4(x + 4 * (size_t)(q + SP_KUR_BLOCK), xn);
-      sp_kur_load4(om + 4 * (size_t)(q + SP_KUR_BLOCK), wn);
+      sp_kur_load_omega(a, q + SP_KUR_BLOCK, wn);
     }
 #endif
     if (noisy) SP_KUR(sp_kur_normals_block)(a.seed, stream, kb + q, z);
@@ -242,21 +264,26 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
       const real dW = sigma * z[u];
       SP_KUR_SINCOS(xc[u], &s0, &c0);
       const real F1 = SP_KUR(sp_kur_drift)(wc[u], ginv, kn, SP_KUR(sp_kur_mean_field)(s0, c0, S0, C0));
-      const real xt = SP_KUR(sp_kur_predict)(xc[u], dt, F1, dW);
-      SP_KUR_SINCOS(xt, &st, &ct);
-      if (!stage2) {
-        x1[u] = xt;
-      } else {
-        const real F2 = SP_KUR(sp_kur_drift)(wc[u], ginv, kn, SP_KUR(sp_kur_mean_field)(st, ct, S1, C1));
-        x1[u] = SP_KUR(sp_kur_correct)(xc[u], hdt, F1, F2, dW);
+      if (euler) {
+        x1[u] = SP_KUR(sp_kur_euler)(xc[u], dt, F1, dW);
         SP_KUR_SINCOS(x1[u], &st, &ct);
+      } else {
+        const real xt = SP_KUR(sp_kur_predict)(xc[u], dt, F1, dW);
+        SP_KUR_SINCOS(xt, &st, &ct);
+        if (!stage2) {
+          x1[u] = xt;
+        } else {
+          const real F2 = SP_KUR(sp_kur_drift)(wc[u], ginv, kn, SP_KUR(sp_kur_mean_field)(st, ct, S1, C1));
+          x1[u] = SP_KUR(sp_kur_correct)(xc[u], hdt, F1, F2, dW);
+          SP_KUR_SINCOS(x1[u], &st, &ct);
+        }
       }
       if (4 * q + u < n) { /* not the padding */
         ls += st;
         lc += ct;
       }
     }
-    if (stage2) {
+    if (write) {
       sp_kur_store4(x + 4 * (size_t)q, x1);
       if (record && a.bins > 0)
         for (int u = 0; u < 4; u++)
@@ -271,11 +298,47 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
 #else
     if (q + SP_KUR_BLOCK < qe) {
       sp_kur_load4(x + 4 * (size_t)(q + SP_KUR_BLOCK), xc);
-      sp_kur_load4(om + 4 * (size_t)(q + SP_KUR_BLOCK), wc);
+      sp_kur_load_omega(a, q + SP_KUR_BLOCK, wc);
     }
 #endif
   }
-  sp_kur_finish(a, s, (int)b, (double)ls, (double)lc, stage2 ? 0 : 2, record, kr, a.step + 1);
+  sp_kur_finish(a, s, (int)b, (double)ls, (double)lc, write ? 0 : 2, record, kr, a.step + 1);
+}
+
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
+    sp_kur_mf_kernel(const sp_kuramoto_kargs a) {
+  sp_kur_mf(a, false);
+}
+
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
+    sp_kur_mf_euler_kernel(const sp_kuramoto_kargs a) {
+  sp_kur_mf(a, true);
+}
+
+/* The start phases of the local systems, drawn from their streams as on the
+ * CPU (kuramoto.h: sp_kur_start4, reduced in single precision), the padding
+ * 0: one group of four a thread, grid-stride. */
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_start_kernel(const sp_kuramoto_kargs a) {
+  const uint64_t total = a.nsys * a.ng, stride = (uint64_t)gridDim.x * SP_KUR_BLOCK;
+  for (uint64_t t = (uint64_t)blockIdx.x * SP_KUR_BLOCK + threadIdx.x; t < total; t += stride) {
+    uint64_t s, q, cond, rep;
+    double v[4];
+    real x4[4];
+    sp_kur_divmod(t, a.ng, &s, &q);
+    sp_kur_divmod(a.sys0 + s, a.nrep, &cond, &rep);
+    sp_kur_start4(a.seed, sp_kur_stream(cond, a.replica0 + rep), q, v);
+#pragma unroll
+    for (int u = 0; u < 4; u++) x4[u] = 4 * q + u < a.n ? SP_KUR(sp_kur_reduce)((real)v[u]) : (real)0;
+    sp_kur_store4(a.x + s * a.npad + 4 * q, x4);
+  }
+}
+
+/* The natural frequencies of a law (a.omega_law), the padding 0. */
+extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_omega_kernel(const sp_kuramoto_kargs a) {
+  const uint64_t i = (uint64_t)blockIdx.x * SP_KUR_BLOCK + threadIdx.x;
+  if (i >= a.npad) return;
+  const_cast<real *>(a.omega)[i] =
+      i < a.n ? (real)sp_kur_omega_law(a.omega_law, a.omega_centre, a.omega_scale, i, a.n) : (real)0;
 }
 
 /* The sums of the phases x (the start, and record steps of the couplings
@@ -306,8 +369,8 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_measure_kernel
   sp_kur_finish(a, s, b, ps, pc, 0, 1, kr, a.step);
 }
 
-/* SRK2's stage for oscillator i of local system s from its coupling sum G
- * (pairs and matrix kernels). */
+/* SRK2's stage (1, 2) or an Euler step (3) for oscillator i of local system
+ * s from its coupling sum G (pairs and matrix kernels). */
 __device__ __forceinline__ void sp_kur_update(const sp_kuramoto_kargs &a, uint64_t s, uint64_t i,
                                               real G) {
   const uint64_t g = a.sys0 + s, cond = g / a.nrep, at = s * a.npad + i;
@@ -319,10 +382,15 @@ __device__ __forceinline__ void sp_kur_update(const sp_kuramoto_kargs &a, uint64
                            i >> 2, z);
     dW = (real)a.sigma * z[i & 3];
   }
-  const real F = SP_KUR(sp_kur_drift)(a.omega[i], (real)a.ginv, kn, G);
+  const real F = SP_KUR(sp_kur_drift)(a.omega != 0 ? a.omega[i] : (real)a.omega0,
+                                      (real)a.ginv, kn, G);
   if (a.stage == 1) {
     a.f1[at] = F;
     a.xt[at] = SP_KUR(sp_kur_predict)(a.x[at], (real)a.dt, F, dW);
+  } else if (a.stage == 3) { /* Euler: the new phase to xt (x is read by others) */
+    const real x = SP_KUR(sp_kur_euler)(a.x[at], (real)a.dt, F, dW);
+    a.xt[at] = x;
+    if (!isfinite(x)) sp_kur_flag(a, s, a.step + 1);
   } else {
     const real x = SP_KUR(sp_kur_correct)(a.x[at], (real)(0.5 * a.dt), a.f1[at], F, dW);
     a.x[at] = x;
@@ -336,7 +404,7 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_pairs_kernel(c
   __shared__ real sh[SP_KUR_BLOCK];
   const unsigned tps = gridDim.x / (unsigned)a.nsys;
   const uint64_t s = blockIdx.x / tps, i = (uint64_t)(blockIdx.x % tps) * SP_KUR_BLOCK + threadIdx.x;
-  const real *xin = (a.stage == 1 ? a.x : a.xt) + s * a.npad;
+  const real *xin = (a.stage == 2 ? a.xt : a.x) + s * a.npad;
   const real xi = xin[i < a.npad ? i : 0];
   double acc = 0;
   for (uint64_t j0 = 0; j0 < a.n; j0 += SP_KUR_BLOCK) {
@@ -361,7 +429,7 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_dense_kernel(c
   __shared__ real shs[SP_KUR_BLOCK], shc[SP_KUR_BLOCK];
   const unsigned tps = gridDim.x / (unsigned)a.nsys;
   const uint64_t s = blockIdx.x / tps, i = (uint64_t)(blockIdx.x % tps) * SP_KUR_BLOCK + threadIdx.x;
-  const real *xin = (a.stage == 1 ? a.x : a.xt) + s * a.npad;
+  const real *xin = (a.stage == 2 ? a.xt : a.x) + s * a.npad;
   const uint64_t ir = i < a.n ? i : a.n - 1; /* row read (the padding's is unused) */
   double as = 0, ac = 0;
   for (uint64_t j0 = 0; j0 < a.n; j0 += SP_KUR_BLOCK) {
@@ -391,7 +459,7 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_sparse_kernel(
   const unsigned tps = gridDim.x / (unsigned)a.nsys;
   const uint64_t s = blockIdx.x / tps, i = (uint64_t)(blockIdx.x % tps) * SP_KUR_BLOCK + threadIdx.x;
   if (i >= a.n) return;
-  const real *xin = (a.stage == 1 ? a.x : a.xt) + s * a.npad;
+  const real *xin = (a.stage == 2 ? a.xt : a.x) + s * a.npad;
   double as = 0, ac = 0;
   for (int k = a.rowptr[i]; k < a.rowptr[i + 1]; k++) {
     real sj, cj;

@@ -20,15 +20,33 @@ enum {
   SP_KUR_SPARSE = 3      /* A in CSR */
 };
 
+/* Integration methods (the `method` argument). */
+enum {
+  SP_KUR_SRK2 = 0,  /* stochastic Heun (paper 001, Algorithm 2): two stages a step */
+  SP_KUR_EULER = 1  /* Euler-Maruyama: one stage a step */
+};
+
+/* Natural frequencies: a vector given by the user, one value for all, or
+ * the n quantiles of a law drawn by the engine itself (kuramoto.h,
+ * sp_kur_omega_law: kuramoto_lorentz(), kuramoto_normal()). */
+enum {
+  SP_KUR_OMEGA_VECTOR = 0,  /* omega[i] */
+  SP_KUR_OMEGA_CONST = 1,   /* centre */
+  SP_KUR_OMEGA_LORENTZ = 2, /* centre + scale tan(pi ((i + 1/2) / n - 1/2)) */
+  SP_KUR_OMEGA_NORMAL = 3   /* centre + scale Phi^-1((i + 1/2) / n) */
+};
+
 /* Doubles per system in the sums array: S, C of the phases x, then S, C of
  * the predictor phases (SRK2's first stage). */
 #define SP_KUR_NSUMS 4
 
 typedef struct {
   SP_DPTR(sp_kuramoto_real) x;       /* phases, nsys x npad */
-  SP_DPTR(sp_kuramoto_real) xt;      /* predictor phases (pairs, matrix) */
+  SP_DPTR(sp_kuramoto_real) xt;      /* predictor phases, or the new phases of an
+                                        Euler step (pairs, matrix) */
   SP_DPTR(sp_kuramoto_real) f1;      /* first-stage drift (pairs, matrix) */
-  SP_DPTR(const sp_kuramoto_real) omega; /* npad natural frequencies */
+  SP_DPTR(const sp_kuramoto_real) omega; /* npad natural frequencies, or 0: all
+                                            equal to omega0 */
   SP_DPTR(const double) kn;          /* K / n per condition */
   SP_DPTR(const sp_kuramoto_real) A; /* dense A (column-major) or CSR values */
   SP_DPTR(const int) rowptr;         /* CSR: n + 1 */
@@ -44,15 +62,20 @@ typedef struct {
   uint64_t step;                     /* steps done before this launch */
   uint64_t record_every, nrec;
   double dt, ginv, sigma;            /* step, 1 / gamma, sqrt(2 T dt / gamma) */
-  int32_t stage;                     /* 1: predictor, 2: corrector, 0: measure */
+  int32_t stage;                     /* 1: predictor, 2: corrector (SRK2), 3: an
+                                        Euler step, 0: measure */
   int32_t bins;
   int32_t bps;                       /* blocks per system (reductions) */
   int32_t gpt;                       /* groups of 4 per thread (mean field) */
   SP_DPTR(unsigned long long) bad;   /* 2: the first step at which a system's phases
                                         became non-finite, and the lowest such system
                                         (global) at that step; all ones: none */
+  double omega0;                     /* the frequency of all when omega is 0 */
+  double omega_centre, omega_scale;  /* the law of sp_kur_omega_kernel */
+  int32_t omega_law;                 /* SP_KUR_OMEGA_* */
+  int32_t unused;
 } sp_kuramoto_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_kuramoto_kargs) == 240, "sp_kuramoto_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_kuramoto_kargs) == 272, "sp_kuramoto_kargs layout");
 
 #endif /* SP_KURAMOTO_ARGS_H */

@@ -4,7 +4,7 @@
 
 #include "sp_error.h"
 
-#include "kuramoto.h" /* double: sp_kur_start */
+#include "kuramoto.h" /* double: sp_kur_start, sp_kur_omega_law */
 
 int sp_kuramoto_cpu_run_f(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
                           const sp_hooks *hooks, sp_run_info *info);
@@ -18,6 +18,17 @@ uint64_t sp_kuramoto_nrec(const sp_kuramoto_job *job) {
 void sp_kuramoto_start_phases(uint64_t seed, uint64_t c, uint64_t r, uint64_t n, double *theta) {
   uint64_t i, stream = sp_kur_stream(c, r);
   for (i = 0; i < n; i++) theta[i] = sp_kur_start(seed, stream, i);
+}
+
+double sp_kuramoto_omega_of(const sp_kuramoto_job *job, uint64_t i) {
+  switch (job->omega_law) {
+  case SP_KUR_OMEGA_VECTOR:
+    return job->omega[i];
+  case SP_KUR_OMEGA_CONST:
+    return job->omega_centre;
+  default:
+    return sp_kur_omega_law(job->omega_law, job->omega_centre, job->omega_scale, i, job->n);
+  }
 }
 
 void sp_kuramoto_out_init(const sp_kuramoto_job *job, sp_kuramoto_out *out) {

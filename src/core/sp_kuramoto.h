@@ -3,8 +3,10 @@
  *
  * A job is ncond conditions (coupling strengths K) x nrep replicas, each an
  * independent system of n oscillators (system s = c nrep + r, condition
- * major), all advanced in lock step by SRK2 (inst/cuda/kuramoto.h, where
- * the random-number layout is).  Every record_every steps (and at step 0)
+ * major), all advanced in lock step by SRK2 or Euler-Maruyama
+ * (inst/cuda/kuramoto.h, where the random-number layout is).  The engine
+ * makes the start phases (drawn from the systems' streams, unless given)
+ * and the natural frequencies (unless given as a vector) itself.  Every record_every steps (and at step 0)
  * the order parameter r and mean phase psi of every system are recorded
  * (and, with bins > 0, a histogram of its phases on [0, 2 pi)).
  *
@@ -27,10 +29,17 @@ typedef struct {
   uint64_t nrep;           /* replicas per condition in this call */
   uint64_t replica0;       /* global index of replica 0 (first_replica - 1) */
   const double *K;         /* ncond coupling strengths */
-  const double *omega;     /* n natural frequencies */
+  int omega_law;           /* SP_KUR_OMEGA_* (kuramoto_args.h) */
+  const double *omega;     /* SP_KUR_OMEGA_VECTOR: n natural frequencies */
+  double omega_centre;     /* the constant, or the law's centre */
+  double omega_scale;      /* the law's width (Lorentz) or sd (normal) */
+  const double *theta0;    /* start phases, or NULL: uniform, from the streams */
+  int theta0_per_replica;  /* theta0 is n x nrep (replica r's at r n, for every
+                              condition); 0: one vector of n for all systems */
   double gamma, T, dt;
   uint64_t steps, record_every;
   int coupling;            /* SP_KUR_* */
+  int method;              /* SP_KUR_SRK2, SP_KUR_EULER */
   const double *A;         /* dense: n x n, column-major (A_ij at i + j n) */
   const int *rowptr, *col; /* sparse: CSR (rowptr n + 1, 0-based columns) */
   const double *val;
@@ -40,7 +49,7 @@ typedef struct {
 } sp_kuramoto_job;
 
 typedef struct {
-  double *theta;       /* n x nsys: in, the start; out, the phases at steps_done */
+  double *theta;       /* n x nsys: the phases at steps_done */
   double *rec;         /* nsys x nrec x 2 (r, psi), NaN where not reached */
   double *hist;        /* nsys x nrec x bins counts, or NULL */
   uint64_t steps_done;
@@ -51,6 +60,10 @@ uint64_t sp_kuramoto_nrec(const sp_kuramoto_job *job);
 
 /* Uniform start phases of global replica r of condition c (n values). */
 void sp_kuramoto_start_phases(uint64_t seed, uint64_t c, uint64_t r, uint64_t n, double *theta);
+
+/* Natural frequency i of the job (its vector, constant or law), in double:
+ * both engines convert it to the working precision. */
+double sp_kuramoto_omega_of(const sp_kuramoto_job *job, uint64_t i);
 
 /* Records NaN, histogram 0, no step done (both engines start so). */
 void sp_kuramoto_out_init(const sp_kuramoto_job *job, sp_kuramoto_out *out);

@@ -1,8 +1,10 @@
 /* sp_gpu_kuramoto.c: host side of inst/cuda/kuramoto.cu, an engine of the
  * GPU round driver (sp_gpu_run.h).  Systems do equal work, so the devices
  * share them in equal contiguous parts; a round advances every system of a
- * device by at most `budget` steps (two kernels per step, plus a measuring
- * kernel at record steps for the couplings other than the mean field). */
+ * device by at most `budget` steps (two kernels per SRK2 step, one per Euler
+ * step, plus a measuring kernel at record steps for the couplings other than
+ * the mean field).  The start phases (unless given) and the frequencies of a
+ * law are made on the device; frequencies all equal are no array at all. */
 #include "sp_gpu_kuramoto.h"
 
 #include <math.h>
@@ -35,7 +37,7 @@ typedef struct {
 #define KUR_NONE 0xffffffffffffffffull
 
 typedef struct {
-  CUfunction mf, measure, pair;
+  CUfunction mf, measure, pair, start, omega_law;
   CUdeviceptr x, xt, f1, omega, kn, A, rowptr, col, sums, partial, count, rec, hist, bad;
   uint64_t s0, ns; /* this device's systems: s0 .. s0 + ns - 1 of the job */
   uint64_t k;      /* steps enqueued */
@@ -48,9 +50,10 @@ static size_t kur_rb(const sp_kuramoto_job *job) {
 }
 
 /* Doubles to the working precision (single: reduced to [-pi, pi] when
- * `reduce`), into a fresh host buffer. */
+ * `reduce`), into a fresh host buffer: `rows` rows of `count` values, row r
+ * read from v + ((r0 + r) mod period) stride_in. */
 static void *kur_convert(const double *v, size_t count, size_t stride_in, size_t stride_out,
-                         size_t rows, int single, int reduce) {
+                         size_t rows, size_t r0, size_t period, int single, int reduce) {
   size_t r, i, rb = single ? sizeof(float) : sizeof(double);
   /* rows of stride_out elements, the last row at least `count` (one row
    * with stride 0: `count` elements) */
@@ -59,7 +62,7 @@ static void *kur_convert(const double *v, size_t count, size_t stride_in, size_t
   if (h == NULL) return NULL;
   for (r = 0; r < rows; r++)
     for (i = 0; i < count; i++) {
-      double x = v[r * stride_in + i];
+      double x = v[((r0 + r) % period) * stride_in + i];
       if (single) ((float *)h)[r * stride_out + i] = reduce ? sp_kur_reduce_f((float)x) : (float)x;
       else ((double *)h)[r * stride_out + i] = x;
     }
@@ -101,6 +104,10 @@ static sp_kuramoto_kargs kur_args(const kur_model *m, const kur_dev *v) {
   a.bps = v->bps;
   a.gpt = v->gpt;
   a.bad = v->bad;
+  a.omega0 = job->omega_law == SP_KUR_OMEGA_CONST ? job->omega_centre : 0;
+  a.omega_centre = job->omega_centre;
+  a.omega_scale = job->omega_scale;
+  a.omega_law = job->omega_law;
   return a;
 }
 
@@ -115,6 +122,7 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
   kur_dev *v = (kur_dev *)d->state;
   const uint64_t nsys = (uint64_t)job->ncond * job->nrep, n = job->n;
   const size_t rb = kur_rb(job);
+  const int euler = job->method == SP_KUR_EULER;
   const char *pair_name = job->coupling == SP_KUR_PAIRS ? "sp_kur_pairs_kernel"
                           : job->coupling == SP_KUR_DENSE ? "sp_kur_dense_kernel"
                                                           : "sp_kur_sparse_kernel";
@@ -146,13 +154,17 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
   if ((uint64_t)v->bps * v->ns > 0x7fffffffu || (uint64_t)v->tps * v->ns > 0x7fffffffu)
     return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; split the job",
                    sp_gpu_label(d->id));
-  if ((st = sp_gpu_function(d->id, m->key, "sp_kur_mf_kernel", &v->mf)) ||
+  if ((st = sp_gpu_function(d->id, m->key, euler ? "sp_kur_mf_euler_kernel" : "sp_kur_mf_kernel",
+                            &v->mf)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_kur_measure_kernel", &v->measure)) ||
-      (st = sp_gpu_function(d->id, m->key, pair_name, &v->pair)))
+      (st = sp_gpu_function(d->id, m->key, pair_name, &v->pair)) ||
+      (st = sp_gpu_function(d->id, m->key, "sp_kur_start_kernel", &v->start)) ||
+      (st = sp_gpu_function(d->id, m->key, "sp_kur_omega_kernel", &v->omega_law)))
     return st;
   nstate = (size_t)v->ns * (size_t)m->npad;
   if ((st = sp_gpu_dev_alloc(d, nstate * rb, "the phases", &v->x)) ||
-      (st = sp_gpu_dev_alloc(d, (size_t)m->npad * rb, "the frequencies", &v->omega)) ||
+      (job->omega_law != SP_KUR_OMEGA_CONST &&
+       (st = sp_gpu_dev_alloc(d, (size_t)m->npad * rb, "the frequencies", &v->omega))) ||
       (st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(double), "K / n", &v->kn)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * SP_KUR_NSUMS * sizeof(double), "the sums", &v->sums)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)v->bps * 2 * sizeof(double),
@@ -166,8 +178,9 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_memset32(d->id, v->bad, 0xffffffffu, 4)))
     return st;
   if (job->coupling != SP_KUR_MEAN_FIELD &&
-      ((st = sp_gpu_dev_alloc(d, nstate * rb, "the predictor phases", &v->xt)) ||
-       (st = sp_gpu_dev_alloc(d, nstate * rb, "the first-stage drifts", &v->f1))))
+      ((st = sp_gpu_dev_alloc(d, nstate * rb, euler ? "the new phases" : "the predictor phases",
+                              &v->xt)) ||
+       (!euler && (st = sp_gpu_dev_alloc(d, nstate * rb, "the first-stage drifts", &v->f1)))))
     return st;
   if (job->bins > 0 &&
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)m->nrec * (size_t)job->bins *
@@ -175,7 +188,7 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
     return st;
   if (job->coupling == SP_KUR_DENSE) {
     if ((st = sp_gpu_dev_alloc(d, (size_t)(n * n) * rb, "the coupling matrix", &v->A))) return st;
-    h = kur_convert(job->A, (size_t)(n * n), 0, 0, 1, job->single, 0);
+    h = kur_convert(job->A, (size_t)(n * n), 0, 0, 1, 0, 1, job->single, 0);
     if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
     st = sp_gpu_to_device(d->id, v->A, h, (size_t)(n * n) * rb);
     free(h);
@@ -186,7 +199,7 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
         (st = sp_gpu_dev_alloc(d, (nnz > 0 ? nnz : 1) * sizeof(int), "its columns", &v->col)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(n + 1) * sizeof(int), "its row pointers", &v->rowptr)))
       return st;
-    h = kur_convert(job->val, nnz, 0, 0, 1, job->single, 0);
+    h = kur_convert(job->val, nnz, 0, 0, 1, 0, 1, job->single, 0);
     if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
     st = sp_gpu_to_device(d->id, v->A, h, nnz * rb);
     free(h);
@@ -194,17 +207,32 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
     if (st == SP_OK) st = sp_gpu_to_device(d->id, v->rowptr, job->rowptr, (size_t)(n + 1) * sizeof(int));
     if (st) return st;
   }
-  /* uploads: phases (padding 0), frequencies, K / n, records (NaN) */
-  h = kur_convert(m->out->theta + v->s0 * n, (size_t)n, (size_t)n, (size_t)m->npad, (size_t)v->ns,
-                  job->single, 1);
-  if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  st = sp_gpu_to_device(d->id, v->x, h, nstate * rb);
-  free(h);
+  /* the start phases (padding 0): given ones uploaded, else drawn here; the
+   * frequencies: a vector uploaded, a law's made here, a constant in the
+   * arguments; then K / n and the records (NaN) */
+  v->k = 0;
+  a = kur_args(m, v);
+  if (job->theta0 != NULL) {
+    h = kur_convert(job->theta0, (size_t)n, (size_t)n, (size_t)m->npad, (size_t)v->ns,
+                    (size_t)v->s0, job->theta0_per_replica ? (size_t)job->nrep : 1, job->single, 1);
+    if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    st = sp_gpu_to_device(d->id, v->x, h, nstate * rb);
+    free(h);
+  } else {
+    const uint64_t groups = v->ns * m->ng, cap = (uint64_t)1 << 20;
+    uint64_t grid = (groups + KUR_BLOCK - 1) / KUR_BLOCK;
+    st = kur_launch1(d, v->start, (unsigned)(grid < cap ? grid : cap), &a, "sp_kur_start_kernel");
+  }
   if (st) return st;
-  h = kur_convert(job->omega, (size_t)n, 0, (size_t)m->npad, 1, job->single, 0);
-  if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  st = sp_gpu_to_device(d->id, v->omega, h, (size_t)m->npad * rb);
-  free(h);
+  if (job->omega_law == SP_KUR_OMEGA_VECTOR) {
+    h = kur_convert(job->omega, (size_t)n, 0, (size_t)m->npad, 1, 0, 1, job->single, 0);
+    if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    st = sp_gpu_to_device(d->id, v->omega, h, (size_t)m->npad * rb);
+    free(h);
+  } else if (job->omega_law != SP_KUR_OMEGA_CONST) {
+    st = kur_launch1(d, v->omega_law, (unsigned)((m->npad + KUR_BLOCK - 1) / KUR_BLOCK), &a,
+                     "sp_kur_omega_kernel");
+  }
   if (st) return st;
   kn = (double *)malloc((size_t)job->ncond * sizeof(double));
   if (kn == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
@@ -221,8 +249,6 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
                                             sizeof(unsigned int));
   if (st) return st;
   /* step 0: the sums of the start and its record */
-  v->k = 0;
-  a = kur_args(m, v);
   a.stage = 0;
   return kur_launch1(d, v->measure, (unsigned)((uint64_t)v->bps * v->ns), &a, "sp_kur_measure_kernel");
 }
@@ -237,7 +263,24 @@ static int kur_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   if (end > job->steps) end = job->steps;
   for (; v->k < end && st == SP_OK; v->k++) {
     sp_kuramoto_kargs a = kur_args(m, v);
-    if (job->coupling == SP_KUR_MEAN_FIELD) {
+    if (job->method == SP_KUR_EULER) {
+      a.stage = 3;
+      if (job->coupling == SP_KUR_MEAN_FIELD) {
+        st = kur_launch1(d, v->mf, red, &a, "sp_kur_mf_euler_kernel");
+      } else {
+        CUdeviceptr t;
+        st = kur_launch1(d, v->pair, tiles, &a, "sp_kur_pairs_kernel");
+        t = v->x; /* the new phases (in xt) become x */
+        v->x = v->xt;
+        v->xt = t;
+        if (st == SP_OK && (v->k + 1) % job->record_every == 0) {
+          a = kur_args(m, v);
+          a.stage = 0;
+          a.step = v->k + 1;
+          st = kur_launch1(d, v->measure, red, &a, "sp_kur_measure_kernel");
+        }
+      }
+    } else if (job->coupling == SP_KUR_MEAN_FIELD) {
       a.stage = 1;
       st = kur_launch1(d, v->mf, red, &a, "sp_kur_mf_kernel");
       a.stage = 2;

@@ -10,8 +10,8 @@ test_that("CPU double equals GPU double to rounding for every coupling", {
   extra <- list(list(coupling = "mean_field"), list(coupling = "pairs"), list(A = A))
   if (requireNamespace("Matrix", quietly = TRUE))
     extra <- c(extra, list(list(A = Matrix::Matrix(A, sparse = TRUE))))
-  for (e in extra) {
-    args <- c(kur_gpu_args, e, precision = "double")
+  for (e in extra) for (m in c("srk2", "euler")) {
+    args <- c(kur_gpu_args, e, precision = "double", method = m)
     cpu <- do.call(kuramoto, c(args, backend = "cpu"))
     gpu <- do.call(kuramoto, c(args, backend = "gpu"))
     expect_identical(attr(gpu, "backend"), "gpu")
@@ -28,10 +28,54 @@ test_that("a system larger than one block per reduction agrees with the CPU", {
   skip_if_no_gpu()
   args <- list(n = 300000, K = 3, T = 0.5, dt = 0.01, steps = 20, seed = 3,
                precision = "double", progress = FALSE)
-  cpu <- do.call(kuramoto, c(args, backend = "cpu"))
-  gpu <- do.call(kuramoto, c(args, backend = "gpu"))
-  expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
-  expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+  for (m in c("srk2", "euler")) {
+    cpu <- do.call(kuramoto, c(args, backend = "cpu", method = m))
+    gpu <- do.call(kuramoto, c(args, backend = "gpu", method = m))
+    expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
+    expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+  }
+})
+
+test_that("the device draws the CPU's start phases and makes its frequencies", {
+  skip_if_no_gpu()
+  # K = 0, T = 0, omega = 0: one step leaves every phase where it started
+  # (F = 0 exactly), so theta is the start, drawn on each backend
+  for (prec in c("single", "double")) {
+    args <- list(n = 1001, K = 0, dt = 0.01, steps = 1, replicas = 3, first_replica = 5,
+                 seed = 8, precision = prec, progress = FALSE)
+    cpu <- do.call(kuramoto, c(args, backend = "cpu"))
+    gpu <- do.call(kuramoto, c(args, backend = "gpu"))
+    expect_identical(attr(gpu, "theta"), attr(cpu, "theta"))
+  }
+  # the frequencies: one step of K = 0, T = 0 from 0 with dt = 2^-10 is
+  # omega 2^-10 exactly; a law's quantiles (tan, AS 241 in double) to rounding
+  freq <- function(omega, backend, n = 5003) {
+    x <- kuramoto(n, K = 0, omega = omega, dt = 2^-10, steps = 1, theta0 = rep(0, n),
+                  seed = 1, precision = "double", backend = backend, progress = FALSE)
+    as.vector(attr(x, "theta")) * 2^10
+  }
+  for (om in list(kuramoto_lorentz(0.5, centre = 0.3), kuramoto_normal(1.2, centre = -1))) {
+    expect_equal(freq(om, "gpu"), freq(om, "cpu"), tolerance = 1e-14)
+    expect_equal(freq(om, "gpu"), om(5003), tolerance = 1e-14)
+  }
+  expect_identical(freq(0.25, "gpu"), rep(0.25, 5003))
+  w <- stats::rnorm(5003)
+  expect_identical(freq(w, "gpu"), freq(w, "cpu"))
+  # every form of omega and theta0, every coupling, both methods: CPU double
+  # = GPU double
+  th <- matrix(stats::runif(200 * 2, -3, 3), 200, 2)
+  forms <- list(list(omega = 0.4), list(omega = w[1:200]), list(omega = kuramoto_lorentz(0.3)),
+                list(omega = kuramoto_normal(0.3), theta0 = th[, 1]),
+                list(omega = function(n) seq(-1, 1, length.out = n), theta0 = th))
+  for (f in forms) for (cp in c("mean_field", "pairs")) for (m in c("srk2", "euler")) {
+    args <- c(list(n = 200, K = c(1, 2.5), T = 0.1, dt = 0.02, steps = 25, replicas = 2,
+                   record_every = 5, seed = 4, precision = "double", coupling = cp,
+                   method = m, progress = FALSE), f)
+    cpu <- do.call(kuramoto, c(args, backend = "cpu"))
+    gpu <- do.call(kuramoto, c(args, backend = "gpu"))
+    expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
+    expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+  }
 })
 
 test_that("GPU single agrees with double in distribution (stationary r)", {
@@ -55,16 +99,19 @@ test_that("GPU single agrees with double in distribution (stationary r)", {
 
 test_that("chunks on the GPU give the one-call result", {
   skip_if_no_gpu()
-  whole <- do.call(kuramoto, c(kur_gpu_args, backend = "gpu"))
-  a <- do.call(kuramoto, modifyList(kur_gpu_args, list(replicas = 1, backend = "gpu")))
-  b <- do.call(kuramoto, modifyList(kur_gpu_args, list(replicas = 2, first_replica = 2,
-                                                       backend = "gpu")))
-  # each system's numbers are its own, and the order of its sums depends on
-  # n only (not on the systems per launch): identical
-  parts <- rbind(a, b)
-  expect_identical(as.data.frame(parts), as.data.frame(whole))
-  expect_identical(attr(parts, "theta"), attr(whole, "theta"))
-  expect_identical(attr(parts, "hist"), attr(whole, "hist"))
+  for (m in c("srk2", "euler")) for (cp in c("mean_field", "pairs")) {
+    args <- c(kur_gpu_args, method = m, coupling = cp)
+    whole <- do.call(kuramoto, c(args, backend = "gpu"))
+    a <- do.call(kuramoto, modifyList(args, list(replicas = 1, backend = "gpu")))
+    b <- do.call(kuramoto, modifyList(args, list(replicas = 2, first_replica = 2,
+                                                 backend = "gpu")))
+    # each system's numbers are its own, and the order of its sums depends on
+    # n only (not on the systems per launch): identical
+    parts <- rbind(a, b)
+    expect_identical(as.data.frame(parts), as.data.frame(whole))
+    expect_identical(attr(parts, "theta"), attr(whole, "theta"))
+    expect_identical(attr(parts, "hist"), attr(whole, "hist"))
+  }
 })
 
 test_that("the mean-field variants give identical results, also for n past one block", {
@@ -77,16 +124,36 @@ test_that("the mean-field variants give identical results, also for n past one b
                steps = 6, record_every = 3, bins = 8, seed = 4, backend = "gpu",
                progress = FALSE)
   ref <- do.call(kuramoto, args)
+  ref_e <- do.call(kuramoto, c(args, method = "euler"))
   for (v in c("_np", "_lb6", "_lb2")) {
     options(statphysgpu.kuramoto_variant = v)
     x <- do.call(kuramoto, args)
     expect_identical(as.data.frame(x), as.data.frame(ref))
     expect_identical(attr(x, "theta"), attr(ref, "theta"))
     expect_identical(attr(x, "hist"), attr(ref, "hist"))
+    e <- do.call(kuramoto, c(args, method = "euler"))
+    expect_identical(as.data.frame(e), as.data.frame(ref_e))
+    expect_identical(attr(e, "theta"), attr(ref_e, "theta"))
+    expect_identical(attr(e, "hist"), attr(ref_e, "hist"))
   }
+  options(statphysgpu.kuramoto_variant = "")
   # and single agrees with double: the same normals and start; a phase's
   # single-precision rounding (some 1e-6 rad after 6 steps) moves r by at
   # most as much
   d <- do.call(kuramoto, modifyList(args, list(precision = "double")))
   expect_lt(max(abs(d$r - ref$r)), 1e-4)
+})
+
+test_that("Euler on the GPU: phases that overflow are the CPU's error", {
+  skip_if_no_gpu()
+  for (cp in c("mean_field", "pairs")) {
+    args <- list(8, K = c(1, 1e300), replicas = 2, dt = 1e10, steps = 5, coupling = cp,
+                 precision = "double", seed = 1, method = "euler", progress = FALSE)
+    cpu <- tryCatch(suppressWarnings(do.call(kuramoto, c(args, backend = "cpu"))),
+                    error = conditionMessage)
+    gpu <- tryCatch(suppressWarnings(do.call(kuramoto, c(args, backend = "gpu"))),
+                    error = conditionMessage)
+    expect_match(gpu, "replica 1 of condition 2 .* at step 1 ")
+    expect_identical(gpu, cpu)
+  }
 })

@@ -6,14 +6,16 @@ kur <- function(...) kuramoto(..., backend = "cpu", progress = FALSE)
 test_that("pairs, matrix (A all ones) and mean field agree to rounding on the same seed", {
   args <- list(n = 70, K = c(1, 3), omega = kuramoto_normal(0.4), T = 0.2, dt = 0.02,
                steps = 60, replicas = 2, record_every = 3, seed = 5, precision = "double")
-  mf <- do.call(kur, args)
-  pairs <- do.call(kur, c(args, coupling = "pairs"))
-  dense <- do.call(kur, c(args, list(A = matrix(1, 70, 70))))
-  # the same sums in another order: differences of a few units of 2^-52,
-  # grown by at most the coupling's Lyapunov factor exp(K t) ~ 30 here
-  for (o in list(pairs, dense)) {
-    expect_equal(o$r, mf$r, tolerance = 1e-12)
-    expect_equal(attr(o, "theta"), attr(mf, "theta"), tolerance = 1e-12)
+  for (m in c("euler", "srk2")) { # (mf, pairs: SRK2's after the loop)
+    mf <- do.call(kur, c(args, method = m))
+    pairs <- do.call(kur, c(args, coupling = "pairs", method = m))
+    dense <- do.call(kur, c(args, list(A = matrix(1, 70, 70), method = m)))
+    # the same sums in another order: differences of a few units of 2^-52,
+    # grown by at most the coupling's Lyapunov factor exp(K t) ~ 30 here
+    for (o in list(pairs, dense)) {
+      expect_equal(o$r, mf$r, tolerance = 1e-12)
+      expect_equal(attr(o, "theta"), attr(mf, "theta"), tolerance = 1e-12)
+    }
   }
   expect_identical(mf[c("condition", "replica", "step")], pairs[c("condition", "replica", "step")])
   # single precision: the same up to float rounding (2^-24 ~ 6e-8 per step)
@@ -254,4 +256,212 @@ test_that("the GPU variant option is checked", {
   # every variant named by the option is in the kernel registry
   reg <- names(statphysgpu:::gpu_kernel_registry()$kuramoto$variants)
   expect_true(all(c("single", "single_np", "single_lb6", "single_lb2", "double") %in% reg))
+})
+
+# ---- Euler-Maruyama, and the start and frequencies made by the engine ---------
+
+test_that("Euler with a constant drift (K = 0) gives SRK2's numbers, noise included", {
+  # dt (F + F) / 2 = dt F exactly, and both draw the same normals
+  w <- seq(-1, 1, length.out = 33)
+  for (prec in c("double", "single")) {
+    args <- list(n = 33, K = 0, omega = w, gamma = 1.5, T = 0.4, dt = 0.01, steps = 50,
+                 replicas = 2, record_every = 10, seed = 6, precision = prec)
+    e <- do.call(kur, c(args, method = "euler"))
+    s <- do.call(kur, args)
+    expect_identical(attr(e, "theta"), attr(s, "theta"))
+    expect_identical(as.data.frame(e), as.data.frame(s))
+    expect_identical(attr(e, "params")$method, "euler")
+  }
+  expect_output(print(e), "Euler-Maruyama")
+  expect_no_match(capture.output(print(s)), "Euler")
+  # rbind() keeps the methods apart
+  expect_error(rbind(e, s), "same seed, parameters")
+})
+
+test_that("Euler: the phases diffuse with variance 2 T t / gamma", {
+  n <- 4000
+  gamma <- 2; T <- 0.5; dt <- 0.01; steps <- 200
+  x <- kur(n = n, K = 0, gamma = gamma, T = T, dt = dt, steps = steps, theta0 = rep(0, n),
+           seed = 12, precision = "double", method = "euler")
+  th <- as.vector(attr(x, "theta"))
+  v <- 2 * T * steps * dt / gamma # 1
+  # as for SRK2: sd of the sample variance v sqrt(2/(n-1)), of the mean
+  # sqrt(v/n); |z| < 4 (a 6e-5 chance of a false alarm each)
+  expect_lt(abs((stats::var(th) - v) / (v * sqrt(2 / (n - 1)))), 4)
+  expect_lt(abs(mean(th) / sqrt(v / n)), 4)
+  expect_gt(stats::ks.test(th / sqrt(v), "pnorm")$p.value, 1e-3)
+})
+
+test_that("Euler is first order in dt, SRK2 second (deterministic, T = 0)", {
+  n <- 40
+  run <- function(m, dt) {
+    steps <- round(2 / dt)
+    as.vector(attr(kur(n = n, K = 3, omega = kuramoto_lorentz(0.5), dt = dt, steps = steps,
+                       record_every = steps, seed = 2, precision = "double", method = m),
+                   "theta"))
+  }
+  ref <- run("srk2", 0.02 / 64) # SRK2's own error there: some 1e-7
+  err <- function(m) vapply(c(0.02, 0.01, 0.005), function(dt) max(abs(run(m, dt) - ref)), 0)
+  e <- err("euler")
+  s <- err("srk2")
+  # observed orders log2(err(dt) / err(dt / 2)): 0.99 and 2.04 at this seed
+  expect_true(all(abs(log2(e[1:2] / e[2:3]) - 1) < 0.2))
+  expect_true(all(abs(log2(s[1:2] / s[2:3]) - 2) < 0.3))
+  expect_gt(e[1], 0.02) # O(dt): 0.11 at dt = 0.02, where SRK2's is 0.0016
+  expect_gt(e[1] / s[1], 20)
+})
+
+test_that("Euler: sparse = dense, not SRK2 with coupling; chunks and threads", {
+  # (pairs and dense A = 1 against the mean field: the first test above)
+  args <- list(n = 70, K = c(1, 3), omega = kuramoto_normal(0.4), T = 0.2, dt = 0.02,
+               steps = 60, replicas = 2, record_every = 3, seed = 5, precision = "double",
+               method = "euler")
+  mf <- do.call(kur, args)
+  # Euler is not SRK2 when the coupling acts
+  srk2 <- do.call(kur, modifyList(args, list(method = "srk2")))
+  expect_gt(max(abs(attr(srk2, "theta") - attr(mf, "theta"))), 1e-4)
+  if (requireNamespace("Matrix", quietly = TRUE)) {
+    set.seed(3)
+    A <- matrix(stats::rbinom(70^2, 1, 0.2) * stats::runif(70^2), 70, 70)
+    d <- do.call(kur, c(args, list(A = A)))
+    sp <- do.call(kur, c(args, list(A = Matrix::Matrix(A, sparse = TRUE))))
+    expect_equal(attr(sp, "theta"), attr(d, "theta"), tolerance = 1e-12)
+  }
+  # chunks and threads: identical
+  single <- modifyList(args, list(precision = "single", replicas = NULL))
+  whole <- do.call(kur, c(single, replicas = 5))
+  parts <- rbind(do.call(kur, c(single, replicas = 2)),
+                 do.call(kur, c(single, replicas = 3, first_replica = 3)))
+  expect_identical(as.data.frame(parts), as.data.frame(whole))
+  expect_identical(attr(parts, "theta"), attr(whole, "theta"))
+  big <- list(n = 5000, K = 2, T = 0.5, dt = 0.02, steps = 10, seed = 2, method = "euler",
+              bins = 8)
+  one <- with_threads(1, do.call(kur, big))
+  two <- with_threads(2, do.call(kur, big))
+  expect_identical(attr(one, "theta"), attr(two, "theta"))
+  expect_identical(attr(one, "hist"), attr(two, "hist"))
+  p1 <- with_threads(1, do.call(kur, c(args, coupling = "pairs")))
+  p2 <- with_threads(2, do.call(kur, c(args, coupling = "pairs")))
+  expect_identical(as.data.frame(p1), as.data.frame(p2))
+})
+
+test_that("Euler with noise follows r = I1(Kr/T) / I0(Kr/T)", {
+  n <- 1000
+  x <- kur(n = n, K = c(1, 4), T = 1, dt = 0.01, steps = 1500, record_every = 10,
+           seed = 4, precision = "double", method = "euler")
+  s <- summary(x)
+  th <- kuramoto_r_theory(c(1, 4), T = 1)
+  # as for SRK2, plus Euler's O(dt) bias of the stationary law: the phases'
+  # spread about psi grows by about K r dt / 2 (1.7 per cent at K = 4), so r
+  # falls by some 0.003 (0.0034 below SRK2's at this seed); allowance 0.01
+  err <- sqrt(1 / n + ifelse(is.na(s$se), s$se_naive, s$se)^2)
+  expect_true(all(abs(s$r - th) < 3 * err + 0.01))
+})
+
+test_that("the engine draws the start phases of the systems' streams", {
+  ns <- asNamespace("statphysgpu")
+  n <- 37
+  seed <- ns$check_u64(9, "seed")
+  # the reference: the start of replicas 3 and 4 of condition 0, drawn
+  # oscillator by oscillator (kuramoto.h, sp_kur_start)
+  th0 <- .Call(ns$C_sp_r_kuramoto_start, seed, ns$check_u64(0, "c"), ns$check_u64(2, "r"),
+               2, n)
+  for (prec in c("double", "single")) {
+    args <- list(n = n, K = 2, T = 0.3, dt = 0.02, steps = 5, replicas = 2, first_replica = 3,
+                 seed = 9, precision = prec)
+    drawn <- do.call(kur, args)
+    given <- do.call(kur, c(args, list(theta0 = matrix(th0, n, 2))))
+    expect_identical(as.data.frame(drawn), as.data.frame(given))
+    expect_identical(attr(drawn, "theta"), attr(given, "theta"))
+  }
+  # step 0's record is the start's order parameter
+  x <- kur(n = n, K = 2, dt = 0.02, steps = 1, replicas = 2, first_replica = 3, seed = 9,
+           precision = "double")
+  z <- colMeans(exp(1i * matrix(th0, n)))
+  expect_equal(x$r[x$step == 0], Mod(z), tolerance = 1e-14)
+  # theta0 given as one vector (integers too) for every system and condition
+  v <- kur(n = 5, K = c(1, 2), dt = 0.01, steps = 1, replicas = 2, theta0 = 1:5, seed = 1,
+           precision = "double")
+  expect_equal(v$r[v$step == 0], rep(Mod(mean(exp(1i * (1:5)))), 4), tolerance = 1e-15)
+})
+
+test_that("the engine's frequencies of a law are those of kuramoto_lorentz() and kuramoto_normal()", {
+  # one step of K = 0, T = 0 from theta = 0 with dt = 2^-10 gives omega 2^-10
+  # exactly (SRK2 is exact for a constant drift; a power of two scales exactly)
+  freq <- function(omega, n) {
+    x <- kur(n = n, K = 0, omega = omega, dt = 2^-10, steps = 1, theta0 = rep(0, n),
+             seed = 1, precision = "double")
+    as.vector(attr(x, "theta")) * 2^10
+  }
+  for (n in c(1, 2, 999, 4096)) {
+    l <- kuramoto_lorentz(0.5, centre = -1)
+    expect_equal(freq(l, n), l(n), tolerance = 1e-15)
+    g <- kuramoto_normal(1.3, centre = 0.2)
+    # Wichura's AS 241, as R's qnorm(): within a few units of 2^-52
+    expect_equal(freq(g, n), g(n), tolerance = 1e-14)
+  }
+  expect_equal(freq(0.7, 3), rep(0.7, 3))
+  # a law, and its vector given, run the same systems (to rounding)
+  args <- list(n = 300, K = 2, T = 0.2, dt = 0.02, steps = 30, seed = 3, precision = "double")
+  a <- do.call(kur, c(args, list(omega = kuramoto_normal(0.5))))
+  b <- do.call(kur, c(args, list(omega = kuramoto_normal(0.5)(300))))
+  expect_equal(attr(a, "theta"), attr(b, "theta"), tolerance = 1e-12)
+  # the result keeps the law, not a vector of n
+  p <- attr(a, "params")
+  expect_null(p$omega)
+  expect_identical(p$omega_dist$law, "normal")
+  expect_identical(attr(b, "params")$omega, kuramoto_normal(0.5)(300))
+  expect_identical(attr(kur(n = 10, K = 1, omega = 0.5, dt = 0.01, steps = 2, seed = 1),
+                        "params")$omega, 0.5)
+  expect_output(print(a), "normal frequencies \\(sd 0.5\\)")
+  expect_output(print(summary(kur(n = 10, K = 1, omega = 0.5, T = 0.1, dt = 0.01, steps = 2,
+                                  seed = 1))), "omega = 0.5")
+  # chunks made with laws built in separate calls combine
+  l1 <- kur(n = 20, K = 2, omega = kuramoto_lorentz(0.5), dt = 0.01, steps = 3, seed = 2)
+  l2 <- kur(n = 20, K = 2, omega = kuramoto_lorentz(0.5), dt = 0.01, steps = 3, seed = 2,
+            first_replica = 2)
+  expect_s3_class(rbind(l1, l2), "kuramoto_run")
+})
+
+test_that("the coarse-dt check's typical frequency", {
+  ns <- asNamespace("statphysgpu")
+  # a law: the median of |omega| under it
+  expect_equal(ns$kuramoto_median_abs_law("lorentz", 0, 0.5), 0.5, tolerance = 1e-8)
+  expect_equal(ns$kuramoto_median_abs_law("normal", 0, 2), 2 * stats::qnorm(0.75),
+               tolerance = 1e-8)
+  l <- kuramoto_lorentz(0.4, centre = 1)(1e4)
+  expect_equal(ns$kuramoto_median_abs_law("lorentz", 1, 0.4), stats::median(abs(l)),
+               tolerance = 1e-3)
+  # a long vector: a regular sample of 2^16 (the median to some 2e-5 here)
+  v <- seq(-1, 3, length.out = 2^18 + 7)
+  expect_equal(ns$kuramoto_median_abs(v), stats::median(abs(v)), tolerance = 1e-4)
+  expect_identical(ns$kuramoto_median_abs(c(-3, 1, 2)), 2)
+  # the warning names the method
+  expect_warning(kur(n = 10, K = 20, dt = 0.1, steps = 2, seed = 1, method = "euler"),
+                 "coarse for Euler", class = "statphysgpu_coarse_dt")
+  expect_warning(kur(n = 10, K = 1, omega = kuramoto_lorentz(10), dt = 0.1, steps = 2,
+                     seed = 1), "median \\|omega\\|\\) / gamma = 1.1 rad",
+                 class = "statphysgpu_coarse_dt")
+  expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, method = "rk4"),
+               "`method` must be one of", class = "statphysgpu_error")
+  expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, omega = c(1:9, Inf)),
+               "`omega` must be", class = "statphysgpu_error")
+  expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, theta0 = c(1:9, -Inf)),
+               "`theta0` must be", class = "statphysgpu_error")
+})
+
+test_that("Euler: phases that overflow are an error naming replica, condition and step", {
+  # K = 1e300, dt = 1e10: x + dt F overflows in step 1 (as for SRK2 in
+  # test-nonfinite.R)
+  for (cp in c("mean_field", "pairs")) {
+    expect_error(suppressWarnings(
+      kur(n = 8, K = c(1, 1e300), replicas = 2, dt = 1e10, steps = 5, coupling = cp,
+          precision = "double", seed = 1, method = "euler")),
+      class = "statphysgpu_not_finite",
+      "^the phases of replica 1 of condition 2 \\(K = 1e\\+300\\) became non-finite at step 1 ")
+  }
+  expect_error(suppressWarnings(
+    kur(n = 8, K = c(1, 1e300), replicas = 2, dt = 0.01, steps = 5, precision = "single",
+        seed = 1, first_replica = 5, method = "euler")),
+    class = "statphysgpu_not_finite", "replica 5 of condition 2 .* at step 1 \\(t = 0.01\\)")
 })
