@@ -394,19 +394,15 @@ test_that("a record that is not finite is an error naming the step and the quant
   expect_error(suppressWarnings(lr("hmf", init = data.frame(theta = 0, p = p), dt = 0.01,
                                    steps = 3, record_every = 1)),
                "step [123]\\b", class = "statphysgpu_not_finite")
-  # the R side's own check (records, snapshots, final state): the first
-  # non-finite number, with the step of the chain and its time
-  chk <- function(recs = list(), snaps = list(), state = double(8)) {
-    statphysgpu:::lrmd_check_finite("hmf", recs, snaps, state, n = 2, steps0 = 100, done = 20,
+  # the R side's own check of the records: the first non-finite number, with
+  # the step of the chain and its time (the engines check the state every
+  # step, test-nonfinite.R)
+  chk <- function(recs = list()) {
+    statphysgpu:::lrmd_check_finite("hmf", recs, steps0 = 100,
                                     time_of = function(k) 0.1 * (100 + k), call = NULL)
   }
   recs <- list(list(k = c(0, 10, 20), rec = rbind(c(1, 1, NaN), c(0, Inf, 0), 0, 0)))
   expect_error(chk(recs), "the potential energy is not a finite number at step 110 \\(time 11\\)",
-               class = "statphysgpu_not_finite")
-  snaps <- list(list(k = 5, off = 8, v = c(double(8), 0, 0, 0, 0, NA, 0, 0, 0)))
-  expect_error(chk(snaps = snaps), "snapshot's p is not a finite number at step 105",
-               class = "statphysgpu_not_finite")
-  expect_error(chk(state = c(0, Inf, double(6))), "final state's theta .* at step 120",
                class = "statphysgpu_not_finite")
   expect_true(chk(recs = list(list(k = 0, rec = matrix(1, 4, 1)))))
 })
@@ -446,28 +442,35 @@ test_that("available_memory() reads MemAvailable and the address-space limit", {
 
 test_that("starts and runs that do not fit in memory are refused before allocating", {
   local_available_memory(1e8)
-  # a start: 128 B a particle, so 1e6 particles (122 MiB) do not fit in 95 MiB
+  # a start, when it is made: the memory of its drawn columns, 16 B a
+  # particle (32 for gravity2d), so 1e7 particles (153 MiB) or 4e6 of
+  # gravity2d (122 MiB) do not fit in 95 MiB
   starts <- list(hmf_waterbag = function(n) hmf_waterbag(n, 1, 0.69, seed = 1),
                  hmf_equilibrium = function(n) hmf_equilibrium(n, 0.4, seed = 1),
                  ring_uniform = function(n) ring_uniform(n, seed = 1),
                  gravity2d_shell = function(n) gravity2d_shell(n, 0.5, 1, seed = 1))
   for (f in names(starts)) {
-    expect_error(starts[[f]](1e6),
-                 paste0("`n` = 1,000,000 particles would need about 122.1 MiB of memory to draw ",
-                        "the start \\(", f, "\\(\\): 128 B a particle\\), more than the 95.4 MiB"),
+    two_d <- f == "gravity2d_shell"
+    expect_error(starts[[f]](if (two_d) 4e6 else 1e7),
+                 paste0("`n` = ", if (two_d) "4,000,000" else "10,000,000", " particles would ",
+                        "need about ", if (two_d) "122.1" else "152.6", " MiB of memory once ",
+                        "drawn \\(", f, "\\(\\): ", if (two_d) 32 else 16, " B a particle\\), ",
+                        "more than the 95.4 MiB"),
                  class = "statphysgpu_error")
+    expect_s3_class(starts[[f]](2e6), "lrmd_init") # 31 or 61 MiB
   }
-  expect_error(hmf_waterbag(2^31 - 1, 1, 0.69, seed = 1), "2,147,483,647 particles .* 256.0 GiB",
+  expect_error(hmf_waterbag(2^31 - 1, 1, 0.69, seed = 1), "2,147,483,647 particles .* 32.0 GiB",
                class = "statphysgpu_error")
-  # a run: 144 B a particle (and 16 for the start lrmd() draws), 64 a
-  # particle of a snapshot, 400 a record; the message names lrmd()'s arguments
-  msg <- tryCatch(lr("hmf", n = 1e6, dt = 0.1, steps = 1), error = conditionMessage)
-  expect_match(msg, "about 152.6 MiB of memory \\(1,000,000 particles at 160 B, 0 snapshots")
+  # a run: 64 B a particle (the start lrmd() draws is drawn into the state
+  # it returns), 24 a particle of a snapshot, 400 a record; the message
+  # names lrmd()'s arguments
+  msg <- tryCatch(lr("hmf", n = 2e6, dt = 0.1, steps = 1), error = conditionMessage)
+  expect_match(msg, "about 122.1 MiB of memory \\(2,000,000 particles at 64 B, 0 snapshots")
   expect_match(msg, "use fewer particles \\(`n`\\) or `snapshots`, or a larger `record_every`")
   expect_false(grepl("first_replica", msg))
-  w <- hmf_waterbag(1e5, 1, 0.69, seed = 1)
+  w <- hmf_waterbag(2e5, 1, 0.69, seed = 1)
   expect_error(lr(init = w, dt = 0.1, steps = 20, snapshots = seq(0, 2, by = 0.1)),
-               "100,000 particles at 144 B, 21 snapshots at 64 B a particle",
+               "200,000 particles at 64 B, 21 snapshots at 24 B a particle",
                class = "statphysgpu_error")
   expect_error(lr(init = hmf_waterbag(100, 1, 0.69, seed = 1), dt = 0.1, steps = 3e5,
                   record_every = 1), "300,002 records at 400 B", class = "statphysgpu_error")
@@ -543,7 +546,9 @@ test_that("starts whose momenta overflow double precision are refused", {
                class = "statphysgpu_error")
   # at the largest values allowed the squared momenta sum to a finite number
   # (below a quarter of the largest double)
-  expect_lt(sum(hmf_waterbag(100, 1, big / 800, seed = 1)$p^2), big / 4)
+  # (to rounding: the squares of the waterbag's momenta sum to 2 n U, the
+  # bound, up to a relative 1e-15)
+  expect_lt(sum(hmf_waterbag(100, 1, big / 800, seed = 1)$p^2), big / 4 * (1 + 1e-12))
   expect_lt(sum(hmf_equilibrium(100, big / (4 * 44.4 * 100), seed = 1)$p^2), big / 4)
   expect_lt(sum(ring_uniform(100, p0 = sqrt(big / 1600), seed = 1)$p^2), big / 4)
   expect_error(lr("hmf", init = data.frame(theta = 0, p = c(1e200, -1e200)), dt = 0.1, steps = 1),
