@@ -115,6 +115,10 @@ int sp_lrmd_start_draw(const sp_lrmd_start *s, double *q0, double *q1, double *p
 void sp_lrmd_scan(const double *const *cols, int ncol, int mom0, uint64_t n, int nth,
                   double out[3]);
 
+/* Write zeros into ncol arrays of n doubles on nth threads (the first touch
+ * of fresh pages, before a copy from a device into them). */
+void sp_lrmd_touch(double *const *cols, int ncol, uint64_t n, int nth);
+
 /* A non-finite state: particle i (0-based) with a non-finite momentum
  * (momentum = 1) or position after step k (0: the start) -- both engines
  * check every step and name the first particle at the first step that

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "../core/sp_error.h"
+#include "../core/sp_threads.h"
 #include "sp_gpu_run.h"
 
 #define SP_REAL double
@@ -70,6 +71,7 @@ typedef struct {
   uint64_t label; /* the step the passes being enqueued belong to (0: the start) */
   uint64_t k_obs; /* the last step observed (records, snapshots), or UINT64_MAX */
   int snap_next;
+  int touched; /* the host's state arrays were first written (lrmd_touch) */
   double *host; /* 4 n doubles: the state read back */
   double *part; /* the energy kernel's block sums, then n doubles of work */
 } lrmd_model;
@@ -632,6 +634,21 @@ static int lrmd_pair_fused_step(lrmd_model *m, int *fused_in, uint64_t end) {
   return SP_OK;
 }
 
+/* The first write of the host arrays the final state is copied into (fresh
+ * pages of R vectors), on the package's threads: the copy from the device
+ * (pageable memory, one thread) then finds them mapped.  Done while the
+ * device runs a round of 16 steps or more, or else before the copy. */
+static void lrmd_touch(lrmd_model *m) {
+  double *cols[4];
+  if (m->touched) return;
+  m->touched = 1;
+  cols[0] = m->out->q0;
+  cols[1] = m->out->p0;
+  cols[2] = m->job->model == SP_LRMD_GRAVITY2D ? m->out->q1 : NULL;
+  cols[3] = m->job->model == SP_LRMD_GRAVITY2D ? m->out->p1 : NULL;
+  sp_lrmd_touch(cols, cols[2] != NULL ? 4 : 2, m->job->n, sp_threads_get());
+}
+
 static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   lrmd_model *m = (lrmd_model *)model;
   const sp_lrmd_job *job = m->job;
@@ -658,6 +675,7 @@ static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
       break; /* observed when polled */
     }
   }
+  if (st == SP_OK && budget >= 16) lrmd_touch(m); /* while the device runs the round */
   return st;
 }
 
@@ -679,6 +697,7 @@ static int lrmd_collect(void *model, sp_gpu_dev *d, int interrupted) {
   const size_t off = (size_t)v->i0 * sizeof(double), bytes = (size_t)(v->i1 - v->i0) * sizeof(double);
   int st;
   (void)interrupted; /* the state is that after the last step made */
+  lrmd_touch(m);
   if ((st = sp_gpu_stream_sync(d->id, d->stream)) ||
       (st = sp_gpu_to_host(d->id, out->q0 + v->i0, v->q0 + off, bytes)) ||
       (st = sp_gpu_to_host(d->id, out->p0 + v->i0, v->p0 + off, bytes)))
