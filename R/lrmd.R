@@ -71,7 +71,19 @@
 #' \sqrt{2\epsilon})}{max(8^(-1/4) eps^(-3/4), p_max / sqrt(2 eps))} (all
 #' particles in one clump narrower than \eqn{\sqrt{2\epsilon}}{sqrt(2
 #' eps)}); gravity2d, \eqn{\max(1, p_{max}) / \epsilon}{max(1, p_max) /
-#' eps} (all particles within \eqn{\epsilon}).
+#' eps} (all particles within \eqn{\epsilon}).  For a start the engine
+#' draws itself (one of [hmf_waterbag()] ... none of whose columns was read)
+#' the warning comes after the run: the engine reports the fastest particle
+#' it drew.
+#'
+#' **Starts the engine draws.** A start of [hmf_waterbag()],
+#' [hmf_equilibrium()], [ring_uniform()] or [gravity2d_shell()] (or
+#' `lrmd()`'s own, when `init` is missing) is drawn by the engine, on the
+#' CPU or on the GPU, when none of its columns was read: R makes no data
+#' frame of it and nothing is copied to the GPU. The state the engine
+#' returns (attribute `state`) and the snapshots are columns the engine
+#' wrote once, where R keeps them; a start given as numbers is read in
+#' place and copied once, by the engine.
 #'
 #' **Memory and failures.** Before anything is allocated the memory the run
 #' needs (measured: 64 bytes a particle, 112 for gravity2d; 24 (gravity2d:
@@ -153,7 +165,8 @@
 #'   result of `lrmd()` (to continue it); or a data frame or matrix of `n`
 #'   rows with columns (theta, p) for HMF and ring or (x, y, px, py) for
 #'   gravity2d. Missing: `hmf_waterbag(n, 1, 0.69)`, `ring_uniform(n)` or
-#'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed`.
+#'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed` (by the engine: see
+#'   Starts the engine draws).
 #' @param dt Time step (a warning says when it is coarse: see Coarse steps).
 #' @param steps Number of steps.
 #' @param record_every Steps between records (by default 10, or `steps` if

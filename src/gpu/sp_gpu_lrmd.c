@@ -481,9 +481,13 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
     a.guide = dtab + tbytes;
     st = sp_gpu_to_device(v->d->id, dtab, tab, tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t));
   }
-  /* the momenta of the shell, and its p0 until drawn: zero */
+  /* the momenta p1 of the shell: zero */
   if (st == SP_OK && s->kind == SP_LRMD_START_SHELL)
     st = sp_gpu_memset0(v->d->id, v->p1, n * sizeof(double));
+  /* the upload and the memset ran on the legacy default stream, which the
+   * slice's (non-blocking) stream does not wait for: done before the draw */
+  if (st == SP_OK && (table || s->kind == SP_LRMD_START_SHELL))
+    st = sp_gpu_stream_sync(v->d->id, NULL);
   for (pass = 0, k.passes = 1; st == SP_OK && pass < k.passes; pass++) {
     a.pass = pass;
     a.shift0 = k.shift0;
