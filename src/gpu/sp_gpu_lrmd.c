@@ -590,7 +590,10 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       return st;
   }
   if ((st = sp_gpu_memset0(d->id, v->count, sizeof(unsigned int))) ||
-      (st = sp_gpu_memset0(d->id, v->sums, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double))))
+      (st = sp_gpu_memset0(d->id, v->sums, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double))) ||
+      /* the uploads and memsets ran on the legacy default stream, which the
+       * slice's non-blocking stream does not wait for */
+      (st = sp_gpu_stream_sync(d->id, NULL)))
     return st;
   /* direct access between distinct devices where they allow it */
   for (a = 0; a < d->index; a++) {
