@@ -176,6 +176,13 @@ test_that("the draw does not depend on the threads, and the engine's draw is the
   expect_true(is_unread(d))
   expect_identical(attr(lr("hmf", init = d, dt = 0.1, steps = 3), "state"),
                    attr(lr("hmf", init = plain(w), dt = 0.1, steps = 3), "state"))
+  # a start with a column replaced is run as the numbers it holds
+  m <- hmf_waterbag(2000, 0.6, 0.69, seed = 1)
+  m$p <- m$p * 0
+  expect_false(is_unread(m))
+  expect_identical(attr(lr("hmf", init = m, dt = 0.1, steps = 3), "state"),
+                   attr(lr("hmf", init = data.frame(theta = w$theta, p = 0), dt = 0.1, steps = 3),
+                        "state"))
 })
 
 test_that("a start's draws follow the recipe: Philox purpose 11, streams 0, 1, 2", {
