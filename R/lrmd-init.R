@@ -1,31 +1,62 @@
-# Initial conditions of lrmd(): objects of class "lrmd_init", a data frame
-# of positions and momenta (theta, p for HMF and ring; x, y, px, py for
-# gravity2d) with attributes model, params and seed.  Random numbers: Philox
-# purpose 11 (SP_PURPOSE_LRMD_INIT of inst/cuda/sp_streams.h), stream 0 for
-# the first position coordinate, 1 the second, 2 the momenta; draw i from
-# block floor(i / 4).
+# Initial conditions of lrmd(): objects of class "lrmd_init", data frames of
+# positions and momenta (theta, p for HMF and ring; x, y, px, py for
+# gravity2d) with attributes model, params and seed -- lazy ones: a start is
+# a recipe (its kind, n, its parameters, the seed; class "lrmd_draw") whose
+# columns (ALTREP, src/r_lrmd.c) are drawn, all at once on the CPU, only
+# when R reads one of them.  lrmd() given a start none of whose columns was
+# read hands the recipe to its engine, which draws the particles itself on
+# the CPU or the GPU (inst/cuda/lrmd_start.h: the same draws).  Random
+# numbers: Philox purpose 11 (SP_PURPOSE_LRMD_INIT of inst/cuda/sp_streams.h),
+# stream 0 for the first position coordinate, 1 the second, 2 the momenta;
+# draw i from block floor(i / 4).
 
-lrmd_draws <- function(seed, stream, kind, n) {
-  .Call(C_sp_r_lrmd_draws, seed, check_u64(stream, "stream"), if (kind == "uniform") 0L else 1L, n)
+# The kinds of start (SP_LRMD_START_* of inst/cuda/lrmd_args.h) and the
+# columns of a model's phase space.
+lrmd_start_kinds <- c(waterbag = 1, equilibrium = 2, ring = 3, shell = 4)
+lrmd_columns <- function(model) {
+  if (model == "gravity2d") c("x", "y", "px", "py") else c("theta", "p")
 }
 
-lrmd_init_object <- function(df, model, params, seed) {
-  structure(df, model = model, params = params, seed = u64_to_double(seed),
-            class = c("lrmd_init", "data.frame"))
+# A data frame of the columns `cols` (a list of n doubles), named `names`,
+# with compact row names (no copy of the columns, no row names of n).
+lrmd_frame <- function(cols, names, n) {
+  names(cols) <- names
+  attr(cols, "row.names") <- c(NA_integer_, -as.integer(n))
+  class(cols) <- "data.frame"
+  cols
 }
 
-# `n`, checked, and the memory drawing the start needs against the memory
-# available, before anything is allocated: 128 B a particle for every start
-# (peaks measured as for lrmd_bytes(): 28-71 B a particle at n = 1e6 and 1e7,
-# up to 111 B at n = 3e4, where R collects less of the temporaries).
-lrmd_check_n <- function(n, start, call) {
+# A lazy start: the recipe c(kind, n, seed lo, seed hi, a, b, U, M0) (the
+# fields of sp_lrmd_start, src/core/sp_lrmd.h; a and b as lrmd_start.h
+# reads them) and its columns, not drawn.
+lrmd_start_object <- function(kind, model, n, a, b, params, seed, U = 0, M0 = 0) {
+  recipe <- structure(c(lrmd_start_kinds[[kind]], n, seed[1], seed[2], a, b, U, M0),
+                      class = "lrmd_draw")
+  x <- lrmd_frame(.Call(C_sp_r_lrmd_start_columns, recipe), lrmd_columns(model), n)
+  attr(x, "model") <- model
+  attr(x, "params") <- params
+  attr(x, "seed") <- u64_to_double(seed)
+  class(x) <- c("lrmd_init", "data.frame")
+  x
+}
+
+# The recipe of `x` when its columns are all those of one lazy start, none
+# read yet (the engine then draws it); NULL otherwise.
+lrmd_lazy <- function(x) {
+  if (is.list(x)) .Call(C_sp_r_lrmd_lazy, x)
+}
+
+# `n`, checked, and the memory of the drawn start (8 B a particle and
+# coordinate: 16 B for HMF and ring, 32 for gravity2d) against the memory
+# available, when the start is made (it is drawn later).
+lrmd_check_n <- function(n, start, ncol, call) {
   if (missing(n)) sp_abort("`n` (the number of particles) must be given.", call = call)
   n <- check_whole(n, "n", lo = 2, hi = 2^31 - 1, call = call)
-  per <- 128
+  per <- 8 * ncol
   avail <- available_memory()
   if (n * per > avail) {
     sp_abort(sprintf(paste0(
-      "`n` = %s particles would need about %s of memory to draw the start (%s(): %d B a ",
+      "`n` = %s particles would need about %s of memory once drawn (%s(): %d B a ",
       "particle), more than the %s available; use fewer particles."),
       fmt_count(n), fmt_bytes(n * per), start, per, fmt_bytes(avail)), call = call)
   }
@@ -63,8 +94,9 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' * `hmf_equilibrium(n, T)`: a sample of the HMF equilibrium at
 #'   temperature \eqn{T}: angles from the von Mises law \eqn{\propto
 #'   \exp((M/T) \cos\theta)} with the self-consistent \eqn{M =}
-#'   [hmf_magnetization()]`(T)`, momenta normal with variance \eqn{T},
-#'   shifted to a total momentum of zero.
+#'   [hmf_magnetization()]`(T)` (its distribution function tabulated on
+#'   \eqn{2^{16}} intervals and interpolated linearly), momenta normal with
+#'   variance \eqn{T}, shifted to a total momentum of zero.
 #' * `ring_uniform(n, p0)`: the ring model's homogeneous start: angles
 #'   uniform on \eqn{(-\pi, \pi)}, momenta uniform on \eqn{[-p_0, p_0]}
 #'   (shifted to zero total momentum; `p0 = 0`: at rest, as in paper 004).
@@ -72,12 +104,29 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #'   rest, uniform on the annulus \eqn{r_{in} \le r \le r_{out}} (paper
 #'   004), shifted so that the centre of mass is at the origin.
 #'
-#' Each function checks, before it allocates anything, the memory drawing
-#' the start needs (128 bytes a particle, measured) against the memory
-#' available, and refuses an energy `U`, temperature `T` or width `p0` whose
-#' momenta would overflow double precision (their squares, summed over the
-#' particles, must stay below a quarter of the largest double: for example
-#' \eqn{U \le 2.2 \times 10^{307} / n}{U <= 2.2e307 / n}).
+#' **Drawn when read.** A start is a small object: its model, `n`, its
+#' parameters and its seed, whose particles are drawn only when they are
+#' first read -- a column (`w$p`), a row, `print()`, `head()`,
+#' `as.matrix()`, a plot -- all at once, on the CPU's threads (the package's
+#' [sp_threads()]); it is a data frame for every use. [lrmd()] given a start
+#' none of whose columns was read draws the particles itself, on the CPU or
+#' on the GPU, where the run is: no data frame is made and nothing is copied
+#' to the GPU. Both draws give the same numbers: bit for bit on the CPU
+#' (for any number of threads); on the GPU the angles of `hmf_waterbag()`,
+#' `hmf_equilibrium()` and `ring_uniform()` are the same bits, the momenta
+#' and the shell's coordinates agree to rounding (the means and the scale
+#' are sums formed in another order, and the GPU's sine and cosine round
+#' differently). So making a start costs nothing at any `n`, and a
+#' waterbag whose `U` is below the potential energy of its drawn angles
+#' (possible only for `U` within the sampling fluctuation of
+#' \eqn{(1 - M_0^2)/2}) is refused when it is drawn, not when it is made.
+#'
+#' Each function checks, when it is called, the memory the drawn start
+#' needs (16 bytes a particle, 32 for `gravity2d_shell()`) against the
+#' memory available, and refuses an energy `U`, temperature `T` or width
+#' `p0` whose momenta would overflow double precision (their squares,
+#' summed over the particles, must stay below a quarter of the largest
+#' double: for example \eqn{U \le 2.2 \times 10^{307} / n}{U <= 2.2e307 / n}).
 #'
 #' @param n Number of particles (at least 2).
 #' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]}.
@@ -88,8 +137,9 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #'   r_{in} < r_{out}}.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @return An object of class `lrmd_init`: a data frame with columns
-#'   `theta`, `p` (HMF, ring) or `x`, `y`, `px`, `py` (gravity2d), and
-#'   attributes `model`, `params`, `seed`; pass it as `init` to [lrmd()].
+#'   `theta`, `p` (HMF, ring) or `x`, `y`, `px`, `py` (gravity2d), drawn
+#'   when first read, and attributes `model`, `params`, `seed`; pass it as
+#'   `init` to [lrmd()].
 #' @seealso [lrmd()], [hmf_caloric()].
 #' @examples
 #' w <- hmf_waterbag(1000, M0 = 1, U = 0.69, seed = 1)
@@ -97,10 +147,13 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' e <- hmf_equilibrium(1000, T = 0.4, seed = 1)
 #' sqrt(mean(cos(e$theta))^2 + mean(sin(e$theta))^2) # about hmf_magnetization(0.4)
 #' g <- gravity2d_shell(500, 0.5, 1, seed = 1)
+#' # a large start costs nothing until it is read (lrmd() draws it itself)
+#' big <- hmf_waterbag(1e7, M0 = 1, U = 0.69, seed = 1)
+#' nrow(big)
 #' @export
 hmf_waterbag <- function(n, M0, U, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, "hmf_waterbag", call)
+  n <- lrmd_check_n(n, "hmf_waterbag", 2, call)
   M0 <- check_range(M0, "M0", 0, 1, len = 1, call = call)
   U <- check_range(U, "U", len = 1, call = call)
   umin <- (1 - M0^2) / 2
@@ -117,28 +170,15 @@ hmf_waterbag <- function(n, M0, U, seed = NULL) {
   # half width of the angles: sin(d) / d = M0
   d <- if (M0 >= 1) 0 else if (M0 <= 0) pi else
     stats::uniroot(function(d) sin(d) / d - M0, c(1e-12, pi), tol = 1e-15)$root
-  theta <- d * (2 * lrmd_draws(seed, 0, "uniform", n) - 1)
-  p <- 2 * lrmd_draws(seed, 2, "uniform", n) - 1
-  p <- p - mean(p)
-  M2 <- mean(cos(theta))^2 + mean(sin(theta))^2
-  kin <- U - (1 - M2) / 2 # kinetic energy per particle of the sample
-  if (kin < 0) {
-    sp_abort(sprintf(paste0(
-      "`U` = %s is below the potential energy per particle of the drawn angles (%s): ",
-      "with M0 = %s, U must exceed (1 - M0^2)/2 = %s by the sampling fluctuation; ",
-      "raise U or n."), format(U), format((1 - M2) / 2), format(M0), format(umin)),
-      call = call)
-  }
-  p <- p * sqrt(2 * kin / mean(p^2))
-  lrmd_init_object(data.frame(theta = theta, p = p), "hmf",
-                   list(n = n, M0 = M0, U = U, width = d), seed)
+  lrmd_start_object("waterbag", "hmf", n, a = d, b = 0,
+                    params = list(n = n, M0 = M0, U = U, width = d), seed = seed, U = U, M0 = M0)
 }
 
 #' @rdname hmf_waterbag
 #' @export
 hmf_equilibrium <- function(n, T, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, "hmf_equilibrium", call)
+  n <- lrmd_check_n(n, "hmf_equilibrium", 2, call)
   T <- check_positive(T, "T", len = 1, call = call)
   # momenta sqrt(T) z, z a normal draw of Box-Muller from 32-bit uniforms: z^2
   # <= 2 log(2^32) < 44.4, so their squares sum to less than 44.4 n T
@@ -147,44 +187,29 @@ hmf_equilibrium <- function(n, T, seed = NULL) {
                      call)
   seed <- resolve_seed(seed, call = call)
   M <- hmf_magnetization(T)
-  kappa <- M / T
-  u <- lrmd_draws(seed, 0, "uniform", n)
-  theta <- if (kappa == 0) pi * (2 * u - 1) else {
-    # inverse of the von Mises distribution function, tabulated on a fine
-    # grid (2^16 intervals: the interpolation error is far below 1e-6)
-    g <- seq(-pi, pi, length.out = 2^16 + 1)
-    f <- exp(kappa * (cos(g) - 1))
-    cdf <- c(0, cumsum((f[-1] + f[-length(f)]) / 2))
-    stats::approx(cdf / cdf[length(cdf)], g, xout = u, ties = "ordered")$y
-  }
-  p <- sqrt(T) * lrmd_draws(seed, 2, "normal", n)
-  p <- p - mean(p)
-  lrmd_init_object(data.frame(theta = theta, p = p), "hmf", list(n = n, T = T, M = M), seed)
+  lrmd_start_object("equilibrium", "hmf", n, a = sqrt(T), b = M / T,
+                    params = list(n = n, T = T, M = M), seed = seed)
 }
 
 #' @rdname hmf_waterbag
 #' @export
 ring_uniform <- function(n, p0 = 0, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, "ring_uniform", call)
+  n <- lrmd_check_n(n, "ring_uniform", 2, call)
   p0 <- check_positive(p0, "p0", len = 1, allow_zero = TRUE, call = call)
   # momenta within [-2 p0, 2 p0] after the shift: squares summing to at most 4 n p0^2
   lrmd_check_momenta(p0, "p0", sqrt(.Machine$double.xmax / (16 * n)),
                      sprintf("the momenta of %s particles", fmt_count(n)), call)
   seed <- resolve_seed(seed, call = call)
-  theta <- pi * (2 * lrmd_draws(seed, 0, "uniform", n) - 1)
-  p <- if (p0 > 0) {
-    v <- p0 * (2 * lrmd_draws(seed, 2, "uniform", n) - 1)
-    v - mean(v)
-  } else double(n)
-  lrmd_init_object(data.frame(theta = theta, p = p), "ring", list(n = n, p0 = p0), seed)
+  lrmd_start_object("ring", "ring", n, a = p0, b = 0, params = list(n = n, p0 = p0),
+                    seed = seed)
 }
 
 #' @rdname hmf_waterbag
 #' @export
 gravity2d_shell <- function(n, r_in, r_out, seed = NULL) {
   call <- sys.call()
-  n <- lrmd_check_n(n, "gravity2d_shell", call)
+  n <- lrmd_check_n(n, "gravity2d_shell", 4, call)
   r_in <- check_positive(r_in, "r_in", len = 1, allow_zero = TRUE, call = call)
   r_out <- check_positive(r_out, "r_out", len = 1, call = call)
   if (r_out <= r_in) {
@@ -192,12 +217,8 @@ gravity2d_shell <- function(n, r_in, r_out, seed = NULL) {
                      format(r_in)), call = call)
   }
   seed <- resolve_seed(seed, call = call)
-  r <- sqrt(r_in^2 + (r_out^2 - r_in^2) * lrmd_draws(seed, 0, "uniform", n))
-  phi <- 2 * pi * lrmd_draws(seed, 1, "uniform", n)
-  x <- r * cos(phi)
-  y <- r * sin(phi)
-  lrmd_init_object(data.frame(x = x - mean(x), y = y - mean(y), px = double(n), py = double(n)),
-                   "gravity2d", list(n = n, r_in = r_in, r_out = r_out), seed)
+  lrmd_start_object("shell", "gravity2d", n, a = r_in^2, b = r_out^2 - r_in^2,
+                    params = list(n = n, r_in = r_in, r_out = r_out), seed = seed)
 }
 
 #' @export
@@ -207,6 +228,8 @@ print.lrmd_init <- function(x, n = 6, ...) {
                         fmt_count(nrow(x)),
                         paste(names(p)[-1], vapply(p[-1], format, ""), sep = " = ",
                               collapse = ", ")))
-  print(utils::head(structure(x, class = "data.frame"), n), digits = 5, ...)
+  y <- x
+  class(y) <- "data.frame" # (structure() would expand the row names)
+  print(utils::head(y, n), digits = 5, ...)
   invisible(x)
 }

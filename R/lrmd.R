@@ -71,11 +71,24 @@
 #' \sqrt{2\epsilon})}{max(8^(-1/4) eps^(-3/4), p_max / sqrt(2 eps))} (all
 #' particles in one clump narrower than \eqn{\sqrt{2\epsilon}}{sqrt(2
 #' eps)}); gravity2d, \eqn{\max(1, p_{max}) / \epsilon}{max(1, p_max) /
-#' eps} (all particles within \eqn{\epsilon}).
+#' eps} (all particles within \eqn{\epsilon}).  For a start the engine
+#' draws itself (one of [hmf_waterbag()] ... none of whose columns was read)
+#' the warning comes after the run: the engine reports the fastest particle
+#' it drew.
+#'
+#' **Starts the engine draws.** A start of [hmf_waterbag()],
+#' [hmf_equilibrium()], [ring_uniform()] or [gravity2d_shell()] (or
+#' `lrmd()`'s own, when `init` is missing) is drawn by the engine, on the
+#' CPU or on the GPU, when none of its columns was read: R makes no data
+#' frame of it and nothing is copied to the GPU. The state the engine
+#' returns (attribute `state`) and the snapshots are columns the engine
+#' wrote once, where R keeps them; a start given as numbers is read in
+#' place and copied once, by the engine.
 #'
 #' **Memory and failures.** Before anything is allocated the memory the run
-#' needs (measured: 144 bytes a particle, 64 (gravity2d: 96) a particle of
-#' each snapshot, 400 a record) is checked against the memory available
+#' needs (measured: 64 bytes a particle, 112 for gravity2d; 24 (gravity2d:
+#' 40) a particle of each snapshot, 400 a record) is checked against the
+#' memory available
 #' (and the process's address-space limit), with the size in the error. A
 #' record, snapshot or final state that is not finite (the integration broke
 #' down: `dt` too coarse, a start whose energy overflows) is an error (class
@@ -152,7 +165,8 @@
 #'   result of `lrmd()` (to continue it); or a data frame or matrix of `n`
 #'   rows with columns (theta, p) for HMF and ring or (x, y, px, py) for
 #'   gravity2d. Missing: `hmf_waterbag(n, 1, 0.69)`, `ring_uniform(n)` or
-#'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed`.
+#'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed` (by the engine: see
+#'   Starts the engine draws).
 #' @param dt Time step (a warning says when it is coarse: see Coarse steps).
 #' @param steps Number of steps.
 #' @param record_every Steps between records (by default 10, or `steps` if
@@ -221,8 +235,13 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   if (!is.null(prev) && missing(softening)) softening <- attr(prev, "params")$softening
   softening <- check_positive(softening, "softening", len = 1, call = call)
   nsnap <- if (is.null(snapshots)) 0 else length(snapshots)
+  cols <- lrmd_columns(model)
+  # a start none of whose columns was read: the engine draws it (its recipe)
+  lazy <- if (!missing(init) && is.null(prev)) lrmd_lazy(init)
+  if (!is.null(lazy) && length(init) != length(cols)) lazy <- NULL # refused below
   n_est <- if (!missing(n)) n else if (!is.null(prev)) nrow(attr(prev, "state")) else
-    if (!missing(init) && !is.null(nrow(init))) nrow(init) else 2
+    if (!is.null(lazy)) lazy[[2]] else
+      if (!missing(init) && !is.null(nrow(init))) nrow(init) else 2
   # backend = "auto": the GPU from lrmd_gpu_from() particles (see Backends)
   if (identical(backend, "auto") && is.null(devices) && n_est < lrmd_gpu_from(model)) {
     backend <- "cpu"
@@ -264,21 +283,33 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                            "(at most 1024), not %s."),
                      describe(bps)), call = call)
   }
-  lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, missing(init), call)
+  lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call)
   if (missing(init)) {
     if (missing(n)) sp_abort("`n` or `init` must be given.", call = call)
     init <- switch(model,
                    hmf = hmf_waterbag(n, 1, 0.69, seed = u64_to_hex(fr$seed)),
                    ring = ring_uniform(n, seed = u64_to_hex(fr$seed)),
                    gravity2d = gravity2d_shell(n, 0.5, 1, seed = u64_to_hex(fr$seed)))
+    lazy <- lrmd_lazy(init)
   }
-  st <- lrmd_state(init, model, call)
-  if (missing(n)) n <- nrow(st)
-  if (nrow(st) != n) {
-    sp_abort(sprintf("`init` has %s rows (particles) but `n` is %s.", fmt_count(nrow(st)),
+  # the start: the recipe the engine draws, or the columns it reads (not
+  # copied here: the engine copies them once, into the state it returns)
+  if (!is.null(lazy)) {
+    state <- lazy
+    n_init <- lazy[[2]]
+  } else {
+    st <- lrmd_state(init, model, call)
+    state <- st$cols
+    n_init <- st$n
+  }
+  if (missing(n)) n <- n_init
+  if (n_init != n) {
+    sp_abort(sprintf("`init` has %s rows (particles) but `n` is %s.", fmt_count(n_init),
                      fmt_count(n)), call = call)
   }
-  lrmd_check_dt(model, dt, softening, st, call)
+  # the coarse-step warning: now, or for a start the engine draws, once it
+  # has drawn it (after the run: the engine reports its fastest particle)
+  if (is.null(lazy)) lrmd_check_dt(model, dt, softening, st$pmax, call)
   # the clock of a chain of runs: time = t_base + (step_base + k) dt_base
   clock <- if (!is.null(prev)) attr(prev, "clock") else list(t = 0, step = 0, dt = dt)
   steps0 <- if (!is.null(prev)) attr(prev, "params")$step_end else 0
@@ -300,10 +331,6 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   }
   code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
   two_d <- model == "gravity2d"
-  z <- if (two_d) NULL else double(n)
-  state <- c(st[[1]], if (two_d) st[[2]] else z, st[[if (two_d) 3 else 2]],
-             if (two_d) st[[4]] else z)
-  rm(z)
   flags <- as.integer(c(fr$precision == "mixed", isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)),
                         bps))
   variant <- lrmd_variant(fr$precision)
@@ -335,13 +362,14 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
           stop(e)
         }
       })
-    state <- r$state
+    state <- r$state # the columns of the state: the next part's start
+    if (k0 == 0 && !is.null(lazy)) lrmd_check_dt(model, dt, softening, r$start_pmax, call)
     # the records and snapshots reached, their steps in this run
     ks <- seq(0, r$steps_done, by = p[3])
     recs[[length(recs) + 1]] <- list(k = k0 + ks, rec = matrix(r$rec, nrow = 4)[, seq_along(ks),
                                                                             drop = FALSE])
     for (i in which(mine <= r$steps_done)) {
-      snaps[[length(snaps) + 1]] <- list(k = k0 + mine[i], off = (i - 1) * 4 * n, v = r$snap)
+      snaps[[length(snaps) + 1]] <- list(k = k0 + mine[i], cols = r$snap[[i]])
     }
     res$steps_done <- res$steps_done + r$steps_done
     res$run <- c(seconds = res$run[["seconds"]] + r$run[["seconds"]],
@@ -350,7 +378,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     rm(r)
     if (res$run[["interrupted"]] == 1) break
   }
-  lrmd_check_finite(model, recs, snaps, state, n, steps0, res$steps_done, time_of, call)
+  lrmd_check_finite(model, recs, steps0, time_of, call)
   k <- unlist(lapply(recs, `[[`, "k"))
   rec <- do.call(cbind, lapply(recs, `[[`, "rec"))
   keep <- (steps0 + k) %% record_every == 0 & !duplicated(k)
@@ -371,23 +399,18 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     out$M <- sqrt(out$Mx^2 + out$My^2)
     out$temperature <- 2 * kin
   }
-  cols <- names(st)
-  rm(st)
-  # the columns of a phase space from 4 n numbers (q0, q1, p0, p1) at offset off
-  as_state <- function(v, off = 0) {
-    j <- if (two_d) 1:4 else c(1, 3)
-    df <- lapply(j, function(j) v[(off + (j - 1) * n + 1):(off + j * n)])
-    names(df) <- cols
-    structure(df, class = "data.frame", row.names = c(NA_integer_, -n))
-  }
+  # the engine's columns as data frames (no copies)
   snaps <- lapply(snaps, function(s) {
-    structure(as_state(s$v, s$off), time = time_of(s$k), step = steps0 + s$k)
+    f <- lrmd_frame(s$cols, cols, n)
+    attr(f, "time") <- time_of(s$k)
+    attr(f, "step") <- steps0 + s$k
+    f
   })
   attr(out, "model") <- model
   attr(out, "params") <- list(n = n, dt = dt, steps = steps, record_every = record_every,
                               softening = softening, step_start = steps0,
                               step_end = steps0 + res$steps_done)
-  attr(out, "state") <- as_state(state)
+  attr(out, "state") <- lrmd_frame(state, cols, n)
   attr(out, "snapshots") <- snaps
   attr(out, "e0") <- e0
   attr(out, "clock") <- clock
@@ -438,14 +461,22 @@ lrmd_check_run <- function(x, call) {
   }
   if (!one(attr(x, "e0"))) damaged("e0", " (the energy per particle at the start of the chain)")
   s <- attr(x, "state")
-  cols <- if (model == "gravity2d") c("x", "y", "px", "py") else c("theta", "p")
-  if (!is.data.frame(s) || length(s) != length(cols) || nrow(s) != p$n ||
-      !all(vapply(s, function(v) is.numeric(v) && length(v) == p$n && is.finite(sum(v)), TRUE))) {
-    damaged("state", sprintf(paste0(" (its final phase space: %s rows, one per particle, and the ",
-                                    "%d columns (%s) of model \"%s\", finite numbers)"),
-                             fmt_count(p$n), length(cols), paste(cols, collapse = ", "), model))
+  if (!is.data.frame(s) || length(s) != length(lrmd_columns(model)) || nrow(s) != p$n ||
+      !all(vapply(s, function(v) is.numeric(v) && length(v) == p$n, TRUE))) {
+    lrmd_damaged_state(model, p$n, call)
   }
   x
+}
+
+# The error of a run given as `init` whose final state is damaged (its
+# finiteness is checked by lrmd_state()'s scan).
+lrmd_damaged_state <- function(model, n, call) {
+  cols <- lrmd_columns(model)
+  sp_abort(sprintf(paste0("`init` is an lrmd() run whose attribute `state` is missing or ",
+                          "damaged (its final phase space: %s rows, one per particle, and the ",
+                          "%d columns (%s) of model \"%s\", finite numbers); continue from an ",
+                          "unmodified result of lrmd()."),
+                   fmt_count(n), length(cols), paste(cols, collapse = ", "), model), call = call)
 }
 
 # The least softening a model's pair terms resolve in a precision: ring, 1
@@ -469,17 +500,15 @@ lrmd_softening_min <- function(model, precision) {
 # particles in one clump narrower than sqrt(2 eps), 8^(-1/4) eps^(-3/4);
 # gravity2d, the same, 1/eps -- and the fastest particle of the start
 # crossing that well's width (1 rad, sqrt(2 eps), eps).
-lrmd_rate <- function(model, softening, st) {
-  amax <- function(v) max(-min(v), max(v))
-  pmax <- if (model == "gravity2d") max(amax(st$px), amax(st$py)) else amax(st$p)
+lrmd_rate <- function(model, softening, pmax) {
   switch(model,
          hmf = max(1, pmax),
          ring = max(8^(-1 / 4) * softening^(-3 / 4), pmax / sqrt(2 * softening)),
          gravity2d = max(1, pmax) / softening)
 }
 
-lrmd_check_dt <- function(model, dt, softening, st, call) {
-  rate <- lrmd_rate(model, softening, st)
+lrmd_check_dt <- function(model, dt, softening, pmax, call) {
+  rate <- lrmd_rate(model, softening, pmax)
   h <- dt * rate
   if (h > 1) {
     what <- switch(model, hmf = "max(1, max |p|)",
@@ -496,93 +525,76 @@ lrmd_check_dt <- function(model, dt, softening, st, call) {
   invisible(h)
 }
 
-# Bytes of memory a run needs, from measured peaks (VmHWM of /proc/self/status
-# reset before the run, glibc's mmap threshold fixed at 64 KiB so that every
-# vector is mapped and unmapped as at large n, and /usr/bin/time -v of whole
-# runs at n = 1e6 and 1e7 on the CPU): per particle beyond the start the
-# caller holds, 79-97 B (ring, gravity2d at n = 2e4), 86-88 B (HMF at 1e6 and
-# 1e7, mixed and double), 112 B (an HMF continuation at 3e4, whose first part
-# runs to the record grid), alike in both precisions: 144 B; per particle of
-# a snapshot 40-57 B (HMF, ring), 73 B (gravity2d): 64 and 96 B; per record
-# 370 B (1e5 records): 400 B; and the start's own object (lrmd() drawing it
-# itself), 16 or 32 B a particle.
+# Bytes of memory a run needs beyond the start the caller holds, from
+# measured peaks (VmHWM of /proc/self/status reset before the run, glibc's
+# mmap threshold fixed at 64 KiB so that every vector is mapped and unmapped
+# as at large n; `Rscript bench/lrmd.R memory`, CPU): per particle 24-32 B
+# (HMF at 1e6 and 1e7, mixed and double, a start drawn by the engine or
+# given), 40-48 B (an HMF continuation off the record grid, whose two parts
+# each return a state), 17-23 B (ring at 2e4), 49-63 B (gravity2d at 2e4):
+# 64 B, 112 B for gravity2d (its continuation, by the same count); per
+# particle of a snapshot 16 B (HMF, ring) and 32 B (gravity2d): 24 and 40 B;
+# per record 371 B (1e5 records): 400 B.  A start the engine draws is drawn
+# into the state it returns: nothing more.
 lrmd_bytes <- function(model) {
   two_d <- model == "gravity2d"
-  list(particle = 144, snapshot = if (two_d) 96 else 64, record = 400,
-       start = if (two_d) 32 else 16)
+  list(particle = if (two_d) 112 else 64, snapshot = if (two_d) 40 else 24, record = 400)
 }
 
-lrmd_check_memory <- function(model, n, nsnap, nrec, draws_start, call) {
+lrmd_check_memory <- function(model, n, nsnap, nrec, call) {
   b <- lrmd_bytes(model)
-  need <- n * (b$particle + if (draws_start) b$start else 0) + n * nsnap * b$snapshot +
-    nrec * b$record
+  need <- n * b$particle + n * nsnap * b$snapshot + nrec * b$record
   avail <- available_memory()
   if (need > avail) {
     sp_abort(sprintf(paste0(
       "the run would need about %s of memory (%s particles at %d B, %s snapshot%s at %d B a ",
       "particle, %s records at %d B), more than the %s available; use fewer particles (`n`) ",
       "or `snapshots`, or a larger `record_every`."),
-      fmt_bytes(need), fmt_count(n), b$particle + if (draws_start) b$start else 0,
-      fmt_count(nsnap), if (nsnap == 1) "" else "s", b$snapshot, fmt_count(nrec), b$record,
-      fmt_bytes(avail)), call = call)
+      fmt_bytes(need), fmt_count(n), b$particle, fmt_count(nsnap), if (nsnap == 1) "" else "s",
+      b$snapshot, fmt_count(nrec), b$record, fmt_bytes(avail)), call = call)
   }
   invisible(need)
 }
 
-# The first non-finite number of the records reached, the snapshots and the
-# final state: an error naming the step and the quantity (the run broke
-# down; nothing is dropped or hidden).
-lrmd_check_finite <- function(model, recs, snaps, state, n, steps0, done, time_of, call) {
+# The first non-finite number of the records reached: an error naming the
+# step and the quantity (the run broke down; nothing is dropped or hidden).
+# The engines check the state (every step) and each record themselves; this
+# is the R side's check of what it returns.  The state and the snapshots,
+# copies of states the engine checked, are not scanned again.
+lrmd_check_finite <- function(model, recs, steps0, time_of, call) {
   what <- c("kinetic energy", "potential energy",
             if (model == "gravity2d") c("virial", "half-mass radius") else
               c("magnetisation Mx", "magnetisation My"))
-  fail <- function(quantity, k) {
-    sp_abort(sprintf(paste0(
-      "the run broke down: the %s is not a finite number at step %s (time %s). Non-finite ",
-      "numbers come from a step too coarse for the forces (`dt`), a softening too small for ",
-      "the precision (`softening`), or a start whose energy overflows (`init`)."),
-      quantity, fmt_count(steps0 + k), format(time_of(k))), call = call,
-      class = "statphysgpu_not_finite")
-  }
   for (r in recs) {
     bad <- which(!is.finite(r$rec), arr.ind = TRUE)
     if (length(bad)) {
       j <- min(bad[, 2])
-      fail(what[min(bad[bad[, 2] == j, 1])], r$k[j])
+      k <- r$k[j]
+      sp_abort(sprintf(paste0(
+        "the run broke down: the %s is not a finite number at step %s (time %s). Non-finite ",
+        "numbers come from a step too coarse for the forces (`dt`), a softening too small for ",
+        "the precision (`softening`), or a start whose energy overflows (`init`)."),
+        what[min(bad[bad[, 2] == j, 1])], fmt_count(steps0 + k), format(time_of(k))),
+        call = call, class = "statphysgpu_not_finite")
     }
   }
-  coords <- if (model == "gravity2d") c("x", "y", "px", "py") else c("theta", "", "p", "")
-  locate <- function(v, off) {
-    for (j in seq_len(4)) {
-      if (!is.finite(sum(v[(off + (j - 1) * n + 1):(off + j * n)]))) return(coords[j])
-    }
-    NULL
-  }
-  for (s in snaps) { # (all the snapshots of a part share s$v)
-    if (!is.finite(sum(s$v)) && !is.null(j <- locate(s$v, s$off))) {
-      fail(sprintf("snapshot's %s", j), s$k)
-    }
-  }
-  if (!is.finite(sum(state))) fail(sprintf("final state's %s", locate(state, 0)), done)
   invisible(TRUE)
 }
 
-# The start as a data frame of n rows (theta, p) or (x, y, px, py), its
-# columns the caller's own where they are doubles already (no copies).
+# The start given as data: list(cols, n, pmax), its columns (the model's
+# order) the caller's own where they are doubles already (no copies), after
+# one pass (C) that checks them finite and the momenta's squares summable,
+# and finds the largest |momentum component| for the coarse-step warning.
 lrmd_state <- function(init, model, call) {
-  cols <- if (model == "gravity2d") c("x", "y", "px", "py") else c("theta", "p")
-  if (inherits(init, "lrmd_run")) init <- attr(init, "state")
+  cols <- lrmd_columns(model)
+  run <- inherits(init, "lrmd_run")
+  if (run) init <- attr(init, "state")
   ok <- (is.data.frame(init) || is.matrix(init)) && ncol(init) == length(cols) &&
-    nrow(init) >= 2
+    nrow(init) >= 2 && (!is.matrix(init) || is.numeric(init))
   column <- function(j) if (is.matrix(init)) init[, j] else init[[j]]
-  if (ok) {
-    ok <- (!is.matrix(init) || is.numeric(init)) &&
-      all(vapply(seq_along(cols), function(j) {
-        v <- column(j)
-        is.numeric(v) && is.finite(sum(v))
-      }, TRUE))
-  }
-  if (!ok) {
+  if (ok) ok <- all(vapply(seq_along(cols), function(j) is.numeric(column(j)), TRUE))
+  bad <- function(finite) {
+    if (run) lrmd_damaged_state(model, nrow(init), call)
     what <- if (is.data.frame(init) || is.matrix(init)) {
       sprintf("a %s with %s rows and %s columns%s", if (is.matrix(init)) "matrix" else "data frame",
               fmt_count(nrow(init)), fmt_count(ncol(init)),
@@ -593,17 +605,18 @@ lrmd_state <- function(init, model, call) {
                             "with n >= 2 rows and the %d columns (%s) of model \"%s\", not %s."),
                      length(cols), paste(cols, collapse = ", "), model, what), call = call)
   }
+  if (!ok) bad()
   df <- lapply(seq_along(cols), function(j) {
     v <- column(j)
     if (is.double(v) && is.null(attributes(v))) v else as.vector(v, "double")
   })
-  names(df) <- cols
-  mom <- if (model == "gravity2d") 3:4 else 2
-  if (!is.finite(sum(vapply(mom, function(j) sum(crossprod(df[[j]])), 0)))) {
+  scan <- .Call(C_sp_r_lrmd_scan, df, if (model == "gravity2d") 2L else 1L)
+  if (scan[1] != 1) bad()
+  if (!is.finite(scan[2])) {
     sp_abort(sprintf(paste0("`init` has momenta too large: the sum of their squares (twice the ",
                             "kinetic energy) overflows double precision.")), call = call)
   }
-  structure(df, class = "data.frame", row.names = c(NA_integer_, -nrow(init)))
+  list(cols = df, n = length(df[[1]]), pmax = scan[3])
 }
 
 # Particles from which backend = "auto" takes the GPU: below, a step is a

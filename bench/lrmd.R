@@ -2,7 +2,18 @@
 # 5e7 against the bandwidth bound, ring and gravity2d pair interactions/s at
 # n = 1e4 .. 1e6 on the GPU; CPU figures on one core and all cores.
 #
-#   Rscript bench/lrmd.R [gpu|multi|cpu|all]     (default all)
+#   Rscript bench/lrmd.R [gpu|multi|cpu|whole|memory|all]     (default all)
+#
+# "whole" (issue 22): the whole lrmd() call against its engine, on the GPU
+# (HMF n = 5e7 from hmf_waterbag(), 200 and 1000 steps; ring and gravity2d
+# n = 1e5, 20 and 100 steps) and on the CPU (HMF n = 5e6, 2 and 12 steps):
+# the whole call's rate, the engine's (`seconds`), the fixed cost of a call
+# as the intercept of the whole call's times at the two lengths, and whether
+# the whole call is within 1.1 x engine + 0.15 s.  lrmd_whole_call() below
+# is what bench/whole-call.R calls: it sources this file first with
+# SP_LRMD_DEFINE_ONLY=1 (the functions only; sourcing resets common.R's
+# table).  "memory": the peak memory of a run per particle (lrmd_bytes() in
+# R/lrmd.R), on the CPU; run it with MALLOC_MMAP_THRESHOLD_=65536.
 #
 # "multi": the largest systems on one GPU and on all GPUs (target: two
 # GPUs at least 1.8x one), with the package's default variant.
@@ -38,7 +49,7 @@ bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ f
   if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
 })
 source(file.path(bench_dir, "common.R"))
-what <- bench_arg("all")
+what <- if (nzchar(Sys.getenv("SP_LRMD_DEFINE_ONLY"))) "none" else bench_arg("all")
 echo <- "%-50s %11.4g %s  " # the note follows
 # variant: a kernel variant of lrmd.cu, "+fused" appended for the fused
 # pair pass (option statphysgpu.lrmd_fused)
@@ -62,6 +73,47 @@ per_step <- function(model, init, s, precision, variant, devices = NULL) {
   (timed(model, init, 3 * s, "gpu", precision, variant = variant, devices = devices) -
      timed(model, init, s, "gpu", precision, variant = variant, devices = devices)) / (2 * s)
 }
+# The whole lrmd() call against its engine (issue 22): the case run at two
+# lengths steps[1] < steps[2], `reps` times each (the least time of each
+# kept), the start made by make_init(n) inside the timed call.  The fixed
+# cost of a call is the intercept of the whole call's times (never the
+# whole call less `seconds`); the rates are those of the longer run.
+lrmd_whole_call <- function(model, n, steps, backend, make_init, dt = 0.01, reps = 3,
+                            devices = NULL) {
+  run <- function(s) {
+    lrmd(model, init = make_init(n), dt = dt, steps = s, record_every = s, backend = backend,
+         devices = devices, progress = FALSE)
+  }
+  invisible(run(steps[1])) # compile or read the kernel cache, warm
+  wall <- eng <- matrix(NA_real_, 2, reps)
+  for (r in seq_len(reps)) for (i in 1:2) {
+    invisible(gc())
+    t0 <- proc.time()[["elapsed"]]
+    x <- run(steps[i])
+    wall[i, r] <- proc.time()[["elapsed"]] - t0
+    eng[i, r] <- attr(x, "seconds")
+    rm(x)
+  }
+  wall <- apply(wall, 1, min)
+  eng <- apply(eng, 1, min)
+  slope <- (wall[2] - wall[1]) / (steps[2] - steps[1])
+  work <- if (model == "hmf") n else 3 * n^2 # particle-steps or pair terms a step
+  list(whole_rate = work * steps[2] / wall[2], engine_rate = work * steps[2] / eng[2],
+       fixed = wall[1] - slope * steps[1], within = wall[2] <= 1.1 * eng[2] + 0.15,
+       wall = wall, engine = eng, unit = if (model == "hmf") "particle-steps/s" else
+         "pair interactions/s")
+}
+
+# Rows of a lrmd_whole_call() result.
+add_whole_call <- function(label, w, device) {
+  add(sprintf("%s: whole call", label), w$whole_rate, w$unit, device,
+      sprintf("%.3f s (engine %.3f s); %s 1.1 x engine + 0.15 s", w$wall[2], w$engine[2],
+              if (w$within) "within" else "NOT within"))
+  add(sprintf("%s: engine (seconds)", label), w$engine_rate, w$unit, device)
+  add(sprintf("%s: fixed cost a call (intercept)", label), w$fixed, "s", device,
+      sprintf("whole call %.3f / %.3f s at the two lengths", w$wall[1], w$wall[2]))
+}
+
 starts <- function(model, n) {
   switch(model, hmf = hmf_waterbag(n, 1, 0.69, seed = 1),
          ring = ring_uniform(n, p0 = 0.3, seed = 1),
@@ -167,4 +219,71 @@ if (what %in% c("cpu", "all")) {
   }
 }
 
-bench_print("lrmd")
+if (what %in% c("whole", "all")) {
+  if (has_gpu) {
+    dev <- gpu_devices()$name[1]
+    add_whole_call("HMF n = 5e7, hmf_waterbag(), 1000 steps",
+                   lrmd_whole_call("hmf", 5e7, c(200, 1000), "gpu",
+                                   function(n) hmf_waterbag(n, 1, 0.69, seed = 1), dt = 0.05),
+                   dev)
+    for (model in c("ring", "gravity2d")) {
+      add_whole_call(sprintf("%s n = 1e5, 100 steps", model),
+                     lrmd_whole_call(model, 1e5, c(20, 100), "gpu",
+                                     function(n) starts(model, n)), dev)
+    }
+  }
+  dev <- cpu_device()
+  for (M0 in c(1, 0.5)) {
+    add_whole_call(sprintf("CPU HMF n = 5e6, hmf_waterbag(M0 = %g), 12 steps", M0),
+                   lrmd_whole_call("hmf", 5e6, c(2, 12), "cpu",
+                                   function(n) hmf_waterbag(n, M0, 0.69, seed = 1), dt = 0.1),
+                   dev)
+  }
+  # making a start and reading it (the draw on the CPU)
+  t_make <- min(replicate(3, system.time(hmf_waterbag(5e6, 1, 0.69, seed = 1))[["elapsed"]]))
+  t_draw <- min(replicate(3, system.time(sum(hmf_waterbag(5e6, 1, 0.69, seed = 1)$p))[["elapsed"]]))
+  add("hmf_waterbag(5e6): made", t_make, "s", dev)
+  add("hmf_waterbag(5e6): made and drawn (a column read)", t_draw, "s", dev)
+}
+
+if (what == "memory") {
+  # peak resident memory of a run beyond its start, per particle (VmHWM of
+  # /proc/self/status reset before the run)
+  rss <- function(f) {
+    as.numeric(gsub("[^0-9]", "", grep(paste0("^", f, ":"), readLines("/proc/self/status"),
+                                       value = TRUE))) * 1024
+  }
+  peak <- function(expr) {
+    invisible(gc())
+    base <- rss("VmRSS")
+    writeLines("5", "/proc/self/clear_refs")
+    force(expr)
+    rss("VmHWM") - base
+  }
+  dev <- cpu_device()
+  for (cs in list(list("hmf", 1e6, 0.1), list("hmf", 1e7, 0.1), list("ring", 2e4, 0.01),
+                  list("gravity2d", 2e4, 0.01))) {
+    model <- cs[[1]]; n <- cs[[2]]; dt <- cs[[3]]
+    for (drawn in c(TRUE, FALSE)) for (prec in c("mixed", "double")) for (ns in c(0, 4)) {
+      w <- starts(model, n)
+      if (!drawn) invisible(sum(w[[1]])) # read: the start is given as numbers
+      b <- peak(x <- lrmd(model, init = w, dt = dt, steps = 3, record_every = 1,
+                          snapshots = if (ns) seq(0, by = dt, length.out = ns), backend = "cpu",
+                          precision = prec, progress = FALSE))
+      add(sprintf("%s n = %g, %s start, %s, %d snapshots", model, n,
+                  if (drawn) "engine-drawn" else "given", prec, ns), b / n, "B a particle", dev)
+      rm(x, w)
+    }
+  }
+  w <- starts("hmf", 1e6)
+  a <- lrmd("hmf", init = w, dt = 0.1, steps = 7, record_every = 5, backend = "cpu",
+            precision = "double", progress = FALSE)
+  for (prec in c("mixed", "double")) {
+    b <- peak(x <- lrmd(init = a, dt = 0.1, steps = 6, record_every = 5, backend = "cpu",
+                        precision = prec, progress = FALSE))
+    add(sprintf("hmf n = 1e6, continuation off the record grid, %s", prec), b / 1e6,
+        "B a particle", dev)
+  }
+}
+
+if (what != "none") bench_print("lrmd")

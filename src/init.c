@@ -21,7 +21,10 @@ SEXP sp_r_kuramoto(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, S
                    SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_lrmd(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_lrmd_draws(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_lrmd_scan(SEXP, SEXP);
+SEXP sp_r_lrmd_start_columns(SEXP);
+SEXP sp_r_lrmd_lazy(SEXP);
+void sp_r_lrmd_init(DllInfo *dll);
 SEXP sp_r_build_info(void);
 SEXP sp_r_threads_get(void);
 SEXP sp_r_threads_set(SEXP);
@@ -67,7 +70,9 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_kuramoto, 18),
   CALLDEF(sp_r_kuramoto_start, 5),
   CALLDEF(sp_r_lrmd, 10),
-  CALLDEF(sp_r_lrmd_draws, 4),
+  CALLDEF(sp_r_lrmd_scan, 2),
+  CALLDEF(sp_r_lrmd_start_columns, 1),
+  CALLDEF(sp_r_lrmd_lazy, 1),
   CALLDEF(sp_r_build_info, 0),
   CALLDEF(sp_r_threads_get, 0),
   CALLDEF(sp_r_threads_set, 1),
@@ -106,6 +111,7 @@ void R_init_statphysgpu(DllInfo *dll) {
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
   sp_threads_init();
+  sp_r_lrmd_init(dll); /* the ALTREP class of lrmd()'s lazy starts */
 }
 
 void R_unload_statphysgpu(DllInfo *dll) {

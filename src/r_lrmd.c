@@ -1,29 +1,82 @@
 /* .Call glue for the long-range MD engine: R's arguments to an sp_lrmd_job,
  * the engine (CPU or GPU), the records, snapshots and final state back as R
- * vectors. */
+ * vectors; and the lazy starts of R/lrmd-init.R, data frames whose columns
+ * are drawn (from the package's Philox streams, src/core/sp_lrmd_start.c)
+ * only when R reads them, or by the engine itself when lrmd() gets the start
+ * unread. */
 #include "r_hooks.h"
 #include "r_run.h"
+
+#include <R_ext/Altrep.h>
+#include <string.h>
 
 #include "core/sp_error.h"
 #include "core/sp_lrmd.h"
 #include "core/sp_threads.h"
 #include "gpu/sp_gpu_lrmd.h"
 
+/* ---- the recipe of a start ------------------------------------------------------ */
+
+/* A start's recipe (class "lrmd_draw", made by lrmd_start_object() in
+ * R/lrmd-init.R): c(kind, n, seed lo, seed hi, a, b, U, M0), the fields of
+ * sp_lrmd_start. */
+#define RECIPE_LEN 8
+
+static void recipe_read(SEXP r, sp_lrmd_start *s) {
+  const double *x;
+  if (TYPEOF(r) != REALSXP || XLENGTH(r) != RECIPE_LEN)
+    Rf_error("internal error: the recipe of a start must be %d doubles", RECIPE_LEN);
+  x = REAL(r);
+  if (!(x[0] >= SP_LRMD_START_WATERBAG && x[0] <= SP_LRMD_START_SHELL) || !(x[1] >= 2))
+    Rf_error("internal error: a damaged recipe of a start");
+  s->kind = (int)x[0];
+  s->n = sp_r_count(Rf_ScalarReal(x[1]));
+  s->seed = (uint64_t)sp_r_u32(r, 2) | ((uint64_t)sp_r_u32(r, 3) << 32);
+  s->a = x[4];
+  s->b = x[5];
+  s->U = x[6];
+  s->M0 = x[7];
+}
+
+static int recipe_ncol(const sp_lrmd_start *s) { return s->kind == SP_LRMD_START_SHELL ? 4 : 2; }
+
+/* ---- the engine ------------------------------------------------------------------ */
+
+/* A failure of the engine or the draw as an R error; a start that cannot be
+ * drawn (the waterbag's energy below that of its drawn angles) is the
+ * user's error, of class statphysgpu_error. */
+static void lrmd_check(int st) {
+  if (st == SP_ERR_INVALID) sp_r_stop_classed(sp_last_error(), "statphysgpu_start_error");
+  sp_r_check(st);
+}
+
 /* model: SP_LRMD_*; pars: c(dt, softening); counts: c(steps, record_every);
  * single: c(mixed precision, fused pair pass, blocks an SM) as integers;
- * state: n x 4 (q0, q1, p0, p1); snap_steps: ascending steps (doubles). */
+ * snap_steps: ascending steps (doubles).  state, the start, one of:
+ *   a list of the model's columns (theta, p or x, y, px, py), doubles of n:
+ *     read, not changed; the state and the snapshots come back as lists of
+ *     such columns (the engine writes them once, where R keeps them);
+ *   a recipe (class "lrmd_draw"): the engine draws the start; the same;
+ *   n x 4 doubles (q0, q1, p0, p1): the state comes back so, and the
+ *     snapshots as nsnap x 4 x n doubles (the tests' form). */
 SEXP sp_r_lrmd(SEXP model, SEXP n, SEXP pars, SEXP counts, SEXP single, SEXP state,
                SEXP snap_steps, SEXP gpu_key, SEXP devices, SEXP progress) {
-  const char *names[] = {"rec", "state", "snap", "steps_done", "run", ""};
+  const char *names[] = {"rec", "state", "snap", "steps_done", "run", "start_pmax", ""};
+  static const int cols1[2] = {0, 2}, cols2[4] = {0, 1, 2, 3};
   sp_lrmd_job job;
   sp_lrmd_out out;
+  sp_lrmd_start start;
   sp_run_info info;
   sp_hooks hooks;
   sp_r_hooks_ctx ctx;
-  int st, ndev, *devs = sp_r_devices(devices, &ndev), k;
+  int st, ndev, *devs = sp_r_devices(devices, &ndev), k, j, ncol, packed;
+  const int *cols;
   uint64_t *snaps;
+  double **snapv, *arr[4];
   R_xlen_t nrec;
   SEXP res, rec, sta, snap, token, bar;
+  memset(&job, 0, sizeof job);
+  memset(&out, 0, sizeof out);
   job.model = sp_r_int(model);
   job.n = sp_r_count(n);
   job.dt = REAL(pars)[0];
@@ -34,22 +87,65 @@ SEXP sp_r_lrmd(SEXP model, SEXP n, SEXP pars, SEXP counts, SEXP single, SEXP sta
   job.fused = XLENGTH(single) > 1 && TYPEOF(single) == INTSXP ? INTEGER(single)[1] : 0;
   job.blocks_per_sm = XLENGTH(single) > 2 && TYPEOF(single) == INTSXP ? INTEGER(single)[2] : 0;
   job.nsnap = (int)XLENGTH(snap_steps);
-  if (XLENGTH(state) != 4 * (R_xlen_t)job.n || job.record_every == 0)
+  ncol = job.model == SP_LRMD_GRAVITY2D ? 4 : 2;
+  cols = ncol == 4 ? cols2 : cols1;
+  packed = TYPEOF(state) == REALSXP && !Rf_inherits(state, "lrmd_draw");
+  if (job.record_every == 0) Rf_error("internal error: record_every is 0");
+  if (packed && XLENGTH(state) != 4 * (R_xlen_t)job.n)
     Rf_error("internal error: the lrmd state does not match n");
+  if (Rf_inherits(state, "lrmd_draw")) {
+    recipe_read(state, &start);
+    if (start.n != job.n || recipe_ncol(&start) != ncol)
+      Rf_error("internal error: the start drawn does not match the model or n");
+    job.start = &start;
+  } else if (!packed) {
+    if (TYPEOF(state) != VECSXP || XLENGTH(state) != ncol)
+      Rf_error("internal error: the lrmd start must be %d columns", ncol);
+    for (j = 0; j < ncol; j++) {
+      SEXP c = VECTOR_ELT(state, j);
+      if (TYPEOF(c) != REALSXP || XLENGTH(c) != (R_xlen_t)job.n)
+        Rf_error("internal error: a column of the lrmd start is not %.0f doubles",
+                 (double)job.n);
+      job.in[cols[j]] = REAL(c);
+    }
+  }
   snaps = (uint64_t *)R_alloc((size_t)job.nsnap + 1, sizeof(uint64_t));
   for (k = 0; k < job.nsnap; k++) snaps[k] = (uint64_t)REAL(snap_steps)[k];
   job.snap_steps = snaps;
+  snapv = (double **)R_alloc(4 * (size_t)job.nsnap + 1, sizeof(double *));
   nrec = (R_xlen_t)sp_lrmd_nrec(&job);
   res = PROTECT(Rf_mkNamed(VECSXP, names));
   rec = PROTECT(Rf_allocVector(REALSXP, SP_LRMD_NREC * nrec));
-  sta = PROTECT(Rf_duplicate(state));
-  snap = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.nsnap * 4 * (R_xlen_t)job.n));
-  out.q0 = REAL(sta);
-  out.q1 = out.q0 + job.n;
-  out.p0 = out.q1 + job.n;
-  out.p1 = out.p0 + job.n;
+  memset(arr, 0, sizeof arr);
+  if (packed) {
+    sta = PROTECT(Rf_duplicate(state));
+    for (j = 0; j < 4; j++) arr[j] = REAL(sta) + (size_t)j * job.n;
+    snap = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.nsnap * 4 * (R_xlen_t)job.n));
+    for (k = 0; k < 4 * job.nsnap; k++) snapv[k] = REAL(snap) + (size_t)k * job.n;
+  } else {
+    /* the columns R keeps: the engine writes the state and snapshots there */
+    sta = PROTECT(Rf_allocVector(VECSXP, ncol));
+    for (j = 0; j < ncol; j++) {
+      SET_VECTOR_ELT(sta, j, Rf_allocVector(REALSXP, (R_xlen_t)job.n));
+      arr[cols[j]] = REAL(VECTOR_ELT(sta, j));
+    }
+    snap = PROTECT(Rf_allocVector(VECSXP, job.nsnap));
+    for (k = 0; k < job.nsnap; k++) {
+      SEXP s = Rf_allocVector(VECSXP, ncol);
+      SET_VECTOR_ELT(snap, k, s);
+      for (j = 0; j < 4; j++) snapv[4 * k + j] = NULL;
+      for (j = 0; j < ncol; j++) {
+        SET_VECTOR_ELT(s, j, Rf_allocVector(REALSXP, (R_xlen_t)job.n));
+        snapv[4 * k + cols[j]] = REAL(VECTOR_ELT(s, j));
+      }
+    }
+  }
+  out.q0 = arr[0];
+  out.q1 = arr[1];
+  out.p0 = arr[2];
+  out.p1 = arr[3];
   out.rec = REAL(rec);
-  out.snap = REAL(snap);
+  out.snap = snapv;
   token = PROTECT(R_MakeUnwindCont());
   bar = PROTECT(sp_r_progress_bar(sp_r_int(progress), (double)job.steps, "Steps"));
   sp_r_hooks_init(&ctx, &hooks, bar, token);
@@ -58,22 +154,201 @@ SEXP sp_r_lrmd(SEXP model, SEXP n, SEXP pars, SEXP counts, SEXP single, SEXP sta
   else
     st = sp_gpu_lrmd(CHAR(STRING_ELT(gpu_key, 0)), &job, &out, devs, ndev, &hooks, &info);
   sp_r_hooks_end(&ctx);
-  sp_r_check(st);
+  lrmd_check(st);
   SET_VECTOR_ELT(res, 0, rec);
   SET_VECTOR_ELT(res, 1, sta);
   SET_VECTOR_ELT(res, 2, snap);
   SET_VECTOR_ELT(res, 3, Rf_ScalarReal((double)out.steps_done));
   SET_VECTOR_ELT(res, 4, sp_r_run_info(&info));
+  SET_VECTOR_ELT(res, 5, Rf_ScalarReal(out.start_pmax));
   UNPROTECT(6);
   return res;
 }
 
-/* n draws of the initial conditions: kind 0 uniform on (0, 1), 1 standard
- * normal, from stream `stream` of Philox purpose SP_PURPOSE_LRMD_INIT. */
-SEXP sp_r_lrmd_draws(SEXP seed, SEXP stream, SEXP kind, SEXP n) {
-  uint64_t nn = sp_r_count(n);
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)nn));
-  sp_lrmd_draws(sp_r_u64(seed), sp_r_u64(stream), sp_r_int(kind), nn, REAL(out));
+/* One pass over the start lrmd() is given (a list of double columns, the
+ * momenta from column mom0 + 1 on): c(all finite, sum of the squared
+ * momenta, their largest absolute value). */
+SEXP sp_r_lrmd_scan(SEXP cols, SEXP mom0) {
+  const int ncol = Rf_length(cols);
+  const double **x = (const double **)R_alloc((size_t)ncol + 1, sizeof(double *));
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
+  R_xlen_t n = ncol > 0 ? XLENGTH(VECTOR_ELT(cols, 0)) : 0;
+  int j;
+  for (j = 0; j < ncol; j++) {
+    SEXP c = VECTOR_ELT(cols, j);
+    if (TYPEOF(c) != REALSXP || XLENGTH(c) != n)
+      Rf_error("internal error: the columns scanned must be doubles of one length");
+    x[j] = REAL(c);
+  }
+  sp_lrmd_scan(x, ncol, sp_r_int(mom0), (uint64_t)n, sp_threads_get(), REAL(out));
   UNPROTECT(1);
   return out;
+}
+
+/* ---- lazy starts: data frames whose columns are drawn when read ---------------- */
+
+/* A column of a lazy start (ALTREP class "lrmd_start_column"): data1 =
+ * list(shared, j), shared = list(recipe, drawn), drawn the list of the
+ * start's columns once one of them was read (NULL before: all are drawn at
+ * once, each column then takes its own); data2 = this column drawn, or
+ * NULL. */
+static R_altrep_class_t lrmd_col_class;
+
+static SEXP col_shared(SEXP x) { return VECTOR_ELT(R_altrep_data1(x), 0); }
+static int col_index(SEXP x) { return INTEGER(VECTOR_ELT(R_altrep_data1(x), 1))[0]; }
+
+/* This column drawn, or R_NilValue (no allocation). */
+static SEXP col_drawn(SEXP x) {
+  SEXP d = R_altrep_data2(x), drawn;
+  if (d != R_NilValue) return d;
+  drawn = VECTOR_ELT(col_shared(x), 1);
+  if (drawn == R_NilValue) return R_NilValue;
+  d = VECTOR_ELT(drawn, col_index(x));
+  R_set_altrep_data2(x, d);
+  return d;
+}
+
+/* Draw every column of a start (the CPU's draw, on the package's threads). */
+static void draw_shared(SEXP shared) {
+  sp_lrmd_start s;
+  SEXP v;
+  double *p[4], pmax;
+  int ncol, j, st;
+  recipe_read(VECTOR_ELT(shared, 0), &s);
+  ncol = recipe_ncol(&s);
+  v = PROTECT(Rf_allocVector(VECSXP, ncol));
+  for (j = 0; j < ncol; j++) {
+    SET_VECTOR_ELT(v, j, Rf_allocVector(REALSXP, (R_xlen_t)s.n));
+    p[j] = REAL(VECTOR_ELT(v, j));
+  }
+  if (ncol == 4) st = sp_lrmd_start_draw(&s, p[0], p[1], p[2], p[3], sp_threads_get(), &pmax);
+  else st = sp_lrmd_start_draw(&s, p[0], NULL, p[1], NULL, sp_threads_get(), &pmax);
+  lrmd_check(st);
+  SET_VECTOR_ELT(shared, 1, v);
+  UNPROTECT(1);
+}
+
+static SEXP col_data(SEXP x) {
+  SEXP d = col_drawn(x);
+  if (d != R_NilValue) return d;
+  draw_shared(col_shared(x));
+  return col_drawn(x);
+}
+
+static R_xlen_t col_length(SEXP x) {
+  return (R_xlen_t)REAL(VECTOR_ELT(col_shared(x), 0))[1];
+}
+
+static void *col_dataptr(SEXP x, Rboolean writeable) {
+  (void)writeable;
+  return REAL(col_data(x));
+}
+
+static const void *col_dataptr_or_null(SEXP x) {
+  SEXP d = col_drawn(x);
+  return d == R_NilValue ? NULL : (const void *)REAL(d);
+}
+
+static double col_elt(SEXP x, R_xlen_t i) { return REAL(col_data(x))[i]; }
+
+static R_xlen_t col_get_region(SEXP x, R_xlen_t i, R_xlen_t n, double *buf) {
+  SEXP d = col_data(x);
+  R_xlen_t len = XLENGTH(d), k = len - i < n ? len - i : n;
+  if (k > 0) memcpy(buf, REAL(d) + i, (size_t)k * sizeof(double));
+  return k > 0 ? k : 0;
+}
+
+static Rboolean col_inspect(SEXP x, int pre, int deep, int pvec,
+                            void (*inspect_subtree)(SEXP, int, int, int)) {
+  (void)pre;
+  (void)deep;
+  (void)pvec;
+  (void)inspect_subtree;
+  Rprintf(" lrmd start column %d (%s)\n", col_index(x) + 1,
+          col_drawn(x) == R_NilValue ? "not drawn" : "drawn");
+  return TRUE;
+}
+
+static SEXP col_new(SEXP shared, int j) {
+  SEXP d1 = PROTECT(Rf_allocVector(VECSXP, 2)), x;
+  SET_VECTOR_ELT(d1, 0, shared);
+  SET_VECTOR_ELT(d1, 1, Rf_ScalarInteger(j));
+  x = R_new_altrep(lrmd_col_class, d1, R_NilValue);
+  UNPROTECT(1);
+  return x;
+}
+
+static SEXP shared_new(SEXP recipe) {
+  SEXP shared = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(shared, 0, recipe);
+  SET_VECTOR_ELT(shared, 1, R_NilValue);
+  UNPROTECT(1);
+  return shared;
+}
+
+/* Serialised: a column not yet drawn as its recipe and index (a small
+ * object for saveRDS() and for cluster workers), a drawn one as its numbers. */
+static SEXP col_serialized_state(SEXP x) {
+  SEXP st;
+  if (col_drawn(x) != R_NilValue) return NULL;
+  st = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(st, 0, VECTOR_ELT(col_shared(x), 0));
+  SET_VECTOR_ELT(st, 1, Rf_ScalarInteger(col_index(x)));
+  UNPROTECT(1);
+  return st;
+}
+
+static SEXP col_unserialize(SEXP cls, SEXP st) {
+  SEXP shared = PROTECT(shared_new(VECTOR_ELT(st, 0))), x;
+  (void)cls;
+  x = col_new(shared, INTEGER(VECTOR_ELT(st, 1))[0]);
+  UNPROTECT(1);
+  return x;
+}
+
+void sp_r_lrmd_init(DllInfo *dll) {
+  lrmd_col_class = R_make_altreal_class("lrmd_start_column", "statphysgpu", dll);
+  R_set_altrep_Length_method(lrmd_col_class, col_length);
+  R_set_altrep_Inspect_method(lrmd_col_class, col_inspect);
+  R_set_altrep_Serialized_state_method(lrmd_col_class, col_serialized_state);
+  R_set_altrep_Unserialize_method(lrmd_col_class, col_unserialize);
+  R_set_altvec_Dataptr_method(lrmd_col_class, col_dataptr);
+  R_set_altvec_Dataptr_or_null_method(lrmd_col_class, col_dataptr_or_null);
+  R_set_altreal_Elt_method(lrmd_col_class, col_elt);
+  R_set_altreal_Get_region_method(lrmd_col_class, col_get_region);
+}
+
+/* The columns of a start of recipe `recipe`, not drawn. */
+SEXP sp_r_lrmd_start_columns(SEXP recipe) {
+  sp_lrmd_start s;
+  SEXP shared, out;
+  int j, ncol;
+  recipe_read(recipe, &s);
+  ncol = recipe_ncol(&s);
+  shared = PROTECT(shared_new(recipe));
+  out = PROTECT(Rf_allocVector(VECSXP, ncol));
+  for (j = 0; j < ncol; j++) SET_VECTOR_ELT(out, j, col_new(shared, j));
+  UNPROTECT(2);
+  return out;
+}
+
+/* The recipe of a list whose columns are all those of one lazy start, in
+ * order and none drawn yet (then the engine draws it); else NULL. */
+SEXP sp_r_lrmd_lazy(SEXP x) {
+  SEXP recipe = R_NilValue;
+  sp_lrmd_start s;
+  R_xlen_t j, ncol;
+  if (TYPEOF(x) != VECSXP || (ncol = XLENGTH(x)) < 1) return R_NilValue;
+  for (j = 0; j < ncol; j++) {
+    SEXP c = VECTOR_ELT(x, j), r;
+    if (!ALTREP(c) || !R_altrep_inherits(c, lrmd_col_class) || col_index(c) != j ||
+        col_drawn(c) != R_NilValue)
+      return R_NilValue;
+    r = VECTOR_ELT(col_shared(c), 0);
+    if (j == 0) recipe = r;
+    else if (r != recipe && memcmp(REAL(r), REAL(recipe), RECIPE_LEN * sizeof(double)) != 0)
+      return R_NilValue;
+  }
+  recipe_read(recipe, &s);
+  return recipe_ncol(&s) == ncol ? recipe : R_NilValue;
 }

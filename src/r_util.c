@@ -34,9 +34,7 @@ int sp_r_int(SEXP x) { return Rf_asInteger(x); }
 
 double sp_r_dbl(SEXP x) { return Rf_asReal(x); }
 
-/* stop() with a condition of class c(cls, "statphysgpu_error", "error",
- * "condition") and no call (the message names what failed). */
-static void sp_r_stop_classed(const char *msg, const char *cls) {
+void sp_r_stop_classed(const char *msg, const char *cls) {
   const char *fields[] = {"message", "call", ""};
   SEXP cond = PROTECT(Rf_mkNamed(VECSXP, fields));
   SEXP klass = PROTECT(Rf_allocVector(STRSXP, 4));

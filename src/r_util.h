@@ -16,6 +16,9 @@ uint64_t sp_r_count(SEXP x);
 /* A length-one logical/integer/double as int. */
 int sp_r_int(SEXP x);
 double sp_r_dbl(SEXP x);
+/* stop() with a condition of class c(cls, "statphysgpu_error", "error",
+ * "condition") and no call (the message names what failed). */
+void sp_r_stop_classed(const char *msg, const char *cls);
 /* Turn a failed status of the C core into an R error; returns on SP_OK. */
 void sp_r_check(int status);
 /* A named double vector (statistics by name, not by position). */

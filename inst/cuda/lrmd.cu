@@ -486,3 +486,73 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
   if (threadIdx.x == 0)
     for (int k = 0; k < 4; k++) a.partial[SP_LRMD_NSUMS * blockIdx.x + k] = v[k];
 }
+
+/* ---- the starts the engine draws (lrmd_start.h) ------------------------------ */
+
+#include "lrmd_start.h"
+
+#define SP_LRMD_START_THREADS (SP_LRMD_START_TILE / 4)
+
+/* Block-wide sums of s[0 .. 3] and maxima of s[4], s[5], into thread 0's s
+ * (a fixed tree: the same inputs give the same results). */
+__device__ __forceinline__ void sp_lrmd_start_block_reduce(double s[SP_LRMD_START_NSUMS]) {
+  __shared__ double red[SP_LRMD_START_NSUMS][SP_LRMD_START_THREADS / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int o = 16; o > 0; o >>= 1) {
+    for (int k = 0; k < 4; k++) s[k] += __shfl_down_sync(0xffffffffu, s[k], o);
+    for (int k = 4; k < 6; k++) s[k] = fmax(s[k], __shfl_down_sync(0xffffffffu, s[k], o));
+  }
+  if (lane == 0)
+    for (int k = 0; k < SP_LRMD_START_NSUMS; k++) red[k][warp] = s[k];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int w = 1; w < SP_LRMD_START_THREADS / 32; w++) {
+      for (int k = 0; k < 4; k++) s[k] += red[k][w];
+      for (int k = 4; k < 6; k++) s[k] = fmax(s[k], red[k][w]);
+    }
+}
+
+/* One pass of a start's draw (see lrmd_start.h and sp_lrmd_start.c, the
+ * CPU's passes): a thread per Philox block of 4 particles, a block per tile
+ * of SP_LRMD_START_TILE particles, whose sums go to partial. */
+extern "C" __global__ void __launch_bounds__(SP_LRMD_START_THREADS)
+    sp_lrmd_start_kernel(const sp_lrmd_start_kargs a) {
+  const uint64_t blk = (uint64_t)blockIdx.x * SP_LRMD_START_THREADS + threadIdx.x;
+  const uint64_t i0 = 4 * blk;
+  double s[SP_LRMD_START_NSUMS];
+  sp_lrmd_start_zero(s);
+  if (a.pass == 0) {
+    if (i0 < a.n) {
+      double x[4], y[4], p[4];
+      sp_lrmd_start_raw(a.kind, a.seed, a.a, a.b, blk, a.cdf, a.grid, a.guide, x, y, p);
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        if (i0 + k < a.n) {
+          a.q0[i0 + k] = x[k];
+          a.p0[i0 + k] = p[k];
+          if (a.kind == SP_LRMD_START_SHELL) a.q1[i0 + k] = y[k];
+          sp_lrmd_start_add(a.kind, x[k], y[k], p[k], s);
+        }
+      }
+    }
+  } else {
+    for (uint64_t i = i0; i < i0 + 4 && i < a.n; i++) {
+      if (a.kind == SP_LRMD_START_SHELL) {
+        a.q0[i] = a.q0[i] - a.shift0;
+        a.q1[i] = a.q1[i] - a.shift1;
+      } else if (a.kind != SP_LRMD_START_WATERBAG) {
+        a.p0[i] = a.p0[i] - a.shift0;
+      } else if (a.pass == 1) {
+        const double w = a.p0[i] - a.shift0;
+        s[0] += w * w;
+      } else {
+        a.p0[i] = (a.p0[i] - a.shift0) * a.scale;
+      }
+    }
+    if (a.pass != 1 || a.kind != SP_LRMD_START_WATERBAG) return;
+  }
+  sp_lrmd_start_block_reduce(s);
+  if (threadIdx.x == 0)
+    for (int k = 0; k < SP_LRMD_START_NSUMS; k++)
+      a.partial[SP_LRMD_START_NSUMS * blockIdx.x + k] = s[k];
+}

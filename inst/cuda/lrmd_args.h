@@ -73,4 +73,53 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 208, "sp_lrmd_kargs layout");
 
+/* ---- the starts the engine draws itself (lrmd_start.h) ---------------------- */
+
+/* Kinds of start (hmf_waterbag(), hmf_equilibrium(), ring_uniform(),
+ * gravity2d_shell()); the numbers are those of the R recipe (R/lrmd-init.R). */
+enum {
+  SP_LRMD_START_WATERBAG = 1,
+  SP_LRMD_START_EQUILIBRIUM = 2,
+  SP_LRMD_START_RING = 3,
+  SP_LRMD_START_SHELL = 4
+};
+
+/* Particles of a tile of the draw: a CPU tile, a GPU block (256 threads, one
+ * Philox block of 4 particles each).  The tiles' sums are added in tile
+ * order on the host. */
+#define SP_LRMD_START_TILE 1024
+/* Doubles per tile in the partial sums: pass 0, the sums of cos q0, sin q0
+ * (waterbag), of the momenta or x, of y (shell), then the largest momentum
+ * and the largest negated momentum; pass 1 (waterbag), the sum of the
+ * squared shifted momenta. */
+#define SP_LRMD_START_NSUMS 6
+/* hmf_equilibrium(): intervals of the tabulated von Mises distribution
+ * function on [-pi, pi], and buckets of its guide table (the first interval
+ * of each 1/SP_LRMD_VM_GUIDE of probability). */
+#define SP_LRMD_VM_GRID 65536
+#define SP_LRMD_VM_GUIDE 65536
+
+/* What the draw kernel (sp_lrmd_start_kernel) reads: pass 0 draws the raw
+ * coordinates into q0, q1, p0 and writes each block's sums; pass 1 shifts
+ * by (shift0, shift1) or, for the waterbag, sums the squared shifted
+ * momenta; pass 2 (waterbag) writes the momenta shifted and scaled. */
+typedef struct {
+  uint64_t seed;
+  uint64_t n;
+  double a, b;                 /* the start's parameters (lrmd_start.h) */
+  double shift0, shift1;       /* pass 1 and 2: the means subtracted */
+  double scale;                /* pass 2: the factor of the momenta */
+  int32_t kind;                /* SP_LRMD_START_* */
+  int32_t pass;
+  SP_DPTR(double) q0;
+  SP_DPTR(double) q1;
+  SP_DPTR(double) p0;
+  SP_DPTR(double) partial;     /* blocks x SP_LRMD_START_NSUMS */
+  SP_DPTR(const double) cdf;   /* hmf_equilibrium(): SP_LRMD_VM_GRID + 1 values */
+  SP_DPTR(const double) grid;  /* the angles they belong to */
+  SP_DPTR(const int32_t) guide; /* SP_LRMD_VM_GUIDE first intervals */
+} sp_lrmd_start_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_lrmd_start_kargs) == 120, "sp_lrmd_start_kargs layout");
+
 #endif /* SP_LRMD_ARGS_H */

@@ -5,7 +5,6 @@
 
 #include "sp_error.h"
 
-#include "sp_streams.h"
 
 int sp_lrmd_cpu_run_f(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
                       sp_run_info *info);
@@ -15,10 +14,13 @@ int sp_lrmd_cpu_run_d(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const s
 uint64_t sp_lrmd_nrec(const sp_lrmd_job *job) { return job->steps / job->record_every + 1; }
 
 void sp_lrmd_out_init(const sp_lrmd_job *job, sp_lrmd_out *out) {
-  size_t i, nrec = sp_lrmd_nrec(job), nsnap = (size_t)job->nsnap * 4 * (size_t)job->n;
+  size_t i, j, nrec = sp_lrmd_nrec(job);
   for (i = 0; i < SP_LRMD_NREC * nrec; i++) out->rec[i] = NAN;
-  for (i = 0; i < nsnap; i++) out->snap[i] = NAN;
+  for (j = 0; j < 4 * (size_t)job->nsnap; j++)
+    if (out->snap[j] != NULL)
+      for (i = 0; i < job->n; i++) out->snap[j][i] = NAN;
   out->steps_done = 0;
+  out->start_pmax = 0;
 }
 
 static int sp_lrmd_cmp(const void *a, const void *b) {
@@ -39,25 +41,6 @@ double sp_lrmd_half_mass_radius(const double *x, const double *y, uint64_t n, do
   qsort(work, (size_t)n, sizeof(double), sp_lrmd_cmp);
   r = n % 2 ? work[n / 2] : 0.5 * (work[n / 2 - 1] + work[n / 2]);
   return r;
-}
-
-void sp_lrmd_draws(uint64_t seed, uint64_t stream, int kind, uint64_t n, double *out) {
-  uint64_t b;
-  for (b = 0; 4 * b < n; b++) {
-    sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_LRMD_INIT, stream, b);
-    double v[4];
-    uint64_t k;
-    if (kind == 0) {
-      v[0] = sp_u01_double(r.x);
-      v[1] = sp_u01_double(r.y);
-      v[2] = sp_u01_double(r.z);
-      v[3] = sp_u01_double(r.w);
-    } else {
-      sp_box_muller_double(r.x, r.y, &v[0], &v[1]);
-      sp_box_muller_double(r.z, r.w, &v[2], &v[3]);
-    }
-    for (k = 0; k < 4 && 4 * b + k < n; k++) out[4 * b + k] = v[k];
-  }
 }
 
 int sp_lrmd_not_finite(const sp_lrmd_job *job, uint64_t k, uint64_t i, int momentum) {
@@ -88,10 +71,20 @@ int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which) {
 
 int sp_lrmd_cpu(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
                 sp_run_info *info) {
+  int st;
   sp_lrmd_out_init(job, out);
   info->seconds = info->rounds = 0;
   info->interrupted = 0;
   if (job->n < 2) return sp_fail(SP_ERR_INVALID, "lrmd needs at least 2 particles");
+  if (job->start != NULL) {
+    const int two_d = job->model == SP_LRMD_GRAVITY2D;
+    if (job->start->n != job->n)
+      return sp_fail(SP_ERR_INVALID, "the start has %.0f particles, the job %.0f",
+                     (double)job->start->n, (double)job->n);
+    st = sp_lrmd_start_draw(job->start, out->q0, two_d ? out->q1 : NULL, out->p0,
+                            two_d ? out->p1 : NULL, nth, &out->start_pmax);
+    if (st != SP_OK) return st;
+  }
   return job->single ? sp_lrmd_cpu_run_f(job, out, nth, hooks, info)
                      : sp_lrmd_cpu_run_d(job, out, nth, hooks, info);
 }

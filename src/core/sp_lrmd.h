@@ -28,6 +28,16 @@
 
 #define SP_LRMD_NREC 4
 
+/* A start the engine draws itself (inst/cuda/lrmd_start.h has the draws):
+ * kind SP_LRMD_START_*, n particles, its parameters a and b, and for the
+ * waterbag's energy check U and M0. */
+typedef struct {
+  int kind;
+  uint64_t seed, n;
+  double a, b;
+  double U, M0;
+} sp_lrmd_start;
+
 typedef struct {
   int model;                  /* SP_LRMD_* */
   uint64_t n;                 /* particles */
@@ -40,15 +50,22 @@ typedef struct {
                                  parts are cut for; 0, as many as fit */
   const uint64_t *snap_steps; /* nsnap steps (ascending, <= steps) */
   int nsnap;
+  /* The start: columns q0, q1, p0, p1 (q1, p1 NULL for HMF and ring), left
+   * as they are; or `start`, drawn by the engine into the out arrays; or
+   * neither (in[0] NULL, start NULL): the out arrays hold it. */
+  const double *in[4];
+  const sp_lrmd_start *start;
 } sp_lrmd_job;
 
 typedef struct {
-  /* the state, n each (q1, p1 zero for the one-dimensional models): in, the
-   * start; out, the state at steps_done */
+  /* the state at steps_done, n each (q1, p1: NULL, or zeros the engine
+   * leaves alone, for the one-dimensional models) */
   double *q0, *q1, *p0, *p1;
-  double *rec;  /* nrec x SP_LRMD_NREC, NaN where not reached */
-  double *snap; /* nsnap x 4 x n (q0, q1, p0, p1), NaN where not reached */
+  double *rec;   /* nrec x SP_LRMD_NREC, NaN where not reached */
+  double **snap; /* nsnap x 4 columns of n (q0, q1, p0, p1), NaN where not
+                    reached; a NULL column is not kept */
   uint64_t steps_done;
+  double start_pmax; /* job->start: the largest |momentum component| drawn */
 } sp_lrmd_out;
 
 /* Records of a job: step 0 and every record_every steps. */
@@ -62,10 +79,45 @@ void sp_lrmd_out_init(const sp_lrmd_job *job, sp_lrmd_out *out);
  * holds n doubles. */
 double sp_lrmd_half_mass_radius(const double *x, const double *y, uint64_t n, double *work);
 
-/* n uniform (kind 0, on (0, 1)) or standard normal (kind 1) draws of the
- * initial conditions: Philox purpose SP_PURPOSE_LRMD_INIT, stream `stream`,
- * draw i from block i / 4 (double precision). */
-void sp_lrmd_draws(uint64_t seed, uint64_t stream, int kind, uint64_t n, double *out);
+/* The host's part of a draw (sp_lrmd_start_draw, and the GPU engine's): the
+ * constants between the passes of lrmd_start.h. */
+typedef struct {
+  int passes;            /* 1 (raw draws only), 2 (a shift) or 3 (waterbag) */
+  double shift0, shift1; /* the means subtracted */
+  double scale;          /* waterbag: the factor of the momenta */
+  double kin;            /* waterbag: the kinetic energy per particle */
+  double pmax;           /* the largest |momentum component| of the start */
+  double hi, lo;         /* the raw momenta's largest value and largest negated value */
+} sp_lrmd_start_consts;
+
+/* Tiles of SP_LRMD_START_TILE particles of a draw. */
+uint64_t sp_lrmd_start_tiles(uint64_t n);
+/* hmf_equilibrium()'s table (kappa > 0): cdf and grid of SP_LRMD_VM_GRID + 1
+ * doubles, guide of SP_LRMD_VM_GUIDE (lrmd_start.h). */
+void sp_lrmd_vm_table(double kappa, double *cdf, double *grid, int32_t *guide);
+/* The passes of a start, and after pass 0 (the tiles' sums `part`, added in
+ * tile order) the shifts; SP_ERR_INVALID when the waterbag's energy is below
+ * the potential energy of its drawn angles. */
+int sp_lrmd_start_after0(const sp_lrmd_start *s, const double *part, uint64_t ntile,
+                         sp_lrmd_start_consts *k);
+/* The waterbag after pass 1: the scale and pmax. */
+void sp_lrmd_start_after1(const sp_lrmd_start *s, const double *part, uint64_t ntile,
+                          sp_lrmd_start_consts *k);
+/* Draw a start on the CPU into q0, p0 (and q1, p1 for the shell; NULL for
+ * the others) on nth threads; the largest |momentum component| into *pmax.
+ * The numbers do not depend on nth. */
+int sp_lrmd_start_draw(const sp_lrmd_start *s, double *q0, double *q1, double *p0, double *p1,
+                       int nth, double *pmax);
+
+/* One pass over columns of n doubles (the start lrmd() is given): whether
+ * all are finite, the sum of the squares of columns mom0 .. ncol - 1 (the
+ * momenta) and their largest absolute value: out[0 .. 2]. */
+void sp_lrmd_scan(const double *const *cols, int ncol, int mom0, uint64_t n, int nth,
+                  double out[3]);
+
+/* Write zeros into ncol arrays of n doubles on nth threads (the first touch
+ * of fresh pages, before a copy from a device into them). */
+void sp_lrmd_touch(double *const *cols, int ncol, uint64_t n, int nth);
 
 /* A non-finite state: particle i (0-based) with a non-finite momentum
  * (momentum = 1) or position after step k (0: the start) -- both engines

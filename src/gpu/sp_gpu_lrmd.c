@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "../core/sp_error.h"
+#include "../core/sp_threads.h"
 #include "sp_gpu_run.h"
 
 #define SP_REAL double
@@ -47,7 +48,7 @@
 /* One slice (the per-device state of the driver). */
 typedef struct {
   sp_gpu_dev *d;
-  CUfunction hmf, drift, pairs, fused, kick, energy;
+  CUfunction hmf, drift, pairs, fused, kick, energy, start;
   CUdeviceptr q0, q1, p0, p1, partial, sums, count, fpart, tcount;
   CUdeviceptr bad; /* 2: the state check's flag (lrmd_args.h) */
   CUdeviceptr w[2]; /* w, and with the fused pair pass a second buffer */
@@ -70,6 +71,7 @@ typedef struct {
   uint64_t label; /* the step the passes being enqueued belong to (0: the start) */
   uint64_t k_obs; /* the last step observed (records, snapshots), or UINT64_MAX */
   int snap_next;
+  int touched; /* the host's state arrays were first written (lrmd_touch) */
   double *host; /* 4 n doubles: the state read back */
   double *part; /* the energy kernel's block sums, then n doubles of work */
 } lrmd_model;
@@ -356,7 +358,9 @@ static int lrmd_observe(lrmd_model *m) {
       if (!isfinite(rec[w])) return sp_lrmd_record_not_finite(job, m->k, w);
   }
   while (m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k) {
-    memcpy(m->out->snap + (size_t)m->snap_next * 4 * n, m->host, 4 * n * sizeof(double));
+    double *const *s = m->out->snap + 4 * (size_t)m->snap_next;
+    for (w = 0; w < 4; w++)
+      if (s[w] != NULL) memcpy(s[w], m->host + (size_t)w * n, n * sizeof(double));
     m->snap_next++;
   }
   return SP_OK;
@@ -425,6 +429,85 @@ static int lrmd_start(lrmd_model *m) {
   return SP_OK;
 }
 
+/* A start the engine draws (job->start): the passes of lrmd_start.h on the
+ * slice's device, each slice the whole system (the same kernels and grid on
+ * every device, so every slice gets the same numbers), the tiles' sums
+ * added on the host in tile order as on the CPU. */
+static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
+  const sp_lrmd_start *s = m->job->start;
+  const uint64_t n = m->job->n, ntile = sp_lrmd_start_tiles(n);
+  const size_t pbytes = (size_t)ntile * SP_LRMD_START_NSUMS * sizeof(double);
+  const int table = s->kind == SP_LRMD_START_EQUILIBRIUM && s->b > 0;
+  const size_t tbytes = 2 * (SP_LRMD_VM_GRID + 1) * sizeof(double);
+  sp_lrmd_start_kargs a;
+  sp_lrmd_start_consts k;
+  CUdeviceptr dpart, dtab = 0;
+  double *part = NULL, *tab = NULL;
+  int st, pass;
+  if (s->n != n)
+    return sp_fail(SP_ERR_INVALID, "the start has %.0f particles, the job %.0f", (double)s->n,
+                   (double)n);
+  if (ntile > 0x7fffffffu)
+    return sp_fail(SP_ERR_INVALID, "too many particles for one launch on %s",
+                   sp_gpu_label(v->d->id));
+  if ((st = sp_gpu_dev_alloc(v->d, pbytes, "the sums of the start's draw", &dpart))) return st;
+  if (table && (st = sp_gpu_dev_alloc(v->d, tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t),
+                                      "the table of the start's angles", &dtab)))
+    return st;
+  part = (double *)malloc(pbytes);
+  if (table) tab = (double *)malloc(tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t));
+  if (part == NULL || (table && tab == NULL)) {
+    free(part);
+    free(tab);
+    return sp_fail(SP_ERR_NOMEM, "out of host memory drawing the start of %.0f particles",
+                   (double)n);
+  }
+  memset(&a, 0, sizeof a);
+  memset(&k, 0, sizeof k);
+  a.seed = s->seed;
+  a.n = n;
+  a.a = s->a;
+  a.b = s->b;
+  a.kind = s->kind;
+  a.q0 = v->q0;
+  a.q1 = v->q1;
+  a.p0 = v->p0;
+  a.partial = dpart;
+  if (table) {
+    sp_lrmd_vm_table(s->b, tab, tab + SP_LRMD_VM_GRID + 1,
+                     (int32_t *)(tab + 2 * (SP_LRMD_VM_GRID + 1)));
+    a.cdf = dtab;
+    a.grid = dtab + (SP_LRMD_VM_GRID + 1) * sizeof(double);
+    a.guide = dtab + tbytes;
+    st = sp_gpu_to_device(v->d->id, dtab, tab, tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t));
+  }
+  /* the momenta p1 of the shell: zero */
+  if (st == SP_OK && s->kind == SP_LRMD_START_SHELL)
+    st = sp_gpu_memset0(v->d->id, v->p1, n * sizeof(double));
+  /* the upload and the memset ran on the legacy default stream, which the
+   * slice's (non-blocking) stream does not wait for: done before the draw */
+  if (st == SP_OK && (table || s->kind == SP_LRMD_START_SHELL))
+    st = sp_gpu_stream_sync(v->d->id, NULL);
+  for (pass = 0, k.passes = 1; st == SP_OK && pass < k.passes; pass++) {
+    a.pass = pass;
+    a.shift0 = k.shift0;
+    a.shift1 = k.shift1;
+    a.scale = k.scale;
+    st = sp_gpu_launch(v->d->id, v->start, (unsigned)ntile, SP_LRMD_START_TILE / 4, 0,
+                       v->d->stream, &a, "sp_lrmd_start_kernel");
+    if (st == SP_OK && (pass == 0 || (pass == 1 && k.passes == 3)) &&
+        (st = sp_gpu_stream_sync(v->d->id, v->d->stream)) == SP_OK &&
+        (st = sp_gpu_to_host(v->d->id, part, dpart, pbytes)) == SP_OK) {
+      if (pass == 0) st = sp_lrmd_start_after0(s, part, ntile, &k);
+      else sp_lrmd_start_after1(s, part, ntile, &k);
+    }
+  }
+  if (st == SP_OK) m->out->start_pmax = k.pmax;
+  free(part);
+  free(tab);
+  return st;
+}
+
 static int lrmd_setup(void *model, sp_gpu_dev *d) {
   lrmd_model *m = (lrmd_model *)model;
   const sp_lrmd_job *job = m->job;
@@ -455,7 +538,9 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_kernel", &v->pairs)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_fused_kernel", &v->fused)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
-      (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)))
+      (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)) ||
+      (job->start != NULL &&
+       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_start_kernel", &v->start))))
     return st;
   if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n, job->blocks_per_sm))) return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
@@ -488,12 +573,27 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
     return st;
   if (m->nslice > 1 && ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))))
     return st;
-  if ((st = sp_gpu_to_device(d->id, v->q0, m->out->q0, n * sizeof(double))) ||
-      (st = sp_gpu_to_device(d->id, v->p0, m->out->p0, n * sizeof(double))) ||
-      (two_d && (st = sp_gpu_to_device(d->id, v->q1, m->out->q1, n * sizeof(double)))) ||
-      (two_d && (st = sp_gpu_to_device(d->id, v->p1, m->out->p1, n * sizeof(double)))) ||
-      (st = sp_gpu_memset0(d->id, v->count, sizeof(unsigned int))) ||
-      (st = sp_gpu_memset0(d->id, v->sums, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double))))
+  /* the start: drawn here, or the job's columns (or the out arrays) */
+  if (job->start != NULL) {
+    if ((st = lrmd_draw(m, v))) return st;
+  } else {
+    const double *const *in = job->in;
+    const double *src[4];
+    src[0] = in[0] != NULL ? in[0] : m->out->q0;
+    src[1] = in[0] != NULL ? in[1] : m->out->q1;
+    src[2] = in[0] != NULL ? in[2] : m->out->p0;
+    src[3] = in[0] != NULL ? in[3] : m->out->p1;
+    if ((st = sp_gpu_to_device(d->id, v->q0, src[0], n * sizeof(double))) ||
+        (st = sp_gpu_to_device(d->id, v->p0, src[2], n * sizeof(double))) ||
+        (two_d && (st = sp_gpu_to_device(d->id, v->q1, src[1], n * sizeof(double)))) ||
+        (two_d && (st = sp_gpu_to_device(d->id, v->p1, src[3], n * sizeof(double)))))
+      return st;
+  }
+  if ((st = sp_gpu_memset0(d->id, v->count, sizeof(unsigned int))) ||
+      (st = sp_gpu_memset0(d->id, v->sums, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double))) ||
+      /* the uploads and memsets ran on the legacy default stream, which the
+       * slice's non-blocking stream does not wait for */
+      (st = sp_gpu_stream_sync(d->id, NULL)))
     return st;
   /* direct access between distinct devices where they allow it */
   for (a = 0; a < d->index; a++) {
@@ -541,6 +641,21 @@ static int lrmd_pair_fused_step(lrmd_model *m, int *fused_in, uint64_t end) {
   return SP_OK;
 }
 
+/* The first write of the host arrays the final state is copied into (fresh
+ * pages of R vectors), on the package's threads: the copy from the device
+ * (pageable memory, one thread) then finds them mapped.  Done while the
+ * device runs a round of 16 steps or more, or else before the copy. */
+static void lrmd_touch(lrmd_model *m) {
+  double *cols[4];
+  if (m->touched) return;
+  m->touched = 1;
+  cols[0] = m->out->q0;
+  cols[1] = m->out->p0;
+  cols[2] = m->job->model == SP_LRMD_GRAVITY2D ? m->out->q1 : NULL;
+  cols[3] = m->job->model == SP_LRMD_GRAVITY2D ? m->out->p1 : NULL;
+  sp_lrmd_touch(cols, cols[2] != NULL ? 4 : 2, m->job->n, sp_threads_get());
+}
+
 static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   lrmd_model *m = (lrmd_model *)model;
   const sp_lrmd_job *job = m->job;
@@ -567,6 +682,7 @@ static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
       break; /* observed when polled */
     }
   }
+  if (st == SP_OK && budget >= 16) lrmd_touch(m); /* while the device runs the round */
   return st;
 }
 
@@ -588,6 +704,7 @@ static int lrmd_collect(void *model, sp_gpu_dev *d, int interrupted) {
   const size_t off = (size_t)v->i0 * sizeof(double), bytes = (size_t)(v->i1 - v->i0) * sizeof(double);
   int st;
   (void)interrupted; /* the state is that after the last step made */
+  lrmd_touch(m);
   if ((st = sp_gpu_stream_sync(d->id, d->stream)) ||
       (st = sp_gpu_to_host(d->id, out->q0 + v->i0, v->q0 + off, bytes)) ||
       (st = sp_gpu_to_host(d->id, out->p0 + v->i0, v->p0 + off, bytes)))
@@ -631,6 +748,7 @@ int sp_gpu_lrmd(const char *key, const sp_lrmd_job *job, sp_lrmd_out *out, const
   e.poll = lrmd_poll;
   e.collect = lrmd_collect;
   nbmax = (size_t)((job->n + LRMD_BLOCK - 1) / LRMD_BLOCK) + 1;
+  /* (touched only for records of gravity2d and for snapshots) */
   m.host = (double *)malloc(4 * job->n * sizeof(double));
   m.part = (double *)malloc((nbmax * SP_LRMD_NSUMS + job->n) * sizeof(double));
   if (m.host == NULL || m.part == NULL) {

@@ -217,3 +217,86 @@ test_that("several GPUs equal one GPU to rounding", {
                                         lr_sliced(cs, "mixed")))
   }
 })
+
+# ---- starts the GPU engine draws itself ---------------------------------------------
+
+# the start as a plain data frame of its numbers (drawn on the CPU)
+lr_plain <- function(x) {
+  df <- lapply(x, function(v) v + 0)
+  structure(df, class = "data.frame", row.names = c(NA_integer_, -length(df[[1]])))
+}
+lr_lazy_starts <- function(n) {
+  list(waterbag = function() hmf_waterbag(n, 0.6, 0.69, seed = 4),
+       waterbag_rest = function() hmf_waterbag(n, 1, 0.69, seed = 4),
+       equilibrium = function() hmf_equilibrium(n, 0.3, seed = 4),
+       equilibrium_hot = function() hmf_equilibrium(n, 0.8, seed = 4),
+       ring = function() ring_uniform(n, p0 = 0.3, seed = 4),
+       ring_rest = function() ring_uniform(n, seed = 4),
+       shell = function() gravity2d_shell(n, 0.5, 1, seed = 4))
+}
+# the start the engine drew: its snapshot at time 0
+lr_drawn <- function(start, backend, slices = 1) {
+  withr::local_options(statphysgpu.lrmd_slices = slices)
+  x <- lrmd(attr(start, "model"), init = start, dt = 1e-4, steps = 1, snapshots = 0,
+            backend = backend, precision = "double", progress = FALSE)
+  s <- attr(x, "snapshots")[[1]]
+  attributes(s)[c("time", "step")] <- NULL
+  s
+}
+
+test_that("the GPU draws a start as the CPU does: angles bit for bit, the rest to rounding", {
+  skip_if_no_gpu()
+  # 300001 particles: 293 tiles of 1024, the last partial, n not a multiple of 4
+  for (nm in names(lr_lazy_starts(300001))) {
+    f <- lr_lazy_starts(300001)[[nm]]
+    cpu <- lr_plain(f())
+    gpu <- lr_drawn(f(), "gpu")
+    expect_identical(names(gpu), names(cpu))
+    if (nm != "shell") {
+      # d (2u - 1), pi (2u - 1), the von Mises table's interpolation: no sums
+      expect_identical(gpu$theta, cpu$theta, info = nm)
+    }
+    # the shifts and the scale are sums in another order, the shell's sine
+    # and cosine CUDA's: 1e-12 of the scale of the coordinates
+    for (j in names(cpu)) {
+      expect_lt(max(abs(gpu[[j]] - cpu[[j]])), 1e-12 * max(1, abs(cpu[[j]])))
+    }
+    # the CPU engine draws exactly what R reads
+    expect_identical(lr_drawn(f(), "cpu"), cpu, info = nm)
+  }
+})
+
+test_that("every slice draws the same start; a drawn start runs as the same start given", {
+  skip_if_no_gpu()
+  f <- lr_lazy_starts(70001)
+  for (nm in c("waterbag", "equilibrium", "shell")) {
+    one <- lr_drawn(f[[nm]](), "gpu")
+    expect_identical(lr_drawn(f[[nm]](), "gpu", slices = 3), one, info = nm)
+  }
+  for (nm in c("waterbag", "ring", "shell")) {
+    s <- if (nm == "waterbag") f[[nm]]() else lr_lazy_starts(3001)[[nm]]()
+    model <- attr(s, "model")
+    drawn <- lrmd(model, init = s, dt = 0.01, steps = 10, record_every = 5, backend = "gpu",
+                  precision = "double", progress = FALSE)
+    given <- lrmd(model, init = lr_plain(s), dt = 0.01, steps = 10, record_every = 5,
+                  backend = "gpu", precision = "double", progress = FALSE)
+    for (col in setdiff(names(given), c("step", "time"))) {
+      expect_lt(max(abs(drawn[[col]] - given[[col]])), 1e-9 * max(1, abs(given[[col]])))
+    }
+  }
+})
+
+test_that("a start the GPU cannot draw is refused; its coarse dt warns after the run", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  expect_error(lrmd(init = hmf_waterbag(1000, 0.6, 0.3201, seed = 1), dt = 0.1, steps = 1,
+                    backend = "gpu", progress = FALSE),
+               "`U` = 0.3201 is below the potential energy", class = "statphysgpu_error")
+  expect_identical(gpu_live_allocations(), live)
+  rp <- ring_uniform(3000, p0 = 5, seed = 1)
+  r <- max(abs(rp$p)) / sqrt(0.02)
+  run <- function(dt) lrmd(init = ring_uniform(3000, p0 = 5, seed = 1), dt = dt, steps = 1,
+                           backend = "gpu", progress = FALSE)
+  expect_warning(run(1.01 / r), "is coarse for the", class = "statphysgpu_coarse_dt")
+  expect_no_warning(run(0.99 / r))
+})

@@ -107,6 +107,140 @@ test_that("ring_uniform() and gravity2d_shell() are the homogeneous starts", {
   expect_true(all(r2 >= 0.5 - 6 / sqrt(4000) & r2 <= 1 + 6 / sqrt(4000)))
 })
 
+# ---- lazy starts: drawn when read, or by the engine ---------------------------------
+
+lazy_starts <- function(n, seed = 1) {
+  list(waterbag = hmf_waterbag(n, 0.6, 0.69, seed = seed),
+       equilibrium = hmf_equilibrium(n, 0.3, seed = seed),
+       ring = ring_uniform(n, p0 = 0.3, seed = seed),
+       ring_rest = ring_uniform(n, seed = seed),
+       shell = gravity2d_shell(n, 0.5, 1, seed = seed))
+}
+is_unread <- function(x) !is.null(statphysgpu:::lrmd_lazy(x))
+# the start as a plain data frame of its numbers
+plain <- function(x) {
+  df <- lapply(x, function(v) v + 0)
+  structure(df, class = "data.frame", row.names = c(NA_integer_, -length(df[[1]])))
+}
+
+test_that("a start is a small object, drawn when read, a data frame for every use", {
+  w <- hmf_waterbag(5001, 0.6, 0.69, seed = 2)
+  expect_true(is_unread(w))
+  expect_s3_class(w, c("lrmd_init", "data.frame"))
+  expect_identical(dim(w), c(5001L, 2L))
+  expect_identical(names(w), c("theta", "p"))
+  expect_lt(.row_names_info(w), 0) # compact row names
+  p <- w$p # the column, not read
+  expect_true(is_unread(w)) # none of the above read a column
+  expect_true(is.finite(sum(p))) # a column read draws the whole start
+  expect_false(is_unread(w))
+  expect_identical(length(p), 5001L)
+  expect_identical(p, hmf_waterbag(5001, 0.6, 0.69, seed = 2)$p)
+  expect_identical(as.matrix(w), as.matrix(plain(hmf_waterbag(5001, 0.6, 0.69, seed = 2))))
+  expect_identical(w[3:4, "theta"], w$theta[3:4])
+  expect_output(print(hmf_waterbag(10, 0.6, 0.69, seed = 2)),
+                "<lrmd_init> hmf start of 10 particles \\(M0 = 0.6, U = 0.69, width = ")
+  # identical() draws both
+  expect_identical(gravity2d_shell(99, 0.5, 1, seed = 3), gravity2d_shell(99, 0.5, 1, seed = 3))
+  expect_false(identical(ring_uniform(99, 0.2, seed = 3)$p, ring_uniform(99, 0.2, seed = 4)$p))
+})
+
+test_that("the draw does not depend on the threads, and the engine's draw is the same bits", {
+  # 5 tiles of 1024 (the last partial), n not a multiple of 4
+  n <- 4099
+  for (nm in names(lazy_starts(n))) {
+    one <- with_threads(1, plain(lazy_starts(n)[[nm]]))
+    two <- with_threads(2, plain(lazy_starts(n)[[nm]]))
+    expect_identical(two, one, info = nm)
+    s <- lazy_starts(n)[[nm]]
+    model <- attr(s, "model")
+    x <- with_threads(2, lr(model, init = s, dt = 0.001, steps = 2, snapshots = 0,
+                            precision = "double"))
+    expect_true(is_unread(s)) # the engine drew it: the start was not read
+    snap <- attr(x, "snapshots")[[1]]
+    attributes(snap)[c("time", "step")] <- NULL
+    expect_identical(snap, one, info = nm)
+    # and the run equals that of the start given as numbers, bit for bit
+    y <- lr(model, init = one, dt = 0.001, steps = 2, precision = "double")
+    expect_identical(attr(x, "state"), attr(y, "state"), info = nm)
+    expect_identical(as.data.frame(x), as.data.frame(y), info = nm)
+  }
+  # lrmd()'s own default start is such a start
+  x <- lr("ring", n = 300, dt = 0.01, steps = 1, snapshots = 0, seed = 5)
+  expect_identical(unname(lapply(attr(x, "snapshots")[[1]], identity)),
+                   unname(lapply(ring_uniform(300, seed = 5), identity)))
+  # as.data.frame() keeps the start unread; lrmd() draws it just the same
+  w <- hmf_waterbag(2000, 0.6, 0.69, seed = 1)
+  d <- as.data.frame(w)
+  expect_identical(class(d), "data.frame")
+  expect_true(is_unread(d))
+  expect_identical(attr(lr("hmf", init = d, dt = 0.1, steps = 3), "state"),
+                   attr(lr("hmf", init = plain(w), dt = 0.1, steps = 3), "state"))
+  # a start with a column replaced is run as the numbers it holds
+  m <- hmf_waterbag(2000, 0.6, 0.69, seed = 1)
+  m$p <- m$p * 0
+  expect_false(is_unread(m))
+  expect_identical(attr(lr("hmf", init = m, dt = 0.1, steps = 3), "state"),
+                   attr(lr("hmf", init = data.frame(theta = w$theta, p = 0), dt = 0.1, steps = 3),
+                        "state"))
+})
+
+test_that("a start's draws follow the recipe: Philox purpose 11, streams 0, 1, 2", {
+  # draw i from block floor(i / 4) of stream s: the uniform (x + 1/2) 2^-32
+  # of the 32-bit word; the ring's angles are pi (2 u - 1), the waterbag's
+  # d (2 u - 1) for its half width d.  Purpose 11's draws are those of the
+  # raw space (philox_uint32()) from offset 11 x 2^58 (sp_streams.h)
+  r <- ring_uniform(10, seed = 7)
+  u <- (philox_uint32(10, seed = 7, stream = 0, offset = 11 * 2^58) + 0.5) / 2^32
+  expect_identical(r$theta, pi * (2 * u - 1))
+  w <- hmf_waterbag(10, 0.5, 0.7, seed = 7)
+  expect_identical(w$theta, attr(w, "params")$width * (2 * u - 1))
+  v <- 2 * (philox_uint32(10, seed = 7, stream = 2, offset = 11 * 2^58) + 0.5) / 2^32 - 1
+  rp <- ring_uniform(10, p0 = 0.3, seed = 7)
+  expect_equal(rp$p, 0.3 * v - mean(0.3 * v), tolerance = 1e-14)
+})
+
+test_that("a start that cannot be drawn is refused when drawn, and saved small", {
+  # U = (1 - M0^2)/2 + 1e-4 below the potential energy of these 1000 angles
+  # (their M below 0.6 by more than the margin): refused where it is drawn
+  w <- hmf_waterbag(1000, 0.6, 0.3201, seed = 1)
+  expect_error(sum(w$p), "below the potential energy per particle of the drawn angles",
+               class = "statphysgpu_error")
+  expect_error(lr(init = hmf_waterbag(1000, 0.6, 0.3201, seed = 1), dt = 0.1, steps = 1),
+               "`U` = 0.3201 is below the potential energy .* raise U or n",
+               class = "statphysgpu_error")
+  # serialised unread: the recipe (small), read back to the same numbers
+  f <- withr::local_tempfile(fileext = ".rds")
+  s <- gravity2d_shell(20000, 0.5, 1, seed = 9)
+  saveRDS(s, f, compress = FALSE)
+  expect_lt(file.size(f), 1e4)
+  back <- readRDS(f)
+  expect_true(is_unread(back))
+  expect_identical(plain(back), plain(s))
+  # read, it is saved as its numbers
+  saveRDS(s, f, compress = FALSE)
+  expect_gt(file.size(f), 20000 * 32)
+  expect_identical(readRDS(f), s)
+})
+
+test_that("a start lrmd() draws warns of a coarse dt after the run, from its fastest particle", {
+  rp <- ring_uniform(100, p0 = 5, seed = 1)
+  r <- max(abs(rp$p)) / sqrt(0.02)
+  expect_warning(lr(init = ring_uniform(100, p0 = 5, seed = 1), dt = 1.01 / r, steps = 1),
+                 "is coarse for the", class = "statphysgpu_coarse_dt")
+  expect_no_warning(lr(init = ring_uniform(100, p0 = 5, seed = 1), dt = 0.99 / r, steps = 1))
+  w <- hmf_waterbag(300, 0.5, 3, seed = 1)
+  r <- max(abs(w$p))
+  expect_warning(lr(init = hmf_waterbag(300, 0.5, 3, seed = 1), dt = 1.001 / r, steps = 1),
+                 "max\\(1, max \\|p\\|\\)", class = "statphysgpu_coarse_dt")
+  expect_no_warning(lr(init = hmf_waterbag(300, 0.5, 3, seed = 1), dt = 0.999 / r, steps = 1))
+  e <- hmf_equilibrium(300, 4, seed = 1)
+  r <- max(abs(e$p))
+  expect_warning(lr(init = hmf_equilibrium(300, 4, seed = 1), dt = 1.001 / r, steps = 1),
+                 class = "statphysgpu_coarse_dt")
+  expect_no_warning(lr(init = hmf_equilibrium(300, 4, seed = 1), dt = 0.999 / r, steps = 1))
+})
+
 # ---- the integrator -------------------------------------------------------------
 
 test_that("the relative energy error scales as dt^4 for all three models", {
@@ -394,19 +528,15 @@ test_that("a record that is not finite is an error naming the step and the quant
   expect_error(suppressWarnings(lr("hmf", init = data.frame(theta = 0, p = p), dt = 0.01,
                                    steps = 3, record_every = 1)),
                "step [123]\\b", class = "statphysgpu_not_finite")
-  # the R side's own check (records, snapshots, final state): the first
-  # non-finite number, with the step of the chain and its time
-  chk <- function(recs = list(), snaps = list(), state = double(8)) {
-    statphysgpu:::lrmd_check_finite("hmf", recs, snaps, state, n = 2, steps0 = 100, done = 20,
+  # the R side's own check of the records: the first non-finite number, with
+  # the step of the chain and its time (the engines check the state every
+  # step, test-nonfinite.R)
+  chk <- function(recs = list()) {
+    statphysgpu:::lrmd_check_finite("hmf", recs, steps0 = 100,
                                     time_of = function(k) 0.1 * (100 + k), call = NULL)
   }
   recs <- list(list(k = c(0, 10, 20), rec = rbind(c(1, 1, NaN), c(0, Inf, 0), 0, 0)))
   expect_error(chk(recs), "the potential energy is not a finite number at step 110 \\(time 11\\)",
-               class = "statphysgpu_not_finite")
-  snaps <- list(list(k = 5, off = 8, v = c(double(8), 0, 0, 0, 0, NA, 0, 0, 0)))
-  expect_error(chk(snaps = snaps), "snapshot's p is not a finite number at step 105",
-               class = "statphysgpu_not_finite")
-  expect_error(chk(state = c(0, Inf, double(6))), "final state's theta .* at step 120",
                class = "statphysgpu_not_finite")
   expect_true(chk(recs = list(list(k = 0, rec = matrix(1, 4, 1)))))
 })
@@ -446,28 +576,35 @@ test_that("available_memory() reads MemAvailable and the address-space limit", {
 
 test_that("starts and runs that do not fit in memory are refused before allocating", {
   local_available_memory(1e8)
-  # a start: 128 B a particle, so 1e6 particles (122 MiB) do not fit in 95 MiB
+  # a start, when it is made: the memory of its drawn columns, 16 B a
+  # particle (32 for gravity2d), so 1e7 particles (153 MiB) or 4e6 of
+  # gravity2d (122 MiB) do not fit in 95 MiB
   starts <- list(hmf_waterbag = function(n) hmf_waterbag(n, 1, 0.69, seed = 1),
                  hmf_equilibrium = function(n) hmf_equilibrium(n, 0.4, seed = 1),
                  ring_uniform = function(n) ring_uniform(n, seed = 1),
                  gravity2d_shell = function(n) gravity2d_shell(n, 0.5, 1, seed = 1))
   for (f in names(starts)) {
-    expect_error(starts[[f]](1e6),
-                 paste0("`n` = 1,000,000 particles would need about 122.1 MiB of memory to draw ",
-                        "the start \\(", f, "\\(\\): 128 B a particle\\), more than the 95.4 MiB"),
+    two_d <- f == "gravity2d_shell"
+    expect_error(starts[[f]](if (two_d) 4e6 else 1e7),
+                 paste0("`n` = ", if (two_d) "4,000,000" else "10,000,000", " particles would ",
+                        "need about ", if (two_d) "122.1" else "152.6", " MiB of memory once ",
+                        "drawn \\(", f, "\\(\\): ", if (two_d) 32 else 16, " B a particle\\), ",
+                        "more than the 95.4 MiB"),
                  class = "statphysgpu_error")
+    expect_s3_class(starts[[f]](2e6), "lrmd_init") # 31 or 61 MiB
   }
-  expect_error(hmf_waterbag(2^31 - 1, 1, 0.69, seed = 1), "2,147,483,647 particles .* 256.0 GiB",
+  expect_error(hmf_waterbag(2^31 - 1, 1, 0.69, seed = 1), "2,147,483,647 particles .* 32.0 GiB",
                class = "statphysgpu_error")
-  # a run: 144 B a particle (and 16 for the start lrmd() draws), 64 a
-  # particle of a snapshot, 400 a record; the message names lrmd()'s arguments
-  msg <- tryCatch(lr("hmf", n = 1e6, dt = 0.1, steps = 1), error = conditionMessage)
-  expect_match(msg, "about 152.6 MiB of memory \\(1,000,000 particles at 160 B, 0 snapshots")
+  # a run: 64 B a particle (the start lrmd() draws is drawn into the state
+  # it returns), 24 a particle of a snapshot, 400 a record; the message
+  # names lrmd()'s arguments
+  msg <- tryCatch(lr("hmf", n = 2e6, dt = 0.1, steps = 1), error = conditionMessage)
+  expect_match(msg, "about 122.1 MiB of memory \\(2,000,000 particles at 64 B, 0 snapshots")
   expect_match(msg, "use fewer particles \\(`n`\\) or `snapshots`, or a larger `record_every`")
   expect_false(grepl("first_replica", msg))
-  w <- hmf_waterbag(1e5, 1, 0.69, seed = 1)
+  w <- hmf_waterbag(2e5, 1, 0.69, seed = 1)
   expect_error(lr(init = w, dt = 0.1, steps = 20, snapshots = seq(0, 2, by = 0.1)),
-               "100,000 particles at 144 B, 21 snapshots at 64 B a particle",
+               "200,000 particles at 64 B, 21 snapshots at 24 B a particle",
                class = "statphysgpu_error")
   expect_error(lr(init = hmf_waterbag(100, 1, 0.69, seed = 1), dt = 0.1, steps = 3e5,
                   record_every = 1), "300,002 records at 400 B", class = "statphysgpu_error")
@@ -543,7 +680,9 @@ test_that("starts whose momenta overflow double precision are refused", {
                class = "statphysgpu_error")
   # at the largest values allowed the squared momenta sum to a finite number
   # (below a quarter of the largest double)
-  expect_lt(sum(hmf_waterbag(100, 1, big / 800, seed = 1)$p^2), big / 4)
+  # (to rounding: the squares of the waterbag's momenta sum to 2 n U, the
+  # bound, up to a relative 1e-15)
+  expect_lt(sum(hmf_waterbag(100, 1, big / 800, seed = 1)$p^2), big / 4 * (1 + 1e-12))
   expect_lt(sum(hmf_equilibrium(100, big / (4 * 44.4 * 100), seed = 1)$p^2), big / 4)
   expect_lt(sum(ring_uniform(100, p0 = sqrt(big / 1600), seed = 1)$p^2), big / 4)
   expect_error(lr("hmf", init = data.frame(theta = 0, p = c(1e200, -1e200)), dt = 0.1, steps = 1),
