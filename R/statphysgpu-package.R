@@ -27,6 +27,15 @@
 #' non-finite values as data. Warnings about the time step have class
 #' `statphysgpu_step_warning`. A time limit (`setTimeLimit()`) is an error.
 #'
+#' @section Timing:
+#' `attr(x, "seconds")` of a result is the engine's own time: the wall time
+#' of its rounds (kernel launches to their results on the GPU, the
+#' threads' rounds on the CPU). It leaves out what every call pays once:
+#' argument checks, kernel loading, device allocations, uploads, start
+#' states drawn by the engine, the copy of the results into R and their
+#' assembly. A call's fixed cost is measured as the intercept of the whole
+#' call's time at two run lengths (`bench/whole-call.R` in the sources).
+#'
 #' @useDynLib statphysgpu, .registration = TRUE, .fixes = "C_"
 #' @importFrom cli cli_progress_bar
 #' @keywords internal

@@ -46,7 +46,7 @@
 #'   time a run took in this call: on a loaded machine runs take longer,
 #'   and runs that share a device (several threads, or small `clones` on a
 #'   GPU, whose runs run side by side) overlap, so their `seconds` add up
-#'   to more than the call's wall time (`attr(x, "seconds")`).
+#'   to more than the engine's time (`attr(x, "seconds")`).
 #'
 #' @section GPU engine: Paper 003's kernel: one warp per word of 32 clones,
 #'   its lanes updating the spins of one independent set at a time; the
@@ -116,7 +116,7 @@
 #'   run and columns `run`, `sweeps`, `seconds` (`sweeps` times the pace),
 #'   `solved` and `clone` (the first clone to solve, 1-based; `NA` when
 #'   cut); attributes `instance` (name), `n`, `clones`, `p1`, `seed`,
-#'   `backend`, `devices`, `seconds` (the call's wall time), `pace` (a list:
+#'   `backend`, `devices`, `seconds` (the engine's time: its rounds), `pace` (a list:
 #'   `seconds_per_sweep`, `device`, `clones`, `n`, `measured` -- `FALSE`
 #'   when given), `seconds_per_sweep` (the pace), `solutions` (for each
 #'   solved run the solving clone's spins, `TRUE` = down, each checked to

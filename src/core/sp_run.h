@@ -41,7 +41,8 @@ typedef struct {
 
 /* What a run reports besides the engine's own results. */
 typedef struct {
-  double seconds;  /* wall time of the run */
+  double seconds;  /* the engine's own time: the wall time of its rounds (not
+                      set-up, hooks, collect or release) */
   double rounds;   /* rounds driven */
   int interrupted; /* 1 when the user stopped it (partial results) */
 } sp_run_info;
