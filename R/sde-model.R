@@ -91,6 +91,10 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   vars <- c(states, names(params), "t")
   drift_e <- lapply(states, function(s) {
     what <- sprintf("the drift of `%s`", s)
+    if (is.null(drift[[s]])) {
+      sp_abort(sprintf("the state `%s` has no drift (NULL); give one (~ 0 for none).", s),
+               call = call)
+    }
     e <- sde_rhs(drift[[s]], what, call)
     sde_check_expr(e, vars, what, call)
     e

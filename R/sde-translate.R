@@ -99,7 +99,7 @@ sde_to_c <- function(e, map) {
     if (is.name(e)) {
       v <- as.character(e)
       if (v %in% names(map)) return(map[[v]])
-      if (v == "pi") return("SP_R(3.141592653589793)")
+      if (v == "pi") return(num(pi))
       stop("internal error: unknown variable ", v)
     }
     f <- as.character(e[[1]])
@@ -137,6 +137,10 @@ sde_c_number <- function(v) {
 # a^b: small whole exponents as products (pow is slow and, in single
 # precision, not what x * x is), else SP_POW.
 sde_power_c <- function(base, ex, rec) {
+  while (is.call(ex) && identical(ex[[1]], as.name("(")) && length(ex) == 2) ex <- ex[[2]]
+  if (is.call(ex) && identical(ex[[1]], as.name("-")) && length(ex) == 2 && is.numeric(ex[[2]])) {
+    ex <- -ex[[2]]
+  }
   if (is.numeric(ex) && length(ex) == 1 && ex == round(ex) && abs(ex) <= 8) {
     n <- abs(ex)
     if (n == 0) return("SP_R(1.0)")
