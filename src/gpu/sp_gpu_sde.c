@@ -125,7 +125,9 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
         return st;
       k->state = p;
     }
-    return SP_OK;
+    /* the uploads and memsets ran on the legacy default stream, which the
+     * run's (non-blocking) stream does not wait for */
+    return sp_gpu_stream_sync(d->id, NULL);
   }
   if ((st = sp_gpu_function(d->id, m->key, "sp_sde_fixed_kernel", &e->kern)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_sde_start_kernel", &e->start)))
@@ -155,6 +157,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
       return st;
     k->traj = p;
   }
+  if ((st = sp_gpu_stream_sync(d->id, NULL))) return st; /* the legacy stream's uploads */
   return sp_gpu_launch(d->id, e->start, (unsigned int)((m->total + SDE_BLOCK - 1) / SDE_BLOCK),
                        SDE_BLOCK, 0, d->stream, k, "sp_sde_start_kernel");
 }
