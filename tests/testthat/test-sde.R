@@ -349,3 +349,53 @@ test_that("the model's kernels compile with NVRTC (no GPU needed)", {
   expect_error(statphysgpu:::sde_nvrtc_image(m, "sm_90"), "does not compile \\(NVRTC\\).*the drift of `x`",
                class = "statphysgpu_sde_compile_error")
 })
+
+test_that("geometric Brownian motion, Stratonovich: E X_t = x0 exp((mu + sigma^2 / 2) t) with both methods", {
+  skip_if_no_cc()
+  gbm <- sde_model(drift = list(x = ~ mu * x), noise = list(x = ~ sigma * x),
+                   params = c(mu = 0.5, sigma = 0.5), calculus = "stratonovich", name = "gbm_s")
+  n <- 4000
+  m_ex <- exp(0.625)
+  sd_ex <- m_ex * sqrt(exp(0.25) - 1)
+  for (method in c("euler", "srk2")) {
+    r <- sde_run(gbm, n, init = list(x = 1), dt = 0.01, t_max = 1, method = method,
+                 output = "moments", record_every = 100, seed = 6, backend = "cpu",
+                 precision = "double")
+    last <- as.data.frame(r)
+    last <- last[last$time == 1, ]
+    # z < 4; the Ito reading would give exp(0.5), 14 se away
+    expect_lt(abs(last$mean - m_ex) / (sd_ex / sqrt(n)), 4)
+  }
+})
+
+test_that("the driven Brownian particle of paper 001 as a model matches driven_brownian()", {
+  skip_if_no_cc()
+  drv <- sde_model(drift = list(x = ~ v, v = ~ -gamma * v - 2 * pi * cos(2 * pi * x) +
+                                  a * cos(omega * t) + f),
+                   noise = list(v = ~ sqrt(2 * gamma * D0)),
+                   params = c(a = 1, omega = 1, f = 1, gamma = 1, D0 = 0.5), name = "driven")
+  n <- 500; periods <- 20; spp <- 200
+  x0 <- (seq_len(n) - 0.5) / n
+  # (the step is coarse for the physics, which both sides share: warned)
+  d <- suppressWarnings(driven_brownian(n, a = 1, omega = 1, f = 1, gamma = 1, D0 = 0.5,
+                                        periods = periods, steps_per_period = spp,
+                                        transient = 0.1, seed = 1, backend = "cpu",
+                                        precision = "double", x0 = x0, v0 = 0),
+                        classes = "statphysgpu_step_warning")
+  dt <- 2 * pi / spp
+  ktr <- 2 * spp
+  tr <- as.data.frame(sde_run(drv, n, init = list(x = x0, v = 0), dt = dt,
+                              t_max = periods * 2 * pi, output = "trajectories", keep = n,
+                              record_every = ktr, seed = 2, backend = "cpu",
+                              precision = "double"))
+  t_tr <- ktr * dt
+  t_end <- periods * spp * dt
+  x_tr <- tr$x[abs(tr$time - t_tr) < 1e-9]
+  x_end <- tr$x[abs(tr$time - t_end) < 1e-9]
+  expect_length(x_end, n)
+  v_bar <- (x_end - x_tr) / (t_end - t_tr)
+  # two independent samples of <v>: z < 4
+  z <- (mean(v_bar) - d$v_mean) / sqrt(stats::var(v_bar) / n + d$v_se^2)
+  expect_lt(abs(z), 4)
+  expect_gt(d$v_mean, 0.1) # the running state: a test that can fail
+})
