@@ -159,7 +159,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
     }
   }
   job <- list(dt = dt, t_max = t_max, kmax = kmax, n = fr$n, replica0 = fr$first - 1,
-              ncond = ncond, nx = length(m$states), np = length(m$params),
+              ncond = ncond, nx = length(m$states), np = length(m$params) + length(m$derived),
               nw = length(m$noise), no = length(m$observe),
               heun = as.integer(method == "srk2"), single = as.integer(fr$precision == "single"),
               use_stop = as.integer(output == "passage"),
@@ -168,7 +168,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
               save_state = as.integer(at_passage && output == "passage"),
               nhist = length(hist$var), nbreaks = length(hist$all))
   job <- lapply(job, as.double)
-  par <- as.double(t(as.matrix(grid[names(m$params)])))
+  par <- as.double(t(cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))))
   fns <- NULL
   key <- ""
   if (fr$plan$backend == "gpu") {

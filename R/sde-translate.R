@@ -177,3 +177,58 @@ sde_noise_correction <- function(b, state, what, call) {
   }
   call("*", call("*", 0.5, call("(", b)), call("(", d))
 }
+
+# Subexpressions that depend on the parameters only (no state, no t) are
+# computed once per condition on the host, in double precision, rather than
+# at every step: each maximal one becomes a derived parameter `.dK` (a name
+# no model can use), appended to the parameters.  `h` collects them:
+# h$exprs (the derived expressions), h$keys (their deparsed forms).
+sde_hoist <- function(e, params, h) {
+  const_call <- function(e) {
+    v <- all.vars(e)
+    is.call(e) && !identical(e[[1]], as.name("(")) && any(v %in% params) &&
+      all(v %in% c(params, "pi"))
+  }
+  rec <- function(e) {
+    if (const_call(e)) {
+      key <- paste(deparse(e, width.cutoff = 500L), collapse = " ")
+      i <- match(key, h$keys)
+      if (is.na(i)) {
+        h$keys <- c(h$keys, key)
+        h$exprs <- c(h$exprs, list(e))
+        i <- length(h$keys)
+      }
+      return(as.name(paste0(".d", i)))
+    }
+    if (is.call(e)) {
+      for (j in seq_along(e)[-1]) e[[j]] <- rec(e[[j]])
+    }
+    e
+  }
+  rec(e)
+}
+
+# The derived parameters of a model for each condition (rows of `grid`):
+# a matrix with one column per derived expression.
+sde_derived_values <- function(m, grid, call) {
+  nd <- length(m$derived)
+  out <- matrix(0, nrow(grid), nd)
+  for (j in seq_len(nd)) {
+    e <- m$derived[[j]]
+    out[, j] <- vapply(seq_len(nrow(grid)), function(c) {
+      env <- list2env(as.list(grid[c, names(m$params), drop = FALSE]), parent = baseenv())
+      r <- suppressWarnings(as.double(eval(e, env)))
+      if (length(r) != 1) NA_real_ else r
+    }, 0)
+    bad <- !is.finite(out[, j])
+    if (any(bad)) {
+      sp_abort(sprintf(paste0("the model's `%s` is %s for condition %d (the parameters ",
+                              "%s); it must be finite."), paste(deparse(e), collapse = " "),
+                       format(out[which(bad)[1], j]), which(bad)[1],
+                       paste(sprintf("%s = %s", names(m$params),
+                                     format(unlist(grid[which(bad)[1], names(m$params)]))),
+                             collapse = ", ")), call = call)
+    }
+  }
+  out
+}
