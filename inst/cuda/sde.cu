@@ -56,6 +56,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   SP_REAL x[SP_SDE_NX], p[SP_SDE_PN];
   unsigned long long useful = 0, done = 0, issued = 0;
   unsigned int left = a.budget;
+  const SP_REAL h = (SP_REAL)a.job.dt, sdt = (SP_REAL)sqrt(a.job.dt);
   if (pid == -2) pid = -1; /* more paths may be left */
   if (pid >= 0) {
     const uint64_t c = (uint64_t)pid / a.job.n;
@@ -83,8 +84,8 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     const uint64_t kend = a.job.kmax - k < ch ? a.job.kmax : k + ch;
     SP_REAL frac = 1;
     int what = 0;
-    const int st = SP_SDE(sp_sde_advance)(p, a.job.dt, a.seed, stream, SP_SDE_HEUN,
-                                          (int)a.job.use_stop, x, &k, kend, &frac, &what);
+    const int st = SP_SDE(sp_sde_advance)(p, a.job.dt, h, sdt, a.seed, stream, SP_SDE_HEUN, 1, x,
+                                          &k, kend, &frac, &what);
     const unsigned int used = (unsigned int)(k - k0) > 0 ? (unsigned int)(k - k0) : 1u;
     left -= used < left ? used : left;
     issued += used;
@@ -167,7 +168,8 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
       uint64_t k = a.kcur;
       SP_REAL frac;
       int what = 0;
-      const int st = SP_SDE(sp_sde_advance)(par, a.job.dt, a.seed,
+      const int st = SP_SDE(sp_sde_advance)(par, a.job.dt, (SP_REAL)a.job.dt,
+                                            (SP_REAL)sqrt(a.job.dt), a.seed,
                                             (c << 40) + a.job.replica0 + r, SP_SDE_HEUN, 0, x,
                                             &k, a.kend, &frac, &what);
       if (st == SP_SDE_NONFINITE) {

@@ -11,8 +11,8 @@ int SP_SDE(sp_sde_cpu_advance)(const sp_sde_job *job, const double *par, uint64_
   int i, st;
   for (i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)par[i];
   for (i = 0; i < SP_SDE_NX; i++) xr[i] = (SP_REAL)x[i];
-  st = SP_SDE(sp_sde_advance)(p, job->dt, seed, stream, (int)job->heun, (int)job->use_stop, xr,
-                              k, kend, &f, what);
+  st = SP_SDE(sp_sde_advance)(p, job->dt, (SP_REAL)job->dt, (SP_REAL)sqrt(job->dt), seed, stream,
+                              (int)job->heun, (int)job->use_stop, xr, k, kend, &f, what);
   for (i = 0; i < SP_SDE_NX; i++) x[i] = (double)xr[i];
   *frac = (double)f;
   return st;

@@ -115,14 +115,14 @@ SP_FN void SP_SDE(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL dt
 
 /* Advance a path from step *k until step kend (or its stop, or a non-finite
  * state).  p: its parameters; dt in double (times are formed from the step
- * count in double).  Returns SP_SDE_RUNNING (*k = kend), SP_SDE_STOPPED
+ * count in double), h = dt and sdt = sqrt(dt) in the working precision.  Returns SP_SDE_RUNNING (*k = kend), SP_SDE_STOPPED
  * (*k the step at which the event held, *frac the fraction of that step at
  * the crossing) or SP_SDE_NONFINITE (*k the first non-finite step, *what
  * the state). */
-SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, uint64_t seed, uint64_t stream,
-                                 int heun, int use_stop, SP_REAL *x, uint64_t *k, uint64_t kend,
-                                 SP_REAL *frac, int *what) {
-  const SP_REAL h = (SP_REAL)dt, sdt = (SP_REAL)sqrt(dt);
+SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL sdt,
+                                 uint64_t seed, uint64_t stream, int heun, int use_stop,
+                                 SP_REAL *x, uint64_t *k, uint64_t kend, SP_REAL *frac,
+                                 int *what) {
   SP_REAL z[SP_SDE_ZN];
 #if SP_SDE_HAS_STOP
   if (use_stop && *k == 0 && SP_SDE(sde_stop)((SP_REAL)0, x, p)) {

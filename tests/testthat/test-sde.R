@@ -103,6 +103,13 @@ test_that("sde_run() refuses bad input with the argument named", {
   expect_error(run(output = "histogram", bins = list(y = 1:3)), "`y`, which is not",
                class = "statphysgpu_error")
   expect_error(run(precision = "mixed"), "precision", class = "statphysgpu_error")
+  # a parameter-only expression (computed once per condition) that is NaN
+  expect_error(run(params = list(s = -1), output = "moments"), NA)
+  sq <- sde_model(drift = list(x = ~ -x), noise = list(x = ~ sqrt(2 * th)), params = c(th = 1))
+  expect_error(sde_run(sq, 10, init = list(x = 0), dt = 0.1, t_max = 1, params = list(th = c(1, -1)),
+                       output = "moments", backend = "cpu", seed = 1),
+               "`sqrt\\(2 \\* th\\)` is NaN for condition 2 \\(the parameters th = -1\\)",
+               class = "statphysgpu_error")
   expect_error(sde_run(sde_model(drift = list(x = ~ 1)), 10, init = list(x = 0), dt = 0.1,
                        t_max = 1), "needs an event", class = "statphysgpu_error")
   expect_error(sde_run(m, 0, init = list(x = 0), dt = 0.1, t_max = 1), "`replicas`",
