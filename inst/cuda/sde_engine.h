@@ -115,8 +115,8 @@ SP_FN void SP_SDE(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL dt
 
 /* Advance a path from step *k until step kend (or its stop, or a non-finite
  * state).  p: its parameters; dt in double (times are formed from the step
- * count in double), h = dt and sdt = sqrt(dt) in the working precision.  Returns SP_SDE_RUNNING (*k = kend), SP_SDE_STOPPED
- * (*k the step at which the event held, *frac the fraction of that step at
+ * count in double), h = dt and sdt = sqrt(dt) in the working precision.
+ * Returns SP_SDE_RUNNING (*k = kend), SP_SDE_STOPPED (*k the step at which the event held, *frac the fraction of that step at
  * the crossing) or SP_SDE_NONFINITE (*k the first non-finite step, *what
  * the state). */
 SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL sdt,
@@ -142,42 +142,51 @@ SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
     SP_SDE(sp_sde_normals)(seed, stream, k0, z);
-    for (j = j0; j < j1; j++) {
-      const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
+    /* a loop of constant length (unrolled: the normals stay in registers),
+     * the steps outside [j0, j1) skipped */
+    SP_UNROLL
+    for (j = 0; j < SP_SDE_M; j++) {
+      if (j < j0 || j >= j1) continue;
+      {
+        const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
 #if SP_SDE_HAS_STOP
-      SP_REAL xo[SP_SDE_NX];
-      SP_UNROLL
-      for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
+        SP_REAL xo[SP_SDE_NX];
+        SP_UNROLL
+        for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
 #endif
-      SP_SDE(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+        SP_SDE(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
 #if SP_SDE_HAS_STOP
-      if (use_stop && SP_SDE(sde_stop)(t + h, x, p)) {
-        SP_REAL f = (SP_REAL)1;
+        if (use_stop && SP_SDE(sde_stop)(t + h, x, p)) {
+          SP_REAL f = (SP_REAL)1;
 #  if SP_SDE_STOP_GAP
-        {
-          const SP_REAL g0 = SP_SDE(sde_gap)(t, xo, p), g1 = SP_SDE(sde_gap)(t + h, x, p);
-          f = g1 != g0 ? g0 / (g0 - g1) : (SP_REAL)1;
-          if (!(f > (SP_REAL)0)) f = (SP_REAL)0;
-          if (!(f <= (SP_REAL)1)) f = (SP_REAL)1;
-        }
+          {
+            const SP_REAL g0 = SP_SDE(sde_gap)(t, xo, p), g1 = SP_SDE(sde_gap)(t + h, x, p);
+            f = g1 != g0 ? g0 / (g0 - g1) : (SP_REAL)1;
+            if (!(f > (SP_REAL)0)) f = (SP_REAL)0;
+            if (!(f <= (SP_REAL)1)) f = (SP_REAL)1;
+          }
 #  endif
-        *frac = f;
-        *k = k0 + (uint64_t)j + 1;
-        if (!SP_SDE(sp_sde_finite)(x, what)) return SP_SDE_NONFINITE;
-        return SP_SDE_STOPPED;
-      }
+          *frac = f;
+          *k = k0 + (uint64_t)j + 1;
+          if (!SP_SDE(sp_sde_finite)(x, what)) return SP_SDE_NONFINITE;
+          return SP_SDE_STOPPED;
+        }
 #endif
+      }
     }
     if (!SP_SDE(sp_sde_finite)(x, what)) {
       /* redo the macro-step step by step from its finite start */
+      int bad = j1 - 1;
       SP_UNROLL
       for (i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
-      for (j = j0; j < j1; j++) {
-        const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
-        SP_SDE(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
-        if (!SP_SDE(sp_sde_finite)(x, what)) break;
+      SP_UNROLL
+      for (j = 0; j < SP_SDE_M; j++) {
+        if (j < j0 || j > bad) continue;
+        SP_SDE(sp_sde_step)(p, heun, (SP_REAL)(t0 + (double)j * dt), h, sdt,
+                            z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+        if (!SP_SDE(sp_sde_finite)(x, what)) bad = j; /* the first: later steps skipped */
       }
-      *k = k0 + (uint64_t)(j < j1 ? j : j1 - 1) + 1;
+      *k = k0 + (uint64_t)bad + 1;
       return SP_SDE_NONFINITE;
     }
     *k = k0 + (uint64_t)j1;
