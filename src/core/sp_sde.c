@@ -251,12 +251,16 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
 
 /* ---- fixed length: moments, histogram, trajectories --------------------------- */
 
+/* Records a round may take (a round between them costs a parallel region:
+ * short records would otherwise make rounds of a few steps). */
+#define SDE_ROUND_RECORDS 32
+
 typedef struct {
   const sp_sde_args *a;
   sp_sde_out *out;
   double *x;     /* total x nx */
-  double *tiles; /* ntiles x nvar x 3 */
-  double *vals;  /* nth x SP_SDE_TILE x nvar */
+  double *tiles; /* SDE_ROUND_RECORDS x ntiles x nvar x 3 */
+  double *vals;  /* nth x SDE_ROUND_RECORDS x SP_SDE_TILE x nvar */
   uint64_t total, tpc, ntiles, k, rec; /* step reached, next record */
   int64_t bad;
   uint64_t bad_k;
@@ -274,73 +278,83 @@ static void sde_fixed_flag(sde_fixed *m, int64_t p, uint64_t k, int what) {
   }
 }
 
-/* Tile t: advance its paths to kend; at a record, reduce and tally. */
-static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, int record, double *vals) {
+/* Tile t: advance its paths through records rec0 .. rec0 + nr - 1 (steps
+ * within the round) to kend; reduce and tally each record. */
+static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec0, uint64_t nr,
+                           double *vals) {
   const sp_sde_args *a = m->a;
   const sp_sde_job *job = a->job;
   const int64_t nvar = SP_SDE_NVAR(job), nx = job->nx;
   const uint64_t c = t / m->tpc, r0 = (t % m->tpc) * SP_SDE_TILE;
   const uint64_t r1 = r0 + SP_SDE_TILE < job->n ? r0 + SP_SDE_TILE : job->n;
+  const uint64_t nt = r1 - r0, vstride = SP_SDE_TILE * (uint64_t)nvar;
   const double *par = a->par + c * (uint64_t)job->np;
-  double *ts = m->tiles + t * (uint64_t)nvar * 3;
-  uint64_t r;
+  uint64_t r, j;
   int64_t v, h;
   for (r = r0; r < r1; r++) {
     uint64_t p = c * job->n + r, k = m->k;
+    const uint64_t stream = (c << 40) + job->replica0 + r;
     double *x = m->x + p * (uint64_t)nx, frac;
     int what = 0;
-    if (kend > k) {
-      int st = a->advance(job, par, a->seed, (c << 40) + job->replica0 + r, x, &k, kend, &frac,
-                          &what);
-      if (st == SP_SDE_NONFINITE) {
-        sde_fixed_flag(m, (int64_t)p, k, what);
-        return;
+    for (j = 0; j <= nr; j++) {
+      const uint64_t ke = j < nr ? sp_sde_record_step(job, rec0 + j) : kend;
+      if (ke > k) {
+        int st = a->advance(job, par, a->seed, stream, x, &k, ke, &frac, &what);
+        if (st == SP_SDE_NONFINITE) {
+          sde_fixed_flag(m, (int64_t)p, k, what);
+          return;
+        }
       }
+      if (j < nr) a->observe(job, par, ke, x, vals + j * vstride + (r - r0) * (uint64_t)nvar);
     }
-    if (record) a->observe(job, par, kend, x, vals + (r - r0) * (uint64_t)nvar);
   }
-  if (!record) return;
-  for (v = 0; v < nvar; v++) {
-    double s = 0, m2 = 0, mean;
-    const double nn = (double)(r1 - r0);
-    for (r = 0; r < r1 - r0; r++) s += vals[r * (uint64_t)nvar + (uint64_t)v];
-    mean = s / nn;
-    for (r = 0; r < r1 - r0; r++) {
-      double d = vals[r * (uint64_t)nvar + (uint64_t)v] - mean;
-      m2 += d * d;
+  for (j = 0; j < nr; j++) {
+    const double *vj = vals + j * vstride;
+    double *ts = m->tiles + (j * m->ntiles + t) * (uint64_t)nvar * 3;
+    for (v = 0; v < nvar; v++) {
+      double s = 0, m2 = 0, mean;
+      for (r = 0; r < nt; r++) s += vj[r * (uint64_t)nvar + (uint64_t)v];
+      mean = s / (double)nt;
+      for (r = 0; r < nt; r++) {
+        double d = vj[r * (uint64_t)nvar + (uint64_t)v] - mean;
+        m2 += d * d;
+      }
+      ts[v * 3] = (double)nt;
+      ts[v * 3 + 1] = mean;
+      ts[v * 3 + 2] = m2;
     }
-    ts[v * 3] = nn;
-    ts[v * 3 + 1] = mean;
-    ts[v * 3 + 2] = m2;
-  }
-  if (job->nhist > 0) {
-    const int64_t cells = sp_sde_hist_cells(a, job->nhist);
-    double *hc = m->out->hist + (c * job->nrec + m->rec) * (uint64_t)cells;
-    for (h = 0; h < job->nhist; h++) {
-      int64_t off = sp_sde_hist_cells(a, h);
-      for (r = 0; r < r1 - r0; r++) {
-        int64_t cell = off + sp_sde_hist_cell(a, h, vals[r * (uint64_t)nvar + (uint64_t)a->hist_var[h]]);
+    if (job->nhist > 0) {
+      const int64_t cells = sp_sde_hist_cells(a, job->nhist);
+      double *hc = m->out->hist + (c * job->nrec + rec0 + j) * (uint64_t)cells;
+      for (h = 0; h < job->nhist; h++) {
+        int64_t off = sp_sde_hist_cells(a, h);
+        for (r = 0; r < nt; r++) {
+          int64_t cell = off + sp_sde_hist_cell(a, h, vj[r * (uint64_t)nvar + (uint64_t)a->hist_var[h]]);
 #ifdef _OPENMP
 #  pragma omp atomic
 #endif
-        hc[cell] += 1.0; /* whole numbers: exact in any order */
+          hc[cell] += 1.0; /* whole numbers: exact in any order */
+        }
       }
     }
-  }
-  for (r = r0; r < r1 && r < job->keep; r++) {
-    double *tr = m->out->traj + ((c * job->keep + r) * job->nrec + m->rec) * (uint64_t)nvar;
-    memcpy(tr, vals + (r - r0) * (uint64_t)nvar, (size_t)nvar * sizeof(double));
+    for (r = r0; r < r1 && r < job->keep; r++) {
+      double *tr = m->out->traj + ((c * job->keep + r) * job->nrec + rec0 + j) * (uint64_t)nvar;
+      memcpy(tr, vj + (r - r0) * (uint64_t)nvar, (size_t)nvar * sizeof(double));
+    }
   }
 }
 
 static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
   sde_fixed *m = (sde_fixed *)model;
   const sp_sde_job *job = m->a->job;
-  const uint64_t krec = sp_sde_record_step(job, m->rec);
-  const uint64_t kend = krec - m->k < budget ? krec : m->k + budget;
-  const int record = kend == krec;
   const int64_t nvar = SP_SDE_NVAR(job);
+  uint64_t kend = job->kmax - m->k < budget ? job->kmax : m->k + budget, nr = 0, j;
   int64_t t;
+  /* the records of the round: steps up to kend, at most SDE_ROUND_RECORDS */
+  while (m->rec + nr < job->nrec && sp_sde_record_step(job, m->rec + nr) <= kend &&
+         nr < SDE_ROUND_RECORDS)
+    nr++;
+  if (nr == SDE_ROUND_RECORDS) kend = sp_sde_record_step(job, m->rec + nr - 1);
 #ifdef _OPENMP
 #  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 #endif
@@ -349,18 +363,19 @@ static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_statu
 #ifdef _OPENMP
     me = omp_get_thread_num();
 #endif
-    sde_fixed_tile(m, (uint64_t)t, kend, record,
-                   m->vals + (size_t)me * SP_SDE_TILE * (size_t)nvar);
+    sde_fixed_tile(m, (uint64_t)t, kend, m->rec, nr,
+                   m->vals + (size_t)me * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar);
   }
   (void)nth;
   if (m->bad >= 0) return sp_sde_not_finite(m->a, (uint64_t)m->bad, m->bad_k, m->bad_what);
   m->out->useful += (kend - m->k) * m->total;
   m->k = kend;
-  if (record) {
-    sp_sde_tiles_combine(job, m->tiles, m->tpc, m->rec, m->out);
+  for (j = 0; j < nr; j++) {
+    sp_sde_tiles_combine(job, m->tiles + j * m->ntiles * (uint64_t)nvar * 3, m->tpc, m->rec,
+                         m->out);
     m->rec++;
-    m->out->rec_done = m->rec;
   }
+  m->out->rec_done = m->rec;
   st->done = (double)m->k;
   st->finished = m->rec >= job->nrec;
   return SP_OK;
@@ -382,8 +397,10 @@ static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const s
   m.ntiles = job->ncond * m.tpc;
   m.bad = -1;
   m.x = (double *)malloc((size_t)m.total * (size_t)job->nx * sizeof(double));
-  m.tiles = (double *)calloc((size_t)m.ntiles * (size_t)nvar * 3, sizeof(double));
-  m.vals = (double *)malloc((size_t)nt * SP_SDE_TILE * (size_t)nvar * sizeof(double));
+  m.tiles = (double *)calloc((size_t)SDE_ROUND_RECORDS * (size_t)m.ntiles * (size_t)nvar * 3,
+                             sizeof(double));
+  m.vals = (double *)malloc((size_t)nt * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar *
+                            sizeof(double));
   if (m.x == NULL || m.tiles == NULL || m.vals == NULL) {
     free(m.x);
     free(m.tiles);
