@@ -80,6 +80,26 @@ int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what) {
                  job->single ? "precision = \"double\", " : "");
 }
 
+/* The lowest path of a round found non-finite (-1: none), its step and state. */
+typedef struct {
+  int64_t p;
+  uint64_t k;
+  int what;
+} sde_bad;
+
+/* Path p was found non-finite at step k: the lowest such path of the team
+ * wins (the message is written by the host thread after the team). */
+static void sde_flag(sde_bad *b, int64_t p, uint64_t k, int what) {
+#ifdef _OPENMP
+#  pragma omp critical(sp_sde_bad)
+#endif
+  if (b->p < 0 || p < b->p) {
+    b->p = p;
+    b->k = k;
+    b->what = what;
+  }
+}
+
 /* ---- passage --------------------------------------------------------------- */
 
 typedef struct {
@@ -94,21 +114,8 @@ typedef struct {
   double *x; /* nlanes x nx */
   int nlanes;
   uint64_t total, next;
-  int64_t bad; /* lowest non-finite path, -1 none */
-  uint64_t bad_k;
-  int bad_what;
+  sde_bad bad;
 } sde_passage;
-
-static void sde_flag(sde_passage *m, int64_t p, uint64_t k, int what) {
-#ifdef _OPENMP
-#  pragma omp critical(sp_sde_bad)
-#endif
-  if (m->bad < 0 || p < m->bad) {
-    m->bad = p;
-    m->bad_k = k;
-    m->bad_what = what;
-  }
-}
 
 static void sde_finish(sde_passage *m, int64_t p, int status, double value, const double *x) {
   const sp_sde_job *job = m->a->job;
@@ -132,7 +139,7 @@ static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
 #ifdef _OPENMP
 #  pragma omp atomic read
 #endif
-    bad = m->bad;
+    bad = m->bad.p;
     if (bad >= 0) break;
     if (p == -2) break;
     if (p == -1) {
@@ -157,7 +164,7 @@ static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
     left -= ln->k - k0 < left ? ln->k - k0 : left;
     if (ln->k == k0 && left > 0) left--; /* a stop at t = 0 costs a unit */
     if (st == SP_SDE_NONFINITE) {
-      sde_flag(m, p, ln->k, what);
+      sde_flag(&m->bad, p, ln->k, what);
       ln->pid = -1;
       break;
     }
@@ -196,7 +203,7 @@ static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_sta
 #  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 #endif
   for (l = 0; l < m->nlanes; l++) sde_lane_run(m, l, budget);
-  if (m->bad >= 0) return sp_sde_not_finite(m->a, (uint64_t)m->bad, m->bad_k, m->bad_what);
+  if (m->bad.p >= 0) return sp_sde_not_finite(m->a, (uint64_t)m->bad.p, m->bad.k, m->bad.what);
   for (l = 0; l < m->nlanes; l++) busy += m->lanes[l].pid >= 0;
   st->done = (double)m->out->finished;
   st->finished = m->out->finished >= m->total || (busy == 0 && m->next >= m->total);
@@ -226,7 +233,7 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
   m.out = out;
   m.nlanes = nth > 0 ? nth : 1;
   m.total = a->job->ncond * a->job->n;
-  m.bad = -1;
+  m.bad.p = -1;
   m.lanes = (sde_lane *)malloc((size_t)m.nlanes * sizeof *m.lanes);
   m.x = (double *)malloc((size_t)m.nlanes * (size_t)a->job->nx * sizeof(double));
   if (m.lanes == NULL || m.x == NULL) {
@@ -262,21 +269,8 @@ typedef struct {
   double *tiles; /* SDE_ROUND_RECORDS x ntiles x nvar x 3 */
   double *vals;  /* nth x SDE_ROUND_RECORDS x SP_SDE_TILE x nvar */
   uint64_t total, tpc, ntiles, k, rec; /* step reached, next record */
-  int64_t bad;
-  uint64_t bad_k;
-  int bad_what;
+  sde_bad bad;
 } sde_fixed;
-
-static void sde_fixed_flag(sde_fixed *m, int64_t p, uint64_t k, int what) {
-#ifdef _OPENMP
-#  pragma omp critical(sp_sde_fixed_bad)
-#endif
-  if (m->bad < 0 || p < m->bad) {
-    m->bad = p;
-    m->bad_k = k;
-    m->bad_what = what;
-  }
-}
 
 /* Tile t: advance its paths through records rec0 .. rec0 + nr - 1 (steps
  * within the round) to kend; reduce and tally each record. */
@@ -301,7 +295,7 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
       if (ke > k) {
         int st = a->advance(job, par, a->seed, stream, x, &k, ke, &frac, &what);
         if (st == SP_SDE_NONFINITE) {
-          sde_fixed_flag(m, (int64_t)p, k, what);
+          sde_flag(&m->bad, (int64_t)p, k, what);
           return;
         }
       }
@@ -367,7 +361,7 @@ static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_statu
                    m->vals + (size_t)me * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar);
   }
   (void)nth;
-  if (m->bad >= 0) return sp_sde_not_finite(m->a, (uint64_t)m->bad, m->bad_k, m->bad_what);
+  if (m->bad.p >= 0) return sp_sde_not_finite(m->a, (uint64_t)m->bad.p, m->bad.k, m->bad.what);
   m->out->useful += (kend - m->k) * m->total;
   m->k = kend;
   for (j = 0; j < nr; j++) {
@@ -395,7 +389,7 @@ static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const s
   m.total = job->ncond * job->n;
   m.tpc = (job->n + SP_SDE_TILE - 1) / SP_SDE_TILE;
   m.ntiles = job->ncond * m.tpc;
-  m.bad = -1;
+  m.bad.p = -1;
   m.x = (double *)malloc((size_t)m.total * (size_t)job->nx * sizeof(double));
   m.tiles = (double *)calloc((size_t)SDE_ROUND_RECORDS * (size_t)m.ntiles * (size_t)nvar * 3,
                              sizeof(double));

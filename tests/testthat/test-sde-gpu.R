@@ -2,16 +2,6 @@
 # fixed-length outputs, chunks, non-finite paths, the compile cache, and
 # the physics at sizes the CPU tests cannot afford.
 
-sde_washboard <- function() {
-  sde_model(
-    drift = list(x = ~ v, v = ~ -beta * v + V0 * (g - sin(x))),
-    noise = list(v = ~ sqrt(2 * beta * theta)),
-    params = c(beta = 1, V0 = 1, g = 0.5, theta = 0.2),
-    stop = ~ x > pi - asin(g),
-    observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + g * x)),
-    name = "washboard")
-}
-
 sde_lorenz <- function() {
   sde_model(drift = list(x = ~ sigma * (y - x), y = ~ x * (rho - z) - y, z = ~ x * y - b * z),
             noise = list(x = ~ eps, y = ~ eps, z = ~ eps),

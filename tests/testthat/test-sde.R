@@ -2,20 +2,6 @@
 # model's physics against exact results, passage times against the inverse
 # Gaussian law and escape_times(), the engine contract.
 
-skip_if_no_cc <- function() {
-  if (!sde_cpu_available()) skip(attr(sde_cpu_available(), "reason"))
-}
-
-washboard <- function() {
-  sde_model(
-    drift = list(x = ~ v, v = ~ -beta * v + V0 * (g - sin(x))),
-    noise = list(v = ~ sqrt(2 * beta * theta)),
-    params = c(beta = 1, V0 = 1, g = 0.5, theta = 0.2),
-    stop = ~ x > pi - asin(g),
-    observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + g * x)),
-    name = "washboard")
-}
-
 ou_model <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
                       params = c(k = 1, s = 1, lvl = 1.5), stop = ~ x > lvl,
                       observe = list(x2 = ~ x^2), name = "ou")
@@ -68,7 +54,7 @@ test_that("the translation: powers as products, ifelse, pmin/pmax, logic, consta
 })
 
 test_that("print() shows states, parameters, noise, event and calculus; sde_code() the header", {
-  m <- washboard()
+  m <- sde_washboard()
   out <- capture.output(print(m))
   expect_match(out[1], "\"washboard\": 2 states, ito calculus")
   expect_true(any(grepl("parameters: beta = 1", out)))
@@ -195,7 +181,7 @@ test_that("Brownian motion with drift: passage times follow the inverse Gaussian
 test_that("the washboard as a model matches escape_times() in distribution", {
   skip_if_no_cc()
   n <- 2000
-  m <- washboard()
+  m <- sde_washboard()
   for (method in c("srk2", "euler")) {
     s <- sde_run(m, n, init = list(x = ~ asin(g), v = 0), dt = 0.02, t_max = 300,
                  params = list(g = 0.6, theta = 0.25), method = method, seed = 11,
@@ -241,13 +227,13 @@ engine_contract_tests(list(
   n = 60,
   run = function(n, first = 1, seed = 1, backend = "cpu", ...) {
     skip_if_no_cc()
-    sde_run(washboard(), n, init = list(x = ~ asin(g), v = 0), dt = 0.05, t_max = 40,
+    sde_run(sde_washboard(), n, init = list(x = ~ asin(g), v = 0), dt = 0.05, t_max = 40,
             params = list(theta = c(0.2, 0.4)), seed = seed, first_replica = first,
             backend = backend, ...)
   },
   bad = list(list(args = list(n = 10, first = 0), error = "first_replica")),
   long = function(backend) {
-    sde_run(washboard(), if (backend == "gpu") 2^22 else 2^16, init = list(x = ~ asin(g), v = 0),
+    sde_run(sde_washboard(), if (backend == "gpu") 2^22 else 2^16, init = list(x = ~ asin(g), v = 0),
             dt = 0.01, t_max = 1e5, params = list(theta = 0.05), seed = 1, backend = backend)
   },
   partial = function(x, backend) {
@@ -268,7 +254,7 @@ engine_contract_tests(list(
 test_that("fixed-length outputs do not depend on threads; chunks combine", {
   skip_if_no_cc()
   run <- function(n, first = 1, output = "moments", ...) {
-    sde_run(washboard(), n, init = list(x = ~ asin(g), v = c(0, 0.1, 0.2)[(seq_len(n) + first) %% 3 + 1]),
+    sde_run(sde_washboard(), n, init = list(x = ~ asin(g), v = c(0, 0.1, 0.2)[(seq_len(n) + first) %% 3 + 1]),
             dt = 0.05, t_max = 10, params = list(g = c(0.3, 0.5)), output = output,
             record_every = 40, keep = 5, seed = 9, first_replica = first, backend = "cpu",
             bins = list(x = seq(-2, 4, by = 0.5), energy = c(-2, 0, 2)), ...)
@@ -345,7 +331,7 @@ test_that("the model's kernels compile with NVRTC (no GPU needed)", {
   skip_if_no_nvrtc()
   local_kernel_cache()
   for (prec in c("single", "double")) for (method in c("srk2", "euler")) {
-    img <- statphysgpu:::sde_nvrtc_image(washboard(), "sm_90", prec, method)
+    img <- statphysgpu:::sde_nvrtc_image(sde_washboard(), "sm_90", prec, method)
     expect_true(is.raw(img) && length(img) > 1000)
   }
   img <- statphysgpu:::sde_nvrtc_image(sde_model(drift = list(x = ~ 1)), "sm_90", "single", "euler")
