@@ -7,7 +7,9 @@
  *   a counter, advance them by at most `budget` steps a launch, write the
  *   passage time (or the censoring at t_max) and take the next path, so no
  *   lane waits for a slow path; the state of running paths is saved between
- *   launches.  A non-finite path writes its step and flags itself in
+ *   launches; once no path is left to hand out, the host packs the running
+ *   paths into the first lanes (sp_sde_compact_kernel) as escape.cu's
+ *   engine does.  A non-finite path writes its step and flags itself in
  *   counters->bad (path << 8 | state; the lowest wins).
  * sp_sde_start_kernel, sp_sde_fixed_kernel: every path of the call, one
  *   thread each, advances from kcur to kend; at a record, each block (a tile
@@ -60,7 +62,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   if (pid == -2) pid = -1; /* more paths may be left */
   if (pid >= 0) {
     const uint64_t c = (uint64_t)pid / a.job.n;
-    for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.nlanes + lid];
+    for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.cap + lid];
     k = a.k[lid];
     sp_sde_load_par(a, c, p);
     stream = (c << 40) + a.job.replica0 + (uint64_t)pid % a.job.n;
@@ -118,7 +120,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   }
   a.pid[lid] = pid;
   if (pid >= 0) {
-    for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.nlanes + lid] = (double)x[i];
+    for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
     a.k[lid] = k;
     int what = 0;
     if (!SP_SDE(sp_sde_finite)(x, &what))
@@ -127,6 +129,18 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   if (useful) atomicAdd(&a.counters->useful, useful);
   if (done) atomicAdd(&a.counters->finished, done);
   if (issued) atomicAdd(&a.counters->issued, issued);
+}
+
+/* Pack the lanes that hold a path into the front of the other buffers (the
+ * order does not matter: a path's numbers do not depend on its lane). */
+extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
+sp_sde_compact_kernel(const sp_sde_kargs a) {
+  const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.nlanes || a.pid[i] < 0) return;
+  const unsigned long long j = atomicAdd(a.count, 1ull);
+  a.pid_to[j] = a.pid[i];
+  a.k_to[j] = a.k[i];
+  for (int v = 0; v < SP_SDE_NX; v++) a.x_to[(uint64_t)v * a.cap + j] = a.x[(uint64_t)v * a.cap + i];
 }
 
 /* The start of every path of the call into the state array (nx x total). */

@@ -105,7 +105,12 @@ typedef struct {
   SP_DPTR(long long) pid;
   SP_DPTR(unsigned long long) k;
   SP_DPTR(double) x;
-  uint64_t nlanes;
+  uint64_t nlanes, cap; /* lanes run; the stride of x (lanes allocated) */
+  /* compaction: the other lane buffers and the count of lanes moved */
+  SP_DPTR(long long) pid_to;
+  SP_DPTR(unsigned long long) k_to;
+  SP_DPTR(double) x_to;
+  SP_DPTR(unsigned long long) count;
   SP_DPTR(unsigned long long) next;
   uint64_t total;
   SP_DPTR(double) value;

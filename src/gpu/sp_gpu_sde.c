@@ -30,7 +30,10 @@ typedef struct {
 
 typedef struct {
   int used;
-  CUfunction kern, start;
+  CUfunction kern, start, compact;
+  CUdeviceptr lane_pid[2], lane_k[2], lane_x[2]; /* two lane buffers (compaction) */
+  int cur;
+  unsigned long long hnext;
   sp_sde_kargs k; /* the device buffers and the run */
   CUdeviceptr counters;
   uint64_t ntiles, cells;
@@ -97,19 +100,27 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   if (job->output == 0) {
     int per_sm = 0;
     uint64_t cap;
-    if ((st = sp_gpu_function(d->id, m->key, "sp_sde_passage_kernel", &e->kern))) return st;
+    int b;
+    if ((st = sp_gpu_function(d->id, m->key, "sp_sde_passage_kernel", &e->kern)) ||
+        (st = sp_gpu_function(d->id, m->key, "sp_sde_compact_kernel", &e->compact)))
+      return st;
     if ((st = sp_gpu_occupancy(d->id, e->kern, SDE_BLOCK, 0, &per_sm))) return st;
     if (per_sm < 1) per_sm = 1;
     cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * SDE_BLOCK;
-    k->nlanes = m->total < cap ? (m->total + 31) / 32 * 32 : cap;
-    if ((st = sp_gpu_dev_alloc(d, (size_t)k->nlanes * 8, "the lanes", &p)) ||
-        (st = sp_gpu_memset32(d->id, p, 0xffffffffu, (size_t)k->nlanes * 2)))
-      return st;
-    k->pid = p;
-    if ((st = sp_gpu_dev_alloc(d, (size_t)k->nlanes * 8, "the lanes", &p))) return st;
-    k->k = p;
-    if ((st = sp_gpu_dev_alloc(d, (size_t)k->nlanes * nx * 8, "the lanes", &p))) return st;
-    k->x = p;
+    k->nlanes = k->cap = m->total < cap ? (m->total + 31) / 32 * 32 : cap;
+    for (b = 0; b < 2; b++) {
+      if ((st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_pid[b])) ||
+          (st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_k[b])) ||
+          (st = sp_gpu_dev_alloc(d, (size_t)k->cap * nx * 8, "the lanes", &e->lane_x[b])))
+        return st;
+    }
+    if ((st = sp_gpu_memset32(d->id, e->lane_pid[0], 0xffffffffu, (size_t)k->cap * 2))) return st;
+    e->cur = 0;
+    k->pid = e->lane_pid[0];
+    k->k = e->lane_k[0];
+    k->x = e->lane_x[0];
+    if ((st = sp_gpu_dev_alloc(d, 8, "the compaction counter", &p))) return st;
+    k->count = p;
     if ((st = sp_gpu_dev_alloc(d, 8, "the path counter", &p)) ||
         (st = sp_gpu_memset0(d->id, p, 8)))
       return st;
@@ -180,6 +191,31 @@ static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   }
 }
 
+/* Pack the running paths into the first lanes of the other buffers. */
+static int sde_compact(sp_gpu_dev *d) {
+  sde_dev *e = (sde_dev *)d->state;
+  sp_sde_kargs a = e->k;
+  const int o = 1 - e->cur;
+  unsigned long long cnt = 0;
+  int st;
+  a.pid_to = e->lane_pid[o];
+  a.k_to = e->lane_k[o];
+  a.x_to = e->lane_x[o];
+  if ((st = sp_gpu_memset0(d->id, a.count, 8)) ||
+      (st = sp_gpu_stream_sync(d->id, NULL)) || /* the memset, on the legacy stream */
+      (st = sp_gpu_launch(d->id, e->compact, (unsigned int)((a.nlanes + SDE_BLOCK - 1) / SDE_BLOCK),
+                          SDE_BLOCK, 0, d->stream, &a, "sp_sde_compact_kernel")) ||
+      (st = sp_gpu_stream_sync(d->id, d->stream)) ||
+      (st = sp_gpu_to_host(d->id, &cnt, a.count, 8)))
+    return st;
+  e->cur = o;
+  e->k.pid = e->lane_pid[o];
+  e->k.k = e->lane_k[o];
+  e->k.x = e->lane_x[o];
+  e->k.nlanes = cnt;
+  return SP_OK;
+}
+
 static int sde_poll(void *model, sp_gpu_dev *d) {
   sde_model *m = (sde_model *)model;
   sde_dev *e = (sde_dev *)d->state;
@@ -225,7 +261,14 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
     d->idle = e->hc.finished >= m->total;
     m->out->finished = e->hc.finished;
     m->out->useful = e->hc.useful;
-    return SP_OK;
+    if ((st = sp_gpu_to_host(d->id, &e->hnext, e->k.next, 8))) return st;
+    d->tail = e->hnext >= m->total;
+    /* in the tail, pack the running paths into full warps as soon as a
+     * tenth of the lanes idle */
+    if (!d->idle && d->tail && (double)(m->total - e->hc.finished) < 0.9 * (double)e->k.nlanes)
+      st = sde_compact(d);
+    if (st == SP_OK && e->k.nlanes == 0) d->idle = 1;
+    return st;
   }
   m->out->useful += (e->k.kend - e->k.kcur) * m->total;
   e->k.kcur = e->k.kend;
