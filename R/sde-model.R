@@ -70,6 +70,10 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   }
   sde_check_names(drift, "drift", call, need = TRUE)
   states <- names(drift)
+  if (length(states) > 255) {
+    sp_abort(sprintf("`drift` has %d states; a model has at most 255.", length(states)),
+             call = call)
+  }
   if (is.null(params)) params <- numeric()
   if (is.list(params)) params <- unlist(params)
   if (length(params) && (!is.numeric(params) || is.null(names(params)))) {

@@ -45,7 +45,9 @@
 #'
 #' A path whose state turns NaN or infinite stops the run with an error of
 #' class `statphysgpu_not_finite` naming the replica, the time and the
-#' variable.
+#' variable (the state is checked every few steps and the first non-finite
+#' step found by redoing them; when several paths fail within one round of
+#' the engine, the lowest replica is named).
 #'
 #' @param m An [sde_model()].
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
