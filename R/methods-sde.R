@@ -60,7 +60,9 @@ sde_plain_df <- function(x) {
 #'   and `print()`: `x`, invisibly.
 #' @name sde_methods
 #' @examples
-#' ou <- sde_model(drift = list(x = ~ -x), noise = list(x = ~ 1), name = "ou")
+#' # the model of ?sde_run's example (compiled once a session)
+#' ou <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
+#'                 params = c(k = 1, s = 1), stop = ~ x > 1.5, name = "ou")
 #' if (sde_cpu_available()) {
 #'   a <- sde_run(ou, 100, init = list(x = 1), dt = 0.01, t_max = 2, output = "moments",
 #'                record_every = 20, seed = 4, backend = "cpu")

@@ -10,7 +10,17 @@
 .sp_sde$compiles <- 0L
 .sp_sde$compile_seconds <- 0
 
-sde_cache_dir <- function() file.path(gpu_cache_dir(), "sde")
+# Under R CMD check (examples, tests, vignettes), unless a cache folder is
+# set explicitly, the session's temporary folder: a check writes nothing in
+# the user's cache.
+sde_cache_dir <- function() {
+  explicit <- !is.null(getOption("statphysgpu.cache_dir")) ||
+    nzchar(Sys.getenv("STATPHYSGPU_CACHE_DIR"))
+  if (!explicit && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) {
+    return(file.path(tempdir(), "statphysgpu-sde"))
+  }
+  file.path(gpu_cache_dir(), "sde")
+}
 
 # R's C compiler and flags (R CMD config), once a session: list(cc, cflags,
 # found, why).
