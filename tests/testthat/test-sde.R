@@ -220,6 +220,13 @@ test_that("passage results work with summary, ecdf_band, censored_mean, as_surv,
   expect_true(all(ap$x[esc] >= d$lvl[esc]))
   expect_equal(ap$x2, ap$x^2)
   expect_named(as.data.frame(r, at_passage = TRUE), c(names(d), "x", "x2"))
+  # chunks carry their states at passage into rbind()
+  part <- function(n, first) {
+    sde_run(ou_model, n, init = list(x = 0), dt = 0.01, t_max = 3, params = list(lvl = c(1, 1.5)),
+            seed = 2, backend = "cpu", at_passage = TRUE, first_replica = first)
+  }
+  both <- rbind(part(100, 1), part(200, 101))
+  expect_identical(as.data.frame(both, at_passage = TRUE), as.data.frame(r, at_passage = TRUE))
 })
 
 engine_contract_tests(list(
