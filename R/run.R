@@ -67,11 +67,11 @@ fmt_count <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TR
 sim_frame <- function(call, n, first = 1, seed = NULL, backend = "auto",
                       devices = NULL, precision = NULL, precisions = NULL, progress,
                       groups = 1, row_bytes = 8, auto_threshold = 1e4,
-                      n_name = "n", first_name = "first_replica",
+                      n_name = "replicas", first_name = "first_replica",
                       max_replicas = 2^40) {
   n <- check_count(n, n_name, min = 1, call = call)
   if (!is.null(precisions)) { # NULL: the engine has no precision choice
-    precision <- check_choice(precision, precisions, "precision", call = call)
+    precision <- check_precision(precision, precisions, call = call)
   }
   progress <- check_flag(progress, "progress", call = call)
   first <- check_whole(first, first_name, lo = 1, hi = max_replicas, call = call)
