@@ -145,7 +145,11 @@ sim_run <- function(frame, entry, ..., kernel = NULL, variant = "default",
     key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant)
   }
   sim_hold_interrupts(frame$call, envir)
-  .Call(entry, ..., key, as.integer(frame$plan$devices), frame$progress)
+  devices <- as.integer(frame$plan$devices)
+  if (is.character(entry)) { # a model of the registry (src/models): one entry
+    return(.Call(C_sp_r_model_run, entry, list(...), key, devices, frame$progress))
+  }
+  .Call(entry, ..., key, devices, frame$progress)
 }
 
 # Suspend interrupts until the function whose frame is `envir` exits (an

@@ -3,7 +3,7 @@
  * math functions, cuRAND's own stream, device memory probes. */
 #include <stdlib.h>
 
-#include "r_escape.h"
+#include "r_model.h"
 #include "r_util.h"
 
 #include "core/sp_error.h"
@@ -165,8 +165,8 @@ SEXP sp_r_gpu_mem_info(SEXP dev) {
  * CPU engine and the kernel draw them) for condition 1 of `conds` and the
  * given streams (whole doubles): a matrix of phi and v. */
 SEXP sp_r_escape_starts(SEXP conds, SEXP tables, SEXP seed, SEXP streams) {
-  int ncond;
-  const sp_escape_cond *c = sp_r_escape_conds(conds, &ncond);
+  R_xlen_t ncond;
+  const sp_escape_cond *c = (const sp_escape_cond *)sp_r_model_rows("escape", "conds", conds, &ncond);
   R_xlen_t n = XLENGTH(streams), i;
   uint64_t key = sp_r_u64(seed);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 2));
