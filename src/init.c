@@ -11,14 +11,8 @@
 /* the package's functions */
 SEXP sp_r_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_model_run(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_driven(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
-                 SEXP, SEXP, SEXP);
-SEXP sp_r_vmc(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_check_coords(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_xorsat(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_kuramoto(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
-                   SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_lrmd(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_lrmd_scan(SEXP, SEXP);
@@ -62,12 +56,8 @@ SEXP sp_r_escape_starts(SEXP, SEXP, SEXP, SEXP);
 static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_philox, 9),
   CALLDEF(sp_r_model_run, 5),
-  CALLDEF(sp_r_driven, 16),
-  CALLDEF(sp_r_vmc, 14),
   CALLDEF(sp_r_vmc_lattice, 5),
   CALLDEF(sp_r_vmc_check_coords, 5),
-  CALLDEF(sp_r_xorsat, 12),
-  CALLDEF(sp_r_kuramoto, 18),
   CALLDEF(sp_r_kuramoto_start, 5),
   CALLDEF(sp_r_lrmd, 10),
   CALLDEF(sp_r_lrmd_scan, 2),

@@ -28,7 +28,7 @@ static double whole(SEXP x, const char *model, const char *name, double lo, doub
     Rf_error("internal error: %s field '%s' must be one number", model, name);
   v = Rf_asReal(x);
   if (!(v >= lo && v <= hi) || v != (double)(int64_t)v)
-    Rf_error("internal error: %s field '%s' = %g is not a whole number in [%g, %g]", model,
+    Rf_error("internal error: %s field '%s' = %.17g is not a whole number in [%.0f, %.0f]", model,
              name, v, lo, hi);
   return v;
 }
@@ -120,6 +120,8 @@ static void read_field(const char *model, const sp_field *f, SEXP x, void *base)
     put_len(base, f, XLENGTH(x));
     break;
   }
+  case SP_F_INPUT:
+    break;
   case SP_F_ROWS: {
     SEXP nm = Rf_getAttrib(x, R_NamesSymbol);
     R_xlen_t n = sp_r_rows(x), i;

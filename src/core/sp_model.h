@@ -30,6 +30,7 @@ typedef enum {
   SP_F_SIZE,   /* size_t <- a whole number (lengths) */
   SP_F_REALS,  /* const double * <- a double vector (NULL when empty) */
   SP_F_INTS,   /* const int * <- an integer vector (NULL when empty) */
+  SP_F_INPUT,  /* not a field: an input only an output's copy_of reads */
   SP_F_ROWS    /* a struct array <- a named list of equal-length double
                   columns, one per field of `rows` (SP_F_DOUBLE, SP_F_U64 as
                   a whole double, SP_F_I64) */
@@ -54,6 +55,11 @@ typedef struct sp_field {
 /* A scalar field. */
 #define SP_FIELD(type, member, kind) \
   {#member, kind, offsetof(type, member), SP_NO_LEN, SP_F_INT, NULL, 0, 0}
+/* A scalar field under another name (a member of a nested struct). */
+#define SP_FIELD_AS(name, type, member, kind) \
+  {name, kind, offsetof(type, member), SP_NO_LEN, SP_F_INT, NULL, 0, 0}
+/* An input that only an output's copy_of reads. */
+#define SP_INPUT(name) {name, SP_F_INPUT, 0, SP_NO_LEN, SP_F_INT, NULL, 0, 0}
 /* A vector with its length in `len` (of type len_kind). */
 #define SP_FIELD_VEC(type, member, kind, len, len_kind) \
   {#member, kind, offsetof(type, member), offsetof(type, len), len_kind, NULL, 0, 0}

@@ -4,9 +4,11 @@
 
 #include "../core/sp_model.h"
 
-extern const sp_model sp_model_escape;
+extern const sp_model sp_model_escape, sp_model_driven, sp_model_kuramoto, sp_model_vmc,
+    sp_model_xorsat;
 
-static const sp_model *const models[] = {&sp_model_escape};
+static const sp_model *const models[] = {&sp_model_escape, &sp_model_driven, &sp_model_kuramoto,
+                                         &sp_model_vmc, &sp_model_xorsat};
 
 const sp_model *sp_model_find(const char *name) {
   size_t i;

@@ -30,8 +30,9 @@ nf_escape <- function(conds, n = 4, method = "euler", precision = "double", firs
   ramp <- any(conds$dg != 0)
   pl <- nf_plan(backend, "escape",
                 paste(precision, method, if (ramp) "ramp" else "fixed", sep = "_"))
-  .Call(statphysgpu:::C_sp_r_escape, conds, double(), n, nf_u64(first - 1),
-        method == "srk2", precision == "single", nf_u64(1), pl$key, pl$devices, FALSE)
+  job <- list(conds = conds, tables = double(), n = n, replica0 = nf_u64(first - 1),
+              seed = nf_u64(1), heun = method == "srk2", single = precision == "single")
+  .Call(statphysgpu:::C_sp_r_model_run, "escape", job, pl$key, pl$devices, FALSE)
 }
 
 # The long-range MD engine on a hand-made state: model "hmf", "ring" or

@@ -15,7 +15,7 @@ test_that("escape: a velocity that overflows is an error naming replica, conditi
   # now were returned as censored or escaped.
   conds <- nf_escape_conds(beta = c(1, 1e150), h = c(0.01, 1))
   expect_error(nf_escape(conds), class = not_finite,
-               "^the velocity v of replica 1 of condition 2 became non-finite at step 3 \\(t = 3\\); such a path can neither escape nor be censored: use a smaller `h`")
+               "^the velocity v of replica 1 of condition 2 became non-finite at step 3 \\(t = 3\\); such a path can neither escape nor be censored: use a smaller `dt`")
   # single precision: beta h = 1e30, v_2 ~ 1.4e45 overflows float at step 2
   expect_error(nf_escape(nf_escape_conds(beta = 1e30, h = 1), precision = "single"),
                class = not_finite,
