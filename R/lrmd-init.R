@@ -156,6 +156,15 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' (possible only for `U` within the sampling fluctuation of
 #' \eqn{(1 - M_0^2)/2}) is refused when it is drawn, not when it is made.
 #'
+#' **Grids.** Any parameter (`M0`, `U`, `T`, `p0`, `r_in`, `r_out`) may be a
+#' vector: the result is then an object of class `lrmd_starts`, the starts
+#' of every combination (element `grid`, one row per condition in
+#' [expand.grid()] order, the first parameter varying fastest; element
+#' `starts`, their starts, all with the one seed), which [lrmd()] runs as a
+#' sweep, the records carrying a column per swept parameter. [lrmd()]'s
+#' replicas of a start draw from streams of their own (see [lrmd()],
+#' Replicas and sweeps); the start itself is replica 1.
+#'
 #' Each function checks, when it is called, the memory the drawn start
 #' needs (16 bytes a particle, 32 for `gravity2d_shell()`) against the
 #' memory available, and refuses an energy `U`, temperature `T` or width
@@ -164,17 +173,18 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' double: for example \eqn{U \le 2.2 \times 10^{307} / n}{U <= 2.2e307 / n}).
 #'
 #' @param n Number of particles (at least 2).
-#' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]}.
-#' @param U Energy per particle.
-#' @param T Temperature \eqn{T > 0}.
-#' @param p0 Half width of the uniform momenta (0: at rest).
+#' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]} (a vector: a grid).
+#' @param U Energy per particle (a vector: a grid).
+#' @param T Temperature \eqn{T > 0} (a vector: a grid).
+#' @param p0 Half width of the uniform momenta (0: at rest; a vector: a grid).
 #' @param r_in,r_out Inner and outer radius of the annulus, \eqn{0 \le
 #'   r_{in} < r_{out}}.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @return An object of class `lrmd_init`: a data frame with columns
 #'   `theta`, `p` (HMF, ring) or `x`, `y`, `px`, `py` (gravity2d), drawn
-#'   when first read, and attributes `model`, `params`, `seed`; pass it as
-#'   `init` to [lrmd()].
+#'   when first read, and attributes `model`, `params`, `seed`, `seed_hex`;
+#'   pass it as `init` to [lrmd()]. With a vector parameter, an object of
+#'   class `lrmd_starts` (see Grids).
 #' @seealso [lrmd()], [hmf_caloric()].
 #' @examples
 #' w <- hmf_waterbag(1000, M0 = 1, U = 0.69, seed = 1)
@@ -185,6 +195,8 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' # a large start costs nothing until it is read (lrmd() draws it itself)
 #' big <- hmf_waterbag(1e7, M0 = 1, U = 0.69, seed = 1)
 #' nrow(big)
+#' # a grid of starts: lrmd() runs one condition each
+#' hmf_waterbag(1000, M0 = 1, U = c(0.6, 0.69, 0.8), seed = 1)
 #' @export
 hmf_waterbag <- function(n, M0, U, seed = NULL) {
   call <- sys.call()

@@ -153,18 +153,49 @@
 #' there) and \eqn{10^{-153}} for gravity2d (its square, \eqn{10^{-306}}, a
 #' normal double).
 #'
+#' **Replicas and sweeps.** `replicas` independent systems of `n`
+#' particles run in one call, each from its own start: replica \eqn{r}
+#' (global, numbered from `first_replica`) of a start of [hmf_waterbag()]
+#' ... draws its particles from its own Philox streams (purpose 16, stream
+#' \eqn{c \cdot 2^{40} + r - 1} for coordinate \eqn{c}), except replica 1,
+#' which is the start itself (purpose 11: the numbers of one start, so that
+#' a run of one replica is what it was before replicas existed). A start
+#' given as numbers (a data frame or matrix, or a start changed after it
+#' was made) is the same for every replica: the dynamics is deterministic,
+#' so its replicas are identical. Any parameter of a start (`U`, `M0`, `T`,
+#' `p0`, `r_in`, `r_out`) and `softening` (ring, gravity2d) may be a vector:
+#' the conditions are their grid (the start's parameters first, in
+#' [expand.grid()] order, the first varying fastest; then the softening), and
+#' every condition runs `replicas` systems. The records carry the columns
+#' `condition` and one per swept parameter, named after it, holding its
+#' value (none when nothing is swept), then `replica`; rows are ordered by
+#' condition, replica and step. The streams of a replica do not depend on
+#' the condition, so each condition's systems are those of a call with its
+#' values alone (common random numbers across the grid). Chunks of the
+#' replicas (`first_replica`, the same start and seed: see
+#' [replica_chunks()]) combine with [rbind()][rbind.lrmd_run()] into the
+#' result of one call, bit for bit on the CPU. The systems run one after
+#' another through the same engine (on the GPU, the same kernels, each
+#' system filling the device as one system does: a study of many small
+#' systems runs faster on the CPU, `backend = "auto"`'s choice below
+#' \eqn{10^5} particles for HMF); each has its progress bar.
+#'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
 #'   step reached and the state there are returned (`init = ` the result
-#'   continues it).
+#'   continues it). In a run of several systems the systems after the one
+#'   interrupted have not started: their states are their starts (still
+#'   not drawn), and a continuation starts them.
 #' @param model `"hmf"`, `"ring"` or `"gravity2d"` (taken from `init` when
 #'   that is an initial condition or a run).
 #' @param n Number of particles (taken from `init` when missing).
 #' @param init The start: an object of [hmf_waterbag()],
-#'   [hmf_equilibrium()], [ring_uniform()], [gravity2d_shell()]; a previous
-#'   result of `lrmd()` (to continue it); or a data frame or matrix of `n`
-#'   rows with columns (theta, p) for HMF and ring or (x, y, px, py) for
-#'   gravity2d. Missing: `hmf_waterbag(n, 1, 0.69)`, `ring_uniform(n)` or
+#'   [hmf_equilibrium()], [ring_uniform()], [gravity2d_shell()] (one start,
+#'   or a grid of them when a parameter is a vector: see Replicas and
+#'   sweeps); a previous result of `lrmd()` (to continue every system of
+#'   it); or a data frame or matrix of `n` rows with columns (theta, p) for
+#'   HMF and ring or (x, y, px, py) for gravity2d (the same for every
+#'   replica). Missing: `hmf_waterbag(n, 1, 0.69)`, `ring_uniform(n)` or
 #'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed` (by the engine: see
 #'   Starts the engine draws).
 #' @param dt Time step (a warning says when it is coarse: see Coarse steps).
@@ -173,26 +204,40 @@
 #'   fewer); the records are at the multiples of `record_every` counted from
 #'   the start of the first run of a chain (see Continuing).
 #' @param softening \eqn{\epsilon > 0} of the ring and gravity2d potentials
-#'   (when continuing a run, its softening unless given); at least what the
-#'   precision resolves (see Precision).
+#'   (when continuing a run, its softening unless given; a run that swept
+#'   it keeps its values); at least what the precision resolves (see
+#'   Precision). Several values: a sweep (see Replicas and sweeps).
 #' @param snapshots Times at which to keep the whole phase space (rounded
 #'   to the nearest step; the times of a continued run go on from the
 #'   previous one's end).
 #' @param seed Seed of the default `init` (see [philox]); the dynamics is
-#'   deterministic.
+#'   deterministic. A start of [hmf_waterbag()] ... has its own seed, which
+#'   its replicas draw from and the result carries (`seed` is then unused).
 #' @param backend `"auto"` (see Backends), `"cpu"` or `"gpu"`.
 #' @param devices GPU ids (several: the particles are split over them, see
 #'   Several GPUs), `"all"`, or `NULL` for the first; see [gpu_devices()].
 #' @param precision `"mixed"` or `"double"` (see Precision).
-#' @param progress Show a progress bar.
+#' @param progress Show a progress bar (one a system).
+#' @param replicas Number of independent systems per condition (see
+#'   Replicas and sweeps).
+#' @param first_replica Global number of the first replica (chunks of a
+#'   study; [replica_chunks()]). With the default start, give the chunks'
+#'   shared `seed`.
 #' @return An object of class `lrmd_run`: a data frame with one row per
-#'   record and columns `step`, `time`, `kinetic`, `potential`, `total`
-#'   (per particle), `energy_error`, then `Mx`, `My`, `M` (HMF, ring) or
-#'   `virial_ratio`, `r_half` (gravity2d), and `temperature`; attributes
-#'   `model`, `params`, `state` (the final phase space, a data frame like
-#'   `init`'s), `snapshots` (a list of such data frames, each with its
-#'   `time`), `e0`, `steps_done`, `seed`, `backend`, `devices`,
-#'   `precision`, `seconds`, `interrupted`.
+#'   record of each system and columns `condition` and the swept
+#'   parameters (a sweep only), `replica`, `step`, `time`, `kinetic`,
+#'   `potential`, `total` (per particle), `energy_error`, then `Mx`, `My`,
+#'   `M` (HMF, ring) or `virial_ratio`, `r_half` (gravity2d), and
+#'   `temperature`; attributes `model`, `params`, `state` (the final phase
+#'   space, a data frame like `init`'s), `snapshots` (a list of such data
+#'   frames, each with its `time`), `e0`, `steps_done`, `time_end`,
+#'   `systems` (one row per system: `condition` and the swept parameters,
+#'   `replica`, `softening`, `e0`, the steps where it started and ended, its
+#'   clock), `conditions` (the grid, or `NULL`), `seed`, `seed_hex`,
+#'   `backend`, `devices`, `precision`, `seconds`, `interrupted`. With
+#'   several systems, `state` is a list of data frames and `snapshots` a
+#'   list of lists, one per system in the order of `systems`, and `e0`,
+#'   `steps_done`, `time_end` have one value per system.
 #' @references Rocha Filho, T. M. (2014) Molecular dynamics for long-range
 #'   interacting systems on graphic processing units. *Computer Physics
 #'   Communications* 185, 1364-1369 (paper 004); Yoshida, H. (1990)
@@ -206,6 +251,11 @@
 #' summary(x)
 #' hmf_caloric(0.69) # the equilibrium M the quasi-stationary state avoids
 #' y <- lrmd(init = x, dt = 0.1, steps = 100, backend = "cpu") # continue
+#' # an ensemble over a sweep: 2 energies x 3 replicas in one call
+#' e <- lrmd("hmf", init = hmf_waterbag(500, M0 = 1, U = c(0.6, 0.69), seed = 1),
+#'           dt = 0.1, steps = 100, record_every = 20, replicas = 3, backend = "cpu")
+#' summary(e)
+#' aggregate(M ~ U, data = summary(e), FUN = mean)
 #' g <- lrmd("gravity2d", init = gravity2d_shell(300, 0.5, 1, seed = 1), dt = 0.01,
 #'           steps = 200, record_every = 20, snapshots = 2, backend = "cpu")
 #' summary(g)
