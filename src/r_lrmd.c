@@ -8,6 +8,7 @@
 #include "r_run.h"
 
 #include <R_ext/Altrep.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/sp_error.h"
@@ -18,16 +19,18 @@
 /* ---- the recipe of a start ------------------------------------------------------ */
 
 /* A start's recipe (class "lrmd_draw", made by lrmd_start_object() in
- * R/lrmd-init.R): c(kind, n, seed lo, seed hi, a, b, U, M0), the fields of
- * sp_lrmd_start. */
-#define RECIPE_LEN 8
+ * R/lrmd-init.R): c(kind, n, seed lo, seed hi, a, b, U, M0, replica), the
+ * fields of sp_lrmd_start (replica: global, 0-based; a recipe of 8, saved
+ * before replicas existed, is replica 0). */
+#define RECIPE_LEN 9
 
 static void recipe_read(SEXP r, sp_lrmd_start *s) {
   const double *x;
-  if (TYPEOF(r) != REALSXP || XLENGTH(r) != RECIPE_LEN)
+  if (TYPEOF(r) != REALSXP || (XLENGTH(r) != RECIPE_LEN && XLENGTH(r) != RECIPE_LEN - 1))
     Rf_error("internal error: the recipe of a start must be %d doubles", RECIPE_LEN);
   x = REAL(r);
-  if (!(x[0] >= SP_LRMD_START_WATERBAG && x[0] <= SP_LRMD_START_SHELL) || !(x[1] >= 2))
+  if (!(x[0] >= SP_LRMD_START_WATERBAG && x[0] <= SP_LRMD_START_SHELL) || !(x[1] >= 2) ||
+      (XLENGTH(r) == RECIPE_LEN && !(x[8] >= 0 && x[8] < 0x1p40 && x[8] == floor(x[8]))))
     Rf_error("internal error: a damaged recipe of a start");
   s->kind = (int)x[0];
   s->n = sp_r_count(Rf_ScalarReal(x[1]));
@@ -36,6 +39,7 @@ static void recipe_read(SEXP r, sp_lrmd_start *s) {
   s->b = x[5];
   s->U = x[6];
   s->M0 = x[7];
+  s->replica = XLENGTH(r) == RECIPE_LEN ? (uint64_t)x[8] : 0;
 }
 
 static int recipe_ncol(const sp_lrmd_start *s) { return s->kind == SP_LRMD_START_SHELL ? 4 : 2; }
@@ -332,23 +336,32 @@ SEXP sp_r_lrmd_start_columns(SEXP recipe) {
   return out;
 }
 
-/* The recipe of a list whose columns are all those of one lazy start, in
- * order and none drawn yet (then the engine draws it); else NULL. */
+/* For a list whose columns are all those of one lazy start, in order:
+ * list(its recipe, whether they were drawn (read) -- the engine draws a
+ * start none of whose columns was read, and the other replicas of any);
+ * else NULL. */
 SEXP sp_r_lrmd_lazy(SEXP x) {
-  SEXP recipe = R_NilValue;
+  SEXP recipe = R_NilValue, out;
   sp_lrmd_start s;
   R_xlen_t j, ncol;
+  int drawn = 0;
   if (TYPEOF(x) != VECSXP || (ncol = XLENGTH(x)) < 1) return R_NilValue;
   for (j = 0; j < ncol; j++) {
     SEXP c = VECTOR_ELT(x, j), r;
-    if (!ALTREP(c) || !R_altrep_inherits(c, lrmd_col_class) || col_index(c) != j ||
-        col_drawn(c) != R_NilValue)
+    if (!ALTREP(c) || !R_altrep_inherits(c, lrmd_col_class) || col_index(c) != j)
       return R_NilValue;
+    if (col_drawn(c) != R_NilValue) drawn = 1;
     r = VECTOR_ELT(col_shared(c), 0);
     if (j == 0) recipe = r;
-    else if (r != recipe && memcmp(REAL(r), REAL(recipe), RECIPE_LEN * sizeof(double)) != 0)
+    else if (r != recipe && (XLENGTH(r) != XLENGTH(recipe) ||
+                             memcmp(REAL(r), REAL(recipe), XLENGTH(r) * sizeof(double)) != 0))
       return R_NilValue;
   }
   recipe_read(recipe, &s);
-  return recipe_ncol(&s) == ncol ? recipe : R_NilValue;
+  if (recipe_ncol(&s) != ncol) return R_NilValue;
+  out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(out, 0, recipe);
+  SET_VECTOR_ELT(out, 1, Rf_ScalarLogical(drawn));
+  UNPROTECT(1);
+  return out;
 }

@@ -29,11 +29,12 @@
 #define SP_LRMD_NREC 4
 
 /* A start the engine draws itself (inst/cuda/lrmd_start.h has the draws):
- * kind SP_LRMD_START_*, n particles, its parameters a and b, and for the
+ * kind SP_LRMD_START_*, n particles, the replica (global, 0-based) whose
+ * Philox streams it is drawn from, its parameters a and b, and for the
  * waterbag's energy check U and M0. */
 typedef struct {
   int kind;
-  uint64_t seed, n;
+  uint64_t seed, n, replica;
   double a, b;
   double U, M0;
 } sp_lrmd_start;

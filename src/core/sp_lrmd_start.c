@@ -118,7 +118,7 @@ static void sp_lrmd_start_tile0(const sp_lrmd_start *s, uint64_t t, const double
   for (b = b0; b < b1; b++) {
     double x[4], y[4], p[4];
     int k;
-    sp_lrmd_start_raw(s->kind, s->seed, s->a, s->b, b, cdf, grid, guide, x, y, p);
+    sp_lrmd_start_raw(s->kind, s->seed, s->replica, s->a, s->b, b, cdf, grid, guide, x, y, p);
     for (k = 0; k < 4 && 4 * b + k < n; k++) {
       const uint64_t i = 4 * b + k;
       q0[i] = x[k];

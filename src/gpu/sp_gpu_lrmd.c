@@ -465,6 +465,7 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
   memset(&a, 0, sizeof a);
   memset(&k, 0, sizeof k);
   a.seed = s->seed;
+  a.replica = s->replica;
   a.n = n;
   a.a = s->a;
   a.b = s->b;
