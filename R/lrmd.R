@@ -554,8 +554,9 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
     mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
                          !(k0 > 0 & snap_steps == k0)] - k0
     r <- withCallingHandlers(
-      sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(p[2], p[3]), flags, state,
-              as.double(mine), kernel = "lrmd", variant = variant, envir = envir),
+      sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, state,
+                                         mine),
+              kernel = "lrmd", variant = variant, envir = envir),
       statphysgpu_not_finite = function(e) {
         # the engine counts the steps of this part: say where it began
         if (k0 > 0) {
@@ -587,6 +588,33 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   rec <- do.call(cbind, lapply(recs, `[[`, "rec"))
   keep <- (steps0 + k) %% record_every == 0 & !duplicated(k)
   c(res, list(k = k[keep], rec = rec[, keep, drop = FALSE], state = state, snaps = snaps))
+}
+
+# The job of the lrmd model (src/models/lrmd.c): model code, n, dt,
+# softening, the steps and record interval of this part, flags c(mixed,
+# fused pair pass, blocks an SM), the start `state` (its columns, or a
+# recipe of class "lrmd_draw" that the engine draws: c(kind, n, seed lo,
+# seed hi, a, b, U, M0, replica)) and the snapshot steps.
+lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, state, snap_steps) {
+  job <- list(model = code, n = n, dt = as.double(dt), eps = as.double(softening),
+              steps = steps, record_every = record_every, single = flags[1],
+              fused = flags[2], blocks_per_sm = flags[3],
+              snap_steps = as.double(snap_steps),
+              q0 = double(), q1 = double(), p0 = double(), p1 = double(),
+              start_kind = -1, start_n = 0, start_seed = c(0, 0), start_replica = 0,
+              start_a = 0, start_b = 0, start_U = 0, start_M0 = 0)
+  if (inherits(state, "lrmd_draw")) {
+    r <- unclass(state)
+    job[c("start_kind", "start_n", "start_a", "start_b", "start_U", "start_M0")] <-
+      as.list(r[c(1, 2, 5, 6, 7, 8)])
+    job$start_seed <- r[3:4]
+    job$start_replica <- if (length(r) >= 9) r[9] else 0 # a recipe saved before replicas
+  } else if (length(state) == 4) {
+    job[c("q0", "q1", "p0", "p1")] <- unname(state)
+  } else {
+    job[c("q0", "p0")] <- unname(state)
+  }
+  job
 }
 
 # The records of several systems, one data frame (their columns joined).

@@ -14,7 +14,6 @@ SEXP sp_r_model_run(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_check_coords(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_lrmd(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_lrmd_scan(SEXP, SEXP);
 SEXP sp_r_lrmd_start_columns(SEXP);
 SEXP sp_r_lrmd_lazy(SEXP);
@@ -59,7 +58,6 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_vmc_lattice, 5),
   CALLDEF(sp_r_vmc_check_coords, 5),
   CALLDEF(sp_r_kuramoto_start, 5),
-  CALLDEF(sp_r_lrmd, 10),
   CALLDEF(sp_r_lrmd_scan, 2),
   CALLDEF(sp_r_lrmd_start_columns, 1),
   CALLDEF(sp_r_lrmd_lazy, 1),

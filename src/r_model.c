@@ -237,6 +237,22 @@ void *sp_r_model_rows(const char *model, const char *field, SEXP x, R_xlen_t *n)
   return NULL;
 }
 
+/* A state as columns: an R list of the columns o->columns names, each a
+ * double vector of o->length; their pointers into ptrs[which] (the others
+ * left as they are). */
+static SEXP alloc_columns(const sp_output *o, const void *job, double **ptrs) {
+  int which[SP_OUT_MAXCOL], k, nc = o->columns(job, which);
+  uint64_t len = o->length(job);
+  SEXP v = PROTECT(Rf_allocVector(VECSXP, nc));
+  for (k = 0; k < nc; k++) {
+    SEXP c = Rf_allocVector(REALSXP, (R_xlen_t)len);
+    SET_VECTOR_ELT(v, k, c);
+    ptrs[which[k]] = REAL(c);
+  }
+  UNPROTECT(1);
+  return v;
+}
+
 SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progress) {
   const sp_model *m;
   void *j, *out;
@@ -261,8 +277,21 @@ SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progre
   nms = PROTECT(Rf_allocVector(STRSXP, m->noutputs + 1));
   for (k = 0; k < m->noutputs; k++) {
     SET_STRING_ELT(nms, k, Rf_mkChar(m->outputs[k].name));
-    if (m->outputs[k].type == SP_OUT_REALS || m->outputs[k].type == SP_OUT_INTS)
-      alloc_output(m, &m->outputs[k], j, job, out, res, k);
+    const sp_output *o = &m->outputs[k];
+    if (o->type == SP_OUT_REALS || o->type == SP_OUT_INTS) {
+      alloc_output(m, o, j, job, out, res, k);
+    } else if (o->type == SP_OUT_COLUMNS) {
+      SET_VECTOR_ELT(res, k, alloc_columns(o, j, (double **)((char *)out + o->offset)));
+    } else if (o->type == SP_OUT_COLUMN_SETS) {
+      uint64_t s, ns = o->sets(j);
+      double **ptrs = (double **)R_alloc((size_t)(ns * SP_OUT_MAXCOL + 1), sizeof(double *));
+      SEXP v = Rf_allocVector(VECSXP, (R_xlen_t)ns);
+      SET_VECTOR_ELT(res, k, v);
+      memset(ptrs, 0, (size_t)(ns * SP_OUT_MAXCOL + 1) * sizeof(double *));
+      for (s = 0; s < ns; s++)
+        SET_VECTOR_ELT(v, (R_xlen_t)s, alloc_columns(o, j, ptrs + s * SP_OUT_MAXCOL));
+      memcpy((char *)out + o->offset, &ptrs, sizeof ptrs);
+    }
   }
   SET_STRING_ELT(nms, m->noutputs, Rf_mkChar("run"));
   Rf_setAttrib(res, R_NamesSymbol, nms);
@@ -274,12 +303,14 @@ SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progre
     token = PROTECT(R_MakeUnwindCont());
     bar = PROTECT(sp_r_progress_bar(sp_r_int(progress), work, m->progress_name));
     sp_r_hooks_init(&ctx, &hooks, bar, token);
+    sp_error_run_begin();
     if (ndev == 0) {
       int single = m->single_offset != SP_NO_LEN && *(const int *)((const char *)j + m->single_offset);
       st = m->cpu[single && m->cpu[1] != NULL ? 1 : 0](j, out, sp_threads_get(), &hooks, &info);
     } else {
       st = m->gpu(CHAR(STRING_ELT(gpu_key, 0)), j, out, devs, ndev, &hooks, &info);
     }
+    sp_error_run_end();
     sp_r_hooks_end(&ctx);
     UNPROTECT(2);
   }

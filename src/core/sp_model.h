@@ -75,11 +75,20 @@ typedef struct sp_field {
 /* Outputs: vectors the entry allocates (their pointer stored in the out
  * struct at `offset`) or scalars the engine sets (returned as one double). */
 typedef enum {
-  SP_OUT_REALS,  /* double * */
-  SP_OUT_INTS,   /* int * */
-  SP_OUT_REAL,   /* a double in the out struct */
-  SP_OUT_COUNT   /* a uint64_t in the out struct */
+  SP_OUT_REALS,   /* double * */
+  SP_OUT_INTS,    /* int * */
+  SP_OUT_REAL,    /* a double in the out struct */
+  SP_OUT_COUNT,   /* a uint64_t in the out struct */
+  SP_OUT_COLUMNS, /* a state as columns: an R list of double vectors of
+                     `length`, one per column `columns` names (indices into
+                     SP_OUT_MAXCOL consecutive double * at `offset`; the
+                     others NULL) -- the engine writes where R keeps them */
+  SP_OUT_COLUMN_SETS /* `sets` such states (snapshots): an R list of lists;
+                        at `offset` a double ** to sets x SP_OUT_MAXCOL column
+                        pointers (NULL where a column is not kept) */
 } sp_out_type;
+
+#define SP_OUT_MAXCOL 4
 
 typedef struct {
   const char *name;
@@ -96,11 +105,18 @@ typedef struct {
    * and length), the engine updating it in place; NULL: uninitialised (the
    * model's out_init sets what it must) */
   const char *copy_of;
+  /* columns: which (up to SP_OUT_MAXCOL indices, returns how many); sets:
+   * how many states */
+  int (*columns)(const void *job, int *which);
+  uint64_t (*sets)(const void *job);
 } sp_output;
 
-#define SP_OUT_VEC(type, member, kind, len) {#member, kind, offsetof(type, member), len, 0, 0, NULL, NULL}
-#define SP_OUT_SCALAR(type, member, kind) {#member, kind, offsetof(type, member), NULL, 0, 0, NULL, NULL}
-#define SP_OUT_SCALAR_AS(name, type, member, kind) {name, kind, offsetof(type, member), NULL, 0, 0, NULL, NULL}
+#define SP_OUT_VEC(type, member, kind, len) \
+  {#member, kind, offsetof(type, member), len, 0, 0, NULL, NULL, NULL, NULL}
+#define SP_OUT_SCALAR(type, member, kind) \
+  {#member, kind, offsetof(type, member), NULL, 0, 0, NULL, NULL, NULL, NULL}
+#define SP_OUT_SCALAR_AS(name, type, member, kind) \
+  {name, kind, offsetof(type, member), NULL, 0, 0, NULL, NULL, NULL, NULL}
 
 typedef int (*sp_cpu_entry)(const void *job, void *out, int nth, const sp_hooks *hooks,
                             sp_run_info *info);

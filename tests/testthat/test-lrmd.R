@@ -947,7 +947,7 @@ test_that("replicas, first_replica, precision and a softening sweep are checked"
     list(list(model = "ring", n = 10, dt = 0.1, steps = 1, softening = c(0.1, -1)),
          "`softening` must be a numeric vector of positive finite numbers, not -1"),
     list(list(init = w, dt = 0.1, steps = 1, precision = "single"),
-         "`precision` must be one of \"mixed\", \"double\""))
+         "no precision \"single\": `precision` must be \"mixed\" or \"double\""))
   for (b in bad) {
     expect_error(do.call(lrmd, c(b[[1]], backend = "cpu", progress = FALSE)), b[[2]],
                  class = "statphysgpu_error")

@@ -133,7 +133,7 @@ test_that("lrmd: a non-finite start or record is an error", {
                class = not_finite, "virial of the record at step 0")
   # an ordinary run is untouched
   r <- nf_lrmd("gravity2d", nf_lrmd_state("gravity2d"), dt = 0.01, softening = 0.1)
-  expect_true(all(is.finite(r$state)) && all(is.finite(r$rec)))
+  expect_true(all(is.finite(unlist(r$state))) && all(is.finite(r$rec)))
 })
 
 test_that("he4_vmc: non-finite energies or coordinates are an error naming walker and sweep", {
