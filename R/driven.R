@@ -325,8 +325,8 @@ driven_variants <- function() {
 # statphysgpu.driven_variant ("" or "_free").
 driven_kernel_variant <- function(precision, method) {
   v <- paste(precision, method, sep = "_")
-  sfx <- getOption("statphysgpu.driven_variant", "")
-  if (is.character(sfx) && length(sfx) == 1 && paste0(v, sfx) %in% names(driven_variants())) {
+  sfx <- sp_tuning("driven_variant")
+  if (paste0(v, sfx) %in% names(driven_variants())) {
     v <- paste0(v, sfx)
   }
   v

@@ -247,7 +247,7 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
 # double precision the longest variant that exists of the suffix with
 # "_u4" or "_lb32" parts dropped ("double_fast"), else "double".
 he4_kernel_variant <- function(precision) {
-  suffix <- getOption("statphysgpu.he4_variant", "_fast_u4")
+  suffix <- sp_tuning("he4_variant")
   v <- paste0(precision, suffix)
   if (precision == "double") {
     reg <- names(gpu_kernel_registry()$he4_vmc$variants)

@@ -265,7 +265,7 @@ kuramoto_check_size <- function(n, ncond, replicas, nrec, bins, row_bytes, call)
 # "_np", "_lb6", "_lb2"; R/gpu.R).
 kuramoto_variant <- function(precision) {
   if (precision != "single") return(precision)
-  v <- getOption("statphysgpu.kuramoto_variant", "")
+  v <- sp_tuning("kuramoto_variant")
   if (is.null(v)) v <- ""
   name <- paste0("single", v)
   if (!is.character(v) || length(v) != 1 || !name %in% names(kuramoto_variants())) {

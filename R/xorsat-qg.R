@@ -188,7 +188,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
                   first_name = "first_run", max_replicas = 2^47)
   tab <- xorsat_tables(instance)
   variant <- if (independent_clones) "indep"
-    else getOption("statphysgpu.xorsat_variant", "default")
+    else sp_tuning("xorsat_variant", call)
   # one engine call: `frame` says the runs, backend and devices
   engine <- function(frame, limit, first, calibrate = FALSE) {
     job <- xorsat_job(tab, nwords = clones / 32, nruns = frame$n, limit = limit,
