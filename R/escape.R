@@ -1,6 +1,6 @@
 #' Escape times over a tilted washboard
 #'
-#' Simulates `n` paths of the noisy, damped pendulum of a current-biased
+#' Simulates `replicas` paths of the noisy, damped pendulum of a current-biased
 #' Josephson junction (the RCSJ model, paper 000 of the package's sources)
 #' for every combination of the parameters, and returns the time at which each
 #' path first crosses a threshold beyond the barrier top:
@@ -8,7 +8,7 @@
 #'   \sqrt{2D}\,\xi(t),\qquad D = \beta\theta,}
 #' in the normalised units of [jj_units()] (time unit \eqn{\hbar/E_C}). Each
 #' path starts at rest at the bottom of the well, \eqn{\varphi_0 =
-#' \arcsin\gamma} (or from the thermal distribution of the well, `start =
+#' \arcsin\gamma} (or from the thermal distribution of the well, `init =
 #' "thermal"`), and escapes when \eqn{\varphi} passes the threshold.
 #'
 #' @section Methods:
@@ -72,7 +72,7 @@
 #' 1}; step \eqn{k} uses normal \eqn{k-1} of that stream (a thermal start
 #' draws from a separate purpose of the same stream, see `?philox`). A path's
 #' result depends only on the seed, its condition and its replica number, so
-#' `escape_times(n = m, first_replica = k + 1, ...)` returns replicas
+#' `escape_times(replicas = m, first_replica = k + 1, ...)` returns replicas
 #' \eqn{k+1, \dots, k+m} of the same seed: chunks run anywhere (other threads,
 #' GPUs, cluster workers) combine with `rbind()` into the one-machine result.
 #' On the CPU results are bit-identical for any thread count and chunking;
@@ -93,13 +93,13 @@
 #' `first_replica`) to complete the sample. A time limit (`setTimeLimit()`)
 #' or another error is not an interrupt: it raises as an error.
 #'
-#' @param n Paths per condition, a whole number \eqn{\ge 1}.
+#' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param gamma Bias current \eqn{I_b/I_c}, in \eqn{[0, 1)}; a vector gives
 #'   one condition per value.
 #' @param V0 \eqn{E_J/E_C}, positive (vector allowed).
 #' @param beta Damping \eqn{\hbar/((2e)^2R)}, positive (vector allowed).
 #' @param theta Temperature \eqn{k_BT/E_C}, positive (vector allowed).
-#' @param h Time step (normalised units), positive; see "Steps, stability
+#' @param dt Time step \eqn{h} (normalised units), positive; see "Steps, stability
 #'   and precision".
 #' @param t_max Censoring time, positive and finite; at most \eqn{2^{53}}
 #'   steps per path.
@@ -119,18 +119,20 @@
 #'   0.1 s).
 #' @param threshold `"saddle"` (default), `"next_well"`, or a number
 #'   \eqn{\ge 0} of radians past the saddle; see "Threshold".
-#' @param start `"rest"` (default: \eqn{\varphi_0 = \arcsin\gamma},
+#' @param init `"rest"` (default: \eqn{\varphi_0 = \arcsin\gamma},
 #'   \eqn{\dot\varphi = 0}) or `"thermal"`: \eqn{\varphi} drawn from the
 #'   Boltzmann law \eqn{\propto e^{-U(\varphi)/\theta}} of the well (between
 #'   the neighbouring saddles, where it is above \eqn{e^{-30}} of its peak;
 #'   tabulated on 1025 knots and inverted exactly between them) and
 #'   \eqn{\dot\varphi} normal with variance \eqn{\theta}, so that the escape
 #'   times have no relaxation transient.
+#' @param n,h,start Deprecated names of `replicas`, `dt` and `init` (they
+#'   work, with a warning of class `statphysgpu_deprecated`).
 #' @return An object of class `escape_times`: a data frame with one row per
 #'   path and columns `condition`, `gamma`, `V0`, `beta`, `theta`, `replica`,
 #'   `value` (escape time) and `escaped`; attributes `conditions` (the
 #'   parameter grid), `seed`, `backend`, `devices`, `precision`, `method`,
-#'   `h`, `t_max`, `threshold`, `start`, `first_replica`, `steps` (useful and
+#'   `dt`, `t_max`, `threshold`, `init`, `replicas`, `first_replica`, `steps` (useful and
 #'   issued integration steps), `seconds`, `interrupted`, `unfinished` and
 #'   `args` (the call's arguments, for [h_check()]). Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, [as_surv()],
@@ -142,43 +144,44 @@
 #'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
 #' @examples
 #' x <- escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = c(0.15, 0.2),
-#'                   h = 0.02, t_max = 2000, seed = 1, backend = "cpu",
+#'                   dt = 0.02, t_max = 2000, seed = 1, backend = "cpu",
 #'                   threshold = "next_well")
 #' x
 #' summary(x)
 #' plot(x, theory = "kramers")
 #' @export
-escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
+escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
                          method = c("srk2", "euler"), seed = NULL,
                          first_replica = 1, backend = "auto", devices = NULL,
                          precision = c("single", "double"),
                          progress = interactive(), threshold = "saddle",
-                         start = c("rest", "thermal")) {
+                         init = c("rest", "thermal"), n, h, start) {
   call <- sys.call()
-  args <- list(n = n, gamma = gamma, V0 = V0, beta = beta, theta = theta, h = h,
-               t_max = t_max, method = method, seed = seed,
+  sp_renamed_args(c(n = "replicas", h = "dt", start = "init"), "escape_times")
+  args <- list(replicas = replicas, gamma = gamma, V0 = V0, beta = beta, theta = theta,
+               dt = dt, t_max = t_max, method = method, seed = seed,
                first_replica = first_replica, backend = backend, devices = devices,
-               precision = precision, threshold = threshold, start = start)
+               precision = precision, threshold = threshold, init = init)
   gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
-  h <- check_positive(h, "h", len = 1, call = call)
+  h <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (t_max < h) {
-    sp_abort(sprintf("`t_max` (%s) must be at least one step `h` (%s).",
+    sp_abort(sprintf("`t_max` (%s) must be at least one step `dt` (%s).",
                      format(t_max), format(h)), call = call)
   }
   grid <- escape_grid(list(gamma = gamma, V0 = V0, beta = beta, theta = theta), call)
   kmax <- steps_upto(t_max / h)
   if (!isTRUE(kmax <= 2^53)) { # NaN when t_max / h overflows
     sp_abort(sprintf(paste0(
-      "`t_max / h` = %s steps per path is more than 2^53 (about 9e15), the ",
-      "most a path can count exactly; use a larger `h` or a smaller `t_max`."),
+      "`t_max / dt` = %s steps per path is more than 2^53 (about 9e15), the ",
+      "most a path can count exactly; use a larger `dt` or a smaller `t_max`."),
       format(t_max / h, digits = 3)), call = call)
   }
   escape_run("escape_times", grid, g0 = grid$gamma, dg = 0, vcens = t_max,
-             kmax = kmax, n = n, h = h, method = method, seed = seed,
+             kmax = kmax, n = replicas, h = h, method = method, seed = seed,
              first_replica = first_replica, backend = backend, devices = devices,
              precision = precision, progress = progress, threshold = threshold,
-             start = start, extra = list(t_max = t_max), args = args, call = call)
+             start = init, extra = list(t_max = t_max), args = args, call = call)
 }
 
 #' Switching currents under a bias ramp
@@ -210,29 +213,31 @@ escape_times <- function(n, gamma, V0, beta, theta, h, t_max,
 #' @param gamma_max Bias at which paths are censored, in
 #'   \eqn{(\gamma_0, 1]}.
 #' @param threshold As for [escape_times()], at the starting bias `gamma0`.
-#' @param start As for [escape_times()], in the well of `gamma0`.
+#' @param init As for [escape_times()], in the well of `gamma0`.
 #' @return An object of class `switching_currents`, laid out as for
 #'   [escape_times()] with columns `condition`, `ramp`, `V0`, `beta`,
 #'   `theta`, `replica`, `value` (bias at switching) and `escaped` (switched
 #'   before `gamma_max`).
 #' @examples
 #' x <- switching_currents(300, ramp = 2e-5, V0 = 4, beta = 0.3, theta = 0.2,
-#'                         h = 0.02, seed = 1, backend = "cpu", gamma_max = 0.95)
+#'                         dt = 0.02, seed = 1, backend = "cpu", gamma_max = 0.95)
 #' summary(x)
 #' plot(x, theory = "kramers")
 #' @export
-switching_currents <- function(n, ramp, V0, beta, theta, h, gamma0 = 0,
+switching_currents <- function(replicas, ramp, V0, beta, theta, dt, gamma0 = 0,
                                gamma_max = 1, method = c("srk2", "euler"),
                                seed = NULL, first_replica = 1, backend = "auto",
                                devices = NULL, precision = c("single", "double"),
                                progress = interactive(), threshold = "saddle",
-                               start = c("rest", "thermal")) {
+                               init = c("rest", "thermal"), n, h, start) {
   call <- sys.call()
-  args <- list(n = n, ramp = ramp, V0 = V0, beta = beta, theta = theta, h = h,
-               gamma0 = gamma0, gamma_max = gamma_max, method = method, seed = seed,
-               first_replica = first_replica, backend = backend, devices = devices,
-               precision = precision, threshold = threshold, start = start)
-  h <- check_positive(h, "h", len = 1, call = call)
+  sp_renamed_args(c(n = "replicas", h = "dt", start = "init"), "switching_currents")
+  args <- list(replicas = replicas, ramp = ramp, V0 = V0, beta = beta, theta = theta,
+               dt = dt, gamma0 = gamma0, gamma_max = gamma_max, method = method,
+               seed = seed, first_replica = first_replica, backend = backend,
+               devices = devices, precision = precision, threshold = threshold,
+               init = init)
+  h <- check_positive(dt, "dt", len = 1, call = call)
   gamma0 <- check_range(gamma0, "gamma0", 0, 1, hi_open = TRUE, len = 1, call = call)
   gamma_max <- check_range(gamma_max, "gamma_max", gamma0, 1, lo_open = TRUE,
                            len = 1, call = call)
@@ -258,10 +263,10 @@ switching_currents <- function(n, ramp, V0, beta, theta, h, gamma0 = 0,
       format(period[i], digits = 3), format(grid$ramp[i])), call = call)
   }
   escape_run("switching_currents", grid, g0 = gamma0, dg = dg, vcens = gamma_max,
-             kmax = kmax, n = n, h = h, method = method, seed = seed,
+             kmax = kmax, n = replicas, h = h, method = method, seed = seed,
              first_replica = first_replica, backend = backend, devices = devices,
              precision = precision, progress = progress, threshold = threshold,
-             start = start, extra = list(gamma0 = gamma0, gamma_max = gamma_max),
+             start = init, extra = list(gamma0 = gamma0, gamma_max = gamma_max),
              args = args, call = call)
 }
 
@@ -369,7 +374,7 @@ escape_check_steps <- function(c0, method, precision, call) {
     sp_abort(sprintf(paste0(
       "the %s scheme is unstable at h = %s for the dynamics in the well ",
       "(condition %d: gamma = %s, V0 = %s, beta = %s): %s. Escapes would be ",
-      "artefacts of the step; use a smaller `h`%s."), method, format(c0$h[i]), i,
+      "artefacts of the step; use a smaller `dt`%s."), method, format(c0$h[i]), i,
       format(c0$g0[i]), format(c0$V0[i]), format(c0$beta[i]), why,
       if (method == "euler") " or method = \"srk2\"" else ""), call = call)
   }
@@ -381,7 +386,7 @@ escape_check_steps <- function(c0, method, precision, call) {
       "the %s step h = %s heats or cools the well: the linearised discrete ",
       "dynamics is stationary at temperature %s theta in phi and %s theta in ",
       "its velocity (condition %d, beta h = %s, h omega0 = %s); escape rates, ",
-      "~ exp(-Delta U / theta), are biased accordingly. Use a smaller `h`%s ",
+      "~ exp(-Delta U / theta), are biased accordingly. Use a smaller `dt`%s ",
       "(h_check() measures the bias)."), method, format(c0$h[i]),
       format(lin$T_phi[i], digits = 3), format(lin$T_v[i], digits = 3), i,
       format(c0$beta[i] * c0$h[i], digits = 3), format(c0$h[i] * sqrt(w2[i]), digits = 3),
@@ -391,7 +396,7 @@ escape_check_steps <- function(c0, method, precision, call) {
   coarse <- c0$h * sqrt(c0$V0) > 0.1
   if (any(coarse)) {
     sp_warn(sprintf(paste0(
-      "`h` is coarse for the dynamics: h * sqrt(V0) = %s > 0.1 (fewer than ",
+      "`dt` is coarse for the dynamics: dt * sqrt(V0) = %s > 0.1 (fewer than ",
       "about 60 steps per plasma period); the escape statistics carry a ",
       "step-size bias."), format(max(c0$h * sqrt(c0$V0)), digits = 3)), call = call,
       class = "statphysgpu_step_warning")
@@ -491,7 +496,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                        first_replica, backend, devices, precision, progress,
                        threshold, start, extra, args, call) {
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
-  start <- check_choice(start, c("rest", "thermal"), "start", call = call)
+  start <- check_choice(start, c("rest", "thermal"), "init", call = call)
   ncond <- nrow(grid)
   th <- escape_threshold(threshold, g0, call)
   fr <- sim_frame(call, n = n, first = first_replica, seed = seed,
@@ -506,9 +511,9 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   variant <- paste(c(fr$precision, method,
                      if (type == "switching_currents") "ramp" else "fixed",
                      if (start == "thermal") "thermal"), collapse = "_")
-  res <- sim_run(fr, C_sp_r_escape, ec$conds, ec$tables, fr$n,
-                 check_u64(fr$first - 1, "first_replica", call = call),
-                 method == "srk2", fr$precision == "single", fr$seed,
+  res <- sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
+                 replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+                 heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
                  kernel = "escape", variant = variant)
   each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
   cond_of <- rep.int(seq_len(ncond), each)
@@ -518,19 +523,18 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   for (p in setdiff(names(grid), "condition")) cols[[p]] <- rep.int(grid[[p]], each)
   cols$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
   cols$value <- res$value
-  cols$escaped <- res$escaped
+  cols$escaped <- res$status == 1L # SP_ESCAPE_ESCAPED (escape_args.h)
   out <- new_df(cols)
-  unf <- which(res$unfinished)
+  unf <- which(res$status < 0L)    # unstarted or partial: interrupted
   attr(out, "conditions") <- grid
   attr(out, "method") <- method
-  attr(out, "h") <- h
+  attr(out, "dt") <- h
   for (e in names(extra)) attr(out, e) <- extra[[e]]
   attr(out, "threshold") <- threshold
-  attr(out, "start") <- start
-  attr(out, "n") <- fr$n
+  attr(out, "init") <- start
+  attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
-  attr(out, "steps") <- c(useful = res$counts[["useful_steps"]],
-                          issued = res$counts[["issued_steps"]])
+  attr(out, "steps") <- c(useful = res$useful_steps, issued = res$issued_steps)
   attr(out, "unfinished") <- data.frame(condition = cond_of[unf],
                                         replica = out$replica[unf])
   attr(out, "args") <- args
@@ -540,7 +544,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                "%s they had reached (escaped = FALSE; listed in ",
                "attr(x, \"unfinished\")), so the estimators stay valid. Rerun ",
                "those replicas with the same seed to complete the sample"),
-               fmt_count(res$counts[["finished"]]), fmt_count(fr$rows),
+               fmt_count(res$finished), fmt_count(fr$rows),
                fmt_count(length(unf)),
                if (type == "switching_currents") "bias" else "time"))
 }

@@ -19,7 +19,7 @@
 #'
 #' @param x A result of [escape_times()] or [switching_currents()].
 #' @param ... Arguments of the simulator to change for the rerun (for
-#'   example `progress`, or `backend`); `h` is always `attr(x, "h") / 2`.
+#'   example `progress`, or `backend`); `dt` is always `attr(x, "dt") / 2`.
 #' @param level Confidence level of the intervals of the means.
 #' @return A data frame of class `sp_h_check`, one row per condition: the
 #'   parameters, `mean_h` and `se_h` (the original run), `mean_h2` and
@@ -29,7 +29,7 @@
 #'   result at \eqn{h/2}).
 #' @examples
 #' x <- escape_times(400, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.25,
-#'                   h = 0.05, t_max = 1e4, seed = 1, backend = "cpu",
+#'                   dt = 0.05, t_max = 1e4, seed = 1, backend = "cpu",
 #'                   method = "euler")
 #' h_check(x)
 #' @export
@@ -50,11 +50,15 @@ h_check <- function(x, ..., level = 0.95) {
   if (length(change) && (is.null(names(change)) || any(!nzchar(names(change))))) {
     sp_abort("the arguments in `...` must be named (e.g. n = 1000).", call = call)
   }
-  if ("h" %in% names(change)) {
-    sp_abort("`h` cannot be changed: the rerun uses attr(x, \"h\") / 2.", call = call)
+  if (any(c("dt", "h") %in% names(change))) {
+    sp_abort("`dt` cannot be changed: the rerun uses attr(x, \"dt\") / 2.", call = call)
   }
+  # results of earlier versions recorded the old argument names
+  old <- c(n = "replicas", h = "dt", start = "init")
+  hit <- names(args) %in% names(old)
+  names(args)[hit] <- old[names(args)[hit]]
   args[names(change)] <- change
-  args$h <- attr(x, "h") / 2
+  args$dt <- step_of(x) / 2
   sim <- if (inherits(x, "switching_currents")) switching_currents else escape_times
   y <- do.call(sim, args)
   p <- if (identical(attr(x, "method"), "euler")) 1 else 2
@@ -76,7 +80,7 @@ h_check <- function(x, ..., level = 0.95) {
   out$relative <- out$difference / out$mean_h2
   out$z <- out$difference / sqrt(out$se_h^2 + out$se_h2^2)
   out$bias_h <- out$difference / (1 - 2^-p)
-  attr(out, "h") <- attr(x, "h")
+  attr(out, "dt") <- step_of(x)
   attr(out, "method") <- attr(x, "method")
   attr(out, "order") <- p
   attr(out, "rerun") <- y
@@ -88,8 +92,8 @@ h_check <- function(x, ..., level = 0.95) {
 print.sp_h_check <- function(x, digits = 4, ...) {
   cat(sprintf(paste0(
     "Step check: %s at h = %s against h/2 = %s (order %d; bias_h = difference ",
-    "/ (1 - 2^-%d))\n"), attr(x, "method"), format(attr(x, "h")),
-    format(attr(x, "h") / 2), attr(x, "order"), attr(x, "order")))
+    "/ (1 - 2^-%d))\n"), attr(x, "method"), format(step_of(x)),
+    format(step_of(x) / 2), attr(x, "order"), attr(x, "order")))
   print(as.data.frame(unclass(x)), digits = digits, row.names = FALSE)
   big <- abs(x$z) >= 2 & !is.na(x$z)
   cat(if (any(big)) {
@@ -100,3 +104,7 @@ print.sp_h_check <- function(x, digits = 4, ...) {
   })
   invisible(x)
 }
+
+# The time step of a result (attribute `dt`; `h` before the vocabulary of
+# issue 23).
+step_of <- function(x) attr(x, "dt") %||% attr(x, "h")

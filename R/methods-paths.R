@@ -116,7 +116,7 @@ km_quantile <- function(value, escaped, p) {
 #' @return A data frame of class `summary.sp_paths`.
 #' @examples
 #' x <- escape_times(300, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-#'                   h = 0.02, t_max = 300, seed = 2, backend = "cpu")
+#'                   dt = 0.02, t_max = 300, seed = 2, backend = "cpu")
 #' summary(x)
 #' @export
 summary.sp_paths <- function(object, level = 0.95, ...) {
@@ -130,14 +130,14 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
     e <- d$escaped[fin]
     n_unf <- sum(!fin) + if (is.null(unf)) 0 else sum(unf$condition == c)
     m <- tryCatch(censored_mean(v, e, level = level),
-                  error = function(err) list(estimate = NA_real_, lower = NA_real_,
-                                             upper = NA_real_))
+                  error = function(err) list(estimate = NA_real_, se = NA_real_,
+                                             lower = NA_real_, upper = NA_real_))
     tr <- tryCatch(exp_tail_rate(v, e, level = level),
                    error = function(err) list(rate = NA_real_, lower = NA_real_,
                                               upper = NA_real_))
     q <- if (length(v)) km_quantile(v, e, c(0.25, 0.5, 0.75)) else rep(NA_real_, 3)
     data.frame(n = nrow(d), censored = sum(!e), unfinished = n_unf,
-               mean = m$estimate, mean_lower = m$lower, mean_upper = m$upper,
+               mean = m$estimate, se = m$se, mean_lower = m$lower, mean_upper = m$upper,
                q25 = q[1], median = q[2], q75 = q[3],
                tail_rate = tr$rate, tail_rate_lower = tr$lower,
                tail_rate_upper = tr$upper)
@@ -169,8 +169,8 @@ print.sp_paths <- function(x, ...) {
                         format(n, big.mark = ","), nrow(conds),
                         if (nrow(conds) == 1) "" else "s"),
                 if (!is.null(attr(x, "method")))
-                  sprintf(" | %s, %s precision, h = %s", attr(x, "method"),
-                          attr(x, "precision"), format(attr(x, "h")))
+                  sprintf(" | %s, %s precision, dt = %s", attr(x, "method"),
+                          attr(x, "precision"), format(step_of(x)))
                 else "")
   if (!is.null(attr(x, "backend"))) {
     cat(sprintf("backend: %s [%s] | seed %s | %.3g s", attr(x, "backend"),
@@ -223,7 +223,7 @@ as.data.frame.sp_paths <- function(x, ...) {
 #' @examples
 #' if (requireNamespace("survival", quietly = TRUE)) {
 #'   x <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-#'                     h = 0.02, t_max = 100, seed = 3, backend = "cpu")
+#'                     dt = 0.02, t_max = 100, seed = 3, backend = "cpu")
 #'   s <- as_surv(x)
 #'   survival::survfit(s ~ 1)
 #' }
@@ -252,12 +252,12 @@ as_surv <- function(x, unit = c("sweeps", "seconds")) {
 #' @return One result object.
 #' @examples
 #' a <- escape_times(50, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-#'                   h = 0.02, t_max = 300, seed = 9, backend = "cpu")
+#'                   dt = 0.02, t_max = 300, seed = 9, backend = "cpu")
 #' b <- escape_times(50, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-#'                   h = 0.02, t_max = 300, seed = 9, backend = "cpu",
+#'                   dt = 0.02, t_max = 300, seed = 9, backend = "cpu",
 #'                   first_replica = 51)
 #' whole <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-#'                       h = 0.02, t_max = 300, seed = 9, backend = "cpu")
+#'                       dt = 0.02, t_max = 300, seed = 9, backend = "cpu")
 #' all.equal(as.data.frame(rbind(a, b)), as.data.frame(whole))
 #' @export
 rbind.sp_paths <- function(..., deparse.level = 1) {
@@ -268,9 +268,9 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
     identical(class(a), class(first)) &&
     identical(attr(a, "method"), attr(first, "method")) &&
     identical(attr(a, "precision"), attr(first, "precision")) &&
-    identical(attr(a, "h"), attr(first, "h")) &&
+    identical(step_of(a), step_of(first)) &&
     identical(attr(a, "threshold"), attr(first, "threshold")) &&
-    identical(attr(a, "start"), attr(first, "start")) &&
+    identical(attr(a, "init"), attr(first, "init")) &&
     identical(attr(a, "conditions"), attr(first, "conditions"))
   if (!all(vapply(parts, same, TRUE))) {
     sp_abort(paste0("rbind() of simulation results needs chunks of one simulation: ",
@@ -287,7 +287,7 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(first)), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(first, a)
-  attr(out, "n") <- as.double(length(unique(df$replica)))
+  attr(out, "replicas") <- as.double(length(unique(df$replica)))
   attr(out, "first_replica") <- min(df$replica)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "steps") <- Reduce(`+`, lapply(parts, function(p) attr(p, "steps") %||% c(useful = 0, issued = 0)))
@@ -300,7 +300,7 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
   }
   if (!is.null(attr(first, "args"))) {
     a <- attr(first, "args")
-    a$n <- attr(out, "n")
+    a$replicas <- attr(out, "replicas")
     a$first_replica <- attr(out, "first_replica")
     attr(out, "args") <- a
   }
@@ -590,7 +590,7 @@ paths_plot_data <- function(x, level, theory, type = "cdf") {
 #' @return `x`, invisibly.
 #' @examples
 #' x <- escape_times(300, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-#'                   h = 0.02, t_max = 1000, seed = 2, backend = "cpu",
+#'                   dt = 0.02, t_max = 1000, seed = 2, backend = "cpu",
 #'                   threshold = "next_well")
 #' plot(x, theory = "kramers")
 #' plot(x, theory = "kramers", type = "survival")

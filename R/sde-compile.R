@@ -14,8 +14,7 @@
 # set explicitly, the session's temporary folder: a check writes nothing in
 # the user's cache.
 sde_cache_dir <- function() {
-  explicit <- !is.null(getOption("statphysgpu.cache_dir")) ||
-    nzchar(Sys.getenv("STATPHYSGPU_CACHE_DIR"))
+  explicit <- !identical(gpu_cache_dir(), tools::R_user_dir("statphysgpu", "cache"))
   if (!explicit && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) {
     return(file.path(tempdir(), "statphysgpu-sde"))
   }
@@ -159,7 +158,7 @@ sde_gpu_variant <- function(precision, method) {
   list(defines = c(if (precision == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1")
                    else "SP_REAL=double",
                    sprintf("SP_SDE_HEUN=%d", as.integer(method == "srk2")),
-                   if (isTRUE(getOption("statphysgpu.sde_fast_math")) && precision == "single")
+                   if (isTRUE(sp_tuning("sde_fast_math")) && precision == "single")
                      "SP_SDE_FAST_MATH=1"),
        fast_math = FALSE)
 }

@@ -217,7 +217,7 @@ sde_header <- function(m) {
   dep <- function(e) gsub("\\s+", " ", paste(deparse(e, width.cutoff = 500L), collapse = " "))
   cmt <- function(s) gsub("*/", "* /", s, fixed = TRUE)
   fn <- function(name, ret = "void", out = "f") {
-    add(sprintf("SP_FN %s SP_SDE(%s)(SP_REAL t, const SP_REAL *x, const SP_REAL *p%s) {",
+    add(sprintf("SP_FN %s SP_PREC(%s)(SP_REAL t, const SP_REAL *x, const SP_REAL *p%s) {",
                 ret, name, if (ret == "void") paste0(", SP_REAL *", out) else ""))
     add("  (void)t; (void)x; (void)p;")
   }
@@ -261,7 +261,7 @@ sde_header <- function(m) {
   }
   if (!length(m$noise)) add("  b[0] = SP_R(0.0);")
   add("}")
-  add("SP_FN void SP_SDE(sde_apply_noise)(SP_REAL *y, const SP_REAL *b, const SP_REAL *dw) {")
+  add("SP_FN void SP_PREC(sde_apply_noise)(SP_REAL *y, const SP_REAL *b, const SP_REAL *dw) {")
   add("  (void)y; (void)b; (void)dw;")
   for (j in seq_along(m$noise)) {
     add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(m$noise)[j], m$states) - 1, j - 1,

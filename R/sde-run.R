@@ -170,20 +170,29 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
               save_state = as.integer(at_passage && output == "passage"),
               nhist = length(hist$var), nbreaks = length(hist$all))
   job <- lapply(job, as.double)
-  par <- as.double(t(cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))))
-  fns <- NULL
+  job$seed <- fr$seed
+  job$par <- as.double(t(cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))))
+  job$init <- st$init
+  job$init_vec <- st$vec
+  job$init_vals <- st$vals
+  job$hist_var <- hist$var
+  job$hist_off <- hist$off
+  job$breaks <- hist$all
+  job$names <- vars
+  job["advance"] <- list(NULL)
+  job["observe"] <- list(NULL)
   key <- ""
   if (fr$plan$backend == "gpu") {
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method)
   } else {
     lib <- sde_cpu_load(m, call)
     sfx <- if (fr$precision == "single") "_f" else "_d"
-    fns <- list(lib[[paste0("advance", sfx)]], lib[[paste0("observe", sfx)]])
+    job$advance <- lib[[paste0("advance", sfx)]]
+    job$observe <- lib[[paste0("observe", sfx)]]
   }
+  # the one generic entry (sim_run()'s path; the kernel is the model's own)
   sim_hold_interrupts(fr$call, environment())
-  res <- .Call(C_sp_r_sde, job, if (length(par)) par else 0, st$init, st$vec, st$vals,
-               hist$var, hist$off, hist$all, vars, fr$seed, fns, key,
-               as.integer(fr$plan$devices), fr$progress)
+  res <- .Call(C_sp_r_model_run, "sde", job, key, as.integer(fr$plan$devices), fr$progress)
   meta <- list(model = m$name, conditions = grid, method = method, dt = dt, h = dt,
                t_max = t_max, calculus = m$calculus, output = output,
                threshold = NULL, start = NULL)
@@ -195,8 +204,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   for (nm in names(meta)) attr(out, nm) <- meta[[nm]]
   attr(out, "first_replica") <- fr$first
   attr(out, "n") <- fr$n
-  attr(out, "steps") <- c(useful = res$counts[["useful_steps"]],
-                          issued = res$counts[["useful_steps"]])
+  attr(out, "steps") <- c(useful = res$useful_steps, issued = res$useful_steps)
   cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
                 moments = c("sde_moments", "data.frame"),
                 histogram = c("sde_histogram", "data.frame"),
@@ -296,7 +304,7 @@ sde_init <- function(m, init, grid, n, call) {
                        fmt_count(n), describe(v)), call = call)
     }
   }
-  list(init = as.double(t(mat)), vec = as.integer(vec), vals = if (length(vals)) vals else 0)
+  list(init = as.double(t(mat)), vec = as.integer(vec), vals = as.double(vals))
 }
 
 # Records of the fixed-length outputs: every `every` steps and the last.
@@ -313,7 +321,7 @@ sde_record_time <- function(rec, j, dt) pmin((j - 1) * rec$every, rec$kmax) * dt
 
 # Histogram breaks: var (0-based variable), off (breaks offsets), all.
 sde_bins <- function(bins, output, vars, call) {
-  none <- list(var = integer(), off = 0, all = 0, breaks = list())
+  none <- list(var = integer(), off = 0, all = double(), breaks = list())
   if (output != "histogram") return(none)
   if (!is.list(bins) || !length(bins) || is.null(names(bins))) {
     sp_abort(sprintf(paste0("output = \"histogram\" needs `bins`: a named list of break ",

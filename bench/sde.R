@@ -39,7 +39,7 @@ sde_rate <- function(x) attr(x, "steps")[["useful"]] / attr(x, "seconds")
 if (what %in% c("gpu", "all")) {
   n <- 2^20
   for (m in c("euler", "srk2")) {
-    e <- escape_times(n, gamma = gamma, V0 = V0, beta = beta, theta = DU / 6, h = h,
+    e <- escape_times(n, gamma = gamma, V0 = V0, beta = beta, theta = DU / 6, dt = h,
                       t_max = 1e9, method = m, precision = "single", seed = 1,
                       backend = "gpu", progress = FALSE)
     e_rate <- attr(e, "steps")[["useful"]] / attr(e, "seconds")

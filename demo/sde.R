@@ -20,7 +20,7 @@ n <- if (gpu) 2^18 else 2000
 backend <- if (gpu) "gpu" else "cpu"
 model <- sde_run(washboard, n, init = list(x = ~ asin(g), v = 0), dt = 0.02, t_max = 1e4,
                  method = "euler", seed = 1, backend = backend)
-builtin <- escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, h = 0.02,
+builtin <- escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, dt = 0.02,
                         t_max = 1e4, method = "euler", seed = 2, backend = backend)
 print(model)
 print(builtin)

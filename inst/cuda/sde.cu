@@ -86,7 +86,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     const uint64_t kend = a.job.kmax - k < ch ? a.job.kmax : k + ch;
     SP_REAL frac = 1;
     int what = 0;
-    const int st = SP_SDE(sp_sde_advance)(p, a.job.dt, h, sdt, a.seed, stream, SP_SDE_HEUN, 1, x,
+    const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, h, sdt, a.seed, stream, SP_SDE_HEUN, 1, x,
                                           &k, kend, &frac, &what);
     const unsigned int used = (unsigned int)(k - k0) > 0 ? (unsigned int)(k - k0) : 1u;
     left -= used < left ? used : left;
@@ -123,7 +123,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
     a.k[lid] = k;
     int what = 0;
-    if (!SP_SDE(sp_sde_finite)(x, &what))
+    if (!SP_PREC(sp_sde_finite)(x, &what))
       atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
   }
   if (useful) atomicAdd(&a.counters->useful, useful);
@@ -182,7 +182,7 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
       uint64_t k = a.kcur;
       SP_REAL frac;
       int what = 0;
-      const int st = SP_SDE(sp_sde_advance)(par, a.job.dt, (SP_REAL)a.job.dt,
+      const int st = SP_PREC(sp_sde_advance)(par, a.job.dt, (SP_REAL)a.job.dt,
                                             (SP_REAL)sqrt(a.job.dt), a.seed,
                                             (c << 40) + a.job.replica0 + r, SP_SDE_HEUN, 0, x,
                                             &k, a.kend, &frac, &what);
@@ -194,7 +194,7 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
     }
   }
   if (!a.record) return; /* block-uniform */
-  if (in) SP_SDE(sp_sde_values)(par, a.job.dt, a.kend, x, vals);
+  if (in) SP_PREC(sp_sde_values)(par, a.job.dt, a.kend, x, vals);
   const uint64_t rn = a.job.n - r0 < SP_SDE_TILE ? a.job.n - r0 : SP_SDE_TILE;
   for (int v = 0; v < SP_SDE_NVAR_C; v++) {
     const double val = in ? (double)vals[v] : 0.0;

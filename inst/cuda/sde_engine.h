@@ -3,7 +3,7 @@
  *
  * Include after the model's generated header (sde_code()), with SP_REAL
  * float (and SP_REAL_SINGLE) or double; names get the suffix _f or _d
- * (SP_SDE()), so both precisions live in one object.  The header defines
+ * (SP_PREC() of sp_precision.h), so both precisions live in one object.  The header defines
  * SP_SDE_NX (states), SP_SDE_NW (noise entries), SP_SDE_NP, SP_SDE_NO and
  * the functions drift_ito, drift_strat, noise, apply_noise, stop, gap,
  * observe of the model.
@@ -56,7 +56,7 @@
 
 /* The normals of the macro-step that starts at step k0 (a multiple of
  * SP_SDE_M). */
-SP_FN void SP_SDE(sp_sde_normals)(uint64_t seed, uint64_t stream, uint64_t k0, SP_REAL *z) {
+SP_FN void SP_PREC(sp_sde_normals)(uint64_t seed, uint64_t stream, uint64_t k0, SP_REAL *z) {
 #if SP_SDE_NW > 0
   const uint64_t b0 = k0 * SP_SDE_NW / 4;
   int b;
@@ -71,7 +71,7 @@ SP_FN void SP_SDE(sp_sde_normals)(uint64_t seed, uint64_t stream, uint64_t k0, S
 #endif
 }
 
-SP_FN int SP_SDE(sp_sde_finite)(const SP_REAL *x, int *what) {
+SP_FN int SP_PREC(sp_sde_finite)(const SP_REAL *x, int *what) {
   int i;
   for (i = 0; i < SP_SDE_NX; i++) {
     if (!isfinite(x[i])) {
@@ -83,7 +83,7 @@ SP_FN int SP_SDE(sp_sde_finite)(const SP_REAL *x, int *what) {
 }
 
 /* One step from t (step k) with the normals z of its noise entries. */
-SP_FN void SP_SDE(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL dt, SP_REAL sdt,
+SP_FN void SP_PREC(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL dt, SP_REAL sdt,
                                const SP_REAL *z, SP_REAL *x) {
   SP_REAL a0[SP_SDE_NX], b0[SP_SDE_WN], dw[SP_SDE_WN], y[SP_SDE_NX];
   int i;
@@ -91,24 +91,24 @@ SP_FN void SP_SDE(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL dt
   for (i = 0; i < SP_SDE_WN; i++) dw[i] = SP_SDE_NW > 0 ? sdt * z[i] : (SP_REAL)0;
   if (heun) {
     SP_REAL a1[SP_SDE_NX], b1[SP_SDE_WN];
-    SP_SDE(sde_drift_strat)(t, x, p, a0);
-    SP_SDE(sde_noise)(t, x, p, b0);
+    SP_PREC(sde_drift_strat)(t, x, p, a0);
+    SP_PREC(sde_noise)(t, x, p, b0);
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) y[i] = x[i] + a0[i] * dt;
-    SP_SDE(sde_apply_noise)(y, b0, dw);
-    SP_SDE(sde_drift_strat)(t + dt, y, p, a1);
-    SP_SDE(sde_noise)(t + dt, y, p, b1);
+    SP_PREC(sde_apply_noise)(y, b0, dw);
+    SP_PREC(sde_drift_strat)(t + dt, y, p, a1);
+    SP_PREC(sde_noise)(t + dt, y, p, b1);
     SP_UNROLL
     for (i = 0; i < SP_SDE_WN; i++) b0[i] = (SP_REAL)0.5 * (b0[i] + b1[i]);
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) x[i] = x[i] + (SP_REAL)0.5 * dt * (a0[i] + a1[i]);
-    SP_SDE(sde_apply_noise)(x, b0, dw);
+    SP_PREC(sde_apply_noise)(x, b0, dw);
   } else {
-    SP_SDE(sde_drift_ito)(t, x, p, a0);
-    SP_SDE(sde_noise)(t, x, p, b0);
+    SP_PREC(sde_drift_ito)(t, x, p, a0);
+    SP_PREC(sde_noise)(t, x, p, b0);
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) x[i] = x[i] + a0[i] * dt;
-    SP_SDE(sde_apply_noise)(x, b0, dw);
+    SP_PREC(sde_apply_noise)(x, b0, dw);
   }
   (void)y;
 }
@@ -119,13 +119,13 @@ SP_FN void SP_SDE(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL dt
  * Returns SP_SDE_RUNNING (*k = kend), SP_SDE_STOPPED (*k the step at which the event held, *frac the fraction of that step at
  * the crossing) or SP_SDE_NONFINITE (*k the first non-finite step, *what
  * the state). */
-SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL sdt,
+SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL sdt,
                                  uint64_t seed, uint64_t stream, int heun, int use_stop,
                                  SP_REAL *x, uint64_t *k, uint64_t kend, SP_REAL *frac,
                                  int *what) {
   SP_REAL z[SP_SDE_ZN];
 #if SP_SDE_HAS_STOP
-  if (use_stop && *k == 0 && SP_SDE(sde_stop)((SP_REAL)0, x, p)) {
+  if (use_stop && *k == 0 && SP_PREC(sde_stop)((SP_REAL)0, x, p)) {
     *frac = (SP_REAL)1; /* t = (0 - 1 + 1) dt = 0 */
     return SP_SDE_STOPPED;
   }
@@ -141,7 +141,7 @@ SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL
     int i, j;
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
-    SP_SDE(sp_sde_normals)(seed, stream, k0, z);
+    SP_PREC(sp_sde_normals)(seed, stream, k0, z);
     /* a loop of constant length (unrolled: the normals stay in registers),
      * the steps outside [j0, j1) skipped */
     SP_UNROLL
@@ -154,13 +154,13 @@ SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL
         SP_UNROLL
         for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
 #endif
-        SP_SDE(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+        SP_PREC(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
 #if SP_SDE_HAS_STOP
-        if (use_stop && SP_SDE(sde_stop)(t + h, x, p)) {
+        if (use_stop && SP_PREC(sde_stop)(t + h, x, p)) {
           SP_REAL f = (SP_REAL)1;
 #  if SP_SDE_STOP_GAP
           {
-            const SP_REAL g0 = SP_SDE(sde_gap)(t, xo, p), g1 = SP_SDE(sde_gap)(t + h, x, p);
+            const SP_REAL g0 = SP_PREC(sde_gap)(t, xo, p), g1 = SP_PREC(sde_gap)(t + h, x, p);
             f = g1 != g0 ? g0 / (g0 - g1) : (SP_REAL)1;
             if (!(f > (SP_REAL)0)) f = (SP_REAL)0;
             if (!(f <= (SP_REAL)1)) f = (SP_REAL)1;
@@ -168,13 +168,13 @@ SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL
 #  endif
           *frac = f;
           *k = k0 + (uint64_t)j + 1;
-          if (!SP_SDE(sp_sde_finite)(x, what)) return SP_SDE_NONFINITE;
+          if (!SP_PREC(sp_sde_finite)(x, what)) return SP_SDE_NONFINITE;
           return SP_SDE_STOPPED;
         }
 #endif
       }
     }
-    if (!SP_SDE(sp_sde_finite)(x, what)) {
+    if (!SP_PREC(sp_sde_finite)(x, what)) {
       /* redo the macro-step step by step from its finite start */
       int bad = j1 - 1;
       SP_UNROLL
@@ -182,9 +182,9 @@ SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL
       SP_UNROLL
       for (j = 0; j < SP_SDE_M; j++) {
         if (j < j0 || j > bad) continue;
-        SP_SDE(sp_sde_step)(p, heun, (SP_REAL)(t0 + (double)j * dt), h, sdt,
+        SP_PREC(sp_sde_step)(p, heun, (SP_REAL)(t0 + (double)j * dt), h, sdt,
                             z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
-        if (!SP_SDE(sp_sde_finite)(x, what)) bad = j; /* the first: later steps skipped */
+        if (!SP_PREC(sp_sde_finite)(x, what)) bad = j; /* the first: later steps skipped */
       }
       *k = k0 + (uint64_t)bad + 1;
       return SP_SDE_NONFINITE;
@@ -195,12 +195,12 @@ SP_FN int SP_SDE(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL
 }
 
 /* The values recorded at step k: the states, then the observables. */
-SP_FN void SP_SDE(sp_sde_values)(const SP_REAL *p, double dt, uint64_t k, const SP_REAL *x,
+SP_FN void SP_PREC(sp_sde_values)(const SP_REAL *p, double dt, uint64_t k, const SP_REAL *x,
                                  SP_REAL *out) {
   int i;
   for (i = 0; i < SP_SDE_NX; i++) out[i] = x[i];
 #if SP_SDE_NO > 0
-  SP_SDE(sde_observe)((SP_REAL)((double)k * dt), x, p, out + SP_SDE_NX);
+  SP_PREC(sde_observe)((SP_REAL)((double)k * dt), x, p, out + SP_SDE_NX);
 #else
   (void)p; (void)dt; (void)k;
 #endif

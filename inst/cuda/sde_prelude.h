@@ -1,14 +1,14 @@
 /* sde_prelude.h: what a user model's generated header (sde_code()) uses:
- * SP_REAL literals and functions in the working precision, and the name
- * suffix SP_SDE() (_f single, _d double).  Included before the model's
- * header, once per precision (no include guard: the CPU object holds both
- * precisions). */
+ * SP_REAL literals and functions in the working precision, and the names in
+ * that precision (SP_PREC() of sp_precision.h: _f single, _d double).
+ * Included before the model's header, once per precision (no include
+ * guard: the CPU object holds both precisions). */
 #include "sp_common.h"
+#include "sp_precision.h"
 #if !SP_CUDA
 #  include <math.h>
 #endif
 
-#undef SP_SDE
 #undef SP_SDE_BM
 #undef SP_R
 #undef SP_EXP
@@ -30,12 +30,9 @@
 #undef SP_FMAX
 #undef SP_POW
 
-#define SP_SDE_CAT_(a, b) a##b
-#define SP_SDE_CAT(a, b) SP_SDE_CAT_(a, b)
 #define SP_R(v) ((SP_REAL)(v))
 
 #ifdef SP_REAL_SINGLE
-#  define SP_SDE(name) SP_SDE_CAT(name, _f)
 #  define SP_SDE_BM sp_box_muller_float
 #  define SP_EXP expf
 #  define SP_LOG logf
@@ -61,7 +58,6 @@
 #  define SP_FMAX fmaxf
 #  define SP_POW powf
 #else
-#  define SP_SDE(name) SP_SDE_CAT(name, _d)
 #  define SP_SDE_BM sp_box_muller_double
 #  define SP_EXP exp
 #  define SP_LOG log

@@ -17,13 +17,14 @@
 #include <string.h>
 
 #include "sp_error.h"
+#include "sp_threads.h"
 
 #ifdef _OPENMP
 #  include <omp.h>
 #endif
 
 void sp_sde_start(const sp_sde_args *a, uint64_t p, double *x) {
-  const sp_sde_job *job = a->job;
+  const sp_sde_job *job = &a->job;
   uint64_t c = p / job->n, r = p % job->n;
   int64_t i;
   for (i = 0; i < job->nx; i++)
@@ -33,11 +34,12 @@ void sp_sde_start(const sp_sde_args *a, uint64_t p, double *x) {
 
 int64_t sp_sde_hist_cells(const sp_sde_args *a, int64_t h) {
   /* breaks m_h give m_h - 1 bins, plus below and above: m_h + 1 cells */
-  return a->hist_off[h] + h; /* offset of histogram h: sum of (m + 1) before it */
+  return (int64_t)a->hist_off[h] + h; /* offset of histogram h: sum of (m + 1) before it */
 }
 
 int64_t sp_sde_hist_cell(const sp_sde_args *a, int64_t h, double v) {
-  return sp_sde_cell(a->breaks + a->hist_off[h], a->hist_off[h + 1] - a->hist_off[h], v);
+  const int64_t o0 = (int64_t)a->hist_off[h], o1 = (int64_t)a->hist_off[h + 1];
+  return sp_sde_cell(a->breaks + o0, o1 - o0, v);
 }
 
 void sp_sde_tiles_combine(const sp_sde_job *job, const double *tiles, uint64_t tpc,
@@ -69,7 +71,7 @@ void sp_sde_tiles_combine(const sp_sde_job *job, const double *tiles, uint64_t t
 }
 
 int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what) {
-  const sp_sde_job *job = a->job;
+  const sp_sde_job *job = &a->job;
   uint64_t c = p / job->n, r = p % job->n;
   return sp_fail(SP_ERR_NOT_FINITE,
                  "the state turned non-finite: `%s` of replica %llu (condition %llu) is NaN or "
@@ -78,26 +80,6 @@ int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what) {
                  a->names[what], (unsigned long long)(job->replica0 + r + 1),
                  (unsigned long long)(c + 1), (double)k * job->dt, (unsigned long long)k,
                  job->single ? "precision = \"double\", " : "");
-}
-
-/* The lowest path of a round found non-finite (-1: none), its step and state. */
-typedef struct {
-  int64_t p;
-  uint64_t k;
-  int what;
-} sde_bad;
-
-/* Path p was found non-finite at step k: the lowest such path of the team
- * wins (the message is written by the host thread after the team). */
-static void sde_flag(sde_bad *b, int64_t p, uint64_t k, int what) {
-#ifdef _OPENMP
-#  pragma omp critical(sp_sde_bad)
-#endif
-  if (b->p < 0 || p < b->p) {
-    b->p = p;
-    b->k = k;
-    b->what = what;
-  }
 }
 
 /* ---- passage --------------------------------------------------------------- */
@@ -114,11 +96,12 @@ typedef struct {
   double *x; /* nlanes x nx */
   int nlanes;
   uint64_t total, next;
-  sde_bad bad;
+  int64_t bad; /* the lowest path found non-finite (sp_team_fail), -1: none; its
+                  step in out->value, its state in out->status >> 8 */
 } sde_passage;
 
 static void sde_finish(sde_passage *m, int64_t p, int status, double value, const double *x) {
-  const sp_sde_job *job = m->a->job;
+  const sp_sde_job *job = &m->a->job;
   m->out->value[p] = value;
   m->out->status[p] = status;
   if (m->out->state != NULL)
@@ -127,7 +110,7 @@ static void sde_finish(sde_passage *m, int64_t p, int status, double value, cons
 
 static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
   const sp_sde_args *a = m->a;
-  const sp_sde_job *job = a->job;
+  const sp_sde_job *job = &a->job;
   sde_lane *ln = &m->lanes[l];
   double *x = m->x + (size_t)l * (size_t)job->nx;
   uint64_t left = budget, useful = 0, done = 0;
@@ -139,7 +122,7 @@ static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
 #ifdef _OPENMP
 #  pragma omp atomic read
 #endif
-    bad = m->bad.p;
+    bad = m->bad;
     if (bad >= 0) break;
     if (p == -2) break;
     if (p == -1) {
@@ -158,13 +141,15 @@ static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
     }
     k0 = ln->k;
     kend = job->kmax - k0 < left ? job->kmax : k0 + left;
-    st = a->advance(job, a->par + (uint64_t)p / job->n * (uint64_t)job->np, m->a->seed,
+    st = SP_SDE_ADVANCE(a)(job, a->par + (uint64_t)p / job->n * (uint64_t)job->np, m->a->seed,
                     ((uint64_t)p / job->n << 40) + job->replica0 + (uint64_t)p % job->n, x,
                     &ln->k, kend, &frac, &what);
     left -= ln->k - k0 < left ? ln->k - k0 : left;
     if (ln->k == k0 && left > 0) left--; /* a stop at t = 0 costs a unit */
     if (st == SP_SDE_NONFINITE) {
-      sde_flag(&m->bad, p, ln->k, what);
+      m->out->value[p] = (double)ln->k;
+      m->out->status[p] = SP_SDE_BAD | (what << 8);
+      sp_team_fail(&m->bad, p);
       ln->pid = -1;
       break;
     }
@@ -203,7 +188,9 @@ static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_sta
 #  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 #endif
   for (l = 0; l < m->nlanes; l++) sde_lane_run(m, l, budget);
-  if (m->bad.p >= 0) return sp_sde_not_finite(m->a, (uint64_t)m->bad.p, m->bad.k, m->bad.what);
+  if (m->bad >= 0)
+    return sp_sde_not_finite(m->a, (uint64_t)m->bad, (uint64_t)m->out->value[m->bad],
+                             m->out->status[m->bad] >> 8);
   for (l = 0; l < m->nlanes; l++) busy += m->lanes[l].pid >= 0;
   st->done = (double)m->out->finished;
   st->finished = m->out->finished >= m->total || (busy == 0 && m->next >= m->total);
@@ -212,7 +199,7 @@ static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_sta
 
 static void sde_passage_collect(void *model, int interrupted) {
   sde_passage *m = (sde_passage *)model;
-  const sp_sde_job *job = m->a->job;
+  const sp_sde_job *job = &m->a->job;
   int l;
   if (!interrupted) return;
   for (l = 0; l < m->nlanes; l++) {
@@ -232,10 +219,10 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
   m.a = a;
   m.out = out;
   m.nlanes = nth > 0 ? nth : 1;
-  m.total = a->job->ncond * a->job->n;
-  m.bad.p = -1;
+  m.total = a->job.ncond * a->job.n;
+  m.bad = -1;
   m.lanes = (sde_lane *)malloc((size_t)m.nlanes * sizeof *m.lanes);
-  m.x = (double *)malloc((size_t)m.nlanes * (size_t)a->job->nx * sizeof(double));
+  m.x = (double *)malloc((size_t)m.nlanes * (size_t)a->job.nx * sizeof(double));
   if (m.lanes == NULL || m.x == NULL) {
     free(m.lanes);
     free(m.x);
@@ -269,7 +256,8 @@ typedef struct {
   double *tiles; /* SDE_ROUND_RECORDS x ntiles x nvar x 3 */
   double *vals;  /* nth x SDE_ROUND_RECORDS x SP_SDE_TILE x nvar */
   uint64_t total, tpc, ntiles, k, rec; /* step reached, next record */
-  sde_bad bad;
+  int64_t bad;      /* the lowest path found non-finite (sp_team_fail), -1: none */
+  uint64_t *badkw;  /* per path: its failing step << 8 | state */
 } sde_fixed;
 
 /* Tile t: advance its paths through records rec0 .. rec0 + nr - 1 (steps
@@ -277,7 +265,7 @@ typedef struct {
 static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec0, uint64_t nr,
                            double *vals) {
   const sp_sde_args *a = m->a;
-  const sp_sde_job *job = a->job;
+  const sp_sde_job *job = &a->job;
   const int64_t nvar = SP_SDE_NVAR(job), nx = job->nx;
   const uint64_t c = t / m->tpc, r0 = (t % m->tpc) * SP_SDE_TILE;
   const uint64_t r1 = r0 + SP_SDE_TILE < job->n ? r0 + SP_SDE_TILE : job->n;
@@ -293,13 +281,14 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
     for (j = 0; j <= nr; j++) {
       const uint64_t ke = j < nr ? sp_sde_record_step(job, rec0 + j) : kend;
       if (ke > k) {
-        int st = a->advance(job, par, a->seed, stream, x, &k, ke, &frac, &what);
+        int st = SP_SDE_ADVANCE(a)(job, par, a->seed, stream, x, &k, ke, &frac, &what);
         if (st == SP_SDE_NONFINITE) {
-          sde_flag(&m->bad, (int64_t)p, k, what);
+          m->badkw[p] = k << 8 | (uint64_t)what;
+          sp_team_fail(&m->bad, (int64_t)p);
           return;
         }
       }
-      if (j < nr) a->observe(job, par, ke, x, vals + j * vstride + (r - r0) * (uint64_t)nvar);
+      if (j < nr) SP_SDE_OBSERVE(a)(job, par, ke, x, vals + j * vstride + (r - r0) * (uint64_t)nvar);
     }
   }
   for (j = 0; j < nr; j++) {
@@ -340,7 +329,7 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
 
 static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
   sde_fixed *m = (sde_fixed *)model;
-  const sp_sde_job *job = m->a->job;
+  const sp_sde_job *job = &m->a->job;
   const int64_t nvar = SP_SDE_NVAR(job);
   uint64_t kend = job->kmax - m->k < budget ? job->kmax : m->k + budget, nr = 0, j;
   int64_t t;
@@ -361,7 +350,9 @@ static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_statu
                    m->vals + (size_t)me * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar);
   }
   (void)nth;
-  if (m->bad.p >= 0) return sp_sde_not_finite(m->a, (uint64_t)m->bad.p, m->bad.k, m->bad.what);
+  if (m->bad >= 0)
+    return sp_sde_not_finite(m->a, (uint64_t)m->bad, m->badkw[m->bad] >> 8,
+                             (int)(m->badkw[m->bad] & 0xff));
   m->out->useful += (kend - m->k) * m->total;
   m->k = kend;
   for (j = 0; j < nr; j++) {
@@ -377,7 +368,7 @@ static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_statu
 
 static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const sp_hooks *hooks,
                          sp_run_info *info) {
-  const sp_sde_job *job = a->job;
+  const sp_sde_job *job = &a->job;
   sde_fixed m;
   sp_cpu_engine e;
   uint64_t p;
@@ -389,16 +380,18 @@ static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const s
   m.total = job->ncond * job->n;
   m.tpc = (job->n + SP_SDE_TILE - 1) / SP_SDE_TILE;
   m.ntiles = job->ncond * m.tpc;
-  m.bad.p = -1;
+  m.bad = -1;
   m.x = (double *)malloc((size_t)m.total * (size_t)job->nx * sizeof(double));
   m.tiles = (double *)calloc((size_t)SDE_ROUND_RECORDS * (size_t)m.ntiles * (size_t)nvar * 3,
                              sizeof(double));
   m.vals = (double *)malloc((size_t)nt * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar *
                             sizeof(double));
-  if (m.x == NULL || m.tiles == NULL || m.vals == NULL) {
+  m.badkw = (uint64_t *)malloc((size_t)m.total * sizeof(uint64_t));
+  if (m.x == NULL || m.tiles == NULL || m.vals == NULL || m.badkw == NULL) {
     free(m.x);
     free(m.tiles);
     free(m.vals);
+    free(m.badkw);
     return sp_fail(SP_ERR_NOMEM, "out of host memory (%.3g GB for the states)",
                    (double)m.total * (double)job->nx * 8 / 1e9);
   }
@@ -412,13 +405,62 @@ static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const s
   free(m.x);
   free(m.tiles);
   free(m.vals);
+  free(m.badkw);
   return st;
 }
 
-int sp_sde_cpu(const sp_sde_args *a, sp_sde_out *out, int nth, const sp_hooks *hooks,
-               sp_run_info *info) {
+int sp_sde_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
   if (a->advance == NULL || a->observe == NULL)
     return sp_fail(SP_ERR_INVALID, "internal error: the model's CPU entries are missing");
-  if (a->job->output == 0) return sde_cpu_passage(a, out, nth, hooks, info);
-  return sde_cpu_fixed(a, out, nth, hooks, info);
+  if (a->job.output == 0) return sde_cpu_passage(a, (sp_sde_out *)out, nth, hooks, info);
+  return sde_cpu_fixed(a, (sp_sde_out *)out, nth, hooks, info);
+}
+
+int sp_sde_prepare(void *job) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
+  const sp_sde_job *j = &a->job;
+  const uint64_t nx = (uint64_t)j->nx;
+  size_t i, nv = 0;
+  if (j->nx < 1 || j->nx > 255 || j->np < 0 || j->no < 0 || j->nhist < 0 || j->n < 1)
+    return sp_fail(SP_ERR_INVALID, "internal error: sde job sizes");
+  if (a->npar != j->ncond * (uint64_t)j->np || a->ninit != j->ncond * nx ||
+      a->ninit_vec != nx || a->nnames != nx + (uint64_t)j->no ||
+      a->nhist_var != (size_t)j->nhist || a->nhist_off != (size_t)j->nhist + 1 ||
+      a->nbreaks_len != (size_t)j->nbreaks || (size_t)a->hist_off[j->nhist] != a->nbreaks_len)
+    return sp_fail(SP_ERR_INVALID, "internal error: sde job lengths disagree");
+  for (i = 0; i < nx; i++) {
+    if (a->init_vec[i] >= 0) nv++;
+    if (a->init_vec[i] >= (int)nx) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vec");
+  }
+  if (a->ninit_vals != nv * j->n) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vals");
+  for (i = 0; i < a->nhist_var; i++)
+    if (a->hist_var[i] < 0 || a->hist_var[i] >= (int)a->nnames)
+      return sp_fail(SP_ERR_INVALID, "internal error: sde hist_var");
+  return SP_OK;
+}
+
+void sp_sde_out_init(const void *job, void *out) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
+  const sp_sde_job *j = &a->job;
+  sp_sde_out *o = (sp_sde_out *)out;
+  const uint64_t total = j->ncond * j->n, nvar = (uint64_t)(j->nx + j->no);
+  uint64_t i;
+  if (o->status != NULL)
+    for (i = 0; i < total; i++) o->status[i] = SP_SDE_UNSTARTED;
+  if (o->value != NULL)
+    for (i = 0; i < total; i++) o->value[i] = 0;
+  if (o->state != NULL)
+    for (i = 0; i < total * (uint64_t)j->nx; i++) o->state[i] = NAN;
+  if (o->mom_n != NULL)
+    for (i = 0; i < j->ncond * j->nrec * nvar; i++) {
+      o->mom_n[i] = 0;
+      o->mom_mean[i] = NAN;
+      o->mom_m2[i] = NAN;
+    }
+  if (o->hist != NULL)
+    for (i = 0; i < j->ncond * j->nrec * (uint64_t)sp_sde_hist_cells(a, j->nhist); i++)
+      o->hist[i] = 0;
+  if (o->traj != NULL)
+    for (i = 0; i < j->ncond * j->keep * j->nrec * nvar; i++) o->traj[i] = NAN;
 }

@@ -12,19 +12,27 @@
 #include "sp_hooks.h"
 #include "sp_run.h"
 
+/* A run, as the generic entry reads it by name (src/models/sde.c). */
 typedef struct {
-  const sp_sde_job *job;
+  sp_sde_job job; /* the scalars the kernel and the compiled model share */
   uint64_t seed;
-  const double *par;       /* ncond x np */
-  const double *init;      /* ncond x nx */
-  const int *init_vec;     /* nx: -1, or the column of init_vals */
+  const double *par; /* ncond x np (the model's parameters, then the derived ones) */
+  size_t npar;
+  const double *init; /* ncond x nx */
+  size_t ninit;
+  const int *init_vec; /* nx: -1, or the column of init_vals */
+  size_t ninit_vec;
   const double *init_vals; /* columns of n starts */
-  const int *hist_var;     /* nhist: the variable of each histogram */
-  const int64_t *hist_off; /* nhist + 1: its breaks in `breaks` */
+  size_t ninit_vals;
+  const int *hist_var; /* nhist: the variable of each histogram */
+  size_t nhist_var;
+  const double *hist_off; /* nhist + 1: its breaks in `breaks` (whole numbers) */
+  size_t nhist_off;
   const double *breaks;
+  size_t nbreaks_len;
   const char *const *names; /* nx + no variable names (messages) */
-  sp_sde_advance_fn advance; /* CPU entries of the compiled model */
-  sp_sde_observe_fn observe;
+  size_t nnames;
+  void *advance, *observe; /* the compiled model's CPU entries (NULL on the GPU) */
 } sp_sde_args;
 
 typedef struct {
@@ -39,6 +47,15 @@ typedef struct {
   uint64_t rec_done;
   uint64_t useful, finished;
 } sp_sde_out;
+
+/* The compiled model's entries of a run. */
+#define SP_SDE_ADVANCE(a) ((sp_sde_advance_fn)(uintptr_t)(a)->advance)
+#define SP_SDE_OBSERVE(a) ((sp_sde_observe_fn)(uintptr_t)(a)->observe)
+
+/* After the job is read: the lengths agree (the descriptor's prepare). */
+int sp_sde_prepare(void *job);
+/* Outputs' initial values. */
+void sp_sde_out_init(const void *job, void *out);
 
 /* Variables recorded: states then observables. */
 #define SP_SDE_NVAR(job) ((job)->nx + (job)->no)
@@ -57,7 +74,6 @@ void sp_sde_tiles_combine(const sp_sde_job *job, const double *tiles, uint64_t t
 /* The error of a non-finite path: path p, step k, state `what`. */
 int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what);
 
-int sp_sde_cpu(const sp_sde_args *a, sp_sde_out *out, int nth, const sp_hooks *hooks,
-               sp_run_info *info);
+int sp_sde_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info);
 
 #endif

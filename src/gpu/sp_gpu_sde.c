@@ -50,7 +50,7 @@ static int sde_upload(sp_gpu_dev *d, const void *src, size_t bytes, const char *
 static int sde_setup(void *model, sp_gpu_dev *d) {
   sde_model *m = (sde_model *)model;
   const sp_sde_args *a = m->a;
-  const sp_sde_job *job = a->job;
+  const sp_sde_job *job = &a->job;
   sde_dev *e = (sde_dev *)d->state;
   sp_sde_kargs *k = &e->k;
   const size_t nx = (size_t)job->nx, nvar = (size_t)(job->nx + job->no);
@@ -69,7 +69,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   k->total = m->total;
   hoff = (long long *)malloc(nhoff * sizeof *hoff);
   if (hoff == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  for (i = 0; i < (int)nhoff; i++) hoff[i] = (long long)a->hist_off[i];
+  for (i = 0; i < (int)nhoff; i++) hoff[i] = (long long)a->hist_off[i]; /* whole doubles */
   st = sde_upload(d, hoff, nhoff * sizeof *hoff, "the histograms", &p);
   free(hoff);
   if (st != SP_OK) return st;
@@ -144,7 +144,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_sde_start_kernel", &e->start)))
     return st;
   e->ntiles = job->ncond * ((job->n + SP_SDE_TILE - 1) / SP_SDE_TILE);
-  e->cells = (uint64_t)(a->hist_off[job->nhist] + job->nhist);
+  e->cells = (uint64_t)sp_sde_hist_cells(a, job->nhist);
   if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * nx * 8, "the states", &p))) return st;
   k->x = p;
   if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 8, "the step of a non-finite state", &p)))
@@ -176,7 +176,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
 static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   sde_model *m = (sde_model *)model;
   sde_dev *e = (sde_dev *)d->state;
-  const sp_sde_job *job = m->a->job;
+  const sp_sde_job *job = &m->a->job;
   if (job->output == 0) {
     e->k.budget = budget;
     return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->k.nlanes + SDE_BLOCK - 1) / SDE_BLOCK),
@@ -219,7 +219,7 @@ static int sde_compact(sp_gpu_dev *d) {
 static int sde_poll(void *model, sp_gpu_dev *d) {
   sde_model *m = (sde_model *)model;
   sde_dev *e = (sde_dev *)d->state;
-  const sp_sde_job *job = m->a->job;
+  const sp_sde_job *job = &m->a->job;
   int st;
   if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc))) return st;
   if (e->hc.bad != SP_SDE_NO_PATH) {
@@ -294,7 +294,7 @@ static int sde_check(void *model) {
 static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
   sde_model *m = (sde_model *)model;
   sde_dev *e = (sde_dev *)d->state;
-  const sp_sde_job *job = m->a->job;
+  const sp_sde_job *job = &m->a->job;
   const uint64_t nvar = (uint64_t)(job->nx + job->no);
   int st = SP_OK;
   uint64_t i;
@@ -338,8 +338,10 @@ static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
   return st;
 }
 
-int sp_gpu_sde(const char *key, const sp_sde_args *a, sp_sde_out *out, const int *devices,
-               int ndev, const sp_hooks *hooks, sp_run_info *info) {
+int sp_gpu_sde(const char *key, const void *job, void *outp, const int *devices, int ndev,
+               const sp_hooks *hooks, sp_run_info *info) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
+  sp_sde_out *out = (sp_sde_out *)outp;
   sde_model m;
   sp_gpu_engine e;
   int st;
@@ -348,15 +350,15 @@ int sp_gpu_sde(const char *key, const sp_sde_args *a, sp_sde_out *out, const int
   m.key = key;
   m.a = a;
   m.out = out;
-  m.total = a->job->ncond * a->job->n;
+  m.total = a->job.ncond * a->job.n;
   m.bad = SP_SDE_NO_PATH;
   m.bad_k = 0;
   m.htiles = NULL;
   if (m.total == 0) return SP_OK;
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(sde_dev);
-  e.total = a->job->output == 0 ? (double)m.total : (double)a->job->kmax;
-  e.budget0 = a->job->output == 0 ? 64 : 8;
+  e.total = a->job.output == 0 ? (double)m.total : (double)a->job.kmax;
+  e.budget0 = a->job.output == 0 ? 64 : 8;
   e.budget_max = 1u << 30;
   e.tail_factor = 0.2;
   e.setup = sde_setup;

@@ -5,7 +5,7 @@
 
 #include "../core/sp_sde.h"
 
-int sp_gpu_sde(const char *key, const sp_sde_args *a, sp_sde_out *out, const int *devices,
-               int ndev, const sp_hooks *hooks, sp_run_info *info);
+int sp_gpu_sde(const char *key, const void *job, void *out, const int *devices, int ndev,
+               const sp_hooks *hooks, sp_run_info *info);
 
 #endif

@@ -100,7 +100,7 @@ test_that("single precision on the GPU: the washboard has escape_times()'s law a
   s <- sde_run(sde_washboard(), n, init = list(x = ~ asin(g), v = 0), dt = 0.01, t_max = 1e5,
                params = list(g = 0.6, theta = 0.25), method = "euler", seed = 21,
                backend = "gpu", progress = FALSE)
-  e <- suppressWarnings(escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, h = 0.01,
+  e <- suppressWarnings(escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, dt = 0.01,
                                      t_max = 1e5, method = "euler", seed = 22, backend = "gpu",
                                      progress = FALSE))
   expect_true(all(s$escaped))

@@ -60,7 +60,7 @@ test_that("print() shows states, parameters, noise, event and calculus; sde_code
   expect_true(any(grepl("parameters: beta = 1", out)))
   expect_true(any(grepl("noise: diagonal on v, additive", out)))
   expect_true(any(grepl("event \\(stop\\): x > pi - asin\\(g\\) \\(crossing interpolated", out)))
-  expect_match(sde_code(m), "SP_FN void SP_SDE\\(sde_drift_ito\\)")
+  expect_match(sde_code(m), "SP_FN void SP_PREC\\(sde_drift_ito\\)")
   expect_match(sde_code(m), "#define SP_SDE_NW 1")
   gbm <- sde_model(drift = list(x = ~ mu * x), noise = list(x = ~ sigma * x),
                    params = c(mu = 0.5, sigma = 0.5))
@@ -186,7 +186,7 @@ test_that("the washboard as a model matches escape_times() in distribution", {
     s <- sde_run(m, n, init = list(x = ~ asin(g), v = 0), dt = 0.02, t_max = 300,
                  params = list(g = 0.6, theta = 0.25), method = method, seed = 11,
                  backend = "cpu")
-    e <- suppressWarnings(escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, h = 0.02,
+    e <- suppressWarnings(escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, dt = 0.02,
                                        t_max = 300, method = method, seed = 12, backend = "cpu"))
     # two-sample Kolmogorov-Smirnov of the censored times min(T, t_max)
     # (the same censoring in both), independent seeds: p > 0.001
