@@ -21,6 +21,14 @@ sde_same_run <- function(parts) {
   invisible(TRUE)
 }
 
+# The results given to rbind(), checked to be chunks of one run.
+sde_chunks <- function(...) {
+  parts <- list(...)
+  parts <- parts[!vapply(parts, is.null, TRUE)]
+  sde_same_run(parts)
+  parts
+}
+
 # The attributes of the first chunk on the combined result.
 sde_keep_attrs <- function(out, parts, drop = character()) {
   first <- parts[[1]]
@@ -166,9 +174,7 @@ print.sde_trajectories <- function(x, ...) {
 #' @rdname sde_methods
 #' @export
 rbind.sde_moments <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
-  sde_same_run(parts)
+  parts <- sde_chunks(...)
   d <- do.call(rbind, lapply(parts, sde_plain_df))
   key <- paste(d$condition, d$time, d$variable, sep = "\r")
   ord <- unique(key)
@@ -198,9 +204,7 @@ rbind.sde_moments <- function(..., deparse.level = 1) {
 #' @rdname sde_methods
 #' @export
 rbind.sde_histogram <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
-  sde_same_run(parts)
+  parts <- sde_chunks(...)
   d <- do.call(rbind, lapply(parts, sde_plain_df))
   key <- paste(d$condition, d$time, d$variable, d$lo, sep = "\r")
   first <- !duplicated(key)
@@ -214,9 +218,7 @@ rbind.sde_histogram <- function(..., deparse.level = 1) {
 #' @rdname sde_methods
 #' @export
 rbind.sde_trajectories <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
-  sde_same_run(parts)
+  parts <- sde_chunks(...)
   d <- do.call(rbind, lapply(parts, sde_plain_df))
   if (anyDuplicated(paste(d$condition, d$replica, d$time))) {
     sp_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
