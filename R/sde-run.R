@@ -78,9 +78,12 @@
 #' @param progress Show a progress bar.
 #' @param bins With `output = "histogram"`: a named list of break vectors,
 #'   one per state or observable to count.
-#' @param at_passage With `output = "passage"`: also return the state and
-#'   the observables at passage (or censoring), in `attr(x, "at_passage")`
-#'   and as columns of `as.data.frame(x, at_passage = TRUE)`.
+#' @param at_passage With `output = "passage"`: also return the state at
+#'   passage (at the end of the step in which the event held; at `t_max`
+#'   for a censored path), in the working precision, and the observables
+#'   there (evaluated in R, in double precision, at the passage time), in
+#'   `attr(x, "at_passage")` and as columns of `as.data.frame(x, at_passage
+#'   = TRUE)`.
 #' @return An object of class `sde_passage` (also `sp_paths`: one row per
 #'   path, columns `condition`, the swept parameters, `replica`, `value`,
 #'   `escaped`), `sde_moments` (columns `condition`, the swept parameters,
