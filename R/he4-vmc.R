@@ -348,7 +348,7 @@ vmc_check_start <- function(start, n_atoms, density, b, jastrow, seed, walkers, 
 # versions is `n`).
 vmc_params <- function(x) {
   p <- attr(x, "params")
-  if (!is.null(p) && is.null(p$n) && !is.null(p$n_atoms)) names(p)[names(p) == "n_atoms"] <- "n"
+  if (!is.null(p) && !"n" %in% names(p)) names(p)[names(p) == "n_atoms"] <- "n"
   p
 }
 
