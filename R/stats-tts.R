@@ -130,7 +130,7 @@ tts_sample <- function(x, solved, unit, call) {
 #' runs <- data.frame(replica = 1:40, sweeps = pmin(t, cut), solved = t <= cut)
 #' tts_estimate(runs, prior = "uniform")
 #' # from the solver: in sweeps, and in seconds at the measured pace
-#' x <- xorsat_qg(xorsat_random(48, seed = 1), runs = 30, clones = 64,
+#' x <- xorsat_qg(xorsat_random(48, seed = 1), replicas = 30, clones = 64,
 #'                seed = 1, backend = "cpu")
 #' tts_estimate(x)
 #' tts_estimate(x, unit = "seconds")
