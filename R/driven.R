@@ -270,9 +270,12 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
                 D0 = grid$theta, dt = dt, sigma = sqrt(2 * grid$beta * grid$theta * dt),
                 stream0 = (grid$condition - 1) * 2^40)
   drive <- cos(2 * pi * (0:spp) / spp)
-  res <- sim_run(fr, C_sp_r_driven, lapply(conds, as.double), drive, fr$n,
-                 check_u64(fr$first - 1, "first_replica", call = call), periods, ktr,
-                 x0, v0, keep_here, dens, method == "srk2", fr$precision == "single", fr$seed,
+  res <- sim_run(fr, "driven", conds = lapply(conds, as.double), drive = drive, n = fr$n,
+                 replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+                 seed = fr$seed, periods = periods, ktr = ktr, x0 = x0, v0 = v0,
+                 keep_m = keep_here, dens_lo = if (length(dens)) dens[1] else 0,
+                 dens_bins = if (length(dens)) dens[2] else 0, heun = method == "srk2",
+                 single = fr$precision == "single",
                  kernel = "driven", variant = driven_kernel_variant(fr$precision, method))
   cond_of <- rep.int(seq_len(ncond), rep.int(fr$n, ncond)) # rep(, each =), faster
   steps <- res$steps
@@ -348,8 +351,8 @@ driven_variants <- function() {
 # statphysgpu.driven_variant ("" or "_free").
 driven_kernel_variant <- function(precision, method) {
   v <- paste(precision, method, sep = "_")
-  sfx <- getOption("statphysgpu.driven_variant", "")
-  if (is.character(sfx) && length(sfx) == 1 && paste0(v, sfx) %in% names(driven_variants())) {
+  sfx <- sp_tuning("driven_variant")
+  if (paste0(v, sfx) %in% names(driven_variants())) {
     v <- paste0(v, sfx)
   }
   v

@@ -511,9 +511,9 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   variant <- paste(c(fr$precision, method,
                      if (type == "switching_currents") "ramp" else "fixed",
                      if (start == "thermal") "thermal"), collapse = "_")
-  res <- sim_run(fr, C_sp_r_escape, ec$conds, ec$tables, fr$n,
-                 check_u64(fr$first - 1, "first_replica", call = call),
-                 method == "srk2", fr$precision == "single", fr$seed,
+  res <- sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
+                 replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+                 heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
                  kernel = "escape", variant = variant)
   each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
   cond_of <- rep.int(seq_len(ncond), each)
@@ -523,9 +523,9 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   for (p in setdiff(names(grid), "condition")) cols[[p]] <- rep.int(grid[[p]], each)
   cols$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
   cols$value <- res$value
-  cols$escaped <- res$escaped
+  cols$escaped <- res$status == 1L # SP_ESCAPE_ESCAPED (escape_args.h)
   out <- new_df(cols)
-  unf <- which(res$unfinished)
+  unf <- which(res$status < 0L)    # unstarted or partial: interrupted
   attr(out, "conditions") <- grid
   attr(out, "method") <- method
   attr(out, "dt") <- h
@@ -534,8 +534,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   attr(out, "init") <- start
   attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
-  attr(out, "steps") <- c(useful = res$counts[["useful_steps"]],
-                          issued = res$counts[["issued_steps"]])
+  attr(out, "steps") <- c(useful = res$useful_steps, issued = res$issued_steps)
   attr(out, "unfinished") <- data.frame(condition = cond_of[unf],
                                         replica = out$replica[unf])
   attr(out, "args") <- args
@@ -545,7 +544,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                "%s they had reached (escaped = FALSE; listed in ",
                "attr(x, \"unfinished\")), so the estimators stay valid. Rerun ",
                "those replicas with the same seed to complete the sample"),
-               fmt_count(res$counts[["finished"]]), fmt_count(fr$rows),
+               fmt_count(res$finished), fmt_count(fr$rows),
                fmt_count(length(unf)),
                if (type == "switching_currents") "bias" else "time"))
 }

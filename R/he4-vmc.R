@@ -232,10 +232,14 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
     blocks_before <- prev$blocks
   }
   nbins <- if (pair_distribution) 100L else 0L
-  res <- sim_run(fr, C_sp_r_vmc, c(b, L, if (jastrow == "symmetrized") 2 else 1),
-                 as.integer(n_atoms), check_u64(fr$first - 1, "first_replica", call = call),
-                 fr$seed, as.double(c(equilibration, blocks, block_sweeps, measure_every)),
-                 tune, fr$precision == "mixed", nbins, coords, steps, moves,
+  res <- sim_run(fr, "vmc", b = as.double(b), L = as.double(L),
+                 form = if (jastrow == "symmetrized") 2L else 1L, n = as.integer(n_atoms),
+                 nwalkers = length(steps),
+                 walker0 = check_u64(fr$first - 1, "first_replica", call = call),
+                 seed = fr$seed, equilibration = equilibration, blocks = blocks,
+                 block_sweeps = block_sweeps, measure_every = measure_every, tune = tune,
+                 single = fr$precision == "mixed", nbins = nbins, coords0 = coords,
+                 step0 = as.double(steps), moves0 = as.double(moves),
                  kernel = "he4_vmc",
                  variant = he4_kernel_variant(fr$precision))
   out <- vmc_blocks_frame(res, walker_ids, blocks, blocks_before)
@@ -271,7 +275,7 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
 # double precision the longest variant that exists of the suffix with
 # "_u4" or "_lb32" parts dropped ("double_fast"), else "double".
 he4_kernel_variant <- function(precision) {
-  suffix <- getOption("statphysgpu.he4_variant", "_fast_u4")
+  suffix <- sp_tuning("he4_variant")
   v <- paste0(precision, suffix)
   if (precision == "double") {
     reg <- names(gpu_kernel_registry()$he4_vmc$variants)

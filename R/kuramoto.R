@@ -210,13 +210,21 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   mat <- kuramoto_check_A(A, n, coupling, call)
   kuramoto_check_dt(dt, K, theta, beta, om$median_abs, mat$row_max, call, method)
   start <- kuramoto_start(init, fr, n, call)
-  codes <- c(c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
-    if (coupling == "matrix") mat$kind else coupling]],
-    if (method == "euler") 1L else 0L, om$law, start$kind)
-  res <- sim_run(fr, C_sp_r_kuramoto, n, K, om$vector, c(beta, theta, dt, om$centre, om$scale),
-                 c(steps, record_every, fr$n), check_u64(fr$first - 1, "first_replica", call = call),
-                 codes, mat$dense, mat$rowptr, mat$col, mat$val, fr$precision == "single",
-                 fr$seed, as.integer(bins), start$theta0,
+  # the codes of kuramoto_args.h: SP_KUR_* couplings, methods
+  code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
+    if (coupling == "matrix") mat$kind else coupling]]
+  # the engine's fields (kuramoto_args.h) keep the paper's names gamma, T,
+  # omega, theta0
+  res <- sim_run(fr, "kuramoto", n = n, K = as.double(K), nrep = fr$n,
+                 replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+                 seed = fr$seed, omega_law = om$law, omega = as.double(om$vector),
+                 omega_centre = as.double(om$centre), omega_scale = as.double(om$scale),
+                 theta0 = as.double(start$theta0), theta0_per_replica = start$kind == 2L,
+                 gamma = as.double(beta), T = as.double(theta), dt = as.double(dt),
+                 steps = steps, record_every = record_every, coupling = code,
+                 method = if (method == "euler") 1L else 0L, A = mat$dense,
+                 rowptr = mat$rowptr, col = mat$col, val = mat$val,
+                 single = fr$precision == "single", bins = as.integer(bins),
                  kernel = "kuramoto", variant = kuramoto_variant(fr$precision))
   replica_ids <- fr$first - 1 + seq_len(fr$n)
   out <- kuramoto_frame(res$rec, K, replica_ids, nrec, record_every, dt)
@@ -279,7 +287,7 @@ kuramoto_check_size <- function(n, ncond, replicas, nrec, bins, row_bytes, call)
 # "_np", "_lb6", "_lb2"; R/gpu.R).
 kuramoto_variant <- function(precision) {
   if (precision != "single") return(precision)
-  v <- getOption("statphysgpu.kuramoto_variant", "")
+  v <- sp_tuning("kuramoto_variant")
   if (is.null(v)) v <- ""
   name <- paste0("single", v)
   if (!is.character(v) || length(v) != 1 || !name %in% names(kuramoto_variants())) {

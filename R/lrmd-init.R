@@ -26,24 +26,59 @@ lrmd_frame <- function(cols, names, n) {
   cols
 }
 
-# A lazy start: the recipe c(kind, n, seed lo, seed hi, a, b, U, M0) (the
-# fields of sp_lrmd_start, src/core/sp_lrmd.h; a and b as lrmd_start.h
-# reads them) and its columns, not drawn.
+# A lazy start: the recipe c(kind, n, seed lo, seed hi, a, b, U, M0,
+# replica) (the fields of sp_lrmd_start, src/core/sp_lrmd.h; a and b as
+# lrmd_start.h reads them; replica 0, global and 0-based: lrmd()'s first
+# replica, whose streams are those of a start before replicas existed) and
+# its columns, not drawn.
 lrmd_start_object <- function(kind, model, n, a, b, params, seed, U = 0, M0 = 0) {
-  recipe <- structure(c(lrmd_start_kinds[[kind]], n, seed[1], seed[2], a, b, U, M0),
+  recipe <- structure(c(lrmd_start_kinds[[kind]], n, seed[1], seed[2], a, b, U, M0, 0),
                       class = "lrmd_draw")
   x <- lrmd_frame(.Call(C_sp_r_lrmd_start_columns, recipe), lrmd_columns(model), n)
   attr(x, "model") <- model
   attr(x, "params") <- params
   attr(x, "seed") <- u64_to_double(seed)
+  attr(x, "seed_hex") <- u64_to_hex(seed)
   class(x) <- c("lrmd_init", "data.frame")
   x
+}
+
+# The recipe of replica r (global, 1-based) of a start: its streams
+# (sp_philox_lrmd_init of inst/cuda/sp_streams.h).
+lrmd_recipe_replica <- function(recipe, r) {
+  recipe[9] <- r - 1
+  recipe
+}
+
+# Starts over a grid of parameters (`pars`, a named list, any of them a
+# vector; `make` makes the start of one value of each): the start itself
+# when every parameter is one value, else an object of class "lrmd_starts":
+# list(grid = the swept parameters' values, one row per condition, in
+# expand.grid() order (the first varies fastest), starts = their starts),
+# with attributes model, n, seed, seed_hex.
+lrmd_start_grid <- function(pars, make, model, n, seed) {
+  swept <- names(pars)[lengths(pars) > 1]
+  if (!length(swept)) return(do.call(make, pars))
+  g <- expand.grid(pars, KEEP.OUT.ATTRS = FALSE)
+  starts <- lapply(seq_len(nrow(g)), function(i) do.call(make, as.list(g[i, , drop = FALSE])))
+  structure(list(grid = g[swept], starts = starts), class = "lrmd_starts", model = model, n = n,
+            seed = u64_to_double(seed), seed_hex = u64_to_hex(seed))
 }
 
 # The recipe of `x` when its columns are all those of one lazy start, none
 # read yet (the engine then draws it); NULL otherwise.
 lrmd_lazy <- function(x) {
-  if (is.list(x)) .Call(C_sp_r_lrmd_lazy, x)
+  r <- lrmd_recipe(x)
+  if (!is.null(r) && !r$drawn) r$recipe
+}
+
+# list(recipe, drawn) when the columns of `x` are all those of one start (R
+# read them or not: drawn), else NULL (a start given as numbers, or changed).
+lrmd_recipe <- function(x) {
+  if (is.list(x)) {
+    r <- .Call(C_sp_r_lrmd_lazy, x)
+    if (!is.null(r)) list(recipe = r[[1]], drawn = r[[2]])
+  }
 }
 
 # `n`, checked, and the memory of the drawn start (8 B a particle and
@@ -121,6 +156,15 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' (possible only for `U` within the sampling fluctuation of
 #' \eqn{(1 - M_0^2)/2}) is refused when it is drawn, not when it is made.
 #'
+#' **Grids.** Any parameter (`M0`, `U`, `T`, `p0`, `r_in`, `r_out`) may be a
+#' vector: the result is then an object of class `lrmd_starts`, the starts
+#' of every combination (element `grid`, one row per condition in
+#' [expand.grid()] order, the first parameter varying fastest; element
+#' `starts`, their starts, all with the one seed), which [lrmd()] runs as a
+#' sweep, the records carrying a column per swept parameter. [lrmd()]'s
+#' replicas of a start draw from streams of their own (see [lrmd()],
+#' Replicas and sweeps); the start itself is replica 1.
+#'
 #' Each function checks, when it is called, the memory the drawn start
 #' needs (16 bytes a particle, 32 for `gravity2d_shell()`) against the
 #' memory available, and refuses an energy `U`, temperature `T` or width
@@ -129,17 +173,18 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' double: for example \eqn{U \le 2.2 \times 10^{307} / n}{U <= 2.2e307 / n}).
 #'
 #' @param n Number of particles (at least 2).
-#' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]}.
-#' @param U Energy per particle.
-#' @param T Temperature \eqn{T > 0}.
-#' @param p0 Half width of the uniform momenta (0: at rest).
+#' @param M0 Magnetisation of the waterbag, in \eqn{[0, 1]} (a vector: a grid).
+#' @param U Energy per particle (a vector: a grid).
+#' @param T Temperature \eqn{T > 0} (a vector: a grid).
+#' @param p0 Half width of the uniform momenta (0: at rest; a vector: a grid).
 #' @param r_in,r_out Inner and outer radius of the annulus, \eqn{0 \le
 #'   r_{in} < r_{out}}.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @return An object of class `lrmd_init`: a data frame with columns
 #'   `theta`, `p` (HMF, ring) or `x`, `y`, `px`, `py` (gravity2d), drawn
-#'   when first read, and attributes `model`, `params`, `seed`; pass it as
-#'   `init` to [lrmd()].
+#'   when first read, and attributes `model`, `params`, `seed`, `seed_hex`;
+#'   pass it as `init` to [lrmd()]. With a vector parameter, an object of
+#'   class `lrmd_starts` (see Grids).
 #' @seealso [lrmd()], [hmf_caloric()].
 #' @examples
 #' w <- hmf_waterbag(1000, M0 = 1, U = 0.69, seed = 1)
@@ -150,28 +195,33 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #' # a large start costs nothing until it is read (lrmd() draws it itself)
 #' big <- hmf_waterbag(1e7, M0 = 1, U = 0.69, seed = 1)
 #' nrow(big)
+#' # a grid of starts: lrmd() runs one condition each
+#' hmf_waterbag(1000, M0 = 1, U = c(0.6, 0.69, 0.8), seed = 1)
 #' @export
 hmf_waterbag <- function(n, M0, U, seed = NULL) {
   call <- sys.call()
   n <- lrmd_check_n(n, "hmf_waterbag", 2, call)
-  M0 <- check_range(M0, "M0", 0, 1, len = 1, call = call)
-  U <- check_range(U, "U", len = 1, call = call)
-  umin <- (1 - M0^2) / 2
-  if (U < 0 || U < umin) {
-    sp_abort(sprintf(paste0(
-      "`U` = %s is below the minimum energy per particle of a waterbag with M0 = %s, ",
-      "(1 - M0^2)/2 = %s (its particles at rest); the HMF model's minimum energy is 0 ",
-      "(M = 1, at rest)."), format(U), format(M0), format(umin)), call = call)
-  }
-  # the squared momenta sum to 2 n (U - V) <= 2 n U
-  lrmd_check_momenta(U, "U", .Machine$double.xmax / (8 * n),
-                     sprintf("the momenta of %s particles at this energy", fmt_count(n)), call)
+  M0 <- check_range(M0, "M0", 0, 1, call = call)
+  U <- check_range(U, "U", call = call)
   seed <- resolve_seed(seed, call = call)
-  # half width of the angles: sin(d) / d = M0
-  d <- if (M0 >= 1) 0 else if (M0 <= 0) pi else
-    stats::uniroot(function(d) sin(d) / d - M0, c(1e-12, pi), tol = 1e-15)$root
-  lrmd_start_object("waterbag", "hmf", n, a = d, b = 0,
-                    params = list(n = n, M0 = M0, U = U, width = d), seed = seed, U = U, M0 = M0)
+  lrmd_start_grid(list(M0 = M0, U = U), function(M0, U) {
+    umin <- (1 - M0^2) / 2
+    if (U < 0 || U < umin) {
+      sp_abort(sprintf(paste0(
+        "`U` = %s is below the minimum energy per particle of a waterbag with M0 = %s, ",
+        "(1 - M0^2)/2 = %s (its particles at rest); the HMF model's minimum energy is 0 ",
+        "(M = 1, at rest)."), format(U), format(M0), format(umin)), call = call)
+    }
+    # the squared momenta sum to 2 n (U - V) <= 2 n U
+    lrmd_check_momenta(U, "U", .Machine$double.xmax / (8 * n),
+                       sprintf("the momenta of %s particles at this energy", fmt_count(n)), call)
+    # half width of the angles: sin(d) / d = M0
+    d <- if (M0 >= 1) 0 else if (M0 <= 0) pi else
+      stats::uniroot(function(d) sin(d) / d - M0, c(1e-12, pi), tol = 1e-15)$root
+    lrmd_start_object("waterbag", "hmf", n, a = d, b = 0,
+                      params = list(n = n, M0 = M0, U = U, width = d), seed = seed, U = U,
+                      M0 = M0)
+  }, "hmf", n, seed)
 }
 
 #' @rdname hmf_waterbag
@@ -179,16 +229,18 @@ hmf_waterbag <- function(n, M0, U, seed = NULL) {
 hmf_equilibrium <- function(n, T, seed = NULL) {
   call <- sys.call()
   n <- lrmd_check_n(n, "hmf_equilibrium", 2, call)
-  T <- check_positive(T, "T", len = 1, call = call)
-  # momenta sqrt(T) z, z a normal draw of Box-Muller from 32-bit uniforms: z^2
-  # <= 2 log(2^32) < 44.4, so their squares sum to less than 44.4 n T
-  lrmd_check_momenta(T, "T", .Machine$double.xmax / (4 * 44.4 * n),
-                     sprintf("the momenta of %s particles at this temperature", fmt_count(n)),
-                     call)
+  T <- check_positive(T, "T", call = call)
   seed <- resolve_seed(seed, call = call)
-  M <- hmf_magnetization(T)
-  lrmd_start_object("equilibrium", "hmf", n, a = sqrt(T), b = M / T,
-                    params = list(n = n, T = T, M = M), seed = seed)
+  lrmd_start_grid(list(T = T), function(T) {
+    # momenta sqrt(T) z, z a normal draw of Box-Muller from 32-bit uniforms: z^2
+    # <= 2 log(2^32) < 44.4, so their squares sum to less than 44.4 n T
+    lrmd_check_momenta(T, "T", .Machine$double.xmax / (4 * 44.4 * n),
+                       sprintf("the momenta of %s particles at this temperature", fmt_count(n)),
+                       call)
+    M <- hmf_magnetization(T)
+    lrmd_start_object("equilibrium", "hmf", n, a = sqrt(T), b = M / T,
+                      params = list(n = n, T = T, M = M), seed = seed)
+  }, "hmf", n, seed)
 }
 
 #' @rdname hmf_waterbag
@@ -196,13 +248,15 @@ hmf_equilibrium <- function(n, T, seed = NULL) {
 ring_uniform <- function(n, p0 = 0, seed = NULL) {
   call <- sys.call()
   n <- lrmd_check_n(n, "ring_uniform", 2, call)
-  p0 <- check_positive(p0, "p0", len = 1, allow_zero = TRUE, call = call)
-  # momenta within [-2 p0, 2 p0] after the shift: squares summing to at most 4 n p0^2
-  lrmd_check_momenta(p0, "p0", sqrt(.Machine$double.xmax / (16 * n)),
-                     sprintf("the momenta of %s particles", fmt_count(n)), call)
+  p0 <- check_positive(p0, "p0", allow_zero = TRUE, call = call)
   seed <- resolve_seed(seed, call = call)
-  lrmd_start_object("ring", "ring", n, a = p0, b = 0, params = list(n = n, p0 = p0),
-                    seed = seed)
+  lrmd_start_grid(list(p0 = p0), function(p0) {
+    # momenta within [-2 p0, 2 p0] after the shift: squares summing to at most 4 n p0^2
+    lrmd_check_momenta(p0, "p0", sqrt(.Machine$double.xmax / (16 * n)),
+                       sprintf("the momenta of %s particles", fmt_count(n)), call)
+    lrmd_start_object("ring", "ring", n, a = p0, b = 0, params = list(n = n, p0 = p0),
+                      seed = seed)
+  }, "ring", n, seed)
 }
 
 #' @rdname hmf_waterbag
@@ -210,15 +264,27 @@ ring_uniform <- function(n, p0 = 0, seed = NULL) {
 gravity2d_shell <- function(n, r_in, r_out, seed = NULL) {
   call <- sys.call()
   n <- lrmd_check_n(n, "gravity2d_shell", 4, call)
-  r_in <- check_positive(r_in, "r_in", len = 1, allow_zero = TRUE, call = call)
-  r_out <- check_positive(r_out, "r_out", len = 1, call = call)
-  if (r_out <= r_in) {
-    sp_abort(sprintf("`r_out` (%s) must be larger than `r_in` (%s).", format(r_out),
-                     format(r_in)), call = call)
-  }
+  r_in <- check_positive(r_in, "r_in", allow_zero = TRUE, call = call)
+  r_out <- check_positive(r_out, "r_out", call = call)
   seed <- resolve_seed(seed, call = call)
-  lrmd_start_object("shell", "gravity2d", n, a = r_in^2, b = r_out^2 - r_in^2,
-                    params = list(n = n, r_in = r_in, r_out = r_out), seed = seed)
+  lrmd_start_grid(list(r_in = r_in, r_out = r_out), function(r_in, r_out) {
+    if (r_out <= r_in) {
+      sp_abort(sprintf("`r_out` (%s) must be larger than `r_in` (%s).", format(r_out),
+                       format(r_in)), call = call)
+    }
+    lrmd_start_object("shell", "gravity2d", n, a = r_in^2, b = r_out^2 - r_in^2,
+                      params = list(n = n, r_in = r_in, r_out = r_out), seed = seed)
+  }, "gravity2d", n, seed)
+}
+
+#' @export
+print.lrmd_starts <- function(x, ...) {
+  g <- x$grid
+  cli::cat_line(sprintf("<lrmd_starts> %s starts of %s particles, %d condition%s of %s",
+                        attr(x, "model"), fmt_count(attr(x, "n")), nrow(g),
+                        if (nrow(g) == 1) "" else "s", paste(names(g), collapse = ", ")))
+  print(g, ...)
+  invisible(x)
 }
 
 #' @export

@@ -153,18 +153,49 @@
 #' there) and \eqn{10^{-153}} for gravity2d (its square, \eqn{10^{-306}}, a
 #' normal double).
 #'
+#' **Replicas and sweeps.** `replicas` independent systems of `n`
+#' particles run in one call, each from its own start: replica \eqn{r}
+#' (global, numbered from `first_replica`) of a start of [hmf_waterbag()]
+#' ... draws its particles from its own Philox streams (purpose 16, stream
+#' \eqn{c \cdot 2^{40} + r - 1} for coordinate \eqn{c}), except replica 1,
+#' which is the start itself (purpose 11: the numbers of one start, so that
+#' a run of one replica is what it was before replicas existed). A start
+#' given as numbers (a data frame or matrix, or a start changed after it
+#' was made) is the same for every replica: the dynamics is deterministic,
+#' so its replicas are identical. Any parameter of a start (`U`, `M0`, `T`,
+#' `p0`, `r_in`, `r_out`) and `softening` (ring, gravity2d) may be a vector:
+#' the conditions are their grid (the start's parameters first, in
+#' [expand.grid()] order, the first varying fastest; then the softening), and
+#' every condition runs `replicas` systems. The records carry the columns
+#' `condition` and one per swept parameter, named after it, holding its
+#' value (none when nothing is swept), then `replica`; rows are ordered by
+#' condition, replica and step. The streams of a replica do not depend on
+#' the condition, so each condition's systems are those of a call with its
+#' values alone (common random numbers across the grid). Chunks of the
+#' replicas (`first_replica`, the same start and seed: see
+#' [replica_chunks()]) combine with [rbind()][rbind.lrmd_run()] into the
+#' result of one call, bit for bit on the CPU. The systems run one after
+#' another through the same engine (on the GPU, the same kernels, each
+#' system filling the device as one system does: a study of many small
+#' systems runs faster on the CPU, `backend = "auto"`'s choice below
+#' \eqn{10^5} particles for HMF); each has its progress bar.
+#'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
 #'   step reached and the state there are returned (`init = ` the result
-#'   continues it).
+#'   continues it). In a run of several systems the systems after the one
+#'   interrupted have not started: their states are their starts (still
+#'   not drawn), and a continuation starts them.
 #' @param model `"hmf"`, `"ring"` or `"gravity2d"` (taken from `init` when
 #'   that is an initial condition or a run).
 #' @param n Number of particles (taken from `init` when missing).
 #' @param init The start: an object of [hmf_waterbag()],
-#'   [hmf_equilibrium()], [ring_uniform()], [gravity2d_shell()]; a previous
-#'   result of `lrmd()` (to continue it); or a data frame or matrix of `n`
-#'   rows with columns (theta, p) for HMF and ring or (x, y, px, py) for
-#'   gravity2d. Missing: `hmf_waterbag(n, 1, 0.69)`, `ring_uniform(n)` or
+#'   [hmf_equilibrium()], [ring_uniform()], [gravity2d_shell()] (one start,
+#'   or a grid of them when a parameter is a vector: see Replicas and
+#'   sweeps); a previous result of `lrmd()` (to continue every system of
+#'   it); or a data frame or matrix of `n` rows with columns (theta, p) for
+#'   HMF and ring or (x, y, px, py) for gravity2d (the same for every
+#'   replica). Missing: `hmf_waterbag(n, 1, 0.69)`, `ring_uniform(n)` or
 #'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed` (by the engine: see
 #'   Starts the engine draws).
 #' @param dt Time step (a warning says when it is coarse: see Coarse steps).
@@ -173,26 +204,40 @@
 #'   fewer); the records are at the multiples of `record_every` counted from
 #'   the start of the first run of a chain (see Continuing).
 #' @param softening \eqn{\epsilon > 0} of the ring and gravity2d potentials
-#'   (when continuing a run, its softening unless given); at least what the
-#'   precision resolves (see Precision).
+#'   (when continuing a run, its softening unless given; a run that swept
+#'   it keeps its values); at least what the precision resolves (see
+#'   Precision). Several values: a sweep (see Replicas and sweeps).
 #' @param snapshots Times at which to keep the whole phase space (rounded
 #'   to the nearest step; the times of a continued run go on from the
 #'   previous one's end).
 #' @param seed Seed of the default `init` (see [philox]); the dynamics is
-#'   deterministic.
+#'   deterministic. A start of [hmf_waterbag()] ... has its own seed, which
+#'   its replicas draw from and the result carries (`seed` is then unused).
 #' @param backend `"auto"` (see Backends), `"cpu"` or `"gpu"`.
 #' @param devices GPU ids (several: the particles are split over them, see
 #'   Several GPUs), `"all"`, or `NULL` for the first; see [gpu_devices()].
 #' @param precision `"mixed"` or `"double"` (see Precision).
-#' @param progress Show a progress bar.
+#' @param progress Show a progress bar (one a system).
+#' @param replicas Number of independent systems per condition (see
+#'   Replicas and sweeps).
+#' @param first_replica Global number of the first replica (chunks of a
+#'   study; [replica_chunks()]). With the default start, give the chunks'
+#'   shared `seed`.
 #' @return An object of class `lrmd_run`: a data frame with one row per
-#'   record and columns `step`, `time`, `kinetic`, `potential`, `total`
-#'   (per particle), `energy_error`, then `Mx`, `My`, `M` (HMF, ring) or
-#'   `virial_ratio`, `r_half` (gravity2d), and `temperature`; attributes
-#'   `model`, `params`, `state` (the final phase space, a data frame like
-#'   `init`'s), `snapshots` (a list of such data frames, each with its
-#'   `time`), `e0`, `steps_done`, `seed`, `backend`, `devices`,
-#'   `precision`, `seconds`, `interrupted`.
+#'   record of each system and columns `condition` and the swept
+#'   parameters (a sweep only), `replica`, `step`, `time`, `kinetic`,
+#'   `potential`, `total` (per particle), `energy_error`, then `Mx`, `My`,
+#'   `M` (HMF, ring) or `virial_ratio`, `r_half` (gravity2d), and
+#'   `temperature`; attributes `model`, `params`, `state` (the final phase
+#'   space, a data frame like `init`'s), `snapshots` (a list of such data
+#'   frames, each with its `time`), `e0`, `steps_done`, `time_end`,
+#'   `systems` (one row per system: `condition` and the swept parameters,
+#'   `replica`, `softening`, `e0`, the steps where it started and ended, its
+#'   clock), `conditions` (the grid, or `NULL`), `seed`, `seed_hex`,
+#'   `backend`, `devices`, `precision`, `seconds`, `interrupted`. With
+#'   several systems, `state` is a list of data frames and `snapshots` a
+#'   list of lists, one per system in the order of `systems`, and `e0`,
+#'   `steps_done`, `time_end` have one value per system.
 #' @references Rocha Filho, T. M. (2014) Molecular dynamics for long-range
 #'   interacting systems on graphic processing units. *Computer Physics
 #'   Communications* 185, 1364-1369 (paper 004); Yoshida, H. (1990)
@@ -206,6 +251,11 @@
 #' summary(x)
 #' hmf_caloric(0.69) # the equilibrium M the quasi-stationary state avoids
 #' y <- lrmd(init = x, dt = 0.1, steps = 100, backend = "cpu") # continue
+#' # an ensemble over a sweep: 2 energies x 3 replicas in one call
+#' e <- lrmd("hmf", init = hmf_waterbag(500, M0 = 1, U = c(0.6, 0.69), seed = 1),
+#'           dt = 0.1, steps = 100, record_every = 20, replicas = 3, backend = "cpu")
+#' summary(e)
+#' aggregate(M ~ U, data = summary(e), FUN = mean)
 #' g <- lrmd("gravity2d", init = gravity2d_shell(300, 0.5, 1, seed = 1), dt = 0.01,
 #'           steps = 200, record_every = 20, snapshots = 2, backend = "cpu")
 #' summary(g)
@@ -213,10 +263,12 @@
 lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                  record_every = 10, softening = 0.01, snapshots = NULL, seed = NULL,
                  backend = "auto", devices = NULL, precision = c("mixed", "double"),
-                 progress = interactive()) {
+                 progress = interactive(), replicas = 1, first_replica = 1) {
   call <- sys.call()
-  prev <- if (!missing(init) && inherits(init, "lrmd_run")) lrmd_check_run(init, call)
-  from <- if (!missing(init) && inherits(init, c("lrmd_init", "lrmd_run"))) {
+  envir <- environment() # interrupts are held until lrmd() returns (sim_run)
+  has_init <- !missing(init)
+  prev <- if (has_init && inherits(init, "lrmd_run")) lrmd_check_run(init, call)
+  from <- if (has_init && inherits(init, c("lrmd_init", "lrmd_starts", "lrmd_run"))) {
     lrmd_init_model(init, call)
   }
   if (missing(model) && !is.null(from)) model <- from
@@ -232,33 +284,64 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   steps <- check_whole(steps, "steps", lo = 1, hi = 2^52, call = call)
   if (missing(record_every)) record_every <- min(record_every, steps)
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
-  if (!is.null(prev) && missing(softening)) softening <- attr(prev, "params")$softening
-  softening <- check_positive(softening, "softening", len = 1, call = call)
+  if (!is.null(prev) && (!missing(replicas) || !missing(first_replica))) {
+    sp_abort(paste0("`replicas` and `first_replica` cannot be given when `init` is a previous ",
+                    "run: every system of that run (its replicas and conditions) continues."),
+             call = call)
+  }
+  replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^40, call = call)
+  first_replica <- check_whole(first_replica, "first_replica", lo = 1, hi = 2^40, call = call)
   nsnap <- if (is.null(snapshots)) 0 else length(snapshots)
   cols <- lrmd_columns(model)
-  # a start none of whose columns was read: the engine draws it (its recipe)
-  lazy <- if (!missing(init) && is.null(prev)) lrmd_lazy(init)
-  if (!is.null(lazy) && length(init) != length(cols)) lazy <- NULL # refused below
-  n_est <- if (!missing(n)) n else if (!is.null(prev)) nrow(attr(prev, "state")) else
-    if (!is.null(lazy)) lazy[[2]] else
-      if (!missing(init) && !is.null(nrow(init))) nrow(init) else 2
+  # the systems: a previous run's, or the conditions (the starts' grid x the
+  # softenings) x the replicas
+  if (!is.null(prev)) {
+    sy <- lrmd_systems(prev)
+    if (!missing(softening)) {
+      softening <- check_positive(softening, "softening", len = 1, call = call)
+      if ("softening" %in% names(attr(prev, "conditions"))) {
+        sp_abort(paste0("`softening` was swept in the run given as `init`: its systems keep ",
+                        "their softening; leave `softening` out."), call = call)
+      }
+      sy$softening <- softening
+    }
+    conds <- attr(prev, "conditions")
+    n_est <- attr(prev, "params")$n
+  } else {
+    softening <- check_positive(softening, "softening", call = call)
+    if (model == "hmf" && length(softening) > 1) {
+      sp_abort(sprintf(paste0("`softening` is not used by the HMF model: give one value, not %d ",
+                              "(a sweep over it would run the same systems)."),
+                       length(softening)), call = call)
+    }
+    n_est <- if (!missing(n)) n else if (!has_init) 2 else lrmd_init_rows(init)
+  }
   # backend = "auto": the GPU from lrmd_gpu_from() particles (see Backends)
   if (identical(backend, "auto") && is.null(devices) && n_est < lrmd_gpu_from(model)) {
     backend <- "cpu"
   }
+  # the seed: the start's own (its replicas' streams), a run's, or `seed`
+  seed_own <- if (!is.null(prev)) attr(prev, "seed_hex") else if (has_init) lrmd_init_seed(init)
+  if (!is.null(seed_own)) seed <- seed_own
+  ncond0 <- if (!is.null(prev)) max(1, NROW(conds)) else
+    (if (has_init && inherits(init, "lrmd_starts")) nrow(init$grid) else 1) * length(softening)
   # the memory is checked below, with the bytes lrmd_bytes() measured
-  fr <- sim_frame(call, n = 1, seed = seed, backend = backend, devices = devices,
-                  precision = precision, precisions = c("mixed", "double"),
-                  progress = progress, n_name = "systems", auto_threshold = 1, row_bytes = 0)
+  fr <- sim_frame(call, n = if (is.null(prev)) replicas else nrow(sy),
+                  first = if (is.null(prev)) first_replica else 1, seed = seed, backend = backend,
+                  devices = devices, precision = precision, precisions = c("mixed", "double"),
+                  progress = progress, groups = if (is.null(prev)) ncond0 else 1,
+                  n_name = "replicas", auto_threshold = 1, row_bytes = 0)
   soft_min <- lrmd_softening_min(model, fr$precision)
-  if (softening < soft_min) {
-    sp_abort(sprintf(paste0("`softening` = %g is below %.0e, the least the %s model allows in ",
-                            "%s precision (%s); %s."),
-                     softening, soft_min, model, fr$precision,
-                     if (fr$precision == "mixed") "single-precision pair terms" else
-                       "double-precision pair terms",
-                     if (fr$precision == "mixed") "use precision = \"double\"" else
-                       "use a larger softening"), call = call)
+  for (s in unique(if (is.null(prev)) softening else sy$softening)) {
+    if (s < soft_min) {
+      sp_abort(sprintf(paste0("`softening` = %g is below %.0e, the least the %s model allows in ",
+                              "%s precision (%s); %s."),
+                       s, soft_min, model, fr$precision,
+                       if (fr$precision == "mixed") "single-precision pair terms" else
+                         "double-precision pair terms",
+                       if (fr$precision == "mixed") "use precision = \"double\"" else
+                         "use a larger softening"), call = call)
+    }
   }
   if (fr$plan$backend == "gpu") {
     if (length(fr$plan$devices) > n_est) {
@@ -267,73 +350,184 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     }
     # testing: k slices on each device, on streams of their own (the
     # multi-device code on one GPU)
-    k <- getOption("statphysgpu.lrmd_slices", 1L)
-    if (!is.numeric(k) || length(k) != 1 || is.na(k) || k < 1 || k != floor(k)) {
-      sp_abort(sprintf("option statphysgpu.lrmd_slices must be a whole number >= 1, not %s.",
-                       describe(k)), call = call)
-    }
+    k <- sp_tuning("lrmd_slices", call)
     if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
   # tuning: the blocks an SM the pair pass's parts are cut for (0: as many
   # as fit, the default); fewer make longer parts, more shorter ones
-  bps <- getOption("statphysgpu.lrmd_blocks_per_sm", 0L)
-  if (!is.numeric(bps) || length(bps) != 1 || is.na(bps) || bps < 0 || bps > 1024 ||
-      bps != floor(bps)) {
-    sp_abort(sprintf(paste("option statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0",
-                           "(at most 1024), not %s."),
-                     describe(bps)), call = call)
-  }
-  lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call)
-  if (missing(init)) {
-    if (missing(n)) sp_abort("`n` or `init` must be given.", call = call)
-    init <- switch(model,
-                   hmf = hmf_waterbag(n, 1, 0.69, seed = u64_to_hex(fr$seed)),
-                   ring = ring_uniform(n, seed = u64_to_hex(fr$seed)),
-                   gravity2d = gravity2d_shell(n, 0.5, 1, seed = u64_to_hex(fr$seed)))
-    lazy <- lrmd_lazy(init)
-  }
-  # the start: the recipe the engine draws, or the columns it reads (not
-  # copied here: the engine copies them once, into the state it returns)
-  if (!is.null(lazy)) {
-    state <- lazy
-    n_init <- lazy[[2]]
-  } else {
-    st <- lrmd_state(init, model, call)
-    state <- st$cols
-    n_init <- st$n
-  }
-  if (missing(n)) n <- n_init
-  if (n_init != n) {
-    sp_abort(sprintf("`init` has %s rows (particles) but `n` is %s.", fmt_count(n_init),
-                     fmt_count(n)), call = call)
-  }
-  # the coarse-step warning: now, or for a start the engine draws, once it
-  # has drawn it (after the run: the engine reports its fastest particle)
-  if (is.null(lazy)) lrmd_check_dt(model, dt, softening, st$pmax, call)
-  # the clock of a chain of runs: time = t_base + (step_base + k) dt_base
-  clock <- if (!is.null(prev)) attr(prev, "clock") else list(t = 0, step = 0, dt = dt)
-  steps0 <- if (!is.null(prev)) attr(prev, "params")$step_end else 0
-  if (clock$dt != dt) {
-    clock <- list(t = clock$t + (steps0 - clock$step) * clock$dt, step = steps0, dt = dt)
-  }
-  time_of <- function(k) clock$t + (steps0 + k - clock$step) * dt
-  snap_steps <- double()
-  if (nsnap > 0) {
-    snapshots <- check_finite(snapshots, "snapshots", call = call)
-    t0 <- time_of(0)
-    ks <- round((snapshots - t0) / dt)
-    if (any(ks < 0 | ks > steps)) {
-      sp_abort(sprintf("`snapshots` must be times between %s and %s (this run), not %s.",
-                       format(t0), format(time_of(steps)),
-                       format(snapshots[ks < 0 | ks > steps][1])), call = call)
+  bps <- sp_tuning("lrmd_blocks_per_sm", call)
+  lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call,
+                    systems = if (is.null(prev)) replicas * ncond0 else nrow(sy))
+  if (is.null(prev)) {
+    if (!has_init) {
+      if (missing(n)) sp_abort("`n` or `init` must be given.", call = call)
+      init <- switch(model,
+                     hmf = hmf_waterbag(n, 1, 0.69, seed = u64_to_hex(fr$seed)),
+                     ring = ring_uniform(n, seed = u64_to_hex(fr$seed)),
+                     gravity2d = gravity2d_shell(n, 0.5, 1, seed = u64_to_hex(fr$seed)))
     }
-    snap_steps <- sort(unique(ks))
+    # the starts of the conditions: each the recipe the engine draws, or the
+    # columns it reads (not copied here: the engine copies them once, into
+    # the state it returns)
+    starts <- if (inherits(init, "lrmd_starts")) init$starts else list(init)
+    specs <- lapply(starts, lrmd_start_spec, model = model, call = call)
+    n_init <- specs[[1]]$n
+    if (missing(n)) n <- n_init
+    if (n_init != n) {
+      sp_abort(sprintf("`init` has %s rows (particles) but `n` is %s.", fmt_count(n_init),
+                       fmt_count(n)), call = call)
+    }
+    # the conditions: the starts' grid (first, varying fastest), then the softenings
+    sg <- if (inherits(init, "lrmd_starts")) init$grid else data.frame(row.names = 1L)
+    ci <- expand.grid(start = seq_along(specs), soft = seq_along(softening))
+    conds <- sg[ci$start, , drop = FALSE]
+    if (length(softening) > 1) conds$softening <- softening[ci$soft]
+    rownames(conds) <- NULL
+    conds <- if (ncol(conds)) cbind(condition = seq_len(nrow(ci)), conds) else NULL
+    sy <- data.frame(condition = rep(seq_len(nrow(ci)), each = replicas),
+                     replica = rep(first_replica - 1 + seq_len(replicas), nrow(ci)),
+                     softening = rep(softening[ci$soft], each = replicas),
+                     e0 = NA_real_, step_end = 0, clock_t = 0, clock_step = 0)
+    sy_start <- rep(ci$start, each = replicas)
+    # each system's start: replica 1 of a start R has read, its columns;
+    # the other replicas of a start, its recipe for their streams; a start
+    # given as numbers, the same for every replica
+    sy_state <- lapply(seq_len(nrow(sy)), function(i) {
+      sp <- specs[[sy_start[i]]]
+      if (!is.null(sp$recipe) && (is.null(sp$cols) || sy$replica[i] != 1)) {
+        list(state = lrmd_recipe_replica(sp$recipe, sy$replica[i]), lazy = TRUE, pmax = NA)
+      } else list(state = sp$cols, lazy = FALSE, pmax = sp$pmax)
+    })
+  } else {
+    n <- n_est
+    # (the state of a system an interrupt left unstarted is its start)
+    sy_state <- lapply(lrmd_states(prev), function(s) {
+      sp <- lrmd_start_spec(s, model, call, run = TRUE)
+      if (is.null(sp$cols)) list(state = sp$recipe, lazy = TRUE, pmax = NA) else
+        list(state = sp$cols, lazy = FALSE, pmax = sp$pmax)
+    })
+  }
+  nsys <- nrow(sy)
+  # the coarse-step warning: now, or for starts the engine draws, once it
+  # has drawn them (after the run: the engine reports their fastest particle)
+  given <- !vapply(sy_state, `[[`, TRUE, "lazy")
+  if (any(given)) {
+    lrmd_check_dt(model, dt, sy$softening[given],
+                  vapply(sy_state[given], `[[`, 1, "pmax"), call)
+  }
+  # the clocks of the chains of runs: time = t_base + (step_base + k) dt_base
+  p_dt <- if (!is.null(prev)) attr(prev, "clock")$dt else dt
+  if (p_dt != dt) {
+    sy$clock_t <- sy$clock_t + (sy$step_end - sy$clock_step) * p_dt
+    sy$clock_step <- sy$step_end
   }
   code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
   two_d <- model == "gravity2d"
-  flags <- as.integer(c(fr$precision == "mixed", isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)),
+  flags <- as.integer(c(fr$precision == "mixed", sp_tuning("lrmd_fused", call),
                         bps))
   variant <- lrmd_variant(fr$precision)
+  # the snapshots' steps, each system's (checked before any system runs)
+  snap_steps <- lapply(seq_len(nsys), function(i) {
+    if (nsnap == 0) return(double())
+    snapshots <- check_finite(snapshots, "snapshots", call = call)
+    t0 <- sy$clock_t[i] + (sy$step_end[i] - sy$clock_step[i]) * dt
+    ks <- round((snapshots - t0) / dt)
+    if (any(ks < 0 | ks > steps)) {
+      sp_abort(sprintf("`snapshots` must be times between %s and %s (this run), not %s.",
+                       format(t0), format(t0 + steps * dt),
+                       format(snapshots[ks < 0 | ks > steps][1])), call = call)
+    }
+    sort(unique(ks))
+  })
+  step_start <- sy$step_end
+  runs <- vector("list", nsys)
+  run <- c(seconds = 0, rounds = 0, interrupted = 0)
+  for (i in seq_len(nsys)) {
+    steps0 <- sy$step_end[i]
+    time_of <- local({
+      ct <- sy$clock_t[i]
+      cs <- sy$clock_step[i]
+      s0 <- steps0
+      function(k) ct + (s0 + k - cs) * dt
+    })
+    one <- lrmd_one(fr, model, code, n, dt, sy$softening[i], steps, record_every, steps0,
+                    sy_state[[i]]$state, snap_steps[[i]], flags, variant, time_of, call, envir)
+    if (sy_state[[i]]$lazy) sy_state[[i]]$pmax <- one$pmax
+    e0 <- if (!is.na(sy$e0[i])) sy$e0[i] else one$rec[1, 1] + one$rec[2, 1]
+    rec <- one$rec
+    kin <- rec[1, ]
+    pot <- rec[2, ]
+    tot <- kin + pot
+    d <- list()
+    if (!is.null(conds)) for (nm in names(conds)) d[[nm]] <- rep(conds[[nm]][sy$condition[i]], length(kin))
+    d$replica <- rep(sy$replica[i], length(kin))
+    d$step <- steps0 + one$k
+    d$time <- time_of(one$k)
+    d$kinetic <- kin
+    d$potential <- pot
+    d$total <- tot
+    d$energy_error <- (tot - e0) / (if (e0 != 0) abs(e0) else 1)
+    if (two_d) {
+      d$virial_ratio <- 2 * kin / rec[3, ]
+      d$r_half <- rec[4, ]
+      d$temperature <- kin
+    } else {
+      d$Mx <- rec[3, ]
+      d$My <- rec[4, ]
+      d$M <- sqrt(d$Mx^2 + d$My^2)
+      d$temperature <- 2 * kin
+    }
+    # the engine's columns as data frames (no copies)
+    snaps <- lapply(one$snaps, function(s) {
+      f <- lrmd_frame(s$cols, cols, n)
+      attr(f, "time") <- time_of(s$k)
+      attr(f, "step") <- steps0 + s$k
+      f
+    })
+    runs[[i]] <- list(rec = new_df(d), state = lrmd_frame(one$state, cols, n), snaps = snaps)
+    sy$e0[i] <- e0
+    sy$step_end[i] <- steps0 + one$steps_done
+    sy$steps_done[i] <- one$steps_done
+    sy$time_end[i] <- time_of(one$steps_done)
+    run <- c(seconds = run[["seconds"]] + one$run[["seconds"]],
+             rounds = run[["rounds"]] + one$run[["rounds"]],
+             interrupted = one$run[["interrupted"]])
+    if (run[["interrupted"]] == 1) break
+  }
+  # the systems an interrupt left unstarted: their starts, as they came
+  ran <- !vapply(runs, is.null, TRUE)
+  for (i in which(!ran)) {
+    st <- sy_state[[i]]
+    st <- if (st$lazy) .Call(C_sp_r_lrmd_start_columns, st$state) else st$state
+    runs[[i]] <- list(rec = NULL, state = lrmd_frame(st, cols, n),
+                      snaps = list())
+    sy$steps_done[i] <- 0
+    sy$time_end[i] <- sy$clock_t[i] + (sy$step_end[i] - sy$clock_step[i]) * dt
+  }
+  lazy_sys <- vapply(sy_state, `[[`, TRUE, "lazy") & ran
+  if (any(lazy_sys)) {
+    lrmd_check_dt(model, dt, sy$softening[lazy_sys], vapply(sy_state[lazy_sys], `[[`, 1, "pmax"),
+                  call)
+  }
+  out <- if (nsys == 1) runs[[1]]$rec else lrmd_bind(lapply(runs, `[[`, "rec"))
+  sy$step_start <- step_start
+  systems <- sy
+  if (!is.null(conds)) {
+    systems <- cbind(conds[sy$condition, , drop = FALSE], sy[setdiff(names(sy), "condition")])
+    rownames(systems) <- NULL
+  }
+  lrmd_result(out, fr, run, model = model, n = n, dt = dt, steps = steps,
+              record_every = record_every, systems = systems, conditions = conds,
+              states = lapply(runs, `[[`, "state"), snaps = lapply(runs, `[[`, "snaps"))
+}
+
+# One system: the parts of the run (see ?lrmd, Continuing) from `state` (its
+# columns, or a recipe the engine draws) at step steps0 of its chain.
+# Returns list(k (the steps of the records kept, counted in this run), rec
+# (4 x records), state (columns), snaps (list of list(k, cols)),
+# steps_done, run, pmax (a drawn start's fastest particle)).
+lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, steps0, state,
+                     snap_steps, flags, variant, time_of, call, envir) {
   # Records lie on the grid of the chain's steps: the multiples of
   # record_every. A continuation that starts off the grid runs to the next
   # grid step first (its records there), then the rest: the state at every
@@ -342,7 +536,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   parts <- if (head == 0) list(c(0, steps, record_every)) else if (head >= steps) {
     list(c(0, steps, steps))
   } else list(c(0, head, head), c(head, steps - head, record_every))
-  res <- list(steps_done = 0, run = c(seconds = 0, rounds = 0, interrupted = 0))
+  res <- list(steps_done = 0, run = c(seconds = 0, rounds = 0, interrupted = 0), pmax = NA)
   recs <- list()
   snaps <- list()
   for (p in parts) {
@@ -350,8 +544,9 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
                          !(k0 > 0 & snap_steps == k0)] - k0
     r <- withCallingHandlers(
-      sim_run(fr, C_sp_r_lrmd, code, n, c(dt, softening), c(p[2], p[3]), flags, state,
-              as.double(mine), kernel = "lrmd", variant = variant),
+      sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, state,
+                                         mine),
+              kernel = "lrmd", variant = variant, envir = envir),
       statphysgpu_not_finite = function(e) {
         # the engine counts the steps of this part: say where it began
         if (k0 > 0) {
@@ -363,7 +558,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
         }
       })
     state <- r$state # the columns of the state: the next part's start
-    if (k0 == 0 && !is.null(lazy)) lrmd_check_dt(model, dt, softening, r$start_pmax, call)
+    if (k0 == 0) res$pmax <- r$start_pmax
     # the records and snapshots reached, their steps in this run
     ks <- seq(0, r$steps_done, by = p[3])
     recs[[length(recs) + 1]] <- list(k = k0 + ks, rec = matrix(r$rec, nrow = 4)[, seq_along(ks),
@@ -382,45 +577,124 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   k <- unlist(lapply(recs, `[[`, "k"))
   rec <- do.call(cbind, lapply(recs, `[[`, "rec"))
   keep <- (steps0 + k) %% record_every == 0 & !duplicated(k)
-  k <- k[keep]
-  e0 <- if (!is.null(prev)) attr(prev, "e0") else rec[1, 1] + rec[2, 1]
-  kin <- rec[1, keep]
-  pot <- rec[2, keep]
-  tot <- kin + pot
-  out <- data.frame(step = steps0 + k, time = time_of(k), kinetic = kin, potential = pot,
-                    total = tot, energy_error = (tot - e0) / (if (e0 != 0) abs(e0) else 1))
-  if (two_d) {
-    out$virial_ratio <- 2 * kin / rec[3, keep]
-    out$r_half <- rec[4, keep]
-    out$temperature <- kin
+  c(res, list(k = k[keep], rec = rec[, keep, drop = FALSE], state = state, snaps = snaps))
+}
+
+# The job of the lrmd model (src/models/lrmd.c): model code, n, dt,
+# softening, the steps and record interval of this part, flags c(mixed,
+# fused pair pass, blocks an SM), the start `state` (its columns, or a
+# recipe of class "lrmd_draw" that the engine draws: c(kind, n, seed lo,
+# seed hi, a, b, U, M0, replica)) and the snapshot steps.
+lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, state, snap_steps) {
+  job <- list(model = code, n = n, dt = as.double(dt), eps = as.double(softening),
+              steps = steps, record_every = record_every, single = flags[1],
+              fused = flags[2], blocks_per_sm = flags[3],
+              snap_steps = as.double(snap_steps),
+              q0 = double(), q1 = double(), p0 = double(), p1 = double(),
+              start_kind = -1, start_n = 0, start_seed = c(0, 0), start_replica = 0,
+              start_a = 0, start_b = 0, start_U = 0, start_M0 = 0)
+  if (inherits(state, "lrmd_draw")) {
+    r <- unclass(state)
+    job[c("start_kind", "start_n", "start_a", "start_b", "start_U", "start_M0")] <-
+      as.list(r[c(1, 2, 5, 6, 7, 8)])
+    job$start_seed <- r[3:4]
+    job$start_replica <- if (length(r) >= 9) r[9] else 0 # a recipe saved before replicas
+  } else if (length(state) == 4) {
+    job[c("q0", "q1", "p0", "p1")] <- unname(state)
   } else {
-    out$Mx <- rec[3, keep]
-    out$My <- rec[4, keep]
-    out$M <- sqrt(out$Mx^2 + out$My^2)
-    out$temperature <- 2 * kin
+    job[c("q0", "p0")] <- unname(state)
   }
-  # the engine's columns as data frames (no copies)
-  snaps <- lapply(snaps, function(s) {
-    f <- lrmd_frame(s$cols, cols, n)
-    attr(f, "time") <- time_of(s$k)
-    attr(f, "step") <- steps0 + s$k
-    f
-  })
+  job
+}
+
+# The records of several systems, one data frame (their columns joined).
+lrmd_bind <- function(recs) {
+  recs <- recs[!vapply(recs, is.null, TRUE)]
+  nm <- names(recs[[1]])
+  new_df(stats::setNames(lapply(nm, function(v) unlist(lapply(recs, `[[`, v), use.names = FALSE)),
+                         nm))
+}
+
+# The result of lrmd(): records `out`, and the attributes (see ?lrmd,
+# Value); one system keeps the shapes of a single run (state a data frame,
+# e0 a number, snapshots a list of data frames).
+lrmd_result <- function(out, fr, run, model, n, dt, steps, record_every, systems, conditions,
+                        states, snaps) {
+  one <- nrow(systems) == 1
+  soft <- unique(systems$softening)
   attr(out, "model") <- model
   attr(out, "params") <- list(n = n, dt = dt, steps = steps, record_every = record_every,
-                              softening = softening, step_start = steps0,
-                              step_end = steps0 + res$steps_done)
-  attr(out, "state") <- lrmd_frame(state, cols, n)
-  attr(out, "snapshots") <- snaps
-  attr(out, "e0") <- e0
-  attr(out, "clock") <- clock
-  attr(out, "time_end") <- time_of(res$steps_done)
-  attr(out, "steps_done") <- res$steps_done
-  sim_result(out, fr, res, class = c("lrmd_run", "data.frame"),
-             unfinished = sprintf(paste0(
+                              softening = soft, step_start = min(systems$step_start),
+                              step_end = max(systems$step_end))
+  attr(out, "state") <- if (one) states[[1]] else states
+  attr(out, "snapshots") <- if (one) snaps[[1]] else snaps
+  # (per system, in the order of `systems`)
+  attr(out, "e0") <- systems$e0
+  attr(out, "clock") <- list(t = systems$clock_t[1], step = systems$clock_step[1], dt = dt)
+  attr(out, "time_end") <- systems$time_end
+  attr(out, "steps_done") <- systems$steps_done
+  attr(out, "systems") <- systems
+  attr(out, "conditions") <- conditions
+  done <- sum(systems$steps_done)
+  sim_result(out, fr, list(run = run), class = c("lrmd_run", "data.frame"),
+             unfinished = if (one) sprintf(paste0(
                "%s of %s steps made; the records up to step %s and the state there are ",
                "returned (init = the result continues the run)"),
-               fmt_count(res$steps_done), fmt_count(steps), fmt_count(steps0 + res$steps_done)))
+               fmt_count(done), fmt_count(steps), fmt_count(systems$step_end)) else
+                 sprintf(paste0(
+                   "%s of %s system-steps made (%s systems of %s steps); the records reached ",
+                   "and each system's state are returned (init = the result continues every ",
+                   "system)"), fmt_count(done), fmt_count(steps * nrow(systems)),
+                   fmt_count(nrow(systems)), fmt_count(steps)))
+}
+
+# The systems of a run given as `init` (checked by lrmd_check_run()): its
+# attribute `systems`, or for a run of one system (also one made before
+# replicas existed) the table of its attributes params, clock and e0.
+lrmd_systems <- function(x) {
+  s <- attr(x, "systems")
+  if (is.data.frame(s) && nrow(s) > 1) {
+    return(data.frame(condition = if (is.null(s$condition)) 1 else s$condition,
+                      replica = s$replica, softening = s$softening, e0 = s$e0,
+                      step_end = s$step_end, clock_t = s$clock_t, clock_step = s$clock_step))
+  }
+  p <- attr(x, "params")
+  ck <- attr(x, "clock")
+  data.frame(condition = 1, replica = if (is.data.frame(s)) s$replica else 1,
+             softening = p$softening, e0 = attr(x, "e0"), step_end = p$step_end,
+             clock_t = ck$t, clock_step = ck$step)
+}
+
+# The final states of a run's systems, a list of data frames.
+lrmd_states <- function(x) {
+  s <- attr(x, "state")
+  if (is.data.frame(s)) list(s) else s
+}
+
+# The particles of `init` (a start, a grid of starts, or numbers), for the
+# choice of backend before the start is read: 2 when it has no rows.
+lrmd_init_rows <- function(init) {
+  if (inherits(init, "lrmd_starts")) return(attr(init, "n"))
+  r <- lrmd_recipe(init)
+  if (!is.null(r)) r$recipe[2] else if (!is.null(nrow(init))) nrow(init) else 2
+}
+
+# The seed of a start or grid of starts ("0x..."), whose replicas lrmd()
+# draws from its streams; NULL for a start given as numbers.
+lrmd_init_seed <- function(init) {
+  if (inherits(init, c("lrmd_init", "lrmd_starts"))) attr(init, "seed_hex")
+}
+
+# The start of a condition (or of a continued system): list(recipe (the
+# recipe of its lazy start, or NULL: a start given as numbers or changed
+# since it was made), cols (its columns when R read them, else NULL), pmax,
+# n).
+lrmd_start_spec <- function(init, model, call, run = FALSE) {
+  rc <- lrmd_recipe(init)
+  if (!is.null(rc) && length(init) != length(lrmd_columns(model))) rc <- NULL # refused below
+  if (!is.null(rc) && !rc$drawn) return(list(recipe = rc$recipe, cols = NULL, n = rc$recipe[2]))
+  st <- lrmd_state(init, model, call, run = run)
+  list(recipe = rc$recipe, cols = st$cols, pmax = st$pmax, n = st$n)
 }
 
 # The model of an initial condition or a run given as `init`.
@@ -450,8 +724,10 @@ lrmd_check_run <- function(x, call) {
   whole <- function(v, lo) one(v) && v == floor(v) && v >= lo
   model <- lrmd_init_model(x, call)
   p <- attr(x, "params")
-  if (!is.list(p) || !whole(p$n, 2) || !one(p$dt) || p$dt <= 0 || !one(p$softening) ||
-      p$softening <= 0 || !whole(p$step_end, 0)) {
+  soft <- p$softening
+  if (!is.list(p) || !whole(p$n, 2) || !one(p$dt) || p$dt <= 0 || !is.numeric(soft) ||
+      !length(soft) || anyNA(soft) || any(!is.finite(soft) | soft <= 0) ||
+      !whole(p$step_end, 0)) {
     damaged("params", " (n >= 2, dt > 0, softening > 0, step_end >= 0)")
   }
   ck <- attr(x, "clock")
@@ -459,10 +735,29 @@ lrmd_check_run <- function(x, call) {
       !one(ck$dt) || ck$dt <= 0) {
     damaged("clock", " (t, step <= the run's last step, dt > 0)")
   }
-  if (!one(attr(x, "e0"))) damaged("e0", " (the energy per particle at the start of the chain)")
+  sy <- attr(x, "systems")
+  multi <- is.data.frame(sy) && nrow(sy) > 1
+  state_ok <- function(s) {
+    is.data.frame(s) && length(s) == length(lrmd_columns(model)) && nrow(s) == p$n &&
+      all(vapply(s, function(v) is.numeric(v) && length(v) == p$n, TRUE))
+  }
+  if (!multi) {
+    if (!one(attr(x, "e0"))) damaged("e0", " (the energy per particle at the start of the chain)")
+    if (!state_ok(attr(x, "state"))) lrmd_damaged_state(model, p$n, call)
+    return(x)
+  }
+  # several systems: one row of `systems` each, and a state each
+  num <- function(v, lo = -Inf) is.numeric(v) && length(v) == nrow(sy) && all(is.finite(v) & v >= lo)
+  if (!num(sy$replica, 1) || !num(sy$softening, 0) || !num(sy$step_end, 0) ||
+      !num(sy$clock_t) || !num(sy$clock_step, 0) || !is.numeric(sy$e0) ||
+      length(sy$e0) != nrow(sy) || any(!is.finite(sy$e0) & sy$step_end > 0) ||
+      !identical(unname(attr(x, "e0")), unname(sy$e0)) ||
+      (!is.null(attr(x, "conditions")) && !num(sy$condition, 1))) {
+    damaged("systems", paste0(" (one row per system: replica, softening, e0, step_end, ",
+                              "clock_t, clock_step, as attribute e0)"))
+  }
   s <- attr(x, "state")
-  if (!is.data.frame(s) || length(s) != length(lrmd_columns(model)) || nrow(s) != p$n ||
-      !all(vapply(s, function(v) is.numeric(v) && length(v) == p$n, TRUE))) {
+  if (!is.list(s) || is.data.frame(s) || length(s) != nrow(sy) || !all(vapply(s, state_ok, TRUE))) {
     lrmd_damaged_state(model, p$n, call)
   }
   x
@@ -507,18 +802,21 @@ lrmd_rate <- function(model, softening, pmax) {
          gravity2d = max(1, pmax) / softening)
 }
 
+# Several starts (systems): one warning, for the fastest.
 lrmd_check_dt <- function(model, dt, softening, pmax, call) {
-  rate <- lrmd_rate(model, softening, pmax)
+  rates <- mapply(lrmd_rate, softening, pmax, MoreArgs = list(model = model))
+  rate <- max(rates)
   h <- dt * rate
   if (h > 1) {
     what <- switch(model, hmf = "max(1, max |p|)",
                    ring = "max(8^(-1/4) softening^(-3/4), max |p| / sqrt(2 softening))",
                    gravity2d = "max(1, max |p|) / softening")
     sp_warn(sprintf(paste0(
-      "`dt` = %s is coarse for the %s model: dt times the fastest rate of this start, ",
+      "`dt` = %s is coarse for the %s model: dt times the fastest rate of %s, ",
       "%s = %s, is %s rad a step (above 1 Yoshida's energy error passes about 1e-3, and from ",
       "1.57 the step is unstable); use a smaller `dt` (at most %s)."),
-      format(dt), model, what, format(rate, digits = 3), format(h, digits = 3),
+      format(dt), model, if (length(rates) > 1) "these starts" else "this start", what,
+      format(rate, digits = 3), format(h, digits = 3),
       format(1 / rate, digits = 3)), call = call,
       class = c("statphysgpu_coarse_dt", "statphysgpu_step_warning"))
   }
@@ -541,17 +839,26 @@ lrmd_bytes <- function(model) {
   list(particle = if (two_d) 112 else 64, snapshot = if (two_d) 40 else 24, record = 400)
 }
 
-lrmd_check_memory <- function(model, n, nsnap, nrec, call) {
+# Several systems (run one after another): each keeps its final state (the
+# state's columns, 16 B a particle, 32 for gravity2d), snapshots and
+# records; the working memory of a run is one system's.
+lrmd_check_memory <- function(model, n, nsnap, nrec, call, systems = 1) {
   b <- lrmd_bytes(model)
-  need <- n * b$particle + n * nsnap * b$snapshot + nrec * b$record
+  state <- if (model == "gravity2d") 32 else 16
+  need <- n * b$particle + (systems - 1) * n * state +
+    systems * (n * nsnap * b$snapshot + nrec * b$record)
   avail <- available_memory()
   if (need > avail) {
     sp_abort(sprintf(paste0(
       "the run would need about %s of memory (%s particles at %d B, %s snapshot%s at %d B a ",
-      "particle, %s records at %d B), more than the %s available; use fewer particles (`n`) ",
-      "or `snapshots`, or a larger `record_every`."),
+      "particle, %s records at %d B%s), more than the %s available; use fewer particles (`n`) ",
+      "or `snapshots`, %sor a larger `record_every`."),
       fmt_bytes(need), fmt_count(n), b$particle, fmt_count(nsnap), if (nsnap == 1) "" else "s",
-      b$snapshot, fmt_count(nrec), b$record, fmt_bytes(avail)), call = call)
+      b$snapshot, fmt_count(nrec), b$record,
+      if (systems > 1) sprintf(", for each of %s systems, whose final states take %d B a particle",
+                               fmt_count(systems), state) else "",
+      fmt_bytes(avail), if (systems > 1) "fewer replicas or conditions (chunks: `first_replica`), "
+      else ""), call = call)
   }
   invisible(need)
 }
@@ -585,10 +892,8 @@ lrmd_check_finite <- function(model, recs, steps0, time_of, call) {
 # order) the caller's own where they are doubles already (no copies), after
 # one pass (C) that checks them finite and the momenta's squares summable,
 # and finds the largest |momentum component| for the coarse-step warning.
-lrmd_state <- function(init, model, call) {
+lrmd_state <- function(init, model, call, run = FALSE) {
   cols <- lrmd_columns(model)
-  run <- inherits(init, "lrmd_run")
-  if (run) init <- attr(init, "state")
   ok <- (is.data.frame(init) || is.matrix(init)) && ncol(init) == length(cols) &&
     nrow(init) >= 2 && (!is.matrix(init) || is.numeric(init))
   column <- function(j) if (is.matrix(init)) init[, j] else init[[j]]
@@ -630,7 +935,7 @@ lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 # (every pair term added in double).
 lrmd_variant <- function(precision) {
   if (precision == "double") return("double")
-  v <- getOption("statphysgpu.lrmd_variant", "mixed_ftz")
+  v <- sp_tuning("lrmd_variant")
   ok <- setdiff(names(gpu_kernel_registry()$lrmd$variants), "double")
   if (!is.character(v) || length(v) != 1 || !v %in% ok) {
     sp_abort(sprintf("option statphysgpu.lrmd_variant must be one of %s, not %s.",

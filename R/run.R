@@ -126,8 +126,13 @@ sim_grid <- function(args, call) {
 }
 
 # Run an engine: loads its GPU kernel variant when the plan is the GPU, then
-# .Call(entry, ..., gpu_key, devices, progress).  cli (whose C API draws the
-# progress bar) is imported by the package, so its namespace is loaded.
+# runs the model called `entry` (a descriptor of src/models/) through the one
+# generic entry, its job the named arguments in `...` (or the list `job`),
+# read by name into the model's struct; the result is the model's outputs by
+# name and `run` (seconds, rounds, interrupted).  An entry that is a native
+# symbol is the older positional path, .Call(entry, ..., gpu_key, devices,
+# progress) (lrmd, until it is a descriptor too).  cli (whose C API draws
+# the progress bar) is imported by the package, so its namespace is loaded.
 #
 # The interrupt rule holds whenever the user presses Ctrl-C: from the .Call
 # until the simulator (the function `envir` belongs to) returns, R's
@@ -137,7 +142,7 @@ sim_grid <- function(args, call) {
 # last check is cleared when the simulator returns, with a warning: the
 # result is complete.  Before the .Call (argument checks, kernel compilation)
 # a Ctrl-C interrupts as anywhere in R: nothing has run yet.
-sim_run <- function(frame, entry, ..., kernel = NULL, variant = "default",
+sim_run <- function(frame, entry, ..., job = list(...), kernel = NULL, variant = "default",
                     envir = parent.frame()) {
   key <- ""
   if (frame$plan$backend == "gpu") {
@@ -145,7 +150,11 @@ sim_run <- function(frame, entry, ..., kernel = NULL, variant = "default",
     key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant)
   }
   sim_hold_interrupts(frame$call, envir)
-  .Call(entry, ..., key, as.integer(frame$plan$devices), frame$progress)
+  devices <- as.integer(frame$plan$devices)
+  if (is.character(entry)) { # a model of the registry (src/models): one entry
+    return(.Call(C_sp_r_model_run, entry, job, key, devices, frame$progress))
+  }
+  .Call(entry, ..., key, devices, frame$progress)
 }
 
 # Suspend interrupts until the function whose frame is `envir` exits (an

@@ -206,14 +206,17 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
                   row_bytes = 40 + 4 * instance$n, max_replicas = 2^47)
   tab <- xorsat_tables(instance)
   variant <- if (independent_clones) "indep"
-    else getOption("statphysgpu.xorsat_variant", "default")
+    else sp_tuning("xorsat_variant", call)
   # one engine call: `frame` says the runs, backend and devices
   engine <- function(frame, limit, first, calibrate = FALSE) {
-    spec <- c(clones / 32, frame$n, if (is.finite(limit)) limit else 0, check_every, p1,
-              as.numeric(independent_clones), as.numeric(calibrate))
-    sim_run(frame, C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg, tab$eq,
-            tab$jeq, as.double(spec), check_u64(first - 1, "first_replica", call = call),
-            frame$seed, kernel = "xorsat", variant = variant)
+    job <- xorsat_job(tab, nwords = clones / 32, nruns = frame$n, limit = limit,
+                      check_every = check_every, p1 = p1, indep = independent_clones,
+                      calibrate = calibrate,
+                      run0 = check_u64(first - 1, "first_replica", call = call),
+                      seed = frame$seed)
+    res <- sim_run(frame, "xorsat", job = job, kernel = "xorsat", variant = variant)
+    res$clones <- 32 * res$nwords
+    res
   }
   pace <- if (identical(pace, "auto")) {
     xorsat_pace(engine, fr, instance$n, clones, check_every, variant,
@@ -279,6 +282,18 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
 
 # p1 2^32 as the engine rounds it (2^32: always).
 xorsat_p1_threshold <- function(p1) if (p1 >= 1) 2^32 else floor(p1 * 2^32)
+
+# The job of the xorsat model (src/models/xorsat.c) from the tables of
+# xorsat_tables(): the J masks as 0 or -1 (all ones), limit Inf as 0.
+xorsat_job <- function(tab, nwords, nruns, limit, check_every, p1, indep, calibrate, run0,
+                       seed) {
+  list(order = tab$order, sets = tab$sets, partner = tab$partner,
+       jm = if (is.integer(tab$jneg)) -tab$jneg else tab$jneg, eq = tab$eq,
+       jeq = if (is.integer(tab$jeq)) -tab$jeq else tab$jeq, nwords = nwords, nruns = nruns,
+       max_sweeps = if (is.finite(limit)) limit else 0, check_every = check_every,
+       p1_thr = xorsat_p1_threshold(p1), indep = indep, calibrate = calibrate, run0 = run0,
+       seed = seed)
+}
 
 # Is the dynamics at p1 deterministic (the p1 decisions constant), as the
 # engine rounds p1: to a multiple of 2^-32, or of 2^-16 per clone?

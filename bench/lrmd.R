@@ -2,7 +2,23 @@
 # 5e7 against the bandwidth bound, ring and gravity2d pair interactions/s at
 # n = 1e4 .. 1e6 on the GPU; CPU figures on one core and all cores.
 #
-#   Rscript bench/lrmd.R [gpu|multi|cpu|whole|memory|all]     (default all)
+#   Rscript bench/lrmd.R [gpu|multi|cpu|whole|memory|replicas|all]     (default all)
+#   Rscript bench/lrmd.R replicas [cpu|gpu] [replicas] [n1,n2,...]
+#
+# "replicas" (issue 23): the quasi-stationary-state lifetime study of the
+# HMF (waterbag M0 = 1, U = 0.69; lifetime ~ n^1.7, Yamaguchi et al. 2004)
+# as ONE lrmd() call per n over `replicas` systems (default 8; n cannot be
+# swept: it is the size of one system, and a start holds one size), run to
+# t = 8 n with dt = 0.2, records every 5 steps (t = 1).  Rows: each call's
+# system-steps and particle-steps per second (wall time of the whole call),
+# each n's lifetime -- the first time the mean M of the replicas, averaged
+# over 20 records, passes the midpoint between its least value (the QSS,
+# after the violent relaxation) and its late level (the mean over the last
+# fifth of the run; NA when they differ by less than 0.05) --
+# and the exponent of lifetime against n (a least-squares line in log-log;
+# 1.7 in the literature, noisy at these n).  Not part of "all".
+# Defaults: cpu n = 1000, 2000, 4000; gpu n = 5e3, 1e4, 2e4 (each system
+# launch-bound there: the systems run one after another).
 #
 # "whole" (issue 22): the whole lrmd() call against its engine, on the GPU
 # (HMF n = 5e7 from hmf_waterbag(), 200 and 1000 steps; ring and gravity2d
@@ -283,6 +299,50 @@ if (what == "memory") {
                         precision = prec, progress = FALSE))
     add(sprintf("hmf n = 1e6, continuation off the record grid, %s", prec), b / 1e6,
         "B a particle", dev)
+  }
+}
+
+if (what == "replicas") {
+  backend <- bench_arg("cpu", 2)
+  reps <- as.numeric(bench_arg("8", 3))
+  ns <- as.numeric(strsplit(bench_arg(if (backend == "gpu") "5e3,1e4,2e4" else
+    "1000,2000,4000", 4), ",")[[1]])
+  dev <- if (backend == "gpu") gpu_first()$name[1] else cpu_device()
+  m_eq <- hmf_caloric(0.69)$M
+  life <- numeric()
+  for (n in ns) {
+    dt <- 0.2
+    steps <- round(8 * n / dt)
+    t0 <- proc.time()[["elapsed"]]
+    x <- lrmd("hmf", init = hmf_waterbag(n, M0 = 1, U = 0.69, seed = 1), dt = dt, steps = steps,
+              record_every = 5, replicas = reps, backend = backend, progress = FALSE)
+    wall <- proc.time()[["elapsed"]] - t0
+    add(sprintf("HMF QSS study n = %g, %g replicas, one call: system-steps/s", n, reps),
+        reps * steps / wall, "system-steps/s", dev,
+        sprintf("%.2f s wall, engine %.2f s", wall, attr(x, "seconds")))
+    add(sprintf("HMF QSS study n = %g, %g replicas, one call: particle-steps/s", n, reps),
+        reps * steps * n / wall, "particle-steps/s", dev)
+    Mbar <- tapply(x$M, x$step, mean)
+    sm <- stats::filter(Mbar, rep(1 / 20, 20), sides = 1)
+    # from the QSS (the smoothed M's least value, after the violent
+    # relaxation) to the late level (its mean over the last fifth): the
+    # first time past the midpoint
+    sm <- as.numeric(sm)
+    qss <- which.min(sm)
+    late <- mean(utils::tail(sm, length(sm) %/% 5))
+    mid <- (sm[qss] + late) / 2
+    hit <- if (late - sm[qss] < 0.05) NA else qss - 1 + which(sm[qss:length(sm)] > mid)[1]
+    tl <- if (is.na(hit)) NA_real_ else as.numeric(names(Mbar)[hit]) * dt
+    life <- c(life, tl)
+    add(sprintf("HMF QSS lifetime n = %g (mean M of %g replicas)", n, reps), tl, "t", dev,
+        sprintf("QSS M %.3f, late M %.3f (equilibrium %.3f)%s", sm[qss], late, m_eq,
+                if (is.na(tl)) ", no rise" else ""))
+  }
+  ok <- is.finite(life)
+  if (sum(ok) >= 2) {
+    slope <- unname(stats::coef(stats::lm(log(life[ok]) ~ log(ns[ok])))[2])
+    add("HMF QSS lifetime exponent (log-log slope)", slope, "", dev,
+        sprintf("n = %s; literature 1.7", paste(ns[ok], collapse = ", ")))
   }
 }
 

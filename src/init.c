@@ -10,17 +10,10 @@
 
 /* the package's functions */
 SEXP sp_r_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_driven(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
-                 SEXP, SEXP, SEXP);
-SEXP sp_r_vmc(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_model_run(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_check_coords(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_xorsat(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_kuramoto(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
-                   SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_lrmd(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_lrmd_scan(SEXP, SEXP);
 SEXP sp_r_lrmd_start_columns(SEXP);
 SEXP sp_r_lrmd_lazy(SEXP);
@@ -56,20 +49,16 @@ SEXP sp_r_gpu_live_allocations(void);
 SEXP sp_r_gpu_reserve_test(SEXP, SEXP);
 SEXP sp_r_gpu_release_test(SEXP);
 SEXP sp_r_escape_starts(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_error_rule_test(void);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC)&name, n}
 
 static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_philox, 9),
-  CALLDEF(sp_r_escape, 10),
-  CALLDEF(sp_r_driven, 16),
-  CALLDEF(sp_r_vmc, 14),
+  CALLDEF(sp_r_model_run, 5),
   CALLDEF(sp_r_vmc_lattice, 5),
   CALLDEF(sp_r_vmc_check_coords, 5),
-  CALLDEF(sp_r_xorsat, 12),
-  CALLDEF(sp_r_kuramoto, 18),
   CALLDEF(sp_r_kuramoto_start, 5),
-  CALLDEF(sp_r_lrmd, 10),
   CALLDEF(sp_r_lrmd_scan, 2),
   CALLDEF(sp_r_lrmd_start_columns, 1),
   CALLDEF(sp_r_lrmd_lazy, 1),
@@ -103,6 +92,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_reserve_test, 2),
   CALLDEF(sp_r_gpu_release_test, 1),
   CALLDEF(sp_r_escape_starts, 4),
+  CALLDEF(sp_r_error_rule_test, 0),
   {NULL, NULL, 0}
 };
 

@@ -1,33 +1,35 @@
-/* .Call glue for the long-range MD engine: R's arguments to an sp_lrmd_job,
- * the engine (CPU or GPU), the records, snapshots and final state back as R
- * vectors; and the lazy starts of R/lrmd-init.R, data frames whose columns
- * are drawn (from the package's Philox streams, src/core/sp_lrmd_start.c)
- * only when R reads them, or by the engine itself when lrmd() gets the start
- * unread. */
-#include "r_hooks.h"
-#include "r_run.h"
+/* .Call glue of the long-range MD model's helpers (its run goes through the
+ * generic entry, src/r_model.c, and the descriptor src/models/lrmd.c): the
+ * scan of a start, and the lazy starts of R/lrmd-init.R, data frames whose
+ * columns are drawn (from the package's Philox streams,
+ * src/core/sp_lrmd_start.c) only when R reads them, or by the engine itself
+ * when lrmd() gets the start unread (a start that cannot be drawn is an
+ * error of class statphysgpu_start_error). */
+#include "r_util.h"
 
 #include <R_ext/Altrep.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/sp_error.h"
 #include "core/sp_lrmd.h"
 #include "core/sp_threads.h"
-#include "gpu/sp_gpu_lrmd.h"
 
 /* ---- the recipe of a start ------------------------------------------------------ */
 
 /* A start's recipe (class "lrmd_draw", made by lrmd_start_object() in
- * R/lrmd-init.R): c(kind, n, seed lo, seed hi, a, b, U, M0), the fields of
- * sp_lrmd_start. */
-#define RECIPE_LEN 8
+ * R/lrmd-init.R): c(kind, n, seed lo, seed hi, a, b, U, M0, replica), the
+ * fields of sp_lrmd_start (replica: global, 0-based; a recipe of 8, saved
+ * before replicas existed, is replica 0). */
+#define RECIPE_LEN 9
 
 static void recipe_read(SEXP r, sp_lrmd_start *s) {
   const double *x;
-  if (TYPEOF(r) != REALSXP || XLENGTH(r) != RECIPE_LEN)
+  if (TYPEOF(r) != REALSXP || (XLENGTH(r) != RECIPE_LEN && XLENGTH(r) != RECIPE_LEN - 1))
     Rf_error("internal error: the recipe of a start must be %d doubles", RECIPE_LEN);
   x = REAL(r);
-  if (!(x[0] >= SP_LRMD_START_WATERBAG && x[0] <= SP_LRMD_START_SHELL) || !(x[1] >= 2))
+  if (!(x[0] >= SP_LRMD_START_WATERBAG && x[0] <= SP_LRMD_START_SHELL) || !(x[1] >= 2) ||
+      (XLENGTH(r) == RECIPE_LEN && !(x[8] >= 0 && x[8] < 0x1p40 && x[8] == floor(x[8]))))
     Rf_error("internal error: a damaged recipe of a start");
   s->kind = (int)x[0];
   s->n = sp_r_count(Rf_ScalarReal(x[1]));
@@ -36,134 +38,10 @@ static void recipe_read(SEXP r, sp_lrmd_start *s) {
   s->b = x[5];
   s->U = x[6];
   s->M0 = x[7];
+  s->replica = XLENGTH(r) == RECIPE_LEN ? (uint64_t)x[8] : 0;
 }
 
 static int recipe_ncol(const sp_lrmd_start *s) { return s->kind == SP_LRMD_START_SHELL ? 4 : 2; }
-
-/* ---- the engine ------------------------------------------------------------------ */
-
-/* A failure of the engine or the draw as an R error; a start that cannot be
- * drawn (the waterbag's energy below that of its drawn angles) is the
- * user's error, of class statphysgpu_error. */
-static void lrmd_check(int st) {
-  if (st == SP_ERR_INVALID) sp_r_stop_classed(sp_last_error(), "statphysgpu_start_error");
-  sp_r_check(st);
-}
-
-/* model: SP_LRMD_*; pars: c(dt, softening); counts: c(steps, record_every);
- * single: c(mixed precision, fused pair pass, blocks an SM) as integers;
- * snap_steps: ascending steps (doubles).  state, the start, one of:
- *   a list of the model's columns (theta, p or x, y, px, py), doubles of n:
- *     read, not changed; the state and the snapshots come back as lists of
- *     such columns (the engine writes them once, where R keeps them);
- *   a recipe (class "lrmd_draw"): the engine draws the start; the same;
- *   n x 4 doubles (q0, q1, p0, p1): the state comes back so, and the
- *     snapshots as nsnap x 4 x n doubles (the tests' form). */
-SEXP sp_r_lrmd(SEXP model, SEXP n, SEXP pars, SEXP counts, SEXP single, SEXP state,
-               SEXP snap_steps, SEXP gpu_key, SEXP devices, SEXP progress) {
-  const char *names[] = {"rec", "state", "snap", "steps_done", "run", "start_pmax", ""};
-  static const int cols1[2] = {0, 2}, cols2[4] = {0, 1, 2, 3};
-  sp_lrmd_job job;
-  sp_lrmd_out out;
-  sp_lrmd_start start;
-  sp_run_info info;
-  sp_hooks hooks;
-  sp_r_hooks_ctx ctx;
-  int st, ndev, *devs = sp_r_devices(devices, &ndev), k, j, ncol, packed;
-  const int *cols;
-  uint64_t *snaps;
-  double **snapv, *arr[4];
-  R_xlen_t nrec;
-  SEXP res, rec, sta, snap, token, bar;
-  memset(&job, 0, sizeof job);
-  memset(&out, 0, sizeof out);
-  job.model = sp_r_int(model);
-  job.n = sp_r_count(n);
-  job.dt = REAL(pars)[0];
-  job.eps = REAL(pars)[1];
-  job.steps = (uint64_t)REAL(counts)[0];
-  job.record_every = (uint64_t)REAL(counts)[1];
-  job.single = sp_r_int(single); /* c(mixed, fused, blocks an SM) */
-  job.fused = XLENGTH(single) > 1 && TYPEOF(single) == INTSXP ? INTEGER(single)[1] : 0;
-  job.blocks_per_sm = XLENGTH(single) > 2 && TYPEOF(single) == INTSXP ? INTEGER(single)[2] : 0;
-  job.nsnap = (int)XLENGTH(snap_steps);
-  ncol = job.model == SP_LRMD_GRAVITY2D ? 4 : 2;
-  cols = ncol == 4 ? cols2 : cols1;
-  packed = TYPEOF(state) == REALSXP && !Rf_inherits(state, "lrmd_draw");
-  if (job.record_every == 0) Rf_error("internal error: record_every is 0");
-  if (packed && XLENGTH(state) != 4 * (R_xlen_t)job.n)
-    Rf_error("internal error: the lrmd state does not match n");
-  if (Rf_inherits(state, "lrmd_draw")) {
-    recipe_read(state, &start);
-    if (start.n != job.n || recipe_ncol(&start) != ncol)
-      Rf_error("internal error: the start drawn does not match the model or n");
-    job.start = &start;
-  } else if (!packed) {
-    if (TYPEOF(state) != VECSXP || XLENGTH(state) != ncol)
-      Rf_error("internal error: the lrmd start must be %d columns", ncol);
-    for (j = 0; j < ncol; j++) {
-      SEXP c = VECTOR_ELT(state, j);
-      if (TYPEOF(c) != REALSXP || XLENGTH(c) != (R_xlen_t)job.n)
-        Rf_error("internal error: a column of the lrmd start is not %.0f doubles",
-                 (double)job.n);
-      job.in[cols[j]] = REAL(c);
-    }
-  }
-  snaps = (uint64_t *)R_alloc((size_t)job.nsnap + 1, sizeof(uint64_t));
-  for (k = 0; k < job.nsnap; k++) snaps[k] = (uint64_t)REAL(snap_steps)[k];
-  job.snap_steps = snaps;
-  snapv = (double **)R_alloc(4 * (size_t)job.nsnap + 1, sizeof(double *));
-  nrec = (R_xlen_t)sp_lrmd_nrec(&job);
-  res = PROTECT(Rf_mkNamed(VECSXP, names));
-  rec = PROTECT(Rf_allocVector(REALSXP, SP_LRMD_NREC * nrec));
-  memset(arr, 0, sizeof arr);
-  if (packed) {
-    sta = PROTECT(Rf_duplicate(state));
-    for (j = 0; j < 4; j++) arr[j] = REAL(sta) + (size_t)j * job.n;
-    snap = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.nsnap * 4 * (R_xlen_t)job.n));
-    for (k = 0; k < 4 * job.nsnap; k++) snapv[k] = REAL(snap) + (size_t)k * job.n;
-  } else {
-    /* the columns R keeps: the engine writes the state and snapshots there */
-    sta = PROTECT(Rf_allocVector(VECSXP, ncol));
-    for (j = 0; j < ncol; j++) {
-      SET_VECTOR_ELT(sta, j, Rf_allocVector(REALSXP, (R_xlen_t)job.n));
-      arr[cols[j]] = REAL(VECTOR_ELT(sta, j));
-    }
-    snap = PROTECT(Rf_allocVector(VECSXP, job.nsnap));
-    for (k = 0; k < job.nsnap; k++) {
-      SEXP s = Rf_allocVector(VECSXP, ncol);
-      SET_VECTOR_ELT(snap, k, s);
-      for (j = 0; j < 4; j++) snapv[4 * k + j] = NULL;
-      for (j = 0; j < ncol; j++) {
-        SET_VECTOR_ELT(s, j, Rf_allocVector(REALSXP, (R_xlen_t)job.n));
-        snapv[4 * k + cols[j]] = REAL(VECTOR_ELT(s, j));
-      }
-    }
-  }
-  out.q0 = arr[0];
-  out.q1 = arr[1];
-  out.p0 = arr[2];
-  out.p1 = arr[3];
-  out.rec = REAL(rec);
-  out.snap = snapv;
-  token = PROTECT(R_MakeUnwindCont());
-  bar = PROTECT(sp_r_progress_bar(sp_r_int(progress), (double)job.steps, "Steps"));
-  sp_r_hooks_init(&ctx, &hooks, bar, token);
-  if (ndev == 0)
-    st = sp_lrmd_cpu(&job, &out, sp_threads_get(), &hooks, &info);
-  else
-    st = sp_gpu_lrmd(CHAR(STRING_ELT(gpu_key, 0)), &job, &out, devs, ndev, &hooks, &info);
-  sp_r_hooks_end(&ctx);
-  lrmd_check(st);
-  SET_VECTOR_ELT(res, 0, rec);
-  SET_VECTOR_ELT(res, 1, sta);
-  SET_VECTOR_ELT(res, 2, snap);
-  SET_VECTOR_ELT(res, 3, Rf_ScalarReal((double)out.steps_done));
-  SET_VECTOR_ELT(res, 4, sp_r_run_info(&info));
-  SET_VECTOR_ELT(res, 5, Rf_ScalarReal(out.start_pmax));
-  UNPROTECT(6);
-  return res;
-}
 
 /* One pass over the start lrmd() is given (a list of double columns, the
  * momenta from column mom0 + 1 on): c(all finite, sum of the squared
@@ -223,7 +101,7 @@ static void draw_shared(SEXP shared) {
   }
   if (ncol == 4) st = sp_lrmd_start_draw(&s, p[0], p[1], p[2], p[3], sp_threads_get(), &pmax);
   else st = sp_lrmd_start_draw(&s, p[0], NULL, p[1], NULL, sp_threads_get(), &pmax);
-  lrmd_check(st);
+  sp_r_check(st);
   SET_VECTOR_ELT(shared, 1, v);
   UNPROTECT(1);
 }
@@ -332,23 +210,32 @@ SEXP sp_r_lrmd_start_columns(SEXP recipe) {
   return out;
 }
 
-/* The recipe of a list whose columns are all those of one lazy start, in
- * order and none drawn yet (then the engine draws it); else NULL. */
+/* For a list whose columns are all those of one lazy start, in order:
+ * list(its recipe, whether they were drawn (read) -- the engine draws a
+ * start none of whose columns was read, and the other replicas of any);
+ * else NULL. */
 SEXP sp_r_lrmd_lazy(SEXP x) {
-  SEXP recipe = R_NilValue;
+  SEXP recipe = R_NilValue, out;
   sp_lrmd_start s;
   R_xlen_t j, ncol;
+  int drawn = 0;
   if (TYPEOF(x) != VECSXP || (ncol = XLENGTH(x)) < 1) return R_NilValue;
   for (j = 0; j < ncol; j++) {
     SEXP c = VECTOR_ELT(x, j), r;
-    if (!ALTREP(c) || !R_altrep_inherits(c, lrmd_col_class) || col_index(c) != j ||
-        col_drawn(c) != R_NilValue)
+    if (!ALTREP(c) || !R_altrep_inherits(c, lrmd_col_class) || col_index(c) != j)
       return R_NilValue;
+    if (col_drawn(c) != R_NilValue) drawn = 1;
     r = VECTOR_ELT(col_shared(c), 0);
     if (j == 0) recipe = r;
-    else if (r != recipe && memcmp(REAL(r), REAL(recipe), RECIPE_LEN * sizeof(double)) != 0)
+    else if (r != recipe && (XLENGTH(r) != XLENGTH(recipe) ||
+                             memcmp(REAL(r), REAL(recipe), XLENGTH(r) * sizeof(double)) != 0))
       return R_NilValue;
   }
   recipe_read(recipe, &s);
-  return recipe_ncol(&s) == ncol ? recipe : R_NilValue;
+  if (recipe_ncol(&s) != ncol) return R_NilValue;
+  out = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(out, 0, recipe);
+  SET_VECTOR_ELT(out, 1, Rf_ScalarLogical(drawn));
+  UNPROTECT(1);
+  return out;
 }

@@ -3,7 +3,7 @@
  * math functions, cuRAND's own stream, device memory probes. */
 #include <stdlib.h>
 
-#include "r_escape.h"
+#include "r_model.h"
 #include "r_util.h"
 
 #include "core/sp_error.h"
@@ -165,8 +165,8 @@ SEXP sp_r_gpu_mem_info(SEXP dev) {
  * CPU engine and the kernel draw them) for condition 1 of `conds` and the
  * given streams (whole doubles): a matrix of phi and v. */
 SEXP sp_r_escape_starts(SEXP conds, SEXP tables, SEXP seed, SEXP streams) {
-  int ncond;
-  const sp_escape_cond *c = sp_r_escape_conds(conds, &ncond);
+  R_xlen_t ncond;
+  const sp_escape_cond *c = (const sp_escape_cond *)sp_r_model_rows("escape", "conds", conds, &ncond);
   R_xlen_t n = XLENGTH(streams), i;
   uint64_t key = sp_r_u64(seed);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 2));
@@ -201,6 +201,22 @@ SEXP sp_r_xorsat_masks(SEXP seed, SEXP p1, SEXP count) {
     REAL(out)[k] = c;
     REAL(out)[n + k] = (m & 3u) == 3u;
   }
+  UNPROTECT(1);
+  return out;
+}
+
+/* The error record's rule, for the tests: inside a run the first failure
+ * wins, outside it the last.  Returns c(message inside, message outside). */
+SEXP sp_r_error_rule_test(void) {
+  SEXP out = PROTECT(Rf_allocVector(STRSXP, 2));
+  sp_error_run_begin();
+  sp_fail(SP_ERR_CUDA, "first");
+  sp_fail(SP_ERR_NOMEM, "second (clean-up)");
+  SET_STRING_ELT(out, 0, Rf_mkChar(sp_last_error()));
+  sp_error_run_end();
+  sp_fail(SP_ERR_INVALID, "third");
+  SET_STRING_ELT(out, 1, Rf_mkChar(sp_last_error()));
+  sp_clear_error();
   UNPROTECT(1);
   return out;
 }

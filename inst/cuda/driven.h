@@ -48,13 +48,11 @@
 
 #undef SP_DRIVEN
 #undef SP_DRIVEN_BM
-#define SP_DRIVEN_CAT_(a, b) a##b
-#define SP_DRIVEN_CAT(a, b) SP_DRIVEN_CAT_(a, b)
+#include "sp_precision.h"
+#define SP_DRIVEN(name) SP_PREC(name)
 #ifdef SP_REAL_SINGLE
-#  define SP_DRIVEN(name) SP_DRIVEN_CAT(name, _f)
 #  define SP_DRIVEN_BM sp_box_muller_float
 #else
-#  define SP_DRIVEN(name) SP_DRIVEN_CAT(name, _d)
 #  define SP_DRIVEN_BM sp_box_muller_double
 #endif
 

@@ -42,14 +42,12 @@
 #undef SP_ESCAPE_BM
 
 /* name suffix and precision-specific helpers */
-#define SP_ESCAPE_CAT_(a, b) a##b
-#define SP_ESCAPE_CAT(a, b) SP_ESCAPE_CAT_(a, b)
+#include "sp_precision.h"
+#define SP_ESCAPE(name) SP_PREC(name)
 #ifdef SP_REAL_SINGLE
-#  define SP_ESCAPE(name) SP_ESCAPE_CAT(name, _f)
 #  define SP_ESCAPE_SIN sp_sin_f
 #  define SP_ESCAPE_BM sp_box_muller_float
 #else
-#  define SP_ESCAPE(name) SP_ESCAPE_CAT(name, _d)
 #  define SP_ESCAPE_SIN sp_sin_d
 #  define SP_ESCAPE_BM sp_box_muller_double
 #endif

@@ -56,15 +56,13 @@
 #undef SP_HE4_SQRT
 #undef SP_HE4_RSQRT
 #undef SP_HE4_RCP
-#define SP_HE4_CAT_(a, b) a##b
-#define SP_HE4_CAT(a, b) SP_HE4_CAT_(a, b)
+#include "sp_precision.h"
+#define SP_HE4(name) SP_PREC(name)
 #ifdef SP_REAL_SINGLE
-#  define SP_HE4(name) SP_HE4_CAT(name, _f)
 #  define SP_HE4_EXP expf
 #  define SP_HE4_RINT rintf
 #  define SP_HE4_SQRT sqrtf
 #else
-#  define SP_HE4(name) SP_HE4_CAT(name, _d)
 #  define SP_HE4_EXP exp
 #  define SP_HE4_RINT rint
 #  define SP_HE4_SQRT sqrt

@@ -54,15 +54,13 @@
 #undef SP_KUR_SINCOS
 #undef SP_KUR_SIN
 
-#define SP_KUR_CAT_(a, b) a##b
-#define SP_KUR_CAT(a, b) SP_KUR_CAT_(a, b)
+#include "sp_precision.h"
+#define SP_KUR(name) SP_PREC(name)
 #ifdef SP_REAL_SINGLE
-#  define SP_KUR(name) SP_KUR_CAT(name, _f)
 #  define SP_KUR_BM sp_box_muller_float
 #  define SP_KUR_SINCOS sp_sincos_f
 #  define SP_KUR_SIN sp_sin_f
 #else
-#  define SP_KUR(name) SP_KUR_CAT(name, _d)
 #  define SP_KUR_BM sp_box_muller_double
 #  define SP_KUR_SINCOS sp_sincos_d
 #  define SP_KUR_SIN sp_sin_d

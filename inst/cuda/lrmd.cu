@@ -524,7 +524,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_START_THREADS)
   if (a.pass == 0) {
     if (i0 < a.n) {
       double x[4], y[4], p[4];
-      sp_lrmd_start_raw(a.kind, a.seed, a.a, a.b, blk, a.cdf, a.grid, a.guide, x, y, p);
+      sp_lrmd_start_raw(a.kind, a.seed, a.replica, a.a, a.b, blk, a.cdf, a.grid, a.guide, x, y, p);
 #pragma unroll
       for (int k = 0; k < 4; k++) {
         if (i0 + k < a.n) {

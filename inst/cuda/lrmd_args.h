@@ -106,6 +106,7 @@ enum {
 typedef struct {
   uint64_t seed;
   uint64_t n;
+  uint64_t replica;            /* the replica (global, 0-based) whose streams draw it */
   double a, b;                 /* the start's parameters (lrmd_start.h) */
   double shift0, shift1;       /* pass 1 and 2: the means subtracted */
   double scale;                /* pass 2: the factor of the momenta */
@@ -120,6 +121,6 @@ typedef struct {
   SP_DPTR(const int32_t) guide; /* SP_LRMD_VM_GUIDE first intervals */
 } sp_lrmd_start_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_lrmd_start_kargs) == 120, "sp_lrmd_start_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_lrmd_start_kargs) == 128, "sp_lrmd_start_kargs layout");
 
 #endif /* SP_LRMD_ARGS_H */

@@ -3,10 +3,11 @@
  * gives a small recipe, R/lrmd-init.R) -- one source for the CPU
  * (src/core/sp_lrmd_start.c) and the GPU (lrmd.cu, sp_lrmd_start_kernel).
  *
- * Random numbers: Philox purpose SP_PURPOSE_LRMD_INIT (sp_streams.h), the
- * stream the coordinate drawn (0 the first position coordinate, 1 the
- * second, 2 the momenta), block b for particles 4b .. 4b + 3 -- the numbers
- * the R functions drew before they became lazy.  The raw draws of particle
+ * Random numbers: sp_philox_lrmd_init (sp_streams.h) of the start's replica
+ * (0-based; lrmd(..., replicas)) and the coordinate drawn (0 the first
+ * position coordinate, 1 the second, 2 the momenta), block b for particles
+ * 4b .. 4b + 3 -- for replica 0, Philox purpose SP_PURPOSE_LRMD_INIT stream
+ * = coordinate, the numbers the R functions drew before they became lazy.  The raw draws of particle
  * i, with u_s the uniform of stream s (sp_u01_double, exact) and the
  * parameters (a, b) of the kind:
  *   waterbag     (a = half width d, b unused):   q0 = a (2 u_0 - 1),  p = 2 u_2 - 1;
@@ -61,11 +62,12 @@ SP_FN double sp_lrmd_vm_theta(double u, const double *cdf, const double *grid,
 
 /* The raw draws of the 4 particles of Philox block blk (pass 0): q0, q1
  * (shell) and the momenta p. */
-SP_FN void sp_lrmd_start_raw(int kind, uint64_t seed, double a, double b, uint64_t blk,
+SP_FN void sp_lrmd_start_raw(int kind, uint64_t seed, uint64_t replica, double a, double b,
+                             uint64_t blk,
                              const double *cdf, const double *grid, const int32_t *guide,
                              double q0[4], double q1[4], double p[4]) {
   const double pi = 3.141592653589793238463;
-  const sp_u32x4 r0 = sp_philox_purpose_block(seed, SP_PURPOSE_LRMD_INIT, 0, blk);
+  const sp_u32x4 r0 = sp_philox_lrmd_init(seed, replica, 0, blk);
   double u0[4], u[4];
   int k;
   u0[0] = sp_u01_double(r0.x);
@@ -73,7 +75,7 @@ SP_FN void sp_lrmd_start_raw(int kind, uint64_t seed, double a, double b, uint64
   u0[2] = sp_u01_double(r0.z);
   u0[3] = sp_u01_double(r0.w);
   if (kind == SP_LRMD_START_SHELL) {
-    const sp_u32x4 r1 = sp_philox_purpose_block(seed, SP_PURPOSE_LRMD_INIT, 1, blk);
+    const sp_u32x4 r1 = sp_philox_lrmd_init(seed, replica, 1, blk);
     u[0] = sp_u01_double(r1.x);
     u[1] = sp_u01_double(r1.y);
     u[2] = sp_u01_double(r1.z);
@@ -100,7 +102,7 @@ SP_FN void sp_lrmd_start_raw(int kind, uint64_t seed, double a, double b, uint64
     return;
   }
   {
-    const sp_u32x4 r2 = sp_philox_purpose_block(seed, SP_PURPOSE_LRMD_INIT, 2, blk);
+    const sp_u32x4 r2 = sp_philox_lrmd_init(seed, replica, 2, blk);
     if (kind == SP_LRMD_START_EQUILIBRIUM) {
       sp_box_muller_double(r2.x, r2.y, &u[0], &u[1]);
       sp_box_muller_double(r2.z, r2.w, &u[2], &u[3]);

@@ -42,6 +42,12 @@ enum {
                                   (0 q0, 1 q1, 2 p0, 3 p1), block i/4 for particle i */
 };
 
+/* long-range MD: the starts of replicas 2, 3, ... (global replica r, 0-based, r >= 1) of
+ * lrmd(..., replicas); replica 1 (r = 0) draws from SP_PURPOSE_LRMD_INIT as before
+ * replicas existed, so its numbers stay those of one start.  Stream
+ * sp_stream_replica(coordinate, r), block i/4 for particle i: see sp_philox_lrmd_init. */
+enum { SP_PURPOSE_LRMD_INIT_REPLICAS = 16 };
+
 #define SP_PURPOSE_SHIFT 24
 #define SP_REPLICA_BITS 40
 
@@ -54,6 +60,16 @@ SP_FN uint64_t sp_stream_replica(uint64_t c, uint64_t r) {
 SP_FN sp_u32x4 sp_philox_purpose_block(uint64_t seed, uint32_t purpose, uint64_t stream,
                                        uint64_t block) {
   return sp_philox_block(seed, stream, block | ((uint64_t)purpose << (32 + SP_PURPOSE_SHIFT)));
+}
+
+/* Block `block` of coordinate `coord` (0 q0, 1 q1, 2 p0, 3 p1) of the start of
+ * replica r (global, 0-based) of lrmd(): replica 0, purpose SP_PURPOSE_LRMD_INIT
+ * stream coord (the draws of a single start); replica r >= 1, purpose
+ * SP_PURPOSE_LRMD_INIT_REPLICAS stream sp_stream_replica(coord, r). */
+SP_FN sp_u32x4 sp_philox_lrmd_init(uint64_t seed, uint64_t r, uint32_t coord, uint64_t block) {
+  if (r == 0) return sp_philox_purpose_block(seed, SP_PURPOSE_LRMD_INIT, coord, block);
+  return sp_philox_purpose_block(seed, SP_PURPOSE_LRMD_INIT_REPLICAS,
+                                 sp_stream_replica(coord, r), block);
 }
 
 #endif /* SP_STREAMS_H */

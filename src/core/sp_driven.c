@@ -7,10 +7,6 @@
 /* driven.h's shared functions (sp_driven_start_x) */
 #include "driven.h"
 
-int sp_driven_cpu_run_f(const sp_driven_job *job, sp_driven_out *out, int nth,
-                        const sp_hooks *hooks, sp_run_info *info);
-int sp_driven_cpu_run_d(const sp_driven_job *job, sp_driven_out *out, int nth,
-                        const sp_hooks *hooks, sp_run_info *info);
 
 uint64_t sp_driven_paths(const sp_driven_job *job) {
   return (uint64_t)job->ncond * job->n;
@@ -69,12 +65,3 @@ int sp_driven_not_finite(const sp_driven_job *job, uint64_t p, uint64_t kdone) {
                  (double)k / (double)job->spp);
 }
 
-int sp_driven_cpu(const sp_driven_job *job, sp_driven_out *out, int nth,
-                  const sp_hooks *hooks, sp_run_info *info) {
-  sp_driven_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
-  if (job->n == 0 || job->ncond <= 0) return SP_OK;
-  return job->single ? sp_driven_cpu_run_f(job, out, nth, hooks, info)
-                     : sp_driven_cpu_run_d(job, out, nth, hooks, info);
-}

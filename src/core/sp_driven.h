@@ -32,6 +32,7 @@ typedef struct {
   const sp_driven_cond *conds;
   int ncond;
   const double *drive; /* cos(2 pi j / spp), j = 0 .. spp */
+  uint64_t ndrive;     /* spp + 1 */
   uint64_t n;          /* paths per condition */
   uint64_t replica0;   /* first_replica - 1 */
   uint64_t seed;
@@ -80,7 +81,11 @@ void sp_driven_replay_d(const sp_driven_job *job, uint64_t p, uint64_t kmax, uin
                         int *what);
 
 /* Run on `nth` threads. */
-int sp_driven_cpu(const sp_driven_job *job, sp_driven_out *out, int nth,
-                  const sp_hooks *hooks, sp_run_info *info);
+/* job and out: an sp_driven_job and an sp_driven_out with its outputs initialised (the
+ * descriptor's entries, src/models/driven.c): _f single, _d double. */
+int sp_driven_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
+int sp_driven_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
 
 #endif

@@ -6,9 +6,11 @@
 
 static char sp_errbuf[2048];
 static int sp_errcode = SP_OK;
+static int sp_in_run = 0;
 
 int sp_fail(int code, const char *fmt, ...) {
   va_list ap;
+  if (sp_in_run && sp_errcode != SP_OK && code != SP_OK) return code; /* the first wins */
   va_start(ap, fmt);
   vsnprintf(sp_errbuf, sizeof sp_errbuf, fmt, ap);
   va_end(ap);
@@ -20,6 +22,13 @@ void sp_clear_error(void) {
   sp_errbuf[0] = '\0';
   sp_errcode = SP_OK;
 }
+
+void sp_error_run_begin(void) {
+  sp_clear_error();
+  sp_in_run = 1;
+}
+
+void sp_error_run_end(void) { sp_in_run = 0; }
 
 const char *sp_status_name(int code) {
   switch (code) {
@@ -33,6 +42,7 @@ const char *sp_status_name(int code) {
   case SP_ERR_NVRTC: return "NVRTC compilation failed";
   case SP_ERR_IO: return "file error";
   case SP_ERR_NOT_FINITE: return "a state became non-finite";
+  case SP_ERR_START: return "the start cannot be drawn";
   default: return "unknown error";
   }
 }

@@ -16,10 +16,19 @@ typedef enum {
   SP_ERR_DEVICE_MEMORY, /* a device allocation would not fit */
   SP_ERR_NVRTC,       /* run-time compilation failed */
   SP_ERR_IO,          /* a file could not be read or written */
-  SP_ERR_NOT_FINITE   /* a replica's state became NaN or infinite (the
+  SP_ERR_NOT_FINITE,  /* a replica's state became NaN or infinite (the
                          message names the replica, the quantity and the
                          step); never partial results */
+  SP_ERR_START        /* a start state that cannot be drawn as asked (the
+                         user's parameters: an R error of its own class) */
 } sp_status;
+
+/* Inside a run (between sp_error_run_begin() and sp_error_run_end(), which
+ * the generic entry puts around every engine) the first failure wins: a
+ * later sp_fail() -- clean-up after a fault, a second device -- keeps the
+ * status and message of the first.  Outside a run the last one is kept. */
+void sp_error_run_begin(void); /* also clears the error */
+void sp_error_run_end(void);
 
 /* Record a formatted message for `code` and return `code`. */
 int sp_fail(int code, const char *fmt, ...)

@@ -8,11 +8,6 @@
  * bookkeeping of both precisions */
 #include "escape.h"
 
-int sp_escape_cpu_run_f(const sp_escape_job *job, sp_escape_out *out, int nth,
-                        const sp_hooks *hooks, sp_run_info *info);
-int sp_escape_cpu_run_d(const sp_escape_job *job, sp_escape_out *out, int nth,
-                        const sp_hooks *hooks, sp_run_info *info);
-
 double sp_escape_reached(const sp_escape_job *job, uint64_t p, uint64_t k) {
   return sp_escape_value_d(&job->conds[p / job->n], k, 1.0);
 }
@@ -41,7 +36,7 @@ int sp_escape_not_finite(const sp_escape_job *job, uint64_t p) {
                    "the state of replica %llu of condition %d became non-finite, while its "
                    "replay on the host (the CPU engine's arithmetic, in the same precision) "
                    "stays finite to its last step, so the step cannot be named; such a path "
-                   "can neither escape nor be censored: use a smaller `h` or check that "
+                   "can neither escape nor be censored: use a smaller `dt` or check that "
                    "condition's parameters",
                    replica, (int)c + 1);
   if (cd->dg != 0.0)
@@ -51,18 +46,8 @@ int sp_escape_not_finite(const sp_escape_job *job, uint64_t p) {
     snprintf(where, sizeof where, "t = %.6g", (double)k * cd->h);
   return sp_fail(SP_ERR_NOT_FINITE,
                  "the %s of replica %llu of condition %d became non-finite at step %llu (%s); "
-                 "such a path can neither escape nor be censored: use a smaller `h` or "
+                 "such a path can neither escape nor be censored: use a smaller `dt` or "
                  "check that condition's parameters",
                  what ? "velocity v" : "position phi", replica, (int)c + 1,
                  (unsigned long long)k, where);
-}
-
-int sp_escape_cpu(const sp_escape_job *job, sp_escape_out *out, int nth,
-                  const sp_hooks *hooks, sp_run_info *info) {
-  sp_escape_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
-  if (job->n == 0 || job->ncond <= 0) return SP_OK;
-  return job->single ? sp_escape_cpu_run_f(job, out, nth, hooks, info)
-                     : sp_escape_cpu_run_d(job, out, nth, hooks, info);
 }

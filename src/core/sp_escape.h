@@ -56,8 +56,12 @@ int sp_escape_not_finite(const sp_escape_job *job, uint64_t p);
 void sp_escape_replay_f(const sp_escape_job *job, uint64_t p, uint64_t *step, int *what);
 void sp_escape_replay_d(const sp_escape_job *job, uint64_t p, uint64_t *step, int *what);
 
-/* Run on `nth` threads. */
-int sp_escape_cpu(const sp_escape_job *job, sp_escape_out *out, int nth,
-                  const sp_hooks *hooks, sp_run_info *info);
+/* Run on `nth` threads, in single (_f) or double (_d) precision: job and
+ * out are an sp_escape_job and an sp_escape_out initialised by
+ * sp_escape_out_init (the descriptor's entries, src/models/escape.c). */
+int sp_escape_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
+int sp_escape_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
 
 #endif

@@ -6,10 +6,6 @@
 
 #include "kuramoto.h" /* double: sp_kur_start, sp_kur_omega_law */
 
-int sp_kuramoto_cpu_run_f(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
-                          const sp_hooks *hooks, sp_run_info *info);
-int sp_kuramoto_cpu_run_d(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
-                          const sp_hooks *hooks, sp_run_info *info);
 
 uint64_t sp_kuramoto_nrec(const sp_kuramoto_job *job) {
   return job->steps / job->record_every + 1;
@@ -52,12 +48,3 @@ int sp_kuramoto_not_finite(const sp_kuramoto_job *job, uint64_t sys, uint64_t k)
                  replica, (int)c + 1, job->K[c], (unsigned long long)k, (double)k * job->dt);
 }
 
-int sp_kuramoto_cpu(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
-                    const sp_hooks *hooks, sp_run_info *info) {
-  sp_kuramoto_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
-  if (job->ncond <= 0 || job->nrep == 0) return SP_OK;
-  return job->single ? sp_kuramoto_cpu_run_f(job, out, nth, hooks, info)
-                     : sp_kuramoto_cpu_run_d(job, out, nth, hooks, info);
-}

@@ -31,6 +31,7 @@ typedef struct {
   const double *K;         /* ncond coupling strengths */
   int omega_law;           /* SP_KUR_OMEGA_* (kuramoto_args.h) */
   const double *omega;     /* SP_KUR_OMEGA_VECTOR: n natural frequencies */
+  uint64_t nomega, ntheta0, nA, nrowptr; /* lengths of omega, theta0, A, rowptr */
   double omega_centre;     /* the constant, or the law's centre */
   double omega_scale;      /* the law's width (Lorentz) or sd (normal) */
   const double *theta0;    /* start phases, or NULL: uniform, from the streams */
@@ -76,7 +77,11 @@ void sp_kuramoto_out_init(const sp_kuramoto_job *job, sp_kuramoto_out *out);
  * that fails. */
 int sp_kuramoto_not_finite(const sp_kuramoto_job *job, uint64_t sys, uint64_t k);
 
-int sp_kuramoto_cpu(const sp_kuramoto_job *job, sp_kuramoto_out *out, int nth,
-                    const sp_hooks *hooks, sp_run_info *info);
+/* job and out: an sp_kuramoto_job and an sp_kuramoto_out with its outputs initialised (the
+ * descriptor's entries, src/models/kuramoto.c): _f single, _d double. */
+int sp_kuramoto_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
+int sp_kuramoto_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
 
 #endif

@@ -6,10 +6,6 @@
 #include "sp_error.h"
 
 
-int sp_lrmd_cpu_run_f(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
-                      sp_run_info *info);
-int sp_lrmd_cpu_run_d(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
-                      sp_run_info *info);
 
 uint64_t sp_lrmd_nrec(const sp_lrmd_job *job) { return job->steps / job->record_every + 1; }
 
@@ -69,22 +65,12 @@ int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which) {
                                            : "use a larger `softening` or a smaller `dt`");
 }
 
-int sp_lrmd_cpu(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
-                sp_run_info *info) {
-  int st;
-  sp_lrmd_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
-  if (job->n < 2) return sp_fail(SP_ERR_INVALID, "lrmd needs at least 2 particles");
-  if (job->start != NULL) {
-    const int two_d = job->model == SP_LRMD_GRAVITY2D;
-    if (job->start->n != job->n)
-      return sp_fail(SP_ERR_INVALID, "the start has %.0f particles, the job %.0f",
-                     (double)job->start->n, (double)job->n);
-    st = sp_lrmd_start_draw(job->start, out->q0, two_d ? out->q1 : NULL, out->p0,
+int sp_lrmd_cpu_start(const sp_lrmd_job *job, sp_lrmd_out *out, int nth) {
+  const int two_d = job->model == SP_LRMD_GRAVITY2D;
+  if (job->start == NULL) return SP_OK;
+  if (job->start->n != job->n)
+    return sp_fail(SP_ERR_INVALID, "the start has %.0f particles, the job %.0f",
+                   (double)job->start->n, (double)job->n);
+  return sp_lrmd_start_draw(job->start, out->q0, two_d ? out->q1 : NULL, out->p0,
                             two_d ? out->p1 : NULL, nth, &out->start_pmax);
-    if (st != SP_OK) return st;
-  }
-  return job->single ? sp_lrmd_cpu_run_f(job, out, nth, hooks, info)
-                     : sp_lrmd_cpu_run_d(job, out, nth, hooks, info);
 }

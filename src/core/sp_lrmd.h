@@ -29,11 +29,12 @@
 #define SP_LRMD_NREC 4
 
 /* A start the engine draws itself (inst/cuda/lrmd_start.h has the draws):
- * kind SP_LRMD_START_*, n particles, its parameters a and b, and for the
+ * kind SP_LRMD_START_*, n particles, the replica (global, 0-based) whose
+ * Philox streams it is drawn from, its parameters a and b, and for the
  * waterbag's energy check U and M0. */
 typedef struct {
   int kind;
-  uint64_t seed, n;
+  uint64_t seed, n, replica;
   double a, b;
   double U, M0;
 } sp_lrmd_start;
@@ -48,13 +49,15 @@ typedef struct {
                                  pair pass (one launch a force evaluation) */
   int blocks_per_sm;          /* GPU pair pass: the resident blocks an SM its
                                  parts are cut for; 0, as many as fit */
-  const uint64_t *snap_steps; /* nsnap steps (ascending, <= steps) */
+  const double *snap_steps; /* nsnap steps (ascending, <= steps; whole numbers) */
   int nsnap;
   /* The start: columns q0, q1, p0, p1 (q1, p1 NULL for HMF and ring), left
    * as they are; or `start`, drawn by the engine into the out arrays; or
    * neither (in[0] NULL, start NULL): the out arrays hold it. */
   const double *in[4];
-  const sp_lrmd_start *start;
+  uint64_t nin[4];            /* lengths of in[] as given (0 or n) */
+  const sp_lrmd_start *start; /* &start_def when start_def.kind >= 0, else NULL */
+  sp_lrmd_start start_def;    /* the recipe of a start the engine draws (kind < 0: none) */
 } sp_lrmd_job;
 
 typedef struct {
@@ -128,7 +131,16 @@ int sp_lrmd_not_finite(const sp_lrmd_job *job, uint64_t k, uint64_t i, int momen
  * non-finite while the state is finite.  SP_ERR_NOT_FINITE. */
 int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which);
 
-int sp_lrmd_cpu(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
-                sp_run_info *info);
+/* Draw job->start (if any) into out's state on nth threads (the CPU engine,
+ * before its first step). */
+int sp_lrmd_cpu_start(const sp_lrmd_job *job, sp_lrmd_out *out, int nth);
+
+/* job and out: an sp_lrmd_job and an sp_lrmd_out with its outputs
+ * initialised (the descriptor's entries, src/models/lrmd.c): _f the mixed
+ * precision, _d double. */
+int sp_lrmd_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks,
+                      sp_run_info *info);
+int sp_lrmd_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
+                      sp_run_info *info);
 
 #endif

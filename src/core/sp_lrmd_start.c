@@ -89,7 +89,7 @@ int sp_lrmd_start_after0(const sp_lrmd_start *s, const double *part, uint64_t nt
     k->passes = 3;
     k->kin = s->U - (1.0 - M2) / 2.0;
     if (k->kin < 0)
-      return sp_fail(SP_ERR_INVALID,
+      return sp_fail(SP_ERR_START,
                      "`U` = %.7g is below the potential energy per particle of the drawn angles "
                      "(%.7g): with M0 = %.7g, U must exceed (1 - M0^2)/2 = %.7g by the sampling "
                      "fluctuation; raise U or n.",
@@ -118,7 +118,7 @@ static void sp_lrmd_start_tile0(const sp_lrmd_start *s, uint64_t t, const double
   for (b = b0; b < b1; b++) {
     double x[4], y[4], p[4];
     int k;
-    sp_lrmd_start_raw(s->kind, s->seed, s->a, s->b, b, cdf, grid, guide, x, y, p);
+    sp_lrmd_start_raw(s->kind, s->seed, s->replica, s->a, s->b, b, cdf, grid, guide, x, y, p);
     for (k = 0; k < 4 && 4 * b + k < n; k++) {
       const uint64_t i = 4 * b + k;
       q0[i] = x[k];

@@ -9,10 +9,6 @@
 #include "philox.h"
 #include "he4_vmc.h" /* double; for SP_VMC_NOBS */
 
-int sp_vmc_cpu_run_f(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
-                     sp_run_info *info);
-int sp_vmc_cpu_run_d(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
-                     sp_run_info *info);
 
 void sp_vmc_lattice(const sp_vmc_job *job, uint64_t walker, double *coords) {
   static const double basis[4][3] = {{0, 0, 0}, {0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}};
@@ -85,12 +81,3 @@ int sp_vmc_not_finite(const sp_vmc_job *job, int w, uint64_t sweep, int what, in
                  when);
 }
 
-int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
-               sp_run_info *info) {
-  sp_vmc_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
-  if (job->nwalkers <= 0) return SP_OK;
-  return job->single ? sp_vmc_cpu_run_f(job, out, nth, hooks, info)
-                     : sp_vmc_cpu_run_d(job, out, nth, hooks, info);
-}

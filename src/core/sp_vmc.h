@@ -73,8 +73,11 @@ void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out);
  * the first sweep, then the lowest walker. */
 int sp_vmc_not_finite(const sp_vmc_job *job, int w, uint64_t sweep, int what, int atom);
 
-/* Run on `nth` threads. */
-int sp_vmc_cpu(const sp_vmc_job *job, sp_vmc_out *out, int nth, const sp_hooks *hooks,
-               sp_run_info *info);
+/* job and out: an sp_vmc_job and an sp_vmc_out with its outputs initialised
+ * (the descriptor's entries, src/models/vmc.c): _f mixed, _d double. */
+int sp_vmc_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks,
+                     sp_run_info *info);
+int sp_vmc_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
+                     sp_run_info *info);
 
 #endif

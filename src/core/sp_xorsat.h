@@ -42,6 +42,8 @@ typedef struct {
   int calibrate;           /* 1: solutions do not end a run (timing runs) */
   uint64_t max_sweeps;     /* 0: none */
   uint64_t check_every;    /* >= 1 */
+  /* lengths of the tables as given (checked against n by the model) */
+  uint64_t norder, nsets1, npartner, neq, njm, njeq;
 } sp_xorsat_job;
 
 typedef struct {
@@ -49,7 +51,8 @@ typedef struct {
   int *status;     /* nruns: SP_XORSAT_* */
   int *clone;      /* nruns: 0-based clone that solved, or -1 */
   int *solution;   /* nruns x n: 1 = spin down in that clone (solved runs) */
-  uint32_t nwords; /* words per run used (job->nwords, or the GPU's choice for 0) */
+  uint64_t nwords; /* words per run used (job->nwords, or the GPU's choice for 0) */
+  double cpu_seconds; /* calibrating CPU runs: the thread's CPU time, else NaN */
 } sp_xorsat_out;
 
 /* Are the tables of `job` consistent, so that no engine can read out of
@@ -60,10 +63,12 @@ typedef struct {
  * message (the R layer builds the tables: a failure is an internal error). */
 int sp_xorsat_check(const sp_xorsat_job *job);
 
-/* Every run unstarted, info zeroed (the CPU and GPU engines start so). */
-void sp_xorsat_out_init(const sp_xorsat_job *job, sp_xorsat_out *out, sp_run_info *info);
+/* Every run unstarted (the generic entry starts the outputs so). */
+void sp_xorsat_out_init(const sp_xorsat_job *job, sp_xorsat_out *out);
 
-int sp_xorsat_cpu(const sp_xorsat_job *job, sp_xorsat_out *out, int nth, const sp_hooks *hooks,
+/* job and out: an sp_xorsat_job and an sp_xorsat_out (src/models/xorsat.c);
+ * a calibrating job runs on one thread and reports its CPU time. */
+int sp_xorsat_cpu(const void *job, void *out, int nth, const sp_hooks *hooks,
                   sp_run_info *info);
 
 #endif

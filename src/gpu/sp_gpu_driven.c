@@ -274,13 +274,12 @@ done:
   return st;
 }
 
-int sp_gpu_driven(const char *key, const sp_driven_job *job, sp_driven_out *out,
-                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
+int sp_gpu_driven(const char *key, const void *vjob, void *vout, const int *devices, int ndev,
+                  const sp_hooks *hooks, sp_run_info *info) {
+  const sp_driven_job *job = (const sp_driven_job *)vjob;
+  sp_driven_out *out = (sp_driven_out *)vout;
   drv_model m;
   sp_gpu_engine e;
-  sp_driven_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
   m.key = key;
   m.job = job;
   m.out = out;

@@ -6,7 +6,8 @@
 #include "../core/sp_driven.h"
 
 /* `key` names the loaded module of the variant (precision, method). */
-int sp_gpu_driven(const char *key, const sp_driven_job *job, sp_driven_out *out,
-                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info);
+/* job and out: an sp_driven_job and an sp_driven_out (src/models/driven.c). */
+int sp_gpu_driven(const char *key, const void *job, void *out, const int *devices, int ndev,
+                  const sp_hooks *hooks, sp_run_info *info);
 
 #endif

@@ -241,13 +241,12 @@ static int esc_collect(void *model, sp_gpu_dev *d, int interrupted) {
   return st;
 }
 
-int sp_gpu_escape(const char *key, const sp_escape_job *job, sp_escape_out *out,
-                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
+int sp_gpu_escape(const char *key, const void *vjob, void *vout, const int *devices, int ndev,
+                  const sp_hooks *hooks, sp_run_info *info) {
+  const sp_escape_job *job = (const sp_escape_job *)vjob;
+  sp_escape_out *out = (sp_escape_out *)vout;
   esc_model m;
   sp_gpu_engine e;
-  sp_escape_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
   m.key = key;
   m.job = job;
   m.out = out;

@@ -5,8 +5,10 @@
 
 #include "../core/sp_escape.h"
 
-/* `key` names the loaded module of the variant (precision, method, ramp). */
-int sp_gpu_escape(const char *key, const sp_escape_job *job, sp_escape_out *out,
-                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info);
+/* `key` names the loaded module of the variant (precision, method, ramp);
+ * job and out are an sp_escape_job and sp_escape_out (the descriptor's
+ * entry, src/models/escape.c). */
+int sp_gpu_escape(const char *key, const void *job, void *out, const int *devices, int ndev,
+                  const sp_hooks *hooks, sp_run_info *info);
 
 #endif

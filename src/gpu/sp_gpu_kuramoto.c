@@ -361,14 +361,13 @@ static int kur_collect(void *model, sp_gpu_dev *d, int interrupted) {
   return st;
 }
 
-int sp_gpu_kuramoto(const char *key, const sp_kuramoto_job *job, sp_kuramoto_out *out,
-                    const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
+int sp_gpu_kuramoto(const char *key, const void *vjob, void *vout, const int *devices, int ndev,
+                    const sp_hooks *hooks, sp_run_info *info) {
+  const sp_kuramoto_job *job = (const sp_kuramoto_job *)vjob;
+  sp_kuramoto_out *out = (sp_kuramoto_out *)vout;
   kur_model m;
   sp_gpu_engine e;
   const uint64_t nsys = (uint64_t)job->ncond * job->nrep;
-  sp_kuramoto_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
   if (nsys == 0) return SP_OK;
   if ((uint64_t)ndev > nsys) ndev = (int)nsys;
   m.key = key;

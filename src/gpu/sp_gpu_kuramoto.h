@@ -6,7 +6,8 @@
 #include "../core/sp_kuramoto.h"
 
 /* `key` names the loaded module of the variant (precision). */
-int sp_gpu_kuramoto(const char *key, const sp_kuramoto_job *job, sp_kuramoto_out *out,
-                    const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info);
+/* job and out: an sp_kuramoto_job and an sp_kuramoto_out (src/models/kuramoto.c). */
+int sp_gpu_kuramoto(const char *key, const void *job, void *out, const int *devices, int ndev,
+                    const sp_hooks *hooks, sp_run_info *info);
 
 #endif

@@ -465,6 +465,7 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
   memset(&a, 0, sizeof a);
   memset(&k, 0, sizeof k);
   a.seed = s->seed;
+  a.replica = s->replica;
   a.n = n;
   a.a = s->a;
   a.b = s->b;
@@ -718,15 +719,14 @@ static int lrmd_collect(void *model, sp_gpu_dev *d, int interrupted) {
   return SP_OK;
 }
 
-int sp_gpu_lrmd(const char *key, const sp_lrmd_job *job, sp_lrmd_out *out, const int *devices,
-                int ndev, const sp_hooks *hooks, sp_run_info *info) {
+int sp_gpu_lrmd(const char *key, const void *vjob, void *vout, const int *devices, int ndev,
+                const sp_hooks *hooks, sp_run_info *info) {
+  const sp_lrmd_job *job = (const sp_lrmd_job *)vjob;
+  sp_lrmd_out *out = (sp_lrmd_out *)vout;
   lrmd_model m;
   sp_gpu_engine e;
   size_t nbmax;
   int st;
-  sp_lrmd_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
   if (ndev < 1 || ndev > SP_GPU_MAX_DEVICES)
     return sp_fail(SP_ERR_INVALID, "lrmd needs 1 to %d devices, not %d", SP_GPU_MAX_DEVICES, ndev);
   if ((uint64_t)ndev > job->n)

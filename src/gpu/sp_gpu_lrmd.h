@@ -1,5 +1,5 @@
 /* sp_gpu_lrmd.h: long-range MD on a GPU (inst/cuda/lrmd.cu); same contract
- * as sp_lrmd_cpu().  One device: the particles are not yet split over
+ * as the CPU engine (sp_lrmd_cpu_run_d).  One device: the particles are not yet split over
  * several (ndev > 1 is refused). */
 #ifndef SP_GPU_LRMD_H
 #define SP_GPU_LRMD_H
@@ -7,7 +7,8 @@
 #include "../core/sp_lrmd.h"
 
 /* `key` names the loaded module of the variant (precision). */
-int sp_gpu_lrmd(const char *key, const sp_lrmd_job *job, sp_lrmd_out *out, const int *devices,
-                int ndev, const sp_hooks *hooks, sp_run_info *info);
+/* job and out: an sp_lrmd_job and an sp_lrmd_out (src/models/lrmd.c). */
+int sp_gpu_lrmd(const char *key, const void *job, void *out, const int *devices, int ndev,
+                const sp_hooks *hooks, sp_run_info *info);
 
 #endif

@@ -185,14 +185,13 @@ static int vmc_collect(void *model, sp_gpu_dev *d, int interrupted) {
   return st;
 }
 
-int sp_gpu_vmc(const char *key, const sp_vmc_job *job, sp_vmc_out *out, const int *devices,
-               int ndev, const sp_hooks *hooks, sp_run_info *info) {
+int sp_gpu_vmc(const char *key, const void *vjob, void *vout, const int *devices, int ndev,
+               const sp_hooks *hooks, sp_run_info *info) {
+  const sp_vmc_job *job = (const sp_vmc_job *)vjob;
+  sp_vmc_out *out = (sp_vmc_out *)vout;
   vmc_model m;
   sp_gpu_engine e;
   int st;
-  sp_vmc_out_init(job, out);
-  info->seconds = info->rounds = 0;
-  info->interrupted = 0;
   if (job->nwalkers <= 0) return SP_OK;
   m.key = key;
   m.job = job;

@@ -9,7 +9,8 @@
 size_t sp_gpu_vmc_shared_bytes(int n, int single);
 
 /* `key` names the loaded module of the variant (precision). */
-int sp_gpu_vmc(const char *key, const sp_vmc_job *job, sp_vmc_out *out, const int *devices,
-               int ndev, const sp_hooks *hooks, sp_run_info *info);
+/* job and out: an sp_vmc_job and an sp_vmc_out (src/models/vmc.c). */
+int sp_gpu_vmc(const char *key, const void *job, void *out, const int *devices, int ndev,
+               const sp_hooks *hooks, sp_run_info *info);
 
 #endif

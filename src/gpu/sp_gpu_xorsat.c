@@ -235,12 +235,13 @@ static void xg_free(xg_dev *v) {
   free(v->word);
 }
 
-int sp_gpu_xorsat(const char *key, const sp_xorsat_job *job, sp_xorsat_out *out,
-                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info) {
+int sp_gpu_xorsat(const char *key, const void *vjob, void *vout, const int *devices, int ndev,
+                  const sp_hooks *hooks, sp_run_info *info) {
+  const sp_xorsat_job *job = (const sp_xorsat_job *)vjob;
+  sp_xorsat_out *out = (sp_xorsat_out *)vout;
   xg_model m;
   sp_gpu_engine e;
   int st;
-  sp_xorsat_out_init(job, out, info);
   if (job->n > SP_GPU_XORSAT_MAX_N || xs_wpb(job->n, job->nsets) == 0)
     return sp_fail(SP_ERR_INVALID, "the GPU kernel takes at most %d spins, not %u",
                    SP_GPU_XORSAT_MAX_N, job->n);

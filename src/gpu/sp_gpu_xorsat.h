@@ -11,7 +11,8 @@
 
 /* job->nwords = 0 ("auto"): a run takes every warp the first device holds
  * at once, 32 clones each (out->nwords says how many words that was). */
-int sp_gpu_xorsat(const char *key, const sp_xorsat_job *job, sp_xorsat_out *out,
-                  const int *devices, int ndev, const sp_hooks *hooks, sp_run_info *info);
+/* job and out: an sp_xorsat_job and an sp_xorsat_out (src/models/xorsat.c). */
+int sp_gpu_xorsat(const char *key, const void *job, void *out, const int *devices, int ndev,
+                  const sp_hooks *hooks, sp_run_info *info);
 
 #endif

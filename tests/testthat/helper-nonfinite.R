@@ -30,8 +30,9 @@ nf_escape <- function(conds, n = 4, method = "euler", precision = "double", firs
   ramp <- any(conds$dg != 0)
   pl <- nf_plan(backend, "escape",
                 paste(precision, method, if (ramp) "ramp" else "fixed", sep = "_"))
-  .Call(statphysgpu:::C_sp_r_escape, conds, double(), n, nf_u64(first - 1),
-        method == "srk2", precision == "single", nf_u64(1), pl$key, pl$devices, FALSE)
+  job <- list(conds = conds, tables = double(), n = n, replica0 = nf_u64(first - 1),
+              seed = nf_u64(1), heun = method == "srk2", single = precision == "single")
+  .Call(statphysgpu:::C_sp_r_model_run, "escape", job, pl$key, pl$devices, FALSE)
 }
 
 # The long-range MD engine on a hand-made state: model "hmf", "ring" or
@@ -40,9 +41,10 @@ nf_lrmd <- function(model, state, dt, softening = 0, steps = 4, record_every = s
                     fused = TRUE, backend = "cpu") {
   code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
   pl <- nf_plan(backend, "lrmd", "double")
-  .Call(statphysgpu:::C_sp_r_lrmd, code, nrow(state), c(dt, softening),
-        c(steps, record_every), as.integer(c(0, fused, 0)), as.double(state), double(),
-        pl$key, pl$devices, FALSE)
+  cols <- lapply(if (model == "gravity2d") 1:4 else c(1, 3), function(j) as.double(state[, j]))
+  job <- statphysgpu:::lrmd_job(code, nrow(state), dt, softening, steps, record_every,
+                                as.integer(c(0, fused, 0)), cols, double())
+  .Call(statphysgpu:::C_sp_r_model_run, "lrmd", job, pl$key, pl$devices, FALSE)
 }
 
 # n particles on a jittered grid of the unit square (gravity2d) or on the

@@ -302,3 +302,77 @@ test_that("a start the GPU cannot draw is refused; its coarse dt warns after the
   expect_warning(run(1.01 / r), "is coarse for the", class = "statphysgpu_coarse_dt")
   expect_no_warning(run(0.99 / r))
 })
+
+# ---- replicas and sweeps (issue 23) -------------------------------------------------
+
+test_that("GPU replicas draw their own starts as the CPU does (angles bit for bit)", {
+  skip_if_no_gpu()
+  for (nm in names(lr_lazy_starts(1))) {
+    f <- lr_lazy_starts(if (nm %in% c("ring", "ring_rest", "shell")) 5001 else 100001)[[nm]]
+    drawn <- function(backend) {
+      x <- lrmd(init = f(), dt = 1e-4, steps = 1, snapshots = 0, backend = backend,
+                precision = "double", progress = FALSE, replicas = 2, first_replica = 3)
+      lapply(attr(x, "snapshots"), function(s) s[[1]])
+    }
+    cpu <- drawn("cpu")
+    gpu <- drawn("gpu")
+    for (r in 1:2) {
+      if (nm != "shell") expect_identical(gpu[[r]]$theta, cpu[[r]]$theta, info = nm)
+      for (col in names(cpu[[r]])) {
+        expect_lt(max(abs(gpu[[r]][[col]] - cpu[[r]][[col]])), 1e-12 * max(1, abs(cpu[[r]][[col]])))
+      }
+    }
+    expect_false(identical(cpu[[1]]$theta, cpu[[2]]$theta))
+  }
+})
+
+test_that("GPU ensembles and sweeps equal the CPU's system by system; chunks combine", {
+  skip_if_no_gpu()
+  cases <- list(
+    list(init = hmf_waterbag(20000, c(0.8, 1), c(0.6, 0.69), seed = 1), dt = 0.1,
+         softening = 0.01),
+    list(init = ring_uniform(3000, p0 = c(0, 0.3), seed = 1), dt = 0.02,
+         softening = c(0.01, 0.05)),
+    list(init = gravity2d_shell(2500, 0.5, c(1, 1.5), seed = 1), dt = 0.005, softening = 0.02))
+  for (cs in cases) {
+    run <- function(backend, first = 1, m = 3) {
+      lrmd(init = cs$init, dt = cs$dt, softening = cs$softening, steps = 20, record_every = 5,
+           snapshots = cs$dt * 10, replicas = m, first_replica = first, backend = backend,
+           precision = "double", progress = FALSE)
+    }
+    cpu <- run("cpu")
+    gpu <- run("gpu")
+    expect_identical(attr(gpu, "backend"), "gpu")
+    expect_identical(attr(gpu, "systems")[c("condition", "replica")],
+                     attr(cpu, "systems")[c("condition", "replica")])
+    lead <- c("condition", names(attr(cpu, "conditions")), "replica", "step")
+    expect_identical(as.data.frame(gpu)[lead], as.data.frame(cpu)[lead])
+    # as for one system (the first test): sums in another order, 1e-9
+    for (col in setdiff(names(cpu), c(lead, "time"))) {
+      expect_lt(max(abs(gpu[[col]] - cpu[[col]])), 1e-9 * max(1, abs(cpu[[col]])), label = col)
+    }
+    for (i in seq_along(attr(cpu, "state"))) {
+      expect_lt(max(abs(as.matrix(attr(gpu, "state")[[i]]) -
+                        as.matrix(attr(cpu, "state")[[i]]))), 1e-9)
+    }
+    # chunks on the GPU combine to the one call bit for bit
+    joined <- rbind(run("gpu", 1, 1), run("gpu", 2, 2))
+    expect_identical(as.data.frame(joined), as.data.frame(gpu))
+    expect_identical(attr(joined, "state"), attr(gpu, "state"))
+  }
+})
+
+test_that("a GPU ensemble continues every system exactly", {
+  skip_if_no_gpu()
+  st <- hmf_waterbag(50000, 1, c(0.6, 0.69), seed = 3)
+  long <- lrmd(init = st, dt = 0.1, steps = 40, record_every = 5, replicas = 2,
+               backend = "gpu", progress = FALSE)
+  a <- lrmd(init = st, dt = 0.1, steps = 17, record_every = 5, replicas = 2, backend = "gpu",
+            progress = FALSE)
+  b <- lrmd(init = a, dt = 0.1, steps = 23, record_every = 5, backend = "gpu", progress = FALSE)
+  joined <- rbind(as.data.frame(a), as.data.frame(b))
+  joined <- joined[order(joined$condition, joined$replica, joined$step), ]
+  rownames(joined) <- NULL
+  expect_identical(joined, as.data.frame(long))
+  expect_identical(attr(b, "state"), attr(long, "state"))
+})

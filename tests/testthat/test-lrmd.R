@@ -716,3 +716,244 @@ test_that("a coarse dt warns, with each model's fastest rate", {
   fine(init = g, dt = 0.0099, softening = 0.01)
   coarse(init = g, dt = 0.0201, softening = 0.02)
 })
+
+# ---- replicas, sweeps, chunks (issue 23) ------------------------------------------
+
+# the records of a result without the columns of its conditions
+recs <- function(x, drop = c("condition", "U", "M0", "T", "p0", "r_in", "r_out", "softening")) {
+  d <- as.data.frame(x)
+  d[setdiff(names(d), drop)]
+}
+
+test_that("replica 1 is the one start; replica r draws from purpose 16, stream coordinate 2^40 + r - 1", {
+  # the engine's draw, seen in a snapshot at time 0 of each system; purpose
+  # 16's draws are those of the raw space from offset 16 x 2^58, stream
+  # sp_stream_replica(coordinate, r - 1) = coordinate 2^40 + r - 1 (sp_streams.h)
+  u <- function(stream, purpose) {
+    (philox_uint32(10, seed = 7, stream = stream, offset = purpose * 2^58) + 0.5) / 2^32
+  }
+  x <- lr(init = ring_uniform(10, p0 = 0.3, seed = 7), dt = 0.01, steps = 2, snapshots = 0,
+          replicas = 3)
+  s <- lapply(attr(x, "snapshots"), `[[`, 1)
+  expect_identical(s[[1]]$theta, pi * (2 * u(0, 11) - 1))
+  expect_identical(structure(s[[1]], time = NULL, step = NULL),
+                   plain(ring_uniform(10, p0 = 0.3, seed = 7)))
+  for (r in 2:3) {
+    expect_identical(s[[r]]$theta, pi * (2 * u(r - 1, 16) - 1))
+    v <- 0.3 * (2 * u(2 * 2^40 + r - 1, 16) - 1)
+    expect_equal(s[[r]]$p, v - mean(v), tolerance = 1e-14)
+  }
+  # the shell's second coordinate: stream 2^40 + r - 1
+  g <- lr(init = gravity2d_shell(12, 0.5, 1, seed = 7), dt = 0.001, steps = 1, snapshots = 0,
+          replicas = 2, first_replica = 5)
+  expect_identical(attr(g, "systems")$replica, c(5, 6))
+  for (k in 1:2) {
+    s <- attr(g, "snapshots")[[k]][[1]]
+    r <- 4 + k # global replica 5, 6: streams coordinate 2^40 + r - 1
+    u0 <- (philox_uint32(12, seed = 7, stream = r - 1, offset = 16 * 2^58) + 0.5) / 2^32
+    u1 <- (philox_uint32(12, seed = 7, stream = 2^40 + r - 1, offset = 16 * 2^58) + 0.5) / 2^32
+    rad <- sqrt(0.25 + 0.75 * u0)
+    x <- rad * cos(2 * pi * u1)
+    y <- rad * sin(2 * pi * u1)
+    # (shifted to a centre of mass at 0)
+    expect_equal(s$x, x - mean(x), tolerance = 1e-13)
+    expect_equal(s$y, y - mean(y), tolerance = 1e-13)
+  }
+})
+
+test_that("replica 1 of an ensemble is the single run, and starts read in R give the same", {
+  for (st in lazy_starts(600)) {
+    one <- lr(init = st, dt = 0.01, steps = 20, record_every = 5)
+    many <- lr(init = st, dt = 0.01, steps = 20, record_every = 5, replicas = 3)
+    expect_identical(as.data.frame(many)[many$replica == 1, ], as.data.frame(one))
+    expect_identical(attr(many, "state")[[1]], attr(one, "state"))
+    expect_identical(attr(many, "systems")$replica, c(1, 2, 3))
+    # distinct replicas: other starts
+    expect_false(identical(attr(many, "state")[[1]], attr(many, "state")[[2]]))
+    # the start read in R first (replica 1 its columns, the others drawn by
+    # the engine from the recipe): the same numbers bit for bit
+    read <- st
+    invisible(sum(read[[1]]))
+    expect_false(is_unread(read))
+    again <- lr(init = read, dt = 0.01, steps = 20, record_every = 5, replicas = 3)
+    expect_identical(as.data.frame(again), as.data.frame(many))
+    expect_identical(attr(again, "state"), attr(many, "state"))
+  }
+})
+
+test_that("a start given as numbers is the same for every replica (the dynamics is deterministic)", {
+  d <- plain(hmf_waterbag(300, 1, 0.69, seed = 3))
+  x <- lr("hmf", init = d, dt = 0.1, steps = 10, replicas = 2)
+  r1 <- as.data.frame(x)[x$replica == 1, -1]
+  r2 <- as.data.frame(x)[x$replica == 2, -1]
+  rownames(r1) <- rownames(r2) <- NULL
+  expect_identical(r1, r2)
+  # a start changed after it was made is numbers too
+  w <- hmf_waterbag(300, 1, 0.69, seed = 3)
+  w$p <- w$p * 1
+  y <- lr(init = w, dt = 0.1, steps = 10, replicas = 2)
+  expect_identical(attr(y, "state")[[1]], attr(y, "state")[[2]])
+})
+
+test_that("chunks by first_replica combine with rbind() to the one call", {
+  cases <- list(list(hmf_waterbag(400, 1, c(0.6, 0.69), seed = 1), 0.1, 0.01),
+                list(ring_uniform(150, p0 = 0.2, seed = 1), 0.02, c(0.01, 0.05)),
+                list(gravity2d_shell(100, 0.5, 1, seed = 1), 0.002, 0.01))
+  for (cs in cases) {
+    run <- function(first, m) {
+      lr(init = cs[[1]], dt = cs[[2]], softening = cs[[3]], steps = 12, record_every = 4,
+         snapshots = cs[[2]] * 4, replicas = m, first_replica = first)
+    }
+    whole <- run(1, 5)
+    ch <- replica_chunks(5, chunks = 2)
+    joined <- do.call(rbind, Map(run, ch$first_replica, ch$n))
+    expect_identical(as.data.frame(joined), as.data.frame(whole))
+    expect_identical(attr(joined, "state"), attr(whole, "state"))
+    expect_identical(attr(joined, "snapshots"), attr(whole, "snapshots"))
+    expect_identical(attr(joined, "systems"), attr(whole, "systems"))
+    expect_identical(attr(joined, "e0"), attr(whole, "e0"))
+    # in any order of the chunks; and single replicas
+    expect_identical(as.data.frame(rbind(run(4, 2), run(1, 3))), as.data.frame(whole))
+    expect_identical(as.data.frame(do.call(rbind, lapply(1:5, run, m = 1))),
+                     as.data.frame(whole))
+    expect_error(rbind(run(1, 2), run(2, 2)), "a replica is in more than one chunk",
+                 class = "statphysgpu_error")
+  }
+  a <- lr(init = hmf_waterbag(100, 1, 0.69, seed = 1), dt = 0.1, steps = 4)
+  b <- lr(init = hmf_waterbag(100, 1, 0.69, seed = 2), dt = 0.1, steps = 4, first_replica = 2)
+  expect_error(rbind(a, b), "needs chunks of one run", class = "statphysgpu_error")
+  # the default start: chunks need the shared seed
+  expect_error(lr("hmf", n = 100, dt = 0.1, steps = 4, first_replica = 2),
+               "`seed` is NULL but `first_replica` is 2", class = "statphysgpu_error")
+  d1 <- lr("hmf", n = 100, dt = 0.1, steps = 4, seed = 3, replicas = 2)
+  d2 <- rbind(lr("hmf", n = 100, dt = 0.1, steps = 4, seed = 3),
+              lr("hmf", n = 100, dt = 0.1, steps = 4, seed = 3, first_replica = 2))
+  expect_identical(as.data.frame(d2), as.data.frame(d1))
+})
+
+test_that("a sweep runs the grid of conditions x replicas, a column per swept parameter", {
+  n <- 300
+  x <- lr(init = hmf_waterbag(n, c(0.8, 1), c(0.6, 0.69), seed = 2), dt = 0.1, steps = 10,
+          record_every = 5, replicas = 2)
+  expect_identical(names(x)[1:4], c("condition", "M0", "U", "replica"))
+  sy <- attr(x, "systems")
+  expect_identical(sy$M0, rep(c(0.8, 1, 0.8, 1), each = 2))
+  expect_identical(sy$U, rep(c(0.6, 0.6, 0.69, 0.69), each = 2))
+  expect_identical(attr(x, "conditions")$condition, 1:4)
+  # the waterbag's energy is U, to the single-precision rounding (2^-24) of
+  # the sines and cosines the mixed precision's magnetisation is summed from
+  expect_equal(sy$e0, sy$U, tolerance = 1e-7)
+  # each condition is its own call (its replicas' streams do not depend on the grid)
+  for (c in 1:4) {
+    one <- lr(init = hmf_waterbag(n, sy$M0[2 * c], sy$U[2 * c], seed = 2), dt = 0.1,
+              steps = 10, record_every = 5, replicas = 2)
+    got <- recs(x)[x$condition == c, ]
+    rownames(got) <- NULL
+    expect_identical(got, as.data.frame(one))
+  }
+  # ring: the start's p0 x the softening; the softening goes last (varies slowest)
+  r <- lr(init = ring_uniform(120, p0 = c(0, 0.3), seed = 1), softening = c(0.01, 0.1),
+          dt = 0.02, steps = 6, record_every = 3)
+  expect_identical(names(r)[1:4], c("condition", "p0", "softening", "replica"))
+  expect_identical(attr(r, "conditions")$p0, c(0, 0.3, 0, 0.3))
+  expect_identical(attr(r, "conditions")$softening, c(0.01, 0.01, 0.1, 0.1))
+  one <- lr(init = ring_uniform(120, p0 = 0.3, seed = 1), softening = 0.1, dt = 0.02, steps = 6,
+            record_every = 3)
+  got <- recs(r)[r$condition == 4, ]
+  rownames(got) <- NULL
+  expect_identical(got, as.data.frame(one))
+  expect_identical(attr(r, "state")[[4]], attr(one, "state"))
+  # the other starts sweep too
+  e <- hmf_equilibrium(50, c(0.2, 0.4), seed = 1)
+  expect_s3_class(e, "lrmd_starts")
+  expect_output(print(e), "<lrmd_starts> hmf starts of 50 particles, 2 conditions of T")
+  expect_identical(unique(lr(init = e, dt = 0.1, steps = 2)$T), c(0.2, 0.4))
+  g <- lr(init = gravity2d_shell(40, 0.5, c(1, 2), seed = 1), dt = 0.001, steps = 2)
+  expect_identical(unique(g$r_out), c(1, 2))
+  # the summary: one row per system
+  s <- summary(x)
+  expect_identical(nrow(s), 8L)
+  expect_identical(names(s)[1:4], c("condition", "M0", "U", "replica"))
+  expect_output(print(x), "8 systems \\(2 replicas x 4 conditions\\)")
+})
+
+test_that("a run of several systems continues every system exactly", {
+  # 17 steps, then 23, with record_every = 5 (off the record grid): the records,
+  # states and snapshots of one run of 40 steps, system by system
+  st <- ring_uniform(100, p0 = c(0.1, 0.3), seed = 4)
+  long <- lr(init = st, softening = 0.05, dt = 0.02, steps = 40, record_every = 5,
+             snapshots = 0.02 * c(3, 30), replicas = 2)
+  a <- lr(init = st, softening = 0.05, dt = 0.02, steps = 17, record_every = 5,
+          snapshots = 0.02 * 3, replicas = 2)
+  b <- lr(init = a, dt = 0.02, steps = 23, record_every = 5, snapshots = 0.02 * 30)
+  expect_identical(attr(b, "systems")$replica, attr(long, "systems")$replica)
+  joined <- rbind(as.data.frame(a), as.data.frame(b))
+  joined <- joined[order(joined$condition, joined$replica, joined$step), ]
+  rownames(joined) <- NULL
+  expect_identical(joined, as.data.frame(long))
+  expect_identical(attr(b, "state"), attr(long, "state"))
+  expect_identical(attr(b, "e0"), attr(long, "e0"))
+  expect_identical(Map(c, attr(a, "snapshots"), attr(b, "snapshots")), attr(long, "snapshots"))
+  # a continuation with another dt: every system's clock goes on
+  c2 <- lr(init = a, dt = 0.01, steps = 4, record_every = 1)
+  expect_equal(c2$time[c2$step == 21], rep(17 * 0.02 + 4 * 0.01, 4), tolerance = 1e-15)
+  # what a continuation cannot change
+  expect_error(lr(init = a, dt = 0.02, steps = 2, replicas = 3),
+               "`replicas` and `first_replica` cannot be given", class = "statphysgpu_error")
+  sw <- lr(init = ring_uniform(50, seed = 1), softening = c(0.01, 0.1), dt = 0.01, steps = 2)
+  expect_error(lr(init = sw, dt = 0.01, steps = 2, softening = 0.2),
+               "`softening` was swept", class = "statphysgpu_error")
+  # a damaged run of several systems is refused
+  bad <- a
+  attr(bad, "systems")$step_end[2] <- -1
+  expect_error(lr(init = bad, dt = 0.02, steps = 2), "attribute `systems` is missing or damaged",
+               class = "statphysgpu_error")
+  bad <- a
+  attr(bad, "state")[[3]] <- attr(bad, "state")[[3]][1:10, ]
+  expect_error(lr(init = bad, dt = 0.02, steps = 2), "attribute `state` is missing or damaged",
+               class = "statphysgpu_error")
+})
+
+test_that("an interrupt stops an ensemble after the system in flight; the rest start on", {
+  skip_on_os("windows")
+  job <- interrupt_after(1)
+  st <- ring_uniform(3000, p0 = 0.3, seed = 1)
+  expect_warning(x <- lr(init = st, dt = 0.01, steps = 1e6, record_every = 2, replicas = 3),
+                 "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  sy <- attr(x, "systems")
+  expect_gt(sy$steps_done[1], 0)
+  expect_identical(sy$steps_done[2:3], c(0, 0))
+  expect_identical(unique(x$replica), 1)
+  # the unstarted systems keep their starts (not drawn yet), and continue from them
+  expect_true(is_unread(attr(x, "state")[[2]]))
+  y <- lr(init = x, dt = 0.01, steps = 2, record_every = 1)
+  expect_identical(y$step[y$replica == 1][1], sy$steps_done[1])
+  fresh <- lr(init = st, dt = 0.01, steps = 2, record_every = 1, replicas = 3)
+  expect_identical(as.data.frame(y)[y$replica > 1, ], as.data.frame(fresh)[fresh$replica > 1, ])
+  expect_identical(attr(y, "state")[2:3], attr(fresh, "state")[2:3])
+})
+
+test_that("replicas, first_replica, precision and a softening sweep are checked", {
+  w <- hmf_waterbag(10, 1, 0.7, seed = 1)
+  bad <- list(
+    list(list(init = w, dt = 0.1, steps = 1, replicas = 0), "`replicas` must be a single whole"),
+    list(list(init = w, dt = 0.1, steps = 1, replicas = 1.5), "`replicas` must be"),
+    list(list(init = w, dt = 0.1, steps = 1, first_replica = 0), "`first_replica` must be"),
+    list(list(init = w, dt = 0.1, steps = 1, replicas = 2^40, first_replica = 2),
+         "`first_replica \\+ replicas - 1` must not pass 2\\^40"),
+    list(list(init = w, dt = 0.1, steps = 1, softening = c(0.1, 0.2)),
+         "`softening` is not used by the HMF model: give one value, not 2"),
+    list(list(model = "ring", n = 10, dt = 0.1, steps = 1, softening = c(0.1, -1)),
+         "`softening` must be a numeric vector of positive finite numbers, not -1"),
+    list(list(init = w, dt = 0.1, steps = 1, precision = "single"),
+         "no precision \"single\": `precision` must be \"mixed\" or \"double\""))
+  for (b in bad) {
+    expect_error(do.call(lrmd, c(b[[1]], backend = "cpu", progress = FALSE)), b[[2]],
+                 class = "statphysgpu_error")
+  }
+  expect_error(hmf_waterbag(10, 0.5, c(0.7, 0.1)), "`U` = 0.1 is below the minimum energy",
+               class = "statphysgpu_error")
+  expect_error(gravity2d_shell(10, c(0.5, 2), 1), "`r_out` \\(1\\) must be larger than `r_in` \\(2\\)",
+               class = "statphysgpu_error")
+})

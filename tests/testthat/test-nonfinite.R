@@ -15,7 +15,7 @@ test_that("escape: a velocity that overflows is an error naming replica, conditi
   # now were returned as censored or escaped.
   conds <- nf_escape_conds(beta = c(1, 1e150), h = c(0.01, 1))
   expect_error(nf_escape(conds), class = not_finite,
-               "^the velocity v of replica 1 of condition 2 became non-finite at step 3 \\(t = 3\\); such a path can neither escape nor be censored: use a smaller `h`")
+               "^the velocity v of replica 1 of condition 2 became non-finite at step 3 \\(t = 3\\); such a path can neither escape nor be censored: use a smaller `dt`")
   # single precision: beta h = 1e30, v_2 ~ 1.4e45 overflows float at step 2
   expect_error(nf_escape(nf_escape_conds(beta = 1e30, h = 1), precision = "single"),
                class = not_finite,
@@ -133,7 +133,7 @@ test_that("lrmd: a non-finite start or record is an error", {
                class = not_finite, "virial of the record at step 0")
   # an ordinary run is untouched
   r <- nf_lrmd("gravity2d", nf_lrmd_state("gravity2d"), dt = 0.01, softening = 0.1)
-  expect_true(all(is.finite(r$state)) && all(is.finite(r$rec)))
+  expect_true(all(is.finite(unlist(r$state))) && all(is.finite(r$rec)))
 })
 
 test_that("he4_vmc: non-finite energies or coordinates are an error naming walker and sweep", {

@@ -84,9 +84,11 @@ test_that("GPU: damaged tables and deterministic p1 are refused before a launch"
   tab <- statphysgpu:::xorsat_tables(ins)
   tab$sets <- c(0L, 96L)
   key <- statphysgpu:::gpu_kernel_load("xorsat", 0L)
-  expect_error(.Call(statphysgpu:::C_sp_r_xorsat, tab$order, tab$sets, tab$partner, tab$jneg,
-                     tab$eq, tab$jeq, c(1, 2, 100, 1, 0.1, 0, 0), c(0, 0), c(1, 0), key, 0L,
-                     FALSE), "in its independent set")
+  job <- statphysgpu:::xorsat_job(tab, nwords = 1, nruns = 2, limit = 100, check_every = 1,
+                                  p1 = 0.1, indep = FALSE, calibrate = FALSE, run0 = c(0, 0),
+                                  seed = c(1, 0))
+  expect_error(.Call(statphysgpu:::C_sp_r_model_run, "xorsat", job, key, 0L, FALSE),
+               "in its independent set")
 })
 
 test_that("GPU: an instance beyond the kernel's limit gets a clear error", {

@@ -248,10 +248,12 @@ test_that("damaged instances are refused, naming the field, before the engine re
 test_that("the engine refuses inconsistent tables whatever R hands it", {
   # the .Call glue and sp_xorsat_check(): no out-of-bounds read on any table
   tab <- statphysgpu:::xorsat_tables(xorsat_random(16, seed = 1))
-  plan <- c(1, 2, 100, 1, 0.1, 0, 0) # words, runs, max_sweeps, check_every, p1, indep, calibrate
-  go <- function(t = tab, p = plan) {
-    .Call(statphysgpu:::C_sp_r_xorsat, t$order, t$sets, t$partner, t$jneg, t$eq, t$jeq, p,
-          c(0, 0), c(1, 0), "", integer(), FALSE)
+  go <- function(t = tab, ...) {
+    job <- statphysgpu:::xorsat_job(t, nwords = 1, nruns = 2, limit = 100, check_every = 1,
+                                    p1 = 0.1, indep = FALSE, calibrate = FALSE,
+                                    run0 = c(0, 0), seed = c(1, 0))
+    job <- modifyList(job, list(...))
+    .Call(statphysgpu:::C_sp_r_model_run, "xorsat", job, "", integer(), FALSE)
   }
   expect_identical(go()$status, c(1L, 1L))
   with <- function(field, value) { t <- tab; t[[field]] <- value; t }
@@ -270,15 +272,16 @@ test_that("the engine refuses inconsistent tables whatever R hands it", {
   e <- tab$eq; e[5] <- -1L
   expect_error(go(with("eq", e)), "equation 1 has spin -1 outside 0..15")
   expect_error(go(with("jeq", tab$jeq[-1])), "`jeq` must be an integer vector of length 16")
-  expect_error(go(with("jneg", NULL)), "`jneg` must be an integer vector")
+  expect_error(go(with("jneg", NULL)), "'jm' must be an integer vector")
   # two spins of one equation in one set: the GPU would update them at once
   t2 <- tab
   t2$sets <- c(0L, 16L)
   expect_error(go(t2), "in its independent set")
-  expect_error(go(p = replace(plan, 1, 0)), "words per run = 0")
-  expect_error(go(p = replace(plan, 4, 0)), "check_every = 0")
-  expect_error(go(p = replace(plan, 5, 2)), "p1 = 2 outside")
-  expect_error(go(p = plan[-7]), "plan must be a double vector of length 7")
+  expect_error(go(nwords = 0), "no words of clones")
+  expect_error(go(check_every = 0), "p1 or check_every")
+  expect_error(go(p1_thr = 2^32 + 1), "p1 or check_every")
+  expect_error(go(nwords = 2^32), "'nwords' = 4294967296 is not a whole number in")
+  expect_error(go(seed = NULL), "lacks 'seed'|has 14 fields")
 })
 
 test_that("as_surv() censors the cut runs at the time they ran", {

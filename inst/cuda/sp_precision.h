@@ -1,0 +1,19 @@
+/* sp_precision.h: names in the working precision, for the headers and loops
+ * that are compiled once per precision (the CPU engines include their loop
+ * twice in one file; a kernel variant includes its header once).
+ *
+ * Define SP_REAL to float (with SP_REAL_SINGLE) or double before including;
+ * SP_PREC(name) is then name_f or name_d, so both precisions live in one
+ * program.  Include again after changing SP_REAL_SINGLE: the macro follows.
+ * This is the one copy of the package's name mangling. */
+#ifndef SP_CAT
+#  define SP_CAT_(a, b) a##b
+#  define SP_CAT(a, b) SP_CAT_(a, b)
+#endif
+
+#undef SP_PREC
+#ifdef SP_REAL_SINGLE
+#  define SP_PREC(name) SP_CAT(name, _f)
+#else
+#  define SP_PREC(name) SP_CAT(name, _d)
+#endif
