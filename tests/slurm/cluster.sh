@@ -2,7 +2,10 @@
 # `make test-slurm`: a one-node Slurm cluster on this machine, and the tests of
 # tests/slurm run against it.
 #
-#   sh tests/slurm/cluster.sh [R_CMD [RSCRIPT]]
+#   sh tests/slurm/cluster.sh [R_CMD [RSCRIPT [SCRIPT]]]
+#
+# With SCRIPT (an R script, relative to the checkout, e.g. bench/slurm.R)
+# the cluster runs it instead of the tests.
 #
 # 1. installs this checkout into a temporary library (the jobs load it from
 #    there: R_LIBS travels with each job, sbatch exports the environment);
@@ -25,6 +28,7 @@
 
 R_CMD=${1:-R}
 RSCRIPT=${2:-Rscript}
+SCRIPT=${3:-}
 PATH="$PATH:/usr/sbin:/sbin"
 export PATH
 
@@ -40,6 +44,18 @@ die() { say "$*"; finish 1; }
 pids=""
 work=""
 stop_daemons() {
+  # jobs still on this cluster (a test stopped early): cancel them, so that
+  # slurmd leaves no job step behind
+  if [ -n "$pids" ] && [ -n "${SLURM_CONF:-}" ]; then
+    left=$(squeue -h -o %i 2>/dev/null)
+    if [ -n "$left" ]; then
+      say "cancelling the jobs left: $(echo "$left" | tr '\n' ' ')"
+      # shellcheck disable=SC2086
+      scancel $left 2>/dev/null
+      i=0
+      while [ -n "$(squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
+    fi
+  fi
   # the reverse order of their start: slurmd, slurmctld, munged
   rev=""
   for p in $pids; do rev="$p $rev"; done
@@ -60,7 +76,6 @@ finish() {
   [ $finished = 1 ] && return
   finished=1
   stop_daemons
-  # job steps left by a killed slurmd (none when it stops cleanly)
   if [ -n "$work" ] && [ -d "$work" ]; then
     if [ "${STATPHYSGPU_SLURM_KEEP:-0}" = 1 ]; then
       say "kept $work"
@@ -69,9 +84,10 @@ finish() {
     fi
   fi
   say "took $(( $(date +%s) - start_time )) s"
-  if [ "$1" != 0 ] && [ -z "${totals_line:-}" ]; then totals_line=$(totals 0 1 0); fi
+  rc=$1
+  if [ -z "${totals_line:-}" ]; then totals_line=$(totals 0 1 0); rc=1; fi
   echo "$totals_line"
-  exit "$1"
+  exit "$rc"
 }
 trap 'finish 1' INT TERM HUP
 trap 'finish $?' EXIT
@@ -230,8 +246,16 @@ say "cluster up after $(( $(date +%s) - start_time )) s: $(sinfo -h -o '%P %a %D
 USER=${USER:-$(id -un)}
 LOGNAME=${LOGNAME:-$USER}
 export USER LOGNAME
-(cd "$here" && R_LIBS="$work/lib" STATPHYSGPU_SLURM_WORK="$work" STATPHYSGPU_SLURM_GPUS="$ngpu" \
-   "$RSCRIPT" --vanilla run-tests.R "$work/totals") 2>&1 | tee "$work/log/tests.log"
+if [ -n "$SCRIPT" ]; then
+  say "running $SCRIPT"
+  if (cd "$root" && R_LIBS="$work/lib" STATPHYSGPU_SLURM_WORK="$work" STATPHYSGPU_SLURM_GPUS="$ngpu" \
+        "$RSCRIPT" --vanilla "$SCRIPT"); then
+    totals 0 0 0 > "$work/totals"
+  fi
+else
+  (cd "$here" && R_LIBS="$work/lib" STATPHYSGPU_SLURM_WORK="$work" STATPHYSGPU_SLURM_GPUS="$ngpu" \
+     "$RSCRIPT" --vanilla run-tests.R "$work/totals") 2>&1 | tee "$work/log/tests.log"
+fi
 if [ -s "$work/totals" ]; then
   totals_line=$(tail -n 1 "$work/totals")
 else
