@@ -111,7 +111,7 @@ MAKEFLAGS="${MAKEFLAGS:--j$(nproc 2>/dev/null || echo 2)}" \
   || { tail -n 30 "$work/log/install.log"; die "the package failed to install"; }
 
 # --- configuration ----------------------------------------------------------
-host=$(hostname -s 2>/dev/null || hostname)
+host=$(hostname -s 2>/dev/null || uname -n | cut -d. -f1)
 cpus=$(nproc 2>/dev/null || echo 1)
 # the memory slurmd finds (MB); the node is declared with it, so it never drains
 mem=$(slurmd -C 2>/dev/null | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' | head -n 1)
