@@ -266,6 +266,7 @@ fi
 completed=$(grep -c "JobState=COMPLETED" "$work/log/jobcomp.log" 2>/dev/null)
 others=$(grep -v "JobState=COMPLETED" "$work/log/jobcomp.log" 2>/dev/null | \
   sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }')
-echo "jobs completed by Slurm: ${completed:-0}${others:+ (and $others)}"
+[ -n "$others" ] && say "jobs that ended otherwise: $others"
+echo "jobs completed by Slurm: ${completed:-0}"
 failed=$(echo "$totals_line" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p')
 if [ "${failed:-1}" = 0 ]; then finish 0; else finish 1; fi
