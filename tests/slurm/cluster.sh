@@ -209,7 +209,14 @@ fi
 chmod 0400 "$work/munge/munge.key"
 chmod 0700 "$work/munge"
 
-munged --foreground --force --socket="$work/munge/munge.socket.2" \
+# Each daemon runs in the foreground, as a child of this script, in a session
+# of its own (setsid execs it: no fork, so $! is the daemon's pid), so that a
+# Ctrl-C at the terminal reaches the tests but not the daemons: the trap
+# then cancels the jobs left while slurmctld still answers, and stops the
+# daemons by their pids.
+detach=""
+command -v setsid >/dev/null 2>&1 && detach=setsid
+$detach munged --foreground --force --socket="$work/munge/munge.socket.2" \
   --key-file="$work/munge/munge.key" --pid-file="$work/run/munged.pid" \
   --log-file="$work/log/munged.log" --seed-file="$work/munge/munged.seed" \
   > "$work/log/munged.out" 2>&1 &
@@ -218,9 +225,9 @@ i=0
 while [ ! -S "$work/munge/munge.socket.2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -S "$work/munge/munge.socket.2" ] || { cat "$work/log/munged.out" "$work/log/munged.log" 2>/dev/null; die "munged did not start"; }
 
-slurmctld -D -i -f "$SLURM_CONF" > "$work/log/slurmctld.out" 2>&1 &
+$detach slurmctld -D -i -f "$SLURM_CONF" > "$work/log/slurmctld.out" 2>&1 &
 pids="$pids $!"
-slurmd -D -f "$SLURM_CONF" -N "$host" > "$work/log/slurmd.out" 2>&1 &
+$detach slurmd -D -f "$SLURM_CONF" -N "$host" > "$work/log/slurmd.out" 2>&1 &
 pids="$pids $!"
 
 # wait until the node is idle (at most 60 s)
@@ -238,6 +245,15 @@ if [ "$state" != idle ]; then
   done
   die "the node did not become idle within 60 s (state: ${state:-none})"
 fi
+# the daemons' own pid files name the processes started above; a daemon
+# that forked anyway is stopped by the pid it wrote too
+for d in munged slurmctld slurmd; do
+  p=$(cat "$work/run/$d.pid" 2>/dev/null)
+  case " $pids " in
+    *" $p "*) ;;
+    *) [ -n "$p" ] && { say "$d runs as pid $p, not a child of this script: stopped by that pid"; pids="$pids $p"; } ;;
+  esac
+done
 say "cluster up after $(( $(date +%s) - start_time )) s: $(sinfo -h -o '%P %a %D %T %C')"
 
 # --- the tests -------------------------------------------------------------
