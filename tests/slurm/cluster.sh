@@ -14,7 +14,9 @@
 #    nvidia-smi lists, its own munge key, socket, ports, spool and logs, so
 #    nothing of a system-wide Slurm or munge is read or changed;
 # 3. starts munged, slurmctld and slurmd in the foreground as children of
-#    this script, waits until the node is idle, runs tests/slurm/run-tests.R;
+#    this script (each in a session of its own, out of reach of a Ctrl-C
+#    meant for the tests), waits until the node is idle, runs
+#    tests/slurm/run-tests.R;
 # 4. prints the jobs the scheduler completed (its job completion log) as
 #    "jobs completed by Slurm: N", stops the daemons by their process ids
 #    (also when a test or this script fails: trap), and prints
@@ -102,7 +104,7 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/statphysgpu-slurm.XXXXXX") || die "mktemp failed"
 chmod 0755 "$work"
 mkdir -p "$work/lib" "$work/etc" "$work/munge" "$work/state" "$work/spool" "$work/log" \
-  "$work/run" "$work/jobs"
+  "$work/run"
 
 # --- the package under test ------------------------------------------------
 say "installing $(sed -n 's/^Package: *//p' "$root/DESCRIPTION") from $root into $work/lib"
