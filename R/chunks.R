@@ -22,9 +22,11 @@
 #' @param first_replica Number of the first replica of the whole study.
 #' @param n Deprecated name of `replicas` (it works, with a warning of class
 #'   `statphysgpu_deprecated`).
-#' @return A data frame with one row per chunk: `chunk`, `first_replica`,
-#'   `replicas` (replicas in the chunk) and `last_replica`: the arguments
-#'   `first_replica` and `replicas` of the chunk's call.
+#' @return A data frame (class `sp_chunks`) with one row per chunk: `chunk`,
+#'   `first_replica`, `replicas` (replicas in the chunk) and `last_replica`:
+#'   the arguments `first_replica` and `replicas` of the chunk's call.
+#'   (`x$n`, the column's name in earlier versions, still gives `replicas`,
+#'   with a warning of class `statphysgpu_deprecated`.)
 #' @examples
 #' ch <- replica_chunks(3000, chunks = 3)
 #' ch
@@ -61,6 +63,22 @@ replica_chunks <- function(replicas, size = NULL, chunks = NULL, first_replica =
     counts <- base + c(rep(1, n - base * k), rep(0, k - (n - base * k)))
   }
   starts <- first_replica + c(0, cumsum(counts)[-k])
-  data.frame(chunk = seq_len(k), first_replica = starts, replicas = counts,
-             last_replica = starts + counts - 1)
+  out <- data.frame(chunk = seq_len(k), first_replica = starts, replicas = counts,
+                    last_replica = starts + counts - 1)
+  class(out) <- c("sp_chunks", "data.frame")
+  out
+}
+
+# The column `n` of earlier versions (now `replicas`): still read, with a
+# warning, so that code such as Map(run, ch$first_replica, ch$n) does not
+# silently map over NULL.
+#' @export
+`$.sp_chunks` <- function(x, name) {
+  if (identical(name, "n")) {
+    sp_warn(paste0("the column `n` of replica_chunks() is deprecated: it is now called ",
+                   "`replicas` (the old name goes in the next release)."),
+            class = "statphysgpu_deprecated")
+    name <- "replicas"
+  }
+  NextMethod()
 }

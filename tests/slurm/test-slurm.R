@@ -41,7 +41,7 @@ test_that("the template makes valid job scripts: time, memory, CPUs, one GPU whe
 test_that("escape_times() in 4 Slurm jobs (future_Map) combines to the one-call result", {
   ch <- replica_chunks(40, chunks = 4)
   whole <- run_escape(1, 40)
-  parts <- future.apply::future_Map(run_escape, ch$first_replica, ch$n)
+  parts <- future.apply::future_Map(run_escape, ch$first_replica, ch$replicas)
   x <- do.call(rbind, parts)
   expect_identical(as.data.frame(x), as.data.frame(whole))
   expect_identical(without_timing(x), without_timing(whole))
@@ -51,7 +51,7 @@ test_that("escape_times() in 4 Slurm jobs (future_Map) combines to the one-call 
 test_that("he4_vmc() in 4 Slurm jobs combines to the one-call result", {
   ch <- replica_chunks(8, chunks = 4)
   whole <- run_vmc(1, 8)
-  fs <- Map(function(first, m) future(run_vmc(first, m)), ch$first_replica, ch$n)
+  fs <- Map(function(first, m) future(run_vmc(first, m)), ch$first_replica, ch$replicas)
   x <- do.call(rbind, lapply(fs, value))
   expect_identical(as.data.frame(x), as.data.frame(whole))
   expect_identical(attr(x, "state"), attr(whole, "state"))
@@ -62,7 +62,7 @@ test_that("xorsat_qg() in 4 Slurm jobs combines to the one-call result (but its 
   inst <- xorsat_random(40, seed = 2)
   ch <- replica_chunks(8, chunks = 4)
   whole <- run_xorsat(1, 8, inst)
-  fs <- Map(function(first, m) future(run_xorsat(first, m, inst)), ch$first_replica, ch$n)
+  fs <- Map(function(first, m) future(run_xorsat(first, m, inst)), ch$first_replica, ch$replicas)
   x <- do.call(rbind, lapply(fs, value))
   expect_identical(without_timing(x), without_timing(whole))
   expect_identical(attr(x, "solutions"), attr(whole, "solutions"))
@@ -76,7 +76,7 @@ test_that("a chunk killed by scancel is reported as failed; rerun, the combinati
   fs <- Map(function(k, first, m) {
     if (k == doomed) future({ Sys.sleep(300); run_escape(first, m) }, label = "doomed")
     else future(run_escape(first, m))
-  }, seq_len(4), ch$first_replica, ch$n)
+  }, seq_len(4), ch$first_replica, ch$replicas)
   id <- slurm_job_id(fs[[doomed]])
   expect_true(wait_for_state(id, "RUNNING"))
   expect_identical(system2("scancel", id), 0L)
@@ -90,7 +90,7 @@ test_that("a chunk killed by scancel is reported as failed; rerun, the combinati
   expect_identical(slurm_job(id)[["JobState"]], "CANCELLED")
   parts <- lapply(fs[-doomed], value)
   # rerun the failed chunk: same seed, same first replica
-  parts <- append(parts, list(value(future(run_escape(ch$first_replica[doomed], ch$n[doomed])))),
+  parts <- append(parts, list(value(future(run_escape(ch$first_replica[doomed], ch$replicas[doomed])))),
                   after = doomed - 1)
   x <- do.call(rbind, parts)
   expect_identical(as.data.frame(x), as.data.frame(whole))

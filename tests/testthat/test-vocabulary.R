@@ -218,3 +218,11 @@ test_that("results of earlier versions (old names inside) are still read", {
   expect_identical(attr(statphysgpu:::driven_plot_data(e, "velocity", NULL), "constant"),
                    "a = 1, omega = 2, gamma = 1, D0 = 0.1")
 })
+
+test_that("replica_chunks()$n of earlier versions still gives the counts, with a warning", {
+  ch <- replica_chunks(10, chunks = 3)
+  expect_warning(m <- ch$n, class = "statphysgpu_deprecated")
+  expect_identical(m, ch$replicas)
+  expect_identical(ch$first_replica, c(1, 5, 8))
+  expect_s3_class(ch[2, ], "data.frame")
+})
