@@ -35,7 +35,7 @@ sde_keep_attrs <- function(out, parts, drop = character()) {
   keep <- setdiff(names(attributes(first)), c("names", "row.names", "class", drop))
   for (a in keep) attr(out, a) <- attr(first, a)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
-  attr(out, "n") <- sum(vapply(parts, function(p) attr(p, "n") %||% 0, 0))
+  attr(out, "replicas") <- sum(vapply(parts, function(p) attr(p, "replicas") %||% 0, 0))
   attr(out, "first_replica") <- min(vapply(parts, function(p) attr(p, "first_replica"), 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   class(out) <- class(first)
@@ -139,7 +139,7 @@ sde_print_head <- function(x, what) {
 print.sde_moments <- function(x, ...) {
   sde_print_head(x, sprintf("moments of %s at %d times, %s replicas",
                             paste(unique(x$variable), collapse = ", "),
-                            length(unique(x$time)), fmt_count(attr(x, "n"))))
+                            length(unique(x$time)), fmt_count(attr(x, "replicas"))))
   d <- sde_plain_df(x)
   print(utils::head(d, 12), digits = 4, row.names = FALSE)
   if (nrow(d) > 12) cat(sprintf("... %s more rows (as.data.frame() for all)\n",
@@ -182,7 +182,7 @@ rbind.sde_moments <- function(..., deparse.level = 1) {
   n <- mean <- m2 <- numeric(length(ord))
   for (i in seq_len(nrow(d))) { # pooled (Chan et al.), in the order of the chunks
     j <- g[i]
-    nb <- d$n[i]
+    nb <- d$replicas[i]
     if (!(nb > 0)) next
     nn <- n[j] + nb
     dl <- d$mean[i] - mean[j]
@@ -193,7 +193,7 @@ rbind.sde_moments <- function(..., deparse.level = 1) {
   }
   first <- !duplicated(key)
   out <- d[first, , drop = FALSE]
-  out$n <- n
+  out$replicas <- n
   out$mean <- mean
   out$sd <- ifelse(n > 1, sqrt(m2 / pmax(n - 1, 1)), NA_real_)
   out$se <- out$sd / sqrt(n)

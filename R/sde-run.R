@@ -53,7 +53,7 @@
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param init The start: a named list with one entry per state, each a
 #'   number, a vector of one number per replica of this call, or a formula
-#'   over the parameters (`~ asin(g)`), evaluated per condition.
+#'   over the parameters (`~ asin(gamma)`), evaluated per condition.
 #' @param dt The time step, positive.
 #' @param t_max The end (and censoring) time, at least `dt`.
 #' @param params Overrides of the model's parameter defaults: a named list
@@ -206,7 +206,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
     trajectories = sde_trajectories_result(res, vars, grid, swept, rec, dt, fr, keep_here))
   for (nm in names(meta)) attr(out, nm) <- meta[[nm]]
   attr(out, "first_replica") <- fr$first
-  attr(out, "n") <- fr$n
+  attr(out, "replicas") <- fr$n
   attr(out, "steps") <- c(useful = res$useful_steps, issued = res$useful_steps)
   cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
                 moments = c("sde_moments", "data.frame"),
@@ -400,7 +400,7 @@ sde_moments_result <- function(res, vars, grid, swept, rec, dt) {
   sd[n < 2] <- NA_real_
   keep <- r <= nr
   cols <- c(list(condition = cond), sde_param_cols(grid, swept, cond),
-            list(time = times[r], variable = vars[v], n = n, mean = res$mom_mean, sd = sd,
+            list(time = times[r], variable = vars[v], replicas = n, mean = res$mom_mean, sd = sd,
                  se = sd / sqrt(n)))
   out <- new_df(lapply(cols, function(x) x[keep]))
   out

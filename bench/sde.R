@@ -27,11 +27,11 @@ dev <- gpu_first()$name[1]
 V0 <- 1; beta <- 0.2; gamma <- 0.5; h <- 0.01
 DU <- barrier_height(gamma, V0)
 washboard <- sde_model(
-  drift = list(x = ~ v, v = ~ -beta * v + V0 * (g - sin(x))),
+  drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
   noise = list(v = ~ sqrt(2 * beta * theta)),
-  params = c(beta = beta, V0 = V0, g = gamma, theta = DU / 6),
-  stop = ~ x > pi - asin(g),
-  observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + g * x)),
+  params = c(beta = beta, V0 = V0, gamma = gamma, theta = DU / 6),
+  stop = ~ x > pi - asin(gamma),
+  observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + gamma * x)),
   name = "washboard")
 
 sde_rate <- function(x) attr(x, "steps")[["useful"]] / attr(x, "seconds")
@@ -45,9 +45,9 @@ if (what %in% c("gpu", "all")) {
     e_rate <- attr(e, "steps")[["useful"]] / attr(e, "seconds")
     for (fast in c(FALSE, TRUE)) {
       old <- options(statphysgpu.sde_fast_math = fast)
-      sde_run(washboard, 1000, init = list(x = ~ asin(g), v = 0), dt = h, t_max = 10,
+      sde_run(washboard, 1000, init = list(x = ~ asin(gamma), v = 0), dt = h, t_max = 10,
               method = m, backend = "gpu", seed = 1, progress = FALSE) # compile, load
-      s <- sde_run(washboard, n, init = list(x = ~ asin(g), v = 0), dt = h, t_max = 1e9,
+      s <- sde_run(washboard, n, init = list(x = ~ asin(gamma), v = 0), dt = h, t_max = 1e9,
                    method = m, precision = "single", seed = 1, backend = "gpu",
                    progress = FALSE)
       options(old)
@@ -72,7 +72,7 @@ if (what %in% c("compile", "all")) {
   t_gpu <- system.time(statphysgpu:::sde_gpu_load(fresh, 0L, "single", "euler"))[["elapsed"]]
   t_cpu <- system.time(statphysgpu:::sde_cpu_load(fresh))[["elapsed"]]
   small <- function(backend) {
-    system.time(sde_run(fresh, 1000, init = list(x = ~ asin(g), v = 0), dt = h, t_max = 1,
+    system.time(sde_run(fresh, 1000, init = list(x = ~ asin(gamma), v = 0), dt = h, t_max = 1,
                         method = "srk2", backend = backend, seed = 1, progress = FALSE))[["elapsed"]]
   }
   # first calls: compile (NVRTC; R CMD SHLIB) and run a tiny case

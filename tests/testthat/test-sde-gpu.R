@@ -12,8 +12,8 @@ sde_lorenz <- function() {
 test_that("GPU and CPU agree path by path in double precision: passage times and the state there", {
   skip_if_no_gpu()
   for (method in c("srk2", "euler")) {
-    args <- list(m = sde_washboard(), replicas = 3000, init = list(x = ~ asin(g), v = 0),
-                 dt = 0.02, t_max = 2000, params = list(g = c(0.5, 0.6)), method = method,
+    args <- list(m = sde_washboard(), replicas = 3000, init = list(x = ~ asin(gamma), v = 0),
+                 dt = 0.02, t_max = 2000, params = list(gamma = c(0.5, 0.6)), method = method,
                  seed = 77, precision = "double", at_passage = TRUE, progress = FALSE)
     cpu <- do.call(sde_run, c(args, backend = "cpu"))
     gpu <- do.call(sde_run, c(args, backend = "gpu"))
@@ -43,7 +43,7 @@ test_that("moments, histograms and trajectories: GPU = CPU in double", {
       # the same paths, tiles reduced in another order: rounding only
       expect_equal(gpu$mean, cpu$mean, tolerance = 1e-9)
       expect_equal(gpu$sd, cpu$sd, tolerance = 1e-9)
-      expect_identical(gpu$n, cpu$n)
+      expect_identical(gpu$replicas, cpu$replicas)
     } else if (output == "histogram") {
       # a value on a bin edge may fall either side: at most a few counts move
       expect_lte(sum(abs(gpu$count - cpu$count)), 4)
@@ -59,7 +59,7 @@ test_that("moments, histograms and trajectories: GPU = CPU in double", {
 test_that("GPU chunks combine into the one-call result; the device does not change the paths", {
   skip_if_no_gpu()
   run <- function(n, first = 1) {
-    sde_run(sde_washboard(), n, init = list(x = ~ asin(g), v = 0), dt = 0.02, t_max = 500,
+    sde_run(sde_washboard(), n, init = list(x = ~ asin(gamma), v = 0), dt = 0.02, t_max = 500,
             params = list(theta = c(0.2, 0.3)), seed = 3, first_replica = first,
             backend = "gpu", progress = FALSE)
   }
@@ -97,8 +97,8 @@ test_that("a non-finite path on the GPU gives the CPU's error", {
 test_that("single precision on the GPU: the washboard has escape_times()'s law at 2^18 paths", {
   skip_if_no_gpu()
   n <- 2^18
-  s <- sde_run(sde_washboard(), n, init = list(x = ~ asin(g), v = 0), dt = 0.01, t_max = 1e5,
-               params = list(g = 0.6, theta = 0.25), method = "euler", seed = 21,
+  s <- sde_run(sde_washboard(), n, init = list(x = ~ asin(gamma), v = 0), dt = 0.01, t_max = 1e5,
+               params = list(gamma = 0.6, theta = 0.25), method = "euler", seed = 21,
                backend = "gpu", progress = FALSE)
   e <- suppressWarnings(escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, dt = 0.01,
                                      t_max = 1e5, method = "euler", seed = 22, backend = "gpu",

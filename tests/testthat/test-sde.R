@@ -59,7 +59,7 @@ test_that("print() shows states, parameters, noise, event and calculus; sde_code
   expect_match(out[1], "\"washboard\": 2 states, ito calculus")
   expect_true(any(grepl("parameters: beta = 1", out)))
   expect_true(any(grepl("noise: diagonal on v, additive", out)))
-  expect_true(any(grepl("event \\(stop\\): x > pi - asin\\(g\\) \\(crossing interpolated", out)))
+  expect_true(any(grepl("event \\(stop\\): x > pi - asin\\(gamma\\) \\(crossing interpolated", out)))
   expect_match(sde_code(m), "SP_FN void SP_PREC\\(sde_drift_ito\\)")
   expect_match(sde_code(m), "#define SP_SDE_NW 1")
   gbm <- sde_model(drift = list(x = ~ mu * x), noise = list(x = ~ sigma * x),
@@ -117,7 +117,7 @@ test_that("Ornstein-Uhlenbeck moments match the exact mean and variance of both 
     c2 <- s^2 * dt * (if (method == "euler") 1 else (1 - k * dt / 2)^2)
     mean_ex <- x0 * a^steps
     var_ex <- c2 * (1 - a^(2 * steps)) / (1 - a^2)
-    expect_equal(d$n, rep(n, nrow(d)))
+    expect_equal(d$replicas, rep(n, nrow(d)))
     # z-scores of the sample mean (se = sd / sqrt(n)) and variance (se ~
     # var sqrt(2 / (n - 1)) for a normal sample); 9 records x 2 tests at
     # |z| < 4: a false alarm with probability about 1e-3
@@ -183,8 +183,8 @@ test_that("the washboard as a model matches escape_times() in distribution", {
   n <- 2000
   m <- sde_washboard()
   for (method in c("srk2", "euler")) {
-    s <- sde_run(m, n, init = list(x = ~ asin(g), v = 0), dt = 0.02, t_max = 300,
-                 params = list(g = 0.6, theta = 0.25), method = method, seed = 11,
+    s <- sde_run(m, n, init = list(x = ~ asin(gamma), v = 0), dt = 0.02, t_max = 300,
+                 params = list(gamma = 0.6, theta = 0.25), method = method, seed = 11,
                  backend = "cpu")
     e <- suppressWarnings(escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, dt = 0.02,
                                        t_max = 300, method = method, seed = 12, backend = "cpu"))
@@ -234,13 +234,13 @@ engine_contract_tests(list(
   n = 60,
   run = function(n, first = 1, seed = 1, backend = "cpu", ...) {
     skip_if_no_cc()
-    sde_run(sde_washboard(), n, init = list(x = ~ asin(g), v = 0), dt = 0.05, t_max = 40,
+    sde_run(sde_washboard(), n, init = list(x = ~ asin(gamma), v = 0), dt = 0.05, t_max = 40,
             params = list(theta = c(0.2, 0.4)), seed = seed, first_replica = first,
             backend = backend, ...)
   },
   bad = list(list(args = list(n = 10, first = 0), error = "first_replica")),
   long = function(backend) {
-    sde_run(sde_washboard(), if (backend == "gpu") 2^22 else 2^16, init = list(x = ~ asin(g), v = 0),
+    sde_run(sde_washboard(), if (backend == "gpu") 2^22 else 2^16, init = list(x = ~ asin(gamma), v = 0),
             dt = 0.01, t_max = 1e5, params = list(theta = 0.05), seed = 1, backend = backend)
   },
   partial = function(x, backend) {
@@ -261,8 +261,8 @@ engine_contract_tests(list(
 test_that("fixed-length outputs do not depend on threads; chunks combine", {
   skip_if_no_cc()
   run <- function(n, first = 1, output = "moments", ...) {
-    sde_run(sde_washboard(), n, init = list(x = ~ asin(g), v = c(0, 0.1, 0.2)[(seq_len(n) + first) %% 3 + 1]),
-            dt = 0.05, t_max = 10, params = list(g = c(0.3, 0.5)), output = output,
+    sde_run(sde_washboard(), n, init = list(x = ~ asin(gamma), v = c(0, 0.1, 0.2)[(seq_len(n) + first) %% 3 + 1]),
+            dt = 0.05, t_max = 10, params = list(gamma = c(0.3, 0.5)), output = output,
             record_every = 40, keep = 5, seed = 9, first_replica = first, backend = "cpu",
             bins = list(x = seq(-2, 4, by = 0.5), energy = c(-2, 0, 2)), ...)
   }
@@ -270,13 +270,13 @@ test_that("fixed-length outputs do not depend on threads; chunks combine", {
   two <- with_threads(2, run(600))
   expect_identical(as.data.frame(one), as.data.frame(two))
   d <- as.data.frame(one)
-  expect_named(d, c("condition", "g", "time", "variable", "n", "mean", "sd", "se"))
+  expect_named(d, c("condition", "gamma", "time", "variable", "replicas", "mean", "sd", "se"))
   expect_equal(sort(unique(d$time)), c(0, 2, 4, 6, 8, 10))
   # chunks pool to the one-call moments (to rounding: tiles start at the chunk)
   both <- rbind(run(300), run(300, first = 301))
   expect_equal(as.data.frame(both)$mean, d$mean, tolerance = 1e-12)
   expect_equal(as.data.frame(both)$sd, d$sd, tolerance = 1e-10)
-  expect_equal(as.data.frame(both)$n, d$n)
+  expect_equal(as.data.frame(both)$replicas, d$replicas)
   # histograms: whole counts, chunks add up exactly
   h1 <- with_threads(1, run(600, output = "histogram"))
   h2 <- with_threads(2, run(600, output = "histogram"))
@@ -370,17 +370,17 @@ test_that("geometric Brownian motion, Stratonovich: E X_t = x0 exp((mu + sigma^2
 
 test_that("the driven Brownian particle of paper 001 as a model matches driven_brownian()", {
   skip_if_no_cc()
-  drv <- sde_model(drift = list(x = ~ v, v = ~ -gamma * v - 2 * pi * cos(2 * pi * x) +
+  drv <- sde_model(drift = list(x = ~ v, v = ~ -beta * v - 2 * pi * cos(2 * pi * x) +
                                   a * cos(omega * t) + f),
-                   noise = list(v = ~ sqrt(2 * gamma * D0)),
-                   params = c(a = 1, omega = 1, f = 1, gamma = 1, D0 = 0.5), name = "driven")
+                   noise = list(v = ~ sqrt(2 * beta * theta)),
+                   params = c(a = 1, omega = 1, f = 1, beta = 1, theta = 0.5), name = "driven")
   n <- 500; periods <- 20; spp <- 200
   x0 <- (seq_len(n) - 0.5) / n
   # (the step is coarse for the physics, which both sides share: warned)
-  d <- suppressWarnings(driven_brownian(n, a = 1, omega = 1, f = 1, gamma = 1, D0 = 0.5,
+  d <- suppressWarnings(driven_brownian(n, a = 1, omega = 1, f = 1, beta = 1, theta = 0.5,
                                         periods = periods, steps_per_period = spp,
                                         transient = 0.1, seed = 1, backend = "cpu",
-                                        precision = "double", x0 = x0, v0 = 0),
+                                        precision = "double", init = list(x = x0, v = 0)),
                         classes = "statphysgpu_step_warning")
   dt <- 2 * pi / spp
   ktr <- 2 * spp
