@@ -38,8 +38,12 @@ enum {
   SP_PURPOSE_KURAMOTO_STEPS = 8, /* Kuramoto: step k of a system, block k ceil(n/4) + i/4 */
   SP_PURPOSE_KURAMOTO_START = 9, /* Kuramoto: the uniform start phases, block i/4 */
   SP_PURPOSE_XORSAT_QG_CLONES = 10, /* 3-XORSAT: per-clone p1 decisions, 4 blocks an update */
-  SP_PURPOSE_LRMD_INIT = 11    /* long-range MD: initial conditions, stream = coordinate
+  SP_PURPOSE_LRMD_INIT = 11,   /* long-range MD: initial conditions, stream = coordinate
                                   (0 q0, 1 q1, 2 p0, 3 p1), block i/4 for particle i */
+  SP_PURPOSE_AMS_STEPS = 14,   /* AMS escapes: the normals of path P (0 the long trajectory,
+                                  then particles and branches), block (P << 32) | k/4 (ams.h) */
+  SP_PURPOSE_AMS_BRANCH = 15   /* AMS escapes: survivor picks (block b/4 for branch b) and
+                                  thermal restarts (block 2^32 + j - 1) (ams.h) */
 };
 
 #define SP_PURPOSE_SHIFT 24
