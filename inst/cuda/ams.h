@@ -205,3 +205,173 @@ SP_FN uint64_t SP_ESCAPE(sp_ams_level)(const SP_REAL *maxs, uint64_t N, uint64_t
   for (i = 0; i < K; i++) parent[i] = surv[sp_ams_pick(seed, stream, b0 + i, ns)];
   return K;
 }
+
+/* ---- the replica's pieces, shared by the CPU engine and the kernels ---- */
+
+/* The long trajectory's state at start j = 0 (sp_ams_start). */
+SP_FN void SP_ESCAPE(sp_ams_long_init)(const sp_ams_cond *c, const double *tables, uint64_t seed,
+                                       uint64_t stream, sp_ams_long_state *st) {
+  double phi, v;
+  sp_ams_start(c, tables, seed, stream, 0, &phi, &v);
+  st->phi = (double)(SP_REAL)phi;
+  st->v = (double)(SP_REAL)v;
+  st->k = st->seg0 = st->last_exit = st->nexit = st->restarts = 0;
+  st->inA = (SP_REAL)phi <= (SP_REAL)c->phiA;
+  st->after_exit = 0;
+}
+
+/* The long trajectory for at most about `budget` steps, until N exits are
+ * collected: exit i (0-based) becomes particle i (origin phi[i], v[i], k0[i]
+ * = 0, path 1 + i); the durations of the start segments, failed cycles and
+ * direct escapes go to *res.  Returns SP_AMS_OK or a failure (with
+ * st->k the step reached). */
+SP_FN int SP_ESCAPE(sp_ams_long_advance)(const SP_ESCAPE(sp_escape_par) *p, int heun,
+                                         const sp_ams_cond *c, const double *tables,
+                                         uint64_t seed, uint64_t stream, uint64_t N,
+                                         sp_ams_long_state *st, sp_ams_result *res,
+                                         SP_REAL *phi, SP_REAL *v, uint64_t *k0,
+                                         uint64_t *path, uint64_t budget) {
+  const double h = c->esc.h;
+  const SP_REAL phiA = (SP_REAL)c->phiA;
+  uint64_t used = 0;
+  int inA = st->inA;
+  SP_ESCAPE(sp_ams_walker) w;
+  SP_ESCAPE(sp_ams_walker_at)(&w, (SP_REAL)st->phi, (SP_REAL)st->v, st->k, seed, stream, 0);
+  while (used < budget && st->nexit < N) {
+    const uint64_t kb = w.k, left = budget - used;
+    SP_REAL frac = 1;
+    int ev = SP_ESCAPE(sp_ams_long)(p, heun, seed, stream, phiA, &w, &inA,
+                                    left < 65536 ? left : 65536, &frac);
+    used += w.k - kb;
+    res->steps += (double)(w.k - kb);
+    if (!(isfinite(w.phi) && isfinite(w.v)) || w.k >= SP_AMS_MAX_STEPS) {
+      st->k = w.k;
+      return isfinite(w.phi) && isfinite(w.v) ? SP_AMS_FAIL_LIMIT : SP_AMS_FAIL_NOT_FINITE;
+    }
+    if (ev == SP_AMS_EV_A) { /* an exit: particle i */
+      const uint64_t i = st->nexit++;
+      if (st->after_exit) {
+        res->t_cycle += (double)(w.k - st->last_exit) * h;
+        res->n_cycle += 1;
+      } else {
+        res->t_start += (double)(w.k - st->seg0) * h;
+        res->n_start += 1;
+      }
+      st->after_exit = 1;
+      st->last_exit = w.k;
+      phi[i] = w.phi;
+      v[i] = w.v;
+      k0[i] = 0;
+      path[i] = 1 + i;
+    } else if (ev == SP_AMS_EV_B) { /* B: restart from a fresh start */
+      double ph, vv;
+      if (st->after_exit) {
+        res->n_lt_react += 1;
+      } else {
+        res->t_direct += ((double)(w.k - 1 - st->seg0) + (double)frac) * h;
+        res->n_direct += 1;
+      }
+      st->restarts++;
+      sp_ams_start(c, tables, seed, stream, st->restarts, &ph, &vv);
+      w.phi = (SP_REAL)ph;
+      w.v = (SP_REAL)vv;
+      inA = w.phi <= phiA;
+      st->after_exit = 0;
+      st->seg0 = w.k;
+    }
+  }
+  st->phi = (double)w.phi;
+  st->v = (double)w.v;
+  st->k = w.k;
+  st->inA = inA;
+  return SP_AMS_OK;
+}
+
+/* A particle from its origin (phi0, v0) along path P: with z >= SP_AMS_INF
+ * until A or B, else (a replay) until the first state whose score exceeds z
+ * (the origin itself if it does).  *mx: the largest score outside A and B,
+ * from the origin on; *w: the last state; *steps counts the steps.  Returns
+ * the event, or SP_AMS_EV_NONE on a failure (non-finite state, 2^34 steps). */
+SP_FN int SP_ESCAPE(sp_ams_particle)(const SP_ESCAPE(sp_escape_par) *p, int heun, uint64_t seed,
+                                     uint64_t stream, uint64_t P, SP_REAL phiA, SP_REAL z,
+                                     SP_REAL phi0, SP_REAL v0, SP_ESCAPE(sp_ams_walker) *w,
+                                     SP_REAL *mx, SP_REAL *frac, uint64_t *steps) {
+  int ev = SP_AMS_EV_NONE;
+  SP_ESCAPE(sp_ams_walker_at)(w, phi0, v0, 0, seed, stream, P);
+  *mx = SP_ESCAPE(sp_ams_score)(phi0, v0);
+  *frac = 1;
+  if (*mx > z) return SP_AMS_EV_LEVEL;
+  while (ev == SP_AMS_EV_NONE) {
+    const uint64_t kb = w->k;
+    ev = SP_ESCAPE(sp_ams_run)(p, heun, seed, stream, P, phiA, z, w, mx, 65536, frac);
+    *steps += w->k - kb;
+    if (!(isfinite(w->phi) && isfinite(w->v)) || w->k >= SP_AMS_MAX_STEPS)
+      return SP_AMS_EV_NONE;
+  }
+  return ev;
+}
+
+/* Particle i of a replica (arrays of that replica) after a branching: with
+ * parent q, particle q's path is replayed to level z and i restarts there
+ * along path P (its origin, k0, path; a branch point past B makes it a copy
+ * of q's path to B); with q = SP_AMS_NO_PARENT, i runs from its own origin.
+ * Then i runs to A or B: maxs[i] (SP_AMS_INF in B) and dur[i] (duration
+ * from the exit of A to B).  Reads only particle q and writes only particle
+ * i, so the branchings of one level can run in any order or side by side.
+ * Returns SP_AMS_OK or a failure. */
+SP_FN int SP_ESCAPE(sp_ams_branch)(const SP_ESCAPE(sp_escape_par) *p, int heun, uint64_t seed,
+                                   uint64_t stream, SP_REAL phiA, double h, uint64_t i,
+                                   uint64_t q, uint64_t P, SP_REAL z, SP_REAL *phi,
+                                   SP_REAL *v, SP_REAL *maxs, uint64_t *k0, uint64_t *path,
+                                   double *dur, uint64_t *steps) {
+  SP_ESCAPE(sp_ams_walker) w;
+  SP_REAL mx, frac;
+  int ev;
+  if (q != SP_AMS_NO_PARENT) {
+    ev = SP_ESCAPE(sp_ams_particle)(p, heun, seed, stream, path[q], phiA, z, phi[q], v[q], &w,
+                                    &mx, &frac, steps);
+    if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
+    if (ev != SP_AMS_EV_LEVEL) return SP_AMS_FAIL_REPLAY;
+    phi[i] = w.phi;
+    v[i] = w.v;
+    k0[i] = k0[q] + w.k;
+    path[i] = P;
+    if (w.phi > p->th) { /* past B: a copy of q's path to B */
+      maxs[i] = SP_AMS_INF;
+      dur[i] = w.k == 0 ? dur[q] : ((double)(k0[i] - 1) + (double)frac) * h;
+      return SP_AMS_OK;
+    }
+  }
+  if (path[i] >= SP_AMS_MAX_PATHS) return SP_AMS_FAIL_LIMIT;
+  ev = SP_ESCAPE(sp_ams_particle)(p, heun, seed, stream, path[i], phiA, SP_AMS_INF, phi[i],
+                                  v[i], &w, &mx, &frac, steps);
+  if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
+  if (ev == SP_AMS_EV_B) {
+    maxs[i] = SP_AMS_INF;
+    dur[i] = ((double)(k0[i] + w.k - 1) + (double)frac) * h;
+  } else {
+    maxs[i] = mx;
+  }
+  return SP_AMS_OK;
+}
+
+/* The end of a replica: p = weight N_B / N and the mean reactive duration
+ * into *res (status SP_AMS_DONE or SP_AMS_EXTINCT). */
+SP_FN void SP_ESCAPE(sp_ams_finish)(const SP_REAL *maxs, const double *dur, uint64_t N,
+                                    double weight, uint64_t branches, int status,
+                                    sp_ams_result *res) {
+  uint64_t i, nB = 0;
+  double sum = 0;
+  if (status == SP_AMS_DONE) {
+    for (i = 0; i < N; i++)
+      if (maxs[i] >= SP_AMS_INF) {
+        nB++;
+        sum += dur[i];
+      }
+  }
+  res->n_B = (double)nB;
+  res->react = nB > 0 ? sum / (double)nB : 0.0;
+  res->p = status == SP_AMS_DONE ? weight * (double)nB / (double)N : 0.0;
+  res->branches = (double)branches;
+  res->status = status;
+}

@@ -38,10 +38,11 @@ typedef struct {
 /* Every replica unfinished, zeros. */
 void sp_ams_out_init(const sp_ams_job *job, sp_ams_result *out);
 
-/* The failure of replica item (c replicas + r) whose state became
- * non-finite in `where` (a text) at step k of path P. */
-int sp_ams_not_finite(const sp_ams_job *job, uint64_t item, const char *where, uint64_t path,
-                      uint64_t k);
+/* The error of replica `item` (c replicas + r) that failed with `what`
+ * (SP_AMS_FAIL_*, ams_args.h) in its long trajectory or a particle's path,
+ * at step k (0: not known).  Both backends report through it. */
+int sp_ams_fail(const sp_ams_job *job, uint64_t item, int what, int long_trajectory,
+                uint64_t k);
 
 int sp_ams_cpu(const sp_ams_job *job, sp_ams_result *out, int nth, const sp_hooks *hooks,
                sp_run_info *info);
