@@ -418,3 +418,145 @@ ams_variants <- function() {
   }
   v
 }
+
+# The Milne factor of an overdamped saddle crossing: the Smoluchowski mean
+# first-passage time to the saddle shifted out by the Milne extrapolation
+# length 1.0327 sqrt(theta) / beta (REFERENCES.md section 2), over the plain
+# one -- what mfpt_smoluchowski() is multiplied by to compare with simulated
+# saddle crossings at finite damping.  Vectorised.
+ams_milne_factor <- function(gamma, V0, beta, theta) {
+  one <- function(g, V0, b, th) {
+    phi0 <- asin(g)
+    phis <- pi - phi0
+    d <- -(-1.4603545088095868) / sqrt(2) * sqrt(th) / b # -zeta(1/2) / sqrt(2)
+    U <- function(p) -V0 * (cos(p) + g * p)
+    w <- sqrt(th / (V0 * sqrt(1 - g^2)))
+    well <- function(y) { # int_{phis - 2 pi}^{y} exp(-(U - U(phi0)) / theta)
+      f <- function(z) exp(-(U(z) - U(phi0)) / th)
+      a <- stats::integrate(f, phis - 2 * pi, phi0 - 10 * w, rel.tol = 1e-10)$value +
+        stats::integrate(f, phi0 - 10 * w, min(y, phi0 + 10 * w), rel.tol = 1e-10)$value
+      if (y > phi0 + 10 * w) a <- a + stats::integrate(f, phi0 + 10 * w, y, rel.tol = 1e-10)$value
+      a
+    }
+    f <- function(y) vapply(y, function(x) exp((U(x) - U(phis)) / th) * well(x), 0)
+    lo <- max(phi0, phis - 40 * w)
+    den <- stats::integrate(f, lo, phis, rel.tol = 1e-8)$value
+    num <- stats::integrate(f, phis, phis + d, rel.tol = 1e-8)$value
+    1 + num / den
+  }
+  a <- recycle_args(list(gamma = gamma, V0 = V0, beta = beta, theta = theta), call = NULL)
+  vapply(seq_along(a$gamma), function(i) one(a$gamma[i], a$V0[i], a$beta[i], a$theta[i]), 0)
+}
+
+#' Arrhenius plot of AMS estimates, with theory and brute force
+#'
+#' Plots the mean first-passage times of an [escape_rate_ams()] result (with
+#' bars of two standard errors) against \eqn{\Delta U/\theta} on a
+#' logarithmic axis, one series per combination of `gamma`, `V0`, `beta`;
+#' the theory that matches the threshold as a line (as the plots of
+#' [escape_times()] do: [mfpt_smoluchowski()] for the saddle, the mean time
+#' \eqn{1/\Gamma} of [escape_rate()] for the next well or a point past the
+#' saddle), and brute-force means where given.
+#'
+#' @param x An [escape_rate_ams()] result.
+#' @param theory `"auto"` (by the threshold, as above), `"none"`,
+#'   `"smoluchowski"`, or a rate theory of [escape_rate()] (`"kramers"`,
+#'   `"bhl"`, `"mm"`). A rate theory on saddle crossings, or Smoluchowski
+#'   past the saddle, warns (unlike things).
+#' @param brute `NULL`, an [escape_times()] result (every path escaped) or a
+#'   data frame with columns `gamma`, `V0`, `beta`, `theta`, `mfpt` and
+#'   `mfpt_se`: brute-force means, drawn as open circles with their bars.
+#' @param ... Passed to [plot()].
+#' @return Invisibly, the plotted points: a data frame with columns
+#'   `source` ("AMS" or "brute force"), `gamma`, `V0`, `beta`, `theta`,
+#'   `barrier` (\eqn{\Delta U/\theta}), `mfpt`, `mfpt_se`.
+#' @examples
+#' x <- escape_rate_ams(0.5, 1, 10, c(0.05, 0.07, 0.1), dt = 0.02, particles = 40,
+#'                      replicas = 4, seed = 1, backend = "cpu")
+#' plot(x)
+#' @export
+plot.escape_rate_ams <- function(x, theory = c("auto", "none", "smoluchowski", "kramers",
+                                               "bhl", "mm"), brute = NULL, ...) {
+  call <- sys.call()
+  theory <- check_choice(theory, c("auto", "none", "smoluchowski", "kramers", "bhl", "mm"),
+                         "theory", call = call)
+  threshold <- attr(x, "threshold")
+  if (theory == "auto") theory <- if (identical(threshold, "saddle")) "smoluchowski" else "kramers"
+  check_theory_fits(x, theory, call)
+  pts <- data.frame(source = "AMS", gamma = x$gamma, V0 = x$V0, beta = x$beta,
+                    theta = x$theta, mfpt = x$mfpt, mfpt_se = x$mfpt_se)
+  if (!is.null(brute)) pts <- rbind(pts, ams_brute_points(brute, call))
+  pts$barrier <- barrier_height(pts$gamma, pts$V0) / pts$theta
+  key <- paste(pts$gamma, pts$V0, pts$beta)
+  groups <- unique(key)
+  col <- seq_along(groups)
+  ok <- is.finite(pts$mfpt) & pts$mfpt > 0
+  lo <- pmax(pts$mfpt - 2 * pts$mfpt_se, pts$mfpt / 10, na.rm = TRUE)
+  hi <- pts$mfpt + 2 * ifelse(is.na(pts$mfpt_se), 0, pts$mfpt_se)
+  xr <- range(pts$barrier[ok])
+  tgrid <- NULL
+  if (theory != "none") {
+    tgrid <- lapply(groups, function(g) {
+      r <- pts[key == g, ][1, ]
+      b <- seq(xr[1], xr[2], length.out = 60)
+      th <- barrier_height(r$gamma, r$V0) / b
+      tau <- if (theory == "smoluchowski") mfpt_smoluchowski(r$gamma, r$V0, r$beta, th)
+             else 1 / escape_rate(r$gamma, r$V0, r$beta, th, prefactor = theory)
+      data.frame(barrier = b, tau = tau)
+    })
+  }
+  yr <- range(c(lo[ok], hi[ok], unlist(lapply(tgrid, `[[`, "tau"))), finite = TRUE)
+  graphics::plot(pts$barrier[ok], pts$mfpt[ok], log = "y", type = "n", xlim = xr, ylim = yr,
+                 xlab = expression(Delta * U / theta),
+                 ylab = "mean first-passage time (units of t0)",
+                 main = sprintf("AMS escapes, threshold %s", describe_threshold(threshold)),
+                 ...)
+  for (i in seq_along(groups)) {
+    if (!is.null(tgrid)) graphics::lines(tgrid[[i]]$barrier, tgrid[[i]]$tau, col = col[i], lty = 2)
+    for (src in c("AMS", "brute force")) {
+      s <- which(key == groups[i] & pts$source == src & ok)
+      if (!length(s)) next
+      graphics::points(pts$barrier[s], pts$mfpt[s], col = col[i],
+                       pch = if (src == "AMS") 19 else 1)
+      bar <- s[hi[s] > lo[s]]
+      if (length(bar)) {
+        graphics::arrows(pts$barrier[bar], lo[bar], pts$barrier[bar], hi[bar], angle = 90,
+                         code = 3, length = 0.03, col = col[i])
+      }
+    }
+  }
+  leg <- c("AMS", if (!is.null(brute)) "brute force",
+           if (theory != "none") THEORY_NAMES[[theory]])
+  pch <- c(19, if (!is.null(brute)) 1, if (theory != "none") NA)
+  if (theory != "none") {
+    graphics::legend("topleft", legend = leg, pch = pch,
+                     lty = c(NA, if (!is.null(brute)) NA, 2), bty = "n")
+  } else {
+    graphics::legend("topleft", legend = leg, pch = pch, bty = "n")
+  }
+  invisible(pts[, c("source", "gamma", "V0", "beta", "theta", "barrier", "mfpt", "mfpt_se")])
+}
+
+# Brute-force means per condition from an escape_times() result or a data
+# frame (gamma, V0, beta, theta, mfpt, mfpt_se).
+ams_brute_points <- function(brute, call) {
+  if (inherits(brute, "escape_times")) {
+    if (!all(brute$escaped)) {
+      sp_abort(paste0("`brute` has censored paths: their mean escape time is not ",
+                      "the mean first-passage time; rerun with a larger `t_max`."), call = call)
+    }
+    s <- split(brute$value, brute$condition)
+    cond <- attr(brute, "conditions")
+    cond <- cond[match(as.integer(names(s)), cond$condition), ]
+    return(data.frame(source = "brute force", gamma = cond$gamma, V0 = cond$V0,
+                      beta = cond$beta, theta = cond$theta,
+                      mfpt = vapply(s, mean, 0),
+                      mfpt_se = vapply(s, function(v) stats::sd(v) / sqrt(length(v)), 0)))
+  }
+  need <- c("gamma", "V0", "beta", "theta", "mfpt", "mfpt_se")
+  if (!is.data.frame(brute) || !all(need %in% names(brute))) {
+    sp_abort(paste0("`brute` must be NULL, an escape_times() result or a data frame ",
+                    "with columns gamma, V0, beta, theta, mfpt and mfpt_se."), call = call)
+  }
+  data.frame(source = "brute force", brute[need])
+}

@@ -183,3 +183,24 @@ test_that("rbind() refuses chunks of different estimates and overlapping chunks"
   expect_identical(attr(w, "replicas_table")$replica, as.double(1:4))
   expect_identical(as.data.frame(w), as.data.frame(f(1, 4)))
 })
+
+test_that("plot() draws AMS, the matching theory and brute force, and returns the points", {
+  x <- ams(0.5, 1, 10, c(0.07, 0.1), dt = 0.02, particles = 30, replicas = 3, seed = 15)
+  e <- brute_times(100, 0.5, 1, 10, 0.1, 0.02, 1e7, seed = 16)
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  p <- plot(x, brute = e)
+  expect_identical(p$source, c("AMS", "AMS", "brute force"))
+  expect_equal(p$barrier, barrier_height(0.5, 1) / c(0.07, 0.1, 0.1))
+  expect_equal(p$mfpt[3], mean(e$value))
+  # a rate theory on saddle crossings compares unlike things
+  expect_warning(plot(x, theory = "kramers"), class = "statphysgpu_theory_mismatch")
+  expect_error(plot(x, brute = data.frame(theta = 1)), "`brute` must be")
+  expect_silent(plot(x, theory = "none"))
+})
+
+test_that("the Milne factor reproduces the shifts of REFERENCES.md section 2", {
+  # gamma = 0.2, V0 = 1, Delta U / theta = 3: +3.7% at beta = 20, +1.8% at 40
+  f <- statphysgpu:::ams_milne_factor(0.2, 1, c(20, 40), barrier_height(0.2, 1) / 3)
+  expect_equal(f - 1, c(0.037, 0.018), tolerance = 0.05)
+})
