@@ -32,7 +32,7 @@
 #' 2. *AMS* (Cerou and Guyader 2007; the unbiased version of Brehier et al.
 #'    2016, ties killed together) on the \eqn{N} = `particles` exit states:
 #'    each particle runs until it returns to \eqn{A} or reaches \eqn{B},
-#'    keeping its largest score (the position \eqn{\varphi}). Repeat: the
+#'    keeping its largest score (by default the position). Repeat: the
 #'    level \eqn{z} is the `k`-th smallest maximum; every particle whose
 #'    maximum is \eqn{\le z} is killed (\eqn{K_q} of them) and restarts, with
 #'    fresh noise, from the state of a uniformly picked survivor at that
@@ -71,10 +71,14 @@
 #' velocity of the dynamics, never an assumed one. The result does not
 #' depend on \eqn{\varphi_A} or \eqn{k} beyond its error (the tests compare
 #' two choices); \eqn{p} does (it is the probability from \eqn{\Sigma}). The
-#' score is the position \eqn{\varphi}; the engine's only model-specific
-#' pieces are the step and the score (`inst/cuda/ams.h`), so that a user's
-#' model and reaction coordinate can take their place; `score` must be
-#' `NULL` until that lands.
+#' score is the position \eqn{\varphi} by default; `score = "energy"` takes
+#' the levels in the energy \eqn{\dot\varphi^2/2 + U(\varphi)}, which at
+#' weak or moderate damping (where the committor is nearly a function of the
+#' energy below the barrier) gives a smaller variance for the same cost. AMS
+#' is unbiased for any score: the two agree within their errors (the tests
+#' compare them). The engine's only model-specific pieces are the step and
+#' the score (`inst/cuda/ams.h`), so that a user's model and reaction
+#' coordinate (an expression) can take their place once user models land.
 #'
 #' @section Random numbers, chunks, backends:
 #' Replica \eqn{r} of condition \eqn{c} uses Philox stream \eqn{(c-1)2^{40}
@@ -96,7 +100,12 @@
 #' @param replicas Independent AMS estimates per condition, \eqn{\ge 1}
 #'   (standard errors need 2).
 #' @param k Particles killed at least per level, \eqn{1 \le k < N}.
-#' @param score `NULL` (the position); user scores are not supported yet.
+#' @param score The score (reaction coordinate) the levels are taken in:
+#'   `NULL` or `"position"` (\eqn{\varphi}), or `"energy"`
+#'   (\eqn{\dot\varphi^2/2 + U(\varphi)}, closer to the committor at weak
+#'   damping). Scores of your own (expressions of \eqn{\varphi} and
+#'   \eqn{\dot\varphi}) come with user models; see "Choice of A and of the
+#'   score".
 #' @param first_replica Number of the first replica of this call (chunks).
 #' @param backend `"auto"` (the GPU when usable and conditions x replicas x
 #'   particles is at least 10,000), `"cpu"` or `"gpu"`.
@@ -147,12 +156,7 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
                threshold = threshold, method = method, particles = particles,
                replicas = replicas, k = k, seed = seed, first_replica = first_replica,
                precision = precision, init = init, phi_A = phi_A)
-  if (!is.null(score)) {
-    sp_abort(paste0(
-      "`score` must be NULL: the score (reaction coordinate) is the position ",
-      "phi; scores of your own come with user models. Change `phi_A` or ",
-      "`threshold` to move the region A or the target B."), call = call)
-  }
+  score_kind <- ams_score(score, call)
   gamma <- check_range(gamma, "gamma", 0, 1, hi_open = TRUE, call = call)
   dt <- check_positive(dt, "dt", len = 1, call = call)
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
@@ -177,8 +181,7 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   escape_check_steps(c0, method, fr$precision, call)
   ec <- escape_conditions(grid, g0 = grid$gamma, dg = 0, h = dt, th = th, vcens = 0,
                           kmax = 1, start = init, call = call)
-  ec$conds$phiA <- phiA
-  res <- sim_run(fr, C_sp_r_ams, ec$conds, ec$tables, fr$n,
+  res <- sim_run(fr, C_sp_r_ams, ec$conds, as.double(phiA), score_kind, ec$tables, fr$n,
                  check_u64(fr$first - 1, "first_replica", call = call), particles, k,
                  method == "srk2", fr$precision == "single", fr$seed,
                  kernel = "ams", variant = paste(fr$precision, method, sep = "_"))
@@ -191,13 +194,26 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   rownames(tab) <- NULL
   nunf <- sum(tab$status == "unfinished")
   out <- ams_object(tab, grid, list(
-    phi_A = phiA, particles = particles, k = k, method = method, dt = dt,
+    phi_A = phiA, score = c("position", "energy")[score_kind + 1L], particles = particles,
+    k = k, method = method, dt = dt,
     threshold = threshold, init = init, args = args))
   sim_result(out, fr, res, class = c("escape_rate_ams", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s replicas finished; the estimates use those only (rerun ",
                "the others with the same seed and `first_replica`)"),
                fmt_count(nrow(tab) - nunf), fmt_count(nrow(tab))))
+}
+
+# The engine's score kind (SP_AMS_SCORE_* of ams_args.h) from `score`.
+ams_score <- function(score, call) {
+  if (is.null(score)) return(0L)
+  if (is.character(score) && length(score) == 1 && score %in% c("position", "energy")) {
+    return(match(score, c("position", "energy")) - 1L)
+  }
+  sp_abort(sprintf(paste0(
+    "`score` must be NULL or \"position\" (the position phi) or \"energy\" ",
+    "(v^2/2 + U(phi)), not %s; scores of your own (R expressions of phi and v) ",
+    "come with user models."), describe(score)), call = call)
 }
 
 # The edge of A, absolute, per condition: phi_A radians past the bottom, or
@@ -378,13 +394,13 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   parts <- list(...)
   parts <- parts[!vapply(parts, is.null, TRUE)]
   first <- parts[[1]]
-  keys <- c("seed_hex", "precision", "conditions", "phi_A", "particles", "k", "method",
-            "dt", "threshold", "init")
+  keys <- c("seed_hex", "precision", "conditions", "phi_A", "score", "particles", "k",
+            "method", "dt", "threshold", "init")
   same <- function(a) inherits(a, "escape_rate_ams") &&
     all(vapply(keys, function(k) identical(attr(a, k), attr(first, k)), TRUE))
   if (!all(vapply(parts, same, TRUE))) {
     sp_abort(paste0("rbind() of escape_rate_ams() results needs chunks of one ",
-                    "estimate: the same seed, parameters, particles, k, method, ",
+                    "estimate: the same seed, parameters, particles, k, score, method, ",
                     "precision, dt, threshold, init and phi_A."))
   }
   tab <- do.call(rbind, lapply(parts, function(p) attr(p, "replicas_table")))

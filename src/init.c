@@ -11,7 +11,7 @@
 /* the package's functions */
 SEXP sp_r_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_escape(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP sp_r_ams(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_ams(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_driven(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP,
                  SEXP, SEXP, SEXP);
 SEXP sp_r_vmc(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -63,7 +63,7 @@ SEXP sp_r_escape_starts(SEXP, SEXP, SEXP, SEXP);
 static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_philox, 9),
   CALLDEF(sp_r_escape, 10),
-  CALLDEF(sp_r_ams, 12),
+  CALLDEF(sp_r_ams, 14),
   CALLDEF(sp_r_driven, 16),
   CALLDEF(sp_r_vmc, 14),
   CALLDEF(sp_r_vmc_lattice, 5),

@@ -3,6 +3,7 @@
  * columns. */
 #include <stddef.h>
 
+#include "r_escape.h"
 #include "r_hooks.h"
 #include "r_run.h"
 #include "r_util.h"
@@ -11,18 +12,6 @@
 #include "core/sp_error.h"
 #include "core/sp_threads.h"
 #include "gpu/sp_gpu_ams.h"
-
-#define FIELD(name, type) {#name, offsetof(sp_ams_cond, esc.name), type}
-static const sp_r_field cond_fields[] = {
-  FIELD(g0, SP_R_DOUBLE),        FIELD(dg, SP_R_DOUBLE),
-  FIELD(V0, SP_R_DOUBLE),        FIELD(beta, SP_R_DOUBLE),
-  FIELD(h, SP_R_DOUBLE),         FIELD(sigma, SP_R_DOUBLE),
-  FIELD(phi0, SP_R_DOUBLE),      FIELD(th, SP_R_DOUBLE),
-  FIELD(vcens, SP_R_DOUBLE),     FIELD(kmax, SP_R_U64),
-  FIELD(stream0, SP_R_U64),      FIELD(start_table, SP_R_I64),
-  FIELD(start_lo, SP_R_DOUBLE),  FIELD(start_step, SP_R_DOUBLE),
-  FIELD(start_vsd, SP_R_DOUBLE), {"phiA", offsetof(sp_ams_cond, phiA), SP_R_DOUBLE}};
-#undef FIELD
 
 /* The per-replica columns, by name (the fields of sp_ams_result). */
 #define COL(name) {#name, offsetof(sp_ams_result, name)}
@@ -36,12 +25,15 @@ static const struct {
 #undef COL
 #define NCOLS ((int)(sizeof result_cols / sizeof result_cols[0]))
 
-/* conds: named list of double columns (the fields of sp_ams_cond); tables:
+/* conds: named list of double columns (the fields of sp_escape_cond, read
+ * by r_escape.c), phiA: the edge of A per condition, score_kind:
+ * SP_AMS_SCORE_*; tables:
  * the thermal-start tables; replicas, replica0 (c(lo, hi)), particles, k;
  * heun: 1 srk2; single: 1 float; seed c(lo, hi); gpu_key "" and devices
  * integer(0) for the CPU. */
-SEXP sp_r_ams(SEXP conds, SEXP tables, SEXP replicas, SEXP replica0, SEXP particles, SEXP k,
-              SEXP heun, SEXP single, SEXP seed, SEXP gpu_key, SEXP devices, SEXP progress) {
+SEXP sp_r_ams(SEXP conds, SEXP phiA, SEXP score_kind, SEXP tables, SEXP replicas,
+              SEXP replica0, SEXP particles, SEXP k, SEXP heun, SEXP single, SEXP seed,
+              SEXP gpu_key, SEXP devices, SEXP progress) {
   const char *names[] = {"replicas", "run", ""};
   sp_ams_job job;
   sp_ams_result *out;
@@ -49,14 +41,19 @@ SEXP sp_r_ams(SEXP conds, SEXP tables, SEXP replicas, SEXP replica0, SEXP partic
   sp_hooks hooks;
   sp_r_hooks_ctx ctx;
   uint64_t total, i;
-  R_xlen_t nc = sp_r_rows(conds);
-  int st, j, ndev, *devs = sp_r_devices(devices, &ndev);
+  int st, j, c, score = sp_r_int(score_kind), ndev, *devs = sp_r_devices(devices, &ndev);
   SEXP res, cols, colnames, status, token, bar;
-  sp_ams_cond *cv = (sp_ams_cond *)R_alloc((size_t)(nc > 0 ? nc : 1), sizeof *cv);
+  const sp_escape_cond *ec = sp_r_escape_conds(conds, &job.ncond);
+  sp_ams_cond *cv = (sp_ams_cond *)R_alloc((size_t)(job.ncond > 0 ? job.ncond : 1), sizeof *cv);
+  if (XLENGTH(phiA) != job.ncond) Rf_error("internal error: %d conditions, %d phiA",
+                                           job.ncond, (int)XLENGTH(phiA));
+  for (c = 0; c < job.ncond; c++) {
+    cv[c].esc = ec[c];
+    cv[c].phiA = REAL(phiA)[c];
+    cv[c].score = score;
+    cv[c].pad_ = 0;
+  }
   job.conds = cv;
-  job.ncond = (int)sp_r_struct_array(conds, cond_fields,
-                                     (int)(sizeof cond_fields / sizeof cond_fields[0]), cv,
-                                     sizeof *cv);
   job.tables = XLENGTH(tables) > 0 ? REAL(tables) : NULL;
   job.ntables = (size_t)XLENGTH(tables);
   job.replicas = sp_r_count(replicas);

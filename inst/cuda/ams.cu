@@ -76,7 +76,7 @@ sp_ams_branch_kernel(const sp_ams_branch_kargs a) {
   const sp_ams_cond *cd = sp_ams_item(a.conds, a.replicas, a.replica0, a.item0 + item, &stream);
   SP_ESCAPE(sp_escape_par) par;
   SP_ESCAPE(sp_escape_par_load)(&par, &cd->esc);
-  int f = SP_ESCAPE(sp_ams_branch)(&par, SP_AMS_HEUN, a.seed, stream, (SP_REAL)cd->phiA,
+  int f = SP_ESCAPE(sp_ams_branch)(&par, SP_AMS_HEUN, cd->score, a.seed, stream, (SP_REAL)cd->phiA,
                                    cd->esc.h, tk.child - off,
                                    tk.parent == SP_AMS_NO_PARENT ? SP_AMS_NO_PARENT
                                                                  : tk.parent - off,

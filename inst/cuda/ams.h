@@ -66,6 +66,13 @@ SP_FN void sp_ams_start(const sp_ams_cond *c, const double *tables, uint64_t see
 }
 #endif
 
+#undef SP_AMS_SINCOS
+#ifdef SP_REAL_SINGLE
+#  define SP_AMS_SINCOS sp_sincos_f
+#else
+#  define SP_AMS_SINCOS sp_sincos_d
+#endif
+
 /* max score of a particle in B: above every score */
 #define SP_AMS_INF ((SP_REAL)1e30)
 
@@ -77,10 +84,14 @@ typedef struct {
   uint64_t k;
 } SP_ESCAPE(sp_ams_walker);
 
-/* The reaction coordinate (score): the position. */
-SP_FN SP_REAL SP_ESCAPE(sp_ams_score)(SP_REAL phi, SP_REAL v) {
-  (void)v;
-  return phi;
+/* The reaction coordinate (score) of kind `score` (SP_AMS_SCORE_*): the
+ * position, or the energy v^2/2 - V0 (cos phi + gamma phi). */
+SP_FN SP_REAL SP_ESCAPE(sp_ams_score)(const SP_ESCAPE(sp_escape_par) *p, int score, SP_REAL phi,
+                                      SP_REAL v) {
+  SP_REAL s, c;
+  if (score == SP_AMS_SCORE_POSITION) return phi;
+  SP_AMS_SINCOS(phi, &s, &c);
+  return (SP_REAL)0.5 * v * v - p->V0 * (c + p->g * phi);
 }
 
 SP_FN void SP_ESCAPE(sp_ams_normals)(uint64_t seed, uint64_t stream, uint64_t path,
@@ -111,23 +122,28 @@ SP_FN void SP_ESCAPE(sp_ams_step)(const SP_ESCAPE(sp_escape_par) *p, int heun, u
 }
 
 /* A particle (path P) from w for at most `budget` steps: stops after the
- * first step whose score exceeds `stop` (SP_AMS_EV_LEVEL; a replay to the
- * level, checked first), that ends in B (phi > th: SP_AMS_EV_B; *frac, set
- * whenever the last step ended in B, is its fraction before the crossing) or in A (phi <= phiA: SP_AMS_EV_A);
+ * first step that ends in B (phi > th: SP_AMS_EV_B, *frac its fraction
+ * before the crossing; with a level stop < SP_AMS_INF, SP_AMS_EV_LEVEL, as
+ * the score of B is above every level), whose score exceeds `stop`
+ * (SP_AMS_EV_LEVEL: a replay to the level) or that ends in A (phi <= phiA:
+ * SP_AMS_EV_A);
  * *maxs: the largest score of the steps that ended outside A and B.
  * SP_AMS_EV_NONE: budget spent (the caller checks the state is finite). */
-SP_FN int SP_ESCAPE(sp_ams_run)(const SP_ESCAPE(sp_escape_par) *p, int heun, uint64_t seed,
-                                uint64_t stream, uint64_t path, SP_REAL phiA, SP_REAL stop,
+SP_FN int SP_ESCAPE(sp_ams_run)(const SP_ESCAPE(sp_escape_par) *p, int heun, int score,
+                                uint64_t seed, uint64_t stream, uint64_t path, SP_REAL phiA,
+                                SP_REAL stop,
                                 SP_ESCAPE(sp_ams_walker) *w, SP_REAL *maxs, uint64_t budget,
                                 SP_REAL *frac) {
   uint64_t i;
   for (i = 0; i < budget; i++) {
     SP_REAL prev = w->phi, s;
     SP_ESCAPE(sp_ams_step)(p, heun, seed, stream, path, w);
-    s = SP_ESCAPE(sp_ams_score)(w->phi, w->v);
-    if (w->phi > p->th) *frac = (p->th - prev) / (w->phi - prev);
+    if (w->phi > p->th) { /* B: its score is above every level */
+      *frac = (p->th - prev) / (w->phi - prev);
+      return stop < SP_AMS_INF ? SP_AMS_EV_LEVEL : SP_AMS_EV_B;
+    }
+    s = SP_ESCAPE(sp_ams_score)(p, score, w->phi, w->v);
     if (s > stop) return SP_AMS_EV_LEVEL;
-    if (w->phi > p->th) return SP_AMS_EV_B;
     if (w->phi <= phiA) return SP_AMS_EV_A;
     if (s > *maxs) *maxs = s;
   }
@@ -292,18 +308,19 @@ SP_FN int SP_ESCAPE(sp_ams_long_advance)(const SP_ESCAPE(sp_escape_par) *p, int 
  * (the origin itself if it does).  *mx: the largest score outside A and B,
  * from the origin on; *w: the last state; *steps counts the steps.  Returns
  * the event, or SP_AMS_EV_NONE on a failure (non-finite state, 2^34 steps). */
-SP_FN int SP_ESCAPE(sp_ams_particle)(const SP_ESCAPE(sp_escape_par) *p, int heun, uint64_t seed,
+SP_FN int SP_ESCAPE(sp_ams_particle)(const SP_ESCAPE(sp_escape_par) *p, int heun, int score,
+                                     uint64_t seed,
                                      uint64_t stream, uint64_t P, SP_REAL phiA, SP_REAL z,
                                      SP_REAL phi0, SP_REAL v0, SP_ESCAPE(sp_ams_walker) *w,
                                      SP_REAL *mx, SP_REAL *frac, uint64_t *steps) {
   int ev = SP_AMS_EV_NONE;
   SP_ESCAPE(sp_ams_walker_at)(w, phi0, v0, 0, seed, stream, P);
-  *mx = SP_ESCAPE(sp_ams_score)(phi0, v0);
+  *mx = SP_ESCAPE(sp_ams_score)(p, score, phi0, v0);
   *frac = 1;
-  if (*mx > z) return SP_AMS_EV_LEVEL;
+  if (*mx > z || (phi0 > p->th && z < SP_AMS_INF)) return SP_AMS_EV_LEVEL; /* B: above all */
   while (ev == SP_AMS_EV_NONE) {
     const uint64_t kb = w->k;
-    ev = SP_ESCAPE(sp_ams_run)(p, heun, seed, stream, P, phiA, z, w, mx, 65536, frac);
+    ev = SP_ESCAPE(sp_ams_run)(p, heun, score, seed, stream, P, phiA, z, w, mx, 65536, frac);
     *steps += w->k - kb;
     if (!(isfinite(w->phi) && isfinite(w->v)) || w->k >= SP_AMS_MAX_STEPS)
       return SP_AMS_EV_NONE;
@@ -319,7 +336,8 @@ SP_FN int SP_ESCAPE(sp_ams_particle)(const SP_ESCAPE(sp_escape_par) *p, int heun
  * from the exit of A to B).  Reads only particle q and writes only particle
  * i, so the branchings of one level can run in any order or side by side.
  * Returns SP_AMS_OK or a failure. */
-SP_FN int SP_ESCAPE(sp_ams_branch)(const SP_ESCAPE(sp_escape_par) *p, int heun, uint64_t seed,
+SP_FN int SP_ESCAPE(sp_ams_branch)(const SP_ESCAPE(sp_escape_par) *p, int heun, int score,
+                                   uint64_t seed,
                                    uint64_t stream, SP_REAL phiA, double h, uint64_t i,
                                    uint64_t q, uint64_t P, SP_REAL z, SP_REAL *phi,
                                    SP_REAL *v, SP_REAL *maxs, uint64_t *k0, uint64_t *path,
@@ -328,7 +346,7 @@ SP_FN int SP_ESCAPE(sp_ams_branch)(const SP_ESCAPE(sp_escape_par) *p, int heun, 
   SP_REAL mx, frac;
   int ev;
   if (q != SP_AMS_NO_PARENT) {
-    ev = SP_ESCAPE(sp_ams_particle)(p, heun, seed, stream, path[q], phiA, z, phi[q], v[q], &w,
+    ev = SP_ESCAPE(sp_ams_particle)(p, heun, score, seed, stream, path[q], phiA, z, phi[q], v[q], &w,
                                     &mx, &frac, steps);
     if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
     if (ev != SP_AMS_EV_LEVEL) return SP_AMS_FAIL_REPLAY;
@@ -343,7 +361,7 @@ SP_FN int SP_ESCAPE(sp_ams_branch)(const SP_ESCAPE(sp_escape_par) *p, int heun, 
     }
   }
   if (path[i] >= SP_AMS_MAX_PATHS) return SP_AMS_FAIL_LIMIT;
-  ev = SP_ESCAPE(sp_ams_particle)(p, heun, seed, stream, path[i], phiA, SP_AMS_INF, phi[i],
+  ev = SP_ESCAPE(sp_ams_particle)(p, heun, score, seed, stream, path[i], phiA, SP_AMS_INF, phi[i],
                                   v[i], &w, &mx, &frac, steps);
   if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
   if (ev == SP_AMS_EV_B) {

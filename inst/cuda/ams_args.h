@@ -12,9 +12,15 @@
 typedef struct {
   sp_escape_cond esc;
   double phiA;
+  int score; /* SP_AMS_SCORE_* */
+  int pad_;
 } sp_ams_cond;
 
-SP_STATIC_ASSERT(sizeof(sp_ams_cond) == 128, "sp_ams_cond layout");
+SP_STATIC_ASSERT(sizeof(sp_ams_cond) == 136, "sp_ams_cond layout");
+
+/* The score (reaction coordinate) of a state: the position phi, or the
+ * energy v^2/2 + U(phi), U = -V0 (cos phi + gamma phi). */
+enum { SP_AMS_SCORE_POSITION = 0, SP_AMS_SCORE_ENERGY = 1 };
 
 /* What a replica (one independent AMS estimate) reports.  Durations in time
  * units; counts as doubles. */

@@ -64,14 +64,18 @@ test_that("p agrees with the fraction of the long trajectory's excursions that r
   expect_lt(abs(x$p - pd) / sqrt(se^2 + x$p_se^2), 4)
 })
 
-test_that("the mean first-passage time does not depend on phi_A or k beyond its error", {
+test_that("the mean first-passage time does not depend on phi_A, k or the score beyond its error", {
   g <- 0.2; V0 <- 1; beta <- 1
   theta <- barrier_height(g, V0) / 5
   a <- ams(g, V0, beta, theta, 0.05, particles = 100, replicas = 20, seed = 8)
   b <- ams(g, V0, beta, theta, 0.05, particles = 100, replicas = 20, seed = 9, phi_A = 0.5)
   c <- ams(g, V0, beta, theta, 0.05, particles = 100, replicas = 20, seed = 10, k = 10)
-  expect_lt(abs(a$mfpt - b$mfpt) / sqrt(a$mfpt_se^2 + b$mfpt_se^2), 4)
-  expect_lt(abs(a$mfpt - c$mfpt) / sqrt(a$mfpt_se^2 + c$mfpt_se^2), 4)
+  d <- ams(g, V0, beta, theta, 0.05, particles = 100, replicas = 20, seed = 17,
+           score = "energy")
+  expect_identical(attr(d, "score"), "energy")
+  for (o in list(b, c, d)) {
+    expect_lt(abs(a$mfpt - o$mfpt) / sqrt(a$mfpt_se^2 + o$mfpt_se^2), 4)
+  }
   # p is the probability from Sigma, so it does depend on A: lower A, smaller p
   expect_lt(b$p, a$p)
   # A is where it was asked to be; the default is theta above the bottom
@@ -147,6 +151,7 @@ engine_contract_tests(list(
     list(args = list(n = 2, k = 20), error = "`k` \\(20\\) must be smaller than `particles`"),
     list(args = list(n = 2, k = 0), error = "`k` must be a single whole number"),
     list(args = list(n = 2, score = function(phi, v) phi), error = "`score` must be NULL"),
+    list(args = list(n = 2, score = "momentum"), error = "`score` must be NULL"),
     list(args = list(n = 2, phi_A = 3), error = "`phi_A` \\(3\\) must lie below the saddle"),
     list(args = list(n = 2, phi_A = -1), error = "`phi_A` must be"),
     list(args = list(n = 2, dt = -0.1), error = "`dt` must be"),
