@@ -353,6 +353,10 @@ print.escape_rate_ams <- function(x, digits = 4, ...) {
 #' @param object An [escape_rate_ams()] result.
 #' @param ... Unused.
 #' @return A data frame of class `summary.escape_rate_ams`.
+#' @examples
+#' x <- escape_rate_ams(0.5, 1, 1, 0.15, dt = 0.05, particles = 30, replicas = 4,
+#'                      seed = 2, backend = "cpu")
+#' summary(x)
 #' @export
 summary.escape_rate_ams <- function(object, ...) {
   tab <- attr(object, "replicas_table")
@@ -495,8 +499,8 @@ ams_milne_factor <- function(gamma, V0, beta, theta) {
 #'   `source` ("AMS" or "brute force"), `gamma`, `V0`, `beta`, `theta`,
 #'   `barrier` (\eqn{\Delta U/\theta}), `mfpt`, `mfpt_se`.
 #' @examples
-#' x <- escape_rate_ams(0.5, 1, 10, c(0.05, 0.07, 0.1), dt = 0.02, particles = 40,
-#'                      replicas = 4, seed = 1, backend = "cpu")
+#' x <- escape_rate_ams(0.5, 1, 10, c(0.07, 0.1), dt = 0.02, particles = 30,
+#'                      replicas = 3, seed = 1, backend = "cpu")
 #' plot(x)
 #' @export
 plot.escape_rate_ams <- function(x, theory = c("auto", "none", "smoluchowski", "kramers",
