@@ -91,6 +91,7 @@ gpu_kernel_registry_build <- function() {
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
     driven = list(file = "driven.cu", toolkit = FALSE, variants = driven_variants()),
+    ams = list(file = "ams.cu", toolkit = FALSE, variants = ams_variants()), # R/ams.R
     # mixed_lb32: registers capped for 32 walkers per SM; _u4: partner
     # loops unrolled 4 times; _fast: selects instead of branches, the
     # hardware approximations in single precision and each pair once in

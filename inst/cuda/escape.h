@@ -161,19 +161,15 @@ SP_FN double SP_ESCAPE(sp_escape_value)(const sp_escape_cond *c, uint64_t kc, do
  * 0 of the path's stream: one uniform for phi, a Box-Muller pair for v).
  * phi: the tabulated CDF is inverted by bisection, and exactly inside a knot
  * interval, where the log density is linear (a piece of exponential).  In
- * double precision on both backends; the same for every precision. */
-SP_FN void sp_escape_start(const sp_escape_cond *c, const double *tables, uint64_t seed,
-                           uint64_t stream, double *phi, double *v) {
-  sp_u32x4 r;
+ * double precision on both backends; the same for every precision.
+ * sp_escape_start_draw is the thermal draw itself from the four words r of
+ * a Philox block (the AMS engine, ams.h, restarts its long trajectory with
+ * blocks of its own). */
+SP_FN void sp_escape_start_draw(const sp_escape_cond *c, const double *tables, sp_u32x4 r,
+                                double *phi, double *v) {
   const double *cdf, *logd;
   double u, z0, z1, w, s, x;
   int lo = 0, hi = SP_ESCAPE_KNOTS - 1;
-  if (c->start_table < 0) {
-    *phi = c->phi0;
-    *v = 0.0;
-    return;
-  }
-  r = sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_START, stream, 0);
   u = sp_u01_double(r.x);
   sp_box_muller_double(r.z, r.w, &z0, &z1);
   *v = c->start_vsd * z0;
@@ -190,4 +186,16 @@ SP_FN void sp_escape_start(const sp_escape_cond *c, const double *tables, uint64
                                       : log1p(w * expm1(s * c->start_step)) / s;
   *phi = c->start_lo + ((double)lo * c->start_step + x);
 }
+SP_FN void sp_escape_start(const sp_escape_cond *c, const double *tables, uint64_t seed,
+                           uint64_t stream, double *phi, double *v) {
+  sp_u32x4 r;
+  if (c->start_table < 0) {
+    *phi = c->phi0;
+    *v = 0.0;
+    return;
+  }
+  r = sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_START, stream, 0);
+  sp_escape_start_draw(c, tables, r, phi, v);
+}
+
 #endif
