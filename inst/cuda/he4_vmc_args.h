@@ -24,9 +24,12 @@ typedef struct {
 SP_STATIC_ASSERT(sizeof(sp_vmc_walker_state) == 96, "sp_vmc_walker_state layout");
 
 typedef struct {
-  sp_he4_pair pair;
+  SP_DPTR(const sp_he4_pair) conds; /* the conditions' pair parameters (rc = L/2 set) */
+  uint64_t first;          /* index in the call (every condition) of this launch's walker 0 */
+  uint64_t per_cond;       /* walkers per condition (sp_vmc_walker_stream) */
+  uint64_t pad0_;
   uint64_t seed;
-  uint64_t walker0;        /* global index of this launch's walker 0 */
+  uint64_t walker0;        /* global index (in its condition) of each condition's walker 0 */
   uint64_t equilibration, blocks, block_sweeps, measure_every;
   uint64_t budget;         /* sweeps per walker in this launch, at most */
   int32_t n;               /* atoms */

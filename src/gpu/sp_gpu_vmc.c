@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
   CUfunction kern;
-  CUdeviceptr xyz, ws, block, saved, saved_step, saved_moves, done, hist;
+  CUdeviceptr conds, xyz, ws, block, saved, saved_step, saved_moves, done, hist;
   int w0, nw; /* this device's walkers: w0 .. w0 + nw - 1 of the job */
   sp_vmc_walker_state *hws;
 } vmc_dev;
@@ -44,8 +44,9 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   size_t nw, nbins = (size_t)job->nbins, i;
   int st, w;
   void *host;
+  const int total = SP_VMC_WALKERS(job);
   v->w0 = d->index * m->per_dev;
-  v->nw = job->nwalkers - v->w0 < m->per_dev ? job->nwalkers - v->w0 : m->per_dev;
+  v->nw = total - v->w0 < m->per_dev ? total - v->w0 : m->per_dev;
   if (v->nw <= 0) {
     v->nw = 0;
     d->idle = 1;
@@ -53,7 +54,9 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   }
   nw = (size_t)v->nw;
   if ((st = sp_gpu_function(d->id, m->key, "sp_vmc_kernel", &v->kern)) != SP_OK) return st;
-  if ((st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
+  if ((st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_he4_pair), "the conditions",
+                             &v->conds)) ||
+      (st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
       (st = sp_gpu_dev_alloc(d, nw * sizeof(sp_vmc_walker_state), "the walkers' state", &v->ws)) ||
       (st = sp_gpu_dev_alloc(d, nw * (size_t)job->blocks * VMC_NOBS * sizeof(double),
                              "the blocks", &v->block)) ||
@@ -83,6 +86,8 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   }
   st = sp_gpu_to_device(d->id, v->xyz, host, nw * 3 * n * rb);
   free(host);
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->conds, job->conds, (size_t)job->ncond * sizeof(sp_he4_pair));
   if (st == SP_OK) st = sp_gpu_to_device(d->id, v->ws, v->hws, nw * sizeof *v->hws);
   if (st == SP_OK)
     st = sp_gpu_to_device(d->id, v->block, out->block + (size_t)v->w0 * job->blocks * VMC_NOBS,
@@ -105,9 +110,11 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   vmc_dev *v = (vmc_dev *)d->state;
   sp_vmc_kargs a;
   memset(&a, 0, sizeof a);
-  a.pair = job->pair;
+  a.conds = v->conds;
+  a.first = (uint64_t)v->w0;
+  a.per_cond = (uint64_t)job->nwalkers;
   a.seed = job->seed;
-  a.walker0 = job->walker0 + (uint64_t)v->w0;
+  a.walker0 = job->walker0;
   a.equilibration = job->equilibration;
   a.blocks = job->blocks;
   a.block_sweeps = job->block_sweeps;
@@ -152,7 +159,7 @@ static int vmc_poll(void *model, sp_gpu_dev *d) {
 static int vmc_check(void *model) {
   vmc_model *m = (vmc_model *)model;
   int w, wb = -1;
-  for (w = 0; w < m->job->nwalkers; w++)
+  for (w = 0; w < SP_VMC_WALKERS(m->job); w++)
     if (m->hws[w].bad_sweep > 0 && (wb < 0 || m->hws[w].bad_sweep < m->hws[wb].bad_sweep))
       wb = w;
   if (wb < 0) return SP_OK;
@@ -191,17 +198,18 @@ int sp_gpu_vmc(const char *key, const void *vjob, void *vout, const int *devices
   sp_vmc_out *out = (sp_vmc_out *)vout;
   vmc_model m;
   sp_gpu_engine e;
+  const int total = SP_VMC_WALKERS(job);
   int st;
-  if (job->nwalkers <= 0) return SP_OK;
+  if (total <= 0) return SP_OK;
   m.key = key;
   m.job = job;
   m.out = out;
-  if (ndev > job->nwalkers) ndev = job->nwalkers;
-  m.per_dev = (job->nwalkers + ndev - 1) / ndev;
+  if (ndev > total) ndev = total;
+  m.per_dev = (total + ndev - 1) / ndev;
   m.sweeps = job->equilibration + job->blocks * job->block_sweeps;
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(vmc_dev);
-  e.total = (double)m.sweeps * (double)job->nwalkers;
+  e.total = (double)m.sweeps * (double)total;
   e.budget0 = 1;
   e.budget_max = 1u << 30;
   e.setup = vmc_setup;
@@ -209,7 +217,7 @@ int sp_gpu_vmc(const char *key, const void *vjob, void *vout, const int *devices
   e.poll = vmc_poll;
   e.check = vmc_check;
   e.collect = vmc_collect;
-  m.hws = (sp_vmc_walker_state *)calloc((size_t)job->nwalkers, sizeof *m.hws);
+  m.hws = (sp_vmc_walker_state *)calloc((size_t)total, sizeof *m.hws);
   if (m.hws == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
   st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
   free(m.hws);

@@ -139,9 +139,13 @@ test_that("bad input gets a clear error naming the argument", {
   bad(32.5, error = "`n` must be a single whole number")
   bad("32", error = "`n` must be a single whole number")
   for (d in list(0, -0.02, Inf, NA, "dense")) {
-    bad(32, density = d, error = "`density` must be a single positive finite number")
+    bad(32, density = d, error = "`density` must be a numeric vector of positive finite numbers")
   }
-  for (v in list(0, -3, Inf, NaN)) bad(32, b = v, error = "`b` must be a single positive")
+  bad(32, density = c(0.02, NA), error = "`density` must be a numeric vector .*, not NA")
+  bad(32, density = numeric(), error = "`density` must be a numeric vector")
+  for (v in list(0, -3, Inf, NaN, c(3, -1))) {
+    bad(32, b = v, error = "`b` must be a numeric vector of positive")
+  }
   for (v in list(0, -0.1, Inf, "fast")) {
     bad(32, displacement = v, error = "`displacement` must be a single positive finite number")
   }
@@ -315,15 +319,17 @@ test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
            pair_distribution = TRUE)
   d <- as.data.frame(x)
   expect_identical(class(d), "data.frame")
-  expect_identical(names(d), c("replica", "block", "energy", "potential", "kinetic_pb",
-                               "kinetic_jf", "acceptance"))
+  expect_identical(names(d), c("replica", "block", "condition", "density", "b", "energy",
+                               "potential", "kinetic_pb", "kinetic_jf", "acceptance"))
+  expect_identical(unique(d[c("condition", "density", "b")]),
+                   data.frame(condition = 1L, density = rho, b = b_mcm))
   expect_null(attr(d, "state"))
   expect_output(print(x), "<vmc_blocks> 48 blocks: 3 walkers, 16 blocks each")
   expect_output(print(x), "N = 32 atoms of 4He")
   s <- summary(x)
   expect_s3_class(s, "summary.vmc_blocks")
   expect_identical(s$observable, c("energy", "potential", "kinetic_pb", "kinetic_jf"))
-  expect_equal(s$mean, unname(colMeans(d[3:6])))
+  expect_equal(s$mean, unname(colMeans(d[c("energy", "potential", "kinetic_pb", "kinetic_jf")])))
   expect_identical(s$n_blocks, rep(48L, 4))
   expect_equal(attr(s, "energy_corrected"), s$mean[1] + attr(x, "tail_correction"))
   expect_equal(attr(s, "acceptance"), mean(x$acceptance))
