@@ -237,11 +237,11 @@ __device__ __noinline__ void sp_vmc_stop(sp_vmc_walker_state *s, uint64_t sweep,
 extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
     sp_vmc_kernel(const sp_vmc_kargs a) {
   extern __shared__ double sp_vmc_smem[];
-  const int w = blockIdx.x, lane = threadIdx.x;
+  /* w: the walker among the device's; its stream, a.walker0 + the block
+   * (a launch runs consecutive walkers of one condition) */
+  const int w = a.first + (int)blockIdx.x, lane = threadIdx.x;
   const int n = a.n;
-  /* the walker's condition and stream (a sweep over density and b) */
-  const uint64_t jw = a.first + (uint64_t)w, cond = jw / a.per_cond;
-  const uint64_t walker = sp_vmc_walker_stream(a.walker0, a.per_cond, jw);
+  const uint64_t walker = a.walker0 + (uint64_t)blockIdx.x;
   SP_REAL *x = (SP_REAL *)sp_vmc_smem, *y = x + n, *z = y + n;
   SP_REAL *g = (SP_REAL *)a.xyz + (size_t)w * 3 * (size_t)n;
   sp_vmc_walker_state *s = a.ws + w;
@@ -254,7 +254,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   if (end > total) end = total;
   if (s->bad_sweep != 0) end = sweep; /* stopped by a non-finite state */
   for (int k = 0; k < 4; k++) sum[k] = s->sum[k];
-  SP_HE4(sp_he4_par_load)(&p, a.conds + cond);
+  SP_HE4(sp_he4_par_load)(&p, &a.pair);
 #if SP_VMC_FAST
   const SP_REAL c5 = (SP_REAL)(-0.5) * (p.b * p.b) * (p.b * p.b) * p.b;
 #endif
@@ -358,7 +358,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       nmeas++;
       if (a.nbins > 0) {
         double *t = a.hist + ((size_t)a.nwalkers + w) * a.nbins;
-        const double scale = (double)a.nbins / a.conds[cond].rc;
+        const double scale = (double)a.nbins / a.pair.rc;
         for (int i = lane; i < n; i += SP_VMC_BLOCK) {
           for (int j = i + 1; j < n; j++) {
             double dx = (double)SP_HE4(sp_he4_min_image)(&p, x[i] - x[j]);

@@ -10,6 +10,7 @@
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
 
+#include "he4_vmc.h" /* sp_vmc_walker_stream */
 #include "he4_vmc_args.h"
 
 #define VMC_BLOCK 32 /* SP_VMC_BLOCK of the kernel: one warp per walker */
@@ -26,7 +27,7 @@ typedef struct {
 
 typedef struct {
   CUfunction kern;
-  CUdeviceptr conds, xyz, ws, block, saved, saved_step, saved_moves, done, hist;
+  CUdeviceptr xyz, ws, block, saved, saved_step, saved_moves, done, hist;
   int w0, nw; /* this device's walkers: w0 .. w0 + nw - 1 of the job */
   sp_vmc_walker_state *hws;
 } vmc_dev;
@@ -54,9 +55,7 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   }
   nw = (size_t)v->nw;
   if ((st = sp_gpu_function(d->id, m->key, "sp_vmc_kernel", &v->kern)) != SP_OK) return st;
-  if ((st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_he4_pair), "the conditions",
-                             &v->conds)) ||
-      (st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
+  if ((st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
       (st = sp_gpu_dev_alloc(d, nw * sizeof(sp_vmc_walker_state), "the walkers' state", &v->ws)) ||
       (st = sp_gpu_dev_alloc(d, nw * (size_t)job->blocks * VMC_NOBS * sizeof(double),
                              "the blocks", &v->block)) ||
@@ -86,8 +85,6 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   }
   st = sp_gpu_to_device(d->id, v->xyz, host, nw * 3 * n * rb);
   free(host);
-  if (st == SP_OK)
-    st = sp_gpu_to_device(d->id, v->conds, job->conds, (size_t)job->ncond * sizeof(sp_he4_pair));
   if (st == SP_OK) st = sp_gpu_to_device(d->id, v->ws, v->hws, nw * sizeof *v->hws);
   if (st == SP_OK)
     st = sp_gpu_to_device(d->id, v->block, out->block + (size_t)v->w0 * job->blocks * VMC_NOBS,
@@ -104,17 +101,17 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   return st;
 }
 
+/* One launch per condition among the device's walkers (its pair
+ * parameters and its walkers' consecutive streams as kernel parameters). */
 static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   vmc_model *m = (vmc_model *)model;
   const sp_vmc_job *job = m->job;
   vmc_dev *v = (vmc_dev *)d->state;
+  const int per = job->nwalkers, end = v->w0 + v->nw;
   sp_vmc_kargs a;
+  int jw, st = SP_OK;
   memset(&a, 0, sizeof a);
-  a.conds = v->conds;
-  a.first = (uint64_t)v->w0;
-  a.per_cond = (uint64_t)job->nwalkers;
   a.seed = job->seed;
-  a.walker0 = job->walker0;
   a.equilibration = job->equilibration;
   a.blocks = job->blocks;
   a.block_sweeps = job->block_sweeps;
@@ -132,9 +129,17 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.saved_moves = v->saved_moves;
   a.done = v->done;
   a.hist = v->hist;
-  return sp_gpu_launch(d->id, v->kern, (unsigned)v->nw, VMC_BLOCK,
+  for (jw = v->w0; jw < end && st == SP_OK;) {
+    const int c = jw / per, stop = (c + 1) * per < end ? (c + 1) * per : end;
+    a.pair = job->conds[c];
+    a.walker0 = sp_vmc_walker_stream(job->walker0, (uint64_t)per, (uint64_t)jw);
+    a.first = jw - v->w0;
+    st = sp_gpu_launch(d->id, v->kern, (unsigned)(stop - jw), VMC_BLOCK,
                        (unsigned)sp_gpu_vmc_shared_bytes(job->n, job->single), d->stream, &a,
                        "sp_vmc_kernel");
+    jw = stop;
+  }
+  return st;
 }
 
 static int vmc_poll(void *model, sp_gpu_dev *d) {
