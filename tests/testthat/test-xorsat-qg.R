@@ -283,7 +283,6 @@ test_that("the engine refuses inconsistent tables whatever R hands it", {
   expect_error(go(conds = list(p1_thr = c(1, 2^32 + 1))), "the 3-XORSAT p1")
   expect_error(go(conds = list(p1_thr = rep(2^30, 257))), "conditions or check_every")
   expect_error(go(conds = list(p1_thr = c(1, 2)), run0 = c(0, 256)), "conditions or check_every")
-  expect_error(go(conds = 0.1), "'conds' must be a list of 1 named columns")
   expect_error(go(nwords = 2^32), "'nwords' = 4294967296 is not a whole number in")
   expect_error(go(seed = NULL), "lacks 'seed'|has 14 fields")
 })
