@@ -43,19 +43,40 @@
 #' (positions, displacements and random-stream positions are kept in it), exactly as
 #' one longer run would have: a long study runs as a chain of calls.
 #'
+#' @section Sweeps: `density` and `b` may be vectors: every combination
+#'   (`density` varying fastest) is a condition, listed in `attr(x,
+#'   "conditions")`, and each runs `replicas` walkers, all in one call (on
+#'   the GPU one launch per condition of a device in each round, so that a
+#'   condition's pair parameters stay kernel parameters). Each condition
+#'   has its own box, \eqn{L = (N/\rho)^{1/3}}, and start lattice; walker
+#'   \eqn{w} of condition \eqn{c} draws from Philox stream
+#'   \eqn{(c-1)\,2^{40} + w - 1}, so condition 1 gives exactly the walkers of
+#'   a call with its values alone, and a condition's chains depend only on
+#'   the seed, its number and its values. The result's columns `condition`,
+#'   `density` and `b` give each block's condition; `summary()` reports
+#'   each condition (its rows start with `condition`, `density`, `b`),
+#'   `plot()`, `autoplot()` and `as.mcmc.list()` draw one (`condition =`),
+#'   g(r) is one table per condition (column `condition`), and the tail
+#'   correction one value per condition.
+#' @section Continuing: `init = x` continues every walker of every condition
+#'   of `x` exactly (the conditions of `x` are used when `density` and `b`
+#'   are not given); chunks of a sweep (`first_replica`) combine with
+#'   [rbind()], and a combined result of consecutive walkers continues too.
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight, with
 #'   a warning; the blocks finished so far are returned, and the walkers'
 #'   state is that after their last finished block, so `init =` the result
 #'   continues each chain exactly.
 #' @param n Number of atoms \eqn{N} (at least 2).
 #' @param density Number density \eqn{\rho} in \eqn{\text{\AA}^{-3}}
+#'   (vector allowed: one condition per value, see "Sweeps")
 #'   (0.02186 is the experimental equilibrium density of the liquid), in
 #'   \eqn{[10^{-4}, 0.1]}: from a dilute vapour (1/200 of the liquid's
 #'   density; the saturated vapour at 4.2 K has 0.0025) to several times
 #'   the density of the solid at melting (0.0287), beyond which a pair
 #'   potential no longer describes helium.
-#' @param b McMillan parameter in \eqn{\text{\AA}}.
-#' @param replicas Number of walkers (independent chains), or `"auto"`: the
+#' @param b McMillan parameter in \eqn{\text{\AA}} (vector allowed: one
+#'   condition per value, see "Sweeps").
+#' @param replicas Number of walkers (independent chains) per condition, or `"auto"`: the
 #'   number of CPU threads ([sp_threads()]) on the CPU, 16 per
 #'   multiprocessor on the GPU.
 #' @param blocks Blocks per walker.
@@ -68,7 +89,8 @@
 #' @param jastrow `"symmetrized"` (default) or `"truncated"`.
 #' @param init `NULL` (walkers start from a lattice) or a previous result
 #'   of `he4_vmc()` whose walkers to continue
-#'   (same `n`, `density`, `b`, `jastrow` and seed; its walkers). Its
+#'   (same `n`, `density`, `b`, `jastrow` and seed -- `density` and `b`
+#'   default to those of `init`; its walkers, in every condition). Its
 #'   state (attribute `state`) is checked as a whole before it is used:
 #'   consecutive walker numbers, finite coordinates inside the box, no two
 #'   atoms of a walker closer than \eqn{\min(0.01\,\text{\AA}, b/4)}
@@ -100,10 +122,12 @@
 #'   `replicas`, `displacement`, `init` and `first_replica` (they work,
 #'   with a warning of class `statphysgpu_deprecated`).
 #' @return An object of class `vmc_blocks`: a data frame with one row per
-#'   finished (walker, block) and columns `replica` (the walker), `block`, `energy`
+#'   finished (walker, block) and columns `replica` (the walker), `block`,
+#'   `condition`, `density`, `b` (its condition and the condition's values), `energy`
 #'   (\eqn{E/N} in K, Pandharipande-Bethe kinetic term), `potential`,
 #'   `kinetic_pb`, `kinetic_jf` (Jackson-Feenberg) and `acceptance`; with
-#'   attributes `params`, `tail_correction` (per atom, in K: \eqn{2\pi\rho
+#'   attributes `params`, `conditions` (the grid of `density` and `b`),
+#'   `tail_correction` (per atom and condition, in K: \eqn{2\pi\rho
 #'   \int_{L/2}^\infty r^2 V(r)\,dr}, reported separately, never added),
 #'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`,
 #'   `state` (the walkers, for `init`), `displacement` (final displacement
@@ -125,6 +149,12 @@
 #' # continue the same chains for four more blocks
 #' y <- he4_vmc(32, blocks = 4, block_sweeps = 10, equilibration = 0,
 #'              init = x, backend = "cpu")
+#' # a sweep: two densities x two values of b, one call
+#' s <- he4_vmc(32, density = c(0.02186, 0.024), b = c(3.0, 3.07), replicas = 1,
+#'              blocks = 2, block_sweeps = 5, equilibration = 10, seed = 1,
+#'              backend = "cpu")
+#' attr(s, "conditions")
+#' summary(s)[c("condition", "density", "b", "observable", "mean")]
 #' @export
 he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                     blocks = 20, block_sweeps = 100, measure_every = 1,

@@ -66,6 +66,21 @@
 #'   side, a word that reaches the ground state replays from its last check
 #'   and a word that can no longer come first stops. At most 1,536 spins.
 #'
+#' @section Sweeps: `p1` may be a vector: each value is a condition (listed
+#'   in `attr(x, "conditions")`, at most 256), each runs `replicas` runs,
+#'   all in one launch, and the result's columns `condition` and `p1` give
+#'   each run's. Run \eqn{r} of condition \eqn{c} draws from the streams of
+#'   run \eqn{(c-1)\,2^{40} + r - 1}, so condition 1 gives exactly the runs
+#'   of a call with its `p1` alone, and a condition's runs depend only on the
+#'   seed, its number and its `p1` (with several conditions at most
+#'   \eqn{2^{40}} runs per condition). The pace is one per device, measured
+#'   at the first `p1`: a sweep costs the same at any `p1` (with
+#'   `independent_clones`, the p1 moves cost a little more for values with
+#'   more binary digits). [tts_estimate()], `summary()`, `plot()` and
+#'   `autoplot()` report each `p1` (the optimal-p1 study of paper 003 in one
+#'   call, see `bench/xorsat-p1.R`); `survival::survfit(as_surv(x) ~ p1,
+#'   data = x)` gives a survival curve per value; chunks of a sweep combine
+#'   with [rbind()].
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight,
 #'   with a warning; finished runs are returned, runs in progress are
 #'   returned cut (`solved = FALSE`) at the sweeps they had reached, a valid
@@ -73,13 +88,15 @@
 #'   `attr(x, "unfinished")`).
 #' @param instance A 3-XORSAT instance, class `xorsat`, as made by
 #'   [read_xorsat()] or [xorsat_random()]; it is checked field by field.
-#' @param replicas Number of runs (independent repetitions of the solver).
+#' @param replicas Number of runs (independent repetitions of the solver)
+#'   per condition.
 #' @param clones Clones per run, a positive multiple of 32, or `"auto"`:
 #'   on the CPU 256; on the GPU every warp the (first) device holds at once,
 #'   32 clones each, as in paper 003 (a run has the whole device; on an
 #'   H100 1.35e5 clones for the challenge sizes).
 #' @param p1 Probability of the move that raises the energy by 2 (a spin
-#'   with one of its three equations unsatisfied), in \[0, 1\]. The default
+#'   with one of its three equations unsatisfied), in \[0, 1\] (vector
+#'   allowed: one condition per value, see "Sweeps"). The default
 #'   0.08 minimised the median mean time to solution over the shipped
 #'   challenge instances of n = 384 on the GPU (bench/RESULTS.md: 0.17 s at
 #'   0.08, 0.31 at 0.05, 1.6 at 0.12, 9.9 at 0.16), where the time to
@@ -127,15 +144,18 @@
 #' @param runs,first_run Deprecated names of `replicas` and `first_replica`
 #'   (they work, with a warning of class `statphysgpu_deprecated`).
 #' @return An object of class `xorsat_tts`: a data frame with one row per
-#'   run and columns `replica` (the run's number), `sweeps`, `seconds` (`sweeps` times the pace),
+#'   run and columns `condition` and `p1` (the run's condition and its
+#'   `p1`), `replica` (the run's number), `sweeps`, `seconds` (`sweeps` times the pace),
 #'   `solved` and `clone` (the first clone to solve, 1-based; `NA` when
-#'   cut); attributes `instance` (name), `n`, `clones`, `p1`, `replicas`,
+#'   cut); attributes `instance` (name), `n`, `clones`, `p1` (its values),
+#'   `conditions`, `replicas` (per condition),
 #'   `first_replica`, `precision`, `seed`,
 #'   `backend`, `devices`, `seconds` (the engine's time: its rounds), `pace` (a list:
 #'   `seconds_per_sweep`, `device`, `clones`, `n`, `measured` -- `FALSE`
 #'   when given), `seconds_per_sweep` (the pace), `solutions` (for each
 #'   solved run the solving clone's spins, `TRUE` = down, each checked to
-#'   have \eqn{E = -N}) and `interrupted`.
+#'   have \eqn{E = -N}; named by the run's number, or `"condition/number"`
+#'   when there are several conditions) and `interrupted`.
 #' @references Bernaschi, M., Bisson, M., Fatica, M., Marinari, E.,
 #'   Martin-Mayor, V., Parisi, G. and Ricci-Tersenghi, F. (2021) How we are
 #'   leading a 3-XORSAT challenge: from the energy landscape to the
@@ -146,6 +166,10 @@
 #'                backend = "cpu")
 #' head(x)
 #' attr(x, "pace")
+#' # a sweep over p1 in one call: a time-to-solution estimate per value
+#' y <- xorsat_qg(inst, replicas = 20, clones = 64, p1 = c(0.08, 0.15, 0.3),
+#'                seed = 1, backend = "cpu")
+#' summary(y)
 #' @export
 xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, timeout = Inf,
                       max_sweeps = Inf, check_every = "auto", seed = NULL, first_replica = 1,
