@@ -6,8 +6,9 @@
 #'   \sin(x_j - x_i) + \sqrt{2\gamma T}\,\xi_i(t),}
 #' with \eqn{A_{ij} = 1} unless `A` is given, by the stochastic Heun scheme
 #' SRK2 (Algorithm 2 of the paper) or by Euler-Maruyama (`method =
-#' "euler"`), for `replicas` independent systems per coupling strength,
-#' every value of `K` a condition, all in one launch.
+#' "euler"`), for `replicas` independent systems per condition, the
+#' conditions a grid of `K`, `beta` and `theta` (any of them a vector), all
+#' in one launch.
 #'
 #' **Names.** The package's names (one vocabulary for every simulator, see
 #' [statphysgpu]) beside the paper's symbols: `n` is \eqn{N}, `frequencies`
@@ -44,6 +45,36 @@
 #' a sparse `Matrix` (`dgCMatrix` or any sparse class; converted to CSR),
 #' through \eqn{\sum_j A_{ij} \sin(x_j - x_i) = \cos x_i (A s)_i - \sin x_i
 #' (A c)_i} with \eqn{s_j = \sin x_j}, \eqn{c_j = \cos x_j}.
+#'
+#' **Sweeps.** `K`, `beta` and `theta` may each be a vector: the conditions
+#' are every combination of their values, in [expand.grid()] order (`K`
+#' varying fastest, then `beta`, then `theta`; at most \eqn{2^{24}}), all
+#' run in one launch, `replicas` systems each. The records and the
+#' attribute `systems` carry one column per parameter of the grid (`K`,
+#' `beta`, `theta`) holding its value, with the condition's number in
+#' `condition`; the attribute `conditions` is the grid. A one-condition call
+#' gives the numbers it gave before sweeps (condition 1 is stream 0).
+#'
+#' **Continuing.** `init = ` a previous result continues every system of
+#' it (all its conditions and replicas) from its final phases (attribute
+#' `phases`) at the step it reached (attribute `clock`: the chain's step
+#' and time): the random numbers of a step depend on the chain's step, so
+#' a run of \eqn{a} steps continued by \eqn{b} steps gives exactly (on
+#' the CPU bit for bit; on the GPU to the rounding of the sums) the final
+#' phases of one run of \eqn{a + b} steps and its records after step
+#' \eqn{a} -- the records stay on the chain's grid (the multiples of
+#' `record_every` counted from the first run's start), and the
+#' continuation's first record is the first after its start (a short
+#' continuation may have none). Steps and times go on from the run's. The
+#' parameters, `frequencies`, `coupling`, `method`, `precision` and `seed`
+#' are the run's: those given must be equal to them (`A`, which a result
+#' does not keep, must be given again and is checked against the sums the
+#' result keeps); `replicas` and `first_replica` cannot be given;
+#' `record_every` and `bins` are the run's unless given. The previous
+#' result is checked (its attributes `params`, `systems`, `phases`,
+#' `steps_done`, `clock`, `seed_hex`, `precision`); a result that was
+#' modified is refused. An interrupted run continues from the step it
+#' reached.
 #'
 #' **Records.** At step 0 and every `record_every` steps, the order
 #' parameter \eqn{r e^{i\psi} = N^{-1} \sum_j e^{i x_j}} of every system
@@ -94,25 +125,30 @@
 #'   step reached and the phases at that step are returned (attribute
 #'   `steps_done`).
 #' @param n Number of oscillators \eqn{N} per system.
-#' @param K Coupling strength(s): each value is a condition.
+#' @param K Coupling strength \eqn{K} (vector allowed: a sweep).
 #' @param frequencies Natural frequencies \eqn{\omega_i}: one number (all equal), a vector of
 #'   length `n`, [kuramoto_lorentz()] or [kuramoto_normal()] (made by the
 #'   engine), or another function of `n` returning a vector of length `n`.
 #'   The same frequencies are used in every system.
-#' @param beta Friction \eqn{\gamma > 0} of the paper.
+#' @param beta Friction \eqn{\gamma > 0} of the paper (vector allowed: a
+#'   sweep).
 #' @param theta Temperature \eqn{T \ge 0} of the paper (noise intensity
-#'   \eqn{D = T/\gamma}).
+#'   \eqn{D = T/\gamma}; vector allowed: a sweep).
 #' @param dt Time step.
-#' @param steps Number of steps.
+#' @param steps Number of steps (of this run; of the continuation when
+#'   `init` is a previous run).
 #' @param coupling `"mean_field"`, `"pairs"` or `"matrix"` (the default when
 #'   `A` is given).
 #' @param A Coupling matrix for `coupling = "matrix"`: an `n` x `n` numeric
 #'   matrix, or a sparse matrix of the Matrix package.
 #' @param replicas Independent systems per condition.
-#' @param record_every Steps between records of \eqn{r} and \eqn{\psi}.
+#' @param record_every Steps between records of \eqn{r} and \eqn{\psi} (a
+#'   continuation: the run's unless given).
 #' @param init Start phases: `NULL` (uniform), a vector of length `n`
 #'   (every system) or an `n` x `replicas` matrix (replica by replica, for
-#'   every condition).
+#'   every condition); or a previous result of `kuramoto()`, which continues
+#'   every system of that run (see Continuing; `n`, `K` and the other
+#'   parameters are then the run's).
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @param first_replica Number of the first replica of this call (chunks
 #'   combine with [rbind()]).
@@ -128,17 +164,21 @@
 #'   `theta` and `init` (they work, with a warning of class
 #'   `statphysgpu_deprecated`).
 #' @return An object of class `kuramoto_run`: a data frame with one row per
-#'   (condition, replica, record) and columns `condition`, `K`, `replica`,
-#'   `step`, `time`, `r`, `psi`; attributes `phases` (the final phases, an
-#'   `n` x systems matrix, systems in the order of the rows), `systems`
-#'   (condition, K and replica of each column), `hist` (with `bins > 0`: an
+#'   (condition, replica, record) and columns `condition`, `K`, `beta`,
+#'   `theta`, `replica`, `step`, `time`, `r`, `psi` (`step` and `time`
+#'   counted from the chain's start); attributes `phases` (the final phases,
+#'   an `n` x systems matrix, systems in the order of the rows), `systems`
+#'   (condition, K, beta, theta and replica of each column), `conditions`
+#'   (the grid: condition, K, beta, theta), `hist` (with `bins > 0`: an
 #'   array bins x records x systems of counts), `params` (the parameters
-#'   `n`, `K`, `beta`, `theta`, `dt`, ...; `frequencies` is the frequencies
-#'   as given, a number or a vector of length `n`, or `NULL` for
-#'   [kuramoto_lorentz()] and [kuramoto_normal()], whose law is
-#'   `frequencies_dist`), `dt`, `init` (`"uniform"` or `"given"`),
-#'   `replicas`, `first_replica`, `steps_done`, `seed`, `backend`, `devices`,
-#'   `precision`, `seconds`, `interrupted`.
+#'   `n`, `K`, `beta`, `theta` (the values of the grid), `dt`, `steps`,
+#'   `step0` (the chain's step at this run's start, 0 unless continued), ...;
+#'   `frequencies` is the frequencies as given, a number or a vector of
+#'   length `n`, or `NULL` for [kuramoto_lorentz()] and [kuramoto_normal()],
+#'   whose law is `frequencies_dist`), `dt`, `init` (`"uniform"`, `"given"`
+#'   or `"continued"`), `replicas`, `first_replica`, `steps_done`, `clock`
+#'   (list: `step`, the chain's step of the phases, and `t`, its time),
+#'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`.
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
 #'   solution of stochastic differential equations with CUDA. *Computer
 #'   Physics Communications* 181, 183-188 (paper 001); Acebron, J. A. et
@@ -161,6 +201,15 @@
 #' z <- kuramoto(500, K = 4, theta = 1, dt = 0.01, steps = 1000, record_every = 10,
 #'               seed = 1, backend = "cpu", method = "euler")
 #' summary(z)
+#' # a sweep: every combination of K and theta, in one launch
+#' s <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.02, steps = 300,
+#'               record_every = 10, seed = 1, backend = "cpu")
+#' summary(s)
+#' # continuing: 300 steps, then 200 more, are one run of 500 steps
+#' more <- kuramoto(init = s, steps = 200, backend = "cpu")
+#' whole <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.02, steps = 500,
+#'                   record_every = 10, seed = 1, backend = "cpu")
+#' identical(attr(more, "phases"), attr(whole, "phases"))
 #' @export
 kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
                      coupling = c("mean_field", "pairs", "matrix"), A = NULL,
