@@ -83,7 +83,8 @@
 #'
 #' **Random numbers.** System (condition \eqn{c}, replica \eqn{r}) draws
 #' from Philox stream \eqn{(c - 1) 2^{40} + r - 1}; oscillator \eqn{i} at
-#' step \eqn{k} uses one output of block \eqn{k \lceil N/4 \rceil +
+#' step \eqn{k} (0-based, counted from the start of the chain of continued
+#' runs) uses one output of block \eqn{k \lceil N/4 \rceil +
 #' \lfloor (i-1)/4 \rfloor} (four oscillators share a block). The result
 #' does not depend on threads, devices, chunks (`first_replica`) or the
 #' backend (CPU and GPU agree to rounding in double precision: the sums are
@@ -202,12 +203,12 @@
 #'               seed = 1, backend = "cpu", method = "euler")
 #' summary(z)
 #' # a sweep: every combination of K and theta, in one launch
-#' s <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.02, steps = 300,
+#' s <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.05, steps = 400,
 #'               record_every = 10, seed = 1, backend = "cpu")
 #' summary(s)
-#' # continuing: 300 steps, then 200 more, are one run of 500 steps
+#' # continuing: 400 steps, then 200 more, are one run of 600 steps
 #' more <- kuramoto(init = s, steps = 200, backend = "cpu")
-#' whole <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.02, steps = 500,
+#' whole <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.05, steps = 600,
 #'                   record_every = 10, seed = 1, backend = "cpu")
 #' identical(attr(more, "phases"), attr(whole, "phases"))
 #' @export
