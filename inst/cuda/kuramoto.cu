@@ -378,13 +378,14 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_measure_kernel
  * s from its coupling sum G (pairs and matrix kernels). */
 __device__ __forceinline__ void sp_kur_update(const sp_kuramoto_kargs &a, uint64_t s, uint64_t i,
                                               real G) {
-  const uint64_t g = a.sys0 + s, cond = g / a.nrep, at = s * a.npad + i;
+  const uint64_t at = s * a.npad + i;
+  uint64_t cond, rep; /* (one division, before the condition's values are loaded) */
+  sp_kur_divmod(a.sys0 + s, a.nrep, &cond, &rep);
   const double kn = a.cond[cond].kn, ginv = a.cond[cond].ginv, sigma = a.cond[cond].sigma;
   real dW = 0;
   if (sigma > 0) {
     real z[4];
-    SP_KUR(sp_kur_normals)(a.seed, sp_kur_stream(cond, a.replica0 + g % a.nrep), a.ng, a.step,
-                           i >> 2, z);
+    SP_KUR(sp_kur_normals)(a.seed, sp_kur_stream(cond, a.replica0 + rep), a.ng, a.step, i >> 2, z);
     const unsigned u = (unsigned)(i & 3); /* a select, not a local array indexed */
     dW = (real)sigma * (u == 0 ? z[0] : u == 1 ? z[1] : u == 2 ? z[2] : z[3]);
   }
