@@ -119,10 +119,10 @@ test_that("kernel variant _fast: double follows the CPU's chains, mixed its dist
 test_that("GPU double: a sweep over density and b follows the CPU's chains condition by condition", {
   skip_if_no_gpu()
   live <- gpu_live_allocations()
-  sw <- function(backend, ...) {
-    he4_vmc(32, density = c(0.02186, 0.024, 0.026), b = c(3.07, 2.9), replicas = 3, blocks = 3,
-            block_sweeps = 5, equilibration = 20, seed = 12, backend = backend,
-            precision = "double", progress = FALSE, ...)
+  sw <- function(backend, blocks = 3, replicas = 3, ...) {
+    he4_vmc(32, density = c(0.02186, 0.024, 0.026), b = c(3.07, 2.9), replicas = replicas,
+            blocks = blocks, block_sweeps = 5, equilibration = 20, seed = 12,
+            backend = backend, precision = "double", progress = FALSE, ...)
   }
   cpu <- sw("cpu", pair_distribution = TRUE)
   gpu <- sw("gpu", pair_distribution = TRUE)
