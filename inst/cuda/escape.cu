@@ -181,25 +181,27 @@ sp_escape_kernel(const sp_escape_kargs a) {
          * escape nor be censored): the check at the end of the launch
          * flags it */
         const bool fin = isfinite(phi) && isfinite(v);
+        bool cens = false; /* censored: its end state is kept */
         if (crossed && fin) {
           uint64_t kc = k - 4 + (uint64_t)hit;
           const sp_escape_cond *cd = a.conds + sp_esc_path(a, pid) / a.n;
           double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
-          /* censoring is exact at vcens, also inside the last step */
-          a.value[pid] = val <= cd->vcens ? val : cd->vcens;
-          a.status[pid] = val <= cd->vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
-          /* censored with its crossing pending */
-          if (val > cd->vcens) sp_esc_end(a, pid, phi, v, k, hit, (double)f);
+          /* censoring is exact at vcens, also inside the last step (the
+           * crossing stays pending) */
+          cens = val > cd->vcens;
+          a.value[pid] = cens ? cd->vcens : val;
+          a.status[pid] = cens ? SP_ESCAPE_CENSORED : SP_ESCAPE_ESCAPED;
           useful += kc;
-          done++;
-          pid = -1;
-          act = false;
         } else if (k >= kmax && fin) {
+          /* a crossing in the steps past kmax is pending (with hit 0 the
+           * fraction is 1, which the host reads as 0) */
           a.value[pid] = a.conds[sp_esc_path(a, pid) / a.n].vcens;
           a.status[pid] = SP_ESCAPE_CENSORED;
-          /* a crossing in the steps past kmax is pending */
-          sp_esc_end(a, pid, phi, v, k, hit, hit ? (double)f : 0.0);
+          cens = true;
           useful += kmax;
+        }
+        if (cens) sp_esc_end(a, pid, phi, v, k, hit, (double)f);
+        if ((crossed || k >= kmax) && fin) {
           done++;
           pid = -1;
           act = false;

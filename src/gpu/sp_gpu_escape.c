@@ -238,7 +238,8 @@ static int esc_collect(void *model, sp_gpu_dev *d, int interrupted) {
       const sp_escape_state *s = &end[i - a];
       if (m->out->status[i] == SP_ESCAPE_UNSTARTED) sp_escape_unstarted(m->job, m->out, i);
       else if (m->out->status[i] == SP_ESCAPE_CENSORED)
-        sp_escape_set_end(m->out, i, s->phi, s->v, (uint64_t)s->step, (int)s->hit, s->frac);
+        sp_escape_set_end(m->out, i, s->phi, s->v, (uint64_t)s->step, (int)s->hit,
+                          s->hit > 0 ? s->frac : 0.0);
     }
     free(end);
   }
