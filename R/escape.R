@@ -584,8 +584,8 @@ escape_check_state <- function(prev, type, ncond, fr, kmax_prev, call) {
     i <- which(!(ok_step & ok_hit & ok_state))[1]
     bad(sprintf(paste0("replica %s of condition %s has step = %s, hit = %s, frac = %s, ",
                        "phi = %s, v = %s"), fmt_count(st$replica[i]), st$condition[i],
-                fmt_num(st$step[i]), fmt_num(st$hit[i]), fmt_num(st$frac[i]),
-                fmt_num(st$phi[i]), fmt_num(st$v[i])))
+                format(st$step[i]), format(st$hit[i]), format(st$frac[i]),
+                format(st$phi[i]), format(st$v[i])))
   }
   kp <- rep_len(kmax_prev, ncond)[st$condition]
   censored <- st$step >= kp
