@@ -498,10 +498,12 @@ test_that("continuation and rbind() of chunks commute (thermal start)", {
 
 test_that("an interrupted run continues to the uninterrupted result", {
   skip_on_os("windows")
-  args <- list(replicas = 600, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, dt = 0.01,
+  args <- list(replicas = 1200, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, dt = 0.01,
                t_max = 5000, seed = 1, init = "thermal", backend = "cpu", progress = FALSE)
+  # one thread: the run lasts well past the interrupt on any machine
   job <- interrupt_after(0.5)
-  expect_warning(x <- do.call(escape_times, args), class = "statphysgpu_interrupted")
+  expect_warning(x <- with_threads(1, do.call(escape_times, args)),
+                 class = "statphysgpu_interrupted")
   parallel::mccollect(job)
   st <- attr(x, "state")
   unf <- attr(x, "unfinished")
