@@ -117,6 +117,25 @@
 #' flagged in `attr(x, "interrupted")`, with a warning of class
 #' `statphysgpu_interrupted`.
 #'
+#' @section Continuing:
+#' `driven_brownian(init = x, periods = b)` continues the result `x` of a
+#' run of \eqn{a} periods by \eqn{b} more: every path goes on from its end
+#' state (kept in `attr(x, "state")`: the position as whole periods and the
+#' part within one, the velocity, the sums of \eqn{v^2}, the position after
+#' the transient) at the step `x` reached, with the same random numbers as
+#' one run, so the result is that of one run of \eqn{a + b} periods: per-path
+#' statistics, end states, kept trajectories and the density over time (the
+#' samples up to the end of `x` are `x`'s, the later ones the
+#' continuation's), bit for bit on the CPU, to rounding on the GPU. **The
+#' transient is that of the first run**: `attr(x, "transient_periods")`
+#' periods, which the averages of the continued run also discard, so it
+#' equals one run of \eqn{a + b} periods whose `transient` gives the same
+#' whole number of periods (`transient` cannot be given when continuing).
+#' An interrupted `x` continues from the step it reached (mid-period too):
+#' `periods = 0` completes it. The other arguments are taken from `x`; given
+#' ones must equal `x`'s, and a result whose state does not match its paths
+#' is refused. Continuing and `rbind()` of chunks commute.
+#'
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param a Drive amplitude (finite; a vector gives one condition per value).
 #' @param omega Drive angular frequency, positive (vector allowed).
@@ -128,7 +147,8 @@
 #'   D_0} in equilibrium), so that the free particle's diffusion constant is
 #'   \eqn{D_0/\gamma} (Einstein); non-negative (vector allowed; 0
 #'   integrates the deterministic dynamics from random starts).
-#' @param periods Drive periods to integrate, a whole number \eqn{\ge 1}.
+#' @param periods Drive periods to integrate, a whole number \eqn{\ge 1};
+#'   continuing a result (`init = `), the periods to add (\eqn{\ge 0}).
 #' @param steps_per_period Steps per drive period, a whole number in
 #'   \eqn{[1, 2^{24}]}.
 #' @param transient Fraction of the periods discarded before averaging, in
@@ -152,7 +172,9 @@
 #' @param precision `"single"` (default) or `"double"`.
 #' @param progress Show a progress bar.
 #' @param init The start: `NULL` (the default start: at rest, at a
-#'   uniform position in one period) or `list(x = , v = )`, start positions
+#'   uniform position in one period), a previous result of
+#'   `driven_brownian()` to continue (see "Continuing"), or `list(x = , v = )`,
+#'   start positions
 #'   and velocities, each `NULL` (the default start), a number, or one per
 #'   replica of this call (length `replicas`); positions of magnitude at most
 #'   \eqn{2^{30}}.
@@ -172,7 +194,8 @@
 #'   `t`, `x_lo`, `count`: the density over time) and `outside` (the paths
 #'   below and above the window at each period)), `trajectories` (with `keep > 0`: `condition`,
 #'   `replica`, `period`, `t`, `x`, `v`), `conditions`, `dt`, `periods`,
-#'   `transient_periods`, `steps` (steps done), `replicas`, `first_replica`,
+#'   `transient_periods`, `steps` (steps done), `state` (each path's end
+#'   state, for `init = `), `keep`, `replicas`, `first_replica`,
 #'   `init` (`"default"` or `"given"`), `seed`, `backend`, `devices`,
 #'   `precision`, `method`, `seconds`, `interrupted`. Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, `rbind` of
@@ -193,6 +216,9 @@
 #'                       periods = 10, steps_per_period = 400, seed = 2,
 #'                       backend = "cpu")
 #' c(eq$v2_mean, eq$v2_se)
+#' # ten periods more: the same as one run of 20 periods with eq's transient
+#' eq2 <- driven_brownian(init = eq, periods = 10, backend = "cpu")
+#' attr(eq2, "periods")
 #' @export
 driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_per_period = 100,
                             transient = 0.1, method = c("srk2", "euler"),

@@ -93,6 +93,24 @@
 #' `first_replica`) to complete the sample. A time limit (`setTimeLimit()`)
 #' or another error is not an interrupt: it raises as an error.
 #'
+#' @section Continuing:
+#' `escape_times(init = x, t_max = )` continues the result `x` of an earlier
+#' call to a larger `t_max` (at least `x`'s): its censored paths go on from
+#' the state where they stopped (\eqn{\varphi}, \eqn{\dot\varphi} and the
+#' step reached, kept in `attr(x, "state")`), its escaped paths are kept as
+#' they are, and the paths an interrupt left unfinished (`attr(x,
+#' "unfinished")`) go on from where they stopped too (or start, if they had
+#' not). Step \eqn{k} of a path still uses normal \eqn{k-1} of its stream, so
+#' the result is that of one call with the larger `t_max`, path by path: bit
+#' for bit on the CPU (the step counts of `attr(, "steps")` too), to rounding
+#' on the GPU. The other arguments are taken from `x` (`replicas`, the
+#' parameters, `dt`, `method`, `seed`, `first_replica`, `precision`,
+#' `threshold`); given ones must equal `x`'s, and a result whose state does
+#' not match its paths (modified, subset) is refused. Continuing and
+#' `rbind()` of chunks commute: continue each chunk and combine, or combine
+#' and continue. `switching_currents(init = x, gamma_max = )` continues a ramp
+#' to a higher `gamma_max` in the same way.
+#'
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param gamma Bias current \eqn{I_b/I_c}, in \eqn{[0, 1)}; a vector gives
 #'   one condition per value.
@@ -102,7 +120,7 @@
 #' @param dt Time step \eqn{h} (normalised units), positive; see "Steps, stability
 #'   and precision".
 #' @param t_max Censoring time, positive and finite; at most \eqn{2^{53}}
-#'   steps per path.
+#'   steps per path. Continuing a result (`init = `), at least its `t_max`.
 #' @param method `"srk2"` (default) or `"euler"`.
 #' @param seed Philox key: a whole number in \eqn{[0, 2^{64})}, a hexadecimal
 #'   string, or `NULL` to draw one from R's random number generator
@@ -120,7 +138,8 @@
 #' @param threshold `"saddle"` (default), `"next_well"`, or a number
 #'   \eqn{\ge 0} of radians past the saddle; see "Threshold".
 #' @param init `"rest"` (default: \eqn{\varphi_0 = \arcsin\gamma},
-#'   \eqn{\dot\varphi = 0}) or `"thermal"`: \eqn{\varphi} drawn from the
+#'   \eqn{\dot\varphi = 0}), a previous result of the same simulator to
+#'   continue (see "Continuing"), or `"thermal"`: \eqn{\varphi} drawn from the
 #'   Boltzmann law \eqn{\propto e^{-U(\varphi)/\theta}} of the well (between
 #'   the neighbouring saddles, where it is above \eqn{e^{-30}} of its peak;
 #'   tabulated on 1025 knots and inverted exactly between them) and
@@ -133,7 +152,10 @@
 #'   `value` (escape time) and `escaped`; attributes `conditions` (the
 #'   parameter grid), `seed`, `backend`, `devices`, `precision`, `method`,
 #'   `dt`, `t_max`, `threshold`, `init`, `replicas`, `first_replica`, `steps` (useful and
-#'   issued integration steps), `seconds`, `interrupted`, `unfinished` and
+#'   issued integration steps), `seconds`, `interrupted`, `unfinished`,
+#'   `state` (the paths not escaped, where they stopped: `condition`,
+#'   `replica`, `phi`, `v`, `step`, and `hit`, `frac` for a crossing found
+#'   past `t_max` in the last steps run; for `init = `) and
 #'   `args` (the call's arguments, for [h_check()]). Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, [as_surv()],
 #'   `rbind` of chunks.
@@ -149,6 +171,9 @@
 #' x
 #' summary(x)
 #' plot(x, theory = "kramers")
+#' # continue the censored paths to a later t_max (= one call with it)
+#' y <- escape_times(init = x, t_max = 4000, backend = "cpu")
+#' c(sum(!x$escaped), sum(!y$escaped))
 #' @export
 escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
                          method = c("srk2", "euler"), seed = NULL,
@@ -213,14 +238,18 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #'
 #' @inheritParams escape_times
 #' @inheritSection escape_times Interrupts
+#' @inheritSection escape_times Continuing
 #' @param ramp Bias increase per unit of normalised time (see [jj_units()],
 #'   which converts a sweep rate in A/s), positive; a vector gives one
 #'   condition per value.
 #' @param gamma0 Starting bias, in \eqn{[0, 1)}.
 #' @param gamma_max Bias at which paths are censored, in
-#'   \eqn{(\gamma_0, 1]}.
+#'   \eqn{(\gamma_0, 1]}; continuing a result (`init = `), at least its
+#'   `gamma_max`.
 #' @param threshold As for [escape_times()], at the starting bias `gamma0`.
-#' @param init As for [escape_times()], in the well of `gamma0`.
+#' @param init As for [escape_times()], in the well of `gamma0`; or a
+#'   previous result of `switching_currents()` to continue to a higher
+#'   `gamma_max`.
 #' @return An object of class `switching_currents`, laid out as for
 #'   [escape_times()] with columns `condition`, `ramp`, `V0`, `beta`,
 #'   `theta`, `replica`, `value` (bias at switching) and `escaped` (switched
