@@ -426,37 +426,17 @@ driven_prev <- function(init, env, call) {
 # and that its state is the engine's.  `given`: this call's values of the
 # arguments that must agree.
 driven_resume <- function(prev, grid, fr, given, window, call) {
-  differ <- function(what, was, now) {
-    sp_abort(sprintf(paste0(
-      "`init` was run with %s = %s, this call has %s: a continuation runs the same ",
-      "paths, so give the value of `init` (or leave `%s` out to take it from `init`)."),
-      what, was, now, what), call = call)
-  }
-  conds <- attr(prev, "conditions")
-  if (!identical(conds, grid)) {
-    p <- setdiff(names(grid), "condition")
-    bad <- p[!vapply(p, function(q) identical(conds[[q]], grid[[q]]), TRUE)]
-    if (!length(bad) || !is.data.frame(conds)) bad <- p[1]
-    differ(bad[1], paste(fmt_num(unique(conds[[bad[1]]])), collapse = ", "),
-           paste(fmt_num(unique(grid[[bad[1]]])), collapse = ", "))
-  }
-  if (!identical(attr(prev, "seed_hex"), u64_to_hex(fr$seed))) {
-    differ("seed", attr(prev, "seed_hex"), u64_to_hex(fr$seed))
-  }
   was <- list(steps_per_period = attr(prev, "steps_per_period"),
               method = attr(prev, "method"), output = attr(prev, "output"),
               bins = attr(prev, "bins"), keep = attr(prev, "keep"),
               precision = attr(prev, "precision"), replicas = attr(prev, "replicas"),
               first_replica = attr(prev, "first_replica"))
   now <- c(given, list(precision = fr$precision, replicas = fr$n, first_replica = fr$first))
-  for (nm in names(was)) {
-    if (is.null(was[[nm]]) || !isTRUE(all(was[[nm]] == now[[nm]]))) {
-      differ(nm, format(was[[nm]] %||% "?"), format(now[[nm]]))
-    }
-  }
-  if (!identical(attr(prev, "window"), if (given$output == "histogram") window)) {
-    differ("window", paste(format(attr(prev, "window")), collapse = ", "),
-           paste(format(window), collapse = ", "))
+  continue_check(prev, grid, fr, was, now, call)
+  w <- attr(prev, "window")
+  if (!identical(w, if (given$output == "histogram") window)) {
+    continue_check(prev, grid, fr, list(window = paste(format(w), collapse = ", ")),
+                   list(window = paste(format(window), collapse = ", ")), call)
   }
   bad <- function(why) {
     sp_abort(sprintf(paste0(

@@ -531,6 +531,31 @@ escape_prev <- function(init, type, sweep, env, limit, call, more = NULL) {
 escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
                           call) {
   limit <- if (type == "escape_times") "t_max" else "gamma_max"
+  was <- list(method = attr(prev, "method"), precision = attr(prev, "precision"),
+              dt = step_of(prev), threshold = describe_threshold(attr(prev, "threshold")),
+              replicas = attr(prev, "replicas"), first_replica = attr(prev, "first_replica"))
+  now <- list(method = method, precision = fr$precision, dt = h,
+              threshold = describe_threshold(threshold), replicas = fr$n,
+              first_replica = fr$first)
+  if (type == "switching_currents") {
+    was$gamma0 <- attr(prev, "gamma0")
+    now$gamma0 <- extra$gamma0
+  }
+  continue_check(prev, grid, fr, was, now, call)
+  if (!(extra[[limit]] >= attr(prev, limit))) {
+    sp_abort(sprintf(paste0(
+      "`%s` = %s is below the %s = %s of `init`: a continuation only extends the ",
+      "paths (give at least %s)."), limit, fmt_num(extra[[limit]]), limit,
+      fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
+  }
+  escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
+}
+
+# The checks of a continuation that every simulator makes: `prev` ran the
+# conditions `grid` with the seed of frame `fr`, and its values `was` equal
+# this call's `now` (named lists; numbers compared by value); else an error
+# naming the first argument that differs.
+continue_check <- function(prev, grid, fr, was, now, call) {
   differ <- function(what, was, now) {
     sp_abort(sprintf(paste0(
       "`init` was run with %s = %s, this call has %s: a continuation runs the same ",
@@ -548,29 +573,14 @@ escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kma
   if (!identical(attr(prev, "seed_hex"), u64_to_hex(fr$seed))) {
     differ("seed", attr(prev, "seed_hex"), u64_to_hex(fr$seed))
   }
-  checks <- list(method = c(attr(prev, "method"), method),
-                 precision = c(attr(prev, "precision"), fr$precision),
-                 dt = c(step_of(prev), h),
-                 threshold = c(describe_threshold(attr(prev, "threshold")),
-                               describe_threshold(threshold)),
-                 replicas = c(attr(prev, "replicas"), fr$n),
-                 first_replica = c(attr(prev, "first_replica"), fr$first))
-  if (type == "switching_currents") checks$gamma0 <- c(attr(prev, "gamma0"), extra$gamma0)
-  for (nm in names(checks)) {
-    v <- checks[[nm]]
-    same <- length(v) == 2 &&
-      (if (is.numeric(v)) isTRUE(v[[1]] == v[[2]]) else identical(v[[1]], v[[2]]))
-    if (!same) {
-      differ(nm, if (length(v) == 2) format(v[[1]]) else "?", format(v[[length(v)]]))
-    }
+  for (nm in names(was)) {
+    a <- was[[nm]]
+    b <- now[[nm]]
+    same <- length(a) == 1 && length(b) == 1 &&
+      (if (is.numeric(a) && is.numeric(b)) isTRUE(a == b) else identical(a, b))
+    if (!same) differ(nm, if (length(a)) format(a) else "?", format(b))
   }
-  if (!(extra[[limit]] >= attr(prev, limit))) {
-    sp_abort(sprintf(paste0(
-      "`%s` = %s is below the %s = %s of `init`: a continuation only extends the ",
-      "paths (give at least %s)."), limit, fmt_num(extra[[limit]]), limit,
-      fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
-  }
-  escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
+  invisible()
 }
 
 # The state of `prev` as the engine left it, or an error that says what is
