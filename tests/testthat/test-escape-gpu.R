@@ -138,8 +138,9 @@ test_that("a GPU run that does not fit fails with the estimate, frees all, and t
   ref <- small() # kernels compiled and loaded before memory runs short
   before <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
   live <- gpu_live_allocations()
-  # hold all but 512 MiB of the free memory, then ask for 2^25 paths (12
-  # bytes a path on the device: 384 MiB, plus the allocator's 256 MiB margin)
+  # hold all but 512 MiB of the free memory, then ask for 2^25 paths (60
+  # bytes a path on the device -- value, status and the end state: 1.9 GiB,
+  # plus the allocator's 256 MiB margin)
   hold <- .Call(statphysgpu:::C_sp_r_gpu_reserve_test, 0L, before - 2^29)
   expect_error(
     escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
