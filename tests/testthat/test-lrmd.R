@@ -456,7 +456,7 @@ test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
     withr::local_options(statphysgpu.lrmd_blocks_per_sm = bad)
     expect_error(lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.1, steps = 1,
                       backend = "cpu", progress = FALSE),
-                 "statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0")
+                 "statphysgpu.lrmd_blocks_per_sm must be a whole number from 0")
   }
   withr::local_options(statphysgpu.lrmd_blocks_per_sm = 2)
   x <- lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.05, steps = 1, backend = "cpu",
