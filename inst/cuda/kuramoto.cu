@@ -60,9 +60,6 @@
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
 #endif
-#ifndef SP_KUR_BLOCK
-#  define SP_KUR_BLOCK 256
-#endif
 #define SP_KUR_WARPS (SP_KUR_BLOCK / 32)
 #ifndef SP_KUR_PREFETCH
 #  define SP_KUR_PREFETCH 1

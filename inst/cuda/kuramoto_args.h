@@ -36,6 +36,10 @@ enum {
   SP_KUR_OMEGA_NORMAL = 3   /* centre + scale Phi^-1((i + 1/2) / n) */
 };
 
+/* Threads of a block of every Kuramoto kernel: their __launch_bounds__,
+ * tiles and strides, and the host's grids (sp_gpu_kuramoto.c). */
+#define SP_KUR_BLOCK 256
+
 /* Doubles per system in the sums array: S, C of the phases x, then S, C of
  * the predictor phases (SRK2's first stage). */
 #define SP_KUR_NSUMS 4

@@ -49,9 +49,6 @@
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
 #endif
-#ifndef SP_LRMD_BLOCK
-#  define SP_LRMD_BLOCK 256
-#endif
 #define SP_LRMD_WARPS (SP_LRMD_BLOCK / 32)
 
 typedef SP_REAL sp_lrmd_real; /* the arrays of lrmd_args.h */
@@ -490,8 +487,6 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
 /* ---- the starts the engine draws (lrmd_start.h) ------------------------------ */
 
 #include "lrmd_start.h"
-
-#define SP_LRMD_START_THREADS (SP_LRMD_START_TILE / 4)
 
 /* Block-wide sums of s[0 .. 3] and maxima of s[4], s[5], into thread 0's s
  * (a fixed tree: the same inputs give the same results). */

@@ -98,7 +98,7 @@ __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *
 #ifndef SP_XS_MINBLOCKS
 #  define SP_XS_MINBLOCKS 1
 #endif
-extern "C" __global__ void __launch_bounds__(256, SP_XS_MINBLOCKS)
+extern "C" __global__ void __launch_bounds__(32 * SP_XS_WPB_MAX, SP_XS_MINBLOCKS)
     sp_xorsat_kernel(const sp_xorsat_kargs a) {
   extern __shared__ uint4 sp_xs_smem[];
   const uint32_t n = a.n;

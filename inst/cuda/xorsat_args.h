@@ -67,6 +67,25 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_xorsat_kargs) == 128, "sp_xorsat_kargs layout");
 
+/* The kernel's limits, for the host (sp_gpu_xorsat.c) and R
+ * (xorsat_limits(), through sp_r_xorsat_limits):
+ * SP_XS_WPB_MAX  warps (slots) of a thread block, at most: the kernel's
+ *                __launch_bounds__ is 32 SP_XS_WPB_MAX threads; the host
+ *                takes the most warps, halving from this, whose tables and
+ *                spins fit in SP_XS_SHARED_MAX;
+ * SP_XS_SHARED_MAX  bytes of shared memory of a block, at most (the
+ *                dynamic shared memory a launch gets without opting in);
+ * SP_XS_MAX_N    spins of the largest instance: a block of one warp keeps
+ *                its tables and spins in SP_XS_SHARED_MAX (1,536 spins and
+ *                their sets take 43,204 + 4 nsets bytes);
+ * SP_XS_SET_MAX  spins of an independent set that the lanes of a warp
+ *                update at once, one each (R's colouring fills the sets to
+ *                this; a larger set would take two passes of the lanes). */
+#define SP_XS_WPB_MAX 8
+#define SP_XS_SHARED_MAX (48 * 1024)
+#define SP_XS_MAX_N 1536
+#define SP_XS_SET_MAX 32
+
 /* Shared memory of a thread block of `wpb` warps: the tables, then each
  * warp's spins and the p1 decisions of a sweep (4 bits per Philox block). */
 SP_FN uint32_t sp_xorsat_dec_words(uint32_t n) {

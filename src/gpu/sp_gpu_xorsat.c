@@ -18,7 +18,6 @@
 
 #include "xorsat_args.h"
 
-#define XS_SMEM_MAX (48 * 1024)
 #define XS_NONE 0xffffffffffffffffull
 
 typedef struct {
@@ -43,8 +42,8 @@ typedef struct xg_dev_ {
 
 static uint32_t xs_wpb(uint32_t n, uint32_t nsets) {
   uint32_t w;
-  for (w = 8; w >= 1; w /= 2)
-    if (sp_xorsat_shared_bytes(n, nsets, w) <= XS_SMEM_MAX) return w;
+  for (w = SP_XS_WPB_MAX; w >= 1; w /= 2)
+    if (sp_xorsat_shared_bytes(n, nsets, w) <= SP_XS_SHARED_MAX) return w;
   return 0;
 }
 
@@ -242,9 +241,9 @@ int sp_gpu_xorsat(const char *key, const void *vjob, void *vout, const int *devi
   xg_model m;
   sp_gpu_engine e;
   int st;
-  if (job->n > SP_GPU_XORSAT_MAX_N || xs_wpb(job->n, job->nsets) == 0)
+  if (job->n > SP_XS_MAX_N || xs_wpb(job->n, job->nsets) == 0)
     return sp_fail(SP_ERR_INVALID, "the GPU kernel takes at most %d spins, not %u",
-                   SP_GPU_XORSAT_MAX_N, job->n);
+                   SP_XS_MAX_N, job->n);
   if (job->nruns == 0) return SP_OK;
   memset(&m, 0, sizeof m);
   m.key = key;
