@@ -38,7 +38,7 @@
 #include "sp_gpu_run.h"
 
 #define SP_REAL double
-#include "lrmd.h" /* sp_lrmd_drift_coef, sp_lrmd_kick_coef, sp_lrmd_ring_kappa */
+#include "lrmd.h" /* sp_lrmd_drift_coef, sp_lrmd_kick_coef */
 #undef SP_REAL
 
 #define LRMD_MAX_SPLIT 64
@@ -306,7 +306,6 @@ static int lrmd_gather(lrmd_model *m, int which, double *dst) {
 static int lrmd_observe(lrmd_model *m) {
   const sp_lrmd_job *job = m->job;
   const uint64_t n = job->n;
-  const double dn = (double)n;
   int st = SP_OK, need_state, a, w;
   if (m->k_obs == m->k) return SP_OK;
   m->k_obs = m->k;
@@ -322,7 +321,10 @@ static int lrmd_observe(lrmd_model *m) {
         return st;
     }
   if (m->k % job->record_every == 0) {
-    double K = 0, V = 0, X = 0, Y = 0, *rec = m->out->rec + SP_LRMD_NREC * (m->k / job->record_every);
+    /* the blocks' sums (sp_lrmd_energy_kernel) in slice and block order */
+    sp_lrmd_sums s = {0, 0, 0, 0, 0};
+    const int two_d = job->model == SP_LRMD_GRAVITY2D;
+    unsigned nbmax = 0;
     for (a = 0; a < m->nslice; a++) {
       lrmd_slice *v = m->sl[a];
       unsigned b;
@@ -330,31 +332,23 @@ static int lrmd_observe(lrmd_model *m) {
                                (size_t)v->nb * SP_LRMD_NSUMS * sizeof(double))))
         return st;
       for (b = 0; b < v->nb; b++) {
-        K += m->part[SP_LRMD_NSUMS * b];
-        V += m->part[SP_LRMD_NSUMS * b + 1];
-        X += m->part[SP_LRMD_NSUMS * b + 2];
-        Y += m->part[SP_LRMD_NSUMS * b + 3];
+        const double *p = m->part + SP_LRMD_NSUMS * b;
+        s.kin += p[0];
+        s.pot += p[1];
+        if (two_d) {
+          s.vir += p[2];
+        } else {
+          s.c += p[2];
+          s.s += p[3];
+        }
       }
+      if (v->nb > nbmax) nbmax = v->nb;
     }
-    rec[0] = K / dn;
-    if (job->model == SP_LRMD_HMF) {
-      rec[2] = X / dn;
-      rec[3] = Y / dn;
-      rec[1] = 0.5 * (1.0 - (rec[2] * rec[2] + rec[3] * rec[3]));
-    } else if (job->model == SP_LRMD_RING) {
-      rec[1] = -sp_lrmd_ring_kappa(dn) * V / dn;
-      rec[2] = X / dn;
-      rec[3] = Y / dn;
-    } else {
-      unsigned nbmax = 0;
-      for (a = 0; a < m->nslice; a++)
-        if (m->sl[a]->nb > nbmax) nbmax = m->sl[a]->nb;
-      rec[1] = V / (4.0 * dn * dn);
-      rec[2] = X / (2.0 * dn * dn);
-      rec[3] = sp_lrmd_half_mass_radius(m->host, m->host + n, n, m->part + SP_LRMD_NSUMS * nbmax);
-    }
-    for (w = 0; w < SP_LRMD_NREC; w++)
-      if (!isfinite(rec[w])) return sp_lrmd_record_not_finite(job, m->k, w);
+    /* gravity2d: the positions gathered above, work after the blocks' sums */
+    if ((st = sp_lrmd_record_make(job, m->k, &s, m->host, m->host + n,
+                                  m->part + SP_LRMD_NSUMS * nbmax,
+                                  m->out->rec + SP_LRMD_NREC * (m->k / job->record_every))))
+      return st;
   }
   while (m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k) {
     double *const *s = m->out->snap + 4 * (size_t)m->snap_next;
