@@ -7,6 +7,10 @@
 #               interactive.R) and one at a real terminal (tmux) where Ctrl-C
 #               interrupts every engine (.ci/terminal.R), and print the
 #               totals as the last line
+#   make test-slurm   start a one-node Slurm cluster on this machine (root;
+#               installs slurm-wlm, munge and r-cran-future.batchtools when
+#               missing), run the tests of tests/slurm against it (chunks as
+#               cluster jobs), stop it, and print the totals as the last line
 #   make deps   only install (or list) what is missing
 #   make docs   regenerate NAMESPACE and man/ with roxygen2
 
@@ -23,7 +27,7 @@ DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown 
             pandoc qpdf tmux
 R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
-.PHONY: deps run test check docs clean
+.PHONY: deps run test test-slurm check docs clean
 
 deps:
 	@missing=""; \
@@ -89,6 +93,18 @@ test: deps
 	[ -f $$rout.fail ] && rout=$$rout.fail; \
 	$(RSCRIPT) --vanilla .ci/totals.R "$${status:-unknown}" "$$rout" $(PKG)-noomp.log \
 	  $(PKG)-interactive.log $(PKG)-terminal.log
+
+# The cluster, the jobs and the package under test (installed from this
+# checkout) live in a temporary folder; tests/slurm/cluster.sh says how.
+# Exit status non-zero when a test fails; the last line is the totals.
+SLURM_DEB_PKGS := slurm-wlm munge r-cran-future.batchtools
+SLURM_R_PKGS   := batchtools future.batchtools future.apply testthat
+
+test-slurm:
+	@$(MAKE) --no-print-directory deps || { echo "0 passed, 1 failed"; exit 1; }
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(SLURM_DEB_PKGS)" R_PKGS="$(SLURM_R_PKGS)" \
+	  || { echo "0 passed, 1 failed"; exit 1; }
+	@sh tests/slurm/cluster.sh "$(R)" "$(RSCRIPT)"
 
 docs:
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'

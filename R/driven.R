@@ -1,20 +1,31 @@
 #' Ensembles of driven Brownian particles in a periodic potential
 #'
-#' Integrates `n` paths of the driven Stewart-McCumber model (Eq. (1) of
+#' Integrates `replicas` paths of the driven Stewart-McCumber model (Eq. (1) of
 #' paper 001 of the package's sources, Januszewski and Kostur 2010)
 #' \deqn{\ddot x + \gamma\dot x = -V'(x) + a\cos(\omega t) + f +
 #'   \sqrt{2\gamma D_0}\,\xi(t),\qquad V(x) = \sin(2\pi x),}
 #' with \eqn{\langle\xi(t)\xi(s)\rangle = \delta(t-s)}, for every combination
-#' of the parameters: any of `a`, `omega`, `f`, `gamma` and `D0` may be a
+#' of the parameters: any of `a`, `omega`, `f`, `beta` and `theta` may be a
 #' vector, and all the conditions run in one launch (the parameter sweeps of
-#' the paper). \eqn{D_0} is the temperature \eqn{k_BT} (the particle's
+#' the paper).
+#'
+#' **Names.** The package's names (one vocabulary for every simulator, see
+#' [statphysgpu]) beside the paper's symbols: `beta` is the friction
+#' \eqn{\gamma}, `theta` the noise intensity (temperature) \eqn{D_0},
+#' `replicas` the number of paths, `init` the start \eqn{(x(0), \dot
+#' x(0))}, `dt` (an attribute of the result) the step \eqn{\Delta t}; `a`,
+#' `omega` and `f` are the paper's \eqn{a}, \eqn{\omega} and \eqn{f}.
+#' The old names `n`, `gamma`, `D0`, `x0` and `v0` still work, with a
+#' warning of class `statphysgpu_deprecated`.
+#'
+#' \eqn{D_0} is the temperature \eqn{k_BT} (the particle's
 #' mass is 1): at \eqn{a = f = 0} the stationary law is Boltzmann's with
 #' \eqn{k_BT = D_0}, so \eqn{\langle v^2\rangle = D_0}, and the diffusion
 #' constant of the free particle (no potential, no drive) is
 #' \eqn{D_0/\gamma}, Einstein's \eqn{k_BT/\gamma}; the noise intensity
 #' in the velocity equation is \eqn{\gamma D_0}. By default each path starts at rest,
 #' \eqn{\dot x(0) = 0}, at a position \eqn{x(0)} drawn uniformly on one
-#' period \eqn{(0, 1)} (its own Philox draw); `x0` and `v0` set other starts.
+#' period \eqn{(0, 1)} (its own Philox draw); `init` sets other starts.
 #'
 #' @section Steps and time:
 #' The step is \eqn{\Delta t = (2\pi/\omega)/}`steps_per_period`, and each
@@ -96,7 +107,7 @@
 #' @section Random numbers, chunks and interrupts:
 #' A path's numbers depend only on the seed, its condition and its replica
 #' number, so the result does not depend on the thread count, the devices
-#' or chunking: `driven_brownian(n = m, first_replica = k + 1, ...)` returns
+#' or chunking: `driven_brownian(replicas = m, first_replica = k + 1, ...)` returns
 #' replicas \eqn{k+1, \dots, k+m}, and `rbind()` of chunks gives the
 #' one-call result. On the CPU results are bit-identical for any thread
 #' count; CPU and GPU agree path by path in double precision to rounding
@@ -106,16 +117,17 @@
 #' flagged in `attr(x, "interrupted")`, with a warning of class
 #' `statphysgpu_interrupted`.
 #'
-#' @param n Paths per condition, a whole number \eqn{\ge 1}.
+#' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param a Drive amplitude (finite; a vector gives one condition per value).
 #' @param omega Drive angular frequency, positive (vector allowed).
 #' @param f Constant bias force (finite; vector allowed).
-#' @param gamma Friction coefficient, positive (vector allowed).
-#' @param D0 Noise intensity: the temperature \eqn{k_BT} in the units of
-#'   the model (\eqn{\langle v^2\rangle = D_0} in equilibrium), so that
-#'   the free particle's diffusion constant is \eqn{D_0/\gamma} (Einstein);
-#'   non-negative (vector allowed; 0 integrates the deterministic dynamics
-#'   from random starts).
+#' @param beta Friction coefficient \eqn{\gamma} of the paper, positive
+#'   (vector allowed).
+#' @param theta Noise intensity \eqn{D_0} of the paper: the temperature
+#'   \eqn{k_BT} in the units of the model (\eqn{\langle v^2\rangle =
+#'   D_0} in equilibrium), so that the free particle's diffusion constant is
+#'   \eqn{D_0/\gamma} (Einstein); non-negative (vector allowed; 0
+#'   integrates the deterministic dynamics from random starts).
 #' @param periods Drive periods to integrate, a whole number \eqn{\ge 1}.
 #' @param steps_per_period Steps per drive period, a whole number in
 #'   \eqn{[1, 2^{24}]}.
@@ -139,15 +151,20 @@
 #'   split among them in contiguous ranges.
 #' @param precision `"single"` (default) or `"double"`.
 #' @param progress Show a progress bar.
-#' @param x0,v0 Start positions and velocities: `NULL` (the default start),
-#'   a number, or one per replica of this call (length `n`); positions of
-#'   magnitude at most \eqn{2^{30}}.
+#' @param init The start: `NULL` (the default start: at rest, at a
+#'   uniform position in one period) or `list(x = , v = )`, start positions
+#'   and velocities, each `NULL` (the default start), a number, or one per
+#'   replica of this call (length `replicas`); positions of magnitude at most
+#'   \eqn{2^{30}}.
 #' @param window With `output = "histogram"`: the range of the density over
 #'   time, two whole numbers `c(lo, hi)` of potential periods (`hi - lo`
 #'   bins), or `NULL` for `bins` bins centred on 0.
+#' @param n,gamma,D0,x0,v0 Deprecated names of `replicas`, `beta`, `theta`
+#'   and `init` (`x0 = , v0 =` fill `init = list(x = , v = )`); they work,
+#'   with a warning of class `statphysgpu_deprecated`.
 #' @return An object of class `driven_paths`: a data frame with one row per
-#'   condition and columns `condition`, `a`, `omega`, `f`, `gamma`, `D0`,
-#'   `n`, `v_mean`, `v_se`, `D_eff`, `D_eff_se`, `v2_mean`, `v2_se`, `t_obs`
+#'   condition and columns `condition`, `a`, `omega`, `f`, `beta`, `theta`,
+#'   `replicas` (paths of the condition), `v_mean`, `v_se`, `D_eff`, `D_eff_se`, `v2_mean`, `v2_se`, `t_obs`
 #'   (the observation time after the transient); attributes `paths` (one row
 #'   per path: `condition`, `replica`, `v_bar`, `v2_bar`, `x`, `v`, `x_tr`),
 #'   `histogram` (with `output = "histogram"`: a list of data frames
@@ -155,7 +172,8 @@
 #'   `t`, `x_lo`, `count`: the density over time) and `outside` (the paths
 #'   below and above the window at each period)), `trajectories` (with `keep > 0`: `condition`,
 #'   `replica`, `period`, `t`, `x`, `v`), `conditions`, `dt`, `periods`,
-#'   `transient_periods`, `steps` (steps done), `seed`, `backend`, `devices`,
+#'   `transient_periods`, `steps` (steps done), `replicas`, `first_replica`,
+#'   `init` (`"default"` or `"given"`), `seed`, `backend`, `devices`,
 #'   `precision`, `method`, `seconds`, `interrupted`. Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, `rbind` of
 #'   chunks.
@@ -164,31 +182,34 @@
 #'   Physics Communications* 181, 183-188. \doi{10.1016/j.cpc.2009.09.009}
 #' @examples
 #' # <v> against the bias force, 200 paths per value, on the CPU
-#' x <- driven_brownian(200, a = 4.2, omega = 4.9, f = c(0, 0.5, 1), gamma = 0.9,
-#'                      D0 = 0.01, periods = 40, steps_per_period = 100,
+#' x <- driven_brownian(200, a = 4.2, omega = 4.9, f = c(0, 0.5, 1), beta = 0.9,
+#'                      theta = 0.01, periods = 40, steps_per_period = 100,
 #'                      seed = 1, backend = "cpu")
 #' x
 #' plot(x)
-#' # thermal equilibrium: <v^2> = D0 (400 steps a period: the SRK2 bias of
+#' # thermal equilibrium: <v^2> = theta (400 steps a period: the SRK2 bias of
 #' # <v^2> is 0.1 per cent, below the statistical error)
-#' eq <- driven_brownian(100, a = 0, omega = 1, f = 0, gamma = 1, D0 = 0.5,
+#' eq <- driven_brownian(100, a = 0, omega = 1, f = 0, beta = 1, theta = 0.5,
 #'                       periods = 10, steps_per_period = 400, seed = 2,
 #'                       backend = "cpu")
 #' c(eq$v2_mean, eq$v2_se)
 #' @export
-driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period = 100,
+driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_per_period = 100,
                             transient = 0.1, method = c("srk2", "euler"),
                             output = c("summary", "histogram", "trajectories"),
                             bins = 200, keep = 0, seed = NULL, first_replica = 1,
                             backend = "auto", devices = NULL,
                             precision = c("single", "double"), progress = interactive(),
-                            x0 = NULL, v0 = NULL, window = NULL) {
+                            init = NULL, window = NULL, n, gamma, D0, x0, v0) {
   call <- sys.call()
+  sp_renamed_args(c(n = "replicas", gamma = "beta", D0 = "theta"), "driven_brownian")
+  init <- driven_init_alias(init, missing(init), if (!missing(x0)) list(x0),
+                            if (!missing(v0)) list(v0), call)
   a <- check_finite(a, "a", call = call)
   omega <- check_positive(omega, "omega", call = call)
   f <- check_finite(f, "f", call = call)
-  gamma <- check_positive(gamma, "gamma", call = call)
-  D0 <- check_positive(D0, "D0", allow_zero = TRUE, call = call)
+  beta <- check_positive(beta, "beta", call = call)
+  theta <- check_positive(theta, "theta", allow_zero = TRUE, call = call)
   periods <- check_whole(periods, "periods", lo = 1, hi = 2^40, call = call)
   spp <- check_whole(steps_per_period, "steps_per_period", lo = 1, hi = 2^24, call = call)
   if (periods * spp > 2^53) {
@@ -201,9 +222,9 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   output <- check_choice(output, c("summary", "histogram", "trajectories"), "output",
                          call = call)
   bins <- check_whole(bins, "bins", lo = 1, hi = 2^24, call = call)
-  grid <- sim_grid(list(a = a, omega = omega, f = f, gamma = gamma, D0 = D0), call)
+  grid <- sim_grid(list(a = a, omega = omega, f = f, beta = beta, theta = theta), call)
   ncond <- nrow(grid)
-  fr <- sim_frame(call, n = n, first = first_replica, seed = seed, backend = backend,
+  fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed, backend = backend,
                   devices = devices, precision = precision,
                   precisions = c("single", "double"), progress = progress,
                   groups = ncond, row_bytes = 4 * 8 + 9 * 8 + 40, auto_threshold = 1e4)
@@ -237,14 +258,16 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
     }
     dens <- c(window[1], window[2] - window[1])
   }
-  x0 <- driven_start_values(x0, "x0", fr$n, call)
-  v0 <- driven_start_values(v0, "v0", fr$n, call)
+  init <- driven_check_init(init, call)
+  x0 <- driven_start_values(init$x, "init$x", fr$n, call)
+  v0 <- driven_start_values(init$v, "init$v", fr$n, call)
   dt <- 2 * pi / grid$omega / spp
   driven_check_step(grid, dt, method, call)
   ntr <- floor(transient * periods)
   ktr <- ntr * spp
-  conds <- list(a = grid$a, omega = grid$omega, f = grid$f, gamma = grid$gamma,
-                D0 = grid$D0, dt = dt, sigma = sqrt(2 * grid$gamma * grid$D0 * dt),
+  # the engine's struct (driven_args.h) keeps the paper's field names
+  conds <- list(a = grid$a, omega = grid$omega, f = grid$f, gamma = grid$beta,
+                D0 = grid$theta, dt = dt, sigma = sqrt(2 * grid$beta * grid$theta * dt),
                 stream0 = (grid$condition - 1) * 2^40)
   drive <- cos(2 * pi * (0:spp) / spp)
   res <- sim_run(fr, "driven", conds = lapply(conds, as.double), drive = drive, n = fr$n,
@@ -283,9 +306,12 @@ driven_brownian <- function(n, a, omega, f, gamma, D0, periods, steps_per_period
   }
   meta <- list(conditions = grid, dt = dt, periods = periods, steps_per_period = spp,
                transient_periods = ntr, steps = steps, method = method, output = output,
-               bins = bins, window = if (length(dens)) window)
+               bins = bins, window = if (length(dens)) window,
+               init = if (is.null(init$x) && is.null(init$v)) "default" else "given")
   out <- driven_assemble(paths, traj, meta,
                          if (length(dens)) driven_density(res$density, grid, periods, window))
+  attr(out, "replicas") <- fr$n
+  attr(out, "first_replica") <- fr$first
   sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
              unfinished = sprintf(paste0(
                "every path stopped at step %s of %s (t = %s periods); the averages ",
@@ -325,11 +351,43 @@ driven_variants <- function() {
 # statphysgpu.driven_variant ("" or "_free").
 driven_kernel_variant <- function(precision, method) {
   v <- paste(precision, method, sep = "_")
-  sfx <- getOption("statphysgpu.driven_variant", "")
-  if (is.character(sfx) && length(sfx) == 1 && paste0(v, sfx) %in% names(driven_variants())) {
+  sfx <- sp_tuning("driven_variant")
+  if (paste0(v, sfx) %in% names(driven_variants())) {
     v <- paste0(v, sfx)
   }
   v
+}
+
+# The deprecated x0 = , v0 = (each given as list(value), or NULL when
+# missing) as init = list(x = , v = ); with `init` too, an error.
+driven_init_alias <- function(init, init_missing, x0, v0, call) {
+  old <- c(x0 = !is.null(x0), v0 = !is.null(v0))
+  if (!any(old)) return(init)
+  if (!init_missing) {
+    sp_abort(sprintf("give `init` only: `%s` is its old form (deprecated).",
+                     paste(names(old)[old], collapse = "` and `")),
+             call = call, class = "statphysgpu_deprecated_error")
+  }
+  for (o in names(old)[old]) {
+    sp_warn(sprintf(paste0("`%s` of driven_brownian() is deprecated: it is now ",
+                           "`init = list(%s = )` (the old name goes in the next release)."),
+                    o, substr(o, 1, 1)), call = call, class = "statphysgpu_deprecated")
+  }
+  list(x = x0[[1]], v = v0[[1]])
+}
+
+# The start: NULL or list(x = , v = ) (either may be missing or NULL).
+driven_check_init <- function(init, call) {
+  if (is.null(init)) return(list(x = NULL, v = NULL))
+  if (!is.list(init) || is.data.frame(init) || length(init) > 2 ||
+      (length(init) && (is.null(names(init)) || !all(names(init) %in% c("x", "v")) ||
+                        anyDuplicated(names(init))))) {
+    sp_abort(sprintf(paste0(
+      "`init` must be NULL (the default start) or a list with elements `x` ",
+      "(start positions) and/or `v` (start velocities), not %s."), describe(init)),
+      call = call)
+  }
+  list(x = init$x, v = init$v)
 }
 
 # Start values: NULL, one number, or one per replica; positions within
@@ -348,11 +406,11 @@ driven_start_values <- function(x, name, n, call) {
 # Warn when the step is coarse for the dynamics (see ?driven_brownian):
 # the time scales, and the stationary temperature of the scheme linearised
 # at the bottom of the potential (escape_linear_step(): the same SRK2 and
-# Euler steps on x'' + gamma x' + w2 x = noise, w2 = V'' = 4 pi^2).
+# Euler steps on x'' + beta x' + w2 x = noise, w2 = V'' = 4 pi^2).
 driven_check_step <- function(grid, dt, method, call) {
-  lin <- escape_linear_step(method, dt, grid$gamma, 4 * pi^2)
+  lin <- escape_linear_step(method, dt, grid$beta, 4 * pi^2)
   dev <- pmax(abs(lin$T_phi - 1), abs(lin$T_v - 1))
-  hot <- !lin$stable | (grid$D0 > 0 & dev > DRIVEN_BIAS_MAX)
+  hot <- !lin$stable | (grid$theta > 0 & dev > DRIVEN_BIAS_MAX)
   if (any(hot)) {
     i <- if (any(!lin$stable)) which(!lin$stable)[1] else which.max(ifelse(hot, dev, -1))
     what <- if (!lin$stable[i]) {
@@ -360,29 +418,29 @@ driven_check_step <- function(grid, dt, method, call) {
     } else {
       sprintf(paste0(
         "biases the thermal fluctuations: linearised at the bottom of the ",
-        "potential (V'' = 4 pi^2) the discrete dynamics is stationary at %s D0 ",
-        "in x and %s D0 in v, off by more than %s per cent"),
+        "potential (V'' = 4 pi^2) the discrete dynamics is stationary at %s theta ",
+        "in x and %s theta in v, off by more than %s per cent"),
         format(lin$T_phi[i], digits = 4), format(lin$T_v[i], digits = 4),
         format(100 * DRIVEN_BIAS_MAX))
     }
     sp_warn(sprintf(paste0(
-      "the %s step dt = %s %s (condition %d: gamma = %s, gamma dt = %s, ",
+      "the %s step dt = %s %s (condition %d: beta = %s, beta dt = %s, ",
       "2 pi dt = %s); raise `steps_per_period`%s."), method, format(dt[i], digits = 3),
-      what, i, format(grid$gamma[i]), format(grid$gamma[i] * dt[i], digits = 3),
+      what, i, format(grid$beta[i]), format(grid$beta[i] * dt[i], digits = 3),
       format(2 * pi * dt[i], digits = 3),
       if (method == "euler") " or use method = \"srk2\"" else ""), call = call,
       class = "statphysgpu_step_warning")
   }
-  u <- abs(grid$a) / sqrt(grid$gamma^2 + grid$omega^2) + abs(grid$f) / grid$gamma +
-    sqrt(grid$D0)
-  rate <- pmax(2 * pi, grid$gamma, 2 * pi * u)
+  u <- abs(grid$a) / sqrt(grid$beta^2 + grid$omega^2) + abs(grid$f) / grid$beta +
+    sqrt(grid$theta)
+  rate <- pmax(2 * pi, grid$beta, 2 * pi * u)
   h <- dt * rate
   if (any(h > 0.25)) {
     i <- which.max(h)
     sp_warn(sprintf(paste0(
       "the step is coarse for the dynamics: dt = %s times the fastest rate ",
-      "max(2 pi, gamma, 2 pi u) = %s is %s > 0.25 (condition %d; u = %s is the ",
-      "velocity scale |a| / sqrt(gamma^2 + omega^2) + |f| / gamma + sqrt(D0)); ",
+      "max(2 pi, beta, 2 pi u) = %s is %s > 0.25 (condition %d; u = %s is the ",
+      "velocity scale |a| / sqrt(beta^2 + omega^2) + |f| / beta + sqrt(theta)); ",
       "raise `steps_per_period`."), format(dt[i], digits = 3), format(rate[i], digits = 3),
       format(h[i], digits = 3), i, format(u[i], digits = 3)), call = call,
       class = "statphysgpu_step_warning")
@@ -447,14 +505,14 @@ driven_assemble <- function(paths, traj, meta, density = NULL) {
     m <- length(d)
     dc2 <- (d - mean(d))^2
     m2 <- mean(dc2)
-    c(n = m, v_mean = mean(p_vb), v_se = stats::sd(p_vb) / sqrt(m),
+    c(replicas = m, v_mean = mean(p_vb), v_se = stats::sd(p_vb) / sqrt(m),
       D_eff = stats::var(d) / (2 * t_obs[c]),
       # the fourth moment as squares of squares (x^4 calls pow(): 5x slower)
       D_eff_se = sqrt(max(mean(dc2^2) - m2^2, 0) / m) / (2 * t_obs[c]),
       v2_mean = mean(p_v2), v2_se = stats::sd(p_v2) / sqrt(m))
   }, numeric(7))
   stat <- as.data.frame(t(stat))
-  stat$n <- as.integer(stat$n)
+  stat$replicas <- as.integer(stat$replicas)
   out <- cbind(grid, stat, t_obs = ifelse(t_obs > 0, t_obs, NA_real_))
   rownames(out) <- NULL
   attr(out, "paths") <- paths

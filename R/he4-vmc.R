@@ -1,6 +1,6 @@
 #' Variational Monte Carlo of liquid helium-4: Metropolis energy blocks
 #'
-#' Runs independent Metropolis chains ("walkers") that sample
+#' Runs `replicas` independent Metropolis chains (the paper's "walkers") that sample
 #' \eqn{|\psi|^2} for \eqn{N} helium-4 atoms in a cubic periodic box, with the
 #' McMillan-Jastrow trial function \eqn{\psi = \exp(\sum_{i<j} u(r_{ij}))},
 #' \eqn{u(r) = -\frac12 (b/r)^5} ([jastrow_mcmillan()]), and the Aziz HFD-B(HE)
@@ -8,6 +8,16 @@
 #' 2015) does, and hands back the energy blocks of every walker for the
 #' error analysis of [summary.vmc_blocks()] ([reblock()], [tau_int()],
 #' [time_to_error()]).
+#'
+#' **Names.** The package's names (one vocabulary for every simulator, see
+#' [statphysgpu]) beside the paper's: `n` is the number of atoms \eqn{N},
+#' `density` \eqn{\rho}, `b` McMillan's \eqn{b}, `replicas` the walkers
+#' (independent chains; the result's column `replica` numbers them),
+#' `first_replica` the first walker of a chunk, `displacement` the rms
+#' trial displacement of a Metropolis move (a distance, not a time step),
+#' `init` the start (a previous result to continue). The old names
+#' `n_atoms`, `walkers`, `step`, `start` and `first_walker` still work, with
+#' a warning of class `statphysgpu_deprecated`.
 #'
 #' The box has side \eqn{L = (N/\rho)^{1/3}}; pair terms are cut at \eqn{L/2}
 #' (minimum image). With `jastrow = "symmetrized"` the pair exponent is
@@ -18,25 +28,26 @@
 #' Walkers start from an fcc lattice when \eqn{N = 4k^3}; otherwise from the
 #' smallest fcc lattice with at least \eqn{N} sites, with vacancies drawn from
 #' the walker's own random stream. Then `equilibration` sweeps are run and not
-#' recorded; with `step = "auto"` the step is tuned during them, every 10
-#' sweeps, towards 45% acceptance (each walker its own step; the final steps
-#' are in the result). A sweep is \eqn{N} single-atom trial moves, atoms in
-#' order, each a Gaussian displacement of rms `step` per coordinate. Every
+#' recorded; with `displacement = "auto"` the displacement is tuned during
+#' them, every 10 sweeps, towards 45% acceptance (each walker its own; the
+#' final displacements are in the result). A sweep is \eqn{N} single-atom
+#' trial moves, atoms in order, each a Gaussian displacement of rms
+#' `displacement` per coordinate. Every
 #' `measure_every` sweeps the local energy is measured; a block averages the
 #' measurements of `block_sweeps` sweeps.
 #'
-#' Walker \eqn{w} (counting from `first_walker`) draws from Philox stream
+#' Walker \eqn{w} (counting from `first_replica`) draws from Philox stream
 #' \eqn{w - 1}, so its chain is the same whatever the number of threads or
-#' chunks: walkers run elsewhere with their own `first_walker` combine with
-#' [rbind()]. `start = x` continues the walkers of a previous result `x`
-#' (positions, steps and random-stream positions are kept in it), exactly as
+#' chunks: walkers run elsewhere with their own `first_replica` combine with
+#' [rbind()]. `init = x` continues the walkers of a previous result `x`
+#' (positions, displacements and random-stream positions are kept in it), exactly as
 #' one longer run would have: a long study runs as a chain of calls.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight, with
 #'   a warning; the blocks finished so far are returned, and the walkers'
-#'   state is that after their last finished block, so `start =` the result
+#'   state is that after their last finished block, so `init =` the result
 #'   continues each chain exactly.
-#' @param n_atoms Number of atoms \eqn{N} (at least 2).
+#' @param n Number of atoms \eqn{N} (at least 2).
 #' @param density Number density \eqn{\rho} in \eqn{\text{\AA}^{-3}}
 #'   (0.02186 is the experimental equilibrium density of the liquid), in
 #'   \eqn{[10^{-4}, 0.1]}: from a dilute vapour (1/200 of the liquid's
@@ -44,28 +55,31 @@
 #'   the density of the solid at melting (0.0287), beyond which a pair
 #'   potential no longer describes helium.
 #' @param b McMillan parameter in \eqn{\text{\AA}}.
-#' @param walkers Number of walkers (independent chains), or `"auto"`: the
+#' @param replicas Number of walkers (independent chains), or `"auto"`: the
 #'   number of CPU threads ([sp_threads()]) on the CPU, 16 per
 #'   multiprocessor on the GPU.
 #' @param blocks Blocks per walker.
 #' @param block_sweeps Sweeps per block (a multiple of `measure_every`).
 #' @param measure_every Sweeps between measurements.
 #' @param equilibration Sweeps before the first block, not recorded.
-#' @param step Rms displacement per coordinate of a trial move, in
+#' @param displacement Rms displacement per coordinate of a trial move, in
 #'   \eqn{\text{\AA}}, or `"auto"` (tuned during equilibration, starting from
-#'   0.3 \eqn{\text{\AA}}; with `start`, the steps of `start`).
+#'   0.3 \eqn{\text{\AA}}; with `init`, the displacements of `init`).
 #' @param jastrow `"symmetrized"` (default) or `"truncated"`.
-#' @param start A previous result of `he4_vmc()` whose walkers to continue
-#'   (same `n_atoms`, `density`, `b`, `jastrow` and seed; its walkers). Its
+#' @param init `NULL` (walkers start from a lattice) or a previous result
+#'   of `he4_vmc()` whose walkers to continue
+#'   (same `n`, `density`, `b`, `jastrow` and seed; its walkers). Its
 #'   state (attribute `state`) is checked as a whole before it is used:
 #'   consecutive walker numbers, finite coordinates inside the box, no two
 #'   atoms of a walker closer than \eqn{\min(0.01\,\text{\AA}, b/4)}
 #'   (minimum image; the trial function gives such a pair a weight below
 #'   \eqn{e^{-1000}}, so no chain reaches it, and coincident atoms have no
-#'   finite energy), finite positive steps, whole move and block counts.
+#'   finite energy), finite positive displacements, whole move and block
+#'   counts. A state saved by an earlier version (fields `walker`, `step`)
+#'   continues too.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
-#'   With `start`, the seed of `start`.
-#' @param first_walker Number of the first walker of this call (chunks).
+#'   With `init`, the seed of `init`.
+#' @param first_replica Number of the first walker of this call (chunks).
 #' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]);
 #'   `"auto"` takes the GPU from about \eqn{10^{10}} pair evaluations. On the
 #'   GPU a walker is one thread block with its coordinates in shared memory
@@ -75,21 +89,26 @@
 #'   precision, every sum in double; on the GPU the pair terms use the
 #'   hardware's approximate reciprocal, inverse square root and exponential,
 #'   within 2 units in the last place) or `"double"` (on the GPU the CPU's
-#'   chains to rounding); with `start`, the precision of `start` unless
+#'   chains to rounding); with `init`, the precision of `init` unless
 #'   given. Option `statphysgpu.he4_variant` picks the GPU kernel variant (a
 #'   suffix: `"_fast_u4"` by default, `""` the exact-division kernels of
 #'   earlier versions; `bench/he4.R` compares them).
 #' @param pair_distribution Also accumulate the pair distribution
 #'   \eqn{g(r)} over the recorded measurements (100 bins over \eqn{[0, L/2)}).
 #' @param progress Show a progress bar.
+#' @param n_atoms,walkers,step,start,first_walker Deprecated names of `n`,
+#'   `replicas`, `displacement`, `init` and `first_replica` (they work,
+#'   with a warning of class `statphysgpu_deprecated`).
 #' @return An object of class `vmc_blocks`: a data frame with one row per
-#'   finished (walker, block) and columns `walker`, `block`, `energy`
+#'   finished (walker, block) and columns `replica` (the walker), `block`, `energy`
 #'   (\eqn{E/N} in K, Pandharipande-Bethe kinetic term), `potential`,
 #'   `kinetic_pb`, `kinetic_jf` (Jackson-Feenberg) and `acceptance`; with
 #'   attributes `params`, `tail_correction` (per atom, in K: \eqn{2\pi\rho
 #'   \int_{L/2}^\infty r^2 V(r)\,dr}, reported separately, never added),
 #'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`,
-#'   `state` (the walkers, for `start`), `step` (final step per walker) and,
+#'   `state` (the walkers, for `init`), `displacement` (final displacement
+#'   per walker), `replicas`, `first_replica`, `init` (`"lattice"` or
+#'   `"continued"`) and,
 #'   with `pair_distribution = TRUE`, `pair_distribution`.
 #' @references Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU.
 #'   *Computer Physics Communications* 187, 162-174; arXiv:1312.1282 (paper
@@ -99,23 +118,26 @@
 #'   and Wong, C. C. K. (1987) *Molecular Physics* 61, 1487-1511.
 #' @seealso [summary.vmc_blocks()], [reblock()], [aziz_potential()].
 #' @examples
-#' x <- he4_vmc(32, walkers = 2, blocks = 4, block_sweeps = 10,
+#' x <- he4_vmc(32, replicas = 2, blocks = 4, block_sweeps = 10,
 #'              equilibration = 20, seed = 1, backend = "cpu")
 #' x
 #' summary(x)
 #' # continue the same chains for four more blocks
 #' y <- he4_vmc(32, blocks = 4, block_sweeps = 10, equilibration = 0,
-#'              start = x, backend = "cpu")
+#'              init = x, backend = "cpu")
 #' @export
-he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto",
+he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                     blocks = 20, block_sweeps = 100, measure_every = 1,
-                    equilibration = 200, step = "auto",
-                    jastrow = c("symmetrized", "truncated"), start = NULL, seed = NULL,
-                    first_walker = 1, backend = "auto", devices = NULL,
+                    equilibration = 200, displacement = "auto",
+                    jastrow = c("symmetrized", "truncated"), init = NULL, seed = NULL,
+                    first_replica = 1, backend = "auto", devices = NULL,
                     precision = c("mixed", "double"), pair_distribution = FALSE,
-                    progress = interactive()) {
+                    progress = interactive(), n_atoms, walkers, step, start,
+                    first_walker) {
   call <- sys.call()
-  n_atoms <- check_whole(n_atoms, "n_atoms", lo = 2, hi = 2^20, call = call)
+  sp_renamed_args(c(n_atoms = "n", walkers = "replicas", step = "displacement",
+                    start = "init", first_walker = "first_replica"), "he4_vmc")
+  n_atoms <- check_whole(n, "n", lo = 2, hi = 2^20, call = call)
   density <- check_positive(density, "density", len = 1, call = call)
   he4_check_density(density, call)
   b <- check_positive(b, "b", len = 1, call = call)
@@ -134,25 +156,29 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   L <- (n_atoms / density)^(1 / 3)
   if (L / 2 <= HE4_CORE) {
     sp_abort(sprintf(paste0(
-      "the box is too small: side L = (n_atoms / density)^(1/3) = %.4g A, and ",
+      "the box is too small: side L = (n / density)^(1/3) = %.4g A, and ",
       "the pair terms are cut at L/2 = %.4g A, inside the repulsive core of ",
       "the potential (V = 0 at %.4g A). Use more atoms or a lower density."),
       L, L / 2, HE4_CORE), call = call)
   }
   prev <- NULL
-  if (!is.null(start)) {
-    prev <- vmc_check_start(start, n_atoms, density, b, jastrow, seed, walkers, call)
+  if (!is.null(init)) {
+    prev <- vmc_check_start(init, n_atoms, density, b, jastrow, seed, replicas, call)
     seed <- prev$seed
     # a continued chain keeps its precision unless the caller says otherwise
-    if (missing(precision)) precision <- attr(start, "precision")
+    if (missing(precision)) precision <- attr(init, "precision")
     walkers <- length(prev$walker)
     first_walker <- prev$walker[1]
+  } else {
+    walkers <- replicas
+    first_walker <- first_replica
   }
+  step <- displacement
   tune <- identical(step, "auto")
-  if (!tune) step <- check_positive(step, "step", len = 1, call = call)
+  if (!tune) step <- check_positive(step, "displacement", len = 1, call = call)
   # checked before the backend plan, whose work estimate multiplies by it
   if (!identical(walkers, "auto")) {
-    walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
+    walkers <- check_whole(walkers, "replicas", lo = 1, hi = 2^31 - 1, call = call)
   }
   # the backend first: walkers = "auto" depends on it.  Work in pair
   # evaluations; the GPU pays off from about 1e10.
@@ -170,9 +196,9 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
       16 * sum(d$multiprocessors[match(plan$devices, d$id)])
     } else sp_threads()
   }
-  walkers <- check_whole(walkers, "walkers", lo = 1, hi = 2^31 - 1, call = call)
+  walkers <- check_whole(walkers, "replicas", lo = 1, hi = 2^31 - 1, call = call)
   if (plan$backend == "gpu") {
-    prec <- check_choice(precision, c("mixed", "double"), "precision", call = call)
+    prec <- check_precision(precision, c("mixed", "double"), call = call)
     shmem <- 3 * n_atoms * if (prec == "mixed") 4 else 8
     if (shmem > 48 * 1024 - 256) { # 256 bytes of static shared memory for the sums
       sp_abort(sprintf(paste0(
@@ -189,12 +215,11 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
                   precision = precision,
                   precisions = c("mixed", "double"), progress = progress,
-                  groups = blocks, row_bytes = row_bytes, n_name = "walkers",
-                  first_name = "first_walker")
+                  groups = blocks, row_bytes = row_bytes)
   walker_ids <- fr$first - 1 + seq_len(fr$n)
   if (is.null(prev)) {
     coords <- .Call(C_sp_r_vmc_lattice, as.integer(n_atoms), L, fr$seed,
-                    check_u64(fr$first - 1, "first_walker", call = call),
+                    check_u64(fr$first - 1, "first_replica", call = call),
                     as.integer(fr$n))
     steps <- rep(if (tune) 0.3 else step, fr$n)
     moves <- rep(0, fr$n)
@@ -210,7 +235,7 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   res <- sim_run(fr, "vmc", b = as.double(b), L = as.double(L),
                  form = if (jastrow == "symmetrized") 2L else 1L, n = as.integer(n_atoms),
                  nwalkers = length(steps),
-                 walker0 = check_u64(fr$first - 1, "first_walker", call = call),
+                 walker0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, equilibration = equilibration, blocks = blocks,
                  block_sweeps = block_sweeps, measure_every = measure_every, tune = tune,
                  single = fr$precision == "mixed", nbins = nbins, coords0 = coords,
@@ -218,16 +243,19 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
                  kernel = "he4_vmc",
                  variant = he4_kernel_variant(fr$precision))
   out <- vmc_blocks_frame(res, walker_ids, blocks, blocks_before)
-  attr(out, "params") <- list(n_atoms = n_atoms, density = density, b = b, L = L,
+  attr(out, "params") <- list(n = n_atoms, density = density, b = b, L = L,
                               jastrow = jastrow, block_sweeps = block_sweeps,
                               measure_every = measure_every, equilibration = equilibration)
   attr(out, "tail_correction") <- he4_tail_correction(density, L)
-  attr(out, "state") <- list(walker = walker_ids,
-                             coords = res$coords, # 3 x n_atoms x walkers (src/r_vmc.c)
-                             step = res$step, moves = res$moves,
+  attr(out, "state") <- list(replica = walker_ids,
+                             coords = res$coords, # 3 x n x walkers (src/r_vmc.c)
+                             displacement = res$step, moves = res$moves,
                              blocks = blocks_before + res$done,
                              seed_hex = u64_to_hex(fr$seed))
-  attr(out, "step") <- res$step
+  attr(out, "displacement") <- res$step
+  attr(out, "replicas") <- fr$n
+  attr(out, "first_replica") <- fr$first
+  attr(out, "init") <- if (is.null(prev)) "lattice" else "continued"
   if (pair_distribution) {
     attr(out, "pair_distribution") <- vmc_pair_distribution(
       res$hist, nbins, L, n_atoms, density, res$done * block_sweeps / measure_every, fr$n)
@@ -236,7 +264,7 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
   sim_result(out, fr, res, class = c("vmc_blocks", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s blocks finished and are returned; each walker's state is ",
-               "that after its last finished block, so `start = ` this result ",
+               "that after its last finished block, so `init = ` this result ",
                "continues every chain exactly"),
                fmt_count(nfin), fmt_count(fr$n * blocks)))
 }
@@ -247,7 +275,7 @@ he4_vmc <- function(n_atoms = 512, density = 0.02186, b = 3.07, walkers = "auto"
 # double precision the longest variant that exists of the suffix with
 # "_u4" or "_lb32" parts dropped ("double_fast"), else "double".
 he4_kernel_variant <- function(precision) {
-  suffix <- getOption("statphysgpu.he4_variant", "_fast_u4")
+  suffix <- sp_tuning("he4_variant")
   v <- paste0(precision, suffix)
   if (precision == "double") {
     reg <- names(gpu_kernel_registry()$he4_vmc$variants)
@@ -268,7 +296,7 @@ vmc_blocks_frame <- function(res, walker_ids, blocks, blocks_before) {
   w <- rep(seq_len(nw), each = blocks)
   k <- rep(seq_len(blocks), times = nw)
   keep <- k <= res$done[w]
-  out <- data.frame(walker = walker_ids[w][keep], block = (blocks_before[w] + k)[keep])
+  out <- data.frame(replica = walker_ids[w][keep], block = (blocks_before[w] + k)[keep])
   for (j in seq_along(VMC_COLUMNS)) out[[VMC_COLUMNS[j]]] <- m[keep, j]
   rownames(out) <- NULL
   out
@@ -288,36 +316,54 @@ vmc_pair_distribution <- function(hist, nbins, L, n, density, nmeas, nw) {
 
 vmc_check_start <- function(start, n_atoms, density, b, jastrow, seed, walkers, call) {
   if (!inherits(start, "vmc_blocks") || is.null(attr(start, "state"))) {
-    sp_abort(paste0("`start` must be a result of he4_vmc(), not ", describe(start), "."),
+    sp_abort(paste0("`init` must be NULL or a result of he4_vmc(), not ", describe(start), "."),
              call = call)
   }
-  p <- attr(start, "params")
-  same <- isTRUE(all.equal(c(p$n_atoms, p$density, p$b), c(n_atoms, density, b))) &&
+  p <- vmc_params(start)
+  same <- isTRUE(all.equal(c(p$n, p$density, p$b), c(n_atoms, density, b))) &&
     identical(p$jastrow, jastrow)
   if (!same) {
     sp_abort(sprintf(paste0(
-      "`start` was run with n_atoms = %s, density = %s, b = %s, jastrow = \"%s\"; ",
+      "`init` was run with n = %s, density = %s, b = %s, jastrow = \"%s\"; ",
       "continue it with the same values (here %s, %s, %s, \"%s\")."),
-      fmt_num(p$n_atoms), fmt_num(p$density), fmt_num(p$b), p$jastrow,
+      fmt_num(p$n), fmt_num(p$density), fmt_num(p$b), p$jastrow,
       fmt_num(n_atoms), fmt_num(density), fmt_num(b), jastrow), call = call)
   }
   st <- vmc_check_state(attr(start, "state"), n_atoms, (n_atoms / density)^(1 / 3), b,
                         call)
   if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
                                    resolve_seed(st$seed_hex, call = call))) {
-    sp_abort("`seed` differs from the seed of `start`; leave it NULL to continue the chains.",
+    sp_abort("`seed` differs from the seed of `init`; leave it NULL to continue the chains.",
              call = call)
   }
   if (!identical(walkers, "auto") && !isTRUE(walkers == length(st$walker))) {
-    sp_abort(sprintf("`start` holds %d walkers; leave `walkers = \"auto\"` to continue them.",
+    sp_abort(sprintf("`init` holds %d walkers; leave `replicas = \"auto\"` to continue them.",
                      length(st$walker)), call = call)
   }
   if (any(diff(st$walker) != 1)) {
-    sp_abort("`start` must hold consecutive walkers (one chunk); continue each chunk on its own.",
+    sp_abort("`init` must hold consecutive walkers (one chunk); continue each chunk on its own.",
              call = call)
   }
   list(seed = st$seed_hex, walker = st$walker, coords = st$coords, step = st$step,
        moves = st$moves, blocks = st$blocks)
+}
+
+# The parameters of a result (attribute `params`; `n_atoms` in earlier
+# versions is `n`).
+vmc_params <- function(x) {
+  p <- attr(x, "params")
+  if (!is.null(p) && !"n" %in% names(p)) names(p)[names(p) == "n_atoms"] <- "n"
+  p
+}
+
+# A walkers' state with the field names of the vocabulary of issue 23
+# (`replica`, `displacement`; `walker`, `step` in earlier versions).
+vmc_state <- function(st) {
+  if (!is.list(st)) return(st)
+  old <- c(walker = "replica", step = "displacement")
+  hit <- names(st) %in% names(old) & !(old[names(st)] %in% names(st))
+  names(st)[hit] <- old[names(st)[hit]]
+  st
 }
 
 # The density range of he4_vmc(), in atoms per cubic angstrom (see ?he4_vmc).
@@ -339,19 +385,21 @@ he4_check_density <- function(density, call) {
 }
 
 # The walkers' state of a result (attribute `state`), checked field by field
-# as the engine reads it (src/r_vmc.c): every failure names `start`.
+# as the engine reads it (src/r_vmc.c): every failure names `init`.  A state
+# of an earlier version (fields `walker`, `step`) is read too.
 vmc_check_state <- function(st, n_atoms, L, b, call) {
   bad <- function(what) {
     sp_abort(sprintf(paste0(
-      "`start` holds no usable walkers' state: %s. Continue from an unmodified ",
+      "`init` holds no usable walkers' state: %s. Continue from an unmodified ",
       "result of he4_vmc()."), what), call = call)
   }
-  fields <- c("walker", "coords", "step", "moves", "blocks", "seed_hex")
+  st <- vmc_state(st)
+  fields <- c("replica", "coords", "displacement", "moves", "blocks", "seed_hex")
   if (!is.list(st) || !all(fields %in% names(st))) {
-    bad(sprintf("attr(start, \"state\") must be a list with elements %s, not %s",
+    bad(sprintf("attr(init, \"state\") must be a list with elements %s, not %s",
                 paste0("`", fields, "`", collapse = ", "), describe(st)))
   }
-  w <- st$walker
+  w <- st$replica
   if (!is.numeric(w) || length(w) < 1 || anyNA(w) || any(!is.finite(w)) ||
       any(w != floor(w)) || any(w < 1) || w[1] - 1 + length(w) > 2^40) {
     bad(sprintf("its walker numbers must be whole numbers from 1 to 2^40, not %s",
@@ -372,7 +420,7 @@ vmc_check_state <- function(st, n_atoms, L, b, call) {
     }
     as.double(x)
   }
-  step <- per_walker(st$step, "step sizes", "finite positive numbers (in A)",
+  step <- per_walker(st$displacement, "displacements", "finite positive numbers (in A)",
                      function(x) x > 0)
   moves <- per_walker(st$moves, "move counts", "whole numbers in [0, 2^53]",
                       function(x) x >= 0 & x <= 2^53 & x == floor(x))
@@ -383,7 +431,7 @@ vmc_check_state <- function(st, n_atoms, L, b, call) {
   if (!seed_ok) bad(sprintf("its seed must be a hexadecimal seed, not %s", describe(st$seed_hex)))
   x <- st$coords
   if (!is.numeric(x) || length(x) != 3 * n_atoms * nw) {
-    bad(sprintf(paste0("its coordinates must be 3 x n_atoms x walkers = 3 x %s x %d ",
+    bad(sprintf(paste0("its coordinates must be 3 x n x walkers = 3 x %s x %d ",
                        "numbers, not %s"), fmt_count(n_atoms), nw, describe(x)))
   }
   # the state's own array when it is one (a copy of 3 n walkers doubles

@@ -9,6 +9,14 @@
 #' "euler"`), for `replicas` independent systems per coupling strength,
 #' every value of `K` a condition, all in one launch.
 #'
+#' **Names.** The package's names (one vocabulary for every simulator, see
+#' [statphysgpu]) beside the paper's symbols: `n` is \eqn{N}, `frequencies`
+#' the natural frequencies \eqn{\omega_i}, `beta` the friction
+#' \eqn{\gamma}, `theta` the temperature \eqn{T}, `init` the start phases
+#' \eqn{x_i(0)}, `dt` the step; the phases \eqn{x_i} are returned as the
+#' attribute `phases`. The old names `omega`, `gamma`, `T` and `theta0`
+#' still work, with a warning of class `statphysgpu_deprecated`.
+#'
 #' **Methods.** SRK2 (the default) is \eqn{F_1 = F(x)}, \eqn{\tilde x = x +
 #' F_1 dt + \sqrt{2 D dt}\, z}, \eqn{x' = x + (F_1 + F(\tilde x)) dt / 2 +
 #' \sqrt{2 D dt}\, z} (\eqn{D = T / \gamma}, \eqn{F} the drift): second order
@@ -24,7 +32,7 @@
 #' (w + T)} for Lorentzian frequencies of half width \eqn{w}
 #' ([kuramoto_r_theory()]). Fig. 4 of paper 001 ("\eqn{K_{ij} = 4}", after
 #' Fig. 10 of Acebron et al.'s review, which uses \eqn{K/N}) is `K = 4`,
-#' `omega = 0`, `T = 1`.
+#' `frequencies = 0`, `theta = 1`.
 #'
 #' **Couplings.** `"mean_field"` uses \eqn{\sum_j \sin(x_j - x_i) = \cos x_i
 #' S - \sin x_i C} with \eqn{S = \sum_j \sin x_j}, \eqn{C = \sum_j \cos
@@ -48,15 +56,15 @@
 #' \lfloor (i-1)/4 \rfloor} (four oscillators share a block). The result
 #' does not depend on threads, devices, chunks (`first_replica`) or the
 #' backend (CPU and GPU agree to rounding in double precision: the sums are
-#' added in another order). Without `theta0` the start phases are uniform
+#' added in another order). Without `init` the start phases are uniform
 #' on \eqn{(-\pi, \pi)}, from the system's stream, drawn by the engine (on
 #' the GPU by the device: the same numbers as on the CPU).
 #'
-#' **Frequencies.** `omega` as one number, or as [kuramoto_lorentz()] or
+#' **Frequencies.** `frequencies` as one number, or as [kuramoto_lorentz()] or
 #' [kuramoto_normal()], is made by the engine (the quantiles of the law, in
 #' double, the values of those functions to rounding): no vector of \eqn{n}
 #' frequencies is made in R, and none is kept in the result (`params`
-#' holds the number, or the law in `omega_dist`). A vector, or another
+#' holds the number, or the law in `frequencies_dist`). A vector, or another
 #' function of \eqn{n}, is used as given.
 #'
 #' **Precision.** In single precision the phases are kept reduced to
@@ -87,12 +95,13 @@
 #'   `steps_done`).
 #' @param n Number of oscillators \eqn{N} per system.
 #' @param K Coupling strength(s): each value is a condition.
-#' @param omega Natural frequencies: one number (all equal), a vector of
+#' @param frequencies Natural frequencies \eqn{\omega_i}: one number (all equal), a vector of
 #'   length `n`, [kuramoto_lorentz()] or [kuramoto_normal()] (made by the
 #'   engine), or another function of `n` returning a vector of length `n`.
 #'   The same frequencies are used in every system.
-#' @param gamma Friction \eqn{\gamma > 0}.
-#' @param T Temperature \eqn{T \ge 0} (noise intensity \eqn{D = T/\gamma}).
+#' @param beta Friction \eqn{\gamma > 0} of the paper.
+#' @param theta Temperature \eqn{T \ge 0} of the paper (noise intensity
+#'   \eqn{D = T/\gamma}).
 #' @param dt Time step.
 #' @param steps Number of steps.
 #' @param coupling `"mean_field"`, `"pairs"` or `"matrix"` (the default when
@@ -101,7 +110,7 @@
 #'   matrix, or a sparse matrix of the Matrix package.
 #' @param replicas Independent systems per condition.
 #' @param record_every Steps between records of \eqn{r} and \eqn{\psi}.
-#' @param theta0 Start phases: `NULL` (uniform), a vector of length `n`
+#' @param init Start phases: `NULL` (uniform), a vector of length `n`
 #'   (every system) or an `n` x `replicas` matrix (replica by replica, for
 #'   every condition).
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
@@ -115,15 +124,20 @@
 #' @param progress Show a progress bar.
 #' @param bins Bins of the phase histograms at record times (0: none).
 #' @param method `"srk2"` (default) or `"euler"` (Euler-Maruyama).
+#' @param omega,gamma,T,theta0 Deprecated names of `frequencies`, `beta`,
+#'   `theta` and `init` (they work, with a warning of class
+#'   `statphysgpu_deprecated`).
 #' @return An object of class `kuramoto_run`: a data frame with one row per
 #'   (condition, replica, record) and columns `condition`, `K`, `replica`,
-#'   `step`, `time`, `r`, `psi`; attributes `theta` (the final phases, an
+#'   `step`, `time`, `r`, `psi`; attributes `phases` (the final phases, an
 #'   `n` x systems matrix, systems in the order of the rows), `systems`
 #'   (condition, K and replica of each column), `hist` (with `bins > 0`: an
-#'   array bins x records x systems of counts), `params` (the parameters;
-#'   `omega` is the frequencies as given, a number or a vector of length
-#'   `n`, or `NULL` for [kuramoto_lorentz()] and [kuramoto_normal()], whose
-#'   law is `omega_dist`), `steps_done`, `seed`, `backend`, `devices`,
+#'   array bins x records x systems of counts), `params` (the parameters
+#'   `n`, `K`, `beta`, `theta`, `dt`, ...; `frequencies` is the frequencies
+#'   as given, a number or a vector of length `n`, or `NULL` for
+#'   [kuramoto_lorentz()] and [kuramoto_normal()], whose law is
+#'   `frequencies_dist`), `dt`, `init` (`"uniform"` or `"given"`),
+#'   `replicas`, `first_replica`, `steps_done`, `seed`, `backend`, `devices`,
 #'   `precision`, `seconds`, `interrupted`.
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
 #'   solution of stochastic differential equations with CUDA. *Computer
@@ -133,33 +147,35 @@
 #'   [kuramoto_r_theory()].
 #' @examples
 #' # Fig. 4's parameters on a small scale: identical oscillators, noise
-#' x <- kuramoto(500, K = 4, T = 1, dt = 0.01, steps = 1000, record_every = 10,
+#' x <- kuramoto(500, K = 4, theta = 1, dt = 0.01, steps = 1000, record_every = 10,
 #'               seed = 1, backend = "cpu")
 #' x
 #' summary(x)
-#' kuramoto_r_theory(4, T = 1)
-#' # a phase diagram in one call, Lorentzian frequencies at T = 0
-#' y <- kuramoto(400, K = c(0.5, 1.5, 3), omega = kuramoto_lorentz(0.5),
+#' kuramoto_r_theory(4, theta = 1)
+#' # a phase diagram in one call, Lorentzian frequencies at theta = 0
+#' y <- kuramoto(400, K = c(0.5, 1.5, 3), frequencies = kuramoto_lorentz(0.5),
 #'               dt = 0.05, steps = 400, record_every = 10, seed = 1,
 #'               backend = "cpu")
 #' summary(y)
 #' # Euler-Maruyama: one pass a step, first order in dt
-#' z <- kuramoto(500, K = 4, T = 1, dt = 0.01, steps = 1000, record_every = 10,
+#' z <- kuramoto(500, K = 4, theta = 1, dt = 0.01, steps = 1000, record_every = 10,
 #'               seed = 1, backend = "cpu", method = "euler")
 #' summary(z)
 #' @export
-kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
+kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
                      coupling = c("mean_field", "pairs", "matrix"), A = NULL,
-                     replicas = 1, record_every = 1, theta0 = NULL, seed = NULL,
+                     replicas = 1, record_every = 1, init = NULL, seed = NULL,
                      first_replica = 1, backend = "auto", devices = NULL,
                      precision = c("single", "double"), progress = interactive(),
-                     bins = 0, method = c("srk2", "euler")) {
+                     bins = 0, method = c("srk2", "euler"), omega, gamma, T, theta0) {
   call <- sys.call()
+  sp_renamed_args(c(omega = "frequencies", gamma = "beta", T = "theta", theta0 = "init"),
+                  "kuramoto")
   n <- check_whole(n, "n", lo = 1, hi = 2^31 - 2, call = call)
   K <- check_finite(K, "K", call = call)
   if (length(K) > 2^24) sp_abort("`K` may hold at most 2^24 values (conditions).", call = call)
-  gamma <- check_positive(gamma, "gamma", len = 1, call = call)
-  T <- check_positive(T, "T", len = 1, allow_zero = TRUE, call = call)
+  beta <- check_positive(beta, "beta", len = 1, call = call)
+  theta <- check_positive(theta, "theta", len = 1, allow_zero = TRUE, call = call)
   if (missing(dt)) sp_abort("`dt` (the time step) must be given.", call = call)
   dt <- check_positive(dt, "dt", len = 1, call = call)
   if (missing(steps)) sp_abort("`steps` must be given.", call = call)
@@ -189,21 +205,22 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
                   precision = precision, precisions = c("single", "double"),
-                  progress = progress, groups = ncond, row_bytes = row_bytes,
-                  n_name = "replicas")
-  om <- kuramoto_check_omega(omega, n, call)
+                  progress = progress, groups = ncond, row_bytes = row_bytes)
+  om <- kuramoto_check_omega(frequencies, n, call)
   mat <- kuramoto_check_A(A, n, coupling, call)
-  kuramoto_check_dt(dt, K, T, gamma, om$median_abs, mat$row_max, call, method)
-  start <- kuramoto_start(theta0, fr, n, call)
+  kuramoto_check_dt(dt, K, theta, beta, om$median_abs, mat$row_max, call, method)
+  start <- kuramoto_start(init, fr, n, call)
   # the codes of kuramoto_args.h: SP_KUR_* couplings, methods
   code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
     if (coupling == "matrix") mat$kind else coupling]]
+  # the engine's fields (kuramoto_args.h) keep the paper's names gamma, T,
+  # omega, theta0
   res <- sim_run(fr, "kuramoto", n = n, K = as.double(K), nrep = fr$n,
                  replica0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, omega_law = om$law, omega = as.double(om$vector),
                  omega_centre = as.double(om$centre), omega_scale = as.double(om$scale),
                  theta0 = as.double(start$theta0), theta0_per_replica = start$kind == 2L,
-                 gamma = as.double(gamma), T = as.double(T), dt = as.double(dt),
+                 gamma = as.double(beta), T = as.double(theta), dt = as.double(dt),
                  steps = steps, record_every = record_every, coupling = code,
                  method = if (method == "euler") 1L else 0L, A = mat$dense,
                  rowptr = mat$rowptr, col = mat$col, val = mat$val,
@@ -213,14 +230,19 @@ kuramoto <- function(n, K, omega = 0, gamma = 1, T = 0, dt, steps,
   out <- kuramoto_frame(res$rec, K, replica_ids, nrec, record_every, dt)
   systems <- data.frame(condition = rep(seq_len(ncond), each = fr$n),
                         K = rep(K, each = fr$n), replica = rep(replica_ids, ncond))
-  attr(out, "theta") <- res$theta # n x systems, made so by the engine's glue
+  attr(out, "phases") <- res$theta # n x systems, made so by the engine's glue
   attr(out, "systems") <- systems
   if (bins > 0) attr(out, "hist") <- array(res$hist, c(bins, nrec, ncond * fr$n))
-  attr(out, "params") <- list(n = n, K = K, gamma = gamma, T = T, dt = dt, steps = steps,
-                              record_every = record_every, coupling = coupling,
+  attr(out, "params") <- list(n = n, K = K, beta = beta, theta = theta, dt = dt,
+                              steps = steps, record_every = record_every,
+                              coupling = coupling,
                               matrix = if (coupling == "matrix") mat$kind,
-                              omega = om$given, omega_dist = om$dist, bins = bins,
-                              method = method)
+                              frequencies = om$given, frequencies_dist = om$dist,
+                              bins = bins, method = method)
+  attr(out, "dt") <- dt
+  attr(out, "init") <- if (start$kind == 0L) "uniform" else "given"
+  attr(out, "replicas") <- fr$n
+  attr(out, "first_replica") <- fr$first
   attr(out, "steps_done") <- res$steps_done
   sim_result(out, fr, res, class = c("kuramoto_run", "data.frame"),
              unfinished = sprintf(paste0(
@@ -265,7 +287,7 @@ kuramoto_check_size <- function(n, ncond, replicas, nrec, bins, row_bytes, call)
 # "_np", "_lb6", "_lb2"; R/gpu.R).
 kuramoto_variant <- function(precision) {
   if (precision != "single") return(precision)
-  v <- getOption("statphysgpu.kuramoto_variant", "")
+  v <- sp_tuning("kuramoto_variant")
   if (is.null(v)) v <- ""
   name <- paste0("single", v)
   if (!is.character(v) || length(v) != 1 || !name %in% names(kuramoto_variants())) {
@@ -300,7 +322,7 @@ kuramoto_frame <- function(rec, K, replica_ids, nrec, record_every, dt) {
 kuramoto_check_omega <- function(omega, n, call) {
   bad <- function(what) {
     sp_abort(sprintf(paste0(
-      "`omega` must be a single finite number, a numeric vector of length n (%s) ",
+      "`frequencies` must be a single finite number, a numeric vector of length n (%s) ",
       "or a function of n returning one (such as kuramoto_lorentz(0.5)), not %s."),
       fmt_count(n), what), call = call)
   }
@@ -314,7 +336,7 @@ kuramoto_check_omega <- function(omega, n, call) {
   }
   if (is.function(omega)) {
     v <- tryCatch(omega(n), error = function(e) {
-      sp_abort(paste0("`omega(n)` failed: ", conditionMessage(e)), call = call)
+      sp_abort(paste0("`frequencies(n)` failed: ", conditionMessage(e)), call = call)
     })
     if (!is.numeric(v) || length(v) != n || !kuramoto_all_finite(v)) {
       bad(paste0("a function returning ", describe(v)))
@@ -397,14 +419,14 @@ kuramoto_check_A <- function(A, n, coupling, call) {
        val = double(), row_max = max(rowSums(abs(A))) / n, bytes = 8 * n^2)
 }
 
-kuramoto_check_dt <- function(dt, K, T, gamma, median_abs, row_max, call, method = "srk2") {
-  turn <- dt * (max(abs(K)) * row_max + median_abs) / gamma
-  kick <- sqrt(2 * T * dt / gamma)
+kuramoto_check_dt <- function(dt, K, theta, beta, median_abs, row_max, call, method = "srk2") {
+  turn <- dt * (max(abs(K)) * row_max + median_abs) / beta
+  kick <- sqrt(2 * theta * dt / beta)
   if (turn > 0.5 || kick > 0.5) {
     sp_warn(sprintf(paste0(
       "`dt` = %s is coarse for these dynamics: the coupling and a typical frequency ",
-      "turn a phase by dt (|K| a + median |omega|) / gamma = %.3g rad per step and the ",
-      "noise by sqrt(2 T dt / gamma) = %.3g rad (either above 0.5 is coarse for %s); ",
+      "turn a phase by dt (|K| a + median |frequencies|) / beta = %.3g rad per step and the ",
+      "noise by sqrt(2 theta dt / beta) = %.3g rad (either above 0.5 is coarse for %s); ",
       "use a smaller `dt`."), format(dt), turn, kick, if (method == "euler") "Euler" else "SRK2"),
       call = call, class = "statphysgpu_coarse_dt")
   }
@@ -413,7 +435,7 @@ kuramoto_check_dt <- function(dt, K, T, gamma, median_abs, row_max, call, method
 # Start phases as the engine takes them: kind 0 (none given: the engine
 # draws them from the systems' streams), 1 (one vector of n for every
 # system) or 2 (an n x replicas matrix, replica by replica for every
-# condition), and theta0 as a double vector (not copied when it is one).
+# condition), and the phases as a double vector (not copied when it is one).
 kuramoto_start <- function(theta0, fr, n, call) {
   if (is.null(theta0)) return(list(kind = 0L, theta0 = double()))
   ok <- is.numeric(theta0) && length(theta0) > 0 && kuramoto_all_finite(theta0)
@@ -421,7 +443,7 @@ kuramoto_start <- function(theta0, fr, n, call) {
     ok <- nrow(theta0) == n && ncol(theta0) == fr$n
   } else if (ok) ok <- length(theta0) == n
   if (!ok) {
-    sp_abort(sprintf(paste0("`theta0` must be NULL, a numeric vector of length n (%s) ",
+    sp_abort(sprintf(paste0("`init` must be NULL, a numeric vector of length n (%s) ",
                             "or an n x replicas (%s x %s) matrix of finite phases, not %s."),
                      fmt_count(n), fmt_count(n), fmt_count(fr$n),
                      if (is.matrix(theta0)) paste0("a ", paste(dim(theta0), collapse = " x "),
@@ -475,40 +497,44 @@ kuramoto_normal <- function(sd, centre = 0) {
 #'
 #' The stationary \eqn{r(K)} of [kuramoto()]'s model for \eqn{N \to
 #' \infty} in two cases with a closed self-consistency:
-#' * noiseless Lorentzian frequencies of half width \eqn{w} (`T = 0`):
+#' * noiseless Lorentzian frequencies of half width \eqn{w} (`theta = 0`):
 #'   \eqn{r = \sqrt{1 - 2w/K}} above \eqn{K_c = 2w}, 0 below (Kuramoto);
 #' * identical frequencies with noise (`width = 0`): \eqn{r} solves \eqn{r =
 #'   I_1(Kr/T) / I_0(Kr/T)} (the stationary density is \eqn{\propto
 #'   \exp((Kr/T) \cos(x - \psi))}), \eqn{r > 0} above \eqn{K_c = 2T}.
 #'
-#' \eqn{\gamma} sets the time scale only and does not enter.
+#' The friction (`beta`, the paper's \eqn{\gamma}) sets the time scale only
+#' and does not enter. `theta` is the paper's temperature \eqn{T}.
 #'
 #' @param K Coupling strengths (the 1/N convention of [kuramoto()]).
 #' @param width Half width \eqn{w \ge 0} of the Lorentzian frequencies.
-#' @param T Temperature \eqn{T \ge 0}.
+#' @param theta Temperature \eqn{T \ge 0}.
+#' @param T Deprecated name of `theta` (it works, with a warning of class
+#'   `statphysgpu_deprecated`).
 #' @return A numeric vector, \eqn{r} for each `K` (0 at and below
 #'   \eqn{K_c}).
 #' @examples
 #' kuramoto_r_theory(c(0.5, 1, 2, 4), width = 0.5)
-#' kuramoto_r_theory(4, T = 1)
+#' kuramoto_r_theory(4, theta = 1)
 #' @export
-kuramoto_r_theory <- function(K, width = 0, T = 0) {
+kuramoto_r_theory <- function(K, width = 0, theta = 0, T) {
   call <- sys.call()
+  sp_renamed_args(c(T = "theta"), "kuramoto_r_theory")
   K <- check_finite(K, "K", call = call)
   width <- check_positive(width, "width", len = 1, allow_zero = TRUE, call = call)
-  T <- check_positive(T, "T", len = 1, allow_zero = TRUE, call = call)
-  if (width > 0 && T > 0) {
-    sp_abort(paste0("kuramoto_r_theory() has the closed cases T = 0 (Lorentzian ",
+  theta <- check_positive(theta, "theta", len = 1, allow_zero = TRUE, call = call)
+  if (width > 0 && theta > 0) {
+    sp_abort(paste0("kuramoto_r_theory() has the closed cases theta = 0 (Lorentzian ",
                     "frequencies) and width = 0 (identical frequencies with noise), ",
-                    "not both width and T positive."), call = call)
+                    "not both width and theta positive."), call = call)
   }
-  if (T == 0) {
+  if (theta == 0) {
     if (width == 0) return(ifelse(K > 0, 1, 0))
     return(ifelse(K > 2 * width, sqrt(pmax(0, 1 - 2 * width / K)), 0))
   }
   vapply(K, function(k) {
-    if (k <= 2 * T) return(0)
-    f <- function(r) besselI(k * r / T, 1, TRUE) / besselI(k * r / T, 0, TRUE) - r
+    if (k <= 2 * theta) return(0)
+    f <- function(r) besselI(k * r / theta, 1, TRUE) / besselI(k * r / theta, 0, TRUE) - r
     stats::uniroot(f, c(1e-9, 1), tol = 1e-13)$root
   }, 0)
 }

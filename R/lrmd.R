@@ -350,22 +350,12 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     }
     # testing: k slices on each device, on streams of their own (the
     # multi-device code on one GPU)
-    k <- getOption("statphysgpu.lrmd_slices", 1L)
-    if (!is.numeric(k) || length(k) != 1 || is.na(k) || k < 1 || k != floor(k)) {
-      sp_abort(sprintf("option statphysgpu.lrmd_slices must be a whole number >= 1, not %s.",
-                       describe(k)), call = call)
-    }
+    k <- sp_tuning("lrmd_slices", call)
     if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
   # tuning: the blocks an SM the pair pass's parts are cut for (0: as many
   # as fit, the default); fewer make longer parts, more shorter ones
-  bps <- getOption("statphysgpu.lrmd_blocks_per_sm", 0L)
-  if (!is.numeric(bps) || length(bps) != 1 || is.na(bps) || bps < 0 || bps > 1024 ||
-      bps != floor(bps)) {
-    sp_abort(sprintf(paste("option statphysgpu.lrmd_blocks_per_sm must be a whole number >= 0",
-                           "(at most 1024), not %s."),
-                     describe(bps)), call = call)
-  }
+  bps <- sp_tuning("lrmd_blocks_per_sm", call)
   lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call,
                     systems = if (is.null(prev)) replicas * ncond0 else nrow(sy))
   if (is.null(prev)) {
@@ -433,7 +423,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   }
   code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
   two_d <- model == "gravity2d"
-  flags <- as.integer(c(fr$precision == "mixed", isTRUE(getOption("statphysgpu.lrmd_fused", TRUE)),
+  flags <- as.integer(c(fr$precision == "mixed", sp_tuning("lrmd_fused", call),
                         bps))
   variant <- lrmd_variant(fr$precision)
   # the snapshots' steps, each system's (checked before any system runs)
@@ -945,7 +935,7 @@ lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 # (every pair term added in double).
 lrmd_variant <- function(precision) {
   if (precision == "double") return("double")
-  v <- getOption("statphysgpu.lrmd_variant", "mixed_ftz")
+  v <- sp_tuning("lrmd_variant")
   ok <- setdiff(names(gpu_kernel_registry()$lrmd$variants), "double")
   if (!is.character(v) || length(v) != 1 || !v %in% ok) {
     sp_abort(sprintf("option statphysgpu.lrmd_variant must be one of %s, not %s.",

@@ -1,12 +1,19 @@
 # Methods for the results of driven_brownian() (class "driven_paths": one
 # row per condition, the paths in attr(x, "paths")).
 
-DRIVEN_PARAMS <- c("a", "omega", "f", "gamma", "D0")
+DRIVEN_PARAMS <- c("a", "omega", "f", "beta", "theta")
+
+# The parameter columns of a result: DRIVEN_PARAMS, or the names results
+# had before the vocabulary of issue 23 (gamma, D0).
+driven_params <- function(x) {
+  if (all(DRIVEN_PARAMS %in% names(x))) DRIVEN_PARAMS else c("a", "omega", "f", "gamma", "D0")
+}
 
 # The swept parameters (more than one value), or "f" when none is.
 driven_swept <- function(x) {
   g <- attr(x, "conditions")
-  s <- DRIVEN_PARAMS[vapply(DRIVEN_PARAMS, function(p) length(unique(g[[p]])) > 1, TRUE)]
+  pn <- driven_params(g)
+  s <- pn[vapply(pn, function(p) length(unique(g[[p]])) > 1, TRUE)]
   if (length(s)) s else "f"
 }
 
@@ -21,7 +28,8 @@ print.driven_paths <- function(x, digits = 4, ...) {
     attr(x, "method"), attr(x, "precision"), attr(x, "devices"),
     if (isTRUE(attr(x, "interrupted"))) ", INTERRUPTED" else ""))
   y <- as.data.frame(x)
-  y$n <- NULL
+  y$replicas <- NULL
+  y$n <- NULL # results of earlier versions
   print(y, digits = digits, row.names = FALSE)
   invisible(x)
 }
@@ -47,8 +55,8 @@ print.driven_paths <- function(x, digits = 4, ...) {
 #' @return `summary()`: a data frame of class `summary.driven_paths`;
 #'   `as.data.frame()`: a data frame; `rbind()`: one `driven_paths` object.
 #' @examples
-#' run <- function(n, first) {
-#'   driven_brownian(n, a = 1, omega = 2, f = c(0.5, 1), gamma = 1, D0 = 0.1,
+#' run <- function(m, first) {
+#'   driven_brownian(m, a = 1, omega = 2, f = c(0.5, 1), beta = 1, theta = 0.1,
 #'                   periods = 20, steps_per_period = 40, seed = 3,
 #'                   first_replica = first, backend = "cpu")
 #' }
@@ -121,7 +129,8 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
                steps_per_period = attr(first, "steps_per_period"),
                transient_periods = attr(first, "transient_periods"), steps = steps[1],
                method = attr(first, "method"), output = attr(first, "output"),
-               bins = attr(first, "bins"), window = attr(first, "window"))
+               bins = attr(first, "bins"), window = attr(first, "window"),
+               init = attr(first, "init"))
   # the density's counts add (every chunk has the same window)
   density <- NULL
   h <- attr(first, "histogram")
@@ -138,6 +147,9 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
   for (a in c("seed", "seed_hex", "backend", "devices", "precision")) {
     attr(out, a) <- attr(first, a)
   }
+  reps <- unique(paths$replica)
+  attr(out, "replicas") <- length(reps)
+  attr(out, "first_replica") <- min(reps)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")),
                                          TRUE))
@@ -175,7 +187,7 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
 #' @return `plot()`: `x`, invisibly; `autoplot()`: a ggplot.
 #' @examples
 #' x <- driven_brownian(100, a = 4.2, omega = 4.9, f = c(0, 0.3, 0.6, 0.9),
-#'                      gamma = 0.9, D0 = 0.01, periods = 30,
+#'                      beta = 0.9, theta = 0.01, periods = 30,
 #'                      steps_per_period = 70, keep = 3, output = "histogram",
 #'                      seed = 1, backend = "cpu")
 #' plot(x)
@@ -286,7 +298,7 @@ driven_colours <- function(n) {
 # Legend labels of the conditions: the parameters that vary between them
 # (see vary_labels()).
 driven_labels <- function(x) {
-  vary_labels(as.data.frame(x)[DRIVEN_PARAMS])
+  vary_labels(as.data.frame(x)[driven_params(x)])
 }
 
 # The density over time of one condition as a matrix (periods x bins), each
@@ -325,7 +337,7 @@ driven_density_panel <- function(x, condition, main = "Density over time, kept t
   graphics::image(dd$period, dd$x, dd$z, col = pal, zlim = c(0, 1), ylim = dd$ylim,
                   xlab = DRIVEN_TIME_LABEL, ylab = "x (potential periods)", main = main,
                   sub = condition_label(as.data.frame(x)[condition, , drop = FALSE],
-                                        DRIVEN_PARAMS), cex.sub = 0.8, ...)
+                                        driven_params(x)), cex.sub = 0.8, ...)
   tr <- dd$trajectories
   for (r in unique(tr$replica)) {
     q <- tr[tr$replica == r, , drop = FALSE]
@@ -401,7 +413,7 @@ autoplot.driven_paths <- function(object,
       ggplot2::labs(x = DRIVEN_TIME_LABEL, y = "x (potential periods)",
                     title = "Density over time, kept trajectories",
                     subtitle = condition_label(as.data.frame(object)[condition, , drop = FALSE],
-                                               DRIVEN_PARAMS))
+                                               driven_params(object)))
     tr <- dd$trajectories
     if (!is.null(tr) && nrow(tr)) {
       g <- g + ggplot2::geom_path(data = tr, ggplot2::aes(x = .data$period, y = .data$x,
@@ -423,7 +435,7 @@ autoplot.driven_paths <- function(object,
 driven_plot_data <- function(x, type, call) {
   if (type == "velocity") {
     s <- driven_swept(x)[1]
-    others <- setdiff(DRIVEN_PARAMS, s)
+    others <- setdiff(driven_params(x), s)
     y <- as.data.frame(x)
     lab <- vary_labels(y[others])
     d <- data.frame(x = y[[s]], v = y$v_mean, lower = y$v_mean - 2 * y$v_se,

@@ -1,20 +1,34 @@
 # Methods for the results of kuramoto() (class "kuramoto_run": one row per
 # (condition, replica, record), columns condition, K, replica, step, time,
-# r, psi; final phases in attribute theta).
+# r, psi; final phases in attribute phases).
+
+# The parameters of a result (attribute `params`), with the names of the
+# vocabulary of issue 23 also for results of earlier versions (gamma, T,
+# omega, omega_dist).
+kuramoto_params <- function(x) {
+  p <- attr(x, "params")
+  old <- c(gamma = "beta", T = "theta", omega = "frequencies", omega_dist = "frequencies_dist")
+  hit <- names(p) %in% names(old) & !(old[names(p)] %in% names(p))
+  names(p)[hit] <- old[names(p)[hit]]
+  p
+}
+
+# The final phases of a result (attribute `theta` in earlier versions).
+kuramoto_phases <- function(x) attr(x, "phases") %||% attr(x, "theta")
 
 kuramoto_header <- function(x) {
-  p <- attr(x, "params")
+  p <- kuramoto_params(x)
   if (is.null(p)) return(NULL)
-  om <- p$omega_dist
+  om <- p$frequencies_dist
   freq <- if (!is.null(om)) {
     if (om$law == "lorentz") sprintf("Lorentzian frequencies (half width %s)", format(om$width))
     else sprintf("normal frequencies (sd %s)", format(om$sd))
-  } else if (kuramoto_omega_constant(p)) sprintf("omega = %s", format(p$omega[1]))
+  } else if (kuramoto_omega_constant(p)) sprintf("frequencies = %s", format(p$frequencies[1]))
   else "frequencies given"
-  sprintf("N = %s oscillators, %s coupling%s, %s, gamma = %s, T = %s, dt = %s%s",
+  sprintf("N = %s oscillators, %s coupling%s, %s, beta = %s, theta = %s, dt = %s%s",
           fmt_count(p$n), gsub("_", " ", p$coupling),
           if (!is.null(p$matrix)) paste0(" (", p$matrix, ")") else "", freq,
-          format(p$gamma), format(p$T), format(p$dt),
+          format(p$beta), format(p$theta), format(p$dt),
           if (identical(p$method, "euler")) ", Euler-Maruyama" else "")
 }
 
@@ -23,7 +37,7 @@ kuramoto_header <- function(x) {
 #' @param n Rows to show.
 #' @export
 print.kuramoto_run <- function(x, n = 6, ...) {
-  p <- attr(x, "params")
+  p <- kuramoto_params(x)
   nsys <- nrow(unique(x[c("condition", "replica")]))
   cli::cat_line(sprintf("<kuramoto_run> %s records of %s system%s (%s condition%s)",
                         fmt_count(nrow(x)), fmt_count(nsys), if (nsys == 1) "" else "s",
@@ -70,8 +84,8 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 #' criterion, `se` is `NA` (run longer, record less often or run more
 #' replicas). `se_naive`, the error of independent records, a lower bound,
 #' is always given. `theory` is [kuramoto_r_theory()] where it has a
-#' closed form (Lorentzian frequencies from [kuramoto_lorentz()] at \eqn{T
-#' = 0}, or identical frequencies with noise), else `NA`; finite-\eqn{N}
+#' closed form (Lorentzian frequencies from [kuramoto_lorentz()] at `theta
+#' = 0`, or identical frequencies with noise), else `NA`; finite-\eqn{N}
 #' systems fluctuate about it by about \eqn{N^{-1/2}} (more near \eqn{K_c}).
 #'
 #' @param object A result of [kuramoto()].
@@ -83,7 +97,7 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 #'   `"replicas"` or `NA`), `se_naive`, `replicas`, `records` (per
 #'   replica), `theory`.
 #' @examples
-#' x <- kuramoto(200, K = c(1, 3), omega = kuramoto_lorentz(0.5), dt = 0.05,
+#' x <- kuramoto(200, K = c(1, 3), frequencies = kuramoto_lorentz(0.5), dt = 0.05,
 #'               steps = 400, replicas = 2, record_every = 5, seed = 1,
 #'               backend = "cpu")
 #' summary(x)
@@ -91,7 +105,7 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 summary.kuramoto_run <- function(object, from = 0.5, ...) {
   call <- sys.call()
   from <- check_range(from, "from", 0, 1, hi_open = TRUE, len = 1, call = call)
-  p <- attr(object, "params")
+  p <- kuramoto_params(object)
   d <- as.data.frame.kuramoto_run(object)
   t_end <- if (nrow(d)) max(d$time) else 0
   d <- d[d$time >= from * t_end, , drop = FALSE]
@@ -137,20 +151,20 @@ summary.kuramoto_run <- function(object, from = 0.5, ...) {
 # Theory r(K) for a run's parameters where kuramoto_r_theory() has it.
 kuramoto_theory_for <- function(K, p) {
   if (is.null(p) || length(K) == 0) return(rep(NA_real_, length(K)))
-  om <- p$omega_dist
+  om <- p$frequencies_dist
   if (p$coupling == "matrix") return(rep(NA_real_, length(K)))
-  if (!is.null(om) && om$law == "lorentz" && p$T == 0) {
+  if (!is.null(om) && om$law == "lorentz" && p$theta == 0) {
     return(kuramoto_r_theory(K, width = om$width))
   }
-  if (kuramoto_omega_constant(p) && p$T > 0) return(kuramoto_r_theory(K, T = p$T))
+  if (kuramoto_omega_constant(p) && p$theta > 0) return(kuramoto_r_theory(K, theta = p$theta))
   rep(NA_real_, length(K))
 }
 
-# All frequencies equal: omega one number, or a vector of one value (one
-# pass, no copy: unique() of 2^24 values would cost a second); a law is not.
+# All frequencies equal: one number, or a vector of one value (one pass, no
+# copy: unique() of 2^24 values would cost a second); a law is not.
 kuramoto_omega_constant <- function(p) {
-  if (!is.null(p$omega_dist) || length(p$omega) == 0) return(FALSE)
-  min(p$omega) == max(p$omega)
+  if (!is.null(p$frequencies_dist) || length(p$frequencies) == 0) return(FALSE)
+  min(p$frequencies) == max(p$frequencies)
 }
 
 #' @rdname summary.kuramoto_run
@@ -187,7 +201,7 @@ print.summary.kuramoto_run <- function(x, digits = 4, ...) {
 #' @param ... Passed to [plot()] (base graphics).
 #' @return `plot()`: `x`, invisibly; `autoplot()`: a ggplot object.
 #' @examples
-#' x <- kuramoto(200, K = c(0.5, 2, 4), T = 0.5, dt = 0.02, steps = 300,
+#' x <- kuramoto(200, K = c(0.5, 2, 4), theta = 0.5, dt = 0.02, steps = 300,
 #'               record_every = 5, bins = 32, seed = 1, backend = "cpu")
 #' plot(x)
 #' plot(x, which = "K")
@@ -223,7 +237,7 @@ plot.kuramoto_run <- function(x, which = c("r", "K", "density"), ...) {
     }
     if (any(is.finite(s$theory)) && length(s$K) > 0) {
       kk <- seq(min(s$K), max(s$K), length.out = 200)
-      th <- kuramoto_theory_for(kk, attr(x, "params"))
+      th <- kuramoto_theory_for(kk, kuramoto_params(x))
       graphics::lines(kk, th, lty = 2)
     }
   } else {
@@ -276,7 +290,7 @@ autoplot.kuramoto_run <- function(object, which = c("r", "K"), ...) {
   if (any(is.finite(s$theory))) {
     kk <- seq(min(s$K), max(s$K), length.out = 200)
     g <- g + ggplot2::geom_line(data = data.frame(K = kk, r = kuramoto_theory_for(
-      kk, attr(object, "params"))), linetype = 2)
+      kk, kuramoto_params(object))), linetype = 2)
   }
   g
 }
@@ -286,7 +300,7 @@ autoplot.kuramoto_run <- function(object, which = c("r", "K"), ...) {
 #' Results of [kuramoto()] with the same seed and parameters, run as chunks
 #' of replicas (`first_replica`), combine into the result of one call: rows
 #' ordered by condition, replica and step; the final phases (attribute
-#' `theta`) and histograms in the same system order. A (condition, replica)
+#' `phases`) and histograms in the same system order. A (condition, replica)
 #' present twice is an error. `as.data.frame()` drops the attributes.
 #'
 #' @param ... Results of [kuramoto()] (`rbind()`); unused (`as.data.frame()`).
@@ -304,14 +318,13 @@ autoplot.kuramoto_run <- function(object, which = c("r", "K"), ...) {
 rbind.kuramoto_run <- function(..., deparse.level = 1) {
   parts <- list(...)
   parts <- parts[!vapply(parts, is.null, TRUE)]
-  ok <- vapply(parts, function(p) inherits(p, "kuramoto_run") && !is.null(attr(p, "theta")), TRUE)
+  ok <- vapply(parts, function(p) inherits(p, "kuramoto_run") && !is.null(kuramoto_phases(p)), TRUE)
   if (!all(ok)) {
     sp_abort(sprintf("rbind() of kuramoto() results needs results of kuramoto(); argument %d is not one.",
                      which(!ok)[1]))
   }
-  p1 <- attr(parts[[1]], "params")
   key <- function(p) {
-    q <- attr(p, "params")
+    q <- kuramoto_params(p)
     q$steps_done <- attr(p, "steps_done")
     list(q, attr(p, "seed_hex"), attr(p, "precision"))
   }
@@ -328,12 +341,14 @@ rbind.kuramoto_run <- function(..., deparse.level = 1) {
   rows <- do.call(rbind, lapply(parts, as.data.frame.kuramoto_run))
   rows <- rows[order(rows$condition, rows$replica, rows$step), , drop = FALSE]
   rownames(rows) <- NULL
-  theta <- do.call(cbind, lapply(parts, attr, "theta"))[, o, drop = FALSE]
+  phases <- do.call(cbind, lapply(parts, kuramoto_phases))[, o, drop = FALSE]
   out <- rows
   attributes(out) <- c(attributes(rows)[c("names", "row.names")],
                        attributes(parts[[1]])[setdiff(names(attributes(parts[[1]])),
                                                       c("names", "row.names", "class"))])
-  attr(out, "theta") <- theta
+  attr(out, "theta") <- NULL # results of earlier versions
+  attr(out, "phases") <- phases
+  attr(out, "params") <- kuramoto_params(parts[[1]])
   sys_o <- systems[o, , drop = FALSE]
   rownames(sys_o) <- NULL
   attr(out, "systems") <- sys_o
@@ -343,6 +358,8 @@ rbind.kuramoto_run <- function(..., deparse.level = 1) {
     h <- array(unlist(hs), c(d[1], d[2], sum(vapply(hs, function(a) dim(a)[3], 0))))
     attr(out, "hist") <- h[, , o, drop = FALSE]
   }
+  attr(out, "replicas") <- length(unique(sys_o$replica))
+  attr(out, "first_replica") <- min(sys_o$replica)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   class(out) <- c("kuramoto_run", "data.frame")

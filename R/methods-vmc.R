@@ -1,6 +1,10 @@
 # Methods for the results of he4_vmc() (class "vmc_blocks": one row per
-# finished (walker, block), columns walker, block, energy, potential,
-# kinetic_pb, kinetic_jf, acceptance).
+# finished (walker, block), columns replica (the walker), block, energy,
+# potential, kinetic_pb, kinetic_jf, acceptance; results of versions before
+# the vocabulary of issue 23 have `walker` for `replica`).
+
+# The walker (replica) numbers of the rows.
+vmc_replica_ids <- function(x) x[["replica"]] %||% x[["walker"]]
 
 VMC_OBSERVABLES <- c("energy", "potential", "kinetic_pb", "kinetic_jf")
 
@@ -15,8 +19,8 @@ VMC_LABELS <- c(energy = "E/N (K)", potential = "V/N (K)",
 # in order (a named list, names the walker numbers).
 vmc_chains <- function(x, column) {
   d <- as.data.frame.vmc_blocks(x)
-  d <- d[order(d$walker, d$block), , drop = FALSE]
-  split(d[[column]], factor(d$walker, levels = unique(d$walker)))
+  d <- d[order(d$replica, d$block), , drop = FALSE]
+  split(d[[column]], factor(d$replica, levels = unique(d$replica)))
 }
 
 # The chains that reblock() and tau_int() can analyse: at least
@@ -30,18 +34,19 @@ vmc_usable_chains <- function(chains) {
 
 # Blocks per walker, in words: "4" or "3 to 4".
 vmc_blocks_per_walker <- function(x) {
-  k <- tabulate(match(x$walker, unique(x$walker)))
+  w <- vmc_replica_ids(x)
+  k <- tabulate(match(w, unique(w)))
   if (length(k) == 0) return("0")
   if (min(k) == max(k)) fmt_count(k[1]) else
     sprintf("%s to %s", fmt_count(min(k)), fmt_count(max(k)))
 }
 
 vmc_header <- function(x) {
-  p <- attr(x, "params")
+  p <- vmc_params(x)
   if (is.null(p)) return(NULL)
   sprintf(paste0("N = %s atoms of 4He at density %s A^-3 (box side L = %.4g A), ",
                  "McMillan b = %s A, %s Jastrow"),
-          fmt_count(p$n_atoms), format(p$density), p$L, format(p$b), p$jastrow)
+          fmt_count(p$n), format(p$density), p$L, format(p$b), p$jastrow)
 }
 
 #' @rdname summary.vmc_blocks
@@ -50,7 +55,7 @@ vmc_header <- function(x) {
 #' @export
 print.vmc_blocks <- function(x, n = 6, ...) {
   p <- attr(x, "params")
-  nw <- length(unique(x$walker))
+  nw <- length(unique(vmc_replica_ids(x)))
   cli::cat_line(sprintf("<vmc_blocks> %s blocks: %s walker%s, %s block%s each",
                         fmt_count(nrow(x)), fmt_count(nw), if (nw == 1) "" else "s",
                         vmc_blocks_per_walker(x),
@@ -69,7 +74,7 @@ print.vmc_blocks <- function(x, n = 6, ...) {
                 attr(x, "seconds") %||% NA_real_))
   }
   if (isTRUE(attr(x, "interrupted"))) {
-    cat("interrupted: the finished blocks are returned; `start = ` continues every chain\n")
+    cat("interrupted: the finished blocks are returned; `init = ` continues every chain\n")
   }
   if (nrow(x) > 0) print(utils::head(as.data.frame.vmc_blocks(x), n), digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
@@ -129,10 +134,10 @@ print.vmc_blocks <- function(x, n = 6, ...) {
 #'   `energy_corrected` (mean energy plus tail correction), `seconds`,
 #'   `time_to_error` (\eqn{t\sigma^2} of the energy in s mK\eqn{^2}),
 #'   `se_blocks` (per observable, the standard error of independent blocks),
-#'   `walkers`, `method` and `params`.
+#'   `replicas` (walkers), `method` and `params`.
 #' @seealso [he4_vmc()], [reblock()], [plot.vmc_blocks()].
 #' @examples
-#' x <- he4_vmc(32, walkers = 2, blocks = 16, block_sweeps = 10,
+#' x <- he4_vmc(32, replicas = 2, blocks = 16, block_sweeps = 10,
 #'              equilibration = 20, backend = "cpu", seed = 1)
 #' s <- summary(x)
 #' s
@@ -185,9 +190,9 @@ summary.vmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
     time_to_error(secs, 1000 * se_e) else NA_real_
   attr(out, "se_blocks") <- stats::setNames(vapply(rows, `[[`, 0, "se0"), VMC_OBSERVABLES)
   attr(out, "tau_short") <- VMC_OBSERVABLES[vapply(rows, `[[`, TRUE, "short")]
-  attr(out, "walkers") <- length(unique(object$walker))
+  attr(out, "replicas") <- length(unique(vmc_replica_ids(object)))
   attr(out, "method") <- method
-  attr(out, "params") <- attr(object, "params")
+  attr(out, "params") <- vmc_params(object)
   attr(out, "devices") <- attr(object, "devices")
   class(out) <- c("summary.vmc_blocks", "data.frame")
   out
@@ -197,13 +202,13 @@ summary.vmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
 #' @param digits Significant digits to print.
 #' @export
 print.summary.vmc_blocks <- function(x, digits = 4, ...) {
-  p <- attr(x, "params")
+  p <- vmc_params(x)
   h <- vmc_header(structure(list(), params = p))
+  nw <- attr(x, "replicas") %||% attr(x, "walkers")
   if (!is.null(h)) cat(h, "\n", sep = "")
   cat(sprintf(paste0("Per atom, in K: %s blocks from %s walker%s; standard errors by ",
                      "reblocking each walker's blocks and combining the walkers (%s level)\n"),
-              fmt_count(x$n_blocks[1]), fmt_count(attr(x, "walkers")),
-              if (attr(x, "walkers") == 1) "" else "s",
+              fmt_count(x$n_blocks[1]), fmt_count(nw), if (nw == 1) "" else "s",
               if (attr(x, "method") == "optimal") "optimal" else "Jonsson's"))
   y <- as.data.frame(unclass(x))
   print(y, digits = digits, row.names = FALSE)
@@ -263,7 +268,7 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
 #' @return `plot()`: `x`, invisibly; `autoplot()`: a ggplot object.
 #' @seealso [summary.vmc_blocks()], [plot.sp_reblock()].
 #' @examples
-#' x <- he4_vmc(32, walkers = 2, blocks = 16, block_sweeps = 5,
+#' x <- he4_vmc(32, replicas = 2, blocks = 16, block_sweeps = 5,
 #'              equilibration = 20, backend = "cpu", seed = 1,
 #'              pair_distribution = TRUE)
 #' plot(x)
@@ -289,8 +294,8 @@ plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "ener
         plot.sp_reblock(r, ..., xlab = vmc_level_label(x),
                         ylab = sprintf("standard error of %s", VMC_LABELS[[observable]]))
         graphics::mtext(sprintf("%s, %s walker%s combined", VMC_LABELS[[observable]],
-                                fmt_count(length(unique(x$walker))),
-                                if (length(unique(x$walker)) == 1) "" else "s"),
+                                fmt_count(length(unique(vmc_replica_ids(x)))),
+                                if (length(unique(vmc_replica_ids(x))) == 1) "" else "s"),
                         side = 3, line = 0.3, cex = 0.8)
       },
       pair_distribution = {
@@ -343,7 +348,7 @@ vmc_pair_data <- function(x, call) {
 }
 
 vmc_plot_trace <- function(x, observable, ...) {
-  chains <- split(as.data.frame.vmc_blocks(x), x$walker)
+  chains <- split(as.data.frame.vmc_blocks(x), vmc_replica_ids(x))
   nw <- length(chains)
   cols <- if (nw <= 8) grDevices::hcl.colors(max(nw, 2), "Dark 3")[seq_len(nw)] else
     rep(grDevices::adjustcolor("grey30", 0.3), nw)
@@ -383,8 +388,8 @@ autoplot.vmc_blocks <- function(object, which = c("trace", "reblock", "pair_dist
   if (which == "trace") {
     d <- as.data.frame.vmc_blocks(object)
     d$value <- d[[observable]]
-    nw <- length(unique(d$walker))
-    d$walker <- factor(d$walker)
+    nw <- length(unique(d$replica))
+    d$walker <- factor(d$replica)
     g <- ggplot2::ggplot(d, ggplot2::aes(x = .data$block, y = .data$value,
                                          group = .data$walker)) +
       ggplot2::geom_hline(yintercept = mean(d$value), linetype = 2) +
@@ -419,23 +424,24 @@ autoplot.vmc_blocks <- function(object, which = c("trace", "reblock", "pair_dist
 #' @export
 as.data.frame.vmc_blocks <- function(x, ...) {
   out <- as.data.frame(unclass(x)[names(x)], stringsAsFactors = FALSE)
+  names(out)[names(out) == "walker"] <- "replica" # results of earlier versions
   rownames(out) <- NULL
   out
 }
 
 #' Combine parts of one helium VMC study
 #'
-#' Results of [he4_vmc()] with the same seed, physics (`n_atoms`,
+#' Results of [he4_vmc()] with the same seed, physics (`n`,
 #' `density`, `b`, `jastrow`), `block_sweeps`, `measure_every` and
 #' precision combine into one result: chunks of walkers run elsewhere
-#' (`first_walker`), which give exactly the result of one call, and
-#' continuations (`start = x`), whose blocks follow those of `x`. Rows are
-#' ordered by walker and block; a (walker, block) present twice is an
-#' error.
+#' (`first_replica`), which give exactly the result of one call, and
+#' continuations (`init = x`), whose blocks follow those of `x`. Rows are
+#' ordered by walker (`replica`) and block; a (walker, block) present twice
+#' is an error.
 #'
-#' The walkers' state (attribute `state`, for `start =`) is, for each
+#' The walkers' state (attribute `state`, for `init =`) is, for each
 #' walker, that of the part holding its latest block, in walker order; a
-#' combined result continues with `start =` when its walkers are
+#' combined result continues with `init =` when its walkers are
 #' consecutive (one chunk). `seconds` is the sum of the parts'; the
 #' parameters are those of the first part (a continuation's
 #' `equilibration`, usually 0, may differ); the pair distributions, when
@@ -449,16 +455,16 @@ as.data.frame.vmc_blocks <- function(x, ...) {
 #' @return `rbind()`: one `vmc_blocks` result; `as.data.frame()`: a data
 #'   frame.
 #' @examples
-#' a <- he4_vmc(32, walkers = 2, blocks = 4, block_sweeps = 10,
+#' a <- he4_vmc(32, replicas = 2, blocks = 4, block_sweeps = 10,
 #'              equilibration = 20, backend = "cpu", seed = 1)
-#' b <- he4_vmc(32, walkers = 2, blocks = 4, block_sweeps = 10,
-#'              equilibration = 20, backend = "cpu", seed = 1, first_walker = 3)
-#' whole <- he4_vmc(32, walkers = 4, blocks = 4, block_sweeps = 10,
+#' b <- he4_vmc(32, replicas = 2, blocks = 4, block_sweeps = 10,
+#'              equilibration = 20, backend = "cpu", seed = 1, first_replica = 3)
+#' whole <- he4_vmc(32, replicas = 4, blocks = 4, block_sweeps = 10,
 #'                  equilibration = 20, backend = "cpu", seed = 1)
 #' all.equal(as.data.frame(rbind(a, b)), as.data.frame(whole))
 #' # a continuation appends the following blocks
 #' more <- he4_vmc(32, blocks = 4, block_sweeps = 10, equilibration = 0,
-#'                 start = whole, backend = "cpu")
+#'                 init = whole, backend = "cpu")
 #' nrow(rbind(whole, more))
 #' @export
 rbind.vmc_blocks <- function(..., deparse.level = 1) {
@@ -472,53 +478,57 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
                      which(bad)[1], describe_vmc_part(parts[[which(bad)[1]]])))
   }
   first <- parts[[1]]
-  keys <- c("n_atoms", "density", "b", "L", "jastrow", "block_sweeps", "measure_every")
+  keys <- c("n", "density", "b", "L", "jastrow", "block_sweeps", "measure_every")
   same <- function(p) {
     identical(attr(p, "seed_hex"), attr(first, "seed_hex")) &&
       identical(attr(p, "precision"), attr(first, "precision")) &&
-      isTRUE(all.equal(attr(p, "params")[keys], attr(first, "params")[keys]))
+      isTRUE(all.equal(vmc_params(p)[keys], vmc_params(first)[keys]))
   }
   if (!all(vapply(parts, same, TRUE))) {
     sp_abort(paste0("rbind() of he4_vmc() results needs parts of one study: the same ",
-                    "seed, n_atoms, density, b, jastrow, block_sweeps, measure_every ",
+                    "seed, n, density, b, jastrow, block_sweeps, measure_every ",
                     "and precision."))
   }
   df <- do.call(rbind, lapply(parts, as.data.frame.vmc_blocks))
-  dup <- duplicated(df[c("walker", "block")])
+  dup <- duplicated(df[c("replica", "block")])
   if (any(dup)) {
     sp_abort(sprintf(paste0(
       "the parts overlap: walker %s, block %s appears twice (chunks need disjoint ",
-      "walkers, see `first_walker`; a continuation made with `start =` holds only ",
+      "walkers, see `first_replica`; a continuation made with `init =` holds only ",
       "the blocks after those of its start)."),
-      fmt_num(df$walker[dup][1]), fmt_num(df$block[dup][1])))
+      fmt_num(df$replica[dup][1]), fmt_num(df$block[dup][1])))
   }
-  out <- df[order(df$walker, df$block), , drop = FALSE]
+  out <- df[order(df$replica, df$block), , drop = FALSE]
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(first)), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(first, a)
   # the state of every walker from the part that holds its latest block
-  st <- lapply(parts, function(p) attr(p, "state"))
-  walkers <- sort(unique(unlist(lapply(st, `[[`, "walker"))))
+  st <- lapply(parts, function(p) vmc_state(attr(p, "state")))
+  walkers <- sort(unique(unlist(lapply(st, `[[`, "replica"))))
   pick <- lapply(walkers, function(w) {
     best <- NULL
     for (i in seq_along(st)) {
-      j <- match(w, st[[i]]$walker)
+      j <- match(w, st[[i]]$replica)
       if (!is.na(j) && (is.null(best) || st[[i]]$blocks[j] > st[[best[1]]]$blocks[best[2]])) {
         best <- c(i, j)
       }
     }
     best
   })
-  n <- attr(first, "params")$n_atoms
-  state <- list(walker = walkers,
+  n <- vmc_params(first)$n
+  state <- list(replica = walkers,
                 coords = array(unlist(lapply(pick, function(b) st[[b[1]]]$coords[, , b[2]])),
                                c(3, n, length(walkers))),
-                step = vapply(pick, function(b) st[[b[1]]]$step[b[2]], 0),
+                displacement = vapply(pick, function(b) st[[b[1]]]$displacement[b[2]], 0),
                 moves = vapply(pick, function(b) st[[b[1]]]$moves[b[2]], 0),
                 blocks = vapply(pick, function(b) st[[b[1]]]$blocks[b[2]], 0),
                 seed_hex = st[[1]]$seed_hex)
   attr(out, "state") <- state
-  attr(out, "step") <- state$step
+  attr(out, "step") <- NULL # results of earlier versions
+  attr(out, "displacement") <- state$displacement
+  attr(out, "params") <- vmc_params(first)
+  attr(out, "replicas") <- length(walkers)
+  attr(out, "first_replica") <- min(walkers)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   for (a in c("backend", "devices")) {
@@ -531,11 +541,11 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
                      "has none."), class = "statphysgpu_vmc_warning")
       attr(out, "pair_distribution") <- NULL
     } else {
-      p <- attr(first, "params")
+      p <- vmc_params(first)
       counts <- Reduce(`+`, lapply(parts, function(q) attr(q, "pair_distribution")$counts))
       nmeas <- nrow(out) * p$block_sweeps / p$measure_every
       attr(out, "pair_distribution") <- vmc_pair_distribution(
-        counts, length(counts), p$L, p$n_atoms, p$density, nmeas, 1)
+        counts, length(counts), p$L, p$n, p$density, nmeas, 1)
     }
   }
   class(out) <- class(first)
@@ -564,7 +574,7 @@ describe_vmc_part <- function(p) {
 #' @return A `coda::mcmc.list`.
 #' @examples
 #' if (requireNamespace("coda", quietly = TRUE)) {
-#'   x <- he4_vmc(32, walkers = 2, blocks = 8, block_sweeps = 10,
+#'   x <- he4_vmc(32, replicas = 2, blocks = 8, block_sweeps = 10,
 #'                equilibration = 20, backend = "cpu", seed = 1)
 #'   m <- coda::as.mcmc.list(x)
 #'   summary(m)
@@ -584,7 +594,7 @@ as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "accepta
   }
   d <- as.data.frame.vmc_blocks(x)
   if (nrow(d) == 0) sp_abort("`x` has no finished blocks.", call = call)
-  per <- split(d, d$walker)
+  per <- split(d, d$replica)
   lo <- max(vapply(per, function(p) min(p$block), 0))
   hi <- min(vapply(per, function(p) max(p$block), 0))
   if (hi < lo) {

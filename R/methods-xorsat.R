@@ -10,7 +10,7 @@
 #' [xorsat_qg()]). `plot()` draws the empirical survival function of the
 #' TTS on a log scale with the exponential of the estimated mean (paper 003,
 #' Fig. 2), in sweeps by default. `rbind()` combines chunks of one study
-#' (runs `first_run..` run elsewhere with the same seed, instance, clones
+#' (runs `first_replica..` run elsewhere with the same seed, instance, clones
 #' and `p1`); their sweeps are exact, and their seconds are converted
 #' again at the pace of the first chunk, so that one sample has one pace.
 #'
@@ -21,7 +21,7 @@
 #' @param ... Passed to [tts_estimate()] (summary) or [plot()].
 #' @return `summary()`: a list of class `summary.xorsat_tts`.
 #' @examples
-#' x <- xorsat_qg(xorsat_random(48, seed = 1), runs = 30, clones = 64,
+#' x <- xorsat_qg(xorsat_random(48, seed = 1), replicas = 30, clones = 64,
 #'                seed = 1, backend = "cpu")
 #' summary(x)
 #' plot(x)
@@ -34,7 +34,7 @@ summary.xorsat_tts <- function(object, level = 0.99, ...) {
   all_solved <- all(s)
   structure(list(instance = attr(object, "instance"), n = attr(object, "n"),
                  clones = attr(object, "clones"), p1 = attr(object, "p1"),
-                 runs = nrow(object), solved = sum(s),
+                 replicas = nrow(object), solved = sum(s),
                  mean_sweeps = if (all_solved) mean(object$sweeps) else NA_real_,
                  median_sweeps = if (all_solved) stats::median(object$sweeps) else NA_real_,
                  tts99_sweeps = if (all_solved) mean(object$sweeps) * log(100) else NA_real_,
@@ -50,7 +50,7 @@ summary.xorsat_tts <- function(object, level = 0.99, ...) {
 print.summary.xorsat_tts <- function(x, ...) {
   cat(sprintf("Quasi-greedy runs on %s (N = %d), %s clones a run, p1 = %s\n",
               x$instance, x$n, fmt_count(x$clones), format(x$p1)))
-  cat(sprintf("  %d runs, %d solved\n", x$runs, x$solved))
+  cat(sprintf("  %d runs, %d solved\n", x$replicas %||% x$runs, x$solved))
   if (!is.na(x$mean_sweeps)) {
     cat(sprintf("  sample: mean TTS %.4g sweeps, median %.4g, TTS99 %.4g sweeps\n",
                 x$mean_sweeps, x$median_sweeps, x$tts99_sweeps))
@@ -151,7 +151,9 @@ autoplot.xorsat_tts <- function(object, unit = c("sweeps", "seconds"), ...) {
 #' @param row.names,optional Unused.
 #' @export
 as.data.frame.xorsat_tts <- function(x, row.names = NULL, optional = FALSE, ...) {
-  out <- data.frame(run = x$run, sweeps = x$sweeps, seconds = x$seconds,
+  # `run` in results of versions before the vocabulary of issue 23
+  out <- data.frame(replica = x[["replica"]] %||% x[["run"]], sweeps = x$sweeps,
+                    seconds = x$seconds,
                     solved = x$solved, clone = x$clone)
   out
 }
@@ -173,10 +175,10 @@ rbind.xorsat_tts <- function(..., deparse.level = 1) {
                     "the same seed, instance, clones, p1 and independent_clones."))
   }
   df <- do.call(rbind, lapply(parts, as.data.frame.xorsat_tts))
-  if (anyDuplicated(df$run)) {
-    sp_abort("the chunks overlap: some runs appear twice (check `first_run`).")
+  if (anyDuplicated(df$replica)) {
+    sp_abort("the chunks overlap: some runs appear twice (check `first_replica`).")
   }
-  o <- order(df$run)
+  o <- order(df$replica)
   out <- df[o, , drop = FALSE]
   rownames(out) <- NULL
   # one sample, one pace: the first chunk's (sweeps are the same everywhere)
@@ -187,6 +189,8 @@ rbind.xorsat_tts <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   attr(out, "unfinished") <- do.call(rbind, lapply(parts, attr, "unfinished"))
+  attr(out, "replicas") <- nrow(out)
+  attr(out, "first_replica") <- if (nrow(out)) min(out$replica) else attr(first, "first_replica")
   class(out) <- class(first)
   out
 }

@@ -8,6 +8,37 @@
 #' Start with [sp_backends()] to see what this machine offers, and
 #' [philox_uniform()] for the random streams everything is built on.
 #'
+#' @section Vocabulary:
+#' One name per concept in every simulator ([escape_times()],
+#' [switching_currents()], [driven_brownian()], [kuramoto()], [he4_vmc()],
+#' [xorsat_qg()], [lrmd()]), and no name with two meanings. Each
+#' simulator's help page gives the paper's symbols beside these names. Old
+#' names keep working for one release, with a warning of class
+#' `statphysgpu_deprecated` that names the new one (giving both is an error).
+#'
+#' | name | meaning | papers' symbols; old names |
+#' |---|---|---|
+#' | `replicas` | number of independent copies: paths, systems, walkers, runs | walkers, runs; old `n` (escape, switching, driven), `walkers` (he4_vmc), `runs` (xorsat_qg) |
+#' | `first_replica` | global number of a call's first replica: chunks ([replica_chunks()]) combine with [rbind()] into the one-call result | old `first_walker`, `first_run` |
+#' | `replica` | the result column that numbers the replicas | old `walker`, `run` |
+#' | `n` | the size of one system only (oscillators, particles, atoms), never a count of copies | \eqn{N}; old `n_atoms` (he4_vmc) |
+#' | `init` | the initial state: a named start (`"rest"`, `"thermal"`), a state, or a previous result, which it continues | \eqn{x(0)}, \eqn{\varphi_0}; old `start`, `theta0`, `x0` and `v0` |
+#' | `dt` | the time step | \eqn{h}, \eqn{\Delta t}; old `h` |
+#' | `displacement` | rms trial displacement of a Monte Carlo move (a distance, not a time) | old `step` (he4_vmc) |
+#' | `theta` | the temperature (noise intensity) | \eqn{\theta = k_BT/E_C} (paper 000), \eqn{D_0} and \eqn{T} (paper 001); old `D0`, `T` |
+#' | `beta` | the friction (damping) | \eqn{\beta} (paper 000), \eqn{\gamma} (paper 001); old `gamma` (driven, kuramoto) |
+#' | `gamma` | the bias of the washboard, \eqn{I_b/I_c} (escape family only) | \eqn{\gamma} (paper 000) |
+#' | `omega` | a drive's angular frequency only | \eqn{\omega} |
+#' | `frequencies` | natural frequencies of oscillators | \eqn{\omega_i}; old `omega` (kuramoto) |
+#' | `precision` | `"single"`, `"mixed"` or `"double"`; a model refuses those it lacks, saying which it has | |
+#' | `method` | the integrator, `"srk2"` (stochastic Heun) or `"euler"` | Algorithm 2 of paper 001; Euler-Maruyama |
+#' | `seed` | the Philox key; `NULL` draws one from R's generator | |
+#' | `backend`, `devices`, `progress` | `"auto"`, `"cpu"` or `"gpu"`; GPU ids; a progress bar (`interactive()` by default) | |
+#'
+#' Results carry the run's settings under the same names (attributes
+#' `replicas`, `first_replica`, `dt`, `init`, `precision`, ...); their
+#' methods also read results made by earlier versions.
+#'
 #' @section Interrupts, errors and warnings:
 #' Every simulator follows one rule for Ctrl-C: once its run has started,
 #' an interrupt stops it after the round in flight and the call returns

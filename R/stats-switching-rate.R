@@ -126,9 +126,9 @@ bin_point_offset <- function(kappa, dg) {
 #'   Hall, Sec. 4.3 (life tables).
 #' @examples
 #' x <- switching_currents(1000, ramp = 1e-3, V0 = 2, beta = 0.5,
-#'                         theta = 0.25, h = 0.02, gamma0 = 0.4, seed = 1,
+#'                         theta = 0.25, dt = 0.02, gamma0 = 0.4, seed = 1,
 #'                         backend = "cpu", threshold = "next_well",
-#'                         start = "thermal")
+#'                         init = "thermal")
 #' r <- switching_rate(x)
 #' r
 #' plot(r, theory = "kramers")
@@ -280,7 +280,7 @@ print.sp_switching_rate <- function(x, digits = 4, n = 40, ...) {
 #' @return `x`, invisibly.
 #' @examples
 #' x <- switching_currents(600, ramp = 1e-3, V0 = 2, beta = c(0.1, 0.5),
-#'                         theta = 0.25, h = 0.02, gamma0 = 0.4, seed = 1,
+#'                         theta = 0.25, dt = 0.02, gamma0 = 0.4, seed = 1,
 #'                         backend = "cpu", threshold = "next_well")
 #' plot(switching_rate(x), theory = "mm")
 #' @export

@@ -87,7 +87,7 @@ tts_sample <- function(x, solved, unit, call) {
 #' @param x Either a data frame with one row per run, a column of times
 #'   (`sweeps` or `seconds`: the run's time, its cut when it was not
 #'   solved) and `solved` (logical), such as the `"xorsat_tts"` results of
-#'   the solver (columns `run`, `sweeps`, `seconds`, `solved`, `clone`); or
+#'   the solver (columns `replica`, `sweeps`, `seconds`, `solved`, `clone`); or
 #'   a numeric vector of run times (non-negative).
 #' @param level Success probability of the reported TTS, in (0, 1).
 #' @param prior `"jeffreys"` (\eqn{a = 1/2}) or `"uniform"` (\eqn{a = 1});
@@ -127,10 +127,10 @@ tts_sample <- function(x, solved, unit, call) {
 #' cut <- 500
 #' tts_estimate(pmin(t, cut), solved = t <= cut, unit = "sweeps")
 #' # the same from a result table
-#' runs <- data.frame(run = 1:40, sweeps = pmin(t, cut), solved = t <= cut)
+#' runs <- data.frame(replica = 1:40, sweeps = pmin(t, cut), solved = t <= cut)
 #' tts_estimate(runs, prior = "uniform")
 #' # from the solver: in sweeps, and in seconds at the measured pace
-#' x <- xorsat_qg(xorsat_random(48, seed = 1), runs = 30, clones = 64,
+#' x <- xorsat_qg(xorsat_random(48, seed = 1), replicas = 30, clones = 64,
 #'                seed = 1, backend = "cpu")
 #' tts_estimate(x)
 #' tts_estimate(x, unit = "seconds")

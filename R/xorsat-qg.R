@@ -1,7 +1,7 @@
 #' Time-to-solution samples of 3-regular 3-XORSAT: the quasi-greedy solver
 #'
 #' Runs the quasi-greedy (QG) algorithm of paper 003 on a 3-regular 3-XORSAT
-#' instance ([read_xorsat()], [xorsat_random()]) `runs` times, each run with
+#' instance ([read_xorsat()], [xorsat_random()]) `replicas` times (runs), each run with
 #' `clones` independent clones coded 32 to a machine word, and returns the
 #' time to solution of each run: the sweeps until the first clone reaches
 #' the ground state \eqn{E = -N}, and those sweeps converted to seconds.
@@ -23,7 +23,16 @@
 #' the sweeps of `timeout`) is cut: `solved = FALSE`, its values the cut, a
 #' right-censored observation for [tts_estimate()].
 #'
-#' Run \eqn{r} (counting from `first_run`) draws from its own Philox streams,
+#' **Names.** The package's names (one vocabulary for every simulator, see
+#' [statphysgpu]) beside the paper's: `replicas` is the number of runs
+#' (independent repetitions of the solver; the result's column `replica`
+#' numbers them), `first_replica` the first run of a chunk; \eqn{N} is the
+#' instance's number of spins (`attr(x, "n")`; the challenge files' names
+#' count \eqn{2N}, the spins of the 2-body form), `p1` the paper's
+#' \eqn{p_1}. The old names `runs` and `first_run` still work, with a
+#' warning of class `statphysgpu_deprecated`.
+#'
+#' Run \eqn{r} (counting from `first_replica`) draws from its own Philox streams,
 #' so its sweeps to solution depend only on the seed, the run number, the
 #' instance, `p1` and `clones`: never on threads, devices, chunks, the
 #' backend or the machine's load -- the CPU and the GPU give the same
@@ -64,7 +73,7 @@
 #'   `attr(x, "unfinished")`).
 #' @param instance A 3-XORSAT instance, class `xorsat`, as made by
 #'   [read_xorsat()] or [xorsat_random()]; it is checked field by field.
-#' @param runs Number of runs.
+#' @param replicas Number of runs (independent repetitions of the solver).
 #' @param clones Clones per run, a positive multiple of 32, or `"auto"`:
 #'   on the CPU 256; on the GPU every warp the (first) device holds at once,
 #'   32 clones each, as in paper 003 (a run has the whole device; on an
@@ -96,7 +105,7 @@
 #'   sweeps do not depend on it (the sweeps since the last check are
 #'   replayed); the pace does, a little.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
-#' @param first_run Number of the first run of this call (chunks).
+#' @param first_replica Number of the first run of this call (chunks).
 #' @param backend `"auto"` (the GPU when there is one and the instance has
 #'   at least 64 spins), `"cpu"` or `"gpu"` (see [sp_backends()]).
 #' @param devices GPU ids, see [gpu_devices()]; runs are shared out among
@@ -112,10 +121,16 @@
 #'   `"auto"` measures it (see "Sweeps and seconds"), or a positive number,
 #'   for example a pace measured before on another device, to express the
 #'   runs in its seconds.
+#' @param precision `"double"`, the only value: the engine's arithmetic is
+#'   exact (spins coded as bits, integer counts, integer thresholds for
+#'   `p1`), so no precision applies; `"single"` and `"mixed"` are refused.
+#' @param runs,first_run Deprecated names of `replicas` and `first_replica`
+#'   (they work, with a warning of class `statphysgpu_deprecated`).
 #' @return An object of class `xorsat_tts`: a data frame with one row per
-#'   run and columns `run`, `sweeps`, `seconds` (`sweeps` times the pace),
+#'   run and columns `replica` (the run's number), `sweeps`, `seconds` (`sweeps` times the pace),
 #'   `solved` and `clone` (the first clone to solve, 1-based; `NA` when
-#'   cut); attributes `instance` (name), `n`, `clones`, `p1`, `seed`,
+#'   cut); attributes `instance` (name), `n`, `clones`, `p1`, `replicas`,
+#'   `first_replica`, `precision`, `seed`,
 #'   `backend`, `devices`, `seconds` (the engine's time: its rounds), `pace` (a list:
 #'   `seconds_per_sweep`, `device`, `clones`, `n`, `measured` -- `FALSE`
 #'   when given), `seconds_per_sweep` (the pace), `solutions` (for each
@@ -127,16 +142,18 @@
 #'   algorithm and its efficient implementation on GPUs. *EPL* 133, 60005.
 #' @examples
 #' inst <- xorsat_random(64, seed = 1)
-#' x <- xorsat_qg(inst, runs = 20, clones = 64, seed = 1,
+#' x <- xorsat_qg(inst, replicas = 20, clones = 64, seed = 1,
 #'                backend = "cpu")
 #' head(x)
 #' attr(x, "pace")
 #' @export
-xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout = Inf,
-                      max_sweeps = Inf, check_every = "auto", seed = NULL, first_run = 1,
+xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, timeout = Inf,
+                      max_sweeps = Inf, check_every = "auto", seed = NULL, first_replica = 1,
                       backend = "auto", devices = NULL, progress = interactive(),
-                      independent_clones = FALSE, pace = "auto") {
+                      independent_clones = FALSE, pace = "auto", precision = "double",
+                      runs, first_run) {
   call <- sys.call()
+  sp_renamed_args(c(runs = "replicas", first_run = "first_replica"), "xorsat_qg")
   instance <- check_xorsat(instance, call = call) # before anything reads it
   p1 <- check_range(p1, "p1", 0, 1, len = 1, call = call)
   independent_clones <- check_flag(independent_clones, "independent_clones", call = call)
@@ -185,18 +202,19 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   if (auto_clones) clones <- if (plan$backend == "gpu") 0 else 256
   if (identical(check_every, "auto")) check_every <- if (plan$backend == "gpu") 16 else 1
   check_every <- check_whole(check_every, "check_every", lo = 1, hi = 2^40, call = call)
-  fr <- sim_frame(call, n = runs, first = first_run, seed = seed, backend = plan$backend,
-                  devices = if (plan$backend == "gpu") plan$devices, progress = progress, row_bytes = 40 + 4 * instance$n, n_name = "runs",
-                  first_name = "first_run", max_replicas = 2^47)
+  fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
+                  backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
+                  precision = precision, precisions = "double", progress = progress,
+                  row_bytes = 40 + 4 * instance$n, max_replicas = 2^47)
   tab <- xorsat_tables(instance)
   variant <- if (independent_clones) "indep"
-    else getOption("statphysgpu.xorsat_variant", "default")
+    else sp_tuning("xorsat_variant", call)
   # one engine call: `frame` says the runs, backend and devices
   engine <- function(frame, limit, first, calibrate = FALSE) {
     job <- xorsat_job(tab, nwords = clones / wc, nruns = frame$n, limit = limit,
                       check_every = check_every, p1 = p1, indep = independent_clones,
                       calibrate = calibrate,
-                      run0 = check_u64(first - 1, "first_run", call = call),
+                      run0 = check_u64(first - 1, "first_replica", call = call),
                       seed = frame$seed)
     res <- sim_run(frame, "xorsat", job = job, kernel = "xorsat", variant = variant)
     res$clones <- wc * res$nwords
@@ -224,7 +242,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   if (!pace$measured) pace$clones <- clones
   started <- res$status != -2L
   runs_id <- fr$first - 1 + seq_len(fr$n)
-  out <- data.frame(run = runs_id, sweeps = res$sweeps,
+  out <- data.frame(replica = runs_id, sweeps = res$sweeps,
                     seconds = res$sweeps * pace$seconds_per_sweep,
                     solved = res$status == 1L,
                     clone = ifelse(res$status == 1L, res$clone + 1L, NA_integer_))
@@ -238,7 +256,7 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
     }
     solutions[[as.character(runs_id[r])]] <- s
   }
-  unfinished <- data.frame(run = runs_id[!started | res$status == -1L],
+  unfinished <- data.frame(replica = runs_id[!started | res$status == -1L],
                            started = (res$status == -1L)[!started | res$status == -1L])
   out <- out[started, , drop = FALSE]
   rownames(out) <- NULL
@@ -246,6 +264,8 @@ xorsat_qg <- function(instance, runs = 100, clones = "auto", p1 = 0.08, timeout 
   attr(out, "n") <- instance$n
   attr(out, "clones") <- clones
   attr(out, "p1") <- p1
+  attr(out, "replicas") <- fr$n
+  attr(out, "first_replica") <- fr$first
   attr(out, "independent_clones") <- independent_clones
   attr(out, "timeout") <- timeout
   attr(out, "max_sweeps") <- max_sweeps

@@ -28,7 +28,7 @@ for (p in c("single", "double")) {
   for (nt in threads) {
     old <- sp_threads(nt)
     x <- escape_times(2000 * nt, gamma = gamma, V0 = V0, beta = beta, theta = DU / 6,
-                      h = h, t_max = 2000, method = "euler", precision = p,
+                      dt = h, t_max = 2000, method = "euler", precision = p,
                       seed = 1, backend = "cpu", progress = FALSE)
     sp_threads(old)
     rate <- attr(x, "steps")[["useful"]] / attr(x, "seconds")

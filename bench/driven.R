@@ -17,7 +17,7 @@ what <- bench_arg("gpu")
 # Fig. 2 parameters of the paper (anomalous transport)
 run <- function(n, periods, precision, backend, method = "srk2", a = 4.2, spp = 100,
                 seed = 1) {
-  x <- driven_brownian(n, a = a, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.001,
+  x <- driven_brownian(n, a = a, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.001,
                        periods = periods, steps_per_period = spp, method = method,
                        precision = precision, seed = seed, backend = backend,
                        progress = FALSE)
@@ -39,7 +39,7 @@ if (what %in% c("gpu", "all")) {
   add("single SRK2 against the target (2e11 steps/s)", rows[[1]]$value / 2e11, "", dev)
   # a sweep of 100 drive amplitudes in one launch (the paper's default setup)
   t <- system.time(s <- driven_brownian(2^15, a = seq(0.1, 10, length.out = 100),
-                                        omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.001,
+                                        omega = 4.9, f = 0.1, beta = 0.9, theta = 0.001,
                                         periods = 500, seed = 2, backend = "gpu",
                                         progress = FALSE))[["elapsed"]]
   add("sweep: 100 amplitudes x 2^15 paths x 500 periods, single: steps/s",

@@ -21,7 +21,7 @@ DU <- barrier_height(gamma, V0)
 
 run <- function(n, ratio, method, precision, backend, t_max = 1e9, seed = 1) {
   x <- escape_times(n, gamma = gamma, V0 = V0, beta = beta, theta = DU / ratio,
-                    h = h, t_max = t_max, method = method, precision = precision,
+                    dt = h, t_max = t_max, method = method, precision = precision,
                     seed = seed, backend = backend, progress = FALSE)
   st <- attr(x, "steps")
   list(rate = st[["useful"]] / attr(x, "seconds"), eff = st[["useful"]] / st[["issued"]],
@@ -61,7 +61,7 @@ if (what %in% c("gpu", "all")) {
   for (hh in c(1e-4, 1e-3)) {
     frac_gmax <- if (hh == 1e-4) 2e-6 else 2e-5
     x <- switching_currents(30000, ramp = u$ramp, V0 = u$V0, beta = u$beta,
-                            theta = u$theta, h = hh, gamma0 = 0, gamma_max = frac_gmax,
+                            theta = u$theta, dt = hh, gamma0 = 0, gamma_max = frac_gmax,
                             seed = 1, backend = "gpu", progress = FALSE)
     st <- attr(x, "steps")
     rate <- st[["useful"]] / attr(x, "seconds")

@@ -25,20 +25,20 @@ if (what == "cpu") {
   for (n in c(64, 256, 512)) {
     sw <- max(2, round(2e8 / (3 * n^2)))
     old <- sp_threads(1)
-    x <- he4_vmc(n, walkers = 1, blocks = 1, block_sweeps = sw, equilibration = 0, seed = 1,
-                 backend = "cpu", step = 0.6, progress = FALSE)
+    x <- he4_vmc(n, replicas = 1, blocks = 1, block_sweeps = sw, equilibration = 0, seed = 1,
+                 backend = "cpu", displacement = 0.6, progress = FALSE)
     sp_threads(old)
     r1 <- sw / attr(x, "seconds")
-    x <- he4_vmc(n, walkers = nth, blocks = 1, block_sweeps = sw, equilibration = 0, seed = 1,
-                 backend = "cpu", step = 0.6, progress = FALSE)
+    x <- he4_vmc(n, replicas = nth, blocks = 1, block_sweeps = sw, equilibration = 0, seed = 1,
+                 backend = "cpu", displacement = 0.6, progress = FALSE)
     rn <- nth * sw / attr(x, "seconds")
     add(sprintf("CPU, N = %d, mixed: measured sweeps/s on one core", n), r1, "1/s")
     add(sprintf("CPU, N = %d, mixed: measured sweeps/s on %d threads", n, nth), rn, "1/s")
   }
   w <- 2 * nth
-  x <- he4_vmc(512, walkers = w, blocks = 10, block_sweeps = 10, equilibration = 50,
+  x <- he4_vmc(512, replicas = w, blocks = 10, block_sweeps = 10, equilibration = 50,
                seed = 2, backend = "cpu", progress = FALSE)
-  se <- sd(vapply(split(x$energy, x$walker), mean, 0)) / sqrt(w)
+  se <- sd(vapply(split(x$energy, x$replica), mean, 0)) / sqrt(w)
   frac <- 100 * 2 / (50 + 100 * 2)
   add(sprintf("CPU, N = 512: t sigma^2 over the recorded part (%d walkers)", w),
       attr(x, "seconds") * frac * (se * 1e3)^2, "s mK^2")
@@ -49,8 +49,8 @@ d <- gpu_first()
 dev <- d$name[1]
 sms <- d$multiprocessors[1]
 run <- function(n, walkers, sweeps, precision = "mixed", ...) {
-  he4_vmc(n, walkers = walkers, blocks = 1, block_sweeps = sweeps, equilibration = 0,
-          seed = 1, backend = "gpu", precision = precision, progress = FALSE, step = 0.6, ...)
+  he4_vmc(n, replicas = walkers, blocks = 1, block_sweeps = sweeps, equilibration = 0,
+          seed = 1, backend = "gpu", precision = precision, progress = FALSE, displacement = 0.6, ...)
 }
 invisible(run(64, 8, 2)); invisible(run(64, 8, 2, "double")) # compile / load
 
@@ -71,13 +71,13 @@ if (length(vs)) {
     prec <- if (startsWith(v, "double")) "double" else "mixed"
     options(statphysgpu.he4_variant = sub("^(mixed|double)", "", v))
     invisible(run(64, 8, 2, prec)) # compile / load this variant
-    x0 <- he4_vmc(512, walkers = w, blocks = 1, block_sweeps = 4, equilibration = 100,
+    x0 <- he4_vmc(512, replicas = w, blocks = 1, block_sweeps = 4, equilibration = 100,
                   seed = 2, backend = "gpu", precision = prec, progress = FALSE)
     for (me in c(2, 1)) {
       x <- he4_vmc(512, blocks = 20, block_sweeps = 20, measure_every = me,
-                   equilibration = 0, start = x0, backend = "gpu", progress = FALSE)
+                   equilibration = 0, init = x0, backend = "gpu", progress = FALSE)
       secs <- attr(x, "seconds")
-      se <- sd(vapply(split(x$energy, x$walker), mean, 0)) / sqrt(w)
+      se <- sd(vapply(split(x$energy, x$replica), mean, 0)) / sqrt(w)
       tab <- rbind(tab, data.frame(variant = v, precision = prec, me = me, secs = secs,
                                    se_mK = se * 1e3, energy = mean(x$energy)))
       tag <- sprintf("N = 512, kernel %s, measure_every = %d", v, me)
@@ -139,15 +139,15 @@ add("N = 512, double precision: sweeps/s in total", best_k * sms * 10 / attr(x, 
 # is timed too (consecutive sweeps are strongly correlated).
 w <- best_k * sms
 # equilibration (100 sweeps and a block of 4) in one call, the recorded
-# sweeps in a second call that continues the walkers (start =): its wall
+# sweeps in a second call that continues the walkers (init =): its wall
 # time is the t of t sigma^2, with no cost model
-x0 <- he4_vmc(512, walkers = w, blocks = 1, block_sweeps = 4, equilibration = 100,
+x0 <- he4_vmc(512, replicas = w, blocks = 1, block_sweeps = 4, equilibration = 100,
               seed = 2, backend = "gpu", progress = FALSE)
 for (me in c(1, 2, 4)) {
   x <- he4_vmc(512, blocks = 10, block_sweeps = 20, measure_every = me,
-               equilibration = 0, start = x0, backend = "gpu", progress = FALSE)
+               equilibration = 0, init = x0, backend = "gpu", progress = FALSE)
   secs <- attr(x, "seconds")
-  se <- sd(vapply(split(x$energy, x$walker), mean, 0)) / sqrt(w)
+  se <- sd(vapply(split(x$energy, x$replica), mean, 0)) / sqrt(w)
   tag <- sprintf("N = 512, measure_every = %d", me)
   add(sprintf("%s: E/N (no tail correction)", tag), mean(x$energy), "K")
   add(sprintf("%s: standard error of E/N over %d walkers' means", tag, w), se * 1e3, "mK")

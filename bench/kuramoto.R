@@ -116,10 +116,10 @@ if (what %in% c("gpu", "all") && any(sp_backends()$available[sp_backends()$backe
   for (prec in c("single", "double")) {
     for (v in if (prec == "single") variants else "") {
       options(statphysgpu.kuramoto_variant = v)
-      kuramoto(n, K = 4, T = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
+      kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
                precision = prec, progress = FALSE) # compile, warm
       steps <- if (prec == "single") 2000 else 1000
-      r <- steady_rate(n, steps, K = 4, omega = kuramoto_lorentz(0.5), T = 1, dt = 0.01,
+      r <- steady_rate(n, steps, K = 4, frequencies = kuramoto_lorentz(0.5), theta = 1, dt = 0.01,
                        seed = 1, backend = "gpu", precision = prec)
       bound <- HBM / (if (prec == "single") 20 else 40)
       add(sprintf("mean field n = 2^24, %s%s (steady state)", prec, v), r$rate,
@@ -135,13 +135,13 @@ if (what %in% c("gpu", "all") && any(sp_backends()$available[sp_backends()$backe
   # Euler-Maruyama: one pass a step (12 bytes single, 24 double; 8 with
   # omega one number)
   for (prec in c("single", "double")) {
-    kuramoto(n, K = 4, T = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
+    kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
              precision = prec, method = "euler", progress = FALSE)
     steps <- if (prec == "single") 4000 else 2000
     for (om in c("lorentz", "constant")) {
       if (om == "constant" && prec == "double") next
       omega <- if (om == "lorentz") kuramoto_lorentz(0.5) else 0
-      r <- steady_rate(n, steps, K = 4, omega = omega, T = 1, dt = 0.01, seed = 1,
+      r <- steady_rate(n, steps, K = 4, frequencies = omega, theta = 1, dt = 0.01, seed = 1,
                        backend = "gpu", precision = prec, method = "euler")
       bytes <- (if (om == "lorentz") 3 else 2) * (if (prec == "single") 4 else 8)
       add(sprintf("Euler mean field n = 2^24, %s, omega %s (steady state)", prec,
@@ -154,7 +154,7 @@ if (what %in% c("gpu", "all") && any(sp_backends()$available[sp_backends()$backe
   # the whole call against the engine (issue 22's case: mean field, 2^24,
   # single, with noise, 5000 steps), SRK2 and Euler, and the ports
   for (m in c("srk2", "euler")) {
-    w <- whole_call(n, 5000, K = 4, omega = kuramoto_lorentz(0.5), T = 1, dt = 0.01, seed = 1,
+    w <- whole_call(n, 5000, K = 4, frequencies = kuramoto_lorentz(0.5), theta = 1, dt = 0.01, seed = 1,
                     backend = "gpu", precision = "single", method = m)
     add_whole_call(sprintf("%s mean field n = 2^24, single, 5000 steps", m), w, n, 5000, dev)
   }
@@ -163,9 +163,9 @@ if (what %in% c("gpu", "all") && any(sp_backends()$available[sp_backends()$backe
     n <- 2^k
     for (prec in c("single", "double")) {
       steps <- if (prec == "single") max(4, 2^(34 - 2 * k)) else max(2, 2^(31 - 2 * k))
-      kuramoto(n, K = 4, T = 1, dt = 0.01, steps = 1, seed = 1, backend = "gpu",
+      kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = 1, seed = 1, backend = "gpu",
                coupling = "pairs", precision = prec, progress = FALSE)
-      s <- timed(n, K = 4, T = 1, dt = 0.01, steps = steps, record_every = steps, seed = 1,
+      s <- timed(n, K = 4, theta = 1, dt = 0.01, steps = steps, record_every = steps, seed = 1,
                  backend = "gpu", coupling = "pairs", precision = prec)
       add(sprintf("pairs n = 2^%d, %s", k, prec), 2 * n^2 * steps / s, "pair terms/s", dev,
           if (prec == "single") "target 2e12" else "")
@@ -203,7 +203,7 @@ if (what %in% c("cpu", "all")) {
   }
   # the fixed cost of a call on the CPU at 2^24 (intercept of 2 and 4 steps)
   for (m in c("srk2", "euler")) for (om in c("0", "lorentz")) {
-    w <- whole_call(2^24, 4, K = 4, omega = if (om == "0") 0 else kuramoto_lorentz(0.5), T = 1,
+    w <- whole_call(2^24, 4, K = 4, frequencies = if (om == "0") 0 else kuramoto_lorentz(0.5), theta = 1,
                     dt = 0.01, seed = 1, backend = "cpu", precision = "single", method = m)
     add(sprintf("CPU %s mean field n = 2^24, single, omega %s: fixed cost a call (intercept)", m,
                 if (om == "0") "0" else "Lorentzian"), w$fixed, "s", cpu,
@@ -216,7 +216,7 @@ if (what %in% c("cpu", "all")) {
     for (th in unique(c(1, sp_threads()))) {
       old <- sp_threads(th)
       for (m in c("srk2", "euler")) {
-        s <- timed(n, K = 4, omega = kuramoto_lorentz(0.5), T = 1, dt = 0.01, steps = steps,
+        s <- timed(n, K = 4, frequencies = kuramoto_lorentz(0.5), theta = 1, dt = 0.01, steps = steps,
                    record_every = steps, seed = 1, backend = "cpu", precision = prec, method = m)
         add(sprintf("mean field n = 2^20, %s, %s", prec, m), n * steps / s, "oscillator-steps/s",
             sprintf("CPU (%d thread%s)", th, if (th == 1) "" else "s"),
@@ -231,7 +231,7 @@ if (what %in% c("cpu", "all")) {
   for (prec in c("single", "double")) {
     for (th in unique(c(1, sp_threads()))) {
       old <- sp_threads(th)
-      s <- timed(n, K = 4, T = 1, dt = 0.01, steps = steps * 4, record_every = steps * 4,
+      s <- timed(n, K = 4, theta = 1, dt = 0.01, steps = steps * 4, record_every = steps * 4,
                  seed = 1, backend = "cpu", coupling = "pairs", precision = prec)
       sp_threads(old)
       add(sprintf("pairs n = 2^11, %s", prec), 2 * n^2 * steps * 4 / s, "pair terms/s",

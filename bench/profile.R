@@ -5,7 +5,7 @@ suppressPackageStartupMessages(library(statphysgpu))
 what <- commandArgs(trailingOnly = TRUE)[1]
 if (what == "escape") {
   x <- escape_times(2^20, gamma = 0.5, V0 = 1, beta = 0.2,
-                    theta = barrier_height(0.5, 1) / 6, h = 0.01, t_max = 1e9,
+                    theta = barrier_height(0.5, 1) / 6, dt = 0.01, t_max = 1e9,
                     method = "euler", precision = "single", seed = 1,
                     backend = "gpu", progress = FALSE)
   reg <- statphysgpu:::gpu_kernel_registry()$escape

@@ -123,7 +123,7 @@ kuramoto_case <- function(n, steps, method, backend) {
        lengths = sprintf("%d and %d steps", steps / 2, steps), warm = 0,
        unit = "oscillator-steps/s",
        fun = function(len) {
-         x <- kuramoto(if (len == 0) 1024 else n, K = 4, omega = kuramoto_lorentz(0.5), T = 1,
+         x <- kuramoto(if (len == 0) 1024 else n, K = 4, frequencies = kuramoto_lorentz(0.5), theta = 1,
                        dt = 0.01, steps = max(len, 2), record_every = max(len, 2), seed = 1,
                        method = method, backend = backend, precision = "single",
                        progress = FALSE)
@@ -137,7 +137,7 @@ driven_case <- function(n, periods, backend, name = "driven") {
        unit = "path-steps/s",
        fun = function(len) {
          x <- driven_brownian(if (len == 0) 1024 else n, a = 4.2, omega = 4.9, f = 0.1,
-                              gamma = 0.9, D0 = 0.001, periods = max(len, 1),
+                              beta = 0.9, theta = 0.001, periods = max(len, 1),
                               steps_per_period = 100, method = "srk2", precision = "single",
                               seed = 1, backend = backend, progress = FALSE)
          list(seconds = attr(x, "seconds"), work = n * len * 100)
@@ -153,7 +153,7 @@ escape_case <- function(n, method, backend, t_max = 1e9) {
        fun = function(len) {
          h <- if (len == 0) 0.01 else 0.02 / len
          x <- escape_times(if (len == 0) 1000 else n, gamma = gamma, V0 = V0, beta = beta,
-                           theta = DU / 6, h = h, t_max = if (len == 0) 10 else t_max,
+                           theta = DU / 6, dt = h, t_max = if (len == 0) 10 else t_max,
                            method = method, precision = "single", seed = 1,
                            backend = backend, progress = FALSE)
          list(seconds = attr(x, "seconds"), work = attr(x, "steps")[["useful"]])
@@ -164,11 +164,11 @@ he4_case <- function(backend, walkers = "auto") {
   list(name = "he4_vmc", len = 40, lengths = "20 and 40 blocks of 20 sweeps", warm = 0,
        unit = "walker-sweeps/s",
        fun = function(len) {
-         x <- he4_vmc(512, walkers = if (len == 0) 32 else walkers, blocks = max(len, 1),
-                      block_sweeps = 20, equilibration = 0, step = 0.3, seed = 1,
+         x <- he4_vmc(512, replicas = if (len == 0) 32 else walkers, blocks = max(len, 1),
+                      block_sweeps = 20, equilibration = 0, displacement = 0.3, seed = 1,
                       backend = backend, progress = FALSE)
          list(seconds = attr(x, "seconds"),
-              work = length(attr(x, "state")$walker) * 20 * len)
+              work = length(attr(x, "state")$replica) * 20 * len)
        })
 }
 
@@ -179,7 +179,7 @@ xorsat_case <- function(backend, sweeps, runs = 1) {
   list(name = "xorsat_qg", len = sweeps, warm = 0,
        lengths = sprintf("%d and %d sweeps", sweeps / 2, sweeps), unit = "clone-updates/s",
        fun = function(len) {
-         x <- xorsat_qg(inst, runs = runs, p1 = 0, max_sweeps = max(len, 16), seed = 1,
+         x <- xorsat_qg(inst, replicas = runs, p1 = 0, max_sweeps = max(len, 16), seed = 1,
                         backend = backend, progress = FALSE)
          list(seconds = attr(x, "seconds"),
               work = inst$n * attr(x, "clones") * sum(x$sweeps) * (len > 0))

@@ -9,7 +9,7 @@ files <- list.files(dir, "_n(64|128)_s[0-9]+[.]txt$", full.names = TRUE)
 res <- NULL
 for (f in files) { inst <- read_xorsat(f)
   for (p in c(0.04, 0.06, 0.08, 0.1, 0.12, 0.16, 0.2)) {
-    x <- xorsat_qg(inst, runs = 200, clones = 256, p1 = p, seed = 1, backend = "cpu")
+    x <- xorsat_qg(inst, replicas = 200, clones = 256, p1 = p, seed = 1, backend = "cpu")
     e <- tts_estimate(x, unit = "seconds") # sweeps x the pace of one run on one core
     res <- rbind(res, data.frame(inst = inst$name, p1 = p, tau = e$tau_median, lo = e$tau_lower, hi = e$tau_upper, sweeps = mean(x$sweeps)))
   }

@@ -43,7 +43,7 @@ if (gpu) {
     options(statphysgpu.xorsat_variant = v)
     for (f in c("3r3x_2body_n224_s1.txt", "3r3x_2body_n384_s1.txt")) {
       inst <- read_xorsat(file.path(dir, f))
-      x <- xorsat_qg(inst, runs = 1, max_sweeps = 2000, seed = 1, p1 = 0, backend = "gpu")
+      x <- xorsat_qg(inst, replicas = 1, max_sweeps = 2000, seed = 1, p1 = 0, backend = "gpu")
       ups <- inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep")
       add(sprintf("%s, kernel %s, clones = %d: clone-updates/s (p1 = 0, 2000 sweeps)",
                   inst$name, v, attr(x, "clones")), ups, "1/s")
@@ -61,7 +61,7 @@ if (gpu) {
     med <- numeric()
     for (s in 1:3) {
       inst <- read_xorsat(file.path(dir, sprintf("3r3x_2body_n384_s%d.txt", s)))
-      x <- xorsat_qg(inst, runs = 6, seed = 2, p1 = p, timeout = 2, backend = "gpu")
+      x <- xorsat_qg(inst, replicas = 6, seed = 2, p1 = p, timeout = 2, backend = "gpu")
       med <- c(med, tts_estimate(x, unit = "seconds")$tau_median)
     }
     add(sprintf("n = 384, p1 = %.2f: median over 3 instances of the mean TTS (6 runs, timeout 2 s)",
@@ -80,7 +80,7 @@ if (gpu) {
     for (f in files) {
       inst <- read_xorsat(f)
       # the timeout method: runs cut at twice the V100 fit's mean
-      x <- xorsat_qg(inst, runs = if (nn >= 384) 6 else runs, seed = 1, timeout = 2 * fit,
+      x <- xorsat_qg(inst, replicas = if (nn >= 384) 6 else runs, seed = 1, timeout = 2 * fit,
                      backend = "gpu", independent_clones = ind)
       if (ind && f == files[1]) {
         add(sprintf("%s%s: clone-updates/s", inst$name, tag),
@@ -109,7 +109,7 @@ for (nn in c(64, 128)) {
   med <- numeric()
   for (f in files) {
     inst <- read_xorsat(f)
-    x <- xorsat_qg(inst, runs = 200, clones = 256, seed = 1, backend = "cpu")
+    x <- xorsat_qg(inst, replicas = 200, clones = 256, seed = 1, backend = "cpu")
     ups <- inst$n * attr(x, "clones") / attr(x, "seconds_per_sweep")
     add(sprintf("%s: clone-updates/s per run (one thread a run)", inst$name), ups, "1/s")
     e <- tts_estimate(x, unit = "seconds")

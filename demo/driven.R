@@ -19,7 +19,7 @@ cat(sprintf("\nBackend: %s, %s paths, %d drive periods\n",
             format(n, big.mark = ","), periods))
 
 fig2 <- lapply(c("single", "double"), function(prec) {
-  x <- driven_brownian(n, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.001,
+  x <- driven_brownian(n, a = 4.2, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.001,
                        periods = periods, steps_per_period = 100, output = "histogram",
                        keep = 8, seed = 2010, backend = backend, precision = prec,
                        progress = interactive())
@@ -36,7 +36,7 @@ cat(sprintf(paste0("\n<v> single - double = %.2g (combined standard error %.2g):
 # <v> against the bias: every f a condition, all in one launch
 n_sweep <- if (use_gpu) 2^16 else 1024
 sweep <- driven_brownian(n_sweep, a = 4.2, omega = 4.9,
-                         f = seq(0, 1, by = 0.05), gamma = 0.9, D0 = 0.001,
+                         f = seq(0, 1, by = 0.05), beta = 0.9, theta = 0.001,
                          periods = if (use_gpu) 1000 else 200, seed = 2011,
                          backend = backend, progress = interactive())
 

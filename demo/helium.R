@@ -6,7 +6,7 @@
 # block means of the energy and of its reblocking curve.
 #
 # On the CPU: N = 256, two walkers per thread, about a minute on two cores.
-# On a GPU: N = 512 with 16 walkers per multiprocessor (walkers = "auto").
+# On a GPU: N = 512 with 16 walkers per multiprocessor (replicas = "auto").
 library(statphysgpu)
 
 b <- sp_backends()
@@ -19,11 +19,11 @@ cat(sprintf("Backend: %s, N = %d atoms\n", if (use_gpu) "GPU" else
 # 500 sweeps of equilibration (the step tuned towards 45% acceptance), then
 # 64 blocks of 100 sweeps per walker, the energy measured every 5 sweeps
 t0 <- proc.time()[["elapsed"]]
-x <- he4_vmc(n_atoms, walkers = walkers, blocks = 64, block_sweeps = 100,
+x <- he4_vmc(n_atoms, replicas = walkers, blocks = 64, block_sweeps = 100,
              measure_every = 5, equilibration = 500, seed = 2015,
              backend = if (use_gpu) "gpu" else "cpu", progress = interactive())
 cat(sprintf("Ran %s walker sweeps in %.1f s\n\n",
-            format(length(unique(x$walker)) * (500 + 64 * 100), big.mark = ","),
+            format(length(unique(x$replica)) * (500 + 64 * 100), big.mark = ","),
             proc.time()[["elapsed"]] - t0))
 print(x)
 cat("\n")
@@ -45,7 +45,7 @@ print(s)
 # blocks), and centring each walker's blocks on their own mean pulls it
 # down by about 2M / (blocks per walker), 0.12 here.
 e <- s[s$observable == "energy", ]
-tau <- suppressWarnings(tau_int(split(x$energy, x$walker)))
+tau <- suppressWarnings(tau_int(split(x$energy, x$replica)))
 cat(sprintf(paste0(
   "\nE/N = %.4f +/- %.4f K (1 standard error; %.4f K with the tail correction);\n",
   "tau_int of the energy blocks: %.2f +/- %.2f (Sokal's error; 1 = independent ",

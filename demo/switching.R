@@ -28,7 +28,7 @@ gamma_max <- g[which(theory$cdf >= 1 - 1e-6)[1]]
 
 t0 <- proc.time()[["elapsed"]]
 x <- switching_currents(n, ramp = u$ramp, V0 = u$V0, beta = u$beta,
-                        theta = u$theta, h = 0.05 / sqrt(u$V0),
+                        theta = u$theta, dt = 0.05 / sqrt(u$V0),
                         gamma0 = gamma0, gamma_max = gamma_max, seed = 2026,
                         backend = if (use_gpu) "gpu" else "cpu",
                         progress = interactive())

@@ -19,7 +19,7 @@ files <- list.files(dir, "_n(16|32|64|128)_s[0-9]+[.]txt$", full.names = TRUE)
 runs <- list()
 for (f in files) {
   inst <- read_xorsat(f)
-  x <- xorsat_qg(inst, runs = 200, clones = 256, seed = 2021, backend = "cpu",
+  x <- xorsat_qg(inst, replicas = 200, clones = 256, seed = 2021, backend = "cpu",
                  progress = interactive())
   runs[[inst$name]] <- x
   e <- tts_estimate(x) # in sweeps

@@ -50,6 +50,7 @@ SEXP sp_r_gpu_live_allocations(void);
 SEXP sp_r_gpu_reserve_test(SEXP, SEXP);
 SEXP sp_r_gpu_release_test(SEXP);
 SEXP sp_r_escape_starts(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_error_rule_test(void);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC)&name, n}
 
@@ -93,6 +94,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_reserve_test, 2),
   CALLDEF(sp_r_gpu_release_test, 1),
   CALLDEF(sp_r_escape_starts, 4),
+  CALLDEF(sp_r_error_rule_test, 0),
   {NULL, NULL, 0}
 };
 

@@ -122,6 +122,28 @@ static void read_field(const char *model, const sp_field *f, SEXP x, void *base)
   }
   case SP_F_INPUT:
     break;
+  case SP_F_NATIVE: {
+    void *p = NULL;
+    if (x != R_NilValue) {
+      if (TYPEOF(x) != EXTPTRSXP)
+        Rf_error("internal error: %s field '%s' must be an external pointer or NULL", model,
+                 f->name);
+      p = R_ExternalPtrAddr(x);
+    }
+    memcpy(dst, &p, sizeof p);
+    break;
+  }
+  case SP_F_STRINGS: {
+    const char **p;
+    R_xlen_t i;
+    if (TYPEOF(x) != STRSXP)
+      Rf_error("internal error: %s field '%s' must be a character vector", model, f->name);
+    p = (const char **)R_alloc((size_t)(XLENGTH(x) > 0 ? XLENGTH(x) : 1), sizeof *p);
+    for (i = 0; i < XLENGTH(x); i++) p[i] = CHAR(STRING_ELT(x, i));
+    memcpy(dst, &p, sizeof p);
+    put_len(base, f, XLENGTH(x));
+    break;
+  }
   case SP_F_ROWS: {
     SEXP nm = Rf_getAttrib(x, R_NamesSymbol);
     R_xlen_t n = sp_r_rows(x), i;

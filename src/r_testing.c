@@ -204,3 +204,19 @@ SEXP sp_r_xorsat_masks(SEXP seed, SEXP p1, SEXP count) {
   UNPROTECT(1);
   return out;
 }
+
+/* The error record's rule, for the tests: inside a run the first failure
+ * wins, outside it the last.  Returns c(message inside, message outside). */
+SEXP sp_r_error_rule_test(void) {
+  SEXP out = PROTECT(Rf_allocVector(STRSXP, 2));
+  sp_error_run_begin();
+  sp_fail(SP_ERR_CUDA, "first");
+  sp_fail(SP_ERR_NOMEM, "second (clean-up)");
+  SET_STRING_ELT(out, 0, Rf_mkChar(sp_last_error()));
+  sp_error_run_end();
+  sp_fail(SP_ERR_INVALID, "third");
+  SET_STRING_ELT(out, 1, Rf_mkChar(sp_last_error()));
+  sp_clear_error();
+  UNPROTECT(1);
+  return out;
+}

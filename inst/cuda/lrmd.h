@@ -50,10 +50,9 @@
 #undef SP_LR_RSQRT
 #undef SP_LR_LOG
 #undef SP_LR_RCP
-#define SP_LR_CAT_(a, b) a##b
-#define SP_LR_CAT(a, b) SP_LR_CAT_(a, b)
+#include "sp_precision.h"
+#define SP_LR(name) SP_PREC(name)
 #ifdef SP_REAL_SINGLE
-#  define SP_LR(name) SP_LR_CAT(name, _f)
 #  define SP_LR_SINCOS sp_sincos_f
 #  define SP_LR_LOG sp_log_f
 #  if SP_CUDA && defined(SP_LRMD_FTZ)
@@ -72,7 +71,6 @@
 #    define SP_LR_RCP(x) (1.0f / (x))
 #  endif
 #else
-#  define SP_LR(name) SP_LR_CAT(name, _d)
 #  define SP_LR_SINCOS sp_sincos_d
 #  define SP_LR_LOG sp_log_d
 #  if SP_CUDA

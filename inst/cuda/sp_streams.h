@@ -38,8 +38,12 @@ enum {
   SP_PURPOSE_KURAMOTO_STEPS = 8, /* Kuramoto: step k of a system, block k ceil(n/4) + i/4 */
   SP_PURPOSE_KURAMOTO_START = 9, /* Kuramoto: the uniform start phases, block i/4 */
   SP_PURPOSE_XORSAT_QG_CLONES = 10, /* 3-XORSAT: per-clone p1 decisions, 4 blocks an update */
-  SP_PURPOSE_LRMD_INIT = 11    /* long-range MD: initial conditions, stream = coordinate
+  SP_PURPOSE_LRMD_INIT = 11,   /* long-range MD: initial conditions, stream = coordinate
                                   (0 q0, 1 q1, 2 p0, 3 p1), block i/4 for particle i */
+  SP_PURPOSE_SDE_STEPS = 12,   /* user SDE models (sde_engine.h): step k + 1 uses normals
+                                  k NW .. k NW + NW - 1 (NW noise entries), normal d
+                                  element d mod 4 of block d / 4 */
+  SP_PURPOSE_SDE_INIT = 13     /* user SDE models: reserved for random starts */
 };
 
 /* long-range MD: the starts of replicas 2, 3, ... (global replica r, 0-based, r >= 1) of

@@ -8,6 +8,7 @@
 
 #include "sp_driven.h"
 #include "sp_error.h"
+#include "sp_threads.h"
 
 #define SP_DRV_W 16
 

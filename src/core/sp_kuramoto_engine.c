@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sp_error.h"
+#include "sp_threads.h"
 #include "sp_kuramoto.h"
 
 

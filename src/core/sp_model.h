@@ -31,6 +31,9 @@ typedef enum {
   SP_F_REALS,  /* const double * <- a double vector (NULL when empty) */
   SP_F_INTS,   /* const int * <- an integer vector (NULL when empty) */
   SP_F_INPUT,  /* not a field: an input only an output's copy_of reads */
+  SP_F_NATIVE, /* void * <- an external pointer (a native symbol's address:
+                  getNativeSymbolInfo()$address; NULL when R sends NULL) */
+  SP_F_STRINGS, /* const char *const * <- a character vector (messages) */
   SP_F_ROWS    /* a struct array <- a named list of equal-length double
                   columns, one per field of `rows` (SP_F_DOUBLE, SP_F_U64 as
                   a whole double, SP_F_I64) */

@@ -87,3 +87,10 @@ int sp_threads_set(int n) {
 #endif
   return old;
 }
+
+void sp_team_fail(int64_t *first, int64_t index) {
+#ifdef _OPENMP
+#  pragma omp critical(sp_team_fail)
+#endif
+  if (*first < 0 || index < *first) *first = index;
+}

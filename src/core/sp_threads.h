@@ -8,6 +8,8 @@
 #ifndef SP_THREADS_H
 #define SP_THREADS_H
 
+#include <stdint.h>
+
 void sp_threads_init(void);
 int sp_threads_get(void);
 /* Set the count (n >= 1); returns the previous value. */
@@ -18,5 +20,13 @@ int sp_threads_openmp(void);
 int sp_threads_procs(void);
 /* Upper bound accepted by sp_threads_set(). */
 int sp_threads_limit(void);
+
+/* The error channel of a thread team (data.table's stopTeam, dust's
+ * openmp_errors): a thread whose item (path, system, particle) failed
+ * records the item's index in *first, and the lowest index wins, so the
+ * failure reported does not depend on the threads; the host thread writes
+ * the message after the team (sp_fail is not called inside a team).
+ * *first starts at -1 (no failure). */
+void sp_team_fail(int64_t *first, int64_t index);
 
 #endif

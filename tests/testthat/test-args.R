@@ -96,30 +96,30 @@ test_that("a chunk needs the seed shared by the chunks: seed = NULL with a first
     expect_match(conditionMessage(e), sprintf(
       "`seed` is NULL but `%s` is 3: .* Pass the seed shared by the chunks", first_name))
   }
-  chunk_error(escape_times(2, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+  chunk_error(escape_times(2, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
                            t_max = 1, first_replica = 3, backend = "cpu", progress = FALSE),
               "first_replica")
-  chunk_error(switching_currents(2, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.1, h = 0.02,
+  chunk_error(switching_currents(2, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.1, dt = 0.02,
                                  first_replica = 3, backend = "cpu", progress = FALSE),
               "first_replica")
-  chunk_error(driven_brownian(2, a = 0, omega = 1, f = 0, gamma = 1, D0 = 0.1, periods = 1,
+  chunk_error(driven_brownian(2, a = 0, omega = 1, f = 0, beta = 1, theta = 0.1, periods = 1,
                               steps_per_period = 400, first_replica = 3, backend = "cpu",
                               progress = FALSE), "first_replica")
   chunk_error(kuramoto(4, K = 1, dt = 0.1, steps = 2, first_replica = 3, backend = "cpu",
                        progress = FALSE), "first_replica")
-  chunk_error(he4_vmc(32, walkers = 1, blocks = 1, block_sweeps = 1, equilibration = 0,
-                      first_walker = 3, backend = "cpu", progress = FALSE), "first_walker")
-  chunk_error(xorsat_qg(xorsat_random(12, seed = 1), runs = 1, clones = 32, first_run = 3,
-                        backend = "cpu", progress = FALSE), "first_run")
+  chunk_error(he4_vmc(32, replicas = 1, blocks = 1, block_sweeps = 1, equilibration = 0,
+                      first_replica = 3, backend = "cpu", progress = FALSE), "first_replica")
+  chunk_error(xorsat_qg(xorsat_random(12, seed = 1), replicas = 1, clones = 32, first_replica = 3,
+                        backend = "cpu", progress = FALSE), "first_replica")
   # the first chunk may draw its seed (it is in the result: `seed_hex`), and
   # a later chunk with that seed continues it
   set.seed(5)
-  a <- escape_times(2, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02, t_max = 50,
+  a <- escape_times(2, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02, t_max = 50,
                     backend = "cpu", progress = FALSE)
-  b <- escape_times(2, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02, t_max = 50,
+  b <- escape_times(2, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02, t_max = 50,
                     seed = attr(a, "seed_hex"), first_replica = 3, backend = "cpu",
                     progress = FALSE)
-  whole <- escape_times(4, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02, t_max = 50,
+  whole <- escape_times(4, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02, t_max = 50,
                         seed = attr(a, "seed_hex"), backend = "cpu", progress = FALSE)
   expect_identical(rbind(a, b)$value, whole$value)
 })

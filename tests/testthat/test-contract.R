@@ -1,18 +1,18 @@
 # The engine contract (helper-engine.R) for every engine of the package.
 
 escape_args <- list(gamma = c(0.5, 0.6), V0 = 1, beta = 0.5, theta = 0.2,
-                    h = 0.02, t_max = 2000)
+                    dt = 0.02, t_max = 2000)
 
 engine_contract_tests(list(
   name = "escape_times",
   n = 60,
   run = function(n, first = 1, seed = 1, backend = "cpu", ...) {
     do.call(escape_times, modifyList(
-      c(list(n = n, first_replica = first, seed = seed, backend = backend,
+      c(list(replicas = n, first_replica = first, seed = seed, backend = backend,
              progress = FALSE), escape_args), list(...)))
   },
   bad = list(
-    list(args = list(n = 0), error = "`n` must be a single whole number"),
+    list(args = list(n = 0), error = "`replicas` must be a single whole number"),
     list(args = list(n = 10, first = 0), error = "`first_replica` must be"),
     list(args = list(n = 10, first = 2^40), error = "must not pass 2\\^40"),
     list(args = list(n = 10, seed = -1), error = "`seed` must be"),
@@ -24,7 +24,7 @@ engine_contract_tests(list(
     # several seconds on either backend (the CPU's paths scale with its threads)
     escape_times(if (backend == "gpu") 1e6 else 1000 * max(2, sp_threads()), gamma = 0.3, V0 = 1,
                  beta = 0.1, theta = if (backend == "gpu") 0.08 else 0.15,
-                 h = 0.01, t_max = 1e9, seed = 1, backend = backend, progress = FALSE)
+                 dt = 0.01, t_max = 1e9, seed = 1, backend = backend, progress = FALSE)
   },
   partial = function(x, backend) {
     expect_true(attr(x, "interrupted"))
@@ -42,11 +42,11 @@ engine_contract_tests(list(
   },
   oom = function() {
     # 12 bytes a path on the device: 384 MiB, plus the allocator's margin
-    escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+    escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
                  t_max = 1, seed = 1, backend = "gpu", progress = FALSE)
   },
   small = function(backend) {
-    escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+    escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
                  t_max = 100, seed = 1, backend = backend, progress = FALSE)
   }))
 
@@ -55,7 +55,7 @@ engine_contract_tests(list(
   n = 30,
   run = function(n, first = 1, seed = 1, backend = "cpu", ...) {
     do.call(switching_currents, modifyList(list(
-      n = n, ramp = c(1e-3, 2e-3), V0 = 1, beta = 0.5, theta = 0.1, h = 0.02,
+      replicas = n, ramp = c(1e-3, 2e-3), V0 = 1, beta = 0.5, theta = 0.1, dt = 0.02,
       gamma0 = 0.3, first_replica = first, seed = seed, backend = backend,
       progress = FALSE), list(...)))
   },
@@ -102,25 +102,25 @@ engine_contract_tests(list(
 # he4_vmc: the replicas are walkers (Markov chains); a tiny box, few sweeps.
 vmc_run <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
   do.call(he4_vmc, modifyList(list(
-    n_atoms = 32, walkers = n, blocks = 3, block_sweeps = 5, equilibration = 10,
-    first_walker = first, seed = seed, backend = backend, progress = FALSE),
+    n = 32, replicas = n, blocks = 3, block_sweeps = 5, equilibration = 10,
+    first_replica = first, seed = seed, backend = backend, progress = FALSE),
     list(...)))
 }
 
 vmc_long_sizes <- function(backend) {
-  if (backend == "gpu") list(walkers = "auto", blocks = 2000, block_sweeps = 100)
-  else list(walkers = 2 * max(2, sp_threads()), blocks = 200, block_sweeps = 10)
+  if (backend == "gpu") list(replicas = "auto", blocks = 2000, block_sweeps = 100)
+  else list(replicas = 2 * max(2, sp_threads()), blocks = 200, block_sweeps = 10)
 }
 
 engine_contract_tests(list(
   name = "he4_vmc",
   n = 6,
   run = vmc_run,
-  # the blocks and the walkers' state (what `start =` continues from)
+  # the blocks and the walkers' state (what `init =` continues from)
   key = function(x) list(as.data.frame(x), attr(x, "state")),
   bad = list(
-    list(args = list(n = 0), error = "`walkers` must be a single whole number"),
-    list(args = list(n = 2, first = 0), error = "`first_walker` must be"),
+    list(args = list(n = 0), error = "`replicas` must be a single whole number"),
+    list(args = list(n = 2, first = 0), error = "`first_replica` must be"),
     list(args = list(n = 2, first = 2^40), error = "must not pass 2\\^40"),
     list(args = list(n = 2, seed = -1), error = "`seed` must be"),
     list(args = list(n = 2, backend = "tpu"), error = "`backend` must be one of"),
@@ -134,7 +134,7 @@ engine_contract_tests(list(
     # kernel is then already compiled by the CPU = GPU test, so the interrupt
     # does not fall into the compilation.
     v <- vmc_long_sizes(backend)
-    he4_vmc(256, walkers = v$walkers, blocks = v$blocks, block_sweeps = v$block_sweeps,
+    he4_vmc(256, replicas = v$replicas, blocks = v$blocks, block_sweeps = v$block_sweeps,
             equilibration = 20, seed = 1, backend = backend, precision = "double",
             progress = FALSE)
   },
@@ -142,31 +142,31 @@ engine_contract_tests(list(
     expect_true(attr(x, "interrupted"))
     p <- attr(x, "params")
     st <- attr(x, "state")
-    nw <- length(st$walker)
+    nw <- length(st$replica)
     expect_gt(nrow(x), 0)
     expect_lt(nrow(x), nw * vmc_long_sizes(backend)$blocks)
     expect_false(anyNA(as.data.frame(x)))
     # every walker's finished blocks are 1, 2, ..., done, and its state is
     # that after them
-    done <- tabulate(match(x$walker, st$walker), nw)
+    done <- tabulate(match(x$replica, st$replica), nw)
     expect_identical(as.numeric(done), st$blocks)
-    for (w in unique(x$walker)) {
-      expect_identical(x$block[x$walker == w], seq_len(done[st$walker == w]) + 0)
+    for (w in unique(x$replica)) {
+      expect_identical(x$block[x$replica == w], seq_len(done[st$replica == w]) + 0)
     }
     # the state continues the chain exactly: walker w's next block from
-    # `start = x` is block done + 1 of a fresh call of that walker alone
+    # `init = x` is block done + 1 of a fresh call of that walker alone
     i <- which(done > 0)[which.min(done[done > 0])]
-    w <- st$walker[i]
+    w <- st$replica[i]
     nxt <- he4_vmc(256, blocks = 1, block_sweeps = p$block_sweeps, equilibration = 0,
-                   start = x, backend = backend, precision = attr(x, "precision"),
+                   init = x, backend = backend, precision = attr(x, "precision"),
                    progress = FALSE)
-    fresh <- he4_vmc(256, walkers = 1, first_walker = w, blocks = done[i] + 1,
+    fresh <- he4_vmc(256, replicas = 1, first_replica = w, blocks = done[i] + 1,
                      block_sweeps = p$block_sweeps, equilibration = p$equilibration,
                      seed = attr(x, "seed_hex"), backend = backend,
                      precision = attr(x, "precision"), progress = FALSE)
     expect_identical(as.data.frame(fresh)[seq_len(done[i]), ],
-                     as.data.frame(x)[x$walker == w, , drop = FALSE], ignore_attr = TRUE)
-    expect_identical(as.data.frame(nxt)[nxt$walker == w, ],
+                     as.data.frame(x)[x$replica == w, , drop = FALSE], ignore_attr = TRUE)
+    expect_identical(as.data.frame(nxt)[nxt$replica == w, ],
                      as.data.frame(fresh)[done[i] + 1, ], ignore_attr = TRUE)
   },
   gpu_agree = function(cpu, gpu) {
@@ -174,7 +174,7 @@ engine_contract_tests(list(
     # differ in the last bits, which may flip a rare Metropolis decision
     # (after which that walker's chain is another): 99% of the blocks agree
     # to 1e-9
-    expect_identical(gpu$walker, cpu$walker)
+    expect_identical(gpu$replica, cpu$replica)
     expect_identical(gpu$block, cpu$block)
     rel <- abs(gpu$energy - cpu$energy) / abs(cpu$energy)
     expect_gt(mean(rel < 1e-9), 0.99)
@@ -188,14 +188,14 @@ engine_contract_tests(list(
   n = 12,
   run = function(n, first = 1, seed = 1, backend = "cpu", ...) {
     do.call(xorsat_qg, modifyList(
-      list(instance = xorsat_inst, runs = n, clones = 64, first_run = first, seed = seed,
+      list(instance = xorsat_inst, replicas = n, clones = 64, first_replica = first, seed = seed,
            backend = backend, progress = FALSE), list(...)))
   },
   # seconds are the machine's; sweeps, outcome and clone are the runs'
-  key = function(x) as.data.frame(x)[c("run", "sweeps", "solved", "clone")],
+  key = function(x) as.data.frame(x)[c("replica", "sweeps", "solved", "clone")],
   bad = list(
-    list(args = list(n = 0), error = "`runs` must be a single whole number"),
-    list(args = list(n = 4, first = 0), error = "`first_run` must be"),
+    list(args = list(n = 0), error = "`replicas` must be a single whole number"),
+    list(args = list(n = 4, first = 0), error = "`first_replica` must be"),
     list(args = list(n = 4, clones = 48), error = "`clones` must be a positive multiple of 32"),
     list(args = list(n = 4, p1 = 1.5), error = "`p1` must be"),
     list(args = list(n = 4, timeout = -1), error = "`timeout` must be"),
@@ -203,7 +203,7 @@ engine_contract_tests(list(
     list(args = list(n = 4, seed = NA), error = "`seed` must be")),
   long = function(backend) {
     # a hard instance for p1 = 0.3: runs of seconds each
-    xorsat_qg(xorsat_random(160, seed = 1), runs = 50, clones = 64, p1 = 0.3,
+    xorsat_qg(xorsat_random(160, seed = 1), replicas = 50, clones = 64, p1 = 0.3,
               seed = 1, backend = backend, progress = FALSE)
   },
   partial = function(x, backend) {
@@ -211,8 +211,8 @@ engine_contract_tests(list(
     unf <- attr(x, "unfinished")
     expect_gt(nrow(unf), 0)
     # runs in progress are returned cut where they were; unstarted ones left out
-    expect_false(any(unf$run[!unf$started] %in% x$run))
-    expect_true(all(!x$solved[x$run %in% unf$run[unf$started]]))
+    expect_false(any(unf$replica[!unf$started] %in% x$replica))
+    expect_true(all(!x$solved[x$replica %in% unf$replica[unf$started]]))
   }))
 
 # kuramoto: the replicas are independent systems of n oscillators (their
@@ -220,7 +220,7 @@ engine_contract_tests(list(
 # of steps, so the interrupt leaves all at one step.
 kuramoto_run_spec <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
   do.call(kuramoto, modifyList(list(
-    n = 24, K = c(1, 3), omega = kuramoto_normal(0.5), T = 0.3, dt = 0.02, steps = 20,
+    n = 24, K = c(1, 3), frequencies = kuramoto_normal(0.5), theta = 0.3, dt = 0.02, steps = 20,
     record_every = 2, replicas = n, first_replica = first, seed = seed, backend = backend,
     progress = FALSE), list(...)))
 }
@@ -229,7 +229,7 @@ engine_contract_tests(list(
   name = "kuramoto",
   n = 6,
   run = kuramoto_run_spec,
-  key = function(x) list(as.data.frame(x), attr(x, "theta"), attr(x, "systems")),
+  key = function(x) list(as.data.frame(x), attr(x, "phases"), attr(x, "systems")),
   bad = list(
     list(args = list(n = 0), error = "`replicas` must be a single whole number"),
     list(args = list(n = 2, first = 0), error = "`first_replica` must be"),
@@ -242,7 +242,7 @@ engine_contract_tests(list(
     # mean field, 2^16 oscillators: about 2 ms a step on a CPU thread, so a
     # million steps run far longer than the interrupt; on the GPU 2^22
     # oscillators, 10^7 steps
-    kuramoto(if (backend == "gpu") 2^22 else 2^16, K = 2, T = 0.5, dt = 0.01, steps = 1e7,
+    kuramoto(if (backend == "gpu") 2^22 else 2^16, K = 2, theta = 0.5, dt = 0.01, steps = 1e7,
              record_every = 100, seed = 1, backend = backend, precision = "double",
              progress = FALSE)
   },
@@ -254,14 +254,14 @@ engine_contract_tests(list(
     # the records up to the step reached, none after, all valid
     expect_identical(x$step, seq(0, k, by = 100))
     expect_false(anyNA(x$r))
-    expect_true(all(is.finite(attr(x, "theta"))))
+    expect_true(all(is.finite(attr(x, "phases"))))
   },
   gpu_agree = function(cpu, gpu) {
     # the same normals and operations; the sums run in another order (and
     # the GPU's sine and cosine round differently): agreement to 1e-9
     expect_identical(gpu[c("condition", "replica", "step")], cpu[c("condition", "replica", "step")])
     expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
-    expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+    expect_lt(max(abs(attr(gpu, "phases") - attr(cpu, "phases"))), 1e-9)
   },
   oom = function() {
     # 2^27 oscillators in single precision: 512 MiB of phases and 512 MiB of
@@ -269,7 +269,7 @@ engine_contract_tests(list(
     kuramoto(2^27, K = 1, dt = 0.01, steps = 1, seed = 1, backend = "gpu", progress = FALSE)
   },
   small = function(backend) {
-    kuramoto(1000, K = 2, T = 0.5, dt = 0.01, steps = 20, seed = 1, backend = backend,
+    kuramoto(1000, K = 2, theta = 0.5, dt = 0.01, steps = 20, seed = 1, backend = backend,
              progress = FALSE)
   }))
 
@@ -277,7 +277,7 @@ engine_contract_tests(list(
 # path at the same step.
 driven_run <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
   do.call(driven_brownian, modifyList(list(
-    n = n, a = c(0.5, 1.5), omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 10,
+    replicas = n, a = c(0.5, 1.5), omega = 4.9, f = 0.1, beta = 0.9, theta = 0.01, periods = 10,
     steps_per_period = 50, output = "histogram", first_replica = first, seed = seed,
     backend = backend, progress = FALSE), list(...)))
 }
@@ -288,7 +288,7 @@ engine_contract_tests(list(
   run = driven_run,
   key = function(x) list(as.data.frame(x), attr(x, "paths"), attr(x, "histogram")),
   bad = list(
-    list(args = list(n = 0), error = "`n` must be a single whole number"),
+    list(args = list(n = 0), error = "`replicas` must be a single whole number"),
     list(args = list(n = 4, first = 0), error = "`first_replica` must be"),
     list(args = list(n = 4, first = 2^40), error = "must not pass 2\\^40"),
     list(args = list(n = 4, seed = -1), error = "`seed` must be"),
@@ -300,12 +300,12 @@ engine_contract_tests(list(
     # about 1e8 steps a second per CPU thread, 1e11 or more on a GPU: tens of
     # seconds on either
     if (backend == "gpu") {
-      driven_brownian(2^20, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.001,
+      driven_brownian(2^20, a = 4.2, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.001,
                       periods = 1e5, seed = 1, backend = "gpu", precision = "double",
                       progress = FALSE)
     } else {
       driven_brownian(2000 * max(2, sp_threads()), a = 4.2, omega = 4.9, f = 0.1,
-                      gamma = 0.9, D0 = 0.001, periods = 1e5, transient = 0, seed = 1,
+                      beta = 0.9, theta = 0.001, periods = 1e5, transient = 0, seed = 1,
                       backend = "cpu", progress = FALSE)
     }
   },
@@ -339,7 +339,7 @@ engine_contract_tests(list(
   oom = function() {
     # 32 bytes a path on the device in single precision (the variant small()
     # loaded): 1 GiB
-    driven_brownian(2^24, a = c(1, 2), omega = 6, f = 0, gamma = 1, D0 = 0.1,
+    driven_brownian(2^24, a = c(1, 2), omega = 6, f = 0, beta = 1, theta = 0.1,
                     periods = 1, seed = 1, backend = "gpu", progress = FALSE)
   },
   small = function(backend) {

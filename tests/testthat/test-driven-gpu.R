@@ -5,8 +5,8 @@
 test_that("GPU and CPU agree path by path in double precision (srk2, euler, kept trajectories)", {
   skip_if_no_gpu()
   for (m in c("srk2", "euler")) {
-    args <- list(n = 3000, a = c(1.5, 4.2), omega = 4.9, f = c(0, 0.1), gamma = 0.9,
-                 D0 = 0.01, periods = 20, steps_per_period = 97, transient = 0.25,
+    args <- list(replicas = 3000, a = c(1.5, 4.2), omega = 4.9, f = c(0, 0.1), beta = 0.9,
+                 theta = 0.01, periods = 20, steps_per_period = 97, transient = 0.25,
                  keep = 4, output = "histogram", method = m, seed = 77,
                  precision = "double", progress = FALSE)
     # 97 steps a period and a transient of 5 periods: the launches start and
@@ -44,7 +44,7 @@ test_that("single precision on the GPU has the distribution of double precision 
   # the anomalous-transport case of Fig. 2 of paper 001, shorter: two
   # independent samples (different seeds); two-sample KS on the end
   # positions, accept p > 0.001; <v> within 4 combined standard errors
-  args <- list(n = 20000, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.001,
+  args <- list(replicas = 20000, a = 4.2, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.001,
                periods = 200, backend = "gpu", progress = FALSE)
   s <- do.call(driven_brownian, c(args, precision = "single", seed = 1))
   d <- do.call(driven_brownian, c(args, precision = "double", seed = 2))
@@ -54,29 +54,29 @@ test_that("single precision on the GPU has the distribution of double precision 
   expect_lt(abs(z), 4)
 })
 
-test_that("equipartition on the GPU in single precision: <v^2> = D0", {
+test_that("equipartition on the GPU in single precision: <v^2> = theta", {
   skip_if_no_gpu()
   # as the CPU test, with 50x the paths (standard error about 0.1%); the
   # SRK2 bias in <v^2> at dt 2 pi = 0.016 is -0.1% for the linearised
   # dynamics at the bottom of the well (escape_linear_step(), curvature
   # (2 pi)^2) and less over the whole potential: accept |z| < 4 + that bias
-  x <- driven_brownian(20000, a = 0, omega = 1, f = 0, gamma = 1, D0 = c(0.5, 2),
+  x <- driven_brownian(20000, a = 0, omega = 1, f = 0, beta = 1, theta = c(0.5, 2),
                        periods = 20, steps_per_period = 400, seed = 3, backend = "gpu",
                        progress = FALSE)
-  z <- (x$v2_mean - x$D0) / x$v2_se
-  bias <- 1e-3 * x$D0 / x$v2_se
+  z <- (x$v2_mean - x$theta) / x$v2_se
+  bias <- 1e-3 * x$theta / x$v2_se
   expect_true(all(abs(z) < 4 + bias))
 })
 
 test_that("several devices give the one-device result, and chunks combine", {
   skip_if_no_gpu()
-  args <- list(a = 4.2, omega = 4.9, f = c(0, 0.1), gamma = 0.9, D0 = 0.01, periods = 10,
+  args <- list(a = 4.2, omega = 4.9, f = c(0, 0.1), beta = 0.9, theta = 0.01, periods = 10,
                seed = 5, backend = "gpu", output = "histogram", progress = FALSE)
-  one <- do.call(driven_brownian, c(args, n = 5000, devices = 0))
-  all <- do.call(driven_brownian, c(args, n = 5000, devices = "all"))
+  one <- do.call(driven_brownian, c(args, replicas = 5000, devices = 0))
+  all <- do.call(driven_brownian, c(args, replicas = 5000, devices = "all"))
   expect_identical(attr(all, "paths"), attr(one, "paths"))
-  parts <- rbind(do.call(driven_brownian, c(args, n = 2000)),
-                 do.call(driven_brownian, c(args, n = 3000, first_replica = 2001)))
+  parts <- rbind(do.call(driven_brownian, c(args, replicas = 2000)),
+                 do.call(driven_brownian, c(args, replicas = 3000, first_replica = 2001)))
   expect_identical(as.data.frame(parts), as.data.frame(one))
   expect_identical(attr(parts, "histogram"), attr(one, "histogram"))
 })
@@ -86,14 +86,15 @@ test_that("the starts drawn on the device are the CPU's, bit for bit", {
   # the kept trajectories' period 0 is the start (x, v) and, with no
   # transient, x_tr is the start in the working precision: both come from
   # sp_driven_init_kernel on the GPU and sp_driven_start() on the CPU
-  starts <- list(list(),
-                 list(x0 = 0.25, v0 = -1.5),
-                 list(x0 = 1e6 + seq(0.01, 0.9, length.out = 40), v0 = seq(-2, 2, length.out = 40)),
-                 list(v0 = 0.5))
+  starts <- list(NULL,
+                 list(x = 0.25, v = -1.5),
+                 list(x = 1e6 + seq(0.01, 0.9, length.out = 40), v = seq(-2, 2, length.out = 40)),
+                 list(v = 0.5))
   for (st in starts) for (p in c("single", "double")) {
-    args <- c(list(n = 40, a = c(1, 2), omega = 2, f = 0.1, gamma = 1, D0 = 0.1,
+    args <- c(list(replicas = 40, a = c(1, 2), omega = 2, f = 0.1, beta = 1, theta = 0.1,
                    periods = 1, steps_per_period = 20, transient = 0, keep = 40,
-                   first_replica = 11, seed = 12, precision = p, progress = FALSE), st)
+                   first_replica = 11, seed = 12, precision = p, progress = FALSE),
+              list(init = st))
     cpu <- do.call(driven_brownian, c(args, backend = "cpu"))
     gpu <- do.call(driven_brownian, c(args, backend = "gpu"))
     tc <- attr(cpu, "trajectories")
@@ -105,7 +106,7 @@ test_that("the starts drawn on the device are the CPU's, bit for bit", {
 
 test_that("the register-capped kernels (the default) give the free kernels' numbers", {
   skip_if_no_gpu()
-  args <- list(n = 3000, a = 4.2, omega = 4.9, f = c(0, 0.1), gamma = 0.9, D0 = 0.01,
+  args <- list(replicas = 3000, a = 4.2, omega = 4.9, f = c(0, 0.1), beta = 0.9, theta = 0.01,
                periods = 12, steps_per_period = 97, transient = 0.25, seed = 8,
                progress = FALSE, backend = "gpu")
   for (p in c("single", "double")) for (m in c("srk2", "euler")) {

@@ -42,7 +42,7 @@ test_that("a path is its Philox stream integrated by SRK2 (or Euler), start unif
   for (m in c("srk2", "euler")) {
     # coarse on purpose (Euler is unstable in the well at this step: it warns)
     x <- without_step_warnings(
-      drv(5, a = c(1.5, 4.2), omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.05,
+      drv(5, a = c(1.5, 4.2), omega = 4.9, f = 0.1, beta = 0.9, theta = 0.05,
           periods = 6, steps_per_period = 50, transient = 0, seed = 77,
           first_replica = 3, method = m, precision = "double"))
     p <- attr(x, "paths")
@@ -66,9 +66,9 @@ test_that("thermal equilibrium: <v^2> = D0 at a = f = 0 (equipartition, D0 the t
   # dynamics at the bottom of the well (escape_linear_step()), a seventh of
   # the standard error (0.7 per cent).
   for (prec in c("double", "single")) {
-    x <- drv(400, a = 0, omega = 1, f = 0, gamma = 1, D0 = c(0.5, 2), periods = 20,
+    x <- drv(400, a = 0, omega = 1, f = 0, beta = 1, theta = c(0.5, 2), periods = 20,
              steps_per_period = 400, seed = 2, precision = prec)
-    z <- (x$v2_mean - x$D0) / x$v2_se
+    z <- (x$v2_mean - x$theta) / x$v2_se
     expect_true(all(abs(z) < 4), info = paste(prec, paste(format(z), collapse = " ")))
     # no drift without bias or drive: <v> = 0 within 4 standard errors
     expect_true(all(abs(x$v_mean / x$v_se) < 4))
@@ -92,28 +92,28 @@ test_that("high-force limit: <v> -> f / gamma with the second-order correction o
   theory <- u - (2 * pi)^3 / (2 * Om * (Om^2 + gamma^2))
   expect_gt(u - theory, 4e-4) # the correction is resolved
   for (prec in c("double", "single")) {
-    x <- drv(32, a = 0, omega = 4 * pi, f = f, gamma = gamma, D0 = 0, periods = 40,
+    x <- drv(32, a = 0, omega = 4 * pi, f = f, beta = gamma, theta = 0, periods = 40,
              steps_per_period = 250, transient = 0.5, seed = 3, precision = prec)
     expect_lt(abs(x$v_mean - theory), 2e-5)
   }
   # with noise the running particle diffuses freely: D_eff -> D0 / gamma
   # (|z| < 4 with the standard error of the variance)
-  y <- drv(400, a = 0, omega = 4 * pi, f = f, gamma = gamma, D0 = 0.2, periods = 100,
+  y <- drv(400, a = 0, omega = 4 * pi, f = f, beta = gamma, theta = 0.2, periods = 100,
            steps_per_period = 250, transient = 0.2, seed = 2, precision = "double")
   expect_lt(abs((y$D_eff - 0.2 / gamma) / y$D_eff_se), 4)
   expect_lt(abs((y$v_mean - theory) / y$v_se), 4)
 })
 
 test_that("a start at the bottom of the potential stays there without noise and force", {
-  # V = sin(2 pi x) has its minimum at x = 3/4; x0 and v0 set the start
-  x <- drv(3, a = 0, omega = 1, f = 0, gamma = 1, D0 = 0, periods = 5,
-           steps_per_period = 400, x0 = 0.75, v0 = 0, precision = "double")
+  # V = sin(2 pi x) has its minimum at x = 3/4; init = list(x, v) sets the start
+  x <- drv(3, a = 0, omega = 1, f = 0, beta = 1, theta = 0, periods = 5,
+           steps_per_period = 400, init = list(x = 0.75, v = 0), precision = "double")
   p <- attr(x, "paths")
   expect_equal(p$x, rep(0.75, 3), tolerance = 1e-12)
   expect_equal(p$v, rep(0, 3), tolerance = 1e-12)
-  # per-replica starts, and a kick over the barrier: energy v0^2 / 2 = 8 > 2
-  y <- drv(2, a = 0, omega = 1, f = 0, gamma = 0.1, D0 = 0, periods = 1,
-           steps_per_period = 200, x0 = c(0.75, 0.75), v0 = c(0, 4), keep = 2,
+  # per-replica starts, and a kick over the barrier: energy v^2 / 2 = 8 > 2
+  y <- drv(2, a = 0, omega = 1, f = 0, beta = 0.1, theta = 0, periods = 1,
+           steps_per_period = 200, init = list(x = c(0.75, 0.75), v = c(0, 4)), keep = 2,
            transient = 0, precision = "double")
   tr <- attr(y, "trajectories")
   expect_identical(tr$x[tr$period == 0], c(0.75, 0.75))
@@ -124,17 +124,17 @@ test_that("a start at the bottom of the potential stays there without noise and 
 test_that("a path's dynamics does not depend on how far it has run (whole periods counted apart)", {
   # x = m + y: a start shifted by 10^6 periods gives the same y, so in
   # single precision the same paths shifted exactly
-  near <- drv(20, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 20,
-              x0 = 0.3, seed = 4)
-  far <- drv(20, a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.01, periods = 20,
-             x0 = 1e6 + 0.3, seed = 4)
+  near <- drv(20, a = 4.2, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.01, periods = 20,
+              init = list(x = 0.3), seed = 4)
+  far <- drv(20, a = 4.2, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.01, periods = 20,
+             init = list(x = 1e6 + 0.3), seed = 4)
   expect_identical(attr(far, "paths")$x - 1e6, attr(near, "paths")$x)
   expect_identical(far$v_mean, near$v_mean)
   expect_identical(far$D_eff, near$D_eff)
 })
 
 test_that("kept trajectories start at x(0) and end at the final state; histograms count every path", {
-  x <- drv(50, a = 4.2, omega = 4.9, f = c(0.1, 0.5), gamma = 0.9, D0 = 0.01, periods = 12,
+  x <- drv(50, a = 4.2, omega = 4.9, f = c(0.1, 0.5), beta = 0.9, theta = 0.01, periods = 12,
            steps_per_period = 60, keep = 3, output = "histogram", bins = 30)
   p <- attr(x, "paths")
   tr <- attr(x, "trajectories")
@@ -175,7 +175,7 @@ test_that("kept trajectories start at x(0) and end at the final state; histogram
     oc <- o[o$period == 12 & o$condition == c, ]
     expect_identical(c(oc$below, oc$above), c(sum(xs < -15), sum(xs >= 15)) + 0)
   }
-  expect_identical(attr(drv(5, a = 1, omega = 6, f = 0, gamma = 1, D0 = 0, periods = 2,
+  expect_identical(attr(drv(5, a = 1, omega = 6, f = 0, beta = 1, theta = 0, periods = 2,
                             output = "histogram", window = c(3, 7)), "histogram")$density$x_lo,
                    rep(3:6 + 0, 3))
   # the summary follows from the paths
@@ -187,7 +187,7 @@ test_that("kept trajectories start at x(0) and end at the final state; histogram
 
 test_that("chunks with histograms and trajectories combine into the one-call result", {
   run <- function(n, first) {
-    drv(n, a = 2, omega = 3, f = c(0, 1), gamma = 1, D0 = 0.05, periods = 8,
+    drv(n, a = 2, omega = 3, f = c(0, 1), beta = 1, theta = 0.05, periods = 8,
         steps_per_period = 120, output = "histogram", first_replica = first, seed = 5)
   }
   whole <- run(30, 1)
@@ -196,23 +196,23 @@ test_that("chunks with histograms and trajectories combine into the one-call res
   expect_identical(attr(parts, "paths"), attr(whole, "paths"))
   expect_identical(attr(parts, "histogram"), attr(whole, "histogram")) # the density's counts add
   expect_error(rbind(run(12, 1), run(12, 1)), "overlap", class = "statphysgpu_error")
-  other <- drv(10, a = 2, omega = 3, f = c(0, 1), gamma = 1, D0 = 0.05, periods = 9,
+  other <- drv(10, a = 2, omega = 3, f = c(0, 1), beta = 1, theta = 0.05, periods = 9,
                steps_per_period = 120, output = "histogram", first_replica = 13, seed = 5)
   expect_error(rbind(run(12, 1), other), "chunks of one simulation",
                class = "statphysgpu_error")
 })
 
 test_that("bad input: clear errors naming the argument; coarse steps warn", {
-  ok <- list(n = 4, a = 1, omega = 6, f = 0, gamma = 1, D0 = 0.1, periods = 2,
+  ok <- list(replicas = 4, a = 1, omega = 6, f = 0, beta = 1, theta = 0.1, periods = 2,
              backend = "cpu", progress = FALSE, seed = 1)
   bad <- function(...) do.call(driven_brownian, modifyList(ok, list(...)))
-  expect_error(bad(n = 2.5), "`n` must be a single whole number", class = "statphysgpu_error")
+  expect_error(bad(replicas = 2.5), "`replicas` must be a single whole number", class = "statphysgpu_error")
   expect_error(bad(a = NA), "`a` must be", class = "statphysgpu_error")
   expect_error(bad(f = Inf), "`f` must be", class = "statphysgpu_error")
   expect_error(bad(omega = 0), "`omega` must be", class = "statphysgpu_error")
-  expect_error(bad(gamma = -1), "`gamma` must be", class = "statphysgpu_error")
-  expect_error(bad(D0 = -0.1), "`D0` must be", class = "statphysgpu_error")
-  expect_error(bad(D0 = NaN), "`D0` must be", class = "statphysgpu_error")
+  expect_error(bad(beta = -1), "`beta` must be", class = "statphysgpu_error")
+  expect_error(bad(theta = -0.1), "`theta` must be", class = "statphysgpu_error")
+  expect_error(bad(theta = NaN), "`theta` must be", class = "statphysgpu_error")
   expect_error(bad(periods = 0), "`periods` must be", class = "statphysgpu_error")
   expect_error(bad(steps_per_period = 0), "`steps_per_period` must be",
                class = "statphysgpu_error")
@@ -222,16 +222,16 @@ test_that("bad input: clear errors naming the argument; coarse steps warn", {
   expect_error(bad(bins = 0), "`bins` must be", class = "statphysgpu_error")
   expect_error(bad(keep = -1), "`keep` must be", class = "statphysgpu_error")
   expect_error(bad(keep = 1.5), "`keep` must be", class = "statphysgpu_error")
-  expect_error(bad(x0 = 1:3), "`x0` must be NULL", class = "statphysgpu_error")
-  expect_error(bad(x0 = 2^31), "`x0` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(init = list(x = 1:3)), "`init\\$x` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(init = list(x = 2^31)), "`init\\$x` must be NULL", class = "statphysgpu_error")
   expect_error(bad(output = "histogram", window = c(2, 1)), "`window` must be",
                class = "statphysgpu_error")
   expect_error(bad(output = "histogram", window = c(0, 2^20), periods = 2^12),
                "the density over time has", class = "statphysgpu_error")
-  expect_error(bad(v0 = NA_real_), "`v0` must be NULL", class = "statphysgpu_error")
+  expect_error(bad(init = list(v = NA_real_)), "`init\\$v` must be NULL", class = "statphysgpu_error")
   expect_error(bad(a = seq_len(2^12), f = seq_len(2^12 + 1)),
                "16,781,312 conditions; at most 2\\^24", class = "statphysgpu_error")
-  expect_error(bad(n = 2^30, a = 1:3), "would have 3,221,225,472 rows",
+  expect_error(bad(replicas = 2^30, a = 1:3), "would have 3,221,225,472 rows",
                class = "statphysgpu_error")
   expect_error(bad(keep = 4, periods = 2^33), "samples \\(about", class = "statphysgpu_error")
   b <- sp_backends()
@@ -251,7 +251,7 @@ test_that("the step warning fires where SRK2 biases <v^2> by more than 0.1 per c
   # measured <v^2> 0.6 per cent low (z = -5); the linearised SRK2 step gives
   # -0.78 per cent.  The old time-scale criterion, dt max(2 pi, gamma) =
   # 0.197 < 0.25, let it pass.
-  args <- list(n = 2, a = 0, omega = 1, f = 0, gamma = 3, D0 = 0.5, periods = 1,
+  args <- list(replicas = 2, a = 0, omega = 1, f = 0, beta = 3, theta = 0.5, periods = 1,
                backend = "cpu", progress = FALSE, seed = 1)
   run <- function(...) do.call(driven_brownian, modifyList(args, list(...)))
   expect_warning(run(steps_per_period = 200), "srk2 step dt = 0.0314 biases the thermal",
@@ -261,7 +261,7 @@ test_that("the step warning fires where SRK2 biases <v^2> by more than 0.1 per c
   lin <- statphysgpu:::escape_linear_step("srk2", 2 * pi / 2000, 3, 4 * pi^2)
   expect_lt(abs(lin$T_v - 1), 2e-4)
   # without noise the thermal bias does not apply
-  expect_no_warning(run(steps_per_period = 200, D0 = 0))
+  expect_no_warning(run(steps_per_period = 200, theta = 0))
   # Euler's bias is first order, about 4 pi^2 dt / gamma: 4.8 per cent even
   # at 2000 steps a period
   expect_warning(run(steps_per_period = 2000, method = "euler"), "euler step .* biases",
@@ -278,8 +278,8 @@ test_that("the linearised SRK2 bias of <v^2> is the one the engine shows", {
   for (spp in c(100, 50)) {
     lin <- statphysgpu:::escape_linear_step("srk2", 2 * pi / spp, 3, 4 * pi^2)
     x <- without_step_warnings(
-      drv(1000, a = 0, omega = 1, f = 0, gamma = 3, D0 = 0.002, periods = 30,
-          steps_per_period = spp, x0 = 0.75, transient = 0.2, seed = 5,
+      drv(1000, a = 0, omega = 1, f = 0, beta = 3, theta = 0.002, periods = 30,
+          steps_per_period = spp, init = list(x = 0.75), transient = 0.2, seed = 5,
           precision = "double"))
     expect_lt(abs((x$v2_mean - lin$T_v * 0.002) / x$v2_se), 4)
     expect_gt(abs((x$v2_mean - 0.002) / x$v2_se), 4)
@@ -288,14 +288,14 @@ test_that("the linearised SRK2 bias of <v^2> is the one the engine shows", {
 
 test_that("kept trajectories are those of replicas 1..keep; chunks combine into the one call", {
   run <- function(first, m, keep = 5, ...) {
-    drv(m, a = 2, omega = 3, f = c(0, 1), gamma = 1, D0 = 0.05, periods = 4,
+    drv(m, a = 2, omega = 3, f = c(0, 1), beta = 1, theta = 0.05, periods = 4,
         steps_per_period = 150, keep = keep, first_replica = first, seed = 6, ...)
   }
   whole <- run(1, 12)
   tr <- attr(whole, "trajectories")
   expect_identical(sort(unique(tr$replica)), as.double(1:5))
   ch <- replica_chunks(12, size = 3) # keeps 3, 2, 0 and 0 paths
-  parts <- do.call(rbind, Map(run, ch$first_replica, ch$n))
+  parts <- do.call(rbind, Map(run, ch$first_replica, ch$replicas))
   expect_identical(attr(parts, "trajectories"), tr)
   expect_identical(as.data.frame(parts), as.data.frame(whole))
   expect_null(attr(run(7, 3), "trajectories"))
@@ -316,7 +316,7 @@ test_that("the rows of each condition: ranges when sorted, indices when not, NUL
   expect_identical(cr(c(2L, 1L, 2L, 1L), 2), list(c(2L, 4L), c(1L, 3L)))
   expect_identical(cr(c(2L, 2L), 2), list(integer(), NULL))
   # the per-condition table of a result does not depend on the order of its paths
-  x <- driven_brownian(30, a = 1, omega = 2, f = c(0, 0.5, 1), gamma = 1, D0 = 0.1,
+  x <- driven_brownian(30, a = 1, omega = 2, f = c(0, 0.5, 1), beta = 1, theta = 0.1,
                        periods = 4, steps_per_period = 400, seed = 3, backend = "cpu")
   p <- attr(x, "paths")
   o <- rev(seq_len(nrow(p)))
@@ -331,7 +331,7 @@ test_that("the rows of each condition: ranges when sorted, indices when not, NUL
 })
 
 test_that("print, summary, plot and autoplot work", {
-  x <- drv(20, a = 4.2, omega = 4.9, f = c(0, 0.5), gamma = 0.9, D0 = 0.01, periods = 6,
+  x <- drv(20, a = 4.2, omega = 4.9, f = c(0, 0.5), beta = 0.9, theta = 0.01, periods = 6,
            steps_per_period = 50, keep = 2, output = "histogram")
   expect_output(print(x), "<driven_paths> 40 paths, 2 conditions")
   s <- summary(x)
@@ -341,7 +341,7 @@ test_that("print, summary, plot and autoplot work", {
   pdf(NULL)
   on.exit(dev.off())
   for (ty in c("velocity", "histogram", "trajectories")) expect_invisible(plot(x, type = ty))
-  expect_error(plot(drv(4, a = 1, omega = 6, f = 0, gamma = 1, D0 = 0, periods = 1),
+  expect_error(plot(drv(4, a = 1, omega = 6, f = 0, beta = 1, theta = 0, periods = 1),
                     type = "histogram"), "output = \"histogram\"",
                class = "statphysgpu_error")
   skip_if_not_installed("ggplot2")

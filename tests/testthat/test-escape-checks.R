@@ -4,26 +4,26 @@
 test_that("an unstable step is refused, for each scheme, with the reason", {
   # the audit's case: beta h = 2.5 "escaped" half the paths before t = 1
   expect_error(
-    escape_times(4000, gamma = 0.2, V0 = 1, beta = 50, theta = 0.4706, h = 0.05,
+    escape_times(4000, gamma = 0.2, V0 = 1, beta = 50, theta = 0.4706, dt = 0.05,
                  t_max = 1e7, precision = "double", seed = 1, backend = "cpu"),
     "srk2 scheme is unstable at h = 0.05 .*beta h = 2.5 is not below 2")
   expect_error(
-    escape_times(10, gamma = 0.2, V0 = 1, beta = 50, theta = 0.47, h = 0.05,
+    escape_times(10, gamma = 0.2, V0 = 1, beta = 50, theta = 0.47, dt = 0.05,
                  t_max = 100, method = "euler", seed = 1, backend = "cpu"),
     "euler scheme is unstable")
   # Euler's anti-damping h omega0^2 > beta at weak damping: refused; SRK2 is
   # stable there
   expect_error(
-    escape_times(10, gamma = 0.5, V0 = 1, beta = 0.01, theta = 0.2, h = 0.05,
+    escape_times(10, gamma = 0.5, V0 = 1, beta = 0.01, theta = 0.2, dt = 0.05,
                  t_max = 100, method = "euler", seed = 1, backend = "cpu"),
     "anti-damping h omega0\\^2 = 0.0433 is not below beta = 0.01.*method = \"srk2\"")
   expect_silent(
-    escape_times(10, gamma = 0.5, V0 = 1, beta = 0.01, theta = 0.2, h = 0.05,
+    escape_times(10, gamma = 0.5, V0 = 1, beta = 0.01, theta = 0.2, dt = 0.05,
                  t_max = 100, method = "srk2", seed = 1, backend = "cpu",
                  progress = FALSE))
   # switching currents too (the well of gamma0)
   expect_error(
-    switching_currents(10, ramp = 1e-3, V0 = 1, beta = 50, theta = 0.3, h = 0.05,
+    switching_currents(10, ramp = 1e-3, V0 = 1, beta = 50, theta = 0.3, dt = 0.05,
                        seed = 1, backend = "cpu"),
     "unstable")
 })
@@ -65,14 +65,14 @@ test_that("the stationary temperatures of the linear step have their closed form
 
 test_that("a step that heats the well warns with its temperature", {
   expect_warning(
-    escape_times(10, gamma = 0.5, V0 = 1, beta = 24, theta = 0.3, h = 0.05,
+    escape_times(10, gamma = 0.5, V0 = 1, beta = 24, theta = 0.3, dt = 0.05,
                  t_max = 100, seed = 1, backend = "cpu", progress = FALSE),
     "srk2 step h = 0.05 heats or cools the well: .* 0.52[0-9] theta in its velocity",
     class = "statphysgpu_step_warning")
 })
 
 test_that("values that overflow the working precision are refused", {
-  ok <- list(n = 10, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+  ok <- list(replicas = 10, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
              t_max = 100, seed = 1, backend = "cpu", progress = FALSE)
   bad <- function(...) do.call(escape_times, modifyList(ok, list(...)))
   # the audit's cases: V0 = 1e300 censored everything, theta = 1e300
@@ -80,23 +80,23 @@ test_that("values that overflow the working precision are refused", {
   expect_error(bad(V0 = 1e300), "V0 = 1e\\+300 does not fit single precision")
   expect_error(bad(theta = 1e300), "noise amplitude .* does not fit single precision")
   expect_error(bad(theta = 1e305, precision = "double"), "does not fit double precision")
-  expect_error(bad(V0 = 1e35, h = 1e-20, t_max = 1e-18), "V0 = 1e\\+35 does not fit single")
+  expect_error(bad(V0 = 1e35, dt = 1e-20, t_max = 1e-18), "V0 = 1e\\+35 does not fit single")
   # tiny single-precision steps: said
-  expect_warning(bad(h = 1e-7, t_max = 1e-4, theta = 0.1),
+  expect_warning(bad(dt = 1e-7, t_max = 1e-4, theta = 0.1),
                  "steps too small for single precision", class = "statphysgpu_step_warning")
-  expect_silent(bad(h = 1e-7, t_max = 1e-4, theta = 0.1, precision = "double"))
+  expect_silent(bad(dt = 1e-7, t_max = 1e-4, theta = 0.1, precision = "double"))
 })
 
 test_that("a ramp faster than the junction can follow is said", {
   expect_warning(
-    x <- switching_currents(20, ramp = 1e3, V0 = 1, beta = 1, theta = 0.1, h = 0.02,
+    x <- switching_currents(20, ramp = 1e3, V0 = 1, beta = 1, theta = 0.1, dt = 0.02,
                             seed = 1, backend = "cpu", progress = FALSE),
     "sweeps from gamma0 = 0 to gamma_max = 1 in t = 0.001, less than one plasma period")
   expect_true(all(!x$escaped))
 })
 
 test_that("thresholds: next well after saddle path by path; offsets in between", {
-  args <- list(n = 200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+  args <- list(replicas = 200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
                t_max = 1e5, seed = 4, backend = "cpu", progress = FALSE,
                precision = "double")
   run <- function(th) do.call(escape_times, c(args, threshold = list(th)))
@@ -125,7 +125,7 @@ test_that("escapes to the next well follow Kramers' rate; saddle crossings come 
   #   conservative).  Measured: 9% faster, z about 4.
   g <- 0.5; V0 <- 1; beta <- 0.5; theta <- barrier_height(g, V0) / 5
   run <- function(th) escape_times(8000, gamma = g, V0 = V0, beta = beta, theta = theta,
-                                   h = 0.02, t_max = 1e7, seed = 3, backend = "cpu",
+                                   dt = 0.02, t_max = 1e7, seed = 3, backend = "cpu",
                                    progress = FALSE, threshold = th)
   K <- escape_rate(g, V0, beta, theta, "kramers")
   w <- exp_tail_rate(run("next_well")$value, NULL)
@@ -184,21 +184,21 @@ test_that("thermal starts remove the relaxation transient", {
   # the escape rate from t = 0.  With Delta U / theta = 3 and beta = 0.5:
   # the fraction escaped by t = 5 (2.5 relaxation times) is larger for
   # thermal starts (one-sided two-proportion z > 3.1, p = 0.001).
-  args <- list(n = 3000, gamma = 0.5, V0 = 1, beta = 0.5, theta = barrier_height(0.5, 1) / 3,
-               h = 0.02, t_max = 5, seed = 9, backend = "cpu", progress = FALSE)
+  args <- list(replicas = 3000, gamma = 0.5, V0 = 1, beta = 0.5, theta = barrier_height(0.5, 1) / 3,
+               dt = 0.02, t_max = 5, seed = 9, backend = "cpu", progress = FALSE)
   rest <- do.call(escape_times, args)
-  therm <- do.call(escape_times, c(args, start = "thermal"))
+  therm <- do.call(escape_times, c(args, init = "thermal"))
   p1 <- mean(therm$escaped); p0 <- mean(rest$escaped)
   pp <- (p1 + p0) / 2
   expect_gt((p1 - p0) / sqrt(2 * pp * (1 - pp) / 3000), 3.1)
-  expect_identical(attr(therm, "start"), "thermal")
+  expect_identical(attr(therm, "init"), "thermal")
   # chunks and threads: still exact
-  a <- do.call(escape_times, modifyList(c(args, start = "thermal"), list(n = 1000)))
-  b <- rbind(do.call(escape_times, modifyList(c(args, start = "thermal"), list(n = 400))),
-             do.call(escape_times, modifyList(c(args, start = "thermal"),
-                                              list(n = 600, first_replica = 401))))
+  a <- do.call(escape_times, modifyList(c(args, init = "thermal"), list(replicas = 1000)))
+  b <- rbind(do.call(escape_times, modifyList(c(args, init = "thermal"), list(replicas = 400))),
+             do.call(escape_times, modifyList(c(args, init = "thermal"),
+                                              list(replicas = 600, first_replica = 401))))
   expect_identical(as.data.frame(b), as.data.frame(a))
-  expect_error(do.call(escape_times, c(args, start = "hot")), "`start` must be one of")
+  expect_error(do.call(escape_times, c(args, init = "hot")), "`init` must be one of")
 })
 
 test_that("h_check() resolves Euler's step bias and not SRK2's at a fine step", {
@@ -206,21 +206,21 @@ test_that("h_check() resolves Euler's step bias and not SRK2's at a fine step", 
   # (measured), a z of about -5 with 4000 paths: accept z < -3.  SRK2 at
   # h = 0.02: a bias far below the noise, accept |z| < 3 (two-sided p = 0.003).
   e <- suppressWarnings(escape_times(4000, gamma = 0.5, V0 = 1, beta = 0.5,
-                                     theta = 0.25, h = 0.1, t_max = 1e4, seed = 1,
+                                     theta = 0.25, dt = 0.1, t_max = 1e4, seed = 1,
                                      backend = "cpu", method = "euler", progress = FALSE))
   ce <- suppressWarnings(h_check(e, progress = FALSE))
   expect_s3_class(ce, "sp_h_check")
   expect_lt(ce$z, -3)
   expect_equal(ce$bias_h, 2 * ce$difference)
-  expect_equal(attr(attr(ce, "rerun"), "h"), 0.05)
+  expect_equal(attr(attr(ce, "rerun"), "dt"), 0.05)
   expect_identical(attr(attr(ce, "rerun"), "seed_hex"), attr(e, "seed_hex"))
   expect_output(print(ce), "step bias is resolved")
-  s <- escape_times(1000, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.25, h = 0.02,
+  s <- escape_times(1000, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.25, dt = 0.02,
                     t_max = 1e4, seed = 1, backend = "cpu", progress = FALSE)
   cs <- h_check(s, progress = FALSE)
   expect_lt(abs(cs$z), 3)
   expect_equal(cs$bias_h, cs$difference / 0.75)
   expect_error(h_check(data.frame(value = 1)), "`x` must be a result")
-  expect_error(h_check(s, h = 0.01), "`h` cannot be changed")
+  expect_error(h_check(s, dt = 0.01), "`dt` cannot be changed")
   expect_error(h_check(s, 5), "must be named")
 })

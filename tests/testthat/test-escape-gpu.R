@@ -3,8 +3,8 @@
 test_that("GPU and CPU agree path by path in double precision", {
   skip_if_no_gpu()
   for (m in c("euler", "srk2")) {
-    args <- list(n = 3000, gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2,
-                 h = 0.02, t_max = 4000, method = m, seed = 77,
+    args <- list(replicas = 3000, gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2,
+                 dt = 0.02, t_max = 4000, method = m, seed = 77,
                  precision = "double", progress = FALSE)
     # Euler at h = 0.02 heats this well by 6% (warned): a comparison of the
     # backends, not of the physics
@@ -26,8 +26,8 @@ test_that("GPU single precision has the distribution of the CPU's", {
   skip_if_no_gpu()
   # different seeds: two independent samples of one law; two-sample KS,
   # accept p > 0.001 per condition
-  args <- list(n = 20000, gamma = c(0.5, 0.7), V0 = 1, beta = 0.3, theta = 0.15,
-               h = 0.02, t_max = 1e6, progress = FALSE)
+  args <- list(replicas = 20000, gamma = c(0.5, 0.7), V0 = 1, beta = 0.3, theta = 0.15,
+               dt = 0.02, t_max = 1e6, progress = FALSE)
   cpu <- do.call(escape_times, c(args, backend = "cpu", seed = 1))
   gpu <- do.call(escape_times, c(args, backend = "gpu", seed = 2))
   for (c in 1:2) {
@@ -43,7 +43,7 @@ test_that("GPU single precision has the distribution of the CPU's", {
 
 test_that("several devices give the one-device result, and chunks combine", {
   skip_if_no_gpu()
-  args <- list(gamma = 0.5, V0 = 1, beta = 0.3, theta = 0.2, h = 0.02,
+  args <- list(gamma = 0.5, V0 = 1, beta = 0.3, theta = 0.2, dt = 0.02,
                t_max = 4000, seed = 5, backend = "gpu", progress = FALSE)
   one <- do.call(escape_times, c(args, n = 5000, devices = 0))
   all <- do.call(escape_times, c(args, n = 5000, devices = "all"))
@@ -62,7 +62,7 @@ test_that("strongly damped on the GPU: 40000 paths against the Smoluchowski MFPT
   beta <- 120 * wb
   theta <- barrier_height(g, 1)
   x <- escape_times(40000, gamma = g, V0 = 1, beta = beta, theta = theta,
-                    h = 0.4 / beta, t_max = 1e9, seed = 2027, backend = "gpu",
+                    dt = 0.4 / beta, t_max = 1e9, seed = 2027, backend = "gpu",
                     progress = FALSE)
   tau <- mfpt_smoluchowski(g, 1, beta, theta)
   se <- stats::sd(x$value) / sqrt(nrow(x))
@@ -91,7 +91,7 @@ test_that("switching currents on the GPU follow Fulton-Dunkleberger at DU/theta 
   gmax <- g[which(s$cdf >= 0.9999)[1]]
   n <- 20000
   x <- switching_currents(n, ramp = ramp, V0 = V0, beta = beta, theta = theta,
-                          h = 0.05 / sqrt(V0), gamma0 = gamma0, gamma_max = gmax,
+                          dt = 0.05 / sqrt(V0), gamma0 = gamma0, gamma_max = gmax,
                           seed = 3, backend = "gpu", progress = FALSE)
   th <- switching_distribution(sort(x$value), ramp, V0, beta, theta, "kramers",
                                gamma0 = gamma0)$cdf
@@ -106,7 +106,7 @@ test_that("an interrupted GPU run returns its finished paths; the session goes o
   job <- interrupt_after(1.5)
   expect_warning(
     x <- escape_times(1e6, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.08,
-                      h = 0.01, t_max = 1e9, seed = 1, backend = "gpu",
+                      dt = 0.01, t_max = 1e9, seed = 1, backend = "gpu",
                       progress = FALSE),
     "interrupted", class = "statphysgpu_interrupted")
   parallel::mccollect(job)
@@ -119,11 +119,11 @@ test_that("an interrupted GPU run returns its finished paths; the session goes o
   expect_true(all(x$value[iu] >= 0 & x$value[iu] < 1e9))
   # a finished path is the one an uninterrupted GPU run of that replica gives
   done <- which(x$escaped)[1]
-  y <- escape_times(1, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.08, h = 0.01,
+  y <- escape_times(1, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.08, dt = 0.01,
                     t_max = 1e9, seed = 1, backend = "gpu", progress = FALSE,
                     first_replica = x$replica[done])
   expect_identical(y$value, x$value[done])
-  y <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+  y <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
                     t_max = 100, seed = 1, backend = "gpu", progress = FALSE)
   expect_equal(nrow(y), 100)
   expect_identical(gpu_live_allocations(), live) # nothing leaked
@@ -132,7 +132,7 @@ test_that("an interrupted GPU run returns its finished paths; the session goes o
 test_that("a GPU run that does not fit fails with the estimate, frees all, and the next run works", {
   skip_if_no_gpu()
   small <- function() {
-    escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+    escape_times(200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
                  t_max = 100, seed = 1, backend = "gpu", progress = FALSE)
   }
   ref <- small() # kernels compiled and loaded before memory runs short
@@ -142,7 +142,7 @@ test_that("a GPU run that does not fit fails with the estimate, frees all, and t
   # bytes a path on the device: 384 MiB, plus the allocator's 256 MiB margin)
   hold <- .Call(statphysgpu:::C_sp_r_gpu_reserve_test, 0L, before - 2^29)
   expect_error(
-    escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02,
+    escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
                  t_max = 1, seed = 1, backend = "gpu", progress = FALSE),
     "needs [0-9.]+ GiB of device memory, but [0-9.]+ GiB of [0-9.]+ GiB")
   # everything the failed run allocated before the failing request is freed

@@ -25,7 +25,7 @@ algorithm1_r <- function(seed, stream, gamma0, V0, beta, theta, h, kmax, dg = 0)
 
 test_that("the Euler engine reproduces a plain-R transcription of Algorithm 1", {
   e <- escape_times(4, gamma = c(0.5, 0.7), V0 = 1, beta = 0.5, theta = 0.25,
-                    h = 0.02, t_max = 5000, method = "euler", seed = 7,
+                    dt = 0.02, t_max = 5000, method = "euler", seed = 7,
                     backend = "cpu", precision = "double", progress = FALSE)
   for (i in seq_len(nrow(e))) {
     c <- e$condition[i]
@@ -43,7 +43,7 @@ test_that("the Euler engine reproduces Algorithm 3 under a ramp", {
   # 8%: the warning says so
   expect_warning(
     s <- switching_currents(3, ramp = 1e-4, V0 = 2, beta = 0.5, theta = 0.3,
-                            h = 0.02, gamma0 = 0.3, method = "euler", seed = 12,
+                            dt = 0.02, gamma0 = 0.3, method = "euler", seed = 12,
                             backend = "cpu", precision = "double", progress = FALSE),
     "euler step h = 0.02 heats or cools the well: .* 1.08 theta in phi",
     class = "statphysgpu_step_warning")
@@ -55,12 +55,12 @@ test_that("the Euler engine reproduces Algorithm 3 under a ramp", {
 })
 
 test_that("results do not depend on threads or chunking, in both precisions", {
-  args <- list(gamma = c(0.4, 0.6), V0 = 1, beta = 0.3, theta = 0.2, h = 0.05,
+  args <- list(gamma = c(0.4, 0.6), V0 = 1, beta = 0.3, theta = 0.2, dt = 0.05,
                t_max = 3000, seed = 99, backend = "cpu", progress = FALSE)
   for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
     run <- function(n, first = 1) {
       without_step_warnings(
-        do.call(escape_times, c(list(n = n, first_replica = first, method = m,
+        do.call(escape_times, c(list(replicas = n, first_replica = first, method = m,
                                      precision = prec), args)))
     }
     whole <- with_threads(1, run(60))
@@ -73,27 +73,27 @@ test_that("results do not depend on threads or chunking, in both precisions", {
     expect_identical(as.data.frame(part)$value,
                      whole$value[whole$replica %in% 31:40])
   }
-  a <- do.call(escape_times, c(list(n = 10), args))
+  a <- do.call(escape_times, c(list(replicas = 10), args))
   expect_error(rbind(a, a), "overlap")
-  b <- do.call(escape_times, c(list(n = 10, first_replica = 11), modifyList(args, list(seed = 1))))
+  b <- do.call(escape_times, c(list(replicas = 10, first_replica = 11), modifyList(args, list(seed = 1))))
   expect_error(rbind(a, b), "one simulation")
 })
 
 test_that("replica_chunks() lays out chunks that cover the replicas once", {
   ch <- replica_chunks(10, size = 4)
   expect_identical(ch$first_replica, c(1, 5, 9))
-  expect_identical(ch$n, c(4, 4, 2))
+  expect_identical(ch$replicas, c(4, 4, 2))
   expect_identical(ch$last_replica, c(4, 8, 10))
   for (k in c(1, 3, 7, 10)) {
     ch <- replica_chunks(10, chunks = k, first_replica = 101)
     expect_identical(nrow(ch), as.integer(k))
     expect_equal(unlist(Map(seq, ch$first_replica, ch$last_replica)), 101:110)
-    expect_lte(max(ch$n) - min(ch$n), 1)
+    expect_lte(max(ch$replicas) - min(ch$replicas), 1)
   }
   expect_error(replica_chunks(10), "exactly one of `size`")
   expect_error(replica_chunks(10, size = 2, chunks = 5), "exactly one of `size`")
   expect_error(replica_chunks(10, chunks = 11), "`chunks`.*between 1 and 10")
-  expect_error(replica_chunks(0, size = 1), "`n`")
+  expect_error(replica_chunks(0, size = 1), "`replicas`")
   expect_error(replica_chunks(10, size = 1.5), "`size`")
   expect_error(replica_chunks(2^40, size = 1), "1e7")
   expect_error(replica_chunks(10, size = 1, first_replica = 2^40), "pass 2\\^40")
@@ -101,30 +101,30 @@ test_that("replica_chunks() lays out chunks that cover the replicas once", {
 
 test_that("chunks run by future.apply workers combine into the one-process result", {
   skip_if_not_installed("future.apply")
-  args <- list(gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2, h = 0.05,
+  args <- list(gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2, dt = 0.05,
                t_max = 2000, seed = 7, backend = "cpu", progress = FALSE)
-  whole <- do.call(escape_times, c(list(n = 90), args))
+  whole <- do.call(escape_times, c(list(replicas = 90), args))
   ch <- replica_chunks(90, chunks = 3)
   # two worker processes, each running its own chunks with its own threads
   oplan <- future::plan(future::multisession, workers = 2)
   on.exit(future::plan(oplan), add = TRUE)
   parts <- future.apply::future_Map(function(first, m) {
-    do.call(statphysgpu::escape_times, c(list(n = m, first_replica = first), args))
-  }, ch$first_replica, ch$n)
+    do.call(statphysgpu::escape_times, c(list(replicas = m, first_replica = first), args))
+  }, ch$first_replica, ch$replicas)
   combined <- do.call(rbind, parts)
   expect_identical(as.data.frame(combined), as.data.frame(whole))
-  expect_identical(attr(combined, "n"), 90)
+  expect_identical(attr(combined, "replicas"), 90)
   expect_identical(attr(combined, "first_replica"), 1)
 })
 
 test_that("censoring is exact at t_max and gamma_max", {
   long <- escape_times(400, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-                       h = 0.02, t_max = 1e6, seed = 3, backend = "cpu",
+                       dt = 0.02, t_max = 1e6, seed = 3, backend = "cpu",
                        precision = "double", progress = FALSE)
   expect_true(all(long$escaped))
   T <- stats::median(long$value) + 0.013 # not a multiple of h
   cut <- escape_times(400, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-                      h = 0.02, t_max = T, seed = 3, backend = "cpu",
+                      dt = 0.02, t_max = T, seed = 3, backend = "cpu",
                       precision = "double", progress = FALSE)
   # the same trajectories: a path escaped by T has the same time; the others
   # are censored at exactly T
@@ -135,7 +135,7 @@ test_that("censoring is exact at t_max and gamma_max", {
   expect_equal(summary(cut)$censored, sum(!early))
   # switching currents censored at gamma_max
   sw <- switching_currents(200, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.1,
-                           h = 0.02, gamma0 = 0.3, gamma_max = 0.55, seed = 4,
+                           dt = 0.02, gamma0 = 0.3, gamma_max = 0.55, seed = 4,
                            backend = "cpu", progress = FALSE)
   expect_true(all(sw$value[!sw$escaped] == 0.55))
   expect_true(all(sw$value[sw$escaped] <= 0.55 & sw$value[sw$escaped] > 0.3))
@@ -166,7 +166,7 @@ test_that("strongly damped: the mean escape time is the Smoluchowski MFPT", {
   beta <- 120 * wb
   theta <- barrier_height(g, V0)
   x <- escape_times(4000, gamma = g, V0 = V0, beta = beta, theta = theta,
-                    h = 0.4 / beta, t_max = 1e9, seed = 2026, backend = "cpu",
+                    dt = 0.4 / beta, t_max = 1e9, seed = 2026, backend = "cpu",
                     progress = FALSE)
   expect_true(all(x$escaped))
   tau <- mfpt_smoluchowski(g, V0, beta, theta)
@@ -180,7 +180,7 @@ test_that("at low noise escape times are exponential beyond a short transient", 
   # is estimated on odd replicas and the KS test runs on even ones (so its
   # p-value is not biased by the fit); accept p > 0.001.
   x <- escape_times(3000, gamma = 0.5, V0 = 1, beta = 0.5,
-                    theta = barrier_height(0.5, 1) / 5, h = 0.02, t_max = 1e6,
+                    theta = barrier_height(0.5, 1) / 5, dt = 0.02, t_max = 1e6,
                     seed = 5, backend = "cpu", progress = FALSE)
   t0 <- 40
   late <- x$value > t0
@@ -206,7 +206,7 @@ test_that("the bias of the mean escape time is O(h) with Euler and O(h^2) with S
     do.call(rbind, lapply(hs, function(h) {
       x <- suppressWarnings(escape_times(
         2e5, gamma = 0.5, V0 = 1, beta = 0.5, theta = barrier_height(0.5, 1) / 2,
-        h = h, t_max = 1e6, method = m, seed = 5, backend = "cpu", progress = FALSE))
+        dt = h, t_max = 1e6, method = m, seed = 5, backend = "cpu", progress = FALSE))
       data.frame(m = m, h = h, mean = mean(x$value),
                  se = stats::sd(x$value) / sqrt(nrow(x)))
     }))
@@ -243,7 +243,7 @@ test_that("switching currents follow Fulton-Dunkleberger with the Kramers rate",
   gmax <- 0.817        # theory CDF 0.9999
   n <- 400
   x <- switching_currents(n, ramp = ramp, V0 = V0, beta = beta, theta = theta,
-                          h = 0.05 / sqrt(V0), gamma0 = gamma0, gamma_max = gmax,
+                          dt = 0.05 / sqrt(V0), gamma0 = gamma0, gamma_max = gmax,
                           seed = 3, backend = "cpu", progress = FALSE)
   th <- switching_distribution(sort(x$value), ramp, V0, beta, theta, "kramers",
                                gamma0 = gamma0)$cdf
@@ -256,7 +256,7 @@ test_that("switching currents follow Fulton-Dunkleberger with the Kramers rate",
 
 test_that("summary, print, plot and conversions work", {
   x <- escape_times(300, gamma = c(0.5, 0.6), V0 = 1, beta = 0.5, theta = 0.25,
-                    h = 0.02, t_max = 150, seed = 8, backend = "cpu", progress = FALSE)
+                    dt = 0.02, t_max = 150, seed = 8, backend = "cpu", progress = FALSE)
   expect_true(any(!x$escaped)) # some censoring, so the censored paths are exercised
   s <- summary(x)
   expect_s3_class(s, "summary.sp_paths")
@@ -285,7 +285,7 @@ test_that("summary, print, plot and conversions work", {
   expect_warning(expect_invisible(plot(x, theory = "kramers")), "like with like",
                  class = "statphysgpu_theory_mismatch")
   xn <- escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.25,
-                     h = 0.02, t_max = 150, seed = 8, backend = "cpu",
+                     dt = 0.02, t_max = 150, seed = 8, backend = "cpu",
                      progress = FALSE, threshold = "next_well")
   expect_silent(plot(xn, theory = "kramers"))
   expect_silent(plot(x, theory = "smoluchowski"))
@@ -304,11 +304,11 @@ test_that("summary, print, plot and conversions work", {
 
 test_that("an interrupt returns every path, the unfinished censored where they stopped", {
   skip_on_os("windows")
-  args <- list(gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, h = 0.01,
+  args <- list(gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, dt = 0.01,
                t_max = 1e9, seed = 1, backend = "cpu", progress = FALSE)
   job <- interrupt_after(1)
   expect_warning(
-    x <- do.call(escape_times, c(list(n = 2000), args)),
+    x <- do.call(escape_times, c(list(replicas = 2000), args)),
     "interrupted: .* of 2,000 paths finished; the .* unfinished are censored at the time",
     class = "statphysgpu_interrupted")
   parallel::mccollect(job)
@@ -324,17 +324,17 @@ test_that("an interrupt returns every path, the unfinished censored where they s
   expect_equal(s$censored, sum(!x$escaped))
   # finished paths are those of an uninterrupted run of those replicas
   done <- which(x$escaped)[1]
-  y <- do.call(escape_times, c(list(n = 1, first_replica = x$replica[done]), args))
+  y <- do.call(escape_times, c(list(replicas = 1, first_replica = x$replica[done]), args))
   expect_identical(y$value, x$value[done])
   # an unfinished path, run to its end, escapes after the time it had reached
   # (a path that had started: value > 0)
   started <- iu[x$value[iu] > 0][1]
-  z <- do.call(escape_times, c(list(n = 1, first_replica = x$replica[started]), args))
+  z <- do.call(escape_times, c(list(replicas = 1, first_replica = x$replica[started]), args))
   expect_true(z$escaped)
   expect_gt(z$value, x$value[started])
   expect_output(print(x), "interrupted: .* unfinished paths?, censored where")
   expect_equal(nrow(escape_times(5, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3,
-                                 h = 0.02, t_max = 100, seed = 1, backend = "cpu")), 5)
+                                 dt = 0.02, t_max = 100, seed = 1, backend = "cpu")), 5)
 })
 
 test_that("a time limit is an error, not an interrupt: try() sees it", {
@@ -343,7 +343,7 @@ test_that("a time limit is an error, not an interrupt: try() sees it", {
   f <- function() {
     setTimeLimit(elapsed = 0.5, transient = TRUE)
     on.exit(setTimeLimit(elapsed = Inf))
-    escape_times(2000, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, h = 0.01,
+    escape_times(2000, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, dt = 0.01,
                  t_max = 1e9, seed = 1, backend = "cpu", progress = FALSE)
   }
   r <- try(f(), silent = TRUE)
@@ -351,49 +351,49 @@ test_that("a time limit is an error, not an interrupt: try() sees it", {
   expect_match(conditionMessage(attr(r, "condition")), "time limit")
   # the session goes on
   expect_equal(nrow(escape_times(5, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3,
-                                 h = 0.02, t_max = 100, seed = 1, backend = "cpu",
+                                 dt = 0.02, t_max = 100, seed = 1, backend = "cpu",
                                  progress = FALSE)), 5)
 })
 
 test_that("bad input gives errors that name the argument", {
-  ok <- list(n = 10, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+  ok <- list(replicas = 10, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
              t_max = 100, seed = 1, backend = "cpu", progress = FALSE)
   bad <- function(...) do.call(escape_times, modifyList(ok, list(...)))
-  expect_error(bad(n = 0), "`n` must be a single whole number between 1")
-  expect_error(bad(n = 2.5), "`n` must be")
+  expect_error(bad(replicas = 0), "`replicas` must be a single whole number between 1")
+  expect_error(bad(replicas = 2.5), "`replicas` must be")
   expect_error(bad(gamma = 1), "`gamma` must be .* in \\[0, 1\\), not 1")
   expect_error(bad(gamma = c(0.2, -0.1)), "`gamma` must be .* not -0.1")
   expect_error(bad(gamma = NA), "`gamma` must be")
   expect_error(bad(V0 = 0), "`V0` must be")
   expect_error(bad(beta = -1), "`beta` must be")
   expect_error(bad(theta = Inf), "`theta` must be")
-  expect_error(bad(h = 0), "`h` must be")
-  expect_error(bad(h = c(0.1, 0.2)), "`h` must be")
+  expect_error(bad(dt = 0), "`dt` must be")
+  expect_error(bad(dt = c(0.1, 0.2)), "`dt` must be")
   expect_error(bad(t_max = Inf), "`t_max` must be")
   expect_error(bad(t_max = 0.001), "`t_max` .* must be at least one step")
   # more steps than a path can count: refused (t_max / h >= 2^64 wrapped the
   # 64-bit step count and censored every path at once)
-  expect_error(bad(t_max = 1e18, h = 0.05), "`t_max / h` = 2e\\+19 steps per path is more than 2\\^53")
-  expect_error(bad(t_max = 1e300, h = 1e-300), "more than 2\\^53")
-  expect_error(bad(t_max = 1e6, h = 1e-12), "more than 2\\^53")
+  expect_error(bad(t_max = 1e18, dt = 0.05), "`t_max / dt` = 2e\\+19 steps per path is more than 2\\^53")
+  expect_error(bad(t_max = 1e300, dt = 1e-300), "more than 2\\^53")
+  expect_error(bad(t_max = 1e6, dt = 1e-12), "more than 2\\^53")
   expect_error(bad(method = "rk4"), "`method` must be one of \"srk2\", \"euler\"")
   expect_error(bad(precision = "half"), "`precision` must be one of")
   expect_error(bad(first_replica = 0), "`first_replica` must be")
   expect_error(bad(progress = NA), "`progress` must be TRUE or FALSE")
   expect_error(bad(seed = -1), "`seed` must be")
-  expect_error(bad(n = 2^31), "result would have 2,147,483,648 rows")
-  expect_error(bad(n = 2^30, gamma = c(0.1, 0.2, 0.3, 0.4)), "rows")
+  expect_error(bad(replicas = 2^31), "result would have 2,147,483,648 rows")
+  expect_error(bad(replicas = 2^30, gamma = c(0.1, 0.2, 0.3, 0.4)), "rows")
   big <- floor(statphysgpu:::available_memory() / 56 * 1.5)
   if (is.finite(big) && big < .Machine$integer.max) {
-    expect_error(bad(n = big), "would need about .* of memory")
+    expect_error(bad(replicas = big), "would need about .* of memory")
   }
   st <- .Call(statphysgpu:::C_sp_r_gpu_status)
   if (!st$available) {
     expect_error(bad(backend = "gpu"), "GPU backend is unavailable: ")
   }
-  expect_warning(bad(h = 0.2), "`h` is coarse for the dynamics: h \\* sqrt\\(V0\\) = 0.2 > 0.1")
+  expect_warning(bad(dt = 0.2), "`dt` is coarse for the dynamics: dt \\* sqrt\\(V0\\) = 0.2 > 0.1")
   sbad <- function(...) do.call(switching_currents, modifyList(
-    list(n = 10, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+    list(replicas = 10, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
          seed = 1, backend = "cpu", progress = FALSE), list(...)))
   expect_error(sbad(ramp = 0), "`ramp` must be")
   expect_error(sbad(ramp = -1e-3), "`ramp` must be")

@@ -148,7 +148,7 @@ test_that("the session's caches: a repeated call loads and compiles nothing; aft
   skip_if_no_gpu()
   local_kernel_cache()
   f <- function() {
-    escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, h = 0.02, t_max = 10,
+    escape_times(100, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02, t_max = 10,
                  seed = 1, backend = "gpu", progress = FALSE)
   }
   a <- f()

@@ -1,7 +1,7 @@
 # Helium VMC on the GPU: the CPU's chains, block by block.
 
 vmc_small <- function(backend, precision = "double", ...) {
-  he4_vmc(32, walkers = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
+  he4_vmc(32, replicas = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
           backend = backend, precision = precision, progress = FALSE, ...)
 }
 
@@ -10,7 +10,7 @@ vmc_small <- function(backend, precision = "double", ...) {
 # spread of the walkers' means, and so do the mean acceptances; accept
 # |z| < 4 for both.
 vmc_expect_same_law <- function(a, b) {
-  means <- function(x, col) vapply(split(x[[col]], x$walker), mean, 0)
+  means <- function(x, col) vapply(split(x[[col]], x$replica), mean, 0)
   for (col in c("energy", "acceptance")) {
     ma <- means(a, col)
     mb <- means(b, col)
@@ -25,7 +25,7 @@ test_that("GPU double follows the CPU's chains block by block", {
   cpu <- vmc_small("cpu")
   gpu <- vmc_small("gpu")
   expect_identical(attr(gpu, "backend"), "gpu")
-  expect_identical(gpu[c("walker", "block")], cpu[c("walker", "block")])
+  expect_identical(gpu[c("replica", "block")], cpu[c("replica", "block")])
   # same draws, same decisions: the pair sums are added in another order, so
   # the observables agree to rounding (a decision that flipped on rounding
   # would show as a difference of order 1)
@@ -34,16 +34,16 @@ test_that("GPU double follows the CPU's chains block by block", {
   expect_identical(gpu$acceptance, cpu$acceptance)
   expect_equal(attr(gpu, "state")$coords, attr(cpu, "state")$coords, tolerance = 1e-10)
   expect_identical(attr(gpu, "state")$moves, attr(cpu, "state")$moves)
-  expect_identical(attr(gpu, "step"), attr(cpu, "step"))
+  expect_identical(attr(gpu, "displacement"), attr(cpu, "displacement"))
   # a walker alone (chunk) is the same chain; continuing it is one longer run
-  one <- he4_vmc(32, walkers = 1, first_walker = 3, blocks = 3, block_sweeps = 5,
+  one <- he4_vmc(32, replicas = 1, first_replica = 3, blocks = 3, block_sweeps = 5,
                  equilibration = 20, seed = 11, backend = "gpu", precision = "double",
                  progress = FALSE)
-  expect_identical(one$energy, gpu$energy[gpu$walker == 3])
-  more <- he4_vmc(32, blocks = 2, block_sweeps = 5, equilibration = 0, start = gpu,
-                  backend = "gpu", progress = FALSE) # keeps the precision of `start`
+  expect_identical(one$energy, gpu$energy[gpu$replica == 3])
+  more <- he4_vmc(32, blocks = 2, block_sweeps = 5, equilibration = 0, init = gpu,
+                  backend = "gpu", progress = FALSE) # keeps the precision of `init`
   expect_identical(attr(more, "precision"), "double")
-  long <- he4_vmc(32, walkers = 4, blocks = 5, block_sweeps = 5, equilibration = 20,
+  long <- he4_vmc(32, replicas = 4, blocks = 5, block_sweeps = 5, equilibration = 20,
                   seed = 11, backend = "gpu", precision = "double", progress = FALSE)
   expect_identical(more$energy, long$energy[long$block > 3])
   expect_identical(gpu_live_allocations(), live)
@@ -59,7 +59,7 @@ test_that("GPU g(r) counts equal the CPU's in double precision", {
 
 test_that("mixed precision on the GPU has the CPU's energy in distribution", {
   skip_if_no_gpu()
-  args <- list(64, walkers = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
+  args <- list(64, replicas = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
                seed = 5, precision = "mixed", progress = FALSE)
   vmc_expect_same_law(do.call(he4_vmc, c(args, backend = "cpu")),
                       do.call(he4_vmc, c(args, backend = "gpu")))
@@ -69,7 +69,7 @@ test_that("an interrupted GPU run returns its finished blocks and continues exac
   skip_if_no_gpu()
   skip_on_os("windows")
   live <- gpu_live_allocations()
-  args <- list(256, walkers = 264, blocks = 2000, block_sweeps = 10, equilibration = 10,
+  args <- list(256, replicas = 264, blocks = 2000, block_sweeps = 10, equilibration = 10,
                seed = 2, backend = "gpu", progress = FALSE)
   job <- interrupt_after(2)
   expect_warning(x <- do.call(he4_vmc, args), "interrupted", class = "statphysgpu_interrupted")
@@ -86,7 +86,7 @@ test_that("kernel variant _fast: double follows the CPU's chains, mixed its dist
   old <- options(statphysgpu.he4_variant = "_fast")
   on.exit(options(old))
   # 40 atoms: two tiles of the measurement, the second partial
-  args <- list(40, walkers = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
+  args <- list(40, replicas = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
                precision = "double", progress = FALSE)
   cpu <- do.call(he4_vmc, c(args, backend = "cpu"))
   gpu <- do.call(he4_vmc, c(args, backend = "gpu"))
@@ -94,14 +94,14 @@ test_that("kernel variant _fast: double follows the CPU's chains, mixed its dist
     expect_equal(gpu[[v]], cpu[[v]], tolerance = 1e-9)
   expect_identical(gpu$acceptance, cpu$acceptance)
   expect_equal(attr(gpu, "state")$coords, attr(cpu, "state")$coords, tolerance = 1e-10)
-  expect_identical(attr(gpu, "step"), attr(cpu, "step"))
+  expect_identical(attr(gpu, "displacement"), attr(cpu, "displacement"))
   # the same run twice: the same numbers (the measurement's order is fixed)
   again <- do.call(he4_vmc, c(args, backend = "gpu"))
   expect_identical(again$energy, gpu$energy)
   # continuing across launches (the gradient scratch is the coordinate copy)
-  more <- he4_vmc(40, blocks = 2, block_sweeps = 5, equilibration = 0, start = gpu,
+  more <- he4_vmc(40, blocks = 2, block_sweeps = 5, equilibration = 0, init = gpu,
                   backend = "gpu", progress = FALSE)
-  long <- he4_vmc(40, walkers = 4, blocks = 5, block_sweeps = 5, equilibration = 20,
+  long <- he4_vmc(40, replicas = 4, blocks = 5, block_sweeps = 5, equilibration = 20,
                   seed = 11, backend = "gpu", precision = "double", progress = FALSE)
   expect_identical(more$energy, long$energy[long$block > 3])
   # the truncated Jastrow form too
@@ -110,7 +110,7 @@ test_that("kernel variant _fast: double follows the CPU's chains, mixed its dist
   expect_equal(gpu$energy, cpu$energy, tolerance = 1e-9)
   expect_identical(gpu$acceptance, cpu$acceptance)
   # mixed precision: the CPU's energy and acceptance in distribution
-  args <- list(64, walkers = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
+  args <- list(64, replicas = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
                seed = 5, precision = "mixed", progress = FALSE)
   vmc_expect_same_law(do.call(he4_vmc, c(args, backend = "cpu")),
                       do.call(he4_vmc, c(args, backend = "gpu")))

@@ -11,10 +11,10 @@ b_mcm <- 3.07
 
 test_that("a continuation (start = x) gives the blocks of one longer call", {
   for (args in list(list(precision = "mixed", jastrow = "symmetrized"),
-                    list(precision = "double", jastrow = "truncated", step = 0.4))) {
-    common <- c(list(32, walkers = 3, block_sweeps = 4, measure_every = 2), args)
+                    list(precision = "double", jastrow = "truncated", displacement = 0.4))) {
+    common <- c(list(32, replicas = 3, block_sweeps = 4, measure_every = 2), args)
     x <- do.call(vmc, c(common, list(blocks = 3, equilibration = 12, seed = 5)))
-    y <- do.call(vmc, c(common, list(blocks = 4, equilibration = 0, start = x)))
+    y <- do.call(vmc, c(common, list(blocks = 4, equilibration = 0, init = x)))
     whole <- do.call(vmc, c(common, list(blocks = 7, equilibration = 12, seed = 5)))
     expect_identical(y$block, rep(4:7, 3) + 0)
     expect_identical(y$energy, whole$energy[whole$block > 3])
@@ -25,17 +25,17 @@ test_that("a continuation (start = x) gives the blocks of one longer call", {
 })
 
 test_that("chunks of consecutive walkers combine and continue as one; others do not", {
-  a <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8)
-  b <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8,
-           first_walker = 3)
-  c5 <- vmc(32, walkers = 1, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8,
-            first_walker = 6)
-  whole <- vmc(32, walkers = 4, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8)
-  more <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, start = whole)
+  a <- vmc(32, replicas = 2, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8)
+  b <- vmc(32, replicas = 2, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8,
+           first_replica = 3)
+  c5 <- vmc(32, replicas = 1, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8,
+            first_replica = 6)
+  whole <- vmc(32, replicas = 4, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 8)
+  more <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, init = whole)
   expect_identical(as.data.frame(vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0,
-                                     start = rbind(b, a))),
+                                     init = rbind(b, a))),
                    as.data.frame(more))
-  expect_error(vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, start = rbind(a, c5)),
+  expect_error(vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, init = rbind(a, c5)),
                "consecutive walkers", class = "statphysgpu_error")
 })
 
@@ -45,11 +45,11 @@ test_that("the engine measures the reference local energy of its configuration",
   # of sp_he4_energy.c) gives the same potential and kinetic terms
   for (form in c("symmetrized", "truncated")) {
     for (prec in c("double", "mixed")) {
-      x <- vmc(32, walkers = 3, blocks = 1, block_sweeps = 2, measure_every = 2,
+      x <- vmc(32, replicas = 3, blocks = 1, block_sweeps = 2, measure_every = 2,
                equilibration = 7, seed = 4, jastrow = form, precision = prec)
       st <- attr(x, "state")
       L <- attr(x, "params")$L
-      ref <- t(vapply(seq_along(st$walker), function(w) {
+      ref <- t(vapply(seq_along(st$replica), function(w) {
         statphysgpu:::he4_local_energy(t(st$coords[, , w]), L, b_mcm, form)
       }, numeric(4)))
       # double: the same sums in another order; mixed: pair terms in single
@@ -70,7 +70,7 @@ test_that("the engine measures the reference local energy of its configuration",
 # z of the mean of kinetic_pb - kinetic_jf: block differences of each walker
 # a chain, reblocked (optimal level) and combined over the walkers
 kinetic_z <- function(x) {
-  d <- split(x$kinetic_pb - x$kinetic_jf, x$walker)
+  d <- split(x$kinetic_pb - x$kinetic_jf, x$replica)
   se <- blocking_se(d)
   c(diff = mean(unlist(d)), se = as.numeric(se), z = mean(unlist(d)) / as.numeric(se))
 }
@@ -82,10 +82,10 @@ test_that("symmetrised Jastrow: the two kinetic estimators agree; truncated: the
   # T_PB - T_JF = -pi lambda rho (L/2)^2 u'(L/2) g(L/2), about -0.5 K at
   # N = 32 (measured -0.35 to -0.57 K in four seeds, z -4.1 to -4.8 with 4
   # walkers; here 8 walkers).
-  s <- vmc(32, walkers = 4, blocks = 256, block_sweeps = 10, equilibration = 200, seed = 21)
+  s <- vmc(32, replicas = 4, blocks = 256, block_sweeps = 10, equilibration = 200, seed = 21)
   zs <- kinetic_z(s)
   expect_lt(abs(zs[["z"]]), 4)
-  tr <- vmc(32, walkers = 8, blocks = 256, block_sweeps = 10, equilibration = 200, seed = 21,
+  tr <- vmc(32, replicas = 8, blocks = 256, block_sweeps = 10, equilibration = 200, seed = 21,
             jastrow = "truncated")
   zt <- kinetic_z(tr)
   expect_lt(zt[["z"]], -4)
@@ -95,7 +95,7 @@ test_that("symmetrised Jastrow: the two kinetic estimators agree; truncated: the
 
 test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
   n <- 64
-  x <- vmc(n, walkers = 4, blocks = 32, block_sweeps = 10, equilibration = 200, seed = 7,
+  x <- vmc(n, replicas = 4, blocks = 32, block_sweeps = 10, equilibration = 200, seed = 7,
            pair_distribution = TRUE)
   s <- summary(x)
   e <- attr(s, "energy_corrected")
@@ -111,10 +111,10 @@ test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
   # the last tuning period's acceptance (10 n binomial moves) sets the final
   # step, so a walker's acceptance afterwards is 0.45 within a few of that
   # period's binomial standard deviations.
-  acc <- tapply(x$acceptance, x$walker, mean)
+  acc <- tapply(x$acceptance, x$replica, mean)
   sd_tune <- sqrt(0.45 * 0.55 / (10 * n))
   expect_true(all(abs(acc - 0.45) < 4 * sd_tune))
-  expect_identical(attr(x, "step"), attr(x, "state")$step)
+  expect_identical(attr(x, "displacement"), attr(x, "state")$displacement)
   # g(r): nothing inside the core, about 1 at the largest distances (the
   # normalisation by the ideal gas of n atoms gives (n - 1)/n for g = 1)
   g <- attr(x, "pair_distribution")
@@ -126,7 +126,7 @@ test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
   expect_true(all(g$counts == round(g$counts)))
   expect_lte(sum(g$counts), nrow(x) * 10 * n * (n - 1) / 2)
   # accumulating g(r) does not change the chains
-  y <- vmc(n, walkers = 4, blocks = 2, block_sweeps = 10, equilibration = 200, seed = 7)
+  y <- vmc(n, replicas = 4, blocks = 2, block_sweeps = 10, equilibration = 200, seed = 7)
   expect_identical(y$energy, x$energy[x$block <= 2])
 })
 
@@ -135,15 +135,15 @@ test_that("bad input gets a clear error naming the argument", {
     expect_error(vmc(..., blocks = 2, block_sweeps = 2, equilibration = 2), error,
                  class = "statphysgpu_error")
   }
-  bad(1, error = "`n_atoms` must be a single whole number between 2")
-  bad(32.5, error = "`n_atoms` must be a single whole number")
-  bad("32", error = "`n_atoms` must be a single whole number")
+  bad(1, error = "`n` must be a single whole number between 2")
+  bad(32.5, error = "`n` must be a single whole number")
+  bad("32", error = "`n` must be a single whole number")
   for (d in list(0, -0.02, Inf, NA, "dense")) {
     bad(32, density = d, error = "`density` must be a single positive finite number")
   }
   for (v in list(0, -3, Inf, NaN)) bad(32, b = v, error = "`b` must be a single positive")
   for (v in list(0, -0.1, Inf, "fast")) {
-    bad(32, step = v, error = "`step` must be a single positive finite number")
+    bad(32, displacement = v, error = "`displacement` must be a single positive finite number")
   }
   # L/2 inside the core of the potential: the message names the box side
   bad(2, error = "box is too small: side L = .* = 4.506 A.*L/2 = 2.253 A")
@@ -154,7 +154,7 @@ test_that("bad input gets a clear error naming the argument", {
   bad(32, density = 0.2, error = "`density` must lie in .*, not 0.2\\.")
   bad(32, density = 21.86, error = "was it given per cubic nanometre \\(0.02186 A\\^-3\\)")
   for (v in list(0, 1.5, -2, "many", c(1, 2))) {
-    bad(32, walkers = v, error = "`walkers` must be a single whole number")
+    bad(32, replicas = v, error = "`replicas` must be a single whole number")
   }
   expect_error(vmc(32, blocks = 0), "`blocks` must be a single whole number",
                class = "statphysgpu_error")
@@ -174,19 +174,19 @@ test_that("bad input gets a clear error naming the argument", {
                class = "statphysgpu_error")
   bad(32, jastrow = "exact", error = "`jastrow` must be one of")
   bad(32, pair_distribution = NA, error = "`pair_distribution` must be TRUE or FALSE")
-  x <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
-  bad(32, start = data.frame(a = 1), error = "`start` must be a result of he4_vmc\\(\\)")
-  bad(32, start = as.data.frame(x), error = "`start` must be a result of he4_vmc\\(\\)")
-  bad(64, start = x, error = "`start` was run with n_atoms = 32, density = 0.02186")
-  bad(32, density = 0.022, start = x, error = "`start` was run with n_atoms = 32")
-  bad(32, b = 3, start = x, error = "continue it with the same values")
-  bad(32, jastrow = "truncated", start = x, error = "jastrow = \"symmetrized\"")
-  bad(32, start = x, seed = 2, error = "`seed` differs from the seed of `start`")
-  bad(32, start = x, walkers = 3, error = "`start` holds 2 walkers")
+  x <- vmc(32, replicas = 2, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
+  bad(32, init = data.frame(a = 1), error = "`init` must be NULL or a result of he4_vmc\\(\\)")
+  bad(32, init = as.data.frame(x), error = "`init` must be NULL or a result of he4_vmc\\(\\)")
+  bad(64, init = x, error = "`init` was run with n = 32, density = 0.02186")
+  bad(32, density = 0.022, init = x, error = "`init` was run with n = 32")
+  bad(32, b = 3, init = x, error = "continue it with the same values")
+  bad(32, jastrow = "truncated", init = x, error = "jastrow = \"symmetrized\"")
+  bad(32, init = x, seed = 2, error = "`seed` differs from the seed of `init`")
+  bad(32, init = x, replicas = 3, error = "`init` holds 2 walkers")
 })
 
-test_that("the walkers' state of `start` is checked as a whole before it is used", {
-  x <- vmc(32, walkers = 2, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
+test_that("the walkers' state of `init` is checked as a whole before it is used", {
+  x <- vmc(32, replicas = 2, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
   st <- attr(x, "state")
   with_state <- function(...) {
     y <- x
@@ -194,16 +194,16 @@ test_that("the walkers' state of `start` is checked as a whole before it is used
     y
   }
   bad <- function(y, error) {
-    expect_error(vmc(32, blocks = 2, block_sweeps = 2, equilibration = 0, start = y),
-                 paste0("`start` holds no usable walkers' state: ", error),
+    expect_error(vmc(32, blocks = 2, block_sweeps = 2, equilibration = 0, init = y),
+                 paste0("`init` holds no usable walkers' state: ", error),
                  class = "statphysgpu_error")
   }
-  # step c(NA, -1) used to run, giving blocks of energy 0, acceptance 1 and
+  # displacements c(NA, -1) used to run, giving blocks of energy 0, acceptance 1 and
   # NaN coordinates; all-zero coordinates gave NaN energies
-  bad(with_state(step = c(NA, -1)), "its step sizes must be 2 finite positive numbers.*not NA")
-  bad(with_state(step = c(0.3, -1)), "its step sizes .* not -1")
-  bad(with_state(step = c(0.3, Inf)), "its step sizes")
-  bad(with_state(step = 0.3), "its step sizes must be 2 .* not 0.3")
+  bad(with_state(displacement = c(NA, -1)), "its displacements must be 2 finite positive numbers.*not NA")
+  bad(with_state(displacement = c(0.3, -1)), "its displacements .* not -1")
+  bad(with_state(displacement = c(0.3, Inf)), "its displacements")
+  bad(with_state(displacement = 0.3), "its displacements must be 2 .* not 0.3")
   zero <- st$coords
   zero[] <- 0
   bad(with_state(coords = zero), "walker 1 has two atoms closer than 0.01 A")
@@ -223,25 +223,25 @@ test_that("the walkers' state of `start` is checked as a whole before it is used
   bad(with_state(coords = out), "its coordinates .*inside the box \\[0, 11.35")
   out[3, 7, 2] <- -0.5
   bad(with_state(coords = out), "its coordinates .*inside the box .* not -0.5")
-  bad(with_state(coords = st$coords[, , 1]), "its coordinates must be 3 x n_atoms x walkers")
+  bad(with_state(coords = st$coords[, , 1]), "its coordinates must be 3 x n x walkers")
   bad(with_state(coords = as.character(st$coords)), "its coordinates must be")
   bad(with_state(moves = c(1.5, 2)), "its move counts must be 2 whole numbers .* not 1.5")
   bad(with_state(moves = c(-1, 2)), "its move counts")
   bad(with_state(blocks = c(NA, 2)), "its block counts")
-  bad(with_state(walker = c(0, 1)), "its walker numbers must be whole numbers")
-  bad(with_state(walker = c(1.5, 2.5)), "its walker numbers")
+  bad(with_state(replica = c(0, 1)), "its walker numbers must be whole numbers")
+  bad(with_state(replica = c(1.5, 2.5)), "its walker numbers")
   bad(with_state(seed_hex = "0xzz"), "its seed must be a hexadecimal seed")
   y <- x
-  attr(y, "state") <- st[c("walker", "coords")]
-  bad(y, "attr\\(start, \"state\"\\) must be a list with elements")
+  attr(y, "state") <- st[c("replica", "coords")]
+  bad(y, "attr\\(init, \"state\"\\) must be a list with elements")
   # the unmodified state continues, and atoms that are merely close (but
   # farther than min(0.01 A, b / 4)) are accepted
-  expect_s3_class(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, start = x),
+  expect_s3_class(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = x),
                   "vmc_blocks")
   ok <- st$coords
   ok[, 2, 1] <- ok[, 1, 1] + c(0.011, 0, 0)
   expect_true(all(is.finite(vmc(32, blocks = 1, block_sweeps = 1, equilibration = 0,
-                                start = with_state(coords = ok))$energy)))
+                                init = with_state(coords = ok))$energy)))
 })
 
 test_that("the close-pair search of the state check finds every pair within d, minimum image", {
@@ -311,11 +311,11 @@ test_that("the close-pair check is exact for lattices, walls, coordinates at L a
 })
 
 test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
-  x <- vmc(32, walkers = 3, blocks = 16, block_sweeps = 5, equilibration = 20, seed = 2,
+  x <- vmc(32, replicas = 3, blocks = 16, block_sweeps = 5, equilibration = 20, seed = 2,
            pair_distribution = TRUE)
   d <- as.data.frame(x)
   expect_identical(class(d), "data.frame")
-  expect_identical(names(d), c("walker", "block", "energy", "potential", "kinetic_pb",
+  expect_identical(names(d), c("replica", "block", "energy", "potential", "kinetic_pb",
                                "kinetic_jf", "acceptance"))
   expect_null(attr(d, "state"))
   expect_output(print(x), "<vmc_blocks> 48 blocks: 3 walkers, 16 blocks each")
@@ -328,7 +328,7 @@ test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
   expect_equal(attr(s, "energy_corrected"), s$mean[1] + attr(x, "tail_correction"))
   expect_equal(attr(s, "acceptance"), mean(x$acceptance))
   # the standard error is that of blocking_se() on the walkers' chains
-  se <- suppressWarnings(blocking_se(split(x$energy, x$walker)))
+  se <- suppressWarnings(blocking_se(split(x$energy, x$replica)))
   expect_equal(s$se[1], as.numeric(se))
   if (!is.na(se)) {
     expect_equal(attr(s, "time_to_error"), attr(x, "seconds") * (1000 * s$se[1])^2)
@@ -338,7 +338,7 @@ test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
   sj <- summary(x, method = "jonsson")
   expect_true(all(is.na(sj$se_error)))
   # short runs: NA where the error analysis cannot be done, and no error
-  tiny <- vmc(32, walkers = 2, blocks = 3, block_sweeps = 2, equilibration = 2, seed = 1)
+  tiny <- vmc(32, replicas = 2, blocks = 3, block_sweeps = 2, equilibration = 2, seed = 1)
   st <- summary(tiny)
   expect_true(all(is.na(st$se)) && all(is.na(st$tau_int)))
   expect_output(print(st), "se is NA")
@@ -362,9 +362,9 @@ test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
 test_that("rbind() combines chunks and continuations, and refuses parts of other runs", {
   args <- list(32, blocks = 3, block_sweeps = 3, equilibration = 6, seed = 3,
                pair_distribution = TRUE)
-  a <- do.call(vmc, c(args, list(walkers = 2)))
-  b <- do.call(vmc, c(args, list(walkers = 3, first_walker = 3)))
-  whole <- do.call(vmc, c(args, list(walkers = 5)))
+  a <- do.call(vmc, c(args, list(replicas = 2)))
+  b <- do.call(vmc, c(args, list(replicas = 3, first_replica = 3)))
+  whole <- do.call(vmc, c(args, list(replicas = 5)))
   ab <- rbind(b, a)
   expect_s3_class(ab, "vmc_blocks")
   expect_identical(as.data.frame(ab), as.data.frame(whole))
@@ -372,27 +372,27 @@ test_that("rbind() combines chunks and continuations, and refuses parts of other
   expect_equal(attr(ab, "pair_distribution"), attr(whole, "pair_distribution"))
   expect_equal(attr(ab, "seconds"), attr(a, "seconds") + attr(b, "seconds"))
   expect_error(rbind(a, a), "walker 1, block 1 appears twice", class = "statphysgpu_error")
-  other <- do.call(vmc, modifyList(args, list(walkers = 2, first_walker = 3, seed = 4)))
+  other <- do.call(vmc, modifyList(args, list(replicas = 2, first_replica = 3, seed = 4)))
   expect_error(rbind(a, other), "the same seed", class = "statphysgpu_error")
-  mixed <- do.call(vmc, c(args, list(walkers = 2, first_walker = 3, precision = "double")))
+  mixed <- do.call(vmc, c(args, list(replicas = 2, first_replica = 3, precision = "double")))
   expect_error(rbind(a, mixed), "precision", class = "statphysgpu_error")
   expect_error(rbind(a, as.data.frame(b)), "argument 2 is a data frame",
                class = "statphysgpu_error")
-  no_g <- vmc(32, walkers = 2, blocks = 3, block_sweeps = 3, equilibration = 6, seed = 3,
-              first_walker = 3)
+  no_g <- vmc(32, replicas = 2, blocks = 3, block_sweeps = 3, equilibration = 6, seed = 3,
+              first_replica = 3)
   expect_warning(m <- rbind(a, no_g), "pair distribution")
   expect_null(attr(m, "pair_distribution"))
 })
 
 test_that("as.mcmc.list() gives one coda chain per walker", {
   skip_if_not_installed("coda")
-  x <- vmc(32, walkers = 3, blocks = 6, block_sweeps = 3, equilibration = 6, seed = 3)
+  x <- vmc(32, replicas = 3, blocks = 6, block_sweeps = 3, equilibration = 6, seed = 3)
   m <- coda::as.mcmc.list(x)
   expect_s3_class(m, "mcmc.list")
   expect_identical(coda::nchain(m), 3L)
   expect_identical(coda::niter(m), 6L)
-  expect_identical(unname(as.matrix(m[[2]])[, "energy"]), x$energy[x$walker == 2])
-  y <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, start = x)
+  expect_identical(unname(as.matrix(m[[2]])[, "energy"]), x$energy[x$replica == 2])
+  y <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, init = x)
   expect_identical(stats::start(coda::as.mcmc.list(y)), 7)
 })
 

@@ -1,6 +1,6 @@
 # kuramoto() on the GPU against the CPU (skipped without a GPU).
 
-kur_gpu_args <- list(n = 300, K = c(0.8, 2.5), omega = kuramoto_normal(0.5), T = 0.2,
+kur_gpu_args <- list(n = 300, K = c(0.8, 2.5), frequencies = kuramoto_normal(0.5), theta = 0.2,
                      dt = 0.02, steps = 60, replicas = 3, record_every = 5, bins = 16,
                      seed = 21, progress = FALSE)
 
@@ -18,7 +18,7 @@ test_that("CPU double equals GPU double to rounding for every coupling", {
     expect_identical(gpu[c("condition", "replica", "step")], cpu[c("condition", "replica", "step")])
     # the same normals and operations; sums in another order: 1e-9
     expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
-    expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+    expect_lt(max(abs(attr(gpu, "phases") - attr(cpu, "phases"))), 1e-9)
     # histograms: a phase within rounding of a bin edge may fall either side
     expect_lt(sum(abs(attr(gpu, "hist") - attr(cpu, "hist"))), 4)
   }
@@ -26,13 +26,13 @@ test_that("CPU double equals GPU double to rounding for every coupling", {
 
 test_that("a system larger than one block per reduction agrees with the CPU", {
   skip_if_no_gpu()
-  args <- list(n = 300000, K = 3, T = 0.5, dt = 0.01, steps = 20, seed = 3,
+  args <- list(n = 300000, K = 3, theta = 0.5, dt = 0.01, steps = 20, seed = 3,
                precision = "double", progress = FALSE)
   for (m in c("srk2", "euler")) {
     cpu <- do.call(kuramoto, c(args, backend = "cpu", method = m))
     gpu <- do.call(kuramoto, c(args, backend = "gpu", method = m))
     expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
-    expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+    expect_lt(max(abs(attr(gpu, "phases") - attr(cpu, "phases"))), 1e-9)
   }
 })
 
@@ -45,14 +45,14 @@ test_that("the device draws the CPU's start phases and makes its frequencies", {
                  seed = 8, precision = prec, progress = FALSE)
     cpu <- do.call(kuramoto, c(args, backend = "cpu"))
     gpu <- do.call(kuramoto, c(args, backend = "gpu"))
-    expect_identical(attr(gpu, "theta"), attr(cpu, "theta"))
+    expect_identical(attr(gpu, "phases"), attr(cpu, "phases"))
   }
   # the frequencies: one step of K = 0, T = 0 from 0 with dt = 2^-10 is
   # omega 2^-10 exactly; a law's quantiles (tan, AS 241 in double) to rounding
   freq <- function(omega, backend, n = 5003) {
-    x <- kuramoto(n, K = 0, omega = omega, dt = 2^-10, steps = 1, theta0 = rep(0, n),
+    x <- kuramoto(n, K = 0, frequencies = omega, dt = 2^-10, steps = 1, init = rep(0, n),
                   seed = 1, precision = "double", backend = backend, progress = FALSE)
-    as.vector(attr(x, "theta")) * 2^10
+    as.vector(attr(x, "phases")) * 2^10
   }
   for (om in list(kuramoto_lorentz(0.5, centre = 0.3), kuramoto_normal(1.2, centre = -1))) {
     expect_equal(freq(om, "gpu"), freq(om, "cpu"), tolerance = 1e-14)
@@ -61,34 +61,35 @@ test_that("the device draws the CPU's start phases and makes its frequencies", {
   expect_identical(freq(0.25, "gpu"), rep(0.25, 5003))
   w <- stats::rnorm(5003)
   expect_identical(freq(w, "gpu"), freq(w, "cpu"))
-  # every form of omega and theta0, every coupling, both methods: CPU double
+  # every form of the frequencies and init, every coupling, both methods: CPU double
   # = GPU double
   th <- matrix(stats::runif(200 * 2, -3, 3), 200, 2)
-  forms <- list(list(omega = 0.4), list(omega = w[1:200]), list(omega = kuramoto_lorentz(0.3)),
-                list(omega = kuramoto_normal(0.3), theta0 = th[, 1]),
-                list(omega = function(n) seq(-1, 1, length.out = n), theta0 = th))
+  forms <- list(list(frequencies = 0.4), list(frequencies = w[1:200]),
+                list(frequencies = kuramoto_lorentz(0.3)),
+                list(frequencies = kuramoto_normal(0.3), init = th[, 1]),
+                list(frequencies = function(n) seq(-1, 1, length.out = n), init = th))
   for (f in forms) for (cp in c("mean_field", "pairs")) for (m in c("srk2", "euler")) {
-    args <- c(list(n = 200, K = c(1, 2.5), T = 0.1, dt = 0.02, steps = 25, replicas = 2,
+    args <- c(list(n = 200, K = c(1, 2.5), theta = 0.1, dt = 0.02, steps = 25, replicas = 2,
                    record_every = 5, seed = 4, precision = "double", coupling = cp,
                    method = m, progress = FALSE), f)
     cpu <- do.call(kuramoto, c(args, backend = "cpu"))
     gpu <- do.call(kuramoto, c(args, backend = "gpu"))
     expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
-    expect_lt(max(abs(attr(gpu, "theta") - attr(cpu, "theta"))), 1e-9)
+    expect_lt(max(abs(attr(gpu, "phases") - attr(cpu, "phases"))), 1e-9)
   }
 })
 
 test_that("GPU single agrees with double in distribution (stationary r)", {
   skip_if_no_gpu()
   n <- 2^16
-  args <- list(n = n, K = c(1, 4), T = 1, dt = 0.01, steps = 2000, record_every = 20,
+  args <- list(n = n, K = c(1, 4), theta = 1, dt = 0.01, steps = 2000, record_every = 20,
                seed = 5, backend = "gpu", progress = FALSE)
   d <- summary(do.call(kuramoto, c(args, precision = "double")))
   f <- summary(do.call(kuramoto, c(args, precision = "single")))
   # both estimate the same stationary r; finite-n scale n^-1/2 per run
   se <- sqrt(d$se_naive^2 + f$se_naive^2 + 2 / n)
   expect_true(all(abs(d$r - f$r) < 4 * se))
-  expect_true(all(abs(f$r - kuramoto_r_theory(c(1, 4), T = 1)) < 4 * sqrt(1 / n + f$se_naive^2) + 0.01))
+  expect_true(all(abs(f$r - kuramoto_r_theory(c(1, 4), theta = 1)) < 4 * sqrt(1 / n + f$se_naive^2) + 0.01))
   # pairs in single (the hardware sine) against the mean field in single
   p <- do.call(kuramoto, modifyList(args, list(n = 4096, K = 4, steps = 500,
                                                coupling = "pairs", precision = "single")))
@@ -109,7 +110,7 @@ test_that("chunks on the GPU give the one-call result", {
     # n only (not on the systems per launch): identical
     parts <- rbind(a, b)
     expect_identical(as.data.frame(parts), as.data.frame(whole))
-    expect_identical(attr(parts, "theta"), attr(whole, "theta"))
+    expect_identical(attr(parts, "phases"), attr(whole, "phases"))
     expect_identical(attr(parts, "hist"), attr(whole, "hist"))
   }
 })
@@ -120,7 +121,7 @@ test_that("the mean-field variants give identical results, also for n past one b
   on.exit(options(old))
   # n = 2^21 + 3: 2 groups of four a thread (gpt), 1025 blocks, the last one
   # with one group, and that group partial
-  args <- list(n = 2^21 + 3, K = 3, omega = kuramoto_normal(0.5), T = 0.5, dt = 0.01,
+  args <- list(n = 2^21 + 3, K = 3, frequencies = kuramoto_normal(0.5), theta = 0.5, dt = 0.01,
                steps = 6, record_every = 3, bins = 8, seed = 4, backend = "gpu",
                progress = FALSE)
   ref <- do.call(kuramoto, args)
@@ -129,11 +130,11 @@ test_that("the mean-field variants give identical results, also for n past one b
     options(statphysgpu.kuramoto_variant = v)
     x <- do.call(kuramoto, args)
     expect_identical(as.data.frame(x), as.data.frame(ref))
-    expect_identical(attr(x, "theta"), attr(ref, "theta"))
+    expect_identical(attr(x, "phases"), attr(ref, "phases"))
     expect_identical(attr(x, "hist"), attr(ref, "hist"))
     e <- do.call(kuramoto, c(args, method = "euler"))
     expect_identical(as.data.frame(e), as.data.frame(ref_e))
-    expect_identical(attr(e, "theta"), attr(ref_e, "theta"))
+    expect_identical(attr(e, "phases"), attr(ref_e, "phases"))
     expect_identical(attr(e, "hist"), attr(ref_e, "hist"))
   }
   options(statphysgpu.kuramoto_variant = "")

@@ -4,7 +4,7 @@
 kur <- function(...) kuramoto(..., backend = "cpu", progress = FALSE)
 
 test_that("pairs, matrix (A all ones) and mean field agree to rounding on the same seed", {
-  args <- list(n = 70, K = c(1, 3), omega = kuramoto_normal(0.4), T = 0.2, dt = 0.02,
+  args <- list(n = 70, K = c(1, 3), frequencies = kuramoto_normal(0.4), theta = 0.2, dt = 0.02,
                steps = 60, replicas = 2, record_every = 3, seed = 5, precision = "double")
   for (m in c("euler", "srk2")) { # (mf, pairs: SRK2's after the loop)
     mf <- do.call(kur, c(args, method = m))
@@ -14,7 +14,7 @@ test_that("pairs, matrix (A all ones) and mean field agree to rounding on the sa
     # grown by at most the coupling's Lyapunov factor exp(K t) ~ 30 here
     for (o in list(pairs, dense)) {
       expect_equal(o$r, mf$r, tolerance = 1e-12)
-      expect_equal(attr(o, "theta"), attr(mf, "theta"), tolerance = 1e-12)
+      expect_equal(attr(o, "phases"), attr(mf, "phases"), tolerance = 1e-12)
     }
   }
   expect_identical(mf[c("condition", "replica", "step")], pairs[c("condition", "replica", "step")])
@@ -30,12 +30,12 @@ test_that("a sparse matrix gives the dense matrix's result", {
   set.seed(2)
   n <- 90
   A <- matrix(stats::rbinom(n * n, 1, 0.15) * stats::runif(n * n, 0.5, 1.5), n, n)
-  args <- list(n = n, K = 2.5, omega = stats::rnorm(n, 0, 0.3), T = 0.05, dt = 0.02,
+  args <- list(n = n, K = 2.5, frequencies = stats::rnorm(n, 0, 0.3), theta = 0.05, dt = 0.02,
                steps = 80, seed = 7, precision = "double", record_every = 4)
   dense <- do.call(kur, c(args, list(A = A)))
   sparse <- do.call(kur, c(args, list(A = Matrix::Matrix(A, sparse = TRUE))))
   expect_equal(sparse$r, dense$r, tolerance = 1e-12)
-  expect_equal(attr(sparse, "theta"), attr(dense, "theta"), tolerance = 1e-12)
+  expect_equal(attr(sparse, "phases"), attr(dense, "phases"), tolerance = 1e-12)
   expect_identical(attr(sparse, "params")$matrix, "sparse")
   # the coupling acts: an asymmetric A is not the mean field
   mf <- do.call(kur, args)
@@ -46,17 +46,17 @@ test_that("K = 0, T = 0: every phase advances at omega_i / gamma exactly", {
   n <- 37
   w <- seq(-2, 2, length.out = n)
   th0 <- seq(-3, 3, length.out = n)
-  x <- kur(n = n, K = 0, omega = w, gamma = 2, dt = 0.01, steps = 500, theta0 = th0,
+  x <- kur(n = n, K = 0, frequencies = w, beta = 2, dt = 0.01, steps = 500, init = th0,
            seed = 1, precision = "double")
   # SRK2 is exact for a constant drift: theta = theta0 + t omega / gamma, to
   # the rounding of 500 additions
-  expect_equal(as.vector(attr(x, "theta")), th0 + 5 * w / 2, tolerance = 1e-12)
+  expect_equal(as.vector(attr(x, "phases")), th0 + 5 * w / 2, tolerance = 1e-12)
   z <- exp(1i * (th0 + outer(w / 2, x$time))) # n x records
   expect_equal(x$r, Mod(colMeans(z)), tolerance = 1e-12)
 })
 
 test_that("identical frequencies, K > 0, T = 0: the oscillators synchronise (r -> 1)", {
-  x <- kur(n = 120, K = 1.5, omega = 0.7, dt = 0.05, steps = 1200, record_every = 100,
+  x <- kur(n = 120, K = 1.5, frequencies = 0.7, dt = 0.05, steps = 1200, record_every = 100,
            seed = 3, precision = "double")
   expect_lt(x$r[1], 0.3)           # uniform start: r ~ n^-1/2
   expect_gt(x$r[nrow(x)], 1 - 1e-9) # r -> 1 as exp(-K t): t = 60
@@ -69,9 +69,9 @@ test_that("identical frequencies, K > 0, T = 0: the oscillators synchronise (r -
 test_that("K = 0, T > 0: the phases diffuse with variance 2 T t / gamma", {
   n <- 4000
   gamma <- 2; T <- 0.5; dt <- 0.01; steps <- 200
-  x <- kur(n = n, K = 0, gamma = gamma, T = T, dt = dt, steps = steps, theta0 = rep(0, n),
+  x <- kur(n = n, K = 0, beta = gamma, theta = T, dt = dt, steps = steps, init = rep(0, n),
            seed = 11, precision = "double")
-  th <- as.vector(attr(x, "theta"))
+  th <- as.vector(attr(x, "phases"))
   v <- 2 * T * steps * dt / gamma # 1
   # n independent normals N(0, v): the sample variance has sd v sqrt(2/(n-1)),
   # the mean sd sqrt(v/n); |z| < 4 (a 6e-5 chance of a false alarm)
@@ -85,7 +85,7 @@ test_that("K = 0, T > 0: the phases diffuse with variance 2 T t / gamma", {
 
 test_that("r(K) follows the Lorentzian theory sqrt(1 - 2w/K) at moderate n", {
   n <- 2000
-  x <- kur(n = n, K = c(0.5, 1.5, 3), omega = kuramoto_lorentz(0.5), dt = 0.05, steps = 1500,
+  x <- kur(n = n, K = c(0.5, 1.5, 3), frequencies = kuramoto_lorentz(0.5), dt = 0.05, steps = 1500,
            record_every = 10, seed = 1, precision = "double")
   s <- summary(x)
   expect_equal(s$theory, c(0, sqrt(1 - 1 / 1.5), sqrt(1 - 1 / 3)))
@@ -100,10 +100,10 @@ test_that("r(K) follows the Lorentzian theory sqrt(1 - 2w/K) at moderate n", {
 
 test_that("identical frequencies with noise follow r = I1(Kr/T) / I0(Kr/T) (Fig. 4's parameters)", {
   n <- 1000
-  x <- kur(n = n, K = c(1, 4), T = 1, dt = 0.01, steps = 1500, record_every = 10,
+  x <- kur(n = n, K = c(1, 4), theta = 1, dt = 0.01, steps = 1500, record_every = 10,
            seed = 4, precision = "double")
   s <- summary(x)
-  th <- kuramoto_r_theory(c(1, 4), T = 1)
+  th <- kuramoto_r_theory(c(1, 4), theta = 1)
   expect_equal(th[1], 0)
   expect_equal(th[2], besselI(4 * th[2], 1) / besselI(4 * th[2], 0), tolerance = 1e-10)
   # finite-n scale n^-1/2 as above, plus the time average's own error
@@ -113,42 +113,42 @@ test_that("identical frequencies with noise follow r = I1(Kr/T) / I0(Kr/T) (Fig.
 
 test_that("single precision keeps the phases reduced and agrees with double in distribution", {
   n <- 1000
-  args <- list(n = n, K = 4, T = 1, omega = 3, dt = 0.01, steps = 1200, record_every = 10,
+  args <- list(n = n, K = 4, theta = 1, frequencies = 3, dt = 0.01, steps = 1200, record_every = 10,
                seed = 8)
   d <- do.call(kur, c(args, precision = "double"))
   f <- do.call(kur, c(args, precision = "single"))
-  expect_true(all(abs(attr(f, "theta")) <= pi + 1e-6))
-  expect_gt(max(abs(attr(d, "theta"))), 30) # turned at omega = 3 for t = 12
+  expect_true(all(abs(attr(f, "phases")) <= pi + 1e-6))
+  expect_gt(max(abs(attr(d, "phases"))), 30) # turned at omega = 3 for t = 12
   sd_ <- summary(d); sf <- summary(f)
   se <- sqrt(sd_$se_naive^2 + sf$se_naive^2 + 2 / n)
   expect_lt(abs(sd_$r - sf$r), 4 * se)
 })
 
 test_that("chunks of replicas and thread counts give the one-call result", {
-  args <- list(n = 50, K = c(0.5, 2), omega = kuramoto_normal(0.5), T = 0.3, dt = 0.02,
+  args <- list(n = 50, K = c(0.5, 2), frequencies = kuramoto_normal(0.5), theta = 0.3, dt = 0.02,
                steps = 40, record_every = 2, seed = 9)
   whole <- do.call(kur, c(args, replicas = 5))
   parts <- rbind(do.call(kur, c(args, replicas = 2)),
                  do.call(kur, c(args, replicas = 3, first_replica = 3)))
   expect_identical(as.data.frame(parts), as.data.frame(whole))
-  expect_identical(attr(parts, "theta"), attr(whole, "theta"))
+  expect_identical(attr(parts, "phases"), attr(whole, "phases"))
   expect_identical(attr(parts, "systems"), attr(whole, "systems"))
   one <- with_threads(1, do.call(kur, c(args, replicas = 5, coupling = "pairs")))
   two <- with_threads(2, do.call(kur, c(args, replicas = 5, coupling = "pairs")))
   expect_identical(as.data.frame(two), as.data.frame(one))
   # a system of several tiles (1024 oscillators each)
-  big <- list(n = 5000, K = 2, T = 0.5, dt = 0.02, steps = 10, seed = 2)
-  expect_identical(attr(with_threads(1, do.call(kur, big)), "theta"),
-                   attr(with_threads(2, do.call(kur, big)), "theta"))
+  big <- list(n = 5000, K = 2, theta = 0.5, dt = 0.02, steps = 10, seed = 2)
+  expect_identical(attr(with_threads(1, do.call(kur, big)), "phases"),
+                   attr(with_threads(2, do.call(kur, big)), "phases"))
   expect_error(rbind(whole, whole), "in two parts")
 })
 
 test_that("phase histograms count every oscillator at every record", {
-  x <- kur(n = 64, K = 3, T = 0.5, dt = 0.02, steps = 30, record_every = 10, bins = 16, seed = 1)
+  x <- kur(n = 64, K = 3, theta = 0.5, dt = 0.02, steps = 30, record_every = 10, bins = 16, seed = 1)
   h <- attr(x, "hist")
   expect_identical(dim(h), c(16L, 4L, 1L))
   expect_true(all(colSums(h[, , 1]) == 64))
-  th <- attr(x, "theta")[, 1]
+  th <- attr(x, "phases")[, 1]
   expect_equal(h[, 4, 1], tabulate(floor((th %% (2 * pi)) / (2 * pi) * 16) + 1, 16))
   f <- tempfile(fileext = ".pdf")
   grDevices::pdf(f)
@@ -172,27 +172,27 @@ test_that("bad input gets a clear error naming the argument", {
   e(n = 10, K = 1, dt = -1, steps = 5, msg = "`dt` must be")
   e(n = 10, K = 1, dt = 0.1, msg = "`steps` must be given")
   e(n = 10, K = 1, dt = 0.1, steps = 0, msg = "`steps` must be")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, gamma = 0, msg = "`gamma` must be")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, T = -1, msg = "`T` must be")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, T = Inf, msg = "`T` must be")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, omega = 1:3, msg = "`omega` must be .* length n \\(10\\)")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, omega = function(n) 1:3, msg = "a function returning")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, omega = c(1:9, NaN), msg = "`omega` must be")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, beta = 0, msg = "`beta` must be")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, theta = -1, msg = "`theta` must be")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, theta = Inf, msg = "`theta` must be")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, frequencies = 1:3, msg = "`frequencies` must be .* length n \\(10\\)")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, frequencies = function(n) 1:3, msg = "a function returning")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, frequencies = c(1:9, NaN), msg = "`frequencies` must be")
   e(n = 10, K = 1, dt = 0.1, steps = 5, coupling = "matrix", msg = "needs the coupling matrix")
   e(n = 10, K = 1, dt = 0.1, steps = 5, A = matrix(1, 9, 9), msg = "`A` must be a numeric 10 x 10")
   e(n = 10, K = 1, dt = 0.1, steps = 5, A = matrix("a", 10, 10), msg = "`A` must be")
   e(n = 10, K = 1, dt = 0.1, steps = 5, A = matrix(NA_real_, 10, 10), msg = "non-finite")
   e(n = 10, K = 1, dt = 0.1, steps = 5, A = matrix(1, 10, 10), coupling = "pairs",
     msg = "`A` is used with coupling = \"matrix\" only")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, theta0 = 1:3, msg = "`theta0` must be")
-  e(n = 10, K = 1, dt = 0.1, steps = 5, theta0 = matrix(0, 10, 3), replicas = 2,
-    msg = "`theta0` must be .* 10 x 3 matrix")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, init = 1:3, msg = "`init` must be")
+  e(n = 10, K = 1, dt = 0.1, steps = 5, init = matrix(0, 10, 3), replicas = 2,
+    msg = "`init` must be .* 10 x 3 matrix")
   e(n = 10, K = 1, dt = 0.1, steps = 5, record_every = 6, msg = "`record_every` must be")
   e(n = 10, K = 1, dt = 0.1, steps = 5, coupling = "ring", msg = "`coupling` must be one of")
   e(n = 10, K = 1, dt = 0.1, steps = 5, precision = "half", msg = "`precision` must be one of")
   e(n = 10, K = 1, dt = 0.1, steps = 5, replicas = 0, msg = "`replicas` must be")
   e(n = 2^30, K = 1, dt = 0.1, steps = 5, replicas = 2^20, msg = "need about [0-9.]+ GiB")
-  expect_error(kuramoto_r_theory(1, width = 1, T = 1), "closed cases")
+  expect_error(kuramoto_r_theory(1, width = 1, theta = 1), "closed cases")
   expect_error(kuramoto_lorentz(-1), "`width` must be")
 })
 
@@ -215,7 +215,7 @@ test_that("a result too large says what helps: chunks split replicas, never a sy
 test_that("summary: se from the spread of the replicas where reblocking has too few records", {
   # 4 replicas x 101 records after the first half: too few for the
   # optimal-block criterion, so se was NA; now sd(replica means) / sqrt(4)
-  x <- kur(n = 50, K = 2, T = 0.5, dt = 0.02, steps = 200, replicas = 4, seed = 3)
+  x <- kur(n = 50, K = 2, theta = 0.5, dt = 0.02, steps = 200, replicas = 4, seed = 3)
   s <- summary(x)
   d <- as.data.frame(x)
   d <- d[d$time >= 0.5 * max(d$time), ]
@@ -225,10 +225,10 @@ test_that("summary: se from the spread of the replicas where reblocking has too 
   expect_equal(s$r, mean(d$r), tolerance = 1e-14)
   expect_output(print(s), "spread of the replicas' means")
   # one replica: no spread to use, se NA as before
-  one <- summary(kur(n = 50, K = 2, T = 0.5, dt = 0.02, steps = 200, seed = 3))
+  one <- summary(kur(n = 50, K = 2, theta = 0.5, dt = 0.02, steps = 200, seed = 3))
   expect_true(is.na(one$se) && is.na(one$se_method))
   # enough records: reblocking over time, as before
-  long <- summary(kur(n = 50, K = 2, T = 0.5, dt = 0.02, steps = 4000, replicas = 2,
+  long <- summary(kur(n = 50, K = 2, theta = 0.5, dt = 0.02, steps = 4000, replicas = 2,
                       seed = 3))
   expect_identical(long$se_method, "blocking")
   expect_false(is.na(long$se))
@@ -236,11 +236,11 @@ test_that("summary: se from the spread of the replicas where reblocking has too 
 
 test_that("a coarse dt warns and says the criterion", {
   expect_warning(kur(n = 10, K = 20, dt = 0.1, steps = 2, seed = 1),
-                 "dt \\(\\|K\\| a \\+ median \\|omega\\|\\) / gamma = 2 rad",
+                 "dt \\(\\|K\\| a \\+ median \\|frequencies\\|\\) / beta = 2 rad",
                  class = "statphysgpu_coarse_dt")
-  expect_warning(kur(n = 10, K = 1, T = 10, dt = 0.1, steps = 2, seed = 1),
-                 "sqrt\\(2 T dt / gamma\\) = 1.41", class = "statphysgpu_coarse_dt")
-  expect_no_warning(kur(n = 10, K = 1, T = 0.1, dt = 0.01, steps = 2, seed = 1))
+  expect_warning(kur(n = 10, K = 1, theta = 10, dt = 0.1, steps = 2, seed = 1),
+                 "sqrt\\(2 theta dt / beta\\) = 1.41", class = "statphysgpu_coarse_dt")
+  expect_no_warning(kur(n = 10, K = 1, theta = 0.1, dt = 0.01, steps = 2, seed = 1))
 })
 
 test_that("the GPU variant option is checked", {
@@ -264,11 +264,11 @@ test_that("Euler with a constant drift (K = 0) gives SRK2's numbers, noise inclu
   # dt (F + F) / 2 = dt F exactly, and both draw the same normals
   w <- seq(-1, 1, length.out = 33)
   for (prec in c("double", "single")) {
-    args <- list(n = 33, K = 0, omega = w, gamma = 1.5, T = 0.4, dt = 0.01, steps = 50,
+    args <- list(n = 33, K = 0, frequencies = w, beta = 1.5, theta = 0.4, dt = 0.01, steps = 50,
                  replicas = 2, record_every = 10, seed = 6, precision = prec)
     e <- do.call(kur, c(args, method = "euler"))
     s <- do.call(kur, args)
-    expect_identical(attr(e, "theta"), attr(s, "theta"))
+    expect_identical(attr(e, "phases"), attr(s, "phases"))
     expect_identical(as.data.frame(e), as.data.frame(s))
     expect_identical(attr(e, "params")$method, "euler")
   }
@@ -281,9 +281,9 @@ test_that("Euler with a constant drift (K = 0) gives SRK2's numbers, noise inclu
 test_that("Euler: the phases diffuse with variance 2 T t / gamma", {
   n <- 4000
   gamma <- 2; T <- 0.5; dt <- 0.01; steps <- 200
-  x <- kur(n = n, K = 0, gamma = gamma, T = T, dt = dt, steps = steps, theta0 = rep(0, n),
+  x <- kur(n = n, K = 0, beta = gamma, theta = T, dt = dt, steps = steps, init = rep(0, n),
            seed = 12, precision = "double", method = "euler")
-  th <- as.vector(attr(x, "theta"))
+  th <- as.vector(attr(x, "phases"))
   v <- 2 * T * steps * dt / gamma # 1
   # as for SRK2: sd of the sample variance v sqrt(2/(n-1)), of the mean
   # sqrt(v/n); |z| < 4 (a 6e-5 chance of a false alarm each)
@@ -296,9 +296,9 @@ test_that("Euler is first order in dt, SRK2 second (deterministic, T = 0)", {
   n <- 40
   run <- function(m, dt) {
     steps <- round(2 / dt)
-    as.vector(attr(kur(n = n, K = 3, omega = kuramoto_lorentz(0.5), dt = dt, steps = steps,
+    as.vector(attr(kur(n = n, K = 3, frequencies = kuramoto_lorentz(0.5), dt = dt, steps = steps,
                        record_every = steps, seed = 2, precision = "double", method = m),
-                   "theta"))
+                   "phases"))
   }
   ref <- run("srk2", 0.02 / 64) # SRK2's own error there: some 1e-7
   err <- function(m) vapply(c(0.02, 0.01, 0.005), function(dt) max(abs(run(m, dt) - ref)), 0)
@@ -313,19 +313,19 @@ test_that("Euler is first order in dt, SRK2 second (deterministic, T = 0)", {
 
 test_that("Euler: sparse = dense, not SRK2 with coupling; chunks and threads", {
   # (pairs and dense A = 1 against the mean field: the first test above)
-  args <- list(n = 70, K = c(1, 3), omega = kuramoto_normal(0.4), T = 0.2, dt = 0.02,
+  args <- list(n = 70, K = c(1, 3), frequencies = kuramoto_normal(0.4), theta = 0.2, dt = 0.02,
                steps = 60, replicas = 2, record_every = 3, seed = 5, precision = "double",
                method = "euler")
   mf <- do.call(kur, args)
   # Euler is not SRK2 when the coupling acts
   srk2 <- do.call(kur, modifyList(args, list(method = "srk2")))
-  expect_gt(max(abs(attr(srk2, "theta") - attr(mf, "theta"))), 1e-4)
+  expect_gt(max(abs(attr(srk2, "phases") - attr(mf, "phases"))), 1e-4)
   if (requireNamespace("Matrix", quietly = TRUE)) {
     set.seed(3)
     A <- matrix(stats::rbinom(70^2, 1, 0.2) * stats::runif(70^2), 70, 70)
     d <- do.call(kur, c(args, list(A = A)))
     sp <- do.call(kur, c(args, list(A = Matrix::Matrix(A, sparse = TRUE))))
-    expect_equal(attr(sp, "theta"), attr(d, "theta"), tolerance = 1e-12)
+    expect_equal(attr(sp, "phases"), attr(d, "phases"), tolerance = 1e-12)
   }
   # chunks and threads: identical
   single <- modifyList(args, list(precision = "single", replicas = NULL))
@@ -333,12 +333,12 @@ test_that("Euler: sparse = dense, not SRK2 with coupling; chunks and threads", {
   parts <- rbind(do.call(kur, c(single, replicas = 2)),
                  do.call(kur, c(single, replicas = 3, first_replica = 3)))
   expect_identical(as.data.frame(parts), as.data.frame(whole))
-  expect_identical(attr(parts, "theta"), attr(whole, "theta"))
-  big <- list(n = 5000, K = 2, T = 0.5, dt = 0.02, steps = 10, seed = 2, method = "euler",
+  expect_identical(attr(parts, "phases"), attr(whole, "phases"))
+  big <- list(n = 5000, K = 2, theta = 0.5, dt = 0.02, steps = 10, seed = 2, method = "euler",
               bins = 8)
   one <- with_threads(1, do.call(kur, big))
   two <- with_threads(2, do.call(kur, big))
-  expect_identical(attr(one, "theta"), attr(two, "theta"))
+  expect_identical(attr(one, "phases"), attr(two, "phases"))
   expect_identical(attr(one, "hist"), attr(two, "hist"))
   p1 <- with_threads(1, do.call(kur, c(args, coupling = "pairs")))
   p2 <- with_threads(2, do.call(kur, c(args, coupling = "pairs")))
@@ -347,10 +347,10 @@ test_that("Euler: sparse = dense, not SRK2 with coupling; chunks and threads", {
 
 test_that("Euler with noise follows r = I1(Kr/T) / I0(Kr/T)", {
   n <- 1000
-  x <- kur(n = n, K = c(1, 4), T = 1, dt = 0.01, steps = 1500, record_every = 10,
+  x <- kur(n = n, K = c(1, 4), theta = 1, dt = 0.01, steps = 1500, record_every = 10,
            seed = 4, precision = "double", method = "euler")
   s <- summary(x)
-  th <- kuramoto_r_theory(c(1, 4), T = 1)
+  th <- kuramoto_r_theory(c(1, 4), theta = 1)
   # as for SRK2, plus Euler's O(dt) bias of the stationary law: the phases'
   # spread about psi grows by about K r dt / 2 (1.7 per cent at K = 4), so r
   # falls by some 0.003 (0.0034 below SRK2's at this seed); allowance 0.01
@@ -367,12 +367,12 @@ test_that("the engine draws the start phases of the systems' streams", {
   th0 <- .Call(ns$C_sp_r_kuramoto_start, seed, ns$check_u64(0, "c"), ns$check_u64(2, "r"),
                2, n)
   for (prec in c("double", "single")) {
-    args <- list(n = n, K = 2, T = 0.3, dt = 0.02, steps = 5, replicas = 2, first_replica = 3,
+    args <- list(n = n, K = 2, theta = 0.3, dt = 0.02, steps = 5, replicas = 2, first_replica = 3,
                  seed = 9, precision = prec)
     drawn <- do.call(kur, args)
-    given <- do.call(kur, c(args, list(theta0 = matrix(th0, n, 2))))
+    given <- do.call(kur, c(args, list(init = matrix(th0, n, 2))))
     expect_identical(as.data.frame(drawn), as.data.frame(given))
-    expect_identical(attr(drawn, "theta"), attr(given, "theta"))
+    expect_identical(attr(drawn, "phases"), attr(given, "phases"))
   }
   # step 0's record is the start's order parameter
   x <- kur(n = n, K = 2, dt = 0.02, steps = 1, replicas = 2, first_replica = 3, seed = 9,
@@ -380,7 +380,7 @@ test_that("the engine draws the start phases of the systems' streams", {
   z <- colMeans(exp(1i * matrix(th0, n)))
   expect_equal(x$r[x$step == 0], Mod(z), tolerance = 1e-14)
   # theta0 given as one vector (integers too) for every system and condition
-  v <- kur(n = 5, K = c(1, 2), dt = 0.01, steps = 1, replicas = 2, theta0 = 1:5, seed = 1,
+  v <- kur(n = 5, K = c(1, 2), dt = 0.01, steps = 1, replicas = 2, init = 1:5, seed = 1,
            precision = "double")
   expect_equal(v$r[v$step == 0], rep(Mod(mean(exp(1i * (1:5)))), 4), tolerance = 1e-15)
 })
@@ -389,9 +389,9 @@ test_that("the engine's frequencies of a law are those of kuramoto_lorentz() and
   # one step of K = 0, T = 0 from theta = 0 with dt = 2^-10 gives omega 2^-10
   # exactly (SRK2 is exact for a constant drift; a power of two scales exactly)
   freq <- function(omega, n) {
-    x <- kur(n = n, K = 0, omega = omega, dt = 2^-10, steps = 1, theta0 = rep(0, n),
+    x <- kur(n = n, K = 0, frequencies = omega, dt = 2^-10, steps = 1, init = rep(0, n),
              seed = 1, precision = "double")
-    as.vector(attr(x, "theta")) * 2^10
+    as.vector(attr(x, "phases")) * 2^10
   }
   for (n in c(1, 2, 999, 4096)) {
     l <- kuramoto_lorentz(0.5, centre = -1)
@@ -402,23 +402,23 @@ test_that("the engine's frequencies of a law are those of kuramoto_lorentz() and
   }
   expect_equal(freq(0.7, 3), rep(0.7, 3))
   # a law, and its vector given, run the same systems (to rounding)
-  args <- list(n = 300, K = 2, T = 0.2, dt = 0.02, steps = 30, seed = 3, precision = "double")
-  a <- do.call(kur, c(args, list(omega = kuramoto_normal(0.5))))
-  b <- do.call(kur, c(args, list(omega = kuramoto_normal(0.5)(300))))
-  expect_equal(attr(a, "theta"), attr(b, "theta"), tolerance = 1e-12)
+  args <- list(n = 300, K = 2, theta = 0.2, dt = 0.02, steps = 30, seed = 3, precision = "double")
+  a <- do.call(kur, c(args, list(frequencies = kuramoto_normal(0.5))))
+  b <- do.call(kur, c(args, list(frequencies = kuramoto_normal(0.5)(300))))
+  expect_equal(attr(a, "phases"), attr(b, "phases"), tolerance = 1e-12)
   # the result keeps the law, not a vector of n
   p <- attr(a, "params")
-  expect_null(p$omega)
-  expect_identical(p$omega_dist$law, "normal")
-  expect_identical(attr(b, "params")$omega, kuramoto_normal(0.5)(300))
-  expect_identical(attr(kur(n = 10, K = 1, omega = 0.5, dt = 0.01, steps = 2, seed = 1),
-                        "params")$omega, 0.5)
+  expect_null(p$frequencies)
+  expect_identical(p$frequencies_dist$law, "normal")
+  expect_identical(attr(b, "params")$frequencies, kuramoto_normal(0.5)(300))
+  expect_identical(attr(kur(n = 10, K = 1, frequencies = 0.5, dt = 0.01, steps = 2, seed = 1),
+                        "params")$frequencies, 0.5)
   expect_output(print(a), "normal frequencies \\(sd 0.5\\)")
-  expect_output(print(summary(kur(n = 10, K = 1, omega = 0.5, T = 0.1, dt = 0.01, steps = 2,
-                                  seed = 1))), "omega = 0.5")
+  expect_output(print(summary(kur(n = 10, K = 1, frequencies = 0.5, theta = 0.1, dt = 0.01, steps = 2,
+                                  seed = 1))), "frequencies = 0.5")
   # chunks made with laws built in separate calls combine
-  l1 <- kur(n = 20, K = 2, omega = kuramoto_lorentz(0.5), dt = 0.01, steps = 3, seed = 2)
-  l2 <- kur(n = 20, K = 2, omega = kuramoto_lorentz(0.5), dt = 0.01, steps = 3, seed = 2,
+  l1 <- kur(n = 20, K = 2, frequencies = kuramoto_lorentz(0.5), dt = 0.01, steps = 3, seed = 2)
+  l2 <- kur(n = 20, K = 2, frequencies = kuramoto_lorentz(0.5), dt = 0.01, steps = 3, seed = 2,
             first_replica = 2)
   expect_s3_class(rbind(l1, l2), "kuramoto_run")
 })
@@ -439,15 +439,15 @@ test_that("the coarse-dt check's typical frequency", {
   # the warning names the method
   expect_warning(kur(n = 10, K = 20, dt = 0.1, steps = 2, seed = 1, method = "euler"),
                  "coarse for Euler", class = "statphysgpu_coarse_dt")
-  expect_warning(kur(n = 10, K = 1, omega = kuramoto_lorentz(10), dt = 0.1, steps = 2,
-                     seed = 1), "median \\|omega\\|\\) / gamma = 1.1 rad",
+  expect_warning(kur(n = 10, K = 1, frequencies = kuramoto_lorentz(10), dt = 0.1, steps = 2,
+                     seed = 1), "median \\|frequencies\\|\\) / beta = 1.1 rad",
                  class = "statphysgpu_coarse_dt")
   expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, method = "rk4"),
                "`method` must be one of", class = "statphysgpu_error")
-  expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, omega = c(1:9, Inf)),
-               "`omega` must be", class = "statphysgpu_error")
-  expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, theta0 = c(1:9, -Inf)),
-               "`theta0` must be", class = "statphysgpu_error")
+  expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, frequencies = c(1:9, Inf)),
+               "`frequencies` must be", class = "statphysgpu_error")
+  expect_error(kur(n = 10, K = 1, dt = 0.1, steps = 5, init = c(1:9, -Inf)),
+               "`init` must be", class = "statphysgpu_error")
 })
 
 test_that("Euler: phases that overflow are an error naming replica, condition and step", {

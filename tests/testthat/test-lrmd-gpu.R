@@ -322,7 +322,9 @@ test_that("GPU replicas draw their own starts as the CPU does (angles bit for bi
         expect_lt(max(abs(gpu[[r]][[col]] - cpu[[r]][[col]])), 1e-12 * max(1, abs(cpu[[r]][[col]])))
       }
     }
-    expect_false(identical(cpu[[1]]$theta, cpu[[2]]$theta))
+    # the replicas' starts differ (in some column: waterbag_rest's angles are
+    # all 0 with M0 = 1, ring_rest's momenta all 0)
+    expect_false(identical(cpu[[1]], cpu[[2]]), info = nm)
   }
 })
 

@@ -39,7 +39,7 @@ test_that("GPU driven_brownian: the same replica, quantity and step as the CPU",
   skip_if_no_gpu()
   for (prec in c("double", "single")) for (method in c("euler", "srk2")) {
     run <- function(b) suppressWarnings(
-      driven_brownian(50, a = 0, omega = 1, f = c(0, 1e308), gamma = 1, D0 = 0.1, periods = 4,
+      driven_brownian(50, a = 0, omega = 1, f = c(0, 1e308), beta = 1, theta = 0.1, periods = 4,
                       steps_per_period = 1, method = method, precision = prec, seed = 1,
                       backend = b))
     expect_same_failure(run, "of replica 1 of condition 2 became non-finite at step 1 ")
@@ -95,13 +95,13 @@ test_that("GPU lrmd: the same particle, quantity and step as the CPU", {
 test_that("GPU he4_vmc: the same walker, quantity and sweep as the CPU", {
   skip_if_no_gpu()
   for (prec in c("mixed", "double")) {
-    expect_same_failure(function(b) he4_vmc(32, b = 1e100, walkers = 4, blocks = 2,
-                                            block_sweeps = 2, equilibration = 0, step = 0.3,
+    expect_same_failure(function(b) he4_vmc(32, b = 1e100, replicas = 4, blocks = 2,
+                                            block_sweeps = 2, equilibration = 0, displacement = 0.3,
                                             seed = 1, backend = b, precision = prec),
                         "kinetic energy of walker 1 became non-finite at the measurement after sweep 1 ")
   }
-  expect_same_failure(function(b) he4_vmc(32, walkers = 4, blocks = 2, block_sweeps = 2,
-                                          equilibration = 3, step = 1e300, seed = 1,
+  expect_same_failure(function(b) he4_vmc(32, replicas = 4, blocks = 2, block_sweeps = 2,
+                                          equilibration = 3, displacement = 1e300, seed = 1,
                                           backend = b, precision = "mixed"),
                       "coordinates of atom 1 of walker 1 became non-finite in sweep 1 ")
 })

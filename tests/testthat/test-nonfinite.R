@@ -43,7 +43,7 @@ test_that("escape_times: paths turned NaN by an absurd temperature are an error,
   # theta = 1e280 (sigma ~ 1e139): phi jumps to ~1e137 in a step, where the
   # force's sine is no longer a number; those paths used to be censored
   expect_error(suppressWarnings(
-    escape_times(8, gamma = 0.5, V0 = 1, beta = 1, theta = 1e280, h = 0.01, t_max = 1,
+    escape_times(8, gamma = 0.5, V0 = 1, beta = 1, theta = 1e280, dt = 0.01, t_max = 1,
                  precision = "double", seed = 1, backend = "cpu")),
     class = not_finite, "replica 1 of condition 1 became non-finite at step [0-9]+ .*neither escape nor be censored")
 })
@@ -53,7 +53,7 @@ test_that("driven_brownian: an overflowing velocity is an error naming replica, 
   # while x_1 = x_0 + dt v_0 = x_0; condition 1 (f = 0) stays finite for the
   # 4 steps (|1 - gamma dt|^4 ~ 800).  Until now: NaN x, v and averages.
   expect_error(suppressWarnings(
-    driven_brownian(3, a = 0, omega = 1, f = c(0, 1e308), gamma = 1, D0 = 0.1, periods = 4,
+    driven_brownian(3, a = 0, omega = 1, f = c(0, 1e308), beta = 1, theta = 0.1, periods = 4,
                     steps_per_period = 1, method = "euler", precision = "double", seed = 1,
                     backend = "cpu")),
     class = not_finite,
@@ -61,13 +61,13 @@ test_that("driven_brownian: an overflowing velocity is an error naming replica, 
   # srk2 in single precision (f is Inf there): the corrector's x_1 = x_0 +
   # dt/2 (v_0 + v~) is infinite, and named before the velocity
   expect_error(suppressWarnings(
-    driven_brownian(3, a = 0, omega = 1, f = c(0, 1e308), gamma = 1, D0 = 0.1, periods = 4,
+    driven_brownian(3, a = 0, omega = 1, f = c(0, 1e308), beta = 1, theta = 0.1, periods = 4,
                     steps_per_period = 1, method = "srk2", precision = "single", seed = 1,
                     backend = "cpu", first_replica = 4)),
     class = not_finite, "position x of replica 4 of condition 2 became non-finite at step 1")
   # the example of the issue: a step far too coarse for gamma = 1e6
   expect_error(suppressWarnings(
-    driven_brownian(4, a = 0, omega = 1, f = 0, gamma = 1e6, D0 = 1, periods = 100,
+    driven_brownian(4, a = 0, omega = 1, f = 0, beta = 1e6, theta = 1, periods = 100,
                     steps_per_period = 1, precision = "double", seed = 1, backend = "cpu")),
     class = not_finite, "of replica 1 of condition 1 became non-finite at step [0-9]+")
 })
@@ -142,8 +142,8 @@ test_that("he4_vmc: non-finite energies or coordinates are an error naming walke
   # rejected (their log ratio is NaN), so the coordinates stay finite.
   # Until now: NaN energies in the blocks.
   for (prec in c("mixed", "double")) {
-    expect_error(he4_vmc(32, b = 1e100, walkers = 2, blocks = 2, block_sweeps = 2,
-                         equilibration = 0, step = 0.3, seed = 1, backend = "cpu",
+    expect_error(he4_vmc(32, b = 1e100, replicas = 2, blocks = 2, block_sweeps = 2,
+                         equilibration = 0, displacement = 0.3, seed = 1, backend = "cpu",
                          precision = prec),
                  class = not_finite,
                  "^the kinetic energy of walker 1 became non-finite at the measurement after sweep 1 of this call \\(block 1\\)")
@@ -151,9 +151,9 @@ test_that("he4_vmc: non-finite energies or coordinates are an error naming walke
   # step = 1e300 is infinite in single precision: the first trial move puts
   # atom 1 at NaN (wrapped Inf), and it is accepted (the pair terms of a NaN
   # distance drop out).  Until now: NaN coordinates and energies 0.
-  expect_error(he4_vmc(32, walkers = 2, blocks = 2, block_sweeps = 2, equilibration = 3,
-                       step = 1e300, seed = 1, backend = "cpu", precision = "mixed",
-                       first_walker = 3),
+  expect_error(he4_vmc(32, replicas = 2, blocks = 2, block_sweeps = 2, equilibration = 3,
+                       displacement = 1e300, seed = 1, backend = "cpu", precision = "mixed",
+                       first_replica = 3),
                class = not_finite,
                "^the coordinates of atom 1 of walker 3 became non-finite in sweep 1 of this call \\(equilibration\\); check `step`")
 })
@@ -163,15 +163,15 @@ test_that("the thread count does not change which failure is reported", {
                                          n = 40))
   expect_identical(with_threads(2, esc()), with_threads(1, esc()))
   drv <- function() nf_message(suppressWarnings(
-    driven_brownian(40, a = 0, omega = 1, f = c(0, 1e308), gamma = 1, D0 = 0.1, periods = 4,
+    driven_brownian(40, a = 0, omega = 1, f = c(0, 1e308), beta = 1, theta = 0.1, periods = 4,
                     steps_per_period = 1, method = "euler", seed = 1, backend = "cpu")))
   expect_identical(with_threads(2, drv()), with_threads(1, drv()))
   kur <- function() nf_message(suppressWarnings(
     kuramoto(8, K = c(1, 1e300, 1e300), replicas = 3, dt = 1e10, steps = 3,
              precision = "double", seed = 1, backend = "cpu")))
   expect_identical(with_threads(2, kur()), with_threads(1, kur()))
-  vmc <- function() nf_message(he4_vmc(32, b = 1e100, walkers = 4, blocks = 1,
-                                       block_sweeps = 1, equilibration = 0, step = 0.3,
+  vmc <- function() nf_message(he4_vmc(32, b = 1e100, replicas = 4, blocks = 1,
+                                       block_sweeps = 1, equilibration = 0, displacement = 0.3,
                                        seed = 1, backend = "cpu"))
   expect_identical(with_threads(2, vmc()), with_threads(1, vmc()))
 })

@@ -22,7 +22,7 @@ test_that("legend labels name only the parameters that vary", {
 })
 
 test_that("plots of escape times label conditions by what varies, theories by name, time by t0", {
-  x <- escape_times(60, gamma = 0.5, V0 = 1, beta = c(0.5, 1), theta = 0.2, h = 0.02,
+  x <- escape_times(60, gamma = 0.5, V0 = 1, beta = c(0.5, 1), theta = 0.2, dt = 0.02,
                     t_max = 30, seed = 2, backend = "cpu", threshold = "next_well",
                     progress = FALSE)
   pd <- statphysgpu:::paths_plot_data(x, 0.95, "mm", "cdf")
@@ -34,7 +34,7 @@ test_that("plots of escape times label conditions by what varies, theories by na
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   # the mismatch warning names the theory properly too
-  xs <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+  xs <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
                      t_max = 30, seed = 2, backend = "cpu", progress = FALSE)
   expect_warning(plot(xs, theory = "kramers"), "the Kramers rate describes",
                  class = "statphysgpu_theory_mismatch")
@@ -74,7 +74,7 @@ test_that("the survival and Gumbel views transform the estimate, its band and th
   expect_equal(nrow(statphysgpu:::band_steps(bc, "survival", right = 9)), 4)
   # exponential escape: in the Gumbel view the theory is log(rate) + log(t)
   # exactly, a line of slope 1 against log t
-  x <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+  x <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
                     t_max = 30, seed = 2, backend = "cpu", threshold = "next_well",
                     progress = FALSE)
   th <- statphysgpu:::paths_plot_data(x, 0.95, "kramers", "gumbel")[[1]]$theory
@@ -118,7 +118,7 @@ test_that("ecdf_band(band = 'pointwise') is the log-log Greenwood band of a comp
 test_that("units = jj_units() gives a second axis in uA (switching) or seconds (escape)", {
   u <- jj_units(R = 250, C = 88e-15, Ic = 0.748e-6, T = 1.2, sweep_rate = 2e5 * 0.748e-6)
   sw <- switching_currents(40, ramp = 1e-3, V0 = u$V0, beta = u$beta, theta = u$theta,
-                           h = 0.003, gamma0 = 0.5, seed = 1, backend = "cpu",
+                           dt = 0.003, gamma0 = 0.5, seed = 1, backend = "cpu",
                            progress = FALSE)
   pa <- statphysgpu:::physical_axis(sw, u, NULL)
   tk <- statphysgpu:::physical_ticks(pa, c(0.3, 0.7), FALSE)
@@ -127,7 +127,7 @@ test_that("units = jj_units() gives a second axis in uA (switching) or seconds (
   expect_equal(tk$at * u$Ic * 1e6, as.numeric(tk$labels))
   expect_true(all(tk$at >= 0.3 & tk$at <= 0.7))
   es <- escape_times(10, gamma = 0.5, V0 = u$V0, beta = u$beta, theta = u$theta,
-                     h = 0.003, t_max = 5, seed = 1, backend = "cpu", progress = FALSE)
+                     dt = 0.003, t_max = 5, seed = 1, backend = "cpu", progress = FALSE)
   pe <- statphysgpu:::physical_axis(es, u, NULL)
   te <- statphysgpu:::physical_ticks(pe, c(1, 100), TRUE)
   expect_identical(te$title, "escape time (ns)") # t0 = 9.04e-11 s: 0.09 .. 9 ns
@@ -167,13 +167,13 @@ test_that("a legend goes to the corner with the fewest points under it", {
 })
 
 test_that("driven plots: legends name the varying parameters, time in drive periods", {
-  x <- driven_brownian(20, a = 4.2, omega = c(4.9, 6), f = c(0, 0.5), gamma = 0.9,
-                       D0 = 0.01, periods = 6, steps_per_period = 100, keep = 2,
+  x <- driven_brownian(20, a = 4.2, omega = c(4.9, 6), f = c(0, 0.5), beta = 0.9,
+                       theta = 0.01, periods = 6, steps_per_period = 100, keep = 2,
                        output = "histogram", bins = 20, seed = 1, backend = "cpu",
                        progress = FALSE)
   pd <- statphysgpu:::driven_plot_data(x, "velocity", NULL)
   expect_identical(sort(unique(pd$group)), c("f = 0", "f = 0.5"))
-  expect_identical(attr(pd, "constant"), "a = 4.2, gamma = 0.9, D0 = 0.01")
+  expect_identical(attr(pd, "constant"), "a = 4.2, beta = 0.9, theta = 0.01")
   expect_identical(statphysgpu:::driven_labels(x)$labels,
                    c("omega = 4.9, f = 0", "omega = 6, f = 0", "omega = 4.9, f = 0.5",
                      "omega = 6, f = 0.5"))

@@ -27,7 +27,7 @@ test_that("a simulation runs in a fresh interactive session (progress bar on by 
     'stopifnot(interactive(), !"cli" %in% loadedNamespaces())',
     'suppressPackageStartupMessages(library(statphysgpu))',
     'x <- escape_times(10, 0.5, 1, 1, 0.2, 0.05, 100, seed = 1, backend = "cpu")',
-    's <- switching_currents(10, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02, seed = 1, backend = "cpu")',
+    's <- switching_currents(10, ramp = 1e-3, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02, seed = 1, backend = "cpu")',
     'p <- philox_normal(10, seed = 1, backend = "cpu")',
     'cat("RESULT", nrow(x), nrow(s), length(p), "\\n")'))
   expect_true(any(grepl("RESULT 10 10 10", out, fixed = TRUE)),
@@ -49,7 +49,7 @@ test_that("example(escape_times) runs in a fresh interactive session", {
 test_that("progress = TRUE shows a bar and does not change the result", {
   withr::local_options(cli.progress_show_after = 0, cli.dynamic = FALSE,
                        cli.progress_handlers_only = "cli")
-  args <- list(n = 200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+  args <- list(replicas = 200, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
                t_max = 500, seed = 4, backend = "cpu")
   quiet <- do.call(escape_times, c(args, progress = FALSE))
   msgs <- character()

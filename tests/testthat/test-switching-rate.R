@@ -143,8 +143,8 @@ test_that("a small switching_currents() run inverts to the Kramers rate", {
   # z = -0.69; chi^2 = 27.4 for 31 bins.
   V0 <- 2; beta <- 1; theta <- 0.25
   x <- switching_currents(4000, ramp = 3e-4, V0 = V0, beta = beta, theta = theta,
-                          h = 0.02, gamma0 = 0.3, seed = 2, backend = "cpu",
-                          threshold = "next_well", start = "thermal")
+                          dt = 0.02, gamma0 = 0.3, seed = 2, backend = "cpu",
+                          threshold = "next_well", init = "thermal")
   r <- switching_rate(x)
   r <- r[barrier_height(r$gamma, V0) / theta >= 2.5, ]
   attr(r, "level") <- 0.95
@@ -215,7 +215,7 @@ test_that("print() and plot() of switching_rate() work, with theory overlays", {
 })
 
 test_that("switching_rate() refuses what it cannot invert, with clear errors", {
-  e <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+  e <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
                     t_max = 100, seed = 1, backend = "cpu")
   expect_error(switching_rate(e), "must be a result of switching_currents\\(\\).*exp_tail_rate",
                class = "statphysgpu_error")

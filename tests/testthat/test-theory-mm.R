@@ -217,15 +217,15 @@ test_that("plot(x, theory = \"mm\") draws escape times and switching currents", 
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   x <- escape_times(60, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-                    h = 0.02, t_max = 2000, seed = 1, backend = "cpu",
+                    dt = 0.02, t_max = 2000, seed = 1, backend = "cpu",
                     threshold = "next_well")
   expect_silent(plot(x, theory = "mm"))
   # a rate theory on saddle crossings warns, as for kramers
   y <- escape_times(60, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
-                    h = 0.02, t_max = 2000, seed = 1, backend = "cpu")
+                    dt = 0.02, t_max = 2000, seed = 1, backend = "cpu")
   expect_warning(plot(y, theory = "mm"), class = "statphysgpu_theory_mismatch")
   s <- switching_currents(60, ramp = 1e-3, V0 = 2, beta = 0.3, theta = 0.2,
-                          h = 0.02, seed = 1, backend = "cpu", gamma0 = 0.3)
+                          dt = 0.02, seed = 1, backend = "cpu", gamma0 = 0.3)
   expect_silent(plot(s, theory = "mm"))
   expect_error(plot(s, theory = "mmm"), '"mm"')
   if (requireNamespace("ggplot2", quietly = TRUE)) {

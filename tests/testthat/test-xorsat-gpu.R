@@ -1,6 +1,6 @@
 # 3-XORSAT on the GPU: the CPU's runs, sweep for sweep and clone for clone.
 
-xs_key <- function(x) as.data.frame(x)[c("run", "sweeps", "solved", "clone")]
+xs_key <- function(x) as.data.frame(x)[c("replica", "sweeps", "solved", "clone")]
 
 test_that("GPU runs are the CPU's runs (sweeps, outcome, clone), any clones and check_every", {
   skip_if_no_gpu()
@@ -9,7 +9,7 @@ test_that("GPU runs are the CPU's runs (sweeps, outcome, clone), any clones and 
                read_xorsat(system.file("extdata", "3r3x", "3r3x_2body_n128_s1.txt",
                                        package = "statphysgpu")))
   for (ins in inst) for (cl in c(32, 256, 2048)) for (ce in c(1, 7)) for (ind in c(FALSE, TRUE)) {
-    args <- list(ins, runs = 24, clones = cl, check_every = ce, seed = 3, progress = FALSE,
+    args <- list(ins, replicas = 24, clones = cl, check_every = ce, seed = 3, progress = FALSE,
                  independent_clones = ind)
     cpu <- do.call(xorsat_qg, c(args, backend = "cpu"))
     gpu <- do.call(xorsat_qg, c(args, backend = "gpu"))
@@ -25,18 +25,18 @@ test_that("GPU runs are the CPU's runs (sweeps, outcome, clone), any clones and 
 test_that("GPU: max_sweeps cuts as on the CPU; chunks combine; other seeds differ", {
   skip_if_no_gpu()
   ins <- xorsat_random(128, seed = 2)
-  args <- list(ins, runs = 30, clones = 64, max_sweeps = 40, seed = 9, progress = FALSE)
+  args <- list(ins, replicas = 30, clones = 64, max_sweeps = 40, seed = 9, progress = FALSE)
   cpu <- do.call(xorsat_qg, c(args, backend = "cpu"))
   gpu <- do.call(xorsat_qg, c(args, backend = "gpu"))
   expect_true(any(!cpu$solved)) # the cut is exercised
   expect_identical(xs_key(gpu), xs_key(cpu))
-  whole <- xorsat_qg(ins, runs = 30, clones = 96, seed = 4, backend = "gpu", progress = FALSE)
-  parts <- rbind(xorsat_qg(ins, runs = 11, clones = 96, seed = 4, backend = "gpu",
+  whole <- xorsat_qg(ins, replicas = 30, clones = 96, seed = 4, backend = "gpu", progress = FALSE)
+  parts <- rbind(xorsat_qg(ins, replicas = 11, clones = 96, seed = 4, backend = "gpu",
                            progress = FALSE),
-                 xorsat_qg(ins, runs = 19, first_run = 12, clones = 96, seed = 4,
+                 xorsat_qg(ins, replicas = 19, first_replica = 12, clones = 96, seed = 4,
                            backend = "gpu", progress = FALSE))
   expect_identical(xs_key(parts), xs_key(whole))
-  other <- xorsat_qg(ins, runs = 30, clones = 96, seed = 5, backend = "gpu", progress = FALSE)
+  other <- xorsat_qg(ins, replicas = 30, clones = 96, seed = 5, backend = "gpu", progress = FALSE)
   expect_false(identical(xs_key(other), xs_key(whole)))
 })
 
@@ -45,7 +45,7 @@ test_that("GPU clones = 'auto' fill the device; timeouts cut at the timeout", {
   live <- gpu_live_allocations()
   ins <- read_xorsat(system.file("extdata", "3r3x", "3r3x_2body_n384_s1.txt",
                                  package = "statphysgpu"))
-  x <- xorsat_qg(ins, runs = 8, seed = 1, backend = "gpu", progress = FALSE)
+  x <- xorsat_qg(ins, replicas = 8, seed = 1, backend = "gpu", progress = FALSE)
   d <- gpu_devices(free = FALSE)
   # whole thread blocks of 8 warps (32 clones a warp) on every SM, at least one
   per_block_row <- 8 * 32 * d$multiprocessors[1]
@@ -62,7 +62,7 @@ test_that("GPU clones = 'auto' fill the device; timeouts cut at the timeout", {
   # a timeout far below the mean time cuts most runs at floor(timeout / pace)
   # sweeps, the same on every machine for that pace
   tmo <- mean(x$seconds) / 20
-  y <- xorsat_qg(ins, runs = 8, seed = 2, timeout = tmo, backend = "gpu", progress = FALSE)
+  y <- xorsat_qg(ins, replicas = 8, seed = 2, timeout = tmo, backend = "gpu", progress = FALSE)
   expect_true(any(!y$solved))
   cut <- floor(tmo / pace$seconds_per_sweep)
   expect_equal(y$sweeps[!y$solved], rep(cut, sum(!y$solved)))
@@ -75,9 +75,9 @@ test_that("GPU: damaged tables and deterministic p1 are refused before a launch"
   ins <- xorsat_random(96, seed = 5)
   bad <- ins
   bad$eq[1, 1] <- 999L
-  expect_error(xorsat_qg(bad, runs = 2, backend = "gpu", progress = FALSE),
+  expect_error(xorsat_qg(bad, replicas = 2, backend = "gpu", progress = FALSE),
                "`instance\\$eq\\[1, 1\\]` is 999", class = "statphysgpu_error")
-  expect_error(xorsat_qg(ins, runs = 2, p1 = 0, backend = "gpu", progress = FALSE),
+  expect_error(xorsat_qg(ins, replicas = 2, p1 = 0, backend = "gpu", progress = FALSE),
                "deterministic", class = "statphysgpu_error")
   # the tables that the host packs for the kernel are checked too: two spins
   # of one equation in one set would race on the GPU
@@ -93,7 +93,7 @@ test_that("GPU: damaged tables and deterministic p1 are refused before a launch"
 
 test_that("GPU: an instance beyond the kernel's limit gets a clear error", {
   skip_if_no_gpu()
-  expect_error(xorsat_qg(xorsat_random(1600, seed = 1), runs = 1, backend = "gpu",
+  expect_error(xorsat_qg(xorsat_random(1600, seed = 1), replicas = 1, backend = "gpu",
                          progress = FALSE),
                "at most 1,536 spins", class = "statphysgpu_error")
 })

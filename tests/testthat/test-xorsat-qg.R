@@ -7,7 +7,7 @@ challenge <- function(name) {
 
 test_that("every solution is the instance's ground state (unique for a challenge file)", {
   inst <- challenge("3r3x_2body_n128_s1")
-  x <- xorsat_qg(inst, runs = 12, clones = 64, seed = 1, backend = "cpu")
+  x <- xorsat_qg(inst, replicas = 12, clones = 64, seed = 1, backend = "cpu")
   expect_true(all(x$solved))
   sol <- attr(x, "solutions")
   expect_length(sol, 12)
@@ -21,16 +21,16 @@ test_that("every solution is the instance's ground state (unique for a challenge
 
 test_that("checks every k sweeps replay to the first solving sweep", {
   inst <- xorsat_random(40, seed = 2)
-  a <- xorsat_qg(inst, runs = 10, clones = 32, seed = 4, backend = "cpu")
+  a <- xorsat_qg(inst, replicas = 10, clones = 32, seed = 4, backend = "cpu")
   for (k in c(3, 50)) {
-    b <- xorsat_qg(inst, runs = 10, clones = 32, seed = 4, backend = "cpu", check_every = k)
+    b <- xorsat_qg(inst, replicas = 10, clones = 32, seed = 4, backend = "cpu", check_every = k)
     expect_identical(b$sweeps, a$sweeps)
     expect_identical(b$clone, a$clone)
   }
   # the first clone to solve is the lowest-numbered one of that sweep; a run
   # that is cut one sweep earlier has not solved
   r <- which.max(a$sweeps)
-  cut <- xorsat_qg(inst, runs = 1, first_run = r, clones = 32, seed = 4, backend = "cpu",
+  cut <- xorsat_qg(inst, replicas = 1, first_replica = r, clones = 32, seed = 4, backend = "cpu",
                    max_sweeps = a$sweeps[r] - 1)
   expect_false(cut$solved)
   expect_identical(cut$sweeps, a$sweeps[r] - 1)
@@ -39,17 +39,17 @@ test_that("checks every k sweeps replay to the first solving sweep", {
 
 test_that("max_sweeps and timeouts cut runs, censored for tts_estimate()", {
   inst <- xorsat_random(120, seed = 1)
-  x <- xorsat_qg(inst, runs = 6, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
+  x <- xorsat_qg(inst, replicas = 6, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
                  max_sweeps = 200)
   expect_true(all(!x$solved | x$sweeps <= 200))
   expect_true(all(x$sweeps[!x$solved] == 200))
   # a timeout is a sweep limit at the pace: floor(timeout / pace) sweeps
-  y <- xorsat_qg(inst, runs = 6, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
+  y <- xorsat_qg(inst, replicas = 6, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
                  timeout = 200 * 1e-4 + 5e-5, pace = 1e-4)
-  expect_identical(as.data.frame(y)[c("run", "sweeps", "solved", "clone")],
-                   as.data.frame(x)[c("run", "sweeps", "solved", "clone")])
+  expect_identical(as.data.frame(y)[c("replica", "sweeps", "solved", "clone")],
+                   as.data.frame(x)[c("replica", "sweeps", "solved", "clone")])
   expect_equal(y$seconds, y$sweeps * 1e-4)
-  z <- xorsat_qg(inst, runs = 3, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
+  z <- xorsat_qg(inst, replicas = 3, clones = 32, p1 = 0.3, seed = 1, backend = "cpu",
                  timeout = 0.002)
   pace <- attr(z, "seconds_per_sweep")
   expect_true(all(z$sweeps <= max(1, floor(0.002 / pace))))
@@ -58,7 +58,7 @@ test_that("max_sweeps and timeouts cut runs, censored for tts_estimate()", {
   e <- tts_estimate(z, unit = "seconds")
   expect_equal(e$total, sum(z$seconds))
   expect_equal(e$total_seconds, sum(z$seconds))
-  expect_error(xorsat_qg(inst, runs = 2, backend = "cpu", pace = 0),
+  expect_error(xorsat_qg(inst, replicas = 2, backend = "cpu", pace = 0),
                "`pace` must be \"auto\" \\(measure it\\) or a single positive number",
                class = "statphysgpu_error")
 })
@@ -67,7 +67,7 @@ test_that("seconds are sweeps times one measured pace, reported with the device"
   # issue 21, item 5: seconds measured run by run on a loaded machine were
   # not one distribution; now seconds = sweeps x pace, exactly
   inst <- xorsat_random(40, seed = 2)
-  x <- xorsat_qg(inst, runs = 10, clones = 32, seed = 4, backend = "cpu")
+  x <- xorsat_qg(inst, replicas = 10, clones = 32, seed = 4, backend = "cpu")
   pace <- attr(x, "pace")
   expect_named(pace, c("seconds_per_sweep", "device", "clones", "n", "measured"))
   expect_true(pace$measured && pace$seconds_per_sweep > 0 && pace$seconds_per_sweep < 1)
@@ -76,7 +76,7 @@ test_that("seconds are sweeps times one measured pace, reported with the device"
   expect_identical(attr(x, "seconds_per_sweep"), pace$seconds_per_sweep)
   expect_identical(x$seconds, x$sweeps * pace$seconds_per_sweep)
   # measured once a session for a device and size: a second call reuses it
-  y <- xorsat_qg(inst, runs = 3, clones = 32, seed = 5, backend = "cpu")
+  y <- xorsat_qg(inst, replicas = 3, clones = 32, seed = 5, backend = "cpu")
   expect_identical(attr(y, "pace"), pace)
   # the estimate: sweeps by default, seconds = sweeps x pace (tau scales with T)
   e <- tts_estimate(x)
@@ -87,7 +87,7 @@ test_that("seconds are sweeps times one measured pace, reported with the device"
   expect_equal(es$tau_median, e$tau_median * pace$seconds_per_sweep)
   expect_equal(es$tts, e$tts * pace$seconds_per_sweep)
   # a given pace converts to another device's seconds
-  g <- xorsat_qg(inst, runs = 10, clones = 32, seed = 4, backend = "cpu", pace = 2e-3)
+  g <- xorsat_qg(inst, replicas = 10, clones = 32, seed = 4, backend = "cpu", pace = 2e-3)
   expect_identical(g$sweeps, x$sweeps)
   expect_equal(g$seconds, g$sweeps * 2e-3)
   expect_false(attr(g, "pace")$measured)
@@ -98,13 +98,13 @@ test_that("seconds are sweeps times one measured pace, reported with the device"
   unlockBinding("xorsat_pace", ns)
   assign("xorsat_pace", function(...) NULL, envir = ns)
   tryCatch(
-    expect_warning(w <- xorsat_qg(xorsat_random(24, seed = 1), runs = 4, clones = 32, seed = 1,
+    expect_warning(w <- xorsat_qg(xorsat_random(24, seed = 1), replicas = 4, clones = 32, seed = 1,
                                   backend = "cpu"), "0 of 4 runs finished",
                    class = "statphysgpu_interrupted"),
     finally = { assign("xorsat_pace", real, envir = ns); lockBinding("xorsat_pace", ns) })
   expect_identical(nrow(w), 0L)
   expect_true(attr(w, "interrupted"))
-  expect_identical(attr(w, "unfinished")$run, 1:4 + 0)
+  expect_identical(attr(w, "unfinished")$replica, 1:4 + 0)
   # summary works in sweeps and converts
   s <- summary(x)
   expect_equal(s$mean_sweeps, mean(x$sweeps))
@@ -118,31 +118,31 @@ test_that("p1 = 0 and p1 = 1 need a finite limit: the dynamics is deterministic 
   # issue 21, item 4: these calls never returned
   inst <- xorsat_random(16, seed = 1)
   for (p in c(0, 1, 1e-12)) { # 1e-12 is 0 for the engine (p1 2^32 < 1)
-    expect_error(xorsat_qg(inst, runs = 1, clones = 32, p1 = p, seed = 1, backend = "cpu"),
+    expect_error(xorsat_qg(inst, replicas = 1, clones = 32, p1 = p, seed = 1, backend = "cpu"),
                  "`p1` = .* deterministic .* finite `max_sweeps` or `timeout`",
                  class = "statphysgpu_error")
   }
   # per-clone decisions round p1 to 2^-16: 1e-6 is 0 there, not with shared ones
-  expect_error(xorsat_qg(inst, runs = 1, clones = 32, p1 = 1e-6, seed = 1, backend = "cpu",
+  expect_error(xorsat_qg(inst, replicas = 1, clones = 32, p1 = 1e-6, seed = 1, backend = "cpu",
                          independent_clones = TRUE), "deterministic")
-  expect_s3_class(xorsat_qg(inst, runs = 1, clones = 32, p1 = 1e-6, seed = 1, max_sweeps = 50,
+  expect_s3_class(xorsat_qg(inst, replicas = 1, clones = 32, p1 = 1e-6, seed = 1, max_sweeps = 50,
                             backend = "cpu"), "xorsat_tts")
   # greedy dynamics stops in local minima: on 64 spins no run of 64 clones
   # solves in 500 sweeps (each flip satisfies one more equation, so a clone
   # is frozen after at most N sweeps), while at p1 = 0.15 every run solves
   # (in 470 to 730 sweeps)
   big <- xorsat_random(64, seed = 3)
-  g <- xorsat_qg(big, runs = 8, clones = 64, p1 = 0, max_sweeps = 500, seed = 1,
+  g <- xorsat_qg(big, replicas = 8, clones = 64, p1 = 0, max_sweeps = 500, seed = 1,
                  backend = "cpu", pace = 1e-6)
   expect_false(any(g$solved))
-  q <- xorsat_qg(big, runs = 4, clones = 64, p1 = 0.15, max_sweeps = 1e5, seed = 1,
+  q <- xorsat_qg(big, replicas = 4, clones = 64, p1 = 0.15, max_sweeps = 1e5, seed = 1,
                  backend = "cpu", pace = 1e-6)
   expect_true(all(q$solved))
 })
 
 test_that("times to solution are exponential (paper 003, Fig. 2)", {
   inst <- challenge("3r3x_2body_n128_s1")
-  x <- xorsat_qg(inst, runs = 150, clones = 64, seed = 7, backend = "cpu")
+  x <- xorsat_qg(inst, replicas = 150, clones = 64, seed = 7, backend = "cpu")
   s <- x$sweeps
   # a run of many clones solves at a constant rate: sweeps are geometric,
   # about exponential at a mean of hundreds.  KS against the exponential of
@@ -157,15 +157,15 @@ test_that("times to solution are exponential (paper 003, Fig. 2)", {
 
 test_that("summary, print, plot and rbind of chunks work", {
   inst <- xorsat_random(40, seed = 2)
-  x <- xorsat_qg(inst, runs = 10, clones = 32, seed = 4, backend = "cpu")
-  a <- xorsat_qg(inst, runs = 4, clones = 32, seed = 4, backend = "cpu")
-  b <- xorsat_qg(inst, runs = 6, first_run = 5, clones = 32, seed = 4, backend = "cpu")
+  x <- xorsat_qg(inst, replicas = 10, clones = 32, seed = 4, backend = "cpu")
+  a <- xorsat_qg(inst, replicas = 4, clones = 32, seed = 4, backend = "cpu")
+  b <- xorsat_qg(inst, replicas = 6, first_replica = 5, clones = 32, seed = 4, backend = "cpu")
   ab <- rbind(a, b)
   expect_identical(ab$sweeps, x$sweeps)
   expect_length(attr(ab, "solutions"), 10)
   expect_error(rbind(a, a), "overlap")
   s <- summary(x)
-  expect_equal(s$runs, 10)
+  expect_equal(s$replicas, 10)
   expect_output(print(s), "Quasi-greedy runs")
   expect_output(print(x), "Time to solution")
   expect_output(print(x), "seconds = sweeps x .* s, the pace of one run on")
@@ -175,7 +175,7 @@ test_that("summary, print, plot and rbind of chunks work", {
   expect_invisible(plot(x, unit = "seconds"))
   expect_error(plot(x, unit = "hours"), "`unit` must be one of \"sweeps\", \"seconds\"")
   # chunks measured at other paces: one sample, one pace (the first's)
-  b2 <- xorsat_qg(inst, runs = 6, first_run = 5, clones = 32, seed = 4, backend = "cpu",
+  b2 <- xorsat_qg(inst, replicas = 6, first_replica = 5, clones = 32, seed = 4, backend = "cpu",
                   pace = 1)
   ab2 <- rbind(a, b2)
   expect_identical(ab2$sweeps, x$sweeps)
@@ -194,7 +194,7 @@ test_that("summary, print, plot and rbind of chunks work", {
 })
 
 test_that("bad instances get a clear error", {
-  expect_error(xorsat_qg(list(n = 3), runs = 2, backend = "cpu"),
+  expect_error(xorsat_qg(list(n = 3), replicas = 2, backend = "cpu"),
                "`instance` must be a 3-XORSAT instance", class = "statphysgpu_error")
 })
 
@@ -233,7 +233,7 @@ test_that("damaged instances are refused, naming the field, before the engine re
       function(x) structure(1:3, class = "xorsat"))
   for (msg in names(damage)) {
     bad <- damage[[msg]](i)
-    expect_error(xorsat_qg(bad, runs = 3, clones = 32, seed = 1, backend = "cpu"), msg,
+    expect_error(xorsat_qg(bad, replicas = 3, clones = 32, seed = 1, backend = "cpu"), msg,
                  class = "statphysgpu_error")
   }
   # the energy takes instances that are not 3-regular, not damaged ones
@@ -241,8 +241,8 @@ test_that("damaged instances are refused, naming the field, before the engine re
   # a whole-number double matrix is still an instance
   d <- i
   storage.mode(d$eq) <- "double"
-  expect_identical(xorsat_qg(d, runs = 3, clones = 32, seed = 1, backend = "cpu")$sweeps,
-                   xorsat_qg(i, runs = 3, clones = 32, seed = 1, backend = "cpu")$sweeps)
+  expect_identical(xorsat_qg(d, replicas = 3, clones = 32, seed = 1, backend = "cpu")$sweeps,
+                   xorsat_qg(i, replicas = 3, clones = 32, seed = 1, backend = "cpu")$sweeps)
 })
 
 test_that("the engine refuses inconsistent tables whatever R hands it", {
@@ -286,7 +286,7 @@ test_that("the engine refuses inconsistent tables whatever R hands it", {
 
 test_that("as_surv() censors the cut runs at the time they ran", {
   skip_if_not_installed("survival")
-  x <- xorsat_qg(xorsat_random(120, seed = 1), runs = 5, clones = 32, p1 = 0.3, seed = 1,
+  x <- xorsat_qg(xorsat_random(120, seed = 1), replicas = 5, clones = 32, p1 = 0.3, seed = 1,
                  backend = "cpu", max_sweeps = 200)
   s <- as_surv(x)
   expect_equal(unname(s[, "time"]), x$sweeps)
@@ -315,28 +315,28 @@ test_that("independent_clones: per-clone p1 masks have the law of independent bi
 
 test_that("independent_clones: the same runs as shared decisions at p1 = 0 and 1, other runs between", {
   inst <- xorsat_random(48, seed = 6)
-  key <- function(x) as.data.frame(x)[c("run", "sweeps", "solved", "clone")]
+  key <- function(x) as.data.frame(x)[c("replica", "sweeps", "solved", "clone")]
   for (p in c(0, 1)) {
-    a <- xorsat_qg(inst, runs = 6, clones = 64, p1 = p, max_sweeps = 300, seed = 2,
+    a <- xorsat_qg(inst, replicas = 6, clones = 64, p1 = p, max_sweeps = 300, seed = 2,
                    backend = "cpu")
-    b <- xorsat_qg(inst, runs = 6, clones = 64, p1 = p, max_sweeps = 300, seed = 2,
+    b <- xorsat_qg(inst, replicas = 6, clones = 64, p1 = p, max_sweeps = 300, seed = 2,
                    backend = "cpu", independent_clones = TRUE)
     expect_identical(key(b), key(a))
   }
-  a <- xorsat_qg(inst, runs = 12, clones = 64, seed = 2, backend = "cpu")
-  b <- xorsat_qg(inst, runs = 12, clones = 64, seed = 2, backend = "cpu",
+  a <- xorsat_qg(inst, replicas = 12, clones = 64, seed = 2, backend = "cpu")
+  b <- xorsat_qg(inst, replicas = 12, clones = 64, seed = 2, backend = "cpu",
                  independent_clones = TRUE)
   expect_true(all(b$solved))
   expect_true(isTRUE(attr(b, "independent_clones")))
   expect_false(identical(key(a), key(b)))
   expect_output(print(b), "per clone")
   # chunks and threads do not change the runs
-  parts <- rbind(xorsat_qg(inst, runs = 5, clones = 64, seed = 2, backend = "cpu",
+  parts <- rbind(xorsat_qg(inst, replicas = 5, clones = 64, seed = 2, backend = "cpu",
                            independent_clones = TRUE),
-                 xorsat_qg(inst, runs = 7, first_run = 6, clones = 64, seed = 2,
+                 xorsat_qg(inst, replicas = 7, first_replica = 6, clones = 64, seed = 2,
                            backend = "cpu", independent_clones = TRUE))
   expect_identical(key(parts), key(b))
   expect_error(rbind(a, b), "independent_clones")
-  expect_error(xorsat_qg(inst, runs = 2, independent_clones = NA, backend = "cpu"),
+  expect_error(xorsat_qg(inst, replicas = 2, independent_clones = NA, backend = "cpu"),
                "`independent_clones` must be", class = "statphysgpu_error")
 })

@@ -1,0 +1,341 @@
+#' Your own model: a stochastic differential equation written in R
+#'
+#' Describes a system of stochastic differential equations with diagonal
+#' noise,
+#' \deqn{dx_i = a_i(t, x)\,dt + b_i(t, x)\,dW_i,}
+#' by its right-hand sides written as R expressions. [sde_run()] translates
+#' the model once to C (one physics header, shown by `sde_code()`), compiles
+#' it with NVRTC for the GPU present and with R's own C toolchain for the
+#' CPU (both cached by the model's hash beside the kernel cache,
+#' [gpu_cache_dir()]), and runs ensembles of independent paths with the
+#' package's Philox streams: the same numbers on both backends.
+#'
+#' @section Right-hand sides:
+#' Each right-hand side is a one-sided formula (`~ -beta * v`), a quoted
+#' call (`quote(-beta * v)`), a string (`"-beta * v"`) or a number, over the
+#' state variables, the parameters, the time `t`, `pi` and numbers, with
+#' `+ - * / ^`, comparisons, `&`, `|`, `!`, `ifelse()`, `exp`, `log`,
+#' `sqrt`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `atan2`, `sinh`,
+#' `cosh`, `tanh`, `abs`, `pmin`, `pmax` and `floor`. Everything is checked
+#' here, before anything compiles: an unknown function or variable is named
+#' with the list of what is allowed. `x^k` with a whole `k` of at most 8 is
+#' written as products; comparisons are 1 or 0 in arithmetic, as in R.
+#'
+#' @section Calculus:
+#' `noise` is diagonal: entry `v = ~ b` adds \eqn{b\,dW_v} to state `v`,
+#' one independent Wiener process per entry. With multiplicative noise (`b`
+#' depends on its own state) the Ito and Stratonovich readings differ by the
+#' drift \eqn{\tfrac12 b\,\partial b/\partial x}; the model declares which
+#' one it means (`calculus`), and the package derives that term
+#' symbolically ([stats::D()]) and adds it where needed, so that both
+#' methods of [sde_run()] solve the declared equation: Euler-Maruyama
+#' (`"euler"`) integrates the Ito form, the stochastic Heun scheme
+#' (`"srk2"`) the Stratonovich form. Additive noise needs no correction.
+#'
+#' @param drift A named list of right-hand sides, one per state variable
+#'   (the names are the states).
+#' @param noise A named list of noise amplitudes, each for a state of
+#'   `drift` (diagonal noise); `NULL` or an empty list: an ordinary
+#'   differential equation for ensembles of starts.
+#' @param params A named numeric vector (or list) of parameter defaults,
+#'   finite; [sde_run()] may override them or sweep them.
+#' @param stop `NULL`, or an event (a right-hand side that is true or false)
+#'   whose first occurrence ends a path in `output = "passage"`.
+#' @param observe A named list of observables (right-hand sides), recorded
+#'   with the states by the fixed-length outputs.
+#' @param calculus `"ito"` (default) or `"stratonovich"`: how the noise is
+#'   to be read.
+#' @param name A name for the model (printing, the compiled files).
+#' @return An object of class `sde_model`: the checked expressions, their C
+#'   translation (`sde_code()`) and the model's hash.
+#' @seealso [sde_run()], [sde_code()]
+#' @examples
+#' m <- sde_model(
+#'   drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
+#'   noise = list(v = ~ sqrt(2 * beta * theta)),
+#'   params = c(beta = 1, V0 = 1, gamma = 0.5, theta = 0.2),
+#'   stop = ~ x > pi - asin(gamma),
+#'   observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + gamma * x)),
+#'   name = "washboard")
+#' m
+#' cat(sde_code(m))
+#' @export
+sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe = NULL,
+                      calculus = c("ito", "stratonovich"), name = "model") {
+  call <- sys.call()
+  calculus <- check_choice(calculus, c("ito", "stratonovich"), "calculus", call = call)
+  if (!is.character(name) || length(name) != 1 || is.na(name) || !nzchar(name)) {
+    sp_abort(sprintf("`name` must be one non-empty string, not %s.", describe(name)),
+             call = call)
+  }
+  sde_check_names(drift, "drift", call, need = TRUE)
+  states <- names(drift)
+  if (length(states) > 255) {
+    sp_abort(sprintf("`drift` has %d states; a model has at most 255.", length(states)),
+             call = call)
+  }
+  if (is.null(params)) params <- numeric()
+  if (is.list(params)) params <- unlist(params)
+  if (length(params) && (!is.numeric(params) || is.null(names(params)))) {
+    sp_abort(sprintf("`params` must be a named numeric vector of defaults, not %s.",
+                     describe(params)), call = call)
+  }
+  params <- stats::setNames(as.double(params), names(params))
+  if (length(params)) sde_check_names(as.list(params), "params", call)
+  bad <- !is.finite(params)
+  if (any(bad)) {
+    sp_abort(sprintf("the default of parameter `%s` is %s; defaults must be finite numbers.",
+                     names(params)[bad][1], format(params[bad][1])), call = call)
+  }
+  clash <- intersect(states, names(params))
+  if (length(clash)) {
+    sp_abort(sprintf("`%s` is both a state (in `drift`) and a parameter (in `params`).",
+                     clash[1]), call = call)
+  }
+  vars <- c(states, names(params), "t")
+  drift_e <- lapply(states, function(s) {
+    what <- sprintf("the drift of `%s`", s)
+    if (is.null(drift[[s]])) {
+      sp_abort(sprintf("the state `%s` has no drift (NULL); give one (~ 0 for none).", s),
+               call = call)
+    }
+    e <- sde_rhs(drift[[s]], what, call)
+    sde_check_expr(e, vars, what, call)
+    e
+  })
+  names(drift_e) <- states
+  if (is.null(noise)) noise <- list()
+  if (length(noise)) sde_check_names(noise, "noise", call)
+  unknown <- setdiff(names(noise), states)
+  if (length(unknown)) {
+    sp_abort(sprintf(paste0("`noise` has an entry for `%s`, which is not a state; the states ",
+                            "(names of `drift`) are %s."), unknown[1],
+                     paste0("`", states, "`", collapse = ", ")), call = call)
+  }
+  noise_e <- lapply(names(noise), function(s) {
+    what <- sprintf("the noise on `%s`", s)
+    e <- sde_rhs(noise[[s]], what, call)
+    sde_check_expr(e, vars, what, call)
+    e
+  })
+  names(noise_e) <- names(noise)
+  stop_e <- NULL
+  if (!is.null(stop)) {
+    stop_e <- sde_rhs(stop, "`stop`", call)
+    sde_check_expr(stop_e, vars, "`stop`", call)
+  }
+  if (is.null(observe)) observe <- list()
+  if (length(observe)) sde_check_names(observe, "observe", call)
+  clash <- intersect(names(observe), c(states, names(params)))
+  if (length(clash)) {
+    sp_abort(sprintf("the observable `%s` has the name of a state or parameter.", clash[1]),
+             call = call)
+  }
+  observe_e <- lapply(names(observe), function(s) {
+    what <- sprintf("the observable `%s`", s)
+    e <- sde_rhs(observe[[s]], what, call)
+    sde_check_expr(e, vars, what, call)
+    e
+  })
+  names(observe_e) <- names(observe)
+  corr <- lapply(names(noise_e), function(s) {
+    sde_noise_correction(noise_e[[s]], s, sprintf("the noise on `%s`", s), call)
+  })
+  names(corr) <- names(noise_e)
+  m <- structure(list(name = name, states = states, params = params, drift = drift_e,
+                      noise = noise_e, stop = stop_e, observe = observe_e,
+                      calculus = calculus, correction = corr[!vapply(corr, is.null, TRUE)]),
+                 class = "sde_model")
+  code <- sde_header(m)
+  m$code <- code$text
+  m$lines <- code$lines
+  m$derived <- code$derived
+  m$hash <- .Call(C_sp_r_hash, c("sde-model-1", code$text))
+  m
+}
+
+# Names of a list of right-hand sides: all present, unique, syntactic, not
+# reserved.
+sde_check_names <- function(x, arg, call, need = FALSE) {
+  if (!is.list(x) || (need && !length(x))) {
+    sp_abort(sprintf("`%s` must be a named list of right-hand sides%s, not %s.", arg,
+                     if (need) " (one per state)" else "", describe(x)), call = call)
+  }
+  nm <- names(x)
+  if (length(x) && (is.null(nm) || any(!nzchar(nm)) || anyNA(nm))) {
+    sp_abort(sprintf("every entry of `%s` must be named.", arg), call = call)
+  }
+  if (anyDuplicated(nm)) {
+    sp_abort(sprintf("`%s` names `%s` twice.", arg, nm[anyDuplicated(nm)]), call = call)
+  }
+  bad <- nm[nm != make.names(nm) | nm %in% c("t", "pi") | grepl(".", nm, fixed = TRUE)]
+  if (length(bad)) {
+    sp_abort(sprintf(paste0("`%s` has the name `%s`; names must be syntactic R names ",
+                            "without dots, and not `t` or `pi`."), arg, bad[1]), call = call)
+  }
+  invisible(nm)
+}
+
+# The generated physics header: its text and, for each line that holds a
+# model expression, what it came from (for compile errors).
+sde_header <- function(m) {
+  nx <- length(m$states)
+  np <- length(m$params)
+  hoist <- new.env(parent = emptyenv())
+  hoist$keys <- character()
+  hoist$exprs <- list()
+  H <- function(e) sde_hoist(e, names(m$params), hoist)
+  # the expressions as they are computed, parameter-only parts hoisted
+  drift <- list()
+  for (form in c("ito", "stratonovich")) {
+    drift[[form]] <- lapply(m$states, function(s) {
+      e <- m$drift[[s]]
+      corr <- m$correction[[s]]
+      if (!is.null(corr) && form != m$calculus) {
+        # Ito = Stratonovich + b db/dx / 2
+        e <- call(if (form == "ito") "+" else "-", e, corr)
+      }
+      H(e)
+    })
+  }
+  noise <- lapply(m$noise, H)
+  gap <- if (!is.null(m$stop)) sde_event_gap(m$stop)
+  stop_h <- if (!is.null(m$stop)) H(m$stop)
+  gap_h <- if (!is.null(gap)) H(gap)
+  observe <- lapply(m$observe, H)
+  nd <- length(hoist$keys)
+  map <- c(stats::setNames(sprintf("x[%d]", seq_len(nx) - 1L), m$states),
+           stats::setNames(sprintf("p[%d]", seq_len(np + nd) - 1L),
+                           c(names(m$params), if (nd) paste0(".d", seq_len(nd)))),
+           t = "t")
+  L <- character()
+  what <- character()
+  add <- function(line, from = "") {
+    L[length(L) + 1] <<- line
+    what[length(what) + 1] <<- from
+  }
+  dep <- function(e) gsub("\\s+", " ", paste(deparse(e, width.cutoff = 500L), collapse = " "))
+  cmt <- function(s) gsub("*/", "* /", s, fixed = TRUE)
+  fn <- function(name, ret = "void", out = "f") {
+    add(sprintf("SP_FN %s SP_PREC(%s)(SP_REAL t, const SP_REAL *x, const SP_REAL *p%s) {",
+                ret, name, if (ret == "void") paste0(", SP_REAL *", out) else ""))
+    add("  (void)t; (void)x; (void)p;")
+  }
+  add(sprintf("/* SDE model \"%s\": generated by statphysgpu's sde_model(); do not edit.",
+              cmt(m$name)))
+  add(sprintf(" * states %s | parameters %s | noise on %s | calculus %s",
+              paste(m$states, collapse = ", "),
+              if (np) paste(names(m$params), collapse = ", ") else "none",
+              if (length(m$noise)) paste(names(m$noise), collapse = ", ") else "none",
+              m$calculus))
+  for (j in seq_len(nd)) {
+    add(sprintf(" * p[%d] = %s (per condition, computed once in double)", np + j - 1,
+                cmt(hoist$keys[j])))
+  }
+  add(" */")
+  add(sprintf("#define SP_SDE_NX %d", nx))
+  add(sprintf("#define SP_SDE_NP %d", np + nd))
+  add(sprintf("#define SP_SDE_NW %d", length(m$noise)))
+  add(sprintf("#define SP_SDE_NO %d", length(m$observe)))
+  add(sprintf("#define SP_SDE_HAS_STOP %d", as.integer(!is.null(m$stop))))
+  add(sprintf("#define SP_SDE_STOP_GAP %d", as.integer(!is.null(gap))))
+  for (form in c("ito", "stratonovich")) {
+    fn(if (form == "ito") "sde_drift_ito" else "sde_drift_strat")
+    for (i in seq_len(nx)) {
+      s <- m$states[i]
+      corr <- !is.null(m$correction[[s]]) && form != m$calculus
+      add(sprintf("  f[%d] = %s; /* drift of %s: %s%s */", i - 1,
+                  sde_to_c(drift[[form]][[i]], map), s, cmt(dep(m$drift[[s]])),
+                  if (corr) sprintf(" %s b db/d%s / 2", if (form == "ito") "+" else "-", s)
+                  else ""),
+          sprintf("the drift of `%s`, %s", s, dep(m$drift[[s]])))
+    }
+    add("}")
+  }
+  fn("sde_noise", out = "b")
+  for (j in seq_along(m$noise)) {
+    s <- names(m$noise)[j]
+    add(sprintf("  b[%d] = %s; /* noise on %s: %s */", j - 1, sde_to_c(noise[[j]], map), s,
+                cmt(dep(m$noise[[j]]))),
+        sprintf("the noise on `%s`, %s", s, dep(m$noise[[j]])))
+  }
+  if (!length(m$noise)) add("  b[0] = SP_R(0.0);")
+  add("}")
+  add("SP_FN void SP_PREC(sde_apply_noise)(SP_REAL *y, const SP_REAL *b, const SP_REAL *dw) {")
+  add("  (void)y; (void)b; (void)dw;")
+  for (j in seq_along(m$noise)) {
+    add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(m$noise)[j], m$states) - 1, j - 1,
+                j - 1))
+  }
+  add("}")
+  if (!is.null(m$stop)) {
+    fn("sde_stop", ret = "int")
+    add(sprintf("  return %s != 0; /* stop: %s */", sde_to_c(stop_h, map), cmt(dep(m$stop))),
+        sprintf("the event `stop`, %s", dep(m$stop)))
+    add("}")
+    if (!is.null(gap)) {
+      fn("sde_gap", ret = "SP_REAL")
+      add(sprintf("  return %s; /* the event's gap: %s */", sde_to_c(gap_h, map), cmt(dep(gap))),
+          sprintf("the event `stop`, %s", dep(m$stop)))
+      add("}")
+    }
+  }
+  if (length(m$observe)) {
+    fn("sde_observe", out = "o")
+    for (j in seq_along(m$observe)) {
+      s <- names(m$observe)[j]
+      add(sprintf("  o[%d] = %s; /* observable %s: %s */", j - 1,
+                  sde_to_c(observe[[j]], map), s, cmt(dep(m$observe[[j]]))),
+          sprintf("the observable `%s`, %s", s, dep(m$observe[[j]])))
+    }
+    add("}")
+  }
+  list(text = paste0(paste(L, collapse = "\n"), "\n"),
+       lines = data.frame(line = seq_along(L), what = what, stringsAsFactors = FALSE),
+       derived = hoist$exprs)
+}
+
+#' @rdname sde_model
+#' @param m An `sde_model`.
+#' @return `sde_code()`: the generated C header, one string (print it with
+#'   [cat()]).
+#' @export
+sde_code <- function(m) {
+  if (!inherits(m, "sde_model")) {
+    sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
+             call = sys.call())
+  }
+  m$code
+}
+
+#' @export
+print.sde_model <- function(x, ...) {
+  dep <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
+  cat(sprintf("<sde_model> \"%s\": %d state%s, %s calculus\n", x$name, length(x$states),
+              if (length(x$states) == 1) "" else "s", x$calculus))
+  for (s in x$states) {
+    nz <- x$noise[[s]]
+    cat(sprintf("  d%s = (%s) dt%s\n", s, dep(x$drift[[s]]),
+                if (is.null(nz)) "" else sprintf(" + (%s) dW_%s", dep(nz), s)))
+  }
+  if (length(x$params)) {
+    cat("parameters: ", paste(sprintf("%s = %s", names(x$params), format(x$params)),
+                              collapse = ", "), "\n", sep = "")
+  }
+  cat(sprintf("noise: %s\n", if (!length(x$noise)) "none (an ordinary differential equation)"
+              else sprintf("diagonal on %s, %s", paste(names(x$noise), collapse = ", "),
+                           if (length(x$correction)) sprintf(
+                             "multiplicative in %s (drift corrected by b db/dx / 2 for the other calculus)",
+                             paste(names(x$correction), collapse = ", "))
+                           else "additive")))
+  if (!is.null(x$stop)) cat(sprintf("event (stop): %s%s\n", dep(x$stop),
+                                    if (is.null(sde_event_gap(x$stop)))
+                                      " (passage at the end of the step)"
+                                    else " (crossing interpolated in the step)"))
+  if (length(x$observe)) {
+    cat("observables: ", paste(sprintf("%s = %s", names(x$observe),
+                                       vapply(x$observe, dep, "")), collapse = ", "),
+        "\n", sep = "")
+  }
+  invisible(x)
+}

@@ -1,0 +1,458 @@
+#' Run ensembles of a user's SDE model
+#'
+#' Integrates `replicas` independent paths of an [sde_model()] for every
+#' combination of the parameters, on the GPU (the model compiled by NVRTC)
+#' or the CPU (compiled by R's own C toolchain, OpenMP over paths), with the
+#' same Philox streams, and returns first-passage times or ensemble
+#' statistics.
+#'
+#' @section Outputs:
+#' * `"passage"`: the first time the model's `stop` event holds, checked
+#'   after every step (Algorithm 1 of paper 000), censored at `t_max`. When
+#'   the event is a comparison (`lhs > rhs`, `<`, `>=`, `<=`), the crossing
+#'   time is interpolated linearly in `lhs - rhs` inside the step, as
+#'   [escape_times()] does for its threshold; any other event (`&`, `|`,
+#'   ...) gives the end of the step. An event true at the start gives 0.
+#'   The result is accepted by `summary()`, `plot()`, [ecdf_band()],
+#'   [censored_mean()] (with `x$value`, `x$escaped`), [as_surv()] and
+#'   `rbind()` as [escape_times()] results are; `at_passage = TRUE` adds
+#'   the state (and the observables) at passage or censoring.
+#' * `"moments"`: mean, standard deviation and standard error over the
+#'   replicas of each state and observable at every record time,
+#'   accumulated by the engine: each tile of 256 consecutive replicas is
+#'   reduced in a fixed order and the tiles combined in order, so the
+#'   numbers do not depend on the threads.
+#' * `"histogram"`: counts per record time in the bins given by `bins`
+#'   (with the values below the first and above the last break counted
+#'   apart).
+#' * `"trajectories"`: the states and observables of the first `keep`
+#'   replicas (10 unless `keep` says otherwise) at every record time.
+#'
+#' The fixed-length outputs run every path to `t_max` (`stop` is not used)
+#' and record at steps \eqn{0, r, 2r, \dots} and the last, with \eqn{r =}
+#' `record_every` (default: about 100 records).
+#'
+#' @section Random numbers, chunks and precision:
+#' Replica \eqn{r} of condition \eqn{c} draws from Philox stream
+#' \eqn{(c-1)2^{40} + r - 1}, purpose 12 of the stream registry; step
+#' \eqn{k+1} uses normals \eqn{kW, \dots, kW + W - 1} of that stream for
+#' the \eqn{W} noise entries. A path depends only on the seed, its condition
+#' and its replica number: CPU and GPU give the same paths (to rounding, in
+#' double precision), results do not depend on threads or devices, and
+#' chunks (`first_replica`) combine with `rbind()` into the one-call result
+#' (exactly for passage times and trajectories; moments to rounding, as their
+#' tiles are cut at the chunk's first replica).
+#'
+#' A path whose state turns NaN or infinite stops the run with an error of
+#' class `statphysgpu_not_finite` naming the replica, the time and the
+#' variable (the state is checked every few steps and the first non-finite
+#' step found by redoing them; when several paths fail within one round of
+#' the engine, the lowest replica is named).
+#'
+#' @param m An [sde_model()].
+#' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
+#' @param init The start: a named list with one entry per state, each a
+#'   number, a vector of one number per replica of this call, or a formula
+#'   over the parameters (`~ asin(gamma)`), evaluated per condition.
+#' @param dt The time step, positive.
+#' @param t_max The end (and censoring) time, at least `dt`.
+#' @param params Overrides of the model's parameter defaults: a named list
+#'   or vector; vectors give one condition per value, and several of them
+#'   every combination (the first varies fastest), with one column per
+#'   swept parameter in the result.
+#' @param method `"srk2"` (stochastic Heun) or `"euler"` (Euler-Maruyama);
+#'   see "Calculus" in [sde_model()].
+#' @param output `"passage"`, `"moments"`, `"histogram"` or
+#'   `"trajectories"`.
+#' @param record_every Steps between records of the fixed-length outputs,
+#'   or `NULL`.
+#' @param keep Replicas (of the whole study: a chunk keeps those among its
+#'   own) whose trajectories are kept.
+#' @param seed Philox key, or `NULL` to draw one from R's generator.
+#' @param first_replica Number of the first replica of this call (chunks).
+#' @param backend `"auto"` (the GPU when usable and there are at least
+#'   10,000 paths), `"cpu"` or `"gpu"`.
+#' @param devices GPU ids or `NULL` (the first GPU); the model runs on the
+#'   first device given.
+#' @param precision `"single"` or `"double"`.
+#' @param progress Show a progress bar.
+#' @param bins With `output = "histogram"`: a named list of break vectors,
+#'   one per state or observable to count.
+#' @param at_passage With `output = "passage"`: also return the state at
+#'   passage (at the end of the step in which the event held; at `t_max`
+#'   for a censored path), in the working precision, and the observables
+#'   there (evaluated in R, in double precision, at the passage time), in
+#'   `attr(x, "at_passage")` and as columns of `as.data.frame(x, at_passage
+#'   = TRUE)`.
+#' @return An object of class `sde_passage` (also `sp_paths`: one row per
+#'   path, columns `condition`, the swept parameters, `replica`, `value`,
+#'   `escaped`), `sde_moments` (columns `condition`, the swept parameters,
+#'   `time`, `variable`, `n`, `mean`, `sd`, `se`), `sde_histogram`
+#'   (`condition`, the swept parameters, `time`, `variable`, `lo`, `hi`,
+#'   `count`) or `sde_trajectories` (`condition`, the swept parameters,
+#'   `replica`, `time`, and one column per state and observable), with the
+#'   attributes of the run (`model`, `conditions`, `dt`, `t_max`, `seed`,
+#'   `backend`, `precision`, `method`, `seconds`, ...).
+#' @seealso [sde_model()]
+#' @examples
+#' ou <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
+#'                 params = c(k = 1, s = 1), stop = ~ x > 1.5, name = "ou")
+#' if (sde_cpu_available()) {
+#'   r <- sde_run(ou, replicas = 200, init = list(x = 0), dt = 0.01, t_max = 5,
+#'                output = "moments", record_every = 100, seed = 1, backend = "cpu")
+#'   r
+#'   p <- sde_run(ou, replicas = 200, init = list(x = 0), dt = 0.01, t_max = 20,
+#'                seed = 1, backend = "cpu")
+#'   summary(p)
+#' }
+#' @export
+sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
+                    method = c("srk2", "euler"),
+                    output = c("passage", "moments", "histogram", "trajectories"),
+                    record_every = NULL, keep = 0, seed = NULL, first_replica = 1,
+                    backend = "auto", devices = NULL, precision = c("single", "double"),
+                    progress = interactive(), bins = NULL, at_passage = FALSE) {
+  call <- sys.call()
+  if (!inherits(m, "sde_model")) {
+    sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
+             call = call)
+  }
+  dt <- check_positive(dt, "dt", len = 1, call = call)
+  t_max <- check_positive(t_max, "t_max", len = 1, call = call)
+  if (!is.finite(t_max) || t_max < dt) {
+    sp_abort(sprintf("`t_max` (%s) must be finite and at least one step `dt` (%s).",
+                     format(t_max), format(dt)), call = call)
+  }
+  kmax <- steps_upto(t_max / dt)
+  if (!isTRUE(kmax <= 2^53)) {
+    sp_abort("`t_max / dt` is more than 2^53 steps per path; use a larger `dt`.", call = call)
+  }
+  method <- check_choice(method, c("srk2", "euler"), "method", call = call)
+  output <- check_choice(output, c("passage", "moments", "histogram", "trajectories"),
+                         "output", call = call)
+  at_passage <- check_flag(at_passage, "at_passage", call = call)
+  if (output == "passage" && is.null(m$stop)) {
+    sp_abort(paste0("output = \"passage\" needs an event: the model has no `stop` (give ",
+                    "sde_model(stop = ~ ...)), or use output = \"moments\", \"histogram\" ",
+                    "or \"trajectories\"."), call = call)
+  }
+  grid <- sde_grid(m, params, call)
+  ncond <- nrow(grid)
+  swept <- attr(grid, "swept")
+  fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
+                  backend = backend, devices = devices, precision = precision,
+                  precisions = c("single", "double"), progress = progress,
+                  groups = if (output == "passage") ncond else 1,
+                  row_bytes = if (output == "passage") 32 + 8 * length(m$states) else 8,
+                  auto_threshold = 1e4, n_name = "replicas")
+  st <- sde_init(m, init, grid, fr$n, call)
+  vars <- c(m$states, names(m$observe))
+  rec <- sde_records(record_every, kmax, output, call)
+  keep <- check_whole(keep, "keep", lo = 0, hi = 2^40, call = call)
+  if (output == "trajectories" && keep == 0) keep <- 10
+  keep_here <- if (output == "passage") 0 else max(0, min(fr$n, keep - (fr$first - 1)))
+  hist <- sde_bins(bins, output, vars, call)
+  nvar <- length(vars)
+  if (output != "passage") {
+    cells <- ncond * rec$nrec * (nvar * 3 + sum(lengths(hist$breaks) + 1) +
+                                   keep_here * nvar)
+    need <- cells * 8 * 3 + ncond * fr$n * length(m$states) * 8
+    if (need > available_memory()) {
+      sp_abort(sprintf(paste0("the run would need about %s of memory; record less often ",
+                              "(`record_every`), keep fewer trajectories or split the job ",
+                              "with `first_replica`."), fmt_bytes(need)), call = call)
+    }
+  }
+  job <- list(dt = dt, t_max = t_max, kmax = kmax, n = fr$n, replica0 = fr$first - 1,
+              ncond = ncond, nx = length(m$states), np = length(m$params) + length(m$derived),
+              nw = length(m$noise), no = length(m$observe),
+              heun = as.integer(method == "srk2"), single = as.integer(fr$precision == "single"),
+              use_stop = as.integer(output == "passage"),
+              output = match(output, c("passage", "moments", "histogram", "trajectories")) - 1,
+              record_every = rec$every, nrec = rec$nrec, keep = keep_here,
+              save_state = as.integer(at_passage && output == "passage"),
+              nhist = length(hist$var), nbreaks = length(hist$all))
+  job <- lapply(job, as.double)
+  job$seed <- fr$seed
+  job$par <- as.double(t(cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))))
+  job$init <- st$init
+  job$init_vec <- st$vec
+  job$init_vals <- st$vals
+  job$hist_var <- hist$var
+  job$hist_off <- hist$off
+  job$breaks <- hist$all
+  job$names <- vars
+  job["advance"] <- list(NULL)
+  job["observe"] <- list(NULL)
+  key <- ""
+  if (fr$plan$backend == "gpu") {
+    key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method)
+  } else {
+    lib <- sde_cpu_load(m, call)
+    sfx <- if (fr$precision == "single") "_f" else "_d"
+    job$advance <- lib[[paste0("advance", sfx)]]
+    job$observe <- lib[[paste0("observe", sfx)]]
+  }
+  # the one generic entry (sim_run()'s path; the kernel is the model's own)
+  sim_hold_interrupts(fr$call, environment())
+  res <- .Call(C_sp_r_model_run, "sde", job, key, as.integer(fr$plan$devices), fr$progress)
+  meta <- list(model = m$name, conditions = grid, method = method, dt = dt, h = dt,
+               t_max = t_max, calculus = m$calculus, output = output,
+               threshold = NULL, start = NULL)
+  out <- switch(output,
+    passage = sde_passage_result(res, m, grid, swept, fr, at_passage),
+    moments = sde_moments_result(res, vars, grid, swept, rec, dt),
+    histogram = sde_histogram_result(res, hist, vars, grid, swept, rec, dt),
+    trajectories = sde_trajectories_result(res, vars, grid, swept, rec, dt, fr, keep_here))
+  for (nm in names(meta)) attr(out, nm) <- meta[[nm]]
+  attr(out, "first_replica") <- fr$first
+  attr(out, "replicas") <- fr$n
+  attr(out, "steps") <- c(useful = res$useful_steps, issued = res$useful_steps)
+  cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
+                moments = c("sde_moments", "data.frame"),
+                histogram = c("sde_histogram", "data.frame"),
+                trajectories = c("sde_trajectories", "data.frame"))
+  sim_result(out, fr, res, class = cls,
+             unfinished = if (output == "passage") {
+               "the unfinished paths are censored at the time they had reached (escaped = FALSE; listed in attr(x, \"unfinished\"))"
+             } else {
+               sprintf("%s of %s records were reached; the result holds those",
+                       fmt_count(res$records), fmt_count(rec$nrec))
+             })
+}
+
+# ---- the pieces of a run ------------------------------------------------------
+
+# The conditions: the model's defaults with the overrides of `params`
+# (vectors sweep, every combination); attr "swept": the parameters given as
+# vectors of more than one value.
+sde_grid <- function(m, params, call) {
+  if (is.null(params)) params <- list()
+  if (is.numeric(params) && !is.null(names(params))) params <- as.list(params)
+  if (!is.list(params) || (length(params) && is.null(names(params)))) {
+    sp_abort(sprintf("`params` must be a named list of parameter values, not %s.",
+                     describe(params)), call = call)
+  }
+  unknown <- setdiff(names(params), names(m$params))
+  if (length(unknown)) {
+    sp_abort(sprintf("`params` sets `%s`, which is not a parameter of the model; it has %s.",
+                     unknown[1], if (length(m$params))
+                       paste0("`", names(m$params), "`", collapse = ", ") else "none"),
+             call = call)
+  }
+  vals <- as.list(m$params)
+  for (p in names(params)) {
+    v <- params[[p]]
+    if (!is.numeric(v) || !length(v) || anyNA(v) || any(!is.finite(v))) {
+      sp_abort(sprintf("`params$%s` must be finite numbers, not %s.", p, describe(v)),
+               call = call)
+    }
+    vals[[p]] <- as.double(v)
+  }
+  swept <- names(vals)[lengths(vals) > 1]
+  grid <- if (length(vals)) sim_grid(vals, call) else data.frame(condition = 1L)
+  attr(grid, "swept") <- swept
+  grid
+}
+
+# The starts: init (ncond x nx, by row), vec (nx: -1 or the column of vals),
+# vals (columns of n values).
+sde_init <- function(m, init, grid, n, call) {
+  if (!is.list(init) || is.null(names(init)) || any(!nzchar(names(init)))) {
+    sp_abort(sprintf(paste0("`init` must be a named list with one entry per state (%s), ",
+                            "not %s."), paste0("`", m$states, "`", collapse = ", "),
+                     describe(init)), call = call)
+  }
+  missing <- setdiff(m$states, names(init))
+  extra <- setdiff(names(init), m$states)
+  if (length(missing) || length(extra)) {
+    sp_abort(sprintf("`init` %s; it needs one entry per state: %s.",
+                     if (length(missing)) sprintf("has no entry for `%s`", missing[1])
+                     else sprintf("has an entry for `%s`, which is not a state", extra[1]),
+                     paste0("`", m$states, "`", collapse = ", ")), call = call)
+  }
+  ncond <- nrow(grid)
+  nx <- length(m$states)
+  mat <- matrix(0, ncond, nx)
+  vec <- rep(-1L, nx)
+  vals <- numeric()
+  for (i in seq_len(nx)) {
+    s <- m$states[i]
+    v <- init[[s]]
+    what <- sprintf("`init$%s`", s)
+    if (inherits(v, "formula") || is.call(v) || is.name(v) || is.character(v)) {
+      e <- sde_rhs(v, what, call)
+      sde_check_expr(e, names(m$params), what, call)
+      x <- vapply(seq_len(ncond), function(c) {
+        env <- list2env(as.list(grid[c, names(m$params), drop = FALSE]), parent = baseenv())
+        r <- eval(e, env)
+        if (length(r) != 1) NA_real_ else as.double(r)
+      }, 0)
+      bad <- !is.finite(x)
+      if (any(bad)) {
+        sp_abort(sprintf("%s, %s, is not finite for condition %d.", what, deparse1(e),
+                         which(bad)[1]), call = call)
+      }
+      mat[, i] <- x
+    } else if (is.numeric(v) && length(v) %in% c(1, n) && all(is.finite(v))) {
+      if (length(v) == 1 || n == 1) {
+        mat[, i] <- v[1]
+      } else {
+        vec[i] <- length(vals) / n
+        vals <- c(vals, as.double(v))
+      }
+    } else {
+      sp_abort(sprintf(paste0("%s must be a finite number, %s finite numbers (one per ",
+                              "replica) or a formula over the parameters, not %s."), what,
+                       fmt_count(n), describe(v)), call = call)
+    }
+  }
+  list(init = as.double(t(mat)), vec = as.integer(vec), vals = as.double(vals))
+}
+
+# Records of the fixed-length outputs: every `every` steps and the last.
+sde_records <- function(record_every, kmax, output, call) {
+  if (output == "passage") return(list(every = kmax, nrec = 0, kmax = kmax))
+  every <- if (is.null(record_every)) max(1, ceiling(kmax / 100)) else
+    check_whole(record_every, "record_every", lo = 1, hi = 2^53, call = call)
+  nrec <- floor(kmax / every) + 1 + (kmax %% every != 0)
+  list(every = every, nrec = nrec, kmax = kmax)
+}
+
+# The times of records j (1-based).
+sde_record_time <- function(rec, j, dt) pmin((j - 1) * rec$every, rec$kmax) * dt
+
+# Histogram breaks: var (0-based variable), off (breaks offsets), all.
+sde_bins <- function(bins, output, vars, call) {
+  none <- list(var = integer(), off = 0, all = double(), breaks = list())
+  if (output != "histogram") return(none)
+  if (!is.list(bins) || !length(bins) || is.null(names(bins))) {
+    sp_abort(sprintf(paste0("output = \"histogram\" needs `bins`: a named list of break ",
+                            "vectors, one per variable to count (of %s), not %s."),
+                     paste0("`", vars, "`", collapse = ", "), describe(bins)), call = call)
+  }
+  unknown <- setdiff(names(bins), vars)
+  if (length(unknown)) {
+    sp_abort(sprintf("`bins` names `%s`, which is not a state or observable (%s).",
+                     unknown[1], paste0("`", vars, "`", collapse = ", ")), call = call)
+  }
+  for (v in names(bins)) {
+    b <- bins[[v]]
+    if (!is.numeric(b) || length(b) < 2 || any(!is.finite(b)) || is.unsorted(b, strictly = TRUE)) {
+      sp_abort(sprintf("`bins$%s` must be at least 2 finite, increasing breaks, not %s.", v,
+                       describe(b)), call = call)
+    }
+  }
+  br <- lapply(bins, as.double)
+  list(var = as.integer(match(names(bins), vars) - 1L),
+       off = as.double(c(0, cumsum(lengths(br)))), all = unlist(br, use.names = FALSE),
+       breaks = br)
+}
+
+# Columns of the swept parameters for rows of conditions `cond`.
+sde_param_cols <- function(grid, swept, cond) {
+  cols <- list()
+  for (p in swept) cols[[p]] <- grid[[p]][cond]
+  cols
+}
+
+sde_passage_result <- function(res, m, grid, swept, fr, at_passage) {
+  ncond <- nrow(grid)
+  cond_of <- rep.int(seq_len(ncond), rep.int(fr$n, ncond))
+  status <- res$status
+  cols <- c(list(condition = cond_of), sde_param_cols(grid, swept, cond_of),
+            list(replica = rep(fr$first - 1 + seq_len(fr$n), times = ncond),
+                 value = res$value, escaped = status == 1L))
+  out <- new_df(cols)
+  unf <- which(status == -1L | status == 2L)
+  attr(out, "unfinished") <- data.frame(condition = cond_of[unf], replica = out$replica[unf])
+  if (at_passage) {
+    st <- matrix(res$state, ncol = length(m$states), byrow = TRUE,
+                 dimnames = list(NULL, m$states))
+    ap <- as.data.frame(st)
+    for (o in names(m$observe)) {
+      ap[[o]] <- sde_eval_rows(m$observe[[o]], ap, grid[cond_of, , drop = FALSE], out$value)
+    }
+    attr(out, "at_passage") <- ap
+  }
+  out
+}
+
+# An observable evaluated in R on rows of states (the state at passage).
+sde_eval_rows <- function(e, states, conds, t) {
+  env <- list2env(c(as.list(states), as.list(conds), list(t = t)), parent = baseenv())
+  env$ifelse <- base::ifelse
+  r <- eval(e, env)
+  rep_len(as.double(r), nrow(states))
+}
+
+sde_moments_result <- function(res, vars, grid, swept, rec, dt) {
+  ncond <- nrow(grid)
+  nvar <- length(vars)
+  nr <- max(0, res$records)
+  times <- sde_record_time(rec, seq_len(rec$nrec), dt)
+  # index: variable fastest, then record, then condition
+  v <- rep(seq_len(nvar), times = rec$nrec * ncond)
+  r <- rep(rep(seq_len(rec$nrec), each = nvar), times = ncond)
+  cond <- rep(seq_len(ncond), each = rec$nrec * nvar)
+  n <- res$mom_n
+  sd <- sqrt(res$mom_m2 / pmax(n - 1, 1))
+  sd[n < 2] <- NA_real_
+  keep <- r <= nr
+  cols <- c(list(condition = cond), sde_param_cols(grid, swept, cond),
+            list(time = times[r], variable = vars[v], replicas = n, mean = res$mom_mean, sd = sd,
+                 se = sd / sqrt(n)))
+  out <- new_df(lapply(cols, function(x) x[keep]))
+  out
+}
+
+sde_histogram_result <- function(res, hist, vars, grid, swept, rec, dt) {
+  ncond <- nrow(grid)
+  nr <- max(0, res$records)
+  cells <- sum(lengths(hist$breaks) + 1)
+  h <- matrix(res$hist, nrow = cells)
+  rows <- list()
+  off <- 0
+  for (j in seq_along(hist$breaks)) {
+    b <- hist$breaks[[j]]
+    nb <- length(b) + 1
+    sub <- h[off + seq_len(nb), , drop = FALSE] # (below, bins, above) x (record, condition)
+    col_r <- rep(seq_len(rec$nrec), times = ncond)
+    col_c <- rep(seq_len(ncond), each = rec$nrec)
+    rows[[j]] <- data.frame(
+      condition = rep(col_c, each = nb), rec = rep(col_r, each = nb),
+      variable = names(hist$breaks)[j],
+      lo = rep(c(-Inf, b), times = length(col_r)), hi = rep(c(b, Inf), times = length(col_r)),
+      count = as.vector(sub))
+    off <- off + nb
+  }
+  d <- do.call(rbind, rows)
+  d <- d[d$rec <= nr, , drop = FALSE]
+  d$time <- sde_record_time(rec, d$rec, dt)
+  d <- d[order(d$condition, d$rec, match(d$variable, vars)), , drop = FALSE]
+  cols <- c(list(condition = d$condition), sde_param_cols(grid, swept, d$condition),
+            list(time = d$time, variable = d$variable, lo = d$lo, hi = d$hi, count = d$count))
+  new_df(cols)
+}
+
+sde_trajectories_result <- function(res, vars, grid, swept, rec, dt, fr, keep_here) {
+  ncond <- nrow(grid)
+  nvar <- length(vars)
+  nr <- max(0, res$records)
+  if (keep_here == 0) {
+    cols <- c(list(condition = integer()), sde_param_cols(grid, swept, integer()),
+              list(replica = numeric(), time = numeric()),
+              stats::setNames(rep(list(numeric()), nvar), vars))
+    return(new_df(cols))
+  }
+  vals <- matrix(res$traj, ncol = nvar, byrow = TRUE)
+  r <- rep(rep(seq_len(rec$nrec), times = keep_here), times = ncond)
+  rep_i <- rep(rep(seq_len(keep_here), each = rec$nrec), times = ncond)
+  cond <- rep(seq_len(ncond), each = keep_here * rec$nrec)
+  keep <- r <= nr
+  cols <- c(list(condition = cond), sde_param_cols(grid, swept, cond),
+            list(replica = fr$first - 1 + rep_i,
+                 time = sde_record_time(rec, r, dt)))
+  for (j in seq_len(nvar)) cols[[vars[j]]] <- vals[, j]
+  new_df(lapply(cols, function(x) x[keep]))
+}

@@ -1,0 +1,38 @@
+# Tuning options: the knobs of the engines that benchmarks and tests turn
+# (kernel variants, the multi-device code on one GPU, launch shapes), never
+# the physics.  They are read here and only here, each with its default and
+# its check, so that a simulator never reads getOption() itself; ?statphysgpu
+# lists them ("Tuning options").
+SP_TUNING <- list(
+  # name = list(default, check: function(value) TRUE when acceptable, what: the allowed values)
+  driven_variant = list("", function(v) is_string(v), "a string (a kernel variant's suffix)"),
+  he4_variant = list("_fast_u4", function(v) is_string(v), "a string (a kernel variant's suffix)"),
+  kuramoto_variant = list("", function(v) is.null(v) || is_string(v),
+                          "a string (a kernel variant's suffix)"),
+  lrmd_slices = list(1L, function(v) is_whole(v, 1, 64), "a whole number from 1 to 64"),
+  lrmd_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 1024),
+                            "a whole number from 0 (as many as fit) to 1024"),
+  lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
+  lrmd_variant = list("mixed_ftz", function(v) is_string(v), "a kernel variant's name"),
+  xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
+  # sde_run(): the hardware sine and cosine in single-precision kernels (as
+  # escape.cu's single variants use for the washboard); bench/sde.R compares
+  sde_fast_math = list(FALSE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE")
+)
+
+is_string <- function(v) is.character(v) && length(v) == 1 && !is.na(v)
+is_whole <- function(v, lo, hi) {
+  is.numeric(v) && length(v) == 1 && !is.na(v) && v >= lo && v <= hi && v == floor(v)
+}
+
+# The value of tuning option `name` (option "statphysgpu.<name>"), checked.
+sp_tuning <- function(name, call = caller_call()) {
+  t <- SP_TUNING[[name]]
+  if (is.null(t)) stop("internal error: no tuning option ", name)
+  v <- getOption(paste0("statphysgpu.", name), t[[1]])
+  if (!t[[2]](v)) {
+    sp_abort(sprintf("option statphysgpu.%s must be %s, not %s.", name, t[[3]], describe(v)),
+             call = call)
+  }
+  v
+}

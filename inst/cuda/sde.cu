@@ -1,0 +1,226 @@
+/* sde.cu: a user's SDE model on the GPU.  Compiled by NVRTC per model (its
+ * generated header sde_model.h, found on the include path of the model's
+ * cache folder) and precision (-DSP_REAL=float -DSP_REAL_SINGLE=1, or
+ * double); the per-path loop is sde_engine.h's, the same as the CPU's.
+ *
+ * sp_sde_passage_kernel: persistent lanes (one thread each) take paths from
+ *   a counter, advance them by at most `budget` steps a launch, write the
+ *   passage time (or the censoring at t_max) and take the next path, so no
+ *   lane waits for a slow path; the state of running paths is saved between
+ *   launches; once no path is left to hand out, the host packs the running
+ *   paths into the first lanes (sp_sde_compact_kernel) as escape.cu's
+ *   engine does.  A non-finite path writes its step and flags itself in
+ *   counters->bad (path << 8 | state; the lowest wins).
+ * sp_sde_start_kernel, sp_sde_fixed_kernel: every path of the call, one
+ *   thread each, advances from kcur to kend; at a record, each block (a tile
+ *   of SP_SDE_TILE replicas of one condition) reduces its values to
+ *   (n, mean, M2) per variable in a fixed order (the host combines the tiles
+ *   in order), counts the histograms and writes the kept trajectories. */
+#ifndef SP_REAL
+#  define SP_REAL float
+#  define SP_REAL_SINGLE 1
+#endif
+#ifndef SP_SDE_BLOCK
+#  define SP_SDE_BLOCK 128
+#endif
+#ifndef SP_SDE_CHUNK
+#  define SP_SDE_CHUNK 8 /* steps between a lane's checks for a new path */
+#endif
+
+#include "sde_args.h"
+#include "sde_prelude.h"
+#include "sde_model.h"
+#include "sde_engine.h"
+
+#define SP_SDE_PN (SP_SDE_NP > 0 ? SP_SDE_NP : 1)
+#define SP_SDE_NVAR_C (SP_SDE_NX + SP_SDE_NO)
+
+__device__ __forceinline__ void sp_sde_load_start(const sp_sde_kargs &a, uint64_t p,
+                                                  SP_REAL *x) {
+  const uint64_t c = p / a.job.n, r = p % a.job.n;
+  for (int i = 0; i < SP_SDE_NX; i++) {
+    const int iv = a.init_vec[i];
+    x[i] = (SP_REAL)(iv >= 0 ? a.init_vals[(uint64_t)iv * a.job.n + r]
+                             : a.init[c * SP_SDE_NX + (uint64_t)i]);
+  }
+}
+
+__device__ __forceinline__ void sp_sde_load_par(const sp_sde_kargs &a, uint64_t c, SP_REAL *p) {
+  for (int i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)a.par[c * SP_SDE_PN + (uint64_t)i];
+}
+
+extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
+sp_sde_passage_kernel(const sp_sde_kargs a) {
+  const uint64_t lid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (lid >= a.nlanes) return;
+  long long pid = a.pid[lid];
+  uint64_t k = 0, stream = 0;
+  SP_REAL x[SP_SDE_NX], p[SP_SDE_PN];
+  unsigned long long useful = 0, done = 0, issued = 0;
+  unsigned int left = a.budget;
+  const SP_REAL h = (SP_REAL)a.job.dt, sdt = (SP_REAL)sqrt(a.job.dt);
+  if (pid == -2) pid = -1; /* more paths may be left */
+  if (pid >= 0) {
+    const uint64_t c = (uint64_t)pid / a.job.n;
+    for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.cap + lid];
+    k = a.k[lid];
+    sp_sde_load_par(a, c, p);
+    stream = (c << 40) + a.job.replica0 + (uint64_t)pid % a.job.n;
+  }
+  while (left > 0) {
+    if (pid == -1) {
+      const unsigned long long q = atomicAdd(a.next, 1ull);
+      if (q >= a.total) {
+        pid = -2;
+        break;
+      }
+      pid = (long long)q;
+      const uint64_t c = q / a.job.n;
+      sp_sde_load_par(a, c, p);
+      sp_sde_load_start(a, q, x);
+      stream = (c << 40) + a.job.replica0 + q % a.job.n;
+      k = 0;
+    }
+    const uint64_t k0 = k;
+    const unsigned int ch = left < SP_SDE_CHUNK ? left : SP_SDE_CHUNK;
+    const uint64_t kend = a.job.kmax - k < ch ? a.job.kmax : k + ch;
+    SP_REAL frac = 1;
+    int what = 0;
+    const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, h, sdt, a.seed, stream, SP_SDE_HEUN, 1, x,
+                                          &k, kend, &frac, &what);
+    const unsigned int used = (unsigned int)(k - k0) > 0 ? (unsigned int)(k - k0) : 1u;
+    left -= used < left ? used : left;
+    issued += used;
+    if (st == SP_SDE_NONFINITE) {
+      a.value[pid] = (double)k;
+      a.status[pid] = SP_SDE_BAD;
+      atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
+      pid = -1;
+      break;
+    }
+    int fin = -1;
+    double val = 0;
+    if (st == SP_SDE_STOPPED) {
+      const double t = k == 0 ? 0.0 : ((double)k - 1.0 + (double)frac) * a.job.dt;
+      fin = t <= a.job.t_max ? SP_SDE_ESCAPED : SP_SDE_CENSORED;
+      val = t <= a.job.t_max ? t : a.job.t_max;
+    } else if (k >= a.job.kmax) {
+      fin = SP_SDE_CENSORED;
+      val = a.job.t_max;
+    }
+    if (fin >= 0) {
+      a.value[pid] = val;
+      a.status[pid] = fin;
+      if (a.job.save_state)
+        for (int i = 0; i < SP_SDE_NX; i++) a.state[(uint64_t)pid * SP_SDE_NX + i] = (double)x[i];
+      useful += k;
+      done++;
+      pid = -1;
+    }
+  }
+  a.pid[lid] = pid;
+  if (pid >= 0) {
+    for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
+    a.k[lid] = k;
+    int what = 0;
+    if (!SP_PREC(sp_sde_finite)(x, &what))
+      atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
+  }
+  if (useful) atomicAdd(&a.counters->useful, useful);
+  if (done) atomicAdd(&a.counters->finished, done);
+  if (issued) atomicAdd(&a.counters->issued, issued);
+}
+
+/* Pack the lanes that hold a path into the front of the other buffers (the
+ * order does not matter: a path's numbers do not depend on its lane). */
+extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
+sp_sde_compact_kernel(const sp_sde_kargs a) {
+  const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.nlanes || a.pid[i] < 0) return;
+  const unsigned long long j = atomicAdd(a.count, 1ull);
+  a.pid_to[j] = a.pid[i];
+  a.k_to[j] = a.k[i];
+  for (int v = 0; v < SP_SDE_NX; v++) a.x_to[(uint64_t)v * a.cap + j] = a.x[(uint64_t)v * a.cap + i];
+}
+
+/* The start of every path of the call into the state array (nx x total). */
+extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
+sp_sde_start_kernel(const sp_sde_kargs a) {
+  const uint64_t p = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  SP_REAL x[SP_SDE_NX];
+  if (p >= a.total) return;
+  sp_sde_load_start(a, p, x);
+  for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.total + p] = (double)x[i];
+}
+
+/* Sum of v over the block's threads in a fixed tree order. */
+__device__ __forceinline__ double sp_sde_block_sum(double v, double *sh) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = SP_SDE_TILE / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  const double out = sh[0];
+  __syncthreads();
+  return out;
+}
+
+extern "C" __global__ void __launch_bounds__(SP_SDE_TILE)
+sp_sde_fixed_kernel(const sp_sde_kargs a) {
+  __shared__ double sh[SP_SDE_TILE];
+  const uint64_t tpc = (a.job.n + SP_SDE_TILE - 1) / SP_SDE_TILE;
+  const uint64_t c = blockIdx.x / tpc, r0 = (blockIdx.x % tpc) * SP_SDE_TILE;
+  const uint64_t r = r0 + threadIdx.x;
+  const bool in = r < a.job.n;
+  const uint64_t p = c * a.job.n + r;
+  SP_REAL x[SP_SDE_NX], par[SP_SDE_PN], vals[SP_SDE_NVAR_C];
+  sp_sde_load_par(a, c, par);
+  if (in) {
+    for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.total + p];
+    if (a.kend > a.kcur) {
+      uint64_t k = a.kcur;
+      SP_REAL frac;
+      int what = 0;
+      const int st = SP_PREC(sp_sde_advance)(par, a.job.dt, (SP_REAL)a.job.dt,
+                                            (SP_REAL)sqrt(a.job.dt), a.seed,
+                                            (c << 40) + a.job.replica0 + r, SP_SDE_HEUN, 0, x,
+                                            &k, a.kend, &frac, &what);
+      if (st == SP_SDE_NONFINITE) {
+        a.badk[p] = k;
+        atomicMin(&a.counters->bad, ((unsigned long long)p << 8) | (unsigned long long)what);
+      }
+      for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.total + p] = (double)x[i];
+    }
+  }
+  if (!a.record) return; /* block-uniform */
+  if (in) SP_PREC(sp_sde_values)(par, a.job.dt, a.kend, x, vals);
+  const uint64_t rn = a.job.n - r0 < SP_SDE_TILE ? a.job.n - r0 : SP_SDE_TILE;
+  for (int v = 0; v < SP_SDE_NVAR_C; v++) {
+    const double val = in ? (double)vals[v] : 0.0;
+    const double mean = sp_sde_block_sum(val, sh) / (double)rn;
+    const double d = in ? val - mean : 0.0;
+    const double m2 = sp_sde_block_sum(d * d, sh);
+    if (threadIdx.x == 0) {
+      double *ts = a.tiles + ((uint64_t)blockIdx.x * SP_SDE_NVAR_C + (uint64_t)v) * 3;
+      ts[0] = (double)rn;
+      ts[1] = mean;
+      ts[2] = m2;
+    }
+  }
+  if (!in) return;
+  if (a.job.nhist > 0) {
+    const long long cells = a.hist_off[a.job.nhist] + a.job.nhist;
+    unsigned long long *hc = a.hist + (c * a.job.nrec + a.rec) * (uint64_t)cells;
+    for (long long h = 0; h < a.job.nhist; h++) {
+      const double v = (double)vals[a.hist_var[h]];
+      const long long cell = sp_sde_cell(a.breaks + a.hist_off[h],
+                                         a.hist_off[h + 1] - a.hist_off[h], v);
+      atomicAdd(&hc[a.hist_off[h] + h + cell], 1ull);
+    }
+  }
+  if (r < a.job.keep) {
+    double *tr = a.traj + ((c * a.job.keep + r) * a.job.nrec + a.rec) * SP_SDE_NVAR_C;
+    for (int v = 0; v < SP_SDE_NVAR_C; v++) tr[v] = (double)vals[v];
+  }
+}

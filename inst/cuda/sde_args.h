@@ -1,0 +1,130 @@
+/* sde_args.h: what the host, the compiled CPU model (sde_cpu.h) and the GPU
+ * kernel (sde.cu) of a user's SDE model (sde_model(), sde_run()) share.
+ *
+ * A run is read by name from R (sp_r_struct_array): sp_sde_job.  The
+ * parameters of condition c are par[c np .. c np + np - 1] (double); the
+ * start of replica r of condition c is init[c nx + i] for state i, or, where
+ * init_vec[i] >= 0, the number init_vals[init_vec[i] n + r] (a vector of one
+ * start per replica of the call). */
+#ifndef SP_SDE_ARGS_H
+#define SP_SDE_ARGS_H
+
+#include "sp_common.h"
+
+/* What sp_sde_advance returns */
+#define SP_SDE_RUNNING 0   /* reached kend */
+#define SP_SDE_STOPPED 1   /* the stop event held at step *k */
+#define SP_SDE_NONFINITE 2 /* the state turned non-finite at step *k (*what: the state) */
+
+/* Status of a path in the passage output */
+#define SP_SDE_UNSTARTED (-1)
+#define SP_SDE_CENSORED 0
+#define SP_SDE_ESCAPED 1
+#define SP_SDE_PARTIAL 2
+#define SP_SDE_BAD 3 /* + 8 what: non-finite in state `what` */
+
+#define SP_SDE_NO_PATH 0xffffffffffffffffull
+
+/* Replicas of a tile: the fixed-length outputs reduce each tile of this many
+ * consecutive replicas of a condition to (n, mean, M2) per variable, and the
+ * host combines the tiles in order (both backends), so that the moments do
+ * not depend on threads. */
+#define SP_SDE_TILE 256
+
+typedef struct {
+  double dt, t_max;
+  uint64_t kmax;         /* steps of a path */
+  uint64_t n;            /* replicas per condition in this call */
+  uint64_t replica0;     /* 0-based global index of the call's first replica */
+  uint64_t ncond;
+  int64_t nx, np, nw, no; /* states, parameters, noise entries, observables */
+  int64_t heun;          /* 1: stochastic Heun (srk2), 0: Euler-Maruyama */
+  int64_t single;        /* 1: single precision */
+  int64_t use_stop;      /* 1: stop at the event (output = "passage") */
+  int64_t output;        /* 0 passage, 1 moments, 2 histogram, 3 trajectories */
+  uint64_t record_every; /* steps between records (fixed-length outputs) */
+  uint64_t nrec;         /* records: steps 0, r, 2r, ..., and kmax */
+  uint64_t keep;         /* replicas of this call whose records are kept */
+  int64_t save_state;    /* passage: keep the state at passage */
+  int64_t nhist;         /* variables with a histogram */
+  int64_t nbreaks;       /* breaks of all histograms */
+} sp_sde_job;
+
+/* Step of record j. */
+SP_FN uint64_t sp_sde_record_step(const sp_sde_job *job, uint64_t j) {
+  uint64_t s = j * job->record_every;
+  return s < job->kmax ? s : job->kmax;
+}
+
+/* The cell of v in a histogram of breaks b[0..m-1]: 0 below, 1..m-1 the
+ * bins [b[i-1], b[i]) (the last closed on the right), m above. */
+SP_FN long long sp_sde_cell(const double *b, long long m, double v) {
+  long long lo = 0, hi = m;
+  if (v < b[0]) return 0;
+  if (v > b[m - 1]) return m;
+  if (v == b[m - 1]) return m - 1;
+  while (hi - lo > 1) { /* b[lo] <= v < b[hi] */
+    long long mid = (lo + hi) / 2;
+    if (b[mid] <= v) lo = mid;
+    else hi = mid;
+  }
+  return lo + 1;
+}
+
+/* The compiled model's CPU entries (the shared object of sde_cpu.h). */
+typedef int (*sp_sde_advance_fn)(const sp_sde_job *job, const double *par, uint64_t seed,
+                                 uint64_t stream, double *x, uint64_t *k, uint64_t kend,
+                                 double *frac, int *what);
+typedef void (*sp_sde_observe_fn)(const sp_sde_job *job, const double *par, uint64_t k,
+                                  const double *x, double *out);
+
+/* GPU: the lowest failing path and what it reached. */
+typedef struct {
+  unsigned long long bad; /* (path << 8 | state) of the lowest non-finite path, or NO_PATH */
+  unsigned long long useful, issued, finished;
+} sp_sde_counters;
+
+#endif
+
+#ifndef SP_SDE_KARGS_DEFINED
+#define SP_SDE_KARGS_DEFINED
+/* The one argument of every kernel of sde.cu. */
+typedef struct {
+  sp_sde_job job;
+  uint64_t seed;
+  SP_DPTR(const double) par;
+  SP_DPTR(const double) init;
+  SP_DPTR(const int) init_vec;
+  SP_DPTR(const double) init_vals;
+  SP_DPTR(const int) hist_var;
+  SP_DPTR(const long long) hist_off;
+  SP_DPTR(const double) breaks;
+  SP_DPTR(sp_sde_counters) counters;
+  /* passage: the lanes (pid -1 waiting, -2 none left), their step and state
+   * (nx x nlanes, as double), the path counter and the results */
+  SP_DPTR(long long) pid;
+  SP_DPTR(unsigned long long) k;
+  SP_DPTR(double) x;
+  uint64_t nlanes, cap; /* lanes run; the stride of x (lanes allocated) */
+  /* compaction: the other lane buffers and the count of lanes moved */
+  SP_DPTR(long long) pid_to;
+  SP_DPTR(unsigned long long) k_to;
+  SP_DPTR(double) x_to;
+  SP_DPTR(unsigned long long) count;
+  SP_DPTR(unsigned long long) next;
+  uint64_t total;
+  SP_DPTR(double) value;
+  SP_DPTR(int) status;
+  SP_DPTR(double) state;
+  unsigned int budget;
+  int record;
+  /* fixed length: every path's state (nx x total), steps kcur -> kend,
+   * record rec: tile statistics, histogram counts, kept trajectories, the
+   * step at which a path turned non-finite */
+  uint64_t kcur, kend, rec;
+  SP_DPTR(double) tiles;
+  SP_DPTR(unsigned long long) hist;
+  SP_DPTR(double) traj;
+  SP_DPTR(unsigned long long) badk;
+} sp_sde_kargs;
+#endif

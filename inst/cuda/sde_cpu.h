@@ -1,0 +1,29 @@
+/* sde_cpu.h: the entries of a user's SDE model compiled for the CPU (by R's
+ * toolchain into a shared object of the cache; see sde_run()).  Included
+ * once per precision after sde_engine.h by the generated C file; the
+ * package's CPU engine (src/core/sp_sde.c) calls these through pointers,
+ * once per path per round (never once per step).  States pass as double
+ * (a float converts to double and back exactly). */
+int SP_PREC(sp_sde_cpu_advance)(const sp_sde_job *job, const double *par, uint64_t seed,
+                               uint64_t stream, double *x, uint64_t *k, uint64_t kend,
+                               double *frac, int *what) {
+  SP_REAL p[SP_SDE_NP > 0 ? SP_SDE_NP : 1], xr[SP_SDE_NX], f = 1;
+  int i, st;
+  for (i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)par[i];
+  for (i = 0; i < SP_SDE_NX; i++) xr[i] = (SP_REAL)x[i];
+  st = SP_PREC(sp_sde_advance)(p, job->dt, (SP_REAL)job->dt, (SP_REAL)sqrt(job->dt), seed, stream,
+                              (int)job->heun, (int)job->use_stop, xr, k, kend, &f, what);
+  for (i = 0; i < SP_SDE_NX; i++) x[i] = (double)xr[i];
+  *frac = (double)f;
+  return st;
+}
+
+void SP_PREC(sp_sde_cpu_observe)(const sp_sde_job *job, const double *par, uint64_t k,
+                                const double *x, double *out) {
+  SP_REAL p[SP_SDE_NP > 0 ? SP_SDE_NP : 1], xr[SP_SDE_NX], o[SP_SDE_NX + SP_SDE_NO];
+  int i;
+  for (i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)par[i];
+  for (i = 0; i < SP_SDE_NX; i++) xr[i] = (SP_REAL)x[i];
+  SP_PREC(sp_sde_values)(p, job->dt, k, xr, o);
+  for (i = 0; i < SP_SDE_NX + SP_SDE_NO; i++) out[i] = (double)o[i];
+}

@@ -1,0 +1,80 @@
+/* sde_prelude.h: what a user model's generated header (sde_code()) uses:
+ * SP_REAL literals and functions in the working precision, and the names in
+ * that precision (SP_PREC() of sp_precision.h: _f single, _d double).
+ * Included before the model's header, once per precision (no include
+ * guard: the CPU object holds both precisions). */
+#include "sp_common.h"
+#include "sp_precision.h"
+#if !SP_CUDA
+#  include <math.h>
+#endif
+
+#undef SP_SDE_BM
+#undef SP_R
+#undef SP_EXP
+#undef SP_LOG
+#undef SP_SQRT
+#undef SP_SIN
+#undef SP_COS
+#undef SP_TAN
+#undef SP_ASIN
+#undef SP_ACOS
+#undef SP_ATAN
+#undef SP_ATAN2
+#undef SP_SINH
+#undef SP_COSH
+#undef SP_TANH
+#undef SP_FABS
+#undef SP_FLOOR
+#undef SP_FMIN
+#undef SP_FMAX
+#undef SP_POW
+
+#define SP_R(v) ((SP_REAL)(v))
+
+#ifdef SP_REAL_SINGLE
+#  define SP_SDE_BM sp_box_muller_float
+#  define SP_EXP expf
+#  define SP_LOG logf
+#  define SP_SQRT sqrtf
+#  if SP_CUDA && defined(SP_SDE_FAST_MATH)
+#    define SP_SIN __sinf
+#    define SP_COS __cosf
+#  else
+#    define SP_SIN sinf
+#    define SP_COS cosf
+#  endif
+#  define SP_TAN tanf
+#  define SP_ASIN asinf
+#  define SP_ACOS acosf
+#  define SP_ATAN atanf
+#  define SP_ATAN2 atan2f
+#  define SP_SINH sinhf
+#  define SP_COSH coshf
+#  define SP_TANH tanhf
+#  define SP_FABS fabsf
+#  define SP_FLOOR floorf
+#  define SP_FMIN fminf
+#  define SP_FMAX fmaxf
+#  define SP_POW powf
+#else
+#  define SP_SDE_BM sp_box_muller_double
+#  define SP_EXP exp
+#  define SP_LOG log
+#  define SP_SQRT sqrt
+#  define SP_SIN sin
+#  define SP_COS cos
+#  define SP_TAN tan
+#  define SP_ASIN asin
+#  define SP_ACOS acos
+#  define SP_ATAN atan
+#  define SP_ATAN2 atan2
+#  define SP_SINH sinh
+#  define SP_COSH cosh
+#  define SP_TANH tanh
+#  define SP_FABS fabs
+#  define SP_FLOOR floor
+#  define SP_FMIN fmin
+#  define SP_FMAX fmax
+#  define SP_POW pow
+#endif

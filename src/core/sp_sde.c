@@ -1,0 +1,466 @@
+/* sp_sde.c: the CPU engine of a user's SDE model under the round driver
+ * (sp_run.h), and what the GPU host shares (starts, histograms, the tile
+ * reduction, the non-finite message).
+ *
+ * passage: a lane per thread takes paths from a shared counter, advances
+ *   its path by the round's budget through the model's compiled entry (one
+ *   call per path per round), writes the passage time or the censoring;
+ * moments, histogram, trajectories: every path of the call advances to the
+ *   next record step (rounds cut long segments); at a record, each tile of
+ *   SP_SDE_TILE consecutive replicas of a condition is reduced to (n, mean,
+ *   M2) by one thread in replica order and the tiles are combined in order,
+ *   so the result does not depend on the threads. */
+#include "sp_sde.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_error.h"
+#include "sp_threads.h"
+
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
+
+void sp_sde_start(const sp_sde_args *a, uint64_t p, double *x) {
+  const sp_sde_job *job = &a->job;
+  uint64_t c = p / job->n, r = p % job->n;
+  int64_t i;
+  for (i = 0; i < job->nx; i++)
+    x[i] = a->init_vec[i] >= 0 ? a->init_vals[(uint64_t)a->init_vec[i] * job->n + r]
+                               : a->init[c * (uint64_t)job->nx + (uint64_t)i];
+}
+
+int64_t sp_sde_hist_cells(const sp_sde_args *a, int64_t h) {
+  /* breaks m_h give m_h - 1 bins, plus below and above: m_h + 1 cells */
+  return (int64_t)a->hist_off[h] + h; /* offset of histogram h: sum of (m + 1) before it */
+}
+
+int64_t sp_sde_hist_cell(const sp_sde_args *a, int64_t h, double v) {
+  const int64_t o0 = (int64_t)a->hist_off[h], o1 = (int64_t)a->hist_off[h + 1];
+  return sp_sde_cell(a->breaks + o0, o1 - o0, v);
+}
+
+void sp_sde_tiles_combine(const sp_sde_job *job, const double *tiles, uint64_t tpc,
+                          uint64_t rec, sp_sde_out *out) {
+  const int64_t nvar = SP_SDE_NVAR(job);
+  uint64_t c, t;
+  int64_t v;
+  for (c = 0; c < job->ncond; c++) {
+    for (v = 0; v < nvar; v++) {
+      double n = 0, mean = 0, m2 = 0;
+      for (t = 0; t < tpc; t++) {
+        const double *s = tiles + ((c * tpc + t) * (uint64_t)nvar + (uint64_t)v) * 3;
+        double nb = s[0], d, nn;
+        if (nb <= 0) continue;
+        nn = n + nb;
+        d = s[1] - mean;
+        mean += d * nb / nn;
+        m2 += s[2] + d * d * n * nb / nn;
+        n = nn;
+      }
+      {
+        uint64_t o = (c * job->nrec + rec) * (uint64_t)nvar + (uint64_t)v;
+        out->mom_n[o] = n;
+        out->mom_mean[o] = mean;
+        out->mom_m2[o] = m2;
+      }
+    }
+  }
+}
+
+int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what) {
+  const sp_sde_job *job = &a->job;
+  uint64_t c = p / job->n, r = p % job->n;
+  return sp_fail(SP_ERR_NOT_FINITE,
+                 "the state turned non-finite: `%s` of replica %llu (condition %llu) is NaN or "
+                 "infinite at t = %.6g (step %llu); the model's dynamics diverge there: use a "
+                 "smaller `dt`, %sor check the model",
+                 a->names[what], (unsigned long long)(job->replica0 + r + 1),
+                 (unsigned long long)(c + 1), (double)k * job->dt, (unsigned long long)k,
+                 job->single ? "precision = \"double\", " : "");
+}
+
+/* ---- passage --------------------------------------------------------------- */
+
+typedef struct {
+  int64_t pid; /* -1 waiting, -2 none left */
+  uint64_t k;
+} sde_lane;
+
+typedef struct {
+  const sp_sde_args *a;
+  sp_sde_out *out;
+  sde_lane *lanes;
+  double *x; /* nlanes x nx */
+  int nlanes;
+  uint64_t total, next;
+  int64_t bad; /* the lowest path found non-finite (sp_team_fail), -1: none; its
+                  step in out->value, its state in out->status >> 8 */
+} sde_passage;
+
+static void sde_finish(sde_passage *m, int64_t p, int status, double value, const double *x) {
+  const sp_sde_job *job = &m->a->job;
+  m->out->value[p] = value;
+  m->out->status[p] = status;
+  if (m->out->state != NULL)
+    memcpy(m->out->state + (uint64_t)p * (uint64_t)job->nx, x, (size_t)job->nx * sizeof *x);
+}
+
+static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
+  const sp_sde_args *a = m->a;
+  const sp_sde_job *job = &a->job;
+  sde_lane *ln = &m->lanes[l];
+  double *x = m->x + (size_t)l * (size_t)job->nx;
+  uint64_t left = budget, useful = 0, done = 0;
+  while (left > 0) {
+    int64_t p = ln->pid, bad;
+    uint64_t k0, kend;
+    double frac = 1;
+    int what = 0, st;
+#ifdef _OPENMP
+#  pragma omp atomic read
+#endif
+    bad = m->bad;
+    if (bad >= 0) break;
+    if (p == -2) break;
+    if (p == -1) {
+      uint64_t q;
+#ifdef _OPENMP
+#  pragma omp atomic capture
+#endif
+      q = m->next++;
+      if (q >= m->total) {
+        ln->pid = -2;
+        break;
+      }
+      ln->pid = p = (int64_t)q;
+      ln->k = 0;
+      sp_sde_start(a, q, x);
+    }
+    k0 = ln->k;
+    kend = job->kmax - k0 < left ? job->kmax : k0 + left;
+    st = SP_SDE_ADVANCE(a)(job, a->par + (uint64_t)p / job->n * (uint64_t)job->np, m->a->seed,
+                    ((uint64_t)p / job->n << 40) + job->replica0 + (uint64_t)p % job->n, x,
+                    &ln->k, kend, &frac, &what);
+    left -= ln->k - k0 < left ? ln->k - k0 : left;
+    if (ln->k == k0 && left > 0) left--; /* a stop at t = 0 costs a unit */
+    if (st == SP_SDE_NONFINITE) {
+      m->out->value[p] = (double)ln->k;
+      m->out->status[p] = SP_SDE_BAD | (what << 8);
+      sp_team_fail(&m->bad, p);
+      ln->pid = -1;
+      break;
+    }
+    if (st == SP_SDE_STOPPED) {
+      double t = ((double)ln->k - 1.0 + frac) * job->dt;
+      if (ln->k == 0) t = 0;
+      if (t <= job->t_max)
+        sde_finish(m, p, SP_SDE_ESCAPED, t, x);
+      else
+        sde_finish(m, p, SP_SDE_CENSORED, job->t_max, x);
+      useful += ln->k;
+      done++;
+      ln->pid = -1;
+    } else if (ln->k >= job->kmax) {
+      sde_finish(m, p, SP_SDE_CENSORED, job->t_max, x);
+      useful += job->kmax;
+      done++;
+      ln->pid = -1;
+    }
+  }
+#ifdef _OPENMP
+#  pragma omp atomic
+#endif
+  m->out->useful += useful;
+#ifdef _OPENMP
+#  pragma omp atomic
+#endif
+  m->out->finished += done;
+}
+
+static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
+  sde_passage *m = (sde_passage *)model;
+  int l, busy = 0;
+  (void)nth;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#endif
+  for (l = 0; l < m->nlanes; l++) sde_lane_run(m, l, budget);
+  if (m->bad >= 0)
+    return sp_sde_not_finite(m->a, (uint64_t)m->bad, (uint64_t)m->out->value[m->bad],
+                             m->out->status[m->bad] >> 8);
+  for (l = 0; l < m->nlanes; l++) busy += m->lanes[l].pid >= 0;
+  st->done = (double)m->out->finished;
+  st->finished = m->out->finished >= m->total || (busy == 0 && m->next >= m->total);
+  return SP_OK;
+}
+
+static void sde_passage_collect(void *model, int interrupted) {
+  sde_passage *m = (sde_passage *)model;
+  const sp_sde_job *job = &m->a->job;
+  int l;
+  if (!interrupted) return;
+  for (l = 0; l < m->nlanes; l++) {
+    int64_t p = m->lanes[l].pid;
+    if (p < 0) continue;
+    sde_finish(m, p, SP_SDE_PARTIAL, (double)m->lanes[l].k * job->dt,
+               m->x + (size_t)l * (size_t)job->nx);
+  }
+}
+
+static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
+                           const sp_hooks *hooks, sp_run_info *info) {
+  sde_passage m;
+  sp_cpu_engine e;
+  int l, st;
+  memset(&m, 0, sizeof m);
+  m.a = a;
+  m.out = out;
+  m.nlanes = nth > 0 ? nth : 1;
+  m.total = a->job.ncond * a->job.n;
+  m.bad = -1;
+  m.lanes = (sde_lane *)malloc((size_t)m.nlanes * sizeof *m.lanes);
+  m.x = (double *)malloc((size_t)m.nlanes * (size_t)a->job.nx * sizeof(double));
+  if (m.lanes == NULL || m.x == NULL) {
+    free(m.lanes);
+    free(m.x);
+    return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  }
+  for (l = 0; l < m.nlanes; l++) {
+    m.lanes[l].pid = -1;
+    m.lanes[l].k = 0;
+  }
+  e.total = (double)m.total;
+  e.budget0 = 256;
+  e.budget_max = (uint64_t)1 << 40;
+  e.round = sde_passage_round;
+  e.collect = sde_passage_collect;
+  st = sp_cpu_run(&e, &m, nth, hooks, info);
+  free(m.lanes);
+  free(m.x);
+  return st;
+}
+
+/* ---- fixed length: moments, histogram, trajectories --------------------------- */
+
+/* Records a round may take (a round between them costs a parallel region:
+ * short records would otherwise make rounds of a few steps). */
+#define SDE_ROUND_RECORDS 32
+
+typedef struct {
+  const sp_sde_args *a;
+  sp_sde_out *out;
+  double *x;     /* total x nx */
+  double *tiles; /* SDE_ROUND_RECORDS x ntiles x nvar x 3 */
+  double *vals;  /* nth x SDE_ROUND_RECORDS x SP_SDE_TILE x nvar */
+  uint64_t total, tpc, ntiles, k, rec; /* step reached, next record */
+  int64_t bad;      /* the lowest path found non-finite (sp_team_fail), -1: none */
+  uint64_t *badkw;  /* per path: its failing step << 8 | state */
+} sde_fixed;
+
+/* Tile t: advance its paths through records rec0 .. rec0 + nr - 1 (steps
+ * within the round) to kend; reduce and tally each record. */
+static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec0, uint64_t nr,
+                           double *vals) {
+  const sp_sde_args *a = m->a;
+  const sp_sde_job *job = &a->job;
+  const int64_t nvar = SP_SDE_NVAR(job), nx = job->nx;
+  const uint64_t c = t / m->tpc, r0 = (t % m->tpc) * SP_SDE_TILE;
+  const uint64_t r1 = r0 + SP_SDE_TILE < job->n ? r0 + SP_SDE_TILE : job->n;
+  const uint64_t nt = r1 - r0, vstride = SP_SDE_TILE * (uint64_t)nvar;
+  const double *par = a->par + c * (uint64_t)job->np;
+  uint64_t r, j;
+  int64_t v, h;
+  for (r = r0; r < r1; r++) {
+    uint64_t p = c * job->n + r, k = m->k;
+    const uint64_t stream = (c << 40) + job->replica0 + r;
+    double *x = m->x + p * (uint64_t)nx, frac;
+    int what = 0;
+    for (j = 0; j <= nr; j++) {
+      const uint64_t ke = j < nr ? sp_sde_record_step(job, rec0 + j) : kend;
+      if (ke > k) {
+        int st = SP_SDE_ADVANCE(a)(job, par, a->seed, stream, x, &k, ke, &frac, &what);
+        if (st == SP_SDE_NONFINITE) {
+          m->badkw[p] = k << 8 | (uint64_t)what;
+          sp_team_fail(&m->bad, (int64_t)p);
+          return;
+        }
+      }
+      if (j < nr) SP_SDE_OBSERVE(a)(job, par, ke, x, vals + j * vstride + (r - r0) * (uint64_t)nvar);
+    }
+  }
+  for (j = 0; j < nr; j++) {
+    const double *vj = vals + j * vstride;
+    double *ts = m->tiles + (j * m->ntiles + t) * (uint64_t)nvar * 3;
+    for (v = 0; v < nvar; v++) {
+      double s = 0, m2 = 0, mean;
+      for (r = 0; r < nt; r++) s += vj[r * (uint64_t)nvar + (uint64_t)v];
+      mean = s / (double)nt;
+      for (r = 0; r < nt; r++) {
+        double d = vj[r * (uint64_t)nvar + (uint64_t)v] - mean;
+        m2 += d * d;
+      }
+      ts[v * 3] = (double)nt;
+      ts[v * 3 + 1] = mean;
+      ts[v * 3 + 2] = m2;
+    }
+    if (job->nhist > 0) {
+      const int64_t cells = sp_sde_hist_cells(a, job->nhist);
+      double *hc = m->out->hist + (c * job->nrec + rec0 + j) * (uint64_t)cells;
+      for (h = 0; h < job->nhist; h++) {
+        int64_t off = sp_sde_hist_cells(a, h);
+        for (r = 0; r < nt; r++) {
+          int64_t cell = off + sp_sde_hist_cell(a, h, vj[r * (uint64_t)nvar + (uint64_t)a->hist_var[h]]);
+#ifdef _OPENMP
+#  pragma omp atomic
+#endif
+          hc[cell] += 1.0; /* whole numbers: exact in any order */
+        }
+      }
+    }
+    for (r = r0; r < r1 && r < job->keep; r++) {
+      double *tr = m->out->traj + ((c * job->keep + r) * job->nrec + rec0 + j) * (uint64_t)nvar;
+      memcpy(tr, vj + (r - r0) * (uint64_t)nvar, (size_t)nvar * sizeof(double));
+    }
+  }
+}
+
+static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
+  sde_fixed *m = (sde_fixed *)model;
+  const sp_sde_job *job = &m->a->job;
+  const int64_t nvar = SP_SDE_NVAR(job);
+  uint64_t kend = job->kmax - m->k < budget ? job->kmax : m->k + budget, nr = 0, j;
+  int64_t t;
+  /* the records of the round: steps up to kend, at most SDE_ROUND_RECORDS */
+  while (m->rec + nr < job->nrec && sp_sde_record_step(job, m->rec + nr) <= kend &&
+         nr < SDE_ROUND_RECORDS)
+    nr++;
+  if (nr == SDE_ROUND_RECORDS) kend = sp_sde_record_step(job, m->rec + nr - 1);
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#endif
+  for (t = 0; t < (int64_t)m->ntiles; t++) {
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    sde_fixed_tile(m, (uint64_t)t, kend, m->rec, nr,
+                   m->vals + (size_t)me * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar);
+  }
+  (void)nth;
+  if (m->bad >= 0)
+    return sp_sde_not_finite(m->a, (uint64_t)m->bad, m->badkw[m->bad] >> 8,
+                             (int)(m->badkw[m->bad] & 0xff));
+  m->out->useful += (kend - m->k) * m->total;
+  m->k = kend;
+  for (j = 0; j < nr; j++) {
+    sp_sde_tiles_combine(job, m->tiles + j * m->ntiles * (uint64_t)nvar * 3, m->tpc, m->rec,
+                         m->out);
+    m->rec++;
+  }
+  m->out->rec_done = m->rec;
+  st->done = (double)m->k;
+  st->finished = m->rec >= job->nrec;
+  return SP_OK;
+}
+
+static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const sp_hooks *hooks,
+                         sp_run_info *info) {
+  const sp_sde_job *job = &a->job;
+  sde_fixed m;
+  sp_cpu_engine e;
+  uint64_t p;
+  int st, nt = nth > 0 ? nth : 1;
+  const int64_t nvar = SP_SDE_NVAR(job);
+  memset(&m, 0, sizeof m);
+  m.a = a;
+  m.out = out;
+  m.total = job->ncond * job->n;
+  m.tpc = (job->n + SP_SDE_TILE - 1) / SP_SDE_TILE;
+  m.ntiles = job->ncond * m.tpc;
+  m.bad = -1;
+  m.x = (double *)malloc((size_t)m.total * (size_t)job->nx * sizeof(double));
+  m.tiles = (double *)calloc((size_t)SDE_ROUND_RECORDS * (size_t)m.ntiles * (size_t)nvar * 3,
+                             sizeof(double));
+  m.vals = (double *)malloc((size_t)nt * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar *
+                            sizeof(double));
+  m.badkw = (uint64_t *)malloc((size_t)m.total * sizeof(uint64_t));
+  if (m.x == NULL || m.tiles == NULL || m.vals == NULL || m.badkw == NULL) {
+    free(m.x);
+    free(m.tiles);
+    free(m.vals);
+    free(m.badkw);
+    return sp_fail(SP_ERR_NOMEM, "out of host memory (%.3g GB for the states)",
+                   (double)m.total * (double)job->nx * 8 / 1e9);
+  }
+  for (p = 0; p < m.total; p++) sp_sde_start(a, p, m.x + p * (uint64_t)job->nx);
+  e.total = (double)job->kmax;
+  e.budget0 = 16;
+  e.budget_max = (uint64_t)1 << 40;
+  e.round = sde_fixed_round;
+  e.collect = NULL;
+  st = sp_cpu_run(&e, &m, nth, hooks, info);
+  free(m.x);
+  free(m.tiles);
+  free(m.vals);
+  free(m.badkw);
+  return st;
+}
+
+int sp_sde_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
+  if (a->advance == NULL || a->observe == NULL)
+    return sp_fail(SP_ERR_INVALID, "internal error: the model's CPU entries are missing");
+  if (a->job.output == 0) return sde_cpu_passage(a, (sp_sde_out *)out, nth, hooks, info);
+  return sde_cpu_fixed(a, (sp_sde_out *)out, nth, hooks, info);
+}
+
+int sp_sde_prepare(void *job) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
+  const sp_sde_job *j = &a->job;
+  const uint64_t nx = (uint64_t)j->nx;
+  size_t i, nv = 0;
+  if (j->nx < 1 || j->nx > 255 || j->np < 0 || j->no < 0 || j->nhist < 0 || j->n < 1)
+    return sp_fail(SP_ERR_INVALID, "internal error: sde job sizes");
+  if (a->npar != j->ncond * (uint64_t)j->np || a->ninit != j->ncond * nx ||
+      a->ninit_vec != nx || a->nnames != nx + (uint64_t)j->no ||
+      a->nhist_var != (size_t)j->nhist || a->nhist_off != (size_t)j->nhist + 1 ||
+      a->nbreaks_len != (size_t)j->nbreaks || (size_t)a->hist_off[j->nhist] != a->nbreaks_len)
+    return sp_fail(SP_ERR_INVALID, "internal error: sde job lengths disagree");
+  for (i = 0; i < nx; i++) {
+    if (a->init_vec[i] >= 0) nv++;
+    if (a->init_vec[i] >= (int)nx) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vec");
+  }
+  if (a->ninit_vals != nv * j->n) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vals");
+  for (i = 0; i < a->nhist_var; i++)
+    if (a->hist_var[i] < 0 || a->hist_var[i] >= (int)a->nnames)
+      return sp_fail(SP_ERR_INVALID, "internal error: sde hist_var");
+  return SP_OK;
+}
+
+void sp_sde_out_init(const void *job, void *out) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
+  const sp_sde_job *j = &a->job;
+  sp_sde_out *o = (sp_sde_out *)out;
+  const uint64_t total = j->ncond * j->n, nvar = (uint64_t)(j->nx + j->no);
+  uint64_t i;
+  if (o->status != NULL)
+    for (i = 0; i < total; i++) o->status[i] = SP_SDE_UNSTARTED;
+  if (o->value != NULL)
+    for (i = 0; i < total; i++) o->value[i] = 0;
+  if (o->state != NULL)
+    for (i = 0; i < total * (uint64_t)j->nx; i++) o->state[i] = NAN;
+  if (o->mom_n != NULL)
+    for (i = 0; i < j->ncond * j->nrec * nvar; i++) {
+      o->mom_n[i] = 0;
+      o->mom_mean[i] = NAN;
+      o->mom_m2[i] = NAN;
+    }
+  if (o->hist != NULL)
+    for (i = 0; i < j->ncond * j->nrec * (uint64_t)sp_sde_hist_cells(a, j->nhist); i++)
+      o->hist[i] = 0;
+  if (o->traj != NULL)
+    for (i = 0; i < j->ncond * j->keep * j->nrec * nvar; i++) o->traj[i] = NAN;
+}

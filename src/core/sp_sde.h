@@ -1,0 +1,79 @@
+/* sp_sde.h: the engine of a user's SDE model (sde_run()).  The model's
+ * physics is compiled at run time: on the CPU as a shared object whose
+ * entries (sde_args.h: sp_sde_advance_fn, sp_sde_observe_fn) this engine
+ * calls once per path per round; on the GPU as the kernels of sde.cu
+ * (src/gpu/sp_gpu_sde.c).  No R API. */
+#ifndef SP_SDE_H
+#define SP_SDE_H
+
+#include <stdint.h>
+
+#include "sde_args.h"
+#include "sp_hooks.h"
+#include "sp_run.h"
+
+/* A run, as the generic entry reads it by name (src/models/sde.c). */
+typedef struct {
+  sp_sde_job job; /* the scalars the kernel and the compiled model share */
+  uint64_t seed;
+  const double *par; /* ncond x np (the model's parameters, then the derived ones) */
+  size_t npar;
+  const double *init; /* ncond x nx */
+  size_t ninit;
+  const int *init_vec; /* nx: -1, or the column of init_vals */
+  size_t ninit_vec;
+  const double *init_vals; /* columns of n starts */
+  size_t ninit_vals;
+  const int *hist_var; /* nhist: the variable of each histogram */
+  size_t nhist_var;
+  const double *hist_off; /* nhist + 1: its breaks in `breaks` (whole numbers) */
+  size_t nhist_off;
+  const double *breaks;
+  size_t nbreaks_len;
+  const char *const *names; /* nx + no variable names (messages) */
+  size_t nnames;
+  void *advance, *observe; /* the compiled model's CPU entries (NULL on the GPU) */
+} sp_sde_args;
+
+typedef struct {
+  /* passage: one per path */
+  double *value;
+  int *status;
+  double *state; /* total x nx (NULL unless job->save_state) */
+  /* fixed length: ncond x nrec x nvar */
+  double *mom_n, *mom_mean, *mom_m2;
+  double *hist; /* ncond x nrec x cells */
+  double *traj; /* ncond x keep x nrec x nvar (NaN where not reached) */
+  uint64_t rec_done;
+  uint64_t useful, finished;
+} sp_sde_out;
+
+/* The compiled model's entries of a run. */
+#define SP_SDE_ADVANCE(a) ((sp_sde_advance_fn)(uintptr_t)(a)->advance)
+#define SP_SDE_OBSERVE(a) ((sp_sde_observe_fn)(uintptr_t)(a)->observe)
+
+/* After the job is read: the lengths agree (the descriptor's prepare). */
+int sp_sde_prepare(void *job);
+/* Outputs' initial values. */
+void sp_sde_out_init(const void *job, void *out);
+
+/* Variables recorded: states then observables. */
+#define SP_SDE_NVAR(job) ((job)->nx + (job)->no)
+
+/* The start of path p (0-based over the call's conditions x replicas). */
+void sp_sde_start(const sp_sde_args *a, uint64_t p, double *x);
+/* Cells of a record's histograms, and the offset of histogram h's. */
+int64_t sp_sde_hist_cells(const sp_sde_args *a, int64_t h);
+/* Count value v in histogram h of cells `cells` (below, bins, above). */
+int64_t sp_sde_hist_cell(const sp_sde_args *a, int64_t h, double v);
+/* Combine tile statistics (ntiles x nvar x 3: n, mean, M2; tiles of a
+ * condition consecutive, tpc per condition) of record `rec` into out, in
+ * tile order. */
+void sp_sde_tiles_combine(const sp_sde_job *job, const double *tiles, uint64_t tpc,
+                          uint64_t rec, sp_sde_out *out);
+/* The error of a non-finite path: path p, step k, state `what`. */
+int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what);
+
+int sp_sde_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info);
+
+#endif

@@ -1,0 +1,372 @@
+/* sp_gpu_sde.c: host side of inst/cuda/sde.cu (a user's SDE model), an
+ * engine of the GPU round driver (sp_gpu_run.h).  The run goes to the
+ * first device of `devices` (the others stay idle).
+ *
+ * passage: persistent lanes take paths from one counter (sp_sde_passage_kernel);
+ * fixed length: all paths advance together to the next record step in
+ *   launches of at most `budget` steps; at a record the host reads the
+ *   tiles' statistics and combines them in order (sp_sde_tiles_combine, as
+ *   the CPU engine does). */
+#include "sp_gpu_sde.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/sp_error.h"
+#include "sp_gpu_run.h"
+
+#define SDE_BLOCK 128
+
+typedef struct {
+  const char *key;
+  const sp_sde_args *a;
+  sp_sde_out *out;
+  uint64_t total;
+  unsigned long long bad; /* path << 8 | state, or SP_SDE_NO_PATH */
+  uint64_t bad_k;
+  double *htiles; /* the tile statistics of a record, on the host */
+} sde_model;
+
+typedef struct {
+  int used;
+  CUfunction kern, start, compact;
+  CUdeviceptr lane_pid[2], lane_k[2], lane_x[2]; /* two lane buffers (compaction) */
+  int cur;
+  unsigned long long hnext;
+  sp_sde_kargs k; /* the device buffers and the run */
+  CUdeviceptr counters;
+  uint64_t ntiles, cells;
+  sp_sde_counters hc;
+} sde_dev;
+
+static int sde_upload(sp_gpu_dev *d, const void *src, size_t bytes, const char *what,
+                      CUdeviceptr *out) {
+  int st = sp_gpu_dev_alloc(d, bytes > 0 ? bytes : 8, what, out);
+  if (st == SP_OK && bytes > 0) st = sp_gpu_to_device(d->id, *out, src, bytes);
+  return st;
+}
+
+static int sde_setup(void *model, sp_gpu_dev *d) {
+  sde_model *m = (sde_model *)model;
+  const sp_sde_args *a = m->a;
+  const sp_sde_job *job = &a->job;
+  sde_dev *e = (sde_dev *)d->state;
+  sp_sde_kargs *k = &e->k;
+  const size_t nx = (size_t)job->nx, nvar = (size_t)(job->nx + job->no);
+  const size_t nhoff = (size_t)job->nhist + 1;
+  CUdeviceptr p;
+  long long *hoff;
+  int st, i;
+  if (d->index > 0) { /* one device runs the model */
+    d->idle = 1;
+    return SP_OK;
+  }
+  e->used = 1;
+  memset(k, 0, sizeof *k);
+  k->job = *job;
+  k->seed = a->seed;
+  k->total = m->total;
+  hoff = (long long *)malloc(nhoff * sizeof *hoff);
+  if (hoff == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  for (i = 0; i < (int)nhoff; i++) hoff[i] = (long long)a->hist_off[i]; /* whole doubles */
+  st = sde_upload(d, hoff, nhoff * sizeof *hoff, "the histograms", &p);
+  free(hoff);
+  if (st != SP_OK) return st;
+  k->hist_off = p;
+  if ((st = sde_upload(d, a->par, (size_t)job->ncond * (size_t)job->np * 8, "the parameters", &p)))
+    return st;
+  k->par = p;
+  if ((st = sde_upload(d, a->init, (size_t)job->ncond * nx * 8, "the starts", &p))) return st;
+  k->init = p;
+  if ((st = sde_upload(d, a->init_vec, nx * sizeof(int), "the starts", &p))) return st;
+  k->init_vec = p;
+  {
+    size_t nv = 0, j;
+    for (j = 0; j < nx; j++) if (a->init_vec[j] >= 0) nv++;
+    if ((st = sde_upload(d, a->init_vals, nv * (size_t)job->n * 8, "the starts", &p))) return st;
+    k->init_vals = p;
+  }
+  if ((st = sde_upload(d, a->hist_var, (size_t)job->nhist * sizeof(int), "the histograms", &p)))
+    return st;
+  k->hist_var = p;
+  if ((st = sde_upload(d, a->breaks, (size_t)job->nbreaks * 8, "the histograms", &p))) return st;
+  k->breaks = p;
+  if ((st = sp_gpu_dev_alloc(d, sizeof(sp_sde_counters), "the counters", &e->counters)) ||
+      (st = sp_gpu_memset0(d->id, e->counters, sizeof(sp_sde_counters))) ||
+      (st = sp_gpu_memset32(d->id, e->counters + offsetof(sp_sde_counters, bad), 0xffffffffu, 2)))
+    return st;
+  k->counters = e->counters;
+  if (job->output == 0) {
+    int per_sm = 0;
+    uint64_t cap;
+    int b;
+    if ((st = sp_gpu_function(d->id, m->key, "sp_sde_passage_kernel", &e->kern)) ||
+        (st = sp_gpu_function(d->id, m->key, "sp_sde_compact_kernel", &e->compact)))
+      return st;
+    if ((st = sp_gpu_occupancy(d->id, e->kern, SDE_BLOCK, 0, &per_sm))) return st;
+    if (per_sm < 1) per_sm = 1;
+    cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * SDE_BLOCK;
+    k->nlanes = k->cap = m->total < cap ? (m->total + 31) / 32 * 32 : cap;
+    for (b = 0; b < 2; b++) {
+      if ((st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_pid[b])) ||
+          (st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_k[b])) ||
+          (st = sp_gpu_dev_alloc(d, (size_t)k->cap * nx * 8, "the lanes", &e->lane_x[b])))
+        return st;
+    }
+    if ((st = sp_gpu_memset32(d->id, e->lane_pid[0], 0xffffffffu, (size_t)k->cap * 2))) return st;
+    e->cur = 0;
+    k->pid = e->lane_pid[0];
+    k->k = e->lane_k[0];
+    k->x = e->lane_x[0];
+    if ((st = sp_gpu_dev_alloc(d, 8, "the compaction counter", &p))) return st;
+    k->count = p;
+    if ((st = sp_gpu_dev_alloc(d, 8, "the path counter", &p)) ||
+        (st = sp_gpu_memset0(d->id, p, 8)))
+      return st;
+    k->next = p;
+    if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 8, "the passage times", &p))) return st;
+    k->value = p;
+    if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 4, "the passage status", &p)) ||
+        (st = sp_gpu_memset32(d->id, p, 0xffffffffu, (size_t)m->total)))
+      return st;
+    k->status = p;
+    if (job->save_state) {
+      if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * nx * 8, "the states at passage", &p)))
+        return st;
+      k->state = p;
+    }
+    /* the uploads and memsets ran on the legacy default stream, which the
+     * run's (non-blocking) stream does not wait for */
+    return sp_gpu_stream_sync(d->id, NULL);
+  }
+  if ((st = sp_gpu_function(d->id, m->key, "sp_sde_fixed_kernel", &e->kern)) ||
+      (st = sp_gpu_function(d->id, m->key, "sp_sde_start_kernel", &e->start)))
+    return st;
+  e->ntiles = job->ncond * ((job->n + SP_SDE_TILE - 1) / SP_SDE_TILE);
+  e->cells = (uint64_t)sp_sde_hist_cells(a, job->nhist);
+  if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * nx * 8, "the states", &p))) return st;
+  k->x = p;
+  if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 8, "the step of a non-finite state", &p)))
+    return st;
+  k->badk = p;
+  if ((st = sp_gpu_dev_alloc(d, (size_t)e->ntiles * nvar * 3 * 8, "the tile statistics", &p)))
+    return st;
+  k->tiles = p;
+  m->htiles = (double *)malloc((size_t)e->ntiles * nvar * 3 * 8);
+  if (m->htiles == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  if (job->nhist > 0) {
+    size_t b = (size_t)(job->ncond * job->nrec * e->cells) * 8;
+    if ((st = sp_gpu_dev_alloc(d, b, "the histograms", &p)) || (st = sp_gpu_memset0(d->id, p, b)))
+      return st;
+    k->hist = p;
+  }
+  if (job->keep > 0) {
+    size_t b = (size_t)(job->ncond * job->keep * job->nrec * nvar) * 8;
+    if ((st = sp_gpu_dev_alloc(d, b, "the trajectories", &p)) ||
+        (st = sp_gpu_memset32(d->id, p, 0xffffffffu, b / 4))) /* NaN: not reached */
+      return st;
+    k->traj = p;
+  }
+  if ((st = sp_gpu_stream_sync(d->id, NULL))) return st; /* the legacy stream's uploads */
+  return sp_gpu_launch(d->id, e->start, (unsigned int)((m->total + SDE_BLOCK - 1) / SDE_BLOCK),
+                       SDE_BLOCK, 0, d->stream, k, "sp_sde_start_kernel");
+}
+
+static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  sde_model *m = (sde_model *)model;
+  sde_dev *e = (sde_dev *)d->state;
+  const sp_sde_job *job = &m->a->job;
+  if (job->output == 0) {
+    e->k.budget = budget;
+    return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->k.nlanes + SDE_BLOCK - 1) / SDE_BLOCK),
+                         SDE_BLOCK, 0, d->stream, &e->k, "sp_sde_passage_kernel");
+  }
+  {
+    const uint64_t krec = sp_sde_record_step(job, e->k.rec);
+    e->k.kend = krec - e->k.kcur < budget ? krec : e->k.kcur + budget;
+    e->k.record = e->k.kend == krec;
+    return sp_gpu_launch(d->id, e->kern, (unsigned int)e->ntiles, SP_SDE_TILE, 0, d->stream,
+                         &e->k, "sp_sde_fixed_kernel");
+  }
+}
+
+/* Pack the running paths into the first lanes of the other buffers. */
+static int sde_compact(sp_gpu_dev *d) {
+  sde_dev *e = (sde_dev *)d->state;
+  sp_sde_kargs a = e->k;
+  const int o = 1 - e->cur;
+  unsigned long long cnt = 0;
+  int st;
+  a.pid_to = e->lane_pid[o];
+  a.k_to = e->lane_k[o];
+  a.x_to = e->lane_x[o];
+  if ((st = sp_gpu_memset0(d->id, a.count, 8)) ||
+      (st = sp_gpu_stream_sync(d->id, NULL)) || /* the memset, on the legacy stream */
+      (st = sp_gpu_launch(d->id, e->compact, (unsigned int)((a.nlanes + SDE_BLOCK - 1) / SDE_BLOCK),
+                          SDE_BLOCK, 0, d->stream, &a, "sp_sde_compact_kernel")) ||
+      (st = sp_gpu_stream_sync(d->id, d->stream)) ||
+      (st = sp_gpu_to_host(d->id, &cnt, a.count, 8)))
+    return st;
+  e->cur = o;
+  e->k.pid = e->lane_pid[o];
+  e->k.k = e->lane_k[o];
+  e->k.x = e->lane_x[o];
+  e->k.nlanes = cnt;
+  return SP_OK;
+}
+
+static int sde_poll(void *model, sp_gpu_dev *d) {
+  sde_model *m = (sde_model *)model;
+  sde_dev *e = (sde_dev *)d->state;
+  const sp_sde_job *job = &m->a->job;
+  int st;
+  if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc))) return st;
+  if (e->hc.bad != SP_SDE_NO_PATH) {
+    const uint64_t p = e->hc.bad >> 8;
+    double kv = 0;
+    unsigned long long kb = 0;
+    if (job->output == 0) {
+      if ((st = sp_gpu_to_host(d->id, &kv, e->k.value + p * 8, 8))) return st;
+      m->bad_k = (uint64_t)kv; /* a running path's: its step at the end of the launch */
+      {
+        int sv = 0;
+        if ((st = sp_gpu_to_host(d->id, &sv, e->k.status + p * 4, 4))) return st;
+        if (sv != SP_SDE_BAD) {
+          /* flagged at the end of the launch: read the lane's step */
+          uint64_t l;
+          long long *pid = (long long *)malloc((size_t)e->k.nlanes * 8);
+          if (pid == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+          st = sp_gpu_to_host(d->id, pid, e->k.pid, (size_t)e->k.nlanes * 8);
+          for (l = 0; st == SP_OK && l < e->k.nlanes; l++) {
+            if (pid[l] == (long long)p) {
+              st = sp_gpu_to_host(d->id, &kb, e->k.k + l * 8, 8);
+              m->bad_k = kb;
+              break;
+            }
+          }
+          free(pid);
+          if (st != SP_OK) return st;
+        }
+      }
+    } else {
+      if ((st = sp_gpu_to_host(d->id, &kb, e->k.badk + p * 8, 8))) return st;
+      m->bad_k = kb;
+    }
+    m->bad = e->hc.bad;
+    return SP_OK;
+  }
+  if (job->output == 0) {
+    d->done = (double)e->hc.finished;
+    d->idle = e->hc.finished >= m->total;
+    m->out->finished = e->hc.finished;
+    m->out->useful = e->hc.useful;
+    if ((st = sp_gpu_to_host(d->id, &e->hnext, e->k.next, 8))) return st;
+    d->tail = e->hnext >= m->total;
+    /* in the tail, pack the running paths into full warps as soon as a
+     * tenth of the lanes idle */
+    if (!d->idle && d->tail && (double)(m->total - e->hc.finished) < 0.9 * (double)e->k.nlanes)
+      st = sde_compact(d);
+    if (st == SP_OK && e->k.nlanes == 0) d->idle = 1;
+    return st;
+  }
+  m->out->useful += (e->k.kend - e->k.kcur) * m->total;
+  e->k.kcur = e->k.kend;
+  if (e->k.record) {
+    const size_t b = (size_t)e->ntiles * (size_t)(job->nx + job->no) * 3 * 8;
+    if ((st = sp_gpu_to_host(d->id, m->htiles, e->k.tiles, b))) return st;
+    sp_sde_tiles_combine(job, m->htiles, (job->n + SP_SDE_TILE - 1) / SP_SDE_TILE, e->k.rec,
+                         m->out);
+    e->k.rec++;
+    m->out->rec_done = e->k.rec;
+  }
+  d->done = (double)e->k.kcur;
+  d->idle = e->k.rec >= job->nrec;
+  return SP_OK;
+}
+
+static int sde_check(void *model) {
+  sde_model *m = (sde_model *)model;
+  if (m->bad == SP_SDE_NO_PATH) return SP_OK;
+  return sp_sde_not_finite(m->a, m->bad >> 8, m->bad_k, (int)(m->bad & 0xff));
+}
+
+static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
+  sde_model *m = (sde_model *)model;
+  sde_dev *e = (sde_dev *)d->state;
+  const sp_sde_job *job = &m->a->job;
+  const uint64_t nvar = (uint64_t)(job->nx + job->no);
+  int st = SP_OK;
+  uint64_t i;
+  if (!e->used) return SP_OK;
+  if (job->output == 0) {
+    if ((st = sp_gpu_to_host(d->id, m->out->value, e->k.value, (size_t)m->total * 8)) ||
+        (st = sp_gpu_to_host(d->id, m->out->status, e->k.status, (size_t)m->total * 4)))
+      return st;
+    if (job->save_state &&
+        (st = sp_gpu_to_host(d->id, m->out->state, e->k.state, (size_t)(m->total * job->nx) * 8)))
+      return st;
+    for (i = 0; i < m->total; i++)
+      if (m->out->status[i] == SP_SDE_UNSTARTED) m->out->value[i] = 0;
+    if (interrupted && e->k.nlanes > 0) {
+      long long *pid = (long long *)malloc((size_t)e->k.nlanes * 8);
+      unsigned long long *kk = (unsigned long long *)malloc((size_t)e->k.nlanes * 8);
+      if (pid == NULL || kk == NULL) st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+      if (st == SP_OK) st = sp_gpu_to_host(d->id, pid, e->k.pid, (size_t)e->k.nlanes * 8);
+      if (st == SP_OK) st = sp_gpu_to_host(d->id, kk, e->k.k, (size_t)e->k.nlanes * 8);
+      for (i = 0; st == SP_OK && i < e->k.nlanes; i++) {
+        if (pid[i] < 0) continue;
+        m->out->value[pid[i]] = (double)kk[i] * job->dt;
+        m->out->status[pid[i]] = SP_SDE_PARTIAL;
+      }
+      free(pid);
+      free(kk);
+    }
+  } else {
+    if (job->nhist > 0) {
+      const size_t nc = (size_t)(job->ncond * job->nrec * e->cells);
+      unsigned long long *h = (unsigned long long *)malloc(nc * 8);
+      if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+      st = sp_gpu_to_host(d->id, h, e->k.hist, nc * 8);
+      for (i = 0; st == SP_OK && i < nc; i++) m->out->hist[i] = (double)h[i];
+      free(h);
+    }
+    if (st == SP_OK && job->keep > 0)
+      st = sp_gpu_to_host(d->id, m->out->traj, e->k.traj,
+                          (size_t)(job->ncond * job->keep * job->nrec * nvar) * 8);
+  }
+  return st;
+}
+
+int sp_gpu_sde(const char *key, const void *job, void *outp, const int *devices, int ndev,
+               const sp_hooks *hooks, sp_run_info *info) {
+  const sp_sde_args *a = (const sp_sde_args *)job;
+  sp_sde_out *out = (sp_sde_out *)outp;
+  sde_model m;
+  sp_gpu_engine e;
+  int st;
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  m.key = key;
+  m.a = a;
+  m.out = out;
+  m.total = a->job.ncond * a->job.n;
+  m.bad = SP_SDE_NO_PATH;
+  m.bad_k = 0;
+  m.htiles = NULL;
+  if (m.total == 0) return SP_OK;
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(sde_dev);
+  e.total = a->job.output == 0 ? (double)m.total : (double)a->job.kmax;
+  e.budget0 = a->job.output == 0 ? 64 : 8;
+  e.budget_max = 1u << 30;
+  e.tail_factor = 0.2;
+  e.setup = sde_setup;
+  e.launch = sde_launch;
+  e.poll = sde_poll;
+  e.check = sde_check;
+  e.collect = sde_collect;
+  st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
+  free(m.htiles);
+  return st;
+}

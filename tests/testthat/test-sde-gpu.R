@@ -1,0 +1,143 @@
+# A user's SDE model on the GPU: the same paths as the CPU (double), the
+# fixed-length outputs, chunks, non-finite paths, the compile cache, and
+# the physics at sizes the CPU tests cannot afford.
+
+sde_lorenz <- function() {
+  sde_model(drift = list(x = ~ sigma * (y - x), y = ~ x * (rho - z) - y, z = ~ x * y - b * z),
+            noise = list(x = ~ eps, y = ~ eps, z = ~ eps),
+            params = c(sigma = 10, rho = 28, b = 8 / 3, eps = 0.5),
+            observe = list(r2 = ~ x^2 + y^2 + z^2), name = "lorenz")
+}
+
+test_that("GPU and CPU agree path by path in double precision: passage times and the state there", {
+  skip_if_no_gpu()
+  for (method in c("srk2", "euler")) {
+    args <- list(m = sde_washboard(), replicas = 3000, init = list(x = ~ asin(gamma), v = 0),
+                 dt = 0.02, t_max = 2000, params = list(gamma = c(0.5, 0.6)), method = method,
+                 seed = 77, precision = "double", at_passage = TRUE, progress = FALSE)
+    cpu <- do.call(sde_run, c(args, backend = "cpu"))
+    gpu <- do.call(sde_run, c(args, backend = "gpu"))
+    expect_identical(attr(gpu, "backend"), "gpu")
+    # the same normals and operations; sin and fused multiply-adds round
+    # differently in the last bits, so a path grazing the event may stop a
+    # step apart: 99% within 1e-9, the flags equal but for 0.5%
+    rel <- abs(gpu$value - cpu$value) / pmax(cpu$value, 1e-12)
+    expect_gt(mean(rel < 1e-9), 0.99)
+    expect_gt(mean(gpu$escaped == cpu$escaped), 0.995)
+    ok <- rel < 1e-9
+    expect_equal(attr(gpu, "at_passage")$x[ok], attr(cpu, "at_passage")$x[ok], tolerance = 1e-7)
+  }
+})
+
+test_that("moments, histograms and trajectories: GPU = CPU in double", {
+  skip_if_no_gpu()
+  args <- list(m = sde_lorenz(), replicas = 3000, init = list(x = 1, y = 1, z = ~ rho - 1),
+               dt = 0.001, t_max = 0.5, record_every = 50, keep = 7, seed = 5,
+               precision = "double", progress = FALSE,
+               bins = list(x = seq(-30, 30, by = 2), r2 = c(0, 100, 400, 900, 1600)))
+  for (output in c("moments", "histogram", "trajectories")) {
+    cpu <- as.data.frame(do.call(sde_run, c(args, output = output, backend = "cpu")))
+    gpu <- as.data.frame(do.call(sde_run, c(args, output = output, backend = "gpu")))
+    expect_identical(names(gpu), names(cpu))
+    if (output == "moments") {
+      # the same paths, tiles reduced in another order: rounding only
+      expect_equal(gpu$mean, cpu$mean, tolerance = 1e-9)
+      expect_equal(gpu$sd, cpu$sd, tolerance = 1e-9)
+      expect_identical(gpu$replicas, cpu$replicas)
+    } else if (output == "histogram") {
+      # a value on a bin edge may fall either side: at most a few counts move
+      expect_lte(sum(abs(gpu$count - cpu$count)), 4)
+      expect_identical(sum(gpu$count), sum(cpu$count))
+    } else {
+      expect_equal(gpu$x, cpu$x, tolerance = 1e-9)
+      expect_equal(gpu$r2, cpu$r2, tolerance = 1e-9)
+      expect_identical(gpu$replica, cpu$replica)
+    }
+  }
+})
+
+test_that("GPU chunks combine into the one-call result; the device does not change the paths", {
+  skip_if_no_gpu()
+  run <- function(n, first = 1) {
+    sde_run(sde_washboard(), n, init = list(x = ~ asin(gamma), v = 0), dt = 0.02, t_max = 500,
+            params = list(theta = c(0.2, 0.3)), seed = 3, first_replica = first,
+            backend = "gpu", progress = FALSE)
+  }
+  whole <- run(5000)
+  parts <- rbind(run(1234), run(5000 - 1234, first = 1235))
+  expect_identical(as.data.frame(parts), as.data.frame(whole))
+  expect_identical(as.data.frame(run(5000)), as.data.frame(whole))
+  # trajectories of a fixed-length run: chunks keep replicas 1..keep
+  traj <- function(n, first = 1) {
+    sde_run(sde_lorenz(), n, init = list(x = 1, y = 1, z = 1), dt = 0.001, t_max = 0.2,
+            output = "trajectories", keep = 10, record_every = 20, seed = 8,
+            first_replica = first, backend = "gpu", progress = FALSE)
+  }
+  expect_identical(as.data.frame(rbind(traj(4), traj(496, first = 5))),
+                   as.data.frame(traj(500)))
+})
+
+test_that("a non-finite path on the GPU gives the CPU's error", {
+  skip_if_no_gpu()
+  for (output in c("passage", "moments")) {
+    m <- sde_model(drift = list(y = ~ 0, x = ~ x^2), stop = ~ y > 1, name = "blow")
+    run <- function(backend) {
+      tryCatch(sde_run(m, 5000, init = list(y = 0, x = c(2, rep(0.1, 4999))), dt = 0.001,
+                       t_max = 5, output = output, backend = backend, seed = 1,
+                       precision = "double", method = "euler", progress = FALSE),
+               statphysgpu_not_finite = function(e) conditionMessage(e))
+    }
+    cpu <- run("cpu")
+    gpu <- run("gpu")
+    expect_match(gpu, "`x` of replica 1 \\(condition 1\\)")
+    expect_identical(gpu, cpu)
+  }
+})
+
+test_that("single precision on the GPU: the washboard has escape_times()'s law at 2^18 paths", {
+  skip_if_no_gpu()
+  n <- 2^18
+  s <- sde_run(sde_washboard(), n, init = list(x = ~ asin(gamma), v = 0), dt = 0.01, t_max = 1e5,
+               params = list(gamma = 0.6, theta = 0.25), method = "euler", seed = 21,
+               backend = "gpu", progress = FALSE)
+  e <- suppressWarnings(escape_times(n, gamma = 0.6, V0 = 1, beta = 1, theta = 0.25, dt = 0.01,
+                                     t_max = 1e5, method = "euler", seed = 22, backend = "gpu",
+                                     progress = FALSE))
+  expect_true(all(s$escaped))
+  # two-sample KS of independent samples: p > 0.001
+  expect_gt(stats::ks.test(s$value, e$value)$p.value, 1e-3)
+})
+
+test_that("OU moments at 2^20 replicas on the GPU match the exact discrete law", {
+  skip_if_no_gpu()
+  ou <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s), params = c(k = 1, s = 0.8))
+  n <- 2^20; dt <- 0.02
+  for (prec in c("single", "double")) {
+    d <- as.data.frame(sde_run(ou, n, init = list(x = 1), dt = dt, t_max = 2,
+                               output = "moments", record_every = 25, method = "euler",
+                               seed = 4, backend = "gpu", precision = prec, progress = FALSE))
+    steps <- round(d$time / dt)
+    a <- 1 - dt
+    mean_ex <- a^steps
+    var_ex <- 0.64 * dt * (1 - a^(2 * steps)) / (1 - a^2)
+    ok <- steps > 0
+    # z < 4.5 for 9 records (false alarm ~ 1e-4)
+    expect_true(all(abs(d$mean[ok] - mean_ex[ok]) < 4.5 * sqrt(var_ex[ok] / n)))
+    expect_true(all(abs(d$sd[ok]^2 - var_ex[ok]) < 4.5 * var_ex[ok] * sqrt(2 / (n - 1))))
+  }
+})
+
+test_that("the model is compiled once and then read from the cache", {
+  skip_if_no_gpu()
+  local_kernel_cache()
+  m <- sde_model(drift = list(x = ~ -x + 0.123456), noise = list(x = ~ 1), name = "cachetest")
+  before <- statphysgpu:::sde_compile_stats()$compiles
+  run <- function() sde_run(m, 1000, init = list(x = 0), dt = 0.01, t_max = 1,
+                            output = "moments", backend = "gpu", seed = 1, progress = FALSE)
+  a <- run()
+  b <- run()
+  expect_identical(statphysgpu:::sde_compile_stats()$compiles, before + 1L)
+  expect_identical(as.data.frame(a), as.data.frame(b))
+  expect_true(length(list.files(file.path(gpu_cache_dir(), "sde"), recursive = TRUE,
+                                pattern = "cubin|ptx$")) >= 1)
+})
