@@ -151,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(32 * SP_XS_WPB_MAX, SP_XS_MINBLOCKS
     __syncwarp();
   }
   for (uint32_t b = 0; b < a.budget && state == SP_XS_ACTIVE; b++) {
-    if (((((unsigned long long)t_snap + 1ull) << 16) | word) > *best) {
+    if (sp_xs_best(t_snap + 1u, word) > *best) {
       state = SP_XS_STOPPED; /* no solution of this word can come first */
       break;
     }
@@ -186,7 +186,7 @@ extern "C" __global__ void __launch_bounds__(32 * SP_XS_WPB_MAX, SP_XS_MINBLOCKS
   }
   if (state == SP_XS_SOLVED) {
     t_solved = t;
-    if (lane == 0) atomicMin((unsigned long long *)&gr->best, ((unsigned long long)t << 16) | word);
+    if (lane == 0) atomicMin((unsigned long long *)&gr->best, sp_xs_best(t, word));
   }
   __syncwarp();
   for (uint32_t i = lane; i < n; i += 32) gs[i] = s[i];

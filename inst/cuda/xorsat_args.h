@@ -28,6 +28,13 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_xs_group) == 24, "sp_xs_group layout");
 
+/* A group's best: sweep t and word packed as t << 16 | word (a run has at
+ * most 2^16 words, SP_XORSAT_WORD_BITS), so that the least is the first
+ * sweep, then the lowest word (the kernel offers, the host reads). */
+SP_FN uint64_t sp_xs_best(uint64_t t, uint32_t word) { return (t << 16) | (uint64_t)word; }
+SP_FN uint64_t sp_xs_best_sweep(uint64_t best) { return best >> 16; }
+SP_FN uint32_t sp_xs_best_word(uint64_t best) { return (uint32_t)(best & 0xffffu); }
+
 /* A slot (one word of a run) between launches (device memory). */
 typedef struct {
   uint64_t t;        /* sweeps done */

@@ -171,8 +171,8 @@ static int xs_finish(xg_model *m, xg_dev *v, sp_gpu_dev *d, uint32_t g, int stat
   for (w = 1; w < m->nwords; w++)
     if (s[w].t < tmin) tmin = s[w].t;
   if (status != SP_XORSAT_PARTIAL && v->hg[g].best != XS_NONE) {
-    const uint64_t t = v->hg[g].best >> 16;
-    const uint32_t ws = (uint32_t)(v->hg[g].best & 0xffffu), bit = s[ws].bit;
+    const uint64_t t = sp_xs_best_sweep(v->hg[g].best);
+    const uint32_t ws = sp_xs_best_word(v->hg[g].best), bit = s[ws].bit;
     const int st = sp_gpu_to_host(d->id, v->word,
                                   v->spins + ((size_t)g * m->nwords + ws) * job->n * 4,
                                   (size_t)job->n * 4);
