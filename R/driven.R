@@ -117,6 +117,25 @@
 #' flagged in `attr(x, "interrupted")`, with a warning of class
 #' `statphysgpu_interrupted`.
 #'
+#' @section Continuing:
+#' `driven_brownian(init = x, periods = b)` continues the result `x` of a
+#' run of \eqn{a} periods by \eqn{b} more: every path goes on from its end
+#' state (kept in `attr(x, "state")`: the position as whole periods and the
+#' part within one, the velocity, the sums of \eqn{v^2}, the position after
+#' the transient) at the step `x` reached, with the same random numbers as
+#' one run, so the result is that of one run of \eqn{a + b} periods: per-path
+#' statistics, end states, kept trajectories and the density over time (the
+#' samples up to the end of `x` are `x`'s, the later ones the
+#' continuation's), bit for bit on the CPU, to rounding on the GPU. **The
+#' transient is that of the first run**: `attr(x, "transient_periods")`
+#' periods, which the averages of the continued run also discard, so it
+#' equals one run of \eqn{a + b} periods whose `transient` gives the same
+#' whole number of periods (`transient` cannot be given when continuing).
+#' An interrupted `x` continues from the step it reached (mid-period too):
+#' `periods = 0` completes it. The other arguments are taken from `x`; given
+#' ones must equal `x`'s, and a result whose state does not match its paths
+#' is refused. Continuing and `rbind()` of chunks commute.
+#'
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param a Drive amplitude (finite; a vector gives one condition per value).
 #' @param omega Drive angular frequency, positive (vector allowed).
@@ -128,7 +147,8 @@
 #'   D_0} in equilibrium), so that the free particle's diffusion constant is
 #'   \eqn{D_0/\gamma} (Einstein); non-negative (vector allowed; 0
 #'   integrates the deterministic dynamics from random starts).
-#' @param periods Drive periods to integrate, a whole number \eqn{\ge 1}.
+#' @param periods Drive periods to integrate, a whole number \eqn{\ge 1};
+#'   continuing a result (`init = `), the periods to add (\eqn{\ge 0}).
 #' @param steps_per_period Steps per drive period, a whole number in
 #'   \eqn{[1, 2^{24}]}.
 #' @param transient Fraction of the periods discarded before averaging, in
@@ -152,7 +172,9 @@
 #' @param precision `"single"` (default) or `"double"`.
 #' @param progress Show a progress bar.
 #' @param init The start: `NULL` (the default start: at rest, at a
-#'   uniform position in one period) or `list(x = , v = )`, start positions
+#'   uniform position in one period), a previous result of
+#'   `driven_brownian()` to continue (see "Continuing"), or `list(x = , v = )`,
+#'   start positions
 #'   and velocities, each `NULL` (the default start), a number, or one per
 #'   replica of this call (length `replicas`); positions of magnitude at most
 #'   \eqn{2^{30}}.
@@ -172,7 +194,8 @@
 #'   `t`, `x_lo`, `count`: the density over time) and `outside` (the paths
 #'   below and above the window at each period)), `trajectories` (with `keep > 0`: `condition`,
 #'   `replica`, `period`, `t`, `x`, `v`), `conditions`, `dt`, `periods`,
-#'   `transient_periods`, `steps` (steps done), `replicas`, `first_replica`,
+#'   `transient_periods`, `steps` (steps done), `state` (each path's end
+#'   state, for `init = `), `keep`, `replicas`, `first_replica`,
 #'   `init` (`"default"` or `"given"`), `seed`, `backend`, `devices`,
 #'   `precision`, `method`, `seconds`, `interrupted`. Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, `rbind` of
@@ -193,6 +216,9 @@
 #'                       periods = 10, steps_per_period = 400, seed = 2,
 #'                       backend = "cpu")
 #' c(eq$v2_mean, eq$v2_se)
+#' # ten periods more: the same as one run of 20 periods with eq's transient
+#' eq2 <- driven_brownian(init = eq, periods = 10, backend = "cpu")
+#' attr(eq2, "periods")
 #' @export
 driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_per_period = 100,
                             transient = 0.1, method = c("srk2", "euler"),
@@ -205,13 +231,26 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
   sp_renamed_args(c(n = "replicas", gamma = "beta", D0 = "theta"), "driven_brownian")
   init <- driven_init_alias(init, missing(init), if (!missing(x0)) list(x0),
                             if (!missing(v0)) list(v0), call)
+  prev <- NULL
+  if (inherits(init, "driven_paths")) { # continue: its arguments fill the missing ones
+    prev <- driven_prev(init, environment(), call)
+    init <- NULL
+  }
   a <- check_finite(a, "a", call = call)
   omega <- check_positive(omega, "omega", call = call)
   f <- check_finite(f, "f", call = call)
   beta <- check_positive(beta, "beta", call = call)
   theta <- check_positive(theta, "theta", allow_zero = TRUE, call = call)
-  periods <- check_whole(periods, "periods", lo = 1, hi = 2^40, call = call)
+  periods <- check_whole(periods, "periods", lo = if (is.null(prev)) 1 else 0, hi = 2^40,
+                         call = call)
   spp <- check_whole(steps_per_period, "steps_per_period", lo = 1, hi = 2^24, call = call)
+  # a continuation runs from the step `init` reached to the end of its
+  # periods and `periods` more
+  k0 <- 0
+  if (!is.null(prev)) {
+    k0 <- attr(prev, "steps")
+    periods <- attr(prev, "periods") + periods
+  }
   if (periods * spp > 2^53) {
     sp_abort(sprintf("`periods * steps_per_period` = %s steps per path; at most 2^53.",
                      format(periods * spp)), call = call)
@@ -227,9 +266,10 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed, backend = backend,
                   devices = devices, precision = precision,
                   precisions = c("single", "double"), progress = progress,
-                  groups = ncond, row_bytes = 4 * 8 + 9 * 8 + 40, auto_threshold = 1e4)
+                  groups = ncond, row_bytes = 7 * 8 + 9 * 8 + 40, auto_threshold = 1e4)
   keep <- check_whole(keep, "keep", lo = 0, hi = 2^40, call = call)
   if (output == "trajectories" && keep == 0) keep <- 10
+
   # replicas 1..keep of the whole study: this call keeps those it holds (its
   # first paths), so that chunks combine into the one-call trajectories
   keep_here <- max(0, min(fr$n, keep - (fr$first - 1)))
@@ -258,12 +298,19 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
     }
     dens <- c(window[1], window[2] - window[1])
   }
+  if (!is.null(prev)) {
+    resume <- driven_resume(prev, grid, fr, list(steps_per_period = spp, method = method,
+                                                 output = output, bins = bins, keep = keep),
+                            window, call)
+    if (k0 >= periods * spp) return(prev) # nothing left to run
+  }
   init <- driven_check_init(init, call)
   x0 <- driven_start_values(init$x, "init$x", fr$n, call)
   v0 <- driven_start_values(init$v, "init$v", fr$n, call)
   dt <- 2 * pi / grid$omega / spp
   driven_check_step(grid, dt, method, call)
-  ntr <- floor(transient * periods)
+  # the transient of the first run stays
+  ntr <- if (is.null(prev)) floor(transient * periods) else attr(prev, "transient_periods")
   ktr <- ntr * spp
   # the engine's struct (driven_args.h) keeps the paper's field names
   conds <- list(a = grid$a, omega = grid$omega, f = grid$f, gamma = grid$beta,
@@ -275,7 +322,8 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
                  seed = fr$seed, periods = periods, ktr = ktr, x0 = x0, v0 = v0,
                  keep_m = keep_here, dens_lo = if (length(dens)) dens[1] else 0,
                  dens_bins = if (length(dens)) dens[2] else 0, heun = method == "srk2",
-                 single = fr$precision == "single",
+                 single = fr$precision == "single", k0 = k0,
+                 resume = if (is.null(prev)) DRIVEN_NO_RESUME else resume,
                  kernel = "driven", variant = driven_kernel_variant(fr$precision, method))
   cond_of <- rep.int(seq_len(ncond), rep.int(fr$n, ncond)) # rep(, each =), faster
   steps <- res$steps
@@ -289,7 +337,7 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
     replica = rep(fr$first - 1 + seq_len(fr$n), times = ncond),
     v_bar = if (!reached) rep(NA_real_, npaths)
             else (res$x - res$xtr) / (if (ncond == 1) t_obs else t_obs[cond_of]),
-    v2_bar = if (reached) res$acc2 / (steps - ktr) else rep(NA_real_, npaths),
+    v2_bar = if (reached) (res$acc2 + res$s2) / (steps - ktr) else rep(NA_real_, npaths),
     x = res$x, v = res$v, x_tr = res$xtr))
   traj <- NULL
   if (keep_here > 0) {
@@ -304,12 +352,21 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
     traj <- traj[!is.na(traj$x), , drop = FALSE]
     rownames(traj) <- NULL
   }
+  q0 <- k0 %/% spp # a continuation's samples up to period q0 are those of `init`
+  if (!is.null(prev)) traj <- driven_join_samples(attr(prev, "trajectories"), traj, q0)
   meta <- list(conditions = grid, dt = dt, periods = periods, steps_per_period = spp,
                transient_periods = ntr, steps = steps, method = method, output = output,
                bins = bins, window = if (length(dens)) window,
-               init = if (is.null(init$x) && is.null(init$v)) "default" else "given")
-  out <- driven_assemble(paths, traj, meta,
-                         if (length(dens)) driven_density(res$density, grid, periods, window))
+               init = if (!is.null(prev)) attr(prev, "init")
+                      else if (is.null(init$x) && is.null(init$v)) "default" else "given",
+               keep = keep)
+  density <- if (length(dens)) driven_density(res$density, grid, periods, window)
+  if (!is.null(prev) && length(dens)) {
+    density <- driven_join_density(attr(prev, "histogram"), density, q0)
+  }
+  out <- driven_assemble(paths, traj, meta, density)
+  attr(out, "state") <- new_df(list(condition = paths$condition, replica = paths$replica,
+                                    m = res$m, y = res$y, s2 = res$s2, acc2 = res$acc2))
   attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
   sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
@@ -318,6 +375,128 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
                "are over the time reached after the transient%s"),
                fmt_count(steps), fmt_count(periods * spp), format(steps / spp, digits = 4),
                if (reached) "" else " (none: still in the transient, so they are NA)"))
+}
+
+# ---- continuing a result (init = <a result>) --------------------------------
+
+# The resume table of a fresh run: no rows (driven_args.h, sp_driven_state).
+DRIVEN_NO_RESUME <- list(m = numeric(), y = numeric(), v = numeric(), s2 = numeric(),
+                         acc2 = numeric(), xtr = numeric())
+
+# `init` is a previous result to continue: check that it has a state, and
+# fill the arguments the caller left out (in `env`, driven_brownian()'s
+# frame) from it; `periods` (the periods to add) must be given, `transient`
+# must not (the transient of the first run stays).  The values given are
+# checked against the result's in driven_resume().
+driven_prev <- function(init, env, call) {
+  if (is.null(attr(init, "state"))) {
+    sp_abort(paste0(
+      "`init` has no end state of its paths (attribute \"state\"): it is a modified ",
+      "result or one of an earlier version; continue an unmodified result of ",
+      "driven_brownian()."), call = call)
+  }
+  if (!eval(quote(missing(transient)), env)) {
+    sp_abort(sprintf(paste0(
+      "`transient` cannot be given when continuing `init`: the continuation keeps the ",
+      "transient of `init` (its first %s periods), so that the averages are those of ",
+      "one run."), fmt_count(attr(init, "transient_periods"))), call = call)
+  }
+  if (eval(quote(missing(periods)), env)) {
+    sp_abort(sprintf(paste0(
+      "give `periods` to continue `init`: the drive periods to add to its %s (0 ",
+      "completes an interrupted run)."), fmt_count(attr(init, "periods"))), call = call)
+  }
+  conds <- attr(init, "conditions")
+  fill <- list(replicas = attr(init, "replicas"), a = unique(conds$a),
+               omega = unique(conds$omega), f = unique(conds$f), beta = unique(conds$beta),
+               theta = unique(conds$theta), steps_per_period = attr(init, "steps_per_period"),
+               method = attr(init, "method"), output = attr(init, "output"),
+               bins = attr(init, "bins"), keep = attr(init, "keep"),
+               seed = attr(init, "seed_hex"), first_replica = attr(init, "first_replica"),
+               precision = attr(init, "precision"), window = attr(init, "window"))
+  for (nm in names(fill)) {
+    if (eval(call("missing", as.name(nm)), env)) assign(nm, fill[[nm]], envir = env)
+  }
+  init
+}
+
+# The resume table (the job's `resume`, sp_driven_state, one row per path)
+# of `prev`, after checking that prev is a run of this call's simulation
+# (the same conditions, seed, method, precision, steps, replicas, output)
+# and that its state is the engine's.  `given`: this call's values of the
+# arguments that must agree.
+driven_resume <- function(prev, grid, fr, given, window, call) {
+  was <- list(steps_per_period = attr(prev, "steps_per_period"),
+              method = attr(prev, "method"), output = attr(prev, "output"),
+              bins = attr(prev, "bins"), keep = attr(prev, "keep"),
+              precision = attr(prev, "precision"), replicas = attr(prev, "replicas"),
+              first_replica = attr(prev, "first_replica"))
+  now <- c(given, list(precision = fr$precision, replicas = fr$n, first_replica = fr$first))
+  continue_check(prev, grid, fr, was, now, call)
+  w <- attr(prev, "window")
+  if (!identical(w, if (given$output == "histogram") window)) {
+    continue_check(prev, grid, fr, list(window = paste(format(w), collapse = ", ")),
+                   list(window = paste(format(window), collapse = ", ")), call)
+  }
+  bad <- function(why) {
+    sp_abort(sprintf(paste0(
+      "`init` holds no usable end state of its paths: %s. Continue an unmodified ",
+      "result of driven_brownian() (rbind() of its chunks is one)."), why), call = call)
+  }
+  p <- attr(prev, "paths")
+  st <- attr(prev, "state")
+  n <- fr$n
+  ncond <- nrow(grid)
+  cols <- c("condition", "replica", "m", "y", "s2", "acc2")
+  if (!is.list(st) || !all(cols %in% names(st)) || !is.list(p) ||
+      !all(c("condition", "replica", "v", "x_tr") %in% names(p)) ||
+      !all(vapply(c(st[cols], p[c("v", "x_tr")]), is.numeric, TRUE)) ||
+      !all(lengths(c(st[cols], p[c("v", "x_tr")])) == ncond * n)) {
+    bad(sprintf(paste0("attr(init, \"state\") must be a table of numeric columns %s, and ",
+                       "attr(init, \"paths\") hold v and x_tr, one row for each of its %s ",
+                       "paths"), paste(cols, collapse = ", "), fmt_count(ncond * n)))
+  }
+  cond_of <- as.double(rep.int(seq_len(ncond), rep.int(n, ncond)))
+  rep_of <- as.double(rep(fr$first - 1 + seq_len(n), times = ncond))
+  if (!identical(as.double(st$condition), cond_of) || !identical(as.double(st$replica), rep_of) ||
+      !identical(as.double(p$condition), cond_of) || !identical(as.double(p$replica), rep_of)) {
+    bad(sprintf("its rows must be replicas %s to %s of each of its %s conditions, in order",
+                fmt_count(fr$first), fmt_count(fr$first + n - 1), fmt_count(ncond)))
+  }
+  steps <- attr(prev, "steps")
+  ok <- is.numeric(steps) && length(steps) == 1 && !is.na(steps) && steps >= 0 &&
+    steps <= attr(prev, "periods") * attr(prev, "steps_per_period")
+  fin <- is.finite(st$m) & st$m == round(st$m) & abs(st$m) <= 2^31 - 1 &
+    is.finite(st$y) & is.finite(p$v) & is.finite(st$s2) & is.finite(st$acc2) &
+    (is.finite(p$x_tr) | is.na(p$x_tr))
+  if (!ok || !all(fin)) {
+    bad(if (!ok) "its step count is not one of its run" else
+          sprintf("replica %s of condition %s has a non-finite or broken state",
+                  fmt_count(st$replica[which(!fin)[1]]), st$condition[which(!fin)[1]]))
+  }
+  list(m = as.double(st$m), y = as.double(st$y), v = as.double(p$v),
+       s2 = as.double(st$s2), acc2 = as.double(st$acc2), xtr = as.double(p$x_tr))
+}
+
+# Samples of a continuation: those of `init` up to period q0, the run's
+# after it (kept trajectories: rows by condition, replica and period).
+driven_join_samples <- function(old, new, q0) {
+  if (is.null(old) && is.null(new)) return(NULL)
+  out <- rbind(old[old$period <= q0, , drop = FALSE], new[new$period > q0, , drop = FALSE])
+  out <- out[order(out$condition, out$replica, out$period), , drop = FALSE]
+  rownames(out) <- NULL
+  out
+}
+
+# The density over time of a continuation: the counts of `init` (its
+# histogram attribute) up to period q0, the run's after it.
+driven_join_density <- function(old, new, q0) {
+  d <- new$density
+  o <- new$outside
+  d$count[d$period <= q0] <- old$density$count[old$density$period <= q0]
+  o$below[o$period <= q0] <- old$outside$below[old$outside$period <= q0]
+  o$above[o$period <= q0] <- old$outside$above[old$outside$period <= q0]
+  list(density = d, outside = o)
 }
 
 # The largest relative bias of the stationary <x^2>, <v^2> of the scheme

@@ -93,6 +93,24 @@
 #' `first_replica`) to complete the sample. A time limit (`setTimeLimit()`)
 #' or another error is not an interrupt: it raises as an error.
 #'
+#' @section Continuing:
+#' `escape_times(init = x, t_max = )` continues the result `x` of an earlier
+#' call to a larger `t_max` (at least `x`'s): its censored paths go on from
+#' the state where they stopped (\eqn{\varphi}, \eqn{\dot\varphi} and the
+#' step reached, kept in `attr(x, "state")`), its escaped paths are kept as
+#' they are, and the paths an interrupt left unfinished (`attr(x,
+#' "unfinished")`) go on from where they stopped too (or start, if they had
+#' not). Step \eqn{k} of a path still uses normal \eqn{k-1} of its stream, so
+#' the result is that of one call with the larger `t_max`, path by path: bit
+#' for bit on the CPU (the step counts of `attr(, "steps")` too), to rounding
+#' on the GPU. The other arguments are taken from `x` (`replicas`, the
+#' parameters, `dt`, `method`, `seed`, `first_replica`, `precision`,
+#' `threshold`); given ones must equal `x`'s, and a result whose state does
+#' not match its paths (modified, subset) is refused. Continuing and
+#' `rbind()` of chunks commute: continue each chunk and combine, or combine
+#' and continue. `switching_currents(init = x, gamma_max = )` continues a ramp
+#' to a higher `gamma_max` in the same way.
+#'
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param gamma Bias current \eqn{I_b/I_c}, in \eqn{[0, 1)}; a vector gives
 #'   one condition per value.
@@ -102,7 +120,7 @@
 #' @param dt Time step \eqn{h} (normalised units), positive; see "Steps, stability
 #'   and precision".
 #' @param t_max Censoring time, positive and finite; at most \eqn{2^{53}}
-#'   steps per path.
+#'   steps per path. Continuing a result (`init = `), at least its `t_max`.
 #' @param method `"srk2"` (default) or `"euler"`.
 #' @param seed Philox key: a whole number in \eqn{[0, 2^{64})}, a hexadecimal
 #'   string, or `NULL` to draw one from R's random number generator
@@ -120,7 +138,8 @@
 #' @param threshold `"saddle"` (default), `"next_well"`, or a number
 #'   \eqn{\ge 0} of radians past the saddle; see "Threshold".
 #' @param init `"rest"` (default: \eqn{\varphi_0 = \arcsin\gamma},
-#'   \eqn{\dot\varphi = 0}) or `"thermal"`: \eqn{\varphi} drawn from the
+#'   \eqn{\dot\varphi = 0}), a previous result of the same simulator to
+#'   continue (see "Continuing"), or `"thermal"`: \eqn{\varphi} drawn from the
 #'   Boltzmann law \eqn{\propto e^{-U(\varphi)/\theta}} of the well (between
 #'   the neighbouring saddles, where it is above \eqn{e^{-30}} of its peak;
 #'   tabulated on 1025 knots and inverted exactly between them) and
@@ -133,7 +152,10 @@
 #'   `value` (escape time) and `escaped`; attributes `conditions` (the
 #'   parameter grid), `seed`, `backend`, `devices`, `precision`, `method`,
 #'   `dt`, `t_max`, `threshold`, `init`, `replicas`, `first_replica`, `steps` (useful and
-#'   issued integration steps), `seconds`, `interrupted`, `unfinished` and
+#'   issued integration steps), `seconds`, `interrupted`, `unfinished`,
+#'   `state` (the paths not escaped, where they stopped: `condition`,
+#'   `replica`, `phi`, `v`, `step`, and `hit`, `frac` for a crossing found
+#'   past `t_max` in the last steps run; for `init = `) and
 #'   `args` (the call's arguments, for [h_check()]). Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, [as_surv()],
 #'   `rbind` of chunks.
@@ -149,6 +171,9 @@
 #' x
 #' summary(x)
 #' plot(x, theory = "kramers")
+#' # continue the censored paths to a later t_max (= one call with it)
+#' y <- escape_times(init = x, t_max = 4000, backend = "cpu")
+#' c(sum(!x$escaped), sum(!y$escaped))
 #' @export
 escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
                          method = c("srk2", "euler"), seed = NULL,
@@ -158,6 +183,12 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
                          init = c("rest", "thermal"), n, h, start) {
   call <- sys.call()
   sp_renamed_args(c(n = "replicas", h = "dt", start = "init"), "escape_times")
+  prev <- NULL
+  if (is.data.frame(init)) { # a previous result: its arguments fill the missing ones
+    prev <- escape_prev(init, "escape_times", c("gamma", "V0", "beta", "theta"),
+                        environment(), "t_max", call)
+    init <- attr(prev, "init")
+  }
   args <- list(replicas = replicas, gamma = gamma, V0 = V0, beta = beta, theta = theta,
                dt = dt, t_max = t_max, method = method, seed = seed,
                first_replica = first_replica, backend = backend, devices = devices,
@@ -181,7 +212,8 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
              kmax = kmax, n = replicas, h = h, method = method, seed = seed,
              first_replica = first_replica, backend = backend, devices = devices,
              precision = precision, progress = progress, threshold = threshold,
-             start = init, extra = list(t_max = t_max), args = args, call = call)
+             start = init, extra = list(t_max = t_max), args = args, call = call,
+             prev = prev, kmax_prev = if (!is.null(prev)) steps_upto(attr(prev, "t_max") / h))
 }
 
 #' Switching currents under a bias ramp
@@ -206,14 +238,18 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #'
 #' @inheritParams escape_times
 #' @inheritSection escape_times Interrupts
+#' @inheritSection escape_times Continuing
 #' @param ramp Bias increase per unit of normalised time (see [jj_units()],
 #'   which converts a sweep rate in A/s), positive; a vector gives one
 #'   condition per value.
 #' @param gamma0 Starting bias, in \eqn{[0, 1)}.
 #' @param gamma_max Bias at which paths are censored, in
-#'   \eqn{(\gamma_0, 1]}.
+#'   \eqn{(\gamma_0, 1]}; continuing a result (`init = `), at least its
+#'   `gamma_max`.
 #' @param threshold As for [escape_times()], at the starting bias `gamma0`.
-#' @param init As for [escape_times()], in the well of `gamma0`.
+#' @param init As for [escape_times()], in the well of `gamma0`; or a
+#'   previous result of `switching_currents()` to continue to a higher
+#'   `gamma_max`.
 #' @return An object of class `switching_currents`, laid out as for
 #'   [escape_times()] with columns `condition`, `ramp`, `V0`, `beta`,
 #'   `theta`, `replica`, `value` (bias at switching) and `escaped` (switched
@@ -232,6 +268,13 @@ switching_currents <- function(replicas, ramp, V0, beta, theta, dt, gamma0 = 0,
                                init = c("rest", "thermal"), n, h, start) {
   call <- sys.call()
   sp_renamed_args(c(n = "replicas", h = "dt", start = "init"), "switching_currents")
+  prev <- NULL
+  if (is.data.frame(init)) { # a previous result: its arguments fill the missing ones
+    prev <- escape_prev(init, "switching_currents", c("ramp", "V0", "beta", "theta"),
+                        environment(), "gamma_max", call,
+                        more = list(gamma0 = attr(init, "gamma0")))
+    init <- attr(prev, "init")
+  }
   args <- list(replicas = replicas, ramp = ramp, V0 = V0, beta = beta, theta = theta,
                dt = dt, gamma0 = gamma0, gamma_max = gamma_max, method = method,
                seed = seed, first_replica = first_replica, backend = backend,
@@ -267,7 +310,8 @@ switching_currents <- function(replicas, ramp, V0, beta, theta, dt, gamma0 = 0,
              first_replica = first_replica, backend = backend, devices = devices,
              precision = precision, progress = progress, threshold = threshold,
              start = init, extra = list(gamma0 = gamma0, gamma_max = gamma_max),
-             args = args, call = call)
+             args = args, call = call, prev = prev,
+             kmax_prev = if (!is.null(prev)) steps_upto((attr(prev, "gamma_max") - gamma0) / dg))
 }
 
 # ---- the escape engine's frame ----------------------------------------------
@@ -415,6 +459,207 @@ escape_check_steps <- function(c0, method, precision, call) {
   invisible(lin)
 }
 
+# ---- continuing a result (init = <a result>) --------------------------------
+
+# The resume table of a fresh run: no rows (escape_args.h, sp_escape_state).
+ESCAPE_NO_RESUME <- list(path = numeric(), phi = numeric(), v = numeric(), frac = numeric(),
+                         step = numeric(), hit = numeric())
+
+# The state attribute of a result: the paths not escaped, where the run left
+# them (sp_escape_state of escape_args.h) -- their condition and replica,
+# phi and v (values of the run's precision), the step reached, and a
+# crossing pending in the last macro-step (hit 1..4 and its interpolation
+# fraction; 0: none), which a continuation with a larger t_max or gamma_max
+# reports; step -1: not started.  res: the engine's outputs, its item i the
+# result's row rows[i] (NULL: item i is row i).
+escape_state <- function(out, rows, res) {
+  it <- which(res$status != 1L) # SP_ESCAPE_ESCAPED
+  all <- length(it) == length(res$status)
+  pick <- function(x) if (all) x else x[it]
+  r <- if (is.null(rows)) it else rows[it]
+  new_df(list(condition = if (all && is.null(rows)) out$condition else out$condition[r],
+              replica = if (all && is.null(rows)) out$replica else out$replica[r],
+              phi = pick(res$end_phi), v = pick(res$end_v), step = pick(res$end_step),
+              hit = pick(res$end_hit), frac = pick(res$end_frac)))
+}
+
+# `init` is a previous result to continue: check its class and that it has
+# a state, and fill the arguments the caller left out (in `env`, the
+# simulator's frame) from it: replicas, dt, method, seed, first_replica,
+# precision, threshold, the swept parameters `sweep` and those in `more`.
+# `limit` (t_max or gamma_max) must be given.  The values given are checked
+# against the result's later (escape_resume()).
+escape_prev <- function(init, type, sweep, env, limit, call, more = NULL) {
+  if (!inherits(init, type)) {
+    sp_abort(sprintf(paste0(
+      "`init` must be \"rest\", \"thermal\" or a result of %s() to continue, not %s."),
+      type, describe(init)), call = call)
+  }
+  if (is.null(attr(init, "state"))) {
+    sp_abort(sprintf(paste0(
+      "`init` has no end state of its paths (attribute \"state\"): it is a modified ",
+      "result or one of an earlier version; continue an unmodified result of %s()."),
+      type), call = call)
+  }
+  fill <- list(replicas = attr(init, "replicas"), dt = step_of(init),
+               method = attr(init, "method"), seed = attr(init, "seed_hex"),
+               first_replica = attr(init, "first_replica"),
+               precision = attr(init, "precision"), threshold = attr(init, "threshold"))
+  given <- attr(init, "args")
+  for (p in sweep) fill[[p]] <- given[[p]] %||% unique(attr(init, "conditions")[[p]])
+  fill <- c(fill, more)
+  for (nm in names(fill)) {
+    if (eval(call("missing", as.name(nm)), env)) assign(nm, fill[[nm]], envir = env)
+  }
+  if (eval(call("missing", as.name(limit)), env)) {
+    sp_abort(sprintf(paste0(
+      "give `%s` to continue `init`: the new %s, at least its %s = %s (the same %s ",
+      "completes the paths an interrupt left unfinished)."), limit,
+      if (limit == "t_max") "censoring time" else "bias where paths are censored", limit,
+      fmt_num(attr(init, limit)), limit), call = call)
+  }
+  init
+}
+
+# The resume table (the job's `resume`, sp_escape_state) of the paths of
+# `prev` that are not escaped, after checking that prev is a run of this
+# call's simulation (the same conditions, seed, method, precision, step,
+# threshold, replicas) with a larger or equal t_max (gamma_max), and that
+# its state is the engine's.  Also `counted`: the steps prev counted as
+# useful for those paths (steps to a crossing within kmax_prev, or
+# kmax_prev, for a censored path; 0 for an unfinished one).
+escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
+                          call) {
+  limit <- if (type == "escape_times") "t_max" else "gamma_max"
+  was <- list(method = attr(prev, "method"), precision = attr(prev, "precision"),
+              dt = step_of(prev), threshold = describe_threshold(attr(prev, "threshold")),
+              replicas = attr(prev, "replicas"), first_replica = attr(prev, "first_replica"))
+  now <- list(method = method, precision = fr$precision, dt = h,
+              threshold = describe_threshold(threshold), replicas = fr$n,
+              first_replica = fr$first)
+  if (type == "switching_currents") {
+    was$gamma0 <- attr(prev, "gamma0")
+    now$gamma0 <- extra$gamma0
+  }
+  continue_check(prev, grid, fr, was, now, call)
+  if (!(extra[[limit]] >= attr(prev, limit))) {
+    sp_abort(sprintf(paste0(
+      "`%s` = %s is below the %s = %s of `init`: a continuation only extends the ",
+      "paths (give at least %s)."), limit, fmt_num(extra[[limit]]), limit,
+      fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
+  }
+  escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
+}
+
+# The checks of a continuation that every simulator makes: `prev` ran the
+# conditions `grid` with the seed of frame `fr`, and its values `was` equal
+# this call's `now` (named lists; numbers compared by value); else an error
+# naming the first argument that differs.
+continue_check <- function(prev, grid, fr, was, now, call) {
+  differ <- function(what, was, now) {
+    sp_abort(sprintf(paste0(
+      "`init` was run with %s = %s, this call has %s: a continuation runs the same ",
+      "paths, so give the value of `init` (or leave `%s` out to take it from `init`)."),
+      what, was, now, what), call = call)
+  }
+  conds <- attr(prev, "conditions")
+  if (!identical(conds, grid)) {
+    p <- setdiff(names(grid), "condition")
+    bad <- p[!vapply(p, function(q) identical(conds[[q]], grid[[q]]), TRUE)]
+    if (!length(bad) || !is.data.frame(conds)) bad <- p[1]
+    differ(bad[1], paste(fmt_num(unique(conds[[bad[1]]])), collapse = ", "),
+           paste(fmt_num(unique(grid[[bad[1]]])), collapse = ", "))
+  }
+  if (!identical(attr(prev, "seed_hex"), u64_to_hex(fr$seed))) {
+    differ("seed", attr(prev, "seed_hex"), u64_to_hex(fr$seed))
+  }
+  for (nm in names(was)) {
+    a <- was[[nm]]
+    b <- now[[nm]]
+    same <- length(a) == 1 && length(b) == 1 &&
+      (if (is.numeric(a) && is.numeric(b)) isTRUE(a == b) else identical(a, b))
+    if (!same) differ(nm, if (length(a)) format(a) else "?", format(b))
+  }
+  invisible()
+}
+
+# The state of `prev` as the engine left it, or an error that says what is
+# wrong (a modified result): see escape_resume().
+escape_check_state <- function(prev, type, ncond, fr, kmax_prev, call) {
+  bad <- function(why) {
+    sp_abort(sprintf(paste0(
+      "`init` holds no usable end state of its paths: %s. Continue an unmodified ",
+      "result of %s() (rbind() of its chunks is one)."), why, type), call = call)
+  }
+  st <- attr(prev, "state")
+  cols <- c("condition", "replica", "phi", "v", "step", "hit", "frac")
+  if (!is.list(st) || !all(cols %in% names(st)) ||
+      !all(vapply(st[cols], is.numeric, TRUE)) ||
+      length(unique(lengths(st[cols]))) != 1) {
+    bad("attr(init, \"state\") must be a table of numeric columns condition, replica, phi, v, step, hit, frac")
+  }
+  n <- fr$n
+  m <- length(st$step)
+  if (nrow(prev) != ncond * n || !identical(as.double(prev$condition),
+                                             as.double(rep.int(seq_len(ncond),
+                                                               rep.int(n, ncond)))) ||
+      !identical(as.double(prev$replica), as.double(rep(fr$first - 1 + seq_len(n),
+                                                         times = ncond)))) {
+    bad(sprintf(paste0("its rows must be replicas %s to %s of each of its %s conditions, ",
+                       "in order"), fmt_count(fr$first), fmt_count(fr$first + n - 1),
+                fmt_count(ncond)))
+  }
+  path <- (st$condition - 1) * n + (st$replica - fr$first)
+  if (anyNA(path) || !identical(as.double(path + 1), as.double(which(!prev$escaped)))) {
+    bad("its rows must be exactly the paths not escaped")
+  }
+  if (m == 0) return(c(ESCAPE_NO_RESUME, list(counted = numeric())))
+  ok_step <- !is.na(st$step) & st$step >= -1 & st$step <= 2^53 &
+    (st$step == -1 | st$step %% 4 == 0)
+  ok_hit <- !is.na(st$hit) & st$hit %in% 0:4 & (st$hit == 0 | st$step >= 4) &
+    !is.na(st$frac) & st$frac >= 0 & st$frac <= 1 & (st$hit > 0 | st$frac == 0)
+  ok_state <- st$step == -1 | (is.finite(st$phi) & is.finite(st$v))
+  if (!all(ok_step & ok_hit & ok_state)) {
+    i <- which(!(ok_step & ok_hit & ok_state))[1]
+    bad(sprintf(paste0("replica %s of condition %s has step = %s, hit = %s, frac = %s, ",
+                       "phi = %s, v = %s"), fmt_count(st$replica[i]), st$condition[i],
+                format(st$step[i]), format(st$hit[i]), format(st$frac[i]),
+                format(st$phi[i]), format(st$v[i])))
+  }
+  kp <- rep_len(kmax_prev, ncond)[st$condition]
+  censored <- st$step >= kp
+  vcens <- attr(prev, if (type == "escape_times") "t_max" else "gamma_max")
+  if (any(censored & prev$value[path + 1] != vcens)) {
+    bad("a path censored where it reached its last step must have the censoring value")
+  }
+  kc <- st$step - 4 + st$hit
+  counted <- ifelse(!censored, 0, ifelse(st$hit > 0 & kc <= kp, kc, kp))
+  list(path = as.double(path), phi = as.double(st$phi), v = as.double(st$v),
+       frac = as.double(st$frac), step = as.double(st$step), hit = as.double(st$hit),
+       counted = counted)
+}
+
+# The continued result: prev with the continued paths' values and end
+# states replaced by the engine's (items: resume$path + 1), the new limit
+# and arguments, and the step counts of one call (the useful steps prev
+# counted for the continued paths replaced by their whole paths').
+escape_continued_result <- function(prev, res, resume, extra, args) {
+  out <- prev
+  for (e in names(extra)) attr(out, e) <- extra[[e]]
+  a <- args
+  a$init <- attr(prev, "init")
+  attr(out, "args") <- a
+  if (is.null(res)) return(out)
+  rows <- resume$path + 1
+  out$value[rows] <- res$value
+  out$escaped[rows] <- res$status == 1L
+  attr(out, "state") <- escape_state(out, rows, res)
+  steps <- attr(prev, "steps")
+  attr(out, "steps") <- c(useful = steps[["useful"]] - sum(resume$counted) + res$useful_steps,
+                          issued = steps[["issued"]] + res$issued_steps)
+  out
+}
+
 # Thermal-start tables (escape_args.h): for each condition, the CDF and the
 # log density of phi ~ exp(-U(phi) / theta) on SP_ESCAPE_KNOTS knots over
 # the well (between the neighbouring saddles, cut where the density falls
@@ -491,60 +736,78 @@ escape_conditions <- function(grid, g0, dg, h, th, vcens, kmax, start, call) {
 }
 
 # Everything after the model's own checks: the frame, the condition table,
-# the engine, the result.
+# the engine, the result.  prev: the result continued (escape_prev()), or
+# NULL.
 escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                        first_replica, backend, devices, precision, progress,
-                       threshold, start, extra, args, call) {
+                       threshold, start, extra, args, call, prev = NULL,
+                       kmax_prev = NULL) {
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
   start <- check_choice(start, c("rest", "thermal"), "init", call = call)
   ncond <- nrow(grid)
   th <- escape_threshold(threshold, g0, call)
+  # the engine's outputs: value, status and the end state, 36 bytes a path;
+  # the result's columns and state
   fr <- sim_frame(call, n = n, first = first_replica, seed = seed,
                   backend = backend, devices = devices, precision = precision,
                   precisions = c("single", "double"), progress = progress,
-                  groups = ncond, row_bytes = 8 + 4 + 4 + 8 + 4 * 8,
+                  groups = ncond, row_bytes = 8 + 4 + 4 + 8 + 4 * 8 + 36 + 7 * 8,
                   auto_threshold = 1e4)
   c0 <- data.frame(g0 = g0, V0 = grid$V0, beta = grid$beta, theta = grid$theta, h = h)
   escape_check_steps(c0, method, fr$precision, call)
   ec <- escape_conditions(grid, g0 = g0, dg = dg, h = h, th = th, vcens = vcens,
                           kmax = kmax, start = start, call = call)
+  resume <- ESCAPE_NO_RESUME
+  if (!is.null(prev)) {
+    resume <- escape_resume(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
+                            call)
+    if (!length(resume$path)) return(escape_continued_result(prev, NULL, resume, extra, args))
+  }
   variant <- paste(c(fr$precision, method,
                      if (type == "switching_currents") "ramp" else "fixed",
-                     if (start == "thermal") "thermal"), collapse = "_")
+                     if (!is.null(prev)) "resume" else if (start == "thermal") "thermal"),
+                   collapse = "_")
   res <- sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
                  replica0 = check_u64(fr$first - 1, "first_replica", call = call),
                  heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
-                 kernel = "escape", variant = variant)
-  each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
-  cond_of <- rep.int(seq_len(ncond), each)
-  # one list of columns, the engine's vectors as they are (no data-frame
-  # method copies a column); a parameter's column repeats its condition's value
-  cols <- list(condition = cond_of)
-  for (p in setdiff(names(grid), "condition")) cols[[p]] <- rep.int(grid[[p]], each)
-  cols$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
-  cols$value <- res$value
-  cols$escaped <- res$status == 1L # SP_ESCAPE_ESCAPED (escape_args.h)
-  out <- new_df(cols)
+                 resume = resume[names(ESCAPE_NO_RESUME)], kernel = "escape",
+                 variant = variant)
+  if (!is.null(prev)) {
+    out <- escape_continued_result(prev, res, resume, extra, args)
+  } else {
+    each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
+    cond_of <- rep.int(seq_len(ncond), each)
+    # one list of columns, the engine's vectors as they are (no data-frame
+    # method copies a column); a parameter's column repeats its condition's value
+    cols <- list(condition = cond_of)
+    for (p in setdiff(names(grid), "condition")) cols[[p]] <- rep.int(grid[[p]], each)
+    cols$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
+    cols$value <- res$value
+    cols$escaped <- res$status == 1L # SP_ESCAPE_ESCAPED (escape_args.h)
+    out <- new_df(cols)
+    attr(out, "conditions") <- grid
+    attr(out, "method") <- method
+    attr(out, "dt") <- h
+    for (e in names(extra)) attr(out, e) <- extra[[e]]
+    attr(out, "threshold") <- threshold
+    attr(out, "init") <- start
+    attr(out, "replicas") <- fr$n
+    attr(out, "first_replica") <- fr$first
+    attr(out, "steps") <- c(useful = res$useful_steps, issued = res$issued_steps)
+    attr(out, "args") <- args
+    attr(out, "state") <- escape_state(out, NULL, res)
+  }
   unf <- which(res$status < 0L)    # unstarted or partial: interrupted
-  attr(out, "conditions") <- grid
-  attr(out, "method") <- method
-  attr(out, "dt") <- h
-  for (e in names(extra)) attr(out, e) <- extra[[e]]
-  attr(out, "threshold") <- threshold
-  attr(out, "init") <- start
-  attr(out, "replicas") <- fr$n
-  attr(out, "first_replica") <- fr$first
-  attr(out, "steps") <- c(useful = res$useful_steps, issued = res$issued_steps)
-  attr(out, "unfinished") <- data.frame(condition = cond_of[unf],
+  if (!is.null(prev)) unf <- resume$path[unf] + 1
+  attr(out, "unfinished") <- data.frame(condition = out$condition[unf],
                                         replica = out$replica[unf])
-  attr(out, "args") <- args
   sim_result(out, fr, res, class = c(type, "sp_paths", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s paths finished; the %s unfinished are censored at the ",
                "%s they had reached (escaped = FALSE; listed in ",
                "attr(x, \"unfinished\")), so the estimators stay valid. Rerun ",
                "those replicas with the same seed to complete the sample"),
-               fmt_count(res$finished), fmt_count(fr$rows),
+               fmt_count(fr$rows - length(unf)), fmt_count(fr$rows),
                fmt_count(length(unf)),
                if (type == "switching_currents") "bias" else "time"))
 }

@@ -91,6 +91,7 @@ gpu_kernel_registry_build <- function() {
                                                        fast_math = FALSE))),
     escape = list(file = "escape.cu", toolkit = FALSE, variants = escape_variants()),
     driven = list(file = "driven.cu", toolkit = FALSE, variants = driven_variants()),
+    ams = list(file = "ams.cu", toolkit = FALSE, variants = ams_variants()), # R/ams.R
     # mixed_lb32: registers capped for 32 walkers per SM; _u4: partner
     # loops unrolled 4 times; _fast: selects instead of branches, the
     # hardware approximations in single precision and each pair once in
@@ -169,21 +170,24 @@ kuramoto_variants <- function() {
 }
 
 # escape.cu in each precision, method, bias mode and start:
-# "single_srk2_fixed", ..., "double_euler_ramp_thermal".  Single precision
-# uses the hardware sine for the washboard force (SP_FAST_SIN); nothing else
-# is relaxed (the Box-Muller logarithm must stay accurate near 1).
+# "single_srk2_fixed", ..., "double_euler_ramp_thermal", and the
+# continuations of a previous result ("..._resume": paths from their state).
+# Single precision uses the hardware sine for the washboard force
+# (SP_FAST_SIN); nothing else is relaxed (the Box-Muller logarithm must stay
+# accurate near 1).
 escape_variants <- function() {
   v <- list()
   for (prec in c("single", "double")) for (m in c("srk2", "euler"))
-    for (b in c("fixed", "ramp")) for (st in c("rest", "thermal")) {
-      nm <- paste(c(prec, m, b, if (st == "thermal") "thermal"), collapse = "_")
+    for (b in c("fixed", "ramp")) for (st in c("rest", "thermal", "resume")) {
+      nm <- paste(c(prec, m, b, if (st != "rest") st), collapse = "_")
       v[[nm]] <- list(
         defines = c(if (prec == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1",
                                             "SP_FAST_SIN=1")
                     else "SP_REAL=double",
                     sprintf("SP_ESC_HEUN=%d", as.integer(m == "srk2")),
                     sprintf("SP_ESC_RAMP=%d", as.integer(b == "ramp")),
-                    sprintf("SP_ESC_THERMAL=%d", as.integer(st == "thermal"))),
+                    sprintf("SP_ESC_THERMAL=%d", as.integer(st == "thermal")),
+                    if (st == "resume") "SP_ESC_RESUME=1"),
         fast_math = FALSE)
     }
   v

@@ -43,19 +43,40 @@
 #' (positions, displacements and random-stream positions are kept in it), exactly as
 #' one longer run would have: a long study runs as a chain of calls.
 #'
+#' @section Sweeps: `density` and `b` may be vectors: every combination
+#'   (`density` varying fastest) is a condition, listed in `attr(x,
+#'   "conditions")`, and each runs `replicas` walkers, all in one call (on
+#'   the GPU one launch per condition of a device in each round, so that a
+#'   condition's pair parameters stay kernel parameters). Each condition
+#'   has its own box, \eqn{L = (N/\rho)^{1/3}}, and start lattice; walker
+#'   \eqn{w} of condition \eqn{c} draws from Philox stream
+#'   \eqn{(c-1)\,2^{40} + w - 1}, so condition 1 gives exactly the walkers of
+#'   a call with its values alone, and a condition's chains depend only on
+#'   the seed, its number and its values. The result's columns `condition`,
+#'   `density` and `b` give each block's condition; `summary()` reports
+#'   each condition (its rows start with `condition`, `density`, `b`),
+#'   `plot()`, `autoplot()` and `as.mcmc.list()` draw one (`condition =`),
+#'   g(r) is one table per condition (column `condition`), and the tail
+#'   correction one value per condition.
+#' @section Continuing: `init = x` continues every walker of every condition
+#'   of `x` exactly (the conditions of `x` are used when `density` and `b`
+#'   are not given); chunks of a sweep (`first_replica`) combine with
+#'   [rbind()], and a combined result of consecutive walkers continues too.
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight, with
 #'   a warning; the blocks finished so far are returned, and the walkers'
 #'   state is that after their last finished block, so `init =` the result
 #'   continues each chain exactly.
 #' @param n Number of atoms \eqn{N} (at least 2).
 #' @param density Number density \eqn{\rho} in \eqn{\text{\AA}^{-3}}
+#'   (vector allowed: one condition per value, see "Sweeps")
 #'   (0.02186 is the experimental equilibrium density of the liquid), in
 #'   \eqn{[10^{-4}, 0.1]}: from a dilute vapour (1/200 of the liquid's
 #'   density; the saturated vapour at 4.2 K has 0.0025) to several times
 #'   the density of the solid at melting (0.0287), beyond which a pair
 #'   potential no longer describes helium.
-#' @param b McMillan parameter in \eqn{\text{\AA}}.
-#' @param replicas Number of walkers (independent chains), or `"auto"`: the
+#' @param b McMillan parameter in \eqn{\text{\AA}} (vector allowed: one
+#'   condition per value, see "Sweeps").
+#' @param replicas Number of walkers (independent chains) per condition, or `"auto"`: the
 #'   number of CPU threads ([sp_threads()]) on the CPU, 16 per
 #'   multiprocessor on the GPU.
 #' @param blocks Blocks per walker.
@@ -68,7 +89,8 @@
 #' @param jastrow `"symmetrized"` (default) or `"truncated"`.
 #' @param init `NULL` (walkers start from a lattice) or a previous result
 #'   of `he4_vmc()` whose walkers to continue
-#'   (same `n`, `density`, `b`, `jastrow` and seed; its walkers). Its
+#'   (same `n`, `density`, `b`, `jastrow` and seed -- `density` and `b`
+#'   default to those of `init`; its walkers, in every condition). Its
 #'   state (attribute `state`) is checked as a whole before it is used:
 #'   consecutive walker numbers, finite coordinates inside the box, no two
 #'   atoms of a walker closer than \eqn{\min(0.01\,\text{\AA}, b/4)}
@@ -100,10 +122,12 @@
 #'   `replicas`, `displacement`, `init` and `first_replica` (they work,
 #'   with a warning of class `statphysgpu_deprecated`).
 #' @return An object of class `vmc_blocks`: a data frame with one row per
-#'   finished (walker, block) and columns `replica` (the walker), `block`, `energy`
+#'   finished (walker, block) and columns `replica` (the walker), `block`,
+#'   `condition`, `density`, `b` (its condition and the condition's values), `energy`
 #'   (\eqn{E/N} in K, Pandharipande-Bethe kinetic term), `potential`,
 #'   `kinetic_pb`, `kinetic_jf` (Jackson-Feenberg) and `acceptance`; with
-#'   attributes `params`, `tail_correction` (per atom, in K: \eqn{2\pi\rho
+#'   attributes `params`, `conditions` (the grid of `density` and `b`),
+#'   `tail_correction` (per atom and condition, in K: \eqn{2\pi\rho
 #'   \int_{L/2}^\infty r^2 V(r)\,dr}, reported separately, never added),
 #'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`,
 #'   `state` (the walkers, for `init`), `displacement` (final displacement
@@ -125,6 +149,12 @@
 #' # continue the same chains for four more blocks
 #' y <- he4_vmc(32, blocks = 4, block_sweeps = 10, equilibration = 0,
 #'              init = x, backend = "cpu")
+#' # a sweep: two densities x two values of b, one call
+#' s <- he4_vmc(32, density = c(0.02186, 0.024), b = c(3.0, 3.07), replicas = 1,
+#'              blocks = 2, block_sweeps = 5, equilibration = 10, seed = 1,
+#'              backend = "cpu")
+#' attr(s, "conditions")
+#' summary(s)[c("condition", "density", "b", "observable", "mean")]
 #' @export
 he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                     blocks = 20, block_sweeps = 100, measure_every = 1,
@@ -138,9 +168,17 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
   sp_renamed_args(c(n_atoms = "n", walkers = "replicas", step = "displacement",
                     start = "init", first_walker = "first_replica"), "he4_vmc")
   n_atoms <- check_whole(n, "n", lo = 2, hi = 2^20, call = call)
-  density <- check_positive(density, "density", len = 1, call = call)
-  he4_check_density(density, call)
-  b <- check_positive(b, "b", len = 1, call = call)
+  # a continuation runs the conditions of `init` unless they are given
+  if (!is.null(init) && inherits(init, "vmc_blocks") && !is.null(vmc_params(init))) {
+    if (missing(density)) density <- vmc_params(init)$density
+    if (missing(b)) b <- vmc_params(init)$b
+  }
+  density <- check_positive(density, "density", call = call)
+  for (d in density) he4_check_density(d, call)
+  b <- check_positive(b, "b", call = call)
+  # the grid of conditions: every (density, b), density varying fastest
+  grid <- sim_grid(list(density = density, b = b), call)
+  ncond <- nrow(grid)
   jastrow <- check_choice(jastrow, c("symmetrized", "truncated"), "jastrow", call = call)
   blocks <- check_whole(blocks, "blocks", lo = 1, hi = 2^31 - 1, call = call)
   block_sweeps <- check_whole(block_sweeps, "block_sweeps", lo = 1, hi = 2^40, call = call)
@@ -153,21 +191,21 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
       "every block averages the same number of measurements."),
       fmt_num(block_sweeps), fmt_num(measure_every)), call = call)
   }
-  L <- (n_atoms / density)^(1 / 3)
-  if (L / 2 <= HE4_CORE) {
+  L <- (n_atoms / grid$density)^(1 / 3) # one box per condition
+  if (min(L) / 2 <= HE4_CORE) {
     sp_abort(sprintf(paste0(
       "the box is too small: side L = (n / density)^(1/3) = %.4g A, and ",
       "the pair terms are cut at L/2 = %.4g A, inside the repulsive core of ",
       "the potential (V = 0 at %.4g A). Use more atoms or a lower density."),
-      L, L / 2, HE4_CORE), call = call)
+      min(L), min(L) / 2, HE4_CORE), call = call)
   }
   prev <- NULL
   if (!is.null(init)) {
-    prev <- vmc_check_start(init, n_atoms, density, b, jastrow, seed, replicas, call)
+    prev <- vmc_check_start(init, n_atoms, density, b, jastrow, seed, replicas, grid, call)
     seed <- prev$seed
     # a continued chain keeps its precision unless the caller says otherwise
     if (missing(precision)) precision <- attr(init, "precision")
-    walkers <- length(prev$walker)
+    walkers <- length(prev$walker) / ncond
     first_walker <- prev$walker[1]
   } else {
     walkers <- replicas
@@ -184,7 +222,7 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
   # evaluations; the GPU pays off from about 1e10.
   sweeps_total <- equilibration + blocks * block_sweeps
   plan <- resolve_backend(backend, devices,
-                          work = n_atoms^2 * sweeps_total *
+                          work = n_atoms^2 * sweeps_total * ncond *
                             (if (identical(walkers, "auto")) sp_threads() else as.numeric(walkers)),
                           auto_threshold = 1e10, call = call)
   if (identical(walkers, "auto")) {
@@ -197,6 +235,12 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
     } else sp_threads()
   }
   walkers <- check_whole(walkers, "replicas", lo = 1, hi = 2^31 - 1, call = call)
+  if (walkers * ncond > 2^31 - 1) {
+    sp_abort(sprintf(paste0(
+      "%s walkers in each of %s conditions make %s walkers, more than one call runs ",
+      "(2^31 - 1); split the walkers with `first_replica` or the conditions."),
+      fmt_count(walkers), fmt_count(ncond), fmt_count(walkers * ncond)), call = call)
+  }
   if (plan$backend == "gpu") {
     prec <- check_precision(precision, c("mixed", "double"), call = call)
     shmem <- 3 * n_atoms * if (prec == "mixed") 4 else 8
@@ -215,26 +259,29 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
                   precision = precision,
                   precisions = c("mixed", "double"), progress = progress,
-                  groups = blocks, row_bytes = row_bytes)
+                  groups = blocks * ncond, row_bytes = row_bytes)
   walker_ids <- fr$first - 1 + seq_len(fr$n)
+  nw <- fr$n * ncond # walkers of the call, condition-major
   if (is.null(prev)) {
-    coords <- .Call(C_sp_r_vmc_lattice, as.integer(n_atoms), L, fr$seed,
+    # each condition's lattice in its box, from its walkers' streams
+    coords <- .Call(C_sp_r_vmc_lattice, as.integer(n_atoms), as.double(L), fr$seed,
                     check_u64(fr$first - 1, "first_replica", call = call),
                     as.integer(fr$n))
-    steps <- rep(if (tune) 0.3 else step, fr$n)
-    moves <- rep(0, fr$n)
-    blocks_before <- rep(0, fr$n)
+    steps <- rep(if (tune) 0.3 else step, nw)
+    moves <- rep(0, nw)
+    blocks_before <- rep(0, nw)
   } else {
     coords <- prev$coords # a double array, checked (vmc_check_state())
-    steps <- if (tune) prev$step else rep(step, fr$n)
+    steps <- if (tune) prev$step else rep(step, nw)
     tune <- FALSE # a continued chain keeps its step
     moves <- prev$moves
     blocks_before <- prev$blocks
   }
   nbins <- if (pair_distribution) 100L else 0L
-  res <- sim_run(fr, "vmc", b = as.double(b), L = as.double(L),
-                 form = if (jastrow == "symmetrized") 2L else 1L, n = as.integer(n_atoms),
-                 nwalkers = length(steps),
+  form <- if (jastrow == "symmetrized") 2 else 1 # SP_HE4_JASTROW_* (he4_args.h)
+  res <- sim_run(fr, "vmc",
+                 conds = list(b = as.double(grid$b), L = as.double(L), form = rep(form, ncond)),
+                 n = as.integer(n_atoms), nwalkers = fr$n,
                  walker0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, equilibration = equilibration, blocks = blocks,
                  block_sweeps = block_sweeps, measure_every = measure_every, tune = tune,
@@ -242,13 +289,16 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                  step0 = as.double(steps), moves0 = as.double(moves),
                  kernel = "he4_vmc",
                  variant = he4_kernel_variant(fr$precision))
-  out <- vmc_blocks_frame(res, walker_ids, blocks, blocks_before)
-  attr(out, "params") <- list(n = n_atoms, density = density, b = b, L = L,
+  cond_of <- rep(seq_len(ncond), each = fr$n)
+  out <- vmc_blocks_frame(res, rep(walker_ids, ncond), cond_of, grid, blocks, blocks_before)
+  attr(out, "params") <- list(n = n_atoms, density = density, b = b,
+                              L = (n_atoms / density)^(1 / 3),
                               jastrow = jastrow, block_sweeps = block_sweeps,
                               measure_every = measure_every, equilibration = equilibration)
-  attr(out, "tail_correction") <- he4_tail_correction(density, L)
-  attr(out, "state") <- list(replica = walker_ids,
-                             coords = res$coords, # 3 x n x walkers (src/r_vmc.c)
+  attr(out, "conditions") <- grid
+  attr(out, "tail_correction") <- he4_tail_correction(grid$density, L)
+  attr(out, "state") <- list(replica = rep(walker_ids, ncond), condition = as.double(cond_of),
+                             coords = res$coords, # 3 x n x walkers (src/models/vmc.c)
                              displacement = res$step, moves = res$moves,
                              blocks = blocks_before + res$done,
                              seed_hex = u64_to_hex(fr$seed))
@@ -257,8 +307,11 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
   attr(out, "first_replica") <- fr$first
   attr(out, "init") <- if (is.null(prev)) "lattice" else "continued"
   if (pair_distribution) {
-    attr(out, "pair_distribution") <- vmc_pair_distribution(
-      res$hist, nbins, L, n_atoms, density, res$done * block_sweeps / measure_every, fr$n)
+    h <- matrix(res$hist, nrow = nbins)
+    nmeas <- res$done * block_sweeps / measure_every
+    attr(out, "pair_distribution") <- vmc_pair_distributions(
+      lapply(seq_len(ncond), function(c) rowSums(h[, cond_of == c, drop = FALSE])),
+      grid, L, n_atoms, vapply(seq_len(ncond), function(c) sum(nmeas[cond_of == c]), 0))
   }
   nfin <- sum(res$done)
   sim_result(out, fr, res, class = c("vmc_blocks", "data.frame"),
@@ -266,7 +319,7 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                "%s of %s blocks finished and are returned; each walker's state is ",
                "that after its last finished block, so `init = ` this result ",
                "continues every chain exactly"),
-               fmt_count(nfin), fmt_count(fr$n * blocks)))
+               fmt_count(nfin), fmt_count(nw * blocks)))
 }
 
 # The he4_vmc kernel variant (R/gpu.R) for a precision: the precision with
@@ -290,59 +343,84 @@ HE4_CORE <- 2.63692
 
 VMC_COLUMNS <- c("energy", "potential", "kinetic_pb", "kinetic_jf", "acceptance")
 
-vmc_blocks_frame <- function(res, walker_ids, blocks, blocks_before) {
+# The blocks table: walker-major rows (walker, block) of the finished blocks;
+# walkers `walker_ids` of conditions `cond_of` (one per walker of the call)
+# of the grid `grid`, whose parameters are columns.
+vmc_blocks_frame <- function(res, walker_ids, cond_of, grid, blocks, blocks_before) {
   nw <- length(walker_ids)
   m <- matrix(res$block, ncol = 5, byrow = TRUE) # rows: walker-major, block
   w <- rep(seq_len(nw), each = blocks)
   k <- rep(seq_len(blocks), times = nw)
   keep <- k <= res$done[w]
-  out <- data.frame(replica = walker_ids[w][keep], block = (blocks_before[w] + k)[keep])
+  c <- cond_of[w][keep]
+  out <- data.frame(replica = walker_ids[w][keep], block = (blocks_before[w] + k)[keep],
+                    condition = c, density = grid$density[c], b = grid$b[c])
   for (j in seq_along(VMC_COLUMNS)) out[[VMC_COLUMNS[j]]] <- m[keep, j]
   rownames(out) <- NULL
   out
 }
 
-vmc_pair_distribution <- function(hist, nbins, L, n, density, nmeas, nw) {
-  h <- matrix(hist, nrow = nbins)
+# g(r) of one condition from its pair counts over `nmeas` measurements of
+# all its walkers.
+vmc_pair_distribution <- function(total, nbins, L, n, density, nmeas) {
   dr <- (L / 2) / nbins
   r <- (seq_len(nbins) - 0.5) * dr
   shell <- 4 / 3 * pi * ((r + dr / 2)^3 - (r - dr / 2)^3)
-  total <- rowSums(h)
-  m <- sum(nmeas)
   # pairs per measurement in a shell for an ideal gas: (n / 2) density shell
-  g <- if (m > 0) total / (m * (n / 2) * density * shell) else rep(NA_real_, nbins)
+  g <- if (nmeas > 0) total / (nmeas * (n / 2) * density * shell) else rep(NA_real_, nbins)
   data.frame(r = r, g = g, counts = total)
 }
 
-vmc_check_start <- function(start, n_atoms, density, b, jastrow, seed, walkers, call) {
+# g(r) of every condition of `grid` (boxes L), stacked, with the condition's
+# number and parameters as columns: counts a list of the conditions' pair
+# counts, nmeas their measurements.
+vmc_pair_distributions <- function(counts, grid, L, n, nmeas) {
+  out <- do.call(rbind, lapply(seq_along(counts), function(c) {
+    g <- vmc_pair_distribution(counts[[c]], length(counts[[c]]), L[c], n, grid$density[c],
+                               nmeas[c])
+    cbind(condition = c, density = grid$density[c], b = grid$b[c], g)
+  }))
+  rownames(out) <- NULL
+  out
+}
+
+vmc_check_start <- function(start, n_atoms, density, b, jastrow, seed, walkers, grid, call) {
   if (!inherits(start, "vmc_blocks") || is.null(attr(start, "state"))) {
     sp_abort(paste0("`init` must be NULL or a result of he4_vmc(), not ", describe(start), "."),
              call = call)
   }
   p <- vmc_params(start)
-  same <- isTRUE(all.equal(c(p$n, p$density, p$b), c(n_atoms, density, b))) &&
-    identical(p$jastrow, jastrow)
+  same <- isTRUE(all.equal(p$n, n_atoms)) && isTRUE(all.equal(p$density, density)) &&
+    isTRUE(all.equal(p$b, b)) && identical(p$jastrow, jastrow)
   if (!same) {
+    vals <- function(x) paste(vapply(x, fmt_num, ""), collapse = ", ")
     sp_abort(sprintf(paste0(
       "`init` was run with n = %s, density = %s, b = %s, jastrow = \"%s\"; ",
       "continue it with the same values (here %s, %s, %s, \"%s\")."),
-      fmt_num(p$n), fmt_num(p$density), fmt_num(p$b), p$jastrow,
-      fmt_num(n_atoms), fmt_num(density), fmt_num(b), jastrow), call = call)
+      fmt_num(p$n), vals(p$density), vals(p$b), p$jastrow,
+      fmt_num(n_atoms), vals(density), vals(b), jastrow), call = call)
   }
-  st <- vmc_check_state(attr(start, "state"), n_atoms, (n_atoms / density)^(1 / 3), b,
-                        call)
+  ncond <- nrow(grid)
+  st <- vmc_check_state(attr(start, "state"), n_atoms, (n_atoms / grid$density)^(1 / 3),
+                        grid$b, call)
   if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
                                    resolve_seed(st$seed_hex, call = call))) {
     sp_abort("`seed` differs from the seed of `init`; leave it NULL to continue the chains.",
              call = call)
   }
-  if (!identical(walkers, "auto") && !isTRUE(walkers == length(st$walker))) {
-    sp_abort(sprintf("`init` holds %d walkers; leave `replicas = \"auto\"` to continue them.",
-                     length(st$walker)), call = call)
+  k <- length(st$walker) / ncond # walkers per condition
+  if (!identical(walkers, "auto") && !isTRUE(walkers == k)) {
+    sp_abort(sprintf("`init` holds %s walkers%s; leave `replicas = \"auto\"` to continue them.",
+                     fmt_num(k), if (ncond > 1) " per condition" else ""), call = call)
   }
-  if (any(diff(st$walker) != 1)) {
-    sp_abort("`init` must hold consecutive walkers (one chunk); continue each chunk on its own.",
-             call = call)
+  # condition-major, each condition the same consecutive walkers (one chunk)
+  ok <- k == floor(k) && k >= 1 &&
+    identical(as.double(st$condition), as.double(rep(seq_len(ncond), each = k))) &&
+    all(st$walker == rep(st$walker[1] - 1 + seq_len(k), ncond))
+  if (!ok) {
+    sp_abort(paste0("`init` must hold consecutive walkers (one chunk)",
+                    if (ncond > 1) ", the same in every condition" else "",
+                    "; continue each chunk on its own."), call = call)
   }
   list(seed = st$seed_hex, walker = st$walker, coords = st$coords, step = st$step,
        moves = st$moves, blocks = st$blocks)
@@ -385,8 +463,11 @@ he4_check_density <- function(density, call) {
 }
 
 # The walkers' state of a result (attribute `state`), checked field by field
-# as the engine reads it (src/r_vmc.c): every failure names `init`.  A state
-# of an earlier version (fields `walker`, `step`) is read too.
+# as the engine reads it (src/models/vmc.c): every failure names `init`.  L
+# and b: one per condition (the boxes and McMillan parameters of the grid);
+# the state's field `condition` gives each walker's (1 when absent: results
+# before sweeps).  A state of an earlier version (fields `walker`, `step`) is
+# read too.
 vmc_check_state <- function(st, n_atoms, L, b, call) {
   bad <- function(what) {
     sp_abort(sprintf(paste0(
@@ -401,11 +482,16 @@ vmc_check_state <- function(st, n_atoms, L, b, call) {
   }
   w <- st$replica
   if (!is.numeric(w) || length(w) < 1 || anyNA(w) || any(!is.finite(w)) ||
-      any(w != floor(w)) || any(w < 1) || w[1] - 1 + length(w) > 2^40) {
+      any(w != floor(w)) || any(w < 1) || max(w) > 2^40) {
     bad(sprintf("its walker numbers must be whole numbers from 1 to 2^40, not %s",
                 describe(w)))
   }
   nw <- length(w)
+  cond <- st$condition %||% rep(1, nw)
+  if (!is.numeric(cond) || length(cond) != nw || anyNA(cond) || any(!cond %in% seq_along(L))) {
+    bad(sprintf("its walkers' conditions must be %d numbers among 1 to %d, not %s", nw,
+                length(L), describe(cond)))
+  }
   per_walker <- function(x, name, what, ok) {
     fine <- is.numeric(x) && length(x) == nw
     if (fine) {
@@ -440,23 +526,29 @@ vmc_check_state <- function(st, n_atoms, L, b, call) {
       !identical(names(attributes(x)), "dim")) {
     x <- array(as.double(x), c(3, n_atoms, nw))
   }
-  # one pass in C (linear time): the engine wraps coordinates into [0, L) in
-  # its precision, so allow the rounding of L to single precision; then the
-  # first walker with two atoms within d
-  d <- min(0.01, b / 4)
-  chk <- vmc_check_coords(x, L, L * (1 + 2^-20), d)
-  if (chk[1] > 0) {
-    bad(sprintf("its coordinates must be finite and inside the box [0, %s] (A), not %s",
-                format(L, digits = 6), describe(x[chk[1]])))
+  # one pass in C per condition (linear time): the engine wraps coordinates
+  # into [0, L) in its precision, so allow the rounding of L to single
+  # precision; then the first walker with two atoms within d
+  for (c in unique(cond)) {
+    idx <- which(cond == c)
+    xc <- if (length(idx) == nw) x else x[, , idx, drop = FALSE]
+    d <- min(0.01, b[c] / 4)
+    chk <- vmc_check_coords(xc, L[c], L[c] * (1 + 2^-20), d)
+    if (chk[1] > 0) {
+      bad(sprintf("its coordinates must be finite and inside the box [0, %s] (A), not %s",
+                  format(L[c], digits = 6), describe(xc[chk[1]])))
+    }
+    k <- chk[2]
+    if (k > 0) {
+      bad(sprintf(paste0("walker %s%s has two atoms closer than %s A (minimum image), ",
+                         "which no chain reaches and which give no finite energy"),
+                  fmt_num(w[idx[k]]),
+                  if (length(L) > 1) sprintf(" of condition %s", fmt_num(c)) else "",
+                  format(d)))
+    }
   }
-  k <- chk[2]
-  if (k > 0) {
-    bad(sprintf(paste0("walker %s has two atoms closer than %s A (minimum image), ",
-                       "which no chain reaches and which give no finite energy"),
-                fmt_num(w[k]), format(d)))
-  }
-  list(walker = as.double(w), coords = x, step = step, moves = moves, blocks = blocks,
-       seed_hex = st$seed_hex)
+  list(walker = as.double(w), condition = as.double(cond), coords = x, step = step,
+       moves = moves, blocks = blocks, seed_hex = st$seed_hex)
 }
 
 # The checks of the coordinates (3 x n x walkers doubles) in a box of side

@@ -6,8 +6,9 @@
 #'   \sin(x_j - x_i) + \sqrt{2\gamma T}\,\xi_i(t),}
 #' with \eqn{A_{ij} = 1} unless `A` is given, by the stochastic Heun scheme
 #' SRK2 (Algorithm 2 of the paper) or by Euler-Maruyama (`method =
-#' "euler"`), for `replicas` independent systems per coupling strength,
-#' every value of `K` a condition, all in one launch.
+#' "euler"`), for `replicas` independent systems per condition, the
+#' conditions a grid of `K`, `beta` and `theta` (any of them a vector), all
+#' in one launch.
 #'
 #' **Names.** The package's names (one vocabulary for every simulator, see
 #' [statphysgpu]) beside the paper's symbols: `n` is \eqn{N}, `frequencies`
@@ -45,6 +46,36 @@
 #' through \eqn{\sum_j A_{ij} \sin(x_j - x_i) = \cos x_i (A s)_i - \sin x_i
 #' (A c)_i} with \eqn{s_j = \sin x_j}, \eqn{c_j = \cos x_j}.
 #'
+#' **Sweeps.** `K`, `beta` and `theta` may each be a vector: the conditions
+#' are every combination of their values, in [expand.grid()] order (`K`
+#' varying fastest, then `beta`, then `theta`; at most \eqn{2^{24}}), all
+#' run in one launch, `replicas` systems each. The records and the
+#' attribute `systems` carry one column per parameter of the grid (`K`,
+#' `beta`, `theta`) holding its value, with the condition's number in
+#' `condition`; the attribute `conditions` is the grid. A one-condition call
+#' gives the numbers it gave before sweeps (condition 1 is stream 0).
+#'
+#' **Continuing.** `init = ` a previous result continues every system of
+#' it (all its conditions and replicas) from its final phases (attribute
+#' `phases`) at the step it reached (attribute `clock`: the chain's step
+#' and time): the random numbers of a step depend on the chain's step, so
+#' a run of \eqn{a} steps continued by \eqn{b} steps gives exactly (on
+#' the CPU bit for bit; on the GPU to the rounding of the sums) the final
+#' phases of one run of \eqn{a + b} steps and its records after step
+#' \eqn{a} -- the records stay on the chain's grid (the multiples of
+#' `record_every` counted from the first run's start), and the
+#' continuation's first record is the first after its start (a short
+#' continuation may have none). Steps and times go on from the run's. The
+#' parameters, `frequencies`, `coupling`, `method`, `precision` and `seed`
+#' are the run's: those given must be equal to them (`A`, which a result
+#' does not keep, must be given again and is checked against the sums the
+#' result keeps); `replicas` and `first_replica` cannot be given;
+#' `record_every` and `bins` are the run's unless given. The previous
+#' result is checked (its attributes `params`, `systems`, `phases`,
+#' `steps_done`, `clock`, `seed_hex`, `precision`); a result that was
+#' modified is refused. An interrupted run continues from the step it
+#' reached.
+#'
 #' **Records.** At step 0 and every `record_every` steps, the order
 #' parameter \eqn{r e^{i\psi} = N^{-1} \sum_j e^{i x_j}} of every system
 #' (and, with `bins > 0`, a histogram of its phases on \eqn{[0, 2\pi)},
@@ -52,7 +83,8 @@
 #'
 #' **Random numbers.** System (condition \eqn{c}, replica \eqn{r}) draws
 #' from Philox stream \eqn{(c - 1) 2^{40} + r - 1}; oscillator \eqn{i} at
-#' step \eqn{k} uses one output of block \eqn{k \lceil N/4 \rceil +
+#' step \eqn{k} (0-based, counted from the start of the chain of continued
+#' runs) uses one output of block \eqn{k \lceil N/4 \rceil +
 #' \lfloor (i-1)/4 \rfloor} (four oscillators share a block). The result
 #' does not depend on threads, devices, chunks (`first_replica`) or the
 #' backend (CPU and GPU agree to rounding in double precision: the sums are
@@ -94,25 +126,30 @@
 #'   step reached and the phases at that step are returned (attribute
 #'   `steps_done`).
 #' @param n Number of oscillators \eqn{N} per system.
-#' @param K Coupling strength(s): each value is a condition.
+#' @param K Coupling strength \eqn{K} (vector allowed: a sweep).
 #' @param frequencies Natural frequencies \eqn{\omega_i}: one number (all equal), a vector of
 #'   length `n`, [kuramoto_lorentz()] or [kuramoto_normal()] (made by the
 #'   engine), or another function of `n` returning a vector of length `n`.
 #'   The same frequencies are used in every system.
-#' @param beta Friction \eqn{\gamma > 0} of the paper.
+#' @param beta Friction \eqn{\gamma > 0} of the paper (vector allowed: a
+#'   sweep).
 #' @param theta Temperature \eqn{T \ge 0} of the paper (noise intensity
-#'   \eqn{D = T/\gamma}).
+#'   \eqn{D = T/\gamma}; vector allowed: a sweep).
 #' @param dt Time step.
-#' @param steps Number of steps.
+#' @param steps Number of steps (of this run; of the continuation when
+#'   `init` is a previous run).
 #' @param coupling `"mean_field"`, `"pairs"` or `"matrix"` (the default when
 #'   `A` is given).
 #' @param A Coupling matrix for `coupling = "matrix"`: an `n` x `n` numeric
 #'   matrix, or a sparse matrix of the Matrix package.
 #' @param replicas Independent systems per condition.
-#' @param record_every Steps between records of \eqn{r} and \eqn{\psi}.
+#' @param record_every Steps between records of \eqn{r} and \eqn{\psi} (a
+#'   continuation: the run's unless given).
 #' @param init Start phases: `NULL` (uniform), a vector of length `n`
 #'   (every system) or an `n` x `replicas` matrix (replica by replica, for
-#'   every condition).
+#'   every condition); or a previous result of `kuramoto()`, which continues
+#'   every system of that run (see Continuing; `n`, `K` and the other
+#'   parameters are then the run's).
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @param first_replica Number of the first replica of this call (chunks
 #'   combine with [rbind()]).
@@ -128,17 +165,21 @@
 #'   `theta` and `init` (they work, with a warning of class
 #'   `statphysgpu_deprecated`).
 #' @return An object of class `kuramoto_run`: a data frame with one row per
-#'   (condition, replica, record) and columns `condition`, `K`, `replica`,
-#'   `step`, `time`, `r`, `psi`; attributes `phases` (the final phases, an
-#'   `n` x systems matrix, systems in the order of the rows), `systems`
-#'   (condition, K and replica of each column), `hist` (with `bins > 0`: an
+#'   (condition, replica, record) and columns `condition`, `K`, `beta`,
+#'   `theta`, `replica`, `step`, `time`, `r`, `psi` (`step` and `time`
+#'   counted from the chain's start); attributes `phases` (the final phases,
+#'   an `n` x systems matrix, systems in the order of the rows), `systems`
+#'   (condition, K, beta, theta and replica of each column), `conditions`
+#'   (the grid: condition, K, beta, theta), `hist` (with `bins > 0`: an
 #'   array bins x records x systems of counts), `params` (the parameters
-#'   `n`, `K`, `beta`, `theta`, `dt`, ...; `frequencies` is the frequencies
-#'   as given, a number or a vector of length `n`, or `NULL` for
-#'   [kuramoto_lorentz()] and [kuramoto_normal()], whose law is
-#'   `frequencies_dist`), `dt`, `init` (`"uniform"` or `"given"`),
-#'   `replicas`, `first_replica`, `steps_done`, `seed`, `backend`, `devices`,
-#'   `precision`, `seconds`, `interrupted`.
+#'   `n`, `K`, `beta`, `theta` (the values of the grid), `dt`, `steps`,
+#'   `step0` (the chain's step at this run's start, 0 unless continued), ...;
+#'   `frequencies` is the frequencies as given, a number or a vector of
+#'   length `n`, or `NULL` for [kuramoto_lorentz()] and [kuramoto_normal()],
+#'   whose law is `frequencies_dist`), `dt`, `init` (`"uniform"`, `"given"`
+#'   or `"continued"`), `replicas`, `first_replica`, `steps_done`, `clock`
+#'   (list: `step`, the chain's step of the phases, and `t`, its time),
+#'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`.
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
 #'   solution of stochastic differential equations with CUDA. *Computer
 #'   Physics Communications* 181, 183-188 (paper 001); Acebron, J. A. et
@@ -161,6 +202,15 @@
 #' z <- kuramoto(500, K = 4, theta = 1, dt = 0.01, steps = 1000, record_every = 10,
 #'               seed = 1, backend = "cpu", method = "euler")
 #' summary(z)
+#' # a sweep: every combination of K and theta, in one launch
+#' s <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.05, steps = 400,
+#'               record_every = 10, seed = 1, backend = "cpu")
+#' summary(s)
+#' # continuing: 400 steps, then 200 more, are one run of 600 steps
+#' more <- kuramoto(init = s, steps = 200, backend = "cpu")
+#' whole <- kuramoto(200, K = c(1, 3), theta = c(0.2, 1), dt = 0.05, steps = 600,
+#'                   record_every = 10, seed = 1, backend = "cpu")
+#' identical(attr(more, "phases"), attr(whole, "phases"))
 #' @export
 kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
                      coupling = c("mean_field", "pairs", "matrix"), A = NULL,
@@ -171,36 +221,55 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   call <- sys.call()
   sp_renamed_args(c(omega = "frequencies", gamma = "beta", T = "theta", theta0 = "init"),
                   "kuramoto")
+  prev <- NULL
+  if (inherits(init, "kuramoto_run")) {
+    # a continuation: every system of the run goes on with the run's
+    # parameters (those given must be the run's)
+    env <- environment()
+    given <- function(a) !eval(call("missing", as.name(a)), env)
+    prev <- kuramoto_check_run(init, call)
+    kuramoto_continue_args(prev, env, given, call)
+  }
+  if (missing(n)) sp_abort("`n` (oscillators per system) must be given.", call = call)
   n <- check_whole(n, "n", lo = 1, hi = 2^31 - 2, call = call)
+  if (missing(K)) sp_abort("`K` (the coupling strength) must be given.", call = call)
   K <- check_finite(K, "K", call = call)
-  if (length(K) > 2^24) sp_abort("`K` may hold at most 2^24 values (conditions).", call = call)
-  beta <- check_positive(beta, "beta", len = 1, call = call)
-  theta <- check_positive(theta, "theta", len = 1, allow_zero = TRUE, call = call)
+  beta <- check_positive(beta, "beta", call = call)
+  theta <- check_positive(theta, "theta", allow_zero = TRUE, call = call)
+  # the conditions: every combination, K varying fastest (escape_times()'s order)
+  grid <- sim_grid(list(K = as.double(K), beta = as.double(beta), theta = as.double(theta)),
+                   call)
   if (missing(dt)) sp_abort("`dt` (the time step) must be given.", call = call)
   dt <- check_positive(dt, "dt", len = 1, call = call)
   if (missing(steps)) sp_abort("`steps` must be given.", call = call)
   steps <- check_whole(steps, "steps", lo = 1, hi = 2^52, call = call)
+  step0 <- if (is.null(prev)) 0 else prev$step_end
   if (!is.null(A) && missing(coupling)) coupling <- "matrix"
   coupling <- check_choice(coupling, c("mean_field", "pairs", "matrix"), "coupling", call = call)
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
   replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^40, call = call)
-  record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
+  # a continuation's records stay on the grid of its chain, which may have
+  # none in a short run
+  record_every <- check_whole(record_every, "record_every", lo = 1,
+                              hi = if (is.null(prev)) steps else 2^52, call = call)
   bins <- check_whole(bins, "bins", lo = 0, hi = 2^20, call = call)
   ng <- ceiling(n / 4)
-  if (steps * ng >= 2^56) {
+  if ((step0 + steps) * ng >= 2^56) {
     sp_abort(sprintf(paste0("`steps` x ceil(n / 4) must stay below 2^56 (the random ",
                             "numbers of a system); %s x %s is more."),
-                     fmt_num(steps), fmt_num(ng)), call = call)
+                     fmt_num(step0 + steps), fmt_num(ng)), call = call)
   }
-  ncond <- length(K)
-  nrec <- floor(steps / record_every) + 1
+  ncond <- nrow(grid)
+  recs <- kuramoto_records(step0, steps, record_every)
+  nrec <- recs$nrec
   dense <- coupling == "pairs" || (coupling == "matrix" && !inherits(A, "sparseMatrix"))
   work <- ncond * replicas * steps * (if (dense) n^2 else n)
   plan <- resolve_backend(backend, devices, work = work, auto_threshold = 1e10, call = call)
   rb <- if (identical(precision, "double")) 8 else 4
-  # per system: records, final phases, histograms, the engine's arrays (the
-  # memory is checked before any array of n is made)
-  row_bytes <- 8 * (2 * nrec + n + bins * nrec) + 9 * 4 * ng * rb
+  # per system: records (r, psi and the data frame's 7 other columns), final
+  # phases, histograms, the engine's arrays (the memory is checked before
+  # any array of n is made)
+  row_bytes <- 8 * (9 * nrec + n + bins * nrec) + 9 * 4 * ng * rb
   kuramoto_check_size(n, ncond, replicas, nrec, bins, row_bytes, call)
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
@@ -208,47 +277,64 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
                   progress = progress, groups = ncond, row_bytes = row_bytes)
   om <- kuramoto_check_omega(frequencies, n, call)
   mat <- kuramoto_check_A(A, n, coupling, call)
-  kuramoto_check_dt(dt, K, theta, beta, om$median_abs, mat$row_max, call, method)
-  start <- kuramoto_start(init, fr, n, call)
+  if (!is.null(prev)) kuramoto_check_same_A(prev, mat, call)
+  kuramoto_check_dt(dt, grid, om$median_abs, mat$row_max, call, method)
+  start <- if (is.null(prev)) kuramoto_start(init, fr, n, call) else
+    list(kind = 3L, theta0 = prev$phases)
   # the codes of kuramoto_args.h: SP_KUR_* couplings, methods
   code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
     if (coupling == "matrix") mat$kind else coupling]]
-  # the engine's fields (kuramoto_args.h) keep the paper's names gamma, T,
-  # omega, theta0
-  res <- sim_run(fr, "kuramoto", n = n, K = as.double(K), nrep = fr$n,
-                 replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+  # the engine's fields (kuramoto_args.h): the conditions' rows (K, beta,
+  # theta), the paper's omega and theta0 for the frequencies and start
+  res <- sim_run(fr, "kuramoto", n = n, conds = as.list(grid[c("K", "beta", "theta")]),
+                 nrep = fr$n, replica0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, omega_law = om$law, omega = as.double(om$vector),
                  omega_centre = as.double(om$centre), omega_scale = as.double(om$scale),
-                 theta0 = as.double(start$theta0), theta0_per_replica = start$kind == 2L,
-                 gamma = as.double(beta), T = as.double(theta), dt = as.double(dt),
-                 steps = steps, record_every = record_every, coupling = code,
+                 theta0 = as.double(start$theta0), start = start$kind, dt = as.double(dt),
+                 step0 = step0, steps = steps, record_every = record_every, coupling = code,
                  method = if (method == "euler") 1L else 0L, A = mat$dense,
                  rowptr = mat$rowptr, col = mat$col, val = mat$val,
                  single = fr$precision == "single", bins = as.integer(bins),
                  kernel = "kuramoto", variant = kuramoto_variant(fr$precision))
   replica_ids <- fr$first - 1 + seq_len(fr$n)
-  out <- kuramoto_frame(res$rec, K, replica_ids, nrec, record_every, dt)
-  systems <- data.frame(condition = rep(seq_len(ncond), each = fr$n),
-                        K = rep(K, each = fr$n), replica = rep(replica_ids, ncond))
+  out <- kuramoto_frame(res$rec, grid, replica_ids, recs, record_every, dt)
+  sys_cond <- rep(seq_len(ncond), each = fr$n)
+  systems <- new_df(c(list(condition = sys_cond),
+                      lapply(grid[c("K", "beta", "theta")], function(v) v[sys_cond]),
+                      list(replica = rep(replica_ids, ncond))))
   attr(out, "phases") <- res$theta # n x systems, made so by the engine's glue
   attr(out, "systems") <- systems
+  attr(out, "conditions") <- grid
   if (bins > 0) attr(out, "hist") <- array(res$hist, c(bins, nrec, ncond * fr$n))
   attr(out, "params") <- list(n = n, K = K, beta = beta, theta = theta, dt = dt,
                               steps = steps, record_every = record_every,
                               coupling = coupling,
                               matrix = if (coupling == "matrix") mat$kind,
+                              matrix_sums = if (coupling == "matrix") mat$sums,
                               frequencies = om$given, frequencies_dist = om$dist,
-                              bins = bins, method = method)
+                              bins = bins, method = method, step0 = step0)
   attr(out, "dt") <- dt
-  attr(out, "init") <- if (start$kind == 0L) "uniform" else "given"
+  attr(out, "init") <- if (!is.null(prev)) "continued" else
+    if (start$kind == 0L) "uniform" else "given"
   attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
   attr(out, "steps_done") <- res$steps_done
+  attr(out, "clock") <- list(step = step0 + res$steps_done, t = (step0 + res$steps_done) * dt)
   sim_result(out, fr, res, class = c("kuramoto_run", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s steps made; the records up to step %s and the phases there ",
-               "are returned"), fmt_count(res$steps_done), fmt_count(steps),
-               fmt_count(res$steps_done)))
+               "are returned (init = the result continues the run)"),
+               fmt_count(res$steps_done), fmt_count(steps),
+               fmt_count(step0 + res$steps_done)))
+}
+
+# The records of a run of `steps` from the chain's step `step0`: the steps on
+# the grid of record_every in (step0, step0 + steps], and step 0 of a fresh
+# start (src/core/sp_kuramoto.c, sp_kuramoto_records): the first, rec0
+# (record rec0 is step rec0 record_every), and how many.
+kuramoto_records <- function(step0, steps, record_every) {
+  rec0 <- if (step0 == 0) 0 else floor(step0 / record_every) + 1
+  list(rec0 = rec0, nrec = floor((step0 + steps) / record_every) - rec0 + 1)
 }
 
 # The size of the result (nrec rows a system, row_bytes of memory a
@@ -264,7 +350,8 @@ kuramoto_check_size <- function(n, ncond, replicas, nrec, bins, row_bytes, call)
       "condition%s with %s records each%s give %s rows and need about %s of ",
       "memory (a data frame holds 2^31 - 1 rows; %s available). Chunks ",
       "(`first_replica`) split the replicas, not a system: use fewer oscillators ",
-      "(`n`), fewer records (a larger `record_every`)%s or fewer conditions (`K`)."),
+      "(`n`), fewer records (a larger `record_every`)%s or fewer conditions (values of `K`, ",
+      "`beta`, `theta`)."),
       fmt_count(n), if (n == 1) "" else "s", fmt_count(ncond), if (ncond == 1) "" else "s",
       fmt_count(nrec), if (bins > 0) sprintf(" and %s histogram bins", fmt_count(bins)) else "",
       fmt_count(rows1), fmt_bytes(bytes1), fmt_bytes(avail),
@@ -298,17 +385,20 @@ kuramoto_variant <- function(precision) {
   name
 }
 
-kuramoto_frame <- function(rec, K, replica_ids, nrec, record_every, dt) {
+kuramoto_frame <- function(rec, grid, replica_ids, recs, record_every, dt) {
   nrep <- length(replica_ids)
-  nsys <- length(K) * nrep
+  nrec <- recs$nrec
+  nsys <- nrow(grid) * nrep
   m <- matrix(rec, nrow = 2)
   sys <- rep(seq_len(nsys), each = nrec)
-  k <- rep(seq_len(nrec) - 1, nsys) * record_every
+  k <- rep(recs$rec0 + seq_len(nrec) - 1, nsys) * record_every
   cond <- (sys - 1) %/% nrep + 1
   keep <- !is.na(m[1, ])
-  out <- data.frame(condition = cond[keep], K = K[cond][keep],
-                    replica = replica_ids[(sys - 1) %% nrep + 1][keep],
-                    step = k[keep], time = k[keep] * dt, r = m[1, keep], psi = m[2, keep])
+  ck <- cond[keep]
+  cols <- c(list(condition = ck), lapply(grid[c("K", "beta", "theta")], function(v) v[ck]),
+            list(replica = replica_ids[(sys[keep] - 1) %% nrep + 1], step = k[keep],
+                 time = k[keep] * dt, r = m[1, keep], psi = m[2, keep]))
+  out <- as.data.frame(cols)
   rownames(out) <- NULL
   out
 }
@@ -381,7 +471,9 @@ kuramoto_median_abs_law <- function(law, centre, scale) {
 }
 
 # The coupling matrix as the engine takes it: kind "none", "dense" (double,
-# column-major) or "sparse" (CSR of A: the CSC arrays of t(A), 0-based).
+# column-major) or "sparse" (CSR of A: the CSC arrays of t(A), 0-based), and
+# `sums`, the sum of A and of its rows and columns weighted by their index
+# (a result keeps them, not A: a continuation checks that A is the run's).
 kuramoto_check_A <- function(A, n, coupling, call) {
   none <- list(kind = "none", dense = double(), rowptr = integer(), col = integer(),
                val = double(), row_max = 1, bytes = 0)
@@ -405,29 +497,36 @@ kuramoto_check_A <- function(A, n, coupling, call) {
                    error = function(e) shape_msg(paste0("a ", class(A)[1], " (", conditionMessage(e), ")")))
     if (any(!is.finite(At@x))) shape_msg("a matrix with non-finite entries")
     if (length(At@x) >= 2^31) sp_abort("`A` has too many non-zero entries (2^31 at most).", call = call)
-    rs <- if (length(At@x)) max(tapply(abs(At@x), rep(seq_len(n), diff(At@p)), sum)) else 0
+    row <- rep(seq_len(n), diff(At@p))
+    rs <- if (length(At@x)) max(tapply(abs(At@x), row, sum)) else 0
     return(list(kind = "sparse", dense = double(), rowptr = as.integer(At@p),
                 col = as.integer(At@i), val = as.double(At@x), row_max = rs / n,
-                bytes = 12 * length(At@x)))
+                bytes = 12 * length(At@x),
+                sums = c(sum(At@x), sum(At@x * row), sum(At@x * (At@i + 1)))))
   }
   if (inherits(A, "Matrix")) A <- as.matrix(A)
   if (!is.matrix(A) || !(is.numeric(A) || is.logical(A))) shape_msg(describe(A))
   if (!all(dim(A) == n)) shape_msg(paste0("a ", paste(dim(A), collapse = " x "), " matrix"))
   if (anyNA(A) || any(!is.finite(A))) shape_msg("a matrix with non-finite entries")
   storage.mode(A) <- "double"
+  idx <- seq_len(n)
   list(kind = "dense", dense = as.vector(A), rowptr = integer(), col = integer(),
-       val = double(), row_max = max(rowSums(abs(A))) / n, bytes = 8 * n^2)
+       val = double(), row_max = max(rowSums(abs(A))) / n, bytes = 8 * n^2,
+       sums = c(sum(A), sum(rowSums(A) * idx), sum(colSums(A) * idx)))
 }
 
-kuramoto_check_dt <- function(dt, K, theta, beta, median_abs, row_max, call, method = "srk2") {
-  turn <- dt * (max(abs(K)) * row_max + median_abs) / beta
-  kick <- sqrt(2 * theta * dt / beta)
+# The coarse-step warning over the conditions: the largest turn and kick of
+# any condition of the grid.
+kuramoto_check_dt <- function(dt, grid, median_abs, row_max, call, method = "srk2") {
+  turn <- max(dt * (abs(grid$K) * row_max + median_abs) / grid$beta)
+  kick <- max(sqrt(2 * grid$theta * dt / grid$beta))
   if (turn > 0.5 || kick > 0.5) {
     sp_warn(sprintf(paste0(
       "`dt` = %s is coarse for these dynamics: the coupling and a typical frequency ",
       "turn a phase by dt (|K| a + median |frequencies|) / beta = %.3g rad per step and the ",
-      "noise by sqrt(2 theta dt / beta) = %.3g rad (either above 0.5 is coarse for %s); ",
-      "use a smaller `dt`."), format(dt), turn, kick, if (method == "euler") "Euler" else "SRK2"),
+      "noise by sqrt(2 theta dt / beta) = %.3g rad (either above 0.5 is coarse for %s%s); ",
+      "use a smaller `dt`."), format(dt), turn, kick, if (method == "euler") "Euler" else "SRK2",
+      if (nrow(grid) > 1) "; the largest over the conditions" else ""),
       call = call, class = "statphysgpu_coarse_dt")
   }
 }
@@ -453,6 +552,148 @@ kuramoto_start <- function(theta0, fr, n, call) {
   kind <- if (is.matrix(theta0)) 2L else 1L
   if (!is.double(theta0)) theta0 <- as.double(theta0)
   list(kind = kind, theta0 = theta0)
+}
+
+# A previous run given as `init` (a continuation): every attribute the
+# continuation reads, checked; errors name `init` and the attribute.
+# Returns list(params, phases, step_end (the chain's step of the phases),
+# replica0, nrep, seed_hex, precision, frequencies (as an argument)).
+kuramoto_check_run <- function(x, call) {
+  damaged <- function(what, detail) {
+    sp_abort(sprintf(paste0("`init` is a kuramoto() run whose attribute `%s` is missing or ",
+                            "damaged (%s); continue from an unmodified result of kuramoto()."),
+                     what, detail), call = call)
+  }
+  one <- function(v) is.numeric(v) && length(v) == 1 && !is.na(v) && is.finite(v)
+  whole <- function(v, lo) one(v) && v == floor(v) && v >= lo
+  axis <- function(v, lo, open = FALSE) {
+    is.numeric(v) && length(v) >= 1 && all(is.finite(v)) && all(if (open) v > lo else v >= lo)
+  }
+  p <- kuramoto_params(x)
+  if (!is.list(p)) damaged("params", "a list")
+  p$method <- p$method %||% "srk2" # results before Euler
+  p$step0 <- p$step0 %||% 0        # results before continuations
+  dist <- p$frequencies_dist
+  freq_ok <- if (!is.null(dist)) {
+    is.list(dist) && identical(dist$law, "lorentz") && one(dist$width) && dist$width > 0 &&
+      one(dist$centre) || is.list(dist) && identical(dist$law, "normal") && one(dist$sd) &&
+      dist$sd > 0 && one(dist$centre)
+  } else is.numeric(p$frequencies) && length(p$frequencies) %in% c(1, p$n) &&
+    kuramoto_all_finite(p$frequencies)
+  if (!whole(p$n, 1) || !axis(p$K, -Inf) || !axis(p$beta, 0, open = TRUE) ||
+      !axis(p$theta, 0) || !one(p$dt) || p$dt <= 0 || !whole(p$steps, 1) ||
+      !whole(p$record_every, 1) || !whole(p$bins, 0) || !whole(p$step0, 0) ||
+      !(identical(p$coupling, "mean_field") || identical(p$coupling, "pairs") ||
+        identical(p$coupling, "matrix")) ||
+      !(identical(p$method, "srk2") || identical(p$method, "euler")) || !freq_ok) {
+    damaged("params", paste0("n, K, beta, theta, frequencies, dt, steps, record_every, ",
+                             "coupling, method, bins, step0"))
+  }
+  done <- attr(x, "steps_done")
+  if (!whole(done, 0) || done > p$steps) damaged("steps_done", "the steps the run made")
+  ck <- attr(x, "clock")
+  if (!is.null(ck) && (!is.list(ck) || !identical(ck$step, p$step0 + done))) {
+    damaged("clock", "the chain's step at the run's end, step0 + steps_done")
+  }
+  seed <- attr(x, "seed_hex")
+  if (!is.character(seed) || length(seed) != 1 || !grepl("^0x[0-9a-f]{16}$", seed)) {
+    damaged("seed_hex", "the run's seed")
+  }
+  prec <- attr(x, "precision")
+  if (!(identical(prec, "single") || identical(prec, "double"))) {
+    damaged("precision", "\"single\" or \"double\"")
+  }
+  grid <- sim_grid(list(K = as.double(p$K), beta = as.double(p$beta),
+                        theta = as.double(p$theta)), call)
+  sy <- attr(x, "systems")
+  nsys <- if (is.data.frame(sy)) nrow(sy) else 0
+  ok <- nsys > 0 && nsys %% nrow(grid) == 0 && is.numeric(sy$condition) &&
+    is.numeric(sy$replica) && all(is.finite(sy$replica))
+  if (ok) { # condition-major, every condition with the same consecutive replicas
+    nrep <- nsys / nrow(grid)
+    r0 <- sy$replica[1] - 1
+    cond <- rep(seq_len(nrow(grid)), each = nrep)
+    ok <- r0 >= 0 && r0 == floor(r0) && identical(as.double(sy$condition), as.double(cond)) &&
+      identical(as.double(sy$replica), rep(r0 + seq_len(nrep), nrow(grid))) &&
+      all(vapply(c("K", "beta", "theta"), function(a) {
+        is.null(sy[[a]]) && a != "K" || identical(as.double(sy[[a]]), grid[[a]][cond])
+      }, TRUE))
+  }
+  if (!ok) {
+    damaged("systems", paste0("one row per system: its condition of the grid of K, beta, ",
+                              "theta in `params` and its replica, every condition with the ",
+                              "same consecutive replicas"))
+  }
+  ph <- kuramoto_phases(x)
+  if (!is.matrix(ph) || !is.double(ph) || nrow(ph) != p$n || ncol(ph) != nsys ||
+      !kuramoto_all_finite(ph)) {
+    damaged("phases", sprintf("the final phases, a %s x %s matrix of finite numbers",
+                              fmt_count(p$n), fmt_count(nsys)))
+  }
+  freq <- if (is.null(dist)) p$frequencies else if (dist$law == "lorentz") {
+    kuramoto_lorentz(dist$width, dist$centre)
+  } else kuramoto_normal(dist$sd, dist$centre)
+  list(params = p, phases = ph, step_end = p$step0 + done, replica0 = r0, nrep = nrep,
+       seed_hex = seed, precision = prec, frequencies = freq)
+}
+
+# The arguments of a continuation, set in kuramoto()'s frame `env`: the
+# run's parameters where not given (`given(name)`), those given checked
+# against them; its systems (replicas), seed and precision.
+kuramoto_continue_args <- function(prev, env, given, call) {
+  p <- prev$params
+  if (given("replicas") || given("first_replica")) {
+    sp_abort(paste0("`replicas` and `first_replica` cannot be given when `init` is a previous ",
+                    "run: every system of that run (its replicas and conditions) continues."),
+             call = call)
+  }
+  runs <- list(n = p$n, K = p$K, beta = p$beta, theta = p$theta, dt = p$dt,
+               frequencies = prev$frequencies, coupling = p$coupling, method = p$method,
+               precision = prev$precision, seed = prev$seed_hex)
+  norm <- function(a, v) { # a value given, as the run keeps it (NULL: not valid)
+    tryCatch(switch(a,
+      frequencies = {
+        om <- kuramoto_check_omega(v, p$n, call)
+        list(om$given, om$dist)
+      },
+      seed = u64_to_hex(check_u64(v, "seed", call = call)),
+      coupling = , method = , precision = if (is.character(v) && length(v) == 1) v,
+      if (is.numeric(v)) as.double(v)), error = function(e) NULL)
+  }
+  for (a in names(runs)) {
+    if (!given(a)) {
+      assign(a, runs[[a]], envir = env)
+      next
+    }
+    if (!identical(norm(a, get(a, envir = env)), norm(a, runs[[a]]))) {
+      sp_abort(sprintf(paste0(
+        "`%s` differs from that of the run given as `init`: a continuation goes on with ",
+        "the run's %s (leave `%s` out)."), a,
+        if (a == "seed") "seed" else if (a == "precision") "precision" else "parameters", a),
+        call = call)
+    }
+  }
+  # the records stay on the run's grid, with its histograms, unless given
+  if (!given("record_every")) assign("record_every", p$record_every, envir = env)
+  if (!given("bins")) assign("bins", p$bins, envir = env)
+  assign("replicas", prev$nrep, envir = env)
+  assign("first_replica", prev$replica0 + 1, envir = env)
+  invisible()
+}
+
+# A continued run with coupling = "matrix" uses the run's A: the sums that
+# the result keeps (kuramoto_check_A) must be those of the A given (to
+# rounding: a dense A may continue as a sparse one).
+kuramoto_check_same_A <- function(prev, mat, call) {
+  s <- prev$params$matrix_sums
+  if (mat$kind == "none") return(invisible())
+  if (!is.numeric(s) || length(s) != 3 ||
+      !isTRUE(all.equal(mat$sums, s, tolerance = 1e-12, scale = max(1, abs(s))))) {
+    sp_abort(paste0("`A` is not the coupling matrix of the run given as `init` (the sums ",
+                    "of its entries, rows and columns differ): a continuation goes on with ",
+                    "the run's matrix."), call = call)
+  }
+  invisible()
 }
 
 #' Natural frequencies for kuramoto()

@@ -130,7 +130,7 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
                transient_periods = attr(first, "transient_periods"), steps = steps[1],
                method = attr(first, "method"), output = attr(first, "output"),
                bins = attr(first, "bins"), window = attr(first, "window"),
-               init = attr(first, "init"))
+               init = attr(first, "init"), keep = attr(first, "keep"))
   # the density's counts add (every chunk has the same window)
   density <- NULL
   h <- attr(first, "histogram")
@@ -144,6 +144,13 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
     }
   }
   out <- driven_assemble(paths, traj, meta, density)
+  st <- lapply(parts, function(p) attr(p, "state")) # the paths' end states, to continue
+  if (!any(vapply(st, is.null, TRUE))) {
+    st <- do.call(rbind, st)
+    st <- st[order(st$condition, st$replica), , drop = FALSE]
+    rownames(st) <- NULL
+    attr(out, "state") <- st
+  }
   for (a in c("seed", "seed_hex", "backend", "devices", "precision")) {
     attr(out, a) <- attr(first, a)
   }

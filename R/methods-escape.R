@@ -298,6 +298,17 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
     rownames(u) <- NULL
     attr(out, "unfinished") <- u
   }
+  if (!is.null(attr(first, "state"))) { # the end states of the paths not escaped
+    st <- lapply(parts, function(p) attr(p, "state"))
+    if (any(vapply(st, is.null, TRUE))) {
+      attr(out, "state") <- NULL
+    } else {
+      st <- do.call(rbind, st)
+      st <- st[order(st$condition, st$replica), , drop = FALSE]
+      rownames(st) <- NULL
+      attr(out, "state") <- st
+    }
+  }
   if (!is.null(attr(first, "args"))) {
     a <- attr(first, "args")
     a$replicas <- attr(out, "replicas")

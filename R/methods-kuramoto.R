@@ -1,6 +1,6 @@
 # Methods for the results of kuramoto() (class "kuramoto_run": one row per
-# (condition, replica, record), columns condition, K, replica, step, time,
-# r, psi; final phases in attribute phases).
+# (condition, replica, record), columns condition, K, beta, theta, replica,
+# step, time, r, psi; final phases in attribute phases).
 
 # The parameters of a result (attribute `params`), with the names of the
 # vocabulary of issue 23 also for results of earlier versions (gamma, T,
@@ -28,8 +28,31 @@ kuramoto_header <- function(x) {
   sprintf("N = %s oscillators, %s coupling%s, %s, beta = %s, theta = %s, dt = %s%s",
           fmt_count(p$n), gsub("_", " ", p$coupling),
           if (!is.null(p$matrix)) paste0(" (", p$matrix, ")") else "", freq,
-          format(p$beta), format(p$theta), format(p$dt),
+          kuramoto_fmt_axis(p$beta), kuramoto_fmt_axis(p$theta), format(p$dt),
           if (identical(p$method, "euler")) ", Euler-Maruyama" else "")
+}
+
+# A parameter of the grid in the header: its value, or c(...) of a sweep's.
+kuramoto_fmt_axis <- function(v) {
+  if (length(v) == 1) format(v) else paste0("c(", paste(format(v), collapse = ", "), ")")
+}
+
+# The columns beta and theta of a result's rows (results of earlier versions
+# have K only: their one beta and theta from `params`).
+kuramoto_rows <- function(x) {
+  d <- as.data.frame.kuramoto_run(x)
+  p <- kuramoto_params(x)
+  for (a in c("beta", "theta")) if (is.null(d[[a]])) d[[a]] <- rep(p[[a]][1] %||% NA_real_, nrow(d))
+  d
+}
+
+# Labels of conditions (rows of d with K, beta, theta): the parameters that
+# vary among them (K when none does).
+kuramoto_labels <- function(d) {
+  vary <- c("K", "beta", "theta")[vapply(c("K", "beta", "theta"),
+                                         function(a) length(unique(d[[a]])) > 1, TRUE)]
+  if (!length(vary)) vary <- "K"
+  do.call(paste, c(lapply(vary, function(a) paste(a, "=", format(d[[a]]))), sep = ", "))
 }
 
 #' @rdname summary.kuramoto_run
@@ -46,8 +69,10 @@ print.kuramoto_run <- function(x, n = 6, ...) {
   h <- kuramoto_header(x)
   if (!is.null(h)) cat(h, "\n", sep = "")
   if (!is.null(p)) {
-    cat(sprintf("%s of %s steps, recorded every %s | %s precision\n",
+    cat(sprintf("%s of %s steps%s, recorded every %s | %s precision\n",
                 fmt_count(attr(x, "steps_done") %||% p$steps), fmt_count(p$steps),
+                if (isTRUE(p$step0 > 0)) sprintf(" (a continuation from step %s)",
+                                                 fmt_count(p$step0)) else "",
                 fmt_count(p$record_every), attr(x, "precision") %||% "?"))
   }
   if (!is.null(attr(x, "backend"))) {
@@ -65,7 +90,7 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 
 #' Stationary order parameter of a Kuramoto run
 #'
-#' For each condition (value of `K`): the stationary order parameter, the
+#' For each condition (values of `K`, `beta`, `theta`): the stationary order parameter, the
 #' mean of \eqn{r(t)} over the records from the fraction `from` of the run
 #' on (the second half by default) and over the replicas, with its standard
 #' error `se`, found in one of two ways, named in the column `se_method`:
@@ -85,7 +110,8 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 #' replicas). `se_naive`, the error of independent records, a lower bound,
 #' is always given. `theory` is [kuramoto_r_theory()] where it has a
 #' closed form (Lorentzian frequencies from [kuramoto_lorentz()] at `theta
-#' = 0`, or identical frequencies with noise), else `NA`; finite-\eqn{N}
+#' = 0`, or identical frequencies with noise; with the condition's
+#' `theta`), else `NA`; finite-\eqn{N}
 #' systems fluctuate about it by about \eqn{N^{-1/2}} (more near \eqn{K_c}).
 #'
 #' @param object A result of [kuramoto()].
@@ -93,7 +119,7 @@ print.kuramoto_run <- function(x, n = 6, ...) {
 #' @param ... Unused (`summary()`); passed to [print.data.frame()]
 #'   (`print()`).
 #' @return A data frame of class `summary.kuramoto_run`, one row per
-#'   condition: `condition`, `K`, `r`, `se`, `se_method` (`"blocking"`,
+#'   condition: `condition`, `K`, `beta`, `theta`, `r`, `se`, `se_method` (`"blocking"`,
 #'   `"replicas"` or `NA`), `se_naive`, `replicas`, `records` (per
 #'   replica), `theory`.
 #' @examples
@@ -106,7 +132,7 @@ summary.kuramoto_run <- function(object, from = 0.5, ...) {
   call <- sys.call()
   from <- check_range(from, "from", 0, 1, hi_open = TRUE, len = 1, call = call)
   p <- kuramoto_params(object)
-  d <- as.data.frame.kuramoto_run(object)
+  d <- kuramoto_rows(object)
   t_end <- if (nrow(d)) max(d$time) else 0
   d <- d[d$time >= from * t_end, , drop = FALSE]
   conds <- sort(unique(d$condition))
@@ -133,14 +159,16 @@ summary.kuramoto_run <- function(object, from = 0.5, ...) {
       w <- lengths(chains) / length(dc$r)
       sqrt(sum(w^2 * vapply(chains, function(y) if (length(y) > 1) stats::var(y) / length(y) else NA_real_, 0)))
     } else NA_real_
-    data.frame(condition = c, K = dc$K[1], r = mean(dc$r), se = se, se_method = how,
+    data.frame(condition = c, K = dc$K[1], beta = dc$beta[1], theta = dc$theta[1],
+               r = mean(dc$r), se = se, se_method = how,
                se_naive = naive, replicas = length(chains), records = max(lengths(chains)))
   })
   out <- if (length(rows)) do.call(rbind, rows) else
-    data.frame(condition = integer(), K = double(), r = double(), se = double(),
+    data.frame(condition = integer(), K = double(), beta = double(), theta = double(),
+               r = double(), se = double(),
                se_method = character(), se_naive = double(), replicas = integer(),
                records = integer())
-  out$theory <- kuramoto_theory_for(out$K, p)
+  out$theory <- kuramoto_theory_for(out$K, p, out$theta)
   rownames(out) <- NULL
   attr(out, "from") <- from
   attr(out, "params") <- p
@@ -148,16 +176,20 @@ summary.kuramoto_run <- function(object, from = 0.5, ...) {
   out
 }
 
-# Theory r(K) for a run's parameters where kuramoto_r_theory() has it.
-kuramoto_theory_for <- function(K, p) {
+# Theory r(K) for a run's parameters where kuramoto_r_theory() has it, at
+# temperatures theta (one per K, or one for all).
+kuramoto_theory_for <- function(K, p, theta = p$theta) {
   if (is.null(p) || length(K) == 0) return(rep(NA_real_, length(K)))
   om <- p$frequencies_dist
   if (p$coupling == "matrix") return(rep(NA_real_, length(K)))
-  if (!is.null(om) && om$law == "lorentz" && p$theta == 0) {
-    return(kuramoto_r_theory(K, width = om$width))
-  }
-  if (kuramoto_omega_constant(p) && p$theta > 0) return(kuramoto_r_theory(K, theta = p$theta))
-  rep(NA_real_, length(K))
+  theta <- rep_len(theta, length(K))
+  lorentz <- !is.null(om) && om$law == "lorentz"
+  same <- kuramoto_omega_constant(p)
+  vapply(seq_along(K), function(i) {
+    if (lorentz && theta[i] == 0) return(kuramoto_r_theory(K[i], width = om$width))
+    if (same && theta[i] > 0) return(kuramoto_r_theory(K[i], theta = theta[i]))
+    NA_real_
+  }, 0)
 }
 
 # All frequencies equal: one number, or a vector of one value (one pass, no
@@ -192,7 +224,8 @@ print.summary.kuramoto_run <- function(x, digits = 4, ...) {
 #' `which = "r"` draws \eqn{r(t)}, one line per system (at most 20;
 #' conditions in colour); `"K"` the stationary \eqn{r} against \eqn{K}
 #' (the phase diagram, [summary.kuramoto_run()], with error bars of two
-#' standard errors and the theory where it has a closed form); `"density"`
+#' standard errors and the theory where it has a closed form; one series per
+#' value of `beta` and `theta` in a sweep of them); `"density"`
 #' the phase density \eqn{P(x; t)} of the first system as an image, as in
 #' paper 001's Fig. 4 (needs `bins > 0`).
 #'
@@ -212,7 +245,7 @@ plot.kuramoto_run <- function(x, which = c("r", "K", "density"), ...) {
   call <- sys.call()
   which <- check_choice(which, c("r", "K", "density"), "which", call = call)
   if (which == "r") {
-    d <- as.data.frame.kuramoto_run(x)
+    d <- kuramoto_rows(x)
     sys <- unique(d[c("condition", "replica")])
     sys <- sys[seq_len(min(nrow(sys), 20)), , drop = FALSE]
     conds <- unique(sys$condition)
@@ -223,22 +256,34 @@ plot.kuramoto_run <- function(x, which = c("r", "K", "density"), ...) {
       s <- d[d$condition == sys$condition[k] & d$replica == sys$replica[k], ]
       graphics::lines(s$time, s$r, col = cols[match(sys$condition[k], conds)])
     }
-    graphics::legend("bottomright", legend = paste("K =", format(d$K[match(conds, d$condition)])),
+    graphics::legend("bottomright", legend = kuramoto_labels(d[match(conds, d$condition), ]),
                      col = cols, lwd = 1, bty = "n", cex = 0.8)
   } else if (which == "K") {
     s <- summary.kuramoto_run(x)
     err <- ifelse(is.na(s$se), s$se_naive, s$se)
-    graphics::plot(s$K, s$r, ylim = c(0, 1), pch = 19, xlab = "K",
+    # one series per (beta, theta) of the grid
+    series <- interaction(s$beta, s$theta, drop = TRUE, lex.order = TRUE)
+    cols <- grDevices::hcl.colors(max(nlevels(series), 2), "Dark 3")[seq_len(nlevels(series))]
+    graphics::plot(s$K, s$r, ylim = c(0, 1), pch = 19, col = cols[series], xlab = "K",
                    ylab = "stationary r", main = "Phase diagram", ...)
     ok <- is.finite(err) & err > 0
     if (any(ok)) {
       graphics::arrows(s$K[ok], s$r[ok] - 2 * err[ok], s$K[ok], s$r[ok] + 2 * err[ok],
-                       angle = 90, code = 3, length = 0.03)
+                       angle = 90, code = 3, length = 0.03, col = cols[series][ok])
     }
-    if (any(is.finite(s$theory)) && length(s$K) > 0) {
-      kk <- seq(min(s$K), max(s$K), length.out = 200)
-      th <- kuramoto_theory_for(kk, kuramoto_params(x))
-      graphics::lines(kk, th, lty = 2)
+    for (l in seq_len(nlevels(series))) {
+      si <- s[series == levels(series)[l], , drop = FALSE]
+      if (any(is.finite(si$theory))) {
+        kk <- seq(min(s$K), max(s$K), length.out = 200)
+        graphics::lines(kk, kuramoto_theory_for(kk, kuramoto_params(x), si$theta[1]), lty = 2,
+                        col = cols[l])
+      }
+    }
+    if (nlevels(series) > 1) {
+      first <- s[match(levels(series), series), , drop = FALSE]
+      graphics::legend("bottomright", legend = sprintf("beta = %s, theta = %s",
+                                                       format(first$beta), format(first$theta)),
+                       col = cols, pch = 19, bty = "n", cex = 0.8)
     }
   } else {
     dens <- kuramoto_density(x, call)
@@ -273,24 +318,28 @@ autoplot.kuramoto_run <- function(object, which = c("r", "K"), ...) {
   }
   which <- check_choice(which, c("r", "K"), "which", call = call)
   if (which == "r") {
-    d <- as.data.frame.kuramoto_run(object)
+    d <- kuramoto_rows(object)
     d$system <- interaction(d$condition, d$replica)
-    d$K <- factor(d$K)
+    d$condition <- factor(kuramoto_labels(d), unique(kuramoto_labels(d)))
     return(ggplot2::ggplot(d, ggplot2::aes(x = .data$time, y = .data$r, group = .data$system,
-                                           colour = .data$K)) +
+                                           colour = .data$condition)) +
              ggplot2::geom_line() + ggplot2::ylim(0, 1) +
-             ggplot2::labs(x = "t", y = "order parameter r"))
+             ggplot2::labs(x = "t", y = "order parameter r", colour = NULL))
   }
   s <- as.data.frame(unclass(summary.kuramoto_run(object)))
   s$err <- ifelse(is.na(s$se), s$se_naive, s$se)
-  g <- ggplot2::ggplot(s, ggplot2::aes(x = .data$K, y = .data$r)) +
+  s$series <- factor(sprintf("beta = %s, theta = %s", format(s$beta), format(s$theta)))
+  g <- ggplot2::ggplot(s, ggplot2::aes(x = .data$K, y = .data$r, colour = .data$series)) +
     ggplot2::geom_pointrange(ggplot2::aes(ymin = .data$r - 2 * .data$err,
                                           ymax = .data$r + 2 * .data$err)) +
-    ggplot2::labs(x = "K", y = "stationary r")
+    ggplot2::labs(x = "K", y = "stationary r", colour = NULL)
   if (any(is.finite(s$theory))) {
     kk <- seq(min(s$K), max(s$K), length.out = 200)
-    g <- g + ggplot2::geom_line(data = data.frame(K = kk, r = kuramoto_theory_for(
-      kk, kuramoto_params(object))), linetype = 2)
+    th <- do.call(rbind, lapply(split(s, s$series), function(si) {
+      data.frame(K = kk, r = kuramoto_theory_for(kk, kuramoto_params(object), si$theta[1]),
+                 series = si$series[1])
+    }))
+    g <- g + ggplot2::geom_line(data = th[is.finite(th$r), , drop = FALSE], linetype = 2)
   }
   g
 }

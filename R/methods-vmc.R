@@ -1,7 +1,10 @@
 # Methods for the results of he4_vmc() (class "vmc_blocks": one row per
-# finished (walker, block), columns replica (the walker), block, energy,
-# potential, kinetic_pb, kinetic_jf, acceptance; results of versions before
-# the vocabulary of issue 23 have `walker` for `replica`).
+# finished (walker, block), columns replica (the walker), block, condition,
+# density, b, energy, potential, kinetic_pb, kinetic_jf, acceptance; results
+# of versions before the vocabulary of issue 23 have `walker` for `replica`,
+# those before sweeps no condition, density and b).  A result of several
+# conditions (a sweep over density and b) is analysed condition by
+# condition: vmc_condition_part() cuts out one as a one-condition result.
 
 # The walker (replica) numbers of the rows.
 vmc_replica_ids <- function(x) x[["replica"]] %||% x[["walker"]]
@@ -32,9 +35,12 @@ vmc_usable_chains <- function(chains) {
   chains[ok]
 }
 
+# A key of each row's walker: its condition and number.
+vmc_walker_keys <- function(x) vmc_condition_ids(x) * 2^41 + vmc_replica_ids(x)
+
 # Blocks per walker, in words: "4" or "3 to 4".
 vmc_blocks_per_walker <- function(x) {
-  w <- vmc_replica_ids(x)
+  w <- vmc_walker_keys(x)
   k <- tabulate(match(w, unique(w)))
   if (length(k) == 0) return("0")
   if (min(k) == max(k)) fmt_count(k[1]) else
@@ -44,9 +50,76 @@ vmc_blocks_per_walker <- function(x) {
 vmc_header <- function(x) {
   p <- vmc_params(x)
   if (is.null(p)) return(NULL)
+  if (length(p$density) * length(p$b) > 1) {
+    return(sprintf(paste0("N = %s atoms of 4He, %d conditions: density %s A^-3 ",
+                          "x McMillan b %s A, %s Jastrow"),
+                   fmt_count(p$n), length(p$density) * length(p$b),
+                   paste(format(p$density), collapse = ", "),
+                   paste(format(p$b), collapse = ", "), p$jastrow))
+  }
   sprintf(paste0("N = %s atoms of 4He at density %s A^-3 (box side L = %.4g A), ",
                  "McMillan b = %s A, %s Jastrow"),
           fmt_count(p$n), format(p$density), p$L, format(p$b), p$jastrow)
+}
+
+# The conditions of a result (attribute `conditions`: condition, density,
+# b), one row from its parameters for results made before sweeps.
+vmc_conditions <- function(x) {
+  g <- attr(x, "conditions")
+  if (!is.null(g)) return(g)
+  p <- vmc_params(x)
+  data.frame(condition = 1L, density = p$density %||% NA_real_, b = p$b %||% NA_real_)
+}
+
+# The condition of each row (1 for results made before sweeps).
+vmc_condition_ids <- function(x) x[["condition"]] %||% rep(1L, nrow(x))
+
+# Condition c of a result as a one-condition result: its rows, parameters,
+# tail correction, walkers' state and g(r); the run time split evenly
+# between the conditions (they do the same work).  A one-condition result
+# is itself.
+vmc_condition_part <- function(x, c) {
+  g <- vmc_conditions(x)
+  if (nrow(g) == 1) return(x)
+  out <- as.data.frame.vmc_blocks(x)[vmc_condition_ids(x) == c, , drop = FALSE]
+  rownames(out) <- NULL
+  keep <- setdiff(names(attributes(x)), c("names", "row.names", "class"))
+  for (a in keep) attr(out, a) <- attr(x, a)
+  p <- vmc_params(x)
+  p$density <- g$density[c]
+  p$b <- g$b[c]
+  p$L <- (p$n / p$density)^(1 / 3)
+  attr(out, "params") <- p
+  attr(out, "conditions") <- g[c, , drop = FALSE]
+  attr(out, "tail_correction") <- attr(x, "tail_correction")[c]
+  st <- vmc_state(attr(x, "state"))
+  i <- which((st$condition %||% rep(1, length(st$replica))) == c)
+  for (f in c("replica", "condition", "displacement", "moves", "blocks")) st[[f]] <- st[[f]][i]
+  st$coords <- st$coords[, , i, drop = FALSE]
+  attr(out, "state") <- st
+  attr(out, "displacement") <- st$displacement
+  attr(out, "replicas") <- length(i)
+  attr(out, "seconds") <- attr(x, "seconds") / nrow(g)
+  pd <- attr(x, "pair_distribution")
+  if (!is.null(pd)) {
+    pd <- pd[pd$condition == c, , drop = FALSE]
+    rownames(pd) <- NULL
+    attr(out, "pair_distribution") <- pd
+  }
+  class(out) <- class(x)
+  out
+}
+
+# The condition a plot or a coda conversion shows: `condition` (a number
+# among the result's conditions) as a one-condition result.
+vmc_pick_condition <- function(x, condition, call) {
+  g <- vmc_conditions(x)
+  if (!is.numeric(condition) || length(condition) != 1 || is.na(condition) ||
+      !condition %in% g$condition) {
+    sp_abort(sprintf("`condition` must be one of the result's conditions (%s), not %s.",
+                     paste(g$condition, collapse = ", "), describe(condition)), call = call)
+  }
+  vmc_condition_part(x, condition)
 }
 
 #' @rdname summary.vmc_blocks
@@ -55,7 +128,7 @@ vmc_header <- function(x) {
 #' @export
 print.vmc_blocks <- function(x, n = 6, ...) {
   p <- attr(x, "params")
-  nw <- length(unique(vmc_replica_ids(x)))
+  nw <- length(unique(vmc_walker_keys(x)))
   cli::cat_line(sprintf("<vmc_blocks> %s blocks: %s walker%s, %s block%s each",
                         fmt_count(nrow(x)), fmt_count(nw), if (nw == 1) "" else "s",
                         vmc_blocks_per_walker(x),
@@ -146,6 +219,38 @@ print.vmc_blocks <- function(x, n = 6, ...) {
 summary.vmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
   call <- sys.call()
   method <- check_choice(method, c("optimal", "jonsson"), "method", call = call)
+  g <- vmc_conditions(object)
+  # each condition's summary, its condition and parameters as first columns
+  parts <- lapply(seq_len(nrow(g)), function(c) {
+    s <- vmc_summary1(vmc_condition_part(object, c), method)
+    at <- attributes(s)
+    k <- nrow(s)
+    out <- new_df(c(list(condition = rep(g$condition[c], k), density = rep(g$density[c], k),
+                         b = rep(g$b[c], k)), unclass(s)[names(s)]))
+    extra <- setdiff(names(at), c("names", "row.names", "class"))
+    attributes(out)[extra] <- at[extra]
+    class(out) <- at$class
+    out
+  })
+  if (length(parts) == 1) return(parts[[1]])
+  out <- do.call(rbind, lapply(parts, function(s) as.data.frame(unclass(s))[names(s)]))
+  rownames(out) <- NULL
+  for (a in c("acceptance", "tail_correction", "energy_corrected", "seconds",
+              "time_to_error")) {
+    attr(out, a) <- vapply(parts, function(s) attr(s, a), 0)
+  }
+  attr(out, "replicas") <- attr(parts[[1]], "replicas")
+  attr(out, "method") <- method
+  attr(out, "params") <- vmc_params(object)
+  attr(out, "conditions") <- g
+  attr(out, "devices") <- attr(object, "devices")
+  attr(out, "parts") <- parts
+  class(out) <- c("summary.vmc_blocks", "data.frame")
+  out
+}
+
+# The summary of a one-condition result.
+vmc_summary1 <- function(object, method) {
   rows <- lapply(VMC_OBSERVABLES, function(obs) {
     chains <- vmc_chains(object, obs)
     all_values <- unlist(chains, use.names = FALSE)
@@ -202,6 +307,34 @@ summary.vmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
 #' @param digits Significant digits to print.
 #' @export
 print.summary.vmc_blocks <- function(x, digits = 4, ...) {
+  parts <- attr(x, "parts")
+  if (!is.null(parts)) { # several conditions: one after another
+    cat(vmc_header(structure(list(), params = vmc_params(x))), "\n", sep = "")
+    for (s in parts) {
+      cat(sprintf("\n-- condition %s: density %s A^-3, b = %s A --\n", s$condition[1],
+                  format(s$density[1]), format(s$b[1])))
+      vmc_print_summary1(s, digits, legend = FALSE)
+    }
+    cat("\n")
+    vmc_print_legend()
+    return(invisible(x))
+  }
+  vmc_print_summary1(x, digits, legend = TRUE)
+  invisible(x)
+}
+
+vmc_print_legend <- function() {
+  cat(paste0(
+    "se: one standard error of the mean; se_error: the standard error of se itself.\n",
+    "tau_int: integrated autocorrelation time of the block means, in blocks, ",
+    "1 + 2 sum_k rho(k)\n  (1 for independent blocks; below 1: anti-correlated ",
+    "blocks, or independent ones seen through the\n  estimate's noise, which is ",
+    "about sqrt(2 (2M + 1) / n) for a window of M lags over n blocks)\n"))
+}
+
+# The summary of one condition (the legend of the columns after its table
+# when `legend`).
+vmc_print_summary1 <- function(x, digits, legend) {
   p <- vmc_params(x)
   h <- vmc_header(structure(list(), params = p))
   nw <- attr(x, "replicas") %||% attr(x, "walkers")
@@ -211,13 +344,9 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
               fmt_count(x$n_blocks[1]), fmt_count(nw), if (nw == 1) "" else "s",
               if (attr(x, "method") == "optimal") "optimal" else "Jonsson's"))
   y <- as.data.frame(unclass(x))
+  y <- y[setdiff(names(y), c("condition", "density", "b"))] # in the header
   print(y, digits = digits, row.names = FALSE)
-  cat(paste0(
-    "se: one standard error of the mean; se_error: the standard error of se itself.\n",
-    "tau_int: integrated autocorrelation time of the block means, in blocks, ",
-    "1 + 2 sum_k rho(k)\n  (1 for independent blocks; below 1: anti-correlated ",
-    "blocks, or independent ones seen through the\n  estimate's noise, which is ",
-    "about sqrt(2 (2M + 1) / n) for a window of M lags over n blocks)\n"))
+  if (legend) vmc_print_legend()
   if (anyNA(x$se)) {
     miss <- x$observable[is.na(x$se)]
     cat(sprintf(paste0(
@@ -264,6 +393,9 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
 #'   `"pair_distribution"` (`autoplot()`: one).
 #' @param observable Column to draw: `"energy"`, `"potential"`,
 #'   `"kinetic_pb"`, `"kinetic_jf"` or `"acceptance"`.
+#' @param condition The condition to draw (a number of `attr(x,
+#'   "conditions")`: a result of a sweep over `density` and `b` holds
+#'   several); the first by default.
 #' @param ... Passed to [plot()] (base graphics; with one `which`).
 #' @return `plot()`: `x`, invisibly; `autoplot()`: a ggplot object.
 #' @seealso [summary.vmc_blocks()], [plot.sp_reblock()].
@@ -277,8 +409,11 @@ print.summary.vmc_blocks <- function(x, digits = 4, ...) {
 #'   ggplot2::autoplot(x, which = "reblock")
 #' }
 #' @export
-plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "energy", ...) {
+plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "energy",
+                            condition = vmc_conditions(x)$condition[1], ...) {
   call <- sys.call()
+  whole <- x
+  x <- vmc_pick_condition(x, condition, call)
   which <- vmc_check_which(which, several = TRUE, call = call)
   observable <- check_choice(observable, c(VMC_OBSERVABLES, "acceptance"), "observable",
                              call = call)
@@ -305,7 +440,7 @@ plot.vmc_blocks <- function(x, which = c("trace", "reblock"), observable = "ener
         graphics::abline(h = 1, lty = 3)
       })
   }
-  invisible(x)
+  invisible(whole)
 }
 
 # The x label of a reblocking curve: what a value of level 0 is.
@@ -377,8 +512,10 @@ vmc_plot_trace <- function(x, observable, ...) {
 #' @rdname plot.vmc_blocks
 #' @exportS3Method ggplot2::autoplot
 autoplot.vmc_blocks <- function(object, which = c("trace", "reblock", "pair_distribution"),
-                                observable = "energy", ...) {
+                                observable = "energy",
+                                condition = vmc_conditions(object)$condition[1], ...) {
   call <- sys.call()
+  object <- vmc_pick_condition(object, condition, call)
   if (!requireNamespace("ggplot2", quietly = TRUE)) {
     sp_abort("autoplot() needs the ggplot2 package.")
   }
@@ -489,8 +626,12 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
                     "seed, n, density, b, jastrow, block_sweeps, measure_every ",
                     "and precision."))
   }
-  df <- do.call(rbind, lapply(parts, as.data.frame.vmc_blocks))
-  dup <- duplicated(df[c("replica", "block")])
+  df <- do.call(rbind, lapply(parts, function(p) {
+    d <- as.data.frame.vmc_blocks(p)
+    d$condition <- vmc_condition_ids(p) # (results made before sweeps: 1)
+    d
+  }))
+  dup <- duplicated(df[c("condition", "replica", "block")])
   if (any(dup)) {
     sp_abort(sprintf(paste0(
       "the parts overlap: walker %s, block %s appears twice (chunks need disjoint ",
@@ -498,37 +639,42 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
       "the blocks after those of its start)."),
       fmt_num(df$replica[dup][1]), fmt_num(df$block[dup][1])))
   }
-  out <- df[order(df$replica, df$block), , drop = FALSE]
+  out <- df[order(df$condition, df$replica, df$block), , drop = FALSE]
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(first)), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(first, a)
-  # the state of every walker from the part that holds its latest block
-  st <- lapply(parts, function(p) vmc_state(attr(p, "state")))
-  walkers <- sort(unique(unlist(lapply(st, `[[`, "replica"))))
-  pick <- lapply(walkers, function(w) {
+  # the state of every walker (condition, number) from the part that holds
+  # its latest block
+  st <- lapply(parts, function(p) {
+    s <- vmc_state(attr(p, "state"))
+    s$condition <- s$condition %||% rep(1, length(s$replica))
+    s$key <- s$condition * 2^41 + s$replica
+    s
+  })
+  keys <- sort(unique(unlist(lapply(st, `[[`, "key"))))
+  pick <- lapply(keys, function(w) {
     best <- NULL
     for (i in seq_along(st)) {
-      j <- match(w, st[[i]]$replica)
+      j <- match(w, st[[i]]$key)
       if (!is.na(j) && (is.null(best) || st[[i]]$blocks[j] > st[[best[1]]]$blocks[best[2]])) {
         best <- c(i, j)
       }
     }
     best
   })
+  field <- function(f) vapply(pick, function(b) as.double(st[[b[1]]][[f]][b[2]]), 0)
   n <- vmc_params(first)$n
-  state <- list(replica = walkers,
+  state <- list(replica = field("replica"), condition = field("condition"),
                 coords = array(unlist(lapply(pick, function(b) st[[b[1]]]$coords[, , b[2]])),
-                               c(3, n, length(walkers))),
-                displacement = vapply(pick, function(b) st[[b[1]]]$displacement[b[2]], 0),
-                moves = vapply(pick, function(b) st[[b[1]]]$moves[b[2]], 0),
-                blocks = vapply(pick, function(b) st[[b[1]]]$blocks[b[2]], 0),
-                seed_hex = st[[1]]$seed_hex)
+                               c(3, n, length(keys))),
+                displacement = field("displacement"), moves = field("moves"),
+                blocks = field("blocks"), seed_hex = st[[1]]$seed_hex)
   attr(out, "state") <- state
   attr(out, "step") <- NULL # results of earlier versions
   attr(out, "displacement") <- state$displacement
   attr(out, "params") <- vmc_params(first)
-  attr(out, "replicas") <- length(walkers)
-  attr(out, "first_replica") <- min(walkers)
+  attr(out, "replicas") <- length(unique(state$replica))
+  attr(out, "first_replica") <- min(state$replica)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   for (a in c("backend", "devices")) {
@@ -541,11 +687,21 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
                      "has none."), class = "statphysgpu_vmc_warning")
       attr(out, "pair_distribution") <- NULL
     } else {
+      # each condition's pair counts added up over the parts
       p <- vmc_params(first)
-      counts <- Reduce(`+`, lapply(parts, function(q) attr(q, "pair_distribution")$counts))
-      nmeas <- nrow(out) * p$block_sweeps / p$measure_every
-      attr(out, "pair_distribution") <- vmc_pair_distribution(
-        counts, length(counts), p$L, p$n, p$density, nmeas, 1)
+      g <- vmc_conditions(first)
+      pd <- lapply(parts, function(q) {
+        d <- attr(q, "pair_distribution")
+        d$condition <- d$condition %||% rep(1, nrow(d))
+        d
+      })
+      counts <- lapply(g$condition, function(c) {
+        Reduce(`+`, lapply(pd, function(d) d$counts[d$condition == c]))
+      })
+      nmeas <- vapply(g$condition, function(c) sum(out$condition == c), 0) *
+        p$block_sweeps / p$measure_every
+      attr(out, "pair_distribution") <- vmc_pair_distributions(
+        counts, g, (p$n / g$density)^(1 / 3), p$n, nmeas)
     }
   }
   class(out) <- class(first)
@@ -570,6 +726,8 @@ describe_vmc_part <- function(p) {
 #'
 #' @param x A result of [he4_vmc()].
 #' @param observables Columns to include.
+#' @param condition The condition whose walkers to convert (a number of
+#'   `attr(x, "conditions")`); the first by default.
 #' @param ... Unused.
 #' @return A `coda::mcmc.list`.
 #' @examples
@@ -580,8 +738,10 @@ describe_vmc_part <- function(p) {
 #'   summary(m)
 #' }
 #' @exportS3Method coda::as.mcmc.list
-as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "acceptance"), ...) {
+as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "acceptance"),
+                                    condition = vmc_conditions(x)$condition[1], ...) {
   call <- sys.call()
+  x <- vmc_pick_condition(x, condition, call)
   if (!requireNamespace("coda", quietly = TRUE)) {
     sp_abort("as.mcmc.list() needs the coda package.", call = call)
   }

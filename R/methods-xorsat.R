@@ -1,4 +1,28 @@
-# Methods for the results of xorsat_qg() (class "xorsat_tts": one row per run).
+# Methods for the results of xorsat_qg() (class "xorsat_tts": one row per
+# run, columns condition, p1, replica, sweeps, seconds, solved, clone;
+# results made before sweeps have no condition and p1 columns, and those
+# before the vocabulary of issue 23 `run` for `replica`).  A result of a
+# sweep over p1 is summarised, estimated and drawn condition by condition.
+
+# The conditions of a result (attribute `conditions`: condition, p1), one
+# row from attribute p1 for results made before sweeps.
+xorsat_conditions <- function(x) {
+  attr(x, "conditions") %||% data.frame(condition = 1L, p1 = attr(x, "p1") %||% NA_real_)
+}
+
+# Condition c of a result as a one-condition result (its rows and p1).
+xorsat_condition_part <- function(x, c) {
+  g <- xorsat_conditions(x)
+  if (nrow(g) == 1) return(x)
+  out <- as.data.frame.xorsat_tts(x)[x$condition == c, , drop = FALSE]
+  rownames(out) <- NULL
+  keep <- setdiff(names(attributes(x)), c("names", "row.names", "class"))
+  for (a in keep) attr(out, a) <- attr(x, a)
+  attr(out, "p1") <- g$p1[c]
+  attr(out, "conditions") <- g[c, , drop = FALSE]
+  class(out) <- class(x)
+  out
+}
 
 #' Summarise, plot and combine time-to-solution samples
 #'
@@ -14,6 +38,13 @@
 #' and `p1`); their sweeps are exact, and their seconds are converted
 #' again at the pace of the first chunk, so that one sample has one pace.
 #'
+#' **Sweeps over p1.** A result of several values of `p1` is summarised
+#' condition by condition: `summary()` then holds a table `conditions`, one
+#' row per value of `p1` (runs, solved, sample mean and median, and the
+#' posterior median and credible interval of the mean TTS \eqn{\tau} and
+#' of TTS99), its optimum marked in the printout (the optimal-p1 study of
+#' paper 003); `plot()` and `autoplot()` draw one survival curve per value.
+#'
 #' @param object,x A result of [xorsat_qg()].
 #' @param level TTS level for [tts_estimate()].
 #' @param unit `"sweeps"` (exact, machine-independent) or `"seconds"` (the
@@ -27,6 +58,30 @@
 #' plot(x)
 #' @export
 summary.xorsat_tts <- function(object, level = 0.99, ...) {
+  g <- xorsat_conditions(object)
+  if (nrow(g) > 1) {
+    parts <- lapply(seq_len(nrow(g)), function(c) {
+      summary.xorsat_tts(xorsat_condition_part(object, c), level = level, ...)
+    })
+    tab <- data.frame(condition = g$condition, p1 = g$p1,
+                      replicas = vapply(parts, `[[`, 0, "replicas"),
+                      solved = vapply(parts, `[[`, 0, "solved"),
+                      mean_sweeps = vapply(parts, `[[`, 0, "mean_sweeps"),
+                      median_sweeps = vapply(parts, `[[`, 0, "median_sweeps"),
+                      tau_median = vapply(parts, function(p) p$estimate$tau_median, 0),
+                      tau_lower = vapply(parts, function(p) p$estimate$tau_lower, 0),
+                      tau_upper = vapply(parts, function(p) p$estimate$tau_upper, 0),
+                      tts = vapply(parts, function(p) p$estimate$tts, 0),
+                      tts_lower = vapply(parts, function(p) p$estimate$tts_lower, 0),
+                      tts_upper = vapply(parts, function(p) p$estimate$tts_upper, 0))
+    first <- parts[[1]]
+    return(structure(list(instance = first$instance, n = first$n, clones = first$clones,
+                          p1 = g$p1, replicas = sum(tab$replicas), solved = sum(tab$solved),
+                          level = level, conditions = tab,
+                          best = tab$condition[which.min(tab$tau_median)],
+                          seconds_per_sweep = first$seconds_per_sweep, pace = first$pace,
+                          parts = parts), class = "summary.xorsat_tts"))
+  }
   s <- object$solved
   est <- tts_estimate(as.data.frame(object)[c("sweeps", "solved")], level = level,
                       unit = "sweeps", ...)
@@ -48,6 +103,23 @@ summary.xorsat_tts <- function(object, level = 0.99, ...) {
 #' @rdname summary.xorsat_tts
 #' @export
 print.summary.xorsat_tts <- function(x, ...) {
+  if (!is.null(x$conditions)) { # a sweep over p1: one row per value
+    cat(sprintf("Quasi-greedy runs on %s (N = %d), %s clones a run, %d values of p1\n",
+                x$instance, x$n, fmt_count(x$clones), nrow(x$conditions)))
+    cat(sprintf("  %d runs, %d solved; times in sweeps; tau: the mean TTS (posterior median and %g%% credible interval), tts: TTS%s\n",
+                as.integer(x$replicas), as.integer(x$solved),
+                100 * x$parts[[1]]$estimate$credible, format(100 * x$level)))
+    tab <- x$conditions
+    tab$best <- ifelse(tab$condition == x$best, "<-", "")
+    print(tab[setdiff(names(tab), "condition")], digits = 4, row.names = FALSE)
+    if (is.finite(x$seconds_per_sweep)) {
+      cat(sprintf("  pace %.3g s per sweep (%s): the best p1 (%s) has a mean TTS of %.4g s\n",
+                  x$seconds_per_sweep, x$pace$device %||% "unknown device",
+                  format(tab$p1[tab$condition == x$best]),
+                  tab$tau_median[tab$condition == x$best] * x$seconds_per_sweep))
+    }
+    return(invisible(x))
+  }
   cat(sprintf("Quasi-greedy runs on %s (N = %d), %s clones a run, p1 = %s\n",
               x$instance, x$n, fmt_count(x$clones), format(x$p1)))
   cat(sprintf("  %d runs, %d solved\n", x$replicas %||% x$runs, x$solved))
@@ -74,7 +146,7 @@ print.summary.xorsat_tts <- function(x, ...) {
 print.xorsat_tts <- function(x, ...) {
   cat(sprintf("Time to solution of %s (N = %d): %d runs of %s clones, p1 = %s%s, %d solved\n",
               attr(x, "instance"), attr(x, "n"), nrow(x), fmt_count(attr(x, "clones")),
-              format(attr(x, "p1")),
+              paste(format(attr(x, "p1")), collapse = ", "),
               if (isTRUE(attr(x, "independent_clones"))) " (per clone)" else "",
               sum(x$solved)))
   if (isTRUE(attr(x, "interrupted"))) cat("(interrupted: a partial sample)\n")
@@ -92,6 +164,23 @@ print.xorsat_tts <- function(x, ...) {
 #' @export
 plot.xorsat_tts <- function(x, unit = c("sweeps", "seconds"), ...) {
   unit <- check_choice(unit, c("sweeps", "seconds"), "unit", call = sys.call())
+  g <- xorsat_conditions(x)
+  if (nrow(g) > 1) { # one survival curve (and its exponential) per p1
+    ds <- lapply(seq_len(nrow(g)), function(c) xorsat_surv_data(xorsat_condition_part(x, c), unit))
+    cols <- grDevices::hcl.colors(max(nrow(g), 2), "Dark 3")[seq_len(nrow(g))]
+    t <- unlist(lapply(ds, function(d) d$runs$time))
+    s <- unlist(lapply(ds, function(d) d$runs$surv))
+    plot(NA, xlim = range(c(0, t, 1)), ylim = range(c(s, 1)), log = "y",
+         xlab = sprintf("time to solution (%s)", tts_unit_label(unit)),
+         ylab = "fraction of runs not solved", ...)
+    for (c in seq_along(ds)) {
+      graphics::points(ds[[c]]$runs$time, ds[[c]]$runs$surv, pch = 19, cex = 0.5, col = cols[c])
+      graphics::lines(ds[[c]]$fit$time, exp(-ds[[c]]$fit$time / ds[[c]]$fit$tau), col = cols[c])
+    }
+    graphics::legend("topright", paste("p1 =", format(g$p1)), col = cols, pch = 19, lty = 1,
+                     bty = "n", cex = 0.8)
+    return(invisible(x))
+  }
   d <- xorsat_surv_data(x, unit)
   plot(d$runs$time, d$runs$surv, log = "y", pch = 19, cex = 0.6,
        xlab = sprintf("time to solution (%s)", tts_unit_label(unit)),
@@ -125,6 +214,28 @@ autoplot.xorsat_tts <- function(object, unit = c("sweeps", "seconds"), ...) {
     sp_abort("autoplot() needs the ggplot2 package.")
   }
   unit <- check_choice(unit, c("sweeps", "seconds"), "unit", call = sys.call())
+  g <- xorsat_conditions(object)
+  if (nrow(g) > 1) { # one survival curve (and its exponential) per p1
+    ds <- lapply(seq_len(nrow(g)), function(c) {
+      d <- xorsat_surv_data(xorsat_condition_part(object, c), unit)
+      d$fit$surv <- exp(-d$fit$time / d$fit$tau)
+      d$runs$p1 <- d$fit$p1 <- format(g$p1[c])
+      d
+    })
+    runs <- do.call(rbind, lapply(ds, `[[`, "runs"))
+    fit <- do.call(rbind, lapply(ds, `[[`, "fit"))
+    return(ggplot2::ggplot(runs, ggplot2::aes(x = .data$time, y = .data$surv,
+                                              colour = .data$p1)) +
+      ggplot2::geom_point(size = 1) +
+      ggplot2::geom_line(data = fit) +
+      ggplot2::scale_y_log10() +
+      ggplot2::labs(x = sprintf("time to solution (%s)", tts_unit_label(unit)),
+                    y = "fraction of runs not solved", colour = "p1",
+                    title = sprintf("%s (N = %d)", attr(object, "instance"), attr(object, "n")),
+                    subtitle = sprintf("%d runs of %s clones; lines: exponentials of the posterior median mean",
+                                       nrow(object), fmt_count(attr(object, "clones")))) +
+      ggplot2::theme(legend.position = "bottom"))
+  }
   d <- xorsat_surv_data(object, unit)
   d$fit$surv <- exp(-d$fit$time / d$fit$tau)
   d$runs$what <- "runs"
@@ -151,8 +262,11 @@ autoplot.xorsat_tts <- function(object, unit = c("sweeps", "seconds"), ...) {
 #' @param row.names,optional Unused.
 #' @export
 as.data.frame.xorsat_tts <- function(x, row.names = NULL, optional = FALSE, ...) {
-  # `run` in results of versions before the vocabulary of issue 23
-  out <- data.frame(replica = x[["replica"]] %||% x[["run"]], sweeps = x$sweeps,
+  # `run` in results of versions before the vocabulary of issue 23; no
+  # condition and p1 before sweeps
+  out <- data.frame(condition = x[["condition"]] %||% rep(1L, nrow(x)),
+                    p1 = x[["p1"]] %||% rep(attr(x, "p1") %||% NA_real_, nrow(x)),
+                    replica = x[["replica"]] %||% x[["run"]], sweeps = x$sweeps,
                     seconds = x$seconds,
                     solved = x$solved, clone = x$clone)
   out
@@ -175,10 +289,10 @@ rbind.xorsat_tts <- function(..., deparse.level = 1) {
                     "the same seed, instance, clones, p1 and independent_clones."))
   }
   df <- do.call(rbind, lapply(parts, as.data.frame.xorsat_tts))
-  if (anyDuplicated(df$replica)) {
+  if (anyDuplicated(df[c("condition", "replica")])) {
     sp_abort("the chunks overlap: some runs appear twice (check `first_replica`).")
   }
-  o <- order(df$replica)
+  o <- order(df$condition, df$replica)
   out <- df[o, , drop = FALSE]
   rownames(out) <- NULL
   # one sample, one pace: the first chunk's (sweeps are the same everywhere)
@@ -189,7 +303,7 @@ rbind.xorsat_tts <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   attr(out, "unfinished") <- do.call(rbind, lapply(parts, attr, "unfinished"))
-  attr(out, "replicas") <- nrow(out)
+  attr(out, "replicas") <- length(unique(out$replica))
   attr(out, "first_replica") <- if (nrow(out)) min(out$replica) else attr(first, "first_replica")
   class(out) <- class(first)
   out

@@ -101,7 +101,11 @@ tts_sample <- function(x, solved, unit, call) {
 #'   to use, or the unit of a numeric `x`. `NULL` (the default): `sweeps`
 #'   when the data frame has that column, else `seconds`; seconds for a
 #'   numeric vector.
-#' @return A one-row data frame of class `"tts_estimate"` with columns
+#' @return A data frame of class `"tts_estimate"`, one row (one per
+#'   condition when `x` is a table with several values in a column
+#'   `condition`, as a sweep of [xorsat_qg()] over `p1`: then its first
+#'   columns are `condition` and the columns constant within each condition,
+#'   such as `p1`), with columns
 #'   `runs`, `solved` (\eqn{k}), `total` (\eqn{T}, in `unit`),
 #'   `total_seconds` (\eqn{T} when the unit is seconds, else `NA`; kept
 #'   for code written before `unit`), `shape` and `rate` (of the gamma
@@ -138,6 +142,9 @@ tts_sample <- function(x, solved, unit, call) {
 tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
                          credible = 0.95, solved = NULL, unit = NULL) {
   call <- sys.call()
+  if (is.data.frame(x) && is.null(solved) && length(unique(x[["condition"]])) > 1) {
+    return(tts_estimate_conditions(as.data.frame(x), level, prior, credible, unit, call))
+  }
   d <- tts_sample(x, solved, unit, call)
   level <- check_level(level, call = call)
   prior <- check_choice(prior, c("jeffreys", "uniform"), "prior", call = call)
@@ -166,11 +173,47 @@ tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
   out
 }
 
+# tts_estimate() of each condition of a table with a column `condition`
+# (a sweep, as xorsat_qg() over p1): one row per condition, in the order of
+# the condition numbers, with the condition and the columns constant within
+# each (its parameters: p1) first.
+tts_estimate_conditions <- function(x, level, prior, credible, unit, call) {
+  conds <- sort(unique(x$condition))
+  per_run <- c("condition", "replica", "run", "sweeps", "seconds", "solved", "clone")
+  params <- Filter(function(nm) {
+    !nm %in% per_run &&
+      all(vapply(split(x[[nm]], x$condition), function(v) length(unique(v)) == 1, TRUE))
+  }, names(x))
+  rows <- lapply(conds, function(c) {
+    y <- x[x$condition == c, setdiff(names(x), "condition"), drop = FALSE]
+    e <- tryCatch(tts_estimate(y, level = level, prior = prior, credible = credible,
+                               unit = unit),
+                  error = function(e) {
+                    sp_abort(sprintf("condition %s: %s", format(c), conditionMessage(e)),
+                             call = call)
+                  })
+    cbind(data.frame(condition = c), y[1, params, drop = FALSE], unclass(e))
+  })
+  out <- do.call(rbind, rows)
+  rownames(out) <- NULL
+  class(out) <- c("tts_estimate", "data.frame")
+  out
+}
+
 #' @export
 print.tts_estimate <- function(x, digits = 4, ...) {
   f <- function(v) format(signif(v, digits))
+  pcols <- if ("condition" %in% names(x)) {
+    names(x)[seq_len(match("runs", names(x)) - 1)]
+  }
   for (r in seq_len(nrow(x))) {
     y <- x[r, , drop = FALSE]
+    if (length(pcols)) {
+      pp <- setdiff(pcols, "condition")
+      cat(sprintf("Condition %s%s:\n", format(y$condition),
+                  if (length(pp)) sprintf(" (%s)", paste(pp, "=", vapply(pp, function(p)
+                    format(y[[p]]), ""), collapse = ", ")) else ""))
+    }
     u <- tts_unit_label(y$unit)
     cat(sprintf("Time to solution (%s prior): %d of %d runs solved, total time %s %s\n",
                 if (y$prior == "jeffreys") "Jeffreys" else "uniform",

@@ -66,6 +66,21 @@
 #'   side, a word that reaches the ground state replays from its last check
 #'   and a word that can no longer come first stops. At most 1,536 spins.
 #'
+#' @section Sweeps: `p1` may be a vector: each value is a condition (listed
+#'   in `attr(x, "conditions")`, at most 256), each runs `replicas` runs,
+#'   all in one launch, and the result's columns `condition` and `p1` give
+#'   each run's. Run \eqn{r} of condition \eqn{c} draws from the streams of
+#'   run \eqn{(c-1)\,2^{40} + r - 1}, so condition 1 gives exactly the runs
+#'   of a call with its `p1` alone, and a condition's runs depend only on the
+#'   seed, its number and its `p1` (with several conditions at most
+#'   \eqn{2^{40}} runs per condition). The pace is one per device, measured
+#'   at the first `p1`: a sweep costs the same at any `p1` (with
+#'   `independent_clones`, the p1 moves cost a little more for values with
+#'   more binary digits). [tts_estimate()], `summary()`, `plot()` and
+#'   `autoplot()` report each `p1` (the optimal-p1 study of paper 003 in one
+#'   call, see `bench/xorsat-p1.R`); `survival::survfit(as_surv(x) ~ p1,
+#'   data = x)` gives a survival curve per value; chunks of a sweep combine
+#'   with [rbind()].
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight,
 #'   with a warning; finished runs are returned, runs in progress are
 #'   returned cut (`solved = FALSE`) at the sweeps they had reached, a valid
@@ -73,13 +88,15 @@
 #'   `attr(x, "unfinished")`).
 #' @param instance A 3-XORSAT instance, class `xorsat`, as made by
 #'   [read_xorsat()] or [xorsat_random()]; it is checked field by field.
-#' @param replicas Number of runs (independent repetitions of the solver).
+#' @param replicas Number of runs (independent repetitions of the solver)
+#'   per condition.
 #' @param clones Clones per run, a positive multiple of 32, or `"auto"`:
 #'   on the CPU 256; on the GPU every warp the (first) device holds at once,
 #'   32 clones each, as in paper 003 (a run has the whole device; on an
 #'   H100 1.35e5 clones for the challenge sizes).
 #' @param p1 Probability of the move that raises the energy by 2 (a spin
-#'   with one of its three equations unsatisfied), in \[0, 1\]. The default
+#'   with one of its three equations unsatisfied), in \[0, 1\] (vector
+#'   allowed: one condition per value, see "Sweeps"). The default
 #'   0.08 minimised the median mean time to solution over the shipped
 #'   challenge instances of n = 384 on the GPU (bench/RESULTS.md: 0.17 s at
 #'   0.08, 0.31 at 0.05, 1.6 at 0.12, 9.9 at 0.16), where the time to
@@ -127,15 +144,18 @@
 #' @param runs,first_run Deprecated names of `replicas` and `first_replica`
 #'   (they work, with a warning of class `statphysgpu_deprecated`).
 #' @return An object of class `xorsat_tts`: a data frame with one row per
-#'   run and columns `replica` (the run's number), `sweeps`, `seconds` (`sweeps` times the pace),
+#'   run and columns `condition` and `p1` (the run's condition and its
+#'   `p1`), `replica` (the run's number), `sweeps`, `seconds` (`sweeps` times the pace),
 #'   `solved` and `clone` (the first clone to solve, 1-based; `NA` when
-#'   cut); attributes `instance` (name), `n`, `clones`, `p1`, `replicas`,
+#'   cut); attributes `instance` (name), `n`, `clones`, `p1` (its values),
+#'   `conditions`, `replicas` (per condition),
 #'   `first_replica`, `precision`, `seed`,
 #'   `backend`, `devices`, `seconds` (the engine's time: its rounds), `pace` (a list:
 #'   `seconds_per_sweep`, `device`, `clones`, `n`, `measured` -- `FALSE`
 #'   when given), `seconds_per_sweep` (the pace), `solutions` (for each
 #'   solved run the solving clone's spins, `TRUE` = down, each checked to
-#'   have \eqn{E = -N}) and `interrupted`.
+#'   have \eqn{E = -N}; named by the run's number, or `"condition/number"`
+#'   when there are several conditions) and `interrupted`.
 #' @references Bernaschi, M., Bisson, M., Fatica, M., Marinari, E.,
 #'   Martin-Mayor, V., Parisi, G. and Ricci-Tersenghi, F. (2021) How we are
 #'   leading a 3-XORSAT challenge: from the energy landscape to the
@@ -146,6 +166,10 @@
 #'                backend = "cpu")
 #' head(x)
 #' attr(x, "pace")
+#' # a sweep over p1 in one call: a time-to-solution estimate per value
+#' y <- xorsat_qg(inst, replicas = 20, clones = 64, p1 = c(0.08, 0.15, 0.3),
+#'                seed = 1, backend = "cpu")
+#' summary(y)
 #' @export
 xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, timeout = Inf,
                       max_sweeps = Inf, check_every = "auto", seed = NULL, first_replica = 1,
@@ -155,7 +179,16 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   call <- sys.call()
   sp_renamed_args(c(runs = "replicas", first_run = "first_replica"), "xorsat_qg")
   instance <- check_xorsat(instance, call = call) # before anything reads it
-  p1 <- check_range(p1, "p1", 0, 1, len = 1, call = call)
+  p1 <- check_range(p1, "p1", 0, 1, call = call)
+  # the conditions: one per value of p1 (a sweep), run in one launch
+  grid <- sim_grid(list(p1 = p1), call)
+  ncond <- nrow(grid)
+  if (ncond > XORSAT_MAX_CONDITIONS) {
+    sp_abort(sprintf(paste0(
+      "`p1` has %s values; one call runs at most %d (the runs' random streams hold ",
+      "8 bits of condition): split the values over several calls."),
+      fmt_count(ncond), XORSAT_MAX_CONDITIONS), call = call)
+  }
   independent_clones <- check_flag(independent_clones, "independent_clones", call = call)
   auto_clones <- identical(clones, "auto")
   lim <- xorsat_limits()
@@ -179,8 +212,9 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
                call = call)
     }
   }
-  if (is.infinite(timeout) && is.infinite(max_sweeps) &&
-      xorsat_p1_deterministic(p1, independent_clones)) {
+  det <- vapply(p1, xorsat_p1_deterministic, TRUE, independent_clones)
+  if (is.infinite(timeout) && is.infinite(max_sweeps) && any(det)) {
+    p1 <- p1[det][1]
     sp_abort(sprintf(paste0(
       "`p1` = %s makes the quasi-greedy dynamics deterministic (%s): a run ends only if ",
       "a clone's random start leads to the ground state, and may never end. Give a ",
@@ -202,15 +236,19 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   if (auto_clones) clones <- if (plan$backend == "gpu") 0 else 256
   if (identical(check_every, "auto")) check_every <- if (plan$backend == "gpu") 16 else 1
   check_every <- check_whole(check_every, "check_every", lo = 1, hi = 2^40, call = call)
+  # runs per condition: 2^47 (a run's streams hold 16 bits of words), 2^40
+  # when there are several conditions (sp_stream_replica's layout)
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
                   precision = precision, precisions = "double", progress = progress,
-                  row_bytes = 40 + 4 * instance$n, max_replicas = 2^47)
+                  groups = ncond, row_bytes = 40 + 4 * instance$n,
+                  max_replicas = if (ncond > 1) 2^40 else 2^47)
   tab <- xorsat_tables(instance)
   variant <- if (independent_clones) "indep"
     else sp_tuning("xorsat_variant", call)
-  # one engine call: `frame` says the runs, backend and devices
-  engine <- function(frame, limit, first, calibrate = FALSE) {
+  # one engine call: `frame` says the runs (per condition), backend and
+  # devices, `p1` the conditions
+  engine <- function(frame, limit, first, calibrate = FALSE, p1 = grid$p1) {
     job <- xorsat_job(tab, nwords = clones / wc, nruns = frame$n, limit = limit,
                       check_every = check_every, p1 = p1, indep = independent_clones,
                       calibrate = calibrate,
@@ -220,9 +258,12 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
     res$clones <- wc * res$nwords
     res
   }
+  # one pace per device (the timing runs at the first p1: a sweep's cost does
+  # not depend on p1, but with independent_clones on its binary digits)
   pace <- if (identical(pace, "auto")) {
-    xorsat_pace(engine, fr, instance$n, clones, check_every, variant,
-                if (independent_clones) xorsat_p1_threshold(p1) else NA)
+    xorsat_pace(function(...) engine(..., p1 = grid$p1[1]), fr, instance$n, clones,
+                check_every, variant,
+                if (independent_clones) xorsat_p1_threshold(grid$p1[1]) else NA)
   } else {
     list(seconds_per_sweep = pace, device = "given (argument `pace`)", clones = clones,
          n = instance$n, measured = FALSE)
@@ -230,7 +271,8 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   if (is.null(pace)) { # interrupted while measuring it: no run started
     pace <- list(seconds_per_sweep = NA_real_, device = NA_character_, clones = clones,
                  n = instance$n, measured = FALSE)
-    res <- list(sweeps = numeric(fr$n), status = rep(-2L, fr$n), clone = rep(-1L, fr$n),
+    res <- list(sweeps = numeric(fr$n * ncond), status = rep(-2L, fr$n * ncond),
+                clone = rep(-1L, fr$n * ncond),
                 solution = integer(), run = c(seconds = 0, rounds = 0, interrupted = 1),
                 clones = clones)
   } else {
@@ -241,8 +283,10 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   clones <- res$clones
   if (!pace$measured) pace$clones <- clones
   started <- res$status != -2L
-  runs_id <- fr$first - 1 + seq_len(fr$n)
-  out <- data.frame(replica = runs_id, sweeps = res$sweeps,
+  cond_of <- rep(seq_len(ncond), each = fr$n) # condition-major, as the engine
+  runs_id <- rep(fr$first - 1 + seq_len(fr$n), ncond)
+  out <- data.frame(condition = cond_of, p1 = grid$p1[cond_of], replica = runs_id,
+                    sweeps = res$sweeps,
                     seconds = res$sweeps * pace$seconds_per_sweep,
                     solved = res$status == 1L,
                     clone = ifelse(res$status == 1L, res$clone + 1L, NA_integer_))
@@ -254,16 +298,18 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
       stop(sprintf("internal error: run %s reported a solution with unsatisfied equations",
                    fmt_num(runs_id[r])))
     }
-    solutions[[as.character(runs_id[r])]] <- s
+    solutions[[xorsat_run_name(cond_of[r], runs_id[r], ncond)]] <- s
   }
-  unfinished <- data.frame(replica = runs_id[!started | res$status == -1L],
-                           started = (res$status == -1L)[!started | res$status == -1L])
+  unf <- !started | res$status == -1L
+  unfinished <- data.frame(condition = cond_of[unf], replica = runs_id[unf],
+                           started = (res$status == -1L)[unf])
   out <- out[started, , drop = FALSE]
   rownames(out) <- NULL
   attr(out, "instance") <- instance$name
   attr(out, "n") <- instance$n
   attr(out, "clones") <- clones
-  attr(out, "p1") <- p1
+  attr(out, "p1") <- grid$p1
+  attr(out, "conditions") <- grid
   attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
   attr(out, "independent_clones") <- independent_clones
@@ -278,22 +324,35 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
                "%s of %s runs finished; the %s in progress are returned cut ",
                "(solved = FALSE) at the sweeps they had reached, the %s not started are left ",
                "out (attr(x, \"unfinished\"))"),
-               fmt_count(sum(res$status >= 0L)), fmt_count(fr$n),
+               fmt_count(sum(res$status >= 0L)), fmt_count(fr$n * ncond),
                fmt_count(sum(res$status == -1L)), fmt_count(sum(!started))))
 }
 
 # p1 2^32 as the engine rounds it (2^32: always).
-xorsat_p1_threshold <- function(p1) if (p1 >= 1) 2^32 else floor(p1 * 2^32)
+xorsat_p1_threshold <- function(p1) ifelse(p1 >= 1, 2^32, floor(p1 * 2^32))
+
+# Most conditions (values of p1) of one call: a run's streams are
+# sp_stream_replica(condition, run) 2^16 + word (xorsat.h), 8 bits for the
+# condition.
+XORSAT_MAX_CONDITIONS <- 256
+
+# The name of a run in attr(x, "solutions"): its number, or
+# "condition/number" in a result of several conditions.
+xorsat_run_name <- function(condition, replica, ncond) {
+  if (ncond > 1) paste0(condition, "/", fmt_num(replica)) else as.character(replica)
+}
 
 # The job of the xorsat model (src/models/xorsat.c) from the tables of
-# xorsat_tables(): the J masks as 0 or -1 (all ones), limit Inf as 0.
+# xorsat_tables(): the J masks as 0 or -1 (all ones), limit Inf as 0; one
+# condition per value of p1, nruns runs each.
 xorsat_job <- function(tab, nwords, nruns, limit, check_every, p1, indep, calibrate, run0,
                        seed) {
   list(order = tab$order, sets = tab$sets, partner = tab$partner,
        jm = if (is.integer(tab$jneg)) -tab$jneg else tab$jneg, eq = tab$eq,
        jeq = if (is.integer(tab$jeq)) -tab$jeq else tab$jeq, nwords = nwords, nruns = nruns,
        max_sweeps = if (is.finite(limit)) limit else 0, check_every = check_every,
-       p1_thr = xorsat_p1_threshold(p1), indep = indep, calibrate = calibrate, run0 = run0,
+       conds = list(p1_thr = as.double(xorsat_p1_threshold(p1))), indep = indep,
+       calibrate = calibrate, run0 = run0,
        seed = seed)
 }
 

@@ -146,12 +146,13 @@ static void read_field(const char *model, const sp_field *f, SEXP x, void *base)
   }
   case SP_F_ROWS: {
     SEXP nm = Rf_getAttrib(x, R_NamesSymbol);
-    R_xlen_t n = sp_r_rows(x), i;
+    R_xlen_t n, i;
     void *rows;
     int k;
     if (TYPEOF(x) != VECSXP || nm == R_NilValue || Rf_length(x) != f->nrows)
       Rf_error("internal error: %s field '%s' must be a list of %d named columns", model,
                f->name, f->nrows);
+    n = sp_r_rows(x);
     rows = R_alloc((size_t)(n > 0 ? n : 1), f->row_size);
     memset(rows, 0, (size_t)(n > 0 ? n : 1) * f->row_size);
     for (k = 0; k < f->nrows; k++) {
@@ -275,6 +276,29 @@ static SEXP alloc_columns(const sp_output *o, const void *job, double **ptrs) {
   return v;
 }
 
+/* Structs filled by the engine as a named list of columns. */
+static SEXP rows_as_columns(const sp_output *o, const void *job, const void *rows) {
+  uint64_t len = o->length(job), i;
+  int f;
+  SEXP cols = PROTECT(Rf_allocVector(VECSXP, o->nrows));
+  SEXP nms = PROTECT(Rf_allocVector(STRSXP, o->nrows));
+  for (f = 0; f < o->nrows; f++) {
+    const sp_field *g = &o->rows[f];
+    const int isint = g->type == SP_F_INT;
+    SEXP c = Rf_allocVector(isint ? INTSXP : REALSXP, (R_xlen_t)len);
+    SET_VECTOR_ELT(cols, f, c);
+    SET_STRING_ELT(nms, f, Rf_mkChar(g->name));
+    for (i = 0; i < len; i++) {
+      const char *src = (const char *)rows + (size_t)i * o->row_size + g->offset;
+      if (isint) memcpy(&INTEGER(c)[i], src, sizeof(int));
+      else memcpy(&REAL(c)[i], src, sizeof(double));
+    }
+  }
+  Rf_setAttrib(cols, R_NamesSymbol, nms);
+  UNPROTECT(2);
+  return cols;
+}
+
 SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progress) {
   const sp_model *m;
   void *j, *out;
@@ -313,6 +337,11 @@ SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progre
       for (s = 0; s < ns; s++)
         SET_VECTOR_ELT(v, (R_xlen_t)s, alloc_columns(o, j, ptrs + s * SP_OUT_MAXCOL));
       memcpy((char *)out + o->offset, &ptrs, sizeof ptrs);
+    } else if (o->type == SP_OUT_ROWS) {
+      uint64_t len = o->length(j);
+      void *rows = R_alloc((size_t)(len > 0 ? len : 1), o->row_size);
+      memset(rows, 0, (size_t)(len > 0 ? len : 1) * o->row_size);
+      memcpy((char *)out + o->offset, &rows, sizeof rows);
     }
   }
   SET_STRING_ELT(nms, m->noutputs, Rf_mkChar("run"));
@@ -344,6 +373,8 @@ SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progre
     else if (o->type == SP_OUT_COUNT)
       SET_VECTOR_ELT(res, k,
                      Rf_ScalarReal((double)*(const uint64_t *)((const char *)out + o->offset)));
+    else if (o->type == SP_OUT_ROWS)
+      SET_VECTOR_ELT(res, k, rows_as_columns(o, j, *(void *const *)((const char *)out + o->offset)));
   }
   SET_VECTOR_ELT(res, m->noutputs, sp_r_run_info(&info));
   UNPROTECT(2);

@@ -8,19 +8,27 @@
 #include "core/sp_error.h"
 #include "core/sp_vmc.h"
 
-/* Start positions (n x 3 x walkers) of global walkers walker0 .. walker0 +
- * nwalkers - 1 in a box of side L (sp_vmc_lattice). */
+#include "he4_vmc.h" /* sp_vmc_walker_stream */
+
+/* Start positions (3 x n x walkers) of walkers walker0 .. walker0 + nwalkers
+ * - 1 (0-based) of each condition c, in a box of side L[c] (one per
+ * condition), condition-major, each from its walker's stream
+ * (sp_vmc_walker_stream, sp_vmc_lattice). */
 SEXP sp_r_vmc_lattice(SEXP n, SEXP L, SEXP seed, SEXP walker0, SEXP nwalkers) {
-  sp_vmc_job job;
-  int w, nw = sp_r_int(nwalkers);
-  uint64_t w0 = sp_r_u64(walker0);
+  const int nn = sp_r_int(n), nw = sp_r_int(nwalkers);
+  const uint64_t w0 = sp_r_u64(walker0), s = sp_r_u64(seed);
+  R_xlen_t c, nc = XLENGTH(L);
+  int w;
   SEXP out;
-  job.n = sp_r_int(n);
-  job.pair.L = sp_r_dbl(L);
-  job.seed = sp_r_u64(seed);
-  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)job.n * 3 * nw));
-  for (w = 0; w < nw; w++)
-    sp_vmc_lattice(&job, w0 + (uint64_t)w, REAL(out) + (size_t)w * (size_t)job.n * 3);
+  if (TYPEOF(L) != REALSXP || nc < 1 || nn < 1 || nw < 0)
+    Rf_error("internal error: sp_r_vmc_lattice(n, L (one per condition), seed, walker0, nwalkers)");
+  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)nn * 3 * nw * nc));
+  for (c = 0; c < nc; c++)
+    for (w = 0; w < nw; w++) {
+      const uint64_t jw = (uint64_t)c * (uint64_t)nw + (uint64_t)w;
+      sp_vmc_lattice(nn, REAL(L)[c], s, sp_vmc_walker_stream(w0, (uint64_t)nw, jw),
+                     REAL(out) + (size_t)jw * (size_t)nn * 3);
+    }
   UNPROTECT(1);
   return out;
 }

@@ -25,6 +25,19 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_driven_cond) == 64, "sp_driven_cond layout");
 
+/* A path's state where a run left it, to continue it
+ * (driven_brownian(init = <a result>)): x = m + y (m whole periods), v and
+ * the v^2 sum of the current period in the run's precision, the v^2 sum of
+ * the finished periods after the transient and x at its end (NaN: not
+ * reached).  The continued run starts at the previous run's step, so path
+ * and sums go on as in one longer run. */
+typedef struct {
+  int64_t m;
+  double y, v, s2, acc2, xtr;
+} sp_driven_state;
+
+SP_STATIC_ASSERT(sizeof(sp_driven_state) == 48, "sp_driven_state layout");
+
 /* Arguments of sp_driven_kernel (by value).  Path i of the launch is path
  * path0 + i of the run, p = c n + r (condition c, replica r of this call);
  * the state arrays are indexed by i. */

@@ -7,6 +7,9 @@
  *   SP_ESC_THERMAL=0 (start at rest) or 1 (start = "thermal": the draw of
  *     escape.h's sp_escape_start, kept out of the other variants, whose
  *     registers it would raise from 40-48 to 60 with a stack frame)
+ *   SP_ESC_RESUME=1: the items are the rows of the job's resume table,
+ *     paths continued from the state a previous run left them in
+ *     (escape_times(init = <a result>)); no start is drawn
  *
  * Persistent lanes: every thread is a lane that holds one path.  All lanes of
  * a warp advance together by macro-steps of four steps (one Philox block per
@@ -35,6 +38,9 @@
 #ifndef SP_ESC_THERMAL
 #  define SP_ESC_THERMAL 0
 #endif
+#ifndef SP_ESC_RESUME
+#  define SP_ESC_RESUME 0
+#endif
 
 typedef SP_REAL sp_escape_real; /* the lane arrays of escape_args.h */
 
@@ -42,15 +48,36 @@ typedef SP_REAL sp_escape_real; /* the lane arrays of escape_args.h */
 
 typedef SP_REAL sp_real;
 
-/* Load path p's condition and stream into a lane. */
-__device__ __forceinline__ void sp_esc_load(const sp_escape_kargs &a, long long p,
+/* The path of item i: itself, or the path a resume row continues. */
+__device__ __forceinline__ uint64_t sp_esc_path(const sp_escape_kargs &a, long long i) {
+#if SP_ESC_RESUME
+  return (uint64_t)a.resume[i].path;
+#else
+  return (uint64_t)i;
+#endif
+}
+
+/* Load item i's condition and stream into a lane. */
+__device__ __forceinline__ void sp_esc_load(const sp_escape_kargs &a, long long i,
                                             SP_ESCAPE(sp_escape_par) *par, uint64_t *kmax,
                                             uint64_t *stream) {
-  const sp_escape_cond *cd = a.conds + (uint64_t)p / a.n;
+  const uint64_t p = sp_esc_path(a, i);
+  const sp_escape_cond *cd = a.conds + p / a.n;
   SP_ESCAPE(sp_escape_par_load)(par, cd);
   par->ramp = SP_ESC_RAMP; /* compile-time: the bias function folds */
   *kmax = cd->kmax;
-  *stream = cd->stream0 + a.replica0 + (uint64_t)p % a.n;
+  *stream = cd->stream0 + a.replica0 + p % a.n;
+}
+
+/* The end state of a censored item (what continuing it needs). */
+__device__ __forceinline__ void sp_esc_end(const sp_escape_kargs &a, long long i, sp_real phi,
+                                           sp_real v, uint64_t k, int hit, double frac) {
+  sp_escape_state *e = a.end + i;
+  e->phi = (double)phi;
+  e->v = (double)v;
+  e->frac = frac;
+  e->step = (int64_t)k;
+  e->hit = hit;
 }
 
 __device__ __forceinline__ unsigned long long sp_warp_sum(unsigned long long x) {
@@ -91,17 +118,36 @@ sp_escape_kernel(const sp_escape_kargs a) {
           if (p >= 0) {
             pid = p;
             sp_esc_load(a, pid, &par, &kmax, &stream);
-#if SP_ESC_THERMAL
+#if SP_ESC_RESUME
+            /* a continued path: from its state, or ended where it stands */
+            const sp_escape_state rs = a.resume[p];
+            const sp_escape_cond *cd = a.conds + (uint64_t)rs.path / a.n;
+            double val;
+            int sts;
+            phi = (sp_real)rs.phi;
+            v = (sp_real)rs.v;
+            k = (uint64_t)rs.step;
+            if (SP_ESCAPE(sp_escape_settle)(cd, k, (int)rs.hit, rs.frac, &val, &sts)) {
+              const uint64_t kc = k - 4 + (uint64_t)rs.hit;
+              a.value[p] = val;
+              a.status[p] = sts;
+              if (sts == SP_ESCAPE_CENSORED) sp_esc_end(a, p, phi, v, k, (int)rs.hit, rs.frac);
+              useful += rs.hit > 0 && kc <= kmax ? kc : kmax;
+              done++;
+              pid = -1;
+            }
+#elif SP_ESC_THERMAL
             double phi0, v0;
             sp_escape_start(a.conds + (uint64_t)p / a.n, a.tables, a.seed, stream,
                             &phi0, &v0);
             phi = (sp_real)phi0;
             v = (sp_real)v0;
+            k = 0;
 #else
             phi = (sp_real)a.conds[(uint64_t)p / a.n].phi0;
             v = 0;
-#endif
             k = 0;
+#endif
           } else {
             pid = -2;
           }
@@ -112,6 +158,10 @@ sp_escape_kernel(const sp_escape_kargs a) {
       }
     }
     bool act = pid >= 0;
+#if SP_ESC_RESUME
+    /* every lane's path ended where it stood: take more */
+    if (!__any_sync(FULL, act) && !exhausted && __any_sync(FULL, pid == -1)) continue;
+#endif
     if (!__any_sync(FULL, act)) break;
     /* two macro-steps (eight steps) per round of bookkeeping: a lane whose
      * path ends in the first idles through the second */
@@ -120,28 +170,35 @@ sp_escape_kernel(const sp_escape_kargs a) {
     for (int u = 0; u < 2; u++) {
       if (act) {
         sp_real f;
-        int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k, kmax,
-                                            &phi, &v, &f);
+        const int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k,
+                                                  &phi, &v, &f);
+        const bool crossed = hit && k + (uint64_t)hit <= kmax;
         k += 4;
         /* a lane whose state is non-finite does not end (it can neither
          * escape nor be censored): the check at the end of the launch
          * flags it */
         const bool fin = isfinite(phi) && isfinite(v);
-        if (hit && fin) {
+        bool cens = false; /* censored: its end state is kept */
+        if (crossed && fin) {
           uint64_t kc = k - 4 + (uint64_t)hit;
-          const sp_escape_cond *cd = a.conds + (uint64_t)pid / a.n;
+          const sp_escape_cond *cd = a.conds + sp_esc_path(a, pid) / a.n;
           double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
-          /* censoring is exact at vcens, also inside the last step */
-          a.value[pid] = val <= cd->vcens ? val : cd->vcens;
-          a.status[pid] = val <= cd->vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
+          /* censoring is exact at vcens, also inside the last step (the
+           * crossing stays pending) */
+          cens = val > cd->vcens;
+          a.value[pid] = cens ? cd->vcens : val;
+          a.status[pid] = cens ? SP_ESCAPE_CENSORED : SP_ESCAPE_ESCAPED;
           useful += kc;
-          done++;
-          pid = -1;
-          act = false;
         } else if (k >= kmax && fin) {
-          a.value[pid] = a.conds[(uint64_t)pid / a.n].vcens;
+          /* a crossing in the steps past kmax is pending (with hit 0 the
+           * fraction is 1, which the host reads as 0) */
+          a.value[pid] = a.conds[sp_esc_path(a, pid) / a.n].vcens;
           a.status[pid] = SP_ESCAPE_CENSORED;
+          cens = true;
           useful += kmax;
+        }
+        if (cens) sp_esc_end(a, pid, phi, v, k, hit, (double)f);
+        if ((crossed || k >= kmax) && fin) {
           done++;
           pid = -1;
           act = false;

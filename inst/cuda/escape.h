@@ -135,15 +135,15 @@ SP_FN int SP_ESCAPE(sp_escape_macro4)(const SP_ESCAPE(sp_escape_par) *p, int heu
   }
 }
 
-/* The same for path state (k, kmax) and stream: draws the block itself and
- * reports only a crossing at a step <= kmax. */
+/* The same for path state k and stream: draws the block itself.  The
+ * caller compares k + hit with kmax (a crossing past kmax is a censored
+ * path's pending crossing, sp_escape_state). */
 SP_FN int SP_ESCAPE(sp_escape_macro)(const SP_ESCAPE(sp_escape_par) *p, int heun, uint64_t seed,
-                             uint64_t stream, uint64_t k, uint64_t kmax,
-                             SP_REAL *phi, SP_REAL *v, SP_REAL *frac) {
+                             uint64_t stream, uint64_t k, SP_REAL *phi, SP_REAL *v,
+                             SP_REAL *frac) {
   sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_STEPS, stream, k >> 2);
   double gbase = p->ramp ? p->g0 + (double)k * p->dg : 0.0;
-  int hit = SP_ESCAPE(sp_escape_macro4)(p, heun, r, gbase, phi, v, frac);
-  return hit && k + (uint64_t)hit <= kmax ? hit : 0;
+  return SP_ESCAPE(sp_escape_macro4)(p, heun, r, gbase, phi, v, frac);
 }
 
 /* What a finished path reports: the escape time (fixed bias) or the bias at
@@ -155,6 +155,30 @@ SP_FN double SP_ESCAPE(sp_escape_value)(const sp_escape_cond *c, uint64_t kc, do
   return c->dg != 0.0 ? c->g0 + ((double)kc - 1.0 + frac) * c->dg : t;
 }
 
+/* A continued path that stands at step k (a multiple of 4) with a crossing
+ * hit (1..4, fraction frac; 0: none) pending in its last macro-step, under
+ * condition c (its kmax and vcens those of the continued run): 1 when it
+ * ends there without another step -- the pending crossing lies within
+ * kmax (*value its escape value, or vcens if that lies past vcens), or it
+ * is censored again (k >= kmax, or the crossing lies past kmax) -- with
+ * *status as the results say; 0 when it runs on.  This is what one run
+ * with c's kmax and vcens does at step k. */
+SP_FN int SP_ESCAPE(sp_escape_settle)(const sp_escape_cond *c, uint64_t k, int hit, double frac,
+                                      double *value, int *status) {
+  if (hit > 0 && k - 4 + (uint64_t)hit <= c->kmax) {
+    double val = SP_ESCAPE(sp_escape_value)(c, k - 4 + (uint64_t)hit, frac);
+    *value = val <= c->vcens ? val : c->vcens;
+    *status = val <= c->vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
+    return 1;
+  }
+  if (hit > 0 || k >= c->kmax) {
+    *value = c->vcens;
+    *status = SP_ESCAPE_CENSORED;
+    return 1;
+  }
+  return 0;
+}
+
 #ifndef SP_ESCAPE_START_DEFINED
 #define SP_ESCAPE_START_DEFINED
 /* The start of path `stream`: at rest at the bottom of the well, or drawn
@@ -162,19 +186,15 @@ SP_FN double SP_ESCAPE(sp_escape_value)(const sp_escape_cond *c, uint64_t kc, do
  * 0 of the path's stream: one uniform for phi, a Box-Muller pair for v).
  * phi: the tabulated CDF is inverted by bisection, and exactly inside a knot
  * interval, where the log density is linear (a piece of exponential).  In
- * double precision on both backends; the same for every precision. */
-SP_FN void sp_escape_start(const sp_escape_cond *c, const double *tables, uint64_t seed,
-                           uint64_t stream, double *phi, double *v) {
-  sp_u32x4 r;
+ * double precision on both backends; the same for every precision.
+ * sp_escape_start_draw is the thermal draw itself from the four words r of
+ * a Philox block (the AMS engine, ams.h, restarts its long trajectory with
+ * blocks of its own). */
+SP_FN void sp_escape_start_draw(const sp_escape_cond *c, const double *tables, sp_u32x4 r,
+                                double *phi, double *v) {
   const double *cdf, *logd;
   double u, z0, z1, w, s, x;
   int lo = 0, hi = SP_ESCAPE_KNOTS - 1;
-  if (c->start_table < 0) {
-    *phi = c->phi0;
-    *v = 0.0;
-    return;
-  }
-  r = sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_START, stream, 0);
   u = sp_u01_double(r.x);
   sp_box_muller_double(r.z, r.w, &z0, &z1);
   *v = c->start_vsd * z0;
@@ -191,4 +211,16 @@ SP_FN void sp_escape_start(const sp_escape_cond *c, const double *tables, uint64
                                       : log1p(w * expm1(s * c->start_step)) / s;
   *phi = c->start_lo + ((double)lo * c->start_step + x);
 }
+SP_FN void sp_escape_start(const sp_escape_cond *c, const double *tables, uint64_t seed,
+                           uint64_t stream, double *phi, double *v) {
+  sp_u32x4 r;
+  if (c->start_table < 0) {
+    *phi = c->phi0;
+    *v = 0.0;
+    return;
+  }
+  r = sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_START, stream, 0);
+  sp_escape_start_draw(c, tables, r, phi, v);
+}
+
 #endif

@@ -41,6 +41,23 @@ enum {
   SP_ESCAPE_PARTIAL = -2   /* interrupted while running: value = what it reached */
 };
 
+/* Where a path stands, to continue it (escape_times(init = <a result>)):
+ * after `step` steps at (phi, v), values of the run's precision; hit 1..4:
+ * the last macro-step (steps step - 3 .. step) crossed the threshold at step
+ * step - 4 + hit, interpolation fraction frac, beyond the run's kmax or
+ * vcens -- a crossing that a continued run with a larger kmax reports
+ * (sp_escape_settle); 0: none (frac 0).  step -1: not started (the path
+ * starts afresh).  As an engine output (the end state of the paths not
+ * escaped), `path` is unused; in the job's resume table it is the path
+ * continued, c n + r. */
+typedef struct {
+  int64_t path;
+  double phi, v, frac;
+  int64_t step, hit;
+} sp_escape_state;
+
+SP_STATIC_ASSERT(sizeof(sp_escape_state) == 48, "sp_escape_state layout");
+
 /* Counters a run accumulates (kernel atomics; CPU atomics). */
 typedef struct {
   unsigned long long issued;   /* steps computed by all lanes, idle ones included */
@@ -54,7 +71,9 @@ typedef struct {
 #define SP_ESCAPE_NO_PATH 0xffffffffffffffffull
 
 /* Arguments of sp_escape_kernel (by value).  Lane arrays phi and v hold the
- * variant's precision. */
+ * variant's precision.  The items the queue hands out are the run's paths,
+ * or (the SP_ESC_RESUME variant) the rows of `resume`, the paths continued;
+ * results are indexed by item. */
 typedef struct {
   SP_DPTR(const sp_escape_cond) conds;
   SP_DPTR(const double) tables;     /* thermal-start tables (or 0) */
@@ -70,9 +89,11 @@ typedef struct {
   SP_DPTR(sp_escape_counters) counters;
   unsigned int budget;              /* macro-steps of a lane in this launch */
   unsigned int pad_;
+  SP_DPTR(sp_escape_state) end;     /* end state of a censored path, by item */
+  SP_DPTR(const sp_escape_state) resume; /* SP_ESC_RESUME: the paths continued */
 } sp_escape_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_escape_kargs) == 152, "sp_escape_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_escape_kargs) == 168, "sp_escape_kargs layout");
 
 /* Arguments of sp_escape_compact_kernel: lanes that still hold a path are
  * packed from the `from` arrays into the front of the `to` arrays. */

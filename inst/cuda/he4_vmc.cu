@@ -237,9 +237,11 @@ __device__ __noinline__ void sp_vmc_stop(sp_vmc_walker_state *s, uint64_t sweep,
 extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
     sp_vmc_kernel(const sp_vmc_kargs a) {
   extern __shared__ double sp_vmc_smem[];
-  const int w = blockIdx.x, lane = threadIdx.x;
+  /* w: the walker among the device's; its stream, a.walker0 + the block
+   * (a launch runs consecutive walkers of one condition) */
+  const int w = a.first + (int)blockIdx.x, lane = threadIdx.x;
   const int n = a.n;
-  const uint64_t walker = a.walker0 + (uint64_t)w;
+  const uint64_t walker = a.walker0 + (uint64_t)blockIdx.x;
   SP_REAL *x = (SP_REAL *)sp_vmc_smem, *y = x + n, *z = y + n;
   SP_REAL *g = (SP_REAL *)a.xyz + (size_t)w * 3 * (size_t)n;
   sp_vmc_walker_state *s = a.ws + w;

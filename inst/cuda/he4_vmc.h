@@ -12,10 +12,11 @@
  * normals), wrapped into [0, L); accepted when U < exp(2 dlnpsi),
  * dlnpsi = sum_{j != i} [u(r_i'j) - u(r_ij)].
  *
- * Random numbers (sp_streams.h): walker w (0-based, first_walker - 1 + its
- * index in the call) draws from stream w; its m-th trial move (m counted from
- * the start of its chain, across calls that continue it) uses blocks 2m
- * (Box-Muller of (x, y) and of (z, w): three normals, the fourth unused) and
+ * Random numbers (sp_streams.h): walker w (0-based, first_replica - 1 + its
+ * index in the call) of condition c (0-based) draws from stream
+ * sp_stream_replica(c, w) (sp_vmc_walker_stream(); condition 0: stream w);
+ * its m-th trial move (m counted from the start of its chain, across calls
+ * that continue it) uses blocks 2m (Box-Muller of (x, y) and of (z, w): three normals, the fourth unused) and
  * 2m + 1 (x: the uniform) of purpose SP_PURPOSE_VMC_MOVE.  The start lattice
  * uses purpose SP_PURPOSE_VMC_START.  So walker w's chain is the same
  * whatever the threads, devices or chunks.
@@ -34,6 +35,15 @@
 /* What was found non-finite, stopping a walker: a coordinate of an atom
  * after a sweep, or a measurement's potential or kinetic energy. */
 enum { SP_VMC_BAD_COORDINATE = 0, SP_VMC_BAD_POTENTIAL = 1, SP_VMC_BAD_KINETIC = 2 };
+
+/* The Philox stream of walker `jw` (0-based) of a call of `per_cond`
+ * walkers in each condition, condition-major, whose walkers of every
+ * condition start at walker0 (0-based, in the condition): walker
+ * walker0 + jw % per_cond of condition jw / per_cond, sp_stream_replica()
+ * (condition 0: the walker's number itself). */
+SP_FN uint64_t sp_vmc_walker_stream(uint64_t walker0, uint64_t per_cond, uint64_t jw) {
+  return sp_stream_replica(jw / per_cond, walker0 + jw % per_cond);
+}
 
 /* Sweeps between step adjustments while tuning (equilibration only), and
  * the acceptance aimed at. */

@@ -44,16 +44,22 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_vmc_walker_state) == 96, "sp_vmc_walker_state layout");
 
+/* One launch runs the walkers of one condition (pair parameters) of a
+ * device: a sweep over density and b launches once per condition, so that
+ * the pair parameters and the walkers' streams (consecutive within a
+ * condition) stay kernel parameters. */
 typedef struct {
-  sp_he4_pair pair;
+  sp_he4_pair pair;        /* the launch's condition */
   uint64_t seed;
-  uint64_t walker0;        /* global index of this launch's walker 0 */
+  uint64_t walker0;        /* Philox stream of this launch's walker 0 (sp_vmc_walker_stream) */
   uint64_t equilibration, blocks, block_sweeps, measure_every;
   uint64_t budget;         /* sweeps per walker in this launch, at most */
   int32_t n;               /* atoms */
-  int32_t nwalkers;        /* walkers of this launch (one thread block each) */
+  int32_t nwalkers;        /* walkers of the device (the arrays below) */
   int32_t tune;            /* tune the step during equilibration */
   int32_t nbins;           /* g(r) bins, 0: none */
+  int32_t first;           /* the device's walker of this launch's thread block 0 */
+  int32_t pad_;
   SP_DPTR(void) xyz;       /* working coordinates, SP_REAL, walker w at 3 n w: x[n] y[n] z[n] */
   SP_DPTR(sp_vmc_walker_state) ws;
   SP_DPTR(double) block;   /* nwalkers x blocks x SP_VMC_NOBS */
@@ -64,6 +70,6 @@ typedef struct {
   SP_DPTR(double) hist;    /* nwalkers x nbins, or 0 */
 } sp_vmc_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 168, "sp_vmc_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 176, "sp_vmc_kargs layout");
 
 #endif /* SP_HE4_VMC_ARGS_H */

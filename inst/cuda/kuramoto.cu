@@ -173,15 +173,18 @@ __device__ __forceinline__ void sp_kur_mf(const sp_kuramoto_kargs &a, const bool
   uint64_t cond, rep;
   sp_kur_divmod(g, a.nrep, &cond, &rep);
   const uint64_t stream = sp_kur_stream(cond, a.replica0 + rep);
-  const real kn = (real)a.kn[cond], dt = (real)a.dt, hdt = (real)(0.5 * a.dt),
-             ginv = (real)a.ginv, sigma = (real)a.sigma;
+  const sp_kuramoto_cond *cd = a.cond + cond; /* the system's condition, read once */
+  const double sigma_d = cd->sigma;
+  const real kn = (real)cd->kn, dt = (real)a.dt, hdt = (real)(0.5 * a.dt),
+             ginv = (real)cd->ginv, sigma = (real)sigma_d;
   const double *sm = a.sums + s * SP_KUR_NSUMS;
   const real S0 = (real)sm[0], C0 = (real)sm[1], S1 = (real)sm[2], C1 = (real)sm[3];
   real *__restrict__ x = a.x + s * a.npad;
-  const int stage2 = !euler && a.stage == 2, noisy = a.sigma > 0;
+  const int stage2 = !euler && a.stage == 2, noisy = sigma_d > 0;
   const int write = euler || stage2; /* the new phases of the step */
+  /* a step after the run's start: on the grid, a record of this run */
   const int record = write && (a.step + 1) % a.record_every == 0;
-  const uint64_t kr = (a.step + 1) / a.record_every;
+  const uint64_t kr = (a.step + 1) / a.record_every - a.rec0;
   const uint64_t kb = a.step * a.ng; /* Philox block of group 0 at this step */
   /* 32-bit positions within a system: n < 2^31, so 4 ng <= 2^31 */
   const uint32_t n = (uint32_t)a.n, ng = (uint32_t)a.ng, span = SP_KUR_BLOCK * (uint32_t)a.gpt;
@@ -287,12 +290,14 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_omega_kernel(c
 }
 
 /* The sums of the phases x (the start, and record steps of the couplings
- * other than the mean field): r and psi of record a.step / record_every. */
+ * other than the mean field): r and psi of the chain's step a.step when it is
+ * one of the run's records (not the start of a continued run). */
 extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_measure_kernel(const sp_kuramoto_kargs a) {
   const uint64_t s = blockIdx.x / (unsigned)a.bps;
   const int b = (int)(blockIdx.x % (unsigned)a.bps);
   const real *x = a.x + s * a.npad;
-  const uint64_t kr = a.step / a.record_every;
+  const int record = a.step % a.record_every == 0 && a.step / a.record_every >= a.rec0;
+  const uint64_t kr = a.step / a.record_every - a.rec0;
   const uint32_t n = (uint32_t)a.n, ng = (uint32_t)a.ng, span = SP_KUR_BLOCK * (uint32_t)a.gpt;
   const uint32_t qe = ng - (uint32_t)b * span < span ? ng : (uint32_t)b * span + span;
   real ls = 0, lc = 0;
@@ -306,29 +311,31 @@ extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK) sp_kur_measure_kernel
       if (4 * q + u < n) {
         ls += sv;
         lc += cv;
-        if (a.bins > 0) sp_kur_hist(a, s, kr, v[u]);
+        if (record && a.bins > 0) sp_kur_hist(a, s, kr, v[u]);
       }
     }
   }
   const double ps = (double)ls, pc = (double)lc;
-  sp_kur_finish(a, s, b, ps, pc, 0, 1, kr, a.step);
+  sp_kur_finish(a, s, b, ps, pc, 0, record, kr, a.step);
 }
 
 /* SRK2's stage (1, 2) or an Euler step (3) for oscillator i of local system
  * s from its coupling sum G (pairs and matrix kernels). */
 __device__ __forceinline__ void sp_kur_update(const sp_kuramoto_kargs &a, uint64_t s, uint64_t i,
                                               real G) {
-  const uint64_t g = a.sys0 + s, cond = g / a.nrep, at = s * a.npad + i;
-  const real kn = (real)a.kn[cond];
+  const uint64_t at = s * a.npad + i;
+  uint64_t cond, rep; /* (one division, before the condition's values are loaded) */
+  sp_kur_divmod(a.sys0 + s, a.nrep, &cond, &rep);
+  const double kn = a.cond[cond].kn, ginv = a.cond[cond].ginv, sigma = a.cond[cond].sigma;
   real dW = 0;
-  if (a.sigma > 0) {
+  if (sigma > 0) {
     real z[4];
-    SP_KUR(sp_kur_normals)(a.seed, sp_kur_stream(cond, a.replica0 + g % a.nrep), a.ng, a.step,
-                           i >> 2, z);
-    dW = (real)a.sigma * z[i & 3];
+    SP_KUR(sp_kur_normals)(a.seed, sp_kur_stream(cond, a.replica0 + rep), a.ng, a.step, i >> 2, z);
+    const unsigned u = (unsigned)(i & 3); /* a select, not a local array indexed */
+    dW = (real)sigma * (u == 0 ? z[0] : u == 1 ? z[1] : u == 2 ? z[2] : z[3]);
   }
   const real F = SP_KUR(sp_kur_drift)(a.omega != 0 ? a.omega[i] : (real)a.omega0,
-                                      (real)a.ginv, kn, G);
+                                      (real)ginv, (real)kn, G);
   if (a.stage == 1) {
     a.f1[at] = F;
     a.xt[at] = SP_KUR(sp_kur_predict)(a.x[at], (real)a.dt, F, dW);

@@ -27,7 +27,8 @@
  *
  * Random numbers (sp_streams.h): system (condition c, replica r, both
  * 0-based, r the global replica) draws from Philox stream c 2^40 + r.  Step
- * k (0-based) of oscillator i uses output i mod 4 of block k ng + floor(i/4)
+ * k (0-based, the chain's: a continued run goes on counting) of oscillator i
+ * uses output i mod 4 of block k ng + floor(i/4)
  * of purpose SP_PURPOSE_KURAMOTO_STEPS, ng = ceil(n / 4): one Philox block
  * serves a group of four oscillators (Box-Muller on outputs (0, 1) and
  * (2, 3)).  So every oscillator has its own sequence of normals, fixed by

@@ -40,6 +40,30 @@ enum {
  * tiles and strides, and the host's grids (sp_gpu_kuramoto.c). */
 #define SP_KUR_BLOCK 256
 
+/* The start phases of a job (sp_kuramoto_job's `start`). */
+enum {
+  SP_KUR_START_DRAWN = 0,      /* uniform, drawn from the systems' streams */
+  SP_KUR_START_ONE = 1,        /* one vector of n for every system */
+  SP_KUR_START_REPLICA = 2,    /* n x nrep, replica r's at r n, for every condition */
+  SP_KUR_START_SYSTEM = 3      /* n x systems, a continued run's phases: used as
+                                  they are (not reduced again in single precision) */
+};
+
+/* One condition of a sweep (the grid of K, beta, theta; R's row table, read
+ * by name: K, beta, theta), with what the engines derive from it once
+ * (src/models/kuramoto.c's prepare): the kernels read their system's row
+ * once per thread. */
+typedef struct {
+  double K;     /* coupling strength */
+  double beta;  /* friction, the paper's gamma */
+  double theta; /* temperature, the paper's T */
+  double kn;    /* K / n */
+  double ginv;  /* 1 / beta */
+  double sigma; /* sqrt(2 theta dt / beta): the noise of a step */
+} sp_kuramoto_cond;
+
+SP_STATIC_ASSERT(sizeof(sp_kuramoto_cond) == 48, "sp_kuramoto_cond layout");
+
 /* Doubles per system in the sums array: S, C of the phases x, then S, C of
  * the predictor phases (SRK2's first stage). */
 #define SP_KUR_NSUMS 4
@@ -51,7 +75,7 @@ typedef struct {
   SP_DPTR(sp_kuramoto_real) f1;      /* first-stage drift (pairs, matrix) */
   SP_DPTR(const sp_kuramoto_real) omega; /* npad natural frequencies, or 0: all
                                             equal to omega0 */
-  SP_DPTR(const double) kn;          /* K / n per condition */
+  SP_DPTR(const sp_kuramoto_cond) cond; /* the conditions (kn, ginv, sigma) */
   SP_DPTR(const sp_kuramoto_real) A; /* dense A (column-major) or CSR values */
   SP_DPTR(const int) rowptr;         /* CSR: n + 1 */
   SP_DPTR(const int) col;            /* CSR: column of each value */
@@ -63,9 +87,12 @@ typedef struct {
   uint64_t seed;
   uint64_t n, npad, ng;              /* oscillators, padded, groups of 4 */
   uint64_t nrep, replica0, sys0, nsys;
-  uint64_t step;                     /* steps done before this launch */
+  uint64_t step;                     /* steps of the chain done before this launch
+                                        (a continued run's start counted) */
   uint64_t record_every, nrec;
-  double dt, ginv, sigma;            /* step, 1 / gamma, sqrt(2 T dt / gamma) */
+  uint64_t rec0;                     /* the chain's record (step / record_every) that
+                                        is this run's record 0 */
+  double dt;
   int32_t stage;                     /* 1: predictor, 2: corrector (SRK2), 3: an
                                         Euler step, 0: measure */
   int32_t bins;
@@ -80,6 +107,6 @@ typedef struct {
   int32_t unused;
 } sp_kuramoto_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_kuramoto_kargs) == 272, "sp_kuramoto_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_kuramoto_kargs) == 264, "sp_kuramoto_kargs layout");
 
 #endif /* SP_KURAMOTO_ARGS_H */

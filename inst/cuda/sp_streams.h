@@ -43,7 +43,11 @@ enum {
   SP_PURPOSE_SDE_STEPS = 12,   /* user SDE models (sde_engine.h): step k + 1 uses normals
                                   k NW .. k NW + NW - 1 (NW noise entries), normal d
                                   element d mod 4 of block d / 4 */
-  SP_PURPOSE_SDE_INIT = 13     /* user SDE models: reserved for random starts */
+  SP_PURPOSE_SDE_INIT = 13,    /* user SDE models: reserved for random starts */
+  SP_PURPOSE_AMS_STEPS = 14,   /* AMS escapes: the normals of path P (0 the long trajectory,
+                                  then particles and branches), block (P << 32) | k/4 (ams.h) */
+  SP_PURPOSE_AMS_BRANCH = 15   /* AMS escapes: survivor picks (block b/4 for branch b) and
+                                  thermal restarts (block 2^32 + j - 1) (ams.h) */
 };
 
 /* long-range MD: the starts of replicas 2, 3, ... (global replica r, 0-based, r >= 1) of

@@ -52,11 +52,12 @@ __device__ __forceinline__ uint32_t sp_xs_solved(const uint32_t *s, const uint2 
   return ~sp_xs_warp_or(unsat);
 }
 
-/* Sweep t (0-based) of word `word` of global run `run`. */
+/* Sweep t (0-based) of word `word` of the run of streams `run`, at p1 2^32 = p1_thr. */
 __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *s, uint32_t *dec,
                                             const uint4 *graph, const int32_t *sets,
-                                            uint64_t run, uint32_t word, uint64_t t, int lane) {
-  const uint32_t n = a.n, per_sweep = (n + 3u) >> 2, p16 = sp_xorsat_p16(a.p1_thr);
+                                            uint64_t run, uint64_t p1_thr, uint32_t word,
+                                            uint64_t t, int lane) {
+  const uint32_t n = a.n, per_sweep = (n + 3u) >> 2, p16 = sp_xorsat_p16(p1_thr);
   /* the p1 decisions of the sweep: bit q & 31 of dec[4 (q >> 5) + e] is
    * update 4 q + e's (shared by the word's clones; per clone, each lane
    * draws its own update's mask below) */
@@ -64,10 +65,10 @@ __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *
     const uint32_t q = r + lane;
     sp_u32x4 x = {0, 0, 0, 0};
     if (q < per_sweep) x = sp_xorsat_draws(a.seed, run, word, t, n, q);
-    const uint32_t m0 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.x < a.p1_thr);
-    const uint32_t m1 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.y < a.p1_thr);
-    const uint32_t m2 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.z < a.p1_thr);
-    const uint32_t m3 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.w < a.p1_thr);
+    const uint32_t m0 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.x < p1_thr);
+    const uint32_t m1 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.y < p1_thr);
+    const uint32_t m2 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.z < p1_thr);
+    const uint32_t m3 = __ballot_sync(SP_FULL, q < per_sweep && (uint64_t)x.w < p1_thr);
     if (lane == 0) {
       uint32_t *d = dec + 4 * (r >> 5);
       d[0] = m0;
@@ -127,7 +128,8 @@ extern "C" __global__ void __launch_bounds__(32 * SP_XS_WPB_MAX, SP_XS_MINBLOCKS
   sp_xs_slot *st = a.slots + slot;
   uint32_t state = st->state;
   if (state >= SP_XS_SOLVED) return;
-  const uint64_t grun = a.run0 + (uint64_t)run, limit = gr->limit;
+  /* the run's streams and its condition's p1, read once */
+  const uint64_t grun = gr->grun, p1_thr = gr->p1_thr, limit = gr->limit;
   volatile unsigned long long *best = (volatile unsigned long long *)&gr->best;
   uint32_t *gs = a.spins + (size_t)slot * n, *gsnap = a.snap + (size_t)slot * n;
   uint64_t t = st->t, t_snap = st->t_snap, t_solved = 0;
@@ -159,7 +161,7 @@ extern "C" __global__ void __launch_bounds__(32 * SP_XS_WPB_MAX, SP_XS_MINBLOCKS
       state = SP_XS_CUT;
       break;
     }
-    sp_xs_sweep(a, s, dec, graph, sets, grun, word, t, lane);
+    sp_xs_sweep(a, s, dec, graph, sets, grun, p1_thr, word, t, lane);
     t++;
     if (--to_check == 0 || (limit > 0 && t >= limit)) {
       if (to_check == 0) to_check = a.check_every;
@@ -171,7 +173,7 @@ extern "C" __global__ void __launch_bounds__(32 * SP_XS_WPB_MAX, SP_XS_MINBLOCKS
         __syncwarp();
         t = t_snap;
         do {
-          sp_xs_sweep(a, s, dec, graph, sets, grun, word, t, lane);
+          sp_xs_sweep(a, s, dec, graph, sets, grun, p1_thr, word, t, lane);
           t++;
           sol = sp_xs_solved(s, eqt, n, lane);
         } while (sol == 0 && t < t_end);

@@ -15,8 +15,11 @@
  * (no two spins of one set share an equation), so a parallel update of a
  * set gives the sequential result.
  *
- * Random numbers (sp_streams.h): run r (0-based, global), word w: stream
- * r 2^16 + w.  The start: purpose SP_PURPOSE_XORSAT_START, spin i takes
+ * Random numbers (sp_streams.h): run r (0-based, global) of condition c
+ * (0-based; a sweep over p1), word w: stream R 2^16 + w with R =
+ * sp_stream_replica(c, r) (sp_xorsat_run_stream; condition 0: R = r, the
+ * streams of calls before sweeps; conditions c >= 1 need r < 2^40 and
+ * c < 2^8).  The start: purpose SP_PURPOSE_XORSAT_START, spin i takes
  * element i mod 4 of block i / 4 as its 32 clones' bits.  Sweep t
  * (0-based), k-th update of the sweep: purpose SP_PURPOSE_XORSAT_QG,
  * element k mod 4 of block t ceil(N/4) + k / 4; the p1 moves are made when
@@ -31,6 +34,14 @@
 
 SP_FN uint64_t sp_xorsat_stream(uint64_t run, uint32_t word) {
   return (run << SP_XORSAT_WORD_BITS) | (uint64_t)word;
+}
+
+/* The run number R of the streams of run r (0-based) of a call of
+ * `per_cond` runs in each condition, condition-major, whose runs of every
+ * condition start at run0 (0-based, in the condition): run run0 + r %
+ * per_cond of condition r / per_cond. */
+SP_FN uint64_t sp_xorsat_run_stream(uint64_t run0, uint64_t per_cond, uint64_t r) {
+  return sp_stream_replica(r / per_cond, run0 + r % per_cond);
 }
 
 /* The start bits of spin i in word `word` of run `run`. */

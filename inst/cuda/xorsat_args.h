@@ -22,11 +22,13 @@ enum {
 /* A group between launches (device memory). */
 typedef struct {
   int64_t run;    /* index of its run in this call, -1: idle */
+  uint64_t grun;  /* its streams' run number (sp_xorsat_run_stream: condition and run) */
+  uint64_t p1_thr; /* its condition's p1 2^32 (2^32: always) */
   uint64_t limit; /* sweeps after which the run is cut, 0: none */
   uint64_t best;  /* min over solved words of (t_solved << 16 | word); ~0: none */
 } sp_xs_group;
 
-SP_STATIC_ASSERT(sizeof(sp_xs_group) == 24, "sp_xs_group layout");
+SP_STATIC_ASSERT(sizeof(sp_xs_group) == 40, "sp_xs_group layout");
 
 /* A group's best: sweep t and word packed as t << 16 | word (a run has at
  * most 2^16 words, SP_XORSAT_WORD_BITS), so that the least is the first
@@ -48,8 +50,6 @@ SP_STATIC_ASSERT(sizeof(sp_xs_slot) == 32, "sp_xs_slot layout");
 
 typedef struct {
   uint64_t seed;
-  uint64_t run0;        /* global number of the call's run 0 */
-  uint64_t p1_thr;      /* p1 2^32 (2^32: always) */
   uint64_t check_every; /* sweeps between ground-state checks */
   uint32_t n;           /* spins = equations (at most 2^16 - 1) */
   uint32_t nsets;       /* independent sets */
@@ -72,7 +72,7 @@ typedef struct {
   SP_DPTR(uint32_t) snap;        /* nslots x n: the state at t_snap */
 } sp_xorsat_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_xorsat_kargs) == 128, "sp_xorsat_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_xorsat_kargs) == 112, "sp_xorsat_kargs layout");
 
 /* The kernel's limits, for the host (sp_gpu_xorsat.c) and R
  * (xorsat_limits(), through sp_r_xorsat_limits):

@@ -19,6 +19,11 @@ void sp_driven_start(const sp_driven_job *job, uint64_t p, double *x, double *v)
   *v = job->nv0 > 0 ? job->v0[job->nv0 == 1 ? 0 : r] : 0.0;
 }
 
+double sp_driven_work(const sp_driven_job *job) {
+  return (double)sp_driven_paths(job) *
+         (double)(job->periods * (uint64_t)job->spp - job->k0);
+}
+
 int64_t sp_driven_keep_base(const sp_driven_job *job, uint64_t p) {
   uint64_t c = p / job->n, r = p % job->n;
   if (r >= job->keep_m) return -1;
@@ -29,8 +34,8 @@ void sp_driven_out_init(const sp_driven_job *job, sp_driven_out *out) {
   uint64_t total = sp_driven_paths(job), p, nk = (uint64_t)job->ncond * job->keep_m *
                                                   (job->periods + 1);
   for (p = 0; p < total; p++) {
-    out->x[p] = out->v[p] = out->xtr[p] = NAN;
-    out->acc2[p] = 0.0;
+    out->x[p] = out->v[p] = out->xtr[p] = out->m[p] = out->y[p] = NAN;
+    out->acc2[p] = out->s2[p] = 0.0;
   }
   for (p = 0; p < nk; p++) out->keep_x[p] = out->keep_v[p] = NAN;
   if (job->dens_bins > 0 && out->dens != NULL) {

@@ -17,7 +17,14 @@
  * run.  A path whose state (x, v or the v^2 sums) becomes non-finite fails
  * the run with SP_ERR_NOT_FINITE (sp_driven_not_finite): the state is
  * checked at the end of every round (launch), and the lowest path found
- * non-finite at the first check that finds one is named. */
+ * non-finite at the first check that finds one is named.
+ *
+ * Continuing (driven_brownian(init = <a result>)): with `resume` (one
+ * sp_driven_state per path) the paths start from those states at step k0
+ * of a run of `periods` periods in all, the steps and sums going on as in
+ * one run (step k uses normal k - 1 of the path's stream); the samples of
+ * kept trajectories and of the density are those of the periods ending
+ * after k0 (those up to k0 are the previous run's). */
 #ifndef SP_DRIVEN_H
 #define SP_DRIVEN_H
 
@@ -49,12 +56,17 @@ typedef struct {
   uint32_t dens_bins;
   int heun;            /* 1: srk2, 0: euler */
   int single;          /* 1: float, 0: double */
+  uint64_t k0;         /* steps done before (a continuation), < periods spp */
+  const sp_driven_state *resume; /* every path's state at k0 (NULL: the starts) */
+  uint64_t nresume;
 } sp_driven_job;
 
 typedef struct {
   double *x, *v;           /* end state, ncond n */
   double *xtr;             /* x at the end of the transient (NaN: not reached) */
-  double *acc2;            /* sum of v^2 over the steps after the transient */
+  double *acc2;            /* sum of v^2 over the finished periods after the transient */
+  double *s2;              /* and over the current one (a run cut short) */
+  double *m, *y;           /* x = m + y, as the engine holds it */
   double *keep_x, *keep_v; /* ncond keep_m (periods + 1) samples, NaN where not reached */
   double *dens;            /* ncond (periods + 1) (dens_bins + 2) counts (or NULL) */
   uint64_t steps;          /* steps done by every path */
@@ -64,6 +76,8 @@ typedef struct {
 uint64_t sp_driven_paths(const sp_driven_job *job);
 /* The start of path p (double, both backends). */
 void sp_driven_start(const sp_driven_job *job, uint64_t p, double *x, double *v);
+/* Path-steps of the run (from k0). */
+double sp_driven_work(const sp_driven_job *job);
 /* Index of path p's keep slot 0, or -1 when p is not kept. */
 int64_t sp_driven_keep_base(const sp_driven_job *job, uint64_t p);
 /* Every output NaN or zero, steps 0. */

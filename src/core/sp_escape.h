@@ -13,7 +13,17 @@
  * right-censored observation.  A path whose state becomes non-finite (NaN or
  * infinite) fails the run with SP_ERR_NOT_FINITE (sp_escape_not_finite):
  * the lowest such path found at the first check that finds one (when a
- * path ends, and at the end of every round or launch) is named. */
+ * path ends, and at the end of every round or launch) is named.
+ *
+ * Continuing (escape_times(init = <a result>)): the job's `resume` table
+ * lists the paths to continue, each with the state where the previous run
+ * left it (sp_escape_state in escape_args.h); the run's items are then its
+ * rows (item i continues path resume[i].path), and a path's step k still
+ * uses normal k - 1 of its stream, so the continued path is the path of one
+ * longer run.  Without `resume` the items are the paths.  Results (value,
+ * status and the end state) are indexed by item; the end state of a path
+ * not escaped (censored, or stopped by an interrupt) is what continuing it
+ * needs. */
 #ifndef SP_ESCAPE_H
 #define SP_ESCAPE_H
 
@@ -34,20 +44,38 @@ typedef struct {
   uint64_t seed;
   int heun;   /* 1: srk2, 0: euler */
   int single; /* 1: float, 0: double */
+  const sp_escape_state *resume; /* the paths continued (NULL: a fresh run) */
+  uint64_t nresume;
 } sp_escape_job;
 
 typedef struct {
-  double *value; /* ncond n values */
-  int *status;   /* ncond n statuses */
+  double *value; /* a value per item */
+  int *status;   /* a status per item */
+  /* the end state per item (sp_escape_state), for the items not escaped */
+  double *end_phi, *end_v, *end_frac, *end_step;
+  int *end_hit;
   sp_escape_counters counts;
 } sp_escape_out;
 
-/* Every path unstarted, its value its start (t = 0, or gamma0). */
+/* Items of the job: the paths continued, or every path (ncond n). */
+uint64_t sp_escape_items(const sp_escape_job *job);
+/* The path, c n + r, of item i. */
+uint64_t sp_escape_path(const sp_escape_job *job, uint64_t i);
+/* Every item unstarted: its value its start (t = 0, or gamma0; the step it
+ * continues from), its end state the start (step -1 for a fresh path). */
 void sp_escape_out_init(const sp_escape_job *job, sp_escape_out *out);
-/* What path p had reached after k steps (k = 0: its start). */
-double sp_escape_reached(const sp_escape_job *job, uint64_t p, uint64_t k);
+/* The same for item i alone. */
+void sp_escape_unstarted(const sp_escape_job *job, sp_escape_out *out, uint64_t i);
+/* What item i had reached after k steps (k = 0: t = 0 or gamma0). */
+double sp_escape_reached(const sp_escape_job *job, uint64_t i, uint64_t k);
+/* Item i's end state. */
+void sp_escape_set_end(sp_escape_out *out, uint64_t i, double phi, double v, uint64_t step,
+                       int hit, double frac);
+/* The continued paths that have not started yet (step -1): their start
+ * state, drawn on the host (the descriptor's prepare step). */
+void sp_escape_resume_starts(sp_escape_job *job);
 
-/* The failure of path p, found with a non-finite state (a NaN or infinite
+/* The failure of item p, found with a non-finite state (a NaN or infinite
  * position or velocity can neither escape nor be censored): replays the
  * path on the host (the CPU engine's code, in the job's precision) to name
  * the quantity and the step where it first became non-finite, and returns

@@ -1,7 +1,7 @@
 /* sp_kuramoto.h: the noisy Kuramoto model (paper 001) on the CPU; the GPU
  * engine (src/gpu/sp_gpu_kuramoto.c) has the same contract.
  *
- * A job is ncond conditions (coupling strengths K) x nrep replicas, each an
+ * A job is ncond conditions (a grid of K, beta, theta) x nrep replicas, each an
  * independent system of n oscillators (system s = c nrep + r, condition
  * major), all advanced in lock step by SRK2 or Euler-Maruyama
  * (inst/cuda/kuramoto.h, where the random-number layout is).  The engine
@@ -9,6 +9,11 @@
  * and the natural frequencies (unless given as a vector) itself.  Every record_every steps (and at step 0)
  * the order parameter r and mean phase psi of every system are recorded
  * (and, with bins > 0, a histogram of its phases on [0, 2 pi)).
+ *
+ * A continued run (step0 > 0) starts from the phases of a previous one
+ * (start SP_KUR_START_SYSTEM) and goes on with the chain's steps: step k of
+ * the chain draws the same numbers whether it is made in one run or in a
+ * continuation, so that a + b steps in two runs are one run of a + b steps.
  *
  * The interrupt rule: the run stops after the round in flight; every system
  * has then made the same number of steps (steps_done), the records up to it
@@ -28,16 +33,18 @@ typedef struct {
   int ncond;               /* conditions */
   uint64_t nrep;           /* replicas per condition in this call */
   uint64_t replica0;       /* global index of replica 0 (first_replica - 1) */
-  const double *K;         /* ncond coupling strengths */
+  sp_kuramoto_cond *conds; /* ncond conditions (K, beta, theta read; kn, ginv,
+                              sigma derived by the descriptor's prepare) */
   int omega_law;           /* SP_KUR_OMEGA_* (kuramoto_args.h) */
   const double *omega;     /* SP_KUR_OMEGA_VECTOR: n natural frequencies */
   uint64_t nomega, ntheta0, nA, nrowptr; /* lengths of omega, theta0, A, rowptr */
   double omega_centre;     /* the constant, or the law's centre */
   double omega_scale;      /* the law's width (Lorentz) or sd (normal) */
-  const double *theta0;    /* start phases, or NULL: uniform, from the streams */
-  int theta0_per_replica;  /* theta0 is n x nrep (replica r's at r n, for every
-                              condition); 0: one vector of n for all systems */
-  double gamma, T, dt;
+  const double *theta0;    /* start phases (start > 0), or NULL */
+  int start;               /* SP_KUR_START_* (kuramoto_args.h) */
+  double dt;
+  uint64_t step0;          /* steps of the chain before this run (a continued
+                              run's; 0: a fresh start) */
   uint64_t steps, record_every;
   int coupling;            /* SP_KUR_* */
   int method;              /* SP_KUR_SRK2, SP_KUR_EULER */
@@ -47,6 +54,10 @@ typedef struct {
   int single;              /* 1: float phases */
   uint64_t seed;
   int bins;                /* phase histogram bins at record times (0: none) */
+  /* derived (prepare): the records are the chain's steps on the grid of
+   * record_every in (step0, step0 + steps] -- and step 0 for a fresh start
+   * -- record j of this run being the chain's record rec0 + j */
+  uint64_t rec0, nrec;
 } sp_kuramoto_job;
 
 typedef struct {
@@ -56,8 +67,13 @@ typedef struct {
   uint64_t steps_done;
 } sp_kuramoto_out;
 
-/* Records of a job: step 0 and every record_every steps. */
-uint64_t sp_kuramoto_nrec(const sp_kuramoto_job *job);
+/* Records of a job (sets rec0 and nrec): the chain's steps that are
+ * multiples of record_every in (step0, step0 + steps], and step 0 of a
+ * fresh start. */
+void sp_kuramoto_records(sp_kuramoto_job *job);
+
+/* Record of the chain's step k in this run's records, or -1: none. */
+int64_t sp_kuramoto_record_of(const sp_kuramoto_job *job, uint64_t k);
 
 /* Uniform start phases of global replica r of condition c (n values). */
 void sp_kuramoto_start_phases(uint64_t seed, uint64_t c, uint64_t r, uint64_t n, double *theta);

@@ -86,9 +86,13 @@ typedef enum {
                      `length`, one per column `columns` names (indices into
                      SP_OUT_MAXCOL consecutive double * at `offset`; the
                      others NULL) -- the engine writes where R keeps them */
-  SP_OUT_COLUMN_SETS /* `sets` such states (snapshots): an R list of lists;
+  SP_OUT_COLUMN_SETS, /* `sets` such states (snapshots): an R list of lists;
                         at `offset` a double ** to sets x SP_OUT_MAXCOL column
                         pointers (NULL where a column is not kept) */
+  SP_OUT_ROWS        /* `length` structs of `row_size` bytes (one per replica,
+                        say) that the engine fills, at `offset` a pointer to
+                        them; returned as a named list of columns, one per
+                        field of `rows` (SP_F_DOUBLE or SP_F_INT) */
 } sp_out_type;
 
 #define SP_OUT_MAXCOL 4
@@ -112,6 +116,10 @@ typedef struct {
    * how many states */
   int (*columns)(const void *job, int *which);
   uint64_t (*sets)(const void *job);
+  /* rows: the fields of one struct, and its size */
+  const sp_field *rows;
+  int nrows;
+  size_t row_size;
 } sp_output;
 
 #define SP_OUT_VEC(type, member, kind, len) \

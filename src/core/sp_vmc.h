@@ -1,10 +1,14 @@
 /* sp_vmc.h: variational Monte Carlo of liquid 4He (paper 002) on the CPU;
  * the GPU engine (src/gpu/sp_gpu_vmc.c) has the same contract.
  *
- * Walkers are Markov chains (he4_vmc.h).  Walker w of a call (0-based) is
- * global walker walker0 + w: its random numbers, hence its chain, depend only
- * on (seed, global walker, moves made before this call), never on threads,
- * devices or chunks.  A call runs `equilibration` unrecorded sweeps (the step
+ * Walkers are Markov chains (he4_vmc.h).  A call runs `nwalkers` walkers
+ * in each of `ncond` conditions (pair parameters: a sweep over density and
+ * b), condition-major: walker w of the call (0-based) is walker
+ * walker0 + w % nwalkers of condition w / nwalkers, and draws from stream
+ * sp_vmc_walker_stream() (sp_stream_replica(condition, walker); condition
+ * 0's streams are the walkers' numbers, as before sweeps): its random
+ * numbers, hence its chain, depend only on (seed, condition, walker, moves
+ * made before this call), never on threads, devices or chunks.  A call runs `equilibration` unrecorded sweeps (the step
  * tuned during them when `tune`), then `blocks` blocks of `block_sweeps`
  * sweeps, measuring every `measure_every` sweeps; a block's row holds the
  * means of its measurements and its acceptance.
@@ -24,10 +28,11 @@
 #include "he4_args.h" /* inst/cuda: shared with the kernels */
 
 typedef struct {
-  sp_he4_pair pair;    /* b, L, rc = L/2, Jastrow form */
+  sp_he4_pair *conds;  /* ncond conditions: b, L, rc = L/2 (set by the model), Jastrow form */
+  int ncond;
   int n;               /* atoms */
-  int nwalkers;        /* walkers of this call */
-  uint64_t walker0;    /* global index of walker 0 */
+  int nwalkers;        /* walkers of this call per condition */
+  uint64_t walker0;    /* global index (in its condition) of each condition's walker 0 */
   uint64_t seed;
   uint64_t equilibration, blocks, block_sweeps, measure_every;
   int tune;            /* tune the step during equilibration */
@@ -35,22 +40,27 @@ typedef struct {
   int nbins;           /* g(r) histogram bins over [0, L/2); 0: none */
 } sp_vmc_job;
 
+/* Walkers of the whole call (every condition): the length of the outputs'
+ * walker dimension below. */
+#define SP_VMC_WALKERS(job) ((job)->ncond * (job)->nwalkers)
+
 typedef struct {
-  double *coords; /* nwalkers x n x 3 (x, y, z of atom 0, atom 1, ...), in: the
+  double *coords; /* walkers x n x 3 (x, y, z of atom 0, atom 1, ...), in: the
                    * start; out: the state after the last finished block */
-  double *step;   /* nwalkers: in: the start; out: as coords */
-  double *moves;  /* nwalkers: trial moves made before (in) and after (out) */
-  double *block;  /* nwalkers x blocks x SP_VMC_NOBS, NaN where unfinished */
-  int *done;      /* nwalkers: blocks finished */
-  double *hist;   /* nwalkers x nbins pair counts over the recorded
+  double *step;   /* walkers: in: the start; out: as coords */
+  double *moves;  /* walkers: trial moves made before (in) and after (out) */
+  double *block;  /* walkers x blocks x SP_VMC_NOBS, NaN where unfinished */
+  int *done;      /* walkers: blocks finished */
+  double *hist;   /* walkers x nbins pair counts over the recorded
                    * measurements (NULL when nbins = 0) */
 } sp_vmc_out;
 
-/* Start positions of global walker `walker`: an fcc lattice of k^3 cells
- * when n = 4 k^3; else the smallest fcc lattice with at least n sites, with
- * the vacancies drawn from the walker's Philox stream (purpose
- * SP_PURPOSE_VMC_START).  coords: n x 3. */
-void sp_vmc_lattice(const sp_vmc_job *job, uint64_t walker, double *coords);
+/* Start positions of n atoms in a box of side L for the walker of Philox
+ * stream `stream` (sp_vmc_walker_stream()): an fcc lattice of k^3 cells when
+ * n = 4 k^3; else the smallest fcc lattice with at least n sites, with the
+ * vacancies drawn from the walker's stream (purpose SP_PURPOSE_VMC_START).
+ * coords: n x 3. */
+void sp_vmc_lattice(int n, double L, uint64_t seed, uint64_t stream, double *coords);
 
 /* The first walker (1-based) of `nwalkers` (coordinates as sp_vmc_out's,
  * wrapped into the box of side L) with two atoms closer than d, minimum
@@ -65,7 +75,7 @@ size_t sp_vmc_coords_outside(const double *coords, size_t len, double hi);
 /* Blocks NaN, no block done, histogram 0 (both engines start so). */
 void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out);
 
-/* Walker w (of this call) was stopped by a non-finite state after sweep
+/* Walker w (of this call, every condition) was stopped by a non-finite state after sweep
  * `sweep` (1-based, of this call): a coordinate of atom `atom` (what =
  * SP_VMC_BAD_COORDINATE) or a measurement's energy (SP_VMC_BAD_POTENTIAL,
  * SP_VMC_BAD_KINETIC).  SP_ERR_NOT_FINITE with the message.  Both engines

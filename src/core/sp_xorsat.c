@@ -12,6 +12,8 @@
 
 typedef struct {
   int64_t run;    /* index in this call, -1: idle */
+  uint64_t grun;  /* its streams' run number (sp_xorsat_run_stream) */
+  uint64_t p1_thr; /* its condition's p1 2^32 */
   uint64_t t;     /* sweeps done */
   uint64_t t_snap;
   uint32_t *s;    /* nwords x n */
@@ -26,8 +28,9 @@ typedef struct {
   uint64_t next, finished;
 } xs_model;
 
-static void xs_sweep(const sp_xorsat_job *job, uint64_t run, uint32_t *s, uint64_t t) {
-  const uint32_t n = job->n, p16 = sp_xorsat_p16(job->p1_thr);
+static void xs_sweep(const sp_xorsat_job *job, uint64_t run, uint64_t p1_thr, uint32_t *s,
+                     uint64_t t) {
+  const uint32_t n = job->n, p16 = sp_xorsat_p16(p1_thr);
   uint32_t w, k;
   for (w = 0; w < job->nwords; w++) {
     uint32_t *sw = s + (size_t)w * n;
@@ -42,7 +45,7 @@ static void xs_sweep(const sp_xorsat_job *job, uint64_t run, uint32_t *s, uint64
         p1m = sp_xorsat_indep_mask(job->seed, run, w, t, n, k, p16);
       } else {
         if ((k & 3u) == 0) r = sp_xorsat_draws(job->seed, run, w, t, n, k >> 2);
-        p1m = sp_xorsat_p1_mask(sp_u32x4_get(r, k & 3u), job->p1_thr);
+        p1m = sp_xorsat_p1_mask(sp_u32x4_get(r, k & 3u), p1_thr);
       }
       sw[i] = si ^ sp_xorsat_flip(si ^ sw[p[0]] ^ sw[p[1]] ^ jm[0], si ^ sw[p[2]] ^ sw[p[3]] ^ jm[1],
                                   si ^ sw[p[4]] ^ sw[p[5]] ^ jm[2], p1m);
@@ -94,9 +97,11 @@ static void xs_finish(xs_model *m, xs_slot *sl, int status, int64_t clone) {
 
 static void xs_start(xs_model *m, xs_slot *sl, int64_t r) {
   const sp_xorsat_job *job = m->job;
-  const uint64_t run = job->run0 + (uint64_t)r;
+  const uint64_t run = sp_xorsat_run_stream(job->run0, job->nruns, (uint64_t)r);
   uint32_t w, i;
   sl->run = r;
+  sl->grun = run;
+  sl->p1_thr = job->conds[(uint64_t)r / job->nruns].p1_thr;
   sl->t = sl->t_snap = 0;
   for (w = 0; w < job->nwords; w++)
     for (i = 0; i < job->n; i++) sl->s[(size_t)w * job->n + i] = sp_xorsat_start(job->seed, run, w, i);
@@ -106,7 +111,7 @@ static void xs_start(xs_model *m, xs_slot *sl, int64_t r) {
 /* Advance the slot's run by at most `budget` sweeps; returns the sweeps used. */
 static uint64_t xs_advance(xs_model *m, xs_slot *sl, uint64_t budget) {
   const sp_xorsat_job *job = m->job;
-  const uint64_t run = job->run0 + (uint64_t)sl->run;
+  const uint64_t run = sl->grun;
   const size_t words = (size_t)job->nwords * job->n;
   uint64_t used = 0;
   int64_t clone;
@@ -119,7 +124,7 @@ static uint64_t xs_advance(xs_model *m, xs_slot *sl, uint64_t budget) {
       xs_finish(m, sl, SP_XORSAT_CUT, -1);
       return used + 1;
     }
-    xs_sweep(job, run, sl->s, sl->t);
+    xs_sweep(job, run, sl->p1_thr, sl->s, sl->t);
     sl->t++;
     used++;
     if (sl->t % job->check_every == 0 || (job->max_sweeps > 0 && sl->t >= job->max_sweeps)) {
@@ -129,7 +134,7 @@ static uint64_t xs_advance(xs_model *m, xs_slot *sl, uint64_t budget) {
         memcpy(sl->s, sl->snap, words * sizeof *sl->s);
         sl->t = sl->t_snap;
         while ((clone = xs_solved(job, sl->s)) < 0 && sl->t < t_end) {
-          xs_sweep(job, run, sl->s, sl->t);
+          xs_sweep(job, run, sl->p1_thr, sl->s, sl->t);
           sl->t++;
         }
         xs_finish(m, sl, SP_XORSAT_SOLVED, clone);
@@ -159,7 +164,7 @@ static int xs_round(void *model, uint64_t budget, int nth, sp_round_status *st) 
 #  pragma omp atomic capture
 #endif
         r = m->next++;
-        if (r >= m->job->nruns) break;
+        if (r >= SP_XORSAT_RUNS(m->job)) break;
         xs_start(m, sl, (int64_t)r);
       }
       {
@@ -169,7 +174,7 @@ static int xs_round(void *model, uint64_t budget, int nth, sp_round_status *st) 
     }
   }
   st->done = (double)m->finished;
-  st->finished = m->finished >= m->job->nruns;
+  st->finished = m->finished >= SP_XORSAT_RUNS(m->job);
   return SP_OK;
 }
 
@@ -230,7 +235,7 @@ int sp_xorsat_check(const sp_xorsat_job *job) {
 
 void sp_xorsat_out_init(const sp_xorsat_job *job, sp_xorsat_out *out) {
   uint64_t r;
-  for (r = 0; r < job->nruns; r++) {
+  for (r = 0; r < SP_XORSAT_RUNS(job); r++) {
     out->sweeps[r] = 0;
     out->status[r] = SP_XORSAT_UNSTARTED;
     out->clone[r] = -1;
@@ -263,11 +268,11 @@ int sp_xorsat_cpu(const void *vjob, void *vout, int nth, const sp_hooks *hooks,
    * that thread's CPU time */
   if (job->calibrate) nth = 1;
   if (job->nwords < 1) return sp_fail(SP_ERR_INVALID, "internal error: no words of clones");
-  if (job->nruns == 0) return SP_OK;
+  if (SP_XORSAT_RUNS(job) == 0) return SP_OK;
   m.job = job;
   m.out = out;
   m.nslots = nth > 0 ? nth : 1;
-  if ((uint64_t)m.nslots > job->nruns) m.nslots = (int)job->nruns;
+  if ((uint64_t)m.nslots > SP_XORSAT_RUNS(job)) m.nslots = (int)SP_XORSAT_RUNS(job);
   m.next = m.finished = 0;
   m.slots = (xs_slot *)calloc((size_t)m.nslots, sizeof *m.slots);
   mem = (uint32_t *)malloc((size_t)m.nslots * 2 * words * sizeof *mem);
@@ -281,7 +286,7 @@ int sp_xorsat_cpu(const void *vjob, void *vout, int nth, const sp_hooks *hooks,
     m.slots[k].s = mem + (size_t)k * 2 * words;
     m.slots[k].snap = m.slots[k].s + words;
   }
-  e.total = (double)job->nruns;
+  e.total = (double)SP_XORSAT_RUNS(job);
   e.budget0 = 1;
   e.budget_max = (uint64_t)1 << 40;
   e.round = xs_round;

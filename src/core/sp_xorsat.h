@@ -3,9 +3,11 @@
  *
  * A run is `nwords` words of 32 clones from a random start; it ends at the
  * first sweep after which some clone has E = -N (solved), or when it
- * reaches `max_sweeps` (cut).  Runs are numbered run0 + r; a run's result
- * depends only on (seed, run number, instance, p1, clones), never on
- * threads, chunks or the machine's speed (the engines count sweeps; the R
+ * reaches `max_sweeps` (cut).  A call runs `nruns` runs in each of `ncond`
+ * conditions (values of p1: a sweep), condition-major: run r of the call is
+ * run run0 + r % nruns of condition r / nruns, its streams those of
+ * sp_xorsat_run_stream(); a run's result depends only on (seed, condition,
+ * run number, instance, p1, clones), never on threads, chunks or the machine's speed (the engines count sweeps; the R
  * layer turns a timeout in seconds into sweeps at a measured pace).  With
  * `calibrate`, the checks are made but a solution does not end the run:
  * every run sweeps to max_sweeps, for timing.  The ground state is checked every
@@ -26,6 +28,11 @@ enum {
   SP_XORSAT_UNSTARTED = -2 /* interrupted before it started */
 };
 
+/* A condition: its p1 as the threshold p1 2^32 (2^32: always). */
+typedef struct {
+  uint64_t p1_thr;
+} sp_xorsat_cond;
+
 typedef struct {
   uint32_t n;              /* spins = equations */
   const int32_t *order;    /* n: the update order (independent sets, one after another) */
@@ -36,8 +43,9 @@ typedef struct {
   const int32_t *eq;       /* n x 3: the spins of equation c */
   const uint32_t *jeq;     /* n: the J mask of equation c */
   uint32_t nwords;         /* words of 32 clones per run */
-  uint64_t nruns, run0, seed;
-  uint64_t p1_thr;         /* p1 2^32 (2^32: always) */
+  uint64_t nruns, run0, seed; /* runs per condition, the first's number (0-based) */
+  const sp_xorsat_cond *conds; /* ncond conditions */
+  int ncond;
   int indep;               /* 1: per-clone p1 decisions (sp_xorsat_indep_mask) */
   int calibrate;           /* 1: solutions do not end a run (timing runs) */
   uint64_t max_sweeps;     /* 0: none */
@@ -46,11 +54,14 @@ typedef struct {
   uint64_t norder, nsets1, npartner, neq, njm, njeq;
 } sp_xorsat_job;
 
+/* Runs of the whole call (every condition): the outputs' length. */
+#define SP_XORSAT_RUNS(job) ((uint64_t)(job)->ncond * (job)->nruns)
+
 typedef struct {
-  double *sweeps;  /* nruns: sweeps to the first solution, or done when cut */
-  int *status;     /* nruns: SP_XORSAT_* */
-  int *clone;      /* nruns: 0-based clone that solved, or -1 */
-  int *solution;   /* nruns x n: 1 = spin down in that clone (solved runs) */
+  double *sweeps;  /* runs: sweeps to the first solution, or done when cut */
+  int *status;     /* runs: SP_XORSAT_* */
+  int *clone;      /* runs: 0-based clone that solved, or -1 */
+  int *solution;   /* runs x n: 1 = spin down in that clone (solved runs) */
   uint64_t nwords; /* words per run used (job->nwords, or the GPU's choice for 0) */
   double cpu_seconds; /* calibrating CPU runs: the thread's CPU time, else NaN */
 } sp_xorsat_out;

@@ -27,6 +27,7 @@ typedef struct {
   CUfunction kern;
   size_t rb; /* bytes of a real */
   uint64_t path0, np, k;
+  int dev_id;
   unsigned int last; /* steps of the launch in flight */
   CUdeviceptr conds, drive, m, x, v, s2, acc2, xtr, keep_x, keep_v, dens, bad;
 } drv_dev;
@@ -41,6 +42,39 @@ static void drv_from_real(const void *buf, uint64_t n, size_t rb, double *dst) {
     memcpy(dst, buf, (size_t)n * sizeof(double));
 }
 
+/* The states of a continuation's paths path0 .. path0 + np - 1 into the
+ * device's state buffer (its layout: acc2, xtr, y, v, s2, m; see
+ * drv_setup), in one upload. */
+static int drv_upload_states(const sp_driven_job *job, drv_dev *e) {
+  size_t np = (size_t)e->np, rb = e->rb;
+  char *buf = (char *)malloc(np * (2 * sizeof(double) + 3 * rb + sizeof(int32_t)));
+  double *acc2 = (double *)buf, *xtr = acc2 + np;
+  char *y = (char *)(xtr + np), *v = y + np * rb, *s2 = v + np * rb;
+  int32_t *m = (int32_t *)(s2 + np * rb);
+  size_t i;
+  int st;
+  if (buf == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  for (i = 0; i < np; i++) {
+    const sp_driven_state *s = &job->resume[e->path0 + i];
+    acc2[i] = s->acc2;
+    xtr[i] = s->xtr;
+    m[i] = (int32_t)s->m;
+    if (rb == sizeof(float)) {
+      ((float *)y)[i] = (float)s->y;
+      ((float *)v)[i] = (float)s->v;
+      ((float *)s2)[i] = (float)s->s2;
+    } else {
+      ((double *)y)[i] = s->y;
+      ((double *)v)[i] = s->v;
+      ((double *)s2)[i] = s->s2;
+    }
+  }
+  st = sp_gpu_to_device(e->dev_id, e->acc2, buf,
+                        np * (2 * sizeof(double) + 3 * rb + sizeof(int32_t)));
+  free(buf);
+  return st;
+}
+
 static int drv_setup(void *model, sp_gpu_dev *d) {
   drv_model *m = (drv_model *)model;
   const sp_driven_job *job = m->job;
@@ -52,9 +86,10 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   float *drive_f = NULL;
   int st;
   e->rb = rb;
+  e->dev_id = d->id;
   e->path0 = m->total * (uint64_t)d->index / (uint64_t)m->ndev;
   e->np = m->total * (uint64_t)(d->index + 1) / (uint64_t)m->ndev - e->path0;
-  e->k = 0;
+  e->k = job->k0;
   if (e->np == 0) {
     d->idle = 1;
     return SP_OK;
@@ -119,8 +154,10 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
                              (size_t)job->ncond * sizeof(sp_driven_cond))) != SP_OK)
     return st;
   /* every path's start, drawn on the device (the host's numbers), once the
-   * uploads and memsets above (the legacy stream's) have landed */
+   * uploads and memsets above (the legacy stream's) have landed; or, for a
+   * continuation, the paths' states uploaded */
   if ((st = sp_gpu_stream_sync(d->id, NULL)) != SP_OK) return st;
+  if (job->resume != NULL) return drv_upload_states(job, e);
   memset(&ia, 0, sizeof ia);
   ia.conds = e->conds;
   ia.x0 = x0;
@@ -190,7 +227,7 @@ static int drv_poll(void *model, sp_gpu_dev *d) {
   int st;
   e->k += e->last;
   e->last = 0;
-  d->done = (double)e->k * (double)e->np;
+  d->done = (double)(e->k - m->job->k0) * (double)e->np;
   d->idle = e->k >= m->K;
   d->tail = 0;
   /* the flag of a non-finite state (8 bytes, the stream already idle) */
@@ -217,7 +254,6 @@ static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
   sp_driven_out *out = m->out;
   size_t np = (size_t)e->np;
   uint64_t i, p;
-  double *s2 = NULL;
   int32_t *hm = NULL;
   void *tmp = NULL;
   int st = SP_OK;
@@ -225,24 +261,25 @@ static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
   if (e->np == 0) return SP_OK;
   out->steps = e->k; /* the same on every device */
   tmp = malloc(np * e->rb);
-  s2 = (double *)malloc(np * sizeof(double));
   hm = (int32_t *)malloc(np * sizeof(int32_t));
-  if (tmp == NULL || s2 == NULL || hm == NULL) {
+  if (tmp == NULL || hm == NULL) {
     st = sp_fail(SP_ERR_NOMEM, "out of host memory");
     goto done;
   }
   if ((st = sp_gpu_to_host(d->id, tmp, e->x, np * e->rb)) != SP_OK) goto done;
-  drv_from_real(tmp, e->np, e->rb, out->x + e->path0);
+  drv_from_real(tmp, e->np, e->rb, out->y + e->path0);
   if ((st = sp_gpu_to_host(d->id, hm, e->m, np * sizeof(int32_t))) != SP_OK) goto done;
-  for (i = 0; i < e->np; i++) out->x[e->path0 + i] += (double)hm[i]; /* x = m + y */
+  for (i = 0; i < e->np; i++) { /* x = m + y */
+    out->m[e->path0 + i] = (double)hm[i];
+    out->x[e->path0 + i] = (double)hm[i] + out->y[e->path0 + i];
+  }
   if ((st = sp_gpu_to_host(d->id, tmp, e->v, np * e->rb)) != SP_OK) goto done;
   drv_from_real(tmp, e->np, e->rb, out->v + e->path0);
   if ((st = sp_gpu_to_host(d->id, tmp, e->s2, np * e->rb)) != SP_OK) goto done;
-  drv_from_real(tmp, e->np, e->rb, s2);
+  drv_from_real(tmp, e->np, e->rb, out->s2 + e->path0); /* a period cut short */
   if ((st = sp_gpu_to_host(d->id, out->acc2 + e->path0, e->acc2, np * sizeof(double))) ||
       (st = sp_gpu_to_host(d->id, out->xtr + e->path0, e->xtr, np * sizeof(double))))
     goto done;
-  for (i = 0; i < e->np; i++) out->acc2[e->path0 + i] += s2[i]; /* a period cut short */
   /* the kept paths of this device */
   for (p = e->path0; p < e->path0 + e->np && st == SP_OK && m->nkeep > 0; p++) {
     int64_t b = sp_driven_keep_base(job, p);
@@ -267,7 +304,6 @@ static int drv_collect(void *model, sp_gpu_dev *d, int interrupted) {
   }
 done:
   free(tmp);
-  free(s2);
   free(hm);
   return st;
 }
@@ -290,10 +326,10 @@ int sp_gpu_driven(const char *key, const void *vjob, void *vout, const int *devi
   m.ndev = ndev;
   m.bad = DRV_NO_PATH;
   m.kbad = 0;
-  if (m.total == 0 || m.K == 0) return SP_OK;
+  if (m.total == 0 || m.K <= job->k0) return SP_OK;
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(drv_dev);
-  e.total = (double)m.K * (double)m.total;
+  e.total = sp_driven_work(job);
   e.budget0 = 16;
   e.budget_max = 1u << 30;
   e.setup = drv_setup;

@@ -28,7 +28,7 @@ typedef struct {
 typedef struct {
   CUfunction kern, compact;
   size_t real_bytes;
-  CUdeviceptr conds, tables, counters, next, starts, value, status, count;
+  CUdeviceptr conds, tables, counters, next, starts, value, status, count, end, resume;
   /* value and status share one buffer, 12 bytes a path */
   CUdeviceptr pid[2], phi[2], v[2], k[2];
   int cur;
@@ -82,10 +82,20 @@ static int esc_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_dev_alloc(d, 8, "the path counter", &e->next)) ||
       (st = sp_gpu_dev_alloc(d, 8, "the compaction counter", &e->count)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)maxchunks * 8, "the chunk table", &e->starts)) ||
-      (st = sp_gpu_dev_alloc(d, (size_t)m->total * (sizeof(double) + sizeof(int)),
-                             "the results (12 bytes a path)", &e->value)))
+      (st = sp_gpu_dev_alloc(d, (size_t)m->total * (sizeof(double) + sizeof(int) +
+                                                     sizeof(sp_escape_state)),
+                             "the results (60 bytes a path)", &e->value)))
     return st;
+  /* one buffer: the end states (of the paths not escaped), values, statuses */
+  e->end = e->value;
+  e->value = e->end + (CUdeviceptr)m->total * sizeof(sp_escape_state);
   e->status = e->value + (CUdeviceptr)m->total * sizeof(double);
+  if (job->resume != NULL &&
+      ((st = sp_gpu_dev_alloc(d, (size_t)job->nresume * sizeof(sp_escape_state),
+                              "the paths continued", &e->resume)) ||
+       (st = sp_gpu_to_device(d->id, e->resume, job->resume,
+                              (size_t)job->nresume * sizeof(sp_escape_state)))))
+    return st;
   if (job->ntables > 0 &&
       (st = sp_gpu_dev_alloc(d, job->ntables * sizeof(double), "the thermal-start tables",
                              &e->tables)) != SP_OK)
@@ -138,6 +148,8 @@ static int esc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.status = e->status;
   a.counters = e->counters;
   a.budget = budget;
+  a.end = e->end;
+  a.resume = e->resume;
   return sp_gpu_launch(d->id, e->kern,
                        (unsigned int)((e->nlanes + SP_ESC_BLOCK - 1) / SP_ESC_BLOCK),
                        SP_ESC_BLOCK, 0, d->stream, &a, "sp_escape_kernel");
@@ -212,29 +224,53 @@ static int esc_collect(void *model, sp_gpu_dev *d, int interrupted) {
   int st = SP_OK;
   for (j = 0; j < e->nchunks && st == SP_OK; j++) {
     uint64_t a = e->hstarts[j], len = e->hlens[j];
+    sp_escape_state *end = NULL;
     st = sp_gpu_to_host(d->id, m->out->value + a, e->value + a * sizeof(double),
                         (size_t)len * sizeof(double));
     if (st == SP_OK)
       st = sp_gpu_to_host(d->id, m->out->status + a, e->status + a * sizeof(int),
                           (size_t)len * sizeof(int));
-    for (i = a; st == SP_OK && i < a + len; i++)
-      if (m->out->status[i] == SP_ESCAPE_UNSTARTED)
-        m->out->value[i] = sp_escape_reached(m->job, i, 0);
+    if (st == SP_OK && (end = (sp_escape_state *)malloc((size_t)len * sizeof *end)) == NULL)
+      st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+    if (st == SP_OK)
+      st = sp_gpu_to_host(d->id, end, e->end + a * sizeof(sp_escape_state),
+                          (size_t)len * sizeof *end);
+    for (i = a; st == SP_OK && i < a + len; i++) {
+      const sp_escape_state *s = &end[i - a];
+      if (m->out->status[i] == SP_ESCAPE_UNSTARTED) sp_escape_unstarted(m->job, m->out, i);
+      else if (m->out->status[i] == SP_ESCAPE_CENSORED)
+        sp_escape_set_end(m->out, i, s->phi, s->v, (uint64_t)s->step, (int)s->hit,
+                          s->hit > 0 ? s->frac : 0.0);
+    }
+    free(end);
   }
   if (st == SP_OK && interrupted && e->nlanes > 0) {
     /* the paths in the lanes are censored where they got to */
     long long *pid = (long long *)malloc((size_t)e->nlanes * sizeof *pid);
     unsigned long long *k = (unsigned long long *)malloc((size_t)e->nlanes * sizeof *k);
-    if (pid == NULL || k == NULL) st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+    void *phi = malloc((size_t)e->nlanes * e->real_bytes), *v = malloc((size_t)e->nlanes * e->real_bytes);
+    if (pid == NULL || k == NULL || phi == NULL || v == NULL)
+      st = sp_fail(SP_ERR_NOMEM, "out of host memory");
     if (st == SP_OK) st = sp_gpu_to_host(d->id, pid, e->pid[e->cur], (size_t)e->nlanes * 8);
     if (st == SP_OK) st = sp_gpu_to_host(d->id, k, e->k[e->cur], (size_t)e->nlanes * 8);
+    if (st == SP_OK)
+      st = sp_gpu_to_host(d->id, phi, e->phi[e->cur], (size_t)e->nlanes * e->real_bytes);
+    if (st == SP_OK)
+      st = sp_gpu_to_host(d->id, v, e->v[e->cur], (size_t)e->nlanes * e->real_bytes);
     for (i = 0; st == SP_OK && i < e->nlanes; i++) {
+      int single = e->real_bytes == sizeof(float);
       if (pid[i] < 0) continue;
       m->out->value[pid[i]] = sp_escape_reached(m->job, (uint64_t)pid[i], k[i]);
       m->out->status[pid[i]] = SP_ESCAPE_PARTIAL;
+      sp_escape_set_end(m->out, (uint64_t)pid[i],
+                        single ? (double)((const float *)phi)[i] : ((const double *)phi)[i],
+                        single ? (double)((const float *)v)[i] : ((const double *)v)[i], k[i],
+                        0, 0.0);
     }
     free(pid);
     free(k);
+    free(phi);
+    free(v);
   }
   m->out->counts.issued += e->hc.issued;
   m->out->counts.useful += e->hc.useful;
@@ -251,7 +287,7 @@ int sp_gpu_escape(const char *key, const void *vjob, void *vout, const int *devi
   m.key = key;
   m.job = job;
   m.out = out;
-  m.total = (uint64_t)job->ncond * job->n;
+  m.total = sp_escape_items(job);
   m.bad = SP_ESCAPE_NO_PATH;
   if (m.total == 0) return SP_OK;
   /* one device takes the whole run as one chunk; several share 16 chunks

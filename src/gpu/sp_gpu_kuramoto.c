@@ -37,9 +37,9 @@ typedef struct {
 
 typedef struct {
   CUfunction mf, measure, pair, start, omega_law;
-  CUdeviceptr x, xt, f1, omega, kn, A, rowptr, col, sums, partial, count, rec, hist, bad;
+  CUdeviceptr x, xt, f1, omega, cond, A, rowptr, col, sums, partial, count, rec, hist, bad;
   uint64_t s0, ns; /* this device's systems: s0 .. s0 + ns - 1 of the job */
-  uint64_t k;      /* steps enqueued */
+  uint64_t k;      /* steps of this run enqueued */
   int bps, gpt;
   unsigned tps;    /* blocks per system of the pair kernels */
 } kur_dev;
@@ -76,7 +76,7 @@ static sp_kuramoto_kargs kur_args(const kur_model *m, const kur_dev *v) {
   a.xt = v->xt;
   a.f1 = v->f1;
   a.omega = v->omega;
-  a.kn = v->kn;
+  a.cond = v->cond;
   a.A = v->A;
   a.rowptr = v->rowptr;
   a.col = v->col;
@@ -93,12 +93,11 @@ static sp_kuramoto_kargs kur_args(const kur_model *m, const kur_dev *v) {
   a.replica0 = job->replica0;
   a.sys0 = v->s0;
   a.nsys = v->ns;
-  a.step = v->k;
+  a.step = job->step0 + v->k; /* the chain's step */
   a.record_every = job->record_every;
   a.nrec = m->nrec;
+  a.rec0 = job->rec0;
   a.dt = job->dt;
-  a.ginv = 1.0 / job->gamma;
-  a.sigma = sqrt(2.0 * job->T * job->dt / job->gamma);
   a.bins = job->bins;
   a.bps = v->bps;
   a.gpt = v->gpt;
@@ -125,10 +124,11 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
   const char *pair_name = job->coupling == SP_KUR_PAIRS ? "sp_kur_pairs_kernel"
                           : job->coupling == SP_KUR_DENSE ? "sp_kur_dense_kernel"
                                                           : "sp_kur_sparse_kernel";
+  const size_t nrec_alloc = m->nrec > 0 ? (size_t)m->nrec : 1; /* none: a continuation
+                                                                   shorter than the grid */
   size_t nstate;
   void *h;
-  double *kn;
-  int st, c;
+  int st;
   sp_kuramoto_kargs a;
   v->s0 = (uint64_t)d->index * m->per_dev;
   v->ns = nsys > v->s0 ? nsys - v->s0 : 0;
@@ -164,13 +164,14 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_dev_alloc(d, nstate * rb, "the phases", &v->x)) ||
       (job->omega_law != SP_KUR_OMEGA_CONST &&
        (st = sp_gpu_dev_alloc(d, (size_t)m->npad * rb, "the frequencies", &v->omega))) ||
-      (st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(double), "K / n", &v->kn)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_kuramoto_cond), "the conditions",
+                             &v->cond)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * SP_KUR_NSUMS * sizeof(double), "the sums", &v->sums)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)v->bps * 2 * sizeof(double),
                              "the partial sums", &v->partial)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)v->ns * sizeof(unsigned int), "the block counters",
                              &v->count)) ||
-      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)m->nrec * 2 * sizeof(double),
+      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * nrec_alloc * 2 * sizeof(double),
                              "the order parameter records", &v->rec)) ||
       (st = sp_gpu_dev_alloc(d, 2 * sizeof(unsigned long long), "the non-finite flag",
                              &v->bad)) ||
@@ -182,7 +183,7 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
        (!euler && (st = sp_gpu_dev_alloc(d, nstate * rb, "the first-stage drifts", &v->f1)))))
     return st;
   if (job->bins > 0 &&
-      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)m->nrec * (size_t)job->bins *
+      (st = sp_gpu_dev_alloc(d, (size_t)v->ns * nrec_alloc * (size_t)job->bins *
                                     sizeof(unsigned int), "the phase histograms", &v->hist)))
     return st;
   if (job->coupling == SP_KUR_DENSE) {
@@ -206,14 +207,18 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
     if (st == SP_OK) st = sp_gpu_to_device(d->id, v->rowptr, job->rowptr, (size_t)(n + 1) * sizeof(int));
     if (st) return st;
   }
-  /* the start phases (padding 0): given ones uploaded, else drawn here; the
+  /* the start phases (padding 0): given ones uploaded (reduced in single
+   * precision, a continued run's as they are), else drawn here; the
    * frequencies: a vector uploaded, a law's made here, a constant in the
-   * arguments; then K / n and the records (NaN) */
+   * arguments; then the conditions and the records (NaN) */
   v->k = 0;
   a = kur_args(m, v);
   if (job->theta0 != NULL) {
+    const size_t period = job->start == SP_KUR_START_SYSTEM    ? (size_t)nsys
+                          : job->start == SP_KUR_START_REPLICA ? (size_t)job->nrep
+                                                               : 1;
     h = kur_convert(job->theta0, (size_t)n, (size_t)n, (size_t)m->npad, (size_t)v->ns,
-                    (size_t)v->s0, job->theta0_per_replica ? (size_t)job->nrep : 1, job->single, 1);
+                    (size_t)v->s0, period, job->single, job->start != SP_KUR_START_SYSTEM);
     if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
     st = sp_gpu_to_device(d->id, v->x, h, nstate * rb);
     free(h);
@@ -233,21 +238,17 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
                      "sp_kur_omega_kernel");
   }
   if (st) return st;
-  kn = (double *)malloc((size_t)job->ncond * sizeof(double));
-  if (kn == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  for (c = 0; c < job->ncond; c++) kn[c] = job->K[c] / (double)n;
-  st = sp_gpu_to_device(d->id, v->kn, kn, (size_t)job->ncond * sizeof(double));
-  free(kn);
-  if (st == SP_OK)
+  st = sp_gpu_to_device(d->id, v->cond, job->conds, (size_t)job->ncond * sizeof(sp_kuramoto_cond));
+  if (st == SP_OK && m->nrec > 0)
     st = sp_gpu_to_device(d->id, v->rec, m->out->rec + 2 * v->s0 * m->nrec,
                           (size_t)v->ns * (size_t)m->nrec * 2 * sizeof(double));
   if (st == SP_OK) st = sp_gpu_memset0(d->id, v->count, (size_t)v->ns * sizeof(unsigned int));
   if (st == SP_OK) st = sp_gpu_memset0(d->id, v->sums, (size_t)v->ns * SP_KUR_NSUMS * sizeof(double));
   if (st == SP_OK && job->bins > 0)
-    st = sp_gpu_memset0(d->id, v->hist, (size_t)v->ns * (size_t)m->nrec * (size_t)job->bins *
+    st = sp_gpu_memset0(d->id, v->hist, (size_t)v->ns * nrec_alloc * (size_t)job->bins *
                                             sizeof(unsigned int));
   if (st) return st;
-  /* step 0: the sums of the start and its record */
+  /* the start: its sums, and a fresh start's record (step 0) */
   a.stage = 0;
   return kur_launch1(d, v->measure, (unsigned)((uint64_t)v->bps * v->ns), &a, "sp_kur_measure_kernel");
 }
@@ -272,10 +273,10 @@ static int kur_launch(void *model, sp_gpu_dev *d, unsigned budget) {
         t = v->x; /* the new phases (in xt) become x */
         v->x = v->xt;
         v->xt = t;
-        if (st == SP_OK && (v->k + 1) % job->record_every == 0) {
+        if (st == SP_OK && (job->step0 + v->k + 1) % job->record_every == 0) {
           a = kur_args(m, v);
           a.stage = 0;
-          a.step = v->k + 1;
+          a.step = job->step0 + v->k + 1;
           st = kur_launch1(d, v->measure, red, &a, "sp_kur_measure_kernel");
         }
       }
@@ -289,9 +290,9 @@ static int kur_launch(void *model, sp_gpu_dev *d, unsigned budget) {
       st = kur_launch1(d, v->pair, tiles, &a, "sp_kur_pairs_kernel");
       a.stage = 2;
       if (st == SP_OK) st = kur_launch1(d, v->pair, tiles, &a, "sp_kur_pairs_kernel");
-      if (st == SP_OK && (v->k + 1) % job->record_every == 0) {
+      if (st == SP_OK && (job->step0 + v->k + 1) % job->record_every == 0) {
         a.stage = 0;
-        a.step = v->k + 1;
+        a.step = job->step0 + v->k + 1;
         st = kur_launch1(d, v->measure, red, &a, "sp_kur_measure_kernel");
       }
     }
@@ -320,7 +321,9 @@ static int kur_poll(void *model, sp_gpu_dev *d) {
 static int kur_check(void *model) {
   kur_model *m = (kur_model *)model;
   if (m->bad[0] == KUR_NONE) return SP_OK;
-  return sp_kuramoto_not_finite(m->job, (uint64_t)m->bad[1], (uint64_t)m->bad[0]);
+  /* at the run's start: its start phases (as the CPU says) */
+  return sp_kuramoto_not_finite(m->job, (uint64_t)m->bad[1],
+                                m->bad[0] == m->job->step0 ? 0 : (uint64_t)m->bad[0]);
 }
 
 static int kur_collect(void *model, sp_gpu_dev *d, int interrupted) {
@@ -344,10 +347,10 @@ static int kur_collect(void *model, sp_gpu_dev *d, int interrupted) {
         out->theta[(v->s0 + s) * n + i] = job->single ? (double)((float *)h)[s * m->npad + i]
                                                       : ((double *)h)[s * m->npad + i];
   free(h);
-  if (st == SP_OK)
+  if (st == SP_OK && m->nrec > 0)
     st = sp_gpu_to_host(d->id, out->rec + 2 * v->s0 * m->nrec, v->rec,
                         (size_t)v->ns * (size_t)m->nrec * 2 * sizeof(double));
-  if (st == SP_OK && job->bins > 0) {
+  if (st == SP_OK && job->bins > 0 && m->nrec > 0) {
     size_t cnt = (size_t)v->ns * (size_t)m->nrec * (size_t)job->bins, k;
     unsigned int *hc = (unsigned int *)malloc(cnt * sizeof *hc);
     if (hc == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
@@ -375,7 +378,7 @@ int sp_gpu_kuramoto(const char *key, const void *vjob, void *vout, const int *de
   m.per_dev = (nsys + (uint64_t)ndev - 1) / (uint64_t)ndev;
   m.ng = (job->n + 3) / 4;
   m.npad = 4 * m.ng;
-  m.nrec = sp_kuramoto_nrec(job);
+  m.nrec = job->nrec;
   m.bad[0] = m.bad[1] = KUR_NONE;
   ndev = (int)((nsys + m.per_dev - 1) / m.per_dev); /* devices that get systems */
   memset(&e, 0, sizeof e);

@@ -10,6 +10,7 @@
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
 
+#include "he4_vmc.h" /* sp_vmc_walker_stream */
 #include "he4_vmc_args.h"
 
 typedef struct {
@@ -37,8 +38,9 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   size_t nw, nbins = (size_t)job->nbins, i;
   int st, w;
   void *host;
+  const int total = SP_VMC_WALKERS(job);
   v->w0 = d->index * m->per_dev;
-  v->nw = job->nwalkers - v->w0 < m->per_dev ? job->nwalkers - v->w0 : m->per_dev;
+  v->nw = total - v->w0 < m->per_dev ? total - v->w0 : m->per_dev;
   if (v->nw <= 0) {
     v->nw = 0;
     d->idle = 1;
@@ -92,15 +94,17 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   return st;
 }
 
+/* One launch per condition among the device's walkers (its pair
+ * parameters and its walkers' consecutive streams as kernel parameters). */
 static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   vmc_model *m = (vmc_model *)model;
   const sp_vmc_job *job = m->job;
   vmc_dev *v = (vmc_dev *)d->state;
+  const int per = job->nwalkers, end = v->w0 + v->nw;
   sp_vmc_kargs a;
+  int jw, st = SP_OK;
   memset(&a, 0, sizeof a);
-  a.pair = job->pair;
   a.seed = job->seed;
-  a.walker0 = job->walker0 + (uint64_t)v->w0;
   a.equilibration = job->equilibration;
   a.blocks = job->blocks;
   a.block_sweeps = job->block_sweeps;
@@ -118,9 +122,17 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.saved_moves = v->saved_moves;
   a.done = v->done;
   a.hist = v->hist;
-  return sp_gpu_launch(d->id, v->kern, (unsigned)v->nw, SP_VMC_BLOCK,
+  for (jw = v->w0; jw < end && st == SP_OK;) {
+    const int c = jw / per, stop = (c + 1) * per < end ? (c + 1) * per : end;
+    a.pair = job->conds[c];
+    a.walker0 = sp_vmc_walker_stream(job->walker0, (uint64_t)per, (uint64_t)jw);
+    a.first = jw - v->w0;
+    st = sp_gpu_launch(d->id, v->kern, (unsigned)(stop - jw), SP_VMC_BLOCK,
                        (unsigned)sp_vmc_shared_bytes(job->n, job->single), d->stream, &a,
                        "sp_vmc_kernel");
+    jw = stop;
+  }
+  return st;
 }
 
 static int vmc_poll(void *model, sp_gpu_dev *d) {
@@ -145,7 +157,7 @@ static int vmc_poll(void *model, sp_gpu_dev *d) {
 static int vmc_check(void *model) {
   vmc_model *m = (vmc_model *)model;
   int w, wb = -1;
-  for (w = 0; w < m->job->nwalkers; w++)
+  for (w = 0; w < SP_VMC_WALKERS(m->job); w++)
     if (m->hws[w].bad_sweep > 0 && (wb < 0 || m->hws[w].bad_sweep < m->hws[wb].bad_sweep))
       wb = w;
   if (wb < 0) return SP_OK;
@@ -184,17 +196,18 @@ int sp_gpu_vmc(const char *key, const void *vjob, void *vout, const int *devices
   sp_vmc_out *out = (sp_vmc_out *)vout;
   vmc_model m;
   sp_gpu_engine e;
+  const int total = SP_VMC_WALKERS(job);
   int st;
-  if (job->nwalkers <= 0) return SP_OK;
+  if (total <= 0) return SP_OK;
   m.key = key;
   m.job = job;
   m.out = out;
-  if (ndev > job->nwalkers) ndev = job->nwalkers;
-  m.per_dev = (job->nwalkers + ndev - 1) / ndev;
+  if (ndev > total) ndev = total;
+  m.per_dev = (total + ndev - 1) / ndev;
   m.sweeps = job->equilibration + job->blocks * job->block_sweeps;
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(vmc_dev);
-  e.total = (double)m.sweeps * (double)job->nwalkers;
+  e.total = (double)m.sweeps * (double)total;
   e.budget0 = 1;
   e.budget_max = 1u << 30;
   e.setup = vmc_setup;
@@ -202,7 +215,7 @@ int sp_gpu_vmc(const char *key, const void *vjob, void *vout, const int *devices
   e.poll = vmc_poll;
   e.check = vmc_check;
   e.collect = vmc_collect;
-  m.hws = (sp_vmc_walker_state *)calloc((size_t)job->nwalkers, sizeof *m.hws);
+  m.hws = (sp_vmc_walker_state *)calloc((size_t)total, sizeof *m.hws);
   if (m.hws == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
   st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
   free(m.hws);

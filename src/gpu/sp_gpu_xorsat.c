@@ -16,6 +16,7 @@
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
 
+#include "xorsat.h" /* sp_xorsat_run_stream */
 #include "xorsat_args.h"
 
 #define XS_NONE 0xffffffffffffffffull
@@ -74,11 +75,18 @@ static void xs_pack(xg_model *m, uint32_t *pos) {
 
 /* Put the next run (if any) into group g. */
 static void xs_assign(xg_model *m, xg_dev *v, uint32_t g) {
+  const sp_xorsat_job *job = m->job;
   uint32_t w;
   v->hg[g].run = -1;
-  v->hg[g].limit = m->job->max_sweeps;
+  v->hg[g].grun = v->hg[g].p1_thr = 0;
+  v->hg[g].limit = job->max_sweeps;
   v->hg[g].best = XS_NONE;
-  if (m->next < m->job->nruns) v->hg[g].run = (int64_t)m->next++;
+  if (m->next < SP_XORSAT_RUNS(job)) {
+    const uint64_t r = m->next++;
+    v->hg[g].run = (int64_t)r;
+    v->hg[g].grun = sp_xorsat_run_stream(job->run0, job->nruns, r);
+    v->hg[g].p1_thr = job->conds[r / job->nruns].p1_thr;
+  }
   for (w = 0; w < m->nwords; w++) memset(&v->hs[(size_t)g * m->nwords + w], 0, sizeof(sp_xs_slot));
 }
 
@@ -105,7 +113,7 @@ static int xg_setup(void *model, sp_gpu_dev *d) {
   if (m->nwords == 0) m->nwords = resident < 65536u ? resident : 65536u;
   v->ngroups = resident / m->nwords;
   if (v->ngroups < 1) v->ngroups = 1;
-  if ((uint64_t)v->ngroups > job->nruns) v->ngroups = (uint32_t)job->nruns;
+  if ((uint64_t)v->ngroups > SP_XORSAT_RUNS(job)) v->ngroups = (uint32_t)SP_XORSAT_RUNS(job);
   v->nslots = v->ngroups * m->nwords;
   v->grid = (v->nslots + v->wpb - 1) / v->wpb;
   v->hg = (sp_xs_group *)calloc(v->ngroups, sizeof *v->hg);
@@ -137,8 +145,6 @@ static int xg_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   sp_xorsat_kargs a;
   memset(&a, 0, sizeof a);
   a.seed = job->seed;
-  a.run0 = job->run0;
-  a.p1_thr = job->p1_thr;
   a.indep = (uint32_t)job->indep;
   a.calibrate = (uint32_t)job->calibrate;
   a.check_every = job->check_every;
@@ -213,7 +219,7 @@ static int xg_poll(void *model, sp_gpu_dev *d) {
   }
   d->done = (double)m->finished;
   d->idle = !active;
-  d->tail = m->next >= job->nruns;
+  d->tail = m->next >= SP_XORSAT_RUNS(job);
   return active ? xs_upload(v, d) : SP_OK;
 }
 
@@ -244,7 +250,7 @@ int sp_gpu_xorsat(const char *key, const void *vjob, void *vout, const int *devi
   if (job->n > SP_XS_MAX_N || xs_wpb(job->n, job->nsets) == 0)
     return sp_fail(SP_ERR_INVALID, "the GPU kernel takes at most %d spins, not %u",
                    SP_XS_MAX_N, job->n);
-  if (job->nruns == 0) return SP_OK;
+  if (SP_XORSAT_RUNS(job) == 0) return SP_OK;
   memset(&m, 0, sizeof m);
   m.key = key;
   m.job = job;
@@ -266,7 +272,7 @@ int sp_gpu_xorsat(const char *key, const void *vjob, void *vout, const int *devi
   if (ndev < 1) ndev = 1;
   memset(&e, 0, sizeof e);
   e.state_size = 0;
-  e.total = (double)job->nruns;
+  e.total = (double)SP_XORSAT_RUNS(job);
   e.budget0 = 1;
   e.budget_max = 1u << 24;
   e.setup = xg_setup;

@@ -13,6 +13,12 @@ static const sp_field cond_fields[] = {
   SP_FIELD(sp_driven_cond, D0, SP_F_DOUBLE),    SP_FIELD(sp_driven_cond, dt, SP_F_DOUBLE),
   SP_FIELD(sp_driven_cond, sigma, SP_F_DOUBLE), SP_FIELD(sp_driven_cond, stream0, SP_F_U64)};
 
+/* the paths' states when continuing (driven_args.h) */
+static const sp_field state_fields[] = {
+  SP_FIELD(sp_driven_state, m, SP_F_I64),     SP_FIELD(sp_driven_state, y, SP_F_DOUBLE),
+  SP_FIELD(sp_driven_state, v, SP_F_DOUBLE),  SP_FIELD(sp_driven_state, s2, SP_F_DOUBLE),
+  SP_FIELD(sp_driven_state, acc2, SP_F_DOUBLE), SP_FIELD(sp_driven_state, xtr, SP_F_DOUBLE)};
+
 static const sp_field fields[] = {
   SP_FIELD_ROWS(sp_driven_job, conds, ncond, SP_F_INT, sp_driven_cond, cond_fields),
   SP_FIELD_VEC(sp_driven_job, drive, SP_F_REALS, ndrive, SP_F_COUNT),
@@ -27,13 +33,19 @@ static const sp_field fields[] = {
   SP_FIELD(sp_driven_job, dens_lo, SP_F_I64),
   SP_FIELD(sp_driven_job, dens_bins, SP_F_U32),
   SP_FIELD(sp_driven_job, heun, SP_F_INT),
-  SP_FIELD(sp_driven_job, single, SP_F_INT)};
+  SP_FIELD(sp_driven_job, single, SP_F_INT),
+  SP_FIELD(sp_driven_job, k0, SP_F_COUNT),
+  SP_FIELD_ROWS(sp_driven_job, resume, nresume, SP_F_COUNT, sp_driven_state, state_fields)};
 
 static int prepare(void *job) {
   sp_driven_job *j = (sp_driven_job *)job;
   if (j->ndrive < 2 || (j->nx0 > 1 && j->nx0 != j->n) || (j->nv0 > 1 && j->nv0 != j->n))
     return sp_fail(SP_ERR_INVALID, "internal error: the driven job's drive table or starts");
   j->spp = (uint32_t)(j->ndrive - 1);
+  if (j->nresume == 0) j->resume = NULL;
+  if ((j->resume != NULL && j->nresume != sp_driven_paths(j)) ||
+      (j->resume == NULL && j->k0 != 0) || j->k0 > j->periods * (uint64_t)j->spp)
+    return sp_fail(SP_ERR_INVALID, "internal error: the driven job's paths continued");
   return SP_OK;
 }
 
@@ -50,10 +62,7 @@ static uint64_t density(const void *job) {
                           : 0;
 }
 
-static double work(const void *job) {
-  const sp_driven_job *j = (const sp_driven_job *)job;
-  return (double)paths(job) * (double)j->periods * (double)j->spp;
-}
+static double work(const void *job) { return sp_driven_work((const sp_driven_job *)job); }
 
 static void out_init(const void *job, void *out) {
   sp_driven_out_init((const sp_driven_job *)job, (sp_driven_out *)out);
@@ -64,6 +73,9 @@ static const sp_output outputs[] = {
   SP_OUT_VEC(sp_driven_out, v, SP_OUT_REALS, paths),
   SP_OUT_VEC(sp_driven_out, xtr, SP_OUT_REALS, paths),
   SP_OUT_VEC(sp_driven_out, acc2, SP_OUT_REALS, paths),
+  SP_OUT_VEC(sp_driven_out, s2, SP_OUT_REALS, paths),
+  SP_OUT_VEC(sp_driven_out, m, SP_OUT_REALS, paths),
+  SP_OUT_VEC(sp_driven_out, y, SP_OUT_REALS, paths),
   SP_OUT_VEC(sp_driven_out, keep_x, SP_OUT_REALS, kept),
   SP_OUT_VEC(sp_driven_out, keep_v, SP_OUT_REALS, kept),
   {"density", SP_OUT_REALS, offsetof(sp_driven_out, dens), density, 1, 0, NULL, NULL},

@@ -7,11 +7,15 @@
 #include "../core/sp_vmc.h"
 #include "../gpu/sp_gpu_vmc.h"
 
+/* A condition (he4_vmc()'s grid of density and b): its pair parameters;
+ * rc = L/2 follows (prepare). */
+static const sp_field cond_fields[] = {SP_FIELD(sp_he4_pair, b, SP_F_DOUBLE),
+                                       SP_FIELD(sp_he4_pair, L, SP_F_DOUBLE),
+                                       SP_FIELD(sp_he4_pair, form, SP_F_INT)};
+
 #define F(member, kind) SP_FIELD(sp_vmc_job, member, kind)
 static const sp_field fields[] = {
-  SP_FIELD_AS("b", sp_vmc_job, pair.b, SP_F_DOUBLE),
-  SP_FIELD_AS("L", sp_vmc_job, pair.L, SP_F_DOUBLE),
-  SP_FIELD_AS("form", sp_vmc_job, pair.form, SP_F_INT),
+  SP_FIELD_ROWS(sp_vmc_job, conds, ncond, SP_F_INT, sp_he4_pair, cond_fields),
   F(n, SP_F_INT),
   F(nwalkers, SP_F_INT),
   F(walker0, SP_F_U64),
@@ -30,39 +34,43 @@ static const sp_field fields[] = {
 
 static int prepare(void *job) {
   sp_vmc_job *j = (sp_vmc_job *)job;
-  if (j->n < 2 || j->nwalkers < 0 || j->nbins < 0)
+  int c;
+  if (j->n < 2 || j->nwalkers < 0 || j->nbins < 0 || j->ncond < 1 ||
+      (double)j->ncond * (double)j->nwalkers > 2147483647.0)
     return sp_fail(SP_ERR_INVALID, "internal error: the VMC job's sizes");
-  j->pair.rc = 0.5 * j->pair.L;
+  for (c = 0; c < j->ncond; c++) j->conds[c].rc = 0.5 * j->conds[c].L;
   return SP_OK;
 }
 
-static uint64_t walkers(const void *job) { return (uint64_t)((const sp_vmc_job *)job)->nwalkers; }
+static uint64_t walkers(const void *job) {
+  return (uint64_t)SP_VMC_WALKERS((const sp_vmc_job *)job);
+}
 
 static uint64_t coords(const void *job) {
   const sp_vmc_job *j = (const sp_vmc_job *)job;
-  return (uint64_t)j->n * 3 * (uint64_t)j->nwalkers;
+  return (uint64_t)j->n * 3 * walkers(job);
 }
 
 static void coords_dims(const void *job, double *dims) {
   const sp_vmc_job *j = (const sp_vmc_job *)job;
   dims[0] = 3;
   dims[1] = j->n;
-  dims[2] = j->nwalkers;
+  dims[2] = (double)walkers(job);
 }
 
 static uint64_t blocks(const void *job) {
   const sp_vmc_job *j = (const sp_vmc_job *)job;
-  return (uint64_t)j->nwalkers * j->blocks * 5;
+  return walkers(job) * j->blocks * 5;
 }
 
 static uint64_t histogram(const void *job) {
   const sp_vmc_job *j = (const sp_vmc_job *)job;
-  return (uint64_t)j->nwalkers * (uint64_t)j->nbins;
+  return walkers(job) * (uint64_t)j->nbins;
 }
 
 static double work(const void *job) {
   const sp_vmc_job *j = (const sp_vmc_job *)job;
-  return (double)j->nwalkers * (double)(j->equilibration + j->blocks * j->block_sweeps);
+  return (double)walkers(job) * (double)(j->equilibration + j->blocks * j->block_sweeps);
 }
 
 static void out_init(const void *job, void *out) {

@@ -8,11 +8,15 @@
 
 #define F(member, kind) SP_FIELD(sp_xorsat_job, member, kind)
 #define V(member, len) SP_FIELD_VEC(sp_xorsat_job, member, SP_F_INTS, len, SP_F_COUNT)
+/* a condition of a sweep over p1 */
+static const sp_field cond_fields[] = {SP_FIELD(sp_xorsat_cond, p1_thr, SP_F_U64)};
+
 /* jm and jeq: the J masks, 0 or -1 (all ones) as R integers */
 static const sp_field fields[] = {
+  SP_FIELD_ROWS(sp_xorsat_job, conds, ncond, SP_F_INT, sp_xorsat_cond, cond_fields),
   V(order, norder), V(sets, nsets1), V(partner, npartner), V(jm, njm), V(eq, neq), V(jeq, njeq),
   F(nwords, SP_F_U32), F(nruns, SP_F_COUNT), F(max_sweeps, SP_F_COUNT),
-  F(check_every, SP_F_COUNT), F(p1_thr, SP_F_COUNT), F(indep, SP_F_INT),
+  F(check_every, SP_F_COUNT), F(indep, SP_F_INT),
   F(calibrate, SP_F_INT), F(run0, SP_F_U64), F(seed, SP_F_U64)};
 #undef F
 #undef V
@@ -26,6 +30,7 @@ static int prepare(void *job) {
   } tab[] = {{"partner", j->npartner, 6 * n}, {"eq", j->neq, 3 * n}, {"jm", j->njm, 3 * n},
              {"jeq", j->njeq, n}};
   size_t t;
+  int c;
   if (n < 3 || n > ((uint64_t)1 << 28))
     return sp_fail(SP_ERR_INVALID, "internal error: the 3-XORSAT order must have 3 to 2^28 spins");
   if (j->nsets1 < 2 || j->nsets1 > n + 1)
@@ -37,19 +42,20 @@ static int prepare(void *job) {
                      "internal error: the 3-XORSAT table `%s` must be an integer vector of "
                      "length %.0f",
                      tab[t].name, (double)tab[t].want);
-  if (j->p1_thr > ((uint64_t)1 << 32) || j->check_every < 1)
-    return sp_fail(SP_ERR_INVALID, "internal error: the 3-XORSAT p1 or check_every");
+  if (j->check_every < 1 || j->ncond < 1 || j->ncond > 256 ||
+      (j->ncond > 1 && j->run0 + j->nruns > ((uint64_t)1 << 40)))
+    return sp_fail(SP_ERR_INVALID, "internal error: the 3-XORSAT conditions or check_every");
+  for (c = 0; c < j->ncond; c++)
+    if (j->conds[c].p1_thr > ((uint64_t)1 << 32))
+      return sp_fail(SP_ERR_INVALID, "internal error: the 3-XORSAT p1");
   j->n = (uint32_t)n;
   j->nsets = (uint32_t)(j->nsets1 - 1);
   return sp_xorsat_check(j);
 }
 
-static uint64_t runs(const void *job) { return ((const sp_xorsat_job *)job)->nruns; }
+static uint64_t runs(const void *job) { return SP_XORSAT_RUNS((const sp_xorsat_job *)job); }
 
-static uint64_t spins(const void *job) {
-  const sp_xorsat_job *j = (const sp_xorsat_job *)job;
-  return j->nruns * j->n;
-}
+static uint64_t spins(const void *job) { return runs(job) * ((const sp_xorsat_job *)job)->n; }
 
 static double work(const void *job) { return (double)runs(job); }
 

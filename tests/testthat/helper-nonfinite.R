@@ -31,7 +31,8 @@ nf_escape <- function(conds, n = 4, method = "euler", precision = "double", firs
   pl <- nf_plan(backend, "escape",
                 paste(precision, method, if (ramp) "ramp" else "fixed", sep = "_"))
   job <- list(conds = conds, tables = double(), n = n, replica0 = nf_u64(first - 1),
-              seed = nf_u64(1), heun = method == "srk2", single = precision == "single")
+              seed = nf_u64(1), heun = method == "srk2", single = precision == "single",
+              resume = statphysgpu:::ESCAPE_NO_RESUME)
   .Call(statphysgpu:::C_sp_r_model_run, "escape", job, pl$key, pl$devices, FALSE)
 }
 

@@ -116,3 +116,41 @@ test_that("the register-capped kernels (the default) give the free kernels' numb
     expect_identical(attr(free, "paths"), attr(capped, "paths"))
   }
 })
+
+test_that("continuation on the GPU: the CPU's continuation (double), and the GPU's one call", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  for (prec in c("double", "single")) {
+    run <- function(periods, transient, backend) {
+      driven_brownian(3000, a = 1.5, omega = 4.9, f = c(0, 0.1), beta = 0.9, theta = 0.01,
+                      periods = periods, transient = transient, steps_per_period = 97,
+                      keep = 4, output = "histogram", precision = prec, seed = 77,
+                      backend = backend, progress = FALSE)
+    }
+    a <- run(10, 0.25, "gpu") # transient of 2 periods
+    b <- driven_brownian(init = a, periods = 10, backend = "gpu", progress = FALSE)
+    w <- run(20, 0.1, "gpu")
+    expect_identical(attr(b, "backend"), "gpu")
+    # the same kernel from the state in device memory, or from the state
+    # uploaded: the same numbers
+    expect_identical(attr(b, "paths"), attr(w, "paths"))
+    expect_identical(attr(b, "trajectories"), attr(w, "trajectories"))
+    expect_identical(attr(b, "histogram")$density, attr(w, "histogram")$density)
+    if (prec == "double") {
+      bc <- driven_brownian(init = run(10, 0.25, "cpu"), periods = 10, backend = "cpu",
+                            progress = FALSE)
+      pc <- attr(bc, "paths")
+      pg <- attr(b, "paths")
+      # regular motion (a = 1.5): the backends agree to 1e-12 (as in the
+      # one-call test above); accept 99% within 1e-9
+      close <- function(u, v) mean(abs(u - v) < 1e-9 * pmax(1, abs(v)))
+      expect_gt(close(pg$x, pc$x), 0.99)
+      expect_gt(close(pg$v2_bar, pc$v2_bar), 0.99)
+      # the GPU continues the CPU's state
+      bm <- driven_brownian(init = run(10, 0.25, "cpu"), periods = 10, backend = "gpu",
+                            progress = FALSE)
+      expect_gt(close(attr(bm, "paths")$x, pc$x), 0.99)
+    }
+  }
+  expect_identical(gpu_live_allocations(), live)
+})

@@ -349,3 +349,108 @@ test_that("print, summary, plot and autoplot work", {
     expect_s3_class(ggplot2::autoplot(x, type = ty), "ggplot")
   }
 })
+
+# ---- continuation: init = a previous result --------------------------------
+
+test_that("init = a result continued by b periods is one run of a + b periods", {
+  run <- function(periods, transient, ...) {
+    driven_brownian(40, a = 4.2, omega = 4.9, f = c(0, 0.5), beta = 0.9, theta = 0.01,
+                    periods = periods, transient = transient, steps_per_period = 50,
+                    seed = 1, backend = "cpu", progress = FALSE, ...)
+  }
+  for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
+    a <- without_step_warnings(run(10, 0.1, precision = prec, method = m))
+    b <- without_step_warnings(driven_brownian(init = a, periods = 10, backend = "cpu",
+                                               progress = FALSE))
+    # the transient of the first run (1 period) stays: one run of 20
+    # periods with that transient
+    w <- without_step_warnings(run(20, 0.05, precision = prec, method = m))
+    expect_identical(attr(w, "transient_periods"), attr(a, "transient_periods"))
+    expect_identical(as.data.frame(b), as.data.frame(w))
+    expect_identical(attr(b, "paths"), attr(w, "paths"))
+    expect_identical(attr(b, "state"), attr(w, "state"))
+    expect_identical(attr(b, "periods"), 20)
+    expect_identical(attr(b, "steps"), attr(w, "steps"))
+  }
+  # kept trajectories and the density over time continue too
+  a <- run(10, 0.1, output = "histogram", keep = 3, window = c(-5, 15))
+  b <- driven_brownian(init = a, periods = 7, backend = "cpu", progress = FALSE)
+  w <- run(17, 1 / 17, output = "histogram", keep = 3, window = c(-5, 15))
+  expect_identical(as.data.frame(b), as.data.frame(w))
+  expect_identical(attr(b, "trajectories"), attr(w, "trajectories"))
+  expect_identical(attr(b, "histogram"), attr(w, "histogram"))
+  # nothing more to run: the result itself
+  expect_identical(driven_brownian(init = b, periods = 0, backend = "cpu"), b)
+})
+
+test_that("continuation and rbind() of chunks commute", {
+  run <- function(n, first = 1, periods = 10, transient = 0.1) {
+    driven_brownian(n, a = 4.2, omega = 4.9, f = 0.5, beta = 0.9, theta = 0.01,
+                    periods = periods, transient = transient, steps_per_period = 50,
+                    seed = 2, first_replica = first, keep = 35, backend = "cpu",
+                    progress = FALSE)
+  }
+  cont <- function(x) driven_brownian(init = x, periods = 5, backend = "cpu", progress = FALSE)
+  whole <- run(50, periods = 15, transient = 1 / 15)
+  ab <- rbind(cont(run(30)), cont(run(20, first = 31)))
+  expect_identical(as.data.frame(ab), as.data.frame(whole))
+  expect_identical(attr(ab, "paths"), attr(whole, "paths"))
+  expect_identical(attr(ab, "state"), attr(whole, "state"))
+  expect_identical(attr(ab, "trajectories"), attr(whole, "trajectories"))
+  ab2 <- cont(rbind(run(30), run(20, first = 31)))
+  expect_identical(as.data.frame(ab2), as.data.frame(whole))
+  expect_identical(attr(ab2, "paths"), attr(whole, "paths"))
+})
+
+test_that("an interrupted run continues to the uninterrupted result, mid-period", {
+  skip_on_os("windows")
+  run <- function(periods, transient) {
+    driven_brownian(8000, a = 4.2, omega = 4.9, f = 0.5, beta = 0.9, theta = 0.01,
+                    periods = periods, transient = transient, steps_per_period = 100,
+                    output = "histogram", keep = 2, seed = 1, backend = "cpu",
+                    progress = FALSE)
+  }
+  # one thread: the run lasts well past the interrupt on any machine
+  job <- interrupt_after(0.5)
+  expect_warning(x <- with_threads(1, run(300, 0.1)), class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  expect_lt(attr(x, "steps"), 300 * 100)
+  y <- driven_brownian(init = x, periods = 100, backend = "cpu", progress = FALSE)
+  w <- run(400, 30.5 / 400) # the transient of x: 30 periods
+  expect_identical(as.data.frame(y), as.data.frame(w))
+  expect_identical(attr(y, "paths"), attr(w, "paths"))
+  expect_identical(attr(y, "trajectories"), attr(w, "trajectories"))
+  expect_identical(attr(y, "histogram"), attr(w, "histogram"))
+  expect_false(attr(y, "interrupted"))
+})
+
+test_that("continuing: a modified or mismatched result is refused clearly", {
+  x <- driven_brownian(20, a = 4.2, omega = 4.9, f = 0.5, beta = 0.9, theta = 0.01,
+                       periods = 5, steps_per_period = 50, seed = 1, backend = "cpu")
+  go <- function(...) driven_brownian(init = x, backend = "cpu", progress = FALSE, ...)
+  expect_error(go(), "give `periods` to continue `init`", class = "statphysgpu_error")
+  expect_error(go(periods = 5, transient = 0.2), "`transient` cannot be given when continuing",
+               class = "statphysgpu_error")
+  expect_error(go(periods = 5, seed = 2), "`init` was run with seed = ", class = "statphysgpu_error")
+  expect_error(go(periods = 5, f = 0.4), "`init` was run with f = 0.5, this call has 0.4",
+               class = "statphysgpu_error")
+  expect_error(go(periods = 5, steps_per_period = 60),
+               "`init` was run with steps_per_period = 50", class = "statphysgpu_error")
+  expect_error(go(periods = 5, precision = "double"), "`init` was run with precision = single",
+               class = "statphysgpu_error")
+  expect_error(go(periods = 5, output = "histogram"), "`init` was run with output = summary",
+               class = "statphysgpu_error")
+  y <- x
+  attr(y, "state") <- NULL
+  expect_error(driven_brownian(init = y, periods = 5), "has no end state",
+               class = "statphysgpu_error")
+  y <- x
+  attr(y, "state")$m[2] <- 0.5
+  expect_error(driven_brownian(init = y, periods = 5),
+               "no usable end state of its paths: replica 2 of condition 1",
+               class = "statphysgpu_error")
+  y <- x
+  attr(y, "steps") <- 1e9
+  expect_error(driven_brownian(init = y, periods = 5), "its step count",
+               class = "statphysgpu_error")
+})

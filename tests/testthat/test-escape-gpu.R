@@ -138,8 +138,9 @@ test_that("a GPU run that does not fit fails with the estimate, frees all, and t
   ref <- small() # kernels compiled and loaded before memory runs short
   before <- .Call(statphysgpu:::C_sp_r_gpu_mem_info, 0L)[1]
   live <- gpu_live_allocations()
-  # hold all but 512 MiB of the free memory, then ask for 2^25 paths (12
-  # bytes a path on the device: 384 MiB, plus the allocator's 256 MiB margin)
+  # hold all but 512 MiB of the free memory, then ask for 2^25 paths (60
+  # bytes a path on the device -- value, status and the end state: 1.9 GiB,
+  # plus the allocator's 256 MiB margin)
   hold <- .Call(statphysgpu:::C_sp_r_gpu_reserve_test, 0L, before - 2^29)
   expect_error(
     escape_times(2^25, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.02,
@@ -150,4 +151,79 @@ test_that("a GPU run that does not fit fails with the estimate, frees all, and t
   .Call(statphysgpu:::C_sp_r_gpu_release_test, hold)
   expect_identical(gpu_live_allocations(), live)
   expect_identical(as.data.frame(small()), as.data.frame(ref))
+})
+
+test_that("continuation on the GPU: the CPU's continuation, and the GPU's one call", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  for (prec in c("double", "single")) for (ramp in c(FALSE, TRUE)) {
+    run <- function(limit, backend) {
+      if (ramp) {
+        switching_currents(4000, ramp = 1e-3, V0 = 2, beta = 0.5, theta = c(0.3, 0.5),
+                           dt = 0.02, gamma0 = 0.3, gamma_max = limit, seed = 5,
+                           precision = prec, backend = backend, progress = FALSE)
+      } else {
+        escape_times(4000, gamma = c(0.5, 0.6), V0 = 1, beta = 0.3, theta = 0.2, dt = 0.02,
+                     t_max = limit, seed = 77, init = "thermal", precision = prec,
+                     backend = backend, progress = FALSE)
+      }
+    }
+    lim <- if (ramp) c(0.55, 0.9) else c(50.01, 2000)
+    cont <- function(x, backend) {
+      if (ramp) switching_currents(init = x, gamma_max = lim[2], backend = backend,
+                                   progress = FALSE)
+      else escape_times(init = x, t_max = lim[2], backend = backend, progress = FALSE)
+    }
+    a_gpu <- run(lim[1], "gpu")
+    expect_gt(sum(!a_gpu$escaped), 1000)
+    b_gpu <- cont(a_gpu, "gpu") # the resume kernel
+    w_gpu <- run(lim[2], "gpu")
+    # the GPU's continuation is its one call: the same normals and the same
+    # steps, compiled in another kernel variant (fused multiply-adds may be
+    # placed differently): values to 1e-9 relative, flags but 0.5%
+    rel <- abs(b_gpu$value - w_gpu$value) / abs(w_gpu$value)
+    expect_gt(mean(rel < 1e-9), if (prec == "double") 0.99 else 0.95)
+    expect_gt(mean(b_gpu$escaped == w_gpu$escaped), 0.995)
+    expect_identical(attr(b_gpu, "backend"), "gpu")
+    if (prec == "double") {
+      # the end state the GPU wrote continues on the CPU as the CPU's own,
+      # and the CPU's continues on the GPU (to rounding, as run on one backend)
+      a_cpu <- run(lim[1], "cpu")
+      st_c <- attr(a_cpu, "state")
+      st_g <- attr(a_gpu, "state")
+      same <- match(paste(st_c$condition, st_c$replica), paste(st_g$condition, st_g$replica))
+      ok <- !is.na(same)
+      expect_gt(mean(ok), 0.99)
+      expect_gt(mean(st_g$step[same[ok]] == st_c$step[ok]), 0.99)
+      expect_gt(mean(abs(st_g$phi[same[ok]] - st_c$phi[ok]) < 1e-9), 0.99)
+      b_mix <- cont(a_cpu, "gpu")
+      b_cpu <- cont(a_cpu, "cpu")
+      rel <- abs(b_mix$value - b_cpu$value) / abs(b_cpu$value)
+      expect_gt(mean(rel < 1e-9), 0.99)
+      expect_gt(mean(b_mix$escaped == b_cpu$escaped), 0.995)
+    }
+  }
+  expect_identical(gpu_live_allocations(), live) # nothing leaked
+})
+
+test_that("an interrupted GPU run continues on the GPU to its one call", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  args <- list(replicas = 2e5, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.1, dt = 0.01,
+               t_max = 2e4, seed = 1, precision = "double", backend = "gpu",
+               progress = FALSE)
+  job <- interrupt_after(1.5)
+  expect_warning(x <- do.call(escape_times, args), class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  unf <- attr(x, "unfinished")
+  expect_gt(nrow(unf), 0)
+  st <- attr(x, "state")
+  iu <- match(paste(unf$condition, unf$replica), paste(st$condition, st$replica))
+  expect_true(all(st$step[iu] < 2e4 / 0.01))
+  y <- escape_times(init = x, t_max = 2e4, backend = "gpu", progress = FALSE)
+  w <- do.call(escape_times, args)
+  expect_identical(nrow(attr(y, "unfinished")), 0L)
+  rel <- abs(y$value - w$value) / abs(w$value)
+  expect_gt(mean(rel < 1e-9), 0.99)
+  expect_gt(mean(y$escaped == w$escaped), 0.995)
 })

@@ -402,3 +402,170 @@ test_that("bad input gives errors that name the argument", {
   expect_error(sbad(gamma_max = 1.2), "`gamma_max` must be")
   expect_error(as_surv(data.frame(value = 1)), "`x` must be a result")
 })
+
+# ---- continuation: init = a previous result --------------------------------
+
+test_that("init = a result continues its censored paths: one call with the larger t_max", {
+  args <- list(gamma = c(0.4, 0.6), V0 = 1, beta = 0.3, theta = 0.2, dt = 0.05, seed = 99,
+               backend = "cpu", progress = FALSE)
+  for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
+    run <- function(t_max) {
+      without_step_warnings(do.call(escape_times, c(list(replicas = 100, t_max = t_max,
+                                                         method = m, precision = prec), args)))
+    }
+    a <- run(30.03) # kmax = 601: the last macro-step runs 3 steps past it
+    whole <- run(300.01)
+    b <- without_step_warnings(escape_times(init = a, t_max = 300.01, backend = "cpu",
+                                            progress = FALSE))
+    expect_gt(sum(!a$escaped), sum(!whole$escaped)) # some censored paths escape later
+    expect_gt(sum(!whole$escaped), 0)
+    expect_identical(as.data.frame(b), as.data.frame(whole))
+    expect_identical(attr(b, "state"), attr(whole, "state"))
+    # the useful steps of one call (the steps of every finished path)
+    expect_identical(attr(b, "steps")[["useful"]], attr(whole, "steps")[["useful"]])
+    for (at in c("t_max", "conditions", "seed_hex", "precision", "method", "dt", "init"))
+      expect_identical(attr(b, at), attr(whole, at))
+    expect_identical(nrow(attr(b, "unfinished")), 0L)
+  }
+  # the end state: only the paths not escaped, where they stopped
+  st <- attr(a, "state")
+  expect_identical(paste(st$condition, st$replica),
+                   paste(a$condition, a$replica)[!a$escaped])
+  expect_true(all(st$step == 604))
+})
+
+test_that("a crossing pending past t_max is reported by the continuation, as by one call", {
+  # t_max inside the bulk of the escape times: of 3000 paths some cross in
+  # the steps of the last macro-step past kmax, or inside step kmax but past
+  # t_max; continued to a t_max a step later, they escape there
+  args <- list(replicas = 3000, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.5, dt = 0.05,
+               seed = 3, backend = "cpu", progress = FALSE, precision = "double",
+               threshold = "next_well")
+  a <- do.call(escape_times, c(args, t_max = 5.03))
+  st <- attr(a, "state")
+  expect_gt(sum(st$hit > 0), 0)
+  expect_true(all(st$frac[st$hit == 0] == 0) && all(st$frac[st$hit > 0] > 0))
+  for (tm in c(5.07, 50)) {
+    w <- do.call(escape_times, c(args, t_max = tm))
+    b <- escape_times(init = a, t_max = tm, backend = "cpu", progress = FALSE)
+    expect_identical(as.data.frame(b), as.data.frame(w))
+    expect_identical(attr(b, "state"), attr(w, "state"))
+    expect_identical(attr(b, "steps")[["useful"]], attr(w, "steps")[["useful"]])
+    a <- b # and again, from the continued result
+  }
+  # the same t_max: nothing to run, the same result
+  expect_identical(as.data.frame(escape_times(init = b, t_max = 50, backend = "cpu")),
+                   as.data.frame(b))
+})
+
+test_that("switching currents continue to a higher gamma_max", {
+  run <- function(gmax) {
+    switching_currents(300, ramp = 1e-3, V0 = 2, beta = 0.5, theta = c(0.3, 0.5), dt = 0.02,
+                       gamma0 = 0.3, gamma_max = gmax, seed = 5, backend = "cpu",
+                       progress = FALSE, precision = "double")
+  }
+  a <- run(0.55)
+  w <- run(0.9)
+  b <- switching_currents(init = a, gamma_max = 0.9, backend = "cpu", progress = FALSE)
+  expect_gt(sum(!a$escaped), 100)
+  expect_identical(as.data.frame(b), as.data.frame(w))
+  expect_identical(attr(b, "state"), attr(w, "state"))
+  expect_identical(attr(b, "gamma_max"), 0.9)
+  expect_identical(attr(b, "steps")[["useful"]], attr(w, "steps")[["useful"]])
+})
+
+test_that("continuation and rbind() of chunks commute (thermal start)", {
+  run <- function(n, first = 1, t_max) {
+    escape_times(n, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.5, dt = 0.05, t_max = t_max,
+                 seed = 3, first_replica = first, init = "thermal", backend = "cpu",
+                 progress = FALSE)
+  }
+  whole <- run(100, t_max = 20)
+  cont <- function(x) escape_times(init = x, t_max = 20, backend = "cpu", progress = FALSE)
+  a <- run(40, t_max = 2)
+  b <- run(60, 41, t_max = 2)
+  expect_gt(sum(!a$escaped), 10)
+  # each chunk continued, then combined
+  ab <- rbind(cont(a), cont(b))
+  expect_identical(as.data.frame(ab), as.data.frame(whole))
+  expect_identical(attr(ab, "state"), attr(whole, "state"))
+  # combined, then continued
+  ab2 <- cont(rbind(a, b))
+  expect_identical(as.data.frame(ab2), as.data.frame(whole))
+  expect_identical(attr(ab2, "state"), attr(whole, "state"))
+  expect_identical(attr(ab2, "steps")[["useful"]], attr(whole, "steps")[["useful"]])
+})
+
+test_that("an interrupted run continues to the uninterrupted result", {
+  skip_on_os("windows")
+  args <- list(replicas = 1200, gamma = 0.3, V0 = 1, beta = 0.1, theta = 0.15, dt = 0.01,
+               t_max = 5000, seed = 1, init = "thermal", backend = "cpu", progress = FALSE)
+  # one thread: the run lasts well past the interrupt on any machine
+  job <- interrupt_after(0.5)
+  expect_warning(x <- with_threads(1, do.call(escape_times, args)),
+                 class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  st <- attr(x, "state")
+  unf <- attr(x, "unfinished")
+  expect_gt(nrow(unf), 0)
+  # unfinished: started (a step reached) or not (step -1, started afresh)
+  iu <- match(paste(unf$condition, unf$replica), paste(st$condition, st$replica))
+  expect_true(all(st$step[iu] < 5000 / 0.01))
+  y <- escape_times(init = x, t_max = 5000, backend = "cpu", progress = FALSE)
+  whole <- do.call(escape_times, args)
+  expect_identical(as.data.frame(y), as.data.frame(whole))
+  expect_identical(attr(y, "state"), attr(whole, "state"))
+  expect_false(attr(y, "interrupted"))
+  expect_identical(nrow(attr(y, "unfinished")), 0L)
+})
+
+test_that("a modified or mismatched result is refused clearly", {
+  x <- escape_times(50, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.5, dt = 0.05, t_max = 2,
+                    seed = 3, backend = "cpu", progress = FALSE)
+  go <- function(...) escape_times(init = x, backend = "cpu", progress = FALSE, ...)
+  expect_error(go(), "give `t_max` to continue `init`", class = "statphysgpu_error")
+  expect_error(go(t_max = 1), "`t_max` = 1 is below the t_max = 2 of `init`",
+               class = "statphysgpu_error")
+  expect_error(go(t_max = 5, seed = 4), "`init` was run with seed = .*, this call has",
+               class = "statphysgpu_error")
+  expect_error(go(t_max = 5, gamma = 0.5), "`init` was run with gamma = 0.6, this call has 0.5",
+               class = "statphysgpu_error")
+  expect_error(go(t_max = 5, dt = 0.02), "`init` was run with dt = 0.05",
+               class = "statphysgpu_error")
+  expect_error(without_step_warnings(go(t_max = 5, method = "euler")),
+               "`init` was run with method = srk2", class = "statphysgpu_error")
+  expect_error(go(t_max = 5, precision = "double"), "`init` was run with precision = single",
+               class = "statphysgpu_error")
+  expect_error(go(t_max = 5, threshold = "next_well"), "`init` was run with threshold = saddle",
+               class = "statphysgpu_error")
+  expect_error(go(t_max = 5, replicas = 40), "`init` was run with replicas = 50",
+               class = "statphysgpu_error")
+  s <- switching_currents(20, ramp = 1e-3, V0 = 2, beta = 0.5, theta = 0.3, dt = 0.02,
+                          gamma0 = 0.3, gamma_max = 0.5, seed = 5, backend = "cpu")
+  expect_error(escape_times(init = s, t_max = 5), "a result of escape_times\\(\\) to continue",
+               class = "statphysgpu_error")
+  expect_error(switching_currents(init = s, gamma_max = 0.6, gamma0 = 0.2),
+               "`init` was run with gamma0 = 0.3", class = "statphysgpu_error")
+  # modified results
+  y <- x
+  attr(y, "state") <- NULL
+  expect_error(escape_times(init = y, t_max = 5), "has no end state of its paths",
+               class = "statphysgpu_error")
+  y <- x
+  y$value[which(!y$escaped)[1]] <- 1
+  expect_error(escape_times(init = y, t_max = 5), "no usable end state.*censoring value",
+               class = "statphysgpu_error")
+  y <- x
+  y$escaped[which(!y$escaped)[1]] <- TRUE
+  expect_error(escape_times(init = y, t_max = 5), "exactly the paths not escaped",
+               class = "statphysgpu_error")
+  y <- x
+  attr(y, "state")$step[1] <- 3
+  expect_error(escape_times(init = y, t_max = 5), "has step = 3",
+               class = "statphysgpu_error")
+  y <- x
+  attr(y, "state")$phi[1] <- NaN
+  expect_error(escape_times(init = y, t_max = 5), "phi = NaN", class = "statphysgpu_error")
+  expect_error(escape_times(init = x[1:10, ], t_max = 5), "no end state|no usable end state",
+               class = "statphysgpu_error")
+})

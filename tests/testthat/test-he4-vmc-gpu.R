@@ -115,3 +115,44 @@ test_that("kernel variant _fast: double follows the CPU's chains, mixed its dist
   vmc_expect_same_law(do.call(he4_vmc, c(args, backend = "cpu")),
                       do.call(he4_vmc, c(args, backend = "gpu")))
 })
+
+test_that("GPU double: a sweep over density and b follows the CPU's chains condition by condition", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  sw <- function(backend, blocks = 3, replicas = 3, ...) {
+    he4_vmc(32, density = c(0.02186, 0.024, 0.026), b = c(3.07, 2.9), replicas = replicas,
+            blocks = blocks, block_sweeps = 5, equilibration = 20, seed = 12,
+            backend = backend, precision = "double", progress = FALSE, ...)
+  }
+  cpu <- sw("cpu", pair_distribution = TRUE)
+  gpu <- sw("gpu", pair_distribution = TRUE)
+  key <- c("condition", "density", "b", "replica", "block")
+  expect_identical(as.data.frame(gpu)[key], as.data.frame(cpu)[key])
+  # same draws, same decisions, each walker in its condition's box with its
+  # condition's b (a wrong pair table would change every block)
+  for (v in c("energy", "potential", "kinetic_pb", "kinetic_jf"))
+    expect_equal(gpu[[v]], cpu[[v]], tolerance = 1e-9)
+  expect_identical(gpu$acceptance, cpu$acceptance)
+  expect_equal(attr(gpu, "state")$coords, attr(cpu, "state")$coords, tolerance = 1e-10)
+  expect_identical(attr(gpu, "state")$moves, attr(cpu, "state")$moves)
+  expect_identical(attr(gpu, "pair_distribution")$counts, attr(cpu, "pair_distribution")$counts)
+  # condition 1 is the one-condition GPU call
+  one <- he4_vmc(32, replicas = 3, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 12,
+                 backend = "gpu", precision = "double", progress = FALSE)
+  expect_identical(gpu$energy[gpu$condition == 1], one$energy)
+  # continuing the sweep on the GPU: one longer run
+  more <- he4_vmc(32, blocks = 2, block_sweeps = 5, equilibration = 0, init = gpu,
+                  backend = "gpu", progress = FALSE)
+  long <- sw("gpu", blocks = 5)
+  expect_identical(as.data.frame(more), as.data.frame(long)[long$block > 3, ], ignore_attr = TRUE)
+  # chunks by first_replica on the GPU combine to the one call
+  a <- sw("gpu", replicas = 1)
+  b <- sw("gpu", replicas = 2, first_replica = 2)
+  expect_identical(as.data.frame(rbind(a, b)), as.data.frame(gpu)[names(as.data.frame(a))])
+  # walkers of a device split over several conditions (two devices when present)
+  if (nrow(gpu_devices()) > 1) {
+    two <- sw("gpu", devices = gpu_devices()$id[1:2])
+    expect_identical(as.data.frame(two), as.data.frame(gpu))
+  }
+  expect_identical(gpu_live_allocations(), live)
+})

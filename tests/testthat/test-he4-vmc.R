@@ -139,9 +139,13 @@ test_that("bad input gets a clear error naming the argument", {
   bad(32.5, error = "`n` must be a single whole number")
   bad("32", error = "`n` must be a single whole number")
   for (d in list(0, -0.02, Inf, NA, "dense")) {
-    bad(32, density = d, error = "`density` must be a single positive finite number")
+    bad(32, density = d, error = "`density` must be a numeric vector of positive finite numbers")
   }
-  for (v in list(0, -3, Inf, NaN)) bad(32, b = v, error = "`b` must be a single positive")
+  bad(32, density = c(0.02, NA), error = "`density` must be a numeric vector .*, not NA")
+  bad(32, density = numeric(), error = "`density` must be a numeric vector")
+  for (v in list(0, -3, Inf, NaN, c(3, -1))) {
+    bad(32, b = v, error = "`b` must be a numeric vector of positive")
+  }
   for (v in list(0, -0.1, Inf, "fast")) {
     bad(32, displacement = v, error = "`displacement` must be a single positive finite number")
   }
@@ -315,15 +319,17 @@ test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
            pair_distribution = TRUE)
   d <- as.data.frame(x)
   expect_identical(class(d), "data.frame")
-  expect_identical(names(d), c("replica", "block", "energy", "potential", "kinetic_pb",
-                               "kinetic_jf", "acceptance"))
+  expect_identical(names(d), c("replica", "block", "condition", "density", "b", "energy",
+                               "potential", "kinetic_pb", "kinetic_jf", "acceptance"))
+  expect_identical(unique(d[c("condition", "density", "b")]),
+                   data.frame(condition = 1L, density = rho, b = b_mcm))
   expect_null(attr(d, "state"))
   expect_output(print(x), "<vmc_blocks> 48 blocks: 3 walkers, 16 blocks each")
   expect_output(print(x), "N = 32 atoms of 4He")
   s <- summary(x)
   expect_s3_class(s, "summary.vmc_blocks")
   expect_identical(s$observable, c("energy", "potential", "kinetic_pb", "kinetic_jf"))
-  expect_equal(s$mean, unname(colMeans(d[3:6])))
+  expect_equal(s$mean, unname(colMeans(d[c("energy", "potential", "kinetic_pb", "kinetic_jf")])))
   expect_identical(s$n_blocks, rep(48L, 4))
   expect_equal(attr(s, "energy_corrected"), s$mean[1] + attr(x, "tail_correction"))
   expect_equal(attr(s, "acceptance"), mean(x$acceptance))
@@ -409,4 +415,123 @@ test_that("the GPU kernel variant follows option statphysgpu.he4_variant", {
   options(statphysgpu.he4_variant = "_lb32") # no double variant: the default one
   expect_identical(c(v("mixed"), v("double")), c("mixed_lb32", "double"))
   expect_true(all(c("mixed", "mixed_fast", "mixed_fast_u4", "double", "double_fast") %in% reg))
+})
+
+test_that("a sweep over density and b: condition 1 is the one-condition call, each condition its own streams", {
+  sw <- function(density, b, ...) {
+    vmc(32, density = density, b = b, replicas = 2, blocks = 3, block_sweeps = 3,
+        equilibration = 6, seed = 4, ...)
+  }
+  x <- sw(c(0.02186, 0.024), c(3.07, 2.9), pair_distribution = TRUE)
+  g <- attr(x, "conditions")
+  # the grid, density varying fastest; every row carries its condition's values
+  expect_identical(g, data.frame(condition = 1:4, density = rep(c(0.02186, 0.024), 2),
+                                 b = rep(c(3.07, 2.9), each = 2)))
+  expect_identical(x$density, g$density[x$condition])
+  expect_identical(x$b, g$b[x$condition])
+  expect_identical(as.vector(table(x$condition)), rep(6L, 4))
+  # condition 1 draws from the streams of a call without a sweep: its walkers
+  # are exactly those of the one-condition call (blocks and state)
+  one <- vmc(32, replicas = 2, blocks = 3, block_sweeps = 3, equilibration = 6, seed = 4,
+             pair_distribution = TRUE)
+  key <- c("replica", "block", "energy", "potential", "kinetic_pb", "kinetic_jf", "acceptance")
+  expect_identical(as.data.frame(x)[x$condition == 1, key], as.data.frame(one)[key])
+  st <- attr(x, "state")
+  expect_identical(st$condition, rep(1:4, each = 2) + 0)
+  expect_identical(st$coords[, , 1:2], attr(one, "state")$coords)
+  expect_identical(attr(x, "tail_correction")[1], attr(one, "tail_correction"))
+  # a condition's chains depend on its number and parameters only, not on the
+  # other conditions: condition 2 (0.024, 3.07) of a smaller grid is the same
+  y <- sw(c(0.02186, 0.024), 3.07)
+  expect_identical(as.data.frame(y)[y$condition == 2, key],
+                   as.data.frame(x)[x$condition == 2, key])
+  # equal parameters in two conditions: other streams, other chains
+  z <- sw(c(0.02186, 0.02186), 3.07)
+  expect_false(identical(z$energy[z$condition == 2], z$energy[z$condition == 1]))
+  # each condition's walkers start in its own box (coordinates inside [0, L])
+  for (c in 1:4) {
+    L <- (32 / g$density[c])^(1 / 3)
+    co <- st$coords[, , st$condition == c]
+    expect_true(all(co >= 0 & co <= L))
+  }
+  # the starts: each condition's fcc lattice (2 cells a side for 32 atoms) in
+  # its own box, from its walkers' streams: the farthest site at 7/8 of L
+  L <- (32 / g$density)^(1 / 3)
+  st0 <- array(.Call(statphysgpu:::C_sp_r_vmc_lattice, 32L, L,
+                     statphysgpu:::check_u64(4, "seed"), statphysgpu:::check_u64(0, "w"), 2L),
+               c(3, 32, 8))
+  expect_equal(apply(st0, 3, max), rep(0.875 * L, each = 2))
+  # g(r): one table per condition over its own [0, L/2)
+  pd <- attr(x, "pair_distribution")
+  expect_identical(nrow(pd), 400L)
+  expect_equal(tapply(pd$r, pd$condition, max),
+               ((32 / g$density)^(1 / 3) / 2) * (1 - 0.5 / 100), ignore_attr = TRUE)
+  expect_identical(pd$counts[pd$condition == 1], attr(one, "pair_distribution")$counts)
+})
+
+test_that("a sweep: chunks by first_replica combine, and it continues exactly", {
+  sw <- function(...) vmc(32, density = c(0.02186, 0.024), b = c(3.07, 2.9), block_sweeps = 3,
+                          seed = 6, ...)
+  whole <- sw(replicas = 3, blocks = 4, equilibration = 6, pair_distribution = TRUE)
+  a <- sw(replicas = 1, blocks = 4, equilibration = 6, pair_distribution = TRUE)
+  b <- sw(replicas = 2, first_replica = 2, blocks = 4, equilibration = 6,
+          pair_distribution = TRUE)
+  ab <- rbind(b, a)
+  expect_identical(as.data.frame(ab), as.data.frame(whole))
+  expect_identical(attr(ab, "state"), attr(whole, "state"))
+  expect_equal(attr(ab, "pair_distribution"), attr(whole, "pair_distribution"))
+  # continuation: a + b blocks = one run of a + b blocks, bit for bit; the
+  # conditions of `init` are taken when density and b are not given
+  first <- sw(replicas = 3, blocks = 2, equilibration = 6)
+  more <- vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0, init = first)
+  expect_identical(attr(more, "conditions"), attr(first, "conditions"))
+  expect_identical(as.data.frame(rbind(first, more)), as.data.frame(sw(replicas = 3, blocks = 4,
+                                                                        equilibration = 6)))
+  expect_identical(attr(more, "state"), attr(whole, "state"))
+  # a continuation of the chunks of a sweep, combined
+  expect_identical(as.data.frame(vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0,
+                                     init = rbind(a, b))),
+                   as.data.frame(vmc(32, blocks = 2, block_sweeps = 3, equilibration = 0,
+                                     init = whole)))
+  # other conditions than those of `init` are refused
+  expect_error(vmc(32, density = 0.024, blocks = 2, block_sweeps = 3, equilibration = 0,
+                   init = first), "`init` was run with n = 32, density = 0.02186, 0.024",
+               class = "statphysgpu_error")
+  # a damaged state is refused naming the condition
+  bad <- first
+  st <- attr(bad, "state")
+  st$coords[, 2, 4] <- st$coords[, 1, 4]
+  attr(bad, "state") <- st
+  expect_error(vmc(32, blocks = 1, block_sweeps = 3, equilibration = 0, init = bad),
+               "walker 1 of condition 2 has two atoms closer", class = "statphysgpu_error")
+})
+
+test_that("a sweep: summary, print, plots and coda per condition", {
+  x <- vmc(32, density = c(0.02186, 0.024), replicas = 2, blocks = 8, block_sweeps = 3,
+           equilibration = 6, seed = 2, pair_distribution = TRUE)
+  s <- summary(x)
+  expect_identical(names(s)[1:4], c("condition", "density", "b", "observable"))
+  expect_identical(s$condition, rep(1:2, each = 4))
+  for (c in 1:2) {
+    sc <- summary(statphysgpu:::vmc_condition_part(x, c))
+    expect_equal(s$mean[s$condition == c], sc$mean)
+    expect_equal(s$se[s$condition == c], sc$se)
+    expect_equal(s$mean[s$condition == c & s$observable == "energy"],
+                 mean(x$energy[x$condition == c]))
+    expect_equal(attr(s, "energy_corrected")[c],
+                 sc$mean[1] + attr(x, "tail_correction")[c])
+  }
+  expect_output(print(s), "-- condition 2: density 0.024 A\\^-3, b = 3.07 A --")
+  expect_output(print(x), "2 conditions: density 0.02186, 0.02400 A\\^-3")
+  expect_output(print(x), "4 walkers, 8 blocks each")
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_identical(plot(x, which = c("trace", "pair_distribution"), condition = 2), x)
+  expect_error(plot(x, condition = 3), "`condition` must be one of the result's conditions \\(1, 2\\)",
+               class = "statphysgpu_error")
+  skip_if_not_installed("coda")
+  m <- coda::as.mcmc.list(x, condition = 2)
+  expect_identical(coda::nchain(m), 2L)
+  expect_identical(unname(as.matrix(m[[1]])[, "energy"]),
+                   x$energy[x$condition == 2 & x$replica == 1])
 })

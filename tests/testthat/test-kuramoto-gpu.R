@@ -4,24 +4,33 @@ kur_gpu_args <- list(n = 300, K = c(0.8, 2.5), frequencies = kuramoto_normal(0.5
                      dt = 0.02, steps = 60, replicas = 3, record_every = 5, bins = 16,
                      seed = 21, progress = FALSE)
 
-test_that("CPU double equals GPU double to rounding for every coupling", {
-  skip_if_no_gpu()
-  A <- matrix(stats::rbinom(300^2, 1, 0.2), 300, 300)
+# Every coupling (mean field, pairs, dense and sparse A) and method: CPU
+# double = GPU double to rounding for the arguments `base` (a histogram may
+# differ by `hist_tol` counts: a phase within rounding of a bin edge may fall
+# either side).
+kur_expect_cpu_gpu <- function(base, hist_tol) {
+  A <- matrix(stats::rbinom(base$n^2, 1, 0.2), base$n, base$n)
   extra <- list(list(coupling = "mean_field"), list(coupling = "pairs"), list(A = A))
   if (requireNamespace("Matrix", quietly = TRUE))
     extra <- c(extra, list(list(A = Matrix::Matrix(A, sparse = TRUE))))
   for (e in extra) for (m in c("srk2", "euler")) {
-    args <- c(kur_gpu_args, e, precision = "double", method = m)
+    args <- c(base, e, precision = "double", method = m)
     cpu <- do.call(kuramoto, c(args, backend = "cpu"))
     gpu <- do.call(kuramoto, c(args, backend = "gpu"))
     expect_identical(attr(gpu, "backend"), "gpu")
-    expect_identical(gpu[c("condition", "replica", "step")], cpu[c("condition", "replica", "step")])
+    cols <- c("condition", "K", "beta", "theta", "replica", "step")
+    expect_identical(gpu[cols], cpu[cols])
+    expect_identical(attr(gpu, "systems"), attr(cpu, "systems"))
     # the same normals and operations; sums in another order: 1e-9
     expect_lt(max(abs(gpu$r - cpu$r)), 1e-9)
     expect_lt(max(abs(attr(gpu, "phases") - attr(cpu, "phases"))), 1e-9)
-    # histograms: a phase within rounding of a bin edge may fall either side
-    expect_lt(sum(abs(attr(gpu, "hist") - attr(cpu, "hist"))), 4)
+    expect_lt(sum(abs(attr(gpu, "hist") - attr(cpu, "hist"))), hist_tol)
   }
+}
+
+test_that("CPU double equals GPU double to rounding for every coupling", {
+  skip_if_no_gpu()
+  kur_expect_cpu_gpu(kur_gpu_args, 4)
 })
 
 test_that("a system larger than one block per reduction agrees with the CPU", {
@@ -157,4 +166,74 @@ test_that("Euler on the GPU: phases that overflow are the CPU's error", {
     expect_match(gpu, "replica 1 of condition 2 .* at step 1 ")
     expect_identical(gpu, cpu)
   }
+})
+
+# ---- sweeps over K, beta, theta, and continuation -----------------------------
+
+kur_sweep_args <- list(n = 300, K = c(0.8, 2.5), beta = c(0.7, 1.6), theta = c(0, 0.3),
+                       frequencies = kuramoto_normal(0.5), dt = 0.02, steps = 40, replicas = 2,
+                       record_every = 5, bins = 16, seed = 23, progress = FALSE)
+
+test_that("a sweep over K, beta, theta: CPU double = GPU double, every coupling and method", {
+  skip_if_no_gpu()
+  # 8 conditions x 2 replicas: twice the systems of the test above
+  kur_expect_cpu_gpu(kur_sweep_args, 8)
+})
+
+test_that("GPU sweeps: each condition on its stream, identical to a K sweep ending in it", {
+  skip_if_no_gpu()
+  for (prec in c("single", "double")) {
+    args <- c(kur_sweep_args, precision = prec, backend = "gpu")
+    x <- do.call(kuramoto, args)
+    g <- attr(x, "conditions")
+    for (c in c(1, 4, 8)) {
+      one <- do.call(kuramoto, modifyList(args, list(K = c(rep(0, c - 1), g$K[c]),
+                                                     beta = g$beta[c], theta = g$theta[c])))
+      mine <- x[x$condition == c, c("replica", "step", "r", "psi")]
+      theirs <- one[one$condition == c, c("replica", "step", "r", "psi")]
+      rownames(mine) <- rownames(theirs) <- NULL
+      expect_identical(mine, theirs)
+      expect_identical(attr(x, "phases")[, 2 * c - 1:0], attr(one, "phases")[, 2 * c - 1:0])
+    }
+  }
+})
+
+test_that("a GPU run continued is the GPU's one run, and the CPU's to rounding", {
+  skip_if_no_gpu()
+  for (prec in c("single", "double")) for (m in c("srk2", "euler"))
+    for (cp in c("mean_field", "pairs")) {
+      args <- c(kur_sweep_args, precision = prec, method = m, coupling = cp)
+      args$steps <- NULL
+      whole <- do.call(kuramoto, c(args, steps = 37, backend = "gpu"))
+      a <- do.call(kuramoto, c(args, steps = 13, backend = "gpu"))
+      b <- kuramoto(init = a, steps = 24, backend = "gpu", progress = FALSE)
+      # each system's sums are added in an order that depends on n only
+      expect_identical(attr(b, "phases"), attr(whole, "phases"))
+      after <- as.data.frame(whole)[whole$step > 13, ]
+      rownames(after) <- NULL
+      expect_identical(as.data.frame(b), after)
+      expect_identical(attr(b, "hist"), attr(whole, "hist")[, 4:8, , drop = FALSE])
+      # a continuation with no record (between two), then on
+      s <- kuramoto(init = a, steps = 1, backend = "gpu", progress = FALSE)
+      expect_identical(nrow(s), 0L)
+      expect_identical(attr(kuramoto(init = s, steps = 23, backend = "gpu", progress = FALSE),
+                            "phases"), attr(whole, "phases"))
+      if (prec == "double") {
+        # the CPU's continuation of the same run, and a CPU run continued on the GPU
+        cpu <- kuramoto(init = a, steps = 24, backend = "cpu", progress = FALSE)
+        expect_lt(max(abs(attr(cpu, "phases") - attr(b, "phases"))), 1e-9)
+        expect_lt(max(abs(cpu$r - b$r)), 1e-9)
+        ca <- do.call(kuramoto, c(args, steps = 13, backend = "cpu"))
+        cb <- kuramoto(init = ca, steps = 24, backend = "gpu", progress = FALSE)
+        expect_lt(max(abs(attr(cb, "phases") - attr(whole, "phases"))), 1e-9)
+      }
+    }
+  # a system larger than one block per reduction, continued
+  big <- list(n = 300000, K = 3, theta = c(0.2, 0.5), dt = 0.01, seed = 3, record_every = 4,
+              precision = "single", backend = "gpu", progress = FALSE)
+  w <- do.call(kuramoto, c(big, steps = 10))
+  c2 <- kuramoto(init = do.call(kuramoto, c(big, steps = 6)), steps = 4, backend = "gpu",
+                 progress = FALSE)
+  expect_identical(attr(c2, "phases"), attr(w, "phases"))
+  expect_identical(c2$r, w$r[w$step > 6])
 })

@@ -465,3 +465,169 @@ test_that("Euler: phases that overflow are an error naming replica, condition an
         seed = 1, first_replica = 5, method = "euler")),
     class = "statphysgpu_not_finite", "replica 5 of condition 2 .* at step 1 \\(t = 0.01\\)")
 })
+
+# ---- sweeps over K, beta, theta, and continuation -----------------------------
+
+test_that("a sweep over K, beta, theta: the grid in expand.grid order, each condition on its stream", {
+  args <- list(n = 24, frequencies = kuramoto_normal(0.3), dt = 0.02, steps = 12, replicas = 2,
+               record_every = 4, seed = 5, precision = "double")
+  K <- c(1, 2.5); beta <- c(0.7, 1.6); theta <- c(0.1, 0.6)
+  x <- do.call(kur, c(args, list(K = K, beta = beta, theta = theta)))
+  g <- attr(x, "conditions")
+  expect_identical(g, cbind(condition = 1:8, expand.grid(K = K, beta = beta, theta = theta,
+                                                        KEEP.OUT.ATTRS = FALSE)))
+  expect_identical(names(x), c("condition", "K", "beta", "theta", "replica", "step", "time",
+                               "r", "psi"))
+  for (a in c("K", "beta", "theta")) {
+    expect_identical(x[[a]], g[[a]][x$condition])
+    expect_identical(attr(x, "systems")[[a]], g[[a]][attr(x, "systems")$condition])
+  }
+  expect_identical(attr(x, "params")[c("K", "beta", "theta")], list(K = K, beta = beta, theta = theta))
+  # condition c draws from stream (c - 1) 2^40 + replica - 1: it is condition
+  # c of a K sweep with that condition's beta and theta, whatever the
+  # conditions before it (K = 0 here); condition 1 is the one-condition call
+  for (c in 1:8) {
+    one <- do.call(kur, c(args, list(K = c(rep(0, c - 1), g$K[c]), beta = g$beta[c],
+                                     theta = g$theta[c])))
+    mine <- x[x$condition == c, c("replica", "step", "r", "psi")]
+    theirs <- one[one$condition == c, c("replica", "step", "r", "psi")]
+    rownames(mine) <- rownames(theirs) <- NULL
+    expect_identical(mine, theirs)
+    expect_identical(attr(x, "phases")[, 2 * c - 1:0], attr(one, "phases")[, 2 * c - 1:0])
+  }
+  expect_output(print(x), "beta = c\\(0.7, 1.6\\), theta = c\\(0.1, 0.6\\)")
+  # chunks of replicas of a sweep combine with rbind() to the one call
+  parts <- rbind(do.call(kur, c(modifyList(args, list(replicas = 1)),
+                                list(K = K, beta = beta, theta = theta))),
+                 do.call(kur, c(modifyList(args, list(replicas = 1)),
+                                list(K = K, beta = beta, theta = theta, first_replica = 2))))
+  expect_identical(as.data.frame(parts), as.data.frame(x))
+  expect_identical(attr(parts, "phases"), attr(x, "phases"))
+  expect_identical(attr(parts, "systems"), attr(x, "systems"))
+  # bad values in a sweep name the argument
+  expect_error(kur(n = 10, K = 1, beta = c(1, 0), dt = 0.1, steps = 5), "`beta` must be",
+               class = "statphysgpu_error")
+  expect_error(kur(n = 10, K = 1, theta = c(0.1, NA), dt = 0.1, steps = 5), "`theta` must be",
+               class = "statphysgpu_error")
+})
+
+test_that("a sweep of beta and theta: each condition diffuses with 2 theta t / beta (K = 0)", {
+  n <- 1000
+  beta <- c(0.5, 2); theta <- c(0.25, 1)
+  x <- kur(n = n, K = 0, beta = beta, theta = theta, dt = 0.01, steps = 100, init = rep(0, n),
+           seed = 13, precision = "double")
+  g <- attr(x, "conditions")
+  ph <- attr(x, "phases")
+  for (c in 1:4) {
+    v <- 2 * g$theta[c] * 1 / g$beta[c] # t = 1
+    th <- ph[, c]
+    # n independent normals N(0, v): the sample variance's sd is v sqrt(2 / (n - 1));
+    # |z| < 4 (a 6e-5 chance of a false alarm each)
+    expect_lt(abs((stats::var(th) - v) / (v * sqrt(2 / (n - 1)))), 4)
+  }
+  # the temperature, not the friction, sets the stationary r: summary's theory per
+  # condition's theta
+  s <- summary(kur(n = 50, K = 3, theta = c(0.5, 2), dt = 0.02, steps = 40, seed = 2))
+  expect_identical(s$theta, c(0.5, 2))
+  expect_equal(s$theory, kuramoto_r_theory(3, theta = 0.5) * c(1, 0))
+  f <- tempfile(fileext = ".pdf")
+  grDevices::pdf(f)
+  plot(x); plot(x, which = "K")
+  grDevices::dev.off()
+  unlink(f)
+  if (requireNamespace("ggplot2", quietly = TRUE)) {
+    expect_s3_class(ggplot2::autoplot(x, which = "K"), "ggplot")
+    expect_s3_class(ggplot2::autoplot(x), "ggplot")
+  }
+})
+
+test_that("a run continued is one run: a + b steps, bit for bit, every system", {
+  base <- list(n = 30, K = c(1, 3), beta = c(1, 1.5), theta = c(0, 0.4),
+               frequencies = kuramoto_lorentz(0.3), dt = 0.02, replicas = 2, record_every = 4,
+               seed = 17)
+  for (prec in c("double", "single")) for (m in c("srk2", "euler")) {
+    cp <- if (m == "srk2") "mean_field" else "pairs"
+    args <- c(base, list(precision = prec, method = m, coupling = cp, bins = 6))
+    whole <- do.call(kur, c(args, steps = 23))
+    a <- do.call(kur, c(args, steps = 9)) # 9: between two records
+    b <- kur(init = a, steps = 14)
+    expect_identical(attr(b, "phases"), attr(whole, "phases"))
+    expect_identical(attr(b, "systems"), attr(whole, "systems"))
+    # the records after the first run's last: those of the whole run after step 9
+    after <- as.data.frame(whole)[whole$step > 9, ]
+    rownames(after) <- NULL
+    expect_identical(as.data.frame(b), after)
+    expect_identical(attr(b, "hist"), attr(whole, "hist")[, 4:6, , drop = FALSE])
+    expect_identical(attr(b, "clock"), list(step = 23, t = 23 * 0.02))
+    expect_identical(attr(b, "params")$step0, 9)
+    expect_identical(attr(b, "init"), "continued")
+    # and a continuation of the continuation, from a record step
+    c1 <- kur(init = do.call(kur, c(args, steps = 12)), steps = 4)
+    c2 <- kur(init = c1, steps = 7)
+    expect_identical(attr(c2, "phases"), attr(whole, "phases"))
+    expect_identical(c2$step, rep(20, 16))
+  }
+  # a short continuation between two records has none, and goes on
+  a <- do.call(kur, c(base, steps = 5))
+  short <- kur(init = a, steps = 2)
+  expect_identical(nrow(short), 0L)
+  expect_identical(attr(kur(init = short, steps = 16), "phases"),
+                   attr(do.call(kur, c(base, steps = 23)), "phases"))
+  expect_output(print(short), "a continuation from step 5")
+  # chunks of a run continue chunk by chunk (their replicas' streams)
+  one <- do.call(kur, c(modifyList(base, list(replicas = 1)), steps = 9))
+  two <- do.call(kur, c(modifyList(base, list(replicas = 1)), steps = 9, first_replica = 2))
+  both <- rbind(kur(init = one, steps = 14), kur(init = two, steps = 14))
+  expect_identical(attr(both, "phases"), attr(do.call(kur, c(base, steps = 23)), "phases"))
+})
+
+test_that("a continued matrix run takes A again; a mismatched or modified run is refused", {
+  n <- 12
+  A <- matrix(seq(0, 1, length.out = n^2), n, n)
+  a <- kur(n = n, K = 2, A = A, theta = 0.2, dt = 0.02, steps = 6, seed = 3, precision = "double")
+  whole <- kur(n = n, K = 2, A = A, theta = 0.2, dt = 0.02, steps = 10, seed = 3,
+               precision = "double")
+  expect_identical(attr(kur(init = a, A = A, steps = 4), "phases"), attr(whole, "phases"))
+  e <- function(..., msg) expect_error(kur(...), msg, class = "statphysgpu_error")
+  e(init = a, steps = 4, msg = "needs the coupling matrix `A`")
+  B <- A
+  B[2, 3] <- 0
+  e(init = a, A = B, steps = 4, msg = "`A` is not the coupling matrix of the run")
+  x <- kur(n = 10, K = c(1, 2), theta = 0.1, dt = 0.02, steps = 6, replicas = 2, seed = 4)
+  # parameters given must be the run's
+  expect_identical(attr(kur(init = x, n = 10, K = c(1, 2), seed = 4, steps = 2), "phases"),
+                   attr(kur(init = x, steps = 2), "phases"))
+  e(init = x, K = 3, steps = 2, msg = "`K` differs from that of the run given as `init`")
+  e(init = x, theta = 0.2, steps = 2, msg = "`theta` differs")
+  e(init = x, dt = 0.01, steps = 2, msg = "`dt` differs")
+  e(init = x, n = 11, steps = 2, msg = "`n` differs")
+  e(init = x, seed = 5, steps = 2, msg = "`seed` differs .* the run's seed")
+  e(init = x, precision = "double", steps = 2, msg = "`precision` differs")
+  e(init = x, method = "euler", steps = 2, msg = "`method` differs")
+  e(init = x, frequencies = 0.5, steps = 2, msg = "`frequencies` differs")
+  e(init = x, replicas = 3, steps = 2, msg = "`replicas` and `first_replica` cannot be given")
+  e(init = x, msg = "`steps` must be given")
+  # a modified result
+  mod <- function(f) {
+    y <- x
+    f(y)
+  }
+  e(init = mod(function(y) { attr(y, "phases")[1, 1] <- NA; y }), steps = 2,
+    msg = "attribute `phases` is missing or damaged")
+  e(init = mod(function(y) { attr(y, "phases") <- attr(y, "phases")[, 1:3]; y }), steps = 2,
+    msg = "attribute `phases`")
+  e(init = mod(function(y) { attr(y, "params")$K <- c(1, 2, 3); y }), steps = 2,
+    msg = "attribute `systems` is missing or damaged")
+  e(init = mod(function(y) { attr(y, "params")$dt <- -1; y }), steps = 2,
+    msg = "attribute `params` is missing or damaged")
+  e(init = mod(function(y) { attr(y, "systems")$replica <- c(1, 3, 1, 3); y }), steps = 2,
+    msg = "attribute `systems`")
+  e(init = mod(function(y) { attr(y, "steps_done") <- 7; y }), steps = 2,
+    msg = "attribute `steps_done`")
+  e(init = mod(function(y) { attr(y, "clock")$step <- 5; y }), steps = 2,
+    msg = "attribute `clock`")
+  e(init = mod(function(y) { attr(y, "seed_hex") <- "1"; y }), steps = 2,
+    msg = "attribute `seed_hex`")
+  e(init = mod(function(y) { attr(y, "precision") <- "mixed"; y }), steps = 2,
+    msg = "attribute `precision`")
+})

@@ -10,12 +10,13 @@ escape_job <- function(n = 3) {
                 phi0 = asin(0.5), th = pi - asin(0.5), vcens = 1, kmax = 100, stream0 = 0,
                 start_table = -1, start_lo = 0, start_step = 0, start_vsd = 0)
   list(conds = lapply(conds, as.double), tables = double(), n = n, replica0 = c(0, 0),
-       seed = c(1, 0), heun = TRUE, single = FALSE)
+       seed = c(1, 0), heun = TRUE, single = FALSE, resume = statphysgpu:::ESCAPE_NO_RESUME)
 }
 
 test_that("the generic entry runs a model by name and returns its outputs by name", {
   r <- run_model("escape", escape_job())
-  expect_named(r, c("value", "status", "useful_steps", "issued_steps", "finished", "run"))
+  expect_named(r, c("value", "status", "end_phi", "end_v", "end_frac", "end_step", "end_hit",
+                    "useful_steps", "issued_steps", "finished", "run"))
   expect_length(r$value, 3)
   expect_type(r$status, "integer")
   expect_named(r$run, c("seconds", "rounds", "interrupted"))
@@ -30,7 +31,7 @@ test_that("the generic entry runs a model by name and returns its outputs by nam
 test_that("the generic entry refuses a job that does not match the model", {
   job <- escape_job()
   expect_error(run_model("nothing", job), "no model 'nothing'")
-  expect_error(run_model("escape", job[-1]), "has 6 fields, the model 7")
+  expect_error(run_model("escape", job[-1]), "has 7 fields, the model 8")
   bad <- job
   names(bad)[3] <- "m"
   expect_error(run_model("escape", bad), "lacks 'n'")

@@ -97,3 +97,34 @@ test_that("GPU: an instance beyond the kernel's limit gets a clear error", {
                          progress = FALSE),
                "at most 1,536 spins", class = "statphysgpu_error")
 })
+
+test_that("GPU: a sweep over p1 gives the CPU's runs condition by condition", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  ins <- xorsat_random(96, seed = 5)
+  for (ind in c(FALSE, TRUE)) {
+    args <- list(ins, replicas = 20, clones = 64, p1 = c(0.06, 0.12, 0.25), check_every = 4,
+                 seed = 8, max_sweeps = 3000, independent_clones = ind, progress = FALSE)
+    cpu <- do.call(xorsat_qg, c(args, backend = "cpu"))
+    gpu <- do.call(xorsat_qg, c(args, backend = "gpu"))
+    key <- c("condition", "p1", "replica", "sweeps", "solved", "clone")
+    expect_identical(as.data.frame(gpu)[key], as.data.frame(cpu)[key], info = sprintf("indep %d", ind))
+    expect_identical(attr(gpu, "solutions"), attr(cpu, "solutions"))
+    # condition 1 is the one-condition call
+    one <- do.call(xorsat_qg, c(modifyList(args, list(p1 = 0.06)), backend = "gpu"))
+    expect_identical(as.data.frame(gpu)[gpu$condition == 1, key[-(1:2)]],
+                     as.data.frame(one)[key[-(1:2)]])
+    # one pace for the device, whatever the conditions
+    expect_identical(attr(gpu, "pace")$device, attr(one, "pace")$device)
+  }
+  # chunks of a sweep combine
+  whole <- xorsat_qg(ins, replicas = 16, clones = 96, p1 = c(0.1, 0.2), seed = 4,
+                     backend = "gpu", progress = FALSE)
+  parts <- rbind(xorsat_qg(ins, replicas = 7, clones = 96, p1 = c(0.1, 0.2), seed = 4,
+                           backend = "gpu", progress = FALSE),
+                 xorsat_qg(ins, replicas = 9, first_replica = 8, clones = 96, p1 = c(0.1, 0.2),
+                           seed = 4, backend = "gpu", progress = FALSE))
+  expect_identical(xs_key(parts), xs_key(whole))
+  expect_identical(parts$p1, whole$p1)
+  expect_identical(gpu_live_allocations(), live)
+})

@@ -278,8 +278,11 @@ test_that("the engine refuses inconsistent tables whatever R hands it", {
   t2$sets <- c(0L, 16L)
   expect_error(go(t2), "in its independent set")
   expect_error(go(nwords = 0), "no words of clones")
-  expect_error(go(check_every = 0), "p1 or check_every")
-  expect_error(go(p1_thr = 2^32 + 1), "p1 or check_every")
+  expect_error(go(check_every = 0), "conditions or check_every")
+  expect_error(go(conds = list(p1_thr = 2^32 + 1)), "the 3-XORSAT p1")
+  expect_error(go(conds = list(p1_thr = c(1, 2^32 + 1))), "the 3-XORSAT p1")
+  expect_error(go(conds = list(p1_thr = rep(2^30, 257))), "conditions or check_every")
+  expect_error(go(conds = list(p1_thr = c(1, 2)), run0 = c(0, 256)), "conditions or check_every")
   expect_error(go(nwords = 2^32), "'nwords' = 4294967296 is not a whole number in")
   expect_error(go(seed = NULL), "lacks 'seed'|has 14 fields")
 })
@@ -339,4 +342,98 @@ test_that("independent_clones: the same runs as shared decisions at p1 = 0 and 1
   expect_error(rbind(a, b), "independent_clones")
   expect_error(xorsat_qg(inst, replicas = 2, independent_clones = NA, backend = "cpu"),
                "`independent_clones` must be", class = "statphysgpu_error")
+})
+
+test_that("a sweep over p1: condition 1 is the one-condition call, each condition its own streams", {
+  inst <- xorsat_random(40, seed = 3)
+  key <- c("replica", "sweeps", "solved", "clone")
+  q <- function(p1, ...) xorsat_qg(inst, replicas = 12, clones = 32, p1 = p1, seed = 7,
+                                   pace = 1e-6, backend = "cpu", progress = FALSE, ...)
+  x <- q(c(0.1, 0.2, 0.3))
+  expect_identical(attr(x, "conditions"), data.frame(condition = 1:3, p1 = c(0.1, 0.2, 0.3)))
+  expect_identical(attr(x, "p1"), c(0.1, 0.2, 0.3))
+  expect_identical(names(x), c("condition", "p1", "replica", "sweeps", "seconds", "solved",
+                               "clone"))
+  expect_identical(x$condition, rep(1:3, each = 12))
+  expect_identical(x$p1, rep(c(0.1, 0.2, 0.3), each = 12))
+  expect_identical(x$replica, rep(1:12, 3) + 0)
+  # condition 1: the streams of a call without a sweep, so the same runs
+  one <- q(0.1)
+  expect_identical(as.data.frame(x)[x$condition == 1, key], as.data.frame(one)[key])
+  expect_identical(attr(x, "solutions")[paste0("1/", names(attr(one, "solutions")))],
+                   stats::setNames(attr(one, "solutions"),
+                                   paste0("1/", names(attr(one, "solutions")))))
+  # a condition's runs depend on its number and p1 only: condition 3 (p1 =
+  # 0.3) of another grid is the same; equal p1 in two conditions, other runs
+  y <- q(c(0.15, 0.25, 0.3))
+  expect_identical(as.data.frame(y)[y$condition == 3, key], as.data.frame(x)[x$condition == 3, key])
+  z <- q(c(0.2, 0.2))
+  expect_identical(as.data.frame(z)[z$condition == 1, key], as.data.frame(q(0.2))[key])
+  expect_false(identical(z$sweeps[z$condition == 2], z$sweeps[z$condition == 1]))
+  # every solution of every condition is a ground state
+  for (s in attr(x, "solutions")) expect_identical(statphysgpu:::xorsat_unsat(inst, s), 0L)
+  expect_length(attr(x, "solutions"), sum(x$solved))
+  # chunks by first_replica combine to the one call
+  a <- xorsat_qg(inst, replicas = 5, clones = 32, p1 = c(0.1, 0.2, 0.3), seed = 7,
+                 pace = 1e-6, backend = "cpu", progress = FALSE)
+  b <- xorsat_qg(inst, replicas = 7, first_replica = 6, clones = 32, p1 = c(0.1, 0.2, 0.3),
+                 seed = 7, pace = 1e-6, backend = "cpu", progress = FALSE)
+  ab <- rbind(b, a)
+  expect_identical(as.data.frame(ab), as.data.frame(x))
+  expect_setequal(names(attr(ab, "solutions")), names(attr(x, "solutions")))
+  expect_error(rbind(a, q(c(0.1, 0.2))), "the same seed, instance, clones, p1")
+  # a max_sweeps cut applies to every condition
+  cut <- q(c(0.1, 0.3), max_sweeps = 20)
+  expect_true(all(cut$sweeps <= 20))
+  expect_identical(as.data.frame(cut)[cut$condition == 1, key],
+                   as.data.frame(q(0.1, max_sweeps = 20))[key])
+})
+
+test_that("a sweep over p1: a time-to-solution estimate and summary per p1, the best marked", {
+  inst <- xorsat_random(40, seed = 3)
+  x <- xorsat_qg(inst, replicas = 15, clones = 32, p1 = c(0.05, 0.15, 0.4), seed = 2,
+                 pace = 1e-6, max_sweeps = 400, backend = "cpu", progress = FALSE)
+  e <- tts_estimate(x)
+  expect_s3_class(e, "tts_estimate")
+  expect_identical(names(e)[1:3], c("condition", "p1", "runs"))
+  expect_identical(e$p1, c(0.05, 0.15, 0.4))
+  for (c in 1:3) {
+    ec <- tts_estimate(as.data.frame(x)[x$condition == c, c("sweeps", "solved")])
+    expect_equal(unlist(e[c, names(ec)[names(ec) != "prior" & names(ec) != "unit"]]),
+                 unlist(ec[names(ec)[names(ec) != "prior" & names(ec) != "unit"]]))
+  }
+  expect_output(print(e), "Condition 2 \\(p1 = 0.15\\):")
+  expect_equal(tts_estimate(x, unit = "seconds")$tau_median, e$tau_median * 1e-6)
+  s <- summary(x)
+  expect_identical(s$conditions$p1, c(0.05, 0.15, 0.4))
+  expect_equal(s$conditions$tau_median, e$tau_median)
+  expect_equal(s$conditions$solved, as.vector(tapply(x$solved, x$condition, sum)))
+  expect_identical(s$best, which.min(e$tau_median))
+  expect_output(print(s), "3 values of p1")
+  expect_output(print(s), "<-")
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(x))
+  skip_if_not_installed("ggplot2")
+  p <- ggplot2::autoplot(x)
+  expect_s3_class(p, "ggplot")
+  expect_identical(p$labels$colour, "p1")
+})
+
+test_that("a sweep over p1: its limits get clear errors", {
+  inst <- xorsat_random(24, seed = 1)
+  expect_error(xorsat_qg(inst, replicas = 1, clones = 32, p1 = seq(0, 1, length.out = 257)),
+               "`p1` has 257 values; one call runs at most 256", class = "statphysgpu_error")
+  expect_error(xorsat_qg(inst, replicas = 1, clones = 32, p1 = c(0.1, 1), backend = "cpu"),
+               "`p1` = 1 makes the quasi-greedy dynamics deterministic", class = "statphysgpu_error")
+  expect_error(xorsat_qg(inst, replicas = 1, clones = 32, p1 = c(0.1, NA)),
+               "`p1` must be a numeric vector of finite numbers in \\[0, 1\\], not NA",
+               class = "statphysgpu_error")
+  # several conditions: 2^40 runs per condition (one condition: 2^47)
+  expect_error(xorsat_qg(inst, replicas = 2, clones = 32, p1 = c(0.1, 0.2), seed = 1,
+                         first_replica = 2^40, backend = "cpu"),
+               "must not pass 2\\^40", class = "statphysgpu_error")
+  expect_identical(xorsat_qg(inst, replicas = 1, clones = 32, p1 = 0.1, seed = 1, pace = 1e-6,
+                             first_replica = 2^40 + 5, backend = "cpu",
+                             progress = FALSE)$replica, 2^40 + 5)
 })

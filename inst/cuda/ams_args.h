@@ -1,0 +1,144 @@
+/* ams_args.h: what the AMS engine's host code hands its CPU loop and its
+ * kernels (adaptive multilevel splitting on the washboard of escape.h), one
+ * definition for both compilers (static asserts check the layout). */
+#ifndef SP_AMS_ARGS_H
+#define SP_AMS_ARGS_H
+
+#include "escape_args.h"
+
+/* One condition: the washboard condition of escape.h (step, noise, bias,
+ * threshold th of B, start at rest or thermal; kmax and vcens unused) and
+ * the edge of the start region A = {phi <= phiA}, whose boundary is Sigma. */
+typedef struct {
+  sp_escape_cond esc;
+  double phiA;
+  int score; /* SP_AMS_SCORE_* */
+  int pad_;
+} sp_ams_cond;
+
+SP_STATIC_ASSERT(sizeof(sp_ams_cond) == 136, "sp_ams_cond layout");
+
+/* The score (reaction coordinate) of a state: the position phi, or the
+ * energy v^2/2 + U(phi), U = -V0 (cos phi + gamma phi). */
+enum { SP_AMS_SCORE_POSITION = 0, SP_AMS_SCORE_ENERGY = 1 };
+
+/* What a replica (one independent AMS estimate) reports.  Durations in time
+ * units; counts as doubles. */
+typedef struct {
+  double p;          /* prod_q (1 - K_q / N) * N_B / N (0 when extinct) */
+  double react;      /* mean duration, exit from A to B, of the N_B particles in B
+                        at the end (0 when N_B = 0) */
+  double n_B;        /* particles in B at the end */
+  double t_start;    /* summed durations of the start segments: from the start
+                        (and each restart) to the first exit from A */
+  double n_start;
+  double t_cycle;    /* summed durations of the failed cycles of the long
+                        trajectory: exit, return to A, next exit */
+  double n_cycle;
+  double t_direct;   /* start segments that reached B before ever exiting A
+                        (a thermal start outside A): their crossing times */
+  double n_direct;
+  double n_lt_react; /* excursions of the long trajectory that reached B (it
+                        restarts from the start state after each) */
+  double iterations; /* AMS iterations (levels) */
+  double branches;   /* particles killed and branched */
+  double steps;      /* integration steps: long trajectory, particles, replays */
+  int status;        /* SP_AMS_* below */
+  int pad_;
+} sp_ams_result;
+
+SP_STATIC_ASSERT(sizeof(sp_ams_result) == 112, "sp_ams_result layout");
+
+enum {
+  SP_AMS_UNFINISHED = 0, /* interrupted before it finished: no estimate */
+  SP_AMS_DONE = 1,       /* the level passed the threshold: p > 0 */
+  SP_AMS_EXTINCT = 2     /* every particle killed at one level: p = 0 */
+};
+
+/* The long trajectory of a replica between rounds or launches (ams.h,
+ * sp_ams_long_advance).  phi and v hold working-precision values exactly. */
+typedef struct {
+  double phi, v;
+  uint64_t k;         /* steps done (path 0's draw index) */
+  uint64_t seg0;      /* step at the start of the current start segment */
+  uint64_t last_exit; /* step of the last exit from A */
+  uint64_t nexit;     /* exits collected */
+  uint64_t restarts;  /* restarts after reaching B */
+  int inA;            /* the last step ended in A */
+  int after_exit;     /* an exit since the last (re)start */
+} sp_ams_long_state;
+
+SP_STATIC_ASSERT(sizeof(sp_ams_long_state) == 64, "sp_ams_long_state layout");
+
+/* Failures of the shared pieces (ams.h): besides SP_AMS_OK (0) */
+enum {
+  SP_AMS_OK = 0,
+  SP_AMS_FAIL_NOT_FINITE = 1, /* a state became NaN or infinite */
+  SP_AMS_FAIL_LIMIT = 2,      /* a path of 2^34 steps, or 2^24 paths */
+  SP_AMS_FAIL_REPLAY = 3      /* a replay missed its level (cannot happen) */
+};
+
+/* One branching (or, with parent SP_AMS_NO_PARENT, the first run of an
+ * initial particle) for the GPU's branch kernel: particle indices are local
+ * to the device (item N + j). */
+typedef struct {
+  uint64_t child, parent;
+  uint64_t path; /* the child's path number */
+  double z;      /* the level, a working-precision value */
+} sp_ams_task;
+
+#define SP_AMS_NO_PARENT 0xffffffffffffffffull
+
+SP_STATIC_ASSERT(sizeof(sp_ams_task) == 32, "sp_ams_task layout");
+
+/* What a task reports: the child's max score (SP_AMS_INF in B) and steps. */
+typedef struct {
+  double maxs;
+  uint64_t steps;
+} sp_ams_task_out;
+
+/* Arguments of sp_ams_long_kernel: one thread per replica ("item", local
+ * index i, global item0 + i = c replicas + r) of the device. */
+typedef struct {
+  SP_DPTR(const sp_ams_cond) conds;
+  SP_DPTR(const double) tables;
+  uint64_t replicas, replica0, item0, nitems, particles, seed;
+  SP_DPTR(sp_ams_long_state) lt;
+  SP_DPTR(sp_ams_result) res;
+  SP_DPTR(sp_ams_real) phi;  /* particles, i N + j */
+  SP_DPTR(sp_ams_real) v;
+  SP_DPTR(uint64_t) k0;
+  SP_DPTR(uint64_t) path;
+  SP_DPTR(uint64_t) bad;     /* lowest failing local item (~0: none) */
+  SP_DPTR(uint64_t) done;    /* replicas with N exits */
+  uint64_t budget;           /* steps of each long trajectory in this launch */
+} sp_ams_long_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_ams_long_kargs) == 136, "sp_ams_long_kargs layout");
+
+/* Arguments of sp_ams_branch_kernel: one thread per task. */
+typedef struct {
+  SP_DPTR(const sp_ams_cond) conds;
+  uint64_t replicas, replica0, item0, particles, seed, ntasks;
+  SP_DPTR(const sp_ams_task) tasks;
+  SP_DPTR(sp_ams_task_out) out;
+  SP_DPTR(sp_ams_real) phi;
+  SP_DPTR(sp_ams_real) v;
+  SP_DPTR(sp_ams_real) maxs;
+  SP_DPTR(uint64_t) k0;
+  SP_DPTR(uint64_t) path;
+  SP_DPTR(double) dur;
+  SP_DPTR(uint64_t) bad;     /* lowest failing task (~0: none) */
+} sp_ams_branch_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_ams_branch_kargs) == 128, "sp_ams_branch_kargs layout");
+
+/* How a piece of path ended (sp_ams_run_*). */
+enum {
+  SP_AMS_EV_NONE = 0,  /* budget spent */
+  SP_AMS_EV_A = 1,     /* back in A */
+  SP_AMS_EV_B = 2,     /* reached B (phi > th) */
+  SP_AMS_EV_LEVEL = 3  /* score above the level (replay) */
+};
+
+#endif /* SP_AMS_ARGS_H */

@@ -1,0 +1,41 @@
+#include "sp_ams.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sp_error.h"
+
+
+void sp_ams_out_init(const sp_ams_job *job, sp_ams_result *out) {
+  uint64_t total = (uint64_t)job->ncond * job->replicas, i;
+  for (i = 0; i < total; i++) {
+    memset(&out[i], 0, sizeof out[i]);
+    out[i].status = SP_AMS_UNFINISHED;
+  }
+}
+
+int sp_ams_fail(const sp_ams_job *job, uint64_t item, int what, int long_trajectory,
+                uint64_t k) {
+  const uint64_t c = item / job->replicas, r = item % job->replicas;
+  const unsigned long long replica = (unsigned long long)(job->replica0 + r + 1);
+  const char *where = long_trajectory ? "its long trajectory" : "a particle's path";
+  char step[96] = "";
+  if (k > 0)
+    snprintf(step, sizeof step, " by step %llu (t = %.6g)", (unsigned long long)k,
+             (double)k * job->conds[c].esc.h);
+  if (what == SP_AMS_FAIL_NOT_FINITE)
+    return sp_fail(SP_ERR_NOT_FINITE,
+                   "the state of replica %llu of condition %d became non-finite in %s%s; a "
+                   "path with a non-finite state can neither return to A nor reach the "
+                   "threshold: use a smaller `dt` or check that condition's parameters",
+                   replica, (int)c + 1, where, step);
+  if (what == SP_AMS_FAIL_LIMIT)
+    return sp_fail(SP_ERR_INVALID,
+                   "replica %llu of condition %d passed a limit of the AMS engine in %s%s: "
+                   "at most 2^34 steps a path and 2^24 paths a replica; use fewer "
+                   "`particles`, a larger `k` or a lower `phi_A`",
+                   replica, (int)c + 1, where, step);
+  return sp_fail(SP_ERR_INVALID,
+                 "internal error: a replay of replica %llu of condition %d missed its level",
+                 replica, (int)c + 1);
+}

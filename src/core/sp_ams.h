@@ -1,0 +1,60 @@
+/* sp_ams.h: adaptive multilevel splitting for escapes over the tilted
+ * washboard on the CPU (sp_ams_engine.inc); the GPU engine
+ * (src/gpu/sp_gpu_ams.c) has the same contract and the same numbers.
+ *
+ * Replica r (0 .. replicas - 1 of this call, global R = replica0 + r) of
+ * condition c is one independent AMS estimate (ams.h says which random
+ * numbers it draws); out[c replicas + r] is its sp_ams_result.  A replica
+ * runs: the long trajectory from the start state collects the first N =
+ * particles exits from A (and the durations of its start segments and
+ * failed cycles); the N initial particles run from those exit states to A
+ * or B; then levels (sp_ams_level) until the level passes B or every
+ * particle dies.  An interrupt leaves the unfinished replicas with status
+ * SP_AMS_UNFINISHED. */
+#ifndef SP_AMS_H
+#define SP_AMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp_run.h"
+
+#include "ams_args.h" /* inst/cuda: shared with the kernels */
+
+typedef struct {
+  const sp_ams_cond *conds;
+  int ncond;
+  const double *tables; /* thermal-start tables (NULL: every start at rest) */
+  size_t ntables;
+  uint64_t replicas;  /* per condition */
+  uint64_t replica0;  /* first_replica - 1 */
+  uint64_t particles; /* N */
+  uint64_t k;         /* killed at least per level */
+  uint64_t seed;
+  int heun;   /* 1: srk2, 0: euler */
+  int single; /* 1: float, 0: double */
+} sp_ams_job;
+
+/* The outputs: one result a replica, c replicas + r. */
+typedef struct {
+  sp_ams_result *rep;
+} sp_ams_out;
+
+/* Every replica unfinished, zeros. */
+void sp_ams_out_init(const sp_ams_job *job, sp_ams_result *out);
+
+/* The error of replica `item` (c replicas + r) that failed with `what`
+ * (SP_AMS_FAIL_*, ams_args.h) in its long trajectory or a particle's path,
+ * at step k (0: not known).  Both backends report through it. */
+int sp_ams_fail(const sp_ams_job *job, uint64_t item, int what, int long_trajectory,
+                uint64_t k);
+
+/* job and out: an sp_ams_job and an sp_ams_out initialised by
+ * sp_ams_out_init (the descriptor's entries, src/models/ams.c): _f single,
+ * _d double. */
+int sp_ams_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks,
+                     sp_run_info *info);
+int sp_ams_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
+                     sp_run_info *info);
+
+#endif
