@@ -183,11 +183,12 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   # the conditions: one per value of p1 (a sweep), run in one launch
   grid <- sim_grid(list(p1 = p1), call)
   ncond <- nrow(grid)
-  if (ncond > XORSAT_MAX_CONDITIONS) {
+  max_cond <- xorsat_limits()[["max_conditions"]]
+  if (ncond > max_cond) {
     sp_abort(sprintf(paste0(
       "`p1` has %s values; one call runs at most %d (the runs' random streams hold ",
       "8 bits of condition): split the values over several calls."),
-      fmt_count(ncond), XORSAT_MAX_CONDITIONS), call = call)
+      fmt_count(ncond), max_cond), call = call)
   }
   independent_clones <- check_flag(independent_clones, "independent_clones", call = call)
   auto_clones <- identical(clones, "auto")
@@ -331,11 +332,6 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
 # p1 2^32 as the engine rounds it (2^32: always).
 xorsat_p1_threshold <- function(p1) ifelse(p1 >= 1, 2^32, floor(p1 * 2^32))
 
-# Most conditions (values of p1) of one call: a run's streams are
-# sp_stream_replica(condition, run) 2^16 + word (xorsat.h), 8 bits for the
-# condition.
-XORSAT_MAX_CONDITIONS <- 256
-
 # The name of a run in attr(x, "solutions"): its number, or
 # "condition/number" in a result of several conditions.
 xorsat_run_name <- function(condition, replica, ncond) {
@@ -446,7 +442,9 @@ cpu_model <- function() {
 # gpu_max_n, the largest instance of the GPU kernel (SP_XS_MAX_N); word_clones,
 # the clones of a word; max_words, the words of a run; set_max, the spins of an
 # independent set (one per lane of a warp, SP_XS_SET_MAX); p16_one, a per-clone
-# p1 of one in the engines' units (SP_XORSAT_P16_ONE).
+# p1 of one in the engines' units (SP_XORSAT_P16_ONE); max_conditions, the
+# values of p1 of one call (a run's streams are sp_stream_replica(condition,
+# run) 2^16 + word: 8 bits for the condition, SP_XORSAT_MAX_CONDITIONS).
 xorsat_limits <- function() .Call(C_sp_r_xorsat_limits)
 
 # Number of equations a configuration leaves unsatisfied (spins TRUE = down).

@@ -31,6 +31,9 @@
 #include "sp_streams.h"
 
 #define SP_XORSAT_WORD_BITS 16 /* words per run: at most 2^16 (2^21 clones) */
+/* Conditions (values of p1) of a call, at most: the bits of a stream left
+ * beside the run's (SP_REPLICA_BITS) and the word's: 2^8. */
+#define SP_XORSAT_MAX_CONDITIONS (1u << (64 - SP_REPLICA_BITS - SP_XORSAT_WORD_BITS))
 
 SP_FN uint64_t sp_xorsat_stream(uint64_t run, uint32_t word) {
   return (run << SP_XORSAT_WORD_BITS) | (uint64_t)word;

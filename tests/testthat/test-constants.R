@@ -3,7 +3,8 @@
 
 test_that("xorsat_limits() are the engines' limits, and xorsat_qg() applies them", {
   lim <- statphysgpu:::xorsat_limits()
-  expect_named(lim, c("gpu_max_n", "word_clones", "max_words", "set_max", "p16_one"))
+  expect_named(lim, c("gpu_max_n", "word_clones", "max_words", "set_max", "p16_one",
+                      "max_conditions"))
   expect_true(all(lim == round(lim) & lim > 0))
   # a word of multi-spin coding is 32 bits; a run has at most 2^16 words
   # (SP_XORSAT_WORD_BITS); the sets fill the 32 lanes of a warp
@@ -15,6 +16,10 @@ test_that("xorsat_limits() are the engines' limits, and xorsat_qg() applies them
                class = "statphysgpu_error")
   expect_error(xorsat_qg(inst, clones = wc * (lim[["max_words"]] + 1), seed = 1,
                          backend = "cpu"), "`clones`", class = "statphysgpu_error")
+  # a sweep of p1 over more conditions than a run's streams hold
+  expect_error(xorsat_qg(inst, p1 = seq(0.01, 0.5, length.out = lim[["max_conditions"]] + 1),
+                         clones = wc, seed = 1, backend = "cpu"),
+               sprintf("at most %d", lim[["max_conditions"]]), class = "statphysgpu_error")
   # the colouring's sets hold at most set_max spins (and fill them)
   tab <- statphysgpu:::xorsat_tables(xorsat_random(240, seed = 1))
   expect_lte(max(diff(tab$sets)), lim[["set_max"]])
