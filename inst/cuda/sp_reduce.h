@@ -5,25 +5,30 @@
 #ifndef SP_REDUCE_H
 #define SP_REDUCE_H
 
-/* Block-wide sums of v[0 .. K-1], the results in thread 0's v: each warp's
- * lanes by a tree of shuffles, then the warps' sums in warp order by thread
- * 0.  WARPS is the block's size / 32.  Every thread of the block calls it;
- * it ends with a barrier, so the next call may reuse the shared array. */
+/* Block-wide sums of v[0 .. K-1], the results in thread 0's v (the other
+ * threads' v are left as they are): each warp's lanes by a tree of
+ * shuffles, then the warps' sums in warp order by thread 0.  WARPS is the
+ * block's size / 32.  Every thread of the block calls it; it ends with a
+ * barrier, so the next call may reuse the shared array.  (Summing a copy,
+ * the warps' sums interleaved, as kuramoto.cu's first version did: in place
+ * its measure kernel took two registers more.) */
 template <int K, int WARPS>
 __device__ __forceinline__ void sp_block_sum(double v[K]) {
   __shared__ double red[K][WARPS];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double x[K];
+  for (int k = 0; k < K; k++) x[k] = v[k];
   for (int o = 16; o > 0; o >>= 1)
-    for (int k = 0; k < K; k++) v[k] += __shfl_down_sync(0xffffffffu, v[k], o);
+    for (int k = 0; k < K; k++) x[k] += __shfl_down_sync(0xffffffffu, x[k], o);
   if (lane == 0)
-    for (int k = 0; k < K; k++) red[k][warp] = v[k];
+    for (int k = 0; k < K; k++) red[k][warp] = x[k];
   __syncthreads();
-  if (threadIdx.x == 0)
-    for (int k = 0; k < K; k++) {
-      double s = 0;
-      for (int w = 0; w < WARPS; w++) s += red[k][w];
-      v[k] = s;
-    }
+  if (threadIdx.x == 0) {
+    for (int k = 0; k < K; k++) x[k] = 0;
+    for (int w = 0; w < WARPS; w++)
+      for (int k = 0; k < K; k++) x[k] += red[k][w];
+    for (int k = 0; k < K; k++) v[k] = x[k];
+  }
   __syncthreads();
 }
 
