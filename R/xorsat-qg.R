@@ -183,19 +183,22 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   # the conditions: one per value of p1 (a sweep), run in one launch
   grid <- sim_grid(list(p1 = p1), call)
   ncond <- nrow(grid)
-  if (ncond > XORSAT_MAX_CONDITIONS) {
+  max_cond <- xorsat_limits()[["max_conditions"]]
+  if (ncond > max_cond) {
     sp_abort(sprintf(paste0(
       "`p1` has %s values; one call runs at most %d (the runs' random streams hold ",
       "8 bits of condition): split the values over several calls."),
-      fmt_count(ncond), XORSAT_MAX_CONDITIONS), call = call)
+      fmt_count(ncond), max_cond), call = call)
   }
   independent_clones <- check_flag(independent_clones, "independent_clones", call = call)
   auto_clones <- identical(clones, "auto")
+  lim <- xorsat_limits()
+  wc <- lim[["word_clones"]]
   if (!auto_clones) {
-    clones <- check_whole(clones, "clones", lo = 32, hi = 2^21, call = call)
-    if (clones %% 32 != 0) {
-      sp_abort(sprintf("`clones` must be a positive multiple of 32 (clones are coded 32 to a word), not %s.",
-                       fmt_num(clones)), call = call)
+    clones <- check_whole(clones, "clones", lo = wc, hi = wc * lim[["max_words"]], call = call)
+    if (clones %% wc != 0) {
+      sp_abort(sprintf("`clones` must be a positive multiple of %d (clones are coded %d to a word), not %s.",
+                       wc, wc, fmt_num(clones)), call = call)
     }
   }
   if (!identical(timeout, Inf)) timeout <- check_positive(timeout, "timeout", len = 1, call = call)
@@ -225,11 +228,11 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   # the GPU pays off from about 64 spins (launches cost more than whole runs
   # of smaller instances)
   plan <- resolve_backend(backend, devices, work = instance$n, auto_threshold = 64, call = call)
-  if (plan$backend == "gpu" && instance$n > XORSAT_GPU_MAX_N) {
+  if (plan$backend == "gpu" && instance$n > lim[["gpu_max_n"]]) {
     sp_abort(sprintf(paste0(
       "the GPU kernel keeps an instance's tables and each warp's spins in shared memory ",
       "and takes at most %s spins; this instance has %s: use backend = \"cpu\"."),
-      fmt_count(XORSAT_GPU_MAX_N), fmt_count(instance$n)), call = call)
+      fmt_count(lim[["gpu_max_n"]]), fmt_count(instance$n)), call = call)
   }
   if (auto_clones) clones <- if (plan$backend == "gpu") 0 else 256
   if (identical(check_every, "auto")) check_every <- if (plan$backend == "gpu") 16 else 1
@@ -247,13 +250,13 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
   # one engine call: `frame` says the runs (per condition), backend and
   # devices, `p1` the conditions
   engine <- function(frame, limit, first, calibrate = FALSE, p1 = grid$p1) {
-    job <- xorsat_job(tab, nwords = clones / 32, nruns = frame$n, limit = limit,
+    job <- xorsat_job(tab, nwords = clones / wc, nruns = frame$n, limit = limit,
                       check_every = check_every, p1 = p1, indep = independent_clones,
                       calibrate = calibrate,
                       run0 = check_u64(first - 1, "first_replica", call = call),
                       seed = frame$seed)
     res <- sim_run(frame, "xorsat", job = job, kernel = "xorsat", variant = variant)
-    res$clones <- 32 * res$nwords
+    res$clones <- wc * res$nwords
     res
   }
   # one pace per device (the timing runs at the first p1: a sweep's cost does
@@ -329,11 +332,6 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
 # p1 2^32 as the engine rounds it (2^32: always).
 xorsat_p1_threshold <- function(p1) ifelse(p1 >= 1, 2^32, floor(p1 * 2^32))
 
-# Most conditions (values of p1) of one call: a run's streams are
-# sp_stream_replica(condition, run) 2^16 + word (xorsat.h), 8 bits for the
-# condition.
-XORSAT_MAX_CONDITIONS <- 256
-
 # The name of a run in attr(x, "solutions"): its number, or
 # "condition/number" in a result of several conditions.
 xorsat_run_name <- function(condition, replica, ncond) {
@@ -359,8 +357,9 @@ xorsat_job <- function(tab, nwords, nruns, limit, check_every, p1, indep, calibr
 xorsat_p1_deterministic <- function(p1, independent_clones) {
   thr <- xorsat_p1_threshold(p1)
   if (independent_clones) {
-    p16 <- floor((thr + 32768) / 65536) # sp_xorsat_p16()
-    p16 == 0 || p16 >= 65536
+    one <- xorsat_limits()[["p16_one"]]
+    p16 <- floor(thr / 2^32 * one + 0.5) # sp_xorsat_p16()
+    p16 == 0 || p16 >= one
   } else {
     thr == 0 || thr == 2^32
   }
@@ -399,7 +398,7 @@ xorsat_pace <- function(engine, frame, n, clones, check_every, variant, p1_thr) 
     for (i in seq_len(k)) {
       res <- engine(f, sweeps, 1, calibrate = TRUE)
       if (isTRUE(res$run[["interrupted"]] == 1)) return(NA_real_)
-      nwords <<- res$clones / 32
+      nwords <<- res$clones / xorsat_limits()[["word_clones"]]
       best <- min(best, if (is.finite(res$cpu_seconds)) res$cpu_seconds
                         else res$run[["seconds"]])
     }
@@ -422,7 +421,8 @@ xorsat_pace <- function(engine, frame, n, clones, check_every, variant, p1_thr) 
   } else {
     sprintf("%s (CPU, one thread)", cpu_model())
   }
-  out <- list(seconds_per_sweep = pace, device = dev, clones = 32 * nwords, n = n,
+  out <- list(seconds_per_sweep = pace, device = dev,
+              clones = xorsat_limits()[["word_clones"]] * nwords, n = n,
               measured = TRUE)
   assign(key, out, envir = .xorsat_paces)
   out
@@ -438,8 +438,14 @@ cpu_model <- function() {
   if (length(m) && nzchar(m)) m else R.version$platform
 }
 
-# Largest instance of the GPU kernel (SP_GPU_XORSAT_MAX_N of src/gpu/sp_gpu_xorsat.h).
-XORSAT_GPU_MAX_N <- 1536
+# The engines' limits, from the C headers that define them (src/r_constants.c):
+# gpu_max_n, the largest instance of the GPU kernel (SP_XS_MAX_N); word_clones,
+# the clones of a word; max_words, the words of a run; set_max, the spins of an
+# independent set (one per lane of a warp, SP_XS_SET_MAX); p16_one, a per-clone
+# p1 of one in the engines' units (SP_XORSAT_P16_ONE); max_conditions, the
+# values of p1 of one call (a run's streams are sp_stream_replica(condition,
+# run) 2^16 + word: 8 bits for the condition, SP_XORSAT_MAX_CONDITIONS).
+xorsat_limits <- function() .Call(C_sp_r_xorsat_limits)
 
 # Number of equations a configuration leaves unsatisfied (spins TRUE = down).
 xorsat_unsat <- function(instance, down) {
@@ -467,13 +473,14 @@ xorsat_tables <- function(instance) {
     }
   }
   # greedy colouring of the conflict graph (spins sharing an equation) with
-  # at most 32 spins a colour: the sets fill the 32 lanes of the GPU's warps
+  # at most set_max (32) spins a colour: the sets fill the lanes of the GPU's warps
+  set_max <- xorsat_limits()[["set_max"]]
   color <- integer(n)
   size <- integer(n + 1)
   for (i in seq_len(n)) {
     used <- color[partner[, i] + 1L]
     k <- 1L
-    while (k %in% used || size[k] >= 32L) k <- k + 1L
+    while (k %in% used || size[k] >= set_max) k <- k + 1L
     color[i] <- k
     size[k] <- size[k] + 1L
   }

@@ -35,6 +35,7 @@ SEXP sp_r_interrupts_release(SEXP);
 SEXP sp_r_he4_aziz(SEXP, SEXP);
 SEXP sp_r_he4_jastrow(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_he4_local_energy(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_xorsat_limits(void);
 
 /* tests and benchmarks only (r_testing.c) */
 SEXP sp_r_philox_block(SEXP, SEXP);
@@ -79,6 +80,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_he4_aziz, 2),
   CALLDEF(sp_r_he4_jastrow, 6),
   CALLDEF(sp_r_he4_local_energy, 4),
+  CALLDEF(sp_r_xorsat_limits, 0),
   /* tests and benchmarks */
   CALLDEF(sp_r_philox_block, 2),
   CALLDEF(sp_r_xorsat_masks, 3),

@@ -23,9 +23,6 @@
 #ifndef SP_AMS_HEUN
 #  define SP_AMS_HEUN 1
 #endif
-#ifndef SP_AMS_BLOCK
-#  define SP_AMS_BLOCK 128
-#endif
 
 typedef SP_REAL sp_ams_real;    /* the particle arrays of ams_args.h */
 typedef SP_REAL sp_escape_real; /* escape_args.h's lane arrays (unused here) */

@@ -6,6 +6,10 @@
 
 #include "escape_args.h"
 
+/* Threads of a block of sp_ams_long_kernel and sp_ams_branch_kernel: the
+ * kernels' __launch_bounds__ and the host's launches (sp_gpu_ams.c). */
+#define SP_AMS_BLOCK 128
+
 /* One condition: the washboard condition of escape.h (step, noise, bias,
  * threshold th of B, start at rest or thermal; kmax and vcens unused) and
  * the edge of the start region A = {phi <= phiA}, whose boundary is Sigma. */

@@ -26,9 +26,6 @@
 #ifndef SP_DRV_HEUN
 #  define SP_DRV_HEUN 1
 #endif
-#ifndef SP_DRV_BLOCK
-#  define SP_DRV_BLOCK 128
-#endif
 /* Blocks an SM that the register allocation must allow (__launch_bounds__):
  * 1 leaves it free (72 registers in single SRK2, 7 blocks); 10 holds single
  * SRK2 to 48 registers without spills (10 blocks, 40 warps an SM). */

@@ -122,6 +122,12 @@ SP_FN SP_REAL SP_DRIVEN(sp_driven_accel)(const SP_DRIVEN(sp_driven_par) *p, SP_R
   return d - p->gamma * v - twopi * SP_DRIVEN(sp_driven_cos2pi)(x);
 }
 
+/* srk2's step (sp_heun.h) on a(x, v, d). */
+#define SP_HEUN_STEP SP_DRIVEN(sp_driven_heun)
+#define SP_HEUN_PAR SP_DRIVEN(sp_driven_par)
+#define SP_HEUN_ACCEL SP_DRIVEN(sp_driven_accel)
+#include "sp_heun.h"
+
 /* One step from (x, v) with normal z; c0, c1 are cos(omega t) at the start
  * and the end of the step. */
 SP_FN void SP_DRIVEN(sp_driven_step)(const SP_DRIVEN(sp_driven_par) *p, int heun, SP_REAL c0,
@@ -130,12 +136,7 @@ SP_FN void SP_DRIVEN(sp_driven_step)(const SP_DRIVEN(sp_driven_par) *p, int heun
   SP_REAL d0 = p->a * c0 + p->f;
   if (heun) {
     SP_REAL d1 = p->a * c1 + p->f;
-    SP_REAL a0 = SP_DRIVEN(sp_driven_accel)(p, *x, *v, d0);
-    SP_REAL xp = *x + p->dt * *v;
-    SP_REAL vp = *v + p->dt * a0 + dW;
-    SP_REAL a1 = SP_DRIVEN(sp_driven_accel)(p, xp, vp, d1);
-    *x = *x + p->hdt * (*v + vp);
-    *v = *v + p->hdt * (a0 + a1) + dW;
+    SP_DRIVEN(sp_driven_heun)(p, p->dt, p->hdt, d0, d1, dW, x, v);
   } else {
     SP_REAL a0 = SP_DRIVEN(sp_driven_accel)(p, *x, *v, d0);
     *x = *x + p->dt * *v;

@@ -8,6 +8,11 @@
 
 #include "sp_common.h"
 
+/* Threads of a block of sp_driven_kernel and sp_driven_init_kernel (one
+ * thread a path): the kernels' __launch_bounds__ and the host's launches
+ * (sp_gpu_driven.c). */
+#define SP_DRV_BLOCK 128
+
 /* One condition (a combination of the swept parameters), in double on the
  * host:  x'' + gamma x' = -V'(x) + a cos(omega t) + f + sqrt(2 gamma D0) xi(t),
  * V(x) = sin(2 pi x), step dt = (2 pi / omega) / steps_per_period. */

@@ -41,9 +41,6 @@
 #ifndef SP_ESC_RESUME
 #  define SP_ESC_RESUME 0
 #endif
-#ifndef SP_ESC_BLOCK
-#  define SP_ESC_BLOCK 128
-#endif
 
 typedef SP_REAL sp_escape_real; /* the lane arrays of escape_args.h */
 

@@ -77,18 +77,19 @@ SP_FN SP_REAL SP_ESCAPE(sp_escape_accel)(const SP_ESCAPE(sp_escape_par) *p, SP_R
   return p->V0 * (g - SP_ESCAPE_SIN(phi)) - p->beta * v;
 }
 
+/* srk2's step (sp_heun.h) on a(phi, v, g). */
+#define SP_HEUN_STEP SP_ESCAPE(sp_escape_heun)
+#define SP_HEUN_PAR SP_ESCAPE(sp_escape_par)
+#define SP_HEUN_ACCEL SP_ESCAPE(sp_escape_accel)
+#include "sp_heun.h"
+
 /* One step from (phi, v) with normal z; g0, g1 are the biases at the start
  * and at the end of the step (equal at fixed bias). */
 SP_FN void SP_ESCAPE(sp_escape_step)(const SP_ESCAPE(sp_escape_par) *p, int heun, SP_REAL g0,
                              SP_REAL g1, SP_REAL *phi, SP_REAL *v, SP_REAL z) {
   SP_REAL dW = p->sigma * z;
   if (heun) {
-    SP_REAL a0 = SP_ESCAPE(sp_escape_accel)(p, *phi, *v, g0);
-    SP_REAL php = *phi + p->h * *v;
-    SP_REAL vp = *v + p->h * a0 + dW;
-    SP_REAL a1 = SP_ESCAPE(sp_escape_accel)(p, php, vp, g1);
-    *phi = *phi + p->hh * (*v + vp);
-    *v = *v + p->hh * (a0 + a1) + dW;
+    SP_ESCAPE(sp_escape_heun)(p, p->h, p->hh, g0, g1, dW, phi, v);
   } else {
     SP_REAL a = SP_ESCAPE(sp_escape_accel)(p, *phi, *v, g1);
     *phi = *phi + p->h * *v;

@@ -7,6 +7,10 @@
 
 #include "sp_chunks.h"
 
+/* Threads of a block of sp_escape_kernel and sp_escape_compact_kernel: the
+ * kernels' __launch_bounds__ and the host's launches (sp_gpu_escape.c). */
+#define SP_ESC_BLOCK 128
+
 /* One condition, built in double precision on the host. */
 typedef struct {
   double g0, dg;     /* bias gamma_k = g0 + k dg (dg = ramp h; 0 at fixed bias) */

@@ -21,15 +21,15 @@
 #include "he4_vmc_args.h"
 #include "he4_vmc.h"
 
-/* One warp per walker: the pair sums of a move are a warp reduction (a
- * butterfly of shuffles, whose result is the same in every lane because
- * a + b = b + a), so a move needs no barrier, only a __syncwarp after an
- * accepted move's store; the random numbers of 32 moves are drawn ahead,
- * one move per lane, and read with shuffles.  bench/RESULTS.md, helium run
+/* One warp per walker (SP_VMC_BLOCK, he4_vmc_args.h): the pair sums of a
+ * move are a warp reduction (a butterfly of shuffles, whose result is the
+ * same in every lane because a + b = b + a), so a move needs no barrier,
+ * only a __syncwarp after an accepted move's store; the random numbers of
+ * 32 moves are drawn ahead, one move per lane, and read with shuffles.  bench/RESULTS.md, helium run
  * 2, compares this with the first kernel (a block of 128 threads per
  * walker, two barriers a move, every thread running Philox for every
  * move). */
-#define SP_VMC_BLOCK 32
+
 /* Partner loops unrolled SP_VMC_UNROLL times (independent pair terms in
  * flight at once; bench/he4.R compares 1 and 4). */
 #ifndef SP_VMC_UNROLL

@@ -29,19 +29,8 @@
 #ifndef SP_HE4_VMC_H_COMMON
 #define SP_HE4_VMC_H_COMMON
 
-#include "he4_args.h"
+#include "he4_vmc_args.h" /* the observables, SP_VMC_NOBS */
 #include "sp_streams.h"
-
-/* Observables of a block, in this order everywhere (kernel output, CPU
- * output, R columns). */
-enum {
-  SP_VMC_ENERGY = 0,
-  SP_VMC_POTENTIAL = 1,
-  SP_VMC_KINETIC_PB = 2,
-  SP_VMC_KINETIC_JF = 3,
-  SP_VMC_ACCEPTANCE = 4,
-  SP_VMC_NOBS = 5
-};
 
 /* What was found non-finite, stopping a walker: a coordinate of an atom
  * after a sweep, or a measurement's potential or kinetic energy. */

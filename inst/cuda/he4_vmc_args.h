@@ -5,6 +5,27 @@
 
 #include "he4_args.h"
 
+/* Observables of a block, in this order everywhere (kernel output, CPU
+ * output, R columns). */
+enum {
+  SP_VMC_ENERGY = 0,
+  SP_VMC_POTENTIAL = 1,
+  SP_VMC_KINETIC_PB = 2,
+  SP_VMC_KINETIC_JF = 3,
+  SP_VMC_ACCEPTANCE = 4,
+  SP_VMC_NOBS = 5
+};
+
+/* Threads of a block of sp_vmc_kernel: one warp per walker (the kernel's
+ * __launch_bounds__ and lane strides, the host's launch in sp_gpu_vmc.c). */
+#define SP_VMC_BLOCK 32
+
+/* Dynamic shared memory of a block: the walker's coordinates x[n] y[n] z[n]
+ * in the working precision (single: float, else double). */
+SP_FN uint64_t sp_vmc_shared_bytes(int32_t n, int single) {
+  return 3ull * (uint64_t)n * (single ? sizeof(float) : sizeof(double));
+}
+
 /* A walker between launches (device memory, one per walker). */
 typedef struct {
   double step;      /* rms displacement per coordinate */

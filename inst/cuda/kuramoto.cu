@@ -60,9 +60,6 @@
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
 #endif
-#ifndef SP_KUR_BLOCK
-#  define SP_KUR_BLOCK 256
-#endif
 #define SP_KUR_WARPS (SP_KUR_BLOCK / 32)
 #ifndef SP_KUR_PREFETCH
 #  define SP_KUR_PREFETCH 1
@@ -78,6 +75,7 @@
 typedef SP_REAL sp_kuramoto_real; /* the arrays of kuramoto_args.h */
 
 #include "kuramoto.h"
+#include "sp_reduce.h"
 
 typedef SP_REAL real;
 
@@ -92,34 +90,6 @@ __device__ __forceinline__ void sp_kur_divmod(uint64_t g, uint64_t m, uint64_t *
     *q = g / m;
     *r = g - *q * m;
   }
-}
-
-/* Block-wide sum of two doubles, the result in thread 0 (fixed tree: the same
- * inputs give the same sum). */
-__device__ __forceinline__ void sp_kur_block_sum2(double *a, double *b) {
-  __shared__ double red[2][SP_KUR_WARPS];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  double x = *a, y = *b;
-  for (int o = 16; o > 0; o >>= 1) {
-    x += __shfl_down_sync(0xffffffffu, x, o);
-    y += __shfl_down_sync(0xffffffffu, y, o);
-  }
-  if (lane == 0) {
-    red[0][warp] = x;
-    red[1][warp] = y;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    x = 0;
-    y = 0;
-    for (int w = 0; w < SP_KUR_WARPS; w++) {
-      x += red[0][w];
-      y += red[1][w];
-    }
-    *a = x;
-    *b = y;
-  }
-  __syncthreads();
 }
 
 /* The phases of local system s are non-finite after step k: a.bad holds the
@@ -140,47 +110,22 @@ __device__ __forceinline__ void sp_kur_flag(const sp_kuramoto_kargs &a, uint64_t
  * system is flagged (sp_kur_flag). */
 __device__ void sp_kur_finish(const sp_kuramoto_kargs &a, uint64_t s, int b, double ps,
                               double pc, int slot, int record, uint64_t kr, uint64_t k) {
-  __shared__ bool last;
-  sp_kur_block_sum2(&ps, &pc);
+  double v[2] = {ps, pc};
+  sp_block_sum<2, SP_KUR_WARPS>(v);
+  if (threadIdx.x == 0)
+    reinterpret_cast<double2 *>(a.partial)[s * (uint64_t)a.bps + (uint64_t)b] = make_double2(v[0], v[1]);
+  if (!sp_grid_last(a.count + s, (unsigned int)a.bps)) return;
+  /* the blocks' partial sums of the system, in the last block */
+  sp_grid_sum2<SP_KUR_BLOCK>(reinterpret_cast<const double2 *>(a.partial) + s * (uint64_t)a.bps,
+                             a.bps, v);
   if (threadIdx.x == 0) {
-    reinterpret_cast<double2 *>(a.partial)[s * (uint64_t)a.bps + (uint64_t)b] = make_double2(ps, pc);
-    __threadfence();
-    unsigned int t = atomicAdd(a.count + s, 1u);
-    last = t == (unsigned int)a.bps - 1u;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  {
-    /* the other blocks' partial sums, from L2 (__ldcg: not this SM's L1,
-     * which is not coherent); four loads in flight per thread, added in
-     * the order of the plain strided loop */
-    const double2 *p = reinterpret_cast<const double2 *>(a.partial) + s * (uint64_t)a.bps;
-    double S = 0, C = 0;
-    int j = threadIdx.x; /* (not k: that is the step, flagged below) */
-    for (; j + 3 * SP_KUR_BLOCK < a.bps; j += 4 * SP_KUR_BLOCK) {
-      const double2 v0 = __ldcg(p + j), v1 = __ldcg(p + j + SP_KUR_BLOCK),
-                    v2 = __ldcg(p + j + 2 * SP_KUR_BLOCK), v3 = __ldcg(p + j + 3 * SP_KUR_BLOCK);
-      S += v0.x; C += v0.y;
-      S += v1.x; C += v1.y;
-      S += v2.x; C += v2.y;
-      S += v3.x; C += v3.y;
-    }
-    for (; j < a.bps; j += SP_KUR_BLOCK) {
-      const double2 v = __ldcg(p + j);
-      S += v.x;
-      C += v.y;
-    }
-    sp_kur_block_sum2(&S, &C);
-    if (threadIdx.x == 0) {
-      if (slot == 0 && !(isfinite(S) && isfinite(C))) sp_kur_flag(a, s, k);
-      a.sums[s * SP_KUR_NSUMS + slot] = S;
-      a.sums[s * SP_KUR_NSUMS + slot + 1] = C;
-      a.count[s] = 0;
-      if (record) {
-        double *r = a.rec + 2 * (s * a.nrec + kr);
-        sp_kur_order(S, C, (double)a.n, &r[0], &r[1]);
-      }
+    const double S = v[0], C = v[1];
+    if (slot == 0 && !(isfinite(S) && isfinite(C))) sp_kur_flag(a, s, k);
+    a.sums[s * SP_KUR_NSUMS + slot] = S;
+    a.sums[s * SP_KUR_NSUMS + slot + 1] = C;
+    if (record) {
+      double *r = a.rec + 2 * (s * a.nrec + kr);
+      sp_kur_order(S, C, (double)a.n, &r[0], &r[1]);
     }
   }
 }

@@ -36,6 +36,10 @@ enum {
   SP_KUR_OMEGA_NORMAL = 3   /* centre + scale Phi^-1((i + 1/2) / n) */
 };
 
+/* Threads of a block of every Kuramoto kernel: their __launch_bounds__,
+ * tiles and strides, and the host's grids (sp_gpu_kuramoto.c). */
+#define SP_KUR_BLOCK 256
+
 /* The start phases of a job (sp_kuramoto_job's `start`). */
 enum {
   SP_KUR_START_DRAWN = 0,      /* uniform, drawn from the systems' streams */

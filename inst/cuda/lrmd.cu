@@ -49,14 +49,12 @@
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
 #endif
-#ifndef SP_LRMD_BLOCK
-#  define SP_LRMD_BLOCK 256
-#endif
 #define SP_LRMD_WARPS (SP_LRMD_BLOCK / 32)
 
 typedef SP_REAL sp_lrmd_real; /* the arrays of lrmd_args.h */
 
 #include "lrmd.h"
+#include "sp_reduce.h"
 
 typedef SP_REAL real;
 #ifdef SP_REAL_SINGLE
@@ -71,25 +69,6 @@ typedef double2 real2;
 #endif
 static_assert(SP_LRMD_GROUP == 1 || SP_LRMD_GROUP % 2 == 0,
               "sp_lrmd_tile_sums loads the sources of a group two at a time");
-
-/* Block-wide sum of four doubles, the result in thread 0 (a fixed tree:
- * the same inputs give the same sums). */
-__device__ __forceinline__ void sp_lrmd_block_sum4(double v[4]) {
-  __shared__ double red[4][SP_LRMD_WARPS];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int k = 0; k < 4; k++)
-    for (int o = 16; o > 0; o >>= 1) v[k] += __shfl_down_sync(0xffffffffu, v[k], o);
-  if (lane == 0)
-    for (int k = 0; k < 4; k++) red[k][warp] = v[k];
-  __syncthreads();
-  if (threadIdx.x == 0)
-    for (int k = 0; k < 4; k++) {
-      double s = 0;
-      for (int w = 0; w < SP_LRMD_WARPS; w++) s += red[k][w];
-      v[k] = s;
-    }
-  __syncthreads();
-}
 
 /* Particle i's momentum (momentum = true) or position is non-finite after
  * a pass of step a.step: a.bad keeps the first such step and the least
@@ -107,8 +86,7 @@ __device__ __forceinline__ void sp_lrmd_flag(const sp_lrmd_kargs &a, uint64_t i,
  * pass (no branch in the loop) and, if so, flags the first of them after
  * it. */
 extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(const sp_lrmd_kargs a) {
-  __shared__ bool last;
-  double v[4] = {0, 0, 0, 0}, Mx = 0, My = 0;
+  double v[2] = {0, 0}, Mx = 0, My = 0;
   bool nonfinite = false;
   const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
   if (a.kick) {
@@ -146,30 +124,18 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
         break;
       }
     }
-  sp_lrmd_block_sum4(v);
+  sp_block_sum<2, SP_LRMD_WARPS>(v);
   if (threadIdx.x == 0) {
     a.partial[2 * blockIdx.x] = v[0];
     a.partial[2 * blockIdx.x + 1] = v[1];
-    __threadfence();
-    last = atomicAdd(a.count, 1u) == gridDim.x - 1u;
   }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  {
-    const volatile double *pp = a.partial;
-    double w[4] = {0, 0, 0, 0};
-    for (int b = threadIdx.x; b < (int)gridDim.x; b += SP_LRMD_BLOCK) {
-      w[0] += pp[2 * b];
-      w[1] += pp[2 * b + 1];
-    }
-    sp_lrmd_block_sum4(w);
-    if (threadIdx.x == 0) {
-      double *m = a.sums + 2 * (a.slice * SP_LRMD_SLOTS + a.slot);
-      m[0] = w[0];
-      m[1] = w[1];
-      *a.count = 0;
-    }
+  if (!sp_grid_last(a.count, gridDim.x)) return;
+  /* the blocks' sums of the slice, in the last block */
+  sp_grid_sum2<SP_LRMD_BLOCK>(reinterpret_cast<const double2 *>(a.partial), (int)gridDim.x, v);
+  if (threadIdx.x == 0) {
+    double *m = a.sums + 2 * (a.slice * SP_LRMD_SLOTS + a.slot);
+    m[0] = v[0];
+    m[1] = v[1];
   }
 }
 
@@ -389,7 +355,6 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel
  * Every number is that of the separate passes. */
 template <int MODEL>
 __device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
-  __shared__ bool last;
   double f0, f1;
   const sp_lrmd_block b = sp_lrmd_block_forces<MODEL>(a, &f0, &f1);
   real2 *w2 = reinterpret_cast<real2 *>(a.w2);
@@ -401,21 +366,11 @@ __device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
       a.fpart[(2 * (uint64_t)part) * a.n + i] = f0;
       a.fpart[(2 * (uint64_t)part + 1) * a.n + i] = f1;
     }
-    /* One device-wide fence a block, by the thread that counts, after the
-     * barrier (fences are cumulative: they order the block's stores that
-     * the barrier made visible to it -- the pattern of cooperative groups'
-     * grid sync), instead of one a thread: 256 MEMBAR.SC a block less. */
+    /* every thread stored its part: a barrier, then one device-wide fence a
+     * block (sp_grid_last) instead of one a thread, 256 MEMBAR.SC a block
+     * less; the last part of the tile to arrive goes on */
     __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      last = atomicAdd(a.tcount + tile, 1u) == (unsigned)a.nsplit - 1u;
-      if (last) {
-        __threadfence(); /* the other parts' stores before the loads below */
-        a.tcount[tile] = 0;
-      }
-    }
-    __syncthreads();
-    if (!last || !valid) return;
+    if (!sp_grid_last(a.tcount + tile, (unsigned)a.nsplit) || !valid) return;
     {
       /* __ldcg: from L2, where the other multiprocessors' stores are (not
        * a stale L1 line), without volatile's system-wide strong loads */
@@ -482,7 +437,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
       v[3] = (double)sn;
     }
   }
-  sp_lrmd_block_sum4(v);
+  sp_block_sum<4, SP_LRMD_WARPS>(v);
   if (threadIdx.x == 0)
     for (int k = 0; k < 4; k++) a.partial[SP_LRMD_NSUMS * blockIdx.x + k] = v[k];
 }
@@ -490,8 +445,6 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
 /* ---- the starts the engine draws (lrmd_start.h) ------------------------------ */
 
 #include "lrmd_start.h"
-
-#define SP_LRMD_START_THREADS (SP_LRMD_START_TILE / 4)
 
 /* Block-wide sums of s[0 .. 3] and maxima of s[4], s[5], into thread 0's s
  * (a fixed tree: the same inputs give the same results). */

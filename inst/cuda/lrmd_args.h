@@ -19,6 +19,10 @@
 /* Models (the `model` argument). */
 enum { SP_LRMD_HMF = 0, SP_LRMD_RING = 1, SP_LRMD_GRAVITY2D = 2 };
 
+/* Threads of a block of the MD kernels (sp_lrmd_*_kernel but the start's):
+ * their __launch_bounds__ and tiles, and the host's grids (sp_gpu_lrmd.c). */
+#define SP_LRMD_BLOCK 256
+
 /* Doubles per block in the partial-sums array: the HMF magnetisation
  * (sum cos, sum sin) after a drift, or a record's kinetic energy,
  * potential sum and (sum cos, sum sin) or (virial sum, 0). */
@@ -88,6 +92,8 @@ enum {
  * Philox block of 4 particles each).  The tiles' sums are added in tile
  * order on the host. */
 #define SP_LRMD_START_TILE 1024
+/* Threads of a block of the draw kernel: one per Philox block of 4. */
+#define SP_LRMD_START_THREADS (SP_LRMD_START_TILE / 4)
 /* Doubles per tile in the partial sums: pass 0, the sums of cos q0, sin q0
  * (waterbag), of the momenta or x, of y (shell), then the largest momentum
  * and the largest negated momentum; pass 1 (waterbag), the sum of the

@@ -4,10 +4,6 @@
 #include "philox.h"
 #include "rng_args.h"
 
-#ifndef SP_RNG_BLOCK
-#define SP_RNG_BLOCK 256
-#endif
-
 /* Values 4 g0 .. 4 g0 + m - 1 of a request into out[0 .. m-1]. */
 extern "C" __global__ void __launch_bounds__(SP_RNG_BLOCK)
 sp_philox_fill_kernel(const sp_philox_fill_args a) {

@@ -5,6 +5,10 @@
 
 #include "sp_common.h"
 
+/* Threads of a block of the kernels of rng.cu: their __launch_bounds__ and
+ * the host's launches (sp_gpu_rng.c). */
+#define SP_RNG_BLOCK 256
+
 /* Values 4 g0 .. 4 g0 + m - 1 of a request (kind SP_DRAW_*, transform
  * precision) into out[0 .. m-1]. */
 typedef struct {

@@ -20,9 +20,6 @@
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
 #endif
-#ifndef SP_SDE_BLOCK
-#  define SP_SDE_BLOCK 128
-#endif
 #ifndef SP_SDE_CHUNK
 #  define SP_SDE_CHUNK 8 /* steps between a lane's checks for a new path */
 #endif

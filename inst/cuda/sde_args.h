@@ -31,6 +31,11 @@
  * not depend on threads. */
 #define SP_SDE_TILE 256
 
+/* Threads of a block of the lane kernels (sp_sde_passage_kernel, the start
+ * and compaction kernels): their __launch_bounds__ and the host's launches
+ * (sp_gpu_sde.c). */
+#define SP_SDE_BLOCK 128
+
 typedef struct {
   double dt, t_max;
   uint64_t kmax;         /* steps of a path */

@@ -99,7 +99,7 @@ __device__ __forceinline__ void sp_xs_sweep(const sp_xorsat_kargs &a, uint32_t *
 #ifndef SP_XS_MINBLOCKS
 #  define SP_XS_MINBLOCKS 1
 #endif
-extern "C" __global__ void __launch_bounds__(256, SP_XS_MINBLOCKS)
+extern "C" __global__ void __launch_bounds__(32 * SP_XS_WPB_MAX, SP_XS_MINBLOCKS)
     sp_xorsat_kernel(const sp_xorsat_kargs a) {
   extern __shared__ uint4 sp_xs_smem[];
   const uint32_t n = a.n;
@@ -153,7 +153,7 @@ extern "C" __global__ void __launch_bounds__(256, SP_XS_MINBLOCKS)
     __syncwarp();
   }
   for (uint32_t b = 0; b < a.budget && state == SP_XS_ACTIVE; b++) {
-    if (((((unsigned long long)t_snap + 1ull) << 16) | word) > *best) {
+    if (sp_xs_best(t_snap + 1u, word) > *best) {
       state = SP_XS_STOPPED; /* no solution of this word can come first */
       break;
     }
@@ -188,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(256, SP_XS_MINBLOCKS)
   }
   if (state == SP_XS_SOLVED) {
     t_solved = t;
-    if (lane == 0) atomicMin((unsigned long long *)&gr->best, ((unsigned long long)t << 16) | word);
+    if (lane == 0) atomicMin((unsigned long long *)&gr->best, sp_xs_best(t, word));
   }
   __syncwarp();
   for (uint32_t i = lane; i < n; i += 32) gs[i] = s[i];

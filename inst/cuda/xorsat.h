@@ -31,6 +31,9 @@
 #include "sp_streams.h"
 
 #define SP_XORSAT_WORD_BITS 16 /* words per run: at most 2^16 (2^21 clones) */
+/* Conditions (values of p1) of a call, at most: the bits of a stream left
+ * beside the run's (SP_REPLICA_BITS) and the word's: 2^8. */
+#define SP_XORSAT_MAX_CONDITIONS (1u << (64 - SP_REPLICA_BITS - SP_XORSAT_WORD_BITS))
 
 SP_FN uint64_t sp_xorsat_stream(uint64_t run, uint32_t word) {
   return (run << SP_XORSAT_WORD_BITS) | (uint64_t)word;
@@ -73,8 +76,9 @@ SP_FN uint32_t sp_xorsat_p1_mask(uint32_t r, uint64_t thr) {
   return (uint64_t)r < thr ? 0xffffffffu : 0u;
 }
 
-/* p1 in units of 2^-16 (65536: always), from thr = p1 2^32 (rounded the
- * same way on the host and the device). */
+/* p1 in units of 2^-16 (SP_XORSAT_P16_ONE: always), from thr = p1 2^32
+ * (rounded the same way on the host, the device and in R). */
+#define SP_XORSAT_P16_ONE 65536u
 SP_FN uint32_t sp_xorsat_p16(uint64_t thr) {
   return (uint32_t)((thr + 32768u) >> 16);
 }
@@ -92,7 +96,7 @@ SP_FN uint32_t sp_xorsat_indep_mask(uint64_t seed, uint64_t run, uint32_t word, 
   uint32_t m = 0;
   int d, last = 16;
   sp_u32x4 r = {0, 0, 0, 0};
-  if (p16 >= 65536u) return 0xffffffffu;
+  if (p16 >= SP_XORSAT_P16_ONE) return 0xffffffffu;
   if (p16 == 0) return 0;
   while (!((p16 >> (16 - last)) & 1u)) last--; /* the last set digit */
   for (d = last; d >= 1; d--) {

@@ -30,6 +30,13 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_xs_group) == 40, "sp_xs_group layout");
 
+/* A group's best: sweep t and word packed as t << 16 | word (a run has at
+ * most 2^16 words, SP_XORSAT_WORD_BITS), so that the least is the first
+ * sweep, then the lowest word (the kernel offers, the host reads). */
+SP_FN uint64_t sp_xs_best(uint64_t t, uint32_t word) { return (t << 16) | (uint64_t)word; }
+SP_FN uint64_t sp_xs_best_sweep(uint64_t best) { return best >> 16; }
+SP_FN uint32_t sp_xs_best_word(uint64_t best) { return (uint32_t)(best & 0xffffu); }
+
 /* A slot (one word of a run) between launches (device memory). */
 typedef struct {
   uint64_t t;        /* sweeps done */
@@ -66,6 +73,25 @@ typedef struct {
 } sp_xorsat_kargs;
 
 SP_STATIC_ASSERT(sizeof(sp_xorsat_kargs) == 112, "sp_xorsat_kargs layout");
+
+/* The kernel's limits, for the host (sp_gpu_xorsat.c) and R
+ * (xorsat_limits(), through sp_r_xorsat_limits):
+ * SP_XS_WPB_MAX  warps (slots) of a thread block, at most: the kernel's
+ *                __launch_bounds__ is 32 SP_XS_WPB_MAX threads; the host
+ *                takes the most warps, halving from this, whose tables and
+ *                spins fit in SP_XS_SHARED_MAX;
+ * SP_XS_SHARED_MAX  bytes of shared memory of a block, at most (the
+ *                dynamic shared memory a launch gets without opting in);
+ * SP_XS_MAX_N    spins of the largest instance: a block of one warp keeps
+ *                its tables and spins in SP_XS_SHARED_MAX (1,536 spins and
+ *                their sets take 43,204 + 4 nsets bytes);
+ * SP_XS_SET_MAX  spins of an independent set that the lanes of a warp
+ *                update at once, one each (R's colouring fills the sets to
+ *                this; a larger set would take two passes of the lanes). */
+#define SP_XS_WPB_MAX 8
+#define SP_XS_SHARED_MAX (48 * 1024)
+#define SP_XS_MAX_N 1536
+#define SP_XS_SET_MAX 32
 
 /* Shared memory of a thread block of `wpb` warps: the tables, then each
  * warp's spins and the p1 decisions of a sweep (4 bits per Philox block). */

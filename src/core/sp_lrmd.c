@@ -5,7 +5,9 @@
 
 #include "sp_error.h"
 
-
+#define SP_REAL double
+#include "lrmd.h" /* sp_lrmd_ring_kappa */
+#undef SP_REAL
 
 uint64_t sp_lrmd_nrec(const sp_lrmd_job *job) { return job->steps / job->record_every + 1; }
 
@@ -24,7 +26,11 @@ static int sp_lrmd_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double sp_lrmd_half_mass_radius(const double *x, const double *y, uint64_t n, double *work) {
+/* The radius about the centre of mass holding half the particles (the
+ * median distance; for even n the mean of the two middle ones); `work`
+ * holds n doubles. */
+static double sp_lrmd_half_mass_radius(const double *x, const double *y, uint64_t n,
+                                       double *work) {
   double cx = 0, cy = 0, r;
   uint64_t i;
   for (i = 0; i < n; i++) {
@@ -51,7 +57,9 @@ int sp_lrmd_not_finite(const sp_lrmd_job *job, uint64_t k, uint64_t i, int momen
                  job->model == SP_LRMD_HMF ? "" : " or a larger `softening`");
 }
 
-int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which) {
+/* Number `which` (0 .. SP_LRMD_NREC - 1) of the record of step k is
+ * non-finite while the state is finite.  SP_ERR_NOT_FINITE. */
+static int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which) {
   static const char *const hmf[] = {"kinetic energy", "potential energy", "magnetisation M_x",
                                     "magnetisation M_y"};
   static const char *const grav[] = {"kinetic energy", "potential energy", "virial",
@@ -63,6 +71,29 @@ int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which) {
                  name, (unsigned long long)k, (double)k * job->dt,
                  job->model == SP_LRMD_HMF ? "use a smaller `dt`"
                                            : "use a larger `softening` or a smaller `dt`");
+}
+
+int sp_lrmd_record_make(const sp_lrmd_job *job, uint64_t k, const sp_lrmd_sums *s,
+                        const double *x, const double *y, double *work, double *rec) {
+  const double n = (double)job->n;
+  int j;
+  rec[0] = s->kin / n;
+  if (job->model == SP_LRMD_HMF) {
+    rec[2] = s->c / n;
+    rec[3] = s->s / n;
+    rec[1] = 0.5 * (1.0 - (rec[2] * rec[2] + rec[3] * rec[3]));
+  } else if (job->model == SP_LRMD_RING) {
+    rec[1] = -sp_lrmd_ring_kappa(n) * s->pot / n;
+    rec[2] = s->c / n;
+    rec[3] = s->s / n;
+  } else {
+    rec[1] = s->pot / (4.0 * n * n);
+    rec[2] = s->vir / (2.0 * n * n);
+    rec[3] = sp_lrmd_half_mass_radius(x, y, job->n, work);
+  }
+  for (j = 0; j < SP_LRMD_NREC; j++)
+    if (!isfinite(rec[j])) return sp_lrmd_record_not_finite(job, k, j);
+  return SP_OK;
 }
 
 int sp_lrmd_cpu_start(const sp_lrmd_job *job, sp_lrmd_out *out, int nth) {

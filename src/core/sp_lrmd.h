@@ -77,10 +77,25 @@ uint64_t sp_lrmd_nrec(const sp_lrmd_job *job);
 /* Records and snapshots NaN, no step done (both engines start so). */
 void sp_lrmd_out_init(const sp_lrmd_job *job, sp_lrmd_out *out);
 
-/* The radius about the centre of mass holding half the particles (the
- * median distance; for even n the mean of the two middle ones); `work`
- * holds n doubles. */
-double sp_lrmd_half_mass_radius(const double *x, const double *y, uint64_t n, double *work);
+/* The sums over all particles that a record is made of, each engine adding
+ * them in its own fixed order (the CPU by tiles, the GPU by slices and
+ * blocks). */
+typedef struct {
+  double kin;  /* sum of |p|^2 / 2 */
+  double pot;  /* ring, gravity2d: the pair potential sum over ordered pairs */
+  double c, s; /* HMF, ring: the sums of cos q0 and sin q0 */
+  double vir;  /* gravity2d: the virial sum over ordered pairs */
+} sp_lrmd_sums;
+
+/* The record of step k, rec[0 .. SP_LRMD_NREC - 1], from the sums: kinetic
+ * and potential energy per particle, then the magnetisation (M_x, M_y) for
+ * HMF and ring, or the virial W/n and the radius about the centre of mass
+ * holding half the particles for gravity2d, which reads the positions x, y
+ * (n each) and n doubles of work (NULL for the others).  Both engines make
+ * their records here.  SP_OK, or SP_ERR_NOT_FINITE naming the first
+ * non-finite number while the state is finite. */
+int sp_lrmd_record_make(const sp_lrmd_job *job, uint64_t k, const sp_lrmd_sums *s,
+                        const double *x, const double *y, double *work, double *rec);
 
 /* The host's part of a draw (sp_lrmd_start_draw, and the GPU engine's): the
  * constants between the passes of lrmd_start.h. */
@@ -127,9 +142,6 @@ void sp_lrmd_touch(double *const *cols, int ncol, uint64_t n, int nth);
  * check every step and name the first particle at the first step that
  * fails.  SP_ERR_NOT_FINITE with the message. */
 int sp_lrmd_not_finite(const sp_lrmd_job *job, uint64_t k, uint64_t i, int momentum);
-/* Number `which` (0 .. SP_LRMD_NREC - 1) of the record of step k is
- * non-finite while the state is finite.  SP_ERR_NOT_FINITE. */
-int sp_lrmd_record_not_finite(const sp_lrmd_job *job, uint64_t k, int which);
 
 /* Draw job->start (if any) into out's state on nth threads (the CPU engine,
  * before its first step). */

@@ -54,6 +54,8 @@ int sp_gpu_device_info_get(int dev, int with_free, sp_gpu_device_info *out);
 int sp_gpu_activate(int dev);
 /* Name of a device for messages ("GPU 0 (NVIDIA H100 80GB HBM3)"). */
 const char *sp_gpu_label(int dev);
+/* Free and total memory of a device, in bytes. */
+int sp_gpu_mem_info(int dev, double *free_bytes, double *total_bytes);
 
 /* ---- memory ---------------------------------------------------------------- */
 
@@ -71,8 +73,6 @@ int sp_gpu_memset32(int dev, CUdeviceptr p, unsigned int value, size_t count);
 int sp_gpu_occupancy(int dev, CUfunction f, int block, size_t shmem, int *blocks_per_sm);
 int sp_gpu_to_host(int dev, void *dst, CUdeviceptr src, size_t bytes);
 int sp_gpu_to_device(int dev, CUdeviceptr dst, const void *src, size_t bytes);
-/* Free and total memory of a device, in bytes. */
-int sp_gpu_mem_info(int dev, double *free_bytes, double *total_bytes);
 
 /* ---- streams, events, launches -------------------------------------------- */
 
@@ -121,7 +121,7 @@ int sp_nvrtc_archs(int *archs, int max, int *n);
 int sp_nvrtc_compile(const char *src, const char *name, const char *const *opts,
                      int nopts, int cubin, char **image, size_t *size, char **log);
 
-/* Release contexts and modules (package unload). */
+/* Release modules and contexts (package unload; sp_gpu_session.c). */
 void sp_gpu_shutdown(void);
 
 #endif

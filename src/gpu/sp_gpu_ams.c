@@ -34,8 +34,6 @@
 #include "ams.h"
 #undef SP_REAL
 
-#define AMS_BLOCK 128
-
 enum { PH_LONG = 0, PH_RUN = 1 };
 
 struct ams_dev_s;
@@ -195,8 +193,9 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.bad = e->bad;
     a.done = e->done;
     a.budget = budget;
-    return sp_gpu_launch(d->id, e->klong, (unsigned)((e->nitems + AMS_BLOCK - 1) / AMS_BLOCK),
-                         AMS_BLOCK, 0, d->stream, &a, "sp_ams_long_kernel");
+    return sp_gpu_launch(d->id, e->klong,
+                         (unsigned)((e->nitems + SP_AMS_BLOCK - 1) / SP_AMS_BLOCK),
+                         SP_AMS_BLOCK, 0, d->stream, &a, "sp_ams_long_kernel");
   } else {
     sp_ams_branch_kargs a;
     int st;
@@ -220,8 +219,9 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.path = e->path;
     a.dur = e->dur;
     a.bad = e->bad;
-    return sp_gpu_launch(d->id, e->kbranch, (unsigned)((e->ntasks + AMS_BLOCK - 1) / AMS_BLOCK),
-                         AMS_BLOCK, 0, d->stream, &a, "sp_ams_branch_kernel");
+    return sp_gpu_launch(d->id, e->kbranch,
+                         (unsigned)((e->ntasks + SP_AMS_BLOCK - 1) / SP_AMS_BLOCK),
+                         SP_AMS_BLOCK, 0, d->stream, &a, "sp_ams_branch_kernel");
   }
 }
 

@@ -1,11 +1,42 @@
-/* sp_gpu_devices.c: device properties, primary contexts, labels for
- * messages.  No R API; see sp_gpu.h. */
+/* sp_gpu_devices.c: device properties and memory, primary contexts, labels
+ * for messages, and the driver calls' failures (a context that cannot be
+ * used again is reset here).  Above the loader, below memory and modules
+ * (sp_gpu_impl.h).  No R API; see sp_gpu.h. */
 #include "sp_gpu_impl.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/sp_error.h"
+
+sp_gpu_devstate sp_gpu_devs[SP_GPU_MAX_DEVICES];
+
+/* ---- failures ------------------------------------------------------------------ */
+
+/* Errors after which the context cannot be used again (illegal address,
+ * launch failure, ...): the primary context is reset so that the next call
+ * starts afresh and the R session stays usable. */
+static int is_sticky(CUresult r) {
+  return r == 700 || r == 701 || r == 702 || r == 714 || r == 715 || r == 716 ||
+         r == 717 || r == 718 || r == 719 || r == 720;
+}
+
+int sp_cu_fail(int dev, const char *call, CUresult r) {
+  int code = r == CUDA_ERROR_OUT_OF_MEMORY ? SP_ERR_DEVICE_MEMORY : SP_ERR_CUDA;
+  sp_fail(code, "%s: %s failed: %s (%s)", sp_gpu_label(dev), call, sp_cu_errname(r),
+          sp_cu_errstring(r));
+  if (is_sticky(r) && dev >= 0 && dev < SP_GPU_MAX_DEVICES && sp_gpu_devs[dev].retained) {
+    CUdevice d;
+    if (sp_cu.cuDeviceGet(&d, dev) == CUDA_SUCCESS) {
+      sp_cu.cuDevicePrimaryCtxReset(d);
+      sp_cu.cuDevicePrimaryCtxRelease(d);
+    }
+    sp_gpu_devs[dev].retained = 0;
+    sp_gpu_devs[dev].ctx = NULL;
+    sp_gpu_devs[dev].generation++; /* its modules went with it (sp_gpu_modules.c) */
+  }
+  return code;
+}
 
 /* ---- devices ----------------------------------------------------------------- */
 
@@ -45,6 +76,32 @@ int sp_gpu_activate(int dev) {
     sp_gpu_devs[dev].retained = 1;
   }
   CU_TRY(dev, "cuCtxSetCurrent", sp_cu.cuCtxSetCurrent(sp_gpu_devs[dev].ctx));
+  return SP_OK;
+}
+
+int sp_gpu_use_ctx(int dev) {
+  return sp_gpu_state == 1 && dev >= 0 && dev < sp_gpu_ndevices && sp_gpu_devs[dev].retained &&
+         sp_cu.cuCtxSetCurrent(sp_gpu_devs[dev].ctx) == CUDA_SUCCESS;
+}
+
+void sp_gpu_release_contexts(void) {
+  int i;
+  for (i = 0; i < sp_gpu_ndevices; i++) {
+    if (sp_gpu_devs[i].retained) {
+      CUdevice d;
+      if (sp_cu.cuDeviceGet(&d, i) == CUDA_SUCCESS) sp_cu.cuDevicePrimaryCtxRelease(d);
+      sp_gpu_devs[i].retained = 0;
+    }
+  }
+}
+
+int sp_gpu_mem_info(int dev, double *free_bytes, double *total_bytes) {
+  size_t fr = 0, tot = 0;
+  int st = sp_gpu_activate(dev);
+  if (st != SP_OK) return st;
+  CU_TRY(dev, "cuMemGetInfo", sp_cu.cuMemGetInfo(&fr, &tot));
+  *free_bytes = (double)fr;
+  *total_bytes = (double)tot;
   return SP_OK;
 }
 

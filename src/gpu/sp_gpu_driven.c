@@ -13,8 +13,6 @@
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
 
-#define DRV_BLOCK 128
-
 typedef struct {
   const char *key;
   const sp_driven_job *job;
@@ -178,8 +176,8 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
   ia.path0 = e->path0;
   ia.npaths = e->np;
   ia.ktr = job->ktr;
-  return sp_gpu_launch(d->id, init, (unsigned int)((e->np + DRV_BLOCK - 1) / DRV_BLOCK),
-                       DRV_BLOCK, 0, d->stream, &ia, "sp_driven_init_kernel");
+  return sp_gpu_launch(d->id, init, (unsigned int)((e->np + SP_DRV_BLOCK - 1) / SP_DRV_BLOCK),
+                       SP_DRV_BLOCK, 0, d->stream, &ia, "sp_driven_init_kernel");
 }
 
 static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
@@ -218,8 +216,8 @@ static int drv_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.nsteps = e->last;
   a.heun = (uint32_t)job->heun;
   a.bad = e->bad;
-  return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->np + DRV_BLOCK - 1) / DRV_BLOCK),
-                       DRV_BLOCK, 0, d->stream, &a, "sp_driven_kernel");
+  return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->np + SP_DRV_BLOCK - 1) / SP_DRV_BLOCK),
+                       SP_DRV_BLOCK, 0, d->stream, &a, "sp_driven_kernel");
 }
 
 static int drv_poll(void *model, sp_gpu_dev *d) {

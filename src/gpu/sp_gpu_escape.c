@@ -12,7 +12,6 @@
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
 
-#define ESC_BLOCK 128
 /* one device takes a run as one chunk, several take 16 chunks each (see
  * sp_gpu_escape()): never more chunks than this */
 #define ESC_MAX_CHUNKS (16 * SP_GPU_MAX_DEVICES + 16)
@@ -74,9 +73,9 @@ static int esc_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_function(d->id, m->key, "sp_escape_kernel", &e->kern)) != SP_OK) return st;
   if ((st = sp_gpu_function(d->id, m->key, "sp_escape_compact_kernel", &e->compact)) != SP_OK)
     return st;
-  if ((st = sp_gpu_occupancy(d->id, e->kern, ESC_BLOCK, 0, &per_sm)) != SP_OK) return st;
+  if ((st = sp_gpu_occupancy(d->id, e->kern, SP_ESC_BLOCK, 0, &per_sm)) != SP_OK) return st;
   if (per_sm < 1) per_sm = 1;
-  lanes_cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * ESC_BLOCK;
+  lanes_cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * SP_ESC_BLOCK;
   e->nlanes = m->total < lanes_cap ? (m->total + 31) / 32 * 32 : lanes_cap;
   if ((st = sp_gpu_dev_alloc(d, ncond * sizeof(sp_escape_cond), "the conditions", &e->conds)) ||
       (st = sp_gpu_dev_alloc(d, sizeof(sp_escape_counters), "the counters", &e->counters)) ||
@@ -151,8 +150,9 @@ static int esc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.budget = budget;
   a.end = e->end;
   a.resume = e->resume;
-  return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK),
-                       ESC_BLOCK, 0, d->stream, &a, "sp_escape_kernel");
+  return sp_gpu_launch(d->id, e->kern,
+                       (unsigned int)((e->nlanes + SP_ESC_BLOCK - 1) / SP_ESC_BLOCK),
+                       SP_ESC_BLOCK, 0, d->stream, &a, "sp_escape_kernel");
 }
 
 /* Pack running paths into the other lane buffer. */
@@ -166,8 +166,9 @@ static int esc_compact(sp_gpu_dev *d) {
   a.pid_to = e->pid[o]; a.phi_to = e->phi[o]; a.v_to = e->v[o]; a.k_to = e->k[o];
   a.count = e->count;
   if ((st = sp_gpu_memset0(d->id, e->count, 8)) != SP_OK) return st;
-  if ((st = sp_gpu_launch(d->id, e->compact, (unsigned int)((e->nlanes + ESC_BLOCK - 1) / ESC_BLOCK),
-                          ESC_BLOCK, 0, d->stream, &a, "sp_escape_compact_kernel")) != SP_OK)
+  if ((st = sp_gpu_launch(d->id, e->compact,
+                          (unsigned int)((e->nlanes + SP_ESC_BLOCK - 1) / SP_ESC_BLOCK),
+                          SP_ESC_BLOCK, 0, d->stream, &a, "sp_escape_compact_kernel")) != SP_OK)
     return st;
   if ((st = sp_gpu_stream_sync(d->id, d->stream)) != SP_OK) return st;
   if ((st = sp_gpu_to_host(d->id, &cnt, e->count, 8)) != SP_OK) return st;

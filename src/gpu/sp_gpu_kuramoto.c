@@ -20,7 +20,6 @@
 #undef SP_REAL
 #undef SP_REAL_SINGLE
 
-#define KUR_BLOCK 256 /* SP_KUR_BLOCK of the kernels */
 #define KUR_GPT_MAX 8  /* groups of four oscillators per thread, at most */
 #define KUR_BPS_MIN 1024 /* blocks per system below which gpt is not raised */
 
@@ -112,7 +111,7 @@ static sp_kuramoto_kargs kur_args(const kur_model *m, const kur_dev *v) {
 
 static int kur_launch1(sp_gpu_dev *d, CUfunction f, unsigned grid, sp_kuramoto_kargs *a,
                        const char *name) {
-  return sp_gpu_launch(d->id, f, grid, KUR_BLOCK, 0, d->stream, a, name);
+  return sp_gpu_launch(d->id, f, grid, SP_KUR_BLOCK, 0, d->stream, a, name);
 }
 
 static int kur_setup(void *model, sp_gpu_dev *d) {
@@ -138,7 +137,7 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
     d->idle = 1;
     return SP_OK;
   }
-  /* reductions: a block covers KUR_BLOCK x gpt groups of four oscillators
+  /* reductions: a block covers SP_KUR_BLOCK x gpt groups of four oscillators
    * of one system.  gpt depends on n only (never on the systems per device
    * or the device), so that every sum is added in the same order in any
    * launch: the largest power of two up to KUR_GPT_MAX that leaves at least
@@ -147,10 +146,10 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
    * thread keep a load in flight while it computes (kuramoto.cu). */
   v->gpt = 1;
   while (2 * v->gpt <= KUR_GPT_MAX &&
-         m->ng >= (uint64_t)KUR_BLOCK * (uint64_t)(2 * v->gpt) * KUR_BPS_MIN)
+         m->ng >= (uint64_t)SP_KUR_BLOCK * (uint64_t)(2 * v->gpt) * KUR_BPS_MIN)
     v->gpt *= 2;
-  v->bps = (int)((m->ng + (uint64_t)KUR_BLOCK * v->gpt - 1) / ((uint64_t)KUR_BLOCK * v->gpt));
-  v->tps = (unsigned)((m->npad + KUR_BLOCK - 1) / KUR_BLOCK);
+  v->bps = (int)((m->ng + (uint64_t)SP_KUR_BLOCK * v->gpt - 1) / ((uint64_t)SP_KUR_BLOCK * v->gpt));
+  v->tps = (unsigned)((m->npad + SP_KUR_BLOCK - 1) / SP_KUR_BLOCK);
   if ((uint64_t)v->bps * v->ns > 0x7fffffffu || (uint64_t)v->tps * v->ns > 0x7fffffffu)
     return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; split the job",
                    sp_gpu_label(d->id));
@@ -225,7 +224,7 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
     free(h);
   } else {
     const uint64_t groups = v->ns * m->ng, cap = (uint64_t)1 << 20;
-    uint64_t grid = (groups + KUR_BLOCK - 1) / KUR_BLOCK;
+    uint64_t grid = (groups + SP_KUR_BLOCK - 1) / SP_KUR_BLOCK;
     st = kur_launch1(d, v->start, (unsigned)(grid < cap ? grid : cap), &a, "sp_kur_start_kernel");
   }
   if (st) return st;
@@ -235,7 +234,7 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
     st = sp_gpu_to_device(d->id, v->omega, h, (size_t)m->npad * rb);
     free(h);
   } else if (job->omega_law != SP_KUR_OMEGA_CONST) {
-    st = kur_launch1(d, v->omega_law, (unsigned)((m->npad + KUR_BLOCK - 1) / KUR_BLOCK), &a,
+    st = kur_launch1(d, v->omega_law, (unsigned)((m->npad + SP_KUR_BLOCK - 1) / SP_KUR_BLOCK), &a,
                      "sp_kur_omega_kernel");
   }
   if (st) return st;

@@ -1,6 +1,8 @@
 /* sp_gpu_loader.c: opens the CUDA driver (libcuda.so.1) and NVRTC
  * (libnvrtc.so.*) with dlopen, so that the package loads where there is no
- * CUDA; reports why the backend is unavailable.  No R API; see sp_gpu.h. */
+ * CUDA; reports why the backend is unavailable.  The bottom of the GPU
+ * layer (sp_gpu_impl.h): it loads symbols and reports, and calls nothing
+ * above it.  No R API; see sp_gpu.h. */
 #include "sp_gpu_impl.h"
 
 #include <dirent.h>
@@ -31,8 +33,6 @@ static int cu_version = 0;
 int sp_gpu_ndevices = 0;
 static char search_path[2048];
 
-sp_gpu_devstate sp_gpu_devs[SP_GPU_MAX_DEVICES];
-
 /* ---- helpers ------------------------------------------------------------------ */
 
 const char *sp_cu_errname(CUresult r) {
@@ -49,31 +49,6 @@ const char *sp_cu_errstring(CUresult r) {
   return s;
 }
 
-
-/* Errors after which the context cannot be used again (illegal address,
- * launch failure, ...): the primary context is reset so that the next call
- * starts afresh and the R session stays usable. */
-static int is_sticky(CUresult r) {
-  return r == 700 || r == 701 || r == 702 || r == 714 || r == 715 || r == 716 ||
-         r == 717 || r == 718 || r == 719 || r == 720;
-}
-
-int sp_cu_fail(int dev, const char *call, CUresult r) {
-  int code = r == CUDA_ERROR_OUT_OF_MEMORY ? SP_ERR_DEVICE_MEMORY : SP_ERR_CUDA;
-  sp_fail(code, "%s: %s failed: %s (%s)", sp_gpu_label(dev), call, sp_cu_errname(r),
-          sp_cu_errstring(r));
-  if (is_sticky(r) && dev >= 0 && dev < SP_GPU_MAX_DEVICES && sp_gpu_devs[dev].retained) {
-    CUdevice d;
-    sp_gpu_drop_modules(dev);
-    if (sp_cu.cuDeviceGet(&d, dev) == CUDA_SUCCESS) {
-      sp_cu.cuDevicePrimaryCtxReset(d);
-      sp_cu.cuDevicePrimaryCtxRelease(d);
-    }
-    sp_gpu_devs[dev].retained = 0;
-    sp_gpu_devs[dev].ctx = NULL;
-  }
-  return code;
-}
 
 /* Resolve `names` (alternatives, NULL-terminated) in `h` into *slot. */
 static int resolve(void *h, void **slot, const char *const *names) {
@@ -364,18 +339,4 @@ int sp_gpu_load(void) {
 const char *sp_gpu_reason(void) { return gpu_reason; }
 int sp_gpu_device_count(void) { return sp_gpu_state == 1 ? sp_gpu_ndevices : 0; }
 int sp_gpu_driver_version(void) { return cu_version; }
-
-
-void sp_gpu_shutdown(void) {
-  int i;
-  if (sp_gpu_state != 1) return;
-  sp_gpu_modules_unload_all();
-  for (i = 0; i < sp_gpu_ndevices; i++) {
-    if (sp_gpu_devs[i].retained) {
-      CUdevice d;
-      if (sp_cu.cuDeviceGet(&d, i) == CUDA_SUCCESS) sp_cu.cuDevicePrimaryCtxRelease(d);
-      sp_gpu_devs[i].retained = 0;
-    }
-  }
-}
 

@@ -38,10 +38,9 @@
 #include "sp_gpu_run.h"
 
 #define SP_REAL double
-#include "lrmd.h" /* sp_lrmd_drift_coef, sp_lrmd_kick_coef, sp_lrmd_ring_kappa */
+#include "lrmd.h" /* sp_lrmd_drift_coef, sp_lrmd_kick_coef */
 #undef SP_REAL
 
-#define LRMD_BLOCK 256 /* SP_LRMD_BLOCK of the kernels */
 #define LRMD_MAX_SPLIT 64
 #define LRMD_SPLIT_BYTES ((uint64_t)1 << 30) /* the parts' force sums, at most */
 
@@ -132,7 +131,7 @@ static int lrmd_check_state(lrmd_model *m) {
 
 static int lrmd_launch1(lrmd_slice *v, CUfunction f, unsigned grid, sp_lrmd_kargs *a,
                         const char *name) {
-  return sp_gpu_launch(v->d->id, f, grid, LRMD_BLOCK, 0, v->d->stream, a, name);
+  return sp_gpu_launch(v->d->id, f, grid, SP_LRMD_BLOCK, 0, v->d->stream, a, name);
 }
 
 /* Is step k a record or snapshot step? */
@@ -307,7 +306,6 @@ static int lrmd_gather(lrmd_model *m, int which, double *dst) {
 static int lrmd_observe(lrmd_model *m) {
   const sp_lrmd_job *job = m->job;
   const uint64_t n = job->n;
-  const double dn = (double)n;
   int st = SP_OK, need_state, a, w;
   if (m->k_obs == m->k) return SP_OK;
   m->k_obs = m->k;
@@ -323,7 +321,10 @@ static int lrmd_observe(lrmd_model *m) {
         return st;
     }
   if (m->k % job->record_every == 0) {
-    double K = 0, V = 0, X = 0, Y = 0, *rec = m->out->rec + SP_LRMD_NREC * (m->k / job->record_every);
+    /* the blocks' sums (sp_lrmd_energy_kernel) in slice and block order */
+    sp_lrmd_sums s = {0, 0, 0, 0, 0};
+    const int two_d = job->model == SP_LRMD_GRAVITY2D;
+    unsigned nbmax = 0;
     for (a = 0; a < m->nslice; a++) {
       lrmd_slice *v = m->sl[a];
       unsigned b;
@@ -331,31 +332,23 @@ static int lrmd_observe(lrmd_model *m) {
                                (size_t)v->nb * SP_LRMD_NSUMS * sizeof(double))))
         return st;
       for (b = 0; b < v->nb; b++) {
-        K += m->part[SP_LRMD_NSUMS * b];
-        V += m->part[SP_LRMD_NSUMS * b + 1];
-        X += m->part[SP_LRMD_NSUMS * b + 2];
-        Y += m->part[SP_LRMD_NSUMS * b + 3];
+        const double *p = m->part + SP_LRMD_NSUMS * b;
+        s.kin += p[0];
+        s.pot += p[1];
+        if (two_d) {
+          s.vir += p[2];
+        } else {
+          s.c += p[2];
+          s.s += p[3];
+        }
       }
+      if (v->nb > nbmax) nbmax = v->nb;
     }
-    rec[0] = K / dn;
-    if (job->model == SP_LRMD_HMF) {
-      rec[2] = X / dn;
-      rec[3] = Y / dn;
-      rec[1] = 0.5 * (1.0 - (rec[2] * rec[2] + rec[3] * rec[3]));
-    } else if (job->model == SP_LRMD_RING) {
-      rec[1] = -sp_lrmd_ring_kappa(dn) * V / dn;
-      rec[2] = X / dn;
-      rec[3] = Y / dn;
-    } else {
-      unsigned nbmax = 0;
-      for (a = 0; a < m->nslice; a++)
-        if (m->sl[a]->nb > nbmax) nbmax = m->sl[a]->nb;
-      rec[1] = V / (4.0 * dn * dn);
-      rec[2] = X / (2.0 * dn * dn);
-      rec[3] = sp_lrmd_half_mass_radius(m->host, m->host + n, n, m->part + SP_LRMD_NSUMS * nbmax);
-    }
-    for (w = 0; w < SP_LRMD_NREC; w++)
-      if (!isfinite(rec[w])) return sp_lrmd_record_not_finite(job, m->k, w);
+    /* gravity2d: the positions gathered above, work after the blocks' sums */
+    if ((st = sp_lrmd_record_make(job, m->k, &s, m->host, m->host + n,
+                                  m->part + SP_LRMD_NSUMS * nbmax,
+                                  m->out->rec + SP_LRMD_NREC * (m->k / job->record_every))))
+      return st;
   }
   while (m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k) {
     double *const *s = m->out->snap + 4 * (size_t)m->snap_next;
@@ -387,8 +380,8 @@ static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps) {
   int bps = 0, bps_fused = 0, st;
   uint64_t slots, maxns, ns, best_ns = 1, chunk;
   double best = 0;
-  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, LRMD_BLOCK, 0, &bps)) ||
-      (st = sp_gpu_occupancy(v->d->id, v->fused, LRMD_BLOCK, 0, &bps_fused)))
+  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, SP_LRMD_BLOCK, 0, &bps)) ||
+      (st = sp_gpu_occupancy(v->d->id, v->fused, SP_LRMD_BLOCK, 0, &bps_fused)))
     return st;
   if (bps_fused < bps) bps = bps_fused;
   if (want_bps > 0) bps = want_bps;
@@ -399,7 +392,7 @@ static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps) {
   if (maxns > LRMD_SPLIT_BYTES / (16 * n)) maxns = LRMD_SPLIT_BYTES / (16 * n);
   for (ns = 1; ns <= maxns || ns == 1; ns++) {
     const uint64_t waves = ((uint64_t)v->nb * ns + slots - 1) / slots;
-    const double cost = (double)waves * ((double)((n + ns - 1) / ns) + LRMD_BLOCK);
+    const double cost = (double)waves * ((double)((n + ns - 1) / ns) + SP_LRMD_BLOCK);
     if (ns == 1 || cost < 0.99 * best) {
       best = cost;
       best_ns = ns;
@@ -494,7 +487,7 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
     a.shift0 = k.shift0;
     a.shift1 = k.shift1;
     a.scale = k.scale;
-    st = sp_gpu_launch(v->d->id, v->start, (unsigned)ntile, SP_LRMD_START_TILE / 4, 0,
+    st = sp_gpu_launch(v->d->id, v->start, (unsigned)ntile, SP_LRMD_START_THREADS, 0,
                        v->d->stream, &a, "sp_lrmd_start_kernel");
     if (st == SP_OK && (pass == 0 || (pass == 1 && k.passes == 3)) &&
         (st = sp_gpu_stream_sync(v->d->id, v->d->stream)) == SP_OK &&
@@ -524,7 +517,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   m->sl[d->index] = v;
   v->i0 = n * (uint64_t)d->index / (uint64_t)m->nslice;
   v->i1 = n * (uint64_t)(d->index + 1) / (uint64_t)m->nslice;
-  nb = (v->i1 - v->i0 + LRMD_BLOCK - 1) / LRMD_BLOCK;
+  nb = (v->i1 - v->i0 + SP_LRMD_BLOCK - 1) / SP_LRMD_BLOCK;
   if (nb == 0) nb = 1;
   if (nb > 0x7fffffffu / LRMD_MAX_SPLIT)
     return sp_fail(SP_ERR_INVALID, "too many particles for one launch on %s", sp_gpu_label(d->id));
@@ -747,7 +740,7 @@ int sp_gpu_lrmd(const char *key, const void *vjob, void *vout, const int *device
   e.launch = lrmd_launch;
   e.poll = lrmd_poll;
   e.collect = lrmd_collect;
-  nbmax = (size_t)((job->n + LRMD_BLOCK - 1) / LRMD_BLOCK) + 1;
+  nbmax = (size_t)((job->n + SP_LRMD_BLOCK - 1) / SP_LRMD_BLOCK) + 1;
   /* (touched only for records of gravity2d and for snapshots) */
   m.host = (double *)malloc(4 * job->n * sizeof(double));
   m.part = (double *)malloc((nbmax * SP_LRMD_NSUMS + job->n) * sizeof(double));

@@ -6,24 +6,9 @@
 
 /* ---- memory -------------------------------------------------------------------- */
 
-int sp_gpu_mem_info(int dev, double *free_bytes, double *total_bytes) {
-  size_t fr = 0, tot = 0;
-  int st = sp_gpu_activate(dev);
-  if (st != SP_OK) return st;
-  CU_TRY(dev, "cuMemGetInfo", sp_cu.cuMemGetInfo(&fr, &tot));
-  *free_bytes = (double)fr;
-  *total_bytes = (double)tot;
-  return SP_OK;
-}
-
 /* Device buffers taken by sp_gpu_alloc() and not yet given back with
  * sp_gpu_free() (a leak shows here exactly, unlike in the free memory). */
 static long live_allocations = 0;
-
-int sp_gpu_release_ctx(int dev) {
-  return sp_gpu_state == 1 && dev >= 0 && dev < sp_gpu_ndevices && sp_gpu_devs[dev].retained &&
-         sp_cu.cuCtxSetCurrent(sp_gpu_devs[dev].ctx) == CUDA_SUCCESS;
-}
 
 int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out) {
   double fr, tot;
@@ -48,7 +33,7 @@ int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out) {
 
 void sp_gpu_free(int dev, CUdeviceptr *p) {
   if (p == NULL || *p == 0) return;
-  if (sp_gpu_release_ctx(dev))
+  if (sp_gpu_use_ctx(dev))
     sp_cu.cuMemFree(*p);
   __atomic_sub_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
   *p = 0;

@@ -1,5 +1,5 @@
-/* sp_gpu_modules.c: streams, events, launches and kernel modules.  No R
- * API; see sp_gpu.h. */
+/* sp_gpu_modules.c: streams, events, launches and kernel modules.  Above
+ * the devices (sp_gpu_impl.h).  No R API; see sp_gpu.h. */
 #include "sp_gpu_impl.h"
 
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 typedef struct sp_module {
   int dev;
+  unsigned generation; /* of dev's context when loaded (sp_gpu_devstate) */
   char key[160];
   CUmodule mod;
   struct sp_module *next;
@@ -28,7 +29,7 @@ int sp_gpu_stream_create(int dev, CUstream *s) {
 
 void sp_gpu_stream_destroy(int dev, CUstream *s) {
   if (s == NULL || *s == NULL) return;
-  if (sp_gpu_release_ctx(dev))
+  if (sp_gpu_use_ctx(dev))
     sp_cu.cuStreamDestroy(*s);
   *s = NULL;
 }
@@ -60,7 +61,7 @@ int sp_gpu_event_create(int dev, CUevent *e) {
 
 void sp_gpu_event_destroy(int dev, CUevent *e) {
   if (e == NULL || *e == NULL) return;
-  if (sp_gpu_release_ctx(dev))
+  if (sp_gpu_use_ctx(dev))
     sp_cu.cuEventDestroy(*e);
   *e = NULL;
 }
@@ -124,10 +125,25 @@ int sp_gpu_launch(int dev, CUfunction f, unsigned int grid, unsigned int block,
 
 /* ---- modules --------------------------------------------------------------------- */
 
+/* A module whose context was reset after a fault (sp_cu_fail) went with
+ * it: it is forgotten, not unloaded. */
+static int stale(const sp_module *m) {
+  return m->generation != sp_gpu_devs[m->dev].generation;
+}
+
 static sp_module *find_module(int dev, const char *key) {
-  sp_module *m;
-  for (m = modules; m != NULL; m = m->next)
-    if (m->dev == dev && strcmp(m->key, key) == 0) return m;
+  sp_module **p = &modules;
+  while (*p != NULL) {
+    sp_module *m = *p;
+    if (stale(m)) {
+      *p = m->next;
+      free(m);
+    } else if (m->dev == dev && strcmp(m->key, key) == 0) {
+      return m;
+    } else {
+      p = &m->next;
+    }
+  }
   return NULL;
 }
 
@@ -148,6 +164,7 @@ int sp_gpu_module_load(int dev, const char *key, const void *image) {
     return sp_fail(SP_ERR_NOMEM, "out of host memory");
   }
   m->dev = dev;
+  m->generation = sp_gpu_devs[dev].generation;
   snprintf(m->key, sizeof m->key, "%s", key);
   m->mod = mod;
   m->next = modules;
@@ -173,25 +190,12 @@ int sp_gpu_function(int dev, const char *key, const char *name, CUfunction *f) {
   return SP_OK;
 }
 
-void sp_gpu_drop_modules(int dev) {
-  sp_module **p = &modules;
-  while (*p != NULL) {
-    sp_module *m = *p;
-    if (m->dev == dev) {
-      *p = m->next;
-      free(m); /* the context reset unloads the module itself */
-    } else {
-      p = &m->next;
-    }
-  }
-}
-
 int sp_gpu_modules_unload_all(void) {
   int n = 0;
   while (modules != NULL) {
     sp_module *m = modules;
     modules = m->next;
-    if (sp_gpu_release_ctx(m->dev))
+    if (!stale(m) && sp_gpu_use_ctx(m->dev))
       sp_cu.cuModuleUnload(m->mod);
     free(m);
     n++;

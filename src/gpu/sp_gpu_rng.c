@@ -8,17 +8,16 @@
 #include "rng_args.h"
 #include "sp_gpu_run.h"
 
-#define RNG_BLOCK 256u
 /* groups (4 values) per launch and device: 2^23 groups = 256 MiB of doubles */
 #define RNG_CHUNK_GROUPS ((uint64_t)1 << 23)
 
-/* Blocks that fill device d with RNG_BLOCK threads each, at most what
+/* Blocks that fill device d with SP_RNG_BLOCK threads each, at most what
  * `groups` need. */
 static unsigned int rng_grid(const sp_gpu_dev *d, uint64_t groups) {
   uint64_t most = (uint64_t)d->info.multiprocessors *
-                  (uint64_t)(d->info.max_threads_per_sm / (int)RNG_BLOCK);
-  /* no groups + RNG_BLOCK - 1: callers pass ~0 for 'as many as fill it' */
-  uint64_t g = groups / RNG_BLOCK + (groups % RNG_BLOCK != 0);
+                  (uint64_t)(d->info.max_threads_per_sm / (int)SP_RNG_BLOCK);
+  /* no groups + SP_RNG_BLOCK - 1: callers pass ~0 for 'as many as fill it' */
+  uint64_t g = groups / SP_RNG_BLOCK + (groups % SP_RNG_BLOCK != 0);
   if (g > most) g = most;
   return g < 1 ? 1u : (unsigned int)g;
 }
@@ -61,7 +60,7 @@ static int fill_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.g0 = f->start;
   a.m = 4 * (f->start + f->len) > m->job->n ? m->job->n - 4 * f->start : 4 * f->len;
   a.out = f->buf;
-  return sp_gpu_launch(d->id, f->fn, rng_grid(d, f->len), RNG_BLOCK, 0, d->stream, &a,
+  return sp_gpu_launch(d->id, f->fn, rng_grid(d, f->len), SP_RNG_BLOCK, 0, d->stream, &a,
                        "sp_philox_fill_kernel");
 }
 
@@ -156,7 +155,7 @@ static int moments_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.acc = g->acc;
   st = sp_gpu_event_record(d->id, g->ev0, d->stream);
   if (st == SP_OK && g->len > 0)
-    st = sp_gpu_launch(d->id, g->fn, rng_grid(d, ~(uint64_t)0), RNG_BLOCK, 0, d->stream, &a,
+    st = sp_gpu_launch(d->id, g->fn, rng_grid(d, ~(uint64_t)0), SP_RNG_BLOCK, 0, d->stream, &a,
                        "sp_philox_normal_moments");
   if (st == SP_OK) st = sp_gpu_event_record(d->id, g->ev1, d->stream);
   return st;

@@ -16,7 +16,10 @@
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
 
-#define SDE_BLOCK 128
+/* Blocks of SP_SDE_BLOCK threads for n threads. */
+static unsigned int sde_grid(uint64_t n) {
+  return (unsigned int)((n + SP_SDE_BLOCK - 1) / SP_SDE_BLOCK);
+}
 
 typedef struct {
   const char *key;
@@ -104,9 +107,9 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
     if ((st = sp_gpu_function(d->id, m->key, "sp_sde_passage_kernel", &e->kern)) ||
         (st = sp_gpu_function(d->id, m->key, "sp_sde_compact_kernel", &e->compact)))
       return st;
-    if ((st = sp_gpu_occupancy(d->id, e->kern, SDE_BLOCK, 0, &per_sm))) return st;
+    if ((st = sp_gpu_occupancy(d->id, e->kern, SP_SDE_BLOCK, 0, &per_sm))) return st;
     if (per_sm < 1) per_sm = 1;
-    cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * SDE_BLOCK;
+    cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * SP_SDE_BLOCK;
     k->nlanes = k->cap = m->total < cap ? (m->total + 31) / 32 * 32 : cap;
     for (b = 0; b < 2; b++) {
       if ((st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_pid[b])) ||
@@ -169,8 +172,8 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
     k->traj = p;
   }
   if ((st = sp_gpu_stream_sync(d->id, NULL))) return st; /* the legacy stream's uploads */
-  return sp_gpu_launch(d->id, e->start, (unsigned int)((m->total + SDE_BLOCK - 1) / SDE_BLOCK),
-                       SDE_BLOCK, 0, d->stream, k, "sp_sde_start_kernel");
+  return sp_gpu_launch(d->id, e->start, sde_grid(m->total),
+                       SP_SDE_BLOCK, 0, d->stream, k, "sp_sde_start_kernel");
 }
 
 static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
@@ -179,8 +182,8 @@ static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   const sp_sde_job *job = &m->a->job;
   if (job->output == 0) {
     e->k.budget = budget;
-    return sp_gpu_launch(d->id, e->kern, (unsigned int)((e->k.nlanes + SDE_BLOCK - 1) / SDE_BLOCK),
-                         SDE_BLOCK, 0, d->stream, &e->k, "sp_sde_passage_kernel");
+    return sp_gpu_launch(d->id, e->kern, sde_grid(e->k.nlanes),
+                         SP_SDE_BLOCK, 0, d->stream, &e->k, "sp_sde_passage_kernel");
   }
   {
     const uint64_t krec = sp_sde_record_step(job, e->k.rec);
@@ -203,8 +206,8 @@ static int sde_compact(sp_gpu_dev *d) {
   a.x_to = e->lane_x[o];
   if ((st = sp_gpu_memset0(d->id, a.count, 8)) ||
       (st = sp_gpu_stream_sync(d->id, NULL)) || /* the memset, on the legacy stream */
-      (st = sp_gpu_launch(d->id, e->compact, (unsigned int)((a.nlanes + SDE_BLOCK - 1) / SDE_BLOCK),
-                          SDE_BLOCK, 0, d->stream, &a, "sp_sde_compact_kernel")) ||
+      (st = sp_gpu_launch(d->id, e->compact, sde_grid(a.nlanes),
+                          SP_SDE_BLOCK, 0, d->stream, &a, "sp_sde_compact_kernel")) ||
       (st = sp_gpu_stream_sync(d->id, d->stream)) ||
       (st = sp_gpu_to_host(d->id, &cnt, a.count, 8)))
     return st;

@@ -13,9 +13,6 @@
 #include "he4_vmc.h" /* sp_vmc_walker_stream */
 #include "he4_vmc_args.h"
 
-#define VMC_BLOCK 32 /* SP_VMC_BLOCK of the kernel: one warp per walker */
-#define VMC_NOBS 5    /* SP_VMC_NOBS */
-
 typedef struct {
   const char *key;
   const sp_vmc_job *job;
@@ -31,10 +28,6 @@ typedef struct {
   int w0, nw; /* this device's walkers: w0 .. w0 + nw - 1 of the job */
   sp_vmc_walker_state *hws;
 } vmc_dev;
-
-size_t sp_gpu_vmc_shared_bytes(int n, int single) {
-  return (size_t)3 * (size_t)n * (single ? sizeof(float) : sizeof(double));
-}
 
 static int vmc_setup(void *model, sp_gpu_dev *d) {
   vmc_model *m = (vmc_model *)model;
@@ -57,7 +50,7 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_function(d->id, m->key, "sp_vmc_kernel", &v->kern)) != SP_OK) return st;
   if ((st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
       (st = sp_gpu_dev_alloc(d, nw * sizeof(sp_vmc_walker_state), "the walkers' state", &v->ws)) ||
-      (st = sp_gpu_dev_alloc(d, nw * (size_t)job->blocks * VMC_NOBS * sizeof(double),
+      (st = sp_gpu_dev_alloc(d, nw * (size_t)job->blocks * SP_VMC_NOBS * sizeof(double),
                              "the blocks", &v->block)) ||
       (st = sp_gpu_dev_alloc(d, nw * 3 * n * sizeof(double), "the saved state", &v->saved)) ||
       (st = sp_gpu_dev_alloc(d, nw * sizeof(double), "the saved steps", &v->saved_step)) ||
@@ -87,8 +80,8 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   free(host);
   if (st == SP_OK) st = sp_gpu_to_device(d->id, v->ws, v->hws, nw * sizeof *v->hws);
   if (st == SP_OK)
-    st = sp_gpu_to_device(d->id, v->block, out->block + (size_t)v->w0 * job->blocks * VMC_NOBS,
-                          nw * (size_t)job->blocks * VMC_NOBS * sizeof(double));
+    st = sp_gpu_to_device(d->id, v->block, out->block + (size_t)v->w0 * job->blocks * SP_VMC_NOBS,
+                          nw * (size_t)job->blocks * SP_VMC_NOBS * sizeof(double));
   if (st == SP_OK)
     st = sp_gpu_to_device(d->id, v->saved, out->coords + (size_t)v->w0 * n * 3,
                           nw * 3 * n * sizeof(double));
@@ -134,8 +127,8 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.pair = job->conds[c];
     a.walker0 = sp_vmc_walker_stream(job->walker0, (uint64_t)per, (uint64_t)jw);
     a.first = jw - v->w0;
-    st = sp_gpu_launch(d->id, v->kern, (unsigned)(stop - jw), VMC_BLOCK,
-                       (unsigned)sp_gpu_vmc_shared_bytes(job->n, job->single), d->stream, &a,
+    st = sp_gpu_launch(d->id, v->kern, (unsigned)(stop - jw), SP_VMC_BLOCK,
+                       (unsigned)sp_vmc_shared_bytes(job->n, job->single), d->stream, &a,
                        "sp_vmc_kernel");
     jw = stop;
   }
@@ -181,8 +174,8 @@ static int vmc_collect(void *model, sp_gpu_dev *d, int interrupted) {
   int st = SP_OK;
   (void)interrupted; /* the saved state is that after the last finished block */
   if (nw > 0) {
-    st = sp_gpu_to_host(d->id, out->block + (size_t)v->w0 * job->blocks * VMC_NOBS, v->block,
-                        nw * (size_t)job->blocks * VMC_NOBS * sizeof(double));
+    st = sp_gpu_to_host(d->id, out->block + (size_t)v->w0 * job->blocks * SP_VMC_NOBS, v->block,
+                        nw * (size_t)job->blocks * SP_VMC_NOBS * sizeof(double));
     if (st == SP_OK)
       st = sp_gpu_to_host(d->id, out->coords + (size_t)v->w0 * n * 3, v->saved,
                           nw * 3 * n * sizeof(double));

@@ -5,9 +5,6 @@
 
 #include "../core/sp_vmc.h"
 
-/* Bytes of shared memory a walker of n atoms needs (its coordinates). */
-size_t sp_gpu_vmc_shared_bytes(int n, int single);
-
 /* `key` names the loaded module of the variant (precision). */
 /* job and out: an sp_vmc_job and an sp_vmc_out (src/models/vmc.c). */
 int sp_gpu_vmc(const char *key, const void *job, void *out, const int *devices, int ndev,

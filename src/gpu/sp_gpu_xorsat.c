@@ -19,7 +19,6 @@
 #include "xorsat.h" /* sp_xorsat_run_stream */
 #include "xorsat_args.h"
 
-#define XS_SMEM_MAX (48 * 1024)
 #define XS_NONE 0xffffffffffffffffull
 
 typedef struct {
@@ -44,8 +43,8 @@ typedef struct xg_dev_ {
 
 static uint32_t xs_wpb(uint32_t n, uint32_t nsets) {
   uint32_t w;
-  for (w = 8; w >= 1; w /= 2)
-    if (sp_xorsat_shared_bytes(n, nsets, w) <= XS_SMEM_MAX) return w;
+  for (w = SP_XS_WPB_MAX; w >= 1; w /= 2)
+    if (sp_xorsat_shared_bytes(n, nsets, w) <= SP_XS_SHARED_MAX) return w;
   return 0;
 }
 
@@ -178,8 +177,8 @@ static int xs_finish(xg_model *m, xg_dev *v, sp_gpu_dev *d, uint32_t g, int stat
   for (w = 1; w < m->nwords; w++)
     if (s[w].t < tmin) tmin = s[w].t;
   if (status != SP_XORSAT_PARTIAL && v->hg[g].best != XS_NONE) {
-    const uint64_t t = v->hg[g].best >> 16;
-    const uint32_t ws = (uint32_t)(v->hg[g].best & 0xffffu), bit = s[ws].bit;
+    const uint64_t t = sp_xs_best_sweep(v->hg[g].best);
+    const uint32_t ws = sp_xs_best_word(v->hg[g].best), bit = s[ws].bit;
     const int st = sp_gpu_to_host(d->id, v->word,
                                   v->spins + ((size_t)g * m->nwords + ws) * job->n * 4,
                                   (size_t)job->n * 4);
@@ -248,9 +247,9 @@ int sp_gpu_xorsat(const char *key, const void *vjob, void *vout, const int *devi
   xg_model m;
   sp_gpu_engine e;
   int st;
-  if (job->n > SP_GPU_XORSAT_MAX_N || xs_wpb(job->n, job->nsets) == 0)
+  if (job->n > SP_XS_MAX_N || xs_wpb(job->n, job->nsets) == 0)
     return sp_fail(SP_ERR_INVALID, "the GPU kernel takes at most %d spins, not %u",
-                   SP_GPU_XORSAT_MAX_N, job->n);
+                   SP_XS_MAX_N, job->n);
   if (SP_XORSAT_RUNS(job) == 0) return SP_OK;
   memset(&m, 0, sizeof m);
   m.key = key;

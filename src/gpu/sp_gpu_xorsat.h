@@ -5,10 +5,6 @@
 
 #include "../core/sp_xorsat.h"
 
-/* Largest instance (spins) the kernel takes: a thread block of one warp
- * must fit its tables and spins in 48 KiB of shared memory. */
-#define SP_GPU_XORSAT_MAX_N 1536
-
 /* job->nwords = 0 ("auto"): a run takes every warp the first device holds
  * at once, 32 clones each (out->nwords says how many words that was). */
 /* job and out: an sp_xorsat_job and an sp_xorsat_out (src/models/xorsat.c). */
