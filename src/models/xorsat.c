@@ -42,7 +42,7 @@ static int prepare(void *job) {
                      "internal error: the 3-XORSAT table `%s` must be an integer vector of "
                      "length %.0f",
                      tab[t].name, (double)tab[t].want);
-  if (j->check_every < 1 || j->ncond < 1 || j->ncond > 256 ||
+  if (j->check_every < 1 || j->ncond < 1 || j->ncond > SP_XORSAT_MAX_CONDITIONS ||
       (j->ncond > 1 && j->run0 + j->nruns > ((uint64_t)1 << 40)))
     return sp_fail(SP_ERR_INVALID, "internal error: the 3-XORSAT conditions or check_every");
   for (c = 0; c < j->ncond; c++)
