@@ -17,3 +17,7 @@ gcc -O2 -fopenmp -I../inst/cuda -I. ../bench/ams-emulation/check.c \
 for a in "0 1 1 0" "0 2 1 0" "1 3 0 0" "0 1 0 1" "1 2 1 1" "0 3 1 1" "1 1 1 0 1" "0 2 1 1 1"; do
   "$out" $a | tail -1
 done
+# rounds split into branch launches of at most 7 tasks
+for a in "1 2 1 0 1" "0 3 1 1"; do
+  MOCK_THREADS=7 "$out" $a | tail -1
+done

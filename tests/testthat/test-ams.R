@@ -183,9 +183,18 @@ engine_contract_tests(list(
     list(args = list(n = 2, precision = "mixed"), error = "no precision \"mixed\""),
     list(args = list(n = 2, backend = "tpu"), error = "`backend` must be one of")),
   long = function(backend) {
-    # seconds on either backend: a high barrier, many replicas
+    # several seconds on either backend: a high barrier, many replicas (on
+    # the CPU about 0.1 s a replica on one thread, so 64 replicas a thread,
+    # however many threads; on the GPU one round a level, a few ms each,
+    # and some 12000 levels with k = 1)
     escape_rate_ams(0.2, 1, 1, barrier_height(0.2, 1) / 25, 0.05, particles = 500,
-                    replicas = if (backend == "gpu") 4096 else 64, seed = 1,
+                    replicas = if (backend == "gpu") 4096 else 64 * max(2, sp_threads()),
+                    seed = 1, backend = backend, progress = FALSE)
+  },
+  # the long call's kernel compiled and loaded before the interrupt's clock
+  # starts (a Ctrl-C during the compilation interrupts R itself)
+  warm = function(backend) {
+    escape_rate_ams(0.2, 1, 1, 0.3, 0.05, particles = 10, replicas = 1, seed = 1,
                     backend = backend, progress = FALSE)
   },
   partial = function(x, backend) {
