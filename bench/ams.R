@@ -58,8 +58,18 @@ sweep <- function(backend, ratios, particles, replicas, k, label) {
   out
 }
 
+# The figure is optional: where png() cannot open its device (no cairo, no
+# X11: it may only warn), a note, and the table still prints.
 cost_plot <- function(d, file, title) {
-  grDevices::png(file, 900, 420)
+  opened <- tryCatch({
+    suppressWarnings(grDevices::png(file, 900, 420))
+    grepl("png", names(grDevices::dev.cur()), fixed = TRUE)
+  }, error = function(e) FALSE)
+  if (!opened) {
+    message("note: png() could not open a device here; no figure ", file)
+    return(invisible(FALSE))
+  }
+  on.exit(grDevices::dev.off())
   op <- graphics::par(mfrow = c(1, 2))
   graphics::plot(d$logp, d$steps, log = "y", pch = 19, xlab = "log(1/p)",
                  ylab = "integration steps per replica", main = paste(title, ": cost"))
@@ -75,7 +85,7 @@ cost_plot <- function(d, file, title) {
   graphics::legend("topleft", c("AMS", "ideal -log(p) / N"), pch = c(19, NA), lty = c(NA, 2),
                    bty = "n")
   graphics::par(op)
-  grDevices::dev.off()
+  invisible(TRUE)
 }
 
 if (what %in% c("gpu", "all")) {

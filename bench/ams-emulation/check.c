@@ -18,13 +18,17 @@ int main(int argc, char **argv) {
     c[j].esc.stream0 = (uint64_t)j << 40; c[j].score = argc > 4 ? atoi(argv[4]) : 0;
   }
   job.conds = c; job.ncond = 2; job.tables = NULL; job.ntables = 0; job.replicas = 5; job.replica0 = 3;
-  job.particles = 50; job.k = 3; job.seed = 42; job.heun = heun; job.single = single;
+  job.particles = 50; job.k = argc > 5 ? (uint64_t)atoi(argv[5]) : 3; job.seed = 42; job.heun = heun; job.single = single;
   mock_heun = heun; mock_single = single;
   sp_ams_result a[10], b[10];
-  int st = sp_ams_cpu(&job, a, 2, &hooks, &info);
+  sp_ams_out oa = {a}, ob = {b};
+  sp_ams_out_init(&job, a);
+  sp_ams_out_init(&job, b);
+  int st = single ? sp_ams_cpu_run_f(&job, &oa, 2, &hooks, &info)
+                  : sp_ams_cpu_run_d(&job, &oa, 2, &hooks, &info);
   if (st) { printf("cpu fail %s\n", sp_last_error()); return 1; }
   int devs[3] = {0, 1, 2};
-  st = sp_gpu_ams("key", &job, b, devs, ndev, &hooks, &info);
+  st = sp_gpu_ams("key", &job, &ob, devs, ndev, &hooks, &info);
   if (st) { printf("gpu fail %s\n", sp_last_error()); return 1; }
   int same = 0;
   for (int i = 0; i < 10; i++) {

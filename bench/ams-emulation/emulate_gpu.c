@@ -16,7 +16,9 @@
 
 int mock_heun = 1, mock_single = 0;
 long mock_launches = 0;
-int sp_gpu_device_info_get(int dev, int with_free, sp_gpu_device_info *out) { memset(out, 0, sizeof *out); out->id = dev; out->multiprocessors = 132; return SP_OK; }
+/* MOCK_THREADS: resident threads of a "device" (default 132 x 2048), to split rounds into several branch launches */
+int sp_gpu_device_info_get(int dev, int with_free, sp_gpu_device_info *out) { (void)with_free; memset(out, 0, sizeof *out); out->id = dev; out->multiprocessors = 1;
+  out->max_threads_per_sm = getenv("MOCK_THREADS") ? atoi(getenv("MOCK_THREADS")) : 132 * 2048; return SP_OK; }
 int sp_gpu_activate(int dev) { (void)dev; return SP_OK; }
 const char *sp_gpu_label(int dev) { (void)dev; return "mock"; }
 int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out) { (void)dev; (void)what; void *p = calloc(1, bytes ? bytes : 1); *out = (CUdeviceptr)(uintptr_t)p; return p ? SP_OK : SP_ERR_NOMEM; }

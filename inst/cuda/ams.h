@@ -52,6 +52,26 @@ SP_FN uint64_t sp_ams_pick(uint64_t seed, uint64_t stream, uint64_t b, uint64_t 
   return ((uint64_t)x * nsurv) >> 32;
 }
 
+/* A function compiled into exactly one copy (never inlined, cloned or
+ * specialised for constant arguments): sp_ams_particle, so that the replay
+ * of a path executes the very instructions its first run did.  Copies of
+ * the same source need not round alike: NVRTC (and ptxas, which may fuse a
+ * mul.f32 and an add.f32 of the PTX) and compilers that contract a*b + c
+ * choose the fused multiply-adds per copy, from its context; a replay that
+ * rounds one step differently may miss the level that its first run
+ * reached (issue 25: single precision on an H100). */
+#if SP_CUDA
+#  define SP_AMS_ONE_COPY static __device__ __noinline__
+#elif defined(__clang__)
+#  define SP_AMS_ONE_COPY static __attribute__((noinline, unused))
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#  define SP_AMS_ONE_COPY static __attribute__((noipa, unused))
+#elif defined(__GNUC__)
+#  define SP_AMS_ONE_COPY static __attribute__((noinline, noclone, unused))
+#else
+#  define SP_AMS_ONE_COPY static
+#endif
+
 /* Start j of the long trajectory: j = 0 the start of escape_times()'s path
  * (at rest, or its thermal draw), j >= 1 a thermal draw of its own. */
 SP_FN void sp_ams_start(const sp_ams_cond *c, const double *tables, uint64_t seed,
@@ -307,8 +327,10 @@ SP_FN int SP_ESCAPE(sp_ams_long_advance)(const SP_ESCAPE(sp_escape_par) *p, int 
  * until A or B, else (a replay) until the first state whose score exceeds z
  * (the origin itself if it does).  *mx: the largest score outside A and B,
  * from the origin on; *w: the last state; *steps counts the steps.  Returns
- * the event, or SP_AMS_EV_NONE on a failure (non-finite state, 2^34 steps). */
-SP_FN int SP_ESCAPE(sp_ams_particle)(const SP_ESCAPE(sp_escape_par) *p, int heun, int score,
+ * the event, or SP_AMS_EV_NONE on a failure (non-finite state, 2^34 steps).
+ * One compiled copy (SP_AMS_ONE_COPY), called from one place
+ * (sp_ams_branch), for the first runs and the replays alike. */
+SP_AMS_ONE_COPY int SP_ESCAPE(sp_ams_particle)(const SP_ESCAPE(sp_escape_par) *p, int heun, int score,
                                      uint64_t seed,
                                      uint64_t stream, uint64_t P, SP_REAL phiA, SP_REAL z,
                                      SP_REAL phi0, SP_REAL v0, SP_ESCAPE(sp_ams_walker) *w,
@@ -344,11 +366,17 @@ SP_FN int SP_ESCAPE(sp_ams_branch)(const SP_ESCAPE(sp_escape_par) *p, int heun, 
                                    double *dur, uint64_t *steps) {
   SP_ESCAPE(sp_ams_walker) w;
   SP_REAL mx, frac;
-  int ev;
-  if (q != SP_AMS_NO_PARENT) {
-    ev = SP_ESCAPE(sp_ams_particle)(p, heun, score, seed, stream, path[q], phiA, z, phi[q], v[q], &w,
-                                    &mx, &frac, steps);
+  int ev, replay = q != SP_AMS_NO_PARENT;
+  /* the replay of q (if any), then the run of i: one call of
+   * sp_ams_particle for both (see SP_AMS_ONE_COPY) */
+  for (;;) {
+    const uint64_t o = replay ? q : i;
+    if (!replay && path[i] >= SP_AMS_MAX_PATHS) return SP_AMS_FAIL_LIMIT;
+    ev = SP_ESCAPE(sp_ams_particle)(p, heun, score, seed, stream, path[o], phiA,
+                                    replay ? z : SP_AMS_INF, phi[o], v[o], &w, &mx, &frac,
+                                    steps);
     if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
+    if (!replay) break;
     if (ev != SP_AMS_EV_LEVEL) return SP_AMS_FAIL_REPLAY;
     phi[i] = w.phi;
     v[i] = w.v;
@@ -359,11 +387,8 @@ SP_FN int SP_ESCAPE(sp_ams_branch)(const SP_ESCAPE(sp_escape_par) *p, int heun, 
       dur[i] = w.k == 0 ? dur[q] : ((double)(k0[i] - 1) + (double)frac) * h;
       return SP_AMS_OK;
     }
+    replay = 0;
   }
-  if (path[i] >= SP_AMS_MAX_PATHS) return SP_AMS_FAIL_LIMIT;
-  ev = SP_ESCAPE(sp_ams_particle)(p, heun, score, seed, stream, path[i], phiA, SP_AMS_INF, phi[i],
-                                  v[i], &w, &mx, &frac, steps);
-  if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
   if (ev == SP_AMS_EV_B) {
     maxs[i] = SP_AMS_INF;
     dur[i] = ((double)(k0[i] + w.k - 1) + (double)frac) * h;

@@ -13,6 +13,11 @@
  *      the branchings as tasks, and the kernel replays and runs them; a
  *      replica whose level passes B (or dies out) is finished on the host
  *      from its particles' durations.
+ * The tasks of a round (2 and 3) go to the branch kernel in launches of at
+ * most the device's resident threads (tasks of one level are independent),
+ * so that a launch -- a round of the driver, after which an interrupt is
+ * taken -- lasts about the longest path of a batch, never the sum of many
+ * batches.
  * Nothing here depends on the precision but the particle arrays; the
  * host-side pieces of ams.h are compiled in both precisions. */
 #include "sp_gpu_ams.h"
@@ -68,6 +73,9 @@ typedef struct ams_dev_s {
   sp_ams_task *htasks;
   sp_ams_task_out *hout;
   uint64_t ntasks, finished;
+  /* tasks of the current round launched before (tnext) and in the launch
+   * in flight (tcount); at most tmax a launch */
+  uint64_t tnext, tcount, tmax;
 } ams_dev;
 
 static void ams_free_host(ams_dev *e) {
@@ -104,6 +112,9 @@ static int ams_setup(void *model, sp_gpu_dev *d) {
   }
   n = e->nitems * N;
   e->rb = job->single ? sizeof(float) : sizeof(double);
+  e->tmax = (uint64_t)(d->info.multiprocessors > 0 ? d->info.multiprocessors : 132) *
+            (uint64_t)(d->info.max_threads_per_sm > 0 ? d->info.max_threads_per_sm : 2048);
+  e->tnext = e->tcount = 0;
   if ((st = sp_gpu_function(d->id, m->key, "sp_ams_long_kernel", &e->klong)) != SP_OK ||
       (st = sp_gpu_function(d->id, m->key, "sp_ams_branch_kernel", &e->kbranch)) != SP_OK)
     return st;
@@ -200,8 +211,10 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     sp_ams_branch_kargs a;
     int st;
     if (e->ntasks == 0) return SP_OK;
-    if ((st = sp_gpu_to_device(d->id, e->tasks, e->htasks, e->ntasks * sizeof(sp_ams_task))))
+    if (e->tnext == 0 &&
+        (st = sp_gpu_to_device(d->id, e->tasks, e->htasks, e->ntasks * sizeof(sp_ams_task))))
       return st;
+    e->tcount = e->ntasks - e->tnext < e->tmax ? e->ntasks - e->tnext : e->tmax;
     memset(&a, 0, sizeof a);
     a.conds = e->conds;
     a.replicas = job->replicas;
@@ -209,9 +222,9 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.item0 = e->item0;
     a.particles = e->N;
     a.seed = job->seed;
-    a.ntasks = e->ntasks;
-    a.tasks = e->tasks;
-    a.out = e->tout;
+    a.ntasks = e->tcount; /* tasks tnext .. tnext + tcount - 1 */
+    a.tasks = e->tasks + e->tnext * sizeof(sp_ams_task);
+    a.out = e->tout + e->tnext * sizeof(sp_ams_task_out);
     a.phi = e->phi;
     a.v = e->v;
     a.maxs = e->maxs;
@@ -220,7 +233,7 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.dur = e->dur;
     a.bad = e->bad;
     return sp_gpu_launch(d->id, e->kbranch,
-                         (unsigned)((e->ntasks + SP_AMS_BLOCK - 1) / SP_AMS_BLOCK),
+                         (unsigned)((e->tcount + SP_AMS_BLOCK - 1) / SP_AMS_BLOCK),
                          SP_AMS_BLOCK, 0, d->stream, &a, "sp_ams_branch_kernel");
   }
 }
@@ -305,22 +318,30 @@ static int ams_poll(void *model, sp_gpu_dev *d) {
     return SP_OK;
   }
   if (e->ntasks > 0) {
-    if (cnt[0] != ~0ull) { /* a branching failed */
+    const uint64_t t0 = e->tnext, t1 = e->tnext + e->tcount;
+    if (cnt[0] != ~0ull) { /* a branching failed (cnt[0]: index in the launch) */
       sp_ams_task_out o;
-      if ((st = sp_gpu_to_host(d->id, &o, e->tout + cnt[0] * sizeof o, sizeof o))) return st;
-      ams_failed(m, e, e->htasks[cnt[0]].child / N, (int)(o.steps & 0xff), 0, 0);
+      if ((st = sp_gpu_to_host(d->id, &o, e->tout + (t0 + cnt[0]) * sizeof o, sizeof o)))
+        return st;
+      ams_failed(m, e, e->htasks[t0 + cnt[0]].child / N, (int)(o.steps & 0xff), 0, 0);
       return SP_OK;
     }
-    if ((st = sp_gpu_to_host(d->id, e->hout, e->tout, e->ntasks * sizeof(sp_ams_task_out))))
+    if ((st = sp_gpu_to_host(d->id, e->hout + t0, e->tout + t0 * sizeof(sp_ams_task_out),
+                             e->tcount * sizeof(sp_ams_task_out))))
       return st;
-    for (j = 0; j < e->ntasks; j++) {
+    e->tnext = t1;
+    for (j = t0; j < t1; j++) {
       const uint64_t c = e->htasks[j].child;
       if (e->rb == sizeof(float)) ((float *)e->hmaxs)[c] = (float)e->hout[j].maxs;
       else ((double *)e->hmaxs)[c] = e->hout[j].maxs;
       e->steps[c / N] += (double)e->hout[j].steps;
     }
+    if (e->tnext < e->ntasks) { /* more tasks of this round: launched next */
+      d->tail = 1;
+      return SP_OK;
+    }
   }
-  e->ntasks = 0;
+  e->ntasks = e->tnext = e->tcount = 0;
   for (i = 0; i < e->nitems; i++)
     if (e->status[i] == 0 && (st = ams_level(m, e, i)) != SP_OK) return st;
   d->done = (double)e->finished;

@@ -13,6 +13,9 @@
 #   bad       list of list(args = <named arguments for run()>, error = <regex>)
 #   long      function(backend): a call that runs for several seconds, for the
 #             interrupt tests
+#   warm      function(backend), optional: a quick call run before the
+#             interrupt's clock starts (loads the kernel that long() uses, so
+#             that the interrupt cannot fall into its compilation)
 #   partial   function(x, backend): expectations on an interrupted result of long(backend)
 #   gpu_agree function(cpu, gpu): expectations comparing the CPU and GPU
 #             results of run(..., precision = "double") (NULL: the engine
@@ -57,6 +60,7 @@ engine_contract_tests <- function(spec) {
   if (!is.null(spec$long)) {
     test_that(paste0(nm, ": an interrupt returns what finished, flagged, never an error"), {
       skip_on_os("windows")
+      if (!is.null(spec$warm)) spec$warm("cpu")
       job <- interrupt_after(1)
       expect_warning(x <- spec$long("cpu"), "interrupted", class = "statphysgpu_interrupted")
       parallel::mccollect(job)
@@ -76,6 +80,7 @@ engine_contract_tests <- function(spec) {
     test_that(paste0(nm, ": an interrupt on the GPU returns what finished; nothing leaks"), {
       skip_if_no_gpu()
       skip_on_os("windows")
+      if (!is.null(spec$warm)) spec$warm("gpu")
       live <- gpu_live_allocations()
       job <- interrupt_after(1.5)
       expect_warning(x <- spec$long("gpu"), "interrupted", class = "statphysgpu_interrupted")

@@ -22,6 +22,32 @@ test_that("GPU AMS: every replica equals the CPU's in double precision (same str
   }
 })
 
+test_that("GPU AMS: k = 1 in single precision, every replay reaches its level (bench/ams.R's case)", {
+  skip_if_no_gpu()
+  # issue 25's first H100 run: bench/ams.R's k = 1 case (Delta U / theta =
+  # 20, N = 500, seed 4) failed at replica 27 with "a replay ... missed its
+  # level" -- a replay rounded a step differently from the particle's first
+  # run (two inlined copies of the path code, contracted into fused
+  # multiply-adds differently).  Replicas 25 to 32 of that case, then a
+  # smaller barrier with more replicas; a replay that misses is an error.
+  g <- 0.2; V0 <- 1; beta <- 40
+  for (case in list(list(ratio = 20, n = 8, first = 25, N = 500),
+                    list(ratio = 12, n = 256, first = 1, N = 200))) {
+    theta <- barrier_height(g, V0) / case$ratio
+    x <- escape_rate_ams(g, V0, beta, theta, 0.01, particles = case$N, replicas = case$n,
+                         first_replica = case$first, k = 1, seed = 4, backend = "gpu",
+                         precision = "single", progress = FALSE)
+    t <- attr(x, "replicas_table")
+    expect_true(all(t$status == "done"))
+    expect_gt(sum(t$branches), sum(t$iterations)) # ties killed together
+    # and right: against Smoluchowski with the Milne shift (z < 4 with the
+    # jackknife error; the shifted integral itself is good to about 1%)
+    theory <- mfpt_smoluchowski(g, V0, beta, theta) *
+      statphysgpu:::ams_milne_factor(g, V0, beta, theta)
+    expect_lt(abs(x$mfpt - theory) / x$mfpt_se, 4)
+  }
+})
+
 test_that("GPU AMS: results do not depend on devices or chunks", {
   skip_if_no_gpu()
   run <- function(first = 1, n = 12, devices = NULL) {

@@ -95,6 +95,26 @@ test_that("single precision agrees with double within the errors", {
   expect_lt(abs(d$mfpt - s$mfpt) / sqrt(d$mfpt_se^2 + s$mfpt_se^2), 4)
 })
 
+test_that("k = 1 in single precision, ties killed together: every replay reaches its level", {
+  # the case that failed on the GPU (issue 25: a replay that rounded a step
+  # differently from its first run missed its level), overdamped, at a
+  # smaller barrier; a replay that misses is an error, so finishing is the
+  # check, and the levels that killed more than one particle (ties) exist
+  run <- function(first, n) {
+    escape_rate_ams(0.2, 1, 40, barrier_height(0.2, 1) / 8, 0.01, particles = 100,
+                    replicas = n, first_replica = first, k = 1, seed = 4, backend = "cpu",
+                    precision = "single", progress = FALSE)
+  }
+  x <- run(1, 4)
+  t <- attr(x, "replicas_table")
+  expect_true(all(t$status == "done"))
+  expect_gt(sum(t$branches), sum(t$iterations))
+  # a replica's levels depend on nothing but its own numbers
+  u <- t[3:4, ]
+  rownames(u) <- NULL
+  expect_identical(attr(run(3, 2), "replicas_table"), u)
+})
+
 test_that("a grid of conditions: one row each, with its parameters; rows are independent", {
   x <- ams(gamma = c(0.3, 0.4), V0 = 1, beta = 1, theta = c(0.25, 0.3), dt = 0.05,
            particles = 30, replicas = 3, seed = 13)
@@ -163,9 +183,18 @@ engine_contract_tests(list(
     list(args = list(n = 2, precision = "mixed"), error = "no precision \"mixed\""),
     list(args = list(n = 2, backend = "tpu"), error = "`backend` must be one of")),
   long = function(backend) {
-    # seconds on either backend: a high barrier, many replicas
+    # several seconds on either backend: a high barrier, many replicas (on
+    # the CPU about 0.1 s a replica on one thread, so 64 replicas a thread,
+    # however many threads; on the GPU one round a level, a few ms each,
+    # and some 12000 levels with k = 1)
     escape_rate_ams(0.2, 1, 1, barrier_height(0.2, 1) / 25, 0.05, particles = 500,
-                    replicas = if (backend == "gpu") 4096 else 64, seed = 1,
+                    replicas = if (backend == "gpu") 4096 else 64 * max(2, sp_threads()),
+                    seed = 1, backend = backend, progress = FALSE)
+  },
+  # the long call's kernel compiled and loaded before the interrupt's clock
+  # starts (a Ctrl-C during the compilation interrupts R itself)
+  warm = function(backend) {
+    escape_rate_ams(0.2, 1, 1, 0.3, 0.05, particles = 10, replicas = 1, seed = 1,
                     backend = backend, progress = FALSE)
   },
   partial = function(x, backend) {
