@@ -4,6 +4,7 @@
 #include "../core/sp_error.h"
 #include "../core/sp_model.h"
 #include "../core/sp_xorsat.h"
+#include "xorsat.h" /* SP_XORSAT_MAX_CONDITIONS */
 #include "../gpu/sp_gpu_xorsat.h"
 
 #define F(member, kind) SP_FIELD(sp_xorsat_job, member, kind)

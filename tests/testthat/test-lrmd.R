@@ -806,7 +806,7 @@ test_that("chunks by first_replica combine with rbind() to the one call", {
     }
     whole <- run(1, 5)
     ch <- replica_chunks(5, chunks = 2)
-    joined <- do.call(rbind, Map(run, ch$first_replica, ch$n))
+    joined <- do.call(rbind, Map(run, ch$first_replica, ch$replicas))
     expect_identical(as.data.frame(joined), as.data.frame(whole))
     expect_identical(attr(joined, "state"), attr(whole, "state"))
     expect_identical(attr(joined, "snapshots"), attr(whole, "snapshots"))
