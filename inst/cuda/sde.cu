@@ -4,7 +4,8 @@
  * double); the per-path loop is sde_engine.h's, the same as the CPU's.
  *
  * sp_sde_passage_kernel: persistent lanes (one thread each) take paths from
- *   a counter, advance them by at most `budget` steps a launch, write the
+ *   a counter, advance them by `budget` steps a launch (rounded up to whole
+ *   chunks of SP_SDE_CHUNK steps, ending at multiples of it), write the
  *   passage time (or the censoring at t_max) and take the next path, so no
  *   lane waits for a slow path; the state of running paths is saved between
  *   launches; once no path is left to hand out, the host packs the running
@@ -32,6 +33,10 @@
 #include "sde_model.h"
 #include "sde_engine.h"
 
+#if SP_SDE_CHUNK % SP_SDE_M != 0
+#  error "SP_SDE_CHUNK must be a multiple of the macro-step SP_SDE_M"
+#endif
+
 #define SP_SDE_PN (SP_SDE_NP > 0 ? SP_SDE_NP : 1)
 #define SP_SDE_NVAR_C (SP_SDE_NX + SP_SDE_NO)
 
@@ -49,17 +54,30 @@ __device__ __forceinline__ void sp_sde_load_par(const sp_sde_kargs &a, uint64_t 
   for (int i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)a.par[c * SP_SDE_PN + (uint64_t)i];
 }
 
+__device__ __forceinline__ unsigned long long sp_sde_warp_sum(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/* A lane advances its path in chunks of SP_SDE_CHUNK steps that end at
+ * multiples of SP_SDE_CHUNK (a multiple of the macro-step SP_SDE_M), and a
+ * chunk costs the lane's budget the same whether the path ran through it or
+ * stopped inside it: the lanes of a warp stay in step (every chunk two
+ * whole macro-steps, one Philox draw each), as escape.cu's lanes do.  (A
+ * lane charged only the steps it ran would, after a passage inside a chunk,
+ * end the launch inside a macro-step, and from then on its chunks straddle
+ * three macro-steps, which its warp runs for all its lanes.) */
 extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
 sp_sde_passage_kernel(const sp_sde_kargs a) {
   const uint64_t lid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (lid >= a.nlanes) return;
-  long long pid = a.pid[lid];
+  const bool in = lid < a.nlanes; /* the other lanes of the last warp only count */
+  long long pid = in ? a.pid[lid] : -2;
   uint64_t k = 0, stream = 0;
   SP_REAL x[SP_SDE_NX], p[SP_SDE_PN];
   unsigned long long useful = 0, done = 0, issued = 0;
-  unsigned int left = a.budget;
+  const unsigned int chunks = (a.budget + SP_SDE_CHUNK - 1) / SP_SDE_CHUNK;
   const SP_REAL h = (SP_REAL)a.job.dt, sdt = (SP_REAL)sqrt(a.job.dt);
-  if (pid == -2) pid = -1; /* more paths may be left */
+  if (pid == -2 && in) pid = -1; /* more paths may be left */
   if (pid >= 0) {
     const uint64_t c = (uint64_t)pid / a.job.n;
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.cap + lid];
@@ -67,7 +85,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     sp_sde_load_par(a, c, p);
     stream = (c << 40) + a.job.replica0 + (uint64_t)pid % a.job.n;
   }
-  while (left > 0) {
+  for (unsigned int it = 0; it < chunks && pid != -2; it++) {
     if (pid == -1) {
       const unsigned long long q = atomicAdd(a.next, 1ull);
       if (q >= a.total) {
@@ -81,16 +99,13 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       stream = (c << 40) + a.job.replica0 + q % a.job.n;
       k = 0;
     }
-    const uint64_t k0 = k;
-    const unsigned int ch = left < SP_SDE_CHUNK ? left : SP_SDE_CHUNK;
-    const uint64_t kend = a.job.kmax - k < ch ? a.job.kmax : k + ch;
+    const uint64_t kc = k - k % SP_SDE_CHUNK + SP_SDE_CHUNK;
+    const uint64_t kend = kc < a.job.kmax ? kc : a.job.kmax;
     SP_REAL frac = 1;
     int what = 0;
     const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, h, sdt, a.seed, stream, SP_SDE_HEUN, 1, x,
                                           &k, kend, &frac, &what);
-    const unsigned int used = (unsigned int)(k - k0) > 0 ? (unsigned int)(k - k0) : 1u;
-    left -= used < left ? used : left;
-    issued += used;
+    issued += SP_SDE_CHUNK;
     if (st == SP_SDE_NONFINITE) {
       a.value[pid] = (double)k;
       a.status[pid] = SP_SDE_BAD;
@@ -118,17 +133,25 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       pid = -1;
     }
   }
-  a.pid[lid] = pid;
-  if (pid >= 0) {
-    for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
-    a.k[lid] = k;
-    int what = 0;
-    if (!SP_PREC(sp_sde_finite)(x, &what))
-      atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
+  if (in) {
+    a.pid[lid] = pid;
+    if (pid >= 0) {
+      for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
+      a.k[lid] = k;
+      int what = 0;
+      if (!SP_PREC(sp_sde_finite)(x, &what))
+        atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
+    }
   }
-  if (useful) atomicAdd(&a.counters->useful, useful);
-  if (done) atomicAdd(&a.counters->finished, done);
-  if (issued) atomicAdd(&a.counters->issued, issued);
+  /* the launch's counts, one atomic a warp (the grid is whole warps) */
+  useful = sp_sde_warp_sum(useful);
+  done = sp_sde_warp_sum(done);
+  issued = sp_sde_warp_sum(issued);
+  if ((threadIdx.x & 31) == 0) {
+    if (useful) atomicAdd(&a.counters->useful, useful);
+    if (done) atomicAdd(&a.counters->finished, done);
+    if (issued) atomicAdd(&a.counters->issued, issued);
+  }
 }
 
 /* Pack the lanes that hold a path into the front of the other buffers (the
