@@ -50,6 +50,15 @@ __device__ __forceinline__ void sp_sde_load_start(const sp_sde_kargs &a, uint64_
   }
 }
 
+/* The step h and sqrt(dt) in the working precision. */
+#ifdef SP_REAL_SINGLE
+#  define SP_SDE_H(a) ((a).dt_f)
+#  define SP_SDE_SDT(a) ((a).sdt_f)
+#else
+#  define SP_SDE_H(a) ((a).job.dt)
+#  define SP_SDE_SDT(a) ((a).sdt)
+#endif
+
 __device__ __forceinline__ void sp_sde_load_par(const sp_sde_kargs &a, uint64_t c, SP_REAL *p) {
   for (int i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)a.par[c * SP_SDE_PN + (uint64_t)i];
 }
@@ -76,7 +85,6 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   SP_REAL x[SP_SDE_NX], p[SP_SDE_PN];
   unsigned long long useful = 0, done = 0, issued = 0;
   const unsigned int chunks = (a.budget + SP_SDE_CHUNK - 1) / SP_SDE_CHUNK;
-  const SP_REAL h = (SP_REAL)a.job.dt, sdt = (SP_REAL)sqrt(a.job.dt);
   if (pid == -2 && in) pid = -1; /* more paths may be left */
   if (pid >= 0) {
     const uint64_t c = (uint64_t)pid / a.job.n;
@@ -103,8 +111,8 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     const uint64_t kend = kc < a.job.kmax ? kc : a.job.kmax;
     SP_REAL frac = 1;
     int what = 0;
-    const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, h, sdt, a.seed, stream, SP_SDE_HEUN, 1, x,
-                                          &k, kend, &frac, &what);
+    const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed, stream,
+                                          SP_SDE_HEUN, 1, x, &k, kend, &frac, &what);
     issued += SP_SDE_CHUNK;
     if (st == SP_SDE_NONFINITE) {
       a.value[pid] = (double)k;
@@ -205,8 +213,7 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
       uint64_t k = a.kcur;
       SP_REAL frac;
       int what = 0;
-      const int st = SP_PREC(sp_sde_advance)(par, a.job.dt, (SP_REAL)a.job.dt,
-                                            (SP_REAL)sqrt(a.job.dt), a.seed,
+      const int st = SP_PREC(sp_sde_advance)(par, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed,
                                             (c << 40) + a.job.replica0 + r, SP_SDE_HEUN, 0, x,
                                             &k, a.kend, &frac, &what);
       if (st == SP_SDE_NONFINITE) {
