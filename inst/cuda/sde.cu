@@ -184,22 +184,31 @@ sp_sde_start_kernel(const sp_sde_kargs a) {
   for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.total + p] = (double)x[i];
 }
 
-/* Sum of v over the block's threads in a fixed tree order. */
-__device__ __forceinline__ double sp_sde_block_sum(double v, double *sh) {
-  sh[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = SP_SDE_TILE / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-    __syncthreads();
+#define SP_SDE_WARPS (SP_SDE_TILE / 32)
+
+/* The sums over the block's threads of v[0 .. SP_SDE_NVAR_C - 1], in a fixed
+ * order (a warp's lanes by halving shuffles, then the warps in turn), into
+ * the shared tot[]: one pass for all the variables, two barriers. */
+__device__ __forceinline__ void sp_sde_block_sums(const double *v, double *sh, double *tot) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+#pragma unroll
+  for (int q = 0; q < SP_SDE_NVAR_C; q++) {
+    double s = v[q];
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) sh[q * SP_SDE_WARPS + w] = s;
   }
-  const double out = sh[0];
   __syncthreads();
-  return out;
+  for (int q = threadIdx.x; q < SP_SDE_NVAR_C; q += SP_SDE_TILE) {
+    double s = 0;
+    for (int i = 0; i < SP_SDE_WARPS; i++) s += sh[q * SP_SDE_WARPS + i];
+    tot[q] = s;
+  }
+  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(SP_SDE_TILE)
 sp_sde_fixed_kernel(const sp_sde_kargs a) {
-  __shared__ double sh[SP_SDE_TILE];
   const uint64_t tpc = (a.job.n + SP_SDE_TILE - 1) / SP_SDE_TILE;
   const uint64_t c = blockIdx.x / tpc, r0 = (blockIdx.x % tpc) * SP_SDE_TILE;
   const uint64_t r = r0 + threadIdx.x;
@@ -225,17 +234,26 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
   }
   if (!a.record) return; /* block-uniform */
   if (in) SP_PREC(sp_sde_values)(par, a.job.dt, a.kend, x, vals);
-  const uint64_t rn = a.job.n - r0 < SP_SDE_TILE ? a.job.n - r0 : SP_SDE_TILE;
-  for (int v = 0; v < SP_SDE_NVAR_C; v++) {
-    const double val = in ? (double)vals[v] : 0.0;
-    const double mean = sp_sde_block_sum(val, sh) / (double)rn;
-    const double d = in ? val - mean : 0.0;
-    const double m2 = sp_sde_block_sum(d * d, sh);
-    if (threadIdx.x == 0) {
-      double *ts = a.tiles + ((uint64_t)blockIdx.x * SP_SDE_NVAR_C + (uint64_t)v) * 3;
-      ts[0] = (double)rn;
-      ts[1] = mean;
-      ts[2] = m2;
+  {
+    /* per variable: the mean of the tile, then the sum of squared
+     * deviations from it (two passes, as the CPU) */
+    __shared__ double sh[SP_SDE_NVAR_C * SP_SDE_WARPS], sum[SP_SDE_NVAR_C], m2[SP_SDE_NVAR_C];
+    double v[SP_SDE_NVAR_C];
+    const double rn = (double)(a.job.n - r0 < SP_SDE_TILE ? a.job.n - r0 : SP_SDE_TILE);
+#pragma unroll
+    for (int q = 0; q < SP_SDE_NVAR_C; q++) v[q] = in ? (double)vals[q] : 0.0;
+    sp_sde_block_sums(v, sh, sum);
+#pragma unroll
+    for (int q = 0; q < SP_SDE_NVAR_C; q++) {
+      const double d = in ? v[q] - sum[q] / rn : 0.0;
+      v[q] = d * d;
+    }
+    sp_sde_block_sums(v, sh, m2);
+    for (int q = threadIdx.x; q < SP_SDE_NVAR_C; q += SP_SDE_TILE) {
+      double *ts = a.tiles + ((uint64_t)blockIdx.x * SP_SDE_NVAR_C + (uint64_t)q) * 3;
+      ts[0] = rn;
+      ts[1] = sum[q] / rn;
+      ts[2] = m2[q];
     }
   }
   if (!in) return;
@@ -243,7 +261,11 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
     const long long cells = a.hist_off[a.job.nhist] + a.job.nhist;
     unsigned long long *hc = a.hist + (c * a.job.nrec + a.rec) * (uint64_t)cells;
     for (long long h = 0; h < a.job.nhist; h++) {
-      const double v = (double)vals[a.hist_var[h]];
+      const int hv = a.hist_var[h];
+      double v = 0; /* vals[hv] by selects: vals stays in registers */
+#pragma unroll
+      for (int q = 0; q < SP_SDE_NVAR_C; q++)
+        if (q == hv) v = (double)vals[q];
       const long long cell = sp_sde_cell(a.breaks + a.hist_off[h],
                                          a.hist_off[h + 1] - a.hist_off[h], v);
       atomicAdd(&hc[a.hist_off[h] + h + cell], 1ull);
