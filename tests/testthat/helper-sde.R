@@ -35,3 +35,27 @@ sde_sincos_probe <- function(backend, seed = 5) {
   d <- d[order(d$replica), ]
   list(x = d$x, s = d$s, c = d$c, s_exact = sin(x), c_exact = cos(x), x_in = x)
 }
+
+# The accuracy of a probe's values (sde_sincos_probe()) in units of 2^-24:
+# at most `abs_u` absolute for |x| <= 8192 (the polynomial), `rel_u`
+# relative there where the value exceeds 1e-3, below 0.75 ulp(x) near the
+# zeros, and `lib_u` absolute beyond 8192 (the library's functions).
+expect_sincos_accuracy <- function(p, abs_u, rel_u, lib_u) {
+  u <- 2^-24
+  poly <- abs(p$x) <= 8192
+  ulp <- 2^(floor(log2(abs(p$x))) - 23)
+  for (f in c("s", "c")) {
+    got <- p[[f]]
+    ex <- p[[paste0(f, "_exact")]]
+    err <- abs(got - ex)
+    testthat::expect_lt(max(err[poly]), abs_u * u)
+    big <- poly & abs(ex) > 1e-3
+    testthat::expect_lt(max(err[big] / abs(ex[big])), rel_u * u)
+    near <- poly & abs(ex) <= 1e-3 & p$x != 0
+    testthat::expect_true(all(err[near] <= 0.75 * ulp[near]))
+    testthat::expect_lt(max(err[!poly]), lib_u * u)
+    # small x: sin x = x and cos x = 1 to the last bit
+    tiny <- abs(p$x) < 2^-13 & p$x != 0
+    testthat::expect_identical(got[tiny], if (f == "s") p$x[tiny] else rep(1, sum(tiny)))
+  }
+}

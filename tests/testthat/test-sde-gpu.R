@@ -146,28 +146,14 @@ test_that("a model's sin and cos in single precision on the GPU: the CPU's polyn
   skip_if_no_gpu()
   g <- sde_sincos_probe("gpu")
   expect_identical(g$x, g$x_in)
-  u <- 2^-24
-  poly <- abs(g$x) <= 8192
-  for (f in c("s", "c")) {
-    got <- g[[f]]
-    ex <- g[[paste0(f, "_exact")]]
-    err <- abs(got - ex)
-    # the CPU's bounds (test-sde.R), with half a unit more: NVRTC contracts
-    # the reduction and the polynomials into fused multiply-adds, which
-    # rounds once where the CPU rounds twice
-    expect_lt(max(err[poly]), 2.5 * u)
-    big <- poly & abs(ex) > 1e-3
-    expect_lt(max(err[big] / abs(ex[big])), 3 * u)
-    ulp <- 2^(floor(log2(abs(g$x))) - 23)
-    near <- poly & abs(ex) <= 1e-3 & g$x != 0
-    expect_true(all(err[near] <= 0.75 * ulp[near]))
-    # beyond 8192: CUDA's sinf and cosf (2 ulp)
-    expect_lt(max(err[!poly]), 2 * u)
-  }
+  # the CPU's bounds (test-sde.R) with half a unit more, as NVRTC contracts
+  # the reduction and the polynomials into fused multiply-adds (one rounding
+  # where the CPU has two); beyond 8192, CUDA's sinf and cosf (2 ulp)
+  expect_sincos_accuracy(g, abs_u = 2.5, rel_u = 3, lib_u = 2)
   if (sde_cpu_available()) {
     cpu <- sde_sincos_probe("cpu")
-    # the same source on both: the values agree to the roundings above
-    expect_lt(max(abs(g$s - cpu$s)), 3 * u)
-    expect_lt(max(abs(g$c - cpu$c)), 3 * u)
+    # one source on both backends: the values agree to those roundings
+    expect_lt(max(abs(g$s - cpu$s)), 3 * 2^-24)
+    expect_lt(max(abs(g$c - cpu$c)), 3 * 2^-24)
   }
 })

@@ -404,27 +404,10 @@ test_that("a model's sin and cos in single precision: polynomial after reduction
   skip_if_no_cc()
   p <- sde_sincos_probe("cpu")
   expect_identical(p$x, p$x_in)
-  u <- 2^-24
-  poly <- abs(p$x) <= 8192
-  for (f in c("s", "c")) {
-    got <- p[[f]]
-    ex <- p[[paste0(f, "_exact")]]
-    err <- abs(got - ex)
-    # |x| <= 8192 (sp_sin_red_f, sp_cos_red_f): 1.45 units of 2^-24 measured
-    # (the Cephes polynomials' own error plus the rounding of the result);
-    # 2 units relative where the value is not small
-    expect_lt(max(err[poly]), 2 * u)
-    big <- poly & abs(ex) > 1e-3
-    expect_lt(max(err[big] / abs(ex[big])), 2.5 * u)
-    # near the zeros (x = k pi / 2), below the rounding of x itself:
-    # |error| < ulp(x) / 2 (0.6 of it measured)
-    ulp <- 2^(floor(log2(abs(p$x))) - 23)
-    near <- poly & abs(ex) <= 1e-3 & p$x != 0
-    expect_true(all(err[near] <= 0.75 * ulp[near]))
-    # small x: sin x = x to the last bit
-    tiny <- abs(p$x) < 2^-13 & p$x != 0
-    if (f == "s") expect_identical(got[tiny], p$x[tiny])
-    # beyond 8192 (and 3e38): the C library's sinf and cosf, correctly rounded
-    expect_lt(max(err[!poly]), u)
-  }
+  # |x| <= 8192 (sp_sin_red_f, sp_cos_red_f of sp_math.h): 1.45 units of
+  # 2^-24 measured (the Cephes polynomials' own error plus the rounding of
+  # the result), 1.96 relative where the value is not small, 0.6 ulp(x) near
+  # the zeros (below the rounding of x itself); beyond 8192 and at 3e38 the C
+  # library's sinf and cosf, correctly rounded
+  expect_sincos_accuracy(p, abs_u = 2, rel_u = 2.5, lib_u = 1)
 })
