@@ -43,6 +43,14 @@
 #' (exactly for passage times and trajectories; moments to rounding, as their
 #' tiles are cut at the chunk's first replica).
 #'
+#' In single precision, `sin()` and `cos()` of a model are one polynomial
+#' after reduction by \eqn{\pi/2} on both backends (within about one unit
+#' in the last place for \eqn{|x| \le 8192}, the C library's functions
+#' beyond); the option `statphysgpu.sde_fast_math = TRUE` takes the GPU's
+#' hardware sine and cosine instead (faster, accurate to \eqn{2^{-21}}
+#' absolute on \eqn{(-\pi, \pi)} only, as [escape_times()] uses in single
+#' precision).
+#'
 #' A path whose state turns NaN or infinite stops the run with an error of
 #' class `statphysgpu_not_finite` naming the replica, the time and the
 #' variable (the state is checked every few steps and the first non-finite

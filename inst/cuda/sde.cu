@@ -4,7 +4,8 @@
  * double); the per-path loop is sde_engine.h's, the same as the CPU's.
  *
  * sp_sde_passage_kernel: persistent lanes (one thread each) take paths from
- *   a counter, advance them by at most `budget` steps a launch, write the
+ *   a counter, advance them by `budget` steps a launch (rounded up to whole
+ *   chunks of SP_SDE_CHUNK steps, ending at multiples of it), write the
  *   passage time (or the censoring at t_max) and take the next path, so no
  *   lane waits for a slow path; the state of running paths is saved between
  *   launches; once no path is left to hand out, the host packs the running
@@ -29,6 +30,10 @@
 #include "sde_model.h"
 #include "sde_engine.h"
 
+#if SP_SDE_CHUNK % SP_SDE_M != 0
+#  error "SP_SDE_CHUNK must be a multiple of the macro-step SP_SDE_M"
+#endif
+
 #define SP_SDE_PN (SP_SDE_NP > 0 ? SP_SDE_NP : 1)
 #define SP_SDE_NVAR_C (SP_SDE_NX + SP_SDE_NO)
 
@@ -42,21 +47,42 @@ __device__ __forceinline__ void sp_sde_load_start(const sp_sde_kargs &a, uint64_
   }
 }
 
+/* The step h and sqrt(dt) in the working precision. */
+#ifdef SP_REAL_SINGLE
+#  define SP_SDE_H(a) ((a).dt_f)
+#  define SP_SDE_SDT(a) ((a).sdt_f)
+#else
+#  define SP_SDE_H(a) ((a).job.dt)
+#  define SP_SDE_SDT(a) ((a).sdt)
+#endif
+
 __device__ __forceinline__ void sp_sde_load_par(const sp_sde_kargs &a, uint64_t c, SP_REAL *p) {
   for (int i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)a.par[c * SP_SDE_PN + (uint64_t)i];
 }
 
+__device__ __forceinline__ unsigned long long sp_sde_warp_sum(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/* A lane advances its path in chunks of SP_SDE_CHUNK steps that end at
+ * multiples of SP_SDE_CHUNK (a multiple of the macro-step SP_SDE_M), and a
+ * chunk costs the lane's budget the same whether the path ran through it or
+ * stopped inside it: the lanes of a warp stay in step (every chunk two
+ * whole macro-steps, one Philox draw each), as escape.cu's lanes do.  (A
+ * lane charged only the steps it ran would, after a passage inside a chunk,
+ * end the launch inside a macro-step, and from then on its chunks straddle
+ * three macro-steps, which its warp runs for all its lanes.) */
 extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
 sp_sde_passage_kernel(const sp_sde_kargs a) {
   const uint64_t lid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (lid >= a.nlanes) return;
-  long long pid = a.pid[lid];
+  const bool in = lid < a.nlanes; /* the other lanes of the last warp only count */
+  long long pid = in ? a.pid[lid] : -2;
   uint64_t k = 0, stream = 0;
   SP_REAL x[SP_SDE_NX], p[SP_SDE_PN];
   unsigned long long useful = 0, done = 0, issued = 0;
-  unsigned int left = a.budget;
-  const SP_REAL h = (SP_REAL)a.job.dt, sdt = (SP_REAL)sqrt(a.job.dt);
-  if (pid == -2) pid = -1; /* more paths may be left */
+  const unsigned int chunks = (a.budget + SP_SDE_CHUNK - 1) / SP_SDE_CHUNK;
+  if (pid == -2 && in) pid = -1; /* more paths may be left */
   if (pid >= 0) {
     const uint64_t c = (uint64_t)pid / a.job.n;
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.cap + lid];
@@ -64,7 +90,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     sp_sde_load_par(a, c, p);
     stream = (c << 40) + a.job.replica0 + (uint64_t)pid % a.job.n;
   }
-  while (left > 0) {
+  for (unsigned int it = 0; it < chunks && pid != -2; it++) {
     if (pid == -1) {
       const unsigned long long q = atomicAdd(a.next, 1ull);
       if (q >= a.total) {
@@ -78,16 +104,13 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       stream = (c << 40) + a.job.replica0 + q % a.job.n;
       k = 0;
     }
-    const uint64_t k0 = k;
-    const unsigned int ch = left < SP_SDE_CHUNK ? left : SP_SDE_CHUNK;
-    const uint64_t kend = a.job.kmax - k < ch ? a.job.kmax : k + ch;
+    const uint64_t kc = k - k % SP_SDE_CHUNK + SP_SDE_CHUNK;
+    const uint64_t kend = kc < a.job.kmax ? kc : a.job.kmax;
     SP_REAL frac = 1;
     int what = 0;
-    const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, h, sdt, a.seed, stream, SP_SDE_HEUN, 1, x,
-                                          &k, kend, &frac, &what);
-    const unsigned int used = (unsigned int)(k - k0) > 0 ? (unsigned int)(k - k0) : 1u;
-    left -= used < left ? used : left;
-    issued += used;
+    const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed, stream,
+                                          SP_SDE_HEUN, 1, x, &k, kend, &frac, &what);
+    issued += SP_SDE_CHUNK;
     if (st == SP_SDE_NONFINITE) {
       a.value[pid] = (double)k;
       a.status[pid] = SP_SDE_BAD;
@@ -115,17 +138,25 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       pid = -1;
     }
   }
-  a.pid[lid] = pid;
-  if (pid >= 0) {
-    for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
-    a.k[lid] = k;
-    int what = 0;
-    if (!SP_PREC(sp_sde_finite)(x, &what))
-      atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
+  if (in) {
+    a.pid[lid] = pid;
+    if (pid >= 0) {
+      for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
+      a.k[lid] = k;
+      int what = 0;
+      if (!SP_PREC(sp_sde_finite)(x, &what))
+        atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
+    }
   }
-  if (useful) atomicAdd(&a.counters->useful, useful);
-  if (done) atomicAdd(&a.counters->finished, done);
-  if (issued) atomicAdd(&a.counters->issued, issued);
+  /* the launch's counts, one atomic a warp (the grid is whole warps) */
+  useful = sp_sde_warp_sum(useful);
+  done = sp_sde_warp_sum(done);
+  issued = sp_sde_warp_sum(issued);
+  if ((threadIdx.x & 31) == 0) {
+    if (useful) atomicAdd(&a.counters->useful, useful);
+    if (done) atomicAdd(&a.counters->finished, done);
+    if (issued) atomicAdd(&a.counters->issued, issued);
+  }
 }
 
 /* Pack the lanes that hold a path into the front of the other buffers (the
@@ -150,22 +181,31 @@ sp_sde_start_kernel(const sp_sde_kargs a) {
   for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.total + p] = (double)x[i];
 }
 
-/* Sum of v over the block's threads in a fixed tree order. */
-__device__ __forceinline__ double sp_sde_block_sum(double v, double *sh) {
-  sh[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = SP_SDE_TILE / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-    __syncthreads();
+#define SP_SDE_WARPS (SP_SDE_TILE / 32)
+
+/* The sums over the block's threads of v[0 .. SP_SDE_NVAR_C - 1], in a fixed
+ * order (a warp's lanes by halving shuffles, then the warps in turn), into
+ * the shared tot[]: one pass for all the variables, two barriers. */
+__device__ __forceinline__ void sp_sde_block_sums(const double *v, double *sh, double *tot) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+#pragma unroll
+  for (int q = 0; q < SP_SDE_NVAR_C; q++) {
+    double s = v[q];
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) sh[q * SP_SDE_WARPS + w] = s;
   }
-  const double out = sh[0];
   __syncthreads();
-  return out;
+  for (int q = threadIdx.x; q < SP_SDE_NVAR_C; q += SP_SDE_TILE) {
+    double s = 0;
+    for (int i = 0; i < SP_SDE_WARPS; i++) s += sh[q * SP_SDE_WARPS + i];
+    tot[q] = s;
+  }
+  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(SP_SDE_TILE)
 sp_sde_fixed_kernel(const sp_sde_kargs a) {
-  __shared__ double sh[SP_SDE_TILE];
   const uint64_t tpc = (a.job.n + SP_SDE_TILE - 1) / SP_SDE_TILE;
   const uint64_t c = blockIdx.x / tpc, r0 = (blockIdx.x % tpc) * SP_SDE_TILE;
   const uint64_t r = r0 + threadIdx.x;
@@ -179,8 +219,7 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
       uint64_t k = a.kcur;
       SP_REAL frac;
       int what = 0;
-      const int st = SP_PREC(sp_sde_advance)(par, a.job.dt, (SP_REAL)a.job.dt,
-                                            (SP_REAL)sqrt(a.job.dt), a.seed,
+      const int st = SP_PREC(sp_sde_advance)(par, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed,
                                             (c << 40) + a.job.replica0 + r, SP_SDE_HEUN, 0, x,
                                             &k, a.kend, &frac, &what);
       if (st == SP_SDE_NONFINITE) {
@@ -192,17 +231,26 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
   }
   if (!a.record) return; /* block-uniform */
   if (in) SP_PREC(sp_sde_values)(par, a.job.dt, a.kend, x, vals);
-  const uint64_t rn = a.job.n - r0 < SP_SDE_TILE ? a.job.n - r0 : SP_SDE_TILE;
-  for (int v = 0; v < SP_SDE_NVAR_C; v++) {
-    const double val = in ? (double)vals[v] : 0.0;
-    const double mean = sp_sde_block_sum(val, sh) / (double)rn;
-    const double d = in ? val - mean : 0.0;
-    const double m2 = sp_sde_block_sum(d * d, sh);
-    if (threadIdx.x == 0) {
-      double *ts = a.tiles + ((uint64_t)blockIdx.x * SP_SDE_NVAR_C + (uint64_t)v) * 3;
-      ts[0] = (double)rn;
-      ts[1] = mean;
-      ts[2] = m2;
+  {
+    /* per variable: the mean of the tile, then the sum of squared
+     * deviations from it (two passes, as the CPU) */
+    __shared__ double sh[SP_SDE_NVAR_C * SP_SDE_WARPS], sum[SP_SDE_NVAR_C], m2[SP_SDE_NVAR_C];
+    double v[SP_SDE_NVAR_C];
+    const double rn = (double)(a.job.n - r0 < SP_SDE_TILE ? a.job.n - r0 : SP_SDE_TILE);
+#pragma unroll
+    for (int q = 0; q < SP_SDE_NVAR_C; q++) v[q] = in ? (double)vals[q] : 0.0;
+    sp_sde_block_sums(v, sh, sum);
+#pragma unroll
+    for (int q = 0; q < SP_SDE_NVAR_C; q++) {
+      const double d = in ? v[q] - sum[q] / rn : 0.0;
+      v[q] = d * d;
+    }
+    sp_sde_block_sums(v, sh, m2);
+    for (int q = threadIdx.x; q < SP_SDE_NVAR_C; q += SP_SDE_TILE) {
+      double *ts = a.tiles + ((uint64_t)blockIdx.x * SP_SDE_NVAR_C + (uint64_t)q) * 3;
+      ts[0] = rn;
+      ts[1] = sum[q] / rn;
+      ts[2] = m2[q];
     }
   }
   if (!in) return;
@@ -210,7 +258,11 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
     const long long cells = a.hist_off[a.job.nhist] + a.job.nhist;
     unsigned long long *hc = a.hist + (c * a.job.nrec + a.rec) * (uint64_t)cells;
     for (long long h = 0; h < a.job.nhist; h++) {
-      const double v = (double)vals[a.hist_var[h]];
+      const int hv = a.hist_var[h];
+      double v = 0; /* vals[hv] by selects: vals stays in registers */
+#pragma unroll
+      for (int q = 0; q < SP_SDE_NVAR_C; q++)
+        if (q == hv) v = (double)vals[q];
       const long long cell = sp_sde_cell(a.breaks + a.hist_off[h],
                                          a.hist_off[h + 1] - a.hist_off[h], v);
       atomicAdd(&hc[a.hist_off[h] + h + cell], 1ull);

@@ -97,6 +97,11 @@ typedef struct {
 typedef struct {
   sp_sde_job job;
   uint64_t seed;
+  /* the step and its square root (sqrt(job.dt), rounded once more to float
+   * in single), set by the host: parameters of the launch, read by the
+   * step's multiply-adds as constants rather than converted at each step */
+  double sdt;
+  float dt_f, sdt_f;
   SP_DPTR(const double) par;
   SP_DPTR(const double) init;
   SP_DPTR(const int) init_vec;

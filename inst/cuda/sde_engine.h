@@ -113,6 +113,38 @@ SP_FN void SP_PREC(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL d
   (void)y;
 }
 
+/* Step j of the macro-step that starts at t0 (its normals z), with the
+ * stop event tested at its end when use_stop: returns 1 where it holds,
+ * with *frac the fraction of the step at the crossing. */
+SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, int heun, int use_stop, double t0, int j,
+                                 double dt, SP_REAL h, SP_REAL sdt, const SP_REAL *z,
+                                 SP_REAL *x, SP_REAL *frac) {
+  const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
+#if SP_SDE_HAS_STOP
+  SP_REAL xo[SP_SDE_NX];
+  int i;
+  SP_UNROLL
+  for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
+#endif
+  SP_PREC(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+#if SP_SDE_HAS_STOP
+  if (use_stop && SP_PREC(sde_stop)(t + h, x, p)) {
+    SP_REAL f = (SP_REAL)1;
+#  if SP_SDE_STOP_GAP
+    const SP_REAL g0 = SP_PREC(sde_gap)(t, xo, p), g1 = SP_PREC(sde_gap)(t + h, x, p);
+    f = g1 != g0 ? g0 / (g0 - g1) : (SP_REAL)1;
+    if (!(f > (SP_REAL)0)) f = (SP_REAL)0;
+    if (!(f <= (SP_REAL)1)) f = (SP_REAL)1;
+#  endif
+    *frac = f;
+    return 1;
+  }
+#else
+  (void)use_stop; (void)frac;
+#endif
+  return 0;
+}
+
 /* Advance a path from step *k until step kend (or its stop, or a non-finite
  * state).  p: its parameters; dt in double (times are formed from the step
  * count in double), h = dt and sdt = sqrt(dt) in the working precision.
@@ -138,41 +170,36 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REA
     const int j1 = kend - k0 < (uint64_t)SP_SDE_M ? (int)(kend - k0) : SP_SDE_M;
     const double t0 = (double)k0 * dt;
     SP_REAL xs[SP_SDE_NX];
-    int i, j;
+    int i, j, hit = -1;
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
     SP_PREC(sp_sde_normals)(seed, stream, k0, z);
-    /* a loop of constant length (unrolled: the normals stay in registers),
-     * the steps outside [j0, j1) skipped */
-    SP_UNROLL
-    for (j = 0; j < SP_SDE_M; j++) {
-      if (j < j0 || j >= j1) continue;
-      {
-        const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
-#if SP_SDE_HAS_STOP
-        SP_REAL xo[SP_SDE_NX];
-        SP_UNROLL
-        for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
-#endif
-        SP_PREC(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
-#if SP_SDE_HAS_STOP
-        if (use_stop && SP_PREC(sde_stop)(t + h, x, p)) {
-          SP_REAL f = (SP_REAL)1;
-#  if SP_SDE_STOP_GAP
-          {
-            const SP_REAL g0 = SP_PREC(sde_gap)(t, xo, p), g1 = SP_PREC(sde_gap)(t + h, x, p);
-            f = g1 != g0 ? g0 / (g0 - g1) : (SP_REAL)1;
-            if (!(f > (SP_REAL)0)) f = (SP_REAL)0;
-            if (!(f <= (SP_REAL)1)) f = (SP_REAL)1;
-          }
-#  endif
-          *frac = f;
-          *k = k0 + (uint64_t)j + 1;
-          if (!SP_PREC(sp_sde_finite)(x, what)) return SP_SDE_NONFINITE;
-          return SP_SDE_STOPPED;
+    /* loops of constant length (unrolled: the normals stay in registers):
+     * a whole macro-step, the usual case (paths start at step 0, and the
+     * GPU's lanes advance by whole macro-steps), without tests of the
+     * bounds; else the steps outside [j0, j1) skipped */
+    if (j0 == 0 && j1 == SP_SDE_M) {
+      SP_UNROLL
+      for (j = 0; j < SP_SDE_M; j++) {
+        if (SP_PREC(sp_sde_substep)(p, heun, use_stop, t0, j, dt, h, sdt, z, x, frac)) {
+          hit = j;
+          break;
         }
-#endif
       }
+    } else {
+      SP_UNROLL
+      for (j = 0; j < SP_SDE_M; j++) {
+        if (j < j0 || j >= j1) continue;
+        if (SP_PREC(sp_sde_substep)(p, heun, use_stop, t0, j, dt, h, sdt, z, x, frac)) {
+          hit = j;
+          break;
+        }
+      }
+    }
+    if (hit >= 0) {
+      *k = k0 + (uint64_t)hit + 1;
+      if (!SP_PREC(sp_sde_finite)(x, what)) return SP_SDE_NONFINITE;
+      return SP_SDE_STOPPED;
     }
     if (!SP_PREC(sp_sde_finite)(x, what)) {
       /* redo the macro-step step by step from its finite start */

@@ -8,6 +8,7 @@
 #if !SP_CUDA
 #  include <math.h>
 #endif
+#include "sp_math.h"
 
 #undef SP_SDE_BM
 #undef SP_R
@@ -37,12 +38,17 @@
 #  define SP_EXP expf
 #  define SP_LOG logf
 #  define SP_SQRT sqrtf
+/* sin and cos: sp_math.h's one source for both backends (a polynomial
+ * after reduction for |x| <= 8192, about one unit in the last place; the
+ * library's beyond), or, on the GPU with the option
+ * statphysgpu.sde_fast_math, the hardware's (accurate to 2^-21.4 absolute
+ * on (-pi, pi) only) */
 #  if SP_CUDA && defined(SP_SDE_FAST_MATH)
 #    define SP_SIN __sinf
 #    define SP_COS __cosf
 #  else
-#    define SP_SIN sinf
-#    define SP_COS cosf
+#    define SP_SIN sp_sin_red_f
+#    define SP_COS sp_cos_red_f
 #  endif
 #  define SP_TAN tanf
 #  define SP_ASIN asinf

@@ -9,6 +9,7 @@
  *   the CPU engine does). */
 #include "sp_gpu_sde.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,9 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   memset(k, 0, sizeof *k);
   k->job = *job;
   k->seed = a->seed;
+  k->sdt = sqrt(job->dt); /* as the CPU forms them (sde_cpu.h) */
+  k->dt_f = (float)job->dt;
+  k->sdt_f = (float)k->sdt;
   k->total = m->total;
   hoff = (long long *)malloc(nhoff * sizeof *hoff);
   if (hoff == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");

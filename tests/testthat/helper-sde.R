@@ -14,3 +14,48 @@ sde_washboard <- function() {
     observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + gamma * x)),
     name = "washboard")
 }
+
+# sin and cos of a model in single precision at the points x (floats): a
+# model that holds its state (zero drift) and observes sin(x) and cos(x),
+# one replica per point, read from the trajectories at t = 0.  Returns
+# list(x, s, c, s_exact, c_exact) (the exact values of the float x, in double).
+sde_sincos_probe <- function(backend, seed = 5) {
+  tofloat <- function(v) readBin(writeBin(v, raw(), size = 4), "double", size = 4, n = length(v))
+  withr::with_seed(seed, {
+    x <- tofloat(c(runif(3000, -4, 4), runif(3000, -8192, 8192), (-2000:2000) * pi / 2,
+                   2^-(1:40), -2^-(1:40), runif(300, 8192, 1e6), -runif(300, 8192, 1e6), 3e38))
+  })
+  m <- sde_model(drift = list(x = ~ 0), observe = list(s = ~ sin(x), c = ~ cos(x)),
+                 name = "sincos")
+  n <- length(x)
+  d <- as.data.frame(sde_run(m, n, init = list(x = x), dt = 1, t_max = 1,
+                             output = "trajectories", keep = n, precision = "single",
+                             backend = backend, seed = 1, progress = FALSE))
+  d <- d[d$time == 0, ]
+  d <- d[order(d$replica), ]
+  list(x = d$x, s = d$s, c = d$c, s_exact = sin(x), c_exact = cos(x), x_in = x)
+}
+
+# The accuracy of a probe's values (sde_sincos_probe()) in units of 2^-24:
+# at most `abs_u` absolute for |x| <= 8192 (the polynomial), `rel_u`
+# relative there where the value exceeds 1e-3, below 0.75 ulp(x) near the
+# zeros, and `lib_u` absolute beyond 8192 (the library's functions).
+expect_sincos_accuracy <- function(p, abs_u, rel_u, lib_u) {
+  u <- 2^-24
+  poly <- abs(p$x) <= 8192
+  ulp <- 2^(floor(log2(abs(p$x))) - 23)
+  for (f in c("s", "c")) {
+    got <- p[[f]]
+    ex <- p[[paste0(f, "_exact")]]
+    err <- abs(got - ex)
+    testthat::expect_lt(max(err[poly]), abs_u * u)
+    big <- poly & abs(ex) > 1e-3
+    testthat::expect_lt(max(err[big] / abs(ex[big])), rel_u * u)
+    near <- poly & abs(ex) <= 1e-3 & p$x != 0
+    testthat::expect_true(all(err[near] <= 0.75 * ulp[near]))
+    testthat::expect_lt(max(err[!poly]), lib_u * u)
+    # small x: sin x = x and cos x = 1 to the last bit
+    tiny <- abs(p$x) < 2^-13 & p$x != 0
+    testthat::expect_identical(got[tiny], if (f == "s") p$x[tiny] else rep(1, sum(tiny)))
+  }
+}

@@ -141,3 +141,19 @@ test_that("the model is compiled once and then read from the cache", {
   expect_true(length(list.files(file.path(gpu_cache_dir(), "sde"), recursive = TRUE,
                                 pattern = "cubin|ptx$")) >= 1)
 })
+
+test_that("a model's sin and cos in single precision on the GPU: the CPU's polynomial, about 1 ulp", {
+  skip_if_no_gpu()
+  g <- sde_sincos_probe("gpu")
+  expect_identical(g$x, g$x_in)
+  # the CPU's bounds (test-sde.R) with half a unit more, as NVRTC contracts
+  # the reduction and the polynomials into fused multiply-adds (one rounding
+  # where the CPU has two); beyond 8192, CUDA's sinf and cosf (2 ulp)
+  expect_sincos_accuracy(g, abs_u = 2.5, rel_u = 3, lib_u = 2)
+  if (sde_cpu_available()) {
+    cpu <- sde_sincos_probe("cpu")
+    # one source on both backends: the values agree to those roundings
+    expect_lt(max(abs(g$s - cpu$s)), 3 * 2^-24)
+    expect_lt(max(abs(g$c - cpu$c)), 3 * 2^-24)
+  }
+})

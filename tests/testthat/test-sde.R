@@ -399,3 +399,15 @@ test_that("the driven Brownian particle of paper 001 as a model matches driven_b
   expect_lt(abs(z), 4)
   expect_gt(d$v_mean, 0.1) # the running state: a test that can fail
 })
+
+test_that("a model's sin and cos in single precision: polynomial after reduction, about 1 ulp", {
+  skip_if_no_cc()
+  p <- sde_sincos_probe("cpu")
+  expect_identical(p$x, p$x_in)
+  # |x| <= 8192 (sp_sin_red_f, sp_cos_red_f of sp_math.h): 1.45 units of
+  # 2^-24 measured (the Cephes polynomials' own error plus the rounding of
+  # the result), 1.96 relative where the value is not small, 0.6 ulp(x) near
+  # the zeros (below the rounding of x itself); beyond 8192 and at 3e38 the C
+  # library's sinf and cosf, correctly rounded
+  expect_sincos_accuracy(p, abs_u = 2, rel_u = 2.5, lib_u = 1)
+})
