@@ -69,10 +69,10 @@ __device__ __forceinline__ void sp_esc_load(const sp_escape_kargs &a, long long 
   *stream = cd->stream0 + a.replica0 + p % a.n;
 }
 
-/* The end state of a censored item (what continuing it needs). */
-__device__ __forceinline__ void sp_esc_end(const sp_escape_kargs &a, long long i, sp_real phi,
-                                           sp_real v, uint64_t k, int hit, double frac) {
-  sp_escape_state *e = a.end + i;
+/* The end state of a censored item (what continuing it needs), at *e.
+ * Called only in the branches where a path is censored, once a path. */
+__device__ __forceinline__ void sp_esc_end(sp_escape_state *e, sp_real phi, sp_real v, uint64_t k,
+                                           int hit, double frac) {
   e->phi = (double)phi;
   e->v = (double)v;
   e->frac = frac;
@@ -131,7 +131,7 @@ sp_escape_kernel(const sp_escape_kargs a) {
               const uint64_t kc = k - 4 + (uint64_t)rs.hit;
               a.value[p] = val;
               a.status[p] = sts;
-              if (sts == SP_ESCAPE_CENSORED) sp_esc_end(a, p, phi, v, k, (int)rs.hit, rs.frac);
+              if (sts == SP_ESCAPE_CENSORED) sp_esc_end(a.end + p, phi, v, k, (int)rs.hit, rs.frac);
               useful += rs.hit > 0 && kc <= kmax ? kc : kmax;
               done++;
               pid = -1;
@@ -168,6 +168,9 @@ sp_escape_kernel(const sp_escape_kargs a) {
     iters += 2;
 #pragma unroll
     for (int u = 0; u < 2; u++) {
+#if SP_ESC_RESUME
+      /* continued paths: the crossing tested once, the end state stored
+       * from one place */
       if (act) {
         sp_real f;
         const int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k,
@@ -197,12 +200,55 @@ sp_escape_kernel(const sp_escape_kargs a) {
           cens = true;
           useful += kmax;
         }
-        if (cens) sp_esc_end(a, pid, phi, v, k, hit, (double)f);
+        if (cens) sp_esc_end(a.end + pid, phi, v, k, hit, (double)f);
         if ((crossed || k >= kmax) && fin) {
           done++;
           pid = -1;
           act = false;
         }
+#else
+      /* fresh paths: the loop of the runs before continuation (a crossing
+       * past kmax is no escape), the end state stored only in the two
+       * branches where a path is censored, so the common path (no
+       * crossing, k < kmax) runs what it ran before (escperf) */
+      if (act) {
+        sp_real f;
+        const int raw = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k,
+                                                  &phi, &v, &f);
+        /* a crossing past kmax is not an escape; it stays pending in the
+         * end state of the censored path */
+        const int hit = raw && k + (uint64_t)raw <= kmax ? raw : 0;
+        k += 4;
+        /* a lane whose state is non-finite does not end (it can neither
+         * escape nor be censored): the check at the end of the launch
+         * flags it */
+        const bool fin = isfinite(phi) && isfinite(v);
+        if (hit && fin) {
+          uint64_t kc = k - 4 + (uint64_t)hit;
+          const sp_escape_cond *cd = a.conds + sp_esc_path(a, pid) / a.n;
+          double val = SP_ESCAPE(sp_escape_value)(cd, kc, (double)f);
+          /* censoring is exact at vcens, also inside the last step (the
+           * crossing stays pending) */
+          const double vcens = cd->vcens; /* once: the stores may alias it */
+          a.value[pid] = val <= vcens ? val : vcens;
+          a.status[pid] = val <= vcens ? SP_ESCAPE_ESCAPED : SP_ESCAPE_CENSORED;
+          if (val > vcens) sp_esc_end(a.end + pid, phi, v, k, hit, (double)f);
+          useful += kc;
+          done++;
+          pid = -1;
+          act = false;
+        } else if (k >= kmax && fin) {
+          /* a crossing in the steps past kmax is pending (with hit 0 the
+           * fraction is 1, which the host reads as 0) */
+          a.value[pid] = a.conds[sp_esc_path(a, pid) / a.n].vcens;
+          a.status[pid] = SP_ESCAPE_CENSORED;
+          sp_esc_end(a.end + pid, phi, v, k, raw, (double)f);
+          useful += kmax;
+          done++;
+          pid = -1;
+          act = false;
+        }
+#endif
       }
     }
   }
