@@ -58,7 +58,7 @@ sde_plain_df <- function(x) {
 #' equals the one-call result to rounding, histograms summed, trajectories
 #' stacked).
 #'
-#' @param x,object A result of [sde_run()].
+#' @param x A result of [sde_run()].
 #' @param at_passage For passage times: add the columns of the state (and
 #'   observables) at passage, if the run kept them.
 #' @param variable Variables to draw (default: all).

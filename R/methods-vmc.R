@@ -307,6 +307,10 @@ vmc_summary1 <- function(object, method) {
 #' @param digits Significant digits to print.
 #' @export
 print.summary.vmc_blocks <- function(x, digits = 4, ...) {
+  if (is.null(attr(x, "method"))) { # rows or columns of a summary: its attributes are gone
+    print(as.data.frame(unclass(x)), digits = digits, row.names = FALSE)
+    return(invisible(x))
+  }
   parts <- attr(x, "parts")
   if (!is.null(parts)) { # several conditions: one after another
     cat(vmc_header(structure(list(), params = vmc_params(x))), "\n", sep = "")

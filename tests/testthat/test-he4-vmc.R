@@ -535,3 +535,10 @@ test_that("a sweep: summary, print, plots and coda per condition", {
   expect_identical(unname(as.matrix(m[[1]])[, "energy"]),
                    x$energy[x$condition == 2 & x$replica == 1])
 })
+
+test_that("columns of a summary print as a data frame (its attributes are gone)", {
+  s <- he4_vmc(16, density = c(0.02186, 0.024), replicas = 1, blocks = 2, block_sweeps = 2,
+               equilibration = 2, seed = 1, backend = "cpu", progress = FALSE)
+  out <- capture.output(print(summary(s)[c("condition", "density", "observable", "mean")]))
+  expect_true(any(grepl("condition", out)))
+})
