@@ -155,7 +155,7 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
     attr(out, a) <- attr(first, a)
   }
   reps <- unique(paths$replica)
-  attr(out, "replicas") <- length(reps)
+  attr(out, "replicas") <- as.double(length(reps))
   attr(out, "first_replica") <- min(reps)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")),

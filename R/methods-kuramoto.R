@@ -407,7 +407,7 @@ rbind.kuramoto_run <- function(..., deparse.level = 1) {
     h <- array(unlist(hs), c(d[1], d[2], sum(vapply(hs, function(a) dim(a)[3], 0))))
     attr(out, "hist") <- h[, , o, drop = FALSE]
   }
-  attr(out, "replicas") <- length(unique(sys_o$replica))
+  attr(out, "replicas") <- as.double(length(unique(sys_o$replica)))
   attr(out, "first_replica") <- min(sys_o$replica)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))

@@ -98,7 +98,7 @@ vmc_condition_part <- function(x, c) {
   st$coords <- st$coords[, , i, drop = FALSE]
   attr(out, "state") <- st
   attr(out, "displacement") <- st$displacement
-  attr(out, "replicas") <- length(i)
+  attr(out, "replicas") <- as.double(length(i))
   attr(out, "seconds") <- attr(x, "seconds") / nrow(g)
   pd <- attr(x, "pair_distribution")
   if (!is.null(pd)) {
@@ -295,7 +295,7 @@ vmc_summary1 <- function(object, method) {
     time_to_error(secs, 1000 * se_e) else NA_real_
   attr(out, "se_blocks") <- stats::setNames(vapply(rows, `[[`, 0, "se0"), VMC_OBSERVABLES)
   attr(out, "tau_short") <- VMC_OBSERVABLES[vapply(rows, `[[`, TRUE, "short")]
-  attr(out, "replicas") <- length(unique(vmc_replica_ids(object)))
+  attr(out, "replicas") <- as.double(length(unique(vmc_replica_ids(object))))
   attr(out, "method") <- method
   attr(out, "params") <- vmc_params(object)
   attr(out, "devices") <- attr(object, "devices")
@@ -677,7 +677,7 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
   attr(out, "step") <- NULL # results of earlier versions
   attr(out, "displacement") <- state$displacement
   attr(out, "params") <- vmc_params(first)
-  attr(out, "replicas") <- length(unique(state$replica))
+  attr(out, "replicas") <- as.double(length(unique(state$replica)))
   attr(out, "first_replica") <- min(state$replica)
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))

@@ -303,7 +303,7 @@ rbind.xorsat_tts <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   attr(out, "unfinished") <- do.call(rbind, lapply(parts, attr, "unfinished"))
-  attr(out, "replicas") <- length(unique(out$replica))
+  attr(out, "replicas") <- as.double(length(unique(out$replica)))
   attr(out, "first_replica") <- if (nrow(out)) min(out$replica) else attr(first, "first_replica")
   class(out) <- class(first)
   out

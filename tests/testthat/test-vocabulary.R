@@ -197,7 +197,7 @@ test_that("results of earlier versions (old names inside) are still read", {
                progress = FALSE)
   expect_identical(as.data.frame(b), as.data.frame(a))
   expect_identical(as.data.frame(rbind(y, b)), as.data.frame(rbind(x, a)))
-  expect_identical(attr(summary(y), "replicas"), 2L)
+  expect_identical(attr(summary(y), "replicas"), 2)
   # xorsat_qg: column run
   q <- xorsat_qg(xorsat_random(24, seed = 1), replicas = 4, clones = 32, seed = 9, pace = 1e-6,
                  backend = "cpu", progress = FALSE)
@@ -225,4 +225,28 @@ test_that("replica_chunks()$n of earlier versions still gives the counts, with a
   expect_identical(m, ch$replicas)
   expect_identical(ch$first_replica, c(1, 5, 8))
   expect_s3_class(ch[2, ], "data.frame")
+})
+
+test_that("rbind() of chunks gives the one call's attribute replicas, a double (found by the Slurm tests)", {
+  chunks <- function(f) {
+    whole <- f(1, 4)
+    joined <- rbind(f(1, 2), f(3, 2))
+    expect_identical(attr(joined, "replicas"), attr(whole, "replicas"))
+    expect_type(attr(joined, "replicas"), "double")
+  }
+  chunks(function(first, m) he4_vmc(16, replicas = m, first_replica = first, blocks = 2,
+                                    block_sweeps = 2, equilibration = 2, seed = 3,
+                                    backend = "cpu", progress = FALSE))
+  inst <- xorsat_random(24, seed = 2)
+  chunks(function(first, m) xorsat_qg(inst, replicas = m, first_replica = first, clones = 32,
+                                      seed = 3, backend = "cpu", progress = FALSE, pace = 1e-6))
+  chunks(function(first, m) driven_brownian(m, a = 1, omega = 2, f = 0, beta = 1, theta = 0.1,
+                                            periods = 2, steps_per_period = 1000,
+                                            first_replica = first, seed = 3,
+                                            backend = "cpu", progress = FALSE))
+  chunks(function(first, m) kuramoto(8, K = 1, dt = 0.1, steps = 4, replicas = m,
+                                     first_replica = first, seed = 3, backend = "cpu",
+                                     progress = FALSE))
+  chunks(function(first, m) escape_times(m, 0.5, 1, 1, 0.2, 0.02, 5, first_replica = first,
+                                         seed = 3, backend = "cpu", progress = FALSE))
 })
