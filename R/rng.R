@@ -88,9 +88,10 @@ philox_draw <- function(kind, n, seed, stream, offset, precision, backend,
                           call = call)
   # a bar only for draws that take a while (1e8 values: a second or more)
   fr <- list(call = call, plan = plan, progress = interactive() && n >= 1e8)
-  res <- sim_run(fr, C_sp_r_philox, kind, precision == "single", n, seed, stream,
-                 offset, kernel = "rng")
+  res <- sim_run(fr, "philox", kind = kind, single = precision == "single", n = n,
+                 seed = seed, stream = stream, offset = offset, kernel = "rng")
   out <- res$values
+  if (res$filled < n) out[(res$filled + 1):n] <- NA_real_ # an interrupt: the rest not drawn
   if (res$run[["interrupted"]] == 1) {
     attr(out, "interrupted") <- TRUE
     sp_warn(sprintf(paste0(

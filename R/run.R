@@ -8,14 +8,14 @@
 # A simulator is three calls around its own physics:
 #
 #   fr <- sim_frame(call, n = n, first = first_replica, seed = seed, ...)
-#   res <- sim_run(fr, C_sp_r_<engine>, <engine arguments>, kernel = "<engine>",
+#   res <- sim_run(fr, "<model>", <job fields by name>, kernel = "<kernel>",
 #                  variant = ...)
 #   out <- <assemble the result from res>
 #   sim_result(out, fr, res, class = ..., unfinished = ...)
 #
-# Every engine's .Call entry takes (gpu_key, devices, progress) as its last
-# three arguments and returns a list with at least `run` = c(seconds, rounds,
-# interrupted) (src/r_run.c).
+# Every model is a descriptor (src/models/) run by the one generic entry
+# (src/r_model.c), which returns the model's outputs by name and `run` =
+# c(seconds, rounds, interrupted) (src/r_run.c).
 
 # Bytes of memory the machine can still give (Linux), Inf where unknown: the
 # MemAvailable of /proc/meminfo, or less where the process has an
@@ -129,10 +129,8 @@ sim_grid <- function(args, call) {
 # runs the model called `entry` (a descriptor of src/models/) through the one
 # generic entry, its job the named arguments in `...` (or the list `job`),
 # read by name into the model's struct; the result is the model's outputs by
-# name and `run` (seconds, rounds, interrupted).  An entry that is a native
-# symbol is the older positional path, .Call(entry, ..., gpu_key, devices,
-# progress) (lrmd, until it is a descriptor too).  cli (whose C API draws
-# the progress bar) is imported by the package, so its namespace is loaded.
+# name and `run` (seconds, rounds, interrupted).  cli (whose C API draws the
+# progress bar) is imported by the package, so its namespace is loaded.
 #
 # The interrupt rule holds whenever the user presses Ctrl-C: from the .Call
 # until the simulator (the function `envir` belongs to) returns, R's
@@ -144,17 +142,14 @@ sim_grid <- function(args, call) {
 # a Ctrl-C interrupts as anywhere in R: nothing has run yet.
 sim_run <- function(frame, entry, ..., job = list(...), kernel = NULL, variant = "default",
                     envir = parent.frame()) {
+  if (!is.character(entry)) stop("internal error: sim_run() runs a model of the registry, by name")
   key <- ""
   if (frame$plan$backend == "gpu") {
     if (is.null(kernel)) stop("internal error: a GPU run needs a kernel")
     key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant)
   }
   sim_hold_interrupts(frame$call, envir)
-  devices <- as.integer(frame$plan$devices)
-  if (is.character(entry)) { # a model of the registry (src/models): one entry
-    return(.Call(C_sp_r_model_run, entry, job, key, devices, frame$progress))
-  }
-  .Call(entry, ..., key, devices, frame$progress)
+  .Call(C_sp_r_model_run, entry, job, key, as.integer(frame$plan$devices), frame$progress)
 }
 
 # Suspend interrupts until the function whose frame is `envir` exits (an

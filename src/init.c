@@ -9,7 +9,6 @@
 #include "gpu/sp_gpu.h"
 
 /* the package's functions */
-SEXP sp_r_philox(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_model_run(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_check_coords(SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -55,7 +54,6 @@ SEXP sp_r_error_rule_test(void);
 #define CALLDEF(name, n) {#name, (DL_FUNC)&name, n}
 
 static const R_CallMethodDef call_methods[] = {
-  CALLDEF(sp_r_philox, 9),
   CALLDEF(sp_r_model_run, 5),
   CALLDEF(sp_r_vmc_lattice, 5),
   CALLDEF(sp_r_vmc_check_coords, 5),

@@ -2,7 +2,6 @@
 
 #include "core/sp_error.h"
 
-#include <string.h>
 
 static uint32_t sp_r_u32_value(double v) {
   if (!(v >= 0 && v < 4294967296.0) || v != (double)(uint32_t)v)
@@ -82,37 +81,4 @@ int *sp_r_devices(SEXP devices, int *n) {
 
 R_xlen_t sp_r_rows(SEXP cols) {
   return Rf_length(cols) > 0 ? XLENGTH(VECTOR_ELT(cols, 0)) : 0;
-}
-
-R_xlen_t sp_r_struct_array(SEXP cols, const sp_r_field *fields, int nfields, void *out,
-                           size_t size) {
-  SEXP names = Rf_getAttrib(cols, R_NamesSymbol);
-  int nc = Rf_length(cols), f, j;
-  R_xlen_t n = sp_r_rows(cols), i;
-  if (TYPEOF(cols) != VECSXP || names == R_NilValue || nc != nfields)
-    Rf_error("internal error: %d named columns expected, %d given", nfields, nc);
-  for (j = 0; j < nc; j++)
-    if (XLENGTH(VECTOR_ELT(cols, j)) != n || TYPEOF(VECTOR_ELT(cols, j)) != REALSXP)
-      Rf_error("internal error: column '%s' is not a double column of %lld rows",
-               CHAR(STRING_ELT(names, j)), (long long)n);
-  for (f = 0; f < nfields; f++) {
-    const double *x = NULL;
-    for (j = 0; j < nc && x == NULL; j++)
-      if (strcmp(CHAR(STRING_ELT(names, j)), fields[f].name) == 0) x = REAL(VECTOR_ELT(cols, j));
-    if (x == NULL) Rf_error("internal error: column '%s' missing", fields[f].name);
-    for (i = 0; i < n; i++) {
-      char *dst = (char *)out + (size_t)i * size + fields[f].offset;
-      if (fields[f].type == SP_R_DOUBLE) {
-        double v = x[i];
-        memcpy(dst, &v, sizeof v);
-      } else if (fields[f].type == SP_R_U64) {
-        uint64_t v = (uint64_t)x[i];
-        memcpy(dst, &v, sizeof v);
-      } else {
-        int64_t v = (int64_t)x[i];
-        memcpy(dst, &v, sizeof v);
-      }
-    }
-  }
-  return n;
 }

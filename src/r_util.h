@@ -23,20 +23,6 @@ void sp_r_stop_classed(const char *msg, const char *cls);
 void sp_r_check(int status);
 /* A named double vector (statistics by name, not by position). */
 SEXP sp_r_named_reals(const char *const *names, const double *values, int n);
-/* Fields of a struct shared with the engines (an *_args.h struct), filled
- * from a named list of equal-length double columns -- by name, so that the
- * R side and the struct cannot drift apart by position. */
-typedef enum { SP_R_DOUBLE, SP_R_U64, SP_R_I64 } sp_r_type;
-typedef struct {
-  const char *name;
-  size_t offset;
-  sp_r_type type;
-} sp_r_field;
-/* out: n elements of `size` bytes.  Errors when a field is missing from
- * `cols`, `cols` has a column no field takes, or the lengths differ;
- * returns n. */
-R_xlen_t sp_r_struct_array(SEXP cols, const sp_r_field *fields, int nfields, void *out,
-                           size_t size);
 /* Rows of a named list of columns. */
 R_xlen_t sp_r_rows(SEXP cols);
 

@@ -48,7 +48,7 @@ test_that("the generic entry refuses a job that does not match the model", {
 
 test_that("every simulator runs through the one entry: no positional .Call of a model is left", {
   ns <- asNamespace("statphysgpu")
-  entries <- grep("^C_sp_r_(escape|driven|kuramoto|vmc|xorsat|lrmd)$", ls(ns, all.names = TRUE),
+  entries <- grep("^C_sp_r_(escape|driven|kuramoto|vmc|xorsat|lrmd|sde|ams|philox)$", ls(ns, all.names = TRUE),
                   value = TRUE)
   expect_identical(entries, character())
 })
