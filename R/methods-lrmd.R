@@ -264,9 +264,23 @@ plot.lrmd_run <- function(x, which = c("order", "energy", "phase"), snapshot = N
   d <- as.data.frame.lrmd_run(x)
   model <- attr(x, "model")
   rows <- lrmd_system_rows(x)
-  # one line per system: y (a column) against time
-  lines_of <- function(y, col = 1, ...) {
-    for (r in rows) graphics::lines(d$time[r], d[[y]][r], col = col, ...)
+  # one line per system: y (a column) against time; with several conditions
+  # (a sweep) a colour per condition and a legend of the parameters that vary
+  cond_of <- lrmd_systems_table(x)$condition %||% rep(1, length(rows))
+  conds <- attr(x, "conditions")
+  ncond <- if (is.null(conds)) 1 else nrow(conds)
+  cond_cols <- if (ncond > 1) grDevices::hcl.colors(ncond, "Dark 3") else "black"
+  lines_of <- function(y, col = NULL, ...) {
+    for (i in seq_along(rows)) {
+      graphics::lines(d$time[rows[[i]]], d[[y]][rows[[i]]], col = col %||% cond_cols[cond_of[i]],
+                      ...)
+    }
+  }
+  cond_legend <- function() {
+    if (ncond > 1) {
+      lab <- vary_labels(conds[setdiff(names(conds), "condition")])$labels
+      graphics::legend("topleft", lab, col = cond_cols, lty = 1, bty = "n", cex = 0.8)
+    }
   }
   frame <- function(y, ylim = range(d[[y]], finite = TRUE), ...) {
     graphics::plot(range(d$time), ylim, type = "n", xlab = "t", ...)
@@ -276,9 +290,11 @@ plot.lrmd_run <- function(x, which = c("order", "energy", "phase"), snapshot = N
       frame("virial_ratio", ylab = "virial ratio 2K/W", main = "Virial ratio", ...)
       lines_of("virial_ratio")
       graphics::abline(h = 1, lty = 2, col = "grey40")
+      cond_legend()
     } else {
       frame("M", ylim = c(0, 1), ylab = "M", main = "Magnetisation", ...)
       lines_of("M")
+      cond_legend()
       if (model == "hmf") {
         e0 <- unique(lrmd_systems_table(x)$e0)
         graphics::abline(h = hmf_caloric(pmax(0, e0[is.finite(e0)]))$M, lty = 2, col = "grey40")
@@ -295,6 +311,7 @@ plot.lrmd_run <- function(x, which = c("order", "energy", "phase"), snapshot = N
                      lty = 1, bty = "n")
     frame("energy_error", ylab = "(E - E0) / |E0|", main = "Relative energy error")
     lines_of("energy_error")
+    cond_legend()
   } else {
     ph <- lrmd_phase(x, snapshot, call, system)
     bu <- seq(min(ph$u), max(ph$u) + 1e-12, length.out = bins + 1)

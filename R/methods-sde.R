@@ -260,6 +260,11 @@ plot.sde_moments <- function(x, variable = NULL, ...) {
       }
       graphics::lines(e$time, e$mean, col = cols[i], lwd = 1.5)
     }
+    conds_tab <- attr(x, "conditions")
+    if (length(conds) > 1 && !is.null(conds_tab)) {
+      lab <- vary_labels(conds_tab[setdiff(names(conds_tab), "condition")])$labels
+      graphics::legend("topright", lab[conds], col = cols, lwd = 1.5, bty = "n", cex = 0.8)
+    }
   }
   invisible(x)
 }
