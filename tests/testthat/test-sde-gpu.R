@@ -29,6 +29,21 @@ test_that("GPU and CPU agree path by path in double precision: passage times and
   }
 })
 
+test_that("GPU passage: the first step past the event, at every step of a macro-step", {
+  skip_if_no_gpu()
+  # the passage kernel's chunks of whole macro-steps without tests between
+  # the steps, the one where the event holds redone step by step; also with
+  # the registers capped (statphysgpu.sde_blocks_per_sm) and the hardware sine
+  for (precision in c("double", "single")) for (method in c("euler", "srk2"))
+    expect_passage_at_first_crossing("gpu", precision, method, n = 2000)
+  for (opt in list(list(statphysgpu.sde_blocks_per_sm = 10),
+                   list(statphysgpu.sde_fast_math = TRUE))) {
+    old <- options(opt)
+    expect_passage_at_first_crossing("gpu", "single", "euler", n = 2000)
+    options(old)
+  }
+})
+
 test_that("moments, histograms and trajectories: GPU = CPU in double", {
   skip_if_no_gpu()
   args <- list(m = sde_lorenz(), replicas = 3000, init = list(x = 1, y = 1, z = ~ rho - 1),

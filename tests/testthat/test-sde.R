@@ -178,6 +178,12 @@ test_that("Brownian motion with drift: passage times follow the inverse Gaussian
   expect_gt(abs(mean(r$value) - (1 + dt / 2)) / se, 3)
 })
 
+test_that("a passage is the first step past the event, at every step of a macro-step", {
+  skip_if_no_cc()
+  for (precision in c("double", "single")) for (method in c("euler", "srk2"))
+    expect_passage_at_first_crossing("cpu", precision, method)
+})
+
 test_that("the washboard as a model matches escape_times() in distribution", {
   skip_if_no_cc()
   n <- 2000
