@@ -157,13 +157,14 @@ test_that("the model is compiled once and then read from the cache", {
                                 pattern = "cubin|ptx$")) >= 1)
 })
 
-test_that("a model's sin and cos in single precision on the GPU: the CPU's polynomial, about 1 ulp", {
+test_that("a model's sin and cos in single precision on the GPU: the CPU's polynomial, about 2 ulp", {
   skip_if_no_gpu()
   g <- sde_sincos_probe("gpu")
   expect_identical(g$x, g$x_in)
   # the CPU's bounds (test-sde.R) with half a unit more, as NVRTC contracts
-  # the reduction and the polynomials into fused multiply-adds (one rounding
-  # where the CPU has two); beyond 8192, CUDA's sinf and cosf (2 ulp)
+  # the reduction and the polynomial into fused multiply-adds (one rounding
+  # where the CPU has two; 2.10 units measured with gcc -mfma on 1e7
+  # points); beyond 8192, CUDA's sinf and cosf (2 ulp)
   expect_sincos_accuracy(g, abs_u = 2.5, rel_u = 3, lib_u = 2)
   if (sde_cpu_available()) {
     cpu <- sde_sincos_probe("cpu")
