@@ -159,7 +159,9 @@ sde_gpu_variant <- function(precision, method) {
                    else "SP_REAL=double",
                    sprintf("SP_SDE_HEUN=%d", as.integer(method == "srk2")),
                    if (isTRUE(sp_tuning("sde_fast_math")) && precision == "single")
-                     "SP_SDE_FAST_MATH=1"),
+                     "SP_SDE_FAST_MATH=1",
+                   if (sp_tuning("sde_blocks_per_sm") > 0)
+                     sprintf("SP_SDE_MINBLOCKS=%d", as.integer(sp_tuning("sde_blocks_per_sm")))),
        fast_math = FALSE)
 }
 

@@ -43,13 +43,19 @@
 #' (exactly for passage times and trajectories; moments to rounding, as their
 #' tiles are cut at the chunk's first replica).
 #'
-#' In single precision, `sin()` and `cos()` of a model are one polynomial
-#' after reduction by \eqn{\pi/2} on both backends (within about one unit
-#' in the last place for \eqn{|x| \le 8192}, the C library's functions
-#' beyond); the option `statphysgpu.sde_fast_math = TRUE` takes the GPU's
-#' hardware sine and cosine instead (faster, accurate to \eqn{2^{-21}}
-#' absolute on \eqn{(-\pi, \pi)} only, as [escape_times()] uses in single
-#' precision).
+#' In single precision, `sin()` and `cos()` of a model are one source on
+#' both backends: for \eqn{|x| \le 8192} a reduction by multiples of
+#' \eqn{\pi} and one odd polynomial of degree 9 (within 2.1 units of
+#' \eqn{2^{-24}}, absolute and relative, about two units in the last place;
+#' a few instructions on the GPU), the C library's functions beyond.  CPU
+#' and GPU then differ in single precision only where the GPU fuses a
+#' multiply and an add (a unit of \eqn{2^{-24}} or so), as the single
+#' precision paths of [escape_times()] differ; double precision is the
+#' C library's on both.  The option `statphysgpu.sde_fast_math = TRUE` takes
+#' the GPU's hardware sine and cosine instead (faster still, accurate to
+#' \eqn{2^{-21.4}} absolute on \eqn{(-\pi, \pi)} only, not relative near
+#' the zeros, and worse for larger arguments; [escape_times()] uses it in
+#' single precision, where its angle stays near the well).
 #'
 #' A path whose state turns NaN or infinite stops the run with an error of
 #' class `statphysgpu_not_finite` naming the replica, the time and the

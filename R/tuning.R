@@ -17,7 +17,10 @@ SP_TUNING <- list(
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
   # sde_run(): the hardware sine and cosine in single-precision kernels (as
   # escape.cu's single variants use for the washboard); bench/sde.R compares
-  sde_fast_math = list(FALSE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE")
+  sde_fast_math = list(FALSE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
+  # sde_run(): the passage kernel's registers capped for this many blocks of
+  # 128 threads an SM (0: no cap); bench/sde-variants.R compares
+  sde_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 16), "a whole number from 0 to 16")
 )
 
 is_string <- function(v) is.character(v) && length(v) == 1 && !is.na(v)
