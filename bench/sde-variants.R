@@ -2,8 +2,9 @@
 # paths, Delta U / theta = 6, single precision, V0 = 1, beta = 0.2,
 # gamma = 0.5, h = 0.01) in each variant of the passage kernel, against
 # escape_times() in the same run:
-#   sine: the default polynomial (sp_sin_pi_f) or the hardware's
-#         (statphysgpu.sde_fast_math = TRUE);
+#   sine: the polynomial (sp_sin_pi_f, statphysgpu.sde_fast_math = FALSE)
+#         or the hardware's after a reduction by 2 pi (sp_sin_hw_f, the
+#         default);
 #   registers: as ptxas chooses, or capped for 10 blocks of 128 threads an
 #         SM (statphysgpu.sde_blocks_per_sm = 10: 48 registers, escape's).
 #   SP_COMMIT=$(git rev-parse --short HEAD) Rscript bench/sde-variants.R [reps]
@@ -43,7 +44,7 @@ for (m in c("euler", "srk2")) {
     run(1000, 10) # compile, load
     r <- best(function() run(n, 1e9))
     options(old)
-    lab <- sprintf("single %s, %s sine, registers %s", m, if (fast) "hardware" else "default",
+    lab <- sprintf("single %s, %s sine, registers %s", m, if (fast) "hardware (default)" else "polynomial",
                    if (bps > 0) "capped (48)" else "free")
     add(sprintf("washboard model: useful steps/s, %s", lab), r, "1/s")
     add(sprintf("washboard model / escape_times(), %s (target >= 0.9)", lab), r / e_rate, "")

@@ -33,11 +33,11 @@ test_that("GPU passage: the first step past the event, at every step of a macro-
   skip_if_no_gpu()
   # the passage kernel's chunks of whole macro-steps without tests between
   # the steps, the one where the event holds redone step by step; also with
-  # the registers capped (statphysgpu.sde_blocks_per_sm) and the hardware sine
+  # the registers capped (statphysgpu.sde_blocks_per_sm) and the polynomial sine
   for (precision in c("double", "single")) for (method in c("euler", "srk2"))
     expect_passage_at_first_crossing("gpu", precision, method, n = 2000)
   for (opt in list(list(statphysgpu.sde_blocks_per_sm = 10),
-                   list(statphysgpu.sde_fast_math = TRUE))) {
+                   list(statphysgpu.sde_fast_math = FALSE))) {
     old <- options(opt)
     expect_passage_at_first_crossing("gpu", "single", "euler", n = 2000)
     options(old)
@@ -159,6 +159,8 @@ test_that("the model is compiled once and then read from the cache", {
 
 test_that("a model's sin and cos in single precision on the GPU: the CPU's polynomial, about 2 ulp", {
   skip_if_no_gpu()
+  old <- options(statphysgpu.sde_fast_math = FALSE)
+  on.exit(options(old))
   g <- sde_sincos_probe("gpu")
   expect_identical(g$x, g$x_in)
   # the CPU's bounds (test-sde.R) with half a unit more, as NVRTC contracts
@@ -172,4 +174,26 @@ test_that("a model's sin and cos in single precision on the GPU: the CPU's polyn
     expect_lt(max(abs(g$s - cpu$s)), 3 * 2^-24)
     expect_lt(max(abs(g$c - cpu$c)), 3 * 2^-24)
   }
+})
+
+test_that("a model's sin and cos in single precision on the GPU by default: the hardware's after reduction", {
+  skip_if_no_gpu()
+  g <- sde_sincos_probe("gpu")
+  expect_identical(g$x, g$x_in)
+  u <- 2^-24
+  poly <- abs(g$x) <= 8192
+  for (f in c("s", "c")) {
+    err <- abs(g[[f]] - g[[paste0(f, "_exact")]])
+    # __sinf / __cosf within 2^-21.41 absolute on [-pi, pi] (6.03 units),
+    # plus the reduction's one rounding of r (|r| <= pi + : half an ulp of
+    # a number below 4, 2 units): 8.1 units
+    expect_lt(max(err[poly]), 8.1 * u)
+    # beyond 8192 CUDA's sinf and cosf (2 ulp)
+    expect_lt(max(err[!poly]), 2 * u)
+  }
+  # it is the default: other numbers than the polynomial's
+  old <- options(statphysgpu.sde_fast_math = FALSE)
+  on.exit(options(old))
+  p <- sde_sincos_probe("gpu")
+  expect_false(identical(g$s, p$s))
 })
