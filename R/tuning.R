@@ -15,7 +15,7 @@ SP_TUNING <- list(
   lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   lrmd_variant = list("mixed_ftz", function(v) is_string(v), "a kernel variant's name"),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
-  # sde_run(): the hardware sine and cosine (after a reduction by 2 pi) in
+  # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the
   # washboard; FALSE: the CPU's polynomial; bench/sde.R compares
   sde_fast_math = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),

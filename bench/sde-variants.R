@@ -3,7 +3,7 @@
 # gamma = 0.5, h = 0.01) in each variant of the passage kernel, against
 # escape_times() in the same run:
 #   sine: the polynomial (sp_sin_pi_f, statphysgpu.sde_fast_math = FALSE)
-#         or the hardware's after a reduction by 2 pi (sp_sin_hw_f, the
+#         or the hardware's after a reduction by pi (sp_sin_hw_f, the
 #         default);
 #   registers: as ptxas chooses, or capped for 10 blocks of 128 threads an
 #         SM (statphysgpu.sde_blocks_per_sm = 10: 48 registers, escape's).

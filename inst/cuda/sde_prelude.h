@@ -39,8 +39,8 @@
 #  define SP_LOG logf
 #  define SP_SQRT sqrtf
 /* sin and cos: on the GPU by default (option statphysgpu.sde_fast_math,
- * TRUE) the hardware's after an exact reduction by 2 pi (sp_sin_hw_f of
- * sp_math.h: within 8.1 units of 2^-24 absolute for |x| <= 8192, about 6
+ * TRUE) the hardware's after an exact reduction by pi (sp_sin_hw_f of
+ * sp_math.h: within 7.1 units of 2^-24 absolute for |x| <= 8192, about 8
  * instructions), as the package's single-precision kernels (escape,
  * driven, kuramoto) use the hardware sine; otherwise, and always on the
  * CPU, a reduction by multiples of pi and one odd polynomial of degree 9

@@ -295,29 +295,45 @@ SP_FN float sp_cos_pi_f(float x) {
   return fabsf(x) < 2.44140625e-4f ? 1.0f : s.f;
 }
 
-/* The GPU's hardware sine and cosine after an exact reduction by 2 pi (the
+/* The GPU's hardware sine and cosine after an exact reduction by pi (the
  * default of a user model's sin() and cos() in single precision on the
  * GPU, as the package's own single-precision kernels use the hardware
- * sine): n = rint(x / 2 pi), r = x - n C1 - n C2 with C1 = float(2 pi) and
- * C2 = 2 pi - C1 (two fused multiply-adds; the first is exact for
- * |x| <= 8192, the second rounds once, within 2 units of 2^-24 in r), then
- * __sinf(r) / __cosf(r), within 2^-21.41 absolute on [-pi, pi] (CUDA
- * programming guide): within 8.1 units of 2^-24 absolute in all, not
- * relative near the zeros.  Beyond 8192, NaN and infinities the library's
- * sinf and cosf.  About 6 instructions where sp_sin_pi_f takes 13. */
+ * sine): n = rint(x / pi) (read from the low bit of a shifted sum, as in
+ * sp_sin_pi_f), r = x - n C1 - n C2 with C1 = float(pi) and C2 = pi - C1
+ * (two fused multiply-adds: the first exact for |x| <= 8192, the second
+ * rounds once, within 1 unit of 2^-24 as |r| <= pi/2), then
+ * sin x = (-1)^n __sinf(r) and cos x = (-1)^n __cosf(r), the hardware's
+ * within 2^-21.41 absolute on [-pi, pi] (CUDA programming guide; the
+ * multiply by 1/2pi inside __sinf rounds toward zero, an error that grows
+ * with |r|, hence [-pi/2, pi/2] rather than [-pi, pi]): within 7.1 units
+ * of 2^-24 absolute in all, not relative near the zeros.  Beyond 8192, NaN
+ * and infinities the library's sinf and cosf.  About 8 instructions where
+ * sp_sin_pi_f takes 13. */
 #if SP_CUDA
-SP_FN float sp_reduce_2pi_hw_f(float x) {
-  const float n = rintf(x * 0.159154943091895336f);
-  const float r = fmaf(-n, 6.28318548202514648f, x);
-  return fmaf(-n, -1.74845553146951715e-7f, r);
+SP_FN float sp_reduce_pi_hw_f(float x, uint32_t *sign) {
+  union { float f; uint32_t u; } t;
+  float n, r;
+  t.f = x * 0.318309886183790672f + 12582912.0f; /* 1.5 2^23: rint(x / pi) */
+  n = t.f - 12582912.0f;
+  *sign = t.u << 31; /* (-1)^n */
+  r = fmaf(-n, 3.14159274101257324f, x);
+  return fmaf(-n, -8.74227800037247515e-8f, r);
 }
 SP_FN float sp_sin_hw_f(float x) {
+  union { float f; uint32_t u; } s;
+  uint32_t sign;
   if (!(fabsf(x) <= 8192.0f)) return sp_sin_big_f(x);
-  return __sinf(sp_reduce_2pi_hw_f(x));
+  s.f = __sinf(sp_reduce_pi_hw_f(x, &sign));
+  s.u ^= sign;
+  return s.f;
 }
 SP_FN float sp_cos_hw_f(float x) {
+  union { float f; uint32_t u; } s;
+  uint32_t sign;
   if (!(fabsf(x) <= 8192.0f)) return sp_cos_big_f(x);
-  return __cosf(sp_reduce_2pi_hw_f(x));
+  s.f = __cosf(sp_reduce_pi_hw_f(x, &sign));
+  s.u ^= sign;
+  return s.f;
 }
 #endif
 
