@@ -54,5 +54,5 @@ static const sp_output outputs[] = {
 
 const sp_model sp_model_ams = {
   "ams", sizeof(sp_ams_job), sizeof(sp_ams_out), fields, SP_NFIELDS(fields), outputs,
-  SP_NFIELDS(outputs), NULL, work, "AMS replicas", out_init, offsetof(sp_ams_job, single),
+  SP_NFIELDS(outputs), sp_ams_prepare_washboard, work, "AMS replicas", out_init, offsetof(sp_ams_job, single),
   {sp_ams_cpu_run_d, sp_ams_cpu_run_f}, sp_gpu_ams};
