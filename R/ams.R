@@ -197,23 +197,34 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
                  particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
                  single = fr$precision == "single",
                  kernel = "ams", variant = paste(fr$precision, method, sep = "_"))
-  reps <- res$replicas
+  tab <- ams_replicas_table(res$replicas, grid, fr)
+  out <- ams_object(tab, grid, list(
+    phi_A = phiA, score = c("position", "energy")[score_kind + 1L], particles = particles,
+    k = k, method = method, dt = dt,
+    threshold = threshold, init = init, args = args))
+  sim_result(out, fr, res, class = c("escape_rate_ams", "data.frame"),
+             unfinished = ams_unfinished(tab))
+}
+
+# The replica table of a run (one row per replica: condition, the grid's
+# columns, replica, the engine's per-replica results, status) -- also
+# sde_ams()'s.
+ams_replicas_table <- function(reps, grid, fr) {
+  ncond <- nrow(grid)
   cond_of <- rep(seq_len(ncond), each = fr$n)
   tab <- cbind(data.frame(condition = cond_of), grid[cond_of, -1, drop = FALSE],
                data.frame(replica = rep(fr$first - 1 + seq_len(fr$n), times = ncond)))
   for (nm in setdiff(names(reps), "status")) tab[[nm]] <- reps[[nm]]
   tab$status <- c("unfinished", "done", "extinct")[reps$status + 1L]
   rownames(tab) <- NULL
-  nunf <- sum(tab$status == "unfinished")
-  out <- ams_object(tab, grid, list(
-    phi_A = phiA, score = c("position", "energy")[score_kind + 1L], particles = particles,
-    k = k, method = method, dt = dt,
-    threshold = threshold, init = init, args = args))
-  sim_result(out, fr, res, class = c("escape_rate_ams", "data.frame"),
-             unfinished = sprintf(paste0(
-               "%s of %s replicas finished; the estimates use those only (rerun ",
-               "the others with the same seed and `first_replica`)"),
-               fmt_count(nrow(tab) - nunf), fmt_count(nrow(tab))))
+  tab
+}
+
+# The warning of an interrupted run.
+ams_unfinished <- function(tab) {
+  sprintf(paste0("%s of %s replicas finished; the estimates use those only (rerun ",
+                 "the others with the same seed and `first_replica`)"),
+          fmt_count(sum(tab$status != "unfinished")), fmt_count(nrow(tab)))
 }
 
 # The engine's score kind (SP_AMS_SCORE_* of ams_args.h) from `score`.
@@ -411,7 +422,7 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   parts <- parts[!vapply(parts, is.null, TRUE)]
   first <- parts[[1]]
   keys <- c("seed_hex", "precision", "conditions", "phi_A", "score", "particles", "k",
-            "method", "dt", "threshold", "init")
+            "method", "dt", "threshold", "init", "model", "A", "B")
   same <- function(a) inherits(a, "escape_rate_ams") &&
     all(vapply(keys, function(k) identical(attr(a, k), attr(first, k)), TRUE))
   if (!all(vapply(parts, same, TRUE))) {
