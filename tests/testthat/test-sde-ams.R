@@ -78,6 +78,20 @@ test_that("an overdamped cubic well: AMS agrees with the exact integral and with
   expect_lt(abs(s$mfpt - tex) / s$mfpt_se, 4)
 })
 
+test_that("two states with two noise entries (two normals a step) agree with brute force", {
+  skip_if_no_cc()
+  two <- sde_model(drift = list(x = ~ -x + x^2 + c * y, y = ~ -y),
+                   noise = list(x = ~ sqrt(2 * theta), y = ~ sqrt(2 * theta)),
+                   params = c(theta = 0.06, c = 0.3), stop = ~ x > 1, name = "two")
+  x <- sams(two, ~ x + c * y, A = 0.15, init = list(x = 0, y = 0), dt = 0.01,
+            particles = 100, replicas = 10, k = 3, seed = 21)
+  p <- sde_run(two, 1000, init = list(x = 0, y = 0), dt = 0.01, t_max = 1e5, seed = 2,
+               backend = "cpu", precision = "double", progress = FALSE)
+  expect_true(all(p$escaped))
+  z <- (x$mfpt - mean(p$value)) / sqrt(x$mfpt_se^2 + stats::var(p$value) / nrow(p))
+  expect_lt(abs(z), 4) # |z| < 4 with both errors
+})
+
 test_that("a grid of parameters: one row per condition, one column per swept parameter", {
   skip_if_no_cc()
   m <- sde_cubic()
