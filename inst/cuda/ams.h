@@ -327,23 +327,23 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
   return SP_AMS_OK;
 }
 
-/* A particle from its origin x0 along path P: with z >= SP_AMS_INF until A
- * or B, else (a replay) until the first state whose score exceeds z (the
- * origin itself if it does).  *mx: the largest score outside A and B, from
- * the origin on; *w: the last state; *steps counts the steps.  Returns the
+/* A particle from its origin (w->x on entry) along path P: with z >=
+ * SP_AMS_INF until A or B, else (a replay) until the first state whose
+ * score exceeds z (the origin itself if it does).  *mx: the largest score
+ * outside A and B, from the origin on; *w: the last state; *steps counts
+ * the steps.  Returns the
  * event, or SP_AMS_EV_NONE on a failure (non-finite state, too many
  * steps).  One compiled copy (SP_AMS_ONE_COPY), called from one place
  * (sp_ams_branch), for the first runs and the replays alike. */
 SP_AMS_ONE_COPY int SP_PREC(sp_ams_particle)(const SP_PREC(sp_ams_par) *p, int heun,
                                              uint64_t seed, uint64_t stream, uint64_t P,
-                                             SP_REAL z, const SP_REAL *x0,
-                                             SP_PREC(sp_ams_walker) *w, SP_REAL *mx,
-                                             SP_REAL *frac, uint64_t *steps) {
+                                             SP_REAL z, SP_PREC(sp_ams_walker) *w,
+                                             SP_REAL *mx, SP_REAL *frac, uint64_t *steps) {
   int ev = SP_AMS_EV_NONE, d;
-  SP_PREC(sp_ams_walker_at)(w, x0, 0, seed, stream, P);
-  *mx = SP_PREC(sp_ams_mscore)(p, x0);
+  w->k = 0; /* a multiple of SP_AMS_M: the first step draws its normals */
+  *mx = SP_PREC(sp_ams_mscore)(p, w->x);
   *frac = 1;
-  if (*mx > z || (SP_PREC(sp_ams_in_B)(p, x0, *mx) && z < SP_AMS_INF))
+  if (*mx > z || (SP_PREC(sp_ams_in_B)(p, w->x, *mx) && z < SP_AMS_INF))
     return SP_AMS_EV_LEVEL; /* B: above all */
   while (ev == SP_AMS_EV_NONE) {
     const uint64_t kb = w->k;
@@ -376,11 +376,10 @@ SP_FN int SP_PREC(sp_ams_branch)(const SP_PREC(sp_ams_par) *p, int heun, uint64_
    * sp_ams_particle for both (see SP_AMS_ONE_COPY) */
   for (;;) {
     const uint64_t o = replay ? q : i;
-    SP_REAL x0[SP_AMS_NX];
     if (!replay && path[i] >= SP_AMS_MAX_PATHS) return SP_AMS_FAIL_LIMIT;
-    for (d = 0; d < SP_AMS_NX; d++) x0[d] = x[d * xs + o];
-    ev = SP_PREC(sp_ams_particle)(p, heun, seed, stream, path[o], replay ? z : SP_AMS_INF, x0,
-                                  &w, &mx, &frac, steps);
+    for (d = 0; d < SP_AMS_NX; d++) w.x[d] = x[d * xs + o];
+    ev = SP_PREC(sp_ams_particle)(p, heun, seed, stream, path[o], replay ? z : SP_AMS_INF, &w,
+                                  &mx, &frac, steps);
     if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
     if (!replay) break;
     if (ev != SP_AMS_EV_LEVEL) return SP_AMS_FAIL_REPLAY;
