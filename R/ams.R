@@ -85,8 +85,8 @@
 #' energy 1.4 times (`vignette("rare-escapes")`). `summary()` reports the
 #' relative variance against the ideal; far above it, use more replicas or
 #' the other score. The engine's only model-specific pieces are the step and
-#' the score (`inst/cuda/ams.h`), so that a user's model and reaction
-#' coordinate (an expression) can take their place once user models land.
+#' the score (`inst/cuda/ams.h`): [sde_ams()] runs the same code on a user's
+#' model with a reaction coordinate written as an expression.
 #'
 #' @section Random numbers, chunks, backends:
 #' Replica \eqn{r} of condition \eqn{c} uses Philox stream \eqn{(c-1)2^{40}
@@ -112,8 +112,8 @@
 #'   `NULL` or `"position"` (\eqn{\varphi}), or `"energy"`
 #'   (\eqn{\dot\varphi^2/2 + U(\varphi)}, closer to the committor at weak
 #'   damping). Scores of your own (expressions of \eqn{\varphi} and
-#'   \eqn{\dot\varphi}) come with user models; see "Choice of A and of the
-#'   score".
+#'   \eqn{\dot\varphi}): write the washboard as an [sde_model()] and use
+#'   [sde_ams()]; see "Choice of A and of the score".
 #' @param first_replica Number of the first replica of this call (chunks).
 #' @param backend `"auto"` (the GPU when usable and conditions x replicas x
 #'   particles is at least 10,000), `"cpu"` or `"gpu"`.
@@ -235,8 +235,8 @@ ams_score <- function(score, call) {
   }
   sp_abort(sprintf(paste0(
     "`score` must be NULL or \"position\" (the position phi) or \"energy\" ",
-    "(v^2/2 + U(phi)), not %s; scores of your own (R expressions of phi and v) ",
-    "come with user models."), describe(score)), call = call)
+    "(v^2/2 + U(phi)), not %s; for a score of your own (an R expression), ",
+    "write the washboard as an sde_model() and use sde_ams()."), describe(score)), call = call)
 }
 
 # The edge of A, absolute, per condition: phi_A radians past the bottom, or
