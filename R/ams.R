@@ -169,12 +169,9 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   dt <- check_positive(dt, "dt", len = 1, call = call)
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
   init <- check_choice(init, c("rest", "thermal"), "init", call = call)
-  particles <- check_whole(particles, "particles", lo = 2, hi = 2^24 - 2, call = call)
-  k <- check_whole(k, "k", lo = 1, hi = 2^24, call = call)
-  if (k >= particles) {
-    sp_abort(sprintf("`k` (%s) must be smaller than `particles` (%s).",
-                     fmt_num(k), fmt_num(particles)), call = call)
-  }
+  pk <- ams_check_particles(particles, k, call)
+  particles <- pk$particles
+  k <- pk$k
   grid <- escape_grid(list(gamma = gamma, V0 = V0, beta = beta, theta = theta), call)
   ncond <- nrow(grid)
   th <- escape_threshold(threshold, grid$gamma, call)
@@ -225,6 +222,17 @@ ams_unfinished <- function(tab) {
   sprintf(paste0("%s of %s replicas finished; the estimates use those only (rerun ",
                  "the others with the same seed and `first_replica`)"),
           fmt_count(sum(tab$status != "unfinished")), fmt_count(nrow(tab)))
+}
+
+# `particles` (N >= 2) and `k` (1 <= k < N), checked (also sde_ams()'s).
+ams_check_particles <- function(particles, k, call) {
+  particles <- check_whole(particles, "particles", lo = 2, hi = 2^24 - 2, call = call)
+  k <- check_whole(k, "k", lo = 1, hi = 2^24, call = call)
+  if (k >= particles) {
+    sp_abort(sprintf("`k` (%s) must be smaller than `particles` (%s).",
+                     fmt_num(k), fmt_num(particles)), call = call)
+  }
+  list(particles = particles, k = k)
 }
 
 # The engine's score kind (SP_AMS_SCORE_* of ams_args.h) from `score`.
@@ -339,7 +347,6 @@ as.data.frame.escape_rate_ams <- function(x, row.names = NULL, optional = FALSE,
 
 #' @export
 print.escape_rate_ams <- function(x, digits = 4, ...) {
-  tab <- attr(x, "replicas_table")
   cat(sprintf(paste0(
     "<escape_rate_ams> %d condition%s: AMS with %s particles, k = %s, %s ",
     "replica%s each; threshold %s, start %s, %s, dt = %s\n"),
@@ -347,6 +354,13 @@ print.escape_rate_ams <- function(x, digits = 4, ...) {
     fmt_num(attr(x, "k")), fmt_count(max(x$replicas)), if (max(x$replicas) == 1) "" else "s",
     describe_threshold(attr(x, "threshold")), attr(x, "init"), attr(x, "method"),
     format(attr(x, "dt"))))
+  ams_print_body(x, digits)
+}
+
+# What print() shows after the header line: precision, where and how long,
+# extinct replicas, the table (also print.sde_ams()'s).
+ams_print_body <- function(x, digits) {
+  tab <- attr(x, "replicas_table")
   cat(sprintf("%s precision, %s, %.3g s\n", attr(x, "precision"), attr(x, "devices"),
               attr(x, "seconds")))
   ext <- sum(tab$status == "extinct")

@@ -152,12 +152,9 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
   }
   dt <- check_positive(dt, "dt", len = 1, call = call)
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
-  particles <- check_whole(particles, "particles", lo = 2, hi = 2^24 - 2, call = call)
-  k <- check_whole(k, "k", lo = 1, hi = 2^24, call = call)
-  if (k >= particles) {
-    sp_abort(sprintf("`k` (%s) must be smaller than `particles` (%s).",
-                     fmt_num(k), fmt_num(particles)), call = call)
-  }
+  pk <- ams_check_particles(particles, k, call)
+  particles <- pk$particles
+  k <- pk$k
   grid <- sde_grid(m, params, call)
   ncond <- nrow(grid)
   swept <- attr(grid, "swept")
@@ -294,7 +291,6 @@ sde_ams_cpu_load <- function(m, headers, call) {
 
 #' @export
 print.sde_ams <- function(x, digits = 4, ...) {
-  tab <- attr(x, "replicas_table")
   B <- attr(x, "B")
   cat(sprintf(paste0(
     "<sde_ams> model \"%s\", %d condition%s: AMS with %s particles, k = %s, %s replica%s ",
@@ -306,12 +302,7 @@ print.sde_ams <- function(x, digits = 4, ...) {
     if (is.null(B)) "the model's stop event"
     else sprintf("{score >= %s}", paste(format(unique(B)), collapse = ", ")),
     attr(x, "method"), format(attr(x, "dt"))))
-  cat(sprintf("%s precision, %s, %.3g s\n", attr(x, "precision"), attr(x, "devices"),
-              attr(x, "seconds")))
-  ext <- sum(tab$status == "extinct")
-  if (ext > 0) cat(sprintf("%d replica%s extinct (p = 0)\n", ext, if (ext == 1) "" else "s"))
-  print(as.data.frame(x), digits = digits, row.names = FALSE)
-  invisible(x)
+  ams_print_body(x, digits)
 }
 
 #' Plot an AMS estimate of a user's model against a reference

@@ -22,16 +22,18 @@ static const sp_field cond_fields[] = {
   SP_FIELD(sp_ams_cond, phiA, SP_F_DOUBLE), SP_FIELD(sp_ams_cond, score, SP_F_INT)};
 #undef E
 
+/* the fields both descriptors read: the tables and the run's scalars */
+#define SP_AMS_JOB_FIELDS                                               \
+  SP_FIELD_VEC(sp_ams_job, tables, SP_F_REALS, ntables, SP_F_SIZE),     \
+  SP_FIELD(sp_ams_job, replicas, SP_F_COUNT),                           \
+  SP_FIELD(sp_ams_job, replica0, SP_F_U64),                             \
+  SP_FIELD(sp_ams_job, particles, SP_F_COUNT),                          \
+  SP_FIELD(sp_ams_job, k, SP_F_COUNT), SP_FIELD(sp_ams_job, seed, SP_F_U64), \
+  SP_FIELD(sp_ams_job, heun, SP_F_INT), SP_FIELD(sp_ams_job, single, SP_F_INT)
+
 static const sp_field fields[] = {
   SP_FIELD_ROWS(sp_ams_job, conds, ncond, SP_F_INT, sp_ams_cond, cond_fields),
-  SP_FIELD_VEC(sp_ams_job, tables, SP_F_REALS, ntables, SP_F_SIZE),
-  SP_FIELD(sp_ams_job, replicas, SP_F_COUNT),
-  SP_FIELD(sp_ams_job, replica0, SP_F_U64),
-  SP_FIELD(sp_ams_job, particles, SP_F_COUNT),
-  SP_FIELD(sp_ams_job, k, SP_F_COUNT),
-  SP_FIELD(sp_ams_job, seed, SP_F_U64),
-  SP_FIELD(sp_ams_job, heun, SP_F_INT),
-  SP_FIELD(sp_ams_job, single, SP_F_INT)};
+  SP_AMS_JOB_FIELDS};
 
 /* the per-replica results, by name (the fields of sp_ams_result) */
 #define R(member) SP_FIELD(sp_ams_result, member, SP_F_DOUBLE)
@@ -58,8 +60,8 @@ static const sp_output outputs[] = {
 
 const sp_model sp_model_ams = {
   "ams", sizeof(sp_ams_job), sizeof(sp_ams_out), fields, SP_NFIELDS(fields), outputs,
-  SP_NFIELDS(outputs), sp_ams_prepare_washboard, work, "AMS replicas", out_init, offsetof(sp_ams_job, single),
-  {sp_ams_cpu_run_d, sp_ams_cpu_run_f}, sp_gpu_ams};
+  SP_NFIELDS(outputs), sp_ams_prepare_washboard, work, "AMS replicas", out_init,
+  offsetof(sp_ams_job, single), {sp_ams_cpu_run_d, sp_ams_cpu_run_f}, sp_gpu_ams};
 
 /* sde_ams(): the conditions of a user's model (sp_ams_sde_cond), its
  * parameters and starts in `tables`, the CPU object's entries */
@@ -71,15 +73,8 @@ static const sp_field sde_cond_fields[] = {
 
 static const sp_field sde_fields[] = {
   SP_FIELD_ROWS(sp_ams_job, sconds, ncond, SP_F_INT, sp_ams_sde_cond, sde_cond_fields),
-  SP_FIELD_VEC(sp_ams_job, tables, SP_F_REALS, ntables, SP_F_SIZE),
+  SP_AMS_JOB_FIELDS,
   SP_FIELD(sp_ams_job, nx, SP_F_I64),
-  SP_FIELD(sp_ams_job, replicas, SP_F_COUNT),
-  SP_FIELD(sp_ams_job, replica0, SP_F_U64),
-  SP_FIELD(sp_ams_job, particles, SP_F_COUNT),
-  SP_FIELD(sp_ams_job, k, SP_F_COUNT),
-  SP_FIELD(sp_ams_job, seed, SP_F_U64),
-  SP_FIELD(sp_ams_job, heun, SP_F_INT),
-  SP_FIELD(sp_ams_job, single, SP_F_INT),
   SP_FIELD(sp_ams_job, entry_long, SP_F_NATIVE),
   SP_FIELD(sp_ams_job, entry_branch, SP_F_NATIVE)};
 

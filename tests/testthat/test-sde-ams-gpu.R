@@ -2,35 +2,15 @@
 # (sde_ams()).  Sizes are for an H100; each test is well under a minute
 # there (the first run of a model compiles its kernels: a few seconds).
 
-gpu_cubic <- function() {
-  sde_model(drift = list(x = ~ -x + x^2), noise = list(x = ~ sqrt(2 * theta)),
-            params = c(theta = 0.05), stop = ~ x > 1, name = "cubic")
-}
-
-# The cubic's exact mean first-passage time from 0 to 1, the level shifted
-# by 0.5826 sqrt(2 theta dt) (as test-sde-ams.R's cubic_mfpt()).
-gpu_cubic_mfpt <- function(theta, dt) {
-  U <- function(x) x^2 / 2 - x^3 / 3
-  b <- 1 + 0.5826 * sqrt(2 * theta * dt)
-  inner <- function(y) stats::integrate(function(z) exp(-(U(z) - U(y)) / theta), -Inf, y,
-                                        rel.tol = 1e-10)$value
-  stats::integrate(Vectorize(inner), 0, b, rel.tol = 1e-9)$value / theta
-}
-
 test_that("GPU sde_ams: every replica equals the CPU's in double precision", {
   skip_if_no_gpu()
   skip_if_no_cc()
   # one state and one noise entry (macro-steps of 4), two states with noise
   # on one (the washboard), two noise entries (macro-steps of 2)
-  wash <- sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
-                    noise = list(v = ~ sqrt(2 * beta * theta)),
-                    params = c(beta = 1, V0 = 1, gamma = 0.2, theta = 0.3),
-                    stop = ~ x > pi - asin(gamma), name = "washboard")
-  two <- sde_model(drift = list(x = ~ -x + x^2 + c * y, y = ~ -y),
-                   noise = list(x = ~ sqrt(2 * theta), y = ~ sqrt(2 * theta)),
-                   params = c(theta = 0.06, c = 0.3), stop = ~ x > 1, name = "two")
+  wash <- sde_ams_washboard()
+  two <- sde_ams_two()
   cases <- list(
-    list(m = gpu_cubic(), score = ~ x, A = 0.15, B = NULL, init = list(x = 0), dt = 0.01,
+    list(m = sde_cubic(), score = ~ x, A = 0.15, B = NULL, init = list(x = 0), dt = 0.01,
          params = list(theta = c(0.05, 0.06))),
     list(m = wash, score = ~ x, A = ~ asin(gamma) + 0.5, B = ~ pi - asin(gamma),
          init = list(x = ~ asin(gamma), v = 0), dt = 0.05, params = list(theta = c(0.3, 0.35))),
@@ -45,22 +25,13 @@ test_that("GPU sde_ams: every replica equals the CPU's in double precision", {
     cpu <- attr(run("cpu"), "replicas_table")
     gpu <- run("gpu")
     expect_identical(attr(gpu, "backend"), "gpu")
-    gpu <- attr(gpu, "replicas_table")
-    # decisions are comparisons of values that agree to rounding (fused
-    # multiply-adds on the GPU): identical counts, values to rounding
-    for (col in c("n_B", "n_start", "n_cycle", "n_lt_react", "iterations", "branches",
-                  "status")) {
-      expect_identical(gpu[[col]], cpu[[col]], info = paste(cs$m$name, col))
-    }
-    for (col in c("p", "react", "t_start", "t_cycle")) {
-      expect_equal(gpu[[col]], cpu[[col]], tolerance = 1e-9, info = paste(cs$m$name, col))
-    }
+    expect_ams_replicas_equal(attr(gpu, "replicas_table"), cpu, cs$m$name)
   }
 })
 
 test_that("GPU sde_ams: results do not depend on devices or chunks", {
   skip_if_no_gpu()
-  m <- gpu_cubic()
+  m <- sde_cubic()
   run <- function(first = 1, n = 12, devices = NULL) {
     sde_ams(m, ~ x, A = 0.15, init = list(x = 0), dt = 0.01, particles = 100, replicas = n,
             k = 5, seed = 22, first_replica = first, backend = "gpu", devices = devices,
@@ -77,7 +48,7 @@ test_that("GPU sde_ams: results do not depend on devices or chunks", {
 
 test_that("GPU sde_ams: the cubic well against the exact integral where brute force cannot go", {
   skip_if_no_gpu()
-  m <- gpu_cubic()
+  m <- sde_cubic()
   dt <- 0.01
   # Delta U / theta = 6.7, 13.3 and 20 (tau up to ~1e8): single precision,
   # k = 1 (every replay must reach its level), 256 replicas of 200
@@ -88,7 +59,7 @@ test_that("GPU sde_ams: the cubic well against the exact integral where brute fo
                  precision = "single", progress = FALSE)
     t <- attr(x, "replicas_table")
     expect_true(all(t$status == "done"))
-    tex <- gpu_cubic_mfpt(theta, dt)
+    tex <- cubic_mfpt(theta, dt)
     expect_lt(abs(x$mfpt - tex) / x$mfpt_se, 4, label = sprintf("theta = %g", theta))
     expect_lt(x$mfpt_se / x$mfpt, 0.05)
   }
@@ -98,10 +69,7 @@ test_that("GPU sde_ams: the washboard as a model agrees with escape_rate_ams() (
   skip_if_no_gpu()
   g <- 0.2; V0 <- 1; beta <- 40
   theta <- barrier_height(g, V0) / 12 # Delta U / theta = 12
-  m <- sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
-                 noise = list(v = ~ sqrt(2 * beta * theta)),
-                 params = c(beta = beta, V0 = V0, gamma = g, theta = theta),
-                 stop = ~ x > pi - asin(gamma), name = "washboard")
+  m <- sde_ams_washboard(beta, V0, g, theta)
   w <- escape_rate_ams(g, V0, beta, theta, 0.01, particles = 200, replicas = 128, seed = 8,
                        phi_A = 0.5, backend = "gpu", progress = FALSE)
   s <- sde_ams(m, ~ x, A = ~ asin(gamma) + 0.5, B = NULL,

@@ -1,23 +1,5 @@
 # Adaptive multilevel splitting for a user's SDE model (sde_ams()), on the CPU.
 
-# The overdamped cubic U(x) = x^2/2 - x^3/3: a well at 0, the barrier
-# dU = 1/6 at x = 1; dx = -U'(x) dt + sqrt(2 theta) dW.
-sde_cubic <- function(stop = ~ x > 1) {
-  sde_model(drift = list(x = ~ -x + x^2), noise = list(x = ~ sqrt(2 * theta)),
-            params = c(theta = 0.05), stop = stop, name = "cubic")
-}
-
-# Its exact mean first-passage time from x0 to b (the Smoluchowski double
-# integral), with the level shifted out by 0.5826 sqrt(2 theta dt) for the
-# discrete monitoring of the steps (REFERENCES.md section 2).
-cubic_mfpt <- function(theta, dt, x0 = 0, b = 1) {
-  U <- function(x) x^2 / 2 - x^3 / 3
-  b <- b + 0.5826 * sqrt(2 * theta * dt)
-  inner <- function(y) stats::integrate(function(z) exp(-(U(z) - U(y)) / theta), -Inf, y,
-                                        rel.tol = 1e-10)$value
-  stats::integrate(Vectorize(inner), x0, b, rel.tol = 1e-9)$value / theta
-}
-
 sams <- function(...) {
   sde_ams(..., backend = "cpu", precision = "double", progress = FALSE)
 }
@@ -30,10 +12,7 @@ test_that("the washboard as an sde_model agrees with escape_rate_ams() on the sa
   # paths differ: agreement within the combined errors, |z| < 4
   g <- 0.2; V0 <- 1; beta <- 1
   theta <- barrier_height(g, V0) / 4 # Delta U / theta = 4
-  m <- sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
-                 noise = list(v = ~ sqrt(2 * beta * theta)),
-                 params = c(beta = beta, V0 = V0, gamma = g, theta = theta),
-                 stop = ~ x > pi - asin(gamma), name = "washboard")
+  m <- sde_ams_washboard(beta, V0, g, theta)
   w <- escape_rate_ams(g, V0, beta, theta, 0.05, particles = 100, replicas = 20, seed = 1,
                        phi_A = 0.6, backend = "cpu", precision = "double", progress = FALSE)
   s <- sams(m, score = ~ x, A = ~ asin(gamma) + 0.6, B = ~ pi - asin(gamma),
@@ -80,9 +59,7 @@ test_that("an overdamped cubic well: AMS agrees with the exact integral and with
 
 test_that("two states with two noise entries (two normals a step) agree with brute force", {
   skip_if_no_cc()
-  two <- sde_model(drift = list(x = ~ -x + x^2 + c * y, y = ~ -y),
-                   noise = list(x = ~ sqrt(2 * theta), y = ~ sqrt(2 * theta)),
-                   params = c(theta = 0.06, c = 0.3), stop = ~ x > 1, name = "two")
+  two <- sde_ams_two()
   x <- sams(two, ~ x + c * y, A = 0.15, init = list(x = 0, y = 0), dt = 0.01,
             particles = 100, replicas = 10, k = 3, seed = 21)
   p <- sde_run(two, 1000, init = list(x = 0, y = 0), dt = 0.01, t_max = 1e5, seed = 2,
