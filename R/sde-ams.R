@@ -330,7 +330,9 @@ print.sde_ams <- function(x, digits = 4, ...) {
 #'   x <- sde_ams(m, ~ x, A = 0.2, B = 1, init = list(x = 0), dt = 0.01,
 #'                params = list(theta = c(0.05, 0.07)), particles = 30, replicas = 3,
 #'                seed = 1, backend = "cpu")
-#'   plot(x, reference = data.frame(mfpt = c(1000, 150)))
+#'   # the exact mean first-passage times (the Smoluchowski double integral
+#'   # with the level shifted by 0.5826 sqrt(2 theta dt))
+#'   plot(x, reference = data.frame(mfpt = c(115.6, 45.3)))
 #' }
 #' }
 #' @export
