@@ -436,7 +436,7 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   parts <- parts[!vapply(parts, is.null, TRUE)]
   first <- parts[[1]]
   keys <- c("seed_hex", "precision", "conditions", "phi_A", "score", "particles", "k",
-            "method", "dt", "threshold", "init", "model", "A", "B")
+            "method", "dt", "threshold", "init", "model", "parameters", "A", "B")
   same <- function(a) inherits(a, "escape_rate_ams") &&
     all(vapply(keys, function(k) identical(attr(a, k), attr(first, k)), TRUE))
   if (!all(vapply(parts, same, TRUE))) {

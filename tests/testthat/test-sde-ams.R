@@ -106,6 +106,11 @@ test_that("chunks by first_replica combine with rbind() to the one call, at any 
   expect_identical(as.data.frame(w), as.data.frame(one))
   expect_identical(attr(w, "replicas_table")$replica, as.double(1:4))
   expect_error(rbind(one, f(5, 2, seed = 6)), "chunks of one estimate")
+  # a parameter set (not swept) to another value: another estimate
+  other <- sams(m, score = ~ x, A = 0.15, B = NULL, init = list(x = 0), dt = 0.02,
+                params = list(theta = 0.06), particles = 20, replicas = 2, first_replica = 5,
+                seed = 5)
+  expect_error(rbind(one, other), "chunks of one estimate")
   # another model's chunk is another estimate
   e <- escape_rate_ams(0.3, 1, 1, 0.3, 0.05, particles = 20, replicas = 2, first_replica = 5,
                        seed = 5, backend = "cpu", progress = FALSE)
