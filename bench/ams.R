@@ -1,7 +1,10 @@
 # Benchmark: rare escapes by adaptive multilevel splitting (escape_rate_ams(),
 # and sde_ams() for a user's model; issue 25), GPU and CPU.
 #
-#   SP_COMMIT=$(git rev-parse --short HEAD) Rscript bench/ams.R [gpu|cpu|all] [outdir]
+#   SP_COMMIT=$(git rev-parse --short HEAD) Rscript bench/ams.R [gpu|cpu|all|user] [outdir]
+#
+# `user`: only the user-model line (sde_ams() on the washboard written as an
+# sde_model against escape_rate_ams(), GPU; below).
 #
 # Prints one table (metric, value, unit, device, commit, date) and writes
 # <outdir>/ams-cost.png (default: the working directory): the cost against
@@ -119,9 +122,10 @@ user_model <- function(backend, ratio, particles, replicas, k, label) {
   add(paste0(tag, ": relative standard error"), s$mfpt_se / s$mfpt, "")
 }
 
+if (what %in% c("gpu", "all", "user")) user_model("gpu", 20, 500, 256, 25, "GPU")
+
 if (what %in% c("gpu", "all")) {
   dev <- gpu_first()$name[1]
-  user_model("gpu", 20, 500, 256, 25, "GPU")
   run(8, 50, 4, 5, "gpu") # compile or load the kernels
   d <- sweep("gpu", c(8, 12, 16, 20, 25, 30), 500, 256, 25, "GPU")
   cost_plot(d, file.path(outdir, "ams-cost.png"), dev)
