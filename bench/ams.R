@@ -109,7 +109,8 @@ user_model <- function(backend, ratio, particles, replicas, k, label) {
             particles = particles, replicas = replicas, k = k, seed = seed, backend = backend,
             progress = FALSE)
   }
-  one(20, 2, 1) # compile or load the model's kernels
+  one(20, 2, 1) # compile or load the model's kernels, and escape_rate_ams()'s
+  run(8, 50, 4, 5, backend)
   s <- one(particles, replicas, 11)
   w <- run(ratio, particles, replicas, k, backend, seed = 12)
   tag <- sprintf("%s user model (washboard as sde_model) DU/theta = %g, N = %d, %d replicas, k = %d",
