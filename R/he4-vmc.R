@@ -46,8 +46,9 @@
 #' @section Sweeps: `density` and `b` may be vectors: every combination
 #'   (`density` varying fastest) is a condition, listed in `attr(x,
 #'   "conditions")`, and each runs `replicas` walkers, all in one call (on
-#'   the GPU one launch per condition of a device in each round, so that a
-#'   condition's pair parameters stay kernel parameters). Each condition
+#'   the GPU one launch a round per device over the walkers of every
+#'   condition, each finding its condition's pair parameters in a table on
+#'   the device, so a sweep of small conditions fills the GPU). Each condition
 #'   has its own box, \eqn{L = (N/\rho)^{1/3}}, and start lattice; walker
 #'   \eqn{w} of condition \eqn{c} draws from Philox stream
 #'   \eqn{(c-1)\,2^{40} + w - 1}, so condition 1 gives exactly the walkers of

@@ -174,7 +174,10 @@ sde_gpu_variant <- function(precision, method, defines = NULL) {
                    else "SP_REAL=double",
                    sprintf("SP_SDE_HEUN=%d", as.integer(method == "srk2")),
                    if (isTRUE(sp_tuning("sde_fast_math")) && precision == "single")
-                     "SP_SDE_FAST_MATH=1", defines),
+                     "SP_SDE_FAST_MATH=1",
+                   if (sp_tuning("sde_blocks_per_sm") > 0)
+                     sprintf("SP_SDE_MINBLOCKS=%d", as.integer(sp_tuning("sde_blocks_per_sm"))),
+                   defines),
        fast_math = FALSE)
 }
 

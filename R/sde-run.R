@@ -43,13 +43,21 @@
 #' (exactly for passage times and trajectories; moments to rounding, as their
 #' tiles are cut at the chunk's first replica).
 #'
-#' In single precision, `sin()` and `cos()` of a model are one polynomial
-#' after reduction by \eqn{\pi/2} on both backends (within about one unit
-#' in the last place for \eqn{|x| \le 8192}, the C library's functions
-#' beyond); the option `statphysgpu.sde_fast_math = TRUE` takes the GPU's
-#' hardware sine and cosine instead (faster, accurate to \eqn{2^{-21}}
-#' absolute on \eqn{(-\pi, \pi)} only, as [escape_times()] uses in single
-#' precision).
+#' In single precision on the GPU, `sin()` and `cos()` of a model are by
+#' default the hardware's, as in the package's own single-precision kernels
+#' ([escape_times()], [driven_brownian()], [kuramoto()]), after an exact
+#' reduction of the argument by \eqn{2\pi}: within 8.1 units of
+#' \eqn{2^{-24}} absolute for \eqn{|x| \le 8192} (not relative near the
+#' zeros), CUDA's `sinf()` and `cosf()` beyond.  On the CPU, and on the GPU
+#' with the option `statphysgpu.sde_fast_math = FALSE`, they are a reduction
+#' by multiples of \eqn{\pi} and one odd polynomial of degree 9 (within 2.1
+#' units of \eqn{2^{-24}}, absolute and relative; the C library's functions
+#' beyond 8192), one source on both backends; the polynomial costs some 13
+#' instructions a call on the GPU where the hardware sine takes about 6
+#' (the washboard runs 0.7 times as fast with it, Euler; bench/sde.R).
+#' Single-precision paths of CPU and GPU therefore agree in law, not to the
+#' last bit, as those of [escape_times()] do; in double precision both
+#' backends use the C library's functions and the same paths.
 #'
 #' A path whose state turns NaN or infinite stops the run with an error of
 #' class `statphysgpu_not_finite` naming the replica, the time and the

@@ -15,9 +15,13 @@ SP_TUNING <- list(
   lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   lrmd_variant = list("mixed_ftz", function(v) is_string(v), "a kernel variant's name"),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
-  # sde_run(): the hardware sine and cosine in single-precision kernels (as
-  # escape.cu's single variants use for the washboard); bench/sde.R compares
-  sde_fast_math = list(FALSE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE")
+  # sde_run(): the hardware sine and cosine (after a reduction by 2 pi) in
+  # single-precision GPU kernels, as escape.cu's single variants use for the
+  # washboard; FALSE: the CPU's polynomial; bench/sde.R compares
+  sde_fast_math = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
+  # sde_run(): the passage kernel's registers capped for this many blocks of
+  # 128 threads an SM (0: no cap); bench/sde-variants.R compares
+  sde_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 16), "a whole number from 0 to 16")
 )
 
 is_string <- function(v) is.character(v) && length(v) == 1 && !is.na(v)

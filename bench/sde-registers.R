@@ -62,7 +62,7 @@ for (nm in names(models)) {
       options(old)
       compile(file.path(sp$cuda_source_dir(), "sde.cu"),
               c(sp$nvrtc_options(arch, v, FALSE), paste0("-I", dir)),
-              sprintf("%s %s %s%s", nm, prec, meth, if (fast) " fast_math" else ""))
+              sprintf("%s %s %s%s", nm, prec, meth, if (fast) " hardware sine (default)" else " polynomial sine"))
     }
   }
 }

@@ -231,21 +231,43 @@ __device__ __noinline__ void sp_vmc_stop(sp_vmc_walker_state *s, uint64_t sweep,
   s->bad_atom = atom;
 }
 
+/* The block's walker among the job's (every condition, condition-major)
+ * and its condition's pair parameters (these two helpers rather than the
+ * same expressions through a local index: 2 to 6 registers fewer in several
+ * variants, bench/registers.R he4_vmc). */
+__device__ __forceinline__ uint64_t sp_vmc_job_walker(const sp_vmc_kargs &a) {
+  return (uint64_t)a.first + (uint64_t)blockIdx.x;
+}
+__device__ __forceinline__ const sp_he4_pair *sp_vmc_pair(const sp_vmc_kargs &a) {
+  return a.pairs + sp_vmc_job_walker(a) / (uint64_t)a.per_cond;
+}
+
 #ifndef SP_VMC_MINBLOCKS
 #  define SP_VMC_MINBLOCKS 1
 #endif
 extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
     sp_vmc_kernel(const sp_vmc_kargs a) {
   extern __shared__ double sp_vmc_smem[];
-  /* w: the walker among the device's; its stream, a.walker0 + the block
-   * (a launch runs consecutive walkers of one condition) */
-  const int w = a.first + (int)blockIdx.x, lane = threadIdx.x;
+  /* w: the walker among the device's; jw: among the job's (every
+   * condition), which gives its condition and its stream */
+  const int w = (int)blockIdx.x, lane = threadIdx.x;
   const int n = a.n;
-  const uint64_t walker = a.walker0 + (uint64_t)blockIdx.x;
+  const uint64_t walker =
+      sp_vmc_walker_stream(a.walker0, (uint64_t)a.per_cond, sp_vmc_job_walker(a));
+  const sp_he4_pair *pair = sp_vmc_pair(a);
   SP_REAL *x = (SP_REAL *)sp_vmc_smem, *y = x + n, *z = y + n;
   SP_REAL *g = (SP_REAL *)a.xyz + (size_t)w * 3 * (size_t)n;
   sp_vmc_walker_state *s = a.ws + w;
+#if SP_VMC_FAST
+  /* the condition's pair parameters in shared memory, set by lane 0: fewer
+   * registers in these variants than a copy in every lane's registers, now
+   * that they come from a table rather than the launch's parameters
+   * (bench/registers.R he4_vmc) */
+  __shared__ SP_HE4(sp_he4_par) sp_vmc_par;
+  SP_HE4(sp_he4_par) &p = sp_vmc_par;
+#else
   SP_HE4(sp_he4_par) p;
+#endif
   double step = s->step, sum[4];
   uint64_t moves = s->moves, sweep = s->sweep, acc = s->acc, tried = s->tried,
            nmeas = s->nmeas;
@@ -254,12 +276,12 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   if (end > total) end = total;
   if (s->bad_sweep != 0) end = sweep; /* stopped by a non-finite state */
   for (int k = 0; k < 4; k++) sum[k] = s->sum[k];
-  SP_HE4(sp_he4_par_load)(&p, &a.pair);
+  if (!SP_VMC_FAST || lane == 0) SP_HE4(sp_he4_par_load)(&p, pair);
+  for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) x[i] = g[i];
+  __syncwarp(); /* the coordinates (and p) are seen by every lane */
 #if SP_VMC_FAST
   const SP_REAL c5 = (SP_REAL)(-0.5) * (p.b * p.b) * (p.b * p.b) * p.b;
 #endif
-  for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) x[i] = g[i];
-  __syncwarp();
   while (sweep < end) {
     const SP_REAL st = (SP_REAL)step;
     SP_REAL d0 = 0, d1 = 0, d2 = 0, du = 0;
@@ -358,7 +380,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       nmeas++;
       if (a.nbins > 0) {
         double *t = a.hist + ((size_t)a.nwalkers + w) * a.nbins;
-        const double scale = (double)a.nbins / a.pair.rc;
+        const double scale = (double)a.nbins / pair->rc;
         for (int i = lane; i < n; i += SP_VMC_BLOCK) {
           for (int j = i + 1; j < n; j++) {
             double dx = (double)SP_HE4(sp_he4_min_image)(&p, x[i] - x[j]);

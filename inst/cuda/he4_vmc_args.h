@@ -44,22 +44,25 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_vmc_walker_state) == 96, "sp_vmc_walker_state layout");
 
-/* One launch runs the walkers of one condition (pair parameters) of a
- * device: a sweep over density and b launches once per condition, so that
- * the pair parameters and the walkers' streams (consecutive within a
- * condition) stay kernel parameters. */
+/* One launch runs every walker of a device, of every condition: thread
+ * block b is the device's walker b, the job's walker first + b (every
+ * condition, condition-major), which finds its condition's pair parameters
+ * in the device table `pairs` and its Philox stream by
+ * sp_vmc_walker_stream(walker0, per_cond, first + b) -- the same numbers
+ * as one launch per condition, in one launch a round whatever the number of
+ * conditions of a sweep. */
 typedef struct {
-  sp_he4_pair pair;        /* the launch's condition */
   uint64_t seed;
-  uint64_t walker0;        /* Philox stream of this launch's walker 0 (sp_vmc_walker_stream) */
+  uint64_t walker0;        /* the job's walker0 (each condition's walker 0) */
   uint64_t equilibration, blocks, block_sweeps, measure_every;
   uint64_t budget;         /* sweeps per walker in this launch, at most */
   int32_t n;               /* atoms */
   int32_t nwalkers;        /* walkers of the device (the arrays below) */
   int32_t tune;            /* tune the step during equilibration */
   int32_t nbins;           /* g(r) bins, 0: none */
-  int32_t first;           /* the device's walker of this launch's thread block 0 */
-  int32_t pad_;
+  int32_t first;           /* the job's walker of the device's walker 0 */
+  int32_t per_cond;        /* walkers per condition (the job's nwalkers) */
+  SP_DPTR(const sp_he4_pair) pairs; /* the job's conditions, condition c at c */
   SP_DPTR(void) xyz;       /* working coordinates, SP_REAL, walker w at 3 n w: x[n] y[n] z[n] */
   SP_DPTR(sp_vmc_walker_state) ws;
   SP_DPTR(double) block;   /* nwalkers x blocks x SP_VMC_NOBS */
@@ -70,6 +73,6 @@ typedef struct {
   SP_DPTR(double) hist;    /* nwalkers x nbins, or 0 */
 } sp_vmc_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 176, "sp_vmc_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 152, "sp_vmc_kargs layout");
 
 #endif /* SP_HE4_VMC_ARGS_H */

@@ -25,6 +25,10 @@
 #  define SP_SDE_CHUNK 8 /* steps between a lane's checks for a new path */
 #endif
 
+#ifndef SP_SDE_MINBLOCKS
+#  define SP_SDE_MINBLOCKS 1 /* blocks an SM the passage kernel's registers allow (1: no cap) */
+#endif
+
 #include "sde_args.h"
 #include "sde_prelude.h"
 #include "sde_model.h"
@@ -73,7 +77,7 @@ __device__ __forceinline__ unsigned long long sp_sde_warp_sum(unsigned long long
  * lane charged only the steps it ran would, after a passage inside a chunk,
  * end the launch inside a macro-step, and from then on its chunks straddle
  * three macro-steps, which its warp runs for all its lanes.) */
-extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
+extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK, SP_SDE_MINBLOCKS)
 sp_sde_passage_kernel(const sp_sde_kargs a) {
   const uint64_t lid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const bool in = lid < a.nlanes; /* the other lanes of the last warp only count */
@@ -104,13 +108,38 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       stream = (c << 40) + a.job.replica0 + q % a.job.n;
       k = 0;
     }
+    issued += SP_SDE_CHUNK;
+    /* the usual chunk (a path past its first step, the chunk ending
+     * before kmax): its macro-steps without the per-step tests or the
+     * bookkeeping of sp_sde_advance; the macro-step where the event holds
+     * or the state turns non-finite, and the first and last chunks of a
+     * path, by sp_sde_advance from the start of that macro-step (the same
+     * steps, normals and numbers) */
+    if (k != 0 && k + SP_SDE_CHUNK < a.job.kmax) {
+      bool flagged = false;
+#pragma unroll
+      for (int u = 0; u < SP_SDE_CHUNK / SP_SDE_M; u++) {
+        SP_REAL xs[SP_SDE_NX], z[SP_SDE_ZN];
+#pragma unroll
+        for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
+        SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
+        if (SP_PREC(sp_sde_macro_fast)(p, SP_SDE_HEUN, 1, (double)k * a.job.dt, a.job.dt,
+                                       SP_SDE_H(a), SP_SDE_SDT(a), z, x)) {
+#pragma unroll
+          for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
+          flagged = true;
+          break;
+        }
+        k += SP_SDE_M;
+      }
+      if (!flagged) continue;
+    }
     const uint64_t kc = k - k % SP_SDE_CHUNK + SP_SDE_CHUNK;
     const uint64_t kend = kc < a.job.kmax ? kc : a.job.kmax;
     SP_REAL frac = 1;
     int what = 0;
     const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed, stream,
                                           SP_SDE_HEUN, 1, x, &k, kend, &frac, &what);
-    issued += SP_SDE_CHUNK;
     if (st == SP_SDE_NONFINITE) {
       a.value[pid] = (double)k;
       a.status[pid] = SP_SDE_BAD;

@@ -145,6 +145,34 @@ SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, int heun, int use_stop, doub
   return 0;
 }
 
+/* A whole macro-step (steps k0 .. k0 + SP_SDE_M - 1, t0 = k0 dt, its normals
+ * z) without a test between its steps: the steps of the per-step loop
+ * below, the stop event (where use_stop) only or-ed into a flag.  Returns
+ * 1 where the event held at the end of one of its steps or the end state
+ * is not finite: the caller then redoes the macro-step from its start
+ * step by step (sp_sde_advance), which finds the step, the crossing and the
+ * state there; else 0 (nearly always: a path stops once).  One compare a
+ * step instead of a compare and a branch, and no branch out of the
+ * unrolled steps, on the CPU and the GPU. */
+SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, int heun, int use_stop, double t0,
+                                    double dt, SP_REAL h, SP_REAL sdt, const SP_REAL *z,
+                                    SP_REAL *x) {
+  int i, j, flag = 0;
+  SP_UNROLL
+  for (j = 0; j < SP_SDE_M; j++) {
+    const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
+    SP_PREC(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+#if SP_SDE_HAS_STOP
+    flag |= use_stop & SP_PREC(sde_stop)(t + h, x, p);
+#else
+    (void)use_stop;
+#endif
+  }
+  SP_UNROLL
+  for (i = 0; i < SP_SDE_NX; i++) flag |= !isfinite(x[i]);
+  return flag;
+}
+
 /* Advance a path from step *k until step kend (or its stop, or a non-finite
  * state).  p: its parameters; dt in double (times are formed from the step
  * count in double), h = dt and sdt = sqrt(dt) in the working precision.
@@ -174,26 +202,26 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REA
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
     SP_PREC(sp_sde_normals)(seed, stream, k0, z);
-    /* loops of constant length (unrolled: the normals stay in registers):
-     * a whole macro-step, the usual case (paths start at step 0, and the
-     * GPU's lanes advance by whole macro-steps), without tests of the
-     * bounds; else the steps outside [j0, j1) skipped */
+    /* a whole macro-step, the usual case (paths start at step 0, and the
+     * GPU's lanes advance by whole macro-steps), without tests between its
+     * steps; where the event held inside it or the state turned non-finite,
+     * it is redone from its start by the loop of single steps below, as a
+     * part of a macro-step is (loops of constant length, unrolled: the
+     * normals stay in registers; the steps outside [j0, j1) skipped) */
     if (j0 == 0 && j1 == SP_SDE_M) {
-      SP_UNROLL
-      for (j = 0; j < SP_SDE_M; j++) {
-        if (SP_PREC(sp_sde_substep)(p, heun, use_stop, t0, j, dt, h, sdt, z, x, frac)) {
-          hit = j;
-          break;
-        }
+      if (!SP_PREC(sp_sde_macro_fast)(p, heun, use_stop, t0, dt, h, sdt, z, x)) {
+        *k = k0 + (uint64_t)SP_SDE_M;
+        continue;
       }
-    } else {
       SP_UNROLL
-      for (j = 0; j < SP_SDE_M; j++) {
-        if (j < j0 || j >= j1) continue;
-        if (SP_PREC(sp_sde_substep)(p, heun, use_stop, t0, j, dt, h, sdt, z, x, frac)) {
-          hit = j;
-          break;
-        }
+      for (i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
+    }
+    SP_UNROLL
+    for (j = 0; j < SP_SDE_M; j++) {
+      if (j < j0 || j >= j1) continue;
+      if (SP_PREC(sp_sde_substep)(p, heun, use_stop, t0, j, dt, h, sdt, z, x, frac)) {
+        hit = j;
+        break;
       }
     }
     if (hit >= 0) {

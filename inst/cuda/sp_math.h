@@ -241,6 +241,86 @@ SP_FN float sp_cos_red_f(float x) {
   return ((n + 1) & 2) ? -b : b;
 }
 
+/* sin and cos in single precision with one polynomial and no quadrant
+ * select, one source for the CPU and the GPU (the user models of
+ * sde_model(), by default): x - m pi reduced into [-pi/2, pi/2] (m the
+ * nearest integer to x / pi for sin, the nearest half-odd integer for cos:
+ * cos x = -sin(x - pi/2), so that both are relative near their zeros) with
+ * Cephes' three-part pi (2 x the pi/4 split above, the products exact for
+ * |x| <= 8192), then an odd near-minimax polynomial of degree 9 for sin on
+ * [-pi/2, pi/2] (relative error 6.1e-9, 0.1 units of 2^-24, fitted here by
+ * Lawson iterations), the sign of (-1)^m xor-ed into the result's sign bit.
+ * Accuracy for |x| <= 8192 (measured against the double sine of the float
+ * x on 8.4e6 points: every 61st float with |x| in [2^-20, 8192], and the
+ * 64 floats either side of every multiple of pi/2 there): see ?sde_run and
+ * test-sde.R; beyond 8192, NaN and infinities the library's sinf and cosf.
+ * Cost on the GPU: 13 (sin) and 15 (cos) full-rate instructions after the
+ * range test, where sp_sin_red_f takes some 22 (both polynomials and the
+ * quadrant's selects) and the hardware's __sinf 2 (a quarter-rate one). */
+SP_FN float sp_sin_poly9_f(float r) {
+  const float z = r * r;
+  float q = 2.6057809919e-06f;
+  q = q * z - 1.9809603691e-04f;
+  q = q * z + 8.3330664784e-03f;
+  q = q * z - 1.6666659713e-01f;
+  return r + r * z * q;
+}
+
+SP_FN float sp_sin_pi_f(float x) {
+  const float inv_pi = 0.318309886183790672f, shift = 12582912.0f; /* 1.5 2^23 */
+  const float p1 = 3.140625f, p2 = 9.67502593994140625e-4f, p3 = 1.509957990978376432e-7f;
+  union { float f; uint32_t u; } t, s;
+  float n, r;
+  if (!(fabsf(x) <= 8192.0f)) return sp_sin_big_f(x);
+  t.f = x * inv_pi + shift; /* n = rint(x / pi) in the low bits */
+  n = t.f - shift;
+  r = ((x - n * p1) - n * p2) - n * p3;
+  s.f = sp_sin_poly9_f(r);
+  s.u ^= t.u << 31; /* sin(r + n pi) = (-1)^n sin r */
+  return s.f;
+}
+
+SP_FN float sp_cos_pi_f(float x) {
+  const float inv_pi = 0.318309886183790672f, shift = 12582912.0f;
+  const float p1 = 3.140625f, p2 = 9.67502593994140625e-4f, p3 = 1.509957990978376432e-7f;
+  union { float f; uint32_t u; } t, s;
+  float m, r;
+  if (!(fabsf(x) <= 8192.0f)) return sp_cos_big_f(x);
+  t.f = (x * inv_pi - 0.5f) + shift; /* k = rint(x / pi - 1/2) */
+  m = (t.f - shift) + 0.5f;          /* k + 1/2, exact */
+  r = ((m * p1 - x) + m * p2) + m * p3; /* r = m pi - x in [-pi/2, pi/2] */
+  s.f = sp_sin_poly9_f(r);
+  s.u ^= t.u << 31; /* x = k pi + pi/2 - r: cos x = (-1)^k sin r */
+  /* |x| < 2^-12: 1 (the polynomial at pi/2 is within 2 units, not exact) */
+  return fabsf(x) < 2.44140625e-4f ? 1.0f : s.f;
+}
+
+/* The GPU's hardware sine and cosine after an exact reduction by 2 pi (the
+ * default of a user model's sin() and cos() in single precision on the
+ * GPU, as the package's own single-precision kernels use the hardware
+ * sine): n = rint(x / 2 pi), r = x - n C1 - n C2 with C1 = float(2 pi) and
+ * C2 = 2 pi - C1 (two fused multiply-adds; the first is exact for
+ * |x| <= 8192, the second rounds once, within 2 units of 2^-24 in r), then
+ * __sinf(r) / __cosf(r), within 2^-21.41 absolute on [-pi, pi] (CUDA
+ * programming guide): within 8.1 units of 2^-24 absolute in all, not
+ * relative near the zeros.  Beyond 8192, NaN and infinities the library's
+ * sinf and cosf.  About 6 instructions where sp_sin_pi_f takes 13. */
+#if SP_CUDA
+SP_FN float sp_reduce_2pi_hw_f(float x) {
+  const float n = rintf(x * 0.159154943091895336f);
+  const float r = fmaf(-n, 6.28318548202514648f, x);
+  return fmaf(-n, -1.74845553146951715e-7f, r);
+}
+SP_FN float sp_sin_hw_f(float x) {
+  if (!(fabsf(x) <= 8192.0f)) return sp_sin_big_f(x);
+  return __sinf(sp_reduce_2pi_hw_f(x));
+}
+SP_FN float sp_cos_hw_f(float x) {
+  if (!(fabsf(x) <= 8192.0f)) return sp_cos_big_f(x);
+  return __cosf(sp_reduce_2pi_hw_f(x));
+}
+#endif
+
 /* log(x) in single precision for normal x > 0, on both backends: the
  * reduction and minimax polynomial of CUDA's own logf (x = 2^e m with m in
  * [2/3, 4/3), log m = log1p(m - 1) by a degree-9 polynomial), without its

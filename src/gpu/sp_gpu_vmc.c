@@ -10,7 +10,6 @@
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
 
-#include "he4_vmc.h" /* sp_vmc_walker_stream */
 #include "he4_vmc_args.h"
 
 typedef struct {
@@ -24,7 +23,7 @@ typedef struct {
 
 typedef struct {
   CUfunction kern;
-  CUdeviceptr xyz, ws, block, saved, saved_step, saved_moves, done, hist;
+  CUdeviceptr pairs, xyz, ws, block, saved, saved_step, saved_moves, done, hist;
   int w0, nw; /* this device's walkers: w0 .. w0 + nw - 1 of the job */
   sp_vmc_walker_state *hws;
 } vmc_dev;
@@ -48,7 +47,9 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   }
   nw = (size_t)v->nw;
   if ((st = sp_gpu_function(d->id, m->key, "sp_vmc_kernel", &v->kern)) != SP_OK) return st;
-  if ((st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
+  if ((st = sp_gpu_dev_alloc(d, (size_t)job->ncond * sizeof(sp_he4_pair), "the conditions",
+                             &v->pairs)) ||
+      (st = sp_gpu_dev_alloc(d, nw * 3 * n * rb, "the walkers' coordinates", &v->xyz)) ||
       (st = sp_gpu_dev_alloc(d, nw * sizeof(sp_vmc_walker_state), "the walkers' state", &v->ws)) ||
       (st = sp_gpu_dev_alloc(d, nw * (size_t)job->blocks * SP_VMC_NOBS * sizeof(double),
                              "the blocks", &v->block)) ||
@@ -78,6 +79,8 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   }
   st = sp_gpu_to_device(d->id, v->xyz, host, nw * 3 * n * rb);
   free(host);
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->pairs, job->conds, (size_t)job->ncond * sizeof(sp_he4_pair));
   if (st == SP_OK) st = sp_gpu_to_device(d->id, v->ws, v->hws, nw * sizeof *v->hws);
   if (st == SP_OK)
     st = sp_gpu_to_device(d->id, v->block, out->block + (size_t)v->w0 * job->blocks * SP_VMC_NOBS,
@@ -94,17 +97,20 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   return st;
 }
 
-/* One launch per condition among the device's walkers (its pair
- * parameters and its walkers' consecutive streams as kernel parameters). */
+/* One launch a round over every walker of the device, of every condition:
+ * each thread block finds its condition (the device table of pair
+ * parameters) and its stream from its walker's index in the job
+ * (sp_vmc_kargs), so a sweep of many small conditions fills the device in
+ * one launch instead of serialising one launch per condition on the
+ * stream. */
 static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   vmc_model *m = (vmc_model *)model;
   const sp_vmc_job *job = m->job;
   vmc_dev *v = (vmc_dev *)d->state;
-  const int per = job->nwalkers, end = v->w0 + v->nw;
   sp_vmc_kargs a;
-  int jw, st = SP_OK;
   memset(&a, 0, sizeof a);
   a.seed = job->seed;
+  a.walker0 = job->walker0;
   a.equilibration = job->equilibration;
   a.blocks = job->blocks;
   a.block_sweeps = job->block_sweeps;
@@ -114,6 +120,9 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.nwalkers = v->nw;
   a.tune = job->tune;
   a.nbins = job->nbins;
+  a.first = v->w0;
+  a.per_cond = job->nwalkers;
+  a.pairs = v->pairs;
   a.xyz = v->xyz;
   a.ws = v->ws;
   a.block = v->block;
@@ -122,17 +131,9 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.saved_moves = v->saved_moves;
   a.done = v->done;
   a.hist = v->hist;
-  for (jw = v->w0; jw < end && st == SP_OK;) {
-    const int c = jw / per, stop = (c + 1) * per < end ? (c + 1) * per : end;
-    a.pair = job->conds[c];
-    a.walker0 = sp_vmc_walker_stream(job->walker0, (uint64_t)per, (uint64_t)jw);
-    a.first = jw - v->w0;
-    st = sp_gpu_launch(d->id, v->kern, (unsigned)(stop - jw), SP_VMC_BLOCK,
+  return sp_gpu_launch(d->id, v->kern, (unsigned)v->nw, SP_VMC_BLOCK,
                        (unsigned)sp_vmc_shared_bytes(job->n, job->single), d->stream, &a,
                        "sp_vmc_kernel");
-    jw = stop;
-  }
-  return st;
 }
 
 static int vmc_poll(void *model, sp_gpu_dev *d) {

@@ -59,3 +59,35 @@ expect_sincos_accuracy <- function(p, abs_u, rel_u, lib_u) {
     testthat::expect_identical(got[tiny], if (f == "s") p$x[tiny] else rep(1, sum(tiny)))
   }
 }
+
+# A passage is the first step whose end satisfies the event, the crossing
+# interpolated inside it, at every step of a macro-step (the engines run
+# whole macro-steps without a test between their steps and redo the one
+# where the event held step by step): the passage output against the
+# trajectories of the same paths (the same streams) recorded at every
+# step, Brownian motion with drift to the level 1 (4 steps a macro-step).
+expect_passage_at_first_crossing <- function(backend, precision, method, n = 300) {
+  bm <- sde_model(drift = list(x = ~ mu), noise = list(x = ~ s), params = c(mu = 1, s = 1),
+                  stop = ~ x > 1, name = "bmlevel")
+  dt <- 0.01; t_max <- 2.5; kmax <- round(t_max / dt)
+  args <- list(m = bm, replicas = n, init = list(x = 0), dt = dt, t_max = t_max, seed = 9,
+               method = method, precision = precision, backend = backend, progress = FALSE)
+  p <- do.call(sde_run, args)
+  tr <- as.data.frame(do.call(sde_run, c(args, output = "trajectories", keep = n,
+                                         record_every = 1)))
+  tr <- tr[order(tr$replica, tr$time), ]
+  x <- matrix(tr$x, nrow = kmax + 1) # column: a replica, row k + 1: step k
+  first <- apply(x > 1, 2, function(h) if (any(h)) which(h)[1] - 1 else NA)
+  testthat::expect_identical(p$escaped, !is.na(first))
+  e <- which(!is.na(first))
+  k <- first[e]
+  g0 <- x[cbind(k, e)] - 1
+  g1 <- x[cbind(k + 1, e)] - 1
+  testthat::expect_equal(p$value[e], (k - 1 + g0 / (g0 - g1)) * dt,
+                         tolerance = if (precision == "double") 1e-12 else 1e-5)
+  testthat::expect_true(all(p$value[-e] == t_max))
+  # every position inside a macro-step, and paths censored, are exercised
+  testthat::expect_setequal((k - 1) %% 4, 0:3)
+  testthat::expect_gt(length(e), n / 2)
+  testthat::expect_lt(length(e), n)
+}

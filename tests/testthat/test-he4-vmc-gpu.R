@@ -156,3 +156,50 @@ test_that("GPU double: a sweep over density and b follows the CPU's chains condi
   }
   expect_identical(gpu_live_allocations(), live)
 })
+
+test_that("GPU: one launch for every condition of a sweep is each condition's own launch, walker by walker", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  old <- options(statphysgpu.he4_variant = getOption("statphysgpu.he4_variant"))
+  on.exit(options(old))
+  # 6 conditions of 5 walkers: a launch's thread blocks span every condition
+  # (and a device's part of them begins inside a condition when there are
+  # several devices); each condition's one-condition call (its own launch
+  # per round, its streams) must give the same numbers bit for bit: each
+  # walker is its own computation, with its condition's pair parameters
+  # and its stream
+  args <- list(32, replicas = 5, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 21,
+               backend = "gpu", progress = FALSE, pair_distribution = TRUE)
+  grid <- list(density = c(0.02186, 0.024, 0.026), b = c(3.07, 2.9))
+  key <- c("block", "energy", "potential", "kinetic_pb", "kinetic_jf", "acceptance")
+  # the default variants (pair parameters in shared memory) and the first
+  # kernels (in registers), in both precisions
+  for (variant in c("_fast_u4", "")) {
+    options(statphysgpu.he4_variant = variant)
+    for (precision in c("double", "mixed")) {
+      x <- do.call(he4_vmc, c(args, grid, precision = precision))
+      g <- attr(x, "conditions")
+      st <- attr(x, "state")
+      pd <- attr(x, "pair_distribution")
+      for (c in seq_len(nrow(g))) {
+        one <- do.call(vmc_as_condition, c(list(c), args, precision = precision,
+                                           density = g$density[c], b = g$b[c]))
+        expect_identical(as.data.frame(one)[key], as.data.frame(x)[x$condition == c, key],
+                         ignore_attr = TRUE)
+        expect_identical(attr(one, "state")$coords, st$coords[, , st$condition == c])
+        expect_identical(attr(one, "state")$displacement, st$displacement[st$condition == c])
+        expect_identical(attr(one, "pair_distribution")$counts, pd$counts[pd$condition == c])
+      }
+      if (precision == "double") {
+        # and the CPU's chains, to the rounding of the pair sums' order (the
+        # tolerance of the tests above)
+        cpu <- do.call(he4_vmc, c(modifyList(args, list(backend = "cpu")), grid,
+                                  precision = "double"))
+        for (v in c("energy", "potential", "kinetic_pb", "kinetic_jf"))
+          expect_equal(x[[v]], cpu[[v]], tolerance = 1e-9)
+        expect_identical(x$acceptance, cpu$acceptance)
+      }
+    }
+  }
+  expect_identical(gpu_live_allocations(), live)
+})

@@ -469,6 +469,28 @@ test_that("a sweep over density and b: condition 1 is the one-condition call, ea
   expect_identical(pd$counts[pd$condition == 1], attr(one, "pair_distribution")$counts)
 })
 
+test_that("a sweep's condition c is the one-condition call with condition c's streams", {
+  # each walker is its own computation: its condition's pair parameters and
+  # its stream, whatever the other conditions of the call (the GPU engine
+  # runs them all in one launch; test-he4-vmc-gpu.R checks it there)
+  args <- list(32, replicas = 2, blocks = 2, block_sweeps = 3, equilibration = 6, seed = 9,
+               backend = "cpu", precision = "double", progress = FALSE)
+  x <- do.call(he4_vmc, c(args, list(density = c(0.02186, 0.024, 0.026), b = c(3.07, 2.9))))
+  g <- attr(x, "conditions")
+  key <- c("block", "energy", "potential", "kinetic_pb", "kinetic_jf", "acceptance")
+  for (c in c(2, 6)) {
+    one <- do.call(vmc_as_condition, c(list(c), args, list(density = g$density[c], b = g$b[c])))
+    expect_identical(as.data.frame(one)[key], as.data.frame(x)[x$condition == c, key],
+                     ignore_attr = TRUE)
+    st <- attr(x, "state")
+    expect_identical(attr(one, "state")$coords, st$coords[, , st$condition == c])
+  }
+  # the streams matter (a plain call with condition 2's values has other
+  # chains), and the helper is undone after its call
+  plain <- do.call(he4_vmc, c(args, list(density = g$density[2], b = g$b[2])))
+  expect_false(isTRUE(all.equal(plain$energy, x$energy[x$condition == 2])))
+})
+
 test_that("a sweep: chunks by first_replica combine, and it continues exactly", {
   sw <- function(...) vmc(32, density = c(0.02186, 0.024), b = c(3.07, 2.9), block_sweeps = 3,
                           seed = 6, ...)

@@ -29,6 +29,21 @@ test_that("GPU and CPU agree path by path in double precision: passage times and
   }
 })
 
+test_that("GPU passage: the first step past the event, at every step of a macro-step", {
+  skip_if_no_gpu()
+  # the passage kernel's chunks of whole macro-steps without tests between
+  # the steps, the one where the event holds redone step by step; also with
+  # the registers capped (statphysgpu.sde_blocks_per_sm) and the polynomial sine
+  for (precision in c("double", "single")) for (method in c("euler", "srk2"))
+    expect_passage_at_first_crossing("gpu", precision, method, n = 2000)
+  for (opt in list(list(statphysgpu.sde_blocks_per_sm = 10),
+                   list(statphysgpu.sde_fast_math = FALSE))) {
+    old <- options(opt)
+    expect_passage_at_first_crossing("gpu", "single", "euler", n = 2000)
+    options(old)
+  }
+})
+
 test_that("moments, histograms and trajectories: GPU = CPU in double", {
   skip_if_no_gpu()
   args <- list(m = sde_lorenz(), replicas = 3000, init = list(x = 1, y = 1, z = ~ rho - 1),
@@ -142,13 +157,16 @@ test_that("the model is compiled once and then read from the cache", {
                                 pattern = "cubin|ptx$")) >= 1)
 })
 
-test_that("a model's sin and cos in single precision on the GPU: the CPU's polynomial, about 1 ulp", {
+test_that("a model's sin and cos in single precision on the GPU: the CPU's polynomial, about 2 ulp", {
   skip_if_no_gpu()
+  old <- options(statphysgpu.sde_fast_math = FALSE)
+  on.exit(options(old))
   g <- sde_sincos_probe("gpu")
   expect_identical(g$x, g$x_in)
   # the CPU's bounds (test-sde.R) with half a unit more, as NVRTC contracts
-  # the reduction and the polynomials into fused multiply-adds (one rounding
-  # where the CPU has two); beyond 8192, CUDA's sinf and cosf (2 ulp)
+  # the reduction and the polynomial into fused multiply-adds (one rounding
+  # where the CPU has two; 2.10 units measured with gcc -mfma on 1e7
+  # points); beyond 8192, CUDA's sinf and cosf (2 ulp)
   expect_sincos_accuracy(g, abs_u = 2.5, rel_u = 3, lib_u = 2)
   if (sde_cpu_available()) {
     cpu <- sde_sincos_probe("cpu")
@@ -156,4 +174,26 @@ test_that("a model's sin and cos in single precision on the GPU: the CPU's polyn
     expect_lt(max(abs(g$s - cpu$s)), 3 * 2^-24)
     expect_lt(max(abs(g$c - cpu$c)), 3 * 2^-24)
   }
+})
+
+test_that("a model's sin and cos in single precision on the GPU by default: the hardware's after reduction", {
+  skip_if_no_gpu()
+  g <- sde_sincos_probe("gpu")
+  expect_identical(g$x, g$x_in)
+  u <- 2^-24
+  poly <- abs(g$x) <= 8192
+  for (f in c("s", "c")) {
+    err <- abs(g[[f]] - g[[paste0(f, "_exact")]])
+    # __sinf / __cosf within 2^-21.41 absolute on [-pi, pi] (6.03 units),
+    # plus the reduction's one rounding of r (|r| <= pi + : half an ulp of
+    # a number below 4, 2 units): 8.1 units
+    expect_lt(max(err[poly]), 8.1 * u)
+    # beyond 8192 CUDA's sinf and cosf (2 ulp)
+    expect_lt(max(err[!poly]), 2 * u)
+  }
+  # it is the default: other numbers than the polynomial's
+  old <- options(statphysgpu.sde_fast_math = FALSE)
+  on.exit(options(old))
+  p <- sde_sincos_probe("gpu")
+  expect_false(identical(g$s, p$s))
 })
