@@ -85,8 +85,8 @@
 #' energy 1.4 times (`vignette("rare-escapes")`). `summary()` reports the
 #' relative variance against the ideal; far above it, use more replicas or
 #' the other score. The engine's only model-specific pieces are the step and
-#' the score (`inst/cuda/ams.h`), so that a user's model and reaction
-#' coordinate (an expression) can take their place once user models land.
+#' the score (`inst/cuda/ams.h`): [sde_ams()] runs the same code on a user's
+#' model with a reaction coordinate written as an expression.
 #'
 #' @section Random numbers, chunks, backends:
 #' Replica \eqn{r} of condition \eqn{c} uses Philox stream \eqn{(c-1)2^{40}
@@ -112,8 +112,8 @@
 #'   `NULL` or `"position"` (\eqn{\varphi}), or `"energy"`
 #'   (\eqn{\dot\varphi^2/2 + U(\varphi)}, closer to the committor at weak
 #'   damping). Scores of your own (expressions of \eqn{\varphi} and
-#'   \eqn{\dot\varphi}) come with user models; see "Choice of A and of the
-#'   score".
+#'   \eqn{\dot\varphi}): write the washboard as an [sde_model()] and use
+#'   [sde_ams()]; see "Choice of A and of the score".
 #' @param first_replica Number of the first replica of this call (chunks).
 #' @param backend `"auto"` (the GPU when usable and conditions x replicas x
 #'   particles is at least 10,000), `"cpu"` or `"gpu"`.
@@ -169,12 +169,9 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   dt <- check_positive(dt, "dt", len = 1, call = call)
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
   init <- check_choice(init, c("rest", "thermal"), "init", call = call)
-  particles <- check_whole(particles, "particles", lo = 2, hi = 2^24 - 2, call = call)
-  k <- check_whole(k, "k", lo = 1, hi = 2^24, call = call)
-  if (k >= particles) {
-    sp_abort(sprintf("`k` (%s) must be smaller than `particles` (%s).",
-                     fmt_num(k), fmt_num(particles)), call = call)
-  }
+  pk <- ams_check_particles(particles, k, call)
+  particles <- pk$particles
+  k <- pk$k
   grid <- escape_grid(list(gamma = gamma, V0 = V0, beta = beta, theta = theta), call)
   ncond <- nrow(grid)
   th <- escape_threshold(threshold, grid$gamma, call)
@@ -197,23 +194,45 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
                  particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
                  single = fr$precision == "single",
                  kernel = "ams", variant = paste(fr$precision, method, sep = "_"))
-  reps <- res$replicas
+  tab <- ams_replicas_table(res$replicas, grid, fr)
+  out <- ams_object(tab, grid, list(
+    phi_A = phiA, score = c("position", "energy")[score_kind + 1L], particles = particles,
+    k = k, method = method, dt = dt,
+    threshold = threshold, init = init, args = args))
+  sim_result(out, fr, res, class = c("escape_rate_ams", "data.frame"),
+             unfinished = ams_unfinished(tab))
+}
+
+# The replica table of a run (one row per replica: condition, the grid's
+# columns, replica, the engine's per-replica results, status) -- also
+# sde_ams()'s.
+ams_replicas_table <- function(reps, grid, fr) {
+  ncond <- nrow(grid)
   cond_of <- rep(seq_len(ncond), each = fr$n)
   tab <- cbind(data.frame(condition = cond_of), grid[cond_of, -1, drop = FALSE],
                data.frame(replica = rep(fr$first - 1 + seq_len(fr$n), times = ncond)))
   for (nm in setdiff(names(reps), "status")) tab[[nm]] <- reps[[nm]]
   tab$status <- c("unfinished", "done", "extinct")[reps$status + 1L]
   rownames(tab) <- NULL
-  nunf <- sum(tab$status == "unfinished")
-  out <- ams_object(tab, grid, list(
-    phi_A = phiA, score = c("position", "energy")[score_kind + 1L], particles = particles,
-    k = k, method = method, dt = dt,
-    threshold = threshold, init = init, args = args))
-  sim_result(out, fr, res, class = c("escape_rate_ams", "data.frame"),
-             unfinished = sprintf(paste0(
-               "%s of %s replicas finished; the estimates use those only (rerun ",
-               "the others with the same seed and `first_replica`)"),
-               fmt_count(nrow(tab) - nunf), fmt_count(nrow(tab))))
+  tab
+}
+
+# The warning of an interrupted run.
+ams_unfinished <- function(tab) {
+  sprintf(paste0("%s of %s replicas finished; the estimates use those only (rerun ",
+                 "the others with the same seed and `first_replica`)"),
+          fmt_count(sum(tab$status != "unfinished")), fmt_count(nrow(tab)))
+}
+
+# `particles` (N >= 2) and `k` (1 <= k < N), checked (also sde_ams()'s).
+ams_check_particles <- function(particles, k, call) {
+  particles <- check_whole(particles, "particles", lo = 2, hi = 2^24 - 2, call = call)
+  k <- check_whole(k, "k", lo = 1, hi = 2^24, call = call)
+  if (k >= particles) {
+    sp_abort(sprintf("`k` (%s) must be smaller than `particles` (%s).",
+                     fmt_num(k), fmt_num(particles)), call = call)
+  }
+  list(particles = particles, k = k)
 }
 
 # The engine's score kind (SP_AMS_SCORE_* of ams_args.h) from `score`.
@@ -224,8 +243,8 @@ ams_score <- function(score, call) {
   }
   sp_abort(sprintf(paste0(
     "`score` must be NULL or \"position\" (the position phi) or \"energy\" ",
-    "(v^2/2 + U(phi)), not %s; scores of your own (R expressions of phi and v) ",
-    "come with user models."), describe(score)), call = call)
+    "(v^2/2 + U(phi)), not %s; for a score of your own (an R expression), ",
+    "write the washboard as an sde_model() and use sde_ams()."), describe(score)), call = call)
 }
 
 # The edge of A, absolute, per condition: phi_A radians past the bottom, or
@@ -328,7 +347,6 @@ as.data.frame.escape_rate_ams <- function(x, row.names = NULL, optional = FALSE,
 
 #' @export
 print.escape_rate_ams <- function(x, digits = 4, ...) {
-  tab <- attr(x, "replicas_table")
   cat(sprintf(paste0(
     "<escape_rate_ams> %d condition%s: AMS with %s particles, k = %s, %s ",
     "replica%s each; threshold %s, start %s, %s, dt = %s\n"),
@@ -336,6 +354,13 @@ print.escape_rate_ams <- function(x, digits = 4, ...) {
     fmt_num(attr(x, "k")), fmt_count(max(x$replicas)), if (max(x$replicas) == 1) "" else "s",
     describe_threshold(attr(x, "threshold")), attr(x, "init"), attr(x, "method"),
     format(attr(x, "dt"))))
+  ams_print_body(x, digits)
+}
+
+# What print() shows after the header line: precision, where and how long,
+# extinct replicas, the table (also print.sde_ams()'s).
+ams_print_body <- function(x, digits) {
+  tab <- attr(x, "replicas_table")
   cat(sprintf("%s precision, %s, %.3g s\n", attr(x, "precision"), attr(x, "devices"),
               attr(x, "seconds")))
   ext <- sum(tab$status == "extinct")
@@ -411,7 +436,7 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   parts <- parts[!vapply(parts, is.null, TRUE)]
   first <- parts[[1]]
   keys <- c("seed_hex", "precision", "conditions", "phi_A", "score", "particles", "k",
-            "method", "dt", "threshold", "init")
+            "method", "dt", "threshold", "init", "model", "parameters", "A", "B")
   same <- function(a) inherits(a, "escape_rate_ams") &&
     all(vapply(keys, function(k) identical(attr(a, k), attr(first, k)), TRUE))
   if (!all(vapply(parts, same, TRUE))) {

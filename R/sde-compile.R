@@ -102,9 +102,23 @@ sde_cpu_source <- function() {
           "#include \"sde_args.h\"", one(TRUE), one(FALSE), ""), collapse = "\n")
 }
 
-# Compile (or read from the cache) and load the model's CPU object; returns
-# its entries (advance_f, advance_d, observe_f, observe_d: native symbols).
+# Compile (or read from the cache) and load the model's CPU object;
+# returns its entries (advance_f, advance_d, observe_f, observe_d: native
+# symbols).
 sde_cpu_load <- function(m, call = NULL) {
+  sde_cpu_object(m, call, source = sde_cpu_source(),
+                 symbols = c(advance_f = "sp_sde_cpu_advance_f",
+                             advance_d = "sp_sde_cpu_advance_d",
+                             observe_f = "sp_sde_cpu_observe_f",
+                             observe_d = "sp_sde_cpu_observe_d"))
+}
+
+# The CPU object of a model compiled from the C file `source` with the
+# model's header sde_model.h and the extra headers `headers` (a named list
+# of texts, by file name) beside it; returns the native symbols `symbols`
+# (a named character vector) and the object's path.  Cached by the hash of
+# all of these.
+sde_cpu_object <- function(m, call, source, symbols, headers = list()) {
   cc <- sde_cc()
   if (!cc$found) {
     sp_abort(sprintf(paste0(
@@ -112,8 +126,9 @@ sde_cpu_load <- function(m, call = NULL) {
       "compiler R was built with, or run on the GPU (backend = \"gpu\")."), cc$why),
       call = call, class = "statphysgpu_no_compiler")
   }
+  extra <- if (length(headers)) c(source, names(headers), unlist(headers)) else character()
   key <- .Call(C_sp_r_hash, c(m$hash, cuda_source_hash(), cc$cc, cc$cflags, R.version.string,
-                              as.character(utils::packageVersion("statphysgpu"))))
+                              as.character(utils::packageVersion("statphysgpu")), extra))
   lib <- .sp_sde$libs[[key]]
   if (!is.null(lib)) return(lib)
   dir <- sde_model_dir(m$hash)
@@ -124,7 +139,8 @@ sde_cpu_load <- function(m, call = NULL) {
     dir.create(tmp)
     on.exit(unlink(tmp, recursive = TRUE), add = TRUE)
     writeLines(m$code, file.path(tmp, "sde_model.h"), sep = "")
-    writeLines(sde_cpu_source(), file.path(tmp, "sde_model.c"))
+    for (h in names(headers)) writeLines(headers[[h]], file.path(tmp, h), sep = "")
+    writeLines(source, file.path(tmp, "sde_model.c"))
     out_so <- file.path(tmp, basename(so))
     log <- withr_dir(tmp, suppressWarnings(system2(
       file.path(R.home("bin"), "R"), c("CMD", "SHLIB", "-o", basename(so), "sde_model.c"),
@@ -138,10 +154,8 @@ sde_cpu_load <- function(m, call = NULL) {
     .sp_sde$compile_seconds <- .sp_sde$compile_seconds + proc.time()[["elapsed"]] - t0
   }
   dll <- dyn.load(so, local = TRUE, now = TRUE)
-  sym <- function(s) getNativeSymbolInfo(s, dll)$address
-  lib <- list(advance_f = sym("sp_sde_cpu_advance_f"), advance_d = sym("sp_sde_cpu_advance_d"),
-              observe_f = sym("sp_sde_cpu_observe_f"), observe_d = sym("sp_sde_cpu_observe_d"),
-              path = so)
+  lib <- lapply(symbols, function(s) getNativeSymbolInfo(s, dll)$address)
+  lib$path <- so
   .sp_sde$libs[[key]] <- lib
   lib
 }
@@ -153,29 +167,48 @@ withr_dir <- function(dir, expr) {
   force(expr)
 }
 
-# The NVRTC variant of a model run.
-sde_gpu_variant <- function(precision, method) {
+# The NVRTC variant of a model run; `defines`: more of them (a kernel
+# source other than sde.cu).
+sde_gpu_variant <- function(precision, method, defines = NULL) {
   list(defines = c(if (precision == "single") c("SP_REAL=float", "SP_REAL_SINGLE=1")
                    else "SP_REAL=double",
                    sprintf("SP_SDE_HEUN=%d", as.integer(method == "srk2")),
                    if (isTRUE(sp_tuning("sde_fast_math")) && precision == "single")
                      "SP_SDE_FAST_MATH=1",
                    if (sp_tuning("sde_blocks_per_sm") > 0)
-                     sprintf("SP_SDE_MINBLOCKS=%d", as.integer(sp_tuning("sde_blocks_per_sm")))),
+                     sprintf("SP_SDE_MINBLOCKS=%d", as.integer(sp_tuning("sde_blocks_per_sm"))),
+                   defines),
        fast_math = FALSE)
 }
 
+# The folder of a model's extra headers (a named list of texts): one per
+# set of them, below the model's folder, written once.
+sde_headers_dir <- function(m, headers) {
+  if (!length(headers)) return(NULL)
+  h <- .Call(C_sp_r_hash, c(names(headers), unlist(headers)))
+  d <- file.path(sde_model_dir(m$hash), paste0("h-", substr(h, 1, 16)))
+  dir.create(d, recursive = TRUE, showWarnings = FALSE)
+  for (f in names(headers)) {
+    if (!file.exists(file.path(d, f))) writeLines(headers[[f]], file.path(d, f), sep = "")
+  }
+  d
+}
+
 # Compile the model's kernels with NVRTC for `arch` (no GPU needed): the
-# image, or the model's compile error.
+# image, or the model's compile error.  `source`: the kernel file of
+# inst/cuda (sde.cu, or ams.cu for sde_ams()), `defines` and `headers` (a
+# named list of texts) what it needs besides the model.
 sde_nvrtc_image <- function(m, arch, precision = "single", method = "srk2", cubin = TRUE,
-                            call = NULL) {
-  v <- sde_gpu_variant(precision, method)
+                            call = NULL, source = "sde.cu", defines = NULL,
+                            headers = list()) {
+  v <- sde_gpu_variant(precision, method, defines)
   dir <- sde_model_dir(m$hash)
   hdr <- file.path(dir, "sde_model.h")
   if (!file.exists(hdr)) writeLines(m$code, hdr, sep = "")
-  opts <- c(nvrtc_options(arch, v, FALSE), paste0("-I", dir))
+  hd <- sde_headers_dir(m, headers)
+  opts <- c(nvrtc_options(arch, v, FALSE), paste0("-I", c(dir, hd)))
   t0 <- proc.time()[["elapsed"]]
-  res <- nvrtc_compile(file.path(cuda_source_dir(), "sde.cu"), opts, cubin)
+  res <- nvrtc_compile(file.path(cuda_source_dir(), source), opts, cubin)
   .sp_sde$compile_seconds <- .sp_sde$compile_seconds + proc.time()[["elapsed"]] - t0
   if (!res$ok) sde_compile_error(m, res$log, "NVRTC", call)
   .sp_sde$compiles <- .sp_sde$compiles + 1L
@@ -183,10 +216,15 @@ sde_nvrtc_image <- function(m, arch, precision = "single", method = "srk2", cubi
 }
 
 # Load the model's module on `devices` (compiling or reading the cache);
-# returns the module key.
-sde_gpu_load <- function(m, devices, precision, method, call = NULL) {
-  v <- sde_gpu_variant(precision, method)
-  key <- paste0("sde|", m$hash, "|", variant_id(v))
+# returns the module key.  `source`, `defines`, `headers`: as for
+# sde_nvrtc_image().
+sde_gpu_load <- function(m, devices, precision, method, call = NULL, source = "sde.cu",
+                         defines = NULL, headers = list()) {
+  v <- sde_gpu_variant(precision, method, defines)
+  extra <- if (length(headers) || source != "sde.cu") {
+    .Call(C_sp_r_hash, c(source, names(headers), unlist(headers)))
+  }
+  key <- paste0("sde|", m$hash, "|", variant_id(v), if (!is.null(extra)) paste0("|", extra))
   info <- NULL
   for (dev in devices) {
     if (.Call(C_sp_r_gpu_module_loaded, dev, key)) next
@@ -195,11 +233,13 @@ sde_gpu_load <- function(m, devices, precision, method, call = NULL) {
     hash <- .Call(C_sp_r_hash, c(cuda_source_hash(), m$hash, variant_id(v), target$arch,
                                  if (target$cubin) "cubin" else "ptx",
                                  .Call(C_sp_r_gpu_status)$nvrtc_version,
-                                 as.character(utils::packageVersion("statphysgpu"))))
-    path <- file.path(sde_model_dir(m$hash), sprintf("sde-%s-%s.%s", target$arch, hash,
+                                 as.character(utils::packageVersion("statphysgpu")), extra))
+    path <- file.path(sde_model_dir(m$hash), sprintf("%s-%s-%s.%s", sub("\\.cu$", "", source),
+                                                     target$arch, hash,
                                                      if (target$cubin) "cubin" else "ptx"))
     image <- if (file.exists(path)) readBin(path, "raw", file.size(path)) else {
-      img <- sde_nvrtc_image(m, target$arch, precision, method, target$cubin, call)
+      img <- sde_nvrtc_image(m, target$arch, precision, method, target$cubin, call,
+                             source = source, defines = defines, headers = headers)
       cache_write(path, img)
       img
     }

@@ -1,7 +1,10 @@
 # Benchmark: rare escapes by adaptive multilevel splitting (escape_rate_ams(),
-# issue 25), GPU and CPU.
+# and sde_ams() for a user's model; issue 25), GPU and CPU.
 #
-#   SP_COMMIT=$(git rev-parse --short HEAD) Rscript bench/ams.R [gpu|cpu|all] [outdir]
+#   SP_COMMIT=$(git rev-parse --short HEAD) Rscript bench/ams.R [gpu|cpu|all|user] [outdir]
+#
+# `user`: only the user-model line (sde_ams() on the washboard written as an
+# sde_model against escape_rate_ams(), GPU; below).
 #
 # Prints one table (metric, value, unit, device, commit, date) and writes
 # <outdir>/ams-cost.png (default: the working directory): the cost against
@@ -88,6 +91,40 @@ cost_plot <- function(d, file, title) {
   invisible(TRUE)
 }
 
+# A user's model (sde_ams()): the same washboard written as an sde_model,
+# with the position as the score, A the same region as escape_rate_ams()'s
+# default and B the saddle (the model's stop event), against
+# escape_rate_ams() on the same case: seconds of each (kernels compiled and
+# loaded first), the ratio of the times, the relative difference of the
+# mean first-passage times and its z with both errors.
+user_model <- function(backend, ratio, particles, replicas, k, label) {
+  th <- DU / ratio
+  m <- sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
+                 noise = list(v = ~ sqrt(2 * beta * theta)),
+                 params = c(beta = beta, V0 = V0, gamma = g, theta = th),
+                 stop = ~ x > pi - asin(gamma), name = "washboard")
+  phiA <- statphysgpu:::ams_phi_A(NULL, data.frame(gamma = g, V0 = V0, theta = th), NULL)
+  one <- function(particles, replicas, seed) {
+    sde_ams(m, ~ x, A = phiA, B = NULL, init = list(x = asin(g), v = 0), dt = dt,
+            particles = particles, replicas = replicas, k = k, seed = seed, backend = backend,
+            progress = FALSE)
+  }
+  one(20, 2, 1) # compile or load the model's kernels, and escape_rate_ams()'s
+  run(8, 50, 4, 5, backend)
+  s <- one(particles, replicas, 11)
+  w <- run(ratio, particles, replicas, k, backend, seed = 12)
+  tag <- sprintf("%s user model (washboard as sde_model) DU/theta = %g, N = %d, %d replicas, k = %d",
+                 label, ratio, particles, replicas, k)
+  add(paste0(tag, ": seconds"), attr(s, "seconds"), "s")
+  add(paste0(tag, ": seconds / escape_rate_ams()'s"), attr(s, "seconds") / w$seconds, "x")
+  add(paste0(tag, ": mfpt / escape_rate_ams()'s - 1"), s$mfpt / w$x$mfpt - 1, "")
+  add(paste0(tag, ": z of that difference (both errors)"),
+      (s$mfpt - w$x$mfpt) / sqrt(s$mfpt_se^2 + w$x$mfpt_se^2), "")
+  add(paste0(tag, ": relative standard error"), s$mfpt_se / s$mfpt, "")
+}
+
+if (what %in% c("gpu", "all", "user")) user_model("gpu", 20, 500, 256, 25, "GPU")
+
 if (what %in% c("gpu", "all")) {
   dev <- gpu_first()$name[1]
   run(8, 50, 4, 5, "gpu") # compile or load the kernels
@@ -122,6 +159,7 @@ if (what %in% c("gpu", "all")) {
 if (what %in% c("cpu", "all")) {
   dev <- cpu_device()
   d <- sweep("cpu", c(6, 10, 14), 100, 2 * sp_threads(), 5, "CPU")
+  if (sde_cpu_available()) user_model("cpu", 8, 100, 2 * sp_threads(), 5, "CPU")
   if (what == "cpu") cost_plot(d, file.path(outdir, "ams-cost.png"), dev)
 }
 

@@ -1,4 +1,5 @@
-/* bench/ams-emulation/check.c: every replica of the emulated GPU engine equals the CPU engine's (see run.sh). */
+/* bench/ams-emulation/check.c: every replica of the emulated GPU engine equals the CPU engine's (see run.sh);
+ * with -DSP_AMS_SDE for a user's SDE model (the cubic of cubic/). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,38 @@ int main(int argc, char **argv) {
   int single = atoi(argv[1]), ndev = atoi(argv[2]), heun = atoi(argv[3]);
   sp_ams_cond c[2]; sp_ams_job job; sp_run_info info; sp_hooks hooks = {0};
   memset(c, 0, sizeof c);
+  memset(&job, 0, sizeof job);
+#ifdef SP_AMS_SDE
+  /* the cubic of bench/ams-emulation/cubic (parameters theta, sqrt(2 theta);
+   * start 0); argument 4: 1 = B the stop event x > 1, 0 = B {x >= 0.9} */
+  extern int sp_ams_entry_long_f(), sp_ams_entry_long_d(), sp_ams_entry_branch_f(),
+      sp_ams_entry_branch_d();
+  sp_ams_sde_cond sc[2];
+  double tab[6];
+  memset(sc, 0, sizeof sc);
+  for (int j = 0; j < 2; j++) {
+    double theta = 0.05 + 0.01 * j;
+    tab[3 * j] = theta; tab[3 * j + 1] = sqrt(2 * theta); tab[3 * j + 2] = 0;
+    sc[j].h = 0.01; sc[j].zA = 0.15; sc[j].zB = 0.9; sc[j].stream0 = (uint64_t)j << 40;
+    sc[j].par0 = 3 * j; sc[j].init0 = 3 * j + 2; sc[j].use_stop = argc > 4 ? atoi(argv[4]) : 0;
+  }
+  job.sconds = sc; job.tables = tab; job.ntables = 6; job.nx = 1;
+  job.entry_long = (void *)(uintptr_t)(single ? sp_ams_entry_long_f : sp_ams_entry_long_d);
+  job.entry_branch = (void *)(uintptr_t)(single ? sp_ams_entry_branch_f : sp_ams_entry_branch_d);
+#endif
   for (int j = 0; j < 2; j++) {
     double g = 0.2 + 0.1 * j, V0 = 1, beta = 1, theta = 0.3, h = 0.05;
     c[j].esc.g0 = g; c[j].esc.V0 = V0; c[j].esc.beta = beta; c[j].esc.h = h; c[j].esc.sigma = sqrt(2*beta*theta*h);
     c[j].esc.phi0 = asin(g); c[j].esc.th = M_PI - asin(g); c[j].esc.start_table = -1; c[j].phiA = asin(g) + 0.4;
     c[j].esc.stream0 = (uint64_t)j << 40; c[j].score = argc > 4 ? atoi(argv[4]) : 0;
   }
+#ifdef SP_AMS_SDE
+  job.ncond = 2; job.replicas = 5; job.replica0 = 3;
+  sp_ams_prepare_sde(&job);
+#else
   job.conds = c; job.ncond = 2; job.tables = NULL; job.ntables = 0; job.replicas = 5; job.replica0 = 3;
+  sp_ams_prepare_washboard(&job);
+#endif
   job.particles = 50; job.k = argc > 5 ? (uint64_t)atoi(argv[5]) : 3; job.seed = 42; job.heun = heun; job.single = single;
   mock_heun = heun; mock_single = single;
   sp_ams_result a[10], b[10];

@@ -5,13 +5,38 @@
 #include <math.h>
 #include "gpu/sp_gpu.h"
 #include "core/sp_error.h"
+/* the model: the washboard, or (-DSP_AMS_SDE, -I a folder with the
+ * model's sde_model.h and sde_ams_score.h) a user's SDE model, whose CPU
+ * entries (ams_cpu.h) are defined here too, for check.c's CPU run */
+#ifdef SP_AMS_SDE
+#  include "sde_args.h"
+#  define SP_AMS_ENTRY
+#endif
 #define SP_REAL float
 #define SP_REAL_SINGLE 1
+#ifdef SP_AMS_SDE
+#  include "sde_prelude.h"
+#  include "sde_model.h"
+#  include "sde_engine.h"
+#  include "sde_ams_score.h"
+#endif
 #include "ams.h"
+#ifdef SP_AMS_SDE
+#  include "ams_cpu.h"
+#endif
 #undef SP_REAL
 #undef SP_REAL_SINGLE
 #define SP_REAL double
+#ifdef SP_AMS_SDE
+#  include "sde_prelude.h"
+#  include "sde_model.h"
+#  include "sde_engine.h"
+#  include "sde_ams_score.h"
+#endif
 #include "ams.h"
+#ifdef SP_AMS_SDE
+#  include "ams_cpu.h"
+#endif
 #undef SP_REAL
 
 int mock_heun = 1, mock_single = 0;
@@ -41,12 +66,13 @@ static void long_##S(const sp_ams_long_kargs *a) { \
   for (uint64_t i = 0; i < a->nitems; i++) { \
     sp_ams_long_state st = P(sp_ams_long_state, a->lt)[i]; \
     if (st.nexit >= a->particles) continue; \
-    uint64_t g = a->item0 + i; const sp_ams_cond *cd = P(const sp_ams_cond, a->conds) + g / a->replicas; \
-    uint64_t stream = cd->esc.stream0 + a->replica0 + g % a->replicas; \
-    sp_escape_par_##S par; sp_escape_par_load_##S(&par, &cd->esc); \
+    uint64_t g = a->item0 + i; const SP_AMS_COND *cd = P(const SP_AMS_COND, a->conds) + g / a->replicas; \
+    uint64_t stream = SP_AMS_C_STREAM0(cd) + a->replica0 + g % a->replicas; \
+    sp_ams_par_##S par; sp_ams_par_load_##S(&par, cd, P(const double, a->tables)); \
     sp_ams_result res = P(sp_ams_result, a->res)[i]; uint64_t off = i * a->particles; \
-    int f = sp_ams_long_advance_##S(&par, mock_heun, cd, P(const double, a->tables), a->seed, stream, a->particles, &st, &res, \
-      P(R, a->phi) + off, P(R, a->v) + off, P(uint64_t, a->k0) + off, P(uint64_t, a->path) + off, a->budget); \
+    int f = sp_ams_long_advance_##S(&par, mock_heun, cd, P(const double, a->tables), a->seed, stream, a->particles, &st, \
+      P(double, a->lx) + i * SP_AMS_NX, &res, P(R, a->x) + off, a->xs, P(uint64_t, a->k0) + off, \
+      P(uint64_t, a->path) + off, a->budget); \
     if (f) { res.status = -f; if (i < *P(uint64_t, a->bad)) *P(uint64_t, a->bad) = i; } \
     P(sp_ams_long_state, a->lt)[i] = st; P(sp_ams_result, a->res)[i] = res; \
     if (!f && st.nexit >= a->particles) (*P(uint64_t, a->done))++; \
@@ -55,11 +81,11 @@ static void branch_##S(const sp_ams_branch_kargs *a) { \
   for (uint64_t t = 0; t < a->ntasks; t++) { \
     sp_ams_task tk = P(const sp_ams_task, a->tasks)[t]; \
     uint64_t item = tk.child / a->particles, off = item * a->particles, g = a->item0 + item, steps = 0; \
-    const sp_ams_cond *cd = P(const sp_ams_cond, a->conds) + g / a->replicas; \
-    uint64_t stream = cd->esc.stream0 + a->replica0 + g % a->replicas; \
-    sp_escape_par_##S par; sp_escape_par_load_##S(&par, &cd->esc); \
-    int f = sp_ams_branch_##S(&par, mock_heun, cd->score, a->seed, stream, (R)cd->phiA, cd->esc.h, tk.child - off, \
-      tk.parent == SP_AMS_NO_PARENT ? SP_AMS_NO_PARENT : tk.parent - off, tk.path, (R)tk.z, P(R, a->phi) + off, P(R, a->v) + off, \
+    const SP_AMS_COND *cd = P(const SP_AMS_COND, a->conds) + g / a->replicas; \
+    uint64_t stream = SP_AMS_C_STREAM0(cd) + a->replica0 + g % a->replicas; \
+    sp_ams_par_##S par; sp_ams_par_load_##S(&par, cd, P(const double, a->tables)); \
+    int f = sp_ams_branch_##S(&par, mock_heun, a->seed, stream, SP_AMS_C_H(cd), tk.child - off, \
+      tk.parent == SP_AMS_NO_PARENT ? SP_AMS_NO_PARENT : tk.parent - off, tk.path, (R)tk.z, P(R, a->x) + off, a->xs, \
       P(R, a->maxs) + off, P(uint64_t, a->k0) + off, P(uint64_t, a->path) + off, P(double, a->dur) + off, &steps); \
     sp_ams_task_out o; o.maxs = (double)P(R, a->maxs)[tk.child]; o.steps = f == 0 ? steps : (1ull << 63) | (uint64_t)f; \
     P(sp_ams_task_out, a->out)[t] = o; \

@@ -22,6 +22,29 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_ams_cond) == 136, "sp_ams_cond layout");
 
+/* One condition of a user's SDE model (sde_ams(); ams_sde.h): its
+ * parameters (the model's, then its derived ones) at tables[par0 ..], its
+ * start state at tables[init0 .. init0 + nx - 1]; A = {score <= zA}; B =
+ * {score >= zB}, or (use_stop) the model's stop event. */
+typedef struct {
+  double h;         /* the step dt */
+  double zA, zB;
+  uint64_t stream0; /* Philox stream of replica 1: c 2^40 */
+  int64_t par0, init0;
+  int64_t use_stop;
+} sp_ams_sde_cond;
+
+SP_STATIC_ASSERT(sizeof(sp_ams_sde_cond) == 56, "sp_ams_sde_cond layout");
+
+/* The start of condition c (sde): every start of its long trajectory. */
+SP_FN void sp_ams_sde_start(const sp_ams_sde_cond *c, const double *tables, int nx, double *x) {
+  int d;
+  for (d = 0; d < nx; d++) x[d] = tables[c->init0 + d];
+}
+
+/* The models of the AMS engine (sp_ams_job.model). */
+enum { SP_AMS_MODEL_WASHBOARD = 0, SP_AMS_MODEL_SDE = 1 };
+
 /* The score (reaction coordinate) of a state: the position phi, or the
  * energy v^2/2 + U(phi), U = -V0 (cos phi + gamma phi). */
 enum { SP_AMS_SCORE_POSITION = 0, SP_AMS_SCORE_ENERGY = 1 };
@@ -60,19 +83,26 @@ enum {
 };
 
 /* The long trajectory of a replica between rounds or launches (ams.h,
- * sp_ams_long_advance).  phi and v hold working-precision values exactly. */
+ * sp_ams_long_advance); its state (nx working-precision values, held as
+ * double exactly) lies beside it, in an array of the engine. */
 typedef struct {
-  double phi, v;
   uint64_t k;         /* steps done (path 0's draw index) */
   uint64_t seg0;      /* step at the start of the current start segment */
   uint64_t last_exit; /* step of the last exit from A */
   uint64_t nexit;     /* exits collected */
   uint64_t restarts;  /* restarts after reaching B */
-  int inA;            /* the last step ended in A */
+  int inA;            /* the last step ended in A (-1: not known yet, the start) */
   int after_exit;     /* an exit since the last (re)start */
 } sp_ams_long_state;
 
-SP_STATIC_ASSERT(sizeof(sp_ams_long_state) == 64, "sp_ams_long_state layout");
+SP_STATIC_ASSERT(sizeof(sp_ams_long_state) == 48, "sp_ams_long_state layout");
+
+/* A long trajectory at its start (inA found at its first advance). */
+SP_FN void sp_ams_long_state_init(sp_ams_long_state *st) {
+  st->k = st->seg0 = st->last_exit = st->nexit = st->restarts = 0;
+  st->inA = -1;
+  st->after_exit = 0;
+}
 
 /* Failures of the shared pieces (ams.h): besides SP_AMS_OK (0) */
 enum {
@@ -102,15 +132,20 @@ typedef struct {
 } sp_ams_task_out;
 
 /* Arguments of sp_ams_long_kernel: one thread per replica ("item", local
- * index i, global item0 + i = c replicas + r) of the device. */
+ * index i, global item0 + i = c replicas + r) of the device.  conds: the
+ * model's conditions (sp_ams_cond or sp_ams_sde_cond); tables: the
+ * washboard's thermal-start tables or the sde model's parameters and
+ * starts. */
 typedef struct {
-  SP_DPTR(const sp_ams_cond) conds;
+  SP_DPTR(const void) conds;
   SP_DPTR(const double) tables;
   uint64_t replicas, replica0, item0, nitems, particles, seed;
   SP_DPTR(sp_ams_long_state) lt;
+  SP_DPTR(double) lx;        /* the long trajectories' states, i nx + d */
   SP_DPTR(sp_ams_result) res;
-  SP_DPTR(sp_ams_real) phi;  /* particles, i N + j */
-  SP_DPTR(sp_ams_real) v;
+  SP_DPTR(sp_ams_real) x;    /* particles: state component d of particle i N + j
+                                at x[d xs + i N + j] */
+  uint64_t xs;
   SP_DPTR(uint64_t) k0;
   SP_DPTR(uint64_t) path;
   SP_DPTR(uint64_t) bad;     /* lowest failing local item (~0: none) */
@@ -118,16 +153,17 @@ typedef struct {
   uint64_t budget;           /* steps of each long trajectory in this launch */
 } sp_ams_long_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_ams_long_kargs) == 136, "sp_ams_long_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_ams_long_kargs) == 144, "sp_ams_long_kargs layout");
 
 /* Arguments of sp_ams_branch_kernel: one thread per task. */
 typedef struct {
-  SP_DPTR(const sp_ams_cond) conds;
+  SP_DPTR(const void) conds;
+  SP_DPTR(const double) tables;
   uint64_t replicas, replica0, item0, particles, seed, ntasks;
   SP_DPTR(const sp_ams_task) tasks;
   SP_DPTR(sp_ams_task_out) out;
-  SP_DPTR(sp_ams_real) phi;
-  SP_DPTR(sp_ams_real) v;
+  SP_DPTR(sp_ams_real) x;
+  uint64_t xs;
   SP_DPTR(sp_ams_real) maxs;
   SP_DPTR(uint64_t) k0;
   SP_DPTR(uint64_t) path;
@@ -135,13 +171,27 @@ typedef struct {
   SP_DPTR(uint64_t) bad;     /* lowest failing task (~0: none) */
 } sp_ams_branch_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_ams_branch_kargs) == 128, "sp_ams_branch_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_ams_branch_kargs) == 136, "sp_ams_branch_kargs layout");
+
+/* The CPU entries of a model (ams_cpu.h): a piece of a replica's long
+ * trajectory, and a particle's first run or branching (arrays of one
+ * replica; x and maxs in the working precision).  The package's CPU engine
+ * (src/core/sp_ams_engine.inc) calls them once per piece -- the
+ * washboard's compiled in, a user's SDE model's from its CPU object. */
+typedef int (*sp_ams_long_fn)(const void *cond, const double *tables, int heun, uint64_t seed,
+                              uint64_t stream, uint64_t N, sp_ams_long_state *st, double *lx,
+                              sp_ams_result *res, void *x, uint64_t xs, uint64_t *k0,
+                              uint64_t *path, uint64_t budget);
+typedef int (*sp_ams_branch_fn)(const void *cond, const double *tables, int heun,
+                                uint64_t seed, uint64_t stream, uint64_t i, uint64_t q,
+                                uint64_t P, double z, void *x, uint64_t xs, void *maxs,
+                                uint64_t *k0, uint64_t *path, double *dur, uint64_t *steps);
 
 /* How a piece of path ended (sp_ams_run_*). */
 enum {
   SP_AMS_EV_NONE = 0,  /* budget spent */
   SP_AMS_EV_A = 1,     /* back in A */
-  SP_AMS_EV_B = 2,     /* reached B (phi > th) */
+  SP_AMS_EV_B = 2,     /* reached B */
   SP_AMS_EV_LEVEL = 3  /* score above the level (replay) */
 };
 

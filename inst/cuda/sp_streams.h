@@ -44,8 +44,10 @@ enum {
                                   k NW .. k NW + NW - 1 (NW noise entries), normal d
                                   element d mod 4 of block d / 4 */
   SP_PURPOSE_SDE_INIT = 13,    /* user SDE models: reserved for random starts */
-  SP_PURPOSE_AMS_STEPS = 14,   /* AMS escapes: the normals of path P (0 the long trajectory,
-                                  then particles and branches), block (P << 32) | k/4 (ams.h) */
+  SP_PURPOSE_AMS_STEPS = 14,   /* AMS (washboard and user models): the normals of path P (0 the
+                                  long trajectory, then particles and branches), normal d = k W
+                                  + j of step k + 1 (W a step: 1 on the washboard) word d mod 4
+                                  of block (P << 32) | d/4 (ams.h) */
   SP_PURPOSE_AMS_BRANCH = 15   /* AMS escapes: survivor picks (block b/4 for branch b) and
                                   thermal restarts (block 2^32 + j - 1) (ams.h) */
 };

@@ -1,6 +1,7 @@
-/* sp_ams.h: adaptive multilevel splitting for escapes over the tilted
- * washboard on the CPU (sp_ams_engine.inc); the GPU engine
- * (src/gpu/sp_gpu_ams.c) has the same contract and the same numbers.
+/* sp_ams.h: adaptive multilevel splitting (inst/cuda/ams.h) on the CPU
+ * (sp_ams_engine.inc), for escapes over the tilted washboard or a user's
+ * SDE model; the GPU engine (src/gpu/sp_gpu_ams.c) has the same contract
+ * and the same numbers.
  *
  * Replica r (0 .. replicas - 1 of this call, global R = replica0 + r) of
  * condition c is one independent AMS estimate (ams.h says which random
@@ -22,9 +23,13 @@
 #include "ams_args.h" /* inst/cuda: shared with the kernels */
 
 typedef struct {
-  const sp_ams_cond *conds;
+  int model;                      /* SP_AMS_MODEL_* (set by the descriptor) */
+  const sp_ams_cond *conds;       /* washboard: its conditions */
+  const sp_ams_sde_cond *sconds;  /* sde model: its conditions */
   int ncond;
-  const double *tables; /* thermal-start tables (NULL: every start at rest) */
+  int64_t nx;                     /* reals of a state (washboard: 2) */
+  const double *tables; /* washboard: thermal-start tables (NULL: every start at
+                           rest); sde: parameters and starts (sp_ams_sde_cond) */
   size_t ntables;
   uint64_t replicas;  /* per condition */
   uint64_t replica0;  /* first_replica - 1 */
@@ -33,12 +38,31 @@ typedef struct {
   uint64_t seed;
   int heun;   /* 1: srk2, 0: euler */
   int single; /* 1: float, 0: double */
+  /* sde model: the CPU object's entries in the run's precision
+   * (sp_ams_long_fn, sp_ams_branch_fn; NULL on the GPU) */
+  void *entry_long, *entry_branch;
 } sp_ams_job;
 
 /* The outputs: one result a replica, c replicas + r. */
 typedef struct {
   sp_ams_result *rep;
 } sp_ams_out;
+
+/* Condition c (a row of conds or sconds), its step, and the stream of item
+ * (c replicas + r). */
+const void *sp_ams_job_cond(const sp_ams_job *job, uint64_t c);
+double sp_ams_job_h(const sp_ams_job *job, uint64_t c);
+uint64_t sp_ams_job_stream(const sp_ams_job *job, uint64_t item);
+
+/* The long trajectory of `item` at its start: st and its state lx (nx
+ * values, rounded to the run's precision). */
+void sp_ams_job_long_init(const sp_ams_job *job, uint64_t item, sp_ams_long_state *st,
+                          double *lx);
+
+/* The descriptors' checks (src/models/ams.c, sde_ams.c): set model and nx
+ * and check the lengths. */
+int sp_ams_prepare_washboard(void *job);
+int sp_ams_prepare_sde(void *job);
 
 /* Every replica unfinished, zeros. */
 void sp_ams_out_init(const sp_ams_job *job, sp_ams_result *out);

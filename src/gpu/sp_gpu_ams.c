@@ -1,5 +1,6 @@
 /* sp_gpu_ams.c: host side of inst/cuda/ams.cu, an engine of the GPU round
- * driver (sp_gpu_run.h).
+ * driver (sp_gpu_run.h), for either model of ams.h (the washboard, or a
+ * user's SDE model whose module NVRTC compiled with the model: `key`).
  *
  * The replicas (items c replicas + r) are split into contiguous ranges, one
  * per device (a replica's numbers do not depend on where it runs).  On a
@@ -18,8 +19,10 @@
  * so that a launch -- a round of the driver, after which an interrupt is
  * taken -- lasts about the longest path of a batch, never the sum of many
  * batches.
- * Nothing here depends on the precision but the particle arrays; the
- * host-side pieces of ams.h are compiled in both precisions. */
+ * Nothing here depends on the precision but the particle arrays, nor on the
+ * model but the conditions' size and the state's length nx; the host-side
+ * pieces of ams.h (levels, picks, finish: model-free) are compiled in both
+ * precisions. */
 #include "sp_gpu_ams.h"
 
 #include <math.h>
@@ -61,7 +64,7 @@ typedef struct ams_dev_s {
   CUfunction klong, kbranch;
   uint64_t item0, nitems, N;
   size_t rb; /* bytes of a working-precision value */
-  CUdeviceptr conds, tables, lt, res, phi, v, maxs, k0, path, dur, bad, done, tasks, tout;
+  CUdeviceptr conds, tables, lt, lx, res, x, maxs, k0, path, dur, bad, done, tasks, tout;
   int phase;
   /* the host's copy of the max scores (float or double), per replica its
    * weight, branches, levels, steps, status (0 running, SP_AMS_DONE,
@@ -90,17 +93,15 @@ static void ams_free_host(ams_dev *e) {
   e->hout = NULL;
 }
 
-static uint64_t ams_stream(const sp_ams_job *job, uint64_t g) {
-  return job->conds[g / job->replicas].esc.stream0 + job->replica0 + g % job->replicas;
-}
-
 static int ams_setup(void *model, sp_gpu_dev *d) {
   ams_model *m = (ams_model *)model;
   const sp_ams_job *job = m->job;
   ams_dev *e = &m->dev[d->index];
   uint64_t i, n, N = job->particles;
-  size_t ncond = (size_t)job->ncond;
+  size_t ncond = (size_t)job->ncond, nx = (size_t)job->nx;
+  size_t csize = job->model == SP_AMS_MODEL_SDE ? sizeof(sp_ams_sde_cond) : sizeof(sp_ams_cond);
   sp_ams_long_state *lt;
+  double *lx;
   int st;
   e->N = N;
   e->item0 = (uint64_t)d->index * m->per_dev;
@@ -118,13 +119,14 @@ static int ams_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_function(d->id, m->key, "sp_ams_long_kernel", &e->klong)) != SP_OK ||
       (st = sp_gpu_function(d->id, m->key, "sp_ams_branch_kernel", &e->kbranch)) != SP_OK)
     return st;
-  if ((st = sp_gpu_dev_alloc(d, ncond * sizeof(sp_ams_cond), "the conditions", &e->conds)) ||
+  if ((st = sp_gpu_dev_alloc(d, ncond * csize, "the conditions", &e->conds)) ||
       (st = sp_gpu_dev_alloc(d, e->nitems * sizeof(sp_ams_long_state), "the long trajectories",
                              &e->lt)) ||
+      (st = sp_gpu_dev_alloc(d, e->nitems * nx * sizeof(double), "the long trajectories",
+                             &e->lx)) ||
       (st = sp_gpu_dev_alloc(d, e->nitems * sizeof(sp_ams_result), "the replica results",
                              &e->res)) ||
-      (st = sp_gpu_dev_alloc(d, n * e->rb, "the particles", &e->phi)) ||
-      (st = sp_gpu_dev_alloc(d, n * e->rb, "the particles", &e->v)) ||
+      (st = sp_gpu_dev_alloc(d, n * nx * e->rb, "the particles", &e->x)) ||
       (st = sp_gpu_dev_alloc(d, n * e->rb, "the particles", &e->maxs)) ||
       (st = sp_gpu_dev_alloc(d, n * 8, "the particles", &e->k0)) ||
       (st = sp_gpu_dev_alloc(d, n * 8, "the particles", &e->path)) ||
@@ -135,7 +137,7 @@ static int ams_setup(void *model, sp_gpu_dev *d) {
     return st;
   e->done = e->bad + 8;
   if (job->ntables > 0 &&
-      (st = sp_gpu_dev_alloc(d, job->ntables * sizeof(double), "the thermal-start tables",
+      (st = sp_gpu_dev_alloc(d, job->ntables * sizeof(double), "the tables",
                              &e->tables)) != SP_OK)
     return st;
   /* host state */
@@ -153,23 +155,24 @@ static int ams_setup(void *model, sp_gpu_dev *d) {
   e->htasks = (sp_ams_task *)malloc((size_t)n * sizeof(sp_ams_task));
   e->hout = (sp_ams_task_out *)malloc((size_t)n * sizeof(sp_ams_task_out));
   lt = (sp_ams_long_state *)malloc((size_t)e->nitems * sizeof *lt);
-  if (!e->hmaxs || !e->w || !e->weight || !e->iters || !e->steps || !e->hdur || !e->branches ||
+  lx = (double *)malloc((size_t)e->nitems * nx * sizeof *lx);
+  if (!lx || !e->hmaxs || !e->w || !e->weight || !e->iters || !e->steps || !e->hdur || !e->branches ||
       !e->surv || !e->killed || !e->parent || !e->status || !e->htasks || !e->hout || !lt) {
     free(lt);
+    free(lx);
     return sp_fail(SP_ERR_NOMEM, "out of host memory (the particles of %llu replicas)",
                    (unsigned long long)e->nitems);
   }
   for (i = 0; i < e->nitems; i++) {
-    const uint64_t g = e->item0 + i;
-    const sp_ams_cond *c = &job->conds[g / job->replicas];
-    if (job->single) sp_ams_long_init_f(c, job->tables, job->seed, ams_stream(job, g), &lt[i]);
-    else sp_ams_long_init_d(c, job->tables, job->seed, ams_stream(job, g), &lt[i]);
+    sp_ams_job_long_init(job, e->item0 + i, &lt[i], lx + i * nx);
     e->weight[i] = 1.0;
   }
   st = sp_gpu_to_device(d->id, e->lt, lt, e->nitems * sizeof *lt);
+  if (st == SP_OK) st = sp_gpu_to_device(d->id, e->lx, lx, e->nitems * nx * sizeof *lx);
   free(lt);
+  free(lx);
   if (st != SP_OK ||
-      (st = sp_gpu_to_device(d->id, e->conds, job->conds, ncond * sizeof(sp_ams_cond))) ||
+      (st = sp_gpu_to_device(d->id, e->conds, sp_ams_job_cond(job, 0), ncond * csize)) ||
       (job->ntables > 0 &&
        (st = sp_gpu_to_device(d->id, e->tables, job->tables, job->ntables * sizeof(double)))) ||
       (st = sp_gpu_memset0(d->id, e->res, e->nitems * sizeof(sp_ams_result))) ||
@@ -196,9 +199,10 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.particles = e->N;
     a.seed = job->seed;
     a.lt = e->lt;
+    a.lx = e->lx;
     a.res = e->res;
-    a.phi = e->phi;
-    a.v = e->v;
+    a.x = e->x;
+    a.xs = e->nitems * e->N;
     a.k0 = e->k0;
     a.path = e->path;
     a.bad = e->bad;
@@ -217,6 +221,7 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     e->tcount = e->ntasks - e->tnext < e->tmax ? e->ntasks - e->tnext : e->tmax;
     memset(&a, 0, sizeof a);
     a.conds = e->conds;
+    a.tables = e->tables;
     a.replicas = job->replicas;
     a.replica0 = job->replica0;
     a.item0 = e->item0;
@@ -225,8 +230,8 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.ntasks = e->tcount; /* tasks tnext .. tnext + tcount - 1 */
     a.tasks = e->tasks + e->tnext * sizeof(sp_ams_task);
     a.out = e->tout + e->tnext * sizeof(sp_ams_task_out);
-    a.phi = e->phi;
-    a.v = e->v;
+    a.x = e->x;
+    a.xs = e->nitems * e->N;
     a.maxs = e->maxs;
     a.k0 = e->k0;
     a.path = e->path;
@@ -256,12 +261,12 @@ static int ams_level(ams_model *m, ams_dev *e, uint64_t i) {
   double z;
   if (job->single) {
     float zf;
-    K = sp_ams_level_f((const float *)e->hmaxs + off, N, job->k, job->seed, ams_stream(job, g),
+    K = sp_ams_level_f((const float *)e->hmaxs + off, N, job->k, job->seed, sp_ams_job_stream(job, g),
                        e->branches[i], (float *)e->w, e->surv, e->killed, e->parent, &zf);
     z = zf;
   } else {
     K = sp_ams_level_d((const double *)e->hmaxs + off, N, job->k, job->seed,
-                       ams_stream(job, g), e->branches[i], (double *)e->w, e->surv, e->killed,
+                       sp_ams_job_stream(job, g), e->branches[i], (double *)e->w, e->surv, e->killed,
                        e->parent, &z);
   }
   if (K == 0 || K == N) {

@@ -11,15 +11,7 @@ test_that("GPU AMS: every replica equals the CPU's in double precision (same str
   cpu <- attr(run("cpu"), "replicas_table")
   gpu <- run("gpu")
   expect_identical(attr(gpu, "backend"), "gpu")
-  gpu <- attr(gpu, "replicas_table")
-  # the decisions (exits, levels, kills, picks) are comparisons of values
-  # that agree to rounding (fused multiply-adds on the GPU): identical counts
-  for (col in c("n_B", "n_start", "n_cycle", "n_lt_react", "iterations", "branches", "status")) {
-    expect_identical(gpu[[col]], cpu[[col]], info = col)
-  }
-  for (col in c("p", "react", "t_start", "t_cycle")) {
-    expect_equal(gpu[[col]], cpu[[col]], tolerance = 1e-9, info = col)
-  }
+  expect_ams_replicas_equal(attr(gpu, "replicas_table"), cpu) # helper-sde-ams.R
 })
 
 test_that("GPU AMS: k = 1 in single precision, every replay reaches its level (bench/ams.R's case)", {

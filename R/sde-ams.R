@@ -1,0 +1,395 @@
+#' Rare transitions of your own model by adaptive multilevel splitting
+#'
+#' [escape_rate_ams()] for a user's [sde_model()]: estimates the
+#' probability \eqn{p} that a path leaving the region \eqn{A = \{\xi \le
+#' A\}} reaches the target \eqn{B} before it returns to \eqn{A}, and the
+#' mean first-passage time from the start state `init` to \eqn{B}, for a
+#' reaction coordinate (score) \eqn{\xi(x)} written as an R expression --
+#' where brute force ([sde_run()] with `output = "passage"`) cannot go.
+#'
+#' @section The estimator:
+#' Exactly that of [escape_rate_ams()] (see there), with the model's step
+#' and the user's score: each replica runs one long trajectory from `init`
+#' that collects `particles` first entrances into \eqn{\Sigma}, the
+#' boundary of \eqn{A} (the first state outside \eqn{A} after one inside),
+#' and the durations of the start segment and of the failed cycles (from an
+#' exit, back into \eqn{A}, to the next exit); then AMS on those states,
+#' with the levels taken in the score (ties killed together, a branch
+#' replaying its survivor's path to the level). \eqn{\tau = (1/p - 1)
+#' E[T_{loop}] + E[T_{react}]}, with \eqn{p}, \eqn{E[T_{loop}]} and
+#' \eqn{E[T_{react}]} averaged over the replicas first; jackknife standard
+#' errors over the replicas. The same code (`inst/cuda/ams.h`) runs the
+#' washboard of [escape_rate_ams()] and your model: only the state, the
+#' step, the score and the regions differ.
+#'
+#' @section Score, A and B:
+#' `score` is an expression over the model's states and parameters (the
+#' grammar of the right-hand sides of [sde_model()], translated by the same
+#' translator; not the time: the model and the score must not depend on
+#' `t`, as the decomposition needs a time-homogeneous process). It must
+#' increase from the start toward \eqn{B}: the start `init` must lie in
+#' \eqn{A} (its score at most `A`), and every state of \eqn{B} must have a
+#' score above `A`.
+#' * `B` a number: \eqn{B = \{\xi \ge B\}}, the crossing time interpolated
+#'   linearly in the score inside the step; the model's `stop` is not used.
+#' * `B = NULL`: \eqn{B} is the model's `stop` event, the target of
+#'   [sde_run()]'s passage times (its crossing interpolated as there), so
+#'   that the mean first-passage time is the mean of what [sde_run()]
+#'   samples. The score then only orders the levels.
+#' AMS is unbiased for any score that increases toward \eqn{B}; a score
+#' close to the committor gives a smaller variance (`summary()` reports
+#' the relative variance of one replica's \eqn{\hat p} against the ideal
+#' \eqn{-\log(p)/N}). `A` should be reached often from the start (an
+#' exit every few relaxation times): place it a little above the score of
+#' the bottom of the well, about one `theta` of the potential. The result
+#' does not depend on `A` or `k` beyond its error; \eqn{p} does (it is the
+#' probability from \eqn{\Sigma}).
+#'
+#' @section Compilation, random numbers, backends:
+#' The model and score are compiled at run time as [sde_run()] compiles a
+#' model: for the CPU, the AMS pieces of a particle (its run to \eqn{A} or
+#' \eqn{B}, the replay to a level, a piece of the long trajectory) with the
+#' model into a shared object of the cache, called by the package's AMS
+#' engine once per piece (never per step); for the GPU, the AMS kernels
+#' with the model by NVRTC. Replica \eqn{r} of condition \eqn{c} uses the
+#' Philox stream \eqn{(c-1)2^{40} + r - 1} under the AMS purposes of
+#' [escape_rate_ams()] (the model's \eqn{W} noise entries take \eqn{W}
+#' normals a step). A replica's result depends only on the seed, its
+#' condition and its number: chunks by `first_replica` combine with
+#' `rbind()` into the one-call result, for any thread count, and CPU and
+#' GPU agree replica by replica in double precision.
+#'
+#' @param model An [sde_model()] with noise, not depending on `t`.
+#' @param score The reaction coordinate: a one-sided formula, quoted call
+#'   or string over the model's states and parameters.
+#' @param A The edge of the start region \eqn{A = \{\xi \le A\}}: a number,
+#'   or a one-sided formula over the parameters evaluated per condition.
+#' @param B The target: a level of the score (a number or a formula over
+#'   the parameters), above `A`; or `NULL` for the model's `stop` event.
+#' @param init The start state (of every replica and every restart of its
+#'   long trajectory): a named list with one entry per state, each a number
+#'   or a formula over the parameters (`~ asin(gamma)`).
+#' @param dt The time step, positive.
+#' @param params Overrides of the model's parameter defaults, as in
+#'   [sde_run()]: vectors form a grid of conditions (every combination), one
+#'   column per swept parameter in the result.
+#' @param method `"srk2"` (stochastic Heun) or `"euler"` (Euler-Maruyama),
+#'   as in [sde_run()].
+#' @param particles \eqn{N}, the AMS population of one estimate, a whole
+#'   number \eqn{\ge 2}.
+#' @param replicas Independent AMS estimates per condition (standard errors
+#'   need 2; 10 or more for trustworthy errors).
+#' @param k Particles killed at least per level, \eqn{1 \le k < N}.
+#' @param seed Philox key, or `NULL` to draw one from R's generator.
+#' @param first_replica Number of the first replica of this call (chunks).
+#' @param backend `"auto"` (the GPU when usable and conditions x replicas x
+#'   particles is at least 10,000), `"cpu"` or `"gpu"`.
+#' @param devices GPU ids, `"all"`, or `NULL` (the first GPU).
+#' @param precision `"single"` or `"double"`.
+#' @param progress Show a progress bar.
+#' @return An object of class `sde_ams` (also `escape_rate_ams`): a data
+#'   frame with one row per condition and columns `condition`, one per
+#'   swept parameter, `p`, `p_se`, `mfpt`, `mfpt_se`, `rate`, `rate_se`,
+#'   `replicas`; attributes as [escape_rate_ams()]'s (`replicas_table`,
+#'   `conditions`, `particles`, `k`, `method`, `dt`, `seed`, `backend`,
+#'   ...) and `model` (the model's hash), `model_name`, `score`, `A`, `B`
+#'   (per condition; `NULL`: the stop event). Methods: `print`, `summary`,
+#'   `plot` (with a reference, e.g. brute force), `as.data.frame`, `rbind`
+#'   of chunks.
+#' @seealso [escape_rate_ams()], [sde_model()], [sde_run()]
+#' @examples
+#' # overdamped escape from x = 0 over the cubic barrier of U = x^2/2 - x^3/3
+#' m <- sde_model(drift = list(x = ~ -x + x^2), noise = list(x = ~ sqrt(2 * theta)),
+#'                params = c(theta = 0.05), name = "cubic")
+#' \donttest{
+#' if (sde_cpu_available()) {
+#'   x <- sde_ams(m, score = ~ x, A = 0.2, B = 1, init = list(x = 0), dt = 0.01,
+#'                particles = 50, replicas = 4, seed = 1, backend = "cpu")
+#'   x
+#'   summary(x)
+#' }
+#' }
+#' @export
+sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
+                    method = c("srk2", "euler"), particles = 1000, replicas = 16, k = 1,
+                    seed = NULL, first_replica = 1, backend = "auto", devices = NULL,
+                    precision = c("single", "double"), progress = interactive()) {
+  call <- sys.call()
+  m <- model
+  if (!inherits(m, "sde_model")) {
+    sp_abort(sprintf("`model` must be a model made by sde_model(), not %s.", describe(m)),
+             call = call)
+  }
+  if (!length(m$noise)) {
+    sp_abort(sprintf(paste0("the model \"%s\" has no noise: rare transitions need a ",
+                            "stochastic model (give sde_model(noise = ...))."), m$name),
+             call = call)
+  }
+  timed <- c(vapply(m$drift, function(e) "t" %in% all.vars(e), TRUE),
+             vapply(m$noise, function(e) "t" %in% all.vars(e), TRUE),
+             stop = !is.null(m$stop) && "t" %in% all.vars(m$stop))
+  if (any(timed)) {
+    sp_abort(sprintf(paste0("the model \"%s\" depends on the time `t` (in %s); sde_ams() ",
+                            "needs a time-homogeneous model (the loops and reactive paths ",
+                            "of the estimator must not depend on when they start)."),
+                     m$name, names(timed)[timed][1]), call = call)
+  }
+  score_e <- sde_rhs(score, "`score`", call)
+  sde_check_expr(score_e, c(m$states, names(m$params), "t"), "`score`", call)
+  if ("t" %in% all.vars(score_e)) {
+    sp_abort("`score` must not depend on the time `t`; write it over the states and parameters.",
+             call = call)
+  }
+  if (!length(intersect(all.vars(score_e), m$states))) {
+    sp_abort(sprintf("`score`, %s, uses no state of the model (%s): it must be a function of the state.",
+                     deparse1(score_e), paste0("`", m$states, "`", collapse = ", ")),
+             call = call)
+  }
+  if (is.null(B) && is.null(m$stop)) {
+    sp_abort(paste0("`B` is NULL, so the target is the model's stop event, but the model ",
+                    "has no `stop`; give `B` (a level of the score) or ",
+                    "sde_model(stop = ~ ...)."), call = call)
+  }
+  dt <- check_positive(dt, "dt", len = 1, call = call)
+  method <- check_choice(method, c("srk2", "euler"), "method", call = call)
+  pk <- ams_check_particles(particles, k, call)
+  particles <- pk$particles
+  k <- pk$k
+  grid <- sde_grid(m, params, call)
+  ncond <- nrow(grid)
+  swept <- attr(grid, "swept")
+  if (is.list(init)) {
+    one <- vapply(init, function(v) !is.numeric(v) || length(v) == 1, TRUE)
+    if (!all(one)) {
+      sp_abort(sprintf(paste0("`init$%s` must be one number or a formula over the ",
+                              "parameters: every replica starts from the same state."),
+                       names(init)[!one][1]), call = call)
+    }
+  }
+  st <- sde_init(m, init, grid, 1, call)
+  x0 <- matrix(st$init, ncond, length(m$states), byrow = TRUE,
+               dimnames = list(NULL, m$states))
+  zA <- sde_ams_level(A, "A", m, grid, call)
+  zB <- if (is.null(B)) rep(Inf, ncond) else sde_ams_level(B, "B", m, grid, call)
+  s0 <- sde_ams_eval(score_e, m, grid, x0)
+  for (c in seq_len(ncond)) {
+    where <- if (ncond > 1) sprintf(" at condition %d", c) else ""
+    if (!is.finite(s0[c])) {
+      sp_abort(sprintf("`score` is %s at the start `init`%s; it must be finite.",
+                       format(s0[c]), where), call = call)
+    }
+    if (!is.null(B) && zA[c] >= zB[c]) {
+      sp_abort(sprintf("`A` (%s) must be below `B` (%s)%s: A = {score <= A}, B = {score >= B}.",
+                       format(zA[c]), format(zB[c]), where), call = call)
+    }
+    if (s0[c] > zA[c]) {
+      sp_abort(sprintf(paste0(
+        "the start `init` lies outside A%s: its score is %s, above `A` = %s. The score ",
+        "must increase from the start toward B, and the start lie in A = {score <= A}."),
+        where, format(s0[c]), format(zA[c])), call = call)
+    }
+    if (is.null(B) && isTRUE(as.logical(sde_ams_eval(m$stop, m, grid[c, , drop = FALSE],
+                                                       x0[c, , drop = FALSE])))) {
+      sp_abort(sprintf("the model's stop event (B) holds at the start `init`%s.", where),
+               call = call)
+    }
+  }
+  fr <- sim_frame(call, n = replicas, n_name = "replicas", first = first_replica,
+                  seed = seed, backend = backend, devices = devices,
+                  precision = precision, precisions = c("single", "double"),
+                  progress = progress, groups = ncond, row_bytes = 200,
+                  auto_threshold = 1e4 / particles)
+  par <- cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))
+  np <- ncol(par)
+  nx <- length(m$states)
+  tables <- as.double(t(cbind(par, x0)))
+  row <- np + nx
+  sconds <- list(h = rep(dt, ncond), zA = as.double(zA),
+                 zB = if (is.null(B)) rep(0, ncond) else as.double(zB),
+                 stream0 = (seq_len(ncond) - 1) * 2^40,
+                 par0 = (seq_len(ncond) - 1) * row, init0 = (seq_len(ncond) - 1) * row + np,
+                 use_stop = rep(as.double(is.null(B)), ncond))
+  job <- list(sconds = sconds, tables = tables, nx = nx, replicas = fr$n,
+              replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+              particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
+              single = fr$precision == "single")
+  job["entry_long"] <- list(NULL)
+  job["entry_branch"] <- list(NULL)
+  headers <- list(sde_ams_score.h = sde_score_header(m, score_e))
+  key <- ""
+  if (fr$plan$backend == "gpu") {
+    key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, source = "ams.cu",
+                        defines = c("SP_AMS_SDE=1",
+                                    sprintf("SP_AMS_HEUN=%d", as.integer(method == "srk2"))),
+                        headers = headers)
+  } else {
+    lib <- sde_ams_cpu_load(m, headers, call)
+    sfx <- if (fr$precision == "single") "_f" else "_d"
+    job$entry_long <- lib[[paste0("long", sfx)]]
+    job$entry_branch <- lib[[paste0("branch", sfx)]]
+  }
+  sim_hold_interrupts(fr$call, environment())
+  res <- .Call(C_sp_r_model_run, "sde_ams", job, key, as.integer(fr$plan$devices), fr$progress)
+  g <- grid[c("condition", swept)]
+  tab <- ams_replicas_table(res$replicas, g, fr)
+  out <- ams_object(tab, g, list(
+    model = m$hash, model_name = m$name,
+    score = paste(deparse(score_e, width.cutoff = 500L), collapse = " "),
+    A = as.double(zA), B = if (is.null(B)) NULL else as.double(zB),
+    particles = particles, k = k, method = method, dt = dt, init = x0,
+    parameters = grid))
+  sim_result(out, fr, res, class = c("sde_ams", "escape_rate_ams", "data.frame"),
+             unfinished = ams_unfinished(tab))
+}
+
+# A level (A or B) per condition: a finite number, or a formula over the
+# parameters evaluated per condition.
+sde_ams_level <- function(x, what, m, grid, call) {
+  if (is.numeric(x) && length(x) == 1 && is.finite(x)) return(rep(as.double(x), nrow(grid)))
+  if (inherits(x, "formula") || is.call(x) || is.character(x)) {
+    e <- sde_rhs(x, sprintf("`%s`", what), call)
+    sde_check_expr(e, names(m$params), sprintf("`%s`", what), call)
+    v <- sde_ams_eval(e, m, grid, NULL)
+    bad <- !is.finite(v)
+    if (any(bad)) {
+      sp_abort(sprintf("`%s`, %s, is not finite for condition %d.", what, deparse1(e),
+                       which(bad)[1]), call = call)
+    }
+    return(v)
+  }
+  sp_abort(sprintf(paste0("`%s` must be one finite number or a formula over the parameters, ",
+                          "not %s."), what, describe(x)), call = call)
+}
+
+# An expression over parameters (and states: rows of x, one per condition
+# of grid) evaluated in R, per condition.
+sde_ams_eval <- function(e, m, grid, x) {
+  vapply(seq_len(nrow(grid)), function(c) {
+    vals <- as.list(grid[c, names(m$params), drop = FALSE])
+    if (!is.null(x)) vals <- c(vals, as.list(x[c, ]))
+    r <- suppressWarnings(as.double(eval(e, list2env(vals, parent = baseenv()))))
+    if (length(r) != 1) NA_real_ else r
+  }, 0)
+}
+
+# The CPU object of a model and score: ams.h's pieces with the model
+# (ams_sde.h), both precisions, their entries exported (ams_cpu.h).
+sde_ams_cpu_load <- function(m, headers, call) {
+  one <- function(single) c(
+    if (single) c("#define SP_REAL float", "#define SP_REAL_SINGLE 1")
+    else c("#undef SP_REAL", "#undef SP_REAL_SINGLE", "#define SP_REAL double"),
+    "#include \"sde_prelude.h\"", "#include \"sde_model.h\"", "#include \"sde_engine.h\"",
+    "#include \"sde_ams_score.h\"", "#include \"ams.h\"", "#include \"ams_cpu.h\"")
+  src <- paste(c("/* generated by statphysgpu's sde_ams(): the model's AMS entries */",
+                 "#define SP_AMS_SDE 1", "#define SP_AMS_ENTRY", "#include \"sde_args.h\"",
+                 one(TRUE), one(FALSE), ""), collapse = "\n")
+  sde_cpu_object(m, call, source = src, headers = headers,
+                 symbols = c(long_f = "sp_ams_entry_long_f", long_d = "sp_ams_entry_long_d",
+                             branch_f = "sp_ams_entry_branch_f",
+                             branch_d = "sp_ams_entry_branch_d"))
+}
+
+#' @export
+print.sde_ams <- function(x, digits = 4, ...) {
+  B <- attr(x, "B")
+  cat(sprintf(paste0(
+    "<sde_ams> model \"%s\", %d condition%s: AMS with %s particles, k = %s, %s replica%s ",
+    "each\nscore %s; A = {score <= %s}, B = %s; %s, dt = %s\n"),
+    attr(x, "model_name"), nrow(x), if (nrow(x) == 1) "" else "s",
+    fmt_count(attr(x, "particles")), fmt_num(attr(x, "k")), fmt_count(max(x$replicas)),
+    if (max(x$replicas) == 1) "" else "s", attr(x, "score"),
+    paste(format(unique(attr(x, "A"))), collapse = ", "),
+    if (is.null(B)) "the model's stop event"
+    else sprintf("{score >= %s}", paste(format(unique(B)), collapse = ", ")),
+    attr(x, "method"), format(attr(x, "dt"))))
+  ams_print_body(x, digits)
+}
+
+#' Plot an AMS estimate of a user's model against a reference
+#'
+#' The mean first-passage times of an [sde_ams()] result with bars of two
+#' standard errors, on a logarithmic axis, against the condition (or the
+#' swept parameter, when one parameter is swept); a reference where given
+#' -- brute force from [sde_run()], or values of your own (there is no
+#' closed-form theory for a user's model).
+#'
+#' @param x An [sde_ams()] result.
+#' @param reference `NULL`; an [sde_run()] passage result (every path
+#'   stopped; its per-condition means and standard errors); or a data frame
+#'   with one row per condition of `x` (in its order) and columns `mfpt` and,
+#'   optionally, `mfpt_se`.
+#' @param ... Passed to [plot()].
+#' @return Invisibly, the plotted points: a data frame with columns
+#'   `source` ("AMS" or "reference"), `condition`, `at` (the abscissa),
+#'   `mfpt`, `mfpt_se`.
+#' @examples
+#' m <- sde_model(drift = list(x = ~ -x + x^2), noise = list(x = ~ sqrt(2 * theta)),
+#'                params = c(theta = 0.05), name = "cubic")
+#' \donttest{
+#' if (sde_cpu_available()) {
+#'   x <- sde_ams(m, ~ x, A = 0.2, B = 1, init = list(x = 0), dt = 0.01,
+#'                params = list(theta = c(0.05, 0.07)), particles = 30, replicas = 3,
+#'                seed = 1, backend = "cpu")
+#'   # the exact mean first-passage times (the Smoluchowski double integral
+#'   # with the level shifted by 0.5826 sqrt(2 theta dt))
+#'   plot(x, reference = data.frame(mfpt = c(115.6, 45.3)))
+#' }
+#' }
+#' @export
+plot.sde_ams <- function(x, reference = NULL, ...) {
+  call <- sys.call()
+  g <- attr(x, "conditions")
+  sw <- setdiff(names(g), "condition")
+  at <- if (length(sw) == 1) g[[sw]] else g$condition
+  pts <- data.frame(source = "AMS", condition = x$condition, at = at, mfpt = x$mfpt,
+                    mfpt_se = x$mfpt_se)
+  if (!is.null(reference)) pts <- rbind(pts, sde_ams_reference(reference, x, at, call))
+  ok <- is.finite(pts$mfpt) & pts$mfpt > 0
+  se <- ifelse(is.na(pts$mfpt_se), 0, pts$mfpt_se)
+  lo <- pmax(pts$mfpt - 2 * se, pts$mfpt / 10)
+  hi <- pts$mfpt + 2 * se
+  graphics::plot(pts$at[ok], pts$mfpt[ok], log = "y", type = "n",
+                 ylim = range(c(lo[ok], hi[ok])),
+                 xlab = if (length(sw) == 1) sw else "condition",
+                 ylab = "mean first-passage time",
+                 main = sprintf("AMS, model \"%s\"", attr(x, "model_name")), ...)
+  for (src in c("AMS", "reference")) {
+    s <- which(pts$source == src & ok)
+    if (!length(s)) next
+    graphics::points(pts$at[s], pts$mfpt[s], pch = if (src == "AMS") 19 else 1)
+    bar <- s[hi[s] > lo[s]]
+    if (length(bar)) {
+      graphics::arrows(pts$at[bar], lo[bar], pts$at[bar], hi[bar], angle = 90, code = 3,
+                       length = 0.03)
+    }
+  }
+  graphics::legend("topleft", legend = c("AMS", if (!is.null(reference)) "reference"),
+                   pch = c(19, if (!is.null(reference)) 1), bty = "n")
+  invisible(pts)
+}
+
+# A reference for plot.sde_ams: per-condition means from an sde_run()
+# passage result, or a data frame (mfpt, optional mfpt_se), one row per
+# condition of x.
+sde_ams_reference <- function(reference, x, at, call) {
+  n <- nrow(x)
+  if (inherits(reference, "sde_passage")) {
+    if (!all(reference$escaped)) {
+      sp_abort(paste0("`reference` has censored paths: their mean is not the mean ",
+                      "first-passage time; rerun sde_run() with a larger `t_max`."),
+               call = call)
+    }
+    s <- split(reference$value, factor(reference$condition, levels = seq_len(n)))
+    mf <- vapply(s, function(v) if (length(v)) mean(v) else NA_real_, 0)
+    se <- vapply(s, function(v) if (length(v) > 1) stats::sd(v) / sqrt(length(v)) else NA_real_, 0)
+  } else if (is.data.frame(reference) && "mfpt" %in% names(reference) && nrow(reference) == n) {
+    mf <- as.double(reference$mfpt)
+    se <- if ("mfpt_se" %in% names(reference)) as.double(reference$mfpt_se) else rep(NA_real_, n)
+  } else {
+    sp_abort(sprintf(paste0("`reference` must be NULL, an sde_run() passage result, or a data ",
+                            "frame with %d row%s (one per condition) and a column `mfpt` ",
+                            "(and optionally `mfpt_se`)."), n, if (n == 1) "" else "s"),
+             call = call)
+  }
+  data.frame(source = "reference", condition = seq_len(n), at = at, mfpt = mf, mfpt_se = se)
+}
