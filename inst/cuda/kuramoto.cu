@@ -34,7 +34,8 @@
  * sp_kur_mf with euler true): x -> F (from the sums of x) -> x' = x + dt F +
  * dW, written in place, with the partial sums of sin x', cos x' -- 2 phases
  * + 1 frequency an oscillator-step (12 bytes in single precision).  With all
- * frequencies equal (a.omega 0) no frequency is loaded: 2 words.
+ * frequencies equal (a.omega 0: the _const kernels) no frequency is loaded:
+ * 2 words.
  *
  * Variants (R/gpu.R): SP_KUR_PREFETCH (1: the next group loaded ahead; 0:
  * not), SP_KUR_MINBLOCKS (blocks per multiprocessor the registers are capped
@@ -155,18 +156,28 @@ __device__ __forceinline__ void sp_kur_store4(real *p, const real v[4]) {
 #endif
 }
 
-/* Four frequencies of group q, or omega0 for all when there is no array. */
-__device__ __forceinline__ void sp_kur_load_omega(const sp_kuramoto_kargs &a, uint32_t q, real w[4]) {
-  if (a.omega != 0) {
+/* Four frequencies of group q (OMEGA: from the array a.omega), or w0 for
+ * all (not OMEGA: all equal, no array, nothing loaded). */
+template <bool OMEGA>
+__device__ __forceinline__ void sp_kur_load_omega(const sp_kuramoto_kargs &a, uint32_t q, real w0,
+                                                  real w[4]) {
+  if (OMEGA) {
     sp_kur_load4(a.omega + 4 * (size_t)q, w);
   } else {
-    w[0] = w[1] = w[2] = w[3] = (real)a.omega0;
+    w[0] = w[1] = w[2] = w[3] = w0;
   }
 }
 
-/* Mean field: SRK2's stage 1 or 2 (euler false), or an Euler step (euler
- * true), of step a.step (see the top). */
-__device__ __forceinline__ void sp_kur_mf(const sp_kuramoto_kargs &a, const bool euler) {
+/* Mean field: SRK2's stage 1 or 2 (EULER false), or an Euler step (EULER
+ * true), of step a.step (see the top).  OMEGA: the frequencies are an array
+ * (a vector or a law), else all equal to a.omega0.  Both are template
+ * arguments, one kernel entry each, chosen by the host: the hot loop of
+ * each holds only its own loads, no test of a.omega per group (the test of
+ * a run-time pointer in the loop cost the SRK2 kernel two registers, 62 ->
+ * 64, and a compare, a branch and four moves a group). */
+template <bool EULER, bool OMEGA>
+__device__ __forceinline__ void sp_kur_mf(const sp_kuramoto_kargs &a) {
+  const bool euler = EULER;
   const uint64_t s = blockIdx.x / (unsigned)a.bps;
   const uint32_t b = blockIdx.x % (unsigned)a.bps;
   const uint64_t g = a.sys0 + s;
@@ -191,17 +202,18 @@ __device__ __forceinline__ void sp_kur_mf(const sp_kuramoto_kargs &a, const bool
   const uint32_t qe = ng - b * span < span ? ng : b * span + span;
   uint32_t q = b * span + threadIdx.x;
   real ls = 0, lc = 0; /* this thread's sums of sin, cos (at most 4 gpt terms) */
+  const real w0 = OMEGA ? (real)0 : (real)a.omega0;
   real xc[4], wc[4];
   if (q < qe) {
     sp_kur_load4(x + 4 * (size_t)q, xc);
-    sp_kur_load_omega(a, q, wc);
+    sp_kur_load_omega<OMEGA>(a, q, w0, wc);
   }
   for (; q < qe; q += SP_KUR_BLOCK) {
     real xn[4], wn[4], z[4], x1[4];
 #if SP_KUR_PREFETCH
     if (q + SP_KUR_BLOCK < qe) { /* the next group's loads in flight meanwhile */
       sp_kur_load4(x + 4 * (size_t)(q + SP_KUR_BLOCK), xn);
-      sp_kur_load_omega(a, q + SP_KUR_BLOCK, wn);
+      sp_kur_load_omega<OMEGA>(a, q + SP_KUR_BLOCK, w0, wn);
     }
 #endif
     if (noisy) SP_KUR(sp_kur_normals_block)(a.seed, stream, kb + q, z);
@@ -246,22 +258,25 @@ __device__ __forceinline__ void sp_kur_mf(const sp_kuramoto_kargs &a, const bool
 #else
     if (q + SP_KUR_BLOCK < qe) {
       sp_kur_load4(x + 4 * (size_t)(q + SP_KUR_BLOCK), xc);
-      sp_kur_load_omega(a, q + SP_KUR_BLOCK, wc);
+      sp_kur_load_omega<OMEGA>(a, q + SP_KUR_BLOCK, w0, wc);
     }
 #endif
   }
   sp_kur_finish(a, s, (int)b, (double)ls, (double)lc, write ? 0 : 2, record, kr, a.step + 1);
 }
 
-extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
-    sp_kur_mf_kernel(const sp_kuramoto_kargs a) {
-  sp_kur_mf(a, false);
-}
-
-extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS)
-    sp_kur_mf_euler_kernel(const sp_kuramoto_kargs a) {
-  sp_kur_mf(a, true);
-}
+/* The mean-field kernels: SRK2 or Euler, frequencies an array or one
+ * number (_const: a.omega 0). */
+#define SP_KUR_MF_ENTRY(name, euler, omega)                                  \
+  extern "C" __global__ void __launch_bounds__(SP_KUR_BLOCK, SP_KUR_MINBLOCKS) \
+      name(const sp_kuramoto_kargs a) {                                      \
+    sp_kur_mf<euler, omega>(a);                                              \
+  }
+SP_KUR_MF_ENTRY(sp_kur_mf_kernel, false, true)
+SP_KUR_MF_ENTRY(sp_kur_mf_const_kernel, false, false)
+SP_KUR_MF_ENTRY(sp_kur_mf_euler_kernel, true, true)
+SP_KUR_MF_ENTRY(sp_kur_mf_euler_const_kernel, true, false)
+#undef SP_KUR_MF_ENTRY
 
 /* The start phases of the local systems, drawn from their streams as on the
  * CPU (kuramoto.h: sp_kur_start4, reduced in single precision), the padding

@@ -37,6 +37,7 @@ typedef struct {
 
 typedef struct {
   CUfunction mf, measure, pair, start, omega_law;
+  const char *mf_name; /* the mean-field kernel's name (errors) */
   CUdeviceptr x, xt, f1, omega, cond, A, rowptr, col, sums, partial, count, rec, hist, bad;
   uint64_t s0, ns; /* this device's systems: s0 .. s0 + ns - 1 of the job */
   uint64_t k;      /* steps of this run enqueued */
@@ -153,8 +154,12 @@ static int kur_setup(void *model, sp_gpu_dev *d) {
   if ((uint64_t)v->bps * v->ns > 0x7fffffffu || (uint64_t)v->tps * v->ns > 0x7fffffffu)
     return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; split the job",
                    sp_gpu_label(d->id));
-  if ((st = sp_gpu_function(d->id, m->key, euler ? "sp_kur_mf_euler_kernel" : "sp_kur_mf_kernel",
-                            &v->mf)) ||
+  /* the mean-field kernel of the method, with the frequencies an array or,
+   * all equal, one number (kuramoto.cu: no test of the array per group) */
+  v->mf_name = job->omega_law == SP_KUR_OMEGA_CONST
+                   ? (euler ? "sp_kur_mf_euler_const_kernel" : "sp_kur_mf_const_kernel")
+                   : (euler ? "sp_kur_mf_euler_kernel" : "sp_kur_mf_kernel");
+  if ((st = sp_gpu_function(d->id, m->key, v->mf_name, &v->mf)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_kur_measure_kernel", &v->measure)) ||
       (st = sp_gpu_function(d->id, m->key, pair_name, &v->pair)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_kur_start_kernel", &v->start)) ||
@@ -266,7 +271,7 @@ static int kur_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     if (job->method == SP_KUR_EULER) {
       a.stage = 3;
       if (job->coupling == SP_KUR_MEAN_FIELD) {
-        st = kur_launch1(d, v->mf, red, &a, "sp_kur_mf_euler_kernel");
+        st = kur_launch1(d, v->mf, red, &a, v->mf_name);
       } else {
         CUdeviceptr t;
         st = kur_launch1(d, v->pair, tiles, &a, "sp_kur_pairs_kernel");
@@ -282,9 +287,9 @@ static int kur_launch(void *model, sp_gpu_dev *d, unsigned budget) {
       }
     } else if (job->coupling == SP_KUR_MEAN_FIELD) {
       a.stage = 1;
-      st = kur_launch1(d, v->mf, red, &a, "sp_kur_mf_kernel");
+      st = kur_launch1(d, v->mf, red, &a, v->mf_name);
       a.stage = 2;
-      if (st == SP_OK) st = kur_launch1(d, v->mf, red, &a, "sp_kur_mf_kernel");
+      if (st == SP_OK) st = kur_launch1(d, v->mf, red, &a, v->mf_name);
     } else {
       a.stage = 1;
       st = kur_launch1(d, v->pair, tiles, &a, "sp_kur_pairs_kernel");

@@ -154,6 +154,24 @@ test_that("the mean-field variants give identical results, also for n past one b
   expect_lt(max(abs(d$r - ref$r)), 1e-4)
 })
 
+test_that("one frequency for all (the _const mean-field kernels) is the same vector's run", {
+  skip_if_no_gpu()
+  # frequencies = 0.4 runs the kernels without a frequency array
+  # (sp_kur_mf_const_kernel, sp_kur_mf_euler_const_kernel), rep(0.4, n) the
+  # array kernels: the same numbers bit for bit, every precision and method
+  n <- 5003
+  for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
+    args <- list(n = n, K = c(1, 2.5), theta = 0.3, dt = 0.02, steps = 12, replicas = 2,
+                 record_every = 4, bins = 8, seed = 7, precision = prec, method = m,
+                 backend = "gpu", progress = FALSE)
+    one <- do.call(kuramoto, c(args, frequencies = 0.4))
+    vec <- do.call(kuramoto, c(args, list(frequencies = rep(0.4, n))))
+    expect_identical(as.data.frame(one), as.data.frame(vec))
+    expect_identical(attr(one, "phases"), attr(vec, "phases"))
+    expect_identical(attr(one, "hist"), attr(vec, "hist"))
+  }
+})
+
 test_that("Euler on the GPU: phases that overflow are the CPU's error", {
   skip_if_no_gpu()
   for (cp in c("mean_field", "pairs")) {

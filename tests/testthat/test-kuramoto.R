@@ -401,6 +401,18 @@ test_that("the engine's frequencies of a law are those of kuramoto_lorentz() and
     expect_equal(freq(g, n), g(n), tolerance = 1e-14)
   }
   expect_equal(freq(0.7, 3), rep(0.7, 3))
+  # one number for all (no array: the GPU's _const mean-field kernels) runs
+  # the same systems as the vector of it, bit for bit, every precision and
+  # method (test-kuramoto-gpu.R asks the same of the GPU)
+  for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
+    args <- list(n = 203, K = c(1, 2.5), theta = 0.3, dt = 0.02, steps = 6, replicas = 2,
+                 record_every = 3, bins = 4, seed = 7, precision = prec, method = m)
+    one <- do.call(kur, c(args, frequencies = 0.4))
+    vec <- do.call(kur, c(args, list(frequencies = rep(0.4, 203))))
+    expect_identical(as.data.frame(one), as.data.frame(vec))
+    expect_identical(attr(one, "phases"), attr(vec, "phases"))
+    expect_identical(attr(one, "hist"), attr(vec, "hist"))
+  }
   # a law, and its vector given, run the same systems (to rounding)
   args <- list(n = 300, K = 2, theta = 0.2, dt = 0.02, steps = 30, seed = 3, precision = "double")
   a <- do.call(kur, c(args, list(frequencies = kuramoto_normal(0.5))))
