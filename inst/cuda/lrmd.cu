@@ -81,14 +81,38 @@ __device__ __forceinline__ void sp_lrmd_flag(const sp_lrmd_kargs &a, uint64_t i,
   }
 }
 
+/* The arguments of block blockIdx.x of a launch over systems side by side
+ * (lrmd_args.h: nbs blocks a system): those of its system's arrays, and in
+ * *b its block within the system.  One system: the arguments as they are,
+ * *b = blockIdx.x. */
+__device__ __forceinline__ sp_lrmd_kargs sp_lrmd_system(const sp_lrmd_kargs &a0, unsigned nbs,
+                                                        unsigned *b) {
+  sp_lrmd_kargs a = a0;
+  const unsigned s = blockIdx.x / nbs;
+  const uint64_t off = (uint64_t)s * a0.sys_stride;
+  *b = blockIdx.x - s * nbs;
+  a.q0 = a0.q0 + off;
+  a.q1 = a0.q1 + off;
+  a.p0 = a0.p0 + off;
+  a.p1 = a0.p1 + off;
+  a.w = a0.w + 2 * off;
+  a.partial = a0.partial + (uint64_t)s * a0.sys_partial;
+  a.sums = a0.sums + (uint64_t)s * (uint64_t)(a0.nslice * SP_LRMD_SLOTS * 2);
+  a.count = a0.count + s;
+  a.bad = a0.bad + 2 * (uint64_t)s;
+  return a;
+}
+
 /* HMF: [kick,] drift [, drift], sincos, block and grid reduction (see the
  * top).  A thread notes whether any of its particles is non-finite after the
  * pass (no branch in the loop) and, if so, flags the first of them after
  * it. */
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(const sp_lrmd_kargs a) {
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(const sp_lrmd_kargs a0) {
   double v[2] = {0, 0}, Mx = 0, My = 0;
   bool nonfinite = false;
-  const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
+  unsigned bx; /* the block within its system (a0.nblocks a system) */
+  const sp_lrmd_kargs a = sp_lrmd_system(a0, (unsigned)a0.nblocks, &bx);
+  const uint64_t stride = (uint64_t)a0.nblocks * SP_LRMD_BLOCK;
   if (a.kick) {
     double C = 0, S = 0;
     for (int k = 0; k < a.nslice; k++) {
@@ -99,7 +123,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
     Mx = C / (double)a.n;
     My = S / (double)a.n;
   }
-  for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride) {
+  for (uint64_t i = a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride) {
     double p = a.p0[i], q = a.q0[i];
     real s, c;
     if (a.kick) { /* sin, cos of the angle again: cheaper than storing them */
@@ -116,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
     v[1] += (double)s;
   }
   if (nonfinite)
-    for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1;
+    for (uint64_t i = a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x; i < a.i1;
          i += stride) {
       const bool pb = !isfinite(a.p0[i]);
       if (pb || !isfinite(a.q0[i])) {
@@ -126,12 +150,12 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
     }
   sp_block_sum<2, SP_LRMD_WARPS>(v);
   if (threadIdx.x == 0) {
-    a.partial[2 * blockIdx.x] = v[0];
-    a.partial[2 * blockIdx.x + 1] = v[1];
+    a.partial[2 * bx] = v[0];
+    a.partial[2 * bx + 1] = v[1];
   }
-  if (!sp_grid_last(a.count, gridDim.x)) return;
+  if (!sp_grid_last(a.count, (unsigned)a0.nblocks)) return;
   /* the blocks' sums of the slice, in the last block */
-  sp_grid_sum2<SP_LRMD_BLOCK>(reinterpret_cast<const double2 *>(a.partial), (int)gridDim.x, v);
+  sp_grid_sum2<SP_LRMD_BLOCK>(reinterpret_cast<const double2 *>(a.partial), a0.nblocks, v);
   if (threadIdx.x == 0) {
     double *m = a.sums + 2 * (a.slice * SP_LRMD_SLOTS + a.slot);
     m[0] = v[0];
@@ -406,8 +430,10 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(
 
 /* A record's block sums of the particles [i0, i1): kinetic energy,
  * potential sum, then (sum cos, sum sin) (HMF, ring) or (virial sum, 0). */
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kernel(const sp_lrmd_kargs a) {
-  const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kernel(const sp_lrmd_kargs a0) {
+  unsigned bx; /* the block within its system (a0.nblocks a system) */
+  const sp_lrmd_kargs a = sp_lrmd_system(a0, (unsigned)a0.nblocks, &bx);
+  const uint64_t i = a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x;
   const bool valid = i < a.i1;
   double v[4] = {0, 0, 0, 0}, s0 = 0, s1 = 0;
   if (a.model == SP_LRMD_RING) sp_lrmd_pair_sums<1, SP_LRMD_RING>(a, i, valid, 0, a.n, &s0, &s1);
@@ -439,7 +465,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
   }
   sp_block_sum<4, SP_LRMD_WARPS>(v);
   if (threadIdx.x == 0)
-    for (int k = 0; k < 4; k++) a.partial[SP_LRMD_NSUMS * blockIdx.x + k] = v[k];
+    for (int k = 0; k < 4; k++) a.partial[SP_LRMD_NSUMS * bx + k] = v[k];
 }
 
 /* ---- the starts the engine draws (lrmd_start.h) ------------------------------ */
