@@ -133,7 +133,7 @@ static int lrmd_system_fail(const lrmd_model *m, uint64_t sys, int st) {
   char msg[sizeof e.msg];
   if (st == SP_OK || m->nsys == 1) return st;
   sp_error_save(&e);
-  snprintf(msg, sizeof msg, "system %llu: %s", (unsigned long long)(sys + 1), e.msg);
+  snprintf(msg, sizeof msg, "system %llu: %.2000s", (unsigned long long)(sys + 1), e.msg);
   memcpy(e.msg, msg, sizeof msg);
   return sp_error_restore(&e);
 }
@@ -219,6 +219,11 @@ static int lrmd_share(lrmd_model *m, lrmd_slice *va, int slot) {
   return sp_gpu_event_record(va->d->id, va->ev_w, va->d->stream);
 }
 
+/* The HMF pass's kernel: one system's, or that of systems side by side. */
+static const char *lrmd_hmf_name(const lrmd_model *m) {
+  return m->nsys > 1 ? "sp_lrmd_hmf_systems_kernel" : "sp_lrmd_hmf_kernel";
+}
+
 /* HMF: one pass on every slice (see lrmd.cu): [kick by d from slot kslot,]
  * drift by c [and c2], sums into `slot`. */
 static int lrmd_hmf_pass(lrmd_model *m, int kick, int kslot, double d, double c, int fuse,
@@ -237,7 +242,7 @@ static int lrmd_hmf_pass(lrmd_model *m, int kick, int kslot, double d, double c,
     g.slot = slot;
     g.nblocks = (int32_t)v->nb_hmf;
     if ((st = sp_gpu_activate(v->d->id)) ||
-        (st = lrmd_launch1(v, v->hmf, v->nb_hmf * (unsigned)m->nsys, &g, "sp_lrmd_hmf_kernel")) ||
+        (st = lrmd_launch1(v, v->hmf, v->nb_hmf * (unsigned)m->nsys, &g, lrmd_hmf_name(m))) ||
         (st = lrmd_share(m, v, slot)))
       return st;
   }
@@ -631,7 +636,8 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
                    (double)n, sp_gpu_label(d->id));
   v->nsplit = 1;
   v->chunk = n;
-  if ((st = sp_gpu_function(d->id, m->key, "sp_lrmd_hmf_kernel", &v->hmf)) ||
+  /* (systems side by side: the module compiled for them, lrmd.cu) */
+  if ((st = sp_gpu_function(d->id, m->key, lrmd_hmf_name(m), &v->hmf)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_drift_kernel", &v->drift)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_kernel", &v->pairs)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_fused_kernel", &v->fused)) ||
