@@ -535,10 +535,14 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
 
 # Whether lrmd() runs its systems side by side in one set of launches: HMF
 # on one GPU (see ?lrmd, Replicas and sweeps), unless option
-# statphysgpu.lrmd_batch = FALSE (one system a run, for comparison).
+# statphysgpu.lrmd_batch = FALSE (one system a run, for comparison); "cpu"
+# (tests) hands the CPU engine the same batches, which it runs one system
+# after another (src/core/sp_lrmd_systems.c): R's side of a batch without
+# a GPU.
 lrmd_batched <- function(model, plan, call) {
-  model == "hmf" && plan$backend == "gpu" && length(plan$devices) == 1 &&
-    sp_tuning("lrmd_batch", call)
+  b <- sp_tuning("lrmd_batch", call)
+  model == "hmf" && if (identical(b, "cpu")) plan$backend == "cpu" else
+    isTRUE(b) && plan$backend == "gpu" && length(plan$devices) == 1
 }
 
 # Particles of the systems of one launch at most: enough to fill a GPU's

@@ -15,8 +15,10 @@ SP_TUNING <- list(
   lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   lrmd_variant = list("mixed_ftz", function(v) is_string(v), "a kernel variant's name"),
   # lrmd(): HMF systems side by side in one set of launches on one GPU (FALSE:
-  # one system a launch, as before; the same numbers bit for bit)
-  lrmd_batch = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
+  # one system a launch, as before, the same numbers bit for bit; "cpu", for
+  # tests: the CPU engine takes the same batches, one system after another)
+  lrmd_batch = list(TRUE, function(v) isTRUE(v) || isFALSE(v) || identical(v, "cpu"),
+                    "TRUE, FALSE or \"cpu\""),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
   # sde_run(): the hardware sine and cosine in single-precision kernels (as
   # escape.cu's single variants use for the washboard); bench/sde.R compares

@@ -177,4 +177,17 @@ int sp_lrmd_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks
 int sp_lrmd_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
                       sp_run_info *info);
 
+/* Systems side by side (job->nsys > 1, src/core/sp_lrmd_systems.c).  The
+ * start of system sys that the engine draws (job->start for one system, or
+ * its row's recipe, made in *tmp), or NULL when it is given. */
+const sp_lrmd_start *sp_lrmd_system_start(const sp_lrmd_job *job, uint64_t sys,
+                                          sp_lrmd_start *tmp);
+/* A failure st of system sys (0-based): its message begins "system <sys +
+ * 1>: " when there are several (lrmd() names the replica); st. */
+int sp_lrmd_system_fail(uint64_t nsys, uint64_t sys, int st);
+/* The systems on the CPU one after another (each into its share of the
+ * outputs; a path for tests, which refuses an interrupt before the last). */
+int sp_lrmd_cpu_systems(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
+
 #endif

@@ -38,7 +38,6 @@
 #include "sp_gpu_lrmd.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,16 +125,9 @@ static sp_lrmd_kargs lrmd_args(const lrmd_model *m, const lrmd_slice *v) {
 /* With every stream idle: SP_OK, or the failure of the first non-finite
  * momentum or position the kernels flagged (the first step over the slices,
  * then the first particle). */
-/* A failure of system sys (0-based) of systems side by side: its message
- * begins "system <sys + 1>: " (lrmd() names the replica). */
+/* A failure of system sys (0-based): named when there are several. */
 static int lrmd_system_fail(const lrmd_model *m, uint64_t sys, int st) {
-  sp_error_saved e;
-  char msg[sizeof e.msg];
-  if (st == SP_OK || m->nsys == 1) return st;
-  sp_error_save(&e);
-  snprintf(msg, sizeof msg, "system %llu: %.2000s", (unsigned long long)(sys + 1), e.msg);
-  memcpy(e.msg, msg, sizeof msg);
-  return sp_error_restore(&e);
+  return sp_lrmd_system_fail(m->nsys, sys, st);
 }
 
 static int lrmd_check_state(lrmd_model *m) {
@@ -464,25 +456,6 @@ static int lrmd_start(lrmd_model *m) {
   return SP_OK;
 }
 
-/* The start of system sys that the engine draws: job->start (one system)
- * or its row's recipe, made in *tmp; NULL when its start is given. */
-static const sp_lrmd_start *lrmd_system_start(const lrmd_model *m, uint64_t sys,
-                                              sp_lrmd_start *tmp) {
-  const sp_lrmd_start_row *r;
-  if (m->nsys == 1) return m->job->start;
-  r = &m->job->starts[sys];
-  if (r->kind < 0) return NULL;
-  tmp->kind = r->kind;
-  tmp->seed = r->seed_lo | (r->seed_hi << 32);
-  tmp->n = r->n;
-  tmp->replica = r->replica;
-  tmp->a = r->a;
-  tmp->b = r->b;
-  tmp->U = r->U;
-  tmp->M0 = r->M0;
-  return tmp;
-}
-
 /* The buffers of the draws: the tiles' sums and the table of
  * hmf_equilibrium() (for the kappa it holds), on the device and the host. */
 typedef struct {
@@ -570,6 +543,8 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v, const sp_lrmd_start *s, uint6
     }
   }
   if (st == SP_OK) m->out->pmax[sys] = k.pmax;
+  /* the last pass done before the next system's draw reuses the buffers */
+  if (st == SP_OK) st = sp_gpu_stream_sync(v->d->id, v->d->stream);
   return lrmd_system_fail(m, sys, st);
 }
 
@@ -586,7 +561,7 @@ static int lrmd_starts(lrmd_model *m, lrmd_slice *v) {
   buf.kappa = NAN;
   for (sys = 0; sys < m->nsys && st == SP_OK; sys++) {
     sp_lrmd_start tmp;
-    const sp_lrmd_start *s = lrmd_system_start(m, sys, &tmp);
+    const sp_lrmd_start *s = sp_lrmd_system_start(job, sys, &tmp);
     if (s != NULL) {
       st = lrmd_draw(m, v, s, sys, &buf);
       continue;

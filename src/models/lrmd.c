@@ -135,22 +135,18 @@ static void out_init(const void *job, void *out) {
   for (i = 0; i < j->nsys; i++) o->pmax[i] = 0;
 }
 
-/* The CPU engine runs one system (lrmd() sends systems side by side to the
- * GPU only). */
-static int cpu_systems(const sp_lrmd_job *j) {
-  return j->nsys == 1 ? SP_OK
-                      : sp_fail(SP_ERR_INVALID,
-                                "internal error: the CPU engine runs one lrmd system a call");
-}
-
+/* The CPU engine runs one system; several (lrmd()'s systems side by side,
+ * a path for tests on the CPU) one after another. */
 static int cpu_d(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info) {
-  int st = cpu_systems((const sp_lrmd_job *)job);
-  return st ? st : sp_lrmd_cpu_run_d(job, out, nth, hooks, info);
+  const sp_lrmd_job *j = (const sp_lrmd_job *)job;
+  return j->nsys > 1 ? sp_lrmd_cpu_systems(j, (sp_lrmd_out *)out, nth, hooks, info)
+                     : sp_lrmd_cpu_run_d(job, out, nth, hooks, info);
 }
 
 static int cpu_f(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info) {
-  int st = cpu_systems((const sp_lrmd_job *)job);
-  return st ? st : sp_lrmd_cpu_run_f(job, out, nth, hooks, info);
+  const sp_lrmd_job *j = (const sp_lrmd_job *)job;
+  return j->nsys > 1 ? sp_lrmd_cpu_systems(j, (sp_lrmd_out *)out, nth, hooks, info)
+                     : sp_lrmd_cpu_run_f(job, out, nth, hooks, info);
 }
 
 static const sp_output outputs[] = {
