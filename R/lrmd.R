@@ -556,10 +556,10 @@ LRMD_BATCH_PARTICLES <- 2^24
 # launch may have several groups), in batches of at most
 # LRMD_BATCH_PARTICLES particles (at least one system); else one system a
 # launch.
-lrmd_batches <- function(sy, n, batched) {
+lrmd_batches <- function(sy, n, batched, max_particles = LRMD_BATCH_PARTICLES) {
   if (!batched || nrow(sy) == 1) return(as.list(seq_len(nrow(sy))))
   key <- sprintf("%.17g %.17g %.17g %.17g", sy$step_end, sy$clock_t, sy$clock_step, sy$softening)
-  size <- max(1, floor(LRMD_BATCH_PARTICLES / n))
+  size <- max(1, floor(max_particles / n))
   out <- list()
   for (g in split(seq_len(nrow(sy)), factor(key, levels = unique(key)))) {
     out <- c(out, unname(split(g, (seq_along(g) - 1) %/% size)))

@@ -957,3 +957,100 @@ test_that("replicas, first_replica, precision and a softening sweep are checked"
   expect_error(gravity2d_shell(10, c(0.5, 2), 1), "`r_out` \\(1\\) must be larger than `r_in` \\(2\\)",
                class = "statphysgpu_error")
 })
+
+# ---- HMF systems side by side (the GPU's batches; option statphysgpu.lrmd_batch) -----
+
+# R's side of a batch, run by the CPU engine one system after another
+# (statphysgpu.lrmd_batch = "cpu"), against one system a run (FALSE, the CPU's
+# default): the same numbers bit for bit, and the jobs it sent
+lr_batch <- function(batch, ...) {
+  jobs <- new.env()
+  jobs$sizes <- integer()
+  suppressMessages(trace(statphysgpu:::lrmd_job, print = FALSE, where = asNamespace("statphysgpu"),
+                         exit = bquote(assign("sizes", c(.(jobs)$sizes, returnValue()$systems),
+                                              envir = .(jobs)))))
+  on.exit(suppressMessages(untrace(statphysgpu:::lrmd_job, where = asNamespace("statphysgpu"))))
+  x <- withr::with_options(list(statphysgpu.lrmd_batch = batch), lr("hmf", ...))
+  attr(x, "jobs") <- jobs$sizes
+  x
+}
+lr_expect_same_run <- function(x, ref) {
+  expect_identical(as.data.frame(x), as.data.frame(ref))
+  for (a in c("state", "snapshots", "systems", "conditions", "e0", "steps_done", "time_end")) {
+    expect_identical(attr(x, a), attr(ref, a), label = a)
+  }
+}
+
+test_that("a batch of systems side by side gives one system a run's results bit for bit", {
+  w <- hmf_waterbag(300, M0 = 1, U = c(0.6, 0.69), seed = 1)
+  args <- list(init = w, dt = 0.1, steps = 23, record_every = 10, replicas = 3,
+               snapshots = c(1, 2.3))
+  one <- do.call(lr_batch, c(FALSE, args))
+  b <- do.call(lr_batch, c("cpu", args))
+  expect_identical(attr(one, "jobs"), rep(1L, 6))
+  expect_identical(attr(b, "jobs"), 6L) # 2 conditions x 3 replicas in one job
+  lr_expect_same_run(b, one)
+  # continued off the record grid (two parts, the second from the first's
+  # states side by side)
+  c1 <- lr_batch(FALSE, init = one, dt = 0.1, steps = 30, snapshots = 4)
+  cb <- lr_batch("cpu", init = b, dt = 0.1, steps = 30, snapshots = 4)
+  expect_identical(attr(cb, "jobs"), c(6L, 6L))
+  lr_expect_same_run(cb, c1)
+  # chunks of a batch combine to the one call
+  ch <- rbind(lr_batch("cpu", init = w, dt = 0.1, steps = 23, record_every = 10, replicas = 1,
+                       snapshots = c(1, 2.3)),
+              lr_batch("cpu", init = w, dt = 0.1, steps = 23, record_every = 10, replicas = 2,
+                       first_replica = 2, snapshots = c(1, 2.3)))
+  lr_expect_same_run(ch, b)
+  # a start given as numbers (every system its columns), and equilibrium
+  # starts (the von Mises table of each condition's temperature)
+  m <- as.matrix(attr(one, "state")[[2]])
+  lr_expect_same_run(lr_batch("cpu", init = m, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2),
+                     lr_batch(FALSE, init = m, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2))
+  e <- hmf_equilibrium(200, T = c(0.3, 0.6), seed = 3)
+  lr_expect_same_run(lr_batch("cpu", init = e, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2, precision = "double"),
+                     lr_batch(FALSE, init = e, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2, precision = "double"))
+})
+
+test_that("batches hold the systems that share their clock, up to a number of particles", {
+  sy <- data.frame(step_end = c(0, 0, 5, 0, 5), clock_t = 0, clock_step = 0, softening = 0.01)
+  b <- statphysgpu:::lrmd_batches
+  expect_identical(b(sy, 100, TRUE), list(c(1L, 2L, 4L), c(3L, 5L)))
+  expect_identical(b(sy, 100, TRUE, max_particles = 250), list(1:2, 4L, c(3L, 5L)))
+  expect_identical(b(sy, 100, TRUE, max_particles = 50), as.list(c(1L, 2L, 4L, 3L, 5L)))
+  expect_identical(b(sy, 100, FALSE), as.list(1:5))
+  sy$clock_t[2] <- 1 # another chain's clock
+  expect_identical(b(sy, 100, TRUE), list(c(1L, 4L), 2L, c(3L, 5L)))
+  # HMF on one GPU, or the CPU's path for tests; never ring or gravity2d
+  gpu <- list(backend = "gpu", devices = 0)
+  expect_true(statphysgpu:::lrmd_batched("hmf", gpu, NULL))
+  expect_false(statphysgpu:::lrmd_batched("ring", gpu, NULL))
+  expect_false(statphysgpu:::lrmd_batched("hmf", list(backend = "gpu", devices = 0:1), NULL))
+  expect_false(statphysgpu:::lrmd_batched("hmf", list(backend = "cpu", devices = NULL), NULL))
+  withr::local_options(statphysgpu.lrmd_batch = FALSE)
+  expect_false(statphysgpu:::lrmd_batched("hmf", gpu, NULL))
+  withr::local_options(statphysgpu.lrmd_batch = "yes")
+  expect_error(statphysgpu:::lrmd_batched("hmf", gpu, NULL),
+               "option statphysgpu.lrmd_batch must be TRUE, FALSE or \"cpu\"")
+})
+
+test_that("a run interrupted one system a run continues in batches of the systems at one step", {
+  skip_on_os("windows")
+  st <- hmf_waterbag(3000, 1, 0.69, seed = 1)
+  job <- interrupt_after(1)
+  expect_warning(x <- lr(init = st, dt = 0.1, steps = 1e7, record_every = 5, replicas = 3),
+                 "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  sy <- attr(x, "systems")
+  expect_identical(sy$steps_done[2:3], c(0, 0))
+  y1 <- lr_batch(FALSE, init = x, dt = 0.1, steps = 7)
+  yb <- lr_batch("cpu", init = x, dt = 0.1, steps = 7)
+  # system 1 alone (two parts, when it stopped off the record grid), then
+  # systems 2 and 3 side by side
+  expect_identical(tail(attr(yb, "jobs"), 1), 2L)
+  lr_expect_same_run(yb, y1)
+})
