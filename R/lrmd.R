@@ -101,8 +101,10 @@
 #' step; tiled all-pairs forces for ring and gravity2d, the sources cut into
 #' parts when there are too few particles to fill the device) gives the
 #' CPU's numbers to rounding. `backend = "auto"` takes the GPU from
-#' \eqn{10^5} particles for HMF and 2000 for ring and gravity2d (below, a
-#' step is a few microseconds of kernel launches).
+#' \eqn{10^5} particles a launch for HMF (counting every system of the
+#' call: on one GPU they run side by side, see Replicas and sweeps) and
+#' 2000 (one system) for ring and gravity2d (below, a step is a few
+#' microseconds of kernel launches).
 #'
 #' The ring and gravity2d engine kicks and drifts inside the pair pass (one
 #' launch a force evaluation instead of three: 1.1 times faster at
@@ -174,18 +176,34 @@
 #' values alone (common random numbers across the grid). Chunks of the
 #' replicas (`first_replica`, the same start and seed: see
 #' [replica_chunks()]) combine with [rbind()][rbind.lrmd_run()] into the
-#' result of one call, bit for bit on the CPU. The systems run one after
-#' another through the same engine (on the GPU, the same kernels, each
-#' system filling the device as one system does: a study of many small
-#' systems runs faster on the CPU, `backend = "auto"`'s choice below
-#' \eqn{10^5} particles for HMF); each has its progress bar.
+#' result of one call, bit for bit on the CPU.
+#'
+#' **Systems side by side.** On one GPU the HMF systems of a call run side
+#' by side: every pass of a step is one launch over all of them (each
+#' system with the blocks, block sums and magnetisation it has alone,
+#' packed along the grid), so that a study of many small systems (the
+#' quasi-stationary states' lifetime against \eqn{n}) fills the device
+#' that one small system leaves idle. Each system's records, state and
+#' snapshots are bit for bit those of a run of that system alone on the
+#' GPU (the same operations in the same order, sums included; a kernel of
+#' its own compiled for the batch). The systems of a launch are those that
+#' share their step and clock (all of a fresh run), at most \eqn{2^{24}}
+#' particles of them (more make several launches, one after another); one
+#' progress bar a launch. Option `statphysgpu.lrmd_batch = FALSE` runs one
+#' system a launch instead, with the same numbers. Ring and gravity2d
+#' systems, and HMF on the CPU or on several GPUs, run one after another:
+#' the pair models' all-pairs pass fills the device from a few thousand
+#' particles of one system (its sources cut into parts below that), and
+#' on the CPU every system already uses all threads.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
 #'   step reached and the state there are returned (`init = ` the result
-#'   continues it). In a run of several systems the systems after the one
-#'   interrupted have not started: their states are their starts (still
-#'   not drawn), and a continuation starts them.
+#'   continues it). The systems of a launch side by side (see Replicas and
+#'   sweeps) all stop at the step reached; systems run one after another,
+#'   or in later launches, that had not started keep their starts (still
+#'   not drawn), and a continuation starts them (in launches of the
+#'   systems at one step).
 #' @param model `"hmf"`, `"ring"` or `"gravity2d"` (taken from `init` when
 #'   that is an initial condition or a run).
 #' @param n Number of particles (taken from `init` when missing).
@@ -217,7 +235,8 @@
 #' @param devices GPU ids (several: the particles are split over them, see
 #'   Several GPUs), `"all"`, or `NULL` for the first; see [gpu_devices()].
 #' @param precision `"mixed"` or `"double"` (see Precision).
-#' @param progress Show a progress bar (one a system).
+#' @param progress Show a progress bar (one a launch: the systems side by
+#'   side on one GPU, else one a system).
 #' @param replicas Number of independent systems per condition (see
 #'   Replicas and sweeps).
 #' @param first_replica Global number of the first replica (chunks of a
@@ -316,15 +335,17 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     }
     n_est <- if (!missing(n)) n else if (!has_init) 2 else lrmd_init_rows(init)
   }
-  # backend = "auto": the GPU from lrmd_gpu_from() particles (see Backends)
-  if (identical(backend, "auto") && is.null(devices) && n_est < lrmd_gpu_from(model)) {
-    backend <- "cpu"
-  }
   # the seed: the start's own (its replicas' streams), a run's, or `seed`
   seed_own <- if (!is.null(prev)) attr(prev, "seed_hex") else if (has_init) lrmd_init_seed(init)
   if (!is.null(seed_own)) seed <- seed_own
   ncond0 <- if (!is.null(prev)) max(1, NROW(conds)) else
     (if (has_init && inherits(init, "lrmd_starts")) nrow(init$grid) else 1) * length(softening)
+  # backend = "auto": the GPU from lrmd_gpu_from() particles a launch (see Backends)
+  if (identical(backend, "auto") && is.null(devices) &&
+      lrmd_launch_particles(model, n_est, if (is.null(prev)) replicas * ncond0 else nrow(sy)) <
+        lrmd_gpu_from(model)) {
+    backend <- "cpu"
+  }
   # the memory is checked below, with the bytes lrmd_bytes() measured
   fr <- sim_frame(call, n = if (is.null(prev)) replicas else nrow(sy),
                   first = if (is.null(prev)) first_replica else 1, seed = seed, backend = backend,
@@ -1033,9 +1054,17 @@ lrmd_state <- function(init, model, call, run = FALSE) {
   list(cols = df, n = length(df[[1]]), pmax = scan[3])
 }
 
-# Particles from which backend = "auto" takes the GPU: below, a step is a
-# few microseconds of kernel launches on the GPU and no longer on the CPU.
+# Particles a launch from which backend = "auto" takes the GPU: below, a
+# step is a few microseconds of kernel launches on the GPU and no longer on
+# the CPU.
 lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
+
+# The particles of a launch on one GPU: HMF, those of all the call's
+# systems, side by side (up to LRMD_BATCH_PARTICLES); ring and gravity2d,
+# one system's (their systems run one after another).
+lrmd_launch_particles <- function(model, n, systems) {
+  if (model == "hmf") min(n * systems, max(n, LRMD_BATCH_PARTICLES)) else n
+}
 
 # The kernel variant of lrmd.cu for a precision: by default "mixed_ftz"
 # (sums of 8 pair terms in single precision, the hardware reciprocal (square

@@ -467,6 +467,11 @@ test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
 test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
   from <- statphysgpu:::lrmd_gpu_from
   expect_identical(c(from("hmf"), from("ring"), from("gravity2d")), c(1e5, 2000, 2000))
+  # the particles of a launch: HMF's systems side by side, the others' one at a time
+  lp <- statphysgpu:::lrmd_launch_particles
+  expect_identical(c(lp("hmf", 1000, 64), lp("hmf", 1000, 1), lp("ring", 1000, 64)),
+                   c(64000, 1000, 1000))
+  expect_identical(lp("hmf", 1e6, 1e3), 2^24)
   skip_if(isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"]), "GPU present")
   x <- lrmd("ring", init = ring_uniform(3000, seed = 1), dt = 0.01, steps = 1, progress = FALSE)
   expect_identical(attr(x, "backend"), "cpu")
