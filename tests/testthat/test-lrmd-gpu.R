@@ -382,17 +382,7 @@ test_that("a GPU ensemble continues every system exactly", {
 # ---- HMF systems side by side: one set of launches (lrmd_batched()) --------------------
 
 # lrmd() on the GPU, and the number of systems of each job it sent
-lr_gpu_jobs <- function(...) {
-  jobs <- new.env()
-  jobs$sizes <- integer()
-  suppressMessages(trace(statphysgpu:::lrmd_job, print = FALSE, where = asNamespace("statphysgpu"),
-                         exit = bquote(assign("sizes", c(.(jobs)$sizes, returnValue()$systems),
-                                              envir = .(jobs)))))
-  on.exit(suppressMessages(untrace(statphysgpu:::lrmd_job, where = asNamespace("statphysgpu"))))
-  x <- lrmd(..., backend = "gpu", progress = FALSE)
-  attr(x, "jobs") <- jobs$sizes
-  x
-}
+lr_gpu_jobs <- function(...) with_lrmd_jobs(lrmd(..., backend = "gpu", progress = FALSE))
 # the rows of system (condition c, replica r) of an ensemble, without the
 # condition's columns, as a run of that system alone has them
 lr_system_rows <- function(x, c, r) {

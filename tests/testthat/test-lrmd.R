@@ -969,15 +969,7 @@ test_that("replicas, first_replica, precision and a softening sweep are checked"
 # (statphysgpu.lrmd_batch = "cpu"), against one system a run (FALSE, the CPU's
 # default): the same numbers bit for bit, and the jobs it sent
 lr_batch <- function(batch, ...) {
-  jobs <- new.env()
-  jobs$sizes <- integer()
-  suppressMessages(trace(statphysgpu:::lrmd_job, print = FALSE, where = asNamespace("statphysgpu"),
-                         exit = bquote(assign("sizes", c(.(jobs)$sizes, returnValue()$systems),
-                                              envir = .(jobs)))))
-  on.exit(suppressMessages(untrace(statphysgpu:::lrmd_job, where = asNamespace("statphysgpu"))))
-  x <- withr::with_options(list(statphysgpu.lrmd_batch = batch), lr("hmf", ...))
-  attr(x, "jobs") <- jobs$sizes
-  x
+  with_lrmd_jobs(withr::with_options(list(statphysgpu.lrmd_batch = batch), lr("hmf", ...)))
 }
 lr_expect_same_run <- function(x, ref) {
   expect_identical(as.data.frame(x), as.data.frame(ref))
