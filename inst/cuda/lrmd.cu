@@ -22,7 +22,13 @@
  * new angle, a block reduction of (cos, sin) in double and the grid
  * reduction: the last block to finish (a counter, the threadFenceReduction
  * pattern of the CUDA samples) adds the blocks' partial sums in block order
- * into this slice's slot `slot`.  Three passes a step when steps follow each
+ * into this slice's slot `slot`.  Systems side by side (lrmd()'s batches of replicas
+ * and conditions, one device): sp_lrmd_hmf_systems_kernel, the same pass
+ * with a.nblocks blocks a system packed along the grid, each system's
+ * arrays, block sums, slots, counter and flag its own (lrmd_args.h), so
+ * that every system gets the numbers of its run alone bit for bit; it is
+ * compiled in a module of its own (SP_LRMD_SYSTEMS), and the record's
+ * kernel takes the systems the same way.  Three passes a step when steps follow each
  * other inside a round (four across a record), no host round trip; each
  * reads and writes the angle and the momentum once: 96 bytes a
  * particle-step.

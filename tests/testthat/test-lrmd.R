@@ -1051,3 +1051,23 @@ test_that("a run interrupted one system a run continues in batches of the system
   expect_identical(tail(attr(yb, "jobs"), 1), 2L)
   lr_expect_same_run(yb, y1)
 })
+
+test_that("the batches' module of lrmd.cu compiles; it has the systems' HMF kernel in place of one system's", {
+  skip_if_no_nvrtc()
+  reg <- statphysgpu:::gpu_kernel_registry()$lrmd
+  file <- file.path(system.file("cuda", package = "statphysgpu"), reg$file)
+  entries <- function(v, systems) {
+    if (systems) v$defines <- c(v$defines, "SP_LRMD_SYSTEMS=1")
+    r <- statphysgpu:::nvrtc_compile(file, statphysgpu:::nvrtc_options("sm_90", v, FALSE), FALSE)
+    expect_true(r$ok, info = paste(r$error, r$log))
+    ptx <- rawToChar(r$image)
+    sub("^\\.entry ", "", regmatches(ptx, gregexpr("\\.entry [a-z_]+", ptx))[[1]])
+  }
+  for (v in c("mixed_ftz", "double")) { # the default variant of each precision
+    batch <- entries(reg$variants[[v]], TRUE)
+    expect_true("sp_lrmd_hmf_systems_kernel" %in% batch, info = v)
+    expect_false("sp_lrmd_hmf_kernel" %in% batch, info = v)
+    expect_setequal(setdiff(batch, "sp_lrmd_hmf_systems_kernel"),
+                    setdiff(entries(reg$variants[[v]], FALSE), "sp_lrmd_hmf_kernel"))
+  }
+})
