@@ -1039,7 +1039,8 @@ test_that("a run interrupted one system a run continues in batches of the system
   skip_on_os("windows")
   st <- hmf_waterbag(3000, 1, 0.69, seed = 1)
   job <- interrupt_after(1)
-  expect_warning(x <- lr(init = st, dt = 0.1, steps = 1e7, record_every = 5, replicas = 3),
+  # (3e9 particle-steps a system: tens of seconds uninterrupted)
+  expect_warning(x <- lr(init = st, dt = 0.1, steps = 1e6, record_every = 5, replicas = 3),
                  "interrupted", class = "statphysgpu_interrupted")
   parallel::mccollect(job)
   sy <- attr(x, "systems")
