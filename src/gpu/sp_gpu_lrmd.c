@@ -618,8 +618,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_fused_kernel", &v->fused)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)) ||
-      (job->start != NULL &&
-       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_start_kernel", &v->start))))
+      (st = sp_gpu_function(d->id, m->key, "sp_lrmd_start_kernel", &v->start)))
     return st;
   if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n, job->blocks_per_sm))) return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
