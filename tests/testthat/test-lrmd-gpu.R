@@ -505,3 +505,13 @@ test_that("an interrupted GPU batch stops every system at one step and continues
   expect_identical(joined, as.data.frame(long))
   expect_identical(attr(y, "state"), attr(long, "state"))
 })
+
+test_that("a failure in a GPU batch names the replica and condition of its system; nothing leaks", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  expect_error(lrmd(init = hmf_waterbag(1000, 0.6, c(0.69, 0.3201), seed = 1), dt = 0.1,
+                    steps = 2, replicas = 2, backend = "gpu", progress = FALSE),
+               "^replica 1 of condition 2: `U` = 0.3201 is below the potential energy",
+               class = "statphysgpu_start_error")
+  expect_identical(gpu_live_allocations(), live)
+})

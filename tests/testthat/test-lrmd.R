@@ -1070,3 +1070,12 @@ test_that("the batches' module of lrmd.cu compiles; it has the systems' HMF kern
                                          "energy", "start"), "_kernel"))
   }
 })
+
+test_that("a failure in a batch names the replica and condition of its system", {
+  withr::local_options(statphysgpu.lrmd_batch = "cpu")
+  # the second condition's start cannot be drawn (U below the angles' potential energy)
+  expect_error(lr(init = hmf_waterbag(1000, 0.6, c(0.69, 0.3201), seed = 1), dt = 0.1, steps = 2,
+                  replicas = 2),
+               "^replica 1 of condition 2: `U` = 0.3201 is below the potential energy",
+               class = "statphysgpu_start_error")
+})
