@@ -101,8 +101,10 @@
 #' step; tiled all-pairs forces for ring and gravity2d, the sources cut into
 #' parts when there are too few particles to fill the device) gives the
 #' CPU's numbers to rounding. `backend = "auto"` takes the GPU from
-#' \eqn{10^5} particles for HMF and 2000 for ring and gravity2d (below, a
-#' step is a few microseconds of kernel launches).
+#' \eqn{10^5} particles a launch for HMF (counting every system of the
+#' call: on one GPU they run side by side, see Replicas and sweeps) and
+#' 2000 (one system) for ring and gravity2d (below, a step is a few
+#' microseconds of kernel launches).
 #'
 #' The ring and gravity2d engine kicks and drifts inside the pair pass (one
 #' launch a force evaluation instead of three: 1.1 times faster at
@@ -174,18 +176,34 @@
 #' values alone (common random numbers across the grid). Chunks of the
 #' replicas (`first_replica`, the same start and seed: see
 #' [replica_chunks()]) combine with [rbind()][rbind.lrmd_run()] into the
-#' result of one call, bit for bit on the CPU. The systems run one after
-#' another through the same engine (on the GPU, the same kernels, each
-#' system filling the device as one system does: a study of many small
-#' systems runs faster on the CPU, `backend = "auto"`'s choice below
-#' \eqn{10^5} particles for HMF); each has its progress bar.
+#' result of one call, bit for bit on the CPU.
+#'
+#' **Systems side by side.** On one GPU the HMF systems of a call run side
+#' by side: every pass of a step is one launch over all of them (each
+#' system with the blocks, block sums and magnetisation it has alone,
+#' packed along the grid), so that a study of many small systems (the
+#' quasi-stationary states' lifetime against \eqn{n}) fills the device
+#' that one small system leaves idle. Each system's records, state and
+#' snapshots are bit for bit those of a run of that system alone on the
+#' GPU (the same operations in the same order, sums included; a kernel of
+#' its own compiled for the batch). The systems of a launch are those that
+#' share their step and clock (all of a fresh run), at most \eqn{2^{24}}
+#' particles of them (more make several launches, one after another); one
+#' progress bar a launch. Option `statphysgpu.lrmd_batch = FALSE` runs one
+#' system a launch instead, with the same numbers. Ring and gravity2d
+#' systems, and HMF on the CPU or on several GPUs, run one after another:
+#' the pair models' all-pairs pass fills the device from a few thousand
+#' particles of one system (its sources cut into parts below that), and
+#' on the CPU every system already uses all threads.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
 #'   step reached and the state there are returned (`init = ` the result
-#'   continues it). In a run of several systems the systems after the one
-#'   interrupted have not started: their states are their starts (still
-#'   not drawn), and a continuation starts them.
+#'   continues it). The systems of a launch side by side (see Replicas and
+#'   sweeps) all stop at the step reached; systems run one after another,
+#'   or in later launches, that had not started keep their starts (still
+#'   not drawn), and a continuation starts them (in launches of the
+#'   systems at one step).
 #' @param model `"hmf"`, `"ring"` or `"gravity2d"` (taken from `init` when
 #'   that is an initial condition or a run).
 #' @param n Number of particles (taken from `init` when missing).
@@ -217,7 +235,8 @@
 #' @param devices GPU ids (several: the particles are split over them, see
 #'   Several GPUs), `"all"`, or `NULL` for the first; see [gpu_devices()].
 #' @param precision `"mixed"` or `"double"` (see Precision).
-#' @param progress Show a progress bar (one a system).
+#' @param progress Show a progress bar (one a launch: the systems side by
+#'   side on one GPU, else one a system).
 #' @param replicas Number of independent systems per condition (see
 #'   Replicas and sweeps).
 #' @param first_replica Global number of the first replica (chunks of a
@@ -316,15 +335,17 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     }
     n_est <- if (!missing(n)) n else if (!has_init) 2 else lrmd_init_rows(init)
   }
-  # backend = "auto": the GPU from lrmd_gpu_from() particles (see Backends)
-  if (identical(backend, "auto") && is.null(devices) && n_est < lrmd_gpu_from(model)) {
-    backend <- "cpu"
-  }
   # the seed: the start's own (its replicas' streams), a run's, or `seed`
   seed_own <- if (!is.null(prev)) attr(prev, "seed_hex") else if (has_init) lrmd_init_seed(init)
   if (!is.null(seed_own)) seed <- seed_own
   ncond0 <- if (!is.null(prev)) max(1, NROW(conds)) else
     (if (has_init && inherits(init, "lrmd_starts")) nrow(init$grid) else 1) * length(softening)
+  # backend = "auto": the GPU from lrmd_gpu_from() particles a launch (see Backends)
+  if (identical(backend, "auto") && is.null(devices) &&
+      lrmd_launch_particles(model, n_est, if (is.null(prev)) replicas * ncond0 else nrow(sy)) <
+        lrmd_gpu_from(model)) {
+    backend <- "cpu"
+  }
   # the memory is checked below, with the bytes lrmd_bytes() measured
   fr <- sim_frame(call, n = if (is.null(prev)) replicas else nrow(sy),
                   first = if (is.null(prev)) first_replica else 1, seed = seed, backend = backend,
@@ -356,8 +377,11 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   # tuning: the blocks an SM the pair pass's parts are cut for (0: as many
   # as fit, the default); fewer make longer parts, more shorter ones
   bps <- sp_tuning("lrmd_blocks_per_sm", call)
-  lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call,
-                    systems = if (is.null(prev)) replicas * ncond0 else nrow(sy))
+  nsys0 <- if (is.null(prev)) replicas * ncond0 else nrow(sy)
+  lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call, systems = nsys0,
+                    batch = if (lrmd_batched(model, fr$plan, call)) {
+                      min(nsys0, max(1, floor(LRMD_BATCH_PARTICLES / n_est)))
+                    } else 1)
   if (is.null(prev)) {
     if (!has_init) {
       if (missing(n)) sp_abort("`n` or `init` must be given.", call = call)
@@ -442,53 +466,62 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   step_start <- sy$step_end
   runs <- vector("list", nsys)
   run <- c(seconds = 0, rounds = 0, interrupted = 0)
-  for (i in seq_len(nsys)) {
-    steps0 <- sy$step_end[i]
+  # the launches: systems side by side (see Replicas and sweeps) or one a run
+  for (idx in lrmd_batches(sy, n, lrmd_batched(model, fr$plan, call))) {
+    i1 <- idx[1] # (the systems of a batch share their clock and step)
+    steps0 <- sy$step_end[i1]
     time_of <- local({
-      ct <- sy$clock_t[i]
-      cs <- sy$clock_step[i]
+      ct <- sy$clock_t[i1]
+      cs <- sy$clock_step[i1]
       s0 <- steps0
       function(k) ct + (s0 + k - cs) * dt
     })
-    one <- lrmd_one(fr, model, code, n, dt, sy$softening[i], steps, record_every, steps0,
-                    sy_state[[i]]$state, snap_steps[[i]], flags, variant, time_of, call, envir)
-    if (sy_state[[i]]$lazy) sy_state[[i]]$pmax <- one$pmax
-    e0 <- if (!is.na(sy$e0[i])) sy$e0[i] else one$rec[1, 1] + one$rec[2, 1]
-    rec <- one$rec
-    kin <- rec[1, ]
-    pot <- rec[2, ]
-    tot <- kin + pot
-    d <- list()
-    if (!is.null(conds)) for (nm in names(conds)) d[[nm]] <- rep(conds[[nm]][sy$condition[i]], length(kin))
-    d$replica <- rep(sy$replica[i], length(kin))
-    d$step <- steps0 + one$k
-    d$time <- time_of(one$k)
-    d$kinetic <- kin
-    d$potential <- pot
-    d$total <- tot
-    d$energy_error <- (tot - e0) / (if (e0 != 0) abs(e0) else 1)
-    if (two_d) {
-      d$virial_ratio <- 2 * kin / rec[3, ]
-      d$r_half <- rec[4, ]
-      d$temperature <- kin
-    } else {
-      d$Mx <- rec[3, ]
-      d$My <- rec[4, ]
-      d$M <- sqrt(d$Mx^2 + d$My^2)
-      d$temperature <- 2 * kin
+    labels <- sprintf("replica %s%s", fmt_count(sy$replica[idx]),
+                      if (is.null(conds)) "" else sprintf(" of condition %d", sy$condition[idx]))
+    one <- lrmd_one(fr, model, code, n, dt, sy$softening[i1], steps, record_every, steps0,
+                    lapply(sy_state[idx], `[[`, "state"), snap_steps[[i1]], flags, variant,
+                    time_of, call, envir, labels)
+    for (j in seq_along(idx)) {
+      i <- idx[j]
+      if (sy_state[[i]]$lazy) sy_state[[i]]$pmax <- one$pmax[j]
+      e0 <- if (!is.na(sy$e0[i])) sy$e0[i] else one$rec[[j]][1, 1] + one$rec[[j]][2, 1]
+      rec <- one$rec[[j]]
+      kin <- rec[1, ]
+      pot <- rec[2, ]
+      tot <- kin + pot
+      d <- list()
+      if (!is.null(conds)) for (nm in names(conds)) d[[nm]] <- rep(conds[[nm]][sy$condition[i]], length(kin))
+      d$replica <- rep(sy$replica[i], length(kin))
+      d$step <- steps0 + one$k
+      d$time <- time_of(one$k)
+      d$kinetic <- kin
+      d$potential <- pot
+      d$total <- tot
+      d$energy_error <- (tot - e0) / (if (e0 != 0) abs(e0) else 1)
+      if (two_d) {
+        d$virial_ratio <- 2 * kin / rec[3, ]
+        d$r_half <- rec[4, ]
+        d$temperature <- kin
+      } else {
+        d$Mx <- rec[3, ]
+        d$My <- rec[4, ]
+        d$M <- sqrt(d$Mx^2 + d$My^2)
+        d$temperature <- 2 * kin
+      }
+      # the engine's columns as data frames (no copies for one system)
+      snaps <- lapply(one$snaps[[j]], function(s) {
+        f <- lrmd_frame(s$cols, cols, n)
+        attr(f, "time") <- time_of(s$k)
+        attr(f, "step") <- steps0 + s$k
+        f
+      })
+      runs[[i]] <- list(rec = new_df(d), state = lrmd_frame(one$state[[j]], cols, n),
+                        snaps = snaps)
+      sy$e0[i] <- e0
+      sy$step_end[i] <- steps0 + one$steps_done
+      sy$steps_done[i] <- one$steps_done
+      sy$time_end[i] <- time_of(one$steps_done)
     }
-    # the engine's columns as data frames (no copies)
-    snaps <- lapply(one$snaps, function(s) {
-      f <- lrmd_frame(s$cols, cols, n)
-      attr(f, "time") <- time_of(s$k)
-      attr(f, "step") <- steps0 + s$k
-      f
-    })
-    runs[[i]] <- list(rec = new_df(d), state = lrmd_frame(one$state, cols, n), snaps = snaps)
-    sy$e0[i] <- e0
-    sy$step_end[i] <- steps0 + one$steps_done
-    sy$steps_done[i] <- one$steps_done
-    sy$time_end[i] <- time_of(one$steps_done)
     run <- c(seconds = run[["seconds"]] + one$run[["seconds"]],
              rounds = run[["rounds"]] + one$run[["rounds"]],
              interrupted = one$run[["interrupted"]])
@@ -521,13 +554,50 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
               states = lapply(runs, `[[`, "state"), snaps = lapply(runs, `[[`, "snaps"))
 }
 
-# One system: the parts of the run (see ?lrmd, Continuing) from `state` (its
-# columns, or a recipe the engine draws) at step steps0 of its chain.
-# Returns list(k (the steps of the records kept, counted in this run), rec
-# (4 x records), state (columns), snaps (list of list(k, cols)),
-# steps_done, run, pmax (a drawn start's fastest particle)).
-lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, steps0, state,
-                     snap_steps, flags, variant, time_of, call, envir) {
+# Whether lrmd() runs its systems side by side in one set of launches: HMF
+# on one GPU (see ?lrmd, Replicas and sweeps), unless option
+# statphysgpu.lrmd_batch = FALSE (one system a run, for comparison); "cpu"
+# (tests) hands the CPU engine the same batches, which it runs one system
+# after another (src/core/sp_lrmd_systems.c): R's side of a batch without
+# a GPU.
+lrmd_batched <- function(model, plan, call) {
+  b <- sp_tuning("lrmd_batch", call)
+  model == "hmf" && if (identical(b, "cpu")) plan$backend == "cpu" else
+    isTRUE(b) && plan$backend == "gpu" && length(plan$devices) == 1
+}
+
+# Particles of the systems of one launch at most: enough to fill a GPU's
+# bandwidth many times over (a pass over 2^24 HMF particles moves 400 MB),
+# few enough for the working copies of their states in memory.
+LRMD_BATCH_PARTICLES <- 2^24
+
+# The launches of a run: a list of the systems (rows of `sy`) of each, in
+# order. Batched, the systems that share their clock and step (all of a
+# fresh run; a run continued after an interrupt of a run one system a
+# launch may have several groups), in batches of at most
+# LRMD_BATCH_PARTICLES particles (at least one system); else one system a
+# launch.
+lrmd_batches <- function(sy, n, batched, max_particles = LRMD_BATCH_PARTICLES) {
+  if (!batched || nrow(sy) == 1) return(as.list(seq_len(nrow(sy))))
+  key <- sprintf("%.17g %.17g %.17g %.17g", sy$step_end, sy$clock_t, sy$clock_step, sy$softening)
+  size <- max(1, floor(max_particles / n))
+  out <- list()
+  for (g in split(seq_len(nrow(sy)), factor(key, levels = unique(key)))) {
+    out <- c(out, unname(split(g, (seq_along(g) - 1) %/% size)))
+  }
+  out
+}
+
+# Systems (one, or several side by side: see lrmd_batched()) from their
+# states at step steps0 of their chains, run in parts (see ?lrmd,
+# Continuing): `states` a list, each system's columns or a recipe the
+# engine draws; `labels` names each system in an engine's error. Returns
+# list(k (the steps of the records kept, counted in this run), rec (per
+# system: 4 x records), state (per system: columns), snaps (per system: a
+# list of list(k, cols)), steps_done, run, pmax (per system: a drawn
+# start's fastest particle)).
+lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, steps0, states,
+                     snap_steps, flags, variant, time_of, call, envir, labels) {
   # Records lie on the grid of the chain's steps: the multiples of
   # record_every. A continuation that starts off the grid runs to the next
   # grid step first (its records there), then the rest: the state at every
@@ -536,33 +606,49 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   parts <- if (head == 0) list(c(0, steps, record_every)) else if (head >= steps) {
     list(c(0, steps, steps))
   } else list(c(0, head, head), c(head, steps - head, record_every))
-  res <- list(steps_done = 0, run = c(seconds = 0, rounds = 0, interrupted = 0), pmax = NA)
+  nsys <- length(states)
+  res <- list(steps_done = 0, run = c(seconds = 0, rounds = 0, interrupted = 0),
+              pmax = rep(NA_real_, nsys))
   recs <- list()
   snaps <- list()
+  joined <- NULL # after a part: the systems' states, side by side
+  # systems side by side: the kernels compiled for them (lrmd.cu, SP_LRMD_SYSTEMS)
+  defines <- if (nsys > 1 && fr$plan$backend == "gpu") {
+    c(gpu_kernel_registry()$lrmd$variants[[variant]]$defines, "SP_LRMD_SYSTEMS=1")
+  }
   for (p in parts) {
     k0 <- p[1]
     mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
                          !(k0 > 0 & snap_steps == k0)] - k0
     r <- withCallingHandlers(
-      sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, state,
-                                         mine),
-              kernel = "lrmd", variant = variant, envir = envir),
-      statphysgpu_not_finite = function(e) {
+      sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, states,
+                                         mine, joined),
+              kernel = "lrmd", variant = variant, envir = envir, defines = defines),
+      error = function(e) {
+        msg <- conditionMessage(e)
+        # systems side by side: the engine names the system of a failure
+        m <- regmatches(msg, regexec("^system ([0-9]+): ", msg))[[1]]
+        if (nsys > 1 && length(m) == 2) {
+          e$message <- paste0(labels[as.integer(m[2])], ": ", substring(msg, nchar(m[1]) + 1))
+        }
         # the engine counts the steps of this part: say where it began
-        if (k0 > 0) {
+        if (k0 > 0 && inherits(e, "statphysgpu_not_finite")) {
           e$message <- sprintf(paste0(
             "%s (steps counted from step %s of the chain, where the second part of this ",
             "run began: it ran to the record grid first, see ?lrmd, Continuing)"),
             conditionMessage(e), fmt_count(steps0 + k0))
-          stop(e)
         }
+        if (!identical(msg, e$message)) stop(e)
       })
-    state <- r$state # the columns of the state: the next part's start
-    if (k0 == 0) res$pmax <- r$start_pmax
+    joined <- r$state # the columns of the states: the next part's start
+    if (k0 == 0) res$pmax <- if (nsys == 1) r$start_pmax else r$pmax
     # the records and snapshots reached, their steps in this run
     ks <- seq(0, r$steps_done, by = p[3])
-    recs[[length(recs) + 1]] <- list(k = k0 + ks, rec = matrix(r$rec, nrow = 4)[, seq_along(ks),
-                                                                            drop = FALSE])
+    rec <- matrix(r$rec, nrow = 4)
+    nrec <- ncol(rec) / nsys
+    recs[[length(recs) + 1]] <- list(k = k0 + ks, rec = lapply(seq_len(nsys), function(s) {
+      rec[, (s - 1) * nrec + seq_along(ks), drop = FALSE]
+    }))
     for (i in which(mine <= r$steps_done)) {
       snaps[[length(snaps) + 1]] <- list(k = k0 + mine[i], cols = r$snap[[i]])
     }
@@ -573,38 +659,82 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
     rm(r)
     if (res$run[["interrupted"]] == 1) break
   }
-  lrmd_check_finite(model, recs, steps0, time_of, call)
   k <- unlist(lapply(recs, `[[`, "k"))
-  rec <- do.call(cbind, lapply(recs, `[[`, "rec"))
   keep <- (steps0 + k) %% record_every == 0 & !duplicated(k)
-  c(res, list(k = k[keep], rec = rec[, keep, drop = FALSE], state = state, snaps = snaps))
+  # each system's share of the columns side by side (one system: as they are)
+  own <- function(cols, s) if (nsys == 1) cols else lapply(cols, function(v) v[(s - 1) * n + seq_len(n)])
+  per <- lapply(seq_len(nsys), function(s) {
+    sr <- lapply(recs, function(r) list(k = r$k, rec = r$rec[[s]]))
+    lrmd_check_finite(model, sr, steps0, time_of, call)
+    list(rec = do.call(cbind, lapply(sr, `[[`, "rec"))[, keep, drop = FALSE],
+         state = own(joined, s),
+         snaps = lapply(snaps, function(x) list(k = x$k, cols = own(x$cols, s))))
+  })
+  c(res, list(k = k[keep], rec = lapply(per, `[[`, "rec"), state = lapply(per, `[[`, "state"),
+              snaps = lapply(per, `[[`, "snaps")))
 }
 
 # The job of the lrmd model (src/models/lrmd.c): model code, n, dt,
 # softening, the steps and record interval of this part, flags c(mixed,
-# fused pair pass, blocks an SM), the start `state` (its columns, or a
-# recipe of class "lrmd_draw" that the engine draws: c(kind, n, seed lo,
-# seed hi, a, b, U, M0, replica)) and the snapshot steps.
-lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, state, snap_steps) {
+# fused pair pass, blocks an SM), the starts of its systems -- `states`, a
+# list of each one's columns or a recipe of class "lrmd_draw" that the
+# engine draws (c(kind, n, seed lo, seed hi, a, b, U, M0, replica)), or
+# `joined`, the columns of all of them side by side (an earlier part's
+# state) -- and the snapshot steps. Several systems run side by side
+# (field `systems`, their starts in the rows of `starts`).
+lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, states, snap_steps,
+                     joined = NULL) {
+  nsys <- length(states)
   job <- list(model = code, n = n, dt = as.double(dt), eps = as.double(softening),
               steps = steps, record_every = record_every, single = flags[1],
               fused = flags[2], blocks_per_sm = flags[3],
               snap_steps = as.double(snap_steps),
               q0 = double(), q1 = double(), p0 = double(), p1 = double(),
               start_kind = -1, start_n = 0, start_seed = c(0, 0), start_replica = 0,
-              start_a = 0, start_b = 0, start_U = 0, start_M0 = 0)
+              start_a = 0, start_b = 0, start_U = 0, start_M0 = 0, systems = nsys,
+              starts = lrmd_start_rows(list()))
+  set_cols <- function(job, cols) {
+    if (length(cols) == 4) job[c("q0", "q1", "p0", "p1")] <- unname(cols)
+    else job[c("q0", "p0")] <- unname(cols)
+    job
+  }
+  if (!is.null(joined)) {
+    if (nsys > 1) job$starts <- lrmd_start_rows(vector("list", nsys))
+    return(set_cols(job, joined))
+  }
+  if (nsys > 1) {
+    # each system's row; the columns of those given, side by side (zeros
+    # where a system is drawn)
+    lazy <- vapply(states, inherits, TRUE, "lrmd_draw")
+    job$starts <- lrmd_start_rows(lapply(seq_len(nsys), function(s) if (lazy[s]) states[[s]]))
+    if (all(lazy)) return(job)
+    ncol <- max(lengths(states[!lazy]))
+    return(set_cols(job, lapply(seq_len(ncol), function(j) {
+      unlist(lapply(states, function(st) if (inherits(st, "lrmd_draw")) double(n) else st[[j]]),
+             use.names = FALSE)
+    })))
+  }
+  state <- states[[1]]
   if (inherits(state, "lrmd_draw")) {
     r <- unclass(state)
     job[c("start_kind", "start_n", "start_a", "start_b", "start_U", "start_M0")] <-
       as.list(r[c(1, 2, 5, 6, 7, 8)])
     job$start_seed <- r[3:4]
     job$start_replica <- if (length(r) >= 9) r[9] else 0 # a recipe saved before replicas
-  } else if (length(state) == 4) {
-    job[c("q0", "q1", "p0", "p1")] <- unname(state)
-  } else {
-    job[c("q0", "p0")] <- unname(state)
+    return(job)
   }
-  job
+  set_cols(job, state)
+}
+
+# The rows of the starts of systems side by side (sp_lrmd_start_row): each
+# a recipe (c(kind, n, seed lo, seed hi, a, b, U, M0[, replica])) or NULL
+# (a start given: kind -1).
+lrmd_start_rows <- function(recipes) {
+  f <- function(j, none = 0) {
+    vapply(recipes, function(r) if (is.null(r)) none else if (j <= length(r)) unclass(r)[[j]] else 0, 1)
+  }
+  list(kind = f(1, -1), n = f(2), seed_lo = f(3), seed_hi = f(4), a = f(5), b = f(6), U = f(7),
+       M0 = f(8), replica = f(9))
 }
 
 # The records of several systems, one data frame (their columns joined).
@@ -839,13 +969,13 @@ lrmd_bytes <- function(model) {
   list(particle = if (two_d) 112 else 64, snapshot = if (two_d) 40 else 24, record = 400)
 }
 
-# Several systems (run one after another): each keeps its final state (the
-# state's columns, 16 B a particle, 32 for gravity2d), snapshots and
-# records; the working memory of a run is one system's.
-lrmd_check_memory <- function(model, n, nsnap, nrec, call, systems = 1) {
+# Several systems: each keeps its final state (the state's columns, 16 B a
+# particle, 32 for gravity2d), snapshots and records; the working memory of
+# a launch is that of its `batch` systems (side by side: lrmd_batches()).
+lrmd_check_memory <- function(model, n, nsnap, nrec, call, systems = 1, batch = 1) {
   b <- lrmd_bytes(model)
   state <- if (model == "gravity2d") 32 else 16
-  need <- n * b$particle + (systems - 1) * n * state +
+  need <- batch * n * b$particle + (systems - batch) * n * state +
     systems * (n * nsnap * b$snapshot + nrec * b$record)
   avail <- available_memory()
   if (need > avail) {
@@ -924,9 +1054,17 @@ lrmd_state <- function(init, model, call, run = FALSE) {
   list(cols = df, n = length(df[[1]]), pmax = scan[3])
 }
 
-# Particles from which backend = "auto" takes the GPU: below, a step is a
-# few microseconds of kernel launches on the GPU and no longer on the CPU.
+# Particles a launch from which backend = "auto" takes the GPU: below, a
+# step is a few microseconds of kernel launches on the GPU and no longer on
+# the CPU.
 lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
+
+# The particles of a launch on one GPU: HMF, those of all the call's
+# systems, side by side (up to LRMD_BATCH_PARTICLES); ring and gravity2d,
+# one system's (their systems run one after another).
+lrmd_launch_particles <- function(model, n, systems) {
+  if (model == "hmf") min(n * systems, max(n, LRMD_BATCH_PARTICLES)) else n
+}
 
 # The kernel variant of lrmd.cu for a precision: by default "mixed_ftz"
 # (sums of 8 pair terms in single precision, the hardware reciprocal (square

@@ -125,7 +125,8 @@ sim_grid <- function(args, call) {
   cbind(condition = seq_len(nrow(g)), g)
 }
 
-# Run an engine: loads its GPU kernel variant when the plan is the GPU, then
+# Run an engine: loads its GPU kernel variant (its defines replaced by
+# `defines` when given) when the plan is the GPU, then
 # runs the model called `entry` (a descriptor of src/models/) through the one
 # generic entry, its job the named arguments in `...` (or the list `job`),
 # read by name into the model's struct; the result is the model's outputs by
@@ -141,12 +142,12 @@ sim_grid <- function(args, call) {
 # result is complete.  Before the .Call (argument checks, kernel compilation)
 # a Ctrl-C interrupts as anywhere in R: nothing has run yet.
 sim_run <- function(frame, entry, ..., job = list(...), kernel = NULL, variant = "default",
-                    envir = parent.frame()) {
+                    envir = parent.frame(), defines = NULL) {
   if (!is.character(entry)) stop("internal error: sim_run() runs a model of the registry, by name")
   key <- ""
   if (frame$plan$backend == "gpu") {
     if (is.null(kernel)) stop("internal error: a GPU run needs a kernel")
-    key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant)
+    key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant, defines = defines)
   }
   sim_hold_interrupts(frame$call, envir)
   .Call(C_sp_r_model_run, entry, job, key, as.integer(frame$plan$devices), frame$progress)

@@ -14,6 +14,11 @@ SP_TUNING <- list(
                             "a whole number from 0 (as many as fit) to 1024"),
   lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   lrmd_variant = list("mixed_ftz", function(v) is_string(v), "a kernel variant's name"),
+  # lrmd(): HMF systems side by side in one set of launches on one GPU (FALSE:
+  # one system a launch, as before, the same numbers bit for bit; "cpu", for
+  # tests: the CPU engine takes the same batches, one system after another)
+  lrmd_batch = list(TRUE, function(v) isTRUE(v) || isFALSE(v) || identical(v, "cpu"),
+                    "TRUE, FALSE or \"cpu\""),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the

@@ -17,8 +17,14 @@
 # fifth of the run; NA when they differ by less than 0.05) --
 # and the exponent of lifetime against n (a least-squares line in log-log;
 # 1.7 in the literature, noisy at these n).  Not part of "all".
-# Defaults: cpu n = 1000, 2000, 4000; gpu n = 5e3, 1e4, 2e4 (each system
-# launch-bound there: the systems run one after another).
+# Defaults: cpu n = 1000, 2000, 4000; gpu n = 5e3, 1e4, 2e4.  On the GPU the
+# systems of a call run side by side (one launch a pass over all of them,
+# lrmd()'s batches), and each n also gets the rate of one system a launch
+# (option statphysgpu.lrmd_batch = FALSE, the path before the batches) and
+# of the batch over the same SP_LRMD_CMP_STEPS steps (default 2000; the
+# whole study one system a launch would take 64 x 640000 steps at n =
+# 16000), and their ratio: the batches' speed-up.
+#   Rscript bench/lrmd.R replicas gpu 64 1000,4000,16000
 #
 # "whole" (issue 22): the whole lrmd() call against its engine, on the GPU
 # (HMF n = 5e7 from hmf_waterbag(), 200 and 1000 steps; ring and gravity2d
@@ -322,6 +328,26 @@ if (what == "replicas") {
         sprintf("%.2f s wall, engine %.2f s", wall, attr(x, "seconds")))
     add(sprintf("HMF QSS study n = %g, %g replicas, one call: particle-steps/s", n, reps),
         reps * steps * n / wall, "particle-steps/s", dev)
+    if (backend == "gpu") {
+      # the batch against one system a launch, over the same (shorter) run
+      cmp_steps <- min(steps, as.numeric(Sys.getenv("SP_LRMD_CMP_STEPS", "2000")))
+      rate <- function(batch) {
+        withr::local_options(statphysgpu.lrmd_batch = batch)
+        t0 <- proc.time()[["elapsed"]]
+        lrmd("hmf", init = hmf_waterbag(n, M0 = 1, U = 0.69, seed = 1), dt = dt,
+             steps = cmp_steps, record_every = 5, replicas = reps, backend = "gpu",
+             progress = FALSE)
+        reps * cmp_steps / (proc.time()[["elapsed"]] - t0)
+      }
+      r_one <- rate(FALSE)
+      r_batch <- rate(TRUE)
+      add(sprintf("HMF n = %g, %g replicas, %g steps: one system a launch", n, reps, cmp_steps),
+          r_one, "system-steps/s", dev)
+      add(sprintf("HMF n = %g, %g replicas, %g steps: side by side", n, reps, cmp_steps),
+          r_batch, "system-steps/s", dev)
+      add(sprintf("HMF n = %g, %g replicas: speed-up of the batch", n, reps), r_batch / r_one,
+          "x", dev)
+    }
     Mbar <- tapply(x$M, x$step, mean)
     sm <- stats::filter(Mbar, rep(1 / 20, 20), sides = 1)
     # from the QSS (the smoothed M's least value, after the violent

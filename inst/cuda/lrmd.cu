@@ -22,7 +22,13 @@
  * new angle, a block reduction of (cos, sin) in double and the grid
  * reduction: the last block to finish (a counter, the threadFenceReduction
  * pattern of the CUDA samples) adds the blocks' partial sums in block order
- * into this slice's slot `slot`.  Three passes a step when steps follow each
+ * into this slice's slot `slot`.  Systems side by side (lrmd()'s batches of replicas
+ * and conditions, one device): sp_lrmd_hmf_systems_kernel, the same pass
+ * with a.nblocks blocks a system packed along the grid, each system's
+ * arrays, block sums, slots, counter and flag its own (lrmd_args.h), so
+ * that every system gets the numbers of its run alone bit for bit; it is
+ * compiled in a module of its own (SP_LRMD_SYSTEMS), and the record's
+ * kernel takes the systems the same way.  Three passes a step when steps follow each
  * other inside a round (four across a record), no host round trip; each
  * reads and writes the angle and the momentum once: 96 bytes a
  * particle-step.
@@ -74,32 +80,70 @@ static_assert(SP_LRMD_GROUP == 1 || SP_LRMD_GROUP % 2 == 0,
  * a pass of step a.step: a.bad keeps the first such step and the least
  * 2 i + !momentum at it.  The passes of a slice run in step order and a
  * non-finite value stays so, so the passes of later steps leave it alone. */
-__device__ __forceinline__ void sp_lrmd_flag(const sp_lrmd_kargs &a, uint64_t i, bool momentum) {
-  if (*(volatile unsigned long long *)a.bad >= a.step) {
-    atomicMin(a.bad, (unsigned long long)a.step);
-    atomicMin(a.bad + 1, 2ull * i + (momentum ? 0ull : 1ull));
+__device__ __forceinline__ void sp_lrmd_flag_at(unsigned long long *bad, uint64_t step, uint64_t i,
+                                                bool momentum) {
+  if (*(volatile unsigned long long *)bad >= step) {
+    atomicMin(bad, (unsigned long long)step);
+    atomicMin(bad + 1, 2ull * i + (momentum ? 0ull : 1ull));
   }
+}
+
+__device__ __forceinline__ void sp_lrmd_flag(const sp_lrmd_kargs &a, uint64_t i, bool momentum) {
+  sp_lrmd_flag_at(a.bad, a.step, i, momentum);
+}
+
+/* The arguments of block blockIdx.x of a launch over systems side by side
+ * (lrmd_args.h: nbs blocks a system): those of its system's arrays, and in
+ * *b its block within the system.  One system: the arguments as they are,
+ * *b = blockIdx.x.  (The record's kernel, which this costs no occupancy;
+ * the HMF pass has a kernel for systems of its own.) */
+__device__ __forceinline__ sp_lrmd_kargs sp_lrmd_system(const sp_lrmd_kargs &a0, unsigned nbs,
+                                                        unsigned *b) {
+  sp_lrmd_kargs a = a0;
+  const unsigned s = blockIdx.x / nbs;
+  const uint64_t off = (uint64_t)s * a0.sys_stride;
+  *b = blockIdx.x - s * nbs;
+  a.q0 = a0.q0 + off;
+  a.q1 = a0.q1 + off;
+  a.p0 = a0.p0 + off;
+  a.p1 = a0.p1 + off;
+  a.w = a0.w + 2 * off;
+  a.partial = a0.partial + (uint64_t)s * a0.sys_partial;
+  a.sums = a0.sums + (uint64_t)s * (uint64_t)(a0.nslice * SP_LRMD_SLOTS * 2);
+  a.count = a0.count + s;
+  a.bad = a0.bad + 2 * (uint64_t)s;
+  return a;
 }
 
 /* HMF: [kick,] drift [, drift], sincos, block and grid reduction (see the
  * top).  A thread notes whether any of its particles is non-finite after the
  * pass (no branch in the loop) and, if so, flags the first of them after
  * it. */
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(const sp_lrmd_kargs a) {
+template <bool SYSTEMS>
+__device__ __forceinline__ void sp_lrmd_hmf_pass(const sp_lrmd_kargs &a) {
   double v[2] = {0, 0}, Mx = 0, My = 0;
   bool nonfinite = false;
-  const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
+  /* SYSTEMS, systems side by side (lrmd_args.h): this block's system and
+   * its block there; the system's particles are off .. off + n - 1 of the
+   * arrays (the loop's bounds move, not the pointers).  Else one system:
+   * the block's own (sys 0). */
+  const unsigned nbs = SYSTEMS ? (unsigned)a.nblocks : gridDim.x;
+  const unsigned sys = SYSTEMS ? blockIdx.x / nbs : 0u, bx = blockIdx.x - sys * nbs;
+  const uint64_t off = SYSTEMS ? (uint64_t)sys * a.sys_stride : 0;
+#define SP_LRMD_SUMS (SYSTEMS ? a.sums + (uint64_t)sys * (uint64_t)(a.nslice * SP_LRMD_SLOTS * 2) : a.sums)
+  const uint64_t stride = (uint64_t)nbs * SP_LRMD_BLOCK;
   if (a.kick) {
     double C = 0, S = 0;
     for (int k = 0; k < a.nslice; k++) {
-      const double *m = a.sums + 2 * (k * SP_LRMD_SLOTS + a.kslot);
+      const double *m = SP_LRMD_SUMS + 2 * (k * SP_LRMD_SLOTS + a.kslot);
       C += m[0];
       S += m[1];
     }
     Mx = C / (double)a.n;
     My = S / (double)a.n;
   }
-  for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride) {
+  for (uint64_t i = off + a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x; i < off + a.i1;
+       i += stride) {
     double p = a.p0[i], q = a.q0[i];
     real s, c;
     if (a.kick) { /* sin, cos of the angle again: cheaper than storing them */
@@ -116,28 +160,48 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(c
     v[1] += (double)s;
   }
   if (nonfinite)
-    for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1;
+    for (uint64_t i = off + a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x; i < off + a.i1;
          i += stride) {
       const bool pb = !isfinite(a.p0[i]);
       if (pb || !isfinite(a.q0[i])) {
-        sp_lrmd_flag(a, i, pb);
+        sp_lrmd_flag_at(a.bad + 2 * (uint64_t)sys, a.step, i - off, pb);
         break;
       }
     }
   sp_block_sum<2, SP_LRMD_WARPS>(v);
+  double *const partial = SYSTEMS ? a.partial + (uint64_t)sys * a.sys_partial : a.partial;
   if (threadIdx.x == 0) {
-    a.partial[2 * blockIdx.x] = v[0];
-    a.partial[2 * blockIdx.x + 1] = v[1];
+    partial[2 * bx] = v[0];
+    partial[2 * bx + 1] = v[1];
   }
-  if (!sp_grid_last(a.count, gridDim.x)) return;
+  if (!sp_grid_last(a.count + sys, nbs)) return;
   /* the blocks' sums of the slice, in the last block */
-  sp_grid_sum2<SP_LRMD_BLOCK>(reinterpret_cast<const double2 *>(a.partial), (int)gridDim.x, v);
+  if (SYSTEMS) sp_grid_sum2<SP_LRMD_BLOCK>(reinterpret_cast<const double2 *>(partial), a.nblocks, v);
+  else sp_grid_sum2<SP_LRMD_BLOCK>(reinterpret_cast<const double2 *>(partial), (int)gridDim.x, v);
   if (threadIdx.x == 0) {
-    double *m = a.sums + 2 * (a.slice * SP_LRMD_SLOTS + a.slot);
+    double *m = SP_LRMD_SUMS + 2 * (a.slice * SP_LRMD_SLOTS + a.slot);
     m[0] = v[0];
     m[1] = v[1];
   }
+#undef SP_LRMD_SUMS
 }
+
+#ifndef SP_LRMD_SYSTEMS
+/* One system (its slice). */
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_kernel(const sp_lrmd_kargs a) {
+  sp_lrmd_hmf_pass<false>(a);
+}
+#else
+/* Systems side by side (lrmd_args.h: a.nblocks blocks a system), each
+ * system's numbers bit for bit those of sp_lrmd_hmf_kernel alone (the same
+ * code).  Compiled apart (SP_LRMD_SYSTEMS, the module of lrmd()'s batches):
+ * beside sp_lrmd_hmf_kernel in one module it cost that kernel two registers
+ * (the math library's slow paths no longer inlined), and with them a
+ * quarter of its resident blocks. */
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_hmf_systems_kernel(const sp_lrmd_kargs a) {
+  sp_lrmd_hmf_pass<true>(a);
+}
+#endif
 
 /* Ring, gravity2d: the drift of particle i by c (with `fuse`, then by c2:
  * two roundings, as two drift passes make), then what the pair pass reads,
@@ -406,8 +470,10 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(
 
 /* A record's block sums of the particles [i0, i1): kinetic energy,
  * potential sum, then (sum cos, sum sin) (HMF, ring) or (virial sum, 0). */
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kernel(const sp_lrmd_kargs a) {
-  const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kernel(const sp_lrmd_kargs a0) {
+  unsigned bx; /* the block within its system (a0.nblocks a system) */
+  const sp_lrmd_kargs a = sp_lrmd_system(a0, (unsigned)a0.nblocks, &bx);
+  const uint64_t i = a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x;
   const bool valid = i < a.i1;
   double v[4] = {0, 0, 0, 0}, s0 = 0, s1 = 0;
   if (a.model == SP_LRMD_RING) sp_lrmd_pair_sums<1, SP_LRMD_RING>(a, i, valid, 0, a.n, &s0, &s1);
@@ -439,7 +505,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_energy_kerne
   }
   sp_block_sum<4, SP_LRMD_WARPS>(v);
   if (threadIdx.x == 0)
-    for (int k = 0; k < 4; k++) a.partial[SP_LRMD_NSUMS * blockIdx.x + k] = v[k];
+    for (int k = 0; k < 4; k++) a.partial[SP_LRMD_NSUMS * bx + k] = v[k];
 }
 
 /* ---- the starts the engine draws (lrmd_start.h) ------------------------------ */

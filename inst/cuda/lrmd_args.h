@@ -73,9 +73,20 @@ typedef struct {
    * none) */
   uint64_t step;               /* the step this pass belongs to (0: the start) */
   SP_DPTR(unsigned long long) bad;
+  /* Systems side by side (HMF on one device, one slice each: lrmd()'s
+   * replicas and conditions in one launch): system s's arrays start
+   * s sys_stride particles into q0, q1, p0, p1 (and 2 s sys_stride into w),
+   * its block sums s sys_partial doubles into partial, its magnetisations
+   * s nslice SP_LRMD_SLOTS 2 doubles into sums, its counter at count + s and
+   * its flag at bad + 2 s.  A launch over the systems has nblocks blocks a
+   * system, system by system (block b of system s is block s nblocks + b),
+   * each doing what block b does in a launch of that system alone.  One
+   * system: sys_stride and sys_partial are unused. */
+  uint64_t sys_stride;
+  uint64_t sys_partial;
 } sp_lrmd_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 208, "sp_lrmd_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_lrmd_kargs) == 224, "sp_lrmd_kargs layout");
 
 /* ---- the starts the engine draws itself (lrmd_start.h) ---------------------- */
 

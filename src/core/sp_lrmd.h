@@ -39,6 +39,16 @@ typedef struct {
   double U, M0;
 } sp_lrmd_start;
 
+/* A row of the starts of systems side by side (sp_lrmd_job.starts): system
+ * s's start drawn from this recipe (kind >= 0, as sp_lrmd_start, its seed in
+ * two 32-bit halves), or (kind < 0) given: particles s n .. s n + n - 1 of
+ * the job's columns in[]. */
+typedef struct {
+  int kind;
+  uint64_t seed_lo, seed_hi, n, replica;
+  double a, b, U, M0;
+} sp_lrmd_start_row;
+
 typedef struct {
   int model;                  /* SP_LRMD_* */
   uint64_t n;                 /* particles */
@@ -58,6 +68,17 @@ typedef struct {
   uint64_t nin[4];            /* lengths of in[] as given (0 or n) */
   const sp_lrmd_start *start; /* &start_def when start_def.kind >= 0, else NULL */
   sp_lrmd_start start_def;    /* the recipe of a start the engine draws (kind < 0: none) */
+  /* Systems side by side (the GPU engine, HMF, one device: lrmd()'s replicas
+   * and conditions in one set of launches): nsys systems of n particles,
+   * each advanced as if alone; nsys 1 for one system (the CPU engine's only
+   * case).  With nsys > 1 the start of system s is starts[s] (start_def
+   * unused), the columns in[] hold nsys n particles (system s's at s n, or
+   * none when every start is drawn), and every output holds nsys systems:
+   * the records of system s at s nrec SP_LRMD_NREC, its state and
+   * snapshots at particle s n of each column. */
+  uint64_t nsys;
+  const sp_lrmd_start_row *starts; /* nstarts (nsys > 1: nsys) rows */
+  uint64_t nstarts;
 } sp_lrmd_job;
 
 typedef struct {
@@ -69,6 +90,7 @@ typedef struct {
                     reached; a NULL column is not kept */
   uint64_t steps_done;
   double start_pmax; /* job->start: the largest |momentum component| drawn */
+  double *pmax;      /* nsys: each system's start_pmax (the GPU engine) */
 } sp_lrmd_out;
 
 /* Records of a job: step 0 and every record_every steps. */
@@ -154,5 +176,18 @@ int sp_lrmd_cpu_run_f(const void *job, void *out, int nth, const sp_hooks *hooks
                       sp_run_info *info);
 int sp_lrmd_cpu_run_d(const void *job, void *out, int nth, const sp_hooks *hooks,
                       sp_run_info *info);
+
+/* Systems side by side (job->nsys > 1, src/core/sp_lrmd_systems.c).  The
+ * start of system sys that the engine draws (job->start for one system, or
+ * its row's recipe, made in *tmp), or NULL when it is given. */
+const sp_lrmd_start *sp_lrmd_system_start(const sp_lrmd_job *job, uint64_t sys,
+                                          sp_lrmd_start *tmp);
+/* A failure st of system sys (0-based): its message begins "system <sys +
+ * 1>: " when there are several (lrmd() names the replica); st. */
+int sp_lrmd_system_fail(uint64_t nsys, uint64_t sys, int st);
+/* The systems on the CPU one after another (each into its share of the
+ * outputs; a path for tests, which refuses an interrupt before the last). */
+int sp_lrmd_cpu_systems(const sp_lrmd_job *job, sp_lrmd_out *out, int nth, const sp_hooks *hooks,
+                        sp_run_info *info);
 
 #endif

@@ -26,7 +26,15 @@
  * the first of the next inside a round (bitwise the same as two passes).
  * With job->fused, ring and gravity2d kick and drift in the pair pass
  * (sp_lrmd_pairs_fused_kernel, w double-buffered): three launches a step
- * instead of ten, the same numbers. */
+ * instead of ten, the same numbers.
+ *
+ * Systems side by side (job->nsys > 1: HMF on one device, one slice): the
+ * arrays of nsys systems one after another (each padded to a multiple of 32
+ * particles), every pass one launch over all of them, each system with the
+ * blocks, block sums, magnetisation slots, counter and flag it has alone
+ * (lrmd_args.h), so that each system's numbers are bit for bit those of its
+ * run alone; the records and snapshots are read back per system, in the
+ * same order.  The starts are drawn (or uploaded) system by system. */
 #include "sp_gpu_lrmd.h"
 
 #include <math.h>
@@ -57,6 +65,7 @@ typedef struct {
   unsigned nb_hmf; /* blocks of the HMF reduction pass */
   int nsplit;      /* parts of the sources in the pair pass */
   uint64_t chunk;  /* sources per part */
+  uint64_t npart;  /* doubles of block sums a system */
 } lrmd_slice;
 
 typedef struct {
@@ -71,8 +80,12 @@ typedef struct {
   uint64_t k_obs; /* the last step observed (records, snapshots), or UINT64_MAX */
   int snap_next;
   int touched; /* the host's state arrays were first written (lrmd_touch) */
-  double *host; /* 4 n doubles: the state read back */
-  double *part; /* the energy kernel's block sums, then n doubles of work */
+  double *host; /* 2 n doubles: gravity2d's positions read back for a record */
+  double *part; /* the energy kernel's block sums (nsys systems), then n doubles of work */
+  uint64_t nsys;   /* systems side by side (see the top) */
+  uint64_t stride; /* particles from one system's arrays to the next's */
+  sp_lrmd_sums *sums;       /* nsys: a record's sums */
+  unsigned long long *flag; /* 2 nsys: the state check's flags */
 } lrmd_model;
 
 static size_t lrmd_rb(const sp_lrmd_job *job) {
@@ -104,29 +117,42 @@ static sp_lrmd_kargs lrmd_args(const lrmd_model *m, const lrmd_slice *v) {
   a.nslice = m->nslice;
   a.step = m->label;
   a.bad = v->bad;
+  a.sys_stride = m->stride;
+  a.sys_partial = v->npart;
   return a;
 }
 
 /* With every stream idle: SP_OK, or the failure of the first non-finite
  * momentum or position the kernels flagged (the first step over the slices,
  * then the first particle). */
+/* A failure of system sys (0-based): named when there are several. */
+static int lrmd_system_fail(const lrmd_model *m, uint64_t sys, int st) {
+  return sp_lrmd_system_fail(m->nsys, sys, st);
+}
+
 static int lrmd_check_state(lrmd_model *m) {
   unsigned long long first[2] = {~0ull, ~0ull};
+  uint64_t sys, first_sys = 0;
   int a, st;
   for (a = 0; a < m->nslice; a++) {
     lrmd_slice *v = m->sl[a];
-    unsigned long long f[2];
     if ((st = sp_gpu_stream_sync(v->d->id, v->d->stream)) ||
-        (st = sp_gpu_to_host(v->d->id, f, v->bad, sizeof f)))
+        (st = sp_gpu_to_host(v->d->id, m->flag, v->bad,
+                             (size_t)m->nsys * 2 * sizeof(unsigned long long))))
       return st;
-    if (f[0] < first[0] || (f[0] == first[0] && f[1] < first[1])) {
-      first[0] = f[0];
-      first[1] = f[1];
+    for (sys = 0; sys < m->nsys; sys++) {
+      const unsigned long long *f = m->flag + 2 * sys;
+      if (f[0] < first[0] || (f[0] == first[0] && f[1] < first[1])) {
+        first[0] = f[0];
+        first[1] = f[1];
+        first_sys = sys;
+      }
     }
   }
   if (first[0] == ~0ull) return SP_OK;
-  return sp_lrmd_not_finite(m->job, (uint64_t)first[0], (uint64_t)(first[1] / 2),
-                            first[1] % 2 == 0);
+  return lrmd_system_fail(m, first_sys,
+                          sp_lrmd_not_finite(m->job, (uint64_t)first[0],
+                                             (uint64_t)(first[1] / 2), first[1] % 2 == 0));
 }
 
 static int lrmd_launch1(lrmd_slice *v, CUfunction f, unsigned grid, sp_lrmd_kargs *a,
@@ -185,6 +211,11 @@ static int lrmd_share(lrmd_model *m, lrmd_slice *va, int slot) {
   return sp_gpu_event_record(va->d->id, va->ev_w, va->d->stream);
 }
 
+/* The HMF pass's kernel: one system's, or that of systems side by side. */
+static const char *lrmd_hmf_name(const lrmd_model *m) {
+  return m->nsys > 1 ? "sp_lrmd_hmf_systems_kernel" : "sp_lrmd_hmf_kernel";
+}
+
 /* HMF: one pass on every slice (see lrmd.cu): [kick by d from slot kslot,]
  * drift by c [and c2], sums into `slot`. */
 static int lrmd_hmf_pass(lrmd_model *m, int kick, int kslot, double d, double c, int fuse,
@@ -203,7 +234,7 @@ static int lrmd_hmf_pass(lrmd_model *m, int kick, int kslot, double d, double c,
     g.slot = slot;
     g.nblocks = (int32_t)v->nb_hmf;
     if ((st = sp_gpu_activate(v->d->id)) ||
-        (st = lrmd_launch1(v, v->hmf, v->nb_hmf, &g, "sp_lrmd_hmf_kernel")) ||
+        (st = lrmd_launch1(v, v->hmf, v->nb_hmf * (unsigned)m->nsys, &g, lrmd_hmf_name(m))) ||
         (st = lrmd_share(m, v, slot)))
       return st;
   }
@@ -281,79 +312,82 @@ static int lrmd_enqueue_record(lrmd_model *m) {
     g.nblocks = (int32_t)v->nb;
     g.step = m->k; /* the step recorded */
     if ((st = sp_gpu_activate(v->d->id)) ||
-        (st = lrmd_launch1(v, v->energy, v->nb, &g, "sp_lrmd_energy_kernel")))
+        (st = lrmd_launch1(v, v->energy, v->nb * (unsigned)m->nsys, &g, "sp_lrmd_energy_kernel")))
       return st;
     if (m->nslice > 1 && (st = sp_gpu_event_record(v->d->id, v->ev_use, v->d->stream))) return st;
   }
   return SP_OK;
 }
 
-/* Copy each slice's particles of array `which` (0 q0, 1 q1, 2 p0, 3 p1) to
- * dst (n doubles). */
-static int lrmd_gather(lrmd_model *m, int which, double *dst) {
+/* Copy each slice's particles of array `which` (0 q0, 1 q1, 2 p0, 3 p1) of
+ * system sys to dst (n doubles). */
+static int lrmd_gather(lrmd_model *m, int which, uint64_t sys, double *dst) {
   int a, st;
   for (a = 0; a < m->nslice; a++) {
     lrmd_slice *v = m->sl[a];
     CUdeviceptr src = which == 0 ? v->q0 : which == 1 ? v->q1 : which == 2 ? v->p0 : v->p1;
-    st = sp_gpu_to_host(v->d->id, dst + v->i0, src + v->i0 * sizeof(double),
+    st = sp_gpu_to_host(v->d->id, dst + v->i0, src + (sys * m->stride + v->i0) * sizeof(double),
                         (size_t)(v->i1 - v->i0) * sizeof(double));
     if (st) return st;
   }
   return SP_OK;
 }
 
-/* With the streams idle at step m->k: its record and snapshot. */
+/* With the streams idle at step m->k: its records and snapshots. */
 static int lrmd_observe(lrmd_model *m) {
   const sp_lrmd_job *job = m->job;
   const uint64_t n = job->n;
-  int st = SP_OK, need_state, a, w;
+  int st = SP_OK, a, w;
+  uint64_t sys;
   if (m->k_obs == m->k) return SP_OK;
   m->k_obs = m->k;
-  need_state = job->model == SP_LRMD_GRAVITY2D && m->k % job->record_every == 0;
-  need_state |= m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k;
   for (a = 0; a < m->nslice; a++)
     if ((st = sp_gpu_stream_sync(m->sl[a]->d->id, m->sl[a]->d->stream))) return st;
-  if (need_state)
-    for (w = 0; w < 4; w++) {
-      if (job->model != SP_LRMD_GRAVITY2D && (w == 1 || w == 3)) /* zero in 1D */
-        memset(m->host + (size_t)w * n, 0, n * sizeof(double));
-      else if ((st = lrmd_gather(m, w, m->host + (size_t)w * n)))
-        return st;
-    }
   if (m->k % job->record_every == 0) {
     /* the blocks' sums (sp_lrmd_energy_kernel) in slice and block order */
-    sp_lrmd_sums s = {0, 0, 0, 0, 0};
     const int two_d = job->model == SP_LRMD_GRAVITY2D;
+    const uint64_t nrec = sp_lrmd_nrec(job);
     unsigned nbmax = 0;
+    memset(m->sums, 0, (size_t)m->nsys * sizeof *m->sums);
     for (a = 0; a < m->nslice; a++) {
       lrmd_slice *v = m->sl[a];
       unsigned b;
       if ((st = sp_gpu_to_host(v->d->id, m->part, v->partial,
-                               (size_t)v->nb * SP_LRMD_NSUMS * sizeof(double))))
+                               ((size_t)(m->nsys - 1) * v->npart + (size_t)v->nb * SP_LRMD_NSUMS) *
+                                 sizeof(double))))
         return st;
-      for (b = 0; b < v->nb; b++) {
-        const double *p = m->part + SP_LRMD_NSUMS * b;
-        s.kin += p[0];
-        s.pot += p[1];
-        if (two_d) {
-          s.vir += p[2];
-        } else {
-          s.c += p[2];
-          s.s += p[3];
+      for (sys = 0; sys < m->nsys; sys++) {
+        sp_lrmd_sums *s = m->sums + sys;
+        for (b = 0; b < v->nb; b++) {
+          const double *p = m->part + sys * v->npart + SP_LRMD_NSUMS * b;
+          s->kin += p[0];
+          s->pot += p[1];
+          if (two_d) {
+            s->vir += p[2];
+          } else {
+            s->c += p[2];
+            s->s += p[3];
+          }
         }
       }
       if (v->nb > nbmax) nbmax = v->nb;
     }
-    /* gravity2d: the positions gathered above, work after the blocks' sums */
-    if ((st = sp_lrmd_record_make(job, m->k, &s, m->host, m->host + n,
-                                  m->part + SP_LRMD_NSUMS * nbmax,
-                                  m->out->rec + SP_LRMD_NREC * (m->k / job->record_every))))
+    /* gravity2d (one system): the positions for the half-mass radius, work
+     * after the blocks' sums */
+    if (two_d && ((st = lrmd_gather(m, 0, 0, m->host)) || (st = lrmd_gather(m, 1, 0, m->host + n))))
       return st;
+    for (sys = 0; sys < m->nsys; sys++) {
+      st = sp_lrmd_record_make(job, m->k, m->sums + sys, m->host, m->host + n,
+                               m->part + SP_LRMD_NSUMS * nbmax,
+                               m->out->rec + SP_LRMD_NREC * (sys * nrec + m->k / job->record_every));
+      if ((st = lrmd_system_fail(m, sys, st))) return st;
+    }
   }
   while (m->snap_next < job->nsnap && job->snap_steps[m->snap_next] == m->k) {
     double *const *s = m->out->snap + 4 * (size_t)m->snap_next;
     for (w = 0; w < 4; w++)
-      if (s[w] != NULL) memcpy(s[w], m->host + (size_t)w * n, n * sizeof(double));
+      for (sys = 0; s[w] != NULL && sys < m->nsys; sys++)
+        if ((st = lrmd_gather(m, w, sys, s[w] + sys * n))) return st;
     m->snap_next++;
   }
   return SP_OK;
@@ -422,39 +456,48 @@ static int lrmd_start(lrmd_model *m) {
   return SP_OK;
 }
 
-/* A start the engine draws (job->start): the passes of lrmd_start.h on the
- * slice's device, each slice the whole system (the same kernels and grid on
- * every device, so every slice gets the same numbers), the tiles' sums
- * added on the host in tile order as on the CPU. */
-static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
-  const sp_lrmd_start *s = m->job->start;
+/* The buffers of the draws: the tiles' sums and the table of
+ * hmf_equilibrium() (for the kappa it holds), on the device and the host. */
+typedef struct {
+  CUdeviceptr dpart, dtab;
+  double *part, *tab;
+  double kappa; /* of the table held (NAN: none) */
+} lrmd_draw_buf;
+
+/* A start the engine draws (s) of system sys: the passes of lrmd_start.h on
+ * the slice's device, each slice the whole system (the same kernels and
+ * grid on every device, so every slice gets the same numbers), the tiles'
+ * sums added on the host in tile order as on the CPU. */
+static int lrmd_draw(lrmd_model *m, lrmd_slice *v, const sp_lrmd_start *s, uint64_t sys,
+                     lrmd_draw_buf *buf) {
   const uint64_t n = m->job->n, ntile = sp_lrmd_start_tiles(n);
   const size_t pbytes = (size_t)ntile * SP_LRMD_START_NSUMS * sizeof(double);
   const int table = s->kind == SP_LRMD_START_EQUILIBRIUM && s->b > 0;
   const size_t tbytes = 2 * (SP_LRMD_VM_GRID + 1) * sizeof(double);
+  const size_t off = (size_t)(sys * m->stride) * sizeof(double);
   sp_lrmd_start_kargs a;
   sp_lrmd_start_consts k;
-  CUdeviceptr dpart, dtab = 0;
-  double *part = NULL, *tab = NULL;
-  int st, pass;
+  double *tab = buf->tab;
+  int st = SP_OK, pass;
   if (s->n != n)
     return sp_fail(SP_ERR_INVALID, "the start has %.0f particles, the job %.0f", (double)s->n,
                    (double)n);
   if (ntile > 0x7fffffffu)
     return sp_fail(SP_ERR_INVALID, "too many particles for one launch on %s",
                    sp_gpu_label(v->d->id));
-  if ((st = sp_gpu_dev_alloc(v->d, pbytes, "the sums of the start's draw", &dpart))) return st;
-  if (table && (st = sp_gpu_dev_alloc(v->d, tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t),
-                                      "the table of the start's angles", &dtab)))
+  if (buf->dpart == 0 &&
+      (st = sp_gpu_dev_alloc(v->d, pbytes, "the sums of the start's draw", &buf->dpart)))
     return st;
-  part = (double *)malloc(pbytes);
-  if (table) tab = (double *)malloc(tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t));
-  if (part == NULL || (table && tab == NULL)) {
-    free(part);
-    free(tab);
+  if (table && buf->dtab == 0 &&
+      (st = sp_gpu_dev_alloc(v->d, tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t),
+                             "the table of the start's angles", &buf->dtab)))
+    return st;
+  if (buf->part == NULL) buf->part = (double *)malloc(pbytes);
+  if (table && tab == NULL)
+    tab = buf->tab = (double *)malloc(tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t));
+  if (buf->part == NULL || (table && tab == NULL))
     return sp_fail(SP_ERR_NOMEM, "out of host memory drawing the start of %.0f particles",
                    (double)n);
-  }
   memset(&a, 0, sizeof a);
   memset(&k, 0, sizeof k);
   a.seed = s->seed;
@@ -463,21 +506,24 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
   a.a = s->a;
   a.b = s->b;
   a.kind = s->kind;
-  a.q0 = v->q0;
-  a.q1 = v->q1;
-  a.p0 = v->p0;
-  a.partial = dpart;
+  a.q0 = v->q0 + off;
+  a.q1 = v->q1 + off;
+  a.p0 = v->p0 + off;
+  a.partial = buf->dpart;
   if (table) {
-    sp_lrmd_vm_table(s->b, tab, tab + SP_LRMD_VM_GRID + 1,
-                     (int32_t *)(tab + 2 * (SP_LRMD_VM_GRID + 1)));
-    a.cdf = dtab;
-    a.grid = dtab + (SP_LRMD_VM_GRID + 1) * sizeof(double);
-    a.guide = dtab + tbytes;
-    st = sp_gpu_to_device(v->d->id, dtab, tab, tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t));
+    a.cdf = buf->dtab;
+    a.grid = buf->dtab + (SP_LRMD_VM_GRID + 1) * sizeof(double);
+    a.guide = buf->dtab + tbytes;
+    if (!(buf->kappa == s->b)) { /* the table of this kappa, unless held */
+      sp_lrmd_vm_table(s->b, tab, tab + SP_LRMD_VM_GRID + 1,
+                       (int32_t *)(tab + 2 * (SP_LRMD_VM_GRID + 1)));
+      st = sp_gpu_to_device(v->d->id, buf->dtab, tab, tbytes + SP_LRMD_VM_GUIDE * sizeof(int32_t));
+      buf->kappa = st == SP_OK ? s->b : NAN;
+    }
   }
   /* the momenta p1 of the shell: zero */
   if (st == SP_OK && s->kind == SP_LRMD_START_SHELL)
-    st = sp_gpu_memset0(v->d->id, v->p1, n * sizeof(double));
+    st = sp_gpu_memset0(v->d->id, v->p1 + off, n * sizeof(double));
   /* the upload and the memset ran on the legacy default stream, which the
    * slice's (non-blocking) stream does not wait for: done before the draw */
   if (st == SP_OK && (table || s->kind == SP_LRMD_START_SHELL))
@@ -491,14 +537,50 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v) {
                        v->d->stream, &a, "sp_lrmd_start_kernel");
     if (st == SP_OK && (pass == 0 || (pass == 1 && k.passes == 3)) &&
         (st = sp_gpu_stream_sync(v->d->id, v->d->stream)) == SP_OK &&
-        (st = sp_gpu_to_host(v->d->id, part, dpart, pbytes)) == SP_OK) {
-      if (pass == 0) st = sp_lrmd_start_after0(s, part, ntile, &k);
-      else sp_lrmd_start_after1(s, part, ntile, &k);
+        (st = sp_gpu_to_host(v->d->id, buf->part, buf->dpart, pbytes)) == SP_OK) {
+      if (pass == 0) st = sp_lrmd_start_after0(s, buf->part, ntile, &k);
+      else sp_lrmd_start_after1(s, buf->part, ntile, &k);
     }
   }
-  if (st == SP_OK) m->out->start_pmax = k.pmax;
-  free(part);
-  free(tab);
+  if (st == SP_OK) m->out->pmax[sys] = k.pmax;
+  /* the last pass done before the next system's draw reuses the buffers */
+  if (st == SP_OK) st = sp_gpu_stream_sync(v->d->id, v->d->stream);
+  return lrmd_system_fail(m, sys, st);
+}
+
+/* Every system's start on the slice: drawn, or the job's columns (or the
+ * out arrays) copied. */
+static int lrmd_starts(lrmd_model *m, lrmd_slice *v) {
+  const sp_lrmd_job *job = m->job;
+  const uint64_t n = job->n;
+  const int two_d = job->model == SP_LRMD_GRAVITY2D;
+  lrmd_draw_buf buf;
+  uint64_t sys;
+  int st = SP_OK, c;
+  memset(&buf, 0, sizeof buf);
+  buf.kappa = NAN;
+  for (sys = 0; sys < m->nsys && st == SP_OK; sys++) {
+    sp_lrmd_start tmp;
+    const sp_lrmd_start *s = sp_lrmd_system_start(job, sys, &tmp);
+    if (s != NULL) {
+      st = lrmd_draw(m, v, s, sys, &buf);
+      continue;
+    }
+    for (c = 0; c < 4 && st == SP_OK; c++) {
+      const double *src = job->in[0] != NULL ? job->in[c]
+                          : c == 0           ? m->out->q0
+                          : c == 1           ? m->out->q1
+                          : c == 2           ? m->out->p0
+                                             : m->out->p1;
+      const CUdeviceptr dst = c == 0 ? v->q0 : c == 1 ? v->q1 : c == 2 ? v->p0 : v->p1;
+      if (two_d || c % 2 == 0)
+        st = sp_gpu_to_device(v->d->id, dst + (size_t)(sys * m->stride) * sizeof(double),
+                              src + sys * n, n * sizeof(double));
+    }
+  }
+  if (st == SP_OK) m->out->start_pmax = m->out->pmax[0];
+  free(buf.part);
+  free(buf.tab);
   return st;
 }
 
@@ -508,7 +590,6 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   lrmd_slice *v = (lrmd_slice *)d->state;
   const uint64_t n = job->n;
   const size_t rb = lrmd_rb(job);
-  const int two_d = job->model == SP_LRMD_GRAVITY2D;
   const int fused = job->fused && job->model != SP_LRMD_HMF;
   uint64_t target, nb;
   size_t np;
@@ -525,36 +606,43 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   /* the HMF pass: about 8 blocks per multiprocessor, grid-stride beyond */
   target = (uint64_t)8 * (uint64_t)(d->info.multiprocessors > 0 ? d->info.multiprocessors : 1);
   v->nb_hmf = (unsigned)(nb < target ? nb : target);
+  if ((uint64_t)nb * m->nsys > 0x7fffffffu)
+    return sp_fail(SP_ERR_INVALID, "too many systems of %.0f particles for one launch on %s",
+                   (double)n, sp_gpu_label(d->id));
   v->nsplit = 1;
   v->chunk = n;
-  if ((st = sp_gpu_function(d->id, m->key, "sp_lrmd_hmf_kernel", &v->hmf)) ||
+  /* (systems side by side: the module compiled for them, lrmd.cu) */
+  if ((st = sp_gpu_function(d->id, m->key, lrmd_hmf_name(m), &v->hmf)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_drift_kernel", &v->drift)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_kernel", &v->pairs)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_pairs_fused_kernel", &v->fused)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_kick_kernel", &v->kick)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)) ||
-      (job->start != NULL &&
-       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_start_kernel", &v->start))))
+      (st = sp_gpu_function(d->id, m->key, "sp_lrmd_start_kernel", &v->start)))
     return st;
   if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n, job->blocks_per_sm))) return st;
   /* the job's memory in a few buffers (the first is most of it, so that a
-   * job that cannot fit fails with its size) */
-  if ((st = sp_gpu_dev_alloc(d, 4 * n * sizeof(double) + (fused ? 4 : 2) * n * rb,
+   * job that cannot fit fails with its size); every array holds the nsys
+   * systems, stride particles apart */
+  np = (size_t)(m->nsys * m->stride); /* particles of an array */
+  if ((st = sp_gpu_dev_alloc(d, 4 * np * sizeof(double) + (fused ? 4 : 2) * np * rb,
                              "the phase space (positions, momenta, force inputs)", &v->q0)))
     return st;
-  v->q1 = v->q0 + n * sizeof(double);
-  v->p0 = v->q1 + n * sizeof(double);
-  v->p1 = v->p0 + n * sizeof(double);
-  v->w[0] = v->p1 + n * sizeof(double);
-  v->w[1] = fused ? v->w[0] + 2 * n * rb : v->w[0];
-  np = (size_t)(nb > v->nb_hmf ? nb : v->nb_hmf) * SP_LRMD_NSUMS;
-  if ((st = sp_gpu_dev_alloc(d, np * sizeof(double), "the block sums", &v->partial)) ||
-      (st = sp_gpu_dev_alloc(d, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double),
+  v->q1 = v->q0 + np * sizeof(double);
+  v->p0 = v->q1 + np * sizeof(double);
+  v->p1 = v->p0 + np * sizeof(double);
+  v->w[0] = v->p1 + np * sizeof(double);
+  v->w[1] = fused ? v->w[0] + 2 * np * rb : v->w[0];
+  v->npart = (uint64_t)(nb > v->nb_hmf ? nb : v->nb_hmf) * SP_LRMD_NSUMS;
+  if ((st = sp_gpu_dev_alloc(d, (size_t)(m->nsys * v->npart) * sizeof(double), "the block sums",
+                             &v->partial)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)(m->nsys * m->nslice * SP_LRMD_SLOTS * 2) * sizeof(double),
                              "the magnetisations", &v->sums)) ||
-      (st = sp_gpu_dev_alloc(d, sizeof(unsigned int), "the block counter", &v->count)) ||
-      (st = sp_gpu_dev_alloc(d, 2 * sizeof(unsigned long long), "the non-finite flag",
-                             &v->bad)) ||
-      (st = sp_gpu_memset32(d->id, v->bad, 0xffffffffu, 4)))
+      (st = sp_gpu_dev_alloc(d, (size_t)m->nsys * sizeof(unsigned int), "the block counters",
+                             &v->count)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)m->nsys * 2 * sizeof(unsigned long long),
+                             "the non-finite flags", &v->bad)) ||
+      (st = sp_gpu_memset32(d->id, v->bad, 0xffffffffu, (size_t)m->nsys * 4)))
     return st;
   if (v->nsplit > 1 &&
       (st = sp_gpu_dev_alloc(d, (size_t)v->nsplit * 2 * n * sizeof(double),
@@ -567,24 +655,11 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
     return st;
   if (m->nslice > 1 && ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))))
     return st;
-  /* the start: drawn here, or the job's columns (or the out arrays) */
-  if (job->start != NULL) {
-    if ((st = lrmd_draw(m, v))) return st;
-  } else {
-    const double *const *in = job->in;
-    const double *src[4];
-    src[0] = in[0] != NULL ? in[0] : m->out->q0;
-    src[1] = in[0] != NULL ? in[1] : m->out->q1;
-    src[2] = in[0] != NULL ? in[2] : m->out->p0;
-    src[3] = in[0] != NULL ? in[3] : m->out->p1;
-    if ((st = sp_gpu_to_device(d->id, v->q0, src[0], n * sizeof(double))) ||
-        (st = sp_gpu_to_device(d->id, v->p0, src[2], n * sizeof(double))) ||
-        (two_d && (st = sp_gpu_to_device(d->id, v->q1, src[1], n * sizeof(double)))) ||
-        (two_d && (st = sp_gpu_to_device(d->id, v->p1, src[3], n * sizeof(double)))))
-      return st;
-  }
-  if ((st = sp_gpu_memset0(d->id, v->count, sizeof(unsigned int))) ||
-      (st = sp_gpu_memset0(d->id, v->sums, (size_t)m->nslice * SP_LRMD_SLOTS * 2 * sizeof(double))) ||
+  /* the starts: drawn here, or the job's columns (or the out arrays) */
+  if ((st = lrmd_starts(m, v))) return st;
+  if ((st = sp_gpu_memset0(d->id, v->count, (size_t)m->nsys * sizeof(unsigned int))) ||
+      (st = sp_gpu_memset0(d->id, v->sums,
+                           (size_t)(m->nsys * m->nslice * SP_LRMD_SLOTS * 2) * sizeof(double))) ||
       /* the uploads and memsets ran on the legacy default stream, which the
        * slice's non-blocking stream does not wait for */
       (st = sp_gpu_stream_sync(d->id, NULL)))
@@ -647,7 +722,7 @@ static void lrmd_touch(lrmd_model *m) {
   cols[1] = m->out->p0;
   cols[2] = m->job->model == SP_LRMD_GRAVITY2D ? m->out->q1 : NULL;
   cols[3] = m->job->model == SP_LRMD_GRAVITY2D ? m->out->p1 : NULL;
-  sp_lrmd_touch(cols, cols[2] != NULL ? 4 : 2, m->job->n, sp_threads_get());
+  sp_lrmd_touch(cols, cols[2] != NULL ? 4 : 2, m->job->n * m->nsys, sp_threads_get());
 }
 
 static int lrmd_launch(void *model, sp_gpu_dev *d, unsigned budget) {
@@ -695,19 +770,24 @@ static int lrmd_collect(void *model, sp_gpu_dev *d, int interrupted) {
   lrmd_model *m = (lrmd_model *)model;
   sp_lrmd_out *out = m->out;
   lrmd_slice *v = (lrmd_slice *)d->state;
-  const size_t off = (size_t)v->i0 * sizeof(double), bytes = (size_t)(v->i1 - v->i0) * sizeof(double);
+  const size_t bytes = (size_t)(v->i1 - v->i0) * sizeof(double);
+  uint64_t sys;
   int st;
-  (void)interrupted; /* the state is that after the last step made */
+  (void)interrupted; /* the state is that after the last step made (every system's) */
   lrmd_touch(m);
-  if ((st = sp_gpu_stream_sync(d->id, d->stream)) ||
-      (st = sp_gpu_to_host(d->id, out->q0 + v->i0, v->q0 + off, bytes)) ||
-      (st = sp_gpu_to_host(d->id, out->p0 + v->i0, v->p0 + off, bytes)))
-    return st;
-  /* q1, p1 of the one-dimensional models: the zeros they came in as */
-  if (m->job->model == SP_LRMD_GRAVITY2D &&
-      ((st = sp_gpu_to_host(d->id, out->q1 + v->i0, v->q1 + off, bytes)) ||
-       (st = sp_gpu_to_host(d->id, out->p1 + v->i0, v->p1 + off, bytes))))
-    return st;
+  if ((st = sp_gpu_stream_sync(d->id, d->stream))) return st;
+  for (sys = 0; sys < m->nsys; sys++) {
+    const size_t off = (size_t)(sys * m->stride + v->i0) * sizeof(double);
+    const uint64_t at = sys * m->job->n + v->i0;
+    if ((st = sp_gpu_to_host(d->id, out->q0 + at, v->q0 + off, bytes)) ||
+        (st = sp_gpu_to_host(d->id, out->p0 + at, v->p0 + off, bytes)))
+      return st;
+    /* q1, p1 of the one-dimensional models: the zeros they came in as */
+    if (m->job->model == SP_LRMD_GRAVITY2D &&
+        ((st = sp_gpu_to_host(d->id, out->q1 + at, v->q1 + off, bytes)) ||
+         (st = sp_gpu_to_host(d->id, out->p1 + at, v->p1 + off, bytes))))
+      return st;
+  }
   out->steps_done = m->k;
   return SP_OK;
 }
@@ -725,12 +805,18 @@ int sp_gpu_lrmd(const char *key, const void *vjob, void *vout, const int *device
   if ((uint64_t)ndev > job->n)
     return sp_fail(SP_ERR_INVALID, "%.0f particles cannot be split over %d devices",
                    (double)job->n, ndev);
+  if (job->nsys > 1 && (ndev > 1 || job->model != SP_LRMD_HMF))
+    return sp_fail(SP_ERR_INVALID, "internal error: systems side by side are HMF systems on "
+                                   "one device, one slice");
   memset(&m, 0, sizeof m);
   m.key = key;
   m.job = job;
   m.out = out;
   m.nslice = ndev;
   m.k_obs = UINT64_MAX;
+  m.nsys = job->nsys;
+  /* one system: its arrays as they are; several: 256-byte aligned */
+  m.stride = job->nsys == 1 ? job->n : (job->n + 31) / 32 * 32;
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(lrmd_slice);
   e.total = (double)job->steps;
@@ -741,16 +827,20 @@ int sp_gpu_lrmd(const char *key, const void *vjob, void *vout, const int *device
   e.poll = lrmd_poll;
   e.collect = lrmd_collect;
   nbmax = (size_t)((job->n + SP_LRMD_BLOCK - 1) / SP_LRMD_BLOCK) + 1;
-  /* (touched only for records of gravity2d and for snapshots) */
-  m.host = (double *)malloc(4 * job->n * sizeof(double));
-  m.part = (double *)malloc((nbmax * SP_LRMD_NSUMS + job->n) * sizeof(double));
-  if (m.host == NULL || m.part == NULL) {
-    free(m.host);
-    free(m.part);
-    return sp_fail(SP_ERR_NOMEM, "out of host memory for %.0f particles", (double)job->n);
+  /* (touched only for records of gravity2d) */
+  m.host = (double *)malloc(2 * job->n * sizeof(double));
+  m.part = (double *)malloc((m.nsys * nbmax * SP_LRMD_NSUMS + job->n) * sizeof(double));
+  m.sums = (sp_lrmd_sums *)malloc(m.nsys * sizeof *m.sums);
+  m.flag = (unsigned long long *)malloc(m.nsys * 2 * sizeof *m.flag);
+  if (m.host == NULL || m.part == NULL || m.sums == NULL || m.flag == NULL) {
+    st = sp_fail(SP_ERR_NOMEM, "out of host memory for %.0f particles",
+                 (double)(job->n * job->nsys));
+  } else {
+    st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
   }
-  st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
   free(m.host);
   free(m.part);
+  free(m.sums);
+  free(m.flag);
   return st;
 }

@@ -1,6 +1,7 @@
 /* sp_gpu_lrmd.h: long-range MD on a GPU (inst/cuda/lrmd.cu); same contract
- * as the CPU engine (sp_lrmd_cpu_run_d).  One device: the particles are not yet split over
- * several (ndev > 1 is refused). */
+ * as the CPU engine (sp_lrmd_cpu_run_d).  One system split over ndev
+ * devices (slices), or (job->nsys > 1: HMF, one device, the module compiled
+ * with SP_LRMD_SYSTEMS) nsys systems side by side. */
 #ifndef SP_GPU_LRMD_H
 #define SP_GPU_LRMD_H
 

@@ -378,3 +378,140 @@ test_that("a GPU ensemble continues every system exactly", {
   expect_identical(joined, as.data.frame(long))
   expect_identical(attr(b, "state"), attr(long, "state"))
 })
+
+# ---- HMF systems side by side: one set of launches (lrmd_batched()) --------------------
+
+# lrmd() on the GPU, and the number of systems of each job it sent
+lr_gpu_jobs <- function(...) with_lrmd_jobs(lrmd(..., backend = "gpu", progress = FALSE))
+# the rows of system (condition c, replica r) of an ensemble, without the
+# condition's columns, as a run of that system alone has them
+lr_system_rows <- function(x, c, r) {
+  d <- as.data.frame(x)
+  keep <- d$replica == r & (if (is.null(d$condition)) TRUE else d$condition == c)
+  d <- d[keep, setdiff(names(d), c("condition", names(attr(x, "conditions")))), drop = FALSE]
+  rownames(d) <- NULL
+  d
+}
+lr_system_index <- function(x, c, r) {
+  sy <- attr(x, "systems")
+  which(sy$replica == r & (if (is.null(sy$condition)) TRUE else sy$condition == c))
+}
+
+test_that("GPU batches: each system bit for bit as run alone on the GPU, and the CPU to rounding", {
+  skip_if_no_gpu()
+  # n = 1001 (4 blocks a system, n not a multiple of 32: padded arrays);
+  # n = 300001 (the HMF pass's grid stride: more blocks than 8 an SM)
+  for (n in c(1001, 300001)) {
+    U <- c(0.6, 0.69)
+    start <- function(u) hmf_waterbag(n, M0 = 1, U = u, seed = 5)
+    for (prec in c("double", "mixed")) {
+      args <- list(dt = 0.1, steps = 23, record_every = 5, snapshots = c(1, 2.3),
+                   precision = prec)
+      live <- gpu_live_allocations()
+      b <- do.call(lr_gpu_jobs, c(list(init = start(U), replicas = 3), args))
+      expect_identical(gpu_live_allocations(), live)
+      expect_identical(attr(b, "jobs"), 6L) # 2 conditions x 3 replicas, one job
+      # one system a launch (option statphysgpu.lrmd_batch = FALSE): the same
+      seq1 <- withr::with_options(list(statphysgpu.lrmd_batch = FALSE),
+                                  do.call(lr_gpu_jobs, c(list(init = start(U), replicas = 3),
+                                                         args)))
+      expect_identical(attr(seq1, "jobs"), rep(1L, 6))
+      expect_identical(as.data.frame(b), as.data.frame(seq1))
+      expect_identical(attr(b, "state"), attr(seq1, "state"))
+      expect_identical(attr(b, "snapshots"), attr(seq1, "snapshots"))
+      # each system as a call of its own (its condition's start, first_replica = r)
+      for (c in 1:2) {
+        for (r in 1:3) {
+          alone <- do.call(lr_gpu_jobs, c(list(init = start(U[c]), first_replica = r), args))
+          expect_identical(attr(alone, "jobs"), 1L)
+          i <- lr_system_index(b, c, r)
+          expect_identical(lr_system_rows(b, c, r), lr_system_rows(alone, 1, r))
+          expect_identical(attr(b, "state")[[i]], attr(alone, "state"))
+          expect_identical(attr(b, "snapshots")[[i]], attr(alone, "snapshots"))
+          expect_identical(attr(b, "e0")[i], attr(alone, "e0"))
+        }
+      }
+      # the CPU: the tolerances of one system (double: 1e-9, every column;
+      # mixed, the GPU's single-precision sines: the total energy to 1e-5)
+      cpu <- do.call(lrmd, c(list(init = start(U), replicas = 3, backend = "cpu",
+                                  progress = FALSE), args))
+      cols <- if (prec == "double") c("kinetic", "potential", "total", "Mx", "My", "M") else "total"
+      for (col in cols) {
+        tol <- if (prec == "double") 1e-9 else 1e-5
+        expect_lt(max(abs(b[[col]] - cpu[[col]])), tol * max(1, abs(cpu[[col]])), label = col)
+      }
+      if (prec == "double") {
+        for (i in seq_along(attr(cpu, "state"))) {
+          expect_lt(max(abs(as.matrix(attr(b, "state")[[i]]) -
+                            as.matrix(attr(cpu, "state")[[i]]))), 1e-9)
+        }
+      }
+    }
+  }
+})
+
+test_that("GPU batches: a start given as numbers and equilibrium starts; chunks combine", {
+  skip_if_no_gpu()
+  m <- as.matrix(lr_plain(hmf_waterbag(2000, 0.8, 0.69, seed = 2)))
+  e <- hmf_equilibrium(5000, T = c(0.3, 0.6), seed = 3) # two tables of the von Mises law
+  for (init in list(m, e)) {
+    run <- function(first, k, batch = TRUE) {
+      withr::with_options(list(statphysgpu.lrmd_batch = batch),
+                          lr_gpu_jobs(init = init, dt = 0.1, steps = 12, record_every = 4,
+                                      snapshots = 0.8, replicas = k, first_replica = first,
+                                      precision = "double"))
+    }
+    whole <- run(1, 4)
+    expect_identical(sum(attr(whole, "jobs")), NROW(attr(whole, "systems")))
+    expect_length(attr(whole, "jobs"), 1)
+    ref <- run(1, 4, batch = FALSE)
+    expect_identical(as.data.frame(whole), as.data.frame(ref))
+    expect_identical(attr(whole, "state"), attr(ref, "state"))
+    expect_identical(attr(whole, "snapshots"), attr(ref, "snapshots"))
+    ch <- replica_chunks(4, chunks = 2)
+    joined <- do.call(rbind, Map(run, ch$first_replica, ch$replicas))
+    expect_identical(as.data.frame(joined), as.data.frame(whole))
+    expect_identical(attr(joined, "state"), attr(whole, "state"))
+    expect_identical(attr(joined, "systems"), attr(whole, "systems"))
+  }
+})
+
+test_that("an interrupted GPU batch stops every system at one step and continues exactly", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  st <- hmf_waterbag(100000, 1, c(0.6, 0.69), seed = 7)
+  live <- gpu_live_allocations()
+  job <- interrupt_after(1.5)
+  # (6 systems of 1e5 particles: some 30 us a step, 30 s uninterrupted)
+  expect_warning(x <- lr_gpu_jobs(init = st, dt = 0.1, steps = 1e6, record_every = 10,
+                                  replicas = 3),
+                 "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  expect_identical(gpu_live_allocations(), live)
+  expect_identical(attr(x, "jobs"), 6L)
+  sy <- attr(x, "systems")
+  k <- sy$steps_done[1]
+  expect_gt(k, 0)
+  expect_identical(sy$steps_done, rep(k, 6)) # every system at the step reached
+  expect_false(anyNA(as.data.frame(x)))
+  # continued by 13 steps (off the record grid unless k is on it): the
+  # records and states of one run of k + 13 steps
+  y <- lr_gpu_jobs(init = x, dt = 0.1, steps = 13)
+  long <- lr_gpu_jobs(init = st, dt = 0.1, steps = k + 13, record_every = 10, replicas = 3)
+  joined <- rbind(as.data.frame(x), as.data.frame(y))
+  joined <- joined[order(joined$condition, joined$replica, joined$step), ]
+  joined <- joined[!duplicated(joined[c("condition", "replica", "step")]), ]
+  rownames(joined) <- NULL
+  expect_identical(joined, as.data.frame(long))
+  expect_identical(attr(y, "state"), attr(long, "state"))
+})
+
+test_that("a failure in a GPU batch names the replica and condition of its system; nothing leaks", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  expect_error(lrmd(init = hmf_waterbag(1000, 0.6, c(0.69, 0.3201), seed = 1), dt = 0.1,
+                    steps = 2, replicas = 2, backend = "gpu", progress = FALSE),
+               "^replica 1 of condition 2: `U` = 0.3201 is below the potential energy",
+               class = "statphysgpu_start_error")
+  expect_identical(gpu_live_allocations(), live)
+})

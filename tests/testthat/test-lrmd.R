@@ -467,6 +467,11 @@ test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
 test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
   from <- statphysgpu:::lrmd_gpu_from
   expect_identical(c(from("hmf"), from("ring"), from("gravity2d")), c(1e5, 2000, 2000))
+  # the particles of a launch: HMF's systems side by side, the others' one at a time
+  lp <- statphysgpu:::lrmd_launch_particles
+  expect_identical(c(lp("hmf", 1000, 64), lp("hmf", 1000, 1), lp("ring", 1000, 64)),
+                   c(64000, 1000, 1000))
+  expect_identical(lp("hmf", 1e6, 1e3), 2^24)
   skip_if(isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"]), "GPU present")
   x <- lrmd("ring", init = ring_uniform(3000, seed = 1), dt = 0.01, steps = 1, progress = FALSE)
   expect_identical(attr(x, "backend"), "cpu")
@@ -956,4 +961,121 @@ test_that("replicas, first_replica, precision and a softening sweep are checked"
                class = "statphysgpu_error")
   expect_error(gravity2d_shell(10, c(0.5, 2), 1), "`r_out` \\(1\\) must be larger than `r_in` \\(2\\)",
                class = "statphysgpu_error")
+})
+
+# ---- HMF systems side by side (the GPU's batches; option statphysgpu.lrmd_batch) -----
+
+# R's side of a batch, run by the CPU engine one system after another
+# (statphysgpu.lrmd_batch = "cpu"), against one system a run (FALSE, the CPU's
+# default): the same numbers bit for bit, and the jobs it sent
+lr_batch <- function(batch, ...) {
+  with_lrmd_jobs(withr::with_options(list(statphysgpu.lrmd_batch = batch), lr("hmf", ...)))
+}
+lr_expect_same_run <- function(x, ref) {
+  expect_identical(as.data.frame(x), as.data.frame(ref))
+  for (a in c("state", "snapshots", "systems", "conditions", "e0", "steps_done", "time_end")) {
+    expect_identical(attr(x, a), attr(ref, a), label = a)
+  }
+}
+
+test_that("a batch of systems side by side gives one system a run's results bit for bit", {
+  w <- hmf_waterbag(300, M0 = 1, U = c(0.6, 0.69), seed = 1)
+  args <- list(init = w, dt = 0.1, steps = 23, record_every = 10, replicas = 3,
+               snapshots = c(1, 2.3))
+  one <- do.call(lr_batch, c(FALSE, args))
+  b <- do.call(lr_batch, c("cpu", args))
+  expect_identical(attr(one, "jobs"), rep(1L, 6))
+  expect_identical(attr(b, "jobs"), 6L) # 2 conditions x 3 replicas in one job
+  lr_expect_same_run(b, one)
+  # continued off the record grid (two parts, the second from the first's
+  # states side by side)
+  c1 <- lr_batch(FALSE, init = one, dt = 0.1, steps = 30, snapshots = 4)
+  cb <- lr_batch("cpu", init = b, dt = 0.1, steps = 30, snapshots = 4)
+  expect_identical(attr(cb, "jobs"), c(6L, 6L))
+  lr_expect_same_run(cb, c1)
+  # chunks of a batch combine to the one call
+  ch <- rbind(lr_batch("cpu", init = w, dt = 0.1, steps = 23, record_every = 10, replicas = 1,
+                       snapshots = c(1, 2.3)),
+              lr_batch("cpu", init = w, dt = 0.1, steps = 23, record_every = 10, replicas = 2,
+                       first_replica = 2, snapshots = c(1, 2.3)))
+  lr_expect_same_run(ch, b)
+  # a start given as numbers (every system its columns), and equilibrium
+  # starts (the von Mises table of each condition's temperature)
+  m <- as.matrix(attr(one, "state")[[2]])
+  lr_expect_same_run(lr_batch("cpu", init = m, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2),
+                     lr_batch(FALSE, init = m, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2))
+  e <- hmf_equilibrium(200, T = c(0.3, 0.6), seed = 3)
+  lr_expect_same_run(lr_batch("cpu", init = e, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2, precision = "double"),
+                     lr_batch(FALSE, init = e, dt = 0.1, steps = 12, record_every = 4,
+                              replicas = 2, precision = "double"))
+})
+
+test_that("batches hold the systems that share their clock, up to a number of particles", {
+  sy <- data.frame(step_end = c(0, 0, 5, 0, 5), clock_t = 0, clock_step = 0, softening = 0.01)
+  b <- statphysgpu:::lrmd_batches
+  expect_identical(b(sy, 100, TRUE), list(c(1L, 2L, 4L), c(3L, 5L)))
+  expect_identical(b(sy, 100, TRUE, max_particles = 250), list(1:2, 4L, c(3L, 5L)))
+  expect_identical(b(sy, 100, TRUE, max_particles = 50), as.list(c(1L, 2L, 4L, 3L, 5L)))
+  expect_identical(b(sy, 100, FALSE), as.list(1:5))
+  sy$clock_t[2] <- 1 # another chain's clock
+  expect_identical(b(sy, 100, TRUE), list(c(1L, 4L), 2L, c(3L, 5L)))
+  # HMF on one GPU, or the CPU's path for tests; never ring or gravity2d
+  gpu <- list(backend = "gpu", devices = 0)
+  expect_true(statphysgpu:::lrmd_batched("hmf", gpu, NULL))
+  expect_false(statphysgpu:::lrmd_batched("ring", gpu, NULL))
+  expect_false(statphysgpu:::lrmd_batched("hmf", list(backend = "gpu", devices = 0:1), NULL))
+  expect_false(statphysgpu:::lrmd_batched("hmf", list(backend = "cpu", devices = NULL), NULL))
+  withr::local_options(statphysgpu.lrmd_batch = FALSE)
+  expect_false(statphysgpu:::lrmd_batched("hmf", gpu, NULL))
+  withr::local_options(statphysgpu.lrmd_batch = "yes")
+  expect_error(statphysgpu:::lrmd_batched("hmf", gpu, NULL),
+               "option statphysgpu.lrmd_batch must be TRUE, FALSE or \"cpu\"")
+})
+
+test_that("a run interrupted one system a run continues in batches of the systems at one step", {
+  skip_on_os("windows")
+  st <- hmf_waterbag(3000, 1, 0.69, seed = 1)
+  job <- interrupt_after(1)
+  # (3e9 particle-steps a system: tens of seconds uninterrupted)
+  expect_warning(x <- lr(init = st, dt = 0.1, steps = 1e6, record_every = 5, replicas = 3),
+                 "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  sy <- attr(x, "systems")
+  expect_identical(sy$steps_done[2:3], c(0, 0))
+  y1 <- lr_batch(FALSE, init = x, dt = 0.1, steps = 7)
+  yb <- lr_batch("cpu", init = x, dt = 0.1, steps = 7)
+  # system 1 alone (two parts, when it stopped off the record grid), then
+  # systems 2 and 3 side by side
+  expect_identical(tail(attr(yb, "jobs"), 1), 2L)
+  lr_expect_same_run(yb, y1)
+})
+
+test_that("the batches' module of lrmd.cu compiles; it has the systems' HMF kernel in place of one system's", {
+  skip_if_no_nvrtc()
+  reg <- statphysgpu:::gpu_kernel_registry()$lrmd
+  file <- file.path(system.file("cuda", package = "statphysgpu"), reg$file)
+  entries <- function(v, systems) {
+    if (systems) v$defines <- c(v$defines, "SP_LRMD_SYSTEMS=1")
+    r <- statphysgpu:::nvrtc_compile(file, statphysgpu:::nvrtc_options("sm_90", v, FALSE), FALSE)
+    expect_true(r$ok, info = paste(r$error, r$log))
+    ptx <- rawToChar(r$image)
+    sub("^\\.entry ", "", regmatches(ptx, gregexpr("\\.entry [a-z_]+", ptx))[[1]])
+  }
+  for (v in c("mixed_ftz", "double")) { # the default variant of each precision
+    expect_setequal(entries(reg$variants[[v]], TRUE),
+                    paste0("sp_lrmd_", c("hmf_systems", "drift", "pairs", "pairs_fused", "kick",
+                                         "energy", "start"), "_kernel"))
+  }
+})
+
+test_that("a failure in a batch names the replica and condition of its system", {
+  withr::local_options(statphysgpu.lrmd_batch = "cpu")
+  # the second condition's start cannot be drawn (U below the angles' potential energy)
+  expect_error(lr(init = hmf_waterbag(1000, 0.6, c(0.69, 0.3201), seed = 1), dt = 0.1, steps = 2,
+                  replicas = 2),
+               "^replica 1 of condition 2: `U` = 0.3201 is below the potential energy",
+               class = "statphysgpu_start_error")
 })
