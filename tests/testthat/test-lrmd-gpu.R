@@ -459,7 +459,7 @@ test_that("GPU batches: a start given as numbers and equilibrium starts; chunks 
       withr::with_options(list(statphysgpu.lrmd_batch = batch),
                           lr_gpu_jobs(init = init, dt = 0.1, steps = 12, record_every = 4,
                                       snapshots = 0.8, replicas = k, first_replica = first,
-                                      precision = "double"))
+                                      seed = 5, precision = "double"))
     }
     whole <- run(1, 4)
     expect_identical(sum(attr(whole, "jobs")), NROW(attr(whole, "systems")))
