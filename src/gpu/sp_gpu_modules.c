@@ -8,10 +8,15 @@
 
 #include "../core/sp_error.h"
 
+/* A module's key (kernel, variant defines, model hash, extra headers' hash):
+ * keys were cut at 160 bytes once, and a cut key never matched its lookup
+ * (sde_ams() with six defines). */
+#define SP_GPU_MODULE_KEY 1024
+
 typedef struct sp_module {
   int dev;
   unsigned generation; /* of dev's context when loaded (sp_gpu_devstate) */
-  char key[160];
+  char key[SP_GPU_MODULE_KEY]; /* the whole key: a longer one is refused */
   CUmodule mod;
   struct sp_module *next;
 } sp_module;
@@ -157,6 +162,9 @@ int sp_gpu_module_load(int dev, const char *key, const void *image) {
   int st = sp_gpu_activate(dev);
   if (st != SP_OK) return st;
   if (find_module(dev, key) != NULL) return SP_OK;
+  if (strlen(key) >= SP_GPU_MODULE_KEY)
+    return sp_fail(SP_ERR_INVALID, "kernel module key of %d bytes (at most %d): %.60s...",
+                   (int)strlen(key), SP_GPU_MODULE_KEY - 1, key);
   CU_TRY(dev, "cuModuleLoadData", sp_cu.cuModuleLoadData(&mod, image));
   m = (sp_module *)calloc(1, sizeof *m);
   if (m == NULL) {
