@@ -43,18 +43,33 @@ long sp_gpu_live_allocations(void) {
   return __atomic_load_n(&live_allocations, __ATOMIC_RELAXED);
 }
 
+/* The memsets and uploads below run on the legacy default stream and may
+ * still be in flight when the driver returns (a memset of device memory is
+ * asynchronous to the host; an upload from pageable memory returns once
+ * the data is staged, before its DMA ends), and the engines' streams are
+ * non-blocking (sp_gpu_stream_create): they do not wait for the legacy
+ * stream.  So each of these ends by waiting for the legacy stream, which
+ * waits for nothing else: a kernel launched next on any stream sees the
+ * data.  (Without it a launch could read the previous contents: the AMS
+ * branch kernel read a previous level's tasks -- "a replay ... missed its
+ * level", now and then, on an H100.) */
+static int legacy_sync(int dev) {
+  CU_TRY(dev, "cuStreamSynchronize", sp_cu.cuStreamSynchronize(NULL));
+  return SP_OK;
+}
+
 int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes) {
   int st = sp_gpu_activate(dev);
   if (st != SP_OK) return st;
   CU_TRY(dev, "cuMemsetD8", sp_cu.cuMemsetD8(p, 0, bytes));
-  return SP_OK;
+  return legacy_sync(dev);
 }
 
 int sp_gpu_memset32(int dev, CUdeviceptr p, unsigned int value, size_t count) {
   int st = sp_gpu_activate(dev);
   if (st != SP_OK) return st;
   CU_TRY(dev, "cuMemsetD32", sp_cu.cuMemsetD32(p, value, count));
-  return SP_OK;
+  return legacy_sync(dev);
 }
 
 int sp_gpu_occupancy(int dev, CUfunction f, int block, size_t shmem, int *blocks_per_sm) {
@@ -78,6 +93,6 @@ int sp_gpu_to_device(int dev, CUdeviceptr dst, const void *src, size_t bytes) {
   if (st != SP_OK) return st;
   if (bytes == 0) return SP_OK;
   CU_TRY(dev, "cuMemcpyHtoD", sp_cu.cuMemcpyHtoD(dst, src, bytes));
-  return SP_OK;
+  return legacy_sync(dev);
 }
 
