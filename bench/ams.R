@@ -104,12 +104,12 @@ user_model <- function(backend, ratio, particles, replicas, k, label) {
                  params = c(beta = beta, V0 = V0, gamma = g, theta = th),
                  stop = ~ x > pi - asin(gamma), name = "washboard")
   phiA <- statphysgpu:::ams_phi_A(NULL, data.frame(gamma = g, V0 = V0, theta = th), NULL)
-  one <- function(particles, replicas, seed) {
+  one <- function(particles, replicas, seed, kk = k) {
     sde_ams(m, ~ x, A = phiA, B = NULL, init = list(x = asin(g), v = 0), dt = dt,
-            particles = particles, replicas = replicas, k = k, seed = seed, backend = backend,
+            particles = particles, replicas = replicas, k = kk, seed = seed, backend = backend,
             progress = FALSE)
   }
-  one(20, 2, 1) # compile or load the model's kernels, and escape_rate_ams()'s
+  one(20, 2, 1, kk = 1) # compile or load the model's kernels, and escape_rate_ams()'s
   run(8, 50, 4, 5, backend)
   s <- one(particles, replicas, 11)
   w <- run(ratio, particles, replicas, k, backend, seed = 12)
