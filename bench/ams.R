@@ -2,6 +2,7 @@
 # and sde_ams() for a user's model; issue 25), GPU and CPU.
 #
 #   SP_COMMIT=$(git rev-parse --short HEAD) Rscript bench/ams.R [gpu|cpu|all|user] [outdir]
+#   Rscript bench/ams.R plot <csv> [outdir]
 #
 # `user`: only the user-model line (sde_ams() on the washboard written as an
 # sde_model against escape_rate_ams(), GPU; below).
@@ -9,7 +10,11 @@
 # Prints one table (metric, value, unit, device, commit, date) and writes
 # <outdir>/ams-cost.png (default: the working directory): the cost against
 # log(1/p) and the relative variance of one estimate against the ideal
-# p^2 (-log p) / N (as var(p_hat) / p^2 against -log(p) / N).
+# p^2 (-log p) / N (as var(p_hat) / p^2 against -log(p) / N), and the
+# sweep's numbers as <outdir>/ams-cost.csv; `plot` draws the figure from
+# such a file on a machine that can (the GPU host has no cairo):
+# bench/ams-cost-h100.csv holds run 1's numbers (bench/RESULTS.md), drawn
+# as bench/ams-cost-h100.png.
 #
 # Case: the overdamped washboard of the issue's targets (gamma = 0.2, V0 = 1,
 # beta = 40, dt = 0.01, SRK2, threshold at the saddle, start at rest), whose
@@ -63,7 +68,8 @@ sweep <- function(backend, ratios, particles, replicas, k, label) {
 
 # The figure is optional: where png() cannot open its device (no cairo, no
 # X11: it may only warn), a note, and the table still prints.
-cost_plot <- function(d, file, title) {
+cost_plot <- function(d, file, title, write = TRUE) {
+  if (write) utils::write.csv(d, sub("[.]png$", ".csv", file), row.names = FALSE)
   opened <- tryCatch({
     suppressWarnings(grDevices::png(file, 900, 420))
     grepl("png", names(grDevices::dev.cur()), fixed = TRUE)
@@ -121,6 +127,21 @@ user_model <- function(backend, ratio, particles, replicas, k, label) {
   add(paste0(tag, ": z of that difference (both errors)"),
       (s$mfpt - w$x$mfpt) / sqrt(s$mfpt_se^2 + w$x$mfpt_se^2), "")
   add(paste0(tag, ": relative standard error"), s$mfpt_se / s$mfpt, "")
+}
+
+if (what == "plot") {
+  d <- utils::read.csv(bench_arg("bench/ams-cost-h100.csv", 2))
+  if (is.null(d[["relvar"]])) { # a file of ratios to the ideal
+    d$ideal <- d$logp / d$particles
+    d$relvar <- d$relvar_over_ideal * d$ideal
+  }
+  file <- file.path(bench_arg(dirname(bench_arg("bench/ams-cost-h100.csv", 2)), 3),
+                    sub("[.]csv$", ".png", basename(bench_arg("bench/ams-cost-h100.csv", 2))))
+  if (!is.null(d[["device"]]))
+    message("data: ", d$device[1], ", commit ", d$commit[1], ", ", d$date[1])
+  cost_plot(d[c("ratio", "seconds", "steps", "logp", "relvar", "ideal")], file,
+            if (is.null(d[["device"]])) "AMS" else d$device[1], write = FALSE)
+  quit(save = "no")
 }
 
 if (what %in% c("gpu", "all", "user")) user_model("gpu", 20, 500, 256, 25, "GPU")
