@@ -98,3 +98,16 @@ cpu_scaling <- function(rate, methods, base_rate, device) {
     add(sprintf("CPU engine, %s %s, 1 thread / base R", p, m), r1 / base_rate, "x", device)
   }
 }
+
+# The tilted washboard of escape_times() written as an sde_model() (issue
+# 24's example; bench/sde.R and bench/sde-variants.R): theta at the barrier
+# over `ratio`.
+bench_sde_washboard <- function(V0, beta, gamma, ratio) {
+  sde_model(
+    drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
+    noise = list(v = ~ sqrt(2 * beta * theta)),
+    params = c(beta = beta, V0 = V0, gamma = gamma, theta = barrier_height(gamma, V0) / ratio),
+    stop = ~ x > pi - asin(gamma),
+    observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + gamma * x)),
+    name = "washboard")
+}

@@ -26,13 +26,7 @@ dev <- gpu_first()$name[1]
 
 V0 <- 1; beta <- 0.2; gamma <- 0.5; h <- 0.01
 DU <- barrier_height(gamma, V0)
-washboard <- sde_model(
-  drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
-  noise = list(v = ~ sqrt(2 * beta * theta)),
-  params = c(beta = beta, V0 = V0, gamma = gamma, theta = DU / 6),
-  stop = ~ x > pi - asin(gamma),
-  observe = list(energy = ~ v^2 / 2 - V0 * (cos(x) + gamma * x)),
-  name = "washboard")
+washboard <- bench_sde_washboard(V0, beta, gamma, 6)
 
 sde_rate <- function(x) attr(x, "steps")[["useful"]] / attr(x, "seconds")
 
