@@ -44,7 +44,7 @@ nf_lrmd <- function(model, state, dt, softening = 0, steps = 4, record_every = s
   pl <- nf_plan(backend, "lrmd", "double")
   cols <- lapply(if (model == "gravity2d") 1:4 else c(1, 3), function(j) as.double(state[, j]))
   job <- statphysgpu:::lrmd_job(code, nrow(state), dt, softening, steps, record_every,
-                                as.integer(c(0, fused, 0)), cols, double())
+                                as.integer(c(0, fused, 0)), list(cols), double())
   .Call(statphysgpu:::C_sp_r_model_run, "lrmd", job, pl$key, pl$devices, FALSE)
 }
 
