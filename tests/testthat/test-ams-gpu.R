@@ -18,10 +18,12 @@ test_that("GPU AMS: k = 1 in single precision, every replay reaches its level (b
   skip_if_no_gpu()
   # issue 25's first H100 run: bench/ams.R's k = 1 case (Delta U / theta =
   # 20, N = 500, seed 4) failed at replica 27 with "a replay ... missed its
-  # level" -- a replay rounded a step differently from the particle's first
-  # run (two inlined copies of the path code, contracted into fused
-  # multiply-adds differently).  Replicas 25 to 32 of that case, then a
-  # smaller barrier with more replicas; a replay that misses is an error.
+  # level" -- blamed then on two inlined copies of the path code rounding
+  # differently (the path is now compiled once), most likely the upload
+  # race found later (a branch kernel reading the previous level's tasks;
+  # uploads wait for the legacy stream since 9832879).  Replicas 25 to 32
+  # of that case, then a smaller barrier with more replicas; a replay that
+  # misses is an error.
   g <- 0.2; V0 <- 1; beta <- 40
   for (case in list(list(ratio = 20, n = 8, first = 25, N = 500),
                     list(ratio = 12, n = 256, first = 1, N = 200))) {
