@@ -68,7 +68,9 @@ SP_FN uint64_t sp_ams_pick(uint64_t seed, uint64_t stream, uint64_t b, uint64_t 
  * mul.f32 and an add.f32 of the PTX) and compilers that contract a*b + c
  * choose the fused multiply-adds per copy, from its context; a replay that
  * rounds one step differently may miss the level that its first run
- * reached (issue 25: single precision on an H100). */
+ * reached.  (The replay failures first seen on an H100 in issue 25 were
+ * later traced to an upload race, fixed in the GPU layer; one copy stays,
+ * as two could round apart.) */
 #if SP_CUDA
 #  define SP_AMS_ONE_COPY static __device__ __noinline__
 #elif defined(__clang__)
