@@ -66,6 +66,8 @@ int sp_gpu_alloc(int dev, size_t bytes, const char *what, CUdeviceptr *out);
 void sp_gpu_free(int dev, CUdeviceptr *p);
 /* Buffers allocated and not yet freed, over all devices (leak checks). */
 long sp_gpu_live_allocations(void);
+/* Memsets and uploads (sp_gpu_to_device) are complete when they return: a
+ * kernel launched next on any stream sees their data (sp_gpu_memory.c). */
 int sp_gpu_memset0(int dev, CUdeviceptr p, size_t bytes);
 /* Set `count` 32-bit words to `value`. */
 int sp_gpu_memset32(int dev, CUdeviceptr p, unsigned int value, size_t count);

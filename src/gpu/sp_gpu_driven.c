@@ -153,10 +153,9 @@ static int drv_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_to_device(d->id, e->conds, job->conds,
                              (size_t)job->ncond * sizeof(sp_driven_cond))) != SP_OK)
     return st;
-  /* every path's start, drawn on the device (the host's numbers), once the
-   * uploads and memsets above (the legacy stream's) have landed; or, for a
+  /* every path's start, drawn on the device (the host's numbers; the
+   * uploads above have landed: sp_gpu_to_device waits for them); or, for a
    * continuation, the paths' states uploaded */
-  if ((st = sp_gpu_stream_sync(d->id, NULL)) != SP_OK) return st;
   if (job->resume != NULL) return drv_upload_states(job, e);
   memset(&ia, 0, sizeof ia);
   ia.conds = e->conds;

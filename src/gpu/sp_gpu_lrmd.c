@@ -524,10 +524,6 @@ static int lrmd_draw(lrmd_model *m, lrmd_slice *v, const sp_lrmd_start *s, uint6
   /* the momenta p1 of the shell: zero */
   if (st == SP_OK && s->kind == SP_LRMD_START_SHELL)
     st = sp_gpu_memset0(v->d->id, v->p1 + off, n * sizeof(double));
-  /* the upload and the memset ran on the legacy default stream, which the
-   * slice's (non-blocking) stream does not wait for: done before the draw */
-  if (st == SP_OK && (table || s->kind == SP_LRMD_START_SHELL))
-    st = sp_gpu_stream_sync(v->d->id, NULL);
   for (pass = 0, k.passes = 1; st == SP_OK && pass < k.passes; pass++) {
     a.pass = pass;
     a.shift0 = k.shift0;
@@ -659,10 +655,7 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
   if ((st = lrmd_starts(m, v))) return st;
   if ((st = sp_gpu_memset0(d->id, v->count, (size_t)m->nsys * sizeof(unsigned int))) ||
       (st = sp_gpu_memset0(d->id, v->sums,
-                           (size_t)(m->nsys * m->nslice * SP_LRMD_SLOTS * 2) * sizeof(double))) ||
-      /* the uploads and memsets ran on the legacy default stream, which the
-       * slice's non-blocking stream does not wait for */
-      (st = sp_gpu_stream_sync(d->id, NULL)))
+                           (size_t)(m->nsys * m->nslice * SP_LRMD_SLOTS * 2) * sizeof(double))))
     return st;
   /* direct access between distinct devices where they allow it */
   for (a = 0; a < d->index; a++) {

@@ -143,9 +143,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
         return st;
       k->state = p;
     }
-    /* the uploads and memsets ran on the legacy default stream, which the
-     * run's (non-blocking) stream does not wait for */
-    return sp_gpu_stream_sync(d->id, NULL);
+    return SP_OK;
   }
   if ((st = sp_gpu_function(d->id, m->key, "sp_sde_fixed_kernel", &e->kern)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_sde_start_kernel", &e->start)))
@@ -175,7 +173,6 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
       return st;
     k->traj = p;
   }
-  if ((st = sp_gpu_stream_sync(d->id, NULL))) return st; /* the legacy stream's uploads */
   return sp_gpu_launch(d->id, e->start, sde_grid(m->total),
                        SP_SDE_BLOCK, 0, d->stream, k, "sp_sde_start_kernel");
 }
@@ -209,7 +206,6 @@ static int sde_compact(sp_gpu_dev *d) {
   a.k_to = e->lane_k[o];
   a.x_to = e->lane_x[o];
   if ((st = sp_gpu_memset0(d->id, a.count, 8)) ||
-      (st = sp_gpu_stream_sync(d->id, NULL)) || /* the memset, on the legacy stream */
       (st = sp_gpu_launch(d->id, e->compact, sde_grid(a.nlanes),
                           SP_SDE_BLOCK, 0, d->stream, &a, "sp_sde_compact_kernel")) ||
       (st = sp_gpu_stream_sync(d->id, d->stream)) ||
