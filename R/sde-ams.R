@@ -340,7 +340,8 @@ plot.sde_ams <- function(x, reference = NULL, ...) {
   call <- sys.call()
   g <- attr(x, "conditions")
   sw <- setdiff(names(g), "condition")
-  at <- if (length(sw) == 1) g[[sw]] else g$condition
+  # each row's condition (the rows may be a subset of the conditions)
+  at <- if (length(sw) == 1) g[[sw]][match(x$condition, g$condition)] else x$condition
   pts <- data.frame(source = "AMS", condition = x$condition, at = at, mfpt = x$mfpt,
                     mfpt_se = x$mfpt_se)
   if (!is.null(reference)) pts <- rbind(pts, sde_ams_reference(reference, x, at, call))
@@ -348,11 +349,17 @@ plot.sde_ams <- function(x, reference = NULL, ...) {
   se <- ifelse(is.na(pts$mfpt_se), 0, pts$mfpt_se)
   lo <- pmax(pts$mfpt - 2 * se, pts$mfpt / 10)
   hi <- pts$mfpt + 2 * se
-  graphics::plot(pts$at[ok], pts$mfpt[ok], log = "y", type = "n",
-                 ylim = range(c(lo[ok], hi[ok])),
-                 xlab = if (length(sw) == 1) sw else "condition",
-                 ylab = "mean first-passage time",
-                 main = sprintf("AMS, model \"%s\"", attr(x, "model_name")), ...)
+  # the reference beside the AMS point of its condition, not on it
+  span <- diff(range(pts$at[ok]))
+  scale <- if (span > 0) span else if (any(pts$at[ok] != 0)) max(abs(pts$at[ok])) else 1
+  dx <- 0.012 * scale
+  pts$at[pts$source == "reference"] <- pts$at[pts$source == "reference"] + dx
+  args <- list(pts$at[ok], pts$mfpt[ok], log = "y", type = "n",
+               ylim = range(c(lo[ok], hi[ok])), xlab = if (length(sw) == 1) sw else "condition",
+               ylab = "mean first-passage time",
+               main = sprintf("AMS, model \"%s\"", attr(x, "model_name")))
+  if (span == 0) args$xlim <- pts$at[ok][1] + c(-20, 20) * dx # one condition: centred
+  do.call(graphics::plot, utils::modifyList(args, list(...))) # the caller's arguments win
   for (src in c("AMS", "reference")) {
     s <- which(pts$source == src & ok)
     if (!length(s)) next
@@ -363,8 +370,12 @@ plot.sde_ams <- function(x, reference = NULL, ...) {
                        length = 0.03)
     }
   }
-  graphics::legend("topleft", legend = c("AMS", if (!is.null(reference)) "reference"),
-                   pch = c(19, if (!is.null(reference)) 1), bty = "n")
+  # the legend in the upper corner away from the largest times
+  top <- which.max(ifelse(ok, hi, -Inf))
+  corner <- if (pts$at[top] <= mean(range(pts$at[ok]))) "topright" else "topleft"
+  graphics::legend(corner, legend = c("AMS", if (!is.null(reference)) "reference",
+                                      "bars: 2 standard errors"),
+                   pch = c(19, if (!is.null(reference)) 1, NA), bty = "n")
   invisible(pts)
 }
 
@@ -379,7 +390,7 @@ sde_ams_reference <- function(reference, x, at, call) {
                       "first-passage time; rerun sde_run() with a larger `t_max`."),
                call = call)
     }
-    s <- split(reference$value, factor(reference$condition, levels = seq_len(n)))
+    s <- split(reference$value, factor(reference$condition, levels = x$condition))
     mf <- vapply(s, function(v) if (length(v)) mean(v) else NA_real_, 0)
     se <- vapply(s, function(v) if (length(v) > 1) stats::sd(v) / sqrt(length(v)) else NA_real_, 0)
   } else if (is.data.frame(reference) && "mfpt" %in% names(reference) && nrow(reference) == n) {
@@ -391,5 +402,5 @@ sde_ams_reference <- function(reference, x, at, call) {
                             "(and optionally `mfpt_se`)."), n, if (n == 1) "" else "s"),
              call = call)
   }
-  data.frame(source = "reference", condition = seq_len(n), at = at, mfpt = mf, mfpt_se = se)
+  data.frame(source = "reference", condition = x$condition, at = at, mfpt = mf, mfpt_se = se)
 }

@@ -89,6 +89,12 @@ test_that("a grid of parameters: one row per condition, one column per swept par
   expect_true(all(c("t_loop", "t_react", "rel_var", "rel_var_ideal") %in% names(s)))
   pts <- plot(x, reference = data.frame(mfpt = x$mfpt * 1.1))
   expect_identical(pts$source, rep(c("AMS", "reference"), each = 2))
+  expect_identical(pts$at[1:2], x$theta)
+  # a row of the result: its own condition's parameter, one point each
+  pts <- plot(x[2, ], reference = data.frame(mfpt = x$mfpt[2]))
+  expect_identical(pts$source, c("AMS", "reference"))
+  expect_identical(pts$at[1], 0.07)
+  expect_identical(pts$mfpt, rep(x$mfpt[2], 2))
   expect_error(plot(x, reference = data.frame(mfpt = 1)), "one per condition")
 })
 
