@@ -105,10 +105,7 @@ cost_plot <- function(d, file, title, write = TRUE) {
 # mean first-passage times and its z with both errors.
 user_model <- function(backend, ratio, particles, replicas, k, label) {
   th <- DU / ratio
-  m <- sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
-                 noise = list(v = ~ sqrt(2 * beta * theta)),
-                 params = c(beta = beta, V0 = V0, gamma = g, theta = th),
-                 stop = ~ x > pi - asin(gamma), name = "washboard")
+  m <- bench_sde_washboard(V0, beta, g, ratio)
   phiA <- statphysgpu:::ams_phi_A(NULL, data.frame(gamma = g, V0 = V0, theta = th), NULL)
   one <- function(particles, replicas, seed, kk = k) {
     sde_ams(m, ~ x, A = phiA, B = NULL, init = list(x = asin(g), v = 0), dt = dt,
