@@ -141,10 +141,12 @@ if (what == "plot") {
   quit(save = "no")
 }
 
-if (what %in% c("gpu", "all", "user")) user_model("gpu", 20, 500, 256, 25, "GPU")
+if (what %in% c("gpu", "all", "user")) {
+  dev <- gpu_first()$name[1] # add() labels its rows with it
+  user_model("gpu", 20, 500, 256, 25, "GPU")
+}
 
 if (what %in% c("gpu", "all")) {
-  dev <- gpu_first()$name[1]
   run(8, 50, 4, 5, "gpu") # compile or load the kernels
   d <- sweep("gpu", c(8, 12, 16, 20, 25, 30), 500, 256, 25, "GPU")
   cost_plot(d, file.path(outdir, "ams-cost.png"), dev)

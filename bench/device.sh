@@ -16,9 +16,9 @@
 #                        `git archive -o .old/<commit>.tar.gz <commit> --
 #                        DESCRIPTION NAMESPACE R src inst configure cleanup
 #                        LICENSE`; carry .old) into /tmp/lib-<commit>
-#   kuramoto-ab:<commit>:<k>   bench/kuramoto-ab.R alternately on the build
-#                        of <commit> (old:<commit> first) and this tree's, k
-#                        processes each -> kuramoto-ab.log
+#   ab:<script>:<commit>:<k>   bench/<script> (kuramoto-ab.R, he4-ab.R)
+#                        alternately on the build of <commit> (old:<commit>
+#                        first) and this tree's, k processes each -> ab.log
 #   bench-escape, bench-rng   as bench:escape.R gpu, bench:rng.R
 #   anything else        Rscript -e "<stage>"
 # SP_SKIP_INSTALL=1: the package is installed already (a warm machine).
@@ -58,17 +58,19 @@ for stage in "$@"; do
         R CMD INSTALL --library="/tmp/lib-$c" "/tmp/src-$c" > "$OUT/install-$c.log" 2>&1 ||
         { tail -20 "$OUT/install-$c.log"; }
       tail -2 "$OUT/install-$c.log" ;;
-    kuramoto-ab:*)
-      rest=${stage#kuramoto-ab:}
+    ab:*)
+      rest=${stage#ab:}
+      script=${rest%%:*}
+      rest=${rest#*:}
       c=${rest%%:*}
       k=${rest#*:}
       i=0
       while [ "$i" -lt "$k" ]; do
-        SP_LIB="/tmp/lib-$c" SP_LABEL="$c" Rscript bench/kuramoto-ab.R >> "$OUT/kuramoto-ab.log" 2>&1
-        SP_LABEL="this-tree" Rscript bench/kuramoto-ab.R >> "$OUT/kuramoto-ab.log" 2>&1
+        SP_LIB="/tmp/lib-$c" SP_LABEL="$c" Rscript "bench/$script" >> "$OUT/ab.log" 2>&1
+        SP_LABEL="this-tree" Rscript "bench/$script" >> "$OUT/ab.log" 2>&1
         i=$((i + 1))
       done
-      grep '^ab ' "$OUT/kuramoto-ab.log" || tail -20 "$OUT/kuramoto-ab.log" ;;
+      grep '^ab ' "$OUT/ab.log" || tail -20 "$OUT/ab.log" ;;
     *) Rscript -e "$stage" 2>&1 | tee -a "$OUT/extra.log" | tail -20 ;;
   esac
   echo "stage $stage: $(( $(date +%s) - t0 )) s"

@@ -13,7 +13,7 @@
 # 3) for SRK2 in single precision, and once in double.  The old argument
 # names (T, omega) are used: both builds take them (the new one warns).
 # Run the builds alternately, several processes each, on one machine
-# (bench/device.sh stage kuramoto-ab); one row a measurement.
+# (bench/device.sh stage ab:kuramoto-ab.R:<commit>:<k>); one row a measurement.
 lib <- Sys.getenv("SP_LIB")
 label <- Sys.getenv("SP_LABEL", if (nzchar(lib)) basename(lib) else "installed")
 reps <- as.integer(Sys.getenv("SP_AB_REPS", "3"))
