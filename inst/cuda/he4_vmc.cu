@@ -258,16 +258,12 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   SP_REAL *x = (SP_REAL *)sp_vmc_smem, *y = x + n, *z = y + n;
   SP_REAL *g = (SP_REAL *)a.xyz + (size_t)w * 3 * (size_t)n;
   sp_vmc_walker_state *s = a.ws + w;
-#if SP_VMC_FAST
-  /* the condition's pair parameters in shared memory, set by lane 0: fewer
-   * registers in these variants than a copy in every lane's registers, now
-   * that they come from a table rather than the launch's parameters
-   * (bench/registers.R he4_vmc) */
-  __shared__ SP_HE4(sp_he4_par) sp_vmc_par;
-  SP_HE4(sp_he4_par) &p = sp_vmc_par;
-#else
+  /* the condition's pair parameters, a copy in every lane's registers (a
+   * copy in shared memory, set by lane 0, took 4 registers fewer in the
+   * _fast variants but read L, 1/L and the cut-off from shared memory in the
+   * partner loop: 29 more shared loads in the kernel and -5 per cent
+   * walker-sweeps/s on an H100, bench/RESULTS.md he4-ab) */
   SP_HE4(sp_he4_par) p;
-#endif
   double step = s->step, sum[4];
   uint64_t moves = s->moves, sweep = s->sweep, acc = s->acc, tried = s->tried,
            nmeas = s->nmeas;
@@ -276,9 +272,9 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   if (end > total) end = total;
   if (s->bad_sweep != 0) end = sweep; /* stopped by a non-finite state */
   for (int k = 0; k < 4; k++) sum[k] = s->sum[k];
-  if (!SP_VMC_FAST || lane == 0) SP_HE4(sp_he4_par_load)(&p, pair);
+  SP_HE4(sp_he4_par_load)(&p, pair);
   for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) x[i] = g[i];
-  __syncwarp(); /* the coordinates (and p) are seen by every lane */
+  __syncwarp(); /* the coordinates are seen by every lane */
 #if SP_VMC_FAST
   const SP_REAL c5 = (SP_REAL)(-0.5) * (p.b * p.b) * (p.b * p.b) * p.b;
 #endif
