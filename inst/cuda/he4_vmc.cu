@@ -260,9 +260,10 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   sp_vmc_walker_state *s = a.ws + w;
   /* the condition's pair parameters, a copy in every lane's registers (a
    * copy in shared memory, set by lane 0, took 4 registers fewer in the
-   * _fast variants but read L, 1/L and the cut-off from shared memory in the
-   * partner loop: 29 more shared loads in the kernel and -5 per cent
-   * walker-sweeps/s on an H100, bench/RESULTS.md he4-ab) */
+   * _fast variants, but the partner loop then reads L, 1/L and the cut-off
+   * from shared memory: -4.9 per cent walker-sweeps/s on an H100, where this
+   * copy gives the rate of the kernel-parameter version before the
+   * one-launch sweeps; bench/RESULTS.md, "Issue 23's last reruns") */
   SP_HE4(sp_he4_par) p;
   double step = s->step, sum[4];
   uint64_t moves = s->moves, sweep = s->sweep, acc = s->acc, tried = s->tried,
