@@ -10,15 +10,12 @@
 # times (default 3): the engine's rate (walkers x sweeps / `seconds`) and
 # the whole call's.  Run the builds alternately (bench/device.sh stage
 # ab:he4-ab.R:<commit>:<k>); one row a measurement.
-lib <- Sys.getenv("SP_LIB")
-label <- Sys.getenv("SP_LABEL", if (nzchar(lib)) basename(lib) else "installed")
-reps <- as.integer(Sys.getenv("SP_AB_REPS", "3"))
-if (nzchar(lib)) {
-  suppressPackageStartupMessages(library(statphysgpu, lib.loc = lib))
-} else {
-  suppressPackageStartupMessages(library(statphysgpu))
-}
-dev <- gpu_devices()$name[1]
+bench_dir <- local({ # this script's folder, where ab-common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+ab_reps <- 3
+source(file.path(bench_dir, "ab-common.R"))
 one <- function(blocks) {
   w <- system.time(x <- he4_vmc(512, replicas = "auto", blocks = blocks, block_sweeps = 20,
                                 equilibration = 0, displacement = 0.3, seed = 1,
@@ -29,6 +26,6 @@ one <- function(blocks) {
 invisible(one(1))
 for (i in seq_len(reps)) {
   r <- one(40)
-  cat(sprintf("ab %-10s he4 rep %d: engine %.4g, whole call %.4g walker-sweeps/s [%s, %s]\n",
-              label, i, r[["engine"]], r[["whole"]], dev, format(Sys.time(), "%Y-%m-%d %H:%M:%S")))
+  ab_row("he4 rep %d: engine %.4g, whole call %.4g walker-sweeps/s", i, r[["engine"]],
+         r[["whole"]])
 }

@@ -14,16 +14,12 @@
 # names (T, omega) are used: both builds take them (the new one warns).
 # Run the builds alternately, several processes each, on one machine
 # (bench/device.sh stage ab:kuramoto-ab.R:<commit>:<k>); one row a measurement.
-lib <- Sys.getenv("SP_LIB")
-label <- Sys.getenv("SP_LABEL", if (nzchar(lib)) basename(lib) else "installed")
-reps <- as.integer(Sys.getenv("SP_AB_REPS", "3"))
-if (nzchar(lib)) {
-  suppressPackageStartupMessages(library(statphysgpu, lib.loc = lib))
-} else {
-  suppressPackageStartupMessages(library(statphysgpu))
-}
-stopifnot(any(sp_backends()$available[sp_backends()$backend == "gpu"]))
-dev <- gpu_devices()$name[1]
+bench_dir <- local({ # this script's folder, where ab-common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+ab_reps <- 3
+source(file.path(bench_dir, "ab-common.R"))
 n <- 2^24
 timed <- function(...) {
   x <- suppressWarnings(kuramoto(..., progress = FALSE))
@@ -42,8 +38,7 @@ for (prec in c("single", "double")) {
   steps <- if (prec == "single") 2000 else 1000
   for (i in seq_len(if (prec == "single") reps else 1)) {
     r <- steady(steps, prec)
-    cat(sprintf("ab %-10s %-6s srk2 rep %d: %.4g oscillator-steps/s (%d and %d steps: %.4f, %.4f s) [%s, %s]\n",
-                label, prec, i, r[["rate"]], steps, 2 * steps, r[["t1"]], r[["t2"]], dev,
-                format(Sys.time(), "%Y-%m-%d %H:%M:%S")))
+    ab_row("%-6s srk2 rep %d: %.4g oscillator-steps/s (%d and %d steps: %.4f, %.4f s)", prec, i,
+           r[["rate"]], steps, 2 * steps, r[["t1"]], r[["t2"]])
   }
 }

@@ -10,15 +10,12 @@
 # "mixed"; the time of 3 s steps minus that of s steps, s = 2e10 / n) for n
 # = 1e6 in double and mixed, SP_AB_REPS times (default 2).  Run the builds
 # alternately (bench/device.sh stage ab:lrmd-ab.R:<commit>:<k>).
-lib <- Sys.getenv("SP_LIB")
-label <- Sys.getenv("SP_LABEL", if (nzchar(lib)) basename(lib) else "installed")
-reps <- as.integer(Sys.getenv("SP_AB_REPS", "2"))
-if (nzchar(lib)) {
-  suppressPackageStartupMessages(library(statphysgpu, lib.loc = lib))
-} else {
-  suppressPackageStartupMessages(library(statphysgpu))
-}
-dev <- gpu_devices()$name[1]
+bench_dir <- local({ # this script's folder, where ab-common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+ab_reps <- 2
+source(file.path(bench_dir, "ab-common.R"))
 timed <- function(init, steps, precision) {
   x <- withr::with_options(list(statphysgpu.lrmd_variant = "mixed", statphysgpu.lrmd_fused = FALSE),
                            lrmd("hmf", init = init, dt = 0.01, steps = steps, record_every = steps,
@@ -32,7 +29,6 @@ for (prec in c("double", "mixed")) {
   invisible(timed(hmf_waterbag(1000, 1, 0.69, seed = 1), 1, prec))
   for (i in seq_len(reps)) {
     rate <- n * 2 * s / (timed(w, 3 * s, prec) - timed(w, s, prec))
-    cat(sprintf("ab %-10s hmf n = 1e6 %-6s rep %d: %.4g particle-steps/s [%s, %s]\n", label, prec,
-                i, rate, dev, format(Sys.time(), "%Y-%m-%d %H:%M:%S")))
+    ab_row("hmf n = 1e6 %-6s rep %d: %.4g particle-steps/s", prec, i, rate)
   }
 }
