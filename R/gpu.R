@@ -211,35 +211,58 @@ cuda_source_hash <- function() {
   .sp_gpu$source_hash
 }
 
-#' Where compiled kernels are cached
+#' Where compiled kernels and models are cached
 #'
 #' GPU kernels are compiled by NVRTC for the GPU present the first time they
-#' are needed and cached on disk, keyed by the kernel sources, the compile
-#' options, the architecture and the NVRTC version, so later sessions start
-#' without compiling. The cache lives in
-#' `tools::R_user_dir("statphysgpu", "cache")` unless the option
-#' `statphysgpu.cache_dir` or the environment variable
-#' `STATPHYSGPU_CACHE_DIR` names another folder.
+#' are needed, and user models ([sde_model()]) by NVRTC and by R's C
+#' compiler; both are cached on disk, so later sessions start without
+#' compiling. The cache lives in `tools::R_user_dir("statphysgpu", "cache")`
+#' unless the option `statphysgpu.cache_dir` or the environment variable
+#' `STATPHYSGPU_CACHE_DIR` names another folder (under `R CMD check`,
+#' unless one is named, a folder of the session's temporary folder).
 #'
-#' @return `gpu_cache_dir()`: the folder. `gpu_cache_clear()`: the number of
-#'   cached files removed, invisibly; kernels already loaded in this session
-#'   are unloaded too, so the next GPU call compiles afresh.
+#' @section Safety:
+#' Compiled files are code that runs in your session, so the cache is kept
+#' private: its folders are created readable by you only (0700) and its
+#' files 0600; every file is named by the SHA-256 of exactly what was
+#' compiled (sources, headers, compiler, options, target) and is read only
+#' when you own it, no one else can write it, and its content has the
+#' SHA-256 recorded when it was written; a CPU object is loaded from a
+#' private copy in the session's temporary folder. A configured folder that
+#' another user owns, or that others can write (or any folder above it,
+#' unless sticky, as `/tmp`), is not used: a private subfolder
+#' (`statphysgpu-<uid>`) of a sticky folder, or else a folder of the
+#' session, is used instead, with a warning. A folder of yours that others
+#' could write is made private, with a warning. A damaged file is compiled
+#' again; a cache that cannot be written costs a warning and a folder of the
+#' session. A model's C code is always generated afresh from its equations,
+#' never taken from the model object.
+#'
+#' @return `gpu_cache_dir()`: the folder in use. `gpu_cache_clear()`: the
+#'   number of cached files removed (GPU kernels, and user models for the GPU
+#'   and the CPU), invisibly; kernels already loaded in this session are
+#'   unloaded too (GPU kernels, and user models compiled for the CPU), so the
+#'   next call compiles afresh. This one function clears every cache of the
+#'   package.
 #' @examples
 #' gpu_cache_dir()
 #' @export
-gpu_cache_dir <- function() {
-  d <- getOption("statphysgpu.cache_dir", Sys.getenv("STATPHYSGPU_CACHE_DIR"))
-  if (is.null(d) || !nzchar(d)) d <- tools::R_user_dir("statphysgpu", "cache")
-  d
-}
+gpu_cache_dir <- function() cache_root()
 
 #' @rdname gpu_cache_dir
 #' @export
 gpu_cache_clear <- function() {
-  d <- gpu_cache_dir()
-  files <- list.files(d, pattern = "\\.(cubin|ptx)$", full.names = TRUE)
-  n <- sum(file.remove(files))
+  d <- cache_root()
+  top <- list.files(d, all.files = TRUE, no.. = TRUE)
+  ours <- grepl("\\.(cubin|ptx)(\\.sha256)?$|^\\.tmp-|\\.lock$|^\\.foreign-", top)
+  sde <- file.path(d, "sde")
+  sde_files <- if (dir.exists(sde)) list.files(sde, all.files = TRUE, no.. = TRUE) else character()
+  n <- sum(grepl("\\.(cubin|ptx)$", top)) +
+    sum(!grepl("\\.sha256$|^\\.tmp-|\\.lock$", sde_files))
+  unlink(file.path(d, top[ours]), recursive = TRUE)
+  unlink(sde, recursive = TRUE)
   .Call(C_sp_r_gpu_modules_unload)
+  sde_forget_loaded()
   invisible(n)
 }
 
@@ -292,9 +315,12 @@ nvrtc_options <- function(arch, variant, toolkit) {
     if (isTRUE(variant$fast_math)) "--use_fast_math")
 }
 
-nvrtc_compile <- function(file, options, cubin = TRUE) {
+# NVRTC on `file` with `options` and the in-memory `headers` (a named list
+# or character vector of texts, by the name the source includes).
+nvrtc_compile <- function(file, options, cubin = TRUE, headers = NULL) {
   src <- readChar(file, file.size(file), useBytes = TRUE)
-  .Call(C_sp_r_nvrtc_compile, src, basename(file), options, cubin)
+  h <- if (length(headers)) unlist(headers)
+  .Call(C_sp_r_nvrtc_compile, src, basename(file), options, cubin, h)
 }
 
 variant_id <- function(variant) {
@@ -342,25 +368,30 @@ gpu_kernel_load <- function(kernel, devices, variant = "default",
   key
 }
 
-# Cache file of a kernel image: the key covers the kernel sources (all of
-# inst/cuda), the kernel, its options, the target and the NVRTC version.
+# Cache file of a kernel image and its key: the SHA-256 of the kernel
+# sources (all of inst/cuda), the kernel, its options, the target, the NVRTC
+# version and the package's.
 kernel_cache_path <- function(kernel, reg, variant, target,
                               nvrtc_version = .Call(C_sp_r_gpu_status)$nvrtc_version) {
-  hash <- .Call(C_sp_r_hash, c(cuda_source_hash(), reg$file, variant_id(variant),
+  hash <- .Call(C_sp_r_hash, c("kernel-1", cuda_source_hash(), reg$file, variant_id(variant),
                                target$arch, if (target$cubin) "cubin" else "ptx",
                                nvrtc_version,
                                as.character(utils::packageVersion("statphysgpu"))))
   ext <- if (target$cubin) "cubin" else "ptx"
-  file.path(gpu_cache_dir(), sprintf("%s-%s-%s.%s", kernel, target$arch, hash, ext))
+  path <- file.path(cache_root(), sprintf("%s-%s-%s.%s", kernel, target$arch,
+                                          substr(hash, 1, 32), ext))
+  attr(path, "key") <- hash
+  path
 }
 
 gpu_kernel_image <- function(kernel, reg, variant, target) {
   opts <- nvrtc_options(target$arch, variant, reg$toolkit)
   path <- kernel_cache_path(kernel, reg, variant, target)
-  if (file.exists(path)) {
+  key <- attr(path, "key")
+  image <- cache_read(path, key)
+  if (!is.null(image)) {
     .sp_gpu$cache_hits <- .sp_gpu$cache_hits + 1L
-    return(list(image = readBin(path, "raw", file.size(path)), path = path,
-                from_cache = TRUE))
+    return(list(image = image, path = path, from_cache = TRUE))
   }
   t0 <- proc.time()[["elapsed"]]
   res <- nvrtc_compile(file.path(cuda_source_dir(), reg$file), opts, target$cubin)
@@ -369,25 +400,8 @@ gpu_kernel_image <- function(kernel, reg, variant, target) {
     sp_abort(paste0(res$error, "\nNVRTC log:\n", res$log))
   }
   .sp_gpu$compiles <- .sp_gpu$compiles + 1L
-  cache_write(path, res$image)
+  cache_write(path, key, res$image)
   list(image = res$image, path = path, from_cache = FALSE)
-}
-
-# Write atomically (temporary file, then rename) so that concurrent sessions
-# never read a partial image; an unwritable cache only costs a warning.
-cache_write <- function(path, image) {
-  ok <- tryCatch({
-    dir.create(dirname(path), recursive = TRUE, showWarnings = FALSE)
-    tmp <- tempfile("kernel", tmpdir = dirname(path))
-    writeBin(image, tmp)
-    file.rename(tmp, path)
-  }, error = function(e) FALSE, warning = function(w) FALSE)
-  if (!isTRUE(ok) && !.sp_gpu$cache_warned) {
-    .sp_gpu$cache_warned <- TRUE
-    sp_warn(sprintf("could not write the kernel cache in %s; kernels will be recompiled in each session",
-                    dirname(path)))
-  }
-  invisible(ok)
 }
 
 # Counters of this session (tests and benchmarks).

@@ -142,9 +142,19 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
     sde_noise_correction(noise_e[[s]], s, sprintf("the noise on `%s`", s), call)
   })
   names(corr) <- names(noise_e)
+  corr <- corr[!vapply(corr, is.null, TRUE)]
+  # a correction that cannot be formed only takes away the other calculus
+  # (the methods that integrate it), never the model
+  bad <- vapply(corr, inherits, TRUE, "error")
+  other <- setdiff(c("ito", "stratonovich"), calculus)
+  forms <- c(ito = TRUE, stratonovich = TRUE)
+  if (any(bad)) forms[[other]] <- FALSE
   m <- structure(list(name = name, states = states, params = params, drift = drift_e,
                       noise = noise_e, stop = stop_e, observe = observe_e,
-                      calculus = calculus, correction = corr[!vapply(corr, is.null, TRUE)]),
+                      calculus = calculus, correction = corr[!bad], forms = forms,
+                      forms_why = if (any(bad)) conditionMessage(corr[bad][[1]]),
+                      uncorrectable = names(corr)[bad],
+                      version = as.character(utils::packageVersion("statphysgpu"))),
                  class = "sde_model")
   code <- sde_header(m)
   m$code <- code$text
@@ -152,6 +162,22 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   m$derived <- code$derived
   m$hash <- .Call(C_sp_r_hash, c("sde-model-1", code$text))
   m
+}
+
+# Names a state, parameter or observable may not have: the columns of
+# results (a parameter `condition` would be the condition number, a
+# parameter `mean` a column beside the ensemble mean), the numbers and
+# functions of expressions, and names the package keeps for systems of
+# many elements (`i`, `j`, `n`, `sum`, `pairs`) and random draws.
+SDE_RESERVED <- c("t", "pi", "dt", "i", "j", "n", "Inf", "NaN",
+                  "condition", "replica", "replicas", "value", "escaped", "time", "variable",
+                  "mean", "sd", "se", "lo", "hi", "count", "rec", "status", "seed",
+                  "sum", "pairs", "runif", "rnorm", "rcauchy")
+
+# Every reserved name: SDE_RESERVED and the functions of right-hand sides.
+sde_reserved <- function() {
+  unique(c(SDE_RESERVED, setdiff(SDE_FUNCTIONS, c("+", "-", "*", "/", "^", "(", "<", ">",
+                                                  "<=", ">=", "==", "!=", "&", "|", "!"))))
 }
 
 # Names of a list of right-hand sides: all present, unique, syntactic, not
@@ -168,12 +194,57 @@ sde_check_names <- function(x, arg, call, need = FALSE) {
   if (anyDuplicated(nm)) {
     sp_abort(sprintf("`%s` names `%s` twice.", arg, nm[anyDuplicated(nm)]), call = call)
   }
-  bad <- nm[nm != make.names(nm) | nm %in% c("t", "pi") | grepl(".", nm, fixed = TRUE)]
+  bad <- nm[nm != make.names(nm) | grepl(".", nm, fixed = TRUE)]
   if (length(bad)) {
-    sp_abort(sprintf(paste0("`%s` has the name `%s`; names must be syntactic R names ",
-                            "without dots, and not `t` or `pi`."), arg, bad[1]), call = call)
+    sp_abort(sprintf("`%s` has the name `%s`; names must be syntactic R names without dots.",
+                     arg, bad[1]), call = call)
+  }
+  res <- sde_reserved()
+  bad <- nm[nm %in% res]
+  if (length(bad)) {
+    sp_abort(sprintf(paste0("`%s` has the name `%s`, which the package reserves (a column of ",
+                            "results, a number or a function of expressions); choose another. ",
+                            "Reserved: %s."), arg, bad[1], paste(res, collapse = ", ")),
+             call = call, class = "statphysgpu_reserved_name")
   }
   invisible(nm)
+}
+
+# The model to run: rebuilt in this session by sde_model() from the
+# object's equations (a model object's stored code, hash and sizes are
+# never trusted: an object read with readRDS() or edited by hand could hold
+# any C), memoised by the SHA-256 of the equations.  Where the object's own
+# fields differ from the rebuilt ones, a warning says so (once per model); a
+# model whose equations fail sde_model()'s checks is refused.
+sde_model_trusted <- function(m, call = NULL) {
+  if (!inherits(m, "sde_model") || !is.list(m)) {
+    sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
+             call = call)
+  }
+  decl <- list(drift = m$drift, noise = m$noise, params = m$params, stop = m$stop,
+               observe = m$observe, calculus = m$calculus, name = m$name)
+  key <- .Call(C_sp_r_hash, serialize(decl, NULL))
+  hit <- .sp_sde$models[[key]]
+  if (is.null(hit)) {
+    hit <- tryCatch(do.call(sde_model, decl, quote = TRUE), error = function(e) e)
+    if (inherits(hit, "error")) {
+      sp_abort(sprintf(paste0("`m` is not a valid model: its equations fail sde_model()'s ",
+                              "checks (%s). Make it with sde_model()."),
+                       conditionMessage(hit)), call = call, class = "statphysgpu_model_invalid")
+    }
+    .sp_sde$models[[key]] <- hit
+  }
+  fields <- c("states", "code", "hash", "derived", "correction", "lines", "forms")
+  differ <- fields[!vapply(fields, function(f) identical(m[[f]], hit[[f]]), TRUE)]
+  if (length(differ)) {
+    cache_warn_once(paste0("rebuilt:", key), sprintf(paste0(
+      "the model object \"%s\" differs from what sde_model() makes of its equations (%s): ",
+      "it was changed by hand or made by another version of statphysgpu. What runs is ",
+      "rebuilt from its equations (print(m) shows them); make the object again with ",
+      "sde_model() to silence this."), hit$name,
+      paste0("`", differ, "`", collapse = ", ")))
+  }
+  hit
 }
 
 # The generated physics header: its text and, for each line that holds a
@@ -191,6 +262,7 @@ sde_header <- function(m) {
     drift[[form]] <- lapply(m$states, function(s) {
       e <- m$drift[[s]]
       corr <- m$correction[[s]]
+      if (!m$forms[[form]] && s %in% m$uncorrectable) return(e)
       if (!is.null(corr) && form != m$calculus) {
         # Ito = Stratonovich + b db/dx / 2
         e <- call(if (form == "ito") "+" else "-", e, corr)
@@ -243,6 +315,12 @@ sde_header <- function(m) {
     fn(if (form == "ito") "sde_drift_ito" else "sde_drift_strat")
     for (i in seq_len(nx)) {
       s <- m$states[i]
+      if (!m$forms[[form]] && s %in% m$uncorrectable) {
+        # this calculus is not available (sde_run() refuses its method)
+        add(sprintf("  f[%d] = SP_R(0.0) / SP_R(0.0); /* drift of %s: no %s form */", i - 1, s,
+                    form), sprintf("the drift of `%s`", s))
+        next
+      }
       corr <- !is.null(m$correction[[s]]) && form != m$calculus
       add(sprintf("  f[%d] = %s; /* drift of %s: %s%s */", i - 1,
                   sde_to_c(drift[[form]][[i]], map), s, cmt(dep(m$drift[[s]])),
@@ -295,6 +373,28 @@ sde_header <- function(m) {
        derived = hoist$exprs)
 }
 
+# The calculus a method integrates, and whether the model has it.
+sde_method_form <- function(method) if (method == "euler") "ito" else "stratonovich"
+
+sde_check_method <- function(m, method, call) {
+  form <- sde_method_form(method)
+  if (!isTRUE(m$forms[[form]])) {
+    sp_abort(sprintf(paste0(
+      "method = \"%s\" integrates the %s form of the model, which it does not have: %s. ",
+      "Use method = \"%s\", which integrates the model's own (%s) form."), method,
+      if (form == "ito") "Ito" else "Stratonovich", m$forms_why,
+      if (method == "euler") "srk2" else "euler", m$calculus), call = call,
+      class = "statphysgpu_method_refused")
+  }
+  invisible(TRUE)
+}
+
+# The methods a model admits, with the calculus each integrates.
+sde_methods_admitted <- function(m) {
+  c(if (isTRUE(m$forms[["ito"]])) "euler (Ito)",
+    if (isTRUE(m$forms[["stratonovich"]])) "srk2 (Stratonovich)")
+}
+
 #' @rdname sde_model
 #' @param m An `sde_model`.
 #' @return `sde_code()`: the generated C header, one string (print it with
@@ -305,7 +405,7 @@ sde_code <- function(m) {
     sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
              call = sys.call())
   }
-  m$code
+  sde_model_trusted(m, sys.call())$code
 }
 
 #' @export
@@ -328,6 +428,7 @@ print.sde_model <- function(x, ...) {
                              "multiplicative in %s (drift corrected by b db/dx / 2 for the other calculus)",
                              paste(names(x$correction), collapse = ", "))
                            else "additive")))
+  cat(sprintf("methods: %s\n", paste(sde_methods_admitted(x), collapse = ", ")))
   if (!is.null(x$stop)) cat(sprintf("event (stop): %s%s\n", dep(x$stop),
                                     if (is.null(sde_event_gap(x$stop)))
                                       " (passage at the end of the step)"

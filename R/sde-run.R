@@ -129,10 +129,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
                     backend = "auto", devices = NULL, precision = c("single", "double"),
                     progress = interactive(), bins = NULL, at_passage = FALSE) {
   call <- sys.call()
-  if (!inherits(m, "sde_model")) {
-    sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
-             call = call)
-  }
+  m <- sde_model_trusted(m, call)
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (!is.finite(t_max) || t_max < dt) {
@@ -144,9 +141,12 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
     sp_abort("`t_max / dt` is more than 2^53 steps per path; use a larger `dt`.", call = call)
   }
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
+  sde_check_method(m, method, call)
   output <- check_choice(output, c("passage", "moments", "histogram", "trajectories"),
                          "output", call = call)
   at_passage <- check_flag(at_passage, "at_passage", call = call)
+  sde_check_unused(output, at_passage = at_passage, keep = keep, bins = bins,
+                   record_every = record_every, call = call)
   if (output == "passage" && is.null(m$stop)) {
     sp_abort(paste0("output = \"passage\" needs an event: the model has no `stop` (give ",
                     "sde_model(stop = ~ ...)), or use output = \"moments\", \"histogram\" ",
@@ -202,9 +202,9 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   job["observe"] <- list(NULL)
   key <- ""
   if (fr$plan$backend == "gpu") {
-    key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method)
+    key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, progress = fr$progress)
   } else {
-    lib <- sde_cpu_load(m, call)
+    lib <- sde_cpu_load(m, call, progress = fr$progress)
     sfx <- if (fr$precision == "single") "_f" else "_d"
     job$advance <- lib[[paste0("advance", sfx)]]
     job$observe <- lib[[paste0("observe", sfx)]]
@@ -221,6 +221,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
     histogram = sde_histogram_result(res, hist, vars, grid, swept, rec, dt),
     trajectories = sde_trajectories_result(res, vars, grid, swept, rec, dt, fr, keep_here))
   for (nm in names(meta)) attr(out, nm) <- meta[[nm]]
+  attr(out, "model_hash") <- m$hash
   attr(out, "first_replica") <- fr$first
   attr(out, "replicas") <- fr$n
   attr(out, "steps") <- c(useful = res$useful_steps, issued = res$useful_steps)
@@ -239,17 +240,44 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
 
 # ---- the pieces of a run ------------------------------------------------------
 
+# Arguments that the output does not use, given anyway: an error naming
+# them (a silently ignored argument is a wrong assumption waiting).
+sde_check_unused <- function(output, at_passage, keep, bins, record_every, call) {
+  unused <- c(at_passage = output != "passage" && isTRUE(at_passage),
+              keep = output != "trajectories" && !identical(keep, 0) && !identical(keep, 0L),
+              bins = output != "histogram" && !is.null(bins),
+              record_every = output == "passage" && !is.null(record_every))
+  if (any(unused)) {
+    a <- names(unused)[unused][1]
+    uses <- c(at_passage = "\"passage\"", keep = "\"trajectories\"",
+              bins = "\"histogram\"",
+              record_every = "\"moments\", \"histogram\" and \"trajectories\"")
+    sp_warn(sprintf("`%s` is ignored: output = \"%s\" does not use it (only %s does).",
+                    a, output, uses[[a]]), call = call, class = "statphysgpu_unused_argument")
+  }
+  invisible(TRUE)
+}
+
 # The conditions: the model's defaults with the overrides of `params`
 # (vectors sweep, every combination); attr "swept": the parameters given as
 # vectors of more than one value.
 sde_grid <- function(m, params, call) {
   if (is.null(params)) params <- list()
+  paired <- is.data.frame(params)
   if (is.numeric(params) && !is.null(names(params))) params <- as.list(params)
   if (!is.list(params) || (length(params) && is.null(names(params)))) {
-    sp_abort(sprintf("`params` must be a named list of parameter values, not %s.",
+    sp_abort(sprintf("`params` must be a named list of parameter values or a data frame, not %s.",
                      describe(params)), call = call)
   }
-  unknown <- setdiff(names(params), names(m$params))
+  nm <- names(params)
+  if (length(params) && (anyNA(nm) || any(!nzchar(nm)))) {
+    sp_abort("every entry of `params` must be named.", call = call)
+  }
+  if (anyDuplicated(nm)) {
+    sp_abort(sprintf("`params` sets `%s` twice; give each parameter once.",
+                     nm[anyDuplicated(nm)]), call = call)
+  }
+  unknown <- setdiff(nm, names(m$params))
   if (length(unknown)) {
     sp_abort(sprintf("`params` sets `%s`, which is not a parameter of the model; it has %s.",
                      unknown[1], if (length(m$params))
@@ -257,7 +285,7 @@ sde_grid <- function(m, params, call) {
              call = call)
   }
   vals <- as.list(m$params)
-  for (p in names(params)) {
+  for (p in nm) {
     v <- params[[p]]
     if (!is.numeric(v) || !length(v) || anyNA(v) || any(!is.finite(v))) {
       sp_abort(sprintf("`params$%s` must be finite numbers, not %s.", p, describe(v)),
@@ -265,9 +293,23 @@ sde_grid <- function(m, params, call) {
     }
     vals[[p]] <- as.double(v)
   }
-  swept <- names(vals)[lengths(vals) > 1]
-  grid <- if (length(vals)) sim_grid(vals, call) else data.frame(condition = 1L)
+  if (paired) {
+    # a data frame: its rows are the conditions (paired values, no grid)
+    rows <- nrow(params)
+    if (rows < 1) sp_abort("`params` is a data frame with no rows.", call = call)
+    if (rows > 2^24) {
+      sp_abort(sprintf("`params` has %s rows; at most 2^24 conditions are allowed.",
+                       fmt_count(rows)), call = call)
+    }
+    cols <- lapply(vals, function(v) if (length(v) == 1) rep(v, rows) else v)
+    swept <- nm[vapply(nm, function(p) length(unique(cols[[p]])) > 1, TRUE)]
+    grid <- cbind(data.frame(condition = seq_len(rows)), as.data.frame(cols))
+  } else {
+    swept <- names(vals)[lengths(vals) > 1]
+    grid <- if (length(vals)) sim_grid(vals, call) else data.frame(condition = 1L)
+  }
   attr(grid, "swept") <- swept
+  attr(grid, "paired") <- paired
   grid
 }
 
@@ -298,7 +340,8 @@ sde_init <- function(m, init, grid, n, call) {
     what <- sprintf("`init$%s`", s)
     if (inherits(v, "formula") || is.call(v) || is.name(v) || is.character(v)) {
       e <- sde_rhs(v, what, call)
-      sde_check_expr(e, names(m$params), what, call)
+      sde_check_expr(e, names(m$params), sprintf(
+        "%s (a start: a formula over the parameters and pi, not the states or t)", what), call)
       x <- vapply(seq_len(ncond), function(c) {
         env <- list2env(as.list(grid[c, names(m$params), drop = FALSE]), parent = baseenv())
         r <- eval(e, env)

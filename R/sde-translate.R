@@ -37,29 +37,65 @@ sde_rhs <- function(x, what, call) {
                           "not %s."), what, describe(x)), call = call)
 }
 
+# Fold an expression tree bottom-up without recursion (a 300-term sum is a
+# tree 300 deep, and R's C stack holds few nested closures): `leaf(e)` gives
+# the value of a symbol or constant, `node(e, vals)` that of a call from the
+# values of its arguments (e[[2]], e[[3]], ...); `pre(e)`, if given, is
+# called on each call before its arguments are visited.
+sde_fold <- function(e, leaf, node, pre = NULL) {
+  es <- list(e)
+  vals <- list(list())
+  n <- 1L
+  if (!is.null(pre) && is.call(e)) pre(e)
+  repeat {
+    cur <- es[[n]]
+    if (is.call(cur)) {
+      got <- length(vals[[n]])
+      if (got < length(cur) - 1L) {
+        n <- n + 1L
+        es[n] <- list(cur[[got + 2L]])
+        vals[n] <- list(list())
+        if (!is.null(pre) && is.call(es[[n]])) pre(es[[n]])
+        next
+      }
+      v <- node(cur, vals[[n]])
+    } else {
+      v <- leaf(cur)
+    }
+    n <- n - 1L
+    if (n == 0L) return(v)
+    vals[[n]][length(vals[[n]]) + 1L] <- list(v)
+  }
+}
+
 # Check an expression: every function in SDE_FUNCTIONS (with its arity),
 # every variable in `vars`.  Errors name `what`, the offender and what is
-# allowed.
-sde_check_expr <- function(e, vars, what, call) {
-  walk <- function(e) {
+# allowed; `knows` says what the variables are.
+sde_check_expr <- function(e, vars, what, call,
+                           knows = "states, parameters, t and pi") {
+  leaf <- function(e) {
     if (is.numeric(e) || is.logical(e)) {
       if (length(e) != 1 || !is.finite(e)) {
         sp_abort(sprintf("%s: %s is not a finite number.", what, deparse1(e)), call = call)
       }
-      return(invisible())
+      return(NULL)
     }
     if (is.name(e)) {
       v <- as.character(e)
       if (!(v %in% c(vars, "pi"))) {
         sp_abort(sprintf(paste0("%s uses the unknown variable `%s`; the model knows %s ",
-                                "(states, parameters, t and pi)."), what, v,
-                         paste0("`", c(vars, "pi"), "`", collapse = ", ")), call = call)
+                                "(%s)."), what, v,
+                         paste0("`", c(vars, "pi"), "`", collapse = ", "), knows), call = call)
       }
-      return(invisible())
+      return(NULL)
     }
-    if (!is.call(e) || !is.name(e[[1]])) {
+    sp_abort(sprintf("%s: `%s` is not an expression the model can compile.", what,
+                     paste(deparse(e, nlines = 1L), collapse = " ")), call = call)
+  }
+  pre <- function(e) {
+    if (!is.name(e[[1]])) {
       sp_abort(sprintf("%s: `%s` is not an expression the model can compile.", what,
-                       deparse1(e)), call = call)
+                       deparse1(e, nlines = 1L)), call = call)
     }
     f <- as.character(e[[1]])
     if (!(f %in% SDE_FUNCTIONS)) {
@@ -70,7 +106,11 @@ sde_check_expr <- function(e, vars, what, call) {
     args <- as.list(e)[-1]
     if (!is.null(names(args)) && any(nzchar(names(args)))) {
       sp_abort(sprintf("%s: `%s` has named arguments; write them by position.", what,
-                       deparse1(e)), call = call)
+                       deparse1(e, nlines = 1L)), call = call)
+    }
+    if (any(vapply(seq_along(args), function(i) identical(args[[i]], quote(expr = )), TRUE))) {
+      sp_abort(sprintf("%s: `%s` has an empty argument.", what, deparse1(e, nlines = 1L)),
+               call = call)
     }
     na <- length(args)
     ok <- switch(f,
@@ -82,49 +122,57 @@ sde_check_expr <- function(e, vars, what, call) {
                  if (f %in% names(SDE_UNARY)) na == 1 else na == 2)
     if (!ok) {
       sp_abort(sprintf("%s: `%s` has %d argument%s, which `%s` does not take.", what,
-                       deparse1(e), na, if (na == 1) "" else "s", f), call = call)
+                       deparse1(e, nlines = 1L), na, if (na == 1) "" else "s", f), call = call)
     }
-    for (a in args) walk(a)
-    invisible()
   }
-  walk(e)
+  sde_fold(e, leaf, function(e, vals) NULL, pre)
+  invisible()
 }
 
 # C of a checked expression.  `map`: a named character vector from
-# variable names to their C forms (x[0], p[2], t).
+# variable names to their C forms (x[0], p[2], t).  Chains of + and - (and
+# of * and /) are written without nested parentheses: C groups them from
+# the left as R does, so the value is the same, and a 1,000-term sum stays
+# one level deep for the compiler.
 sde_to_c <- function(e, map) {
   num <- function(v) sprintf("SP_R(%s)", sde_c_number(v))
-  rec <- function(e) {
-    if (is.numeric(e) || is.logical(e)) return(num(as.double(e)))
-    if (is.name(e)) {
-      v <- as.character(e)
-      if (v %in% names(map)) return(map[[v]])
-      if (v == "pi") return(num(pi))
-      stop("internal error: unknown variable ", v)
-    }
+  wrap <- function(inner, group = "") list(s = paste0("(", inner, ")"), inner = inner,
+                                            group = group)
+  atom <- function(s) list(s = s, inner = s, group = "")
+  leaf <- function(e) {
+    if (is.numeric(e) || is.logical(e)) return(atom(num(as.double(e))))
+    v <- as.character(e)
+    if (v %in% names(map)) return(atom(map[[v]]))
+    if (v == "pi") return(atom(num(pi)))
+    stop("internal error: unknown variable ", v)
+  }
+  node <- function(e, a) {
     f <- as.character(e[[1]])
-    a <- as.list(e)[-1]
+    S <- function(i) a[[i]]$s
+    chain <- function(grp) {
+      left <- if (identical(a[[1]]$group, grp)) a[[1]]$inner else S(1)
+      wrap(paste0(left, " ", f, " ", S(2)), grp)
+    }
     switch(f,
-      "(" = paste0("(", rec(a[[1]]), ")"),
-      "+" = , "-" = if (length(a) == 1) paste0("(", f, rec(a[[1]]), ")")
-                    else paste0("(", rec(a[[1]]), " ", f, " ", rec(a[[2]]), ")"),
-      "*" = , "/" = , "<" = , ">" = , "<=" = , ">=" = , "==" = , "!=" =
-        paste0("(", rec(a[[1]]), " ", f, " ", rec(a[[2]]), ")"),
-      "&" = paste0("(", rec(a[[1]]), " && ", rec(a[[2]]), ")"),
-      "|" = paste0("(", rec(a[[1]]), " || ", rec(a[[2]]), ")"),
-      "!" = paste0("(!", rec(a[[1]]), ")"),
-      "ifelse" = paste0("(", rec(a[[1]]), " ? ", rec(a[[2]]), " : ", rec(a[[3]]), ")"),
-      "^" = sde_power_c(rec(a[[1]]), a[[2]], rec),
-      "atan2" = paste0("SP_ATAN2(", rec(a[[1]]), ", ", rec(a[[2]]), ")"),
+      "(" = wrap(a[[1]]$inner, a[[1]]$group),
+      "+" = , "-" = if (length(a) == 1) wrap(paste0(f, S(1))) else chain("add"),
+      "*" = , "/" = chain("mul"),
+      "<" = , ">" = , "<=" = , ">=" = , "==" = , "!=" = wrap(paste0(S(1), " ", f, " ", S(2))),
+      "&" = wrap(paste0(S(1), " && ", S(2))),
+      "|" = wrap(paste0(S(1), " || ", S(2))),
+      "!" = wrap(paste0("!", S(1))),
+      "ifelse" = wrap(paste0(S(1), " ? ", S(2), " : ", S(3))),
+      "^" = atom(sde_power_c(S(1), e[[3]], function(x) sde_to_c(x, map))),
+      "atan2" = atom(paste0("SP_ATAN2(", S(1), ", ", S(2), ")")),
       "pmin" = , "pmax" = {
         fn <- if (f == "pmin") "SP_FMIN" else "SP_FMAX"
-        out <- rec(a[[1]])
-        for (b in a[-1]) out <- paste0(fn, "(", out, ", ", rec(b), ")")
-        out
+        out <- S(1)
+        for (i in seq_along(a)[-1]) out <- paste0(fn, "(", out, ", ", S(i), ")")
+        atom(out)
       },
-      paste0(SDE_UNARY[[f]], "(", rec(a[[1]]), ")"))
+      atom(paste0(SDE_UNARY[[f]], "(", S(1), ")")))
   }
-  rec(e)
+  sde_fold(e, leaf, node)$s
 }
 
 # A number as a C literal that reads back to the same double.
@@ -168,12 +216,11 @@ sde_noise_correction <- function(b, state, what, call) {
   if (!(state %in% all.vars(b))) return(NULL)
   d <- tryCatch(stats::D(b, state), error = function(e) e)
   if (inherits(d, "error")) {
-    sp_abort(sprintf(paste0(
+    return(simpleError(sprintf(paste0(
       "%s depends on `%s` (multiplicative noise), and its derivative, needed for ",
       "the calculus correction b db/d%s / 2, cannot be formed symbolically (%s); ",
       "write it with functions stats::D() knows (exp, log, sqrt, sin, cos, tan, ",
-      "sinh, cosh, asin, acos, atan, ^)."), what, state, state, conditionMessage(d)),
-      call = call)
+      "sinh, cosh, asin, acos, atan, ^)"), what, state, state, conditionMessage(d))))
   }
   call("*", call("*", 0.5, call("(", b)), call("(", d))
 }
@@ -184,28 +231,48 @@ sde_noise_correction <- function(b, state, what, call) {
 # no model can use), appended to the parameters.  `h` collects them:
 # h$exprs (the derived expressions), h$keys (their deparsed forms).
 sde_hoist <- function(e, params, h) {
-  const_call <- function(e) {
-    v <- all.vars(e)
-    is.call(e) && !identical(e[[1]], as.name("(")) && any(v %in% params) &&
-      all(v %in% c(params, "pi"))
-  }
-  rec <- function(e) {
-    if (const_call(e)) {
-      key <- paste(deparse(e, width.cutoff = 500L), collapse = " ")
-      i <- match(key, h$keys)
-      if (is.na(i)) {
-        h$keys <- c(h$keys, key)
-        h$exprs <- c(h$exprs, list(e))
-        i <- length(h$keys)
-      }
-      return(as.name(paste0(".d", i)))
+  # bottom-up: each value is list(e = the rewritten expression, const =
+  # depends on parameters and numbers only, par = uses a parameter)
+  name_of <- function(x) {
+    key <- paste(deparse(x, width.cutoff = 500L), collapse = " ")
+    i <- match(key, h$keys)
+    if (is.na(i)) {
+      h$keys <- c(h$keys, key)
+      h$exprs <- c(h$exprs, list(x))
+      i <- length(h$keys)
     }
-    if (is.call(e)) {
-      for (j in seq_along(e)[-1]) e[[j]] <- rec(e[[j]])
-    }
-    e
+    as.name(paste0(".d", i))
   }
-  rec(e)
+  # a maximal constant part: hoisted when it is a call using a parameter
+  # (inside parentheses: the inside, so that the parentheses stay)
+  lift <- function(v) {
+    if (!v$const || !v$par || !is.call(v$e)) return(v$e)
+    x <- v$e
+    if (identical(x[[1]], as.name("("))) {
+      inner <- list(e = x[[2]], const = TRUE, par = TRUE)
+      return(call("(", lift(inner)))
+    }
+    name_of(x)
+  }
+  leaf <- function(x) {
+    if (is.name(x)) {
+      v <- as.character(x)
+      return(list(e = x, const = v %in% c(params, "pi"), par = v %in% params))
+    }
+    list(e = x, const = TRUE, par = FALSE)
+  }
+  node <- function(x, vals) {
+    const <- all(vapply(vals, function(v) v$const, TRUE))
+    par <- any(vapply(vals, function(v) v$par, TRUE))
+    if (!const) {
+      for (j in seq_along(vals)) x[[j + 1L]] <- lift(vals[[j]])
+    } else {
+      for (j in seq_along(vals)) x[[j + 1L]] <- vals[[j]]$e
+    }
+    list(e = x, const = const, par = par)
+  }
+  v <- sde_fold(e, leaf, node)
+  lift(v)
 }
 
 # The derived parameters of a model for each condition (rows of `grid`):

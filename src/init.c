@@ -24,11 +24,15 @@ SEXP sp_r_threads_info(void);
 SEXP sp_r_gpu_status(void);
 SEXP sp_r_gpu_devices(SEXP);
 SEXP sp_r_nvrtc_archs(void);
-SEXP sp_r_nvrtc_compile(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_nvrtc_compile(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_module_loaded(SEXP, SEXP);
 SEXP sp_r_gpu_module_load(SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_modules_unload(void);
 SEXP sp_r_hash(SEXP);
+SEXP sp_r_path_info(SEXP);
+SEXP sp_r_file_read_private(SEXP);
+SEXP sp_r_file_write_private(SEXP, SEXP);
+SEXP sp_r_call_sizes(SEXP);
 SEXP sp_r_interrupts_hold(SEXP);
 SEXP sp_r_interrupts_release(SEXP);
 SEXP sp_r_he4_aziz(SEXP, SEXP);
@@ -68,11 +72,15 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_status, 0),
   CALLDEF(sp_r_gpu_devices, 1),
   CALLDEF(sp_r_nvrtc_archs, 0),
-  CALLDEF(sp_r_nvrtc_compile, 4),
+  CALLDEF(sp_r_nvrtc_compile, 5),
   CALLDEF(sp_r_gpu_module_loaded, 2),
   CALLDEF(sp_r_gpu_module_load, 3),
   CALLDEF(sp_r_gpu_modules_unload, 0),
   CALLDEF(sp_r_hash, 1),
+  CALLDEF(sp_r_path_info, 1),
+  CALLDEF(sp_r_file_read_private, 1),
+  CALLDEF(sp_r_file_write_private, 2),
+  CALLDEF(sp_r_call_sizes, 1),
   CALLDEF(sp_r_interrupts_hold, 1),
   CALLDEF(sp_r_interrupts_release, 1),
   CALLDEF(sp_r_he4_aziz, 2),

@@ -90,16 +90,27 @@ SEXP sp_r_nvrtc_archs(void) {
 }
 
 /* Compile; returns list(ok, image (raw or NULL), log). */
-SEXP sp_r_nvrtc_compile(SEXP src, SEXP name, SEXP opts, SEXP cubin) {
+/* headers: a named character vector of in-memory headers (name = the file
+ * name the source includes), or NULL. */
+SEXP sp_r_nvrtc_compile(SEXP src, SEXP name, SEXP opts, SEXP cubin, SEXP headers) {
   const char *names[] = {"ok", "image", "log", "error", ""};
-  int nopts = Rf_length(opts), i, st;
+  int nopts = Rf_length(opts), nh = Rf_isNull(headers) ? 0 : Rf_length(headers), i, st;
   const char **o = (const char **)R_alloc((size_t)(nopts > 0 ? nopts : 1), sizeof(char *));
+  const char **hv = (const char **)R_alloc((size_t)(nh > 0 ? nh : 1), sizeof(char *));
+  const char **hn = (const char **)R_alloc((size_t)(nh > 0 ? nh : 1), sizeof(char *));
+  SEXP hnames = nh > 0 ? Rf_getAttrib(headers, R_NamesSymbol) : R_NilValue;
+  if (nh > 0 && (TYPEOF(headers) != STRSXP || Rf_length(hnames) != nh))
+    Rf_error("internal error: NVRTC headers must be a named character vector");
+  for (i = 0; i < nh; i++) {
+    hv[i] = CHAR(STRING_ELT(headers, i));
+    hn[i] = CHAR(STRING_ELT(hnames, i));
+  }
   char *image = NULL, *log = NULL;
   size_t size = 0;
   SEXP out, img = R_NilValue;
   for (i = 0; i < nopts; i++) o[i] = CHAR(STRING_ELT(opts, i));
-  st = sp_nvrtc_compile(CHAR(STRING_ELT(src, 0)), CHAR(STRING_ELT(name, 0)), o, nopts,
-                        sp_r_int(cubin), &image, &size, &log);
+  st = sp_nvrtc_compile(CHAR(STRING_ELT(src, 0)), CHAR(STRING_ELT(name, 0)), o, nopts, hv, hn,
+                        nh, sp_r_int(cubin), &image, &size, &log);
   if (st != SP_OK && st != SP_ERR_NVRTC) {
     free(image);
     free(log);
@@ -140,15 +151,22 @@ SEXP sp_r_gpu_modules_unload(void) {
   return Rf_ScalarInteger(sp_gpu_modules_unload_all());
 }
 
+/* SHA-256 of a character vector (its elements, each followed by a NUL)
+ * or of the bytes of a raw vector. */
 SEXP sp_r_hash(SEXP x) {
-  sp_hash128 h;
-  char hex[33];
+  sp_sha256 h;
+  char hex[65];
   R_xlen_t i;
-  sp_hash_init(&h);
-  for (i = 0; i < XLENGTH(x); i++) {
-    const char *s = CHAR(STRING_ELT(x, i));
-    sp_hash_update(&h, s, strlen(s) + 1); /* the NUL separates elements */
+  sp_sha256_init(&h);
+  if (TYPEOF(x) == RAWSXP) {
+    sp_sha256_update(&h, RAW(x), (size_t)XLENGTH(x));
+  } else {
+    if (TYPEOF(x) != STRSXP) Rf_error("internal error: sp_r_hash takes strings or raw bytes");
+    for (i = 0; i < XLENGTH(x); i++) {
+      const char *s = CHAR(STRING_ELT(x, i));
+      sp_sha256_update(&h, s, strlen(s) + 1); /* the NUL separates elements */
+    }
   }
-  sp_hash_hex(&h, hex);
+  sp_sha256_hex(&h, hex);
   return Rf_mkString(hex);
 }

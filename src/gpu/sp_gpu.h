@@ -116,12 +116,15 @@ int sp_gpu_modules_unload_all(void);
 
 /* Architectures NVRTC can generate SASS for (e.g. 80, 90); *n set. */
 int sp_nvrtc_archs(int *archs, int max, int *n);
-/* Compile `src` (named `name` in messages) with `opts`.  On success *image
+/* Compile `src` (named `name` in messages) with `opts` and the in-memory
+ * headers `headers` (texts, included by the names `header_names`: read from
+ * memory, never from a folder others could write).  On success *image
  * (malloc'ed, cubin when `cubin` else NUL-terminated PTX) and *size are set;
  * *log (malloc'ed, may be NULL) receives NVRTC's log either way.  A
  * compilation error returns SP_ERR_NVRTC. */
 int sp_nvrtc_compile(const char *src, const char *name, const char *const *opts,
-                     int nopts, int cubin, char **image, size_t *size, char **log);
+                     int nopts, const char *const *headers, const char *const *header_names,
+                     int nheaders, int cubin, char **image, size_t *size, char **log);
 
 /* Release modules and contexts (package unload; sp_gpu_session.c). */
 void sp_gpu_shutdown(void);

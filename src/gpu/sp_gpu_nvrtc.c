@@ -31,7 +31,8 @@ int sp_nvrtc_archs(int *archs, int max, int *n) {
 }
 
 int sp_nvrtc_compile(const char *src, const char *name, const char *const *opts,
-                     int nopts, int cubin, char **image, size_t *size, char **log) {
+                     int nopts, const char *const *headers, const char *const *header_names,
+                     int nheaders, int cubin, char **image, size_t *size, char **log) {
   nvrtcProgram prog = NULL;
   nvrtcResult r, rc;
   size_t loglen = 0;
@@ -40,7 +41,8 @@ int sp_nvrtc_compile(const char *src, const char *name, const char *const *opts,
   *log = NULL;
   if (sp_nvrtc_load() != SP_OK)
     return sp_fail(SP_ERR_UNAVAILABLE, "%s", sp_nvrtc_reason());
-  r = sp_nv.nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
+  r = sp_nv.nvrtcCreateProgram(&prog, src, name, nheaders, nheaders > 0 ? headers : NULL,
+                               nheaders > 0 ? header_names : NULL);
   if (r != NVRTC_SUCCESS)
     return sp_fail(SP_ERR_NVRTC, "nvrtcCreateProgram(%s) failed: %s", name,
                    sp_nv.nvrtcGetErrorString(r));

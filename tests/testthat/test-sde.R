@@ -23,7 +23,8 @@ test_that("sde_model() checks every expression before anything compiles", {
                class = "statphysgpu_error")
   expect_error(sde_model(drift = list(x = ~ -x), stop = ~ x > q), "`stop` uses the unknown variable `q`",
                class = "statphysgpu_error")
-  expect_error(sde_model(drift = list(t = ~ 1)), "not `t` or `pi`", class = "statphysgpu_error")
+  expect_error(sde_model(drift = list(t = ~ 1)), "the name `t`, which the package reserves",
+               class = "statphysgpu_reserved_name")
   expect_error(sde_model(drift = list(x = ~ -x), calculus = "kolmogorov"), "calculus",
                class = "statphysgpu_error")
   expect_error(sde_model(drift = list(x = ~ -x), noise = list(x = ~ abs(x))),
