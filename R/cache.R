@@ -28,10 +28,10 @@
 .sp_cache$dll_serial <- 0L
 
 # A warning given once a session per `id`.
-cache_warn_once <- function(id, message) {
+cache_warn_once <- function(id, message, class = NULL) {
   if (id %in% .sp_cache$warned) return(invisible(FALSE))
   .sp_cache$warned <- c(.sp_cache$warned, id)
-  sp_warn(message, class = "statphysgpu_cache_warning")
+  sp_warn(message, class = c(class, "statphysgpu_cache_warning"))
   invisible(TRUE)
 }
 
@@ -239,7 +239,13 @@ cache_lock <- function(path, key, stale = 900, wait = 1800) {
   t0 <- Sys.time()
   repeat {
     if (suppressWarnings(dir.create(lock, mode = "0700"))) {
-      return(function() unlink(lock, recursive = TRUE))
+      release <- function() unlink(lock, recursive = TRUE)
+      # built by another session between our first look and the lock
+      if (!is.null(cache_read(path, key))) {
+        release()
+        return(NULL)
+      }
+      return(release)
     }
     if (!is.null(cache_read(path, key))) return(NULL)
     age <- as.double(difftime(Sys.time(), file.mtime(lock), units = "secs"))

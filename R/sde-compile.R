@@ -197,8 +197,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
       call = call, class = "statphysgpu_no_compiler")
   }
   files <- sde_build_files(m, source, headers)
-  opt <- sde_opt_level(m)
-  key <- .Call(C_sp_r_hash, c("sde-cpu-1", names(files), unname(files), cc$cc, cc$cflags, opt,
+  key <- .Call(C_sp_r_hash, c("sde-cpu-1", names(files), unname(files), cc$cc, cc$cflags,
                               R.version.string,
                               as.character(utils::packageVersion("statphysgpu"))))
   lib <- .sp_sde$libs[[key]]
@@ -216,7 +215,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
         bytes <- cache_read(path, key)
       } else {
         bytes <- tryCatch({
-          b <- sde_cpu_build(m, files, cc, opt, call, progress)
+          b <- sde_cpu_build(m, files, call, progress)
           cache_write(path, key, b)
           b
         }, finally = release())
@@ -261,15 +260,9 @@ sde_object_sizes <- function(dll) {
   .Call(C_sp_r_call_sizes, f$address)
 }
 
-# -O2 as R builds packages, -O1 for very large models (where the optimiser's
-# time grows much faster than the code: measured in bench/sde-compile.R).
-sde_opt_level <- function(m) {
-  if (nchar(m$code) > getOption("statphysgpu.sde_large_code", 60000)) "-O1" else ""
-}
-
 # Build a CPU object in a private temporary folder (removed whatever
 # happens); its bytes.
-sde_cpu_build <- function(m, files, cc, opt, call, progress) {
+sde_cpu_build <- function(m, files, call, progress) {
   t0 <- proc.time()[["elapsed"]]
   sde_compile_note(m, "C compiler", progress)
   tmp <- tempfile("sde-build")
@@ -277,7 +270,7 @@ sde_cpu_build <- function(m, files, cc, opt, call, progress) {
   on.exit(unlink(tmp, recursive = TRUE), add = TRUE)
   for (f in names(files)) writeLines(files[[f]], file.path(tmp, f), sep = "")
   so <- paste0("sde_model", .Platform$dynlib.ext)
-  env <- c("PKG_CPPFLAGS=-I.", if (nzchar(opt)) sprintf("PKG_CFLAGS=%s", opt))
+  env <- "PKG_CPPFLAGS=-I."
   log <- withr_dir(tmp, suppressWarnings(system2(
     file.path(R.home("bin"), "R"), c("CMD", "SHLIB", "-o", so, "sde_model.c"),
     stdout = TRUE, stderr = TRUE, env = env)))

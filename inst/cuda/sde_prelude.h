@@ -33,6 +33,20 @@
 
 #define SP_R(v) ((SP_REAL)(v))
 
+/* The functions of a large model (sde_header(): long right-hand sides) are
+ * compiled once each rather than inlined into every unrolled step, which
+ * bounds the compile time (a drift of 250 nested sines: 13 s inlined); a
+ * call per step costs nothing beside such a drift. */
+#ifndef SP_FN_OUTLINE
+#  if SP_CUDA
+#    define SP_FN_OUTLINE static __device__ __noinline__
+#  elif defined(__GNUC__)
+#    define SP_FN_OUTLINE static __attribute__((noinline))
+#  else
+#    define SP_FN_OUTLINE static
+#  endif
+#endif
+
 #ifdef SP_REAL_SINGLE
 #  define SP_SDE_BM sp_box_muller_float
 #  define SP_EXP expf
@@ -87,3 +101,10 @@
 #  define SP_FMAX fmax
 #  define SP_POW pow
 #endif
+
+/* sin and cos out of line, for large models (their generated header maps
+ * SP_SIN and SP_COS to these): inlined, the reduction and polynomial of
+ * every call of a drift with a thousand sines make the compile take 10 times
+ * as long (bench/sde-compile.R). */
+SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_sin_out)(SP_REAL x) { return SP_SIN(x); }
+SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_cos_out)(SP_REAL x) { return SP_COS(x); }
