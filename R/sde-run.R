@@ -170,9 +170,9 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   hist <- sde_bins(bins, output, vars, call)
   nvar <- length(vars)
   if (output != "passage") {
-    cells <- ncond * rec$nrec * (nvar * 3 + sum(lengths(hist$breaks) + 1) +
-                                   keep_here * nvar)
-    need <- cells * 8 * 3 + ncond * fr$n * length(m$states) * 8
+    need <- sde_memory_need(output, ncond, fr$n, length(m$states), nvar, rec$nrec,
+                            sum(lengths(hist$breaks) + 1), keep_here, length(swept),
+                            max(1, sp_threads()))
     if (need > available_memory()) {
       sp_abort(sprintf(paste0("the run would need about %s of memory; record less often ",
                               "(`record_every`), keep fewer trajectories or split the job ",
@@ -367,6 +367,22 @@ sde_init <- function(m, init, grid, n, call) {
     }
   }
   list(init = as.double(t(mat)), vec = as.integer(vec), vals = as.double(vals))
+}
+
+# Bytes a fixed-length run needs at its peak: the engine's state of every
+# path (and its per-path failure record), its tile sums and per-thread
+# values, the outputs it fills, and the result R builds from them (its data
+# frame and the vectors it is built from: three copies at most at once).
+sde_memory_need <- function(output, ncond, n, nx, nvar, nrec, hcells, keep, nswept, threads) {
+  total <- ncond * n
+  tiles <- ncond * ceiling(n / 256)
+  engine <- total * (nx + 1) * 8 + 32 * tiles * nvar * 3 * 8 + threads * 32 * 256 * nvar * 8
+  outputs <- ncond * nrec * 8 * (3 * nvar + hcells + keep * nvar)
+  result <- switch(output,
+    moments = ncond * nrec * nvar * (7 + nswept) * 8,
+    histogram = ncond * nrec * hcells * (8 + nswept) * 8,
+    trajectories = ncond * keep * nrec * (3 + nswept + nvar) * 8)
+  engine + 2 * outputs + 3 * result
 }
 
 # Records of the fixed-length outputs: every `every` steps and the last.

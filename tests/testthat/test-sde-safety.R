@@ -472,3 +472,24 @@ test_that("arguments an output does not use are not silently ignored", {
                          output = "trajectories", at_passage = TRUE),
                  "`at_passage` is ignored", class = "statphysgpu_unused_argument")
 })
+
+test_that("the memory estimate counts what the engine and the result hold", {
+  skip_if_no_cc()
+  local_model_cache()
+  m <- sde_model(drift = list(x = ~ -x, y = ~ x), noise = list(x = ~ 1), observe = list(z = ~ x * y),
+                 name = "mem")
+  r <- sde_run(m, 300, init = list(x = 0, y = 0), dt = 0.01, t_max = 0.5, output = "trajectories",
+               keep = 300, record_every = 1, params = NULL, backend = "cpu", seed = 1)
+  need <- statphysgpu:::sde_memory_need("trajectories", 1, 300, 2, 3, 51, 0, 300, 0, 1)
+  # the engine's output array (NaN-filled doubles) and R's frame, 3 copies
+  engine_out <- 300 * 51 * 3 * 8
+  expect_gt(need, engine_out * 2 + 3 * as.numeric(object.size(as.data.frame(r))) * 0.9)
+  # a run that cannot fit is refused before it starts, with the estimate
+  expect_error(sde_run(m, 1e6, init = list(x = 0, y = 0), dt = 0.01, t_max = 1e3,
+                       output = "trajectories", keep = 1e6, record_every = 1, backend = "cpu"),
+               "the run would need about")
+  # the precision error names what the model offers
+  expect_error(sde_run(m, 2, init = list(x = 0, y = 0), dt = 0.1, t_max = 1, precision = "half",
+                       output = "moments", backend = "cpu"),
+               "`precision` must be \"single\" or \"double\" here")
+})
