@@ -61,9 +61,11 @@
 #' cat(sde_code(m))
 #' @export
 sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe = NULL,
-                      calculus = c("ito", "stratonovich"), name = "model") {
+                      calculus = c("ito", "stratonovich"), name = "model",
+                      lattice = c("none", "chain", "ring")) {
   call <- sys.call()
   calculus <- check_choice(calculus, c("ito", "stratonovich"), "calculus", call = call)
+  lattice <- check_choice(lattice, SDE_MB_LATTICES, "lattice", call = call)
   if (!is.character(name) || length(name) != 1 || is.na(name) || !nzchar(name)) {
     sp_abort(sprintf("`name` must be one non-empty string, not %s.", describe(name)),
              call = call)
@@ -74,70 +76,95 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
     sp_abort(sprintf("`drift` has %d states; a model has at most 255.", length(states)),
              call = call)
   }
+  # parameters: numbers (scalars, one per condition), or formulas: element
+  # parameters, one value per element (random draws allowed)
+  elements <- list()
   if (is.null(params)) params <- numeric()
-  if (is.list(params)) params <- unlist(params)
+  if (is.list(params) && length(params)) {
+    if (is.null(names(params)) || any(!nzchar(names(params)))) {
+      sp_abort("every entry of `params` must be named.", call = call)
+    }
+    is_el <- vapply(params, function(v) {
+      inherits(v, "formula") || is.call(v) || is.name(v) || is.character(v)
+    }, TRUE)
+    one <- vapply(params, function(v) is.numeric(v) && length(v) == 1, TRUE)
+    if (any(!is_el & !one)) {
+      p <- names(params)[!is_el & !one][1]
+      sp_abort(sprintf(paste0("`params$%s` must be one number (a parameter's default) or a ",
+                              "formula (a parameter per element, e.g. ~ rcauchy(0, 0.5)), not %s."),
+                       p, describe(params[[p]])), call = call)
+    }
+    elements <- params[is_el]
+    params <- unlist(params[!is_el])
+    if (is.null(params)) params <- numeric()
+  } else if (is.list(params)) {
+    params <- numeric()
+  }
   if (length(params) && (!is.numeric(params) || is.null(names(params)))) {
     sp_abort(sprintf("`params` must be a named numeric vector of defaults, not %s.",
                      describe(params)), call = call)
   }
   params <- stats::setNames(as.double(params), names(params))
   if (length(params)) sde_check_names(as.list(params), "params", call)
+  if (length(elements)) sde_check_names(elements, "params", call)
   bad <- !is.finite(params)
   if (any(bad)) {
     sp_abort(sprintf("the default of parameter `%s` is %s; defaults must be finite numbers.",
                      names(params)[bad][1], format(params[bad][1])), call = call)
   }
-  clash <- intersect(states, names(params))
+  clash <- intersect(states, c(names(params), names(elements)))
   if (length(clash)) {
     sp_abort(sprintf("`%s` is both a state (in `drift`) and a parameter (in `params`).",
                      clash[1]), call = call)
   }
+  el_names <- names(elements)
+  elements <- lapply(el_names, function(e) {
+    what <- sprintf("the element parameter `%s`", e)
+    x <- sde_rhs(elements[[e]], what, call)
+    sde_check_draws(x, names(params), what, call)
+    x
+  })
+  names(elements) <- el_names
   vars <- c(states, names(params), "t")
+  if (is.null(noise)) noise <- list()
+  if (length(noise)) sde_check_names(noise, "noise", call)
+  if (is.null(observe)) observe <- list()
+  if (length(observe)) sde_check_names(observe, "observe", call)
+  rhs <- function(x, what) sde_rhs(x, what, call)
   drift_e <- lapply(states, function(s) {
-    what <- sprintf("the drift of `%s`", s)
     if (is.null(drift[[s]])) {
       sp_abort(sprintf("the state `%s` has no drift (NULL); give one (~ 0 for none).", s),
                call = call)
     }
-    e <- sde_rhs(drift[[s]], what, call)
-    sde_check_expr(e, vars, what, call)
-    e
+    rhs(drift[[s]], sprintf("the drift of `%s`", s))
   })
   names(drift_e) <- states
-  if (is.null(noise)) noise <- list()
-  if (length(noise)) sde_check_names(noise, "noise", call)
   unknown <- setdiff(names(noise), states)
   if (length(unknown)) {
     sp_abort(sprintf(paste0("`noise` has an entry for `%s`, which is not a state; the states ",
                             "(names of `drift`) are %s."), unknown[1],
                      paste0("`", states, "`", collapse = ", ")), call = call)
   }
-  noise_e <- lapply(names(noise), function(s) {
-    what <- sprintf("the noise on `%s`", s)
-    e <- sde_rhs(noise[[s]], what, call)
-    sde_check_expr(e, vars, what, call)
-    e
-  })
+  noise_e <- lapply(names(noise), function(s) rhs(noise[[s]], sprintf("the noise on `%s`", s)))
   names(noise_e) <- names(noise)
-  stop_e <- NULL
-  if (!is.null(stop)) {
-    stop_e <- sde_rhs(stop, "`stop`", call)
-    sde_check_expr(stop_e, vars, "`stop`", call)
-  }
-  if (is.null(observe)) observe <- list()
-  if (length(observe)) sde_check_names(observe, "observe", call)
-  clash <- intersect(names(observe), c(states, names(params)))
+  stop_e <- if (!is.null(stop)) rhs(stop, "`stop`")
+  clash <- intersect(names(observe), c(states, names(params), names(elements)))
   if (length(clash)) {
     sp_abort(sprintf("the observable `%s` has the name of a state or parameter.", clash[1]),
              call = call)
   }
-  observe_e <- lapply(names(observe), function(s) {
-    what <- sprintf("the observable `%s`", s)
-    e <- sde_rhs(observe[[s]], what, call)
-    sde_check_expr(e, vars, what, call)
-    e
-  })
+  observe_e <- lapply(names(observe), function(s) rhs(observe[[s]], sprintf("the observable `%s`", s)))
   names(observe_e) <- names(observe)
+  many <- lattice != "none" || length(elements) > 0 ||
+    any(vapply(c(drift_e, noise_e, observe_e, list(stop_e)), sde_mb_uses, TRUE))
+  if (!many) {
+    for (s in states) sde_check_expr(drift_e[[s]], vars, sprintf("the drift of `%s`", s), call)
+    for (s in names(noise_e)) sde_check_expr(noise_e[[s]], vars, sprintf("the noise on `%s`", s), call)
+    if (!is.null(stop_e)) sde_check_expr(stop_e, vars, "`stop`", call)
+    for (s in names(observe_e)) {
+      sde_check_expr(observe_e[[s]], vars, sprintf("the observable `%s`", s), call)
+    }
+  }
   corr <- lapply(names(noise_e), function(s) {
     sde_noise_correction(noise_e[[s]], s, sprintf("the noise on `%s`", s), call)
   })
@@ -156,6 +183,19 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
                       uncorrectable = names(corr)[bad],
                       version = as.character(utils::packageVersion("statphysgpu"))),
                  class = "sde_model")
+  if (many) {
+    m$many <- TRUE
+    m$lattice <- lattice
+    m$elements <- elements
+    m$mb <- sde_mb_analyse(m, call)
+    m$mb$split <- sde_mb_split(m, m$mb)
+    code <- sde_mb_header(m)
+    m$code <- code$text
+    m$lines <- code$lines
+    m$derived <- code$derived
+    m$hash <- .Call(C_sp_r_hash, c("sde-mb-1", code$text))
+    return(m)
+  }
   code <- sde_header(m)
   m$code <- code$text
   m$lines <- code$lines
@@ -221,8 +261,10 @@ sde_model_trusted <- function(m, call = NULL) {
     sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
              call = call)
   }
-  decl <- list(drift = m$drift, noise = m$noise, params = m$params, stop = m$stop,
-               observe = m$observe, calculus = m$calculus, name = m$name)
+  decl <- list(drift = m$drift, noise = m$noise,
+               params = if (length(m$elements)) c(as.list(m$params), m$elements) else m$params,
+               stop = m$stop, observe = m$observe, calculus = m$calculus, name = m$name,
+               lattice = m$lattice %||% "none")
   key <- .Call(C_sp_r_hash, serialize(decl, NULL))
   hit <- .sp_sde$models[[key]]
   if (is.null(hit)) {
@@ -234,7 +276,7 @@ sde_model_trusted <- function(m, call = NULL) {
     }
     .sp_sde$models[[key]] <- hit
   }
-  fields <- c("states", "code", "hash", "derived", "correction", "lines", "forms")
+  fields <- c("states", "code", "hash", "derived", "correction", "lines", "forms", "mb")
   differ <- fields[!vapply(fields, function(f) identical(m[[f]], hit[[f]]), TRUE)]
   if (length(differ)) {
     cache_warn_once(paste0("rebuilt:", key), sprintf(paste0(

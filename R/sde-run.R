@@ -123,13 +123,38 @@
 #' }
 #' @export
 sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
-                    method = c("srk2", "euler"),
-                    output = c("passage", "moments", "histogram", "trajectories"),
+                    method = c("srk2", "euler", "verlet", "yoshida4", "baoab"),
+                    output = c("passage", "moments", "histogram", "trajectories", "records"),
                     record_every = NULL, keep = 0, seed = NULL, first_replica = 1,
                     backend = "auto", devices = NULL, precision = c("single", "double"),
-                    progress = interactive(), bins = NULL, at_passage = FALSE) {
+                    progress = interactive(), bins = NULL, at_passage = FALSE, n = 1) {
   call <- sys.call()
   m <- sde_model_trusted(m, call)
+  n <- check_whole(n, "n", lo = 1, hi = 2^40, call = call)
+  if (isTRUE(m$many) || n > 1) {
+    dt <- check_positive(dt, "dt", len = 1, call = call)
+    t_max <- check_positive(t_max, "t_max", len = 1, call = call)
+    if (!is.finite(t_max) || t_max < dt) {
+      sp_abort(sprintf("`t_max` (%s) must be finite and at least one step `dt` (%s).",
+                       format(t_max), format(dt)), call = call)
+    }
+    if (!isTRUE(steps_upto(t_max / dt) <= 2^53)) {
+      sp_abort("`t_max / dt` is more than 2^53 steps per path; use a larger `dt`.", call = call)
+    }
+    method <- check_choice(method, SDE_MB_METHODS, "method", call = call)
+    output <- if (identical(output, eval(formals(sde_run)$output))) "records" else
+      check_choice(output, SDE_MB_OUTPUTS, "output", call = call)
+    if (!is.null(bins)) {
+      sp_warn("`bins` is ignored: a many-body model has no histogram output.", call = call,
+              class = "statphysgpu_unused_argument")
+    }
+    if (isTRUE(at_passage)) {
+      sp_warn("`at_passage` is ignored: a many-body result carries its final state (attr \"final\").",
+              call = call, class = "statphysgpu_unused_argument")
+    }
+    return(sde_mb_run(m, replicas, n, init, dt, t_max, params, method, output, record_every,
+                      keep, seed, first_replica, backend, devices, precision, progress, call))
+  }
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (!is.finite(t_max) || t_max < dt) {
@@ -140,8 +165,20 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   if (!isTRUE(kmax <= 2^53)) {
     sp_abort("`t_max / dt` is more than 2^53 steps per path; use a larger `dt`.", call = call)
   }
-  method <- check_choice(method, c("srk2", "euler"), "method", call = call)
+  method <- check_choice(method, SDE_MB_METHODS, "method", call = call)
+  if (!(method %in% c("srk2", "euler"))) {
+    sp_abort(sprintf(paste0("method = \"%s\" is for many-body models (states in (position, ",
+                            "momentum) pairs coupled by mean(), sum(), pairs() or neighbours); ",
+                            "the model \"%s\" is run with \"srk2\" or \"euler\"."), method, m$name),
+             call = call, class = "statphysgpu_method_refused")
+  }
   sde_check_method(m, method, call)
+  if (identical(output, eval(formals(sde_run)$output))) output <- "passage"
+  if (identical(output, "records")) {
+    sp_abort(sprintf(paste0("output = \"records\" is for many-body models (system-level ",
+                            "observables per replica); for the model \"%s\" use output = ",
+                            "\"trajectories\"."), m$name), call = call)
+  }
   output <- check_choice(output, c("passage", "moments", "histogram", "trajectories"),
                          "output", call = call)
   at_passage <- check_flag(at_passage, "at_passage", call = call)

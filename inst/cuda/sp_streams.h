@@ -58,6 +58,13 @@ enum {
  * sp_stream_replica(coordinate, r), block i/4 for particle i: see sp_philox_lrmd_init. */
 enum { SP_PURPOSE_LRMD_INIT_REPLICAS = 16 };
 
+/* many-body user models (mb_args.h): purpose 13 (SP_PURPOSE_SDE_INIT) holds
+ * the random starts, draw d of element i block i D + d (D draws an element);
+ * element parameters drawn at random likewise in their own purpose; the
+ * steps' normals: step k, element i, entry w, normal i NW + w of block
+ * k ceil(n NW / 4) + (i NW + w) / 4 */
+enum { SP_PURPOSE_MB_STEPS = 20, SP_PURPOSE_MB_EPAR = 21 };
+
 #define SP_PURPOSE_SHIFT 24
 #define SP_REPLICA_BITS 40
 

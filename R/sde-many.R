@@ -1,0 +1,612 @@
+# Many-body models: systems of n coupled elements (issue 33).  A model is
+# "many-body" when its equations use what only systems have -- reductions
+# mean(e) and sum(e) over the elements of the system, pair sums pairs(e)
+# with x[j] the partner's value, lattice neighbours x[i + 1], x[i - 1], the
+# element's number i or the size n, or parameters per element.  This file
+# analyses such a model (sde_mb_analyse()) into element-local pieces and
+# writes its physics header (sde_mb_header()): the same C for the CPU
+# object and the GPU kernels (inst/cuda/mb_engine.h, mb.cu, mb_cpu.h).
+#
+# The analysis rewrites each right-hand side bottom-up (sde_fold()) into an
+# expression over placeholder names the user cannot write (they hold a dot):
+#   .R<r>         the sum over the elements of reduction term r (mean: / n)
+#   .Q<q>         the sum over the partners j != i of pair term q
+#   .xj_<s>       state s of the partner j (inside pairs() only)
+#   .ej_<e>       element parameter e of the partner
+#   .nb_<s>_<d>   state s of the neighbour at offset d (m1 = -1, p2 = +2)
+#   .i, .j, .n    the element's number, the partner's, the system's size
+# and the checked rest is translated by sde_to_c() with a map per function.
+
+SDE_MB_REDUCTIONS <- c("mean", "sum", "pairs")
+SDE_MB_LATTICES <- c("none", "chain", "ring")
+SDE_MB_DRAWS <- c("runif", "rnorm", "rcauchy")
+
+# Does an expression use anything only a many-body model has?
+sde_mb_uses <- function(e, elements = character()) {
+  if (is.null(e)) return(FALSE)
+  a <- all.names(e)
+  any(a %in% c(SDE_MB_REDUCTIONS, "[", "i", "j", "n", elements))
+}
+
+# Placeholder names.
+mb_nb_name <- function(s, d) sprintf(".nb_%s_%s%d", s, if (d < 0) "m" else "p", abs(d))
+
+# The analysis: list(drift, noise, stop, observe (rewritten), terms (the
+# reduction terms, rewritten; `dyn` of them used by drift or noise), pairs
+# (pair terms), reach (largest neighbour offset), uses (flags)).
+sde_mb_analyse <- function(m, call) {
+  states <- m$states
+  elements <- names(m$elements)
+  params <- names(m$params)
+  lattice <- m$lattice
+  reg <- new.env(parent = emptyenv())
+  reg$terms <- list(); reg$tkeys <- character()
+  reg$pairs <- list(); reg$pkeys <- character()
+  reg$reach <- 0L
+  key <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
+  add_term <- function(e) {
+    k <- key(e)
+    r <- match(k, reg$tkeys)
+    if (is.na(r)) {
+      reg$tkeys <- c(reg$tkeys, k)
+      reg$terms[[length(reg$terms) + 1L]] <- e
+      r <- length(reg$tkeys)
+    }
+    as.name(sprintf(".R%d", r - 1L))
+  }
+  add_pair <- function(e) {
+    k <- key(e)
+    q <- match(k, reg$pkeys)
+    if (is.na(q)) {
+      reg$pkeys <- c(reg$pkeys, k)
+      reg$pairs[[length(reg$pairs) + 1L]] <- e
+      q <- length(reg$pkeys)
+    }
+    as.name(sprintf(".Q%d", q - 1L))
+  }
+  known <- c(states, elements, params, "t", "pi", "i", "j", "n")
+  # one right-hand side; `level`: "element" (drift, noise) or "system"
+  # (observables, stop)
+  rewrite <- function(e, what, level) {
+    flags <- function(e, own = FALSE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE) {
+      list(e = e, own = own, xj = xj, red = red, nb = nb, jn = jn)
+    }
+    leaf <- function(x) {
+      if (is.numeric(x) || is.logical(x)) {
+        if (length(x) != 1 || !is.finite(x)) {
+          sp_abort(sprintf("%s: %s is not a finite number.", what, deparse1(x)), call = call)
+        }
+        return(flags(as.double(x)))
+      }
+      if (!is.name(x)) {
+        sp_abort(sprintf("%s: `%s` is not an expression the model can compile.", what,
+                         paste(deparse(x, nlines = 1L), collapse = " ")), call = call)
+      }
+      v <- as.character(x)
+      if (v %in% c(states, elements)) return(flags(x, own = TRUE))
+      if (v == "i") return(flags(as.name(".i"), own = TRUE))
+      if (v == "j") return(flags(as.name(".j"), xj = TRUE, jn = TRUE))
+      if (v == "n") return(flags(as.name(".n")))
+      if (v %in% c(params, "t", "pi")) return(flags(x))
+      sp_abort(sprintf(paste0("%s uses the unknown variable `%s`; the model knows %s (states, ",
+                              "parameters, element parameters, t, pi, and the element's number ",
+                              "i, its partner j inside pairs(), the size n)."), what, v,
+                       paste0("`", known, "`", collapse = ", ")), call = call)
+    }
+    pre <- function(x) {
+      if (!is.name(x[[1]])) {
+        sp_abort(sprintf("%s: `%s` is not an expression the model can compile.", what,
+                         deparse1(x, nlines = 1L)), call = call)
+      }
+      f <- as.character(x[[1]])
+      if (f == "[") {
+        sde_mb_check_index(x, what, states, elements, lattice, call)
+      } else if (f %in% SDE_MB_REDUCTIONS) {
+        if (length(x) != 2 || (!is.null(names(x)) && any(nzchar(names(x))))) {
+          sp_abort(sprintf("%s: `%s` takes one argument (an expression of the element).", what,
+                           deparse1(x, nlines = 1L)), call = call)
+        }
+      } else if (f %in% SDE_MB_DRAWS) {
+        sp_abort(sprintf(paste0("%s: `%s()` draws a random number; draws are for starts and ",
+                                "element parameters (sde_run(init = ), params = list(w = ~ ...)), ",
+                                "not right-hand sides."), what, f), call = call)
+      } else {
+        # the rest of the whitelist, by sde_check_expr()'s rules on this call
+        # with its arguments as placeholders
+        y <- x
+        for (k in seq_along(y)[-1]) {
+          if (!identical(y[[k]], quote(expr = ))) y[[k]] <- 0
+        }
+        sde_check_expr(y, character(), what, call)
+      }
+    }
+    node <- function(x, v) {
+      f <- as.character(x[[1]])
+      any_of <- function(fl) any(vapply(v, function(a) isTRUE(a[[fl]]), TRUE))
+      if (f == "[") {
+        return(sde_mb_index(x, what, states, elements, reg))
+      }
+      if (f %in% SDE_MB_REDUCTIONS) {
+        a <- v[[1]]
+        if (a$red) {
+          sp_abort(sprintf(paste0("%s: `%s` holds a reduction inside a reduction; mean(), sum() ",
+                                  "and pairs() take an expression of the element (and its ",
+                                  "partner, in pairs())."), what, deparse1(x, nlines = 1L)),
+                   call = call)
+        }
+        if (f == "pairs") {
+          if (level == "system") {
+            sp_abort(sprintf(paste0("%s uses pairs(), a sum for each element; a system-level ",
+                                    "expression takes sum(pairs(...)) only through its own ",
+                                    "element-level terms: write sum() or mean() of an ",
+                                    "expression of the element."), what), call = call)
+          }
+          return(flags(add_pair(a$e), own = TRUE, red = TRUE))
+        }
+        if (a$xj) {
+          sp_abort(sprintf("%s: `%s` uses x[j] or j, which are only defined inside pairs().",
+                           what, deparse1(x, nlines = 1L)), call = call)
+        }
+        r <- add_term(a$e)
+        # mean: the sum times 1/n (a parameter-only part, computed once)
+        return(flags(if (f == "sum") r else call("(", call("*", r, call("(", call("/", 1, as.name(".n"))))),
+                     red = TRUE))
+      }
+      for (k in seq_along(v)) x[[k + 1L]] <- v[[k]]$e
+      flags(x, own = any_of("own"), xj = any_of("xj"), red = any_of("red"), nb = any_of("nb"),
+            jn = any_of("jn"))
+    }
+    r <- sde_fold(e, leaf, node, pre)
+    if (r$xj) {
+      sp_abort(sprintf("%s uses x[j] or j outside pairs(); the partner j exists only there.",
+                       what), call = call)
+    }
+    if (level == "system" && (r$own || r$nb)) {
+      bad <- intersect(all.vars(e), c(states, elements, "i"))
+      sp_abort(sprintf(paste0("%s uses %s outside a reduction; in a many-body model observables ",
+                              "and the stop event are system-level: reduce over the elements ",
+                              "with mean() or sum() (e.g. mean(%s))."), what,
+                       if (length(bad)) sprintf("`%s`", bad[1]) else "an element's value",
+                       if (length(bad)) bad[1] else "x"), call = call)
+    }
+    r$e
+  }
+  drift <- lapply(states, function(s) rewrite(m$drift[[s]], sprintf("the drift of `%s`", s),
+                                              "element"))
+  names(drift) <- states
+  noise <- lapply(names(m$noise), function(s) {
+    rewrite(m$noise[[s]], sprintf("the noise on `%s`", s), "element")
+  })
+  names(noise) <- names(m$noise)
+  dyn <- length(reg$terms) # reductions the dynamics need
+  observe <- lapply(names(m$observe), function(s) {
+    rewrite(m$observe[[s]], sprintf("the observable `%s`", s), "system")
+  })
+  names(observe) <- names(m$observe)
+  stop <- if (!is.null(m$stop)) rewrite(m$stop, "`stop`", "system")
+  if (lattice != "none" && reg$reach == 0L) {
+    sp_abort(sprintf(paste0("`lattice = \"%s\"` is given, but no right-hand side reads a ",
+                            "neighbour (x[i + 1], x[i - 1]); drop it, or use the neighbours."),
+                     lattice), call = call)
+  }
+  list(drift = drift, noise = noise, observe = observe, stop = stop, terms = reg$terms,
+       dyn = dyn, pairs = reg$pairs, reach = reg$reach)
+}
+
+# x[...] in a many-body right-hand side: a state or element parameter
+# indexed by j (the partner, inside pairs()), i (the element itself) or
+# i + k, i - k (a lattice neighbour, k a whole number).
+sde_mb_check_index <- function(x, what, states, elements, lattice, call) {
+  bad <- function(why) {
+    sp_abort(sprintf("%s: `%s` %s", what, deparse1(x, nlines = 1L), why), call = call)
+  }
+  if (length(x) != 3) {
+    bad(paste0("has more than one index; x[j] (the partner in pairs()), x[i + 1] and ",
+               "x[i - 1] (lattice neighbours) are the forms a model knows."))
+  }
+  v <- x[[2]]
+  if (!is.name(v) || !(as.character(v) %in% c(states, elements))) {
+    bad("indexes something that is not a state or element parameter.")
+  }
+  ix <- x[[3]]
+  if (identical(ix, as.name("j")) || identical(ix, as.name("i"))) return(invisible())
+  off <- sde_mb_offset(ix)
+  if (is.null(off)) {
+    bad("has an index other than j, i, i + k or i - k (k a whole number).")
+  }
+  if (as.character(v) %in% elements) {
+    bad(paste0("reads an element parameter at a neighbour; element parameters are read at the ",
+               "element itself (and at the partner, e[j], in pairs())."))
+  }
+  if (lattice == "none") {
+    bad(sprintf(paste0("reads a lattice neighbour, but the model has no lattice: give ",
+                       "sde_model(lattice = \"chain\") (free ends) or \"ring\" (periodic).")))
+  }
+  invisible()
+}
+
+# The offset k of an index i + k or i - k (a whole number), else NULL.
+sde_mb_offset <- function(ix) {
+  while (is.call(ix) && identical(ix[[1]], as.name("("))) ix <- ix[[2]]
+  if (!is.call(ix) || length(ix) != 3 || !identical(ix[[2]], as.name("i"))) return(NULL)
+  f <- as.character(ix[[1]])
+  k <- ix[[3]]
+  if (!(f %in% c("+", "-")) || !is.numeric(k) || length(k) != 1 || k != round(k) ||
+      k < 0 || k > 64) {
+    return(NULL)
+  }
+  as.integer(if (f == "-") -k else k)
+}
+
+# The rewritten form of a checked x[...] (node of the fold).
+sde_mb_index <- function(x, what, states, elements, reg) {
+  v <- as.character(x[[2]])
+  ix <- x[[3]]
+  if (identical(ix, as.name("j"))) {
+    nm <- if (v %in% states) paste0(".xj_", v) else paste0(".ej_", v)
+    return(list(e = as.name(nm), own = FALSE, xj = TRUE, red = FALSE, nb = FALSE, jn = FALSE))
+  }
+  if (identical(ix, as.name("i"))) {
+    return(list(e = as.name(v), own = TRUE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE))
+  }
+  d <- sde_mb_offset(ix)
+  if (d == 0L) {
+    return(list(e = as.name(v), own = TRUE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE))
+  }
+  reg$reach <- max(reg$reach, abs(d))
+  list(e = as.name(mb_nb_name(v, d)), own = TRUE, xj = FALSE, red = FALSE, nb = TRUE, jn = FALSE)
+}
+
+# ---- separable (position, momentum) structure ----------------------------------
+
+# Which states are positions and which momenta, for the splitting methods
+# (verlet, yoshida4, baoab): a position's drift uses its element's momenta
+# (and parameters) only; a momentum's drift is a force of the positions (any
+# coupling), less, for baoab, a friction linear in that momentum; noise only
+# on momenta, additive.  Returns list(ok, why, q, p, force (rewritten
+# drift of each momentum without friction), friction (per momentum, an
+# expression of the parameters, 0 without), move (drift of each position),
+# noise (per momentum)).
+sde_mb_split <- function(m, a) {
+  no <- function(why) list(ok = FALSE, why = why)
+  st <- m$states
+  deps <- lapply(st, function(s) {
+    v <- all.vars(a$drift[[s]])
+    nb <- grep("^\\.nb_", v, value = TRUE)
+    xj <- grep("^\\.xj_", v, value = TRUE)
+    red <- grep("^\\.[RQ][0-9]+$", v, value = TRUE)
+    list(own = intersect(v, st), nb = sub("^\\.nb_(.*)_[mp][0-9]+$", "\\1", nb),
+         red = red, t = "t" %in% v)
+  })
+  names(deps) <- st
+  # positions: drift of own momenta only (no couplings, no time)
+  q <- st[vapply(st, function(s) {
+    d <- deps[[s]]
+    !length(d$nb) && !length(d$red) && !d$t && length(d$own) > 0 && !(s %in% d$own)
+  }, TRUE)]
+  p <- setdiff(st, q)
+  if (!length(q) || !length(p)) {
+    return(no(paste0("its states do not come in (position, momentum) pairs: a position's drift ",
+                     "must be a function of the momenta alone (q' = p), a momentum's a force of ",
+                     "the positions (p' = F(q))")))
+  }
+  for (s in q) {
+    if (length(setdiff(deps[[s]]$own, p))) {
+      return(no(sprintf("the drift of the position `%s` uses `%s`, not a momentum", s,
+                        setdiff(deps[[s]]$own, p)[1])))
+    }
+  }
+  # the reductions and pair sums a momentum's force uses must be of positions
+  term_states <- function(ix, pool) {
+    unique(unlist(lapply(ix, function(nm) {
+      i <- as.integer(sub("^\\.[RQ]", "", nm)) + 1L
+      e <- if (startsWith(nm, ".R")) a$terms[[i]] else a$pairs[[i]]
+      v <- all.vars(e)
+      c(intersect(v, st), sub("^\\.(xj|nb)_([^_]+).*$", "\\2",
+                             grep("^\\.(xj|nb)_", v, value = TRUE)))
+    })))
+  }
+  force <- list(); friction <- list()
+  for (s in p) {
+    e <- a$drift[[s]]
+    d <- deps[[s]]
+    uses_p <- intersect(c(d$own, d$nb, term_states(d$red, st)), p)
+    fr <- 0
+    if (length(uses_p)) {
+      if (!identical(uses_p, s) || length(d$nb) && s %in% d$nb ||
+          s %in% term_states(d$red, st)) {
+        return(no(sprintf("the drift of the momentum `%s` uses the momentum `%s` (other than a friction linear in `%s`)",
+                          s, uses_p[uses_p != s][1] %||% s, s)))
+      }
+      g <- tryCatch(stats::D(e, s), error = function(err) NULL)
+      if (is.null(g) || length(intersect(all.vars(g), c(st, "t", grep("^\\.", all.vars(g), value = TRUE))))) {
+        return(no(sprintf("the drift of the momentum `%s` is not a force of the positions less a friction linear in `%s`",
+                          s, s)))
+      }
+      fr <- call("-", g)
+      # the force: the drift at s = 0
+      e <- sde_subst(e, stats::setNames(list(0), s))
+    }
+    force[[s]] <- e
+    friction[[s]] <- fr
+  }
+  noisy <- names(a$noise)
+  if (length(setdiff(noisy, p))) {
+    return(no(sprintf("noise acts on the position `%s`; the splitting methods take noise on momenta only",
+                      setdiff(noisy, p)[1])))
+  }
+  for (s in noisy) {
+    v <- all.vars(a$noise[[s]])
+    if (length(intersect(v, c(st, "t"))) || length(grep("^\\.", setdiff(v, ".n")))) {
+      return(no(sprintf("the noise on `%s` is not additive (a constant of the parameters)", s)))
+    }
+  }
+  list(ok = TRUE, why = "", q = q, p = p, force = force, friction = friction,
+       move = a$drift[q], noise = a$noise)
+}
+
+# Substitute symbols in an expression (values: expressions or numbers).
+sde_subst <- function(e, values) eval(call("substitute", e, values))
+
+# The methods a many-body model admits, and why the others are refused.
+sde_mb_methods <- function(m) {
+  sp <- m$mb$split
+  out <- c(euler = if (isTRUE(m$forms[["ito"]])) "" else m$forms_why,
+           srk2 = if (isTRUE(m$forms[["stratonovich"]])) "" else m$forms_why)
+  hamiltonian <- sp$ok && !length(m$noise) &&
+    all(vapply(sp$friction, function(g) identical(g, 0), TRUE))
+  out[["verlet"]] <- if (!sp$ok) sp$why else if (!hamiltonian)
+    "it has noise or friction (verlet and yoshida4 integrate Hamiltonian dynamics; use baoab)" else ""
+  out[["yoshida4"]] <- out[["verlet"]]
+  out[["baoab"]] <- if (!sp$ok) sp$why else if (!length(m$noise))
+    "it has no noise on its momenta (baoab integrates Langevin dynamics; use verlet or yoshida4)" else ""
+  out
+}
+
+# ---- the physics header -----------------------------------------------------------
+
+# The generated header of a many-body model: its text and what each line
+# came from (compile errors).  Functions (SP_PREC: _f single, _d double),
+# all with the element's own states x, element parameters e, the scalar
+# parameters p (the model's, the derived ones, then n), the element number
+# fi (1-based) and the time t (double):
+#   mb_terms(t, x, e, nb, p, fi, r)       reduction terms (NT = dynamics' first)
+#   mb_pair(t, xi, ei, xj, ej, p, fi, fj, acc)   acc[q] += pair term q
+#   mb_drift_ito / mb_drift_strat(t, x, e, nb, R, Q, p, fi, f)
+#   mb_noise(t, x, e, nb, R, Q, p, fi, b), mb_apply_noise(y, b, dw)
+#   mb_observe(t, R, p, o), mb_stop(t, R, p)
+#   mb_force(t, x, e, nb, R, Q, p, fi, f)  (separable) force on each momentum
+#   mb_move(x, e, p, h)                    q += h G(p)
+#   mb_friction(p, g), mb_sigma(p, s)      per momentum
+# nb: the neighbours' states, nb[(d + REACH) NX + s] for offsets d.
+sde_mb_header <- function(m) {
+  a <- m$mb
+  nx <- length(m$states)
+  ne <- length(m$elements)
+  hoist <- new.env(parent = emptyenv())
+  hoist$keys <- character()
+  hoist$exprs <- list()
+  pnames <- c(names(m$params), ".n")
+  H <- function(e) sde_hoist(e, pnames, hoist)
+  forms <- list()
+  for (form in c("ito", "stratonovich")) {
+    forms[[form]] <- lapply(m$states, function(s) {
+      e <- a$drift[[s]]
+      corr <- m$correction[[s]]
+      if (!m$forms[[form]] && s %in% m$uncorrectable) return(NULL)
+      if (!is.null(corr) && form != m$calculus) e <- call(if (form == "ito") "+" else "-", e, corr)
+      H(e)
+    })
+  }
+  noise <- lapply(a$noise, H)
+  terms <- lapply(a$terms, H)
+  pairs <- lapply(a$pairs, H)
+  observe <- lapply(a$observe, H)
+  stop <- if (!is.null(a$stop)) H(a$stop)
+  sp <- a$split
+  force <- if (sp$ok) lapply(sp$force, H)
+  move <- if (sp$ok) lapply(sp$move, H)
+  friction <- if (sp$ok) lapply(sp$friction, H)
+  nd <- length(hoist$keys)
+  np <- length(pnames) + nd
+  pmap <- stats::setNames(sprintf("p[%d]", seq_len(np) - 1L),
+                          c(pnames, if (nd) paste0(".d", seq_len(nd))))
+  base <- c(pmap, t = "t")
+  own <- c(stats::setNames(sprintf("x[%d]", seq_len(nx) - 1L), m$states),
+           stats::setNames(sprintf("e[%d]", seq_len(ne) - 1L), names(m$elements)),
+           .i = "fi")
+  K <- a$reach
+  nbmap <- character()
+  for (d in setdiff(-K:K, 0)) {
+    nbmap <- c(nbmap, stats::setNames(sprintf("nb[%d]", (d + K) * nx + seq_len(nx) - 1L),
+                                      vapply(m$states, mb_nb_name, "", d = d)))
+  }
+  red <- c(stats::setNames(sprintf("R[%d]", seq_along(a$terms) - 1L),
+                           sprintf(".R%d", seq_along(a$terms) - 1L)),
+           stats::setNames(sprintf("Q[%d]", seq_along(a$pairs) - 1L),
+                           sprintf(".Q%d", seq_along(a$pairs) - 1L)))
+  elem_map <- c(base, own, nbmap, red)
+  pair_map <- c(base, stats::setNames(sprintf("xi[%d]", seq_len(nx) - 1L), m$states),
+                stats::setNames(sprintf("ei[%d]", seq_len(ne) - 1L), names(m$elements)),
+                stats::setNames(sprintf("xj[%d]", seq_len(nx) - 1L), paste0(".xj_", m$states)),
+                stats::setNames(sprintf("ej[%d]", seq_len(ne) - 1L),
+                                if (ne) paste0(".ej_", names(m$elements)) else character()),
+                .i = "fi", .j = "fj")
+  sys_map <- c(base, red)
+  dmap <- c(stats::setNames(sprintf("pd[%d]", seq_len(np) - 1L), names(pmap)), t = "t")
+  C <- function(e, map) {
+    sde_mb_to_c(e, map, c(names(m$params), ".n", paste0(".d", seq_len(nd))), dmap)
+  }
+  L <- character(); what <- character()
+  add <- function(line, from = "") {
+    L[length(L) + 1] <<- line
+    what[length(what) + 1] <<- from
+  }
+  dep <- function(e) gsub("\\s+", " ", paste(deparse(e, width.cutoff = 500L), collapse = " "))
+  cmt <- function(s) gsub("*/", "* /", s, fixed = TRUE)
+  EL <- "double t, const SP_REAL *x, const SP_REAL *e, const SP_REAL *nb, const SP_REAL *R, const SP_REAL *Q, const SP_REAL *p, const double *pd, SP_REAL fi"
+  open_fn <- function(ret, name, args) {
+    add(sprintf("SP_FN %s SP_PREC(%s)(%s) {", ret, name, args))
+  }
+  voids <- function(v) add(paste0("  ", paste(sprintf("(void)%s;", v), collapse = " ")))
+  add(sprintf("/* many-body SDE model \"%s\": generated by statphysgpu's sde_model(); do not edit.",
+              cmt(m$name)))
+  add(sprintf(" * states %s | element parameters %s | parameters %s | noise on %s | lattice %s",
+              paste(m$states, collapse = ", "), if (ne) paste(names(m$elements), collapse = ", ")
+              else "none", paste(c(names(m$params), "n"), collapse = ", "),
+              if (length(m$noise)) paste(names(m$noise), collapse = ", ") else "none", m$lattice))
+  for (r in seq_along(a$terms)) add(sprintf(" * R[%d] = sum over the elements of %s", r - 1,
+                                            cmt(dep(a$terms[[r]]))))
+  for (q in seq_along(a$pairs)) add(sprintf(" * Q[%d] = sum over the partners j != i of %s", q - 1,
+                                            cmt(dep(a$pairs[[q]]))))
+  for (j in seq_len(nd)) add(sprintf(" * p[%d] = %s (per condition, in double)",
+                                     length(pnames) + j - 1,
+                                     cmt(gsub(".n", "n", hoist$keys[j], fixed = TRUE))))
+  add(" */")
+  defs <- c(NX = nx, NE = ne, NP = np, NW = length(m$noise), NT = length(a$terms), ND = a$dyn,
+            NQ = length(a$pairs), NO = length(m$observe), HAS_STOP = as.integer(!is.null(m$stop)),
+            REACH = K, RING = as.integer(m$lattice == "ring"), SPLIT = as.integer(sp$ok),
+            NPOS = if (sp$ok) length(sp$q) else 0L)
+  for (d in names(defs)) add(sprintf("#define SP_MB_%s %d", d, as.integer(defs[[d]])))
+  # reduction terms (element level)
+  open_fn("void", "mb_terms", "double t, const SP_REAL *x, const SP_REAL *e, const SP_REAL *nb, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL *r")
+  voids(c("t", "x", "e", "nb", "p", "pd", "fi", "r"))
+  for (r in seq_along(terms)) {
+    add(sprintf("  r[%d] = %s;", r - 1, C(terms[[r]], elem_map)),
+        sprintf("the reduction of %s", dep(a$terms[[r]])))
+  }
+  add("}")
+  open_fn("void", "mb_pair", "double t, const SP_REAL *xi, const SP_REAL *ei, const SP_REAL *xj, const SP_REAL *ej, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL fj, SP_REAL *acc")
+  voids(c("t", "xi", "ei", "xj", "ej", "p", "pd", "fi", "fj", "acc"))
+  for (q in seq_along(pairs)) {
+    add(sprintf("  acc[%d] += %s;", q - 1, C(pairs[[q]], pair_map)),
+        sprintf("the pair sum of %s", dep(a$pairs[[q]])))
+  }
+  add("}")
+  for (form in c("ito", "stratonovich")) {
+    open_fn("void", if (form == "ito") "mb_drift_ito" else "mb_drift_strat", paste0(EL, ", SP_REAL *f"))
+    voids(c("t", "x", "e", "nb", "R", "Q", "p", "pd", "fi", "f"))
+    for (i in seq_len(nx)) {
+      s <- m$states[i]
+      e <- forms[[form]][[i]]
+      if (is.null(e)) {
+        add(sprintf("  f[%d] = SP_R(0.0) / SP_R(0.0); /* no %s form */", i - 1, form),
+            sprintf("the drift of `%s`", s))
+      } else {
+        add(sprintf("  f[%d] = %s; /* drift of %s */", i - 1, C(e, elem_map), s),
+            sprintf("the drift of `%s`, %s", s, dep(m$drift[[s]])))
+      }
+    }
+    add("}")
+  }
+  open_fn("void", "mb_noise", paste0(EL, ", SP_REAL *b"))
+  voids(c("t", "x", "e", "nb", "R", "Q", "p", "pd", "fi", "b"))
+  for (j in seq_along(noise)) {
+    s <- names(noise)[j]
+    add(sprintf("  b[%d] = %s; /* noise on %s */", j - 1, C(noise[[j]], elem_map), s),
+        sprintf("the noise on `%s`, %s", s, dep(m$noise[[s]])))
+  }
+  if (!length(noise)) add("  b[0] = SP_R(0.0);")
+  add("}")
+  add("SP_FN void SP_PREC(mb_apply_noise)(SP_REAL *y, const SP_REAL *b, const SP_REAL *dw) {")
+  add("  (void)y; (void)b; (void)dw;")
+  for (j in seq_along(noise)) {
+    add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(noise)[j], m$states) - 1, j - 1, j - 1))
+  }
+  add("}")
+  open_fn("void", "mb_observe", "double t, const SP_REAL *R, const SP_REAL *p, const double *pd, SP_REAL *o")
+  voids(c("t", "R", "p", "pd", "o"))
+  for (j in seq_along(observe)) {
+    s <- names(observe)[j]
+    add(sprintf("  o[%d] = %s; /* observable %s */", j - 1, C(observe[[j]], sys_map), s),
+        sprintf("the observable `%s`, %s", s, dep(m$observe[[s]])))
+  }
+  add("}")
+  open_fn("int", "mb_stop", "double t, const SP_REAL *R, const SP_REAL *p, const double *pd")
+  voids(c("t", "R", "p", "pd"))
+  if (!is.null(stop)) {
+    add(sprintf("  return %s != 0;", C(stop, sys_map)), sprintf("the event `stop`, %s", dep(m$stop)))
+  } else {
+    add("  return 0;")
+  }
+  add("}")
+  # the splitting methods' pieces
+  open_fn("void", "mb_force", paste0(EL, ", SP_REAL *f"))
+  voids(c("t", "x", "e", "nb", "R", "Q", "p", "pd", "fi", "f"))
+  if (sp$ok) for (j in seq_along(sp$p)) {
+    s <- sp$p[j]
+    add(sprintf("  f[%d] = %s; /* force on %s */", j - 1, C(force[[s]], elem_map), s),
+        sprintf("the drift of `%s`, %s", s, dep(m$drift[[s]])))
+  }
+  add("}")
+  add("SP_FN void SP_PREC(mb_kick)(SP_REAL *x, const SP_REAL *f, SP_REAL h) {")
+  add("  (void)x; (void)f; (void)h;")
+  if (sp$ok) for (j in seq_along(sp$p)) {
+    add(sprintf("  x[%d] += h * f[%d];", match(sp$p[j], m$states) - 1, j - 1))
+  }
+  add("}")
+  open_fn("void", "mb_move", "SP_REAL *x, const SP_REAL *e, const SP_REAL *p, SP_REAL fi, SP_REAL h")
+  add("  (void)x; (void)e; (void)p; (void)fi; (void)h;")
+  if (sp$ok) {
+    add(sprintf("  SP_REAL v[%d];", length(sp$q)))
+    for (j in seq_along(sp$q)) {
+      s <- sp$q[j]
+      add(sprintf("  v[%d] = %s;", j - 1, C(move[[s]], elem_map)),
+          sprintf("the drift of `%s`, %s", s, dep(m$drift[[s]])))
+    }
+    for (j in seq_along(sp$q)) {
+      add(sprintf("  x[%d] += h * v[%d];", match(sp$q[j], m$states) - 1, j - 1))
+    }
+  }
+  add("}")
+  # friction g and noise amplitude s of each momentum (parameters only), and
+  # which state each momentum is
+  open_fn("void", "mb_langevin", "const SP_REAL *p, SP_REAL *g, SP_REAL *s, int *which, int *wz")
+  add("  (void)p; (void)g; (void)s; (void)which; (void)wz;")
+  if (sp$ok) for (j in seq_along(sp$p)) {
+    ps <- sp$p[j]
+    w <- match(ps, names(noise))
+    add(sprintf("  g[%d] = %s; s[%d] = %s; which[%d] = %d; wz[%d] = %d;", j - 1,
+                C(friction[[ps]], base), j - 1,
+                if (!is.na(w)) C(noise[[ps]], base) else "SP_R(0.0)", j - 1,
+                match(ps, m$states) - 1, j - 1, if (is.na(w)) -1L else w - 1L),
+        sprintf("the friction and noise of `%s`", ps))
+  }
+  add("}")
+  list(text = paste0(paste(L, collapse = "\n"), "\n"),
+       lines = data.frame(line = seq_along(L), what = what, stringsAsFactors = FALSE),
+       derived = hoist$exprs, np = np)
+}
+
+# C of a rewritten many-body expression: as sde_to_c(), with the parts that
+# depend only on the time and the parameters computed in double (the time
+# is exact at any t: a drive cos(omega t) at t = 1e6 in single precision).
+sde_mb_to_c <- function(e, map, params, dmap) {
+  e <- sde_time_double(e, params)
+  sde_to_c(e, map, dmap = dmap)
+}
+
+# Mark the largest subexpressions that use t and otherwise only parameters
+# and numbers: they become .t64(expr), computed in double (sde_to_c()).
+sde_time_double <- function(e, params) {
+  if (!("t" %in% all.vars(e))) return(e)
+  leaf <- function(x) {
+    if (is.name(x)) {
+      v <- as.character(x)
+      return(list(e = x, ok = v %in% c(params, "t", "pi"), t = v == "t"))
+    }
+    list(e = x, ok = TRUE, t = FALSE)
+  }
+  lift <- function(v) if (v$ok && v$t && is.call(v$e)) call(".t64", v$e) else if (v$ok && v$t) call(".t64", v$e) else v$e
+  node <- function(x, vals) {
+    ok <- all(vapply(vals, function(v) v$ok, TRUE))
+    tt <- any(vapply(vals, function(v) v$t, TRUE))
+    if (!ok) {
+      for (j in seq_along(vals)) x[[j + 1L]] <- lift(vals[[j]])
+    } else {
+      for (j in seq_along(vals)) x[[j + 1L]] <- vals[[j]]$e
+    }
+    list(e = x, ok = ok, t = tt)
+  }
+  lift(sde_fold(e, leaf, node))
+}

@@ -1,0 +1,541 @@
+# Runs of many-body models (sde_run(n = ) with a model of mean(), sum(),
+# pairs() or lattice neighbours): starts and element parameters (with their
+# random draws, made here from the systems' streams), the engine's job, and
+# the results (records, moments, trajectories, passage), each with the final
+# state a continuation starts from.
+
+SDE_MB_METHODS <- c("srk2", "euler", "verlet", "yoshida4", "baoab")
+SDE_MB_OUTPUTS <- c("passage", "moments", "records", "trajectories")
+
+# Check an expression of starts or element parameters: the functions of
+# right-hand sides and the draws runif(min, max), rnorm(mean, sd),
+# rcauchy(location, scale) (no argument: the standard law), over the
+# parameters `vars`, the element number i, the size n and pi.
+sde_check_draws <- function(e, vars, what, call) {
+  y <- sde_draw_sites(e)$e
+  ok <- c(vars, "i", "n", ".draw")
+  leaf <- function(x) {
+    if (is.numeric(x) || is.logical(x)) {
+      if (length(x) != 1 || !is.finite(x)) {
+        sp_abort(sprintf("%s: %s is not a finite number.", what, deparse1(x)), call = call)
+      }
+      return(NULL)
+    }
+    if (is.name(x) && as.character(x) %in% c(ok, "pi")) return(NULL)
+    sp_abort(sprintf(paste0("%s uses the unknown variable `%s`; it may use %s (the parameters, ",
+                            "the element's number i, the size n, pi) and the draws runif(), ",
+                            "rnorm(), rcauchy()."), what, deparse1(x),
+                     paste0("`", c(vars, "i", "n", "pi"), "`", collapse = ", ")), call = call)
+  }
+  pre <- function(x) {
+    f <- if (is.name(x[[1]])) as.character(x[[1]]) else ""
+    if (f == ".draw") return(invisible())
+    z <- x
+    for (k in seq_along(z)[-1]) if (!identical(z[[k]], quote(expr = ))) z[[k]] <- 0
+    sde_check_expr(z, character(), what, call)
+  }
+  sde_fold(y, leaf, function(x, v) NULL, pre)
+  invisible(TRUE)
+}
+
+# Number the draw sites of an expression (pre-order): each runif(a, b),
+# rnorm(a, b), rcauchy(a, b) becomes .draw(kind, site, a, b); list(e, sites).
+sde_draw_sites <- function(e) {
+  count <- 0L
+  node <- function(x, vals) {
+    for (k in seq_along(vals)) x[[k + 1L]] <- vals[[k]]
+    f <- if (is.name(x[[1]])) as.character(x[[1]]) else ""
+    if (f %in% SDE_MB_DRAWS) {
+      if (!(length(x) %in% c(1L, 3L))) {
+        stop(sprintf("`%s` takes two arguments (or none), as %s", deparse1(x),
+                     switch(f, runif = "runif(min, max)", rnorm = "rnorm(mean, sd)",
+                            rcauchy = "rcauchy(location, scale)")))
+      }
+      a <- if (length(x) == 3) x[[2]] else if (f == "runif") 0 else 0
+      b <- if (length(x) == 3) x[[3]] else 1
+      x <- call(".draw", match(f, SDE_MB_DRAWS) - 1L, NA_integer_, a, b)
+    }
+    x
+  }
+  y <- tryCatch(sde_fold(e, function(x) x, node), error = function(err) err)
+  if (inherits(y, "error")) return(list(e = e, sites = 0L, error = conditionMessage(y)))
+  # number the sites in a fixed (depth-first) order
+  walk <- function(x) {
+    if (!is.call(x)) return(x)
+    if (identical(x[[1]], as.name(".draw")) && is.na(x[[3]])) {
+      x[[3]] <- count
+      count <<- count + 1L
+    }
+    for (k in seq_along(x)[-1]) x[[k]] <- walk(x[[k]])
+    x
+  }
+  y <- walk(y)
+  list(e = y, sites = count)
+}
+
+# Evaluate a start or element-parameter expression for the systems of
+# condition c (parameters `pars`, a named list of numbers) and global
+# replicas `reps` (0-based): a vector of n x length(reps) values (elements
+# of a replica consecutive), or one number when it is the same everywhere.
+sde_mb_eval <- function(e, pars, c, reps, n, seed, purpose, D, d0, what, call) {
+  ds <- sde_draw_sites(e)
+  if (!is.null(ds$error)) sp_abort(sprintf("%s: %s.", what, ds$error), call = call)
+  y <- ds$e
+  varies <- ds$sites > 0 || "i" %in% all.vars(y)
+  env <- list2env(c(pars, list(n = n, pi = pi)), parent = baseenv())
+  len <- if (varies) n * length(reps) else 1
+  env$i <- if (varies) rep(seq_len(n), times = length(reps)) else 1
+  env$.draw <- function(kind, site, a, b) {
+    z <- .Call(C_sp_r_mb_draws, seed, purpose, c, as.double(reps), n, D, d0 + site, kind)
+    switch(kind + 1L, a + (b - a) * z, a + b * z, a + b * z)
+  }
+  for (f in SDE_UNARY_DOUBLE_R) assign(f, get(f, baseenv()), envir = env)
+  r <- tryCatch(suppressWarnings(as.double(eval(y, env))), error = function(err) err)
+  if (inherits(r, "error")) {
+    sp_abort(sprintf("%s could not be evaluated: %s.", what, conditionMessage(r)), call = call)
+  }
+  if (!(length(r) %in% c(1, len))) {
+    sp_abort(sprintf("%s has %d values, not 1 or %s.", what, length(r), fmt_count(len)),
+             call = call)
+  }
+  if (any(!is.finite(r))) {
+    sp_abort(sprintf("%s is not finite (for condition %d).", what, c), call = call)
+  }
+  if (varies && length(r) == 1) r <- rep(r, len)
+  attr(r, "varies") <- varies
+  r
+}
+
+SDE_UNARY_DOUBLE_R <- c("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+                        "sinh", "cosh", "tanh", "abs", "floor", "atan2", "pmin", "pmax", "ifelse")
+
+# The run of a many-body model (sde_run()'s arguments, checked there up to
+# the model and method).
+sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, record_every,
+                       keep, seed, first_replica, backend, devices, precision, progress, call) {
+  if (!isTRUE(m$many)) {
+    sp_abort(sprintf(paste0(
+      "the model \"%s\" couples nothing between elements (no mean(), sum(), pairs() or lattice ",
+      "neighbours): %s elements would be %s independent copies. Run replicas = n * replicas ",
+      "with n = 1 instead."), m$name, fmt_count(n), fmt_count(n)), call = call)
+  }
+  why <- sde_mb_methods(m)[[method]]
+  if (nzchar(why)) {
+    sp_abort(sprintf("method = \"%s\" is refused for the model \"%s\": %s.", method, m$name, why),
+             call = call, class = "statphysgpu_method_refused")
+  }
+  reach <- m$mb$reach
+  if (m$lattice == "ring" && n < 2 * reach + 1) {
+    sp_abort(sprintf(paste0("n = %s is too small for the ring of the model \"%s\", whose ",
+                            "right-hand sides reach %d neighbours on each side: n must be at ",
+                            "least %d."), fmt_count(n), m$name, reach, 2 * reach + 1), call = call)
+  }
+  if (m$lattice == "chain" && n < 2) {
+    sp_abort(sprintf("n = %s is too small for a chain: n must be at least 2.", fmt_count(n)),
+             call = call)
+  }
+  if (output == "passage" && is.null(m$stop)) {
+    sp_abort(paste0("output = \"passage\" needs an event: the model has no `stop` (give ",
+                    "sde_model(stop = ~ ...)), or use output = \"records\", \"moments\" or ",
+                    "\"trajectories\"."), call = call)
+  }
+  if (output %in% c("moments", "records") && !length(m$observe)) {
+    sp_abort(sprintf(paste0("output = \"%s\" records the model's observables, and the model ",
+                            "\"%s\" has none: give sde_model(observe = list(r = ~ mean(...))), ",
+                            "or use output = \"trajectories\" for the states."), output, m$name),
+             call = call)
+  }
+  # continuation
+  prev <- if (inherits(init, "sde_mb_result")) init
+  if (!is.null(prev)) {
+    if (!identical(attr(prev, "model_hash"), m$hash)) {
+      sp_abort("`init` is the result of another model (its model hash differs).", call = call)
+    }
+    if (attr(prev, "n") != n) {
+      sp_abort(sprintf("`init` holds systems of n = %s elements; this call has n = %s.",
+                       fmt_count(attr(prev, "n")), fmt_count(n)), call = call)
+    }
+    if (is.null(seed)) seed <- attr(prev, "seed_hex")
+    if (!identical(u64_to_hex(resolve_seed(seed, call = call)), attr(prev, "seed_hex"))) {
+      sp_abort(paste0("`seed` differs from the seed `init` ran with; a continuation draws ",
+                      "the numbers that follow its own (leave `seed` out)."), call = call)
+    }
+  }
+  # parameters: scalars (sweeps) and element parameters (per element)
+  params <- if (is.null(params)) list() else if (is.data.frame(params)) params else as.list(params)
+  el <- intersect(names(params), names(m$elements))
+  el_over <- params[el]
+  scal <- params[setdiff(names(params), el)]
+  if (is.data.frame(params)) scal <- params[setdiff(names(params), el)]
+  grid <- sde_grid(m, scal, call)
+  ncond <- nrow(grid)
+  swept <- attr(grid, "swept")
+  if (!is.null(prev)) {
+    if (!identical(unname(as.matrix(attr(prev, "conditions")[names(m$params)])),
+                   unname(as.matrix(grid[names(m$params)])))) {
+      sp_abort("`init` ran other parameter values; a continuation runs the same conditions.",
+               call = call)
+    }
+    if (replicas != attr(prev, "replicas") || first_replica != attr(prev, "first_replica")) {
+      sp_abort(sprintf(paste0("`init` holds replicas %s..%s; a continuation runs the same ",
+                              "systems (replicas = %s, first_replica = %s)."),
+                       fmt_count(attr(prev, "first_replica")),
+                       fmt_count(attr(prev, "first_replica") + attr(prev, "replicas") - 1),
+                       fmt_count(attr(prev, "replicas")), fmt_count(attr(prev, "first_replica"))),
+               call = call)
+    }
+  }
+  fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed, backend = backend,
+                  devices = devices, precision = precision,
+                  precisions = c("single", "double"), progress = progress, groups = ncond,
+                  row_bytes = 8 * n * length(m$states) * 2, auto_threshold = 1e5,
+                  n_name = "replicas")
+  if (!is.null(prev)) {
+    if (!identical(attr(prev, "precision"), fr$precision) || !identical(attr(prev, "method"), method)) {
+      sp_abort(sprintf(paste0("`init` ran in %s precision with method \"%s\"; a continuation ",
+                              "keeps both."), attr(prev, "precision"), attr(prev, "method")),
+               call = call)
+    }
+  }
+  if (fr$plan$backend == "gpu") {
+    sp_abort(paste0("many-body models do not run on the GPU in this version yet; use ",
+                    "backend = \"cpu\"."), call = call, class = "statphysgpu_unavailable")
+  }
+  nsys <- ncond * fr$n
+  reps <- fr$first - 1 + seq_len(fr$n) - 1
+  kmax <- steps_upto(t_max / dt)
+  rec <- if (output == "passage") list(every = kmax, nrec = 0) else {
+    every <- if (is.null(record_every)) max(1, ceiling(kmax / 100)) else
+      check_whole(record_every, "record_every", lo = 1, hi = 2^53, call = call)
+    list(every = every, nrec = floor(kmax / every) + 1 + (kmax %% every != 0))
+  }
+  keep <- check_whole(keep, "keep", lo = 0, hi = 2^40, call = call)
+  if (output == "trajectories" && keep == 0) keep <- 1
+  keep_here <- if (output == "trajectories") max(0, min(fr$n, keep - (fr$first - 1))) else 0
+  if (output == "trajectories" && ncond > 1) keep_here <- min(keep_here, fr$n)
+  # memory: states (start and final), element parameters, records, kept states
+  nx <- length(m$states)
+  need <- 8 * (2 * nsys * nx * n + nsys * length(m$elements) * n +
+                 nsys * rec$nrec * length(m$observe) * 4 + keep_here * ncond * rec$nrec * nx * n * 3)
+  if (need > available_memory()) {
+    sp_abort(sprintf(paste0("the run would need about %s of memory; run fewer systems a call ",
+                            "(`first_replica` chunks), record less, or keep fewer systems."),
+                     fmt_bytes(need)), call = call)
+  }
+  # element parameters
+  ne <- length(m$elements)
+  ep <- numeric(); ep_shared <- TRUE
+  if (ne) {
+    vals <- vector("list", ne)
+    for (k in seq_len(ne)) {
+      en <- names(m$elements)[k]
+      v <- el_over[[en]] %||% m$elements[[en]]
+      what <- sprintf("the element parameter `%s`", en)
+      if (is.numeric(v)) {
+        if (!(length(v) %in% c(1, n)) || any(!is.finite(v))) {
+          sp_abort(sprintf("`params$%s` (a parameter per element) must be 1 or n = %s finite numbers, or a formula.",
+                           en, fmt_count(n)), call = call)
+        }
+        vals[[k]] <- lapply(seq_len(ncond), function(c) structure(rep_len(as.double(v), n),
+                                                                   varies = FALSE, per_elem = TRUE))
+        next
+      }
+      e <- sde_rhs(v, what, call)
+      sde_check_draws(e, names(m$params), what, call)
+      ds <- sde_draw_sites(e)
+      vals[[k]] <- lapply(seq_len(ncond), function(c) {
+        pars <- as.list(grid[c, names(m$params), drop = FALSE])
+        sde_mb_eval(e, pars, c - 1, reps, n, fr$seed, 21L, max(1L, ds$sites), 0L, what, call)
+      })
+    }
+    draws <- any(vapply(vals, function(vk) any(vapply(vk, function(x) {
+      isTRUE(attr(x, "varies")) && length(x) > n
+    }, TRUE)), TRUE))
+    same_cond <- all(vapply(vals, function(vk) {
+      all(vapply(vk, function(x) identical(as.double(x), as.double(vk[[1]])), TRUE))
+    }, TRUE))
+    ep_shared <- !draws && same_cond
+    if (ep_shared) {
+      ep <- unlist(lapply(vals, function(vk) rep_len(as.double(vk[[1]]), n)))
+    } else {
+      ep <- numeric(nsys * ne * n)
+      for (c in seq_len(ncond)) for (k in seq_len(ne)) {
+        x <- vals[[k]][[c]]
+        xm <- matrix(rep_len(as.double(x), n * fr$n), n, fr$n)
+        for (r in seq_len(fr$n)) {
+          s <- (c - 1) * fr$n + r - 1
+          ep[(s * ne + k - 1) * n + seq_len(n)] <- xm[, r]
+        }
+      }
+    }
+  }
+  # starts
+  x0_cond <- FALSE
+  k0 <- 0
+  t0 <- 0
+  if (!is.null(prev)) {
+    x0 <- as.double(attr(prev, "final"))
+    k0 <- attr(prev, "k_end")
+    t0 <- attr(prev, "t_end")
+  } else {
+    st <- sde_mb_init(m, init, grid, n, fr, reps, call)
+    x0 <- st$x0
+    x0_cond <- st$cond
+  }
+  par <- sde_mb_par(m, grid, n, call)
+  job <- list(dt = dt, t0 = t0, k0 = k0, kmax = kmax, n = n, replicas = fr$n,
+              replica0 = fr$first - 1, ncond = ncond, nx = nx, ne = ne, np = ncol(par),
+              nw = length(m$noise), nt = length(m$mb$terms), nd = m$mb$dyn,
+              nq = length(m$mb$pairs), no = length(m$observe),
+              method = match(method, c("euler", "srk2", "verlet", "yoshida4", "baoab")) - 1,
+              single = as.integer(fr$precision == "single"),
+              output = switch(output, passage = 0, moments = 1, records = 1, trajectories = 2),
+              record_every = rec$every, nrec = rec$nrec, keep = keep_here,
+              use_stop = as.integer(output == "passage"), epar_shared = as.integer(ep_shared),
+              x0_cond = as.integer(x0_cond))
+  job <- lapply(job, as.double)
+  job$seed <- fr$seed
+  job$par <- as.double(t(par))
+  job$epar <- as.double(ep)
+  job$x0 <- as.double(x0)
+  job$names <- c(m$states, names(m$observe))
+  lib <- sde_mb_cpu_load(m, call, fr$progress)
+  sfx <- if (fr$precision == "single") "_f" else "_d"
+  job$advance <- lib[[paste0("advance", sfx)]]
+  job$observe <- lib[[paste0("observe", sfx)]]
+  sim_hold_interrupts(fr$call, environment())
+  res <- .Call(C_sp_r_model_run, "mb", job, "", as.integer(fr$plan$devices), fr$progress)
+  out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
+  attr(out, "model") <- m$name
+  attr(out, "model_hash") <- m$hash
+  attr(out, "conditions") <- grid
+  attr(out, "method") <- method
+  attr(out, "dt") <- dt
+  attr(out, "t_max") <- t_max
+  attr(out, "n") <- n
+  attr(out, "output") <- output
+  attr(out, "first_replica") <- fr$first
+  attr(out, "replicas") <- fr$n
+  attr(out, "record_every") <- rec$every
+  attr(out, "steps") <- c(useful = res$useful_steps * n, issued = res$useful_steps * n)
+  attr(out, "final") <- array(res$x, c(n, nx, nsys), dimnames = list(NULL, m$states, NULL))
+  done <- max(res$steps %||% 0)
+  attr(out, "k_end") <- k0 + done
+  attr(out, "t_end") <- t0 + done * dt
+  cls <- switch(output,
+                passage = c("sde_mb_passage", "sde_passage", "sp_paths"),
+                moments = c("sde_mb_moments", "sde_moments"),
+                records = "sde_records",
+                trajectories = "sde_mb_trajectories")
+  sim_result(out, fr, res, class = c(cls, "sde_mb_result", "data.frame"),
+             unfinished = sprintf("%s of %s records were reached; the result holds those",
+                                  fmt_count(res$records), fmt_count(rec$nrec)))
+}
+
+# The parameters of each condition: the model's, n, then the derived ones
+# (the parameter-only parts of the right-hand sides, in double).
+sde_mb_par <- function(m, grid, n, call) {
+  base <- cbind(as.matrix(grid[names(m$params)]), .n = n)
+  nd <- length(m$derived)
+  if (!nd) return(base)
+  d <- matrix(0, nrow(grid), nd)
+  for (j in seq_len(nd)) {
+    e <- m$derived[[j]]
+    d[, j] <- vapply(seq_len(nrow(grid)), function(c) {
+      env <- list2env(c(as.list(grid[c, names(m$params), drop = FALSE]), list(.n = n)),
+                      parent = baseenv())
+      r <- suppressWarnings(as.double(eval(e, env)))
+      if (length(r) != 1) NA_real_ else r
+    }, 0)
+    if (any(!is.finite(d[, j]))) {
+      c <- which(!is.finite(d[, j]))[1]
+      sp_abort(sprintf("the model's `%s` is not finite for condition %d (n = %s).",
+                       gsub("\\.n", "n", paste(deparse(e), collapse = " ")), c, fmt_count(n)),
+               call = call)
+    }
+  }
+  cbind(base, d)
+}
+
+# The starts: list(x0, cond): per condition (nx numbers each) when every
+# state's start is one number per condition, else systems x nx x n.
+sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
+  st <- m$states
+  if (!is.list(init) || is.null(names(init)) || any(!nzchar(names(init)))) {
+    sp_abort(sprintf(paste0("`init` must be a named list with one entry per state (%s), or a ",
+                            "previous result of this model, not %s."),
+                     paste0("`", st, "`", collapse = ", "), describe(init)), call = call)
+  }
+  missing <- setdiff(st, names(init))
+  extra <- setdiff(names(init), st)
+  if (length(missing) || length(extra)) {
+    sp_abort(sprintf("`init` %s; it needs one entry per state: %s.",
+                     if (length(missing)) sprintf("has no entry for `%s`", missing[1])
+                     else sprintf("has an entry for `%s`, which is not a state", extra[1]),
+                     paste0("`", st, "`", collapse = ", ")), call = call)
+  }
+  ncond <- nrow(grid)
+  nx <- length(st)
+  vals <- vector("list", nx)
+  sites <- 0L
+  for (v in seq_len(nx)) {
+    x <- init[[st[v]]]
+    what <- sprintf("`init$%s`", st[v])
+    if (is.numeric(x)) {
+      if (!(length(x) %in% c(1, n)) || any(!is.finite(x))) {
+        sp_abort(sprintf(paste0("%s must be a finite number, n = %s finite numbers (one per ",
+                                "element, the same in every system) or a formula (which may ",
+                                "draw: ~ runif(0, 2 * pi))."), what, fmt_count(n)), call = call)
+      }
+      vals[[v]] <- lapply(seq_len(ncond), function(c) structure(as.double(x), varies = length(x) > 1))
+      next
+    }
+    e <- sde_rhs(x, what, call)
+    sde_check_draws(e, names(m$params), what, call)
+    ds <- sde_draw_sites(e)
+    d0 <- sites
+    sites <- sites + ds$sites
+    vals[[v]] <- list(e = e, d0 = d0)
+  }
+  D <- max(1L, sites)
+  for (v in seq_len(nx)) {
+    if (!is.null(vals[[v]]$e)) {
+      e <- vals[[v]]$e; d0 <- vals[[v]]$d0
+      vals[[v]] <- lapply(seq_len(ncond), function(c) {
+        pars <- as.list(grid[c, names(m$params), drop = FALSE])
+        sde_mb_eval(e, pars, c - 1, reps, n, fr$seed, 13L, D, d0,
+                    sprintf("`init$%s`", st[v]), call)
+      })
+    }
+  }
+  const <- all(vapply(vals, function(vv) all(vapply(vv, length, 1L) == 1L), TRUE))
+  if (const) {
+    x0 <- unlist(lapply(seq_len(ncond), function(c) vapply(vals, function(vv) vv[[c]], 0)))
+    return(list(x0 = x0, cond = TRUE))
+  }
+  x0 <- numeric(ncond * fr$n * nx * n)
+  for (c in seq_len(ncond)) for (v in seq_len(nx)) {
+    xm <- matrix(rep_len(as.double(vals[[v]][[c]]), n * fr$n), n, fr$n)
+    for (r in seq_len(fr$n)) {
+      s <- (c - 1) * fr$n + r - 1
+      x0[(s * nx + v - 1) * n + seq_len(n)] <- xm[, r]
+    }
+  }
+  list(x0 = x0, cond = FALSE)
+}
+
+# The CPU object of a many-body model: both precisions of mb_cpu.h.
+sde_mb_cpu_source <- function() {
+  one <- function(single) c(
+    if (single) c("#define SP_REAL float", "#define SP_REAL_SINGLE 1")
+    else c("#undef SP_REAL", "#undef SP_REAL_SINGLE", "#define SP_REAL double"),
+    "#include \"sde_prelude.h\"", "#include \"sde_model.h\"", "#include \"mb_engine.h\"",
+    "#include \"mb_cpu.h\"")
+  paste(c("/* generated by statphysgpu's sde_run(): a many-body model's CPU entries */",
+          "#include \"mb_args.h\"", one(TRUE), one(FALSE),
+          "void sp_sde_model_sizes(int *out);",
+          "void sp_sde_model_sizes(int *out) {",
+          "  out[0] = SP_MB_NX; out[1] = SP_MB_NP; out[2] = SP_MB_NW; out[3] = SP_MB_NO;",
+          "}", ""), collapse = "\n")
+}
+
+sde_mb_cpu_load <- function(m, call, progress = FALSE) {
+  sde_cpu_object(m, call, source = sde_mb_cpu_source(),
+                 symbols = c(advance_f = "sp_mb_cpu_advance_f", advance_d = "sp_mb_cpu_advance_d",
+                             observe_f = "sp_mb_cpu_observe_f", observe_d = "sp_mb_cpu_observe_d"),
+                 progress = progress)
+}
+
+# The result of a run.
+sde_mb_result <- function(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep) {
+  ncond <- nrow(grid)
+  nsys <- ncond * fr$n
+  cond_of <- rep(seq_len(ncond), each = fr$n)
+  replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
+  obs <- names(m$observe)
+  nr <- max(0, res$records)
+  times <- t0 + pmin((seq_len(rec$nrec) - 1) * rec$every, kmax) * dt
+  if (output == "passage") {
+    cols <- c(list(condition = cond_of), sde_param_cols(grid, swept, cond_of),
+              list(replica = replica, value = t0 + res$value, escaped = res$status == 1L))
+    out <- new_df(cols)
+    unf <- which(res$status == -1L | res$status == 2L)
+    attr(out, "unfinished") <- data.frame(condition = cond_of[unf], replica = replica[unf])
+    return(out)
+  }
+  if (output %in% c("records", "moments")) {
+    no <- length(obs)
+    v <- matrix(res$rec, nrow = no) # column: (record, system)
+    rsys <- rep(seq_len(nsys), each = rec$nrec)
+    rj <- rep(seq_len(rec$nrec), times = nsys)
+    keep_rows <- rj <= nr
+    cols <- c(list(condition = cond_of[rsys]), sde_param_cols(grid, swept, cond_of[rsys]),
+              list(replica = replica[rsys], time = times[rj]))
+    for (j in seq_len(no)) cols[[obs[j]]] <- v[j, ]
+    recs <- new_df(lapply(cols, function(x) x[keep_rows]))
+    if (output == "records") return(recs)
+    # moments over the systems of each condition, at each record, in order
+    rows <- list()
+    for (c in seq_len(ncond)) for (j in seq_len(nr)) {
+      sel <- recs$condition == c & recs$time == times[j]
+      for (o in obs) {
+        x <- recs[[o]][sel]
+        k <- length(x)
+        sd <- if (k > 1) stats::sd(x) else NA_real_
+        rows[[length(rows) + 1]] <- list(condition = c, time = times[j], variable = o,
+                                         replicas = k, mean = mean(x), sd = sd,
+                                         se = sd / sqrt(k))
+      }
+    }
+    d <- do.call(rbind.data.frame, rows)
+    cols <- c(list(condition = d$condition), sde_param_cols(grid, swept, d$condition),
+              list(time = d$time, variable = d$variable, replicas = d$replicas, mean = d$mean,
+                   sd = d$sd, se = d$se))
+    return(new_df(cols))
+  }
+  # trajectories: the states of the kept systems, one row per element
+  nx <- length(m$states)
+  ksys <- if (keep > 0) rep(seq_len(ncond), each = keep) else integer()
+  kr <- if (keep > 0) rep(seq_len(keep), times = ncond) else integer()
+  # the kept systems are the first `keep` of the call (systems 1..keep)
+  nk <- min(keep, nsys)
+  a <- array(res$traj, c(n, nx, rec$nrec, max(nk, 0)))
+  rows_sys <- rep(seq_len(nk), each = rec$nrec * n)
+  rows_rec <- rep(rep(seq_len(rec$nrec), each = n), times = nk)
+  rows_el <- rep(seq_len(n), times = rec$nrec * nk)
+  sel <- rows_rec <= nr
+  cols <- c(list(condition = cond_of[rows_sys]), sde_param_cols(grid, swept, cond_of[rows_sys]),
+            list(replica = replica[rows_sys], time = times[rows_rec], element = rows_el))
+  for (v in seq_len(nx)) {
+    cols[[m$states[v]]] <- as.vector(aperm(a[, v, , , drop = FALSE], c(1, 3, 4, 2)))
+  }
+  new_df(lapply(cols, function(x) x[sel]))
+}
+
+#' @export
+print.sde_records <- function(x, ...) {
+  cat(sprintf("<sde_records> model \"%s\": %s systems of n = %s, %s records each | %s, %s precision, dt = %s\n",
+              attr(x, "model"), fmt_count(length(unique(paste(x$condition, x$replica)))),
+              fmt_count(attr(x, "n")), fmt_count(length(unique(x$time))), attr(x, "method"),
+              attr(x, "precision"), format(attr(x, "dt"))))
+  print(utils::head(as.data.frame(x), 10), row.names = FALSE)
+  if (nrow(x) > 10) cat(sprintf("... %s rows\n", fmt_count(nrow(x))))
+  invisible(x)
+}
+
+#' @export
+print.sde_mb_trajectories <- function(x, ...) {
+  cat(sprintf("<sde_mb_trajectories> model \"%s\": states of n = %s elements at %s times | %s, %s precision\n",
+              attr(x, "model"), fmt_count(attr(x, "n")), fmt_count(length(unique(x$time))),
+              attr(x, "method"), attr(x, "precision")))
+  print(utils::head(as.data.frame(x), 10), row.names = FALSE)
+  if (nrow(x) > 10) cat(sprintf("... %s rows\n", fmt_count(nrow(x))))
+  invisible(x)
+}
+
+#' @export
+as.data.frame.sde_mb_result <- function(x, ...) {
+  attributes(x) <- attributes(x)[c("names", "row.names")]
+  class(x) <- "data.frame"
+  x
+}

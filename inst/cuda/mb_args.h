@@ -1,0 +1,123 @@
+/* mb_args.h: what the host, the compiled CPU object (mb_cpu.h) and the GPU
+ * kernels (mb.cu) of a many-body model (sde_model() with mean(), sum(),
+ * pairs() or lattice neighbours; sde_run(n = )) share.
+ *
+ * A run is `ncond` conditions x `replicas` systems of `n` elements; system s
+ * = c replicas + r.  Every array of element values is stored state-major per
+ * system: value v (of V per element) of element i of system s at
+ * (s V + v) n + i, so that neighbouring elements are neighbouring words (the
+ * GPU's loads coalesce).  The parameters of condition c are par[c np ..]
+ * (the model's, then n, then the derived ones: sde_mb_header()); element
+ * parameters epar: per system (ne x n each), or one set for all systems
+ * (epar_shared); the starts x0 likewise, or per condition (x0_cond: nx
+ * numbers) -- what R made of `init` and the element parameters (the random
+ * draws are R's, from the systems' Philox streams, so both backends start
+ * from the same numbers).
+ *
+ * Time: step k of the chain (k0 + the steps of this call: a continuation goes
+ * on counting, so its random numbers are those of one long run) is at
+ * t = t0 + (k - k0) dt, formed in double.
+ *
+ * Random numbers (sp_streams.h): system (c, r) draws from stream c 2^40 + r
+ * (r the global replica); step k uses, for element i and noise entry w, normal
+ * d = i NW + w of the step: word d mod 4 of block k B + d / 4 of purpose
+ * SP_PURPOSE_MB_STEPS, B = ceil(n NW / 4) (Box-Muller on words (0, 1) and
+ * (2, 3)).  So a normal depends only on (seed, system, step, element,
+ * entry): not on threads, devices, chunks or the backend. */
+#ifndef SP_MB_ARGS_H
+#define SP_MB_ARGS_H
+
+#include "sp_common.h"
+
+/* Methods */
+#define SP_MB_EULER 0
+#define SP_MB_SRK2 1
+#define SP_MB_VERLET 2
+#define SP_MB_YOSHIDA4 3
+#define SP_MB_BAOAB 4
+
+/* Outputs */
+#define SP_MB_OUT_PASSAGE 0
+#define SP_MB_OUT_RECORDS 1 /* observables per system at the record steps (also moments) */
+#define SP_MB_OUT_TRAJECTORIES 2 /* the states of the first `keep` systems at the record steps,
+                                    and their observables */
+
+/* What an advance returns */
+#define SP_MB_RUNNING 0
+#define SP_MB_STOPPED 1
+#define SP_MB_NONFINITE 2
+
+/* Status of a system (passage) */
+#define SP_MB_UNSTARTED (-1)
+#define SP_MB_CENSORED 0
+#define SP_MB_ESCAPED 1
+#define SP_MB_PARTIAL 2
+
+typedef struct {
+  double dt, t0;
+  uint64_t k0;           /* the chain's step at the start of this call */
+  uint64_t kmax;         /* steps of this call */
+  uint64_t n;            /* elements of a system */
+  uint64_t replicas;     /* systems per condition in this call */
+  uint64_t replica0;     /* 0-based global number of the call's first replica */
+  uint64_t ncond;
+  int64_t nx, ne, np, nw, nt, nd, nq, no; /* sizes (sde_mb_header()) */
+  int64_t method;        /* SP_MB_* */
+  int64_t single;        /* 1: single precision */
+  int64_t output;        /* SP_MB_OUT_* */
+  uint64_t record_every; /* steps between records */
+  uint64_t nrec;         /* records: steps 0, r, 2r, ... and kmax */
+  uint64_t keep;         /* systems (of this call) whose states are recorded */
+  int64_t use_stop;      /* passage: stop at the model's event */
+  int64_t epar_shared;   /* 1: one set of element parameters for every system */
+  int64_t x0_cond;       /* 1: the starts are nx numbers per condition */
+} sp_mb_job;
+
+/* Step of record j of a call. */
+SP_FN uint64_t sp_mb_record_step(const sp_mb_job *job, uint64_t j) {
+  uint64_t s = j * job->record_every;
+  return s < job->kmax ? s : job->kmax;
+}
+
+/* The splitting methods' stages (kick coefficient d, then drift c, of the
+ * step dt), DKD form: a stage kicks the momenta with the force of the
+ * positions it starts from, then moves the positions with the new momenta.
+ * Verlet: D(1/2) K(1) D(1/2); Yoshida's fourth order (w1 = 1 / (2 - 2^(1/3)),
+ * w0 = 1 - 2 w1): D(w1/2) K(w1) D((w0 + w1)/2) K(w0) D((w0 + w1)/2) K(w1)
+ * D(w1/2). */
+#define SP_MB_YOSHIDA_W1 1.3512071919596576340476878089715
+#define SP_MB_YOSHIDA_W0 (-1.7024143839193152680953756179429)
+SP_FN int sp_mb_stages(int method, double *d, double *c) {
+  if (method == SP_MB_VERLET) {
+    d[0] = 0; c[0] = 0.5;
+    d[1] = 1; c[1] = 0.5;
+    return 2;
+  }
+  d[0] = 0;                c[0] = 0.5 * SP_MB_YOSHIDA_W1;
+  d[1] = SP_MB_YOSHIDA_W1; c[1] = 0.5 * (SP_MB_YOSHIDA_W0 + SP_MB_YOSHIDA_W1);
+  d[2] = SP_MB_YOSHIDA_W0; c[2] = 0.5 * (SP_MB_YOSHIDA_W0 + SP_MB_YOSHIDA_W1);
+  d[3] = SP_MB_YOSHIDA_W1; c[3] = 0.5 * SP_MB_YOSHIDA_W1;
+  return 4;
+}
+
+/* The compiled model's CPU entries (the shared object of mb_cpu.h).
+ * advance: system (condition c, stream) from step *k (of this call) to kend
+ * or its stop; x its states (nx x n, double), ep its element parameters
+ * (ne x n), par its condition's parameters; work: sp_mb_work_size() doubles.
+ * Returns SP_MB_RUNNING, SP_MB_STOPPED (*k the step after which the event
+ * held) or SP_MB_NONFINITE (*k the step, *what = element << 8 | state).
+ * observe: the observables of the state x at step k (into o[no]). */
+typedef int (*sp_mb_advance_fn)(const sp_mb_job *job, const double *par, const double *ep,
+                                uint64_t seed, uint64_t stream, double *x, double *work,
+                                uint64_t *k, uint64_t kend, uint64_t *what);
+typedef void (*sp_mb_observe_fn)(const sp_mb_job *job, const double *par, const double *ep,
+                                 uint64_t k, const double *x, double *work, double *o);
+
+/* Doubles of work an advance needs (both precisions fit). */
+SP_FN uint64_t sp_mb_work_size(const sp_mb_job *job) {
+  const uint64_t n = job->n, nx = (uint64_t)job->nx;
+  return n * (4 * nx + (uint64_t)job->nw + (uint64_t)job->nq + (uint64_t)job->ne) +
+         2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
+}
+
+#endif

@@ -1,0 +1,302 @@
+/* sp_mb.c: the CPU engine of a many-body user model under the round driver
+ * (sp_run.h), and what the GPU host shares (parameters, streams, the
+ * non-finite message).
+ *
+ * Every system of the call advances through the round's steps (the systems
+ * of a round side by side on the threads, each system by one thread), to
+ * each record step in turn: there its observables (and, for the kept
+ * systems, its states) are written.  Passage: a system stops at its event
+ * (checked after every step); the others run to the end.  A system's
+ * numbers depend only on its stream, so the result does not depend on the
+ * threads or the rounds. */
+#include "sp_mb.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_error.h"
+#include "sp_threads.h"
+
+#ifdef _OPENMP
+#  include <omp.h>
+#endif
+
+const double *sp_mb_par(const sp_mb_args *a, uint64_t s) {
+  return a->par + s / a->job.replicas * (uint64_t)a->job.np;
+}
+
+const double *sp_mb_ep(const sp_mb_args *a, uint64_t s) {
+  const uint64_t per = (uint64_t)a->job.ne * a->job.n;
+  if (a->job.ne == 0) return a->epar;
+  return a->epar + (a->job.epar_shared ? 0 : s * per);
+}
+
+uint64_t sp_mb_stream(const sp_mb_job *job, uint64_t s) {
+  return (s / job->replicas << 40) + job->replica0 + s % job->replicas;
+}
+
+int sp_mb_not_finite(const sp_mb_args *a, uint64_t s, uint64_t k, uint64_t what) {
+  const sp_mb_job *job = &a->job;
+  return sp_fail(SP_ERR_NOT_FINITE,
+                 "the state turned non-finite: `%s` of element %llu of replica %llu (condition "
+                 "%llu) is NaN or infinite at t = %.6g (step %llu); the model's dynamics "
+                 "diverge there: use a smaller `dt`, %sor check the model",
+                 a->names[what & 0xff], (unsigned long long)((what >> 8) + 1),
+                 (unsigned long long)(job->replica0 + s % job->replicas + 1),
+                 (unsigned long long)(s / job->replicas + 1), job->t0 + (double)k * job->dt,
+                 (unsigned long long)(job->k0 + k),
+                 job->single ? "precision = \"double\", " : "");
+}
+
+typedef struct {
+  const sp_mb_args *a;
+  sp_mb_out *out;
+  double *work; /* per thread */
+  uint64_t wsize, k, rec; /* step reached (fixed-length), next record */
+  uint64_t *ks;           /* passage: each system's step */
+  int64_t bad;            /* the lowest failing system (sp_team_fail), -1 none */
+  uint64_t *badkw;        /* per system: its failing step, what */
+} sp_mb_engine;
+
+/* Record j of system s: its observables, and its states if kept. */
+static void mb_record(sp_mb_engine *m, uint64_t s, uint64_t j, double *work) {
+  const sp_mb_args *a = m->a;
+  const sp_mb_job *job = &a->job;
+  const uint64_t size = (uint64_t)job->nx * job->n;
+  double *x = m->out->x + s * size;
+  if (job->no > 0)
+    SP_MB_OBSERVE(a)(job, sp_mb_par(a, s), sp_mb_ep(a, s), sp_mb_record_step(job, j), x, work,
+                     m->out->rec + (s * job->nrec + j) * (uint64_t)job->no);
+  if (m->out->traj != NULL && s < job->keep)
+    memcpy(m->out->traj + (s * job->nrec + j) * size, x, (size_t)size * sizeof(double));
+}
+
+/* Fixed length: system s through records rec0 .. rec0 + nr - 1 to kend. */
+static void mb_fixed_system(sp_mb_engine *m, uint64_t s, uint64_t kend, uint64_t rec0,
+                            uint64_t nr, double *work) {
+  const sp_mb_args *a = m->a;
+  const sp_mb_job *job = &a->job;
+  double *x = m->out->x + s * (uint64_t)job->nx * job->n;
+  uint64_t k = m->k, j;
+  for (j = 0; j <= nr; j++) {
+    const uint64_t ke = j < nr ? sp_mb_record_step(job, rec0 + j) : kend;
+    if (ke > k) {
+      uint64_t what = 0;
+      int st = SP_MB_ADVANCE(a)(job, sp_mb_par(a, s), sp_mb_ep(a, s), a->seed,
+                                sp_mb_stream(job, s), x, work, &k, ke, &what);
+      if (st == SP_MB_NONFINITE) {
+        m->badkw[2 * s] = k;
+        m->badkw[2 * s + 1] = what;
+        sp_team_fail(&m->bad, (int64_t)s);
+        return;
+      }
+    }
+    if (j < nr) mb_record(m, s, rec0 + j, work);
+  }
+}
+
+#define MB_ROUND_RECORDS 32
+
+static int mb_fixed_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
+  sp_mb_engine *m = (sp_mb_engine *)model;
+  const sp_mb_job *job = &m->a->job;
+  const uint64_t sys = SP_MB_SYSTEMS(job);
+  uint64_t kend = job->kmax - m->k < budget ? job->kmax : m->k + budget, nr = 0;
+  int64_t s;
+  while (m->rec + nr < job->nrec && sp_mb_record_step(job, m->rec + nr) <= kend &&
+         nr < MB_ROUND_RECORDS)
+    nr++;
+  if (nr == MB_ROUND_RECORDS) kend = sp_mb_record_step(job, m->rec + nr - 1);
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#endif
+  for (s = 0; s < (int64_t)sys; s++) {
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    if (m->bad >= 0) continue;
+    mb_fixed_system(m, (uint64_t)s, kend, m->rec, nr, m->work + (size_t)me * m->wsize);
+  }
+  (void)nth;
+  if (m->bad >= 0)
+    return sp_mb_not_finite(m->a, (uint64_t)m->bad, m->badkw[2 * m->bad],
+                            m->badkw[2 * m->bad + 1]);
+  m->out->useful += (kend - m->k) * sys;
+  m->k = kend;
+  m->rec += nr;
+  m->out->rec_done = m->rec;
+  for (s = 0; s < (int64_t)sys; s++) m->out->steps[s] = (double)m->k;
+  st->done = (double)m->k;
+  st->finished = m->rec >= job->nrec;
+  return SP_OK;
+}
+
+static int mb_passage_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
+  sp_mb_engine *m = (sp_mb_engine *)model;
+  const sp_mb_args *a = m->a;
+  const sp_mb_job *job = &a->job;
+  const uint64_t sys = SP_MB_SYSTEMS(job);
+  uint64_t left = 0;
+  int64_t s;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#endif
+  for (s = 0; s < (int64_t)sys; s++) {
+    int me = 0, r;
+    uint64_t k, kend, what = 0;
+    double *x = m->out->x + (uint64_t)s * (uint64_t)job->nx * job->n;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    if (m->bad >= 0 || m->out->status[s] != SP_MB_UNSTARTED) continue;
+    k = m->ks[s];
+    kend = job->kmax - k < budget ? job->kmax : k + budget;
+    r = SP_MB_ADVANCE(a)(job, sp_mb_par(a, (uint64_t)s), sp_mb_ep(a, (uint64_t)s), a->seed,
+                         sp_mb_stream(job, (uint64_t)s), x, m->work + (size_t)me * m->wsize, &k,
+                         kend, &what);
+    m->ks[s] = k;
+    m->out->steps[s] = (double)k;
+    if (r == SP_MB_NONFINITE) {
+      m->badkw[2 * s] = k;
+      m->badkw[2 * s + 1] = what;
+      sp_team_fail(&m->bad, s);
+    } else if (r == SP_MB_STOPPED) {
+      m->out->status[s] = SP_MB_ESCAPED;
+      m->out->value[s] = (double)k * job->dt;
+    } else if (k >= job->kmax) {
+      m->out->status[s] = SP_MB_CENSORED;
+      m->out->value[s] = (double)job->kmax * job->dt;
+    }
+  }
+  (void)nth;
+  if (m->bad >= 0)
+    return sp_mb_not_finite(a, (uint64_t)m->bad, m->badkw[2 * m->bad], m->badkw[2 * m->bad + 1]);
+  m->out->finished = 0;
+  m->out->useful = 0;
+  for (s = 0; s < (int64_t)sys; s++) {
+    m->out->useful += m->ks[s];
+    if (m->out->status[s] == SP_MB_UNSTARTED) left++;
+    else m->out->finished++;
+  }
+  st->done = (double)m->out->finished;
+  st->finished = left == 0;
+  return SP_OK;
+}
+
+static void mb_passage_collect(void *model, int interrupted) {
+  sp_mb_engine *m = (sp_mb_engine *)model;
+  const sp_mb_job *job = &m->a->job;
+  uint64_t s;
+  if (!interrupted) return;
+  for (s = 0; s < SP_MB_SYSTEMS(job); s++) {
+    if (m->out->status[s] != SP_MB_UNSTARTED) continue;
+    m->out->status[s] = SP_MB_PARTIAL;
+    m->out->value[s] = (double)m->ks[s] * job->dt;
+  }
+}
+
+int sp_mb_cpu(const void *job_, void *out_, int nth, const sp_hooks *hooks, sp_run_info *info) {
+  const sp_mb_args *a = (const sp_mb_args *)job_;
+  const sp_mb_job *job = &a->job;
+  sp_mb_engine m;
+  sp_cpu_engine e;
+  const int nt = nth > 0 ? nth : 1;
+  const uint64_t sys = SP_MB_SYSTEMS(job);
+  int st;
+  if (a->advance == NULL || a->observe == NULL)
+    return sp_fail(SP_ERR_INVALID, "internal error: the model's CPU entries are missing");
+  memset(&m, 0, sizeof m);
+  m.a = a;
+  m.out = (sp_mb_out *)out_;
+  m.bad = -1;
+  m.wsize = sp_mb_work_size(job);
+  m.work = (double *)malloc((size_t)nt * (size_t)m.wsize * sizeof(double));
+  m.badkw = (uint64_t *)calloc((size_t)sys * 2, sizeof(uint64_t));
+  m.ks = (uint64_t *)calloc((size_t)sys, sizeof(uint64_t));
+  if (m.work == NULL || m.badkw == NULL || m.ks == NULL) {
+    free(m.work);
+    free(m.badkw);
+    free(m.ks);
+    return sp_fail(SP_ERR_NOMEM, "out of host memory (%.3g GB of work arrays)",
+                   (double)nt * (double)m.wsize * 8 / 1e9);
+  }
+  if (job->output == SP_MB_OUT_PASSAGE) {
+    e.total = (double)sys;
+    e.budget0 = 16;
+    e.round = mb_passage_round;
+    e.collect = mb_passage_collect;
+  } else {
+    e.total = (double)job->kmax;
+    e.budget0 = 4;
+    e.round = mb_fixed_round;
+    e.collect = NULL;
+    /* record 0, the start */
+    {
+      int64_t s;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#endif
+      for (s = 0; s < (int64_t)sys; s++) {
+        int me = 0;
+#ifdef _OPENMP
+        me = omp_get_thread_num();
+#endif
+        mb_record(&m, (uint64_t)s, 0, m.work + (size_t)me * m.wsize);
+      }
+      m.rec = 1;
+      m.out->rec_done = 1;
+    }
+  }
+  e.budget_max = (uint64_t)1 << 40;
+  st = job->output != SP_MB_OUT_PASSAGE && m.rec >= job->nrec ? SP_OK
+                                                              : sp_cpu_run(&e, &m, nth, hooks, info);
+  free(m.work);
+  free(m.badkw);
+  free(m.ks);
+  return st;
+}
+
+int sp_mb_prepare(void *job_) {
+  const sp_mb_args *a = (const sp_mb_args *)job_;
+  const sp_mb_job *j = &a->job;
+  const uint64_t sys = SP_MB_SYSTEMS(j), per = (uint64_t)j->nx * j->n;
+  if (j->nx < 1 || j->nx > 255 || j->np < 1 || j->ne < 0 || j->no < 0 || j->n < 1 ||
+      j->replicas < 1 || j->method < 0 || j->method > 4 || j->keep > j->replicas * j->ncond)
+    return sp_fail(SP_ERR_INVALID, "internal error: many-body job sizes");
+  if (a->npar != j->ncond * (uint64_t)j->np || a->nnames != (uint64_t)(j->nx + j->no) ||
+      a->nepar != (uint64_t)j->ne * j->n * (j->epar_shared ? 1 : sys) ||
+      a->nx0 != (j->x0_cond ? j->ncond * (uint64_t)j->nx : sys * per))
+    return sp_fail(SP_ERR_INVALID, "internal error: many-body job lengths disagree");
+  return SP_OK;
+}
+
+void sp_mb_out_init(const void *job_, void *out_) {
+  const sp_mb_args *a = (const sp_mb_args *)job_;
+  const sp_mb_job *j = &a->job;
+  sp_mb_out *o = (sp_mb_out *)out_;
+  const uint64_t sys = SP_MB_SYSTEMS(j), per = (uint64_t)j->nx * j->n;
+  uint64_t s, v, i;
+  if (o->x != NULL) {
+    for (s = 0; s < sys; s++) {
+      if (!j->x0_cond) {
+        memcpy(o->x + s * per, a->x0 + s * per, (size_t)per * sizeof(double));
+        continue;
+      }
+      for (v = 0; v < (uint64_t)j->nx; v++)
+        for (i = 0; i < j->n; i++)
+          o->x[s * per + v * j->n + i] = a->x0[(s / j->replicas) * (uint64_t)j->nx + v];
+    }
+  }
+  if (o->rec != NULL)
+    for (s = 0; s < sys * j->nrec * (uint64_t)j->no; s++) o->rec[s] = NAN;
+  if (o->traj != NULL)
+    for (s = 0; s < j->keep * j->nrec * per; s++) o->traj[s] = NAN;
+  if (o->status != NULL)
+    for (s = 0; s < sys; s++) o->status[s] = SP_MB_UNSTARTED;
+  if (o->value != NULL)
+    for (s = 0; s < sys; s++) o->value[s] = 0;
+  if (o->steps != NULL)
+    for (s = 0; s < sys; s++) o->steps[s] = 0;
+}

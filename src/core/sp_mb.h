@@ -1,0 +1,60 @@
+/* sp_mb.h: the engine of a many-body user model (sde_run(n = ) with a model
+ * of mean(), sum(), pairs() or lattice neighbours).  The model's physics is
+ * compiled at run time: on the CPU as a shared object whose entries
+ * (mb_args.h: sp_mb_advance_fn, sp_mb_observe_fn) this engine calls once per
+ * system per round; on the GPU as the kernels of mb.cu (src/gpu/sp_gpu_mb.c).
+ * No R API. */
+#ifndef SP_MB_H
+#define SP_MB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mb_args.h"
+#include "sp_hooks.h"
+#include "sp_run.h"
+
+typedef struct {
+  sp_mb_job job;
+  uint64_t seed;
+  const double *par; /* ncond x np */
+  size_t npar;
+  const double *epar; /* systems x ne x n, or ne x n (job.epar_shared) */
+  size_t nepar;
+  const double *x0; /* systems x nx x n, or ncond x nx (job.x0_cond) */
+  size_t nx0;
+  const char *const *names; /* nx states then no observables (messages) */
+  size_t nnames;
+  void *advance, *observe; /* the compiled model's CPU entries (NULL on the GPU) */
+} sp_mb_args;
+
+typedef struct {
+  double *x;      /* the final states: systems x nx x n */
+  double *rec;    /* observables: systems x nrec x no (records, trajectories) */
+  double *traj;   /* states of the kept systems: keep x nrec x nx x n */
+  double *value;  /* passage: the time of each system's event (or of its censoring) */
+  int *status;    /* passage: SP_MB_* status */
+  double *steps;  /* steps each system made in this call */
+  uint64_t rec_done, useful, finished;
+} sp_mb_out;
+
+#define SP_MB_ADVANCE(a) ((sp_mb_advance_fn)(uintptr_t)(a)->advance)
+#define SP_MB_OBSERVE(a) ((sp_mb_observe_fn)(uintptr_t)(a)->observe)
+
+/* Systems of a run. */
+#define SP_MB_SYSTEMS(job) ((job)->ncond * (job)->replicas)
+
+int sp_mb_prepare(void *job);
+void sp_mb_out_init(const void *job, void *out);
+/* The parameters and element parameters of system s. */
+const double *sp_mb_par(const sp_mb_args *a, uint64_t s);
+const double *sp_mb_ep(const sp_mb_args *a, uint64_t s);
+/* The Philox stream of system s. */
+uint64_t sp_mb_stream(const sp_mb_job *job, uint64_t s);
+/* The error of a non-finite system: system s, step k (of the call), what
+ * (element << 8 | state). */
+int sp_mb_not_finite(const sp_mb_args *a, uint64_t s, uint64_t k, uint64_t what);
+
+int sp_mb_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info);
+
+#endif
