@@ -62,8 +62,10 @@ enum { SP_PURPOSE_LRMD_INIT_REPLICAS = 16 };
  * the random starts, draw d of element i block i D + d (D draws an element);
  * element parameters drawn at random likewise in their own purpose; the
  * steps' normals: step k, element i, entry w, normal i NW + w of block
- * k ceil(n NW / 4) + (i NW + w) / 4 */
-enum { SP_PURPOSE_MB_STEPS = 20, SP_PURPOSE_MB_EPAR = 21 };
+ * k ceil(n NW / 4) + (i NW + w) / 4 of purpose 8, shared on purpose with
+ * kuramoto(): with one noise entry an element the layout is kuramoto.h's,
+ * so a Kuramoto model written with sde_model() draws kuramoto()'s numbers */
+enum { SP_PURPOSE_MB_STEPS = SP_PURPOSE_KURAMOTO_STEPS, SP_PURPOSE_MB_EPAR = 21 };
 
 #define SP_PURPOSE_SHIFT 24
 #define SP_REPLICA_BITS 40
