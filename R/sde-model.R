@@ -468,8 +468,13 @@ sde_code <- function(m) {
 #' @export
 print.sde_model <- function(x, ...) {
   dep <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
-  cat(sprintf("<sde_model> \"%s\": %d state%s, %s calculus\n", x$name, length(x$states),
-              if (length(x$states) == 1) "" else "s", x$calculus))
+  many <- isTRUE(x$many)
+  cat(sprintf("<sde_model> \"%s\": %d state%s%s, %s calculus\n", x$name, length(x$states),
+              if (length(x$states) == 1) "" else "s",
+              if (many) sprintf(" per element (systems of n elements%s)",
+                                if (!identical(x$lattice, "none")) sprintf(" on a %s", x$lattice)
+                                else "") else "",
+              x$calculus))
   for (s in x$states) {
     nz <- x$noise[[s]]
     cat(sprintf("  d%s = (%s) dt%s\n", s, dep(x$drift[[s]]),
@@ -485,9 +490,25 @@ print.sde_model <- function(x, ...) {
                              "multiplicative in %s (drift corrected by b db/dx / 2 for the other calculus)",
                              paste(names(x$correction), collapse = ", "))
                            else "additive")))
-  cat(sprintf("methods: %s\n", paste(sde_methods_admitted(x), collapse = ", ")))
+  if (length(x$elements)) {
+    cat("element parameters: ", paste(sprintf("%s = %s", names(x$elements),
+                                               vapply(x$elements, dep, "")), collapse = ", "),
+        "\n", sep = "")
+  }
+  if (many) {
+    ms <- sde_mb_methods(x)
+    cat(sprintf("methods: %s\n", paste(names(ms)[!nzchar(ms)], collapse = ", ")))
+    for (k in names(ms)[nzchar(ms)]) cat(sprintf("  not %s: %s\n", k, ms[[k]]))
+    if (isTRUE(x$mb$split$ok)) {
+      cat(sprintf("positions %s, momenta %s\n", paste(x$mb$split$q, collapse = ", "),
+                  paste(x$mb$split$p, collapse = ", ")))
+    }
+  } else {
+    cat(sprintf("methods: %s\n", paste(sde_methods_admitted(x), collapse = ", ")))
+  }
   if (!is.null(x$stop)) cat(sprintf("event (stop): %s%s\n", dep(x$stop),
-                                    if (is.null(sde_event_gap(x$stop)))
+                                    if (many) " (a system's first passage, at the end of the step)"
+                                    else if (is.null(sde_event_gap(x$stop)))
                                       " (passage at the end of the step)"
                                     else " (crossing interpolated in the step)"))
   if (length(x$observe)) {
