@@ -106,6 +106,7 @@ sde_to_c <- function(e, map) {
     a <- as.list(e)[-1]
     switch(f,
       "(" = paste0("(", rec(a[[1]]), ")"),
+      ".sp_time" = sde_time_c(a[[1]], map), # a subexpression of t (R/sde-events.R)
       "+" = , "-" = if (length(a) == 1) paste0("(", f, rec(a[[1]]), ")")
                     else paste0("(", rec(a[[1]]), " ", f, " ", rec(a[[2]]), ")"),
       "*" = , "/" = , "<" = , ">" = , "<=" = , ">=" = , "==" = , "!=" =
