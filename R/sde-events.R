@@ -187,3 +187,91 @@ sde_h_order <- function(x) {
   if (noisy) return(if (isTRUE(attr(x, "bridge"))) 1 else 0.5)
   if (identical(attr(x, "method"), "euler")) 1 else 2
 }
+
+# ---- the step of sde_ams() ---------------------------------------------------------
+
+# Is `dt` fine enough for sde_ams()?  At the start `init` of each
+# condition, the drift a (the model's, evaluated in R) is linearised, J =
+# da/dx (central differences), and the step's linear map is the stability
+# function R(z) of the method at z = lambda dt for each eigenvalue lambda
+# of J: 1 + z (Euler), 1 + z + z^2 / 2 (Heun).  Where a relaxation of the
+# model (Re lambda < 0) has |R| >= 1, the discrete paths diverge or
+# oscillate where the model's relax: the estimate would be the step's
+# artefact (p = 1 at dt = 100 in the cubic well), and the call is refused.
+# Below that, the stationary variance of the linearised discrete dynamics
+# differs from the model's by about |lambda| dt / 2 (Euler) or
+# (|lambda| dt)^2 / 4 (Heun) relative (Ornstein-Uhlenbeck, exactly); a bias
+# above 10 per cent is warned about, as is a step whose score noise
+# sigma_xi sqrt(dt) (sigma_xi^2 = sum_i (dxi/dx_i b_i)^2 at the start)
+# shifts the discretely monitored levels by 0.5826 sigma_xi sqrt(dt)
+# (Broadie, Glasserman and Kou 1997) by more than a tenth of B - A.
+sde_ams_check_step <- function(m, method, dt, grid, x0, score, zA, zB, call) {
+  nx <- length(m$states)
+  env_of <- function(c, x) {
+    vals <- c(as.list(grid[c, names(m$params), drop = FALSE]),
+              stats::setNames(as.list(x), m$states), list(t = 0))
+    list2env(vals, parent = baseenv())
+  }
+  ev1 <- function(e, env) {
+    r <- suppressWarnings(tryCatch(as.double(eval(e, env)), error = function(err) NA_real_))
+    if (length(r) != 1) NA_real_ else r
+  }
+  drift <- function(c, x) vapply(m$drift, function(e) ev1(e, env_of(c, x)), 0)
+  svar <- sde_gap_variance(m, score)
+  for (c in seq_len(nrow(grid))) {
+    where <- if (nrow(grid) > 1) sprintf(" (condition %d)", c) else ""
+    x <- x0[c, ]
+    J <- matrix(NA_real_, nx, nx)
+    for (j in seq_len(nx)) {
+      h <- 1e-6 * max(1, abs(x[j]))
+      xp <- x
+      xm <- x
+      xp[j] <- x[j] + h
+      xm[j] <- x[j] - h
+      J[, j] <- (drift(c, xp) - drift(c, xm)) / (2 * h)
+    }
+    if (all(is.finite(J))) {
+      lam <- eigen(J, only.values = TRUE)$values
+      relax <- Re(lam) < 0
+      if (any(relax)) {
+        z <- lam[relax] * dt
+        R <- if (method == "euler") 1 + z else 1 + z + z^2 / 2
+        i <- which.max(Mod(R))
+        rate <- max(Mod(lam[relax]))
+        if (Mod(R[i]) >= 1) {
+          sp_abort(sprintf(paste0(
+            "`dt` (%s) is too coarse for the model at the start%s: its fastest relaxation ",
+            "there, rate |lambda| = %s (an eigenvalue of the drift's Jacobian), makes the ",
+            "%s step's linear map grow by |R(lambda dt)| = %s >= 1, so that the discrete ",
+            "paths diverge or oscillate where the model's relax, and the estimate would be ",
+            "the step's artefact. Use dt well below %s."), format(dt), where,
+            format(Mod(lam[relax][i]), digits = 3), method, format(Mod(R[i]), digits = 3),
+            format(2 / rate, digits = 3)), call = call, class = "statphysgpu_step_error")
+        }
+        bias <- if (method == "euler") rate * dt / 2 else (rate * dt)^2 / 4
+        if (bias > 0.1) {
+          sp_warn(sprintf(paste0(
+            "`dt` (%s) is coarse for the model at the start%s: with its fastest relaxation ",
+            "rate %s, the %s step's fluctuations in the well are off by about %.0f%% of ",
+            "their variance, and p and the mean first-passage time with them; use a ",
+            "smaller `dt`."), format(dt), where, format(rate, digits = 3), method,
+            100 * bias), call = call, class = "statphysgpu_step_warning")
+        }
+      }
+    }
+    if (!is.null(svar) && !is.null(zB) && is.finite(zB[c])) {
+      s2 <- ev1(svar, env_of(c, x))
+      shift <- 0.5826 * sqrt(max(s2, 0) * dt)
+      if (is.finite(shift) && shift > 0.1 * (zB[c] - zA[c])) {
+        sp_warn(sprintf(paste0(
+          "`dt` (%s) is coarse for the levels%s: the score moves by sigma sqrt(dt) = %s a ",
+          "step at the start, and checking it once a step shifts the levels by about ",
+          "0.58 of that, more than a tenth of B - A = %s; use a smaller `dt`."),
+          format(dt), where, format(shift / 0.5826, digits = 3),
+          format(zB[c] - zA[c], digits = 3)), call = call,
+          class = "statphysgpu_step_warning")
+      }
+    }
+  }
+  invisible(TRUE)
+}
