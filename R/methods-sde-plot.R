@@ -56,8 +56,8 @@ plot.sde_histogram <- function(x, variable = NULL, condition = NULL, times = NUL
   }
   op <- graphics::par(mfrow = c(length(conds), length(vars)))
   on.exit(graphics::par(op))
-  for (c in conds) for (v in vars) {
-    e <- d[d$condition == c & d$variable == v, , drop = FALSE]
+  for (ci in conds) for (v in vars) {
+    e <- d[d$condition == ci & d$variable == v, , drop = FALSE]
     inner <- is.finite(e$lo) & is.finite(e$hi)
     br <- sort(unique(c(e$lo[inner], e$hi[inner])))
     dens <- lapply(times, function(t) {
@@ -70,7 +70,7 @@ plot.sde_histogram <- function(x, variable = NULL, condition = NULL, times = NUL
     })
     top <- max(c(0, unlist(lapply(dens, `[[`, "y"))), na.rm = TRUE)
     main <- if (length(conds) > 1) {
-      sprintf("%s, %s", v, if (!is.null(labs)) labs[c] else sprintf("condition %s", c))
+      sprintf("%s, %s", v, if (!is.null(labs)) labs[ci] else sprintf("condition %s", ci))
     } else v
     out <- max(vapply(dens, `[[`, 0, "out"))
     graphics::plot(NA, xlim = range(br), ylim = c(0, if (top > 0) top * 1.05 else 1),

@@ -207,8 +207,8 @@ sde_h_order <- function(x) {
 # (Broadie, Glasserman and Kou 1997) by more than a tenth of B - A.
 sde_ams_check_step <- function(m, method, dt, grid, x0, score, zA, zB, call) {
   nx <- length(m$states)
-  env_of <- function(c, x) {
-    vals <- c(as.list(grid[c, names(m$params), drop = FALSE]),
+  env_of <- function(ci, x) {
+    vals <- c(as.list(grid[ci, names(m$params), drop = FALSE]),
               stats::setNames(as.list(x), m$states), list(t = 0))
     list2env(vals, parent = baseenv())
   }
@@ -216,11 +216,11 @@ sde_ams_check_step <- function(m, method, dt, grid, x0, score, zA, zB, call) {
     r <- suppressWarnings(tryCatch(as.double(eval(e, env)), error = function(err) NA_real_))
     if (length(r) != 1) NA_real_ else r
   }
-  drift <- function(c, x) vapply(m$drift, function(e) ev1(e, env_of(c, x)), 0)
+  drift <- function(ci, x) vapply(m$drift, function(e) ev1(e, env_of(ci, x)), 0)
   svar <- sde_gap_variance(m, score)
-  for (c in seq_len(nrow(grid))) {
-    where <- if (nrow(grid) > 1) sprintf(" (condition %d)", c) else ""
-    x <- x0[c, ]
+  for (ci in seq_len(nrow(grid))) {
+    where <- if (nrow(grid) > 1) sprintf(" (condition %d)", ci) else ""
+    x <- x0[ci, ]
     J <- matrix(NA_real_, nx, nx)
     for (j in seq_len(nx)) {
       h <- 1e-6 * max(1, abs(x[j]))
@@ -228,7 +228,7 @@ sde_ams_check_step <- function(m, method, dt, grid, x0, score, zA, zB, call) {
       xm <- x
       xp[j] <- x[j] + h
       xm[j] <- x[j] - h
-      J[, j] <- (drift(c, xp) - drift(c, xm)) / (2 * h)
+      J[, j] <- (drift(ci, xp) - drift(ci, xm)) / (2 * h)
     }
     if (all(is.finite(J))) {
       lam <- eigen(J, only.values = TRUE)$values
@@ -259,16 +259,16 @@ sde_ams_check_step <- function(m, method, dt, grid, x0, score, zA, zB, call) {
         }
       }
     }
-    if (!is.null(svar) && !is.null(zB) && is.finite(zB[c])) {
-      s2 <- ev1(svar, env_of(c, x))
+    if (!is.null(svar) && !is.null(zB) && is.finite(zB[ci])) {
+      s2 <- ev1(svar, env_of(ci, x))
       shift <- 0.5826 * sqrt(max(s2, 0) * dt)
-      if (is.finite(shift) && shift > 0.1 * (zB[c] - zA[c])) {
+      if (is.finite(shift) && shift > 0.1 * (zB[ci] - zA[ci])) {
         sp_warn(sprintf(paste0(
           "`dt` (%s) is coarse for the levels%s: the score moves by sigma sqrt(dt) = %s a ",
           "step at the start, and checking it once a step shifts the levels by about ",
           "0.58 of that, more than a tenth of B - A = %s; use a smaller `dt`."),
           format(dt), where, format(shift / 0.5826, digits = 3),
-          format(zB[c] - zA[c], digits = 3)), call = call,
+          format(zB[ci] - zA[ci], digits = 3)), call = call,
           class = "statphysgpu_step_warning")
       }
     }
