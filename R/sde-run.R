@@ -117,7 +117,11 @@
 #' working precision, as the built-in kernels keep their drive's phase (a
 #' float \eqn{t} is rounded by up to \eqn{1/32} at \eqn{t = 10^6});
 #' `t` within an expression of the states (`x * t`) is that double time
-#' rounded to the working precision.
+#' rounded to the working precision, and so is a part of t mixed with the
+#' states: in `sin(x - omega * t)` the phase `omega * t` is exact but
+#' rounded to single precision before `x` is subtracted (a unit of its last
+#' place is 0.06 at \eqn{10^6}); at large times write such terms with the
+#' time apart, `sin(x) * cos(omega * t) - cos(x) * sin(omega * t)`.
 #'
 #' A path whose state turns NaN or infinite stops the run with an error of
 #' class `statphysgpu_not_finite` naming the replica, the time and the
