@@ -1,10 +1,10 @@
 #' Step-size check: rerun at half the step and compare
 #'
-#' Reruns a simulation of [escape_times()] or [switching_currents()] with the
-#' step `h / 2` (same seed, parameters, backend and everything else, unless
-#' changed in `...`) and compares, condition by condition, the mean escape
-#' time (or switching bias) of the two runs, each estimated with
-#' [censored_mean()].
+#' Reruns a simulation of [escape_times()], [switching_currents()] or
+#' [sde_run()] (passage times) with the step `h / 2` (same seed, model,
+#' parameters, backend and everything else, unless changed in `...`) and
+#' compares, condition by condition, the mean escape or passage time (or
+#' switching bias) of the two runs, each estimated with [censored_mean()].
 #'
 #' The difference \eqn{\Delta = m_h - m_{h/2}} is the step's bias at
 #' \eqn{h/2} plus noise; its standard error is taken as that of two
@@ -13,11 +13,17 @@
 #' step; any positive correlation only makes the z-score conservative). With
 #' the scheme's order \eqn{p} (1 for `"euler"`, 2 for `"srk2"`) the bias of
 #' the original run is estimated by Richardson extrapolation,
-#' \eqn{\Delta / (1 - 2^{-p})}. A \eqn{|z| < 2} says that the step bias is
+#' \eqn{\Delta / (1 - 2^{-p})}. For [sde_run()] passage times whose event
+#' carries noise, the order is that of the monitoring: \eqn{p = 1/2} for an
+#' event checked once a step (`bridge = FALSE`), \eqn{p = 1} with the
+#' Brownian-bridge correction (the default); an event on a state without
+#' noise keeps the scheme's order. The model is rebuilt from the
+#' declarations the result carries (`attr(x, "args")$m`). A \eqn{|z| < 2} says that the step bias is
 #' below what `n` paths resolve; a larger \eqn{|z|} says it is not, and
 #' `bias_h` estimates it.
 #'
-#' @param x A result of [escape_times()] or [switching_currents()].
+#' @param x A result of [escape_times()], [switching_currents()] or
+#'   [sde_run()] with `output = "passage"`.
 #' @param ... Arguments of the simulator to change for the rerun (for
 #'   example `progress`, or `backend`); `dt` is always `attr(x, "dt") / 2`.
 #' @param level Confidence level of the intervals of the means.
@@ -36,8 +42,9 @@
 h_check <- function(x, ..., level = 0.95) {
   call <- sys.call()
   if (!inherits(x, "sp_paths") || is.null(attr(x, "args"))) {
-    sp_abort(paste0("`x` must be a result of escape_times() or switching_currents() ",
-                    "(of statphysgpu 0.2 or later, which records its arguments)."),
+    sp_abort(paste0("`x` must be a result of escape_times(), switching_currents() or ",
+                    "sde_run(output = \"passage\") that records its arguments (results ",
+                    "of earlier builds of statphysgpu do not: run them again)."),
              call = call)
   }
   level <- check_level(level, call = call)
@@ -60,8 +67,13 @@ h_check <- function(x, ..., level = 0.95) {
   args[names(change)] <- change
   args$dt <- step_of(x) / 2
   sim <- if (inherits(x, "switching_currents")) switching_currents else escape_times
+  if (inherits(x, "sde_passage")) {
+    sim <- sde_run
+    args$m <- sde_model_again(args$m) # R/sde-events.R
+  }
   y <- do.call(sim, args)
-  p <- if (identical(attr(x, "method"), "euler")) 1 else 2
+  p <- if (inherits(x, "sde_passage")) sde_h_order(x) else
+    if (identical(attr(x, "method"), "euler")) 1 else 2
   conds <- conditions_of(x)
   mean_of <- function(r, c) {
     d <- r[r$condition == c, , drop = FALSE]
@@ -91,9 +103,9 @@ h_check <- function(x, ..., level = 0.95) {
 #' @export
 print.sp_h_check <- function(x, digits = 4, ...) {
   cat(sprintf(paste0(
-    "Step check: %s at h = %s against h/2 = %s (order %d; bias_h = difference ",
-    "/ (1 - 2^-%d))\n"), attr(x, "method"), format(step_of(x)),
-    format(step_of(x) / 2), attr(x, "order"), attr(x, "order")))
+    "Step check: %s at h = %s against h/2 = %s (order %s; bias_h = difference ",
+    "/ (1 - 2^-%s))\n"), attr(x, "method"), format(step_of(x)),
+    format(step_of(x) / 2), format(attr(x, "order")), format(attr(x, "order"))))
   print(as.data.frame(unclass(x)), digits = digits, row.names = FALSE)
   big <- abs(x$z) >= 2 & !is.na(x$z)
   cat(if (any(big)) {

@@ -2,17 +2,27 @@
 # (class "sp_paths": one row per path, columns value and escaped).
 
 path_type <- function(x) {
-  if (inherits(x, "switching_currents")) "switching_currents" else "escape_times"
+  if (inherits(x, "switching_currents")) "switching_currents"
+  else if (inherits(x, "sde_passage")) "passage"
+  else "escape_times"
 }
 
 # The axis of the values, with their normalised unit (jj_units(): bias
-# gamma = I_b / I_c, time unit t0 = hbar / E_C).
+# gamma = I_b / I_c, time unit t0 = hbar / E_C); a user model's passage
+# times are in the model's own time unit.
 value_label <- function(x) {
-  if (path_type(x) == "switching_currents") {
-    "bias at switching, gamma = I / Ic"
-  } else {
-    "escape time t (units of t0 = hbar / E_C)"
-  }
+  switch(path_type(x),
+         switching_currents = "bias at switching, gamma = I / Ic",
+         passage = sprintf("passage time t (the time unit of model \"%s\")",
+                           attr(x, "model") %||% "?"),
+         "escape time t (units of t0 = hbar / E_C)")
+}
+
+# What the values are, for titles: "Escape times", "Switching currents",
+# "Passage times".
+paths_what <- function(type) {
+  switch(type, switching_currents = "Switching currents", passage = "Passage times",
+         "Escape times")
 }
 
 # The parameter columns of a result (everything between condition and replica).
@@ -145,6 +155,7 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
   out <- cbind(conds, do.call(rbind, rows))
   attr(out, "level") <- level
   attr(out, "type") <- path_type(object)
+  if (path_type(object) == "passage") attr(out, "model") <- attr(object, "model")
   class(out) <- c("summary.sp_paths", "data.frame")
   out
 }
@@ -152,9 +163,10 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
 #' @export
 print.summary.sp_paths <- function(x, digits = 4, ...) {
   lvl <- attr(x, "level")
-  cat(sprintf("%s by condition (%g%% intervals; mean and tail rate account for censoring)\n",
-              if (identical(attr(x, "type"), "switching_currents"))
-                "Switching currents" else "Escape times", 100 * lvl))
+  cat(sprintf("%s%s by condition (%g%% intervals; mean and tail rate account for censoring)\n",
+              paths_what(attr(x, "type") %||% "escape_times"),
+              if (!is.null(attr(x, "model"))) sprintf(" of model \"%s\"", attr(x, "model"))
+              else "", 100 * lvl))
   y <- as.data.frame(unclass(x))
   if (all(y$unfinished == 0)) y$unfinished <- NULL
   print(y, digits = digits, row.names = FALSE)
@@ -347,6 +359,11 @@ theory_cdf <- function(x, cond, v, theory) {
 # warns when a plot would compare unlike things.
 check_theory_fits <- function(x, theory, call) {
   if (theory == "none") return(invisible(TRUE))
+  if (path_type(x) == "passage") {
+    sp_abort(sprintf(paste0("theory = \"%s\" is a theory of the washboard of escape_times(); ",
+                            "a user model's passage times have none: use theory = \"none\"."),
+                     theory), call = call)
+  }
   threshold <- attr(x, "threshold") %||% "saddle"
   if (path_type(x) == "switching_currents") {
     if (theory == "smoluchowski") {
@@ -458,8 +475,9 @@ theory_legend <- function(x, theory) {
 }
 
 paths_title <- function(x, type) {
-  sprintf("%s, %s", if (path_type(x) == "switching_currents") "Switching currents"
-                    else "Escape times",
+  sprintf("%s%s, %s", paths_what(path_type(x)),
+          if (path_type(x) == "passage") sprintf(" of model \"%s\"", attr(x, "model") %||% "?")
+          else "",
           switch(type, cdf = "cumulative distribution",
                  survival = "survival probability", gumbel = "Gumbel plot"))
 }
@@ -476,6 +494,10 @@ physical_axis <- function(x, units, call) {
   if (!inherits(units, "jj_units")) {
     sp_abort(sprintf("`units` must be NULL or a result of jj_units(), not %s.",
                      describe(units)), call = call)
+  }
+  if (path_type(x) == "passage") {
+    sp_abort(paste0("`units` (jj_units()) are a Josephson junction's; a user model's ",
+                    "passage times are in the model's own time unit."), call = call)
   }
   sw <- path_type(x) == "switching_currents"
   if (length(unique(units$Ic)) != 1 || length(unique(units$t0)) != 1) {
@@ -671,7 +693,7 @@ plot.sp_paths <- function(x, theory = c("none", "kramers", "bhl", "mm", "smoluch
 
 paths_default_log <- function(x, type) {
   switch(type, cdf = "", survival = "y",
-         gumbel = if (path_type(x) == "escape_times") "x" else "")
+         gumbel = if (path_type(x) %in% c("escape_times", "passage")) "x" else "")
 }
 
 #' @rdname plot.sp_paths

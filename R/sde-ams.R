@@ -69,7 +69,21 @@
 #' @param init The start state (of every replica and every restart of its
 #'   long trajectory): a named list with one entry per state, each a number
 #'   or a formula over the parameters (`~ asin(gamma)`).
-#' @param dt The time step, positive.
+#' @param dt The time step, positive. At the start `init` the drift is
+#'   linearised (its Jacobian, by differences): a step past the stability
+#'   limit of the method for a relaxation rate \eqn{\lambda} of the model
+#'   there (\eqn{|R(\lambda\,dt)| \ge 1}, \eqn{R(z) = 1 + z} Euler, \eqn{1 +
+#'   z + z^2/2} Heun; \eqn{dt \ge 2/|\lambda|} for a real rate), where the
+#'   discrete paths diverge or oscillate and AMS would estimate an artefact
+#'   (`dt = 100` gave \eqn{p = 1}), is refused (class
+#'   `statphysgpu_step_error`); a warning (class `statphysgpu_step_warning`)
+#'   says when the step biases the variance of the fluctuations in the well
+#'   by more than 10 per cent (\eqn{|\lambda| dt/2} Euler, \eqn{(\lambda
+#'   dt)^2/4} Heun, exact for the Ornstein-Uhlenbeck process), or when the
+#'   score's noise moves the discretely monitored levels, by \eqn{0.5826
+#'   \sigma_\xi \sqrt{dt}}, by more than a tenth of `B - A`. AMS checks the
+#'   levels and \eqn{B} once a step (no Brownian bridge): compare it with
+#'   [sde_run()]`(bridge = FALSE)`.
 #' @param params Overrides of the model's parameter defaults, as in
 #'   [sde_run()]: vectors form a grid of conditions (every combination), one
 #'   column per swept parameter in the result.
@@ -202,6 +216,7 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
                call = call)
     }
   }
+  sde_ams_check_step(m, method, dt, grid, x0, score_e, zA, if (!is.null(B)) zB, call)
   fr <- sim_frame(call, n = replicas, n_name = "replicas", first = first_replica,
                   seed = seed, backend = backend, devices = devices,
                   precision = precision, precisions = c("single", "double"),

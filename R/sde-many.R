@@ -433,9 +433,8 @@ sde_mb_header <- function(m) {
                                 if (ne) paste0(".ej_", names(m$elements)) else character()),
                 .i = "fi", .j = "fj")
   sys_map <- c(base, red)
-  dmap <- c(stats::setNames(sprintf("pd[%d]", seq_len(np) - 1L), names(pmap)), t = "t")
   C <- function(e, map) {
-    sde_mb_to_c(e, map, c(names(m$params), ".n", paste0(".d", seq_len(nd))), dmap)
+    sde_mb_to_c(e, map, c(names(m$params), ".n", if (nd) paste0(".d", seq_len(nd))))
   }
   L <- character(); what <- character()
   add <- function(line, from = "") {
@@ -579,34 +578,9 @@ sde_mb_header <- function(m) {
 }
 
 # C of a rewritten many-body expression: as sde_to_c(), with the parts that
-# depend only on the time and the parameters computed in double (the time
-# is exact at any t: a drive cos(omega t) at t = 1e6 in single precision).
-sde_mb_to_c <- function(e, map, params, dmap) {
-  e <- sde_time_double(e, params)
-  sde_to_c(e, map, dmap = dmap)
-}
-
-# Mark the largest subexpressions that use t and otherwise only parameters
-# and numbers: they become .t64(expr), computed in double (sde_to_c()).
-sde_time_double <- function(e, params) {
-  if (!("t" %in% all.vars(e))) return(e)
-  leaf <- function(x) {
-    if (is.name(x)) {
-      v <- as.character(x)
-      return(list(e = x, ok = v %in% c(params, "t", "pi"), t = v == "t"))
-    }
-    list(e = x, ok = TRUE, t = FALSE)
-  }
-  lift <- function(v) if (v$ok && v$t && is.call(v$e)) call(".t64", v$e) else if (v$ok && v$t) call(".t64", v$e) else v$e
-  node <- function(x, vals) {
-    ok <- all(vapply(vals, function(v) v$ok, TRUE))
-    tt <- any(vapply(vals, function(v) v$t, TRUE))
-    if (!ok) {
-      for (j in seq_along(vals)) x[[j + 1L]] <- lift(vals[[j]])
-    } else {
-      for (j in seq_along(vals)) x[[j + 1L]] <- vals[[j]]$e
-    }
-    list(e = x, ok = ok, t = tt)
-  }
-  lift(sde_fold(e, leaf, node))
+# depend only on the time and the parameters computed in double
+# (sde_mark_time(): the time is exact at any t, a drive cos(omega t) at
+# t = 1e6 in single precision).
+sde_mb_to_c <- function(e, map, params) {
+  sde_to_c(sde_mark_time(e, params), map)
 }

@@ -13,10 +13,13 @@
 #'   time is interpolated linearly in `lhs - rhs` inside the step, as
 #'   [escape_times()] does for its threshold; any other event (`&`, `|`,
 #'   ...) gives the end of the step. An event true at the start gives 0.
+#'   Where the event's gap carries noise, the Brownian bridge (below) also
+#'   finds the crossings inside a step and places them (the default).
 #'   The result is accepted by `summary()`, `plot()`, [ecdf_band()],
-#'   [censored_mean()] (with `x$value`, `x$escaped`), [as_surv()] and
-#'   `rbind()` as [escape_times()] results are; `at_passage = TRUE` adds
-#'   the state (and the observables) at passage or censoring.
+#'   [censored_mean()] (with `x$value`, `x$escaped`), [as_surv()],
+#'   [h_check()] and `rbind()` as [escape_times()] results are;
+#'   `at_passage = TRUE` adds the state (and the observables) at passage or
+#'   censoring.
 #' * `"moments"`: mean, standard deviation and standard error over the
 #'   replicas of each state and observable at every record time,
 #'   accumulated by the engine: each tile of 256 consecutive replicas is
@@ -30,13 +33,60 @@
 #'
 #' The fixed-length outputs run every path to `t_max` (`stop` is not used)
 #' and record at steps \eqn{0, r, 2r, \dots} and the last, with \eqn{r =}
-#' `record_every` (default: about 100 records).
+#' `record_every` (default: about 100 records). A `t_max` that is not a
+#' whole number of steps (to 1e-9 relative) ends them at the last whole
+#' step, \eqn{\lfloor t_{max}/dt \rfloor dt}, which the result reports as
+#' its `t_max`, with a warning of class `statphysgpu_t_max_warning` (`t_max
+#' = 1`, `dt = 0.3`: records at 0, 0.3, 0.6 and 0.9). Passage times run to
+#' the step past `t_max` and censor every path not escaped by `t_max`
+#' itself, at `t_max`.
+#'
+#' @section Passage times, the step bias and the Brownian bridge:
+#' An event checked once a step misses the crossings inside a step where
+#' the path went past the level and came back: where the event's variable
+#' carries noise, the passage times are late by \eqn{O(\sqrt{dt})} -- as
+#' if the level were moved out by \eqn{0.5826\,\sigma\sqrt{dt}} (Broadie,
+#' Glasserman and Kou 1997): +5.8 per cent on the mean of Brownian motion
+#' with drift to the level 1 at `dt = 0.01` (\eqn{\mu = \sigma = 1}), and
+#' issue 32 found +6 per cent for the Maier-Stein escape at that step. With
+#' `bridge = TRUE` (the default) `sde_run()`
+#' removes that bias where it applies: for an event that is a comparison
+#' `lhs > rhs` (or `<`, `>=`, `<=`) whose gap \eqn{g = lhs - rhs} depends
+#' on a state with noise, the generator derives \eqn{\sigma^2 = \sum_i
+#' (\partial g/\partial x_i\, b_i)^2} symbolically ([stats::D()]; the
+#' bridge does not apply where the gap is not differentiable, e.g. with
+#' `abs()`, `pmin()` or `ifelse()`, nor where no noisy state enters it), and
+#' each step that starts at \eqn{g_0 < 0} and ends at \eqn{g_1 \le 0}
+#' crossed the level inside with the probability of a Brownian bridge,
+#' \eqn{\exp(-2 g_0 g_1 / (\sigma^2 dt))} (\eqn{\sigma^2} at the step's
+#' start), tested with a uniform drawn for that step; the test is skipped
+#' where that probability is below \eqn{e^{-24}}, under the uniform's
+#' resolution. The time of a crossing inside a step, found by the test or
+#' seen at its end, is the bridge's first passage time, sampled exactly:
+#' by the reflection principle a bridge from \eqn{g_0} to \eqn{g_1 \le 0}
+#' that touches 0 is, reflected there, a bridge to \eqn{|g_1|}, and with
+#' the time change \eqn{s = t\,dt/(dt - t)} a bridge is a Brownian motion
+#' with drift \eqn{|g_1|/dt}, whose passage time \eqn{S} is inverse
+#' Gaussian (mean \eqn{-g_0 dt/|g_1|}, shape \eqn{g_0^2/\sigma^2}; drawn by
+#' Michael, Schucany and Haas 1976): \eqn{t = S\,dt/(dt + S)}. For Brownian
+#' motion with drift this is exact; in general the passage times keep the
+#' scheme's \eqn{O(dt)} bias, which [h_check()] measures (order 1). Where
+#' the event's variable has no noise (the washboard's position), the gap is
+#' smooth in time and the linear interpolation leaves an \eqn{O(dt)} bias
+#' (no bridge). With the bridge, the state at passage (`at_passage`) is the
+#' state at the end of the step of the crossing, which may lie short of the
+#' level. `bridge = FALSE` checks the event at the steps only (as
+#' [sde_ams()] does); `attr(x, "bridge")` says whether the bridge ran.
 #'
 #' @section Random numbers, chunks and precision:
 #' Replica \eqn{r} of condition \eqn{c} draws from Philox stream
 #' \eqn{(c-1)2^{40} + r - 1}, purpose 12 of the stream registry; step
 #' \eqn{k+1} uses normals \eqn{kW, \dots, kW + W - 1} of that stream for
-#' the \eqn{W} noise entries. A path depends only on the seed, its condition
+#' the \eqn{W} noise entries. The Brownian bridge's test of step \eqn{k+1}
+#' (drawn only where the step ends near the event's level) uses block
+#' \eqn{k} of purpose 17 of the same stream: word 1 the test's uniform,
+#' words 2 and 3 a normal (Box-Muller), word 4 a uniform for the passage
+#' time inside the step. A path depends only on the seed, its condition
 #' and its replica number: CPU and GPU give the same paths (to rounding, in
 #' double precision), results do not depend on threads or devices, and
 #' chunks (`first_replica`) combine with `rbind()` into the one-call result
@@ -59,11 +109,50 @@
 #' last bit, as those of [escape_times()] do; in double precision both
 #' backends use the C library's functions and the same paths.
 #'
+#' The time is exact in both precisions: \eqn{t_k = k\,dt} is formed in
+#' double from the step count, and the subexpressions of a model that
+#' depend on \eqn{t} and the parameters only -- a drive's `cos(omega *
+#' t)`, `exp(-t / tau)`, `t` itself -- are computed in double (the
+#' parameters in double, the C library's functions) and rounded once to the
+#' working precision, as the built-in kernels keep their drive's phase (a
+#' float \eqn{t} is rounded by up to \eqn{1/32} at \eqn{t = 10^6});
+#' `t` within an expression of the states (`x * t`) is that double time
+#' rounded to the working precision, and so is a part of t mixed with the
+#' states: in `sin(x - omega * t)` the phase `omega * t` is exact but
+#' rounded to single precision before `x` is subtracted (a unit of its last
+#' place is 0.06 at \eqn{10^6}); at large times write such terms with the
+#' time apart, `sin(x) * cos(omega * t) - cos(x) * sin(omega * t)`.
+#'
 #' A path whose state turns NaN or infinite stops the run with an error of
 #' class `statphysgpu_not_finite` naming the replica, the time and the
 #' variable (the state is checked every few steps and the first non-finite
 #' step found by redoing them; when several paths fail within one round of
 #' the engine, the lowest replica is named).
+#'
+#' @section A state too large for its increments:
+#' A state whose increments are small against its value loses them to
+#' rounding: `drift = list(c = ~ 1)` with `dt = 0.01` in single precision
+#' (24 bits) stalls at \eqn{2^{18} = 262144}, where 0.01 is below half a
+#' unit of its last place, and from \eqn{c \approx 5000} on each step is
+#' rounded by a few per cent (a passage to \eqn{c > 10^5} 5.5 per cent
+#' late). The engines count, for each path, the steps in a row in which
+#' some state moved by an increment \eqn{|d_i| < 2^{5-p}|x_i|} (fewer than
+#' about 5 of its \eqn{p} bits kept; \eqn{p = 24} single, 53 double).
+#' After 65,536 such steps, the state whose drift increment is that small
+#' there stops the run with an error of class `statphysgpu_resolution`
+#' naming the state, the replica and the time, unless the drift has a zero
+#' within \eqn{2^{13-p}|x_i|} of it (about \eqn{2^{10}} units of its last
+#' place: some component of the drift changes sign across \eqn{x_i \pm}
+#' that), where the state comes to rest at a fixed point (a relaxation
+#' rounded to rest is no stall; a relaxation slower than about
+#' \eqn{6 \times 10^{-5}} per step, which ends rounded to rest further than
+#' that from its fixed point, is). The check costs a compare a state a
+#' step; noise keeps increments large, so that diffusive models (an
+#' Ornstein-Uhlenbeck process, the washboard) never meet it. What to do:
+#' `precision = "double"` (the same state stalls 29 bits later), or measure
+#' the state from a nearer origin (shift or rescale it). A state whose
+#' increments are lost from its very start (a state of \eqn{10^4} with
+#' increments of \eqn{10^{-5}}) does not move and is not reported.
 #'
 #' @param m An [sde_model()].
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
@@ -95,11 +184,16 @@
 #' @param bins With `output = "histogram"`: a named list of break vectors,
 #'   one per state or observable to count.
 #' @param at_passage With `output = "passage"`: also return the state at
-#'   passage (at the end of the step in which the event held; at `t_max`
-#'   for a censored path), in the working precision, and the observables
-#'   there (evaluated in R, in double precision, at the passage time), in
-#'   `attr(x, "at_passage")` and as columns of `as.data.frame(x, at_passage
-#'   = TRUE)`.
+#'   passage (at the end of the step in which the event held, or in which
+#'   the Brownian bridge found the crossing; at `t_max` for a censored
+#'   path), in the working precision, and the observables there (evaluated
+#'   in R, in double precision, at the passage time), in `attr(x,
+#'   "at_passage")` and as columns of `as.data.frame(x, at_passage =
+#'   TRUE)`.
+#' @param bridge With `output = "passage"`: test each step for a crossing
+#'   of the event inside it by the Brownian bridge, where the event's gap
+#'   carries noise (see "Passage times, the step bias and the Brownian
+#'   bridge"); `FALSE`: check the event at the steps only.
 #' @return An object of class `sde_passage` (also `sp_paths`: one row per
 #'   path, columns `condition`, the swept parameters, `replica`, `value`,
 #'   `escaped`), `sde_moments` (columns `condition`, the swept parameters,
@@ -108,7 +202,8 @@
 #'   `count`) or `sde_trajectories` (`condition`, the swept parameters,
 #'   `replica`, `time`, and one column per state and observable), with the
 #'   attributes of the run (`model`, `conditions`, `dt`, `t_max`, `seed`,
-#'   `backend`, `precision`, `method`, `seconds`, ...).
+#'   `backend`, `precision`, `method`, `seconds`, `bridge`, ...) and `args`
+#'   (the model and the arguments of the call, which [h_check()] reruns).
 #' @seealso [sde_model()]
 #' @examples
 #' ou <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
@@ -127,8 +222,10 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
                     output = c("passage", "moments", "histogram", "trajectories", "records"),
                     record_every = NULL, keep = 0, seed = NULL, first_replica = 1,
                     backend = "auto", devices = NULL, precision = c("single", "double"),
-                    progress = interactive(), bins = NULL, at_passage = FALSE, n = 1) {
+                    progress = interactive(), bins = NULL, at_passage = FALSE,
+                    bridge = TRUE, n = 1) {
   call <- sys.call()
+  args <- sde_run_args(environment())
   m <- sde_model_trusted(m, call)
   n <- check_whole(n, "n", lo = 1, hi = 2^40, call = call)
   if (isTRUE(m$many) || n > 1) {
@@ -184,6 +281,11 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   at_passage <- check_flag(at_passage, "at_passage", call = call)
   sde_check_unused(output, at_passage = at_passage, keep = keep, bins = bins,
                    record_every = record_every, call = call)
+  bridge <- check_flag(bridge, "bridge", call = call)
+  if (output != "passage") { # the last record at the last whole step (R/sde-records.R)
+    kmax <- sde_fixed_steps(t_max, dt, call)
+    t_max <- kmax * dt
+  }
   if (output == "passage" && is.null(m$stop)) {
     sp_abort(paste0("output = \"passage\" needs an event: the model has no `stop` (give ",
                     "sde_model(stop = ~ ...)), or use output = \"moments\", \"histogram\" ",
@@ -224,7 +326,8 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
               output = match(output, c("passage", "moments", "histogram", "trajectories")) - 1,
               record_every = rec$every, nrec = rec$nrec, keep = keep_here,
               save_state = as.integer(at_passage && output == "passage"),
-              nhist = length(hist$var), nbreaks = length(hist$all))
+              nhist = length(hist$var), nbreaks = length(hist$all),
+              bridge = as.integer(bridge && output == "passage" && sde_bridge_available(m)))
   job <- lapply(job, as.double)
   job$seed <- fr$seed
   job$par <- as.double(t(cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))))
@@ -261,6 +364,8 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   attr(out, "model_hash") <- m$hash
   attr(out, "first_replica") <- fr$first
   attr(out, "replicas") <- fr$n
+  attr(out, "bridge") <- job$bridge == 1
+  attr(out, "args") <- args # to rerun (h_check()): the model and the arguments
   attr(out, "steps") <- c(useful = res$useful_steps, issued = res$useful_steps)
   cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
                 moments = c("sde_moments", "data.frame"),

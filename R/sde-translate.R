@@ -9,11 +9,6 @@ SDE_UNARY <- c(exp = "SP_EXP", log = "SP_LOG", sqrt = "SP_SQRT", sin = "SP_SIN",
                cos = "SP_COS", tan = "SP_TAN", asin = "SP_ASIN", acos = "SP_ACOS",
                atan = "SP_ATAN", sinh = "SP_SINH", cosh = "SP_COSH", tanh = "SP_TANH",
                abs = "SP_FABS", floor = "SP_FLOOR")
-# Their double-precision C forms (the parts of a right-hand side computed in
-# double: the time-dependent parts, sde_time_double()).
-SDE_UNARY_DOUBLE <- c(exp = "exp", log = "log", sqrt = "sqrt", sin = "sin", cos = "cos",
-                      tan = "tan", asin = "asin", acos = "acos", atan = "atan", sinh = "sinh",
-                      cosh = "cosh", tanh = "tanh", abs = "fabs", floor = "floor")
 SDE_FUNCTIONS <- c("+", "-", "*", "/", "^", "(", "<", ">", "<=", ">=", "==", "!=",
                    "&", "|", "!", "ifelse", names(SDE_UNARY), "atan2", "pmin", "pmax")
 
@@ -139,10 +134,8 @@ sde_check_expr <- function(e, vars, what, call,
 # of * and /) are written without nested parentheses: C groups them from
 # the left as R does, so the value is the same, and a 1,000-term sum stays
 # one level deep for the compiler.
-sde_to_c <- function(e, map, dbl = FALSE, dmap = NULL) {
-  num <- if (dbl) function(v) sprintf("(%s)", sde_c_number(v)) else
-    function(v) sprintf("SP_R(%s)", sde_c_number(v))
-  unary <- if (dbl) SDE_UNARY_DOUBLE else SDE_UNARY
+sde_to_c <- function(e, map) {
+  num <- function(v) sprintf("SP_R(%s)", sde_c_number(v))
   wrap <- function(inner, group = "") list(s = paste0("(", inner, ")"), inner = inner,
                                             group = group)
   atom <- function(s) list(s = s, inner = s, group = "")
@@ -169,22 +162,20 @@ sde_to_c <- function(e, map, dbl = FALSE, dmap = NULL) {
       "|" = wrap(paste0(S(1), " || ", S(2))),
       "!" = wrap(paste0("!", S(1))),
       "ifelse" = wrap(paste0(S(1), " ? ", S(2), " : ", S(3))),
-      "^" = atom(sde_power_c(S(1), e[[3]], function(x) sde_to_c(x, map, dbl, dmap), dbl)),
-      "atan2" = atom(paste0(if (dbl) "atan2(" else "SP_ATAN2(", S(1), ", ", S(2), ")")),
-      ".t64" = atom(paste0("((SP_REAL)(", sde_to_c(e[[2]], if (is.null(dmap)) map else dmap,
-                                                   TRUE), "))")),
+      "^" = atom(sde_power_c(S(1), e[[3]], function(x) sde_to_c(x, map))),
+      "atan2" = atom(paste0("SP_ATAN2(", S(1), ", ", S(2), ")")),
+      # a subexpression of t and the parameters, in double (R/sde-events.R)
+      ".sp_time" = atom(sde_time_c(e[[2]], map)),
       "pmin" = , "pmax" = {
-        fn <- if (dbl) (if (f == "pmin") "fmin" else "fmax") else
-          (if (f == "pmin") "SP_FMIN" else "SP_FMAX")
+        fn <- if (f == "pmin") "SP_FMIN" else "SP_FMAX"
         out <- S(1)
         for (i in seq_along(a)[-1]) out <- paste0(fn, "(", out, ", ", S(i), ")")
         atom(out)
       },
-      atom(paste0(unary[[f]], "(", S(1), ")")))
+      atom(paste0(SDE_UNARY[[f]], "(", S(1), ")")))
   }
-  # .t64(): computed apart, in double (its value is not used here)
-  pre <- NULL
-  sde_fold(e, leaf, node, pre)$s
+  # (the inside of .sp_time() is translated apart, by sde_time_c())
+  sde_fold(e, leaf, node)$s
 }
 
 # A number as a C literal that reads back to the same double.
@@ -196,8 +187,8 @@ sde_c_number <- function(v) {
 
 # a^b: small whole exponents as products (pow is slow and, in single
 # precision, not what x * x is), else SP_POW.
-sde_power_c <- function(base, ex, rec, dbl = FALSE) {
-  one <- if (dbl) "(1.0)" else "SP_R(1.0)"
+sde_power_c <- function(base, ex, rec) {
+  one <- "SP_R(1.0)"
   while (is.call(ex) && identical(ex[[1]], as.name("(")) && length(ex) == 2) ex <- ex[[2]]
   if (is.call(ex) && identical(ex[[1]], as.name("-")) && length(ex) == 2 && is.numeric(ex[[2]])) {
     ex <- -ex[[2]]
@@ -208,10 +199,8 @@ sde_power_c <- function(base, ex, rec, dbl = FALSE) {
     prod <- paste0("(", paste(rep(base, n), collapse = " * "), ")")
     return(if (ex < 0) paste0("(", one, " / ", prod, ")") else prod)
   }
-  if (is.numeric(ex) && length(ex) == 1 && ex == 0.5) {
-    return(paste0(if (dbl) "sqrt(" else "SP_SQRT(", base, ")"))
-  }
-  paste0(if (dbl) "pow(" else "SP_POW(", base, ", ", rec(ex), ")")
+  if (is.numeric(ex) && length(ex) == 1 && ex == 0.5) return(paste0("SP_SQRT(", base, ")"))
+  paste0("SP_POW(", base, ", ", rec(ex), ")")
 }
 
 # Is an event a comparison whose crossing can be interpolated?  Returns the

@@ -55,6 +55,7 @@ void sp_r_check(int status) {
   /* a non-finite state is an error of its own class (never partial data) */
   if (status == SP_ERR_NOT_FINITE) sp_r_stop_classed(sp_last_error(), "statphysgpu_not_finite");
   if (status == SP_ERR_START) sp_r_stop_classed(sp_last_error(), "statphysgpu_start_error");
+  if (status == SP_ERR_RESOLUTION) sp_r_stop_classed(sp_last_error(), "statphysgpu_resolution");
   Rf_error("%s", sp_last_error());
 }
 

@@ -7,7 +7,9 @@
  * listed in ams_washboard.h.
  *
  * The state: the model's states; the step: sde_engine.h's (euler or srk2,
- * with its Ito/Stratonovich corrections; the model is autonomous: t = 0);
+ * with its Ito/Stratonovich corrections; the model is autonomous: t = 0;
+ * its parameters in the working precision and in double, as sde_run()'s;
+ * the run of coarse increments of sde_run() is not followed here);
  * SP_AMS_NW = the model's noise entries, SP_AMS_M its macro-step
  * (SP_SDE_M); A = {score <= zA}; B = {score >= zB}, the crossing
  * interpolated linearly in the score, or (use_stop) the model's stop
@@ -40,6 +42,7 @@ SP_FN void sp_ams_start(const sp_ams_sde_cond *c, const double *tables, uint64_t
 
 typedef struct {
   SP_REAL p[SP_SDE_NP > 0 ? SP_SDE_NP : 1];
+  double pd[SP_SDE_NP > 0 ? SP_SDE_NP : 1];
   SP_REAL h, sdt, zA, zB;
   int use_stop;
 } SP_PREC(sp_ams_par);
@@ -51,7 +54,10 @@ typedef struct {
 SP_FN void SP_PREC(sp_ams_par_load)(SP_PREC(sp_ams_par) *p, const sp_ams_sde_cond *c,
                                     const double *tables) {
   int i;
-  for (i = 0; i < SP_SDE_NP; i++) p->p[i] = (SP_REAL)tables[c->par0 + i];
+  for (i = 0; i < SP_SDE_NP; i++) {
+    p->p[i] = (SP_REAL)tables[c->par0 + i];
+    p->pd[i] = tables[c->par0 + i];
+  }
   p->h = (SP_REAL)c->h;
   p->sdt = (SP_REAL)sqrt(c->h);
   p->zA = (SP_REAL)c->zA;
@@ -61,7 +67,7 @@ SP_FN void SP_PREC(sp_ams_par_load)(SP_PREC(sp_ams_par) *p, const sp_ams_sde_con
 
 SP_FN void SP_PREC(sp_ams_mstep)(const SP_PREC(sp_ams_par) *p, int heun, const SP_REAL *z,
                                  SP_REAL *x) {
-  SP_PREC(sp_sde_step)(p->p, heun, (SP_REAL)0, p->h, p->sdt, z, x);
+  (void)SP_PREC(sp_sde_step)(p->p, p->pd, heun, 0.0, 0.0, p->h, p->sdt, z, x);
 }
 
 SP_FN SP_REAL SP_PREC(sp_ams_mscore)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x) {
@@ -75,7 +81,7 @@ SP_FN int SP_PREC(sp_ams_in_A)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x, S
 
 SP_FN int SP_PREC(sp_ams_in_B)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x, SP_REAL s) {
 #if SP_SDE_HAS_STOP
-  if (p->use_stop) return SP_PREC(sde_stop)((SP_REAL)0, x, p->p);
+  if (p->use_stop) return SP_PREC(sde_stop)(0.0, x, p->p, p->pd);
 #endif
   (void)x;
   return s >= p->zB;
@@ -96,8 +102,8 @@ SP_FN SP_REAL SP_PREC(sp_ams_frac)(const SP_PREC(sp_ams_par) *p, const SP_PREC(s
 #if SP_SDE_HAS_STOP
   if (p->use_stop) {
 #  if SP_SDE_STOP_GAP
-    g0 = SP_PREC(sde_gap)((SP_REAL)0, q->x, p->p);
-    g1 = SP_PREC(sde_gap)((SP_REAL)0, x, p->p);
+    g0 = SP_PREC(sde_gap)(0.0, q->x, p->p, p->pd);
+    g1 = SP_PREC(sde_gap)(0.0, x, p->p, p->pd);
 #  else
     return (SP_REAL)1;
 #  endif

@@ -7,11 +7,13 @@
  *   a counter, advance them by `budget` steps a launch (rounded up to whole
  *   chunks of SP_SDE_CHUNK steps, ending at multiples of it), write the
  *   passage time (or the censoring at t_max) and take the next path, so no
- *   lane waits for a slow path; the state of running paths is saved between
+ *   lane waits for a slow path; the state of running paths (and their run
+ *   of coarse steps, row SP_SDE_NX of the lane states) is saved between
  *   launches; once no path is left to hand out, the host packs the running
  *   paths into the first lanes (sp_sde_compact_kernel) as escape.cu's
- *   engine does.  A non-finite path writes its step and flags itself in
- *   counters->bad (path << 8 | state; the lowest wins).
+ *   engine does.  A non-finite (or stalled: sde_engine.h) path writes its
+ *   step and status and flags itself in counters->bad (path << 8 | state;
+ *   the lowest wins).
  * sp_sde_start_kernel, sp_sde_fixed_kernel: every path of the call, one
  *   thread each, advances from kcur to kend; at a record, each block (a tile
  *   of SP_SDE_TILE replicas of one condition) reduces its values to
@@ -60,9 +62,23 @@ __device__ __forceinline__ void sp_sde_load_start(const sp_sde_kargs &a, uint64_
 #  define SP_SDE_SDT(a) ((a).sdt)
 #endif
 
-__device__ __forceinline__ void sp_sde_load_par(const sp_sde_kargs &a, uint64_t c, SP_REAL *p) {
-  for (int i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)a.par[c * SP_SDE_PN + (uint64_t)i];
+/* The parameters of condition c: p in the working precision, pd in double
+ * (read only by the model's subexpressions of t and the parameters, such as
+ * cos(omega * t); in double precision pd is p: SP_SDE_PD_DECL). */
+__device__ __forceinline__ void sp_sde_load_par(const sp_sde_kargs &a, uint64_t c, SP_REAL *p,
+                                                double *pd) {
+#pragma unroll
+  for (int i = 0; i < SP_SDE_NP; i++) {
+    const double v = a.par[c * SP_SDE_PN + (uint64_t)i];
+    p[i] = (SP_REAL)v;
+    pd[i] = v; /* the same store in double precision */
+  }
 }
+#ifdef SP_REAL_SINGLE
+#  define SP_SDE_PD_DECL(pd, p) double pd[SP_SDE_PN]
+#else
+#  define SP_SDE_PD_DECL(pd, p) double *const pd = (p)
+#endif
 
 __device__ __forceinline__ unsigned long long sp_sde_warp_sum(unsigned long long v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -83,15 +99,19 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   const bool in = lid < a.nlanes; /* the other lanes of the last warp only count */
   long long pid = in ? a.pid[lid] : -2;
   uint64_t k = 0, stream = 0;
+  unsigned run = 0;
   SP_REAL x[SP_SDE_NX], p[SP_SDE_PN];
+  SP_SDE_PD_DECL(pd, p);
+  const int bridge = (int)a.job.bridge;
   unsigned long long useful = 0, done = 0, issued = 0;
   const unsigned int chunks = (a.budget + SP_SDE_CHUNK - 1) / SP_SDE_CHUNK;
   if (pid == -2 && in) pid = -1; /* more paths may be left */
   if (pid >= 0) {
     const uint64_t c = (uint64_t)pid / a.job.n;
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.cap + lid];
+    run = (unsigned)a.x[(uint64_t)SP_SDE_NX * a.cap + lid];
     k = a.k[lid];
-    sp_sde_load_par(a, c, p);
+    sp_sde_load_par(a, c, p, pd);
     stream = (c << 40) + a.job.replica0 + (uint64_t)pid % a.job.n;
   }
   for (unsigned int it = 0; it < chunks && pid != -2; it++) {
@@ -103,10 +123,11 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       }
       pid = (long long)q;
       const uint64_t c = q / a.job.n;
-      sp_sde_load_par(a, c, p);
+      sp_sde_load_par(a, c, p, pd);
       sp_sde_load_start(a, q, x);
       stream = (c << 40) + a.job.replica0 + q % a.job.n;
       k = 0;
+      run = 0;
     }
     issued += SP_SDE_CHUNK;
     /* the usual chunk (a path past its first step, the chunk ending
@@ -117,16 +138,19 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
      * steps, normals and numbers) */
     if (k != 0 && k + SP_SDE_CHUNK < a.job.kmax) {
       bool flagged = false;
+      SP_REAL g0 = SP_PREC(sp_sde_gap0)(p, pd, 1, bridge, a.job.dt, k, x);
 #pragma unroll
       for (int u = 0; u < SP_SDE_CHUNK / SP_SDE_M; u++) {
         SP_REAL xs[SP_SDE_NX], z[SP_SDE_ZN];
+        const unsigned runs = run;
 #pragma unroll
         for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
         SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
-        if (SP_PREC(sp_sde_macro_fast)(p, SP_SDE_HEUN, 1, (double)k * a.job.dt, a.job.dt,
-                                       SP_SDE_H(a), SP_SDE_SDT(a), z, x)) {
+        if (SP_PREC(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt, SP_SDE_H(a),
+                                       SP_SDE_SDT(a), z, x, &run, &g0)) {
 #pragma unroll
           for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
+          run = runs;
           flagged = true;
           break;
         }
@@ -138,11 +162,12 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     const uint64_t kend = kc < a.job.kmax ? kc : a.job.kmax;
     SP_REAL frac = 1;
     int what = 0;
-    const int st = SP_PREC(sp_sde_advance)(p, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed, stream,
-                                          SP_SDE_HEUN, 1, x, &k, kend, &frac, &what);
-    if (st == SP_SDE_NONFINITE) {
+    const int st = SP_PREC(sp_sde_advance)(p, pd, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed,
+                                           stream, SP_SDE_HEUN, 1, bridge, x, &run, &k, kend,
+                                           &frac, &what);
+    if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
       a.value[pid] = (double)k;
-      a.status[pid] = SP_SDE_BAD;
+      a.status[pid] = st == SP_SDE_STALLED ? SP_SDE_STALL : SP_SDE_BAD;
       atomicMin(&a.counters->bad, ((unsigned long long)pid << 8) | (unsigned long long)what);
       pid = -1;
       break;
@@ -171,6 +196,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     a.pid[lid] = pid;
     if (pid >= 0) {
       for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.cap + lid] = (double)x[i];
+      a.x[(uint64_t)SP_SDE_NX * a.cap + lid] = (double)run;
       a.k[lid] = k;
       int what = 0;
       if (!SP_PREC(sp_sde_finite)(x, &what))
@@ -197,7 +223,8 @@ sp_sde_compact_kernel(const sp_sde_kargs a) {
   const unsigned long long j = atomicAdd(a.count, 1ull);
   a.pid_to[j] = a.pid[i];
   a.k_to[j] = a.k[i];
-  for (int v = 0; v < SP_SDE_NX; v++) a.x_to[(uint64_t)v * a.cap + j] = a.x[(uint64_t)v * a.cap + i];
+  for (int v = 0; v <= SP_SDE_NX; v++) /* the states and the run of coarse steps */
+    a.x_to[(uint64_t)v * a.cap + j] = a.x[(uint64_t)v * a.cap + i];
 }
 
 /* The start of every path of the call into the state array (nx x total). */
@@ -208,6 +235,7 @@ sp_sde_start_kernel(const sp_sde_kargs a) {
   if (p >= a.total) return;
   sp_sde_load_start(a, p, x);
   for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.total + p] = (double)x[i];
+  a.x[(uint64_t)SP_SDE_NX * a.total + p] = 0; /* the run of coarse steps */
 }
 
 #define SP_SDE_WARPS (SP_SDE_TILE / 32)
@@ -241,25 +269,30 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
   const bool in = r < a.job.n;
   const uint64_t p = c * a.job.n + r;
   SP_REAL x[SP_SDE_NX], par[SP_SDE_PN], vals[SP_SDE_NVAR_C];
-  sp_sde_load_par(a, c, par);
+  SP_SDE_PD_DECL(pd, par);
+  sp_sde_load_par(a, c, par, pd);
   if (in) {
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.total + p];
     if (a.kend > a.kcur) {
       uint64_t k = a.kcur;
+      unsigned run = (unsigned)a.x[(uint64_t)SP_SDE_NX * a.total + p];
       SP_REAL frac;
       int what = 0;
-      const int st = SP_PREC(sp_sde_advance)(par, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed,
-                                            (c << 40) + a.job.replica0 + r, SP_SDE_HEUN, 0, x,
-                                            &k, a.kend, &frac, &what);
-      if (st == SP_SDE_NONFINITE) {
-        a.badk[p] = k;
+      const int st = SP_PREC(sp_sde_advance)(par, pd, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a),
+                                             a.seed, (c << 40) + a.job.replica0 + r,
+                                             SP_SDE_HEUN, 0, 0, x, &run, &k, a.kend, &frac,
+                                             &what);
+      if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
+        /* the step, and bit 63 for a stall */
+        a.badk[p] = k | ((unsigned long long)(st == SP_SDE_STALLED) << 63);
         atomicMin(&a.counters->bad, ((unsigned long long)p << 8) | (unsigned long long)what);
       }
       for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.total + p] = (double)x[i];
+      a.x[(uint64_t)SP_SDE_NX * a.total + p] = (double)run;
     }
   }
   if (!a.record) return; /* block-uniform */
-  if (in) SP_PREC(sp_sde_values)(par, a.job.dt, a.kend, x, vals);
+  if (in) SP_PREC(sp_sde_values)(par, pd, a.job.dt, a.kend, x, vals);
   {
     /* per variable: the mean of the tile, then the sum of squared
      * deviations from it (two passes, as the CPU) */

@@ -5,7 +5,9 @@
  * parameters of condition c are par[c np .. c np + np - 1] (double); the
  * start of replica r of condition c is init[c nx + i] for state i, or, where
  * init_vec[i] >= 0, the number init_vals[init_vec[i] n + r] (a vector of one
- * start per replica of the call). */
+ * start per replica of the call).  The compiled model's CPU entry
+ * (sp_sde_advance_fn) takes a path's record x of SP_SDE_XS(nx) doubles: its
+ * states and its run of coarse steps. */
 #ifndef SP_SDE_ARGS_H
 #define SP_SDE_ARGS_H
 
@@ -15,6 +17,8 @@
 #define SP_SDE_RUNNING 0   /* reached kend */
 #define SP_SDE_STOPPED 1   /* the stop event held at step *k */
 #define SP_SDE_NONFINITE 2 /* the state turned non-finite at step *k (*what: the state) */
+#define SP_SDE_STALLED 3   /* the state's increments were coarse for SP_SDE_STALL_STEPS steps
+                              in a row, up to step *k (*what: the state) */
 
 /* Status of a path in the passage output */
 #define SP_SDE_UNSTARTED (-1)
@@ -22,6 +26,11 @@
 #define SP_SDE_ESCAPED 1
 #define SP_SDE_PARTIAL 2
 #define SP_SDE_BAD 3 /* + 8 what: non-finite in state `what` */
+#define SP_SDE_STALL 4 /* + 8 what: the increments of state `what` below its resolution */
+
+/* A path's record in the engines' state arrays: its nx states, then the run
+ * of coarse steps (sde_engine.h), as a double. */
+#define SP_SDE_XS(nx) ((nx) + 1)
 
 #define SP_SDE_NO_PATH 0xffffffffffffffffull
 
@@ -53,6 +62,7 @@ typedef struct {
   int64_t save_state;    /* passage: keep the state at passage */
   int64_t nhist;         /* variables with a histogram */
   int64_t nbreaks;       /* breaks of all histograms */
+  int64_t bridge;        /* passage: the Brownian-bridge test of the event (sde_engine.h) */
 } sp_sde_job;
 
 /* Step of record j. */

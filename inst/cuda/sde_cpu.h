@@ -3,17 +3,23 @@
  * once per precision after sde_engine.h by the generated C file; the
  * package's CPU engine (src/core/sp_sde.c) calls these through pointers,
  * once per path per round (never once per step).  States pass as double
- * (a float converts to double and back exactly). */
+ * (a float converts to double and back exactly); a path's record x holds
+ * its nx states and then its run of coarse steps (SP_SDE_XS); the
+ * parameters par are the condition's in double, read as they are by the
+ * model's subexpressions of t and the parameters (pd). */
 int SP_PREC(sp_sde_cpu_advance)(const sp_sde_job *job, const double *par, uint64_t seed,
                                uint64_t stream, double *x, uint64_t *k, uint64_t kend,
                                double *frac, int *what) {
   SP_REAL p[SP_SDE_NP > 0 ? SP_SDE_NP : 1], xr[SP_SDE_NX], f = 1;
+  unsigned run = (unsigned)x[SP_SDE_NX];
   int i, st;
   for (i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)par[i];
   for (i = 0; i < SP_SDE_NX; i++) xr[i] = (SP_REAL)x[i];
-  st = SP_PREC(sp_sde_advance)(p, job->dt, (SP_REAL)job->dt, (SP_REAL)sqrt(job->dt), seed, stream,
-                              (int)job->heun, (int)job->use_stop, xr, k, kend, &f, what);
+  st = SP_PREC(sp_sde_advance)(p, par, job->dt, (SP_REAL)job->dt, (SP_REAL)sqrt(job->dt), seed,
+                               stream, (int)job->heun, (int)job->use_stop, (int)job->bridge, xr,
+                               &run, k, kend, &f, what);
   for (i = 0; i < SP_SDE_NX; i++) x[i] = (double)xr[i];
+  x[SP_SDE_NX] = (double)run;
   *frac = (double)f;
   return st;
 }
@@ -24,6 +30,6 @@ void SP_PREC(sp_sde_cpu_observe)(const sp_sde_job *job, const double *par, uint6
   int i;
   for (i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)par[i];
   for (i = 0; i < SP_SDE_NX; i++) xr[i] = (SP_REAL)x[i];
-  SP_PREC(sp_sde_values)(p, job->dt, k, xr, o);
+  SP_PREC(sp_sde_values)(p, par, job->dt, k, xr, o);
   for (i = 0; i < SP_SDE_NX + SP_SDE_NO; i++) out[i] = (double)o[i];
 }

@@ -6,16 +6,21 @@
  * (SP_PREC() of sp_precision.h), so both precisions live in one object.  The header defines
  * SP_SDE_NX (states), SP_SDE_NW (noise entries), SP_SDE_NP, SP_SDE_NO and
  * the functions drift_ito, drift_strat, noise, apply_noise, stop, gap,
- * observe of the model.
+ * gap_var, observe of the model, each of (t, x, p, pd, ...): t the time in
+ * double, x the state and p the parameters in the working precision, pd
+ * the parameters in double (the model's subexpressions of t and the
+ * parameters only, such as cos(omega * t), are evaluated in double from t
+ * and pd and rounded once to the working precision; see sde_time_c()).
  *
- * Steps (k = 0, 1, ...; t_k = k dt; dW = sqrt(dt) z, one normal per noise
- * entry):
- *   euler (Euler-Maruyama, solves Ito): x' = x + a_I(t_k, x) dt + b(t_k, x) dW
+ * Steps (k = 0, 1, ...; t_k = k dt, formed in double from the step count;
+ * dW = sqrt(dt) z, one normal per noise entry):
+ *   euler (Euler-Maruyama, solves Ito): x' = x + d, d = a_I(t_k, x) dt + b(t_k, x) dW
  *   srk2 (stochastic Heun, solves Stratonovich):
  *     y = x + a_S(t_k, x) dt + b(t_k, x) dW
- *     x' = x + (a_S(t_k, x) + a_S(t_k+1, y)) dt / 2 + (b(t_k, x) + b(t_k+1, y)) dW / 2
+ *     x' = x + d, d = (a_S(t_k, x) + a_S(t_k+1, y)) dt / 2 + (b(t_k, x) + b(t_k+1, y)) dW / 2
  * where a_I and a_S are the drift in Ito and Stratonovich form (the model's
  * drift, corrected by -/+ b db/dx / 2 where the noise is multiplicative).
+ * The increment d is formed first and added to the state once.
  *
  * Random numbers (sp_streams.h): replica r of condition c draws from stream
  * c 2^40 + r, purpose SP_PURPOSE_SDE_STEPS; step k + 1 (from t_k) uses
@@ -23,20 +28,64 @@
  * d mod 4 of block d / 4 (Box-Muller on the pairs (x, y) and (z, w) of the
  * block).  Steps go in macro-steps of SP_SDE_M steps, SP_SDE_M NW / 4 whole
  * blocks; a path can stop anywhere inside one (records, a round's end) and
- * resumes with the same numbers.
+ * resumes with the same numbers.  The Brownian bridge (below) draws block k
+ * of purpose SP_PURPOSE_SDE_BRIDGE of the same stream for step k + 1, only
+ * where it needs it.
  *
  * Stop: a step that ends with the stop event true ends the path at that step;
  * where the event is a comparison lhs > rhs (or <, >=, <=), the crossing
  * time is interpolated linearly in gap = lhs - rhs inside the step (as
  * escape_times() does), otherwise it is the end of the step.  An event
- * already true at t = 0 stops the path at 0.  A state that is NaN or
- * infinite at the end of a macro-step is traced back to its first step and
- * state (the macro-step is redone step by step). */
+ * already true at t = 0 stops the path at 0.
+ *
+ * Brownian bridge (use_bridge, where the model defines SP_SDE_BRIDGE: the
+ * event is a comparison whose gap g carries noise, with sde_gap_var =
+ * sigma^2 = sum_i (dg/dx_i b_i)^2 > 0 at the step's start): a step that
+ * starts at g0 < 0 and ends at g1 <= 0 (the event false at both ends)
+ * crossed the level inside with probability exp(-2 g0 g1 / (sigma^2 dt)),
+ * the law of the maximum of a Brownian bridge; the step is tested with the
+ * uniform of word x of the bridge block, where that probability exceeds
+ * e^-24 (below it, the uniform's resolution; the test is skipped).  The
+ * time of a crossing inside a step -- found by the test, or seen at its
+ * end -- is the first passage time of the bridge from g0 to |g1| (the
+ * reflection principle: a bridge from g0 to g1 <= 0 that touches 0,
+ * reflected at its first touch, ends at -g1), sampled exactly: with the
+ * time change s = t dt / (dt - t) the bridge is a Brownian motion of drift
+ * |g1| / dt from g0, whose passage time S to 0 is inverse Gaussian
+ * (mean -g0 dt / |g1|, shape g0^2 / sigma^2), drawn by Michael, Schucany
+ * and Haas (1976) from the normal of words (y, z) and the uniform of word
+ * w; t = S dt / (dt + S).
+ *
+ * Resolution: a step of state i is coarse where it moved the state (x_i +
+ * d_i != x_i) by an increment |d_i| < 2^(5-p) |x_i| (p = 24 single, 53
+ * double: the increment kept fewer than about 5 of the p bits of x_i).
+ * The path counts the steps in a row in which some state took a coarse
+ * step (run, carried with its state; a state at rest, whose increments
+ * are lost, does not count: a relaxation rounded to rest is no stall, and
+ * an accumulating state moves through coarse steps for long before its
+ * increments are lost); when
+ * the run reaches SP_SDE_STALL_STEPS, the step's state is examined
+ * (sp_sde_stalled_state): a state whose drift increment is coarse there
+ * stalls -- the path stops with SP_SDE_STALLED, the state in *what --
+ * unless the drift field has a zero within 2^(13-p) |x_i| of it (about
+ * 2^10 units of its last place: some component of the drift changes sign
+ * between x_i - that and x_i + that), where the state rests at a fixed
+ * point of the dynamics, as a relaxation rounded to its last place does;
+ * then the run starts again.  An accumulating state (a drift that does
+ * not fall as the state grows) stalls; noise keeps increments large.
+ *
+ * A state that is NaN or infinite at the end of a macro-step is traced
+ * back to its first step and state (the macro-step is redone step by
+ * step). */
 #include "sde_args.h"
 #include "sp_streams.h"
 
 #ifndef SP_REAL
 #  define SP_REAL double
+#endif
+
+#ifndef SP_SDE_BRIDGE
+#  define SP_SDE_BRIDGE 0
 #endif
 
 #ifndef SP_SDE_ENGINE_CONSTANTS
@@ -52,6 +101,21 @@
 #  define SP_SDE_ZN (SP_SDE_NW > 0 ? SP_SDE_M * SP_SDE_NW : 1)
 #  define SP_SDE_WN (SP_SDE_NW > 0 ? SP_SDE_NW : 1)
 #  define SP_SDE_ON (SP_SDE_NO > 0 ? SP_SDE_NO : 1)
+/* steps in a row with a coarse increment that stop a path */
+#  define SP_SDE_STALL_STEPS 65536u
+/* the bridge's test is skipped where 2 g0 g1 / (sigma^2 dt) exceeds this */
+#  define SP_SDE_BRIDGE_ARG 24
+#endif
+
+/* the bounds of a coarse increment, relative to the state (per precision) */
+#undef SP_SDE_COARSE_HI
+#undef SP_SDE_REST
+#ifdef SP_REAL_SINGLE
+#  define SP_SDE_COARSE_HI 1.9073486328125e-06f /* 2^-19 = 2^(5 - 24) */
+#  define SP_SDE_REST 1.220703125e-04f          /* 2^-13 = 2^(11 - 24) */
+#else
+#  define SP_SDE_COARSE_HI 3.552713678800500929355621337890625e-15 /* 2^-48 */
+#  define SP_SDE_REST 2.2737367544323205947875976562500e-13 /* 2^-42 */
 #endif
 
 /* The normals of the macro-step that starts at step k0 (a multiple of
@@ -82,90 +146,250 @@ SP_FN int SP_PREC(sp_sde_finite)(const SP_REAL *x, int *what) {
   return 1;
 }
 
-/* One step from t (step k) with the normals z of its noise entries. */
-SP_FN void SP_PREC(sp_sde_step)(const SP_REAL *p, int heun, SP_REAL t, SP_REAL dt, SP_REAL sdt,
-                               const SP_REAL *z, SP_REAL *x) {
-  SP_REAL a0[SP_SDE_NX], b0[SP_SDE_WN], dw[SP_SDE_WN], y[SP_SDE_NX];
-  int i;
+/* One step from t (t1 = the step's end) with the normals z of its noise
+ * entries.  Returns 1 where some state took a coarse step, else 0. */
+SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, double t, double t1,
+                               SP_REAL dt, SP_REAL sdt, const SP_REAL *z, SP_REAL *x) {
+  SP_REAL a0[SP_SDE_NX], b0[SP_SDE_WN], dw[SP_SDE_WN], d[SP_SDE_NX];
+  int i, coarse = 0;
   SP_UNROLL
   for (i = 0; i < SP_SDE_WN; i++) dw[i] = SP_SDE_NW > 0 ? sdt * z[i] : (SP_REAL)0;
   if (heun) {
-    SP_REAL a1[SP_SDE_NX], b1[SP_SDE_WN];
-    SP_PREC(sde_drift_strat)(t, x, p, a0);
-    SP_PREC(sde_noise)(t, x, p, b0);
+    SP_REAL a1[SP_SDE_NX], b1[SP_SDE_WN], y[SP_SDE_NX];
+    SP_PREC(sde_drift_strat)(t, x, p, pd, a0);
+    SP_PREC(sde_noise)(t, x, p, pd, b0);
     SP_UNROLL
-    for (i = 0; i < SP_SDE_NX; i++) y[i] = x[i] + a0[i] * dt;
-    SP_PREC(sde_apply_noise)(y, b0, dw);
-    SP_PREC(sde_drift_strat)(t + dt, y, p, a1);
-    SP_PREC(sde_noise)(t + dt, y, p, b1);
+    for (i = 0; i < SP_SDE_NX; i++) d[i] = a0[i] * dt;
+    SP_PREC(sde_apply_noise)(d, b0, dw);
+    SP_UNROLL
+    for (i = 0; i < SP_SDE_NX; i++) y[i] = x[i] + d[i];
+    SP_PREC(sde_drift_strat)(t1, y, p, pd, a1);
+    SP_PREC(sde_noise)(t1, y, p, pd, b1);
     SP_UNROLL
     for (i = 0; i < SP_SDE_WN; i++) b0[i] = (SP_REAL)0.5 * (b0[i] + b1[i]);
     SP_UNROLL
-    for (i = 0; i < SP_SDE_NX; i++) x[i] = x[i] + (SP_REAL)0.5 * dt * (a0[i] + a1[i]);
-    SP_PREC(sde_apply_noise)(x, b0, dw);
+    for (i = 0; i < SP_SDE_NX; i++) d[i] = (SP_REAL)0.5 * dt * (a0[i] + a1[i]);
+    SP_PREC(sde_apply_noise)(d, b0, dw);
   } else {
-    SP_PREC(sde_drift_ito)(t, x, p, a0);
-    SP_PREC(sde_noise)(t, x, p, b0);
+    SP_PREC(sde_drift_ito)(t, x, p, pd, a0);
+    SP_PREC(sde_noise)(t, x, p, pd, b0);
     SP_UNROLL
-    for (i = 0; i < SP_SDE_NX; i++) x[i] = x[i] + a0[i] * dt;
-    SP_PREC(sde_apply_noise)(x, b0, dw);
+    for (i = 0; i < SP_SDE_NX; i++) d[i] = a0[i] * dt;
+    SP_PREC(sde_apply_noise)(d, b0, dw);
   }
-  (void)y;
+  SP_UNROLL
+  for (i = 0; i < SP_SDE_NX; i++) {
+    const SP_REAL xn = x[i] + d[i];
+    coarse |= xn != x[i] && SP_FABS(d[i]) < SP_SDE_COARSE_HI * SP_FABS(x[i]);
+    x[i] = xn;
+  }
+  return coarse;
 }
 
-/* Step j of the macro-step that starts at t0 (its normals z), with the
- * stop event tested at its end when use_stop: returns 1 where it holds,
- * with *frac the fraction of the step at the crossing. */
-SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, int heun, int use_stop, double t0, int j,
-                                 double dt, SP_REAL h, SP_REAL sdt, const SP_REAL *z,
-                                 SP_REAL *x, SP_REAL *frac) {
-  const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
-#if SP_SDE_HAS_STOP
+/* The fraction of a step before the crossing of the level (gap 0), from
+ * the gaps g0 < 0 at its start and g1 at its end (> 0: seen at the end;
+ * <= 0: found by the bridge) and s2h = sigma^2 dt > 0: the bridge's first
+ * passage, sampled from block r (words y, z: a normal; w: a uniform); see
+ * "Brownian bridge" above.  In double. */
+#ifndef SP_SDE_BRIDGE_CROSS_DEFINED
+#define SP_SDE_BRIDGE_CROSS_DEFINED
+/* Out of line (one copy, called from the rare steps near the level only):
+ * the sampler is some 200 instructions of double precision that the
+ * unrolled steps would otherwise repeat. */
+#  if SP_CUDA
+#    define SP_SDE_COLD static __device__ __noinline__
+#  else
+#    define SP_SDE_COLD static
+#  endif
+#  if SP_SDE_HAS_STOP && SP_SDE_STOP_GAP && SP_SDE_BRIDGE
+/* The bridge of step k + 1 of a path (stream) from the gap g0 < 0 at its
+ * start to g1 at its end, s2h = sigma^2 dt > 0: returns the fraction of
+ * the step at the crossing -- where g1 > 0 (seen at the step's end), or
+ * g1 <= 0 and the bridge crosses by the test -- else -1.  Block k of
+ * purpose SP_PURPOSE_SDE_BRIDGE: word x the test's uniform, words (y, z) a
+ * normal and word w a uniform for the crossing time (see "Brownian bridge"
+ * above).  In double. */
+SP_SDE_COLD double sp_sde_bridge_cross(uint64_t seed, uint64_t stream, uint64_t k, double g0,
+                                       double g1, double s2h) {
+  const sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_SDE_BRIDGE, stream, k);
+  const double a = -g0, b = g1 < 0 ? -g1 : g1;
+  double nu, nu2, y, q, rt, X;
+  if (g1 <= 0 && !(sp_u01_double(r.x) < exp(-2.0 * g0 * g1 / s2h))) return -1.0;
+  sp_box_muller_double(r.y, r.z, &nu, &nu2);
+  y = nu * nu;
+  if (!(y > 1e-300)) y = 1e-300;
+  /* IG(1, phi), phi = a b / s2h: X = 4 phi y / (y + sqrt(y^2 + 4 phi y))^2,
+   * taken with probability 1 / (1 + X), else 1 / X; the fraction is
+   * a X / (b + a X), or a / (b X + a), written without a / b (b may be 0) */
+  rt = sqrt(y * y + 4.0 * (a * b / s2h) * y);
+  q = (y + rt) * (y + rt);
+  X = 4.0 * (a * b / s2h) * y / q;
+  if (sp_u01_double(r.w) * (1.0 + X) <= 1.0) {
+    const double u = 4.0 * a * a * y / (s2h * q);
+    return u / (1.0 + u);
+  } else {
+    const double w = 4.0 * b * b * y / (s2h * q);
+    return 1.0 / (1.0 + w);
+  }
+}
+#  endif
+#endif
+
+/* The state and the parameters by value, for the out-of-line
+ * sp_sde_stalled_state (the caller's arrays stay in registers). */
+typedef struct {
+  SP_REAL x[SP_SDE_NX];
+  SP_REAL p[SP_SDE_NP > 0 ? SP_SDE_NP : 1];
+  double pd[SP_SDE_NP > 0 ? SP_SDE_NP : 1];
+} SP_PREC(sp_sde_frozen);
+
+/* At the end of a run of SP_SDE_STALL_STEPS coarse steps, at time t and
+ * the state s.x: does a state stall?  Returns 1 + the first state whose
+ * drift increment a_i h moves it coarsely there (0 < |a_i h| < 2^(5-p)
+ * |x_i|) and around which no component of the drift changes sign between
+ * x_i - D and x_i + D, D = SP_SDE_REST |x_i| (no fixed point of the
+ * dynamics near); else 0.  Rare (once a run): three drift evaluations a
+ * state at most, out of line. */
+SP_SDE_COLD int SP_PREC(sp_sde_stalled_state)(SP_PREC(sp_sde_frozen) s, int heun, double t,
+                                              SP_REAL h) {
+  SP_REAL a[SP_SDE_NX], ap[SP_SDE_NX], am[SP_SDE_NX], y[SP_SDE_NX];
+  int i, j;
+  if (heun) SP_PREC(sde_drift_strat)(t, s.x, s.p, s.pd, a);
+  else SP_PREC(sde_drift_ito)(t, s.x, s.p, s.pd, a);
+  for (i = 0; i < SP_SDE_NX; i++) {
+    const SP_REAL ax = SP_FABS(s.x[i]), ad = SP_FABS(a[i] * h);
+    int rest = 0;
+    if (!(ad > (SP_REAL)0 && ad < SP_SDE_COARSE_HI * ax)) continue;
+    for (j = 0; j < SP_SDE_NX; j++) y[j] = s.x[j];
+    y[i] = s.x[i] + SP_SDE_REST * ax;
+    if (heun) SP_PREC(sde_drift_strat)(t, y, s.p, s.pd, ap);
+    else SP_PREC(sde_drift_ito)(t, y, s.p, s.pd, ap);
+    y[i] = s.x[i] - SP_SDE_REST * ax;
+    if (heun) SP_PREC(sde_drift_strat)(t, y, s.p, s.pd, am);
+    else SP_PREC(sde_drift_ito)(t, y, s.p, s.pd, am);
+    for (j = 0; j < SP_SDE_NX; j++)
+      rest |= (ap[j] > (SP_REAL)0 && am[j] < (SP_REAL)0) || (ap[j] < (SP_REAL)0 && am[j] > (SP_REAL)0);
+    if (!rest) return i + 1;
+  }
+  return 0;
+}
+
+/* Step j of the macro-step that starts at step k0 (its normals z), with
+ * the stop event tested at its end when use_stop (and the bridge where
+ * use_bridge): returns SP_SDE_RUNNING, SP_SDE_STOPPED (*frac the fraction
+ * of the step at the crossing) or SP_SDE_STALLED (*what the state). */
+SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, int use_stop,
+                                  int use_bridge, uint64_t seed, uint64_t stream, uint64_t k0,
+                                  int j, double dt, SP_REAL h, SP_REAL sdt, const SP_REAL *z,
+                                  SP_REAL *x, unsigned *run, SP_REAL *frac, int *what) {
+  const double t = (double)(k0 + (uint64_t)j) * dt, t1 = (double)(k0 + (uint64_t)j + 1) * dt;
+  int c;
+#if SP_SDE_HAS_STOP && SP_SDE_STOP_GAP
   SP_REAL xo[SP_SDE_NX];
   int i;
   SP_UNROLL
   for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
 #endif
-  SP_PREC(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+  c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+  *run = c ? *run + 1u : 0u;
+  if (*run >= SP_SDE_STALL_STEPS) {
+    SP_PREC(sp_sde_frozen) s;
+    int i2, st;
+    for (i2 = 0; i2 < SP_SDE_NX; i2++) s.x[i2] = x[i2];
+    for (i2 = 0; i2 < SP_SDE_NP; i2++) {
+      s.p[i2] = p[i2];
+      s.pd[i2] = pd[i2];
+    }
+    st = SP_PREC(sp_sde_stalled_state)(s, heun, t1, h);
+    if (st) {
+      *what = st - 1;
+      return SP_SDE_STALLED;
+    }
+    *run = 0; /* at rest near a fixed point of the dynamics */
+  }
 #if SP_SDE_HAS_STOP
-  if (use_stop && SP_PREC(sde_stop)(t + h, x, p)) {
-    SP_REAL f = (SP_REAL)1;
+  if (use_stop) {
+    const int hit = SP_PREC(sde_stop)(t1, x, p, pd);
 #  if SP_SDE_STOP_GAP
-    const SP_REAL g0 = SP_PREC(sde_gap)(t, xo, p), g1 = SP_PREC(sde_gap)(t + h, x, p);
-    f = g1 != g0 ? g0 / (g0 - g1) : (SP_REAL)1;
-    if (!(f > (SP_REAL)0)) f = (SP_REAL)0;
-    if (!(f <= (SP_REAL)1)) f = (SP_REAL)1;
+    const SP_REAL g0 = SP_PREC(sde_gap)(t, xo, p, pd), g1 = SP_PREC(sde_gap)(t1, x, p, pd);
+    double s2h = 0;
+#    if SP_SDE_BRIDGE
+    if (use_bridge) s2h = (double)SP_PREC(sde_gap_var)(t, xo, p, pd) * dt;
+#    else
+    (void)use_bridge;
+#    endif
+    if (!(s2h > 0) || !isfinite(s2h) || !(g0 < 0)) s2h = 0; /* no bridge at this step */
+    if (hit || (s2h > 0 && 2.0 * (double)g0 * (double)g1 < SP_SDE_BRIDGE_ARG * s2h)) {
+      /* the crossing seen at the step's end, or one the bridge may find */
+      SP_REAL f = g1 != g0 ? g0 / (g0 - g1) : (SP_REAL)1;
+#    if SP_SDE_BRIDGE
+      if (s2h > 0) {
+        const double fb = sp_sde_bridge_cross(seed, stream, k0 + (uint64_t)j, g0, g1, s2h);
+        if (fb < 0 && !hit) return SP_SDE_RUNNING; /* the bridge did not cross */
+        if (fb >= 0) f = (SP_REAL)fb;
+      }
+#    else
+      (void)seed; (void)stream;
+#    endif
+      if (!(f > (SP_REAL)0)) f = (SP_REAL)0;
+      if (!(f <= (SP_REAL)1)) f = (SP_REAL)1;
+      *frac = f;
+      return SP_SDE_STOPPED;
+    }
+#  else
+    (void)use_bridge; (void)seed; (void)stream;
+    if (hit) {
+      *frac = (SP_REAL)1;
+      return SP_SDE_STOPPED;
+    }
 #  endif
-    *frac = f;
-    return 1;
   }
 #else
-  (void)use_stop; (void)frac;
+  (void)use_stop; (void)use_bridge; (void)seed; (void)stream; (void)frac;
 #endif
-  return 0;
+  return SP_SDE_RUNNING;
 }
 
-/* A whole macro-step (steps k0 .. k0 + SP_SDE_M - 1, t0 = k0 dt, its normals
- * z) without a test between its steps: the steps of the per-step loop
- * below, the stop event (where use_stop) only or-ed into a flag.  Returns
- * 1 where the event held at the end of one of its steps or the end state
- * is not finite: the caller then redoes the macro-step from its start
- * step by step (sp_sde_advance), which finds the step, the crossing and the
- * state there; else 0 (nearly always: a path stops once).  One compare a
- * step instead of a compare and a branch, and no branch out of the
- * unrolled steps, on the CPU and the GPU. */
-SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, int heun, int use_stop, double t0,
-                                    double dt, SP_REAL h, SP_REAL sdt, const SP_REAL *z,
-                                    SP_REAL *x) {
+/* A whole macro-step (steps k0 .. k0 + SP_SDE_M - 1, its normals z)
+ * without a test between its steps: the steps of the per-step loop below,
+ * the stop event (where use_stop), the bridge's "near the level" (where
+ * use_bridge: *g0, the gap at the start, carried) and the run of coarse
+ * steps only or-ed into a flag.  Returns 1 where the event held at the end
+ * of one of its steps, a step came near enough to the level for the
+ * bridge's test, the run of coarse steps reached SP_SDE_STALL_STEPS or the
+ * end state is not finite: the caller then redoes the macro-step from its
+ * start step by step (sp_sde_advance), which finds the step, the crossing
+ * and the state there; else 0 (nearly always: a path stops once).  One
+ * compare a step instead of a compare and a branch, and no branch out of
+ * the unrolled steps, on the CPU and the GPU. */
+SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, const double *pd, int heun, int use_stop,
+                                     int use_bridge, uint64_t k0, double dt, SP_REAL h,
+                                     SP_REAL sdt, const SP_REAL *z, SP_REAL *x, unsigned *run,
+                                     SP_REAL *g0) {
   int i, j, flag = 0;
   SP_UNROLL
   for (j = 0; j < SP_SDE_M; j++) {
-    const SP_REAL t = (SP_REAL)(t0 + (double)j * dt);
-    SP_PREC(sp_sde_step)(p, heun, t, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+    const double t = (double)(k0 + (uint64_t)j) * dt, t1 = (double)(k0 + (uint64_t)j + 1) * dt;
+#if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
+    const SP_REAL s2 = use_bridge ? SP_PREC(sde_gap_var)(t, x, p, pd) : (SP_REAL)0;
+#endif
+    const int c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, h, sdt,
+                                       z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+    *run = c ? *run + 1u : 0u;
+    flag |= *run >= SP_SDE_STALL_STEPS;
 #if SP_SDE_HAS_STOP
-    flag |= use_stop & SP_PREC(sde_stop)(t + h, x, p);
+    flag |= use_stop & SP_PREC(sde_stop)(t1, x, p, pd);
+#  if SP_SDE_BRIDGE
+    if (use_bridge) {
+      const SP_REAL g1 = SP_PREC(sde_gap)(t1, x, p, pd);
+      flag |= (SP_REAL)2 * *g0 * g1 < (SP_REAL)SP_SDE_BRIDGE_ARG * s2 * h;
+      *g0 = g1;
+    }
+#  else
+    (void)use_bridge; (void)g0;
+#  endif
 #else
-    (void)use_stop;
+    (void)use_stop; (void)use_bridge; (void)g0;
 #endif
   }
   SP_UNROLL
@@ -173,53 +397,71 @@ SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, int heun, int use_stop, d
   return flag;
 }
 
-/* Advance a path from step *k until step kend (or its stop, or a non-finite
- * state).  p: its parameters; dt in double (times are formed from the step
- * count in double), h = dt and sdt = sqrt(dt) in the working precision.
- * Returns SP_SDE_RUNNING (*k = kend), SP_SDE_STOPPED (*k the step at which the event held, *frac the fraction of that step at
- * the crossing) or SP_SDE_NONFINITE (*k the first non-finite step, *what
- * the state). */
-SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REAL sdt,
-                                 uint64_t seed, uint64_t stream, int heun, int use_stop,
-                                 SP_REAL *x, uint64_t *k, uint64_t kend, SP_REAL *frac,
-                                 int *what) {
-  SP_REAL z[SP_SDE_ZN];
+/* The gap of the event at step k (for the bridge's flag), or 0. */
+SP_FN SP_REAL SP_PREC(sp_sde_gap0)(const SP_REAL *p, const double *pd, int use_stop,
+                                   int use_bridge, double dt, uint64_t k, const SP_REAL *x) {
+#if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
+  if (use_stop && use_bridge) return SP_PREC(sde_gap)((double)k * dt, x, p, pd);
+#endif
+  (void)p; (void)pd; (void)use_stop; (void)use_bridge; (void)dt; (void)k; (void)x;
+  return (SP_REAL)0;
+}
+
+/* Advance a path from step *k until step kend (or its stop, a non-finite
+ * state or a stall).  p, pd: its parameters; dt in double (times are
+ * formed from the step count in double), h = dt and sdt = sqrt(dt) in the
+ * working precision; *run: the path's run of coarse steps.  Returns
+ * SP_SDE_RUNNING (*k = kend), SP_SDE_STOPPED (*k the step at which the
+ * event held, *frac the fraction of that step at the crossing),
+ * SP_SDE_NONFINITE (*k the first non-finite step, *what the state) or
+ * SP_SDE_STALLED (*k the step that made the run SP_SDE_STALL_STEPS long,
+ * *what the state coarse there). */
+SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, const double *pd, double dt, SP_REAL h,
+                                  SP_REAL sdt, uint64_t seed, uint64_t stream, int heun,
+                                  int use_stop, int use_bridge, SP_REAL *x, unsigned *run,
+                                  uint64_t *k, uint64_t kend, SP_REAL *frac, int *what) {
+  SP_REAL z[SP_SDE_ZN], g0;
 #if SP_SDE_HAS_STOP
-  if (use_stop && *k == 0 && SP_PREC(sde_stop)((SP_REAL)0, x, p)) {
+  if (use_stop && *k == 0 && SP_PREC(sde_stop)(0.0, x, p, pd)) {
     *frac = (SP_REAL)1; /* t = (0 - 1 + 1) dt = 0 */
     return SP_SDE_STOPPED;
   }
-#else
-  (void)use_stop;
 #endif
+  g0 = SP_PREC(sp_sde_gap0)(p, pd, use_stop, use_bridge, dt, *k, x);
   while (*k < kend) {
     const uint64_t k0 = *k - *k % SP_SDE_M;
     const int j0 = (int)(*k - k0);
     const int j1 = kend - k0 < (uint64_t)SP_SDE_M ? (int)(kend - k0) : SP_SDE_M;
-    const double t0 = (double)k0 * dt;
+    const unsigned run0 = *run;
     SP_REAL xs[SP_SDE_NX];
-    int i, j, hit = -1;
+    int i, j, hit = -1, st = SP_SDE_RUNNING;
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
     SP_PREC(sp_sde_normals)(seed, stream, k0, z);
     /* a whole macro-step, the usual case (paths start at step 0, and the
      * GPU's lanes advance by whole macro-steps), without tests between its
-     * steps; where the event held inside it or the state turned non-finite,
-     * it is redone from its start by the loop of single steps below, as a
-     * part of a macro-step is (loops of constant length, unrolled: the
-     * normals stay in registers; the steps outside [j0, j1) skipped) */
+     * steps; where the event held inside it (or the bridge must test a
+     * step, or the run of coarse steps grew long), or the state turned
+     * non-finite, it is redone from its start by the loop of single steps
+     * below, as a part of a macro-step is (loops of constant length,
+     * unrolled: the normals stay in registers; the steps outside [j0, j1)
+     * skipped) */
     if (j0 == 0 && j1 == SP_SDE_M) {
-      if (!SP_PREC(sp_sde_macro_fast)(p, heun, use_stop, t0, dt, h, sdt, z, x)) {
+      if (!SP_PREC(sp_sde_macro_fast)(p, pd, heun, use_stop, use_bridge, k0, dt, h, sdt, z, x,
+                                      run, &g0)) {
         *k = k0 + (uint64_t)SP_SDE_M;
         continue;
       }
       SP_UNROLL
       for (i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
+      *run = run0;
     }
     SP_UNROLL
     for (j = 0; j < SP_SDE_M; j++) {
       if (j < j0 || j >= j1) continue;
-      if (SP_PREC(sp_sde_substep)(p, heun, use_stop, t0, j, dt, h, sdt, z, x, frac)) {
+      st = SP_PREC(sp_sde_substep)(p, pd, heun, use_stop, use_bridge, seed, stream, k0, j, dt, h,
+                                   sdt, z, x, run, frac, what);
+      if (st != SP_SDE_RUNNING) {
         hit = j;
         break;
       }
@@ -227,7 +469,7 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REA
     if (hit >= 0) {
       *k = k0 + (uint64_t)hit + 1;
       if (!SP_PREC(sp_sde_finite)(x, what)) return SP_SDE_NONFINITE;
-      return SP_SDE_STOPPED;
+      return st;
     }
     if (!SP_PREC(sp_sde_finite)(x, what)) {
       /* redo the macro-step step by step from its finite start */
@@ -237,26 +479,28 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, double dt, SP_REAL h, SP_REA
       SP_UNROLL
       for (j = 0; j < SP_SDE_M; j++) {
         if (j < j0 || j > bad) continue;
-        SP_PREC(sp_sde_step)(p, heun, (SP_REAL)(t0 + (double)j * dt), h, sdt,
-                            z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+        SP_PREC(sp_sde_step)(p, pd, heun, (double)(k0 + (uint64_t)j) * dt,
+                             (double)(k0 + (uint64_t)j + 1) * dt, h, sdt,
+                             z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
         if (!SP_PREC(sp_sde_finite)(x, what)) bad = j; /* the first: later steps skipped */
       }
       *k = k0 + (uint64_t)bad + 1;
       return SP_SDE_NONFINITE;
     }
     *k = k0 + (uint64_t)j1;
+    g0 = SP_PREC(sp_sde_gap0)(p, pd, use_stop, use_bridge, dt, *k, x);
   }
   return SP_SDE_RUNNING;
 }
 
 /* The values recorded at step k: the states, then the observables. */
-SP_FN void SP_PREC(sp_sde_values)(const SP_REAL *p, double dt, uint64_t k, const SP_REAL *x,
-                                 SP_REAL *out) {
+SP_FN void SP_PREC(sp_sde_values)(const SP_REAL *p, const double *pd, double dt, uint64_t k,
+                                  const SP_REAL *x, SP_REAL *out) {
   int i;
   for (i = 0; i < SP_SDE_NX; i++) out[i] = x[i];
 #if SP_SDE_NO > 0
-  SP_PREC(sde_observe)((SP_REAL)((double)k * dt), x, p, out + SP_SDE_NX);
+  SP_PREC(sde_observe)((double)k * dt, x, p, pd, out + SP_SDE_NX);
 #else
-  (void)p; (void)dt; (void)k;
+  (void)p; (void)pd; (void)dt; (void)k;
 #endif
 }

@@ -108,3 +108,30 @@
  * as long (bench/sde-compile.R). */
 SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_sin_out)(SP_REAL x) { return SP_SIN(x); }
 SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_cos_out)(SP_REAL x) { return SP_COS(x); }
+
+/* The model's subexpressions of the time t and the parameters only (marked
+ * by sde_mark_time(), translated by sde_time_c()) are computed in double
+ * from t and the parameters in double (pd), whatever the working
+ * precision, and rounded once: the same functions in both precisions. */
+#ifndef SP_SDE_DOUBLE_FUNCTIONS
+#define SP_SDE_DOUBLE_FUNCTIONS
+#  define SP_D_R(v) ((double)(v))
+#  define SP_D_EXP exp
+#  define SP_D_LOG log
+#  define SP_D_SQRT sqrt
+#  define SP_D_SIN sin
+#  define SP_D_COS cos
+#  define SP_D_TAN tan
+#  define SP_D_ASIN asin
+#  define SP_D_ACOS acos
+#  define SP_D_ATAN atan
+#  define SP_D_ATAN2 atan2
+#  define SP_D_SINH sinh
+#  define SP_D_COSH cosh
+#  define SP_D_TANH tanh
+#  define SP_D_FABS fabs
+#  define SP_D_FLOOR floor
+#  define SP_D_FMIN fmin
+#  define SP_D_FMAX fmax
+#  define SP_D_POW pow
+#endif

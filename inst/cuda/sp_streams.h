@@ -67,6 +67,13 @@ enum { SP_PURPOSE_LRMD_INIT_REPLICAS = 16 };
  * so a Kuramoto model written with sde_model() draws kuramoto()'s numbers */
 enum { SP_PURPOSE_MB_STEPS = SP_PURPOSE_KURAMOTO_STEPS, SP_PURPOSE_MB_EPAR = 21 };
 
+/* user SDE models (sde_engine.h): the Brownian-bridge test of the passage
+ * event in step k + 1 (from t_k) of a path, drawn only where the step ends
+ * near the event's level: block k of the path's stream, word x the
+ * uniform of the test, words (y, z) a normal (Box-Muller) and word w a
+ * uniform for the crossing time inside the step. */
+enum { SP_PURPOSE_SDE_BRIDGE = 17 };
+
 #define SP_PURPOSE_SHIFT 24
 #define SP_REPLICA_BITS 40
 

@@ -43,6 +43,7 @@ const char *sp_status_name(int code) {
   case SP_ERR_IO: return "file error";
   case SP_ERR_NOT_FINITE: return "a state became non-finite";
   case SP_ERR_START: return "the start cannot be drawn";
+  case SP_ERR_RESOLUTION: return "a state's increments fell below its resolution";
   default: return "unknown error";
   }
 }

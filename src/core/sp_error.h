@@ -19,8 +19,12 @@ typedef enum {
   SP_ERR_NOT_FINITE,  /* a replica's state became NaN or infinite (the
                          message names the replica, the quantity and the
                          step); never partial results */
-  SP_ERR_START        /* a start state that cannot be drawn as asked (the
+  SP_ERR_START,       /* a start state that cannot be drawn as asked (the
                          user's parameters: an R error of its own class) */
+  SP_ERR_RESOLUTION   /* a replica's state stopped resolving its increments
+                         (the working precision is too coarse for it; the
+                         message names the replica, the quantity and the
+                         step); never partial results */
 } sp_status;
 
 /* Inside a run (between sp_error_run_begin() and sp_error_run_end(), which

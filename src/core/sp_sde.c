@@ -30,6 +30,7 @@ void sp_sde_start(const sp_sde_args *a, uint64_t p, double *x) {
   for (i = 0; i < job->nx; i++)
     x[i] = a->init_vec[i] >= 0 ? a->init_vals[(uint64_t)a->init_vec[i] * job->n + r]
                                : a->init[c * (uint64_t)job->nx + (uint64_t)i];
+  x[job->nx] = 0; /* the run of coarse steps (SP_SDE_XS) */
 }
 
 int64_t sp_sde_hist_cells(const sp_sde_args *a, int64_t h) {
@@ -82,6 +83,29 @@ int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what) {
                  job->single ? "precision = \"double\", " : "");
 }
 
+int sp_sde_stalled(const sp_sde_args *a, uint64_t p, uint64_t k, int what) {
+  const sp_sde_job *job = &a->job;
+  uint64_t c = p / job->n, r = p % job->n;
+  return sp_fail(SP_ERR_RESOLUTION,
+                 "the state stopped resolving its increments: `%s` of replica %llu (condition "
+                 "%llu) took increments smaller than 2^-%d of its value (fewer than 5 of its "
+                 "%d bits, or none) in each of the %u steps up to t = %.6g (step %llu), with "
+                 "no fixed point of the drift near, so that its path is rounded, or stalls, in "
+                 "%s precision; %s",
+                 a->names[what], (unsigned long long)(job->replica0 + r + 1),
+                 (unsigned long long)(c + 1), job->single ? 19 : 48, job->single ? 24 : 53,
+                 (unsigned)SP_SDE_STALL_STEPS_C, (double)k * job->dt, (unsigned long long)k,
+                 job->single ? "single" : "double",
+                 job->single ? "use precision = \"double\", or measure the state from a "
+                               "nearer origin (shift or rescale it)"
+                             : "measure the state from a nearer origin (shift or rescale "
+                               "it), or take a larger `dt`");
+}
+
+int sp_sde_path_failed(const sp_sde_args *a, uint64_t p, uint64_t k, int what, int stalled) {
+  return stalled ? sp_sde_stalled(a, p, k, what) : sp_sde_not_finite(a, p, k, what);
+}
+
 /* ---- passage --------------------------------------------------------------- */
 
 typedef struct {
@@ -93,7 +117,7 @@ typedef struct {
   const sp_sde_args *a;
   sp_sde_out *out;
   sde_lane *lanes;
-  double *x; /* nlanes x nx */
+  double *x; /* nlanes x SP_SDE_XS(nx): the states and the run of coarse steps */
   int nlanes;
   uint64_t total, next;
   int64_t bad; /* the lowest path found non-finite (sp_team_fail), -1: none; its
@@ -112,7 +136,7 @@ static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
   const sp_sde_args *a = m->a;
   const sp_sde_job *job = &a->job;
   sde_lane *ln = &m->lanes[l];
-  double *x = m->x + (size_t)l * (size_t)job->nx;
+  double *x = m->x + (size_t)l * (size_t)SP_SDE_XS(job->nx);
   uint64_t left = budget, useful = 0, done = 0;
   while (left > 0) {
     int64_t p = ln->pid, bad;
@@ -146,9 +170,9 @@ static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
                     &ln->k, kend, &frac, &what);
     left -= ln->k - k0 < left ? ln->k - k0 : left;
     if (ln->k == k0 && left > 0) left--; /* a stop at t = 0 costs a unit */
-    if (st == SP_SDE_NONFINITE) {
+    if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
       m->out->value[p] = (double)ln->k;
-      m->out->status[p] = SP_SDE_BAD | (what << 8);
+      m->out->status[p] = (st == SP_SDE_STALLED ? SP_SDE_STALL : SP_SDE_BAD) | (what << 8);
       sp_team_fail(&m->bad, p);
       ln->pid = -1;
       break;
@@ -189,8 +213,9 @@ static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_sta
 #endif
   for (l = 0; l < m->nlanes; l++) sde_lane_run(m, l, budget);
   if (m->bad >= 0)
-    return sp_sde_not_finite(m->a, (uint64_t)m->bad, (uint64_t)m->out->value[m->bad],
-                             m->out->status[m->bad] >> 8);
+    return sp_sde_path_failed(m->a, (uint64_t)m->bad, (uint64_t)m->out->value[m->bad],
+                              m->out->status[m->bad] >> 8,
+                              (m->out->status[m->bad] & 0xff) == SP_SDE_STALL);
   for (l = 0; l < m->nlanes; l++) busy += m->lanes[l].pid >= 0;
   st->done = (double)m->out->finished;
   st->finished = m->out->finished >= m->total || (busy == 0 && m->next >= m->total);
@@ -206,7 +231,7 @@ static void sde_passage_collect(void *model, int interrupted) {
     int64_t p = m->lanes[l].pid;
     if (p < 0) continue;
     sde_finish(m, p, SP_SDE_PARTIAL, (double)m->lanes[l].k * job->dt,
-               m->x + (size_t)l * (size_t)job->nx);
+               m->x + (size_t)l * (size_t)SP_SDE_XS(job->nx));
   }
 }
 
@@ -222,7 +247,7 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
   m.total = a->job.ncond * a->job.n;
   m.bad = -1;
   m.lanes = (sde_lane *)malloc((size_t)m.nlanes * sizeof *m.lanes);
-  m.x = (double *)malloc((size_t)m.nlanes * (size_t)a->job.nx * sizeof(double));
+  m.x = (double *)malloc((size_t)m.nlanes * (size_t)SP_SDE_XS(a->job.nx) * sizeof(double));
   if (m.lanes == NULL || m.x == NULL) {
     free(m.lanes);
     free(m.x);
@@ -252,12 +277,12 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
 typedef struct {
   const sp_sde_args *a;
   sp_sde_out *out;
-  double *x;     /* total x nx */
+  double *x;     /* total x SP_SDE_XS(nx): the states and the run of coarse steps */
   double *tiles; /* SDE_ROUND_RECORDS x ntiles x nvar x 3 */
   double *vals;  /* nth x SDE_ROUND_RECORDS x SP_SDE_TILE x nvar */
   uint64_t total, tpc, ntiles, k, rec; /* step reached, next record */
   int64_t bad;      /* the lowest path found non-finite (sp_team_fail), -1: none */
-  uint64_t *badkw;  /* per path: its failing step << 8 | state */
+  uint64_t *badkw;  /* per path: stalled << 63 | its failing step << 8 | state */
 } sde_fixed;
 
 /* Tile t: advance its paths through records rec0 .. rec0 + nr - 1 (steps
@@ -276,14 +301,14 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
   for (r = r0; r < r1; r++) {
     uint64_t p = c * job->n + r, k = m->k;
     const uint64_t stream = (c << 40) + job->replica0 + r;
-    double *x = m->x + p * (uint64_t)nx, frac;
+    double *x = m->x + p * (uint64_t)SP_SDE_XS(nx), frac;
     int what = 0;
     for (j = 0; j <= nr; j++) {
       const uint64_t ke = j < nr ? sp_sde_record_step(job, rec0 + j) : kend;
       if (ke > k) {
         int st = SP_SDE_ADVANCE(a)(job, par, a->seed, stream, x, &k, ke, &frac, &what);
-        if (st == SP_SDE_NONFINITE) {
-          m->badkw[p] = k << 8 | (uint64_t)what;
+        if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
+          m->badkw[p] = (uint64_t)(st == SP_SDE_STALLED) << 63 | k << 8 | (uint64_t)what;
           sp_team_fail(&m->bad, (int64_t)p);
           return;
         }
@@ -351,8 +376,8 @@ static int sde_fixed_round(void *model, uint64_t budget, int nth, sp_round_statu
   }
   (void)nth;
   if (m->bad >= 0)
-    return sp_sde_not_finite(m->a, (uint64_t)m->bad, m->badkw[m->bad] >> 8,
-                             (int)(m->badkw[m->bad] & 0xff));
+    return sp_sde_path_failed(m->a, (uint64_t)m->bad, (m->badkw[m->bad] >> 8) & ((1ull << 55) - 1),
+                              (int)(m->badkw[m->bad] & 0xff), (int)(m->badkw[m->bad] >> 63));
   m->out->useful += (kend - m->k) * m->total;
   m->k = kend;
   for (j = 0; j < nr; j++) {
@@ -381,7 +406,7 @@ static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const s
   m.tpc = (job->n + SP_SDE_TILE - 1) / SP_SDE_TILE;
   m.ntiles = job->ncond * m.tpc;
   m.bad = -1;
-  m.x = (double *)malloc((size_t)m.total * (size_t)job->nx * sizeof(double));
+  m.x = (double *)malloc((size_t)m.total * (size_t)SP_SDE_XS(job->nx) * sizeof(double));
   m.tiles = (double *)calloc((size_t)SDE_ROUND_RECORDS * (size_t)m.ntiles * (size_t)nvar * 3,
                              sizeof(double));
   m.vals = (double *)malloc((size_t)nt * SDE_ROUND_RECORDS * SP_SDE_TILE * (size_t)nvar *
@@ -395,7 +420,7 @@ static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const s
     return sp_fail(SP_ERR_NOMEM, "out of host memory (%.3g GB for the states)",
                    (double)m.total * (double)job->nx * 8 / 1e9);
   }
-  for (p = 0; p < m.total; p++) sp_sde_start(a, p, m.x + p * (uint64_t)job->nx);
+  for (p = 0; p < m.total; p++) sp_sde_start(a, p, m.x + p * (uint64_t)SP_SDE_XS(job->nx));
   e.total = (double)job->kmax;
   e.budget0 = 16;
   e.budget_max = (uint64_t)1 << 40;

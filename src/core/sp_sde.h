@@ -60,7 +60,8 @@ void sp_sde_out_init(const void *job, void *out);
 /* Variables recorded: states then observables. */
 #define SP_SDE_NVAR(job) ((job)->nx + (job)->no)
 
-/* The start of path p (0-based over the call's conditions x replicas). */
+/* The start of path p (0-based over the call's conditions x replicas) into
+ * its record x (SP_SDE_XS(nx): the states, and the run of coarse steps, 0). */
 void sp_sde_start(const sp_sde_args *a, uint64_t p, double *x);
 /* Cells of a record's histograms, and the offset of histogram h's. */
 int64_t sp_sde_hist_cells(const sp_sde_args *a, int64_t h);
@@ -73,6 +74,15 @@ void sp_sde_tiles_combine(const sp_sde_job *job, const double *tiles, uint64_t t
                           uint64_t rec, sp_sde_out *out);
 /* The error of a non-finite path: path p, step k, state `what`. */
 int sp_sde_not_finite(const sp_sde_args *a, uint64_t p, uint64_t k, int what);
+/* The error of a path whose state stopped resolving its increments
+ * (sde_engine.h, SP_SDE_STALLED): path p, step k, state `what`. */
+int sp_sde_stalled(const sp_sde_args *a, uint64_t p, uint64_t k, int what);
+/* One of the two (stalled: 1 for sp_sde_stalled). */
+int sp_sde_path_failed(const sp_sde_args *a, uint64_t p, uint64_t k, int what, int stalled);
+
+/* Steps in a row with a coarse increment that stop a path: sde_engine.h's
+ * SP_SDE_STALL_STEPS (messages). */
+#define SP_SDE_STALL_STEPS_C 65536u
 
 int sp_sde_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info);
 

@@ -29,6 +29,7 @@ typedef struct {
   uint64_t total;
   unsigned long long bad; /* path << 8 | state, or SP_SDE_NO_PATH */
   uint64_t bad_k;
+  int bad_stalled; /* the failure of path `bad`: 1 stalled (sde_engine.h), 0 non-finite */
   double *htiles; /* the tile statistics of a record, on the host */
 } sde_model;
 
@@ -57,7 +58,10 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   const sp_sde_job *job = &a->job;
   sde_dev *e = (sde_dev *)d->state;
   sp_sde_kargs *k = &e->k;
-  const size_t nx = (size_t)job->nx, nvar = (size_t)(job->nx + job->no);
+  /* a path's record in the state arrays: its states and its run of coarse
+   * steps (SP_SDE_XS) */
+  const size_t nx = (size_t)job->nx, xs = (size_t)SP_SDE_XS(job->nx);
+  const size_t nvar = (size_t)(job->nx + job->no);
   const size_t nhoff = (size_t)job->nhist + 1;
   CUdeviceptr p;
   long long *hoff;
@@ -118,7 +122,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
     for (b = 0; b < 2; b++) {
       if ((st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_pid[b])) ||
           (st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_k[b])) ||
-          (st = sp_gpu_dev_alloc(d, (size_t)k->cap * nx * 8, "the lanes", &e->lane_x[b])))
+          (st = sp_gpu_dev_alloc(d, (size_t)k->cap * xs * 8, "the lanes", &e->lane_x[b])))
         return st;
     }
     if ((st = sp_gpu_memset32(d->id, e->lane_pid[0], 0xffffffffu, (size_t)k->cap * 2))) return st;
@@ -150,7 +154,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
     return st;
   e->ntiles = job->ncond * ((job->n + SP_SDE_TILE - 1) / SP_SDE_TILE);
   e->cells = (uint64_t)sp_sde_hist_cells(a, job->nhist);
-  if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * nx * 8, "the states", &p))) return st;
+  if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * xs * 8, "the states", &p))) return st;
   k->x = p;
   if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 8, "the step of a non-finite state", &p)))
     return st;
@@ -235,7 +239,8 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
       {
         int sv = 0;
         if ((st = sp_gpu_to_host(d->id, &sv, e->k.status + p * 4, 4))) return st;
-        if (sv != SP_SDE_BAD) {
+        m->bad_stalled = sv == SP_SDE_STALL;
+        if (sv != SP_SDE_BAD && sv != SP_SDE_STALL) {
           /* flagged at the end of the launch: read the lane's step */
           uint64_t l;
           long long *pid = (long long *)malloc((size_t)e->k.nlanes * 8);
@@ -254,7 +259,8 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
       }
     } else {
       if ((st = sp_gpu_to_host(d->id, &kb, e->k.badk + p * 8, 8))) return st;
-      m->bad_k = kb;
+      m->bad_k = kb & ~(1ull << 63); /* bit 63: a stall */
+      m->bad_stalled = (int)(kb >> 63);
     }
     m->bad = e->hc.bad;
     return SP_OK;
@@ -291,7 +297,7 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
 static int sde_check(void *model) {
   sde_model *m = (sde_model *)model;
   if (m->bad == SP_SDE_NO_PATH) return SP_OK;
-  return sp_sde_not_finite(m->a, m->bad >> 8, m->bad_k, (int)(m->bad & 0xff));
+  return sp_sde_path_failed(m->a, m->bad >> 8, m->bad_k, (int)(m->bad & 0xff), m->bad_stalled);
 }
 
 static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
@@ -356,6 +362,7 @@ int sp_gpu_sde(const char *key, const void *job, void *outp, const int *devices,
   m.total = a->job.ncond * a->job.n;
   m.bad = SP_SDE_NO_PATH;
   m.bad_k = 0;
+  m.bad_stalled = 0;
   m.htiles = NULL;
   if (m.total == 0) return SP_OK;
   memset(&e, 0, sizeof e);

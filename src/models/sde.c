@@ -16,7 +16,7 @@ static const sp_field fields[] = {
   JOB(no, SP_F_I64),            JOB(heun, SP_F_I64),         JOB(single, SP_F_I64),
   JOB(use_stop, SP_F_I64),      JOB(output, SP_F_I64),       JOB(record_every, SP_F_COUNT),
   JOB(nrec, SP_F_COUNT),        JOB(keep, SP_F_COUNT),       JOB(save_state, SP_F_I64),
-  JOB(nhist, SP_F_I64),         JOB(nbreaks, SP_F_I64),
+  JOB(nhist, SP_F_I64),         JOB(nbreaks, SP_F_I64),      JOB(bridge, SP_F_I64),
   SP_FIELD(sp_sde_args, seed, SP_F_U64),
   SP_FIELD_VEC(sp_sde_args, par, SP_F_REALS, npar, SP_F_SIZE),
   SP_FIELD_VEC(sp_sde_args, init, SP_F_REALS, ninit, SP_F_SIZE),

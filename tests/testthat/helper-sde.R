@@ -71,10 +71,11 @@ expect_passage_at_first_crossing <- function(backend, precision, method, n = 300
                   stop = ~ x > 1, name = "bmlevel")
   dt <- 0.01; t_max <- 2.5; kmax <- round(t_max / dt)
   args <- list(m = bm, replicas = n, init = list(x = 0), dt = dt, t_max = t_max, seed = 9,
-               method = method, precision = precision, backend = backend, progress = FALSE)
+               method = method, precision = precision, backend = backend, progress = FALSE,
+               bridge = FALSE) # the crossings seen at the steps (the bridge: its own test)
   p <- do.call(sde_run, args)
-  tr <- as.data.frame(do.call(sde_run, c(args, output = "trajectories", keep = n,
-                                         record_every = 1)))
+  tr <- as.data.frame(do.call(sde_run, c(args[names(args) != "bridge"],
+                                         output = "trajectories", keep = n, record_every = 1)))
   tr <- tr[order(tr$replica, tr$time), ]
   x <- matrix(tr$x, nrow = kmax + 1) # column: a replica, row k + 1: step k
   first <- apply(x > 1, 2, function(h) if (any(h)) which(h)[1] - 1 else NA)

@@ -40,8 +40,9 @@ test_that("an overdamped cubic well: AMS agrees with the exact integral and with
   tex <- cubic_mfpt(0.05, dt)
   expect_lt(abs(x$mfpt - tex) / x$mfpt_se, 4) # |z| < 4 (the integral has no error)
   expect_lt(x$mfpt_se / x$mfpt, 0.15)          # about 7% expected from 20 x 100
+  # (brute force checked once a step, as AMS checks its paths: bridge = FALSE)
   p <- sde_run(m, 1000, init = list(x = 0), dt = dt, t_max = 1e5, seed = 2, backend = "cpu",
-               precision = "double", progress = FALSE)
+               precision = "double", progress = FALSE, bridge = FALSE)
   expect_true(all(p$escaped))
   zb <- (x$mfpt - mean(p$value)) / sqrt(x$mfpt_se^2 + stats::var(p$value) / nrow(p))
   expect_lt(abs(zb), 4)
@@ -63,7 +64,7 @@ test_that("two states with two noise entries (two normals a step) agree with bru
   x <- sams(two, ~ x + c * y, A = 0.15, init = list(x = 0, y = 0), dt = 0.01,
             particles = 100, replicas = 10, k = 3, seed = 21)
   p <- sde_run(two, 1000, init = list(x = 0, y = 0), dt = 0.01, t_max = 1e5, seed = 2,
-               backend = "cpu", precision = "double", progress = FALSE)
+               backend = "cpu", precision = "double", progress = FALSE, bridge = FALSE)
   expect_true(all(p$escaped))
   z <- (x$mfpt - mean(p$value)) / sqrt(x$mfpt_se^2 + stats::var(p$value) / nrow(p))
   expect_lt(abs(z), 4) # |z| < 4 with both errors
@@ -152,6 +153,19 @@ test_that("errors name the argument, before anything compiles", {
   expect_error(call(k = 10), "`k` \\(10\\) must be smaller than `particles`")
   expect_error(call(particles = 1), "`particles`")
   expect_error(call(dt = -1), "`dt`")
+  # a step past the stability limit of the linearised step at the start
+  # (Heun: |1 + z + z^2 / 2| >= 1 at z = -dt for the well's rate 1, dt >= 2;
+  # it returned p = 1 at dt = 100), refused; a step whose well fluctuations
+  # are off by (dt)^2 / 4 > 10% (dt = 1), and whose levels move by 0.58
+  # sqrt(2 theta dt) = 0.18 > (B - A) / 10, warned about
+  expect_error(call(dt = 100), "too coarse.*\\|R\\(lambda dt\\)\\| = 4901",
+               class = "statphysgpu_step_error")
+  expect_error(call(dt = 2.5, method = "euler"), "too coarse", class = "statphysgpu_step_error")
+  w <- tryCatch(call(dt = 1), warning = function(w) w)
+  expect_s3_class(w, "statphysgpu_step_warning")
+  expect_match(conditionMessage(w), "off by about 25%")
+  w <- tryCatch(call(dt = 0.3, A = 0.9), warning = function(w) w)
+  expect_match(conditionMessage(w), "coarse for the levels")
   expect_error(call(params = list(kappa = 1)), "not a parameter of the model")
   expect_error(call(precision = "mixed"), "precision")
   expect_error(call(model = 1), "`model` must be a model made by sde_model\\(\\)")

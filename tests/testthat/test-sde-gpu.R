@@ -197,3 +197,47 @@ test_that("a model's sin and cos in single precision on the GPU by default: the 
   p <- sde_sincos_probe("gpu")
   expect_false(identical(g$s, p$s))
 })
+
+test_that("GPU numerics (issue 32): time exact in single, stalled states stop the run, the bridge's passages equal the CPU's", {
+  skip_if_no_gpu()
+  # t ~ 1e6 in single precision: cos(omega t) of the double t, rounded
+  # once (test-sde-numerics.R has the CPU's)
+  drive <- sde_model(drift = list(y = ~ cos(omega * t)), params = c(omega = 2.3),
+                     observe = list(c = ~ cos(omega * t)), name = "drive")
+  g <- as.data.frame(sde_run(drive, 32, init = list(y = 0), dt = 0.1, t_max = 1e6 + 100,
+                             output = "trajectories", keep = 1, record_every = 1000, seed = 1,
+                             backend = "gpu", precision = "single", method = "euler",
+                             progress = FALSE))
+  g <- utils::tail(g, 2)
+  expect_lt(max(abs(g$c - cos(2.3 * g$time))), 2^-25)
+  k <- 1e7:(1e7 + 999)
+  expect_lt(abs(diff(g$y) - sum(cos(2.3 * k * 0.1)) * 0.1), 1000 * 2^-25)
+  # an accumulating state: the GPU's engine stops it as the CPU's does,
+  # passage lanes and fixed-length paths alike
+  acc <- sde_model(drift = list(c = ~ 1), stop = ~ c > 1e5, name = "acc")
+  for (output in c("passage", "moments")) {
+    err <- expect_error(sde_run(acc, 64, init = list(c = 0), dt = 0.01, t_max = 2e5,
+                                output = output, record_every = 1e6, seed = 1,
+                                backend = "gpu", method = "euler", progress = FALSE),
+                        class = "statphysgpu_resolution")
+    expect_match(conditionMessage(err), "`c` of replica 1 \\(condition 1\\)")
+    t <- as.numeric(sub(".*up to t = ([0-9.e+-]+).*", "\\1", conditionMessage(err)))
+    expect_gt(t, 5243 + 655 - 200)
+    expect_lt(t, 5243 + 655 + 200)
+  }
+  # the Brownian bridge: the same tests with the same uniforms (purpose 17)
+  # on both backends; double precision: the same paths to rounding, a
+  # passage near a decision's edge may move a step (99% within 1e-9)
+  bm <- sde_model(drift = list(x = ~ mu), noise = list(x = ~ s), params = c(mu = 1, s = 1),
+                  stop = ~ x > 1, name = "bm")
+  for (method in c("euler", "srk2")) {
+    args <- list(m = bm, replicas = 20000, init = list(x = 0), dt = 0.01, t_max = 50,
+                 seed = 7, precision = "double", method = method, progress = FALSE)
+    cpu <- do.call(sde_run, c(args, backend = "cpu"))
+    gpu <- do.call(sde_run, c(args, backend = "gpu"))
+    expect_true(attr(gpu, "bridge"))
+    rel <- abs(gpu$value - cpu$value) / pmax(cpu$value, 1e-12)
+    expect_gt(mean(rel < 1e-9), 0.99)
+    expect_identical(gpu$escaped, cpu$escaped)
+  }
+})

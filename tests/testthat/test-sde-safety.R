@@ -363,7 +363,8 @@ test_that("compile failures say whether the model or the machine failed; no temp
     "a reason of the machine, not of the model: .*No space left on device",
     class = "statphysgpu_sde_compile_system")
   expect_error(statphysgpu:::sde_compile_error(m, paste(
-    cmd, "sde_model.h:12:20: error: expected expression before ';' token", sep = "\n"),
+    cmd, sprintf("sde_model.h:%d:20: error: expected expression before ';' token",
+                 m$lines$line[startsWith(m$lines$what, "the drift of `x`")][1]), sep = "\n"),
     "C compiler"), "in the drift of `x`", class = "statphysgpu_sde_compile_error")
   # the build reads nothing from the package's folder by path: a library
   # whose path has a space builds (the audit: every CPU model failed there)

@@ -27,8 +27,10 @@ test_that("sde_model() checks every expression before anything compiles", {
                class = "statphysgpu_reserved_name")
   expect_error(sde_model(drift = list(x = ~ -x), calculus = "kolmogorov"), "calculus",
                class = "statphysgpu_error")
-  expect_error(sde_model(drift = list(x = ~ -x), noise = list(x = ~ abs(x))),
-               "derivative.*cannot be formed", class = "statphysgpu_error")
+  # noise D() cannot differentiate: the model is made, the method that needs
+  # the other calculus is refused (test-sde-safety.R)
+  expect_output(print(sde_model(drift = list(x = ~ -x), noise = list(x = ~ abs(x)))),
+                "methods: euler \\(Ito\\)")
 })
 
 test_that("right-hand sides may be formulas, quoted calls, strings or numbers", {
@@ -221,10 +223,14 @@ test_that("passage results work with summary, ecdf_band, censored_mean, as_surv,
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_silent(plot(r))
-  # the state at passage: x at the step past the level, the observable x^2
+  # the state at passage: x at the end of the step of the crossing -- past
+  # the level where the crossing was seen there, or short of it where the
+  # Brownian bridge found it inside the step, which it tests only where
+  # 2 g0 g1 / (s^2 dt) < 24, so with g1 > -sqrt(12 s^2 dt) (s = 1, dt = 0.01)
   ap <- attr(r, "at_passage")
   esc <- d$escaped
-  expect_true(all(ap$x[esc] >= d$lvl[esc]))
+  expect_true(all(ap$x[esc] >= d$lvl[esc] - sqrt(12 * 0.01)))
+  expect_true(any(ap$x[esc] < d$lvl[esc]))
   expect_equal(ap$x2, ap$x^2)
   expect_named(as.data.frame(r, at_passage = TRUE), c(names(d), "x", "x2"))
   # chunks carry their states at passage into rbind()
