@@ -44,7 +44,10 @@ print.driven_paths <- function(x, digits = 4, ...) {
 #' `rbind()` combines chunks of one simulation (the same seed, parameters,
 #' method and precision, different `first_replica`) into the result of one
 #' call: the paths are ordered by condition and replica and the table,
-#' histograms and trajectories are recomputed from them.
+#' histograms and trajectories are recomputed from them. Parts of other
+#' simulations (another seed, parameters, periods, steps, transient, method,
+#' precision, output, bins, window, `init` or `keep`) are refused with an error of class `statphysgpu_rbind_error` that names the setting that differs, and
+#' so are paths present twice.
 #'
 #' @param object,x Results of [driven_brownian()].
 #' @param paths `as.data.frame()`: the per-path values rather than the
@@ -96,26 +99,26 @@ as.data.frame.driven_paths <- function(x, row.names = NULL, optional = FALSE, ..
 #' @rdname summary.driven_paths
 #' @export
 rbind.driven_paths <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
+  parts <- rbind_parts(...)
   first <- parts[[1]]
-  fields <- c("seed_hex", "method", "precision", "conditions", "periods",
-              "steps_per_period", "transient_periods", "output", "bins", "window")
-  same <- function(a) inherits(a, "driven_paths") &&
-    all(vapply(fields, function(f) identical(attr(a, f), attr(first, f)), TRUE))
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of driven_brownian() results needs chunks of one simulation: ",
-                    "the same seed, parameters, periods, steps, transient, method, ",
-                    "precision and output."))
-  }
+  fields <- c(seed = "seed_hex", method = "method", precision = "precision",
+              `the conditions (parameters)` = "conditions", periods = "periods",
+              steps_per_period = "steps_per_period", transient = "transient_periods",
+              output = "output", bins = "bins", window = "window", init = "init",
+              keep = "keep")
+  rbind_same(parts, "driven_brownian()", paste0(
+    "chunks of one simulation: the same seed, parameters, periods, steps, transient, ",
+    "method, precision, output, init and keep (other replicas: `first_replica`)"),
+    as.list(fields))
   steps <- vapply(parts, function(p) attr(p, "steps"), 0)
   if (any(steps != steps[1])) {
-    sp_abort(paste0("the chunks ran different numbers of steps (an interrupted chunk?): ",
-                    paste(unique(steps), collapse = ", "), "; rerun it to combine them."))
+    rbind_abort(paste0("the chunks ran different numbers of steps (an interrupted chunk?): ",
+                       paste(fmt_count(unique(steps)), collapse = ", "),
+                       "; rerun it to combine them."))
   }
   paths <- do.call(rbind, lapply(parts, function(p) attr(p, "paths")))
-  if (anyDuplicated(paste(paths$condition, paths$replica))) {
-    sp_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
+  if (anyDuplicated(paste(paths$condition, fmt_count(paths$replica)))) {
+    rbind_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
   }
   paths <- paths[order(paths$condition, paths$replica), , drop = FALSE]
   rownames(paths) <- NULL

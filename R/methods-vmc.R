@@ -578,7 +578,8 @@ as.data.frame.vmc_blocks <- function(x, ...) {
 #' (`first_replica`), which give exactly the result of one call, and
 #' continuations (`init = x`), whose blocks follow those of `x`. Rows are
 #' ordered by walker (`replica`) and block; a (walker, block) present twice
-#' is an error.
+#' is an error. Parts of other studies are refused with an error of class `statphysgpu_rbind_error` that names the setting that differs (walkers started
+#' afresh must also share their `equilibration`).
 #'
 #' The walkers' state (attribute `state`, for `init =`) is, for each
 #' walker, that of the part holding its latest block, in walker order; a
@@ -620,15 +621,23 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
   }
   first <- parts[[1]]
   keys <- c("n", "density", "b", "L", "jastrow", "block_sweeps", "measure_every")
-  same <- function(p) {
-    identical(attr(p, "seed_hex"), attr(first, "seed_hex")) &&
-      identical(attr(p, "precision"), attr(first, "precision")) &&
-      isTRUE(all.equal(vmc_params(p)[keys], vmc_params(first)[keys]))
-  }
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of he4_vmc() results needs parts of one study: the same ",
-                    "seed, n, density, b, jastrow, block_sweeps, measure_every ",
-                    "and precision."))
+  lead <- paste0("parts of one study: the same seed, n, density, b, jastrow, block_sweeps, ",
+                 "measure_every and precision, and the same equilibration for fresh starts ",
+                 "(other walkers: `first_replica`; or a continuation, `init = `)")
+  param <- function(k) function(p) vmc_params(p)[[k]]
+  rbind_same(parts, "he4_vmc()", lead,
+             c(list(seed = "seed_hex", precision = "precision"),
+               stats::setNames(lapply(keys, param), keys)))
+  # walkers started afresh (not continued) went through one equilibration
+  fresh <- which(vapply(parts, function(p) identical(attr(p, "init"), "lattice"), TRUE))
+  if (length(fresh) > 1) {
+    eq <- vapply(parts[fresh], function(p) vmc_params(p)$equilibration %||% NA_real_, 0)
+    bad <- which(!vapply(eq, identical, TRUE, eq[1]))
+    if (length(bad)) {
+      rbind_abort(sprintf(paste0(
+        "rbind() of he4_vmc() results needs %s: argument %d differs from argument %d in ",
+        "equilibration%s."), lead, fresh[bad[1]], fresh[1], rbind_show(eq[bad[1]], eq[1])))
+    }
   }
   df <- do.call(rbind, lapply(parts, function(p) {
     d <- as.data.frame.vmc_blocks(p)
@@ -637,7 +646,7 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
   }))
   dup <- duplicated(df[c("condition", "replica", "block")])
   if (any(dup)) {
-    sp_abort(sprintf(paste0(
+    rbind_abort(sprintf(paste0(
       "the parts overlap: walker %s, block %s appears twice (chunks need disjoint ",
       "walkers, see `first_replica`; a continuation made with `init =` holds only ",
       "the blocks after those of its start)."),

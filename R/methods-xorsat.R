@@ -37,6 +37,9 @@ xorsat_condition_part <- function(x, c) {
 #' (runs `first_replica..` run elsewhere with the same seed, instance, clones
 #' and `p1`); their sweeps are exact, and their seconds are converted
 #' again at the pace of the first chunk, so that one sample has one pace.
+#' Chunks of other studies (another seed, instance, clones, `p1`,
+#' `independent_clones`, `timeout`, `max_sweeps` or precision) are refused
+#' with an error of class `statphysgpu_rbind_error` that names the setting that differs, and so are runs present twice.
 #'
 #' **Sweeps over p1.** A result of several values of `p1` is summarised
 #' condition by condition: `summary()` then holds a table `conditions`, one
@@ -278,19 +281,16 @@ as.data.frame.xorsat_tts <- function(x, row.names = NULL, optional = FALSE, ...)
 rbind.xorsat_tts <- function(..., deparse.level = 1) {
   parts <- Filter(Negate(is.null), list(...))
   first <- parts[[1]]
-  same <- function(a) inherits(a, "xorsat_tts") &&
-    identical(attr(a, "seed_hex"), attr(first, "seed_hex")) &&
-    identical(attr(a, "instance"), attr(first, "instance")) &&
-    identical(attr(a, "clones"), attr(first, "clones")) &&
-    identical(attr(a, "p1"), attr(first, "p1")) &&
-    identical(isTRUE(attr(a, "independent_clones")), isTRUE(attr(first, "independent_clones")))
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of time-to-solution samples needs chunks of one study: ",
-                    "the same seed, instance, clones, p1 and independent_clones."))
-  }
+  rbind_same(parts, "xorsat_qg()", paste0(
+    "chunks of one study: the same seed, instance, clones, p1, independent_clones, ",
+    "timeout, max_sweeps and precision (other runs: `first_replica`)"),
+    list(seed = "seed_hex", instance = "instance", `the instance's size n` = "n",
+         clones = "clones", p1 = "p1",
+         independent_clones = function(a) isTRUE(attr(a, "independent_clones")),
+         timeout = "timeout", max_sweeps = "max_sweeps", precision = "precision"))
   df <- do.call(rbind, lapply(parts, as.data.frame.xorsat_tts))
   if (anyDuplicated(df[c("condition", "replica")])) {
-    sp_abort("the chunks overlap: some runs appear twice (check `first_replica`).")
+    rbind_abort("the chunks overlap: some runs appear twice (check `first_replica`).")
   }
   o <- order(df$condition, df$replica)
   out <- df[o, , drop = FALSE]

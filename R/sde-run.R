@@ -107,8 +107,12 @@
 #'   (`condition`, the swept parameters, `time`, `variable`, `lo`, `hi`,
 #'   `count`) or `sde_trajectories` (`condition`, the swept parameters,
 #'   `replica`, `time`, and one column per state and observable), with the
-#'   attributes of the run (`model`, `conditions`, `dt`, `t_max`, `seed`,
-#'   `backend`, `precision`, `method`, `seconds`, ...).
+#'   attributes of the run (`model` (its name), `model_hash` (the hash of
+#'   its code), `conditions`, `dt`, `t_max`, `init` (per condition and
+#'   state; `NA` for a state given per replica), `record_every`, `bins`,
+#'   `keep`, `seed`, `backend`, `precision`, `method`, `first_replica`,
+#'   `replicas`, `seconds`, ...). `rbind()` combines chunks of one run only: see
+#'   [sde_methods].
 #' @seealso [sde_model()]
 #' @examples
 #' ou <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
@@ -224,6 +228,12 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   attr(out, "first_replica") <- fr$first
   attr(out, "replicas") <- fr$n
   attr(out, "steps") <- c(useful = res$useful_steps, issued = res$useful_steps)
+  attr(out, "model_hash") <- m$hash
+  # the settings rbind() compares (chunks of one run)
+  attr(out, "record_every") <- if (output != "passage") rec$every
+  attr(out, "keep") <- if (output == "trajectories") keep
+  attr(out, "bins") <- if (output == "histogram") hist$breaks
+  attr(out, "init") <- sde_init_record(st, ncond, m$states)
   cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
                 moments = c("sde_moments", "data.frame"),
                 histogram = c("sde_histogram", "data.frame"),
@@ -324,6 +334,15 @@ sde_init <- function(m, init, grid, n, call) {
     }
   }
   list(init = as.double(t(mat)), vec = as.integer(vec), vals = as.double(vals))
+}
+
+# The start as a result records it: per condition (row) and state
+# (column), its value; NA for a state given per replica (each chunk gives
+# its own replicas' values).
+sde_init_record <- function(st, ncond, states) {
+  x <- matrix(st$init, ncond, length(states), byrow = TRUE, dimnames = list(NULL, states))
+  x[, st$vec >= 0] <- NA_real_
+  x
 }
 
 # Records of the fixed-length outputs: every `every` steps and the last.

@@ -1,0 +1,211 @@
+# The integrity of results (issue 32): what rbind() may combine, the result
+# fields read by their old names, what a continuation may read, and how
+# print() shows whole numbers.
+
+# ---- rbind(): one run, disjoint replicas -----------------------------------
+#
+# rbind() combines chunks of one run only: rbind_same() compares the
+# settings of the parts (the model, the seed and every setting that shapes
+# the numbers) and names the first that differs; rbind_disjoint() checks
+# that their replicas are disjoint, from the replica ranges of the parts
+# (attribute `replica_ranges`, or `first_replica` and `replicas`).  Both
+# raise errors of class `statphysgpu_rbind_error`.
+
+rbind_abort <- function(message) {
+  sp_abort(message, class = "statphysgpu_rbind_error")
+}
+
+# The parts given to rbind(), NULLs dropped.
+rbind_parts <- function(...) {
+  parts <- list(...)
+  parts[!vapply(parts, is.null, TRUE)]
+}
+
+# A value in a message: one number, string or flag as it is; anything else
+# not shown.
+rbind_show <- function(a, b) {
+  one <- function(v) is.null(v) || (is.atomic(v) && length(v) == 1 && is.null(dim(v)))
+  if (!one(a) || !one(b)) return("")
+  show <- function(v) {
+    if (is.null(v)) "none"
+    else if (is.character(v)) sprintf("\"%s\"", v)
+    else if (is.numeric(v)) fmt_num(v)
+    else format(v)
+  }
+  sprintf(" (%s against %s)", show(a), show(b))
+}
+
+# Every part of class `cls` (the first's class) and with the same
+# `settings` as the first: a named list, each a function of a part or the
+# name of an attribute, compared with identical().  `what` names the
+# simulator ("sde_run()"), `lead` what the parts must be ("chunks of one run
+# (the same ...)").
+rbind_same <- function(parts, what, lead, settings) {
+  first <- parts[[1]]
+  value <- function(p, get) if (is.function(get)) get(p) else attr(p, get, exact = TRUE)
+  for (i in seq_along(parts)[-1]) {
+    p <- parts[[i]]
+    if (!identical(class(p), class(first))) {
+      rbind_abort(sprintf(paste0("rbind() of %s results needs %s: argument %d is %s, ",
+                                 "argument 1 a result of class %s."), what, lead, i,
+                          if (is.data.frame(p) || is.list(p))
+                            sprintf("of class %s", paste(class(p), collapse = "/"))
+                          else describe(p), paste(class(first), collapse = "/")))
+    }
+    for (s in names(settings)) {
+      a <- value(first, settings[[s]])
+      b <- value(p, settings[[s]])
+      if (!identical(a, b)) {
+        rbind_abort(sprintf("rbind() of %s results needs %s: argument %d differs from argument 1 in %s%s.",
+                            what, lead, i, s, rbind_show(b, a)))
+      }
+    }
+  }
+  invisible(TRUE)
+}
+
+# The replica ranges a result holds: a data frame (first_replica, replicas),
+# from its attribute `replica_ranges` (combined results) or `first_replica`
+# and `replicas`; NULL when it has neither.
+result_ranges <- function(x) {
+  r <- attr(x, "replica_ranges", exact = TRUE)
+  if (!is.null(r)) return(r)
+  f <- attr(x, "first_replica", exact = TRUE)
+  n <- attr(x, "replicas", exact = TRUE)
+  if (is.null(f) || is.null(n) || length(f) != 1 || length(n) != 1) return(NULL)
+  ranges_df(f, n)
+}
+
+ranges_df <- function(first, count) {
+  data.frame(first_replica = as.double(first), replicas = as.double(count))
+}
+
+# Ranges sorted, empty ones dropped, overlapping or adjacent ones merged.
+ranges_merge <- function(r) {
+  r <- r[r$replicas > 0, , drop = FALSE]
+  if (!nrow(r)) return(ranges_df(numeric(), numeric()))
+  r <- r[order(r$first_replica), , drop = FALSE]
+  first <- r$first_replica[1]
+  last <- first + r$replicas[1] - 1
+  out_f <- out_l <- numeric()
+  for (i in seq_len(nrow(r))[-1]) {
+    f <- r$first_replica[i]
+    l <- f + r$replicas[i] - 1
+    if (f <= last + 1) {
+      last <- max(last, l)
+    } else {
+      out_f <- c(out_f, first)
+      out_l <- c(out_l, last)
+      first <- f
+      last <- l
+    }
+  }
+  out_f <- c(out_f, first)
+  out_l <- c(out_l, last)
+  ranges_df(out_f, out_l - out_f + 1)
+}
+
+# The ranges a minus the ranges b (both merged).
+ranges_setdiff <- function(a, b) {
+  a <- ranges_merge(a)
+  b <- ranges_merge(b)
+  out_f <- out_l <- numeric()
+  for (i in seq_len(nrow(a))) {
+    f <- a$first_replica[i]
+    l <- f + a$replicas[i] - 1
+    for (j in seq_len(nrow(b))) {
+      bf <- b$first_replica[j]
+      bl <- bf + b$replicas[j] - 1
+      if (bl < f || bf > l) next
+      if (bf > f) {
+        out_f <- c(out_f, f)
+        out_l <- c(out_l, bf - 1)
+      }
+      f <- bl + 1
+      if (f > l) break
+    }
+    if (f <= l) {
+      out_f <- c(out_f, f)
+      out_l <- c(out_l, l)
+    }
+  }
+  ranges_df(out_f, out_l - out_f + 1)
+}
+
+# The ranges of a set of replica numbers (runs of consecutive numbers).
+ranges_of <- function(numbers) {
+  v <- sort(unique(as.double(numbers)))
+  if (!length(v)) return(ranges_df(numeric(), numeric()))
+  start <- c(TRUE, diff(v) != 1)
+  f <- v[start]
+  l <- v[c(start[-1], TRUE)]
+  ranges_df(f, l - f + 1)
+}
+
+# Whether each number lies in the ranges r.
+ranges_contain <- function(r, numbers) {
+  r <- ranges_merge(r)
+  if (!nrow(r)) return(rep(FALSE, length(numbers)))
+  i <- findInterval(numbers, r$first_replica)
+  ok <- i > 0
+  ok[ok] <- numbers[ok] <= r$first_replica[i[ok]] + r$replicas[i[ok]] - 1
+  ok
+}
+
+# "5 to 12" / "5" for the ranges r, at most `most` of them.
+ranges_words <- function(r, most = 4) {
+  one <- function(i) {
+    f <- r$first_replica[i]
+    l <- f + r$replicas[i] - 1
+    if (l == f) fmt_count(f) else sprintf("%s to %s", fmt_count(f), fmt_count(l))
+  }
+  w <- vapply(seq_len(min(nrow(r), most)), one, "")
+  if (nrow(r) > most) w <- c(w, sprintf("... (%s ranges in all)", fmt_count(nrow(r))))
+  paste(w, collapse = ", ")
+}
+
+# The replica ranges of the parts, checked to be disjoint (a replica in two
+# parts would be counted twice); the ranges of the combination, merged.
+# Parts without ranges (results of earlier versions) are left out of the
+# check.
+rbind_disjoint <- function(parts, what) {
+  rs <- lapply(seq_along(parts), function(i) {
+    r <- result_ranges(parts[[i]])
+    if (is.null(r) || !nrow(r)) return(NULL)
+    cbind(r, part = i)
+  })
+  r <- do.call(rbind, rs)
+  if (is.null(r)) return(NULL)
+  r <- r[order(r$first_replica), , drop = FALSE]
+  last <- r$first_replica + r$replicas - 1
+  bad <- which(r$first_replica[-1] <= cummax(last)[-nrow(r)])
+  if (length(bad)) {
+    i <- bad[1] + 1
+    j <- which(r$first_replica[seq_len(i - 1)] + r$replicas[seq_len(i - 1)] - 1 >=
+                 r$first_replica[i])[1]
+    parts_ij <- sort(c(r$part[i], r$part[j]))
+    rbind_abort(sprintf(paste0(
+      "the chunks overlap: %s and %s both hold replica %s (replicas %s and %s); ",
+      "rbind() of %s results needs disjoint replicas, or a replica would count twice ",
+      "(check `first_replica` and `replicas` of each chunk)."),
+      if (parts_ij[1] == parts_ij[2]) sprintf("argument %d", parts_ij[1])
+      else sprintf("arguments %d", parts_ij[1]),
+      if (parts_ij[1] == parts_ij[2]) "itself" else sprintf("%d", parts_ij[2]),
+      fmt_count(r$first_replica[i]),
+      ranges_words(r[j, , drop = FALSE]), ranges_words(r[i, , drop = FALSE]), what))
+  }
+  ranges_merge(r[c("first_replica", "replicas")])
+}
+
+# The standard attributes of a combination of parts: the merged replica
+# ranges, first_replica and replicas (the replicas held), seconds and
+# interrupted added up.
+rbind_ranges_attrs <- function(out, parts, ranges) {
+  if (!is.null(ranges)) {
+    attr(out, "replica_ranges") <- if (nrow(ranges) > 1) ranges else NULL
+    attr(out, "first_replica") <- if (nrow(ranges)) min(ranges$first_replica) else
+      attr(parts[[1]], "first_replica")
+    attr(out, "replicas") <- sum(ranges$replicas)
+  }
+  out
+}

@@ -1,0 +1,142 @@
+# The integrity of results (issue 32), one section per part of the issue.
+
+# Two models of one name: the same states and parameters, other code.
+integrity_models <- local({
+  models <- NULL
+  function() {
+    if (is.null(models)) {
+      models <<- list(
+        a = sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
+                      params = c(k = 1, s = 1), stop = ~ x > 1, name = "m"),
+        b = sde_model(drift = list(x = ~ -k * x + 0.25), noise = list(x = ~ s),
+                      params = c(k = 1, s = 1), stop = ~ x > 1, name = "m"))
+    }
+    models
+  }
+})
+
+sde_chunk <- function(m, replicas, first = 1, output = "moments", ...) {
+  args <- list(m, replicas, init = list(x = 0), dt = 0.1, t_max = 1, output = output,
+               seed = 3, first_replica = first, backend = "cpu", progress = FALSE)
+  if (output != "passage") args$record_every <- 5
+  if (output == "histogram") args$bins <- list(x = c(-1, 0, 1))
+  do.call(sde_run, utils::modifyList(args, list(...)))
+}
+
+# ---- rbind(): chunks of one run, disjoint replicas ----------------------------
+
+test_that("rbind() of sde_run() results refuses another model of the same name", {
+  skip_if_no_cc()
+  m <- integrity_models()
+  for (out in c("moments", "histogram", "trajectories", "passage")) {
+    a <- sde_chunk(m$a, 10, output = out)
+    b <- sde_chunk(m$b, 10, first = 11, output = out)
+    expect_identical(attr(a, "model"), attr(b, "model"))
+    expect_identical(attr(a, "model_hash"), m$a$hash)
+    expect_error(rbind(a, b), "argument 2 differs from argument 1 in the model",
+                 class = "statphysgpu_rbind_error", info = out)
+  }
+})
+
+test_that("rbind() of sde_run() results names the setting that differs", {
+  skip_if_no_cc()
+  m <- integrity_models()$a
+  a <- sde_chunk(m, 10)
+  differ <- function(x, y, what) {
+    expect_error(rbind(x, y), paste0("differs from argument 1 in ", what),
+                 class = "statphysgpu_rbind_error")
+  }
+  differ(a, sde_chunk(m, 10, first = 11, record_every = 2), "record_every")
+  differ(a, sde_chunk(m, 10, first = 11, init = list(x = 0.5)), "init")
+  differ(a, sde_chunk(m, 10, first = 11, t_max = 2), "t_max")
+  differ(a, sde_chunk(m, 10, first = 11, seed = 4), "seed")
+  h <- sde_chunk(m, 10, output = "histogram")
+  differ(h, sde_chunk(m, 10, first = 11, output = "histogram", bins = list(x = c(-1, 1))),
+         "bins")
+  tr <- sde_chunk(m, 10, output = "trajectories", keep = 2)
+  differ(tr, sde_chunk(m, 10, first = 11, output = "trajectories", keep = 3), "keep")
+  p <- sde_chunk(m, 10, output = "passage")
+  differ(p, sde_chunk(m, 10, first = 11, output = "passage", t_max = 2), "t_max")
+  differ(p, sde_chunk(m, 10, first = 11, output = "passage", init = list(x = 0.5)), "init")
+  # a state given per replica is each chunk's own: chunks of one run
+  expect_s3_class(rbind(sde_chunk(m, 2, init = list(x = c(0, 0.1))),
+                        sde_chunk(m, 2, first = 3, init = list(x = c(0.2, 0.3)))),
+                  "sde_moments")
+})
+
+test_that("rbind() of sde_run() results refuses replicas counted twice", {
+  skip_if_no_cc()
+  m <- integrity_models()$a
+  for (out in c("moments", "histogram", "trajectories", "passage")) {
+    a <- sde_chunk(m, 10, output = out)
+    expect_error(rbind(a, a), "the chunks overlap", class = "statphysgpu_rbind_error",
+                 info = out)
+    expect_error(rbind(a, sde_chunk(m, 10, first = 6, output = out)), "the chunks overlap",
+                 class = "statphysgpu_rbind_error", info = out)
+  }
+  # trajectories of replicas past `keep` have no rows: their ranges tell
+  late <- sde_chunk(m, 5, first = 101, output = "trajectories")
+  expect_identical(nrow(late), 0L)
+  expect_error(rbind(late, late), "both hold replica 101", class = "statphysgpu_rbind_error")
+  # a combination keeps the ranges it holds, also with a gap
+  h <- function(n, first) sde_chunk(m, n, first = first, output = "histogram")
+  ac <- rbind(h(10, 1), h(10, 21))
+  expect_identical(attr(ac, "replica_ranges"),
+                   data.frame(first_replica = c(1, 21), replicas = c(10, 10)))
+  expect_error(rbind(ac, h(5, 18)), "hold replica 21", class = "statphysgpu_rbind_error")
+  whole <- rbind(ac, h(10, 11))
+  expect_null(attr(whole, "replica_ranges"))
+  expect_identical(attr(whole, "replicas"), 30)
+  expect_identical(as.data.frame(whole), as.data.frame(h(30, 1)))
+})
+
+test_that("rbind() of the other simulators refuses chunks of other settings", {
+  differ <- function(x, y, what) {
+    expect_error(rbind(x, y), paste0("differs from argument 1 in ", what),
+                 class = "statphysgpu_rbind_error")
+  }
+  e <- function(first, t_max) {
+    escape_times(5, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.05, t_max = t_max,
+                 seed = 1, first_replica = first, backend = "cpu", progress = FALSE)
+  }
+  differ(e(1, 10), e(6, 20), "t_max")
+  s <- function(first, gmax) {
+    switching_currents(5, ramp = 1e-2, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.05,
+                       gamma_max = gmax, seed = 1, first_replica = first, backend = "cpu",
+                       progress = FALSE)
+  }
+  differ(s(1, 0.9), s(6, 0.95), "gamma_max")
+  d <- function(first, keep) {
+    suppressWarnings(driven_brownian(4, a = 1, omega = 2, f = 0.5, beta = 1, theta = 0.1,
+                                     periods = 2, steps_per_period = 40, output = "trajectories",
+                                     keep = keep, seed = 1, first_replica = first,
+                                     backend = "cpu", progress = FALSE),
+                     classes = "statphysgpu_step_warning")
+  }
+  differ(d(1, 2), d(5, 3), "keep")
+  k <- function(first, init = NULL) {
+    kuramoto(8, K = 2, dt = 0.05, steps = 4, replicas = 1, init = init, seed = 1,
+             first_replica = first, backend = "cpu", progress = FALSE)
+  }
+  differ(k(1), k(2, seq(0, 1, length.out = 8)), "the start")
+  r <- function(first, softening) {
+    lrmd("ring", init = ring_uniform(20, seed = 1), dt = 0.01, steps = 2, softening = softening,
+         replicas = 1, first_replica = first, backend = "cpu", progress = FALSE)
+  }
+  differ(r(1, 0.05), r(2, 0.1), "softening")
+  inst <- xorsat_random(12, seed = 1)
+  q <- function(first, max_sweeps) {
+    xorsat_qg(inst, replicas = 2, clones = 32, max_sweeps = max_sweeps, seed = 1,
+              first_replica = first, pace = 1e-6, backend = "cpu", progress = FALSE)
+  }
+  differ(q(1, 50), q(3, 60), "max_sweeps")
+  v <- function(first, eq) {
+    he4_vmc(16, replicas = 1, blocks = 1, block_sweeps = 1, equilibration = eq, seed = 1,
+            first_replica = first, backend = "cpu", progress = FALSE)
+  }
+  differ(v(1, 2), v(2, 3), "equilibration")
+  # every overlap is an error of the class
+  expect_error(rbind(e(1, 10), e(1, 10)), "the chunks overlap", class = "statphysgpu_rbind_error")
+  expect_error(rbind(k(1), k(1)), "in two parts",
+               class = "statphysgpu_rbind_error")
+})
