@@ -140,3 +140,92 @@ test_that("rbind() of the other simulators refuses chunks of other settings", {
   expect_error(rbind(k(1), k(1)), "in two parts",
                class = "statphysgpu_rbind_error")
 })
+
+# ---- an interrupted AMS run completes with rbind() ----------------------------
+
+# Runs `code` on one thread with a Ctrl-C that comes as the engine starts:
+# the SIGINT a Ctrl-C sends, here sent by the process to itself once R's
+# interrupts are held for the run (sim_hold_interrupts()), so that it is
+# pending until the engine's check after its first round -- on one thread
+# a fixed point of the run. (helper-words.R's interrupt_after() sends it
+# from a timer instead.)
+with_ctrl_c_at_start <- function(code) {
+  ns <- asNamespace("statphysgpu")
+  suppressMessages(trace("sim_hold_interrupts", where = ns, print = FALSE,
+                         exit = quote(tools::pskill(Sys.getpid(), tools::SIGINT))))
+  on.exit(suppressMessages(untrace("sim_hold_interrupts", where = ns)))
+  with_threads(1, code)
+}
+
+
+# The interrupted result x: its finished replicas only, the others listed to
+# rerun; the reruns (`run(n, first)`) rbind() with x into the one-call
+# result `whole`.
+expect_ams_recovery <- function(x, run, whole) {
+  tab <- attr(x, "replicas_table")
+  rr <- attr(x, "rerun")
+  expect_true(attr(x, "interrupted"))
+  expect_gt(nrow(tab), 0)
+  expect_gt(sum(rr$replicas), 0)
+  expect_false(any(tab$status == "unfinished"))
+  expect_identical(x$replicas, as.integer(table(factor(tab$condition,
+                                                       levels = attr(x, "conditions")$condition))))
+  expect_error(rbind(x, x), "overlap", class = "statphysgpu_rbind_error")
+  reruns <- Map(run, rr$replicas, rr$first_replica)
+  y <- do.call(rbind, c(list(x), reruns))
+  expect_false(attr(y, "interrupted"))
+  expect_identical(nrow(attr(y, "rerun")), 0L)
+  expect_identical(attr(y, "replicas_table"), attr(whole, "replicas_table"))
+  expect_identical(as.data.frame(y), as.data.frame(whole))
+  # the reruns first, and a part of them: still interrupted, the rest listed
+  expect_identical(as.data.frame(do.call(rbind, c(rev(reruns), list(x)))),
+                   as.data.frame(whole))
+  last <- utils::tail(rr, 1)
+  if (last$replicas > 1) {
+    part <- rbind(x, run(last$replicas - 1, last$first_replica))
+    expect_true(attr(part, "interrupted"))
+    expect_identical(utils::tail(attr(part, "rerun"), 1),
+                     data.frame(first_replica = last$first_replica + last$replicas - 1,
+                                replicas = 1), ignore_attr = TRUE)
+  }
+}
+
+test_that("an interrupted escape_rate_ams() completes by rbind() with the reruns it names", {
+  skip_on_os("windows")
+  run <- function(n, first = 1, theta = 1) {
+    suppressWarnings(
+      escape_rate_ams(0.3, 1, 1, theta, 0.05, particles = 2, replicas = n, first_replica = first,
+                      seed = 2, backend = "cpu", progress = FALSE),
+      classes = "statphysgpu_step_warning")
+  }
+  expect_warning(x <- with_ctrl_c_at_start(run(8)),
+                 paste0("interrupted: [0-9]+ of 8 replicas finished.*rerun replicas? .*with ",
+                        "seed = \"0x0000000000000002\".*first_replica = "),
+                 class = "statphysgpu_interrupted")
+  expect_ams_recovery(x, run, run(8))
+  # two conditions (the second unfinished): a rerun runs every condition, and
+  # the replicas the first finished give way to it
+  run2 <- function(n, first = 1) run(n, first, theta = c(2, 0.5))
+  expect_warning(x <- with_ctrl_c_at_start(run2(4)), "a rerun runs every condition",
+                 class = "statphysgpu_interrupted")
+  expect_gt(x$replicas[1], x$replicas[2])
+  expect_ams_recovery(x, run2, run2(4))
+})
+
+test_that("an interrupted sde_ams() completes by rbind() with the reruns it names", {
+  skip_on_os("windows")
+  skip_if_no_cc()
+  m <- integrity_models()$a
+  run <- function(n, first = 1, s = 0.25) {
+    sde_ams(m, score = ~ x, A = 0.2, B = 1, init = list(x = 0), dt = 0.05, particles = 4,
+            replicas = n, first_replica = first, params = list(s = s), seed = 1,
+            backend = "cpu", progress = FALSE)
+  }
+  run(1) # compiled before the interrupt
+  expect_warning(x <- with_ctrl_c_at_start(run(6)), "rerun replicas? .*first_replica = ",
+                 class = "statphysgpu_interrupted")
+  expect_ams_recovery(x, run, run(6))
+  run2 <- function(n, first = 1) run(n, first, s = c(0.4, 0.25))
+  expect_warning(x <- with_ctrl_c_at_start(run2(4)), class = "statphysgpu_interrupted")
+  expect_ams_recovery(x, run2, run2(4))
+})
