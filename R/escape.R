@@ -156,7 +156,10 @@
 #'   `state` (the paths not escaped, where they stopped: `condition`,
 #'   `replica`, `phi`, `v`, `step`, and `hit`, `frac` for a crossing found
 #'   past `t_max` in the last steps run; for `init = `) and
-#'   `args` (the call's arguments, for [h_check()]). Methods: `print`,
+#'   `args` (the call's arguments, for [h_check()]). The attributes `h`,
+#'   `start` and `n`, the names of `dt`, `init` and `replicas` in earlier
+#'   versions, are still set (deprecated: they go in the next release).
+#'   Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, [as_surv()],
 #'   `rbind` of chunks.
 #' @seealso [switching_currents()] for a bias ramp, [escape_rate()] and
@@ -761,7 +764,9 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   if (!is.null(prev)) {
     resume <- escape_resume(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
                             call)
-    if (!length(resume$path)) return(escape_continued_result(prev, NULL, resume, extra, args))
+    if (!length(resume$path)) {
+      return(escape_finish(escape_continued_result(prev, NULL, resume, extra, args)))
+    }
   }
   variant <- paste(c(fr$precision, method,
                      if (type == "switching_currents") "ramp" else "fixed",
@@ -801,7 +806,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   if (!is.null(prev)) unf <- resume$path[unf] + 1
   attr(out, "unfinished") <- data.frame(condition = out$condition[unf],
                                         replica = out$replica[unf])
-  sim_result(out, fr, res, class = c(type, "sp_paths", "data.frame"),
+  out <- sim_result(out, fr, res, class = c(type, "sp_paths", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s paths finished; the %s unfinished are censored at the ",
                "%s they had reached (escaped = FALSE; listed in ",
@@ -810,4 +815,8 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                fmt_count(fr$rows - length(unf)), fmt_count(fr$rows),
                fmt_count(length(unf)),
                if (type == "switching_currents") "bias" else "time"))
+  escape_finish(out)
 }
+
+# A result as it is returned: the deprecated names of its attributes set.
+escape_finish <- function(out) sp_old_attrs(out)

@@ -322,7 +322,7 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
     attr(out, "args") <- a
   }
   class(out) <- class(first)
-  out
+  sp_old_attrs(out)
 }
 
 # Theories a plot can draw: rate theories (escape out of the well) and the

@@ -412,7 +412,7 @@ rbind.kuramoto_run <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   class(out) <- c("kuramoto_run", "data.frame")
-  out
+  sp_old_attrs(out)
 }
 
 #' @rdname rbind.kuramoto_run

@@ -39,7 +39,7 @@ sde_keep_attrs <- function(out, parts, drop = character()) {
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   out <- rbind_ranges_attrs(out, parts, attr(parts, "ranges"))
   class(out) <- class(first)
-  out
+  sp_old_attrs(out)
 }
 
 sde_plain_df <- function(x) {
@@ -67,6 +67,8 @@ sde_plain_df <- function(x) {
 #' ranges, also where no row shows it: moments, histograms, trajectories
 #' past `keep`), which would count it twice. A combination records the
 #' ranges it holds (attribute `replica_ranges` when there are several).
+#' `as.data.frame()` of moments reads the column's old name `n` as
+#' `replicas`, with a warning of class `statphysgpu_deprecated`.
 #'
 #' @param x A result of [sde_run()].
 #' @param at_passage For passage times: add the columns of the state (and
@@ -124,7 +126,20 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
 
 #' @rdname sde_methods
 #' @export
-as.data.frame.sde_moments <- function(x, ...) sde_plain_df(x)
+as.data.frame.sde_moments <- function(x, ...) sp_renamed_df(sde_plain_df(x), "sde_moments")
+
+# The column `n` of earlier versions (now `replicas`): read with a warning.
+#' @export
+`$.sde_moments` <- function(x, name) {
+  name <- sp_old_column(x, name, SP_OLD_COLUMNS$sde_moments, "sde_run()")
+  NextMethod()
+}
+
+#' @export
+`[[.sde_moments` <- function(x, i, ..., exact = TRUE) {
+  if (missing(...)) i <- sp_old_column(x, i, SP_OLD_COLUMNS$sde_moments, "sde_run()")
+  NextMethod()
+}
 
 #' @rdname sde_methods
 #' @export

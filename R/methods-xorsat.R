@@ -14,7 +14,7 @@ xorsat_conditions <- function(x) {
 xorsat_condition_part <- function(x, c) {
   g <- xorsat_conditions(x)
   if (nrow(g) == 1) return(x)
-  out <- as.data.frame.xorsat_tts(x)[x$condition == c, , drop = FALSE]
+  out <- xorsat_df(x)[x$condition == c, , drop = FALSE]
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(x)), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(x, a)
@@ -86,7 +86,7 @@ summary.xorsat_tts <- function(object, level = 0.99, ...) {
                           parts = parts), class = "summary.xorsat_tts"))
   }
   s <- object$solved
-  est <- tts_estimate(as.data.frame(object)[c("sweeps", "solved")], level = level,
+  est <- tts_estimate(xorsat_df(object)[c("sweeps", "solved")], level = level,
                       unit = "sweeps", ...)
   pace <- attr(object, "seconds_per_sweep") %||% NA_real_
   all_solved <- all(s)
@@ -158,7 +158,7 @@ print.xorsat_tts <- function(x, ...) {
     cat(sprintf("(seconds = sweeps x %.3g s, the pace of one run on %s)\n",
                 pace$seconds_per_sweep, pace$device))
   }
-  print(utils::head(as.data.frame(x), 10), ...)
+  print(utils::head(xorsat_df(x), 10), ...)
   if (nrow(x) > 10) cat(sprintf("... %d more runs\n", nrow(x) - 10))
   invisible(x)
 }
@@ -198,7 +198,7 @@ plot.xorsat_tts <- function(x, unit = c("sweeps", "seconds"), ...) {
 # denominator) and the fitted exponential, in `unit`, for plot() and
 # autoplot().
 xorsat_surv_data <- function(x, unit = "sweeps") {
-  est <- tts_estimate(as.data.frame(x)[c(unit, "solved")], unit = unit)
+  est <- tts_estimate(xorsat_df(x)[c(unit, "solved")], unit = unit)
   t <- sort(x[[unit]][x$solved])
   surv <- 1 - seq_along(t) / nrow(x)
   keep <- surv > 0
@@ -265,6 +265,24 @@ autoplot.xorsat_tts <- function(object, unit = c("sweeps", "seconds"), ...) {
 #' @param row.names,optional Unused.
 #' @export
 as.data.frame.xorsat_tts <- function(x, row.names = NULL, optional = FALSE, ...) {
+  sp_renamed_df(xorsat_df(x), "xorsat_tts")
+}
+
+# The column `run` of earlier versions (now `replica`): read with a warning.
+#' @export
+`$.xorsat_tts` <- function(x, name) {
+  name <- sp_old_column(x, name, SP_OLD_COLUMNS$xorsat_tts, "xorsat_qg()")
+  NextMethod()
+}
+
+#' @export
+`[[.xorsat_tts` <- function(x, i, ..., exact = TRUE) {
+  if (missing(...)) i <- sp_old_column(x, i, SP_OLD_COLUMNS$xorsat_tts, "xorsat_qg()")
+  NextMethod()
+}
+
+# The runs as a plain data frame.
+xorsat_df <- function(x) {
   # `run` in results of versions before the vocabulary of issue 23; no
   # condition and p1 before sweeps
   out <- data.frame(condition = x[["condition"]] %||% rep(1L, nrow(x)),
@@ -288,7 +306,7 @@ rbind.xorsat_tts <- function(..., deparse.level = 1) {
          clones = "clones", p1 = "p1",
          independent_clones = function(a) isTRUE(attr(a, "independent_clones")),
          timeout = "timeout", max_sweeps = "max_sweeps", precision = "precision"))
-  df <- do.call(rbind, lapply(parts, as.data.frame.xorsat_tts))
+  df <- do.call(rbind, lapply(parts, xorsat_df))
   if (anyDuplicated(df[c("condition", "replica")])) {
     rbind_abort("the chunks overlap: some runs appear twice (check `first_replica`).")
   }

@@ -209,3 +209,102 @@ rbind_ranges_attrs <- function(out, parts, ranges) {
   }
   out
 }
+
+# ---- result fields read by their old names ---------------------------------
+#
+# Result columns renamed by the vocabulary of issue 23 are still read by
+# their old names with a warning of class `statphysgpu_deprecated`
+# (sp_old_column(); data frames of as.data.frame() through the class
+# `sp_renamed_df`); renamed attributes are kept under their old names too
+# (sp_old_attrs()).
+
+# The names of earlier versions of the result columns (issue 23), by the
+# class of the result: old = "new".
+SP_OLD_COLUMNS <- list(
+  vmc_blocks = c(walker = "replica"),
+  xorsat_tts = c(run = "replica"),
+  driven_paths = c(n = "replicas", gamma = "beta", D0 = "theta"),
+  sde_moments = c(n = "replicas"),
+  sp_chunks = c(n = "replicas"))
+
+SP_OLD_OWNER <- c(vmc_blocks = "he4_vmc()", xorsat_tts = "xorsat_qg()",
+                  driven_paths = "driven_brownian()", sde_moments = "sde_run()",
+                  sp_chunks = "replica_chunks()")
+
+# `name` read from x, whose columns were renamed by `renames` (old = "new"):
+# the new name, with a warning of class statphysgpu_deprecated, when `name`
+# is an old one that x lacks and its new name is a column; else `name`.
+sp_old_column <- function(x, name, renames, owner) {
+  if (!is.character(name) || length(name) != 1 || is.na(name) ||
+      !name %in% names(renames)) return(name)
+  nms <- names(x)
+  new <- renames[[name]]
+  if (name %in% nms || !new %in% nms) return(name)
+  sp_warn(sprintf(paste0("the column `%s` of %s results is deprecated: it is now called ",
+                         "`%s` (the old name goes in the next release)."), name, owner, new),
+          class = "statphysgpu_deprecated")
+  new
+}
+
+# A data frame (of as.data.frame() of a result) that reads the old names of
+# its columns, `renames`, with a warning, and is a data frame for all else.
+sp_renamed_df <- function(d, cls) {
+  attr(d, "sp_renamed") <- cls
+  class(d) <- c("sp_renamed_df", setdiff(class(d), "sp_renamed_df"))
+  d
+}
+
+sp_renamed_of <- function(x) {
+  cls <- attr(x, "sp_renamed", exact = TRUE)
+  if (is.character(cls) && length(cls) == 1 && cls %in% names(SP_OLD_COLUMNS)) cls else NULL
+}
+
+#' @export
+`$.sp_renamed_df` <- function(x, name) {
+  cls <- sp_renamed_of(x)
+  if (!is.null(cls)) name <- sp_old_column(x, name, SP_OLD_COLUMNS[[cls]], SP_OLD_OWNER[[cls]])
+  NextMethod()
+}
+
+# A part of it that lost the names' map (a selection of columns) is a plain
+# data frame.
+#' @export
+`[.sp_renamed_df` <- function(x, ...) {
+  out <- NextMethod()
+  if (is.data.frame(out) && is.null(sp_renamed_of(out))) {
+    attr(out, "sp_renamed") <- NULL
+    class(out) <- setdiff(class(out), "sp_renamed_df")
+  }
+  out
+}
+
+#' @export
+`[[.sp_renamed_df` <- function(x, i, ..., exact = TRUE) {
+  cls <- sp_renamed_of(x)
+  if (!is.null(cls) && missing(...)) {
+    i <- sp_old_column(x, i, SP_OLD_COLUMNS[[cls]], SP_OLD_OWNER[[cls]])
+  }
+  NextMethod()
+}
+
+# The attributes renamed by the vocabulary of issue 23, kept for one release
+# under their old names too (old = "new", by the class of the result): code
+# of earlier versions that reads attr(x, "h") or attr(x, "theta") gets the
+# value, not NULL.  attr() cannot be hooked to warn; the old names are
+# documented as deprecated.  sp_old_attrs() sets them from the new ones
+# wherever a result is made or combined.
+SP_OLD_ATTRS <- list(
+  escape_times = c(h = "dt", start = "init", n = "replicas"),
+  switching_currents = c(h = "dt", start = "init", n = "replicas"),
+  sde_passage = c(n = "replicas"), sde_moments = c(n = "replicas"),
+  sde_histogram = c(n = "replicas"), sde_trajectories = c(n = "replicas"),
+  kuramoto_run = c(theta = "phases"),
+  vmc_blocks = c(step = "displacement", walkers = "replicas"))
+
+sp_old_attrs <- function(x) {
+  cls <- intersect(class(x), names(SP_OLD_ATTRS))
+  if (!length(cls)) return(x)
+  map <- SP_OLD_ATTRS[[cls[1]]]
+  for (old in names(map)) attr(x, old) <- attr(x, map[[old]], exact = TRUE)
+  x
+}

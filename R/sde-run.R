@@ -103,7 +103,9 @@
 #' @return An object of class `sde_passage` (also `sp_paths`: one row per
 #'   path, columns `condition`, the swept parameters, `replica`, `value`,
 #'   `escaped`), `sde_moments` (columns `condition`, the swept parameters,
-#'   `time`, `variable`, `n`, `mean`, `sd`, `se`), `sde_histogram`
+#'   `time`, `variable`, `replicas` (the replicas averaged), `mean`, `sd`,
+#'   `se`; `x$n`, the column's name in earlier versions, still gives
+#'   `replicas`, with a warning of class `statphysgpu_deprecated`), `sde_histogram`
 #'   (`condition`, the swept parameters, `time`, `variable`, `lo`, `hi`,
 #'   `count`) or `sde_trajectories` (`condition`, the swept parameters,
 #'   `replica`, `time`, and one column per state and observable), with the
@@ -111,7 +113,8 @@
 #'   its code), `conditions`, `dt`, `t_max`, `init` (per condition and
 #'   state; `NA` for a state given per replica), `record_every`, `bins`,
 #'   `keep`, `seed`, `backend`, `precision`, `method`, `first_replica`,
-#'   `replicas`, `seconds`, ...). `rbind()` combines chunks of one run only: see
+#'   `replicas`, `seconds`, ...; `n`, the name of `replicas` in earlier
+#'   versions, is deprecated). `rbind()` combines chunks of one run only: see
 #'   [sde_methods].
 #' @seealso [sde_model()]
 #' @examples
@@ -234,6 +237,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   attr(out, "keep") <- if (output == "trajectories") keep
   attr(out, "bins") <- if (output == "histogram") hist$breaks
   attr(out, "init") <- sde_init_record(st, ncond, m$states)
+  out <- sp_old_attrs(out)
   cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
                 moments = c("sde_moments", "data.frame"),
                 histogram = c("sde_histogram", "data.frame"),

@@ -229,3 +229,77 @@ test_that("an interrupted sde_ams() completes by rbind() with the reruns it name
   expect_warning(x <- with_ctrl_c_at_start(run2(4)), class = "statphysgpu_interrupted")
   expect_ams_recovery(x, run2, run2(4))
 })
+
+# ---- old names of result fields -------------------------------------------------
+
+expect_old <- function(code, new, name) {
+  expect_warning(v <- code, paste0("`", name, "` .* is deprecated: it is now called"),
+                 class = "statphysgpu_deprecated")
+  expect_identical(v, new)
+}
+
+test_that("columns renamed by issue 23 are read by their old names, with a warning", {
+  x <- he4_vmc(16, replicas = 2, blocks = 1, block_sweeps = 1, equilibration = 1, seed = 1,
+               backend = "cpu", progress = FALSE)
+  d <- as.data.frame(x)
+  expect_s3_class(d, "data.frame")
+  expect_old(d$walker, d$replica, "walker")
+  expect_old(d[["walker"]], d$replica, "walker")
+  expect_old(x$walker, x$replica, "walker")
+  expect_old(x[["walker"]], x$replica, "walker")
+  expect_identical(d[2, "replica"], 2)
+  expect_null(d$no_such_column)
+  # a result of an earlier version has the column itself
+  old <- x
+  names(old)[names(old) == "replica"] <- "walker"
+  expect_no_warning(expect_identical(old$walker, x$replica))
+  q <- xorsat_qg(xorsat_random(12, seed = 1), replicas = 2, clones = 32, seed = 1, pace = 1e-6,
+                 backend = "cpu", progress = FALSE)
+  expect_old(q$run, q$replica, "run")
+  expect_old(as.data.frame(q)[["run"]], q$replica, "run")
+  dr <- suppressWarnings(driven_brownian(3, a = 1, omega = 2, f = 0.5, beta = 1, theta = 0.1,
+                                         periods = 2, steps_per_period = 40, seed = 1,
+                                         backend = "cpu", progress = FALSE),
+                         classes = "statphysgpu_step_warning")
+  expect_old(dr$n, dr$replicas, "n")
+  expect_old(dr$gamma, dr$beta, "gamma")
+  expect_old(dr[["D0"]], dr$theta, "D0")
+  expect_old(as.data.frame(dr)$gamma, dr$beta, "gamma")
+  ch <- replica_chunks(10, chunks = 2)
+  expect_old(ch[["n"]], ch$replicas, "n")
+  skip_if_no_cc()
+  mo <- sde_chunk(integrity_models()$a, 10)
+  expect_old(mo$n, mo$replicas, "n")
+  expect_old(mo[["n"]], mo$replicas, "n")
+  expect_old(as.data.frame(mo)$n, mo$replicas, "n")
+  expect_identical(mo$replicas[1], 10)
+})
+
+test_that("attributes renamed by issue 23 keep their old names, also after rbind()", {
+  e <- function(first) {
+    escape_times(5, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.05, t_max = 5,
+                 seed = 1, first_replica = first, init = "thermal", backend = "cpu",
+                 progress = FALSE)
+  }
+  x <- rbind(e(1), e(6))
+  expect_identical(attr(e(1), "h"), 0.05)
+  expect_identical(attr(x, "h"), attr(x, "dt"))
+  expect_identical(attr(x, "start"), "thermal")
+  expect_identical(attr(x, "n"), 10)
+  k <- function(first) {
+    kuramoto(8, K = 2, dt = 0.05, steps = 4, replicas = 2, seed = 1, first_replica = first,
+             backend = "cpu", progress = FALSE)
+  }
+  kk <- rbind(k(1), k(3))
+  expect_identical(attr(k(1), "theta"), attr(k(1), "phases"))
+  expect_identical(dim(attr(kk, "theta")), c(8L, 4L))
+  expect_identical(attr(kk, "theta"), attr(kk, "phases"))
+  v <- function(first) {
+    he4_vmc(16, replicas = 1, blocks = 1, block_sweeps = 1, equilibration = 1, seed = 1,
+            first_replica = first, backend = "cpu", progress = FALSE)
+  }
+  vv <- rbind(v(1), v(2))
+  expect_identical(attr(vv, "step"), attr(vv, "displacement"))
+  expect_length(attr(vv, "step"), 2)
+  expect_identical(attr(vv, "walkers"), 2)
+})
