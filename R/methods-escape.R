@@ -322,6 +322,11 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
     attr(out, "args") <- a
   }
   class(out) <- class(first)
+  attr(out, "sealed") <- NULL
+  # a combination of intact results continues as they would (a part
+  # modified after its run leaves the combination unsealed: refused by a
+  # continuation)
+  if (all(vapply(parts, sp_seal_intact, TRUE))) out <- sp_seal(out, ESCAPE_SEALED)
   sp_old_attrs(out)
 }
 

@@ -308,3 +308,100 @@ sp_old_attrs <- function(x) {
   for (old in names(map)) attr(x, old) <- attr(x, map[[old]], exact = TRUE)
   x
 }
+
+# ---- continuations: the settings a result was run with ---------------------
+#
+# A continuation (`init = ` a result) reads the settings of the result and
+# its end state; sp_seal() records a digest of each of them when the result
+# is made, sp_check_seal() refuses a result whose digests no longer match (a
+# modified result), naming what changed.
+
+# A digest of a value (a string), the same on every platform (a result
+# saved on one machine continues on another): small values exactly (numbers
+# by the bytes of their doubles), long numeric vectors by exact integer sums
+# of the 16-bit words of their doubles, plain and position-weighted, modulo
+# a prime.
+sp_digest_text <- function(v) {
+  if (is.null(v)) return("NULL")
+  if (is.data.frame(v) || is.list(v)) {
+    return(paste0("list(", paste(names(v) %||% "", vapply(v, sp_digest_text, ""),
+                                 sep = "=", collapse = ","), ")"))
+  }
+  if (is.factor(v)) v <- as.character(v)
+  dims <- if (!is.null(dim(v))) paste0("[", paste(dim(v), collapse = "x"), "]") else ""
+  if (is.character(v)) {
+    return(paste0("chr", dims, "(", paste(ifelse(is.na(v), "NA", sprintf("\"%s\"", v)),
+                                           collapse = ","), ")"))
+  }
+  if (!is.numeric(v) && !is.logical(v)) return(paste0(typeof(v), "?"))
+  x <- as.double(v)
+  if (length(x) <= 64) {
+    return(paste0("num", dims, "(", paste(writeBin(x, raw(), endian = "little"), collapse = ""),
+                  ")"))
+  }
+  paste0("num", dims, "(n=", format(length(x), scientific = FALSE), ",", sp_words_digest(x), ")")
+}
+
+# Two sums of the 16-bit words of the doubles x, in pieces of 2^20 values
+# (every partial sum an integer below 2^53: exact in any floating point),
+# folded modulo 2^31 - 1.
+sp_words_digest <- function(x) {
+  p <- 2147483647
+  s1 <- s2 <- 0
+  for (from in seq(1, length(x), by = 2^20)) {
+    i <- from:min(length(x), from + 2^20 - 1)
+    w <- as.double(readBin(writeBin(x[i], raw(), endian = "little"), "integer", size = 2,
+                           signed = FALSE, n = 4 * length(i), endian = "little"))
+    s1 <- (s1 * 65599 + sum(w) %% p) %% p
+    s2 <- (s2 * 65599 + sum(w * (seq_along(w) %% 4093 + 1)) %% p) %% p
+  }
+  sprintf("%.0f,%.0f", s1, s2)
+}
+
+sp_digest <- function(name, v) .Call(C_sp_r_hash, c("sp-seal-1", name, sp_digest_text(v)))
+
+# Records in attribute `sealed` the digest of each of `fields`: attributes
+# by name, or columns as "$name".
+sp_seal <- function(x, fields) {
+  d <- vapply(fields, function(f) {
+    v <- if (startsWith(f, "$")) .subset2(x, substring(f, 2)) else attr(x, f, exact = TRUE)
+    sp_digest(f, v)
+  }, "")
+  attr(x, "sealed") <- d
+  x
+}
+
+# TRUE when x carries a seal and every field still has its digest.
+sp_seal_intact <- function(x) {
+  s <- attr(x, "sealed", exact = TRUE)
+  is.character(s) && length(s) && !is.null(names(s)) &&
+    identical(unname(attr(sp_seal(x, names(s)), "sealed")), unname(s))
+}
+
+# Refuses a result whose sealed fields changed since it was made (or that
+# has no seal), naming the first field that changed: a continuation must
+# run with what the result was run with. `what`: "escape_times()".
+sp_check_seal <- function(x, what, call, fields) {
+  s <- attr(x, "sealed", exact = TRUE)
+  if (!is.character(s) || is.null(names(s)) || !all(fields %in% names(s))) {
+    sp_abort(sprintf(paste0(
+      "`init` carries no record of the settings it was run with (attribute `sealed`): ",
+      "it is a modified result or one of an earlier version; continue an unmodified ",
+      "result of %s (rbind() of its chunks is one)."), what),
+      call = call, class = "statphysgpu_modified_result")
+  }
+  for (f in fields) {
+    v <- if (startsWith(f, "$")) .subset2(x, substring(f, 2)) else attr(x, f, exact = TRUE)
+    if (!identical(sp_digest(f, v), s[[f]])) {
+      sp_abort(sprintf(paste0(
+        "`init` was modified after it was run: its %s is not the one it was run with, ",
+        "and a continuation must use what the paths were run with (their seed, ",
+        "precision, step, state, ...). Continue the result as %s returned it (or rbind() ",
+        "of its chunks)."),
+        if (startsWith(f, "$")) sprintf("column `%s`", substring(f, 2))
+        else sprintf("attribute `%s`", f), what),
+        call = call, class = "statphysgpu_modified_result")
+    }
+  }
+  invisible(x)
+}

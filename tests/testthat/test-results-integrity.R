@@ -303,3 +303,47 @@ test_that("attributes renamed by issue 23 keep their old names, also after rbind
   expect_length(attr(vv, "step"), 2)
   expect_identical(attr(vv, "walkers"), 2)
 })
+
+# ---- continuations read what the result was run with --------------------------
+
+test_that("a continuation refuses a result whose settings or state were changed", {
+  x <- escape_times(20, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.5, dt = 0.05, t_max = 2,
+                    seed = 3, backend = "cpu", progress = FALSE)
+  go <- function(y) escape_times(init = y, t_max = 4, backend = "cpu", progress = FALSE)
+  changed <- function(y, what) {
+    expect_error(go(y), paste0("`init` was modified after it was run: its ", what),
+                 class = "statphysgpu_modified_result")
+  }
+  y <- x
+  attr(y, "seed_hex") <- "0x0000000000000004"
+  changed(y, "attribute `seed_hex`")
+  y <- x
+  attr(y, "precision") <- "double"
+  changed(y, "attribute `precision`")
+  y <- x
+  attr(y, "dt") <- 0.02
+  changed(y, "attribute `dt`")
+  y <- x
+  attr(y, "state")$phi[2] <- attr(y, "state")$phi[2] + 0.25
+  changed(y, "attribute `state`")
+  y <- x
+  attr(y, "sealed") <- NULL
+  expect_error(go(y), "carries no record of the settings", class = "statphysgpu_modified_result")
+  # unmodified, and combined chunks: continued as one result
+  whole <- go(x)
+  a <- escape_times(8, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.5, dt = 0.05, t_max = 2,
+                    seed = 3, backend = "cpu", progress = FALSE)
+  b <- escape_times(12, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.5, dt = 0.05, t_max = 2,
+                    seed = 3, first_replica = 9, backend = "cpu", progress = FALSE)
+  expect_identical(as.data.frame(go(rbind(a, b))), as.data.frame(whole))
+  # a combination of a modified chunk is not continued
+  attr(b, "state")$v[1] <- 0
+  expect_error(go(rbind(a, b)), "carries no record", class = "statphysgpu_modified_result")
+  # switching currents: gamma0
+  s <- switching_currents(10, ramp = 1e-2, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.05,
+                          gamma0 = 0.3, gamma_max = 0.5, seed = 5, backend = "cpu",
+                          progress = FALSE)
+  attr(s, "gamma0") <- 0.2
+  expect_error(switching_currents(init = s, gamma_max = 0.6, backend = "cpu", progress = FALSE),
+               "its attribute `gamma0`", class = "statphysgpu_modified_result")
+})
