@@ -347,3 +347,23 @@ test_that("a continuation refuses a result whose settings or state were changed"
   expect_error(switching_currents(init = s, gamma_max = 0.6, backend = "cpu", progress = FALSE),
                "its attribute `gamma0`", class = "statphysgpu_modified_result")
 })
+
+test_that("an lrmd() continuation steps and records as its run unless told otherwise", {
+  w <- hmf_waterbag(50, 1, 0.69, seed = 1)
+  run <- function(...) lrmd(..., backend = "cpu", progress = FALSE)
+  long <- run(init = w, dt = 0.1, steps = 30, record_every = 5)
+  a <- run(init = w, dt = 0.1, steps = 20, record_every = 5)
+  b <- run(init = a, steps = 10)
+  expect_identical(b$step, c(20, 25, 30)) # the first repeats a's last
+  expect_identical(as.data.frame(b), as.data.frame(long)[5:7, ], ignore_attr = TRUE)
+  expect_identical(attr(b, "state"), attr(long, "state"))
+  # fewer steps than record_every: a record at the end, as a fresh run
+  expect_identical(run(init = run(init = w, dt = 0.1, steps = 20, record_every = 10),
+                       steps = 4)$step, c(20, 24))
+  # another dt: allowed, with a warning that says what it changes
+  expect_warning(c2 <- run(init = a, dt = 0.05, steps = 2),
+                 "was run with dt = 0.1 and this continuation steps with dt = 0.05",
+                 class = "statphysgpu_continuation_dt")
+  expect_equal(c2$time[c2$step == 22], 20 * 0.1 + 2 * 0.05, tolerance = 1e-15)
+  expect_no_warning(run(init = a, dt = 0.1, steps = 2))
+})
