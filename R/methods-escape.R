@@ -175,7 +175,7 @@ print.sp_paths <- function(x, ...) {
   if (!is.null(attr(x, "backend"))) {
     cat(sprintf("backend: %s [%s] | seed %s | %.3g s", attr(x, "backend"),
                 paste(attr(x, "devices"), collapse = ", "),
-                format(attr(x, "seed"), scientific = FALSE), attr(x, "seconds")))
+                attr(x, "seed_hex") %||% fmt_num(attr(x, "seed")), attr(x, "seconds")))
     st <- attr(x, "steps")
     if (!is.null(st) && st[["issued"]] > 0) {
       cat(sprintf(" | %.3g steps/s", st[["useful"]] / max(attr(x, "seconds"), 1e-9)))
@@ -189,7 +189,8 @@ print.sp_paths <- function(x, ...) {
   }
   s <- summary(x)
   cols <- c(names(conds), "n", "censored", "mean", "median")
-  print(as.data.frame(unclass(s))[, cols, drop = FALSE], digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(as.data.frame(unclass(s))[, cols, drop = FALSE]), digits = 4,
+        row.names = FALSE)
   cat("Use summary() for intervals and quantiles, plot() for the distributions.\n")
   invisible(x)
 }

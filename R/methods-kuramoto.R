@@ -82,7 +82,8 @@ print.kuramoto_run <- function(x, n = 6, ...) {
                 attr(x, "seconds") %||% NA_real_))
   }
   if (isTRUE(attr(x, "interrupted"))) cat("interrupted: the records up to the step reached\n")
-  if (nrow(x) > 0) print(utils::head(as.data.frame.kuramoto_run(x), n), digits = 5, ...)
+  if (nrow(x) > 0) print(fmt_whole_cols(utils::head(as.data.frame.kuramoto_run(x), n)),
+                         digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   cat("Use summary() for the stationary r; plot() for r(t) and r against K.\n")
   invisible(x)

@@ -50,7 +50,8 @@ print.lrmd_run <- function(x, n = 6, ...) {
               paste(attr(x, "devices"), collapse = ", "), attr(x, "seconds") %||% NA_real_,
               nsnap, if (nsnap == 1) "" else "s", if (nsys > 1) " a system" else ""))
   if (isTRUE(attr(x, "interrupted"))) cat("interrupted: the records up to the step reached\n")
-  if (nrow(x) > 0) print(utils::head(as.data.frame.lrmd_run(x), n), digits = 5, ...)
+  if (nrow(x) > 0) print(fmt_whole_cols(utils::head(as.data.frame.lrmd_run(x), n)),
+                         digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   invisible(x)
 }
@@ -119,7 +120,8 @@ print.summary.lrmd_run <- function(x, digits = 4, ...) {
   cat(attr(x, "header"), "\n", sep = "")
   cat(sprintf("means over the records from %s per cent of the run on\n",
               format(100 * attr(x, "from"))))
-  print(structure(x, class = "data.frame"), digits = digits, row.names = FALSE, ...)
+  print(fmt_whole_cols(structure(x, class = "data.frame")), digits = digits, row.names = FALSE,
+        ...)
   invisible(x)
 }
 

@@ -167,7 +167,7 @@ print.sde_moments <- function(x, ...) {
                             paste(unique(x$variable), collapse = ", "),
                             length(unique(x$time)), fmt_count(attr(x, "replicas"))))
   d <- sde_plain_df(x)
-  print(utils::head(d, 12), digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(utils::head(d, 12)), digits = 4, row.names = FALSE)
   if (nrow(d) > 12) cat(sprintf("... %s more rows (as.data.frame() for all)\n",
                                 fmt_count(nrow(d) - 12)))
   invisible(x)
@@ -180,7 +180,7 @@ print.sde_histogram <- function(x, ...) {
                             paste(unique(x$variable), collapse = ", "),
                             length(unique(x$time))))
   d <- sde_plain_df(x)
-  print(utils::head(d, 12), digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(utils::head(d, 12)), digits = 4, row.names = FALSE)
   if (nrow(d) > 12) cat(sprintf("... %s more rows\n", fmt_count(nrow(d) - 12)))
   invisible(x)
 }
@@ -192,7 +192,7 @@ print.sde_trajectories <- function(x, ...) {
                             fmt_count(length(unique(paste(x$condition, x$replica)))),
                             length(unique(x$time))))
   d <- sde_plain_df(x)
-  print(utils::head(d, 12), digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(utils::head(d, 12)), digits = 4, row.names = FALSE)
   if (nrow(d) > 12) cat(sprintf("... %s more rows\n", fmt_count(nrow(d) - 12)))
   invisible(x)
 }

@@ -149,7 +149,7 @@ print.vmc_blocks <- function(x, n = 6, ...) {
   if (isTRUE(attr(x, "interrupted"))) {
     cat("interrupted: the finished blocks are returned; `init = ` continues every chain\n")
   }
-  if (nrow(x) > 0) print(utils::head(vmc_df(x), n), digits = 5, ...)
+  if (nrow(x) > 0) print(fmt_whole_cols(utils::head(vmc_df(x), n)), digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   cat("Use summary() for means, reblocked errors and tau_int; plot() for traces and the reblocking curve.\n")
   invisible(x)

@@ -109,8 +109,8 @@ print.summary.xorsat_tts <- function(x, ...) {
   if (!is.null(x$conditions)) { # a sweep over p1: one row per value
     cat(sprintf("Quasi-greedy runs on %s (N = %d), %s clones a run, %d values of p1\n",
                 x$instance, x$n, fmt_count(x$clones), nrow(x$conditions)))
-    cat(sprintf("  %d runs, %d solved; times in sweeps; tau: the mean TTS (posterior median and %g%% credible interval), tts: TTS%s\n",
-                as.integer(x$replicas), as.integer(x$solved),
+    cat(sprintf("  %s runs, %s solved; times in sweeps; tau: the mean TTS (posterior median and %g%% credible interval), tts: TTS%s\n",
+                fmt_count(x$replicas), fmt_count(x$solved),
                 100 * x$parts[[1]]$estimate$credible, format(100 * x$level)))
     tab <- x$conditions
     tab$best <- ifelse(tab$condition == x$best, "<-", "")
@@ -125,7 +125,7 @@ print.summary.xorsat_tts <- function(x, ...) {
   }
   cat(sprintf("Quasi-greedy runs on %s (N = %d), %s clones a run, p1 = %s\n",
               x$instance, x$n, fmt_count(x$clones), format(x$p1)))
-  cat(sprintf("  %d runs, %d solved\n", x$replicas %||% x$runs, x$solved))
+  cat(sprintf("  %s runs, %s solved\n", fmt_count(x$replicas %||% x$runs), fmt_count(x$solved)))
   if (!is.na(x$mean_sweeps)) {
     cat(sprintf("  sample: mean TTS %.4g sweeps, median %.4g, TTS99 %.4g sweeps\n",
                 x$mean_sweeps, x$median_sweeps, x$tts99_sweeps))
@@ -158,7 +158,7 @@ print.xorsat_tts <- function(x, ...) {
     cat(sprintf("(seconds = sweeps x %.3g s, the pace of one run on %s)\n",
                 pace$seconds_per_sweep, pace$device))
   }
-  print(utils::head(xorsat_df(x), 10), ...)
+  print(fmt_whole_cols(utils::head(xorsat_df(x), 10)), ...)
   if (nrow(x) > 10) cat(sprintf("... %d more runs\n", nrow(x) - 10))
   invisible(x)
 }

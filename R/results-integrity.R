@@ -405,3 +405,21 @@ sp_check_seal <- function(x, what, call, fields) {
   }
   invisible(x)
 }
+
+# ---- printing ------------------------------------------------------------------
+
+# Whole-number columns of a table as print() shows them: exact, with
+# thousands separators, where print()'s few digits would round them into
+# scientific notation (replica 1099511627776 as 1.1e+12); other columns as
+# they are.
+fmt_whole_cols <- function(d, cols = c("condition", "replica", "replicas", "step", "block",
+                                       "sweeps", "count", "n", "censored", "records")) {
+  for (c in intersect(cols, names(d))) {
+    v <- d[[c]]
+    if (is.numeric(v) && length(v) && all(is.na(v) | (is.finite(v) & v == floor(v))) &&
+        any(abs(v) >= 1e5, na.rm = TRUE)) {
+      d[[c]] <- ifelse(is.na(v), NA_character_, fmt_count(v))
+    }
+  }
+  d
+}

@@ -304,6 +304,19 @@ test_that("attributes renamed by issue 23 keep their old names, also after rbind
   expect_identical(attr(vv, "walkers"), 2)
 })
 
+# ---- print() -------------------------------------------------------------------
+
+test_that("print() shows replica numbers and seeds whole", {
+  k <- kuramoto(8, K = 2, dt = 0.05, steps = 2, replicas = 1, first_replica = 2^40 - 1,
+                seed = "0xffffffffffffffff", backend = "cpu", progress = FALSE)
+  out <- capture.output(print(k))
+  expect_true(any(grepl("1,099,511,627,775", out, fixed = TRUE)))
+  expect_false(any(grepl("e+12", out, fixed = TRUE)))
+  e <- escape_times(2, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.05, t_max = 1,
+                    seed = "0xffffffffffffffff", backend = "cpu", progress = FALSE)
+  expect_output(print(e), "seed 0xffffffffffffffff", fixed = TRUE)
+})
+
 # ---- continuations read what the result was run with --------------------------
 
 test_that("a continuation refuses a result whose settings or state were changed", {
