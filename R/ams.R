@@ -98,7 +98,10 @@
 #' CPU and GPU agree replica by replica in double precision (the same
 #' streams, the same decisions, up to rounding). An interrupt (Ctrl-C)
 #' returns the replicas finished so far (the others are dropped, with a
-#' warning).
+#' warning that names the calls to rerun them: the replica numbers not
+#' finished in every condition, also in attribute `rerun`); `rbind()` of the
+#' result with those reruns is the one-call result (see
+#' [rbind.escape_rate_ams()]).
 #'
 #' @inheritParams escape_times
 #' @param dt Time step (normalised units), positive; checked as `h` is in
@@ -130,7 +133,10 @@
 #'   `replicas` (the estimates used); attributes `replicas_table` (one row
 #'   per replica: its \eqn{\hat p}, durations, counts and status),
 #'   `conditions`, `phi_A` (absolute, per condition), `particles`, `k`,
-#'   `method`, `dt`, `threshold`, `init` and the run's `seed`, `backend`,
+#'   `method`, `dt`, `threshold`, `init`, `replica_ranges` (the replica
+#'   numbers the result holds in every condition), `rerun` (those an
+#'   interrupt left unfinished in some condition, as calls: `first_replica`,
+#'   `replicas`) and the run's `seed`, `backend`,
 #'   `devices`, `precision`, `seconds`, `interrupted`. Methods: `print`,
 #'   `summary`, `plot`, `as.data.frame`, `rbind` of chunks.
 #' @seealso [escape_times()] (brute force), [mfpt_smoluchowski()],
@@ -194,13 +200,30 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
                  particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
                  single = fr$precision == "single",
                  kernel = "ams", variant = paste(fr$precision, method, sep = "_"))
-  tab <- ams_replicas_table(res$replicas, grid, fr)
-  out <- ams_object(tab, grid, list(
+  ams_finish(res, grid, fr, list(
     phi_A = phiA, score = c("position", "energy")[score_kind + 1L], particles = particles,
     k = k, method = method, dt = dt,
-    threshold = threshold, init = init, args = args))
-  sim_result(out, fr, res, class = c("escape_rate_ams", "data.frame"),
-             unfinished = ams_unfinished(tab))
+    threshold = threshold, init = init, args = args),
+    class = c("escape_rate_ams", "data.frame"))
+}
+
+# The result of a run (also sde_ams()'s): the finished replicas, the ranges
+# of replica numbers finished in every condition (attribute
+# `replica_ranges`) and those of the others (attribute `rerun`: an interrupt
+# left them unfinished in some condition), and the interrupted-run warning
+# that says what to rerun.
+ams_finish <- function(res, grid, fr, extra, class) {
+  tab <- ams_replicas_table(res$replicas, grid, fr)
+  unf <- tab$status == "unfinished"
+  rerun <- ranges_of(tab$replica[unf])
+  n_done <- sum(!unf)
+  tab <- tab[!unf, , drop = FALSE]
+  rownames(tab) <- NULL
+  out <- ams_object(tab, grid, extra)
+  attr(out, "replica_ranges") <- ranges_setdiff(ranges_df(fr$first, fr$n), rerun)
+  attr(out, "rerun") <- rerun
+  sim_result(out, fr, res, class = class,
+             unfinished = ams_unfinished(n_done, fr$n * nrow(grid), rerun, fr, nrow(grid)))
 }
 
 # The replica table of a run (one row per replica: condition, the grid's
@@ -217,11 +240,24 @@ ams_replicas_table <- function(reps, grid, fr) {
   tab
 }
 
-# The warning of an interrupted run.
-ams_unfinished <- function(tab) {
-  sprintf(paste0("%s of %s replicas finished; the estimates use those only (rerun ",
-                 "the others with the same seed and `first_replica`)"),
-          fmt_count(sum(tab$status != "unfinished")), fmt_count(nrow(tab)))
+# The warning of an interrupted run: what finished, and the calls that
+# complete it (the replica numbers unfinished in some condition, `rerun`,
+# with the same seed; rbind() then gives the one-call result).
+ams_unfinished <- function(n_done, n_all, rerun, fr, ncond) {
+  if (!nrow(rerun)) return(NULL)
+  calls <- sprintf("first_replica = %s, replicas = %s", fmt_count(rerun$first_replica),
+                   fmt_count(rerun$replicas))
+  more <- nrow(rerun) - 4
+  if (more > 0) calls <- c(calls[1:4], sprintf("... (%s calls in all)", fmt_count(nrow(rerun))))
+  sprintf(paste0(
+    "%s of %s replicas finished; the estimates use those only. To complete the run, rerun ",
+    "replica%s %s with seed = \"%s\" and the same arguments (%s) and rbind() the result%s ",
+    "with this one%s; attr(x, \"rerun\") lists them"),
+    fmt_count(n_done), fmt_count(n_all), if (sum(rerun$replicas) == 1) "" else "s",
+    ranges_words(rerun), u64_to_hex(fr$seed), paste(calls, collapse = "; "),
+    if (nrow(rerun) == 1) "" else "s",
+    if (ncond > 1) paste0(" (a rerun runs every condition; the replicas that finished here ",
+                          "in some conditions give way to its)") else "")
 }
 
 # `particles` (N >= 2) and `k` (1 <= k < N), checked (also sde_ams()'s).
@@ -419,9 +455,24 @@ print.summary.escape_rate_ams <- function(x, digits = 4, ...) {
 
 #' Combine chunks of one AMS estimate
 #'
-#' Results of [escape_rate_ams()] with the same seed and arguments but
-#' different `first_replica` combine into the result of one call (the
-#' estimates are formed again from all replicas).
+#' Results of [escape_rate_ams()] (or of [sde_ams()]) with the same seed and
+#' arguments but different `first_replica` combine into the result of one
+#' call (the estimates are formed again from all replicas).
+#'
+#' Parts of other estimates are refused with an error of class
+#' `statphysgpu_rbind_error` that names the setting that differs (the
+#' model, seed, parameters, particles, k, score, method, precision, dt,
+#' threshold, start, A or B), and so are parts that hold the same replica.
+#'
+#' An interrupted run keeps the replicas that finished; the replica numbers
+#' that did not finish in every condition are listed in its attribute
+#' `rerun` (a data frame of `first_replica` and `replicas`, one row per
+#' call to make) and in its warning. Rerun those with the same seed and
+#' arguments and `rbind()` the reruns with the interrupted result: that is
+#' the one-call result. (A rerun runs its replicas in every condition; the
+#' copies the interrupted run finished in some conditions give way to the
+#' rerun's, the same replicas with the same numbers.) The combination is
+#' flagged `interrupted` until no replica is missing.
 #'
 #' @param ... [escape_rate_ams()] results.
 #' @param deparse.level Unused.
@@ -432,22 +483,35 @@ print.summary.escape_rate_ams <- function(x, digits = 4, ...) {
 #' all.equal(rbind(f(1, 2), f(3, 2)), f(1, 4), check.attributes = FALSE)
 #' @export
 rbind.escape_rate_ams <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
+  parts <- rbind_parts(...)
   first <- parts[[1]]
-  keys <- c("seed_hex", "precision", "conditions", "phi_A", "score", "particles", "k",
-            "method", "dt", "threshold", "init", "model", "parameters", "A", "B")
-  same <- function(a) inherits(a, "escape_rate_ams") &&
-    all(vapply(keys, function(k) identical(attr(a, k), attr(first, k)), TRUE))
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of escape_rate_ams() results needs chunks of one ",
-                    "estimate: the same seed, parameters, particles, k, score, method, ",
-                    "precision, dt, threshold, init and phi_A."))
-  }
-  tab <- do.call(rbind, lapply(parts, function(p) attr(p, "replicas_table")))
-  key <- paste(tab$condition, tab$replica)
+  what <- if (inherits(first, "sde_ams")) "sde_ams()" else "escape_rate_ams()"
+  keys <- c("model", "seed_hex", "precision", "conditions", "parameters", "phi_A", "score",
+            "particles", "k", "method", "dt", "threshold", "init", "A", "B")
+  rbind_same(parts, what, paste0(
+    "chunks of one estimate (the same model, seed, parameters, particles, k, score, ",
+    "method, precision, dt, threshold, init, A and B; other replicas)"),
+    stats::setNames(as.list(keys), replace(keys, keys == "seed_hex", "seed")))
+  # per part: the replica numbers it holds in every condition, and its rows
+  # of the others (an interrupted run's; they give way to a part that holds
+  # those numbers)
+  held <- lapply(parts, ams_held_ranges)
+  for (i in seq_along(parts)) attr(parts[[i]], "replica_ranges") <- held[[i]]
+  all_held <- rbind_disjoint(parts, what) %||% ranges_df(numeric(), numeric())
+  tabs <- lapply(seq_along(parts), function(i) {
+    t <- attr(parts[[i]], "replicas_table")
+    t <- t[t$status != "unfinished", , drop = FALSE]
+    own <- ranges_contain(held[[i]], t$replica)
+    t[own | !ranges_contain(all_held, t$replica), , drop = FALSE]
+  })
+  tab <- do.call(rbind, tabs)
+  key <- paste(tab$condition, fmt_count(tab$replica))
   if (anyDuplicated(key)) {
-    sp_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
+    d <- which(duplicated(key))[1]
+    rbind_abort(sprintf(paste0(
+      "the chunks overlap: replica %s of condition %s is in two of them (check ",
+      "`first_replica`; rbind() of %s results needs disjoint replicas)."),
+      fmt_count(tab$replica[d]), tab$condition[d], what))
   }
   tab <- tab[order(tab$condition, tab$replica), , drop = FALSE]
   rownames(tab) <- NULL
@@ -455,10 +519,27 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   keep <- setdiff(names(attributes(first)),
                   c("names", "row.names", "class", "replicas_table"))
   for (a in keep) attr(out, a) <- attr(first, a)
+  rerun <- do.call(rbind, lapply(parts, function(p) attr(p, "rerun")))
+  rerun <- if (is.null(rerun)) ranges_df(numeric(), numeric()) else
+    ranges_setdiff(rerun, all_held)
+  attr(out, "replica_ranges") <- all_held
+  attr(out, "rerun") <- rerun
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
-  attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
+  attr(out, "interrupted") <- nrow(rerun) > 0
   class(out) <- class(first)
   out
+}
+
+# The replica numbers an AMS result holds in every condition: its
+# `replica_ranges`, or (results of earlier versions) those of its table.
+ams_held_ranges <- function(x) {
+  r <- attr(x, "replica_ranges")
+  if (!is.null(r)) return(r)
+  t <- attr(x, "replicas_table")
+  done <- t$replica[t$status != "unfinished"]
+  ncond <- nrow(attr(x, "conditions"))
+  counts <- table(done)
+  ranges_of(as.double(names(counts))[counts == ncond])
 }
 
 # ams.cu in each precision and method ("single_srk2", ..., "double_euler"),

@@ -25,8 +25,8 @@
 #' @return A data frame (class `sp_chunks`) with one row per chunk: `chunk`,
 #'   `first_replica`, `replicas` (replicas in the chunk) and `last_replica`:
 #'   the arguments `first_replica` and `replicas` of the chunk's call.
-#'   (`x$n`, the column's name in earlier versions, still gives `replicas`,
-#'   with a warning of class `statphysgpu_deprecated`.)
+#'   (`x$n` and `x[["n"]]`, the column's name in earlier versions, still
+#'   give `replicas`, with a warning of class `statphysgpu_deprecated`.)
 #' @examples
 #' ch <- replica_chunks(3000, chunks = 3)
 #' ch
@@ -80,5 +80,11 @@ replica_chunks <- function(replicas, size = NULL, chunks = NULL, first_replica =
             class = "statphysgpu_deprecated")
     name <- "replicas"
   }
+  NextMethod()
+}
+
+#' @export
+`[[.sp_chunks` <- function(x, i, ..., exact = TRUE) {
+  if (missing(...)) i <- sp_old_column(x, i, SP_OLD_COLUMNS$sp_chunks, "replica_chunks()")
   NextMethod()
 }

@@ -197,7 +197,11 @@
 #'   `transient_periods`, `steps` (steps done), `state` (each path's end
 #'   state, for `init = `), `keep`, `replicas`, `first_replica`,
 #'   `init` (`"default"` or `"given"`), `seed`, `backend`, `devices`,
-#'   `precision`, `method`, `seconds`, `interrupted`. Methods: `print`,
+#'   `precision`, `method`, `seconds`, `interrupted`. The columns' names of
+#'   earlier versions, `n`, `gamma` and `D0`, are deprecated but still read
+#'   (`x$gamma`, `as.data.frame(x)$gamma`, ...: the columns `replicas`,
+#'   `beta` and `theta`, with a warning of class `statphysgpu_deprecated`).
+#'   Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, `rbind` of
 #'   chunks.
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical

@@ -106,7 +106,14 @@
 #' on the GPU. The other arguments are taken from `x` (`replicas`, the
 #' parameters, `dt`, `method`, `seed`, `first_replica`, `precision`,
 #' `threshold`); given ones must equal `x`'s, and a result whose state does
-#' not match its paths (modified, subset) is refused. Continuing and
+#' not match its paths (modified, subset) is refused. What a continuation
+#' reads of `x` -- its seed (`seed_hex`), `precision`, `dt`, `method`,
+#' `threshold`, `init`, `replicas`, `first_replica`, `conditions`, `t_max`
+#' (`gamma0`, `gamma_max`) and `state` -- is sealed when `x` is made
+#' (attribute `sealed`, a digest of each): a result in which any of them was
+#' changed afterwards is refused (an error of class
+#' `statphysgpu_modified_result` naming it), since its paths would not be
+#' those it was run with. Continuing and
 #' `rbind()` of chunks commute: continue each chunk and combine, or combine
 #' and continue. `switching_currents(init = x, gamma_max = )` continues a ramp
 #' to a higher `gamma_max` in the same way.
@@ -156,7 +163,10 @@
 #'   `state` (the paths not escaped, where they stopped: `condition`,
 #'   `replica`, `phi`, `v`, `step`, and `hit`, `frac` for a crossing found
 #'   past `t_max` in the last steps run; for `init = `) and
-#'   `args` (the call's arguments, for [h_check()]). Methods: `print`,
+#'   `args` (the call's arguments, for [h_check()]), `sealed` (see
+#'   Continuing). The attributes `h`, `start` and `n`, the names of `dt`,
+#'   `init` and `replicas` in earlier versions, are still set (deprecated:
+#'   they go in the next release). Methods: `print`,
 #'   `summary`, `plot`, `autoplot` (ggplot2), `as.data.frame`, [as_surv()],
 #'   `rbind` of chunks.
 #' @seealso [switching_currents()] for a bias ramp, [escape_rate()] and
@@ -548,7 +558,10 @@ escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kma
       "paths (give at least %s)."), limit, fmt_num(extra[[limit]]), limit,
       fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
   }
-  escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
+  resume <- escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
+  # what the continuation read must be what prev was run with
+  sp_check_seal(prev, paste0(type, "()"), call, ESCAPE_SEALED)
+  resume
 }
 
 # The checks of a continuation that every simulator makes: `prev` ran the
@@ -761,7 +774,9 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   if (!is.null(prev)) {
     resume <- escape_resume(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
                             call)
-    if (!length(resume$path)) return(escape_continued_result(prev, NULL, resume, extra, args))
+    if (!length(resume$path)) {
+      return(escape_finish(escape_continued_result(prev, NULL, resume, extra, args)))
+    }
   }
   variant <- paste(c(fr$precision, method,
                      if (type == "switching_currents") "ramp" else "fixed",
@@ -801,7 +816,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   if (!is.null(prev)) unf <- resume$path[unf] + 1
   attr(out, "unfinished") <- data.frame(condition = out$condition[unf],
                                         replica = out$replica[unf])
-  sim_result(out, fr, res, class = c(type, "sp_paths", "data.frame"),
+  out <- sim_result(out, fr, res, class = c(type, "sp_paths", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s paths finished; the %s unfinished are censored at the ",
                "%s they had reached (escaped = FALSE; listed in ",
@@ -810,4 +825,14 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                fmt_count(fr$rows - length(unf)), fmt_count(fr$rows),
                fmt_count(length(unf)),
                if (type == "switching_currents") "bias" else "time"))
+  escape_finish(out)
 }
+
+# What a continuation reads of a result (escape_prev(), escape_resume()):
+# sealed when the result is made (see sp_seal()).
+ESCAPE_SEALED <- c("seed_hex", "precision", "dt", "method", "threshold", "init", "replicas",
+                   "first_replica", "conditions", "state", "t_max", "gamma0", "gamma_max")
+
+# A result as it is returned: its settings sealed, the deprecated names of
+# its attributes set.
+escape_finish <- function(out) sp_old_attrs(sp_seal(out, ESCAPE_SEALED))

@@ -134,7 +134,11 @@
 #'   `state` (the walkers, for `init`), `displacement` (final displacement
 #'   per walker), `replicas`, `first_replica`, `init` (`"lattice"` or
 #'   `"continued"`) and,
-#'   with `pair_distribution = TRUE`, `pair_distribution`.
+#'   with `pair_distribution = TRUE`, `pair_distribution`. The names of
+#'   earlier versions are deprecated (they go in the next release) but still
+#'   read: `x$walker` and `as.data.frame(x)$walker` give the column
+#'   `replica` with a warning of class `statphysgpu_deprecated`, and the
+#'   attributes `step` and `walkers` hold `displacement` and `replicas`.
 #' @references Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU.
 #'   *Computer Physics Communications* 187, 162-174; arXiv:1312.1282 (paper
 #'   002 of the package's sources: the QL code for the variational Monte
@@ -315,12 +319,13 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
       grid, L, n_atoms, vapply(seq_len(ncond), function(c) sum(nmeas[cond_of == c]), 0))
   }
   nfin <- sum(res$done)
-  sim_result(out, fr, res, class = c("vmc_blocks", "data.frame"),
+  out <- sim_result(out, fr, res, class = c("vmc_blocks", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s blocks finished and are returned; each walker's state is ",
                "that after its last finished block, so `init = ` this result ",
                "continues every chain exactly"),
                fmt_count(nfin), fmt_count(nw * blocks)))
+  sp_old_attrs(out) # the attributes step and walkers of earlier versions
 }
 
 # The he4_vmc kernel variant (R/gpu.R) for a precision: the precision with

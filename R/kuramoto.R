@@ -180,6 +180,9 @@
 #'   or `"continued"`), `replicas`, `first_replica`, `steps_done`, `clock`
 #'   (list: `step`, the chain's step of the phases, and `t`, its time),
 #'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`.
+#'   The attribute `theta`, the name of `phases` in earlier versions, is
+#'   still set to the same matrix (deprecated: it goes in the next release;
+#'   read `phases`, as `theta` is the temperature in the package's names).
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
 #'   solution of stochastic differential equations with CUDA. *Computer
 #'   Physics Communications* 181, 183-188 (paper 001); Acebron, J. A. et
@@ -320,12 +323,13 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   attr(out, "first_replica") <- fr$first
   attr(out, "steps_done") <- res$steps_done
   attr(out, "clock") <- list(step = step0 + res$steps_done, t = (step0 + res$steps_done) * dt)
-  sim_result(out, fr, res, class = c("kuramoto_run", "data.frame"),
+  out <- sim_result(out, fr, res, class = c("kuramoto_run", "data.frame"),
              unfinished = sprintf(paste0(
                "%s of %s steps made; the records up to step %s and the phases there ",
                "are returned (init = the result continues the run)"),
                fmt_count(res$steps_done), fmt_count(steps),
                fmt_count(step0 + res$steps_done)))
+  sp_old_attrs(out) # the attribute theta (the phases) of earlier versions
 }
 
 # The records of a run of `steps` from the chain's step `step0`: the steps on

@@ -54,7 +54,13 @@
 #' \eqn{a} steps continued by \eqn{b} steps gives exactly the records and
 #' state of one run of \eqn{a + b} steps, whatever \eqn{a} (the
 #' continuation's first record repeats the previous run's last when
-#' \eqn{a} is a multiple of `record_every`). The previous result is checked
+#' \eqn{a} is a multiple of `record_every`). A continuation takes `dt` and
+#' `record_every` from the previous result unless they are given (its
+#' `record_every`, or `steps` if fewer). Another `dt` is allowed, with a
+#' warning of class `statphysgpu_continuation_dt`: the clock goes on (the
+#' times from the time reached, the new step each step), but the chain is
+#' then no longer one run, and its records and state are those of no single
+#' run. The previous result is checked
 #' (its attributes `model`, `params`, `clock`, `e0` and `state`); a result
 #' that was modified is refused.
 #'
@@ -217,9 +223,11 @@
 #'   `gravity2d_shell(n, 0.5, 1)` drawn with `seed` (by the engine: see
 #'   Starts the engine draws).
 #' @param dt Time step (a warning says when it is coarse: see Coarse steps).
+#'   Continuing a run (`init = ` a result), its `dt` unless given.
 #' @param steps Number of steps.
 #' @param record_every Steps between records (by default 10, or `steps` if
-#'   fewer); the records are at the multiples of `record_every` counted from
+#'   fewer; continuing a run, its `record_every`, or `steps` if fewer); the
+#'   records are at the multiples of `record_every` counted from
 #'   the start of the first run of a chain (see Continuing).
 #' @param softening \eqn{\epsilon > 0} of the ring and gravity2d potentials
 #'   (when continuing a run, its softening unless given; a run that swept
@@ -297,11 +305,27 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                      if (is.null(prev)) "start" else "run", model), call = call)
   }
   if (!missing(n)) n <- check_whole(n, "n", lo = 2, hi = 2^31 - 1, call = call)
+  # a continuation steps and records as the run it continues unless told
+  # otherwise (a dt of its own is allowed, with a warning: see Continuing)
+  default_every <- missing(record_every)
+  if (!is.null(prev)) {
+    was_dt <- attr(prev, "clock")$dt
+    if (missing(dt)) dt <- was_dt
+    if (default_every) record_every <- attr(prev, "params")$record_every
+  }
   if (missing(dt)) sp_abort("`dt` (the time step) must be given.", call = call)
   dt <- check_positive(dt, "dt", len = 1, call = call)
+  if (!is.null(prev) && dt != was_dt) {
+    sp_warn(sprintf(paste0(
+      "`init` was run with dt = %s and this continuation steps with dt = %s: the clock goes ",
+      "on (times from the time reached, %s a step), but the chain is no longer one run of ",
+      "one step, so its records and state are not those of any single run; leave `dt` out ",
+      "to continue with `init`'s."), fmt_num(was_dt), fmt_num(dt), fmt_num(dt)),
+      call = call, class = "statphysgpu_continuation_dt")
+  }
   if (missing(steps)) sp_abort("`steps` must be given.", call = call)
   steps <- check_whole(steps, "steps", lo = 1, hi = 2^52, call = call)
-  if (missing(record_every)) record_every <- min(record_every, steps)
+  if (default_every) record_every <- min(record_every, steps)
   record_every <- check_whole(record_every, "record_every", lo = 1, hi = steps, call = call)
   if (!is.null(prev) && (!missing(replicas) || !missing(first_replica))) {
     sp_abort(paste0("`replicas` and `first_replica` cannot be given when `init` is a previous ",

@@ -27,7 +27,7 @@ print.driven_paths <- function(x, digits = 4, ...) {
     fmt_count(attr(x, "transient_periods")), fmt_count(attr(x, "steps_per_period")),
     attr(x, "method"), attr(x, "precision"), attr(x, "devices"),
     if (isTRUE(attr(x, "interrupted"))) ", INTERRUPTED" else ""))
-  y <- as.data.frame(x)
+  y <- driven_df(x)
   y$replicas <- NULL
   y$n <- NULL # results of earlier versions
   print(y, digits = digits, row.names = FALSE)
@@ -44,7 +44,10 @@ print.driven_paths <- function(x, digits = 4, ...) {
 #' `rbind()` combines chunks of one simulation (the same seed, parameters,
 #' method and precision, different `first_replica`) into the result of one
 #' call: the paths are ordered by condition and replica and the table,
-#' histograms and trajectories are recomputed from them.
+#' histograms and trajectories are recomputed from them. Parts of other
+#' simulations (another seed, parameters, periods, steps, transient, method,
+#' precision, output, bins, window, `init` or `keep`) are refused with an error of class `statphysgpu_rbind_error` that names the setting that differs, and
+#' so are paths present twice.
 #'
 #' @param object,x Results of [driven_brownian()].
 #' @param paths `as.data.frame()`: the per-path values rather than the
@@ -67,7 +70,7 @@ print.driven_paths <- function(x, digits = 4, ...) {
 #' head(as.data.frame(whole, paths = TRUE))
 #' @export
 summary.driven_paths <- function(object, ...) {
-  out <- as.data.frame(object)
+  out <- driven_df(object)
   attr(out, "t_obs") <- object$t_obs
   class(out) <- c("summary.driven_paths", "data.frame")
   out
@@ -87,35 +90,53 @@ print.summary.driven_paths <- function(x, digits = 4, ...) {
 as.data.frame.driven_paths <- function(x, row.names = NULL, optional = FALSE, ...,
                                        paths = FALSE) {
   if (isTRUE(paths)) return(attr(x, "paths"))
+  sp_renamed_df(driven_df(x), "driven_paths")
+}
+
+# The table as a plain data frame.
+driven_df <- function(x) {
   y <- x
   attributes(y) <- NULL
-  y <- as.data.frame(stats::setNames(y, names(x)), stringsAsFactors = FALSE)
-  y
+  as.data.frame(stats::setNames(y, names(x)), stringsAsFactors = FALSE)
+}
+
+# The columns `n`, `gamma` and `D0` of earlier versions (now `replicas`,
+# `beta`, `theta`): read with a warning.
+#' @export
+`$.driven_paths` <- function(x, name) {
+  name <- sp_old_column(x, name, SP_OLD_COLUMNS$driven_paths, "driven_brownian()")
+  NextMethod()
+}
+
+#' @export
+`[[.driven_paths` <- function(x, i, ..., exact = TRUE) {
+  if (missing(...)) i <- sp_old_column(x, i, SP_OLD_COLUMNS$driven_paths, "driven_brownian()")
+  NextMethod()
 }
 
 #' @rdname summary.driven_paths
 #' @export
 rbind.driven_paths <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
+  parts <- rbind_parts(...)
   first <- parts[[1]]
-  fields <- c("seed_hex", "method", "precision", "conditions", "periods",
-              "steps_per_period", "transient_periods", "output", "bins", "window")
-  same <- function(a) inherits(a, "driven_paths") &&
-    all(vapply(fields, function(f) identical(attr(a, f), attr(first, f)), TRUE))
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of driven_brownian() results needs chunks of one simulation: ",
-                    "the same seed, parameters, periods, steps, transient, method, ",
-                    "precision and output."))
-  }
+  fields <- c(seed = "seed_hex", method = "method", precision = "precision",
+              `the conditions (parameters)` = "conditions", periods = "periods",
+              steps_per_period = "steps_per_period", transient = "transient_periods",
+              output = "output", bins = "bins", window = "window", init = "init",
+              keep = "keep")
+  rbind_same(parts, "driven_brownian()", paste0(
+    "chunks of one simulation: the same seed, parameters, periods, steps, transient, ",
+    "method, precision, output, init and keep (other replicas: `first_replica`)"),
+    as.list(fields))
   steps <- vapply(parts, function(p) attr(p, "steps"), 0)
   if (any(steps != steps[1])) {
-    sp_abort(paste0("the chunks ran different numbers of steps (an interrupted chunk?): ",
-                    paste(unique(steps), collapse = ", "), "; rerun it to combine them."))
+    rbind_abort(paste0("the chunks ran different numbers of steps (an interrupted chunk?): ",
+                       paste(fmt_count(unique(steps)), collapse = ", "),
+                       "; rerun it to combine them."))
   }
   paths <- do.call(rbind, lapply(parts, function(p) attr(p, "paths")))
-  if (anyDuplicated(paste(paths$condition, paths$replica))) {
-    sp_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
+  if (anyDuplicated(paste(paths$condition, fmt_count(paths$replica)))) {
+    rbind_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
   }
   paths <- paths[order(paths$condition, paths$replica), , drop = FALSE]
   rownames(paths) <- NULL
@@ -305,7 +326,7 @@ driven_colours <- function(n) {
 # Legend labels of the conditions: the parameters that vary between them
 # (see vary_labels()).
 driven_labels <- function(x) {
-  vary_labels(as.data.frame(x)[driven_params(x)])
+  vary_labels(driven_df(x)[driven_params(x)])
 }
 
 # The density over time of one condition as a matrix (periods x bins), each
@@ -343,7 +364,7 @@ driven_density_panel <- function(x, condition, main = "Density over time, kept t
   lab <- driven_labels(x)
   graphics::image(dd$period, dd$x, dd$z, col = pal, zlim = c(0, 1), ylim = dd$ylim,
                   xlab = DRIVEN_TIME_LABEL, ylab = "x (potential periods)", main = main,
-                  sub = condition_label(as.data.frame(x)[condition, , drop = FALSE],
+                  sub = condition_label(driven_df(x)[condition, , drop = FALSE],
                                         driven_params(x)), cex.sub = 0.8, ...)
   tr <- dd$trajectories
   for (r in unique(tr$replica)) {
@@ -419,7 +440,7 @@ autoplot.driven_paths <- function(object,
       ggplot2::coord_cartesian(ylim = dd$ylim, expand = FALSE) +
       ggplot2::labs(x = DRIVEN_TIME_LABEL, y = "x (potential periods)",
                     title = "Density over time, kept trajectories",
-                    subtitle = condition_label(as.data.frame(object)[condition, , drop = FALSE],
+                    subtitle = condition_label(driven_df(object)[condition, , drop = FALSE],
                                                driven_params(object)))
     tr <- dd$trajectories
     if (!is.null(tr) && nrow(tr)) {
@@ -443,7 +464,7 @@ driven_plot_data <- function(x, type, call) {
   if (type == "velocity") {
     s <- driven_swept(x)[1]
     others <- setdiff(driven_params(x), s)
-    y <- as.data.frame(x)
+    y <- driven_df(x)
     lab <- vary_labels(y[others])
     d <- data.frame(x = y[[s]], v = y$v_mean, lower = y$v_mean - 2 * y$v_se,
                     upper = y$v_mean + 2 * y$v_se, group = lab$labels, xname = s)

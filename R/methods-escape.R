@@ -187,7 +187,7 @@ print.sp_paths <- function(x, ...) {
   if (!is.null(attr(x, "backend"))) {
     cat(sprintf("backend: %s [%s] | seed %s | %.3g s", attr(x, "backend"),
                 paste(attr(x, "devices"), collapse = ", "),
-                format(attr(x, "seed"), scientific = FALSE), attr(x, "seconds")))
+                attr(x, "seed_hex") %||% fmt_num(attr(x, "seed")), attr(x, "seconds")))
     st <- attr(x, "steps")
     if (!is.null(st) && st[["issued"]] > 0) {
       cat(sprintf(" | %.3g steps/s", st[["useful"]] / max(attr(x, "seconds"), 1e-9)))
@@ -201,7 +201,8 @@ print.sp_paths <- function(x, ...) {
   }
   s <- summary(x)
   cols <- c(names(conds), "n", "censored", "mean", "median")
-  print(as.data.frame(unclass(s))[, cols, drop = FALSE], digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(as.data.frame(unclass(s))[, cols, drop = FALSE]), digits = 4,
+        row.names = FALSE)
   cat("Use summary() for intervals and quantiles, plot() for the distributions.\n")
   invisible(x)
 }
@@ -259,6 +260,14 @@ as_surv <- function(x, unit = c("sweeps", "seconds")) {
 #' result of one call: rows are ordered by condition and replica, and a
 #' replica present twice is an error.
 #'
+#' Parts of other simulations are refused with an error of class
+#' `statphysgpu_rbind_error` that names the setting that differs: the seed,
+#' the parameters, method, precision, step `dt`, threshold, start `init`,
+#' and the end (`t_max` of [escape_times()]; `gamma0` and `gamma_max` of
+#' [switching_currents()]; for [sde_run()] passage times also the model).
+#' The combination of unmodified chunks can be continued (`init = `) as
+#' one result.
+#'
 #' @param ... Results of [escape_times()] (or of [switching_currents()]).
 #' @param deparse.level Unused.
 #' @return One result object.
@@ -273,26 +282,24 @@ as_surv <- function(x, unit = c("sweeps", "seconds")) {
 #' all.equal(as.data.frame(rbind(a, b)), as.data.frame(whole))
 #' @export
 rbind.sp_paths <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
+  parts <- rbind_parts(...)
   first <- parts[[1]]
-  same <- function(a) identical(attr(a, "seed_hex"), attr(first, "seed_hex")) &&
-    identical(class(a), class(first)) &&
-    identical(attr(a, "method"), attr(first, "method")) &&
-    identical(attr(a, "precision"), attr(first, "precision")) &&
-    identical(step_of(a), step_of(first)) &&
-    identical(attr(a, "threshold"), attr(first, "threshold")) &&
-    identical(attr(a, "init"), attr(first, "init")) &&
-    identical(attr(a, "conditions"), attr(first, "conditions"))
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of simulation results needs chunks of one simulation: ",
-                    "the same seed, parameters, method, precision, step, threshold ",
-                    "and start."))
-  }
+  what <- paste0(class(first)[1], "()")
+  rbind_same(parts, what, paste0(
+    "chunks of one simulation: the same seed, parameters, method, precision, step, ",
+    "threshold, start and end (other replicas: `first_replica`)"),
+    list(seed = "seed_hex", `the model` = function(p) attr(p, "model_hash"),
+         method = "method", precision = "precision", dt = step_of, threshold = "threshold",
+         init = "init", `the conditions (parameters)` = "conditions", t_max = "t_max",
+         gamma0 = "gamma0", gamma_max = "gamma_max"))
   df <- do.call(rbind, lapply(parts, as.data.frame.sp_paths))
-  key <- paste(df$condition, df$replica)
+  key <- paste(df$condition, fmt_count(df$replica))
   if (anyDuplicated(key)) {
-    sp_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
+    d <- which(duplicated(key))[1]
+    rbind_abort(sprintf(paste0(
+      "the chunks overlap: replica %s of condition %s appears twice (check ",
+      "`first_replica`; rbind() of %s results needs disjoint replicas)."),
+      fmt_count(df$replica[d]), df$condition[d], what))
   }
   o <- order(df$condition, df$replica)
   out <- df[o, , drop = FALSE]
@@ -328,7 +335,12 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
     attr(out, "args") <- a
   }
   class(out) <- class(first)
-  out
+  attr(out, "sealed") <- NULL
+  # a combination of intact results continues as they would (a part
+  # modified after its run leaves the combination unsealed: refused by a
+  # continuation)
+  if (all(vapply(parts, sp_seal_intact, TRUE))) out <- sp_seal(out, ESCAPE_SEALED)
+  sp_old_attrs(out)
 }
 
 # Theories a plot can draw: rate theories (escape out of the well) and the

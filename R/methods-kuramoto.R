@@ -82,7 +82,8 @@ print.kuramoto_run <- function(x, n = 6, ...) {
                 attr(x, "seconds") %||% NA_real_))
   }
   if (isTRUE(attr(x, "interrupted"))) cat("interrupted: the records up to the step reached\n")
-  if (nrow(x) > 0) print(utils::head(as.data.frame.kuramoto_run(x), n), digits = 5, ...)
+  if (nrow(x) > 0) print(fmt_whole_cols(utils::head(as.data.frame.kuramoto_run(x), n)),
+                         digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   cat("Use summary() for the stationary r; plot() for r(t) and r against K.\n")
   invisible(x)
@@ -350,7 +351,9 @@ autoplot.kuramoto_run <- function(object, which = c("r", "K"), ...) {
 #' of replicas (`first_replica`), combine into the result of one call: rows
 #' ordered by condition, replica and step; the final phases (attribute
 #' `phases`) and histograms in the same system order. A (condition, replica)
-#' present twice is an error. `as.data.frame()` drops the attributes.
+#' present twice is an error, and parts of other runs (another seed,
+#' parameters, conditions, precision, start or steps made) are refused with an error of class `statphysgpu_rbind_error` that names the setting that differs.
+#' `as.data.frame()` drops the attributes.
 #'
 #' @param ... Results of [kuramoto()] (`rbind()`); unused (`as.data.frame()`).
 #' @param deparse.level Unused.
@@ -372,19 +375,17 @@ rbind.kuramoto_run <- function(..., deparse.level = 1) {
     sp_abort(sprintf("rbind() of kuramoto() results needs results of kuramoto(); argument %d is not one.",
                      which(!ok)[1]))
   }
-  key <- function(p) {
-    q <- kuramoto_params(p)
-    q$steps_done <- attr(p, "steps_done")
-    list(q, attr(p, "seed_hex"), attr(p, "precision"))
-  }
-  same <- vapply(parts, function(p) identical(key(p), key(parts[[1]])), TRUE)
-  if (!all(same)) {
-    sp_abort(paste0("rbind() of kuramoto() results needs the same seed, parameters, ",
-                    "precision and steps made in every part."))
-  }
+  rbind_same(parts, "kuramoto()", paste0(
+    "chunks of one run: the same seed, parameters, precision, start and steps made in ",
+    "every part (other replicas: `first_replica`)"),
+    list(seed = "seed_hex", precision = "precision",
+         `the parameters (attribute params)` = kuramoto_params,
+         `the conditions` = "conditions", `the start (init)` = "init",
+         `the steps made` = "steps_done"))
   systems <- do.call(rbind, lapply(parts, attr, "systems"))
   if (anyDuplicated(systems[c("condition", "replica")])) {
-    sp_abort("rbind() of kuramoto() results: a (condition, replica) is in two parts.")
+    rbind_abort(paste0("rbind() of kuramoto() results: a (condition, replica) is in two ",
+                       "parts (the chunks overlap; check `first_replica`)."))
   }
   o <- order(systems$condition, systems$replica)
   rows <- do.call(rbind, lapply(parts, as.data.frame.kuramoto_run))
@@ -412,7 +413,7 @@ rbind.kuramoto_run <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   class(out) <- c("kuramoto_run", "data.frame")
-  out
+  sp_old_attrs(out)
 }
 
 #' @rdname rbind.kuramoto_run

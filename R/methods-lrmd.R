@@ -50,7 +50,8 @@ print.lrmd_run <- function(x, n = 6, ...) {
               paste(attr(x, "devices"), collapse = ", "), attr(x, "seconds") %||% NA_real_,
               nsnap, if (nsnap == 1) "" else "s", if (nsys > 1) " a system" else ""))
   if (isTRUE(attr(x, "interrupted"))) cat("interrupted: the records up to the step reached\n")
-  if (nrow(x) > 0) print(utils::head(as.data.frame.lrmd_run(x), n), digits = 5, ...)
+  if (nrow(x) > 0) print(fmt_whole_cols(utils::head(as.data.frame.lrmd_run(x), n)),
+                         digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   invisible(x)
 }
@@ -119,7 +120,8 @@ print.summary.lrmd_run <- function(x, digits = 4, ...) {
   cat(attr(x, "header"), "\n", sep = "")
   cat(sprintf("means over the records from %s per cent of the run on\n",
               format(100 * attr(x, "from"))))
-  print(structure(x, class = "data.frame"), digits = digits, row.names = FALSE, ...)
+  print(fmt_whole_cols(structure(x, class = "data.frame")), digits = digits, row.names = FALSE,
+        ...)
   invisible(x)
 }
 
@@ -136,8 +138,9 @@ as.data.frame.lrmd_run <- function(x, ...) {
 #' (`first_replica`, `replicas`; see [replica_chunks()]) combine into the
 #' result of one call with all the replicas: the records ordered by
 #' condition, replica and step, and the systems' states, snapshots and
-#' energies in the same order. Chunks of other runs are refused, and so is
-#' a replica given twice.
+#' energies in the same order. Chunks of other runs (another model, `n`,
+#' `dt`, `steps`, `record_every`, softening, start step, conditions,
+#' precision or seed) are refused with an error of class `statphysgpu_rbind_error` that names the setting that differs, and so is a replica given twice.
 #'
 #' @param ... Results of [lrmd()].
 #' @param deparse.level Unused.
@@ -156,19 +159,14 @@ rbind.lrmd_run <- function(..., deparse.level = 1) {
   parts <- parts[!vapply(parts, is.null, TRUE)]
   first <- parts[[1]]
   p0 <- attr(first, "params")
-  fields <- c("n", "dt", "steps", "record_every")
-  same <- vapply(parts, function(a) {
-    inherits(a, "lrmd_run") && identical(attr(a, "model"), attr(first, "model")) &&
-      identical(attr(a, "params")[fields], p0[fields]) &&
-      identical(attr(a, "seed_hex"), attr(first, "seed_hex")) &&
-      identical(attr(a, "precision"), attr(first, "precision")) &&
-      identical(attr(a, "conditions"), attr(first, "conditions"))
-  }, TRUE)
-  if (!all(same)) {
-    sp_abort(paste0("rbind() of lrmd() results needs chunks of one run: the same model, `n`, ",
-                    "`dt`, `steps`, `record_every`, conditions, precision and seed (other ",
-                    "replicas: `first_replica`)."))
-  }
+  param <- function(f) function(a) attr(a, "params")[[f]]
+  rbind_same(parts, "lrmd()", paste0(
+    "chunks of one run: the same model, `n`, `dt`, `steps`, `record_every`, softening, ",
+    "start step, conditions, precision and seed (other replicas: `first_replica`)"),
+    list(`the model` = "model", n = param("n"), dt = param("dt"), steps = param("steps"),
+         record_every = param("record_every"), softening = param("softening"),
+         `the step the run started at` = param("step_start"),
+         `the conditions` = "conditions", precision = "precision", seed = "seed_hex"))
   sy <- do.call(rbind, lapply(parts, lrmd_systems_table))
   states <- do.call(c, lapply(parts, lrmd_states))
   snaps <- do.call(c, lapply(parts, function(a) {
@@ -176,7 +174,7 @@ rbind.lrmd_run <- function(..., deparse.level = 1) {
   }))
   cond <- if (is.null(sy$condition)) rep(1, nrow(sy)) else sy$condition
   if (anyDuplicated(paste(cond, sy$replica))) {
-    sp_abort("rbind() of lrmd() results: a replica is in more than one chunk.")
+    rbind_abort("rbind() of lrmd() results: a replica is in more than one chunk.")
   }
   o <- order(cond, sy$replica)
   sy <- sy[o, , drop = FALSE]

@@ -2,30 +2,29 @@
 # methods of escape_times() results apply: summary, plot, as_surv, rbind);
 # here what the SDE results add.
 
-# Chunks of one sde_run(): the same model, seed, method, precision, step,
-# end and conditions.
+# Chunks of one sde_run(): the same model (its hash: the code it was
+# compiled from), output, seed, method, precision, step, end, records,
+# histogram bins, kept trajectories, start and conditions; and disjoint
+# replicas.  Returns the merged replica ranges of the parts.
 sde_same_run <- function(parts) {
-  first <- parts[[1]]
-  same <- function(a) identical(class(a), class(first)) &&
-    identical(attr(a, "model"), attr(first, "model")) &&
-    identical(attr(a, "seed_hex"), attr(first, "seed_hex")) &&
-    identical(attr(a, "method"), attr(first, "method")) &&
-    identical(attr(a, "precision"), attr(first, "precision")) &&
-    identical(attr(a, "dt"), attr(first, "dt")) &&
-    identical(attr(a, "t_max"), attr(first, "t_max")) &&
-    identical(attr(a, "conditions"), attr(first, "conditions"))
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of sde_run() results needs chunks of one run: the same model, ",
-                    "seed, method, precision, dt, t_max and parameters."))
-  }
-  invisible(TRUE)
+  model <- function(p) attr(p, "model_hash") %||% attr(p, "model")
+  settings <- list(
+    `the model (another model, or one of the same name with other code)` = model,
+    `the model's name` = "model", `the output` = "output", seed = "seed_hex",
+    method = "method", precision = "precision", dt = "dt", t_max = "t_max",
+    record_every = "record_every", bins = "bins", keep = "keep", init = "init",
+    `the conditions (params)` = "conditions")
+  rbind_same(parts, "sde_run()", paste0(
+    "chunks of one run: the same model, seed, method, precision, dt, t_max, records, ",
+    "bins, keep, init and parameters (other replicas: `first_replica`)"), settings)
+  rbind_disjoint(parts, "sde_run()")
 }
 
-# The results given to rbind(), checked to be chunks of one run.
+# The results given to rbind(), checked to be chunks of one run; attribute
+# `ranges`: the replica ranges of the combination.
 sde_chunks <- function(...) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
-  sde_same_run(parts)
+  parts <- rbind_parts(...)
+  attr(parts, "ranges") <- sde_same_run(parts)
   parts
 }
 
@@ -38,8 +37,9 @@ sde_keep_attrs <- function(out, parts, drop = character()) {
   attr(out, "replicas") <- sum(vapply(parts, function(p) attr(p, "replicas") %||% 0, 0))
   attr(out, "first_replica") <- min(vapply(parts, function(p) attr(p, "first_replica"), 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
+  out <- rbind_ranges_attrs(out, parts, attr(parts, "ranges"))
   class(out) <- class(first)
-  out
+  sp_old_attrs(out)
 }
 
 sde_plain_df <- function(x) {
@@ -57,6 +57,18 @@ sde_plain_df <- function(x) {
 #' `first_replica = k + 1, ...` of the same seed; moments are pooled, which
 #' equals the one-call result to rounding, histograms summed, trajectories
 #' stacked).
+#'
+#' `rbind()` refuses, with an error of class `statphysgpu_rbind_error` that
+#' names what differs, parts that are not chunks of one run -- another model
+#' (compared by the hash of its code, so two models of one name differ),
+#' output, seed, method, precision, `dt`, `t_max`, `record_every`, `bins`,
+#' `keep`, start (`init`; a state given per replica is each chunk's own) or
+#' parameters -- and parts that hold the same replica (from their replica
+#' ranges, also where no row shows it: moments, histograms, trajectories
+#' past `keep`), which would count it twice. A combination records the
+#' ranges it holds (attribute `replica_ranges` when there are several).
+#' `as.data.frame()` of moments reads the column's old name `n` as
+#' `replicas`, with a warning of class `statphysgpu_deprecated`.
 #'
 #' @param x A result of [sde_run()].
 #' @param at_passage For passage times: add the columns of the state (and
@@ -93,8 +105,8 @@ as.data.frame.sde_passage <- function(x, ..., at_passage = FALSE) {
 #' @rdname sde_methods
 #' @export
 rbind.sde_passage <- function(..., deparse.level = 1) {
-  parts <- list(...)
-  parts <- parts[!vapply(parts, is.null, TRUE)]
+  parts <- sde_chunks(...)
+  ranges <- attr(parts, "ranges")
   ap <- lapply(parts, function(p) attr(p, "at_passage"))
   keys <- unlist(lapply(parts, function(p) paste(p$condition, p$replica)))
   stripped <- lapply(parts, function(p) {
@@ -102,6 +114,7 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
     p
   })
   out <- do.call(rbind.sp_paths, stripped)
+  out <- rbind_ranges_attrs(out, parts, ranges)
   if (all(!vapply(ap, is.null, TRUE))) {
     all_ap <- do.call(rbind, ap)
     all_ap <- all_ap[match(paste(out$condition, out$replica), keys), , drop = FALSE]
@@ -113,7 +126,20 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
 
 #' @rdname sde_methods
 #' @export
-as.data.frame.sde_moments <- function(x, ...) sde_plain_df(x)
+as.data.frame.sde_moments <- function(x, ...) sp_renamed_df(sde_plain_df(x), "sde_moments")
+
+# The column `n` of earlier versions (now `replicas`): read with a warning.
+#' @export
+`$.sde_moments` <- function(x, name) {
+  name <- sp_old_column(x, name, SP_OLD_COLUMNS$sde_moments, "sde_run()")
+  NextMethod()
+}
+
+#' @export
+`[[.sde_moments` <- function(x, i, ..., exact = TRUE) {
+  if (missing(...)) i <- sp_old_column(x, i, SP_OLD_COLUMNS$sde_moments, "sde_run()")
+  NextMethod()
+}
 
 #' @rdname sde_methods
 #' @export
@@ -141,7 +167,7 @@ print.sde_moments <- function(x, ...) {
                             paste(unique(x$variable), collapse = ", "),
                             length(unique(x$time)), fmt_count(attr(x, "replicas"))))
   d <- sde_plain_df(x)
-  print(utils::head(d, 12), digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(utils::head(d, 12)), digits = 4, row.names = FALSE)
   if (nrow(d) > 12) cat(sprintf("... %s more rows (as.data.frame() for all)\n",
                                 fmt_count(nrow(d) - 12)))
   invisible(x)
@@ -154,7 +180,7 @@ print.sde_histogram <- function(x, ...) {
                             paste(unique(x$variable), collapse = ", "),
                             length(unique(x$time))))
   d <- sde_plain_df(x)
-  print(utils::head(d, 12), digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(utils::head(d, 12)), digits = 4, row.names = FALSE)
   if (nrow(d) > 12) cat(sprintf("... %s more rows\n", fmt_count(nrow(d) - 12)))
   invisible(x)
 }
@@ -166,7 +192,7 @@ print.sde_trajectories <- function(x, ...) {
                             fmt_count(length(unique(paste(x$condition, x$replica)))),
                             length(unique(x$time))))
   d <- sde_plain_df(x)
-  print(utils::head(d, 12), digits = 4, row.names = FALSE)
+  print(fmt_whole_cols(utils::head(d, 12)), digits = 4, row.names = FALSE)
   if (nrow(d) > 12) cat(sprintf("... %s more rows\n", fmt_count(nrow(d) - 12)))
   invisible(x)
 }
@@ -220,8 +246,8 @@ rbind.sde_histogram <- function(..., deparse.level = 1) {
 rbind.sde_trajectories <- function(..., deparse.level = 1) {
   parts <- sde_chunks(...)
   d <- do.call(rbind, lapply(parts, sde_plain_df))
-  if (anyDuplicated(paste(d$condition, d$replica, d$time))) {
-    sp_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
+  if (anyDuplicated(paste(d$condition, fmt_count(d$replica), d$time))) {
+    rbind_abort("the chunks overlap: some replicas appear twice (check `first_replica`).")
   }
   out <- d[order(d$condition, d$replica, d$time), , drop = FALSE]
   rownames(out) <- NULL

@@ -21,7 +21,7 @@ VMC_LABELS <- c(energy = "E/N (K)", potential = "V/N (K)",
 # The blocks of one column as chains: one numeric vector per walker, blocks
 # in order (a named list, names the walker numbers).
 vmc_chains <- function(x, column) {
-  d <- as.data.frame.vmc_blocks(x)
+  d <- vmc_df(x)
   d <- d[order(d$replica, d$block), , drop = FALSE]
   split(d[[column]], factor(d$replica, levels = unique(d$replica)))
 }
@@ -81,7 +81,7 @@ vmc_condition_ids <- function(x) x[["condition"]] %||% rep(1L, nrow(x))
 vmc_condition_part <- function(x, c) {
   g <- vmc_conditions(x)
   if (nrow(g) == 1) return(x)
-  out <- as.data.frame.vmc_blocks(x)[vmc_condition_ids(x) == c, , drop = FALSE]
+  out <- vmc_df(x)[vmc_condition_ids(x) == c, , drop = FALSE]
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(x)), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(x, a)
@@ -149,7 +149,7 @@ print.vmc_blocks <- function(x, n = 6, ...) {
   if (isTRUE(attr(x, "interrupted"))) {
     cat("interrupted: the finished blocks are returned; `init = ` continues every chain\n")
   }
-  if (nrow(x) > 0) print(utils::head(as.data.frame.vmc_blocks(x), n), digits = 5, ...)
+  if (nrow(x) > 0) print(fmt_whole_cols(utils::head(vmc_df(x), n)), digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   cat("Use summary() for means, reblocked errors and tau_int; plot() for traces and the reblocking curve.\n")
   invisible(x)
@@ -487,7 +487,7 @@ vmc_pair_data <- function(x, call) {
 }
 
 vmc_plot_trace <- function(x, observable, ...) {
-  chains <- split(as.data.frame.vmc_blocks(x), vmc_replica_ids(x))
+  chains <- split(vmc_df(x), vmc_replica_ids(x))
   nw <- length(chains)
   cols <- if (nw <= 8) grDevices::hcl.colors(max(nw, 2), "Dark 3")[seq_len(nw)] else
     rep(grDevices::adjustcolor("grey30", 0.3), nw)
@@ -527,7 +527,7 @@ autoplot.vmc_blocks <- function(object, which = c("trace", "reblock", "pair_dist
   observable <- check_choice(observable, c(VMC_OBSERVABLES, "acceptance"), "observable",
                              call = call)
   if (which == "trace") {
-    d <- as.data.frame.vmc_blocks(object)
+    d <- vmc_df(object)
     d$value <- d[[observable]]
     nw <- length(unique(d$replica))
     d$walker <- factor(d$replica)
@@ -563,11 +563,28 @@ autoplot.vmc_blocks <- function(object, which = c("trace", "reblock", "pair_dist
 #' @rdname rbind.vmc_blocks
 #' @param x A result of [he4_vmc()].
 #' @export
-as.data.frame.vmc_blocks <- function(x, ...) {
+as.data.frame.vmc_blocks <- function(x, ...) sp_renamed_df(vmc_df(x), "vmc_blocks")
+
+# The blocks as a plain data frame (as.data.frame() reads the old column
+# name `walker` too, with a warning).
+vmc_df <- function(x) {
   out <- as.data.frame(unclass(x)[names(x)], stringsAsFactors = FALSE)
   names(out)[names(out) == "walker"] <- "replica" # results of earlier versions
   rownames(out) <- NULL
   out
+}
+
+# The column `walker` of earlier versions (now `replica`): read with a warning.
+#' @export
+`$.vmc_blocks` <- function(x, name) {
+  name <- sp_old_column(x, name, SP_OLD_COLUMNS$vmc_blocks, "he4_vmc()")
+  NextMethod()
+}
+
+#' @export
+`[[.vmc_blocks` <- function(x, i, ..., exact = TRUE) {
+  if (missing(...)) i <- sp_old_column(x, i, SP_OLD_COLUMNS$vmc_blocks, "he4_vmc()")
+  NextMethod()
 }
 
 #' Combine parts of one helium VMC study
@@ -578,7 +595,8 @@ as.data.frame.vmc_blocks <- function(x, ...) {
 #' (`first_replica`), which give exactly the result of one call, and
 #' continuations (`init = x`), whose blocks follow those of `x`. Rows are
 #' ordered by walker (`replica`) and block; a (walker, block) present twice
-#' is an error.
+#' is an error. Parts of other studies are refused with an error of class `statphysgpu_rbind_error` that names the setting that differs (walkers started
+#' afresh must also share their `equilibration`).
 #'
 #' The walkers' state (attribute `state`, for `init =`) is, for each
 #' walker, that of the part holding its latest block, in walker order; a
@@ -620,24 +638,32 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
   }
   first <- parts[[1]]
   keys <- c("n", "density", "b", "L", "jastrow", "block_sweeps", "measure_every")
-  same <- function(p) {
-    identical(attr(p, "seed_hex"), attr(first, "seed_hex")) &&
-      identical(attr(p, "precision"), attr(first, "precision")) &&
-      isTRUE(all.equal(vmc_params(p)[keys], vmc_params(first)[keys]))
-  }
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of he4_vmc() results needs parts of one study: the same ",
-                    "seed, n, density, b, jastrow, block_sweeps, measure_every ",
-                    "and precision."))
+  lead <- paste0("parts of one study: the same seed, n, density, b, jastrow, block_sweeps, ",
+                 "measure_every and precision, and the same equilibration for fresh starts ",
+                 "(other walkers: `first_replica`; or a continuation, `init = `)")
+  param <- function(k) function(p) vmc_params(p)[[k]]
+  rbind_same(parts, "he4_vmc()", lead,
+             c(list(seed = "seed_hex", precision = "precision"),
+               stats::setNames(lapply(keys, param), keys)))
+  # walkers started afresh (not continued) went through one equilibration
+  fresh <- which(vapply(parts, function(p) identical(attr(p, "init"), "lattice"), TRUE))
+  if (length(fresh) > 1) {
+    eq <- vapply(parts[fresh], function(p) vmc_params(p)$equilibration %||% NA_real_, 0)
+    bad <- which(!vapply(eq, identical, TRUE, eq[1]))
+    if (length(bad)) {
+      rbind_abort(sprintf(paste0(
+        "rbind() of he4_vmc() results needs %s: argument %d differs from argument %d in ",
+        "equilibration%s."), lead, fresh[bad[1]], fresh[1], rbind_show(eq[bad[1]], eq[1])))
+    }
   }
   df <- do.call(rbind, lapply(parts, function(p) {
-    d <- as.data.frame.vmc_blocks(p)
+    d <- vmc_df(p)
     d$condition <- vmc_condition_ids(p) # (results made before sweeps: 1)
     d
   }))
   dup <- duplicated(df[c("condition", "replica", "block")])
   if (any(dup)) {
-    sp_abort(sprintf(paste0(
+    rbind_abort(sprintf(paste0(
       "the parts overlap: walker %s, block %s appears twice (chunks need disjoint ",
       "walkers, see `first_replica`; a continuation made with `init =` holds only ",
       "the blocks after those of its start)."),
@@ -709,7 +735,7 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
     }
   }
   class(out) <- class(first)
-  out
+  sp_old_attrs(out)
 }
 
 describe_vmc_part <- function(p) {
@@ -756,7 +782,7 @@ as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "accepta
                      paste0('"', cols, '"', collapse = ", "), describe(observables)),
              call = call)
   }
-  d <- as.data.frame.vmc_blocks(x)
+  d <- vmc_df(x)
   if (nrow(d) == 0) sp_abort("`x` has no finished blocks.", call = call)
   per <- split(d, d$replica)
   lo <- max(vapply(per, function(p) min(p$block), 0))

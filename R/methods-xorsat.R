@@ -14,7 +14,7 @@ xorsat_conditions <- function(x) {
 xorsat_condition_part <- function(x, c) {
   g <- xorsat_conditions(x)
   if (nrow(g) == 1) return(x)
-  out <- as.data.frame.xorsat_tts(x)[x$condition == c, , drop = FALSE]
+  out <- xorsat_df(x)[x$condition == c, , drop = FALSE]
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(x)), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(x, a)
@@ -37,6 +37,9 @@ xorsat_condition_part <- function(x, c) {
 #' (runs `first_replica..` run elsewhere with the same seed, instance, clones
 #' and `p1`); their sweeps are exact, and their seconds are converted
 #' again at the pace of the first chunk, so that one sample has one pace.
+#' Chunks of other studies (another seed, instance, clones, `p1`,
+#' `independent_clones`, `timeout`, `max_sweeps` or precision) are refused
+#' with an error of class `statphysgpu_rbind_error` that names the setting that differs, and so are runs present twice.
 #'
 #' **Sweeps over p1.** A result of several values of `p1` is summarised
 #' condition by condition: `summary()` then holds a table `conditions`, one
@@ -83,7 +86,7 @@ summary.xorsat_tts <- function(object, level = 0.99, ...) {
                           parts = parts), class = "summary.xorsat_tts"))
   }
   s <- object$solved
-  est <- tts_estimate(as.data.frame(object)[c("sweeps", "solved")], level = level,
+  est <- tts_estimate(xorsat_df(object)[c("sweeps", "solved")], level = level,
                       unit = "sweeps", ...)
   pace <- attr(object, "seconds_per_sweep") %||% NA_real_
   all_solved <- all(s)
@@ -106,8 +109,8 @@ print.summary.xorsat_tts <- function(x, ...) {
   if (!is.null(x$conditions)) { # a sweep over p1: one row per value
     cat(sprintf("Quasi-greedy runs on %s (N = %d), %s clones a run, %d values of p1\n",
                 x$instance, x$n, fmt_count(x$clones), nrow(x$conditions)))
-    cat(sprintf("  %d runs, %d solved; times in sweeps; tau: the mean TTS (posterior median and %g%% credible interval), tts: TTS%s\n",
-                as.integer(x$replicas), as.integer(x$solved),
+    cat(sprintf("  %s runs, %s solved; times in sweeps; tau: the mean TTS (posterior median and %g%% credible interval), tts: TTS%s\n",
+                fmt_count(x$replicas), fmt_count(x$solved),
                 100 * x$parts[[1]]$estimate$credible, format(100 * x$level)))
     tab <- x$conditions
     tab$best <- ifelse(tab$condition == x$best, "<-", "")
@@ -122,7 +125,7 @@ print.summary.xorsat_tts <- function(x, ...) {
   }
   cat(sprintf("Quasi-greedy runs on %s (N = %d), %s clones a run, p1 = %s\n",
               x$instance, x$n, fmt_count(x$clones), format(x$p1)))
-  cat(sprintf("  %d runs, %d solved\n", x$replicas %||% x$runs, x$solved))
+  cat(sprintf("  %s runs, %s solved\n", fmt_count(x$replicas %||% x$runs), fmt_count(x$solved)))
   if (!is.na(x$mean_sweeps)) {
     cat(sprintf("  sample: mean TTS %.4g sweeps, median %.4g, TTS99 %.4g sweeps\n",
                 x$mean_sweeps, x$median_sweeps, x$tts99_sweeps))
@@ -155,7 +158,7 @@ print.xorsat_tts <- function(x, ...) {
     cat(sprintf("(seconds = sweeps x %.3g s, the pace of one run on %s)\n",
                 pace$seconds_per_sweep, pace$device))
   }
-  print(utils::head(as.data.frame(x), 10), ...)
+  print(fmt_whole_cols(utils::head(xorsat_df(x), 10)), ...)
   if (nrow(x) > 10) cat(sprintf("... %d more runs\n", nrow(x) - 10))
   invisible(x)
 }
@@ -195,7 +198,7 @@ plot.xorsat_tts <- function(x, unit = c("sweeps", "seconds"), ...) {
 # denominator) and the fitted exponential, in `unit`, for plot() and
 # autoplot().
 xorsat_surv_data <- function(x, unit = "sweeps") {
-  est <- tts_estimate(as.data.frame(x)[c(unit, "solved")], unit = unit)
+  est <- tts_estimate(xorsat_df(x)[c(unit, "solved")], unit = unit)
   t <- sort(x[[unit]][x$solved])
   surv <- 1 - seq_along(t) / nrow(x)
   keep <- surv > 0
@@ -262,6 +265,24 @@ autoplot.xorsat_tts <- function(object, unit = c("sweeps", "seconds"), ...) {
 #' @param row.names,optional Unused.
 #' @export
 as.data.frame.xorsat_tts <- function(x, row.names = NULL, optional = FALSE, ...) {
+  sp_renamed_df(xorsat_df(x), "xorsat_tts")
+}
+
+# The column `run` of earlier versions (now `replica`): read with a warning.
+#' @export
+`$.xorsat_tts` <- function(x, name) {
+  name <- sp_old_column(x, name, SP_OLD_COLUMNS$xorsat_tts, "xorsat_qg()")
+  NextMethod()
+}
+
+#' @export
+`[[.xorsat_tts` <- function(x, i, ..., exact = TRUE) {
+  if (missing(...)) i <- sp_old_column(x, i, SP_OLD_COLUMNS$xorsat_tts, "xorsat_qg()")
+  NextMethod()
+}
+
+# The runs as a plain data frame.
+xorsat_df <- function(x) {
   # `run` in results of versions before the vocabulary of issue 23; no
   # condition and p1 before sweeps
   out <- data.frame(condition = x[["condition"]] %||% rep(1L, nrow(x)),
@@ -278,19 +299,16 @@ as.data.frame.xorsat_tts <- function(x, row.names = NULL, optional = FALSE, ...)
 rbind.xorsat_tts <- function(..., deparse.level = 1) {
   parts <- Filter(Negate(is.null), list(...))
   first <- parts[[1]]
-  same <- function(a) inherits(a, "xorsat_tts") &&
-    identical(attr(a, "seed_hex"), attr(first, "seed_hex")) &&
-    identical(attr(a, "instance"), attr(first, "instance")) &&
-    identical(attr(a, "clones"), attr(first, "clones")) &&
-    identical(attr(a, "p1"), attr(first, "p1")) &&
-    identical(isTRUE(attr(a, "independent_clones")), isTRUE(attr(first, "independent_clones")))
-  if (!all(vapply(parts, same, TRUE))) {
-    sp_abort(paste0("rbind() of time-to-solution samples needs chunks of one study: ",
-                    "the same seed, instance, clones, p1 and independent_clones."))
-  }
-  df <- do.call(rbind, lapply(parts, as.data.frame.xorsat_tts))
+  rbind_same(parts, "xorsat_qg()", paste0(
+    "chunks of one study: the same seed, instance, clones, p1, independent_clones, ",
+    "timeout, max_sweeps and precision (other runs: `first_replica`)"),
+    list(seed = "seed_hex", instance = "instance", `the instance's size n` = "n",
+         clones = "clones", p1 = "p1",
+         independent_clones = function(a) isTRUE(attr(a, "independent_clones")),
+         timeout = "timeout", max_sweeps = "max_sweeps", precision = "precision"))
+  df <- do.call(rbind, lapply(parts, xorsat_df))
   if (anyDuplicated(df[c("condition", "replica")])) {
-    sp_abort("the chunks overlap: some runs appear twice (check `first_replica`).")
+    rbind_abort("the chunks overlap: some runs appear twice (check `first_replica`).")
   }
   o <- order(df$condition, df$replica)
   out <- df[o, , drop = FALSE]

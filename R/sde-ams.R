@@ -254,15 +254,13 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
   sim_hold_interrupts(fr$call, environment())
   res <- .Call(C_sp_r_model_run, "sde_ams", job, key, as.integer(fr$plan$devices), fr$progress)
   g <- grid[c("condition", swept)]
-  tab <- ams_replicas_table(res$replicas, g, fr)
-  out <- ams_object(tab, g, list(
+  ams_finish(res, g, fr, list(
     model = m$hash, model_name = m$name,
     score = paste(deparse(score_e, width.cutoff = 500L), collapse = " "),
     A = as.double(zA), B = if (is.null(B)) NULL else as.double(zB),
     particles = particles, k = k, method = method, dt = dt, init = x0,
-    parameters = grid))
-  sim_result(out, fr, res, class = c("sde_ams", "escape_rate_ams", "data.frame"),
-             unfinished = ams_unfinished(tab))
+    parameters = grid),
+    class = c("sde_ams", "escape_rate_ams", "data.frame"))
 }
 
 # The columns of sde_ams() results and of their replica table, which a

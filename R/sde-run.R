@@ -197,13 +197,20 @@
 #' @return An object of class `sde_passage` (also `sp_paths`: one row per
 #'   path, columns `condition`, the swept parameters, `replica`, `value`,
 #'   `escaped`), `sde_moments` (columns `condition`, the swept parameters,
-#'   `time`, `variable`, `n`, `mean`, `sd`, `se`), `sde_histogram`
+#'   `time`, `variable`, `replicas` (the replicas averaged), `mean`, `sd`,
+#'   `se`; `x$n`, the column's name in earlier versions, still gives
+#'   `replicas`, with a warning of class `statphysgpu_deprecated`), `sde_histogram`
 #'   (`condition`, the swept parameters, `time`, `variable`, `lo`, `hi`,
 #'   `count`) or `sde_trajectories` (`condition`, the swept parameters,
 #'   `replica`, `time`, and one column per state and observable), with the
-#'   attributes of the run (`model`, `conditions`, `dt`, `t_max`, `seed`,
-#'   `backend`, `precision`, `method`, `seconds`, `bridge`, ...) and `args`
-#'   (the model and the arguments of the call, which [h_check()] reruns).
+#'   attributes of the run (`model` (its name), `model_hash` (the hash of
+#'   its code), `conditions`, `dt`, `t_max`, `init` (per condition and
+#'   state; `NA` for a state given per replica), `record_every`, `bins`,
+#'   `keep`, `seed`, `backend`, `precision`, `method`, `first_replica`,
+#'   `replicas`, `seconds`, `bridge`, ...; `n`, the name of `replicas` in
+#'   earlier versions, is deprecated) and `args` (the model and the arguments
+#'   of the call, which [h_check()] reruns). `rbind()` combines chunks of one
+#'   run only: see [sde_methods].
 #' @seealso [sde_model()]
 #' @examples
 #' ou <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
@@ -367,6 +374,13 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   attr(out, "bridge") <- job$bridge == 1
   attr(out, "args") <- args # to rerun (h_check()): the model and the arguments
   attr(out, "steps") <- c(useful = res$useful_steps, issued = res$useful_steps)
+  attr(out, "model_hash") <- m$hash
+  # the settings rbind() compares (chunks of one run)
+  attr(out, "record_every") <- if (output != "passage") rec$every
+  attr(out, "keep") <- if (output == "trajectories") keep
+  attr(out, "bins") <- if (output == "histogram") hist$breaks
+  attr(out, "init") <- sde_init_record(st, ncond, m$states)
+  out <- sp_old_attrs(out)
   cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
                 moments = c("sde_moments", "data.frame"),
                 histogram = c("sde_histogram", "data.frame"),
@@ -525,6 +539,15 @@ sde_memory_need <- function(output, ncond, n, nx, nvar, nrec, hcells, keep, nswe
     histogram = ncond * nrec * hcells * (8 + nswept) * 8,
     trajectories = ncond * keep * nrec * (3 + nswept + nvar) * 8)
   engine + 2 * outputs + 3 * result
+}
+
+# The start as a result records it: per condition (row) and state
+# (column), its value; NA for a state given per replica (each chunk gives
+# its own replicas' values).
+sde_init_record <- function(st, ncond, states) {
+  x <- matrix(st$init, ncond, length(states), byrow = TRUE, dimnames = list(NULL, states))
+  x[, st$vec >= 0] <- NA_real_
+  x
 }
 
 # Records of the fixed-length outputs: every `every` steps and the last.

@@ -15,6 +15,11 @@
 #' simulator's help page gives the paper's symbols beside these names. Old
 #' names keep working for one release, with a warning of class
 #' `statphysgpu_deprecated` that names the new one (giving both is an error).
+#' So do the old names of result columns (`x$walker`, `x$run`, `x$n`,
+#' `x$gamma` of [driven_brownian()], also in `as.data.frame(x)`); the old
+#' names of result attributes (`h`, `start`, `n` of escape results, `theta`
+#' of [kuramoto()], `step` and `walkers` of [he4_vmc()]) are still set to the
+#' values of the new ones, deprecated (`attr()` cannot warn).
 #'
 #' | name | meaning | papers' symbols; old names |
 #' |---|---|---|

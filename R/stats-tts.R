@@ -215,9 +215,9 @@ print.tts_estimate <- function(x, digits = 4, ...) {
                     format(y[[p]]), ""), collapse = ", ")) else ""))
     }
     u <- tts_unit_label(y$unit)
-    cat(sprintf("Time to solution (%s prior): %d of %d runs solved, total time %s %s\n",
+    cat(sprintf("Time to solution (%s prior): %s of %s runs solved, total time %s %s\n",
                 if (y$prior == "jeffreys") "Jeffreys" else "uniform",
-                as.integer(y$solved), as.integer(y$runs), f(y$total %||% y$total_seconds), u))
+                fmt_count(y$solved), fmt_count(y$runs), f(y$total %||% y$total_seconds), u))
     cat(sprintf("  posterior of the rate: Gamma(shape %s, rate %s)\n", f(y$shape),
                 f(y$rate)))
     cat(sprintf("  mean TTS tau: median %s %s, mean %s, %g%% credible [%s, %s] %s\n",

@@ -155,7 +155,9 @@
 #'   when given), `seconds_per_sweep` (the pace), `solutions` (for each
 #'   solved run the solving clone's spins, `TRUE` = down, each checked to
 #'   have \eqn{E = -N}; named by the run's number, or `"condition/number"`
-#'   when there are several conditions) and `interrupted`.
+#'   when there are several conditions) and `interrupted`. `x$run` and
+#'   `as.data.frame(x)$run`, the column's name in earlier versions, still
+#'   give `replica`, with a warning of class `statphysgpu_deprecated`.
 #' @references Bernaschi, M., Bisson, M., Fatica, M., Marinari, E.,
 #'   Martin-Mayor, V., Parisi, G. and Ricci-Tersenghi, F. (2021) How we are
 #'   leading a 3-XORSAT challenge: from the energy landscape to the

@@ -148,7 +148,8 @@ test_that("GPU double: a sweep over density and b follows the CPU's chains condi
   # chunks by first_replica on the GPU combine to the one call
   a <- sw("gpu", replicas = 1)
   b <- sw("gpu", replicas = 2, first_replica = 2)
-  expect_identical(as.data.frame(rbind(a, b)), as.data.frame(gpu)[names(as.data.frame(a))])
+  key <- names(as.data.frame(a))
+  expect_identical(as.data.frame(rbind(a, b))[key], as.data.frame(gpu)[key])
   # walkers of a device split over several conditions (two devices when present)
   if (nrow(gpu_devices()) > 1) {
     two <- sw("gpu", devices = gpu_devices()$id[1:2])

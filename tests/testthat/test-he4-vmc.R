@@ -318,7 +318,8 @@ test_that("print, summary, plot, autoplot and as.data.frame of the blocks", {
   x <- vmc(32, replicas = 3, blocks = 16, block_sweeps = 5, equilibration = 20, seed = 2,
            pair_distribution = TRUE)
   d <- as.data.frame(x)
-  expect_identical(class(d), "data.frame")
+  expect_true(is.data.frame(d)) # (a data frame that reads the old column name walker)
+  expect_false(inherits(d, "vmc_blocks"))
   expect_identical(names(d), c("replica", "block", "condition", "density", "b", "energy",
                                "potential", "kinetic_pb", "kinetic_jf", "acceptance"))
   expect_identical(unique(d[c("condition", "density", "b")]),

@@ -899,8 +899,9 @@ test_that("a run of several systems continues every system exactly", {
   expect_identical(attr(b, "state"), attr(long, "state"))
   expect_identical(attr(b, "e0"), attr(long, "e0"))
   expect_identical(Map(c, attr(a, "snapshots"), attr(b, "snapshots")), attr(long, "snapshots"))
-  # a continuation with another dt: every system's clock goes on
-  c2 <- lr(init = a, dt = 0.01, steps = 4, record_every = 1)
+  # a continuation with another dt (with a warning): every system's clock goes on
+  expect_warning(c2 <- lr(init = a, dt = 0.01, steps = 4, record_every = 1),
+                 "was run with dt = 0.02", class = "statphysgpu_continuation_dt")
   expect_equal(c2$time[c2$step == 21], rep(17 * 0.02 + 4 * 0.01, 4), tolerance = 1e-15)
   # what a continuation cannot change
   expect_error(lr(init = a, dt = 0.02, steps = 2, replicas = 3),

@@ -75,7 +75,7 @@ test_that("kuramoto(): omega, gamma, T, theta0 still work; kuramoto_r_theory(T =
                   init = th, replicas = 2, seed = 4, backend = "cpu", progress = FALSE)
   expect_identical(attr(new, "init"), "given")
   expect_identical(dim(attr(new, "phases")), c(12L, 2L))
-  expect_null(attr(new, "theta"))
+  expect_identical(attr(new, "theta"), attr(new, "phases")) # the old name, deprecated
   p <- attr(new, "params")
   expect_identical(c(p$beta, p$theta, p$frequencies), c(2, 0.4, 0.3))
   expect_renamed(kuramoto(12, K = 2, omega = 0.3, gamma = 2, T = 0.4, dt = 0.05, steps = 10,
