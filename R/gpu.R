@@ -316,11 +316,15 @@ nvrtc_options <- function(arch, variant, toolkit) {
 }
 
 # NVRTC on `file` with `options` and the in-memory `headers` (a named list
-# or character vector of texts, by the name the source includes).
+# or character vector of texts, by the name the source includes).  The
+# source is named by its full path: NVRTC looks for a quoted include first
+# beside the source, and a bare name would make that the working directory,
+# where any file called like a package header (sde_args.h, philox.h) would
+# be compiled in its place.
 nvrtc_compile <- function(file, options, cubin = TRUE, headers = NULL) {
   src <- readChar(file, file.size(file), useBytes = TRUE)
   h <- if (length(headers)) unlist(headers)
-  .Call(C_sp_r_nvrtc_compile, src, basename(file), options, cubin, h)
+  .Call(C_sp_r_nvrtc_compile, src, normalizePath(file), options, cubin, h)
 }
 
 variant_id <- function(variant) {

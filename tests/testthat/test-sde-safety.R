@@ -494,3 +494,15 @@ test_that("the memory estimate counts what the engine and the result hold", {
                        output = "moments", backend = "cpu"),
                "`precision` must be \"single\" or \"double\" here")
 })
+
+test_that("NVRTC compiles the package's headers and the model's, never files of the working directory", {
+  skip_if_no_nvrtc()
+  m <- sde_model(drift = list(x = ~ -3 * x), name = "planted")
+  ref <- statphysgpu:::sde_nvrtc_image(m, "sm_90", "single", "euler")
+  d <- withr::local_tempdir("spplant")
+  for (h in c("sde_model.h", "sde_args.h", "sde_prelude.h", "philox.h", "sp_common.h")) {
+    writeLines("#error a planted header was compiled", file.path(d, h))
+  }
+  withr::local_dir(d)
+  expect_identical(statphysgpu:::sde_nvrtc_image(m, "sm_90", "single", "euler"), ref)
+})
