@@ -539,3 +539,50 @@ as.data.frame.sde_mb_result <- function(x, ...) {
   class(x) <- "data.frame"
   x
 }
+
+# rbind() of many-body results: chunks of one run (sde_same_run(): the same
+# model, seed, settings and conditions, disjoint replicas; and the same n),
+# rows ordered by condition, replica and time, and the final states
+# combined in that order (a continuation of the combination continues
+# every system).
+sde_mb_rbind <- function(...) {
+  parts <- sde_chunks(...)
+  ns <- vapply(parts, function(p) attr(p, "n") %||% NA_real_, 0)
+  if (length(unique(ns)) != 1) {
+    rbind_abort(sprintf("rbind() of sde_run() results needs systems of one size: n = %s.",
+                        paste(ns, collapse = ", ")))
+  }
+  d <- do.call(rbind, lapply(parts, function(p) {
+    attributes(p) <- attributes(p)[c("names", "row.names")]
+    class(p) <- "data.frame"
+    p
+  }))
+  ord <- do.call(order, unname(as.list(d[intersect(c("condition", "replica", "time", "element"),
+                                                     names(d))])))
+  d <- d[ord, , drop = FALSE]
+  rownames(d) <- NULL
+  out <- sde_keep_attrs(d, parts, drop = c("final", "k_end", "t_end"))
+  # the final states, system by system, in (condition, replica) order
+  sys <- do.call(rbind, lapply(seq_along(parts), function(k) {
+    p <- parts[[k]]
+    nc <- nrow(attr(p, "conditions"))
+    r <- attr(p, "replicas")
+    data.frame(part = k, col = seq_len(nc * r), condition = rep(seq_len(nc), each = r),
+               replica = rep(attr(p, "first_replica") - 1 + seq_len(r), times = nc))
+  }))
+  sys <- sys[order(sys$condition, sys$replica), , drop = FALSE]
+  fin <- lapply(parts, function(p) attr(p, "final"))
+  dims <- dim(fin[[1]])
+  a <- array(0, c(dims[1], dims[2], nrow(sys)), dimnames = dimnames(fin[[1]]))
+  for (s in seq_len(nrow(sys))) a[, , s] <- fin[[sys$part[s]]][, , sys$col[s]]
+  attr(out, "final") <- a
+  attr(out, "k_end") <- max(vapply(parts, function(p) attr(p, "k_end"), 0))
+  attr(out, "t_end") <- max(vapply(parts, function(p) attr(p, "t_end"), 0))
+  out
+}
+
+#' @export
+rbind.sde_records <- function(..., deparse.level = 1) sde_mb_rbind(...)
+
+#' @export
+rbind.sde_mb_trajectories <- function(..., deparse.level = 1) sde_mb_rbind(...)
