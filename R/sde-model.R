@@ -36,13 +36,60 @@
 #' (`"euler"`) integrates the Ito form, the stochastic Heun scheme
 #' (`"srk2"`) the Stratonovich form. Additive noise needs no correction.
 #'
+#' @section Systems of many elements:
+#' A model whose right-hand sides use what only systems have is run by
+#' [sde_run()] as `replicas` systems of `n` coupled elements (`sde_run(n =
+#' )`); each state is then a state of every element:
+#' * a bare state name is the element's own value; `i` is its number (1 to
+#'   `n`) and `n` the size of the system, both numbers in expressions;
+#' * `mean(e)` and `sum(e)` reduce an expression `e` of the element over the
+#'   elements of its system, at the current stage's state (the mean-field
+#'   Kuramoto drift is `K * (mean(sin(theta)) * cos(theta) -
+#'   mean(cos(theta)) * sin(theta))`); a reduction cannot hold a reduction;
+#' * `pairs(e)` is the sum over the other elements \eqn{j \ne i} of `e`, in
+#'   which `x[j]` is the partner's value of state `x` (and `w[j]` of an
+#'   element parameter `w`), `j` its number: all pairs, \eqn{O(n^2)}
+#'   (`K / n * pairs(sin(theta[j] - theta))`); `x[j]` and `j` exist only
+#'   there;
+#' * `x[i + 1]`, `x[i - 1]` (any whole offset) are lattice neighbours, with
+#'   `lattice = "ring"` (periodic) or `"chain"` (free ends: a missing
+#'   neighbour reads as the element's own value);
+#' * parameters given as formulas in `params` are parameters per element,
+#'   drawn for each element of each system from that system's Philox stream
+#'   by `runif(min, max)`, `rnorm(mean, sd)` or `rcauchy(location, scale)`
+#'   (odin's convention: no count), or computed from `i`, `n` and the
+#'   parameters (`params = list(K = 2, w = ~ rcauchy(0, gamma))`: quenched
+#'   Lorentzian frequencies). [sde_run()] may replace them (a formula, or
+#'   `n` numbers: the same in every system); they are not swept. With `n =
+#'   1` such a parameter is a random parameter per replica.
+#'
+#' Observables and the `stop` event of such a model are system-level: the
+#' reductions and functions of them, of the parameters and of `t` (the order parameter
+#' `~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)`); `stop` then ends a
+#' system at its first passage (checked after each step). Everything is
+#' checked here, before anything compiles: `x[j]` outside `pairs()`, a
+#' reduction inside a reduction, `x[i + 1]` without a lattice, a state
+#' outside a reduction in an observable are errors naming the expression.
+#'
+#' Besides `"euler"` and `"srk2"`, a many-body model whose states come in
+#' (position, momentum) pairs -- a position's drift a function of its
+#' element's momenta alone (`q = ~ p`), a momentum's drift a force of the
+#' positions (any coupling) -- admits the symplectic `"verlet"` and
+#' `"yoshida4"` (Yoshida's fourth-order composition, paper 004's
+#' integrator) when it has no noise and no friction, and `"baoab"`
+#' (Leimkuhler and Matthews' splitting, as OpenMM's LangevinMiddleIntegrator)
+#' when a momentum's drift is a force less a friction linear in it (`-g *
+#' p`) and its noise additive (`sqrt(2 * g * T)`). The model's print says
+#' which methods it admits and why the others are refused.
+#'
 #' @param drift A named list of right-hand sides, one per state variable
 #'   (the names are the states).
 #' @param noise A named list of noise amplitudes, each for a state of
 #'   `drift` (diagonal noise); `NULL` or an empty list: an ordinary
 #'   differential equation for ensembles of starts.
 #' @param params A named numeric vector (or list) of parameter defaults,
-#'   finite; [sde_run()] may override them or sweep them.
+#'   finite; [sde_run()] may override them or sweep them. In a list, a
+#'   formula is a parameter per element (see "Systems of many elements").
 #' @param stop `NULL`, or an event (a right-hand side that is true or false)
 #'   whose first occurrence ends a path in `output = "passage"`: a
 #'   comparison (`x > 1`, `<`, `>=`, `<=`, `==`, `!=`), `&`, `|` or `!` of
@@ -56,6 +103,8 @@
 #' @param calculus `"ito"` (default) or `"stratonovich"`: how the noise is
 #'   to be read.
 #' @param name A name for the model (printing, the compiled files).
+#' @param lattice `"none"`, `"chain"` (free ends) or `"ring"` (periodic): the
+#'   neighbours `x[i + 1]`, `x[i - 1]` of a many-body model.
 #' @return An object of class `sde_model`: the checked expressions, their C
 #'   translation (`sde_code()`) and the model's hash.
 #' @seealso [sde_run()], [sde_code()]
@@ -69,6 +118,15 @@
 #'   name = "washboard")
 #' m
 #' cat(sde_code(m))
+#' # a system of n coupled oscillators (sde_run(n = )): Kuramoto's mean field
+#' kur <- sde_model(
+#'   drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) -
+#'                                       mean(cos(theta)) * sin(theta))),
+#'   noise = list(theta = ~ sqrt(2 * D)),
+#'   params = c(omega = 0, K = 4, D = 1),
+#'   observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)),
+#'   name = "kuramoto-mf")
+#' kur
 #' @export
 sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe = NULL,
                       calculus = c("ito", "stratonovich"), name = "model",

@@ -154,8 +154,48 @@
 #' increments are lost from its very start (a state of \eqn{10^4} with
 #' increments of \eqn{10^{-5}}) does not move and is not reported.
 #'
+#' @section Systems of many elements:
+#' A model of many elements (see [sde_model()]) runs `replicas` systems of
+#' `n` elements per condition, many systems side by side. Its outputs:
+#' * `"records"` (the default): one row per system and record time,
+#'   columns `condition`, the swept parameters, `replica`, `time` and one
+#'   per observable (class `sde_records`);
+#' * `"moments"`: the mean, standard deviation and standard error of each
+#'   observable over the systems of a condition at each record time;
+#' * `"trajectories"`: the states of the first `keep` systems (1 unless
+#'   `keep` says more) at the record times, one row per element (`element`);
+#' * `"passage"`: the first time the model's `stop` event holds for a
+#'   system (checked after every step; the time at the end of that step),
+#'   censored at `t_max`: a result as single-particle passages are
+#'   (`summary()`, [ecdf_band()], [as_surv()], `rbind()`).
+#' Every result carries the final state of every system (attribute `final`,
+#' an array elements x states x systems, systems by condition then
+#' replica); `init = result` continues every system of that run from there,
+#' with the random numbers that follow (bit for bit on the CPU: a run of
+#' \eqn{2T} and a run of \eqn{T} continued by \eqn{T} are identical).
+#'
+#' Starts (`init`): per state a number, `n` numbers (per element, the same
+#' in every system) or a formula over the parameters, `i` and `n` that may
+#' draw from the system's own streams (`~ runif(0, 2 * pi)`, `rnorm(mean,
+#' sd)`, `rcauchy(location, scale)`). The draws of element \eqn{i} of the
+#' system (condition \eqn{c}, replica \eqn{r}) come from Philox stream
+#' \eqn{c 2^{40} + r - 1}, purpose 13 (starts) or 21 (element parameters),
+#' block \eqn{i D + d} for draw site \eqn{d} of \eqn{D} per element; they
+#' are made once on the host, so both backends start from the same
+#' numbers. The noise of step \eqn{k}, element \eqn{i} and noise entry
+#' \eqn{w} is normal \eqn{i W + w} of that step (\eqn{W} entries an
+#' element), Box-Muller on the words of block \eqn{k \lceil nW/4\rceil +
+#' \lfloor (iW + w)/4 \rfloor} of purpose 8 -- with one entry an element,
+#' exactly [kuramoto()]'s numbers: a Kuramoto model written with
+#' [sde_model()] reproduces `kuramoto()` to rounding in double precision.
+#' Sums over the elements (the reductions) are accumulated in double, in
+#' element order on the CPU; pair sums in partner order. A system's numbers
+#' depend only on its stream: results do not depend on threads, chunks or
+#' the backend.
+#'
 #' @param m An [sde_model()].
-#' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
+#' @param replicas Paths per condition, a whole number \eqn{\ge 1}; for a
+#'   many-body model, systems per condition.
 #' @param init The start: a named list with one entry per state, each a
 #'   number, a vector of one number per replica of this call, or a formula
 #'   over the parameters (`~ asin(gamma)`), evaluated per condition.
@@ -166,9 +206,12 @@
 #'   every combination (the first varies fastest), with one column per
 #'   swept parameter in the result.
 #' @param method `"srk2"` (stochastic Heun) or `"euler"` (Euler-Maruyama);
-#'   see "Calculus" in [sde_model()].
+#'   see "Calculus" in [sde_model()]. Many-body models with (position,
+#'   momentum) pairs also admit `"verlet"`, `"yoshida4"` and `"baoab"` (see
+#'   [sde_model()]).
 #' @param output `"passage"`, `"moments"`, `"histogram"` or
-#'   `"trajectories"`.
+#'   `"trajectories"`; for a many-body model `"records"` (its default),
+#'   `"moments"`, `"trajectories"` or `"passage"`.
 #' @param record_every Steps between records of the fixed-length outputs,
 #'   or `NULL`.
 #' @param keep Replicas (of the whole study: a chunk keeps those among its
@@ -183,6 +226,8 @@
 #' @param progress Show a progress bar.
 #' @param bins With `output = "histogram"`: a named list of break vectors,
 #'   one per state or observable to count.
+#' @param n The size of one system: its elements (many-body models; 1 for
+#'   single-particle models).
 #' @param at_passage With `output = "passage"`: also return the state at
 #'   passage (at the end of the step in which the event held, or in which
 #'   the Brownian bridge found the crossing; at `t_max` for a censored
