@@ -233,7 +233,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
   lib <- lapply(symbols, function(s) getNativeSymbolInfo(s, loaded$dll)$address)
   sizes <- sde_object_sizes(loaded$dll)
   want <- c(length(m$states), length(m$params) + isTRUE(m$many) + length(m$derived),
-            length(m$noise), length(m$observe))
+            length(m$noise_w %||% m$noise), length(m$observe))
   if (!is.null(sizes) && !identical(sizes, as.integer(want))) {
     sde_unload(list(path = loaded$path))
     sp_abort(sprintf(paste0("internal error: the compiled model has %s states, parameters, ",

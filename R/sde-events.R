@@ -94,7 +94,8 @@ sde_check_event <- function(e, call) {
 # ---- the Brownian bridge of an event -------------------------------------------
 
 # The noise variance of an event's gap g (sde_event_gap(): lhs - rhs of a
-# comparison), sigma^2 = sum over the noise entries i of (dg/dx_i b_i)^2,
+# comparison), sigma^2 = sum over the Wiener processes k of (sum_i dg/dx_i
+# b_ik)^2 (diagonal noise: sum over the noisy states of (dg/dx_i b_i)^2),
 # as an expression over the states, parameters and t (its derivatives by
 # stats::D()); NULL where the bridge does not apply: no gap, no noisy state
 # in it, or a gap that D() cannot differentiate (abs(), pmin(), ifelse(),
@@ -102,14 +103,20 @@ sde_check_event <- function(e, call) {
 # compiles only checked expressions).
 sde_gap_variance <- function(m, gap) {
   if (is.null(gap) || !length(m$noise)) return(NULL)
+  k <- m$noise_k %||% seq_along(m$noise)
   terms <- list()
-  for (s in names(m$noise)) {
-    if (!(s %in% all.vars(gap))) next
-    d <- tryCatch(stats::D(gap, s), error = function(e) NULL)
-    if (is.null(d)) return(NULL)
-    if (is.numeric(d) && length(d) == 1 && d == 0) next
-    terms[[length(terms) + 1]] <- call("^", call("(", call("*", call("(", d),
-                                                          call("(", m$noise[[s]]))), 2)
+  for (w in unique(k)) {
+    sk <- list()
+    for (j in which(k == w)) {
+      s <- names(m$noise)[j]
+      if (!(s %in% all.vars(gap))) next
+      d <- tryCatch(stats::D(gap, s), error = function(e) NULL)
+      if (is.null(d)) return(NULL)
+      if (is.numeric(d) && length(d) == 1 && d == 0) next
+      sk[[length(sk) + 1]] <- call("*", call("(", d), call("(", m$noise[[j]]))
+    }
+    if (!length(sk)) next
+    terms[[length(terms) + 1]] <- call("^", call("(", Reduce(function(a, b) call("+", a, b), sk)), 2)
   }
   if (!length(terms)) return(NULL)
   out <- Reduce(function(a, b) call("+", a, b), terms)

@@ -174,8 +174,8 @@ sde_mb_analyse <- function(m, call) {
   drift <- lapply(states, function(s) rewrite(m$drift[[s]], sprintf("the drift of `%s`", s),
                                               "element"))
   names(drift) <- states
-  noise <- lapply(names(m$noise), function(s) {
-    rewrite(m$noise[[s]], sprintf("the noise on `%s`", s), "element")
+  noise <- lapply(seq_along(m$noise), function(j) {
+    rewrite(m$noise[[j]], sprintf("the noise on `%s`", sde_noise_label(m, j)), "element")
   })
   names(noise) <- names(m$noise)
   dyn <- length(reg$terms) # reductions the dynamics need
@@ -335,6 +335,9 @@ sde_mb_split <- function(m, a) {
     return(no(sprintf("noise acts on the position `%s`; the splitting methods take noise on momenta only",
                       setdiff(noisy, p)[1])))
   }
+  if (!is.null(m$noise_decl)) {
+    return(no("its noise is a matrix; the splitting methods take diagonal noise on the momenta"))
+  }
   for (s in noisy) {
     v <- all.vars(a$noise[[s]])
     if (length(intersect(v, c(st, "t"))) || length(grep("^\\.", setdiff(v, ".n")))) {
@@ -462,7 +465,8 @@ sde_mb_header <- function(m) {
                                      length(pnames) + j - 1,
                                      cmt(gsub(".n", "n", hoist$keys[j], fixed = TRUE))))
   add(" */")
-  defs <- c(NX = nx, NE = ne, NP = np, NW = length(m$noise), NT = length(a$terms), ND = a$dyn,
+  defs <- c(NX = nx, NE = ne, NP = np, NW = length(m$noise_w), NB = length(m$noise),
+            NT = length(a$terms), ND = a$dyn,
             NQ = length(a$pairs), NO = length(m$observe), HAS_STOP = as.integer(!is.null(m$stop)),
             REACH = K, RING = as.integer(m$lattice == "ring"), SPLIT = as.integer(sp$ok),
             NPOS = if (sp$ok) length(sp$q) else 0L)
@@ -501,16 +505,17 @@ sde_mb_header <- function(m) {
   open_fn("void", "mb_noise", paste0(EL, ", SP_REAL *b"))
   voids(c("t", "x", "e", "nb", "R", "Q", "p", "pd", "fi", "b"))
   for (j in seq_along(noise)) {
-    s <- names(noise)[j]
-    add(sprintf("  b[%d] = %s; /* noise on %s */", j - 1, C(noise[[j]], elem_map), s),
-        sprintf("the noise on `%s`, %s", s, dep(m$noise[[s]])))
+    on <- sde_noise_label(m, j)
+    add(sprintf("  b[%d] = %s; /* noise on %s */", j - 1, C(noise[[j]], elem_map), on),
+        sprintf("the noise on `%s`, %s", on, dep(m$noise[[j]])))
   }
   if (!length(noise)) add("  b[0] = SP_R(0.0);")
   add("}")
   add("SP_FN void SP_PREC(mb_apply_noise)(SP_REAL *y, const SP_REAL *b, const SP_REAL *dw) {")
   add("  (void)y; (void)b; (void)dw;")
   for (j in seq_along(noise)) {
-    add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(noise)[j], m$states) - 1, j - 1, j - 1))
+    add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(noise)[j], m$states) - 1, j - 1,
+                m$noise_k[j] - 1))
   }
   add("}")
   open_fn("void", "mb_observe", "double t, const SP_REAL *R, const SP_REAL *p, const double *pd, SP_REAL *o")

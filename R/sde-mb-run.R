@@ -285,7 +285,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   par <- sde_mb_par(m, grid, n, call)
   job <- list(dt = dt, t0 = t0, k0 = k0, kmax = kmax, n = n, replicas = fr$n,
               replica0 = fr$first - 1, ncond = ncond, nx = nx, ne = ne, np = ncol(par),
-              nw = length(m$noise), nt = length(m$mb$terms), nd = m$mb$dyn,
+              nw = length(m$noise_w), nb = length(m$noise), nt = length(m$mb$terms), nd = m$mb$dyn,
               nq = length(m$mb$pairs), no = length(m$observe),
               method = match(method, c("euler", "srk2", "verlet", "yoshida4", "baoab")) - 1,
               single = as.integer(fr$precision == "single"),

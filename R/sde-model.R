@@ -195,7 +195,12 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   names(elements) <- el_names
   vars <- c(states, names(params), "t")
   if (is.null(noise)) noise <- list()
-  if (length(noise)) sde_check_names(noise, "noise", call)
+  noise_decl <- NULL
+  if (!is.null(dim(noise))) {
+    noise_decl <- noise
+  } else if (length(noise)) {
+    sde_check_names(noise, "noise", call)
+  }
   if (is.null(observe)) observe <- list()
   if (length(observe)) sde_check_names(observe, "observe", call)
   rhs <- function(x, what) sde_rhs(x, what, call)
@@ -207,14 +212,24 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
     rhs(drift[[s]], sprintf("the drift of `%s`", s))
   })
   names(drift_e) <- states
-  unknown <- setdiff(names(noise), states)
-  if (length(unknown)) {
-    sp_abort(sprintf(paste0("`noise` has an entry for `%s`, which is not a state; the states ",
-                            "(names of `drift`) are %s."), unknown[1],
-                     paste0("`", states, "`", collapse = ", ")), call = call)
+  if (is.null(noise_decl)) {
+    unknown <- setdiff(names(noise), states)
+    if (length(unknown)) {
+      sp_abort(sprintf(paste0("`noise` has an entry for `%s`, which is not a state; the states ",
+                              "(names of `drift`) are %s."), unknown[1],
+                       paste0("`", states, "`", collapse = ", ")), call = call)
+    }
+    noise_e <- lapply(names(noise), function(s) rhs(noise[[s]], sprintf("the noise on `%s`", s)))
+    names(noise_e) <- names(noise)
+    noise_k <- seq_along(noise_e)
+    noise_w <- names(noise_e)
+  } else {
+    nm <- sde_noise_matrix(noise_decl, states, call)
+    noise_e <- nm$e
+    noise_k <- nm$k
+    noise_w <- nm$wiener
+    noise_decl <- nm$decl
   }
-  noise_e <- lapply(names(noise), function(s) rhs(noise[[s]], sprintf("the noise on `%s`", s)))
-  names(noise_e) <- names(noise)
   stop_e <- if (!is.null(stop)) rhs(stop, "`stop`")
   if (!is.null(stop_e)) sde_check_event(stop_e, call)
   clash <- intersect(names(observe), c(states, names(params), names(elements)))
@@ -234,11 +249,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
       sde_check_expr(observe_e[[s]], vars, sprintf("the observable `%s`", s), call)
     }
   }
-  corr <- lapply(names(noise_e), function(s) {
-    sde_noise_correction(noise_e[[s]], s, sprintf("the noise on `%s`", s), call)
-  })
-  names(corr) <- names(noise_e)
-  corr <- corr[!vapply(corr, is.null, TRUE)]
+  corr <- sde_noise_corrections(noise_e, noise_k, states)
   # a correction that cannot be formed only takes away the other calculus
   # (the methods that integrate it), never the model
   bad <- vapply(corr, inherits, TRUE, "error")
@@ -246,7 +257,8 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   forms <- c(ito = TRUE, stratonovich = TRUE)
   if (any(bad)) forms[[other]] <- FALSE
   m <- structure(list(name = name, states = states, params = params, drift = drift_e,
-                      noise = noise_e, stop = stop_e, observe = observe_e,
+                      noise = noise_e, noise_k = noise_k, noise_w = noise_w,
+                      noise_decl = noise_decl, stop = stop_e, observe = observe_e,
                       calculus = calculus, correction = corr[!bad], forms = forms,
                       forms_why = if (any(bad)) conditionMessage(corr[bad][[1]]),
                       uncorrectable = names(corr)[bad],
@@ -330,7 +342,7 @@ sde_model_trusted <- function(m, call = NULL) {
     sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
              call = call)
   }
-  decl <- list(drift = m$drift, noise = m$noise,
+  decl <- list(drift = m$drift, noise = m$noise_decl %||% m$noise,
                params = if (length(m$elements)) c(as.list(m$params), m$elements) else m$params,
                stop = m$stop, observe = m$observe, calculus = m$calculus, name = m$name,
                lattice = m$lattice %||% "none")
@@ -436,7 +448,8 @@ sde_header <- function(m) {
   }
   add(sprintf("#define SP_SDE_NX %d", nx))
   add(sprintf("#define SP_SDE_NP %d", np + nd))
-  add(sprintf("#define SP_SDE_NW %d", length(m$noise)))
+  add(sprintf("#define SP_SDE_NW %d", length(m$noise_w)))
+  add(sprintf("#define SP_SDE_NB %d", length(m$noise)))
   add(sprintf("#define SP_SDE_NO %d", length(m$observe)))
   add(sprintf("#define SP_SDE_HAS_STOP %d", as.integer(!is.null(m$stop))))
   add(sprintf("#define SP_SDE_STOP_GAP %d", as.integer(!is.null(gap))))
@@ -463,9 +476,10 @@ sde_header <- function(m) {
   fn("sde_noise", out = "b")
   for (j in seq_along(m$noise)) {
     s <- names(m$noise)[j]
-    add(sprintf("  b[%d] = %s; /* noise on %s: %s */", j - 1, sde_to_c(noise[[j]], map), s,
+    on <- sde_noise_label(m, j)
+    add(sprintf("  b[%d] = %s; /* noise on %s: %s */", j - 1, sde_to_c(noise[[j]], map), on,
                 cmt(dep(m$noise[[j]]))),
-        sprintf("the noise on `%s`, %s", s, dep(m$noise[[j]])))
+        sprintf("the noise on `%s`, %s", on, dep(m$noise[[j]])))
   }
   if (!length(m$noise)) add("  b[0] = SP_R(0.0);")
   add("}")
@@ -473,7 +487,7 @@ sde_header <- function(m) {
   add("  (void)y; (void)b; (void)dw;")
   for (j in seq_along(m$noise)) {
     add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(m$noise)[j], m$states) - 1, j - 1,
-                j - 1))
+                m$noise_k[j] - 1))
   }
   add("}")
   if (!is.null(m$stop)) {
@@ -555,17 +569,25 @@ print.sde_model <- function(x, ...) {
                                 if (!identical(x$lattice, "none")) sprintf(" on a %s", x$lattice)
                                 else "") else "",
               x$calculus))
+  diag_noise <- is.null(x$noise_decl)
   for (s in x$states) {
-    nz <- x$noise[[s]]
-    cat(sprintf("  d%s = (%s) dt%s\n", s, dep(x$drift[[s]]),
-                if (is.null(nz)) "" else sprintf(" + (%s) dW_%s", dep(nz), s)))
+    js <- which(names(x$noise) == s)
+    nz <- paste(vapply(js, function(j) {
+      sprintf(" + (%s) dW_%s", dep(x$noise[[j]]),
+              if (diag_noise) s else (x$noise_w %||% names(x$noise))[x$noise_k[j]])
+    }, ""), collapse = "")
+    cat(sprintf("  d%s = (%s) dt%s\n", s, dep(x$drift[[s]]), nz))
   }
   if (length(x$params)) {
     cat("parameters: ", paste(sprintf("%s = %s", names(x$params), format(x$params)),
                               collapse = ", "), "\n", sep = "")
   }
   cat(sprintf("noise: %s\n", if (!length(x$noise)) "none (an ordinary differential equation)"
-              else sprintf("diagonal on %s, %s", paste(names(x$noise), collapse = ", "),
+              else sprintf("%s, %s", if (diag_noise)
+                             sprintf("diagonal on %s", paste(names(x$noise), collapse = ", "))
+                           else sprintf("%d Wiener processes (%s) on %s", length(x$noise_w),
+                                        paste(x$noise_w, collapse = ", "),
+                                        paste(unique(names(x$noise)), collapse = ", ")),
                            if (length(x$correction)) sprintf(
                              "multiplicative in %s (drift corrected by b db/dx / 2 for the other calculus)",
                              paste(names(x$correction), collapse = ", "))

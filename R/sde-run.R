@@ -372,7 +372,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   }
   job <- list(dt = dt, t_max = t_max, kmax = kmax, n = fr$n, replica0 = fr$first - 1,
               ncond = ncond, nx = length(m$states), np = length(m$params) + length(m$derived),
-              nw = length(m$noise), no = length(m$observe),
+              nw = length(m$noise_w), no = length(m$observe),
               heun = as.integer(method == "srk2"), single = as.integer(fr$precision == "single"),
               use_stop = as.integer(output == "passage"),
               output = match(output, c("passage", "moments", "histogram", "trajectories")) - 1,

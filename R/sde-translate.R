@@ -214,20 +214,6 @@ sde_event_gap <- function(e) {
   NULL
 }
 
-# The Ito-Stratonovich drift correction of diagonal noise: b db/dx / 2 of
-# the noise b on state x (NULL when b does not depend on x: additive).
-sde_noise_correction <- function(b, state, what, call) {
-  if (!(state %in% all.vars(b))) return(NULL)
-  d <- tryCatch(stats::D(b, state), error = function(e) e)
-  if (inherits(d, "error")) {
-    return(simpleError(sprintf(paste0(
-      "%s depends on `%s` (multiplicative noise), and its derivative, needed for ",
-      "the calculus correction b db/d%s / 2, cannot be formed symbolically (%s); ",
-      "write it with functions stats::D() knows (exp, log, sqrt, sin, cos, tan, ",
-      "sinh, cosh, asin, acos, atan, ^)"), what, state, state, conditionMessage(d))))
-  }
-  call("*", call("*", 0.5, call("(", b)), call("(", d))
-}
 
 # Subexpressions that depend on the parameters only (no state, no t) are
 # computed once per condition on the host, in double precision, rather than
@@ -320,4 +306,103 @@ sde_score_header <- function(m, e) {
     "  (void)t; (void)x; (void)p;",
     sprintf("  return %s;", sde_to_c(e, map)),
     "}"), collapse = "\n"), "\n")
+}
+
+# ---- noise as a matrix -----------------------------------------------------------
+
+# A noise matrix (states x independent Wiener processes): a matrix of
+# right-hand sides (a list matrix of formulas, strings or numbers, or a
+# character or numeric matrix), its rows named by states (or one row per
+# state, in their order), its columns the Wiener processes (named, or w1,
+# w2, ...).  Returns its nonzero entries: e (named by their state), k (their
+# column), wiener (the column names) and decl (the matrix of the parsed
+# entries, 0 where the noise is structurally zero).
+sde_noise_matrix <- function(x, states, call) {
+  if (length(dim(x)) != 2 || !(is.list(x) || is.character(x) || is.numeric(x))) {
+    sp_abort(sprintf(paste0("`noise` must be a named list (diagonal noise) or a matrix of ",
+                            "right-hand sides (states x Wiener processes), not %s."),
+                     describe(x)), call = call)
+  }
+  rn <- rownames(x)
+  if (is.null(rn)) {
+    if (nrow(x) != length(states)) {
+      sp_abort(sprintf(paste0("the noise matrix has %d rows and no row names; name its rows ",
+                              "by states, or give one row per state (%d)."), nrow(x),
+                       length(states)), call = call)
+    }
+    rn <- states
+  }
+  bad <- setdiff(rn, states)
+  if (length(bad) || anyDuplicated(rn)) {
+    sp_abort(sprintf("the rows of the noise matrix must be states, each once: %s%s.",
+                     if (length(bad)) sprintf("`%s` is not a state", bad[1])
+                     else sprintf("`%s` twice", rn[anyDuplicated(rn)]),
+                     sprintf(" (the states are %s)", paste0("`", states, "`", collapse = ", "))),
+             call = call)
+  }
+  cn <- colnames(x) %||% paste0("w", seq_len(ncol(x)))
+  if (anyDuplicated(cn) || any(!nzchar(cn))) {
+    sp_abort("the columns of the noise matrix (its Wiener processes) need distinct names.",
+             call = call)
+  }
+  decl <- matrix(list(0), nrow(x), ncol(x), dimnames = list(rn, cn))
+  e <- list(); k <- integer(); st <- character()
+  for (kk in seq_len(ncol(x))) for (i in seq_len(nrow(x))) {
+    v <- if (is.list(x)) x[[i, kk]] else x[i, kk]
+    what <- sprintf("the noise on `%s` from `%s`", rn[i], cn[kk])
+    if (is.null(v) || (is.numeric(v) && length(v) == 1 && !is.na(v) && v == 0)) next
+    ex <- sde_rhs(v, what, call)
+    if (is.numeric(ex) && ex == 0) next
+    decl[[i, kk]] <- ex
+    e[[length(e) + 1L]] <- ex
+    k <- c(k, kk)
+    st <- c(st, rn[i])
+  }
+  if (!length(e)) sp_abort("the noise matrix is zero: give `noise = NULL` for no noise.", call = call)
+  names(e) <- st
+  list(e = e, k = k, wiener = cn, decl = decl)
+}
+
+# The Ito-Stratonovich drift corrections of noise entries e (named by their
+# state, on Wiener processes k): for state x_i, the term
+# (1/2) sum_k sum_j b_jk d b_ik / d x_j (Ito = Stratonovich + it); with
+# diagonal noise (1/2) b db/dx.  A named list by state of the expressions
+# (states whose noise depends on no state: none), or of an error where
+# stats::D() cannot form a derivative.
+sde_noise_corrections <- function(e, k, states) {
+  out <- list()
+  for (s in unique(names(e))) {
+    terms <- list()
+    err <- NULL
+    for (a in which(names(e) == s)) {
+      b <- e[[a]]
+      for (c in which(k == k[a])) {
+        xj <- names(e)[c]
+        if (!(xj %in% all.vars(b))) next
+        d <- tryCatch(stats::D(b, xj), error = function(err) err)
+        if (inherits(d, "error")) {
+          err <- simpleError(sprintf(paste0(
+            "the noise on `%s` depends on `%s` (multiplicative noise), and its derivative, ",
+            "needed for the calculus correction, cannot be formed symbolically (%s); write it ",
+            "with functions stats::D() knows (exp, log, sqrt, sin, cos, tan, sinh, cosh, asin, ",
+            "acos, atan, ^)"), s, xj, conditionMessage(d)))
+          break
+        }
+        terms[[length(terms) + 1L]] <- call("*", call("(", e[[c]]), call("(", d))
+      }
+      if (!is.null(err)) break
+    }
+    if (!is.null(err)) {
+      out[[s]] <- err
+    } else if (length(terms)) {
+      out[[s]] <- call("*", 0.5, call("(", Reduce(function(x, y) call("+", x, y), terms)))
+    }
+  }
+  out
+}
+
+# How entry j of a model's noise is named in comments and messages.
+sde_noise_label <- function(m, j) {
+  s <- names(m$noise)[j]
+  if (is.null(m$noise_decl)) s else sprintf("%s (%s)", s, m$noise_w[m$noise_k[j]])
 }

@@ -62,6 +62,7 @@ typedef struct {
   uint64_t replica0;     /* 0-based global number of the call's first replica */
   uint64_t ncond;
   int64_t nx, ne, np, nw, nt, nd, nq, no; /* sizes (sde_mb_header()) */
+  int64_t nb;            /* entries of the noise (nw for diagonal noise; a matrix: more) */
   int64_t method;        /* SP_MB_* */
   int64_t single;        /* 1: single precision */
   int64_t output;        /* SP_MB_OUT_* */
@@ -116,7 +117,8 @@ typedef void (*sp_mb_observe_fn)(const sp_mb_job *job, const double *par, const 
 /* Doubles of work an advance needs (both precisions fit). */
 SP_FN uint64_t sp_mb_work_size(const sp_mb_job *job) {
   const uint64_t n = job->n, nx = (uint64_t)job->nx;
-  const uint64_t nw = job->nw > 0 ? (uint64_t)job->nw : 1, nq = job->nq > 0 ? (uint64_t)job->nq : 1,
+  const uint64_t nw = job->nb > job->nw ? (uint64_t)job->nb : job->nw > 0 ? (uint64_t)job->nw : 1,
+                 nq = job->nq > 0 ? (uint64_t)job->nq : 1,
                  ne = job->ne > 0 ? (uint64_t)job->ne : 1;
   return n * (4 * nx + nw + nq + ne) + 2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
 }

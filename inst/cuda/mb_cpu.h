@@ -26,7 +26,7 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const 
   s->ys = w; w += nx * n;
   s->a0 = w; w += nx * n;
   s->F = w; w += nx * n;
-  s->b0 = w; w += (uint64_t)SP_MB_WN * n;
+  s->b0 = w; w += (uint64_t)SP_MB_BN * n;
   s->Q = w; w += (uint64_t)SP_MB_QN * n;
   s->ep = w; w += (uint64_t)SP_MB_EN * n;
   s->Rd = (double *)(void *)(((uintptr_t)w + 7) & ~(uintptr_t)7);
@@ -111,7 +111,7 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
                                    uint64_t seed, uint64_t stream, uint64_t kk) {
   const uint64_t n = s->n;
   const SP_REAL h = (SP_REAL)dt, sdt = (SP_REAL)sqrt(dt), half = (SP_REAL)0.5;
-  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_WN],
+  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
       z[SP_MB_WN], dw[SP_MB_WN], y[SP_MB_NX];
   uint64_t i;
   int v;
@@ -133,7 +133,7 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
       s->ys[(uint64_t)v * n + i] = y[v];
       s->a0[(uint64_t)v * n + i] = f[v];
     }
-    for (v = 0; v < SP_MB_NW; v++) s->b0[(uint64_t)v * n + i] = b[v];
+    for (v = 0; v < SP_MB_NB; v++) s->b0[(uint64_t)v * n + i] = b[v];
   }
   if (!heun) {
     memcpy(s->xs, s->ys, (size_t)SP_MB_NX * n * sizeof(SP_REAL));
@@ -148,10 +148,8 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
     SP_PREC(mb_drift_strat)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
     SP_PREC(mb_noise)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
     SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
-    for (v = 0; v < SP_MB_WN; v++) {
-      dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
-      b[v] = half * (s->b0[(uint64_t)v * n + i] + b[v]);
-    }
+    for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
+    for (v = 0; v < SP_MB_NB; v++) b[v] = half * (s->b0[(uint64_t)v * n + i] + b[v]);
     for (v = 0; v < SP_MB_NX; v++)
       xo[v] = s->xs[(uint64_t)v * n + i] + half * h * (s->a0[(uint64_t)v * n + i] + f[v]);
     SP_PREC(mb_apply_noise)(xo, b, dw);

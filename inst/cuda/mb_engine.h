@@ -26,6 +26,10 @@
 #ifndef SP_MB_ENGINE_CONSTANTS
 #define SP_MB_ENGINE_CONSTANTS
 #  define SP_MB_WN (SP_MB_NW > 0 ? SP_MB_NW : 1)
+#  ifndef SP_MB_NB
+#    define SP_MB_NB SP_MB_NW
+#  endif
+#  define SP_MB_BN (SP_MB_NB > 0 ? SP_MB_NB : 1) /* entries of the noise (a matrix: more) */
 #  define SP_MB_TN (SP_MB_NT > 0 ? SP_MB_NT : 1)
 #  define SP_MB_QN (SP_MB_NQ > 0 ? SP_MB_NQ : 1)
 #  define SP_MB_EN (SP_MB_NE > 0 ? SP_MB_NE : 1)

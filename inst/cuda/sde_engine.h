@@ -100,6 +100,10 @@
 #  endif
 #  define SP_SDE_ZN (SP_SDE_NW > 0 ? SP_SDE_M * SP_SDE_NW : 1)
 #  define SP_SDE_WN (SP_SDE_NW > 0 ? SP_SDE_NW : 1)
+#  ifndef SP_SDE_NB
+#    define SP_SDE_NB SP_SDE_NW /* entries of the noise: diagonal, one a process */
+#  endif
+#  define SP_SDE_BN (SP_SDE_NB > 0 ? SP_SDE_NB : 1)
 #  define SP_SDE_ON (SP_SDE_NO > 0 ? SP_SDE_NO : 1)
 /* steps in a row with a coarse increment that stop a path */
 #  define SP_SDE_STALL_STEPS 65536u
@@ -150,12 +154,12 @@ SP_FN int SP_PREC(sp_sde_finite)(const SP_REAL *x, int *what) {
  * entries.  Returns 1 where some state took a coarse step, else 0. */
 SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, double t, double t1,
                                SP_REAL dt, SP_REAL sdt, const SP_REAL *z, SP_REAL *x) {
-  SP_REAL a0[SP_SDE_NX], b0[SP_SDE_WN], dw[SP_SDE_WN], d[SP_SDE_NX];
+  SP_REAL a0[SP_SDE_NX], b0[SP_SDE_BN], dw[SP_SDE_WN], d[SP_SDE_NX];
   int i, coarse = 0;
   SP_UNROLL
   for (i = 0; i < SP_SDE_WN; i++) dw[i] = SP_SDE_NW > 0 ? sdt * z[i] : (SP_REAL)0;
   if (heun) {
-    SP_REAL a1[SP_SDE_NX], b1[SP_SDE_WN], y[SP_SDE_NX];
+    SP_REAL a1[SP_SDE_NX], b1[SP_SDE_BN], y[SP_SDE_NX];
     SP_PREC(sde_drift_strat)(t, x, p, pd, a0);
     SP_PREC(sde_noise)(t, x, p, pd, b0);
     SP_UNROLL
@@ -166,7 +170,7 @@ SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, dou
     SP_PREC(sde_drift_strat)(t1, y, p, pd, a1);
     SP_PREC(sde_noise)(t1, y, p, pd, b1);
     SP_UNROLL
-    for (i = 0; i < SP_SDE_WN; i++) b0[i] = (SP_REAL)0.5 * (b0[i] + b1[i]);
+    for (i = 0; i < SP_SDE_BN; i++) b0[i] = (SP_REAL)0.5 * (b0[i] + b1[i]);
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) d[i] = (SP_REAL)0.5 * dt * (a0[i] + a1[i]);
     SP_PREC(sde_apply_noise)(d, b0, dw);

@@ -258,3 +258,50 @@ test_that("the kernels of these paths compile with NVRTC (no GPU needed)", {
     headers = list(sde_ams_score.h = statphysgpu:::sde_score_header(cubic, quote(x))))
   expect_true(is.raw(img) && length(img) > 1000)
 })
+
+test_that("noise as a matrix: correlated Wiener processes and the general calculus correction", {
+  skip_if_no_cc()
+  # 2D Ornstein-Uhlenbeck, dX = -k X dt + B dW with B = (s1, 0; rho s2,
+  # sqrt(1 - rho^2) s2): stationary covariance B B^T / (2 k), so E[x y] =
+  # rho s1 s2 / (2 k).  4000 paths, the mean of x y at t = 6 (relaxed to
+  # exp(-12)); accepted |z| < 4 with its standard error.
+  B <- matrix(list(~ s1, 0, ~ rho * s2, ~ sqrt(1 - rho^2) * s2), 2, 2, byrow = TRUE,
+              dimnames = list(c("x", "y"), c("a", "b")))
+  ou2 <- sde_model(drift = list(x = ~ -k * x, y = ~ -k * y), noise = B,
+                   params = c(k = 1, s1 = 1, s2 = 2, rho = 0.6),
+                   observe = list(xy = ~ x * y), name = "ou2")
+  expect_output(print(ou2), "2 Wiener processes \\(a, b\\) on x, y")
+  expect_output(print(ou2), "dy = \\(-k \\* y\\) dt \\+ \\(rho \\* s2\\) dW_a \\+ \\(sqrt\\(1 - rho\\^2\\) \\* s2\\) dW_b")
+  r <- sde_run(ou2, 4000, init = list(x = 0, y = 0), dt = 0.01, t_max = 6, output = "moments",
+               record_every = 600, seed = 1, backend = "cpu", precision = "double")
+  end <- r[r$time == 6, ]
+  xy <- end[end$variable == "xy", ]
+  expect_lt(abs((xy$mean - 0.6 * 2 / 2) / xy$se), 4)
+  sx <- end$sd[end$variable == "x"]
+  expect_lt(abs(sx^2 - 0.5), 4 * sqrt(2 / 4000) * 0.5)
+  # the general correction: dx = y o dW, dy = s o dW (one process, Stratonovich):
+  # Ito drift of x = (1/2) b_y d(b_x)/dy = s / 2, so E x(t) = s t / 2 exactly
+  # (and E x(t) = 0 read as Ito); both methods solve the declared equation
+  m <- sde_model(drift = list(x = ~ 0, y = ~ 0),
+                 noise = matrix(list(~ y, ~ s), 2, 1, dimnames = list(c("x", "y"), "w")),
+                 params = c(s = 0.8), calculus = "stratonovich", observe = list(), name = "strat2")
+  for (meth in c("euler", "srk2")) {
+    r <- sde_run(m, 20000, init = list(x = 0, y = 0), dt = 0.01, t_max = 1, output = "moments",
+                 record_every = 100, method = meth, seed = 2, backend = "cpu", precision = "double")
+    x1 <- r[r$variable == "x" & r$time == 1, ]
+    # sd of x(1) is about s sqrt(t^2 / 2): z-score accepted |z| < 4
+    expect_lt(abs((x1$mean - 0.4) / x1$se), 4, label = meth)
+  }
+  mi <- sde_model(drift = list(x = ~ 0, y = ~ 0),
+                  noise = matrix(list(~ y, ~ s), 2, 1, dimnames = list(c("x", "y"), "w")),
+                  params = c(s = 0.8), name = "ito2")
+  r <- sde_run(mi, 20000, init = list(x = 0, y = 0), dt = 0.01, t_max = 1, output = "moments",
+               record_every = 100, method = "srk2", seed = 2, backend = "cpu", precision = "double")
+  x1 <- r[r$variable == "x" & r$time == 1, ]
+  expect_lt(abs(x1$mean / x1$se), 4)
+  expect_error(sde_model(drift = list(x = ~ 0), noise = matrix(list(0, 0), 1, 2)),
+               "the noise matrix is zero")
+  expect_error(sde_model(drift = list(x = ~ 0), noise = matrix(list(~ 1), 1, 1,
+                                                               dimnames = list("z", NULL))),
+               "`z` is not a state")
+})
