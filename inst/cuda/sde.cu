@@ -335,3 +335,17 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
     for (int v = 0; v < SP_SDE_NVAR_C; v++) tr[v] = (double)vals[v];
   }
 }
+
+/* The sizes this module was compiled for (states, parameters with the
+ * derived ones, Wiener processes, observables), which the host compares
+ * with the job before anything runs (a model object edited by hand must
+ * not read or write past its arrays: R rebuilds models from their
+ * equations, and this is the engine's own check). */
+extern "C" __global__ void sp_sde_sizes_kernel(int *out) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    out[0] = SP_SDE_NX;
+    out[1] = SP_SDE_NP;
+    out[2] = SP_SDE_NW;
+    out[3] = SP_SDE_NO;
+  }
+}

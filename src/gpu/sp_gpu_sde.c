@@ -45,6 +45,27 @@ typedef struct {
   sp_sde_counters hc;
 } sde_dev;
 
+/* The module's sizes (sp_sde_sizes_kernel) against the job's: a mismatch is
+ * refused before any kernel reads the job's arrays. */
+static int sde_check_sizes(sp_gpu_dev *d, const char *key, const sp_sde_job *job) {
+  CUfunction f;
+  CUdeviceptr buf = 0;
+  int got[4], st;
+  if ((st = sp_gpu_function(d->id, key, "sp_sde_sizes_kernel", &f)) ||
+      (st = sp_gpu_dev_alloc(d, sizeof got, "the sizes", &buf)) ||
+      (st = sp_gpu_launch(d->id, f, 1, 32, 0, d->stream, &buf, "sp_sde_sizes_kernel")) ||
+      (st = sp_gpu_stream_sync(d->id, d->stream)) ||
+      (st = sp_gpu_to_host(d->id, got, buf, sizeof got)))
+    return st;
+  if (got[0] != job->nx || got[1] != job->np || got[2] != job->nw || got[3] != job->no)
+    return sp_fail(SP_ERR_INVALID,
+                   "internal error: the compiled model has %d states, %d parameters, %d noise "
+                   "processes and %d observables, the run %lld, %lld, %lld and %lld",
+                   got[0], got[1], got[2], got[3], (long long)job->nx, (long long)job->np,
+                   (long long)job->nw, (long long)job->no);
+  return SP_OK;
+}
+
 static int sde_upload(sp_gpu_dev *d, const void *src, size_t bytes, const char *what,
                       CUdeviceptr *out) {
   int st = sp_gpu_dev_alloc(d, bytes > 0 ? bytes : 8, what, out);
@@ -103,6 +124,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   k->hist_var = p;
   if ((st = sde_upload(d, a->breaks, (size_t)job->nbreaks * 8, "the histograms", &p))) return st;
   k->breaks = p;
+  if ((st = sde_check_sizes(d, m->key, job))) return st;
   if ((st = sp_gpu_dev_alloc(d, sizeof(sp_sde_counters), "the counters", &e->counters)) ||
       (st = sp_gpu_memset0(d->id, e->counters, sizeof(sp_sde_counters))) ||
       (st = sp_gpu_memset32(d->id, e->counters + offsetof(sp_sde_counters, bad), 0xffffffffu, 2)))
