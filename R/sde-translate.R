@@ -200,6 +200,18 @@ sde_power_c <- function(base, ex, rec) {
     return(if (ex < 0) paste0("(", one, " / ", prod, ")") else prod)
   }
   if (is.numeric(ex) && length(ex) == 1 && ex == 0.5) return(paste0("SP_SQRT(", base, ")"))
+  # half-integer exponents (the 3/2 of a Coulomb or ring force): x^(k + 1/2)
+  # = x^k sqrt(x), x^-(k + 1/2) = (1/sqrt(x))^(2k + 1), without pow (the
+  # repeated square roots are one, to the compiler)
+  if (is.numeric(ex) && length(ex) == 1 && 2 * ex == round(2 * ex) && abs(ex) <= 8) {
+    k <- floor(abs(ex))
+    if (ex > 0) {
+      return(paste0("(", paste(c(rep(base, k), paste0("SP_SQRT(", base, ")")),
+                               collapse = " * "), ")"))
+    }
+    return(paste0("(", paste(rep(paste0("SP_RSQRT(", base, ")"), 2 * k + 1),
+                             collapse = " * "), ")"))
+  }
   paste0("SP_POW(", base, ", ", rec(ex), ")")
 }
 

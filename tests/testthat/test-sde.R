@@ -48,7 +48,15 @@ test_that("the translation: powers as products, ifelse, pmin/pmax, logic, consta
   code <- sde_code(m)
   expect_match(code, "(x[0] * x[0] * x[0])", fixed = TRUE)
   expect_match(code, "(SP_R(1.0) / (x[0] * x[0]))", fixed = TRUE)
-  expect_match(code, "SP_POW(x[0], SP_R(2.5))", fixed = TRUE)
+  # half-integer powers by square roots (x^2.5 = x x sqrt(x)), others by pow
+  expect_match(code, "(x[0] * x[0] * SP_SQRT(x[0]))", fixed = TRUE)
+  m2 <- sde_model(drift = list(x = ~ x^-1.5 + x^2.7), name = "t2")
+  expect_match(sde_code(m2), "(SP_RSQRT(x[0]) * SP_RSQRT(x[0]) * SP_RSQRT(x[0]))", fixed = TRUE)
+  expect_match(sde_code(m2), "SP_POW(x[0], SP_R(2.7000000000000002))", fixed = TRUE)
+  skip_if_no_cc()
+  r <- sde_run(m2, 1, init = list(x = 2), dt = 0.5, t_max = 0.5, output = "trajectories", keep = 1,
+               method = "euler", backend = "cpu", precision = "double")
+  expect_equal(r$x[2], 2 + 0.5 * (2^-1.5 + 2^2.7), tolerance = 1e-15)
   expect_match(code, "SP_FMIN(SP_FMIN(x[0], SP_R(1.0)), SP_R(2.0))", fixed = TRUE)
   expect_match(code, "?", fixed = TRUE)
   expect_match(code, "&&", fixed = TRUE)
