@@ -18,7 +18,7 @@
 # and the checked rest is translated by sde_to_c() with a map per function.
 
 SDE_MB_REDUCTIONS <- c("mean", "sum", "pairs")
-SDE_MB_LATTICES <- c("none", "chain", "ring")
+SDE_MB_LATTICES <- c("none", "chain", "ring", "square")
 SDE_MB_DRAWS <- c("runif", "rnorm", "rcauchy")
 
 # Does an expression use anything only a many-body model has?
@@ -29,7 +29,10 @@ sde_mb_uses <- function(e, elements = character()) {
 }
 
 # Placeholder names.
-mb_nb_name <- function(s, d) sprintf(".nb_%s_%s%d", s, if (d < 0) "m" else "p", abs(d))
+mb_nb_name <- function(s, d, d2 = NULL) {
+  one <- function(d) sprintf("%s%d", if (d < 0) "m" else "p", abs(d))
+  if (is.null(d2)) sprintf(".nb_%s_%s", s, one(d)) else sprintf(".nb_%s_%s_%s", s, one(d), one(d2))
+}
 
 # The analysis: list(drift, noise, stop, observe (rewritten), terms (the
 # reduction terms, rewritten; `dyn` of them used by drift or noise), pairs
@@ -85,6 +88,7 @@ sde_mb_analyse <- function(m, call) {
       v <- as.character(x)
       if (v %in% c(states, elements)) return(flags(x, own = TRUE))
       if (v == "i") return(flags(as.name(".i"), own = TRUE))
+      if (v == "j" && lattice == "square") return(flags(as.name(".jc"), own = TRUE))
       if (v == "j") return(flags(as.name(".j"), xj = TRUE, jn = TRUE))
       if (v == "n") return(flags(as.name(".n")))
       if (v %in% c(params, "t", "pi")) return(flags(x))
@@ -124,7 +128,7 @@ sde_mb_analyse <- function(m, call) {
       f <- as.character(x[[1]])
       any_of <- function(fl) any(vapply(v, function(a) isTRUE(a[[fl]]), TRUE))
       if (f == "[") {
-        return(sde_mb_index(x, what, states, elements, reg))
+        return(sde_mb_index(x, what, states, elements, reg, lattice))
       }
       if (f %in% SDE_MB_REDUCTIONS) {
         a <- v[[1]]
@@ -135,6 +139,11 @@ sde_mb_analyse <- function(m, call) {
                    call = call)
         }
         if (f == "pairs") {
+          if (lattice == "square") {
+            sp_abort(sprintf(paste0("%s uses pairs() on a square lattice, where j is the column: ",
+                                    "pairs() and lattice = \"square\" do not go together."), what),
+                     call = call)
+          }
           if (level == "system") {
             sp_abort(sprintf(paste0("%s uses pairs(), a sum for each element; a system-level ",
                                     "expression takes sum(pairs(...)) only through its own ",
@@ -200,13 +209,29 @@ sde_mb_check_index <- function(x, what, states, elements, lattice, call) {
   bad <- function(why) {
     sp_abort(sprintf("%s: `%s` %s", what, deparse1(x, nlines = 1L), why), call = call)
   }
-  if (length(x) != 3) {
-    bad(paste0("has more than one index; x[j] (the partner in pairs()), x[i + 1] and ",
-               "x[i - 1] (lattice neighbours) are the forms a model knows."))
-  }
   v <- x[[2]]
   if (!is.name(v) || !(as.character(v) %in% c(states, elements))) {
     bad("indexes something that is not a state or element parameter.")
+  }
+  if (lattice == "square") {
+    if (length(x) != 4) {
+      bad(paste0("on a square lattice an element is x[i, j]; its neighbours x[i + a, j + b] ",
+                 "(a, b whole numbers)."))
+    }
+    a <- sde_mb_offset(x[[3]], "i")
+    b <- sde_mb_offset(x[[4]], "j")
+    if (is.null(a) || is.null(b)) {
+      bad("has an index other than i, i + a, i - a (rows) and j, j + b, j - b (columns).")
+    }
+    if (as.character(v) %in% elements && (a != 0 || b != 0)) {
+      bad("reads an element parameter at a neighbour; element parameters are read at the element.")
+    }
+    return(invisible())
+  }
+  if (length(x) != 3) {
+    bad(paste0("has more than one index; x[j] (the partner in pairs()), x[i + 1] and ",
+               "x[i - 1] (lattice neighbours) are the forms a model knows (x[i + a, j + b] on ",
+               "lattice = \"square\")."))
   }
   ix <- x[[3]]
   if (identical(ix, as.name("j")) || identical(ix, as.name("i"))) return(invisible())
@@ -226,9 +251,10 @@ sde_mb_check_index <- function(x, what, states, elements, lattice, call) {
 }
 
 # The offset k of an index i + k or i - k (a whole number), else NULL.
-sde_mb_offset <- function(ix) {
+sde_mb_offset <- function(ix, var = "i") {
   while (is.call(ix) && identical(ix[[1]], as.name("("))) ix <- ix[[2]]
-  if (!is.call(ix) || length(ix) != 3 || !identical(ix[[2]], as.name("i"))) return(NULL)
+  if (identical(ix, as.name(var))) return(0L)
+  if (!is.call(ix) || length(ix) != 3 || !identical(ix[[2]], as.name(var))) return(NULL)
   f <- as.character(ix[[1]])
   k <- ix[[3]]
   if (!(f %in% c("+", "-")) || !is.numeric(k) || length(k) != 1 || k != round(k) ||
@@ -239,20 +265,24 @@ sde_mb_offset <- function(ix) {
 }
 
 # The rewritten form of a checked x[...] (node of the fold).
-sde_mb_index <- function(x, what, states, elements, reg) {
+sde_mb_index <- function(x, what, states, elements, reg, lattice = "none") {
   v <- as.character(x[[2]])
+  own <- list(e = as.name(v), own = TRUE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE)
+  if (lattice == "square") {
+    a <- sde_mb_offset(x[[3]], "i")
+    b <- sde_mb_offset(x[[4]], "j")
+    if (a == 0L && b == 0L) return(own)
+    reg$reach <- max(reg$reach, abs(a), abs(b))
+    return(list(e = as.name(mb_nb_name(v, a, b)), own = TRUE, xj = FALSE, red = FALSE, nb = TRUE,
+                jn = FALSE))
+  }
   ix <- x[[3]]
   if (identical(ix, as.name("j"))) {
     nm <- if (v %in% states) paste0(".xj_", v) else paste0(".ej_", v)
     return(list(e = as.name(nm), own = FALSE, xj = TRUE, red = FALSE, nb = FALSE, jn = FALSE))
   }
-  if (identical(ix, as.name("i"))) {
-    return(list(e = as.name(v), own = TRUE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE))
-  }
   d <- sde_mb_offset(ix)
-  if (d == 0L) {
-    return(list(e = as.name(v), own = TRUE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE))
-  }
+  if (d == 0L) return(own)
   reg$reach <- max(reg$reach, abs(d))
   list(e = as.name(mb_nb_name(v, d)), own = TRUE, xj = FALSE, red = FALSE, nb = TRUE, jn = FALSE)
 }
@@ -389,7 +419,8 @@ sde_mb_header <- function(m) {
   hoist <- new.env(parent = emptyenv())
   hoist$keys <- character()
   hoist$exprs <- list()
-  pnames <- c(names(m$params), ".n")
+  square <- identical(m$lattice, "square")
+  pnames <- c(names(m$params), ".n", if (square) ".l2")
   H <- function(e) sde_hoist(e, pnames, hoist)
   forms <- list()
   for (form in c("ito", "stratonovich")) {
@@ -417,12 +448,22 @@ sde_mb_header <- function(m) {
   base <- c(pmap, t = "t")
   own <- c(stats::setNames(sprintf("x[%d]", seq_len(nx) - 1L), m$states),
            stats::setNames(sprintf("e[%d]", seq_len(ne) - 1L), names(m$elements)),
-           .i = "fi")
+           .i = if (square) "SP_MB_ROW(fi, p)" else "fi",
+           .jc = "SP_MB_COL(fi, p)")
   K <- a$reach
   nbmap <- character()
-  for (d in setdiff(-K:K, 0)) {
-    nbmap <- c(nbmap, stats::setNames(sprintf("nb[%d]", (d + K) * nx + seq_len(nx) - 1L),
-                                      vapply(m$states, mb_nb_name, "", d = d)))
+  if (square) {
+    for (da in -K:K) for (db in -K:K) {
+      if (da == 0 && db == 0) next
+      slot <- (da + K) * (2 * K + 1) + (db + K)
+      nbmap <- c(nbmap, stats::setNames(sprintf("nb[%d]", slot * nx + seq_len(nx) - 1L),
+                                        vapply(m$states, mb_nb_name, "", d = da, d2 = db)))
+    }
+  } else {
+    for (d in setdiff(-K:K, 0)) {
+      nbmap <- c(nbmap, stats::setNames(sprintf("nb[%d]", (d + K) * nx + seq_len(nx) - 1L),
+                                        vapply(m$states, mb_nb_name, "", d = d)))
+    }
   }
   red <- c(stats::setNames(sprintf("R[%d]", seq_along(a$terms) - 1L),
                            sprintf(".R%d", seq_along(a$terms) - 1L)),
@@ -437,7 +478,7 @@ sde_mb_header <- function(m) {
                 .i = "fi", .j = "fj")
   sys_map <- c(base, red)
   C <- function(e, map) {
-    sde_mb_to_c(e, map, c(names(m$params), ".n", if (nd) paste0(".d", seq_len(nd))))
+    sde_mb_to_c(e, map, c(pnames, if (nd) paste0(".d", seq_len(nd))))
   }
   L <- character(); what <- character()
   add <- function(line, from = "") {
@@ -468,9 +509,17 @@ sde_mb_header <- function(m) {
   defs <- c(NX = nx, NE = ne, NP = np, NW = length(m$noise_w), NB = length(m$noise),
             NT = length(a$terms), ND = a$dyn,
             NQ = length(a$pairs), NO = length(m$observe), HAS_STOP = as.integer(!is.null(m$stop)),
-            REACH = K, RING = as.integer(m$lattice == "ring"), SPLIT = as.integer(sp$ok),
+            REACH = K, RING = as.integer(m$lattice %in% c("ring", "square")),
+            DIM = if (square) 2L else 1L, L2 = if (square) length(pnames) - 1L else -1L,
+            SPLIT = as.integer(sp$ok),
             NPOS = if (sp$ok) length(sp$q) else 0L)
   for (d in names(defs)) add(sprintf("#define SP_MB_%s %d", d, as.integer(defs[[d]])))
+  if (square) {
+    # the row i and column j of element fi (1-based, row-major) of an L1 x L2
+    # lattice, L2 the parameter p[SP_MB_L2]
+    add("#define SP_MB_ROW(fi, p) (SP_FLOOR(((fi) - SP_R(1.0)) / (p)[SP_MB_L2]) + SP_R(1.0))")
+    add("#define SP_MB_COL(fi, p) ((fi) - (SP_MB_ROW(fi, p) - SP_R(1.0)) * (p)[SP_MB_L2])")
+  }
   # reduction terms (element level)
   open_fn("void", "mb_terms", "double t, const SP_REAL *x, const SP_REAL *e, const SP_REAL *nb, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL *r")
   voids(c("t", "x", "e", "nb", "p", "pd", "fi", "r"))

@@ -112,7 +112,8 @@ SDE_UNARY_DOUBLE_R <- c("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos
 # The run of a many-body model (sde_run()'s arguments, checked there up to
 # the model and method).
 sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, record_every,
-                       keep, seed, first_replica, backend, devices, precision, progress, call) {
+                       keep, seed, first_replica, backend, devices, precision, progress, call,
+                       shape = NULL) {
   if (!isTRUE(m$many)) {
     sp_abort(sprintf(paste0(
       "the model \"%s\" couples nothing between elements (no mean(), sum(), pairs() or lattice ",
@@ -129,6 +130,12 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     sp_abort(sprintf(paste0("n = %s is too small for the ring of the model \"%s\", whose ",
                             "right-hand sides reach %d neighbours on each side: n must be at ",
                             "least %d."), fmt_count(n), m$name, reach, 2 * reach + 1), call = call)
+  }
+  if (m$lattice == "square" && any(shape < 2 * reach + 1)) {
+    sp_abort(sprintf(paste0("n = c(%s) is too small for the square lattice of the model \"%s\", ",
+                            "whose right-hand sides reach %d neighbours: each side must be at ",
+                            "least %d."), paste(shape, collapse = ", "), m$name, reach,
+                     2 * reach + 1), call = call)
   }
   if (m$lattice == "chain" && n < 2) {
     sp_abort(sprintf("n = %s is too small for a chain: n must be at least 2.", fmt_count(n)),
@@ -282,7 +289,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     x0 <- st$x0
     x0_cond <- st$cond
   }
-  par <- sde_mb_par(m, grid, n, call)
+  par <- sde_mb_par(m, grid, n, call, shape)
   job <- list(dt = dt, t0 = t0, k0 = k0, kmax = kmax, n = n, replicas = fr$n,
               replica0 = fr$first - 1, ncond = ncond, nx = nx, ne = ne, np = ncol(par),
               nw = length(m$noise_w), nb = length(m$noise), nt = length(m$mb$terms), nd = m$mb$dyn,
@@ -313,6 +320,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   attr(out, "dt") <- dt
   attr(out, "t_max") <- t_max
   attr(out, "n") <- n
+  if (!is.null(shape)) attr(out, "shape") <- shape
   attr(out, "output") <- output
   attr(out, "first_replica") <- fr$first
   attr(out, "replicas") <- fr$n
@@ -334,16 +342,17 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
 
 # The parameters of each condition: the model's, n, then the derived ones
 # (the parameter-only parts of the right-hand sides, in double).
-sde_mb_par <- function(m, grid, n, call) {
+sde_mb_par <- function(m, grid, n, call, shape = NULL) {
   base <- cbind(as.matrix(grid[names(m$params)]), .n = n)
+  if (identical(m$lattice, "square")) base <- cbind(base, .l2 = shape[2])
   nd <- length(m$derived)
   if (!nd) return(base)
   d <- matrix(0, nrow(grid), nd)
   for (j in seq_len(nd)) {
     e <- m$derived[[j]]
     d[, j] <- vapply(seq_len(nrow(grid)), function(c) {
-      env <- list2env(c(as.list(grid[c, names(m$params), drop = FALSE]), list(.n = n)),
-                      parent = baseenv())
+      env <- list2env(c(as.list(grid[c, names(m$params), drop = FALSE]),
+                        list(.n = n, .l2 = shape[2] %||% 1)), parent = baseenv())
       r <- suppressWarnings(as.double(eval(e, env)))
       if (length(r) != 1) NA_real_ else r
     }, 0)

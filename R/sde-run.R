@@ -227,7 +227,8 @@
 #' @param bins With `output = "histogram"`: a named list of break vectors,
 #'   one per state or observable to count.
 #' @param n The size of one system: its elements (many-body models; 1 for
-#'   single-particle models).
+#'   single-particle models); on a square lattice `c(L1, L2)` (rows,
+#'   columns; or a square number for an L x L lattice).
 #' @param at_passage With `output = "passage"`: also return the state at
 #'   passage (at the end of the step in which the event held, or in which
 #'   the Brownian bridge found the crossing; at `t_max` for a censored
@@ -279,7 +280,25 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   call <- sys.call()
   args <- sde_run_args(environment())
   m <- sde_model_trusted(m, call)
+  shape <- NULL
+  if (is.numeric(n) && length(n) == 2) {
+    shape <- vapply(1:2, function(k) check_whole(n[k], "n", lo = 1, hi = 2^20, call = call), 0)
+    n <- prod(shape)
+  }
   n <- check_whole(n, "n", lo = 1, hi = 2^40, call = call)
+  if (identical(m$lattice, "square") && is.null(shape)) {
+    L <- round(sqrt(n))
+    if (L * L != n) {
+      sp_abort(sprintf(paste0("the model \"%s\" lives on a square lattice: give `n = c(L1, L2)` ",
+                              "(rows, columns), or a square number, not %s."), m$name, format(n)),
+               call = call)
+    }
+    shape <- c(L, L)
+  }
+  if (!is.null(shape) && !identical(m$lattice, "square")) {
+    sp_abort(sprintf(paste0("`n` has two numbers (a lattice's rows and columns), but the model ",
+                            "\"%s\" has no square lattice: give one number."), m$name), call = call)
+  }
   if (isTRUE(m$many) || n > 1) {
     dt <- check_positive(dt, "dt", len = 1, call = call)
     t_max <- check_positive(t_max, "t_max", len = 1, call = call)
@@ -302,7 +321,8 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
               call = call, class = "statphysgpu_unused_argument")
     }
     return(sde_mb_run(m, replicas, n, init, dt, t_max, params, method, output, record_every,
-                      keep, seed, first_replica, backend, devices, precision, progress, call))
+                      keep, seed, first_replica, backend, devices, precision, progress, call,
+                      shape = shape))
   }
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)

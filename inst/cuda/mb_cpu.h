@@ -13,8 +13,16 @@ typedef struct {
   double *Rd;
   SP_REAL R[SP_MB_TN], p[SP_MB_PN];
   double pd[SP_MB_PN];
-  uint64_t n;
+  uint64_t n, l2; /* elements; a square lattice's columns */
 } SP_PREC(sp_mb_sys);
+
+/* Element i's states and neighbours (mb_engine.h) on the model's lattice. */
+#undef SP_MB_GATHER
+#if SP_MB_DIM == 2
+#  define SP_MB_GATHER(s, src, i, x, nb) SP_PREC(sp_mb_gather2)(src, i, (s)->n, (s)->l2, x, nb)
+#else
+#  define SP_MB_GATHER(s, src, i, x, nb) SP_PREC(sp_mb_gather)(src, i, (s)->n, x, nb)
+#endif
 
 static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const double *ep,
                                 double *work, SP_PREC(sp_mb_sys) *s) {
@@ -35,6 +43,11 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const 
     s->pd[i] = par[i];
   }
   for (i = 0; i < (uint64_t)SP_MB_NE * n; i++) s->ep[i] = (SP_REAL)ep[i];
+#if SP_MB_DIM == 2
+  s->l2 = (uint64_t)par[SP_MB_L2];
+#else
+  s->l2 = 0;
+#endif
 }
 
 /* The reductions of state src: the first `nt` sums over the elements. */
@@ -45,7 +58,7 @@ static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, dou
   int q;
   for (q = 0; q < nt; q++) s->Rd[q] = 0;
   for (i = 0; i < s->n; i++) {
-    SP_PREC(sp_mb_gather)(src, i, s->n, x, nb);
+    SP_MB_GATHER(s, src, i, x, nb);
     SP_PREC(sp_mb_epar)(s->ep, i, s->n, e);
     SP_PREC(mb_terms)(t, x, e, nb, s->p, s->pd, (SP_REAL)(i + 1), r);
     for (q = 0; q < nt; q++) s->Rd[q] += (double)r[q];
@@ -117,7 +130,7 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
   int v;
   SP_PREC(sp_mb_couple)(s, s->xs, t);
   for (i = 0; i < n; i++) {
-    SP_PREC(sp_mb_gather)(s->xs, i, n, x, nb);
+    SP_MB_GATHER(s, s->xs, i, x, nb);
     SP_PREC(sp_mb_epar)(s->ep, i, n, e);
     SP_PREC(sp_mb_qi)(s, i, q);
     if (heun)
@@ -142,7 +155,7 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
   SP_PREC(sp_mb_couple)(s, s->ys, t + dt);
   for (i = 0; i < n; i++) {
     SP_REAL xo[SP_MB_NX];
-    SP_PREC(sp_mb_gather)(s->ys, i, n, y, nb);
+    SP_MB_GATHER(s, s->ys, i, y, nb);
     SP_PREC(sp_mb_epar)(s->ep, i, n, e);
     SP_PREC(sp_mb_qi)(s, i, q);
     SP_PREC(mb_drift_strat)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
@@ -166,7 +179,7 @@ static void SP_PREC(sp_mb_forces)(SP_PREC(sp_mb_sys) *s, double t) {
   int v;
   SP_PREC(sp_mb_couple)(s, s->xs, t);
   for (i = 0; i < n; i++) {
-    SP_PREC(sp_mb_gather)(s->xs, i, n, x, nb);
+    SP_MB_GATHER(s, s->xs, i, x, nb);
     SP_PREC(sp_mb_epar)(s->ep, i, n, e);
     SP_PREC(sp_mb_qi)(s, i, q);
     SP_PREC(mb_force)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);

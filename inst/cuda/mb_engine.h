@@ -35,7 +35,14 @@
 #  define SP_MB_EN (SP_MB_NE > 0 ? SP_MB_NE : 1)
 #  define SP_MB_ON (SP_MB_NO > 0 ? SP_MB_NO : 1)
 #  define SP_MB_PN (SP_MB_NP > 0 ? SP_MB_NP : 1)
-#  define SP_MB_NBN ((2 * SP_MB_REACH + 1) * SP_MB_NX)
+#  ifndef SP_MB_DIM
+#    define SP_MB_DIM 1
+#  endif
+#  if SP_MB_DIM == 2
+#    define SP_MB_NBN ((2 * SP_MB_REACH + 1) * (2 * SP_MB_REACH + 1) * SP_MB_NX)
+#  else
+#    define SP_MB_NBN ((2 * SP_MB_REACH + 1) * SP_MB_NX)
+#  endif
 #  define SP_MB_POS (SP_MB_NPOS > 0 ? SP_MB_NX - SP_MB_NPOS : 1) /* momenta */
 #endif
 
@@ -99,6 +106,26 @@ SP_FN void SP_PREC(sp_mb_gather)(const SP_REAL *src, uint64_t i, uint64_t n, SP_
 #else
   nb[0] = x[0];
 #endif
+}
+
+/* Element i's states x[NX] and its neighbours' on an L1 x L2 square
+ * lattice, periodic (a torus), elements row by row (i = r L2 + c): nb[((a +
+ * REACH) (2 REACH + 1) + b + REACH) NX + s] at row offset a, column offset b. */
+SP_FN void SP_PREC(sp_mb_gather2)(const SP_REAL *src, uint64_t i, uint64_t n, uint64_t l2,
+                                 SP_REAL *x, SP_REAL *nb) {
+  const int64_t L2 = (int64_t)l2, L1 = (int64_t)(n / l2), r = (int64_t)(i / l2),
+                c = (int64_t)(i % l2);
+  int s, a, b;
+  for (s = 0; s < SP_MB_NX; s++) x[s] = src[(uint64_t)s * n + i];
+  for (a = -SP_MB_REACH; a <= SP_MB_REACH; a++) {
+    const int64_t rr = ((r + a) % L1 + L1) % L1;
+    for (b = -SP_MB_REACH; b <= SP_MB_REACH; b++) {
+      const int64_t cc = ((c + b) % L2 + L2) % L2;
+      const uint64_t j = (uint64_t)(rr * L2 + cc);
+      const int slot = (a + SP_MB_REACH) * (2 * SP_MB_REACH + 1) + (b + SP_MB_REACH);
+      for (s = 0; s < SP_MB_NX; s++) nb[slot * SP_MB_NX + s] = src[(uint64_t)s * n + j];
+    }
+  }
 }
 
 /* Element i's parameters from ep (e n + i) into e[NE]. */

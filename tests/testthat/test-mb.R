@@ -262,3 +262,31 @@ test_that("a system that turns non-finite stops the run naming replica, element,
                "`x` of element 3 of replica 1 \\(condition 1\\) is NaN or infinite at t = ",
                class = "statphysgpu_not_finite")
 })
+
+test_that("a square lattice: x[i + a, j + b] on a torus, i and j the row and column", {
+  skip_if_no_cc()
+  m <- sde_model(drift = list(u = ~ k * (u[i + 1, j] + u[i - 1, j] + u[i, j + 1] + u[i, j - 1] - 4 * u)),
+                 params = c(k = 0.1), lattice = "square",
+                 observe = list(s = ~ sum(u), r = ~ sum(i * u), c = ~ sum(j * u)), name = "diff2d")
+  L1 <- 4; L2 <- 5
+  u0 <- seq_len(L1 * L2)^2 %% 7
+  r <- sde_run(m, 1, n = c(L1, L2), init = list(u = u0), dt = 1, t_max = 1, method = "euler",
+               output = "records", record_every = 1, backend = "cpu", precision = "double")
+  U <- matrix(u0, L1, L2, byrow = TRUE) # elements row by row
+  sh <- function(M, a, b) M[((seq_len(L1) - 1 + a) %% L1) + 1, ((seq_len(L2) - 1 + b) %% L2) + 1]
+  U1 <- U + 0.1 * (sh(U, 1, 0) + sh(U, -1, 0) + sh(U, 0, 1) + sh(U, 0, -1) - 4 * U)
+  expect_equal(attr(r, "final")[, "u", 1], as.vector(t(U1)), tolerance = 1e-15)
+  expect_identical(attr(r, "shape"), c(L1, L2))
+  expect_equal(r$r[1], sum(row(U) * U))
+  expect_equal(r$c[1], sum(col(U) * U))
+  expect_error(sde_run(m, 1, n = 12, init = list(u = 0), dt = 1, t_max = 1, backend = "cpu"),
+               "give `n = c\\(L1, L2\\)`")
+  expect_error(sde_run(m, 1, n = c(2, 5), init = list(u = 0), dt = 1, t_max = 1, backend = "cpu"),
+               "too small for the square lattice")
+  expect_error(sde_model(drift = list(u = ~ u[i + 1] - u), lattice = "square"),
+               "on a square lattice an element is x\\[i, j\\]")
+  expect_error(sde_model(drift = list(u = ~ pairs(u[j] - u) + u[i + 1, j]), lattice = "square"),
+               "pairs\\(\\) and lattice = \"square\" do not go together")
+  expect_error(sde_model(drift = list(u = ~ u[i + 1, j] - u), lattice = "ring"),
+               "has more than one index")
+})
