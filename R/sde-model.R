@@ -104,7 +104,10 @@
 #'   to be read.
 #' @param name A name for the model (printing, the compiled files).
 #' @param lattice `"none"`, `"chain"` (free ends) or `"ring"` (periodic): the
-#'   neighbours `x[i + 1]`, `x[i - 1]` of a many-body model.
+#'   neighbours `x[i + 1]`, `x[i - 1]` of a many-body model; or `"square"`:
+#'   a periodic L1 x L2 lattice (a torus; `sde_run(n = c(L1, L2))`) whose
+#'   elements are `x[i, j]` (row `i`, column `j`, numbers in expressions)
+#'   and neighbours `x[i + a, j + b]`.
 #' @return An object of class `sde_model`: the checked expressions, their C
 #'   translation (`sde_code()`) and the model's hash.
 #' @seealso [sde_run()], [sde_code()]
@@ -130,7 +133,7 @@
 #' @export
 sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe = NULL,
                       calculus = c("ito", "stratonovich"), name = "model",
-                      lattice = c("none", "chain", "ring")) {
+                      lattice = c("none", "chain", "ring", "square")) {
   call <- sys.call()
   calculus <- check_choice(calculus, c("ito", "stratonovich"), "calculus", call = call)
   lattice <- check_choice(lattice, SDE_MB_LATTICES, "lattice", call = call)

@@ -285,7 +285,7 @@ test_that("a square lattice: x[i + a, j + b] on a torus, i and j the row and col
                "too small for the square lattice")
   expect_error(sde_model(drift = list(u = ~ u[i + 1] - u), lattice = "square"),
                "on a square lattice an element is x\\[i, j\\]")
-  expect_error(sde_model(drift = list(u = ~ pairs(u[j] - u) + u[i + 1, j]), lattice = "square"),
+  expect_error(sde_model(drift = list(u = ~ pairs(sin(u)) + u[i + 1, j]), lattice = "square"),
                "pairs\\(\\) and lattice = \"square\" do not go together")
   expect_error(sde_model(drift = list(u = ~ u[i + 1, j] - u), lattice = "ring"),
                "has more than one index")
