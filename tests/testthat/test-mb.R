@@ -290,3 +290,33 @@ test_that("a square lattice: x[i + a, j + b] on a torus, i and j the row and col
   expect_error(sde_model(drift = list(u = ~ u[i + 1, j] - u), lattice = "ring"),
                "has more than one index")
 })
+
+engine_contract_tests(list(
+  name = "many-body (Kuramoto mean field, records)",
+  run = function(n, first = 1, seed = 1, backend = "cpu", ...) {
+    sde_run(mb_model("kur"), n, n = 64, init = list(theta = ~ runif(-pi, pi)), dt = 0.05,
+            t_max = 1, output = "records", record_every = 5, seed = seed, first_replica = first,
+            backend = backend, progress = FALSE, ...)
+  },
+  key = function(x) list(as.data.frame(x), attr(x, "final")),
+  n = 12,
+  bad = list(
+    list(args = list(n = 0), error = "`replicas`"),
+    list(args = list(n = 2, precision = "half"), error = "`precision`"),
+    list(args = list(n = 2, method = "rk4"), error = "`method`")),
+  long = function(backend) {
+    sde_run(mb_model("kur"), 8, n = 4000, init = list(theta = ~ runif(-pi, pi)), dt = 0.01,
+            t_max = 2000, output = "records", record_every = 100, seed = 1, backend = backend,
+            progress = FALSE)
+  },
+  warm = function(backend) {
+    sde_run(mb_model("kur"), 2, n = 8, init = list(theta = 0), dt = 0.01, t_max = 0.02,
+            backend = backend, progress = FALSE)
+  },
+  partial = function(x, backend) {
+    expect_true(isTRUE(attr(x, "interrupted")))
+    expect_gt(nrow(x), 0)
+    expect_lt(max(x$time), 2000)
+    expect_true(all(is.finite(x$r)))
+    expect_identical(dim(attr(x, "final")), c(4000L, 1L, 8L))
+  }))
