@@ -113,11 +113,14 @@ typedef int (*sp_mb_advance_fn)(const sp_mb_job *job, const double *par, const d
 typedef void (*sp_mb_observe_fn)(const sp_mb_job *job, const double *par, const double *ep,
                                  uint64_t k, const double *x, double *work, double *o);
 
-/* Doubles of work an advance needs (both precisions fit). */
+/* Doubles of work an advance needs (both precisions fit): mb_cpu.h's rows,
+ * at least one each of noise, pair sums and element parameters (its
+ * SP_MB_WN, SP_MB_QN, SP_MB_EN), then the sums. */
 SP_FN uint64_t sp_mb_work_size(const sp_mb_job *job) {
   const uint64_t n = job->n, nx = (uint64_t)job->nx;
-  return n * (4 * nx + (uint64_t)job->nw + (uint64_t)job->nq + (uint64_t)job->ne) +
-         2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
+  const uint64_t nw = job->nw > 0 ? (uint64_t)job->nw : 1, nq = job->nq > 0 ? (uint64_t)job->nq : 1,
+                 ne = job->ne > 0 ? (uint64_t)job->ne : 1;
+  return n * (4 * nx + nw + nq + ne) + 2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
 }
 
 #endif
