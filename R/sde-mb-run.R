@@ -197,10 +197,6 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                call = call)
     }
   }
-  if (fr$plan$backend == "gpu") {
-    sp_abort(paste0("many-body models do not run on the GPU in this version yet; use ",
-                    "backend = \"cpu\"."), call = call, class = "statphysgpu_unavailable")
-  }
   nsys <- ncond * fr$n
   reps <- fr$first - 1 + seq_len(fr$n) - 1
   kmax <- steps_upto(t_max / dt)
@@ -287,24 +283,35 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
               replica0 = fr$first - 1, ncond = ncond, nx = nx, ne = ne, np = ncol(par),
               nw = length(m$noise), nt = length(m$mb$terms), nd = m$mb$dyn,
               nq = length(m$mb$pairs), no = length(m$observe),
-              method = match(method, c("euler", "srk2", "verlet", "yoshida4", "baoab")) - 1,
+              method = match(method, SDE_MB_METHOD_CODES) - 1,
               single = as.integer(fr$precision == "single"),
               output = switch(output, passage = 0, moments = 1, records = 1, trajectories = 2),
               record_every = rec$every, nrec = rec$nrec, keep = keep_here,
               use_stop = as.integer(output == "passage"), epar_shared = as.integer(ep_shared),
               x0_cond = as.integer(x0_cond))
+  gpu <- fr$plan$backend == "gpu"
+  plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method)
+  job$gpu_plan <- if (gpu) plan$code else 0
   job <- lapply(job, as.double)
   job$seed <- fr$seed
   job$par <- as.double(t(par))
   job$epar <- as.double(ep)
   job$x0 <- as.double(x0)
   job$names <- c(m$states, names(m$observe))
-  lib <- sde_mb_cpu_load(m, call, fr$progress)
-  sfx <- if (fr$precision == "single") "_f" else "_d"
-  job$advance <- lib[[paste0("advance", sfx)]]
-  job$observe <- lib[[paste0("observe", sfx)]]
+  job["advance"] <- list(NULL)
+  job["observe"] <- list(NULL)
+  key <- ""
+  if (gpu) {
+    key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, source = "mb.cu",
+                        defines = plan$defines, progress = fr$progress)
+  } else {
+    lib <- sde_mb_cpu_load(m, call, fr$progress)
+    sfx <- if (fr$precision == "single") "_f" else "_d"
+    job$advance <- lib[[paste0("advance", sfx)]]
+    job$observe <- lib[[paste0("observe", sfx)]]
+  }
   sim_hold_interrupts(fr$call, environment())
-  res <- .Call(C_sp_r_model_run, "mb", job, "", as.integer(fr$plan$devices), fr$progress)
+  res <- .Call(C_sp_r_model_run, "mb", job, key, as.integer(fr$plan$devices), fr$progress)
   out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
   attr(out, "model") <- m$name
   attr(out, "model_hash") <- m$hash
@@ -331,6 +338,36 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
              unfinished = sprintf("%s of %s records were reached; the result holds those",
                                   fmt_count(res$records), fmt_count(rec$nrec)))
 }
+
+# The GPU plan of a run of systems of n elements (inst/cuda/mb.cu, src/gpu/
+# sp_gpu_mb.c): list(code (job$gpu_plan: the SP_MB_PLAN_* bits of mb_args.h),
+# defines (NVRTC's, the module's variant)).  Mode A -- a system a thread
+# block, four elements a thread, the states in registers for a whole launch
+# -- when a system fits one block of at most 512 threads (n <= 2048) and what
+# its threads share (the states, and the element parameters for pairs)
+# fits 40 kB of shared memory: it touches global memory only at a launch's
+# start and end and synchronises with barriers, not kernel launches, so it
+# beats mode B wherever it fits.  Else mode B: a system over many blocks, a
+# kernel a pass, the sums through the last-block-done pattern (n up to the
+# device's memory).
+sde_mb_gpu_plan <- function(m, n, precision, method) {
+  nx <- length(m$states)
+  ne <- length(m$elements)
+  nq <- length(m$mb$pairs)
+  ng <- ceiling(n / 4)
+  bytes <- if (precision == "single") 4 else 8
+  shared <- (nx + if (nq > 0) ne else 0) * 4 * ng * bytes
+  small <- ng <= 512 && shared <= 40 * 1024
+  terms_nb <- any(grepl("^\\.nb_", unlist(lapply(m$mb$terms, all.vars))))
+  lattice <- m$mb$reach > 0
+  list(code = as.integer(small) + 2L * terms_nb + 4L * lattice,
+       defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
+                   sprintf("SP_MB_SMALL=%d", as.integer(small)),
+                   sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb))))
+}
+
+# The engine's numbers of the methods (mb_args.h: SP_MB_EULER ...).
+SDE_MB_METHOD_CODES <- c("euler", "srk2", "verlet", "yoshida4", "baoab")
 
 # The parameters of each condition: the model's, n, then the derived ones
 # (the parameter-only parts of the right-hand sides, in double).

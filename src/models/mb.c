@@ -18,7 +18,7 @@ static const sp_field fields[] = {
   JOB(no, SP_F_I64),             JOB(method, SP_F_I64),       JOB(single, SP_F_I64),
   JOB(output, SP_F_I64),         JOB(record_every, SP_F_COUNT), JOB(nrec, SP_F_COUNT),
   JOB(keep, SP_F_COUNT),         JOB(use_stop, SP_F_I64),     JOB(epar_shared, SP_F_I64),
-  JOB(x0_cond, SP_F_I64),
+  JOB(x0_cond, SP_F_I64),       JOB(gpu_plan, SP_F_I64),
   SP_FIELD(sp_mb_args, seed, SP_F_U64),
   SP_FIELD_VEC(sp_mb_args, par, SP_F_REALS, npar, SP_F_SIZE),
   SP_FIELD_VEC(sp_mb_args, epar, SP_F_REALS, nepar, SP_F_SIZE),

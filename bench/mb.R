@@ -1,0 +1,129 @@
+# Many-body user models on the GPU (inst/cuda/mb.cu) against the built-in
+# engines on the same cases: each case is timed as a whole call (wall) and by
+# the engine's own seconds (attr(, "seconds")), both after a warm-up call
+# (compiles, caches).  Targets (issue of the many-body GPU path): the
+# declared model >= 0.9 of the built-in's rate -- Kuramoto mean field n =
+# 2^24 with noise, single, 5000 steps, SRK2 and Euler; all pairs n = 65536;
+# HMF with yoshida4 n = 5e7; the ring model as pairs n = 1e5 -- and a chain
+# of n = 1024 (16,384 replicas, SRK2) at >= 70 per cent of the bandwidth
+# bound of a step that reads and writes its states once (16 bytes an
+# element-step in single precision; mode A keeps the states on chip, so it
+# may pass the bound).
+#
+#   Rscript bench/mb.R [quick]      (quick: fewer steps)
+library(statphysgpu)
+quick <- identical(commandArgs(TRUE)[1], "quick")
+HBM <- 3.35e12 # H100 SXM nominal bytes/s (REFERENCES.md section 8 measures 2.84e12 for a copy)
+rows <- list()
+add <- function(case, what, rate, unit, wall, eng, note = "") {
+  rows[[length(rows) + 1]] <<- data.frame(case = case, what = what, rate = signif(rate, 4),
+                                          unit = unit, wall = round(wall, 3),
+                                          engine = round(eng, 3), note = note)
+  cat(sprintf("%-34s %-10s %10.4g %-16s wall %7.3f s engine %7.3f s %s\n", case, what, rate, unit,
+              wall, eng, note))
+}
+timed <- function(expr) {
+  invisible(gc())
+  t0 <- proc.time()[["elapsed"]]
+  x <- force(expr)
+  list(wall = proc.time()[["elapsed"]] - t0, eng = attr(x, "seconds") %||% NA_real_, x = x)
+}
+`%||%` <- function(a, b) if (is.null(a)) b else a
+pair <- function(case, unit, work, builtin, model) {
+  builtin(TRUE); model(TRUE) # warm: compile, load
+  b <- timed(builtin(FALSE))
+  m <- timed(model(FALSE))
+  add(case, "built-in", work / b$wall, unit, b$wall, b$eng)
+  add(case, "model", work / m$wall, unit, m$wall, m$eng,
+      sprintf("whole call %.2f, engine %.2f of the built-in's", b$wall / m$wall, b$eng / m$eng))
+}
+
+# Kuramoto mean field, n = 2^24, noise, single, 5000 steps
+n <- 2^24
+steps <- if (quick) 1000 else 5000
+kur <- sde_model(drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+                 noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 4, D = 1),
+                 observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf")
+for (method in c("srk2", "euler")) {
+  pair(sprintf("Kuramoto mean field 2^24 %s", method), "osc-steps/s", n * steps,
+       function(w) kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = if (w) 2 else steps,
+                            record_every = if (w) 2 else steps / 10, method = method,
+                            backend = "gpu", precision = "single", progress = FALSE, seed = 1),
+       function(w) sde_run(kur, 1, n = n, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
+                           t_max = 0.01 * (if (w) 2 else steps), method = method,
+                           output = "records", record_every = if (w) 2 else steps / 10,
+                           backend = "gpu", precision = "single", progress = FALSE, seed = 1))
+}
+
+# Chain n = 1024, 16384 replicas, SRK2, single (mode A)
+chain <- sde_model(drift = list(phi = ~ v, v = ~ -beta * v - sin(phi) + gamma + k * (phi[i + 1] - 2 * phi + phi[i - 1])),
+                   noise = list(v = ~ sqrt(2 * beta * T)), params = c(gamma = 0.1, k = 1, T = 0.5, beta = 1),
+                   lattice = "chain", observe = list(v2 = ~ mean(v^2)), name = "chain")
+for (prec in c("single", "double")) {
+  cs <- if (quick) 200 else 1000
+  run <- function(s) sde_run(chain, 16384, n = 1024, init = list(phi = 0, v = 0), dt = 0.01,
+                             t_max = 0.01 * s, method = "srk2", output = "records",
+                             record_every = s, backend = "gpu", precision = prec,
+                             progress = FALSE, seed = 1)
+  run(2)
+  a <- timed(run(cs))
+  b <- timed(run(2 * cs))
+  work <- 1024 * 16384 * cs
+  bound <- HBM / (if (prec == "single") 16 else 32)
+  add(sprintf("chain 1024 x 16384 srk2 %s", prec), "model", work / (b$eng - a$eng), "el-steps/s",
+      b$wall, b$eng, sprintf("steady %.2f of the bound %.3g (whole call %.3g)",
+                             work / (b$eng - a$eng) / bound, bound, 2 * work / b$wall))
+}
+
+# All pairs, n = 65536, SRK2, single
+np <- 65536
+ps <- if (quick) 20 else 100
+kp <- sde_model(drift = list(theta = ~ omega + K / n * pairs(sin(theta[j] - theta))),
+                noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 2, D = 0.5),
+                observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-pairs")
+pair("Kuramoto pairs 65536 srk2", "pair-terms/s", 2 * np^2 * ps,
+     function(w) kuramoto(np, K = 2, theta = 0.5, dt = 0.01, steps = if (w) 2 else ps,
+                          coupling = "pairs", record_every = if (w) 2 else ps, backend = "gpu",
+                          precision = "single", progress = FALSE, seed = 1),
+     function(w) sde_run(kp, 1, n = np, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
+                         t_max = 0.01 * (if (w) 2 else ps), method = "srk2", output = "records",
+                         record_every = if (w) 2 else ps, backend = "gpu", precision = "single",
+                         progress = FALSE, seed = 1))
+
+# HMF, n = 5e7, yoshida4 (the model in single and double; lrmd mixed)
+nh <- 5e7
+hs <- if (quick) 40 else 200
+hmf <- sde_model(drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q)),
+                 observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2), K = ~ mean(p^2) / 2),
+                 name = "hmf")
+for (prec in c("single", "double")) {
+  pair(sprintf("HMF 5e7 yoshida4 model %s", prec), "particle-steps/s", nh * hs,
+       function(w) lrmd("hmf", n = nh, init = hmf_waterbag(nh, 1, 0.69, seed = 1), dt = 0.05,
+                        steps = if (w) 2 else hs, record_every = if (w) 2 else hs,
+                        backend = "gpu", progress = FALSE),
+       function(w) sde_run(hmf, 1, n = nh, init = list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 0.8)),
+                           dt = 0.05, t_max = 0.05 * (if (w) 2 else hs), method = "yoshida4",
+                           output = "records", record_every = if (w) 2 else hs, backend = "gpu",
+                           precision = prec, progress = FALSE, seed = 1))
+}
+
+# The ring model as pairs, n = 1e5, yoshida4
+nr <- 1e5
+rs <- if (quick) 2 else 10
+ring <- sde_model(drift = list(q = ~ p, p = ~ -1 / (2 * sqrt(2) * n) *
+                                 pairs(sin(q - q[j]) * (1 + eps - cos(q - q[j]))^(-1.5))),
+                  params = c(eps = 0.01), observe = list(K = ~ mean(p^2) / 2), name = "ring")
+pair("ring 1e5 yoshida4 (pairs)", "pair-terms/s", 3 * nr^2 * rs,
+     function(w) lrmd("ring", n = nr, init = ring_uniform(nr, p0 = 0.3, seed = 1), dt = 0.05,
+                      steps = if (w) 1 else rs, record_every = if (w) 1 else rs,
+                      backend = "gpu", progress = FALSE),
+     function(w) sde_run(ring, 1, n = nr, init = list(q = ~ runif(-pi, pi), p = ~ runif(-0.3, 0.3)),
+                         dt = 0.05, t_max = 0.05 * (if (w) 1 else rs), method = "yoshida4",
+                         output = "records", record_every = if (w) 1 else rs, backend = "gpu",
+                         precision = "single", progress = FALSE, seed = 1))
+
+res <- do.call(rbind, rows)
+res$device <- tryCatch(gpu_devices()$name[1], error = function(e) NA)
+print(res, row.names = FALSE)
+out <- Sys.getenv("OUT")
+if (nzchar(out)) utils::write.csv(res, file.path(out, "bench-mb.csv"), row.names = FALSE)
