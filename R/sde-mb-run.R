@@ -84,7 +84,7 @@ sde_mb_eval <- function(e, pars, c, reps, n, seed, purpose, D, d0, what, call) {
   varies <- ds$sites > 0 || "i" %in% all.vars(y)
   env <- list2env(c(pars, list(n = n, pi = pi)), parent = baseenv())
   len <- if (varies) n * length(reps) else 1
-  env$i <- if (varies) rep(seq_len(n), times = length(reps)) else 1
+  env$i <- if ("i" %in% all.vars(y)) rep(seq_len(n), times = length(reps)) else 1
   env$.draw <- function(kind, site, a, b) {
     z <- .Call(C_sp_r_mb_draws, seed, purpose, c, as.double(reps), n, D, d0 + site, kind)
     switch(kind + 1L, a + (b - a) * z, a + b * z, a + b * z)
@@ -251,18 +251,10 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
       all(vapply(vk, function(x) identical(as.double(x), as.double(vk[[1]])), TRUE))
     }, TRUE))
     ep_shared <- !draws && same_cond
-    if (ep_shared) {
-      ep <- unlist(lapply(vals, function(vk) rep_len(as.double(vk[[1]]), n)))
+    ep <- if (ep_shared) {
+      unlist(lapply(vals, function(vk) rep_len(as.double(vk[[1]]), n)))
     } else {
-      ep <- numeric(nsys * ne * n)
-      for (c in seq_len(ncond)) for (k in seq_len(ne)) {
-        x <- vals[[k]][[c]]
-        xm <- matrix(rep_len(as.double(x), n * fr$n), n, fr$n)
-        for (r in seq_len(fr$n)) {
-          s <- (c - 1) * fr$n + r - 1
-          ep[(s * ne + k - 1) * n + seq_len(n)] <- xm[, r]
-        }
-      }
+      sde_mb_stack(vals, n, fr$n, ncond)
     }
   }
   # starts
@@ -325,7 +317,11 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   attr(out, "replicas") <- fr$n
   attr(out, "record_every") <- rec$every
   attr(out, "steps") <- c(useful = res$useful_steps * n, issued = res$useful_steps * n)
-  attr(out, "final") <- array(res$x, c(n, nx, nsys), dimnames = list(NULL, m$states, NULL))
+  final <- res$x # the final states, shaped in place (no copy of n x nx x systems numbers)
+  res$x <- NULL
+  dim(final) <- c(n, nx, nsys)
+  dimnames(final) <- list(NULL, m$states, NULL)
+  attr(out, "final") <- final
   done <- max(res$steps %||% 0)
   attr(out, "k_end") <- k0 + done
   attr(out, "t_end") <- t0 + done * dt
@@ -434,6 +430,8 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
     sites <- sites + ds$sites
     vals[[v]] <- list(e = e, d0 = d0)
   }
+  laws <- sde_mb_init_laws(m, vals, grid, n)
+  if (!is.null(laws)) return(list(x0 = laws, cond = 2L))
   D <- max(1L, sites)
   for (v in seq_len(nx)) {
     if (!is.null(vals[[v]]$e)) {
@@ -450,15 +448,72 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
     x0 <- unlist(lapply(seq_len(ncond), function(c) vapply(vals, function(vv) vv[[c]], 0)))
     return(list(x0 = x0, cond = TRUE))
   }
-  x0 <- numeric(ncond * fr$n * nx * n)
-  for (c in seq_len(ncond)) for (v in seq_len(nx)) {
-    xm <- matrix(rep_len(as.double(vals[[v]][[c]]), n * fr$n), n, fr$n)
-    for (r in seq_len(fr$n)) {
-      s <- (c - 1) * fr$n + r - 1
-      x0[(s * nx + v - 1) * n + seq_len(n)] <- xm[, r]
+  list(x0 = sde_mb_stack(vals, n, fr$n, ncond), cond = FALSE)
+}
+
+# Starts the engine draws itself (job x0_cond 2: sp_mb_out_init(), threaded,
+# no vector of R's): when every state's start is one number or a single
+# draw runif(a, b), rnorm(a, b), rcauchy(a, b) whose arguments are
+# parameters alone (not the element's i), per condition and state (kind,
+# a, b) -- kind -1 a constant a -- else NULL.  The numbers are those R's
+# evaluation of the formulas gives (the same draws, a + (b - a) u and a + b z
+# in double).
+sde_mb_init_laws <- function(m, vals, grid, n) {
+  nx <- length(vals)
+  law <- vector("list", nx)
+  any_draw <- FALSE
+  for (v in seq_len(nx)) {
+    e <- if (is.list(vals[[v]]) && !is.null(names(vals[[v]]))) vals[[v]]$e
+    if (is.null(e)) {
+      if (length(vals[[v]][[1]]) != 1) return(NULL)
+      next
+    }
+    ds <- sde_draw_sites(e)
+    y <- ds$e
+    if (!is.null(ds$error) || ds$sites != 1 || !is.call(y) || !identical(y[[1]], as.name(".draw")) ||
+        "i" %in% c(all.vars(y[[4]]), all.vars(y[[5]]))) {
+      return(NULL)
+    }
+    law[[v]] <- y
+    any_draw <- TRUE
+  }
+  if (!any_draw) return(NULL)
+  out <- numeric(3 * nx * nrow(grid))
+  for (c in seq_len(nrow(grid))) {
+    env <- list2env(c(as.list(grid[c, names(m$params), drop = FALSE]), list(n = n, pi = pi)),
+                    parent = baseenv())
+    for (f in SDE_UNARY_DOUBLE_R) assign(f, get(f, baseenv()), envir = env)
+    for (v in seq_len(nx)) {
+      k <- 3 * ((c - 1) * nx + v - 1)
+      if (is.null(law[[v]])) {
+        out[k + 1:3] <- c(-1, as.double(vals[[v]][[c]]), 0)
+        next
+      }
+      y <- law[[v]]
+      ab <- tryCatch(suppressWarnings(as.double(c(eval(y[[4]], env), eval(y[[5]], env)))),
+                     error = function(err) NULL)
+      if (length(ab) != 2 || any(!is.finite(ab)) || any(abs(ab) > 1e300)) return(NULL)
+      out[k + 1:3] <- c(as.double(y[[2]]), ab)
     }
   }
-  list(x0 = x0, cond = FALSE)
+  out
+}
+
+# Values per (field, condition) -- vals[[v]][[c]], n numbers per replica,
+# the elements of a replica consecutive (or fewer, recycled) -- as the
+# engine's array: systems (condition-major) x fields x n, in one pass.
+sde_mb_stack <- function(vals, n, nrep, ncond) {
+  nv <- length(vals)
+  if (nv == 1 && ncond == 1) {
+    x <- as.double(vals[[1]][[1]])
+    return(if (length(x) == n * nrep) x else rep_len(x, n * nrep))
+  }
+  out <- array(0, c(n, nv, nrep * ncond))
+  for (c in seq_len(ncond)) for (v in seq_len(nv)) {
+    out[, v, (c - 1) * nrep + seq_len(nrep)] <- as.double(vals[[v]][[c]])
+  }
+  dim(out) <- NULL
+  out
 }
 
 # The CPU object of a many-body model: both precisions of mb_cpu.h.

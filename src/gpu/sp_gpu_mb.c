@@ -113,17 +113,17 @@ static int mb_alloc_ones(sp_gpu_dev *d, size_t bytes, const char *what, CUdevice
   return st;
 }
 
-/* Rows of doubles (row r of src at src_row(r), n values) into a host buffer
- * of the working precision with row stride npad, the padding 0. */
-static void mb_put_row(void *h, size_t r, const double *src, uint64_t n, uint64_t npad, int single,
-                       double fill, int use_fill) {
+/* n doubles src into row r (stride npad) of a host buffer of the working
+ * precision, the padding 0. */
+static void mb_put_row(void *h, size_t r, const double *src, uint64_t n, uint64_t npad, int single) {
   uint64_t i;
   if (single) {
     float *o = (float *)h + r * npad;
-    for (i = 0; i < npad; i++) o[i] = i < n ? (float)(use_fill ? fill : src[i]) : 0.0f;
+    for (i = 0; i < npad; i++) o[i] = i < n ? (float)src[i] : 0.0f;
   } else {
     double *o = (double *)h + r * npad;
-    for (i = 0; i < npad; i++) o[i] = i < n ? (use_fill ? fill : src[i]) : 0.0;
+    memcpy(o, src, (size_t)n * sizeof(double));
+    for (i = n; i < npad; i++) o[i] = 0.0;
   }
 }
 
@@ -467,7 +467,7 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     for (s = 0; s < sets; s++)
       for (i = 0; i < ne; i++) {
         const uint64_t g = job->epar_shared ? 0 : v->s0 + s;
-        mb_put_row(h, (size_t)(s * ne + i), A->epar + (g * ne + i) * n, n, npad, single, 0, 0);
+        mb_put_row(h, (size_t)(s * ne + i), A->epar + (g * ne + i) * n, n, npad, single);
       }
     st = mb_upload(d, h, bytes, "the element parameters", &v->ep);
     free(h);
@@ -476,13 +476,9 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   bytes = (size_t)(v->ns * nx * npad) * rb;
   h = malloc(bytes > 0 ? bytes : 1);
   if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  for (s = 0; s < v->ns; s++) {
-    const uint64_t g = v->s0 + s, c = g / job->replicas;
-    for (i = 0; i < nx; i++) {
-      if (job->x0_cond) mb_put_row(h, (size_t)(s * nx + i), NULL, n, npad, single, A->x0[c * nx + i], 1);
-      else mb_put_row(h, (size_t)(s * nx + i), A->x0 + (g * nx + i) * n, n, npad, single, 0, 0);
-    }
-  }
+  for (s = 0; s < v->ns; s++) /* the starts: sp_mb_out_init made them in out->x */
+    for (i = 0; i < nx; i++)
+      mb_put_row(h, (size_t)(s * nx + i), m->out->x + ((v->s0 + s) * nx + i) * n, n, npad, single);
   st = sp_gpu_to_device(d->id, v->buf[0], h, bytes);
   free(h);
   if (st) return st;
