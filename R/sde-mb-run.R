@@ -274,7 +274,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   job <- list(dt = dt, t0 = t0, k0 = k0, kmax = kmax, n = n, replicas = fr$n,
               replica0 = fr$first - 1, ncond = ncond, nx = nx, ne = ne, np = ncol(par),
               nw = length(m$noise), nt = length(m$mb$terms), nd = m$mb$dyn,
-              nq = length(m$mb$pairs), no = length(m$observe),
+              nq = length(m$mb$pairs), no = length(m$observe), nu = m$nu %||% 0,
               method = match(method, SDE_MB_METHOD_CODES) - 1,
               single = as.integer(fr$precision == "single"),
               output = switch(output, passage = 0, moments = 1, records = 1, trajectories = 2),
@@ -340,7 +340,8 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
 # defines (NVRTC's, the module's variant)).  Mode A -- a system a thread
 # block, four elements a thread, the states in registers for a whole launch
 # -- when a system fits one block of at most 512 threads (n <= 2048) and what
-# its threads share (the states, and the element parameters for pairs)
+# its threads share (the states; for pairs, the element parameters and the
+# elements' values for the pair terms)
 # fits 40 kB of shared memory: it touches global memory only at a launch's
 # start and end and synchronises with barriers, not kernel launches, so it
 # beats mode B wherever it fits.  Else mode B: a system over many blocks, a
@@ -352,7 +353,7 @@ sde_mb_gpu_plan <- function(m, n, precision, method) {
   nq <- length(m$mb$pairs)
   ng <- ceiling(n / 4)
   bytes <- if (precision == "single") 4 else 8
-  shared <- (nx + if (nq > 0) ne else 0) * 4 * ng * bytes
+  shared <- (nx + if (nq > 0) ne + (m$nu %||% 0) else 0) * 4 * ng * bytes
   small <- ng <= 512 && shared <= 40 * 1024
   terms_nb <- any(grepl("^\\.nb_", unlist(lapply(m$mb$terms, all.vars))))
   lattice <- m$mb$reach > 0

@@ -556,20 +556,28 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
                                              uint64_t n, uint64_t npad, uint64_t i,
                                              unsigned b, double t, const real *xi,
                                              const real *ei, real *Q) {
-  __shared__ real shx[SP_MB_NX][SP_MB_TILE];
-  __shared__ real she[SP_MB_EN][SP_MB_TILE];
+  __shared__ __align__(16) real shx[SP_MB_NX][SP_MB_TILE];
+  __shared__ __align__(16) real she[SP_MB_EN][SP_MB_TILE];
+  __shared__ __align__(16) real shu[SP_MB_UN][SP_MB_TILE];
   double acc[SP_MB_QN];
   const real fi = (real)(i + 1);
+  real ui[SP_MB_UN];
+  SP_PREC(mb_pair_pre)(t, xi, ei, S.p, S.pd, fi, ui); /* the target's values, once */
 #pragma unroll
   for (int q = 0; q < SP_MB_QN; q++) acc[q] = 0;
   for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
     const uint64_t j = j0 + threadIdx.x;
     __syncthreads(); /* the tile's last readers */
-    if (j < n) {
+    if (j < n) { /* the source's states, parameters and values (once a tile) */
+      real xs[SP_MB_NX], es[SP_MB_EN], us[SP_MB_UN];
 #pragma unroll
-      for (int v = 0; v < SP_MB_NX; v++) shx[v][threadIdx.x] = SRC[(uint64_t)v * npad + j];
+      for (int v = 0; v < SP_MB_NX; v++) shx[v][threadIdx.x] = xs[v] = SRC[(uint64_t)v * npad + j];
 #pragma unroll
-      for (int k = 0; k < SP_MB_NE; k++) she[k][threadIdx.x] = E[(uint64_t)k * npad + j];
+      for (int k = 0; k < SP_MB_EN; k++)
+        she[k][threadIdx.x] = es[k] = k < SP_MB_NE ? E[(uint64_t)k * npad + j] : (real)0;
+      SP_PREC(mb_pair_pre)(t, xs, es, S.p, S.pd, (real)(j + 1), us);
+#pragma unroll
+      for (int k = 0; k < SP_MB_UN; k++) shu[k][threadIdx.x] = us[k];
     }
     __syncthreads();
     const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
@@ -578,14 +586,16 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
     for (int q = 0; q < SP_MB_QN; q++) tq[q] = 0;
     if (j0 == (uint64_t)b * SP_MB_TILE) { /* the targets' own tile */
       for (int k = 0; k < m; k++) {
-        real xj[SP_MB_NX], ej[SP_MB_EN], one[SP_MB_QN];
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN], one[SP_MB_QN];
 #pragma unroll
         for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
 #pragma unroll
         for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
 #pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+#pragma unroll
         for (int q = 0; q < SP_MB_QN; q++) one[q] = 0;
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, S.p, S.pd, fi, (real)(j0 + k + 1), one);
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), one);
         if (j0 + (uint64_t)k != i)
 #pragma unroll
           for (int q = 0; q < SP_MB_QN; q++) tq[q] += one[q];
@@ -593,21 +603,25 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
     } else if (m == SP_MB_TILE) {
 #pragma unroll 8
       for (int k = 0; k < SP_MB_TILE; k++) {
-        real xj[SP_MB_NX], ej[SP_MB_EN];
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
 #pragma unroll
         for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
 #pragma unroll
         for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
+#pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
       }
     } else {
       for (int k = 0; k < m; k++) {
-        real xj[SP_MB_NX], ej[SP_MB_EN];
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
 #pragma unroll
         for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
 #pragma unroll
         for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
+#pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
       }
     }
 #pragma unroll
@@ -787,13 +801,24 @@ __device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32
 /* The pair sums Q[u] of the thread's four elements over the system's
  * states in SX (parameters SE), tile by tile as mb_pair_sums. */
 __device__ __forceinline__ void mb_small_pairs(const mb_sys &S, const real *SX, const real *SE,
-                                               uint64_t n, uint64_t npad, uint32_t g, double t,
-                                               const real x[4][SP_MB_NX],
+                                               real *SU, uint64_t n, uint64_t npad, uint32_t g,
+                                               uint32_t ng, double t, const real x[4][SP_MB_NX],
                                                const real e[4][SP_MB_EN],
                                                real Q[4][SP_MB_QN]) {
 #if SP_MB_NQ > 0
   double acc[4][SP_MB_QN];
+  real ui[4][SP_MB_UN];
   const uint64_t own = (4 * (uint64_t)g / SP_MB_TILE) * SP_MB_TILE;
+  /* the elements' values for the pair terms, each thread its own four
+   * (SU was last read before the barriers of the publish that came before) */
+#  pragma unroll
+  for (int u = 0; u < 4; u++) {
+    SP_PREC(mb_pair_pre)(t, x[u], e[u], S.p, S.pd, (real)(4 * (uint64_t)g + u + 1), ui[u]);
+    if (g < ng)
+#  pragma unroll
+      for (int c = 0; c < SP_MB_UN; c++) SU[(uint64_t)c * npad + 4 * g + u] = ui[u][c];
+  }
+  __syncthreads();
 #  pragma unroll
   for (int u = 0; u < 4; u++)
 #  pragma unroll
@@ -809,11 +834,13 @@ __device__ __forceinline__ void mb_small_pairs(const mb_sys &S, const real *SX, 
 #  pragma unroll 2
     for (int k = 0; k < m; k++) {
       const uint64_t j = j0 + (uint64_t)k;
-      real xj[SP_MB_NX], ej[SP_MB_EN];
+      real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
 #  pragma unroll
       for (int v = 0; v < SP_MB_NX; v++) xj[v] = SX[(uint64_t)v * npad + j];
 #  pragma unroll
       for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? SE[(uint64_t)c * npad + j] : (real)0;
+#  pragma unroll
+      for (int c = 0; c < SP_MB_UN; c++) uj[c] = SU[(uint64_t)c * npad + j];
 #  pragma unroll
       for (int u = 0; u < 4; u++) {
         const uint64_t i = 4 * (uint64_t)g + u;
@@ -821,12 +848,14 @@ __device__ __forceinline__ void mb_small_pairs(const mb_sys &S, const real *SX, 
           real one[SP_MB_QN];
 #  pragma unroll
           for (int q = 0; q < SP_MB_QN; q++) one[q] = 0;
-          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, S.p, S.pd, (real)(i + 1), (real)(j + 1), one);
+          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, ui[u], uj, S.p, S.pd, (real)(i + 1), (real)(j + 1),
+                           one);
           if (j != i)
 #  pragma unroll
             for (int q = 0; q < SP_MB_QN; q++) tq[u][q] += one[q];
         } else {
-          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, S.p, S.pd, (real)(i + 1), (real)(j + 1), tq[u]);
+          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, ui[u], uj, S.p, S.pd, (real)(i + 1), (real)(j + 1),
+                           tq[u]);
         }
       }
     }
@@ -840,7 +869,8 @@ __device__ __forceinline__ void mb_small_pairs(const mb_sys &S, const real *SX, 
 #  pragma unroll
     for (int q = 0; q < SP_MB_QN; q++) Q[u][q] = (real)acc[u][q];
 #else
-  (void)S; (void)SX; (void)SE; (void)n; (void)npad; (void)g; (void)t; (void)x; (void)e;
+  (void)S; (void)SX; (void)SE; (void)SU; (void)n; (void)npad; (void)g; (void)ng; (void)t; (void)x;
+  (void)e;
 #  pragma unroll
   for (int u = 0; u < 4; u++) Q[u][0] = 0;
 #endif
@@ -872,7 +902,8 @@ __device__ __forceinline__ void mb_small_terms(const mb_sys &S, const real *SX, 
 }
 
 /* One system per block (see the top).  Dynamic shared memory: the states
- * (nx x npad) and, with pairs, the element parameters (ne x npad). */
+ * (nx x npad) and, with pairs, the element parameters (ne x npad) and the
+ * elements' values for the pair terms (nu x npad). */
 extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_kernel(const sp_mb_kargs a) {
   extern __shared__ __align__(16) unsigned char mb_dyn[];
   __shared__ double red[SP_MB_TN][SP_MB_SMALL_MAX / 32];
@@ -888,6 +919,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
   const uint32_t g = threadIdx.x, ng = (uint32_t)(npad / 4);
   real *SX = reinterpret_cast<real *>(mb_dyn);
   real *SE = SX + (uint64_t)SP_MB_NX * npad;
+  real *SU = SE + (uint64_t)SP_MB_NE * npad; /* pairs: the elements' values */
   real *Xg = a.x + s * (uint64_t)SP_MB_NX * npad;
   const real *E = mb_ep(a, s);
   const double t0 = a.job.t0, dt = a.job.dt;
@@ -949,7 +981,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
   {
     const double tc = t0 + (double)a.kcur * dt;
     real Q[4][SP_MB_QN];
-    mb_small_pairs(S, SX, SE, n, npad, g, tc, x, e, Q);
+    mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, tc, x, e, Q);
 #  pragma unroll
     for (int u = 0; u < 4; u++) {
       const uint64_t i = 4 * (uint64_t)g + u;
@@ -970,7 +1002,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     {
       real z[4][SP_MB_WN], f0[4][SP_MB_NX], b0[4][SP_MB_WN], y[4][SP_MB_NX], Q[4][SP_MB_QN];
       mb_group_normals(a.seed, S.stream, kk, g, n, z);
-      mb_small_pairs(S, SX, SE, n, npad, g, t, x, e, Q);
+      mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t, x, e, Q);
 #  pragma unroll
       for (int u = 0; u < 4; u++) {
         const uint64_t i = 4 * (uint64_t)g + u;
@@ -1005,7 +1037,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
 #    pragma unroll
           for (int q = 0; q < SP_MB_TN; q++) R1[q] = 0;
         }
-        mb_small_pairs(S, SX, SE, n, npad, g, t2, x, e, Q);
+        mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
 #    pragma unroll
         for (int u = 0; u < 4; u++) {
           const uint64_t i = 4 * (uint64_t)g + u;
@@ -1044,7 +1076,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       const double t2 = t + dt;
       if (reduce_dyn) MB_SMALL_REDUCE(t2);
       real Q[4][SP_MB_QN];
-      mb_small_pairs(S, SX, SE, n, npad, g, t2, x, e, Q);
+      mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
 #  pragma unroll
       for (int u = 0; u < 4; u++) {
         const uint64_t i = 4 * (uint64_t)g + u;
@@ -1067,7 +1099,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
         const real hk = (real)(d[st] * dt), hc = (real)(c[st] * dt);
         if (d[st] != 0) {
           real Q[4][SP_MB_QN];
-          mb_small_pairs(S, SX, SE, n, npad, g, tq, x, e, Q);
+          mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, tq, x, e, Q);
 #  pragma unroll
           for (int u = 0; u < 4; u++) {
             const uint64_t i = 4 * (uint64_t)g + u;

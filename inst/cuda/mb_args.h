@@ -68,6 +68,7 @@ typedef struct {
   uint64_t replica0;     /* 0-based global number of the call's first replica */
   uint64_t ncond;
   int64_t nx, ne, np, nw, nt, nd, nq, no; /* sizes (sde_mb_header()) */
+  int64_t nu;            /* the elements' values for the pair terms (mb_pair_pre) */
   int64_t method;        /* SP_MB_* */
   int64_t single;        /* 1: single precision */
   int64_t output;        /* SP_MB_OUT_* */
@@ -128,8 +129,8 @@ typedef void (*sp_mb_observe_fn)(const sp_mb_job *job, const double *par, const 
 SP_FN uint64_t sp_mb_work_size(const sp_mb_job *job) {
   const uint64_t n = job->n, nx = (uint64_t)job->nx;
   const uint64_t nw = job->nw > 0 ? (uint64_t)job->nw : 1, nq = job->nq > 0 ? (uint64_t)job->nq : 1,
-                 ne = job->ne > 0 ? (uint64_t)job->ne : 1;
-  return n * (4 * nx + nw + nq + ne) + 2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
+                 ne = job->ne > 0 ? (uint64_t)job->ne : 1, nu = job->nu > 0 ? (uint64_t)job->nu : 1;
+  return n * (4 * nx + nw + nq + ne + nu) + 2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
 }
 
 /* ---- the GPU kernels' arguments (inst/cuda/mb.cu, src/gpu/sp_gpu_mb.c) ----------
@@ -180,8 +181,8 @@ typedef struct {
   int32_t check, start;   /* flag non-finite states; mode A: check the event at kcur */
 } sp_mb_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_mb_job) == 208, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 536, /* 208 + 8 + 35 x 8 + 10 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_job) == 216, "sp_mb_job layout");
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 544, /* 216 + 8 + 35 x 8 + 10 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

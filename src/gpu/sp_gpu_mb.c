@@ -405,7 +405,7 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   /* geometry: n alone decides it (the order of every sum) */
   if (m->small) {
     v->threads = (unsigned)((ng + 31) / 32 * 32);
-    v->shmem = (unsigned)((nx + (job->nq > 0 ? ne : 0)) * npad * rb);
+    v->shmem = (unsigned)((nx + (job->nq > 0 ? ne + (uint64_t)job->nu : 0)) * npad * rb);
     if (v->threads > MB_SMALL_MAX || v->shmem > 48 * 1024)
       return sp_fail(SP_ERR_INVALID, "internal error: n = %llu does not fit a thread block",
                      (unsigned long long)n);

@@ -15,7 +15,7 @@ static const sp_field fields[] = {
   JOB(replica0, SP_F_COUNT),     JOB(ncond, SP_F_COUNT),      JOB(nx, SP_F_I64),
   JOB(ne, SP_F_I64),             JOB(np, SP_F_I64),           JOB(nw, SP_F_I64),
   JOB(nt, SP_F_I64),             JOB(nd, SP_F_I64),           JOB(nq, SP_F_I64),
-  JOB(no, SP_F_I64),             JOB(method, SP_F_I64),       JOB(single, SP_F_I64),
+  JOB(no, SP_F_I64),             JOB(nu, SP_F_I64),             JOB(method, SP_F_I64),       JOB(single, SP_F_I64),
   JOB(output, SP_F_I64),         JOB(record_every, SP_F_COUNT), JOB(nrec, SP_F_COUNT),
   JOB(keep, SP_F_COUNT),         JOB(use_stop, SP_F_I64),     JOB(epar_shared, SP_F_I64),
   JOB(x0_cond, SP_F_I64),       JOB(gpu_plan, SP_F_I64),

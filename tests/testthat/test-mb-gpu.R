@@ -82,6 +82,44 @@ test_that("the GPU plan: a system a block up to n = 2048 (shared memory permitti
   expect_true("SP_MB_METHOD=3" %in% plan(ms$hmf, 10, "single", "yoshida4")$defines)
 })
 
+test_that("pair terms: sin and cos of x[j] -+ x expanded, the elements' sines made once (mb_pair_pre)", {
+  ms <- mb_test_models()
+  code <- strsplit(ms$kp$code, "\n")[[1]]
+  expect_true(any(grepl("u\\[0\\] = SP_SIN\\(x\\[0\\]\\);", code)))
+  pair <- grep("acc\\[0\\] \\+=", code, value = TRUE)
+  expect_false(grepl("SP_SIN|SP_COS", pair)) # no sine left per pair
+  # x^-1.5 by a square root, not pow
+  ring <- sde_model(drift = list(q = ~ p, p = ~ -1 / n * pairs(sin(q - q[j]) * (1.01 - cos(q - q[j]))^(-1.5))),
+                    name = "mb-ring-pairs")
+  pair <- grep("acc\\[0\\] \\+=", strsplit(ring$code, "\n")[[1]], value = TRUE)
+  expect_match(pair, "SP_SQRT")
+  expect_false(grepl("SP_POW|SP_SIN|SP_COS", pair))
+  # a term that does not separate stays as it is
+  g <- sde_model(drift = list(x = ~ pairs(exp(-(x[j] - x)^2))), name = "mb-gauss")
+  expect_match(grep("acc\\[0\\] \\+=", strsplit(g$code, "\n")[[1]], value = TRUE), "SP_EXP")
+})
+
+test_that("CPU: the pair sums of sin(x[j] - x) are the mean field's (the self term is zero)", {
+  skip_if_no_cc()
+  pairs_m <- sde_model(drift = list(theta = ~ K / n * pairs(sin(theta[j] - theta))),
+                       noise = list(theta = ~ sqrt(2 * D)), params = c(K = 3, D = 0.5),
+                       observe = list(c = ~ mean(cos(theta))), name = "mb-pairs-mf")
+  mf <- sde_model(drift = list(theta = ~ K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+                  noise = list(theta = ~ sqrt(2 * D)), params = c(K = 3, D = 0.5),
+                  observe = list(c = ~ mean(cos(theta))), name = "mb-mf-pairs")
+  run <- function(m, method) {
+    sde_run(m, 2, n = 60, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01, t_max = 0.3,
+            method = method, output = "records", record_every = 10, seed = 9, backend = "cpu",
+            precision = "double", progress = FALSE)
+  }
+  for (method in c("euler", "srk2")) {
+    a <- run(pairs_m, method)
+    b <- run(mf, method)
+    expect_lt(max(abs(attr(a, "final") - attr(b, "final"))), 1e-9)
+    expect_lt(max(abs(a$c - b$c)), 1e-9)
+  }
+})
+
 test_that("the many-body kernels compile with NVRTC for sm_90 in every method, precision and mode (no GPU needed)", {
   skip_if_no_nvrtc()
   if (isTRUE(.Call(statphysgpu:::C_sp_r_gpu_status)$available)) {
