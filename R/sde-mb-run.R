@@ -283,7 +283,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
               x0_cond = as.integer(x0_cond))
   gpu <- fr$plan$backend == "gpu"
   plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method)
-  job$gpu_plan <- if (gpu) plan$code else 0
+  job$gpu_plan <- if (gpu) plan$code + 8L else 0 # SP_MB_PLAN_GPU
   job <- lapply(job, as.double)
   job$seed <- fr$seed
   job$par <- as.double(t(par))

@@ -759,6 +759,46 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_keep_kernel(cons
   }
 }
 
+/* The starts of the device's systems from their laws (job x0_cond 2: a.laws,
+ * per condition and state kind, a, b; sp_mb_out_init's numbers, drawn here
+ * from the same Philox blocks, the normal's logarithm and cosine the
+ * device's): into the state array a.x, the padding 0.  Grid-stride over
+ * elements. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_start_kernel(const sp_mb_kargs a) {
+  const uint64_t n = a.job.n, total = a.nsys * n;
+  uint64_t D = 0;
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) D += a.laws[3 * v] >= 0;
+  if (D == 0) D = 1;
+  for (uint64_t t = (uint64_t)blockIdx.x * SP_MB_BLOCK + threadIdx.x; t < total;
+       t += (uint64_t)gridDim.x * SP_MB_BLOCK) {
+    const uint64_t s = t / n, i = t - s * n, g = a.sys0 + s, c = g / a.job.replicas;
+    const uint64_t stream = sp_stream_replica(c, a.job.replica0 + (g - c * a.job.replicas));
+    uint64_t d = 0;
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) {
+      const double *k = a.laws + 3 * (c * SP_MB_NX + (uint64_t)v);
+      double val = k[1];
+      if (k[0] >= 0) {
+        const int kind = (int)k[0];
+        const sp_u32x4 b = sp_philox_purpose_block(a.seed, SP_PURPOSE_SDE_INIT, stream, i * D + d);
+        const double u1 = ((double)((uint64_t)b.x << 21 | b.y >> 11) + 0.5) * 0x1p-53;
+        const double pi = 3.14159265358979323846;
+        double z = u1;
+        if (kind == 1) {
+          const double u2 = ((double)((uint64_t)b.z << 21 | b.w >> 11) + 0.5) * 0x1p-53;
+          z = sqrt(-2.0 * log(u1)) * cos(2.0 * pi * u2);
+        } else if (kind == 2) {
+          z = tan(pi * (u1 - 0.5));
+        }
+        val = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+        d++;
+      }
+      a.x[(s * SP_MB_NX + (uint64_t)v) * a.npad + i] = (real)val;
+    }
+  }
+}
+
 /* ---- mode A: a system a block ---------------------------------------------------- */
 
 #if SP_MB_SMALL

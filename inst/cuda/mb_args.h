@@ -47,6 +47,7 @@
 #define SP_MB_PLAN_SMALL 1    /* mode A: a system a thread block (else mode B) */
 #define SP_MB_PLAN_TERMS_NB 2 /* a reduction term reads a lattice neighbour */
 #define SP_MB_PLAN_LATTICE 4  /* a right-hand side reads a lattice neighbour */
+#define SP_MB_PLAN_GPU 8      /* the run is on the GPU (which draws the starts of x0_cond 2) */
 
 /* What an advance returns */
 #define SP_MB_RUNNING 0
@@ -165,6 +166,7 @@ typedef struct {
   SP_DPTR(unsigned long long) badk;  /* nsys: the first step with a non-finite state */
   SP_DPTR(unsigned long long) badwhat; /* nsys: element << 8 | state at that step */
   SP_DPTR(unsigned int) flags;       /* [0] systems stopped, [1] non-finite seen */
+  SP_DPTR(const double) laws;        /* x0_cond 2: the starts' laws (job x0), ncond x nx x 3 */
   uint64_t sys0, nsys, npad, nkeep;
   uint64_t kcur, kend;    /* mode A: the launch makes steps kcur .. kend - 1 of the call */
   uint64_t kk;            /* mode B: the chain's step of the pass's normals (k0 + k) */
@@ -182,7 +184,7 @@ typedef struct {
 } sp_mb_kargs;
 
 SP_STATIC_ASSERT(sizeof(sp_mb_job) == 216, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 544, /* 216 + 8 + 35 x 8 + 10 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 552, /* 216 + 8 + 36 x 8 + 10 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

@@ -350,7 +350,10 @@ void sp_mb_out_init(const void *job_, void *out_) {
   const uint64_t sys = SP_MB_SYSTEMS(j), per = (uint64_t)j->nx * j->n;
   uint64_t s, v, i;
   if (o->x != NULL && j->x0_cond == 2) {
-    mb_draw_starts(a, o->x);
+    /* on the GPU the device draws them (mb.cu, sp_mb_start_kernel) when the
+     * engine runs at all */
+    if (!(j->gpu_plan & SP_MB_PLAN_GPU) || (j->output != SP_MB_OUT_PASSAGE && j->kmax == 0))
+      mb_draw_starts(a, o->x);
   } else if (o->x != NULL) {
     for (s = 0; s < sys; s++) {
       if (!j->x0_cond) {

@@ -45,12 +45,12 @@ typedef struct {
 } mb_model;
 
 typedef struct {
-  CUfunction f_small, f_pass1, f_pass2, f_measure, f_keep;
+  CUfunction f_small, f_pass1, f_pass2, f_measure, f_keep, f_start;
   const char *n_pass1, *n_pass2;
   CUdeviceptr buf[3]; /* state buffers; x, y, z are buf[xi], buf[yi], buf[zi] */
   int xi, yi, zi, nbuf;
   CUdeviceptr ep, par, aux, sums, partial, count, rec, traj, stopped, xbuf, kstop, badk,
-      badwhat, flags;
+      badwhat, flags, laws;
   uint64_t s0, ns, nkeep; /* the device's systems s0 .. s0 + ns - 1; kept: nkeep of them */
   uint64_t k, nrec_done;  /* steps of the call made; the next record */
   int bps_g, bps_p, gpt;  /* blocks a system (group and pair kernels), groups a thread */
@@ -83,6 +83,7 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.badk = v->badk;
   a.badwhat = v->badwhat;
   a.flags = v->flags;
+  a.laws = v->laws;
   a.sys0 = v->s0;
   a.nsys = v->ns;
   a.npad = m->npad;
@@ -388,6 +389,9 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   v->nkeep = job->output == SP_MB_OUT_TRAJECTORIES && job->keep > v->s0 ? job->keep - v->s0 : 0;
   if (v->nkeep > v->ns) v->nkeep = v->ns;
   /* the kernels of the plan and method */
+  if (job->x0_cond == 2 &&
+      (st = sp_gpu_function(d->id, m->key, "sp_mb_start_kernel", &v->f_start)))
+    return st;
   if (m->small) {
     if ((st = sp_gpu_function(d->id, m->key, "sp_mb_small_kernel", &v->f_small))) return st;
   } else {
@@ -473,15 +477,28 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     free(h);
     if (st) return st;
   }
-  bytes = (size_t)(v->ns * nx * npad) * rb;
-  h = malloc(bytes > 0 ? bytes : 1);
-  if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
-  for (s = 0; s < v->ns; s++) /* the starts: sp_mb_out_init made them in out->x */
-    for (i = 0; i < nx; i++)
-      mb_put_row(h, (size_t)(s * nx + i), m->out->x + ((v->s0 + s) * nx + i) * n, n, npad, single);
-  st = sp_gpu_to_device(d->id, v->buf[0], h, bytes);
-  free(h);
-  if (st) return st;
+  if (job->x0_cond == 2) { /* the starts' laws: drawn here (sp_mb_start_kernel) */
+    sp_mb_kargs a;
+    uint64_t grid = (v->ns * n + MB_BLOCK - 1) / MB_BLOCK;
+    if ((st = mb_upload(d, A->x0, (size_t)job->ncond * nx * 3 * 8, "the starts' laws", &v->laws)))
+      return st;
+    a = mb_base(m, v);
+    if (grid > 65535) grid = 65535;
+    if ((st = sp_gpu_launch(d->id, v->f_start, (unsigned)grid, MB_BLOCK, 0, d->stream, &a,
+                            "sp_mb_start_kernel")))
+      return st;
+  } else { /* the starts: sp_mb_out_init made them in out->x */
+    bytes = (size_t)(v->ns * nx * npad) * rb;
+    h = malloc(bytes > 0 ? bytes : 1);
+    if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    for (s = 0; s < v->ns; s++)
+      for (i = 0; i < nx; i++)
+        mb_put_row(h, (size_t)(s * nx + i), m->out->x + ((v->s0 + s) * nx + i) * n, n, npad,
+                   single);
+    st = sp_gpu_to_device(d->id, v->buf[0], h, bytes);
+    free(h);
+    if (st) return st;
+  }
   /* the start: its sums, record 0 (fixed length), the event (passage) */
   v->k = 0;
   v->nrec_done = 0;
