@@ -58,11 +58,14 @@
  * With a lattice (other blocks read the neighbours) a pass writes another
  * buffer and the host swaps them.  Pairs (sp_mb_*_kernel when SP_MB_NQ > 0):
  * a thread per target element, the sources tile by tile in shared memory
- * (kuramoto.cu's and lrmd.cu's all-pairs kernels), the target's own tile with
- * the self term left out.  When a reduction term reads a neighbour of the
+ * (kuramoto.cu's and lrmd.cu's all-pairs kernels) with their values for the
+ * pair terms (mb_pair_pre: e.g. the sine and cosine of each angle, made once
+ * a tile by the thread that loads the source; the target's once), the
+ * target's own tile with the self term left out.  When a reduction term reads a neighbour of the
  * new state (SP_MB_TERMS_NB) the sums come from a separate pass
  * (sp_mb_measure_kernel), which also makes the start's sums and the
- * records; sp_mb_keep_kernel copies the kept systems' states at a record.
+ * records; sp_mb_keep_kernel copies the kept systems' states at a record;
+ * sp_mb_start_kernel draws starts given as laws (both modes).
  *
  * Non-finite states: a pass that ends a step flags, per system, the first
  * step with a non-finite state and the least element << 8 | state at it
