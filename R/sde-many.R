@@ -396,6 +396,103 @@ sde_mb_methods <- function(m) {
   out
 }
 
+# ---- pair terms: per-element values ---------------------------------------------
+
+# The pair terms made cheap per pair, as the hand-written all-pairs kernels
+# are (lrmd.cu's ring model: the sine and cosine of each angle once, the pair
+# term from products): sin(A -+ B) and cos(A -+ B), with A of the partner
+# alone and B of the element alone (or the other way round), are expanded
+# (sin A cos B -+ cos A sin B; cos A cos B +- sin A sin B), half whole powers
+# become square roots (d^-1.5 = 1 / (d sqrt(d)): pow is slow), then each largest
+# costly subexpression (a call other than + - * / and small whole powers) of
+# the element alone or of the partner alone becomes a per-element value
+# .U<k> (the element's) or .V<k> (the partner's): value k of an element,
+# computed once per element and stage (mb_pair_pre) instead of once per
+# pair.  Returns list(pairs (rewritten), values (expressions of the element:
+# its states, parameters, i)).
+sde_mb_pair_values <- function(pairs, states, elements) {
+  partner <- c(paste0(".xj_", states), if (length(elements)) paste0(".ej_", elements), ".j")
+  own <- c(states, elements, ".i")
+  to_own <- stats::setNames(lapply(own, as.name), partner)
+  reg <- new.env(parent = emptyenv())
+  reg$keys <- character()
+  reg$values <- list()
+  cls <- function(e) {
+    v <- all.vars(e)
+    p <- any(v %in% partner)
+    o <- any(v %in% own)
+    if (p && o) "m" else if (p) "p" else if (o) "o" else "c"
+  }
+  arith <- c("+", "-", "*", "/", "(")
+  costly <- function(e) {
+    if (!is.call(e)) return(FALSE)
+    f <- if (is.name(e[[1]])) as.character(e[[1]]) else ""
+    if (f %in% arith) return(any(vapply(as.list(e)[-1], costly, TRUE)))
+    if (f == "^") {
+      k <- e[[3]]
+      small <- is.numeric(k) && length(k) == 1 && k == round(k) && abs(k) <= 8
+      return(!small || costly(e[[2]]))
+    }
+    TRUE
+  }
+  strip <- function(e) {
+    while (is.call(e) && identical(e[[1]], as.name("(")) && length(e) == 2) e <- e[[2]]
+    e
+  }
+  expand <- function(e) {
+    if (!is.call(e)) return(e)
+    for (k in seq_along(e)[-1]) e[[k]] <- expand(e[[k]])
+    f <- if (is.name(e[[1]])) as.character(e[[1]]) else ""
+    if (f == "^" && length(e) == 3) { # half a whole power: a square root (not pow)
+      ex <- strip(e[[3]])
+      if (is.call(ex) && identical(ex[[1]], as.name("-")) && length(ex) == 2 && is.numeric(ex[[2]]))
+        ex <- -ex[[2]]
+      if (is.numeric(ex) && length(ex) == 1 && ex - floor(ex) == 0.5 && abs(ex) <= 8.5) {
+        b <- call("(", e[[2]])
+        k <- floor(abs(ex))
+        r <- if (k > 0) call("*", if (k > 1) call("^", b, k) else b, call("sqrt", b)) else call("sqrt", b)
+        return(call("(", if (ex < 0) call("/", 1, call("(", r)) else r))
+      }
+      return(e)
+    }
+    if (!(f %in% c("sin", "cos")) || length(e) != 2) return(e)
+    x <- strip(e[[2]])
+    if (!is.call(x) || length(x) != 3 || !(as.character(x[[1]]) %in% c("+", "-"))) return(e)
+    A <- x[[2]]
+    B <- x[[3]]
+    if (!setequal(c(cls(A), cls(B)), c("p", "o"))) return(e)
+    minus <- identical(x[[1]], as.name("-"))
+    sA <- call("sin", A); cA <- call("cos", A); sB <- call("sin", B); cB <- call("cos", B)
+    if (f == "sin") {
+      call("(", call(if (minus) "-" else "+", call("*", sA, cB), call("*", cA, sB)))
+    } else {
+      call("(", call(if (minus) "+" else "-", call("*", cA, cB), call("*", sA, sB)))
+    }
+  }
+  value <- function(e) { # the index of the element's value e (own form)
+    k <- paste(deparse(e, width.cutoff = 500L), collapse = " ")
+    i <- match(k, reg$keys)
+    if (is.na(i)) {
+      reg$keys <- c(reg$keys, k)
+      reg$values[[length(reg$values) + 1L]] <- e
+      i <- length(reg$keys)
+    }
+    i - 1L
+  }
+  hoist <- function(e) {
+    if (!is.call(e)) return(e)
+    k <- cls(e)
+    if (k %in% c("p", "o") && costly(e)) {
+      if (k == "o") return(as.name(sprintf(".U%d", value(e))))
+      return(as.name(sprintf(".V%d", value(sde_subst(e, to_own)))))
+    }
+    for (j in seq_along(e)[-1]) e[[j]] <- hoist(e[[j]])
+    e
+  }
+  out <- lapply(pairs, function(e) hoist(expand(e)))
+  list(pairs = out, values = reg$values)
+}
+
 # ---- the physics header -----------------------------------------------------------
 
 # The generated header of a many-body model: its text and what each line
@@ -404,7 +501,9 @@ sde_mb_methods <- function(m) {
 # parameters p (the model's, the derived ones, then n), the element number
 # fi (1-based) and the time t (double):
 #   mb_terms(t, x, e, nb, p, fi, r)       reduction terms (NT = dynamics' first)
-#   mb_pair(t, xi, ei, xj, ej, p, fi, fj, acc)   acc[q] += pair term q
+#   mb_pair_pre(t, x, e, p, fi, u)        the element's values u[NU] for the pair
+#                                         terms (sde_mb_pair_values())
+#   mb_pair(t, xi, ei, xj, ej, ui, uj, p, fi, fj, acc)   acc[q] += pair term q
 #   mb_drift_ito / mb_drift_strat(t, x, e, nb, R, Q, p, fi, f)
 #   mb_noise(t, x, e, nb, R, Q, p, fi, b), mb_apply_noise(y, b, dw)
 #   mb_observe(t, R, p, o), mb_stop(t, R, p)
@@ -434,7 +533,9 @@ sde_mb_header <- function(m) {
   }
   noise <- lapply(a$noise, H)
   terms <- lapply(a$terms, H)
-  pairs <- lapply(a$pairs, H)
+  pv <- sde_mb_pair_values(a$pairs, m$states, names(m$elements))
+  pairs <- lapply(pv$pairs, H)
+  pvals <- lapply(pv$values, H)
   observe <- lapply(a$observe, H)
   stop <- if (!is.null(a$stop)) H(a$stop)
   sp <- a$split
@@ -470,12 +571,16 @@ sde_mb_header <- function(m) {
            stats::setNames(sprintf("Q[%d]", seq_along(a$pairs) - 1L),
                            sprintf(".Q%d", seq_along(a$pairs) - 1L)))
   elem_map <- c(base, own, nbmap, red)
+  nu <- length(pvals)
   pair_map <- c(base, stats::setNames(sprintf("xi[%d]", seq_len(nx) - 1L), m$states),
                 stats::setNames(sprintf("ei[%d]", seq_len(ne) - 1L), names(m$elements)),
                 stats::setNames(sprintf("xj[%d]", seq_len(nx) - 1L), paste0(".xj_", m$states)),
                 stats::setNames(sprintf("ej[%d]", seq_len(ne) - 1L),
                                 if (ne) paste0(".ej_", names(m$elements)) else character()),
+                stats::setNames(sprintf("ui[%d]", seq_len(nu) - 1L), sprintf(".U%d", seq_len(nu) - 1L)),
+                stats::setNames(sprintf("uj[%d]", seq_len(nu) - 1L), sprintf(".V%d", seq_len(nu) - 1L)),
                 .i = "fi", .j = "fj")
+  pre_map <- c(base, own)
   sys_map <- c(base, red)
   C <- function(e, map) {
     sde_mb_to_c(e, map, c(pnames, if (nd) paste0(".d", seq_len(nd))))
@@ -502,13 +607,16 @@ sde_mb_header <- function(m) {
                                             cmt(dep(a$terms[[r]]))))
   for (q in seq_along(a$pairs)) add(sprintf(" * Q[%d] = sum over the partners j != i of %s", q - 1,
                                             cmt(dep(a$pairs[[q]]))))
+  for (k in seq_len(nu)) add(sprintf(" * u[%d] = %s of each element, for the pair terms", k - 1,
+                                     cmt(dep(pv$values[[k]]))))
   for (j in seq_len(nd)) add(sprintf(" * p[%d] = %s (per condition, in double)",
                                      length(pnames) + j - 1,
                                      cmt(gsub(".n", "n", hoist$keys[j], fixed = TRUE))))
   add(" */")
   defs <- c(NX = nx, NE = ne, NP = np, NW = length(m$noise_w), NB = length(m$noise),
             NT = length(a$terms), ND = a$dyn,
-            NQ = length(a$pairs), NO = length(m$observe), HAS_STOP = as.integer(!is.null(m$stop)),
+            NQ = length(a$pairs), NU = nu, NO = length(m$observe),
+            HAS_STOP = as.integer(!is.null(m$stop)),
             REACH = K, RING = as.integer(m$lattice %in% c("ring", "square")),
             DIM = if (square) 2L else 1L, L2 = if (square) length(pnames) - 1L else -1L,
             SPLIT = as.integer(sp$ok),
@@ -528,8 +636,16 @@ sde_mb_header <- function(m) {
         sprintf("the reduction of %s", dep(a$terms[[r]])))
   }
   add("}")
-  open_fn("void", "mb_pair", "double t, const SP_REAL *xi, const SP_REAL *ei, const SP_REAL *xj, const SP_REAL *ej, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL fj, SP_REAL *acc")
-  voids(c("t", "xi", "ei", "xj", "ej", "p", "pd", "fi", "fj", "acc"))
+  open_fn("void", "mb_pair_pre", "double t, const SP_REAL *x, const SP_REAL *e, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL *u")
+  voids(c("t", "x", "e", "p", "pd", "fi", "u"))
+  for (k in seq_len(nu)) {
+    add(sprintf("  u[%d] = %s;", k - 1, C(pvals[[k]], pre_map)),
+        sprintf("the pair terms' %s", dep(pv$values[[k]])))
+  }
+  if (!nu) add("  u[0] = SP_R(0.0);")
+  add("}")
+  open_fn("void", "mb_pair", "double t, const SP_REAL *xi, const SP_REAL *ei, const SP_REAL *xj, const SP_REAL *ej, const SP_REAL *ui, const SP_REAL *uj, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL fj, SP_REAL *acc")
+  voids(c("t", "xi", "ei", "xj", "ej", "ui", "uj", "p", "pd", "fi", "fj", "acc"))
   for (q in seq_along(pairs)) {
     add(sprintf("  acc[%d] += %s;", q - 1, C(pairs[[q]], pair_map)),
         sprintf("the pair sum of %s", dep(a$pairs[[q]])))
@@ -628,7 +744,7 @@ sde_mb_header <- function(m) {
   add("}")
   list(text = paste0(paste(L, collapse = "\n"), "\n"),
        lines = data.frame(line = seq_along(L), what = what, stringsAsFactors = FALSE),
-       derived = hoist$exprs, np = np)
+       derived = hoist$exprs, np = np, nu = nu)
 }
 
 # C of a rewritten many-body expression: as sde_to_c(), with the parts that

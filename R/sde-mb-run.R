@@ -84,7 +84,7 @@ sde_mb_eval <- function(e, pars, c, reps, n, seed, purpose, D, d0, what, call) {
   varies <- ds$sites > 0 || "i" %in% all.vars(y)
   env <- list2env(c(pars, list(n = n, pi = pi)), parent = baseenv())
   len <- if (varies) n * length(reps) else 1
-  env$i <- if (varies) rep(seq_len(n), times = length(reps)) else 1
+  env$i <- if ("i" %in% all.vars(y)) rep(seq_len(n), times = length(reps)) else 1
   env$.draw <- function(kind, site, a, b) {
     z <- .Call(C_sp_r_mb_draws, seed, purpose, c, as.double(reps), n, D, d0 + site, kind)
     switch(kind + 1L, a + (b - a) * z, a + b * z, a + b * z)
@@ -192,6 +192,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                call = call)
     }
   }
+  if (identical(m$lattice, "square") && identical(backend, "auto")) backend <- "cpu"
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed, backend = backend,
                   devices = devices, precision = precision,
                   precisions = c("single", "double"), progress = progress, groups = ncond,
@@ -203,10 +204,6 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                               "keeps both."), attr(prev, "precision"), attr(prev, "method")),
                call = call)
     }
-  }
-  if (fr$plan$backend == "gpu") {
-    sp_abort(paste0("many-body models do not run on the GPU in this version yet; use ",
-                    "backend = \"cpu\"."), call = call, class = "statphysgpu_unavailable")
   }
   nsys <- ncond * fr$n
   reps <- fr$first - 1 + seq_len(fr$n) - 1
@@ -262,18 +259,10 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
       all(vapply(vk, function(x) identical(as.double(x), as.double(vk[[1]])), TRUE))
     }, TRUE))
     ep_shared <- !draws && same_cond
-    if (ep_shared) {
-      ep <- unlist(lapply(vals, function(vk) rep_len(as.double(vk[[1]]), n)))
+    ep <- if (ep_shared) {
+      unlist(lapply(vals, function(vk) rep_len(as.double(vk[[1]]), n)))
     } else {
-      ep <- numeric(nsys * ne * n)
-      for (c in seq_len(ncond)) for (k in seq_len(ne)) {
-        x <- vals[[k]][[c]]
-        xm <- matrix(rep_len(as.double(x), n * fr$n), n, fr$n)
-        for (r in seq_len(fr$n)) {
-          s <- (c - 1) * fr$n + r - 1
-          ep[(s * ne + k - 1) * n + seq_len(n)] <- xm[, r]
-        }
-      }
+      sde_mb_stack(vals, n, fr$n, ncond)
     }
   }
   # starts
@@ -292,26 +281,42 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   par <- sde_mb_par(m, grid, n, call, shape)
   job <- list(dt = dt, t0 = t0, k0 = k0, kmax = kmax, n = n, replicas = fr$n,
               replica0 = fr$first - 1, ncond = ncond, nx = nx, ne = ne, np = ncol(par),
-              nw = length(m$noise_w), nb = length(m$noise), nt = length(m$mb$terms), nd = m$mb$dyn,
-              nq = length(m$mb$pairs), no = length(m$observe),
-              method = match(method, c("euler", "srk2", "verlet", "yoshida4", "baoab")) - 1,
+              nw = length(m$noise_w), nb = length(m$noise), nt = length(m$mb$terms),
+              nd = m$mb$dyn, nq = length(m$mb$pairs), no = length(m$observe), nu = m$nu %||% 0,
+              method = match(method, SDE_MB_METHOD_CODES) - 1,
               single = as.integer(fr$precision == "single"),
               output = switch(output, passage = 0, moments = 1, records = 1, trajectories = 2),
               record_every = rec$every, nrec = rec$nrec, keep = keep_here,
               use_stop = as.integer(output == "passage"), epar_shared = as.integer(ep_shared),
               x0_cond = as.integer(x0_cond))
+  gpu <- fr$plan$backend == "gpu"
+  if (gpu && identical(m$lattice, "square")) {
+    sp_abort(paste0("a square lattice runs on the CPU in this version (the GPU kernels take ",
+                    "chains, rings, pairs and mean fields); use backend = \"cpu\"."),
+             call = call, class = "statphysgpu_unavailable")
+  }
+  plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method)
+  job$gpu_plan <- if (gpu) plan$code + 8L else 0 # SP_MB_PLAN_GPU
   job <- lapply(job, as.double)
   job$seed <- fr$seed
   job$par <- as.double(t(par))
   job$epar <- as.double(ep)
   job$x0 <- as.double(x0)
   job$names <- c(m$states, names(m$observe))
-  lib <- sde_mb_cpu_load(m, call, fr$progress)
-  sfx <- if (fr$precision == "single") "_f" else "_d"
-  job$advance <- lib[[paste0("advance", sfx)]]
-  job$observe <- lib[[paste0("observe", sfx)]]
+  job["advance"] <- list(NULL)
+  job["observe"] <- list(NULL)
+  key <- ""
+  if (gpu) {
+    key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, source = "mb.cu",
+                        defines = plan$defines, progress = fr$progress)
+  } else {
+    lib <- sde_mb_cpu_load(m, call, fr$progress)
+    sfx <- if (fr$precision == "single") "_f" else "_d"
+    job$advance <- lib[[paste0("advance", sfx)]]
+    job$observe <- lib[[paste0("observe", sfx)]]
+  }
   sim_hold_interrupts(fr$call, environment())
-  res <- .Call(C_sp_r_model_run, "mb", job, "", as.integer(fr$plan$devices), fr$progress)
+  res <- .Call(C_sp_r_model_run, "mb", job, key, as.integer(fr$plan$devices), fr$progress)
   out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
   attr(out, "model") <- m$name
   attr(out, "model_hash") <- m$hash
@@ -326,7 +331,11 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   attr(out, "replicas") <- fr$n
   attr(out, "record_every") <- rec$every
   attr(out, "steps") <- c(useful = res$useful_steps * n, issued = res$useful_steps * n)
-  attr(out, "final") <- array(res$x, c(n, nx, nsys), dimnames = list(NULL, m$states, NULL))
+  final <- res$x # the final states, shaped in place (no copy of n x nx x systems numbers)
+  res$x <- NULL
+  dim(final) <- c(n, nx, nsys)
+  dimnames(final) <- list(NULL, m$states, NULL)
+  attr(out, "final") <- final
   done <- max(res$steps %||% 0)
   attr(out, "k_end") <- k0 + done
   attr(out, "t_end") <- t0 + done * dt
@@ -339,6 +348,37 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
              unfinished = sprintf("%s of %s records were reached; the result holds those",
                                   fmt_count(res$records), fmt_count(rec$nrec)))
 }
+
+# The GPU plan of a run of systems of n elements (inst/cuda/mb.cu, src/gpu/
+# sp_gpu_mb.c): list(code (job$gpu_plan: the SP_MB_PLAN_* bits of mb_args.h),
+# defines (NVRTC's, the module's variant)).  Mode A -- a system a thread
+# block, four elements a thread, the states in registers for a whole launch
+# -- when a system fits one block of at most 512 threads (n <= 2048) and what
+# its threads share (the states; for pairs, the element parameters and the
+# elements' values for the pair terms)
+# fits 40 kB of shared memory: it touches global memory only at a launch's
+# start and end and synchronises with barriers, not kernel launches, so it
+# beats mode B wherever it fits.  Else mode B: a system over many blocks, a
+# kernel a pass, the sums through the last-block-done pattern (n up to the
+# device's memory).
+sde_mb_gpu_plan <- function(m, n, precision, method) {
+  nx <- length(m$states)
+  ne <- length(m$elements)
+  nq <- length(m$mb$pairs)
+  ng <- ceiling(n / 4)
+  bytes <- if (precision == "single") 4 else 8
+  shared <- (nx + if (nq > 0) ne + (m$nu %||% 0) else 0) * 4 * ng * bytes
+  small <- ng <= 512 && shared <= 40 * 1024
+  terms_nb <- any(grepl("^\\.nb_", unlist(lapply(m$mb$terms, all.vars))))
+  lattice <- m$mb$reach > 0
+  list(code = as.integer(small) + 2L * terms_nb + 4L * lattice,
+       defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
+                   sprintf("SP_MB_SMALL=%d", as.integer(small)),
+                   sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb))))
+}
+
+# The engine's numbers of the methods (mb_args.h: SP_MB_EULER ...).
+SDE_MB_METHOD_CODES <- c("euler", "srk2", "verlet", "yoshida4", "baoab")
 
 # The parameters of each condition: the model's, n, then the derived ones
 # (the parameter-only parts of the right-hand sides, in double).
@@ -406,6 +446,8 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
     sites <- sites + ds$sites
     vals[[v]] <- list(e = e, d0 = d0)
   }
+  laws <- sde_mb_init_laws(m, vals, grid, n)
+  if (!is.null(laws)) return(list(x0 = laws, cond = 2L))
   D <- max(1L, sites)
   for (v in seq_len(nx)) {
     if (!is.null(vals[[v]]$e)) {
@@ -422,15 +464,72 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
     x0 <- unlist(lapply(seq_len(ncond), function(c) vapply(vals, function(vv) vv[[c]], 0)))
     return(list(x0 = x0, cond = TRUE))
   }
-  x0 <- numeric(ncond * fr$n * nx * n)
-  for (c in seq_len(ncond)) for (v in seq_len(nx)) {
-    xm <- matrix(rep_len(as.double(vals[[v]][[c]]), n * fr$n), n, fr$n)
-    for (r in seq_len(fr$n)) {
-      s <- (c - 1) * fr$n + r - 1
-      x0[(s * nx + v - 1) * n + seq_len(n)] <- xm[, r]
+  list(x0 = sde_mb_stack(vals, n, fr$n, ncond), cond = FALSE)
+}
+
+# Starts the engine draws itself (job x0_cond 2: sp_mb_out_init(), threaded,
+# no vector of R's): when every state's start is one number or a single
+# draw runif(a, b), rnorm(a, b), rcauchy(a, b) whose arguments are
+# parameters alone (not the element's i), per condition and state (kind,
+# a, b) -- kind -1 a constant a -- else NULL.  The numbers are those R's
+# evaluation of the formulas gives (the same draws, a + (b - a) u and a + b z
+# in double).
+sde_mb_init_laws <- function(m, vals, grid, n) {
+  nx <- length(vals)
+  law <- vector("list", nx)
+  any_draw <- FALSE
+  for (v in seq_len(nx)) {
+    e <- if (is.list(vals[[v]]) && !is.null(names(vals[[v]]))) vals[[v]]$e
+    if (is.null(e)) {
+      if (length(vals[[v]][[1]]) != 1) return(NULL)
+      next
+    }
+    ds <- sde_draw_sites(e)
+    y <- ds$e
+    if (!is.null(ds$error) || ds$sites != 1 || !is.call(y) || !identical(y[[1]], as.name(".draw")) ||
+        "i" %in% c(all.vars(y[[4]]), all.vars(y[[5]]))) {
+      return(NULL)
+    }
+    law[[v]] <- y
+    any_draw <- TRUE
+  }
+  if (!any_draw) return(NULL)
+  out <- numeric(3 * nx * nrow(grid))
+  for (c in seq_len(nrow(grid))) {
+    env <- list2env(c(as.list(grid[c, names(m$params), drop = FALSE]), list(n = n, pi = pi)),
+                    parent = baseenv())
+    for (f in SDE_UNARY_DOUBLE_R) assign(f, get(f, baseenv()), envir = env)
+    for (v in seq_len(nx)) {
+      k <- 3 * ((c - 1) * nx + v - 1)
+      if (is.null(law[[v]])) {
+        out[k + 1:3] <- c(-1, as.double(vals[[v]][[c]]), 0)
+        next
+      }
+      y <- law[[v]]
+      ab <- tryCatch(suppressWarnings(as.double(c(eval(y[[4]], env), eval(y[[5]], env)))),
+                     error = function(err) NULL)
+      if (length(ab) != 2 || any(!is.finite(ab)) || any(abs(ab) > 1e300)) return(NULL)
+      out[k + 1:3] <- c(as.double(y[[2]]), ab)
     }
   }
-  list(x0 = x0, cond = FALSE)
+  out
+}
+
+# Values per (field, condition) -- vals[[v]][[c]], n numbers per replica,
+# the elements of a replica consecutive (or fewer, recycled) -- as the
+# engine's array: systems (condition-major) x fields x n, in one pass.
+sde_mb_stack <- function(vals, n, nrep, ncond) {
+  nv <- length(vals)
+  if (nv == 1 && ncond == 1) {
+    x <- as.double(vals[[1]][[1]])
+    return(if (length(x) == n * nrep) x else rep_len(x, n * nrep))
+  }
+  out <- array(0, c(n, nv, nrep * ncond))
+  for (c in seq_len(ncond)) for (v in seq_len(nv)) {
+    out[, v, (c - 1) * nrep + seq_len(nrep)] <- as.double(vals[[v]][[c]])
+  }
+  dim(out) <- NULL
+  out
 }
 
 # The CPU object of a many-body model: both precisions of mb_cpu.h.

@@ -277,6 +277,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
     m$code <- code$text
     m$lines <- code$lines
     m$derived <- code$derived
+    m$nu <- code$nu
     m$hash <- .Call(C_sp_r_hash, c("sde-mb-1", code$text))
     return(m)
   }

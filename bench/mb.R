@@ -1,147 +1,150 @@
-# Many-body models written in R (issue 33) against the built-in engines, the
-# same case in the same run, whole calls (system.time of the R call: checks,
-# starts, the run, the result; the first call of each kernel is made before
-# timing):
-#   * Kuramoto mean field as a model (n = 2^24, noise, single, 5000 steps)
-#     against kuramoto(), SRK2 and Euler: target >= 0.9;
-#   * Kuramoto all pairs as a model (n = 65536) against kuramoto(coupling =
-#     "pairs"): target >= 0.9;
-#   * HMF as a model with "yoshida4" (n = 5e7) against lrmd("hmf"): >= 0.9;
-#   * the ring model as pairs (n = 1e5) against lrmd("ring"): >= 0.9;
-#   * a chain (n = 1024, 16,384 replicas, SRK2): >= 70 per cent of the HBM
-#     bound, bytes per element-step as mb.cu moves them (see the note);
-#   * first call (translation, NVRTC, C) < 2 s; cached < 0.3 s.
+# Many-body user models on the GPU (inst/cuda/mb.cu) against the built-in
+# engines on the same cases: each case is timed as a whole call (wall) and by
+# the engine's own seconds (attr(, "seconds")), both after a warm-up call
+# (compiles, caches).  Targets (issue of the many-body GPU path): the
+# declared model >= 0.9 of the built-in's rate -- Kuramoto mean field n =
+# 2^24 with noise, single, 5000 steps, SRK2 and Euler; all pairs n = 65536;
+# HMF with yoshida4 n = 5e7; the ring model as pairs n = 1e5 -- and a chain
+# of n = 1024 (16,384 replicas, SRK2) at >= 70 per cent of the bandwidth
+# bound of a step that reads and writes its states once (16 bytes an
+# element-step in single precision; mode A keeps the states on chip, so it
+# may pass the bound).
 #
-#   Rscript bench/mb.R [all|kuramoto|pairs|hmf|ring|chain|compile] [scale]
-#
-# `scale` (default 1) divides the sizes (a quick look: scale = 16).
-bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
-  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+#   Rscript bench/mb.R [quick]      (quick: fewer steps)
+library(statphysgpu)
+quick <- identical(commandArgs(TRUE)[1], "quick")
+HBM <- 3.35e12 # H100 SXM nominal bytes/s (REFERENCES.md section 8 measures 2.84e12 for a copy)
+rows <- list()
+add <- function(case, what, rate, unit, wall, eng, note = "") {
+  rows[[length(rows) + 1]] <<- data.frame(case = case, what = what, rate = signif(rate, 4),
+                                          unit = unit, wall = round(wall, 3),
+                                          engine = round(eng, 3), note = note)
+  cat(sprintf("%-34s %-10s %10.4g %-16s wall %7.3f s engine %7.3f s %s\n", case, what, rate, unit,
+              wall, eng, note))
+}
+timed <- function(expr) {
+  invisible(gc())
+  t0 <- proc.time()[["elapsed"]]
+  x <- force(expr)
+  list(wall = proc.time()[["elapsed"]] - t0, eng = attr(x, "seconds") %||% NA_real_, x = x)
+}
+`%||%` <- function(a, b) if (is.null(a)) b else a
+pair <- function(case, unit, work, builtin, model) {
+  builtin(TRUE); model(TRUE) # warm: compile, load
+  b <- timed(builtin(FALSE))
+  m <- timed(model(FALSE))
+  add(case, "built-in", work / b$wall, unit, b$wall, b$eng)
+  add(case, "model", work / m$wall, unit, m$wall, m$eng,
+      sprintf("whole call %.2f, engine %.2f of the built-in's", b$wall / m$wall, b$eng / m$eng))
+}
+
+# Kuramoto mean field, n = 2^24, noise, single, 5000 steps
+n <- 2^24
+steps <- if (quick) 1000 else 5000
+kur <- sde_model(drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+                 noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 4, D = 1),
+                 observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf")
+for (method in c("srk2", "euler")) {
+  pair(sprintf("Kuramoto mean field 2^24 %s", method), "osc-steps/s", n * steps,
+       function(w) kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = if (w) 2 else steps,
+                            record_every = if (w) 2 else steps / 10, method = method,
+                            backend = "gpu", precision = "single", progress = FALSE, seed = 1),
+       function(w) sde_run(kur, 1, n = n, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
+                           t_max = 0.01 * (if (w) 2 else steps), method = method,
+                           output = "records", record_every = if (w) 2 else steps / 10,
+                           backend = "gpu", precision = "single", progress = FALSE, seed = 1))
+}
+
+# Chain n = 1024, 16384 replicas, SRK2, single (mode A)
+chain <- sde_model(drift = list(phi = ~ v, v = ~ -beta * v - sin(phi) + gamma + k * (phi[i + 1] - 2 * phi + phi[i - 1])),
+                   noise = list(v = ~ sqrt(2 * beta * T)), params = c(gamma = 0.1, k = 1, T = 0.5, beta = 1),
+                   lattice = "chain", observe = list(v2 = ~ mean(v^2)), name = "chain")
+for (prec in c("single", "double")) {
+  cs <- if (quick) 200 else 1000
+  run <- function(s) sde_run(chain, 16384, n = 1024, init = list(phi = 0, v = 0), dt = 0.01,
+                             t_max = 0.01 * s, method = "srk2", output = "records",
+                             record_every = s, backend = "gpu", precision = prec,
+                             progress = FALSE, seed = 1)
+  run(2)
+  a <- timed(run(cs))
+  b <- timed(run(2 * cs))
+  work <- 1024 * 16384 * cs
+  bound <- HBM / (if (prec == "single") 16 else 32)
+  add(sprintf("chain 1024 x 16384 srk2 %s", prec), "model", work / (b$eng - a$eng), "el-steps/s",
+      b$wall, b$eng, sprintf("steady %.2f of the bound %.3g (whole call %.3g)",
+                             work / (b$eng - a$eng) / bound, bound, 2 * work / b$wall))
+}
+
+# All pairs, n = 65536, SRK2, single
+np <- 65536
+ps <- if (quick) 20 else 100
+kp <- sde_model(drift = list(theta = ~ omega + K / n * pairs(sin(theta[j] - theta))),
+                noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 2, D = 0.5),
+                observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-pairs")
+pair("Kuramoto pairs 65536 srk2", "pair-terms/s", 2 * np^2 * ps,
+     function(w) kuramoto(np, K = 2, theta = 0.5, dt = 0.01, steps = if (w) 2 else ps,
+                          coupling = "pairs", record_every = if (w) 2 else ps, backend = "gpu",
+                          precision = "single", progress = FALSE, seed = 1),
+     function(w) sde_run(kp, 1, n = np, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
+                         t_max = 0.01 * (if (w) 2 else ps), method = "srk2", output = "records",
+                         record_every = if (w) 2 else ps, backend = "gpu", precision = "single",
+                         progress = FALSE, seed = 1))
+
+# HMF, n = 5e7, yoshida4 (the model in single and double; lrmd mixed)
+nh <- 5e7
+hs <- if (quick) 40 else 200
+hmf <- sde_model(drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q)),
+                 observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2), K = ~ mean(p^2) / 2),
+                 name = "hmf")
+for (prec in c("single", "double")) {
+  pair(sprintf("HMF 5e7 yoshida4 model %s", prec), "particle-steps/s", nh * hs,
+       function(w) lrmd("hmf", n = nh, init = hmf_waterbag(nh, 1, 0.69, seed = 1), dt = 0.05,
+                        steps = if (w) 2 else hs, record_every = if (w) 2 else hs,
+                        backend = "gpu", progress = FALSE),
+       function(w) sde_run(hmf, 1, n = nh, init = list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 0.8)),
+                           dt = 0.05, t_max = 0.05 * (if (w) 2 else hs), method = "yoshida4",
+                           output = "records", record_every = if (w) 2 else hs, backend = "gpu",
+                           precision = prec, progress = FALSE, seed = 1))
+}
+
+# The ring model as pairs, n = 1e5, yoshida4
+nr <- 1e5
+rs <- if (quick) 2 else 10
+ring <- sde_model(drift = list(q = ~ p, p = ~ -1 / (2 * sqrt(2) * n) *
+                                 pairs(sin(q - q[j]) * (1 + eps - cos(q - q[j]))^(-1.5))),
+                  params = c(eps = 0.01), observe = list(K = ~ mean(p^2) / 2), name = "ring")
+pair("ring 1e5 yoshida4 (pairs)", "pair-terms/s", 3 * nr^2 * rs,
+     function(w) lrmd("ring", n = nr, init = ring_uniform(nr, p0 = 0.3, seed = 1), dt = 0.05,
+                      steps = if (w) 1 else rs, record_every = if (w) 1 else rs,
+                      backend = "gpu", progress = FALSE),
+     function(w) sde_run(ring, 1, n = nr, init = list(q = ~ runif(-pi, pi), p = ~ runif(-0.3, 0.3)),
+                         dt = 0.05, t_max = 0.05 * (if (w) 1 else rs), method = "yoshida4",
+                         output = "records", record_every = if (w) 1 else rs, backend = "gpu",
+                         precision = "single", progress = FALSE, seed = 1))
+
+# First call (translation, NVRTC, load) and a cached call, in a fresh cache
+# (targets: < 2 s and < 0.3 s); the CPU's first call (R's C compiler)
+local({
+  old <- options(statphysgpu.cache_dir = tempfile("mbcache"))
+  on.exit(options(old))
+  m <- sde_model(drift = kur$drift, noise = kur$noise, params = kur$params,
+                 observe = kur$observe, name = "fresh")
+  one <- function(b) timed(sde_run(m, 1, n = 1024, init = list(theta = 0), dt = 0.01,
+                                   t_max = 0.02, seed = 1, backend = b, progress = FALSE))
+  f <- one("gpu"); c <- one("gpu"); cf <- one("cpu")
+  add("compile", "first GPU call", 1 / f$wall, "1/s", f$wall, f$eng,
+      if (f$wall < 2) "target < 2 s: met" else "target < 2 s: not met")
+  add("compile", "cached GPU call", 1 / c$wall, "1/s", c$wall, c$eng,
+      if (c$wall < 0.3) "target < 0.3 s: met" else "target < 0.3 s: not met")
+  add("compile", "first CPU call", 1 / cf$wall, "1/s", cf$wall, cf$eng)
 })
-source(file.path(bench_dir, "common.R"))
-what <- bench_arg("all")
-scale <- as.numeric(bench_arg("1", 2))
-gpu <- gpu_first()
-dev <- gpu$name[1]
-echo <- "%-72s %12.4g %s"
-want <- function(w) what %in% c("all", w)
 
-# best wall time of `reps` calls of f (after one untimed call)
-wall <- function(f, reps = 2) {
-  f()
-  min(vapply(seq_len(reps), function(i) {
-    invisible(gc())
-    system.time(f())[["elapsed"]]
-  }, 0))
-}
-
-ratio_row <- function(name, model_s, builtin_s, work, unit) {
-  add(sprintf("%s: model, whole call", name), work / model_s, unit)
-  add(sprintf("%s: built-in, whole call", name), work / builtin_s, unit)
-  add(sprintf("%s: model / built-in", name), builtin_s / model_s, "x",
-      note = if (builtin_s / model_s >= 0.9) "  (target >= 0.9: met)" else "  (target >= 0.9: not met)")
-}
-
-kur_mf <- sde_model(
-  drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
-  noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 4, D = 1),
-  observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf")
-kur_pairs <- sde_model(
-  drift = list(theta = ~ omega + K / n * pairs(sin(theta[j] - theta))),
-  noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 4, D = 1),
-  observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-pairs")
-hmf <- sde_model(
-  drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q)),
-  observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2)), name = "hmf")
-ring <- sde_model(
-  drift = list(q = ~ p,
-               p = ~ -1 / (2 * sqrt(2) * n) *
-                 pairs((sin(q) * cos(q[j]) - cos(q) * sin(q[j])) *
-                         (1 - (cos(q) * cos(q[j]) + sin(q) * sin(q[j])) + eps)^(-1.5))),
-  params = c(eps = 0.01), observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2)),
-  name = "ring")
-chain <- sde_model(
-  drift = list(phi = ~ v, v = ~ gamma - sin(phi) + k * (phi[i + 1] - 2 * phi + phi[i - 1]) - beta * v),
-  noise = list(v = ~ sqrt(2 * beta * T)), params = c(gamma = 0.1, k = 1, beta = 0.5, T = 0.05),
-  observe = list(voltage = ~ mean(v)), lattice = "chain", name = "junction chain")
-
-if (want("kuramoto")) {
-  n <- 2^24 / scale; steps <- 5000 / scale
-  for (meth in c("srk2", "euler")) {
-    ms <- wall(function() sde_run(kur_mf, 1, n = n, init = list(theta = ~ runif(-pi, pi)),
-                                  dt = 0.01, t_max = steps * 0.01, method = meth,
-                                  record_every = steps, seed = 1, backend = "gpu",
-                                  progress = FALSE))
-    bs <- wall(function() kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = steps, method = meth,
-                                   record_every = steps, seed = 1, backend = "gpu",
-                                   progress = FALSE))
-    ratio_row(sprintf("Kuramoto mean field n = %g, %s, single", n, meth), ms, bs, n * steps,
-              "oscillator-steps/s")
-  }
-}
-if (want("pairs")) {
-  n <- 65536 / scale; steps <- 20
-  ms <- wall(function() sde_run(kur_pairs, 1, n = n, init = list(theta = ~ runif(-pi, pi)),
-                                dt = 0.01, t_max = steps * 0.01, record_every = steps, seed = 1,
-                                backend = "gpu", progress = FALSE))
-  bs <- wall(function() kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = steps,
-                                 coupling = "pairs", record_every = steps, seed = 1,
-                                 backend = "gpu", progress = FALSE))
-  ratio_row(sprintf("Kuramoto all pairs n = %g, srk2, single", n), ms, bs, 2 * n^2 * steps,
-            "pair terms/s")
-}
-if (want("hmf")) {
-  n <- 5e7 / scale; steps <- 100
-  w <- hmf_waterbag(n, M0 = 1, U = 0.69, seed = 1)
-  ms <- wall(function() sde_run(hmf, 1, n = n, init = list(q = w$theta, p = w$p), dt = 0.1,
-                                t_max = steps * 0.1, method = "yoshida4", record_every = steps,
-                                seed = 1, backend = "gpu", progress = FALSE), reps = 1)
-  bs <- wall(function() lrmd("hmf", init = w, dt = 0.1, steps = steps, record_every = steps,
-                             backend = "gpu", progress = FALSE), reps = 1)
-  ratio_row(sprintf("HMF n = %g, yoshida4 (model single, lrmd mixed)", n), ms, bs, n * steps,
-            "particle-steps/s")
-}
-if (want("ring")) {
-  n <- 1e5 / scale; steps <- 10
-  w <- ring_uniform(n, seed = 1)
-  ms <- wall(function() sde_run(ring, 1, n = n, init = list(q = w$theta, p = w$p), dt = 0.05,
-                                t_max = steps * 0.05, method = "yoshida4", record_every = steps,
-                                seed = 1, backend = "gpu", progress = FALSE), reps = 1)
-  bs <- wall(function() lrmd("ring", init = w, dt = 0.05, steps = steps, record_every = steps,
-                             softening = 0.01, backend = "gpu", progress = FALSE), reps = 1)
-  ratio_row(sprintf("ring n = %g, yoshida4 (model single, lrmd mixed)", n), ms, bs,
-            3 * n^2 * steps, "pair terms/s")
-}
-if (want("chain")) {
-  n <- 1024; reps <- 16384 / scale; steps <- 2000
-  s <- wall(function() sde_run(chain, reps, n = n, init = list(phi = 0, v = 0), dt = 0.05,
-                               t_max = steps * 0.05, method = "srk2", record_every = steps,
-                               seed = 1, backend = "gpu", progress = FALSE), reps = 1)
-  rate <- n * reps * steps / s
-  add(sprintf("chain n = %d x %g systems, srk2, single: whole call", n, reps), rate,
-      "element-steps/s")
-  bytes <- as.numeric(Sys.getenv("SP_MB_CHAIN_BYTES", "24")) # per element-step, see mb.cu
-  add("chain: fraction of the HBM bound", rate * bytes / HBM, "",
-      note = sprintf("  (%g bytes an element-step; target >= 0.7)", bytes))
-}
-if (want("compile")) {
-  d <- tempfile("mbcache")
-  old <- options(statphysgpu.cache_dir = d)
-  m <- sde_model(drift = kur_mf$drift, noise = kur_mf$noise, params = kur_mf$params,
-                 observe = kur_mf$observe, name = "fresh")
-  first <- system.time(sde_run(m, 1, n = 1024, init = list(theta = 0), dt = 0.01, t_max = 0.01,
-                               seed = 1, backend = "gpu", progress = FALSE))[["elapsed"]]
-  cached <- system.time(sde_run(m, 1, n = 1024, init = list(theta = 0), dt = 0.01, t_max = 0.01,
-                                seed = 1, backend = "gpu", progress = FALSE))[["elapsed"]]
-  cpu_first <- system.time(sde_run(m, 1, n = 1024, init = list(theta = 0), dt = 0.01,
-                                   t_max = 0.01, seed = 1, backend = "cpu",
-                                   progress = FALSE))[["elapsed"]]
-  add("first call, GPU (translation, NVRTC, load)", first, "s",
-      note = if (first < 2) "  (target < 2 s: met)" else "  (target < 2 s: not met)")
-  add("cached call, GPU", cached, "s",
-      note = if (cached < 0.3) "  (target < 0.3 s: met)" else "  (target < 0.3 s: not met)")
-  add("first call, CPU (C compiler)", cpu_first, "s")
-  options(old)
-}
-bench_print("Many-body models")
+res <- do.call(rbind, rows)
+res$device <- tryCatch(gpu_devices()$name[1], error = function(e) NA)
+commit <- Sys.getenv("SP_COMMIT", "unknown")
+cat(sprintf("Many-body benchmarks | commit %s | %s | %s\n", commit,
+            format(Sys.time(), "%Y-%m-%d %H:%M %Z"), res$device[1]))
+res$commit <- commit
+print(res, row.names = FALSE)
+out <- Sys.getenv("OUT")
+if (nzchar(out)) utils::write.csv(res, file.path(out, "bench-mb.csv"), row.names = FALSE)

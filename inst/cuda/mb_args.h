@@ -9,10 +9,11 @@
  * GPU's loads coalesce).  The parameters of condition c are par[c np ..]
  * (the model's, then n, then the derived ones: sde_mb_header()); element
  * parameters epar: per system (ne x n each), or one set for all systems
- * (epar_shared); the starts x0 likewise, or per condition (x0_cond: nx
- * numbers) -- what R made of `init` and the element parameters (the random
- * draws are R's, from the systems' Philox streams, so both backends start
- * from the same numbers).
+ * (epar_shared); the starts x0 likewise, or per condition (x0_cond 1: nx
+ * numbers), or per condition and state a law (x0_cond 2: kind, a, b; the
+ * engine draws them: sp_mb_out_init()) -- what R made of `init` and the
+ * element parameters (the random draws come from the systems' Philox
+ * streams, so both backends start from the same numbers).
  *
  * Time: step k of the chain (k0 + the steps of this call: a continuation goes
  * on counting, so its random numbers are those of one long run) is at
@@ -42,6 +43,12 @@
 #define SP_MB_OUT_TRAJECTORIES 2 /* the states of the first `keep` systems at the record steps,
                                     and their observables */
 
+/* The GPU plan of a run (sp_mb_job's gpu_plan), bits: */
+#define SP_MB_PLAN_SMALL 1    /* mode A: a system a thread block (else mode B) */
+#define SP_MB_PLAN_TERMS_NB 2 /* a reduction term reads a lattice neighbour */
+#define SP_MB_PLAN_LATTICE 4  /* a right-hand side reads a lattice neighbour */
+#define SP_MB_PLAN_GPU 8      /* the run is on the GPU (which draws the starts of x0_cond 2) */
+
 /* What an advance returns */
 #define SP_MB_RUNNING 0
 #define SP_MB_STOPPED 1
@@ -63,6 +70,7 @@ typedef struct {
   uint64_t ncond;
   int64_t nx, ne, np, nw, nt, nd, nq, no; /* sizes (sde_mb_header()) */
   int64_t nb;            /* entries of the noise (nw for diagonal noise; a matrix: more) */
+  int64_t nu;            /* the elements' values for the pair terms (mb_pair_pre) */
   int64_t method;        /* SP_MB_* */
   int64_t single;        /* 1: single precision */
   int64_t output;        /* SP_MB_OUT_* */
@@ -71,7 +79,10 @@ typedef struct {
   uint64_t keep;         /* systems (of this call) whose states are recorded */
   int64_t use_stop;      /* passage: stop at the model's event */
   int64_t epar_shared;   /* 1: one set of element parameters for every system */
-  int64_t x0_cond;       /* 1: the starts are nx numbers per condition */
+  int64_t x0_cond;       /* 1: the starts are nx numbers per condition; 2: nx laws
+                            (kind, a, b) per condition, drawn by the engine */
+  int64_t gpu_plan;      /* GPU only (R/sde-mb-run.R: sde_mb_gpu_plan(); the module is
+                            compiled for it): SP_MB_PLAN_* bits */
 } sp_mb_job;
 
 /* Step of record j of a call. */
@@ -114,13 +125,68 @@ typedef int (*sp_mb_advance_fn)(const sp_mb_job *job, const double *par, const d
 typedef void (*sp_mb_observe_fn)(const sp_mb_job *job, const double *par, const double *ep,
                                  uint64_t k, const double *x, double *work, double *o);
 
-/* Doubles of work an advance needs (both precisions fit). */
+/* Doubles of work an advance needs (both precisions fit): mb_cpu.h's rows,
+ * at least one each of noise, pair sums and element parameters (its
+ * SP_MB_WN, SP_MB_QN, SP_MB_EN), then the sums. */
 SP_FN uint64_t sp_mb_work_size(const sp_mb_job *job) {
   const uint64_t n = job->n, nx = (uint64_t)job->nx;
   const uint64_t nw = job->nb > job->nw ? (uint64_t)job->nb : job->nw > 0 ? (uint64_t)job->nw : 1,
                  nq = job->nq > 0 ? (uint64_t)job->nq : 1,
-                 ne = job->ne > 0 ? (uint64_t)job->ne : 1;
-  return n * (4 * nx + nw + nq + ne) + 2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
+                 ne = job->ne > 0 ? (uint64_t)job->ne : 1, nu = job->nu > 0 ? (uint64_t)job->nu : 1;
+  return n * (4 * nx + nw + nq + ne + nu) + 2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
 }
+
+/* ---- the GPU kernels' arguments (inst/cuda/mb.cu, src/gpu/sp_gpu_mb.c) ----------
+ *
+ * One struct for every kernel of mb.cu, copied at each launch.  The device
+ * holds systems sys0 .. sys0 + nsys - 1 of the call; its arrays are indexed
+ * by the local system s.  A state array holds, per system, nx rows of npad
+ * = 4 ceil(n / 4) values in the working precision (sp_mb_real: SP_REAL in
+ * the kernels), element i of state v of system s at (s nx + v) npad + i,
+ * the padding 0; element parameters likewise (ne rows, one set for all
+ * systems when job.epar_shared).  sums: per system two slots of nt doubles
+ * (slot 0: the reduction terms of the state x, slot 1: of SRK2's
+ * predictor), each at the time the next pass reads them. */
+typedef struct {
+  sp_mb_job job;
+  uint64_t seed;
+  SP_DPTR(const double) par;         /* ncond x np, the CPU's numbers */
+  SP_DPTR(const sp_mb_real) ep;      /* element parameters (1 or nsys) x ne x npad */
+  SP_DPTR(sp_mb_real) x;             /* the state a pass starts from */
+  SP_DPTR(sp_mb_real) y;             /* SRK2's predictor, or the state a pass writes */
+  SP_DPTR(sp_mb_real) z;             /* the state SRK2's corrector writes (lattices) */
+  SP_DPTR(sp_mb_real) aux;           /* SRK2 with pairs: first-stage drift and noise,
+                                        nsys x (nx + nw) x npad */
+  SP_DPTR(double) sums;              /* nsys x 2 x nt */
+  SP_DPTR(double) partial;           /* nsys x bps x nt: block partial sums */
+  SP_DPTR(unsigned int) count;       /* nsys: blocks finished (last-block-done) */
+  SP_DPTR(double) rec;               /* nsys x nrec x no, NaN until reached */
+  SP_DPTR(double) traj;              /* nkeep x nrec x nx x n (doubles, the host's layout) */
+  SP_DPTR(int) stopped;              /* nsys: 1 once the event held */
+  SP_DPTR(int) xbuf;                 /* nsys: the buffer (x_id) its state is in then */
+  SP_DPTR(unsigned long long) kstop; /* nsys: steps of the call at the event */
+  SP_DPTR(unsigned long long) badk;  /* nsys: the first step with a non-finite state */
+  SP_DPTR(unsigned long long) badwhat; /* nsys: element << 8 | state at that step */
+  SP_DPTR(unsigned int) flags;       /* [0] systems stopped, [1] non-finite seen */
+  SP_DPTR(const double) laws;        /* x0_cond 2: the starts' laws (job x0), ncond x nx x 3 */
+  uint64_t sys0, nsys, npad, nkeep;
+  uint64_t kcur, kend;    /* mode A: the launch makes steps kcur .. kend - 1 of the call */
+  uint64_t kk;            /* mode B: the chain's step of the pass's normals (k0 + k) */
+  uint64_t kflag;         /* steps of the call made once the pass's step is done */
+  uint64_t rec_j;         /* the record written (record) */
+  double t, t2, tt;       /* drift or force time; SRK2's second-stage time; the time
+                             of the reduction terms the pass adds up */
+  double h1, h2, c1, c2, c3; /* splitting pass: kicks by h1, h2, moves by c1, (O,) c2, c3 */
+  double sdt;             /* sqrt(dt) */
+  int32_t bps, gpt;       /* blocks a system; groups of four elements a thread */
+  int32_t sums_on, wr;    /* 1: add up the terms of the new state into slot wr */
+  int32_t record, stopchk; /* the last block writes record rec_j; checks the event */
+  int32_t ostep, x_id;    /* BAOAB's O-step in this pass; the id of the buffer written */
+  int32_t check, start;   /* flag non-finite states; mode A: check the event at kcur */
+} sp_mb_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_mb_job) == 224, "sp_mb_job layout");
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 560, /* 224 + 8 + 36 x 8 + 10 x 4 */
+                 "sp_mb_kargs layout");
 
 #endif

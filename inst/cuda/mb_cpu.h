@@ -9,7 +9,7 @@
 
 /* A system's working arrays in the working precision, carved from `work`. */
 typedef struct {
-  SP_REAL *xs, *ys, *a0, *b0, *Q, *ep, *F;
+  SP_REAL *xs, *ys, *a0, *b0, *Q, *ep, *F, *U;
   double *Rd;
   SP_REAL R[SP_MB_TN], p[SP_MB_PN];
   double pd[SP_MB_PN];
@@ -37,6 +37,7 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const 
   s->b0 = w; w += (uint64_t)SP_MB_BN * n;
   s->Q = w; w += (uint64_t)SP_MB_QN * n;
   s->ep = w; w += (uint64_t)SP_MB_EN * n;
+  s->U = w; w += (uint64_t)SP_MB_UN * n;
   s->Rd = (double *)(void *)(((uintptr_t)w + 7) & ~(uintptr_t)7);
   for (i = 0; i < (uint64_t)SP_MB_NP; i++) {
     s->p[i] = (SP_REAL)par[i];
@@ -69,22 +70,33 @@ static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, dou
 #endif
 }
 
-/* The pair sums Q[q n + i] = sum over j != i (in order) of the pair terms. */
+/* The pair sums Q[q n + i] = sum over j != i (in order) of the pair terms,
+ * the elements' values for them (mb_pair_pre) made once. */
 static void SP_PREC(sp_mb_pairs)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
 #if SP_MB_NQ > 0
-  SP_REAL xi[SP_MB_NX], xj[SP_MB_NX], ei[SP_MB_EN], ej[SP_MB_EN], acc[SP_MB_QN];
+  SP_REAL xi[SP_MB_NX], xj[SP_MB_NX], ei[SP_MB_EN], ej[SP_MB_EN], acc[SP_MB_QN], ui[SP_MB_UN],
+      uj[SP_MB_UN];
   const uint64_t n = s->n;
   uint64_t i, j;
   int v;
   for (i = 0; i < n; i++) {
     for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
     SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
+    SP_PREC(mb_pair_pre)(t, xi, ei, s->p, s->pd, (SP_REAL)(i + 1), ui);
+    for (v = 0; v < SP_MB_UN; v++) s->U[(uint64_t)v * n + i] = ui[v];
+  }
+  for (i = 0; i < n; i++) {
+    for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
+    SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
+    for (v = 0; v < SP_MB_UN; v++) ui[v] = s->U[(uint64_t)v * n + i];
     for (v = 0; v < SP_MB_NQ; v++) acc[v] = 0;
     for (j = 0; j < n; j++) {
       if (j == i) continue;
       for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + j];
       SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
-      SP_PREC(mb_pair)(t, xi, ei, xj, ej, s->p, s->pd, (SP_REAL)(i + 1), (SP_REAL)(j + 1), acc);
+      for (v = 0; v < SP_MB_UN; v++) uj[v] = s->U[(uint64_t)v * n + j];
+      SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1), (SP_REAL)(j + 1),
+                       acc);
     }
     for (v = 0; v < SP_MB_NQ; v++) s->Q[(uint64_t)v * n + i] = acc[v];
   }

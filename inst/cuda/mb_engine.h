@@ -7,7 +7,7 @@
  * parameters), SP_MB_NP, SP_MB_NW (noise entries), SP_MB_NT (reductions; the
  * first SP_MB_ND the dynamics need), SP_MB_NQ (pair sums), SP_MB_NO,
  * SP_MB_REACH (the largest neighbour offset), SP_MB_RING and the functions
- * mb_terms, mb_pair, mb_drift_ito, mb_drift_strat, mb_noise, mb_apply_noise,
+ * mb_terms, mb_pair_pre, mb_pair, mb_drift_ito, mb_drift_strat, mb_noise, mb_apply_noise,
  * mb_observe, mb_stop, mb_force, mb_kick, mb_move, mb_langevin.
  *
  * Steps, for each element i at step k (t = t0 + k dt), with the reductions R
@@ -32,6 +32,7 @@
 #  define SP_MB_BN (SP_MB_NB > 0 ? SP_MB_NB : 1) /* entries of the noise (a matrix: more) */
 #  define SP_MB_TN (SP_MB_NT > 0 ? SP_MB_NT : 1)
 #  define SP_MB_QN (SP_MB_NQ > 0 ? SP_MB_NQ : 1)
+#  define SP_MB_UN (SP_MB_NU > 0 ? SP_MB_NU : 1)
 #  define SP_MB_EN (SP_MB_NE > 0 ? SP_MB_NE : 1)
 #  define SP_MB_ON (SP_MB_NO > 0 ? SP_MB_NO : 1)
 #  define SP_MB_PN (SP_MB_NP > 0 ? SP_MB_NP : 1)

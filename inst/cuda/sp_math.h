@@ -319,20 +319,24 @@ SP_FN float sp_reduce_pi_hw_f(float x, uint32_t *sign) {
   r = fmaf(-n, 3.14159274101257324f, x);
   return fmaf(-n, -8.74227800037247515e-8f, r);
 }
+/* (The reduction comes before the test of the range, which replaces the
+ * result beyond it: so the sine and cosine of one argument share one
+ * reduction -- the compiler merges the two -- where a test first put each
+ * behind its own branch.  The same numbers.) */
 SP_FN float sp_sin_hw_f(float x) {
   union { float f; uint32_t u; } s;
   uint32_t sign;
-  if (!(fabsf(x) <= 8192.0f)) return sp_sin_big_f(x);
   s.f = __sinf(sp_reduce_pi_hw_f(x, &sign));
   s.u ^= sign;
+  if (!(fabsf(x) <= 8192.0f)) s.f = sp_sin_big_f(x);
   return s.f;
 }
 SP_FN float sp_cos_hw_f(float x) {
   union { float f; uint32_t u; } s;
   uint32_t sign;
-  if (!(fabsf(x) <= 8192.0f)) return sp_cos_big_f(x);
   s.f = __cosf(sp_reduce_pi_hw_f(x, &sign));
   s.u ^= sign;
+  if (!(fabsf(x) <= 8192.0f)) s.f = sp_cos_big_f(x);
   return s.f;
 }
 #endif

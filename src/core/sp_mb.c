@@ -17,9 +17,14 @@
 
 #include "sp_error.h"
 #include "sp_threads.h"
+#include "sp_streams.h"
 
 #ifdef _OPENMP
 #  include <omp.h>
+#endif
+
+#ifndef M_PI
+#  define M_PI 3.14159265358979323846
 #endif
 
 const double *sp_mb_par(const sp_mb_args *a, uint64_t s) {
@@ -258,6 +263,70 @@ int sp_mb_cpu(const void *job_, void *out_, int nth, const sp_hooks *hooks, sp_r
   return st;
 }
 
+/* Draw site block `block` of `stream` under `purpose`: kind 0 a uniform on
+ * (0, 1) (53 bits of words x, y), 1 a standard normal (Box-Muller on the
+ * uniforms of (x, y) and (z, w)), 2 a standard Cauchy (tan(pi (u - 1/2))). */
+static double mb_draw1(uint64_t key, uint32_t purpose, uint64_t stream, uint64_t block, int kind) {
+  const sp_u32x4 b = sp_philox_purpose_block(key, purpose, stream, block);
+  const double u1 = ((double)((uint64_t)b.x << 21 | b.y >> 11) + 0.5) * 0x1p-53;
+  if (kind == 0) return u1;
+  if (kind == 1) {
+    const double u2 = ((double)((uint64_t)b.z << 21 | b.w >> 11) + 0.5) * 0x1p-53;
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+  }
+  return tan(M_PI * (u1 - 0.5));
+}
+
+void sp_mb_draws(uint64_t key, uint32_t purpose, uint64_t cond, const double *reps, uint64_t nr,
+                 uint64_t n, uint64_t D, uint64_t d, int kind, double *out, int nth) {
+  const int64_t total = (int64_t)(nr * n);
+  int64_t t;
+  (void)nth;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(static) if (total > 65536)
+#endif
+  for (t = 0; t < total; t++) {
+    const uint64_t r = (uint64_t)t / n, i = (uint64_t)t - r * n;
+    out[t] = mb_draw1(key, purpose, sp_stream_replica(cond, (uint64_t)reps[r]), i * D + d, kind);
+  }
+}
+
+/* The starts of every system from their laws (job.x0_cond 2: x0 holds, per
+ * condition and state, a kind -- -1 a constant a, else the draw kind of
+ * sp_mb_draws -- and a, b): state v of element i of a system takes a (a
+ * constant), a + (b - a) u, a + b z or a + b c -- R's arithmetic on the
+ * numbers R would draw (sde_mb_eval()): draw site d of D an element, d the
+ * state's place among the drawn ones. */
+static void mb_draw_starts(const sp_mb_args *a, double *x) {
+  const sp_mb_job *j = &a->job;
+  const uint64_t sys = SP_MB_SYSTEMS(j), n = j->n, nx = (uint64_t)j->nx;
+  const int64_t total = (int64_t)(sys * n);
+  uint64_t D = 0, v;
+  int64_t t;
+  for (v = 0; v < nx; v++)
+    if (a->x0[3 * v] >= 0) D++;
+  if (D == 0) D = 1;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(sp_threads_get()) schedule(static) if (total > 65536)
+#endif
+  for (t = 0; t < total; t++) {
+    const uint64_t s = (uint64_t)t / n, i = (uint64_t)t - s * n, c = s / j->replicas;
+    const uint64_t stream = sp_stream_replica(c, j->replica0 + s % j->replicas);
+    uint64_t d = 0, w;
+    for (w = 0; w < nx; w++) {
+      const double *k = a->x0 + 3 * (c * nx + w);
+      double val = k[1];
+      if (k[0] >= 0) {
+        const int kind = (int)k[0];
+        const double z = mb_draw1(a->seed, SP_PURPOSE_SDE_INIT, stream, i * D + d, kind);
+        val = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+        d++;
+      }
+      x[(s * nx + w) * n + i] = val;
+    }
+  }
+}
+
 int sp_mb_prepare(void *job_) {
   const sp_mb_args *a = (const sp_mb_args *)job_;
   const sp_mb_job *j = &a->job;
@@ -267,7 +336,9 @@ int sp_mb_prepare(void *job_) {
     return sp_fail(SP_ERR_INVALID, "internal error: many-body job sizes");
   if (a->npar != j->ncond * (uint64_t)j->np || a->nnames != (uint64_t)(j->nx + j->no) ||
       a->nepar != (uint64_t)j->ne * j->n * (j->epar_shared ? 1 : sys) ||
-      a->nx0 != (j->x0_cond ? j->ncond * (uint64_t)j->nx : sys * per))
+      a->nx0 != (j->x0_cond == 2   ? j->ncond * (uint64_t)j->nx * 3
+                 : j->x0_cond == 1 ? j->ncond * (uint64_t)j->nx
+                                   : sys * per))
     return sp_fail(SP_ERR_INVALID, "internal error: many-body job lengths disagree");
   return SP_OK;
 }
@@ -278,7 +349,12 @@ void sp_mb_out_init(const void *job_, void *out_) {
   sp_mb_out *o = (sp_mb_out *)out_;
   const uint64_t sys = SP_MB_SYSTEMS(j), per = (uint64_t)j->nx * j->n;
   uint64_t s, v, i;
-  if (o->x != NULL) {
+  if (o->x != NULL && j->x0_cond == 2) {
+    /* on the GPU the device draws them (mb.cu, sp_mb_start_kernel) when the
+     * engine runs at all */
+    if (!(j->gpu_plan & SP_MB_PLAN_GPU) || (j->output != SP_MB_OUT_PASSAGE && j->kmax == 0))
+      mb_draw_starts(a, o->x);
+  } else if (o->x != NULL) {
     for (s = 0; s < sys; s++) {
       if (!j->x0_cond) {
         memcpy(o->x + s * per, a->x0 + s * per, (size_t)per * sizeof(double));

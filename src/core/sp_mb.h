@@ -44,6 +44,15 @@ typedef struct {
 /* Systems of a run. */
 #define SP_MB_SYSTEMS(job) ((job)->ncond * (job)->replicas)
 
+/* The random draws of a start or element parameter (R/sde-mb-run.R,
+ * src/r_mb.c): draw site d of D an element, elements 0..n-1 of the global
+ * replicas reps[0..nr-1] of condition cond, block i D + d of stream cond 2^40
+ * + r under `purpose`; kind 0 uniform on (0, 1), 1 standard normal, 2
+ * standard Cauchy; into out (element i of replica r at r n + i), on nth
+ * threads (the numbers do not depend on them). */
+void sp_mb_draws(uint64_t key, uint32_t purpose, uint64_t cond, const double *reps, uint64_t nr,
+                 uint64_t n, uint64_t D, uint64_t d, int kind, double *out, int nth);
+
 int sp_mb_prepare(void *job);
 void sp_mb_out_init(const void *job, void *out);
 /* The parameters and element parameters of system s. */

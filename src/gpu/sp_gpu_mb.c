@@ -1,11 +1,727 @@
-/* sp_gpu_mb.c: the GPU host of a many-body user model (in progress: R
- * refuses backend = "gpu" for these models until the kernels land). */
+/* sp_gpu_mb.c: the GPU host of a many-body user model (inst/cuda/mb.cu, the
+ * module sde_run() compiled for the model, its precision, method and plan),
+ * an engine of the GPU round driver (sp_gpu_run.h).  The devices share the
+ * systems in equal contiguous parts (every system does the same work); a
+ * round advances every system of a device by at most `budget` steps, cut at
+ * the record steps.
+ *
+ * The plan (job.gpu_plan, chosen in R by sde_mb_gpu_plan() from n, the
+ * states, the precision: the module is compiled for it):
+ *   mode A (SP_MB_PLAN_SMALL): one kernel a launch, a thread block a system
+ *     (32 ceil(n / 128) threads, four elements each), the launch's steps
+ *     inside it; a record at the launch's end;
+ *   mode B: one kernel a pass (mb.cu's top: euler one a step, srk2 two, the
+ *     splitting methods one a stage with the moves of consecutive steps
+ *     fused, baoab one a step), each system over bps blocks; a measuring
+ *     pass at the start and at each record (and after every pass whose
+ *     sums read neighbours: SP_MB_PLAN_TERMS_NB), the kept states copied
+ *     at each record.  With a lattice or pairs a pass writes another buffer
+ *     than the one it reads, and the host swaps them (ids 0..2 of buf[]).
+ * The geometry (gpt, bps, threads) depends on n only, so no sum depends on
+ * the number of systems a device holds. */
 #include "sp_gpu_mb.h"
 
-#include "../core/sp_error.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-int sp_gpu_mb(const char *key, const void *job, void *out, const int *devices, int ndev,
+#include "../core/sp_error.h"
+#include "sp_gpu_run.h"
+
+#define MB_BLOCK 256      /* mb.cu's SP_MB_BLOCK */
+#define MB_SMALL_MAX 512  /* mb.cu's SP_MB_SMALL_MAX */
+#define MB_GPT_MAX 8      /* groups of four elements a thread (mode B), at most */
+#define MB_BPS_MIN 1024   /* blocks a system below which gpt is not raised */
+#define MB_NONE 0xffffffffffffffffull
+
+typedef struct {
+  const char *key;
+  const sp_mb_args *a;
+  sp_mb_out *out;
+  uint64_t per_dev, npad;
+  int small, tnb, pairs, share; /* the plan; nq > 0; a lattice or pairs */
+  size_t rb;                    /* bytes of a value in the working precision */
+  uint64_t bad_s, bad_k, bad_what; /* the lowest non-finite system (global), MB_NONE: none */
+} mb_model;
+
+typedef struct {
+  CUfunction f_small, f_pass1, f_pass2, f_measure, f_keep, f_start;
+  const char *n_pass1, *n_pass2;
+  CUdeviceptr buf[3]; /* state buffers; x, y, z are buf[xi], buf[yi], buf[zi] */
+  int xi, yi, zi, nbuf;
+  CUdeviceptr ep, par, aux, sums, partial, count, rec, traj, stopped, xbuf, kstop, badk,
+      badwhat, flags, laws;
+  uint64_t s0, ns, nkeep; /* the device's systems s0 .. s0 + ns - 1; kept: nkeep of them */
+  uint64_t k, nrec_done;  /* steps of the call made; the next record */
+  int bps_g, bps_p, gpt;  /* blocks a system (group and pair kernels), groups a thread */
+  unsigned threads, shmem; /* mode A */
+  int used;
+} mb_dev;
+
+static const sp_mb_job *mb_job(const mb_model *m) { return &m->a->job; }
+
+static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
+  const sp_mb_job *job = mb_job(m);
+  sp_mb_kargs a;
+  memset(&a, 0, sizeof a);
+  a.job = *job;
+  a.seed = m->a->seed;
+  a.par = v->par;
+  a.ep = v->ep;
+  a.x = v->buf[v->xi];
+  a.y = v->nbuf > 1 ? v->buf[v->yi] : 0;
+  a.z = v->nbuf > 2 ? v->buf[v->zi] : 0;
+  a.aux = v->aux;
+  a.sums = v->sums;
+  a.partial = v->partial;
+  a.count = v->count;
+  a.rec = v->rec;
+  a.traj = v->traj;
+  a.stopped = v->stopped;
+  a.xbuf = v->xbuf;
+  a.kstop = v->kstop;
+  a.badk = v->badk;
+  a.badwhat = v->badwhat;
+  a.flags = v->flags;
+  a.laws = v->laws;
+  a.sys0 = v->s0;
+  a.nsys = v->ns;
+  a.npad = m->npad;
+  a.nkeep = v->nkeep;
+  a.sdt = sqrt(job->dt); /* as the CPU forms it (mb_cpu.h) */
+  a.bps = v->bps_g;
+  a.gpt = v->gpt;
+  a.x_id = v->xi;
+  return a;
+}
+
+static int mb_upload(sp_gpu_dev *d, const void *src, size_t bytes, const char *what,
+                     CUdeviceptr *out) {
+  int st = sp_gpu_dev_alloc(d, bytes > 0 ? bytes : 8, what, out);
+  if (st == SP_OK && bytes > 0 && src != NULL) st = sp_gpu_to_device(d->id, *out, src, bytes);
+  return st;
+}
+
+static int mb_alloc0(sp_gpu_dev *d, size_t bytes, const char *what, CUdeviceptr *out) {
+  int st = sp_gpu_dev_alloc(d, bytes > 0 ? bytes : 8, what, out);
+  if (st == SP_OK) st = sp_gpu_memset0(d->id, *out, bytes > 0 ? bytes : 8);
+  return st;
+}
+
+static int mb_alloc_ones(sp_gpu_dev *d, size_t bytes, const char *what, CUdeviceptr *out) {
+  int st = sp_gpu_dev_alloc(d, bytes > 0 ? bytes : 8, what, out);
+  if (st == SP_OK) st = sp_gpu_memset32(d->id, *out, 0xffffffffu, (bytes > 0 ? bytes : 8) / 4);
+  return st;
+}
+
+/* n doubles src into row r (stride npad) of a host buffer of the working
+ * precision, the padding 0. */
+static void mb_put_row(void *h, size_t r, const double *src, uint64_t n, uint64_t npad, int single) {
+  uint64_t i;
+  if (single) {
+    float *o = (float *)h + r * npad;
+    for (i = 0; i < npad; i++) o[i] = i < n ? (float)src[i] : 0.0f;
+  } else {
+    double *o = (double *)h + r * npad;
+    memcpy(o, src, (size_t)n * sizeof(double));
+    for (i = n; i < npad; i++) o[i] = 0.0;
+  }
+}
+
+/* ---- launches ---------------------------------------------------------------------- */
+
+static int mb_go(mb_model *m, sp_gpu_dev *d, CUfunction f, const char *name, sp_mb_kargs *a,
+                 int pair_geometry) {
+  mb_dev *v = (mb_dev *)d->state;
+  a->bps = pair_geometry ? v->bps_p : v->bps_g;
+  (void)m;
+  return sp_gpu_launch(d->id, f, (unsigned)((uint64_t)a->bps * v->ns), MB_BLOCK, 0, d->stream, a,
+                       name);
+}
+
+/* The sums of the state buffer `b` at time tt into slot wr (and a record,
+ * the event). */
+static int mb_measure(mb_model *m, sp_gpu_dev *d, int b, double tt, int wr, int record,
+                      int stopchk, uint64_t kflag) {
+  mb_dev *v = (mb_dev *)d->state;
+  sp_mb_kargs a = mb_base(m, v);
+  a.x = v->buf[b];
+  a.x_id = b;
+  a.sums_on = 1;
+  a.wr = wr;
+  a.tt = tt;
+  a.record = record;
+  a.rec_j = v->nrec_done;
+  a.stopchk = stopchk;
+  a.kflag = kflag;
+  return mb_go(m, d, v->f_measure, "sp_mb_measure_kernel", &a, 0);
+}
+
+/* The kept systems' states into record v->nrec_done (rec_j). */
+static int mb_keep(mb_model *m, sp_gpu_dev *d) {
+  mb_dev *v = (mb_dev *)d->state;
+  sp_mb_kargs a = mb_base(m, v);
+  const uint64_t total = v->nkeep * (uint64_t)mb_job(m)->nx * mb_job(m)->n;
+  uint64_t grid = (total + MB_BLOCK - 1) / MB_BLOCK;
+  if (v->nkeep == 0) return SP_OK;
+  a.rec_j = v->nrec_done;
+  if (grid > 65535) grid = 65535;
+  return sp_gpu_launch(d->id, v->f_keep, (unsigned)grid, MB_BLOCK, 0, d->stream, &a,
+                       "sp_mb_keep_kernel");
+}
+
+/* A pass (which 1: the method's first kernel, 2: SRK2's corrector) writing
+ * buffer `out`. */
+static int mb_pass(mb_model *m, sp_gpu_dev *d, int which, sp_mb_kargs *a, int out) {
+  mb_dev *v = (mb_dev *)d->state;
+  a->x_id = out;
+  return mb_go(m, d, which == 1 ? v->f_pass1 : v->f_pass2, which == 1 ? v->n_pass1 : v->n_pass2,
+               a, m->pairs);
+}
+
+static void mb_swap(int *a, int *b) {
+  const int t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* Mode B, euler and srk2: steps k0 .. k1 - 1. */
+static int mb_steps_sde(mb_model *m, sp_gpu_dev *d, uint64_t k0, uint64_t k1) {
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  const int srk2 = job->method == SP_MB_SRK2, stop = job->use_stop != 0, nd = job->nd > 0;
+  const int endsum = stop || nd; /* the new state's sums: the next step's, or the event's */
+  uint64_t k;
+  int st = SP_OK;
+  for (k = k0; k < k1 && st == SP_OK; k++) {
+    const double t = job->t0 + (double)k * job->dt, tn = job->t0 + (double)(k + 1) * job->dt;
+    sp_mb_kargs a;
+    int out;
+    if (srk2 && (m->share || nd)) { /* the predictor (and its sums) */
+      a = mb_base(m, v);
+      a.kk = job->k0 + k;
+      a.t = t;
+      a.t2 = t + job->dt;
+      a.sums_on = nd && !m->tnb;
+      a.wr = 1;
+      a.tt = t + job->dt;
+      a.kflag = k + 1;
+      st = mb_pass(m, d, 1, &a, v->yi);
+      if (st == SP_OK && nd && m->tnb) st = mb_measure(m, d, v->yi, t + job->dt, 1, 0, 0, k + 1);
+      if (st != SP_OK) break;
+    }
+    a = mb_base(m, v);
+    a.kk = job->k0 + k;
+    a.t = t;
+    a.t2 = t + job->dt;
+    a.sums_on = endsum && !m->tnb;
+    a.wr = 0;
+    a.tt = tn;
+    a.stopchk = stop && !m->tnb;
+    a.kflag = k + 1;
+    a.check = 1;
+    if (!srk2) out = m->share ? v->yi : v->xi;
+    else out = m->share && !m->pairs ? v->zi : v->xi;
+    st = mb_pass(m, d, srk2 ? 2 : 1, &a, out);
+    if (!srk2 && m->share) mb_swap(&v->xi, &v->yi);
+    if (srk2 && m->share && !m->pairs) mb_swap(&v->xi, &v->zi);
+    if (st == SP_OK && m->tnb && endsum) st = mb_measure(m, d, v->xi, tn, 0, 0, stop, k + 1);
+  }
+  return st;
+}
+
+/* Mode B, verlet and yoshida4: the DKD stages of steps k0 .. k1 - 1, the
+ * last move of a step fused with the first of the next (not across the
+ * range's end, nor in a passage run, which checks its event after every
+ * step). */
+static int mb_steps_split(mb_model *m, sp_gpu_dev *d, uint64_t k0, uint64_t k1) {
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  const int stop = job->use_stop != 0, nd = job->nd > 0;
+  double dd[4], cc[4];
+  const int ns = sp_mb_stages((int)job->method, dd, cc);
+  uint64_t k;
+  int open = 1, st = SP_OK;
+  for (k = k0; k < k1 && st == SP_OK; k++) {
+    const double t = job->t0 + (double)k * job->dt, tn = job->t0 + (double)(k + 1) * job->dt;
+    const int fuse = k + 1 < k1 && !stop;
+    double tq = t;
+    int s;
+    for (s = 0; s < ns && st == SP_OK; s++) {
+      sp_mb_kargs a;
+      int endstep = 0;
+      if (s == 0) {
+        if (open) { /* D(c0) alone: the first move of a range */
+          a = mb_base(m, v);
+          a.c1 = cc[0] * job->dt;
+          tq += cc[0] * job->dt;
+          a.sums_on = nd && !m->tnb;
+          a.tt = tq;
+          a.kflag = k + 1;
+          st = mb_pass(m, d, 1, &a, m->share ? v->yi : v->xi);
+          if (m->share) mb_swap(&v->xi, &v->yi);
+          if (st == SP_OK && nd && m->tnb) st = mb_measure(m, d, v->xi, tq, 0, 0, 0, k + 1);
+          open = 0;
+        } else {
+          tq += cc[0] * job->dt; /* made by the previous step's last pass */
+        }
+        continue;
+      }
+      a = mb_base(m, v);
+      a.t = tq; /* the force of the positions the stage starts from, at tq */
+      a.h1 = dd[s] * job->dt;
+      a.c1 = cc[s] * job->dt;
+      a.kflag = k + 1;
+      tq += cc[s] * job->dt;
+      if (s < ns - 1) {
+        a.sums_on = nd && !m->tnb;
+        a.tt = tq;
+      } else if (fuse) { /* and the next step's first move */
+        const double t1 = job->t0 + (double)(k + 1) * job->dt;
+        a.c3 = cc[0] * job->dt;
+        a.tt = t1 + cc[0] * job->dt;
+        a.sums_on = nd && !m->tnb;
+        a.check = 1;
+      } else {
+        a.sums_on = stop && !m->tnb;
+        a.tt = tn;
+        a.stopchk = stop && !m->tnb;
+        a.check = 1;
+        endstep = 1;
+        open = 1;
+      }
+      st = mb_pass(m, d, 1, &a, m->share ? v->yi : v->xi);
+      if (m->share) mb_swap(&v->xi, &v->yi);
+      if (st == SP_OK && m->tnb) {
+        if (!endstep && nd) st = mb_measure(m, d, v->xi, a.tt, 0, 0, 0, k + 1);
+        else if (endstep && stop) st = mb_measure(m, d, v->xi, tn, 0, 0, 1, k + 1);
+      }
+    }
+  }
+  return st;
+}
+
+/* Mode B, baoab: steps k0 .. k1 - 1, one pass a step (the closing kick of a
+ * step with the opening kick of the next), a closing kick at the range's
+ * end (and after every step of a passage run). */
+static int mb_steps_baoab(mb_model *m, sp_gpu_dev *d, uint64_t k0, uint64_t k1) {
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  const int stop = job->use_stop != 0, nd = job->nd > 0;
+  const double hh = 0.5 * job->dt;
+  uint64_t k;
+  int open = 1, st = SP_OK;
+  for (k = k0; k < k1 && st == SP_OK; k++) {
+    const double t = job->t0 + (double)k * job->dt, tn = job->t0 + (double)(k + 1) * job->dt;
+    const int close = k + 1 == k1 || stop;
+    sp_mb_kargs a = mb_base(m, v);
+    /* the forces: of the range's start (the CPU's at each advance), or of
+     * the previous step's end */
+    a.t = open ? t : (job->t0 + (double)(k - 1) * job->dt) + job->dt;
+    a.h1 = hh;
+    a.h2 = open ? 0 : hh;
+    a.c1 = hh;
+    a.ostep = 1;
+    a.kk = job->k0 + k;
+    a.c2 = hh;
+    a.sums_on = nd && !m->tnb;
+    a.tt = t + job->dt;
+    a.kflag = k + 1;
+    a.check = 1;
+    st = mb_pass(m, d, 1, &a, m->share ? v->yi : v->xi);
+    if (m->share) mb_swap(&v->xi, &v->yi);
+    if (st == SP_OK && nd && m->tnb) st = mb_measure(m, d, v->xi, t + job->dt, 0, 0, 0, k + 1);
+    if (st == SP_OK && close) {
+      a = mb_base(m, v);
+      a.t = t + job->dt;
+      a.h1 = hh;
+      a.sums_on = (nd || stop) && !m->tnb;
+      a.tt = tn;
+      a.stopchk = stop && !m->tnb;
+      a.kflag = k + 1;
+      a.check = 1;
+      st = mb_pass(m, d, 1, &a, m->share ? v->yi : v->xi);
+      if (m->share) mb_swap(&v->xi, &v->yi);
+      if (st == SP_OK && m->tnb && (nd || stop)) st = mb_measure(m, d, v->xi, tn, 0, 0, stop, k + 1);
+    }
+    open = close;
+  }
+  return st;
+}
+
+/* Mode A: one launch of steps k0 .. k1 - 1, a record at k1 if asked. */
+static int mb_small(mb_model *m, sp_gpu_dev *d, uint64_t k0, uint64_t k1, int record, int start) {
+  mb_dev *v = (mb_dev *)d->state;
+  sp_mb_kargs a = mb_base(m, v);
+  a.kcur = k0;
+  a.kend = k1;
+  a.record = record;
+  a.rec_j = v->nrec_done;
+  a.start = start;
+  return sp_gpu_launch(d->id, v->f_small, (unsigned)v->ns, v->threads, v->shmem, d->stream, &a,
+                       "sp_mb_small_kernel");
+}
+
+/* ---- the engine ------------------------------------------------------------------------ */
+
+static int mb_setup(void *model, sp_gpu_dev *d) {
+  mb_model *m = (mb_model *)model;
+  const sp_mb_args *A = m->a;
+  const sp_mb_job *job = &A->job;
+  mb_dev *v = (mb_dev *)d->state;
+  const uint64_t nsys = SP_MB_SYSTEMS(job), n = job->n, npad = m->npad;
+  const uint64_t nx = (uint64_t)job->nx, ne = (uint64_t)job->ne, tn = job->nt > 0 ? (uint64_t)job->nt : 1;
+  const int fixed = job->output != SP_MB_OUT_PASSAGE, single = job->single != 0;
+  const uint64_t ng = npad / 4;
+  const size_t rb = m->rb;
+  uint64_t s, i;
+  size_t bytes;
+  void *h;
+  int st;
+  v->s0 = (uint64_t)d->index * m->per_dev;
+  v->ns = nsys > v->s0 ? nsys - v->s0 : 0;
+  if (v->ns > m->per_dev) v->ns = m->per_dev;
+  if (v->ns == 0) {
+    d->idle = 1;
+    return SP_OK;
+  }
+  v->used = 1;
+  v->nkeep = job->output == SP_MB_OUT_TRAJECTORIES && job->keep > v->s0 ? job->keep - v->s0 : 0;
+  if (v->nkeep > v->ns) v->nkeep = v->ns;
+  /* the kernels of the plan and method */
+  if (job->x0_cond == 2 &&
+      (st = sp_gpu_function(d->id, m->key, "sp_mb_start_kernel", &v->f_start)))
+    return st;
+  if (m->small) {
+    if ((st = sp_gpu_function(d->id, m->key, "sp_mb_small_kernel", &v->f_small))) return st;
+  } else {
+    v->n_pass1 = job->method == SP_MB_EULER ? "sp_mb_euler_kernel"
+                 : job->method == SP_MB_SRK2 ? "sp_mb_p1_kernel"
+                                             : "sp_mb_split_kernel";
+    v->n_pass2 = "sp_mb_p2_kernel";
+    if ((st = sp_gpu_function(d->id, m->key, v->n_pass1, &v->f_pass1)) ||
+        (job->method == SP_MB_SRK2 &&
+         (st = sp_gpu_function(d->id, m->key, v->n_pass2, &v->f_pass2))) ||
+        (st = sp_gpu_function(d->id, m->key, "sp_mb_measure_kernel", &v->f_measure)) ||
+        (st = sp_gpu_function(d->id, m->key, "sp_mb_keep_kernel", &v->f_keep)))
+      return st;
+  }
+  /* geometry: n alone decides it (the order of every sum) */
+  if (m->small) {
+    v->threads = (unsigned)((ng + 31) / 32 * 32);
+    v->shmem = (unsigned)((nx + (job->nq > 0 ? ne + (uint64_t)job->nu : 0)) * npad * rb);
+    if (v->threads > MB_SMALL_MAX || v->shmem > 48 * 1024)
+      return sp_fail(SP_ERR_INVALID, "internal error: n = %llu does not fit a thread block",
+                     (unsigned long long)n);
+    v->bps_g = v->bps_p = 1;
+    v->gpt = 1;
+  } else {
+    v->gpt = 1;
+    while (2 * v->gpt <= MB_GPT_MAX && ng >= (uint64_t)MB_BLOCK * (uint64_t)(2 * v->gpt) * MB_BPS_MIN)
+      v->gpt *= 2;
+    v->bps_g = (int)((ng + (uint64_t)MB_BLOCK * v->gpt - 1) / ((uint64_t)MB_BLOCK * v->gpt));
+    v->bps_p = (int)((n + MB_BLOCK - 1) / MB_BLOCK);
+    if ((uint64_t)(v->bps_g > v->bps_p ? v->bps_g : v->bps_p) * v->ns > 0x7fffffffu)
+      return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; run fewer a call "
+                     "(`first_replica` chunks)", sp_gpu_label(d->id));
+  }
+  /* buffers */
+  v->nbuf = 1;
+  if (!m->small && m->share) v->nbuf = 2;
+  if (!m->small && m->share && !m->pairs && job->method == SP_MB_SRK2) v->nbuf = 3;
+  v->xi = 0;
+  v->yi = 1;
+  v->zi = 2;
+  bytes = (size_t)(v->ns * nx * npad) * rb;
+  for (i = 0; i < (uint64_t)v->nbuf; i++)
+    if ((st = mb_alloc0(d, bytes, "the states", &v->buf[i]))) return st;
+  if (!m->small && m->pairs && job->method == SP_MB_SRK2 &&
+      (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (nx + (uint64_t)job->nb) * npad) * rb,
+                             "the first-stage drifts", &v->aux)))
+    return st;
+  {
+    const int bps = v->bps_g > v->bps_p ? v->bps_g : v->bps_p;
+    const size_t nrec = fixed ? (size_t)job->nrec : 0;
+    if ((st = mb_alloc0(d, (size_t)v->ns * 2 * tn * 8, "the sums", &v->sums)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)bps * tn * 8, "the partial sums",
+                               &v->partial)) ||
+        (st = mb_alloc0(d, (size_t)v->ns * 4, "the block counters", &v->count)) ||
+        (st = mb_alloc_ones(d, (size_t)v->ns * nrec * (size_t)job->no * 8, "the records",
+                            &v->rec)) ||
+        (st = mb_alloc_ones(d, (size_t)(v->nkeep * nrec * nx * n) * 8, "the kept states",
+                            &v->traj)) ||
+        (st = mb_alloc0(d, (size_t)v->ns * 4, "the events", &v->stopped)) ||
+        (st = mb_alloc0(d, (size_t)v->ns * 4, "the events", &v->xbuf)) ||
+        (st = mb_alloc0(d, (size_t)v->ns * 8, "the events", &v->kstop)) ||
+        (st = mb_alloc_ones(d, (size_t)v->ns * 8, "the non-finite flags", &v->badk)) ||
+        (st = mb_alloc_ones(d, (size_t)v->ns * 8, "the non-finite flags", &v->badwhat)) ||
+        (st = mb_alloc0(d, 8, "the flags", &v->flags)))
+      return st;
+  }
+  /* parameters, element parameters, starts (the working precision, rows of
+   * npad) */
+  if ((st = mb_upload(d, A->par, (size_t)job->ncond * (size_t)job->np * 8, "the parameters",
+                      &v->par)))
+    return st;
+  {
+    const uint64_t sets = ne == 0 ? 0 : job->epar_shared ? 1 : v->ns;
+    bytes = (size_t)(sets * ne * npad) * rb;
+    h = calloc(bytes > 0 ? bytes : 1, 1);
+    if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    for (s = 0; s < sets; s++)
+      for (i = 0; i < ne; i++) {
+        const uint64_t g = job->epar_shared ? 0 : v->s0 + s;
+        mb_put_row(h, (size_t)(s * ne + i), A->epar + (g * ne + i) * n, n, npad, single);
+      }
+    st = mb_upload(d, h, bytes, "the element parameters", &v->ep);
+    free(h);
+    if (st) return st;
+  }
+  if (job->x0_cond == 2) { /* the starts' laws: drawn here (sp_mb_start_kernel) */
+    sp_mb_kargs a;
+    uint64_t grid = (v->ns * n + MB_BLOCK - 1) / MB_BLOCK;
+    if ((st = mb_upload(d, A->x0, (size_t)job->ncond * nx * 3 * 8, "the starts' laws", &v->laws)))
+      return st;
+    a = mb_base(m, v);
+    if (grid > 65535) grid = 65535;
+    if ((st = sp_gpu_launch(d->id, v->f_start, (unsigned)grid, MB_BLOCK, 0, d->stream, &a,
+                            "sp_mb_start_kernel")))
+      return st;
+  } else { /* the starts: sp_mb_out_init made them in out->x */
+    bytes = (size_t)(v->ns * nx * npad) * rb;
+    h = malloc(bytes > 0 ? bytes : 1);
+    if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    for (s = 0; s < v->ns; s++)
+      for (i = 0; i < nx; i++)
+        mb_put_row(h, (size_t)(s * nx + i), m->out->x + ((v->s0 + s) * nx + i) * n, n, npad,
+                   single);
+    st = sp_gpu_to_device(d->id, v->buf[0], h, bytes);
+    free(h);
+    if (st) return st;
+  }
+  /* the start: its sums, record 0 (fixed length), the event (passage) */
+  v->k = 0;
+  v->nrec_done = 0;
+  if (m->small) {
+    st = mb_small(m, d, 0, 0, fixed, job->use_stop != 0);
+  } else {
+    st = mb_measure(m, d, v->xi, job->t0, 0, fixed, job->use_stop != 0, 0);
+    if (st == SP_OK && fixed) st = mb_keep(m, d);
+  }
+  if (st) return st;
+  if (fixed) v->nrec_done = 1;
+  d->idle = v->k >= job->kmax && (!fixed || v->nrec_done >= job->nrec);
+  return SP_OK;
+}
+
+static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
+  mb_model *m = (mb_model *)model;
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  const int fixed = job->output != SP_MB_OUT_PASSAGE;
+  const uint64_t end = job->kmax - v->k < budget ? job->kmax : v->k + budget;
+  int st = SP_OK;
+  while (st == SP_OK && v->k < end) {
+    uint64_t to = end;
+    int record = 0;
+    if (fixed && v->nrec_done < job->nrec) {
+      const uint64_t kr = sp_mb_record_step(job, v->nrec_done);
+      if (kr <= end) {
+        to = kr;
+        record = 1;
+      }
+    }
+    if (m->small) {
+      st = mb_small(m, d, v->k, to, record, 0);
+    } else if (to > v->k) {
+      if (job->method == SP_MB_EULER || job->method == SP_MB_SRK2) st = mb_steps_sde(m, d, v->k, to);
+      else if (job->method == SP_MB_BAOAB) st = mb_steps_baoab(m, d, v->k, to);
+      else st = mb_steps_split(m, d, v->k, to);
+      if (st == SP_OK && record) {
+        st = mb_measure(m, d, v->xi, job->t0 + (double)to * job->dt, 0, 1, 0, to);
+        if (st == SP_OK) st = mb_keep(m, d);
+      }
+    }
+    v->k = to;
+    if (record) v->nrec_done++;
+  }
+  return st;
+}
+
+static int mb_poll(void *model, sp_gpu_dev *d) {
+  mb_model *m = (mb_model *)model;
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  unsigned int flags[2];
+  int st;
+  if ((st = sp_gpu_to_host(d->id, flags, v->flags, sizeof flags))) return st;
+  if (flags[1]) { /* a non-finite state: the lowest system */
+    unsigned long long *bk = (unsigned long long *)malloc((size_t)v->ns * 16);
+    uint64_t s;
+    if (bk == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    st = sp_gpu_to_host(d->id, bk, v->badk, (size_t)v->ns * 8);
+    if (st == SP_OK) st = sp_gpu_to_host(d->id, bk + v->ns, v->badwhat, (size_t)v->ns * 8);
+    for (s = 0; st == SP_OK && s < v->ns; s++) {
+      if (bk[s] == MB_NONE) continue;
+      if (v->s0 + s < m->bad_s) {
+        m->bad_s = v->s0 + s;
+        m->bad_k = bk[s];
+        m->bad_what = bk[v->ns + s];
+      }
+      break;
+    }
+    free(bk);
+    if (st) return st;
+  }
+  if (job->output == SP_MB_OUT_PASSAGE) d->idle = v->k >= job->kmax || flags[0] >= v->ns;
+  else d->idle = v->k >= job->kmax && v->nrec_done >= job->nrec;
+  d->done = d->idle ? (double)job->kmax : (double)v->k;
+  return SP_OK;
+}
+
+static int mb_check(void *model) {
+  mb_model *m = (mb_model *)model;
+  if (m->bad_s == MB_NONE) return SP_OK;
+  return sp_mb_not_finite(m->a, m->bad_s, m->bad_k, m->bad_what);
+}
+
+/* A state buffer of the device into the final states of its systems
+ * (those whose state is in it: mask NULL, all). */
+static void mb_states_out(const mb_model *m, const mb_dev *v, const void *h, const int *which,
+                          int b) {
+  const sp_mb_job *job = mb_job(m);
+  const uint64_t n = job->n, nx = (uint64_t)job->nx, npad = m->npad;
+  uint64_t s, r, i;
+  for (s = 0; s < v->ns; s++) {
+    if (which != NULL && which[s] != b) continue;
+    for (r = 0; r < nx; r++) {
+      double *o = m->out->x + ((v->s0 + s) * nx + r) * n;
+      const uint64_t at = (s * nx + r) * npad;
+      if (job->single)
+        for (i = 0; i < n; i++) o[i] = (double)((const float *)h)[at + i];
+      else
+        memcpy(o, (const double *)h + at, (size_t)n * sizeof(double));
+    }
+  }
+}
+
+static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
+  mb_model *m = (mb_model *)model;
+  const sp_mb_job *job = mb_job(m);
+  sp_mb_out *out = m->out;
+  mb_dev *v = (mb_dev *)d->state;
+  const uint64_t nx = (uint64_t)job->nx, n = job->n;
+  const size_t bytes = (size_t)(v->ns * nx * m->npad) * m->rb;
+  int *which = NULL, st;
+  void *h;
+  uint64_t s;
+  (void)interrupted; /* the states, records and steps are those of the last round */
+  if (!v->used) return SP_OK;
+  if ((st = sp_gpu_stream_sync(d->id, d->stream))) return st;
+  h = malloc(bytes > 0 ? bytes : 1);
+  if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  if (job->output == SP_MB_OUT_PASSAGE) {
+    int *stopped = (int *)malloc((size_t)v->ns * 2 * sizeof(int));
+    unsigned long long *ks = (unsigned long long *)malloc((size_t)v->ns * 8);
+    if (stopped == NULL || ks == NULL) {
+      free(stopped);
+      free(ks);
+      free(h);
+      return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    }
+    which = stopped + v->ns;
+    st = sp_gpu_to_host(d->id, stopped, v->stopped, (size_t)v->ns * sizeof(int));
+    if (st == SP_OK) st = sp_gpu_to_host(d->id, which, v->xbuf, (size_t)v->ns * sizeof(int));
+    if (st == SP_OK) st = sp_gpu_to_host(d->id, ks, v->kstop, (size_t)v->ns * 8);
+    for (s = 0; st == SP_OK && s < v->ns; s++) {
+      const uint64_t g = v->s0 + s;
+      uint64_t k = v->k;
+      if (!stopped[s]) which[s] = v->xi;
+      if (stopped[s]) {
+        k = ks[s];
+        out->status[g] = SP_MB_ESCAPED;
+        out->value[g] = (double)k * job->dt;
+      } else if (v->k >= job->kmax) {
+        out->status[g] = SP_MB_CENSORED;
+        out->value[g] = (double)job->kmax * job->dt;
+      } else {
+        out->status[g] = SP_MB_PARTIAL;
+        out->value[g] = (double)v->k * job->dt;
+      }
+      out->steps[g] = (double)k;
+      out->useful += k;
+      if (out->status[g] != SP_MB_PARTIAL) out->finished++;
+    }
+    /* the states: from the buffer each system's state is in */
+    {
+      int b;
+      for (b = 0; st == SP_OK && b < v->nbuf; b++) {
+        int any = 0;
+        for (s = 0; s < v->ns; s++) any |= which[s] == b;
+        if (!any) continue;
+        st = sp_gpu_to_host(d->id, h, v->buf[b], bytes);
+        if (st == SP_OK) mb_states_out(m, v, h, which, b);
+      }
+    }
+    free(stopped);
+    free(ks);
+  } else {
+    st = sp_gpu_to_host(d->id, h, v->buf[v->xi], bytes);
+    if (st == SP_OK) mb_states_out(m, v, h, NULL, 0);
+    if (st == SP_OK && job->no > 0)
+      st = sp_gpu_to_host(d->id, out->rec + v->s0 * job->nrec * (uint64_t)job->no, v->rec,
+                          (size_t)(v->ns * job->nrec * (uint64_t)job->no) * 8);
+    if (st == SP_OK && v->nkeep > 0 && out->traj != NULL)
+      st = sp_gpu_to_host(d->id, out->traj + v->s0 * job->nrec * nx * n, v->traj,
+                          (size_t)(v->nkeep * job->nrec * nx * n) * 8);
+    for (s = 0; s < v->ns; s++) out->steps[v->s0 + s] = (double)v->k;
+    out->useful += v->k * v->ns;
+    if (v->nrec_done < out->rec_done) out->rec_done = v->nrec_done;
+  }
+  free(h);
+  return st;
+}
+
+int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices, int ndev,
               const sp_hooks *hooks, sp_run_info *info) {
-  (void)key; (void)job; (void)out; (void)devices; (void)ndev; (void)hooks; (void)info;
-  return sp_fail(SP_ERR_UNAVAILABLE, "many-body models do not run on the GPU yet");
+  const sp_mb_args *a = (const sp_mb_args *)job_;
+  const sp_mb_job *job = &a->job;
+  sp_mb_out *out = (sp_mb_out *)out_;
+  const uint64_t nsys = SP_MB_SYSTEMS(job);
+  mb_model m;
+  sp_gpu_engine e;
+  info->seconds = info->rounds = 0;
+  info->interrupted = 0;
+  if (nsys == 0) return SP_OK;
+  if (ndev < 1) return sp_fail(SP_ERR_INVALID, "internal error: no device");
+  if (job->method < SP_MB_EULER || job->method > SP_MB_BAOAB)
+    return sp_fail(SP_ERR_INVALID, "internal error: many-body method");
+  if ((uint64_t)ndev > nsys) ndev = (int)nsys;
+  memset(&m, 0, sizeof m);
+  m.key = key;
+  m.a = a;
+  m.out = out;
+  m.per_dev = (nsys + (uint64_t)ndev - 1) / (uint64_t)ndev;
+  ndev = (int)((nsys + m.per_dev - 1) / m.per_dev); /* devices that get systems */
+  m.npad = (job->n + 3) / 4 * 4;
+  m.small = (job->gpu_plan & SP_MB_PLAN_SMALL) != 0;
+  m.tnb = (job->gpu_plan & SP_MB_PLAN_TERMS_NB) != 0;
+  m.pairs = job->nq > 0;
+  m.share = m.pairs || (job->gpu_plan & SP_MB_PLAN_LATTICE) != 0;
+  m.rb = job->single ? sizeof(float) : sizeof(double);
+  m.bad_s = MB_NONE;
+  out->useful = 0;
+  out->finished = 0;
+  out->rec_done = job->output == SP_MB_OUT_PASSAGE ? 0 : job->nrec;
+  memset(&e, 0, sizeof e);
+  e.state_size = sizeof(mb_dev);
+  e.total = (double)job->kmax * (double)ndev;
+  e.budget0 = m.small ? 8 : 1;
+  e.budget_max = 1u << 20;
+  e.setup = mb_setup;
+  e.launch = mb_launch;
+  e.poll = mb_poll;
+  e.check = mb_check;
+  e.collect = mb_collect;
+  return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
 }

@@ -1,0 +1,1242 @@
+/* mb.cu: a many-body user model (sde_model() with mean(), sum(), pairs() or
+ * lattice neighbours; sde_run(n = )) on the GPU.  Compiled by NVRTC per
+ * model (its generated header sde_model.h, given in memory), precision
+ * (-DSP_REAL=float -DSP_REAL_SINGLE=1, or double), method (SP_MB_METHOD, the
+ * SP_MB_* methods of mb_args.h) and mode (SP_MB_SMALL), with SP_MB_TERMS_NB
+ * when a reduction term reads a lattice neighbour (R/sde-mb-run.R,
+ * sde_mb_gpu_plan()).  The element-level physics is the model's header and
+ * mb_engine.h, as on the CPU (mb_cpu.h, the reference): the same stages, the
+ * same normals (one Philox block for four normals: a thread takes a group of
+ * four elements, whose NW blocks it draws once), the same starts (R's).
+ * Reductions are summed in double in a fixed tree that depends on n only
+ * (a thread's elements in the working precision, then the block's threads,
+ * then the blocks in order), so no result depends on the launch, the systems
+ * per launch or the device.  Pair sums go tile by tile (SP_MB_TILE partners
+ * in order, summed in the working precision; the tiles in double: in single
+ * precision more accurate than the CPU's running sum, in double the same to
+ * rounding).
+ *
+ * Mode A (SP_MB_SMALL, n <= 2048: sp_mb_small_kernel): a thread block per
+ * system, a group of four elements per thread (blockDim = 32 ceil(n / 128)),
+ * the states in registers for a whole launch of kend - kcur steps: the
+ * stages as mb_cpu.h makes them, with __syncthreads between them; what
+ * other elements read (the states, for lattice neighbours and pairs; the
+ * element parameters, for pairs) is published to shared memory, and every
+ * reduction is a block sum (warp shuffles, then the warps in order).
+ * Records at the launch's end (kend a record step), the event after every
+ * step (passage).  Nothing but the start and the end of a launch touches
+ * global memory.
+ *
+ * Mode B (larger n: one kernel a pass, many blocks a system): each pass
+ * updates every element from the sums of the state it starts from (slot rd
+ * of `sums`, made by the pass before), writes the new state, and adds up
+ * the reduction terms of the new state per block; the last block of a
+ * system to finish (a counter per system, sp_grid_last of sp_reduce.h) adds
+ * the blocks' partial sums in block order into slot wr and, at a record or
+ * a passage check, evaluates the observables or the event.  Threads take
+ * groups of four elements (vector loads), gpt groups each, SP_MB_BLOCK
+ * groups apart; without lattice or pairs the next group is loaded while the
+ * current one is computed (SP_MB_PREFETCH), and states are updated in place.
+ *   euler: one pass a step (sp_mb_euler_kernel).
+ *   srk2: the predictor pass (sp_mb_p1_kernel: its terms into slot 1) and
+ *     the corrector pass (sp_mb_p2_kernel), which recomputes the predictor
+ *     (the same normals and numbers: cheaper than storing it) unless
+ *     pairs need the first stage's drift and noise (stored in `aux`: the
+ *     pair sums are not recomputed).  Without lattice and pairs nothing is
+ *     stored between the passes; with a lattice the predictor goes to y
+ *     (other elements read it) and the corrector writes z; with pairs the
+ *     predictor goes to y and the corrector writes x in place.  A model
+ *     whose dynamics read no reduction skips the predictor pass.
+ *   verlet, yoshida4: the DKD stages of mb_args.h, one pass each
+ *     (sp_mb_split_kernel: kick from the forces of the positions the pass
+ *     starts from, then move), the last move of a step fused with the first
+ *     of the next (two roundings, as two passes make): one pass a step for
+ *     verlet, three for yoshida4, one more at a record or a round's end.
+ *   baoab: one pass a step in a run of steps (the last kick of a step and
+ *     the first of the next, both with the forces of the same positions;
+ *     move, O-step, move), a closing kick at a record or a round's end.
+ * With a lattice (other blocks read the neighbours) a pass writes another
+ * buffer and the host swaps them.  Pairs (sp_mb_*_kernel when SP_MB_NQ > 0):
+ * a thread per target element, the sources tile by tile in shared memory
+ * (kuramoto.cu's and lrmd.cu's all-pairs kernels) with their values for the
+ * pair terms (mb_pair_pre: e.g. the sine and cosine of each angle, made once
+ * a tile by the thread that loads the source; the target's once), the
+ * target's own tile with the self term left out.  When a reduction term reads a neighbour of the
+ * new state (SP_MB_TERMS_NB) the sums come from a separate pass
+ * (sp_mb_measure_kernel), which also makes the start's sums and the
+ * records; sp_mb_keep_kernel copies the kept systems' states at a record;
+ * sp_mb_start_kernel draws starts given as laws (both modes).
+ *
+ * Non-finite states: a pass that ends a step flags, per system, the first
+ * step with a non-finite state and the least element << 8 | state at it
+ * (badk, badwhat); the host fails the run after the round, as the CPU does. */
+#ifndef SP_REAL
+#  define SP_REAL float
+#  define SP_REAL_SINGLE 1
+#endif
+#ifndef SP_MB_METHOD
+#  define SP_MB_METHOD 1
+#endif
+#ifndef SP_MB_SMALL
+#  define SP_MB_SMALL 0
+#endif
+#ifndef SP_MB_TERMS_NB
+#  define SP_MB_TERMS_NB 0
+#endif
+
+typedef SP_REAL sp_mb_real; /* the arrays of mb_args.h */
+
+#include "sde_prelude.h"
+#include "sde_model.h"
+#include "mb_engine.h"
+#include "sp_reduce.h"
+
+typedef SP_REAL real;
+
+#define SP_MB_BLOCK 256   /* threads of a mode-B block; the pair tiles */
+#define SP_MB_WARPS (SP_MB_BLOCK / 32)
+#define SP_MB_TILE SP_MB_BLOCK
+#define SP_MB_SMALL_MAX 512 /* threads of a mode-A block, at most */
+#define SP_MB_NMOM (SP_MB_NX - SP_MB_NPOS) /* momenta (splitting methods) */
+#define SP_MB_MN (SP_MB_NMOM > 0 ? SP_MB_NMOM : 1)
+/* elements read other elements' states (lattice neighbours or pairs) */
+#define SP_MB_SHARE (SP_MB_NQ > 0 || SP_MB_REACH > 0)
+#define SP_MB_HEUN (SP_MB_METHOD == SP_MB_SRK2)
+#define SP_MB_SPLITTING (SP_MB_METHOD >= SP_MB_VERLET)
+#define SP_MB_NONE 0xffffffffffffffffull
+#ifndef SP_MB_PREFETCH
+#  define SP_MB_PREFETCH (!SP_MB_SHARE)
+#endif
+
+/* Kinds of a mode-B pass. */
+#define MB_EULER 0
+#define MB_P1 1
+#define MB_P2 2
+#define MB_SPLIT 3
+#define MB_MEASURE 4
+
+/* ---- element-level pieces (both modes) -------------------------------------- */
+
+/* What a system's threads share: its parameters (in the working precision
+ * and in double) and its stream. */
+struct mb_sys {
+  const double *pd;
+  uint64_t stream;
+  real p[SP_MB_PN];
+};
+
+__device__ __forceinline__ void mb_sys_init(const sp_mb_kargs &a, uint64_t s, mb_sys &S) {
+  const uint64_t g = a.sys0 + s, c = g / a.job.replicas;
+  S.stream = (c << SP_REPLICA_BITS) + a.job.replica0 + (g - c * a.job.replicas);
+  S.pd = a.par + c * (uint64_t)a.job.np;
+#pragma unroll
+  for (int i = 0; i < SP_MB_PN; i++) S.p[i] = i < SP_MB_NP ? (real)S.pd[i] : (real)0;
+}
+
+/* The element parameters of local system s. */
+__device__ __forceinline__ const real *mb_ep(const sp_mb_kargs &a, uint64_t s) {
+  return a.ep + (a.job.epar_shared ? 0 : s * (uint64_t)SP_MB_NE * a.npad);
+}
+
+/* The element at offset d of element i (0-based) of n (mb_engine.h's
+ * sp_mb_neighbour, without the division: |d| <= REACH < n). */
+__device__ __forceinline__ uint64_t mb_nbr(uint64_t i, int d, uint64_t n) {
+  const int64_t j = (int64_t)i + d;
+#if SP_MB_RING
+  return (uint64_t)(j < 0 ? j + (int64_t)n : j >= (int64_t)n ? j - (int64_t)n : j);
+#else
+  return j < 0 || j >= (int64_t)n ? i : (uint64_t)j;
+#endif
+}
+
+/* The neighbours nb[(d + REACH) NX + s] of element i (own states x) from a
+ * state array src (row stride `stride`). */
+__device__ __forceinline__ void mb_gather(const real *src, uint64_t i, uint64_t n,
+                                          uint64_t stride, const real *x, real *nb) {
+#if SP_MB_DIM == 2
+  /* a square lattice (a torus), elements row by row, L2 columns: the
+   * parameter of mb_sys (mb_gather2); never here */
+  (void)src; (void)i; (void)n; (void)stride; (void)x; (void)nb;
+#elif SP_MB_REACH > 0
+#  pragma unroll
+  for (int d = -SP_MB_REACH; d <= SP_MB_REACH; d++) {
+    const uint64_t j = mb_nbr(i, d, n);
+#  pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++)
+      nb[(d + SP_MB_REACH) * SP_MB_NX + v] = d == 0 ? x[v] : src[(uint64_t)v * stride + j];
+  }
+#else
+  (void)src; (void)i; (void)n; (void)stride;
+  nb[0] = x[0];
+#endif
+}
+
+/* The normals z[u][w] of the group of elements 4g .. 4g + 3 at the chain's
+ * step kk: NW Philox blocks, those of sp_mb_normals (mb_engine.h) for each
+ * of the four elements (element i, entry w: normal i NW + w of the step). */
+__device__ __forceinline__ void mb_group_normals(uint64_t seed, uint64_t stream, uint64_t kk,
+                                                 uint64_t g, uint64_t n,
+                                                 real z[4][SP_MB_WN]) {
+#pragma unroll
+  for (int u = 0; u < 4; u++)
+#pragma unroll
+    for (int w = 0; w < SP_MB_WN; w++) z[u][w] = 0;
+#if SP_MB_NW > 0
+  const uint64_t B = (n * SP_MB_NW + 3) / 4, b0 = kk * B + g * SP_MB_NW;
+#  pragma unroll
+  for (int m = 0; m < SP_MB_NW; m++) {
+    if (4 * (g * SP_MB_NW + m) < n * SP_MB_NW) {
+      const sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_MB_STEPS, stream, b0 + m);
+      real v[4];
+      SP_SDE_BM(r.x, r.y, &v[0], &v[1]);
+      SP_SDE_BM(r.z, r.w, &v[2], &v[3]);
+#  pragma unroll
+      for (int w = 0; w < 4; w++) z[(4 * m + w) / SP_MB_NW][(4 * m + w) % SP_MB_NW] = v[w];
+    }
+  }
+#else
+  (void)seed; (void)stream; (void)kk; (void)g; (void)n;
+#endif
+}
+
+/* Drift (Ito or Stratonovich form) and noise at state x. */
+template <bool STRAT>
+__device__ __forceinline__ void mb_fb(double t, const real *x, const real *e, const real *nb,
+                                      const real *R, const real *Q, const mb_sys &S, real fi,
+                                      real *f, real *b) {
+  if (STRAT) SP_PREC(mb_drift_strat)(t, x, e, nb, R, Q, S.p, S.pd, fi, f);
+  else SP_PREC(mb_drift_ito)(t, x, e, nb, R, Q, S.p, S.pd, fi, f);
+  SP_PREC(mb_noise)(t, x, e, nb, R, Q, S.p, S.pd, fi, b);
+}
+
+/* dW = sqrt(dt) z */
+__device__ __forceinline__ void mb_dw(const real *z, real sdt, real *dw) {
+#pragma unroll
+  for (int w = 0; w < SP_MB_WN; w++) dw[w] = SP_MB_NW > 0 ? sdt * z[w] : (real)0;
+}
+
+/* y = x + f h + b dW (mb_cpu.h's first stage) */
+__device__ __forceinline__ void mb_predict(const real *x, const real *f, const real *b,
+                                           const real *dw, real h, real *y) {
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
+  SP_PREC(mb_apply_noise)(y, b, dw);
+}
+
+/* x' = x + h/2 (f0 + f2) + (b0 + b2)/2 dW (mb_cpu.h's second stage; b2 is
+ * overwritten) */
+__device__ __forceinline__ void mb_correct(const real *x, const real *f0, const real *b0,
+                                           const real *f2, real *b2, const real *dw, real h,
+                                           real *xo) {
+  const real half = (real)0.5;
+#pragma unroll
+  for (int w = 0; w < SP_MB_BN; w++) b2[w] = half * (b0[w] + b2[w]);
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) xo[v] = x[v] + half * h * (f0[v] + f2[v]);
+  SP_PREC(mb_apply_noise)(xo, b2, dw);
+}
+
+/* BAOAB's O-step coefficients of the system (mb_engine.h, in double). */
+struct mb_ou {
+  double c1[SP_MB_POS], c2[SP_MB_POS];
+  int which[SP_MB_POS], wz[SP_MB_POS];
+};
+
+/* The O-step of one element: each momentum p = c1 p + c2 z (mb_cpu.h). */
+__device__ __forceinline__ void mb_ostep(const mb_ou &O, const real *z, real *x) {
+#if SP_MB_SPLIT
+#  pragma unroll
+  for (int j = 0; j < SP_MB_NMOM; j++) {
+    real zz = 0;
+#  pragma unroll
+    for (int w = 0; w < SP_MB_WN; w++)
+      if (w == O.wz[j]) zz = z[w];
+#  pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++)
+      if (v == O.which[j])
+        x[v] = (real)O.c1[j] * x[v] + (O.wz[j] >= 0 ? (real)O.c2[j] * zz : (real)0);
+  }
+#else
+  (void)O; (void)z; (void)x;
+#endif
+}
+
+/* A splitting pass on one element: kicks by h1, h2 with the force of the
+ * positions it starts from (time t), move by c1, the O-step (BAOAB), moves
+ * by c2 and c3 -- each step of mb_cpu.h's in its order, a zero coefficient
+ * skipped as there. */
+__device__ __forceinline__ void mb_split_element(const sp_mb_kargs &a, const mb_sys &S,
+                                                 const mb_ou &O, double t, real *x, const real *e,
+                                                 const real *nb, const real *R, const real *Q,
+                                                 real fi, const real *z) {
+  const real h1 = (real)a.h1, h2 = (real)a.h2, c1 = (real)a.c1, c2 = (real)a.c2,
+             c3 = (real)a.c3;
+  if (h1 != 0 || h2 != 0) {
+    real f[SP_MB_NX];
+    SP_PREC(mb_force)(t, x, e, nb, R, Q, S.p, S.pd, fi, f);
+    if (h1 != 0) SP_PREC(mb_kick)(x, f, h1);
+    if (h2 != 0) SP_PREC(mb_kick)(x, f, h2);
+  }
+  if (c1 != 0) SP_PREC(mb_move)(x, e, S.p, fi, c1);
+  if (a.ostep) mb_ostep(O, z, x);
+  if (c2 != 0) SP_PREC(mb_move)(x, e, S.p, fi, c2);
+  if (c3 != 0) SP_PREC(mb_move)(x, e, S.p, fi, c3);
+}
+
+/* Add the reduction terms of an element to acc (all NT of them). */
+__device__ __forceinline__ void mb_add_terms(double t, const real *x, const real *e,
+                                             const real *nb, const mb_sys &S, real fi,
+                                             real acc[SP_MB_TN]) {
+#if SP_MB_NT > 0
+  real r[SP_MB_TN];
+  SP_PREC(mb_terms)(t, x, e, nb, S.p, S.pd, fi, r);
+#  pragma unroll
+  for (int q = 0; q < SP_MB_NT; q++) acc[q] += r[q];
+#else
+  (void)t; (void)x; (void)e; (void)nb; (void)S; (void)fi; (void)acc;
+#endif
+}
+
+/* The least element << 8 | state of x that is non-finite, into *what (if
+ * lower). */
+__device__ __forceinline__ void mb_check(const real *x, uint64_t i, unsigned long long *what) {
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++)
+    if (!isfinite(x[v]) && *what == SP_MB_NONE) *what = (unsigned long long)(i << 8 | (uint64_t)v);
+}
+
+/* System s is non-finite after step k (of the call): keep the first step
+ * and the least element and state at it.  The passes of a system run in
+ * step order, so a later pass leaves the record alone. */
+__device__ __forceinline__ void mb_flag(const sp_mb_kargs &a, uint64_t s, uint64_t k,
+                                        unsigned long long what) {
+  const unsigned long long old = atomicMin(a.badk + s, (unsigned long long)k);
+  if (old >= k) atomicMin(a.badwhat + s, what);
+  atomicOr(a.flags + 1, 1u);
+}
+
+/* What the sums of system s (in double, in order) give: the slot, the
+ * observables of a record, the event. */
+__device__ __forceinline__ void mb_system_done(const sp_mb_kargs &a, const mb_sys &S, uint64_t s,
+                                               const double v[SP_MB_TN]) {
+  real R[SP_MB_TN];
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++) {
+    a.sums[(s * 2 + (uint64_t)a.wr) * SP_MB_TN + q] = v[q];
+    R[q] = (real)v[q];
+  }
+  if (a.record && SP_MB_NO > 0) {
+    real o[SP_MB_ON];
+    SP_PREC(mb_observe)(a.tt, R, S.p, S.pd, o);
+    for (int q = 0; q < SP_MB_NO; q++)
+      a.rec[(s * a.job.nrec + a.rec_j) * (uint64_t)SP_MB_NO + q] = (double)o[q];
+  }
+  if (a.stopchk && SP_PREC(mb_stop)(a.tt, R, S.p, S.pd)) {
+    a.stopped[s] = 1;
+    a.kstop[s] = a.kflag;
+    a.xbuf[s] = a.x_id;
+    atomicAdd(a.flags, 1u);
+  }
+}
+
+/* ---- mode B ------------------------------------------------------------------- */
+
+#if !SP_MB_SMALL
+
+/* The last block's sums of the blocks' partial sums p[b K + q] (from L2),
+ * block order per thread, then the block's tree. */
+template <int K>
+__device__ __forceinline__ void mb_grid_sum(const double *p, int nb, double v[K]) {
+#pragma unroll
+  for (int q = 0; q < K; q++) v[q] = 0;
+  for (int j = threadIdx.x; j < nb; j += SP_MB_BLOCK)
+#pragma unroll
+    for (int q = 0; q < K; q++) v[q] += __ldcg(p + (uint64_t)j * K + q);
+  sp_block_sum<K, SP_MB_WARPS>(v);
+}
+
+/* The end of a pass in block b of system s: the non-finite flag, then (sums_on)
+ * the block's sums of the terms, the last block's sums of the system. */
+__device__ __forceinline__ void mb_finish(const sp_mb_kargs &a, const mb_sys &S, uint64_t s,
+                                          unsigned b, const real acc[SP_MB_TN],
+                                          unsigned long long what) {
+  if (a.check && what != SP_MB_NONE) mb_flag(a, s, a.kflag, what);
+  if (!a.sums_on) return; /* uniform */
+  double v[SP_MB_TN];
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++) v[q] = (double)acc[q];
+  sp_block_sum<SP_MB_TN, SP_MB_WARPS>(v);
+  double *part = a.partial + s * (uint64_t)a.bps * SP_MB_TN;
+  if (threadIdx.x == 0)
+#pragma unroll
+    for (int q = 0; q < SP_MB_TN; q++) part[(uint64_t)b * SP_MB_TN + q] = v[q];
+  if (!sp_grid_last(a.count + s, (unsigned)a.bps)) return;
+  mb_grid_sum<SP_MB_TN>(part, a.bps, v);
+  if (threadIdx.x == 0) mb_system_done(a, S, s, v);
+}
+
+/* Four values of group g of a state row (aligned: npad is a multiple of 4). */
+__device__ __forceinline__ void mb_load4(const real *p, real v[4]) {
+#ifdef SP_REAL_SINGLE
+  const float4 t = *reinterpret_cast<const float4 *>(p);
+  v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+#else
+  const double2 t0 = reinterpret_cast<const double2 *>(p)[0],
+                t1 = reinterpret_cast<const double2 *>(p)[1];
+  v[0] = t0.x; v[1] = t0.y; v[2] = t1.x; v[3] = t1.y;
+#endif
+}
+
+__device__ __forceinline__ void mb_store4(real *p, const real v[4]) {
+#ifdef SP_REAL_SINGLE
+  *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+#else
+  reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
+  reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
+#endif
+}
+
+/* The states x[u][v] (and element parameters e[u][k]) of group g. */
+__device__ __forceinline__ void mb_load_group(const real *X, const real *E, uint64_t g,
+                                              uint64_t npad, real x[4][SP_MB_NX],
+                                              real e[4][SP_MB_EN]) {
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) {
+    real t[4];
+    mb_load4(X + (uint64_t)v * npad + 4 * g, t);
+#pragma unroll
+    for (int u = 0; u < 4; u++) x[u][v] = t[u];
+  }
+#pragma unroll
+  for (int k = 0; k < SP_MB_EN; k++) {
+    real t[4] = {0, 0, 0, 0};
+    if (k < SP_MB_NE) mb_load4(E + (uint64_t)k * npad + 4 * g, t);
+#pragma unroll
+    for (int u = 0; u < 4; u++) e[u][k] = t[u];
+  }
+}
+
+__device__ __forceinline__ void mb_store_group(real *X, uint64_t g, uint64_t npad,
+                                               const real x[4][SP_MB_NX]) {
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) {
+    real t[4];
+#pragma unroll
+    for (int u = 0; u < 4; u++) t[u] = x[u][v];
+    mb_store4(X + (uint64_t)v * npad + 4 * g, t);
+  }
+}
+
+/* The reductions R[q] (q < ND) of slot `slot` of system s. */
+__device__ __forceinline__ void mb_load_sums(const sp_mb_kargs &a, uint64_t s, int slot,
+                                             real R[SP_MB_TN]) {
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++)
+    R[q] = q < SP_MB_ND ? (real)a.sums[(s * 2 + (uint64_t)slot) * SP_MB_TN + q] : (real)0;
+}
+
+/* The pass KIND on element i (u of its group) from the states x (of X), for
+ * the group kernels (no pairs).  Writes the new state into xn. */
+template <int KIND>
+__device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_sys &S,
+                                                 const mb_ou &O, const real *X, const real *Y,
+                                                 uint64_t i, const real *x, const real *e,
+                                                 const real *z, const real *R0, const real *R1,
+                                                 real *xn) {
+  const uint64_t n = a.job.n, npad = a.npad;
+  const real fi = (real)(i + 1), h = (real)a.job.dt, sdt = (real)a.sdt;
+  real nb[SP_MB_NBN], Q[SP_MB_QN], dw[SP_MB_WN];
+#pragma unroll
+  for (int q = 0; q < SP_MB_QN; q++) Q[q] = 0;
+  if (KIND == MB_MEASURE) {
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) xn[v] = x[v];
+    return;
+  }
+  mb_gather(X, i, n, npad, x, nb);
+  if (KIND == MB_SPLIT) {
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) xn[v] = x[v];
+    mb_split_element(a, S, O, a.t, xn, e, nb, R0, Q, fi, z);
+    return;
+  }
+  real f0[SP_MB_NX], b0[SP_MB_BN];
+  mb_dw(z, sdt, dw);
+  mb_fb<KIND != MB_EULER>(a.t, x, e, nb, R0, Q, S, fi, f0, b0);
+  if (KIND != MB_P2) {
+    mb_predict(x, f0, b0, dw, h, xn);
+    return;
+  }
+  /* the corrector: the predictor (y's own from y with a lattice, else made
+   * again), the drift and noise there, the step */
+  real y[SP_MB_NX], f2[SP_MB_NX], b2[SP_MB_BN];
+  if (SP_MB_SHARE) {
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) y[v] = Y[(uint64_t)v * npad + i];
+  } else {
+    mb_predict(x, f0, b0, dw, h, y);
+  }
+  mb_gather(Y, i, n, npad, y, nb);
+  mb_fb<true>(a.t2, y, e, nb, R1, Q, S, fi, f2, b2);
+  mb_correct(x, f0, b0, f2, b2, dw, h, xn);
+}
+
+/* A pass of the group kernels (see the top): blockIdx.x = s bps + b. */
+template <int KIND>
+__device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
+  const unsigned bps = (unsigned)a.bps;
+  const uint64_t s = blockIdx.x / bps;
+  const unsigned b = blockIdx.x - (unsigned)s * bps;
+  if (a.job.use_stop && *(volatile const int *)(a.stopped + s)) return; /* block-uniform */
+  mb_sys S;
+  mb_sys_init(a, s, S);
+  const uint64_t n = a.job.n, npad = a.npad, off = s * (uint64_t)SP_MB_NX * npad;
+  const real *X = a.x + off, *Y = a.y + off, *E = mb_ep(a, s);
+  /* where the new state goes: in place unless others read the old one */
+  real *OUT = (real *)(KIND == MB_P2 ? (SP_MB_SHARE ? a.z + off : a.x + off)
+                                     : (SP_MB_SHARE ? a.y + off : a.x + off));
+  real R0[SP_MB_TN], R1[SP_MB_TN], acc[SP_MB_TN];
+  mb_load_sums(a, s, 0, R0);
+  if (KIND == MB_P2) mb_load_sums(a, s, 1, R1);
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++) acc[q] = 0;
+  mb_ou O;
+  if (KIND == MB_SPLIT && SP_MB_METHOD == SP_MB_BAOAB)
+    SP_PREC(sp_mb_ou_coef)(S.p, a.job.dt, O.c1, O.c2, O.which, O.wz);
+  const bool noisy = (KIND == MB_EULER || KIND == MB_P1 || KIND == MB_P2) ||
+                     (KIND == MB_SPLIT && a.ostep);
+  const uint32_t ng = (uint32_t)(npad / 4), span = SP_MB_BLOCK * (uint32_t)a.gpt;
+  const uint32_t qe = ng - b * span < span ? ng : b * span + span;
+  unsigned long long what = SP_MB_NONE;
+  uint32_t g = b * span + threadIdx.x;
+  real xc[4][SP_MB_NX], ec[4][SP_MB_EN];
+  if (SP_MB_PREFETCH && g < qe) mb_load_group(X, E, g, npad, xc, ec);
+  for (; g < qe; g += SP_MB_BLOCK) {
+    real x[4][SP_MB_NX], e[4][SP_MB_EN], xn[4][SP_MB_NX], z[4][SP_MB_WN];
+    if (SP_MB_PREFETCH) {
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+#pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) x[u][v] = xc[u][v];
+#pragma unroll
+        for (int k = 0; k < SP_MB_EN; k++) e[u][k] = ec[u][k];
+      }
+      if (g + SP_MB_BLOCK < qe) mb_load_group(X, E, g + SP_MB_BLOCK, npad, xc, ec);
+    } else {
+      mb_load_group(X, E, g, npad, x, e);
+    }
+    if (noisy && SP_MB_NW > 0) mb_group_normals(a.seed, S.stream, a.kk, g, n, z);
+    else {
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+#pragma unroll
+        for (int w = 0; w < SP_MB_WN; w++) z[u][w] = 0;
+    }
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      const uint64_t i = 4 * (uint64_t)g + u;
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) xn[u][v] = 0;
+      if (i < n) {
+        mb_group_element<KIND>(a, S, O, X, Y, i, x[u], e[u], z[u], R0, R1, xn[u]);
+        if (a.sums_on) {
+          real nb[SP_MB_NBN];
+          if (KIND == MB_MEASURE && SP_MB_TERMS_NB) mb_gather(X, i, n, npad, xn[u], nb);
+          else nb[0] = 0;
+          mb_add_terms(a.tt, xn[u], e[u], nb, S, (real)(i + 1), acc);
+        }
+        if (KIND != MB_MEASURE && a.check) mb_check(xn[u], i, &what);
+      }
+    }
+    if (KIND != MB_MEASURE && (KIND != MB_P1 || SP_MB_SHARE)) mb_store_group(OUT, g, npad, xn);
+  }
+  mb_finish(a, S, s, b, acc, what);
+}
+
+/* ---- pairs (mode B): a thread per target element ---- */
+
+/* The pair sums Q of target i (states xi, parameters ei) over the sources
+ * j != i of the state array SRC, tile by tile through shared memory; every
+ * thread of the block helps load the tiles.  Block b's targets are the
+ * sources of tile b, whose loop leaves out j == i. */
+__device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, const real *E,
+                                             uint64_t n, uint64_t npad, uint64_t i,
+                                             unsigned b, double t, const real *xi,
+                                             const real *ei, real *Q) {
+  __shared__ __align__(16) real shx[SP_MB_NX][SP_MB_TILE];
+  __shared__ __align__(16) real she[SP_MB_EN][SP_MB_TILE];
+  __shared__ __align__(16) real shu[SP_MB_UN][SP_MB_TILE];
+  double acc[SP_MB_QN];
+  const real fi = (real)(i + 1);
+  real ui[SP_MB_UN];
+  SP_PREC(mb_pair_pre)(t, xi, ei, S.p, S.pd, fi, ui); /* the target's values, once */
+#pragma unroll
+  for (int q = 0; q < SP_MB_QN; q++) acc[q] = 0;
+  for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
+    const uint64_t j = j0 + threadIdx.x;
+    __syncthreads(); /* the tile's last readers */
+    if (j < n) { /* the source's states, parameters and values (once a tile) */
+      real xs[SP_MB_NX], es[SP_MB_EN], us[SP_MB_UN];
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) shx[v][threadIdx.x] = xs[v] = SRC[(uint64_t)v * npad + j];
+#pragma unroll
+      for (int k = 0; k < SP_MB_EN; k++)
+        she[k][threadIdx.x] = es[k] = k < SP_MB_NE ? E[(uint64_t)k * npad + j] : (real)0;
+      SP_PREC(mb_pair_pre)(t, xs, es, S.p, S.pd, (real)(j + 1), us);
+#pragma unroll
+      for (int k = 0; k < SP_MB_UN; k++) shu[k][threadIdx.x] = us[k];
+    }
+    __syncthreads();
+    const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
+    real tq[SP_MB_QN];
+#pragma unroll
+    for (int q = 0; q < SP_MB_QN; q++) tq[q] = 0;
+    if (j0 == (uint64_t)b * SP_MB_TILE) { /* the targets' own tile */
+      for (int k = 0; k < m; k++) {
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN], one[SP_MB_QN];
+#pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
+#pragma unroll
+        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
+#pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+#pragma unroll
+        for (int q = 0; q < SP_MB_QN; q++) one[q] = 0;
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), one);
+        if (j0 + (uint64_t)k != i)
+#pragma unroll
+          for (int q = 0; q < SP_MB_QN; q++) tq[q] += one[q];
+      }
+    } else if (m == SP_MB_TILE) {
+#pragma unroll 8
+      for (int k = 0; k < SP_MB_TILE; k++) {
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
+#pragma unroll
+        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
+#pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
+      }
+    } else {
+      for (int k = 0; k < m; k++) {
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
+#pragma unroll
+        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
+#pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < SP_MB_QN; q++) acc[q] += (double)tq[q];
+  }
+#pragma unroll
+  for (int q = 0; q < SP_MB_QN; q++) Q[q] = (real)acc[q];
+}
+
+/* A pass of the pair kernels (KIND euler, p1, p2, split): blockIdx.x = s bps
+ * + b, thread per target i = b SP_MB_BLOCK + threadIdx.x. */
+template <int KIND>
+__device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
+  const unsigned bps = (unsigned)a.bps;
+  const uint64_t s = blockIdx.x / bps;
+  const unsigned b = blockIdx.x - (unsigned)s * bps;
+  if (a.job.use_stop && *(volatile const int *)(a.stopped + s)) return;
+  mb_sys S;
+  mb_sys_init(a, s, S);
+  const uint64_t n = a.job.n, npad = a.npad, off = s * (uint64_t)SP_MB_NX * npad;
+  const uint64_t i = (uint64_t)b * SP_MB_BLOCK + threadIdx.x;
+  const bool valid = i < n;
+  real *X = a.x + off, *Y = a.y + off;
+  const real *E = mb_ep(a, s);
+  const real *SRC = KIND == MB_P2 ? Y : X; /* the sources of the pair sums */
+  real xi[SP_MB_NX], ei[SP_MB_EN], Q[SP_MB_QN];
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) xi[v] = valid ? SRC[(uint64_t)v * npad + i] : (real)0;
+#pragma unroll
+  for (int k = 0; k < SP_MB_EN; k++) ei[k] = valid && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
+  mb_pair_sums(S, SRC, E, n, npad, valid ? i : 0, b, KIND == MB_P2 ? a.t2 : a.t, xi, ei, Q);
+  real R0[SP_MB_TN], R1[SP_MB_TN], acc[SP_MB_TN];
+  mb_load_sums(a, s, 0, R0);
+  if (KIND == MB_P2) mb_load_sums(a, s, 1, R1);
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++) acc[q] = 0;
+  unsigned long long what = SP_MB_NONE;
+  if (valid) {
+    const real fi = (real)(i + 1), h = (real)a.job.dt, sdt = (real)a.sdt;
+    real z[SP_MB_WN], dw[SP_MB_WN], nb[SP_MB_NBN], xn[SP_MB_NX];
+    const bool noisy = KIND != MB_SPLIT || a.ostep;
+    if (noisy) SP_PREC(sp_mb_normals)(a.seed, S.stream, a.kk, i, n, z);
+    else {
+#pragma unroll
+      for (int w = 0; w < SP_MB_WN; w++) z[w] = 0;
+    }
+    mb_dw(z, sdt, dw);
+    if (KIND == MB_SPLIT) {
+      mb_ou O;
+      if (SP_MB_METHOD == SP_MB_BAOAB) SP_PREC(sp_mb_ou_coef)(S.p, a.job.dt, O.c1, O.c2, O.which, O.wz);
+      mb_gather(X, i, n, npad, xi, nb);
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) xn[v] = xi[v];
+      mb_split_element(a, S, O, a.t, xn, ei, nb, R0, Q, fi, z);
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) Y[(uint64_t)v * npad + i] = xn[v];
+    } else if (KIND != MB_P2) {
+      real f0[SP_MB_NX], b0[SP_MB_BN];
+      mb_gather(X, i, n, npad, xi, nb);
+      mb_fb<KIND == MB_P1>(a.t, xi, ei, nb, R0, Q, S, fi, f0, b0);
+      mb_predict(xi, f0, b0, dw, h, xn);
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) Y[(uint64_t)v * npad + i] = xn[v];
+      if (KIND == MB_P1) { /* the first stage's drift and noise, for the corrector */
+        real *A = a.aux + s * (uint64_t)(SP_MB_NX + SP_MB_NB) * npad;
+#pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) A[(uint64_t)v * npad + i] = f0[v];
+#pragma unroll
+        for (int w = 0; w < SP_MB_NB; w++) A[(uint64_t)(SP_MB_NX + w) * npad + i] = b0[w];
+      }
+    } else {
+      real x[SP_MB_NX], f0[SP_MB_NX], b0[SP_MB_BN], f2[SP_MB_NX], b2[SP_MB_BN];
+      const real *A = a.aux + s * (uint64_t)(SP_MB_NX + SP_MB_NB) * npad;
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) {
+        x[v] = X[(uint64_t)v * npad + i];
+        f0[v] = A[(uint64_t)v * npad + i];
+      }
+#pragma unroll
+      for (int w = 0; w < SP_MB_BN; w++) b0[w] = w < SP_MB_NB ? A[(uint64_t)(SP_MB_NX + w) * npad + i] : (real)0;
+      mb_gather(Y, i, n, npad, xi, nb);
+      mb_fb<true>(a.t2, xi, ei, nb, R1, Q, S, fi, f2, b2);
+      mb_correct(x, f0, b0, f2, b2, dw, h, xn);
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) X[(uint64_t)v * npad + i] = xn[v];
+    }
+    if (a.sums_on) {
+      nb[0] = 0;
+      mb_add_terms(a.tt, xn, ei, nb, S, fi, acc);
+    }
+    if (a.check) mb_check(xn, i, &what);
+  }
+  mb_finish(a, S, s, b, acc, what);
+}
+
+/* The kernels a host launches (sp_gpu_mb.c): the method's passes (the pair
+ * kernels for a model with pairs), the measure and the kept states. */
+#  if SP_MB_NQ > 0
+#    define SP_MB_PASS mb_pairs_pass
+#  else
+#    define SP_MB_PASS mb_group_pass
+#  endif
+#  define SP_MB_ENTRY(name, kind)                                                    \
+    extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) name(const sp_mb_kargs a) { \
+      SP_MB_PASS<kind>(a);                                                           \
+    }
+#  if SP_MB_METHOD == SP_MB_EULER
+SP_MB_ENTRY(sp_mb_euler_kernel, MB_EULER)
+#  elif SP_MB_METHOD == SP_MB_SRK2
+SP_MB_ENTRY(sp_mb_p1_kernel, MB_P1)
+SP_MB_ENTRY(sp_mb_p2_kernel, MB_P2)
+#  else
+SP_MB_ENTRY(sp_mb_split_kernel, MB_SPLIT)
+#  endif
+#  undef SP_MB_ENTRY
+#  undef SP_MB_PASS
+
+/* The reduction terms of the state a.x at time a.tt into slot a.wr, and
+ * their uses (a record, the event at the start): the start's sums, the
+ * records, and the sums of models whose terms read neighbours. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_measure_kernel(const sp_mb_kargs a) {
+  mb_group_pass<MB_MEASURE>(a);
+}
+
+#endif /* !SP_MB_SMALL */
+
+/* The states of the kept systems (local s < nkeep) into record rec_j of
+ * traj (doubles, the host's layout: element i of state v at v n + i). */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_keep_kernel(const sp_mb_kargs a) {
+  const uint64_t n = a.job.n, per = (uint64_t)SP_MB_NX * n, total = a.nkeep * per;
+  for (uint64_t t = (uint64_t)blockIdx.x * SP_MB_BLOCK + threadIdx.x; t < total;
+       t += (uint64_t)gridDim.x * SP_MB_BLOCK) {
+    const uint64_t s = t / per, r = t - s * per, v = r / n, i = r - v * n;
+    a.traj[(s * a.job.nrec + a.rec_j) * per + r] = (double)a.x[(s * SP_MB_NX + v) * a.npad + i];
+  }
+}
+
+/* The starts of the device's systems from their laws (job x0_cond 2: a.laws,
+ * per condition and state kind, a, b; sp_mb_out_init's numbers, drawn here
+ * from the same Philox blocks, the normal's logarithm and cosine the
+ * device's): into the state array a.x, the padding 0.  Grid-stride over
+ * elements. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_start_kernel(const sp_mb_kargs a) {
+  const uint64_t n = a.job.n, total = a.nsys * n;
+  uint64_t D = 0;
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) D += a.laws[3 * v] >= 0;
+  if (D == 0) D = 1;
+  for (uint64_t t = (uint64_t)blockIdx.x * SP_MB_BLOCK + threadIdx.x; t < total;
+       t += (uint64_t)gridDim.x * SP_MB_BLOCK) {
+    const uint64_t s = t / n, i = t - s * n, g = a.sys0 + s, c = g / a.job.replicas;
+    const uint64_t stream = sp_stream_replica(c, a.job.replica0 + (g - c * a.job.replicas));
+    uint64_t d = 0;
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) {
+      const double *k = a.laws + 3 * (c * SP_MB_NX + (uint64_t)v);
+      double val = k[1];
+      if (k[0] >= 0) {
+        const int kind = (int)k[0];
+        const sp_u32x4 b = sp_philox_purpose_block(a.seed, SP_PURPOSE_SDE_INIT, stream, i * D + d);
+        const double u1 = ((double)((uint64_t)b.x << 21 | b.y >> 11) + 0.5) * 0x1p-53;
+        const double pi = 3.14159265358979323846;
+        double z = u1;
+        if (kind == 1) {
+          const double u2 = ((double)((uint64_t)b.z << 21 | b.w >> 11) + 0.5) * 0x1p-53;
+          z = sqrt(-2.0 * log(u1)) * cos(2.0 * pi * u2);
+        } else if (kind == 2) {
+          z = tan(pi * (u1 - 0.5));
+        }
+        val = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+        d++;
+      }
+      a.x[(s * SP_MB_NX + (uint64_t)v) * a.npad + i] = (real)val;
+    }
+  }
+}
+
+/* ---- mode A: a system a block ---------------------------------------------------- */
+
+#if SP_MB_SMALL
+
+/* The block's sums of the terms acc (each thread's, in the working
+ * precision): the warps' lanes by a tree of shuffles, the warps in order,
+ * in double, into Rd (shared) and R. */
+__device__ __forceinline__ void mb_small_sum(const real acc[SP_MB_TN],
+                                             double (*red)[SP_MB_SMALL_MAX / 32], double *Rd,
+                                             real R[SP_MB_TN]) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++) {
+    double v = (double)acc[q];
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0) red[q][warp] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < SP_MB_TN) {
+    double v = 0;
+    for (int w = 0; w < nw; w++) v += red[threadIdx.x][w];
+    Rd[threadIdx.x] = v;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++) R[q] = (real)Rd[q];
+}
+
+/* The states of the thread's group into the shared copy SX (row stride npad). */
+__device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32_t g,
+                                                 uint32_t ng, const real x[4][SP_MB_NX]) {
+  if (g >= ng) return;
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++)
+#pragma unroll
+    for (int u = 0; u < 4; u++) SX[(uint64_t)v * npad + 4 * g + u] = x[u][v];
+}
+
+/* The pair sums Q[u] of the thread's four elements over the system's
+ * states in SX (parameters SE), tile by tile as mb_pair_sums. */
+__device__ __forceinline__ void mb_small_pairs(const mb_sys &S, const real *SX, const real *SE,
+                                               real *SU, uint64_t n, uint64_t npad, uint32_t g,
+                                               uint32_t ng, double t, const real x[4][SP_MB_NX],
+                                               const real e[4][SP_MB_EN],
+                                               real Q[4][SP_MB_QN]) {
+#if SP_MB_NQ > 0
+  double acc[4][SP_MB_QN];
+  real ui[4][SP_MB_UN];
+  const uint64_t own = (4 * (uint64_t)g / SP_MB_TILE) * SP_MB_TILE;
+  /* the elements' values for the pair terms, each thread its own four
+   * (SU was last read before the barriers of the publish that came before) */
+#  pragma unroll
+  for (int u = 0; u < 4; u++) {
+    SP_PREC(mb_pair_pre)(t, x[u], e[u], S.p, S.pd, (real)(4 * (uint64_t)g + u + 1), ui[u]);
+    if (g < ng)
+#  pragma unroll
+      for (int c = 0; c < SP_MB_UN; c++) SU[(uint64_t)c * npad + 4 * g + u] = ui[u][c];
+  }
+  __syncthreads();
+#  pragma unroll
+  for (int u = 0; u < 4; u++)
+#  pragma unroll
+    for (int q = 0; q < SP_MB_QN; q++) acc[u][q] = 0;
+  for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
+    const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
+    real tq[4][SP_MB_QN];
+#  pragma unroll
+    for (int u = 0; u < 4; u++)
+#  pragma unroll
+      for (int q = 0; q < SP_MB_QN; q++) tq[u][q] = 0;
+    const bool diag = j0 == own;
+#  pragma unroll 2
+    for (int k = 0; k < m; k++) {
+      const uint64_t j = j0 + (uint64_t)k;
+      real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#  pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) xj[v] = SX[(uint64_t)v * npad + j];
+#  pragma unroll
+      for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? SE[(uint64_t)c * npad + j] : (real)0;
+#  pragma unroll
+      for (int c = 0; c < SP_MB_UN; c++) uj[c] = SU[(uint64_t)c * npad + j];
+#  pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const uint64_t i = 4 * (uint64_t)g + u;
+        if (diag) {
+          real one[SP_MB_QN];
+#  pragma unroll
+          for (int q = 0; q < SP_MB_QN; q++) one[q] = 0;
+          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, ui[u], uj, S.p, S.pd, (real)(i + 1), (real)(j + 1),
+                           one);
+          if (j != i)
+#  pragma unroll
+            for (int q = 0; q < SP_MB_QN; q++) tq[u][q] += one[q];
+        } else {
+          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, ui[u], uj, S.p, S.pd, (real)(i + 1), (real)(j + 1),
+                           tq[u]);
+        }
+      }
+    }
+#  pragma unroll
+    for (int u = 0; u < 4; u++)
+#  pragma unroll
+      for (int q = 0; q < SP_MB_QN; q++) acc[u][q] += (double)tq[u][q];
+  }
+#  pragma unroll
+  for (int u = 0; u < 4; u++)
+#  pragma unroll
+    for (int q = 0; q < SP_MB_QN; q++) Q[u][q] = (real)acc[u][q];
+#else
+  (void)S; (void)SX; (void)SE; (void)SU; (void)n; (void)npad; (void)g; (void)ng; (void)t; (void)x;
+  (void)e;
+#  pragma unroll
+  for (int u = 0; u < 4; u++) Q[u][0] = 0;
+#endif
+}
+
+/* The block's sums of the reduction terms of the thread's four elements
+ * (states x; neighbours from SX, published, when the terms read them) at
+ * time t, into R (and Rd). */
+__device__ __forceinline__ void mb_small_terms(const mb_sys &S, const real *SX, uint64_t n,
+                                               uint64_t npad, uint32_t g,
+                                               const real x[4][SP_MB_NX],
+                                               const real e[4][SP_MB_EN], double t,
+                                               double (*red)[SP_MB_SMALL_MAX / 32], double *Rd,
+                                               real R[SP_MB_TN]) {
+  real acc[SP_MB_TN];
+#pragma unroll
+  for (int q = 0; q < SP_MB_TN; q++) acc[q] = 0;
+#pragma unroll
+  for (int u = 0; u < 4; u++) {
+    const uint64_t i = 4 * (uint64_t)g + u;
+    if (i < n) {
+      real nb[SP_MB_NBN];
+      if (SP_MB_TERMS_NB) mb_gather(SX, i, n, npad, x[u], nb);
+      else nb[0] = 0;
+      mb_add_terms(t, x[u], e[u], nb, S, (real)(i + 1), acc);
+    }
+  }
+  mb_small_sum(acc, red, Rd, R);
+}
+
+/* One system per block (see the top).  Dynamic shared memory: the states
+ * (nx x npad) and, with pairs, the element parameters (ne x npad) and the
+ * elements' values for the pair terms (nu x npad). */
+extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_kernel(const sp_mb_kargs a) {
+  extern __shared__ __align__(16) unsigned char mb_dyn[];
+  __shared__ double red[SP_MB_TN][SP_MB_SMALL_MAX / 32];
+  __shared__ double Rd[SP_MB_TN];
+  __shared__ int sflag;
+  __shared__ unsigned long long swhat;
+  const uint64_t s = blockIdx.x;
+  if (a.job.use_stop && a.stopped[s]) return; /* block-uniform */
+  if (a.badk[s] != SP_MB_NONE) return;
+  mb_sys S;
+  mb_sys_init(a, s, S);
+  const uint64_t n = a.job.n, npad = a.npad;
+  const uint32_t g = threadIdx.x, ng = (uint32_t)(npad / 4);
+  real *SX = reinterpret_cast<real *>(mb_dyn);
+  real *SE = SX + (uint64_t)SP_MB_NX * npad;
+  real *SU = SE + (uint64_t)SP_MB_NE * npad; /* pairs: the elements' values */
+  real *Xg = a.x + s * (uint64_t)SP_MB_NX * npad;
+  const real *E = mb_ep(a, s);
+  const double t0 = a.job.t0, dt = a.job.dt;
+  const real h = (real)dt, sdt = (real)a.sdt, hh = (real)(0.5 * dt);
+  real x[4][SP_MB_NX], e[4][SP_MB_EN], R[SP_MB_TN];
+#pragma unroll
+  for (int u = 0; u < 4; u++) {
+    const uint64_t i = 4 * (uint64_t)g + u;
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) x[u][v] = i < n ? Xg[(uint64_t)v * npad + i] : (real)0;
+#pragma unroll
+    for (int k = 0; k < SP_MB_EN; k++)
+      e[u][k] = i < n && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
+  }
+  if (SP_MB_NQ > 0 && SP_MB_NE > 0 && g < ng)
+#pragma unroll
+    for (int k = 0; k < SP_MB_EN; k++)
+#pragma unroll
+      for (int u = 0; u < 4; u++) SE[(uint64_t)k * npad + 4 * g + u] = e[u][k];
+  if (threadIdx.x == 0) {
+    sflag = 0;
+    swhat = SP_MB_NONE;
+  }
+  /* the block's sums of the terms of the states in x at time tr, into R */
+#define MB_SMALL_REDUCE(tr) mb_small_terms(S, SX, n, npad, g, x, e, (tr), red, Rd, R)
+  /* publish the states (others read them), between barriers */
+#define MB_SMALL_PUBLISH()                                                                 \
+  do {                                                                                     \
+    if (SP_MB_SHARE) {                                                                     \
+      __syncthreads();                                                                     \
+      mb_small_publish(SX, npad, g, ng, x);                                                \
+      __syncthreads();                                                                     \
+    }                                                                                      \
+  } while (0)
+  MB_SMALL_PUBLISH();
+  __syncthreads(); /* SE, sflag, swhat */
+  {
+    const double tc = t0 + (double)a.kcur * dt;
+    if (SP_MB_NT > 0) MB_SMALL_REDUCE(tc);
+    if (a.start && a.job.use_stop) { /* the event at the call's start */
+      if (threadIdx.x == 0 && SP_PREC(mb_stop)(tc, R, S.p, S.pd)) sflag = 1;
+      __syncthreads();
+      if (sflag) {
+        if (threadIdx.x == 0) {
+          a.stopped[s] = 1;
+          a.kstop[s] = a.kcur;
+          a.xbuf[s] = 0;
+          atomicAdd(a.flags, 1u);
+        }
+        return;
+      }
+    }
+  }
+  const bool reduce_dyn = SP_MB_ND > 0;
+#if SP_MB_METHOD == SP_MB_BAOAB
+  real F[4][SP_MB_NX]; /* the forces of the positions x (mb_cpu.h's s->F) */
+  mb_ou O;
+  SP_PREC(sp_mb_ou_coef)(S.p, dt, O.c1, O.c2, O.which, O.wz);
+  {
+    const double tc = t0 + (double)a.kcur * dt;
+    real Q[4][SP_MB_QN];
+    mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, tc, x, e, Q);
+#  pragma unroll
+    for (int u = 0; u < 4; u++) {
+      const uint64_t i = 4 * (uint64_t)g + u;
+      if (i < n) {
+        real nb[SP_MB_NBN];
+        mb_gather(SX, i, n, npad, x[u], nb);
+        SP_PREC(mb_force)(tc, x[u], e[u], nb, R, Q[u], S.p, S.pd, (real)(i + 1), F[u]);
+      }
+    }
+  }
+#endif
+  uint64_t k = a.kcur;
+  int ended = 0; /* 1: stopped, 2: non-finite */
+  for (; k < a.kend; k++) {
+    const double t = t0 + (double)k * dt, tn = t0 + (double)(k + 1) * dt;
+    const uint64_t kk = a.job.k0 + k;
+#if SP_MB_METHOD == SP_MB_EULER || SP_MB_METHOD == SP_MB_SRK2
+    {
+      real z[4][SP_MB_WN], f0[4][SP_MB_NX], b0[4][SP_MB_BN], y[4][SP_MB_NX], Q[4][SP_MB_QN];
+      mb_group_normals(a.seed, S.stream, kk, g, n, z);
+      mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t, x, e, Q);
+#  pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const uint64_t i = 4 * (uint64_t)g + u;
+        real nb[SP_MB_NBN], dw[SP_MB_WN];
+        mb_dw(z[u], sdt, dw);
+        if (i < n) {
+          mb_gather(SX, i, n, npad, x[u], nb);
+          mb_fb<SP_MB_HEUN>(t, x[u], e[u], nb, R, Q[u], S, (real)(i + 1), f0[u], b0[u]);
+          mb_predict(x[u], f0[u], b0[u], dw, h, y[u]);
+        } else {
+#  pragma unroll
+          for (int v = 0; v < SP_MB_NX; v++) y[u][v] = 0;
+        }
+      }
+#  if SP_MB_METHOD == SP_MB_SRK2
+      {
+        const double t2 = t + dt;
+        real R1[SP_MB_TN], xs[4][SP_MB_NX];
+#    pragma unroll
+        for (int u = 0; u < 4; u++)
+#    pragma unroll
+          for (int v = 0; v < SP_MB_NX; v++) {
+            xs[u][v] = x[u][v];
+            x[u][v] = y[u][v]; /* x holds the predictor for the publish and the sums */
+          }
+        MB_SMALL_PUBLISH();
+        if (reduce_dyn) {
+          MB_SMALL_REDUCE(t2);
+#    pragma unroll
+          for (int q = 0; q < SP_MB_TN; q++) R1[q] = R[q];
+        } else {
+#    pragma unroll
+          for (int q = 0; q < SP_MB_TN; q++) R1[q] = 0;
+        }
+        mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
+#    pragma unroll
+        for (int u = 0; u < 4; u++) {
+          const uint64_t i = 4 * (uint64_t)g + u;
+          real nb[SP_MB_NBN], dw[SP_MB_WN], f2[SP_MB_NX], b2[SP_MB_BN];
+          mb_dw(z[u], sdt, dw);
+          if (i < n) {
+            mb_gather(SX, i, n, npad, y[u], nb);
+            mb_fb<true>(t2, y[u], e[u], nb, R1, Q[u], S, (real)(i + 1), f2, b2);
+            mb_correct(xs[u], f0[u], b0[u], f2, b2, dw, h, x[u]);
+          }
+        }
+      }
+#  else
+#    pragma unroll
+      for (int u = 0; u < 4; u++)
+#    pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) x[u][v] = y[u][v];
+#  endif
+      MB_SMALL_PUBLISH();
+    }
+#elif SP_MB_METHOD == SP_MB_BAOAB
+    {
+      real z[4][SP_MB_WN];
+      mb_group_normals(a.seed, S.stream, kk, g, n, z);
+#  pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const uint64_t i = 4 * (uint64_t)g + u;
+        if (i < n) {
+          SP_PREC(mb_kick)(x[u], F[u], hh);
+          SP_PREC(mb_move)(x[u], e[u], S.p, (real)(i + 1), hh);
+          mb_ostep(O, z[u], x[u]);
+          SP_PREC(mb_move)(x[u], e[u], S.p, (real)(i + 1), hh);
+        }
+      }
+      MB_SMALL_PUBLISH();
+      const double t2 = t + dt;
+      if (reduce_dyn) MB_SMALL_REDUCE(t2);
+      real Q[4][SP_MB_QN];
+      mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
+#  pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const uint64_t i = 4 * (uint64_t)g + u;
+        if (i < n) {
+          real nb[SP_MB_NBN];
+          mb_gather(SX, i, n, npad, x[u], nb);
+          SP_PREC(mb_force)(t2, x[u], e[u], nb, R, Q[u], S.p, S.pd, (real)(i + 1), F[u]);
+          SP_PREC(mb_kick)(x[u], F[u], hh);
+        }
+      }
+      if (SP_MB_TERMS_NB) MB_SMALL_PUBLISH(); /* the kicked momenta, for the sums */
+    }
+#else /* verlet, yoshida4: the DKD stages */
+    {
+      double d[4], c[4], tq = t;
+      const int ns = SP_MB_METHOD == SP_MB_VERLET ? 2 : 4;
+      sp_mb_stages(SP_MB_METHOD, d, c);
+#  pragma unroll
+      for (int st = 0; st < ns; st++) {
+        const real hk = (real)(d[st] * dt), hc = (real)(c[st] * dt);
+        if (d[st] != 0) {
+          real Q[4][SP_MB_QN];
+          mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, tq, x, e, Q);
+#  pragma unroll
+          for (int u = 0; u < 4; u++) {
+            const uint64_t i = 4 * (uint64_t)g + u;
+            real nb[SP_MB_NBN], f[SP_MB_NX];
+            if (i < n) {
+              mb_gather(SX, i, n, npad, x[u], nb);
+              SP_PREC(mb_force)(tq, x[u], e[u], nb, R, Q[u], S.p, S.pd, (real)(i + 1), f);
+              if (hk != 0) SP_PREC(mb_kick)(x[u], f, hk);
+            }
+          }
+        }
+        if (hc != 0) {
+#  pragma unroll
+          for (int u = 0; u < 4; u++) {
+            const uint64_t i = 4 * (uint64_t)g + u;
+            if (i < n) SP_PREC(mb_move)(x[u], e[u], S.p, (real)(i + 1), hc);
+          }
+        }
+        tq += c[st] * dt;
+        MB_SMALL_PUBLISH();
+        if (reduce_dyn && st + 1 < ns && d[st + 1] != 0) MB_SMALL_REDUCE(tq);
+      }
+    }
+#endif
+    /* the state after step k + 1: non-finite?  (the least element, state) */
+    {
+      unsigned long long what = SP_MB_NONE;
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const uint64_t i = 4 * (uint64_t)g + u;
+        if (i < n) mb_check(x[u], i, &what);
+      }
+      if (__syncthreads_or(what != SP_MB_NONE)) {
+        if (what != SP_MB_NONE) atomicMin(&swhat, what);
+        __syncthreads();
+        if (threadIdx.x == 0) mb_flag(a, s, k + 1, swhat);
+        ended = 2;
+        k++;
+        break;
+      }
+    }
+    if (a.job.use_stop) {
+      MB_SMALL_REDUCE(tn);
+      if (threadIdx.x == 0 && SP_PREC(mb_stop)(tn, R, S.p, S.pd)) sflag = 1;
+      __syncthreads();
+      if (sflag) {
+        if (threadIdx.x == 0) {
+          a.stopped[s] = 1;
+          a.kstop[s] = k + 1;
+          a.xbuf[s] = 0;
+          atomicAdd(a.flags, 1u);
+        }
+        ended = 1;
+        k++;
+        break;
+      }
+    } else if (reduce_dyn && SP_MB_METHOD <= SP_MB_SRK2) {
+      MB_SMALL_REDUCE(tn); /* the next step's sums */
+    }
+  }
+  /* a record at kend: the observables, the kept states */
+  if (a.record && ended == 0) {
+    const double tr = t0 + (double)a.kend * dt;
+    MB_SMALL_REDUCE(tr);
+    if (threadIdx.x == 0 && SP_MB_NO > 0) {
+      real o[SP_MB_ON];
+      SP_PREC(mb_observe)(tr, R, S.p, S.pd, o);
+      for (int q = 0; q < SP_MB_NO; q++)
+        a.rec[(s * a.job.nrec + a.rec_j) * (uint64_t)SP_MB_NO + q] = (double)o[q];
+    }
+    if (s < a.nkeep) {
+      double *tr_ = a.traj + (s * a.job.nrec + a.rec_j) * (uint64_t)SP_MB_NX * n;
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const uint64_t i = 4 * (uint64_t)g + u;
+        if (i < n)
+#pragma unroll
+          for (int v = 0; v < SP_MB_NX; v++) tr_[(uint64_t)v * n + i] = (double)x[u][v];
+      }
+    }
+  }
+#undef MB_SMALL_REDUCE
+#undef MB_SMALL_PUBLISH
+#pragma unroll
+  for (int u = 0; u < 4; u++) {
+    const uint64_t i = 4 * (uint64_t)g + u;
+    if (i < n)
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) Xg[(uint64_t)v * npad + i] = x[u][v];
+  }
+}
+
+#endif /* SP_MB_SMALL */

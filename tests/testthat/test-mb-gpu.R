@@ -1,0 +1,313 @@
+# Many-body models on the GPU (inst/cuda/mb.cu, src/gpu/sp_gpu_mb.c): the
+# kernels compile with NVRTC in every method, precision and mode (no GPU
+# needed), and on a GPU host the GPU agrees with the CPU (mb_cpu.h, the
+# reference) system by system in double precision, in law in single, does not
+# depend on how the systems are chunked, and returns partial results on an
+# interrupt.
+#
+# Tolerance of the double-precision comparisons: relative 1e-9 (absolute
+# where a value is below 1).  Both backends make the same operations on the
+# same normals; they differ by rounding only -- fused multiply-adds on the
+# GPU, the math libraries' last bits (the Box-Muller log, sin and cos), the
+# order of the reduction and pair sums -- which is of order 1e-16 a
+# operation and grows over the short runs here (at most 60 steps) by the
+# dynamics' expansion, far below 1e-9.
+
+mb_test_models <- function() {
+  list(
+    # mean field: reductions only (Kuramoto); a sweep of K (two conditions)
+    kur = sde_model(
+      drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+      noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0.3, K = 4, D = 1),
+      observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "mb-kuramoto"),
+    # all pairs, a parameter per element (drawn)
+    kp = sde_model(
+      drift = list(theta = ~ w + K / n * pairs(sin(theta[j] - theta))),
+      noise = list(theta = ~ sqrt(2 * D)),
+      params = list(K = 2, D = 0.5, w = ~ rcauchy(0, 0.5)),
+      observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "mb-pairs"),
+    # a chain of (phi, v) with free ends; no reduction in the dynamics
+    chain = sde_model(
+      drift = list(phi = ~ v, v = ~ -beta * v - sin(phi) + gamma + k * (phi[i + 1] - 2 * phi + phi[i - 1])),
+      noise = list(v = ~ sqrt(2 * beta * T)), params = c(gamma = 0.1, k = 1, T = 0.5, beta = 1),
+      lattice = "chain", observe = list(v2 = ~ mean(v^2)), name = "mb-chain"),
+    # HMF: Hamiltonian (q, p), the mean field (verlet, yoshida4)
+    hmf = sde_model(
+      drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q)),
+      observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2), K = ~ mean(p^2) / 2),
+      name = "mb-hmf"),
+    # a harmonic ring with friction and noise (baoab); an observable that
+    # reads a neighbour (the sums through the measuring pass)
+    ring = sde_model(
+      drift = list(q = ~ p, p = ~ -q - g * p + k * (q[i + 1] - 2 * q + q[i - 1])),
+      noise = list(p = ~ sqrt(2 * g * T)), params = c(g = 1, T = 1, k = 1), lattice = "ring",
+      observe = list(E = ~ mean(p^2), U = ~ mean((q[i + 1] - q)^2)), name = "mb-ring"),
+    # (q, p) with pair forces and Langevin friction (baoab with pairs),
+    # element masses
+    lpairs = sde_model(
+      drift = list(q = ~ p / m, p = ~ -g * p + 1 / n * pairs(sin(q[j] - q))),
+      noise = list(p = ~ sqrt(2 * g * T)),
+      params = list(g = 0.5, T = 0.3, m = ~ 1 + 0.5 * i / n),
+      observe = list(K = ~ mean(p^2), M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2)),
+      name = "mb-langevin-pairs"),
+    # Hamiltonian pair forces (verlet, yoshida4 with pairs)
+    hpairs = sde_model(
+      drift = list(q = ~ p, p = ~ 1 / n * pairs(sin(q[j] - q))),
+      observe = list(K = ~ mean(p^2) / 2), name = "mb-hamiltonian-pairs"),
+    # a noise matrix (two Wiener processes, correlated, state-dependent:
+    # the general Ito-Stratonovich correction) with a mean field
+    mnoise = sde_model(
+      drift = list(q = ~ -q + c * mean(q), p = ~ -p),
+      noise = matrix(list(~ s, 0, ~ rho * s * (1 + 0.1 * q^2), ~ s), 2, 2, byrow = TRUE,
+                     dimnames = list(c("q", "p"), c("a", "b"))),
+      params = c(c = 0.5, s = 0.7, rho = 0.4),
+      observe = list(qp = ~ mean(q * p)), name = "mb-noise-matrix")
+  )
+}
+
+mb_test_init <- function(m) {
+  switch(m$name,
+         "mb-kuramoto" = list(theta = ~ runif(0, 2 * pi)),
+         "mb-pairs" = list(theta = ~ runif(-pi, pi)),
+         "mb-chain" = list(phi = ~ rnorm(0, 0.3), v = ~ rnorm(0, 1)),
+         list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 1)))
+}
+
+mb_methods <- function(m) names(which(statphysgpu:::sde_mb_methods(m) == ""))
+
+test_that("the GPU plan: a system a block up to n = 2048 (shared memory permitting), else many blocks", {
+  ms <- mb_test_models()
+  plan <- statphysgpu:::sde_mb_gpu_plan
+  expect_identical(plan(ms$kur, 2048, "double", "srk2")$code %% 2L, 1L)
+  expect_identical(plan(ms$kur, 2049, "single", "srk2")$code %% 2L, 0L)
+  expect_identical(plan(ms$kur, 1, "single", "euler")$code, 1L)
+  # the ring's observable reads a neighbour; it is a lattice
+  expect_identical(plan(ms$ring, 100, "single", "baoab")$code, 7L)
+  expect_identical(plan(ms$ring, 1e5, "single", "baoab")$code, 6L)
+  # pairs with element parameters: states and parameters in shared memory
+  expect_identical(plan(ms$lpairs, 2048, "double", "baoab")$code, 0L)
+  expect_identical(plan(ms$lpairs, 1024, "double", "baoab")$code, 1L)
+  expect_true("SP_MB_METHOD=3" %in% plan(ms$hmf, 10, "single", "yoshida4")$defines)
+})
+
+test_that("pair terms: sin and cos of x[j] -+ x expanded, the elements' sines made once (mb_pair_pre)", {
+  ms <- mb_test_models()
+  code <- strsplit(ms$kp$code, "\n")[[1]]
+  expect_true(any(grepl("u\\[0\\] = SP_SIN\\(x\\[0\\]\\);", code)))
+  pair <- grep("acc\\[0\\] \\+=", code, value = TRUE)
+  expect_false(grepl("SP_SIN|SP_COS", pair)) # no sine left per pair
+  # x^-1.5 by a square root, not pow
+  ring <- sde_model(drift = list(q = ~ p, p = ~ -1 / n * pairs(sin(q - q[j]) * (1.01 - cos(q - q[j]))^(-1.5))),
+                    name = "mb-ring-pairs")
+  pair <- grep("acc\\[0\\] \\+=", strsplit(ring$code, "\n")[[1]], value = TRUE)
+  expect_match(pair, "SP_SQRT")
+  expect_false(grepl("SP_POW|SP_SIN|SP_COS", pair))
+  # a term that does not separate stays as it is
+  g <- sde_model(drift = list(x = ~ pairs(exp(-(x[j] - x)^2))), name = "mb-gauss")
+  expect_match(grep("acc\\[0\\] \\+=", strsplit(g$code, "\n")[[1]], value = TRUE), "SP_EXP")
+})
+
+test_that("CPU: the pair sums of sin(x[j] - x) are the mean field's (the self term is zero)", {
+  skip_if_no_cc()
+  pairs_m <- sde_model(drift = list(theta = ~ K / n * pairs(sin(theta[j] - theta))),
+                       noise = list(theta = ~ sqrt(2 * D)), params = c(K = 3, D = 0.5),
+                       observe = list(c = ~ mean(cos(theta))), name = "mb-pairs-mf")
+  mf <- sde_model(drift = list(theta = ~ K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+                  noise = list(theta = ~ sqrt(2 * D)), params = c(K = 3, D = 0.5),
+                  observe = list(c = ~ mean(cos(theta))), name = "mb-mf-pairs")
+  run <- function(m, method) {
+    sde_run(m, 2, n = 60, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01, t_max = 0.3,
+            method = method, output = "records", record_every = 10, seed = 9, backend = "cpu",
+            precision = "double", progress = FALSE)
+  }
+  for (method in c("euler", "srk2")) {
+    a <- run(pairs_m, method)
+    b <- run(mf, method)
+    expect_lt(max(abs(attr(a, "final") - attr(b, "final"))), 1e-9)
+    expect_lt(max(abs(a$c - b$c)), 1e-9)
+  }
+})
+
+test_that("the many-body kernels compile with NVRTC for sm_90 in every method, precision and mode (no GPU needed)", {
+  skip_if_no_nvrtc()
+  if (isTRUE(.Call(statphysgpu:::C_sp_r_gpu_status)$available)) {
+    skip("a GPU is here: the tests below compile these kernels and run them")
+  }
+  local_kernel_cache()
+  # every model and method in both modes, mode A in single and mode B in
+  # double precision (all four pairings would double this test's time in CI)
+  for (m in mb_test_models()) for (method in mb_methods(m)) {
+    for (n in c(100, 5000)) {
+      prec <- if (n == 100) "single" else "double"
+      plan <- statphysgpu:::sde_mb_gpu_plan(m, n, prec, method)
+      img <- statphysgpu:::sde_nvrtc_image(m, "sm_90", prec, method, source = "mb.cu",
+                                           defines = plan$defines)
+      expect_true(is.raw(img) && length(img) > 1000, label = paste(m$name, method, prec, n))
+    }
+  }
+})
+
+# ---- on a GPU ------------------------------------------------------------------------
+
+mb_run <- function(m, backend, n, method, replicas = 3, precision = "double", output = "records",
+                   dt = 0.01, t_max = 0.3, record_every = 10, first = 1, seed = 7, ...) {
+  sde_run(m, replicas, n = n, init = mb_test_init(m), dt = dt, t_max = t_max, method = method,
+          output = output, record_every = record_every, seed = seed, backend = backend,
+          precision = precision, first_replica = first, progress = FALSE, ...)
+}
+
+# |a - b| <= tol max(1, |b|), NaN where the other is
+expect_mb_close <- function(a, b, tol = 1e-9, label = "") {
+  a <- as.double(a)
+  b <- as.double(b)
+  expect_identical(length(a), length(b), label = label)
+  expect_identical(is.na(a), is.na(b), label = label)
+  ok <- !is.na(b)
+  err <- max(c(0, abs(a[ok] - b[ok]) / pmax(1, abs(b[ok]))))
+  expect_lt(err, tol, label = paste(label, "relative difference"))
+}
+
+# The cases: each model and method in mode A (small n) and mode B (n past
+# 2048; pairs at sizes that keep the CPU quick).
+mb_cases <- function() {
+  ms <- mb_test_models()
+  sizes <- list(kur = c(50, 3001), kp = c(37, 2100), chain = c(30, 2100), hmf = c(64, 4000),
+                ring = c(33, 2051), lpairs = c(40, 2060), hpairs = c(45, 2049))
+  out <- list()
+  for (nm in names(ms)) for (method in mb_methods(ms[[nm]])) for (n in sizes[[nm]]) {
+    out[[length(out) + 1]] <- list(m = ms[[nm]], method = method, n = n)
+  }
+  out
+}
+
+test_that("GPU and CPU agree system by system in double precision (records, final states), both modes", {
+  skip_if_no_gpu()
+  for (cs in mb_cases()) {
+    lab <- sprintf("%s %s n = %d", cs$m$name, cs$method, cs$n)
+    params <- if (cs$m$name == "mb-kuramoto") list(K = c(1, 4))
+    short <- cs$n > 2048 && length(cs$m$mb$pairs) > 0 # pairs on the CPU: O(n^2) a stage
+    args <- list(m = cs$m, n = cs$n, method = cs$method, t_max = if (short) 0.1 else 0.3,
+                 params = params)
+    cpu <- do.call(mb_run, c(args, backend = "cpu"))
+    gpu <- do.call(mb_run, c(args, backend = "gpu"))
+    expect_identical(attr(gpu, "backend"), "gpu", label = lab)
+    expect_identical(nrow(gpu), nrow(cpu), label = lab)
+    for (o in names(cs$m$observe)) expect_mb_close(gpu[[o]], cpu[[o]], label = paste(lab, o))
+    expect_mb_close(attr(gpu, "final"), attr(cpu, "final"), label = paste(lab, "final"))
+    expect_identical(attr(gpu, "k_end"), attr(cpu, "k_end"), label = lab)
+  }
+})
+
+test_that("GPU and CPU agree on kept states (trajectories) and on passage times", {
+  skip_if_no_gpu()
+  ms <- mb_test_models()
+  for (n in c(30, 2100)) {
+    cpu <- mb_run(ms$chain, "cpu", n, "srk2", output = "trajectories", keep = 2)
+    gpu <- mb_run(ms$chain, "gpu", n, "srk2", output = "trajectories", keep = 2)
+    expect_identical(gpu[c("replica", "time", "element")], cpu[c("replica", "time", "element")])
+    expect_mb_close(gpu$phi, cpu$phi, label = paste("trajectories phi", n))
+    expect_mb_close(gpu$v, cpu$v, label = paste("trajectories v", n))
+  }
+  # passage: synchronised phases lose their order; the event after every step
+  kst <- sde_model(
+    drift = list(theta = ~ K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+    noise = list(theta = ~ sqrt(2 * D)), params = c(K = 0.5, D = 1),
+    stop = ~ mean(cos(theta))^2 + mean(sin(theta))^2 < 0.25, name = "mb-decoherence")
+  for (n in c(64, 3000)) for (method in c("euler", "srk2")) {
+    run <- function(backend) {
+      sde_run(kst, 6, n = n, init = list(theta = ~ rnorm(0, 0.1)), dt = 0.01, t_max = 2,
+              method = method, output = "passage", seed = 3, backend = backend,
+              precision = "double", progress = FALSE)
+    }
+    cpu <- run("cpu")
+    gpu <- run("gpu")
+    expect_identical(gpu$escaped, cpu$escaped, label = paste("passage", n, method))
+    expect_identical(gpu$value, cpu$value, label = paste("passage", n, method))
+    expect_mb_close(attr(gpu, "final"), attr(cpu, "final"), label = paste("passage final", n))
+  }
+})
+
+test_that("GPU results do not depend on the chunks (first_replica) or the systems a launch holds", {
+  skip_if_no_gpu()
+  ms <- mb_test_models()
+  for (cs in list(list(m = ms$kur, n = 50, method = "srk2"), list(m = ms$kur, n = 3001, method = "srk2"),
+                  list(m = ms$ring, n = 2051, method = "baoab"), list(m = ms$hpairs, n = 2049, method = "yoshida4"))) {
+    whole <- mb_run(cs$m, "gpu", cs$n, cs$method, replicas = 6, precision = "single")
+    a <- mb_run(cs$m, "gpu", cs$n, cs$method, replicas = 2, precision = "single")
+    b <- mb_run(cs$m, "gpu", cs$n, cs$method, replicas = 4, first = 3, precision = "single")
+    key <- function(x) as.data.frame(x)[, c("replica", "time", names(cs$m$observe))]
+    expect_identical(rbind(key(a), key(b)), key(whole), label = paste(cs$m$name, cs$n))
+  }
+})
+
+test_that("single precision on the GPU: the law of the double-precision results", {
+  skip_if_no_gpu()
+  ms <- mb_test_models()
+  for (n in c(512, 4096)) {
+    run <- function(prec) {
+      mb_run(ms$kur, "gpu", n, "srk2", replicas = 64, precision = prec, t_max = 2,
+             record_every = 200, seed = 21)
+    }
+    s <- run("single")
+    d <- run("double")
+    s <- s$r[s$time == 2]
+    d <- d$r[d$time == 2]
+    # the same streams: paths stay close over this short run, and the means
+    # agree within 4 standard errors of their difference
+    expect_lt(max(abs(s - d)), 0.02)
+    expect_lt(abs(mean(s) - mean(d)) / (sd(s - d) / sqrt(64) + 1e-12), 4)
+  }
+})
+
+test_that("a continued GPU run goes on as one run", {
+  skip_if_no_gpu()
+  ms <- mb_test_models()
+  for (n in c(50, 3001)) {
+    one <- mb_run(ms$kur, "gpu", n, "srk2", t_max = 0.4)
+    half <- mb_run(ms$kur, "gpu", n, "srk2", t_max = 0.2)
+    two <- sde_run(ms$kur, 3, n = n, init = half, dt = 0.01, t_max = 0.2, method = "srk2",
+                   output = "records", record_every = 10, backend = "gpu", precision = "double",
+                   progress = FALSE)
+    expect_mb_close(attr(two, "final"), attr(one, "final"), tol = 1e-12, label = paste("continued", n))
+  }
+})
+
+test_that("a non-finite state on the GPU fails as on the CPU", {
+  skip_if_no_gpu()
+  bad <- sde_model(drift = list(x = ~ x^3 + mean(x)), observe = list(m = ~ mean(x)), name = "mb-blowup")
+  for (n in c(40, 3000)) {
+    run <- function(backend) {
+      tryCatch(sde_run(bad, 1, n = n, init = list(x = ~ 2 + i / n), dt = 0.5, t_max = 50,
+                       method = "euler", seed = 1, backend = backend, precision = "double",
+                       progress = FALSE),
+               error = function(e) conditionMessage(e))
+    }
+    cpu <- run("cpu")
+    gpu <- run("gpu")
+    expect_match(gpu, "non-finite")
+    expect_identical(gpu, cpu)
+  }
+})
+
+test_that("an interrupt on the GPU returns the records reached, flagged; nothing leaks", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  ms <- mb_test_models()
+  for (n in c(1024, 2^20)) {
+    long <- function(t_max) {
+      sde_run(ms$kur, if (n > 2048) 2 else 2000, n = n, init = list(theta = ~ runif(0, 2 * pi)),
+              dt = 0.01, t_max = t_max, method = "srk2", output = "records", record_every = 1000,
+              seed = 1, backend = "gpu", precision = "single", progress = FALSE)
+    }
+    long(0.02) # compiled and loaded before the clock starts
+    live <- gpu_live_allocations()
+    job <- interrupt_after(1.5)
+    expect_warning(x <- long(1e4), "interrupted", class = "statphysgpu_interrupted")
+    parallel::mccollect(job)
+    expect_gt(nrow(x), 0)
+    expect_lt(max(x$time), 1e4)
+    expect_true(all(is.finite(x$r)))
+    expect_true(all(is.finite(attr(x, "final"))))
+    expect_identical(gpu_live_allocations(), live)
+  }
+})
