@@ -30,9 +30,9 @@ test_that("gpu_kernels_check() compiles every shipped kernel for sm_80 and sm_90
   expect_setequal(unique(res$kernel), names(reg))
   expect_true(all(res$ok), info = paste(res$log[!res$ok], collapse = "\n"))
   # every .cu file the package ships is in the registry, but the user models'
-  # kernel (sde.cu), compiled with each model's generated header (sde_run())
+  # kernels (sde.cu, mb.cu), compiled with each model's generated header (sde_run())
   shipped <- list.files(system.file("cuda", package = "statphysgpu"), "\\.cu$")
-  expect_setequal(setdiff(shipped, "sde.cu"), vapply(reg, `[[`, "", "file"))
+  expect_setequal(setdiff(shipped, c("sde.cu", "mb.cu")), vapply(reg, `[[`, "", "file"))
 })
 
 test_that("a broken kernel source fails with NVRTC's message", {
