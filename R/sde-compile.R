@@ -144,10 +144,7 @@ sde_build_files <- function(m, source, headers) {
 
 # Objects loaded at once for the CPU, at most (the least recently used is
 # unloaded past it: R's limit on loaded DLLs, 100 to 1000, is never met).
-sde_max_loaded <- function() {
-  n <- getOption("statphysgpu.sde_max_loaded", 24L)
-  if (!is.numeric(n) || length(n) != 1 || !is.finite(n) || n < 1) 24L else as.integer(n)
-}
+sde_max_loaded <- function() as.integer(sp_tuning("sde_max_loaded"))
 
 # Unload the least recently used objects beyond the limit.
 sde_unload_old <- function(limit = sde_max_loaded()) {

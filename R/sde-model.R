@@ -425,7 +425,7 @@ sde_header <- function(m) {
     a <- all.names(e)
     length(a) + 29 * sum(a %in% c("sin", "cos"))
   }, 0))
-  qual <- if (size > getOption("statphysgpu.sde_outline_size", 400)) "SP_FN_OUTLINE" else "SP_FN"
+  qual <- if (size > sp_tuning("sde_outline_size")) "SP_FN_OUTLINE" else "SP_FN"
   fn <- function(name, ret = "void", out = "f") {
     add(sprintf(paste0("%s %s SP_PREC(%s)(double t, const SP_REAL *x, const SP_REAL *p, ",
                        "const double *pd%s) {"),

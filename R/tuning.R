@@ -26,7 +26,13 @@ SP_TUNING <- list(
   sde_fast_math = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   # sde_run(): the passage kernel's registers capped for this many blocks of
   # 128 threads an SM (0: no cap); bench/sde-variants.R compares
-  sde_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 16), "a whole number from 0 to 16")
+  sde_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 16), "a whole number from 0 to 16"),
+  # user models: the compiled objects loaded at once for the CPU, at most
+  # (the least recently used unloaded past it: R's DLL limit never met)
+  sde_max_loaded = list(24L, function(v) is_whole(v, 1, 500), "a whole number from 1 to 500"),
+  # user models: the size (nodes, a sine or cosine as 30) above which a
+  # model's functions and sines are compiled out of line (compile time)
+  sde_outline_size = list(400L, function(v) is_whole(v, 0, 1e9), "a whole number")
 )
 
 is_string <- function(v) is.character(v) && length(v) == 1 && !is.na(v)

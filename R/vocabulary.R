@@ -39,7 +39,7 @@ check_precision <- function(precision, offered, call = caller_call()) {
   if (identical(precision, offered)) return(offered[1])
   if (!is.character(precision) || length(precision) != 1 || is.na(precision) ||
       !precision %in% all) {
-    sp_abort(sprintf("`precision` must be %s here (the package's precisions are %s), not %s.",
+    sp_abort(sprintf("`precision` must be one of %s here (the package's precisions are %s), not %s.",
                      paste0("\"", offered, "\"", collapse = " or "),
                      paste0("\"", all, "\"", collapse = ", "), describe(precision)),
              call = call)

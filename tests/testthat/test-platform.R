@@ -68,5 +68,5 @@ test_that("tuning options are read in one place, each checked", {
   # no simulator reads an option of its own
   fns <- Filter(is.function, mget(ls(asNamespace("statphysgpu")), envir = asNamespace("statphysgpu")))
   reads <- names(Filter(function(f) any(grepl("getOption(\"statphysgpu.", deparse(f), fixed = TRUE)), fns))
-  expect_identical(reads, "gpu_cache_dir") # a user's setting, not a tuning option
+  expect_identical(reads, "cache_configured") # the cache folder: a user's setting
 })

@@ -492,7 +492,7 @@ test_that("the memory estimate counts what the engine and the result hold", {
   # the precision error names what the model offers
   expect_error(sde_run(m, 2, init = list(x = 0, y = 0), dt = 0.1, t_max = 1, precision = "half",
                        output = "moments", backend = "cpu"),
-               "`precision` must be \"single\" or \"double\" here")
+               "`precision` must be one of \"single\" or \"double\" here")
 })
 
 test_that("NVRTC compiles the package's headers and the model's, never files of the working directory", {

@@ -156,7 +156,7 @@ test_that("every simulator refuses a precision it lacks, with a clear message", 
                precision = "single", backend = "cpu"), "single", "\"mixed\" or \"double\"")
   # a value outside the vocabulary is named as such
   expect_error(xorsat_qg(xorsat_random(12, seed = 1), replicas = 1, precision = "half"),
-               "`precision` must be \"double\" here \\(the package's precisions are \"single\", \"mixed\", \"double\"\\), not \"half\"",
+               "`precision` must be one of \"double\" here \\(the package's precisions are \"single\", \"mixed\", \"double\"\\), not \"half\"",
                class = "statphysgpu_error")
 })
 
