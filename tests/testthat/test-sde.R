@@ -284,8 +284,10 @@ test_that("fixed-length outputs do not depend on threads; chunks combine", {
   run <- function(n, first = 1, output = "moments", ...) {
     sde_run(sde_washboard(), n, init = list(x = ~ asin(gamma), v = c(0, 0.1, 0.2)[(seq_len(n) + first) %% 3 + 1]),
             dt = 0.05, t_max = 10, params = list(gamma = c(0.3, 0.5)), output = output,
-            record_every = 40, keep = 5, seed = 9, first_replica = first, backend = "cpu",
-            bins = list(x = seq(-2, 4, by = 0.5), energy = c(-2, 0, 2)), ...)
+            record_every = 40, seed = 9, first_replica = first, backend = "cpu",
+            keep = if (output == "trajectories") 5 else 0,
+            bins = if (output == "histogram") list(x = seq(-2, 4, by = 0.5), energy = c(-2, 0, 2)),
+            ...)
   }
   one <- with_threads(1, run(600))
   two <- with_threads(2, run(600))
