@@ -331,10 +331,10 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   attr(out, "replicas") <- fr$n
   attr(out, "record_every") <- rec$every
   attr(out, "steps") <- c(useful = res$useful_steps * n, issued = res$useful_steps * n)
-  final <- res$x # the final states, shaped in place (no copy of n x nx x systems numbers)
+  # the final states, shaped in place: res$x is the engine's fresh vector,
+  # held by res alone (dim<- would copy n x nx x systems numbers)
+  final <- .Call(C_sp_r_mb_shape, res$x, as.integer(c(n, nx, nsys)), list(NULL, m$states, NULL))
   res$x <- NULL
-  dim(final) <- c(n, nx, nsys)
-  dimnames(final) <- list(NULL, m$states, NULL)
   attr(out, "final") <- final
   done <- max(res$steps %||% 0)
   attr(out, "k_end") <- k0 + done
