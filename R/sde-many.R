@@ -46,27 +46,20 @@ sde_mb_analyse <- function(m, call) {
   reg$terms <- list(); reg$tkeys <- character()
   reg$pairs <- list(); reg$pkeys <- character()
   reg$reach <- 0L
-  key <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
-  add_term <- function(e) {
-    k <- key(e)
-    r <- match(k, reg$tkeys)
+  # register expression e in list `what` (terms or pairs) once; its
+  # placeholder .R<r> or .Q<q>
+  add <- function(e, what, keys, prefix) {
+    k <- paste(deparse(e, width.cutoff = 500L), collapse = " ")
+    r <- match(k, reg[[keys]])
     if (is.na(r)) {
-      reg$tkeys <- c(reg$tkeys, k)
-      reg$terms[[length(reg$terms) + 1L]] <- e
-      r <- length(reg$tkeys)
+      reg[[keys]] <- c(reg[[keys]], k)
+      reg[[what]][[length(reg[[what]]) + 1L]] <- e
+      r <- length(reg[[keys]])
     }
-    as.name(sprintf(".R%d", r - 1L))
+    as.name(sprintf("%s%d", prefix, r - 1L))
   }
-  add_pair <- function(e) {
-    k <- key(e)
-    q <- match(k, reg$pkeys)
-    if (is.na(q)) {
-      reg$pkeys <- c(reg$pkeys, k)
-      reg$pairs[[length(reg$pairs) + 1L]] <- e
-      q <- length(reg$pkeys)
-    }
-    as.name(sprintf(".Q%d", q - 1L))
-  }
+  add_term <- function(e) add(e, "terms", "tkeys", ".R")
+  add_pair <- function(e) add(e, "pairs", "pkeys", ".Q")
   known <- c(states, elements, params, "t", "pi", "i", "j", "n")
   # one right-hand side; `level`: "element" (drift, noise) or "system"
   # (observables, stop)
