@@ -72,6 +72,12 @@ send(paste0(
   'options(cli.progress_show_after = 0); ',
   'inst <- read_xorsat(system.file("extdata", "3r3x", "3r3x_2body_n128_s1.txt", ',
   'package = "statphysgpu")); ',
+  'ou <- sde_model(drift = list(x = ~ -x), noise = list(x = ~ 1), stop = ~ x > 100, name = "ou"); ',
+  'mb <- sde_model(drift = list(theta = ~ K * (mean(sin(theta)) * cos(theta) - ',
+  'mean(cos(theta)) * sin(theta))), noise = list(theta = ~ sqrt(2 * D)), params = c(K = 2, D = 1), ',
+  'observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf"); ',
+  'invisible(sde_run(ou, 2, init = list(x = 0), dt = 0.1, t_max = 1, backend = "cpu", progress = FALSE)); ',
+  'invisible(sde_run(mb, 2, n = 8, init = list(theta = 0), dt = 0.1, t_max = 0.2, backend = "cpu", progress = FALSE)); ',
   '.rep <- function(id) { ex <- exists("x", envir = globalenv()); ',
   'it <- ex && isTRUE(attr(x, "interrupted")); ',
   'pr <- ex && !inherits(try(capture.output(print(x)), silent = TRUE), "try-error"); ',
@@ -85,7 +91,8 @@ if (!wait_for(function() any(grepl("SETUP DONE", pane(), fixed = TRUE)), 60)) {
 }
 
 # Each call runs for minutes uninterrupted on two cores (checked: every one
-# is still running 3 s in); all are on the CPU, so CI can run them.
+# is still running 3 s in); all are on the CPU, so CI can run them.  The
+# user models (sde, many_body) were compiled at set-up.
 calls <- c(
   escape = 'escape_times(1e5, 0.5, 1, 1, 0.05, 0.05, 1e6, seed = 1, backend = "cpu")',
   switching = 'switching_currents(1e4, ramp = 1e-8, V0 = 1, beta = 0.5, theta = 0.05, h = 0.02, seed = 1, backend = "cpu")',
@@ -93,7 +100,9 @@ calls <- c(
   kuramoto = 'kuramoto(1e4, K = 2, T = 0.1, dt = 0.01, steps = 1e6, seed = 1, backend = "cpu")',
   he4_vmc = 'he4_vmc(n_atoms = 64, walkers = 4, blocks = 1e4, seed = 1, backend = "cpu")',
   xorsat_qg = 'xorsat_qg(inst, runs = 1e4, seed = 1, backend = "cpu")',
-  lrmd = 'lrmd("ring", n = 4000, dt = 0.01, steps = 1e5, seed = 1, backend = "cpu")')
+  lrmd = 'lrmd("ring", n = 4000, dt = 0.01, steps = 1e5, seed = 1, backend = "cpu")',
+  sde = 'sde_run(ou, 1e5, init = list(x = 0), dt = 0.01, t_max = 1e7, seed = 1, backend = "cpu")',
+  many_body = 'sde_run(mb, 16, n = 4000, init = list(theta = ~ runif(-pi, pi)), dt = 0.01, t_max = 1e5, seed = 1, backend = "cpu")')
 # Seconds from the bar's first drawing to the Ctrl-C, and whether it is
 # pressed twice (0.15 s apart).
 times <- list(c(0, 0), c(0.4, 1), c(1.3, 0))
