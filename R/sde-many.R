@@ -395,8 +395,10 @@ sde_mb_methods <- function(m) {
 # are (lrmd.cu's ring model: the sine and cosine of each angle once, the pair
 # term from products): sin(A -+ B) and cos(A -+ B), with A of the partner
 # alone and B of the element alone (or the other way round), are expanded
-# (sin A cos B -+ cos A sin B; cos A cos B +- sin A sin B), half whole powers
-# become square roots (d^-1.5 = 1 / (d sqrt(d)): pow is slow), then each largest
+# (sin A cos B -+ cos A sin B; cos A cos B +- sin A sin B) (half whole powers
+# are left to the translator, sde_power_c(): d^-1.5 = rsqrt(d)^3, the
+# hardware's reciprocal square root in single precision on the GPU, as
+# lrmd.cu's ring pairs; not pow, nor a square root and a quotient), then each largest
 # costly subexpression (a call other than + - * / and small whole powers) of
 # the element alone or of the partner alone becomes a per-element value
 # .U<k> (the element's) or .V<k> (the partner's): value k of an element,
@@ -436,18 +438,6 @@ sde_mb_pair_values <- function(pairs, states, elements) {
     if (!is.call(e)) return(e)
     for (k in seq_along(e)[-1]) e[[k]] <- expand(e[[k]])
     f <- if (is.name(e[[1]])) as.character(e[[1]]) else ""
-    if (f == "^" && length(e) == 3) { # half a whole power: a square root (not pow)
-      ex <- strip(e[[3]])
-      if (is.call(ex) && identical(ex[[1]], as.name("-")) && length(ex) == 2 && is.numeric(ex[[2]]))
-        ex <- -ex[[2]]
-      if (is.numeric(ex) && length(ex) == 1 && ex - floor(ex) == 0.5 && abs(ex) <= 8.5) {
-        b <- call("(", e[[2]])
-        k <- floor(abs(ex))
-        r <- if (k > 0) call("*", if (k > 1) call("^", b, k) else b, call("sqrt", b)) else call("sqrt", b)
-        return(call("(", if (ex < 0) call("/", 1, call("(", r)) else r))
-      }
-      return(e)
-    }
     if (!(f %in% c("sin", "cos")) || length(e) != 2) return(e)
     x <- strip(e[[2]])
     if (!is.call(x) || length(x) != 3 || !(as.character(x[[1]]) %in% c("+", "-"))) return(e)

@@ -192,7 +192,6 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                call = call)
     }
   }
-  if (identical(m$lattice, "square") && identical(backend, "auto")) backend <- "cpu"
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed, backend = backend,
                   devices = devices, precision = precision,
                   precisions = c("single", "double"), progress = progress, groups = ncond,
@@ -290,11 +289,6 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
               use_stop = as.integer(output == "passage"), epar_shared = as.integer(ep_shared),
               x0_cond = as.integer(x0_cond))
   gpu <- fr$plan$backend == "gpu"
-  if (gpu && identical(m$lattice, "square")) {
-    sp_abort(paste0("a square lattice runs on the CPU in this version (the GPU kernels take ",
-                    "chains, rings, pairs and mean fields); use backend = \"cpu\"."),
-             call = call, class = "statphysgpu_unavailable")
-  }
   plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method)
   job$gpu_plan <- if (gpu) plan$code + 8L else 0 # SP_MB_PLAN_GPU
   job <- lapply(job, as.double)

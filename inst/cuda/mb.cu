@@ -123,6 +123,9 @@ struct mb_sys {
   const double *pd;
   uint64_t stream;
   real p[SP_MB_PN];
+#if SP_MB_DIM == 2
+  uint64_t l2; /* a square lattice's columns (the parameter SP_MB_L2) */
+#endif
 };
 
 __device__ __forceinline__ void mb_sys_init(const sp_mb_kargs &a, uint64_t s, mb_sys &S) {
@@ -131,6 +134,9 @@ __device__ __forceinline__ void mb_sys_init(const sp_mb_kargs &a, uint64_t s, mb
   S.pd = a.par + c * (uint64_t)a.job.np;
 #pragma unroll
   for (int i = 0; i < SP_MB_PN; i++) S.p[i] = i < SP_MB_NP ? (real)S.pd[i] : (real)0;
+#if SP_MB_DIM == 2
+  S.l2 = (uint64_t)S.pd[SP_MB_L2];
+#endif
 }
 
 /* The element parameters of local system s. */
@@ -150,14 +156,32 @@ __device__ __forceinline__ uint64_t mb_nbr(uint64_t i, int d, uint64_t n) {
 }
 
 /* The neighbours nb[(d + REACH) NX + s] of element i (own states x) from a
- * state array src (row stride `stride`). */
-__device__ __forceinline__ void mb_gather(const real *src, uint64_t i, uint64_t n,
+ * state array src (row stride `stride`); on a square lattice (a torus,
+ * elements row by row, S.l2 columns) nb[((a + REACH) (2 REACH + 1) + b +
+ * REACH) NX + s] at row offset a, column offset b, as mb_engine.h's
+ * sp_mb_gather2. */
+__device__ __forceinline__ void mb_gather(const mb_sys &S, const real *src, uint64_t i, uint64_t n,
                                           uint64_t stride, const real *x, real *nb) {
 #if SP_MB_DIM == 2
-  /* a square lattice (a torus), elements row by row, L2 columns: the
-   * parameter of mb_sys (mb_gather2); never here */
-  (void)src; (void)i; (void)n; (void)stride; (void)x; (void)nb;
+  const int64_t L2 = (int64_t)S.l2, L1 = (int64_t)(n / S.l2), r = (int64_t)(i / S.l2),
+                c = (int64_t)i - r * L2;
+#  pragma unroll
+  for (int da = -SP_MB_REACH; da <= SP_MB_REACH; da++) {
+    int64_t rr = r + da;
+    rr = rr < 0 ? rr + L1 : rr >= L1 ? rr - L1 : rr; /* |da| <= REACH < L1 (sde_run() checks) */
+#  pragma unroll
+    for (int db = -SP_MB_REACH; db <= SP_MB_REACH; db++) {
+      int64_t cc = c + db;
+      cc = cc < 0 ? cc + L2 : cc >= L2 ? cc - L2 : cc;
+      const uint64_t j = (uint64_t)(rr * L2 + cc);
+      const int slot = (da + SP_MB_REACH) * (2 * SP_MB_REACH + 1) + (db + SP_MB_REACH);
+#  pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++)
+        nb[slot * SP_MB_NX + v] = da == 0 && db == 0 ? x[v] : src[(uint64_t)v * stride + j];
+    }
+  }
 #elif SP_MB_REACH > 0
+  (void)S;
 #  pragma unroll
   for (int d = -SP_MB_REACH; d <= SP_MB_REACH; d++) {
     const uint64_t j = mb_nbr(i, d, n);
@@ -166,7 +190,7 @@ __device__ __forceinline__ void mb_gather(const real *src, uint64_t i, uint64_t 
       nb[(d + SP_MB_REACH) * SP_MB_NX + v] = d == 0 ? x[v] : src[(uint64_t)v * stride + j];
   }
 #else
-  (void)src; (void)i; (void)n; (void)stride;
+  (void)S; (void)src; (void)i; (void)n; (void)stride;
   nb[0] = x[0];
 #endif
 }
@@ -453,7 +477,7 @@ __device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_
     for (int v = 0; v < SP_MB_NX; v++) xn[v] = x[v];
     return;
   }
-  mb_gather(X, i, n, npad, x, nb);
+  mb_gather(S, X, i, n, npad, x, nb);
   if (KIND == MB_SPLIT) {
 #pragma unroll
     for (int v = 0; v < SP_MB_NX; v++) xn[v] = x[v];
@@ -476,7 +500,7 @@ __device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_
   } else {
     mb_predict(x, f0, b0, dw, h, y);
   }
-  mb_gather(Y, i, n, npad, y, nb);
+  mb_gather(S, Y, i, n, npad, y, nb);
   mb_fb<true>(a.t2, y, e, nb, R1, Q, S, fi, f2, b2);
   mb_correct(x, f0, b0, f2, b2, dw, h, xn);
 }
@@ -541,7 +565,7 @@ __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
         mb_group_element<KIND>(a, S, O, X, Y, i, x[u], e[u], z[u], R0, R1, xn[u]);
         if (a.sums_on) {
           real nb[SP_MB_NBN];
-          if (KIND == MB_MEASURE && SP_MB_TERMS_NB) mb_gather(X, i, n, npad, xn[u], nb);
+          if (KIND == MB_MEASURE && SP_MB_TERMS_NB) mb_gather(S, X, i, n, npad, xn[u], nb);
           else nb[0] = 0;
           mb_add_terms(a.tt, xn[u], e[u], nb, S, (real)(i + 1), acc);
         }
@@ -679,7 +703,7 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
     if (KIND == MB_SPLIT) {
       mb_ou O;
       if (SP_MB_METHOD == SP_MB_BAOAB) SP_PREC(sp_mb_ou_coef)(S.p, a.job.dt, O.c1, O.c2, O.which, O.wz);
-      mb_gather(X, i, n, npad, xi, nb);
+      mb_gather(S, X, i, n, npad, xi, nb);
 #pragma unroll
       for (int v = 0; v < SP_MB_NX; v++) xn[v] = xi[v];
       mb_split_element(a, S, O, a.t, xn, ei, nb, R0, Q, fi, z);
@@ -687,7 +711,7 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
       for (int v = 0; v < SP_MB_NX; v++) Y[(uint64_t)v * npad + i] = xn[v];
     } else if (KIND != MB_P2) {
       real f0[SP_MB_NX], b0[SP_MB_BN];
-      mb_gather(X, i, n, npad, xi, nb);
+      mb_gather(S, X, i, n, npad, xi, nb);
       mb_fb<KIND == MB_P1>(a.t, xi, ei, nb, R0, Q, S, fi, f0, b0);
       mb_predict(xi, f0, b0, dw, h, xn);
 #pragma unroll
@@ -709,7 +733,7 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
       }
 #pragma unroll
       for (int w = 0; w < SP_MB_BN; w++) b0[w] = w < SP_MB_NB ? A[(uint64_t)(SP_MB_NX + w) * npad + i] : (real)0;
-      mb_gather(Y, i, n, npad, xi, nb);
+      mb_gather(S, Y, i, n, npad, xi, nb);
       mb_fb<true>(a.t2, xi, ei, nb, R1, Q, S, fi, f2, b2);
       mb_correct(x, f0, b0, f2, b2, dw, h, xn);
 #pragma unroll
@@ -940,7 +964,7 @@ __device__ __forceinline__ void mb_small_terms(const mb_sys &S, const real *SX, 
     const uint64_t i = 4 * (uint64_t)g + u;
     if (i < n) {
       real nb[SP_MB_NBN];
-      if (SP_MB_TERMS_NB) mb_gather(SX, i, n, npad, x[u], nb);
+      if (SP_MB_TERMS_NB) mb_gather(S, SX, i, n, npad, x[u], nb);
       else nb[0] = 0;
       mb_add_terms(t, x[u], e[u], nb, S, (real)(i + 1), acc);
     }
@@ -1034,7 +1058,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       const uint64_t i = 4 * (uint64_t)g + u;
       if (i < n) {
         real nb[SP_MB_NBN];
-        mb_gather(SX, i, n, npad, x[u], nb);
+        mb_gather(S, SX, i, n, npad, x[u], nb);
         SP_PREC(mb_force)(tc, x[u], e[u], nb, R, Q[u], S.p, S.pd, (real)(i + 1), F[u]);
       }
     }
@@ -1056,7 +1080,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
         real nb[SP_MB_NBN], dw[SP_MB_WN];
         mb_dw(z[u], sdt, dw);
         if (i < n) {
-          mb_gather(SX, i, n, npad, x[u], nb);
+          mb_gather(S, SX, i, n, npad, x[u], nb);
           mb_fb<SP_MB_HEUN>(t, x[u], e[u], nb, R, Q[u], S, (real)(i + 1), f0[u], b0[u]);
           mb_predict(x[u], f0[u], b0[u], dw, h, y[u]);
         } else {
@@ -1091,7 +1115,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
           real nb[SP_MB_NBN], dw[SP_MB_WN], f2[SP_MB_NX], b2[SP_MB_BN];
           mb_dw(z[u], sdt, dw);
           if (i < n) {
-            mb_gather(SX, i, n, npad, y[u], nb);
+            mb_gather(S, SX, i, n, npad, y[u], nb);
             mb_fb<true>(t2, y[u], e[u], nb, R1, Q[u], S, (real)(i + 1), f2, b2);
             mb_correct(xs[u], f0[u], b0[u], f2, b2, dw, h, x[u]);
           }
@@ -1129,7 +1153,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
         const uint64_t i = 4 * (uint64_t)g + u;
         if (i < n) {
           real nb[SP_MB_NBN];
-          mb_gather(SX, i, n, npad, x[u], nb);
+          mb_gather(S, SX, i, n, npad, x[u], nb);
           SP_PREC(mb_force)(t2, x[u], e[u], nb, R, Q[u], S.p, S.pd, (real)(i + 1), F[u]);
           SP_PREC(mb_kick)(x[u], F[u], hh);
         }
@@ -1152,7 +1176,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
             const uint64_t i = 4 * (uint64_t)g + u;
             real nb[SP_MB_NBN], f[SP_MB_NX];
             if (i < n) {
-              mb_gather(SX, i, n, npad, x[u], nb);
+              mb_gather(S, SX, i, n, npad, x[u], nb);
               SP_PREC(mb_force)(tq, x[u], e[u], nb, R, Q[u], S.p, S.pd, (real)(i + 1), f);
               if (hk != 0) SP_PREC(mb_kick)(x[u], f, hk);
             }

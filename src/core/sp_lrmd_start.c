@@ -12,6 +12,7 @@
 
 #include "sp_error.h"
 #include "sp_lrmd.h"
+#include "sp_threads.h"
 
 #include "lrmd_start.h"
 
@@ -261,19 +262,6 @@ void sp_lrmd_scan(const double *const *cols, int ncol, int mom0, uint64_t n, int
 }
 
 void sp_lrmd_touch(double *const *cols, int ncol, uint64_t n, int nth) {
-  const uint64_t chunk = (uint64_t)1 << 17; /* 1 MiB */
-  const int64_t nchunk = (int64_t)((n + chunk - 1) / chunk);
-  int64_t c;
   int j;
-  (void)nth;
-  for (j = 0; j < ncol; j++) {
-    double *x = cols[j];
-#ifdef _OPENMP
-#  pragma omp parallel for num_threads(nth) schedule(static) if (nchunk > 1)
-#endif
-    for (c = 0; c < nchunk; c++) {
-      const uint64_t i0 = (uint64_t)c * chunk, i1 = i0 + chunk < n ? i0 + chunk : n;
-      memset(x + i0, 0, (size_t)(i1 - i0) * sizeof(double));
-    }
-  }
+  for (j = 0; j < ncol; j++) sp_threads_touch(cols[j], n * sizeof(double), nth);
 }

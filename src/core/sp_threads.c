@@ -94,3 +94,18 @@ void sp_team_fail(int64_t *first, int64_t index) {
 #endif
   if (*first < 0 || index < *first) *first = index;
 }
+
+void sp_threads_touch(void *p, uint64_t bytes, int nth) {
+  const uint64_t chunk = (uint64_t)1 << 20;
+  const int64_t nchunk = (int64_t)((bytes + chunk - 1) / chunk);
+  int64_t c;
+  (void)nth;
+  if (p == NULL) return;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(static) if (nchunk > 1)
+#endif
+  for (c = 0; c < nchunk; c++) {
+    const uint64_t i0 = (uint64_t)c * chunk, i1 = i0 + chunk < bytes ? i0 + chunk : bytes;
+    memset((char *)p + i0, 0, (size_t)(i1 - i0));
+  }
+}

@@ -21,6 +21,11 @@ int sp_threads_procs(void);
 /* Upper bound accepted by sp_threads_set(). */
 int sp_threads_limit(void);
 
+/* Write zeros over `bytes` bytes at p on nth threads, 1 MiB a piece: the
+ * first write of fresh pages (their faults spread over the threads), done
+ * while a device works so that a later copy into them finds them mapped. */
+void sp_threads_touch(void *p, uint64_t bytes, int nth);
+
 /* The error channel of a thread team (data.table's stopTeam, dust's
  * openmp_errors): a thread whose item (path, system, particle) failed
  * records the item's index in *first, and the lowest index wins, so the

@@ -47,6 +47,7 @@ typedef struct {
   int small, tnb, pairs, share; /* the plan; nq > 0; a lattice or pairs */
   size_t rb;                    /* bytes of a value in the working precision */
   uint64_t bad_s, bad_k, bad_what; /* the lowest non-finite system (global), MB_NONE: none */
+  void *host[SP_GPU_MAX_DEVICES];  /* each device's buffer for its states' copy (mb_touch) */
 } mb_model;
 
 typedef struct {
@@ -60,7 +61,7 @@ typedef struct {
   uint64_t k, nrec_done;  /* steps of the call made; the next record */
   int bps_g, bps_p, gpt;  /* blocks a system (group and pair kernels), groups a thread */
   unsigned threads, shmem; /* mode A */
-  int used;
+  int used, touched;
 } mb_dev;
 
 static const sp_mb_job *mb_job(const mb_model *m) { return &m->a->job; }
@@ -519,6 +520,28 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   return SP_OK;
 }
 
+/* The first write of the host memory the final states go through (fresh
+ * pages: the copy buffer and the device's part of R's vector), on the
+ * package's threads while the device runs a round, as lrmd does
+ * (sp_lrmd_touch): at n = 5e7 the page faults alone took most of a call's
+ * fixed cost when the copy and the conversion met them.  Done at a round of
+ * 16 steps or more, or at the round that reaches the end (no later than the
+ * copy would meet them).  A buffer not allocated here is allocated by
+ * mb_collect. */
+static void mb_touch(mb_model *m, sp_gpu_dev *d) {
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  const size_t bytes = (size_t)(v->ns * (uint64_t)job->nx * m->npad) * m->rb;
+  v->touched = 1;
+  if (bytes == 0 || d->index < 0 || d->index >= SP_GPU_MAX_DEVICES || m->host[d->index] != NULL)
+    return;
+  m->host[d->index] = malloc(bytes);
+  if (m->host[d->index] == NULL) return; /* mb_collect tries again and reports */
+  sp_threads_touch(m->host[d->index], bytes, sp_threads_get());
+  sp_threads_touch(m->out->x + v->s0 * (uint64_t)job->nx * job->n,
+                   v->ns * (uint64_t)job->nx * job->n * sizeof(double), sp_threads_get());
+}
+
 static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   mb_model *m = (mb_model *)model;
   const sp_mb_job *job = mb_job(m);
@@ -550,6 +573,7 @@ static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     v->k = to;
     if (record) v->nrec_done++;
   }
+  if (st == SP_OK && !v->touched && (budget >= 16 || v->k >= job->kmax)) mb_touch(m, d);
   return st;
 }
 
@@ -599,8 +623,9 @@ static void mb_states_out(const mb_model *m, const mb_dev *v, const void *h, con
   const int64_t rows = (int64_t)(v->ns * nx);
   int64_t sr;
   /* rows of states over the host's threads: the final states of a large
-   * system are hundreds of MB, written here for the first time (page faults
-   * and the float-to-double conversion: 0.2-0.3 s on one thread at n = 5e7) */
+   * system are hundreds of MB (the float-to-double conversion and, where
+   * mb_touch did not run, the page faults: 0.2-0.3 s on one thread at n =
+   * 5e7) */
   (void)npad;
 #ifdef _OPENMP
 #  pragma omp parallel for num_threads(sp_threads_get()) schedule(static)
@@ -629,10 +654,15 @@ static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
   int *which = NULL, st;
   void *h;
   uint64_t s;
+  int own = 0;
   (void)interrupted; /* the states, records and steps are those of the last round */
   if (!v->used) return SP_OK;
   if ((st = sp_gpu_stream_sync(d->id, d->stream))) return st;
-  h = malloc(bytes > 0 ? bytes : 1);
+  h = d->index >= 0 && d->index < SP_GPU_MAX_DEVICES ? m->host[d->index] : NULL;
+  if (h == NULL) {
+    h = malloc(bytes > 0 ? bytes : 1);
+    own = 1;
+  }
   if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
   if (job->output == SP_MB_OUT_PASSAGE) {
     int *stopped = (int *)malloc((size_t)v->ns * 2 * sizeof(int));
@@ -640,7 +670,7 @@ static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
     if (stopped == NULL || ks == NULL) {
       free(stopped);
       free(ks);
-      free(h);
+      if (own) free(h);
       return sp_fail(SP_ERR_NOMEM, "out of host memory");
     }
     which = stopped + v->ns;
@@ -692,7 +722,7 @@ static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
     out->useful += v->k * v->ns;
     if (v->nrec_done < out->rec_done) out->rec_done = v->nrec_done;
   }
-  free(h);
+  if (own) free(h);
   return st;
 }
 
@@ -737,5 +767,10 @@ int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices,
   e.poll = mb_poll;
   e.check = mb_check;
   e.collect = mb_collect;
-  return sp_gpu_run(&e, &m, devices, ndev, hooks, info);
+  {
+    const int st = sp_gpu_run(&e, &m, devices, ndev, hooks, info);
+    int k;
+    for (k = 0; k < SP_GPU_MAX_DEVICES; k++) free(m.host[k]);
+    return st;
+  }
 }
