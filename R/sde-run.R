@@ -105,6 +105,11 @@
 #' beyond 8192), one source on both backends; the polynomial costs some 13
 #' instructions a call on the GPU where the hardware sine takes about 8
 #' (the washboard runs 0.7 times as fast with it, Euler; bench/sde.R).
+#' Likewise a negative half-integer power (`d^-1.5`, the ring model's pair
+#' force) is made of the hardware's reciprocal square root
+#' (`rsqrt.approx.ftz`: CUDA's `rsqrtf()` for every normal argument, +Inf
+#' for a subnormal one, below 1.2e-38) by default, `rsqrtf()` with the
+#' option off.
 #' Single-precision paths of CPU and GPU therefore agree in law, not to the
 #' last bit, as those of [escape_times()] do; in double precision both
 #' backends use the C library's functions and the same paths.

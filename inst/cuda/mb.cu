@@ -587,9 +587,12 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
                                              uint64_t n, uint64_t npad, uint64_t i,
                                              unsigned b, double t, const real *xi,
                                              const real *ei, real *Q) {
-  __shared__ __align__(16) real shx[SP_MB_NX][SP_MB_TILE];
-  __shared__ __align__(16) real she[SP_MB_EN][SP_MB_TILE];
-  __shared__ __align__(16) real shu[SP_MB_UN][SP_MB_TILE];
+  /* a source's numbers side by side (one 64- or 128-bit load of the
+   * broadcast for a source's values, where one array per value took a load
+   * each: shared-memory loads were a pair term's second bottleneck) */
+  __shared__ __align__(16) real shx[SP_MB_TILE][SP_MB_NX];
+  __shared__ __align__(16) real she[SP_MB_TILE][SP_MB_EN];
+  __shared__ __align__(16) real shu[SP_MB_TILE][SP_MB_UN];
   double acc[SP_MB_QN];
   const real fi = (real)(i + 1);
   real ui[SP_MB_UN];
@@ -602,13 +605,13 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
     if (j < n) { /* the source's states, parameters and values (once a tile) */
       real xs[SP_MB_NX], es[SP_MB_EN], us[SP_MB_UN];
 #pragma unroll
-      for (int v = 0; v < SP_MB_NX; v++) shx[v][threadIdx.x] = xs[v] = SRC[(uint64_t)v * npad + j];
+      for (int v = 0; v < SP_MB_NX; v++) shx[threadIdx.x][v] = xs[v] = SRC[(uint64_t)v * npad + j];
 #pragma unroll
       for (int k = 0; k < SP_MB_EN; k++)
-        she[k][threadIdx.x] = es[k] = k < SP_MB_NE ? E[(uint64_t)k * npad + j] : (real)0;
+        she[threadIdx.x][k] = es[k] = k < SP_MB_NE ? E[(uint64_t)k * npad + j] : (real)0;
       SP_PREC(mb_pair_pre)(t, xs, es, S.p, S.pd, (real)(j + 1), us);
 #pragma unroll
-      for (int k = 0; k < SP_MB_UN; k++) shu[k][threadIdx.x] = us[k];
+      for (int k = 0; k < SP_MB_UN; k++) shu[threadIdx.x][k] = us[k];
     }
     __syncthreads();
     const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
@@ -619,11 +622,11 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
       for (int k = 0; k < m; k++) {
         real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN], one[SP_MB_QN];
 #pragma unroll
-        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
+        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[k][v];
 #pragma unroll
-        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
+        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[k][c] : (real)0;
 #pragma unroll
-        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[k][c];
 #pragma unroll
         for (int q = 0; q < SP_MB_QN; q++) one[q] = 0;
         SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), one);
@@ -636,22 +639,22 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
       for (int k = 0; k < SP_MB_TILE; k++) {
         real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
 #pragma unroll
-        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
+        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[k][v];
 #pragma unroll
-        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
+        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[k][c] : (real)0;
 #pragma unroll
-        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[k][c];
         SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
       }
     } else {
       for (int k = 0; k < m; k++) {
         real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
 #pragma unroll
-        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[v][k];
+        for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[k][v];
 #pragma unroll
-        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[c][k] : (real)0;
+        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[k][c] : (real)0;
 #pragma unroll
-        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[c][k];
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[k][c];
         SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
       }
     }

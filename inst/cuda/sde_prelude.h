@@ -82,8 +82,14 @@
 #  define SP_FMAX fmaxf
 #  define SP_POW powf
 /* 1/sqrt: the hardware's reciprocal square root on the GPU (2 ulp), the
- * quotient on the CPU (single precision: CPU and GPU agree in law) */
-#  if SP_CUDA
+ * quotient on the CPU (single precision: CPU and GPU agree in law); with
+ * the fast math (the default, as for sin and cos) rsqrt.approx.ftz alone
+ * (sp_math.h): rsqrtf's numbers for every normal argument, without its
+ * subnormal scaling (three or four instructions, a third of a ring model's
+ * pair term); a subnormal argument (below 1.2e-38) gives +Inf */
+#  if SP_CUDA && defined(SP_SDE_FAST_MATH)
+#    define SP_RSQRT sp_rsqrt_ftz_f
+#  elif SP_CUDA
 #    define SP_RSQRT rsqrtf
 #  else
 #    define SP_RSQRT(v) (1.0f / sqrtf(v))
