@@ -522,12 +522,14 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
 
 /* The first write of the host memory the final states go through (fresh
  * pages: the copy buffer and the device's part of R's vector), on the
- * package's threads while the device runs a round, as lrmd does
- * (sp_lrmd_touch): at n = 5e7 the page faults alone took most of a call's
- * fixed cost when the copy and the conversion met them.  Done at a round of
- * 16 steps or more, or at the round that reaches the end (no later than the
- * copy would meet them).  A buffer not allocated here is allocated by
- * mb_collect. */
+ * package's threads while the device runs the last round (as lrmd does,
+ * sp_lrmd_touch): at n = 5e7 the page faults alone took most of a call's
+ * fixed cost when the copy and the conversion met them.  Only at the round
+ * that reaches the end: earlier, a short round would leave the device idle
+ * while the host touches (the chain's steady rate fell by a tenth when 16
+ * steps were enough); there it is never later than the copy would meet
+ * them.  A buffer not allocated here (a passage run that stopped early) is
+ * allocated by mb_collect. */
 static void mb_touch(mb_model *m, sp_gpu_dev *d) {
   const sp_mb_job *job = mb_job(m);
   mb_dev *v = (mb_dev *)d->state;
@@ -573,7 +575,7 @@ static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     v->k = to;
     if (record) v->nrec_done++;
   }
-  if (st == SP_OK && !v->touched && (budget >= 16 || v->k >= job->kmax)) mb_touch(m, d);
+  if (st == SP_OK && !v->touched && v->k >= job->kmax) mb_touch(m, d);
   return st;
 }
 
