@@ -88,6 +88,34 @@
 #' the score (`inst/cuda/ams.h`): [sde_ams()] runs the same code on a user's
 #' model with a reaction coordinate written as an expression.
 #'
+#' @section Cost and error:
+#' One estimate \eqn{\hat p} from \eqn{N} particles has a relative variance
+#' close to the ideal \eqn{-\log(p)/N} of the last-particle method (k = 1;
+#' Cerou et al. 2011); the relative standard error of the mean over
+#' \eqn{R} replicas is then about \eqn{\sqrt{-\log(p)/(N R)}}. The work is
+#' about \eqn{N \log(1/p)} branch runs whatever `k` is, but the levels --
+#' which run one after another -- number about \eqn{(N/k)\log(1/p)}: with
+#' k = 1 a GPU runs one branch at a time per replica and waits on each, with
+#' \eqn{k = N/20} it runs 20 times fewer levels of \eqn{k} branches side by
+#' side. Replicas run side by side too, so on a GPU more replicas cost
+#' little time until the device is full, and several devices (`devices =
+#' "all"`) share them. Measured on one NVIDIA H100 (bench/ams.R of the
+#' package's sources; overdamped washboard, \eqn{\gamma = 0.2}, \eqn{V_0 =
+#' 1}, \eqn{\beta = 40}, `dt = 0.01`, SRK2, single precision, start at
+#' rest):
+#'
+#' | \eqn{\Delta U/\theta} | N | k | replicas | seconds | rel. error of the mean first-passage time |
+#' |---|---|---|---|---|---|
+#' | 30 | 1000 | 1 | 16 | 137 | 0.043 |
+#' | 30 | 1000 | 50 | 64 | 7.7-9.4 | 0.025-0.026 |
+#' | 8 .. 30 | 500 | 25 | 256 | 3.8 .. 6.8 | relative variance 1.02-1.13 x the ideal |
+#'
+#' The defaults (`k = "auto"`, `replicas = "auto"`) are the second line's
+#' settings: a relative error of about 2.5 per cent at \eqn{\Delta U/\theta =
+#' 30} in under 10 seconds on one H100. On the CPU the cost is the work
+#' (about \eqn{N \log(1/p)} branches per replica, whatever `k`), 16
+#' replicas by default.
+#'
 #' @section Random numbers, chunks, backends:
 #' Replica \eqn{r} of condition \eqn{c} uses Philox stream \eqn{(c-1)2^{40}
 #' + r - 1} under two purposes of its own (steps of every path, and the
@@ -109,8 +137,13 @@
 #' @param particles \eqn{N}, the AMS population of one estimate, a whole
 #'   number \eqn{\ge 2}.
 #' @param replicas Independent AMS estimates per condition, \eqn{\ge 1}
-#'   (standard errors need 2).
-#' @param k Particles killed at least per level, \eqn{1 \le k < N}.
+#'   (standard errors need 2), or `"auto"` (default): on the GPU enough for
+#'   about 65,536 particles in flight on each device over the conditions (at
+#'   least 16: 66 at \eqn{N = 1000}, twice that on two devices), on the CPU
+#'   16. See "Cost and error".
+#' @param k Particles killed at least per level, \eqn{1 \le k < N}, or
+#'   `"auto"` (default): \eqn{N/20} rounded (at least 1); 1 in
+#'   statphysgpu 0.1.0. See "Cost and error".
 #' @param score The score (reaction coordinate) the levels are taken in:
 #'   `NULL` or `"position"` (\eqn{\varphi}), or `"energy"`
 #'   (\eqn{\dot\varphi^2/2 + U(\varphi)}, closer to the committor at weak
@@ -160,7 +193,7 @@
 #' @export
 escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
                             method = c("srk2", "euler"), particles = 1000,
-                            replicas = 16, k = 1, score = NULL, seed = NULL,
+                            replicas = "auto", k = "auto", score = NULL, seed = NULL,
                             first_replica = 1, backend = "auto", devices = NULL,
                             precision = c("single", "double"),
                             progress = interactive(), init = c("rest", "thermal"),
@@ -182,6 +215,7 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   ncond <- nrow(grid)
   th <- escape_threshold(threshold, grid$gamma, call)
   phiA <- ams_phi_A(phi_A, grid, call)
+  replicas <- ams_auto_replicas(replicas, particles, ncond, backend, devices, call)
   fr <- sim_frame(call, n = replicas, n_name = "replicas", first = first_replica,
                   seed = seed, backend = backend, devices = devices,
                   precision = precision, precisions = c("single", "double"),
@@ -263,12 +297,39 @@ ams_unfinished <- function(n_done, n_all, rerun, fr, ncond) {
 # `particles` (N >= 2) and `k` (1 <= k < N), checked (also sde_ams()'s).
 ams_check_particles <- function(particles, k, call) {
   particles <- check_whole(particles, "particles", lo = 2, hi = 2^24 - 2, call = call)
+  if (identical(k, "auto")) k <- ams_auto_k(particles)
   k <- check_whole(k, "k", lo = 1, hi = 2^24, call = call)
   if (k >= particles) {
     sp_abort(sprintf("`k` (%s) must be smaller than `particles` (%s).",
                      fmt_num(k), fmt_num(particles)), call = call)
   }
   list(particles = particles, k = k)
+}
+
+# k = "auto": a twentieth of the particles (at least 1).  Killing k > 1 a
+# level makes the levels k times fewer (each level's branches run side by
+# side: on a GPU the cost is the levels' count, not the particles'), and at k
+# = N / 20 the relative variance of an estimate stayed within 2-13 per cent
+# of the ideal -log(p) / N of k = 1 (bench/RESULTS.md, bench/ams.R: DU/theta
+# 8-30, N = 500, k = 25).
+ams_auto_k <- function(particles) max(1, round(particles / 20))
+
+# replicas = "auto": on the GPU enough replicas per device for about 65,536
+# particles a device in flight over the conditions (at least 16), so that the
+# levels' short branch runs fill it (a replica's levels run one after
+# another: more replicas cost little time there, and the error falls as
+# 1/sqrt(replicas)); on the CPU 16.  Decided from the backend and devices
+# the call will use (resolve_backend() with the work of 16 replicas, as
+# sim_frame() decides "auto"; more replicas never turn a GPU plan into a CPU
+# one).
+ams_auto_replicas <- function(replicas, particles, ncond, backend, devices, call) {
+  if (!identical(replicas, "auto")) return(replicas)
+  if (!is.numeric(particles) || length(particles) != 1 || !is.finite(particles) || particles < 2)
+    return(16) # particles' own check reports it
+  plan <- resolve_backend(backend, devices, work = ncond * 16, auto_threshold = 1e4 / particles,
+                          call = call)
+  if (plan$backend != "gpu") return(16)
+  max(16, ceiling(length(plan$devices) * 65536 / (particles * ncond)))
 }
 
 # The engine's score kind (SP_AMS_SCORE_* of ams_args.h) from `score`.

@@ -92,8 +92,12 @@
 #' @param particles \eqn{N}, the AMS population of one estimate, a whole
 #'   number \eqn{\ge 2}.
 #' @param replicas Independent AMS estimates per condition (standard errors
-#'   need 2; 10 or more for trustworthy errors).
-#' @param k Particles killed at least per level, \eqn{1 \le k < N}.
+#'   need 2; 10 or more for trustworthy errors), or `"auto"` (default): as
+#'   in [escape_rate_ams()], enough to fill the GPUs (about 65,536 particles
+#'   a device, at least 16), 16 on the CPU.
+#' @param k Particles killed at least per level, \eqn{1 \le k < N}, or
+#'   `"auto"` (default): \eqn{N/20} rounded, at least 1 (1 in statphysgpu
+#'   0.1.0). See "Cost and error" in [escape_rate_ams()].
 #' @param seed Philox key, or `NULL` to draw one from R's generator.
 #' @param first_replica Number of the first replica of this call (chunks).
 #' @param backend `"auto"` (the GPU when usable and conditions x replicas x
@@ -125,7 +129,7 @@
 #' }
 #' @export
 sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
-                    method = c("srk2", "euler"), particles = 1000, replicas = 16, k = 1,
+                    method = c("srk2", "euler"), particles = 1000, replicas = "auto", k = "auto",
                     seed = NULL, first_replica = 1, backend = "auto", devices = NULL,
                     precision = c("single", "double"), progress = interactive()) {
   call <- sys.call()
@@ -217,6 +221,7 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
     }
   }
   sde_ams_check_step(m, method, dt, grid, x0, score_e, zA, if (!is.null(B)) zB, call)
+  replicas <- ams_auto_replicas(replicas, particles, ncond, backend, devices, call)
   fr <- sim_frame(call, n = replicas, n_name = "replicas", first = first_replica,
                   seed = seed, backend = backend, devices = devices,
                   precision = precision, precisions = c("single", "double"),

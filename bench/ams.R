@@ -141,6 +141,30 @@ if (what == "plot") {
   quit(save = "no")
 }
 
+# The defaults (k = "auto", replicas = "auto"; issue 34: the default reaches
+# 5 per cent at DU/theta = 30 in < 15 s on one H100), whole calls, on the
+# first GPU and, where there are several, on all (devices = "all": the
+# replicas grow with the devices, the time should not).
+if (what == "defaults") {
+  dev <- gpu_first()$name[1]
+  escape_rate_ams(g, V0, beta, DU / 8, dt, particles = 50, replicas = 4, k = 5, seed = 1,
+                  backend = "gpu", progress = FALSE) # compile or load the kernels
+  for (devs in if (nrow(gpu_devices()) > 1) list(NULL, "all") else list(NULL)) {
+    lab <- if (is.null(devs)) "1 GPU" else sprintf("%d GPUs", nrow(gpu_devices()))
+    t0 <- proc.time()[["elapsed"]]
+    x <- escape_rate_ams(g, V0, beta, DU / 30, dt, seed = 7, backend = "gpu", devices = devs,
+                         progress = FALSE)
+    wall <- proc.time()[["elapsed"]] - t0
+    add(sprintf("defaults, %s, DU/theta = 30: k, replicas", lab),
+        attr(x, "k") + x$replicas / 1000, "(k + replicas/1000)")
+    add(sprintf("defaults, %s, DU/theta = 30: whole call seconds (target < 15)", lab), wall, "s")
+    add(sprintf("defaults, %s, DU/theta = 30: relative standard error of the mfpt (target <= 0.05)",
+                lab), x$mfpt_se / x$mfpt, "")
+    add(sprintf("defaults, %s, DU/theta = 30: mfpt / (Smoluchowski x Milne) - 1", lab),
+        x$mfpt / theory(30) - 1, "")
+  }
+}
+
 if (what %in% c("gpu", "all", "user")) {
   dev <- gpu_first()$name[1] # add() labels its rows with it
   user_model("gpu", 20, 500, 256, 25, "GPU")
