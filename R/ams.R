@@ -108,11 +108,14 @@
 #' |---|---|---|---|---|---|
 #' | 30 | 1000 | 1 | 16 | 137 | 0.043 |
 #' | 30 | 1000 | 50 | 64 | 7.7-9.4 | 0.025-0.026 |
+#' | 30 | 1000 | 50 (`"auto"`) | 66 (`"auto"`) | 9.1 (an H200) | 0.026 |
+#' | 30 | 1000 | 50 (`"auto"`) | 132 (`"auto"`, 2 H200s) | 10.0 | 0.019 |
 #' | 8 .. 30 | 500 | 25 | 256 | 3.8 .. 6.8 | relative variance 1.02-1.13 x the ideal |
 #'
-#' The defaults (`k = "auto"`, `replicas = "auto"`) are the second line's
-#' settings: a relative error of about 2.5 per cent at \eqn{\Delta U/\theta =
-#' 30} in under 10 seconds on one H100. On the CPU the cost is the work
+#' The defaults (`k = "auto"`, `replicas = "auto"`) are about the second
+#' line's settings: a relative error of about 2.5 per cent at
+#' \eqn{\Delta U/\theta = 30} in under 10 seconds on one GPU; two GPUs run
+#' twice the replicas in about the same time. On the CPU the cost is the work
 #' (about \eqn{N \log(1/p)} branches per replica, whatever `k`), 16
 #' replicas by default.
 #'
