@@ -290,6 +290,10 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
               x0_cond = as.integer(x0_cond))
   gpu <- fr$plan$backend == "gpu"
   plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method)
+  if (gpu) { # testing: one system in k slices on each device (sp_gpu_mb.c)
+    k <- sp_tuning("mb_slices", call)
+    if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
+  }
   job$gpu_plan <- if (gpu) plan$code + 8L else 0 # SP_MB_PLAN_GPU
   job <- lapply(job, as.double)
   job$seed <- fr$seed

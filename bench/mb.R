@@ -13,6 +13,10 @@
 #   Rscript bench/mb.R [quick]      (quick: fewer steps)
 library(statphysgpu)
 quick <- identical(commandArgs(TRUE)[1], "quick")
+# split: only one system over every GPU (devices = "all") against one GPU --
+# HMF n = 5e7 yoshida4 (single) and the Kuramoto mean field 2^24 SRK2 --
+# with lrmd("hmf") on the same devices (the target: lrmd's split)
+split_only <- identical(commandArgs(TRUE)[1], "split")
 HBM <- 3.35e12 # H100 SXM nominal bytes/s (REFERENCES.md section 8 measures 2.84e12 for a copy)
 rows <- list()
 add <- function(case, what, rate, unit, wall, eng, note = "") {
@@ -38,7 +42,39 @@ pair <- function(case, unit, work, builtin, model) {
       sprintf("whole call %.2f, engine %.2f of the built-in's", b$wall / m$wall, b$eng / m$eng))
 }
 
+if (split_only) {
+  nd <- nrow(gpu_devices())
+  hmf <- sde_model(drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q)),
+                   observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2), K = ~ mean(p^2) / 2),
+                   name = "hmf")
+  kur <- sde_model(drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+                   noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 4, D = 1),
+                   observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf")
+  for (devs in list(NULL, "all")) {
+    lab <- if (is.null(devs)) "1 GPU" else sprintf("%d GPUs", nd)
+    one <- function(w) sde_run(hmf, 1, n = 5e7, init = list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 0.8)),
+                               dt = 0.05, t_max = 0.05 * (if (w) 2 else 200), method = "yoshida4",
+                               output = "records", record_every = if (w) 2 else 200,
+                               backend = "gpu", devices = devs, precision = "single",
+                               progress = FALSE, seed = 1)
+    lr <- function(w) lrmd("hmf", n = 5e7, init = hmf_waterbag(5e7, 1, 0.69, seed = 1), dt = 0.05,
+                           steps = if (w) 2 else 200, record_every = if (w) 2 else 200,
+                           backend = "gpu", devices = devs, progress = FALSE)
+    pair(sprintf("HMF 5e7 yoshida4 single, %s", lab), "particle-steps/s", 5e7 * 200, lr, one)
+    km <- function(w) sde_run(kur, 1, n = 2^24, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
+                              t_max = 0.01 * (if (w) 2 else 5000), method = "srk2",
+                              output = "records", record_every = if (w) 2 else 500,
+                              backend = "gpu", devices = devs, precision = "single",
+                              progress = FALSE, seed = 1)
+    km(TRUE)
+    k <- timed(km(FALSE))
+    add(sprintf("Kuramoto mean field 2^24 srk2, %s", lab), "model", 2^24 * 5000 / k$wall,
+        "osc-steps/s", k$wall, k$eng)
+  }
+}
+
 # Kuramoto mean field, n = 2^24, noise, single, 5000 steps
+if (!split_only) {
 n <- 2^24
 steps <- if (quick) 1000 else 5000
 kur <- sde_model(drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
@@ -138,6 +174,8 @@ local({
       if (c$wall < 0.3) "target < 0.3 s: met" else "target < 0.3 s: not met")
   add("compile", "first CPU call", 1 / cf$wall, "1/s", cf$wall, cf$eng)
 })
+
+} # !split_only
 
 res <- do.call(rbind, rows)
 res$device <- tryCatch(gpu_devices()$name[1], error = function(e) NA)

@@ -394,6 +394,7 @@ __device__ __forceinline__ void mb_finish(const sp_mb_kargs &a, const mb_sys &S,
   if (threadIdx.x == 0)
 #pragma unroll
     for (int q = 0; q < SP_MB_TN; q++) part[(uint64_t)b * SP_MB_TN + q] = v[q];
+  if (a.split) return; /* the slices' partial sums meet in sp_mb_combine_kernel */
   if (!sp_grid_last(a.count + s, (unsigned)a.bps)) return;
   mb_grid_sum<SP_MB_TN>(part, a.bps, v);
   if (threadIdx.x == 0) mb_system_done(a, S, s, v);
@@ -509,8 +510,9 @@ __device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_
 template <int KIND>
 __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
   const unsigned bps = (unsigned)a.bps;
-  const uint64_t s = blockIdx.x / bps;
-  const unsigned b = blockIdx.x - (unsigned)s * bps;
+  const uint64_t gb = (uint64_t)blockIdx.x + a.blk0; /* a slice's blocks start at blk0 */
+  const uint64_t s = gb / bps;
+  const unsigned b = (unsigned)(gb - s * bps);
   if (a.job.use_stop && *(volatile const int *)(a.stopped + s)) return; /* block-uniform */
   mb_sys S;
   mb_sys_init(a, s, S);
@@ -778,6 +780,22 @@ SP_MB_ENTRY(sp_mb_split_kernel, MB_SPLIT)
  * records, and the sums of models whose terms read neighbours. */
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_measure_kernel(const sp_mb_kargs a) {
   mb_group_pass<MB_MEASURE>(a);
+}
+
+/* One system in slices (sp_gpu_mb.c: several devices, or streams of one):
+ * once every slice's blocks have written their partial sums (a.split) and
+ * the slices have copied theirs to each other, each slice adds up all bps
+ * partial sums of system blockIdx.x in block order -- mb_finish's last
+ * block's sum, so the same numbers as one device's -- and makes what they
+ * give (the slot, a record, the event) with the pass's arguments. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_combine_kernel(const sp_mb_kargs a) {
+  const uint64_t s = blockIdx.x;
+  if (a.job.use_stop && *(volatile const int *)(a.stopped + s)) return; /* as the passes */
+  mb_sys S;
+  mb_sys_init(a, s, S);
+  double v[SP_MB_TN];
+  mb_grid_sum<SP_MB_TN>(a.partial + s * (uint64_t)a.bps * SP_MB_TN, a.bps, v);
+  if (threadIdx.x == 0) mb_system_done(a, S, s, v);
 }
 
 #endif /* !SP_MB_SMALL */

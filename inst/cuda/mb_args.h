@@ -183,10 +183,14 @@ typedef struct {
   int32_t record, stopchk; /* the last block writes record rec_j; checks the event */
   int32_t ostep, x_id;    /* BAOAB's O-step in this pass; the id of the buffer written */
   int32_t check, start;   /* flag non-finite states; mode A: check the event at kcur */
+  uint64_t blk0;          /* mode B, one system in slices (several devices): the first
+                             block (of the system's bps) of this slice's launch */
+  int32_t split, pad_;    /* 1: a slice's pass writes its blocks' partial sums only;
+                             sp_mb_combine_kernel adds them up once every slice's are in */
 } sp_mb_kargs;
 
 SP_STATIC_ASSERT(sizeof(sp_mb_job) == 224, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 560, /* 224 + 8 + 36 x 8 + 10 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 576, /* 224 + 8 + 37 x 8 + 12 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

@@ -18,7 +18,19 @@
  *     at each record.  With a lattice or pairs a pass writes another buffer
  *     than the one it reads, and the host swaps them (ids 0..2 of buf[]).
  * The geometry (gpt, bps, threads) depends on n only, so no sum depends on
- * the number of systems a device holds. */
+ * the number of systems a device holds.
+ *
+ * One system on several devices (slices: a run of one system, mode B, no
+ * lattice or pairs, no kept states): every slice holds the whole system's
+ * arrays and starts and updates the elements of its own range of the
+ * system's bps blocks; each pass with sums, every slice writes its blocks'
+ * partial sums (kargs.split), copies them into the other slices' partial
+ * arrays (event ev_w after the copies; a copy first waits for the other
+ * slice's event ev_use, recorded after that slice last read them), then
+ * each slice adds up all bps partial sums in block order
+ * (sp_mb_combine_kernel): one device's numbers, bit for bit.  The first
+ * slice enqueues every slice's work (as sp_gpu_lrmd.c does); the final
+ * states come back slice by slice, the records from the first. */
 #include "sp_gpu_mb.h"
 
 #include <math.h>
@@ -48,6 +60,9 @@ typedef struct {
   size_t rb;                    /* bytes of a value in the working precision */
   uint64_t bad_s, bad_k, bad_what; /* the lowest non-finite system (global), MB_NONE: none */
   void *host[SP_GPU_MAX_DEVICES];  /* each device's buffer for its states' copy (mb_touch) */
+  int nslice, nready;              /* one system in slices (see the top): slices, set up */
+  void *sl[SP_GPU_MAX_DEVICES];    /* the slices' mb_dev */
+  sp_gpu_dev *sd[SP_GPU_MAX_DEVICES];
 } mb_model;
 
 typedef struct {
@@ -62,6 +77,11 @@ typedef struct {
   int bps_g, bps_p, gpt;  /* blocks a system (group and pair kernels), groups a thread */
   unsigned threads, shmem; /* mode A */
   int used, touched;
+  /* slices: the blocks blk0 .. blk1 - 1 of the system's bps_g, elements i0 .. i1 - 1 (i0 = 0,
+   * i1 = n otherwise) */
+  uint64_t blk0, blk1, i0, i1;
+  CUfunction f_combine;
+  CUevent ev_w, ev_use;
 } mb_dev;
 
 static const sp_mb_job *mb_job(const mb_model *m) { return &m->a->job; }
@@ -136,11 +156,91 @@ static void mb_put_row(void *h, size_t r, const double *src, uint64_t n, uint64_
 
 /* ---- launches ---------------------------------------------------------------------- */
 
+/* The arguments a, made for slice v0, for slice v: its arrays (the same
+ * buffer ids). */
+static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_mb_kargs *a) {
+  const sp_mb_kargs b = mb_base(m, v);
+  int k;
+  for (k = 0; k < v0->nbuf; k++) {
+    if (a->x == v0->buf[k]) a->x = v->buf[k];
+    if (a->y == v0->buf[k]) a->y = v->buf[k];
+    if (a->z == v0->buf[k]) a->z = v->buf[k];
+  }
+  a->par = b.par;
+  a->ep = b.ep;
+  a->aux = b.aux;
+  a->sums = b.sums;
+  a->partial = b.partial;
+  a->count = b.count;
+  a->rec = b.rec;
+  a->traj = b.traj;
+  a->stopped = b.stopped;
+  a->xbuf = b.xbuf;
+  a->kstop = b.kstop;
+  a->badk = b.badk;
+  a->badwhat = b.badwhat;
+  a->flags = b.flags;
+  a->laws = b.laws;
+}
+
+/* A pass (or measure) of one system in slices: each slice's blocks, then,
+ * with sums, the partial sums shared and added up on every slice (see the
+ * top).  f is slice 0's function; the others' are found by the same role. */
+static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs *a) {
+  const mb_dev *v0 = (const mb_dev *)m->sl[0];
+  const size_t tn = (size_t)(mb_job(m)->nt > 0 ? mb_job(m)->nt : 1) * sizeof(double);
+  int j, i, st = SP_OK;
+  for (j = 0; j < m->nslice && st == SP_OK; j++) {
+    mb_dev *v = (mb_dev *)m->sl[j];
+    sp_gpu_dev *d = m->sd[j];
+    sp_mb_kargs aj = *a;
+    const CUfunction fj = f == v0->f_pass1 ? v->f_pass1 : f == v0->f_pass2 ? v->f_pass2
+                                                                           : v->f_measure;
+    mb_rebase(m, v0, v, &aj);
+    aj.blk0 = v->blk0;
+    aj.split = a->sums_on != 0;
+    if (v->blk1 > v->blk0)
+      st = sp_gpu_launch(d->id, fj, (unsigned)(v->blk1 - v->blk0), MB_BLOCK, 0, d->stream, &aj,
+                         name);
+  }
+  if (st != SP_OK || !a->sums_on) return st;
+  /* each slice's partial sums to the others (after their last reads) */
+  for (j = 0; j < m->nslice && st == SP_OK; j++) {
+    const mb_dev *v = (const mb_dev *)m->sl[j];
+    sp_gpu_dev *d = m->sd[j];
+    const size_t off = (size_t)v->blk0 * tn, bytes = (size_t)(v->blk1 - v->blk0) * tn;
+    st = sp_gpu_activate(d->id);
+    for (i = 0; i < m->nslice && st == SP_OK; i++) {
+      const mb_dev *w = (const mb_dev *)m->sl[i];
+      if (i == j) continue;
+      st = sp_gpu_stream_wait(d->id, d->stream, w->ev_use);
+      if (st == SP_OK && bytes > 0)
+        st = sp_gpu_copy_async(d->id, w->partial + off, v->partial + off, bytes, d->stream);
+    }
+    if (st == SP_OK) st = sp_gpu_event_record(d->id, v->ev_w, d->stream);
+  }
+  /* every slice adds them up once all are in */
+  for (i = 0; i < m->nslice && st == SP_OK; i++) {
+    mb_dev *w = (mb_dev *)m->sl[i];
+    sp_gpu_dev *d = m->sd[i];
+    sp_mb_kargs ai = *a;
+    mb_rebase(m, v0, w, &ai);
+    st = sp_gpu_activate(d->id);
+    for (j = 0; j < m->nslice && st == SP_OK; j++)
+      if (j != i) st = sp_gpu_stream_wait(d->id, d->stream, ((const mb_dev *)m->sl[j])->ev_w);
+    if (st == SP_OK)
+      st = sp_gpu_launch(d->id, w->f_combine, (unsigned)w->ns, MB_BLOCK, 0, d->stream, &ai,
+                         "sp_mb_combine_kernel");
+    if (st == SP_OK) st = sp_gpu_event_record(d->id, w->ev_use, d->stream);
+  }
+  return st;
+}
+
 static int mb_go(mb_model *m, sp_gpu_dev *d, CUfunction f, const char *name, sp_mb_kargs *a,
                  int pair_geometry) {
   mb_dev *v = (mb_dev *)d->state;
   a->bps = pair_geometry ? v->bps_p : v->bps_g;
-  (void)m;
+  if (m->nslice > 1) return mb_go_slices(m, f, name, a);
   return sp_gpu_launch(d->id, f, (unsigned)((uint64_t)a->bps * v->ns), MB_BLOCK, 0, d->stream, a,
                        name);
 }
@@ -384,7 +484,7 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   size_t bytes;
   void *h;
   int st;
-  v->s0 = (uint64_t)d->index * m->per_dev;
+  v->s0 = m->nslice > 1 ? 0 : (uint64_t)d->index * m->per_dev; /* slices: all the one system */
   v->ns = nsys > v->s0 ? nsys - v->s0 : 0;
   if (v->ns > m->per_dev) v->ns = m->per_dev;
   if (v->ns == 0) {
@@ -409,7 +509,9 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         (job->method == SP_MB_SRK2 &&
          (st = sp_gpu_function(d->id, m->key, v->n_pass2, &v->f_pass2))) ||
         (st = sp_gpu_function(d->id, m->key, "sp_mb_measure_kernel", &v->f_measure)) ||
-        (st = sp_gpu_function(d->id, m->key, "sp_mb_keep_kernel", &v->f_keep)))
+        (st = sp_gpu_function(d->id, m->key, "sp_mb_keep_kernel", &v->f_keep)) ||
+        (m->nslice > 1 &&
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_combine_kernel", &v->f_combine))))
       return st;
   }
   /* geometry: n alone decides it (the order of every sum) */
@@ -430,6 +532,18 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     if ((uint64_t)(v->bps_g > v->bps_p ? v->bps_g : v->bps_p) * v->ns > 0x7fffffffu)
       return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; run fewer a call "
                      "(`first_replica` chunks)", sp_gpu_label(d->id));
+  }
+  /* the slice's blocks and elements (the whole system without slices) */
+  v->blk0 = 0;
+  v->blk1 = (uint64_t)v->bps_g;
+  v->i0 = 0;
+  v->i1 = n;
+  if (m->nslice > 1) {
+    const uint64_t span = 4 * (uint64_t)MB_BLOCK * (uint64_t)v->gpt; /* elements a block */
+    v->blk0 = (uint64_t)v->bps_g * (uint64_t)d->index / (uint64_t)m->nslice;
+    v->blk1 = (uint64_t)v->bps_g * (uint64_t)(d->index + 1) / (uint64_t)m->nslice;
+    v->i0 = v->blk0 * span < n ? v->blk0 * span : n;
+    v->i1 = v->blk1 * span < n ? v->blk1 * span : n;
   }
   /* buffers */
   v->nbuf = 1;
@@ -508,6 +622,23 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   /* the start: its sums, record 0 (fixed length), the event (passage) */
   v->k = 0;
   v->nrec_done = 0;
+  if (m->nslice > 1) { /* slices: once all are set up, the start's sums on every slice */
+    int k;
+    m->sl[d->index] = v;
+    m->sd[d->index] = d;
+    if ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))) return st;
+    for (k = 0; k < d->index; k++) { /* direct access between distinct devices where allowed */
+      int id = m->sd[k]->id, on;
+      if (id == d->id) continue;
+      if ((st = sp_gpu_enable_peer(d->id, id, &on)) || (st = sp_gpu_enable_peer(id, d->id, &on)))
+        return st;
+    }
+    d->idle = 0;
+    if (++m->nready < m->nslice) return SP_OK;
+    d = m->sd[0];
+    v = (mb_dev *)d->state;
+    if ((st = sp_gpu_activate(d->id))) return st;
+  }
   if (m->small) {
     st = mb_small(m, d, 0, 0, fixed, job->use_stop != 0);
   } else {
@@ -517,6 +648,13 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   if (st) return st;
   if (fixed) v->nrec_done = 1;
   d->idle = v->k >= job->kmax && (!fixed || v->nrec_done >= job->nrec);
+  if (m->nslice > 1) {
+    int k;
+    for (k = 1; k < m->nslice; k++) {
+      ((mb_dev *)m->sl[k])->nrec_done = v->nrec_done;
+      m->sd[k]->idle = d->idle;
+    }
+  }
   return SP_OK;
 }
 
@@ -539,6 +677,16 @@ static void mb_touch(mb_model *m, sp_gpu_dev *d) {
     return;
   m->host[d->index] = malloc(bytes);
   if (m->host[d->index] == NULL) return; /* mb_collect tries again and reports */
+  if (m->nslice > 1) { /* a slice: its elements of each state row */
+    uint64_t r;
+    for (r = 0; r < v->ns * (uint64_t)job->nx; r++) {
+      sp_threads_touch((char *)m->host[d->index] + (r * m->npad + v->i0) * m->rb,
+                       (v->i1 - v->i0) * m->rb, sp_threads_get());
+      sp_threads_touch(m->out->x + (v->s0 * (uint64_t)job->nx + r) * job->n + v->i0,
+                       (v->i1 - v->i0) * sizeof(double), sp_threads_get());
+    }
+    return;
+  }
   sp_threads_touch(m->host[d->index], bytes, sp_threads_get());
   sp_threads_touch(m->out->x + v->s0 * (uint64_t)job->nx * job->n,
                    v->ns * (uint64_t)job->nx * job->n * sizeof(double), sp_threads_get());
@@ -551,6 +699,13 @@ static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   const int fixed = job->output != SP_MB_OUT_PASSAGE;
   const uint64_t end = job->kmax - v->k < budget ? job->kmax : v->k + budget;
   int st = SP_OK;
+  if (m->nslice > 1 && d->index != 0) { /* the first slice enqueued this round for all */
+    const mb_dev *v0 = (const mb_dev *)m->sl[0];
+    v->k = v0->k;
+    v->nrec_done = v0->nrec_done;
+    if (!v->touched && v->k >= job->kmax) mb_touch(m, d);
+    return SP_OK;
+  }
   while (st == SP_OK && v->k < end) {
     uint64_t to = end;
     int record = 0;
@@ -593,9 +748,13 @@ static int mb_poll(void *model, sp_gpu_dev *d) {
     st = sp_gpu_to_host(d->id, bk, v->badk, (size_t)v->ns * 8);
     if (st == SP_OK) st = sp_gpu_to_host(d->id, bk + v->ns, v->badwhat, (size_t)v->ns * 8);
     for (s = 0; st == SP_OK && s < v->ns; s++) {
+      const uint64_t g = v->s0 + s;
       if (bk[s] == MB_NONE) continue;
-      if (v->s0 + s < m->bad_s) {
-        m->bad_s = v->s0 + s;
+      /* the lowest system; of one system in slices, its first step, then its
+       * least element and state there */
+      if (g < m->bad_s || (g == m->bad_s && (bk[s] < m->bad_k ||
+                                            (bk[s] == m->bad_k && bk[v->ns + s] < m->bad_what)))) {
+        m->bad_s = g;
         m->bad_k = bk[s];
         m->bad_what = bk[v->ns + s];
       }
@@ -634,7 +793,8 @@ static void mb_states_out(const mb_model *m, const mb_dev *v, const void *h, con
 #endif
   for (sr = 0; sr < rows * 16; sr++) {
     const uint64_t s = (uint64_t)(sr / 16) / nx, r = (uint64_t)(sr / 16) % nx, part = (uint64_t)(sr % 16);
-    const uint64_t i0 = n * part / 16, i1 = n * (part + 1) / 16;
+    const uint64_t len = v->i1 - v->i0; /* the device's elements: all, or a slice's */
+    const uint64_t i0 = v->i0 + len * part / 16, i1 = v->i0 + len * (part + 1) / 16;
     double *o = m->out->x + ((v->s0 + s) * nx + r) * n;
     const uint64_t at = (s * nx + r) * npad;
     uint64_t i;
@@ -644,6 +804,21 @@ static void mb_states_out(const mb_model *m, const mb_dev *v, const void *h, con
     else
       memcpy(o + i0, (const double *)h + at + i0, (size_t)(i1 - i0) * sizeof(double));
   }
+}
+
+/* State buffer b of the device into the host buffer h (its layout): the
+ * whole of it, or a slice's elements of each row. */
+static int mb_fetch(const mb_model *m, sp_gpu_dev *d, const mb_dev *v, void *h, int b) {
+  const uint64_t rows = v->ns * (uint64_t)mb_job(m)->nx;
+  uint64_t r;
+  int st = SP_OK;
+  if (m->nslice <= 1) return sp_gpu_to_host(d->id, h, v->buf[b], (size_t)(rows * m->npad) * m->rb);
+  for (r = 0; r < rows && st == SP_OK; r++) {
+    const size_t off = (size_t)(r * m->npad + v->i0) * m->rb;
+    if (v->i1 > v->i0)
+      st = sp_gpu_to_host(d->id, (char *)h + off, v->buf[b] + off, (size_t)(v->i1 - v->i0) * m->rb);
+  }
+  return st;
 }
 
 static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
@@ -683,6 +858,7 @@ static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
       const uint64_t g = v->s0 + s;
       uint64_t k = v->k;
       if (!stopped[s]) which[s] = v->xi;
+      if (m->nslice > 1 && d->index != 0) continue; /* the first slice's (all alike) */
       if (stopped[s]) {
         k = ks[s];
         out->status[g] = SP_MB_ESCAPED;
@@ -705,15 +881,19 @@ static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
         int any = 0;
         for (s = 0; s < v->ns; s++) any |= which[s] == b;
         if (!any) continue;
-        st = sp_gpu_to_host(d->id, h, v->buf[b], bytes);
+        st = mb_fetch(m, d, v, h, b);
         if (st == SP_OK) mb_states_out(m, v, h, which, b);
       }
     }
     free(stopped);
     free(ks);
   } else {
-    st = sp_gpu_to_host(d->id, h, v->buf[v->xi], bytes);
+    st = mb_fetch(m, d, v, h, v->xi);
     if (st == SP_OK) mb_states_out(m, v, h, NULL, 0);
+    if (m->nslice > 1 && d->index != 0) { /* records and steps: the first slice's */
+      if (own) free(h);
+      return st;
+    }
     if (st == SP_OK && job->no > 0)
       st = sp_gpu_to_host(d->id, out->rec + v->s0 * job->nrec * (uint64_t)job->no, v->rec,
                           (size_t)(v->ns * job->nrec * (uint64_t)job->no) * 8);
@@ -742,18 +922,29 @@ int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices,
   if (ndev < 1) return sp_fail(SP_ERR_INVALID, "internal error: no device");
   if (job->method < SP_MB_EULER || job->method > SP_MB_BAOAB)
     return sp_fail(SP_ERR_INVALID, "internal error: many-body method");
-  if ((uint64_t)ndev > nsys) ndev = (int)nsys;
   memset(&m, 0, sizeof m);
   m.key = key;
   m.a = a;
   m.out = out;
-  m.per_dev = (nsys + (uint64_t)ndev - 1) / (uint64_t)ndev;
-  ndev = (int)((nsys + m.per_dev - 1) / m.per_dev); /* devices that get systems */
   m.npad = (job->n + 3) / 4 * 4;
   m.small = (job->gpu_plan & SP_MB_PLAN_SMALL) != 0;
   m.tnb = (job->gpu_plan & SP_MB_PLAN_TERMS_NB) != 0;
   m.pairs = job->nq > 0;
   m.share = m.pairs || (job->gpu_plan & SP_MB_PLAN_LATTICE) != 0;
+  /* one system, several devices: in slices where the system allows (mode B,
+   * mean fields only, no kept states; see the top); else the devices share
+   * the systems */
+  m.nslice = ndev > 1 && nsys == 1 && !m.small && !m.share &&
+                     job->output != SP_MB_OUT_TRAJECTORIES
+                 ? ndev
+                 : 1;
+  if (m.nslice > 1) {
+    m.per_dev = 1;
+  } else {
+    if ((uint64_t)ndev > nsys) ndev = (int)nsys;
+    m.per_dev = (nsys + (uint64_t)ndev - 1) / (uint64_t)ndev;
+    ndev = (int)((nsys + m.per_dev - 1) / m.per_dev); /* devices that get systems */
+  }
   m.rb = job->single ? sizeof(float) : sizeof(double);
   m.bad_s = MB_NONE;
   out->useful = 0;

@@ -323,3 +323,101 @@ test_that("an interrupt on the GPU returns the records reached, flagged; nothing
     expect_identical(gpu_live_allocations(), live)
   }
 })
+
+# ---- one system in slices (several devices, or streams of one) ----------------------
+
+# One system (replicas = 1, one condition) of a mean-field model on k slices:
+# every slice's blocks write their partial sums, the slices share them, and
+# each adds them up in block order (sp_mb_combine_kernel) -- one device's
+# numbers bit for bit, so the comparisons are identical().
+mb_slice_models <- function() {
+  ms <- mb_test_models()
+  list(
+    hmf = list(m = ms$hmf, method = "yoshida4", init = list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 1))),
+    kur = list(m = ms$kur, method = "srk2", init = list(theta = ~ runif(0, 2 * pi))),
+    kur_e = list(m = ms$kur, method = "euler", init = list(theta = ~ runif(0, 2 * pi))),
+    mnoise = list(m = ms$mnoise, method = "euler", init = list(q = ~ rnorm(0, 1), p = 0)),
+    # Langevin HMF (baoab with a mean field), element parameters drawn
+    lhmf = list(m = sde_model(
+      drift = list(q = ~ p, p = ~ -g * p + w * (mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q))),
+      noise = list(p = ~ sqrt(2 * g * T)), params = list(g = 0.5, T = 0.4, w = ~ runif(0.5, 1.5)),
+      observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2), K = ~ mean(p^2) / 2),
+      name = "mb-langevin-hmf"), method = "baoab", init = list(q = ~ runif(-pi, pi), p = 0)),
+    # a passage: the system stops when its order parameter passes 0.3
+    stop = list(m = sde_model(
+      drift = list(theta = ~ K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+      noise = list(theta = ~ sqrt(2 * D)), params = c(K = 4, D = 0.5),
+      observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)),
+      stop = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2) > 0.3, name = "mb-sync-passage"),
+      method = "srk2", init = list(theta = ~ runif(0, 2 * pi)), output = "passage")
+  )
+}
+
+mb_slice_run <- function(cs, n, precision, devices = NULL, slices = 1, t_max = 0.4) {
+  withr::local_options(statphysgpu.mb_slices = slices)
+  sde_run(cs$m, 1, n = n, init = cs$init, dt = 0.01, t_max = t_max, method = cs$method,
+          output = cs$output %||% "records", record_every = 10, seed = 11, backend = "gpu",
+          devices = devices, precision = precision, progress = FALSE)
+}
+
+expect_mb_same_run <- function(x, one, label) {
+  expect_identical(as.data.frame(x), as.data.frame(one), label = label)
+  expect_identical(attr(x, "final"), attr(one, "final"), label = paste(label, "final"))
+  expect_identical(attr(x, "k_end"), attr(one, "k_end"), label = paste(label, "k_end"))
+}
+
+test_that("one system in slices on one GPU's streams equals one slice, bit for bit", {
+  skip_if_no_gpu()
+  for (nm in names(mb_slice_models())) {
+    cs <- mb_slice_models()[[nm]]
+    for (prec in c("double", "single")) {
+      n <- if (prec == "double") 40000 else 300001 # mode B: past 2048 elements
+      tm <- if (nm == "stop") 20 else 0.4
+      one <- mb_slice_run(cs, n, prec, t_max = tm)
+      if (nm == "stop") expect_true(one$escaped, label = "the passage is reached")
+      for (k in c(2, 3)) {
+        x <- mb_slice_run(cs, n, prec, slices = k, t_max = tm)
+        expect_identical(attr(x, "devices"), rep(attr(one, "devices"), k))
+        expect_mb_same_run(x, one, sprintf("%s %s %d slices", nm, prec, k))
+      }
+    }
+  }
+  # the CPU's numbers (double): the slices' run is the system's run
+  cs <- mb_slice_models()$hmf
+  gpu <- mb_slice_run(cs, 40000, "double", slices = 2)
+  withr::local_options(statphysgpu.mb_slices = 1)
+  cpu <- sde_run(cs$m, 1, n = 40000, init = cs$init, dt = 0.01, t_max = 0.4, method = cs$method,
+                 output = "records", record_every = 10, seed = 11, backend = "cpu",
+                 precision = "double", progress = FALSE)
+  expect_mb_close(attr(gpu, "final"), attr(cpu, "final"), label = "slices against the CPU")
+})
+
+test_that("a non-finite state in a later slice fails as one device does", {
+  skip_if_no_gpu()
+  bad <- sde_model(drift = list(x = ~ x^3 * (i > 0.8 * n) + mean(x)), observe = list(m = ~ mean(x)),
+                   name = "mb-blowup-late")
+  run <- function(slices) {
+    withr::local_options(statphysgpu.mb_slices = slices)
+    tryCatch(sde_run(bad, 1, n = 20000, init = list(x = ~ 2 + i / n), dt = 0.5, t_max = 50,
+                     method = "euler", seed = 1, backend = "gpu", precision = "double",
+                     progress = FALSE),
+             error = function(e) conditionMessage(e))
+  }
+  one <- run(1)
+  expect_match(one, "non-finite")
+  expect_identical(run(2), one)
+  expect_identical(run(3), one)
+})
+
+test_that("one system on every GPU (devices = \"all\") equals one GPU, bit for bit", {
+  skip_if_no_gpu()
+  skip_if(nrow(gpu_devices()) < 2, "one GPU")
+  for (nm in c("hmf", "kur", "stop")) {
+    cs <- mb_slice_models()[[nm]]
+    tm <- if (nm == "stop") 20 else 0.4
+    one <- mb_slice_run(cs, 300001, "single", t_max = tm)
+    all <- mb_slice_run(cs, 300001, "single", devices = "all", t_max = tm)
+    expect_identical(length(attr(all, "devices")), nrow(gpu_devices()))
+    expect_mb_same_run(all, one, paste(nm, "all devices"))
+  }
+})
