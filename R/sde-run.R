@@ -225,8 +225,13 @@
 #' @param first_replica Number of the first replica of this call (chunks).
 #' @param backend `"auto"` (the GPU when usable and there are at least
 #'   10,000 paths), `"cpu"` or `"gpu"`.
-#' @param devices GPU ids or `NULL` (the first GPU); the model runs on the
-#'   first device given.
+#' @param devices GPU ids, `"all"`, or `NULL` (the first GPU). A
+#'   single-particle model runs on the first device given. A many-body
+#'   model's systems are shared out over the devices; one system (`replicas
+#'   = 1`, one condition) of a model whose elements meet only through
+#'   `mean()` and `sum()` (no lattice, no `pairs()`; n above 2048; not
+#'   `output = "trajectories"`) is cut into slices of its elements, one a
+#'   device, with the numbers of one device bit for bit.
 #' @param precision `"single"` or `"double"`.
 #' @param progress Show a progress bar.
 #' @param bins With `output = "histogram"`: a named list of break vectors,
