@@ -25,10 +25,13 @@
  * arrays and starts and updates the elements of its own range of the
  * system's bps blocks; each pass with sums, every slice writes its blocks'
  * partial sums (kargs.split), copies them into the other slices' partial
- * arrays (event ev_w after the copies; a copy first waits for the other
- * slice's event ev_use, recorded after that slice last read them), then
- * each slice adds up all bps partial sums in block order
- * (sp_mb_combine_kernel): one device's numbers, bit for bit.  The first
+ * arrays (event ev_w after the copies), then, once the others' ev_w are
+ * passed, each slice adds up all bps partial sums in block order
+ * (sp_mb_combine_kernel): one device's numbers, bit for bit.  The partial
+ * sums alternate between two halves pass by pass, so that no copy needs to
+ * wait for the other slice's readers: slice j's copies of pass P + 2 follow
+ * its combination of pass P + 1, which waited for slice i's copies of pass
+ * P + 1, which follow slice i's combination of pass P.  The first
  * slice enqueues every slice's work (as sp_gpu_lrmd.c does); the final
  * states come back slice by slice, the records from the first. */
 #include "sp_gpu_mb.h"
@@ -61,6 +64,7 @@ typedef struct {
   uint64_t bad_s, bad_k, bad_what; /* the lowest non-finite system (global), MB_NONE: none */
   void *host[SP_GPU_MAX_DEVICES];  /* each device's buffer for its states' copy (mb_touch) */
   int nslice, nready;              /* one system in slices (see the top): slices, set up */
+  int parity;                      /* slices: the half of the partial sums the next pass writes */
   void *sl[SP_GPU_MAX_DEVICES];    /* the slices' mb_dev */
   sp_gpu_dev *sd[SP_GPU_MAX_DEVICES];
 } mb_model;
@@ -81,7 +85,8 @@ typedef struct {
    * i1 = n otherwise) */
   uint64_t blk0, blk1, i0, i1;
   CUfunction f_combine;
-  CUevent ev_w, ev_use;
+  CUevent ev_w;
+  size_t half; /* slices: bytes of one half of the partial sums (0 otherwise) */
 } mb_dev;
 
 static const sp_mb_job *mb_job(const mb_model *m) { return &m->a->job; }
@@ -197,6 +202,7 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     const CUfunction fj = f == v0->f_pass1 ? v->f_pass1 : f == v0->f_pass2 ? v->f_pass2
                                                                            : v->f_measure;
     mb_rebase(m, v0, v, &aj);
+    aj.partial += m->parity * v->half;
     aj.blk0 = v->blk0;
     aj.split = a->sums_on != 0;
     if (v->blk1 > v->blk0)
@@ -204,17 +210,16 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
                          name);
   }
   if (st != SP_OK || !a->sums_on) return st;
-  /* each slice's partial sums to the others (after their last reads) */
+  /* each slice's partial sums to the others */
   for (j = 0; j < m->nslice && st == SP_OK; j++) {
     const mb_dev *v = (const mb_dev *)m->sl[j];
     sp_gpu_dev *d = m->sd[j];
-    const size_t off = (size_t)v->blk0 * tn, bytes = (size_t)(v->blk1 - v->blk0) * tn;
+    const size_t off = m->parity * v->half + (size_t)v->blk0 * tn,
+                 bytes = (size_t)(v->blk1 - v->blk0) * tn;
     st = sp_gpu_activate(d->id);
     for (i = 0; i < m->nslice && st == SP_OK; i++) {
       const mb_dev *w = (const mb_dev *)m->sl[i];
-      if (i == j) continue;
-      st = sp_gpu_stream_wait(d->id, d->stream, w->ev_use);
-      if (st == SP_OK && bytes > 0)
+      if (i != j && bytes > 0)
         st = sp_gpu_copy_async(d->id, w->partial + off, v->partial + off, bytes, d->stream);
     }
     if (st == SP_OK) st = sp_gpu_event_record(d->id, v->ev_w, d->stream);
@@ -225,14 +230,15 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     sp_gpu_dev *d = m->sd[i];
     sp_mb_kargs ai = *a;
     mb_rebase(m, v0, w, &ai);
+    ai.partial += m->parity * w->half;
     st = sp_gpu_activate(d->id);
     for (j = 0; j < m->nslice && st == SP_OK; j++)
       if (j != i) st = sp_gpu_stream_wait(d->id, d->stream, ((const mb_dev *)m->sl[j])->ev_w);
     if (st == SP_OK)
       st = sp_gpu_launch(d->id, w->f_combine, (unsigned)w->ns, MB_BLOCK, 0, d->stream, &ai,
                          "sp_mb_combine_kernel");
-    if (st == SP_OK) st = sp_gpu_event_record(d->id, w->ev_use, d->stream);
   }
+  m->parity ^= 1;
   return st;
 }
 
@@ -562,9 +568,10 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   {
     const int bps = v->bps_g > v->bps_p ? v->bps_g : v->bps_p;
     const size_t nrec = fixed ? (size_t)job->nrec : 0;
+    v->half = m->nslice > 1 ? (size_t)v->ns * (size_t)bps * tn * 8 : 0;
     if ((st = mb_alloc0(d, (size_t)v->ns * 2 * tn * 8, "the sums", &v->sums)) ||
-        (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)bps * tn * 8, "the partial sums",
-                               &v->partial)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)v->ns * (size_t)bps * tn * 8 * (m->nslice > 1 ? 2 : 1),
+                               "the partial sums", &v->partial)) ||
         (st = mb_alloc0(d, (size_t)v->ns * 4, "the block counters", &v->count)) ||
         (st = mb_alloc_ones(d, (size_t)v->ns * nrec * (size_t)job->no * 8, "the records",
                             &v->rec)) ||
@@ -626,7 +633,7 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     int k;
     m->sl[d->index] = v;
     m->sd[d->index] = d;
-    if ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))) return st;
+    if ((st = sp_gpu_dev_event(d, &v->ev_w))) return st;
     for (k = 0; k < d->index; k++) { /* direct access between distinct devices where allowed */
       int id = m->sd[k]->id, on;
       if (id == d->id) continue;
