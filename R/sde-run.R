@@ -8,7 +8,7 @@
 #'
 #' @section Outputs:
 #' * `"passage"`: the first time the model's `stop` event holds, checked
-#'   after every step (Algorithm 1 of paper 000), censored at `t_max`. When
+#'   after every step (Algorithm 1 of Pierro et al. 2018), censored at `t_max`. When
 #'   the event is a comparison (`lhs > rhs`, `<`, `>=`, `<=`), the crossing
 #'   time is interpolated linearly in `lhs - rhs` inside the step, as
 #'   [escape_times()] does for its threshold; any other event (`&`, `|`,

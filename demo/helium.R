@@ -1,4 +1,4 @@
-# Variational Monte Carlo of liquid 4He (paper 002): N atoms at the
+# Variational Monte Carlo of liquid 4He (Lutsyshyn 2015): N atoms at the
 # equilibrium density 0.02186 A^-3 with McMillan's Jastrow factor
 # (b = 3.07 A, symmetrised at half the box) and the Aziz HFD-B(HE)
 # potential.  Prints the summary (energy per atom with its reblocked error,
@@ -36,7 +36,7 @@ print(s)
 # combined as independent chains; `se_error` is the standard error of that
 # estimate.  `tau_int` is the integrated autocorrelation time of the block
 # means, in blocks, in the convention tau_int = 1 + 2 sum_k rho(k) (emcee,
-# Sokal): 1 for independent blocks; paper 002's m_c is (tau_int - 1) / 2.
+# Sokal): 1 for independent blocks; Lutsyshyn's (2015) m_c is (tau_int - 1) / 2.
 # Blocks of 100 sweeps are longer than the correlation time of the
 # measurements, so tau_int comes out near 1.  Values below 1 (the potential
 # and kinetic terms, on the CPU) do not mean anti-correlated blocks here:
@@ -52,7 +52,7 @@ cat(sprintf(paste0(
   "blocks)\n"),
   e$mean, e$se, attr(s, "energy_corrected"), tau, attr(tau, "se")))
 
-# Paper 002 (a K20 GPU, N = 512): t sigma^2 = 130 s mK^2, i.e. 1 mK in about
+# Lutsyshyn (2015) (a K20 GPU, N = 512): t sigma^2 = 130 s mK^2, i.e. 1 mK in about
 # two minutes.  The invariant of this run, on this machine:
 tte <- attr(s, "time_to_error")
 if (is.finite(tte)) {

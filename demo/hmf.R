@@ -1,4 +1,4 @@
-# The HMF model's quasi-stationary state (paper 004, the HMF model): a
+# The HMF model's quasi-stationary state (Rocha Filho 2014): a
 # waterbag with all angles equal (M0 = 1) at energy U = 0.69 per particle,
 # below the critical U_c = 3/4, relaxes violently (M falls from 1 to about
 # 0.05 by t = 2, then rises again by t ~ 50) to a quasi-stationary state

@@ -261,7 +261,9 @@ test_that("summary, print, plot and conversions work", {
   s <- summary(x)
   expect_s3_class(s, "summary.sp_paths")
   expect_equal(nrow(s), 2)
-  expect_equal(s$n, c(300, 300))
+  expect_equal(s$replicas, c(300, 300))
+  # the column's old name is still read, deprecated
+  expect_warning(expect_equal(s$n, c(300, 300)), class = "statphysgpu_deprecated")
   expect_equal(s$censored, c(sum(!x$escaped[x$condition == 1]),
                              sum(!x$escaped[x$condition == 2])))
   expect_true(all(s$mean_lower <= s$mean & s$mean <= s$mean_upper))
