@@ -464,7 +464,7 @@ escape_check_steps <- function(c0, method, precision, call) {
     if (any(tiny)) {
       sp_warn(sprintf(paste0(
         "steps too small for single precision: the thermal displacement per step, ",
-        "h sqrt(theta) = %s, is within 10 units of the last place of phi; ",
+        "dt sqrt(theta) = %s, is within 10 units of the last place of phi; ",
         "rounding biases the paths. Use precision = \"double\"."),
         format(min(c0$h * sqrt(c0$theta)), digits = 3)), call = call,
         class = "statphysgpu_step_warning")

@@ -115,7 +115,7 @@
 #'   chains to rounding); with `init`, the precision of `init` unless
 #'   given. Option `statphysgpu.he4_variant` picks the GPU kernel variant (a
 #'   suffix: `"_fast_u4"` by default, `""` the exact-division kernels of
-#'   earlier versions; `bench/he4.R` compares them).
+#'   earlier versions; they differ only in speed).
 #' @param pair_distribution Also accumulate the pair distribution
 #'   \eqn{g(r)} over the recorded measurements (100 bins over \eqn{[0, L/2)}).
 #' @param progress Show a progress bar.

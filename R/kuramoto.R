@@ -110,7 +110,7 @@
 #' mean-field kernel has tuning variants, chosen with
 #' `options(statphysgpu.kuramoto_variant = "")` (the default) or `"_np"`,
 #' `"_lb6"`, `"_lb2"`; they give identical results and differ only in speed
-#' (`bench/kuramoto.R` in the package's sources compares them).
+#' (for tuning on a given GPU).
 #'
 #' **Coarse steps.** A warning (class `statphysgpu_coarse_dt`) is given
 #' when \eqn{dt (|K| a + m) / \gamma > 0.5}, with \eqn{a} the largest row

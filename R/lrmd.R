@@ -122,7 +122,7 @@
 #' `statphysgpu.lrmd_blocks_per_sm = b` cuts them as if `b` blocks fit an SM
 #' (fewer than fit: longer parts; more: shorter parts in several waves;
 #' numbers equal to rounding; for tuning: on an H100 neither beat the
-#' default, `bench/RESULTS.md`).
+#' default).
 #'
 #' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
 #' one slice per device; each device updates its slice and the devices
@@ -148,7 +148,7 @@
 #' not yet timed on a GPU;
 #' `"mixed_pair"` adds every pair term in double, the wording of Rocha Filho (2014),
 #' with the same energy error to four digits and 1.3-2.1 times slower;
-#' `bench/lrmd.R` compares them). In mixed precision the softening must be at least
+#' measured on an H100). In mixed precision the softening must be at least
 #' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
 #' a particle with itself or a close neighbour carries rounding of
 #' \eqn{10^{-7}}, which moves the energy by about \eqn{5 \times 10^{-7}}

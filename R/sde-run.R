@@ -104,7 +104,7 @@
 #' units of \eqn{2^{-24}}, absolute and relative; the C library's functions
 #' beyond 8192), one source on both backends; the polynomial costs some 13
 #' instructions a call on the GPU where the hardware sine takes about 8
-#' (the washboard runs 0.7 times as fast with it, Euler; bench/sde.R).
+#' (the washboard runs 0.7 times as fast with it, Euler, on an H100).
 #' Single-precision paths of CPU and GPU therefore agree in law, not to the
 #' last bit, as those of [escape_times()] do; in double precision both
 #' backends use the C library's functions and the same paths.

@@ -10,8 +10,7 @@
 #' job was given (cgroups CPU quotas and sets of a container, Slurm's and
 #' other schedulers' allocations, the option `mc.cores`, the workers of a
 #' future), not the node's; `STATPHYSGPU_NUM_THREADS`, when set, is kept as
-#' it is, and `options(statphysgpu.available_cores = FALSE)` before loading
-#' turns this off.
+#' it is (the way to give a job more threads than that).
 #' A forked child process (for example under [parallel::mclapply()]) runs on
 #' one thread. The count never changes the numbers a simulation returns, only
 #' how fast it runs.

@@ -78,7 +78,7 @@
 #'   `independent_clones`, the p1 moves cost a little more for values with
 #'   more binary digits). [tts_estimate()], `summary()`, `plot()` and
 #'   `autoplot()` report each `p1` (the optimal-p1 study of Bernaschi et al. (2021) in one
-#'   call, see `bench/xorsat-p1.R`); `survival::survfit(as_surv(x) ~ p1,
+#'   call); `survival::survfit(as_surv(x) ~ p1,
 #'   data = x)` gives a survival curve per value; chunks of a sweep combine
 #'   with [rbind()].
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight,
@@ -98,10 +98,10 @@
 #'   with one of its three equations unsatisfied), in \[0, 1\] (vector
 #'   allowed: one condition per value, see "Sweeps"). The default
 #'   0.08 minimised the median mean time to solution over the shipped
-#'   challenge instances of n = 384 on the GPU (bench/RESULTS.md: 0.17 s at
+#'   challenge instances of n = 384 on an H100 (0.17 s at
 #'   0.08, 0.31 at 0.05, 1.6 at 0.12, 9.9 at 0.16), where the time to
 #'   solution matters; the optimum moves down as n grows: at n = 128
-#'   (`bench/xorsat-p1.R`, 256 clones) 0.12 was best (a mean of about 340
+#'   (256 clones) 0.12 was best (a mean of about 340
 #'   sweeps; 430 to 570 at 0.08), and at n = 64 anything in 0.1-0.2 is
 #'   within 15 per cent. At
 #'   `p1 = 0` and `p1 = 1` (and at values the engine rounds to them: below
@@ -133,7 +133,7 @@
 #'   clone decides alone, from random words combined by the binary digits
 #'   of p1 (rounded to a multiple of 2^-16), 4 Philox blocks an update
 #'   instead of a quarter: slower per sweep, and the clones of a word no
-#'   longer move in step (bench/RESULTS.md compares the two).
+#'   longer move in step.
 #' @param pace Seconds per sweep that convert sweeps to `seconds`:
 #'   `"auto"` measures it (see "Sweeps and seconds"), or a positive number,
 #'   for example a pace measured before on another device, to express the

@@ -12,16 +12,12 @@
 # future.  The compiled default (the processors, limited by
 # OMP_THREAD_LIMIT and OMP_NUM_THREADS; src/core/sp_threads.c) is lowered to
 # it, never raised.  STATPHYSGPU_NUM_THREADS, when set, is the user's count
-# and is kept; so is the compiled default when parallelly is absent, when
-# `options(statphysgpu.available_cores = FALSE)`, or when it fails.
+# and is kept; so is the compiled default when parallelly is absent or fails.
 # `available` (a function of no arguments returning a count) is for tests.
 # Returns the count now in effect, invisibly.
 threads_follow_allocation <- function(available = NULL) {
   now <- .Call(C_sp_r_threads_get)
-  if (nzchar(Sys.getenv("STATPHYSGPU_NUM_THREADS")) ||
-      isFALSE(getOption("statphysgpu.available_cores"))) {
-    return(invisible(now))
-  }
+  if (nzchar(Sys.getenv("STATPHYSGPU_NUM_THREADS"))) return(invisible(now))
   if (is.null(available)) {
     if (!requireNamespace("parallelly", quietly = TRUE)) return(invisible(now))
     available <- function() parallelly::availableCores()

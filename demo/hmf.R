@@ -16,7 +16,7 @@
 # CPU: N = 500, 2000, 8000, five realisations each, to t = 2000 (about 40 s
 # on two cores: HMF runs one thread below 65,536 particles). GPU: N = 1e3 ..
 # 1e6, five realisations each, to t = 1e4 (an H100 makes 2.6e10 HMF
-# particle-steps a second, bench/RESULTS.md). The first 100 steps are
+# particle-steps a second). The first 100 steps are
 # recorded every step (the violent relaxation), the rest every 25 steps (a
 # continuation, lrmd(init = ...)).
 #

@@ -39,7 +39,7 @@ print(fit)
 cat("Bernaschi et al. 2021 (V100, n = 200..640): log10(TTS / s) = 0.0171 n - 5.9, in seconds: its\n",
     "slope holds about 0.001 from the time per sweep, which grows with n\n")
 cat("(four sizes of small instances on one CPU core: an illustration of the fit,\n",
-    "not a measurement of the slope; see bench/RESULTS.md)\n")
+    "not a measurement of the slope; the GPU measurements are in vignette(\"xorsat-tts\"))\n")
 
 out <- Sys.getenv("STATPHYSGPU_DEMO_DIR", ".")
 png(file.path(out, "xorsat-tts.png"), width = 10, height = 4.5, units = "in", res = 150)

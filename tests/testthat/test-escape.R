@@ -45,7 +45,7 @@ test_that("the Euler engine reproduces Algorithm 3 under a ramp", {
     s <- switching_currents(3, ramp = 1e-4, V0 = 2, beta = 0.5, theta = 0.3,
                             dt = 0.02, gamma0 = 0.3, method = "euler", seed = 12,
                             backend = "cpu", precision = "double", progress = FALSE),
-    "euler step h = 0.02 heats or cools the well: .* 1.08 theta in phi",
+    "euler step dt = 0.02 heats or cools the well: .* 1.08 theta in phi",
     class = "statphysgpu_step_warning")
   for (i in seq_len(nrow(s))) {
     ref <- algorithm1_r(12, s$replica[i] - 1, 0.3, 2, 0.5, 0.3, 0.02, 400000,
