@@ -28,6 +28,7 @@ DEMO    := switching
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
 DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown \
             r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr r-cran-coda \
+            r-cran-generics r-cran-parallelly \
             pandoc qpdf tmux
 R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
@@ -115,7 +116,7 @@ MATHJAX ?= /usr/share/javascript/mathjax
 docs:
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
 	@[ -f "$(MATHJAX)/MathJax.js" ] || { echo "make docs: no MathJax at $(MATHJAX) (Debian: apt-get install libjs-mathjax; or MATHJAX=<folder>)"; exit 1; }
-	$(RSCRIPT) -e 'pkgdown::build_site(preview = FALSE, install = TRUE, new_process = TRUE)'
+	$(RSCRIPT) -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(preview = FALSE, install = TRUE, new_process = FALSE)'
 	@rm -rf docs/mathjax; mkdir -p docs/mathjax/config docs/mathjax/fonts/HTML-CSS/TeX; \
 	cp "$(MATHJAX)/MathJax.js" docs/mathjax/ && \
 	cp "$(MATHJAX)/config/TeX-AMS_CHTML.js" docs/mathjax/config/ && \

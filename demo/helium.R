@@ -11,15 +11,15 @@ library(statphysgpu)
 
 b <- sp_backends()
 use_gpu <- any(b$backend == "gpu" & b$available)
-n_atoms <- if (use_gpu) 512 else 256
-walkers <- if (use_gpu) "auto" else 2 * sp_threads()
+n <- if (use_gpu) 512 else 256
+replicas <- if (use_gpu) "auto" else 2 * sp_threads()
 cat(sprintf("Backend: %s, N = %d atoms\n", if (use_gpu) "GPU" else
-            sprintf("CPU (%d threads)", sp_threads()), n_atoms))
+            sprintf("CPU (%d threads)", sp_threads()), n))
 
-# 500 sweeps of equilibration (the step tuned towards 45% acceptance), then
+# 500 sweeps of equilibration (the displacement tuned towards 45% acceptance), then
 # 64 blocks of 100 sweeps per walker, the energy measured every 5 sweeps
 t0 <- proc.time()[["elapsed"]]
-x <- he4_vmc(n_atoms, replicas = walkers, blocks = 64, block_sweeps = 100,
+x <- he4_vmc(n, replicas = replicas, blocks = 64, block_sweeps = 100,
              measure_every = 5, equilibration = 500, seed = 2015,
              backend = if (use_gpu) "gpu" else "cpu", progress = interactive())
 cat(sprintf("Ran %s walker sweeps in %.1f s\n\n",

@@ -90,3 +90,21 @@ test_that("DESCRIPTION states the platform and the optional run-time CUDA", {
   expect_match(d$Suggests, "parallelly", fixed = TRUE)
   expect_match(d$Suggests, "future", fixed = TRUE)
 })
+
+test_that("posterior::as_draws() of VMC blocks: one chain per walker", {
+  skip_if_not_installed("posterior")
+  x <- he4_vmc(16, replicas = 2, blocks = 4, block_sweeps = 2, equilibration = 2,
+               backend = "cpu", seed = 1, progress = FALSE)
+  d <- posterior::as_draws(x, observables = c("energy", "acceptance"))
+  expect_s3_class(d, "draws_array")
+  expect_identical(posterior::nchains(d), 2L)
+  expect_identical(posterior::niterations(d), 4L)
+  expect_identical(posterior::variables(d), c("energy", "acceptance"))
+  b <- as.data.frame(x)
+  expect_equal(as.numeric(d[, 2, "energy"]), b$energy[b$replica == 2])
+})
+
+test_that("without /proc the memory check falls back to no limit", {
+  none <- tempfile()
+  expect_identical(statphysgpu:::available_memory(none, none, none), Inf)
+})
