@@ -114,7 +114,8 @@ test-slurm:
 MATHJAX ?= /usr/share/javascript/mathjax
 
 docs:
-	$(RSCRIPT) -e 'roxygen2::roxygenise()'
+	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_source)'
+	./cleanup   # objects of a debug build in src/ would be installed for the site
 	@[ -f "$(MATHJAX)/MathJax.js" ] || { echo "make docs: no MathJax at $(MATHJAX) (Debian: apt-get install libjs-mathjax; or MATHJAX=<folder>)"; exit 1; }
 	$(RSCRIPT) -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(preview = FALSE, install = TRUE, new_process = FALSE)'
 	@rm -rf docs/mathjax; mkdir -p docs/mathjax/config docs/mathjax/fonts/HTML-CSS/TeX; \

@@ -108,3 +108,12 @@ test_that("without /proc the memory check falls back to no limit", {
   none <- tempfile()
   expect_identical(statphysgpu:::available_memory(none, none, none), Inf)
 })
+
+test_that("a summary's column `n`, now `replicas`, is still read by [ and $", {
+  x <- escape_times(20, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.05,
+                    t_max = 50, seed = 1, backend = "cpu", progress = FALSE)
+  s <- summary(x)
+  expect_warning(v <- s[, c("gamma", "n")], class = "statphysgpu_deprecated")
+  expect_identical(names(v), c("gamma", "replicas"))
+  expect_warning(expect_identical(s[["n"]], 20L), class = "statphysgpu_deprecated")
+})
