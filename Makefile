@@ -12,7 +12,11 @@
 #               missing), run the tests of tests/slurm against it (chunks as
 #               cluster jobs), stop it, and print the totals as the last line
 #   make deps   only install (or list) what is missing
-#   make docs   regenerate NAMESPACE and man/ with roxygen2
+#   make docs   regenerate NAMESPACE and man/ with roxygen2, build the
+#               documentation site with pkgdown into docs/ (git-ignored;
+#               Debian: r-cran-pkgdown) with a local copy of MathJax
+#               (Debian: libjs-mathjax) so that formulas render offline, and
+#               check the site's links (.ci/site-links.R)
 
 R       ?= R
 RSCRIPT ?= Rscript
@@ -24,6 +28,7 @@ DEMO    := switching
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
 DEB_PKGS := r-base-dev r-cran-cli r-cran-testthat r-cran-knitr r-cran-rmarkdown \
             r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr r-cran-coda \
+            r-cran-generics r-cran-parallelly \
             pandoc qpdf tmux
 R_PKGS   := cli testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
@@ -71,14 +76,14 @@ $(TARBALL): deps
 test: deps
 	@rm -rf $(PKG).Rcheck .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log $(PKG)-terminal.log; \
 	$(R) CMD build . || { echo "0 passed, 1 failed"; exit 1; }; \
-	_R_CHECK_CRAN_INCOMING_=false $(R) CMD check --no-manual $(TARBALL); \
+	NOT_CRAN=true _R_CHECK_CRAN_INCOMING_=false $(R) CMD check --no-manual $(TARBALL); \
 	status=$$(sed -n 's/^Status: *//p' $(PKG).Rcheck/00check.log 2>/dev/null | tail -n 1); \
 	echo "make: R CMD check status: $${status:-unknown}"; \
 	mkdir -p .lib-noomp; \
 	echo "make: re-running the tests on a build with STATPHYSGPU_OPENMP=no STATPHYSGPU_CUDA=no"; \
 	STATPHYSGPU_OPENMP=no STATPHYSGPU_CUDA=no $(R) CMD INSTALL --library=.lib-noomp $(TARBALL) > $(PKG)-noomp.log 2>&1 \
 	  || { cat $(PKG)-noomp.log; echo "make: the build without OpenMP and CUDA failed to install"; }; \
-	(cd tests && STATPHYSGPU_TEST_BUILD=noopenmp,nocuda R_LIBS="$(CURDIR)/.lib-noomp" \
+	(cd tests && NOT_CRAN=true STATPHYSGPU_TEST_BUILD=noopenmp,nocuda R_LIBS="$(CURDIR)/.lib-noomp" \
 	  $(RSCRIPT) --vanilla -e 'library(testthat); library($(PKG)); test_dir("testthat", package = "$(PKG)", load_package = "installed", stop_on_failure = FALSE, reporter = ProgressReporter$$new(show_praise = FALSE))' \
 	  >> ../$(PKG)-noomp.log 2>&1); \
 	tail -n 25 $(PKG)-noomp.log; \
@@ -106,10 +111,23 @@ test-slurm:
 	  || { echo "0 passed, 1 failed"; exit 1; }
 	@sh tests/slurm/cluster.sh "$(R)" "$(RSCRIPT)"
 
+MATHJAX ?= /usr/share/javascript/mathjax
+
 docs:
-	$(RSCRIPT) -e 'roxygen2::roxygenise()'
+	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_source)'
+	./cleanup   # objects of a debug build in src/ would be installed for the site
+	@[ -f "$(MATHJAX)/MathJax.js" ] || { echo "make docs: no MathJax at $(MATHJAX) (Debian: apt-get install libjs-mathjax; or MATHJAX=<folder>)"; exit 1; }
+	$(RSCRIPT) -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(preview = FALSE, install = TRUE, new_process = FALSE)'
+	@rm -rf docs/mathjax; mkdir -p docs/mathjax/config docs/mathjax/fonts/HTML-CSS/TeX; \
+	cp "$(MATHJAX)/MathJax.js" docs/mathjax/ && \
+	cp "$(MATHJAX)/config/TeX-AMS_CHTML.js" docs/mathjax/config/ && \
+	cp -r "$(MATHJAX)/jax" "$(MATHJAX)/extensions" docs/mathjax/ && \
+	cp -r "$(MATHJAX)/fonts/HTML-CSS/TeX/woff" "$(MATHJAX)/fonts/HTML-CSS/TeX/otf" \
+	  docs/mathjax/fonts/HTML-CSS/TeX/ && \
+	echo "make docs: MathJax copied into docs/mathjax ($$(du -sh docs/mathjax | cut -f1))"
+	$(RSCRIPT) --vanilla .ci/site-links.R docs
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log \
-	  $(PKG)-terminal.log
+	  $(PKG)-terminal.log docs
 	./cleanup

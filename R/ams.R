@@ -135,7 +135,7 @@
 #' [rbind.escape_rate_ams()]).
 #'
 #' @inheritParams escape_times
-#' @param dt Time step (normalised units), positive; checked as `h` is in
+#' @param dt Time step (normalised units), positive; checked as `dt` is in
 #'   [escape_times()].
 #' @param particles \eqn{N}, the AMS population of one estimate, a whole
 #'   number \eqn{\ge 2}.
@@ -159,7 +159,7 @@
 #' @param devices GPU ids, `"all"`, or `NULL` (the first GPU); several GPUs
 #'   share the replicas.
 #' @param init Start of the long trajectory: `"rest"` (default) or
-#'   `"thermal"`, as `start` of [escape_times()].
+#'   `"thermal"`, as `init` of [escape_times()].
 #' @param phi_A Edge of \eqn{A} in radians past the bottom of the well,
 #'   below the saddle (one number for every condition), or `NULL` for the
 #'   default (see "Choice of A").
@@ -179,15 +179,15 @@
 #'   [escape_rate()].
 #' @references
 #' Cerou, F. and Guyader, A. (2007) Adaptive multilevel splitting for rare
-#'   event analysis. *Stochastic Analysis and Applications* 25, 417-443.
+#'   event analysis. *Stochastic Analysis and Applications* 25, 417-443 \doi{10.1080/07362990601139628}.
 #'
 #' Cerou, F., Guyader, A., Lelievre, T. and Pommier, D. (2011) A multiple
 #'   replica approach to simulate reactive trajectories. *Journal of
-#'   Chemical Physics* 134, 054108.
+#'   Chemical Physics* 134, 054108 \doi{10.1063/1.3518708}.
 #'
 #' Brehier, C.-E., Gazeau, M., Goudenege, L., Lelievre, T. and Rousset, M.
 #'   (2016) Unbiasedness of some generalized adaptive multilevel splitting
-#'   algorithms. *Annals of Applied Probability* 26, 3559-3601.
+#'   algorithms. *Annals of Applied Probability* 26, 3559-3601 \doi{10.1214/16-AAP1185}.
 #' @examples
 #' x <- escape_rate_ams(gamma = 0.5, V0 = 1, beta = 1, theta = 0.1, dt = 0.05,
 #'                      particles = 50, replicas = 4, seed = 1, backend = "cpu")

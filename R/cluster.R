@@ -61,9 +61,9 @@
 #'              resources = list(walltime = 3600, memory = 4000, ncpus = 4, ngpus = 1))
 #' ch <- replica_chunks(1e7, chunks = 20)
 #' parts <- future.apply::future_Map(function(first, m) {
-#'   escape_times(m, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, h = 0.02,
+#'   escape_times(m, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
 #'                t_max = 400, seed = 1, first_replica = first)
-#' }, ch$first_replica, ch$n)
+#' }, ch$first_replica, ch$replicas)
 #' x <- do.call(rbind, parts)
 #' }
 #' @export

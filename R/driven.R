@@ -1,7 +1,7 @@
 #' Ensembles of driven Brownian particles in a periodic potential
 #'
 #' Integrates `replicas` paths of the driven Stewart-McCumber model (Eq. (1) of
-#' paper 001 of the package's sources, Januszewski and Kostur 2010)
+#' Januszewski and Kostur 2010)
 #' \deqn{\ddot x + \gamma\dot x = -V'(x) + a\cos(\omega t) + f +
 #'   \sqrt{2\gamma D_0}\,\xi(t),\qquad V(x) = \sin(2\pi x),}
 #' with \eqn{\langle\xi(t)\xi(s)\rangle = \delta(t-s)}, for every combination
@@ -206,7 +206,7 @@
 #'   chunks.
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
 #'   solution of stochastic differential equations with CUDA. *Computer
-#'   Physics Communications* 181, 183-188. \doi{10.1016/j.cpc.2009.09.009}
+#'   Physics Communications* 181, 183-188 \doi{10.1016/j.cpc.2009.09.009}.
 #' @examples
 #' # <v> against the bias force, 200 paths per value, on the CPU
 #' x <- driven_brownian(200, a = 4.2, omega = 4.9, f = c(0, 0.5, 1), beta = 0.9,

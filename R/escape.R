@@ -1,7 +1,7 @@
 #' Escape times over a tilted washboard
 #'
 #' Simulates `replicas` paths of the noisy, damped pendulum of a current-biased
-#' Josephson junction (the RCSJ model, paper 000 of the package's sources)
+#' Josephson junction (the RCSJ model of Pierro et al. 2018)
 #' for every combination of the parameters, and returns the time at which each
 #' path first crosses a threshold beyond the barrier top:
 #' \deqn{\ddot\varphi + \beta\dot\varphi = V_0(\gamma - \sin\varphi) +
@@ -228,7 +228,7 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 
 #' Switching currents under a bias ramp
 #'
-#' Algorithm 3 of paper 000: the bias rises linearly, \eqn{\gamma(t) =
+#' Algorithm 3 of Pierro et al. (2018): the bias rises linearly, \eqn{\gamma(t) =
 #' \gamma_0 + \text{ramp}\; t}, from `gamma0` with the junction at rest in
 #' its well, and each path reports the bias at which it switches (crosses
 #' \eqn{\pi - \arcsin\gamma_0}, the saddle of the starting bias, as in the
@@ -264,6 +264,10 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #'   [escape_times()] with columns `condition`, `ramp`, `V0`, `beta`,
 #'   `theta`, `replica`, `value` (bias at switching) and `escaped` (switched
 #'   before `gamma_max`).
+#' @references
+#' Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
+#'   Stochastic first passage time accelerated with CUDA. *Journal of
+#'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
 #' @examples
 #' x <- switching_currents(300, ramp = 2e-5, V0 = 4, beta = 0.3, theta = 0.2,
 #'                         dt = 0.02, seed = 1, backend = "cpu", gamma_max = 0.95)
@@ -416,17 +420,17 @@ escape_check_steps <- function(c0, method, precision, call) {
   if (any(bad)) {
     i <- which(bad)[1]
     why <- if (c0$beta[i] * c0$h[i] >= 2) {
-      sprintf("beta h = %s is not below 2, where the damping of a step overshoots",
+      sprintf("beta dt = %s is not below 2, where the damping of a step overshoots",
               format(c0$beta[i] * c0$h[i], digits = 3))
     } else if (method == "euler") {
-      sprintf(paste0("Euler's numerical anti-damping h omega0^2 = %s is not below ",
+      sprintf(paste0("Euler's numerical anti-damping dt omega0^2 = %s is not below ",
                      "beta = %s, so each step pumps energy into the well"),
               format(c0$h[i] * w2[i], digits = 3), format(c0$beta[i], digits = 3))
     } else {
-      sprintf("h omega0 = %s is too large", format(c0$h[i] * sqrt(w2[i]), digits = 3))
+      sprintf("dt omega0 = %s is too large", format(c0$h[i] * sqrt(w2[i]), digits = 3))
     }
     sp_abort(sprintf(paste0(
-      "the %s scheme is unstable at h = %s for the dynamics in the well ",
+      "the %s scheme is unstable at dt = %s for the dynamics in the well ",
       "(condition %d: gamma = %s, V0 = %s, beta = %s): %s. Escapes would be ",
       "artefacts of the step; use a smaller `dt`%s."), method, format(c0$h[i]), i,
       format(c0$g0[i]), format(c0$V0[i]), format(c0$beta[i]), why,
@@ -437,9 +441,9 @@ escape_check_steps <- function(c0, method, precision, call) {
   if (any(hot)) {
     i <- which.max(dev)
     sp_warn(sprintf(paste0(
-      "the %s step h = %s heats or cools the well: the linearised discrete ",
+      "the %s step dt = %s heats or cools the well: the linearised discrete ",
       "dynamics is stationary at temperature %s theta in phi and %s theta in ",
-      "its velocity (condition %d, beta h = %s, h omega0 = %s); escape rates, ",
+      "its velocity (condition %d, beta dt = %s, dt omega0 = %s); escape rates, ",
       "~ exp(-Delta U / theta), are biased accordingly. Use a smaller `dt`%s ",
       "(h_check() measures the bias)."), method, format(c0$h[i]),
       format(lin$T_phi[i], digits = 3), format(lin$T_v[i], digits = 3), i,
@@ -460,7 +464,7 @@ escape_check_steps <- function(c0, method, precision, call) {
     if (any(tiny)) {
       sp_warn(sprintf(paste0(
         "steps too small for single precision: the thermal displacement per step, ",
-        "h sqrt(theta) = %s, is within 10 units of the last place of phi; ",
+        "dt sqrt(theta) = %s, is within 10 units of the last place of phi; ",
         "rounding biases the paths. Use precision = \"double\"."),
         format(min(c0$h * sqrt(c0$theta)), digits = 3)), call = call,
         class = "statphysgpu_step_warning")
@@ -734,7 +738,7 @@ escape_conditions <- function(grid, g0, dg, h, th, vcens, kmax, start, call) {
   if (start == "thermal") {
     if (ncond * 2 * ESCAPE_KNOTS > 2^25) {
       sp_abort(sprintf(paste0(
-        "start = \"thermal\" tabulates %d values per condition; %s conditions ",
+        "init = \"thermal\" tabulates %d values per condition; %s conditions ",
         "are too many (at most %s)."), 2L * ESCAPE_KNOTS, fmt_count(ncond),
         fmt_count(floor(2^25 / (2 * ESCAPE_KNOTS)))), call = call)
     }

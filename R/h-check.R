@@ -31,7 +31,7 @@
 #'   parameters, `mean_h` and `se_h` (the original run), `mean_h2` and
 #'   `se_h2` (at \eqn{h/2}), `difference`, `relative` (difference over
 #'   `mean_h2`), `z`, and `bias_h` (the Richardson estimate of the original
-#'   run's step bias); attributes `h`, `method`, `order` and `rerun` (the
+#'   run's step bias); attributes `dt`, `method`, `order` and `rerun` (the
 #'   result at \eqn{h/2}).
 #' @examples
 #' x <- escape_times(400, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.25,
@@ -103,13 +103,13 @@ h_check <- function(x, ..., level = 0.95) {
 #' @export
 print.sp_h_check <- function(x, digits = 4, ...) {
   cat(sprintf(paste0(
-    "Step check: %s at h = %s against h/2 = %s (order %s; bias_h = difference ",
+    "Step check: %s at dt = %s against dt/2 = %s (order %s; bias_h = difference ",
     "/ (1 - 2^-%s))\n"), attr(x, "method"), format(step_of(x)),
     format(step_of(x) / 2), format(attr(x, "order")), format(attr(x, "order"))))
   print(as.data.frame(unclass(x)), digits = digits, row.names = FALSE)
   big <- abs(x$z) >= 2 & !is.na(x$z)
   cat(if (any(big)) {
-    sprintf("The step bias is resolved (|z| >= 2) in %d of %d conditions: use a smaller h.\n",
+    sprintf("The step bias is resolved (|z| >= 2) in %d of %d conditions: use a smaller dt.\n",
             sum(big), nrow(x))
   } else {
     "No step bias resolved (|z| < 2 everywhere) at this sample size.\n"

@@ -4,8 +4,8 @@
 #' \eqn{|\psi|^2} for \eqn{N} helium-4 atoms in a cubic periodic box, with the
 #' McMillan-Jastrow trial function \eqn{\psi = \exp(\sum_{i<j} u(r_{ij}))},
 #' \eqn{u(r) = -\frac12 (b/r)^5} ([jastrow_mcmillan()]), and the Aziz HFD-B(HE)
-#' potential ([aziz_potential()]), as the QL code of paper 002 (Lutsyshyn
-#' 2015) does, and hands back the energy blocks of every walker for the
+#' potential ([aziz_potential()]), as the QL code of Lutsyshyn (2015)
+#' does, and hands back the energy blocks of every walker for the
 #' error analysis of [summary.vmc_blocks()] ([reblock()], [tau_int()],
 #' [time_to_error()]).
 #'
@@ -115,7 +115,7 @@
 #'   chains to rounding); with `init`, the precision of `init` unless
 #'   given. Option `statphysgpu.he4_variant` picks the GPU kernel variant (a
 #'   suffix: `"_fast_u4"` by default, `""` the exact-division kernels of
-#'   earlier versions; `bench/he4.R` compares them).
+#'   earlier versions; they differ only in speed).
 #' @param pair_distribution Also accumulate the pair distribution
 #'   \eqn{g(r)} over the recorded measurements (100 bins over \eqn{[0, L/2)}).
 #' @param progress Show a progress bar.
@@ -140,11 +140,11 @@
 #'   `replica` with a warning of class `statphysgpu_deprecated`, and the
 #'   attributes `step` and `walkers` hold `displacement` and `replicas`.
 #' @references Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU.
-#'   *Computer Physics Communications* 187, 162-174; arXiv:1312.1282 (paper
-#'   002 of the package's sources: the QL code for the variational Monte
-#'   Carlo of liquid helium-4). McMillan, W. L. (1965) Ground state of liquid
+#'   *Computer Physics Communications* 187, 162-174.
+#'   \doi{10.1016/j.cpc.2014.10.016}; arXiv:1312.1282 (the QL code for the
+#'   variational Monte Carlo of liquid helium-4). McMillan, W. L. (1965) Ground state of liquid
 #'   He4. *Physical Review* 138, A442-A451. Aziz, R. A., McCourt, F. R. W.
-#'   and Wong, C. C. K. (1987) *Molecular Physics* 61, 1487-1511.
+#'   and Wong, C. C. K. (1987) *Molecular Physics* 61, 1487-1511 \doi{10.1080/00268978700101941}.
 #' @seealso [summary.vmc_blocks()], [reblock()], [aziz_potential()].
 #' @examples
 #' x <- he4_vmc(32, replicas = 2, blocks = 4, block_sweeps = 10,

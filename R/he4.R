@@ -1,4 +1,4 @@
-# Pair physics of liquid 4He (paper 002): the Aziz HFD-B(HE) potential,
+# Pair physics of liquid 4He (Lutsyshyn 2015): the Aziz HFD-B(HE) potential,
 # McMillan's Jastrow factor in a periodic box, the tail correction of the
 # potential energy and (internal) the local energy of one configuration.
 # The potential, the Jastrow factor and the local energy are evaluated by
@@ -35,10 +35,11 @@ HE4_DAMP_END <- 1.4826 * 2.963
 #' @return \eqn{V(r)} in kelvin, with the names and dimensions of `r`.
 #' @references Aziz, R. A., McCourt, F. R. W. and Wong, C. C. K. (1987) A new
 #'   determination of the ground state interatomic potential for He2.
-#'   *Molecular Physics* 61, 1487-1511.
+#'   *Molecular Physics* 61, 1487-1511 \doi{10.1080/00268978700101941}.
 #'
 #'   Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU. *Computer
-#'   Physics Communications*; arXiv:1312.1282.
+#'   Physics Communications* 187, 162-174 \doi{10.1016/j.cpc.2014.10.016};
+#'   arXiv:1312.1282.
 #' @seealso [jastrow_mcmillan()], [he4_tail_correction()].
 #' @examples
 #' aziz_potential(c(2.5, 2.963, 3.5, 5))
@@ -81,10 +82,11 @@ aziz_potential <- function(r) {
 #' @param deriv 0 for \eqn{u}, 1 for \eqn{du/dr}, 2 for \eqn{d^2u/dr^2}.
 #' @return Numeric vector like `r` (per ångström to the power `deriv`).
 #' @references McMillan, W. L. (1965) Ground state of liquid He4.
-#'   *Physical Review* 138, A442-A451. \doi{10.1103/PhysRev.138.A442}
+#'   *Physical Review* 138, A442-A451 \doi{10.1103/PhysRev.138.A442}.
 #'
 #'   Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU. *Computer
-#'   Physics Communications*; arXiv:1312.1282.
+#'   Physics Communications* 187, 162-174 \doi{10.1016/j.cpc.2014.10.016};
+#'   arXiv:1312.1282.
 #' @seealso [aziz_potential()].
 #' @examples
 #' r <- seq(2, 6, by = 0.5)
@@ -128,10 +130,11 @@ jastrow_mcmillan <- function(r, b, L = Inf, form = c("symmetrized", "truncated")
 #' @return The tail correction per atom in kelvin (negative), one per element
 #'   of the recycled `density` and `L`.
 #' @references Aziz, R. A., McCourt, F. R. W. and Wong, C. C. K. (1987)
-#'   *Molecular Physics* 61, 1487-1511.
+#'   *Molecular Physics* 61, 1487-1511 \doi{10.1080/00268978700101941}.
 #'
 #'   Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU. *Computer
-#'   Physics Communications*; arXiv:1312.1282.
+#'   Physics Communications* 187, 162-174 \doi{10.1016/j.cpc.2014.10.016};
+#'   arXiv:1312.1282.
 #' @examples
 #' # N = 64 atoms at the equilibrium density
 #' rho <- 0.02186

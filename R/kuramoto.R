@@ -1,6 +1,6 @@
-#' Noisy Kuramoto oscillators: order parameter and phases (paper 001)
+#' Noisy Kuramoto oscillators: order parameter and phases (Januszewski and Kostur 2010)
 #'
-#' Integrates \eqn{N} globally coupled noisy phase oscillators (paper 001,
+#' Integrates \eqn{N} globally coupled noisy phase oscillators (Januszewski and Kostur 2010,
 #' Eq. (2), the model of its PROG2 and PROG3),
 #' \deqn{\gamma \dot x_i = \omega_i + \frac{K}{N} \sum_{j=1}^N A_{ij}
 #'   \sin(x_j - x_i) + \sqrt{2\gamma T}\,\xi_i(t),}
@@ -31,13 +31,13 @@
 #' paper's \eqn{K_{ij}} is \eqn{K A_{ij} / N} here. With \eqn{A = 1} the
 #' threshold of synchronisation does not depend on \eqn{N}: \eqn{K_c = 2
 #' (w + T)} for Lorentzian frequencies of half width \eqn{w}
-#' ([kuramoto_r_theory()]). Fig. 4 of paper 001 ("\eqn{K_{ij} = 4}", after
+#' ([kuramoto_r_theory()]). Fig. 4 of Januszewski and Kostur (2010) ("\eqn{K_{ij} = 4}", after
 #' Fig. 10 of Acebron et al.'s review, which uses \eqn{K/N}) is `K = 4`,
 #' `frequencies = 0`, `theta = 1`.
 #'
 #' **Couplings.** `"mean_field"` uses \eqn{\sum_j \sin(x_j - x_i) = \cos x_i
 #' S - \sin x_i C} with \eqn{S = \sum_j \sin x_j}, \eqn{C = \sum_j \cos
-#' x_j} (paper 001, Eq. (3)): an \eqn{O(N)} reduction per SRK2 stage
+#' x_j} (Januszewski and Kostur 2010, Eq. (3)): an \eqn{O(N)} reduction per SRK2 stage
 #' (PROG3). `"pairs"` sums the \eqn{N^2} terms \eqn{\sin(x_j - x_i)}
 #' directly, tile by tile (PROG2); it gives the mean-field result to
 #' rounding (it is the same sum) and is there as the paper's all-pairs
@@ -100,7 +100,7 @@
 #' function of \eqn{n}, is used as given.
 #'
 #' **Precision.** In single precision the phases are kept reduced to
-#' \eqn{[-\pi, \pi]} after each step (paper 001, section 5: the periodic
+#' \eqn{[-\pi, \pi]} after each step (Januszewski and Kostur 2010, section 5: the periodic
 #' terms' arguments stay small) and the final phases are returned reduced;
 #' in double precision they are not reduced. All sums over oscillators are
 #' accumulated in double (on the GPU in single precision, a thread first adds
@@ -110,7 +110,7 @@
 #' mean-field kernel has tuning variants, chosen with
 #' `options(statphysgpu.kuramoto_variant = "")` (the default) or `"_np"`,
 #' `"_lb6"`, `"_lb2"`; they give identical results and differ only in speed
-#' (`bench/kuramoto.R` in the package's sources compares them).
+#' (for tuning on a given GPU).
 #'
 #' **Coarse steps.** A warning (class `statphysgpu_coarse_dt`) is given
 #' when \eqn{dt (|K| a + m) / \gamma > 0.5}, with \eqn{a} the largest row
@@ -185,8 +185,8 @@
 #'   read `phases`, as `theta` is the temperature in the package's names).
 #' @references Januszewski, M. and Kostur, M. (2010) Accelerating numerical
 #'   solution of stochastic differential equations with CUDA. *Computer
-#'   Physics Communications* 181, 183-188 (paper 001); Acebron, J. A. et
-#'   al. (2005) The Kuramoto model. *Reviews of Modern Physics* 77, 137.
+#'   Physics Communications* 181, 183-188 \doi{10.1016/j.cpc.2009.09.009}; Acebron, J. A. et
+#'   al. (2005) The Kuramoto model. *Reviews of Modern Physics* 77, 137 \doi{10.1103/RevModPhys.77.137}.
 #' @seealso [summary.kuramoto_run()], [plot.kuramoto_run()],
 #'   [kuramoto_r_theory()].
 #' @examples

@@ -134,10 +134,10 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #'   variance \eqn{T}, shifted to a total momentum of zero.
 #' * `ring_uniform(n, p0)`: the ring model's homogeneous start: angles
 #'   uniform on \eqn{(-\pi, \pi)}, momenta uniform on \eqn{[-p_0, p_0]}
-#'   (shifted to zero total momentum; `p0 = 0`: at rest, as in paper 004).
+#'   (shifted to zero total momentum; `p0 = 0`: at rest, as in Rocha Filho 2014).
 #' * `gravity2d_shell(n, r_in, r_out)`: the 2D self-gravitating system at
-#'   rest, uniform on the annulus \eqn{r_{in} \le r \le r_{out}} (paper
-#'   004), shifted so that the centre of mass is at the origin.
+#'   rest, uniform on the annulus \eqn{r_{in} \le r \le r_{out}} (Rocha
+#'   Filho 2014), shifted so that the centre of mass is at the origin.
 #'
 #' **Drawn when read.** A start is a small object: its model, `n`, its
 #' parameters and its seed, whose particles are drawn only when they are
@@ -186,6 +186,10 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #'   pass it as `init` to [lrmd()]. With a vector parameter, an object of
 #'   class `lrmd_starts` (see Grids).
 #' @seealso [lrmd()], [hmf_caloric()].
+#' @references
+#' Rocha Filho, T. M. (2014) Molecular dynamics for long-range interacting
+#'   systems on graphic processing units. *Computer Physics Communications*
+#'   185, 1364-1369. \doi{10.1016/j.cpc.2014.01.008}
 #' @examples
 #' w <- hmf_waterbag(1000, M0 = 1, U = 0.69, seed = 1)
 #' head(w)

@@ -1,7 +1,7 @@
 #' Long-range molecular dynamics: HMF, ring and 2D self-gravitating systems
 #'
 #' Integrates Hamilton's equations of \eqn{N} particles with long-range
-#' interactions (paper 004) by Yoshida's 4th-order symplectic scheme, on
+#' interactions (Rocha Filho 2014) by Yoshida's 4th-order symplectic scheme, on
 #' the CPU (OpenMP over particles) or a GPU, and records the energies and
 #' the order parameters along the way. The models (unit masses; the sums
 #' run over all \eqn{i, j}, including \eqn{i = j}, a constant):
@@ -27,7 +27,7 @@
 #' relative energy error is bounded and scales as \eqn{dt^4}.
 #'
 #' **Precision.** Positions and momenta are always double, and so are the
-#' drifts, the kicks and every sum over particles. `"mixed"` (paper 004's
+#' drifts, the kicks and every sum over particles. `"mixed"` (Rocha Filho's (2014)
 #' choice) computes what the force evaluation reads of each particle (the
 #' sine and cosine of its angle, or its coordinates) and each pair term in
 #' single precision, and adds the pair terms into double accumulators;
@@ -122,7 +122,7 @@
 #' `statphysgpu.lrmd_blocks_per_sm = b` cuts them as if `b` blocks fit an SM
 #' (fewer than fit: longer parts; more: shorter parts in several waves;
 #' numbers equal to rounding; for tuning: on an H100 neither beat the
-#' default, `bench/RESULTS.md`).
+#' default).
 #'
 #' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
 #' one slice per device; each device updates its slice and the devices
@@ -146,9 +146,9 @@
 #' gives the same numbers bit for bit, 1.15-1.3 times slower;
 #' `"mixed_ftz_pf"` double-buffers the source tiles, with the same numbers,
 #' not yet timed on a GPU;
-#' `"mixed_pair"` adds every pair term in double, the wording of paper 004,
+#' `"mixed_pair"` adds every pair term in double, the wording of Rocha Filho (2014),
 #' with the same energy error to four digits and 1.3-2.1 times slower;
-#' `bench/lrmd.R` compares them). In mixed precision the softening must be at least
+#' measured on an H100). In mixed precision the softening must be at least
 #' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
 #' a particle with itself or a close neighbour carries rounding of
 #' \eqn{10^{-7}}, which moves the energy by about \eqn{5 \times 10^{-7}}
@@ -267,9 +267,9 @@
 #'   `steps_done`, `time_end` have one value per system.
 #' @references Rocha Filho, T. M. (2014) Molecular dynamics for long-range
 #'   interacting systems on graphic processing units. *Computer Physics
-#'   Communications* 185, 1364-1369 (paper 004); Yoshida, H. (1990)
+#'   Communications* 185, 1364-1369 \doi{10.1016/j.cpc.2014.01.008}; Yoshida, H. (1990)
 #'   Construction of higher order symplectic integrators. *Physics Letters
-#'   A* 150, 262-268.
+#'   A* 150, 262-268 \doi{10.1016/0375-9601(90)90092-3}.
 #' @seealso [hmf_waterbag()], [hmf_caloric()], [plot.lrmd_run()].
 #' @examples
 #' x <- lrmd("hmf", init = hmf_waterbag(2000, M0 = 1, U = 0.69, seed = 1),

@@ -123,7 +123,12 @@ km_quantile <- function(value, escaped, p) {
 #' @param object A result of [escape_times()] or [switching_currents()].
 #' @param level Confidence level of the intervals.
 #' @param ... Unused.
-#' @return A data frame of class `summary.sp_paths`.
+#' @return A data frame of class `summary.sp_paths`, one row per condition:
+#'   the condition's parameters, `replicas` (the paths), `censored`,
+#'   `unfinished`, the censoring-aware `mean` with `se` and its interval,
+#'   the quartiles and the tail rate with its interval. (`s$n`, the name of
+#'   `replicas` in earlier versions, still gives it, with a warning of class
+#'   `statphysgpu_deprecated`; the old name goes in the next release.)
 #' @examples
 #' x <- escape_times(300, gamma = 0.5, V0 = 1, beta = 0.5, theta = 0.2,
 #'                   dt = 0.02, t_max = 300, seed = 2, backend = "cpu")
@@ -146,7 +151,7 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
                    error = function(err) list(rate = NA_real_, lower = NA_real_,
                                               upper = NA_real_))
     q <- if (length(v)) km_quantile(v, e, c(0.25, 0.5, 0.75)) else rep(NA_real_, 3)
-    data.frame(n = nrow(d), censored = sum(!e), unfinished = n_unf,
+    data.frame(replicas = nrow(d), censored = sum(!e), unfinished = n_unf,
                mean = m$estimate, se = m$se, mean_lower = m$lower, mean_upper = m$upper,
                q25 = q[1], median = q[2], q75 = q[3],
                tail_rate = tr$rate, tail_rate_lower = tr$lower,
@@ -156,7 +161,8 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
   attr(out, "level") <- level
   attr(out, "type") <- path_type(object)
   if (path_type(object) == "passage") attr(out, "model") <- attr(object, "model")
-  class(out) <- c("summary.sp_paths", "data.frame")
+  attr(out, "sp_renamed") <- "summary.sp_paths" # x$n: the old name of `replicas`
+  class(out) <- c("summary.sp_paths", "sp_renamed_df", "data.frame")
   out
 }
 
@@ -200,7 +206,7 @@ print.sp_paths <- function(x, ...) {
                 fmt_count(nu), if (nu == 1) "" else "s", if (nu == 1) "it" else "they"))
   }
   s <- summary(x)
-  cols <- c(names(conds), "n", "censored", "mean", "median")
+  cols <- c(names(conds), "replicas", "censored", "mean", "median")
   print(fmt_whole_cols(as.data.frame(unclass(s))[, cols, drop = FALSE]), digits = 4,
         row.names = FALSE)
   cat("Use summary() for intervals and quantiles, plot() for the distributions.\n")

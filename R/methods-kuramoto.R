@@ -228,12 +228,16 @@ print.summary.kuramoto_run <- function(x, digits = 4, ...) {
 #' standard errors and the theory where it has a closed form; one series per
 #' value of `beta` and `theta` in a sweep of them); `"density"`
 #' the phase density \eqn{P(x; t)} of the first system as an image, as in
-#' paper 001's Fig. 4 (needs `bins > 0`).
+#' Januszewski and Kostur's (2010) Fig. 4 (needs `bins > 0`).
 #'
 #' @param x,object A result of [kuramoto()].
 #' @param which `"r"`, `"K"` or `"density"`.
 #' @param ... Passed to [plot()] (base graphics).
 #' @return `plot()`: `x`, invisibly; `autoplot()`: a ggplot object.
+#' @references
+#' Januszewski, M. and Kostur, M. (2010) Accelerating numerical
+#'   solution of stochastic differential equations with CUDA. *Computer
+#'   Physics Communications* 181, 183-188. \doi{10.1016/j.cpc.2009.09.009}
 #' @examples
 #' x <- kuramoto(200, K = c(0.5, 2, 4), theta = 0.5, dt = 0.02, steps = 300,
 #'               record_every = 5, bins = 32, seed = 1, backend = "cpu")

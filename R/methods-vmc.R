@@ -171,7 +171,7 @@ print.vmc_blocks <- function(x, n = 6, ...) {
 #' same way (`method = "jonsson"`; `se_error` is then `NA`). `tau_int` is
 #' the integrated autocorrelation time of [tau_int()], in blocks, in
 #' emcee's convention \eqn{\tau_{int} = 1 + 2\sum_{k\ge1}\rho(k)}
-#' (\eqn{\tau_{int} = 1} for independent blocks; paper 002's \eqn{m_c}
+#' (\eqn{\tau_{int} = 1} for independent blocks; Lutsyshyn's (2015) \eqn{m_c}
 #' is \eqn{(\tau_{int} - 1)/2}), from the walkers' autocorrelation
 #' functions averaged. A value below 1 means anti-correlated blocks, or,
 #' for nearly independent blocks, the estimate's own noise (about
@@ -209,6 +209,9 @@ print.vmc_blocks <- function(x, n = 6, ...) {
 #'   `se_blocks` (per observable, the standard error of independent blocks),
 #'   `replicas` (walkers), `method` and `params`.
 #' @seealso [he4_vmc()], [reblock()], [plot.vmc_blocks()].
+#' @references
+#' Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU. *Computer
+#'   Physics Communications* 187, 162-174. \doi{10.1016/j.cpc.2014.10.016}
 #' @examples
 #' x <- he4_vmc(32, replicas = 2, blocks = 16, block_sweeps = 10,
 #'              equilibration = 20, backend = "cpu", seed = 1)
@@ -771,10 +774,19 @@ describe_vmc_part <- function(p) {
 as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "acceptance"),
                                     condition = vmc_conditions(x)$condition[1], ...) {
   call <- sys.call()
-  x <- vmc_pick_condition(x, condition, call)
   if (!requireNamespace("coda", quietly = TRUE)) {
     sp_abort("as.mcmc.list() needs the coda package.", call = call)
   }
+  a <- vmc_aligned_chains(x, observables, condition, "as.mcmc.list()", "coda", call)
+  chains <- lapply(a$chains, function(m) coda::mcmc(m, start = a$lo, end = a$hi, thin = 1))
+  coda::mcmc.list(unname(chains))
+}
+
+# The walkers' blocks of one condition as chains over the same block numbers
+# (lo .. hi): list(chains = one matrix per walker, blocks x observables, lo,
+# hi).  `what` names the caller, `who` the package that needs aligned chains.
+vmc_aligned_chains <- function(x, observables, condition, what, who, call) {
+  x <- vmc_pick_condition(x, condition, call)
   cols <- c(VMC_OBSERVABLES, "acceptance")
   if (!is.character(observables) || length(observables) == 0 ||
       !all(observables %in% cols)) {
@@ -788,8 +800,8 @@ as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "accepta
   lo <- max(vapply(per, function(p) min(p$block), 0))
   hi <- min(vapply(per, function(p) max(p$block), 0))
   if (hi < lo) {
-    sp_abort("the walkers share no block numbers: coda needs chains over the same blocks.",
-             call = call)
+    sp_abort(sprintf("the walkers share no block numbers: %s needs chains over the same blocks.",
+                     who), call = call)
   }
   full <- vapply(per, function(p) all(lo:hi %in% p$block), TRUE)
   if (!all(full)) {
@@ -797,14 +809,47 @@ as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "accepta
              call = call)
   }
   if (any(vapply(per, function(p) min(p$block) < lo || max(p$block) > hi, TRUE))) {
-    message(sprintf(paste0("as.mcmc.list(): the walkers finished different blocks; kept ",
-                           "blocks %s to %s, which all of them hold."), fmt_num(lo),
+    message(sprintf(paste0("%s: the walkers finished different blocks; kept ",
+                           "blocks %s to %s, which all of them hold."), what, fmt_num(lo),
                     fmt_num(hi)))
   }
   chains <- lapply(per, function(p) {
     p <- p[p$block >= lo & p$block <= hi, , drop = FALSE]
     p <- p[order(p$block), , drop = FALSE]
-    coda::mcmc(as.matrix(p[observables]), start = lo, end = hi, thin = 1)
+    as.matrix(p[observables])
   })
-  coda::mcmc.list(unname(chains))
+  list(chains = chains, lo = lo, hi = hi)
+}
+
+#' Convert helium VMC blocks to posterior draws
+#'
+#' A `posterior::draws_array` with one chain per walker, its iterations the
+#' blocks all walkers hold (as for [as.mcmc.list.vmc_blocks()]), its
+#' variables the observables; for posterior's summaries and diagnostics
+#' (`summarise_draws()`, `rhat()`, `ess_bulk()`, ...). The method is
+#' registered when posterior is loaded.
+#'
+#' @inheritParams as.mcmc.list.vmc_blocks
+#' @return A `posterior::draws_array`.
+#' @examples
+#' if (requireNamespace("posterior", quietly = TRUE)) {
+#'   x <- he4_vmc(32, replicas = 2, blocks = 8, block_sweeps = 10,
+#'                equilibration = 20, backend = "cpu", seed = 1)
+#'   d <- posterior::as_draws(x)
+#'   posterior::summarise_draws(d)
+#' }
+#' @exportS3Method posterior::as_draws
+as_draws.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "acceptance"),
+                                condition = vmc_conditions(x)$condition[1], ...) {
+  call <- sys.call()
+  if (!requireNamespace("posterior", quietly = TRUE)) {
+    sp_abort("as_draws() needs the posterior package.", call = call)
+  }
+  a <- vmc_aligned_chains(x, observables, condition, "as_draws()", "posterior", call)
+  iters <- a$hi - a$lo + 1
+  arr <- array(unlist(a$chains, use.names = FALSE),
+               dim = c(iters, length(observables), length(a$chains)))
+  arr <- aperm(arr, c(1, 3, 2)) # iterations x chains x variables
+  dimnames(arr) <- list(NULL, NULL, observables)
+  posterior::as_draws_array(arr)
 }

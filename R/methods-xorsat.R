@@ -32,7 +32,7 @@ xorsat_condition_part <- function(x, c) {
 #' `max_sweeps` or a timeout; all in sweeps, with the mean and TTS99 also in
 #' seconds at the measured pace (see "Sweeps and seconds" in
 #' [xorsat_qg()]). `plot()` draws the empirical survival function of the
-#' TTS on a log scale with the exponential of the estimated mean (paper 003,
+#' TTS on a log scale with the exponential of the estimated mean (Bernaschi et al. 2021,
 #' Fig. 2), in sweeps by default. `rbind()` combines chunks of one study
 #' (runs `first_replica..` run elsewhere with the same seed, instance, clones
 #' and `p1`); their sweeps are exact, and their seconds are converted
@@ -46,7 +46,7 @@ xorsat_condition_part <- function(x, c) {
 #' row per value of `p1` (runs, solved, sample mean and median, and the
 #' posterior median and credible interval of the mean TTS \eqn{\tau} and
 #' of TTS99), its optimum marked in the printout (the optimal-p1 study of
-#' paper 003); `plot()` and `autoplot()` draw one survival curve per value.
+#' Bernaschi et al. (2021)); `plot()` and `autoplot()` draw one survival curve per value.
 #'
 #' @param object,x A result of [xorsat_qg()].
 #' @param level TTS level for [tts_estimate()].
@@ -54,6 +54,12 @@ xorsat_condition_part <- function(x, c) {
 #'   sweeps times the pace) for the time axis of `plot()` and `autoplot()`.
 #' @param ... Passed to [tts_estimate()] (summary) or [plot()].
 #' @return `summary()`: a list of class `summary.xorsat_tts`.
+#' @references
+#' Bernaschi, M., Bisson, M., Fatica, M., Marinari, E., Martin-Mayor, V.,
+#'   Parisi, G. and Ricci-Tersenghi, F. (2021) How we are leading a 3-XORSAT
+#'   challenge: from the energy landscape to the algorithm and its efficient
+#'   implementation on GPUs. *EPL* 133, 60005.
+#'   \doi{10.1209/0295-5075/133/60005}
 #' @examples
 #' x <- xorsat_qg(xorsat_random(48, seed = 1), replicas = 30, clones = 64,
 #'                seed = 1, backend = "cpu")
@@ -209,7 +215,7 @@ xorsat_surv_data <- function(x, unit = "sweeps") {
 
 #' @rdname summary.xorsat_tts
 #' @return `autoplot()`: a ggplot object (the survival function of the time
-#'   to solution on a log scale with the fitted exponential, as paper 003's
+#'   to solution on a log scale with the fitted exponential, as Bernaschi et al.'s (2021)
 #'   Fig. 2).
 #' @exportS3Method ggplot2::autoplot
 autoplot.xorsat_tts <- function(object, unit = c("sweeps", "seconds"), ...) {

@@ -225,11 +225,12 @@ SP_OLD_COLUMNS <- list(
   xorsat_tts = c(run = "replica"),
   driven_paths = c(n = "replicas", gamma = "beta", D0 = "theta"),
   sde_moments = c(n = "replicas"),
-  sp_chunks = c(n = "replicas"))
+  sp_chunks = c(n = "replicas"),
+  summary.sp_paths = c(n = "replicas"))
 
 SP_OLD_OWNER <- c(vmc_blocks = "he4_vmc()", xorsat_tts = "xorsat_qg()",
                   driven_paths = "driven_brownian()", sde_moments = "sde_run()",
-                  sp_chunks = "replica_chunks()")
+                  sp_chunks = "replica_chunks()", summary.sp_paths = "summary()")
 
 # `name` read from x, whose columns were renamed by `renames` (old = "new"):
 # the new name, with a warning of class statphysgpu_deprecated, when `name`
@@ -266,10 +267,21 @@ sp_renamed_of <- function(x) {
   NextMethod()
 }
 
-# A part of it that lost the names' map (a selection of columns) is a plain
-# data frame.
+# Columns selected by their old names (x[, "n"], x["n"]) are read as the new
+# ones, with the warning; a part that lost the names' map (a selection of
+# columns) is a plain data frame.
 #' @export
-`[.sp_renamed_df` <- function(x, ...) {
+`[.sp_renamed_df` <- function(x, i, j, drop) {
+  cls <- sp_renamed_of(x)
+  if (!is.null(cls)) {
+    renamed <- function(v) {
+      if (!is.character(v)) return(v)
+      vapply(v, sp_old_column, "", x = x, renames = SP_OLD_COLUMNS[[cls]],
+             owner = SP_OLD_OWNER[[cls]], USE.NAMES = FALSE)
+    }
+    if (!missing(j)) j <- renamed(j)
+    else if (!missing(i) && nargs() == 2) i <- renamed(i)
+  }
   out <- NextMethod()
   if (is.data.frame(out) && is.null(sp_renamed_of(out))) {
     attr(out, "sp_renamed") <- NULL

@@ -75,7 +75,7 @@
 #' (position, momentum) pairs -- a position's drift a function of its
 #' element's momenta alone (`q = ~ p`), a momentum's drift a force of the
 #' positions (any coupling) -- admits the symplectic `"verlet"` and
-#' `"yoshida4"` (Yoshida's fourth-order composition, paper 004's
+#' `"yoshida4"` (Yoshida's fourth-order composition, Rocha Filho's (2014)
 #' integrator) when it has no noise and no friction, and `"baoab"`
 #' (Leimkuhler and Matthews' splitting, as OpenMM's LangevinMiddleIntegrator)
 #' when a momentum's drift is a force less a friction linear in it (`-g *
@@ -111,6 +111,10 @@
 #' @return An object of class `sde_model`: the checked expressions, their C
 #'   translation (`sde_code()`) and the model's hash.
 #' @seealso [sde_run()], [sde_code()]
+#' @references
+#' Rocha Filho, T. M. (2014) Molecular dynamics for long-range interacting
+#'   systems on graphic processing units. *Computer Physics Communications*
+#'   185, 1364-1369. \doi{10.1016/j.cpc.2014.01.008} (the Yoshida-4 scheme)
 #' @examples
 #' m <- sde_model(
 #'   drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),

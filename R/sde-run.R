@@ -8,7 +8,7 @@
 #'
 #' @section Outputs:
 #' * `"passage"`: the first time the model's `stop` event holds, checked
-#'   after every step (Algorithm 1 of paper 000), censored at `t_max`. When
+#'   after every step (Algorithm 1 of Pierro et al. 2018), censored at `t_max`. When
 #'   the event is a comparison (`lhs > rhs`, `<`, `>=`, `<=`), the crossing
 #'   time is interpolated linearly in `lhs - rhs` inside the step, as
 #'   [escape_times()] does for its threshold; any other event (`&`, `|`,
@@ -104,7 +104,7 @@
 #' units of \eqn{2^{-24}}, absolute and relative; the C library's functions
 #' beyond 8192), one source on both backends; the polynomial costs some 13
 #' instructions a call on the GPU where the hardware sine takes about 8
-#' (the washboard runs 0.7 times as fast with it, Euler; bench/sde.R).
+#' (the washboard runs 0.7 times as fast with it, Euler, on an H100).
 #' Likewise a negative half-integer power (`d^-1.5`, the ring model's pair
 #' force) is made of the hardware's reciprocal square root
 #' (`rsqrt.approx.ftz`: CUDA's `rsqrtf()` for every normal argument, +Inf

@@ -30,13 +30,13 @@
 #' | `init` | the initial state: a named start (`"rest"`, `"thermal"`), a state, or a previous result, which it continues | \eqn{x(0)}, \eqn{\varphi_0}; old `start`, `theta0`, `x0` and `v0` |
 #' | `dt` | the time step | \eqn{h}, \eqn{\Delta t}; old `h` |
 #' | `displacement` | rms trial displacement of a Monte Carlo move (a distance, not a time) | old `step` (he4_vmc) |
-#' | `theta` | the temperature (noise intensity) | \eqn{\theta = k_BT/E_C} (paper 000), \eqn{D_0} and \eqn{T} (paper 001); old `D0`, `T` |
-#' | `beta` | the friction (damping) | \eqn{\beta} (paper 000), \eqn{\gamma} (paper 001); old `gamma` (driven, kuramoto) |
-#' | `gamma` | the bias of the washboard, \eqn{I_b/I_c} (escape family only) | \eqn{\gamma} (paper 000) |
+#' | `theta` | the temperature (noise intensity) | \eqn{\theta = k_BT/E_C} (Pierro et al. 2018), \eqn{D_0} and \eqn{T} (Januszewski and Kostur 2010); old `D0`, `T` |
+#' | `beta` | the friction (damping) | \eqn{\beta} (Pierro et al. 2018), \eqn{\gamma} (Januszewski and Kostur 2010); old `gamma` (driven, kuramoto) |
+#' | `gamma` | the bias of the washboard, \eqn{I_b/I_c} (escape family only) | \eqn{\gamma} (Pierro et al. 2018) |
 #' | `omega` | a drive's angular frequency only | \eqn{\omega} |
 #' | `frequencies` | natural frequencies of oscillators | \eqn{\omega_i}; old `omega` (kuramoto) |
 #' | `precision` | `"single"`, `"mixed"` or `"double"`; a model refuses those it lacks, saying which it has | |
-#' | `method` | the integrator, `"srk2"` (stochastic Heun) or `"euler"` | Algorithm 2 of paper 001; Euler-Maruyama |
+#' | `method` | the integrator, `"srk2"` (stochastic Heun) or `"euler"` | Algorithm 2 of Januszewski and Kostur (2010); Euler-Maruyama |
 #' | `seed` | the Philox key; `NULL` draws one from R's generator | |
 #' | `backend`, `devices`, `progress` | `"auto"`, `"cpu"` or `"gpu"`; GPU ids; a progress bar (`interactive()` by default) | |
 #'
@@ -70,7 +70,31 @@
 #' argument checks, kernel loading, device allocations, uploads, start
 #' states drawn by the engine, the copy of the results into R and their
 #' assembly. A call's fixed cost is measured as the intercept of the whole
-#' call's time at two run lengths (`bench/whole-call.R` in the sources).
+#' call's time at two run lengths.
+#'
+#' @references
+#' The five papers the package is built from (`citation("statphysgpu")`):
+#'
+#' Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
+#'   Stochastic first passage time accelerated with CUDA. *Journal of
+#'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
+#'
+#' Januszewski, M. and Kostur, M. (2010) Accelerating numerical
+#'   solution of stochastic differential equations with CUDA. *Computer
+#'   Physics Communications* 181, 183-188. \doi{10.1016/j.cpc.2009.09.009}
+#'
+#' Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU. *Computer
+#'   Physics Communications* 187, 162-174. \doi{10.1016/j.cpc.2014.10.016}
+#'
+#' Bernaschi, M., Bisson, M., Fatica, M., Marinari, E., Martin-Mayor, V.,
+#'   Parisi, G. and Ricci-Tersenghi, F. (2021) How we are leading a 3-XORSAT
+#'   challenge: from the energy landscape to the algorithm and its efficient
+#'   implementation on GPUs. *EPL* 133, 60005.
+#'   \doi{10.1209/0295-5075/133/60005}
+#'
+#' Rocha Filho, T. M. (2014) Molecular dynamics for long-range interacting
+#'   systems on graphic processing units. *Computer Physics Communications*
+#'   185, 1364-1369. \doi{10.1016/j.cpc.2014.01.008}
 #'
 #' @useDynLib statphysgpu, .registration = TRUE, .fixes = "C_"
 #' @importFrom cli cli_progress_bar

@@ -28,7 +28,9 @@
 #' @return An object of class `arrhenius_fit`: a list with `barrier`,
 #'   `barrier_se`, `intercept` (\eqn{c}), `intercept_se`, `df` (points
 #'   minus 2), `residuals` (of \eqn{\log(\theta^p\tau)}), `chisq` and
-#'   `p_value` (`NA` without `tau_se`), `vcov`, `weighted`, and the data.
+#'   `p_value` (`NA` without `tau_se`), `vcov`, `weighted`, the data, and
+#'   `fit`, the [stats::lm()] fit of \eqn{\log(\theta^p\tau)} on
+#'   \eqn{1/\theta} (with `weights`) that gives these numbers.
 #'   Methods: `print()`, `coef()`, `vcov()`, `confint()` (normal quantiles
 #'   with `tau_se`, Student t on `df` without), and `predict()`, which
 #'   returns \eqn{\langle\tau\rangle} at new temperatures.
@@ -65,20 +67,19 @@ arrhenius_fit <- function(theta, tau, prefactor_power = 0, tau_se = NULL) {
   x <- 1 / theta
   y <- p * log(theta) + log(tau)
   w <- if (is.null(tau_se)) rep(1, n) else (tau / tau_se)^2
-  X <- cbind(intercept = 1, barrier = x)
-  sw <- sqrt(w)
-  qx <- qr(X * sw)
-  beta <- qr.coef(qx, y * sw)
-  R <- qr.R(qx)
-  Rinv <- backsolve(R, diag(2))
-  cov_unscaled <- Rinv %*% t(Rinv)
-  dimnames(cov_unscaled) <- list(colnames(X), colnames(X))
-  fitted <- drop(X %*% beta)
+  # weighted least squares by stats::lm(); with known errors (tau_se) the
+  # covariance is the unscaled one (not rescaled by the residual scatter)
+  fit <- stats::lm(y ~ x, weights = w)
+  beta <- stats::coef(fit)
+  names(beta) <- c("intercept", "barrier")
+  # summary.lm()'s unscaled covariance, without its warning on a perfect fit
+  cov_unscaled <- chol2inv(fit$qr$qr[1:2, 1:2, drop = FALSE])
+  dimnames(cov_unscaled) <- list(names(beta), names(beta))
+  fitted <- unname(stats::fitted(fit))
   res <- y - fitted
   df <- n - 2
   if (is.null(tau_se)) {
-    s2 <- sum(res^2) / df
-    V <- s2 * cov_unscaled
+    V <- sum(res^2) / df * cov_unscaled # = vcov(fit)
     chisq <- NA_real_
     p_value <- NA_real_
   } else {
@@ -91,7 +92,7 @@ arrhenius_fit <- function(theta, tau, prefactor_power = 0, tau_se = NULL) {
               df = df, residuals = res, chisq = chisq, p_value = p_value,
               vcov = V, weighted = !is.null(tau_se), fitted = fitted,
               theta = theta, tau = tau, tau_se = tau_se,
-              prefactor_power = p)
+              prefactor_power = p, fit = fit)
   class(out) <- "arrhenius_fit"
   out
 }

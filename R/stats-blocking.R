@@ -208,14 +208,14 @@ reblock_table <- function(chains) {
 #'   automatic method), [tau_int()] for the autocorrelation time.
 #' @references
 #' Flyvbjerg, H. and Petersen, H. G. (1989) Error estimates on averages of
-#'   correlated data. *Journal of Chemical Physics* 91, 461-466.
+#'   correlated data. *Journal of Chemical Physics* 91, 461-466 \doi{10.1063/1.457480}.
 #'
 #' Wolff, U. (2004) Monte Carlo errors with less errors. *Computer Physics
-#'   Communications* 156, 143-153.
+#'   Communications* 156, 143-153 \doi{10.1016/S0010-4655(03)00467-3}.
 #'
 #' Lee, R. M., Conduit, G. J., Nemec, N., Lopez Rios, P. and Drummond, N. D.
 #'   (2011) Strategies for improving the efficiency of quantum Monte Carlo
-#'   calculations. *Physical Review E* 83, 066706.
+#'   calculations. *Physical Review E* 83, 066706 \doi{10.1103/PhysRevE.83.066706}.
 #' @examples
 #' # an AR(1) chain with phi = 0.9: true SE of the mean is
 #' # sqrt(var / n * (1 + phi) / (1 - phi))
@@ -376,7 +376,7 @@ jonsson_chain <- function(y) {
 #'
 #' **Reference data.** `system.file("extdata", "blocking-jonsson2018.txt",
 #' package = "statphysgpu")` holds the 65,536-value example series
-#' distributed with Jonsson's public code (PRE 98, 043304 (2018)); the
+#' distributed with Jonsson's public code (PRE 98, 043304 (2018), \doi{10.1103/PhysRevE.98.043304}); the
 #' published answer is mean 2.97804 and standard error 0.00392796, which
 #' `method = "jonsson"` reproduces (0.003927963 at level 10).
 #'
@@ -391,14 +391,14 @@ jonsson_chain <- function(y) {
 #'   [time_to_error()].
 #' @references
 #' Jonsson, M. (2018) Standard error estimation by an automated blocking
-#'   method. *Physical Review E* 98, 043304.
+#'   method. *Physical Review E* 98, 043304 \doi{10.1103/PhysRevE.98.043304}.
 #'
 #' Flyvbjerg, H. and Petersen, H. G. (1989) Error estimates on averages of
-#'   correlated data. *Journal of Chemical Physics* 91, 461-466.
+#'   correlated data. *Journal of Chemical Physics* 91, 461-466 \doi{10.1063/1.457480}.
 #'
 #' Lee, R. M., Conduit, G. J., Nemec, N., Lopez Rios, P. and Drummond, N. D.
 #'   (2011) Strategies for improving the efficiency of quantum Monte Carlo
-#'   calculations. *Physical Review E* 83, 066706.
+#'   calculations. *Physical Review E* 83, 066706 \doi{10.1103/PhysRevE.83.066706}.
 #' @examples
 #' x <- scan(system.file("extdata", "blocking-jonsson2018.txt",
 #'                       package = "statphysgpu"), quiet = TRUE)
@@ -473,7 +473,7 @@ acf_fft <- function(y) {
 #' \deqn{\tau_{int} = 1 + 2 \sum_{k \ge 1} \rho(k),}
 #' so that the variance of the mean of \eqn{n} values is \eqn{\tau_{int}
 #' \sigma^2 / n} (\eqn{\tau_{int} = 1} for uncorrelated values, and
-#' \eqn{(1+\phi)/(1-\phi)} for an AR(1) chain). Paper 002 (Lutsyshyn 2015,
+#' \eqn{(1+\phi)/(1-\phi)} for an AR(1) chain). Lutsyshyn (2015,
 #' Eq. 10) uses instead \eqn{m_c = \sum_{k \ge 1} \rho(k) = (\tau_{int} -
 #' 1)/2}; this function returns \eqn{\tau_{int}}.
 #'
@@ -517,19 +517,19 @@ acf_fft <- function(y) {
 #' Sokal, A. (1997) Monte Carlo methods in statistical mechanics:
 #'   foundations and new algorithms. In *Functional Integration: Basics and
 #'   Applications*, eds. DeWitt-Morette, C., Cartier, P. and Folacci, A.
-#'   Plenum, New York, 131-192.
+#'   Plenum, New York, 131-192 \doi{10.1007/978-1-4899-0319-8_6}.
 #'
 #' Foreman-Mackey, D., Hogg, D. W., Lang, D. and Goodman, J. (2013) emcee:
 #'   the MCMC hammer. *Publications of the Astronomical Society of the
-#'   Pacific* 125, 306-312.
+#'   Pacific* 125, 306-312 \doi{10.1086/670067}.
 #'
 #' Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU. *Computer Physics
-#'   Communications* 187, 162-174 (paper 002).
+#'   Communications* 187, 162-174 \doi{10.1016/j.cpc.2014.10.016}.
 #' @examples
 #' set.seed(1)
 #' x <- as.numeric(stats::filter(rnorm(2^16), 0.9, method = "recursive"))
 #' tau_int(x)   # true value (1 + 0.9) / (1 - 0.9) = 19
-#' (tau_int(x) - 1) / 2   # m_c of paper 002
+#' (tau_int(x) - 1) / 2   # m_c of Lutsyshyn (2015)
 #' @export
 tau_int <- function(x, window = 5) {
   call <- sys.call()
@@ -589,9 +589,9 @@ tau_int <- function(x, window = 5) {
 #'   vector.
 #' @references
 #' Lutsyshyn, Y. (2015) Fast quantum Monte Carlo on a GPU. *Computer Physics
-#'   Communications* 187, 162-174 (paper 002), Sec. 7.3.
+#'   Communications* 187, 162-174 \doi{10.1016/j.cpc.2014.10.016}, Sec. 7.3.
 #' @examples
-#' # 1 mK after 130 s (the K20 anchor of paper 002)
+#' # 1 mK after 130 s (the K20 anchor of Lutsyshyn 2015)
 #' time_to_error(130, se = 1)                 # 130 s mK^2
 #' time_to_error(130, se = 1, target = 0.5)   # 520 s for 0.5 mK
 #' # the same in K: 1.3e-4 s K^2

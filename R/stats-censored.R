@@ -72,7 +72,7 @@ default_tail_start <- function(value, escaped) {
 #'   Hall, Sec. 3.2.
 #'
 #' Garwood, F. (1936) Fiducial limits for the Poisson distribution.
-#'   *Biometrika* 28, 437-442.
+#'   *Biometrika* 28, 437-442 \doi{10.1093/biomet/28.3-4.437}.
 #' @examples
 #' set.seed(2)
 #' t <- 1 + rexp(500, rate = 0.2) # a transient of 1, then rate 0.2

@@ -123,14 +123,14 @@ km_table <- function(value, escaped) {
 #' @references
 #' Dvoretzky, A., Kiefer, J. and Wolfowitz, J. (1956) Asymptotic minimax
 #'   character of the sample distribution function and of the classical
-#'   multinomial estimator. *Annals of Mathematical Statistics* 27, 642-669.
+#'   multinomial estimator. *Annals of Mathematical Statistics* 27, 642-669 \doi{10.1214/aoms/1177728174}.
 #'
 #' Massart, P. (1990) The tight constant in the Dvoretzky-Kiefer-Wolfowitz
-#'   inequality. *Annals of Probability* 18, 1269-1283.
+#'   inequality. *Annals of Probability* 18, 1269-1283 \doi{10.1214/aop/1176990746}.
 #'
 #' Kaplan, E. L. and Meier, P. (1958) Nonparametric estimation from
 #'   incomplete observations. *Journal of the American Statistical
-#'   Association* 53, 457-481.
+#'   Association* 53, 457-481 \doi{10.1080/01621459.1958.10501452}.
 #'
 #' Kalbfleisch, J. D. and Prentice, R. L. (2002) *The Statistical Analysis of
 #'   Failure Time Data*, 2nd ed. Wiley (log-log Greenwood intervals).

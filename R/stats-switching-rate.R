@@ -120,7 +120,7 @@ bin_point_offset <- function(kappa, dg) {
 #'   bias.
 #' @references
 #' Fulton, T. A. and Dunkleberger, L. N. (1974) Lifetime of the zero-voltage
-#'   state in Josephson tunnel junctions. *Physical Review B* 9, 4760-4768.
+#'   state in Josephson tunnel junctions. *Physical Review B* 9, 4760-4768 \doi{10.1103/PhysRevB.9.4760}.
 #'
 #' Cox, D. R. and Oakes, D. (1984) *Analysis of Survival Data*. Chapman and
 #'   Hall, Sec. 4.3 (life tables).

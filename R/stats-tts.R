@@ -121,7 +121,7 @@ tts_sample <- function(x, solved, unit, call) {
 #' Bernaschi, M., Bisson, M., Fatica, M., Marinari, E., Martin-Mayor, V.,
 #'   Parisi, G. and Ricci-Tersenghi, F. (2021) How we are leading a
 #'   3-XORSAT challenge: from the energy landscape to the algorithm and its
-#'   efficient implementation on GPUs. *EPL* 133, 60005.
+#'   efficient implementation on GPUs. *EPL* 133, 60005 \doi{10.1209/0295-5075/133/60005}.
 #' @seealso [tts_scaling()] for the growth of TTS with the size,
 #'   [exp_tail_rate()] for the frequentist rate of a censored exponential
 #'   sample.
@@ -280,10 +280,10 @@ tts_unit_label <- function(unit) {
 #'   fit of `y ~ n`, `y` the log10 of the medians) and `unit`. Methods:
 #'   `print()`, `coef()`, `vcov()` and `predict()`.
 #' @references
-#' Bernaschi, M. et al. (2021) *EPL* 133, 60005 (see [tts_estimate()]).
+#' Bernaschi, M. et al. (2021) *EPL* 133, 60005 \doi{10.1209/0295-5075/133/60005} (see [tts_estimate()]).
 #'
 #' Kowalsky, M., Albash, T., Hen, I. and Lidar, D. A. (2022) *Quantum
-#'   Science and Technology* 7, 025008.
+#'   Science and Technology* 7, 025008 \doi{10.1088/2058-9565/ac4d1b}.
 #' @examples
 #' set.seed(2)
 #' n <- rep(c(64, 96, 128, 160, 192), each = 5)

@@ -124,23 +124,23 @@ washboard_args <- function(gamma, V0, call) {
 #'   numeric arguments recycled to a common length (as by [data.frame()]).
 #' @references
 #' Kramers, H. A. (1940) Brownian motion in a field of force and the
-#'   diffusion model of chemical reactions. *Physica* 7, 284-304.
+#'   diffusion model of chemical reactions. *Physica* 7, 284-304 \doi{10.1016/S0031-8914(40)90098-2}.
 #'
 #' Büttiker, M., Harris, E. P. and Landauer, R. (1983) Thermal activation in
 #'   extremely underdamped Josephson-junction circuits. *Physical Review B*
-#'   28, 1268-1275.
+#'   28, 1268-1275 \doi{10.1103/PhysRevB.28.1268}.
 #'
 #' Martinis, J. M., Devoret, M. H. and Clarke, J. (1987) Experimental tests
 #'   for the quantum behavior of a macroscopic degree of freedom: the phase
 #'   difference across a Josephson junction. *Physical Review B* 35,
-#'   4682-4698.
+#'   4682-4698 \doi{10.1103/PhysRevB.35.4682}.
 #'
 #' Mel'nikov, V. I. and Meshkov, S. V. (1986) Theory of activated rate
 #'   processes: exact solution of the Kramers problem. *Journal of Chemical
-#'   Physics* 85, 1018-1027.
+#'   Physics* 85, 1018-1027 \doi{10.1063/1.451844}.
 #'
 #' Hänggi, P., Talkner, P. and Borkovec, M. (1990) Reaction-rate theory:
-#'   fifty years after Kramers. *Reviews of Modern Physics* 62, 251-341.
+#'   fifty years after Kramers. *Reviews of Modern Physics* 62, 251-341 \doi{10.1103/RevModPhys.62.251}.
 #' @examples
 #' u <- jj_units(R = 250, C = 88e-15, Ic = 0.748e-6, T = 1.2)
 #' g <- c(0.2, 0.4, 0.6)
@@ -206,7 +206,7 @@ escape_rate <- function(gamma, V0, beta, theta,
 #'   `ramp`, `V0`, `beta`, `theta`, `prefactor` and `gamma0`.
 #' @references
 #' Fulton, T. A. and Dunkleberger, L. N. (1974) Lifetime of the zero-voltage
-#'   state in Josephson tunnel junctions. *Physical Review B* 9, 4760-4768.
+#'   state in Josephson tunnel junctions. *Physical Review B* 9, 4760-4768 \doi{10.1103/PhysRevB.9.4760}.
 #'
 #' Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
 #'   Stochastic first passage time accelerated with CUDA. *Journal of
@@ -309,7 +309,7 @@ switching_distribution <- function(gamma, ramp, V0, beta, theta,
 #'   Sec. 5.10.
 #'
 #' Hänggi, P., Talkner, P. and Borkovec, M. (1990) Reaction-rate theory:
-#'   fifty years after Kramers. *Reviews of Modern Physics* 62, 251-341.
+#'   fifty years after Kramers. *Reviews of Modern Physics* 62, 251-341 \doi{10.1103/RevModPhys.62.251}.
 #' @examples
 #' mfpt_smoluchowski(0.5, V0 = 1, beta = 10, theta = c(0.2, 0.1, 0.05))
 #' # compare with the overdamped Kramers (Smoluchowski) rate

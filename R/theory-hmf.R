@@ -20,10 +20,10 @@
 #' @return `hmf_magnetization()`: a numeric vector of \eqn{M}.
 #'   `hmf_caloric()`: a data frame with columns `U`, `T`, `M`.
 #' @references Antoni, M. and Ruffo, S. (1995) Clustering and relaxation in
-#'   Hamiltonian long-range dynamics. *Physical Review E* 52, 2361; Rocha
+#'   Hamiltonian long-range dynamics. *Physical Review E* 52, 2361 \doi{10.1103/PhysRevE.52.2361}; Rocha
 #'   Filho, T. M. (2014) Molecular dynamics for long-range interacting
 #'   systems on graphic processing units. *Computer Physics Communications*
-#'   185, 1364-1369 (paper 004).
+#'   185, 1364-1369 \doi{10.1016/j.cpc.2014.01.008}.
 #' @seealso [lrmd()], [hmf_equilibrium()].
 #' @examples
 #' hmf_magnetization(c(0.1, 0.3, 0.45, 0.5, 1))

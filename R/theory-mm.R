@@ -200,7 +200,7 @@ mm_log_depopulation <- function(Delta) {
 #' @references
 #' Mel'nikov, V. I. and Meshkov, S. V. (1986) Theory of activated rate
 #'   processes: exact solution of the Kramers problem. *Journal of Chemical
-#'   Physics* 85, 1018-1027.
+#'   Physics* 85, 1018-1027 \doi{10.1063/1.451844}.
 #' @seealso [escape_rate()] with `prefactor = "mm"`.
 #' @examples
 #' separatrix_action(0, V0 = 1) # 16

@@ -5,6 +5,12 @@
 #' limited by the environment variables `OMP_THREAD_LIMIT`,
 #' `OMP_NUM_THREADS` and `STATPHYSGPU_NUM_THREADS` (the last, when set,
 #' replaces the processor count), and to two under `R CMD check --as-cran`.
+#' Where the package parallelly is installed, the default is also at most
+#' `parallelly::availableCores()` when the package is loaded: the cores this
+#' job was given (cgroups CPU quotas and sets of a container, Slurm's and
+#' other schedulers' allocations, the option `mc.cores`, the workers of a
+#' future), not the node's; `STATPHYSGPU_NUM_THREADS`, when set, is kept as
+#' it is (the way to give a job more threads than that).
 #' A forked child process (for example under [parallel::mclapply()]) runs on
 #' one thread. The count never changes the numbers a simulation returns, only
 #' how fast it runs.

@@ -1,6 +1,6 @@
 #' Free-energy barrier of the p-spin model on a k-regular random graph
 #'
-#' The cavity-method (Bethe) estimate of paper 003, section 8, of the
+#' The cavity-method (Bethe) estimate of Bernaschi et al. (2021), section 8, of the
 #' free-energy barrier between the paramagnet and the ground state of
 #' k-regular p-XORSAT (3-regular 3-XORSAT by default), whose height
 #' predicts how fast the time to solution grows with the size: a local
@@ -27,7 +27,7 @@
 #' temperature there is no ferromagnetic minimum and the barrier is that of
 #' the ground state itself, \eqn{\phi(1) - \phi(0) = -k/p - \phi(0)}.
 #'
-#' The quasi-greedy algorithm has no temperature; as in paper 003 it is
+#' The quasi-greedy algorithm has no temperature; as in Bernaschi et al. (2021) it is
 #' given the one at which Metropolis accepts its p1 move (a spin with one
 #' unsatisfied equation of three: the energy rises by 2) with probability
 #' p1: \eqn{p_1 = e^{-2/T}}{p1 = exp(-2/T)}. The predicted growth of the
@@ -50,7 +50,7 @@
 #'   and `curves` (per temperature a data frame of `m`, `H`, `phi` for
 #'   [plot()]).
 #' @references Bernaschi, M. et al. (2021) How we are leading a 3-XORSAT
-#'   challenge. *EPL* 133, 60005, section 8.
+#'   challenge. *EPL* 133, 60005 \doi{10.1209/0295-5075/133/60005}, section 8.
 #' @examples
 #' b <- xorsat_barrier(p1 = c(0.05, 0.08, 0.12))
 #' b

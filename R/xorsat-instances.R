@@ -162,7 +162,7 @@ check_xorsat <- function(x, name = "instance", regular = TRUE, call = caller_cal
 #' @references
 #' Kowalsky, M., Albash, T., Hen, I. and Lidar, D. A. (2022) 3-regular
 #'   three-XORSAT planted solutions benchmark of classical and quantum
-#'   heuristic optimizers. *Quantum Science and Technology* 7, 025008.
+#'   heuristic optimizers. *Quantum Science and Technology* 7, 025008 \doi{10.1088/2058-9565/ac4d1b}.
 #' @seealso [xorsat_random()] for random planted instances,
 #'   [xorsat_energy()], [tts_estimate()].
 #' @examples

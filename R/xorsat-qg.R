@@ -1,6 +1,6 @@
 #' Time-to-solution samples of 3-regular 3-XORSAT: the quasi-greedy solver
 #'
-#' Runs the quasi-greedy (QG) algorithm of paper 003 on a 3-regular 3-XORSAT
+#' Runs the quasi-greedy (QG) algorithm of Bernaschi et al. (2021) on a 3-regular 3-XORSAT
 #' instance ([read_xorsat()], [xorsat_random()]) `replicas` times (runs), each run with
 #' `clones` independent clones coded 32 to a machine word, and returns the
 #' time to solution of each run: the sweeps until the first clone reaches
@@ -57,7 +57,7 @@
 #'   GPU, whose runs run side by side) overlap, so their `seconds` add up
 #'   to more than the engine's time (`attr(x, "seconds")`).
 #'
-#' @section GPU engine: Paper 003's kernel: one warp per word of 32 clones,
+#' @section GPU engine: Bernaschi et al.'s (2021) kernel: one warp per word of 32 clones,
 #'   its lanes updating the spins of one independent set at a time; the
 #'   sweep order, adjacency lists (one 128-bit load each) and equations in
 #'   shared memory once per thread block, each warp's spins in shared memory
@@ -77,8 +77,8 @@
 #'   at the first `p1`: a sweep costs the same at any `p1` (with
 #'   `independent_clones`, the p1 moves cost a little more for values with
 #'   more binary digits). [tts_estimate()], `summary()`, `plot()` and
-#'   `autoplot()` report each `p1` (the optimal-p1 study of paper 003 in one
-#'   call, see `bench/xorsat-p1.R`); `survival::survfit(as_surv(x) ~ p1,
+#'   `autoplot()` report each `p1` (the optimal-p1 study of Bernaschi et al. (2021) in one
+#'   call); `survival::survfit(as_surv(x) ~ p1,
 #'   data = x)` gives a survival curve per value; chunks of a sweep combine
 #'   with [rbind()].
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight,
@@ -92,16 +92,16 @@
 #'   per condition.
 #' @param clones Clones per run, a positive multiple of 32, or `"auto"`:
 #'   on the CPU 256; on the GPU every warp the (first) device holds at once,
-#'   32 clones each, as in paper 003 (a run has the whole device; on an
+#'   32 clones each, as in Bernaschi et al. 2021 (a run has the whole device; on an
 #'   H100 1.35e5 clones for the challenge sizes).
 #' @param p1 Probability of the move that raises the energy by 2 (a spin
 #'   with one of its three equations unsatisfied), in \[0, 1\] (vector
 #'   allowed: one condition per value, see "Sweeps"). The default
 #'   0.08 minimised the median mean time to solution over the shipped
-#'   challenge instances of n = 384 on the GPU (bench/RESULTS.md: 0.17 s at
+#'   challenge instances of n = 384 on an H100 (0.17 s at
 #'   0.08, 0.31 at 0.05, 1.6 at 0.12, 9.9 at 0.16), where the time to
 #'   solution matters; the optimum moves down as n grows: at n = 128
-#'   (`bench/xorsat-p1.R`, 256 clones) 0.12 was best (a mean of about 340
+#'   (256 clones) 0.12 was best (a mean of about 340
 #'   sweeps; 430 to 570 at 0.08), and at n = 64 anything in 0.1-0.2 is
 #'   within 15 per cent. At
 #'   `p1 = 0` and `p1 = 1` (and at values the engine rounds to them: below
@@ -133,7 +133,7 @@
 #'   clone decides alone, from random words combined by the binary digits
 #'   of p1 (rounded to a multiple of 2^-16), 4 Philox blocks an update
 #'   instead of a quarter: slower per sweep, and the clones of a word no
-#'   longer move in step (bench/RESULTS.md compares the two).
+#'   longer move in step.
 #' @param pace Seconds per sweep that convert sweeps to `seconds`:
 #'   `"auto"` measures it (see "Sweeps and seconds"), or a positive number,
 #'   for example a pace measured before on another device, to express the
@@ -161,7 +161,7 @@
 #' @references Bernaschi, M., Bisson, M., Fatica, M., Marinari, E.,
 #'   Martin-Mayor, V., Parisi, G. and Ricci-Tersenghi, F. (2021) How we are
 #'   leading a 3-XORSAT challenge: from the energy landscape to the
-#'   algorithm and its efficient implementation on GPUs. *EPL* 133, 60005.
+#'   algorithm and its efficient implementation on GPUs. *EPL* 133, 60005 \doi{10.1209/0295-5075/133/60005}.
 #' @examples
 #' inst <- xorsat_random(64, seed = 1)
 #' x <- xorsat_qg(inst, replicas = 20, clones = 64, seed = 1,

@@ -1,6 +1,7 @@
 # Driven Brownian particle in a periodic potential, Januszewski and Kostur
-# (paper 001), Fig. 2: the anomalous transport regime of the Stewart-McCumber
-# model, a = 4.2, gamma = 0.9, omega = 4.9, D0 = 0.001, f = 0.1, where the
+# (2010), Fig. 2: the anomalous transport regime of the Stewart-McCumber
+# model, a = 4.2, beta = 0.9, omega = 4.9, theta = 0.001, f = 0.1 (the
+# paper's gamma = 0.9 and D0 = 0.001), where the
 # particles run against the bias (absolute negative mobility), and a sweep of
 # the mean velocity <v> over the bias f in one call.
 #
@@ -70,7 +71,7 @@ graphics::plot(h1$x_lo, h1$density, type = "s", col = "steelblue", lwd = 1.5,
                xlim = occupied + c(-5, 6), xlab = "x (potential periods)",
                ylab = "P(x), one bin per potential period",
                main = sprintf("Fig. 2 (right): positions at t = %d drive periods", periods),
-               sub = sprintf("a = 4.2, omega = 4.9, f = 0.1, gamma = 0.9, D0 = 0.001; %s paths",
+               sub = sprintf("a = 4.2, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.001; %s paths",
                              format(n, big.mark = ",")), cex.sub = 0.8)
 graphics::lines(h2$x_lo, h2$density, type = "s", col = "firebrick", lty = 2)
 graphics::legend("topright", c("single precision", "double precision"),

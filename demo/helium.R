@@ -1,4 +1,4 @@
-# Variational Monte Carlo of liquid 4He (paper 002): N atoms at the
+# Variational Monte Carlo of liquid 4He (Lutsyshyn 2015): N atoms at the
 # equilibrium density 0.02186 A^-3 with McMillan's Jastrow factor
 # (b = 3.07 A, symmetrised at half the box) and the Aziz HFD-B(HE)
 # potential.  Prints the summary (energy per atom with its reblocked error,
@@ -11,15 +11,15 @@ library(statphysgpu)
 
 b <- sp_backends()
 use_gpu <- any(b$backend == "gpu" & b$available)
-n_atoms <- if (use_gpu) 512 else 256
-walkers <- if (use_gpu) "auto" else 2 * sp_threads()
+n <- if (use_gpu) 512 else 256
+replicas <- if (use_gpu) "auto" else 2 * sp_threads()
 cat(sprintf("Backend: %s, N = %d atoms\n", if (use_gpu) "GPU" else
-            sprintf("CPU (%d threads)", sp_threads()), n_atoms))
+            sprintf("CPU (%d threads)", sp_threads()), n))
 
-# 500 sweeps of equilibration (the step tuned towards 45% acceptance), then
+# 500 sweeps of equilibration (the displacement tuned towards 45% acceptance), then
 # 64 blocks of 100 sweeps per walker, the energy measured every 5 sweeps
 t0 <- proc.time()[["elapsed"]]
-x <- he4_vmc(n_atoms, replicas = walkers, blocks = 64, block_sweeps = 100,
+x <- he4_vmc(n, replicas = replicas, blocks = 64, block_sweeps = 100,
              measure_every = 5, equilibration = 500, seed = 2015,
              backend = if (use_gpu) "gpu" else "cpu", progress = interactive())
 cat(sprintf("Ran %s walker sweeps in %.1f s\n\n",
@@ -36,7 +36,7 @@ print(s)
 # combined as independent chains; `se_error` is the standard error of that
 # estimate.  `tau_int` is the integrated autocorrelation time of the block
 # means, in blocks, in the convention tau_int = 1 + 2 sum_k rho(k) (emcee,
-# Sokal): 1 for independent blocks; paper 002's m_c is (tau_int - 1) / 2.
+# Sokal): 1 for independent blocks; Lutsyshyn's (2015) m_c is (tau_int - 1) / 2.
 # Blocks of 100 sweeps are longer than the correlation time of the
 # measurements, so tau_int comes out near 1.  Values below 1 (the potential
 # and kinetic terms, on the CPU) do not mean anti-correlated blocks here:
@@ -52,7 +52,7 @@ cat(sprintf(paste0(
   "blocks)\n"),
   e$mean, e$se, attr(s, "energy_corrected"), tau, attr(tau, "se")))
 
-# Paper 002 (a K20 GPU, N = 512): t sigma^2 = 130 s mK^2, i.e. 1 mK in about
+# Lutsyshyn (2015) (a K20 GPU, N = 512): t sigma^2 = 130 s mK^2, i.e. 1 mK in about
 # two minutes.  The invariant of this run, on this machine:
 tte <- attr(s, "time_to_error")
 if (is.finite(tte)) {

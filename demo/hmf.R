@@ -1,4 +1,4 @@
-# The HMF model's quasi-stationary state (paper 004, the HMF model): a
+# The HMF model's quasi-stationary state (Rocha Filho 2014): a
 # waterbag with all angles equal (M0 = 1) at energy U = 0.69 per particle,
 # below the critical U_c = 3/4, relaxes violently (M falls from 1 to about
 # 0.05 by t = 2, then rises again by t ~ 50) to a quasi-stationary state
@@ -16,7 +16,7 @@
 # CPU: N = 500, 2000, 8000, five realisations each, to t = 2000 (about 40 s
 # on two cores: HMF runs one thread below 65,536 particles). GPU: N = 1e3 ..
 # 1e6, five realisations each, to t = 1e4 (an H100 makes 2.6e10 HMF
-# particle-steps a second, bench/RESULTS.md). The first 100 steps are
+# particle-steps a second). The first 100 steps are
 # recorded every step (the violent relaxation), the rest every 25 steps (a
 # continuation, lrmd(init = ...)).
 #

@@ -1,4 +1,4 @@
-# Your own model: the tilted washboard of paper 000 written as an SDE model,
+# Your own model: the tilted washboard of Pierro et al. (2018) written as an SDE model,
 # against the built-in escape_times() on the same case (in distribution:
 # the two draw from different Philox purposes), on the GPU when there is
 # one, else on the CPU.

@@ -2,8 +2,8 @@
 # R = 250 Ohm, C = 88 fF, Ic = 0.748 uA, T = 1.2 K, simulated under a bias
 # ramp and compared with the adiabatic Fulton-Dunkleberger distribution.
 #
-# The paper sweeps at 200 Hz, which takes hours even on a GPU (see
-# bench/RESULTS.md); this demo sweeps 1000 times faster (200 kHz), where
+# The paper sweeps at 200 Hz, which takes hours even on a GPU;
+# this demo sweeps 1000 times faster (200 kHz), where
 # switching still happens at Delta U / theta ~ 8.5, so that it finishes in
 # about a minute on two CPU cores, or in seconds with many more paths on a GPU.
 library(statphysgpu)

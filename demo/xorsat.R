@@ -1,4 +1,4 @@
-# Time to solution of 3-regular 3-XORSAT (paper 003) with the quasi-greedy
+# Time to solution of 3-regular 3-XORSAT (Bernaschi et al. 2021) with the quasi-greedy
 # solver on the challenge instances shipped with the package: the
 # exponential distribution of the times to solution, the Bayesian mean TTS
 # of each instance, and the scaling fit log10 TTS = a n + b.
@@ -36,10 +36,10 @@ tau <- vapply(runs, function(x) tts_estimate(x)$tau_median, 0)
 fit <- tts_scaling(n2, tau, unit = "sweeps")
 cat("\n")
 print(fit)
-cat("paper 003 (V100, n = 200..640): log10(TTS / s) = 0.0171 n - 5.9, in seconds: its\n",
+cat("Bernaschi et al. 2021 (V100, n = 200..640): log10(TTS / s) = 0.0171 n - 5.9, in seconds: its\n",
     "slope holds about 0.001 from the time per sweep, which grows with n\n")
 cat("(four sizes of small instances on one CPU core: an illustration of the fit,\n",
-    "not a measurement of the slope; see bench/RESULTS.md)\n")
+    "not a measurement of the slope; the GPU measurements are in vignette(\"xorsat-tts\"))\n")
 
 out <- Sys.getenv("STATPHYSGPU_DEMO_DIR", ".")
 png(file.path(out, "xorsat-tts.png"), width = 10, height = 4.5, units = "in", res = 150)

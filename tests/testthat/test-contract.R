@@ -1,5 +1,8 @@
 # The engine contract (helper-engine.R) for every engine of the package.
 
+# Heavy: every engine through the shared contract (half a minute). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 escape_args <- list(gamma = c(0.5, 0.6), V0 = 1, beta = 0.5, theta = 0.2,
                     dt = 0.02, t_max = 2000)
 

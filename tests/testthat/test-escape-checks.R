@@ -6,7 +6,7 @@ test_that("an unstable step is refused, for each scheme, with the reason", {
   expect_error(
     escape_times(4000, gamma = 0.2, V0 = 1, beta = 50, theta = 0.4706, dt = 0.05,
                  t_max = 1e7, precision = "double", seed = 1, backend = "cpu"),
-    "srk2 scheme is unstable at h = 0.05 .*beta h = 2.5 is not below 2")
+    "srk2 scheme is unstable at dt = 0.05 .*beta dt = 2.5 is not below 2")
   expect_error(
     escape_times(10, gamma = 0.2, V0 = 1, beta = 50, theta = 0.47, dt = 0.05,
                  t_max = 100, method = "euler", seed = 1, backend = "cpu"),
@@ -16,7 +16,7 @@ test_that("an unstable step is refused, for each scheme, with the reason", {
   expect_error(
     escape_times(10, gamma = 0.5, V0 = 1, beta = 0.01, theta = 0.2, dt = 0.05,
                  t_max = 100, method = "euler", seed = 1, backend = "cpu"),
-    "anti-damping h omega0\\^2 = 0.0433 is not below beta = 0.01.*method = \"srk2\"")
+    "anti-damping dt omega0\\^2 = 0.0433 is not below beta = 0.01.*method = \"srk2\"")
   expect_silent(
     escape_times(10, gamma = 0.5, V0 = 1, beta = 0.01, theta = 0.2, dt = 0.05,
                  t_max = 100, method = "srk2", seed = 1, backend = "cpu",
@@ -67,7 +67,7 @@ test_that("a step that heats the well warns with its temperature", {
   expect_warning(
     escape_times(10, gamma = 0.5, V0 = 1, beta = 24, theta = 0.3, dt = 0.05,
                  t_max = 100, seed = 1, backend = "cpu", progress = FALSE),
-    "srk2 step h = 0.05 heats or cools the well: .* 0.52[0-9] theta in its velocity",
+    "srk2 step dt = 0.05 heats or cools the well: .* 0.52[0-9] theta in its velocity",
     class = "statphysgpu_step_warning")
 })
 

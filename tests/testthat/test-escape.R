@@ -45,7 +45,7 @@ test_that("the Euler engine reproduces Algorithm 3 under a ramp", {
     s <- switching_currents(3, ramp = 1e-4, V0 = 2, beta = 0.5, theta = 0.3,
                             dt = 0.02, gamma0 = 0.3, method = "euler", seed = 12,
                             backend = "cpu", precision = "double", progress = FALSE),
-    "euler step h = 0.02 heats or cools the well: .* 1.08 theta in phi",
+    "euler step dt = 0.02 heats or cools the well: .* 1.08 theta in phi",
     class = "statphysgpu_step_warning")
   for (i in seq_len(nrow(s))) {
     ref <- algorithm1_r(12, s$replica[i] - 1, 0.3, 2, 0.5, 0.3, 0.02, 400000,
@@ -261,7 +261,9 @@ test_that("summary, print, plot and conversions work", {
   s <- summary(x)
   expect_s3_class(s, "summary.sp_paths")
   expect_equal(nrow(s), 2)
-  expect_equal(s$n, c(300, 300))
+  expect_equal(s$replicas, c(300, 300))
+  # the column's old name is still read, deprecated
+  expect_warning(expect_equal(s$n, c(300, 300)), class = "statphysgpu_deprecated")
   expect_equal(s$censored, c(sum(!x$escaped[x$condition == 1]),
                              sum(!x$escaped[x$condition == 2])))
   expect_true(all(s$mean_lower <= s$mean & s$mean <= s$mean_upper))

@@ -1,5 +1,8 @@
 # GPU runtime, the parts that run without a GPU (CI): status, NVRTC, cache keys.
 
+# Heavy: NVRTC compiles every kernel here where it is installed (a minute or more). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 test_that("without a usable GPU the backend says why and the CPU still works", {
   st <- .Call(statphysgpu:::C_sp_r_gpu_status)
   skip_if(isTRUE(st$available), "this machine has a usable GPU")

@@ -6,6 +6,9 @@
 # does not change the result (bitwise), an interrupt returns the records so
 # far with the state to continue from, and every bad input has a clear error.
 
+# Heavy: long molecular-dynamics runs against theory (15 s). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 lr <- function(...) lrmd(..., backend = "cpu", progress = FALSE)
 
 # ---- theory -------------------------------------------------------------------

@@ -13,6 +13,9 @@
 # operation and grows over the short runs here (at most 60 steps) by the
 # dynamics' expansion, far below 1e-9.
 
+# Heavy: many-body models compiled for the CPU and the GPU (half a minute). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 mb_test_models <- function() {
   list(
     # mean field: reductions only (Kuramoto); a sweep of K (two conditions)

@@ -5,6 +5,9 @@
 # derived for them (stated with each test); the large checks are in
 # test-mb-gpu.R.
 
+# Heavy: many-body models compiled by the C compiler (15 s). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 test_that("many-body declarations are checked before anything compiles, naming the expression", {
   err <- function(..., pattern) expect_error(sde_model(...), pattern, class = "statphysgpu_error")
   err(drift = list(x = ~ x[j] - x), pattern = "x\\[j\\] or j outside pairs\\(\\)")

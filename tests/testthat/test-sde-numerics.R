@@ -4,6 +4,9 @@
 # h_check() of passage results, the labels and plots of the results, t_max
 # not a whole number of steps.  The models are made once (compiled once).
 
+# Heavy: user models compiled, convergence orders measured (10 s). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 drive <- sde_model(drift = list(y = ~ cos(omega * t)), params = c(omega = 2.3),
                    observe = list(c = ~ cos(omega * t)), name = "drive")
 acc <- sde_model(drift = list(c = ~ 1), stop = ~ c > 1e5, name = "acc")

@@ -3,6 +3,9 @@
 # private cache checked file by file; names never shadow the package's own;
 # sessions never run out of DLLs; the compile path fails in words.
 
+# Heavy: user models compiled, caches shared between users (20 s). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 safety_ou <- function(name = "safe-ou") {
   sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s), params = c(k = 1, s = 1),
             stop = ~ x > 1, name = name)

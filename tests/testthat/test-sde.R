@@ -2,6 +2,9 @@
 # model's physics against exact results, passage times against the inverse
 # Gaussian law and escape_times(), the engine contract.
 
+# Heavy: user models compiled by the C compiler (15-20 s). Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
 ou_model <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s),
                       params = c(k = 1, s = 1, lvl = 1.5), stop = ~ x > lvl,
                       observe = list(x2 = ~ x^2), name = "ou")

@@ -121,3 +121,27 @@ test_that("arrhenius_fit() validates its arguments", {
   expect_error(arrhenius_fit(theta, tau, tau_se = 1), "`tau_se` must be a numeric vector of length 6")
   expect_error(arrhenius_fit(rep(0.01, 4), rep(1, 4)), "at least 2 distinct temperatures")
 })
+
+test_that("the fit is lm(weights = ) and gives the numbers of the hand-written weighted fit", {
+  set.seed(11)
+  tau <- exp(c0 + dU / theta + rnorm(6, sd = 0.05)) / theta
+  for (se in list(NULL, 0.05 * tau * (1 + seq_along(tau) / 6))) {
+    fit <- arrhenius_fit(theta, tau, prefactor_power = 1, tau_se = se)
+    expect_s3_class(fit$fit, "lm")
+    # the weighted least squares of earlier versions, by hand (QR of sqrt(w) X)
+    y <- log(theta) + log(tau)
+    w <- if (is.null(se)) rep(1, 6) else (tau / se)^2
+    X <- cbind(1, 1 / theta)
+    q <- qr(X * sqrt(w))
+    b <- qr.coef(q, y * sqrt(w))
+    Ri <- backsolve(qr.R(q), diag(2))
+    cu <- Ri %*% t(Ri)
+    r <- y - drop(X %*% b)
+    V <- if (is.null(se)) sum(r^2) / 4 * cu else cu
+    expect_equal(c(fit$intercept, fit$barrier), unname(b), tolerance = 1e-12)
+    expect_equal(unname(fit$vcov), V, tolerance = 1e-10)
+    expect_equal(fit$residuals, r, tolerance = 1e-10)
+    if (!is.null(se)) expect_equal(fit$chisq, sum(w * r^2), tolerance = 1e-10)
+    if (is.null(se)) expect_equal(unname(fit$vcov), unname(vcov(fit$fit)), tolerance = 1e-10)
+  }
+})
