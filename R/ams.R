@@ -145,8 +145,8 @@
 #'   least 16: 66 at \eqn{N = 1000}, twice that on two devices), on the CPU
 #'   16. See "Cost and error".
 #' @param k Particles killed at least per level, \eqn{1 \le k < N}, or
-#'   `"auto"` (default): \eqn{N/20} rounded (at least 1); 1 in
-#'   statphysgpu 0.1.0. See "Cost and error".
+#'   `"auto"` (default): \eqn{N/20} rounded (at least 1); 1 in the
+#'   development versions before 0.1.0. See "Cost and error".
 #' @param score The score (reaction coordinate) the levels are taken in:
 #'   `NULL` or `"position"` (\eqn{\varphi}), or `"energy"`
 #'   (\eqn{\dot\varphi^2/2 + U(\varphi)}, closer to the committor at weak

@@ -96,8 +96,8 @@
 #'   in [escape_rate_ams()], enough to fill the GPUs (about 65,536 particles
 #'   a device, at least 16), 16 on the CPU.
 #' @param k Particles killed at least per level, \eqn{1 \le k < N}, or
-#'   `"auto"` (default): \eqn{N/20} rounded, at least 1 (1 in statphysgpu
-#'   0.1.0). See "Cost and error" in [escape_rate_ams()].
+#'   `"auto"` (default): \eqn{N/20} rounded, at least 1 (1 in the
+#'   development versions). See "Cost and error" in [escape_rate_ams()].
 #' @param seed Philox key, or `NULL` to draw one from R's generator.
 #' @param first_replica Number of the first replica of this call (chunks).
 #' @param backend `"auto"` (the GPU when usable and conditions x replicas x
