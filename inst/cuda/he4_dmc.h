@@ -1,0 +1,141 @@
+/* he4_dmc.h: diffusion Monte Carlo of liquid 4He (issue 35) -- the pieces
+ * of one generation that the CPU engine (src/core/sp_dmc.c) and the GPU
+ * kernel (he4_dmc.cu) share.  Double precision only.  Built on he4_vmc.h
+ * (the pair sums of an atom, the local energy's parts, the wrap into the
+ * box) and he4.h (potential, Jastrow factor).
+ *
+ * Importance-sampled DMC (Reynolds, Ceperley, Alder and Lester, J. Chem.
+ * Phys. 77, 5593 (1982); Umrigar, Nightingale and Runge, J. Chem. Phys. 99,
+ * 2865 (1993)) with guide psi = exp(U), U = sum_{i<j} u(r_ij) (he4.h), in
+ * imaginary time step dt (K^-1), D = hbar^2 / 2m, lambda = hbar^2 / m =
+ * SP_HE4_HB2M = 2 D.  A walker is a configuration R of N atoms.  A
+ * generation moves every atom of every walker at once:
+ *   R' = R + a grad U(R) + sqrt(a) xi,   a = lambda dt = 2 D dt,
+ * (the drift D dt F, F = 2 grad U, and the diffusion sqrt(2 D dt) xi).  With
+ * the accept/reject step the move is accepted with probability
+ *   p = min(1, exp(2 (U' - U) + (|d - a g|^2 - |d + a g'|^2) / (2 a))),
+ * d = R' - R, g = grad U(R), g' = grad U(R') (the Metropolis ratio of the
+ * short-time Green's functions); without it p = 1.  The walker's weight is
+ * multiplied by
+ *   w = exp(-N dt ((e + e_p) / 2 - e_T)),   e_p = p e' + (1 - p) e,
+ * with e, e' the local energies per atom at R and R' (Umrigar et al.'s
+ * expected energy after the move) and e_T the population's trial energy;
+ * the generation's mixed estimate is sum W e_p / sum W over the walkers (W
+ * the weights after the multiplication).  Branching then replaces a walker
+ * of weight W by floor(W + u) copies of weight 1 (u uniform; at most
+ * SP_DMC_MAX_COPIES), in slot order: the copies of slot k take the next
+ * free slots.  Without branching the weights accumulate.  The trial energy
+ * of the next generation: e_ref relaxes towards the generation's estimate
+ * (rate SP_DMC_REF_RATE) and e_T = e_ref - feedback ln(P / P_target) /
+ * (N dt), P the population after branching (without: the total weight).
+ *
+ * Random numbers: sp_streams.h, SP_PURPOSE_DMC_MOVE -- the walker in slot
+ * k of population q at generation g draws from stream sp_stream_replica(q,
+ * k), blocks g (n + 1) .. g (n + 1) + n.  So a walker's numbers depend only
+ * on (seed, population, generation, slot), never on threads, devices or
+ * chunks; slots follow from the branching history alone. */
+#ifndef SP_HE4_DMC_H
+#define SP_HE4_DMC_H
+
+#include "he4_dmc_args.h"
+#include "sp_streams.h"
+#define SP_REAL double
+#include "he4_vmc.h"
+#undef SP_REAL
+
+/* The stream of slot k of population q (0-based, global). */
+SP_FN uint64_t sp_dmc_stream(uint64_t q, uint64_t k) { return sp_stream_replica(q, k); }
+
+/* The three normals of atom i's diffusion at generation gen. */
+SP_FN void sp_dmc_normals(uint64_t seed, uint64_t stream, uint64_t gen, int n, int i,
+                          double *z) {
+  sp_u32x4 a = sp_philox_purpose_block(seed, SP_PURPOSE_DMC_MOVE, stream,
+                                       gen * (uint64_t)(n + 1) + (uint64_t)i);
+  double z3;
+  sp_box_muller_double(a.x, a.y, &z[0], &z[1]);
+  sp_box_muller_double(a.z, a.w, &z[2], &z3);
+  (void)z3;
+}
+
+/* The uniforms of generation gen: *ua the accept/reject test, *ub the
+ * branching. */
+SP_FN void sp_dmc_uniforms(uint64_t seed, uint64_t stream, uint64_t gen, int n, double *ua,
+                           double *ub) {
+  sp_u32x4 c = sp_philox_purpose_block(seed, SP_PURPOSE_DMC_MOVE, stream,
+                                       gen * (uint64_t)(n + 1) + (uint64_t)n);
+  *ua = sp_u01_double(c.x);
+  *ub = sp_u01_double(c.y);
+}
+
+/* The move of one coordinate: the displacement d = a g + sqrt(a) z and
+ * the new coordinate x + d wrapped into the box. */
+SP_FN double sp_dmc_move(const sp_he4_par_d *p, double x, double g, double z, double a,
+                         double sa, double *d) {
+  *d = a * g + sa * z;
+  return sp_vmc_wrap_d(p, x + *d);
+}
+
+/* One coordinate's term of the Green's functions' ratio:
+ * (d - a g)^2 - (d + a g')^2 (summed over coordinates, divided by 2 a). */
+SP_FN double sp_dmc_green_term(double d, double g, double gn, double a) {
+  const double f = d - a * g, r = d + a * gn;
+  return f * f - r * r;
+}
+
+/* The acceptance probability from U' - U and the Green's sum; 0 when the
+ * proposal has no finite energy or ratio (a pair at distance 0), 1 without
+ * the accept/reject step. */
+SP_FN double sp_dmc_accept_prob(double du, double green, double a, double en, int accept) {
+  double lr;
+  if (!isfinite(en)) return 0;
+  if (!accept) return 1;
+  lr = 2 * du + green / (2 * a);
+  if (!(lr == lr)) return 0;
+  return lr >= 0 ? 1 : exp(lr);
+}
+
+/* The weight factor of a move (see the top). */
+SP_FN double sp_dmc_weight(int n, double dt, double e, double ep, double e_trial) {
+  return exp(-(double)n * dt * (0.5 * (e + ep) - e_trial));
+}
+
+/* Copies of a walker of weight W at a branching with uniform ub. */
+SP_FN int sp_dmc_copies(double W, double ub) {
+  double c = floor(W + ub);
+  if (!(c >= 0)) return 0;
+  return c > SP_DMC_MAX_COPIES ? SP_DMC_MAX_COPIES : (int)c;
+}
+
+/* The next generation's reference and trial energies after a generation
+ * with mixed estimate est and population (or total weight) P. */
+SP_FN void sp_dmc_trial_update(sp_dmc_pop *q, double est, double P, double target,
+                               double feedback, int n, double dt) {
+  if (est == est) q->e_ref += SP_DMC_REF_RATE * (est - q->e_ref);
+  q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * dt);
+}
+
+/* ln psi, its gradient and the local energy's parts of a configuration
+ * (one walker, sequentially: the CPU engine; the GPU kernel takes the same
+ * atom sums over a warp): g = grad U (x[n] y[n] z[n]), *U = ln psi, obs the
+ * per-atom observables of sp_vmc_observables (energy, potential,
+ * kinetic_pb, kinetic_jf). */
+SP_FN void sp_dmc_eval(const sp_he4_par_d *p, const double *x, const double *y,
+                       const double *z, int n, double *g, double *U, double *obs) {
+  double pot = 0, lap = 0, g2 = 0, usum = 0;
+  int i;
+  for (i = 0; i < n; i++) {
+    double gi[3], v, l, u;
+    sp_he4_atom_sums_d(p, x, y, z, n, i, gi, &v, &l, &u);
+    g[i] = gi[0];
+    g[n + i] = gi[1];
+    g[2 * n + i] = gi[2];
+    pot += 2 * v;
+    lap += 2 * l;
+    usum += u;
+    g2 += gi[0] * gi[0] + gi[1] * gi[1] + gi[2] * gi[2];
+  }
+  *U = usum;
+  sp_vmc_observables(n, pot, lap, g2, obs);
+}
+
+#endif /* SP_HE4_DMC_H */
