@@ -18,6 +18,7 @@
  * short-time Green's functions); without it p = 1.  The walker's weight is
  * multiplied by
  *   w = exp(-N dt ((e + e_p) / 2 - e_T)),   e_p = p e' + (1 - p) e,
+ * (e and e_p limited to e_ref +- alpha / sqrt(N dt): sp_dmc_weight)
  * with e, e' the local energies per atom at R and R' (Umrigar et al.'s
  * expected energy after the move) and e_T the population's trial energy;
  * the generation's mixed estimate is sum W e_p / sum W over the walkers (W
@@ -94,9 +95,25 @@ SP_FN double sp_dmc_accept_prob(double du, double green, double a, double en, in
   return lr >= 0 ? 1 : exp(lr);
 }
 
-/* The weight factor of a move (see the top). */
-SP_FN double sp_dmc_weight(int n, double dt, double e, double ep, double e_trial) {
-  return exp(-(double)n * dt * (0.5 * (e + ep) - e_trial));
+/* A local energy per atom limited to e_ref +- cut (cut <= 0: none). */
+SP_FN double sp_dmc_clip(double e, double e_ref, double cut) {
+  if (!(cut > 0)) return e;
+  if (e > e_ref + cut) return e_ref + cut;
+  if (e < e_ref - cut) return e_ref - cut;
+  return e;
+}
+
+/* The weight factor of a move (see the top), the local energies limited to
+ * e_ref +- cut: cut = alpha / sqrt(N dt) per atom, alpha sqrt(N / dt) in
+ * all (Zen, Sorella, Gillan, Michaelides and Alfe, Phys. Rev. B 93, 241118
+ * (2016)), which vanishes in relative terms as dt -> 0 -- the McMillan
+ * guide's local energy is unbounded below where two atoms meet (the kinetic
+ * term's -(lambda/2) u'^2 ~ -r^-12 against the Aziz potential's finite
+ * core), and one walker there would multiply without limit. */
+SP_FN double sp_dmc_weight(int n, double dt, double e, double ep, double e_trial, double e_ref,
+                           double cut) {
+  return exp(-(double)n * dt *
+             (0.5 * (sp_dmc_clip(e, e_ref, cut) + sp_dmc_clip(ep, e_ref, cut)) - e_trial));
 }
 
 /* Copies of a walker of weight W at a branching with uniform ub. */

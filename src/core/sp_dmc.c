@@ -89,7 +89,8 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
     vp = pacc * obs[SP_VMC_POTENTIAL] + (1 - pacc) * vp;
     tp = pacc * obs[SP_VMC_KINETIC_PB] + (1 - pacc) * tp;
   }
-  w = sp_dmc_weight(n, job->dt, e, ep, q->st.e_trial);
+  w = sp_dmc_weight(n, job->dt, e, ep, q->st.e_trial, q->st.e_ref,
+                    job->energy_cut / sqrt((double)n * job->dt));
   if (ua < pacc) {
     memcpy(x, xn, (size_t)n3 * sizeof *x);
     memcpy(g, gn, (size_t)n3 * sizeof *g);

@@ -39,6 +39,7 @@ typedef struct {
   uint64_t equilibration, blocks, block_steps;
   int branching;    /* 0: weights only (no births or deaths) */
   int accept;       /* 1: the Metropolis accept/reject step */
+  double energy_cut; /* alpha of the weights' energy limit (he4_dmc.h); 0: none */
 } sp_dmc_job;
 
 #define SP_DMC_POPVARS 5
