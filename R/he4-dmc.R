@@ -24,7 +24,9 @@
 #' weight is multiplied by \eqn{w = \exp(-N\,dt\,((e + e_p)/2 - e_T))}, with
 #' \eqn{e} and \eqn{e'} the local energies per atom before and after the
 #' move, \eqn{e_p = p e' + (1-p) e} (the expected energy after the move, as
-#' Umrigar et al. take it) and \eqn{e_T} the trial energy per atom.
+#' Umrigar et al. take it) and \eqn{e_T} the trial energy per atom; with
+#' `drift_limit` (default) the drifts are limited and the energies in the
+#' weight scaled as Umrigar et al. do (see the argument).
 #'
 #' **Branching and population control.** With `branching = TRUE` each
 #' walker of weight \eqn{W} is replaced, every generation, by
@@ -76,12 +78,22 @@
 #' @param populations Independent populations of this call.
 #' @param feedback Strength \eqn{f} of the population control (per
 #'   generation; 0 lets the population drift freely).
+#' @param drift_limit \eqn{A} of Umrigar, Nightingale and Runge's limit on
+#'   the drift of each atom: its drift \eqn{a\nabla_i U} is multiplied by
+#'   \eqn{f = (\sqrt{1 + 2x} - 1)/x}, \eqn{x = A\,a|\nabla_i U|^2} (the
+#'   drift's square in units of the diffusion's variance \eqn{a}: it stays
+#'   below \eqn{\sqrt{2/A}} diffusion lengths), and the local energy in the weights is scaled,
+#'   \eqn{E_{ref} - (E_{ref} - E_L)|\bar v|/|v|} (\eqn{|\bar v|/|v|} the
+#'   ratio of the limited to the full drift over all atoms); both tend to
+#'   the unlimited walk as `dt` goes to 0. 0: no limit. The McMillan
+#'   guide's local energy is unbounded below where two atoms meet (its
+#'   kinetic term goes as \eqn{-r^{-12}}, the Aziz core stays finite) and
+#'   its drift diverges there: without the limit a walker that comes close
+#'   multiplies without bound at any usable time step.
 #' @param energy_cut \eqn{\alpha} of the limit on the local energies in the
 #'   branching weight: \eqn{|E_L - E_{ref}| \le \alpha\sqrt{N/dt}} (K, with
 #'   `dt` in K\eqn{^{-1}}; Zen et al. 2016), which vanishes relative to
-#'   the energy as `dt` goes to 0; `0` or `Inf`: no limit. The McMillan
-#'   guide's local energy is unbounded below where two atoms meet, and a
-#'   walker there would otherwise multiply without bound.
+#'   the energy as `dt` goes to 0; `0` (default) or `Inf`: no limit.
 #' @param accept Use the Metropolis accept/reject step.
 #' @param branching Branch (births and deaths); `FALSE`: weights only.
 #' @param jastrow `"symmetrized"` (default) or `"truncated"`, as in
@@ -115,16 +127,17 @@
 #' @examples
 #' v <- he4_vmc(32, replicas = 4, blocks = 2, block_sweeps = 20,
 #'              equilibration = 50, seed = 1, backend = "cpu")
-#' d <- he4_dmc(dt = 0.004, replicas = 40, blocks = 4, block_steps = 10,
+#' d <- he4_dmc(dt = 0.002, replicas = 40, blocks = 4, block_steps = 10,
 #'              equilibration = 10, init = v, seed = 2, backend = "cpu")
 #' summary(d)
 #' # continue the same populations
 #' d2 <- he4_dmc(blocks = 2, block_steps = 10, equilibration = 0, init = d,
 #'               backend = "cpu")
 #' @export
-he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.002, replicas = 256,
+he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 256,
                     blocks = 20, block_steps = 50, target_population = replicas,
-                    equilibration = 100, populations = 1, feedback = 0.1, energy_cut = 1,
+                    equilibration = 100, populations = 1, feedback = 0.1, drift_limit = 0.5,
+                    energy_cut = 0,
                     accept = TRUE,
                     branching = TRUE, jastrow = c("symmetrized", "truncated"), init = NULL,
                     seed = NULL, first_population = 1, backend = "auto", devices = NULL,
@@ -148,6 +161,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.002, replicas = 
       if (missing(target_population)) target_population <- p$target_population
       if (missing(feedback)) feedback <- p$feedback
       if (missing(energy_cut)) energy_cut <- p$energy_cut
+      if (missing(drift_limit)) drift_limit <- p$drift_limit
       if (missing(accept)) accept <- p$accept
       if (missing(branching)) branching <- p$branching
     } else if (inherits(init, "vmc_blocks")) {
@@ -176,6 +190,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.002, replicas = 
   block_steps <- check_whole(block_steps, "block_steps", lo = 1, hi = 2^40, call = call)
   equilibration <- check_whole(equilibration, "equilibration", lo = 0, hi = 2^40, call = call)
   feedback <- check_range(feedback, "feedback", lo = 0, hi = 10, len = 1, call = call)
+  drift_limit <- check_range(drift_limit, "drift_limit", lo = 0, len = 1, call = call)
   if (!identical(energy_cut, Inf)) {
     energy_cut <- check_range(energy_cut, "energy_cut", lo = 0, len = 1, call = call)
   }
@@ -268,13 +283,15 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.002, replicas = 
                  equilibration = equilibration, blocks = blocks, block_steps = block_steps,
                  branching = as.integer(branching), accept = as.integer(accept),
                  energy_cut = if (is.finite(energy_cut)) energy_cut else 0,
+                 drift_limit = drift_limit,
                  coords0 = coords, weight0 = weight, pop_state0 = as.double(pop),
                  kernel = "he4_dmc", variant = "double")
   ids <- fr$first - 1 + seq_len(npop)
   out <- dmc_blocks_frame(res, ids, blocks, blocks_before)
   attr(out, "params") <- list(n = n, density = density, b = b, L = L, jastrow = jastrow,
                               dt = dt, target_population = target_population,
-                              feedback = feedback, energy_cut = energy_cut, accept = accept,
+                              feedback = feedback, energy_cut = energy_cut,
+                              drift_limit = drift_limit, accept = accept,
                               branching = branching,
                               block_steps = block_steps, equilibration = equilibration,
                               replicas = replicas)

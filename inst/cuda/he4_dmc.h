@@ -14,11 +14,14 @@
  * (the drift D dt F, F = 2 grad U, and the diffusion sqrt(2 D dt) xi).  With
  * the accept/reject step the move is accepted with probability
  *   p = min(1, exp(2 (U' - U) + (|d - a g|^2 - |d + a g'|^2) / (2 a))),
- * d = R' - R, g = grad U(R), g' = grad U(R') (the Metropolis ratio of the
+ * d = R' - R, a g = the drift at R, a g' at R' (the Metropolis ratio of the
  * short-time Green's functions); without it p = 1.  The walker's weight is
  * multiplied by
- *   w = exp(-N dt ((e + e_p) / 2 - e_T)),   e_p = p e' + (1 - p) e,
- * (e and e_p limited to e_ref +- alpha / sqrt(N dt): sp_dmc_weight)
+ *   w = exp(-N dt ((s + s_p) / 2 - e_T)),   s_p = p s' + (1 - p) s,
+ * where s, s' are the local energies e, e' per atom as Umrigar et al. scale
+ * them with the drift limit (sp_dmc_drift_factor, sp_dmc_scaled_energy;
+ * s = e without it), optionally limited to e_ref +- alpha / sqrt(N dt)
+ * (sp_dmc_weight); the estimator takes e_p = p e' + (1 - p) e
  * with e, e' the local energies per atom at R and R' (Umrigar et al.'s
  * expected energy after the move) and e_T the population's trial energy;
  * the generation's mixed estimate is sum W e_p / sum W over the walkers (W
@@ -68,19 +71,41 @@ SP_FN void sp_dmc_uniforms(uint64_t seed, uint64_t stream, uint64_t gen, int n, 
   *ub = sp_u01_double(c.y);
 }
 
-/* The move of one coordinate: the displacement d = a g + sqrt(a) z and
- * the new coordinate x + d wrapped into the box. */
-SP_FN double sp_dmc_move(const sp_he4_par_d *p, double x, double g, double z, double a,
-                         double sa, double *d) {
-  *d = a * g + sa * z;
+/* Umrigar, Nightingale and Runge's limit on the drift of one atom: the
+ * factor f = (sqrt(1 + 2 x) - 1) / x by which its drift a grad_i U is
+ * multiplied, x = A |a grad_i U|^2 / a = A a g2 (the drift's square in
+ * units of the diffusion's variance a = lambda dt: their v^2 tau in units
+ * of D = 1/2), so that the limited drift stays below sqrt(2 / A) diffusion
+ * lengths; f -> 1 as dt -> 0; A = 0: no limit.  Where two atoms nearly
+ * meet the drift diverges; the limit keeps the moves finite. */
+SP_FN double sp_dmc_drift_factor(double g2, double a, double A) {
+  const double x = A * a * g2;
+  if (x < 1e-6) return 1 - 0.5 * x + 0.5 * x * x; /* the series: no cancellation */
+  return (sqrt(1 + 2 * x) - 1) / x;
+}
+
+/* The move of one coordinate: the displacement d = D + sqrt(a) z (D the
+ * limited drift) and the new coordinate x + d wrapped into the box. */
+SP_FN double sp_dmc_move(const sp_he4_par_d *p, double x, double D, double z, double sa,
+                         double *d) {
+  *d = D + sa * z;
   return sp_vmc_wrap_d(p, x + *d);
 }
 
-/* One coordinate's term of the Green's functions' ratio:
- * (d - a g)^2 - (d + a g')^2 (summed over coordinates, divided by 2 a). */
-SP_FN double sp_dmc_green_term(double d, double g, double gn, double a) {
-  const double f = d - a * g, r = d + a * gn;
+/* One coordinate's term of the Green's functions' ratio, D and Dn the
+ * limited drifts at the old and the new configuration:
+ * (d - D)^2 - (d + Dn)^2 (summed over coordinates, divided by 2 a). */
+SP_FN double sp_dmc_green_term(double d, double D, double Dn) {
+  const double f = d - D, r = d + Dn;
   return f * f - r * r;
+}
+
+/* The local energy per atom that the weights use (Umrigar et al.'s
+ * S = E_ref - (E_ref - E_L) |v_limited| / |v|): ratio = sqrt(sum_i f_i^2
+ * g2_i / sum_i g2_i), 1 without a limit; the estimator keeps E_L. */
+SP_FN double sp_dmc_scaled_energy(double e, double e_ref, double sf, double sg) {
+  const double ratio = sg > 0 ? sqrt(sf / sg) : 1;
+  return e_ref - (e_ref - e) * ratio;
 }
 
 /* The acceptance probability from U' - U and the Green's sum; 0 when the

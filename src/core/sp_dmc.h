@@ -40,6 +40,7 @@ typedef struct {
   int branching;    /* 0: weights only (no births or deaths) */
   int accept;       /* 1: the Metropolis accept/reject step */
   double energy_cut; /* alpha of the weights' energy limit (he4_dmc.h); 0: none */
+  double drift_limit; /* A of the drift limit (he4_dmc.h); 0: none */
 } sp_dmc_job;
 
 #define SP_DMC_POPVARS 5
