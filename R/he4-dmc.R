@@ -108,8 +108,15 @@
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @param first_population Number of the first population of this call
 #'   (chunks).
-#' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]).
-#' @param devices GPU ids, see [gpu_devices()].
+#' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]);
+#'   `"auto"` takes the GPU from about \eqn{10^{10}} pair evaluations. On the
+#'   GPU a walker is a warp with its proposal in shared memory (at most 682
+#'   atoms); a generation is five launches (moves; the population's sums,
+#'   prefix sums of the copies and trial energy; copies; buffer switch;
+#'   saves) with no copy to the host between generations.
+#' @param devices GPU ids, see [gpu_devices()]. Devices share the
+#'   populations (equal contiguous parts): several devices need as many
+#'   populations.
 #' @param progress Show a progress bar.
 #' @return An object of class `dmc_blocks`: a data frame with one row per
 #'   finished (population, block) and columns `replica` (the population),
@@ -236,6 +243,12 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   plan <- resolve_backend(backend, devices,
                           work = n^2 * target_population * populations * steps,
                           auto_threshold = 1e10, call = call)
+  if (plan$backend == "gpu" && 72 * n > 48 * 1024) {
+    sp_abort(sprintf(paste0(
+      "on the GPU a walker keeps its proposal (coordinates, displacements, drift: 9 n ",
+      "doubles) in shared memory: at most 682 atoms, not %s; use backend = \"cpu\"."),
+      fmt_count(n)), call = call)
+  }
   fr <- sim_frame(call, n = populations, first = first_population, seed = seed,
                   backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
                   progress = progress, groups = blocks, row_bytes = 11 * 8,

@@ -20,6 +20,10 @@ enum {
   SP_DMC_NOBS = 7
 };
 
+/* A population's state vector between calls (R's `pop`): e_trial, e_ref,
+ * gen, size, overflow. */
+#define SP_DMC_POPVARS 5
+
 /* Most copies a walker makes at a branching (a cap that a run with a sane
  * time step never meets: weights near 1). */
 #define SP_DMC_MAX_COPIES 8
@@ -42,43 +46,65 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 40, "sp_dmc_pop layout");
 
-/* Threads of a block of the move kernel: one warp per walker. */
+/* Threads of a block of the walker kernels (moves, copies, saves): one
+ * warp per walker. */
 #define SP_DMC_BLOCK 32
-/* Threads of the population kernels (sums, prefix sums, E_T): one block a
+/* Threads of the population kernel (sums, prefix sums, E_T): one block a
  * population. */
 #define SP_DMC_POP_THREADS 1024
 
-/* What the host hands the kernels.  Device arrays of the populations of a
- * device; population q's walker slot k at q cap + k; coordinates and
- * gradients x[n] y[n] z[n] per walker (3 n doubles). */
-typedef struct {
-  uint64_t seed;
-  uint64_t pop0;         /* global number (0-based) of the device's population 0 */
-  uint64_t gens;         /* generations in this launch sequence (at most) */
-  uint64_t equilibration, blocks, block_steps; /* the call's */
-  sp_he4_pair pair;
-  double dt, target, feedback;
-  int32_t n, cap, npop, branching, accept, pad_;
-  SP_DPTR(double) xyz;   /* [2][npop cap 3n]: buffer A and B (copies) */
-  SP_DPTR(double) grad;  /* [2][npop cap 3n] */
-  SP_DPTR(double) wlk;   /* [2][npop cap SP_DMC_WSTRIDE]: U, e, v, t, W */
-  SP_DPTR(double) prop;  /* npop cap 3n: the proposal's coordinates */
-  SP_DPTR(double) gprop; /* npop cap 3n: the proposal's gradient */
-  SP_DPTR(double) gstat; /* npop cap SP_DMC_GSTRIDE: per walker and generation:
-                            W e, W v, W t, W, p, copies */
-  SP_DPTR(int32_t) offs; /* npop (cap + 1): prefix sums of the copies */
-  SP_DPTR(sp_dmc_pop) pops;   /* npop */
-  SP_DPTR(double) acc;   /* npop SP_DMC_NACC: the current block's sums */
-  SP_DPTR(double) block; /* npop blocks SP_DMC_NOBS */
-  SP_DPTR(int32_t) cur;  /* npop: which buffer (0, 1) holds the walkers */
-} sp_dmc_kargs;
-
 /* Per walker: U = ln psi, e, v, t (per atom, K), W (weight). */
 #define SP_DMC_WSTRIDE 5
+/* Per walker and generation: W e_p, W v_p, W t_p, W, p, copies. */
 #define SP_DMC_GSTRIDE 6
 /* A block's sums: W e, W v, W t, W, population, E_T, p, moves, generations. */
 #define SP_DMC_NACC 9
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_kargs) == 216, "sp_dmc_kargs layout");
+/* A population on the GPU (device memory; the host reads it after each
+ * round). */
+typedef struct {
+  sp_dmc_pop st;
+  uint64_t step;            /* generations of this call */
+  double acc[SP_DMC_NACC];  /* the current block's sums */
+  int32_t cur;              /* the buffer (0, 1) that holds the walkers */
+  int32_t done;             /* blocks finished */
+  int32_t dead;             /* 1: died out; 2: a start without a finite energy */
+  int32_t save;             /* 1: a block ended this generation: save the state */
+  int32_t active;           /* 1: this generation ran (the kernels after the population kernel) */
+  int32_t prev;             /* the population before this generation's branching */
+} sp_dmc_gpop;
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 144, "sp_dmc_gpop layout");
+
+/* Dynamic shared memory of a walker kernel: the proposal's coordinates, the
+ * displacements and the proposal's gradient, 3 n doubles each. */
+SP_FN uint64_t sp_dmc_shared_bytes(int32_t n) { return 9ull * (uint64_t)n * sizeof(double); }
+
+/* What the host hands the kernels (he4_dmc.cu).  Device arrays of the
+ * device's populations; population q's walker slot k at q cap + k in each
+ * buffer; coordinates and gradients x[n] y[n] z[n] per walker (3 n
+ * doubles); buffer b of xyz at b npop cap 3n (likewise grad, wlk). */
+typedef struct {
+  uint64_t seed;
+  uint64_t pop0;          /* global number (0-based) of the device's population 0 */
+  uint64_t steps;         /* generations per population in this call */
+  uint64_t equilibration, blocks, block_steps;
+  sp_he4_pair pair;
+  double dt, target, feedback, energy_cut, drift_limit;
+  int32_t n, cap, npop, branching, accept, pad_;
+  SP_DPTR(double) xyz;       /* [2][npop cap 3n] */
+  SP_DPTR(double) grad;      /* [2][npop cap 3n] */
+  SP_DPTR(double) wlk;       /* [2][npop cap SP_DMC_WSTRIDE] */
+  SP_DPTR(double) gstat;     /* npop cap SP_DMC_GSTRIDE */
+  SP_DPTR(int32_t) offs;     /* npop (cap + 1) */
+  SP_DPTR(sp_dmc_gpop) pops; /* npop */
+  SP_DPTR(double) block;     /* npop blocks SP_DMC_NOBS */
+  SP_DPTR(double) saved_xyz; /* npop cap n 3: the state after the last block (R's layout) */
+  SP_DPTR(double) saved_w;   /* npop cap */
+  SP_DPTR(double) saved_pop; /* npop SP_DMC_POPVARS (sp_dmc.h: e_trial, e_ref, gen, size,
+                                overflow) */
+} sp_dmc_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_kargs) == 224, "sp_dmc_kargs layout");
 
 #endif /* SP_HE4_DMC_ARGS_H */

@@ -24,7 +24,7 @@
 
 #include "sp_run.h"
 
-#include "he4_args.h" /* inst/cuda: shared with the kernels */
+#include "he4_dmc_args.h" /* inst/cuda: shared with the kernels */
 
 typedef struct {
   sp_he4_pair pair; /* b, L, form; rc = L/2 set by the model */
@@ -42,8 +42,6 @@ typedef struct {
   double energy_cut; /* alpha of the weights' energy limit (he4_dmc.h); 0: none */
   double drift_limit; /* A of the drift limit (he4_dmc.h); 0: none */
 } sp_dmc_job;
-
-#define SP_DMC_POPVARS 5
 
 typedef struct {
   double *coords; /* npop cap x n x 3 */
