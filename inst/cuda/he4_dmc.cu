@@ -65,16 +65,8 @@ sp_dmc_eval_kernel(const sp_dmc_kargs a) {
   double *x = a.xyz + s * 3 * n, *g = a.grad + s * 3 * n, *wk = a.wlk + s * SP_DMC_WSTRIDE;
   for (int i = lane; i < 3 * n; i += 32) sh[i] = x[i];
   __syncwarp();
-  double pot = 0, lap = 0, us = 0, g2 = 0;
-  for (int i = lane; i < n; i += 32) {
-    double gi[3], v, l, u;
-    sp_he4_atom_sums_d(&p, sh, sh + n, sh + 2 * n, n, i, gi, &v, &l, &u);
-    for (int c = 0; c < 3; c++) g[c * n + i] = gi[c];
-    pot += 2 * v;
-    lap += 2 * l;
-    us += u;
-    g2 += gi[0] * gi[0] + gi[1] * gi[1] + gi[2] * gi[2];
-  }
+  double pot, lap, us, g2;
+  sp_dmc_eval_part(&p, sh, n, lane, 32, g, &pot, &lap, &us, &g2);
   pot = sp_dmc_warp_sum(pot);
   lap = sp_dmc_warp_sum(lap);
   us = sp_dmc_warp_sum(us);
@@ -144,16 +136,8 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
       xn[c * n + i] = sp_dmc_move(&p, x[c * n + i], f * ad * g[c * n + i], z[c], sa, &dd[c * n + i]);
   }
   __syncwarp();
-  double pot = 0, lap = 0, us = 0, g2n = 0;
-  for (int i = lane; i < n; i += 32) {
-    double gi[3], v, l, u;
-    sp_he4_atom_sums_d(&p, xn, xn + n, xn + 2 * n, n, i, gi, &v, &l, &u);
-    for (int c = 0; c < 3; c++) gn[c * n + i] = gi[c];
-    pot += 2 * v;
-    lap += 2 * l;
-    us += u;
-    g2n += gi[0] * gi[0] + gi[1] * gi[1] + gi[2] * gi[2];
-  }
+  double pot, lap, us, g2n;
+  sp_dmc_eval_part(&p, xn, n, lane, 32, gn, &pot, &lap, &us, &g2n);
   double green = 0, sfn = 0, sgn = 0;
   for (int i = lane; i < n; i += 32) { /* its own atoms: no barrier needed */
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
@@ -270,7 +254,6 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
   }
   if (tid == 0) {
     double Pm;
-    const double e_used = gp->st.e_trial;
     gp->prev = P;
     if (a.branching) {
       const int total = offs[P];
@@ -281,19 +264,8 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
     } else {
       Pm = s[3];
     }
-    gp->acc[0] += s[0];
-    gp->acc[1] += s[1];
-    gp->acc[2] += s[2];
-    gp->acc[3] += s[3];
-    gp->acc[4] += Pm;
-    gp->acc[5] += e_used;
-    gp->acc[6] += s[4];
-    gp->acc[7] += (double)P;
-    gp->acc[8] += 1;
-    gp->st.gen++;
-    sp_dmc_trial_update(&gp->st, s[3] > 0 ? s[0] / s[3] : nan(""), Pm, a.target, a.feedback, a.n,
-                        a.dt);
-    if (gp->st.size == 0 || !(Pm > 0)) gp->dead = 1;
+    if (sp_dmc_account(&gp->st, gp->acc, s, Pm, P, a.target, a.feedback, a.n, a.dt))
+      gp->dead = 1;
     uint64_t kk = gp->step++;
     gp->active = 1;
     if (kk < a.equilibration) {
@@ -303,15 +275,7 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
       kk -= a.equilibration;
       if ((kk + 1) % a.block_steps == 0) {
         double *row = a.block + ((size_t)q * a.blocks + kk / a.block_steps) * SP_DMC_NOBS;
-        const double *c = gp->acc;
-        row[SP_DMC_ENERGY] = c[0] / c[3];
-        row[SP_DMC_POTENTIAL] = c[1] / c[3];
-        row[SP_DMC_KINETIC] = c[2] / c[3];
-        row[SP_DMC_POPULATION] = c[4] / c[8];
-        row[SP_DMC_TRIAL] = c[5] / c[8];
-        row[SP_DMC_ACCEPTANCE] = c[6] / c[7];
-        row[SP_DMC_WEIGHT] = c[3] / c[8];
-        for (int j = 0; j < SP_DMC_NACC; j++) gp->acc[j] = 0;
+        sp_dmc_block_row(gp->acc, row);
         gp->done = (int32_t)(kk / a.block_steps + 1);
         gp->save = 1;
       }

@@ -47,6 +47,15 @@
 #include "he4_vmc.h"
 #undef SP_REAL
 
+/* A quiet NaN (no estimate: the reference energy stays). */
+SP_FN double sp_nan_d(void) {
+#if SP_CUDA
+  return __longlong_as_double(0x7ff8000000000000LL);
+#else
+  return NAN;
+#endif
+}
+
 /* The stream of slot k of population q (0-based, global). */
 SP_FN uint64_t sp_dmc_stream(uint64_t q, uint64_t k) { return sp_stream_replica(q, k); }
 
@@ -156,27 +165,71 @@ SP_FN void sp_dmc_trial_update(sp_dmc_pop *q, double est, double P, double targe
   q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * dt);
 }
 
-/* ln psi, its gradient and the local energy's parts of a configuration
- * (one walker, sequentially: the CPU engine; the GPU kernel takes the same
- * atom sums over a warp): g = grad U (x[n] y[n] z[n]), *U = ln psi, obs the
- * per-atom observables of sp_vmc_observables (energy, potential,
- * kinetic_pb, kinetic_jf). */
-SP_FN void sp_dmc_eval(const sp_he4_par_d *p, const double *x, const double *y,
-                       const double *z, int n, double *g, double *U, double *obs) {
-  double pot = 0, lap = 0, g2 = 0, usum = 0;
+/* The generation's bookkeeping of a population, after its walkers moved
+ * (and branched): s = the sums over the walkers of W e_p, W v_p, W t_p, W
+ * and p; Pm the population after branching (weights only: the total
+ * weight); P the walkers that moved.  Adds to the block's sums acc
+ * (SP_DMC_NACC), counts the generation and sets the next trial energy.
+ * Returns 1 when the population died out. */
+SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm, int P,
+                         double target, double feedback, int n, double dt) {
+  acc[0] += s[0];
+  acc[1] += s[1];
+  acc[2] += s[2];
+  acc[3] += s[3];
+  acc[4] += Pm;
+  acc[5] += st->e_trial;
+  acc[6] += s[4];
+  acc[7] += (double)P;
+  acc[8] += 1;
+  st->gen++;
+  sp_dmc_trial_update(st, s[3] > 0 ? s[0] / s[3] : sp_nan_d(), Pm, target, feedback, n, dt);
+  return st->size == 0 || !(Pm > 0);
+}
+
+/* A finished block's row (SP_DMC_NOBS) from its sums, which restart. */
+SP_FN void sp_dmc_block_row(double *acc, double *row) {
+  int j;
+  row[SP_DMC_ENERGY] = acc[0] / acc[3];
+  row[SP_DMC_POTENTIAL] = acc[1] / acc[3];
+  row[SP_DMC_KINETIC] = acc[2] / acc[3];
+  row[SP_DMC_POPULATION] = acc[4] / acc[8];
+  row[SP_DMC_TRIAL] = acc[5] / acc[8];
+  row[SP_DMC_ACCEPTANCE] = acc[6] / acc[7];
+  row[SP_DMC_WEIGHT] = acc[3] / acc[8];
+  for (j = 0; j < SP_DMC_NACC; j++) acc[j] = 0;
+}
+
+/* The atom sums of atoms i0, i0 + stride, ... of a configuration x[n] y[n]
+ * z[n] (the CPU: all, stride 1; a GPU lane: its atoms, stride 32): their
+ * gradients of ln psi into g, and their parts of the sums that
+ * sp_vmc_observables takes (pot, lap, |grad|^2) and of ln psi (us). */
+SP_FN void sp_dmc_eval_part(const sp_he4_par_d *p, const double *x, int n, int i0, int stride,
+                            double *g, double *pot, double *lap, double *us, double *g2) {
   int i;
-  for (i = 0; i < n; i++) {
+  *pot = *lap = *us = *g2 = 0;
+  for (i = i0; i < n; i += stride) {
     double gi[3], v, l, u;
-    sp_he4_atom_sums_d(p, x, y, z, n, i, gi, &v, &l, &u);
+    sp_he4_atom_sums_d(p, x, x + n, x + 2 * n, n, i, gi, &v, &l, &u);
     g[i] = gi[0];
     g[n + i] = gi[1];
     g[2 * n + i] = gi[2];
-    pot += 2 * v;
-    lap += 2 * l;
-    usum += u;
-    g2 += gi[0] * gi[0] + gi[1] * gi[1] + gi[2] * gi[2];
+    *pot += 2 * v;
+    *lap += 2 * l;
+    *us += u;
+    *g2 += gi[0] * gi[0] + gi[1] * gi[1] + gi[2] * gi[2];
   }
-  *U = usum;
+}
+
+/* ln psi, its gradient and the local energy's parts of a configuration
+ * (one walker, sequentially: the CPU engine; the GPU kernel sums the lanes'
+ * parts): g = grad U (x[n] y[n] z[n]), *U = ln psi, obs the per-atom
+ * observables of sp_vmc_observables (energy, potential, kinetic_pb,
+ * kinetic_jf). */
+SP_FN void sp_dmc_eval(const sp_he4_par_d *p, const double *x, int n, double *g, double *U,
+                       double *obs) {
+  double pot, lap, g2;
+  sp_dmc_eval_part(p, x, n, 0, 1, g, &pot, &lap, U, &g2);
   sp_vmc_observables(n, pot, lap, g2, obs);
 }
 

@@ -52,7 +52,7 @@ static void sp_dmc_eval_walker(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int k) {
   const size_t n3 = 3 * (size_t)n;
   double *x = q->xyz[q->cur] + k * n3, *wk = q->wk[q->cur] + (size_t)k * SP_DMC_WSTRIDE;
   double obs[SP_VMC_NOBS];
-  sp_dmc_eval(&m->par, x, x + n, x + 2 * n, n, q->grad[q->cur] + k * n3, &wk[0], obs);
+  sp_dmc_eval(&m->par, x, n, q->grad[q->cur] + k * n3, &wk[0], obs);
   wk[1] = obs[SP_VMC_ENERGY];
   wk[2] = obs[SP_VMC_POTENTIAL];
   wk[3] = obs[SP_VMC_KINETIC_PB];
@@ -83,7 +83,7 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
     for (c = 0; c < 3; c++)
       xn[c * n + i] = sp_dmc_move(p, x[c * n + i], f * a * g[c * n + i], z[c], sa, &d[c * n + i]);
   }
-  sp_dmc_eval(p, xn, xn + n, xn + 2 * n, n, gn, &Un, obs);
+  sp_dmc_eval(p, xn, n, gn, &Un, obs);
   for (i = 0; i < n; i++) {
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
     const double gn2 = gn[i] * gn[i] + gn[n + i] * gn[n + i] + gn[2 * n + i] * gn[2 * n + i];
@@ -131,7 +131,7 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   const sp_dmc_job *job = m->job;
   const uint64_t qg = job->pop0 + (uint64_t)qi;
   const int P = q->st.size, n3 = 3 * job->n;
-  double s[5] = {0, 0, 0, 0, 0}, Pm, e_used = q->st.e_trial;
+  double s[5] = {0, 0, 0, 0, 0}, Pm;
   int k;
   (void)nth;
 #ifdef _OPENMP
@@ -172,19 +172,7 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   } else {
     Pm = s[3];
   }
-  q->acc[0] += s[0];
-  q->acc[1] += s[1];
-  q->acc[2] += s[2];
-  q->acc[3] += s[3];
-  q->acc[4] += Pm;
-  q->acc[5] += e_used;
-  q->acc[6] += s[4];
-  q->acc[7] += (double)P;
-  q->acc[8] += 1;
-  q->st.gen++;
-  sp_dmc_trial_update(&q->st, s[3] > 0 ? s[0] / s[3] : NAN, Pm, job->target, job->feedback,
-                      job->n, job->dt);
-  if (q->st.size == 0 || !(Pm > 0)) q->dead = 1;
+  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, job->target, job->feedback, job->n, job->dt);
 }
 
 /* The population's state into the outputs (after a finished block, and at
@@ -217,15 +205,7 @@ static void sp_dmc_save(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi) {
 static void sp_dmc_block_end(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, uint64_t blk) {
   const sp_dmc_job *job = m->job;
   double *row = m->out->block + ((size_t)qi * job->blocks + blk) * SP_DMC_NOBS;
-  const double *a = q->acc;
-  row[SP_DMC_ENERGY] = a[0] / a[3];
-  row[SP_DMC_POTENTIAL] = a[1] / a[3];
-  row[SP_DMC_KINETIC] = a[2] / a[3];
-  row[SP_DMC_POPULATION] = a[4] / a[8];
-  row[SP_DMC_TRIAL] = a[5] / a[8];
-  row[SP_DMC_ACCEPTANCE] = a[6] / a[7];
-  row[SP_DMC_WEIGHT] = a[3] / a[8];
-  memset(q->acc, 0, sizeof q->acc);
+  sp_dmc_block_row(q->acc, row);
   sp_dmc_save(m, q, qi);
   m->out->done[qi] = (int)(blk + 1);
 }
