@@ -160,27 +160,15 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
         sp_abort("`init` holds no populations' state; continue an unmodified result.",
                  call = call)
       }
-      if (missing(n)) n <- p$n
-      if (missing(density)) density <- p$density
-      if (missing(b)) b <- p$b
-      if (missing(jastrow)) jastrow <- p$jastrow
-      if (missing(dt)) dt <- p$dt
-      if (missing(target_population)) target_population <- p$target_population
-      if (missing(feedback)) feedback <- p$feedback
-      if (missing(energy_cut)) energy_cut <- p$energy_cut
-      if (missing(drift_limit)) drift_limit <- p$drift_limit
-      if (missing(accept)) accept <- p$accept
-      if (missing(branching)) branching <- p$branching
+      dmc_defaults_from(p, c("n", "density", "b", "jastrow", "dt", "target_population",
+                             "feedback", "energy_cut", "drift_limit", "accept", "branching"))
     } else if (inherits(init, "vmc_blocks")) {
       p <- vmc_params(init)
       if (length(p$density) * length(p$b) != 1) {
         sp_abort("`init` must be a he4_vmc() result of one condition (one density and b).",
                  call = call)
       }
-      if (missing(n)) n <- p$n
-      if (missing(density)) density <- p$density
-      if (missing(b)) b <- p$b
-      if (missing(jastrow)) jastrow <- p$jastrow
+      dmc_defaults_from(p, c("n", "density", "b", "jastrow"))
       from_vmc <- p
     } else {
       sp_abort(paste0("`init` must be NULL, a result of he4_vmc() or of he4_dmc(), not ",
@@ -316,6 +304,15 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
              unfinished = paste0(
                "the finished blocks are returned; each population's state is that after ",
                "its last finished block, so `init = ` this result continues it exactly"))
+}
+
+# The arguments `args` that the caller of he4_dmc() left out, from the
+# parameters `p` of its `init`.
+dmc_defaults_from <- function(p, args, env = parent.frame()) {
+  for (a in args) {
+    if (eval(call("missing", as.name(a)), env) && !is.null(p[[a]])) assign(a, p[[a]], envir = env)
+  }
+  invisible()
 }
 
 # Entries of a population's state vector (sp_dmc.h SP_DMC_POPVARS).

@@ -133,6 +133,14 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   const int P = q->st.size, n3 = 3 * job->n;
   double s[5] = {0, 0, 0, 0, 0}, Pm;
   int k;
+  /* threads only for a generation's worth of work (an OpenMP team meets
+   * twice a generation: with small populations, or cores shared with other
+   * processes, the meetings cost more than the moves) -- about 2.5e5 pair
+   * terms a thread; the results do not depend on it */
+  {
+    const double pairs = (double)P * (double)job->n * (double)job->n;
+    if (pairs < 2.5e5 * (double)nth) nth = (int)(pairs / 2.5e5) > 1 ? (int)(pairs / 2.5e5) : 1;
+  }
   (void)nth;
 #ifdef _OPENMP
 #  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
