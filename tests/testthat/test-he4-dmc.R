@@ -229,3 +229,57 @@ test_that("bad input is refused with a message naming the argument", {
   expect_error(he4_dmc(2, backend = "cpu"), "too small")
   expect_error(he4_dmc_extrapolate(list(1)), "`runs`")
 })
+
+# The engine contract (helper-engine.R): the replicas are populations
+# (first_population the chunks' first), a tiny box, few generations.
+dmc_run <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
+  do.call(he4_dmc, modifyList(list(
+    n = 16, dt = 0.002, replicas = 10, blocks = 2, block_steps = 3, equilibration = 2,
+    populations = n, first_population = first, seed = seed, backend = backend,
+    progress = FALSE), list(...)))
+}
+
+dmc_long_blocks <- 4000
+
+engine_contract_tests(list(
+  name = "he4_dmc",
+  n = 6,
+  run = dmc_run,
+  key = function(x) list(dmc_df(x), attr(x, "state")),
+  bad = list(
+    list(args = list(n = 0), error = "`populations` must be a single whole number"),
+    list(args = list(n = 2, first = 0), error = "`first_population` must be"),
+    list(args = list(n = 2, first = 2^24), error = "must not pass 2\\^24"),
+    list(args = list(n = 2, seed = -1), error = "`seed` must be"),
+    list(args = list(n = 2, backend = "tpu"), error = "`backend` must be one of"),
+    list(args = list(n = 2, progress = NA), error = "`progress` must be TRUE or FALSE")),
+  long = function(backend) {
+    # N = 64, 200 walkers: some 10 ms a generation on a CPU thread, so that
+    # 4000 blocks of 5 run for minutes; the GPU finishes blocks within the
+    # 1.5 s too
+    he4_dmc(64, dt = 0.001, replicas = 200, blocks = dmc_long_blocks, block_steps = 5,
+            equilibration = 2, populations = 2, seed = 1, backend = backend, progress = FALSE)
+  },
+  warm = function(backend) {
+    he4_dmc(16, dt = 0.002, replicas = 8, blocks = 1, block_steps = 1, equilibration = 0,
+            seed = 1, backend = backend, progress = FALSE)
+  },
+  partial = function(x, backend) {
+    expect_true(attr(x, "interrupted"))
+    st <- attr(x, "state")
+    expect_gt(nrow(x), 0)
+    expect_lt(nrow(x), 2 * dmc_long_blocks)
+    expect_false(anyNA(dmc_df(x)))
+    # each population's finished blocks are 1, 2, ..., done, and its state
+    # is that after them: continuing gives the next block of one longer run
+    done <- tabulate(match(x$replica, st$population), 2)
+    expect_identical(as.numeric(done), st$blocks)
+    q <- which.min(done)
+    nxt <- he4_dmc(blocks = 1, block_steps = 5, equilibration = 0, init = x,
+                   backend = backend, progress = FALSE)
+    fresh <- he4_dmc(64, dt = 0.001, replicas = 200, blocks = done[q] + 1, block_steps = 5,
+                     equilibration = 2, first_population = q, seed = attr(x, "seed_hex"),
+                     backend = backend, progress = FALSE)
+    expect_equal(nxt$energy[nxt$replica == q], fresh$energy[done[q] + 1],
+                 tolerance = if (backend == "gpu") 1e-9 else 0)
+  }))
