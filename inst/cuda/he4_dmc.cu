@@ -122,15 +122,13 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   const uint64_t stream = sp_dmc_stream(a.pop0 + (uint64_t)q, (uint64_t)k);
   const uint64_t gen = gp->st.gen;
   const double dt = a.dt, ad = SP_HE4_HB2M * dt, sa = sqrt(ad), A = a.drift_limit;
-  const double e = wk[1], v0 = wk[2], t0 = wk[3], U0 = wk[0], W0 = wk[4];
-  const double e_ref = gp->st.e_ref, e_trial = gp->st.e_trial;
-  double sf = 0, sg = 0;
+  double sl[4] = {0, 0, 0, 0};
   for (int i = lane; i < n; i += 32) {
     double z[3];
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
     const double f = sp_dmc_drift_factor(g2, ad, A);
-    sf += f * f * g2;
-    sg += g2;
+    sl[0] += f * f * g2;
+    sl[1] += g2;
     sp_dmc_normals(a.seed, stream, gen, n, i, z);
     for (int c = 0; c < 3; c++)
       xn[c * n + i] = sp_dmc_move(&p, x[c * n + i], f * ad * g[c * n + i], z[c], sa, &dd[c * n + i]);
@@ -138,13 +136,13 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   __syncwarp();
   double pot, lap, us, g2n;
   sp_dmc_eval_part(&p, xn, n, lane, 32, gn, &pot, &lap, &us, &g2n);
-  double green = 0, sfn = 0, sgn = 0;
+  double green = 0;
   for (int i = lane; i < n; i += 32) { /* its own atoms: no barrier needed */
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
     const double gn2 = gn[i] * gn[i] + gn[n + i] * gn[n + i] + gn[2 * n + i] * gn[2 * n + i];
     const double f = sp_dmc_drift_factor(g2, ad, A), fn = sp_dmc_drift_factor(gn2, ad, A);
-    sfn += fn * fn * gn2;
-    sgn += gn2;
+    sl[2] += fn * fn * gn2;
+    sl[3] += gn2;
     for (int c = 0; c < 3; c++)
       green += sp_dmc_green_term(dd[c * n + i], f * ad * g[c * n + i], fn * ad * gn[c * n + i]);
   }
@@ -152,49 +150,26 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   lap = sp_dmc_warp_sum(lap);
   us = sp_dmc_warp_sum(us);
   g2n = sp_dmc_warp_sum(g2n);
-  sf = sp_dmc_warp_sum(sf);
-  sg = sp_dmc_warp_sum(sg);
-  sfn = sp_dmc_warp_sum(sfn);
-  sgn = sp_dmc_warp_sum(sgn);
+  for (int j = 0; j < 4; j++) sl[j] = sp_dmc_warp_sum(sl[j]);
   green = sp_dmc_warp_sum(green);
-  double obs[SP_VMC_NOBS], ua, ub;
+  double obs[SP_VMC_NOBS], ua, ub, wn[SP_DMC_WSTRIDE], gs[SP_DMC_GSTRIDE];
   sp_vmc_observables(n, pot, lap, g2n, obs);
-  const double pacc = sp_dmc_accept_prob(us - U0, green, ad, obs[SP_VMC_ENERGY], a.accept);
   sp_dmc_uniforms(a.seed, stream, gen, n, &ua, &ub);
-  double ep = e, vp = v0, tp = t0;
-  const double s0 = sp_dmc_scaled_energy(e, e_ref, sf, sg);
-  double s1 = s0;
-  if (pacc > 0) {
-    ep = pacc * obs[SP_VMC_ENERGY] + (1 - pacc) * e;
-    vp = pacc * obs[SP_VMC_POTENTIAL] + (1 - pacc) * v0;
-    tp = pacc * obs[SP_VMC_KINETIC_PB] + (1 - pacc) * t0;
-    s1 = pacc * sp_dmc_scaled_energy(obs[SP_VMC_ENERGY], e_ref, sfn, sgn) + (1 - pacc) * s0;
-  }
-  const double w = sp_dmc_weight(n, dt, s0, s1, e_trial, e_ref,
-                                 a.energy_cut / sqrt((double)n * dt));
-  const double W = W0 * w;
+  double wo[SP_DMC_WSTRIDE];
+  for (int j = 0; j < SP_DMC_WSTRIDE; j++) wo[j] = wk[j];
+  const int acc = sp_dmc_step_end(wo, us, obs, green, sl, ua, ub, gp->st.e_ref, gp->st.e_trial,
+                                  n, dt, a.accept, a.branching, a.energy_cut, wn, gs);
   __syncwarp();
-  if (ua < pacc) {
+  if (acc) {
     for (int i = lane; i < 3 * n; i += 32) {
       x[i] = xn[i];
       g[i] = gn[i];
     }
   }
   if (lane == 0) {
-    double *gs = a.gstat + ((size_t)q * a.cap + (size_t)k) * SP_DMC_GSTRIDE;
-    if (ua < pacc) {
-      wk[0] = us;
-      wk[1] = obs[SP_VMC_ENERGY];
-      wk[2] = obs[SP_VMC_POTENTIAL];
-      wk[3] = obs[SP_VMC_KINETIC_PB];
-    }
-    wk[4] = W;
-    gs[0] = W * ep;
-    gs[1] = W * vp;
-    gs[2] = W * tp;
-    gs[3] = W;
-    gs[4] = pacc;
-    gs[5] = a.branching ? (double)sp_dmc_copies(W, ub) : 1;
+    double *gq = a.gstat + ((size_t)q * a.cap + (size_t)k) * SP_DMC_GSTRIDE;
+    for (int j = 0; j < SP_DMC_WSTRIDE; j++) wk[j] = wn[j];
+    for (int j = 0; j < SP_DMC_GSTRIDE; j++) gq[j] = gs[j];
   }
 }
 

@@ -150,6 +150,14 @@ SP_FN double sp_dmc_weight(int n, double dt, double e, double ep, double e_trial
              (0.5 * (sp_dmc_clip(e, e_ref, cut) + sp_dmc_clip(ep, e_ref, cut)) - e_trial));
 }
 
+/* The next generation's reference and trial energies after a generation
+ * with mixed estimate est and population (or total weight) P. */
+SP_FN void sp_dmc_trial_update(sp_dmc_pop *q, double est, double P, double target,
+                               double feedback, int n, double dt) {
+  if (est == est) q->e_ref += SP_DMC_REF_RATE * (est - q->e_ref);
+  q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * dt);
+}
+
 /* Copies of a walker of weight W at a branching with uniform ub. */
 SP_FN int sp_dmc_copies(double W, double ub) {
   double c = floor(W + ub);
@@ -157,12 +165,45 @@ SP_FN int sp_dmc_copies(double W, double ub) {
   return c > SP_DMC_MAX_COPIES ? SP_DMC_MAX_COPIES : (int)c;
 }
 
-/* The next generation's reference and trial energies after a generation
- * with mixed estimate est and population (or total weight) P. */
-SP_FN void sp_dmc_trial_update(sp_dmc_pop *q, double est, double P, double target,
-                               double feedback, int n, double dt) {
-  if (est == est) q->e_ref += SP_DMC_REF_RATE * (est - q->e_ref);
-  q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * dt);
+/* The end of a walker's move, from its state before (wk: U, e, v, t, W),
+ * the proposal's ln psi Un and observables obs (sp_vmc_observables), the
+ * Green's functions' sum `green` and the drift limit's sums sl = (sum f^2
+ * g2, sum g2) at the old and at the new configuration, sl[0..3], and the
+ * uniforms ua (accept) and ub (branching): the state after (wk_new), the
+ * walker's contribution to the generation's sums gs (W e_p, W v_p, W t_p,
+ * W, p, copies) and whether the move was accepted. */
+SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double green,
+                          const double *sl, double ua, double ub, double e_ref, double e_trial,
+                          int n, double dt, int accept, int branching, double energy_cut,
+                          double *wk_new, double *gs) {
+  const double a = SP_HE4_HB2M * dt;
+  const double pacc = sp_dmc_accept_prob(Un - wk[0], green, a, obs[SP_VMC_ENERGY], accept);
+  const double s0 = sp_dmc_scaled_energy(wk[1], e_ref, sl[0], sl[1]);
+  double ep = wk[1], vp = wk[2], tp = wk[3], s1 = s0, W;
+  const int acc = ua < pacc;
+  int j;
+  if (pacc > 0) {
+    ep = pacc * obs[SP_VMC_ENERGY] + (1 - pacc) * wk[1];
+    vp = pacc * obs[SP_VMC_POTENTIAL] + (1 - pacc) * wk[2];
+    tp = pacc * obs[SP_VMC_KINETIC_PB] + (1 - pacc) * wk[3];
+    s1 = pacc * sp_dmc_scaled_energy(obs[SP_VMC_ENERGY], e_ref, sl[2], sl[3]) + (1 - pacc) * s0;
+  }
+  W = wk[4] * sp_dmc_weight(n, dt, s0, s1, e_trial, e_ref, energy_cut / sqrt((double)n * dt));
+  for (j = 0; j < 4; j++) wk_new[j] = wk[j];
+  if (acc) {
+    wk_new[0] = Un;
+    wk_new[1] = obs[SP_VMC_ENERGY];
+    wk_new[2] = obs[SP_VMC_POTENTIAL];
+    wk_new[3] = obs[SP_VMC_KINETIC_PB];
+  }
+  wk_new[4] = W;
+  gs[0] = W * ep;
+  gs[1] = W * vp;
+  gs[2] = W * tp;
+  gs[3] = W;
+  gs[4] = pacc;
+  gs[5] = branching ? (double)sp_dmc_copies(W, ub) : 1;
+  return acc;
 }
 
 /* The generation's bookkeeping of a population, after its walkers moved

@@ -70,15 +70,14 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
   double *d = q->pdel + (size_t)k * n3, *gs = q->gs + (size_t)k * SP_DMC_GSTRIDE;
   const uint64_t stream = sp_dmc_stream(qg, (uint64_t)k);
   const double A = job->drift_limit;
-  double obs[SP_VMC_NOBS], Un, green = 0, pacc, ua, ub, e = wk[1], ep, vp, tp, w, W;
-  double sf = 0, sg = 0, sfn = 0, sgn = 0, s0, s1;
+  double obs[SP_VMC_NOBS], Un, green = 0, ua, ub, sl[4] = {0, 0, 0, 0}, wn[SP_DMC_WSTRIDE];
   int i, c;
   for (i = 0; i < n; i++) {
     double z[3];
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
     const double f = sp_dmc_drift_factor(g2, a, A);
-    sf += f * f * g2;
-    sg += g2;
+    sl[0] += f * f * g2;
+    sl[1] += g2;
     sp_dmc_normals(job->seed, stream, q->st.gen, n, i, z);
     for (c = 0; c < 3; c++)
       xn[c * n + i] = sp_dmc_move(p, x[c * n + i], f * a * g[c * n + i], z[c], sa, &d[c * n + i]);
@@ -88,42 +87,18 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
     const double gn2 = gn[i] * gn[i] + gn[n + i] * gn[n + i] + gn[2 * n + i] * gn[2 * n + i];
     const double f = sp_dmc_drift_factor(g2, a, A), fn = sp_dmc_drift_factor(gn2, a, A);
-    sfn += fn * fn * gn2;
-    sgn += gn2;
+    sl[2] += fn * fn * gn2;
+    sl[3] += gn2;
     for (c = 0; c < 3; c++)
       green += sp_dmc_green_term(d[c * n + i], f * a * g[c * n + i], fn * a * gn[c * n + i]);
   }
-  pacc = sp_dmc_accept_prob(Un - wk[0], green, a, obs[SP_VMC_ENERGY], job->accept);
   sp_dmc_uniforms(job->seed, stream, q->st.gen, n, &ua, &ub);
-  ep = e;
-  vp = wk[2];
-  tp = wk[3];
-  s0 = sp_dmc_scaled_energy(e, q->st.e_ref, sf, sg);
-  s1 = s0;
-  if (pacc > 0) {
-    ep = pacc * obs[SP_VMC_ENERGY] + (1 - pacc) * e;
-    vp = pacc * obs[SP_VMC_POTENTIAL] + (1 - pacc) * vp;
-    tp = pacc * obs[SP_VMC_KINETIC_PB] + (1 - pacc) * tp;
-    s1 = pacc * sp_dmc_scaled_energy(obs[SP_VMC_ENERGY], q->st.e_ref, sfn, sgn) + (1 - pacc) * s0;
-  }
-  w = sp_dmc_weight(n, job->dt, s0, s1, q->st.e_trial, q->st.e_ref,
-                    job->energy_cut / sqrt((double)n * job->dt));
-  if (ua < pacc) {
+  if (sp_dmc_step_end(wk, Un, obs, green, sl, ua, ub, q->st.e_ref, q->st.e_trial, n, job->dt,
+                      job->accept, job->branching, job->energy_cut, wn, gs)) {
     memcpy(x, xn, (size_t)n3 * sizeof *x);
     memcpy(g, gn, (size_t)n3 * sizeof *g);
-    wk[0] = Un;
-    wk[1] = obs[SP_VMC_ENERGY];
-    wk[2] = obs[SP_VMC_POTENTIAL];
-    wk[3] = obs[SP_VMC_KINETIC_PB];
   }
-  W = wk[4] * w;
-  wk[4] = W;
-  gs[0] = W * ep;
-  gs[1] = W * vp;
-  gs[2] = W * tp;
-  gs[3] = W;
-  gs[4] = pacc;
-  gs[5] = job->branching ? (double)sp_dmc_copies(W, ub) : 1;
+  memcpy(wk, wn, sizeof wn);
 }
 
 /* One generation of population q (number qi of the call). */
