@@ -207,6 +207,14 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
       "the potential; use more atoms or a lower density."), L), call = call)
   }
   if (!is.null(cont)) {
+    p <- attr(init, "params")
+    if (!isTRUE(all.equal(c(p$n, p$density, p$b), c(n, density, b))) ||
+        !identical(p$jastrow, jastrow)) {
+      sp_abort(sprintf(paste0(
+        "`init` was run with n = %s, density = %s, b = %s, jastrow = \"%s\"; continue it ",
+        "with the same values (leave them out)."), fmt_num(p$n), format(p$density),
+        format(p$b), p$jastrow), call = call)
+    }
     cont <- dmc_check_state(cont, n, L, call)
     if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
                                      resolve_seed(cont$seed_hex, call = call))) {

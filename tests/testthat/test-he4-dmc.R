@@ -228,6 +228,10 @@ test_that("bad input is refused with a message naming the argument", {
   expect_error(he4_dmc(16, init = 3, backend = "cpu"), "`init`")
   expect_error(he4_dmc(2, backend = "cpu"), "too small")
   expect_error(he4_dmc_extrapolate(list(1)), "`runs`")
+  d <- he4_dmc(16, dt = 0.002, replicas = 4, blocks = 1, block_steps = 1, equilibration = 0,
+               seed = 1, backend = "cpu")
+  expect_error(he4_dmc(density = 0.02, init = d, backend = "cpu"), "continue it")
+  expect_error(he4_dmc(init = d, seed = 2, backend = "cpu"), "`seed` differs")
 })
 
 # The engine contract (helper-engine.R): the replicas are populations
