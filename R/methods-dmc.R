@@ -250,3 +250,67 @@ print.dmc_extrapolation <- function(x, ...) {
 
 #' @export
 summary.dmc_extrapolation <- function(object, ...) object
+
+DMC_LABELS <- c(energy = "E/N, mixed (K)", potential = "V/N, mixed (K)",
+                kinetic = "T/N, mixed (K)", trial_energy = "E_T/N (K)",
+                population = "population", acceptance = "acceptance", weight = "total weight")
+
+#' Plot the blocks of a helium DMC run
+#'
+#' `"trace"`: the block means of an observable, one line per population;
+#' `"reblock"`: the standard error of its mean against the blocking level,
+#' the populations combined as in [summary.dmc_blocks()] ([reblock()]).
+#'
+#' @param x A result of [he4_dmc()].
+#' @param which `"trace"`, `"reblock"` or both.
+#' @param observable A column of the result: `"energy"` (default),
+#'   `"potential"`, `"kinetic"`, `"trial_energy"`, `"population"`,
+#'   `"acceptance"` or `"weight"`.
+#' @param ... Passed to [plot()].
+#' @return `x`, invisibly.
+#' @export
+plot.dmc_blocks <- function(x, which = c("trace", "reblock"), observable = "energy", ...) {
+  call <- sys.call()
+  if (!is.character(which) || !length(which) || !all(which %in% c("trace", "reblock"))) {
+    sp_abort(sprintf("`which` must be \"trace\" and/or \"reblock\", not %s.", describe(which)),
+             call = call)
+  }
+  which <- unique(which)
+  observable <- check_choice(observable, names(DMC_LABELS), "observable", call = call)
+  if (length(which) > 1) {
+    old <- graphics::par(mfrow = c(1, length(which)))
+    on.exit(graphics::par(old))
+  }
+  chains <- dmc_chains(x, observable)
+  p <- attr(x, "params")
+  for (w in which) {
+    if (w == "trace") {
+      cols <- grDevices::hcl.colors(max(length(chains), 2), "Dark 3")
+      graphics::plot(NA, xlim = range(x$block), ylim = range(x[[observable]]),
+                     xlab = sprintf("block (%s generations of dt = %s K^-1)",
+                                    fmt_count(p$block_steps), format(p$dt)),
+                     ylab = DMC_LABELS[[observable]],
+                     main = sprintf("Block means, %d population%s", length(chains),
+                                    if (length(chains) == 1) "" else "s"), ...)
+      blocks <- split(x$block, factor(x$replica, levels = names(chains)))
+      for (i in seq_along(chains)) {
+        o <- order(blocks[[i]])
+        graphics::lines(blocks[[i]][o], chains[[i]][o], col = cols[i], type = "o", pch = 20,
+                        cex = 0.5)
+      }
+      graphics::abline(h = mean(x[[observable]]), lty = 2)
+    } else {
+      ok <- vmc_usable_chains(chains)
+      if (!length(ok)) {
+        sp_abort(sprintf(paste0("the reblocking curve needs a population with at least %d ",
+                                "blocks (not all equal) of `%s`."), BLOCKING_MIN_LEN,
+                         observable), call = call)
+      }
+      plot.sp_reblock(reblock_table(ok), ...,
+                      xlab = sprintf("blocking level (blocks of %s generations x 2^level)",
+                                     fmt_count(p$block_steps)),
+                      ylab = sprintf("standard error of %s", DMC_LABELS[[observable]]))
+    }
+  }
+  invisible(x)
+}

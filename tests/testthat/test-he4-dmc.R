@@ -192,6 +192,10 @@ test_that("the DMC energy lies below the VMC energy of its guide", {
   # the gap is some 1.3 K per atom at N = 16 (z = 7.5 at these seeds)
   expect_gt(z, 3)
   expect_identical(attr(sd, "extrapolations"), "none")
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_invisible(plot(d))
+  expect_invisible(plot(d, "trace", observable = "population"))
   expect_output(print(sd), "extrapolations: none")
 })
 
