@@ -64,6 +64,18 @@
 #' extrapolate quadratically) and a population-control bias (about
 #' \eqn{1/P}); [he4_dmc_extrapolate()] removes both from a set of runs.
 #'
+#' @section Time step: Every atom moves at once, so the acceptance of a move
+#'   falls with \eqn{N} (its rejections grow as about \eqn{N\,dt^{3/2}}).
+#'   Measured at the equilibrium density with \eqn{b = 3.07} Å: at \eqn{N =
+#'   32}, acceptance 0.97, 0.93 and 0.84 at `dt` = 0.0005, 0.001 and 0.002
+#'   K\eqn{^{-1}}; from about 0.004 K\eqn{^{-1}} (\eqn{N = 32}) walkers
+#'   reach the pairs at short distance where the guide's local energy
+#'   diverges (the drift limit delays, but does not stop, the population's
+#'   blow-up there: the summary then reports walkers dropped at the
+#'   capacity). Choose `dt` for an acceptance of 0.9 or more (at \eqn{N =
+#'   256} about 0.0003 K\eqn{^{-1}}) and extrapolate over a factor of four
+#'   in `dt`. The imaginary time of a run is `dt` times its generations;
+#'   give the projection at least 0.5 K\eqn{^{-1}} of `equilibration`.
 #' @param n Number of atoms \eqn{N} (at least 2).
 #' @param density Number density in \eqn{\text{\AA}^{-3}} (0.02186: the
 #'   equilibrium density of the liquid).
