@@ -131,7 +131,8 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
     sl[1] += g2;
     sp_dmc_normals(a.seed, stream, gen, n, i, z);
     for (int c = 0; c < 3; c++)
-      xn[c * n + i] = sp_dmc_move(&p, x[c * n + i], f * ad * g[c * n + i], z[c], sa, &dd[c * n + i]);
+      xn[c * n + i] =
+          sp_dmc_move(&p, x[c * n + i], f * ad * g[c * n + i], z[c], sa, &dd[c * n + i]);
   }
   __syncwarp();
   double pot, lap, us, g2n;

@@ -130,7 +130,8 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
     const int src = q->cur, dst = 1 - q->cur;
     int total, np;
     q->offs[0] = 0;
-    for (k = 0; k < P; k++) q->offs[k + 1] = q->offs[k] + (int)q->gs[(size_t)k * SP_DMC_GSTRIDE + 5];
+    for (k = 0; k < P; k++)
+      q->offs[k + 1] = q->offs[k] + (int)q->gs[(size_t)k * SP_DMC_GSTRIDE + 5];
     total = q->offs[P];
     np = total < job->cap ? total : job->cap;
 #ifdef _OPENMP

@@ -37,7 +37,8 @@ static const sp_field fields[] = {
 static int prepare(void *job) {
   sp_dmc_job *j = (sp_dmc_job *)job;
   if (j->n < 2 || j->npop < 1 || j->cap < 1 || !(j->dt > 0) || !(j->target > 0) ||
-      !(j->feedback >= 0) || !(j->energy_cut >= 0) || !(j->drift_limit >= 0) || j->block_steps < 1 ||
+      !(j->feedback >= 0) || !(j->energy_cut >= 0) || !(j->drift_limit >= 0) ||
+      j->block_steps < 1 ||
       (double)j->npop * (double)j->cap > 2147483647.0)
     return sp_fail(SP_ERR_INVALID, "internal error: the DMC job's sizes");
   j->pair.rc = 0.5 * j->pair.L;
