@@ -99,6 +99,9 @@ gpu_kernel_registry_build <- function() {
     # chains, as double).  bench/he4.R compares; option
     # statphysgpu.he4_variant, a suffix: "" (mixed, double), "_fast", ...
     he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE, variants = he4_variants()),
+    # diffusion Monte Carlo (he4_dmc()), double precision only
+    he4_dmc = list(file = "he4_dmc.cu", toolkit = FALSE,
+                   variants = list(double = list(defines = character(), fast_math = FALSE))),
     # indep: per-clone p1 decisions (independent_clones = TRUE); lb6, lb8:
     # registers capped for 6 or 8 blocks of 256 threads per SM
     # (bench/xorsat.R compares them; option statphysgpu.xorsat_variant)

@@ -253,37 +253,45 @@ summary.vmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
 }
 
 # The summary of a one-condition result.
+# One observable's row of a summary from its chains (one numeric vector of
+# block means per independent chain: a VMC walker, a DMC population): the
+# mean of all blocks, the reblocked standard error (blocking_se()), its
+# error, tau_int and the number of blocks; se0 the level-0 error, short
+# whether tau_int warned that the chains are short.
+reblocked_row <- function(chains, obs, method) {
+  all_values <- unlist(chains, use.names = FALSE)
+  ok <- vmc_usable_chains(chains)
+  se <- se_err <- tau <- NA_real_
+  se0 <- NA_real_
+  short <- FALSE
+  if (length(ok)) {
+    tab <- reblock_table(ok)
+    se0 <- tab$se[1]
+    b <- tryCatch(withCallingHandlers(
+      blocking_se(ok, method = method),
+      statphysgpu_blocking_warning = function(w) invokeRestart("muffleWarning"),
+      message = function(m) invokeRestart("muffleMessage")),
+      error = function(e) NA_real_)
+    se <- as.numeric(b)
+    se_err <- if (method == "optimal") attr(b, "se_error") %||% NA_real_ else NA_real_
+    tt <- tryCatch(withCallingHandlers(
+      tau_int(ok),
+      statphysgpu_blocking_warning = function(w) {
+        short <<- TRUE
+        invokeRestart("muffleWarning")
+      }), error = function(e) NA_real_)
+    # a few blocks give no usable autocorrelation function
+    tau <- if (min(lengths(ok)) >= VMC_TAU_MIN_BLOCKS) as.numeric(tt) else NA_real_
+  }
+  list(row = data.frame(observable = obs, mean = mean(all_values), se = se,
+                        se_error = se_err, tau_int = tau,
+                        n_blocks = length(all_values)),
+       se0 = se0, short = short)
+}
+
 vmc_summary1 <- function(object, method) {
   rows <- lapply(VMC_OBSERVABLES, function(obs) {
-    chains <- vmc_chains(object, obs)
-    all_values <- unlist(chains, use.names = FALSE)
-    ok <- vmc_usable_chains(chains)
-    se <- se_err <- tau <- NA_real_
-    se0 <- NA_real_
-    short <- FALSE
-    if (length(ok)) {
-      tab <- reblock_table(ok)
-      se0 <- tab$se[1]
-      b <- tryCatch(withCallingHandlers(
-        blocking_se(ok, method = method),
-        statphysgpu_blocking_warning = function(w) invokeRestart("muffleWarning"),
-        message = function(m) invokeRestart("muffleMessage")),
-        error = function(e) NA_real_)
-      se <- as.numeric(b)
-      se_err <- if (method == "optimal") attr(b, "se_error") %||% NA_real_ else NA_real_
-      tt <- tryCatch(withCallingHandlers(
-        tau_int(ok),
-        statphysgpu_blocking_warning = function(w) {
-          short <<- TRUE
-          invokeRestart("muffleWarning")
-        }), error = function(e) NA_real_)
-      # a few blocks give no usable autocorrelation function
-      tau <- if (min(lengths(ok)) >= VMC_TAU_MIN_BLOCKS) as.numeric(tt) else NA_real_
-    }
-    list(row = data.frame(observable = obs, mean = mean(all_values), se = se,
-                          se_error = se_err, tau_int = tau,
-                          n_blocks = length(all_values)),
-         se0 = se0, short = short)
+    reblocked_row(vmc_chains(object, obs), obs, method)
   })
   out <- do.call(rbind, lapply(rows, `[[`, "row"))
   rownames(out) <- NULL

@@ -40,6 +40,7 @@ SEXP sp_r_interrupts_release(SEXP);
 SEXP sp_r_he4_aziz(SEXP, SEXP);
 SEXP sp_r_he4_jastrow(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_he4_local_energy(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_dmc_draws(SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_xorsat_limits(void);
 
 /* tests and benchmarks only (r_testing.c) */
@@ -62,6 +63,7 @@ SEXP sp_r_error_rule_test(void);
 static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_model_run, 5),
   CALLDEF(sp_r_vmc_lattice, 5),
+  CALLDEF(sp_r_dmc_draws, 4),
   CALLDEF(sp_r_vmc_check_coords, 5),
   CALLDEF(sp_r_kuramoto_start, 5),
   CALLDEF(sp_r_lrmd_scan, 2),

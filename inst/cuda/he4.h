@@ -245,22 +245,31 @@ SP_FN SP_REAL SP_HE4(sp_he4_min_image)(const SP_HE4(sp_he4_par) *p, SP_REAL d) {
  * NULL, *v = V(r) (the Aziz potential of sp_he4_aziz with 1/r, 1/r^2
  * from the reciprocal square root).  Equal to sp_he4_pair_terms to a few
  * roundings. */
-SP_FN void SP_HE4(sp_he4_pair_terms2)(const SP_HE4(sp_he4_par) *p, SP_REAL r2, SP_REAL *v,
-                                      SP_REAL *g, SP_REAL *lap) {
+/* sp_he4_pair_terms2u also writes the Jastrow exponent u (the value of
+ * sp_he4_jastrow_u2, the same operations) when u is not NULL: the DMC's
+ * ln psi at the proposed configuration (he4_dmc.h). */
+SP_FN void SP_HE4(sp_he4_pair_terms2u)(const SP_HE4(sp_he4_par) *p, SP_REAL r2, SP_REAL *v,
+                                       SP_REAL *g, SP_REAL *lap, SP_REAL *u) {
   const SP_REAL rinv = SP_HE4_RSQRT(r2), r = r2 * rinv;
-  SP_REAL du, d2u;
-  SP_HE4(sp_he4_mcm_inv)(p->b, rinv, &du, &d2u);
+  SP_REAL du, d2u, uu;
+  uu = SP_HE4(sp_he4_mcm_inv)(p->b, rinv, &du, &d2u);
   if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
     SP_REAL dv, d2v;
-    SP_HE4(sp_he4_mcm_inv)(p->b, SP_HE4_RCP(p->L - r), &dv, &d2v);
+    uu = (uu + SP_HE4(sp_he4_mcm_inv)(p->b, SP_HE4_RCP(p->L - r), &dv, &d2v)) - p->ushift;
     du = du - dv;
     d2u = d2u + d2v;
   }
+  if (u != 0) *u = uu;
   *g = du * rinv;
   *lap = d2u + (SP_REAL)2 * du * rinv;
   if (v != 0)
     *v = SP_HE4(sp_he4_aziz_wt)(r, rinv * rinv,
                                 (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1);
+}
+
+SP_FN void SP_HE4(sp_he4_pair_terms2)(const SP_HE4(sp_he4_par) *p, SP_REAL r2, SP_REAL *v,
+                                      SP_REAL *g, SP_REAL *lap) {
+  SP_HE4(sp_he4_pair_terms2u)(p, r2, v, g, lap, 0);
 }
 
 /* The VMC kernel variants "*_fast": the terms above grouped by powers of

@@ -144,50 +144,69 @@ SP_FN int SP_HE4(sp_vmc_accept)(SP_REAL dlnpsi, SP_REAL u) {
 #endif
 }
 
+/* The pair sums of atom i over its partners j != i, in the working
+ * precision (at most n - 1 terms): g[0..2] = grad_i ln psi (every
+ * partner), and over j > i only (V, lap u and u are symmetric in the pair:
+ * summed over atoms they count each pair once) *v = sum V(r_ij),
+ * *l = sum lap_i u(r_ij) and, when u is not NULL, *u = sum u(r_ij).  The
+ * VMC measurement (sp_vmc_atom) and the DMC's evaluation of ln psi, its
+ * gradient and the local energy (he4_dmc.h) share it. */
+SP_FN void SP_HE4(sp_he4_atom_sums)(const SP_HE4(sp_he4_par) *p, const SP_REAL *x,
+                                    const SP_REAL *y, const SP_REAL *z, int n, int i, SP_REAL *g,
+                                    SP_REAL *v, SP_REAL *l, SP_REAL *u) {
+  SP_REAL gx = 0, gy = 0, gz = 0, v_sum = 0, l_sum = 0, u_sum = 0;
+  const SP_REAL xi = x[i], yi = y[i], zi = z[i];
+  int j;
+  for (j = 0; j < i; j++) {
+    SP_REAL dx, dy, dz, r2, gg, ll;
+    dx = SP_HE4(sp_he4_min_image)(p, xi - x[j]);
+    dy = SP_HE4(sp_he4_min_image)(p, yi - y[j]);
+    dz = SP_HE4(sp_he4_min_image)(p, zi - z[j]);
+    r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < p->rc2) {
+      SP_HE4(sp_he4_pair_terms2)(p, r2, 0, &gg, &ll);
+      gx += gg * dx;
+      gy += gg * dy;
+      gz += gg * dz;
+    }
+  }
+  for (j = i + 1; j < n; j++) {
+    SP_REAL dx, dy, dz, r2, vv, gg, ll, uu;
+    dx = SP_HE4(sp_he4_min_image)(p, xi - x[j]);
+    dy = SP_HE4(sp_he4_min_image)(p, yi - y[j]);
+    dz = SP_HE4(sp_he4_min_image)(p, zi - z[j]);
+    r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < p->rc2) {
+      SP_HE4(sp_he4_pair_terms2u)(p, r2, &vv, &gg, &ll, u != 0 ? &uu : 0);
+      v_sum += vv;
+      l_sum += ll;
+      if (u != 0) u_sum += uu;
+      gx += gg * dx;
+      gy += gg * dy;
+      gz += gg * dz;
+    }
+  }
+  g[0] = gx;
+  g[1] = gy;
+  g[2] = gz;
+  *v = v_sum;
+  *l = l_sum;
+  if (u != 0) *u = u_sum;
+}
+
 /* Sums over the partners j of atom i (j != i), for the measurement:
  * pot += sum V(r_ij) (each pair counted from both ends: halve the total),
  * lap += lap_i ln psi, g2 += |grad_i ln psi|^2 -- in double. */
 SP_FN void SP_HE4(sp_vmc_atom)(const SP_HE4(sp_he4_par) *p, const SP_REAL *x, const SP_REAL *y,
                                const SP_REAL *z, int n, int i, double *pot, double *lap,
                                double *g2) {
-  /* the atom's sums in the working precision (at most n - 1 terms), the
-   * sums over atoms and measurements in double; V and lap u are symmetric
-   * in the pair, so they are taken for j > i and counted twice, the
-   * gradient needs every partner */
-  SP_REAL gx = 0, gy = 0, gz = 0, v_sum = 0, l_sum = 0;
-  const SP_REAL xi = x[i], yi = y[i], zi = z[i];
-  int j;
-  for (j = 0; j < i; j++) {
-    SP_REAL dx, dy, dz, r2, g, l;
-    dx = SP_HE4(sp_he4_min_image)(p, xi - x[j]);
-    dy = SP_HE4(sp_he4_min_image)(p, yi - y[j]);
-    dz = SP_HE4(sp_he4_min_image)(p, zi - z[j]);
-    r2 = dx * dx + dy * dy + dz * dz;
-    if (r2 < p->rc2) {
-      SP_HE4(sp_he4_pair_terms2)(p, r2, 0, &g, &l);
-      gx += g * dx;
-      gy += g * dy;
-      gz += g * dz;
-    }
-  }
-  for (j = i + 1; j < n; j++) {
-    SP_REAL dx, dy, dz, r2, v, g, l;
-    dx = SP_HE4(sp_he4_min_image)(p, xi - x[j]);
-    dy = SP_HE4(sp_he4_min_image)(p, yi - y[j]);
-    dz = SP_HE4(sp_he4_min_image)(p, zi - z[j]);
-    r2 = dx * dx + dy * dy + dz * dz;
-    if (r2 < p->rc2) {
-      SP_HE4(sp_he4_pair_terms2)(p, r2, &v, &g, &l);
-      v_sum += v;
-      l_sum += l;
-      gx += g * dx;
-      gy += g * dy;
-      gz += g * dz;
-    }
-  }
+  /* the atom's sums in the working precision, the sums over atoms and
+   * measurements in double */
+  SP_REAL g[3], v_sum, l_sum;
+  SP_HE4(sp_he4_atom_sums)(p, x, y, z, n, i, g, &v_sum, &l_sum, 0);
   *pot += 2 * (double)v_sum;
   *lap += 2 * (double)l_sum;
-  *g2 += (double)gx * (double)gx + (double)gy * (double)gy + (double)gz * (double)gz;
+  *g2 += (double)g[0] * (double)g[0] + (double)g[1] * (double)g[1] + (double)g[2] * (double)g[2];
 }
 
 #undef SP_VMC_FLOOR

@@ -74,6 +74,13 @@ enum { SP_PURPOSE_MB_STEPS = SP_PURPOSE_KURAMOTO_STEPS, SP_PURPOSE_MB_EPAR = 21 
  * uniform for the crossing time inside the step. */
 enum { SP_PURPOSE_SDE_BRIDGE = 17 };
 
+/* he4 diffusion Monte Carlo (he4_dmc.h): generation g of the walker in
+ * slot k of population q, stream sp_stream_replica(q, k); block
+ * g (n + 1) + i holds the three normals of atom i's diffusion (Box-Muller
+ * of (x, y) and of (z, w), the fourth unused), block g (n + 1) + n the
+ * uniforms of the accept/reject test (x) and of the branching (y). */
+enum { SP_PURPOSE_DMC_MOVE = 30 };
+
 #define SP_PURPOSE_SHIFT 24
 #define SP_REPLICA_BITS 40
 

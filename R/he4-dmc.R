@@ -1,0 +1,404 @@
+#' Diffusion Monte Carlo of liquid helium-4: the exact bosonic ground state
+#'
+#' Importance-sampled diffusion Monte Carlo (DMC) of \eqn{N} helium-4 atoms
+#' in a cubic periodic box with the Aziz HFD-B(HE) potential
+#' ([aziz_potential()]), guided by the McMillan-Jastrow trial function of
+#' [he4_vmc()], \eqn{\psi = \exp(U)}, \eqn{U = \sum_{i<j} u(r_{ij})}. Its
+#' energy converges to the exact ground-state energy as the time step and
+#' the population bias go to zero (the mixed estimator of \eqn{H} is exact),
+#' some 2 K per atom below the variational energy of [he4_vmc()].
+#'
+#' **The walk.** A population of walkers (configurations \eqn{R} of the
+#' \eqn{N} atoms) is advanced in imaginary time by `dt` (in K\eqn{^{-1}})
+#' per generation. Every atom of a walker moves at once by the drift and a
+#' diffusion, \eqn{R' = R + a\nabla U(R) + \sqrt{a}\,\xi} with \eqn{a =
+#' (\hbar^2/m)\,dt = 2D\,dt} (\eqn{D\,dt\,F} with the quantum force \eqn{F =
+#' 2\nabla\ln\psi}) and \eqn{\xi} standard normals. With `accept = TRUE`
+#' (default) the move is accepted with the Metropolis probability of the
+#' short-time Green's functions, \eqn{p = \min(1, \psi(R')^2 G(R \leftarrow
+#' R') / (\psi(R)^2 G(R' \leftarrow R)))}, \eqn{G(R' \leftarrow R) \propto
+#' \exp(-|R' - R - a\nabla U(R)|^2 / (2a))} (Reynolds et al. 1982; Umrigar,
+#' Nightingale and Runge 1993), which makes the walk sample \eqn{\psi^2}
+#' exactly when the branching is off and reduces the time-step error;
+#' `accept = FALSE` is the plain algorithm (\eqn{p = 1}). The walker's
+#' weight is multiplied by \eqn{w = \exp(-N\,dt\,((e + e_p)/2 - e_T))}, with
+#' \eqn{e} and \eqn{e'} the local energies per atom before and after the
+#' move, \eqn{e_p = p e' + (1-p) e} (the expected energy after the move, as
+#' Umrigar et al. take it) and \eqn{e_T} the trial energy per atom; with
+#' `drift_limit` (default) the drifts are limited and the energies in the
+#' weight scaled as Umrigar et al. do (see the argument).
+#'
+#' **Branching and population control.** With `branching = TRUE` each
+#' walker of weight \eqn{W} is replaced, every generation, by
+#' \eqn{\lfloor W + u \rfloor} copies of weight 1 (\eqn{u} uniform, at most
+#' 8 copies), the copies of walker \eqn{k} taking the next free places in
+#' walker order (a prefix sum), so that the walkers' order, and hence their
+#' random numbers, follow from the branching history alone. The trial
+#' energy holds the population \eqn{P} near `target_population`:
+#' \eqn{e_T = e_{ref} - f \ln(P / P_{target}) / (N\,dt)}, where \eqn{f} is
+#' `feedback` and \eqn{e_{ref}} follows the generations' energy estimates
+#' (an exponential moving average over 64 generations). A population holds
+#' at most \eqn{\max(2P_{target}, P_{target} + 64)} walkers (and at least
+#' `replicas`); copies past that are dropped, and counted (the state's
+#' `overflow`). With `branching = FALSE` no walker is born or killed: the
+#' weights accumulate (the trial energy then holds their sum near the
+#' target) -- the walk of each walker is then fixed by its own random
+#' numbers, which is how the tests compare engines walker by walker.
+#'
+#' **Estimator.** A generation's mixed estimate is \eqn{\sum_k W_k e_{p,k} /
+#' \sum_k W_k} over the walkers, with the weights after the move; a block
+#' pools `block_steps` generations (the sums of both). The potential and
+#' kinetic parts are mixed estimates too (biased: they do not commute with
+#' \eqn{H}); the energy is not.
+#'
+#' **Random numbers, populations and chunks.** The walker in place \eqn{k}
+#' of population \eqn{q} at generation \eqn{g} draws from Philox stream
+#' \eqn{(q - 1) 2^{40} + k - 1} (purpose `SP_PURPOSE_DMC_MOVE`), so a
+#' population's history depends only on the seed and its number, never on
+#' threads, devices or chunks: `populations` independent populations run in
+#' one call, and populations run elsewhere with their own
+#' `first_population` (and the same seed) combine with [rbind()].
+#'
+#' **Biases.** The energy has a time-step bias (linear in `dt` for the
+#' plain algorithm, and smaller with the accept/reject step, where
+#' extrapolate quadratically) and a population-control bias (about
+#' \eqn{1/P}); [he4_dmc_extrapolate()] removes both from a set of runs.
+#'
+#' @section Time step: Every atom moves at once, so the acceptance of a move
+#'   falls with \eqn{N} (its rejections grow as about \eqn{N\,dt^{3/2}}).
+#'   Measured at the equilibrium density with \eqn{b = 3.07} Å: at \eqn{N =
+#'   32}, acceptance 0.97, 0.93 and 0.84 at `dt` = 0.0005, 0.001 and 0.002
+#'   K\eqn{^{-1}}; from about 0.004 K\eqn{^{-1}} (\eqn{N = 32}) walkers
+#'   reach the pairs at short distance where the guide's local energy
+#'   diverges (the drift limit delays, but does not stop, the population's
+#'   blow-up there: the summary then reports walkers dropped at the
+#'   capacity). Choose `dt` for an acceptance of 0.9 or more (at \eqn{N =
+#'   256} about 0.0003 K\eqn{^{-1}}) and extrapolate over a factor of four
+#'   in `dt`. The imaginary time of a run is `dt` times its generations;
+#'   give the projection at least 0.5 K\eqn{^{-1}} of `equilibration`.
+#' @param n Number of atoms \eqn{N} (at least 2).
+#' @param density Number density in \eqn{\text{\AA}^{-3}} (0.02186: the
+#'   equilibrium density of the liquid).
+#' @param b McMillan parameter of the guide in \eqn{\text{\AA}}.
+#' @param dt Imaginary time step in K\eqn{^{-1}}.
+#' @param replicas The walkers' starting population (per population).
+#' @param blocks Blocks per population.
+#' @param block_steps Generations per block.
+#' @param target_population The population that population control aims at
+#'   (by default `replicas`).
+#' @param equilibration Generations before the first block, not recorded.
+#' @param populations Independent populations of this call.
+#' @param feedback Strength \eqn{f} of the population control (per
+#'   generation; 0 lets the population drift freely).
+#' @param drift_limit \eqn{A} of Umrigar, Nightingale and Runge's limit on
+#'   the drift of each atom: its drift \eqn{a\nabla_i U} is multiplied by
+#'   \eqn{f = (\sqrt{1 + 2x} - 1)/x}, \eqn{x = A\,a|\nabla_i U|^2} (the
+#'   drift's square in units of the diffusion's variance \eqn{a}: it stays
+#'   below \eqn{\sqrt{2/A}} diffusion lengths), and the local energy in the weights is scaled,
+#'   \eqn{E_{ref} - (E_{ref} - E_L)|\bar v|/|v|} (\eqn{|\bar v|/|v|} the
+#'   ratio of the limited to the full drift over all atoms); both tend to
+#'   the unlimited walk as `dt` goes to 0. 0: no limit. The McMillan
+#'   guide's local energy is unbounded below where two atoms meet (its
+#'   kinetic term goes as \eqn{-r^{-12}}, the Aziz core stays finite) and
+#'   its drift diverges there: without the limit a walker that comes close
+#'   multiplies without bound at any usable time step.
+#' @param energy_cut \eqn{\alpha} of the limit on the local energies in the
+#'   branching weight: \eqn{|E_L - E_{ref}| \le \alpha\sqrt{N/dt}} (K, with
+#'   `dt` in K\eqn{^{-1}}; Zen et al. 2016), which vanishes relative to
+#'   the energy as `dt` goes to 0; `0` (default) or `Inf`: no limit.
+#' @param accept Use the Metropolis accept/reject step.
+#' @param branching Branch (births and deaths); `FALSE`: weights only.
+#' @param jastrow `"symmetrized"` (default) or `"truncated"`, as in
+#'   [he4_vmc()].
+#' @param init `NULL` (walkers start from an fcc lattice; give them
+#'   `equilibration`), a result of [he4_vmc()] (one condition) whose final
+#'   walkers start the populations (walker \eqn{j} of population \eqn{q} is
+#'   VMC walker \eqn{((q - 1) r + j - 1) \bmod W + 1} of the \eqn{W}, with
+#'   \eqn{r} = `replicas`; `n`, `density`, `b` and `jastrow` default to
+#'   its), or a previous result of `he4_dmc()`, which continues every
+#'   population exactly (its seed, and its parameters unless given).
+#' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
+#' @param first_population Number of the first population of this call
+#'   (chunks).
+#' @param backend `"auto"`, `"cpu"` or `"gpu"` (see [sp_backends()]);
+#'   `"auto"` takes the GPU from about \eqn{10^{10}} pair evaluations. On the
+#'   GPU a walker is a warp with its proposal in shared memory (at most 682
+#'   atoms); a generation is five launches (moves; the population's sums,
+#'   prefix sums of the copies and trial energy; copies; buffer switch;
+#'   saves) with no copy to the host between generations.
+#' @param devices GPU ids, see [gpu_devices()]. Devices share the
+#'   populations (equal contiguous parts): several devices need as many
+#'   populations.
+#' @param progress Show a progress bar.
+#' @return An object of class `dmc_blocks`: a data frame with one row per
+#'   finished (population, block) and columns `replica` (the population),
+#'   `block`, `energy` (\eqn{E/N} in K, mixed estimator), `potential`,
+#'   `kinetic`, `population` (mean over the block's generations),
+#'   `trial_energy`, `acceptance` and `weight` (mean total weight); with
+#'   attributes `params`, `tail_correction` (per atom, reported apart, as
+#'   for [he4_vmc()]), `state` (the populations, for `init`), `seed`,
+#'   `seed_hex`, `backend`, `devices`, `seconds` and `interrupted`.
+#' @references Reynolds, P. J., Ceperley, D. M., Alder, B. J. and Lester,
+#'   W. A. (1982) *J. Chem. Phys.* 77, 5593. Umrigar, C. J., Nightingale,
+#'   M. P. and Runge, K. J. (1993) *J. Chem. Phys.* 99, 2865. Boronat, J.
+#'   and Casulleras, J. (1994) *Phys. Rev. B* 49, 8920.
+#' @seealso [he4_vmc()], [summary.dmc_blocks()], [he4_dmc_extrapolate()].
+#' @examples
+#' v <- he4_vmc(32, replicas = 4, blocks = 2, block_sweeps = 20,
+#'              equilibration = 50, seed = 1, backend = "cpu")
+#' d <- he4_dmc(dt = 0.002, replicas = 40, blocks = 4, block_steps = 10,
+#'              equilibration = 10, init = v, seed = 2, backend = "cpu")
+#' summary(d)
+#' # continue the same populations
+#' d2 <- he4_dmc(blocks = 2, block_steps = 10, equilibration = 0, init = d,
+#'               backend = "cpu")
+#' @export
+he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 256,
+                    blocks = 20, block_steps = 50, target_population = replicas,
+                    equilibration = 100, populations = 1, feedback = 0.1, drift_limit = 0.5,
+                    energy_cut = 0,
+                    accept = TRUE,
+                    branching = TRUE, jastrow = c("symmetrized", "truncated"), init = NULL,
+                    seed = NULL, first_population = 1, backend = "auto", devices = NULL,
+                    progress = interactive()) {
+  call <- sys.call()
+  cont <- NULL
+  from_vmc <- NULL
+  if (!is.null(init)) {
+    if (inherits(init, "dmc_blocks")) {
+      cont <- attr(init, "state")
+      p <- attr(init, "params")
+      if (is.null(cont) || is.null(p)) {
+        sp_abort("`init` holds no populations' state; continue an unmodified result.",
+                 call = call)
+      }
+      dmc_defaults_from(p, c("n", "density", "b", "jastrow", "dt", "target_population",
+                             "feedback", "energy_cut", "drift_limit", "accept", "branching"))
+    } else if (inherits(init, "vmc_blocks")) {
+      p <- vmc_params(init)
+      if (length(p$density) * length(p$b) != 1) {
+        sp_abort("`init` must be a he4_vmc() result of one condition (one density and b).",
+                 call = call)
+      }
+      dmc_defaults_from(p, c("n", "density", "b", "jastrow"))
+      from_vmc <- p
+    } else {
+      sp_abort(paste0("`init` must be NULL, a result of he4_vmc() or of he4_dmc(), not ",
+                      describe(init), "."), call = call)
+    }
+  }
+  n <- check_whole(n, "n", lo = 2, hi = 2^20, call = call)
+  density <- check_positive(density, "density", len = 1, call = call)
+  he4_check_density(density, call)
+  b <- check_positive(b, "b", len = 1, call = call)
+  jastrow <- check_choice(jastrow, c("symmetrized", "truncated"), "jastrow", call = call)
+  dt <- check_positive(dt, "dt", len = 1, call = call)
+  blocks <- check_whole(blocks, "blocks", lo = 1, hi = 2^31 - 1, call = call)
+  block_steps <- check_whole(block_steps, "block_steps", lo = 1, hi = 2^40, call = call)
+  equilibration <- check_whole(equilibration, "equilibration", lo = 0, hi = 2^40, call = call)
+  feedback <- check_range(feedback, "feedback", lo = 0, hi = 10, len = 1, call = call)
+  drift_limit <- check_range(drift_limit, "drift_limit", lo = 0, len = 1, call = call)
+  if (!identical(energy_cut, Inf)) {
+    energy_cut <- check_range(energy_cut, "energy_cut", lo = 0, len = 1, call = call)
+  }
+  accept <- check_flag(accept, "accept", call = call)
+  branching <- check_flag(branching, "branching", call = call)
+  if (!is.null(from_vmc)) {
+    if (!isTRUE(all.equal(c(from_vmc$n, from_vmc$density, from_vmc$b), c(n, density, b))) ||
+        !identical(from_vmc$jastrow, jastrow)) {
+      sp_abort(sprintf(paste0(
+        "`init` (a he4_vmc() result) has n = %s, density = %s, b = %s, jastrow = \"%s\"; ",
+        "start the DMC with the same values."), fmt_num(from_vmc$n), format(from_vmc$density),
+        format(from_vmc$b), from_vmc$jastrow), call = call)
+    }
+  }
+  L <- (n / density)^(1 / 3)
+  if (L / 2 <= HE4_CORE) {
+    sp_abort(sprintf(paste0(
+      "the box is too small: side L = %.4g A puts the cut L/2 inside the core of ",
+      "the potential; use more atoms or a lower density."), L), call = call)
+  }
+  if (!is.null(cont)) {
+    p <- attr(init, "params")
+    if (!isTRUE(all.equal(c(p$n, p$density, p$b), c(n, density, b))) ||
+        !identical(p$jastrow, jastrow)) {
+      sp_abort(sprintf(paste0(
+        "`init` was run with n = %s, density = %s, b = %s, jastrow = \"%s\"; continue it ",
+        "with the same values (leave them out)."), fmt_num(p$n), format(p$density),
+        format(p$b), p$jastrow), call = call)
+    }
+    cont <- dmc_check_state(cont, n, L, call)
+    if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
+                                     resolve_seed(cont$seed_hex, call = call))) {
+      sp_abort("`seed` differs from the seed of `init`; leave it NULL to continue.",
+               call = call)
+    }
+    seed <- cont$seed_hex
+    populations <- length(cont$population)
+    first_population <- cont$population[1]
+    replicas <- max(cont$size)
+  }
+  replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^30, call = call)
+  target_population <- check_positive(target_population, "target_population", len = 1,
+                                      call = call)
+  populations <- check_whole(populations, "populations", lo = 1, hi = 2^24, call = call)
+  cap <- dmc_capacity(target_population, replicas)
+  if (populations * cap > 2^31 - 1) {
+    sp_abort("`populations` x the capacity of a population passes 2^31 - 1 walkers.",
+             call = call)
+  }
+  steps <- equilibration + blocks * block_steps
+  plan <- resolve_backend(backend, devices,
+                          work = n^2 * target_population * populations * steps,
+                          auto_threshold = 1e10, call = call)
+  if (plan$backend == "gpu" && 72 * n > 48 * 1024) {
+    sp_abort(sprintf(paste0(
+      "on the GPU a walker keeps its proposal (coordinates, displacements, drift: 9 n ",
+      "doubles) in shared memory: at most 682 atoms, not %s; use backend = \"cpu\"."),
+      fmt_count(n)), call = call)
+  }
+  fr <- sim_frame(call, n = populations, first = first_population, seed = seed,
+                  backend = plan$backend, devices = if (plan$backend == "gpu") plan$devices,
+                  progress = progress, groups = blocks, row_bytes = 11 * 8,
+                  n_name = "populations", first_name = "first_population",
+                  max_replicas = 2^24)
+  npop <- fr$n
+  slots <- npop * cap
+  coords <- array(0, c(3, n, slots))
+  weight <- rep(0, slots)
+  pop <- matrix(0, SP_DMC_POPVARS, npop) # e_trial, e_ref, gen, size, overflow
+  blocks_before <- rep(0, npop)
+  if (!is.null(cont)) {
+    for (q in seq_len(npop)) {
+      k <- seq_len(cont$size[q])
+      coords[, , (q - 1) * cap + k] <- cont$coords[[q]]
+      weight[(q - 1) * cap + k] <- cont$weight[[q]]
+      pop[, q] <- c(cont$e_trial[q], cont$e_ref[q], cont$gen[q], cont$size[q],
+                    cont$overflow[q])
+    }
+    blocks_before <- cont$blocks
+  } else {
+    w0 <- (fr$first - 1) * replicas
+    if (is.null(from_vmc)) {
+      start <- array(.Call(C_sp_r_vmc_lattice, as.integer(n), as.double(L), fr$seed,
+                           check_u64(w0, "first_population", call = call),
+                           as.integer(npop * replicas)), c(3, n, npop * replicas))
+      pick <- seq_len(npop * replicas)
+    } else {
+      start <- vmc_state(attr(init, "state"))$coords
+      nw <- dim(start)[3]
+      pick <- ((w0 + seq_len(npop * replicas) - 1) %% nw) + 1
+    }
+    for (q in seq_len(npop)) {
+      k <- seq_len(replicas)
+      coords[, , (q - 1) * cap + k] <- start[, , pick[(q - 1) * replicas + k]]
+      weight[(q - 1) * cap + k] <- 1
+      pop[, q] <- c(NaN, NaN, 0, replicas, 0)
+    }
+  }
+  form <- if (jastrow == "symmetrized") 2 else 1 # SP_HE4_JASTROW_* (he4_args.h)
+  res <- sim_run(fr, "dmc", b = b, L = L, form = form, n = as.integer(n),
+                 npop = as.integer(npop), cap = as.integer(cap),
+                 pop0 = check_u64(fr$first - 1, "first_population", call = call),
+                 seed = fr$seed, dt = dt, target = target_population, feedback = feedback,
+                 equilibration = equilibration, blocks = blocks, block_steps = block_steps,
+                 branching = as.integer(branching), accept = as.integer(accept),
+                 energy_cut = if (is.finite(energy_cut)) energy_cut else 0,
+                 drift_limit = drift_limit,
+                 coords0 = coords, weight0 = weight, pop_state0 = as.double(pop),
+                 kernel = "he4_dmc", variant = "double")
+  ids <- fr$first - 1 + seq_len(npop)
+  out <- dmc_blocks_frame(res, ids, blocks, blocks_before)
+  attr(out, "params") <- list(n = n, density = density, b = b, L = L, jastrow = jastrow,
+                              dt = dt, target_population = target_population,
+                              feedback = feedback, energy_cut = energy_cut,
+                              drift_limit = drift_limit, accept = accept,
+                              branching = branching,
+                              block_steps = block_steps, equilibration = equilibration,
+                              replicas = replicas)
+  attr(out, "tail_correction") <- he4_tail_correction(density, L)
+  attr(out, "state") <- dmc_state_list(res, ids, cap, n, blocks_before, fr$seed)
+  attr(out, "init") <- if (!is.null(cont)) "continued" else if (!is.null(from_vmc)) "vmc"
+                       else "lattice"
+  sim_result(out, fr, res, class = c("dmc_blocks", "data.frame"),
+             unfinished = paste0(
+               "the finished blocks are returned; each population's state is that after ",
+               "its last finished block, so `init = ` this result continues it exactly"))
+}
+
+# The arguments `args` that the caller of he4_dmc() left out, from the
+# parameters `p` of its `init`.
+dmc_defaults_from <- function(p, args, env = parent.frame()) {
+  for (a in args) {
+    if (eval(call("missing", as.name(a)), env) && !is.null(p[[a]])) assign(a, p[[a]], envir = env)
+  }
+  invisible()
+}
+
+# Entries of a population's state vector (sp_dmc.h SP_DMC_POPVARS).
+SP_DMC_POPVARS <- 5
+DMC_COLUMNS <- c("energy", "potential", "kinetic", "population", "trial_energy",
+                 "acceptance", "weight")
+
+# The walkers a population can hold (he4_dmc()'s documentation).
+dmc_capacity <- function(target, replicas) {
+  as.integer(max(ceiling(2 * target), ceiling(target) + 64, replicas))
+}
+
+# The blocks table: population-major rows (population, block).
+dmc_blocks_frame <- function(res, ids, blocks, blocks_before) {
+  npop <- length(ids)
+  m <- matrix(res$block, ncol = length(DMC_COLUMNS), byrow = TRUE)
+  q <- rep(seq_len(npop), each = blocks)
+  k <- rep(seq_len(blocks), times = npop)
+  keep <- k <= res$done[q]
+  out <- data.frame(replica = ids[q][keep], block = (blocks_before[q] + k)[keep])
+  for (j in seq_along(DMC_COLUMNS)) out[[DMC_COLUMNS[j]]] <- m[keep, j]
+  rownames(out) <- NULL
+  out
+}
+
+# The populations' state after a run: per population its live walkers.
+dmc_state_list <- function(res, ids, cap, n, blocks_before, seed) {
+  npop <- length(ids)
+  pop <- matrix(res$pop, nrow = SP_DMC_POPVARS)
+  size <- pop[4, ]
+  crd <- res$coords
+  list(population = as.double(ids),
+       coords = lapply(seq_len(npop), function(q) {
+         crd[, , (q - 1) * cap + seq_len(size[q]), drop = FALSE]
+       }),
+       weight = lapply(seq_len(npop), function(q) res$weight[(q - 1) * cap + seq_len(size[q])]),
+       size = size, e_trial = pop[1, ], e_ref = pop[2, ], gen = pop[3, ], overflow = pop[5, ],
+       blocks = blocks_before + res$done, seed_hex = u64_to_hex(seed))
+}
+
+# A DMC state handed back by the user: checked before the engine reads it.
+dmc_check_state <- function(st, n, L, call) {
+  bad <- function(what) {
+    sp_abort(sprintf(paste0("`init` holds no usable populations' state: %s. Continue from ",
+                            "an unmodified result of he4_dmc()."), what), call = call)
+  }
+  f <- c("population", "coords", "weight", "size", "e_trial", "e_ref", "gen", "overflow",
+         "blocks", "seed_hex")
+  if (!is.list(st) || !all(f %in% names(st))) bad("fields are missing")
+  np <- length(st$population)
+  if (np < 1 || any(diff(st$population) != 1)) bad("its populations must be consecutive")
+  if (!is.list(st$coords) || length(st$coords) != np || length(st$weight) != np) {
+    bad("one walkers' array per population is needed")
+  }
+  for (q in seq_len(np)) {
+    x <- st$coords[[q]]
+    if (!is.double(x) || !identical(dim(x)[1:2], as.integer(c(3, n))) ||
+        dim(x)[3] != st$size[q] || length(st$weight[[q]]) != st$size[q]) {
+      bad(sprintf("population %s's walkers must be a 3 x %s x size array", q, fmt_num(n)))
+    }
+    chk <- vmc_check_coords(x, L, L * (1 + 2^-40), min(0.01, 0.25))
+    if (chk[1] > 0) bad("coordinates must be finite and inside the box")
+    if (any(!is.finite(st$weight[[q]])) || any(st$weight[[q]] < 0)) {
+      bad("weights must be finite and non-negative")
+    }
+  }
+  if (any(st$size < 1)) bad("every population needs a walker")
+  st
+}

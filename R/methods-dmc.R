@@ -1,0 +1,316 @@
+# Methods for the results of he4_dmc() (class "dmc_blocks": one row per
+# finished (population, block), columns replica (the population), block,
+# energy, potential, kinetic, population, trial_energy, acceptance, weight),
+# and the extrapolation of a set of runs to dt -> 0 and 1/P -> 0.
+
+DMC_OBSERVABLES <- c("energy", "potential", "kinetic", "trial_energy", "population")
+
+# The blocks of one column as chains, one per population.
+dmc_chains <- function(x, column) {
+  d <- as.data.frame(unclass(x))[c("replica", "block", column)]
+  d <- d[order(d$replica, d$block), , drop = FALSE]
+  split(d[[column]], factor(d$replica, levels = unique(d$replica)))
+}
+
+dmc_header <- function(x) {
+  p <- attr(x, "params")
+  sprintf(paste0("N = %s atoms of 4He at density %s A^-3 (L = %.4g A), McMillan b = %s A ",
+                 "(%s) | dt = %s K^-1, target population %s, feedback %s | %s%s"),
+          fmt_count(p$n), format(p$density), p$L, format(p$b), p$jastrow, format(p$dt),
+          format(p$target_population), format(p$feedback),
+          if (isTRUE(p$accept)) "accept/reject" else "no accept/reject",
+          if (isTRUE(p$branching)) ", branching" else ", weights only")
+}
+
+#' @rdname summary.dmc_blocks
+#' @param x A result of [he4_dmc()] (`print()`), or its summary.
+#' @param n Rows to show.
+#' @export
+print.dmc_blocks <- function(x, n = 6, ...) {
+  np <- length(unique(x$replica))
+  cli::cat_line(sprintf("<dmc_blocks> %s blocks: %s population%s", fmt_count(nrow(x)),
+                        fmt_count(np), if (np == 1) "" else "s"))
+  cat(dmc_header(x), "\n", sep = "")
+  cat(sprintf("backend: %s [%s] | seed %s | %.3g s\n", attr(x, "backend"),
+              paste(attr(x, "devices"), collapse = ", "), attr(x, "seed_hex") %||% "?",
+              attr(x, "seconds") %||% NA_real_))
+  if (nrow(x) > 0) print(utils::head(as.data.frame(unclass(x)), n), digits = 6, ...)
+  if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
+  invisible(x)
+}
+
+#' @export
+as.data.frame.dmc_blocks <- function(x, ...) {
+  out <- as.data.frame(unclass(x)[names(x)])
+  rownames(out) <- NULL
+  out
+}
+
+#' Summarise the energy blocks of a helium DMC run
+#'
+#' Means and reblocked standard errors of the mixed estimates, as
+#' [summary.vmc_blocks()] does for VMC: each population's block series is
+#' one Markov chain (consecutive blocks of a population are correlated),
+#' reblocked on its own, and the independent populations are combined
+#' level by level ([reblock()], [blocking_se()]). The energy is the DMC
+#' energy at this run's time step and population; the summary says so
+#' (attribute `extrapolations`: none), and [he4_dmc_extrapolate()] removes
+#' both biases from several runs.
+#'
+#' @param object A result of [he4_dmc()].
+#' @param method `"optimal"` or `"jonsson"`, see [blocking_se()].
+#' @param ... Unused (`summary()`); passed to [print.data.frame()] (`print()`).
+#' @return A data frame of class `summary.dmc_blocks`, one row per
+#'   observable (`energy`, `potential`, `kinetic` in K per atom, mixed
+#'   estimates; `trial_energy`; `population`) with columns `observable`,
+#'   `mean`, `se`, `se_error`, `tau_int`, `n_blocks`; attributes
+#'   `tail_correction`, `energy_corrected`, `acceptance`, `seconds`,
+#'   `time_to_error` (\eqn{t\sigma^2} in s mK\eqn{^2}), `se_blocks`,
+#'   `overflow` (walkers dropped at the capacity), `extrapolations`,
+#'   `params`.
+#' @seealso [he4_dmc()], [he4_dmc_extrapolate()].
+#' @export
+summary.dmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
+  call <- sys.call()
+  method <- check_choice(method, c("optimal", "jonsson"), "method", call = call)
+  rows <- lapply(DMC_OBSERVABLES, function(obs) {
+    reblocked_row(dmc_chains(object, obs), obs, method)
+  })
+  out <- do.call(rbind, lapply(rows, `[[`, "row"))
+  rownames(out) <- NULL
+  tail <- attr(object, "tail_correction") %||% NA_real_
+  secs <- attr(object, "seconds") %||% NA_real_
+  se_e <- out$se[1]
+  attr(out, "tail_correction") <- tail
+  attr(out, "energy_corrected") <- out$mean[1] + tail
+  attr(out, "acceptance") <- if (nrow(object)) mean(object$acceptance) else NA_real_
+  attr(out, "seconds") <- secs
+  attr(out, "time_to_error") <- if (is.finite(se_e) && se_e > 0 && is.finite(secs) && secs > 0)
+    time_to_error(secs, 1000 * se_e) else NA_real_
+  attr(out, "se_blocks") <- stats::setNames(vapply(rows, `[[`, 0, "se0"), DMC_OBSERVABLES)
+  attr(out, "overflow") <- sum(attr(object, "state")$overflow %||% 0)
+  attr(out, "extrapolations") <- "none"
+  attr(out, "params") <- attr(object, "params")
+  attr(out, "populations") <- length(unique(object$replica))
+  class(out) <- c("summary.dmc_blocks", "data.frame")
+  out
+}
+
+#' @rdname summary.dmc_blocks
+#' @param digits Significant digits to print.
+#' @export
+print.summary.dmc_blocks <- function(x, digits = 4, ...) {
+  p <- attr(x, "params")
+  if (!is.null(p)) cat(dmc_header(structure(list(), params = p)), "\n", sep = "")
+  print(as.data.frame(unclass(x)), digits = digits, row.names = FALSE, ...)
+  se <- x$se[1]
+  if (!is.finite(se)) se <- attr(x, "se_blocks")[["energy"]]
+  cat(sprintf(paste0("E/N = %.5g +- %.2g K (mixed estimator); with the tail correction ",
+                     "%.4g K: %.5g K\n"), x$mean[1], se, attr(x, "tail_correction"),
+              attr(x, "energy_corrected")))
+  cat(sprintf("acceptance %.4f | %d population(s) | t sigma^2 = %.3g s mK^2\n",
+              attr(x, "acceptance"), attr(x, "populations") %||% NA_integer_,
+              attr(x, "time_to_error")))
+  if (isTRUE(attr(x, "overflow") > 0)) {
+    cat(sprintf("%s walkers were dropped at a population's capacity: raise target_population\n",
+                fmt_count(attr(x, "overflow"))))
+  }
+  cat(sprintf(paste0("extrapolations: %s (the energy carries its time-step and ",
+                     "population-control biases; see he4_dmc_extrapolate())\n"),
+              paste(attr(x, "extrapolations"), collapse = ", ")))
+  invisible(x)
+}
+
+#' @export
+rbind.dmc_blocks <- function(..., deparse.level = 1) {
+  parts <- list(...)
+  p1 <- attr(parts[[1]], "params")
+  for (x in parts) {
+    if (!inherits(x, "dmc_blocks")) sp_abort("rbind() combines results of he4_dmc() only.")
+    p <- attr(x, "params")
+    if (!identical(p[c("n", "density", "b", "jastrow", "dt", "target_population", "feedback",
+                       "accept", "branching")],
+                   p1[c("n", "density", "b", "jastrow", "dt", "target_population", "feedback",
+                        "accept", "branching")]) ||
+        !identical(attr(x, "seed_hex"), attr(parts[[1]], "seed_hex"))) {
+      sp_abort("rbind() combines chunks of one study: the same parameters and seed.")
+    }
+  }
+  out <- do.call(rbind, lapply(parts, as.data.frame.dmc_blocks))
+  o <- order(out$replica, out$block)
+  if (anyDuplicated(out[c("replica", "block")])) {
+    sp_abort("rbind(): the chunks share populations; give each its own first_population.")
+  }
+  out <- out[o, , drop = FALSE]
+  rownames(out) <- NULL
+  keep <- setdiff(names(attributes(parts[[1]])), c("names", "row.names", "class"))
+  for (a in keep) attr(out, a) <- attr(parts[[1]], a)
+  attr(out, "seconds") <- sum(vapply(parts, function(x) attr(x, "seconds") %||% 0, 0))
+  sts <- lapply(parts, attr, "state")
+  st <- sts[[1]]
+  for (f in setdiff(names(st), "seed_hex")) {
+    st[[f]] <- do.call(c, lapply(sts, `[[`, f))
+  }
+  ord <- order(st$population)
+  for (f in setdiff(names(st), "seed_hex")) st[[f]] <- st[[f]][ord]
+  attr(out, "state") <- st
+  class(out) <- class(parts[[1]])
+  out
+}
+
+#' Extrapolate helium DMC energies to zero time step and infinite population
+#'
+#' Fits the energies per atom of several [he4_dmc()] runs (the same system:
+#' `n`, `density`, `b`) to
+#' \deqn{E(dt, P) = E_0 + c\,dt^k + d / P}
+#' by weighted least squares (weights \eqn{1/SE^2} from
+#' [summary.dmc_blocks()]), with \eqn{k = 1} for the plain algorithm and
+#' \eqn{k = 2} with the accept/reject step (`dt_order = "auto"`: 2 when
+#' every run used it); the time-step term is fitted when the runs have at
+#' least two time steps, the population term (\eqn{P} the target
+#' population) when they have at least two populations. \eqn{E_0} is the
+#' extrapolated energy; its standard error is that of the fit.
+#'
+#' @param runs A list of results of [he4_dmc()].
+#' @param dt_order `"auto"`, 1 (linear in dt) or 2 (quadratic).
+#' @param population Also extrapolate in \eqn{1/P} when the runs have
+#'   several target populations.
+#' @return An object of class `dmc_extrapolation`: a list with `energy`
+#'   (\eqn{E_0}, K per atom), `se`, `energy_corrected` (with the tail
+#'   correction), `tail_correction`, `coefficients`, `vcov`, `chisq`, `df`,
+#'   `extrapolations` (what was done, in words) and `data` (one row per run:
+#'   dt, population, energy, se). `summary()` and `print()` say which
+#'   extrapolations were made.
+#' @export
+he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2"), population = TRUE) {
+  call <- sys.call()
+  if (inherits(runs, "dmc_blocks")) runs <- list(runs)
+  if (!is.list(runs) || !length(runs) || !all(vapply(runs, inherits, TRUE, "dmc_blocks"))) {
+    sp_abort("`runs` must be a list of he4_dmc() results.", call = call)
+  }
+  dt_order <- check_choice(as.character(dt_order), c("auto", "1", "2"), "dt_order",
+                           call = call)
+  population <- check_flag(population, "population", call = call)
+  ps <- lapply(runs, attr, "params")
+  same <- vapply(ps, function(p) isTRUE(all.equal(c(p$n, p$density, p$b),
+                                                  c(ps[[1]]$n, ps[[1]]$density, ps[[1]]$b))),
+                 TRUE)
+  if (!all(same)) sp_abort("the runs must share n, density and b.", call = call)
+  d <- do.call(rbind, lapply(runs, function(x) {
+    s <- summary(x)
+    se <- s$se[1]
+    if (!is.finite(se)) se <- attr(s, "se_blocks")[["energy"]]
+    p <- attr(x, "params")
+    data.frame(dt = p$dt, population = p$target_population, accept = isTRUE(p$accept),
+               energy = s$mean[1], se = se)
+  }))
+  if (any(!is.finite(d$se) | d$se <= 0)) {
+    sp_abort("every run needs a finite standard error of its energy (more blocks).",
+             call = call)
+  }
+  k <- if (dt_order == "auto") (if (all(d$accept)) 2 else 1) else as.integer(dt_order)
+  X <- matrix(1, nrow(d), 1, dimnames = list(NULL, "E0"))
+  what <- character()
+  if (length(unique(d$dt)) >= 2) {
+    X <- cbind(X, dt = d$dt^k)
+    what <- c(what, sprintf("time step (%s in dt)", if (k == 1) "linear" else "quadratic"))
+  }
+  if (population && length(unique(d$population)) >= 2) {
+    X <- cbind(X, inv_population = 1 / d$population)
+    what <- c(what, "population (linear in 1/P)")
+  }
+  if (nrow(d) < ncol(X)) sp_abort("too few runs for the fit.", call = call)
+  w <- 1 / d$se^2
+  A <- crossprod(X, w * X)
+  V <- solve(A)
+  beta <- drop(V %*% crossprod(X, w * d$energy))
+  res <- d$energy - drop(X %*% beta)
+  tail <- attr(runs[[1]], "tail_correction")
+  out <- list(energy = unname(beta[1]), se = sqrt(V[1, 1]),
+              energy_corrected = unname(beta[1]) + tail, tail_correction = tail,
+              coefficients = beta, vcov = V, chisq = sum(w * res^2),
+              df = nrow(d) - ncol(X), extrapolations = if (length(what)) what else "none",
+              data = d, params = ps[[1]][c("n", "density", "b", "jastrow")])
+  class(out) <- "dmc_extrapolation"
+  out
+}
+
+#' @export
+print.dmc_extrapolation <- function(x, ...) {
+  p <- x$params
+  cat(sprintf("DMC energy of N = %s 4He atoms at density %s A^-3, b = %s A, extrapolated\n",
+              fmt_count(p$n), format(p$density), format(p$b)))
+  cat(sprintf("extrapolations: %s\n", paste(x$extrapolations, collapse = "; ")))
+  cat(sprintf("E0/N = %.5f +- %.5f K; with the tail correction %.4f K: %.5f K\n",
+              x$energy, x$se, x$tail_correction, x$energy_corrected))
+  cat(sprintf("chi^2 = %.3g on %d degrees of freedom\n", x$chisq, x$df))
+  print(x$data, row.names = FALSE, digits = 6)
+  invisible(x)
+}
+
+#' @export
+summary.dmc_extrapolation <- function(object, ...) object
+
+DMC_LABELS <- c(energy = "E/N, mixed (K)", potential = "V/N, mixed (K)",
+                kinetic = "T/N, mixed (K)", trial_energy = "E_T/N (K)",
+                population = "population", acceptance = "acceptance", weight = "total weight")
+
+#' Plot the blocks of a helium DMC run
+#'
+#' `"trace"`: the block means of an observable, one line per population;
+#' `"reblock"`: the standard error of its mean against the blocking level,
+#' the populations combined as in [summary.dmc_blocks()] ([reblock()]).
+#'
+#' @param x A result of [he4_dmc()].
+#' @param which `"trace"`, `"reblock"` or both.
+#' @param observable A column of the result: `"energy"` (default),
+#'   `"potential"`, `"kinetic"`, `"trial_energy"`, `"population"`,
+#'   `"acceptance"` or `"weight"`.
+#' @param ... Passed to [plot()].
+#' @return `x`, invisibly.
+#' @export
+plot.dmc_blocks <- function(x, which = c("trace", "reblock"), observable = "energy", ...) {
+  call <- sys.call()
+  if (!is.character(which) || !length(which) || !all(which %in% c("trace", "reblock"))) {
+    sp_abort(sprintf("`which` must be \"trace\" and/or \"reblock\", not %s.", describe(which)),
+             call = call)
+  }
+  which <- unique(which)
+  observable <- check_choice(observable, names(DMC_LABELS), "observable", call = call)
+  if (length(which) > 1) {
+    old <- graphics::par(mfrow = c(1, length(which)))
+    on.exit(graphics::par(old))
+  }
+  chains <- dmc_chains(x, observable)
+  p <- attr(x, "params")
+  for (w in which) {
+    if (w == "trace") {
+      cols <- grDevices::hcl.colors(max(length(chains), 2), "Dark 3")
+      graphics::plot(NA, xlim = range(x$block), ylim = range(x[[observable]]),
+                     xlab = sprintf("block (%s generations of dt = %s K^-1)",
+                                    fmt_count(p$block_steps), format(p$dt)),
+                     ylab = DMC_LABELS[[observable]],
+                     main = sprintf("Block means, %d population%s", length(chains),
+                                    if (length(chains) == 1) "" else "s"), ...)
+      blocks <- split(x$block, factor(x$replica, levels = names(chains)))
+      for (i in seq_along(chains)) {
+        o <- order(blocks[[i]])
+        graphics::lines(blocks[[i]][o], chains[[i]][o], col = cols[i], type = "o", pch = 20,
+                        cex = 0.5)
+      }
+      graphics::abline(h = mean(x[[observable]]), lty = 2)
+    } else {
+      ok <- vmc_usable_chains(chains)
+      if (!length(ok)) {
+        sp_abort(sprintf(paste0("the reblocking curve needs a population with at least %d ",
+                                "blocks (not all equal) of `%s`."), BLOCKING_MIN_LEN,
+                         observable), call = call)
+      }
+      plot.sp_reblock(reblock_table(ok), ...,
+                      xlab = sprintf("blocking level (blocks of %s generations x 2^level)",
+                                     fmt_count(p$block_steps)),
+                      ylab = sprintf("standard error of %s", DMC_LABELS[[observable]]))
+    }
+  }
+  invisible(x)
+}

@@ -1,0 +1,141 @@
+# Benchmark: helium diffusion Monte Carlo (issue 35) on the GPU.
+#
+#   SP_COMMIT=<commit> Rscript bench/he4-dmc.R          (speed, two GPUs, the energy)
+#   SP_COMMIT=<commit> Rscript bench/he4-dmc.R speed    (N = 256: t sigma^2, 2 mK)
+#   SP_COMMIT=<commit> Rscript bench/he4-dmc.R energy   (N = 108: E/N extrapolated)
+#   SP_COMMIT=<commit> Rscript bench/he4-dmc.R cpu      (the CPU engine alone)
+#
+# Prints one table (metric, value, unit, device, commit, date).  Targets
+# (issue 35): a DMC energy to 2 mK at N = 256 on one H100 in minutes,
+# measured as t sigma^2 like VMC (t sigma^2 / 4 mK^2 = the seconds to 2 mK);
+# two GPUs >= 1.8x (populations shared by the devices); E/N at the
+# equilibrium density 0.02186 A^-3 extrapolated to dt -> 0 (quadratic with
+# the accept/reject step) and 1/P -> 0, plus the tail correction, within the
+# published DMC value's error plus ours: Boronat and Casulleras, Phys. Rev.
+# B 49, 8920 (1994), HFD-B(HE), -7.27 K per atom at 0.365 sigma^-3
+# (REFERENCES.md section 12); experiment -7.17 K.  Their N and tail: the
+# tail correction of he4_tail_correction() (g(r) = 1 beyond L/2), N = 108
+# here (set SP_DMC_N to compare sizes).
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+what <- bench_arg("all")
+rho <- 0.02186
+published <- -7.27 # K per atom, Boronat and Casulleras (1994), HFD-B(HE)
+
+# VMC walkers of the guide (b = 3.07), equilibrated: the DMC's start.
+vmc_start <- function(n, backend, walkers) {
+  he4_vmc(n, density = rho, replicas = walkers, blocks = 2, block_sweeps = 50,
+          equilibration = 300, seed = 1, backend = backend, precision = "double",
+          progress = FALSE)
+}
+
+# t sigma^2 of the recorded part of a DMC run (s mK^2): its seconds times
+# the squared reblocked standard error of E/N in mK (level 0 when the
+# reblocking finds no plateau, a lower bound, flagged in the note).
+t_sigma2 <- function(x, frac) {
+  s <- summary(x)
+  se <- s$se[1]
+  note <- ""
+  if (!is.finite(se)) {
+    se <- attr(s, "se_blocks")[["energy"]]
+    note <- "level-0 error (no plateau): a lower bound"
+  }
+  list(value = attr(x, "seconds") * frac * (1e3 * se)^2, se = se, note = note,
+       summary = s)
+}
+
+if (what == "cpu") {
+  dev <- cpu_device()
+  v <- vmc_start(64, "cpu", sp_threads())
+  x <- he4_dmc(64, dt = 0.001, replicas = 200, blocks = 10, block_steps = 20,
+               equilibration = 50, init = v, seed = 2, backend = "cpu", progress = FALSE)
+  gens <- 250 * mean(x$population)
+  add("CPU, N = 64: walker generations per second", gens / attr(x, "seconds"), "1/s")
+  ts <- t_sigma2(x, 200 / 250)
+  add("CPU, N = 64, dt = 0.001: t sigma^2 (recorded part)", ts$value, "s mK^2",
+      note = ts$note)
+  bench_print(brief = TRUE)
+  quit(save = "no")
+}
+
+d <- gpu_first()
+dev <- d$name[1]
+sms <- d$multiprocessors[1]
+invisible(he4_dmc(32, dt = 0.002, replicas = 32, blocks = 1, block_steps = 2,
+                  equilibration = 0, seed = 1, backend = "gpu", progress = FALSE)) # compile
+
+if (what %in% c("all", "speed")) {
+  n <- 256
+  P <- as.numeric(Sys.getenv("SP_DMC_POP", 16 * sms)) # walkers: 16 warps per SM
+  dt <- as.numeric(Sys.getenv("SP_DMC_DT", 0.0005))
+  v <- vmc_start(n, "gpu", 16 * sms)
+  eq <- 400
+  blocks <- 20
+  bs <- 50
+  x <- he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = blocks, block_steps = bs,
+               equilibration = eq, init = v, seed = 2, backend = "gpu", progress = FALSE)
+  frac <- blocks * bs / (eq + blocks * bs)
+  ts <- t_sigma2(x, frac)
+  add(sprintf("GPU, N = %d, dt = %g, P = %g: walker generations per second", n, dt, P),
+      (eq + blocks * bs) * mean(x$population) / attr(x, "seconds"), "1/s")
+  add(sprintf("GPU, N = %d: pair evaluations per second (one per ordered pair and move)", n),
+      (eq + blocks * bs) * mean(x$population) * n * (n - 1) / attr(x, "seconds"), "1/s")
+  add(sprintf("GPU, N = %d, dt = %g: t sigma^2 of E/N (recorded part)", n, dt), ts$value,
+      "s mK^2", note = ts$note)
+  add(sprintf("GPU, N = %d, dt = %g: seconds to 2 mK (t sigma^2 / 4)", n, dt), ts$value / 4,
+      "s")
+  add(sprintf("GPU, N = %d, dt = %g: E/N (mixed, no tail)", n, dt), ts$summary$mean[1], "K",
+      note = sprintf("+- %.4f; acceptance %.3f", ts$se, attr(ts$summary, "acceptance")))
+  add("GPU: whole call seconds / engine seconds",
+      as.numeric(system.time(
+        he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = 2, block_steps = 20,
+                equilibration = 0, init = x, backend = "gpu", progress = FALSE))[["elapsed"]]) /
+        attr(he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = 2, block_steps = 20,
+                     equilibration = 0, init = x, backend = "gpu", progress = FALSE),
+             "seconds"), "")
+  if (nrow(d) >= 2) {
+    run2 <- function(devs) {
+      he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = 2, block_steps = 50,
+              equilibration = 0, populations = 2, seed = 3, backend = "gpu",
+              devices = devs, init = NULL, progress = FALSE)
+    }
+    invisible(run2(d$id[1:2]))
+    t1 <- attr(run2(d$id[1]), "seconds")
+    t2 <- attr(run2(d$id[1:2]), "seconds")
+    add("two GPUs: speed-up of two populations over one GPU", t1 / t2, "x")
+  }
+}
+
+if (what %in% c("all", "energy")) {
+  n <- as.numeric(Sys.getenv("SP_DMC_N", 108))
+  v <- vmc_start(n, "gpu", 16 * sms)
+  runs <- list()
+  one <- function(dt, P, eq = 1000, blocks = 30, bs = 100) {
+    he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = blocks,
+            block_steps = bs, equilibration = eq, init = v, seed = length(runs) + 10,
+            backend = "gpu", progress = FALSE)
+  }
+  for (dt in c(0.00025, 0.0005, 0.001)) runs[[length(runs) + 1]] <- one(dt, 2000)
+  for (P in c(500, 1000)) runs[[length(runs) + 1]] <- one(0.0005, P)
+  for (x in runs) {
+    s <- summary(x)
+    p <- attr(x, "params")
+    add(sprintf("N = %g, dt = %g, P = %g: E/N (mixed, no tail)", n, p$dt,
+                p$target_population), s$mean[1], "K",
+        note = sprintf("+- %.4f; acceptance %.3f", if (is.finite(s$se[1])) s$se[1]
+                       else attr(s, "se_blocks")[[1]], attr(s, "acceptance")))
+  }
+  ex <- he4_dmc_extrapolate(runs)
+  print(ex)
+  add(sprintf("N = %g: E0/N extrapolated (%s) + tail", n,
+              paste(ex$extrapolations, collapse = ", ")), ex$energy_corrected, "K",
+      note = sprintf("+- %.4f; tail %.4f; chi2 %.2f / %d", ex$se, ex$tail_correction,
+                     ex$chisq, ex$df))
+  add(sprintf("N = %g: (E0 - published %.2f K) / se", n, published),
+      (ex$energy_corrected - published) / ex$se, "")
+  add(sprintf("N = %g: E0 - experiment (-7.17 K)", n), ex$energy_corrected + 7.17, "K")
+}
+bench_print(title = "helium DMC (issue 35)")

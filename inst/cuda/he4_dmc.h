@@ -1,0 +1,277 @@
+/* he4_dmc.h: diffusion Monte Carlo of liquid 4He (issue 35) -- the pieces
+ * of one generation that the CPU engine (src/core/sp_dmc.c) and the GPU
+ * kernel (he4_dmc.cu) share.  Double precision only.  Built on he4_vmc.h
+ * (the pair sums of an atom, the local energy's parts, the wrap into the
+ * box) and he4.h (potential, Jastrow factor).
+ *
+ * Importance-sampled DMC (Reynolds, Ceperley, Alder and Lester, J. Chem.
+ * Phys. 77, 5593 (1982); Umrigar, Nightingale and Runge, J. Chem. Phys. 99,
+ * 2865 (1993)) with guide psi = exp(U), U = sum_{i<j} u(r_ij) (he4.h), in
+ * imaginary time step dt (K^-1), D = hbar^2 / 2m, lambda = hbar^2 / m =
+ * SP_HE4_HB2M = 2 D.  A walker is a configuration R of N atoms.  A
+ * generation moves every atom of every walker at once:
+ *   R' = R + a grad U(R) + sqrt(a) xi,   a = lambda dt = 2 D dt,
+ * (the drift D dt F, F = 2 grad U, and the diffusion sqrt(2 D dt) xi).  With
+ * the accept/reject step the move is accepted with probability
+ *   p = min(1, exp(2 (U' - U) + (|d - a g|^2 - |d + a g'|^2) / (2 a))),
+ * d = R' - R, a g = the drift at R, a g' at R' (the Metropolis ratio of the
+ * short-time Green's functions); without it p = 1.  The walker's weight is
+ * multiplied by
+ *   w = exp(-N dt ((s + s_p) / 2 - e_T)),   s_p = p s' + (1 - p) s,
+ * where s, s' are the local energies e, e' per atom as Umrigar et al. scale
+ * them with the drift limit (sp_dmc_drift_factor, sp_dmc_scaled_energy;
+ * s = e without it), optionally limited to e_ref +- alpha / sqrt(N dt)
+ * (sp_dmc_weight); the estimator takes e_p = p e' + (1 - p) e
+ * with e, e' the local energies per atom at R and R' (Umrigar et al.'s
+ * expected energy after the move) and e_T the population's trial energy;
+ * the generation's mixed estimate is sum W e_p / sum W over the walkers (W
+ * the weights after the multiplication).  Branching then replaces a walker
+ * of weight W by floor(W + u) copies of weight 1 (u uniform; at most
+ * SP_DMC_MAX_COPIES), in slot order: the copies of slot k take the next
+ * free slots.  Without branching the weights accumulate.  The trial energy
+ * of the next generation: e_ref relaxes towards the generation's estimate
+ * (rate SP_DMC_REF_RATE) and e_T = e_ref - feedback ln(P / P_target) /
+ * (N dt), P the population after branching (without: the total weight).
+ *
+ * Random numbers: sp_streams.h, SP_PURPOSE_DMC_MOVE -- the walker in slot
+ * k of population q at generation g draws from stream sp_stream_replica(q,
+ * k), blocks g (n + 1) .. g (n + 1) + n.  So a walker's numbers depend only
+ * on (seed, population, generation, slot), never on threads, devices or
+ * chunks; slots follow from the branching history alone. */
+#ifndef SP_HE4_DMC_H
+#define SP_HE4_DMC_H
+
+#include "he4_dmc_args.h"
+#include "sp_streams.h"
+#define SP_REAL double
+#include "he4_vmc.h"
+#undef SP_REAL
+
+/* A quiet NaN (no estimate: the reference energy stays). */
+SP_FN double sp_nan_d(void) {
+#if SP_CUDA
+  return __longlong_as_double(0x7ff8000000000000LL);
+#else
+  return NAN;
+#endif
+}
+
+/* The stream of slot k of population q (0-based, global). */
+SP_FN uint64_t sp_dmc_stream(uint64_t q, uint64_t k) { return sp_stream_replica(q, k); }
+
+/* The three normals of atom i's diffusion at generation gen. */
+SP_FN void sp_dmc_normals(uint64_t seed, uint64_t stream, uint64_t gen, int n, int i,
+                          double *z) {
+  sp_u32x4 a = sp_philox_purpose_block(seed, SP_PURPOSE_DMC_MOVE, stream,
+                                       gen * (uint64_t)(n + 1) + (uint64_t)i);
+  double z3;
+  sp_box_muller_double(a.x, a.y, &z[0], &z[1]);
+  sp_box_muller_double(a.z, a.w, &z[2], &z3);
+  (void)z3;
+}
+
+/* The uniforms of generation gen: *ua the accept/reject test, *ub the
+ * branching. */
+SP_FN void sp_dmc_uniforms(uint64_t seed, uint64_t stream, uint64_t gen, int n, double *ua,
+                           double *ub) {
+  sp_u32x4 c = sp_philox_purpose_block(seed, SP_PURPOSE_DMC_MOVE, stream,
+                                       gen * (uint64_t)(n + 1) + (uint64_t)n);
+  *ua = sp_u01_double(c.x);
+  *ub = sp_u01_double(c.y);
+}
+
+/* Umrigar, Nightingale and Runge's limit on the drift of one atom: the
+ * factor f = (sqrt(1 + 2 x) - 1) / x by which its drift a grad_i U is
+ * multiplied, x = A |a grad_i U|^2 / a = A a g2 (the drift's square in
+ * units of the diffusion's variance a = lambda dt: their v^2 tau in units
+ * of D = 1/2), so that the limited drift stays below sqrt(2 / A) diffusion
+ * lengths; f -> 1 as dt -> 0; A = 0: no limit.  Where two atoms nearly
+ * meet the drift diverges; the limit keeps the moves finite. */
+SP_FN double sp_dmc_drift_factor(double g2, double a, double A) {
+  const double x = A * a * g2;
+  if (x < 1e-6) return 1 - 0.5 * x + 0.5 * x * x; /* the series: no cancellation */
+  return (sqrt(1 + 2 * x) - 1) / x;
+}
+
+/* The move of one coordinate: the displacement d = D + sqrt(a) z (D the
+ * limited drift) and the new coordinate x + d wrapped into the box. */
+SP_FN double sp_dmc_move(const sp_he4_par_d *p, double x, double D, double z, double sa,
+                         double *d) {
+  *d = D + sa * z;
+  return sp_vmc_wrap_d(p, x + *d);
+}
+
+/* One coordinate's term of the Green's functions' ratio, D and Dn the
+ * limited drifts at the old and the new configuration:
+ * (d - D)^2 - (d + Dn)^2 (summed over coordinates, divided by 2 a). */
+SP_FN double sp_dmc_green_term(double d, double D, double Dn) {
+  const double f = d - D, r = d + Dn;
+  return f * f - r * r;
+}
+
+/* The local energy per atom that the weights use (Umrigar et al.'s
+ * S = E_ref - (E_ref - E_L) |v_limited| / |v|): ratio = sqrt(sum_i f_i^2
+ * g2_i / sum_i g2_i), 1 without a limit; the estimator keeps E_L. */
+SP_FN double sp_dmc_scaled_energy(double e, double e_ref, double sf, double sg) {
+  const double ratio = sg > 0 ? sqrt(sf / sg) : 1;
+  return e_ref - (e_ref - e) * ratio;
+}
+
+/* The acceptance probability from U' - U and the Green's sum; 0 when the
+ * proposal has no finite energy or ratio (a pair at distance 0), 1 without
+ * the accept/reject step. */
+SP_FN double sp_dmc_accept_prob(double du, double green, double a, double en, int accept) {
+  double lr;
+  if (!isfinite(en)) return 0;
+  if (!accept) return 1;
+  lr = 2 * du + green / (2 * a);
+  if (!(lr == lr)) return 0;
+  return lr >= 0 ? 1 : exp(lr);
+}
+
+/* A local energy per atom limited to e_ref +- cut (cut <= 0: none). */
+SP_FN double sp_dmc_clip(double e, double e_ref, double cut) {
+  if (!(cut > 0)) return e;
+  if (e > e_ref + cut) return e_ref + cut;
+  if (e < e_ref - cut) return e_ref - cut;
+  return e;
+}
+
+/* The weight factor of a move (see the top), the local energies limited to
+ * e_ref +- cut: cut = alpha / sqrt(N dt) per atom, alpha sqrt(N / dt) in
+ * all (Zen, Sorella, Gillan, Michaelides and Alfe, Phys. Rev. B 93, 241118
+ * (2016)), which vanishes in relative terms as dt -> 0 -- the McMillan
+ * guide's local energy is unbounded below where two atoms meet (the kinetic
+ * term's -(lambda/2) u'^2 ~ -r^-12 against the Aziz potential's finite
+ * core), and one walker there would multiply without limit. */
+SP_FN double sp_dmc_weight(int n, double dt, double e, double ep, double e_trial, double e_ref,
+                           double cut) {
+  return exp(-(double)n * dt *
+             (0.5 * (sp_dmc_clip(e, e_ref, cut) + sp_dmc_clip(ep, e_ref, cut)) - e_trial));
+}
+
+/* The next generation's reference and trial energies after a generation
+ * with mixed estimate est and population (or total weight) P. */
+SP_FN void sp_dmc_trial_update(sp_dmc_pop *q, double est, double P, double target,
+                               double feedback, int n, double dt) {
+  if (est == est) q->e_ref += SP_DMC_REF_RATE * (est - q->e_ref);
+  q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * dt);
+}
+
+/* Copies of a walker of weight W at a branching with uniform ub. */
+SP_FN int sp_dmc_copies(double W, double ub) {
+  double c = floor(W + ub);
+  if (!(c >= 0)) return 0;
+  return c > SP_DMC_MAX_COPIES ? SP_DMC_MAX_COPIES : (int)c;
+}
+
+/* The end of a walker's move, from its state before (wk: U, e, v, t, W),
+ * the proposal's ln psi Un and observables obs (sp_vmc_observables), the
+ * Green's functions' sum `green` and the drift limit's sums sl = (sum f^2
+ * g2, sum g2) at the old and at the new configuration, sl[0..3], and the
+ * uniforms ua (accept) and ub (branching): the state after (wk_new), the
+ * walker's contribution to the generation's sums gs (W e_p, W v_p, W t_p,
+ * W, p, copies) and whether the move was accepted. */
+SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double green,
+                          const double *sl, double ua, double ub, double e_ref, double e_trial,
+                          int n, double dt, int accept, int branching, double energy_cut,
+                          double *wk_new, double *gs) {
+  const double a = SP_HE4_HB2M * dt;
+  const double pacc = sp_dmc_accept_prob(Un - wk[0], green, a, obs[SP_VMC_ENERGY], accept);
+  const double s0 = sp_dmc_scaled_energy(wk[1], e_ref, sl[0], sl[1]);
+  double ep = wk[1], vp = wk[2], tp = wk[3], s1 = s0, W;
+  const int acc = ua < pacc;
+  int j;
+  if (pacc > 0) {
+    ep = pacc * obs[SP_VMC_ENERGY] + (1 - pacc) * wk[1];
+    vp = pacc * obs[SP_VMC_POTENTIAL] + (1 - pacc) * wk[2];
+    tp = pacc * obs[SP_VMC_KINETIC_PB] + (1 - pacc) * wk[3];
+    s1 = pacc * sp_dmc_scaled_energy(obs[SP_VMC_ENERGY], e_ref, sl[2], sl[3]) + (1 - pacc) * s0;
+  }
+  W = wk[4] * sp_dmc_weight(n, dt, s0, s1, e_trial, e_ref, energy_cut / sqrt((double)n * dt));
+  for (j = 0; j < 4; j++) wk_new[j] = wk[j];
+  if (acc) {
+    wk_new[0] = Un;
+    wk_new[1] = obs[SP_VMC_ENERGY];
+    wk_new[2] = obs[SP_VMC_POTENTIAL];
+    wk_new[3] = obs[SP_VMC_KINETIC_PB];
+  }
+  wk_new[4] = W;
+  gs[0] = W * ep;
+  gs[1] = W * vp;
+  gs[2] = W * tp;
+  gs[3] = W;
+  gs[4] = pacc;
+  gs[5] = branching ? (double)sp_dmc_copies(W, ub) : 1;
+  return acc;
+}
+
+/* The generation's bookkeeping of a population, after its walkers moved
+ * (and branched): s = the sums over the walkers of W e_p, W v_p, W t_p, W
+ * and p; Pm the population after branching (weights only: the total
+ * weight); P the walkers that moved.  Adds to the block's sums acc
+ * (SP_DMC_NACC), counts the generation and sets the next trial energy.
+ * Returns 1 when the population died out. */
+SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm, int P,
+                         double target, double feedback, int n, double dt) {
+  acc[0] += s[0];
+  acc[1] += s[1];
+  acc[2] += s[2];
+  acc[3] += s[3];
+  acc[4] += Pm;
+  acc[5] += st->e_trial;
+  acc[6] += s[4];
+  acc[7] += (double)P;
+  acc[8] += 1;
+  st->gen++;
+  sp_dmc_trial_update(st, s[3] > 0 ? s[0] / s[3] : sp_nan_d(), Pm, target, feedback, n, dt);
+  return st->size == 0 || !(Pm > 0);
+}
+
+/* A finished block's row (SP_DMC_NOBS) from its sums, which restart. */
+SP_FN void sp_dmc_block_row(double *acc, double *row) {
+  int j;
+  row[SP_DMC_ENERGY] = acc[0] / acc[3];
+  row[SP_DMC_POTENTIAL] = acc[1] / acc[3];
+  row[SP_DMC_KINETIC] = acc[2] / acc[3];
+  row[SP_DMC_POPULATION] = acc[4] / acc[8];
+  row[SP_DMC_TRIAL] = acc[5] / acc[8];
+  row[SP_DMC_ACCEPTANCE] = acc[6] / acc[7];
+  row[SP_DMC_WEIGHT] = acc[3] / acc[8];
+  for (j = 0; j < SP_DMC_NACC; j++) acc[j] = 0;
+}
+
+/* The atom sums of atoms i0, i0 + stride, ... of a configuration x[n] y[n]
+ * z[n] (the CPU: all, stride 1; a GPU lane: its atoms, stride 32): their
+ * gradients of ln psi into g, and their parts of the sums that
+ * sp_vmc_observables takes (pot, lap, |grad|^2) and of ln psi (us). */
+SP_FN void sp_dmc_eval_part(const sp_he4_par_d *p, const double *x, int n, int i0, int stride,
+                            double *g, double *pot, double *lap, double *us, double *g2) {
+  int i;
+  *pot = *lap = *us = *g2 = 0;
+  for (i = i0; i < n; i += stride) {
+    double gi[3], v, l, u;
+    sp_he4_atom_sums_d(p, x, x + n, x + 2 * n, n, i, gi, &v, &l, &u);
+    g[i] = gi[0];
+    g[n + i] = gi[1];
+    g[2 * n + i] = gi[2];
+    *pot += 2 * v;
+    *lap += 2 * l;
+    *us += u;
+    *g2 += gi[0] * gi[0] + gi[1] * gi[1] + gi[2] * gi[2];
+  }
+}
+
+/* ln psi, its gradient and the local energy's parts of a configuration
+ * (one walker, sequentially: the CPU engine; the GPU kernel sums the lanes'
+ * parts): g = grad U (x[n] y[n] z[n]), *U = ln psi, obs the per-atom
+ * observables of sp_vmc_observables (energy, potential, kinetic_pb,
+ * kinetic_jf). */
+SP_FN void sp_dmc_eval(const sp_he4_par_d *p, const double *x, int n, double *g, double *U,
+                       double *obs) {
+  double pot, lap, g2;
+  sp_dmc_eval_part(p, x, n, 0, 1, g, &pot, &lap, U, &g2);
+  sp_vmc_observables(n, pot, lap, g2, obs);
+}
+
+#endif /* SP_HE4_DMC_H */

@@ -1,0 +1,110 @@
+/* he4_dmc_args.h: what the host hands the helium DMC engines (the CPU
+ * engine src/core/sp_dmc.c and the kernel he4_dmc.cu), one layout for both
+ * compilers (sizes checked). */
+#ifndef SP_HE4_DMC_ARGS_H
+#define SP_HE4_DMC_ARGS_H
+
+#include "he4_args.h"
+
+/* Observables of a block row, in this order everywhere (CPU, GPU, R). */
+enum {
+  SP_DMC_ENERGY = 0,     /* mixed estimator of E/N (K) */
+  SP_DMC_POTENTIAL = 1,  /* mixed estimator of V/N (K; biased: not an eigen-operator) */
+  SP_DMC_KINETIC = 2,    /* mixed estimator of T/N (Pandharipande-Bethe; biased) */
+  SP_DMC_POPULATION = 3, /* mean over the generations of the population (weights only:
+                            of the total weight) after branching */
+  SP_DMC_TRIAL = 4,      /* mean trial energy E_T/N (K) */
+  SP_DMC_ACCEPTANCE = 5, /* mean acceptance probability of the moves */
+  SP_DMC_WEIGHT = 6,     /* mean over the generations of the total weight of the
+                            estimator (before branching) */
+  SP_DMC_NOBS = 7
+};
+
+/* A population's state vector between calls (R's `pop`): e_trial, e_ref,
+ * gen, size, overflow. */
+#define SP_DMC_POPVARS 5
+
+/* Most copies a walker makes at a branching (a cap that a run with a sane
+ * time step never meets: weights near 1). */
+#define SP_DMC_MAX_COPIES 8
+
+/* The reference energy's relaxation per generation (an exponential moving
+ * average of the generations' mixed estimates): E_T = E_ref - feedback
+ * ln(P / P_target) / (N dt). */
+#define SP_DMC_REF_RATE 0.015625
+
+/* A population between generations and calls (one per population; the
+ * host's state vectors). */
+typedef struct {
+  double e_trial;  /* E_T / N of the next generation, K */
+  double e_ref;    /* E_ref / N, K */
+  uint64_t gen;    /* generations of the population so far (its Philox position) */
+  int32_t size;    /* walkers */
+  int32_t pad_;
+  double overflow; /* walkers dropped so far because the population reached capacity */
+} sp_dmc_pop;
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 40, "sp_dmc_pop layout");
+
+/* Threads of a block of the walker kernels (moves, copies, saves): one
+ * warp per walker. */
+#define SP_DMC_BLOCK 32
+/* Threads of the population kernel (sums, prefix sums, E_T): one block a
+ * population. */
+#define SP_DMC_POP_THREADS 1024
+
+/* Per walker: U = ln psi, e, v, t (per atom, K), W (weight). */
+#define SP_DMC_WSTRIDE 5
+/* Per walker and generation: W e_p, W v_p, W t_p, W, p, copies. */
+#define SP_DMC_GSTRIDE 6
+/* A block's sums: W e, W v, W t, W, population, E_T, p, moves, generations. */
+#define SP_DMC_NACC 9
+
+/* A population on the GPU (device memory; the host reads it after each
+ * round). */
+typedef struct {
+  sp_dmc_pop st;
+  uint64_t step;            /* generations of this call */
+  double acc[SP_DMC_NACC];  /* the current block's sums */
+  int32_t cur;              /* the buffer (0, 1) that holds the walkers */
+  int32_t done;             /* blocks finished */
+  int32_t dead;             /* 1: died out; 2: a start without a finite energy */
+  int32_t save;             /* 1: a block ended this generation: save the state */
+  int32_t active;           /* 1: this generation ran (the kernels after the population kernel) */
+  int32_t prev;             /* the population before this generation's branching */
+} sp_dmc_gpop;
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 144, "sp_dmc_gpop layout");
+
+/* Dynamic shared memory of a walker kernel: the proposal's coordinates, the
+ * displacements and the proposal's gradient, 3 n doubles each. */
+SP_FN uint64_t sp_dmc_shared_bytes(int32_t n) { return 9ull * (uint64_t)n * sizeof(double); }
+
+/* What the host hands the kernels (he4_dmc.cu).  Device arrays of the
+ * device's populations; population q's walker slot k at q cap + k in each
+ * buffer; coordinates and gradients x[n] y[n] z[n] per walker (3 n
+ * doubles); buffer b of xyz at b npop cap 3n (likewise grad, wlk). */
+typedef struct {
+  uint64_t seed;
+  uint64_t pop0;          /* global number (0-based) of the device's population 0 */
+  uint64_t steps;         /* generations per population in this call */
+  uint64_t equilibration, blocks, block_steps;
+  sp_he4_pair pair;
+  double dt, target, feedback, energy_cut, drift_limit;
+  int32_t n, cap, npop, branching, accept, pad_;
+  SP_DPTR(double) xyz;       /* [2][npop cap 3n] */
+  SP_DPTR(double) grad;      /* [2][npop cap 3n] */
+  SP_DPTR(double) wlk;       /* [2][npop cap SP_DMC_WSTRIDE] */
+  SP_DPTR(double) gstat;     /* npop cap SP_DMC_GSTRIDE */
+  SP_DPTR(int32_t) offs;     /* npop (cap + 1) */
+  SP_DPTR(sp_dmc_gpop) pops; /* npop */
+  SP_DPTR(double) block;     /* npop blocks SP_DMC_NOBS */
+  SP_DPTR(double) saved_xyz; /* npop cap n 3: the state after the last block (R's layout) */
+  SP_DPTR(double) saved_w;   /* npop cap */
+  SP_DPTR(double) saved_pop; /* npop SP_DMC_POPVARS (sp_dmc.h: e_trial, e_ref, gen, size,
+                                overflow) */
+} sp_dmc_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_kargs) == 224, "sp_dmc_kargs layout");
+
+#endif /* SP_HE4_DMC_ARGS_H */

@@ -1,0 +1,295 @@
+# he4_dmc() on the CPU: the walk against an R-level reference generation by
+# generation (drift, diffusion, the Green's functions' accept/reject step,
+# weights, trial energy, branching in slot order), threads and chunks,
+# continuation, population control, DMC below VMC, the extrapolation, bad
+# input.  Statistical checks at fixed seeds with stated z-scores; the large
+# ones (CPU = GPU, the equilibrium energy) are in test-he4-dmc-gpu.R and
+# bench/he4-dmc.R.
+
+HB2M <- 12.119296 # hbar^2 / m(4He), K A^2 (he4.h)
+
+# ln psi and its gradient (n x 3) of a configuration X (n x 3), from
+# jastrow_mcmillan() pair by pair (minimum image, pairs inside L/2).
+dmc_ref_lnpsi <- function(X, L, b) {
+  n <- nrow(X)
+  g <- matrix(0, n, 3)
+  U <- 0
+  for (i in 1:(n - 1)) for (j in (i + 1):n) {
+    d <- X[i, ] - X[j, ]
+    d <- d - L * round(d / L)
+    r <- sqrt(sum(d^2))
+    if (r < L / 2) {
+      U <- U + jastrow_mcmillan(r, b, L)
+      du <- jastrow_mcmillan(r, b, L, deriv = 1)
+      g[i, ] <- g[i, ] + du * d / r
+      g[j, ] <- g[j, ] - du * d / r
+    }
+  }
+  list(U = U, g = g, e = sum(statphysgpu:::he4_local_energy(X, L, b)[1:2]))
+}
+
+# One generation of every walker of population 1 of a result's state, in R:
+# the next state's coordinates, weights, trial energy, the block's energy.
+dmc_ref_generation <- function(d) {
+  p <- attr(d, "params")
+  st <- attr(d, "state")
+  n <- p$n
+  L <- p$L
+  a <- HB2M * p$dt
+  seed <- statphysgpu:::check_u64(st$seed_hex, "seed")
+  P <- st$size[1]
+  out <- vector("list", P)
+  for (k in seq_len(P)) {
+    X <- t(st$coords[[1]][, , k])
+    ev <- dmc_ref_lnpsi(X, L, p$b)
+    dr <- .Call(statphysgpu:::C_sp_r_dmc_draws, seed,
+                statphysgpu:::check_u64(k - 1, "stream"),
+                statphysgpu:::check_u64(st$gen[1], "gen"), as.integer(n))
+    fac <- function(g) { # the drift limit of each atom (he4_dmc.h)
+      x <- p$drift_limit * a * rowSums(g^2)
+      ifelse(x < 1e-6, 1 - x / 2 + x^2 / 2, (sqrt(1 + 2 * x) - 1) / x)
+    }
+    scaled <- function(e, g) {
+      f <- fac(g)
+      st$e_ref[1] - (st$e_ref[1] - e) * sqrt(sum(f^2 * rowSums(g^2)) / sum(g^2))
+    }
+    Dold <- a * fac(ev$g) * ev$g
+    D <- Dold + sqrt(a) * dr$normals
+    Xn <- X + D
+    Xn <- Xn - L * floor(Xn / L)
+    evn <- dmc_ref_lnpsi(Xn, L, p$b)
+    Dnew <- a * fac(evn$g) * evn$g
+    green <- sum((D - Dold)^2 - (D + Dnew)^2)
+    pa <- if (p$accept) min(1, exp(2 * (evn$U - ev$U) + green / (2 * a))) else 1
+    acc <- dr$uniforms[1] < pa
+    ep <- pa * evn$e + (1 - pa) * ev$e
+    s0 <- scaled(ev$e, ev$g)
+    s1 <- pa * scaled(evn$e, evn$g) + (1 - pa) * s0
+    W <- st$weight[[1]][k] * exp(-n * p$dt * ((s0 + s1) / 2 - st$e_trial[1]))
+    copies <- if (p$branching) min(8, floor(W + dr$uniforms[2])) else 1
+    out[[k]] <- list(X = if (acc) Xn else X, W = W, ep = ep, acc = acc, copies = copies)
+  }
+  W <- vapply(out, `[[`, 0, "W")
+  est <- sum(W * vapply(out, `[[`, 0, "ep")) / sum(W)
+  keep <- rep(seq_len(P), vapply(out, `[[`, 0, "copies"))
+  pm <- if (p$branching) length(keep) else sum(W)
+  e_ref <- st$e_ref[1] + (est - st$e_ref[1]) / 64
+  list(X = lapply(out[keep], `[[`, "X"), W = if (p$branching) rep(1, length(keep)) else W,
+       acc = vapply(out, `[[`, TRUE, "acc"), energy = est, e_ref = e_ref,
+       e_trial = e_ref - p$feedback * log(pm / p$target_population) / (n * p$dt))
+}
+
+dmc_next <- function(d) {
+  he4_dmc(blocks = 1, block_steps = 1, equilibration = 0, init = d, backend = "cpu")
+}
+
+test_that("a generation equals the R reference, weights only and branching", {
+  v <- he4_vmc(8, replicas = 4, blocks = 1, block_sweeps = 10, equilibration = 50,
+               seed = 1, backend = "cpu", precision = "double")
+  for (branching in c(FALSE, TRUE)) {
+    d <- he4_dmc(dt = 0.03, replicas = 6, target_population = 6, blocks = 1,
+                 block_steps = 1, equilibration = 0, branching = branching,
+                 feedback = 0.3, init = v, seed = 11, backend = "cpu")
+    accs <- logical()
+    sizes <- numeric()
+    for (g in 1:3) {
+      ref <- dmc_ref_generation(d)
+      d <- dmc_next(d)
+      st <- attr(d, "state")
+      expect_equal(st$size[1], length(ref$X))
+      for (k in seq_along(ref$X)) {
+        expect_equal(t(st$coords[[1]][, , k]), ref$X[[k]], tolerance = 1e-10)
+      }
+      expect_equal(st$weight[[1]], ref$W, tolerance = 1e-10)
+      expect_equal(d$energy, ref$energy, tolerance = 1e-10)
+      expect_equal(st$e_ref[1], ref$e_ref, tolerance = 1e-10)
+      expect_equal(st$e_trial[1], ref$e_trial, tolerance = 1e-10)
+      accs <- c(accs, ref$acc)
+      sizes <- c(sizes, st$size[1])
+    }
+    # with branching, walkers were born or killed (the copies in slot order)
+    if (branching) expect_true(any(sizes != 6))
+    # both branches of the accept/reject step were taken
+    expect_true(any(accs) && any(!accs))
+  }
+})
+
+test_that("the plain algorithm accepts every move", {
+  d <- he4_dmc(8, dt = 0.01, replicas = 4, blocks = 1, block_steps = 1, equilibration = 0,
+               accept = FALSE, drift_limit = 0, seed = 3, backend = "cpu")
+  ref <- dmc_ref_generation(d)
+  d2 <- dmc_next(d)
+  expect_true(all(ref$acc))
+  expect_equal(d2$acceptance, 1)
+  for (k in seq_along(ref$X)) {
+    expect_equal(t(attr(d2, "state")$coords[[1]][, , k]), ref$X[[k]], tolerance = 1e-10)
+  }
+})
+
+dmc_df <- function(x, keep = TRUE) {
+  out <- as.data.frame(x)[keep, , drop = FALSE]
+  rownames(out) <- NULL
+  out
+}
+
+test_that("the number of threads does not change the populations", {
+  # N = 64 and 128 walkers: enough pair terms a generation for two threads
+  # (the engine takes one thread per 2.5e5)
+  args <- list(64, dt = 0.001, replicas = 128, blocks = 2, block_steps = 2, equilibration = 1,
+               populations = 2, seed = 4, backend = "cpu")
+  old <- sp_threads()
+  on.exit(sp_threads(old))
+  sp_threads(1)
+  one <- do.call(he4_dmc, args)
+  sp_threads(2)
+  two <- do.call(he4_dmc, args)
+  expect_identical(dmc_df(one), dmc_df(two))
+  expect_identical(attr(one, "state")$coords, attr(two, "state")$coords)
+})
+
+test_that("chunks and continuation do not change the populations", {
+  args <- list(16, dt = 0.002, replicas = 20, blocks = 4, block_steps = 5, equilibration = 5,
+               seed = 5, backend = "cpu")
+  one <- do.call(he4_dmc, c(args, populations = 2))
+  # population 2 alone, as a chunk, and the chunks combined
+  c2 <- do.call(he4_dmc, c(args, first_population = 2))
+  c1 <- do.call(he4_dmc, args)
+  expect_identical(dmc_df(c2)[-1], dmc_df(one, one$replica == 2)[-1])
+  both <- rbind(c1, c2)
+  expect_identical(dmc_df(both), dmc_df(one))
+  expect_identical(attr(both, "state")$coords, attr(one, "state")$coords)
+  # two blocks, then two more, equal four
+  args$blocks <- 2
+  a <- do.call(he4_dmc, c(args, populations = 2))
+  b <- he4_dmc(blocks = 2, block_steps = 5, equilibration = 0, init = a, backend = "cpu")
+  expect_identical(dmc_df(b)[-2], dmc_df(one, one$block > 2)[-2])
+  expect_identical(b$block, one$block[one$block > 2])
+  expect_identical(attr(b, "state")$coords, attr(one, "state")$coords)
+})
+
+test_that("population control holds the population near its target", {
+  d <- he4_dmc(16, dt = 0.002, replicas = 40, target_population = 80, blocks = 12,
+               block_steps = 10, equilibration = 50, feedback = 0.2, seed = 7,
+               backend = "cpu")
+  # the population relaxes within some 1/feedback generations from 40; its
+  # block means fluctuate by a few sqrt(P) around the target, and the lag of
+  # e_ref (which follows the falling mixed estimate over some 64 generations)
+  # holds it some 10 per cent off while the projection goes on
+  expect_lt(abs(mean(d$population) / 80 - 1), 0.2)
+  expect_true(all(d$population > 40 & d$population < 160))
+  expect_equal(sum(attr(d, "state")$overflow), 0)
+})
+
+test_that("the DMC energy lies below the VMC energy of its guide", {
+  v <- he4_vmc(16, replicas = 8, blocks = 16, block_sweeps = 20, equilibration = 100,
+               seed = 8, backend = "cpu", precision = "double")
+  d <- he4_dmc(dt = 0.002, replicas = 60, blocks = 12, block_steps = 15, equilibration = 40,
+               init = v, seed = 9, backend = "cpu")
+  sv <- summary(v)
+  sd <- summary(d)
+  se <- function(s) if (is.finite(s$se[1])) s$se[1] else 2 * attr(s, "se_blocks")[[1]]
+  z <- (sv$mean[1] - sd$mean[1]) / sqrt(se(sv)^2 + se(sd)^2)
+  # the gap is some 1.3 K per atom at N = 16 (z = 7.5 at these seeds)
+  expect_gt(z, 3)
+  expect_identical(attr(sd, "extrapolations"), "none")
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_invisible(plot(d))
+  expect_invisible(plot(d, "trace", observable = "population"))
+  expect_output(print(sd), "extrapolations: none")
+})
+
+test_that("he4_dmc_extrapolate() recovers E0 from runs with a known bias", {
+  fake <- function(dt, P, seed) {
+    set.seed(seed)
+    e <- -7 + 30 * dt^2 + 2 / P + rnorm(40, sd = 0.05)
+    x <- data.frame(replica = 1, block = 1:40, energy = e, potential = e, kinetic = 0,
+                    population = P, trial_energy = e, acceptance = 0.9, weight = P)
+    attr(x, "params") <- list(n = 64, density = 0.02186, b = 3.07, jastrow = "symmetrized",
+                              dt = dt, target_population = P, accept = TRUE)
+    attr(x, "tail_correction") <- -1
+    class(x) <- c("dmc_blocks", "data.frame")
+    x
+  }
+  runs <- list(fake(0.001, 200, 1), fake(0.002, 200, 2), fake(0.004, 200, 3),
+               fake(0.002, 50, 4), fake(0.004, 100, 5))
+  ex <- he4_dmc_extrapolate(runs)
+  expect_s3_class(ex, "dmc_extrapolation")
+  expect_identical(ex$extrapolations, c("time step (quadratic in dt)",
+                                        "population (linear in 1/P)"))
+  expect_lt(abs(ex$energy + 7) / ex$se, 4)
+  expect_equal(ex$energy_corrected, ex$energy - 1)
+  expect_output(print(summary(ex)), "quadratic in dt")
+  ex1 <- he4_dmc_extrapolate(runs, dt_order = 1, population = FALSE)
+  expect_identical(ex1$extrapolations, "time step (linear in dt)")
+})
+
+test_that("bad input is refused with a message naming the argument", {
+  expect_error(he4_dmc(16, dt = -1, backend = "cpu"), "`dt`")
+  expect_error(he4_dmc(16, replicas = 0, backend = "cpu"), "`replicas`")
+  expect_error(he4_dmc(16, feedback = -1, backend = "cpu"), "`feedback`")
+  expect_error(he4_dmc(16, energy_cut = NA, backend = "cpu"), "`energy_cut`")
+  expect_error(he4_dmc(16, init = 3, backend = "cpu"), "`init`")
+  expect_error(he4_dmc(2, backend = "cpu"), "too small")
+  expect_error(he4_dmc_extrapolate(list(1)), "`runs`")
+  d <- he4_dmc(16, dt = 0.002, replicas = 4, blocks = 1, block_steps = 1, equilibration = 0,
+               seed = 1, backend = "cpu")
+  expect_error(he4_dmc(density = 0.02, init = d, backend = "cpu"), "continue it")
+  expect_error(he4_dmc(init = d, seed = 2, backend = "cpu"), "`seed` differs")
+})
+
+# The engine contract (helper-engine.R): the replicas are populations
+# (first_population the chunks' first), a tiny box, few generations.
+dmc_run <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
+  do.call(he4_dmc, modifyList(list(
+    n = 16, dt = 0.002, replicas = 10, blocks = 2, block_steps = 3, equilibration = 2,
+    populations = n, first_population = first, seed = seed, backend = backend,
+    progress = FALSE), list(...)))
+}
+
+# blocks of the interrupted run: on the GPU (some 0.1 ms a generation) enough
+# to run well past the interrupt at 1.5 s
+dmc_long_blocks <- function(backend) if (backend == "gpu") 50000 else 4000
+
+engine_contract_tests(list(
+  name = "he4_dmc",
+  n = 6,
+  run = dmc_run,
+  key = function(x) list(dmc_df(x), attr(x, "state")),
+  bad = list(
+    list(args = list(n = 0), error = "`populations` must be a single whole number"),
+    list(args = list(n = 2, first = 0), error = "`first_population` must be"),
+    list(args = list(n = 2, first = 2^24), error = "must not pass 2\\^24"),
+    list(args = list(n = 2, seed = -1), error = "`seed` must be"),
+    list(args = list(n = 2, backend = "tpu"), error = "`backend` must be one of"),
+    list(args = list(n = 2, progress = NA), error = "`progress` must be TRUE or FALSE")),
+  long = function(backend) {
+    # N = 64, 200 walkers: some 10 ms a generation on a CPU thread, so that
+    # 4000 blocks of 5 run for minutes; the GPU finishes blocks within the
+    # 1.5 s too
+    he4_dmc(64, dt = 0.001, replicas = 200, blocks = dmc_long_blocks(backend), block_steps = 5,
+            equilibration = 2, populations = 2, seed = 1, backend = backend, progress = FALSE)
+  },
+  warm = function(backend) {
+    he4_dmc(16, dt = 0.002, replicas = 8, blocks = 1, block_steps = 1, equilibration = 0,
+            seed = 1, backend = backend, progress = FALSE)
+  },
+  partial = function(x, backend) {
+    expect_true(attr(x, "interrupted"))
+    st <- attr(x, "state")
+    expect_gt(nrow(x), 0)
+    expect_lt(nrow(x), 2 * dmc_long_blocks(backend))
+    expect_false(anyNA(dmc_df(x)))
+    # each population's finished blocks are 1, 2, ..., done, and its state
+    # is that after them: continuing gives the next block of one longer run
+    done <- tabulate(match(x$replica, st$population), 2)
+    expect_identical(as.numeric(done), st$blocks)
+    q <- which.min(done)
+    nxt <- he4_dmc(blocks = 1, block_steps = 5, equilibration = 0, init = x,
+                   backend = backend, progress = FALSE)
+    fresh <- he4_dmc(64, dt = 0.001, replicas = 200, blocks = done[q] + 1, block_steps = 5,
+                     equilibration = 2, first_population = q, seed = attr(x, "seed_hex"),
+                     backend = backend, progress = FALSE)
+    expect_equal(nxt$energy[nxt$replica == q], fresh$energy[done[q] + 1],
+                 tolerance = if (backend == "gpu") 1e-9 else 0)
+  }))
