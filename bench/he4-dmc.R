@@ -113,7 +113,13 @@ if (what %in% c("all", "energy")) {
   n <- as.numeric(Sys.getenv("SP_DMC_N", 108))
   v <- vmc_start(n, "gpu", 16 * sms)
   runs <- list()
-  one <- function(dt, P, eq = 1000, blocks = 30, bs = 100) {
+  # the same imaginary time at every dt (K^-1): tau_eq of equilibration (the
+  # projection out of the guide: the first run, 1000 generations at dt =
+  # 0.00025, projected for 0.25 K^-1 only), tau_rec recorded in 30 blocks
+  tau_eq <- as.numeric(Sys.getenv("SP_DMC_TAU_EQ", 2))
+  tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
+  one <- function(dt, P, eq = ceiling(tau_eq / dt), blocks = 30,
+                  bs = ceiling(tau_rec / (30 * dt))) {
     he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = blocks,
             block_steps = bs, equilibration = eq, init = v, seed = length(runs) + 10,
             backend = "gpu", progress = FALSE)
