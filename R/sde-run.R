@@ -412,6 +412,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   job$names <- vars
   job["advance"] <- list(NULL)
   job["observe"] <- list(NULL)
+  job["lanes"] <- list(NULL)
   key <- ""
   if (fr$plan$backend == "gpu") {
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, progress = fr$progress)
@@ -420,6 +421,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
     sfx <- if (fr$precision == "single") "_f" else "_d"
     job$advance <- lib[[paste0("advance", sfx)]]
     job$observe <- lib[[paste0("observe", sfx)]]
+    job$lanes <- lib[[paste0("lanes", sfx)]]
   }
   # the one generic entry (sim_run()'s path; the kernel is the model's own)
   sim_hold_interrupts(fr$call, environment())

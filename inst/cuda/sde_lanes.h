@@ -1,0 +1,237 @@
+/* sde_lanes.h: the CPU's vector loop of a user's SDE model (sde_run()):
+ * SP_SDE_W paths advance together, each in a lane of the SIMD registers, as
+ * the escape engine's lanes do (src/core/sp_escape_lanes.inc).  Included
+ * by sde_cpu.h after the model's two copies, once per precision: the
+ * scalar copy (SP_PREC names: sp_sde_advance and the model's functions as
+ * sde_engine.h has them) and the vector copy (SP_LANE names, compiled with
+ * SP_PREC_LANE: sine and cosine without a branch, sde_prelude.h).
+ *
+ * A macro-step of every lane is one pass of a loop over the lanes that the
+ * compiler vectorises: the lane's Philox blocks from 32-bit counter words
+ * (the same blocks as sp_sde_normals), its normals, and sde_engine.h's
+ * whole macro-step without tests between its steps (sp_sde_macro_fast).
+ * Where that flags the lane (the event, the bridge's test, a long run of
+ * coarse steps, a state not finite) or an argument of a sine lay beyond
+ * the vector copy's range, the lane's macro-step is redone from its start
+ * by the scalar copy (sp_sde_cpu_advance: its fast macro-step, then step by
+ * step), as a path alone does; so is the part of a macro-step before the
+ * first whole one or after the last.  The vector copy computes what the
+ * scalar one does, operation for operation (the object is compiled with
+ * -ffp-contract=off: no fused multiply-add in one copy and not the other),
+ * so a path's numbers do not depend on how its steps were split between
+ * the two, nor on its lane, its batch or the threads. */
+
+#include <string.h>
+
+#define SP_SDE_LANE_BLOCKS (SP_SDE_NW > 0 ? SP_SDE_M * SP_SDE_NW / 4 : 0)
+#define SP_SDE_LANE_NP (SP_SDE_NP > 0 ? SP_SDE_NP : 1)
+
+/* The states of a batch, structure of arrays (lane innermost). */
+typedef struct {
+  SP_REAL x[SP_SDE_NX][SP_SDE_W], p[SP_SDE_LANE_NP][SP_SDE_W], g0[SP_SDE_W];
+  double pd[SP_SDE_LANE_NP][SP_SDE_W], kd[SP_SDE_W];
+  unsigned run[SP_SDE_W];
+  uint32_t c0[SP_SDE_W], c1[SP_SDE_W], c2[SP_SDE_W], c3[SP_SDE_W];
+} SP_PREC(sp_sde_soa);
+
+/* Lane l of the batch from its record (and its parameters from par), or
+ * back into its record. */
+static void SP_PREC(sp_sde_lane_load)(SP_PREC(sp_sde_soa) *s, int l, const double *par,
+                                      const double *x) {
+  int i;
+  for (i = 0; i < SP_SDE_NX; i++) s->x[i][l] = (SP_REAL)x[i];
+  s->run[l] = (unsigned)x[SP_SDE_NX];
+  for (i = 0; i < SP_SDE_NP; i++) {
+    s->p[i][l] = (SP_REAL)par[i];
+    s->pd[i][l] = par[i];
+  }
+}
+
+static void SP_PREC(sp_sde_lane_store)(const SP_PREC(sp_sde_soa) *s, int l, double *x) {
+  int i;
+  for (i = 0; i < SP_SDE_NX; i++) x[i] = (double)s->x[i][l];
+  x[SP_SDE_NX] = (double)s->run[l];
+}
+
+/* The gap of the event at lane l's step k (the bridge's flag; the scalar
+ * copy, as sp_sde_advance computes it where it starts). */
+static SP_REAL SP_PREC(sp_sde_lane_gap0)(const sp_sde_job *job, const SP_PREC(sp_sde_soa) *s,
+                                         int l, uint64_t k) {
+  SP_REAL x[SP_SDE_NX], p[SP_SDE_LANE_NP];
+  double pd[SP_SDE_LANE_NP];
+  int i;
+  for (i = 0; i < SP_SDE_NX; i++) x[i] = s->x[i][l];
+  for (i = 0; i < SP_SDE_LANE_NP; i++) {
+    p[i] = s->p[i][l];
+    pd[i] = s->pd[i][l];
+  }
+  return SP_PREC(sp_sde_gap0)(p, pd, (int)job->use_stop, (int)job->bridge, job->dt, k, x);
+}
+
+/* Lane l alone by the scalar copy from its step to kto (its record written
+ * first, read back after): its status. */
+static int SP_PREC(sp_sde_lane_scalar)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L,
+                                       SP_PREC(sp_sde_soa) *s, int l, uint64_t kto) {
+  int st;
+  SP_PREC(sp_sde_lane_store)(s, l, L->x[l]);
+  st = SP_PREC(sp_sde_cpu_advance)(job, L->par[l], seed, L->stream[l], L->x[l], &L->k[l], kto,
+                                   &L->frac[l], &L->what[l]);
+  SP_PREC(sp_sde_lane_load)(s, l, L->par[l], L->x[l]);
+  s->g0[l] = SP_PREC(sp_sde_lane_gap0)(job, s, l, L->k[l]);
+  L->status[l] = st;
+  return st;
+}
+
+/* One macro-step of lane l: its new state in out (not in s, which keeps
+ * the start for a redo); returns 1 where the scalar copy must redo it.
+ * (Its arrays are its own, not the loop body's: declared in the body of an
+ * `omp simd` loop they would become arrays indexed by lane, which the
+ * compiler does not keep in registers; here they are scalars once
+ * inlined.) */
+SP_FN int SP_PREC(sp_sde_lane_macro)(const SP_PREC(sp_sde_soa) *s, SP_PREC(sp_sde_soa) *out, int l,
+                                     uint32_t key0, uint32_t key1, double dt, SP_REAL h,
+                                     SP_REAL sdt, const int heun, const int use_stop,
+                                     const int use_bridge) {
+  SP_REAL x[SP_SDE_NX], p[SP_SDE_LANE_NP], z[SP_SDE_ZN], g0 = s->g0[l];
+  double pd[SP_SDE_LANE_NP + 1];
+  unsigned run = s->run[l];
+  int i, b, f;
+  SP_UNROLL
+  for (i = 0; i < SP_SDE_NX; i++) x[i] = s->x[i][l];
+  SP_UNROLL
+  for (i = 0; i < SP_SDE_LANE_NP; i++) {
+    p[i] = s->p[i][l];
+    pd[i] = s->pd[i][l];
+  }
+  pd[SP_SDE_NP] = 0; /* SP_SDE_LANE_BAD: a sine's argument beyond range */
+  z[0] = 0;
+  SP_UNROLL
+  for (b = 0; b < SP_SDE_LANE_BLOCKS; b++) {
+    sp_u32x4 c, r;
+    c.x = s->c0[l] + (uint32_t)b;
+    c.y = s->c1[l] + (uint32_t)(c.x < s->c0[l]); /* the carry into the block's high word */
+    c.z = s->c2[l];
+    c.w = s->c3[l];
+    r = sp_philox4x32_10(c, key0, key1);
+    SP_SDE_BM(r.x, r.y, &z[4 * b], &z[4 * b + 1]);
+    SP_SDE_BM(r.z, r.w, &z[4 * b + 2], &z[4 * b + 3]);
+  }
+  f = SP_LANE(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, s->kd[l], dt, h, sdt, z, x,
+                                    &run, &g0);
+  SP_UNROLL
+  for (i = 0; i < SP_SDE_NX; i++) out->x[i][l] = x[i];
+  out->run[l] = run;
+  out->g0[l] = g0;
+  return f | (pd[SP_SDE_NP] != 0);
+}
+
+/* One macro-step of every lane, vectorised (heun and use_bridge constants
+ * of each call: no branch inside the loop); flag[l] as the lane's. */
+SP_FN void SP_PREC(sp_sde_lanes_pass)(const sp_sde_job *job, uint64_t seed,
+                                      const SP_PREC(sp_sde_soa) *s, SP_PREC(sp_sde_soa) *out,
+                                      int *flag, const int heun, const int use_bridge) {
+  const uint32_t key0 = (uint32_t)seed, key1 = (uint32_t)(seed >> 32);
+  const double dt = job->dt;
+  const SP_REAL h = (SP_REAL)dt, sdt = (SP_REAL)sqrt(dt);
+  const int use_stop = (int)job->use_stop;
+  int l;
+  _Pragma("omp simd")
+  for (l = 0; l < SP_SDE_W; l++)
+    flag[l] = SP_PREC(sp_sde_lane_macro)(s, out, l, key0, key1, dt, h, sdt, heun, use_stop,
+                                         use_bridge);
+}
+
+SP_CPU_CLONES
+static void SP_PREC(sp_sde_lanes_macro)(const sp_sde_job *job, uint64_t seed,
+                                        const SP_PREC(sp_sde_soa) *s,
+                                        SP_PREC(sp_sde_soa) *out, int *flag) {
+#if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
+  if (job->bridge) {
+    if (job->heun) SP_PREC(sp_sde_lanes_pass)(job, seed, s, out, flag, 1, 1);
+    else SP_PREC(sp_sde_lanes_pass)(job, seed, s, out, flag, 0, 1);
+    return;
+  }
+#endif
+  if (job->heun) SP_PREC(sp_sde_lanes_pass)(job, seed, s, out, flag, 1, 0);
+  else SP_PREC(sp_sde_lanes_pass)(job, seed, s, out, flag, 0, 0);
+}
+
+/* The entry (sp_sde_lanes_fn; sde_args.h says what it does). */
+void SP_PREC(sp_sde_cpu_lanes)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L) {
+  SP_PREC(sp_sde_soa) s, out;
+  int act[SP_SDE_W], flag[SP_SDE_W], l, ref = -1, done = 0;
+  memset(&s, 0, sizeof s);
+  for (l = 0; l < SP_SDE_W; l++) {
+    act[l] = L->par[l] != NULL && L->status[l] == SP_SDE_RUNNING && L->k[l] < L->kend[l];
+    if (act[l] && ref < 0) ref = l;
+  }
+  if (ref < 0) return;
+  for (l = 0; l < SP_SDE_W; l++) { /* an idle lane computes on a copy of lane ref */
+    const int from = act[l] ? l : ref;
+    SP_PREC(sp_sde_lane_load)(&s, l, L->par[from], L->x[from]);
+    s.kd[l] = (double)L->k[from];
+  }
+  /* a path's start (the event at t = 0) and a part of a macro-step: the
+   * scalar copy, to the end of the macro-step */
+  for (l = 0; l < SP_SDE_W; l++) {
+    uint64_t k = L->k[l], kto;
+    if (!act[l]) continue;
+    if (k % SP_SDE_M == 0 && k > 0) {
+      s.g0[l] = SP_PREC(sp_sde_lane_gap0)(job, &s, l, k);
+      continue;
+    }
+    kto = k == 0 ? 0 : k - k % SP_SDE_M + SP_SDE_M;
+    if (kto > L->kend[l]) kto = L->kend[l];
+    if (SP_PREC(sp_sde_lane_scalar)(job, seed, L, &s, l, kto) != SP_SDE_RUNNING ||
+        L->k[l] >= L->kend[l]) {
+      act[l] = 0;
+      done = 1;
+    }
+  }
+  while (!done) {
+    int any = 0;
+    for (l = 0; l < SP_SDE_W; l++) {
+      uint64_t k = L->k[l], blk;
+      if (act[l] && L->kend[l] - k < (uint64_t)SP_SDE_M) {
+        /* the part of a macro-step before kend */
+        SP_PREC(sp_sde_lane_scalar)(job, seed, L, &s, l, L->kend[l]);
+        act[l] = 0;
+        done = 1;
+        continue;
+      }
+      any |= act[l];
+      if (!act[l]) k = L->k[ref];
+      blk = k / SP_SDE_M * (uint64_t)SP_SDE_LANE_BLOCKS;
+      s.c0[l] = (uint32_t)blk;
+      s.c1[l] = (uint32_t)(blk >> 32) | ((uint32_t)SP_PURPOSE_SDE_STEPS << SP_PURPOSE_SHIFT);
+      s.c2[l] = (uint32_t)L->stream[act[l] ? l : ref];
+      s.c3[l] = (uint32_t)(L->stream[act[l] ? l : ref] >> 32);
+      s.kd[l] = (double)k;
+    }
+    if (done || !any) break;
+    SP_PREC(sp_sde_lanes_macro)(job, seed, &s, &out, flag);
+    for (l = 0; l < SP_SDE_W; l++) {
+      int i;
+      if (!act[l]) continue;
+      if (flag[l]) {
+        if (SP_PREC(sp_sde_lane_scalar)(job, seed, L, &s, l, L->k[l] + SP_SDE_M) !=
+            SP_SDE_RUNNING) {
+          act[l] = 0;
+          done = 1;
+        }
+      } else {
+        for (i = 0; i < SP_SDE_NX; i++) s.x[i][l] = out.x[i][l];
+        s.run[l] = out.run[l];
+        s.g0[l] = out.g0[l];
+        L->k[l] += SP_SDE_M;
+      }
+      if (act[l] && L->k[l] >= L->kend[l]) {
+        act[l] = 0;
+        done = 1;
+      }
+    }
+  }
+  for (l = 0; l < SP_SDE_W; l++)
+    if (L->par[l] != NULL && L->status[l] == SP_SDE_RUNNING)
+      SP_PREC(sp_sde_lane_store)(&s, l, L->x[l]);
+}
