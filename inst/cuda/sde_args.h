@@ -96,14 +96,15 @@ typedef void (*sp_sde_observe_fn)(const sp_sde_job *job, const double *par, uint
 #if !SP_CUDA
 /* The lanes of a CPU batch: paths that the compiled model's vector loop
  * (sde_lanes.h, sp_sde_lanes_fn) advances together, each in a lane of its
- * SIMD registers.  The engine sets a lane's path (par NULL: an idle lane),
- * its record x (SP_SDE_XS), stream, step k, the step kend to reach and
- * status SP_SDE_RUNNING; the entry advances every running lane with
- * k < kend and returns as soon as one stopped (status, frac, what as
+ * SIMD registers.  The engine sets a lane's path (on 1; 0: an idle lane),
+ * its parameters, record x (SP_SDE_XS), stream, step k, the step kend to
+ * reach and status SP_SDE_RUNNING; the entry advances every running lane
+ * with k < kend and returns as soon as one stopped (status, frac, what as
  * sp_sde_advance_fn says) or reached its kend, the others standing where
  * they got (their records and k written). */
 #define SP_SDE_W 16
 typedef struct {
+  int on[SP_SDE_W];
   const double *par[SP_SDE_W];
   double *x[SP_SDE_W];
   uint64_t stream[SP_SDE_W], k[SP_SDE_W], kend[SP_SDE_W];

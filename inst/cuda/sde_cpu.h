@@ -52,7 +52,7 @@ void SP_PREC(sp_sde_cpu_observe)(const sp_sde_job *job, const double *par, uint6
 void SP_PREC(sp_sde_cpu_lanes)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L) {
   int l;
   for (l = 0; l < SP_SDE_W; l++) {
-    if (L->par[l] == NULL || L->status[l] != SP_SDE_RUNNING || L->k[l] >= L->kend[l]) continue;
+    if (!L->on[l] || L->status[l] != SP_SDE_RUNNING || L->k[l] >= L->kend[l]) continue;
     L->status[l] = SP_PREC(sp_sde_cpu_advance)(job, L->par[l], seed, L->stream[l], L->x[l],
                                                &L->k[l], L->kend[l], &L->frac[l], &L->what[l]);
   }

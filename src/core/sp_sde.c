@@ -162,13 +162,9 @@ static void sde_batch_run(sde_passage *m, sde_batch *b, uint64_t budget) {
   const sp_sde_args *a = m->a;
   const sp_sde_job *job = &a->job;
   sp_sde_lanes *L = &b->L;
-  const double *par[SP_SDE_W];
   uint64_t left[SP_SDE_W], k0[SP_SDE_W], useful = 0, done = 0;
   int l;
-  for (l = 0; l < SP_SDE_W; l++) {
-    left[l] = budget;
-    par[l] = L->par[l];
-  }
+  for (l = 0; l < SP_SDE_W; l++) left[l] = budget;
   for (;;) {
     int64_t bad;
     int active = 0;
@@ -178,18 +174,13 @@ static void sde_batch_run(sde_passage *m, sde_batch *b, uint64_t budget) {
     bad = m->bad;
     if (bad >= 0) break;
     for (l = 0; l < SP_SDE_W; l++) {
-      if (b->pid[l] == -1 && left[l] > 0) {
-        sde_lane_take(m, b, l);
-        par[l] = L->par[l];
-      }
+      if (b->pid[l] == -1 && left[l] > 0) sde_lane_take(m, b, l);
       k0[l] = L->k[l];
       L->status[l] = SP_SDE_RUNNING;
-      if (b->pid[l] >= 0 && left[l] > 0) {
-        L->par[l] = par[l];
+      L->on[l] = b->pid[l] >= 0 && left[l] > 0;
+      if (L->on[l]) {
         L->kend[l] = job->kmax - k0[l] < left[l] ? job->kmax : k0[l] + left[l];
         active++;
-      } else {
-        L->par[l] = NULL; /* idle in this call */
       }
     }
     if (active == 0) break;
@@ -197,7 +188,7 @@ static void sde_batch_run(sde_passage *m, sde_batch *b, uint64_t budget) {
     for (l = 0; l < SP_SDE_W; l++) {
       const int64_t p = b->pid[l];
       const int st = L->status[l];
-      if (L->par[l] == NULL) continue;
+      if (!L->on[l]) continue;
       left[l] -= L->k[l] - k0[l] < left[l] ? L->k[l] - k0[l] : left[l];
       if (L->k[l] == k0[l] && left[l] > 0) left[l]--; /* a stop at t = 0 costs a unit */
       if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
@@ -225,7 +216,6 @@ static void sde_batch_run(sde_passage *m, sde_batch *b, uint64_t budget) {
       }
     }
   }
-  for (l = 0; l < SP_SDE_W; l++) L->par[l] = par[l];
 #ifdef _OPENMP
 #  pragma omp atomic
 #endif
@@ -346,6 +336,7 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
     int l;
     memset(&L, 0, sizeof L);
     for (l = 0; l < nl; l++) {
+      L.on[l] = 1;
       L.par[l] = par;
       L.x[l] = m->x + (c * job->n + g + (uint64_t)l) * (uint64_t)SP_SDE_XS(nx);
       L.stream[l] = (c << 40) + job->replica0 + g + (uint64_t)l;
@@ -361,13 +352,13 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
         SP_SDE_LANES(a)(job, a->seed, &L);
         for (l = 0; l < nl; l++) {
           const int st = L.status[l];
-          if (L.par[l] == NULL) continue;
+          if (!L.on[l]) continue;
           if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
             const uint64_t p = c * job->n + g + (uint64_t)l;
             m->badkw[p] = (uint64_t)(st == SP_SDE_STALLED) << 63 | L.k[l] << 8 |
                           (uint64_t)L.what[l];
             if (bad < 0 || (int64_t)p < bad) bad = (int64_t)p;
-            L.par[l] = NULL;
+            L.on[l] = 0;
             continue;
           }
           more |= L.k[l] < ke;
@@ -375,7 +366,7 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
       }
       if (j < nr)
         for (l = 0; l < nl; l++)
-          if (L.par[l] != NULL)
+          if (L.on[l])
             SP_SDE_OBSERVE(a)(job, par, ke, L.x[l],
                               vals + j * vstride + (g + (uint64_t)l - r0) * (uint64_t)nvar);
     }
