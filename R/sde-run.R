@@ -417,7 +417,8 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   if (fr$plan$backend == "gpu") {
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, progress = fr$progress)
   } else {
-    lib <- sde_cpu_load(m, call, progress = fr$progress)
+    lanes <- sde_cpu_lanes_wanted(m, fr$precision, ncond * fr$n * kmax)
+    lib <- sde_cpu_load(m, call, progress = fr$progress, lanes = lanes)
     sfx <- if (fr$precision == "single") "_f" else "_d"
     job$advance <- lib[[paste0("advance", sfx)]]
     job$observe <- lib[[paste0("observe", sfx)]]

@@ -37,9 +37,22 @@ void SP_PREC(sp_sde_cpu_observe)(const sp_sde_job *job, const double *par, uint6
   for (i = 0; i < SP_SDE_NX + SP_SDE_NO; i++) out[i] = (double)o[i];
 }
 
+/* The lanes of a batch path by path (sp_sde_lanes_fn): the entry of an
+ * object without the model's vector copy, and where the processor lacks
+ * the instructions that copy was compiled for. */
+static void SP_PREC(sp_sde_cpu_lanes_paths)(const sp_sde_job *job, uint64_t seed,
+                                            sp_sde_lanes *L) {
+  int l;
+  for (l = 0; l < SP_SDE_W; l++) {
+    if (!L->on[l] || L->status[l] != SP_SDE_RUNNING || L->k[l] >= L->kend[l]) continue;
+    L->status[l] = SP_PREC(sp_sde_cpu_advance)(job, L->par[l], seed, L->stream[l], L->x[l],
+                                               &L->k[l], L->kend[l], &L->frac[l], &L->what[l]);
+  }
+}
+
 /* The lanes of a batch (sp_sde_lanes_fn): with the model's vector copy
- * (SP_SDE_CPU_LANES: sde_lanes.h), or, for a large model (its functions
- * compiled out of line, no vector copy), path by path. */
+ * (an object of sde_run() for long runs, SP_SDE_CPU_LANES: sde_lanes.h),
+ * or path by path. */
 #ifdef SP_SDE_CPU_LANES
 #  define SP_PREC_LANE 1
 #  include "sde_prelude.h"
@@ -50,11 +63,6 @@ void SP_PREC(sp_sde_cpu_observe)(const sp_sde_job *job, const double *par, uint6
 #  include "sde_lanes.h"
 #else
 void SP_PREC(sp_sde_cpu_lanes)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L) {
-  int l;
-  for (l = 0; l < SP_SDE_W; l++) {
-    if (!L->on[l] || L->status[l] != SP_SDE_RUNNING || L->k[l] >= L->kend[l]) continue;
-    L->status[l] = SP_PREC(sp_sde_cpu_advance)(job, L->par[l], seed, L->stream[l], L->x[l],
-                                               &L->k[l], L->kend[l], &L->frac[l], &L->what[l]);
-  }
+  SP_PREC(sp_sde_cpu_lanes_paths)(job, seed, L);
 }
 #endif

@@ -17,11 +17,40 @@
  * step), as a path alone does; so is the part of a macro-step before the
  * first whole one or after the last.  The vector copy computes what the
  * scalar one does, operation for operation (the object is compiled with
- * -ffp-contract=off: no fused multiply-add in one copy and not the other),
+ * -ffp-contract=off: no fused multiply-add in one copy and not the other;
+ * R/sde-compile.R),
  * so a path's numbers do not depend on how its steps were split between
  * the two, nor on its lane, its batch or the threads. */
 
 #include <string.h>
+
+/* The instructions the vector loop is compiled for (SP_SDE_LANES_ARCH:
+ * "arch=x86-64-v4" or "arch=x86-64-v3", the processor's, set by sde_run();
+ * unset: the compiler's baseline), checked again where the object runs
+ * (a cache shared by machines holds an object per level: the level is in
+ * its source and so in its key). */
+#ifndef SP_SDE_LANES_ONCE
+#  define SP_SDE_LANES_ONCE
+#  if defined(SP_SDE_LANES_ARCH) && defined(__x86_64__) && defined(__GNUC__) && \
+      (defined(__clang__) || __GNUC__ >= 11)
+#    define SP_SDE_LANES_TARGET __attribute__((target(SP_SDE_LANES_ARCH)))
+static int sp_sde_lanes_cpu_ok(void) {
+  int ok;
+  __builtin_cpu_init();
+  ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+       __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+#    if SP_SDE_LANES_LEVEL >= 4
+  ok = ok && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+       __builtin_cpu_supports("avx512vl");
+#    endif
+  return ok;
+}
+#  else
+#    define SP_SDE_LANES_TARGET
+static int sp_sde_lanes_cpu_ok(void) { return 1; }
+#  endif
+#endif
 
 #define SP_SDE_LANE_BLOCKS (SP_SDE_NW > 0 ? SP_SDE_M * SP_SDE_NW / 4 : 0)
 #define SP_SDE_LANE_NP (SP_SDE_NP > 0 ? SP_SDE_NP : 1)
@@ -170,7 +199,7 @@ SP_FN uint64_t SP_PREC(sp_sde_lanes_pass)(const sp_sde_job *job, uint64_t seed,
   return nmac;
 }
 
-SP_CPU_CLONES
+SP_SDE_LANES_TARGET
 static uint64_t SP_PREC(sp_sde_lanes_macro)(const sp_sde_job *job, uint64_t seed,
                                             SP_PREC(sp_sde_soa) *s, uint64_t nmac, int *flag) {
 #if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
@@ -190,6 +219,10 @@ static uint64_t SP_PREC(sp_sde_lanes_macro)(const sp_sde_job *job, uint64_t seed
 void SP_PREC(sp_sde_cpu_lanes)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L) {
   SP_PREC(sp_sde_soa) s;
   int flag[SP_SDE_W], ran[SP_SDE_W], l, ref = -1, done = 0;
+  if (!sp_sde_lanes_cpu_ok()) {
+    SP_PREC(sp_sde_cpu_lanes_paths)(job, seed, L);
+    return;
+  }
   memset(&s, 0, sizeof s);
   for (l = 0; l < SP_SDE_W; l++) {
     ran[l] = s.act[l] = L->on[l] && L->status[l] == SP_SDE_RUNNING && L->k[l] < L->kend[l];

@@ -157,10 +157,17 @@
 #    define SP_SDE_TRIG_MAX_D 1048576.0 /* 2^20 */
 #    define SP_SDE_TRIG_MAX_F 8192.0f
 #    define SP_SDE_LANE_BAD (&((double *)(uintptr_t)pd)[SP_SDE_NP])
-SP_FN double sp_sde_sin_cpu_d(double x) {
+/* (the scalar copy's out of line, as the library's were: the compile
+ * stays short; they round as the vector copy's inlined polynomials do) */
+#    if defined(__GNUC__)
+#      define SP_SDE_TRIG_FN static __attribute__((noinline, unused))
+#    else
+#      define SP_SDE_TRIG_FN static
+#    endif
+SP_SDE_TRIG_FN double sp_sde_sin_cpu_d(double x) {
   return fabs(x) <= SP_SDE_TRIG_MAX_D ? sp_sin_d(x) : sin(x);
 }
-SP_FN double sp_sde_cos_cpu_d(double x) {
+SP_SDE_TRIG_FN double sp_sde_cos_cpu_d(double x) {
   return fabs(x) <= SP_SDE_TRIG_MAX_D ? sp_cos_d(x) : cos(x);
 }
 SP_FN double sp_sde_sin_lane_d(double x, double *bad) {

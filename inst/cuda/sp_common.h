@@ -23,17 +23,6 @@
 #    define SP_FN static inline
 #  endif
 #  define SP_RESTRICT restrict
-/* The CPU's vector loops (the engines' lanes, a user model's, sde_lanes.h)
- * are compiled for AVX-512 and AVX2 as well as the baseline, and the best
- * version for the processor is picked when the object loads (GCC's
- * function multiversioning; x86-64 Linux). */
-#  if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
-      __GNUC__ >= 11 && !defined(SP_NO_CLONES)
-#    define SP_CPU_CLONES \
-       __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#  else
-#    define SP_CPU_CLONES
-#  endif
 #  if defined(__clang__)
 #    define SP_UNROLL _Pragma("clang loop unroll(full)")
 #  elif defined(__GNUC__)

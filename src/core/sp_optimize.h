@@ -19,6 +19,11 @@
  * contract a*b + c into fused multiply-adds: results are identical for any
  * thread count or chunking on one machine, and agree to rounding across
  * machines. */
-#include "sp_common.h" /* SP_CPU_CLONES */
-#define SP_LANE_CLONES SP_CPU_CLONES
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
+    __GNUC__ >= 11 && !defined(SP_NO_CLONES)
+#  define SP_LANE_CLONES \
+     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#  define SP_LANE_CLONES
+#endif
 #endif

@@ -264,6 +264,11 @@ engine_contract_tests(list(
     sde_run(sde_washboard(), if (backend == "gpu") 2^22 else 2^16, init = list(x = ~ asin(gamma), v = 0),
             dt = 0.01, t_max = 1e5, params = list(theta = 0.05), seed = 1, backend = backend)
   },
+  warm = function(backend) { # the object long() runs (on the CPU, the vector loop's)
+    withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE),
+                        sde_run(sde_washboard(), 4, init = list(x = ~ asin(gamma), v = 0),
+                                dt = 0.01, t_max = 1, seed = 1, backend = backend))
+  },
   partial = function(x, backend) {
     u <- attr(x, "unfinished")
     expect_gt(nrow(u), 0)
