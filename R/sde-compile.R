@@ -189,7 +189,7 @@ sde_cpu_load <- function(m, call = NULL, progress = FALSE, lanes = NULL) {
 # extra headers, and the package's headers of inst/cuda (copied beside
 # them: the build reads nothing else but the system's headers).
 sde_build_files <- function(m, source, headers) {
-  cuda <- sort(list.files(cuda_source_dir(), pattern = "\\.h$"))
+  cuda <- sort(list.files(cuda_source_dir(), pattern = "\\.h$"), method = "radix") # any locale
   pkg <- vapply(file.path(cuda_source_dir(), cuda), function(f) {
     readChar(f, file.size(f), useBytes = TRUE)
   }, "", USE.NAMES = FALSE)
