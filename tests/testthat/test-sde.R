@@ -448,10 +448,10 @@ test_that("the CPU's vector loop over paths computes what a path alone does", {
   # pass), short ones a path at a time: the same numbers path by path; a
   # macro-step where a path stops, meets the bridge or has a sine's
   # argument beyond the polynomial's range (2^20 in double) is redone by
-  # the scalar copy, with the library's sine there
+  # the scalar copy, with the library's sine there; on any thread count
   both <- function(f) {
-    a <- withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE), f())
-    b <- withr::with_options(list(statphysgpu.sde_cpu_vector = FALSE), f())
+    a <- withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE), with_threads(1, f()))
+    b <- withr::with_options(list(statphysgpu.sde_cpu_vector = FALSE), with_threads(2, f()))
     expect_identical(a, b)
     a
   }
