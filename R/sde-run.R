@@ -422,14 +422,17 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   job$names <- vars
   job["advance"] <- list(NULL)
   job["observe"] <- list(NULL)
+  job["lanes"] <- list(NULL)
   key <- ""
   if (fr$plan$backend == "gpu") {
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, progress = fr$progress)
   } else {
-    lib <- sde_cpu_load(m, call, progress = fr$progress)
+    lanes <- sde_cpu_lanes_wanted(m, fr$precision, ncond * fr$n * kmax)
+    lib <- sde_cpu_load(m, call, progress = fr$progress, lanes = lanes)
     sfx <- if (fr$precision == "single") "_f" else "_d"
     job$advance <- lib[[paste0("advance", sfx)]]
     job$observe <- lib[[paste0("observe", sfx)]]
+    job$lanes <- lib[[paste0("lanes", sfx)]]
   }
   # the one generic entry (sim_run()'s path; the kernel is the model's own)
   sim_hold_interrupts(fr$call, environment())

@@ -33,6 +33,15 @@ SP_TUNING <- list(
   # user models: the compiled objects loaded at once for the CPU, at most
   # (the least recently used unloaded past it: R's DLL limit never met)
   sde_max_loaded = list(24L, function(v) is_whole(v, 1, 500), "a whole number from 1 to 500"),
+  # sde_run() on the CPU: the model's vector loop over paths (sde_lanes.h;
+  # its object compiles in a few seconds, for one precision): "auto" for
+  # runs of at least sde_cpu_vector_steps replica-steps (at most; a passage
+  # may stop sooner), TRUE always, FALSE never (a path at a time; the same
+  # numbers)
+  sde_cpu_vector = list("auto", function(v) isTRUE(v) || isFALSE(v) || identical(v, "auto"),
+                        "\"auto\", TRUE or FALSE"),
+  sde_cpu_vector_steps = list(2^28, function(v) is.numeric(v) && length(v) == 1 && !is.na(v) &&
+                                v >= 0, "a number of steps, 0 or more"),
   # user models: the size (nodes, a sine or cosine as 30) above which a
   # model's functions and sines are compiled out of line (compile time)
   sde_outline_size = list(400L, function(v) is_whole(v, 0, 1e9), "a whole number")

@@ -18,6 +18,7 @@ SEXP sp_r_lrmd_start_columns(SEXP);
 SEXP sp_r_lrmd_lazy(SEXP);
 void sp_r_lrmd_init(DllInfo *dll);
 SEXP sp_r_build_info(void);
+SEXP sp_r_cpu_simd_level(void);
 SEXP sp_r_threads_get(void);
 SEXP sp_r_threads_set(SEXP);
 SEXP sp_r_threads_info(void);
@@ -70,6 +71,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_lrmd_start_columns, 1),
   CALLDEF(sp_r_lrmd_lazy, 1),
   CALLDEF(sp_r_build_info, 0),
+  CALLDEF(sp_r_cpu_simd_level, 0),
   CALLDEF(sp_r_threads_get, 0),
   CALLDEF(sp_r_threads_set, 1),
   CALLDEF(sp_r_threads_info, 0),

@@ -93,6 +93,27 @@ typedef int (*sp_sde_advance_fn)(const sp_sde_job *job, const double *par, uint6
 typedef void (*sp_sde_observe_fn)(const sp_sde_job *job, const double *par, uint64_t k,
                                   const double *x, double *out);
 
+#if !SP_CUDA
+/* The lanes of a CPU batch: paths that the compiled model's vector loop
+ * (sde_lanes.h, sp_sde_lanes_fn) advances together, each in a lane of its
+ * SIMD registers.  The engine sets a lane's path (on 1; 0: an idle lane),
+ * its parameters, record x (SP_SDE_XS), stream, step k, the step kend to
+ * reach and status SP_SDE_RUNNING; the entry advances every running lane
+ * with k < kend and returns as soon as one stopped (status, frac, what as
+ * sp_sde_advance_fn says) or reached its kend, the others standing where
+ * they got (their records and k written). */
+#define SP_SDE_W 16
+typedef struct {
+  int on[SP_SDE_W];
+  const double *par[SP_SDE_W];
+  double *x[SP_SDE_W];
+  uint64_t stream[SP_SDE_W], k[SP_SDE_W], kend[SP_SDE_W];
+  double frac[SP_SDE_W];
+  int what[SP_SDE_W], status[SP_SDE_W];
+} sp_sde_lanes;
+typedef void (*sp_sde_lanes_fn)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L);
+#endif
+
 /* GPU: the lowest failing path and what it reached. */
 typedef struct {
   unsigned long long bad; /* (path << 8 | state) of the lowest non-finite path, or NO_PATH */

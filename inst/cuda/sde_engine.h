@@ -366,14 +366,17 @@ SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, 
  * and the state there; else 0 (nearly always: a path stops once).  One
  * compare a step instead of a compare and a branch, and no branch out of
  * the unrolled steps, on the CPU and the GPU. */
-SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, const double *pd, int heun, int use_stop,
-                                     int use_bridge, uint64_t k0, double dt, SP_REAL h,
-                                     SP_REAL sdt, const SP_REAL *z, SP_REAL *x, unsigned *run,
-                                     SP_REAL *g0) {
+/* (kd: the step k0 in double, exact below 2^53 steps, as (double)(k0 + j)
+ * is: the times are the same; the CPU's vector loop, sde_lanes.h, passes
+ * it without a 64-bit integer conversion on every lane.) */
+SP_FN int SP_PREC(sp_sde_macro_fast_kd)(const SP_REAL *p, const double *pd, int heun,
+                                        int use_stop, int use_bridge, double kd, double dt,
+                                        SP_REAL h, SP_REAL sdt, const SP_REAL *z, SP_REAL *x,
+                                        unsigned *run, SP_REAL *g0) {
   int i, j, flag = 0;
   SP_UNROLL
   for (j = 0; j < SP_SDE_M; j++) {
-    const double t = (double)(k0 + (uint64_t)j) * dt, t1 = (double)(k0 + (uint64_t)j + 1) * dt;
+    const double t = (kd + (double)j) * dt, t1 = (kd + (double)(j + 1)) * dt;
 #if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
     const SP_REAL s2 = use_bridge ? SP_PREC(sde_gap_var)(t, x, p, pd) : (SP_REAL)0;
 #endif
@@ -399,6 +402,14 @@ SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, const double *pd, int heu
   SP_UNROLL
   for (i = 0; i < SP_SDE_NX; i++) flag |= !isfinite(x[i]);
   return flag;
+}
+
+SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, const double *pd, int heun, int use_stop,
+                                     int use_bridge, uint64_t k0, double dt, SP_REAL h,
+                                     SP_REAL sdt, const SP_REAL *z, SP_REAL *x, unsigned *run,
+                                     SP_REAL *g0) {
+  return SP_PREC(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, (double)k0, dt, h, sdt,
+                                       z, x, run, g0);
 }
 
 /* The gap of the event at step k (for the bridge's flag), or 0. */

@@ -117,13 +117,6 @@
 #  define SP_RSQRT(v) (1.0 / sqrt(v))
 #endif
 
-/* sin and cos out of line, for large models (their generated header maps
- * SP_SIN and SP_COS to these): inlined, the reduction and polynomial of
- * every call of a drift with a thousand sines make the compile take 10 times
- * as long (bench/sde-compile.R). */
-SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_sin_out)(SP_REAL x) { return SP_SIN(x); }
-SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_cos_out)(SP_REAL x) { return SP_COS(x); }
-
 /* The model's subexpressions of the time t and the parameters only (marked
  * by sde_mark_time(), translated by sde_time_c()) are computed in double
  * from t and the parameters in double (pd), whatever the working
@@ -150,4 +143,87 @@ SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_cos_out)(SP_REAL x) { return SP_COS(x); }
 #  define SP_D_FMAX fmax
 #  define SP_D_POW pow
 #  define SP_D_RSQRT(v) (1.0 / sqrt(v))
+#endif
+
+/* sde_run()'s CPU object (SP_SDE_CPU_POLY, R/sde-compile.R): sin and cos
+ * in double are sp_math.h's reduction and polynomials (within 2 units of
+ * 2^-53 absolute for |x| <= 50, 16 up to 2^20; the GPU's and the library's
+ * sine differ from them by rounding), the library's beyond 2^20, NaN and
+ * infinities; in single sp_sin_pi_f and sp_cos_pi_f as above.  In the copy
+ * of the model compiled for the CPU's vector loop (SP_PREC_LANE,
+ * sde_lanes.h) the same reduction and polynomials run on every lane with
+ * no branch: an argument beyond their range (2^20 double, 8192 single)
+ * marks the lane in its slot pd[SP_SDE_NP] (SP_SDE_LANE_BAD: the loop's
+ * copy of the parameters, a slot past them; every function of the model
+ * has pd), and the lane's macro-step is redone by the scalar copy, whose
+ * numbers are the same wherever both compute. */
+#if !SP_CUDA && defined(SP_SDE_CPU_POLY)
+#  ifndef SP_SDE_CPU_TRIG
+#    define SP_SDE_CPU_TRIG
+#    define SP_SDE_TRIG_MAX_D 1048576.0 /* 2^20 */
+#    define SP_SDE_TRIG_MAX_F 8192.0f
+#    define SP_SDE_LANE_BAD (&((double *)(uintptr_t)pd)[SP_SDE_NP])
+/* (the scalar copy's out of line, as the library's were: the compile
+ * stays short; they round as the vector copy's inlined polynomials do) */
+#    if defined(__GNUC__)
+#      define SP_SDE_TRIG_FN static __attribute__((noinline, unused))
+#    else
+#      define SP_SDE_TRIG_FN static
+#    endif
+SP_SDE_TRIG_FN double sp_sde_sin_cpu_d(double x) {
+  return fabs(x) <= SP_SDE_TRIG_MAX_D ? sp_sin_d(x) : sin(x);
+}
+SP_SDE_TRIG_FN double sp_sde_cos_cpu_d(double x) {
+  return fabs(x) <= SP_SDE_TRIG_MAX_D ? sp_cos_d(x) : cos(x);
+}
+SP_FN double sp_sde_sin_lane_d(double x, double *bad) {
+  *bad = fabs(x) <= SP_SDE_TRIG_MAX_D ? *bad : 1.0;
+  return sp_sin_d(x);
+}
+SP_FN double sp_sde_cos_lane_d(double x, double *bad) {
+  *bad = fabs(x) <= SP_SDE_TRIG_MAX_D ? *bad : 1.0;
+  return sp_cos_d(x);
+}
+SP_FN float sp_sde_sin_lane_f(float x, double *bad) {
+  *bad = fabsf(x) <= SP_SDE_TRIG_MAX_F ? *bad : 1.0;
+  return sp_sin_pi_core_f(x);
+}
+SP_FN float sp_sde_cos_lane_f(float x, double *bad) {
+  *bad = fabsf(x) <= SP_SDE_TRIG_MAX_F ? *bad : 1.0;
+  return sp_cos_pi_core_f(x);
+}
+#  endif
+#  undef SP_D_SIN
+#  undef SP_D_COS
+#  ifdef SP_PREC_LANE
+#    undef SP_SIN
+#    undef SP_COS
+#    define SP_D_SIN(v) sp_sde_sin_lane_d((v), SP_SDE_LANE_BAD)
+#    define SP_D_COS(v) sp_sde_cos_lane_d((v), SP_SDE_LANE_BAD)
+#    ifdef SP_REAL_SINGLE
+#      define SP_SIN(v) sp_sde_sin_lane_f((v), SP_SDE_LANE_BAD)
+#      define SP_COS(v) sp_sde_cos_lane_f((v), SP_SDE_LANE_BAD)
+#    else
+#      define SP_SIN(v) sp_sde_sin_lane_d((v), SP_SDE_LANE_BAD)
+#      define SP_COS(v) sp_sde_cos_lane_d((v), SP_SDE_LANE_BAD)
+#    endif
+#  else
+#    define SP_D_SIN sp_sde_sin_cpu_d
+#    define SP_D_COS sp_sde_cos_cpu_d
+#    ifndef SP_REAL_SINGLE
+#      undef SP_SIN
+#      undef SP_COS
+#      define SP_SIN sp_sde_sin_cpu_d
+#      define SP_COS sp_sde_cos_cpu_d
+#    endif
+#  endif
+#endif
+
+/* sin and cos out of line, for large models (their generated header maps
+ * SP_SIN and SP_COS to these): inlined, the reduction and polynomial of
+ * every call of a drift with a thousand sines make the compile take 10 times
+ * as long (bench/sde-compile.R).  (Large models have no vector copy.) */
+#ifndef SP_PREC_LANE
+SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_sin_out)(SP_REAL x) { return SP_SIN(x); }
+SP_FN_OUTLINE SP_REAL SP_PREC(sp_sde_cos_out)(SP_REAL x) { return SP_COS(x); }
 #endif

@@ -151,6 +151,12 @@ SP_FN double sp_sin_d(double x) {
   return s;
 }
 
+SP_FN double sp_cos_d(double x) {
+  double s, c;
+  sp_sincos_d(x, &s, &c);
+  return c;
+}
+
 /* log(x) for normal x > 0: x = 2^e m, m in [sqrt(1/2), sqrt(2)),
  * log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716. */
 SP_FN double sp_log_d(double x) {
@@ -266,12 +272,14 @@ SP_FN float sp_sin_poly9_f(float r) {
   return r + r * z * q;
 }
 
-SP_FN float sp_sin_pi_f(float x) {
+/* (The reduction and polynomial alone, for |x| <= 8192: sp_sin_pi_core_f
+ * and sp_cos_pi_core_f; the CPU's vector loops of user models, sde_lanes.h,
+ * call them on every lane and redo a lane beyond 8192 with sp_sin_pi_f.) */
+SP_FN float sp_sin_pi_core_f(float x) {
   const float inv_pi = 0.318309886183790672f, shift = 12582912.0f; /* 1.5 2^23 */
   const float p1 = 3.140625f, p2 = 9.67502593994140625e-4f, p3 = 1.509957990978376432e-7f;
   union { float f; uint32_t u; } t, s;
   float n, r;
-  if (!(fabsf(x) <= 8192.0f)) return sp_sin_big_f(x);
   t.f = x * inv_pi + shift; /* n = rint(x / pi) in the low bits */
   n = t.f - shift;
   r = ((x - n * p1) - n * p2) - n * p3;
@@ -280,12 +288,11 @@ SP_FN float sp_sin_pi_f(float x) {
   return s.f;
 }
 
-SP_FN float sp_cos_pi_f(float x) {
+SP_FN float sp_cos_pi_core_f(float x) {
   const float inv_pi = 0.318309886183790672f, shift = 12582912.0f;
   const float p1 = 3.140625f, p2 = 9.67502593994140625e-4f, p3 = 1.509957990978376432e-7f;
   union { float f; uint32_t u; } t, s;
   float m, r;
-  if (!(fabsf(x) <= 8192.0f)) return sp_cos_big_f(x);
   t.f = (x * inv_pi - 0.5f) + shift; /* k = rint(x / pi - 1/2) */
   m = (t.f - shift) + 0.5f;          /* k + 1/2, exact */
   r = ((m * p1 - x) + m * p2) + m * p3; /* r = m pi - x in [-pi/2, pi/2] */
@@ -293,6 +300,16 @@ SP_FN float sp_cos_pi_f(float x) {
   s.u ^= t.u << 31; /* x = k pi + pi/2 - r: cos x = (-1)^k sin r */
   /* |x| < 2^-12: 1 (the polynomial at pi/2 is within 2 units, not exact) */
   return fabsf(x) < 2.44140625e-4f ? 1.0f : s.f;
+}
+
+SP_FN float sp_sin_pi_f(float x) {
+  if (!(fabsf(x) <= 8192.0f)) return sp_sin_big_f(x);
+  return sp_sin_pi_core_f(x);
+}
+
+SP_FN float sp_cos_pi_f(float x) {
+  if (!(fabsf(x) <= 8192.0f)) return sp_cos_big_f(x);
+  return sp_cos_pi_core_f(x);
 }
 
 /* The GPU's hardware sine and cosine after an exact reduction by pi (the

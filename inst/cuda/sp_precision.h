@@ -17,3 +17,15 @@
 #else
 #  define SP_PREC(name) SP_CAT(name, _d)
 #endif
+/* The copy of a user model compiled for the CPU's vector loop (SP_PREC_LANE,
+ * sde_cpu.h): name_fl or name_dl, SP_LANE(name) in the scalar copy. */
+#undef SP_LANE
+#define SP_LANE(name) SP_CAT(SP_PREC(name), l)
+#ifdef SP_PREC_LANE
+#  undef SP_PREC
+#  ifdef SP_REAL_SINGLE
+#    define SP_PREC(name) SP_CAT(name, _fl)
+#  else
+#    define SP_PREC(name) SP_CAT(name, _dl)
+#  endif
+#endif

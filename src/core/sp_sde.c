@@ -108,17 +108,20 @@ int sp_sde_path_failed(const sp_sde_args *a, uint64_t p, uint64_t k, int what, i
 
 /* ---- passage --------------------------------------------------------------- */
 
+/* A batch: SP_SDE_W lanes that the model's vector loop advances together
+ * (sp_sde_lanes_fn); a lane whose path ends takes the next path from the
+ * shared counter, so lanes never wait for a slow path of their batch. */
 typedef struct {
-  int64_t pid; /* -1 waiting, -2 none left */
-  uint64_t k;
-} sde_lane;
+  int64_t pid[SP_SDE_W]; /* -1 waiting, -2 none left */
+  sp_sde_lanes L;        /* the lanes' paths: their records, steps, streams */
+} sde_batch;
 
 typedef struct {
   const sp_sde_args *a;
   sp_sde_out *out;
-  sde_lane *lanes;
-  double *x; /* nlanes x SP_SDE_XS(nx): the states and the run of coarse steps */
-  int nlanes;
+  sde_batch *B;
+  double *x; /* nb x SP_SDE_W x SP_SDE_XS(nx): the states and the run of coarse steps */
+  int nb;
   uint64_t total, next;
   int64_t bad; /* the lowest path found non-finite (sp_team_fail), -1: none; its
                   step in out->value, its state in out->status >> 8 */
@@ -132,66 +135,85 @@ static void sde_finish(sde_passage *m, int64_t p, int status, double value, cons
     memcpy(m->out->state + (uint64_t)p * (uint64_t)job->nx, x, (size_t)job->nx * sizeof *x);
 }
 
-static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
+/* Lane l of batch b takes the next path, if any is left. */
+static void sde_lane_take(sde_passage *m, sde_batch *b, int l) {
   const sp_sde_args *a = m->a;
   const sp_sde_job *job = &a->job;
-  sde_lane *ln = &m->lanes[l];
-  double *x = m->x + (size_t)l * (size_t)SP_SDE_XS(job->nx);
-  uint64_t left = budget, useful = 0, done = 0;
-  while (left > 0) {
-    int64_t p = ln->pid, bad;
-    uint64_t k0, kend;
-    double frac = 1;
-    int what = 0, st;
+  uint64_t q, c;
+#ifdef _OPENMP
+#  pragma omp atomic capture
+#endif
+  q = m->next++;
+  if (q >= m->total) {
+    b->pid[l] = -2;
+    return;
+  }
+  c = q / job->n;
+  b->pid[l] = (int64_t)q;
+  b->L.k[l] = 0;
+  b->L.stream[l] = (c << 40) + job->replica0 + q % job->n;
+  b->L.par[l] = a->par + c * (uint64_t)job->np;
+  sp_sde_start(a, q, b->L.x[l]);
+}
+
+/* Advance batch b by at most `budget` steps a lane (a lane whose path ends
+ * gives what is left of its budget to its next path). */
+static void sde_batch_run(sde_passage *m, sde_batch *b, uint64_t budget) {
+  const sp_sde_args *a = m->a;
+  const sp_sde_job *job = &a->job;
+  sp_sde_lanes *L = &b->L;
+  uint64_t left[SP_SDE_W], k0[SP_SDE_W], useful = 0, done = 0;
+  int l;
+  for (l = 0; l < SP_SDE_W; l++) left[l] = budget;
+  for (;;) {
+    int64_t bad;
+    int active = 0;
 #ifdef _OPENMP
 #  pragma omp atomic read
 #endif
     bad = m->bad;
     if (bad >= 0) break;
-    if (p == -2) break;
-    if (p == -1) {
-      uint64_t q;
-#ifdef _OPENMP
-#  pragma omp atomic capture
-#endif
-      q = m->next++;
-      if (q >= m->total) {
-        ln->pid = -2;
-        break;
+    for (l = 0; l < SP_SDE_W; l++) {
+      if (b->pid[l] == -1 && left[l] > 0) sde_lane_take(m, b, l);
+      k0[l] = L->k[l];
+      L->status[l] = SP_SDE_RUNNING;
+      L->on[l] = b->pid[l] >= 0 && left[l] > 0;
+      if (L->on[l]) {
+        L->kend[l] = job->kmax - k0[l] < left[l] ? job->kmax : k0[l] + left[l];
+        active++;
       }
-      ln->pid = p = (int64_t)q;
-      ln->k = 0;
-      sp_sde_start(a, q, x);
     }
-    k0 = ln->k;
-    kend = job->kmax - k0 < left ? job->kmax : k0 + left;
-    st = SP_SDE_ADVANCE(a)(job, a->par + (uint64_t)p / job->n * (uint64_t)job->np, m->a->seed,
-                    ((uint64_t)p / job->n << 40) + job->replica0 + (uint64_t)p % job->n, x,
-                    &ln->k, kend, &frac, &what);
-    left -= ln->k - k0 < left ? ln->k - k0 : left;
-    if (ln->k == k0 && left > 0) left--; /* a stop at t = 0 costs a unit */
-    if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
-      m->out->value[p] = (double)ln->k;
-      m->out->status[p] = (st == SP_SDE_STALLED ? SP_SDE_STALL : SP_SDE_BAD) | (what << 8);
-      sp_team_fail(&m->bad, p);
-      ln->pid = -1;
-      break;
-    }
-    if (st == SP_SDE_STOPPED) {
-      double t = ((double)ln->k - 1.0 + frac) * job->dt;
-      if (ln->k == 0) t = 0;
-      if (t <= job->t_max)
-        sde_finish(m, p, SP_SDE_ESCAPED, t, x);
-      else
-        sde_finish(m, p, SP_SDE_CENSORED, job->t_max, x);
-      useful += ln->k;
-      done++;
-      ln->pid = -1;
-    } else if (ln->k >= job->kmax) {
-      sde_finish(m, p, SP_SDE_CENSORED, job->t_max, x);
-      useful += job->kmax;
-      done++;
-      ln->pid = -1;
+    if (active == 0) break;
+    SP_SDE_LANES(a)(job, a->seed, L);
+    for (l = 0; l < SP_SDE_W; l++) {
+      const int64_t p = b->pid[l];
+      const int st = L->status[l];
+      if (!L->on[l]) continue;
+      left[l] -= L->k[l] - k0[l] < left[l] ? L->k[l] - k0[l] : left[l];
+      if (L->k[l] == k0[l] && left[l] > 0) left[l]--; /* a stop at t = 0 costs a unit */
+      if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
+        m->out->value[p] = (double)L->k[l];
+        m->out->status[p] = (st == SP_SDE_STALLED ? SP_SDE_STALL : SP_SDE_BAD) | (L->what[l] << 8);
+        sp_team_fail(&m->bad, p);
+        b->pid[l] = -1;
+        continue;
+      }
+      if (st == SP_SDE_STOPPED) {
+        double t = ((double)L->k[l] - 1.0 + L->frac[l]) * job->dt;
+        if (L->k[l] == 0) t = 0;
+        if (t <= job->t_max)
+          sde_finish(m, p, SP_SDE_ESCAPED, t, L->x[l]);
+        else
+          sde_finish(m, p, SP_SDE_CENSORED, job->t_max, L->x[l]);
+        useful += L->k[l];
+        done++;
+        b->pid[l] = -1;
+      } else if (L->k[l] >= job->kmax) {
+        sde_finish(m, p, SP_SDE_CENSORED, job->t_max, L->x[l]);
+        useful += job->kmax;
+        done++;
+        b->pid[l] = -1;
+      }
     }
   }
 #ifdef _OPENMP
@@ -206,17 +228,18 @@ static void sde_lane_run(sde_passage *m, int l, uint64_t budget) {
 
 static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_status *st) {
   sde_passage *m = (sde_passage *)model;
-  int l, busy = 0;
+  int b, l, busy = 0;
   (void)nth;
 #ifdef _OPENMP
 #  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 #endif
-  for (l = 0; l < m->nlanes; l++) sde_lane_run(m, l, budget);
+  for (b = 0; b < m->nb; b++) sde_batch_run(m, &m->B[b], budget);
   if (m->bad >= 0)
     return sp_sde_path_failed(m->a, (uint64_t)m->bad, (uint64_t)m->out->value[m->bad],
                               m->out->status[m->bad] >> 8,
                               (m->out->status[m->bad] & 0xff) == SP_SDE_STALL);
-  for (l = 0; l < m->nlanes; l++) busy += m->lanes[l].pid >= 0;
+  for (b = 0; b < m->nb; b++)
+    for (l = 0; l < SP_SDE_W; l++) busy += m->B[b].pid[l] >= 0;
   st->done = (double)m->out->finished;
   st->finished = m->out->finished >= m->total || (busy == 0 && m->next >= m->total);
   return SP_OK;
@@ -225,13 +248,14 @@ static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_sta
 static void sde_passage_collect(void *model, int interrupted) {
   sde_passage *m = (sde_passage *)model;
   const sp_sde_job *job = &m->a->job;
-  int l;
+  int b, l;
   if (!interrupted) return;
-  for (l = 0; l < m->nlanes; l++) {
-    int64_t p = m->lanes[l].pid;
-    if (p < 0) continue;
-    sde_finish(m, p, SP_SDE_PARTIAL, (double)m->lanes[l].k * job->dt,
-               m->x + (size_t)l * (size_t)SP_SDE_XS(job->nx));
+  for (b = 0; b < m->nb; b++) {
+    for (l = 0; l < SP_SDE_W; l++) {
+      int64_t p = m->B[b].pid[l];
+      if (p < 0) continue;
+      sde_finish(m, p, SP_SDE_PARTIAL, (double)m->B[b].L.k[l] * job->dt, m->B[b].L.x[l]);
+    }
   }
 }
 
@@ -239,23 +263,26 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
                            const sp_hooks *hooks, sp_run_info *info) {
   sde_passage m;
   sp_cpu_engine e;
-  int l, st;
+  const size_t xs = (size_t)SP_SDE_XS(a->job.nx);
+  int b, l, st;
   memset(&m, 0, sizeof m);
   m.a = a;
   m.out = out;
-  m.nlanes = nth > 0 ? nth : 1;
+  m.nb = nth > 0 ? nth : 1;
   m.total = a->job.ncond * a->job.n;
   m.bad = -1;
-  m.lanes = (sde_lane *)malloc((size_t)m.nlanes * sizeof *m.lanes);
-  m.x = (double *)malloc((size_t)m.nlanes * (size_t)SP_SDE_XS(a->job.nx) * sizeof(double));
-  if (m.lanes == NULL || m.x == NULL) {
-    free(m.lanes);
+  m.B = (sde_batch *)calloc((size_t)m.nb, sizeof *m.B);
+  m.x = (double *)calloc((size_t)m.nb * SP_SDE_W * xs, sizeof(double));
+  if (m.B == NULL || m.x == NULL) {
+    free(m.B);
     free(m.x);
     return sp_fail(SP_ERR_NOMEM, "out of host memory");
   }
-  for (l = 0; l < m.nlanes; l++) {
-    m.lanes[l].pid = -1;
-    m.lanes[l].k = 0;
+  for (b = 0; b < m.nb; b++) {
+    for (l = 0; l < SP_SDE_W; l++) {
+      m.B[b].pid[l] = -1;
+      m.B[b].L.x[l] = m.x + ((size_t)b * SP_SDE_W + (size_t)l) * xs;
+    }
   }
   e.total = (double)m.total;
   e.budget0 = 256;
@@ -263,7 +290,7 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
   e.round = sde_passage_round;
   e.collect = sde_passage_collect;
   st = sp_cpu_run(&e, &m, nth, hooks, info);
-  free(m.lanes);
+  free(m.B);
   free(m.x);
   return st;
 }
@@ -296,26 +323,59 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
   const uint64_t r1 = r0 + SP_SDE_TILE < job->n ? r0 + SP_SDE_TILE : job->n;
   const uint64_t nt = r1 - r0, vstride = SP_SDE_TILE * (uint64_t)nvar;
   const double *par = a->par + c * (uint64_t)job->np;
-  uint64_t r, j;
+  uint64_t r, j, g;
   int64_t v, h;
-  for (r = r0; r < r1; r++) {
-    uint64_t p = c * job->n + r, k = m->k;
-    const uint64_t stream = (c << 40) + job->replica0 + r;
-    double *x = m->x + p * (uint64_t)SP_SDE_XS(nx), frac;
-    int what = 0;
+  /* the tile's paths in batches of SP_SDE_W lanes (the model's vector
+   * loop), each through the round's records; a path that fails stops, the
+   * others of its batch go on, and the lowest failing path of the first
+   * batch with one is the tile's (as path by path in order) */
+  for (g = r0; g < r1; g += SP_SDE_W) {
+    const int nl = r1 - g < SP_SDE_W ? (int)(r1 - g) : SP_SDE_W;
+    sp_sde_lanes L;
+    int64_t bad = -1;
+    int l;
+    memset(&L, 0, sizeof L);
+    for (l = 0; l < nl; l++) {
+      L.on[l] = 1;
+      L.par[l] = par;
+      L.x[l] = m->x + (c * job->n + g + (uint64_t)l) * (uint64_t)SP_SDE_XS(nx);
+      L.stream[l] = (c << 40) + job->replica0 + g + (uint64_t)l;
+      L.k[l] = m->k;
+    }
     for (j = 0; j <= nr; j++) {
       const uint64_t ke = j < nr ? sp_sde_record_step(job, rec0 + j) : kend;
-      if (ke > k) {
-        int st = SP_SDE_ADVANCE(a)(job, par, a->seed, stream, x, &k, ke, &frac, &what);
-        if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
-          m->badkw[p] = (uint64_t)(st == SP_SDE_STALLED) << 63 | k << 8 | (uint64_t)what;
-          sp_team_fail(&m->bad, (int64_t)p);
-          return;
+      int more = 1;
+      for (l = 0; l < nl; l++) L.kend[l] = ke;
+      while (more) {
+        more = 0;
+        for (l = 0; l < nl; l++) L.status[l] = SP_SDE_RUNNING;
+        SP_SDE_LANES(a)(job, a->seed, &L);
+        for (l = 0; l < nl; l++) {
+          const int st = L.status[l];
+          if (!L.on[l]) continue;
+          if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
+            const uint64_t p = c * job->n + g + (uint64_t)l;
+            m->badkw[p] = (uint64_t)(st == SP_SDE_STALLED) << 63 | L.k[l] << 8 |
+                          (uint64_t)L.what[l];
+            if (bad < 0 || (int64_t)p < bad) bad = (int64_t)p;
+            L.on[l] = 0;
+            continue;
+          }
+          more |= L.k[l] < ke;
         }
       }
-      if (j < nr) SP_SDE_OBSERVE(a)(job, par, ke, x, vals + j * vstride + (r - r0) * (uint64_t)nvar);
+      if (j < nr)
+        for (l = 0; l < nl; l++)
+          if (L.on[l])
+            SP_SDE_OBSERVE(a)(job, par, ke, L.x[l],
+                              vals + j * vstride + (g + (uint64_t)l - r0) * (uint64_t)nvar);
+    }
+    if (bad >= 0) {
+      sp_team_fail(&m->bad, bad);
+      return;
     }
   }
+
   for (j = 0; j < nr; j++) {
     const double *vj = vals + j * vstride;
     double *ts = m->tiles + (j * m->ntiles + t) * (uint64_t)nvar * 3;
@@ -436,7 +496,7 @@ static int sde_cpu_fixed(const sp_sde_args *a, sp_sde_out *out, int nth, const s
 
 int sp_sde_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info) {
   const sp_sde_args *a = (const sp_sde_args *)job;
-  if (a->advance == NULL || a->observe == NULL)
+  if (a->advance == NULL || a->observe == NULL || a->lanes == NULL)
     return sp_fail(SP_ERR_INVALID, "internal error: the model's CPU entries are missing");
   if (a->job.output == 0) return sde_cpu_passage(a, (sp_sde_out *)out, nth, hooks, info);
   return sde_cpu_fixed(a, (sp_sde_out *)out, nth, hooks, info);

@@ -1,7 +1,8 @@
 /* sp_sde.h: the engine of a user's SDE model (sde_run()).  The model's
  * physics is compiled at run time: on the CPU as a shared object whose
- * entries (sde_args.h: sp_sde_advance_fn, sp_sde_observe_fn) this engine
- * calls once per path per round; on the GPU as the kernels of sde.cu
+ * entries (sde_args.h: sp_sde_lanes_fn, sp_sde_advance_fn,
+ * sp_sde_observe_fn) this engine calls for batches of SP_SDE_W paths (the
+ * model's vector loop) and once per path and record; on the GPU as the kernels of sde.cu
  * (src/gpu/sp_gpu_sde.c).  No R API. */
 #ifndef SP_SDE_H
 #define SP_SDE_H
@@ -33,6 +34,7 @@ typedef struct {
   const char *const *names; /* nx + no variable names (messages) */
   size_t nnames;
   void *advance, *observe; /* the compiled model's CPU entries (NULL on the GPU) */
+  void *lanes;             /* its vector loop over a batch's paths (sp_sde_lanes_fn) */
 } sp_sde_args;
 
 typedef struct {
@@ -51,6 +53,7 @@ typedef struct {
 /* The compiled model's entries of a run. */
 #define SP_SDE_ADVANCE(a) ((sp_sde_advance_fn)(uintptr_t)(a)->advance)
 #define SP_SDE_OBSERVE(a) ((sp_sde_observe_fn)(uintptr_t)(a)->observe)
+#define SP_SDE_LANES(a) ((sp_sde_lanes_fn)(uintptr_t)(a)->lanes)
 
 /* After the job is read: the lengths agree (the descriptor's prepare). */
 int sp_sde_prepare(void *job);

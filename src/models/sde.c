@@ -27,7 +27,8 @@ static const sp_field fields[] = {
   SP_FIELD_VEC(sp_sde_args, breaks, SP_F_REALS, nbreaks_len, SP_F_SIZE),
   SP_FIELD_VEC(sp_sde_args, names, SP_F_STRINGS, nnames, SP_F_SIZE),
   SP_FIELD(sp_sde_args, advance, SP_F_NATIVE),
-  SP_FIELD(sp_sde_args, observe, SP_F_NATIVE)};
+  SP_FIELD(sp_sde_args, observe, SP_F_NATIVE),
+  SP_FIELD(sp_sde_args, lanes, SP_F_NATIVE)};
 #undef JOB
 
 #define J(job) (&((const sp_sde_args *)(job))->job)

@@ -267,6 +267,11 @@ engine_contract_tests(list(
     sde_run(sde_washboard(), if (backend == "gpu") 2^22 else 2^16, init = list(x = ~ asin(gamma), v = 0),
             dt = 0.01, t_max = 1e5, params = list(theta = 0.05), seed = 1, backend = backend)
   },
+  warm = function(backend) { # the object long() runs (on the CPU, the vector loop's)
+    withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE),
+                        sde_run(sde_washboard(), 4, init = list(x = ~ asin(gamma), v = 0),
+                                dt = 0.01, t_max = 1, seed = 1, backend = backend))
+  },
   partial = function(x, backend) {
     u <- attr(x, "unfinished")
     expect_gt(nrow(u), 0)
@@ -438,4 +443,44 @@ test_that("a model's sin and cos in single precision: polynomial after reduction
   # zeros (below the rounding of x itself); beyond 8192 and at 3e38 the C
   # library's sinf and cosf, correctly rounded
   expect_sincos_accuracy(p, abs_u = 2, rel_u = 2.5, lib_u = 1)
+})
+
+test_that("the CPU's vector loop over paths computes what a path alone does", {
+  skip_if_no_cc()
+  # long runs take the model's vector loop (sde_lanes.h, 16 paths a
+  # pass), short ones a path at a time: the same numbers path by path; a
+  # macro-step where a path stops, meets the bridge or has a sine's
+  # argument beyond the polynomial's range (2^20 in double) is redone by
+  # the scalar copy, with the library's sine there; on any thread count
+  both <- function(f) {
+    a <- withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE), with_threads(1, f()))
+    b <- withr::with_options(list(statphysgpu.sde_cpu_vector = FALSE), with_threads(2, f()))
+    expect_identical(a, b)
+    a
+  }
+  for (method in c("euler", "srk2")) {
+    r <- both(function() as.data.frame(
+      sde_run(sde_washboard(), 40, init = list(x = ~ asin(gamma), v = 0), dt = 0.05,
+              t_max = 60, params = list(theta = c(0.3, 0.5)), method = method, seed = 3,
+              at_passage = TRUE, backend = "cpu", progress = FALSE), at_passage = TRUE))
+    expect_true(any(r$escaped) && !all(r$escaped))
+  }
+  # x passes 2^20 a few steps in, om t passes it at step 11; v's event
+  # carries noise (the Brownian bridge)
+  wide <- sde_model(drift = list(x = ~ w, v = ~ -v + sin(x) + cos(om * t)),
+                    noise = list(v = ~ 0.3), params = c(w = 2e5, om = 1e7), stop = ~ v > 0.7,
+                    name = "wide")
+  init <- list(x = 2^20 - 5000 + 1000 * (1:37), v = 0)
+  tr <- both(function() as.data.frame(
+    sde_run(wide, 37, init = init, dt = 0.01, t_max = 0.5, output = "trajectories", keep = 37,
+            record_every = 5, precision = "double", seed = 4, backend = "cpu",
+            progress = FALSE)))
+  expect_true(all(is.finite(tr$v)) && all(abs(tr$v) < 3))
+  ps <- both(function() {
+    r <- sde_run(wide, 37, init = init, dt = 0.01, t_max = 3, precision = "double", seed = 4,
+                 backend = "cpu", progress = FALSE)
+    expect_true(attr(r, "bridge"))
+    as.data.frame(r)
+  })
+  expect_true(any(ps$escaped))
 })
