@@ -219,6 +219,8 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   th <- escape_threshold(threshold, grid$gamma, call)
   phiA <- ams_phi_A(phi_A, grid, call)
   replicas <- ams_auto_replicas(replicas, particles, ncond, backend, devices, call)
+  args$k <- k # the numbers "auto" gave (attribute `args`: what the run was)
+  args$replicas <- replicas
   fr <- sim_frame(call, n = replicas, n_name = "replicas", first = first_replica,
                   seed = seed, backend = backend, devices = devices,
                   precision = precision, precisions = c("single", "double"),
