@@ -147,4 +147,26 @@ if (what %in% c("all", "energy")) {
       (ex$energy_corrected - published) / ex$se, "")
   add(sprintf("N = %g: E0 - experiment (-7.17 K)", n), ex$energy_corrected + 7.17, "K")
 }
+if (what %in% c("size")) {
+  # the finite-size check: E/N + tail at one dt for several N (the same
+  # imaginary times as "energy"), to see how much the comparison with a
+  # published value depends on the N it was computed with
+  dt <- as.numeric(Sys.getenv("SP_DMC_DT", 0.0005))
+  tau_eq <- as.numeric(Sys.getenv("SP_DMC_TAU_EQ", 2))
+  tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
+  for (n in as.numeric(strsplit(Sys.getenv("SP_DMC_NS", "64,108,256"), ",")[[1]])) {
+    v <- vmc_start(n, "gpu", 16 * sms)
+    x <- he4_dmc(n, density = rho, dt = dt, replicas = 2000, target_population = 2000,
+                 blocks = 30, block_steps = ceiling(tau_rec / (30 * dt)),
+                 equilibration = ceiling(tau_eq / dt), init = v, seed = 20 + n,
+                 backend = "gpu", progress = FALSE)
+    s <- summary(x)
+    se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
+    tail <- attr(x, "tail_correction")
+    add(sprintf("N = %g, dt = %g: E/N (mixed, no tail)", n, dt), s$mean[1], "K",
+        note = sprintf("+- %.4f; acceptance %.3f", se, attr(s, "acceptance")))
+    add(sprintf("N = %g, dt = %g: E/N + tail", n, dt), s$mean[1] + tail, "K",
+        note = sprintf("+- %.4f; tail %.4f", se, tail))
+  }
+}
 bench_print(title = "helium DMC (issue 35)")
