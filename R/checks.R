@@ -2,16 +2,36 @@
 # argument and the allowed range, and reports the error against the
 # user-facing call (not the helper).
 
+# Errors and warnings go through cli (cli_abort / cli_warn): the message is
+# text, never cli markup (braces are escaped), its first line the headline and
+# any further lines ("\n") indented below it, as compiler logs are shown.
+# Classes: "statphysgpu_error" / "statphysgpu_warning" before rlang's.
+sp_cli_text <- function(message) {
+  esc <- function(x) gsub("}", "}}", gsub("{", "{{", x, fixed = TRUE), fixed = TRUE)
+  lines <- strsplit(paste(as.character(message), collapse = ""), "\n", fixed = TRUE)[[1]]
+  if (!length(lines)) lines <- ""
+  rest <- lines[-1]
+  c(esc(lines[1]), stats::setNames(esc(rest), rep(" ", length(rest))))
+}
+
 sp_abort <- function(message, call = NULL, class = NULL) {
-  cond <- errorCondition(message, class = c(class, "statphysgpu_error"),
-                         call = call)
-  stop(cond)
+  cli::cli_abort(sp_cli_text(message), class = c(class, "statphysgpu_error"),
+                 call = call, .envir = emptyenv())
 }
 
 sp_warn <- function(message, call = NULL, class = NULL) {
-  cond <- warningCondition(message, class = c(class, "statphysgpu_warning"),
-                           call = call)
-  warning(cond)
+  cli::cli_warn(sp_cli_text(message), class = c(class, "statphysgpu_warning"),
+                call = call, .envir = emptyenv())
+}
+
+# The message of a condition as one line of text (no cli wrapping), to be
+# quoted inside another message.
+sp_cnd_text <- function(e) {
+  if (inherits(e, "rlang_error") || inherits(e, "rlang_warning")) {
+    paste(c(e$message, e$body), collapse = " ")
+  } else {
+    conditionMessage(e)
+  }
 }
 
 # The call of the exported function that called a check helper.

@@ -470,7 +470,7 @@ gpu_kernels_check <- function(arch = c("sm_80", "sm_90"), files = NULL) {
         t0 <- proc.time()[["elapsed"]]
         res <- tryCatch(
           nvrtc_compile(file, nvrtc_options(a, v, r$toolkit), cubin = startsWith(a, "sm_")),
-          statphysgpu_error = function(e) list(ok = FALSE, log = "", error = conditionMessage(e)))
+          statphysgpu_error = function(e) list(ok = FALSE, log = "", error = sp_cnd_text(e)))
         log <- res$log
         if (!res$ok) log <- paste(c(res$error, if (nzchar(log)) log), collapse = "\n")
         rows[[length(rows) + 1]] <- data.frame(

@@ -430,7 +430,7 @@ kuramoto_check_omega <- function(omega, n, call) {
   }
   if (is.function(omega)) {
     v <- tryCatch(omega(n), error = function(e) {
-      sp_abort(paste0("`frequencies(n)` failed: ", conditionMessage(e)), call = call)
+      sp_abort(paste0("`frequencies(n)` failed: ", sp_cnd_text(e)), call = call)
     })
     if (!is.numeric(v) || length(v) != n || !kuramoto_all_finite(v)) {
       bad(paste0("a function returning ", describe(v)))
@@ -498,7 +498,7 @@ kuramoto_check_A <- function(A, n, coupling, call) {
     if (!all(dim(A) == n)) shape_msg(paste0("a ", paste(dim(A), collapse = " x "), " matrix"))
     At <- tryCatch(methods::as(methods::as(methods::as(Matrix::t(A), "CsparseMatrix"),
                                            "generalMatrix"), "dMatrix"),
-                   error = function(e) shape_msg(paste0("a ", class(A)[1], " (", conditionMessage(e), ")")))
+                   error = function(e) shape_msg(paste0("a ", class(A)[1], " (", sp_cnd_text(e), ")")))
     if (any(!is.finite(At@x))) shape_msg("a matrix with non-finite entries")
     if (length(At@x) >= 2^31) sp_abort("`A` has too many non-zero entries (2^31 at most).", call = call)
     row <- rep(seq_len(n), diff(At@p))

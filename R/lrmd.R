@@ -649,7 +649,7 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
                                          mine, joined),
               kernel = "lrmd", variant = variant, envir = envir, defines = defines),
       error = function(e) {
-        msg <- conditionMessage(e)
+        msg <- sp_cnd_text(e)
         # systems side by side: the engine names the system of a failure
         m <- regmatches(msg, regexec("^system ([0-9]+): ", msg))[[1]]
         if (nsys > 1 && length(m) == 2) {
@@ -660,7 +660,7 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
           e$message <- sprintf(paste0(
             "%s (steps counted from step %s of the chain, where the second part of this ",
             "run began: it ran to the record grid first, see ?lrmd, Continuing)"),
-            conditionMessage(e), fmt_count(steps0 + k0))
+            sp_cnd_text(e), fmt_count(steps0 + k0))
         }
         if (!identical(msg, e$message)) stop(e)
       })

@@ -281,7 +281,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
     unlink(c(path, cache_record_path(path)))
     if (attempt == 2) {
       sp_abort(sprintf("the compiled model \"%s\" cannot be loaded: %s", m$name,
-                       conditionMessage(loaded)), call = call)
+                       sp_cnd_text(loaded)), call = call)
     }
   }
   lib <- lapply(symbols, function(s) getNativeSymbolInfo(s, loaded$dll)$address)

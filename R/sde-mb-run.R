@@ -58,7 +58,7 @@ sde_draw_sites <- function(e) {
     x
   }
   y <- tryCatch(sde_fold(e, function(x) x, node), error = function(err) err)
-  if (inherits(y, "error")) return(list(e = e, sites = 0L, error = conditionMessage(y)))
+  if (inherits(y, "error")) return(list(e = e, sites = 0L, error = sp_cnd_text(y)))
   # number the sites in a fixed (depth-first) order
   walk <- function(x) {
     if (!is.call(x)) return(x)
@@ -92,7 +92,7 @@ sde_mb_eval <- function(e, pars, c, reps, n, seed, purpose, D, d0, what, call) {
   for (f in SDE_UNARY_DOUBLE_R) assign(f, get(f, baseenv()), envir = env)
   r <- tryCatch(suppressWarnings(as.double(eval(y, env))), error = function(err) err)
   if (inherits(r, "error")) {
-    sp_abort(sprintf("%s could not be evaluated: %s.", what, conditionMessage(r)), call = call)
+    sp_abort(sprintf("%s could not be evaluated: %s.", what, sp_cnd_text(r)), call = call)
   }
   if (!(length(r) %in% c(1, len))) {
     sp_abort(sprintf("%s has %d values, not 1 or %s.", what, length(r), fmt_count(len)),

@@ -267,7 +267,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
                       noise = noise_e, noise_k = noise_k, noise_w = noise_w,
                       noise_decl = noise_decl, stop = stop_e, observe = observe_e,
                       calculus = calculus, correction = corr[!bad], forms = forms,
-                      forms_why = if (any(bad)) conditionMessage(corr[bad][[1]]),
+                      forms_why = if (any(bad)) sp_cnd_text(corr[bad][[1]]),
                       uncorrectable = names(corr)[bad],
                       version = as.character(utils::packageVersion("statphysgpu"))),
                  class = "sde_model")
@@ -361,7 +361,7 @@ sde_model_trusted <- function(m, call = NULL) {
     if (inherits(hit, "error")) {
       sp_abort(sprintf(paste0("`m` is not a valid model: its equations fail sde_model()'s ",
                               "checks (%s). Make it with sde_model()."),
-                       conditionMessage(hit)), call = call, class = "statphysgpu_model_invalid")
+                       sp_cnd_text(hit)), call = call, class = "statphysgpu_model_invalid")
     }
     .sp_sde$models[[key]] <- hit
   }

@@ -26,7 +26,7 @@ sde_rhs <- function(x, what, call) {
     e <- tryCatch(parse(text = x, keep.source = FALSE), error = function(e) e)
     if (inherits(e, "error") || length(e) != 1) {
       sp_abort(sprintf("%s, \"%s\", is not one R expression%s.", what, x,
-                       if (inherits(e, "error")) paste0(": ", conditionMessage(e)) else ""),
+                       if (inherits(e, "error")) paste0(": ", sp_cnd_text(e)) else ""),
                call = call)
     }
     return(e[[1]])
@@ -397,7 +397,7 @@ sde_noise_corrections <- function(e, k, states) {
             "the noise on `%s` depends on `%s` (multiplicative noise), and its derivative, ",
             "needed for the calculus correction, cannot be formed symbolically (%s); write it ",
             "with functions stats::D() knows (exp, log, sqrt, sin, cos, tan, sinh, cosh, asin, ",
-            "acos, atan, ^)"), s, xj, conditionMessage(d)))
+            "acos, atan, ^)"), s, xj, sp_cnd_text(d)))
           break
         }
         terms[[length(terms) + 1L]] <- call("*", call("(", e[[c]]), call("(", d))

@@ -98,5 +98,6 @@
 #'
 #' @useDynLib statphysgpu, .registration = TRUE, .fixes = "C_"
 #' @importFrom cli cli_progress_bar
+#' @importFrom rlang abort
 #' @keywords internal
 "_PACKAGE"

@@ -189,7 +189,7 @@ tts_estimate_conditions <- function(x, level, prior, credible, unit, call) {
     e <- tryCatch(tts_estimate(y, level = level, prior = prior, credible = credible,
                                unit = unit),
                   error = function(e) {
-                    sp_abort(sprintf("condition %s: %s", format(c), conditionMessage(e)),
+                    sp_abort(sprintf("condition %s: %s", format(c), sp_cnd_text(e)),
                              call = call)
                   })
     cbind(data.frame(condition = c), y[1, params, drop = FALSE], unclass(e))

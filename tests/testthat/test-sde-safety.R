@@ -213,7 +213,7 @@ test_that("two users sharing a cache: no one's planted object or header runs in 
   Sys.chmod(atk, "0777", use_umask = FALSE)
   marker <- file.path(atk, "pwned") # what the planted constructor writes
   victim_run <- sprintf(paste(
-    "library(statphysgpu)",
+    "library(statphysgpu)", "options(cli.condition_width = Inf)",
     "m <- sde_model(drift = list(x = ~ -k * x), noise = list(x = ~ s), params = c(k = 1, s = 1), name = 'ou')",
     "r <- withCallingHandlers(sde_run(m, 50, init = list(x = 0), dt = 0.01, t_max = 1, seed = 3,",
     "  output = 'moments', backend = 'cpu'), warning = function(w) { cat('WARN', conditionMessage(w), '\\n'); invokeRestart('muffleWarning') })",
