@@ -17,6 +17,11 @@ quick <- identical(commandArgs(TRUE)[1], "quick")
 # HMF n = 5e7 yoshida4 (single) and the Kuramoto mean field 2^24 SRK2 --
 # with lrmd("hmf") on the same devices (the target: lrmd's split)
 split_only <- identical(commandArgs(TRUE)[1], "split")
+# sine: the Kuramoto mean field (SRK2 and Euler) as a model with its default
+# sine, the CPU's polynomial (sde_fast_math = FALSE) and the bare hardware
+# sine (SP_SDE_BARE_SINE, a measurement hook: accurate only for |x| <= pi),
+# against kuramoto() -- what the sine's accuracy costs
+sine_only <- identical(commandArgs(TRUE)[1], "sine")
 HBM <- 3.35e12 # H100 SXM nominal bytes/s (REFERENCES.md section 8 measures 2.84e12 for a copy)
 rows <- list()
 add <- function(case, what, rate, unit, wall, eng, note = "") {
@@ -71,6 +76,39 @@ if (split_only) {
     add(sprintf("Kuramoto mean field 2^24 srk2, %s", lab), "model", 2^24 * 5000 / k$wall,
         "osc-steps/s", k$wall, k$eng)
   }
+}
+
+if (sine_only) {
+  ns <- asNamespace("statphysgpu")
+  variant0 <- get("sde_gpu_variant", ns)
+  bare <- function(on) {
+    f <- if (on) function(precision, method, defines = NULL)
+      variant0(precision, method, c(defines, "SP_SDE_BARE_SINE=1")) else variant0
+    unlockBinding("sde_gpu_variant", ns); assign("sde_gpu_variant", f, envir = ns)
+  }
+  kur <- sde_model(drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+                   noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 4, D = 1),
+                   observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf")
+  n <- 2^24
+  steps <- 2000
+  for (method in c("srk2", "euler")) {
+    bi <- function(w) kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = if (w) 2 else steps,
+                               record_every = if (w) 2 else steps / 10, method = method,
+                               backend = "gpu", precision = "single", progress = FALSE, seed = 1)
+    md <- function(w) sde_run(kur, 1, n = n, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
+                              t_max = 0.01 * (if (w) 2 else steps), method = method,
+                              output = "records", record_every = if (w) 2 else steps / 10,
+                              backend = "gpu", precision = "single", progress = FALSE, seed = 1)
+    for (v in c("default", "polynomial", "bare")) {
+      options(statphysgpu.sde_fast_math = v != "polynomial")
+      bare(v == "bare")
+      pair(sprintf("Kuramoto mf 2^24 %s, sine %s", method, v), "osc-steps/s", n * steps, bi, md)
+    }
+    bare(FALSE)
+    options(statphysgpu.sde_fast_math = TRUE)
+  }
+  print(do.call(rbind, rows))
+  quit(save = "no")
 }
 
 # Kuramoto mean field, n = 2^24, noise, single, 5000 steps

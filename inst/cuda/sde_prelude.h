@@ -61,7 +61,13 @@
  * CPU, a reduction by multiples of pi and one odd polynomial of degree 9
  * (within 2.1 units absolute and relative, 13 and 15 instructions on the
  * GPU); the library's beyond 8192 */
-#  if SP_CUDA && defined(SP_SDE_FAST_MATH)
+#  if SP_CUDA && defined(SP_SDE_BARE_SINE)
+/* measurement only (bench/mb.R sine): the bare hardware sine, accurate for
+ * |x| <= pi only -- what the sine's reduction costs a model; no user path
+ * defines it */
+#    define SP_SIN __sinf
+#    define SP_COS __cosf
+#  elif SP_CUDA && defined(SP_SDE_FAST_MATH)
 #    define SP_SIN sp_sin_hw_f
 #    define SP_COS sp_cos_hw_f
 #  else
