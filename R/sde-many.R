@@ -383,8 +383,13 @@ sde_mb_methods <- function(m) {
     all(vapply(sp$friction, function(g) identical(g, 0), TRUE))
   out[["verlet"]] <- if (!sp$ok) sp$why else if (!hamiltonian)
     "it has noise or friction (verlet and yoshida4 integrate Hamiltonian dynamics; use baoab)" else ""
+  mom <- intersect(m$periodic, sp$p)
+  if (sp$ok && length(mom)) {
+    out[["verlet"]] <- sprintf(paste0("its periodic state `%s` is a momentum (the splitting ",
+                                      "methods keep positions periodic only)"), mom[1])
+  }
   out[["yoshida4"]] <- out[["verlet"]]
-  out[["baoab"]] <- if (!sp$ok) sp$why else if (!length(m$noise))
+  out[["baoab"]] <- if (!sp$ok) sp$why else if (length(mom)) out[["verlet"]] else if (!length(m$noise))
     "it has no noise on its momenta (baoab integrates Langevin dynamics; use verlet or yoshida4)" else ""
   out
 }
@@ -565,8 +570,13 @@ sde_mb_header <- function(m) {
                 .i = "fi", .j = "fj")
   pre_map <- c(base, own)
   sys_map <- c(base, red)
+  # the C forms of periodic states' values, wrapped by the engines: their
+  # sine and cosine need no reduction (SP_SIN_P, SP_COS_P)
+  pk <- match(m$periodic, m$states) - 1L
+  fast <- c(sprintf("x[%d]", pk), sprintf("xi[%d]", pk), sprintf("xj[%d]", pk),
+            if (length(pk)) nbmap[as.integer(sub("^nb\\[([0-9]+)\\]$", "\\1", nbmap)) %% nx %in% pk])
   C <- function(e, map) {
-    sde_mb_to_c(e, map, c(pnames, if (nd) paste0(".d", seq_len(nd))))
+    sde_mb_to_c(e, map, c(pnames, if (nd) paste0(".d", seq_len(nd))), fast)
   }
   L <- character(); what <- character()
   add <- function(line, from = "") {
@@ -665,6 +675,8 @@ sde_mb_header <- function(m) {
     add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(noise)[j], m$states) - 1, j - 1,
                 m$noise_k[j] - 1))
   }
+  # the end of every Euler and SRK2 stage: periodic states wrapped
+  for (k in pk) add(sprintf("  y[%d] = SP_WRAP(y[%d]);", k, k))
   add("}")
   open_fn("void", "mb_observe", "double t, const SP_REAL *R, const SP_REAL *p, const double *pd, SP_REAL *o")
   voids(c("t", "R", "p", "pd", "o"))
@@ -709,6 +721,7 @@ sde_mb_header <- function(m) {
     for (j in seq_along(sp$q)) {
       add(sprintf("  x[%d] += h * v[%d];", match(sp$q[j], m$states) - 1, j - 1))
     }
+    for (k in intersect(pk, match(sp$q, m$states) - 1L)) add(sprintf("  x[%d] = SP_WRAP(x[%d]);", k, k))
   }
   add("}")
   # friction g and noise amplitude s of each momentum (parameters only), and
@@ -734,6 +747,6 @@ sde_mb_header <- function(m) {
 # depend only on the time and the parameters computed in double
 # (sde_mark_time(): the time is exact at any t, a drive cos(omega t) at
 # t = 1e6 in single precision).
-sde_mb_to_c <- function(e, map, params) {
-  sde_to_c(sde_mark_time(e, params), map)
+sde_mb_to_c <- function(e, map, params, fast = character()) {
+  sde_to_c(sde_mark_time(e, params), map, fast)
 }

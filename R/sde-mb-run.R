@@ -444,8 +444,16 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
     sites <- sites + ds$sites
     vals[[v]] <- list(e = e, d0 = d0)
   }
+  pk <- match(m$periodic, st) # periodic states: starts wrapped into [-pi, pi]
   laws <- sde_mb_init_laws(m, vals, grid, n)
-  if (!is.null(laws)) return(list(x0 = laws, cond = 2L))
+  if (!is.null(laws)) {
+    for (c in seq_len(ncond)) for (v in pk) {
+      k <- 3 * ((c - 1) * nx + v - 1)
+      if (laws[k + 1] < 0) laws[k + 2] <- sde_wrap_angle(laws[k + 2])
+      else laws[k + 1] <- laws[k + 1] + 4 # SP_MB_LAW_WRAP: the engine wraps its draws
+    }
+    return(list(x0 = laws, cond = 2L))
+  }
   D <- max(1L, sites)
   for (v in seq_len(nx)) {
     if (!is.null(vals[[v]]$e)) {
@@ -457,6 +465,11 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
       })
     }
   }
+  for (v in pk) vals[[v]] <- lapply(vals[[v]], function(x) {
+    y <- sde_wrap_angle(as.double(x))
+    attributes(y) <- attributes(x)
+    y
+  })
   const <- all(vapply(vals, function(vv) all(vapply(vv, length, 1L) == 1L), TRUE))
   if (const) {
     x0 <- unlist(lapply(seq_len(ncond), function(c) vapply(vals, function(vv) vv[[c]], 0)))

@@ -108,6 +108,21 @@
 #'   a periodic L1 x L2 lattice (a torus; `sde_run(n = c(L1, L2))`) whose
 #'   elements are `x[i, j]` (row `i`, column `j`, numbers in expressions)
 #'   and neighbours `x[i + a, j + b]`.
+#' @param periodic `NULL`, or the names of states that are angles (period
+#'   2 pi): the engines keep them in \[-pi, pi\] (wrapped after every stage
+#'   of a step, and at the start), as `kuramoto()` keeps its phases and for
+#'   the same reasons -- a phase's resolution in single precision does not
+#'   decay as it winds, and on the GPU the sine and cosine of a wrapped state
+#'   need no reduction (the hardware's, within 2^-21.4 absolute on \[-pi,
+#'   pi\]), so a phase model runs at the hand-written kernels' speed.  The
+#'   model must depend on such a state only through `sin()` and `cos()` of
+#'   arguments in which it (or its neighbours' or partners' values) appears
+#'   with whole-number coefficients -- `sin(theta)`, `cos(2 * theta)`,
+#'   `sin(theta[j] - theta + alpha)` -- which `sde_model()` checks
+#'   (`sin(theta / 2)` or `theta` alone are refused).  Results report the
+#'   wrapped values (final states, trajectories).  Declaring states periodic
+#'   makes the model a many-body one (it runs on that engine, also with `n =
+#'   1`); the splitting methods need them to be positions.
 #' @return An object of class `sde_model`: the checked expressions, their C
 #'   translation (`sde_code()`) and the model's hash.
 #' @seealso [sde_run()], [sde_code()]
@@ -137,7 +152,7 @@
 #' @export
 sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe = NULL,
                       calculus = c("ito", "stratonovich"), name = "model",
-                      lattice = c("none", "chain", "ring", "square")) {
+                      lattice = c("none", "chain", "ring", "square"), periodic = NULL) {
   call <- sys.call()
   calculus <- check_choice(calculus, c("ito", "stratonovich"), "calculus", call = call)
   lattice <- check_choice(lattice, SDE_MB_LATTICES, "lattice", call = call)
@@ -246,7 +261,13 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   }
   observe_e <- lapply(names(observe), function(s) rhs(observe[[s]], sprintf("the observable `%s`", s)))
   names(observe_e) <- names(observe)
-  many <- lattice != "none" || length(elements) > 0 ||
+  periodic <- sde_check_periodic(periodic, states,
+                                 c(stats::setNames(drift_e, sprintf("the drift of `%s`", states)),
+                                   stats::setNames(noise_e, sprintf("noise entry %d", seq_along(noise_e))),
+                                   stats::setNames(observe_e, sprintf("the observable `%s`",
+                                                                      names(observe_e))),
+                                   if (!is.null(stop_e)) list("`stop`" = stop_e)), call)
+  many <- lattice != "none" || length(elements) > 0 || length(periodic) > 0 ||
     any(vapply(c(drift_e, noise_e, observe_e, list(stop_e)), sde_mb_uses, TRUE))
   if (!many) {
     for (s in states) sde_check_expr(drift_e[[s]], vars, sprintf("the drift of `%s`", s), call)
@@ -274,6 +295,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   if (many) {
     m$many <- TRUE
     m$lattice <- lattice
+    if (length(periodic)) m$periodic <- periodic
     m$elements <- elements
     m$mb <- sde_mb_analyse(m, call)
     m$mb$split <- sde_mb_split(m, m$mb)
@@ -354,6 +376,7 @@ sde_model_trusted <- function(m, call = NULL) {
                params = if (length(m$elements)) c(as.list(m$params), m$elements) else m$params,
                stop = m$stop, observe = m$observe, calculus = m$calculus, name = m$name,
                lattice = m$lattice %||% "none")
+  if (length(m$periodic)) decl$periodic <- m$periodic
   key <- .Call(C_sp_r_hash, serialize(decl, NULL))
   hit <- .sp_sde$models[[key]]
   if (is.null(hit)) {
@@ -365,7 +388,8 @@ sde_model_trusted <- function(m, call = NULL) {
     }
     .sp_sde$models[[key]] <- hit
   }
-  fields <- c("states", "code", "hash", "derived", "correction", "lines", "forms", "mb")
+  fields <- c("states", "code", "hash", "derived", "correction", "lines", "forms", "mb",
+              "periodic")
   differ <- fields[!vapply(fields, function(f) identical(m[[f]], hit[[f]]), TRUE)]
   if (length(differ)) {
     cache_warn_once(paste0("rebuilt:", key), sprintf(paste0(
@@ -604,6 +628,9 @@ print.sde_model <- function(x, ...) {
     cat("element parameters: ", paste(sprintf("%s = %s", names(x$elements),
                                                vapply(x$elements, dep, "")), collapse = ", "),
         "\n", sep = "")
+  }
+  if (length(x$periodic)) {
+    cat(sprintf("periodic (angles kept in [-pi, pi]): %s\n", paste(x$periodic, collapse = ", ")))
   }
   if (many) {
     ms <- sde_mb_methods(x)

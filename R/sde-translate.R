@@ -134,7 +134,7 @@ sde_check_expr <- function(e, vars, what, call,
 # of * and /) are written without nested parentheses: C groups them from
 # the left as R does, so the value is the same, and a 1,000-term sum stays
 # one level deep for the compiler.
-sde_to_c <- function(e, map) {
+sde_to_c <- function(e, map, fast = character()) {
   num <- function(v) sprintf("SP_R(%s)", sde_c_number(v))
   wrap <- function(inner, group = "") list(s = paste0("(", inner, ")"), inner = inner,
                                             group = group)
@@ -172,7 +172,10 @@ sde_to_c <- function(e, map) {
         for (i in seq_along(a)[-1]) out <- paste0(fn, "(", out, ", ", S(i), ")")
         atom(out)
       },
-      atom(paste0(SDE_UNARY[[f]], "(", S(1), ")")))
+      # the sine and cosine of a wrapped periodic state (`fast`: its C forms)
+      if (f %in% c("sin", "cos") && a[[1]]$inner %in% fast)
+        atom(paste0(if (f == "sin") "SP_SIN_P" else "SP_COS_P", "(", a[[1]]$inner, ")"))
+      else atom(paste0(SDE_UNARY[[f]], "(", S(1), ")")))
   }
   # (the inside of .sp_time() is translated apart, by sde_time_c())
   sde_fold(e, leaf, node)$s

@@ -832,7 +832,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_start_kernel(con
       const double *k = a.laws + 3 * (c * SP_MB_NX + (uint64_t)v);
       double val = k[1];
       if (k[0] >= 0) {
-        const int kind = (int)k[0];
+        const int kind = (int)k[0] % SP_MB_LAW_WRAP;
         const sp_u32x4 b = sp_philox_purpose_block(a.seed, SP_PURPOSE_SDE_INIT, stream, i * D + d);
         const double u1 = ((double)((uint64_t)b.x << 21 | b.y >> 11) + 0.5) * 0x1p-53;
         const double pi = 3.14159265358979323846;
@@ -844,6 +844,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_start_kernel(con
           z = tan(pi * (u1 - 0.5));
         }
         val = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+        if (k[0] >= SP_MB_LAW_WRAP) val = sp_mb_wrap_angle(val);
         d++;
       }
       a.x[(s * SP_MB_NX + (uint64_t)v) * a.npad + i] = (real)val;

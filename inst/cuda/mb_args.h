@@ -29,6 +29,9 @@
 #define SP_MB_ARGS_H
 
 #include "sp_common.h"
+#if !SP_CUDA
+#  include <math.h>
+#endif
 
 /* Methods */
 #define SP_MB_EULER 0
@@ -84,6 +87,15 @@ typedef struct {
   int64_t gpu_plan;      /* GPU only (R/sde-mb-run.R: sde_mb_gpu_plan(); the module is
                             compiled for it): SP_MB_PLAN_* bits */
 } sp_mb_job;
+
+/* A start drawn for a periodic state (sde_model(periodic = ): the law's
+ * kind + SP_MB_LAW_WRAP) wrapped into [-pi, pi]: v - 2 pi rint(v / 2 pi),
+ * 2 pi in two parts, fused multiply-adds on both backends (the same double). */
+#define SP_MB_LAW_WRAP 4
+SP_FN double sp_mb_wrap_angle(double v) {
+  const double k = rint(v * 0.15915494309189535);
+  return fma(-k, 2.4492935982947064e-16, fma(-k, 6.2831853071795862, v));
+}
 
 /* Step of record j of a call. */
 SP_FN uint64_t sp_mb_record_step(const sp_mb_job *job, uint64_t j) {

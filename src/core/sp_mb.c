@@ -317,9 +317,10 @@ static void mb_draw_starts(const sp_mb_args *a, double *x) {
       const double *k = a->x0 + 3 * (c * nx + w);
       double val = k[1];
       if (k[0] >= 0) {
-        const int kind = (int)k[0];
+        const int kind = (int)k[0] % SP_MB_LAW_WRAP;
         const double z = mb_draw1(a->seed, SP_PURPOSE_SDE_INIT, stream, i * D + d, kind);
         val = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+        if (k[0] >= SP_MB_LAW_WRAP) val = sp_mb_wrap_angle(val);
         d++;
       }
       x[(s * nx + w) * n + i] = val;

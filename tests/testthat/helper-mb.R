@@ -110,3 +110,31 @@ mb_transfer <- function(n, k, T, ring, M = 256) {
   }, 0)
   c(c = mean(cs), cc = (sum(ccs) + 1) / n)
 }
+
+# Periodic-state models (sde_model(periodic = )) and their undeclared twins
+# (test-mb-periodic.R, test-mb-gpu.R).
+per_models <- new.env(parent = emptyenv())
+per_model <- function(name) {
+  if (is.null(per_models[[name]])) {
+    kur <- function(p) sde_model(
+      drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
+      noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0.7, K = 3, D = 0.5),
+      observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2),
+                     c2 = ~ mean(cos(2 * theta))),
+      name = "per-kuramoto", periodic = p)
+    hmf <- function(p) sde_model(
+      drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q)),
+      observe = list(M = ~ sqrt(mean(cos(q))^2 + mean(sin(q))^2),
+                     e = ~ mean(p^2) / 2 + (1 - mean(cos(q))^2 - mean(sin(q))^2) / 2),
+      name = "per-hmf", periodic = p)
+    per_models[[name]] <- switch(name, kur = kur("theta"), kur0 = kur(NULL),
+                                 hmf = hmf("q"), hmf0 = hmf(NULL))
+  }
+  per_models[[name]]
+}
+
+# |a - b| modulo 2 pi
+ang_dist <- function(a, b) {
+  d <- (a - b) %% (2 * pi)
+  pmin(d, 2 * pi - d)
+}
