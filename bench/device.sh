@@ -31,6 +31,7 @@ if [ "${SP_SKIP_INSTALL:-0}" != 1 ] || ! command -v Rscript > /dev/null 2>&1; th
 fi
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader
 export SP_COMMIT=${SP_COMMIT:-unknown}
+export NOT_CRAN=${NOT_CRAN:-true} # the tests that skip_on_cran() run here
 for stage in "$@"; do
   t0=$(date +%s)
   case "$stage" in
