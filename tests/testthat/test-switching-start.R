@@ -120,3 +120,36 @@ test_that("bad input to switching_start() and gamma0 = \"auto\" is refused", {
   # a ramp that outruns switching: no bias below which it is negligible
   expect_error(switching_start(10, 2, 0.5, 0.001, eps = 1e-3), "the ramp outruns thermal switching")
 })
+
+test_that("init = \"thermal\" at gamma0 > 0 samples the tilted well's Boltzmann law", {
+  # 4000 paths stopped after 4 steps of dt = 1e-4 (they move by ~1e-4, a
+  # sixtieth of the standard error of the mean): their phi against the
+  # moments of exp(-U / theta) over the well (the left side cut at 30 theta,
+  # the right at the saddle, as the start tables are), v against N(0, theta).
+  # Accept |z| < 4 for each of four statistics (two-sided p = 6e-5 each).
+  # Power: the tilt moves the mean 0.066 (10 s.e.) past asin(gamma0) and the
+  # variance is 1.26 times the harmonic well's, so a Gaussian start fails.
+  g <- 0.6; V0 <- 1; theta <- 0.1; n <- 4000
+  phi0 <- asin(g); phis <- pi - asin(g)
+  dU <- function(p) V0 * ((cos(phi0) - cos(p)) + g * (phi0 - p))
+  w <- function(p) exp(-dU(p) / theta)
+  lo <- stats::uniroot(function(p) dU(p) - 30 * theta, c(phis - 2 * pi, phi0), tol = 1e-12)$root
+  mom <- function(f) stats::integrate(function(p) f(p) * w(p), lo, phis, rel.tol = 1e-10)$value
+  Z <- mom(function(p) 1)
+  m1 <- mom(identity) / Z
+  m2 <- mom(function(p) (p - m1)^2) / Z
+  m4 <- mom(function(p) (p - m1)^4) / Z
+  expect_gt((m1 - phi0) / sqrt(m2 / n), 8)
+  expect_warning(x <- switching_currents(n, ramp = 1e-3, V0 = V0, beta = 0.5, theta = theta,
+                                         dt = 1e-4, gamma0 = g, gamma_max = g + 4e-7,
+                                         init = "thermal", seed = 7, backend = "cpu",
+                                         precision = "double", progress = FALSE),
+                      "less than one plasma period")
+  st <- attr(x, "state")
+  expect_equal(nrow(st), n)
+  expect_true(all(st$step == 4))
+  expect_lt(abs((mean(st$phi) - m1) / sqrt(m2 / n)), 4)
+  expect_lt(abs((stats::var(st$phi) - m2) / sqrt((m4 - m2^2) / n)), 4)
+  expect_lt(abs(mean(st$v) / sqrt(theta / n)), 4)
+  expect_lt(abs((stats::var(st$v) / theta - 1) / sqrt(2 / n)), 4)
+})
