@@ -246,13 +246,46 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' [switching_distribution()]; `plot(x, theory = "kramers")` overlays it, and
 #' [switching_rate()] turns the sample back into an escape rate.
 #'
+#' @section Starting where switching is negligible:
+#' At a laboratory's slow ramps a path spends most of its steps on the
+#' approach, where it hardly ever switches. `gamma0 = "auto"` starts the
+#' ramp at the largest bias \eqn{\gamma_0} where the probability that a
+#' path swept from \eqn{\gamma = 0} would already have switched,
+#' \eqn{1 - \exp(-\int_0^{\gamma_0}\Gamma(g)\,dg/\text{ramp})} with the
+#' Kramers rate (the law of [switching_distribution()]), is at most
+#' \eqn{\varepsilon = 0.01/}`replicas`: the run's expected number of
+#' paths that would have switched before \eqn{\gamma_0} is at most 0.01,
+#' so no statistic of the sample can tell it from a run from
+#' \eqn{\gamma = 0} with an advantage above 0.01. The paths start in
+#' thermal equilibrium in the well of \eqn{\gamma_0} (`init =
+#' "thermal"`), which is where a slowly swept path is; where the ramp is
+#' too fast for that (see [switching_start()], "Quasi-equilibrium") the
+#' call is refused. The result's attribute `start_bound` holds, per
+#' condition, `gamma0` and `p`, the probability of a switch before it (0
+#' for `gamma0 = 0`; also set for a numeric `gamma0`, for which a thermal
+#' start that is not quasi-static gives a warning), with attribute `eps`;
+#' `print()` and `summary()` state it. For another tolerance give
+#' `gamma0 = switching_start(..., eps = )$gamma0`. The reported CDF is then
+#' that of the switches above \eqn{\gamma_0}; compare it with
+#' `switching_distribution(..., gamma0 = 0)`, which differs from the
+#' conditional law by at most `p`. The threshold `"saddle"` is the saddle
+#' of \eqn{\gamma_0} (as in the paper), which a path passes a fraction of
+#' a plasma period after the saddle of a later bias.
+#'
 #' @inheritParams escape_times
 #' @inheritSection escape_times Interrupts
 #' @inheritSection escape_times Continuing
 #' @param ramp Bias increase per unit of normalised time (see [jj_units()],
 #'   which converts a sweep rate in A/s), positive; a vector gives one
 #'   condition per value.
-#' @param gamma0 Starting bias, in \eqn{[0, 1)}.
+#' @param gamma0 Starting bias, in \eqn{[0, 1)}, or `"auto"`: the largest
+#'   bias below which a path swept from \eqn{\gamma = 0} switches with
+#'   probability at most `0.01 / replicas` by the Fulton-Dunkleberger law
+#'   (the smallest over the conditions; [switching_start()], which also
+#'   takes another tolerance), with the paths started there in thermal
+#'   equilibrium (`init = "thermal"`, the default with `"auto"`); refused
+#'   where the ramp is too fast for the well to follow it. See "Starting
+#'   where switching is negligible".
 #' @param gamma_max Bias at which paths are censored, in
 #'   \eqn{(\gamma_0, 1]}; continuing a result (`init = `), at least its
 #'   `gamma_max`.
@@ -263,7 +296,8 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' @return An object of class `switching_currents`, laid out as for
 #'   [escape_times()] with columns `condition`, `ramp`, `V0`, `beta`,
 #'   `theta`, `replica`, `value` (bias at switching) and `escaped` (switched
-#'   before `gamma_max`).
+#'   before `gamma_max`); attribute `start_bound` (see "Starting where
+#'   switching is negligible"), and `gamma0` the bias the ramp started at.
 #' @references
 #' Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
 #'   Stochastic first passage time accelerated with CUDA. *Journal of
@@ -295,10 +329,27 @@ switching_currents <- function(replicas, ramp, V0, beta, theta, dt, gamma0 = 0,
                devices = devices, precision = precision, threshold = threshold,
                init = init)
   h <- check_positive(dt, "dt", len = 1, call = call)
-  gamma0 <- check_range(gamma0, "gamma0", 0, 1, hi_open = TRUE, len = 1, call = call)
+  auto <- identical(gamma0, "auto")
+  if (is.character(gamma0) && !auto) {
+    sp_abort(sprintf(paste0("`gamma0` must be a single finite number in [0, 1) or ",
+                            "\"auto\", not %s."), describe(gamma0)), call = call)
+  }
+  if (!auto) gamma0 <- check_range(gamma0, "gamma0", 0, 1, hi_open = TRUE, len = 1, call = call)
+  grid <- escape_grid(list(ramp = ramp, V0 = V0, beta = beta, theta = theta), call)
+  if (auto && is.null(prev)) {
+    if (missing(init)) init <- "thermal"
+    if (!identical(init, "thermal")) {
+      sp_abort(sprintf(paste0(
+        "gamma0 = \"auto\" starts the paths in thermal equilibrium at gamma0: use ",
+        "init = \"thermal\" (the default with \"auto\"), not %s, or give `gamma0` ",
+        "as a number."), describe(init)), call = call)
+    }
+  }
+  bound <- switching_bound(grid, gamma0, replicas, auto,
+                           thermal = is.null(prev) && identical(init, "thermal"), call)
+  gamma0 <- attr(bound, "gamma0")
   gamma_max <- check_range(gamma_max, "gamma_max", gamma0, 1, lo_open = TRUE,
                            len = 1, call = call)
-  grid <- escape_grid(list(ramp = ramp, V0 = V0, beta = beta, theta = theta), call)
   dg <- grid$ramp * h
   kmax <- steps_upto((gamma_max - gamma0) / dg)
   if (any(!(kmax <= 2^53))) {
@@ -325,7 +376,58 @@ switching_currents <- function(replicas, ramp, V0, beta, theta, dt, gamma0 = 0,
              precision = precision, progress = progress, threshold = threshold,
              start = init, extra = list(gamma0 = gamma0, gamma_max = gamma_max),
              args = args, call = call, prev = prev,
-             kmax_prev = if (!is.null(prev)) steps_upto((attr(prev, "gamma_max") - gamma0) / dg))
+             kmax_prev = if (!is.null(prev)) steps_upto((attr(prev, "gamma_max") - gamma0) / dg),
+             start_bound = bound)
+}
+
+# The bound of a ramp's start (attribute start_bound of the result): for
+# each condition of `grid`, the probability p that a path swept from
+# gamma = 0 switches before gamma0 (switching_distribution(), Kramers rate),
+# and, for a thermal start at gamma0 > 0, the quasi-equilibrium parameters
+# of switching_start() (a warning where they fail).  gamma0 =
+# "auto" (auto): the smallest of the conditions' switching_start() with the
+# default eps = 0.01 / replicas, refused where the ramp is not quasi-static;
+# attribute gamma0 holds the start.  gamma0 = 0: p = 0 and no check.
+switching_bound <- function(grid, gamma0, replicas, auto, thermal, call) {
+  eps <- NA_real_
+  if (auto) {
+    replicas <- check_count(replicas, "replicas", min = 1, call = call)
+    eps <- 0.01 / replicas
+    st <- switching_start_grid(grid, eps, "kramers", call)
+    if (!all(st$quasi_static)) {
+      sp_abort(switching_start_fast(st, which(!st$quasi_static)[1]), call = call)
+    }
+    gamma0 <- min(st$gamma0)
+  }
+  n <- nrow(grid)
+  p <- numeric(n)
+  lag <- adia <- rep(NA_real_, n)
+  if (gamma0 > 0) {
+    for (i in seq_len(n)) {
+      a <- grid[i, ]
+      cdf <- function(g) switching_distribution(g, a$ramp, a$V0, a$beta, a$theta)$cdf
+      p[i] <- cdf(gamma0)
+      if (thermal) {
+        q <- switching_quantile(cdf, gamma0, 1 - 1e-6)
+        qs <- switching_quasi_static(gamma0, max(q, gamma0), a, "kramers")
+        lag[i] <- qs[["lag"]]
+        adia[i] <- qs[["adiabatic"]]
+      }
+    }
+  }
+  out <- data.frame(condition = grid$condition, gamma0 = rep(gamma0, n), p = p, lag = lag,
+                    adiabatic = adia)
+  slow <- !(out$lag > SWITCHING_QS_LIMIT | out$adiabatic > SWITCHING_QS_LIMIT)
+  if (!auto && any(!slow, na.rm = TRUE)) {
+    i <- which(!slow)[1]
+    sp_warn(paste(switching_start_fast(cbind(grid, out[, c("gamma0", "lag", "adiabatic")]), i),
+                  "The thermal start is not what a path swept to gamma0 would be."),
+            call = call)
+  }
+  attr(out, "eps") <- eps
+  attr(out, "auto") <- auto
+  attr(out, "gamma0") <- gamma0
+  out
 }
 
 # ---- the escape engine's frame ----------------------------------------------
@@ -758,7 +860,7 @@ escape_conditions <- function(grid, g0, dg, h, th, vcens, kmax, start, call) {
 escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                        first_replica, backend, devices, precision, progress,
                        threshold, start, extra, args, call, prev = NULL,
-                       kmax_prev = NULL) {
+                       kmax_prev = NULL, start_bound = NULL) {
   method <- check_choice(method, c("srk2", "euler"), "method", call = call)
   start <- check_choice(start, c("rest", "thermal"), "init", call = call)
   ncond <- nrow(grid)
@@ -815,6 +917,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
     attr(out, "steps") <- c(useful = res$useful_steps, issued = res$issued_steps)
     attr(out, "args") <- args
     attr(out, "state") <- escape_state(out, NULL, res)
+    attr(out, "start_bound") <- start_bound
   }
   unf <- which(res$status < 0L)    # unstarted or partial: interrupted
   if (!is.null(prev)) unf <- resume$path[unf] + 1

@@ -161,6 +161,9 @@ summary.sp_paths <- function(object, level = 0.95, ...) {
   attr(out, "level") <- level
   attr(out, "type") <- path_type(object)
   if (path_type(object) == "passage") attr(out, "model") <- attr(object, "model")
+  attr(out, "start_bound") <- attr(object, "start_bound")
+  attr(out, "replicas") <- attr(object, "replicas")
+  attr(out, "init") <- attr(object, "init")
   attr(out, "sp_renamed") <- "summary.sp_paths" # x$n: the old name of `replicas`
   class(out) <- c("summary.sp_paths", "sp_renamed_df", "data.frame")
   out
@@ -176,7 +179,26 @@ print.summary.sp_paths <- function(x, digits = 4, ...) {
   y <- as.data.frame(unclass(x))
   if (all(y$unfinished == 0)) y$unfinished <- NULL
   print(y, digits = digits, row.names = FALSE)
+  start_bound_line(attr(x, "start_bound"), attr(x, "replicas"), attr(x, "init"))
   invisible(x)
+}
+
+# The line that states where a ramp started and the bound on the switches
+# it left out (attribute start_bound of switching_currents()): nothing for
+# a start at gamma0 = 0.
+start_bound_line <- function(b, replicas, init) {
+  if (is.null(b) || !nrow(b) || b$gamma0[1] == 0) return(invisible())
+  p <- max(b$p)
+  eps <- attr(b, "eps")
+  cat(sprintf(paste0(
+    "start: gamma0 = %s (%s%s): P(switch before gamma0) <= %s a path ",
+    "(Fulton-Dunkleberger, Kramers rate), %s expected in %s paths%s\n"),
+    format(b$gamma0[1], digits = 6), if (isTRUE(attr(b, "auto"))) "auto, " else "",
+    if (is.character(init)) init else "continued", format(p, digits = 3),
+    format(p * replicas, digits = 3), fmt_count(replicas),
+    if (is.finite(eps)) sprintf(" (eps = 0.01 / replicas = %s)", format(eps, digits = 3))
+    else ""))
+  invisible()
 }
 
 #' @export
@@ -205,6 +227,7 @@ print.sp_paths <- function(x, ...) {
     cat(sprintf("interrupted: %s unfinished path%s, censored where %s stopped\n",
                 fmt_count(nu), if (nu == 1) "" else "s", if (nu == 1) "it" else "they"))
   }
+  start_bound_line(attr(x, "start_bound"), attr(x, "replicas"), attr(x, "init"))
   s <- summary(x)
   cols <- c(names(conds), "replicas", "censored", "mean", "median")
   print(fmt_whole_cols(as.data.frame(unclass(s))[, cols, drop = FALSE]), digits = 4,

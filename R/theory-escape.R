@@ -395,3 +395,193 @@ mfpt_log_one <- function(gamma, V0, beta, theta, rtol = 1e-11) {
   logI <- integ(outer_log, phi0, phis)
   log(beta / theta) + dU / theta + logI
 }
+
+#' Where to start a bias ramp: the bias below which switching is negligible
+#'
+#' The largest bias \eqn{\gamma_0} below which a junction swept from
+#' \eqn{\gamma = 0} at `ramp` switches with probability at most `eps`,
+#' by the adiabatic Fulton-Dunkleberger law of [switching_distribution()]:
+#' \deqn{P(\gamma_s < \gamma_0) = 1 - \exp\Bigl(-\frac1v\int_0^{\gamma_0}
+#'   \Gamma(g)\,dg\Bigr) \le \varepsilon,}
+#' with the same escape rate \eqn{\Gamma} and the same quadrature (relative
+#' accuracy about \eqn{10^{-11}}). [switching_currents()] with `gamma0 =
+#' "auto"` starts there, in thermal equilibrium in the well of
+#' \eqn{\gamma_0} (`init = "thermal"`), instead of simulating the long
+#' approach from \eqn{\gamma = 0} in which hardly any path switches.
+#'
+#' @section The tolerance:
+#' The default `eps = 0.01 / replicas` bounds the expected number of the
+#' run's paths that would have switched before \eqn{\gamma_0} by 0.01. A
+#' run of `replicas` paths from \eqn{\gamma_0} then differs from one from
+#' \eqn{\gamma = 0} only in the event (probability at most 0.01) that one of
+#' its paths would have switched early: no statistic of the sample, at any
+#' resolution, can tell the two apart with an advantage above 0.01 (their
+#' total-variation distance is at most `replicas * eps`), and the CDF is
+#' biased by at most `eps`, a hundredth of the ECDF's smallest step. The
+#' probability falls like \eqn{e^{-\kappa(\gamma_0 - \gamma)}} below
+#' \eqn{\gamma_0} (\eqn{\kappa = d\ln\Gamma/d\gamma}), so a ten times
+#' smaller `eps` costs only \eqn{\ln 10/\kappa} of bias. A looser `eps`
+#' suits an analysis at a coarser resolution: the absolute CDF error is at
+#' most `eps` (for example `eps = 1e-4` against the 1.5 per cent of Pierro
+#' et al.'s comparison).
+#'
+#' @section Quasi-equilibrium:
+#' Starting in equilibrium at \eqn{\gamma_0} reproduces a path swept from
+#' \eqn{\gamma = 0} only if the well follows the ramp, as the
+#' Fulton-Dunkleberger law assumes too. With \eqn{\lambda} the slowest
+#' relaxation rate of the linearised well, \eqn{(\beta - \sqrt{\max(\beta^2
+#' - 4\omega_0^2, 0)})/2} (\eqn{\beta/2} when underdamped), two numbers are
+#' reported, each the largest over the biases from \eqn{\gamma_0} to the
+#' `1 - eps` quantile of the distribution (at most 0.999): `lag`, how far the bottom of the
+#' well moves in one relaxation time, in thermal widths
+#' \eqn{\sqrt\theta/\omega_0} (\eqn{\text{ramp}\,\omega_0/(\lambda
+#' \sqrt{\theta(1-\gamma^2)})}), and `adiabatic`, how much the log escape rate
+#' rises in one relaxation time (\eqn{\text{ramp}\,\kappa/\lambda}). Where
+#' either exceeds 0.1 the column `quasi_static` is `FALSE`, with a warning,
+#' and `switching_currents(gamma0 = "auto")` refuses to start there: start
+#' at \eqn{\gamma_0 = 0}. (Both are estimates from the linearised well; the
+#' device of Fig. 11(b) of Pierro et al. at 200 Hz has about \eqn{10^{-7}}.)
+#'
+#' @param ramp,V0,beta,theta Positive numbers, as for [switching_currents()];
+#'   vectors give one row per combination (in the order of
+#'   [switching_currents()]'s conditions).
+#' @param replicas Paths per condition of the run (sets the default of
+#'   `eps`).
+#' @param eps Largest probability, per path, of a switch before
+#'   \eqn{\gamma_0}: a single number in (0, 1); default `0.01 / replicas`.
+#' @param prefactor The rate law, as for [switching_distribution()].
+#' @return A data frame of class `switching_start`, one row per condition:
+#'   `condition`, `ramp`, `V0`, `beta`, `theta`, `gamma0`, `p` (the
+#'   probability of a switch before `gamma0`, per path: at most `eps`),
+#'   `expected` (`replicas * p`, the paths of the run expected to switch
+#'   before `gamma0`; `NA` without `replicas`), `lag`, `adiabatic` and
+#'   `quasi_static`; attributes `eps` and `prefactor`.
+#' @seealso [switching_currents()], [switching_distribution()].
+#' @references
+#' Fulton, T. A. and Dunkleberger, L. N. (1974) Lifetime of the zero-voltage
+#'   state in Josephson tunnel junctions. *Physical Review B* 9, 4760-4768
+#'   \doi{10.1103/PhysRevB.9.4760}.
+#' @examples
+#' # the device of Fig. 11(b) of Pierro et al. (2018) at 200 Hz, 30,000 paths
+#' u <- jj_units(R = 250, C = 88e-15, Ic = 0.748e-6, T = 1.2,
+#'               sweep_rate = 200 * 0.748e-6)
+#' switching_start(u$ramp, u$V0, u$beta, u$theta, replicas = 30000)
+#' # a tolerance on the scale of a 1.5 per cent comparison of CDFs
+#' switching_start(u$ramp, u$V0, u$beta, u$theta, eps = 1e-4)$gamma0
+#' @export
+switching_start <- function(ramp, V0, beta, theta, replicas, eps = 0.01 / replicas,
+                            prefactor = c("kramers", "bhl", "mm")) {
+  call <- sys.call()
+  grid <- escape_grid(list(ramp = ramp, V0 = V0, beta = beta, theta = theta), call)
+  if (!missing(replicas)) replicas <- check_count(replicas, "replicas", min = 1, call = call)
+  if (missing(eps) && missing(replicas)) {
+    sp_abort("give `replicas` (the default `eps` is 0.01 / replicas) or `eps`.", call = call)
+  }
+  eps <- check_range(eps, "eps", 0, 1, lo_open = TRUE, hi_open = TRUE, len = 1, call = call)
+  prefactor <- check_choice(prefactor, RATE_PREFACTORS, "prefactor", call = call)
+  out <- switching_start_grid(grid, eps, prefactor, call)
+  out$expected <- if (missing(replicas)) NA_real_ else replicas * out$p
+  out <- out[, c(names(grid), "gamma0", "p", "expected", "lag", "adiabatic",
+                 "quasi_static")]
+  if (!all(out$quasi_static)) {
+    sp_warn(switching_start_fast(out, which(!out$quasi_static)[1]), call = call)
+  }
+  attr(out, "eps") <- eps
+  attr(out, "prefactor") <- prefactor
+  class(out) <- c("switching_start", "data.frame")
+  out
+}
+
+# Largest quasi-equilibrium parameter allowed for a start in equilibrium.
+SWITCHING_QS_LIMIT <- 0.1
+
+# The start of each condition of `grid` (ramp, V0, beta, theta): gamma0,
+# its probability p, lag and adiabatic (see switching_start()).
+switching_start_grid <- function(grid, eps, prefactor, call) {
+  n <- nrow(grid)
+  g0 <- p <- lag <- adia <- numeric(n)
+  for (i in seq_len(n)) {
+    a <- grid[i, ]
+    cdf <- function(g) {
+      switching_distribution(g, a$ramp, a$V0, a$beta, a$theta, prefactor)$cdf
+    }
+    top <- 1 - 1e-12
+    if (cdf(top) <= eps) {
+      sp_abort(sprintf(paste0(
+        "condition %d (ramp = %s, V0 = %s, beta = %s, theta = %s): the probability of ",
+        "a switch before the critical current is only %s, not above eps = %s; the ramp ",
+        "outruns thermal switching, so there is no bias below which switching is ",
+        "negligible that the paths do not reach first. Give `gamma0` as a number."),
+        i, format(a$ramp), format(a$V0), format(a$beta), format(a$theta),
+        format(cdf(top), digits = 3), format(eps)), call = call)
+    }
+    # largest g with cdf(g) <= eps (the CDF rises monotonically from 0)
+    lo <- 0
+    hi <- top
+    for (it in 1:60) {
+      mid <- (lo + hi) / 2
+      if (cdf(mid) <= eps) lo <- mid else hi <- mid
+    }
+    g0[i] <- lo
+    p[i] <- cdf(lo)
+    qs <- switching_quasi_static(lo, switching_quantile(cdf, lo, 1 - eps), a, prefactor)
+    lag[i] <- qs[["lag"]]
+    adia[i] <- qs[["adiabatic"]]
+  }
+  out <- grid
+  out$gamma0 <- g0
+  out$p <- p
+  out$lag <- lag
+  out$adiabatic <- adia
+  out$quasi_static <- lag <= SWITCHING_QS_LIMIT & adia <= SWITCHING_QS_LIMIT
+  out
+}
+
+# The bias at which cdf() reaches q, above `lo` (bisection; 1 if never).
+switching_quantile <- function(cdf, lo, q) {
+  hi <- 1 - 1e-12
+  if (cdf(hi) < q) return(hi)
+  for (it in 1:30) { # to 1e-9: the end of a grid
+    mid <- (lo + hi) / 2
+    if (cdf(mid) < q) lo <- mid else hi <- mid
+  }
+  hi
+}
+
+# The quasi-equilibrium parameters (see switching_start()), the largest
+# over the biases from g_lo to g_hi of condition `a`.
+switching_quasi_static <- function(g_lo, g_hi, a, prefactor) {
+  g <- seq(g_lo, max(g_lo, min(g_hi, 0.999)), length.out = 201)
+  w0 <- omega0_omx(1 - g, a$V0)
+  lambda <- (a$beta - sqrt(pmax(a$beta^2 - 4 * w0^2, 0))) / 2
+  lag <- a$ramp * w0 / (lambda * sqrt(a$theta * (1 - g) * (1 + g)))
+  d <- 1e-6
+  kappa <- (log_rate_omx(pmax(1 - g - d, 1e-12), a$V0, a$beta, a$theta, prefactor) -
+              log_rate_omx(1 - g + d, a$V0, a$beta, a$theta, prefactor)) / (2 * d)
+  adia <- a$ramp * kappa / lambda
+  c(lag = max(lag), adiabatic = max(adia))
+}
+
+# The message for condition i of `st` (a start table) that is not quasi-static.
+switching_start_fast <- function(st, i) {
+  sprintf(paste0(
+    "the ramp is too fast for a start in quasi-equilibrium (condition %d: ramp = %s, ",
+    "V0 = %s, beta = %s, theta = %s): in one relaxation time of the well the bottom ",
+    "moves by %s thermal widths and the log escape rate rises by %s (each must be ",
+    "at most %s), so a path swept from gamma = 0 is not in equilibrium at gamma0 = %s ",
+    "and the Fulton-Dunkleberger bound does not hold. Start at gamma0 = 0."),
+    i, format(st$ramp[i]), format(st$V0[i]), format(st$beta[i]), format(st$theta[i]),
+    format(st$lag[i], digits = 3), format(st$adiabatic[i], digits = 3),
+    format(SWITCHING_QS_LIMIT), format(st$gamma0[i], digits = 6))
+}
+
+#' @export
+print.switching_start <- function(x, ...) {
+  eps <- attr(x, "eps")
+  cat(sprintf(paste0(
+    "<switching_start> start of the ramp where P(switch before gamma0) <= eps = %s a ",
+    "path (Fulton-Dunkleberger, %s rate)\n"), format(eps, digits = 3), attr(x, "prefactor")))
+  y <- as.data.frame(unclass(x))
+  print(y, digits = 4, row.names = FALSE)
+  invisible(x)
+}
