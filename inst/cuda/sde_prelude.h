@@ -137,10 +137,13 @@
  * sp_sin_hw_f), else SP_SIN and SP_COS. */
 #ifdef SP_REAL_SINGLE
 #  define SP_WRAP(v) SP_PREC(sp_sde_wrap)(v)
+#  ifndef SP_SDE_WRAP_F_DEFINED /* (the prelude may come twice per precision) */
+#    define SP_SDE_WRAP_F_DEFINED
 SP_FN float sp_sde_wrap_f(float v) {
   const float k = rintf(v * 0.159154943091895336f);
   return (v - k * 6.28318548202514648f) - k * -1.74845553146951715e-7f;
 }
+#  endif
 #  if SP_CUDA && defined(SP_SDE_FAST_MATH)
 #    define SP_SIN_P __sinf
 #    define SP_COS_P __cosf
@@ -150,10 +153,13 @@ SP_FN float sp_sde_wrap_f(float v) {
 #  endif
 #else
 #  define SP_WRAP(v) SP_PREC(sp_sde_wrap)(v)
+#  ifndef SP_SDE_WRAP_D_DEFINED
+#    define SP_SDE_WRAP_D_DEFINED
 SP_FN double sp_sde_wrap_d(double v) {
   const double k = rint(v * 0.15915494309189535);
   return (v - k * 6.2831853071795862) - k * 2.4492935982947064e-16;
 }
+#  endif
 #  define SP_SIN_P SP_SIN
 #  define SP_COS_P SP_COS
 #endif
