@@ -340,21 +340,33 @@ SP_FN float sp_reduce_pi_hw_f(float x, uint32_t *sign) {
  * result beyond it: so the sine and cosine of one argument share one
  * reduction -- the compiler merges the two -- where a test first put each
  * behind its own branch.  The same numbers.) */
-SP_FN float sp_sin_hw_f(float x) {
+/* (The reduction and the hardware's sine alone, for |x| <= 8192:
+ * sp_sin_hw_core_f and sp_cos_hw_core_f; the GPU's copy of a user model
+ * for its fast macro-steps, sde_prelude.h, calls them with no test of the
+ * range and redoes a macro-step with an argument beyond it.) */
+SP_FN float sp_sin_hw_core_f(float x) {
   union { float f; uint32_t u; } s;
   uint32_t sign;
   s.f = __sinf(sp_reduce_pi_hw_f(x, &sign));
   s.u ^= sign;
-  if (!(fabsf(x) <= 8192.0f)) s.f = sp_sin_big_f(x);
   return s.f;
 }
-SP_FN float sp_cos_hw_f(float x) {
+SP_FN float sp_cos_hw_core_f(float x) {
   union { float f; uint32_t u; } s;
   uint32_t sign;
   s.f = __cosf(sp_reduce_pi_hw_f(x, &sign));
   s.u ^= sign;
-  if (!(fabsf(x) <= 8192.0f)) s.f = sp_cos_big_f(x);
   return s.f;
+}
+SP_FN float sp_sin_hw_f(float x) {
+  float s = sp_sin_hw_core_f(x);
+  if (!(fabsf(x) <= 8192.0f)) s = sp_sin_big_f(x);
+  return s;
+}
+SP_FN float sp_cos_hw_f(float x) {
+  float s = sp_cos_hw_core_f(x);
+  if (!(fabsf(x) <= 8192.0f)) s = sp_cos_big_f(x);
+  return s;
 }
 #endif
 
