@@ -473,6 +473,7 @@ sde_header <- function(m) {
   }
   add(" */")
   if (qual == "SP_FN_OUTLINE") {
+    add("#define SP_SDE_OUTLINED 1 /* no copy for the fast macro-steps (sde.cu) */")
     add("#undef SP_SIN")
     add("#undef SP_COS")
     add("#define SP_SIN SP_PREC(sp_sde_sin_out)")

@@ -36,6 +36,33 @@
 #include "sde_model.h"
 #include "sde_engine.h"
 
+/* The model's copy for the passage kernel's fast macro-steps (single
+ * precision, a model not compiled out of line): the same functions, named
+ * SP_LANE(name), whose sin and cos skip the test of their range, keeping
+ * the largest |argument| in the slot p[SP_SDE_NP] past the parameters
+ * instead (sde_prelude.h); a macro-step where it passed the range is
+ * redone by the scalar copy (sp_sde_advance), as a flagged one is.  The
+ * same numbers wherever both compute. */
+#if defined(SP_REAL_SINGLE) && !defined(SP_SDE_OUTLINED)
+#  define SP_SDE_GPU_COPY 1
+#  define SP_PREC_LANE 1
+#  include "sde_prelude.h"
+#  include "sde_model.h"
+#  include "sde_engine.h"
+#  undef SP_PREC_LANE
+#  include "sp_precision.h" /* the scalar copy's names again */
+#  define SP_SDE_FAST(name) SP_LANE(name)
+#  ifdef SP_SDE_GPU_TRIG_MAX
+#    define SP_SDE_FAST_BIG(p) (!((p)[SP_SDE_NP] <= SP_SDE_GPU_TRIG_MAX))
+#  else
+#    define SP_SDE_FAST_BIG(p) 0
+#  endif
+#else
+#  define SP_SDE_GPU_COPY 0
+#  define SP_SDE_FAST(name) SP_PREC(name)
+#  define SP_SDE_FAST_BIG(p) 0
+#endif
+
 #if SP_SDE_CHUNK % SP_SDE_M != 0
 #  error "SP_SDE_CHUNK must be a multiple of the macro-step SP_SDE_M"
 #endif
@@ -100,7 +127,9 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   long long pid = in ? a.pid[lid] : -2;
   uint64_t k = 0, stream = 0;
   unsigned run = 0;
-  SP_REAL x[SP_SDE_NX], p[SP_SDE_PN];
+  /* p[SP_SDE_NP]: the largest |argument| of a sine in the fast copy's
+   * macro-steps (SP_SDE_FAST) */
+  SP_REAL x[SP_SDE_NX], p[SP_SDE_PN + 1];
   SP_SDE_PD_DECL(pd, p);
   const int bridge = (int)a.job.bridge;
   unsigned long long useful = 0, done = 0, issued = 0;
@@ -139,6 +168,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     if (k != 0 && k + SP_SDE_CHUNK < a.job.kmax) {
       bool flagged = false;
       SP_REAL g0 = SP_PREC(sp_sde_gap0)(p, pd, 1, bridge, a.job.dt, k, x);
+      p[SP_SDE_NP] = 0;
 #pragma unroll
       for (int u = 0; u < SP_SDE_CHUNK / SP_SDE_M; u++) {
         SP_REAL xs[SP_SDE_NX], z[SP_SDE_ZN];
@@ -146,8 +176,9 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
 #pragma unroll
         for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
         SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
-        if (SP_PREC(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt, SP_SDE_H(a),
-                                       SP_SDE_SDT(a), z, x, &run, &g0)) {
+        const int f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt,
+                                                    SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0);
+        if (f | SP_SDE_FAST_BIG(p)) {
 #pragma unroll
           for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
           run = runs;

@@ -266,6 +266,45 @@ SP_FN float sp_sde_cos_lane_f(float x, double *bad) {
 #  endif
 #endif
 
+/* The GPU's copy of the model for the fast macro-steps of the passage
+ * kernel (SP_PREC_LANE under CUDA, single precision: sde.cu, SP_SDE_GPU_COPY):
+ * sin and cos without the test of their range at every call -- in the
+ * scalar copy a branch around the call of the library's sinf, which costs
+ * the fast loop a convergence region and the call's register moves at
+ * every sine, two a step of SRK2 -- the largest |argument| kept instead in
+ * the slot p[SP_SDE_NP] (SP_SDE_GPU_AMAX: the kernel's copy of the
+ * parameters has a slot past them; every function of the model has p),
+ * one max a call; a macro-step in which it passed 8192 is redone by the
+ * scalar copy, whose numbers are the same wherever both compute (NaN and
+ * infinities give NaN in both).  The measurement hook SP_SDE_BARE_SINE
+ * keeps its bare sine. */
+#if SP_CUDA && defined(SP_PREC_LANE) && defined(SP_REAL_SINGLE) && !defined(SP_SDE_BARE_SINE)
+#  ifndef SP_SDE_GPU_TRIG
+#    define SP_SDE_GPU_TRIG
+#    define SP_SDE_GPU_TRIG_MAX 8192.0f
+#    define SP_SDE_GPU_AMAX (&((float *)(p))[SP_SDE_NP])
+#    ifdef SP_SDE_FAST_MATH
+#      define SP_SDE_GPU_SIN_CORE sp_sin_hw_core_f
+#      define SP_SDE_GPU_COS_CORE sp_cos_hw_core_f
+#    else
+#      define SP_SDE_GPU_SIN_CORE sp_sin_pi_core_f
+#      define SP_SDE_GPU_COS_CORE sp_cos_pi_core_f
+#    endif
+SP_FN float sp_sde_sin_gpu_copy_f(float x, float *amax) {
+  *amax = fmaxf(*amax, fabsf(x));
+  return SP_SDE_GPU_SIN_CORE(x);
+}
+SP_FN float sp_sde_cos_gpu_copy_f(float x, float *amax) {
+  *amax = fmaxf(*amax, fabsf(x));
+  return SP_SDE_GPU_COS_CORE(x);
+}
+#  endif
+#  undef SP_SIN
+#  undef SP_COS
+#  define SP_SIN(v) sp_sde_sin_gpu_copy_f((v), SP_SDE_GPU_AMAX)
+#  define SP_COS(v) sp_sde_cos_gpu_copy_f((v), SP_SDE_GPU_AMAX)
+#endif
+
 /* sin and cos out of line, for large models (their generated header maps
  * SP_SIN and SP_COS to these): inlined, the reduction and polynomial of
  * every call of a drift with a thousand sines make the compile take 10 times

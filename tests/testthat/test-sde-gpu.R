@@ -44,6 +44,39 @@ test_that("GPU passage: the first step past the event, at every step of a macro-
   }
 })
 
+test_that("GPU passage in single: the fast macro-steps' copy of the model gives the scalar copy's numbers, a sine beyond its range redone", {
+  skip_if_no_gpu()
+  # the passage kernel's usual macro-steps run a copy of the model whose sin
+  # and cos skip their range test (|argument| <= 8192), marking a larger
+  # argument; such a macro-step is redone by the scalar copy (the library's
+  # sine beyond 8192), which the fixed-length kernel runs at every step.
+  # Paths from 8100 drift up to the level 8160; the sine's argument k x
+  # lies below 8192 (k = 1e-3) or far beyond (k = 1e5: there the fast
+  # reduction is wrong by O(1), and so would be the drift, 5 sin(k x), and
+  # every step by some 0.05 against an ulp of 2^-11)
+  m <- sde_model(drift = list(x = ~ w + a * sin(k * x) + a * cos(k * x)), noise = list(x = ~ s),
+                 params = c(w = 40, a = 5, s = 1, k = 1e-3), stop = ~ x > 8160, name = "sinrange")
+  n <- 1000; dt <- 0.01; t_max <- 3; kmax <- round(t_max / dt)
+  for (method in c("euler", "srk2")) for (k in c(1e-3, 1e5)) {
+    args <- list(m = m, replicas = n, init = list(x = 8100), dt = dt, t_max = t_max, seed = 4,
+                 params = list(k = k), method = method, precision = "single", backend = "gpu",
+                 progress = FALSE)
+    p <- do.call(sde_run, c(args, at_passage = TRUE, bridge = FALSE))
+    tr <- as.data.frame(do.call(sde_run, c(args, output = "trajectories", keep = n,
+                                           record_every = 1)))
+    tr <- tr[order(tr$replica, tr$time), ]
+    x <- matrix(tr$x, nrow = kmax + 1) # column: a replica, row k + 1: step k
+    first <- apply(x > 8160, 2, function(h) if (any(h)) which(h)[1] - 1 else NA)
+    expect_identical(p$escaped, !is.na(first))
+    e <- which(!is.na(first))
+    expect_gt(length(e), 0.9 * n)
+    # the state at the end of the step of the passage: the trajectory's
+    # there, to the last bits (the two kernels' copies may contract into
+    # fused multiply-adds differently)
+    expect_lt(max(abs(attr(p, "at_passage")$x[e] - x[cbind(first[e] + 1, e)])), 4 * 2^-11)
+  }
+})
+
 test_that("moments, histograms and trajectories: GPU = CPU in double", {
   skip_if_no_gpu()
   args <- list(m = sde_lorenz(), replicas = 3000, init = list(x = 1, y = 1, z = ~ rho - 1),

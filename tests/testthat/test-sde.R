@@ -374,6 +374,38 @@ test_that("the model's kernels compile with NVRTC (no GPU needed)", {
   }
   img <- statphysgpu:::sde_nvrtc_image(sde_model(drift = list(x = ~ 1)), "sm_90", "single", "euler")
   expect_true(is.raw(img))
+  # single precision: the passage kernel's fast macro-steps run a copy of
+  # the model whose sin and cos skip their range test (sde.cu,
+  # sde_prelude.h), with either sine; the calls of the library's sine left
+  # in the kernel are the scalar copy's (sp_sde_advance), fewer than with
+  # the copy off (SP_SDE_OUTLINED, as a model compiled out of line has it)
+  sc <- sde_model(drift = list(x = ~ v, v = ~ -sin(x) + 0.1 * cos(2 * x) - 0.2 * v),
+                  noise = list(v = ~ 0.3), stop = ~ x > 3, name = "sincos_gpu")
+  calls <- function(ptx) {
+    ptx <- rawToChar(ptx)
+    k <- regexpr(".entry sp_sde_passage_kernel", ptx, fixed = TRUE)
+    body <- substring(ptx, k)
+    nxt <- regexpr("\\.entry ", substring(body, 2))
+    if (nxt > 0) body <- substring(body, 1, nxt)
+    lengths(regmatches(body, gregexpr("sp_(sin|cos)_big_ff,", body)))
+  }
+  for (fast in c(TRUE, FALSE)) {
+    withr::local_options(statphysgpu.sde_fast_math = fast)
+    for (method in c("srk2", "euler")) {
+      on <- statphysgpu:::sde_nvrtc_image(sc, "sm_90", "single", method, cubin = FALSE)
+      off <- statphysgpu:::sde_nvrtc_image(sc, "sm_90", "single", method, cubin = FALSE,
+                                           defines = "SP_SDE_OUTLINED=1")
+      expect_gt(calls(on), 0)
+      # two macro-steps of 4 steps, one sine a stage (method), one cosine
+      expect_identical(calls(off) - calls(on), 8L * (1L + (method == "srk2")) * 2L)
+    }
+  }
+  # a model compiled out of line has no copy (its sines are out of line too)
+  nest <- function(v) { e <- as.name(v); for (i in 1:120) e <- call("sin", e); e }
+  big <- sde_model(drift = list(x = nest("x")), noise = list(x = ~ 0.1), name = "deep_gpu")
+  expect_match(sde_code(big), "#define SP_SDE_OUTLINED 1", fixed = TRUE)
+  expect_false(grepl("SP_SDE_OUTLINED", sde_code(sc), fixed = TRUE))
+  expect_true(is.raw(statphysgpu:::sde_nvrtc_image(big, "sm_90", "single", "srk2")))
   m <- sde_model(drift = list(x = ~ -x), name = "broken")
   m$code <- sub("f[0] = (-x[0]);", "f[0] = (-x[0]) +;", m$code, fixed = TRUE)
   m$hash <- paste0(m$hash, "y")
