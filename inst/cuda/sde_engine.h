@@ -373,7 +373,9 @@ SP_FN int SP_PREC(sp_sde_macro_fast_kd)(const SP_REAL *p, const double *pd, int 
                                         int use_stop, int use_bridge, double kd, double dt,
                                         SP_REAL h, SP_REAL sdt, const SP_REAL *z, SP_REAL *x,
                                         unsigned *run, SP_REAL *g0) {
-  int i, j, flag = 0;
+  /* the run of coarse steps reaches SP_SDE_STALL_STEPS inside the
+   * macro-step only where it starts SP_SDE_M short of it: tested once */
+  int i, j, flag = *run >= SP_SDE_STALL_STEPS - SP_SDE_M;
   SP_UNROLL
   for (j = 0; j < SP_SDE_M; j++) {
     const double t = (kd + (double)j) * dt, t1 = (kd + (double)(j + 1)) * dt;
@@ -383,7 +385,6 @@ SP_FN int SP_PREC(sp_sde_macro_fast_kd)(const SP_REAL *p, const double *pd, int 
     const int c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, h, sdt,
                                        z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
     *run = c ? *run + 1u : 0u;
-    flag |= *run >= SP_SDE_STALL_STEPS;
 #if SP_SDE_HAS_STOP
     flag |= use_stop & SP_PREC(sde_stop)(t1, x, p, pd);
 #  if SP_SDE_BRIDGE
