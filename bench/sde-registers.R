@@ -41,28 +41,26 @@ parse_log <- function(log, what) {
   do.call(rbind, rows)
 }
 rows <- list()
-compile <- function(file, opts, what) {
-  r <- sp$nvrtc_compile(file, c(opts, "--ptxas-options=-v"), TRUE)
+compile <- function(file, opts, what, headers = NULL) {
+  r <- sp$nvrtc_compile(file, c(opts, "--ptxas-options=-v"), TRUE, headers = headers)
   if (!r$ok) stop(what, ": ", r$error, "\n", r$log)
   rows[[length(rows) + 1]] <<- parse_log(r$log, what)
   if (nzchar(ptx_dir)) {
-    p <- sp$nvrtc_compile(file, opts, FALSE)
+    p <- sp$nvrtc_compile(file, opts, FALSE, headers = headers)
     dir.create(ptx_dir, showWarnings = FALSE, recursive = TRUE)
     writeBin(p$image, file.path(ptx_dir, paste0(gsub("[^A-Za-z0-9]+", "_", what), ".ptx")))
   }
 }
 for (nm in names(models)) {
   m <- models[[nm]]
-  dir <- sp$sde_model_dir(m$hash)
-  writeLines(m$code, file.path(dir, "sde_model.h"), sep = "")
   for (prec in c("single", "double")) for (meth in c("euler", "srk2")) {
     for (fast in if (prec == "single") c(FALSE, TRUE) else FALSE) {
       old <- options(statphysgpu.sde_fast_math = fast)
       v <- sp$sde_gpu_variant(prec, meth)
       options(old)
-      compile(file.path(sp$cuda_source_dir(), "sde.cu"),
-              c(sp$nvrtc_options(arch, v, FALSE), paste0("-I", dir)),
-              sprintf("%s %s %s%s", nm, prec, meth, if (fast) " hardware sine (default)" else " polynomial sine"))
+      compile(file.path(sp$cuda_source_dir(), "sde.cu"), sp$nvrtc_options(arch, v, FALSE),
+              sprintf("%s %s %s%s", nm, prec, meth, if (fast) " hardware sine (default)" else " polynomial sine"),
+              headers = sp$sde_gpu_headers(m, list()))
     }
   }
 }

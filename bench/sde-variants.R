@@ -5,8 +5,10 @@
 #   sine: the polynomial (sp_sin_pi_f, statphysgpu.sde_fast_math = FALSE)
 #         or the hardware's after a reduction by pi (sp_sin_hw_f, the
 #         default);
-#   registers: as ptxas chooses, or capped for 10 blocks of 128 threads an
-#         SM (statphysgpu.sde_blocks_per_sm = 10: 48 registers, escape's).
+#   registers: as ptxas chooses, or capped for 8 or 10 blocks of 128
+#         threads an SM (statphysgpu.sde_blocks_per_sm = 8: 64 registers,
+#         the passage kernel's before its fast macro-steps' copy of the
+#         model, which ptxas gives 80; 10: 48 registers, escape's).
 #   SP_COMMIT=$(git rev-parse --short HEAD) Rscript bench/sde-variants.R [reps]
 # Prints one table (metric, value, unit, device, commit, date): useful
 # steps/s and the ratio to escape_times() (target >= 0.9, Euler), the best
@@ -30,7 +32,7 @@ for (m in c("euler", "srk2")) {
                                          dt = h, t_max = 1e9, method = m, precision = "single",
                                          seed = 1, backend = "gpu", progress = FALSE))
   add(sprintf("escape_times(): useful steps/s, single %s", m), e_rate, "1/s")
-  for (fast in c(FALSE, TRUE)) for (bps in c(0L, 10L)) {
+  for (fast in c(FALSE, TRUE)) for (bps in c(0L, 8L, 10L)) {
     old <- options(statphysgpu.sde_fast_math = fast, statphysgpu.sde_blocks_per_sm = bps)
     run <- function(k, t_max) sde_run(washboard, k, init = list(x = ~ asin(gamma), v = 0), dt = h,
                                       t_max = t_max, method = m, precision = "single", seed = 1,
@@ -39,7 +41,7 @@ for (m in c("euler", "srk2")) {
     r <- best(function() run(n, 1e9))
     options(old)
     lab <- sprintf("single %s, %s sine, registers %s", m, if (fast) "hardware (default)" else "polynomial",
-                   if (bps > 0) "capped (48)" else "free")
+                   if (bps > 0) sprintf("capped (%d)", 65536L %/% (128L * bps) %/% 8L * 8L) else "free")
     add(sprintf("washboard model: useful steps/s, %s", lab), r, "1/s")
     add(sprintf("washboard model / escape_times(), %s (target >= 0.9)", lab), r / e_rate, "")
   }
