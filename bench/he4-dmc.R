@@ -169,4 +169,25 @@ if (what %in% c("size")) {
         note = sprintf("+- %.4f; tail %.4f", se, tail))
   }
 }
+if (what %in% c("pop")) {
+  # the population dependence at N = 256 (run 5: 0.08 K between P = 500 and
+  # 2000): E/N against P at one dt, the walkers dropped at the capacity, and
+  # the feedback's part (a weaker feedback at the smallest populations)
+  n <- as.numeric(Sys.getenv("SP_DMC_N", 256))
+  dt <- 0.0005
+  v <- vmc_start(n, "gpu", 16 * sms)
+  one <- function(P, fb = 0.1) {
+    x <- he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = 30,
+                 block_steps = ceiling(3 / (30 * dt)), equilibration = ceiling(2 / dt), init = v,
+                 feedback = fb, seed = 40 + P, backend = "gpu", progress = FALSE)
+    s <- summary(x)
+    se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
+    add(sprintf("N = %g, dt = %g, P = %g, feedback %g: E/N (mixed, no tail)", n, dt, P, fb),
+        s$mean[1], "K", note = sprintf("+- %.4f; population %.1f; overflow %g; trial %.3f",
+                                       se, mean(x$population), attr(s, "overflow"),
+                                       mean(x$trial)))
+  }
+  for (P in c(250, 500, 1000, 2000, 4000)) one(P)
+  for (P in c(250, 500)) one(P, 0.02)
+}
 bench_print(title = "helium DMC (issue 35)")
