@@ -185,7 +185,7 @@ if (what %in% c("pop")) {
     add(sprintf("N = %g, dt = %g, P = %g, feedback %g: E/N (mixed, no tail)", n, dt, P, fb),
         s$mean[1], "K", note = sprintf("+- %.4f; population %.1f; overflow %g; trial %.3f",
                                        se, mean(x$population), attr(s, "overflow"),
-                                       mean(x$trial)))
+                                       mean(x$trial_energy)))
   }
   for (P in c(250, 500, 1000, 2000, 4000)) one(P)
   for (P in c(250, 500)) one(P, 0.02)
