@@ -128,21 +128,16 @@ kur <- sde_model(drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(thet
                  observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf")
 kur_p <- sde_model(drift = kur$drift, noise = kur$noise, params = kur$params,
                    observe = kur$observe, name = "kuramoto-mf-periodic", periodic = "theta")
-for (method in c("srk2", "euler")) {
-  pair(sprintf("Kuramoto mean field 2^24 %s", method), "osc-steps/s", n * steps,
+# the undeclared model, and the like for like of kuramoto(): the phases
+# periodic, kept in [-pi, pi] as kuramoto() keeps them
+for (method in c("srk2", "euler")) for (per in c(FALSE, TRUE)) {
+  mk <- if (per) kur_p else kur
+  pair(sprintf("Kuramoto mean field 2^24 %s%s", method, if (per) ", periodic" else ""),
+       "osc-steps/s", n * steps,
        function(w) kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = if (w) 2 else steps,
                             record_every = if (w) 2 else steps / 10, method = method,
                             backend = "gpu", precision = "single", progress = FALSE, seed = 1),
-       function(w) sde_run(kur, 1, n = n, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
-                           t_max = 0.01 * (if (w) 2 else steps), method = method,
-                           output = "records", record_every = if (w) 2 else steps / 10,
-                           backend = "gpu", precision = "single", progress = FALSE, seed = 1))
-  # the like-for-like model: the phases periodic, kept in [-pi, pi] as kuramoto() keeps them
-  pair(sprintf("Kuramoto mean field 2^24 %s, periodic", method), "osc-steps/s", n * steps,
-       function(w) kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = if (w) 2 else steps,
-                            record_every = if (w) 2 else steps / 10, method = method,
-                            backend = "gpu", precision = "single", progress = FALSE, seed = 1),
-       function(w) sde_run(kur_p, 1, n = n, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
+       function(w) sde_run(mk, 1, n = n, init = list(theta = ~ runif(0, 2 * pi)), dt = 0.01,
                            t_max = 0.01 * (if (w) 2 else steps), method = method,
                            output = "records", record_every = if (w) 2 else steps / 10,
                            backend = "gpu", precision = "single", progress = FALSE, seed = 1))
