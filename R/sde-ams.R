@@ -138,6 +138,14 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
              call = call)
   }
   m <- sde_model_trusted(model, call)
+  if (isTRUE(m$many)) {
+    why <- if (length(m$periodic)) sprintf("it declares periodic states (%s)",
+                                           paste0("`", m$periodic, "`", collapse = ", "))
+           else "it couples elements (mean(), sum(), pairs(), a lattice or element parameters)"
+    sp_abort(sprintf(paste0("sde_ams() runs models of one particle, and \"%s\" is a many-body ",
+                            "model: %s. Use sde_run() for it, or declare the model without ",
+                            "that."), m$name, why), call = call)
+  }
   if (!length(m$noise)) {
     sp_abort(sprintf(paste0("the model \"%s\" has no noise: rare transitions need a ",
                             "stochastic model (give sde_model(noise = ...))."), m$name),
