@@ -30,3 +30,12 @@ local_kernel_cache <- function(env = parent.frame()) {
 # Device buffers the package has allocated and not freed (all devices): a
 # leak changes it by at least one, which free memory would not show.
 gpu_live_allocations <- function() .Call(statphysgpu:::C_sp_r_gpu_live_allocations)
+
+# The kernels' NVRTC compile tests check the sources in inst/cuda, which
+# every build of the package ships alike: the second build of `make test`
+# (STATPHYSGPU_TEST_BUILD set: no OpenMP, no CUDA backend) leaves them to
+# the first (they are over a minute of CI's time).
+skip_if_second_build <- function() {
+  b <- Sys.getenv("STATPHYSGPU_TEST_BUILD")
+  if (nzchar(b)) skip(sprintf("the kernel sources are compiled in the main build's tests (this build: %s)", b))
+}

@@ -26,6 +26,7 @@ test_that("without a usable GPU the backend says why and the CPU still works", {
 
 test_that("gpu_kernels_check() compiles every shipped kernel for sm_90 (and sm_80 on GPU hosts)", {
   skip_if_no_nvrtc()
+  skip_if_second_build()
   # The kernels have no architecture-dependent source (no __CUDA_ARCH__), so
   # a second architecture repeats the front end and differs only in ptxas:
   # without a GPU (CI, where this test took 68 s for both) every kernel is

@@ -142,6 +142,7 @@ test_that("CPU: the pair sums of sin(x[j] - x) are the mean field's (the self te
 
 test_that("the many-body kernels compile with NVRTC for sm_90 in every method, precision and mode (no GPU needed)", {
   skip_if_no_nvrtc()
+  skip_if_second_build()
   if (isTRUE(.Call(statphysgpu:::C_sp_r_gpu_status)$available)) {
     skip("a GPU is here: the tests below compile these kernels and run them")
   }
