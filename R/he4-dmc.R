@@ -203,14 +203,17 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   }
   accept <- check_flag(accept, "accept", call = call)
   branching <- check_flag(branching, "branching", call = call)
-  if (!is.null(from_vmc)) {
-    if (!isTRUE(all.equal(c(from_vmc$n, from_vmc$density, from_vmc$b), c(n, density, b))) ||
-        !identical(from_vmc$jastrow, jastrow)) {
-      sp_abort(sprintf(paste0(
-        "`init` (a he4_vmc() result) has n = %s, density = %s, b = %s, jastrow = \"%s\"; ",
-        "start the DMC with the same values."), fmt_num(from_vmc$n), format(from_vmc$density),
-        format(from_vmc$b), from_vmc$jastrow), call = call)
+  # `init` (a VMC result or a DMC state) describes the same system
+  same_system <- function(q, lead, what) {
+    if (!isTRUE(all.equal(c(q$n, q$density, q$b), c(n, density, b))) ||
+        !identical(q$jastrow, jastrow)) {
+      sp_abort(sprintf("`init` %s n = %s, density = %s, b = %s, jastrow = \"%s\"; %s", lead,
+                       fmt_num(q$n), format(q$density), format(q$b), q$jastrow, what),
+               call = call)
     }
+  }
+  if (!is.null(from_vmc)) {
+    same_system(from_vmc, "(a he4_vmc() result) has", "start the DMC with the same values.")
   }
   L <- (n / density)^(1 / 3)
   if (L / 2 <= HE4_CORE) {
@@ -219,14 +222,8 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
       "the potential; use more atoms or a lower density."), L), call = call)
   }
   if (!is.null(cont)) {
-    p <- attr(init, "params")
-    if (!isTRUE(all.equal(c(p$n, p$density, p$b), c(n, density, b))) ||
-        !identical(p$jastrow, jastrow)) {
-      sp_abort(sprintf(paste0(
-        "`init` was run with n = %s, density = %s, b = %s, jastrow = \"%s\"; continue it ",
-        "with the same values (leave them out)."), fmt_num(p$n), format(p$density),
-        format(p$b), p$jastrow), call = call)
-    }
+    same_system(attr(init, "params"), "was run with",
+                "continue it with the same values (leave them out).")
     cont <- dmc_check_state(cont, n, L, call)
     if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
                                      resolve_seed(cont$seed_hex, call = call))) {

@@ -236,6 +236,10 @@ test_that("bad input is refused with a message naming the argument", {
                seed = 1, backend = "cpu")
   expect_error(he4_dmc(density = 0.02, init = d, backend = "cpu"), "continue it")
   expect_error(he4_dmc(init = d, seed = 2, backend = "cpu"), "`seed` differs")
+  v <- he4_vmc(16, replicas = 2, blocks = 1, block_sweeps = 1, equilibration = 0, seed = 1,
+               backend = "cpu")
+  expect_error(he4_dmc(16, b = 3, init = v, backend = "cpu"),
+               "`init` \\(a he4_vmc\\(\\) result\\) has n = 16, .*b = 3.07.*start the DMC with the same")
 })
 
 # The engine contract (helper-engine.R): the replicas are populations
