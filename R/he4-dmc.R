@@ -21,12 +21,24 @@
 #' Nightingale and Runge 1993), which makes the walk sample \eqn{\psi^2}
 #' exactly when the branching is off and reduces the time-step error;
 #' `accept = FALSE` is the plain algorithm (\eqn{p = 1}). The walker's
-#' weight is multiplied by \eqn{w = \exp(-N\,dt\,((e + e_p)/2 - e_T))}, with
+#' weight is multiplied by \eqn{w = \exp(-N\,\tau\,((e + e_p)/2 - e_T))}, with
 #' \eqn{e} and \eqn{e'} the local energies per atom before and after the
 #' move, \eqn{e_p = p e' + (1-p) e} (the expected energy after the move, as
 #' Umrigar et al. take it) and \eqn{e_T} the trial energy per atom; with
 #' `drift_limit` (default) the drifts are limited and the energies in the
-#' weight scaled as Umrigar et al. do (see the argument).
+#' weight scaled as Umrigar et al. do (see the argument). The weights' time
+#' step \eqn{\tau} is the effective time step of the accept/reject walk
+#' (`effective_step = TRUE`, default; Umrigar et al.'s \eqn{\tau_{eff}}):
+#' `dt` times the accepted share of the diffusion's squared displacement,
+#' \eqn{\sum p|\xi|^2 / \sum |\xi|^2} over the population's moves so far
+#' (\eqn{\xi} a move's \eqn{3N} normals). A rejected move of every atom
+#' diffuses by nothing, so the walk projects by about \eqn{p\,dt} a
+#' generation; weights over `dt` instead would weigh the local energy's
+#' fluctuations by \eqn{dt/\tau > 1} and give an energy too low, by a bias
+#' that grows as the rejections do (about \eqn{dt^{3/2}}) and that a
+#' quadratic extrapolation in `dt` does not remove. The state's
+#' `r2_accepted` and `r2_proposed` hold the sums (continued with the
+#' population).
 #'
 #' **Branching and population control.** With `branching = TRUE` each
 #' walker of weight \eqn{W} is replaced, every generation, by
@@ -35,7 +47,7 @@
 #' walker order (a prefix sum), so that the walkers' order, and hence their
 #' random numbers, follow from the branching history alone. The trial
 #' energy holds the population \eqn{P} near `target_population`:
-#' \eqn{e_T = e_{ref} - f \ln(P / P_{target}) / (N\,dt)}, where \eqn{f} is
+#' \eqn{e_T = e_{ref} - f \ln(P / P_{target}) / (N\,\tau)}, where \eqn{f} is
 #' `feedback` and \eqn{e_{ref}} follows the generations' energy estimates
 #' (an exponential moving average over 64 generations). A population holds
 #' at most \eqn{\max(2P_{target}, P_{target} + 64)} walkers (and at least
@@ -107,6 +119,11 @@
 #'   `dt` in K\eqn{^{-1}}; Zen et al. 2016), which vanishes relative to
 #'   the energy as `dt` goes to 0; `0` (default) or `Inf`: no limit.
 #' @param accept Use the Metropolis accept/reject step.
+#' @param effective_step Weigh (and control the population) over the
+#'   effective time step of the walk, `dt` times the accepted share of the
+#'   squared diffusion (see Details); `FALSE`: over `dt` (as the development
+#'   versions before this argument did; biased low where moves are
+#'   rejected).
 #' @param branching Branch (births and deaths); `FALSE`: weights only.
 #' @param jastrow `"symmetrized"` (default) or `"truncated"`, as in
 #'   [he4_vmc()].
@@ -157,7 +174,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                     blocks = 20, block_steps = 50, target_population = replicas,
                     equilibration = 100, populations = 1, feedback = 0.1, drift_limit = 0.5,
                     energy_cut = 0,
-                    accept = TRUE,
+                    accept = TRUE, effective_step = TRUE,
                     branching = TRUE, jastrow = c("symmetrized", "truncated"), init = NULL,
                     seed = NULL, first_population = 1, backend = "auto", devices = NULL,
                     progress = interactive()) {
@@ -173,7 +190,8 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                  call = call)
       }
       dmc_defaults_from(p, c("n", "density", "b", "jastrow", "dt", "target_population",
-                             "feedback", "energy_cut", "drift_limit", "accept", "branching"))
+                             "feedback", "energy_cut", "drift_limit", "accept", "branching",
+                             "effective_step"))
     } else if (inherits(init, "vmc_blocks")) {
       p <- vmc_params(init)
       if (length(p$density) * length(p$b) != 1) {
@@ -203,6 +221,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   }
   accept <- check_flag(accept, "accept", call = call)
   branching <- check_flag(branching, "branching", call = call)
+  effective_step <- check_flag(effective_step, "effective_step", call = call)
   # `init` (a VMC result or a DMC state) describes the same system
   same_system <- function(q, lead, what) {
     if (!isTRUE(all.equal(c(q$n, q$density, q$b), c(n, density, b))) ||
@@ -263,7 +282,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   slots <- npop * cap
   coords <- array(0, c(3, n, slots))
   weight <- rep(0, slots)
-  pop <- matrix(0, SP_DMC_POPVARS, npop) # e_trial, e_ref, gen, size, overflow
+  pop <- matrix(0, SP_DMC_POPVARS, npop) # e_trial, e_ref, gen, size, overflow, r2 sums
   blocks_before <- rep(0, npop)
   if (!is.null(cont)) {
     for (q in seq_len(npop)) {
@@ -271,7 +290,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
       coords[, , (q - 1) * cap + k] <- cont$coords[[q]]
       weight[(q - 1) * cap + k] <- cont$weight[[q]]
       pop[, q] <- c(cont$e_trial[q], cont$e_ref[q], cont$gen[q], cont$size[q],
-                    cont$overflow[q])
+                    cont$overflow[q], cont$r2_accepted[q], cont$r2_proposed[q])
     }
     blocks_before <- cont$blocks
   } else {
@@ -290,7 +309,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
       k <- seq_len(replicas)
       coords[, , (q - 1) * cap + k] <- start[, , pick[(q - 1) * replicas + k]]
       weight[(q - 1) * cap + k] <- 1
-      pop[, q] <- c(NaN, NaN, 0, replicas, 0)
+      pop[, q] <- c(NaN, NaN, 0, replicas, 0, 0, 0)
     }
   }
   form <- if (jastrow == "symmetrized") 2 else 1 # SP_HE4_JASTROW_* (he4_args.h)
@@ -301,7 +320,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                  equilibration = equilibration, blocks = blocks, block_steps = block_steps,
                  branching = as.integer(branching), accept = as.integer(accept),
                  energy_cut = if (is.finite(energy_cut)) energy_cut else 0,
-                 drift_limit = drift_limit,
+                 drift_limit = drift_limit, effective_step = as.integer(effective_step),
                  coords0 = coords, weight0 = weight, pop_state0 = as.double(pop),
                  kernel = "he4_dmc", variant = "double")
   ids <- fr$first - 1 + seq_len(npop)
@@ -310,7 +329,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                               dt = dt, target_population = target_population,
                               feedback = feedback, energy_cut = energy_cut,
                               drift_limit = drift_limit, accept = accept,
-                              branching = branching,
+                              branching = branching, effective_step = effective_step,
                               block_steps = block_steps, equilibration = equilibration,
                               replicas = replicas)
   attr(out, "tail_correction") <- he4_tail_correction(density, L)
@@ -333,7 +352,7 @@ dmc_defaults_from <- function(p, args, env = parent.frame()) {
 }
 
 # Entries of a population's state vector (sp_dmc.h SP_DMC_POPVARS).
-SP_DMC_POPVARS <- 5
+SP_DMC_POPVARS <- 7
 DMC_COLUMNS <- c("energy", "potential", "kinetic", "population", "trial_energy",
                  "acceptance", "weight")
 
@@ -367,6 +386,7 @@ dmc_state_list <- function(res, ids, cap, n, blocks_before, seed) {
        }),
        weight = lapply(seq_len(npop), function(q) res$weight[(q - 1) * cap + seq_len(size[q])]),
        size = size, e_trial = pop[1, ], e_ref = pop[2, ], gen = pop[3, ], overflow = pop[5, ],
+       r2_accepted = pop[6, ], r2_proposed = pop[7, ],
        blocks = blocks_before + res$done, seed_hex = u64_to_hex(seed))
 }
 
@@ -397,5 +417,14 @@ dmc_check_state <- function(st, n, L, call) {
     }
   }
   if (any(st$size < 1)) bad("every population needs a walker")
+  # a state saved before the effective time step existed has no sums: the
+  # effective step starts afresh
+  for (f in c("r2_accepted", "r2_proposed")) {
+    if (is.null(st[[f]])) st[[f]] <- rep(0, np)
+    if (length(st[[f]]) != np || any(!is.finite(st[[f]])) || any(st[[f]] < 0)) {
+      bad(sprintf("`%s` must be one finite non-negative number per population", f))
+    }
+  }
+  if (any(st$r2_accepted > st$r2_proposed)) bad("`r2_accepted` exceeds `r2_proposed`")
   st
 }

@@ -66,8 +66,10 @@ as.data.frame.dmc_blocks <- function(x, ...) {
 #'   `mean`, `se`, `se_error`, `tau_int`, `n_blocks`; attributes
 #'   `tail_correction`, `energy_corrected`, `acceptance`, `seconds`,
 #'   `time_to_error` (\eqn{t\sigma^2} in s mK\eqn{^2}), `se_blocks`,
-#'   `overflow` (walkers dropped at the capacity), `extrapolations`,
-#'   `params`.
+#'   `overflow` (walkers dropped at the capacity), `effective_dt` (the
+#'   walk's effective time step, `dt` times the accepted share of the
+#'   squared diffusion over the populations' histories; see [he4_dmc()]),
+#'   `extrapolations`, `params`.
 #' @seealso [he4_dmc()], [he4_dmc_extrapolate()].
 #' @export
 summary.dmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
@@ -89,6 +91,7 @@ summary.dmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
     time_to_error(secs, 1000 * se_e) else NA_real_
   attr(out, "se_blocks") <- stats::setNames(vapply(rows, `[[`, 0, "se0"), DMC_OBSERVABLES)
   attr(out, "overflow") <- sum(attr(object, "state")$overflow %||% 0)
+  attr(out, "effective_dt") <- dmc_effective_dt(object)
   attr(out, "extrapolations") <- "none"
   attr(out, "params") <- attr(object, "params")
   attr(out, "populations") <- length(unique(object$replica))
@@ -108,9 +111,9 @@ print.summary.dmc_blocks <- function(x, digits = 4, ...) {
   cat(sprintf(paste0("E/N = %.5g +- %.2g K (mixed estimator); with the tail correction ",
                      "%.4g K: %.5g K\n"), x$mean[1], se, attr(x, "tail_correction"),
               attr(x, "energy_corrected")))
-  cat(sprintf("acceptance %.4f | %d population(s) | t sigma^2 = %.3g s mK^2\n",
-              attr(x, "acceptance"), attr(x, "populations") %||% NA_integer_,
-              attr(x, "time_to_error")))
+  cat(sprintf("acceptance %.4f | effective dt %.4g | %d population(s) | t sigma^2 = %.3g s mK^2\n",
+              attr(x, "acceptance"), attr(x, "effective_dt") %||% NA_real_,
+              attr(x, "populations") %||% NA_integer_, attr(x, "time_to_error")))
   if (isTRUE(attr(x, "overflow") > 0)) {
     cat(sprintf("%s walkers were dropped at a population's capacity: raise target_population\n",
                 fmt_count(attr(x, "overflow"))))
@@ -121,6 +124,15 @@ print.summary.dmc_blocks <- function(x, digits = 4, ...) {
   invisible(x)
 }
 
+# The effective time step of a result's walk: dt times the pooled accepted
+# share of the squared diffusion of its populations (NA without the sums).
+dmc_effective_dt <- function(x) {
+  st <- attr(x, "state")
+  dt <- attr(x, "params")$dt
+  if (is.null(st$r2_proposed) || is.null(dt) || !(sum(st$r2_proposed) > 0)) return(NA_real_)
+  dt * sum(st$r2_accepted) / sum(st$r2_proposed)
+}
+
 #' @export
 rbind.dmc_blocks <- function(..., deparse.level = 1) {
   parts <- list(...)
@@ -128,10 +140,9 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
   for (x in parts) {
     if (!inherits(x, "dmc_blocks")) sp_abort("rbind() combines results of he4_dmc() only.")
     p <- attr(x, "params")
-    if (!identical(p[c("n", "density", "b", "jastrow", "dt", "target_population", "feedback",
-                       "accept", "branching")],
-                   p1[c("n", "density", "b", "jastrow", "dt", "target_population", "feedback",
-                        "accept", "branching")]) ||
+    keys <- c("n", "density", "b", "jastrow", "dt", "target_population", "feedback", "accept",
+              "branching", "effective_step")
+    if (!identical(p[keys], p1[keys]) ||
         !identical(attr(x, "seed_hex"), attr(parts[[1]], "seed_hex"))) {
       sp_abort("rbind() combines chunks of one study: the same parameters and seed.")
     }

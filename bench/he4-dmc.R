@@ -122,20 +122,29 @@ if (what %in% c("all", "energy")) {
   tau_eq <- as.numeric(Sys.getenv("SP_DMC_TAU_EQ", 2))
   tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
   one <- function(dt, P, eq = ceiling(tau_eq / dt), blocks = 30,
-                  bs = ceiling(tau_rec / (30 * dt))) {
+                  bs = ceiling(tau_rec / (30 * dt)), eff = TRUE) {
     he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = blocks,
             block_steps = bs, equilibration = eq, init = v, seed = length(runs) + 10,
-            backend = "gpu", progress = FALSE)
+            effective_step = eff, backend = "gpu", progress = FALSE)
   }
-  for (dt in c(0.00025, 0.0005, 0.001)) runs[[length(runs) + 1]] <- one(dt, 2000)
-  for (P in c(500, 1000)) runs[[length(runs) + 1]] <- one(0.0005, P)
-  for (x in runs) {
+  dts <- as.numeric(strsplit(Sys.getenv("SP_DMC_DTS", "0.00025,0.0005,0.001"), ",")[[1]])
+  pops <- as.numeric(strsplit(Sys.getenv("SP_DMC_POPS", "500,1000"), ",")[[1]])
+  p_main <- as.numeric(Sys.getenv("SP_DMC_P", 2000))
+  for (dt in dts) runs[[length(runs) + 1]] <- one(dt, p_main)
+  for (P in pops) runs[[length(runs) + 1]] <- one(0.0005, P)
+  show <- function(x, what = "") {
     s <- summary(x)
     p <- attr(x, "params")
-    add(sprintf("N = %g, dt = %g, P = %g: E/N (mixed, no tail)", n, p$dt,
-                p$target_population), s$mean[1], "K",
-        note = sprintf("+- %.4f; acceptance %.3f", if (is.finite(s$se[1])) s$se[1]
-                       else attr(s, "se_blocks")[[1]], attr(s, "acceptance")))
+    add(sprintf("N = %g, dt = %g, P = %g%s: E/N (mixed, no tail)", n, p$dt,
+                p$target_population, what), s$mean[1], "K",
+        note = sprintf("+- %.4f; acceptance %.3f; effective dt %.4g; overflow %g",
+                       if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]],
+                       attr(s, "acceptance"), attr(s, "effective_dt"), attr(s, "overflow")))
+  }
+  for (x in runs) show(x)
+  # the previous weights (over dt) at the largest dt, for the change's size
+  if (Sys.getenv("SP_DMC_COMPARE", "1") == "1") {
+    show(one(max(dts), p_main, eff = FALSE), ", weights over dt (before)")
   }
   ex <- he4_dmc_extrapolate(runs)
   print(ex)

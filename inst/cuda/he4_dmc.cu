@@ -122,7 +122,7 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   const uint64_t stream = sp_dmc_stream(a.pop0 + (uint64_t)q, (uint64_t)k);
   const uint64_t gen = gp->st.gen;
   const double dt = a.dt, ad = SP_HE4_HB2M * dt, sa = sqrt(ad), A = a.drift_limit;
-  double sl[4] = {0, 0, 0, 0};
+  double sl[4] = {0, 0, 0, 0}, z2 = 0;
   for (int i = lane; i < n; i += 32) {
     double z[3];
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
@@ -130,6 +130,7 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
     sl[0] += f * f * g2;
     sl[1] += g2;
     sp_dmc_normals(a.seed, stream, gen, n, i, z);
+    z2 += z[0] * z[0] + z[1] * z[1] + z[2] * z[2];
     for (int c = 0; c < 3; c++)
       xn[c * n + i] =
           sp_dmc_move(&p, x[c * n + i], f * ad * g[c * n + i], z[c], sa, &dd[c * n + i]);
@@ -153,13 +154,15 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   g2n = sp_dmc_warp_sum(g2n);
   for (int j = 0; j < 4; j++) sl[j] = sp_dmc_warp_sum(sl[j]);
   green = sp_dmc_warp_sum(green);
+  z2 = sp_dmc_warp_sum(z2);
   double obs[SP_VMC_NOBS], ua, ub, wn[SP_DMC_WSTRIDE], gs[SP_DMC_GSTRIDE];
   sp_vmc_observables(n, pot, lap, g2n, obs);
   sp_dmc_uniforms(a.seed, stream, gen, n, &ua, &ub);
   double wo[SP_DMC_WSTRIDE];
   for (int j = 0; j < SP_DMC_WSTRIDE; j++) wo[j] = wk[j];
-  const int acc = sp_dmc_step_end(wo, us, obs, green, sl, ua, ub, gp->st.e_ref, gp->st.e_trial,
-                                  n, dt, a.accept, a.branching, a.energy_cut, wn, gs);
+  const int acc = sp_dmc_step_end(wo, us, obs, green, sl, z2, ua, ub, gp->st.e_ref,
+                                  gp->st.e_trial, n, dt, sp_dmc_tau(&gp->st, dt, a.effective_step),
+                                  a.accept, a.branching, a.energy_cut, wn, gs);
   __syncwarp();
   if (acc) {
     for (int i = lane; i < 3 * n; i += 32) {
@@ -191,10 +194,10 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
   if (!go) return;
   const int P = gp->st.size;
   const double *gsq = a.gstat + (size_t)q * a.cap * SP_DMC_GSTRIDE;
-  double s[5] = {0, 0, 0, 0, 0};
+  double s[SP_DMC_GSUMS] = {0};
   for (int k = tid; k < P; k += blockDim.x)
-    for (int j = 0; j < 5; j++) s[j] += gsq[(size_t)k * SP_DMC_GSTRIDE + j];
-  for (int j = 0; j < 5; j++) s[j] = sp_dmc_block_sum(s[j], sh);
+    for (int j = 0; j < SP_DMC_GSUMS; j++) s[j] += gsq[(size_t)k * SP_DMC_GSTRIDE + j];
+  for (int j = 0; j < SP_DMC_GSUMS; j++) s[j] = sp_dmc_block_sum(s[j], sh);
   int32_t *offs = a.offs + (size_t)q * (a.cap + 1);
   if (a.branching) {
     /* inclusive scan of the copies, 1024 at a time */
@@ -205,7 +208,7 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
     __syncthreads();
     for (int base = 0; base < P; base += blockDim.x) {
       const int k = base + tid;
-      int c = k < P ? (int)gsq[(size_t)k * SP_DMC_GSTRIDE + 5] : 0, v = c;
+      int c = k < P ? (int)gsq[(size_t)k * SP_DMC_GSTRIDE + SP_DMC_GCOPIES] : 0, v = c;
       for (int o = 1; o < 32; o <<= 1) {
         const int t = __shfl_up_sync(0xffffffffu, v, o);
         if (lane >= o) v += t;
@@ -240,7 +243,8 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
     } else {
       Pm = s[3];
     }
-    if (sp_dmc_account(&gp->st, gp->acc, s, Pm, P, a.target, a.feedback, a.n, a.dt))
+    if (sp_dmc_account(&gp->st, gp->acc, s, Pm, P, a.target, a.feedback, a.n, a.dt,
+                       a.effective_step))
       gp->dead = 1;
     uint64_t kk = gp->step++;
     gp->active = 1;
@@ -300,12 +304,7 @@ sp_dmc_save_kernel(const sp_dmc_kargs a) {
   if (lane == 0) {
     a.saved_w[slot] = live ? a.wlk[s * SP_DMC_WSTRIDE + 4] : 0.0;
     if (k == 0) {
-      double *pv = a.saved_pop + (size_t)q * SP_DMC_POPVARS;
-      pv[0] = gp->st.e_trial;
-      pv[1] = gp->st.e_ref;
-      pv[2] = (double)gp->st.gen;
-      pv[3] = (double)gp->st.size;
-      pv[4] = gp->st.overflow;
+      sp_dmc_pop_store(&gp->st, a.saved_pop + (size_t)q * SP_DMC_POPVARS);
     }
   }
 }

@@ -17,7 +17,7 @@
  * d = R' - R, a g = the drift at R, a g' at R' (the Metropolis ratio of the
  * short-time Green's functions); without it p = 1.  The walker's weight is
  * multiplied by
- *   w = exp(-N dt ((s + s_p) / 2 - e_T)),   s_p = p s' + (1 - p) s,
+ *   w = exp(-N tau ((s + s_p) / 2 - e_T)),   s_p = p s' + (1 - p) s,
  * where s, s' are the local energies e, e' per atom as Umrigar et al. scale
  * them with the drift limit (sp_dmc_drift_factor, sp_dmc_scaled_energy;
  * s = e without it), optionally limited to e_ref +- alpha / sqrt(N dt)
@@ -25,13 +25,22 @@
  * with e, e' the local energies per atom at R and R' (Umrigar et al.'s
  * expected energy after the move) and e_T the population's trial energy;
  * the generation's mixed estimate is sum W e_p / sum W over the walkers (W
- * the weights after the multiplication).  Branching then replaces a walker
+ * the weights after the multiplication).  The weights' time step tau is the
+ * effective time step of the accept/reject walk (Umrigar et al.'s tau_eff;
+ * with effective_step, else dt): tau = dt R_acc / R_prop, R_acc and R_prop
+ * the population's sums, over its history up to the generation before, of
+ * p |xi|^2 and |xi|^2 (xi the move's 3 N normals: the accepted share of the
+ * diffusion's squared displacement).  A rejected all-atom move diffuses by
+ * nothing, so the walk projects by about p dt a generation; a weight over
+ * dt would weigh the local energy's fluctuations by dt / tau (> 1: an
+ * energy too low, by a bias that grows as the rejections, about dt^(3/2),
+ * and that an extrapolation quadratic in dt does not remove).  Branching then replaces a walker
  * of weight W by floor(W + u) copies of weight 1 (u uniform; at most
  * SP_DMC_MAX_COPIES), in slot order: the copies of slot k take the next
  * free slots.  Without branching the weights accumulate.  The trial energy
  * of the next generation: e_ref relaxes towards the generation's estimate
  * (rate SP_DMC_REF_RATE) and e_T = e_ref - feedback ln(P / P_target) /
- * (N dt), P the population after branching (without: the total weight).
+ * (N tau), P the population after branching (without: the total weight).
  *
  * Random numbers: sp_streams.h, SP_PURPOSE_DMC_MOVE -- the walker in slot
  * k of population q at generation g draws from stream sp_stream_replica(q,
@@ -150,12 +159,19 @@ SP_FN double sp_dmc_weight(int n, double dt, double e, double ep, double e_trial
              (0.5 * (sp_dmc_clip(e, e_ref, cut) + sp_dmc_clip(ep, e_ref, cut)) - e_trial));
 }
 
+/* The weights' time step of a population's next generation (see the top):
+ * dt R_acc / R_prop with `effective`, dt without or before any move. */
+SP_FN double sp_dmc_tau(const sp_dmc_pop *q, double dt, int effective) {
+  return effective && q->r2_prop > 0 ? dt * (q->r2_acc / q->r2_prop) : dt;
+}
+
 /* The next generation's reference and trial energies after a generation
- * with mixed estimate est and population (or total weight) P. */
+ * with mixed estimate est and population (or total weight) P; tau the
+ * weights' time step of the next generation. */
 SP_FN void sp_dmc_trial_update(sp_dmc_pop *q, double est, double P, double target,
-                               double feedback, int n, double dt) {
+                               double feedback, int n, double tau) {
   if (est == est) q->e_ref += SP_DMC_REF_RATE * (est - q->e_ref);
-  q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * dt);
+  q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * tau);
 }
 
 /* Copies of a walker of weight W at a branching with uniform ub. */
@@ -167,15 +183,17 @@ SP_FN int sp_dmc_copies(double W, double ub) {
 
 /* The end of a walker's move, from its state before (wk: U, e, v, t, W),
  * the proposal's ln psi Un and observables obs (sp_vmc_observables), the
- * Green's functions' sum `green` and the drift limit's sums sl = (sum f^2
- * g2, sum g2) at the old and at the new configuration, sl[0..3], and the
- * uniforms ua (accept) and ub (branching): the state after (wk_new), the
- * walker's contribution to the generation's sums gs (W e_p, W v_p, W t_p,
- * W, p, copies) and whether the move was accepted. */
+ * Green's functions' sum `green`, the drift limit's sums sl = (sum f^2
+ * g2, sum g2) at the old and at the new configuration, sl[0..3], the
+ * squares of the move's normals z2, and the uniforms ua (accept) and ub
+ * (branching); tau the weights' time step (sp_dmc_tau): the state after
+ * (wk_new), the walker's contribution to the generation's sums gs (W e_p,
+ * W v_p, W t_p, W, p, p z2, z2, copies) and whether the move was
+ * accepted. */
 SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double green,
-                          const double *sl, double ua, double ub, double e_ref, double e_trial,
-                          int n, double dt, int accept, int branching, double energy_cut,
-                          double *wk_new, double *gs) {
+                          const double *sl, double z2, double ua, double ub, double e_ref,
+                          double e_trial, int n, double dt, double tau, int accept,
+                          int branching, double energy_cut, double *wk_new, double *gs) {
   const double a = SP_HE4_HB2M * dt;
   const double pacc = sp_dmc_accept_prob(Un - wk[0], green, a, obs[SP_VMC_ENERGY], accept);
   const double s0 = sp_dmc_scaled_energy(wk[1], e_ref, sl[0], sl[1]);
@@ -188,7 +206,7 @@ SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double
     tp = pacc * obs[SP_VMC_KINETIC_PB] + (1 - pacc) * wk[3];
     s1 = pacc * sp_dmc_scaled_energy(obs[SP_VMC_ENERGY], e_ref, sl[2], sl[3]) + (1 - pacc) * s0;
   }
-  W = wk[4] * sp_dmc_weight(n, dt, s0, s1, e_trial, e_ref, energy_cut / sqrt((double)n * dt));
+  W = wk[4] * sp_dmc_weight(n, tau, s0, s1, e_trial, e_ref, energy_cut / sqrt((double)n * dt));
   for (j = 0; j < 4; j++) wk_new[j] = wk[j];
   if (acc) {
     wk_new[0] = Un;
@@ -202,18 +220,21 @@ SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double
   gs[2] = W * tp;
   gs[3] = W;
   gs[4] = pacc;
-  gs[5] = branching ? (double)sp_dmc_copies(W, ub) : 1;
+  gs[5] = pacc * z2;
+  gs[6] = z2;
+  gs[SP_DMC_GCOPIES] = branching ? (double)sp_dmc_copies(W, ub) : 1;
   return acc;
 }
 
 /* The generation's bookkeeping of a population, after its walkers moved
- * (and branched): s = the sums over the walkers of W e_p, W v_p, W t_p, W
- * and p; Pm the population after branching (weights only: the total
- * weight); P the walkers that moved.  Adds to the block's sums acc
- * (SP_DMC_NACC), counts the generation and sets the next trial energy.
- * Returns 1 when the population died out. */
+ * (and branched): s = the sums over the walkers of W e_p, W v_p, W t_p, W,
+ * p, p z2 and z2 (SP_DMC_GSUMS); Pm the population after branching
+ * (weights only: the total weight); P the walkers that moved.  Adds to the
+ * block's sums acc (SP_DMC_NACC) and to the history's R_acc, R_prop, counts
+ * the generation and sets the next trial energy.  Returns 1 when the
+ * population died out. */
 SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm, int P,
-                         double target, double feedback, int n, double dt) {
+                         double target, double feedback, int n, double dt, int effective) {
   acc[0] += s[0];
   acc[1] += s[1];
   acc[2] += s[2];
@@ -223,8 +244,11 @@ SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm
   acc[6] += s[4];
   acc[7] += (double)P;
   acc[8] += 1;
+  st->r2_acc += s[5];
+  st->r2_prop += s[6];
   st->gen++;
-  sp_dmc_trial_update(st, s[3] > 0 ? s[0] / s[3] : sp_nan_d(), Pm, target, feedback, n, dt);
+  sp_dmc_trial_update(st, s[3] > 0 ? s[0] / s[3] : sp_nan_d(), Pm, target, feedback, n,
+                      sp_dmc_tau(st, dt, effective));
   return st->size == 0 || !(Pm > 0);
 }
 

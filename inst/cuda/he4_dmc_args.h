@@ -21,8 +21,8 @@ enum {
 };
 
 /* A population's state vector between calls (R's `pop`): e_trial, e_ref,
- * gen, size, overflow. */
-#define SP_DMC_POPVARS 5
+ * gen, size, overflow, r2_accepted, r2_proposed (sp_dmc_pop_load). */
+#define SP_DMC_POPVARS 7
 
 /* Most copies a walker makes at a branching (a cap that a run with a sane
  * time step never meets: weights near 1). */
@@ -42,9 +42,34 @@ typedef struct {
   int32_t size;    /* walkers */
   int32_t pad_;
   double overflow; /* walkers dropped so far because the population reached capacity */
+  double r2_acc;   /* the population's history: sum over moves of p |xi|^2 (p the acceptance
+                      probability, xi the diffusion's normals) ... */
+  double r2_prop;  /* ... and of |xi|^2: the effective time step is dt r2_acc / r2_prop */
 } sp_dmc_pop;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 40, "sp_dmc_pop layout");
+SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 56, "sp_dmc_pop layout");
+
+/* A population's state vector (SP_DMC_POPVARS: e_trial, e_ref, gen, size,
+ * overflow, r2_acc, r2_prop) from and to the hosts' arrays. */
+SP_FN void sp_dmc_pop_load(sp_dmc_pop *q, const double *pv) {
+  q->e_trial = pv[0];
+  q->e_ref = pv[1];
+  q->gen = (uint64_t)pv[2];
+  q->size = (int32_t)pv[3];
+  q->overflow = pv[4];
+  q->r2_acc = pv[5];
+  q->r2_prop = pv[6];
+}
+
+SP_FN void sp_dmc_pop_store(const sp_dmc_pop *q, double *pv) {
+  pv[0] = q->e_trial;
+  pv[1] = q->e_ref;
+  pv[2] = (double)q->gen;
+  pv[3] = (double)q->size;
+  pv[4] = q->overflow;
+  pv[5] = q->r2_acc;
+  pv[6] = q->r2_prop;
+}
 
 /* Threads of a block of the walker kernels (moves, copies, saves): one
  * warp per walker. */
@@ -55,8 +80,11 @@ SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 40, "sp_dmc_pop layout");
 
 /* Per walker: U = ln psi, e, v, t (per atom, K), W (weight). */
 #define SP_DMC_WSTRIDE 5
-/* Per walker and generation: W e_p, W v_p, W t_p, W, p, copies. */
-#define SP_DMC_GSTRIDE 6
+/* Per walker and generation: W e_p, W v_p, W t_p, W, p, p |xi|^2, |xi|^2 (the
+ * SP_DMC_GSUMS that a population sums), copies (at SP_DMC_GCOPIES). */
+#define SP_DMC_GSTRIDE 8
+#define SP_DMC_GSUMS 7
+#define SP_DMC_GCOPIES 7
 /* A block's sums: W e, W v, W t, W, population, E_T, p, moves, generations. */
 #define SP_DMC_NACC 9
 
@@ -74,7 +102,7 @@ typedef struct {
   int32_t prev;             /* the population before this generation's branching */
 } sp_dmc_gpop;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 144, "sp_dmc_gpop layout");
+SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 160, "sp_dmc_gpop layout");
 
 /* Dynamic shared memory of a walker kernel: the proposal's coordinates, the
  * displacements and the proposal's gradient, 3 n doubles each. */
@@ -91,7 +119,8 @@ typedef struct {
   uint64_t equilibration, blocks, block_steps;
   sp_he4_pair pair;
   double dt, target, feedback, energy_cut, drift_limit;
-  int32_t n, cap, npop, branching, accept, pad_;
+  int32_t n, cap, npop, branching, accept;
+  int32_t effective_step; /* 1: the weights' time step is the effective one (he4_dmc.h) */
   SP_DPTR(double) xyz;       /* [2][npop cap 3n] */
   SP_DPTR(double) grad;      /* [2][npop cap 3n] */
   SP_DPTR(double) wlk;       /* [2][npop cap SP_DMC_WSTRIDE] */

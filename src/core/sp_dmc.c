@@ -71,6 +71,7 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
   const uint64_t stream = sp_dmc_stream(qg, (uint64_t)k);
   const double A = job->drift_limit;
   double obs[SP_VMC_NOBS], Un, green = 0, ua, ub, sl[4] = {0, 0, 0, 0}, wn[SP_DMC_WSTRIDE];
+  double z2 = 0;
   int i, c;
   for (i = 0; i < n; i++) {
     double z[3];
@@ -79,6 +80,7 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
     sl[0] += f * f * g2;
     sl[1] += g2;
     sp_dmc_normals(job->seed, stream, q->st.gen, n, i, z);
+    z2 += z[0] * z[0] + z[1] * z[1] + z[2] * z[2];
     for (c = 0; c < 3; c++)
       xn[c * n + i] = sp_dmc_move(p, x[c * n + i], f * a * g[c * n + i], z[c], sa, &d[c * n + i]);
   }
@@ -93,8 +95,9 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
       green += sp_dmc_green_term(d[c * n + i], f * a * g[c * n + i], fn * a * gn[c * n + i]);
   }
   sp_dmc_uniforms(job->seed, stream, q->st.gen, n, &ua, &ub);
-  if (sp_dmc_step_end(wk, Un, obs, green, sl, ua, ub, q->st.e_ref, q->st.e_trial, n, job->dt,
-                      job->accept, job->branching, job->energy_cut, wn, gs)) {
+  if (sp_dmc_step_end(wk, Un, obs, green, sl, z2, ua, ub, q->st.e_ref, q->st.e_trial, n, job->dt,
+                      sp_dmc_tau(&q->st, job->dt, job->effective_step), job->accept,
+                      job->branching, job->energy_cut, wn, gs)) {
     memcpy(x, xn, (size_t)n3 * sizeof *x);
     memcpy(g, gn, (size_t)n3 * sizeof *g);
   }
@@ -106,7 +109,7 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   const sp_dmc_job *job = m->job;
   const uint64_t qg = job->pop0 + (uint64_t)qi;
   const int P = q->st.size, n3 = 3 * job->n;
-  double s[5] = {0, 0, 0, 0, 0}, Pm;
+  double s[SP_DMC_GSUMS] = {0}, Pm;
   int k;
   /* threads only for a generation's worth of work (an OpenMP team meets
    * twice a generation: with small populations, or cores shared with other
@@ -124,14 +127,14 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   for (k = 0; k < P; k++) {
     const double *gs = q->gs + (size_t)k * SP_DMC_GSTRIDE;
     int j;
-    for (j = 0; j < 5; j++) s[j] += gs[j];
+    for (j = 0; j < SP_DMC_GSUMS; j++) s[j] += gs[j];
   }
   if (job->branching) {
     const int src = q->cur, dst = 1 - q->cur;
     int total, np;
     q->offs[0] = 0;
     for (k = 0; k < P; k++)
-      q->offs[k + 1] = q->offs[k] + (int)q->gs[(size_t)k * SP_DMC_GSTRIDE + 5];
+      q->offs[k + 1] = q->offs[k] + (int)q->gs[(size_t)k * SP_DMC_GSTRIDE + SP_DMC_GCOPIES];
     total = q->offs[P];
     np = total < job->cap ? total : job->cap;
 #ifdef _OPENMP
@@ -156,7 +159,8 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   } else {
     Pm = s[3];
   }
-  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, job->target, job->feedback, job->n, job->dt);
+  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, job->target, job->feedback, job->n, job->dt,
+                           job->effective_step);
 }
 
 /* The population's state into the outputs (after a finished block, and at
@@ -178,11 +182,7 @@ static void sp_dmc_save(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi) {
     }
     w[k] = k < q->st.size ? q->wk[q->cur][(size_t)k * SP_DMC_WSTRIDE + 4] : 0;
   }
-  pv[0] = q->st.e_trial;
-  pv[1] = q->st.e_ref;
-  pv[2] = (double)q->st.gen;
-  pv[3] = (double)q->st.size;
-  pv[4] = q->st.overflow;
+  sp_dmc_pop_store(&q->st, pv);
 }
 
 /* A finished block's row. */
@@ -278,11 +278,7 @@ int sp_dmc_cpu_run(const void *vjob, void *vout, int nth, const sp_hooks *hooks,
     q->wk[1] = q->wk[0] + cap * SP_DMC_WSTRIDE;
     q->gs = q->wk[1] + cap * SP_DMC_WSTRIDE;
     q->cur = 0;
-    q->st.e_trial = pv[0];
-    q->st.e_ref = pv[1];
-    q->st.gen = (uint64_t)pv[2];
-    q->st.size = (int32_t)pv[3];
-    q->st.overflow = pv[4];
+    sp_dmc_pop_load(&q->st, pv);
     for (k = 0; k < q->st.size; k++) {
       const double *c = out->coords + ((size_t)qi * cap + (size_t)k) * n3;
       double *x = q->xyz[0] + (size_t)k * n3;

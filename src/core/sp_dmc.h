@@ -13,7 +13,7 @@
  * State in and out (the interrupt rule as for VMC): `coords` (cap walkers
  * per population, n x 3 each, the first `size` live), `weight` and `pop`
  * (per population SP_DMC_POPVARS doubles: e_trial, e_ref, gen, size,
- * overflow; e_ref NaN: a fresh population, whose e_ref and e_trial start
+ * overflow, r2_acc, r2_prop; e_ref NaN: a fresh population, whose e_ref and e_trial start
  * at its weighted mean local energy) hold the state after the last
  * finished block. */
 #ifndef SP_DMC_H
@@ -41,6 +41,7 @@ typedef struct {
   int accept;       /* 1: the Metropolis accept/reject step */
   double energy_cut; /* alpha of the weights' energy limit (he4_dmc.h); 0: none */
   double drift_limit; /* A of the drift limit (he4_dmc.h); 0: none */
+  int effective_step; /* 1: the weights' time step is the walk's effective one (he4_dmc.h) */
 } sp_dmc_job;
 
 typedef struct {

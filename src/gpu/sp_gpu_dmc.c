@@ -52,6 +52,7 @@ static void dmc_args(const dmc_model *m, const dmc_dev *v, sp_dmc_kargs *a) {
   a->npop = v->nq;
   a->branching = job->branching;
   a->accept = job->accept;
+  a->effective_step = job->effective_step;
   a->xyz = v->xyz;
   a->grad = v->grad;
   a->wlk = v->wlk;
@@ -121,11 +122,7 @@ static int dmc_setup(void *model, sp_gpu_dev *d) {
     const double *pv = out->pop + jq * SP_DMC_POPVARS;
     sp_dmc_gpop *gp = m->hp + jq;
     memset(gp, 0, sizeof *gp);
-    gp->st.e_trial = pv[0];
-    gp->st.e_ref = pv[1];
-    gp->st.gen = (uint64_t)pv[2];
-    gp->st.size = (int32_t)pv[3];
-    gp->st.overflow = pv[4];
+    sp_dmc_pop_load(&gp->st, pv);
     for (k = 0; k < (size_t)gp->st.size; k++) {
       const double *c = out->coords + (jq * cap + k) * 3 * n;
       double *x = hx + (q * cap + k) * 3 * n;

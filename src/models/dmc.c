@@ -29,6 +29,7 @@ static const sp_field fields[] = {
   F(accept, SP_F_INT),
   F(energy_cut, SP_F_DOUBLE),
   F(drift_limit, SP_F_DOUBLE),
+  F(effective_step, SP_F_INT),
   SP_INPUT("coords0"),
   SP_INPUT("weight0"),
   SP_INPUT("pop_state0")};

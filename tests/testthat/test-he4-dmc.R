@@ -38,6 +38,9 @@ dmc_ref_generation <- function(d) {
   a <- HB2M * p$dt
   seed <- statphysgpu:::check_u64(st$seed_hex, "seed")
   P <- st$size[1]
+  # the weights' time step: the walk's effective one, from the history's sums
+  tau_of <- function(ra, rp) if (isTRUE(p$effective_step) && rp > 0) p$dt * ra / rp else p$dt
+  tau <- tau_of(st$r2_accepted[1], st$r2_proposed[1])
   out <- vector("list", P)
   for (k in seq_len(P)) {
     X <- t(st$coords[[1]][, , k])
@@ -65,18 +68,23 @@ dmc_ref_generation <- function(d) {
     ep <- pa * evn$e + (1 - pa) * ev$e
     s0 <- scaled(ev$e, ev$g)
     s1 <- pa * scaled(evn$e, evn$g) + (1 - pa) * s0
-    W <- st$weight[[1]][k] * exp(-n * p$dt * ((s0 + s1) / 2 - st$e_trial[1]))
+    W <- st$weight[[1]][k] * exp(-n * tau * ((s0 + s1) / 2 - st$e_trial[1]))
     copies <- if (p$branching) min(8, floor(W + dr$uniforms[2])) else 1
-    out[[k]] <- list(X = if (acc) Xn else X, W = W, ep = ep, acc = acc, copies = copies)
+    z2 <- sum(dr$normals^2)
+    out[[k]] <- list(X = if (acc) Xn else X, W = W, ep = ep, acc = acc, copies = copies,
+                     pz2 = pa * z2, z2 = z2)
   }
   W <- vapply(out, `[[`, 0, "W")
   est <- sum(W * vapply(out, `[[`, 0, "ep")) / sum(W)
   keep <- rep(seq_len(P), vapply(out, `[[`, 0, "copies"))
   pm <- if (p$branching) length(keep) else sum(W)
   e_ref <- st$e_ref[1] + (est - st$e_ref[1]) / 64
+  ra <- st$r2_accepted[1] + sum(vapply(out, `[[`, 0, "pz2"))
+  rp <- st$r2_proposed[1] + sum(vapply(out, `[[`, 0, "z2"))
   list(X = lapply(out[keep], `[[`, "X"), W = if (p$branching) rep(1, length(keep)) else W,
        acc = vapply(out, `[[`, TRUE, "acc"), energy = est, e_ref = e_ref,
-       e_trial = e_ref - p$feedback * log(pm / p$target_population) / (n * p$dt))
+       r2_accepted = ra, r2_proposed = rp,
+       e_trial = e_ref - p$feedback * log(pm / p$target_population) / (n * tau_of(ra, rp)))
 }
 
 dmc_next <- function(d) {
@@ -86,10 +94,13 @@ dmc_next <- function(d) {
 test_that("a generation equals the R reference, weights only and branching", {
   v <- he4_vmc(8, replicas = 4, blocks = 1, block_sweeps = 10, equilibration = 50,
                seed = 1, backend = "cpu", precision = "double")
-  for (branching in c(FALSE, TRUE)) {
+  # weights only and branching over the effective time step, and branching
+  # over dt (effective_step = FALSE)
+  for (cfg in list(c(FALSE, TRUE), c(TRUE, TRUE), c(TRUE, FALSE))) {
+    branching <- cfg[1]
     d <- he4_dmc(dt = 0.03, replicas = 6, target_population = 6, blocks = 1,
                  block_steps = 1, equilibration = 0, branching = branching,
-                 feedback = 0.3, init = v, seed = 11, backend = "cpu")
+                 effective_step = cfg[2], feedback = 0.3, init = v, seed = 11, backend = "cpu")
     accs <- logical()
     sizes <- numeric()
     for (g in 1:3) {
@@ -104,6 +115,8 @@ test_that("a generation equals the R reference, weights only and branching", {
       expect_equal(d$energy, ref$energy, tolerance = 1e-10)
       expect_equal(st$e_ref[1], ref$e_ref, tolerance = 1e-10)
       expect_equal(st$e_trial[1], ref$e_trial, tolerance = 1e-10)
+      expect_equal(st$r2_accepted[1], ref$r2_accepted, tolerance = 1e-10)
+      expect_equal(st$r2_proposed[1], ref$r2_proposed, tolerance = 1e-10)
       accs <- c(accs, ref$acc)
       sizes <- c(sizes, st$size[1])
     }
@@ -112,6 +125,30 @@ test_that("a generation equals the R reference, weights only and branching", {
     # both branches of the accept/reject step were taken
     expect_true(any(accs) && any(!accs))
   }
+})
+
+test_that("the effective time step's sums continue, and start afresh from an older state", {
+  d <- he4_dmc(8, dt = 0.03, replicas = 6, blocks = 1, block_steps = 3, equilibration = 0,
+               seed = 12, backend = "cpu")
+  st <- attr(d, "state")
+  # 3 generations of 6 walkers with 3 n normals each: sum |xi|^2 near 3 * 6 * 24
+  expect_gt(st$r2_proposed, 0.5 * 432)
+  expect_lt(st$r2_accepted, st$r2_proposed)
+  expect_gt(st$r2_accepted, 0)
+  s <- summary(d)
+  expect_equal(attr(s, "effective_dt"), 0.03 * st$r2_accepted / st$r2_proposed)
+  d2 <- dmc_next(d)
+  expect_gt(attr(d2, "state")$r2_proposed, st$r2_proposed)
+  # a state saved without the sums (older versions) continues with fresh ones
+  old <- d
+  st$r2_accepted <- st$r2_proposed <- NULL
+  attr(old, "state") <- st
+  d3 <- dmc_next(old)
+  expect_lt(attr(d3, "state")$r2_proposed, st$size * 30)
+  st$r2_accepted <- -1
+  st$r2_proposed <- 1
+  attr(old, "state") <- st
+  expect_error(dmc_next(old), "r2_accepted", class = "statphysgpu_error")
 })
 
 test_that("the plain algorithm accepts every move", {
