@@ -432,7 +432,11 @@ mb_slice_share_models <- function() {
     chain = list(m = ms$chain, method = "srk2", init = chain_init),
     chain_e = list(m = ms$chain, method = "euler", init = chain_init),
     ring = list(m = ms$ring, method = "baoab", init = qp),
-    ring_y = list(m = ms$ring, method = "yoshida4", init = qp),
+    # a Hamiltonian ring (yoshida4: three passes a step, the halo after each)
+    hring = list(m = sde_model(
+      drift = list(q = ~ p, p = ~ -sin(q) + k * (q[i + 1] - 2 * q + q[i - 1])), params = c(k = 1),
+      lattice = "ring", observe = list(E = ~ mean(p^2)), name = "mb-hamiltonian-ring"),
+      method = "yoshida4", init = qp),
     # a passage on a chain: its kinetic energy falls below 0.7 (from 1)
     cstop = list(m = sde_model(
       drift = ms$chain$drift, noise = ms$chain$noise, params = ms$chain$params, lattice = "chain",
