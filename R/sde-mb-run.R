@@ -295,6 +295,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
   job$gpu_plan <- if (gpu) plan$code + 8L else 0 # SP_MB_PLAN_GPU
+  job[c("slice_halo", "slice_wrap")] <- sde_mb_slice_halo(m, n, shape)
   job <- lapply(job, as.double)
   job$seed <- fr$seed
   job$par <- as.double(t(par))
@@ -373,6 +374,20 @@ sde_mb_gpu_plan <- function(m, n, precision, method) {
        defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
                    sprintf("SP_MB_SMALL=%d", as.integer(small)),
                    sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb))))
+}
+
+# One system in slices on several devices (src/gpu/sp_gpu_mb.c): the other
+# elements a pass reads, as list(halo, wrap) -- the elements on each side of
+# a slice's range that it needs from the others (0: none, a mean field; n:
+# all, pairs; a lattice's reach, on a square lattice the rows within reach,
+# (reach + 1) L2 - 1) and whether the lattice wraps around (ring, square).
+sde_mb_slice_halo <- function(m, n, shape = NULL) {
+  reach <- m$mb$reach
+  halo <- if (length(m$mb$pairs) > 0) n
+          else if (reach == 0) 0
+          else if (identical(m$lattice, "square")) (reach + 1) * shape[2] - 1
+          else reach
+  list(halo = min(halo, n), wrap = as.integer(m$lattice %in% c("ring", "square")))
 }
 
 # The engine's numbers of the methods (mb_args.h: SP_MB_EULER ...).

@@ -228,10 +228,11 @@
 #' @param devices GPU ids, `"all"`, or `NULL` (the first GPU). A
 #'   single-particle model runs on the first device given. A many-body
 #'   model's systems are shared out over the devices; one system (`replicas
-#'   = 1`, one condition) of a model whose elements meet only through
-#'   `mean()` and `sum()` (no lattice, no `pairs()`; n above 2048; not
-#'   `output = "trajectories"`) is cut into slices of its elements, one a
-#'   device, with the numbers of one device bit for bit.
+#'   = 1`, one condition; n above 2048; not `output = "trajectories"`) is
+#'   cut into slices of its elements, one a device, with the numbers of one
+#'   device bit for bit: after each stage the devices exchange their sums
+#'   of `mean()` and `sum()`, and the states the others read -- all of them
+#'   with `pairs()`, the elements at the slices' edges on a lattice.
 #' @param precision `"single"` or `"double"`.
 #' @param progress Show a progress bar.
 #' @param bins With `output = "histogram"`: a named list of break vectors,

@@ -14,8 +14,11 @@
 library(statphysgpu)
 quick <- identical(commandArgs(TRUE)[1], "quick")
 # split: only one system over every GPU (devices = "all") against one GPU --
-# HMF n = 5e7 yoshida4 (single) and the Kuramoto mean field 2^24 SRK2 --
-# with lrmd("hmf") on the same devices (the target: lrmd's split)
+# HMF n = 5e7 yoshida4 (single) and the Kuramoto mean field 2^24 SRK2, the
+# ring model as pairs n = 1e5 yoshida4 (the slices' all-gather of the
+# states) and a chain n = 5e7 SRK2 (the halo) -- with lrmd("hmf") and
+# lrmd("ring") on the same devices (the target: lrmd's split, 1.6x on its
+# ring on two GPUs); the speedups (engine seconds) at the end
 split_only <- identical(commandArgs(TRUE)[1], "split")
 # sine: the Kuramoto mean field (SRK2 and Euler) as a model with its default
 # sine, the CPU's polynomial (sde_fast_math = FALSE) and the bare hardware
@@ -55,6 +58,13 @@ if (split_only) {
   kur <- sde_model(drift = list(theta = ~ omega + K * (mean(sin(theta)) * cos(theta) - mean(cos(theta)) * sin(theta))),
                    noise = list(theta = ~ sqrt(2 * D)), params = c(omega = 0, K = 4, D = 1),
                    observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)), name = "kuramoto-mf")
+  ring <- sde_model(drift = list(q = ~ p, p = ~ -1 / (2 * sqrt(2) * n) *
+                                   pairs(sin(q - q[j]) * (1 + eps - cos(q - q[j]))^(-1.5))),
+                    params = c(eps = 0.01), observe = list(K = ~ mean(p^2) / 2), name = "ring")
+  chain <- sde_model(
+    drift = list(phi = ~ v, v = ~ -beta * v - sin(phi) + gamma + k * (phi[i + 1] - 2 * phi + phi[i - 1])),
+    noise = list(v = ~ sqrt(2 * beta * T)), params = c(gamma = 0.1, k = 1, T = 0.5, beta = 1),
+    lattice = "chain", observe = list(v2 = ~ mean(v^2)), name = "chain")
   for (devs in list(NULL, "all")) {
     lab <- if (is.null(devs)) "1 GPU" else sprintf("%d GPUs", nd)
     one <- function(w) sde_run(hmf, 1, n = 5e7, init = list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 0.8)),
@@ -75,6 +85,35 @@ if (split_only) {
     k <- timed(km(FALSE))
     add(sprintf("Kuramoto mean field 2^24 srk2, %s", lab), "model", 2^24 * 5000 / k$wall,
         "osc-steps/s", k$wall, k$eng)
+    # pairs: every slice's pair sums over all the sources (an all-gather of
+    # the states after each pass)
+    pair(sprintf("ring 1e5 yoshida4 (pairs), %s", lab), "pair-terms/s", 3 * 1e5^2 * 10,
+         function(w) lrmd("ring", n = 1e5, init = ring_uniform(1e5, p0 = 0.3, seed = 1), dt = 0.05,
+                          steps = if (w) 1 else 10, record_every = if (w) 1 else 10,
+                          backend = "gpu", devices = devs, progress = FALSE),
+         function(w) sde_run(ring, 1, n = 1e5, init = list(q = ~ runif(-pi, pi), p = ~ runif(-0.3, 0.3)),
+                             dt = 0.05, t_max = 0.05 * (if (w) 1 else 10), method = "yoshida4",
+                             output = "records", record_every = if (w) 1 else 10, backend = "gpu",
+                             devices = devs, precision = "single", progress = FALSE, seed = 1))
+    # a chain: the slices' edges (one element each side) after each pass
+    cm <- function(w) sde_run(chain, 1, n = 5e7, init = list(phi = ~ rnorm(0, 0.3), v = ~ rnorm(0, 1)),
+                              dt = 0.01, t_max = 0.01 * (if (w) 2 else 2000), method = "srk2",
+                              output = "records", record_every = if (w) 2 else 500,
+                              backend = "gpu", devices = devs, precision = "single",
+                              progress = FALSE, seed = 1)
+    cm(TRUE)
+    k <- timed(cm(FALSE))
+    add(sprintf("chain 5e7 srk2, %s", lab), "model", 5e7 * 2000 / k$wall, "el-steps/s", k$wall, k$eng)
+  }
+  # the speedups of every GPU over one (engine seconds; wall in brackets)
+  r <- do.call(rbind, rows)
+  r$base <- sub(", [0-9]+ GPUs?$", "", r$case)
+  for (b in unique(r$base)) for (w in unique(r$what[r$base == b])) {
+    one <- r[r$base == b & r$what == w & grepl("1 GPU$", r$case), ]
+    all <- r[r$base == b & r$what == w & !grepl("1 GPU$", r$case), ]
+    if (nrow(one) == 1 && nrow(all) == 1)
+      cat(sprintf("speedup %-34s %-9s %.2fx (wall %.2fx) on %d GPUs\n", b, w, one$engine / all$engine,
+                  one$wall / all$wall, nd))
   }
 }
 

@@ -667,13 +667,15 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
   for (int q = 0; q < SP_MB_QN; q++) Q[q] = (real)acc[q];
 }
 
-/* A pass of the pair kernels (KIND euler, p1, p2, split): blockIdx.x = s bps
- * + b, thread per target i = b SP_MB_BLOCK + threadIdx.x. */
+/* A pass of the pair kernels (KIND euler, p1, p2, split): blockIdx.x + blk0
+ * = s bps + b, thread per target i = b SP_MB_BLOCK + threadIdx.x (a slice's
+ * blocks start at blk0: its targets, all sources). */
 template <int KIND>
 __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
   const unsigned bps = (unsigned)a.bps;
-  const uint64_t s = blockIdx.x / bps;
-  const unsigned b = blockIdx.x - (unsigned)s * bps;
+  const uint64_t gb = (uint64_t)blockIdx.x + a.blk0;
+  const uint64_t s = gb / bps;
+  const unsigned b = (unsigned)(gb - s * bps);
   if (a.job.use_stop && *(volatile const int *)(a.stopped + s)) return;
   mb_sys S;
   mb_sys_init(a, s, S);

@@ -196,7 +196,8 @@ typedef struct {
   int32_t ostep, x_id;    /* BAOAB's O-step in this pass; the id of the buffer written */
   int32_t check, start;   /* flag non-finite states; mode A: check the event at kcur */
   uint64_t blk0;          /* mode B, one system in slices (several devices): the first
-                             block (of the system's bps) of this slice's launch */
+                             block (of the system's bps, group or pair kernels) of this
+                             slice's launch */
   int32_t split, pad_;    /* 1: a slice's pass writes its blocks' partial sums only;
                              sp_mb_combine_kernel adds them up once every slice's are in */
 } sp_mb_kargs;

@@ -26,6 +26,13 @@ typedef struct {
   const char *const *names; /* nx states then no observables (messages) */
   size_t nnames;
   void *advance, *observe; /* the compiled model's CPU entries (NULL on the GPU) */
+  /* GPU, one system in slices (src/gpu/sp_gpu_mb.c): the other elements an
+   * element's pass reads, as the elements on each side of a slice's range it
+   * needs from the other slices (0: none, a mean field; n or more: all of
+   * them, pairs; a lattice: its reach, on a square lattice (reach + 1) L2 - 1)
+   * and whether they wrap around (ring, square: 1; chain: 0) */
+  uint64_t slice_halo;
+  int64_t slice_wrap;
 } sp_mb_args;
 
 typedef struct {

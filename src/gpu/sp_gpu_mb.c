@@ -21,19 +21,33 @@
  * the number of systems a device holds.
  *
  * One system on several devices (slices: a run of one system, mode B, no
- * lattice or pairs, no kept states): every slice holds the whole system's
- * arrays and starts and updates the elements of its own range of the
- * system's bps blocks; each pass with sums, every slice writes its blocks'
- * partial sums (kargs.split), copies them into the other slices' partial
- * arrays (event ev_w after the copies), then, once the others' ev_w are
- * passed, each slice adds up all bps partial sums in block order
- * (sp_mb_combine_kernel): one device's numbers, bit for bit.  The partial
- * sums alternate between two halves pass by pass, so that no copy needs to
- * wait for the other slice's readers: slice j's copies of pass P + 2 follow
- * its combination of pass P + 1, which waited for slice i's copies of pass
- * P + 1, which follow slice i's combination of pass P.  The first
- * slice enqueues every slice's work (as sp_gpu_lrmd.c does); the final
- * states come back slice by slice, the records from the first. */
+ * kept states): every slice holds the whole system's arrays and starts and
+ * updates the elements of its own range of the system's bps blocks (the
+ * same elements in the pair kernels' blocks); each pass with sums, every
+ * slice writes its blocks' partial sums (kargs.split), copies them into the
+ * other slices' partial arrays (event ev_w after the copies), then, once
+ * the others' ev_w are passed, each slice adds up all bps partial sums in
+ * block order (sp_mb_combine_kernel): one device's numbers, bit for bit.
+ * The partial sums alternate between two halves pass by pass, so that no
+ * copy needs to wait for the other slice's readers: slice j's copies of
+ * pass P + 2 follow its combination of pass P + 1, which waited for slice
+ * i's copies of pass P + 1, which follow slice i's combination of pass P.
+ *   Where elements read others (a lattice, pairs: m->halo > 0), each pass
+ * that writes a state buffer is followed by each slice's copies of its
+ * elements of that buffer that another slice reads -- with pairs all of
+ * them (an all-gather: each slice's pair sums run over every source), on a
+ * lattice the halo alone (mb_need: the reach on each side of a chain or
+ * ring, (reach + 1) L2 - 1 elements on a square lattice, wrapping around a
+ * ring or torus) -- before the slice's ev_w, and every slice waits for the
+ * others' ev_w before its next pass.  No copy overwrites what a slice still
+ * reads: a pass writes another buffer than the ones it reads from others
+ * (SRK2 with pairs writes x in place, of which its elements read only
+ * their own), and slice j's copies into buffer b of pass P follow its pass
+ * P, which waited for slice i's ev_w of the pass before, after slice i's
+ * last reader of b.  The first slice enqueues every slice's work (as
+ * sp_gpu_lrmd.c does) and swaps the buffer ids, which the others take at
+ * their launch; the final states come back slice by slice, the records
+ * from the first. */
 #include "sp_gpu_mb.h"
 
 #include <math.h>
@@ -65,6 +79,9 @@ typedef struct {
   void *host[SP_GPU_MAX_DEVICES];  /* each device's buffer for its states' copy (mb_touch) */
   int nslice, nready;              /* one system in slices (see the top): slices, set up */
   int parity;                      /* slices: the half of the partial sums the next pass writes */
+  uint64_t halo;                   /* slices: the elements on each side of a slice's range its
+                                      passes read (sp_mb_args.slice_halo: 0, a mean field) */
+  int wrap;                        /* slices: the lattice wraps around (ring, square) */
   void *sl[SP_GPU_MAX_DEVICES];    /* the slices' mb_dev */
   sp_gpu_dev *sd[SP_GPU_MAX_DEVICES];
 } mb_model;
@@ -81,9 +98,9 @@ typedef struct {
   int bps_g, bps_p, gpt;  /* blocks a system (group and pair kernels), groups a thread */
   unsigned threads, shmem; /* mode A */
   int used, touched;
-  /* slices: the blocks blk0 .. blk1 - 1 of the system's bps_g, elements i0 .. i1 - 1 (i0 = 0,
-   * i1 = n otherwise) */
-  uint64_t blk0, blk1, i0, i1;
+  /* slices: the blocks blk0 .. blk1 - 1 of the system's bps_g (pb0 .. pb1 - 1 of bps_p, the
+   * pair kernels'), elements i0 .. i1 - 1 (i0 = 0, i1 = n otherwise) */
+  uint64_t blk0, blk1, pb0, pb1, i0, i1;
   CUfunction f_combine;
   CUevent ev_w;
   size_t half; /* slices: bytes of one half of the partial sums (0 otherwise) */
@@ -188,12 +205,73 @@ static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_m
   a->laws = b.laws;
 }
 
-/* A pass (or measure) of one system in slices: each slice's blocks, then,
- * with sums, the partial sums shared and added up on every slice (see the
- * top).  f is slice 0's function; the others' are found by the same role. */
-static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs *a) {
+/* The elements of the system outside its own range that slice v's passes
+ * read (m->halo on each side, wrapped around or cut at the ends), as at
+ * most two ranges lo[k] .. hi[k] - 1 of 0 .. n - 1 (they may include the
+ * slice's own elements).  Returns their number. */
+static int mb_need(const mb_model *m, const mb_dev *v, uint64_t lo[2], uint64_t hi[2]) {
+  const uint64_t n = mb_job(m)->n, h = m->halo;
+  if (v->i1 <= v->i0 || h == 0) return 0;
+  if (h >= n || v->i1 - v->i0 + 2 * h >= n) { /* all of them */
+    lo[0] = 0;
+    hi[0] = n;
+    return 1;
+  }
+  if (!m->wrap) {
+    lo[0] = v->i0 > h ? v->i0 - h : 0;
+    hi[0] = n - v->i1 > h ? v->i1 + h : n;
+    return 1;
+  }
+  if (v->i0 < h) { /* wraps below 0 (then not above n: the case above) */
+    lo[0] = n - (h - v->i0);
+    hi[0] = n;
+    lo[1] = 0;
+    hi[1] = v->i1 + h;
+    return 2;
+  }
+  if (v->i1 + h > n) {
+    lo[0] = v->i0 - h;
+    hi[0] = n;
+    lo[1] = 0;
+    hi[1] = v->i1 + h - n;
+    return 2;
+  }
+  lo[0] = v->i0 - h;
+  hi[0] = v->i1 + h;
+  return 1;
+}
+
+/* Slice v's elements of state buffer b that slice w reads (mb_need), each
+ * state row, into w's copy of that buffer, on v's stream. */
+static int mb_send_states(const mb_model *m, const mb_dev *v, sp_gpu_dev *d, const mb_dev *w,
+                          int b) {
+  const uint64_t rows = v->ns * (uint64_t)mb_job(m)->nx;
+  uint64_t lo[2], hi[2], r;
+  const int nr = mb_need(m, w, lo, hi);
+  int k, st = SP_OK;
+  for (k = 0; k < nr && st == SP_OK; k++) {
+    const uint64_t a = lo[k] > v->i0 ? lo[k] : v->i0, e = hi[k] < v->i1 ? hi[k] : v->i1;
+    if (a >= e) continue;
+    for (r = 0; r < rows && st == SP_OK; r++) {
+      const size_t off = (size_t)(r * m->npad + a) * m->rb;
+      st = sp_gpu_copy_async(d->id, w->buf[b] + off, v->buf[b] + off, (size_t)(e - a) * m->rb,
+                             d->stream);
+    }
+  }
+  return st;
+}
+
+/* A pass (or measure) of one system in slices: each slice's blocks (of the
+ * group or, pair_geometry, the pair kernels), then, where the pass wrote
+ * state buffer `out` (>= 0) that other slices read (a lattice, pairs), each
+ * slice's elements of it copied to the slices that read them, and, with
+ * sums, the partial sums shared and added up on every slice (see the top).
+ * f is slice 0's function; the others' are found by the same role. */
+static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs *a,
+                        int pair_geometry, int out) {
   const mb_dev *v0 = (const mb_dev *)m->sl[0];
   const size_t tn = (size_t)(mb_job(m)->nt > 0 ? mb_job(m)->nt : 1) * sizeof(double);
+  const int share = out >= 0 && m->halo > 0;
   int j, i, st = SP_OK;
   for (j = 0; j < m->nslice && st == SP_OK; j++) {
     mb_dev *v = (mb_dev *)m->sl[j];
@@ -201,30 +279,32 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     sp_mb_kargs aj = *a;
     const CUfunction fj = f == v0->f_pass1 ? v->f_pass1 : f == v0->f_pass2 ? v->f_pass2
                                                                            : v->f_measure;
+    const uint64_t b0 = pair_geometry ? v->pb0 : v->blk0, b1 = pair_geometry ? v->pb1 : v->blk1;
     mb_rebase(m, v0, v, &aj);
     aj.partial += m->parity * v->half;
-    aj.blk0 = v->blk0;
+    aj.blk0 = b0;
     aj.split = a->sums_on != 0;
-    if (v->blk1 > v->blk0)
-      st = sp_gpu_launch(d->id, fj, (unsigned)(v->blk1 - v->blk0), MB_BLOCK, 0, d->stream, &aj,
-                         name);
+    if (b1 > b0 && (st = sp_gpu_activate(d->id)) == SP_OK)
+      st = sp_gpu_launch(d->id, fj, (unsigned)(b1 - b0), MB_BLOCK, 0, d->stream, &aj, name);
   }
-  if (st != SP_OK || !a->sums_on) return st;
-  /* each slice's partial sums to the others */
+  if (st != SP_OK || (!a->sums_on && !share)) return st;
+  /* each slice's states (that the others read) and partial sums to the others */
   for (j = 0; j < m->nslice && st == SP_OK; j++) {
     const mb_dev *v = (const mb_dev *)m->sl[j];
     sp_gpu_dev *d = m->sd[j];
-    const size_t off = m->parity * v->half + (size_t)v->blk0 * tn,
-                 bytes = (size_t)(v->blk1 - v->blk0) * tn;
+    const uint64_t b0 = pair_geometry ? v->pb0 : v->blk0, b1 = pair_geometry ? v->pb1 : v->blk1;
+    const size_t off = m->parity * v->half + (size_t)b0 * tn, bytes = (size_t)(b1 - b0) * tn;
     st = sp_gpu_activate(d->id);
     for (i = 0; i < m->nslice && st == SP_OK; i++) {
       const mb_dev *w = (const mb_dev *)m->sl[i];
-      if (i != j && bytes > 0)
+      if (i == j) continue;
+      if (share) st = mb_send_states(m, v, d, w, out);
+      if (st == SP_OK && a->sums_on && bytes > 0)
         st = sp_gpu_copy_async(d->id, w->partial + off, v->partial + off, bytes, d->stream);
     }
     if (st == SP_OK) st = sp_gpu_event_record(d->id, v->ev_w, d->stream);
   }
-  /* every slice adds them up once all are in */
+  /* every slice waits for the others' copies, then adds the sums up */
   for (i = 0; i < m->nslice && st == SP_OK; i++) {
     mb_dev *w = (mb_dev *)m->sl[i];
     sp_gpu_dev *d = m->sd[i];
@@ -234,19 +314,21 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     st = sp_gpu_activate(d->id);
     for (j = 0; j < m->nslice && st == SP_OK; j++)
       if (j != i) st = sp_gpu_stream_wait(d->id, d->stream, ((const mb_dev *)m->sl[j])->ev_w);
-    if (st == SP_OK)
+    if (st == SP_OK && a->sums_on)
       st = sp_gpu_launch(d->id, w->f_combine, (unsigned)w->ns, MB_BLOCK, 0, d->stream, &ai,
                          "sp_mb_combine_kernel");
   }
-  m->parity ^= 1;
+  if (a->sums_on) m->parity ^= 1;
   return st;
 }
 
+/* A pass writing state buffer `out` (-1: none, a measure) over the blocks of
+ * the group or (pair_geometry) the pair kernels. */
 static int mb_go(mb_model *m, sp_gpu_dev *d, CUfunction f, const char *name, sp_mb_kargs *a,
-                 int pair_geometry) {
+                 int pair_geometry, int out) {
   mb_dev *v = (mb_dev *)d->state;
   a->bps = pair_geometry ? v->bps_p : v->bps_g;
-  if (m->nslice > 1) return mb_go_slices(m, f, name, a);
+  if (m->nslice > 1) return mb_go_slices(m, f, name, a, pair_geometry, out);
   return sp_gpu_launch(d->id, f, (unsigned)((uint64_t)a->bps * v->ns), MB_BLOCK, 0, d->stream, a,
                        name);
 }
@@ -266,7 +348,7 @@ static int mb_measure(mb_model *m, sp_gpu_dev *d, int b, double tt, int wr, int 
   a.rec_j = v->nrec_done;
   a.stopchk = stopchk;
   a.kflag = kflag;
-  return mb_go(m, d, v->f_measure, "sp_mb_measure_kernel", &a, 0);
+  return mb_go(m, d, v->f_measure, "sp_mb_measure_kernel", &a, 0, -1);
 }
 
 /* The kept systems' states into record v->nrec_done (rec_j). */
@@ -288,7 +370,7 @@ static int mb_pass(mb_model *m, sp_gpu_dev *d, int which, sp_mb_kargs *a, int ou
   mb_dev *v = (mb_dev *)d->state;
   a->x_id = out;
   return mb_go(m, d, which == 1 ? v->f_pass1 : v->f_pass2, which == 1 ? v->n_pass1 : v->n_pass2,
-               a, m->pairs);
+               a, m->pairs, out);
 }
 
 static void mb_swap(int *a, int *b) {
@@ -542,6 +624,8 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   /* the slice's blocks and elements (the whole system without slices) */
   v->blk0 = 0;
   v->blk1 = (uint64_t)v->bps_g;
+  v->pb0 = 0;
+  v->pb1 = (uint64_t)v->bps_p;
   v->i0 = 0;
   v->i1 = n;
   if (m->nslice > 1) {
@@ -550,6 +634,10 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     v->blk1 = (uint64_t)v->bps_g * (uint64_t)(d->index + 1) / (uint64_t)m->nslice;
     v->i0 = v->blk0 * span < n ? v->blk0 * span : n;
     v->i1 = v->blk1 * span < n ? v->blk1 * span : n;
+    /* the pair kernels' blocks of the same elements (a thread an element:
+     * span is a multiple of MB_BLOCK, and i1 < n is one of span) */
+    v->pb0 = v->i0 / MB_BLOCK;
+    v->pb1 = v->i1 > v->i0 ? (v->i1 + MB_BLOCK - 1) / MB_BLOCK : v->pb0;
   }
   /* buffers */
   v->nbuf = 1;
@@ -710,6 +798,9 @@ static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     const mb_dev *v0 = (const mb_dev *)m->sl[0];
     v->k = v0->k;
     v->nrec_done = v0->nrec_done;
+    v->xi = v0->xi; /* the buffer ids: the first slice's passes swap them */
+    v->yi = v0->yi;
+    v->zi = v0->zi;
     if (!v->touched && v->k >= job->kmax) mb_touch(m, d);
     return SP_OK;
   }
@@ -938,11 +1029,11 @@ int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices,
   m.tnb = (job->gpu_plan & SP_MB_PLAN_TERMS_NB) != 0;
   m.pairs = job->nq > 0;
   m.share = m.pairs || (job->gpu_plan & SP_MB_PLAN_LATTICE) != 0;
+  m.halo = m.share ? (a->slice_halo > 0 ? a->slice_halo : job->n) : 0;
+  m.wrap = a->slice_wrap != 0;
   /* one system, several devices: in slices where the system allows (mode B,
-   * mean fields only, no kept states; see the top); else the devices share
-   * the systems */
-  m.nslice = ndev > 1 && nsys == 1 && !m.small && !m.share &&
-                     job->output != SP_MB_OUT_TRAJECTORIES
+   * no kept states; see the top); else the devices share the systems */
+  m.nslice = ndev > 1 && nsys == 1 && !m.small && job->output != SP_MB_OUT_TRAJECTORIES
                  ? ndev
                  : 1;
   if (m.nslice > 1) {

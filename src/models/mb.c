@@ -26,7 +26,9 @@ static const sp_field fields[] = {
   SP_FIELD_VEC(sp_mb_args, x0, SP_F_REALS, nx0, SP_F_SIZE),
   SP_FIELD_VEC(sp_mb_args, names, SP_F_STRINGS, nnames, SP_F_SIZE),
   SP_FIELD(sp_mb_args, advance, SP_F_NATIVE),
-  SP_FIELD(sp_mb_args, observe, SP_F_NATIVE)};
+  SP_FIELD(sp_mb_args, observe, SP_F_NATIVE),
+  SP_FIELD(sp_mb_args, slice_halo, SP_F_COUNT),
+  SP_FIELD(sp_mb_args, slice_wrap, SP_F_I64)};
 #undef JOB
 
 #define J(job) (&((const sp_mb_args *)(job))->job)

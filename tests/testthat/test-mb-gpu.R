@@ -102,6 +102,17 @@ test_that("the GPU plan: a system a block up to n = 2048 (shared memory permitti
   expect_true("SP_MB_METHOD=3" %in% plan(ms$hmf, 10, "single", "yoshida4")$defines)
 })
 
+test_that("one system in slices: the elements a slice reads from the others (none, a lattice's halo, all)", {
+  ms <- mb_test_models()
+  halo <- statphysgpu:::sde_mb_slice_halo
+  expect_equal(halo(ms$kur, 5000), list(halo = 0, wrap = 0))
+  expect_equal(halo(ms$kp, 5000), list(halo = 5000, wrap = 0))
+  expect_equal(halo(ms$chain, 5000), list(halo = 1, wrap = 0))
+  expect_equal(halo(ms$ring, 5000), list(halo = 1, wrap = 1))
+  # a torus of 30 x 40: the rows within reach, (1 + 1) 40 - 1 elements each side
+  expect_equal(halo(ms$square, 1200, c(30, 40)), list(halo = 79, wrap = 1))
+})
+
 test_that("pair terms: sin and cos of x[j] -+ x expanded, the elements' sines made once (mb_pair_pre)", {
   ms <- mb_test_models()
   code <- strsplit(ms$kp$code, "\n")[[1]]
@@ -396,6 +407,85 @@ test_that("one system in slices on one GPU's streams equals one slice, bit for b
   expect_mb_close(attr(gpu, "final"), attr(cpu, "final"), label = "slices against the CPU")
 })
 
+# Systems whose elements read other elements (pairs: every slice's pair sums
+# run over all the sources; lattices: the neighbours at the slices' edges,
+# around the ring or torus): after every pass the slices copy each other the
+# elements they read.  Sizes where the slices' edges matter: n not a multiple
+# of the block (256 elements a pair block, 1024 a group block), a square
+# lattice's rows cut by the slices' edges.
+mb_slice_share_models <- function() {
+  ms <- mb_test_models()
+  chain_init <- list(phi = ~ rnorm(0, 0.3), v = ~ rnorm(0, 1))
+  qp <- list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 1))
+  list(
+    kp = list(m = ms$kp, method = "srk2", init = list(theta = ~ runif(-pi, pi))),
+    kp_e = list(m = ms$kp, method = "euler", init = list(theta = ~ runif(-pi, pi))),
+    lpairs = list(m = ms$lpairs, method = "baoab", init = qp),
+    hpairs = list(m = ms$hpairs, method = "yoshida4", init = qp),
+    # a passage with pairs: the order parameter passes 0.3
+    pstop = list(m = sde_model(
+      drift = list(theta = ~ K / n * pairs(sin(theta[j] - theta))),
+      noise = list(theta = ~ sqrt(2 * D)), params = c(K = 4, D = 0.5),
+      observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)),
+      stop = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2) > 0.3, name = "mb-pairs-passage"),
+      method = "srk2", init = list(theta = ~ runif(0, 2 * pi)), output = "passage"),
+    chain = list(m = ms$chain, method = "srk2", init = chain_init),
+    chain_e = list(m = ms$chain, method = "euler", init = chain_init),
+    ring = list(m = ms$ring, method = "baoab", init = qp),
+    # a Hamiltonian ring (yoshida4: three passes a step, the halo after each)
+    hring = list(m = sde_model(
+      drift = list(q = ~ p, p = ~ -sin(q) + k * (q[i + 1] - 2 * q + q[i - 1])), params = c(k = 1),
+      lattice = "ring", observe = list(E = ~ mean(p^2)), name = "mb-hamiltonian-ring"),
+      method = "yoshida4", init = qp),
+    # a passage on a chain: its kinetic energy falls below 0.7 (from 1)
+    cstop = list(m = sde_model(
+      drift = ms$chain$drift, noise = ms$chain$noise, params = ms$chain$params, lattice = "chain",
+      observe = list(v2 = ~ mean(v^2)), stop = ~ mean(v^2) < 0.7, name = "mb-chain-passage"),
+      method = "srk2", init = chain_init, output = "passage"),
+    square = list(m = ms$square, method = "srk2", init = list(u = ~ rnorm(0, 0.5)))
+  )
+}
+
+# the sizes: pairs 10001 elements (10 group blocks, 40 pair blocks); chains
+# and rings as the mean field's; the torus 301 x 333 (slices' edges at 1024
+# k elements, inside rows)
+mb_slice_share_n <- function(nm, prec) {
+  if (nm %in% c("kp", "kp_e", "lpairs", "hpairs", "pstop")) return(10001)
+  if (nm == "square") return(c(301, 333))
+  if (prec == "double") 40000 else 300001
+}
+
+test_that("a pair or lattice system in slices on one GPU's streams equals one slice, bit for bit", {
+  skip_if_no_gpu()
+  for (nm in names(mb_slice_share_models())) {
+    cs <- mb_slice_share_models()[[nm]]
+    for (prec in c("double", "single")) {
+      n <- mb_slice_share_n(nm, prec)
+      tm <- if (nm %in% c("pstop", "cstop")) 20 else 0.4
+      one <- mb_slice_run(cs, n, prec, t_max = tm)
+      if (nm %in% c("pstop", "cstop")) expect_true(one$escaped, label = "the passage is reached")
+      for (k in c(2, 3)) {
+        x <- mb_slice_run(cs, n, prec, slices = k, t_max = tm)
+        expect_identical(attr(x, "devices"), rep(attr(one, "devices"), k))
+        expect_mb_same_run(x, one, sprintf("%s %s %d slices", nm, prec, k))
+      }
+    }
+  }
+  # the CPU's numbers (double): the slices' run is the system's run (pairs
+  # over 5 steps: the CPU's pair sums are slow)
+  for (nm in c("kp", "ring")) {
+    cs <- mb_slice_share_models()[[nm]]
+    n <- mb_slice_share_n(nm, "double")
+    tm <- if (nm == "kp") 0.05 else 0.4
+    gpu <- mb_slice_run(cs, n, "double", slices = 2, t_max = tm)
+    withr::local_options(statphysgpu.mb_slices = 1)
+    cpu <- sde_run(cs$m, 1, n = n, init = cs$init, dt = 0.01, t_max = tm, method = cs$method,
+                   output = "records", record_every = 10, seed = 11, backend = "cpu",
+                   precision = "double", progress = FALSE)
+    expect_mb_close(attr(gpu, "final"), attr(cpu, "final"), label = paste(nm, "slices against the CPU"))
+  }
+})
+
 test_that("a non-finite state in a later slice fails as one device does", {
   skip_if_no_gpu()
   bad <- sde_model(drift = list(x = ~ x^3 * (i > 0.8 * n) + mean(x)), observe = list(m = ~ mean(x)),
@@ -421,6 +511,17 @@ test_that("one system on every GPU (devices = \"all\") equals one GPU, bit for b
     tm <- if (nm == "stop") 20 else 0.4
     one <- mb_slice_run(cs, 300001, "single", t_max = tm)
     all <- mb_slice_run(cs, 300001, "single", devices = "all", t_max = tm)
+    expect_identical(length(attr(all, "devices")), nrow(gpu_devices()))
+    expect_mb_same_run(all, one, paste(nm, "all devices"))
+  }
+  # pairs (all the sources from every device) and lattices (the halos, peer
+  # to peer)
+  for (nm in c("kp", "lpairs", "pstop", "chain", "ring", "cstop", "square")) {
+    cs <- mb_slice_share_models()[[nm]]
+    n <- mb_slice_share_n(nm, "single")
+    tm <- if (nm %in% c("pstop", "cstop")) 20 else 0.4
+    one <- mb_slice_run(cs, n, "single", t_max = tm)
+    all <- mb_slice_run(cs, n, "single", devices = "all", t_max = tm)
     expect_identical(length(attr(all, "devices")), nrow(gpu_devices()))
     expect_mb_same_run(all, one, paste(nm, "all devices"))
   }
