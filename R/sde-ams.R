@@ -59,6 +59,46 @@
 #' `rbind()` into the one-call result, for any thread count, and CPU and
 #' GPU agree replica by replica in double precision.
 #'
+#' @section Starts:
+#' Each replica's long trajectory starts from `init`, and starts again from
+#' it after each time it reaches \eqn{B}. A start may be drawn, as
+#' [escape_rate_ams()]`(init = "thermal")` draws the washboard's: a state
+#' given as `~ rnorm(mean, sd)`, `~ runif(min, max)` or `~ rcauchy(location,
+#' scale)` (arguments over the parameters; one draw a state, independent
+#' states) is drawn afresh at every start, from the replica's own Philox
+#' stream, purpose 13 of [sde_run()]'s many-body starts: start \eqn{j} (0
+#' the first) takes block \eqn{jD + d} for the \eqn{d}-th of the
+#' \eqn{D} drawn states, so a replica's starts depend only on the seed, its
+#' condition and its number, on both backends (the first is drawn on the
+#' host; the restarts by the engine, in double precision: CPU and GPU agree
+#' to rounding). The harmonic (Gaussian) law of a well is the usual
+#' thermal start: for \eqn{dx = -U'(x)dt + \sqrt{2\theta}dW} at a bottom
+#' \eqn{x_0} of curvature \eqn{\kappa = U''(x_0)}, `x = ~ rnorm(x0,
+#' sqrt(theta / kappa))`; for a Langevin
+#' particle also `v = ~ rnorm(0, sqrt(theta))`. The checks of the start
+#' (in \eqn{A}, outside \eqn{B}, the step) are made at the centre of the
+#' law (its mean, location or middle). A start drawn outside \eqn{A} that
+#' reaches \eqn{B} before it first leaves \eqn{A} is a direct escape, as
+#' in [escape_rate_ams()].
+#'
+#' `equilibration` relaxes every start (fixed or drawn) by running the model
+#' for that time before the long trajectory begins: the time is not
+#' counted, and a run that reaches \eqn{B} meanwhile is dropped for the
+#' next start (a start conditioned on staying in the well). A few
+#' relaxation times of the well give its quasi-stationary law, the start
+#' from which the mean first-passage time is exactly the inverse of the
+#' escape rate, for any model and without a law to write down.
+#'
+#' @section Continuing:
+#' `sde_ams(model, init = x, replicas = n)` runs `n` more replicas of the
+#' estimate `x` (an unmodified result of `sde_ams()`, or `rbind()` of its
+#' chunks), numbered after the last replica it holds, with its seed and
+#' settings (the other arguments are taken from `x`; those given must equal
+#' them), and returns them combined with `x`: the result of one call with all
+#' the replicas, replica by replica (the streams are keyed by the replica's
+#' number). Replicas an interrupt left unfinished in `x` are run first. Use
+#' it to add replicas until the error is small enough.
+#'
 #' @param model An [sde_model()] with noise, not depending on `t`.
 #' @param score The reaction coordinate: a one-sided formula, quoted call
 #'   or string over the model's states and parameters.
@@ -66,9 +106,16 @@
 #'   or a one-sided formula over the parameters evaluated per condition.
 #' @param B The target: a level of the score (a number or a formula over
 #'   the parameters), above `A`; or `NULL` for the model's `stop` event.
-#' @param init The start state (of every replica and every restart of its
-#'   long trajectory): a named list with one entry per state, each a number
-#'   or a formula over the parameters (`~ asin(gamma)`).
+#' @param init The start of every replica's long trajectory (and of its
+#'   restarts): a named list with one entry per state, each a number, a
+#'   formula over the parameters (`~ asin(gamma)`), or one draw
+#'   `runif(min, max)`, `rnorm(mean, sd)` or `rcauchy(location, scale)`
+#'   whose arguments are formulas over the parameters (`~ rnorm(0,
+#'   sqrt(theta))`); see "Starts". Or an earlier `sde_ams()` result, to
+#'   continue it with `replicas` more replicas (see "Continuing").
+#' @param equilibration Time (rounded to whole steps of `dt`) the model runs
+#'   after every start before the long trajectory begins to count, \eqn{\ge
+#'   0} (default 0); see "Starts".
 #' @param dt The time step, positive. At the start `init` the drift is
 #'   linearised (its Jacobian, by differences): a step past the stability
 #'   limit of the method for a relaxation rate \eqn{\lambda} of the model
@@ -111,7 +158,10 @@
 #'   `replicas`; attributes as [escape_rate_ams()]'s (`replicas_table`,
 #'   `conditions`, `particles`, `k`, `method`, `dt`, `seed`, `backend`,
 #'   ...) and `model` (the model's hash), `model_name`, `score`, `A`, `B`
-#'   (per condition; `NULL`: the stop event). Methods: `print`, `summary`,
+#'   (per condition; `NULL`: the stop event), `init` (the start per
+#'   condition and state; the centre of a drawn one), `init_laws` (each
+#'   state's start as text), `equilibration`, `args` (the settings a
+#'   continuation reads). Methods: `print`, `summary`,
 #'   `plot` (with a reference, e.g. brute force), `as.data.frame`, `rbind`
 #'   of chunks.
 #' @seealso [escape_rate_ams()], [sde_model()], [sde_run()]
@@ -125,6 +175,13 @@
 #'                particles = 50, replicas = 4, seed = 1, backend = "cpu")
 #'   x
 #'   summary(x)
+#'   # a thermal start (the harmonic law of the well, U''(0) = 1), relaxed
+#'   # for 2 time units; then 4 more replicas of the same estimate
+#'   y <- sde_ams(m, score = ~ x, A = 0.2, B = 1, init = list(x = ~ rnorm(0, sqrt(theta))),
+#'                dt = 0.01, particles = 50, replicas = 4, seed = 1, equilibration = 2,
+#'                backend = "cpu")
+#'   y <- sde_ams(m, init = y, replicas = 4, backend = "cpu")
+#'   y
 #' }
 #' }
 #' @export
