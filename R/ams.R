@@ -553,10 +553,11 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   first <- parts[[1]]
   what <- if (inherits(first, "sde_ams")) "sde_ams()" else "escape_rate_ams()"
   keys <- c("model", "seed_hex", "precision", "conditions", "parameters", "phi_A", "score",
-            "particles", "k", "method", "dt", "threshold", "init", "A", "B")
+            "particles", "k", "method", "dt", "threshold", "init", "init_laws",
+            "equilibration", "A", "B")
   rbind_same(parts, what, paste0(
     "chunks of one estimate (the same model, seed, parameters, particles, k, score, ",
-    "method, precision, dt, threshold, init, A and B; other replicas)"),
+    "method, precision, dt, threshold, init, equilibration, A and B; other replicas)"),
     stats::setNames(as.list(keys), replace(keys, keys == "seed_hex", "seed")))
   # per part: the replica numbers it holds in every condition, and its rows
   # of the others (an interrupted run's; they give way to a part that holds
@@ -593,6 +594,11 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- nrow(rerun) > 0
   class(out) <- class(first)
+  # chunks as sde_ams() made them combine into a result that continues
+  attr(out, "sealed") <- NULL
+  if (inherits(out, "sde_ams") && all(vapply(parts, sp_seal_intact, TRUE))) {
+    out <- sp_seal(out, SDE_AMS_SEALED)
+  }
   out
 }
 

@@ -59,6 +59,46 @@
 #' `rbind()` into the one-call result, for any thread count, and CPU and
 #' GPU agree replica by replica in double precision.
 #'
+#' @section Starts:
+#' Each replica's long trajectory starts from `init`, and starts again from
+#' it after each time it reaches \eqn{B}. A start may be drawn, as
+#' [escape_rate_ams()]`(init = "thermal")` draws the washboard's: a state
+#' given as `~ rnorm(mean, sd)`, `~ runif(min, max)` or `~ rcauchy(location,
+#' scale)` (arguments over the parameters; one draw a state, independent
+#' states) is drawn afresh at every start, from the replica's own Philox
+#' stream, purpose 13 of [sde_run()]'s many-body starts: start \eqn{j} (0
+#' the first) takes block \eqn{jD + d} for the \eqn{d}-th of the
+#' \eqn{D} drawn states, so a replica's starts depend only on the seed, its
+#' condition and its number, on both backends (the first is drawn on the
+#' host; the restarts by the engine, in double precision: CPU and GPU agree
+#' to rounding). The harmonic (Gaussian) law of a well is the usual
+#' thermal start: for \eqn{dx = -U'(x)dt + \sqrt{2\theta}dW} at a bottom
+#' \eqn{x_0} of curvature \eqn{\kappa = U''(x_0)}, `x = ~ rnorm(x0,
+#' sqrt(theta / kappa))`; for a Langevin
+#' particle also `v = ~ rnorm(0, sqrt(theta))`. The checks of the start
+#' (in \eqn{A}, outside \eqn{B}, the step) are made at the centre of the
+#' law (its mean, location or middle). A start drawn outside \eqn{A} that
+#' reaches \eqn{B} before it first leaves \eqn{A} is a direct escape, as
+#' in [escape_rate_ams()].
+#'
+#' `equilibration` relaxes every start (fixed or drawn) by running the model
+#' for that time before the long trajectory begins: the time is not
+#' counted, and a run that reaches \eqn{B} meanwhile is dropped for the
+#' next start (a start conditioned on staying in the well). A few
+#' relaxation times of the well give its quasi-stationary law, the start
+#' from which the mean first-passage time is exactly the inverse of the
+#' escape rate, for any model and without a law to write down.
+#'
+#' @section Continuing:
+#' `sde_ams(model, init = x, replicas = n)` runs `n` more replicas of the
+#' estimate `x` (an unmodified result of `sde_ams()`, or `rbind()` of its
+#' chunks), numbered after the last replica it holds, with its seed and
+#' settings (the other arguments are taken from `x`; those given must equal
+#' them), and returns them combined with `x`: the result of one call with all
+#' the replicas, replica by replica (the streams are keyed by the replica's
+#' number). Replicas an interrupt left unfinished in `x` are run first. Use
+#' it to add replicas until the error is small enough.
+#'
 #' @param model An [sde_model()] with noise, not depending on `t`.
 #' @param score The reaction coordinate: a one-sided formula, quoted call
 #'   or string over the model's states and parameters.
@@ -66,9 +106,16 @@
 #'   or a one-sided formula over the parameters evaluated per condition.
 #' @param B The target: a level of the score (a number or a formula over
 #'   the parameters), above `A`; or `NULL` for the model's `stop` event.
-#' @param init The start state (of every replica and every restart of its
-#'   long trajectory): a named list with one entry per state, each a number
-#'   or a formula over the parameters (`~ asin(gamma)`).
+#' @param init The start of every replica's long trajectory (and of its
+#'   restarts): a named list with one entry per state, each a number, a
+#'   formula over the parameters (`~ asin(gamma)`), or one draw
+#'   `runif(min, max)`, `rnorm(mean, sd)` or `rcauchy(location, scale)`
+#'   whose arguments are formulas over the parameters (`~ rnorm(0,
+#'   sqrt(theta))`); see "Starts". Or an earlier `sde_ams()` result, to
+#'   continue it with `replicas` more replicas (see "Continuing").
+#' @param equilibration Time (rounded to whole steps of `dt`) the model runs
+#'   after every start before the long trajectory begins to count, \eqn{\ge
+#'   0} (default 0); see "Starts".
 #' @param dt The time step, positive. At the start `init` the drift is
 #'   linearised (its Jacobian, by differences): a step past the stability
 #'   limit of the method for a relaxation rate \eqn{\lambda} of the model
@@ -111,7 +158,10 @@
 #'   `replicas`; attributes as [escape_rate_ams()]'s (`replicas_table`,
 #'   `conditions`, `particles`, `k`, `method`, `dt`, `seed`, `backend`,
 #'   ...) and `model` (the model's hash), `model_name`, `score`, `A`, `B`
-#'   (per condition; `NULL`: the stop event). Methods: `print`, `summary`,
+#'   (per condition; `NULL`: the stop event), `init` (the start per
+#'   condition and state; the centre of a drawn one), `init_laws` (each
+#'   state's start as text), `equilibration`, `args` (the settings a
+#'   continuation reads). Methods: `print`, `summary`,
 #'   `plot` (with a reference, e.g. brute force), `as.data.frame`, `rbind`
 #'   of chunks.
 #' @seealso [escape_rate_ams()], [sde_model()], [sde_run()]
@@ -125,14 +175,26 @@
 #'                particles = 50, replicas = 4, seed = 1, backend = "cpu")
 #'   x
 #'   summary(x)
+#'   # a thermal start (the harmonic law of the well, U''(0) = 1), relaxed
+#'   # for 2 time units; then 4 more replicas of the same estimate
+#'   y <- sde_ams(m, score = ~ x, A = 0.2, B = 1, init = list(x = ~ rnorm(0, sqrt(theta))),
+#'                dt = 0.01, particles = 50, replicas = 4, seed = 1, equilibration = 2,
+#'                backend = "cpu")
+#'   y <- sde_ams(m, init = y, replicas = 4, backend = "cpu")
+#'   y
 #' }
 #' }
 #' @export
 sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
                     method = c("srk2", "euler"), particles = 1000, replicas = "auto", k = "auto",
                     seed = NULL, first_replica = 1, backend = "auto", devices = NULL,
-                    precision = c("single", "double"), progress = interactive()) {
+                    precision = c("single", "double"), progress = interactive(),
+                    equilibration = 0) {
   call <- sys.call()
+  if (!missing(init) && inherits(init, "escape_rate_ams")) {
+    return(sde_ams_continue(model, init, replicas, backend, devices, progress,
+                            sde_ams_given(environment()), call))
+  }
   if (!inherits(model, "sde_model")) {
     sp_abort(sprintf("`model` must be a model made by sde_model(), not %s.", describe(model)),
              call = call)
@@ -192,17 +254,14 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
                             "call each."), clash[1], paste(SDE_AMS_COLUMNS, collapse = ", ")),
              call = call, class = "statphysgpu_reserved_name")
   }
-  if (is.list(init)) {
-    one <- vapply(init, function(v) !is.numeric(v) || length(v) == 1, TRUE)
-    if (!all(one)) {
-      sp_abort(sprintf(paste0("`init$%s` must be one number or a formula over the ",
-                              "parameters: every replica starts from the same state."),
-                       names(init)[!one][1]), call = call)
-    }
+  st <- sde_ams_init(m, init, grid, call)
+  x0 <- st$x0
+  equilibration <- check_range(equilibration, "equilibration", lo = 0, len = 1, call = call)
+  burn <- round(equilibration / dt)
+  if (burn >= 2^40) {
+    sp_abort(sprintf("`equilibration` (%s) is %s steps of `dt`: at most 2^40.",
+                     format(equilibration), format(burn)), call = call)
   }
-  st <- sde_init(m, init, grid, 1, call)
-  x0 <- matrix(st$init, ncond, length(m$states), byrow = TRUE,
-               dimnames = list(NULL, m$states))
   zA <- sde_ams_level(A, "A", m, grid, call)
   zB <- if (is.null(B)) rep(Inf, ncond) else sde_ams_level(B, "B", m, grid, call)
   s0 <- sde_ams_eval(score_e, m, grid, x0)
@@ -216,16 +275,17 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
       sp_abort(sprintf("`A` (%s) must be below `B` (%s)%s: A = {score <= A}, B = {score >= B}.",
                        format(zA[c]), format(zB[c]), where), call = call)
     }
+    centre <- if (st$drawn) " (the centre of its law)" else ""
     if (s0[c] > zA[c]) {
       sp_abort(sprintf(paste0(
-        "the start `init` lies outside A%s: its score is %s, above `A` = %s. The score ",
+        "the start `init`%s lies outside A%s: its score is %s, above `A` = %s. The score ",
         "must increase from the start toward B, and the start lie in A = {score <= A}."),
-        where, format(s0[c]), format(zA[c])), call = call)
+        centre, where, format(s0[c]), format(zA[c])), call = call)
     }
     if (is.null(B) && isTRUE(as.logical(sde_ams_eval(m$stop, m, grid[c, , drop = FALSE],
                                                        x0[c, , drop = FALSE])))) {
-      sp_abort(sprintf("the model's stop event (B) holds at the start `init`%s.", where),
-               call = call)
+      sp_abort(sprintf("the model's stop event (B) holds at the start `init`%s%s.", centre,
+                       where), call = call)
     }
   }
   sde_ams_check_step(m, method, dt, grid, x0, score_e, zA, if (!is.null(B)) zB, call)
@@ -238,13 +298,13 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
   par <- cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))
   np <- ncol(par)
   nx <- length(m$states)
-  tables <- as.double(t(cbind(par, x0)))
-  row <- np + nx
+  tables <- as.double(t(cbind(par, st$laws)))
+  row <- np + 3 * nx
   sconds <- list(h = rep(dt, ncond), zA = as.double(zA),
                  zB = if (is.null(B)) rep(0, ncond) else as.double(zB),
                  stream0 = (seq_len(ncond) - 1) * 2^40,
                  par0 = (seq_len(ncond) - 1) * row, init0 = (seq_len(ncond) - 1) * row + np,
-                 use_stop = rep(as.double(is.null(B)), ncond))
+                 use_stop = rep(as.double(is.null(B)), ncond), burn = rep(burn, ncond))
   job <- list(sconds = sconds, tables = tables, nx = nx, replicas = fr$n,
               replica0 = check_u64(fr$first - 1, "first_replica", call = call),
               particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
@@ -267,13 +327,207 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
   sim_hold_interrupts(fr$call, environment())
   res <- .Call(C_sp_r_model_run, "sde_ams", job, key, as.integer(fr$plan$devices), fr$progress)
   g <- grid[c("condition", swept)]
-  ams_finish(res, g, fr, list(
-    model = m$hash, model_name = m$name,
-    score = paste(deparse(score_e, width.cutoff = 500L), collapse = " "),
+  score_txt <- paste(deparse(score_e, width.cutoff = 500L), collapse = " ")
+  out <- ams_finish(res, g, fr, list(
+    model = m$hash, model_name = m$name, score = score_txt,
     A = as.double(zA), B = if (is.null(B)) NULL else as.double(zB),
     particles = particles, k = k, method = method, dt = dt, init = x0,
-    parameters = grid),
+    init_laws = st$text, equilibration = burn * dt,
+    parameters = grid,
+    args = list(score = score_txt, A = sde_ams_arg_text(A), B = sde_ams_arg_text(B),
+                init = lapply(init, sde_ams_arg_text), dt = dt, params = params,
+                method = method, particles = particles, k = k, precision = fr$precision,
+                equilibration = equilibration)),
     class = c("sde_ams", "escape_rate_ams", "data.frame"))
+  sp_seal(out, SDE_AMS_SEALED)
+}
+
+# The settings of an sde_ams() result that a continuation reads, sealed when
+# the result is made (see sp_seal()).
+SDE_AMS_SEALED <- c("model", "seed_hex", "precision", "dt", "method", "score", "A", "B",
+                    "init", "init_laws", "equilibration", "particles", "k", "parameters",
+                    "args", "replicas_table", "replica_ranges", "rerun")
+
+# An argument as a result records it (attribute `args`): a number as it is,
+# an expression (formula, call, name or string) as its text, NULL as NULL.
+sde_ams_arg_text <- function(x) {
+  if (is.null(x) || is.numeric(x)) return(x)
+  if (inherits(x, "formula")) x <- x[[length(x)]]
+  if (is.character(x)) return(x)
+  paste(deparse(x, width.cutoff = 500L), collapse = " ")
+}
+
+# The start of the long trajectories, per condition and state: a constant
+# (a number, or a formula over the parameters) or one draw runif(min, max),
+# rnorm(mean, sd), rcauchy(location, scale) whose arguments are numbers or
+# formulas over the parameters, drawn by the engine from the replica's own
+# stream at every start.  list(laws: ncond x 3 nx (kind, a, b per state;
+# kind -1 a constant a), x0: ncond x nx, the constant or the centre of the
+# law (the mean, the location, the middle of the interval), drawn: any
+# state drawn, text: each state's start as text).
+sde_ams_init <- function(m, init, grid, call) {
+  if (!is.list(init) || is.null(names(init)) || any(!nzchar(names(init)))) {
+    sp_abort(sprintf(paste0("`init` must be a named list with one entry per state (%s), ",
+                            "or an sde_ams() result to continue, not %s."),
+                     paste0("`", m$states, "`", collapse = ", "), describe(init)), call = call)
+  }
+  missing <- setdiff(m$states, names(init))
+  extra <- setdiff(names(init), m$states)
+  if (length(missing) || length(extra)) {
+    sp_abort(sprintf("`init` %s; it needs one entry per state: %s.",
+                     if (length(missing)) sprintf("has no entry for `%s`", missing[1])
+                     else sprintf("has an entry for `%s`, which is not a state", extra[1]),
+                     paste0("`", m$states, "`", collapse = ", ")), call = call)
+  }
+  ncond <- nrow(grid)
+  nx <- length(m$states)
+  laws <- matrix(0, ncond, 3 * nx)
+  x0 <- matrix(0, ncond, nx, dimnames = list(NULL, m$states))
+  text <- stats::setNames(character(nx), m$states)
+  pars <- names(m$params)
+  at <- function(e, what) { # an expression over the parameters, per condition
+    sde_check_expr(e, pars, what, call)
+    v <- sde_ams_eval(e, m, grid, NULL)
+    bad <- !is.finite(v)
+    if (any(bad)) {
+      sp_abort(sprintf("%s, %s, is not finite for condition %d.", what, deparse1(e),
+                       which(bad)[1]), call = call)
+    }
+    v
+  }
+  for (i in seq_len(nx)) {
+    s <- m$states[i]
+    v <- init[[s]]
+    what <- sprintf("`init$%s`", s)
+    cols <- 3 * (i - 1) + 1:3
+    if (is.numeric(v) && length(v) == 1 && is.finite(v)) {
+      laws[, cols] <- rep(c(-1, v, 0), each = ncond)
+      x0[, i] <- v
+      text[i] <- format(v, digits = 15)
+      next
+    }
+    if (!(inherits(v, "formula") || is.call(v) || is.name(v) ||
+          (is.character(v) && length(v) == 1))) {
+      sp_abort(sprintf(paste0(
+        "%s must be one number, a formula over the parameters, or one draw ",
+        "runif(min, max), rnorm(mean, sd) or rcauchy(location, scale) (a formula, e.g. ",
+        "~ rnorm(0, sqrt(theta))), not %s: every start of a replica is a number or a draw ",
+        "of one law."), what, describe(v)), call = call)
+    }
+    e <- sde_rhs(v, what, call)
+    text[i] <- paste(deparse(e, width.cutoff = 500L), collapse = " ")
+    ds <- sde_draw_sites(e)
+    if (!is.null(ds$error)) sp_abort(sprintf("%s: %s.", what, ds$error), call = call)
+    if (ds$sites == 0) {
+      x <- at(e, sprintf("%s (a start: a formula over the parameters and pi, not the states or t)",
+                         what))
+      laws[, cols] <- cbind(-1, x, 0)
+      x0[, i] <- x
+      next
+    }
+    y <- ds$e
+    if (ds$sites > 1 || !is.call(y) || !identical(y[[1]], as.name(".draw"))) {
+      sp_abort(sprintf(paste0(
+        "%s, %s, must be one draw runif(min, max), rnorm(mean, sd) or rcauchy(location, ",
+        "scale) whose arguments are formulas over the parameters (e.g. ~ rnorm(0, ",
+        "sqrt(theta))), or a formula without draws: the engine draws each start of a ",
+        "replica from one law per state."), what, deparse1(e)), call = call)
+    }
+    kind <- y[[2]]
+    law <- SDE_MB_DRAWS[kind + 1L]
+    a <- at(y[[4]], sprintf("the first argument of %s's %s()", what, law))
+    b <- at(y[[5]], sprintf("the second argument of %s's %s()", what, law))
+    bad <- if (kind == 0) b < a else b < 0
+    if (any(bad)) {
+      c <- which(bad)[1]
+      sp_abort(sprintf("%s, %s: %s at condition %d (%s, %s).", what, deparse1(e),
+                       switch(law, runif = "`min` must not exceed `max`",
+                              rnorm = "`sd` must not be negative",
+                              rcauchy = "`scale` must not be negative"),
+                       c, format(a[c]), format(b[c])), call = call)
+    }
+    laws[, cols] <- cbind(kind, a, b)
+    x0[, i] <- if (kind == 0) (a + b) / 2 else a
+  }
+  list(laws = laws, x0 = x0, drawn = any(laws[, 3 * seq_len(nx) - 2] >= 0), text = text)
+}
+
+# The arguments of sde_ams() the caller gave (not left to their defaults),
+# read in its frame `env`: a named list.
+sde_ams_given <- function(env) {
+  nm <- c("score", "A", "B", "dt", "params", "method", "particles", "k", "seed",
+          "first_replica", "precision", "equilibration")
+  given <- list()
+  for (n in nm) {
+    if (!eval(call("missing", as.name(n)), env)) given[n] <- list(get(n, envir = env))
+  }
+  given
+}
+
+# sde_ams(init = <a result>): `replicas` more replicas of the estimate
+# `prev` (numbered after the last it holds; first those an interrupt left
+# unfinished), with its seed and settings, combined with it by rbind(): the
+# result of one call with all the replicas.
+sde_ams_continue <- function(model, prev, replicas, backend, devices, progress, given, call) {
+  if (!inherits(prev, "sde_ams")) {
+    sp_abort(sprintf(paste0("`init` must be a named list of starts or an sde_ams() result ",
+                            "to continue, not an escape_rate_ams() result.")), call = call)
+  }
+  sp_check_seal(prev, "sde_ams()", call, SDE_AMS_SEALED)
+  if (!inherits(model, "sde_model")) {
+    sp_abort(sprintf("`model` must be a model made by sde_model(), not %s.", describe(model)),
+             call = call)
+  }
+  m <- sde_model_trusted(model, call)
+  if (!identical(m$hash, attr(prev, "model"))) {
+    sp_abort(sprintf(paste0("`init` is an estimate for the model \"%s\", and `model` is ",
+                            "\"%s\", another model (or another version of it): a ",
+                            "continuation runs the same model."),
+                     attr(prev, "model_name"), m$name), call = call)
+  }
+  args <- attr(prev, "args")
+  if ("first_replica" %in% names(given)) {
+    sp_abort(paste0("`first_replica` cannot be given when continuing `init`: the new ",
+                    "replicas are numbered after the last one it holds."), call = call)
+  }
+  was <- c(args[setdiff(names(args), "init")], list(seed = attr(prev, "seed_hex")))
+  for (n in names(given)) {
+    a <- was[[n]]
+    b <- given[[n]]
+    if (n == "seed") {
+      if (is.null(b)) next
+      b <- u64_to_hex(resolve_seed(b, call))
+    }
+    if (n == "k" && identical(b, "auto")) b <- ams_auto_k(was$particles)
+    same <- if (n %in% c("score", "A", "B")) identical(a, sde_ams_arg_text(b))
+            else if (n %in% c("method", "precision")) identical(a, b[1])
+            else if (n == "params") identical(sp_digest_text(a), sp_digest_text(b))
+            else identical(sp_digest_text(a), sp_digest_text(b)) ||
+              (is.numeric(a) && is.numeric(b) && length(a) == 1 && length(b) == 1 && a == b)
+    if (!same) {
+      show <- function(x) if (is.null(x)) "NULL" else paste(format(x), collapse = ", ")
+      sp_abort(sprintf(paste0(
+        "`init` was run with %s = %s, this call has %s: a continuation runs more replicas ",
+        "of the same estimate, so give the value of `init` (or leave `%s` out to take it ",
+        "from `init`)."), n, show(a), show(sde_ams_arg_text(b)), n), call = call)
+    }
+  }
+  held <- ams_held_ranges(prev)
+  rerun <- attr(prev, "rerun")
+  last <- max(0, held$first_replica + held$replicas - 1,
+              rerun$first_replica + rerun$replicas - 1)
+  run <- function(first, n) {
+    do.call(sde_ams, c(list(model), args, list(
+      replicas = n, first_replica = first, seed = attr(prev, "seed_hex"), backend = backend,
+      devices = devices, progress = progress)))
+  }
+  parts <- list(prev)
+  for (j in seq_len(NROW(rerun))) parts[[length(parts) + 1]] <- run(rerun$first_replica[j],
+                                                                    rerun$replicas[j])
+  if (!identical(replicas, 0) && !identical(replicas, 0L)) {
+    parts[[length(parts) + 1]] <- run(last + 1, replicas)
+  }
+  do.call(rbind, parts)
 }
 
 # The columns of sde_ams() results and of their replica table, which a
@@ -340,6 +594,13 @@ print.sde_ams <- function(x, digits = 4, ...) {
     if (is.null(B)) "the model's stop event"
     else sprintf("{score >= %s}", paste(format(unique(B)), collapse = ", ")),
     attr(x, "method"), format(attr(x, "dt"))))
+  laws <- attr(x, "init_laws")
+  eq <- attr(x, "equilibration") %||% 0
+  drawn <- !is.null(laws) && any(grepl("^(runif|rnorm|rcauchy)\\(", laws))
+  if (drawn || eq > 0) {
+    cat(sprintf("start %s%s\n", paste(names(laws), "=", laws, collapse = ", "),
+                if (eq > 0) sprintf(", equilibration %s", format(eq)) else ""))
+  }
   ams_print_body(x, digits)
 }
 

@@ -31,6 +31,9 @@
  *     thermal restart j >= 1 of the washboard's long trajectory (its first
  *     start is escape_times()'s thermal start of path R: purpose
  *     SP_PURPOSE_ESCAPE_START of stream s).
+ *   SP_PURPOSE_SDE_INIT (a user's model whose start draws): block j D + d,
+ *     the d-th drawn state of start j (0 the first, j >= 1 the restarts), D
+ *     drawn states (ams_args.h, sp_ams_sde_start).
  * A replica's result depends only on (seed, condition, R). */
 
 #include "ams_args.h"
@@ -263,8 +266,10 @@ SP_FN void SP_PREC(sp_ams_long_init)(const SP_AMS_COND *c, const double *tables,
 /* The long trajectory for at most about `budget` steps, until N exits are
  * collected: exit i (0-based) becomes particle i (origin x[d xs + i], k0[i]
  * = 0, path 1 + i); the durations of the start segments, failed cycles and
- * direct escapes go to *res.  Returns SP_AMS_OK or a failure (with
- * st->k the step reached). */
+ * direct escapes go to *res.  After every start (st->seg0) the model's
+ * SP_AMS_C_BURN(c) steps of equilibration run first, counted in no
+ * duration; one that reaches B takes the next start and begins again.
+ * Returns SP_AMS_OK or a failure (with st->k the step reached). */
 SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
                                        const SP_AMS_COND *c, const double *tables,
                                        uint64_t seed, uint64_t stream, uint64_t N,
@@ -272,6 +277,7 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
                                        SP_REAL *x, uint64_t xs, uint64_t *k0, uint64_t *path,
                                        uint64_t budget) {
   const double h = SP_AMS_C_H(c);
+  const uint64_t burn = SP_AMS_C_BURN(c);
   uint64_t used = 0;
   int inA = st->inA, d;
   SP_PREC(sp_ams_walker) w;
@@ -283,6 +289,36 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
   if (inA < 0) inA = SP_PREC(sp_ams_state_in_A)(p, w.x);
   while (used < budget && st->nexit < N) {
     const uint64_t kb = w.k, left = budget - used;
+    if (w.k < st->seg0 + burn) {
+      /* equilibration after a start: `burn` steps, not counted; a path that
+       * reaches B is restarted from a fresh start (the start is conditioned
+       * on staying out of B) */
+      int hit = 0, fin = 1;
+      while (!hit && w.k < st->seg0 + burn && w.k - kb < left) {
+        SP_REAL s = 0;
+        SP_PREC(sp_ams_step)(p, heun, seed, stream, 0, &w);
+#if SP_AMS_SCORE_FIRST
+        s = SP_PREC(sp_ams_mscore)(p, w.x);
+#endif
+        hit = SP_PREC(sp_ams_in_B)(p, w.x, s);
+      }
+      used += w.k - kb;
+      res->steps += (double)(w.k - kb);
+      for (d = 0; d < SP_AMS_NX; d++) fin = fin && isfinite(w.x[d]);
+      if (!fin || w.k >= SP_AMS_MAX_STEPS) {
+        st->k = w.k;
+        return fin ? SP_AMS_FAIL_LIMIT : SP_AMS_FAIL_NOT_FINITE;
+      }
+      if (hit) {
+        double xx[SP_AMS_NX];
+        st->restarts++;
+        sp_ams_start(c, tables, seed, stream, st->restarts, xx);
+        for (d = 0; d < SP_AMS_NX; d++) w.x[d] = (SP_REAL)xx[d];
+        st->seg0 = w.k;
+      }
+      inA = SP_PREC(sp_ams_state_in_A)(p, w.x);
+      continue;
+    }
     SP_REAL frac = 1;
     int ev = SP_PREC(sp_ams_long)(p, heun, seed, stream, &w, &inA,
                                   left < 65536 ? left : 65536, &frac), fin = 1;
@@ -299,7 +335,7 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
         res->t_cycle += (double)(w.k - st->last_exit) * h;
         res->n_cycle += 1;
       } else {
-        res->t_start += (double)(w.k - st->seg0) * h;
+        res->t_start += (double)(w.k - st->seg0 - burn) * h;
         res->n_start += 1;
       }
       st->after_exit = 1;
@@ -312,7 +348,7 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
       if (st->after_exit) {
         res->n_lt_react += 1;
       } else {
-        res->t_direct += ((double)(w.k - 1 - st->seg0) + (double)frac) * h;
+        res->t_direct += ((double)(w.k - 1 - st->seg0 - burn) + (double)frac) * h;
         res->n_direct += 1;
       }
       st->restarts++;

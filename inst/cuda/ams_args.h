@@ -5,6 +5,10 @@
 #define SP_AMS_ARGS_H
 
 #include "escape_args.h"
+#include "sp_streams.h"
+#if !SP_CUDA
+#  include <math.h>
+#endif
 
 /* Threads of a block of sp_ams_long_kernel and sp_ams_branch_kernel: the
  * kernels' __launch_bounds__ and the host's launches (sp_gpu_ams.c). */
@@ -23,23 +27,62 @@ typedef struct {
 SP_STATIC_ASSERT(sizeof(sp_ams_cond) == 136, "sp_ams_cond layout");
 
 /* One condition of a user's SDE model (sde_ams(); ams_sde.h): its
- * parameters (the model's, then its derived ones) at tables[par0 ..], its
- * start state at tables[init0 .. init0 + nx - 1]; A = {score <= zA}; B =
- * {score >= zB}, or (use_stop) the model's stop event. */
+ * parameters (the model's, then its derived ones) at tables[par0 ..], the
+ * law of its start at tables[init0 .. init0 + 3 nx - 1] (per state: kind,
+ * a, b; see sp_ams_sde_start); A = {score <= zA}; B = {score >= zB}, or
+ * (use_stop) the model's stop event; burn: steps of equilibration after
+ * every start, not counted (see sp_ams_long_advance of ams.h). */
 typedef struct {
   double h;         /* the step dt */
   double zA, zB;
   uint64_t stream0; /* Philox stream of replica 1: c 2^40 */
   int64_t par0, init0;
   int64_t use_stop;
+  uint64_t burn;
 } sp_ams_sde_cond;
 
-SP_STATIC_ASSERT(sizeof(sp_ams_sde_cond) == 56, "sp_ams_sde_cond layout");
+SP_STATIC_ASSERT(sizeof(sp_ams_sde_cond) == 64, "sp_ams_sde_cond layout");
 
-/* The start of condition c (sde): every start of its long trajectory. */
-SP_FN void sp_ams_sde_start(const sp_ams_sde_cond *c, const double *tables, int nx, double *x) {
-  int d;
-  for (d = 0; d < nx; d++) x[d] = tables[c->init0 + d];
+/* Draw kind (0 a uniform on (0, 1), 1 a standard normal, 2 a standard
+ * Cauchy) from block `block` of purpose SP_PURPOSE_SDE_INIT of `stream`:
+ * the uniform from 53 bits of words x, y; the normal Box-Muller on the
+ * uniforms of (x, y) and (z, w); the Cauchy tan(pi (u - 1/2)) -- the draws
+ * of sde_run()'s many-body starts (src/core/sp_mb.c, mb_draw1), in double
+ * on both backends. */
+SP_FN double sp_ams_draw(uint64_t seed, uint64_t stream, uint64_t block, int kind) {
+  const sp_u32x4 b = sp_philox_purpose_block(seed, SP_PURPOSE_SDE_INIT, stream, block);
+  const double u1 = ((double)((uint64_t)b.x << 21 | b.y >> 11) + 0.5) * 0x1p-53;
+  if (kind == 0) return u1;
+  if (kind == 1) {
+    const double u2 = ((double)((uint64_t)b.z << 21 | b.w >> 11) + 0.5) * 0x1p-53;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+  }
+  return tan(3.141592653589793 * (u1 - 0.5));
+}
+
+/* Start j (0 the first, j >= 1 the restart after the long trajectory
+ * reached B for the j-th time) of condition c (sde), in double: per state
+ * its law (kind, a, b) -- kind -1 the constant a, 0 a + (b - a) u, 1 a + b
+ * z (normal), 2 a + b z (Cauchy) -- the draws from stream `stream`
+ * (the replica's), purpose SP_PURPOSE_SDE_INIT, block j D + d for the
+ * state's place d among the D drawn states. */
+SP_FN void sp_ams_sde_start(const sp_ams_sde_cond *c, const double *tables, int nx,
+                            uint64_t seed, uint64_t stream, uint64_t j, double *x) {
+  int v;
+  uint64_t D = 0, d = 0;
+  for (v = 0; v < nx; v++)
+    if (tables[c->init0 + 3 * v] >= 0) D++;
+  for (v = 0; v < nx; v++) {
+    const double *k = tables + c->init0 + 3 * v;
+    if (k[0] < 0) {
+      x[v] = k[1];
+    } else {
+      const int kind = (int)k[0];
+      const double z = sp_ams_draw(seed, stream, j * D + d, kind);
+      x[v] = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+      d++;
+    }
+  }
 }
 
 /* The models of the AMS engine (sp_ams_job.model). */

@@ -25,15 +25,16 @@
 #define SP_AMS_COND sp_ams_sde_cond
 #define SP_AMS_C_STREAM0(c) ((c)->stream0)
 #define SP_AMS_C_H(c) ((c)->h)
+#define SP_AMS_C_BURN(c) ((c)->burn)
 #if SP_SDE_NW < 1
 #  error "AMS needs a model with noise"
 #endif
 
-/* Every start of the long trajectory: the condition's start state. */
+/* Start j of the long trajectory: the condition's start state, or its
+ * draw j from the replica's stream (sp_ams_sde_start). */
 SP_FN void sp_ams_start(const sp_ams_sde_cond *c, const double *tables, uint64_t seed,
                         uint64_t stream, uint64_t j, double *x) {
-  (void)seed; (void)stream; (void)j;
-  sp_ams_sde_start(c, tables, SP_SDE_NX, x);
+  sp_ams_sde_start(c, tables, SP_SDE_NX, seed, stream, j, x);
 }
 #endif
 

@@ -8,6 +8,7 @@
  *       normals of a macro-step are whole Philox blocks);
  *   SP_AMS_COND  the condition (host struct, ams_args.h);
  *   SP_AMS_C_STREAM0(c), SP_AMS_C_H(c)  its stream of replica 1 and step;
+ *   SP_AMS_C_BURN(c)  steps of equilibration after every start (0: none);
  *   SP_AMS_BM  Box-Muller in the working precision;
  *   SP_AMS_SCORE_FIRST  1 when the tests of A and B read the score (it is
  *       then computed after every step before them), 0 when they read the
@@ -33,6 +34,7 @@
 #define SP_AMS_COND sp_ams_cond
 #define SP_AMS_C_STREAM0(c) ((c)->esc.stream0)
 #define SP_AMS_C_H(c) ((c)->esc.h)
+#define SP_AMS_C_BURN(c) 0
 
 /* Start j of the long trajectory: j = 0 the start of escape_times()'s path
  * (at rest, or its thermal draw), j >= 1 a thermal draw of its own. */

@@ -43,7 +43,8 @@ enum {
   SP_PURPOSE_SDE_STEPS = 12,   /* user SDE models (sde_engine.h): step k + 1 uses normals
                                   k NW .. k NW + NW - 1 (NW noise entries), normal d
                                   element d mod 4 of block d / 4 */
-  SP_PURPOSE_SDE_INIT = 13,    /* user SDE models: reserved for random starts */
+  SP_PURPOSE_SDE_INIT = 13,    /* user SDE models: random starts (many-body sde_run();
+                                  sde_ams(): block j D + d, drawn state d of start j) */
   SP_PURPOSE_AMS_STEPS = 14,   /* AMS (washboard and user models): the normals of path P (0 the
                                   long trajectory, then particles and branches), normal d = k W
                                   + j of step k + 1 (W a step: 1 on the washboard) word d mod 4

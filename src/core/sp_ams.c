@@ -38,7 +38,7 @@ int sp_ams_prepare_sde(void *vjob) {
   if (job->nx < 1 || job->nx > 255) return sp_fail(SP_ERR_INVALID, "internal error: nx");
   for (c = 0; c < job->ncond; c++) {
     const sp_ams_sde_cond *s = &job->sconds[c];
-    if (s->par0 < 0 || s->init0 < 0 || (size_t)(s->init0 + job->nx) > job->ntables)
+    if (s->par0 < 0 || s->init0 < 0 || (size_t)(s->init0 + 3 * job->nx) > job->ntables)
       return sp_fail(SP_ERR_INVALID, "internal error: the tables of condition %d", c + 1);
   }
   return SP_OK;

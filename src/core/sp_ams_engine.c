@@ -28,7 +28,7 @@ void sp_ams_job_long_init(const sp_ams_job *job, uint64_t item, sp_ams_long_stat
     return;
   }
   /* a user's SDE model: its start, as ams.h's sp_ams_long_init does */
-  sp_ams_sde_start(&job->sconds[c], job->tables, (int)job->nx, lx);
+  sp_ams_sde_start(&job->sconds[c], job->tables, (int)job->nx, job->seed, stream, 0, lx);
   if (job->single)
     for (d = 0; d < job->nx; d++) lx[d] = (double)(float)lx[d];
   sp_ams_long_state_init(st);

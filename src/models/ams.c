@@ -68,7 +68,8 @@ const sp_model sp_model_ams = {
 #define S(member, kind) SP_FIELD(sp_ams_sde_cond, member, kind)
 static const sp_field sde_cond_fields[] = {
   S(h, SP_F_DOUBLE),   S(zA, SP_F_DOUBLE), S(zB, SP_F_DOUBLE),   S(stream0, SP_F_U64),
-  S(par0, SP_F_I64),   S(init0, SP_F_I64), S(use_stop, SP_F_I64)};
+  S(par0, SP_F_I64),   S(init0, SP_F_I64), S(use_stop, SP_F_I64),
+  S(burn, SP_F_U64)};
 #undef S
 
 static const sp_field sde_fields[] = {

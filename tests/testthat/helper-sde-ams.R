@@ -45,3 +45,46 @@ expect_ams_replicas_equal <- function(gpu, cpu, info = "") {
     testthat::expect_equal(gpu[[col]], cpu[[col]], tolerance = 1e-9, info = paste(info, col))
   }
 }
+
+# A constant drift to the right with (almost) no noise: a path from x0
+# leaves A = {x <= a} at the first step past a, so the long trajectory's
+# durations give its starts exactly (the tests of drawn starts).
+sde_ams_drift <- function() {
+  sde_model(drift = list(x = ~ 1), noise = list(x = ~ eps), params = c(eps = 1e-9),
+            name = "drift")
+}
+
+# The draws of starts 0 .. n - 1 of replicas `reps` (1-based) of condition 1
+# (kind 0 uniform, 1 normal, 2 Cauchy; one drawn state): a matrix, one
+# column per replica -- the package's Philox purpose 13, block j.
+sde_ams_start_draws <- function(seed, reps, n, kind) {
+  matrix(.Call(C_sp_r_mb_draws, resolve_seed(seed), 13L, 0, as.double(reps - 1), n, 1, 0,
+               as.integer(kind)), n)
+}
+
+# What the drift model's long trajectory records, from its starts x0[1],
+# x0[2], ... (in order, the restarts after B and after an equilibration that
+# reached B included): A = {x <= a}, B = {x >= b}, `burn` steps of
+# equilibration, N exits.
+sde_ams_drift_expect <- function(x0, a, b, burn, dt, N) {
+  out <- c(t_start = 0, n_start = 0, t_direct = 0, n_direct = 0, n_lt_react = 0)
+  exits <- 0
+  j <- 0
+  while (exits < N) {
+    j <- j + 1
+    xb <- x0[j] + burn * dt
+    if (xb >= b) next # reached B while equilibrating: the next start
+    if (xb > a) { # outside A after it: straight to B, a direct escape
+      kB <- ceiling((b - xb) / dt)
+      frac <- (b - (xb + (kB - 1) * dt)) / dt
+      out[["t_direct"]] <- out[["t_direct"]] + (kB - 1 + frac) * dt
+      out[["n_direct"]] <- out[["n_direct"]] + 1
+      next
+    }
+    out[["t_start"]] <- out[["t_start"]] + (floor((a - xb) / dt) + 1) * dt
+    out[["n_start"]] <- out[["n_start"]] + 1
+    exits <- exits + 1
+    if (exits < N) out[["n_lt_react"]] <- out[["n_lt_react"]] + 1
+  }
+  out
+}

@@ -77,3 +77,64 @@ test_that("GPU sde_ams: the washboard as a model agrees with escape_rate_ams() (
                replicas = 128, seed = 9, backend = "gpu", progress = FALSE)
   expect_lt(abs(s$mfpt - w$mfpt) / sqrt(s$mfpt_se^2 + w$mfpt_se^2), 4)
 })
+
+test_that("GPU sde_ams: drawn starts and equilibration equal the CPU's replica by replica", {
+  skip_if_no_gpu()
+  skip_if_no_cc()
+  # start 0 is drawn on the host; the restarts (after the long trajectory
+  # reached B, or after an equilibration that reached B) by the kernel: the
+  # drift model restarts after every exit, the washboard at Delta U / theta
+  # = 1.4 often
+  wash <- sde_ams_washboard()
+  cases <- list(
+    list(m = sde_cubic(), score = ~ x, A = 0.15, B = NULL,
+         init = list(x = ~ rnorm(0, sqrt(theta))), dt = 0.01, eq = 2,
+         params = list(theta = c(0.05, 0.06)), particles = 200),
+    list(m = wash, score = ~ x, A = ~ asin(gamma) + 0.5, B = ~ pi - asin(gamma),
+         init = list(x = ~ rnorm(asin(gamma), sqrt(theta / (V0 * cos(asin(gamma))))),
+                     v = ~ rnorm(0, sqrt(theta))),
+         dt = 0.05, eq = 1, params = list(theta = c(0.3, 0.35)), particles = 200),
+    list(m = sde_ams_drift(), score = ~ x, A = 0.5, B = 0.55,
+         init = list(x = ~ runif(-0.3, 0)), dt = 0.01, eq = 0.6, params = list(),
+         particles = 4))
+  for (cs in cases) {
+    run <- function(backend) {
+      sde_ams(cs$m, cs$score, cs$A, cs$B, init = cs$init, dt = cs$dt, params = cs$params,
+              particles = cs$particles, replicas = 8, k = if (cs$particles < 10) 1 else 3,
+              seed = 10, first_replica = 2, equilibration = cs$eq, backend = backend,
+              precision = "double", progress = FALSE)
+    }
+    cpu <- attr(run("cpu"), "replicas_table")
+    gpu <- attr(run("gpu"), "replicas_table")
+    expect_ams_replicas_equal(gpu, cpu, cs$m$name)
+    expect_identical(gpu$n_direct, cpu$n_direct, info = cs$m$name)
+    expect_equal(gpu$t_direct, cpu$t_direct, tolerance = 1e-9, info = cs$m$name)
+    expect_gt(sum(cpu$n_lt_react + cpu$n_direct), 0) # restarts ran in the kernel
+  }
+})
+
+test_that("GPU sde_ams: continuing a result equals one call; thermal starts as escape_rate_ams()'s", {
+  skip_if_no_gpu()
+  m <- sde_cubic()
+  run <- function(n, init = list(x = ~ rnorm(0, sqrt(theta)))) {
+    sde_ams(m, ~ x, A = 0.15, init = init, dt = 0.01, particles = 100, replicas = n, k = 5,
+            seed = 23, equilibration = 2, backend = "gpu", progress = FALSE)
+  }
+  whole <- run(12)
+  cont <- sde_ams(m, init = run(5), replicas = 7, backend = "gpu", progress = FALSE)
+  expect_identical(attr(cont, "replicas_table"), attr(whole, "replicas_table"))
+  # the washboard from escape_times()'s thermal law (the well's Boltzmann
+  # law) and from its harmonic approximation drawn by sde_ams(): the mean
+  # first-passage times differ by far less than the errors; |z| < 4
+  g <- 0.2; V0 <- 1; beta <- 1
+  theta <- barrier_height(g, V0) / 8
+  wm <- sde_ams_washboard(beta, V0, g, theta)
+  w <- escape_rate_ams(g, V0, beta, theta, 0.02, particles = 200, replicas = 128, seed = 8,
+                       phi_A = 0.5, init = "thermal", backend = "gpu", progress = FALSE)
+  s <- sde_ams(wm, ~ x, A = ~ asin(gamma) + 0.5, B = ~ pi - asin(gamma),
+               init = list(x = ~ rnorm(asin(gamma), sqrt(theta / (V0 * cos(asin(gamma))))),
+                           v = ~ rnorm(0, sqrt(theta))),
+               dt = 0.02, particles = 200, replicas = 128, seed = 9, backend = "gpu",
+               progress = FALSE)
+  expect_lt(abs(s$mfpt - w$mfpt) / sqrt(s$mfpt_se^2 + w$mfpt_se^2), 4)
+})

@@ -186,3 +186,118 @@ test_that("the score's generated C and the CPU object's entries", {
   expect_true(all(c("long_f", "long_d", "branch_f", "branch_d") %in% names(lib)))
   expect_true(file.exists(lib$path))
 })
+
+test_that("drawn starts: every start of a replica from its own stream, exactly", {
+  skip_if_no_cc()
+  m <- sde_ams_drift()
+  dt <- 0.01
+  # each start's first exit (no equilibration) or its fate after `burn`
+  # steps (some reach B while equilibrating and are drawn again, some end
+  # outside A and escape directly) gives its value: the durations equal those
+  # of the draws of Philox purpose 13, block j for start j
+  cases <- list(
+    list(init = ~ runif(-0.3, 0), kind = 0, tf = function(z) -0.3 + 0.3 * z, burn = 0),
+    list(init = ~ rnorm(-0.2, 0.05), kind = 1, tf = function(z) -0.2 + 0.05 * z, burn = 0),
+    list(init = ~ rcauchy(-0.2, 0.001), kind = 2, tf = function(z) -0.2 + 0.001 * z,
+         burn = 0),
+    list(init = ~ runif(-0.3, 0), kind = 0, tf = function(z) -0.3 + 0.3 * z, burn = 60))
+  for (cs in cases) {
+    x <- sde_ams(m, ~ x, A = 0.5, B = 0.55, init = list(x = cs$init), dt = dt,
+                 particles = 4, replicas = 3, first_replica = 2, seed = 10,
+                 equilibration = cs$burn * dt, backend = "cpu", precision = "double",
+                 progress = FALSE)
+    tab <- attr(x, "replicas_table")
+    z <- sde_ams_start_draws(10, 2:4, 40, cs$kind)
+    for (r in 1:3) {
+      e <- sde_ams_drift_expect(cs$tf(z[, r]), 0.5, 0.55, cs$burn, dt, 4)
+      got <- unlist(tab[r, names(e)])
+      expect_equal(got, e, tolerance = 1e-6, info = paste(deparse(cs$init), r)) # noise 1e-9
+    }
+  }
+  # the last case met every branch: 6 direct escapes, 5 starts that reached B
+  # while equilibrating (drawn again)
+  expect_identical(sum(tab$n_direct), 6)
+  expect_identical(attr(x, "init_laws"), c(x = "runif(-0.3, 0)"))
+  expect_identical(attr(x, "equilibration"), 0.6)
+})
+
+test_that("a thermal start (drawn, equilibrated) in the cubic well: the exact time, chunks", {
+  skip_if_no_cc()
+  m <- sde_cubic()
+  dt <- 0.01
+  # the harmonic law of the well (U''(0) = 1: variance theta) and 2
+  # relaxation times of equilibration; the mean first-passage time from
+  # there is that from the bottom within 0.5 per cent (tau(x) is flat in the
+  # well), far below the error: |z| < 4 against the exact integral
+  th <- sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, sqrt(theta))), dt = dt,
+             particles = 100, replicas = 12, seed = 31, equilibration = 2)
+  expect_lt(abs(th$mfpt - cubic_mfpt(0.05, dt)) / th$mfpt_se, 4)
+  expect_output(print(th), "start x = rnorm\\(0, sqrt\\(theta\\)\\), equilibration 2")
+  # chunks of drawn, equilibrated starts combine to the one call
+  f <- function(first, n, ...) {
+    sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.2)), dt = 0.02, particles = 20,
+         replicas = n, first_replica = first, seed = 9, equilibration = 1, ...)
+  }
+  one <- f(1, 4)
+  expect_identical(attr(rbind(f(3, 2), f(1, 2)), "replicas_table"), attr(one, "replicas_table"))
+  # another law or another equilibration is another estimate
+  expect_error(rbind(f(1, 2), sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.3)),
+                                   dt = 0.02, particles = 20, replicas = 2, first_replica = 3,
+                                   seed = 9, equilibration = 1)), "init_laws")
+  expect_error(rbind(f(1, 2), sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.2)),
+                                   dt = 0.02, particles = 20, replicas = 2, first_replica = 3,
+                                   seed = 9)), "equilibration")
+})
+
+test_that("continuing a result (init = x) equals one call with all the replicas", {
+  skip_if_no_cc()
+  m <- sde_cubic()
+  f <- function(n, first = 1) {
+    sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.2)), dt = 0.02, particles = 20,
+         replicas = n, first_replica = first, seed = 10, equilibration = 1)
+  }
+  one <- f(6)
+  a <- f(2)
+  b <- sde_ams(m, init = a, replicas = 3, backend = "cpu", progress = FALSE)
+  expect_identical(attr(b, "replicas_table"), attr(f(5), "replicas_table"))
+  c2 <- sde_ams(m, init = b, replicas = 1, backend = "cpu", progress = FALSE)
+  expect_identical(as.data.frame(c2), as.data.frame(one))
+  expect_identical(attr(c2, "replicas_table"), attr(one, "replicas_table"))
+  # after rbind() of chunks: numbered after the last replica held
+  r <- rbind(f(2, 3), f(2))
+  expect_identical(attr(sde_ams(m, init = r, replicas = 2, backend = "cpu", progress = FALSE),
+                        "replicas_table"), attr(one, "replicas_table"))
+  # arguments given again must be the result's
+  expect_identical(attr(sde_ams(m, ~ x, A = 0.15, init = a, dt = 0.02, particles = 20, seed = 10,
+                                replicas = 3, backend = "cpu", progress = FALSE),
+                        "replicas_table"), attr(b, "replicas_table"))
+  expect_error(sde_ams(m, init = a, replicas = 1, dt = 0.01), "was run with dt = 0.02")
+  expect_error(sde_ams(m, init = a, replicas = 1, seed = 11), "was run with seed")
+  expect_error(sde_ams(m, init = a, replicas = 1, score = ~ 2 * x), "was run with score")
+  expect_error(sde_ams(m, init = a, replicas = 1, first_replica = 3), "`first_replica` cannot")
+  expect_error(sde_ams(sde_cubic(stop = ~ x > 1.1), init = a, replicas = 1), "another model")
+  bad <- a
+  attr(bad, "replicas_table")$p[1] <- 1
+  expect_error(sde_ams(m, init = bad, replicas = 1), class = "statphysgpu_modified_result")
+  expect_error(sde_ams(m, init = escape_rate_ams(0.3, 1, 1, 0.3, 0.05, particles = 5,
+                                                 replicas = 2, seed = 1, backend = "cpu",
+                                                 progress = FALSE), replicas = 1),
+               "not an escape_rate_ams")
+})
+
+test_that("drawn starts and equilibration: errors name the argument", {
+  m <- sde_cubic()
+  call <- function(...) {
+    sde_ams(m, score = ~ x, A = 0.15, B = 1, dt = 0.01, particles = 10, replicas = 2, seed = 1,
+            backend = "cpu", progress = FALSE, ...)
+  }
+  expect_error(call(init = list(x = ~ rnorm(0, -1))), "`sd` must not be negative")
+  expect_error(call(init = list(x = ~ runif(0.1, 0))), "`min` must not exceed `max`")
+  expect_error(call(init = list(x = ~ rcauchy(0, -theta))), "`scale` must not be negative")
+  expect_error(call(init = list(x = ~ 1 + rnorm(0, 1))), "must be one draw")
+  expect_error(call(init = list(x = ~ rnorm(0, x))), "unknown variable `x`")
+  expect_error(call(init = list(x = ~ rnorm(i, 1))), "unknown variable `i`")
+  expect_error(call(init = list(x = ~ rnorm(0.5, 1))), "centre of its law.*outside A")
+  expect_error(call(init = list(x = 0), equilibration = -1), "`equilibration`")
+  expect_error(call(init = list(x = 0), equilibration = NA), "`equilibration`")
+})
