@@ -357,6 +357,7 @@ test_that("T_PB and T_JF agree in expectation for the symmetrised form, not for 
 
 test_that("NVRTC compiles he4.h (through the VMC kernel he4_vmc.cu) in both precisions", {
   skip_if_no_nvrtc()
+  skip_if_second_build() # the same sources and R code in both builds
   reg <- statphysgpu:::gpu_kernel_registry()$he4_vmc
   expect_setequal(names(reg$variants), c("mixed", "mixed_lb32", "mixed_u4", "mixed_lb32_u4",
                                          "double", "mixed_fast", "mixed_fast_u4",

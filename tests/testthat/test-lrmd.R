@@ -1059,6 +1059,7 @@ test_that("a run interrupted one system a run continues in batches of the system
 
 test_that("the batches' module of lrmd.cu compiles; it has the systems' HMF kernel in place of one system's", {
   skip_if_no_nvrtc()
+  skip_if_second_build() # the same sources and R code in both builds
   reg <- statphysgpu:::gpu_kernel_registry()$lrmd
   file <- file.path(system.file("cuda", package = "statphysgpu"), reg$file)
   entries <- function(v, systems) {

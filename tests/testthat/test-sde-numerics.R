@@ -242,6 +242,7 @@ test_that("t_max past the last whole step: the fixed-length outputs end at the l
 
 test_that("the kernels of these paths compile with NVRTC (no GPU needed)", {
   skip_if_no_nvrtc()
+  skip_if_second_build() # the same sources and R code in both builds
   local_kernel_cache()
   # the bridge (an event on a noisy state, multiplicative noise), time in
   # double (pd), both precisions; the AMS kernels with the model's new

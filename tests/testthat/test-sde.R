@@ -367,6 +367,7 @@ test_that("without a C compiler the CPU path says so", {
 
 test_that("the model's kernels compile with NVRTC (no GPU needed)", {
   skip_if_no_nvrtc()
+  skip_if_second_build() # the same sources and R code in both builds
   local_kernel_cache()
   for (prec in c("single", "double")) for (method in c("srk2", "euler")) {
     img <- statphysgpu:::sde_nvrtc_image(sde_washboard(), "sm_90", prec, method)
