@@ -173,17 +173,27 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
 #'
 #' Fits the energies per atom of several [he4_dmc()] runs (the same system:
 #' `n`, `density`, `b`) to
-#' \deqn{E(dt, P) = E_0 + c\,dt^k + d / P}
+#' \deqn{E(dt, P) = E_0 + c_1\,dt + c_2\,dt^2 + d / P}
 #' by weighted least squares (weights \eqn{1/SE^2} from
-#' [summary.dmc_blocks()]), with \eqn{k = 1} for the plain algorithm and
-#' \eqn{k = 2} with the accept/reject step (`dt_order = "auto"`: 2 when
-#' every run used it); the time-step term is fitted when the runs have at
-#' least two time steps, the population term (\eqn{P} the target
-#' population) when they have at least two populations. \eqn{E_0} is the
-#' extrapolated energy; its standard error is that of the fit.
+#' [summary.dmc_blocks()]), with the time-step terms that `dt_order` names:
+#' `"1"` the linear term, `"2"` the quadratic one alone, `"1+2"` both. The
+#' walk of [he4_dmc()] is first order in `dt` with and without the
+#' accept/reject step (the step reduces the linear term, it does not remove
+#' it: Umrigar, Nightingale and Runge 1993), so `"auto"` fits both terms when
+#' the runs have at least three time steps and the linear one with two;
+#' `"2"` suits energies whose linear term is known to vanish. Measured at
+#' the equilibrium density (N = 64 and 108, `dt` = 0.00025-0.001, the
+#' effective time step): the quadratic term alone leaves \eqn{\chi^2} of 16
+#' on 2 degrees of freedom. The time-step terms are fitted when the runs have
+#' enough time steps, the population term (\eqn{P} the target population)
+#' when they have at least two populations. \eqn{E_0} is the extrapolated
+#' energy; its standard error is that of the fit. A fit whose \eqn{\chi^2}
+#' has a p-value below 0.001 warns: its model does not describe the runs,
+#' and its error understates the uncertainty of \eqn{E_0}.
 #'
 #' @param runs A list of results of [he4_dmc()].
-#' @param dt_order `"auto"`, 1 (linear in dt) or 2 (quadratic).
+#' @param dt_order `"auto"`, `"1"` (linear in dt), `"2"` (quadratic alone)
+#'   or `"1+2"` (both; at least three time steps).
 #' @param population Also extrapolate in \eqn{1/P} when the runs have
 #'   several target populations.
 #' @return An object of class `dmc_extrapolation`: a list with `energy`
@@ -193,13 +203,13 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
 #'   dt, population, energy, se). `summary()` and `print()` say which
 #'   extrapolations were made.
 #' @export
-he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2"), population = TRUE) {
+he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2", "1+2"), population = TRUE) {
   call <- sys.call()
   if (inherits(runs, "dmc_blocks")) runs <- list(runs)
   if (!is.list(runs) || !length(runs) || !all(vapply(runs, inherits, TRUE, "dmc_blocks"))) {
     sp_abort("`runs` must be a list of he4_dmc() results.", call = call)
   }
-  dt_order <- check_choice(as.character(dt_order), c("auto", "1", "2"), "dt_order",
+  dt_order <- check_choice(as.character(dt_order), c("auto", "1", "2", "1+2"), "dt_order",
                            call = call)
   population <- check_flag(population, "population", call = call)
   ps <- lapply(runs, attr, "params")
@@ -219,12 +229,20 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2"), population
     sp_abort("every run needs a finite standard error of its energy (more blocks).",
              call = call)
   }
-  k <- if (dt_order == "auto") (if (all(d$accept)) 2 else 1) else as.integer(dt_order)
+  ndt <- length(unique(d$dt))
+  if (dt_order == "auto") dt_order <- if (ndt >= 3) "1+2" else "1"
+  if (dt_order == "1+2" && ndt < 3) {
+    sp_abort(sprintf("`dt_order = \"1+2\"` needs runs at three time steps or more, not %d.", ndt),
+             call = call)
+  }
   X <- matrix(1, nrow(d), 1, dimnames = list(NULL, "E0"))
   what <- character()
-  if (length(unique(d$dt)) >= 2) {
-    X <- cbind(X, dt = d$dt^k)
-    what <- c(what, sprintf("time step (%s in dt)", if (k == 1) "linear" else "quadratic"))
+  if (ndt >= 2) {
+    if (dt_order %in% c("1", "1+2")) X <- cbind(X, dt = d$dt)
+    if (dt_order %in% c("2", "1+2")) X <- cbind(X, dt2 = d$dt^2)
+    what <- c(what, sprintf("time step (%s in dt)", switch(dt_order, "1" = "linear",
+                                                           "2" = "quadratic",
+                                                           "1+2" = "linear and quadratic")))
   }
   if (population && length(unique(d$population)) >= 2) {
     X <- cbind(X, inv_population = 1 / d$population)
@@ -237,10 +255,18 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2"), population
   beta <- drop(V %*% crossprod(X, w * d$energy))
   res <- d$energy - drop(X %*% beta)
   tail <- attr(runs[[1]], "tail_correction")
+  chisq <- sum(w * res^2)
+  df <- nrow(d) - ncol(X)
+  if (df > 0 && stats::pchisq(chisq, df, lower.tail = FALSE) < 0.001) {
+    sp_warn(sprintf(paste0("the fit does not describe the runs: chi^2 = %.3g on %d degrees of ",
+                           "freedom (p = %.2g); its standard error understates E0's uncertainty. ",
+                           "Try another `dt_order`, or more time steps."),
+                    chisq, df, stats::pchisq(chisq, df, lower.tail = FALSE)), call = call)
+  }
   out <- list(energy = unname(beta[1]), se = sqrt(V[1, 1]),
               energy_corrected = unname(beta[1]) + tail, tail_correction = tail,
-              coefficients = beta, vcov = V, chisq = sum(w * res^2),
-              df = nrow(d) - ncol(X), extrapolations = if (length(what)) what else "none",
+              coefficients = beta, vcov = V, chisq = chisq,
+              df = df, extrapolations = if (length(what)) what else "none",
               data = d, params = ps[[1]][c("n", "density", "b", "jastrow")])
   class(out) <- "dmc_extrapolation"
   out

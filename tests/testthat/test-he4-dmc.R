@@ -237,9 +237,9 @@ test_that("the DMC energy lies below the VMC energy of its guide", {
 })
 
 test_that("he4_dmc_extrapolate() recovers E0 from runs with a known bias", {
-  fake <- function(dt, P, seed) {
+  fake <- function(dt, P, seed, c1 = 0) {
     set.seed(seed)
-    e <- -7 + 30 * dt^2 + 2 / P + rnorm(40, sd = 0.05)
+    e <- -7 + c1 * dt + 30 * dt^2 + 2 / P + rnorm(40, sd = 0.05)
     x <- data.frame(replica = 1, block = 1:40, energy = e, potential = e, kinetic = 0,
                     population = P, trial_energy = e, acceptance = 0.9, weight = P)
     attr(x, "params") <- list(n = 64, density = 0.02186, b = 3.07, jastrow = "symmetrized",
@@ -248,9 +248,13 @@ test_that("he4_dmc_extrapolate() recovers E0 from runs with a known bias", {
     class(x) <- c("dmc_blocks", "data.frame")
     x
   }
-  runs <- list(fake(0.001, 200, 1), fake(0.002, 200, 2), fake(0.004, 200, 3),
-               fake(0.002, 50, 4), fake(0.004, 100, 5))
-  ex <- he4_dmc_extrapolate(runs)
+  mk <- function(c1) {
+    list(fake(0.001, 200, 1, c1), fake(0.002, 200, 2, c1), fake(0.004, 200, 3, c1),
+         fake(0.002, 50, 4, c1), fake(0.004, 100, 5, c1))
+  }
+  runs <- mk(0)
+  # quadratic alone, as the energies were made
+  ex <- he4_dmc_extrapolate(runs, dt_order = "2")
   expect_s3_class(ex, "dmc_extrapolation")
   expect_identical(ex$extrapolations, c("time step (quadratic in dt)",
                                         "population (linear in 1/P)"))
@@ -259,6 +263,16 @@ test_that("he4_dmc_extrapolate() recovers E0 from runs with a known bias", {
   expect_output(print(summary(ex)), "quadratic in dt")
   ex1 <- he4_dmc_extrapolate(runs, dt_order = 1, population = FALSE)
   expect_identical(ex1$extrapolations, "time step (linear in dt)")
+  # a first-order walk: the default fits both terms at three time steps and
+  # recovers E0 (|z| < 4); the quadratic term alone cannot (a linear term of
+  # 0.2-0.8 K against errors of 0.008 K) and warns
+  runs <- mk(200)
+  exa <- he4_dmc_extrapolate(runs)
+  expect_identical(exa$extrapolations[1], "time step (linear and quadratic in dt)")
+  expect_lt(abs(exa$energy + 7) / exa$se, 4)
+  expect_warning(he4_dmc_extrapolate(runs, dt_order = "2"), "does not describe the runs",
+                 class = "statphysgpu_warning")
+  expect_error(he4_dmc_extrapolate(runs[c(1, 2, 4)], dt_order = "1+2"), "three time steps")
 })
 
 test_that("bad input is refused with a message naming the argument", {
