@@ -366,19 +366,7 @@ sde_ams_arg_text <- function(x) {
 # law (the mean, the location, the middle of the interval), drawn: any
 # state drawn, text: each state's start as text).
 sde_ams_init <- function(m, init, grid, call) {
-  if (!is.list(init) || is.null(names(init)) || any(!nzchar(names(init)))) {
-    sp_abort(sprintf(paste0("`init` must be a named list with one entry per state (%s), ",
-                            "or an sde_ams() result to continue, not %s."),
-                     paste0("`", m$states, "`", collapse = ", "), describe(init)), call = call)
-  }
-  missing <- setdiff(m$states, names(init))
-  extra <- setdiff(names(init), m$states)
-  if (length(missing) || length(extra)) {
-    sp_abort(sprintf("`init` %s; it needs one entry per state: %s.",
-                     if (length(missing)) sprintf("has no entry for `%s`", missing[1])
-                     else sprintf("has an entry for `%s`, which is not a state", extra[1]),
-                     paste0("`", m$states, "`", collapse = ", ")), call = call)
-  }
+  sde_check_init_states(m, init, "or an sde_ams() result to continue, ", call)
   ncond <- nrow(grid)
   nx <- length(m$states)
   laws <- matrix(0, ncond, 3 * nx)

@@ -550,10 +550,12 @@ sde_grid <- function(m, params, call) {
 
 # The starts: init (ncond x nx, by row), vec (nx: -1 or the column of vals),
 # vals (columns of n values).
-sde_init <- function(m, init, grid, n, call) {
+# `init` as a named list with one entry per state of model m (else an error
+# naming what is wrong; `alt`: what else `init` may be, for the message).
+sde_check_init_states <- function(m, init, alt, call) {
   if (!is.list(init) || is.null(names(init)) || any(!nzchar(names(init)))) {
     sp_abort(sprintf(paste0("`init` must be a named list with one entry per state (%s), ",
-                            "not %s."), paste0("`", m$states, "`", collapse = ", "),
+                            "%snot %s."), paste0("`", m$states, "`", collapse = ", "), alt,
                      describe(init)), call = call)
   }
   missing <- setdiff(m$states, names(init))
@@ -564,6 +566,11 @@ sde_init <- function(m, init, grid, n, call) {
                      else sprintf("has an entry for `%s`, which is not a state", extra[1]),
                      paste0("`", m$states, "`", collapse = ", ")), call = call)
   }
+  invisible(init)
+}
+
+sde_init <- function(m, init, grid, n, call) {
+  sde_check_init_states(m, init, "", call)
   ncond <- nrow(grid)
   nx <- length(m$states)
   mat <- matrix(0, ncond, nx)
