@@ -4,6 +4,7 @@
 #   SP_COMMIT=<commit> Rscript bench/he4-dmc.R speed    (N = 256: t sigma^2, 2 mK)
 #   SP_COMMIT=<commit> Rscript bench/he4-dmc.R energy   (N = 108: E/N extrapolated)
 #   SP_COMMIT=<commit> Rscript bench/he4-dmc.R cpu      (the CPU engine alone)
+#   SP_DMC_CASES=N:dt:P,... Rscript bench/he4-dmc.R cases   (single runs)
 #
 # Prints one table (metric, value, unit, device, commit, date).  Targets
 # (issue 35): a DMC energy to 2 mK at N = 256 on one H100 in minutes,
@@ -198,5 +199,29 @@ if (what %in% c("pop")) {
   }
   for (P in c(250, 500, 1000, 2000, 4000)) one(P)
   for (P in c(250, 500)) one(P, 0.02)
+}
+if (what %in% c("cases")) {
+  # single runs named in SP_DMC_CASES, "N:dt:P" separated by commas (2 K^-1
+  # of projection, 3 K^-1 recorded): the population and small-dt probes of
+  # the size question (RESULTS DMC run 8)
+  tau_eq <- as.numeric(Sys.getenv("SP_DMC_TAU_EQ", 2))
+  tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
+  starts <- list()
+  for (cs in strsplit(Sys.getenv("SP_DMC_CASES", "64:0.00025:2000"), ",")[[1]]) {
+    v3 <- as.numeric(strsplit(cs, ":")[[1]])
+    n <- v3[1]; dt <- v3[2]; P <- v3[3]
+    key <- as.character(n)
+    if (is.null(starts[[key]])) starts[[key]] <- vmc_start(n, "gpu", 16 * sms)
+    x <- he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = 30,
+                 block_steps = ceiling(tau_rec / (30 * dt)), equilibration = ceiling(tau_eq / dt),
+                 init = starts[[key]], seed = 60 + length(starts) + P, backend = "gpu",
+                 progress = FALSE)
+    s <- summary(x)
+    se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
+    add(sprintf("N = %g, dt = %g, P = %g: E/N + tail", n, dt, P), s$mean[1] + attr(x, "tail_correction"),
+        "K", note = sprintf("+- %.4f; no tail %.4f; acceptance %.3f; effective dt %.4g; overflow %g; %.0f s",
+                            se, s$mean[1], attr(s, "acceptance"), attr(s, "effective_dt"),
+                            attr(s, "overflow"), attr(x, "seconds")))
+  }
 }
 bench_print(title = "helium DMC (issue 35)")
