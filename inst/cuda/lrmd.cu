@@ -535,6 +535,7 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(
   SP_LRMD_PASS(a, a0, bx, nbs);
   const uint64_t i = a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x;
   double f0 = 0, f1 = 0;
+  (void)nbs; /* (one system: the launch's grid, unused) */
   if (i >= a.i1) return;
   for (int k = 0; k < a.nsplit; k++) {
     f0 += a.fpart[(2 * (uint64_t)k) * a.n + i];
