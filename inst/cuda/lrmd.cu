@@ -101,7 +101,8 @@ __device__ __forceinline__ void sp_lrmd_flag(const sp_lrmd_kargs &a, uint64_t i,
  * (lrmd_args.h: nbs blocks a system): those of its system's arrays, and in
  * *b its block within the system.  (The record's kernel in every module, and
  * the ring and gravity2d passes in the module of systems side by side,
- * through sp_lrmd_pass; the HMF pass has a kernel for systems of its own.)
+ * through SP_LRMD_PASS and SP_LRMD_TARGETS; the HMF pass has a kernel for
+ * systems of its own.)
  * The pair passes' part sums and part counters: nsplit x 2 x n doubles and
  * nbs / nsplit counters (one a tile of targets) a system. */
 __device__ __forceinline__ sp_lrmd_kargs sp_lrmd_system(const sp_lrmd_kargs &a0, unsigned nbs,
@@ -135,9 +136,9 @@ __device__ __forceinline__ sp_lrmd_kargs sp_lrmd_system(const sp_lrmd_kargs &a0,
  * from before systems existed).  The pair passes take a0 and find the
  * system's arguments after the loop over the sources (SP_LRMD_TARGETS),
  * which reads only the system's w (SP_LRMD_SOURCES): the system's pointers
- * are not held in registers through the loop (35 and 40 registers instead
- * of 32 for the pair and fused kernels of mixed_ftz otherwise, 7 and 6
- * resident blocks an SM instead of 8). */
+ * are not held in registers through the loop (the pair kernel of mixed_ftz
+ * took 35 registers otherwise, 7 resident blocks an SM instead of 8; for
+ * its fused kernel see SP_LRMD_PAIR_BOUNDS). */
 #ifdef SP_LRMD_SYSTEMS
 #  define SP_LRMD_WHERE(a0, bx, nbs) \
     const unsigned nbs = (unsigned)(a0).nblocks, bx = blockIdx.x % nbs
