@@ -107,10 +107,10 @@
 #' step; tiled all-pairs forces for ring and gravity2d, the sources cut into
 #' parts when there are too few particles to fill the device) gives the
 #' CPU's numbers to rounding. `backend = "auto"` takes the GPU from
-#' \eqn{10^5} particles a launch for HMF (counting every system of the
-#' call: on one GPU they run side by side, see Replicas and sweeps) and
-#' 2000 (one system) for ring and gravity2d (below, a step is a few
-#' microseconds of kernel launches).
+#' \eqn{10^5} particles a launch for HMF and 2000 for ring and gravity2d
+#' (counting every system of the call: on one GPU they run side by side,
+#' see Replicas and sweeps; below, a step is a few microseconds of kernel
+#' launches).
 #'
 #' The ring and gravity2d engine kicks and drifts inside the pair pass (one
 #' launch a force evaluation instead of three: 1.1 times faster at
@@ -184,23 +184,27 @@
 #' [replica_chunks()]) combine with [rbind()][rbind.lrmd_run()] into the
 #' result of one call, bit for bit on the CPU.
 #'
-#' **Systems side by side.** On one GPU the HMF systems of a call run side
-#' by side: every pass of a step is one launch over all of them (each
-#' system with the blocks, block sums and magnetisation it has alone,
-#' packed along the grid), so that a study of many small systems (the
-#' quasi-stationary states' lifetime against \eqn{n}) fills the device
-#' that one small system leaves idle. Each system's records, state and
-#' snapshots are bit for bit those of a run of that system alone on the
-#' GPU (the same operations in the same order, sums included; a kernel of
-#' its own compiled for the batch). The systems of a launch are those that
-#' share their step and clock (all of a fresh run), at most \eqn{2^{24}}
-#' particles of them (more make several launches, one after another); one
-#' progress bar a launch. Option `statphysgpu.lrmd_batch = FALSE` runs one
-#' system a launch instead, with the same numbers. Ring and gravity2d
-#' systems, and HMF on the CPU or on several GPUs, run one after another:
-#' the pair models' all-pairs pass fills the device from a few thousand
-#' particles of one system (its sources cut into parts below that), and
-#' on the CPU every system already uses all threads.
+#' **Systems side by side.** On one GPU the systems of a call run side by
+#' side: every pass of a step is one launch over all of them (each system
+#' with the blocks, block sums and magnetisation it has alone, packed along
+#' the grid; for ring and gravity2d its tiles of targets, the parts its
+#' sources are cut into and their sums), so that a study of many small
+#' systems (the quasi-stationary states' lifetime against \eqn{n}, an
+#' ensemble of collapses) fills the device that one small system leaves
+#' idle: one HMF system of \eqn{10^6} particles, or one ring or gravity2d
+#' system of \eqn{10^4} (a single wave of blocks on an H100), does not.
+#' Each system's records, state and snapshots are bit for bit those of a
+#' run of that system alone on the GPU (the same operations in the same
+#' order, sums included; kernels of their own compiled for the batch). The
+#' systems of a launch are those that share their step, clock and softening
+#' (all of a fresh run without a sweep of the softening; each softening of
+#' a sweep makes its own launches), at most \eqn{2^{24}} particles of them
+#' for HMF and \eqn{2^{20}} for ring and gravity2d (more make several
+#' launches, one after another; ring and gravity2d systems of more than
+#' \eqn{2^{19}} particles run one a launch); one progress bar a launch. Option `statphysgpu.lrmd_batch = FALSE` runs one system a
+#' launch instead, with the same numbers. On the CPU or on several GPUs the
+#' systems run one after another: on the CPU every system already uses all
+#' threads.
 #'
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
@@ -404,7 +408,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   nsys0 <- if (is.null(prev)) replicas * ncond0 else nrow(sy)
   lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call, systems = nsys0,
                     batch = if (lrmd_batched(model, fr$plan, call)) {
-                      min(nsys0, max(1, floor(LRMD_BATCH_PARTICLES / n_est)))
+                      min(nsys0, max(1, floor(lrmd_batch_particles(model) / n_est)))
                     } else 1)
   if (is.null(prev)) {
     if (!has_init) {
@@ -491,7 +495,8 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   runs <- vector("list", nsys)
   run <- c(seconds = 0, rounds = 0, interrupted = 0)
   # the launches: systems side by side (see Replicas and sweeps) or one a run
-  for (idx in lrmd_batches(sy, n, lrmd_batched(model, fr$plan, call))) {
+  for (idx in lrmd_batches(sy, n, lrmd_batched(model, fr$plan, call),
+                           lrmd_batch_particles(model))) {
     i1 <- idx[1] # (the systems of a batch share their clock and step)
     steps0 <- sy$step_end[i1]
     time_of <- local({
@@ -578,29 +583,38 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
               states = lapply(runs, `[[`, "state"), snaps = lapply(runs, `[[`, "snaps"))
 }
 
-# Whether lrmd() runs its systems side by side in one set of launches: HMF
-# on one GPU (see ?lrmd, Replicas and sweeps), unless option
+# Whether lrmd() runs its systems side by side in one set of launches: on
+# one GPU (see ?lrmd, Replicas and sweeps), unless option
 # statphysgpu.lrmd_batch = FALSE (one system a run, for comparison); "cpu"
 # (tests) hands the CPU engine the same batches, which it runs one system
 # after another (src/core/sp_lrmd_systems.c): R's side of a batch without
-# a GPU.
+# a GPU.  (`model`: every model batches; kept for the callers.)
 lrmd_batched <- function(model, plan, call) {
   b <- sp_tuning("lrmd_batch", call)
-  model == "hmf" && if (identical(b, "cpu")) plan$backend == "cpu" else
+  if (identical(b, "cpu")) plan$backend == "cpu" else
     isTRUE(b) && plan$backend == "gpu" && length(plan$devices) == 1
 }
 
-# Particles of the systems of one launch at most: enough to fill a GPU's
-# bandwidth many times over (a pass over 2^24 HMF particles moves 400 MB),
-# few enough for the working copies of their states in memory.
+# Particles of the systems of one launch at most. HMF: enough to fill a
+# GPU's bandwidth many times over (a pass over 2^24 HMF particles moves 400
+# MB), few enough for the working copies of their states in memory.
 LRMD_BATCH_PARTICLES <- 2^24
+# Ring and gravity2d: from about 10^6 particles one system fills an H100
+# (85-90 per cent of the pair ceilings) and runs alone; 2^20 particles are
+# 104 systems of 10^4 (about 100 waves of the device's resident blocks a
+# pass) or 10 of 10^5, and their parts' force sums (at most 1 KB a
+# particle) at most 1 GB.
+LRMD_BATCH_PAIR_PARTICLES <- 2^20
+lrmd_batch_particles <- function(model) {
+  if (model == "hmf") LRMD_BATCH_PARTICLES else LRMD_BATCH_PAIR_PARTICLES
+}
 
 # The launches of a run: a list of the systems (rows of `sy`) of each, in
-# order. Batched, the systems that share their clock and step (all of a
-# fresh run; a run continued after an interrupt of a run one system a
-# launch may have several groups), in batches of at most
-# LRMD_BATCH_PARTICLES particles (at least one system); else one system a
-# launch.
+# order. Batched, the systems that share their clock, step and softening
+# (all of a fresh run without a sweep of the softening; a run continued
+# after an interrupt of a run one system a launch may have several groups),
+# in batches of at most `max_particles` particles (at least one system;
+# lrmd_batch_particles()); else one system a launch.
 lrmd_batches <- function(sy, n, batched, max_particles = LRMD_BATCH_PARTICLES) {
   if (!batched || nrow(sy) == 1) return(as.list(seq_len(nrow(sy))))
   key <- sprintf("%.17g %.17g %.17g %.17g", sy$step_end, sy$clock_t, sy$clock_step, sy$softening)
@@ -636,17 +650,23 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   recs <- list()
   snaps <- list()
   joined <- NULL # after a part: the systems' states, side by side
-  # systems side by side: the kernels compiled for them (lrmd.cu, SP_LRMD_SYSTEMS)
+  # systems side by side: the kernels compiled for them (lrmd.cu,
+  # SP_LRMD_SYSTEMS); ring and gravity2d: and the module of one system,
+  # whose pair kernels' resident blocks cut each system's sources into the
+  # parts of its run alone
   defines <- if (nsys > 1 && fr$plan$backend == "gpu") {
     c(gpu_kernel_registry()$lrmd$variants[[variant]]$defines, "SP_LRMD_SYSTEMS=1")
   }
+  keys <- if (!is.null(defines) && model != "hmf") {
+    gpu_kernel_load("lrmd", fr$plan$devices, variant = variant)
+  } else character()
   for (p in parts) {
     k0 <- p[1]
     mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
                          !(k0 > 0 & snap_steps == k0)] - k0
     r <- withCallingHandlers(
       sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, states,
-                                         mine, joined),
+                                         mine, joined, keys),
               kernel = "lrmd", variant = variant, envir = envir, defines = defines),
       error = function(e) {
         msg <- sp_cnd_text(e)
@@ -705,9 +725,10 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
 # engine draws (c(kind, n, seed lo, seed hi, a, b, U, M0, replica)), or
 # `joined`, the columns of all of them side by side (an earlier part's
 # state) -- and the snapshot steps. Several systems run side by side
-# (field `systems`, their starts in the rows of `starts`).
+# (field `systems`, their starts in the rows of `starts`; `keys`, for ring
+# and gravity2d on the GPU, the key of the module of one system).
 lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, states, snap_steps,
-                     joined = NULL) {
+                     joined = NULL, keys = character()) {
   nsys <- length(states)
   job <- list(model = code, n = n, dt = as.double(dt), eps = as.double(softening),
               steps = steps, record_every = record_every, single = flags[1],
@@ -716,7 +737,7 @@ lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, states,
               q0 = double(), q1 = double(), p0 = double(), p1 = double(),
               start_kind = -1, start_n = 0, start_seed = c(0, 0), start_replica = 0,
               start_a = 0, start_b = 0, start_U = 0, start_M0 = 0, systems = nsys,
-              starts = lrmd_start_rows(list()))
+              starts = lrmd_start_rows(list()), keys = keys)
   set_cols <- function(job, cols) {
     if (length(cols) == 4) job[c("q0", "q1", "p0", "p1")] <- unname(cols)
     else job[c("q0", "p0")] <- unname(cols)
@@ -1083,11 +1104,10 @@ lrmd_state <- function(init, model, call, run = FALSE) {
 # the CPU.
 lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 
-# The particles of a launch on one GPU: HMF, those of all the call's
-# systems, side by side (up to LRMD_BATCH_PARTICLES); ring and gravity2d,
-# one system's (their systems run one after another).
+# The particles of a launch on one GPU: those of all the call's systems,
+# side by side (up to lrmd_batch_particles()).
 lrmd_launch_particles <- function(model, n, systems) {
-  if (model == "hmf") min(n * systems, max(n, LRMD_BATCH_PARTICLES)) else n
+  min(n * systems, max(n, lrmd_batch_particles(model)))
 }
 
 # The kernel variant of lrmd.cu for a precision: by default "mixed_ftz"

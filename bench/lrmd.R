@@ -2,8 +2,20 @@
 # 5e7 against the bandwidth bound, ring and gravity2d pair interactions/s at
 # n = 1e4 .. 1e6 on the GPU; CPU figures on one core and all cores.
 #
-#   Rscript bench/lrmd.R [gpu|multi|cpu|whole|memory|replicas|all]     (default all)
+#   Rscript bench/lrmd.R [gpu|multi|cpu|whole|memory|replicas|systems|all]     (default all)
 #   Rscript bench/lrmd.R replicas [cpu|gpu] [replicas] [n1,n2,...]
+#   Rscript bench/lrmd.R systems [k1,k2,...]
+#
+# "systems" (issue 34 item 4): ring and gravity2d at n = 1e4 and 1e5, one
+# system against k systems side by side (`replicas = k`: one launch a pass
+# over all of them, lrmd()'s batches), the package's default kernels, the
+# fused and the separate pair passes: steady-state pair interactions/s of
+# all the systems together (3 n^2 k a step), per cent of the ceilings and
+# the speed-up over one system.  k: 1,4,8,16,32 by default; at n = 1e5
+# those of at most 2^20 particles (one launch: 10 systems).  Not part of
+# "all".  One system of 1e4 particles on an H100: 40 tiles x 26 parts of
+# 385 sources, a single wave (63 per cent of the gravity2d ceiling, 85 of
+# ring's); k systems make k waves of the same blocks in one launch.
 #
 # "replicas" (issue 23): the quasi-stationary-state lifetime study of the
 # HMF (Yamaguchi, Barre, Bouchet, Dauxois and Ruffo, Physica A 337 (2004)
@@ -203,6 +215,38 @@ if (what %in% c("gpu", "all") && has_gpu) {
                                   precision = if (v == "double") "double" else "mixed"))
     add(sprintf("gravity2d n = 2e4, 400 steps of 0.005, %s", v), max(abs(x$energy_error)),
         "max |energy error|", dev)
+  }
+}
+
+if (what == "systems" && has_gpu) {
+  dev <- gpu_devices()$name[1]
+  ks <- as.numeric(strsplit(bench_arg("1,4,8,16,32", 2), ",")[[1]])
+  # steady-state pair interactions/s of k systems: 3 s steps minus s steps
+  rate_of <- function(model, n, k, fused) {
+    w <- starts(model, n)
+    go <- function(s) {
+      withr::with_options(list(statphysgpu.lrmd_fused = fused), attr(
+        lrmd(model, init = w, dt = 0.01, steps = s, record_every = s, replicas = k,
+             backend = "gpu", progress = FALSE), "seconds"))
+    }
+    s <- max(2, round(1e12 / (3 * n^2 * k)))
+    go(1) # compile, warm
+    3 * n^2 * k * 2 * s / (go(3 * s) - go(s))
+  }
+  for (model in c("ring", "gravity2d")) {
+    ceiling <- if (model == "ring") 2.15e12 else 3.1e12
+    for (n in c(1e4, 1e5)) for (fused in c(TRUE, FALSE)) {
+      one <- NA
+      for (k in unique(c(1, ks[ks * n <= 2^20]))) {
+        r <- rate_of(model, n, k, fused)
+        if (k == 1) one <- r
+        add(sprintf("%s n = %g, %g system%s%s", model, n, k,
+                    if (k == 1) "" else "s side by side", if (fused) "" else ", separate passes"),
+            r, "pair interactions/s", dev,
+            sprintf("%.0f per cent of the ceiling %.3g%s", 100 * r / ceiling, ceiling,
+                    if (k > 1) sprintf("; %.2fx one system", r / one) else ""))
+      }
+    }
   }
 }
 

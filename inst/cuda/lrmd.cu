@@ -40,7 +40,12 @@
  * 3), pair terms in SP_REAL, sums in double.  When the slice has too few
  * targets to fill the device, the sources are cut into nsplit parts, each a
  * block of its own writing its force sums to fpart; sp_lrmd_kick_kernel adds
- * the parts in order and kicks.  Otherwise the kick is fused.
+ * the parts in order and kicks.  Otherwise the kick is fused.  Systems side
+ * by side: in the module compiled with SP_LRMD_SYSTEMS every ring and
+ * gravity2d pass takes a.nblocks blocks a system (SP_LRMD_PASS), each
+ * system with the tiles, parts, part sums and counters of its run alone,
+ * so the same numbers bit for bit (the module of one system compiles to
+ * the machine code it had before systems existed).
  *
  * Records (sp_lrmd_energy_kernel): per block, the kinetic energy, the
  * potential sum (all pairs for ring and gravity2d) and (sum cos, sum sin)
@@ -94,9 +99,12 @@ __device__ __forceinline__ void sp_lrmd_flag(const sp_lrmd_kargs &a, uint64_t i,
 
 /* The arguments of block blockIdx.x of a launch over systems side by side
  * (lrmd_args.h: nbs blocks a system): those of its system's arrays, and in
- * *b its block within the system.  One system: the arguments as they are,
- * *b = blockIdx.x.  (The record's kernel, which this costs no occupancy;
- * the HMF pass has a kernel for systems of its own.) */
+ * *b its block within the system.  (The record's kernel in every module, and
+ * the ring and gravity2d passes in the module of systems side by side,
+ * through SP_LRMD_PASS and SP_LRMD_TARGETS; the HMF pass has a kernel for
+ * systems of its own.)
+ * The pair passes' part sums and part counters: nsplit x 2 x n doubles and
+ * nbs / nsplit counters (one a tile of targets) a system. */
 __device__ __forceinline__ sp_lrmd_kargs sp_lrmd_system(const sp_lrmd_kargs &a0, unsigned nbs,
                                                         unsigned *b) {
   sp_lrmd_kargs a = a0;
@@ -108,10 +116,70 @@ __device__ __forceinline__ sp_lrmd_kargs sp_lrmd_system(const sp_lrmd_kargs &a0,
   a.p0 = a0.p0 + off;
   a.p1 = a0.p1 + off;
   a.w = a0.w + 2 * off;
+  a.w2 = a0.w2 + 2 * off;
   a.partial = a0.partial + (uint64_t)s * a0.sys_partial;
   a.sums = a0.sums + (uint64_t)s * (uint64_t)(a0.nslice * SP_LRMD_SLOTS * 2);
   a.count = a0.count + s;
   a.bad = a0.bad + 2 * (uint64_t)s;
+  a.fpart = a0.fpart + (uint64_t)s * (uint64_t)a0.nsplit * 2 * a0.n;
+  a.tcount = a0.tcount + (uint64_t)s * (nbs / (unsigned)a0.nsplit);
+  return a;
+}
+
+/* A ring or gravity2d pass's block: bx its block within its system's grid
+ * and nbs the blocks of that grid (SP_LRMD_WHERE), a its system's
+ * arguments from the kernel's a0 (SP_LRMD_PASS: both).  In the module of
+ * systems side by side (SP_LRMD_SYSTEMS) a0.nblocks blocks a system, system
+ * by system (sp_lrmd_system), each doing what block bx does in a launch of
+ * its system alone; else one system: the arguments as they are and the
+ * launch's own grid (the machine code of the module of one system is that
+ * from before systems existed).  The pair passes take a0 and find the
+ * system's arguments after the loop over the sources (SP_LRMD_TARGETS),
+ * which reads only the system's w (SP_LRMD_SOURCES): the system's pointers
+ * are not held in registers through the loop (the pair kernel of mixed_ftz
+ * took 35 registers otherwise, 7 resident blocks an SM instead of 8; for
+ * its fused kernel see SP_LRMD_PAIR_BOUNDS). */
+#ifdef SP_LRMD_SYSTEMS
+#  define SP_LRMD_WHERE(a0, bx, nbs) \
+    const unsigned nbs = (unsigned)(a0).nblocks, bx = blockIdx.x % nbs
+#  define SP_LRMD_PASS(a, a0, bx, nbs) \
+    const unsigned nbs = (unsigned)(a0).nblocks; \
+    unsigned bx; \
+    const sp_lrmd_kargs a = sp_lrmd_system(a0, nbs, &bx)
+#  define SP_LRMD_SOURCES(a0, nbs) sp_lrmd_sources(a0, nbs)
+#  define SP_LRMD_TARGETS(a, a0, nbs) \
+    unsigned bx_; \
+    const sp_lrmd_kargs a = sp_lrmd_system(a0, nbs, &bx_)
+#else
+#  define SP_LRMD_WHERE(a0, bx, nbs) const unsigned nbs = gridDim.x, bx = blockIdx.x
+#  define SP_LRMD_PASS(a, a0, bx, nbs) \
+    SP_LRMD_WHERE(a0, bx, nbs); \
+    const sp_lrmd_kargs &a = a0
+#  define SP_LRMD_SOURCES(a0, nbs) (a0)
+#  define SP_LRMD_TARGETS(a, a0, nbs) const sp_lrmd_kargs &a = a0
+#endif
+
+/* The pair kernels' bounds: in the module of systems side by side, the
+ * resident blocks an SM of the default one-system kernels (NVRTC 13, sm_90:
+ * 8 for mixed_ftz, at most 32 registers, with no spills; without the bound
+ * its fused kernel takes 40 registers, 6 blocks), 6 for the other
+ * single-precision variants (at most 40 registers: mixed spills at 32);
+ * double's systems kernels take fewer registers than its one-system
+ * kernels anyway. */
+#if defined(SP_LRMD_SYSTEMS) && defined(SP_LRMD_FTZ) && !defined(SP_LRMD_PREFETCH)
+#  define SP_LRMD_PAIR_BOUNDS __launch_bounds__(SP_LRMD_BLOCK, 8)
+#elif defined(SP_LRMD_SYSTEMS) && defined(SP_REAL_SINGLE)
+#  define SP_LRMD_PAIR_BOUNDS __launch_bounds__(SP_LRMD_BLOCK, 6)
+#else
+#  define SP_LRMD_PAIR_BOUNDS __launch_bounds__(SP_LRMD_BLOCK)
+#endif
+
+/* The arguments of a pair pass's loop over the sources in a launch over
+ * systems side by side: those of the launch, w that of block blockIdx.x's
+ * system. */
+__device__ __forceinline__ sp_lrmd_kargs sp_lrmd_sources(const sp_lrmd_kargs &a0, unsigned nbs) {
+  sp_lrmd_kargs a = a0;
+  a.w = a0.w + 2 * (uint64_t)(blockIdx.x / nbs) * a0.sys_stride;
   return a;
 }
 
@@ -228,10 +296,11 @@ __device__ __forceinline__ void sp_lrmd_drift1(const sp_lrmd_kargs &a, uint64_t 
 }
 
 /* Ring, gravity2d: drift by c, then what the pair pass reads, into w. */
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_drift_kernel(const sp_lrmd_kargs a) {
-  const uint64_t stride = (uint64_t)gridDim.x * SP_LRMD_BLOCK;
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_drift_kernel(const sp_lrmd_kargs a0) {
+  SP_LRMD_PASS(a, a0, bx, nbs);
+  const uint64_t stride = (uint64_t)nbs * SP_LRMD_BLOCK;
   real2 *w = reinterpret_cast<real2 *>(a.w);
-  for (uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride)
+  for (uint64_t i = a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x; i < a.i1; i += stride)
     sp_lrmd_drift1(a, i, 0, w);
 }
 
@@ -363,9 +432,9 @@ __device__ __forceinline__ void sp_lrmd_pair_kick(const sp_lrmd_kargs &a, uint64
   }
 }
 
-/* A pair pass's block (grid: nsplit parts x tiles of targets): its part
- * of the sources, its tile, the thread's target i, and the force sums on i
- * from the part. */
+/* A pair pass's block bx (grid of its system: nbs = nsplit parts x tiles of
+ * targets): its part of the sources, its tile, the thread's target i, and
+ * the force sums on i from the part. */
 struct sp_lrmd_block {
   unsigned part, tile;
   uint64_t i;
@@ -373,12 +442,13 @@ struct sp_lrmd_block {
 };
 
 template <int MODEL>
-__device__ __forceinline__ sp_lrmd_block sp_lrmd_block_forces(const sp_lrmd_kargs &a, double *f0,
+__device__ __forceinline__ sp_lrmd_block sp_lrmd_block_forces(const sp_lrmd_kargs &a, unsigned bx,
+                                                              unsigned nbs, double *f0,
                                                               double *f1) {
   sp_lrmd_block b;
-  const unsigned tiles = gridDim.x / (unsigned)a.nsplit;
-  b.part = blockIdx.x / tiles;
-  b.tile = blockIdx.x % tiles;
+  const unsigned tiles = nbs / (unsigned)a.nsplit;
+  b.part = bx / tiles;
+  b.tile = bx % tiles;
   b.i = a.i0 + (uint64_t)b.tile * SP_LRMD_BLOCK + threadIdx.x;
   b.valid = b.i < a.i1;
   const uint64_t j0 = (uint64_t)b.part * a.chunk;
@@ -387,13 +457,14 @@ __device__ __forceinline__ sp_lrmd_block sp_lrmd_block_forces(const sp_lrmd_karg
   return b;
 }
 
-/* Ring, gravity2d: forces on the targets of the slice from part
- * blockIdx.x / tiles of the sources; with one part, the kick by d too.
- * Grid: nsplit x ceil((i1 - i0) / SP_LRMD_BLOCK) blocks. */
+/* Ring, gravity2d: forces on the targets of the slice from part bx /
+ * tiles of the sources; with one part, the kick by d too.  Grid (a
+ * system's): nsplit x ceil((i1 - i0) / SP_LRMD_BLOCK) blocks. */
 template <int MODEL>
-__device__ __forceinline__ void sp_lrmd_pairs(const sp_lrmd_kargs &a) {
+__device__ __forceinline__ void sp_lrmd_pairs(const sp_lrmd_kargs &a0, unsigned bx, unsigned nbs) {
   double f0, f1;
-  const sp_lrmd_block b = sp_lrmd_block_forces<MODEL>(a, &f0, &f1);
+  const sp_lrmd_block b = sp_lrmd_block_forces<MODEL>(SP_LRMD_SOURCES(a0, nbs), bx, nbs, &f0, &f1);
+  SP_LRMD_TARGETS(a, a0, nbs);
   const unsigned part = b.part;
   const uint64_t i = b.i;
   if (!b.valid) return;
@@ -405,9 +476,10 @@ __device__ __forceinline__ void sp_lrmd_pairs(const sp_lrmd_kargs &a) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel(const sp_lrmd_kargs a) {
-  if (a.model == SP_LRMD_RING) sp_lrmd_pairs<SP_LRMD_RING>(a);
-  else sp_lrmd_pairs<SP_LRMD_GRAVITY2D>(a);
+extern "C" __global__ void SP_LRMD_PAIR_BOUNDS sp_lrmd_pairs_kernel(const sp_lrmd_kargs a0) {
+  SP_LRMD_WHERE(a0, bx, nbs);
+  if (a0.model == SP_LRMD_RING) sp_lrmd_pairs<SP_LRMD_RING>(a0, bx, nbs);
+  else sp_lrmd_pairs<SP_LRMD_GRAVITY2D>(a0, bx, nbs);
 }
 
 /* The fused pair pass: forces on the targets from the sources' w, the kick
@@ -418,9 +490,11 @@ extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_kernel
  * the threadFenceReduction pattern) adds the parts in order and goes on.
  * Every number is that of the separate passes. */
 template <int MODEL>
-__device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
+__device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a0, unsigned bx,
+                                                    unsigned nbs) {
   double f0, f1;
-  const sp_lrmd_block b = sp_lrmd_block_forces<MODEL>(a, &f0, &f1);
+  const sp_lrmd_block b = sp_lrmd_block_forces<MODEL>(SP_LRMD_SOURCES(a0, nbs), bx, nbs, &f0, &f1);
+  SP_LRMD_TARGETS(a, a0, nbs);
   real2 *w2 = reinterpret_cast<real2 *>(a.w2);
   const unsigned part = b.part, tile = b.tile;
   const uint64_t i = b.i;
@@ -450,16 +524,19 @@ __device__ __forceinline__ void sp_lrmd_pairs_fused(const sp_lrmd_kargs &a) {
   sp_lrmd_drift1(a, i, a.fuse, w2);
 }
 
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_pairs_fused_kernel(const sp_lrmd_kargs a) {
-  if (a.model == SP_LRMD_RING) sp_lrmd_pairs_fused<SP_LRMD_RING>(a);
-  else sp_lrmd_pairs_fused<SP_LRMD_GRAVITY2D>(a);
+extern "C" __global__ void SP_LRMD_PAIR_BOUNDS sp_lrmd_pairs_fused_kernel(const sp_lrmd_kargs a0) {
+  SP_LRMD_WHERE(a0, bx, nbs);
+  if (a0.model == SP_LRMD_RING) sp_lrmd_pairs_fused<SP_LRMD_RING>(a0, bx, nbs);
+  else sp_lrmd_pairs_fused<SP_LRMD_GRAVITY2D>(a0, bx, nbs);
 }
 
 /* Ring, gravity2d with nsplit > 1: the parts' force sums in part order, then
  * the kick by d. */
-extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(const sp_lrmd_kargs a) {
-  const uint64_t i = a.i0 + (uint64_t)blockIdx.x * SP_LRMD_BLOCK + threadIdx.x;
+extern "C" __global__ void __launch_bounds__(SP_LRMD_BLOCK) sp_lrmd_kick_kernel(const sp_lrmd_kargs a0) {
+  SP_LRMD_PASS(a, a0, bx, nbs);
+  const uint64_t i = a.i0 + (uint64_t)bx * SP_LRMD_BLOCK + threadIdx.x;
   double f0 = 0, f1 = 0;
+  (void)nbs; /* (one system: the launch's grid, unused) */
   if (i >= a.i1) return;
   for (int k = 0; k < a.nsplit; k++) {
     f0 += a.fpart[(2 * (uint64_t)k) * a.n + i];

@@ -54,7 +54,8 @@ typedef struct {
   double d;                    /* kick coefficient x dt */
   double eps;                  /* softening */
   int32_t model;               /* SP_LRMD_* */
-  int32_t nblocks;             /* blocks of the reduction pass */
+  int32_t nblocks;             /* blocks of the reduction pass; systems side by
+                                  side: blocks a system (below) */
   int32_t slot;                /* HMF: the slot this pass writes */
   int32_t kslot;               /* HMF: the slot the kick reads */
   int32_t kick;                /* HMF: 1 to kick (by d) first */
@@ -73,15 +74,19 @@ typedef struct {
    * none) */
   uint64_t step;               /* the step this pass belongs to (0: the start) */
   SP_DPTR(unsigned long long) bad;
-  /* Systems side by side (HMF on one device, one slice each: lrmd()'s
-   * replicas and conditions in one launch): system s's arrays start
-   * s sys_stride particles into q0, q1, p0, p1 (and 2 s sys_stride into w),
-   * its block sums s sys_partial doubles into partial, its magnetisations
-   * s nslice SP_LRMD_SLOTS 2 doubles into sums, its counter at count + s and
-   * its flag at bad + 2 s.  A launch over the systems has nblocks blocks a
-   * system, system by system (block b of system s is block s nblocks + b),
-   * each doing what block b does in a launch of that system alone.  One
-   * system: sys_stride and sys_partial are unused. */
+  /* Systems side by side (one device, one slice each: lrmd()'s replicas
+   * and conditions in one launch): system s's arrays start s sys_stride
+   * particles into q0, q1, p0, p1 (and 2 s sys_stride into w and w2), its
+   * block sums s sys_partial doubles into partial, its magnetisations
+   * s nslice SP_LRMD_SLOTS 2 doubles into sums, its counter at count + s,
+   * its flag at bad + 2 s, and (ring, gravity2d) its parts' force sums
+   * s nsplit 2 n doubles into fpart and its part counters s tiles into
+   * tcount.  A launch over the systems has nblocks blocks a system, system
+   * by system (block b of system s is block s nblocks + b), each doing what
+   * block b does in a launch of that system alone (the HMF pass's kernel
+   * for systems, the record's kernel, and in the module compiled with
+   * SP_LRMD_SYSTEMS every ring and gravity2d pass).  One system:
+   * sys_stride and sys_partial are unused. */
   uint64_t sys_stride;
   uint64_t sys_partial;
 } sp_lrmd_kargs;

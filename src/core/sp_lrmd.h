@@ -68,7 +68,7 @@ typedef struct {
   uint64_t nin[4];            /* lengths of in[] as given (0 or n) */
   const sp_lrmd_start *start; /* &start_def when start_def.kind >= 0, else NULL */
   sp_lrmd_start start_def;    /* the recipe of a start the engine draws (kind < 0: none) */
-  /* Systems side by side (the GPU engine, HMF, one device: lrmd()'s replicas
+  /* Systems side by side (the GPU engine, one device: lrmd()'s replicas
    * and conditions in one set of launches): nsys systems of n particles,
    * each advanced as if alone; nsys 1 for one system (the CPU engine's only
    * case).  With nsys > 1 the start of system s is starts[s] (start_def
@@ -79,6 +79,11 @@ typedef struct {
   uint64_t nsys;
   const sp_lrmd_start_row *starts; /* nstarts (nsys > 1: nsys) rows */
   uint64_t nstarts;
+  /* the GPU's ring and gravity2d systems side by side: the key of the
+   * module of one system (keys[0]; nkeys 1), whose pair kernels' resident
+   * blocks cut the sources into the parts of a run alone (sp_gpu_lrmd.c) */
+  const char *const *keys;
+  size_t nkeys;
 } sp_lrmd_job;
 
 typedef struct {

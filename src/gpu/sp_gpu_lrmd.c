@@ -28,13 +28,20 @@
  * (sp_lrmd_pairs_fused_kernel, w double-buffered): three launches a step
  * instead of ten, the same numbers.
  *
- * Systems side by side (job->nsys > 1: HMF on one device, one slice): the
- * arrays of nsys systems one after another (each padded to a multiple of 32
+ * Systems side by side (job->nsys > 1: one device, one slice): the arrays
+ * of nsys systems one after another (each padded to a multiple of 32
  * particles), every pass one launch over all of them, each system with the
  * blocks, block sums, magnetisation slots, counter and flag it has alone
  * (lrmd_args.h), so that each system's numbers are bit for bit those of its
  * run alone; the records and snapshots are read back per system, in the
- * same order.  The starts are drawn (or uploaded) system by system. */
+ * same order.  The starts are drawn (or uploaded) system by system.  Ring
+ * and gravity2d: each system's pair pass has the tiles and parts of the
+ * sources of its run alone, its parts' sums and part counters its own; the
+ * parts are cut from the resident blocks of the one-system module's pair
+ * kernels (job->keys[0]), as a run alone cuts them, whatever registers
+ * NVRTC gives the systems' kernels.  At n = 1e4 one system fills a wave of
+ * an H100 with 40 tiles x 26 parts of 385 sources; k systems make k waves
+ * of the same blocks, back to back in one launch. */
 #include "sp_gpu_lrmd.h"
 
 #include <math.h>
@@ -249,8 +256,9 @@ static int lrmd_pair_drift(lrmd_model *m, double c) {
     lrmd_slice *v = m->sl[a];
     sp_lrmd_kargs g = lrmd_args(m, v);
     g.c = c;
+    g.nblocks = (int32_t)v->nb;
     if ((st = sp_gpu_activate(v->d->id)) ||
-        (st = lrmd_launch1(v, v->drift, v->nb, &g, "sp_lrmd_drift_kernel")) ||
+        (st = lrmd_launch1(v, v->drift, v->nb * (unsigned)m->nsys, &g, "sp_lrmd_drift_kernel")) ||
         (st = lrmd_share(m, v, -1)))
       return st;
   }
@@ -262,12 +270,16 @@ static int lrmd_pair_kick(lrmd_model *m, double d) {
   int a, st;
   for (a = 0; a < m->nslice; a++) {
     lrmd_slice *v = m->sl[a];
+    const unsigned nbs = v->nb * (unsigned)v->nsplit; /* blocks a system */
     sp_lrmd_kargs g = lrmd_args(m, v);
     g.d = d;
+    g.nblocks = (int32_t)nbs;
     if ((st = sp_gpu_activate(v->d->id)) ||
-        (st = lrmd_launch1(v, v->pairs, v->nb * (unsigned)v->nsplit, &g, "sp_lrmd_pairs_kernel")))
+        (st = lrmd_launch1(v, v->pairs, nbs * (unsigned)m->nsys, &g, "sp_lrmd_pairs_kernel")))
       return st;
-    if (v->nsplit > 1 && (st = lrmd_launch1(v, v->kick, v->nb, &g, "sp_lrmd_kick_kernel")))
+    g.nblocks = (int32_t)v->nb;
+    if (v->nsplit > 1 &&
+        (st = lrmd_launch1(v, v->kick, v->nb * (unsigned)m->nsys, &g, "sp_lrmd_kick_kernel")))
       return st;
     if (m->nslice > 1 && (st = sp_gpu_event_record(v->d->id, v->ev_use, v->d->stream))) return st;
   }
@@ -281,13 +293,15 @@ static int lrmd_pair_fused(lrmd_model *m, double d, double c, int fuse, double c
   int a, st;
   for (a = 0; a < m->nslice; a++) {
     lrmd_slice *v = m->sl[a];
+    const unsigned nbs = v->nb * (unsigned)v->nsplit; /* blocks a system */
     sp_lrmd_kargs g = lrmd_args(m, v);
     g.d = d;
     g.c = c;
     g.fuse = fuse;
     g.c2 = fuse ? c2 : 0.0;
+    g.nblocks = (int32_t)nbs;
     if ((st = sp_gpu_activate(v->d->id)) ||
-        (st = lrmd_launch1(v, v->fused, v->nb * (unsigned)v->nsplit, &g,
+        (st = lrmd_launch1(v, v->fused, nbs * (unsigned)m->nsys, &g,
                            "sp_lrmd_pairs_fused_kernel")))
       return st;
     if (m->nslice > 1 && (st = sp_gpu_event_record(v->d->id, v->ev_use, v->d->stream))) return st;
@@ -372,11 +386,12 @@ static int lrmd_observe(lrmd_model *m) {
       }
       if (v->nb > nbmax) nbmax = v->nb;
     }
-    /* gravity2d (one system): the positions for the half-mass radius, work
-     * after the blocks' sums */
-    if (two_d && ((st = lrmd_gather(m, 0, 0, m->host)) || (st = lrmd_gather(m, 1, 0, m->host + n))))
-      return st;
+    /* gravity2d: each system's positions for the half-mass radius, work
+     * after the first system's block sums (added above) */
     for (sys = 0; sys < m->nsys; sys++) {
+      if (two_d &&
+          ((st = lrmd_gather(m, 0, sys, m->host)) || (st = lrmd_gather(m, 1, sys, m->host + n))))
+        return st;
       st = sp_lrmd_record_make(job, m->k, m->sums + sys, m->host, m->host + n,
                                m->part + SP_LRMD_NSUMS * nbmax,
                                m->out->rec + SP_LRMD_NREC * (sys * nrec + m->k / job->record_every));
@@ -409,13 +424,16 @@ static int lrmd_observe(lrmd_model *m) {
  * LRMD_SPLIT_BYTES in all, at least 32 sources a part.  want_bps > 0
  * (option statphysgpu.lrmd_blocks_per_sm): cut for that many blocks an SM
  * instead -- fewer than fit make fewer, longer parts; more than fit, more
- * and shorter parts in several waves. */
-static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps) {
+ * and shorter parts in several waves.  The resident blocks are those of
+ * `pairs` and `fused`, the one-system module's kernels (for systems side by
+ * side too: each system is cut as in its run alone). */
+static int lrmd_split(lrmd_slice *v, uint64_t n, int want_bps, CUfunction pairs,
+                      CUfunction fused) {
   int bps = 0, bps_fused = 0, st;
   uint64_t slots, maxns, ns, best_ns = 1, chunk;
   double best = 0;
-  if ((st = sp_gpu_occupancy(v->d->id, v->pairs, SP_LRMD_BLOCK, 0, &bps)) ||
-      (st = sp_gpu_occupancy(v->d->id, v->fused, SP_LRMD_BLOCK, 0, &bps_fused)))
+  if ((st = sp_gpu_occupancy(v->d->id, pairs, SP_LRMD_BLOCK, 0, &bps)) ||
+      (st = sp_gpu_occupancy(v->d->id, fused, SP_LRMD_BLOCK, 0, &bps_fused)))
     return st;
   if (bps_fused < bps) bps = bps_fused;
   if (want_bps > 0) bps = want_bps;
@@ -616,7 +634,18 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_energy_kernel", &v->energy)) ||
       (st = sp_gpu_function(d->id, m->key, "sp_lrmd_start_kernel", &v->start)))
     return st;
-  if (job->model != SP_LRMD_HMF && (st = lrmd_split(v, n, job->blocks_per_sm))) return st;
+  if (job->model != SP_LRMD_HMF) {
+    /* the parts of a run alone: from the one-system module's pair kernels */
+    CUfunction pairs1 = v->pairs, fused1 = v->fused;
+    if (m->nsys > 1 &&
+        ((st = sp_gpu_function(d->id, job->keys[0], "sp_lrmd_pairs_kernel", &pairs1)) ||
+         (st = sp_gpu_function(d->id, job->keys[0], "sp_lrmd_pairs_fused_kernel", &fused1))))
+      return st;
+    if ((st = lrmd_split(v, n, job->blocks_per_sm, pairs1, fused1))) return st;
+    if ((uint64_t)nb * (uint64_t)v->nsplit * m->nsys > 0x7fffffffu)
+      return sp_fail(SP_ERR_INVALID, "too many systems of %.0f particles for one launch on %s",
+                     (double)n, sp_gpu_label(d->id));
+  }
   /* the job's memory in a few buffers (the first is most of it, so that a
    * job that cannot fit fails with its size); every array holds the nsys
    * systems, stride particles apart */
@@ -640,14 +669,15 @@ static int lrmd_setup(void *model, sp_gpu_dev *d) {
                              "the non-finite flags", &v->bad)) ||
       (st = sp_gpu_memset32(d->id, v->bad, 0xffffffffu, (size_t)m->nsys * 4)))
     return st;
+  /* the parts' force sums and the part counters, each system's (lrmd.cu) */
   if (v->nsplit > 1 &&
-      (st = sp_gpu_dev_alloc(d, (size_t)v->nsplit * 2 * n * sizeof(double),
+      (st = sp_gpu_dev_alloc(d, (size_t)(m->nsys * v->nsplit * 2 * n) * sizeof(double),
                              "the force sums of the parts", &v->fpart)))
     return st;
   if (v->nsplit > 1 && fused &&
-      ((st = sp_gpu_dev_alloc(d, (size_t)nb * sizeof(unsigned int), "the part counters",
-                              &v->tcount)) ||
-       (st = sp_gpu_memset0(d->id, v->tcount, (size_t)nb * sizeof(unsigned int)))))
+      ((st = sp_gpu_dev_alloc(d, (size_t)(m->nsys * nb) * sizeof(unsigned int),
+                              "the part counters", &v->tcount)) ||
+       (st = sp_gpu_memset0(d->id, v->tcount, (size_t)(m->nsys * nb) * sizeof(unsigned int)))))
     return st;
   if (m->nslice > 1 && ((st = sp_gpu_dev_event(d, &v->ev_w)) || (st = sp_gpu_dev_event(d, &v->ev_use))))
     return st;
@@ -798,9 +828,12 @@ int sp_gpu_lrmd(const char *key, const void *vjob, void *vout, const int *device
   if ((uint64_t)ndev > job->n)
     return sp_fail(SP_ERR_INVALID, "%.0f particles cannot be split over %d devices",
                    (double)job->n, ndev);
-  if (job->nsys > 1 && (ndev > 1 || job->model != SP_LRMD_HMF))
-    return sp_fail(SP_ERR_INVALID, "internal error: systems side by side are HMF systems on "
-                                   "one device, one slice");
+  if (job->nsys > 1 && ndev > 1)
+    return sp_fail(SP_ERR_INVALID, "internal error: systems side by side run on one device, "
+                                   "one slice");
+  if (job->nsys > 1 && job->model != SP_LRMD_HMF && (job->nkeys != 1 || job->keys == NULL))
+    return sp_fail(SP_ERR_INVALID, "internal error: ring and gravity2d systems side by side "
+                                   "need the key of the module of one system");
   memset(&m, 0, sizeof m);
   m.key = key;
   m.job = job;

@@ -32,35 +32,47 @@ static const sp_field fields[] = {
   S("start_kind", kind, SP_F_INT), S("start_n", n, SP_F_COUNT), S("start_seed", seed, SP_F_U64),
   S("start_replica", replica, SP_F_COUNT), S("start_a", a, SP_F_DOUBLE),
   S("start_b", b, SP_F_DOUBLE), S("start_U", U, SP_F_DOUBLE), S("start_M0", M0, SP_F_DOUBLE),
-  /* systems side by side (GPU, HMF): their count and each one's start */
+  /* systems side by side (GPU): their count and each one's start; for
+   * ring and gravity2d the key of the module of one system */
   SP_FIELD_AS("systems", sp_lrmd_job, nsys, SP_F_COUNT),
-  SP_FIELD_ROWS(sp_lrmd_job, starts, nstarts, SP_F_COUNT, sp_lrmd_start_row, start_rows)};
+  SP_FIELD_ROWS(sp_lrmd_job, starts, nstarts, SP_F_COUNT, sp_lrmd_start_row, start_rows),
+  SP_FIELD_VEC(sp_lrmd_job, keys, SP_F_STRINGS, nkeys, SP_F_SIZE)};
 #undef F
 #undef S
 #undef IN
 
 static int two_d(const sp_lrmd_job *j) { return j->model == SP_LRMD_GRAVITY2D; }
 
+/* A start of kind `kind` (SP_LRMD_START_*) fits the model: HMF's the
+ * waterbag and the equilibrium, ring's the uniform ring, gravity2d's the
+ * shell. */
+static int start_fits(const sp_lrmd_job *j, int kind) {
+  switch (j->model) {
+  case SP_LRMD_HMF: return kind == SP_LRMD_START_WATERBAG || kind == SP_LRMD_START_EQUILIBRIUM;
+  case SP_LRMD_RING: return kind == SP_LRMD_START_RING;
+  default: return kind == SP_LRMD_START_SHELL;
+  }
+}
+
 /* Systems side by side: each row a start of the model and n (or given),
  * the columns there when a start is given. */
 static int prepare_systems(const sp_lrmd_job *j) {
   uint64_t s;
   int given = 0;
-  if (j->model != SP_LRMD_HMF || j->nstarts != j->nsys || j->nsys > UINT64_MAX / j->n)
-    return sp_fail(SP_ERR_INVALID, "internal error: systems side by side are HMF systems, "
-                                   "one start each");
+  if (j->nstarts != j->nsys || j->nsys > UINT64_MAX / j->n)
+    return sp_fail(SP_ERR_INVALID, "internal error: systems side by side need one start each");
   for (s = 0; s < j->nsys; s++) {
     const sp_lrmd_start_row *r = &j->starts[s];
     if (r->kind < 0) {
       given = 1;
-    } else if ((r->kind != SP_LRMD_START_WATERBAG && r->kind != SP_LRMD_START_EQUILIBRIUM) ||
-               r->n != j->n || r->seed_lo > 0xffffffffu || r->seed_hi > 0xffffffffu) {
+    } else if (!start_fits(j, r->kind) || r->n != j->n || r->seed_lo > 0xffffffffu ||
+               r->seed_hi > 0xffffffffu) {
       return sp_fail(SP_ERR_INVALID,
                      "internal error: the start of system %.0f does not match the model or n",
                      (double)(s + 1));
     }
   }
-  if (given && (j->in[0] == NULL || j->in[2] == NULL))
+  if (given && (j->in[0] == NULL || j->in[2] == NULL || (two_d(j) && (!j->in[1] || !j->in[3]))))
     return sp_fail(SP_ERR_INVALID, "internal error: the lrmd starts have no columns");
   return SP_OK;
 }

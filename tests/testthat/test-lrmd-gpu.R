@@ -515,3 +515,132 @@ test_that("a failure in a GPU batch names the replica and condition of its syste
                class = "statphysgpu_start_error")
   expect_identical(gpu_live_allocations(), live)
 })
+
+# ---- ring and gravity2d systems side by side (issue 34 item 4) ------------------------
+
+lr_pair_start <- function(model, n, v) {
+  if (model == "ring") ring_uniform(n, p0 = v, seed = 5) else
+    gravity2d_shell(n, r_in = v, r_out = 1, seed = 5)
+}
+lr_pair_sweep <- function(model) if (model == "ring") c(0.2, 0.4) else c(0.3, 0.5)
+
+test_that("GPU batches of ring and gravity2d: each system bit for bit as run alone, fused and separate", {
+  skip_if_no_gpu()
+  # n = 1001: arrays padded (not a multiple of 32), 4 tiles of targets, the
+  # sources in parts; n = 20000: 79 tiles, fewer and longer parts
+  for (model in c("ring", "gravity2d")) for (n in c(1001, 20000)) {
+    V <- lr_pair_sweep(model)
+    for (prec in c("mixed", "double")) for (fused in c(TRUE, FALSE)) {
+      withr::local_options(statphysgpu.lrmd_fused = fused)
+      what <- sprintf("%s n = %d, %s, fused %s", model, n, prec, fused)
+      args <- list(dt = 0.01, steps = 13, record_every = 5, snapshots = c(0.03, 0.1),
+                   precision = prec)
+      live <- gpu_live_allocations()
+      b <- do.call(lr_gpu_jobs, c(list(init = lr_pair_start(model, n, V), replicas = 3), args))
+      expect_identical(gpu_live_allocations(), live)
+      expect_identical(attr(b, "jobs"), 6L, info = what) # 2 conditions x 3 replicas, one job
+      seq1 <- withr::with_options(list(statphysgpu.lrmd_batch = FALSE),
+                                  do.call(lr_gpu_jobs, c(list(init = lr_pair_start(model, n, V),
+                                                              replicas = 3), args)))
+      expect_identical(attr(seq1, "jobs"), rep(1L, 6))
+      expect_identical(as.data.frame(b), as.data.frame(seq1), info = what)
+      expect_identical(attr(b, "state"), attr(seq1, "state"), info = what)
+      expect_identical(attr(b, "snapshots"), attr(seq1, "snapshots"), info = what)
+      # each system as a call of its own (its condition's start, first_replica = r)
+      for (c in 1:2) for (r in 1:3) {
+        alone <- do.call(lr_gpu_jobs, c(list(init = lr_pair_start(model, n, V[c]),
+                                             first_replica = r), args))
+        expect_identical(attr(alone, "jobs"), 1L)
+        i <- lr_system_index(b, c, r)
+        expect_identical(lr_system_rows(b, c, r), lr_system_rows(alone, 1, r), info = what)
+        expect_identical(attr(b, "state")[[i]], attr(alone, "state"), info = what)
+        expect_identical(attr(b, "snapshots")[[i]], attr(alone, "snapshots"), info = what)
+        expect_identical(attr(b, "e0")[i], attr(alone, "e0"), info = what)
+      }
+      # the CPU to the tolerances of one system (double, n = 1001)
+      if (prec == "double" && n == 1001 && fused) {
+        cpu <- do.call(lrmd, c(list(init = lr_pair_start(model, n, V), replicas = 3,
+                                    backend = "cpu", progress = FALSE), args))
+        for (col in c("kinetic", "potential", "total")) {
+          expect_lt(max(abs(b[[col]] - cpu[[col]])), 1e-9 * max(1, abs(cpu[[col]])),
+                    label = paste(what, col))
+        }
+        for (i in seq_along(attr(cpu, "state"))) {
+          expect_lt(max(abs(as.matrix(attr(b, "state")[[i]]) -
+                            as.matrix(attr(cpu, "state")[[i]]))), 1e-9)
+        }
+      }
+    }
+  }
+})
+
+test_that("GPU batches of ring and gravity2d: starts given as numbers, other parts, chunks, continuation", {
+  skip_if_no_gpu()
+  for (model in c("ring", "gravity2d")) {
+    # a start given as numbers: every system its columns (all replicas the same)
+    m <- as.matrix(lr_plain(lr_pair_start(model, 3000, 0.3)))
+    run <- function(init, first, k, batch = TRUE, ...) {
+      withr::with_options(list(statphysgpu.lrmd_batch = batch),
+                          lr_gpu_jobs(init = init, dt = 0.01, steps = 12, record_every = 4,
+                                      snapshots = 0.08, replicas = k, first_replica = first,
+                                      seed = 5, ...))
+    }
+    for (init in list(m, lr_pair_start(model, 3000, lr_pair_sweep(model)))) {
+      whole <- run(init, 1, 4)
+      expect_length(attr(whole, "jobs"), 1)
+      ref <- run(init, 1, 4, batch = FALSE)
+      expect_identical(as.data.frame(whole), as.data.frame(ref))
+      expect_identical(attr(whole, "state"), attr(ref, "state"))
+      expect_identical(attr(whole, "snapshots"), attr(ref, "snapshots"))
+      ch <- replica_chunks(4, chunks = 2)
+      joined <- do.call(rbind, Map(function(f, k) run(init, f, k), ch$first_replica, ch$replicas))
+      expect_identical(as.data.frame(joined), as.data.frame(whole))
+      expect_identical(attr(joined, "state"), attr(whole, "state"))
+      expect_identical(attr(joined, "systems"), attr(whole, "systems"))
+    }
+    # parts cut for 40 blocks an SM (more, shorter parts in several waves):
+    # the batch still equals its systems run alone
+    withr::with_options(list(statphysgpu.lrmd_blocks_per_sm = 40), {
+      init <- lr_pair_start(model, 3000, lr_pair_sweep(model))
+      expect_identical(as.data.frame(run(init, 1, 2, precision = "double")),
+                       as.data.frame(run(init, 1, 2, batch = FALSE, precision = "double")))
+    })
+    # continued off the record grid (two parts, the second from the first's
+    # states side by side): the batch as one system a launch, and as one run
+    st <- lr_pair_start(model, 2000, lr_pair_sweep(model))
+    long <- lr_gpu_jobs(init = st, dt = 0.01, steps = 20, record_every = 5, replicas = 2)
+    a <- lr_gpu_jobs(init = st, dt = 0.01, steps = 7, record_every = 5, replicas = 2)
+    y <- lr_gpu_jobs(init = a, dt = 0.01, steps = 13)
+    expect_identical(attr(y, "jobs"), c(4L, 4L))
+    joined <- rbind(as.data.frame(a), as.data.frame(y))
+    joined <- joined[order(joined$condition, joined$replica, joined$step), ]
+    joined <- joined[!duplicated(joined[c("condition", "replica", "step")]), ]
+    rownames(joined) <- NULL
+    expect_identical(joined, as.data.frame(long))
+    expect_identical(attr(y, "state"), attr(long, "state"))
+  }
+})
+
+test_that("an interrupted GPU batch of gravity2d stops every system at one step; nothing leaks", {
+  skip_if_no_gpu()
+  skip_on_os("windows")
+  st <- gravity2d_shell(20000, c(0.3, 0.5), 1, seed = 7)
+  live <- gpu_live_allocations()
+  job <- interrupt_after(1.5)
+  # (6 systems of 2e4 particles: some 1 ms a step, 1000 s uninterrupted)
+  expect_warning(x <- lr_gpu_jobs(init = st, dt = 0.001, steps = 1e6, record_every = 10,
+                                  replicas = 3),
+                 "interrupted", class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  expect_identical(gpu_live_allocations(), live)
+  expect_identical(attr(x, "jobs"), 6L)
+  sy <- attr(x, "systems")
+  k <- sy$steps_done[1]
+  expect_gt(k, 0)
+  expect_identical(sy$steps_done, rep(k, 6))
+  expect_false(anyNA(as.data.frame(x)))
+  # continued: the records and states of one run
+  y <- lr_gpu_jobs(init = x, dt = 0.001, steps = 3)
+  long <- lr_gpu_jobs(init = st, dt = 0.001, steps = k + 3, record_every = 10, replicas = 3)
+  expect_identical(attr(y, "state"), attr(long, "state"))
+})

@@ -470,11 +470,12 @@ test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
 test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
   from <- statphysgpu:::lrmd_gpu_from
   expect_identical(c(from("hmf"), from("ring"), from("gravity2d")), c(1e5, 2000, 2000))
-  # the particles of a launch: HMF's systems side by side, the others' one at a time
+  # the particles of a launch: every model's systems side by side
   lp <- statphysgpu:::lrmd_launch_particles
   expect_identical(c(lp("hmf", 1000, 64), lp("hmf", 1000, 1), lp("ring", 1000, 64)),
-                   c(64000, 1000, 1000))
-  expect_identical(lp("hmf", 1e6, 1e3), 2^24)
+                   c(64000, 1000, 64000))
+  expect_identical(c(lp("hmf", 1e6, 1e3), lp("gravity2d", 1e5, 1e3), lp("ring", 2e6, 4)),
+                   c(2^24, 2^20, 2e6))
   skip_if(isTRUE(sp_backends()$available[sp_backends()$backend == "gpu"]), "GPU present")
   x <- lrmd("ring", init = ring_uniform(3000, seed = 1), dt = 0.01, steps = 1, progress = FALSE)
   expect_identical(attr(x, "backend"), "cpu")
@@ -1026,10 +1027,11 @@ test_that("batches hold the systems that share their clock, up to a number of pa
   expect_identical(b(sy, 100, FALSE), as.list(1:5))
   sy$clock_t[2] <- 1 # another chain's clock
   expect_identical(b(sy, 100, TRUE), list(c(1L, 4L), 2L, c(3L, 5L)))
-  # HMF on one GPU, or the CPU's path for tests; never ring or gravity2d
+  # one GPU, or the CPU's path for tests; every model
   gpu <- list(backend = "gpu", devices = 0)
   expect_true(statphysgpu:::lrmd_batched("hmf", gpu, NULL))
-  expect_false(statphysgpu:::lrmd_batched("ring", gpu, NULL))
+  expect_true(statphysgpu:::lrmd_batched("ring", gpu, NULL))
+  expect_true(statphysgpu:::lrmd_batched("gravity2d", gpu, NULL))
   expect_false(statphysgpu:::lrmd_batched("hmf", list(backend = "gpu", devices = 0:1), NULL))
   expect_false(statphysgpu:::lrmd_batched("hmf", list(backend = "cpu", devices = NULL), NULL))
   withr::local_options(statphysgpu.lrmd_batch = FALSE)
@@ -1037,6 +1039,32 @@ test_that("batches hold the systems that share their clock, up to a number of pa
   withr::local_options(statphysgpu.lrmd_batch = "yes")
   expect_error(statphysgpu:::lrmd_batched("hmf", gpu, NULL),
                "option statphysgpu.lrmd_batch must be TRUE, FALSE or \"cpu\"")
+})
+
+test_that("ring and gravity2d batches give one system a run's results bit for bit", {
+  # R's side of a batch of the pair models (the CPU runs it one system after
+  # another): replicas x a sweep of a start's parameter, records, snapshots,
+  # a continuation off the record grid; a sweep of the softening makes a
+  # batch a softening
+  for (model in c("ring", "gravity2d")) {
+    init <- if (model == "ring") ring_uniform(40, p0 = c(0.2, 0.4), seed = 1) else
+      gravity2d_shell(40, r_in = c(0.3, 0.5), r_out = 1, seed = 1)
+    run <- function(batch, ...) {
+      with_lrmd_jobs(withr::with_options(list(statphysgpu.lrmd_batch = batch),
+                                         lr(model, ...)))
+    }
+    args <- list(init = init, dt = 0.01, steps = 7, record_every = 3, replicas = 2,
+                 snapshots = 0.05)
+    one <- do.call(run, c(FALSE, args))
+    b <- do.call(run, c("cpu", args))
+    expect_identical(attr(one, "jobs"), rep(1L, 4))
+    expect_identical(attr(b, "jobs"), 4L)
+    lr_expect_same_run(b, one)
+    lr_expect_same_run(run("cpu", init = b, dt = 0.01, steps = 4),
+                       run(FALSE, init = one, dt = 0.01, steps = 4))
+    s <- run("cpu", init = init, dt = 0.01, steps = 3, replicas = 2, softening = c(0.05, 0.1))
+    expect_identical(attr(s, "jobs"), c(4L, 4L))
+  }
 })
 
 test_that("a run interrupted one system a run continues in batches of the systems at one step", {
