@@ -581,7 +581,7 @@ test_that("GPU batches of ring and gravity2d: starts given as numbers, other par
     m <- as.matrix(lr_plain(lr_pair_start(model, 3000, 0.3)))
     run <- function(init, first, k, batch = TRUE, ...) {
       withr::with_options(list(statphysgpu.lrmd_batch = batch),
-                          lr_gpu_jobs(init = init, dt = 0.01, steps = 12, record_every = 4,
+                          lr_gpu_jobs(model, init = init, dt = 0.01, steps = 12, record_every = 4,
                                       snapshots = 0.08, replicas = k, first_replica = first,
                                       seed = 5, ...))
     }
