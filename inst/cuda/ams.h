@@ -263,6 +263,22 @@ SP_FN void SP_PREC(sp_ams_long_init)(const SP_AMS_COND *c, const double *tables,
   sp_ams_long_state_init(st);
 }
 
+/* The bookkeeping after a stretch of the long trajectory that began at step
+ * kb: its steps counted (*used, res->steps); SP_AMS_OK, or a failure (with
+ * st->k the step reached) where a state is not finite or the path reached
+ * SP_AMS_MAX_STEPS. */
+SP_FN int SP_PREC(sp_ams_long_stretch)(const SP_PREC(sp_ams_walker) *w, uint64_t kb,
+                                       uint64_t *used, sp_ams_result *res,
+                                       sp_ams_long_state *st) {
+  int d, fin = 1;
+  *used += w->k - kb;
+  res->steps += (double)(w->k - kb);
+  for (d = 0; d < SP_AMS_NX; d++) fin = fin && isfinite(w->x[d]);
+  if (fin && w->k < SP_AMS_MAX_STEPS) return SP_AMS_OK;
+  st->k = w->k;
+  return fin ? SP_AMS_FAIL_LIMIT : SP_AMS_FAIL_NOT_FINITE;
+}
+
 /* The long trajectory for at most about `budget` steps, until N exits are
  * collected: exit i (0-based) becomes particle i (origin x[d xs + i], k0[i]
  * = 0, path 1 + i); the durations of the start segments, failed cycles and
@@ -293,7 +309,7 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
       /* equilibration after a start: `burn` steps, not counted; a path that
        * reaches B is restarted from a fresh start (the start is conditioned
        * on staying out of B) */
-      int hit = 0, fin = 1;
+      int hit = 0, fail;
       while (!hit && w.k < st->seg0 + burn && w.k - kb < left) {
         SP_REAL s = 0;
         SP_PREC(sp_ams_step)(p, heun, seed, stream, 0, &w);
@@ -302,13 +318,8 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
 #endif
         hit = SP_PREC(sp_ams_in_B)(p, w.x, s);
       }
-      used += w.k - kb;
-      res->steps += (double)(w.k - kb);
-      for (d = 0; d < SP_AMS_NX; d++) fin = fin && isfinite(w.x[d]);
-      if (!fin || w.k >= SP_AMS_MAX_STEPS) {
-        st->k = w.k;
-        return fin ? SP_AMS_FAIL_LIMIT : SP_AMS_FAIL_NOT_FINITE;
-      }
+      fail = SP_PREC(sp_ams_long_stretch)(&w, kb, &used, res, st);
+      if (fail) return fail;
       if (hit) {
         double xx[SP_AMS_NX];
         st->restarts++;
@@ -320,15 +331,10 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
       continue;
     }
     SP_REAL frac = 1;
-    int ev = SP_PREC(sp_ams_long)(p, heun, seed, stream, &w, &inA,
-                                  left < 65536 ? left : 65536, &frac), fin = 1;
-    used += w.k - kb;
-    res->steps += (double)(w.k - kb);
-    for (d = 0; d < SP_AMS_NX; d++) fin = fin && isfinite(w.x[d]);
-    if (!fin || w.k >= SP_AMS_MAX_STEPS) {
-      st->k = w.k;
-      return fin ? SP_AMS_FAIL_LIMIT : SP_AMS_FAIL_NOT_FINITE;
-    }
+    const int ev = SP_PREC(sp_ams_long)(p, heun, seed, stream, &w, &inA,
+                                        left < 65536 ? left : 65536, &frac);
+    const int fail = SP_PREC(sp_ams_long_stretch)(&w, kb, &used, res, st);
+    if (fail) return fail;
     if (ev == SP_AMS_EV_A) { /* an exit: particle i */
       const uint64_t i = st->nexit++;
       if (st->after_exit) {
