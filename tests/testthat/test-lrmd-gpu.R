@@ -476,34 +476,39 @@ test_that("GPU batches: a start given as numbers and equilibrium starts; chunks 
   }
 })
 
-test_that("an interrupted GPU batch stops every system at one step and continues exactly", {
+test_that("an interrupted GPU batch (HMF, gravity2d) stops every system at one step and continues exactly", {
   skip_if_no_gpu()
   skip_on_os("windows")
-  st <- hmf_waterbag(100000, 1, c(0.6, 0.69), seed = 7)
-  live <- gpu_live_allocations()
-  job <- interrupt_after(1.5)
-  # (6 systems of 1e5 particles: some 30 us a step, 30 s uninterrupted)
-  expect_warning(x <- lr_gpu_jobs(init = st, dt = 0.1, steps = 1e6, record_every = 10,
-                                  replicas = 3),
-                 "interrupted", class = "statphysgpu_interrupted")
-  parallel::mccollect(job)
-  expect_identical(gpu_live_allocations(), live)
-  expect_identical(attr(x, "jobs"), 6L)
-  sy <- attr(x, "systems")
-  k <- sy$steps_done[1]
-  expect_gt(k, 0)
-  expect_identical(sy$steps_done, rep(k, 6)) # every system at the step reached
-  expect_false(anyNA(as.data.frame(x)))
-  # continued by 13 steps (off the record grid unless k is on it): the
-  # records and states of one run of k + 13 steps
-  y <- lr_gpu_jobs(init = x, dt = 0.1, steps = 13)
-  long <- lr_gpu_jobs(init = st, dt = 0.1, steps = k + 13, record_every = 10, replicas = 3)
-  joined <- rbind(as.data.frame(x), as.data.frame(y))
-  joined <- joined[order(joined$condition, joined$replica, joined$step), ]
-  joined <- joined[!duplicated(joined[c("condition", "replica", "step")]), ]
-  rownames(joined) <- NULL
-  expect_identical(joined, as.data.frame(long))
-  expect_identical(attr(y, "state"), attr(long, "state"))
+  # 6 systems each: HMF of 1e5 particles (some 30 us a step, 30 s
+  # uninterrupted), gravity2d of 2e4 (some 1 ms a step, 1000 s)
+  cases <- list(list(st = hmf_waterbag(100000, 1, c(0.6, 0.69), seed = 7), dt = 0.1),
+                list(st = gravity2d_shell(20000, c(0.3, 0.5), 1, seed = 7), dt = 0.001))
+  for (cs in cases) {
+    st <- cs$st
+    live <- gpu_live_allocations()
+    job <- interrupt_after(1.5)
+    expect_warning(x <- lr_gpu_jobs(init = st, dt = cs$dt, steps = 1e6, record_every = 10,
+                                    replicas = 3),
+                   "interrupted", class = "statphysgpu_interrupted")
+    parallel::mccollect(job)
+    expect_identical(gpu_live_allocations(), live)
+    expect_identical(attr(x, "jobs"), 6L)
+    sy <- attr(x, "systems")
+    k <- sy$steps_done[1]
+    expect_gt(k, 0)
+    expect_identical(sy$steps_done, rep(k, 6)) # every system at the step reached
+    expect_false(anyNA(as.data.frame(x)))
+    # continued by 13 steps (off the record grid unless k is on it): the
+    # records and states of one run of k + 13 steps
+    y <- lr_gpu_jobs(init = x, dt = cs$dt, steps = 13)
+    long <- lr_gpu_jobs(init = st, dt = cs$dt, steps = k + 13, record_every = 10, replicas = 3)
+    joined <- rbind(as.data.frame(x), as.data.frame(y))
+    joined <- joined[order(joined$condition, joined$replica, joined$step), ]
+    joined <- joined[!duplicated(joined[c("condition", "replica", "step")]), ]
+    rownames(joined) <- NULL
+    expect_identical(joined, as.data.frame(long))
+    expect_identical(attr(y, "state"), attr(long, "state"))
+  }
 })
 
 test_that("a failure in a GPU batch names the replica and condition of its system; nothing leaks", {
@@ -621,26 +626,3 @@ test_that("GPU batches of ring and gravity2d: starts given as numbers, other par
   }
 })
 
-test_that("an interrupted GPU batch of gravity2d stops every system at one step; nothing leaks", {
-  skip_if_no_gpu()
-  skip_on_os("windows")
-  st <- gravity2d_shell(20000, c(0.3, 0.5), 1, seed = 7)
-  live <- gpu_live_allocations()
-  job <- interrupt_after(1.5)
-  # (6 systems of 2e4 particles: some 1 ms a step, 1000 s uninterrupted)
-  expect_warning(x <- lr_gpu_jobs(init = st, dt = 0.001, steps = 1e6, record_every = 10,
-                                  replicas = 3),
-                 "interrupted", class = "statphysgpu_interrupted")
-  parallel::mccollect(job)
-  expect_identical(gpu_live_allocations(), live)
-  expect_identical(attr(x, "jobs"), 6L)
-  sy <- attr(x, "systems")
-  k <- sy$steps_done[1]
-  expect_gt(k, 0)
-  expect_identical(sy$steps_done, rep(k, 6))
-  expect_false(anyNA(as.data.frame(x)))
-  # continued: the records and states of one run
-  y <- lr_gpu_jobs(init = x, dt = 0.001, steps = 3)
-  long <- lr_gpu_jobs(init = st, dt = 0.001, steps = k + 3, record_every = 10, replicas = 3)
-  expect_identical(attr(y, "state"), attr(long, "state"))
-})
