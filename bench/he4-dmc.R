@@ -203,25 +203,46 @@ if (what %in% c("pop")) {
 if (what %in% c("cases")) {
   # single runs named in SP_DMC_CASES, "N:dt:P" separated by commas (2 K^-1
   # of projection, 3 K^-1 recorded): the population and small-dt probes of
-  # the size question (RESULTS DMC run 8)
+  # the size question (RESULTS DMC run 8).  Options of he4_dmc() may follow,
+  # "N:dt:P:b=2.9:accept=0:drift_limit=0:effective_step=0:feedback=0.02"
+  # (b: the guide of the VMC start and the walk); the note gives the mean
+  # trial energy (the growth estimate, to compare with the mixed one).
   tau_eq <- as.numeric(Sys.getenv("SP_DMC_TAU_EQ", 2))
   tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
   starts <- list()
   for (cs in strsplit(Sys.getenv("SP_DMC_CASES", "64:0.00025:2000"), ",")[[1]]) {
-    v3 <- as.numeric(strsplit(cs, ":")[[1]])
+    parts <- strsplit(cs, ":")[[1]]
+    v3 <- as.numeric(parts[1:3])
     n <- v3[1]; dt <- v3[2]; P <- v3[3]
-    key <- as.character(n)
-    if (is.null(starts[[key]])) starts[[key]] <- vmc_start(n, "gpu", 16 * sms)
-    x <- he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = 30,
-                 block_steps = ceiling(tau_rec / (30 * dt)), equilibration = ceiling(tau_eq / dt),
-                 init = starts[[key]], seed = 60 + length(starts) + P, backend = "gpu",
-                 progress = FALSE)
+    opt <- list()
+    for (o in parts[-(1:3)]) {
+      kv <- strsplit(o, "=", fixed = TRUE)[[1]]
+      val <- as.numeric(kv[2])
+      opt[[kv[1]]] <- if (kv[1] %in% c("accept", "effective_step", "branching")) val != 0 else val
+    }
+    b <- if (is.null(opt$b)) 3.07 else opt$b
+    opt$b <- NULL
+    key <- paste(n, b)
+    if (is.null(starts[[key]])) {
+      starts[[key]] <- he4_vmc(n, density = rho, b = b, replicas = 16 * sms, blocks = 2,
+                               block_sweeps = 50, equilibration = 300, seed = 1,
+                               backend = "gpu", precision = "double", progress = FALSE)
+    }
+    args <- c(list(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = 30,
+                   block_steps = ceiling(tau_rec / (30 * dt)), equilibration = ceiling(tau_eq / dt),
+                   init = starts[[key]], seed = 60 + length(starts) + P, backend = "gpu",
+                   progress = FALSE), opt)
+    x <- do.call(he4_dmc, args)
     s <- summary(x)
     se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
-    add(sprintf("N = %g, dt = %g, P = %g: E/N + tail", n, dt, P), s$mean[1] + attr(x, "tail_correction"),
-        "K", note = sprintf("+- %.4f; no tail %.4f; acceptance %.3f; effective dt %.4g; overflow %g; %.0f s",
-                            se, s$mean[1], attr(s, "acceptance"), attr(s, "effective_dt"),
-                            attr(s, "overflow"), attr(x, "seconds")))
+    tr <- s[s$observable == "trial_energy", ]
+    add(sprintf("N = %g, dt = %g, P = %g%s: E/N + tail", n, dt, P,
+                if (length(parts) > 3) paste0(" (", paste(parts[-(1:3)], collapse = ", "), ")") else ""),
+        s$mean[1] + attr(x, "tail_correction"),
+        "K", note = sprintf(paste("+- %.4f; no tail %.4f; trial (growth) %.4f +- %.4f; acceptance %.3f;",
+                                  "effective dt %.4g; overflow %g; %.0f s"),
+                            se, s$mean[1], tr$mean, tr$se, attr(s, "acceptance"),
+                            attr(s, "effective_dt"), attr(s, "overflow"), attr(x, "seconds")))
   }
 }
 bench_print(title = "helium DMC (issue 35)")
