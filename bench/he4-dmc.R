@@ -206,7 +206,8 @@ if (what %in% c("cases")) {
   # the size question (RESULTS DMC run 8).  Options of he4_dmc() may follow,
   # "N:dt:P:b=2.9:accept=0:drift_limit=0:effective_step=0:feedback=0.02"
   # (b: the guide of the VMC start and the walk); the note gives the mean
-  # trial energy (the growth estimate, to compare with the mixed one).
+  # trial energy (a growth estimate, biased up by the population feedback's
+  # mean of ln(P / P_target), which is negative: a rough check only).
   tau_eq <- as.numeric(Sys.getenv("SP_DMC_TAU_EQ", 2))
   tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
   starts <- list()
@@ -239,7 +240,7 @@ if (what %in% c("cases")) {
     add(sprintf("N = %g, dt = %g, P = %g%s: E/N + tail", n, dt, P,
                 if (length(parts) > 3) paste0(" (", paste(parts[-(1:3)], collapse = ", "), ")") else ""),
         s$mean[1] + attr(x, "tail_correction"),
-        "K", note = sprintf(paste("+- %.4f; no tail %.4f; trial (growth) %.4f +- %.4f; acceptance %.3f;",
+        "K", note = sprintf(paste("+- %.4f; no tail %.4f; mean trial energy %.4f +- %.4f; acceptance %.3f;",
                                   "effective dt %.4g; overflow %g; %.0f s"),
                             se, s$mean[1], tr$mean, tr$se, attr(s, "acceptance"),
                             attr(s, "effective_dt"), attr(s, "overflow"), attr(x, "seconds")))

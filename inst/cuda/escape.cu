@@ -93,6 +93,10 @@ sp_escape_kernel(const sp_escape_kargs a) {
   const bool in = lid < a.nlanes;
   long long pid = in ? a.pid[lid] : -2;
   sp_real phi = 0, v = 0;
+  /* the normals of the lane's next macro-step, drawn one macro-step ahead:
+   * the Philox rounds and Box-Muller do not wait on the state's dependent
+   * chain (a path's steps are a latency-bound chain when few paths run) */
+  sp_real zn[4] = {0, 0, 0, 0};
   uint64_t k = 0, kmax = 0, stream = 0;
   SP_ESCAPE(sp_escape_par) par;
   unsigned long long useful = 0, done = 0;
@@ -104,6 +108,7 @@ sp_escape_kernel(const sp_escape_kargs a) {
     v = a.v[lid];
     k = a.k[lid];
     sp_esc_load(a, pid, &par, &kmax, &stream);
+    SP_ESCAPE(sp_escape_draw)(a.seed, stream, k, zn);
   }
   for (unsigned int it = 0; it < a.budget; it += 2) {
     unsigned need = __ballot_sync(FULL, pid == -1);
@@ -148,6 +153,7 @@ sp_escape_kernel(const sp_escape_kargs a) {
             v = 0;
             k = 0;
 #endif
+            if (pid >= 0) SP_ESCAPE(sp_escape_draw)(a.seed, stream, k, zn);
           } else {
             pid = -2;
           }
@@ -173,8 +179,9 @@ sp_escape_kernel(const sp_escape_kargs a) {
        * from one place */
       if (act) {
         sp_real f;
-        const int hit = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k,
-                                                  &phi, &v, &f);
+        const sp_real zc[4] = {zn[0], zn[1], zn[2], zn[3]};
+        SP_ESCAPE(sp_escape_draw)(a.seed, stream, k + 4, zn);
+        const int hit = SP_ESCAPE(sp_escape_macro_z)(&par, SP_ESC_HEUN, zc, k, &phi, &v, &f);
         const bool crossed = hit && k + (uint64_t)hit <= kmax;
         k += 4;
         /* a lane whose state is non-finite does not end (it can neither
@@ -213,8 +220,9 @@ sp_escape_kernel(const sp_escape_kargs a) {
        * crossing, k < kmax) runs what it ran before (escperf) */
       if (act) {
         sp_real f;
-        const int raw = SP_ESCAPE(sp_escape_macro)(&par, SP_ESC_HEUN, a.seed, stream, k,
-                                                  &phi, &v, &f);
+        const sp_real zc[4] = {zn[0], zn[1], zn[2], zn[3]};
+        SP_ESCAPE(sp_escape_draw)(a.seed, stream, k + 4, zn);
+        const int raw = SP_ESCAPE(sp_escape_macro_z)(&par, SP_ESC_HEUN, zc, k, &phi, &v, &f);
         /* a crossing past kmax is not an escape; it stays pending in the
          * end state of the censored path */
         const int hit = raw && k + (uint64_t)raw <= kmax ? raw : 0;

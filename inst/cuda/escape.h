@@ -97,19 +97,25 @@ SP_FN void SP_ESCAPE(sp_escape_step)(const SP_ESCAPE(sp_escape_par) *p, int heun
   }
 }
 
-/* Four steps k+1 .. k+4 from the four draws r of Philox block k/4.  gbase is
- * the bias at step k, g0 + k dg, formed in double from the step count by the
- * caller (ignored at fixed bias).  Returns the 1-based index (1..4) of the
- * first step that crossed the threshold, with *frac its interpolation
- * fraction in (0, 1], or 0.  The caller compares k + hit with kmax: a first
- * crossing past kmax means the path is censored.  No 64-bit integer
- * arithmetic, so that the CPU engine's loop over lanes vectorises. */
-SP_FN int SP_ESCAPE(sp_escape_macro4)(const SP_ESCAPE(sp_escape_par) *p, int heun, sp_u32x4 r,
-                              double gbase, SP_REAL *phi, SP_REAL *v, SP_REAL *frac) {
-  SP_REAL z[4], g[5], ph[5], vv = *v;
-  int j;
+/* The four normals of a Philox block, Box-Muller in pairs. */
+SP_FN void SP_ESCAPE(sp_escape_normals4)(sp_u32x4 r, SP_REAL *z) {
   SP_ESCAPE_BM(r.x, r.y, &z[0], &z[1]);
   SP_ESCAPE_BM(r.z, r.w, &z[2], &z[3]);
+}
+
+/* Four steps k+1 .. k+4 from the four normals z of Philox block k/4
+ * (sp_escape_normals4).  gbase is the bias at step k, g0 + k dg, formed in
+ * double from the step count by the caller (ignored at fixed bias).  Returns
+ * the 1-based index (1..4) of the first step that crossed the threshold,
+ * with *frac its interpolation fraction in (0, 1], or 0.  The caller
+ * compares k + hit with kmax: a first crossing past kmax means the path is
+ * censored.  No 64-bit integer arithmetic, so that the CPU engine's loop
+ * over lanes vectorises. */
+SP_FN int SP_ESCAPE(sp_escape_macro4z)(const SP_ESCAPE(sp_escape_par) *p, int heun,
+                                       const SP_REAL *z, double gbase, SP_REAL *phi, SP_REAL *v,
+                                       SP_REAL *frac) {
+  SP_REAL g[5], ph[5], vv = *v;
+  int j;
   SP_UNROLL
   for (j = 0; j < 5; j++)
     g[j] = p->ramp ? (SP_REAL)(gbase + (double)j * p->dg) : p->g;
@@ -135,6 +141,14 @@ SP_FN int SP_ESCAPE(sp_escape_macro4)(const SP_ESCAPE(sp_escape_par) *p, int heu
   }
 }
 
+/* The same from the block's four draws r. */
+SP_FN int SP_ESCAPE(sp_escape_macro4)(const SP_ESCAPE(sp_escape_par) *p, int heun, sp_u32x4 r,
+                              double gbase, SP_REAL *phi, SP_REAL *v, SP_REAL *frac) {
+  SP_REAL z[4];
+  SP_ESCAPE(sp_escape_normals4)(r, z);
+  return SP_ESCAPE(sp_escape_macro4z)(p, heun, z, gbase, phi, v, frac);
+}
+
 /* The same for path state k and stream: draws the block itself.  The
  * caller compares k + hit with kmax (a crossing past kmax is a censored
  * path's pending crossing, sp_escape_state). */
@@ -144,6 +158,21 @@ SP_FN int SP_ESCAPE(sp_escape_macro)(const SP_ESCAPE(sp_escape_par) *p, int heun
   sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_STEPS, stream, k >> 2);
   double gbase = p->ramp ? p->g0 + (double)k * p->dg : 0.0;
   return SP_ESCAPE(sp_escape_macro4)(p, heun, r, gbase, phi, v, frac);
+}
+
+/* The normals of path state k's block (the GPU kernel: drawn a macro-step
+ * ahead, off the state's dependent chain). */
+SP_FN void SP_ESCAPE(sp_escape_draw)(uint64_t seed, uint64_t stream, uint64_t k, SP_REAL *z) {
+  SP_ESCAPE(sp_escape_normals4)(
+      sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_STEPS, stream, k >> 2), z);
+}
+
+/* sp_escape_macro with the block's normals z drawn before. */
+SP_FN int SP_ESCAPE(sp_escape_macro_z)(const SP_ESCAPE(sp_escape_par) *p, int heun,
+                                       const SP_REAL *z, uint64_t k, SP_REAL *phi, SP_REAL *v,
+                                       SP_REAL *frac) {
+  double gbase = p->ramp ? p->g0 + (double)k * p->dg : 0.0;
+  return SP_ESCAPE(sp_escape_macro4z)(p, heun, z, gbase, phi, v, frac);
 }
 
 /* What a finished path reports: the escape time (fixed bias) or the bias at
