@@ -205,7 +205,9 @@ if (what %in% c("cases")) {
   # of projection, 3 K^-1 recorded): the population and small-dt probes of
   # the size question (RESULTS DMC run 8).  Options of he4_dmc() may follow,
   # "N:dt:P:b=2.9:accept=0:drift_limit=0:effective_step=0:feedback=0.02"
-  # (b: the guide of the VMC start and the walk); the note gives the mean
+  # (b: the guide of the VMC start and the walk; L=8: a box of side 8 A in
+  # place of the equilibrium density, for the two-atom reference of
+  # inst/scripts/he4-two-atoms-exact.R); the note gives the mean
   # trial energy (a growth estimate, biased up by the population feedback's
   # mean of ln(P / P_target), which is negative: a rough check only).
   tau_eq <- as.numeric(Sys.getenv("SP_DMC_TAU_EQ", 2))
@@ -222,14 +224,15 @@ if (what %in% c("cases")) {
       opt[[kv[1]]] <- if (kv[1] %in% c("accept", "effective_step", "branching")) val != 0 else val
     }
     b <- if (is.null(opt$b)) 3.07 else opt$b
-    opt$b <- NULL
-    key <- paste(n, b)
+    dens <- if (is.null(opt$L)) rho else n / opt$L^3 # "L=8": the box side instead
+    opt$b <- opt$L <- NULL
+    key <- paste(n, b, dens)
     if (is.null(starts[[key]])) {
-      starts[[key]] <- he4_vmc(n, density = rho, b = b, replicas = 16 * sms, blocks = 2,
+      starts[[key]] <- he4_vmc(n, density = dens, b = b, replicas = 16 * sms, blocks = 2,
                                block_sweeps = 50, equilibration = 300, seed = 1,
                                backend = "gpu", precision = "double", progress = FALSE)
     }
-    args <- c(list(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = 30,
+    args <- c(list(n, density = dens, dt = dt, replicas = P, target_population = P, blocks = 30,
                    block_steps = ceiling(tau_rec / (30 * dt)), equilibration = ceiling(tau_eq / dt),
                    init = starts[[key]], seed = 60 + length(starts) + P, backend = "gpu",
                    progress = FALSE), opt)

@@ -51,13 +51,20 @@ SP_FN uint64_t sp_vmc_walker_stream(uint64_t walker0, uint64_t per_cond, uint64_
 #define SP_VMC_TUNE_TARGET 0.45
 
 /* The step after a tuning period with `acc` of `tried` moves accepted:
- * scaled by acc / target, by at most a factor 2 either way.  In double on
- * both engines, so that the same acceptance counts give the same step. */
-SP_FN double sp_vmc_tuned_step(double step, uint64_t acc, uint64_t tried) {
+ * scaled by acc / target, by at most a factor 2 either way, and at most
+ * `cap` (the condition's cut rc = L/2: a Gaussian move of rms L/2 a
+ * coordinate, wrapped into the box, already lands almost uniformly in it).
+ * Without the cap a system where the target cannot be reached -- a dilute
+ * gas, two atoms in a box -- doubled its step every tuning period, to 1e14
+ * A and beyond, where x + step z loses the position to rounding and the
+ * walker stands still.  In double on both engines, so that the same
+ * acceptance counts give the same step. */
+SP_FN double sp_vmc_tuned_step(double step, uint64_t acc, uint64_t tried, double cap) {
   double f = tried > 0 ? ((double)acc / (double)tried) / SP_VMC_TUNE_TARGET : 1.0;
   if (f < 0.5) f = 0.5;
   if (f > 2.0) f = 2.0;
-  return step * f;
+  step = step * f;
+  return step > cap ? cap : step;
 }
 
 #endif /* SP_HE4_VMC_H_COMMON */

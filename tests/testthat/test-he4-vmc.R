@@ -130,6 +130,35 @@ test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
   expect_identical(y$energy, x$energy[x$block <= 2])
 })
 
+test_that("two atoms in a box: the tuned step stops at L/2 and the energy is the quadrature's", {
+  # A dilute system never reaches 45 per cent acceptance: the tuning used
+  # to double the step every period (to 1e13 A after 2000 sweeps, where
+  # x + step z loses the position to rounding and a walker stands still).
+  # The step now stops at the cut L/2, and the chain samples psi^2.
+  L <- 10
+  b <- 3.07
+  x <- he4_vmc(2, density = 2 / L^3, b = b, replicas = 16, blocks = 20, block_sweeps = 500,
+               equilibration = 500, seed = 3, backend = "cpu", precision = "double")
+  expect_equal(attr(x, "displacement"), rep(L / 2, 16), tolerance = 1e-12) # L from density
+  # <psi|H|psi> / <psi|psi> of the symmetrised McMillan pair on the torus of
+  # the relative coordinate (a pair inside L/2), by the midpoint rule on a
+  # 100^3 grid: -0.23339 K per atom (200^3: -0.23340, 60^3: -0.23339)
+  ng <- 100
+  g <- (seq_len(ng) - 0.5) * L / ng - L / 2
+  r <- sqrt(outer(outer(g^2, g^2, "+"), g^2, "+"))
+  r <- r[r < L / 2]
+  u <- jastrow_mcmillan(r, b, L)
+  el <- aziz_potential(r) - 12.119296 * (jastrow_mcmillan(r, b, L, deriv = 2) +
+                                        2 * jastrow_mcmillan(r, b, L, deriv = 1) / r +
+                                        jastrow_mcmillan(r, b, L, deriv = 1)^2)
+  # pairs beyond L/2 have psi = 1 and E_L = 0
+  exact <- sum(exp(2 * u) * el) / (sum(exp(2 * u)) + (ng^3 - length(r))) / 2
+  s <- summary(x)
+  se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
+  # about 3 mK at these seeds; z within 3.29 (p = 0.001, two-sided)
+  expect_lt(abs(s$mean[1] - exact) / se, 3.29)
+})
+
 test_that("bad input gets a clear error naming the argument", {
   bad <- function(..., error) {
     expect_error(vmc(..., blocks = 2, block_sweeps = 2, equilibration = 2), error,
