@@ -29,7 +29,8 @@
 #' smallest fcc lattice with at least \eqn{N} sites, with vacancies drawn from
 #' the walker's own random stream. Then `equilibration` sweeps are run and not
 #' recorded; with `displacement = "auto"` the displacement is tuned during
-#' them, every 10 sweeps, towards 45% acceptance (each walker its own; the
+#' them, every 10 sweeps, towards 45% acceptance, and at most \eqn{L/2} (a
+#' dilute system that cannot reach 45% stops there; each walker its own; the
 #' final displacements are in the result). A sweep is \eqn{N} single-atom
 #' trial moves, atoms in order, each a Gaussian displacement of rms
 #' `displacement` per coordinate. Every
