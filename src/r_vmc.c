@@ -6,6 +6,7 @@
 #include "r_util.h"
 
 #include "core/sp_error.h"
+#include "core/sp_threads.h"
 #include "core/sp_vmc.h"
 
 #include "he4_vmc.h" /* sp_vmc_walker_stream */
@@ -47,7 +48,7 @@ SEXP sp_r_vmc_check_coords(SEXP coords, SEXP n, SEXP L, SEXP hi, SEXP d) {
   bad = sp_vmc_coords_outside(REAL(coords), (size_t)len, sp_r_dbl(hi));
   if (bad == 0)
     sp_r_check(sp_vmc_close_pair(REAL(coords), nn, (int)(len / (3 * (R_xlen_t)nn)),
-                                 sp_r_dbl(L), sp_r_dbl(d), &w));
+                                 sp_r_dbl(L), sp_r_dbl(d), sp_threads_get(), &w));
   out = PROTECT(Rf_allocVector(REALSXP, 2));
   REAL(out)[0] = (double)bad;
   REAL(out)[1] = (double)w;

@@ -64,9 +64,9 @@ void sp_vmc_lattice(int n, double L, uint64_t seed, uint64_t stream, double *coo
 
 /* The first walker (1-based) of `nwalkers` (coordinates as sp_vmc_out's,
  * wrapped into the box of side L) with two atoms closer than d, minimum
- * image, in *walker, or 0; linear time in the atoms.  SP_OK or
- * SP_ERR_NOMEM. */
-int sp_vmc_close_pair(const double *coords, int n, int nwalkers, double L, double d,
+ * image, in *walker, or 0; linear time in the atoms, walkers on nth
+ * threads (the answer does not depend on them).  SP_OK or SP_ERR_NOMEM. */
+int sp_vmc_close_pair(const double *coords, int n, int nwalkers, double L, double d, int nth,
                       int *walker);
 /* The first (1-based) of `len` coordinates that is not a number in [0, hi]
  * (NaN, infinite or outside), or 0. */

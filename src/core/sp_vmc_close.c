@@ -80,36 +80,44 @@ static int walker_close_all(const double *c, int n, double L, double d) {
   return 0;
 }
 
-int sp_vmc_close_pair(const double *coords, int n, int nwalkers, double L, double d,
+int sp_vmc_close_pair(const double *coords, int n, int nwalkers, double L, double d, int nth,
                       int *walker) {
   /* columns per axis: at most L / d (at least d wide), about sqrt(2 n) */
   double most = d > 0 ? floor(L / d) : 0, want = ceil(sqrt(2.0 * n));
-  int M = (int)(most < want ? most : want), w, st = SP_OK;
-  int *head = NULL, *next = NULL, *cell = NULL;
+  int M = (int)(most < want ? most : want), first = nwalkers, nomem = 0;
   *walker = 0;
   if (n < 2 || nwalkers < 1) return SP_OK;
-  if (M >= 3) {
-    head = (int *)malloc((size_t)M * (size_t)M * sizeof *head);
-    next = (int *)malloc((size_t)n * sizeof *next);
-    cell = (int *)malloc(2 * (size_t)n * sizeof *cell);
-    if (head == NULL || next == NULL || cell == NULL) {
-      st = sp_fail(SP_ERR_NOMEM, "out of host memory");
-      goto done;
+  if (nth < 1) nth = 1;
+  if (nth > nwalkers) nth = nwalkers;
+  /* walkers in parallel, each thread with its own buckets; the answer is
+   * the first walker with a close pair whatever the threads (a minimum) */
+#ifdef _OPENMP
+#  pragma omp parallel num_threads(nth) reduction(min : first) reduction(| : nomem)
+#endif
+  {
+    int *head = NULL, *next = NULL, *cell = NULL, w;
+    if (M >= 3) {
+      head = (int *)malloc((size_t)M * (size_t)M * sizeof *head);
+      next = (int *)malloc((size_t)n * sizeof *next);
+      cell = (int *)malloc(2 * (size_t)n * sizeof *cell);
+      nomem = head == NULL || next == NULL || cell == NULL;
     }
-  }
-  for (w = 0; w < nwalkers; w++) {
-    const double *c = coords + (size_t)w * 3 * (size_t)n;
-    if (M >= 3 ? walker_close(c, n, L, d, M, head, next, cell)
-               : walker_close_all(c, n, L, d)) {
-      *walker = w + 1;
-      break;
+#ifdef _OPENMP
+#  pragma omp for schedule(static)
+#endif
+    for (w = 0; w < nwalkers; w++) {
+      const double *c = coords + (size_t)w * 3 * (size_t)n;
+      if (nomem || w > first) continue;
+      if (M >= 3 ? walker_close(c, n, L, d, M, head, next, cell) : walker_close_all(c, n, L, d))
+        first = w;
     }
+    free(head);
+    free(next);
+    free(cell);
   }
-done:
-  free(head);
-  free(next);
-  free(cell);
-  return st;
+  if (nomem) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+  *walker = first < nwalkers ? first + 1 : 0;
+  return SP_OK;
 }
 
 size_t sp_vmc_coords_outside(const double *coords, size_t len, double hi) {
