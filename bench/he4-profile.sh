@@ -3,7 +3,8 @@
 # he4_vmc() continuation call at N = 512 spends its time -- the wall time
 # against the engine's `seconds`, an R profile (Rprof) of the call -- and an
 # Nsight Compute profile of one launch of its kernel, when ncu is there.
-# The package must be installed.  Writes $OUT/he4-profile.txt, $OUT/he4-ncu.txt.
+# The package must be installed.  Writes $OUT/he4-profile.txt, $OUT/he4-ncu.txt
+# (SP_NO_NCU=1: no Nsight run).
 #   sh bench/he4-profile.sh
 set -u
 OUT=${OUT:-/tmp/out}
@@ -35,7 +36,7 @@ if (!nzchar(Sys.getenv("SP_NCU"))) {
 RS
 Rscript /tmp/he4-prof.R > "$OUT/he4-profile.txt" 2>&1
 cat "$OUT/he4-profile.txt"
-if command -v ncu > /dev/null 2>&1; then
+if [ -z "${SP_NO_NCU:-}" ] && command -v ncu > /dev/null 2>&1; then
   SP_NCU=1 ncu --kernel-name sp_vmc_kernel --launch-skip 6 --launch-count 1 \
     --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section SchedulerStats --section WarpStateStats --section InstructionStats \
