@@ -85,7 +85,7 @@
 #' a three-dimensional eigenproblem gives exactly (the script
 #' `system.file("scripts", "he4-two-atoms-exact.R", package = "statphysgpu")`:
 #' \eqn{E/N = -0.1944873} K at \eqn{L = 8} Å, \eqn{-0.3168004} K at 10 Å).
-#' The walk reaches it from above within 1 to 2 mK per atom at `dt` =
+#' The walk reaches it from above within 1 to 2.5 mK per atom at `dt` =
 #' 0.000125 (the guide's VMC energy is 66 to 83 mK above).
 #'
 #' @section Time step: Every atom moves at once, so the acceptance of a move
