@@ -34,8 +34,9 @@ gpu_live_allocations <- function() .Call(statphysgpu:::C_sp_r_gpu_live_allocatio
 # The kernels' NVRTC compile tests check the sources in inst/cuda, which
 # every build of the package ships alike: the second build of `make test`
 # (STATPHYSGPU_TEST_BUILD set: no OpenMP, no CUDA backend) leaves them to
-# the first (they are over a minute of CI's time).
-skip_if_second_build <- function() {
+# the first (they are over a minute of CI's time).  `why` names another
+# reason (a long check of engine code the two builds share).
+skip_if_second_build <- function(why = "the kernel sources are compiled in the main build's tests") {
   b <- Sys.getenv("STATPHYSGPU_TEST_BUILD")
-  if (nzchar(b)) skip(sprintf("the kernel sources are compiled in the main build's tests (this build: %s)", b))
+  if (nzchar(b)) skip(sprintf("%s (this build: %s)", why, b))
 }
