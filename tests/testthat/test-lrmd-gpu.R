@@ -392,6 +392,16 @@ lr_system_rows <- function(x, c, r) {
   rownames(d) <- NULL
   d
 }
+# the rows of a run and of its continuation off the record grid, as one
+# run's: system by system in step order, a step that both parts recorded
+# once
+lr_joined <- function(a, b) {
+  d <- rbind(as.data.frame(a), as.data.frame(b))
+  d <- d[order(d$condition, d$replica, d$step), ]
+  d <- d[!duplicated(d[c("condition", "replica", "step")]), ]
+  rownames(d) <- NULL
+  d
+}
 lr_system_index <- function(x, c, r) {
   sy <- attr(x, "systems")
   which(sy$replica == r & (if (is.null(sy$condition)) TRUE else sy$condition == c))
@@ -502,10 +512,7 @@ test_that("an interrupted GPU batch (HMF, gravity2d) stops every system at one s
     # records and states of one run of k + 13 steps
     y <- lr_gpu_jobs(init = x, dt = cs$dt, steps = 13)
     long <- lr_gpu_jobs(init = st, dt = cs$dt, steps = k + 13, record_every = 10, replicas = 3)
-    joined <- rbind(as.data.frame(x), as.data.frame(y))
-    joined <- joined[order(joined$condition, joined$replica, joined$step), ]
-    joined <- joined[!duplicated(joined[c("condition", "replica", "step")]), ]
-    rownames(joined) <- NULL
+    joined <- lr_joined(x, y)
     expect_identical(joined, as.data.frame(long))
     expect_identical(attr(y, "state"), attr(long, "state"))
   }
@@ -617,10 +624,7 @@ test_that("GPU batches of ring and gravity2d: starts given as numbers, other par
     a <- lr_gpu_jobs(init = st, dt = 0.01, steps = 7, record_every = 5, replicas = 2)
     y <- lr_gpu_jobs(init = a, dt = 0.01, steps = 13)
     expect_identical(attr(y, "jobs"), c(4L, 4L))
-    joined <- rbind(as.data.frame(a), as.data.frame(y))
-    joined <- joined[order(joined$condition, joined$replica, joined$step), ]
-    joined <- joined[!duplicated(joined[c("condition", "replica", "step")]), ]
-    rownames(joined) <- NULL
+    joined <- lr_joined(a, y)
     expect_identical(joined, as.data.frame(long))
     expect_identical(attr(y, "state"), attr(long, "state"))
   }
