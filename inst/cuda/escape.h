@@ -149,17 +149,6 @@ SP_FN int SP_ESCAPE(sp_escape_macro4)(const SP_ESCAPE(sp_escape_par) *p, int heu
   return SP_ESCAPE(sp_escape_macro4z)(p, heun, z, gbase, phi, v, frac);
 }
 
-/* The same for path state k and stream: draws the block itself.  The
- * caller compares k + hit with kmax (a crossing past kmax is a censored
- * path's pending crossing, sp_escape_state). */
-SP_FN int SP_ESCAPE(sp_escape_macro)(const SP_ESCAPE(sp_escape_par) *p, int heun, uint64_t seed,
-                             uint64_t stream, uint64_t k, SP_REAL *phi, SP_REAL *v,
-                             SP_REAL *frac) {
-  sp_u32x4 r = sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_STEPS, stream, k >> 2);
-  double gbase = p->ramp ? p->g0 + (double)k * p->dg : 0.0;
-  return SP_ESCAPE(sp_escape_macro4)(p, heun, r, gbase, phi, v, frac);
-}
-
 /* The normals of path state k's block (the GPU kernel: drawn a macro-step
  * ahead, off the state's dependent chain). */
 SP_FN void SP_ESCAPE(sp_escape_draw)(uint64_t seed, uint64_t stream, uint64_t k, SP_REAL *z) {
@@ -167,7 +156,11 @@ SP_FN void SP_ESCAPE(sp_escape_draw)(uint64_t seed, uint64_t stream, uint64_t k,
       sp_philox_purpose_block(seed, SP_PURPOSE_ESCAPE_STEPS, stream, k >> 2), z);
 }
 
-/* sp_escape_macro with the block's normals z drawn before. */
+/* The macro-step of path state k (a multiple of 4) from its block's
+ * normals z, drawn before (sp_escape_draw): the bias at step k formed in
+ * double from the step count.  The caller compares k + hit with kmax (a
+ * crossing past kmax is a censored path's pending crossing,
+ * sp_escape_state). */
 SP_FN int SP_ESCAPE(sp_escape_macro_z)(const SP_ESCAPE(sp_escape_par) *p, int heun,
                                        const SP_REAL *z, uint64_t k, SP_REAL *phi, SP_REAL *v,
                                        SP_REAL *frac) {
