@@ -142,8 +142,14 @@
 #' rounded by a few per cent (a passage to \eqn{c > 10^5} 5.5 per cent
 #' late). The engines count, for each path, the steps in a row in which
 #' some state moved by an increment \eqn{|d_i| < 2^{5-p}|x_i|} (fewer than
-#' about 5 of its \eqn{p} bits kept; \eqn{p = 24} single, 53 double).
-#' After 65,536 such steps, the state whose drift increment is that small
+#' about 5 of its \eqn{p} bits kept; \eqn{p = 24} single, 53 double),
+#' testing one step of each group of steps that share a block of random
+#' numbers (every step of a model without noise or with a multiple of four
+#' noise terms;
+#' every fourth step of a
+#' model with one or three noise terms, every second with two) and
+#' counting the group's steps with it: a state that stalls is coarse at
+#' every step. After 65,536 such steps, the state whose drift increment is that small
 #' there stops the run with an error of class `statphysgpu_resolution`
 #' naming the state, the replica and the time, unless the drift has a zero
 #' within \eqn{2^{13-p}|x_i|} of it (about \eqn{2^{10}} units of its last
@@ -151,8 +157,8 @@
 #' that), where the state comes to rest at a fixed point (a relaxation
 #' rounded to rest is no stall; a relaxation slower than about
 #' \eqn{6 \times 10^{-5}} per step, which ends rounded to rest further than
-#' that from its fixed point, is). The check costs a compare a state a
-#' step; noise keeps increments large, so that diffusive models (an
+#' that from its fixed point, is). The check costs a compare a state at
+#' each tested step; noise keeps increments large, so that diffusive models (an
 #' Ornstein-Uhlenbeck process, the washboard) never meet it. What to do:
 #' `precision = "double"` (the same state stalls 29 bits later), or measure
 #' the state from a nearer origin (shift or rescale it). A state whose

@@ -59,11 +59,16 @@
  * Resolution: a step of state i is coarse where it moved the state (x_i +
  * d_i != x_i) by an increment |d_i| < 2^(5-p) |x_i| (p = 24 single, 53
  * double: the increment kept fewer than about 5 of the p bits of x_i).
- * The path counts the steps in a row in which some state took a coarse
- * step (run, carried with its state; a state at rest, whose increments
- * are lost, does not count: a relaxation rounded to rest is no stall, and
- * an accumulating state moves through coarse steps for long before its
- * increments are lost); when
+ * The test is made at the last step of each macro-step (the steps k + 1
+ * that are multiples of SP_SDE_M), whose steps are alike: the path counts
+ * the steps, SP_SDE_M at a time, of the macro-steps in a row whose last
+ * step was coarse in some state (run, carried with its state; a state at
+ * rest, whose increments are lost, does not count: a relaxation rounded to
+ * rest is no stall, and an accumulating state moves through coarse steps
+ * for long before its increments are lost).  A stalled state is coarse at
+ * every step, so that testing one step in SP_SDE_M finds it as soon; the
+ * other steps skip the test (a compare pair a state and the run's update,
+ * some 7 per cent of a two-state SRK2 step on the GPU).  When
  * the run reaches SP_SDE_STALL_STEPS, the step's state is examined
  * (sp_sde_stalled_state): a state whose drift increment is coarse there
  * stalls -- the path stops with SP_SDE_STALLED, the state in *what --
@@ -295,7 +300,7 @@ SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, 
   for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
 #endif
   c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
-  *run = c ? *run + 1u : 0u;
+  if (j == SP_SDE_M - 1) *run = c ? *run + (unsigned)SP_SDE_M : 0u; /* see "Resolution" */
   if (*run >= SP_SDE_STALL_STEPS) {
     SP_PREC(sp_sde_frozen) s;
     int i2, st;
@@ -384,7 +389,9 @@ SP_FN int SP_PREC(sp_sde_macro_fast_kd)(const SP_REAL *p, const double *pd, int 
 #endif
     const int c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, h, sdt,
                                        z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
-    *run = c ? *run + 1u : 0u;
+    /* the run at the macro-step's last step only (see "Resolution"): the
+     * other steps' coarse tests are dead code */
+    if (j == SP_SDE_M - 1) *run = c ? *run + (unsigned)SP_SDE_M : 0u;
 #if SP_SDE_HAS_STOP
     flag |= use_stop & SP_PREC(sde_stop)(t1, x, p, pd);
 #  if SP_SDE_BRIDGE

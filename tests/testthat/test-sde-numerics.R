@@ -67,6 +67,17 @@ test_that("a state whose increments fall below its resolution stops the run; ord
   expect_error(sde_run(acc, 1, init = list(c = 0), dt = 0.01, t_max = 1e6, output = "moments",
                        record_every = 1e5, seed = 1, backend = "cpu", method = "euler"),
                class = "statphysgpu_resolution")
+  # with a noise term (one normal a step: macro-steps of four steps, the
+  # coarse test at each fourth step) the same stall is found as soon: the
+  # noise (1e-8 a step) leaves the increments coarse
+  accn <- sde_model(drift = list(c = ~ 1), noise = list(c = ~ 1e-7), stop = ~ c > 1e5,
+                    name = "acc_noise")
+  err <- expect_error(sde_run(accn, 2, init = list(c = c(0, 1e5 - 1)), dt = 0.01, t_max = 2e5,
+                              seed = 1, backend = "cpu", method = "euler"),
+                      class = "statphysgpu_resolution")
+  expect_match(conditionMessage(err), "`c` of replica 1 \\(condition 1\\)")
+  tn <- as.numeric(sub(".*up to t = ([0-9.e+-]+).*", "\\1", conditionMessage(err)))
+  expect_lt(abs(tn - t), 0.04 + 1e-9) # within a macro-step (4 steps of 0.01)
   # in double precision the passage at 1e5 is on time
   r <- sde_run(acc, 1, init = list(c = 0), dt = 0.01, t_max = 2e5, seed = 1, backend = "cpu",
                method = "euler", precision = "double")
