@@ -144,13 +144,11 @@
 #' some state moved by an increment \eqn{|d_i| < 2^{5-p}|x_i|} (fewer than
 #' about 5 of its \eqn{p} bits kept; \eqn{p = 24} single, 53 double),
 #' testing one step of each group of steps that share a block of random
-#' numbers (every step of a model without noise or with a multiple of four
-#' noise terms;
-#' every fourth step of a
-#' model with one or three noise terms, every second with two) and
-#' counting the group's steps with it: a state that stalls is coarse at
-#' every step. After 65,536 such steps, the state whose drift increment is that small
-#' there stops the run with an error of class `statphysgpu_resolution`
+#' numbers (every step of a model without noise or with a multiple of
+#' four noise terms; every fourth step of a model with one or three noise
+#' terms, every second with two) and counting the group's steps with it:
+#' a state that stalls is coarse at every step. After 65,536 such steps,
+#' the state whose drift increment is that small there stops the run with an error of class `statphysgpu_resolution`
 #' naming the state, the replica and the time, unless the drift has a zero
 #' within \eqn{2^{13-p}|x_i|} of it (about \eqn{2^{10}} units of its last
 #' place: some component of the drift changes sign across \eqn{x_i \pm}
