@@ -117,7 +117,8 @@ fig11_stage <- function(quick) {
   st <- switching_start(u$ramp, u$V0, u$beta, u$theta, replicas = n)
   g0 <- st$gamma0
   gmax <- g0 + secs * pace0 / n * dg
-  sc(replicas = min(n, 1000), gamma0 = "auto", gamma_max = g0 + 1e4 * dg) # compile, warm up
+  # compile, warm up (at the run's gamma0: "auto" for fewer replicas starts higher)
+  sc(replicas = min(n, 1000), gamma0 = g0, init = "thermal", gamma_max = g0 + 1e4 * dg)
   x <- sc(replicas = n, gamma0 = "auto", gamma_max = gmax)
   stopifnot(attr(x, "gamma0") == g0, attr(x, "init") == "thermal")
   steps <- attr(x, "steps")[["useful"]]
