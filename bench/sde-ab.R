@@ -57,9 +57,12 @@ for (rec in c(1000, 100)) {
            n * steps / attr(r, "seconds"))
   }
 }
-port <- file.path(bench_dir, "ports", "bin", "lorenz")
-if (file.exists(port)) { # the straightforward CUDA port (records every 100 steps)
+# the straightforward CUDA port (records every 100 steps), with and without
+# --use_fast_math (bench/ports/build.sh)
+for (b in c("lorenz", "lorenz_ieee")) {
+  port <- file.path(bench_dir, "ports", "bin", b)
+  if (!file.exists(port)) next
   out <- system2(port, c(format(n, scientific = FALSE), steps), stdout = TRUE, stderr = FALSE)
-  ab_row("lorenz port (bench/ports/lorenz.cu, records every 100): %s trajectory-steps/s",
+  ab_row("port %s (bench/ports/lorenz.cu, records every 100): %s trajectory-steps/s", b,
          strsplit(grep("^rate", out, value = TRUE), " ")[[1]][2])
 }

@@ -15,3 +15,8 @@ for p in escape driven kuramoto hmf ring lorenz; do
   echo "nvcc $p.cu"
   "$NVCC" -O3 -arch="$ARCH" --use_fast_math -o "$dir/bin/$p" "$dir/$p.cu"
 done
+# the Lorenz port once more without --use_fast_math (IEEE logf, sincosf and
+# division, as accurate as the package's own normals): bench/sde-ab.R
+# compares a user model with both
+echo "nvcc lorenz.cu (no fast math)"
+"$NVCC" -O3 -arch="$ARCH" -o "$dir/bin/lorenz_ieee" "$dir/lorenz.cu"
