@@ -304,7 +304,10 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
   sp_sde_load_par(a, c, par, pd);
   if (in) {
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.total + p];
-    if (a.kend > a.kcur) {
+    /* the host enqueues several records' launches between its reads: after
+     * one that found a failure, the later ones leave the paths as they are
+     * (the failure read is the first launch's, as when each was read) */
+    if (a.kend > a.kcur && !(a.counters->bad_kcur < a.kcur)) {
       uint64_t k = a.kcur;
       unsigned run = (unsigned)a.x[(uint64_t)SP_SDE_NX * a.total + p];
       SP_REAL frac;
@@ -317,6 +320,7 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
         /* the step, and bit 63 for a stall */
         a.badk[p] = k | ((unsigned long long)(st == SP_SDE_STALLED) << 63);
         atomicMin(&a.counters->bad, ((unsigned long long)p << 8) | (unsigned long long)what);
+        atomicMin(&a.counters->bad_kcur, (unsigned long long)a.kcur);
       }
       for (int i = 0; i < SP_SDE_NX; i++) a.x[(uint64_t)i * a.total + p] = (double)x[i];
       a.x[(uint64_t)SP_SDE_NX * a.total + p] = (double)run;

@@ -118,6 +118,9 @@ typedef void (*sp_sde_lanes_fn)(const sp_sde_job *job, uint64_t seed, sp_sde_lan
 typedef struct {
   unsigned long long bad; /* (path << 8 | state) of the lowest non-finite path, or NO_PATH */
   unsigned long long useful, issued, finished;
+  /* fixed length: the first step (kcur) of the launch that found the
+   * failure, or all ones; launches after it leave the paths as they are */
+  unsigned long long bad_kcur;
 } sp_sde_counters;
 
 #endif

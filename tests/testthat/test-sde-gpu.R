@@ -262,6 +262,18 @@ test_that("GPU numerics (issue 32): time exact in single, stalled states stop th
     expect_gt(t, 5243 + 655 - 200)
     expect_lt(t, 5243 + 655 + 200)
   }
+  # the stall in the 59th of many records: the host enqueues up to 32
+  # records' launches between its reads, and the launches after the one
+  # that stalls leave the paths as they are: the CPU's message
+  stall <- function(backend) {
+    tryCatch(sde_run(acc, 64, init = list(c = 0), dt = 0.01, t_max = 2e4, output = "moments",
+                     record_every = 100, seed = 1, backend = backend, method = "euler",
+                     progress = FALSE),
+             statphysgpu_resolution = function(e) conditionMessage(e))
+  }
+  g <- stall("gpu")
+  expect_match(g, "`c` of replica 1 \\(condition 1\\)")
+  expect_identical(g, stall("cpu"))
   # the Brownian bridge: the same tests with the same uniforms (purpose 17)
   # on both backends; double precision: the same paths to rounding, a
   # passage near a decision's edge may move a step (99% within 1e-9)
