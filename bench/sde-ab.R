@@ -45,6 +45,7 @@ for (i in seq_len(reps)) for (m in c("euler", "srk2")) {
          m, i, rate(s), rate(e), rate(s) / rate(e), mean(s$value), mean(e$value))
 }
 steps <- 1000
+n <- as.numeric(Sys.getenv("SP_AB_N", n)) # the Lorenz trajectories (default 2^20)
 for (rec in c(1000, 100)) {
   sde_run(lorenz, 1000, init = list(x = 1, y = 1, z = 1), dt = 0.001, t_max = 0.01,
           output = "moments", record_every = 10, backend = "gpu", seed = 1, progress = FALSE)
@@ -53,7 +54,8 @@ for (rec in c(1000, 100)) {
                  t_max = steps * 0.001, output = "moments", record_every = rec,
                  method = "euler", precision = "single", backend = "gpu", seed = 1,
                  progress = FALSE)
-    ab_row("lorenz euler record_every %d rep %d: %.4g trajectory-steps/s", rec, i,
+    ab_row("lorenz euler, 2^%g trajectories, record_every %d rep %d: %.4g trajectory-steps/s",
+           log2(n), rec, i,
            n * steps / attr(r, "seconds"))
   }
 }
