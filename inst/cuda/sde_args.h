@@ -167,6 +167,9 @@ typedef struct {
    * step at which a path turned non-finite */
   uint64_t kcur, kend, rec;
   SP_DPTR(double) tiles;
+  /* the record's statistics reduced over the tiles (ncond x nvar x 3:
+   * n, mean, sum of squared deviations), sp_sde_tiles_kernel */
+  SP_DPTR(double) red;
   SP_DPTR(unsigned long long) hist;
   SP_DPTR(double) traj;
   SP_DPTR(unsigned long long) badk;

@@ -5,13 +5,14 @@
  * passage: persistent lanes take paths from one counter (sp_sde_passage_kernel);
  * fixed length: all paths advance together to the next record step in
  *   launches of at most `budget` steps; a round enqueues launches up to
- *   SDE_REC_SLOTS records (each record's tile statistics in its own slot,
- *   the stream running on without the host between them); the poll reads
- *   the slots, and the next round's launch combines them in order
- *   (sp_sde_tiles_combine, as the CPU engine does) while its kernels run
- *   (the last round's: the collection).  The combination is sequential,
- *   some 2.5 ms a record at 2^24 replicas: done between the rounds, it
- *   cost a Lorenz model recording every 100 steps a third of its rate. */
+ *   SDE_REC_SLOTS records (each record's statistics in its own slot,
+ *   the stream running on without the host between them); a record's tile
+ *   statistics are reduced on the device (sp_sde_tiles_kernel, a fixed
+ *   tree: the CPU's sequential combination to rounding), the poll reads
+ *   the slots, and the next round's launch stores them while its kernels
+ *   run (the last round's: the collection).  Combined on the host, tile by
+ *   tile between the rounds, records cost a Lorenz model recording every
+ *   100 steps a third of its rate at 2^24 replicas. */
 #include "sp_gpu_sde.h"
 
 #include <math.h>
@@ -40,14 +41,15 @@ typedef struct {
 
 /* Records a round may enqueue (their slots of tile statistics), and the
  * most memory the slots may take together. */
-#define SDE_REC_SLOTS 32
+#define SDE_REC_SLOTS 256
 #define SDE_REC_SLOT_BYTES ((size_t)64 << 20)
 
 typedef struct {
   int used;
-  CUfunction kern, start, compact;
-  int slots;              /* record slots of the tile statistics */
+  CUfunction kern, start, compact, reduce;
+  int slots;              /* record slots of the reduced statistics */
   size_t slot_bytes;      /* bytes of one slot */
+  CUdeviceptr red;        /* the slots */
   uint64_t kend_round;    /* fixed length: the step the round's launches reach */
   uint64_t rec_round;     /* and the records they make */
   uint64_t pending, pending0; /* records read into the host's slots, not yet combined, from
@@ -199,14 +201,18 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 8, "the step of a non-finite state", &p)))
     return st;
   k->badk = p;
-  e->slot_bytes = (size_t)e->ntiles * nvar * 3 * 8;
+  if ((st = sp_gpu_function(d->id, m->key, "sp_sde_tiles_kernel", &e->reduce))) return st;
+  if ((st = sp_gpu_dev_alloc(d, (size_t)e->ntiles * nvar * 3 * 8, "the tile statistics", &p)))
+    return st;
+  k->tiles = p;
+  e->slot_bytes = (size_t)job->ncond * nvar * 3 * 8;
   e->slots = (int)(SDE_REC_SLOT_BYTES / e->slot_bytes);
   if (e->slots > SDE_REC_SLOTS) e->slots = SDE_REC_SLOTS;
   if ((uint64_t)e->slots > job->nrec) e->slots = (int)job->nrec;
   if (e->slots < 1) e->slots = 1;
-  if ((st = sp_gpu_dev_alloc(d, e->slot_bytes * (size_t)e->slots, "the tile statistics", &p)))
+  if ((st = sp_gpu_dev_alloc(d, e->slot_bytes * (size_t)e->slots, "the record statistics",
+                             &e->red)))
     return st;
-  k->tiles = p;
   m->htiles = (double *)malloc(e->slot_bytes * (size_t)e->slots);
   if (m->htiles == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
   if (job->nhist > 0) {
@@ -226,14 +232,25 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
                        SP_SDE_BLOCK, 0, d->stream, k, "sp_sde_start_kernel");
 }
 
-/* Combine the records that the last poll read (in order), while the
- * launches of the next round run. */
+/* Store the records that the last poll read (their statistics reduced
+ * over the tiles on the device, sp_sde_tiles_kernel), while the launches
+ * of the next round run. */
 static void sde_flush(sde_model *m, sde_dev *e) {
   const sp_sde_job *job = &m->a->job;
-  uint64_t j;
-  for (j = 0; j < e->pending; j++)
-    sp_sde_tiles_combine(job, m->htiles + j * (e->slot_bytes / 8),
-                         (job->n + SP_SDE_TILE - 1) / SP_SDE_TILE, e->pending0 + j, m->out);
+  const uint64_t nvar = (uint64_t)(job->nx + job->no);
+  uint64_t j, c, v;
+  for (j = 0; j < e->pending; j++) {
+    const double *h = m->htiles + j * (e->slot_bytes / 8);
+    for (c = 0; c < job->ncond; c++) {
+      for (v = 0; v < nvar; v++) {
+        const uint64_t o = (c * job->nrec + e->pending0 + j) * nvar + v;
+        const double *r = h + (c * nvar + v) * 3;
+        m->out->mom_n[o] = r[0];
+        m->out->mom_mean[o] = r[1];
+        m->out->mom_m2[o] = r[2];
+      }
+    }
+  }
   if (e->pending > 0) m->out->rec_done = e->pending0 + e->pending;
   e->pending = 0;
 }
@@ -249,7 +266,8 @@ static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   }
   {
     /* launches to the next record steps, at most `budget` steps and
-     * e->slots records in all; launch j's records go to slot j */
+     * e->slots records in all; record j's statistics, reduced over the
+     * tiles after its launch, go to slot j */
     sp_sde_kargs k = e->k;
     uint64_t left = budget;
     int st;
@@ -259,9 +277,13 @@ static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
       k.kend = krec - k.kcur < left ? krec : k.kcur + left;
       k.record = k.kend == krec;
       k.rec = e->k.rec + e->rec_round;
-      k.tiles = e->k.tiles + e->rec_round * e->slot_bytes;
+      k.red = e->red + e->rec_round * e->slot_bytes;
       if ((st = sp_gpu_launch(d->id, e->kern, (unsigned int)e->ntiles, SP_SDE_TILE, 0,
                               d->stream, &k, "sp_sde_fixed_kernel")))
+        return st;
+      if (k.record &&
+          (st = sp_gpu_launch(d->id, e->reduce, (unsigned int)(job->ncond * (job->nx + job->no)),
+                              SP_SDE_TILE, 0, d->stream, &k, "sp_sde_tiles_kernel")))
         return st;
       left -= k.kend - k.kcur;
       k.kcur = k.kend;
@@ -358,7 +380,7 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
   e->k.kcur = e->k.kend = e->kend_round;
   if (e->rec_round > 0) {
     /* read now, combined by the next launch (sde_flush) or the collection */
-    if ((st = sp_gpu_to_host(d->id, m->htiles, e->k.tiles, e->slot_bytes * e->rec_round)))
+    if ((st = sp_gpu_to_host(d->id, m->htiles, e->red, e->slot_bytes * e->rec_round)))
       return st;
     e->pending0 = e->k.rec;
     e->pending = e->rec_round;

@@ -262,7 +262,7 @@ test_that("GPU numerics (issue 32): time exact in single, stalled states stop th
     expect_gt(t, 5243 + 655 - 200)
     expect_lt(t, 5243 + 655 + 200)
   }
-  # the stall in the 59th of many records: the host enqueues up to 32
+  # the stall in the 59th of many records: the host enqueues up to 256
   # records' launches between its reads, and the launches after the one
   # that stalls leave the paths as they are: the CPU's message
   stall <- function(backend) {
