@@ -45,11 +45,11 @@ test_that("several devices give the one-device result, and chunks combine", {
   skip_if_no_gpu()
   args <- list(gamma = 0.5, V0 = 1, beta = 0.3, theta = 0.2, dt = 0.02,
                t_max = 4000, seed = 5, backend = "gpu", progress = FALSE)
-  one <- do.call(escape_times, c(args, n = 5000, devices = 0))
-  all <- do.call(escape_times, c(args, n = 5000, devices = "all"))
+  one <- do.call(escape_times, c(args, replicas = 5000, devices = 0))
+  all <- do.call(escape_times, c(args, replicas = 5000, devices = "all"))
   expect_identical(as.data.frame(all), as.data.frame(one))
-  parts <- rbind(do.call(escape_times, c(args, n = 2000)),
-                 do.call(escape_times, c(args, n = 3000, first_replica = 2001)))
+  parts <- rbind(do.call(escape_times, c(args, replicas = 2000)),
+                 do.call(escape_times, c(args, replicas = 3000, first_replica = 2001)))
   expect_identical(as.data.frame(parts), as.data.frame(one))
 })
 
