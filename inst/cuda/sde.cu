@@ -292,19 +292,6 @@ __device__ __forceinline__ void sp_sde_block_sums(const double *v, double *sh, d
   __syncthreads();
 }
 
-/* Merge the statistics (nb, mb, m2b) of a part into (n, mean, m2): Chan,
- * Golub and LeVeque's pairwise update, as sp_sde_tiles_combine on the
- * host. */
-__device__ __forceinline__ void sp_sde_merge(double *n, double *mean, double *m2, double nb,
-                                             double mb, double m2b) {
-  if (nb > 0) {
-    const double nn = *n + nb, d = mb - *mean;
-    *mean += d * nb / nn;
-    *m2 += m2b + d * d * *n * nb / nn;
-    *n = nn;
-  }
-}
-
 /* A record's tile statistics reduced to one (n, mean, M2) per condition
  * and variable, on the device (block c * SP_SDE_NVAR_C + v): thread i
  * merges tiles i, i + SP_SDE_TILE, ... in order, then the threads'

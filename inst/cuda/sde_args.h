@@ -114,6 +114,19 @@ typedef struct {
 typedef void (*sp_sde_lanes_fn)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L);
 #endif
 
+/* Merge the statistics (nb, mb, m2b: count, mean, sum of squared
+ * deviations) of a part into (n, mean, m2): Chan, Golub and LeVeque's
+ * pairwise update.  The host combines a record's tiles with it in order
+ * (sp_sde_tiles_combine), the GPU in a fixed tree (sp_sde_tiles_kernel). */
+SP_FN void sp_sde_merge(double *n, double *mean, double *m2, double nb, double mb, double m2b) {
+  if (nb > 0) {
+    const double nn = *n + nb, d = mb - *mean;
+    *mean += d * nb / nn;
+    *m2 += m2b + d * d * *n * nb / nn;
+    *n = nn;
+  }
+}
+
 /* GPU: the lowest failing path and what it reached. */
 typedef struct {
   unsigned long long bad; /* (path << 8 | state) of the lowest non-finite path, or NO_PATH */

@@ -53,13 +53,7 @@ void sp_sde_tiles_combine(const sp_sde_job *job, const double *tiles, uint64_t t
       double n = 0, mean = 0, m2 = 0;
       for (t = 0; t < tpc; t++) {
         const double *s = tiles + ((c * tpc + t) * (uint64_t)nvar + (uint64_t)v) * 3;
-        double nb = s[0], d, nn;
-        if (nb <= 0) continue;
-        nn = n + nb;
-        d = s[1] - mean;
-        mean += d * nb / nn;
-        m2 += s[2] + d * d * n * nb / nn;
-        n = nn;
+        sp_sde_merge(&n, &mean, &m2, s[0], s[1], s[2]);
       }
       {
         uint64_t o = (c * job->nrec + rec) * (uint64_t)nvar + (uint64_t)v;
