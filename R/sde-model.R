@@ -552,6 +552,10 @@ sde_header <- function(m) {
     }
     add("}")
   }
+  # a model with sin or cos of a state (not the periodic states' own):
+  # the GPU's passage kernel compiles a copy with the bare hardware sine
+  # (sde.cu, SP_SDE_GPU_BARE)
+  if (any(grepl("SP_(SIN|COS)\\(", L))) add("#define SP_SDE_TRIG 1")
   list(text = paste0(paste(L, collapse = "\n"), "\n"),
        lines = data.frame(line = seq_along(L), what = what, stringsAsFactors = FALSE),
        derived = hoist$exprs)

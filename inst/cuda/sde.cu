@@ -50,6 +50,26 @@
 #  include "sde_model.h"
 #  include "sde_engine.h"
 #  undef SP_PREC_LANE
+/* A model with sin or cos (SP_SDE_TRIG) under the fast math gets a second
+ * copy, named SP_BARE(name), whose sine and cosine are the bare hardware
+ * ones (sde_prelude.h): the first copy's numbers while the arguments stay
+ * within [-pi, pi] (the largest |argument| kept in the same slot), eight
+ * instructions fewer a call.  A lane runs it until a macro-step's argument
+ * passes pi, redoes that macro-step with the first copy and keeps to the
+ * first copy for the rest of its path (a new path, or the next launch,
+ * tries the bare copy again). */
+#  if defined(SP_SDE_TRIG) && defined(SP_SDE_FAST_MATH)
+#    define SP_SDE_GPU_BARE 1
+#    define SP_PREC_LANE 1
+#    define SP_PREC_BARE 1
+#    include "sde_prelude.h"
+#    include "sde_model.h"
+#    include "sde_engine.h"
+#    undef SP_PREC_BARE
+#    undef SP_PREC_LANE
+#  else
+#    define SP_SDE_GPU_BARE 0
+#  endif
 #  include "sp_precision.h" /* the scalar copy's names again */
 #  define SP_SDE_FAST(name) SP_LANE(name)
 #  ifdef SP_SDE_GPU_TRIG_MAX
@@ -59,6 +79,7 @@
 #  endif
 #else
 #  define SP_SDE_GPU_COPY 0
+#  define SP_SDE_GPU_BARE 0
 #  define SP_SDE_FAST(name) SP_PREC(name)
 #  define SP_SDE_FAST_BIG(p) 0
 #endif
@@ -127,6 +148,9 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   long long pid = in ? a.pid[lid] : -2;
   uint64_t k = 0, stream = 0;
   unsigned run = 0;
+#if SP_SDE_GPU_BARE
+  bool wide = false; /* the path's sines have passed pi: the first copy */
+#endif
   /* p[SP_SDE_NP]: the largest |argument| of a sine in the fast copy's
    * macro-steps (SP_SDE_FAST) */
   SP_REAL x[SP_SDE_NX], p[SP_SDE_PN + 1];
@@ -157,6 +181,9 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       stream = (c << 40) + a.job.replica0 + q % a.job.n;
       k = 0;
       run = 0;
+#if SP_SDE_GPU_BARE
+      wide = false;
+#endif
     }
     issued += SP_SDE_CHUNK;
     /* the usual chunk (a path past its first step, the chunk ending
@@ -176,8 +203,24 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
 #pragma unroll
         for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
         SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
-        const int f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt,
-                                                    SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0);
+        int f;
+#if SP_SDE_GPU_BARE
+        if (!wide) {
+          const SP_REAL g0s = g0;
+          f = SP_BARE(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt, SP_SDE_H(a),
+                                         SP_SDE_SDT(a), z, x, &run, &g0);
+          if (!(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX)) {
+#pragma unroll
+            for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
+            run = runs;
+            g0 = g0s;
+            wide = true;
+          }
+        }
+        if (wide)
+#endif
+        f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt,
+                                           SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0);
         if (f | SP_SDE_FAST_BIG(p)) {
 #pragma unroll
           for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];

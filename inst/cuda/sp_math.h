@@ -312,25 +312,30 @@ SP_FN float sp_cos_pi_f(float x) {
   return sp_cos_pi_core_f(x);
 }
 
-/* The GPU's hardware sine and cosine after an exact reduction by pi (the
+/* The GPU's hardware sine and cosine, reduced by pi beyond [-pi, pi] (the
  * default of a user model's sin() and cos() in single precision on the
  * GPU, as the package's own single-precision kernels use the hardware
- * sine): n = rint(x / pi) (read from the low bit of a shifted sum, as in
- * sp_sin_pi_f), r = x - n C1 - n C2 with C1 = float(pi) and C2 = pi - C1
- * (two fused multiply-adds: the first exact for |x| <= 8192, the second
- * rounds once, within 1 unit of 2^-24 as |r| <= pi/2), then
- * sin x = (-1)^n __sinf(r) and cos x = (-1)^n __cosf(r), the hardware's
- * within 2^-21.41 absolute on [-pi, pi] (CUDA programming guide; the
- * multiply by 1/2pi inside __sinf rounds toward zero, an error that grows
- * with |r|, hence [-pi/2, pi/2] rather than [-pi, pi]): within 7.1 units
- * of 2^-24 absolute in all, not relative near the zeros.  Beyond 8192, NaN
- * and infinities the library's sinf and cosf.  About 8 instructions where
- * sp_sin_pi_f takes 13. */
+ * sine): for |x| <= SP_PI_BELOW_F, the float below pi, the hardware's
+ * __sinf(x) and __cosf(x) alone, within 2^-21.41 absolute there (CUDA
+ * programming guide: 6.03 units of 2^-24); beyond, n = rint(x / pi) (read
+ * from the low bit of a shifted sum, as in sp_sin_pi_f), r = x - n C1 -
+ * n C2 with C1 = float(pi) and C2 = pi - C1 (two fused multiply-adds: the
+ * first exact for |x| <= 8192, the second rounds once, within 1 unit of
+ * 2^-24 as |r| <= pi/2), then sin x = (-1)^n __sinf(r) and cos x =
+ * (-1)^n __cosf(r): within 7.1 units of 2^-24 absolute in all, not
+ * relative near the zeros.  Beyond 8192, NaN and infinities the library's
+ * sinf and cosf.  About 10 instructions where sp_sin_pi_f takes 13.  (Inside
+ * [-pi, pi] n is set to 0 by one select, so that r = x exactly and the sign
+ * is +: the numbers of the bare hardware sine, which the GPU's copy of a
+ * model for its fast macro-steps calls with no reduction at all while its
+ * arguments stay there, sde_prelude.h.) */
+#define SP_PI_BELOW_F 3.14159250259399414f /* the largest float below pi */
 #if SP_CUDA
 SP_FN float sp_reduce_pi_hw_f(float x, uint32_t *sign) {
   union { float f; uint32_t u; } t;
   float n, r;
   t.f = x * 0.318309886183790672f + 12582912.0f; /* 1.5 2^23: rint(x / pi) */
+  if (fabsf(x) <= SP_PI_BELOW_F) t.f = 12582912.0f; /* n = 0: r = x, sign + */
   n = t.f - 12582912.0f;
   *sign = t.u << 31; /* (-1)^n */
   r = fmaf(-n, 3.14159274101257324f, x);

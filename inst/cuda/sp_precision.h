@@ -18,12 +18,23 @@
 #  define SP_PREC(name) SP_CAT(name, _d)
 #endif
 /* The copy of a user model compiled for the CPU's vector loop (SP_PREC_LANE,
- * sde_cpu.h): name_fl or name_dl, SP_LANE(name) in the scalar copy. */
+ * sde_cpu.h): name_fl or name_dl, SP_LANE(name) in the scalar copy.  The
+ * GPU's second copy for its fast macro-steps (SP_PREC_LANE with
+ * SP_PREC_BARE, sde.cu: the bare hardware sine): name_fb or name_db,
+ * SP_BARE(name). */
 #undef SP_LANE
+#undef SP_BARE
 #define SP_LANE(name) SP_CAT(SP_PREC(name), l)
+#define SP_BARE(name) SP_CAT(SP_PREC(name), b)
 #ifdef SP_PREC_LANE
 #  undef SP_PREC
-#  ifdef SP_REAL_SINGLE
+#  ifdef SP_PREC_BARE
+#    ifdef SP_REAL_SINGLE
+#      define SP_PREC(name) SP_CAT(name, _fb)
+#    else
+#      define SP_PREC(name) SP_CAT(name, _db)
+#    endif
+#  elif defined(SP_REAL_SINGLE)
 #    define SP_PREC(name) SP_CAT(name, _fl)
 #  else
 #    define SP_PREC(name) SP_CAT(name, _dl)
