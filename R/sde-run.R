@@ -95,10 +95,11 @@
 #'
 #' In single precision on the GPU, `sin()` and `cos()` of a model are by
 #' default the hardware's, as in the package's own single-precision kernels
-#' ([escape_times()], [driven_brownian()], [kuramoto()]), after an exact
-#' reduction of the argument by \eqn{\pi}: within 7.1 units of
-#' \eqn{2^{-24}} absolute for \eqn{|x| \le 8192} (not relative near the
-#' zeros), CUDA's `sinf()` and `cosf()` beyond.  On the CPU, and on the GPU
+#' ([escape_times()], [driven_brownian()], [kuramoto()]): alone for
+#' \eqn{|x| \le \pi} (within \eqn{2^{-21.41}} absolute there, by CUDA's
+#' guide), after an exact reduction of the argument by \eqn{\pi} beyond:
+#' within 7.1 units of \eqn{2^{-24}} absolute for \eqn{|x| \le 8192} (not
+#' relative near the zeros), CUDA's `sinf()` and `cosf()` beyond.  On the CPU, and on the GPU
 #' with the option `statphysgpu.sde_fast_math = FALSE`, they are a reduction
 #' by multiples of \eqn{\pi} and one odd polynomial of degree 9 (within 2.1
 #' units of \eqn{2^{-24}}, absolute and relative; the C library's functions

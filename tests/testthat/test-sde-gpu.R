@@ -44,6 +44,31 @@ test_that("GPU passage: the first step past the event, at every step of a macro-
   }
 })
 
+# The passage kernel's states at passage against the trajectories of the
+# fixed-length kernel (the scalar copy of the model at every step), for the
+# model m from x0 up to its level lev (params: the others).
+expect_passage_state_as_scalar <- function(m, x0, lev, params, ulp) {
+  n <- 1000; dt <- 0.01; t_max <- 3; kmax <- round(t_max / dt)
+  for (method in c("euler", "srk2")) {
+    args <- list(m = m, replicas = n, init = list(x = x0), dt = dt, t_max = t_max, seed = 4,
+                 params = params, method = method, precision = "single", backend = "gpu",
+                 progress = FALSE)
+    p <- do.call(sde_run, c(args, at_passage = TRUE, bridge = FALSE))
+    tr <- as.data.frame(do.call(sde_run, c(args, output = "trajectories", keep = n,
+                                           record_every = 1)))
+    tr <- tr[order(tr$replica, tr$time), ]
+    x <- matrix(tr$x, nrow = kmax + 1) # column: a replica, row k + 1: step k
+    first <- apply(x > lev, 2, function(h) if (any(h)) which(h)[1] - 1 else NA)
+    expect_identical(p$escaped, !is.na(first))
+    e <- which(!is.na(first))
+    expect_gt(length(e), 0.9 * n)
+    # the state at the end of the step of the passage: the trajectory's
+    # there, to the last bits (the two kernels' copies may contract into
+    # fused multiply-adds differently)
+    expect_lt(max(abs(attr(p, "at_passage")$x[e] - x[cbind(first[e] + 1, e)])), 4 * ulp)
+  }
+}
+
 test_that("GPU passage in single: the fast macro-steps' copy of the model gives the scalar copy's numbers, a sine beyond its range redone", {
   skip_if_no_gpu()
   # the passage kernel's usual macro-steps run a copy of the model whose sin
@@ -55,26 +80,19 @@ test_that("GPU passage in single: the fast macro-steps' copy of the model gives 
   # reduction is wrong by O(1), and so would be the drift, 5 sin(k x), and
   # every step by some 0.05 against an ulp of 2^-11)
   m <- sde_model(drift = list(x = ~ w + a * sin(k * x) + a * cos(k * x)), noise = list(x = ~ s),
-                 params = c(w = 40, a = 5, s = 1, k = 1e-3), stop = ~ x > 8160, name = "sinrange")
-  n <- 1000; dt <- 0.01; t_max <- 3; kmax <- round(t_max / dt)
-  for (method in c("euler", "srk2")) for (k in c(1e-3, 1e5)) {
-    args <- list(m = m, replicas = n, init = list(x = 8100), dt = dt, t_max = t_max, seed = 4,
-                 params = list(k = k), method = method, precision = "single", backend = "gpu",
-                 progress = FALSE)
-    p <- do.call(sde_run, c(args, at_passage = TRUE, bridge = FALSE))
-    tr <- as.data.frame(do.call(sde_run, c(args, output = "trajectories", keep = n,
-                                           record_every = 1)))
-    tr <- tr[order(tr$replica, tr$time), ]
-    x <- matrix(tr$x, nrow = kmax + 1) # column: a replica, row k + 1: step k
-    first <- apply(x > 8160, 2, function(h) if (any(h)) which(h)[1] - 1 else NA)
-    expect_identical(p$escaped, !is.na(first))
-    e <- which(!is.na(first))
-    expect_gt(length(e), 0.9 * n)
-    # the state at the end of the step of the passage: the trajectory's
-    # there, to the last bits (the two kernels' copies may contract into
-    # fused multiply-adds differently)
-    expect_lt(max(abs(attr(p, "at_passage")$x[e] - x[cbind(first[e] + 1, e)])), 4 * 2^-11)
-  }
+                 params = c(w = 40, a = 5, s = 1, k = 1e-3, lev = 8160),
+                 stop = ~ x > lev, name = "sinrange")
+  for (k in c(1e-3, 1e5)) expect_passage_state_as_scalar(m, 8100, 8160, list(k = k), 2^-11)
+  # the second copy, with the bare hardware sine, runs while the arguments
+  # stay within [-pi, pi]: paths from 0 drift up to a level below pi (that
+  # copy all along) or past pi (from the macro-step whose argument passed
+  # pi, the first copy, as for the rest of the path)
+  w <- sde_model(drift = list(x = ~ w + a * sin(x) + a * cos(x)), noise = list(x = ~ s),
+                 params = c(w = 4, a = 1, s = 0.5, lev = 3), stop = ~ x > lev,
+                 name = "sinwell")
+  expect_match(sde_code(w), "#define SP_SDE_TRIG 1", fixed = TRUE)
+  expect_passage_state_as_scalar(w, 0, 3, list(lev = 3), 2^-22)
+  expect_passage_state_as_scalar(w, 0, 7, list(lev = 7), 2^-21)
 })
 
 test_that("moments, histograms and trajectories: GPU = CPU in double", {
