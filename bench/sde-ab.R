@@ -28,7 +28,12 @@ lorenz <- sde_model(drift = list(x = ~ sigma * (y - x), y = ~ x * (rho - z) - y,
                     noise = list(x = ~ eps, y = ~ eps, z = ~ eps),
                     params = c(sigma = 10, rho = 28, b = 8 / 3, eps = 0.5), name = "lorenz")
 rate <- function(x) attr(x, "steps")[["useful"]] / attr(x, "seconds")
-n <- 2^20
+# SP_AB_WN, SP_AB_TMAX: the washboard's paths and t_max (default 2^20 and
+# 1e9: every path escapes, and the run ends in a tail of the slowest paths;
+# 2^22 and 400: nearly all are censored together, the throughput alone);
+# SP_AB_LORENZ = 0 skips the Lorenz model
+n <- as.numeric(Sys.getenv("SP_AB_WN", 2^20))
+t_max <- as.numeric(Sys.getenv("SP_AB_TMAX", 1e9))
 for (m in c("euler", "srk2")) {
   sde_run(washboard, 1000, init = list(x = ~ asin(gamma), v = 0), dt = h, t_max = 10,
           method = m, backend = "gpu", seed = 1, progress = FALSE) # compile, load
@@ -37,16 +42,16 @@ for (m in c("euler", "srk2")) {
 }
 for (i in seq_len(reps)) for (m in c("euler", "srk2")) {
   e <- escape_times(n, gamma = gamma, V0 = V0, beta = beta, theta = DU / 6, dt = h,
-                    t_max = 1e9, method = m, precision = "single", seed = 1,
+                    t_max = t_max, method = m, precision = "single", seed = 1,
                     backend = "gpu", progress = FALSE)
-  s <- sde_run(washboard, n, init = list(x = ~ asin(gamma), v = 0), dt = h, t_max = 1e9,
+  s <- sde_run(washboard, n, init = list(x = ~ asin(gamma), v = 0), dt = h, t_max = t_max,
                method = m, precision = "single", seed = 1, backend = "gpu", progress = FALSE)
-  ab_row("washboard %s rep %d: model %.4g, escape_times() %.4g useful steps/s, ratio %.4f; mean %.6g / %.6g",
-         m, i, rate(s), rate(e), rate(s) / rate(e), mean(s$value), mean(e$value))
+  ab_row("washboard %s (%g paths, t_max %g) rep %d: model %.4g, escape_times() %.4g useful steps/s, ratio %.4f; mean %.6g / %.6g",
+         m, n, t_max, i, rate(s), rate(e), rate(s) / rate(e), mean(s$value), mean(e$value))
 }
 steps <- 1000
-n <- as.numeric(Sys.getenv("SP_AB_N", n)) # the Lorenz trajectories (default 2^20)
-for (rec in c(1000, 100)) {
+n <- as.numeric(Sys.getenv("SP_AB_N", 2^20)) # the Lorenz trajectories (default 2^20)
+for (rec in if (Sys.getenv("SP_AB_LORENZ", "1") != "0") c(1000, 100)) {
   sde_run(lorenz, 1000, init = list(x = 1, y = 1, z = 1), dt = 0.001, t_max = 0.01,
           output = "moments", record_every = 10, backend = "gpu", seed = 1, progress = FALSE)
   for (i in seq_len(reps)) {
@@ -61,7 +66,7 @@ for (rec in c(1000, 100)) {
 }
 # the straightforward CUDA port (records every 100 steps), with and without
 # --use_fast_math (bench/ports/build.sh)
-for (b in c("lorenz", "lorenz_ieee")) {
+for (b in if (Sys.getenv("SP_AB_LORENZ", "1") != "0") c("lorenz", "lorenz_ieee")) {
   port <- file.path(bench_dir, "ports", "bin", b)
   if (!file.exists(port)) next
   out <- system2(port, c(format(n, scientific = FALSE), steps), stdout = TRUE, stderr = FALSE)

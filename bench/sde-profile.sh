@@ -28,13 +28,14 @@ if (which == "escape") {
 cat(which, ": useful steps/s", attr(x, "steps")[["useful"]] / attr(x, "seconds"), "\n")
 RS
 SECT="--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis"
-# shellcheck disable=SC2086
-SP_WHICH=escape ncu --kernel-name sp_escape_kernel --launch-skip 4 --launch-count 1 $SECT \
-  --print-summary none Rscript /tmp/sde-prof.R > "$OUT/sde-ncu-escape.txt" 2>&1
-# shellcheck disable=SC2086
-SP_WHICH=model ncu --kernel-name sp_sde_passage_kernel --launch-skip 4 --launch-count 1 $SECT \
-  --print-summary none Rscript /tmp/sde-prof.R > "$OUT/sde-ncu-model.txt" 2>&1
-for f in escape model; do
-  echo "== $f"
-  grep -E "useful steps|Duration|Registers Per|Achieved Active Warps|Issue Slots Busy|Warp Cycles Per Issued|Eligible Warps|Executed Instructions  |Theoretical Active" "$OUT/sde-ncu-$f.txt"
+# SP_PROF_ONLY: escape or model alone; SP_PROF_TAG: a suffix of the files
+# (another build: R_LIBS=<its library> SP_PROF_ONLY=model SP_PROF_TAG=old)
+TAG=${SP_PROF_TAG:+-$SP_PROF_TAG}
+for f in ${SP_PROF_ONLY:-escape model}; do
+  if [ "$f" = escape ]; then k=sp_escape_kernel; else k=sp_sde_passage_kernel; fi
+  # shellcheck disable=SC2086
+  SP_WHICH=$f ncu --kernel-name $k --launch-skip 4 --launch-count 1 $SECT \
+    --print-summary none Rscript /tmp/sde-prof.R > "$OUT/sde-ncu-$f$TAG.txt" 2>&1
+  echo "== $f$TAG"
+  grep -E "useful steps|Duration|Registers Per|Achieved Active Warps|Issue Slots Busy|Warp Cycles Per Issued|Eligible Warps|Executed Instructions  |Theoretical Active" "$OUT/sde-ncu-$f$TAG.txt"
 done
