@@ -17,6 +17,8 @@ bench_dir <- local({ # this script's folder, where ab-common.R lies (Rscript: ~+
 ab_reps <- 1
 source(file.path(bench_dir, "ab-common.R"))
 options(statphysgpu.cache_dir = tempfile("sdeab"))
+# SP_AB_BPS: option statphysgpu.sde_blocks_per_sm (the passage kernel's cap)
+if (nzchar(Sys.getenv("SP_AB_BPS"))) options(statphysgpu.sde_blocks_per_sm = as.integer(Sys.getenv("SP_AB_BPS")))
 V0 <- 1; beta <- 0.2; gamma <- 0.5; h <- 0.01
 DU <- barrier_height(gamma, V0)
 washboard <- sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
