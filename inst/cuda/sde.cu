@@ -151,9 +151,6 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
 #if SP_SDE_GPU_BARE
   bool wide = false; /* the path's sines have passed pi: the first copy */
 #endif
-  /* the normals of the path's macro-step kz, drawn a macro-step ahead */
-  SP_REAL zn[SP_SDE_ZN];
-  uint64_t kz = ~(uint64_t)0;
   /* p[SP_SDE_NP]: the largest |argument| of a sine in the fast copy's
    * macro-steps (SP_SDE_FAST) */
   SP_REAL x[SP_SDE_NX], p[SP_SDE_PN + 1];
@@ -184,7 +181,6 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       stream = (c << 40) + a.job.replica0 + q % a.job.n;
       k = 0;
       run = 0;
-      kz = ~(uint64_t)0;
 #if SP_SDE_GPU_BARE
       wide = false;
 #endif
@@ -200,19 +196,13 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       bool flagged = false;
       SP_REAL g0 = SP_PREC(sp_sde_gap0)(p, pd, 1, bridge, a.job.dt, k, x);
       p[SP_SDE_NP] = 0;
-      if (kz != k) SP_PREC(sp_sde_normals)(a.seed, stream, k, zn);
 #pragma unroll
       for (int u = 0; u < SP_SDE_CHUNK / SP_SDE_M; u++) {
         SP_REAL xs[SP_SDE_NX], z[SP_SDE_ZN];
         const unsigned runs = run;
 #pragma unroll
         for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
-        /* this macro-step's normals, drawn before; the next one's drawn
-         * now, off the state's dependent chain (as escape.cu draws) */
-#pragma unroll
-        for (int i = 0; i < SP_SDE_ZN; i++) z[i] = zn[i];
-        SP_PREC(sp_sde_normals)(a.seed, stream, k + SP_SDE_M, zn);
-        kz = k + SP_SDE_M;
+        SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
         int f;
 #if SP_SDE_GPU_BARE
         if (!wide) {
