@@ -556,6 +556,14 @@ sde_header <- function(m) {
   # the GPU's passage kernel compiles a copy with the bare hardware sine
   # (sde.cu, SP_SDE_GPU_BARE)
   if (any(grepl("SP_(SIN|COS)\\(", L))) add("#define SP_SDE_TRIG 1")
+  # noise of the parameters alone (no state, not t): the same at both ends
+  # of a step (the engine's SRK2 skips its second evaluation and the
+  # average, which gives it back exactly: sde_engine.h)
+  if (length(m$noise) &&
+      all(vapply(m$noise, function(e) {
+        all(all.vars(e) %in% c(names(m$params), names(m$elements), "pi"))
+      }, TRUE)))
+    add("#define SP_SDE_NOISE_CONST 1")
   list(text = paste0(paste(L, collapse = "\n"), "\n"),
        lines = data.frame(line = seq_along(L), what = what, stringsAsFactors = FALSE),
        derived = hoist$exprs)

@@ -173,9 +173,14 @@ SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, dou
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) y[i] = x[i] + d[i];
     SP_PREC(sde_drift_strat)(t1, y, p, pd, a1);
+#if defined(SP_SDE_NOISE_CONST)
+    /* noise of no state and not of t: (b0 + b1) / 2 = b0 exactly */
+    (void)b1;
+#else
     SP_PREC(sde_noise)(t1, y, p, pd, b1);
     SP_UNROLL
     for (i = 0; i < SP_SDE_BN; i++) b0[i] = (SP_REAL)0.5 * (b0[i] + b1[i]);
+#endif
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) d[i] = (SP_REAL)0.5 * dt * (a0[i] + a1[i]);
     SP_PREC(sde_apply_noise)(d, b0, dw);
