@@ -55,9 +55,9 @@
  * ones (sde_prelude.h): the first copy's numbers while the arguments stay
  * within [-pi, pi] (the largest |argument| kept in the same slot), eight
  * instructions fewer a call.  A lane runs it until a macro-step's argument
- * passes pi, redoes that macro-step with the first copy and keeps to the
- * first copy for the rest of its path (a new path, or the next launch,
- * tries the bare copy again). */
+ * passes pi, redoes that macro-step by sp_sde_advance (the scalar copy, as
+ * a flagged macro-step) and keeps to the first copy for the rest of its
+ * path (a new path, or the next launch, tries the bare copy again). */
 #  if defined(SP_SDE_TRIG) && defined(SP_SDE_FAST_MATH)
 #    define SP_SDE_GPU_BARE 1
 #    define SP_PREC_LANE 1
@@ -205,19 +205,15 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
         SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
         int f;
 #if SP_SDE_GPU_BARE
-        if (!wide) {
-          const SP_REAL g0s = g0;
+        /* a path whose sines stay within [-pi, pi] runs the bare copy; a
+         * macro-step with an argument beyond is redone by sp_sde_advance
+         * below, as a flagged one is, and the path keeps to the first copy
+         * from then on */
+        if (!wide)
           f = SP_BARE(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt, SP_SDE_H(a),
-                                         SP_SDE_SDT(a), z, x, &run, &g0);
-          if (!(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX)) {
-#pragma unroll
-            for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
-            run = runs;
-            g0 = g0s;
-            wide = true;
-          }
-        }
-        if (wide)
+                                         SP_SDE_SDT(a), z, x, &run, &g0) |
+              !(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX);
+        else
 #endif
         f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt,
                                            SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0);
@@ -225,6 +221,9 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
 #pragma unroll
           for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
           run = runs;
+#if SP_SDE_GPU_BARE
+          wide = wide || !(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX);
+#endif
           flagged = true;
           break;
         }
