@@ -84,15 +84,19 @@ test_that("GPU passage in single: the fast macro-steps' copy of the model gives 
                  stop = ~ x > lev, name = "sinrange")
   for (k in c(1e-3, 1e5)) expect_passage_state_as_scalar(m, 8100, 8160, list(k = k), 2^-11)
   # the second copy, with the bare hardware sine, runs while the arguments
-  # stay within [-pi, pi]: paths from 0 drift up to a level below pi (that
-  # copy all along) or past pi (from the macro-step whose argument passed
-  # pi, the first copy, as for the rest of the path)
-  w <- sde_model(drift = list(x = ~ w + a * sin(x) + a * cos(x)), noise = list(x = ~ s),
-                 params = c(w = 4, a = 1, s = 0.5, lev = 3), stop = ~ x > lev,
+  # stay within [-pi, pi]: paths from c - 1 drift up to a level c + 2.5,
+  # whose sine arguments x - c stay below pi (that copy all along), or c +
+  # 5, past pi (from the macro-step whose argument passed pi, the first
+  # copy, as for the rest of the path).  At x near c = 8100 an increment
+  # (about 0.04) keeps its bits in x + d as at 8160 above, so the copies
+  # agree to the last bits; near 0 they would part by roundings of x + d
+  # (a few ulp over 100 steps)
+  w <- sde_model(drift = list(x = ~ w + a * sin(x - c) + a * cos(x - c)), noise = list(x = ~ s),
+                 params = c(w = 4, a = 1, s = 0.5, c = 8100, lev = 8102.5), stop = ~ x > lev,
                  name = "sinwell")
   expect_match(sde_code(w), "#define SP_SDE_TRIG 1", fixed = TRUE)
-  expect_passage_state_as_scalar(w, 0, 3, list(lev = 3), 2^-22)
-  expect_passage_state_as_scalar(w, 0, 7, list(lev = 7), 2^-21)
+  for (lev in c(8102.5, 8105))
+    expect_passage_state_as_scalar(w, 8099, lev, list(lev = lev), 2^-11)
 })
 
 test_that("moments, histograms and trajectories: GPU = CPU in double", {
