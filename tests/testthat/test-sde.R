@@ -67,6 +67,28 @@ test_that("the translation: powers as products, ifelse, pmin/pmax, logic, consta
   expect_match(code, "SP_R(3.1415926535897931)", fixed = TRUE)
 })
 
+test_that("the header marks models with sines (the GPU's bare copy) and noise of the parameters alone", {
+  has <- function(m, what) grepl(sprintf("#define %s 1", what), sde_code(m), fixed = TRUE)
+  w <- sde_model(drift = list(x = ~ v, v = ~ -b * v - sin(x)), noise = list(v = ~ sqrt(2 * b * T)),
+                 params = c(b = 1, T = 0.1), name = "w")
+  expect_true(has(w, "SP_SDE_TRIG"))
+  expect_true(has(w, "SP_SDE_NOISE_CONST"))
+  # noise of a state, of another state, of t: evaluated at both ends of an
+  # SRK2 step; no sine, or only the periodic states' own: no bare copy
+  for (nz in list(~ s * x, ~ s * y, ~ s * (1 + t), ~ s * cos(x))) {
+    m <- sde_model(drift = list(x = ~ -x, y = ~ -y), noise = list(x = nz), params = c(s = 1),
+                   name = "nz")
+    expect_false(has(m, "SP_SDE_NOISE_CONST"))
+  }
+  expect_false(has(sde_model(drift = list(x = ~ -x), noise = list(x = ~ 1), name = "ou"),
+                   "SP_SDE_TRIG"))
+  expect_true(has(sde_model(drift = list(x = ~ -x), noise = list(x = ~ 1), name = "ou"),
+                  "SP_SDE_NOISE_CONST"))
+  k <- sde_model(drift = list(th = ~ w - K * sin(th)), noise = list(th = ~ s),
+                 params = c(w = 1, K = 1, s = 0.1), periodic = "th", name = "k")
+  expect_false(has(k, "SP_SDE_TRIG"))
+})
+
 test_that("print() shows states, parameters, noise, event and calculus; sde_code() the header", {
   m <- sde_washboard()
   out <- capture.output(print(m))
