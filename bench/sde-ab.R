@@ -19,6 +19,8 @@ source(file.path(bench_dir, "ab-common.R"))
 options(statphysgpu.cache_dir = tempfile("sdeab"))
 # SP_AB_BPS: option statphysgpu.sde_blocks_per_sm (the passage kernel's cap)
 if (nzchar(Sys.getenv("SP_AB_BPS"))) options(statphysgpu.sde_blocks_per_sm = as.integer(Sys.getenv("SP_AB_BPS")))
+# SP_AB_CHUNK: option statphysgpu.sde_chunk (the passage kernel's steps a chunk)
+if (nzchar(Sys.getenv("SP_AB_CHUNK"))) options(statphysgpu.sde_chunk = as.integer(Sys.getenv("SP_AB_CHUNK")))
 V0 <- 1; beta <- 0.2; gamma <- 0.5; h <- 0.01
 DU <- barrier_height(gamma, V0)
 washboard <- sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
