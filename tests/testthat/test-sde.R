@@ -397,6 +397,16 @@ test_that("the model's kernels compile with NVRTC (no GPU needed)", {
   }
   img <- statphysgpu:::sde_nvrtc_image(sde_model(drift = list(x = ~ 1)), "sm_90", "single", "euler")
   expect_true(is.raw(img))
+  # the passage kernel's chunk (option statphysgpu.sde_chunk): another
+  # variant, a multiple of 4
+  withr::with_options(list(statphysgpu.sde_chunk = 16L), {
+    expect_true("SP_SDE_CHUNK=16" %in% statphysgpu:::sde_gpu_variant("single", "srk2")$defines)
+    img <- statphysgpu:::sde_nvrtc_image(sde_washboard(), "sm_90", "single", "srk2")
+    expect_true(is.raw(img) && length(img) > 1000)
+  })
+  withr::with_options(list(statphysgpu.sde_chunk = 6L), {
+    expect_error(statphysgpu:::sde_gpu_variant("single", "srk2"), "multiple of 4")
+  })
   # single precision: the passage kernel's fast macro-steps run a copy of
   # the model whose sin and cos skip their range test (sde.cu,
   # sde_prelude.h), with either sine; the calls of the library's sine left
