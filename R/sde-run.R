@@ -104,8 +104,10 @@
 #' by multiples of \eqn{\pi} and one odd polynomial of degree 9 (within 2.1
 #' units of \eqn{2^{-24}}, absolute and relative; the C library's functions
 #' beyond 8192), one source on both backends; the polynomial costs some 13
-#' instructions a call on the GPU where the hardware sine takes about 8
-#' (the washboard runs 0.7 times as fast with it, Euler, on an H100).
+#' instructions a call on the GPU where the hardware sine takes about 10
+#' with its reduction, and 2 in the passage kernel's copy of the model for
+#' paths whose arguments stay within \eqn{[-\pi, \pi]} (the washboard runs
+#' 0.7 times as fast with the polynomial, Euler, on an H100).
 #' Likewise a negative half-integer power (`d^-1.5`, the ring model's pair
 #' force) is made of the hardware's reciprocal square root
 #' (`rsqrt.approx.ftz`: CUDA's `rsqrtf()` for every normal argument, +Inf
