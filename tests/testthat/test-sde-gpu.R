@@ -243,8 +243,8 @@ test_that("a model's sin and cos in single precision on the GPU by default: the 
   for (f in c("s", "c")) {
     err <- abs(g[[f]] - g[[paste0(f, "_exact")]])
     # __sinf / __cosf within 2^-21.41 absolute on [-pi, pi] (6.03 units),
-    # plus the reduction's one rounding of r (|r| <= pi / 2: half an ulp
-    # of a number below 2, 1 unit): 7.1 units
+    # alone there; beyond pi plus the reduction's one rounding of r
+    # (|r| <= pi / 2: half an ulp of a number below 2, 1 unit): 7.1 units
     expect_lt(max(err[poly]), 7.1 * u)
     # beyond 8192 CUDA's sinf and cosf (2 ulp)
     expect_lt(max(err[!poly]), 2 * u)
