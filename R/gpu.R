@@ -96,8 +96,11 @@ gpu_kernel_registry_build <- function() {
     # loops unrolled 4 times; _fast: selects instead of branches, the
     # hardware approximations in single precision and each pair once in
     # the measurement (he4_vmc.cu, SP_VMC_FAST; double_fast: the CPU's
-    # chains, as double).  bench/he4.R compares; option
-    # statphysgpu.he4_variant, a suffix: "" (mixed, double), "_fast", ...
+    # chains, as double); _usum: each atom's sum of u kept, so that a
+    # trial move evaluates its new terms only (single precision; the
+    # walker's shared memory grows from 12 to 24 bytes an atom).
+    # bench/he4.R compares; option statphysgpu.he4_variant, a suffix: ""
+    # (mixed, double), "_fast", ...
     he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE, variants = he4_variants()),
     # diffusion Monte Carlo (he4_dmc()), double precision only
     he4_dmc = list(file = "he4_dmc.cu", toolkit = FALSE,
@@ -157,6 +160,7 @@ he4_variants <- function() {
        double = v("SP_REAL=double"),
        mixed_fast = v(single, fast),
        mixed_fast_u4 = v(single, fast, "SP_VMC_UNROLL=4"),
+       mixed_fast_u4_usum = v(single, fast, "SP_VMC_UNROLL=4", "SP_VMC_USUM=1"),
        double_fast = v("SP_REAL=double", "SP_VMC_FAST=1"))
 }
 

@@ -285,16 +285,19 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
   }
   nbins <- if (pair_distribution) 100L else 0L
   form <- if (jastrow == "symmetrized") 2 else 1 # SP_HE4_JASTROW_* (he4_args.h)
+  variant <- he4_kernel_variant(fr$precision, n_atoms)
+  usum <- plan$backend == "gpu" &&
+    "SP_VMC_USUM=1" %in% gpu_kernel_registry()$he4_vmc$variants[[variant]]$defines
   res <- sim_run(fr, "vmc",
                  conds = list(b = as.double(grid$b), L = as.double(L), form = rep(form, ncond)),
                  n = as.integer(n_atoms), nwalkers = fr$n,
                  walker0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, equilibration = equilibration, blocks = blocks,
                  block_sweeps = block_sweeps, measure_every = measure_every, tune = tune,
-                 single = fr$precision == "mixed", nbins = nbins, coords0 = coords,
+                 single = fr$precision == "mixed", nbins = nbins, usum = as.integer(usum),
+                 coords0 = coords,
                  step0 = as.double(steps), moves0 = as.double(moves),
-                 kernel = "he4_vmc",
-                 variant = he4_kernel_variant(fr$precision))
+                 kernel = "he4_vmc", variant = variant)
   cond_of <- rep(seq_len(ncond), each = fr$n)
   out <- vmc_blocks_frame(res, rep(walker_ids, ncond), cond_of, grid, blocks, blocks_before)
   attr(out, "params") <- list(n = n_atoms, density = density, b = b,
@@ -329,18 +332,23 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
   sp_old_attrs(out) # the attributes step and walkers of earlier versions
 }
 
-# The he4_vmc kernel variant (R/gpu.R) for a precision: the precision with
-# the suffix of option statphysgpu.he4_variant ("_fast_u4" by default, the
-# fastest on an H100 in bench/RESULTS.md; "" the kernels before it); in
-# double precision the longest variant that exists of the suffix with
-# "_u4" or "_lb32" parts dropped ("double_fast"), else "double".
-he4_kernel_variant <- function(precision) {
+# The he4_vmc kernel variant (R/gpu.R) for a precision and n atoms: the
+# precision with the suffix of option statphysgpu.he4_variant (the fastest
+# on an H100 or H200 in bench/RESULTS.md by default; "" the kernels before
+# it); in double precision the longest variant that exists of the suffix
+# with "_u4", "_lb32" or "_usum" parts dropped ("double_fast"), else
+# "double".  A "_usum" variant needs 24 bytes of shared memory an atom:
+# beyond the 48 KiB a kernel gets without opting in, the variant without
+# "_usum" runs (the same distribution; 12 bytes an atom).
+he4_kernel_variant <- function(precision, n = 2) {
   suffix <- sp_tuning("he4_variant")
   v <- paste0(precision, suffix)
+  reg <- names(gpu_kernel_registry()$he4_vmc$variants)
   if (precision == "double") {
-    reg <- names(gpu_kernel_registry()$he4_vmc$variants)
-    if (!v %in% reg) v <- paste0("double", gsub("_u4|_lb32", "", suffix))
+    if (!v %in% reg) v <- paste0("double", gsub("_u4|_lb32|_usum", "", suffix))
     if (!v %in% reg) v <- "double"
+  } else if (grepl("_usum", v) && 24 * n > 48 * 1024 - 256) {
+    v <- gsub("_usum", "", v)
   }
   v
 }

@@ -104,7 +104,7 @@ if (length(vs)) {
 # kernels (SP_VMC_FAST) are compared ("_lb32", registers capped for 32
 # walkers per SM, lost in earlier runs: bench/RESULTS.md)
 best <- 0; best_k <- 8; best_v <- ""
-for (v in c("", "_u4", "_fast", "_fast_u4")) {
+for (v in c("", "_u4", "_fast", "_fast_u4", "_fast_u4_usum")) {
   options(statphysgpu.he4_variant = v)
   for (k in c(16, 24, 32)) {
     w <- k * sms

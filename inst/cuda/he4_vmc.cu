@@ -191,6 +191,46 @@ __device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *
 }
 #endif
 
+#ifndef SP_VMC_USUM
+#  define SP_VMC_USUM 0
+#endif
+#if SP_VMC_USUM
+#  if !SP_VMC_FAST || !defined(SP_REAL_SINGLE)
+#    error "SP_VMC_USUM needs SP_VMC_FAST in single precision"
+#  endif
+/* The variants "*_usum" (SP_VMC_USUM, single precision): each atom's sum
+ * of u over its partners, U_i = sum_{j != i} u(r_ij), kept in double in
+ * shared memory, so that a trial move of atom i evaluates u at its new
+ * position only: ln psi' - ln psi = sum_j u(r_i'j) - U_i.  The new terms
+ * wait in shared memory (T); only an accepted move evaluates the old ones,
+ * to update its partners' sums, U_j += u(r_i'j) - u(r_ij), and sets U_i to
+ * the new sum.  At the acceptance of about 0.45 the tuning aims at, a move
+ * costs about 1.45 pair terms a partner instead of 2 (bench/RESULTS.md,
+ * helium).  The sums are computed afresh (sp_vmc_usum_fresh) at the start
+ * of a call and after every finished block, and kept in global memory
+ * between launches, so a chain depends on its blocks only, as in the other
+ * variants: a continuation from a result (which starts after a block) is
+ * one longer call exactly, whatever the launches.  Between two fresh sums
+ * an atom's sum carries the roundings of its updates (in double: far below
+ * the single-precision terms' own). */
+__device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *x,
+                                  const float *y, const float *z, int n, double *U, int lane) {
+  for (int i = lane; i < n; i += SP_VMC_BLOCK) {
+    const float xi = x[i], yi = y[i], zi = z[i];
+    float s = 0;
+    for (int j = 0; j < n; j++) {
+      const float dx = sp_vmc_mi(p, xi - x[j]), dy = sp_vmc_mi(p, yi - y[j]),
+                  dz = sp_vmc_mi(p, zi - z[j]);
+      const float r2 = dx * dx + dy * dy + dz * dz;
+      const float u = sp_vmc_u_fast(p, c5, r2);
+      s += (j != i && r2 < p.rc2) ? u : 0.0f;
+    }
+    U[i] = (double)s;
+  }
+  __syncwarp();
+}
+#endif
+
 /* Block means, state and coordinates at the end of block `blk`. */
 __device__ void sp_vmc_block_end(const sp_vmc_kargs &a, int w, uint64_t blk, const SP_REAL *x,
                                  const SP_REAL *y, const SP_REAL *z, const double *sum,
@@ -255,7 +295,15 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   const uint64_t walker =
       sp_vmc_walker_stream(a.walker0, (uint64_t)a.per_cond, sp_vmc_job_walker(a));
   const sp_he4_pair *pair = sp_vmc_pair(a);
+#if SP_VMC_USUM
+  /* U: each atom's sum of u (double, first for its alignment); T: the
+   * trial move's partner terms */
+  double *U = sp_vmc_smem;
+  SP_REAL *x = (SP_REAL *)(U + n), *y = x + n, *z = y + n, *T = z + n;
+  double *Ug = a.usum + (size_t)w * (size_t)n;
+#else
   SP_REAL *x = (SP_REAL *)sp_vmc_smem, *y = x + n, *z = y + n;
+#endif
   SP_REAL *g = (SP_REAL *)a.xyz + (size_t)w * 3 * (size_t)n;
   sp_vmc_walker_state *s = a.ws + w;
   /* the condition's pair parameters, a copy in every lane's registers (a
@@ -278,6 +326,14 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   __syncwarp(); /* the coordinates are seen by every lane */
 #if SP_VMC_FAST
   const SP_REAL c5 = (SP_REAL)(-0.5) * (p.b * p.b) * (p.b * p.b) * p.b;
+#endif
+#if SP_VMC_USUM
+  if (sweep == 0) {
+    sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
+  } else {
+    for (int i = lane; i < n; i += SP_VMC_BLOCK) U[i] = Ug[i];
+    __syncwarp();
+  }
 #endif
   while (sweep < end) {
     const SP_REAL st = (SP_REAL)step;
@@ -303,7 +359,19 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       const SP_REAL yn = SP_HE4(sp_vmc_wrap)(&p, yo + st * e1);
       const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * e2);
       SP_REAL part = 0;
-#if SP_VMC_FAST
+#if SP_VMC_USUM
+      /* the new terms only (T: for an accepted move's update) */
+      SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
+      for (int j = lane; j < n; j += SP_VMC_BLOCK) {
+        const SP_REAL dx = sp_vmc_mi(p, xn - x[j]), dy = sp_vmc_mi(p, yn - y[j]),
+                      dz = sp_vmc_mi(p, zn - z[j]);
+        const SP_REAL r2n = dx * dx + dy * dy + dz * dz;
+        const SP_REAL un = sp_vmc_u_fast(p, c5, r2n);
+        const SP_REAL t = (j != i && r2n < p.rc2) ? un : (SP_REAL)0;
+        T[j] = t;
+        part += t;
+      }
+#elif SP_VMC_FAST
       SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
       for (int j = lane; j < n; j += SP_VMC_BLOCK) {
         const SP_REAL xj = x[j], yj = y[j], zj = z[j];
@@ -324,10 +392,29 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       for (int j = lane; j < n; j += SP_VMC_BLOCK)
         if (j != i) part += SP_HE4(sp_vmc_du)(&p, xo, yo, zo, xn, yn, zn, x[j], y[j], z[j]);
 #endif
+#if SP_VMC_USUM
+      const SP_REAL sn = sp_warp_sum(part);
+      const SP_REAL dl = (SP_REAL)((double)sn - U[i]);
+#else
       const SP_REAL dl = sp_warp_sum(part);
+#endif
       tried++;
       if (SP_HE4(sp_vmc_accept)(dl, u)) {
         acc++;
+#if SP_VMC_USUM
+        /* the partners' sums (each lane its own partners, whose new terms
+         * it wrote to T) and the moved atom's: its new sum */
+        SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
+        for (int j = lane; j < n; j += SP_VMC_BLOCK) {
+          const SP_REAL dx = sp_vmc_mi(p, xo - x[j]), dy = sp_vmc_mi(p, yo - y[j]),
+                        dz = sp_vmc_mi(p, zo - z[j]);
+          const SP_REAL r2o = dx * dx + dy * dy + dz * dz;
+          const SP_REAL uo = sp_vmc_u_fast(p, c5, r2o);
+          const SP_REAL t = T[j] - ((j != i && r2o < p.rc2) ? uo : (SP_REAL)0);
+          U[j] = j == i ? (double)sn : U[j] + (double)t;
+        }
+        __syncwarp(); /* every lane has read x[i] (its term is not used) */
+#endif
         if (lane == 0) {
           x[i] = xn;
           y[i] = yn;
@@ -395,10 +482,16 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       sp_vmc_block_end(a, w, k / a.block_sweeps, x, y, z, sum, nmeas, acc, tried, step, moves);
       for (int q = 0; q < 4; q++) sum[q] = 0;
       nmeas = acc = tried = 0;
+#if SP_VMC_USUM
+      sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
+#endif
     }
   }
   __syncwarp();
   for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) g[i] = x[i];
+#if SP_VMC_USUM
+  for (int i = lane; i < n; i += SP_VMC_BLOCK) Ug[i] = U[i];
+#endif
   if (lane == 0) {
     s->step = step;
     for (int q = 0; q < 4; q++) s->sum[q] = sum[q];

@@ -38,6 +38,8 @@ typedef struct {
   int tune;            /* tune the step during equilibration */
   int single;          /* 1: mixed precision (float coordinates and pair terms) */
   int nbins;           /* g(r) histogram bins over [0, L/2); 0: none */
+  int usum;            /* GPU: the kernel variant keeps each atom's sum of u
+                        * (he4_vmc.cu, SP_VMC_USUM); the CPU ignores it */
 } sp_vmc_job;
 
 /* Walkers of the whole call (every condition): the length of the outputs'

@@ -23,7 +23,7 @@ typedef struct {
 
 typedef struct {
   CUfunction kern;
-  CUdeviceptr pairs, xyz, ws, block, saved, saved_step, saved_moves, done, hist;
+  CUdeviceptr pairs, xyz, ws, block, saved, saved_step, saved_moves, done, hist, usum;
   int w0, nw; /* this device's walkers: w0 .. w0 + nw - 1 of the job */
   sp_vmc_walker_state *hws;
 } vmc_dev;
@@ -59,6 +59,11 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_dev_alloc(d, nw * sizeof(int32_t), "the block counts", &v->done)))
     return st;
   if (nbins > 0 && (st = sp_gpu_dev_alloc(d, 2 * nw * nbins * sizeof(double), "g(r)", &v->hist)))
+    return st;
+  /* the "_usum" variants: each atom's sum of u, kept between launches (set
+   * by the kernel at the start of the call) */
+  if (job->usum &&
+      (st = sp_gpu_dev_alloc(d, nw * n * sizeof(double), "the sums of u", &v->usum)))
     return st;
   /* uploads: coordinates as x[n] y[n] z[n] per walker in the working precision */
   host = malloc(nw * 3 * n * rb);
@@ -131,8 +136,10 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.saved_moves = v->saved_moves;
   a.done = v->done;
   a.hist = v->hist;
+  a.usum = v->usum;
   return sp_gpu_launch(d->id, v->kern, (unsigned)v->nw, SP_VMC_BLOCK,
-                       (unsigned)sp_vmc_shared_bytes(job->n, job->single), d->stream, &a,
+                       (unsigned)sp_vmc_shared_bytes(job->n, job->single, job->usum),
+                       d->stream, &a,
                        "sp_vmc_kernel");
 }
 

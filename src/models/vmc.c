@@ -27,6 +27,7 @@ static const sp_field fields[] = {
   F(tune, SP_F_INT),
   F(single, SP_F_INT),
   F(nbins, SP_F_INT),
+  F(usum, SP_F_INT),
   SP_INPUT("coords0"),
   SP_INPUT("step0"),
   SP_INPUT("moves0")};

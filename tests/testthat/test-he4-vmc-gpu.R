@@ -116,6 +116,53 @@ test_that("kernel variant _fast: double follows the CPU's chains, mixed its dist
                       do.call(he4_vmc, c(args, backend = "gpu")))
 })
 
+test_that("kernel variant _fast_u4_usum (sums of u kept): the chains of _fast_u4, continued exactly", {
+  skip_if_no_gpu()
+  live <- gpu_live_allocations()
+  old <- options(statphysgpu.he4_variant = "_fast_u4")
+  on.exit(options(old))
+  # 40 atoms: two tiles, the second partial.  The two variants make the
+  # same draws and compute ln psi' - ln psi from the same single-precision
+  # terms, summed differently (new minus kept sum against the sum of
+  # differences): their decisions differ only where 2 (ln psi' - ln psi)
+  # and ln of the uniform are within the roundings, about 1e-6 apart, a
+  # chance of about 1e-6 a move, so for these 4 walkers x 40 atoms x 35
+  # sweeps (5600 moves) every decision is the same, with probability about
+  # 0.995, and then every measurement is the same computation on the same
+  # coordinates: identical.  A wrong sum (a missed update, a stale sum
+  # after a block or a launch) would change decisions within a few moves.
+  args <- list(40, replicas = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
+               precision = "mixed", backend = "gpu", progress = FALSE)
+  fast <- do.call(he4_vmc, args)
+  options(statphysgpu.he4_variant = "_fast_u4_usum")
+  usum <- do.call(he4_vmc, args)
+  expect_identical(usum$acceptance, fast$acceptance)
+  expect_identical(usum$energy, fast$energy)
+  expect_identical(attr(usum, "state")$coords, attr(fast, "state")$coords)
+  # continuing: one longer call exactly (the sums are computed afresh at a
+  # call's start and after every block, so the chain depends on its blocks
+  # only, not on the launches)
+  more <- he4_vmc(40, blocks = 2, block_sweeps = 5, equilibration = 0, init = usum,
+                  backend = "gpu", progress = FALSE)
+  long <- do.call(he4_vmc, modifyList(args, list(blocks = 5)))
+  expect_identical(more$energy, long$energy[long$block > 3])
+  expect_identical(attr(more, "state")$coords, attr(long, "state")$coords)
+  # 64 atoms, the default run's shape: again the same decisions
+  args <- list(64, replicas = 8, blocks = 2, block_sweeps = 10, equilibration = 20, seed = 3,
+               measure_every = 2, precision = "mixed", backend = "gpu", progress = FALSE)
+  usum <- do.call(he4_vmc, args)
+  options(statphysgpu.he4_variant = "_fast_u4")
+  fast <- do.call(he4_vmc, args)
+  expect_identical(usum$energy, fast$energy)
+  # the CPU's energy and acceptance in distribution
+  options(statphysgpu.he4_variant = "_fast_u4_usum")
+  args <- list(64, replicas = 32, blocks = 8, block_sweeps = 20, equilibration = 100,
+               seed = 5, precision = "mixed", progress = FALSE)
+  vmc_expect_same_law(do.call(he4_vmc, c(args, backend = "cpu")),
+                      do.call(he4_vmc, c(args, backend = "gpu")))
+  expect_identical(gpu_live_allocations(), live)
+})
+
 test_that("GPU double: a sweep over density and b follows the CPU's chains condition by condition", {
   skip_if_no_gpu()
   live <- gpu_live_allocations()
@@ -175,7 +222,7 @@ test_that("GPU: one launch for every condition of a sweep is each condition's ow
   key <- c("block", "energy", "potential", "kinetic_pb", "kinetic_jf", "acceptance")
   # the default variants (pair parameters in shared memory) and the first
   # kernels (in registers), in both precisions
-  for (variant in c("_fast_u4", "")) {
+  for (variant in c("_fast_u4", "_fast_u4_usum", "")) {
     options(statphysgpu.he4_variant = variant)
     for (precision in c("double", "mixed")) {
       x <- do.call(he4_vmc, c(args, grid, precision = precision))
