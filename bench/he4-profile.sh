@@ -5,12 +5,14 @@
 # Nsight Compute profile of one launch of its kernel, when ncu is there.
 # The package must be installed.  Writes $OUT/he4-profile.txt, $OUT/he4-ncu.txt
 # (SP_NO_NCU=1: no Nsight run).
-#   sh bench/he4-profile.sh
+#   sh bench/he4-profile.sh   (SP_HE4_VARIANT=_fast_u4: that kernel variant)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 cat > /tmp/he4-prof.R <<'RS'
 library(statphysgpu)
+if (nzchar(Sys.getenv("SP_HE4_VARIANT")))
+  options(statphysgpu.he4_variant = Sys.getenv("SP_HE4_VARIANT"))
 x0 <- he4_vmc(512, replicas = "auto", blocks = 1, block_sweeps = 4, equilibration = 100,
               seed = 2, backend = "gpu", progress = FALSE)
 w <- length(attr(x0, "state")$replica)
@@ -34,13 +36,14 @@ if (!nzchar(Sys.getenv("SP_NCU"))) {
   print(head(s$by.self, 15))
 }
 RS
-Rscript /tmp/he4-prof.R > "$OUT/he4-profile.txt" 2>&1
-cat "$OUT/he4-profile.txt"
+TAG=${SP_PROF_TAG:-}
+Rscript /tmp/he4-prof.R > "$OUT/he4-profile$TAG.txt" 2>&1
+cat "$OUT/he4-profile$TAG.txt"
 if [ -z "${SP_NO_NCU:-}" ] && command -v ncu > /dev/null 2>&1; then
   SP_NCU=1 ncu --kernel-name sp_vmc_kernel --launch-skip 6 --launch-count 1 \
     --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section SchedulerStats --section WarpStateStats --section InstructionStats \
     --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --print-summary none \
-    Rscript /tmp/he4-prof.R > "$OUT/he4-ncu.txt" 2>&1
-  grep -v "^    OPT\|^          " "$OUT/he4-ncu.txt" | tail -90
+    Rscript /tmp/he4-prof.R > "$OUT/he4-ncu$TAG.txt" 2>&1
+  grep -v "^    OPT\|^          " "$OUT/he4-ncu$TAG.txt" | tail -90
 fi
