@@ -62,12 +62,15 @@ invisible(run(64, 8, 2)); invisible(run(64, 8, 2, "double")) # compile / load
 # t sigma^2), sigma the standard error of E/N from the walkers' means.  The
 # variants of one precision sample the same distribution, so t sigma^2 is
 # also given with sigma^2 pooled over them (less noise: the variants differ
-# in t, not in sigma).  Then stops.
+# in t, not in sigma; pooled as the variance of one walker's mean, w se^2).
+# A variant may carry its walkers per SM, "mixed_fast_u4_lb20:20" (default
+# 16).  Then stops.
 vs <- strsplit(Sys.getenv("SP_HE4_VARIANTS"), ",")[[1]]
 if (length(vs)) {
-  w <- 16 * sms
   tab <- NULL
-  for (v in vs) {
+  for (vk in vs) {
+    v <- sub(":.*$", "", vk)
+    w <- (if (grepl(":", vk)) as.integer(sub("^.*:", "", vk)) else 16L) * sms
     prec <- if (startsWith(v, "double")) "double" else "mixed"
     options(statphysgpu.he4_variant = sub("^(mixed|double)", "", v))
     invisible(run(64, 8, 2, prec)) # compile / load this variant
@@ -78,9 +81,10 @@ if (length(vs)) {
                    equilibration = 0, init = x0, backend = "gpu", progress = FALSE)
       secs <- attr(x, "seconds")
       se <- sd(vapply(split(x$energy, x$replica), mean, 0)) / sqrt(w)
-      tab <- rbind(tab, data.frame(variant = v, precision = prec, me = me, secs = secs,
-                                   se_mK = se * 1e3, energy = mean(x$energy)))
-      tag <- sprintf("N = 512, kernel %s, measure_every = %d", v, me)
+      tab <- rbind(tab, data.frame(variant = vk, precision = prec, me = me, secs = secs,
+                                   se_mK = se * 1e3, energy = mean(x$energy), w = w,
+                                   eq = attr(x0, "seconds")))
+      tag <- sprintf("N = 512, kernel %s, %d walkers, measure_every = %d", v, w, me)
       add(sprintf("%s: sweeps/s in total", tag), w * 400 / secs, "1/s")
       add(sprintf("%s: E/N (no tail correction)", tag), mean(x$energy), "K")
       add(sprintf("%s: standard error of E/N", tag), se * 1e3, "mK")
@@ -89,9 +93,12 @@ if (length(vs)) {
   }
   for (k in seq_len(nrow(tab))) {
     same <- tab$precision == tab$precision[k] & tab$me == tab$me[k]
+    s2 <- mean(tab$w[same] * tab$se_mK[same]^2) / tab$w[k]
     add(sprintf("N = 512, kernel %s, measure_every = %d: t sigma^2, sigma^2 pooled over %d",
-                tab$variant[k], tab$me[k], sum(same)),
-        tab$secs[k] * mean(tab$se_mK[same]^2), "s mK^2")
+                tab$variant[k], tab$me[k], sum(same)), tab$secs[k] * s2, "s mK^2")
+    add(sprintf("N = 512, kernel %s, measure_every = %d: the same with the equilibration call",
+                tab$variant[k], tab$me[k]), (tab$secs[k] + tab$eq[k] * 400 / 200) * s2,
+        "s mK^2")
   }
   options(statphysgpu.he4_variant = NULL)
   bench_print(brief = TRUE)
