@@ -229,6 +229,67 @@ __device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *
   }
   __syncwarp();
 }
+
+/* The partner loops of a move take SP_VMC_GROUP partners a lane at a time,
+ * every load of a group before any store: T, U and the coordinates are
+ * parts of one shared-memory array, so the compiler may not move a later
+ * partner's loads above an earlier partner's store, and one store a
+ * partner serialised the partners' dependent chains (the reciprocal square
+ * root, the reciprocal: bench/RESULTS.md, helium, the _usum runs). */
+#  define SP_VMC_GROUP 4
+
+/* A trial move of atom i to (xn, yn, zn): the sum of the new terms over
+ * this lane's partners; each term (0 for j = i and beyond the cut) in
+ * T[j]. */
+__device__ __forceinline__ float sp_vmc_usum_new(const sp_he4_par_f &p, float c5, const float *x,
+                                                 const float *y, const float *z, int n, int i,
+                                                 float xn, float yn, float zn, float *T,
+                                                 int lane) {
+  float part = 0;
+  for (int j0 = lane; j0 < n; j0 += SP_VMC_GROUP * SP_VMC_BLOCK) {
+    float t[SP_VMC_GROUP];
+#  pragma unroll
+    for (int k = 0; k < SP_VMC_GROUP; k++) {
+      const int j = j0 + k * SP_VMC_BLOCK, jc = min(j, n - 1);
+      const float dx = sp_vmc_mi(p, xn - x[jc]), dy = sp_vmc_mi(p, yn - y[jc]),
+                  dz = sp_vmc_mi(p, zn - z[jc]);
+      const float r2 = dx * dx + dy * dy + dz * dz;
+      const float un = sp_vmc_u_fast(p, c5, r2);
+      t[k] = (j < n && j != i && r2 < p.rc2) ? un : 0.0f;
+    }
+#  pragma unroll
+    for (int k = 0; k < SP_VMC_GROUP; k++) {
+      if (j0 + k * SP_VMC_BLOCK < n) T[j0 + k * SP_VMC_BLOCK] = t[k];
+      part += t[k];
+    }
+  }
+  return part;
+}
+
+/* An accepted move of atom i from (xo, yo, zo), whose new sum is sn: each
+ * partner's sum gains its new term (T) less its old one; atom i's is sn. */
+__device__ __forceinline__ void sp_vmc_usum_update(const sp_he4_par_f &p, float c5,
+                                                   const float *x, const float *y,
+                                                   const float *z, int n, int i, float xo,
+                                                   float yo, float zo, float sn, const float *T,
+                                                   double *U, int lane) {
+  for (int j0 = lane; j0 < n; j0 += SP_VMC_GROUP * SP_VMC_BLOCK) {
+    double nu[SP_VMC_GROUP];
+#  pragma unroll
+    for (int k = 0; k < SP_VMC_GROUP; k++) {
+      const int j = j0 + k * SP_VMC_BLOCK, jc = min(j, n - 1);
+      const float dx = sp_vmc_mi(p, xo - x[jc]), dy = sp_vmc_mi(p, yo - y[jc]),
+                  dz = sp_vmc_mi(p, zo - z[jc]);
+      const float r2 = dx * dx + dy * dy + dz * dz;
+      const float uo = sp_vmc_u_fast(p, c5, r2);
+      const float t = T[jc] - ((j != i && r2 < p.rc2) ? uo : 0.0f);
+      nu[k] = j == i ? (double)sn : U[jc] + (double)t;
+    }
+#  pragma unroll
+    for (int k = 0; k < SP_VMC_GROUP; k++)
+      if (j0 + k * SP_VMC_BLOCK < n) U[j0 + k * SP_VMC_BLOCK] = nu[k];
+  }
+}
 #endif
 
 /* Block means, state and coordinates at the end of block `blk`. */
@@ -361,16 +422,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       SP_REAL part = 0;
 #if SP_VMC_USUM
       /* the new terms only (T: for an accepted move's update) */
-      SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
-      for (int j = lane; j < n; j += SP_VMC_BLOCK) {
-        const SP_REAL dx = sp_vmc_mi(p, xn - x[j]), dy = sp_vmc_mi(p, yn - y[j]),
-                      dz = sp_vmc_mi(p, zn - z[j]);
-        const SP_REAL r2n = dx * dx + dy * dy + dz * dz;
-        const SP_REAL un = sp_vmc_u_fast(p, c5, r2n);
-        const SP_REAL t = (j != i && r2n < p.rc2) ? un : (SP_REAL)0;
-        T[j] = t;
-        part += t;
-      }
+      part = sp_vmc_usum_new(p, c5, x, y, z, n, i, xn, yn, zn, T, lane);
 #elif SP_VMC_FAST
       SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
       for (int j = lane; j < n; j += SP_VMC_BLOCK) {
@@ -404,15 +456,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
 #if SP_VMC_USUM
         /* the partners' sums (each lane its own partners, whose new terms
          * it wrote to T) and the moved atom's: its new sum */
-        SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
-        for (int j = lane; j < n; j += SP_VMC_BLOCK) {
-          const SP_REAL dx = sp_vmc_mi(p, xo - x[j]), dy = sp_vmc_mi(p, yo - y[j]),
-                        dz = sp_vmc_mi(p, zo - z[j]);
-          const SP_REAL r2o = dx * dx + dy * dy + dz * dz;
-          const SP_REAL uo = sp_vmc_u_fast(p, c5, r2o);
-          const SP_REAL t = T[j] - ((j != i && r2o < p.rc2) ? uo : (SP_REAL)0);
-          U[j] = j == i ? (double)sn : U[j] + (double)t;
-        }
+        sp_vmc_usum_update(p, c5, x, y, z, n, i, xo, yo, zo, sn, T, U, lane);
         __syncwarp(); /* every lane has read x[i] (its term is not used) */
 #endif
         if (lane == 0) {
