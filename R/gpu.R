@@ -98,7 +98,7 @@ gpu_kernel_registry_build <- function() {
     # the measurement (he4_vmc.cu, SP_VMC_FAST; double_fast: the CPU's
     # chains, as double); _usum: each atom's sum of u kept, so that a
     # trial move evaluates its new terms only (single precision; the
-    # walker's shared memory grows from 12 to 24 bytes an atom).
+    # walker's shared memory grows from 12 to 20 bytes an atom).
     # bench/he4.R compares; option statphysgpu.he4_variant, a suffix: ""
     # (mixed, double), "_fast", ...
     he4_vmc = list(file = "he4_vmc.cu", toolkit = FALSE, variants = he4_variants()),

@@ -337,7 +337,7 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
 # on an H100 or H200 in bench/RESULTS.md by default; "" the kernels before
 # it); in double precision the longest variant that exists of the suffix
 # with "_u4", "_lb32" or "_usum" parts dropped ("double_fast"), else
-# "double".  A "_usum" variant needs 24 bytes of shared memory an atom:
+# "double".  A "_usum" variant needs 20 bytes of shared memory an atom:
 # beyond the 48 KiB a kernel gets without opting in, the variant without
 # "_usum" runs (the same distribution; 12 bytes an atom).
 he4_kernel_variant <- function(precision, n = 2) {
@@ -347,7 +347,7 @@ he4_kernel_variant <- function(precision, n = 2) {
   if (precision == "double") {
     if (!v %in% reg) v <- paste0("double", gsub("_u4|_lb32|_usum", "", suffix))
     if (!v %in% reg) v <- "double"
-  } else if (grepl("_usum", v) && 24 * n > 48 * 1024 - 256) {
+  } else if (grepl("_usum", v) && 20 * n > 48 * 1024 - 256) {
     v <- gsub("_usum", "", v)
   }
   v

@@ -199,22 +199,29 @@ __device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *
 #    error "SP_VMC_USUM needs SP_VMC_FAST in single precision"
 #  endif
 /* The variants "*_usum" (SP_VMC_USUM, single precision): each atom's sum
- * of u over its partners, U_i = sum_{j != i} u(r_ij), kept in double in
- * shared memory, so that a trial move of atom i evaluates u at its new
- * position only: ln psi' - ln psi = sum_j u(r_i'j) - U_i.  The new terms
- * wait in shared memory (T); only an accepted move evaluates the old ones,
- * to update its partners' sums, U_j += u(r_i'j) - u(r_ij), and sets U_i to
+ * of u over its partners, U_i = sum_{j != i} u(r_ij), kept in shared
+ * memory, so that a trial move of atom i evaluates u at its new position
+ * only: ln psi' - ln psi = sum_j u(r_i'j) - U_i.  The new terms wait in
+ * shared memory (T); only an accepted move evaluates the old ones, to
+ * update its partners' sums, U_j += u(r_i'j) - u(r_ij), and sets U_i to
  * the new sum.  At the acceptance of about 0.45 the tuning aims at, a move
  * costs about 1.45 pair terms a partner instead of 2 (bench/RESULTS.md,
- * helium).  The sums are computed afresh (sp_vmc_usum_fresh) at the start
- * of a call and after every finished block, and kept in global memory
- * between launches, so a chain depends on its blocks only, as in the other
- * variants: a continuation from a result (which starts after a block) is
- * one longer call exactly, whatever the launches.  Between two fresh sums
- * an atom's sum carries the roundings of its updates (in double: far below
- * the single-precision terms' own). */
+ * helium).  The sums are single precision and computed afresh
+ * (sp_vmc_usum_fresh) at the start of a call, after every finished block
+ * and every SP_VMC_USUM_RESYNC sweeps of the chain (its moves / n, which a
+ * continuation carries on), and kept in global memory between launches: a
+ * chain depends on its blocks and its own sweep count only, as in the
+ * other variants, so a continuation from a result (which starts after a
+ * block) is one longer call exactly, whatever the launches.  Between two
+ * fresh sums a sum carries the roundings of its updates: at most about
+ * 0.45 x N / 2 x SP_VMC_USUM_RESYNC of them, a random walk of relative size
+ * 2^-24 sqrt(that), about 1e-5 (the sum of a move's own float terms is
+ * good to about 1e-6). */
+#  ifndef SP_VMC_USUM_RESYNC
+#    define SP_VMC_USUM_RESYNC 64
+#  endif
 __device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *x,
-                                  const float *y, const float *z, int n, double *U, int lane) {
+                                  const float *y, const float *z, int n, float *U, int lane) {
   for (int i = lane; i < n; i += SP_VMC_BLOCK) {
     const float xi = x[i], yi = y[i], zi = z[i];
     float s = 0;
@@ -225,7 +232,7 @@ __device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *
       const float u = sp_vmc_u_fast(p, c5, r2);
       s += (j != i && r2 < p.rc2) ? u : 0.0f;
     }
-    U[i] = (double)s;
+    U[i] = s;
   }
   __syncwarp();
 }
@@ -272,9 +279,9 @@ __device__ __forceinline__ void sp_vmc_usum_update(const sp_he4_par_f &p, float 
                                                    const float *x, const float *y,
                                                    const float *z, int n, int i, float xo,
                                                    float yo, float zo, float sn, const float *T,
-                                                   double *U, int lane) {
+                                                   float *U, int lane) {
   for (int j0 = lane; j0 < n; j0 += SP_VMC_GROUP * SP_VMC_BLOCK) {
-    double nu[SP_VMC_GROUP];
+    float nu[SP_VMC_GROUP];
 #  pragma unroll
     for (int k = 0; k < SP_VMC_GROUP; k++) {
       const int j = j0 + k * SP_VMC_BLOCK, jc = min(j, n - 1);
@@ -283,7 +290,7 @@ __device__ __forceinline__ void sp_vmc_usum_update(const sp_he4_par_f &p, float 
       const float r2 = dx * dx + dy * dy + dz * dz;
       const float uo = sp_vmc_u_fast(p, c5, r2);
       const float t = T[jc] - ((j != i && r2 < p.rc2) ? uo : 0.0f);
-      nu[k] = j == i ? (double)sn : U[jc] + (double)t;
+      nu[k] = j == i ? sn : U[jc] + t;
     }
 #  pragma unroll
     for (int k = 0; k < SP_VMC_GROUP; k++)
@@ -357,11 +364,10 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       sp_vmc_walker_stream(a.walker0, (uint64_t)a.per_cond, sp_vmc_job_walker(a));
   const sp_he4_pair *pair = sp_vmc_pair(a);
 #if SP_VMC_USUM
-  /* U: each atom's sum of u (double, first for its alignment); T: the
-   * trial move's partner terms */
-  double *U = sp_vmc_smem;
+  /* U: each atom's sum of u; T: the trial move's partner terms */
+  SP_REAL *U = (SP_REAL *)sp_vmc_smem;
   SP_REAL *x = (SP_REAL *)(U + n), *y = x + n, *z = y + n, *T = z + n;
-  double *Ug = a.usum + (size_t)w * (size_t)n;
+  SP_REAL *Ug = (SP_REAL *)a.usum + (size_t)w * (size_t)n;
 #else
   SP_REAL *x = (SP_REAL *)sp_vmc_smem, *y = x + n, *z = y + n;
 #endif
@@ -398,6 +404,13 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
 #endif
   while (sweep < end) {
     const SP_REAL st = (SP_REAL)step;
+#if SP_VMC_USUM
+    /* every SP_VMC_USUM_RESYNC sweeps of the chain: fresh sums (a function
+     * of the coordinates, so a point where they are fresh twice is as
+     * once) */
+    if (sweep > 0 && (moves / (uint64_t)n) % SP_VMC_USUM_RESYNC == 0)
+      sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
+#endif
     SP_REAL d0 = 0, d1 = 0, d2 = 0, du = 0;
     for (int i = 0; i < n; i++) {
       const int slot = i & 31;
@@ -446,7 +459,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
 #endif
 #if SP_VMC_USUM
       const SP_REAL sn = sp_warp_sum(part);
-      const SP_REAL dl = (SP_REAL)((double)sn - U[i]);
+      const SP_REAL dl = sn - U[i];
 #else
       const SP_REAL dl = sp_warp_sum(part);
 #endif

@@ -25,11 +25,11 @@ enum {
 /* Dynamic shared memory of a walker: its coordinates x[n] y[n] z[n] in
  * the working precision and, in the kernel variants "_usum" (usum = 1,
  * he4_vmc.cu's SP_VMC_USUM, single precision), before them each atom's sum
- * of u over its partners (n doubles) and after them the trial move's
- * partner terms (n values). */
+ * of u over its partners and after them the trial move's partner terms
+ * (n values each). */
 SP_FN uint64_t sp_vmc_shared_bytes(int32_t n, int single, int usum) {
   const uint64_t rb = single ? sizeof(float) : sizeof(double);
-  return 3ull * (uint64_t)n * rb + (usum ? (uint64_t)n * (sizeof(double) + rb) : 0);
+  return (usum ? 5ull : 3ull) * (uint64_t)n * rb;
 }
 
 /* A walker between launches (device memory, one per walker). */
@@ -77,8 +77,8 @@ typedef struct {
   SP_DPTR(double) saved_moves; /* nwalkers */
   SP_DPTR(int32_t) done;   /* nwalkers: blocks finished */
   SP_DPTR(double) hist;    /* nwalkers x nbins, or 0 */
-  SP_DPTR(double) usum;    /* nwalkers x n: each atom's sum of u between launches
-                            * (the "_usum" variants), or 0 */
+  SP_DPTR(float) usum;     /* nwalkers x n: each atom's sum of u between launches
+                            * (the "_usum" variants, single precision), or 0 */
 } sp_vmc_kargs;
 
 SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 160, "sp_vmc_kargs layout");

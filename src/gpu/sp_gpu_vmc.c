@@ -63,7 +63,7 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   /* the "_usum" variants: each atom's sum of u, kept between launches (set
    * by the kernel at the start of the call) */
   if (job->usum &&
-      (st = sp_gpu_dev_alloc(d, nw * n * sizeof(double), "the sums of u", &v->usum)))
+      (st = sp_gpu_dev_alloc(d, nw * n * sizeof(float), "the sums of u", &v->usum)))
     return st;
   /* uploads: coordinates as x[n] y[n] z[n] per walker in the working precision */
   host = malloc(nw * 3 * n * rb);

@@ -123,14 +123,17 @@ test_that("kernel variant _fast_u4_usum (sums of u kept): the chains of _fast_u4
   on.exit(options(old))
   # 40 atoms: two tiles, the second partial.  The two variants make the
   # same draws and compute ln psi' - ln psi from the same single-precision
-  # terms, summed differently (new minus kept sum against the sum of
-  # differences): their decisions differ only where 2 (ln psi' - ln psi)
-  # and ln of the uniform are within the roundings, about 1e-6 apart, a
-  # chance of about 1e-6 a move, so for these 4 walkers x 40 atoms x 35
-  # sweeps (5600 moves) every decision is the same, with probability about
-  # 0.995, and then every measurement is the same computation on the same
-  # coordinates: identical.  A wrong sum (a missed update, a stale sum
-  # after a block or a launch) would change decisions within a few moves.
+  # terms, summed differently (new sum minus the kept sum against the sum
+  # of differences; the kept sum carries the roundings of its updates since
+  # it was last computed afresh, a few hundred here, about 2e-6 at most):
+  # their decisions differ only where 2 (ln psi' - ln psi) and ln of the
+  # uniform are that close, a chance of a few 1e-6 a move, so for these 4
+  # walkers x 40 atoms x 35 sweeps (5600 moves) every decision is the same
+  # with probability about 0.99 (this seed's result is fixed: it either
+  # holds or shows at once), and then every measurement is the same
+  # computation on the same coordinates: identical.  A wrong sum (a missed
+  # update, a stale sum after a block or a launch) would change decisions
+  # within a few moves.
   args <- list(40, replicas = 4, blocks = 3, block_sweeps = 5, equilibration = 20, seed = 11,
                precision = "mixed", backend = "gpu", progress = FALSE)
   fast <- do.call(he4_vmc, args)

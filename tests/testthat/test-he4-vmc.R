@@ -451,11 +451,11 @@ test_that("the GPU kernel variant follows option statphysgpu.he4_variant", {
   options(statphysgpu.he4_variant = "_lb32") # no double variant: the default one
   expect_identical(c(v("mixed"), v("double")), c("mixed_lb32", "double"))
   # the sums of u: single precision only; beyond 48 KiB of shared memory
-  # (24 bytes an atom) the variant without them
+  # (20 bytes an atom) the variant without them
   options(statphysgpu.he4_variant = "_fast_u4_usum")
   expect_identical(c(v("mixed", 512), v("double", 512)), c("mixed_fast_u4_usum", "double_fast"))
-  expect_identical(v("mixed", 2037), "mixed_fast_u4_usum")
-  expect_identical(v("mixed", 2038), "mixed_fast_u4")
+  expect_identical(v("mixed", 2444), "mixed_fast_u4_usum")
+  expect_identical(v("mixed", 2445), "mixed_fast_u4")
   expect_true(all(c("mixed", "mixed_fast", "mixed_fast_u4", "mixed_fast_u4_usum", "double",
                     "double_fast") %in% reg))
 })
