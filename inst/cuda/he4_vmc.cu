@@ -245,57 +245,79 @@ __device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *
  * root, the reciprocal: bench/RESULTS.md, helium, the _usum runs). */
 #  define SP_VMC_GROUP 4
 
+/* The new term of atom i at (xn, yn, zn) with partner j: 0 for j = i and
+ * beyond the cut. */
+__device__ __forceinline__ float sp_vmc_usum_term(const sp_he4_par_f &p, float c5,
+                                                  const float *x, const float *y,
+                                                  const float *z, int i, int j, float xn,
+                                                  float yn, float zn) {
+  const float dx = sp_vmc_mi(p, xn - x[j]), dy = sp_vmc_mi(p, yn - y[j]),
+              dz = sp_vmc_mi(p, zn - z[j]);
+  const float r2 = dx * dx + dy * dy + dz * dz;
+  const float u = sp_vmc_u_fast(p, c5, r2);
+  return (j != i && r2 < p.rc2) ? u : 0.0f;
+}
+
 /* A trial move of atom i to (xn, yn, zn): the sum of the new terms over
- * this lane's partners; each term (0 for j = i and beyond the cut) in
- * T[j]. */
+ * this lane's partners j = lane + 32 k; each term in T[j].  Whole groups
+ * first (no bound checks), then the partners left one at a time. */
 __device__ __forceinline__ float sp_vmc_usum_new(const sp_he4_par_f &p, float c5, const float *x,
                                                  const float *y, const float *z, int n, int i,
                                                  float xn, float yn, float zn, float *T,
                                                  int lane) {
   float part = 0;
-  for (int j0 = lane; j0 < n; j0 += SP_VMC_GROUP * SP_VMC_BLOCK) {
+  int j = lane;
+  for (; j + (SP_VMC_GROUP - 1) * SP_VMC_BLOCK < n; j += SP_VMC_GROUP * SP_VMC_BLOCK) {
     float t[SP_VMC_GROUP];
 #  pragma unroll
-    for (int k = 0; k < SP_VMC_GROUP; k++) {
-      const int j = j0 + k * SP_VMC_BLOCK, jc = min(j, n - 1);
-      const float dx = sp_vmc_mi(p, xn - x[jc]), dy = sp_vmc_mi(p, yn - y[jc]),
-                  dz = sp_vmc_mi(p, zn - z[jc]);
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      const float un = sp_vmc_u_fast(p, c5, r2);
-      t[k] = (j < n && j != i && r2 < p.rc2) ? un : 0.0f;
-    }
+    for (int k = 0; k < SP_VMC_GROUP; k++)
+      t[k] = sp_vmc_usum_term(p, c5, x, y, z, i, j + k * SP_VMC_BLOCK, xn, yn, zn);
 #  pragma unroll
     for (int k = 0; k < SP_VMC_GROUP; k++) {
-      if (j0 + k * SP_VMC_BLOCK < n) T[j0 + k * SP_VMC_BLOCK] = t[k];
+      T[j + k * SP_VMC_BLOCK] = t[k];
       part += t[k];
     }
+  }
+  for (; j < n; j += SP_VMC_BLOCK) {
+    const float t = sp_vmc_usum_term(p, c5, x, y, z, i, j, xn, yn, zn);
+    T[j] = t;
+    part += t;
   }
   return part;
 }
 
-/* An accepted move of atom i from (xo, yo, zo), whose new sum is sn: each
- * partner's sum gains its new term (T) less its old one; atom i's is sn. */
+/* Partner j's sum after an accepted move of atom i from (xo, yo, zo) whose
+ * new sum is sn: its new term (T) less its old one; atom i's: sn. */
+__device__ __forceinline__ float sp_vmc_usum_next(const sp_he4_par_f &p, float c5,
+                                                  const float *x, const float *y,
+                                                  const float *z, int i, int j, float xo,
+                                                  float yo, float zo, float sn, const float *T,
+                                                  const float *U) {
+  const float dx = sp_vmc_mi(p, xo - x[j]), dy = sp_vmc_mi(p, yo - y[j]),
+              dz = sp_vmc_mi(p, zo - z[j]);
+  const float r2 = dx * dx + dy * dy + dz * dz;
+  const float uo = sp_vmc_u_fast(p, c5, r2);
+  const float t = T[j] - ((j != i && r2 < p.rc2) ? uo : 0.0f);
+  return j == i ? sn : U[j] + t;
+}
+
+/* An accepted move: every partner's sum (this lane's), as sp_vmc_usum_new
+ * takes them. */
 __device__ __forceinline__ void sp_vmc_usum_update(const sp_he4_par_f &p, float c5,
                                                    const float *x, const float *y,
                                                    const float *z, int n, int i, float xo,
                                                    float yo, float zo, float sn, const float *T,
                                                    float *U, int lane) {
-  for (int j0 = lane; j0 < n; j0 += SP_VMC_GROUP * SP_VMC_BLOCK) {
+  int j = lane;
+  for (; j + (SP_VMC_GROUP - 1) * SP_VMC_BLOCK < n; j += SP_VMC_GROUP * SP_VMC_BLOCK) {
     float nu[SP_VMC_GROUP];
 #  pragma unroll
-    for (int k = 0; k < SP_VMC_GROUP; k++) {
-      const int j = j0 + k * SP_VMC_BLOCK, jc = min(j, n - 1);
-      const float dx = sp_vmc_mi(p, xo - x[jc]), dy = sp_vmc_mi(p, yo - y[jc]),
-                  dz = sp_vmc_mi(p, zo - z[jc]);
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      const float uo = sp_vmc_u_fast(p, c5, r2);
-      const float t = T[jc] - ((j != i && r2 < p.rc2) ? uo : 0.0f);
-      nu[k] = j == i ? sn : U[jc] + t;
-    }
-#  pragma unroll
     for (int k = 0; k < SP_VMC_GROUP; k++)
-      if (j0 + k * SP_VMC_BLOCK < n) U[j0 + k * SP_VMC_BLOCK] = nu[k];
+      nu[k] = sp_vmc_usum_next(p, c5, x, y, z, i, j + k * SP_VMC_BLOCK, xo, yo, zo, sn, T, U);
+#  pragma unroll
+    for (int k = 0; k < SP_VMC_GROUP; k++) U[j + k * SP_VMC_BLOCK] = nu[k];
   }
+  for (; j < n; j += SP_VMC_BLOCK) U[j] = sp_vmc_usum_next(p, c5, x, y, z, i, j, xo, yo, zo, sn, T, U);
 }
 #endif
 
