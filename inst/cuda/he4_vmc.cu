@@ -319,6 +319,45 @@ __device__ __forceinline__ void sp_vmc_usum_update(const sp_he4_par_f &p, float 
   }
   for (; j < n; j += SP_VMC_BLOCK) U[j] = sp_vmc_usum_next(p, c5, x, y, z, i, j, xo, yo, zo, sn, T, U);
 }
+
+/* A trial move of atom i to (xn, yn, zn), as sp_vmc_usum_new, with the
+ * update of the previous move, which was accepted (atom pi from (pxo, pyo,
+ * pzo), its new sum psn), in the same partner loop: the two terms of a
+ * partner are independent chains the compiler interleaves, as in
+ * mixed_fast_u4's loop, instead of an update loop between the decision and
+ * the next trial.  The same arithmetic as sp_vmc_usum_update then
+ * sp_vmc_usum_new (the same sums, the same chains); the caller reads U[i]
+ * after a __syncwarp. */
+__device__ __forceinline__ float sp_vmc_usum_new_update(
+    const sp_he4_par_f &p, float c5, const float *x, const float *y, const float *z, int n,
+    int i, float xn, float yn, float zn, int pi, float pxo, float pyo, float pzo, float psn,
+    float *T, float *U, int lane) {
+  float part = 0;
+  int j = lane;
+  for (; j + (SP_VMC_GROUP - 1) * SP_VMC_BLOCK < n; j += SP_VMC_GROUP * SP_VMC_BLOCK) {
+    float t[SP_VMC_GROUP], nu[SP_VMC_GROUP];
+#  pragma unroll
+    for (int k = 0; k < SP_VMC_GROUP; k++) {
+      const int jj = j + k * SP_VMC_BLOCK;
+      nu[k] = sp_vmc_usum_next(p, c5, x, y, z, pi, jj, pxo, pyo, pzo, psn, T, U);
+      t[k] = sp_vmc_usum_term(p, c5, x, y, z, i, jj, xn, yn, zn);
+    }
+#  pragma unroll
+    for (int k = 0; k < SP_VMC_GROUP; k++) {
+      U[j + k * SP_VMC_BLOCK] = nu[k];
+      T[j + k * SP_VMC_BLOCK] = t[k];
+      part += t[k];
+    }
+  }
+  for (; j < n; j += SP_VMC_BLOCK) {
+    const float nu = sp_vmc_usum_next(p, c5, x, y, z, pi, j, pxo, pyo, pzo, psn, T, U);
+    const float t = sp_vmc_usum_term(p, c5, x, y, z, i, j, xn, yn, zn);
+    U[j] = nu;
+    T[j] = t;
+    part += t;
+  }
+  return part;
+}
 #endif
 
 /* Block means, state and coordinates at the end of block `blk`. */
@@ -434,6 +473,11 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
 #endif
     SP_REAL d0 = 0, d1 = 0, d2 = 0, du = 0;
+#if SP_VMC_USUM
+    /* the accepted move whose update waits for the next trial's loop */
+    int pi = -1;
+    SP_REAL pxo = 0, pyo = 0, pzo = 0, psn = 0;
+#endif
     for (int i = 0; i < n; i++) {
       const int slot = i & 31;
       if (slot == 0) {
@@ -456,8 +500,14 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       const SP_REAL zn = SP_HE4(sp_vmc_wrap)(&p, zo + st * e2);
       SP_REAL part = 0;
 #if SP_VMC_USUM
-      /* the new terms only (T: for an accepted move's update) */
-      part = sp_vmc_usum_new(p, c5, x, y, z, n, i, xn, yn, zn, T, lane);
+      /* the new terms only (T: for an accepted move's update), with the
+       * previous move's update when it was accepted */
+      if (pi >= 0)
+        part = sp_vmc_usum_new_update(p, c5, x, y, z, n, i, xn, yn, zn, pi, pxo, pyo, pzo, psn,
+                                      T, U, lane);
+      else
+        part = sp_vmc_usum_new(p, c5, x, y, z, n, i, xn, yn, zn, T, lane);
+      pi = -1;
 #elif SP_VMC_FAST
       SP_VMC_PRAGMA(unroll SP_VMC_UNROLL)
       for (int j = lane; j < n; j += SP_VMC_BLOCK) {
@@ -481,6 +531,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
 #endif
 #if SP_VMC_USUM
       const SP_REAL sn = sp_warp_sum(part);
+      __syncwarp(); /* U[i], updated by its lane */
       const SP_REAL dl = sn - U[i];
 #else
       const SP_REAL dl = sp_warp_sum(part);
@@ -490,9 +541,13 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
         acc++;
 #if SP_VMC_USUM
         /* the partners' sums (each lane its own partners, whose new terms
-         * it wrote to T) and the moved atom's: its new sum */
-        sp_vmc_usum_update(p, c5, x, y, z, n, i, xo, yo, zo, sn, T, U, lane);
-        __syncwarp(); /* every lane has read x[i] (its term is not used) */
+         * it wrote to T) and the moved atom's, its new sum: in the next
+         * trial's loop, or after the sweep */
+        pi = i;
+        pxo = xo;
+        pyo = yo;
+        pzo = zo;
+        psn = sn;
 #endif
         if (lane == 0) {
           x[i] = xn;
@@ -507,6 +562,13 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       }
       __syncwarp(); /* the move is seen by every lane */
     }
+#if SP_VMC_USUM
+    /* the sweep's last move, when accepted */
+    if (pi >= 0) {
+      sp_vmc_usum_update(p, c5, x, y, z, n, pi, pxo, pyo, pzo, psn, T, U, lane);
+      __syncwarp();
+    }
+#endif
     uint64_t k = sweep++;
     /* stop after a sweep that made a coordinate non-finite (before a
      * measurement, whose g(r) bins would take a NaN distance for an index) */
