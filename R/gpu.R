@@ -160,11 +160,7 @@ he4_variants <- function() {
        double = v("SP_REAL=double"),
        mixed_fast = v(single, fast),
        mixed_fast_u4 = v(single, fast, "SP_VMC_UNROLL=4"),
-       mixed_fast_u4_lb20 = v(single, fast, "SP_VMC_UNROLL=4", "SP_VMC_MINBLOCKS=20"),
-       mixed_fast_u4_lb24 = v(single, fast, "SP_VMC_UNROLL=4", "SP_VMC_MINBLOCKS=24"),
        mixed_fast_u4_usum = v(single, fast, "SP_VMC_UNROLL=4", "SP_VMC_USUM=1"),
-       mixed_fast_u4_usum_lb20 = v(single, fast, "SP_VMC_UNROLL=4", "SP_VMC_USUM=1",
-                                   "SP_VMC_MINBLOCKS=20"),
        double_fast = v("SP_REAL=double", "SP_VMC_FAST=1"))
 }
 

@@ -115,8 +115,15 @@
 #'   within 2 units in the last place) or `"double"` (on the GPU the CPU's
 #'   chains to rounding); with `init`, the precision of `init` unless
 #'   given. Option `statphysgpu.he4_variant` picks the GPU kernel variant (a
-#'   suffix: `"_fast_u4"` by default, `""` the exact-division kernels of
-#'   earlier versions; they differ only in speed).
+#'   suffix: `"_fast_u4_usum"` by default, which keeps each atom's sum of
+#'   the Jastrow terms so that a trial move evaluates its new terms only
+#'   (mixed precision, up to 2444 atoms: 20 bytes of shared memory an atom;
+#'   beyond, and in double precision, the variant without it);
+#'   `"_fast_u4"` evaluates the old and new terms of every move; `""` the
+#'   exact-division kernels of earlier versions.  In double precision they
+#'   give the CPU's chains; in mixed precision they differ in the roundings
+#'   of ln psi' - ln psi, so a chain may part from another variant's where a
+#'   decision falls within about 1e-6, with the same distribution.
 #' @param pair_distribution Also accumulate the pair distribution
 #'   \eqn{g(r)} over the recorded measurements (100 bins over \eqn{[0, L/2)}).
 #' @param progress Show a progress bar.

@@ -6,7 +6,7 @@
 SP_TUNING <- list(
   # name = list(default, check: function(value) TRUE when acceptable, what: the allowed values)
   driven_variant = list("", function(v) is_string(v), "a string (a kernel variant's suffix)"),
-  he4_variant = list("_fast_u4", function(v) is_string(v), "a string (a kernel variant's suffix)"),
+  he4_variant = list("_fast_u4_usum", function(v) is_string(v), "a string (a kernel variant's suffix)"),
   kuramoto_variant = list("", function(v) is.null(v) || is_string(v),
                           "a string (a kernel variant's suffix)"),
   lrmd_slices = list(1L, function(v) is_whole(v, 1, 64), "a whole number from 1 to 64"),

@@ -361,7 +361,7 @@ test_that("NVRTC compiles he4.h (through the VMC kernel he4_vmc.cu) in both prec
   reg <- statphysgpu:::gpu_kernel_registry()$he4_vmc
   expect_setequal(names(reg$variants), c("mixed", "mixed_lb32", "mixed_u4", "mixed_lb32_u4",
                                          "double", "mixed_fast", "mixed_fast_u4",
-                                         "double_fast"))
+                                         "mixed_fast_u4_usum", "double_fast"))
   file <- file.path(system.file("cuda", package = "statphysgpu"), reg$file)
   for (v in names(reg$variants)) {
     res <- statphysgpu:::nvrtc_compile(

@@ -443,7 +443,7 @@ test_that("the GPU kernel variant follows option statphysgpu.he4_variant", {
   reg <- names(statphysgpu:::gpu_kernel_registry()$he4_vmc$variants)
   old <- options(statphysgpu.he4_variant = NULL)
   on.exit(options(old))
-  expect_identical(c(v("mixed"), v("double")), c("mixed_fast_u4", "double_fast"))
+  expect_identical(c(v("mixed"), v("double")), c("mixed_fast_u4_usum", "double_fast"))
   options(statphysgpu.he4_variant = "")
   expect_identical(c(v("mixed"), v("double")), c("mixed", "double"))
   options(statphysgpu.he4_variant = "_fast")
