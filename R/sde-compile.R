@@ -356,7 +356,7 @@ sde_gpu_variant <- function(precision, method, defines = NULL) {
                      "SP_SDE_FAST_MATH=1",
                    if (sp_tuning("sde_blocks_per_sm") > 0)
                      sprintf("SP_SDE_MINBLOCKS=%d", as.integer(sp_tuning("sde_blocks_per_sm"))),
-                   if (sp_tuning("sde_chunk") != 8)
+                   if (sp_tuning("sde_chunk") != 16)
                      sprintf("SP_SDE_CHUNK=%d", as.integer(sp_tuning("sde_chunk"))),
                    defines),
        fast_math = FALSE)

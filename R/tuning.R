@@ -31,8 +31,9 @@ SP_TUNING <- list(
   # 128 threads an SM (0: no cap); bench/sde-variants.R compares
   sde_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 16), "a whole number from 0 to 16"),
   # sde_run(): the passage kernel's steps between a lane's checks for a new
-  # path (SP_SDE_CHUNK of sde.cu; a multiple of 4); bench/sde-ab.R compares
-  sde_chunk = list(8L, function(v) is_whole(v, 4, 64) && v %% 4 == 0,
+  # path (SP_SDE_CHUNK of sde.cu; a multiple of 4; 16 by default, faster
+  # than 8 and 32 on an H200); bench/sde-ab.R compares
+  sde_chunk = list(16L, function(v) is_whole(v, 4, 64) && v %% 4 == 0,
                    "a multiple of 4 from 4 to 64"),
   # user models: the compiled objects loaded at once for the CPU, at most
   # (the least recently used unloaded past it: R's DLL limit never met)

@@ -24,7 +24,8 @@
 #  define SP_REAL_SINGLE 1
 #endif
 #ifndef SP_SDE_CHUNK
-#  define SP_SDE_CHUNK 8 /* steps between a lane's checks for a new path */
+#  define SP_SDE_CHUNK 16 /* steps between a lane's checks for a new path (bench/RESULTS.md,
+                            * issue 34 item 5, run 9: 16 beat 8 and 32) */
 #endif
 
 #ifndef SP_SDE_MINBLOCKS

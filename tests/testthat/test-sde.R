@@ -399,8 +399,9 @@ test_that("the model's kernels compile with NVRTC (no GPU needed)", {
   expect_true(is.raw(img))
   # the passage kernel's chunk (option statphysgpu.sde_chunk): another
   # variant, a multiple of 4
-  withr::with_options(list(statphysgpu.sde_chunk = 16L), {
-    expect_true("SP_SDE_CHUNK=16" %in% statphysgpu:::sde_gpu_variant("single", "srk2")$defines)
+  expect_false(any(grepl("SP_SDE_CHUNK", statphysgpu:::sde_gpu_variant("single", "srk2")$defines)))
+  withr::with_options(list(statphysgpu.sde_chunk = 8L), {
+    expect_true("SP_SDE_CHUNK=8" %in% statphysgpu:::sde_gpu_variant("single", "srk2")$defines)
     img <- statphysgpu:::sde_nvrtc_image(sde_washboard(), "sm_90", "single", "srk2")
     expect_true(is.raw(img) && length(img) > 1000)
   })
@@ -429,8 +430,10 @@ test_that("the model's kernels compile with NVRTC (no GPU needed)", {
       off <- statphysgpu:::sde_nvrtc_image(sc, "sm_90", "single", method, cubin = FALSE,
                                            defines = "SP_SDE_OUTLINED=1")
       expect_gt(calls(on), 0)
-      # two macro-steps of 4 steps, one sine a stage (method), one cosine
-      expect_identical(calls(off) - calls(on), 8L * (1L + (method == "srk2")) * 2L)
+      # the chunk's macro-steps of 4 steps (16 steps by default), one sine
+      # a stage (method), one cosine
+      chunk <- as.integer(statphysgpu:::sp_tuning("sde_chunk"))
+      expect_identical(calls(off) - calls(on), chunk * (1L + (method == "srk2")) * 2L)
     }
   }
   # a model compiled out of line has no copy (its sines are out of line too)
