@@ -355,7 +355,7 @@ test_that("T_PB and T_JF agree in expectation for the symmetrised form, not for 
 
 # ---- GPU source ------------------------------------------------------------------
 
-test_that("NVRTC compiles he4.h (through the VMC kernel he4_vmc.cu) in both precisions", {
+test_that("NVRTC compiles he4.h (through the VMC kernel he4_vmc.cu) in both precisions (the default variants)", {
   skip_if_no_nvrtc()
   skip_if_second_build() # the same sources and R code in both builds
   reg <- statphysgpu:::gpu_kernel_registry()$he4_vmc
@@ -363,7 +363,11 @@ test_that("NVRTC compiles he4.h (through the VMC kernel he4_vmc.cu) in both prec
                                          "double", "mixed_fast", "mixed_fast_u4",
                                          "mixed_fast_u4_usum", "double_fast"))
   file <- file.path(system.file("cuda", package = "statphysgpu"), reg$file)
-  for (v in names(reg$variants)) {
+  # the default variants of both precisions here; every variant in
+  # test-gpu-runtime.R's gpu_kernels_check() (a second compile of each
+  # cost CI some 5 s)
+  for (v in c(statphysgpu:::he4_kernel_variant("mixed", 512),
+              statphysgpu:::he4_kernel_variant("double", 512))) {
     res <- statphysgpu:::nvrtc_compile(
       file, statphysgpu:::nvrtc_options("sm_90", reg$variants[[v]], FALSE))
     expect_true(res$ok, info = paste(v, res$error, res$log))
