@@ -257,13 +257,13 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
   if (plan$backend == "gpu") {
     prec <- check_precision(precision, c("mixed", "double"), call = call)
     shmem <- 3 * n_atoms * if (prec == "mixed") 4 else 8
-    if (shmem > 48 * 1024 - 256) { # 256 bytes of static shared memory for the sums
+    if (shmem > VMC_SHMEM_MAX) {
       sp_abort(sprintf(paste0(
         "on the GPU a walker keeps its coordinates in shared memory: %s atoms ",
         "need %s, more than the 48 KiB a kernel gets without opting in (at most ",
         "%s atoms in %s precision); use precision = \"mixed\", fewer atoms or ",
         "backend = \"cpu\"."), fmt_count(n_atoms), fmt_bytes(shmem),
-        fmt_count(floor((48 * 1024 - 256) / (3 * if (prec == "mixed") 4 else 8))), prec),
+        fmt_count(floor(VMC_SHMEM_MAX / (3 * if (prec == "mixed") 4 else 8))), prec),
         call = call)
     }
   }
@@ -354,11 +354,15 @@ he4_kernel_variant <- function(precision, n = 2) {
   if (precision == "double") {
     if (!v %in% reg) v <- paste0("double", gsub("_u4|_lb32|_usum", "", suffix))
     if (!v %in% reg) v <- "double"
-  } else if (grepl("_usum", v) && 20 * n > 48 * 1024 - 256) {
+  } else if (grepl("_usum", v) && 20 * n > VMC_SHMEM_MAX) {
     v <- gsub("_usum", "", v)
   }
   v
 }
+
+# The dynamic shared memory a he4_vmc kernel gets without opting in: 48 KiB
+# less 256 bytes of static shared memory for the sums.
+VMC_SHMEM_MAX <- 48 * 1024 - 256
 
 # Where the Aziz potential changes sign (A): pair cuts inside it are refused.
 HE4_CORE <- 2.63692
