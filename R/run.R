@@ -150,8 +150,16 @@ sim_run <- function(frame, entry, ..., job = list(...), kernel = NULL, variant =
     key <- gpu_kernel_load(kernel, frame$plan$devices, variant = variant, defines = defines)
   }
   sim_hold_interrupts(frame$call, envir)
-  .Call(C_sp_r_model_run, entry, job, key, as.integer(frame$plan$devices), frame$progress)
+  res <- .Call(C_sp_r_model_run, entry, job, key, as.integer(frame$plan$devices), frame$progress)
+  .sp_last_run$run <- res$run
+  res
 }
+
+# The run information (seconds, rounds, interrupted, and on the GPU the
+# set-up and collect seconds around the rounds) of the last sim_run() of
+# the session: bench/he4-fixed.R reads where a call's fixed cost goes.
+.sp_last_run <- new.env(parent = emptyenv())
+sp_last_run <- function() .sp_last_run$run
 
 # Suspend interrupts until the function whose frame is `envir` exits (an
 # on.exit registered there, as withr::defer() does).  The release function

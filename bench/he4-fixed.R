@@ -12,10 +12,34 @@ x0 <- he4_vmc(512, replicas = "auto", blocks = 1, block_sweeps = 4, equilibratio
 tiny <- function() he4_vmc(512, blocks = 1, block_sweeps = 2, measure_every = 2,
                            equilibration = 0, init = x0, backend = "gpu", progress = FALSE)
 invisible(tiny())
-for (i in 1:5) {
+# the C side's set-up (streams, allocations, uploads) and collect (downloads,
+# release) around the engine's rounds (statphysgpu:::sp_last_run(), absent
+# before 2026-11-29), the garbage collector's time (gc.time()), and the rest:
+# the R side (checks, the result)
+last <- function(k) {
+  r <- tryCatch(statphysgpu:::sp_last_run(), error = function(e) NULL)
+  if (is.null(r) || !k %in% names(r)) NA_real_ else r[[k]]
+}
+for (i in 1:8) {
+  g0 <- gc.time()[3]
   w <- system.time(x <- tiny())[["elapsed"]]
-  cat(sprintf("tiny call %d: wall %.4f s, engine %.4f s, fixed %.4f s\n", i, w,
-              attr(x, "seconds"), w - attr(x, "seconds")))
+  gct <- gc.time()[3] - g0
+  e <- attr(x, "seconds")
+  cat(sprintf(paste0("tiny call %d: wall %.4f s, engine %.4f s, fixed %.4f s: C set-up %.4f, ",
+                     "C collect %.4f, R side %.4f (of which GC %.4f)\n"), i, w, e, w - e,
+              last("setup"), last("collect"), w - e - last("setup") - last("collect"), gct))
+}
+# the same fixed cost in a call of the profile's length (bench/he4-profile.sh)
+for (i in 1:3) {
+  g0 <- gc.time()[3]
+  w <- system.time(x <- he4_vmc(512, blocks = 10, block_sweeps = 20, measure_every = 2,
+                                equilibration = 0, init = x0, backend = "gpu",
+                                progress = FALSE))[["elapsed"]]
+  gct <- gc.time()[3] - g0
+  e <- attr(x, "seconds")
+  cat(sprintf(paste0("200-sweep call %d: wall %.4f s, engine %.4f s, fixed %.4f s: C set-up %.4f, ",
+                     "C collect %.4f, R side %.4f (of which GC %.4f)\n"), i, w, e, w - e,
+              last("setup"), last("collect"), w - e - last("setup") - last("collect"), gct))
 }
 Rprof("/tmp/he4-fixed.Rprof", interval = 0.001)
 for (i in 1:10) x <- tiny()
@@ -26,7 +50,7 @@ print(head(s$by.self, 20))
 st <- attr(x0, "state")
 L <- attr(x0, "params")$L
 tm <- function(expr) system.time(for (i in 1:10) force(expr))[["elapsed"]] / 10
-cat(sprintf("state check (vmc_check_start): %.4f s\n",
+cat(sprintf("state check (vmc_check_start) of an unchanged result: %.4f s\n",
             system.time(for (i in 1:10) statphysgpu:::vmc_check_start(
               x0, 512, 0.02186, 3.07, "symmetrized", NULL, "auto",
               data.frame(density = 0.02186, b = 3.07), quote(f())))[["elapsed"]] / 10))

@@ -347,8 +347,7 @@ SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progre
   SET_STRING_ELT(nms, m->noutputs, Rf_mkChar("run"));
   Rf_setAttrib(res, R_NamesSymbol, nms);
   if (m->out_init != NULL) m->out_init(j, out);
-  info.seconds = info.rounds = 0;
-  info.interrupted = 0;
+  memset(&info, 0, sizeof info);
   work = m->work(j);
   if (work > 0) {
     token = PROTECT(R_MakeUnwindCont());

@@ -45,6 +45,10 @@ typedef struct {
                       set-up, hooks, collect or release) */
   double rounds;   /* rounds driven */
   int interrupted; /* 1 when the user stopped it (partial results) */
+  /* the GPU round driver's fixed cost around the rounds (0 elsewhere):
+   * set-up (streams, allocations, uploads) and collect with release
+   * (downloads, frees), wall seconds (bench/he4-fixed.R reads them) */
+  double setup, collect;
 } sp_run_info;
 
 /* An engine on the CPU. */

@@ -55,6 +55,7 @@ int sp_gpu_run(const sp_gpu_engine *e, void *model, const int *devices, int ndev
   sp_gpu_dev *D;
   unsigned budget = e->budget0 > 0 ? e->budget0 : 1;
   int i, st = SP_OK, busy = 1;
+  double t_setup = sp_now(), t_collect;
   info->seconds = info->rounds = 0;
   info->interrupted = 0;
   D = (sp_gpu_dev *)calloc((size_t)ndev, sizeof *D);
@@ -71,6 +72,7 @@ int sp_gpu_run(const sp_gpu_engine *e, void *model, const int *devices, int ndev
     if (st == SP_OK) st = sp_gpu_stream_create(d->id, &d->stream);
     if (st == SP_OK) st = e->setup(model, d);
   }
+  info->setup = sp_now() - t_setup;
   while (st == SP_OK && busy) {
     double t0 = sp_now(), done = 0, target = SP_ROUND_SECONDS;
     int all_tail = 1;
@@ -108,6 +110,7 @@ int sp_gpu_run(const sp_gpu_engine *e, void *model, const int *devices, int ndev
     budget = (unsigned)sp_round_budget(budget, sp_now() - t0, target,
                                        e->budget_max > 0 ? e->budget_max : 1u << 30);
   }
+  t_collect = sp_now();
   for (i = 0; i < ndev && st == SP_OK && e->collect != NULL; i++)
     st = e->collect(model, &D[i], info->interrupted);
   if (st != SP_OK) {
@@ -121,6 +124,7 @@ int sp_gpu_run(const sp_gpu_engine *e, void *model, const int *devices, int ndev
     for (i = 0; i < ndev; i++) dev_release(&D[i]);
   }
   free(D);
+  info->collect = sp_now() - t_collect;
   return st;
 }
 

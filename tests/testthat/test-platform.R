@@ -19,7 +19,8 @@ test_that("the generic entry runs a model by name and returns its outputs by nam
                     "useful_steps", "issued_steps", "finished", "run"))
   expect_length(r$value, 3)
   expect_type(r$status, "integer")
-  expect_named(r$run, c("seconds", "rounds", "interrupted"))
+  expect_named(r$run, c("seconds", "rounds", "interrupted", "setup", "collect"))
+  expect_identical(r$run[c("setup", "collect")], c(setup = 0, collect = 0)) # CPU: none
   # the same paths as escape_times() with these parameters (t_max = 1)
   x <- escape_times(3, 0.5, 1, 1, 0.2, 0.01, 1, seed = 1, backend = "cpu", progress = FALSE)
   expect_identical(x$value, r$value)
