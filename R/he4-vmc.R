@@ -99,7 +99,11 @@
 #'   (minimum image; the trial function gives such a pair a weight below
 #'   \eqn{e^{-1000}}, so no chain reaches it, and coincident atoms have no
 #'   finite energy), finite positive displacements, whole move and block
-#'   counts. A state saved by an earlier version (fields `walker`, `step`)
+#'   counts. The state keeps a fingerprint of its coordinates (field
+#'   `fingerprint`): a state that still matches it, as he4_vmc() or
+#'   [rbind()] made it, skips the search for close atoms (the rest is
+#'   checked as ever), and any change of a coordinate makes the search run.
+#'   A state saved by an earlier version (fields `walker`, `step`)
 #'   continues too.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #'   With `init`, the seed of `init`.
@@ -317,7 +321,9 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                              coords = res$coords, # 3 x n x walkers (src/models/vmc.c)
                              displacement = res$step, moves = res$moves,
                              blocks = blocks_before + res$done,
-                             seed_hex = u64_to_hex(fr$seed))
+                             seed_hex = u64_to_hex(fr$seed),
+                             fingerprint = vmc_fingerprint(res$coords, n_atoms, L, grid$b,
+                                                           cond_of))
   attr(out, "displacement") <- res$step
   attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
@@ -554,8 +560,13 @@ vmc_check_state <- function(st, n_atoms, L, b, call) {
   }
   # one pass in C per condition (linear time): the engine wraps coordinates
   # into [0, L) in its precision, so allow the rounding of L to single
-  # precision; then the first walker with two atoms within d
-  for (c in unique(cond)) {
+  # precision; then the first walker with two atoms within d.  A state
+  # whose fingerprint is the one he4_vmc() gave it with these boxes, b and
+  # conditions is unchanged since the engine made it: no search.
+  fp <- st$fingerprint
+  unchanged <- is.character(fp) && length(fp) == 1 && nzchar(fp) &&
+    identical(fp, vmc_fingerprint(x, n_atoms, L, b, cond))
+  for (c in if (unchanged) NULL else unique(cond)) {
     idx <- which(cond == c)
     xc <- if (length(idx) == nw) x else x[, , idx, drop = FALSE]
     d <- min(0.01, b[c] / 4)
@@ -588,6 +599,18 @@ vmc_check_state <- function(st, n_atoms, L, b, call) {
 vmc_check_coords <- function(coords, L, hi, d) {
   .Call(C_sp_r_vmc_check_coords, if (is.double(coords)) coords else as.double(coords),
         as.integer(dim(coords)[2]), as.double(L), as.double(hi), as.double(d))
+}
+
+# The fingerprint of a walkers' state (coordinates 3 x n x walkers, in C,
+# sp_vmc_fingerprint()) with the boxes L and McMillan parameters b of its
+# conditions and each walker's condition: 16 hexadecimal digits.  he4_vmc()
+# keeps it in the state it hands back, and vmc_check_state() skips the
+# close-pair search of a state whose fingerprint still matches (one pass
+# over the coordinates instead of a search: a continuation's fixed cost,
+# bench/he4-fixed.R).
+vmc_fingerprint <- function(coords, n, L, b, cond) {
+  .Call(C_sp_r_vmc_fingerprint, if (is.double(coords)) coords else as.double(coords),
+        as.integer(n), as.double(c(n, length(L), L, b, cond)))
 }
 
 # The first walker with two atoms closer than d (coordinates in [0, L]), or 0.

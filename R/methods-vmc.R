@@ -710,6 +710,17 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
                                c(3, n, length(keys))),
                 displacement = field("displacement"), moves = field("moves"),
                 blocks = field("blocks"), seed_hex = st[[1]]$seed_hex)
+  # a fingerprint (vmc_fingerprint()) only when every part's still matches:
+  # the combined state is then made of states the engine made
+  g <- vmc_conditions(first)
+  Lc <- (n / g$density)^(1 / 3)
+  same_fp <- function(s) {
+    is.character(s$fingerprint) && length(s$fingerprint) == 1 &&
+      identical(s$fingerprint, vmc_fingerprint(s$coords, n, Lc, g$b, s$condition))
+  }
+  if (all(vapply(st, same_fp, TRUE))) {
+    state$fingerprint <- vmc_fingerprint(state$coords, n, Lc, g$b, state$condition)
+  }
   attr(out, "state") <- state
   attr(out, "step") <- NULL # results of earlier versions
   attr(out, "displacement") <- state$displacement

@@ -1,6 +1,7 @@
 /* .Call glue of the helium VMC model's helpers (its run goes through the
  * generic entry, src/r_model.c, and the descriptor src/models/vmc.c). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "r_util.h"
@@ -54,4 +55,22 @@ SEXP sp_r_vmc_check_coords(SEXP coords, SEXP n, SEXP L, SEXP hi, SEXP d) {
   REAL(out)[1] = (double)w;
   UNPROTECT(1);
   return out;
+}
+
+/* The fingerprint of a walkers' state (sp_vmc_fingerprint): coords (3 x n x
+ * walkers doubles), extra (doubles), as 16 hexadecimal digits ("" when there
+ * is none: out of memory). */
+SEXP sp_r_vmc_fingerprint(SEXP coords, SEXP n, SEXP extra) {
+  const int nn = sp_r_int(n);
+  R_xlen_t len = XLENGTH(coords);
+  uint64_t h;
+  char buf[17];
+  if (TYPEOF(coords) != REALSXP || TYPEOF(extra) != REALSXP || nn < 1 ||
+      len % (3 * (R_xlen_t)nn) != 0)
+    Rf_error("internal error: sp_r_vmc_fingerprint(coords (3 x n x walkers doubles), n, extra)");
+  h = sp_vmc_fingerprint(REAL(coords), 3 * (size_t)nn, (size_t)(len / (3 * (R_xlen_t)nn)),
+                         REAL(extra), (size_t)XLENGTH(extra), sp_threads_get());
+  if (h == 0) return Rf_mkString("");
+  snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+  return Rf_mkString(buf);
 }

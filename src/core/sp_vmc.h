@@ -74,6 +74,16 @@ int sp_vmc_close_pair(const double *coords, int n, int nwalkers, double L, doubl
  * (NaN, infinite or outside), or 0. */
 size_t sp_vmc_coords_outside(const double *coords, size_t len, double hi);
 
+/* A 64-bit fingerprint of a walkers' state as he4_vmc() hands it back
+ * (nparts walkers of `per` coordinates, and `extra` values: the box sides,
+ * McMillan parameters and conditions it was checked against), not 0 (0:
+ * out of memory).  Not cryptographic: it tells a state the package made
+ * and did not change since from one that was changed, so that the
+ * close-pair search of an unchanged one is skipped (R/he4-vmc.R).  The same
+ * value whatever the threads. */
+uint64_t sp_vmc_fingerprint(const double *coords, size_t per, size_t nparts, const double *extra,
+                            size_t nextra, int nth);
+
 /* Blocks NaN, no block done, histogram 0 (both engines start so). */
 void sp_vmc_out_init(const sp_vmc_job *job, sp_vmc_out *out);
 

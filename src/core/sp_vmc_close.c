@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sp_error.h"
 
@@ -125,4 +126,47 @@ size_t sp_vmc_coords_outside(const double *coords, size_t len, double hi) {
   for (i = 0; i < len; i++)
     if (!(coords[i] >= 0 && coords[i] <= hi)) return i + 1; /* NaN fails both */
   return 0;
+}
+
+/* The splitmix64 finaliser: every input bit reaches every output bit. */
+static uint64_t fp_mix(uint64_t h) {
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+/* One part's 64 bits: four interleaved multiply-xorshift chains over its
+ * 8-byte words (bit patterns, so -0 and 0 differ, as any NaN payload),
+ * mixed. */
+static uint64_t fp_part(const double *x, size_t len) {
+  uint64_t h[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
+                   0x082efa98ec4e6c89ull};
+  size_t i;
+  for (i = 0; i < len; i++) {
+    uint64_t b;
+    memcpy(&b, x + i, sizeof b);
+    b = (h[i & 3] ^ b) * 0x9e3779b97f4a7c15ull;
+    h[i & 3] = b ^ (b >> 32); /* the high bits back down (a product alone
+                               * leaves its top bit a parity of the inputs') */
+  }
+  return fp_mix(h[0] ^ fp_mix(h[1] ^ fp_mix(h[2] ^ fp_mix(h[3] ^ (uint64_t)len))));
+}
+
+uint64_t sp_vmc_fingerprint(const double *coords, size_t per, size_t nparts, const double *extra,
+                            size_t nextra, int nth) {
+  uint64_t h, *parts;
+  size_t w;
+  if (nth < 1) nth = 1;
+  parts = (uint64_t *)malloc((nparts > 0 ? nparts : 1) * sizeof *parts);
+  if (parts == NULL) return 0; /* no fingerprint: the caller checks in full */
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(static)
+#endif
+  for (w = 0; w < nparts; w++) parts[w] = fp_part(coords + w * per, per);
+  h = fp_part(extra, nextra);
+  for (w = 0; w < nparts; w++) h = fp_mix(h ^ parts[w]) + (uint64_t)w;
+  free(parts);
+  return h == 0 ? 1 : h;
 }

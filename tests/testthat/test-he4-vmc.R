@@ -277,6 +277,52 @@ test_that("the walkers' state of `init` is checked as a whole before it is used"
                                 init = with_state(coords = ok))$energy)))
 })
 
+test_that("an unchanged state skips the close-pair search by its fingerprint; a changed one does not", {
+  x <- vmc(32, replicas = 2, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
+  st <- attr(x, "state")
+  L <- attr(x, "params")$L
+  fp <- function(coords, Lb = L, b = 3.07, cond = c(1, 1)) {
+    statphysgpu:::vmc_fingerprint(coords, 32, Lb, b, cond)
+  }
+  expect_match(st$fingerprint, "^[0-9a-f]{16}$")
+  expect_identical(st$fingerprint, fp(st$coords))
+  # the same whatever the threads
+  old <- sp_threads(1)
+  one <- fp(st$coords)
+  sp_threads(old)
+  expect_identical(one, st$fingerprint)
+  # any change of a coordinate (one unit in the last place, the sign of a
+  # zero), of the box, b or the conditions it was checked against changes it
+  c1 <- st$coords
+  c1[2, 17, 2] <- c1[2, 17, 2] * (1 + .Machine$double.eps)
+  expect_false(identical(fp(c1), st$fingerprint))
+  z <- array(0, dim(st$coords))
+  expect_false(identical(fp(z), fp(-z)))
+  expect_false(identical(fp(st$coords, Lb = L * (1 + 1e-15)), st$fingerprint))
+  expect_false(identical(fp(st$coords, b = 3.0), st$fingerprint))
+  expect_false(identical(fp(st$coords, cond = c(1, 2)), st$fingerprint))
+  # a changed state with the old fingerprint is searched: a pair at 0.005 A
+  # (as the state test above, but with the fingerprint left in place)
+  y <- x
+  near <- st$coords
+  near[, 2, 1] <- near[, 1, 1] + c(0.005, 0, 0)
+  attr(y, "state")$coords <- near
+  expect_identical(attr(y, "state")$fingerprint, st$fingerprint)
+  expect_error(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = y),
+               "walker 1 has two atoms closer than", class = "statphysgpu_error")
+  # the search is what is skipped: an unchanged state continues (the chain
+  # of one longer call, test above) and its continuation has its own
+  more <- vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = x)
+  expect_identical(attr(more, "state")$fingerprint, fp(attr(more, "state")$coords))
+  # rbind: a fingerprint when every part's matches, none otherwise
+  a <- vmc(32, replicas = 1, blocks = 2, block_sweeps = 2, equilibration = 2, seed = 1)
+  b <- vmc(32, replicas = 1, first_replica = 2, blocks = 2, block_sweeps = 2,
+           equilibration = 2, seed = 1)
+  expect_identical(attr(rbind(a, b), "state")$fingerprint, st$fingerprint)
+  attr(b, "state")$coords[1, 1, 1] <- attr(b, "state")$coords[1, 1, 1] / 2
+  expect_null(attr(rbind(a, b), "state")$fingerprint)
+})
+
 test_that("the close-pair search of the state check finds every pair within d, minimum image", {
   # against all pairs in R: random boxes with some pairs planted near each
   # other, across the walls too
