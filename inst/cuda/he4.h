@@ -295,14 +295,27 @@ SP_FN SP_REAL SP_HE4(sp_he4_jastrow_u2c)(const SP_HE4(sp_he4_par) *p, SP_REAL c5
   return c5 * (r5 + p->sym * (q2 * q2 * q)) - p->ushift;
 }
 
-SP_FN void SP_HE4(sp_he4_pair_terms_c)(const SP_HE4(sp_he4_par) *p, SP_REAL cg, SP_REAL r2,
-                                       SP_REAL *v, SP_REAL *g, SP_REAL *lap) {
+/* sp_he4_pair_terms_cu also writes u (when u is not NULL; c5 = -(1/2) b^5),
+ * the value of sp_he4_jastrow_u2c by the same operations: the VMC
+ * measurement that also gives every atom's sum of u (he4_vmc.cu, "_usum"). */
+SP_FN void SP_HE4(sp_he4_pair_terms_cu)(const SP_HE4(sp_he4_par) *p, SP_REAL cg, SP_REAL c5,
+                                        SP_REAL r2, SP_REAL *v, SP_REAL *g, SP_REAL *lap,
+                                        SP_REAL *u) {
   const SP_REAL rinv = SP_HE4_RSQRT(r2), w = rinv * rinv, w3 = w * w * w;
   const SP_REAL q = SP_HE4_RCP(p->L - r2 * rinv), q2 = q * q, q6 = p->sym * (q2 * q2 * q2);
   const SP_REAL a = w3 - q6, c = w3 * rinv + q6 * q;
   *g = cg * rinv * a;
   *lap = (SP_REAL)2 * *g - (SP_REAL)6 * cg * c;
   *v = SP_HE4(sp_he4_aziz_wt)(r2 * rinv, w, (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1);
+  if (u != 0) {
+    const SP_REAL r5 = w * w * rinv;
+    *u = c5 * (r5 + p->sym * (q2 * q2 * q)) - p->ushift;
+  }
+}
+
+SP_FN void SP_HE4(sp_he4_pair_terms_c)(const SP_HE4(sp_he4_par) *p, SP_REAL cg, SP_REAL r2,
+                                       SP_REAL *v, SP_REAL *g, SP_REAL *lap) {
+  SP_HE4(sp_he4_pair_terms_cu)(p, cg, (SP_REAL)0, r2, v, g, lap, 0);
 }
 
 SP_FN int SP_HE4(sp_he4_pair_terms)(const SP_HE4(sp_he4_par) *p, SP_REAL dx, SP_REAL dy, SP_REAL dz,

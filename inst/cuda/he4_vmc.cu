@@ -95,26 +95,35 @@ __device__ __forceinline__ SP_REAL sp_vmc_u_fast(const SP_HE4(sp_he4_par) &p, SP
 
 /* One pair (i, j) of the measurement, taken when `ok` and r^2 < rc^2:
  * V and lap u to the lane's sums, g d to atom i's gradient sum and -g d to
- * atom j's (cg = (5/2) b^5). */
+ * atom j's (cg = (5/2) b^5); with WU (the "_usum" variants, single
+ * precision) also u to both atoms' sums of u (c5 = -(1/2) b^5). */
+template <bool WU>
 __device__ __forceinline__ void sp_vmc_pair_fast(const SP_HE4(sp_he4_par) &p, SP_REAL cg,
-                                                 SP_REAL xi, SP_REAL yi, SP_REAL zi,
+                                                 SP_REAL c5, SP_REAL xi, SP_REAL yi, SP_REAL zi,
                                                  const SP_REAL *x, const SP_REAL *y,
                                                  const SP_REAL *z, int j, bool ok, SP_REAL *gi,
-                                                 SP_REAL *gj, SP_REAL *vt, SP_REAL *lt) {
+                                                 SP_REAL *gj, SP_REAL *vt, SP_REAL *lt,
+                                                 SP_REAL *ui, SP_REAL *uj) {
   const SP_REAL dx = sp_vmc_mi(p, xi - x[j]), dy = sp_vmc_mi(p, yi - y[j]),
                 dz = sp_vmc_mi(p, zi - z[j]);
   const SP_REAL r2 = dx * dx + dy * dy + dz * dz;
-  SP_REAL v, g, l;
+  SP_REAL v, g, l, u = 0;
 #  ifdef SP_REAL_SINGLE
-  sp_he4_pair_terms_c_f(&p, cg, r2, &v, &g, &l);
+  sp_he4_pair_terms_cu_f(&p, cg, c5, r2, &v, &g, &l, WU ? &u : 0);
 #  else
   (void)cg;
+  (void)c5;
   sp_he4_pair_terms2_d(&p, r2, &v, &g, &l);
 #  endif
   ok = ok && r2 < p.rc2;
   v = ok ? v : (SP_REAL)0;
   g = ok ? g : (SP_REAL)0;
   l = ok ? l : (SP_REAL)0;
+  if (WU) {
+    u = ok ? u : (SP_REAL)0;
+    *ui += u;
+    *uj += u;
+  }
   *vt += v;
   *lt += l;
   gi[0] += g * dx;
@@ -127,10 +136,17 @@ __device__ __forceinline__ void sp_vmc_pair_fast(const SP_HE4(sp_he4_par) &p, SP
 
 /* The sums of a measurement (as sp_vmc_atom's over every atom, the same in
  * every lane after the caller's warp sums): pot (twice the potential), lap,
- * g2; G: 3 n scratch values of the walker (gradient sums of later tiles). */
-__device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *x,
-                                    const SP_REAL *y, const SP_REAL *z, int n, SP_REAL *G,
-                                    int lane, double *pot, double *lap, double *g2) {
+ * g2; G: 3 n scratch values of the walker (gradient sums of later tiles).
+ * With WU also every atom's sum of u into U (shared), as the partner terms
+ * of the "_usum" moves compute u (c5 = -(1/2) b^5); Gu: n scratch values
+ * (the sums of later tiles). */
+template <bool WU>
+__device__ __forceinline__ void sp_vmc_measure_body(const SP_HE4(sp_he4_par) &p,
+                                                    const SP_REAL *x, const SP_REAL *y,
+                                                    const SP_REAL *z, int n, SP_REAL *G,
+                                                    int lane, double *pot, double *lap,
+                                                    double *g2, SP_REAL c5, SP_REAL *Gu,
+                                                    SP_REAL *U) {
   const SP_REAL b2 = p.b * p.b, cg = (SP_REAL)2.5 * (b2 * b2 * p.b);
   const int nt = (n + 31) >> 5;
   double ps = 0, ls = 0, gs = 0;
@@ -139,33 +155,40 @@ __device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *
     const bool vi = i < n;
     const int ic = vi ? i : n - 1;
     const SP_REAL xi = x[ic], yi = y[ic], zi = z[ic];
-    SP_REAL gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0}, vt = 0, lt = 0;
+    SP_REAL gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0}, vt = 0, lt = 0, ui = 0, uj = 0;
     if (ta > 0 && vi) {
       gi[0] = G[i];
       gi[1] = G[n + i];
       gi[2] = G[2 * n + i];
+      if (WU) ui = Gu[i];
     }
     /* the tile with itself: lane l meets l + k, k = 1 .. 16 (k = 16: lanes
      * 0 .. 15 only), each pair once */
     for (int k = 1; k <= 16; k++) {
       const int j = 32 * ta + ((lane + k) & 31);
       const bool ok = vi && j < n && (k < 16 || lane < 16);
-      sp_vmc_pair_fast(p, cg, xi, yi, zi, x, y, z, min(j, n - 1), ok, gi, gj, &vt, &lt);
-      if (k < 16)
+      sp_vmc_pair_fast<WU>(p, cg, c5, xi, yi, zi, x, y, z, min(j, n - 1), ok, gi, gj, &vt, &lt,
+                           &ui, &uj);
+      if (k < 16) {
         for (int c = 0; c < 3; c++) gj[c] = __shfl_sync(0xffffffffu, gj[c], (lane + 1) & 31);
+        if (WU) uj = __shfl_sync(0xffffffffu, uj, (lane + 1) & 31);
+      }
     }
     /* lane l holds the sum of atom l + 16 */
     for (int c = 0; c < 3; c++) gi[c] += __shfl_xor_sync(0xffffffffu, gj[c], 16);
+    if (WU) ui += __shfl_xor_sync(0xffffffffu, uj, 16);
     ps += (double)vt;
     ls += (double)lt;
     for (int tb = ta + 1; tb < nt; tb++) {
       gj[0] = gj[1] = gj[2] = 0;
       vt = lt = 0;
+      uj = 0;
       for (int k = 0; k < 32; k++) {
         const int j = 32 * tb + ((lane + k) & 31);
-        sp_vmc_pair_fast(p, cg, xi, yi, zi, x, y, z, min(j, n - 1), vi && j < n, gi, gj, &vt,
-                         &lt);
+        sp_vmc_pair_fast<WU>(p, cg, c5, xi, yi, zi, x, y, z, min(j, n - 1), vi && j < n, gi, gj,
+                             &vt, &lt, &ui, &uj);
         for (int c = 0; c < 3; c++) gj[c] = __shfl_sync(0xffffffffu, gj[c], (lane + 1) & 31);
+        if (WU) uj = __shfl_sync(0xffffffffu, uj, (lane + 1) & 31);
       }
       ps += (double)vt;
       ls += (double)lt;
@@ -175,19 +198,28 @@ __device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *
           G[jh] = gj[0];
           G[n + jh] = gj[1];
           G[2 * n + jh] = gj[2];
+          if (WU) Gu[jh] = uj;
         } else {
           G[jh] += gj[0];
           G[n + jh] += gj[1];
           G[2 * n + jh] += gj[2];
+          if (WU) Gu[jh] += uj;
         }
       }
     }
     if (vi) gs += (double)gi[0] * (double)gi[0] + (double)gi[1] * (double)gi[1] +
                   (double)gi[2] * (double)gi[2];
+    if (WU && vi) U[i] = ui;
   }
   *pot += 2 * ps;
   *lap += 2 * ls;
   *g2 += gs;
+}
+
+__device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *x,
+                                    const SP_REAL *y, const SP_REAL *z, int n, SP_REAL *G,
+                                    int lane, double *pot, double *lap, double *g2) {
+  sp_vmc_measure_body<false>(p, x, y, z, n, G, lane, pot, lap, g2, (SP_REAL)0, 0, 0);
 }
 #endif
 
@@ -206,17 +238,21 @@ __device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *
  * update its partners' sums, U_j += u(r_i'j) - u(r_ij), and sets U_i to
  * the new sum.  At the acceptance of about 0.45 the tuning aims at, a move
  * costs about 1.45 pair terms a partner instead of 2 (bench/RESULTS.md,
- * helium).  The sums are single precision and computed afresh
- * (sp_vmc_usum_fresh) at the start of a call, after every finished block
- * and every SP_VMC_USUM_RESYNC sweeps of the chain (its moves / n, which a
- * continuation carries on), and kept in global memory between launches: a
- * chain depends on its blocks and its own sweep count only, as in the
- * other variants, so a continuation from a result (which starts after a
- * block) is one longer call exactly, whatever the launches.  Between two
- * fresh sums a sum carries the roundings of its updates: at most about
- * 0.45 x N / 2 x SP_VMC_USUM_RESYNC of them, a random walk of relative size
- * 2^-24 sqrt(that), about 1e-5 (the sum of a move's own float terms is
- * good to about 1e-6). */
+ * helium).  The sums are single precision, kept in global memory between
+ * launches, and computed afresh
+ * - by the last measurement of every block, which evaluates every pair's
+ *   terms anyway and adds u to both atoms' sums (sp_vmc_measure_u), and by
+ *   the same function at the start of a call: a continuation from a result
+ *   starts after a block, with the sums that block's end computed from the
+ *   same coordinates, so it is one longer call exactly, whatever the
+ *   launches;
+ * - and by sp_vmc_usum_fresh every SP_VMC_USUM_RESYNC sweeps since the last
+ *   of those (the call's start or a block's end: sp_vmc_usum_resync), a
+ *   function of the call's sweep count and its block layout only.
+ * Between two fresh sums a sum carries the roundings of its updates: at
+ * most about 0.45 x N / 2 x SP_VMC_USUM_RESYNC of them, a random walk of
+ * relative size 2^-24 sqrt(that), about 1e-5 (the sum of a move's own
+ * float terms is good to about 1e-6). */
 #  ifndef SP_VMC_USUM_RESYNC
 #    define SP_VMC_USUM_RESYNC 64
 #  endif
@@ -235,6 +271,29 @@ __device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *
     U[i] = s;
   }
   __syncwarp();
+}
+
+/* A measurement that also sets every atom's sum of u (U, shared memory),
+ * with the walker's global copy of the sums (Gu, dead during a launch) as
+ * scratch: the block's last measurement, and the sums at a call's start
+ * (its energies unused).  One copy of the code (not inlined), so that the
+ * two give the same sums from the same coordinates. */
+__device__ __noinline__ void sp_vmc_measure_u(const sp_he4_par_f &p, const float *x,
+                                              const float *y, const float *z, int n, float *G,
+                                              int lane, double *pot, double *lap, double *g2,
+                                              float c5, float *Gu, float *U) {
+  sp_vmc_measure_body<true>(p, x, y, z, n, G, lane, pot, lap, g2, c5, Gu, U);
+  __syncwarp(); /* every sum is in */
+}
+
+/* Fresh sums by sp_vmc_usum_fresh before sweep `sweep` of the call (0-based)?
+ * Every SP_VMC_USUM_RESYNC sweeps after the last point the sums were
+ * computed by a measurement: the call's start (sweep 0) until the first
+ * block has ended, then the last block's end. */
+__device__ __forceinline__ bool sp_vmc_usum_resync(const sp_vmc_kargs &a, uint64_t sweep) {
+  const uint64_t e = a.equilibration, b = a.block_sweeps;
+  const uint64_t last = sweep < e + b ? 0 : e + (sweep - e) / b * b;
+  return sweep > last && (sweep - last) % SP_VMC_USUM_RESYNC == 0;
 }
 
 /* The partner loops of a move take SP_VMC_GROUP partners a lane at a time,
@@ -450,14 +509,25 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   if (s->bad_sweep != 0) end = sweep; /* stopped by a non-finite state */
   for (int k = 0; k < 4; k++) sum[k] = s->sum[k];
   SP_HE4(sp_he4_par_load)(&p, pair);
-  for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) x[i] = g[i];
+  if (sweep == 0) {
+    /* a call's start: the host's coordinates (the saved state, x y z of
+     * each atom in double), in the working precision */
+    const double *sv = a.saved + (size_t)w * 3 * (size_t)n;
+    for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) {
+      const int at = i / 3;
+      x[(i - 3 * at) * n + at] = (SP_REAL)sv[i];
+    }
+  } else {
+    for (int i = lane; i < 3 * n; i += SP_VMC_BLOCK) x[i] = g[i];
+  }
   __syncwarp(); /* the coordinates are seen by every lane */
 #if SP_VMC_FAST
   const SP_REAL c5 = (SP_REAL)(-0.5) * (p.b * p.b) * (p.b * p.b) * p.b;
 #endif
 #if SP_VMC_USUM
   if (sweep == 0) {
-    sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
+    double e0 = 0, e1 = 0, e2 = 0;
+    sp_vmc_measure_u(p, x, y, z, n, g, lane, &e0, &e1, &e2, c5, Ug, U);
   } else {
     for (int i = lane; i < n; i += SP_VMC_BLOCK) U[i] = Ug[i];
     __syncwarp();
@@ -466,11 +536,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
   while (sweep < end) {
     const SP_REAL st = (SP_REAL)step;
 #if SP_VMC_USUM
-    /* every SP_VMC_USUM_RESYNC sweeps of the chain: fresh sums (a function
-     * of the coordinates, so a point where they are fresh twice is as
-     * once) */
-    if (sweep > 0 && (moves / (uint64_t)n) % SP_VMC_USUM_RESYNC == 0)
-      sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
+    if (sp_vmc_usum_resync(a, sweep)) sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
 #endif
     SP_REAL d0 = 0, d1 = 0, d2 = 0, du = 0;
 #if SP_VMC_USUM
@@ -583,7 +649,13 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
     k -= a.equilibration;
     if ((k + 1) % a.measure_every == 0) {
       double pot = 0, lap = 0, g2 = 0, obs[SP_VMC_NOBS];
-#if SP_VMC_FAST
+#if SP_VMC_USUM
+      /* the block's last measurement computes the sums of u afresh */
+      if ((k + 1) % a.block_sweeps == 0)
+        sp_vmc_measure_u(p, x, y, z, n, g, lane, &pot, &lap, &g2, c5, Ug, U);
+      else
+        sp_vmc_measure_fast(p, x, y, z, n, g, lane, &pot, &lap, &g2);
+#elif SP_VMC_FAST
       sp_vmc_measure_fast(p, x, y, z, n, g, lane, &pot, &lap, &g2);
 #else
       for (int i = lane; i < n; i += SP_VMC_BLOCK)
@@ -623,9 +695,6 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
       sp_vmc_block_end(a, w, k / a.block_sweeps, x, y, z, sum, nmeas, acc, tried, step, moves);
       for (int q = 0; q < 4; q++) sum[q] = 0;
       nmeas = acc = tried = 0;
-#if SP_VMC_USUM
-      sp_vmc_usum_fresh(p, c5, x, y, z, n, U, lane);
-#endif
     }
   }
   __syncwarp();

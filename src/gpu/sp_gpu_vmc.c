@@ -34,9 +34,8 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   sp_vmc_out *out = m->out;
   vmc_dev *v = (vmc_dev *)d->state;
   const size_t n = (size_t)job->n, rb = job->single ? sizeof(float) : sizeof(double);
-  size_t nw, nbins = (size_t)job->nbins, i;
+  size_t nw, nbins = (size_t)job->nbins;
   int st, w;
-  void *host;
   const int total = SP_VMC_WALKERS(job);
   v->w0 = d->index * m->per_dev;
   v->nw = total - v->w0 < m->per_dev ? total - v->w0 : m->per_dev;
@@ -65,27 +64,17 @@ static int vmc_setup(void *model, sp_gpu_dev *d) {
   if (job->usum &&
       (st = sp_gpu_dev_alloc(d, nw * n * sizeof(float), "the sums of u", &v->usum)))
     return st;
-  /* uploads: coordinates as x[n] y[n] z[n] per walker in the working precision */
-  host = malloc(nw * 3 * n * rb);
+  /* uploads: the coordinates as they are (x y z of each atom in double) into
+   * the saved state, where the kernel's first launch reads them into its
+   * working copy (xyz: x[n] y[n] z[n] per walker in the working precision)
+   * -- no conversion on the host -- and where a walker that finishes no
+   * block keeps them */
   v->hws = m->hws + v->w0;
-  if (host == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
   for (w = 0; w < v->nw; w++) {
-    const double *c = out->coords + (size_t)(v->w0 + w) * n * 3;
-    for (i = 0; i < n; i++) {
-      size_t k;
-      for (k = 0; k < 3; k++) {
-        size_t at = (size_t)w * 3 * n + k * n + i;
-        if (job->single) ((float *)host)[at] = (float)c[3 * i + k];
-        else ((double *)host)[at] = c[3 * i + k];
-      }
-    }
     v->hws[w].step = out->step[v->w0 + w];
     v->hws[w].moves = (uint64_t)out->moves[v->w0 + w];
   }
-  st = sp_gpu_to_device(d->id, v->xyz, host, nw * 3 * n * rb);
-  free(host);
-  if (st == SP_OK)
-    st = sp_gpu_to_device(d->id, v->pairs, job->conds, (size_t)job->ncond * sizeof(sp_he4_pair));
+  st = sp_gpu_to_device(d->id, v->pairs, job->conds, (size_t)job->ncond * sizeof(sp_he4_pair));
   if (st == SP_OK) st = sp_gpu_to_device(d->id, v->ws, v->hws, nw * sizeof *v->hws);
   if (st == SP_OK)
     st = sp_gpu_to_device(d->id, v->block, out->block + (size_t)v->w0 * job->blocks * SP_VMC_NOBS,
