@@ -225,9 +225,9 @@ static void alloc_output(const sp_model *m, const sp_output *o, const void *job,
       Rf_error("internal error: %s output '%s' cannot start as '%s'", m->name, o->name,
                o->copy_of);
     if (len > 0)
-      memcpy(type == INTSXP ? (void *)INTEGER(v) : (void *)REAL(v),
-             type == INTSXP ? (const void *)INTEGER(src) : (const void *)REAL(src),
-             (size_t)len * (type == INTSXP ? sizeof(int) : sizeof(double)));
+      sp_threads_copy(type == INTSXP ? (void *)INTEGER(v) : (void *)REAL(v),
+                      type == INTSXP ? (const void *)INTEGER(src) : (const void *)REAL(src),
+                      len * (type == INTSXP ? sizeof(int) : sizeof(double)), sp_threads_get());
   }
   if (o->ndim > 0) {
     double d[3];

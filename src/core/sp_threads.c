@@ -109,3 +109,18 @@ void sp_threads_touch(void *p, uint64_t bytes, int nth) {
     memset((char *)p + i0, 0, (size_t)(i1 - i0));
   }
 }
+
+void sp_threads_copy(void *dst, const void *src, uint64_t bytes, int nth) {
+  const uint64_t chunk = (uint64_t)1 << 20;
+  const int64_t nchunk = (int64_t)((bytes + chunk - 1) / chunk);
+  int64_t c;
+  (void)nth;
+  if (dst == NULL || src == NULL) return;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(static) if (nchunk > 1)
+#endif
+  for (c = 0; c < nchunk; c++) {
+    const uint64_t i0 = (uint64_t)c * chunk, i1 = i0 + chunk < bytes ? i0 + chunk : bytes;
+    memcpy((char *)dst + i0, (const char *)src + i0, (size_t)(i1 - i0));
+  }
+}

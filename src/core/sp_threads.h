@@ -26,6 +26,12 @@ int sp_threads_limit(void);
  * while a device works so that a later copy into them finds them mapped. */
 void sp_threads_touch(void *p, uint64_t bytes, int nth);
 
+/* memcpy(dst, src, bytes) on nth threads, 1 MiB a piece: a large copy into
+ * fresh pages (an engine's output that starts as its input), whose page
+ * faults and bandwidth one thread would take alone (a he4_vmc() state of
+ * 26 MB: bench/he4-fixed.R). */
+void sp_threads_copy(void *dst, const void *src, uint64_t bytes, int nth);
+
 /* The error channel of a thread team (data.table's stopTeam, dust's
  * openmp_errors): a thread whose item (path, system, particle) failed
  * records the item's index in *first, and the lowest index wins, so the
