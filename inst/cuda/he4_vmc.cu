@@ -276,9 +276,12 @@ __device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *
 /* A measurement that also sets every atom's sum of u (U, shared memory),
  * with the walker's global copy of the sums (Gu, dead during a launch) as
  * scratch: the block's last measurement, and the sums at a call's start
- * (its energies unused).  One copy of the code (not inlined), so that the
- * two give the same sums from the same coordinates. */
-__device__ __noinline__ void sp_vmc_measure_u(const sp_he4_par_f &p, const float *x,
+ * (its energies unused).  The two are the same source, so the same
+ * operations on the same coordinates give the same sums (as this
+ * measurement and the one inlined in mixed_fast_u4 give the same energies,
+ * bit for bit: the GPU test).  Inlined: a call of one copy cost the kernel
+ * 125 registers against 100 (NVRTC, sm_90, groups of 4). */
+__device__ __forceinline__ void sp_vmc_measure_u(const sp_he4_par_f &p, const float *x,
                                               const float *y, const float *z, int n, float *G,
                                               int lane, double *pot, double *lap, double *g2,
                                               float c5, float *Gu, float *U) {
@@ -301,8 +304,14 @@ __device__ __forceinline__ bool sp_vmc_usum_resync(const sp_vmc_kargs &a, uint64
  * parts of one shared-memory array, so the compiler may not move a later
  * partner's loads above an earlier partner's store, and one store a
  * partner serialised the partners' dependent chains (the reciprocal square
- * root, the reciprocal: bench/RESULTS.md, helium, the _usum runs). */
-#  define SP_VMC_GROUP 4
+ * root, the reciprocal: bench/RESULTS.md, helium, the _usum runs).  8 a
+ * group: 2.4 per cent more sweeps/s than 4 on an H200 at N = 512 (120
+ * registers, still 16 warps an SM; the same loops as templates over the
+ * group size, with groups of 4 for the rest, lost 3 per cent: RESULTS,
+ * 2026-11-29). */
+#  ifndef SP_VMC_GROUP
+#    define SP_VMC_GROUP 8
+#  endif
 
 /* The new term of atom i at (xn, yn, zn) with partner j: 0 for j = i and
  * beyond the cut. */
