@@ -380,16 +380,21 @@ VMC_COLUMNS <- c("energy", "potential", "kinetic_pb", "kinetic_jf", "acceptance"
 # of the grid `grid`, whose parameters are columns.
 vmc_blocks_frame <- function(res, walker_ids, cond_of, grid, blocks, blocks_before) {
   nw <- length(walker_ids)
-  m <- matrix(res$block, ncol = 5, byrow = TRUE) # rows: walker-major, block
+  # res$block: rows of 5 observables, walker-major, block; the rows kept
   w <- rep(seq_len(nw), each = blocks)
   k <- rep(seq_len(blocks), times = nw)
   keep <- k <= res$done[w]
-  c <- cond_of[w][keep]
-  out <- data.frame(replica = walker_ids[w][keep], block = (blocks_before[w] + k)[keep],
-                    condition = c, density = grid$density[c], b = grid$b[c])
-  for (j in seq_along(VMC_COLUMNS)) out[[VMC_COLUMNS[j]]] <- m[keep, j]
-  rownames(out) <- NULL
-  out
+  all <- all(keep)
+  at <- 5L * (if (all) seq_along(w) else which(keep)) - 5L
+  if (!all) {
+    w <- w[keep]
+    k <- k[keep]
+  }
+  c <- cond_of[w]
+  cols <- list(replica = walker_ids[w], block = blocks_before[w] + k, condition = c,
+               density = grid$density[c], b = grid$b[c])
+  for (j in seq_along(VMC_COLUMNS)) cols[[VMC_COLUMNS[j]]] <- res$block[at + j]
+  new_df(cols) # a call's frame has a few million cells at most: no data.frame() checks
 }
 
 # g(r) of one condition from its pair counts over `nmeas` measurements of
