@@ -23,9 +23,14 @@ invisible(one())
 for (i in 1:3) {
   wall <- system.time(x <- one())[["elapsed"]]
   se <- sd(vapply(split(x$energy, x$replica), mean, 0)) / sqrt(w)
-  cat(sprintf("continuation %d: wall %.3f s, engine %.3f s, se %.3f mK, t sigma^2 wall %.3f, engine %.3f s mK^2\n",
+  r <- tryCatch(statphysgpu:::sp_last_run(), error = function(e) NULL) # absent before 2026-11-29
+  cat(sprintf("continuation %d: wall %.3f s, engine %.3f s, se %.3f mK, t sigma^2 wall %.3f, engine %.3f s mK^2%s\n",
               i, wall, attr(x, "seconds"), se * 1e3, wall * (se * 1e3)^2,
-              attr(x, "seconds") * (se * 1e3)^2))
+              attr(x, "seconds") * (se * 1e3)^2,
+              if (is.null(r) || !"setup" %in% names(r)) "" else
+                sprintf(" (C set-up %.1f ms, collect %.1f ms, R side %.1f ms)", 1e3 * r[["setup"]],
+                        1e3 * r[["collect"]],
+                        1e3 * (wall - attr(x, "seconds") - r[["setup"]] - r[["collect"]]))))
 }
 if (!nzchar(Sys.getenv("SP_NCU"))) {
   Rprof("/tmp/he4.Rprof", interval = 0.002)
