@@ -72,7 +72,8 @@ typedef struct {
   SP_DPTR(void) xyz;       /* working coordinates, SP_REAL, walker w at 3 n w: x[n] y[n] z[n] */
   SP_DPTR(sp_vmc_walker_state) ws;
   SP_DPTR(double) block;   /* nwalkers x blocks x SP_VMC_NOBS */
-  SP_DPTR(double) saved;   /* nwalkers x n x 3: state after the last finished block */
+  SP_DPTR(double) saved;   /* nwalkers x n x 3: the start (the first launch reads it),
+                            * then the state after the last finished block */
   SP_DPTR(double) saved_step;  /* nwalkers */
   SP_DPTR(double) saved_moves; /* nwalkers */
   SP_DPTR(int32_t) done;   /* nwalkers: blocks finished */
