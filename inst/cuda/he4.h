@@ -289,15 +289,22 @@ SP_FN void SP_HE4(sp_he4_pair_terms2)(const SP_HE4(sp_he4_par) *p, SP_REAL r2, S
  * 0 and ushift is 0), so that a partner loop is one straight block the
  * compiler interleaves (a branch a term cost the variant "_usum", one term
  * an iteration, about 10 per cent of the issue rate on an H200). */
-SP_FN SP_REAL SP_HE4(sp_he4_jastrow_u2c)(const SP_HE4(sp_he4_par) *p, SP_REAL c5, SP_REAL r2) {
-  const SP_REAL rinv = SP_HE4_RSQRT(r2), w = rinv * rinv, r5 = w * w * rinv;
-  const SP_REAL q = SP_HE4_RCP(p->L - r2 * rinv), q2 = q * q;
+/* u from 1/r (rinv), 1/r^2 (w) and q = 1/(L - r): the one form of the two
+ * functions below, so that they give the same u by the same operations. */
+SP_FN SP_REAL SP_HE4(sp_he4_u_c)(const SP_HE4(sp_he4_par) *p, SP_REAL c5, SP_REAL rinv,
+                                 SP_REAL w, SP_REAL q) {
+  const SP_REAL r5 = w * w * rinv, q2 = q * q;
   return c5 * (r5 + p->sym * (q2 * q2 * q)) - p->ushift;
 }
 
+SP_FN SP_REAL SP_HE4(sp_he4_jastrow_u2c)(const SP_HE4(sp_he4_par) *p, SP_REAL c5, SP_REAL r2) {
+  const SP_REAL rinv = SP_HE4_RSQRT(r2), w = rinv * rinv;
+  return SP_HE4(sp_he4_u_c)(p, c5, rinv, w, SP_HE4_RCP(p->L - r2 * rinv));
+}
+
 /* sp_he4_pair_terms_cu also writes u (when u is not NULL; c5 = -(1/2) b^5),
- * the value of sp_he4_jastrow_u2c by the same operations: the VMC
- * measurement that also gives every atom's sum of u (he4_vmc.cu, "_usum"). */
+ * the value of sp_he4_jastrow_u2c (sp_he4_u_c): the VMC measurement that
+ * also gives every atom's sum of u (he4_vmc.cu, "_usum"). */
 SP_FN void SP_HE4(sp_he4_pair_terms_cu)(const SP_HE4(sp_he4_par) *p, SP_REAL cg, SP_REAL c5,
                                         SP_REAL r2, SP_REAL *v, SP_REAL *g, SP_REAL *lap,
                                         SP_REAL *u) {
@@ -307,10 +314,7 @@ SP_FN void SP_HE4(sp_he4_pair_terms_cu)(const SP_HE4(sp_he4_par) *p, SP_REAL cg,
   *g = cg * rinv * a;
   *lap = (SP_REAL)2 * *g - (SP_REAL)6 * cg * c;
   *v = SP_HE4(sp_he4_aziz_wt)(r2 * rinv, w, (SP_REAL)(SP_HE4_D * SP_HE4_RM) * rinv - (SP_REAL)1);
-  if (u != 0) {
-    const SP_REAL r5 = w * w * rinv;
-    *u = c5 * (r5 + p->sym * (q2 * q2 * q)) - p->ushift;
-  }
+  if (u != 0) *u = SP_HE4(sp_he4_u_c)(p, c5, rinv, w, q);
 }
 
 SP_FN void SP_HE4(sp_he4_pair_terms_c)(const SP_HE4(sp_he4_par) *p, SP_REAL cg, SP_REAL r2,

@@ -256,18 +256,25 @@ __device__ void sp_vmc_measure_fast(const SP_HE4(sp_he4_par) &p, const SP_REAL *
 #  ifndef SP_VMC_USUM_RESYNC
 #    define SP_VMC_USUM_RESYNC 64
 #  endif
+/* The new term of atom i at (xn, yn, zn) with partner j: 0 for j = i and
+ * beyond the cut. */
+__device__ __forceinline__ float sp_vmc_usum_term(const sp_he4_par_f &p, float c5,
+                                                  const float *x, const float *y,
+                                                  const float *z, int i, int j, float xn,
+                                                  float yn, float zn) {
+  const float dx = sp_vmc_mi(p, xn - x[j]), dy = sp_vmc_mi(p, yn - y[j]),
+              dz = sp_vmc_mi(p, zn - z[j]);
+  const float r2 = dx * dx + dy * dy + dz * dz;
+  const float u = sp_vmc_u_fast(p, c5, r2);
+  return (j != i && r2 < p.rc2) ? u : 0.0f;
+}
+
 __device__ void sp_vmc_usum_fresh(const sp_he4_par_f &p, float c5, const float *x,
                                   const float *y, const float *z, int n, float *U, int lane) {
   for (int i = lane; i < n; i += SP_VMC_BLOCK) {
     const float xi = x[i], yi = y[i], zi = z[i];
     float s = 0;
-    for (int j = 0; j < n; j++) {
-      const float dx = sp_vmc_mi(p, xi - x[j]), dy = sp_vmc_mi(p, yi - y[j]),
-                  dz = sp_vmc_mi(p, zi - z[j]);
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      const float u = sp_vmc_u_fast(p, c5, r2);
-      s += (j != i && r2 < p.rc2) ? u : 0.0f;
-    }
+    for (int j = 0; j < n; j++) s += sp_vmc_usum_term(p, c5, x, y, z, i, j, xi, yi, zi);
     U[i] = s;
   }
   __syncwarp();
@@ -312,19 +319,6 @@ __device__ __forceinline__ bool sp_vmc_usum_resync(const sp_vmc_kargs &a, uint64
 #  ifndef SP_VMC_GROUP
 #    define SP_VMC_GROUP 8
 #  endif
-
-/* The new term of atom i at (xn, yn, zn) with partner j: 0 for j = i and
- * beyond the cut. */
-__device__ __forceinline__ float sp_vmc_usum_term(const sp_he4_par_f &p, float c5,
-                                                  const float *x, const float *y,
-                                                  const float *z, int i, int j, float xn,
-                                                  float yn, float zn) {
-  const float dx = sp_vmc_mi(p, xn - x[j]), dy = sp_vmc_mi(p, yn - y[j]),
-              dz = sp_vmc_mi(p, zn - z[j]);
-  const float r2 = dx * dx + dy * dy + dz * dz;
-  const float u = sp_vmc_u_fast(p, c5, r2);
-  return (j != i && r2 < p.rc2) ? u : 0.0f;
-}
 
 /* A trial move of atom i to (xn, yn, zn): the sum of the new terms over
  * this lane's partners j = lane + 32 k; each term in T[j].  Whole groups
