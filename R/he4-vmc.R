@@ -384,9 +384,9 @@ vmc_blocks_frame <- function(res, walker_ids, cond_of, grid, blocks, blocks_befo
   w <- rep(seq_len(nw), each = blocks)
   k <- rep(seq_len(blocks), times = nw)
   keep <- k <= res$done[w]
-  all <- all(keep)
-  at <- 5L * (if (all) seq_along(w) else which(keep)) - 5L
-  if (!all) {
+  every <- all(keep)
+  at <- 5L * (if (every) seq_along(w) else which(keep)) - 5L
+  if (!every) {
     w <- w[keep]
     k <- k[keep]
   }

@@ -95,32 +95,28 @@ void sp_team_fail(int64_t *first, int64_t index) {
   if (*first < 0 || index < *first) *first = index;
 }
 
-void sp_threads_touch(void *p, uint64_t bytes, int nth) {
+/* dst[0 .. bytes) from src (zeros when src is NULL) on nth threads, 1 MiB a
+ * piece: sp_threads_touch and sp_threads_copy. */
+static void threads_fill(void *dst, const void *src, uint64_t bytes, int nth) {
   const uint64_t chunk = (uint64_t)1 << 20;
   const int64_t nchunk = (int64_t)((bytes + chunk - 1) / chunk);
   int64_t c;
   (void)nth;
-  if (p == NULL) return;
+  if (dst == NULL) return;
 #ifdef _OPENMP
 #  pragma omp parallel for num_threads(nth) schedule(static) if (nchunk > 1)
 #endif
   for (c = 0; c < nchunk; c++) {
     const uint64_t i0 = (uint64_t)c * chunk, i1 = i0 + chunk < bytes ? i0 + chunk : bytes;
-    memset((char *)p + i0, 0, (size_t)(i1 - i0));
+    if (src != NULL) memcpy((char *)dst + i0, (const char *)src + i0, (size_t)(i1 - i0));
+    else memset((char *)dst + i0, 0, (size_t)(i1 - i0));
   }
 }
 
+void sp_threads_touch(void *p, uint64_t bytes, int nth) {
+  threads_fill(p, NULL, bytes, nth);
+}
+
 void sp_threads_copy(void *dst, const void *src, uint64_t bytes, int nth) {
-  const uint64_t chunk = (uint64_t)1 << 20;
-  const int64_t nchunk = (int64_t)((bytes + chunk - 1) / chunk);
-  int64_t c;
-  (void)nth;
-  if (dst == NULL || src == NULL) return;
-#ifdef _OPENMP
-#  pragma omp parallel for num_threads(nth) schedule(static) if (nchunk > 1)
-#endif
-  for (c = 0; c < nchunk; c++) {
-    const uint64_t i0 = (uint64_t)c * chunk, i1 = i0 + chunk < bytes ? i0 + chunk : bytes;
-    memcpy((char *)dst + i0, (const char *)src + i0, (size_t)(i1 - i0));
-  }
+  if (src != NULL) threads_fill(dst, src, bytes, nth);
 }

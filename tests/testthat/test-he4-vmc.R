@@ -310,8 +310,20 @@ test_that("an unchanged state skips the close-pair search by its fingerprint; a 
   expect_identical(attr(y, "state")$fingerprint, st$fingerprint)
   expect_error(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = y),
                "walker 1 has two atoms closer than", class = "statphysgpu_error")
-  # the search is what is skipped: an unchanged state continues (the chain
-  # of one longer call, test above) and its continuation has its own
+  # the coordinate check is what a matching fingerprint skips: a
+  # coordinate just past the wall is refused without one and taken with a
+  # fingerprint made for it (a forged one: the fingerprint tells an
+  # unchanged state from a changed one, it is no signature)
+  out <- st$coords
+  out[1, 3, 2] <- L * (1 + 1e-3)
+  attr(y, "state")$coords <- out
+  expect_error(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = y),
+               "inside the box", class = "statphysgpu_error")
+  attr(y, "state")$fingerprint <- fp(out)
+  expect_s3_class(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = y),
+                  "vmc_blocks")
+  # an unchanged state continues (the chain of one longer call, test above)
+  # and its continuation has its own fingerprint
   more <- vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = x)
   expect_identical(attr(more, "state")$fingerprint, fp(attr(more, "state")$coords))
   # rbind: a fingerprint when every part's matches, none otherwise
