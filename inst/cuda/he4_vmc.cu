@@ -644,7 +644,7 @@ extern "C" __global__ void __launch_bounds__(SP_VMC_BLOCK, SP_VMC_MINBLOCKS)
     if (__shfl_sync(0xffffffffu, *(volatile uint64_t *)&s->bad_sweep, 0) != 0) break;
     if (k < a.equilibration) {
       if (sweep % SP_VMC_TUNE_SWEEPS == 0 || sweep == a.equilibration) {
-        if (a.tune) step = sp_vmc_tuned_step(step, acc, tried, sp_vmc_pair(a)->rc);
+        if (a.tune) step = sp_vmc_tuned_step(step, acc, tried, a.target, sp_vmc_pair(a)->rc);
         acc = tried = 0;
       }
       continue;

@@ -45,13 +45,13 @@ SP_FN uint64_t sp_vmc_walker_stream(uint64_t walker0, uint64_t per_cond, uint64_
   return sp_stream_replica(jw / per_cond, walker0 + jw % per_cond);
 }
 
-/* Sweeps between step adjustments while tuning (equilibration only), and
- * the acceptance aimed at. */
+/* Sweeps between step adjustments while tuning (equilibration only); the
+ * acceptance aimed at is the job's `target` (he4_vmc(acceptance =), 0.3 by
+ * default: bench/RESULTS.md, "The trial displacement against t sigma^2"). */
 #define SP_VMC_TUNE_SWEEPS 10
-#define SP_VMC_TUNE_TARGET 0.45
 
 /* The step after a tuning period with `acc` of `tried` moves accepted:
- * scaled by acc / target, by at most a factor 2 either way, and at most
+ * scaled by (acc / tried) / target, by at most a factor 2 either way, and at most
  * `cap` (the condition's cut rc = L/2: a Gaussian move of rms L/2 a
  * coordinate, wrapped into the box, already lands almost uniformly in it).
  * Without the cap a system where the target cannot be reached -- a dilute
@@ -59,8 +59,9 @@ SP_FN uint64_t sp_vmc_walker_stream(uint64_t walker0, uint64_t per_cond, uint64_
  * A and beyond, where x + step z loses the position to rounding and the
  * walker stands still.  In double on both engines, so that the same
  * acceptance counts give the same step. */
-SP_FN double sp_vmc_tuned_step(double step, uint64_t acc, uint64_t tried, double cap) {
-  double f = tried > 0 ? ((double)acc / (double)tried) / SP_VMC_TUNE_TARGET : 1.0;
+SP_FN double sp_vmc_tuned_step(double step, uint64_t acc, uint64_t tried, double target,
+                               double cap) {
+  double f = tried > 0 ? ((double)acc / (double)tried) / target : 1.0;
   if (f < 0.5) f = 0.5;
   if (f > 2.0) f = 2.0;
   step = step * f;

@@ -62,6 +62,7 @@ typedef struct {
   uint64_t walker0;        /* the job's walker0 (each condition's walker 0) */
   uint64_t equilibration, blocks, block_sweeps, measure_every;
   uint64_t budget;         /* sweeps per walker in this launch, at most */
+  double target;           /* the acceptance the tuning aims at (0 < target < 1) */
   int32_t n;               /* atoms */
   int32_t nwalkers;        /* walkers of the device (the arrays below) */
   int32_t tune;            /* tune the step during equilibration */
@@ -82,6 +83,6 @@ typedef struct {
                             * (the "_usum" variants, single precision), or 0 */
 } sp_vmc_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 160, "sp_vmc_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_vmc_kargs) == 168, "sp_vmc_kargs layout");
 
 #endif /* SP_HE4_VMC_ARGS_H */

@@ -36,6 +36,7 @@ typedef struct {
   uint64_t seed;
   uint64_t equilibration, blocks, block_sweeps, measure_every;
   int tune;            /* tune the step during equilibration */
+  double target;       /* the acceptance the tuning aims at (0 < target < 1) */
   int single;          /* 1: mixed precision (float coordinates and pair terms) */
   int nbins;           /* g(r) histogram bins over [0, L/2); 0: none */
   int usum;            /* GPU: the kernel variant keeps each atom's sum of u

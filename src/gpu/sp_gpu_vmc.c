@@ -113,6 +113,7 @@ static int vmc_launch(void *model, sp_gpu_dev *d, unsigned budget) {
   a.n = job->n;
   a.nwalkers = v->nw;
   a.tune = job->tune;
+  a.target = job->target;
   a.nbins = job->nbins;
   a.first = v->w0;
   a.per_cond = job->nwalkers;

@@ -25,6 +25,7 @@ static const sp_field fields[] = {
   F(block_sweeps, SP_F_COUNT),
   F(measure_every, SP_F_COUNT),
   F(tune, SP_F_INT),
+  F(target, SP_F_DOUBLE),
   F(single, SP_F_INT),
   F(nbins, SP_F_INT),
   F(usum, SP_F_INT),
@@ -37,6 +38,7 @@ static int prepare(void *job) {
   sp_vmc_job *j = (sp_vmc_job *)job;
   int c;
   if (j->n < 2 || j->nwalkers < 0 || j->nbins < 0 || j->ncond < 1 ||
+      !(j->target > 0 && j->target < 1) ||
       (double)j->ncond * (double)j->nwalkers > 2147483647.0)
     return sp_fail(SP_ERR_INVALID, "internal error: the VMC job's sizes");
   for (c = 0; c < j->ncond; c++) j->conds[c].rc = 0.5 * j->conds[c].L;

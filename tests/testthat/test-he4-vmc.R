@@ -93,7 +93,7 @@ test_that("symmetrised Jastrow: the two kinetic estimators agree; truncated: the
   expect_lt(zt[["diff"]], -0.2)
 })
 
-test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
+test_that("N = 64: energy in the physical range, acceptance near 0.3, g(r)", {
   n <- 64
   x <- vmc(n, replicas = 4, blocks = 32, block_sweeps = 10, equilibration = 200, seed = 7,
            pair_distribution = TRUE)
@@ -107,13 +107,14 @@ test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
   expect_lt(e, -5.3)
   expect_equal(attr(s, "tail_correction"), he4_tail_correction(rho, (n / rho)^(1 / 3)))
   expect_lt(attr(s, "tail_correction"), 0)
-  # The step is tuned every 10 sweeps of equilibration by acceptance / 0.45;
-  # the last tuning period's acceptance (10 n binomial moves) sets the final
-  # step, so a walker's acceptance afterwards is 0.45 within a few of that
-  # period's binomial standard deviations.
+  # The step is tuned every 10 sweeps of equilibration by acceptance / 0.3
+  # (the default `acceptance`); the last tuning period's acceptance (10 n
+  # binomial moves) sets the final step, so a walker's acceptance afterwards
+  # is 0.3 within a few of that period's binomial standard deviations.
   acc <- tapply(x$acceptance, x$replica, mean)
-  sd_tune <- sqrt(0.45 * 0.55 / (10 * n))
-  expect_true(all(abs(acc - 0.45) < 4 * sd_tune))
+  sd_tune <- sqrt(0.3 * 0.7 / (10 * n))
+  expect_true(all(abs(acc - 0.3) < 4 * sd_tune))
+  expect_identical(attr(x, "params")$acceptance, 0.3)
   expect_identical(attr(x, "displacement"), attr(x, "state")$displacement)
   # g(r): nothing inside the core, about 1 at the largest distances (the
   # normalisation by the ideal gas of n atoms gives (n - 1)/n for g = 1)
@@ -130,8 +131,27 @@ test_that("N = 64: energy in the physical range, acceptance near 0.45, g(r)", {
   expect_identical(y$energy, x$energy[x$block <= 2])
 })
 
+test_that("`acceptance` sets the target of the tuning, on both precisions", {
+  # as above: within 4 binomial standard deviations of the last tuning
+  # period (10 n moves) of the target; 0.6 is 7 of them from the default 0.3
+  n <- 32
+  for (prec in c("mixed", "double")) {
+    x <- vmc(n, replicas = 2, blocks = 2, block_sweeps = 10, equilibration = 80, seed = 4,
+             acceptance = 0.6, precision = prec)
+    acc <- tapply(x$acceptance, x$replica, mean)
+    expect_true(all(abs(acc - 0.6) < 4 * sqrt(0.6 * 0.4 / (10 * n))))
+    expect_identical(attr(x, "params")$acceptance, 0.6)
+  }
+  # a numeric displacement is not tuned: the same chains whatever the target
+  y1 <- vmc(n, replicas = 2, blocks = 2, block_sweeps = 5, equilibration = 20, seed = 4,
+            displacement = 0.5, acceptance = 0.2)
+  y2 <- vmc(n, replicas = 2, blocks = 2, block_sweeps = 5, equilibration = 20, seed = 4,
+            displacement = 0.5)
+  expect_identical(y1$energy, y2$energy)
+})
+
 test_that("two atoms in a box: the tuned step stops at L/2 and the energy is the quadrature's", {
-  # A dilute system never reaches 45 per cent acceptance: the tuning used
+  # A dilute system never reaches the target acceptance: the tuning used
   # to double the step every period (to 1e13 A after 2000 sweeps, where
   # x + step z loses the position to rounding and a walker stands still).
   # The step now stops at the cut L/2, and the chain samples psi^2.
@@ -177,6 +197,9 @@ test_that("bad input gets a clear error naming the argument", {
   }
   for (v in list(0, -0.1, Inf, "fast")) {
     bad(32, displacement = v, error = "`displacement` must be a single positive finite number")
+  }
+  for (v in list(0, 1, -0.3, NA, "high", c(0.3, 0.4))) {
+    bad(32, acceptance = v, error = "`acceptance` must be a single finite number in \\(0, 1\\)")
   }
   # L/2 inside the core of the potential: the message names the box side
   bad(2, error = "box is too small: side L = .* = 4.506 A.*L/2 = 2.253 A")
