@@ -16,7 +16,7 @@ replicas <- if (use_gpu) "auto" else 2 * sp_threads()
 cat(sprintf("Backend: %s, N = %d atoms\n", if (use_gpu) "GPU" else
             sprintf("CPU (%d threads)", sp_threads()), n))
 
-# 500 sweeps of equilibration (the displacement tuned towards 45% acceptance), then
+# 500 sweeps of equilibration (the displacement tuned towards 30% acceptance), then
 # 64 blocks of 100 sweeps per walker, the energy measured every 5 sweeps
 t0 <- proc.time()[["elapsed"]]
 x <- he4_vmc(n, replicas = replicas, blocks = 64, block_sweeps = 100,
