@@ -348,7 +348,9 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                               L = (n_atoms / density)^(1 / 3),
                               jastrow = jastrow, block_sweeps = block_sweeps,
                               measure_every = measure_every, equilibration = equilibration,
-                              acceptance = acceptance)
+                              # the tuning's target; NA when not tuned (a
+                              # numeric displacement, a continuation)
+                              acceptance = if (tune) acceptance else NA_real_)
   attr(out, "conditions") <- grid
   attr(out, "tail_correction") <- he4_tail_correction(grid$density, L)
   attr(out, "state") <- list(replica = rep(walker_ids, ncond), condition = as.double(cond_of),

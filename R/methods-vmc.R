@@ -650,7 +650,8 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
   first <- parts[[1]]
   keys <- c("n", "density", "b", "L", "jastrow", "block_sweeps", "measure_every")
   lead <- paste0("parts of one study: the same seed, n, density, b, jastrow, block_sweeps, ",
-                 "measure_every and precision, and the same equilibration for fresh starts ",
+                 "measure_every and precision, and the same equilibration and tuning ",
+                 "(`acceptance`) for fresh starts ",
                  "(other walkers: `first_replica`; or a continuation, `init = `)")
   param <- function(k) function(p) vmc_params(p)[[k]]
   rbind_same(parts, "he4_vmc()", lead,
@@ -665,6 +666,15 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
       rbind_abort(sprintf(paste0(
         "rbind() of he4_vmc() results needs %s: argument %d differs from argument %d in ",
         "equilibration%s."), lead, fresh[bad[1]], fresh[1], rbind_show(eq[bad[1]], eq[1])))
+    }
+    # the target of the displacement's tuning (NA: not tuned, or a result of
+    # a version before `acceptance`)
+    ac <- vapply(parts[fresh], function(p) vmc_params(p)$acceptance %||% NA_real_, 0)
+    bad <- which(!vapply(ac, identical, TRUE, ac[1]))
+    if (length(bad)) {
+      rbind_abort(sprintf(paste0(
+        "rbind() of he4_vmc() results needs %s: argument %d differs from argument %d in ",
+        "acceptance%s."), lead, fresh[bad[1]], fresh[1], rbind_show(ac[bad[1]], ac[1])))
     }
   }
   df <- do.call(rbind, lapply(parts, function(p) {

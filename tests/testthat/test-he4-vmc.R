@@ -497,6 +497,10 @@ test_that("rbind() combines chunks and continuations, and refuses parts of other
   expect_error(rbind(a, a), "walker 1, block 1 appears twice", class = "statphysgpu_error")
   other <- do.call(vmc, modifyList(args, list(replicas = 2, first_replica = 3, seed = 4)))
   expect_error(rbind(a, other), "the same seed", class = "statphysgpu_error")
+  # fresh chunks tuned towards another acceptance are other chains
+  tuned <- do.call(vmc, c(args, list(replicas = 2, first_replica = 3, acceptance = 0.5)))
+  expect_error(rbind(a, tuned), "argument 2 differs from argument 1 in acceptance \\(0.5",
+               class = "statphysgpu_error")
   mixed <- do.call(vmc, c(args, list(replicas = 2, first_replica = 3, precision = "double")))
   expect_error(rbind(a, mixed), "precision", class = "statphysgpu_error")
   expect_error(rbind(a, as.data.frame(b)), "argument 2 is a data frame",
