@@ -657,24 +657,19 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
   rbind_same(parts, "he4_vmc()", lead,
              c(list(seed = "seed_hex", precision = "precision"),
                stats::setNames(lapply(keys, param), keys)))
-  # walkers started afresh (not continued) went through one equilibration
+  # walkers started afresh (not continued) went through one equilibration,
+  # its displacement tuned towards one acceptance (NA: not tuned, or a
+  # result of a version before `acceptance`)
   fresh <- which(vapply(parts, function(p) identical(attr(p, "init"), "lattice"), TRUE))
   if (length(fresh) > 1) {
-    eq <- vapply(parts[fresh], function(p) vmc_params(p)$equilibration %||% NA_real_, 0)
-    bad <- which(!vapply(eq, identical, TRUE, eq[1]))
-    if (length(bad)) {
-      rbind_abort(sprintf(paste0(
-        "rbind() of he4_vmc() results needs %s: argument %d differs from argument %d in ",
-        "equilibration%s."), lead, fresh[bad[1]], fresh[1], rbind_show(eq[bad[1]], eq[1])))
-    }
-    # the target of the displacement's tuning (NA: not tuned, or a result of
-    # a version before `acceptance`)
-    ac <- vapply(parts[fresh], function(p) vmc_params(p)$acceptance %||% NA_real_, 0)
-    bad <- which(!vapply(ac, identical, TRUE, ac[1]))
-    if (length(bad)) {
-      rbind_abort(sprintf(paste0(
-        "rbind() of he4_vmc() results needs %s: argument %d differs from argument %d in ",
-        "acceptance%s."), lead, fresh[bad[1]], fresh[1], rbind_show(ac[bad[1]], ac[1])))
+    for (k in c("equilibration", "acceptance")) {
+      v <- vapply(parts[fresh], function(p) vmc_params(p)[[k]] %||% NA_real_, 0)
+      bad <- which(!vapply(v, identical, TRUE, v[1]))
+      if (length(bad)) {
+        rbind_abort(sprintf(paste0(
+          "rbind() of he4_vmc() results needs %s: argument %d differs from argument %d in ",
+          "%s%s."), lead, fresh[bad[1]], fresh[1], k, rbind_show(v[bad[1]], v[1])))
+      }
     }
   }
   df <- do.call(rbind, lapply(parts, function(p) {
