@@ -28,7 +28,7 @@ DEMO    := switching
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
 DEB_PKGS := r-base-dev r-cran-cli r-cran-rlang r-cran-testthat r-cran-knitr r-cran-rmarkdown \
             r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr r-cran-coda \
-            r-cran-generics r-cran-parallelly \
+            r-cran-generics r-cran-parallelly r-cran-matrix r-cran-future r-cran-posterior \
             pandoc qpdf tmux
 R_PKGS   := cli rlang testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
