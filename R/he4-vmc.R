@@ -72,8 +72,8 @@
 #' @section Efficiency: The cost of an error is \eqn{t\sigma^2}: the time
 #'   of a run times the squared standard error of \eqn{E/N} it gives (from
 #'   the spread of the walkers' means). It depends on the displacement
-#'   (through the acceptance) and on `measure_every`, not on the number of
-#'   walkers. Measured at \eqn{N = 512} on an NVIDIA H200 (8448 walkers,
+#'   (through the acceptance) and on `measure_every`, hardly on the number
+#'   of walkers once they fill the GPU. Measured at \eqn{N = 512} on an NVIDIA H200 (8448 walkers,
 #'   400 sweeps after an equilibration, `bench/he4-step.R`), in s mK^2, with
 #'   a statistical uncertainty of about 1.5 per cent each:
 #'
@@ -87,8 +87,10 @@
 #'
 #'   A measurement costs about as much as a sweep's moves, and consecutive
 #'   sweeps are strongly correlated, so measuring every second sweep is
-#'   best; below 0.3 the longer moves no longer make up for the rejected
-#'   ones. The equilibration (200 sweeps by default) is not counted here;
+#'   best; below about 0.3 the longer moves no longer make up for the
+#'   rejected ones. At \eqn{N = 256} and 1024 (`measure_every = 2`) 0.3 is
+#'   within the noise of the best as well, 9 and 6 per cent below 0.45. The
+#'   equilibration (200 sweeps by default) is not counted here;
 #'   for a short study count it, or continue equilibrated walkers (`init`).
 #' @param n Number of atoms \eqn{N} (at least 2).
 #' @param density Number density \eqn{\rho} in \eqn{\text{\AA}^{-3}}
