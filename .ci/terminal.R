@@ -63,7 +63,11 @@ env <- c(R_LIBS = paste(c(lib, .libPaths()), collapse = .Platform$path.sep),
 tmux("new-session", "-d", "-s", "t", "-x", "160", "-y", "45",
      paste("-e", shQuote(paste0(names(env), "=", env)), collapse = " "),
      shQuote(paste(file.path(R.home("bin"), "R"), "--vanilla --interactive --quiet")))
-on.exit(tmux("kill-server"), add = TRUE)
+# the pane's R goes with the script, whatever its end (quit() or an error):
+# on.exit() at a script's top level does nothing, and left the pane's R
+# running after every CI run
+cleanup <- new.env()
+reg.finalizer(cleanup, function(e) tmux("kill-server"), onexit = TRUE)
 
 # The session's set-up: the bar shows from the first tick (the default shows
 # it after 2 s), and .rep() writes what the user would see at the prompt.
