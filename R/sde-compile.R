@@ -193,6 +193,9 @@ sde_build_files <- function(m, source, headers) {
   pkg <- vapply(file.path(cuda_source_dir(), cuda), function(f) {
     readChar(f, file.size(f), useBytes = TRUE)
   }, "", USE.NAMES = FALSE)
+  sde_code_check(m$code, "the model's header")
+  for (h in names(headers)) sde_code_check(headers[[h]], h)
+  sde_code_check(source, "the model's C file", strict = FALSE)
   files <- c(stats::setNames(pkg, cuda), unlist(headers),
              sde_model.h = m$code, sde_model.c = source)
   files[!duplicated(names(files), fromLast = TRUE)]
@@ -365,6 +368,8 @@ sde_gpu_variant <- function(precision, method, defines = NULL) {
 # The headers NVRTC reads from memory for a model: its header and the extra
 # ones (a named list of texts).
 sde_gpu_headers <- function(m, headers) {
+  sde_code_check(m$code, "the model's header")
+  for (h in names(headers)) sde_code_check(headers[[h]], h)
   c(sde_model.h = m$code, unlist(headers))
 }
 

@@ -313,10 +313,10 @@ sde_score_header <- function(m, e) {
   map <- c(stats::setNames(sprintf("x[%d]", seq_along(m$states) - 1L), m$states),
            stats::setNames(sprintf("p[%d]", seq_along(m$params) - 1L), names(m$params)),
            t = "t")
-  dep <- gsub("*/", "* /", paste(deparse(e, width.cutoff = 500L), collapse = " "), fixed = TRUE)
+  dep <- sde_c_comment(paste(deparse(e, width.cutoff = 500L), collapse = " "))
   paste0(paste(c(
     sprintf("/* score of sde_ams() for the model \"%s\": %s (generated; do not edit) */",
-            gsub("*/", "* /", m$name, fixed = TRUE), dep),
+            sde_c_name(m$name), dep),
     "SP_FN SP_REAL SP_PREC(sde_ams_score)(SP_REAL t, const SP_REAL *x, const SP_REAL *p) {",
     "  (void)t; (void)x; (void)p;",
     sprintf("  return %s;", sde_to_c(e, map)),
@@ -356,9 +356,19 @@ sde_noise_matrix <- function(x, states, call) {
              call = call)
   }
   cn <- colnames(x) %||% paste0("w", seq_len(ncol(x)))
-  if (anyDuplicated(cn) || any(!nzchar(cn))) {
+  if (anyDuplicated(cn) || any(!nzchar(cn)) || anyNA(cn)) {
     sp_abort("the columns of the noise matrix (its Wiener processes) need distinct names.",
              call = call)
+  }
+  # names of Wiener processes are identifiers (letters, digits, _; shown in
+  # messages and comments of the generated C, never code)
+  bad <- cn[!grepl("^[A-Za-z][A-Za-z0-9_]{0,63}$", cn)]
+  if (length(bad)) {
+    sp_abort(sprintf(paste0("the noise matrix has the column name \"%s\"; the columns (Wiener ",
+                            "processes) are named by identifiers: a letter, then letters, digits ",
+                            "or _ (at most 64), e.g. w1, w2 or dW_x."),
+                     sde_c_comment(substr(bad[1], 1, 60))), call = call,
+             class = "statphysgpu_bad_name")
   }
   decl <- matrix(list(0), nrow(x), ncol(x), dimnames = list(rn, cn))
   e <- list(); k <- integer(); st <- character()
@@ -420,4 +430,88 @@ sde_noise_corrections <- function(e, k, states) {
 sde_noise_label <- function(m, j) {
   s <- names(m$noise)[j]
   if (is.null(m$noise_decl)) s else sprintf("%s (%s)", s, m$noise_w[m$noise_k[j]])
+}
+
+# ---- what reaches the compiler -------------------------------------------------
+
+# Text a user chose reaches generated C only as identifiers that passed the
+# name checks (and are then mapped to x[k], p[k], ...) and as expressions
+# that went through the translator; what comments show of names and
+# expressions goes through these two functions.
+
+# A model's name as a comment shows it: the name itself when it is short
+# plain ASCII (letters, digits, space and _ . , : = + ( ) -), else only its
+# hash (never the text: a comment end, a backslash-newline, a trigraph or a
+# `#` line in a name would otherwise become code).
+sde_c_name <- function(name) {
+  name <- paste(as.character(name), collapse = " ")
+  if (validUTF8(name) && nchar(name, type = "bytes") <= 80 &&
+      grepl("^[A-Za-z0-9 _.,:=+()-]*$", name, useBytes = TRUE)) {
+    return(name)
+  }
+  sprintf("<name not shown: sha256 %s>", substr(.Call(C_sp_r_hash, name), 1, 16))
+}
+
+# Text for a comment of generated C (deparsed expressions of checked names
+# and numbers): every byte outside printable ASCII, a backslash, `?` (the
+# start of a trigraph), quotes and `#` become `_`, and no comment can be
+# opened or closed inside it.
+sde_c_comment <- function(s) {
+  s <- paste(as.character(s), collapse = " ")
+  if (!validUTF8(s)) s <- iconv(s, "latin1", "ASCII", sub = "_")
+  s <- gsub("[^][A-Za-z0-9 _.,;:=+*/^()<>!&|~%$@{}-]", "_", s, perl = TRUE)
+  if (nchar(s) > 2000) s <- paste0(substr(s, 1, 2000), " ...")
+  while (grepl("*/", s, fixed = TRUE) || grepl("/*", s, fixed = TRUE)) {
+    s <- gsub("*/", "* /", s, fixed = TRUE)
+    s <- gsub("/*", "/ *", s, fixed = TRUE)
+  }
+  s
+}
+
+# The last guard before anything is compiled: generated text must be plain
+# printable ASCII with no backslash (no line splices), no trigraph, comments
+# that close on their own terms; outside comments (strict = TRUE: a model's
+# generated header) no quote of any kind and no preprocessor line but
+# #define / #undef of the package's SP_ names.  A violation is an internal
+# error: the generator let through text it must not, and nothing compiles.
+sde_code_check <- function(text, what, strict = TRUE) {
+  text <- paste(text, collapse = "\n")
+  bad <- function(why) {
+    sp_abort(sprintf(paste0("internal error: the generated C of %s %s; nothing was compiled. ",
+                            "Please report this."), what, why),
+             class = "statphysgpu_unsafe_code")
+  }
+  if (!validUTF8(text) || grepl("[^\n\x20-\x7e]", text, useBytes = TRUE, perl = TRUE)) {
+    bad("holds a byte that is not printable ASCII")
+  }
+  if (grepl("\\", text, fixed = TRUE)) bad("holds a backslash")
+  if (grepl("??", text, fixed = TRUE)) bad("holds a trigraph")
+  # the text outside comments
+  code <- character()
+  rest <- text
+  repeat {
+    k <- regexpr("/*", rest, fixed = TRUE)
+    if (k < 0) {
+      code <- c(code, rest)
+      break
+    }
+    code <- c(code, substr(rest, 1, k - 1))
+    rest <- substr(rest, k + 2, nchar(rest))
+    e <- regexpr("*/", rest, fixed = TRUE)
+    if (e < 0) bad("has a comment that does not close")
+    rest <- substr(rest, e + 2, nchar(rest))
+  }
+  code <- paste(code, collapse = " ")
+  if (grepl("*/", code, fixed = TRUE)) bad("closes a comment it did not open")
+  if (strict) {
+    if (grepl("[\"'`@$]", code)) bad("holds a quote outside comments")
+    lines <- trimws(strsplit(code, "\n", fixed = TRUE)[[1]])
+    pp <- lines[startsWith(lines, "#")]
+    ok <- grepl("^#(define|undef)[ ]+SP_[A-Za-z0-9_]*([ (].*)?$", pp)
+    if (any(!ok)) bad(sprintf("has the preprocessor line `%s`", sde_c_comment(pp[!ok][1])))
+    if (any(grepl("#", c(lines[!startsWith(lines, "#")], substring(pp, 2)), fixed = TRUE))) {
+      bad("has a `#` inside a line")
+    }
+  }
+  invisible(text)
 }
