@@ -289,8 +289,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
   }
   lib <- lapply(symbols, function(s) getNativeSymbolInfo(s, loaded$dll)$address)
   sizes <- sde_object_sizes(loaded$dll)
-  want <- c(length(m$states), length(m$params) + isTRUE(m$many) +
-              identical(m$lattice, "square") + length(m$derived),
+  want <- c(length(m$states), length(m$params) + sde_mb_hidden_params(m) + length(m$derived),
             length(m$noise_w %||% m$noise), length(m$observe))
   if (!is.null(sizes) && !identical(sizes, as.integer(want))) {
     sde_unload(list(path = loaded$path))

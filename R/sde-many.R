@@ -17,7 +17,7 @@
 #   .i, .j, .n    the element's number, the partner's, the system's size
 # and the checked rest is translated by sde_to_c() with a map per function.
 
-SDE_MB_REDUCTIONS <- c("mean", "sum", "pairs")
+SDE_MB_REDUCTIONS <- c("mean", "sum", "pairs", "edges")
 SDE_MB_LATTICES <- c("none", "chain", "ring", "square")
 SDE_MB_DRAWS <- c("runif", "rnorm", "rcauchy")
 
@@ -44,8 +44,12 @@ sde_mb_analyse <- function(m, call) {
   lattice <- m$lattice
   reg <- new.env(parent = emptyenv())
   reg$terms <- list(); reg$tkeys <- character()
-  reg$pairs <- list(); reg$pkeys <- character()
+  reg$pairs <- list(); reg$pkeys <- character(); reg$pcut <- list()
+  reg$opairs <- list(); reg$okeys <- character(); reg$ocut <- list()
+  reg$edges <- list(); reg$ekeys <- character()
   reg$reach <- 0L
+  positions <- m$positions %||% character()
+  has_pos <- length(positions) > 0
   # register expression e in list `what` (terms or pairs) once; its
   # placeholder .R<r> or .Q<q>
   add <- function(e, what, keys, prefix) {
@@ -59,13 +63,29 @@ sde_mb_analyse <- function(m, call) {
     as.name(sprintf("%s%d", prefix, r - 1L))
   }
   add_term <- function(e) add(e, "terms", "tkeys", ".R")
-  add_pair <- function(e) add(e, "pairs", "pkeys", ".Q")
+  # a pair term with its cut-off (NULL: none; the key holds both)
+  add_cut <- function(e, rc, what, keys, cuts, prefix) {
+    k <- paste(c(deparse(e, width.cutoff = 500L), "| cutoff",
+                 if (!is.null(rc)) deparse(rc, width.cutoff = 500L)), collapse = " ")
+    r <- match(k, reg[[keys]])
+    if (is.na(r)) {
+      reg[[keys]] <- c(reg[[keys]], k)
+      reg[[what]][[length(reg[[what]]) + 1L]] <- e
+      reg[[cuts]][length(reg[[keys]])] <- list(rc)
+      r <- length(reg[[keys]])
+    }
+    as.name(sprintf("%s%d", prefix, r - 1L))
+  }
+  add_pair <- function(e, rc = NULL) add_cut(e, rc, "pairs", "pkeys", "pcut", ".Q")
+  add_opair <- function(e, rc = NULL) add_cut(e, rc, "opairs", "okeys", "ocut", ".O")
+  add_edge <- function(e) add(e, "edges", "ekeys", ".E")
   known <- c(states, elements, params, "t", "pi", "i", "j", "n")
   # one right-hand side; `level`: "element" (drift, noise) or "system"
   # (observables, stop)
   rewrite <- function(e, what, level) {
-    flags <- function(e, own = FALSE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE) {
-      list(e = e, own = own, xj = xj, red = red, nb = nb, jn = jn)
+    flags <- function(e, own = FALSE, xj = FALSE, red = FALSE, nb = FALSE, jn = FALSE,
+                      wt = FALSE, opair = FALSE) {
+      list(e = e, own = own, xj = xj, red = red, nb = nb, jn = jn, wt = wt, opair = opair)
     }
     leaf <- function(x) {
       if (is.numeric(x) || is.logical(x)) {
@@ -84,7 +104,22 @@ sde_mb_analyse <- function(m, call) {
       if (v == "j" && lattice == "square") return(flags(as.name(".jc"), own = TRUE))
       if (v == "j") return(flags(as.name(".j"), xj = TRUE, jn = TRUE))
       if (v == "n") return(flags(as.name(".n")))
+      # the pair's geometry (positions) and an edge's weight, inside pairs()
+      # and edges() alone (the xj flag)
+      if (has_pos && v %in% SDE_PAIR_GEOMETRY) {
+        axis <- match(v, c("dx", "dy", "dz"))
+        if (!is.na(axis) && axis > length(positions)) {
+          sp_abort(sprintf(paste0("%s uses `%s`, but the model has %d position%s (%s): the ",
+                                  "separations are %s."), what, v, length(positions),
+                           if (length(positions) == 1) "" else "s",
+                           paste(positions, collapse = ", "),
+                           paste0("`", c("dx", "dy", "dz")[seq_along(positions)], "`",
+                                  collapse = ", ")), call = call)
+        }
+        return(flags(as.name(paste0(".", v)), xj = TRUE))
+      }
       if (v %in% c(params, "t", "pi")) return(flags(x))
+      if (v == SDE_EDGE_WEIGHT) return(flags(as.name(".a"), xj = TRUE, wt = TRUE))
       sp_abort(sprintf(paste0("%s uses the unknown variable `%s`; the model knows %s (states, ",
                               "parameters, element parameters, t, pi, and the element's number ",
                               "i, its partner j inside pairs(), the size n)."), what, v,
@@ -98,10 +133,25 @@ sde_mb_analyse <- function(m, call) {
       f <- as.character(x[[1]])
       if (f == "[") {
         sde_mb_check_index(x, what, states, elements, lattice, call)
+      } else if (f == "pairs" && length(x) == 3) {
+        nm <- names(x)
+        if (!is.null(nm) && (nzchar(nm[2]) || !(nm[3] %in% c("", "cutoff")))) {
+          sp_abort(sprintf(paste0("%s: `%s`: pairs() takes an expression of the pair and, ",
+                                  "optionally, `cutoff = ` a distance."), what,
+                           deparse1(x, nlines = 1L)), call = call)
+        }
+        if (!has_pos) {
+          sp_abort(sprintf(paste0("%s: `%s` has a cut-off, but the model has no positions: ",
+                                  "declare the coordinates with sde_model(positions = c(\"x\", ",
+                                  "\"y\")) and give the box with sde_run(box = )."), what,
+                           deparse1(x, nlines = 1L)), call = call)
+        }
       } else if (f %in% SDE_MB_REDUCTIONS) {
         if (length(x) != 2 || (!is.null(names(x)) && any(nzchar(names(x))))) {
-          sp_abort(sprintf("%s: `%s` takes one argument (an expression of the element).", what,
-                           deparse1(x, nlines = 1L)), call = call)
+          sp_abort(sprintf("%s: `%s` takes one argument (an expression of the element%s).", what,
+                           deparse1(x, nlines = 1L),
+                           if (f == "pairs") " and its partner; and optionally `cutoff = `"
+                           else if (f == "edges") " and its in-neighbour" else ""), call = call)
         }
       } else if (f %in% SDE_MB_DRAWS) {
         sp_abort(sprintf(paste0("%s: `%s()` draws a random number; draws are for starts and ",
@@ -125,25 +175,55 @@ sde_mb_analyse <- function(m, call) {
       }
       if (f %in% SDE_MB_REDUCTIONS) {
         a <- v[[1]]
+        if (isTRUE(a$wt) && f != "edges") {
+          sp_abort(sprintf(paste0("%s: `%s` uses `a`, an edge's weight, which exists only inside ",
+                                  "edges(); a parameter `a` would need params = c(a = ...)."),
+                           what, deparse1(x, nlines = 1L)), call = call)
+        }
         if (a$red) {
           sp_abort(sprintf(paste0("%s: `%s` holds a reduction inside a reduction; mean(), sum() ",
                                   "and pairs() take an expression of the element (and its ",
                                   "partner, in pairs())."), what, deparse1(x, nlines = 1L)),
                    call = call)
         }
+        if (f %in% c("pairs", "edges") && lattice == "square") {
+          sp_abort(sprintf(paste0("%s uses %s() on a square lattice, where j is the column: ",
+                                  "%s() and lattice = \"square\" do not go together."), what, f, f),
+                   call = call)
+        }
         if (f == "pairs") {
-          if (lattice == "square") {
-            sp_abort(sprintf(paste0("%s uses pairs() on a square lattice, where j is the column: ",
-                                    "pairs() and lattice = \"square\" do not go together."), what),
+          rc <- NULL
+          if (length(x) == 3) {
+            b <- v[[2]]
+            if (b$own || b$xj || b$red || b$nb || b$jn || isTRUE(b$wt)) {
+              sp_abort(sprintf(paste0("%s: the cut-off of `%s` must be a number or an expression ",
+                                      "of the parameters (the same for every pair)."), what,
+                               deparse1(x, nlines = 1L)), call = call)
+            }
+            rc <- b$e
+          }
+          if (level == "system") {
+            if (isTRUE(a$opair)) {
+              sp_abort(sprintf("%s: `%s` holds pairs() inside pairs().", what,
+                               deparse1(x, nlines = 1L)), call = call)
+            }
+            return(flags(add_opair(a$e, rc), own = TRUE, opair = TRUE))
+          }
+          return(flags(add_pair(a$e, rc), own = TRUE, red = TRUE))
+        }
+        if (f == "edges") {
+          if (SDE_EDGE_WEIGHT %in% params && SDE_EDGE_WEIGHT %in% all.vars(x[[2]])) {
+            sp_abort(sprintf(paste0("%s: inside edges() `a` is the edge's weight, and the model ",
+                                    "has a parameter `a`: rename the parameter."), what),
                      call = call)
           }
           if (level == "system") {
-            sp_abort(sprintf(paste0("%s uses pairs(), a sum for each element; a system-level ",
-                                    "expression takes sum(pairs(...)) only through its own ",
-                                    "element-level terms: write sum() or mean() of an ",
-                                    "expression of the element."), what), call = call)
+            sp_abort(sprintf(paste0("%s uses edges(); observables and the stop event take ",
+                                    "mean() and sum() of element expressions, and sum(pairs()) ",
+                                    "(edges() in observables is not supported: record what you ",
+                                    "need with output = \"trajectories\")."), what), call = call)
           }
-          return(flags(add_pair(a$e), own = TRUE, red = TRUE))
+          return(flags(add_edge(a$e), own = TRUE, red = TRUE))
         }
         if (a$xj) {
           sp_abort(sprintf("%s: `%s` uses x[j] or j, which are only defined inside pairs().",
@@ -156,12 +236,20 @@ sde_mb_analyse <- function(m, call) {
       }
       for (k in seq_along(v)) x[[k + 1L]] <- v[[k]]$e
       flags(x, own = any_of("own"), xj = any_of("xj"), red = any_of("red"), nb = any_of("nb"),
-            jn = any_of("jn"))
+            jn = any_of("jn"), wt = any_of("wt"), opair = any_of("opair"))
     }
     r <- sde_fold(e, leaf, node, pre)
     if (r$xj) {
-      sp_abort(sprintf("%s uses x[j] or j outside pairs(); the partner j exists only there.",
-                       what), call = call)
+      sp_abort(sprintf(paste0("%s uses %s outside pairs() and edges(); the partner j exists ",
+                              "only there."), what,
+                       if (has_pos) "x[j], j, the separation (dx, dy, dz) or the distance r"
+                       else if (isTRUE(r$wt)) "an edge's weight a" else "x[j] or j"), call = call)
+    }
+    if (level == "system" && isTRUE(r$opair) && !r$red) {
+      sp_abort(sprintf(paste0("%s uses pairs() outside sum() and mean(); a pair sum is a value ",
+                              "of each element: the system's is sum(pairs(...)) (e.g. the ",
+                              "potential energy sum(pairs(u(r), cutoff = rc)) / 2)."), what),
+               call = call)
     }
     if (level == "system" && (r$own || r$nb)) {
       bad <- intersect(all.vars(e), c(states, elements, "i"))
@@ -185,14 +273,23 @@ sde_mb_analyse <- function(m, call) {
     rewrite(m$observe[[s]], sprintf("the observable `%s`", s), "system")
   })
   names(observe) <- names(m$observe)
+  nopair <- length(reg$opairs)
   stop <- if (!is.null(m$stop)) rewrite(m$stop, "`stop`", "system")
+  if (length(reg$opairs) > nopair) {
+    sp_abort(paste0("`stop` uses pairs(); the stop event is checked after every step and takes ",
+                    "mean() and sum() of element expressions: pair sums are for observables."),
+             call = call)
+  }
   if (lattice != "none" && reg$reach == 0L) {
     sp_abort(sprintf(paste0("`lattice = \"%s\"` is given, but no right-hand side reads a ",
                             "neighbour (x[i + 1], x[i - 1]); drop it, or use the neighbours."),
                      lattice), call = call)
   }
+  pcut <- reg$pcut[seq_along(reg$pairs)]
+  ocut <- reg$ocut[seq_along(reg$opairs)]
   list(drift = drift, noise = noise, observe = observe, stop = stop, terms = reg$terms,
-       dyn = dyn, pairs = reg$pairs, reach = reg$reach)
+       dyn = dyn, pairs = reg$pairs, reach = reg$reach, pcut = pcut, opairs = reg$opairs,
+       ocut = ocut, edges = reg$edges, positions = positions)
 }
 
 # x[...] in a many-body right-hand side: a state or element parameter
@@ -297,7 +394,7 @@ sde_mb_split <- function(m, a) {
     v <- all.vars(a$drift[[s]])
     nb <- grep("^\\.nb_", v, value = TRUE)
     xj <- grep("^\\.xj_", v, value = TRUE)
-    red <- grep("^\\.[RQ][0-9]+$", v, value = TRUE)
+    red <- grep("^\\.[RQE][0-9]+$", v, value = TRUE)
     list(own = intersect(v, st), nb = sub("^\\.nb_(.*)_[mp][0-9]+$", "\\1", nb),
          red = red, t = "t" %in% v)
   })
@@ -322,8 +419,9 @@ sde_mb_split <- function(m, a) {
   # the reductions and pair sums a momentum's force uses must be of positions
   term_states <- function(ix, pool) {
     unique(unlist(lapply(ix, function(nm) {
-      i <- as.integer(sub("^\\.[RQ]", "", nm)) + 1L
-      e <- if (startsWith(nm, ".R")) a$terms[[i]] else a$pairs[[i]]
+      i <- as.integer(sub("^\\.[RQE]", "", nm)) + 1L
+      e <- if (startsWith(nm, ".R")) a$terms[[i]] else if (startsWith(nm, ".E")) a$edges[[i]]
+           else a$pairs[[i]]
       v <- all.vars(e)
       c(intersect(v, st), sub("^\\.(xj|nb)_([^_]+).*$", "\\2",
                              grep("^\\.(xj|nb)_", v, value = TRUE)))
@@ -417,11 +515,13 @@ sde_mb_pair_values <- function(pairs, states, elements) {
   reg <- new.env(parent = emptyenv())
   reg$keys <- character()
   reg$values <- list()
+  # the pair's geometry (.dx, .dy, .dz, .r) belongs to both
+  mixed <- paste0(".", SDE_PAIR_GEOMETRY)
   cls <- function(e) {
     v <- all.vars(e)
     p <- any(v %in% partner)
     o <- any(v %in% own)
-    if (p && o) "m" else if (p) "p" else if (o) "o" else "c"
+    if ((p && o) || any(v %in% mixed)) "m" else if (p) "p" else if (o) "o" else "c"
   }
   arith <- c("+", "-", "*", "/", "(")
   costly <- function(e) {
@@ -507,7 +607,12 @@ sde_mb_header <- function(m) {
   hoist$keys <- character()
   hoist$exprs <- list()
   square <- identical(m$lattice, "square")
-  pnames <- c(names(m$params), ".n", if (square) ".l2")
+  pos <- m$positions %||% character()
+  # hidden parameters after the model's: n, a square lattice's columns, the
+  # box (sides and their inverses) and the largest cut-offs of the dynamics'
+  # and of the observables' pair terms (the cell grids': sde_mb_par())
+  pnames <- c(names(m$params), ".n", if (square) ".l2",
+              if (length(pos)) c(SDE_MB_BOX_PARAMS, ".rc", ".rco"))
   H <- function(e) sde_hoist(e, pnames, hoist)
   forms <- list()
   for (form in c("ito", "stratonovich")) {
@@ -521,9 +626,19 @@ sde_mb_header <- function(m) {
   }
   noise <- lapply(a$noise, H)
   terms <- lapply(a$terms, H)
-  pv <- sde_mb_pair_values(a$pairs, m$states, names(m$elements))
-  pairs <- lapply(pv$pairs, H)
+  npp <- length(a$pairs)
+  nop <- length(a$opairs %||% list())
+  pv <- sde_mb_pair_values(c(a$pairs, a$opairs), m$states, names(m$elements))
+  pairs <- lapply(pv$pairs[seq_len(npp)], H)
+  opairs <- lapply(pv$pairs[npp + seq_len(nop)], H)
   pvals <- lapply(pv$values, H)
+  edges <- lapply(a$edges %||% list(), H)
+  ng <- length(edges)
+  # a cut-off rc as the condition r2 < rc^2 (rc^2 a parameter-only part:
+  # computed once per condition in double)
+  cut2 <- function(rc) if (is.null(rc)) NULL else H(call("^", call("(", rc), 2))
+  pcut2 <- lapply(a$pcut %||% list(), cut2)
+  ocut2 <- lapply(a$ocut %||% list(), cut2)
   observe <- lapply(a$observe, H)
   stop <- if (!is.null(a$stop)) H(a$stop)
   sp <- a$split
@@ -557,7 +672,11 @@ sde_mb_header <- function(m) {
   red <- c(stats::setNames(sprintf("R[%d]", seq_along(a$terms) - 1L),
                            sprintf(".R%d", seq_along(a$terms) - 1L)),
            stats::setNames(sprintf("Q[%d]", seq_along(a$pairs) - 1L),
-                           sprintf(".Q%d", seq_along(a$pairs) - 1L)))
+                           sprintf(".Q%d", seq_along(a$pairs) - 1L)),
+           stats::setNames(sprintf("Q[%d]", npp + seq_len(ng) - 1L),
+                           sprintf(".E%d", seq_len(ng) - 1L)),
+           stats::setNames(sprintf("O[%d]", seq_len(nop) - 1L),
+                           sprintf(".O%d", seq_len(nop) - 1L)))
   elem_map <- c(base, own, nbmap, red)
   nu <- length(pvals)
   pair_map <- c(base, stats::setNames(sprintf("xi[%d]", seq_len(nx) - 1L), m$states),
@@ -567,7 +686,10 @@ sde_mb_header <- function(m) {
                                 if (ne) paste0(".ej_", names(m$elements)) else character()),
                 stats::setNames(sprintf("ui[%d]", seq_len(nu) - 1L), sprintf(".U%d", seq_len(nu) - 1L)),
                 stats::setNames(sprintf("uj[%d]", seq_len(nu) - 1L), sprintf(".V%d", seq_len(nu) - 1L)),
-                .i = "fi", .j = "fj")
+                .i = "fi", .j = "fj",
+                # the pair's geometry and an edge's weight: locals and an
+                # argument of the pair functions (sde_mb_pair_fn())
+                .dx = "dx", .dy = "dy", .dz = "dz", .r = "r", .a = "w")
   pre_map <- c(base, own)
   sys_map <- c(base, red)
   # the C forms of periodic states' values, wrapped by the engines: their
@@ -598,22 +720,42 @@ sde_mb_header <- function(m) {
               if (length(m$noise)) paste(names(m$noise), collapse = ", ") else "none", m$lattice))))
   for (r in seq_along(a$terms)) add(sprintf(" * R[%d] = sum over the elements of %s", r - 1,
                                             cmt(dep(a$terms[[r]]))))
-  for (q in seq_along(a$pairs)) add(sprintf(" * Q[%d] = sum over the partners j != i of %s", q - 1,
-                                            cmt(dep(a$pairs[[q]]))))
+  cut_txt <- function(rc) if (is.null(rc)) "" else paste0(" within r < ", cmt(dep(rc)))
+  for (q in seq_along(a$pairs)) add(sprintf(" * Q[%d] = sum over the partners j != i of %s%s", q - 1,
+                                            cmt(dep(a$pairs[[q]])), cut_txt(a$pcut[[q]])))
+  for (g in seq_len(ng)) add(sprintf(" * Q[%d] = sum over the in-neighbours j (edge weight a) of %s",
+                                     npp + g - 1, cmt(dep(a$edges[[g]]))))
+  for (k in seq_len(nop)) add(sprintf(" * O[%d] = sum over the partners j != i of %s%s (observables)",
+                                      k - 1, cmt(dep(a$opairs[[k]])), cut_txt(a$ocut[[k]])))
+  if (length(pos)) add(sprintf(" * positions %s in a periodic box", cmt(paste(pos, collapse = ", "))))
   for (k in seq_len(nu)) add(sprintf(" * u[%d] = %s of each element, for the pair terms", k - 1,
                                      cmt(dep(pv$values[[k]]))))
   for (j in seq_len(nd)) add(sprintf(" * p[%d] = %s (per condition, in double)",
                                      length(pnames) + j - 1,
                                      cmt(gsub(".n", "n", hoist$keys[j], fixed = TRUE))))
   add(" */")
+  cut_all <- function(cuts) length(cuts) > 0 && all(!vapply(cuts, is.null, TRUE))
   defs <- c(NX = nx, NE = ne, NP = np, NW = length(m$noise_w), NB = length(m$noise),
             NT = length(a$terms), ND = a$dyn,
-            NQ = length(a$pairs), NU = nu, NO = length(m$observe),
+            NQ = npp + ng, NQP = npp, NG = ng, NQO = nop, NU = nu, NO = length(m$observe),
             HAS_STOP = as.integer(!is.null(m$stop)),
             REACH = K, RING = as.integer(m$lattice %in% c("ring", "square")),
-            DIM = if (square) 2L else 1L, L2 = if (square) length(pnames) - 1L else -1L,
+            DIM = if (square) 2L else 1L, L2 = if (square) match(".l2", pnames) - 1L else -1L,
             SPLIT = as.integer(sp$ok),
-            NPOS = if (sp$ok) length(sp$q) else 0L)
+            NPOS = if (sp$ok) length(sp$q) else 0L,
+            # positions: their number (the box's dimension), the states, the
+            # box's first parameter (sides, then inverses), the cut-offs'
+            POSD = length(pos),
+            PX0 = if (length(pos) >= 1) match(pos[1], m$states) - 1L else -1L,
+            PX1 = if (length(pos) >= 2) match(pos[2], m$states) - 1L else -1L,
+            PX2 = if (length(pos) >= 3) match(pos[3], m$states) - 1L else -1L,
+            BOX = if (length(pos)) match(".bx", pnames) - 1L else -1L,
+            RC = if (length(pos)) match(".rc", pnames) - 1L else -1L,
+            RCO = if (length(pos)) match(".rco", pnames) - 1L else -1L,
+            # every pair term of the dynamics (of the observables) has a cut-off:
+            # the engines' cell lists find the partners
+            CUT = as.integer(length(pos) > 0 && cut_all(a$pcut)),
+            CUTO = as.integer(length(pos) > 0 && cut_all(a$ocut)))
   for (d in names(defs)) add(sprintf("#define SP_MB_%s %d", d, as.integer(defs[[d]])))
   if (square) {
     # the row i and column j of element fi (1-based, row-major) of an L1 x L2
@@ -621,9 +763,10 @@ sde_mb_header <- function(m) {
     add("#define SP_MB_ROW(fi, p) (SP_FLOOR(((fi) - SP_R(1.0)) / (p)[SP_MB_L2]) + SP_R(1.0))")
     add("#define SP_MB_COL(fi, p) ((fi) - (SP_MB_ROW(fi, p) - SP_R(1.0)) * (p)[SP_MB_L2])")
   }
-  # reduction terms (element level)
-  open_fn("void", "mb_terms", "double t, const SP_REAL *x, const SP_REAL *e, const SP_REAL *nb, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL *r")
-  voids(c("t", "x", "e", "nb", "p", "pd", "fi", "r"))
+  # reduction terms (element level; O: the element's pair sums of the
+  # observables, at a record)
+  open_fn("void", "mb_terms", "double t, const SP_REAL *x, const SP_REAL *e, const SP_REAL *nb, const SP_REAL *O, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL *r")
+  voids(c("t", "x", "e", "nb", "O", "p", "pd", "fi", "r"))
   for (r in seq_along(terms)) {
     add(sprintf("  r[%d] = %s;", r - 1, C(terms[[r]], elem_map)),
         sprintf("the reduction of %s", dep(a$terms[[r]])))
@@ -637,13 +780,47 @@ sde_mb_header <- function(m) {
   }
   if (!nu) add("  u[0] = SP_R(0.0);")
   add("}")
-  open_fn("void", "mb_pair", "double t, const SP_REAL *xi, const SP_REAL *ei, const SP_REAL *xj, const SP_REAL *ej, const SP_REAL *ui, const SP_REAL *uj, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL fj, SP_REAL *acc")
-  voids(c("t", "xi", "ei", "xj", "ej", "ui", "uj", "p", "pd", "fi", "fj", "acc"))
-  for (q in seq_along(pairs)) {
-    add(sprintf("  acc[%d] += %s;", q - 1, C(pairs[[q]], pair_map)),
-        sprintf("the pair sum of %s", dep(a$pairs[[q]])))
+  # the pair functions: the dynamics' pair terms (mb_pair), the
+  # observables' (mb_pair_obs), the edge terms (mb_edge); the pair's
+  # geometry (minimum-image separation, distance) as locals where used, a
+  # cut-off as a test on the squared distance
+  pair_fn <- function(name, exprs, cuts, first, src, edge = FALSE) {
+    args <- if (edge) {
+      "double t, const SP_REAL *xi, const SP_REAL *ei, const SP_REAL *xj, const SP_REAL *ej, SP_REAL w, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL fj, SP_REAL *acc"
+    } else {
+      "double t, const SP_REAL *xi, const SP_REAL *ei, const SP_REAL *xj, const SP_REAL *ej, const SP_REAL *ui, const SP_REAL *uj, const SP_REAL *p, const double *pd, SP_REAL fi, SP_REAL fj, SP_REAL *acc"
+    }
+    open_fn("void", name, args)
+    voids(c("t", "xi", "ei", "xj", "ej", if (edge) "w" else c("ui", "uj"), "p", "pd", "fi", "fj",
+            "acc"))
+    body <- vapply(exprs, function(e) C(e, pair_map), "")
+    conds <- vapply(cuts, function(c2) if (is.null(c2)) "" else C(c2, base), "")
+    word <- function(w) any(grepl(sprintf("(^|[^A-Za-z0-9_.])%s([^A-Za-z0-9_]|$)", w), body))
+    need_r <- word("r")
+    need_r2 <- need_r || any(nzchar(conds))
+    axes <- c("dx", "dy", "dz")[seq_along(pos)]
+    for (d in seq_along(axes)) {
+      if (need_r2 || word(axes[d])) {
+        k <- match(pos[d], m$states) - 1L
+        b <- match(".bx", pnames) - 1L + d - 1L
+        add(sprintf("  const SP_REAL %s = SP_MI(xj[%d] - xi[%d], p[%d], p[%d]);", axes[d], k, k,
+                    b, b + 3L))
+      }
+    }
+    if (need_r2) add(sprintf("  const SP_REAL r2 = %s;",
+                             paste(sprintf("%s * %s", axes, axes), collapse = " + ")))
+    if (need_r) add("  const SP_REAL r = SP_SQRT(r2);")
+    for (q in seq_along(exprs)) {
+      line <- sprintf("acc[%d] += %s;", first + q - 1L, body[[q]])
+      if (nzchar(conds[[q]])) line <- sprintf("if (r2 < %s) %s", conds[[q]], line)
+      add(paste0("  ", line), sprintf("the %s of %s", if (edge) "edge sum" else "pair sum",
+                                      dep(src[[q]])))
+    }
+    add("}")
   }
-  add("}")
+  pair_fn("mb_pair", pairs, pcut2, 0L, a$pairs)
+  pair_fn("mb_pair_obs", opairs, ocut2, 0L, a$opairs)
+  pair_fn("mb_edge", edges, rep(list(NULL), ng), npp, a$edges, edge = TRUE)
   for (form in c("ito", "stratonovich")) {
     open_fn("void", if (form == "ito") "mb_drift_ito" else "mb_drift_strat", paste0(EL, ", SP_REAL *f"))
     voids(c("t", "x", "e", "nb", "R", "Q", "p", "pd", "fi", "f"))
@@ -669,14 +846,23 @@ sde_mb_header <- function(m) {
   }
   if (!length(noise)) add("  b[0] = SP_R(0.0);")
   add("}")
-  add("SP_FN void SP_PREC(mb_apply_noise)(SP_REAL *y, const SP_REAL *b, const SP_REAL *dw) {")
-  add("  (void)y; (void)b; (void)dw;")
+  # positions kept in [0, L) of the box: after every stage (the end of
+  # mb_apply_noise) and every move
+  wrap_pos <- character()
+  for (d in seq_along(pos)) {
+    k <- match(pos[d], m$states) - 1L
+    b <- match(".bx", pnames) - 1L + d - 1L
+    wrap_pos <- c(wrap_pos, sprintf("  y[%d] = SP_WRAP_BOX(y[%d], p[%d], p[%d]);", k, k, b, b + 3L))
+  }
+  add("SP_FN void SP_PREC(mb_apply_noise)(SP_REAL *y, const SP_REAL *b, const SP_REAL *dw, const SP_REAL *p) {")
+  add("  (void)y; (void)b; (void)dw; (void)p;")
   for (j in seq_along(noise)) {
     add(sprintf("  y[%d] += b[%d] * dw[%d];", match(names(noise)[j], m$states) - 1, j - 1,
                 m$noise_k[j] - 1))
   }
   # the end of every Euler and SRK2 stage: periodic states wrapped
   for (k in pk) add(sprintf("  y[%d] = SP_WRAP(y[%d]);", k, k))
+  for (w in wrap_pos) add(w)
   add("}")
   open_fn("void", "mb_observe", "double t, const SP_REAL *R, const SP_REAL *p, const double *pd, SP_REAL *o")
   voids(c("t", "R", "p", "pd", "o"))
@@ -723,6 +909,7 @@ sde_mb_header <- function(m) {
     }
     for (k in intersect(pk, match(sp$q, m$states) - 1L)) add(sprintf("  x[%d] = SP_WRAP(x[%d]);", k, k))
   }
+  for (w in wrap_pos) add(gsub("y[", "x[", w, fixed = TRUE))
   add("}")
   # friction g and noise amplitude s of each momentum (parameters only), and
   # which state each momentum is

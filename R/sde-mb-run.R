@@ -5,7 +5,7 @@
 # state a continuation starts from.
 
 SDE_MB_METHODS <- c("srk2", "euler", "verlet", "yoshida4", "baoab")
-SDE_MB_OUTPUTS <- c("passage", "moments", "records", "trajectories")
+SDE_MB_OUTPUTS <- c("passage", "moments", "records", "trajectories", "rdf")
 
 # Check an expression of starts or element parameters: the functions of
 # right-hand sides and the draws runif(min, max), rnorm(mean, sd),
@@ -113,7 +113,7 @@ SDE_UNARY_DOUBLE_R <- c("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos
 # the model and method).
 sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, record_every,
                        keep, seed, first_replica, backend, devices, precision, progress, call,
-                       shape = NULL) {
+                       shape = NULL, box = NULL, graph = NULL, bins = NULL, r_max = NULL) {
   if (!isTRUE(m$many)) {
     sp_abort(sprintf(paste0(
       "the model \"%s\" couples nothing between elements (no mean(), sum(), pairs() or lattice ",
@@ -146,6 +146,9 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                     "sde_model(stop = ~ ...)), or use output = \"records\", \"moments\" or ",
                     "\"trajectories\"."), call = call)
   }
+  L <- sde_check_box(box, m, call)
+  g <- sde_check_graph(graph, m, n, call)
+  rdf <- if (output == "rdf") sde_check_rdf(m, L, bins, r_max, call)
   if (output %in% c("moments", "records") && !length(m$observe)) {
     sp_abort(sprintf(paste0("output = \"%s\" records the model's observables, and the model ",
                             "\"%s\" has none: give sde_model(observe = list(r = ~ mean(...))), ",
@@ -274,22 +277,27 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     t0 <- attr(prev, "t_end")
   } else {
     st <- sde_mb_init(m, init, grid, n, fr, reps, call)
+    if (length(m$positions)) st$x0 <- sde_mb_wrap_starts(m, st, n, L)
     x0 <- st$x0
     x0_cond <- st$cond
   }
-  par <- sde_mb_par(m, grid, n, call, shape)
+  par <- sde_mb_par(m, grid, n, call, shape, L)
   job <- list(dt = dt, t0 = t0, k0 = k0, kmax = kmax, n = n, replicas = fr$n,
               replica0 = fr$first - 1, ncond = ncond, nx = nx, ne = ne, np = ncol(par),
               nw = length(m$noise_w), nb = length(m$noise), nt = length(m$mb$terms),
-              nd = m$mb$dyn, nq = length(m$mb$pairs), no = length(m$observe), nu = m$nu %||% 0,
+              nd = m$mb$dyn, nq = length(m$mb$pairs) + length(m$mb$edges),
+              no = length(m$observe), nu = m$nu %||% 0,
               method = match(method, SDE_MB_METHOD_CODES) - 1,
               single = as.integer(fr$precision == "single"),
-              output = switch(output, passage = 0, moments = 1, records = 1, trajectories = 2),
+              output = switch(output, passage = 0, moments = 1, records = 1, trajectories = 2,
+                              rdf = 3),
               record_every = rec$every, nrec = rec$nrec, keep = keep_here,
               use_stop = as.integer(output == "passage"), epar_shared = as.integer(ep_shared),
               x0_cond = as.integer(x0_cond))
+  job[c("nqp", "ng", "nqo", "posd", "px0", "px1", "px2", "box", "rc", "rco", "cut", "cuto",
+        "nnz", "graph_unit", "rdf_bins", "rdf_rmax")] <- sde_mb_space_job(m, g, rdf)
   gpu <- fr$plan$backend == "gpu"
-  plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method)
+  plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method, bins = rdf$bins %||% 0)
   if (gpu) { # testing: one system in k slices on each device (sp_gpu_mb.c)
     k <- sp_tuning("mb_slices", call)
     if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
@@ -302,6 +310,9 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   job$epar <- as.double(ep)
   job$x0 <- as.double(x0)
   job$names <- c(m$states, names(m$observe))
+  job$rowptr <- g$rowptr %||% integer()
+  job$col <- g$col %||% integer()
+  job$gw <- as.double(g$w %||% numeric())
   job["advance"] <- list(NULL)
   job["observe"] <- list(NULL)
   key <- ""
@@ -316,7 +327,20 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   }
   sim_hold_interrupts(fr$call, environment())
   res <- .Call(C_sp_r_model_run, "mb", job, key, as.integer(fr$plan$devices), fr$progress)
-  out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
+  if (output == "rdf") {
+    out <- sde_rdf_frame(res$rdf, fr$n, ncond, grid, swept, rdf$bins, rdf$r_max, n, L,
+                         length(m$positions), max(0, res$records))
+    if (length(m$observe)) {
+      attr(out, "records") <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n,
+                                            "records", 0)
+    }
+    attr(out, "bins") <- rdf$bins
+    attr(out, "r_max") <- rdf$r_max
+    attr(out, "box") <- L[seq_along(m$positions)]
+    attr(out, "records_used") <- max(0, res$records)
+  } else {
+    out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
+  }
   attr(out, "model") <- m$name
   attr(out, "model_hash") <- m$hash
   attr(out, "conditions") <- grid
@@ -342,7 +366,8 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                 passage = c("sde_mb_passage", "sde_passage", "sp_paths"),
                 moments = c("sde_mb_moments", "sde_moments"),
                 records = "sde_records",
-                trajectories = "sde_mb_trajectories")
+                trajectories = "sde_mb_trajectories",
+                rdf = "sde_rdf")
   sim_result(out, fr, res, class = c(cls, "sde_mb_result", "data.frame"),
              unfinished = sprintf("%s of %s records were reached; the result holds those",
                                   fmt_count(res$records), fmt_count(rec$nrec)))
@@ -360,20 +385,27 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
 # beats mode B wherever it fits.  Else mode B: a system over many blocks, a
 # kernel a pass, the sums through the last-block-done pattern (n up to the
 # device's memory).
-sde_mb_gpu_plan <- function(m, n, precision, method) {
+sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
   nx <- length(m$states)
   ne <- length(m$elements)
-  nq <- length(m$mb$pairs)
+  # pair, edge and the observables' pair terms read the others' parameters
+  nq <- length(m$mb$pairs) + length(m$mb$edges) + length(m$mb$opairs)
   ng <- ceiling(n / 4)
   bytes <- if (precision == "single") 4 else 8
-  shared <- (nx + if (nq > 0) ne + (m$nu %||% 0) else 0) * 4 * ng * bytes
+  # (and output = "rdf" a histogram of its bins)
+  shared <- (nx + if (nq > 0) ne + (m$nu %||% 0) else 0) * 4 * ng * bytes + 4 * bins
   small <- ng <= 512 && shared <= 40 * 1024
   terms_nb <- any(grepl("^\\.nb_", unlist(lapply(m$mb$terms, all.vars))))
   lattice <- m$mb$reach > 0
   list(code = as.integer(small) + 2L * terms_nb + 4L * lattice,
        defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
                    sprintf("SP_MB_SMALL=%d", as.integer(small)),
-                   sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb))))
+                   sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb)),
+                   # a long pair function (a Lennard-Jones force in three
+                   # terms) is not unrolled twice in mode A: NVRTC's time
+                   if (small && sde_mb_pair_size(m) > 400) "SP_MB_UNROLL=1",
+                   # every pair in tiles, the cut-offs tested (tests, benchmarks)
+                   if (!isTRUE(sp_tuning("mb_cells"))) "SP_MB_NOCELLS=1"))
 }
 
 # One system in slices on several devices (src/gpu/sp_gpu_mb.c): the other
@@ -395,9 +427,14 @@ SDE_MB_METHOD_CODES <- c("euler", "srk2", "verlet", "yoshida4", "baoab")
 
 # The parameters of each condition: the model's, n, then the derived ones
 # (the parameter-only parts of the right-hand sides, in double).
-sde_mb_par <- function(m, grid, n, call, shape = NULL) {
+sde_mb_par <- function(m, grid, n, call, shape = NULL, L = NULL) {
   base <- cbind(as.matrix(grid[names(m$params)]), .n = n)
   if (identical(m$lattice, "square")) base <- cbind(base, .l2 = shape[2])
+  if (length(m$positions)) {
+    box <- matrix(c(L, 1 / L), nrow(grid), 6, byrow = TRUE,
+                  dimnames = list(NULL, SDE_MB_BOX_PARAMS))
+    base <- cbind(base, box, sde_mb_cutoffs(m, grid, n, L, call))
+  }
   nd <- length(m$derived)
   if (!nd) return(base)
   d <- matrix(0, nrow(grid), nd)
@@ -405,7 +442,10 @@ sde_mb_par <- function(m, grid, n, call, shape = NULL) {
     e <- m$derived[[j]]
     d[, j] <- vapply(seq_len(nrow(grid)), function(c) {
       env <- list2env(c(as.list(grid[c, names(m$params), drop = FALSE]),
-                        list(.n = n, .l2 = shape[2] %||% 1)), parent = baseenv())
+                        list(.n = n, .l2 = shape[2] %||% 1),
+                        if (length(m$positions))
+                          as.list(stats::setNames(c(L, 1 / L), SDE_MB_BOX_PARAMS))),
+                      parent = baseenv())
       r <- suppressWarnings(as.double(eval(e, env)))
       if (length(r) != 1) NA_real_ else r
     }, 0)
@@ -501,6 +541,7 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
 # evaluation of the formulas gives (the same draws, a + (b - a) u and a + b z
 # in double).
 sde_mb_init_laws <- function(m, vals, grid, n) {
+  if (length(m$positions)) return(NULL) # positions are wrapped into the box in R
   nx <- length(vals)
   law <- vector("list", nx)
   any_draw <- FALSE

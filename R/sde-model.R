@@ -177,7 +177,8 @@
 #' @export
 sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe = NULL,
                       calculus = c("ito", "stratonovich"), name = "model",
-                      lattice = c("none", "chain", "ring", "square"), periodic = NULL) {
+                      lattice = c("none", "chain", "ring", "square"), periodic = NULL,
+                      positions = NULL, define = NULL) {
   call <- sys.call()
   calculus <- check_choice(calculus, c("ito", "stratonovich"), "calculus", call = call)
   lattice <- check_choice(lattice, SDE_MB_LATTICES, "lattice", call = call)
@@ -278,7 +279,6 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
     noise_decl <- nm$decl
   }
   stop_e <- if (!is.null(stop)) rhs(stop, "`stop`")
-  if (!is.null(stop_e)) sde_check_event(stop_e, call)
   clash <- intersect(names(observe), c(states, names(params), names(elements)))
   if (length(clash)) {
     sp_abort(sprintf("the observable `%s` has the name of a state or parameter.", clash[1]),
@@ -286,6 +286,36 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   }
   observe_e <- lapply(names(observe), function(s) rhs(observe[[s]], sprintf("the observable `%s`", s)))
   names(observe_e) <- names(observe)
+  # positions in a periodic box, and local definitions (R/sde-define.R):
+  # the definitions are inlined into every expression here, the declared
+  # forms kept for printing and for rebuilding the model
+  positions <- sde_check_positions(positions, states, periodic, call)
+  if (length(positions)) {
+    geo <- intersect(c(states, names(params), names(elements)), SDE_PAIR_GEOMETRY)
+    if (length(geo)) {
+      sp_abort(sprintf(paste0("the model has positions, and inside pairs() `%s` is the pair's ",
+                              "%s; rename the state or parameter `%s`."), geo[1],
+                       if (geo[1] == "r") "distance" else "separation", geo[1]), call = call)
+    }
+  }
+  defs <- sde_define_parse(define, c(states, names(params), names(elements), names(observe)), call)
+  source <- NULL
+  if (length(defs)) {
+    source <- list(drift = drift_e, noise = noise_e, stop = stop_e, observe = observe_e,
+                   define = defs)
+    defx <- sde_define_expand(defs, call)
+    pair_defs <- sde_define_pair_level(defx, positions, names(params))
+    chk <- function(e, what) sde_define_check_use(e, pair_defs, what, call)
+    for (s in states) chk(drift_e[[s]], sprintf("the drift of `%s`", s))
+    for (j in seq_along(noise_e)) chk(noise_e[[j]], sprintf("noise entry %d", j))
+    for (s in names(observe_e)) chk(observe_e[[s]], sprintf("the observable `%s`", s))
+    chk(stop_e, "`stop`")
+    drift_e <- lapply(drift_e, sde_define_apply, defs = defx)
+    noise_e <- lapply(noise_e, sde_define_apply, defs = defx)
+    observe_e <- lapply(observe_e, sde_define_apply, defs = defx)
+    stop_e <- sde_define_apply(stop_e, defx)
+  }
+  if (!is.null(stop_e)) sde_check_event(stop_e, call)
   periodic <- sde_check_periodic(periodic, states,
                                  c(stats::setNames(drift_e, sprintf("the drift of `%s`", states)),
                                    stats::setNames(noise_e, sprintf("noise entry %d", seq_along(noise_e))),
@@ -293,6 +323,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
                                                                       names(observe_e))),
                                    if (!is.null(stop_e)) list("`stop`" = stop_e)), call)
   many <- lattice != "none" || length(elements) > 0 || length(periodic) > 0 ||
+    length(positions) > 0 ||
     any(vapply(c(drift_e, noise_e, observe_e, list(stop_e)), sde_mb_uses, TRUE))
   if (!many) {
     for (s in states) sde_check_expr(drift_e[[s]], vars, sprintf("the drift of `%s`", s), call)
@@ -317,10 +348,15 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
                       uncorrectable = names(corr)[bad],
                       version = as.character(utils::packageVersion("statphysgpu"))),
                  class = "sde_model")
+  if (length(defs)) {
+    m$define <- defs
+    m$source <- source
+  }
   if (many) {
     m$many <- TRUE
     m$lattice <- lattice
     if (length(periodic)) m$periodic <- periodic
+    if (length(positions)) m$positions <- positions
     m$elements <- elements
     m$mb <- sde_mb_analyse(m, call)
     m$mb$split <- sde_mb_split(m, m$mb)
@@ -350,7 +386,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
 SDE_RESERVED <- c("t", "pi", "dt", "i", "j", "n", "Inf", "NaN",
                   "condition", "replica", "replicas", "value", "escaped", "time", "variable",
                   "mean", "sd", "se", "lo", "hi", "count", "rec", "status", "seed",
-                  "sum", "pairs", "runif", "rnorm", "rcauchy")
+                  "sum", "pairs", "edges", "runif", "rnorm", "rcauchy")
 
 # Every reserved name: SDE_RESERVED and the functions of right-hand sides.
 sde_reserved <- function() {
@@ -404,11 +440,17 @@ sde_model_trusted <- function(m, call = NULL) {
     sp_abort(sprintf("`m` must be a model made by sde_model(), not %s.", describe(m)),
              call = call)
   }
-  decl <- list(drift = m$drift, noise = m$noise_decl %||% m$noise,
+  src <- m$source
+  decl <- list(drift = src$drift %||% m$drift,
+               noise = m$noise_decl %||% src$noise %||% m$noise,
                params = if (length(m$elements)) c(as.list(m$params), m$elements) else m$params,
-               stop = m$stop, observe = m$observe, calculus = m$calculus, name = m$name,
+               stop = if (!is.null(src)) src$stop else m$stop,
+               observe = if (!is.null(src)) src$observe else m$observe,
+               calculus = m$calculus, name = m$name,
                lattice = m$lattice %||% "none")
   if (length(m$periodic)) decl$periodic <- m$periodic
+  if (length(m$positions)) decl$positions <- m$positions
+  if (length(src$define)) decl$define <- src$define
   key <- .Call(C_sp_r_hash, serialize(decl, NULL))
   hit <- .sp_sde$models[[key]]
   if (is.null(hit)) {
@@ -641,6 +683,13 @@ sde_code <- function(m) {
 print.sde_model <- function(x, ...) {
   dep <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
   many <- isTRUE(x$many)
+  src <- x$source # the declared forms (definitions not inlined)
+  if (!is.null(src)) {
+    x$drift <- src$drift
+    x$observe <- src$observe
+    x$stop <- src$stop
+    if (is.null(x$noise_decl)) x$noise <- src$noise
+  }
   cat(sprintf("<sde_model> \"%s\": %d state%s%s, %s calculus\n", x$name, length(x$states),
               if (length(x$states) == 1) "" else "s",
               if (many) sprintf(" per element (systems of n elements%s)",
@@ -677,6 +726,15 @@ print.sde_model <- function(x, ...) {
   }
   if (length(x$periodic)) {
     cat(sprintf("periodic (angles kept in [-pi, pi]): %s\n", paste(x$periodic, collapse = ", ")))
+  }
+  if (length(x$positions)) {
+    cat(sprintf("positions (in a periodic box, sde_run(box = )): %s\n",
+                paste(x$positions, collapse = ", ")))
+  }
+  if (length(src$define)) {
+    cat("definitions: ", paste(sprintf("%s = %s", names(src$define),
+                                        vapply(src$define, dep, "")), collapse = ", "),
+        "\n", sep = "")
   }
   if (many) {
     ms <- sde_mb_methods(x)

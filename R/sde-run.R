@@ -294,7 +294,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
                     record_every = NULL, keep = 0, seed = NULL, first_replica = 1,
                     backend = "auto", devices = NULL, precision = c("single", "double"),
                     progress = interactive(), bins = NULL, at_passage = FALSE,
-                    bridge = TRUE, n = 1) {
+                    bridge = TRUE, n = 1, box = NULL, graph = NULL, r_max = NULL) {
   call <- sys.call()
   args <- sde_run_args(environment())
   m <- sde_model_trusted(m, call)
@@ -330,8 +330,13 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
     method <- check_choice(method, SDE_MB_METHODS, "method", call = call)
     output <- if (identical(output, eval(formals(sde_run)$output))) "records" else
       check_choice(output, SDE_MB_OUTPUTS, "output", call = call)
-    if (!is.null(bins)) {
-      sp_warn("`bins` is ignored: a many-body model has no histogram output.", call = call,
+    if (!is.null(bins) && output != "rdf") {
+      sp_warn(paste0("`bins` is ignored: a many-body model has no histogram output (bins are ",
+                     "for output = \"rdf\")."), call = call,
+              class = "statphysgpu_unused_argument")
+    }
+    if (!is.null(r_max) && output != "rdf") {
+      sp_warn("`r_max` is ignored: it is the range of output = \"rdf\".", call = call,
               class = "statphysgpu_unused_argument")
     }
     if (isTRUE(at_passage)) {
@@ -340,7 +345,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
     }
     return(sde_mb_run(m, replicas, n, init, dt, t_max, params, method, output, record_every,
                       keep, seed, first_replica, backend, devices, precision, progress, call,
-                      shape = shape))
+                      shape = shape, box = box, graph = graph, bins = bins, r_max = r_max))
   }
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)

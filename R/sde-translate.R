@@ -8,7 +8,7 @@
 SDE_UNARY <- c(exp = "SP_EXP", log = "SP_LOG", sqrt = "SP_SQRT", sin = "SP_SIN",
                cos = "SP_COS", tan = "SP_TAN", asin = "SP_ASIN", acos = "SP_ACOS",
                atan = "SP_ATAN", sinh = "SP_SINH", cosh = "SP_COSH", tanh = "SP_TANH",
-               abs = "SP_FABS", floor = "SP_FLOOR")
+               abs = "SP_FABS", floor = "SP_FLOOR", sign = "SP_SIGN")
 SDE_FUNCTIONS <- c("+", "-", "*", "/", "^", "(", "<", ">", "<=", ">=", "==", "!=",
                    "&", "|", "!", "ifelse", names(SDE_UNARY), "atan2", "pmin", "pmax")
 
@@ -200,6 +200,20 @@ sde_power_c <- function(base, ex, rec) {
     n <- abs(ex)
     if (n == 0) return(one)
     prod <- paste0("(", paste(rep(base, n), collapse = " * "), ")")
+    return(if (ex < 0) paste0("(", one, " / ", prod, ")") else prod)
+  }
+  # larger whole exponents (an r^-14 of a Lennard-Jones force) by repeated
+  # squaring: the compilers compute each repeated square once
+  if (is.numeric(ex) && length(ex) == 1 && ex == round(ex) && abs(ex) <= 64) {
+    pw <- function(n) {
+      if (n == 1) return(base)
+      if (n %% 2 == 0) {
+        h <- pw(n / 2)
+        return(paste0("(", h, " * ", h, ")"))
+      }
+      paste0("(", pw(n - 1), " * ", base, ")")
+    }
+    prod <- pw(abs(ex))
     return(if (ex < 0) paste0("(", one, " / ", prod, ")") else prod)
   }
   if (is.numeric(ex) && length(ex) == 1 && ex == 0.5) return(paste0("SP_SQRT(", base, ")"))

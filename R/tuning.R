@@ -13,6 +13,10 @@ SP_TUNING <- list(
   # sde_run() of many-body models: one system in k slices on each device, on
   # streams of their own (the multi-device code on one GPU)
   mb_slices = list(1L, function(v) is_whole(v, 1, 64), "a whole number from 1 to 64"),
+  # sde_run() of models with positions: the pair terms with cut-offs found
+  # through cell lists (FALSE: every pair, tested within the cut-off; the
+  # same sums to rounding; tests and benchmarks compare)
+  mb_cells = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   lrmd_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 1024),
                             "a whole number from 0 (as many as fit) to 1024"),
   lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),

@@ -83,6 +83,9 @@
 #ifndef SP_MB_TERMS_NB
 #  define SP_MB_TERMS_NB 0
 #endif
+#ifndef SP_MB_UNROLL /* mode A's pair loop: 1 for long pair terms (compile time) */
+#  define SP_MB_UNROLL 2
+#endif
 
 typedef SP_REAL sp_mb_real; /* the arrays of mb_args.h */
 
@@ -98,6 +101,25 @@ typedef SP_REAL real;
 #define SP_MB_TILE SP_MB_BLOCK
 #define SP_MB_SMALL_MAX 512 /* threads of a mode-A block, at most */
 #define SP_MB_NMOM (SP_MB_NX - SP_MB_NPOS) /* momenta (splitting methods) */
+#ifndef SP_MB_NQP /* (headers before issue 49) */
+#  define SP_MB_NQP SP_MB_NQ
+#  define SP_MB_NG 0
+#  define SP_MB_NQO 0
+#  define SP_MB_POSD 0
+#  define SP_MB_CUT 0
+#  define SP_MB_CUTO 0
+#endif
+#define SP_MB_OQN (SP_MB_NQO > 0 ? SP_MB_NQO : 1) /* the observables' pair sums */
+#define SP_MB_AQN (SP_MB_QN > SP_MB_OQN ? SP_MB_QN : SP_MB_OQN)
+/* mode B: the dynamics' pair sums from cell lists (every pair term has a
+ * cut-off): the pair passes take their targets in the cells' order */
+#ifdef SP_MB_NOCELLS
+#  undef SP_MB_CUT
+#  undef SP_MB_CUTO
+#  define SP_MB_CUT 0
+#  define SP_MB_CUTO 0
+#endif
+#define SP_MB_CELLS (SP_MB_CUT && !SP_MB_SMALL && SP_MB_NQP > 0)
 #define SP_MB_MN (SP_MB_NMOM > 0 ? SP_MB_NMOM : 1)
 /* elements read other elements' states (lattice neighbours or pairs) */
 #define SP_MB_SHARE (SP_MB_NQ > 0 || SP_MB_REACH > 0)
@@ -241,23 +263,23 @@ __device__ __forceinline__ void mb_dw(const real *z, real sdt, real *dw) {
 
 /* y = x + f h + b dW (mb_cpu.h's first stage) */
 __device__ __forceinline__ void mb_predict(const real *x, const real *f, const real *b,
-                                           const real *dw, real h, real *y) {
+                                           const real *dw, real h, const real *p, real *y) {
 #pragma unroll
   for (int v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
-  SP_PREC(mb_apply_noise)(y, b, dw);
+  SP_PREC(mb_apply_noise)(y, b, dw, p);
 }
 
 /* x' = x + h/2 (f0 + f2) + (b0 + b2)/2 dW (mb_cpu.h's second stage; b2 is
  * overwritten) */
 __device__ __forceinline__ void mb_correct(const real *x, const real *f0, const real *b0,
                                            const real *f2, real *b2, const real *dw, real h,
-                                           real *xo) {
+                                           const real *p, real *xo) {
   const real half = (real)0.5;
 #pragma unroll
   for (int w = 0; w < SP_MB_BN; w++) b2[w] = half * (b0[w] + b2[w]);
 #pragma unroll
   for (int v = 0; v < SP_MB_NX; v++) xo[v] = x[v] + half * h * (f0[v] + f2[v]);
-  SP_PREC(mb_apply_noise)(xo, b2, dw);
+  SP_PREC(mb_apply_noise)(xo, b2, dw, p);
 }
 
 /* BAOAB's O-step coefficients of the system (mb_engine.h, in double). */
@@ -309,16 +331,27 @@ __device__ __forceinline__ void mb_split_element(const sp_mb_kargs &a, const mb_
 
 /* Add the reduction terms of an element to acc (all NT of them). */
 __device__ __forceinline__ void mb_add_terms(double t, const real *x, const real *e,
-                                             const real *nb, const mb_sys &S, real fi,
-                                             real acc[SP_MB_TN]) {
+                                             const real *nb, const real *O, const mb_sys &S,
+                                             real fi, real acc[SP_MB_TN]) {
 #if SP_MB_NT > 0
   real r[SP_MB_TN];
-  SP_PREC(mb_terms)(t, x, e, nb, S.p, S.pd, fi, r);
+  SP_PREC(mb_terms)(t, x, e, nb, O, S.p, S.pd, fi, r);
 #  pragma unroll
   for (int q = 0; q < SP_MB_NT; q++) acc[q] += r[q];
 #else
-  (void)t; (void)x; (void)e; (void)nb; (void)S; (void)fi; (void)acc;
+  (void)t; (void)x; (void)e; (void)nb; (void)O; (void)S; (void)fi; (void)acc;
 #endif
+}
+
+/* The observables' pair sums O of element i of local system s: those of
+ * the measure's state (a.obs, made by sp_mb_obs_kernel) when on, else 0
+ * (the dynamics' terms never read them). */
+__device__ __forceinline__ void mb_load_obs(const sp_mb_kargs &a, uint64_t s, uint64_t i,
+                                            bool on, real O[SP_MB_OQN]) {
+#pragma unroll
+  for (int q = 0; q < SP_MB_OQN; q++)
+    O[q] = on && q < SP_MB_NQO ? a.obs[(s * (uint64_t)SP_MB_OQN + (uint64_t)q) * a.npad + i]
+                               : (real)0;
 }
 
 /* The least element << 8 | state of x that is non-finite, into *what (if
@@ -361,6 +394,45 @@ __device__ __forceinline__ void mb_system_done(const sp_mb_kargs &a, const mb_sy
     a.xbuf[s] = a.x_id;
     atomicAdd(a.flags, 1u);
   }
+}
+
+/* A pair term's function: the dynamics' (mb_pair) or the observables'
+ * (mb_pair_obs). */
+template <bool OBS>
+__device__ __forceinline__ void mb_pair_fn(double t, const real *xi, const real *ei,
+                                           const real *xj, const real *ej, const real *ui,
+                                           const real *uj, const mb_sys &S, real fi, real fj,
+                                           real *acc) {
+  if (OBS) SP_PREC(mb_pair_obs)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, fj, acc);
+  else SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, fj, acc);
+}
+
+/* The edge sums Q[NQP + g] of element i (states xi, parameters ei) over its
+ * in-neighbours (row i of the graph, ascending) of the state array SRC. */
+__device__ __forceinline__ void mb_edge_sums(const sp_mb_kargs &a, const mb_sys &S,
+                                             const real *SRC, const real *E, uint64_t npad,
+                                             uint64_t i, double t, const real *xi,
+                                             const real *ei, real *Q) {
+#if SP_MB_NG > 0
+  real acc[SP_MB_QN];
+#  pragma unroll
+  for (int q = 0; q < SP_MB_QN; q++) acc[q] = 0;
+  const uint32_t hi = a.rowptr[i + 1];
+  for (uint32_t k = a.rowptr[i]; k < hi; k++) {
+    const uint64_t j = a.col[k];
+    real xj[SP_MB_NX], ej[SP_MB_EN];
+#  pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) xj[v] = SRC[(uint64_t)v * npad + j];
+#  pragma unroll
+    for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? E[(uint64_t)c * npad + j] : (real)0;
+    SP_PREC(mb_edge)(t, xi, ei, xj, ej, a.gw ? a.gw[k] : (real)1, S.p, S.pd, (real)(i + 1),
+                     (real)(j + 1), acc);
+  }
+#  pragma unroll
+  for (int q = SP_MB_NQP; q < SP_MB_NQ; q++) Q[q] = acc[q];
+#else
+  (void)a; (void)S; (void)SRC; (void)E; (void)npad; (void)i; (void)t; (void)xi; (void)ei; (void)Q;
+#endif
 }
 
 /* ---- mode B ------------------------------------------------------------------- */
@@ -489,7 +561,7 @@ __device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_
   mb_dw(z, sdt, dw);
   mb_fb<KIND != MB_EULER>(a.t, x, e, nb, R0, Q, S, fi, f0, b0);
   if (KIND != MB_P2) {
-    mb_predict(x, f0, b0, dw, h, xn);
+    mb_predict(x, f0, b0, dw, h, S.p, xn);
     return;
   }
   /* the corrector: the predictor (y's own from y with a lattice, else made
@@ -499,11 +571,11 @@ __device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_
 #pragma unroll
     for (int v = 0; v < SP_MB_NX; v++) y[v] = Y[(uint64_t)v * npad + i];
   } else {
-    mb_predict(x, f0, b0, dw, h, y);
+    mb_predict(x, f0, b0, dw, h, S.p, y);
   }
   mb_gather(S, Y, i, n, npad, y, nb);
   mb_fb<true>(a.t2, y, e, nb, R1, Q, S, fi, f2, b2);
-  mb_correct(x, f0, b0, f2, b2, dw, h, xn);
+  mb_correct(x, f0, b0, f2, b2, dw, h, S.p, xn);
 }
 
 /* A pass of the group kernels (see the top): blockIdx.x = s bps + b. */
@@ -566,10 +638,11 @@ __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
       if (i < n) {
         mb_group_element<KIND>(a, S, O, X, Y, i, x[u], e[u], z[u], R0, R1, xn[u]);
         if (a.sums_on) {
-          real nb[SP_MB_NBN];
+          real nb[SP_MB_NBN], Ob[SP_MB_OQN];
           if (KIND == MB_MEASURE && SP_MB_TERMS_NB) mb_gather(S, X, i, n, npad, xn[u], nb);
           else nb[0] = 0;
-          mb_add_terms(a.tt, xn[u], e[u], nb, S, (real)(i + 1), acc);
+          mb_load_obs(a, s, i, KIND == MB_MEASURE && a.obs_on, Ob);
+          mb_add_terms(a.tt, xn[u], e[u], nb, Ob, S, (real)(i + 1), acc);
         }
         if (KIND != MB_MEASURE && a.check) mb_check(xn[u], i, &what);
       }
@@ -584,7 +657,9 @@ __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
 /* The pair sums Q of target i (states xi, parameters ei) over the sources
  * j != i of the state array SRC, tile by tile through shared memory; every
  * thread of the block helps load the tiles.  Block b's targets are the
- * sources of tile b, whose loop leaves out j == i. */
+ * sources of tile b, whose loop leaves out j == i.  OBS: the observables'
+ * pair terms. */
+template <bool OBS>
 __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, const real *E,
                                              uint64_t n, uint64_t npad, uint64_t i,
                                              unsigned b, double t, const real *xi,
@@ -595,12 +670,12 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
   __shared__ __align__(16) real shx[SP_MB_TILE][SP_MB_NX];
   __shared__ __align__(16) real she[SP_MB_TILE][SP_MB_EN];
   __shared__ __align__(16) real shu[SP_MB_TILE][SP_MB_UN];
-  double acc[SP_MB_QN];
+  double acc[SP_MB_AQN];
   const real fi = (real)(i + 1);
   real ui[SP_MB_UN];
   SP_PREC(mb_pair_pre)(t, xi, ei, S.p, S.pd, fi, ui); /* the target's values, once */
 #pragma unroll
-  for (int q = 0; q < SP_MB_QN; q++) acc[q] = 0;
+  for (int q = 0; q < SP_MB_AQN; q++) acc[q] = 0;
   for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
     const uint64_t j = j0 + threadIdx.x;
     __syncthreads(); /* the tile's last readers */
@@ -617,12 +692,12 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
     }
     __syncthreads();
     const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
-    real tq[SP_MB_QN];
+    real tq[SP_MB_AQN];
 #pragma unroll
-    for (int q = 0; q < SP_MB_QN; q++) tq[q] = 0;
+    for (int q = 0; q < SP_MB_AQN; q++) tq[q] = 0;
     if (j0 == (uint64_t)b * SP_MB_TILE) { /* the targets' own tile */
       for (int k = 0; k < m; k++) {
-        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN], one[SP_MB_QN];
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN], one[SP_MB_AQN];
 #pragma unroll
         for (int v = 0; v < SP_MB_NX; v++) xj[v] = shx[k][v];
 #pragma unroll
@@ -630,11 +705,11 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
 #pragma unroll
         for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[k][c];
 #pragma unroll
-        for (int q = 0; q < SP_MB_QN; q++) one[q] = 0;
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), one);
+        for (int q = 0; q < SP_MB_AQN; q++) one[q] = 0;
+        mb_pair_fn<OBS>(t, xi, ei, xj, ej, ui, uj, S, fi, (real)(j0 + k + 1), one);
         if (j0 + (uint64_t)k != i)
 #pragma unroll
-          for (int q = 0; q < SP_MB_QN; q++) tq[q] += one[q];
+          for (int q = 0; q < SP_MB_AQN; q++) tq[q] += one[q];
       }
     } else if (m == SP_MB_TILE) {
 #pragma unroll 8
@@ -646,7 +721,7 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
         for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[k][c] : (real)0;
 #pragma unroll
         for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[k][c];
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
+        mb_pair_fn<OBS>(t, xi, ei, xj, ej, ui, uj, S, fi, (real)(j0 + k + 1), tq);
       }
     } else {
       for (int k = 0; k < m; k++) {
@@ -657,19 +732,245 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
         for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? she[k][c] : (real)0;
 #pragma unroll
         for (int c = 0; c < SP_MB_UN; c++) uj[c] = shu[k][c];
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, S.p, S.pd, fi, (real)(j0 + k + 1), tq);
+        mb_pair_fn<OBS>(t, xi, ei, xj, ej, ui, uj, S, fi, (real)(j0 + k + 1), tq);
       }
     }
 #pragma unroll
-    for (int q = 0; q < SP_MB_QN; q++) acc[q] += (double)tq[q];
+    for (int q = 0; q < SP_MB_AQN; q++) acc[q] += (double)tq[q];
   }
 #pragma unroll
-  for (int q = 0; q < SP_MB_QN; q++) Q[q] = (real)acc[q];
+  for (int q = 0; q < SP_MB_AQN; q++) Q[q] = (real)acc[q];
+}
+
+/* ---- cell lists (mode B; positions, every pair term with a cut-off) ----
+ *
+ * Built on the device before each pass that needs them, for a state SRC and
+ * a cut-off a.crc (sp_mb_cell_grid of mb_args.h: the CPU's grid): the cell
+ * of each element and its rank among the elements of its cell (an atomic
+ * counter: sp_mb_cell_count_kernel), the cells' first slots (a scan per
+ * system: sp_mb_cell_scan_kernel), the elements into their cells' slots
+ * (sp_mb_cell_fill_kernel), each cell's elements sorted ascending, as the
+ * CPU's stable counting sort leaves them (sp_mb_cell_sort_kernel: a thread
+ * a cell), then the states, element parameters and the pair terms' values
+ * copied in that order (sp_mb_cell_gather_kernel), so that the neighbours a
+ * thread reads lie together.  A pass then takes its targets in the cells'
+ * order (slot t: element perm[t]) and sums over the neighbouring cells in
+ * the CPU's order (mb_cells_near): the same partners, the same order, the
+ * same sums to rounding. */
+
+/* The cell grid of system S for the cut-off rc (a distance; -1 its
+ * condition's largest cut-off of the dynamics, -2 of the observables): nc[3],
+ * the number of cells. */
+__device__ __forceinline__ uint64_t mb_grid(const mb_sys &S, uint64_t n, double rc, int64_t nc[3]) {
+  double L[3];
+#if SP_MB_POSD > 0
+  if (rc == -1) rc = S.pd[SP_MB_RC];
+  else if (rc == -2) rc = S.pd[SP_MB_RCO];
+#endif
+#pragma unroll
+  for (int d = 0; d < 3; d++) L[d] = d < SP_MB_POSD ? S.pd[SP_MB_BOX + d] : 1.0;
+  return sp_mb_cell_grid(L, SP_MB_POSD, rc, n, nc);
+}
+
+/* The cell of a position x (its states). */
+__device__ __forceinline__ uint32_t mb_cell(const mb_sys &S, const int64_t nc[3], const real *x) {
+  int64_t cc[3] = {0, 0, 0};
+#if SP_MB_POSD > 0
+  const int px[3] = {SP_MB_PX0, SP_MB_PX1, SP_MB_PX2};
+#  pragma unroll
+  for (int d = 0; d < SP_MB_POSD; d++)
+    cc[d] = sp_mb_cell_of((double)x[px[d]], S.pd[SP_MB_BOX + d], nc[d]);
+#endif
+  return (uint32_t)((cc[2] * nc[1] + cc[1]) * nc[0] + cc[0]);
+}
+
+/* The neighbouring cells of cell c, in the CPU's order (mb_cpu.h's
+ * sp_mb_cells_near); their count. */
+__device__ __forceinline__ int mb_cells_near(uint64_t c, const int64_t nc[3], uint32_t *nbc) {
+  const int64_t cx = (int64_t)(c % (uint64_t)nc[0]),
+                cy = (int64_t)((c / (uint64_t)nc[0]) % (uint64_t)nc[1]),
+                cz = (int64_t)(c / ((uint64_t)nc[0] * (uint64_t)nc[1]));
+  const int rz = nc[2] >= 3, ry = nc[1] >= 3, rx = nc[0] >= 3;
+  int k = 0;
+  for (int oz = -rz; oz <= rz; oz++)
+    for (int oy = -ry; oy <= ry; oy++)
+      for (int ox = -rx; ox <= rx; ox++) {
+        const int64_t z = (cz + oz + nc[2]) % nc[2], y = (cy + oy + nc[1]) % nc[1],
+                      x = (cx + ox + nc[0]) % nc[0];
+        nbc[k++] = (uint32_t)((z * nc[1] + y) * nc[0] + x);
+      }
+  return k;
+}
+
+/* Cells: the local system and element of a grid-stride index over nsys x n. */
+#define MB_CELL_LOOP(t, total)                                                            \
+  for (uint64_t t = (uint64_t)blockIdx.x * SP_MB_BLOCK + threadIdx.x; t < (total);       \
+       t += (uint64_t)gridDim.x * SP_MB_BLOCK)
+
+/* The cells' counts zeroed (before sp_mb_cell_count_kernel). */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_zero_kernel(const sp_mb_kargs a) {
+  MB_CELL_LOOP(t, a.nsys * (a.cmax + 1)) a.cstart[t] = 0;
+}
+
+/* Each element's cell and its rank in it (a.cell: cells, then ranks), the
+ * cells' counts in a.cstart (zeroed by sp_mb_cell_zero_kernel). */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_count_kernel(const sp_mb_kargs a) {
+  const uint64_t n = a.job.n, npad = a.npad;
+  MB_CELL_LOOP(t, a.nsys * n) {
+    const uint64_t s = t / n, i = t - s * n;
+    mb_sys S;
+    mb_sys_init(a, s, S);
+    int64_t nc[3];
+    mb_grid(S, n, a.crc, nc);
+    real x[SP_MB_NX];
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) x[v] = a.x[(s * SP_MB_NX + (uint64_t)v) * npad + i];
+    const uint32_t c = mb_cell(S, nc, x);
+    uint32_t *cell = a.cell + s * 2 * npad;
+    cell[i] = c;
+    cell[npad + i] = atomicAdd(a.cstart + s * (a.cmax + 1) + c, 1u);
+  }
+}
+
+/* Per system (a block each), the counts into first slots: an exclusive
+ * scan of the cells' counts, cstart[ncell] = n. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_scan_kernel(const sp_mb_kargs a) {
+  __shared__ uint32_t part[SP_MB_BLOCK];
+  const uint64_t s = blockIdx.x;
+  mb_sys S;
+  mb_sys_init(a, s, S);
+  int64_t nc[3];
+  const uint64_t ncell = mb_grid(S, a.job.n, a.crc, nc);
+  uint32_t *c = a.cstart + s * (a.cmax + 1);
+  const uint64_t per = (ncell + SP_MB_BLOCK - 1) / SP_MB_BLOCK, lo = threadIdx.x * per;
+  uint32_t sum = 0;
+  for (uint64_t k = lo; k < lo + per && k < ncell; k++) sum += c[k];
+  part[threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    uint32_t run = 0;
+    for (int w = 0; w < SP_MB_BLOCK; w++) {
+      const uint32_t v = part[w];
+      part[w] = run;
+      run += v;
+    }
+  }
+  __syncthreads();
+  uint32_t run = part[threadIdx.x];
+  for (uint64_t k = lo; k < lo + per && k < ncell; k++) {
+    const uint32_t v = c[k];
+    c[k] = run;
+    run += v;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) c[ncell] = (uint32_t)a.job.n;
+}
+
+/* Each element into its cell's slots (first slot + rank). */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_fill_kernel(const sp_mb_kargs a) {
+  const uint64_t n = a.job.n, npad = a.npad;
+  MB_CELL_LOOP(t, a.nsys * n) {
+    const uint64_t s = t / n, i = t - s * n;
+    const uint32_t *cell = a.cell + s * 2 * npad;
+    a.perm[s * npad + a.cstart[s * (a.cmax + 1) + cell[i]] + cell[npad + i]] = (uint32_t)i;
+  }
+}
+
+/* Each cell's elements ascending (insertion sort: a cell holds a dozen). */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_sort_kernel(const sp_mb_kargs a) {
+  MB_CELL_LOOP(t, a.nsys * a.cmax) {
+    const uint64_t s = t / a.cmax, c = t - s * a.cmax;
+    mb_sys S;
+    mb_sys_init(a, s, S);
+    int64_t nc[3];
+    if (c >= mb_grid(S, a.job.n, a.crc, nc)) continue;
+    const uint32_t *cs = a.cstart + s * (a.cmax + 1);
+    uint32_t *p = a.perm + s * a.npad;
+    const uint32_t lo = cs[c], hi = cs[c + 1];
+    for (uint32_t k = lo + 1; k < hi; k++) {
+      const uint32_t v = p[k];
+      uint32_t m = k;
+      while (m > lo && p[m - 1] > v) {
+        p[m] = p[m - 1];
+        m--;
+      }
+      p[m] = v;
+    }
+  }
+}
+
+/* The states, element parameters and pair terms' values (at time a.t) in
+ * the cells' order: cx, cu. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_gather_kernel(const sp_mb_kargs a) {
+  const uint64_t n = a.job.n, npad = a.npad;
+  MB_CELL_LOOP(t, a.nsys * n) {
+    const uint64_t s = t / n, k = t - s * n;
+    const uint64_t i = a.perm[s * npad + k];
+    mb_sys S;
+    mb_sys_init(a, s, S);
+    const real *E = mb_ep(a, s);
+    real x[SP_MB_NX], e[SP_MB_EN], u[SP_MB_UN];
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) {
+      x[v] = a.x[(s * SP_MB_NX + (uint64_t)v) * npad + i];
+      a.cx[(s * SP_MB_NX + (uint64_t)v) * npad + k] = x[v];
+    }
+#pragma unroll
+    for (int c = 0; c < SP_MB_EN; c++) e[c] = c < SP_MB_NE ? E[(uint64_t)c * npad + i] : (real)0;
+    SP_PREC(mb_pair_pre)(a.t, x, e, S.p, S.pd, (real)(i + 1), u);
+    real *cu = a.cu + s * (uint64_t)(SP_MB_EN + SP_MB_UN) * npad;
+#pragma unroll
+    for (int c = 0; c < SP_MB_EN; c++) cu[(uint64_t)c * npad + k] = e[c];
+#pragma unroll
+    for (int c = 0; c < SP_MB_UN; c++) cu[(uint64_t)(SP_MB_EN + c) * npad + k] = u[c];
+  }
+}
+
+/* The pair sums Q of the target in slot `slot` of local system s (element
+ * i, states xi, parameters ei) over the partners of the neighbouring cells
+ * (the cell list of a.cx, a.cu, a.perm, a.cstart for the cut-off a.crc), in
+ * the working precision as the CPU sums them.  OBS: the observables'. */
+template <bool OBS>
+__device__ __forceinline__ void mb_cell_sums(const sp_mb_kargs &a, const mb_sys &S, uint64_t s,
+                                             uint64_t slot, uint64_t i, double t,
+                                             const real *xi, const real *ei, real *Q) {
+  const uint64_t n = a.job.n, npad = a.npad;
+  int64_t nc[3];
+  mb_grid(S, n, a.crc, nc);
+  const real fi = (real)(i + 1);
+  const real *CX = a.cx + s * (uint64_t)SP_MB_NX * npad;
+  const real *CU = a.cu + s * (uint64_t)(SP_MB_EN + SP_MB_UN) * npad;
+  const uint32_t *P = a.perm + s * npad, *CS = a.cstart + s * (a.cmax + 1);
+  real ui[SP_MB_UN], acc[SP_MB_AQN];
+#pragma unroll
+  for (int c = 0; c < SP_MB_UN; c++) ui[c] = CU[(uint64_t)(SP_MB_EN + c) * npad + slot];
+#pragma unroll
+  for (int q = 0; q < SP_MB_AQN; q++) acc[q] = 0;
+  uint32_t nbc[27];
+  const int nn = mb_cells_near(mb_cell(S, nc, xi), nc, nbc);
+  for (int k = 0; k < nn; k++) {
+    const uint32_t hi = CS[nbc[k] + 1];
+    for (uint32_t j = CS[nbc[k]]; j < hi; j++) {
+      if (j == slot) continue;
+      real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++) xj[v] = CX[(uint64_t)v * npad + j];
+#pragma unroll
+      for (int c = 0; c < SP_MB_EN; c++) ej[c] = CU[(uint64_t)c * npad + j];
+#pragma unroll
+      for (int c = 0; c < SP_MB_UN; c++) uj[c] = CU[(uint64_t)(SP_MB_EN + c) * npad + j];
+      mb_pair_fn<OBS>(t, xi, ei, xj, ej, ui, uj, S, fi, (real)(P[j] + 1), acc);
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < SP_MB_AQN; q++) Q[q] = acc[q];
 }
 
 /* A pass of the pair kernels (KIND euler, p1, p2, split): blockIdx.x + blk0
  * = s bps + b, thread per target i = b SP_MB_BLOCK + threadIdx.x (a slice's
- * blocks start at blk0: its targets, all sources). */
+ * blocks start at blk0: its targets, all sources); with cell lists
+ * (SP_MB_CELLS) the target of slot b SP_MB_BLOCK + threadIdx.x of the
+ * cells' order. */
 template <int KIND>
 __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
   const unsigned bps = (unsigned)a.bps;
@@ -680,17 +981,28 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
   mb_sys S;
   mb_sys_init(a, s, S);
   const uint64_t n = a.job.n, npad = a.npad, off = s * (uint64_t)SP_MB_NX * npad;
-  const uint64_t i = (uint64_t)b * SP_MB_BLOCK + threadIdx.x;
-  const bool valid = i < n;
+  const uint64_t slot = (uint64_t)b * SP_MB_BLOCK + threadIdx.x;
+  const bool valid = slot < n;
+  const uint64_t i = SP_MB_CELLS ? (valid ? (uint64_t)a.perm[s * npad + slot] : 0) : slot;
   real *X = a.x + off, *Y = a.y + off;
   const real *E = mb_ep(a, s);
   const real *SRC = KIND == MB_P2 ? Y : X; /* the sources of the pair sums */
-  real xi[SP_MB_NX], ei[SP_MB_EN], Q[SP_MB_QN];
+  real xi[SP_MB_NX], ei[SP_MB_EN], Q[SP_MB_AQN];
 #pragma unroll
   for (int v = 0; v < SP_MB_NX; v++) xi[v] = valid ? SRC[(uint64_t)v * npad + i] : (real)0;
 #pragma unroll
   for (int k = 0; k < SP_MB_EN; k++) ei[k] = valid && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
-  mb_pair_sums(S, SRC, E, n, npad, valid ? i : 0, b, KIND == MB_P2 ? a.t2 : a.t, xi, ei, Q);
+#pragma unroll
+  for (int q = 0; q < SP_MB_AQN; q++) Q[q] = 0;
+  const double tp = KIND == MB_P2 ? a.t2 : a.t;
+  if (SP_MB_NQP > 0) {
+    if (SP_MB_CELLS) {
+      if (valid) mb_cell_sums<false>(a, S, s, slot, i, tp, xi, ei, Q);
+    } else {
+      mb_pair_sums<false>(S, SRC, E, n, npad, valid ? i : 0, b, tp, xi, ei, Q);
+    }
+  }
+  if (SP_MB_NG > 0 && valid) mb_edge_sums(a, S, SRC, E, npad, i, tp, xi, ei, Q);
   real R0[SP_MB_TN], R1[SP_MB_TN], acc[SP_MB_TN];
   mb_load_sums(a, s, 0, R0);
   if (KIND == MB_P2) mb_load_sums(a, s, 1, R1);
@@ -720,7 +1032,7 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
       real f0[SP_MB_NX], b0[SP_MB_BN];
       mb_gather(S, X, i, n, npad, xi, nb);
       mb_fb<KIND == MB_P1>(a.t, xi, ei, nb, R0, Q, S, fi, f0, b0);
-      mb_predict(xi, f0, b0, dw, h, xn);
+      mb_predict(xi, f0, b0, dw, h, S.p, xn);
 #pragma unroll
       for (int v = 0; v < SP_MB_NX; v++) Y[(uint64_t)v * npad + i] = xn[v];
       if (KIND == MB_P1) { /* the first stage's drift and noise, for the corrector */
@@ -742,17 +1054,110 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
       for (int w = 0; w < SP_MB_BN; w++) b0[w] = w < SP_MB_NB ? A[(uint64_t)(SP_MB_NX + w) * npad + i] : (real)0;
       mb_gather(S, Y, i, n, npad, xi, nb);
       mb_fb<true>(a.t2, xi, ei, nb, R1, Q, S, fi, f2, b2);
-      mb_correct(x, f0, b0, f2, b2, dw, h, xn);
+      mb_correct(x, f0, b0, f2, b2, dw, h, S.p, xn);
 #pragma unroll
       for (int v = 0; v < SP_MB_NX; v++) X[(uint64_t)v * npad + i] = xn[v];
     }
     if (a.sums_on) {
+      real Ob[SP_MB_OQN];
       nb[0] = 0;
-      mb_add_terms(a.tt, xn, ei, nb, S, fi, acc);
+      mb_load_obs(a, s, i, false, Ob);
+      mb_add_terms(a.tt, xn, ei, nb, Ob, S, fi, acc);
     }
     if (a.check) mb_check(xn, i, &what);
   }
   mb_finish(a, S, s, b, acc, what);
+}
+
+/* The observables' pair sums of the state a.x into a.obs (a thread an
+ * element; through the cell list of a.crc when every observable pair term
+ * has a cut-off, else all pairs in tiles), before the measure that reads
+ * them. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_obs_kernel(const sp_mb_kargs a) {
+#if SP_MB_NQO > 0
+  const unsigned bps = (unsigned)a.bps;
+  const uint64_t gb = (uint64_t)blockIdx.x + a.blk0;
+  const uint64_t s = gb / bps;
+  const unsigned b = (unsigned)(gb - s * bps);
+  mb_sys S;
+  mb_sys_init(a, s, S);
+  const uint64_t n = a.job.n, npad = a.npad;
+  const uint64_t slot = (uint64_t)b * SP_MB_BLOCK + threadIdx.x;
+  const bool valid = slot < n;
+  const bool cells = SP_MB_CUTO;
+  const uint64_t i = cells ? (valid ? (uint64_t)a.perm[s * npad + slot] : 0) : slot;
+  const real *X = a.x + s * (uint64_t)SP_MB_NX * npad, *E = mb_ep(a, s);
+  real xi[SP_MB_NX], ei[SP_MB_EN], O[SP_MB_AQN];
+#  pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++) xi[v] = valid ? X[(uint64_t)v * npad + i] : (real)0;
+#  pragma unroll
+  for (int k = 0; k < SP_MB_EN; k++) ei[k] = valid && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
+  if (cells) {
+    if (valid) mb_cell_sums<true>(a, S, s, slot, i, a.tt, xi, ei, O);
+  } else {
+    mb_pair_sums<true>(S, X, E, n, npad, valid ? i : 0, b, a.tt, xi, ei, O);
+  }
+  if (valid)
+#  pragma unroll
+    for (int q = 0; q < SP_MB_NQO; q++) a.obs[(s * (uint64_t)SP_MB_OQN + (uint64_t)q) * npad + i] = O[q];
+#else
+  (void)a;
+#endif
+}
+
+/* g(r)'s counts of the state a.x: each pair i < j within rdf_rmax adds 1 to
+ * its bin (mb_cpu.h's sp_mb_rdf), through the cell list of cut-off
+ * rdf_rmax; counted in shared memory per block, then added to a.rdf. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_rdf_kernel(const sp_mb_kargs a) {
+#if SP_MB_POSD > 0
+  extern __shared__ unsigned int mb_hist[];
+  const unsigned bps = (unsigned)a.bps;
+  const uint64_t s = (uint64_t)blockIdx.x / bps;
+  const unsigned b = (unsigned)((uint64_t)blockIdx.x - s * bps);
+  const int bins = (int)a.job.rdf_bins;
+  for (int k = threadIdx.x; k < bins; k += SP_MB_BLOCK) mb_hist[k] = 0;
+  __syncthreads();
+  mb_sys S;
+  mb_sys_init(a, s, S);
+  const uint64_t n = a.job.n, npad = a.npad, slot = (uint64_t)b * SP_MB_BLOCK + threadIdx.x;
+  if (slot < n) {
+    int64_t nc[3];
+    mb_grid(S, n, a.crc, nc);
+    const real *CX = a.cx + s * (uint64_t)SP_MB_NX * npad;
+    const uint32_t *P = a.perm + s * npad, *CS = a.cstart + s * (a.cmax + 1);
+    const uint32_t i = P[slot];
+    const int px[3] = {SP_MB_PX0, SP_MB_PX1, SP_MB_PX2};
+    real xi[SP_MB_NX];
+#  pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) xi[v] = CX[(uint64_t)v * npad + slot];
+    const double scale = (double)bins / a.job.rdf_rmax, rmax2 = a.job.rdf_rmax * a.job.rdf_rmax;
+    uint32_t nbc[27];
+    const int nn = mb_cells_near(mb_cell(S, nc, xi), nc, nbc);
+    for (int k = 0; k < nn; k++) {
+      const uint32_t hi = CS[nbc[k] + 1];
+      for (uint32_t j = CS[nbc[k]]; j < hi; j++) {
+        if (P[j] <= i) continue;
+        real r2 = 0;
+#  pragma unroll
+        for (int d = 0; d < SP_MB_POSD; d++) {
+          const real dd = SP_MI(CX[(uint64_t)px[d] * npad + j] - xi[px[d]], S.p[SP_MB_BOX + d],
+                                S.p[SP_MB_BOX + 3 + d]);
+          r2 += dd * dd;
+        }
+        if ((double)r2 < rmax2) {
+          int bin = (int)(sqrt((double)r2) * scale);
+          if (bin >= bins) bin = bins - 1;
+          atomicAdd(mb_hist + bin, 1u);
+        }
+      }
+    }
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < bins; k += SP_MB_BLOCK)
+    if (mb_hist[k]) atomicAdd(a.rdf + s * (uint64_t)bins + k, (unsigned long long)mb_hist[k]);
+#else
+  (void)a;
+#endif
 }
 
 /* The kernels a host launches (sp_gpu_mb.c): the method's passes (the pair
@@ -894,82 +1299,131 @@ __device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32
 }
 
 /* The pair sums Q[u] of the thread's four elements over the system's
- * states in SX (parameters SE), tile by tile as mb_pair_sums. */
-__device__ __forceinline__ void mb_small_pairs(const mb_sys &S, const real *SX, const real *SE,
-                                               real *SU, uint64_t n, uint64_t npad, uint32_t g,
+ * states in SX (parameters SE), tile by tile as mb_pair_sums (OBS: the
+ * observables' pair terms), then (the dynamics') the edge sums over their
+ * rows of the graph. */
+template <bool OBS>
+__device__ __noinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sys &S,
+                                               const real *SX, const real *SE, real *SU,
+                                               uint64_t n, uint64_t npad, uint32_t g,
                                                uint32_t ng, double t, const real x[4][SP_MB_NX],
                                                const real e[4][SP_MB_EN],
-                                               real Q[4][SP_MB_QN]) {
-#if SP_MB_NQ > 0
-  double acc[4][SP_MB_QN];
-  real ui[4][SP_MB_UN];
-  const uint64_t own = (4 * (uint64_t)g / SP_MB_TILE) * SP_MB_TILE;
-  /* the elements' values for the pair terms, each thread its own four
-   * (SU was last read before the barriers of the publish that came before) */
-#  pragma unroll
-  for (int u = 0; u < 4; u++) {
-    SP_PREC(mb_pair_pre)(t, x[u], e[u], S.p, S.pd, (real)(4 * (uint64_t)g + u + 1), ui[u]);
-    if (g < ng)
-#  pragma unroll
-      for (int c = 0; c < SP_MB_UN; c++) SU[(uint64_t)c * npad + 4 * g + u] = ui[u][c];
-  }
-  __syncthreads();
-#  pragma unroll
+                                               real Q[4][SP_MB_AQN]) {
+#pragma unroll
   for (int u = 0; u < 4; u++)
-#  pragma unroll
-    for (int q = 0; q < SP_MB_QN; q++) acc[u][q] = 0;
-  for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
-    const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
-    real tq[4][SP_MB_QN];
-#  pragma unroll
+#pragma unroll
+    for (int q = 0; q < SP_MB_AQN; q++) Q[u][q] = 0;
+  if (OBS ? SP_MB_NQO > 0 : SP_MB_NQP > 0) {
+    double acc[4][SP_MB_AQN];
+    real ui[4][SP_MB_UN];
+    const uint64_t own = (4 * (uint64_t)g / SP_MB_TILE) * SP_MB_TILE;
+    /* the elements' values for the pair terms, each thread its own four
+     * (SU was last read before the barriers of the publish that came before) */
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      SP_PREC(mb_pair_pre)(t, x[u], e[u], S.p, S.pd, (real)(4 * (uint64_t)g + u + 1), ui[u]);
+      if (g < ng)
+#pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) SU[(uint64_t)c * npad + 4 * g + u] = ui[u][c];
+    }
+    __syncthreads();
+#pragma unroll
     for (int u = 0; u < 4; u++)
-#  pragma unroll
-      for (int q = 0; q < SP_MB_QN; q++) tq[u][q] = 0;
-    const bool diag = j0 == own;
-#  pragma unroll 2
-    for (int k = 0; k < m; k++) {
-      const uint64_t j = j0 + (uint64_t)k;
-      real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
-#  pragma unroll
-      for (int v = 0; v < SP_MB_NX; v++) xj[v] = SX[(uint64_t)v * npad + j];
-#  pragma unroll
-      for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? SE[(uint64_t)c * npad + j] : (real)0;
-#  pragma unroll
-      for (int c = 0; c < SP_MB_UN; c++) uj[c] = SU[(uint64_t)c * npad + j];
-#  pragma unroll
-      for (int u = 0; u < 4; u++) {
-        const uint64_t i = 4 * (uint64_t)g + u;
-        if (diag) {
-          real one[SP_MB_QN];
-#  pragma unroll
-          for (int q = 0; q < SP_MB_QN; q++) one[q] = 0;
-          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, ui[u], uj, S.p, S.pd, (real)(i + 1), (real)(j + 1),
-                           one);
-          if (j != i)
-#  pragma unroll
-            for (int q = 0; q < SP_MB_QN; q++) tq[u][q] += one[q];
-        } else {
-          SP_PREC(mb_pair)(t, x[u], e[u], xj, ej, ui[u], uj, S.p, S.pd, (real)(i + 1), (real)(j + 1),
-                           tq[u]);
+#pragma unroll
+      for (int q = 0; q < SP_MB_AQN; q++) acc[u][q] = 0;
+    for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
+      const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
+      real tq[4][SP_MB_AQN];
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+#pragma unroll
+        for (int q = 0; q < SP_MB_AQN; q++) tq[u][q] = 0;
+      const bool diag = j0 == own;
+#pragma unroll SP_MB_UNROLL
+      for (int k = 0; k < m; k++) {
+        const uint64_t j = j0 + (uint64_t)k;
+        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) xj[v] = SX[(uint64_t)v * npad + j];
+#pragma unroll
+        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? SE[(uint64_t)c * npad + j] : (real)0;
+#pragma unroll
+        for (int c = 0; c < SP_MB_UN; c++) uj[c] = SU[(uint64_t)c * npad + j];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+          const uint64_t i = 4 * (uint64_t)g + u;
+          if (diag) {
+            real one[SP_MB_AQN];
+#pragma unroll
+            for (int q = 0; q < SP_MB_AQN; q++) one[q] = 0;
+            mb_pair_fn<OBS>(t, x[u], e[u], xj, ej, ui[u], uj, S, (real)(i + 1), (real)(j + 1), one);
+            if (j != i)
+#pragma unroll
+              for (int q = 0; q < SP_MB_AQN; q++) tq[u][q] += one[q];
+          } else {
+            mb_pair_fn<OBS>(t, x[u], e[u], xj, ej, ui[u], uj, S, (real)(i + 1), (real)(j + 1),
+                            tq[u]);
+          }
         }
       }
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+#pragma unroll
+        for (int q = 0; q < SP_MB_AQN; q++) acc[u][q] += (double)tq[u][q];
     }
-#  pragma unroll
+#pragma unroll
     for (int u = 0; u < 4; u++)
-#  pragma unroll
-      for (int q = 0; q < SP_MB_QN; q++) acc[u][q] += (double)tq[u][q];
+#pragma unroll
+      for (int q = 0; q < SP_MB_AQN; q++) Q[u][q] = (real)acc[u][q];
   }
+#if SP_MB_NG > 0
+  if (!OBS) {
 #  pragma unroll
-  for (int u = 0; u < 4; u++)
-#  pragma unroll
-    for (int q = 0; q < SP_MB_QN; q++) Q[u][q] = (real)acc[u][q];
-#else
-  (void)S; (void)SX; (void)SE; (void)SU; (void)n; (void)npad; (void)g; (void)ng; (void)t; (void)x;
-  (void)e;
-#  pragma unroll
-  for (int u = 0; u < 4; u++) Q[u][0] = 0;
+    for (int u = 0; u < 4; u++) {
+      const uint64_t i = 4 * (uint64_t)g + u;
+      if (i < n) mb_edge_sums(a, S, SX, SE, npad, i, t, x[u], e[u], Q[u]);
+    }
+  }
 #endif
+  (void)a; (void)SE; (void)SU; (void)ng; (void)e;
 }
+
+#if SP_MB_POSD > 0
+/* g(r)'s counts of the system's positions in SX (mode A, at a record):
+ * the pairs of the thread's four elements with every later element, into
+ * the block's histogram H (shared), then added to a.rdf. */
+__device__ __forceinline__ void mb_small_rdf(const sp_mb_kargs &a, const mb_sys &S, uint64_t s,
+                                             const real *SX, uint64_t n, uint64_t npad, uint32_t g,
+                                             const real x[4][SP_MB_NX], unsigned int *H) {
+  const int bins = (int)a.job.rdf_bins;
+  const int px[3] = {SP_MB_PX0, SP_MB_PX1, SP_MB_PX2};
+  const double scale = (double)bins / a.job.rdf_rmax, rmax2 = a.job.rdf_rmax * a.job.rdf_rmax;
+  for (int k = threadIdx.x; k < bins; k += blockDim.x) H[k] = 0;
+  __syncthreads();
+#pragma unroll
+  for (int u = 0; u < 4; u++) {
+    const uint64_t i = 4 * (uint64_t)g + u;
+    if (i >= n) continue;
+    for (uint64_t j = i + 1; j < n; j++) {
+      real r2 = 0;
+#pragma unroll
+      for (int d = 0; d < SP_MB_POSD; d++) {
+        const real dd = SP_MI(SX[(uint64_t)px[d] * npad + j] - x[u][px[d]], S.p[SP_MB_BOX + d],
+                              S.p[SP_MB_BOX + 3 + d]);
+        r2 += dd * dd;
+      }
+      if ((double)r2 < rmax2) {
+        int b = (int)(sqrt((double)r2) * scale);
+        if (b >= bins) b = bins - 1;
+        atomicAdd(H + b, 1u);
+      }
+    }
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < bins; k += blockDim.x)
+    if (H[k]) atomicAdd(a.rdf + s * (uint64_t)bins + k, (unsigned long long)H[k]);
+}
+#endif
 
 /* The block's sums of the reduction terms of the thread's four elements
  * (states x; neighbours from SX, published, when the terms read them) at
@@ -977,7 +1431,8 @@ __device__ __forceinline__ void mb_small_pairs(const mb_sys &S, const real *SX, 
 __device__ __forceinline__ void mb_small_terms(const mb_sys &S, const real *SX, uint64_t n,
                                                uint64_t npad, uint32_t g,
                                                const real x[4][SP_MB_NX],
-                                               const real e[4][SP_MB_EN], double t,
+                                               const real e[4][SP_MB_EN],
+                                               const real O[4][SP_MB_AQN], double t,
                                                double (*red)[SP_MB_SMALL_MAX / 32], double *Rd,
                                                real R[SP_MB_TN]) {
   real acc[SP_MB_TN];
@@ -990,7 +1445,7 @@ __device__ __forceinline__ void mb_small_terms(const mb_sys &S, const real *SX, 
       real nb[SP_MB_NBN];
       if (SP_MB_TERMS_NB) mb_gather(S, SX, i, n, npad, x[u], nb);
       else nb[0] = 0;
-      mb_add_terms(t, x[u], e[u], nb, S, (real)(i + 1), acc);
+      mb_add_terms(t, x[u], e[u], nb, O[u], S, (real)(i + 1), acc);
     }
   }
   mb_small_sum(acc, red, Rd, R);
@@ -1029,7 +1484,12 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     for (int k = 0; k < SP_MB_EN; k++)
       e[u][k] = i < n && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
   }
-  if (SP_MB_NQ > 0 && SP_MB_NE > 0 && g < ng)
+  real Oz[4][SP_MB_AQN]; /* the observables' pair sums: 0 but at a record */
+#pragma unroll
+  for (int u = 0; u < 4; u++)
+#pragma unroll
+    for (int q = 0; q < SP_MB_AQN; q++) Oz[u][q] = 0;
+  if ((SP_MB_NQ > 0 || SP_MB_NQO > 0) && SP_MB_NE > 0 && g < ng)
 #pragma unroll
     for (int k = 0; k < SP_MB_EN; k++)
 #pragma unroll
@@ -1039,7 +1499,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     swhat = SP_MB_NONE;
   }
   /* the block's sums of the terms of the states in x at time tr, into R */
-#define MB_SMALL_REDUCE(tr) mb_small_terms(S, SX, n, npad, g, x, e, (tr), red, Rd, R)
+#define MB_SMALL_REDUCE(tr) mb_small_terms(S, SX, n, npad, g, x, e, Oz, (tr), red, Rd, R)
   /* publish the states (others read them), between barriers */
 #define MB_SMALL_PUBLISH()                                                                 \
   do {                                                                                     \
@@ -1075,8 +1535,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
   SP_PREC(sp_mb_ou_coef)(S.p, dt, O.c1, O.c2, O.which, O.wz);
   {
     const double tc = t0 + (double)a.kcur * dt;
-    real Q[4][SP_MB_QN];
-    mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, tc, x, e, Q);
+    real Q[4][SP_MB_AQN];
+    mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, tc, x, e, Q);
 #  pragma unroll
     for (int u = 0; u < 4; u++) {
       const uint64_t i = 4 * (uint64_t)g + u;
@@ -1097,7 +1557,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     {
       real z[4][SP_MB_WN], f0[4][SP_MB_NX], b0[4][SP_MB_BN], y[4][SP_MB_NX], Q[4][SP_MB_QN];
       mb_group_normals(a.seed, S.stream, kk, g, n, z);
-      mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t, x, e, Q);
+      mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, t, x, e, Q);
 #  pragma unroll
       for (int u = 0; u < 4; u++) {
         const uint64_t i = 4 * (uint64_t)g + u;
@@ -1106,7 +1566,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
         if (i < n) {
           mb_gather(S, SX, i, n, npad, x[u], nb);
           mb_fb<SP_MB_HEUN>(t, x[u], e[u], nb, R, Q[u], S, (real)(i + 1), f0[u], b0[u]);
-          mb_predict(x[u], f0[u], b0[u], dw, h, y[u]);
+          mb_predict(x[u], f0[u], b0[u], dw, h, S.p, y[u]);
         } else {
 #  pragma unroll
           for (int v = 0; v < SP_MB_NX; v++) y[u][v] = 0;
@@ -1132,7 +1592,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
 #    pragma unroll
           for (int q = 0; q < SP_MB_TN; q++) R1[q] = 0;
         }
-        mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
+        mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
 #    pragma unroll
         for (int u = 0; u < 4; u++) {
           const uint64_t i = 4 * (uint64_t)g + u;
@@ -1141,7 +1601,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
           if (i < n) {
             mb_gather(S, SX, i, n, npad, y[u], nb);
             mb_fb<true>(t2, y[u], e[u], nb, R1, Q[u], S, (real)(i + 1), f2, b2);
-            mb_correct(xs[u], f0[u], b0[u], f2, b2, dw, h, x[u]);
+            mb_correct(xs[u], f0[u], b0[u], f2, b2, dw, h, S.p, x[u]);
           }
         }
       }
@@ -1170,8 +1630,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       MB_SMALL_PUBLISH();
       const double t2 = t + dt;
       if (reduce_dyn) MB_SMALL_REDUCE(t2);
-      real Q[4][SP_MB_QN];
-      mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
+      real Q[4][SP_MB_AQN];
+      mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
 #  pragma unroll
       for (int u = 0; u < 4; u++) {
         const uint64_t i = 4 * (uint64_t)g + u;
@@ -1193,8 +1653,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       for (int st = 0; st < ns; st++) {
         const real hk = (real)(d[st] * dt), hc = (real)(c[st] * dt);
         if (d[st] != 0) {
-          real Q[4][SP_MB_QN];
-          mb_small_pairs(S, SX, SE, SU, n, npad, g, ng, tq, x, e, Q);
+          real Q[4][SP_MB_AQN];
+          mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, tq, x, e, Q);
 #  pragma unroll
           for (int u = 0; u < 4; u++) {
             const uint64_t i = 4 * (uint64_t)g + u;
@@ -1255,10 +1715,32 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       MB_SMALL_REDUCE(tn); /* the next step's sums */
     }
   }
-  /* a record at kend: the observables, the kept states */
+  /* a record at kend: the observables (with their pair sums), g(r), the
+   * kept states */
   if (a.record && ended == 0) {
     const double tr = t0 + (double)a.kend * dt;
-    MB_SMALL_REDUCE(tr);
+    if (!SP_MB_SHARE && (SP_MB_NQO > 0 || a.job.rdf_bins > 0)) { /* others read the states */
+      __syncthreads();
+      mb_small_publish(SX, npad, g, ng, x);
+      __syncthreads();
+    }
+#if SP_MB_POSD > 0
+    if (a.job.rdf_bins > 0) {
+      /* after the shared states (and, with pair terms, the parameters and
+       * values): sp_gpu_mb.c's shared memory */
+      unsigned int *H = reinterpret_cast<unsigned int *>(
+          SX + (uint64_t)(SP_MB_NX + ((SP_MB_NQ > 0 || SP_MB_NQO > 0) ? SP_MB_NE + SP_MB_NU : 0)) *
+                   npad);
+      mb_small_rdf(a, S, s, SX, n, npad, g, x, H);
+    }
+#endif
+    if (SP_MB_NQO > 0) {
+      real Orec[4][SP_MB_AQN];
+      mb_small_pairs<true>(a, S, SX, SE, SU, n, npad, g, ng, tr, x, e, Orec);
+      mb_small_terms(S, SX, n, npad, g, x, e, Orec, tr, red, Rd, R);
+    } else {
+      MB_SMALL_REDUCE(tr);
+    }
     if (threadIdx.x == 0 && SP_MB_NO > 0) {
       real o[SP_MB_ON];
       SP_PREC(mb_observe)(tr, R, S.p, S.pd, o);

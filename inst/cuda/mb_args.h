@@ -45,6 +45,8 @@
 #define SP_MB_OUT_RECORDS 1 /* observables per system at the record steps (also moments) */
 #define SP_MB_OUT_TRAJECTORIES 2 /* the states of the first `keep` systems at the record steps,
                                     and their observables */
+#define SP_MB_OUT_RDF 3          /* g(r): each system's pair counts by distance, summed over the
+                                    record steps (rdf_bins bins of [0, rdf_rmax)) */
 
 /* The GPU plan of a run (sp_mb_job's gpu_plan), bits: */
 #define SP_MB_PLAN_SMALL 1    /* mode A: a system a thread block (else mode B) */
@@ -86,7 +88,65 @@ typedef struct {
                             (kind, a, b) per condition, drawn by the engine */
   int64_t gpu_plan;      /* GPU only (R/sde-mb-run.R: sde_mb_gpu_plan(); the module is
                             compiled for it): SP_MB_PLAN_* bits */
+  /* issue 49: particles in a box, graphs, pair observables, g(r) */
+  int64_t nqp, ng, nqo;  /* pair terms of the dynamics (Q[0 .. nqp - 1]), edge terms (Q[nqp
+                            ..]; nq = nqp + ng), pair terms of the observables (O[]) */
+  int64_t posd;          /* positions: the box's dimension (0: the model has none) */
+  int64_t px[3];         /* the position states */
+  int64_t box;           /* the parameter of the box's first side (sides, then their
+                            inverses: par[box + d], par[box + 3 + d]) */
+  int64_t rc, rco;       /* the parameters of the largest cut-off of the dynamics' and the
+                            observables' pair terms */
+  int64_t cut, cuto;     /* 1: every pair term of the dynamics (observables) has a cut-off:
+                            cell lists find the partners */
+  int64_t nnz;           /* the graph's edges (0: no graph) */
+  int64_t graph_unit;    /* 1: every edge's weight is 1 (no weight array) */
+  int64_t rdf_bins;      /* output rdf: bins of [0, rdf_rmax) */
+  double rdf_rmax;
 } sp_mb_job;
+
+/* What an advance or an observation reads or adds to besides the job: the
+ * graph of edges(), compressed rows of in-neighbours (row i: col[rowptr[i]
+ * .. rowptr[i + 1] - 1], ascending, weights w or 1), and the counts of g(r)
+ * of the system being observed (rdf_bins doubles, added to). */
+typedef struct {
+  const int32_t *rowptr, *col;
+  const double *w;
+  double *rdf;
+} sp_mb_ext;
+
+/* The cell grid of a box for a cut-off rc (cell lists: sp_mb_cells_* of
+ * mb_cpu.h, the GPU's cell kernels of mb.cu): along each axis d < dim the
+ * most cells whose side is at least rc (1 + 1e-6), at most 2 n + 8 cells
+ * in all (a dilute box: the finest axis halved until they fit), and an axis
+ * of fewer than 3 cells taken as one (its neighbours -1 and +1 would be the
+ * same cell, or the cell itself).  Writes nc[3] (1 past dim); returns the
+ * cells.  The same numbers on every backend (double). */
+SP_FN uint64_t sp_mb_cell_grid(const double *L, int dim, double rc, uint64_t n, int64_t *nc) {
+  uint64_t total;
+  int d;
+  for (d = 0; d < 3; d++) nc[d] = 1;
+  for (d = 0; d < dim; d++) {
+    const double f = rc > 0 ? floor(L[d] / (rc * (1 + 1e-6))) : 1;
+    nc[d] = f < 3 ? 1 : f > 1048576 ? 1048576 : (int64_t)f;
+  }
+  for (;;) {
+    int w = 0;
+    total = (uint64_t)nc[0] * (uint64_t)nc[1] * (uint64_t)nc[2];
+    if (total <= 2 * n + 8) break;
+    for (d = 1; d < 3; d++)
+      if (nc[d] > nc[w]) w = d;
+    nc[w] /= 2;
+    if (nc[w] < 3) nc[w] = 1;
+  }
+  return total;
+}
+
+/* The cell (along one axis of nc cells, side L) of a coordinate v in [0, L). */
+SP_FN int64_t sp_mb_cell_of(double v, double L, int64_t nc) {
+  int64_t c = (int64_t)(v * ((double)nc / L));
+  return c < 0 ? 0 : c >= nc ? nc - 1 : c;
+}
 
 /* A start drawn for a periodic state (sde_model(periodic = ): the law's
  * kind + SP_MB_LAW_WRAP) wrapped into [-pi, pi]: v - 2 pi rint(v / 2 pi),
@@ -131,11 +191,12 @@ SP_FN int sp_mb_stages(int method, double *d, double *c) {
  * Returns SP_MB_RUNNING, SP_MB_STOPPED (*k the step after which the event
  * held) or SP_MB_NONFINITE (*k the step, *what = element << 8 | state).
  * observe: the observables of the state x at step k (into o[no]). */
-typedef int (*sp_mb_advance_fn)(const sp_mb_job *job, const double *par, const double *ep,
-                                uint64_t seed, uint64_t stream, double *x, double *work,
-                                uint64_t *k, uint64_t kend, uint64_t *what);
-typedef void (*sp_mb_observe_fn)(const sp_mb_job *job, const double *par, const double *ep,
-                                 uint64_t k, const double *x, double *work, double *o);
+typedef int (*sp_mb_advance_fn)(const sp_mb_job *job, const sp_mb_ext *ext, const double *par,
+                                const double *ep, uint64_t seed, uint64_t stream, double *x,
+                                double *work, uint64_t *k, uint64_t kend, uint64_t *what);
+typedef void (*sp_mb_observe_fn)(const sp_mb_job *job, const sp_mb_ext *ext, const double *par,
+                                 const double *ep, uint64_t k, const double *x, double *work,
+                                 double *o);
 
 /* Doubles of work an advance needs (both precisions fit): mb_cpu.h's rows,
  * at least one each of noise, pair sums and element parameters (its
@@ -145,7 +206,12 @@ SP_FN uint64_t sp_mb_work_size(const sp_mb_job *job) {
   const uint64_t nw = job->nb > job->nw ? (uint64_t)job->nb : job->nw > 0 ? (uint64_t)job->nw : 1,
                  nq = job->nq > 0 ? (uint64_t)job->nq : 1,
                  ne = job->ne > 0 ? (uint64_t)job->ne : 1, nu = job->nu > 0 ? (uint64_t)job->nu : 1;
-  return n * (4 * nx + nw + nq + ne + nu) + 2 * (uint64_t)job->nt + 4 * (uint64_t)(job->np + 8) + 64;
+  const uint64_t no = job->nqo > 0 ? (uint64_t)job->nqo : 1;
+  /* cell lists (mb_cpu.h): each element's cell and the permutation (2 n
+   * 32-bit words), the cells' starts (at most 2 n + 9 words) */
+  const uint64_t cells = job->posd > 0 ? (4 * n + 10) / 2 + 2 : 0;
+  return n * (4 * nx + nw + nq + ne + nu + no) + cells + 2 * (uint64_t)job->nt +
+         4 * (uint64_t)(job->np + 8) + 64;
 }
 
 /* ---- the GPU kernels' arguments (inst/cuda/mb.cu, src/gpu/sp_gpu_mb.c) ----------
@@ -200,10 +266,25 @@ typedef struct {
                              slice's launch */
   int32_t split, pad_;    /* 1: a slice's pass writes its blocks' partial sums only;
                              sp_mb_combine_kernel adds them up once every slice's are in */
+  /* issue 49 */
+  SP_DPTR(const uint32_t) rowptr;    /* the graph: n + 1 row offsets, */
+  SP_DPTR(const uint32_t) col;       /* the in-neighbours, */
+  SP_DPTR(const sp_mb_real) gw;      /* their weights (0: all 1) */
+  SP_DPTR(uint32_t) cell;            /* cell lists (mode B): nsys x npad, each element's cell */
+  SP_DPTR(uint32_t) perm;            /* nsys x npad: the elements cell by cell */
+  SP_DPTR(uint32_t) cstart;          /* nsys x (cmax + 1): the cells' first slots */
+  SP_DPTR(sp_mb_real) cx;            /* nsys x nx x npad: the states in the cells' order */
+  SP_DPTR(sp_mb_real) cu;            /* nsys x (ne + nu) x npad: element parameters and the
+                                        pair terms' values in that order */
+  SP_DPTR(sp_mb_real) obs;           /* nsys x nqo x npad: the observables' pair sums */
+  SP_DPTR(unsigned long long) rdf;   /* nsys x rdf_bins: g(r)'s counts */
+  uint64_t cmax;                     /* cells of a system, at most (the cstart stride) */
+  double crc;                        /* the cut-off the cell list is built for */
+  int32_t obs_on, rdf_on;            /* a measure: with the observables' pair sums; g(r) */
 } sp_mb_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_mb_job) == 224, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 576, /* 224 + 8 + 37 x 8 + 12 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_job) == 352, "sp_mb_job layout");
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 808, /* 352 + 8 + 37 x 8 + 12 x 4 + 10 x 8 + 8 + 8 + 2 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

@@ -9,12 +9,23 @@
 
 /* A system's working arrays in the working precision, carved from `work`. */
 typedef struct {
-  SP_REAL *xs, *ys, *a0, *b0, *Q, *ep, *F, *U;
+  SP_REAL *xs, *ys, *a0, *b0, *Q, *ep, *F, *U, *O;
   double *Rd;
   SP_REAL R[SP_MB_TN], p[SP_MB_PN];
   double pd[SP_MB_PN];
   uint64_t n, l2; /* elements; a square lattice's columns */
+  const sp_mb_ext *ext; /* the graph (edges()), g(r)'s counts */
+  /* cell lists (positions): each element's cell, the elements cell by
+   * cell, the cells' first slots; the grid and the box */
+  uint32_t *cell, *perm, *cstart;
+  int64_t nc[3];
+  double L[3];
+  int cut, cuto; /* the job's: pair sums through cell lists */
 } SP_PREC(sp_mb_sys);
+
+#if SP_MB_POSD > 0
+static const int SP_PREC(sp_mb_px)[3] = {SP_MB_PX0, SP_MB_PX1, SP_MB_PX2};
+#endif
 
 /* Element i's states and neighbours (mb_engine.h) on the model's lattice. */
 #undef SP_MB_GATHER
@@ -24,12 +35,15 @@ typedef struct {
 #  define SP_MB_GATHER(s, src, i, x, nb) SP_PREC(sp_mb_gather)(src, i, (s)->n, x, nb)
 #endif
 
-static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const double *ep,
-                                double *work, SP_PREC(sp_mb_sys) *s) {
+static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, const double *par,
+                                const double *ep, double *work, SP_PREC(sp_mb_sys) *s) {
   const uint64_t n = job->n, nx = SP_MB_NX;
   SP_REAL *w = (SP_REAL *)work;
   uint64_t i;
   s->n = n;
+  s->ext = ext;
+  s->cut = (int)job->cut;
+  s->cuto = (int)job->cuto;
   s->xs = w; w += nx * n;
   s->ys = w; w += nx * n;
   s->a0 = w; w += nx * n;
@@ -38,6 +52,15 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const 
   s->Q = w; w += (uint64_t)SP_MB_QN * n;
   s->ep = w; w += (uint64_t)SP_MB_EN * n;
   s->U = w; w += (uint64_t)SP_MB_UN * n;
+  s->O = w; w += (uint64_t)(SP_MB_NQO > 0 ? SP_MB_NQO : 1) * n;
+  s->cell = (uint32_t *)(void *)w;
+  s->perm = s->cell + n;
+  s->cstart = s->perm + n; /* at most 2 n + 9 (sp_mb_cell_grid) */
+#if SP_MB_POSD > 0
+  w = (SP_REAL *)(void *)(s->cstart + 2 * n + 9);
+  for (i = 0; i < 3; i++) s->L[i] = (int)i < SP_MB_POSD ? par[SP_MB_BOX + i] : 1;
+#endif
+  s->nc[0] = s->nc[1] = s->nc[2] = 1;
   s->Rd = (double *)(void *)(((uintptr_t)w + 7) & ~(uintptr_t)7);
   for (i = 0; i < (uint64_t)SP_MB_NP; i++) {
     s->p[i] = (SP_REAL)par[i];
@@ -51,33 +74,38 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const 
 #endif
 }
 
-/* The reductions of state src: the first `nt` sums over the elements. */
-static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t, int nt) {
+/* The reductions of state src: the first `nt` sums over the elements (the
+ * observables' pair sums s->O where with_o, else zeros: the dynamics' terms
+ * never read them). */
+static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t, int nt,
+                                 int with_o) {
 #if SP_MB_NT > 0
-  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], r[SP_MB_TN];
+  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], r[SP_MB_TN],
+      o[SP_MB_NQO > 0 ? SP_MB_NQO : 1];
   uint64_t i;
   int q;
+  for (q = 0; q < (SP_MB_NQO > 0 ? SP_MB_NQO : 1); q++) o[q] = 0;
   for (q = 0; q < nt; q++) s->Rd[q] = 0;
   for (i = 0; i < s->n; i++) {
     SP_MB_GATHER(s, src, i, x, nb);
     SP_PREC(sp_mb_epar)(s->ep, i, s->n, e);
-    SP_PREC(mb_terms)(t, x, e, nb, s->p, s->pd, (SP_REAL)(i + 1), r);
+    if (with_o)
+      for (q = 0; q < SP_MB_NQO; q++) o[q] = s->O[(uint64_t)q * s->n + i];
+    SP_PREC(mb_terms)(t, x, e, nb, o, s->p, s->pd, (SP_REAL)(i + 1), r);
     for (q = 0; q < nt; q++) s->Rd[q] += (double)r[q];
   }
   for (q = 0; q < nt; q++) s->R[q] = (SP_REAL)s->Rd[q];
 #else
-  (void)s; (void)src; (void)t; (void)nt;
+  (void)s; (void)src; (void)t; (void)nt; (void)with_o;
 #endif
 }
 
-/* The pair sums Q[q n + i] = sum over j != i (in order) of the pair terms,
- * the elements' values for them (mb_pair_pre) made once. */
-static void SP_PREC(sp_mb_pairs)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
-#if SP_MB_NQ > 0
-  SP_REAL xi[SP_MB_NX], xj[SP_MB_NX], ei[SP_MB_EN], ej[SP_MB_EN], acc[SP_MB_QN], ui[SP_MB_UN],
-      uj[SP_MB_UN];
+/* The elements' values for the pair terms (mb_pair_pre), made once. */
+static void SP_PREC(sp_mb_values)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
+#if SP_MB_NU > 0
+  SP_REAL xi[SP_MB_NX], ei[SP_MB_EN], ui[SP_MB_UN];
   const uint64_t n = s->n;
-  uint64_t i, j;
+  uint64_t i;
   int v;
   for (i = 0; i < n; i++) {
     for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
@@ -85,30 +113,172 @@ static void SP_PREC(sp_mb_pairs)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, doub
     SP_PREC(mb_pair_pre)(t, xi, ei, s->p, s->pd, (SP_REAL)(i + 1), ui);
     for (v = 0; v < SP_MB_UN; v++) s->U[(uint64_t)v * n + i] = ui[v];
   }
+#else
+  (void)s; (void)src; (void)t;
+#endif
+}
+
+#if SP_MB_POSD > 0
+/* The cell list of state src for the cut-off rc (sp_mb_cell_grid of
+ * mb_args.h): s->cell[i] the cell of element i, s->perm the elements cell
+ * by cell (ascending within a cell: a stable counting sort), s->cstart[c]
+ * the first slot of cell c (cstart[ncell] = n).  Cells are numbered (cz
+ * nc1 + cy) nc0 + cx. */
+static void SP_PREC(sp_mb_cells_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double rc) {
+  const uint64_t n = s->n;
+  const uint64_t ncell = sp_mb_cell_grid(s->L, SP_MB_POSD, rc, n, s->nc);
+  uint64_t i, c;
+  int d;
+  for (c = 0; c <= ncell; c++) s->cstart[c] = 0;
+  for (i = 0; i < n; i++) {
+    int64_t cc[3] = {0, 0, 0};
+    for (d = 0; d < SP_MB_POSD; d++)
+      cc[d] = sp_mb_cell_of((double)src[(uint64_t)SP_PREC(sp_mb_px)[d] * n + i], s->L[d],
+                            s->nc[d]);
+    c = (uint64_t)((cc[2] * s->nc[1] + cc[1]) * s->nc[0] + cc[0]);
+    s->cell[i] = (uint32_t)c;
+    s->cstart[c + 1]++;
+  }
+  for (c = 0; c < ncell; c++) s->cstart[c + 1] += s->cstart[c];
+  for (i = 0; i < n; i++) s->perm[s->cstart[s->cell[i]]++] = (uint32_t)i;
+  for (c = ncell; c > 0; c--) s->cstart[c] = s->cstart[c - 1];
+  s->cstart[0] = 0;
+}
+
+/* The neighbouring cells of element i's cell, in the order every backend
+ * visits them (z, y, x offsets from -1 to 1; an axis of one cell: 0
+ * alone): their numbers into nbc, their count returned (at most 27). */
+static int SP_PREC(sp_mb_cells_near)(const SP_PREC(sp_mb_sys) *s, uint64_t i, uint64_t *nbc) {
+  const uint64_t c = s->cell[i];
+  const int64_t cx = (int64_t)(c % (uint64_t)s->nc[0]),
+                cy = (int64_t)((c / (uint64_t)s->nc[0]) % (uint64_t)s->nc[1]),
+                cz = (int64_t)(c / ((uint64_t)s->nc[0] * (uint64_t)s->nc[1]));
+  const int rz = s->nc[2] >= 3, ry = s->nc[1] >= 3, rx = s->nc[0] >= 3;
+  int oz, oy, ox, k = 0;
+  for (oz = -rz; oz <= rz; oz++)
+    for (oy = -ry; oy <= ry; oy++)
+      for (ox = -rx; ox <= rx; ox++) {
+        const int64_t z = (cz + oz + s->nc[2]) % s->nc[2], y = (cy + oy + s->nc[1]) % s->nc[1],
+                      x = (cx + ox + s->nc[0]) % s->nc[0];
+        nbc[k++] = (uint64_t)((z * s->nc[1] + y) * s->nc[0] + x);
+      }
+  return k;
+}
+#endif
+
+/* The pair sums of state src: the dynamics' (obs 0: Q[q n + i], q < NQP)
+ * or the observables' (obs 1: O[q n + i]), each the sum over the partners j
+ * != i of the pair terms -- all of them in order, or, when every term has a
+ * cut-off (SP_MB_CUT, SP_MB_CUTO), those of the neighbouring cells (the
+ * cells in sp_mb_cells_near's order, ascending within a cell), which are
+ * all the partners within the cut-off: the same sum to rounding. */
+static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                    int obs) {
+#if SP_MB_NQP > 0 || SP_MB_NQO > 0
+  SP_REAL xi[SP_MB_NX], xj[SP_MB_NX], ei[SP_MB_EN], ej[SP_MB_EN], ui[SP_MB_UN], uj[SP_MB_UN];
+  SP_REAL acc[(SP_MB_QN > SP_MB_NQO ? SP_MB_QN : SP_MB_NQO) + 1];
+  const uint64_t n = s->n;
+  const int nq = obs ? SP_MB_NQO : SP_MB_NQP;
+  SP_REAL *out = obs ? s->O : s->Q;
+  uint64_t i, j;
+  int v;
+#  if SP_MB_POSD > 0
+  const int cells = obs ? s->cuto : s->cut;
+  if (nq > 0 && cells) SP_PREC(sp_mb_cells_build)(s, src, s->pd[obs ? SP_MB_RCO : SP_MB_RC]);
+#  else
+  const int cells = 0;
+#  endif
+  if (nq == 0) return;
   for (i = 0; i < n; i++) {
     for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
     SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
-    for (v = 0; v < SP_MB_UN; v++) ui[v] = s->U[(uint64_t)v * n + i];
-    for (v = 0; v < SP_MB_NQ; v++) acc[v] = 0;
-    for (j = 0; j < n; j++) {
-      if (j == i) continue;
+    for (v = 0; v < SP_MB_UN; v++) ui[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
+    for (v = 0; v < nq; v++) acc[v] = 0;
+#  define SP_MB_ONE_PAIR(jj)                                                                  \
+    do {                                                                                      \
+      for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + (jj)];                     \
+      SP_PREC(sp_mb_epar)(s->ep, (jj), n, ej);                                                \
+      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + (jj)] : (SP_REAL)0; \
+      if (obs)                                                                                \
+        SP_PREC(mb_pair_obs)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),        \
+                             (SP_REAL)((jj) + 1), acc);                                       \
+      else                                                                                    \
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),            \
+                         (SP_REAL)((jj) + 1), acc);                                           \
+    } while (0)
+    if (!cells) {
+      for (j = 0; j < n; j++) {
+        if (j == i) continue;
+        SP_MB_ONE_PAIR(j);
+      }
+    }
+#  if SP_MB_POSD > 0
+    else {
+      uint64_t nbc[27];
+      const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
+      int k;
+      for (k = 0; k < nn; k++) {
+        uint32_t a;
+        for (a = s->cstart[nbc[k]]; a < s->cstart[nbc[k] + 1]; a++) {
+          j = s->perm[a];
+          if (j == i) continue;
+          SP_MB_ONE_PAIR(j);
+        }
+      }
+    }
+#  endif
+#  undef SP_MB_ONE_PAIR
+    for (v = 0; v < nq; v++) out[(uint64_t)v * n + i] = acc[v];
+  }
+#else
+  (void)s; (void)src; (void)t; (void)obs;
+#endif
+}
+
+/* The edge sums of state src: Q[(NQP + g) n + i], the sum over element i's
+ * in-neighbours j (row i of the graph, ascending) of edge term g. */
+static void SP_PREC(sp_mb_edge_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
+#if SP_MB_NG > 0
+  SP_REAL xi[SP_MB_NX], xj[SP_MB_NX], ei[SP_MB_EN], ej[SP_MB_EN], acc[SP_MB_QN];
+  const uint64_t n = s->n;
+  const int32_t *rp = s->ext->rowptr, *col = s->ext->col;
+  const double *w = s->ext->w;
+  uint64_t i;
+  int v;
+  for (i = 0; i < n; i++) {
+    int32_t k;
+    for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
+    SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
+    for (v = 0; v < SP_MB_QN; v++) acc[v] = 0;
+    for (k = rp[i]; k < rp[i + 1]; k++) {
+      const uint64_t j = (uint64_t)col[k];
       for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + j];
       SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
-      for (v = 0; v < SP_MB_UN; v++) uj[v] = s->U[(uint64_t)v * n + j];
-      SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1), (SP_REAL)(j + 1),
-                       acc);
+      SP_PREC(mb_edge)(t, xi, ei, xj, ej, w != NULL ? (SP_REAL)w[k] : (SP_REAL)1, s->p, s->pd,
+                       (SP_REAL)(i + 1), (SP_REAL)(j + 1), acc);
     }
-    for (v = 0; v < SP_MB_NQ; v++) s->Q[(uint64_t)v * n + i] = acc[v];
+    for (v = SP_MB_NQP; v < SP_MB_NQ; v++) s->Q[(uint64_t)v * n + i] = acc[v];
   }
 #else
   (void)s; (void)src; (void)t;
 #endif
 }
 
+/* The pair sums Q of the dynamics: pairs (the elements' values for them
+ * made once) and edges. */
+static void SP_PREC(sp_mb_pairs)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
+#if SP_MB_NQP > 0
+  SP_PREC(sp_mb_values)(s, src, t);
+  SP_PREC(sp_mb_pair_sums)(s, src, t, 0);
+#endif
+  SP_PREC(sp_mb_edge_sums)(s, src, t);
+  (void)s; (void)src; (void)t;
+}
+
 /* The couplings of state src at time t: the reductions the dynamics need
  * and the pair sums. */
 static void SP_PREC(sp_mb_couple)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
-  SP_PREC(sp_mb_reduce)(s, src, t, SP_MB_ND);
+  SP_PREC(sp_mb_reduce)(s, src, t, SP_MB_ND, 0);
   SP_PREC(sp_mb_pairs)(s, src, t);
 }
 
@@ -153,7 +323,7 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
     SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
     for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
     for (v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
-    SP_PREC(mb_apply_noise)(y, b, dw);
+    SP_PREC(mb_apply_noise)(y, b, dw, s->p);
     for (v = 0; v < SP_MB_NX; v++) {
       s->ys[(uint64_t)v * n + i] = y[v];
       s->a0[(uint64_t)v * n + i] = f[v];
@@ -177,7 +347,7 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
     for (v = 0; v < SP_MB_NB; v++) b[v] = half * (s->b0[(uint64_t)v * n + i] + b[v]);
     for (v = 0; v < SP_MB_NX; v++)
       xo[v] = s->xs[(uint64_t)v * n + i] + half * h * (s->a0[(uint64_t)v * n + i] + f[v]);
-    SP_PREC(mb_apply_noise)(xo, b, dw);
+    SP_PREC(mb_apply_noise)(xo, b, dw, s->p);
     for (v = 0; v < SP_MB_NX; v++) s->xs[(uint64_t)v * n + i] = xo[v];
   }
 }
@@ -262,20 +432,20 @@ static void SP_PREC(sp_mb_step_baoab)(SP_PREC(sp_mb_sys) *s, double t, double dt
 
 /* The system-level event at the state xs, time t. */
 static int SP_PREC(sp_mb_event)(SP_PREC(sp_mb_sys) *s, double t) {
-  SP_PREC(sp_mb_reduce)(s, s->xs, t, SP_MB_NT);
+  SP_PREC(sp_mb_reduce)(s, s->xs, t, SP_MB_NT, 0);
   return SP_PREC(mb_stop)(t, s->R, s->p, s->pd);
 }
 
-int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const double *par, const double *ep,
-                              uint64_t seed, uint64_t stream, double *x, double *work,
-                              uint64_t *k, uint64_t kend, uint64_t *what) {
+int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const sp_mb_ext *ext, const double *par,
+                              const double *ep, uint64_t seed, uint64_t stream, double *x,
+                              double *work, uint64_t *k, uint64_t kend, uint64_t *what) {
   SP_PREC(sp_mb_sys) s;
   const uint64_t n = job->n;
   const int method = (int)job->method;
   double c1[SP_MB_POS], c2[SP_MB_POS];
   int which[SP_MB_POS], wz[SP_MB_POS], st = SP_MB_RUNNING;
   uint64_t i;
-  SP_PREC(sp_mb_setup)(job, par, ep, work, &s);
+  SP_PREC(sp_mb_setup)(job, ext, par, ep, work, &s);
   for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) s.xs[i] = (SP_REAL)x[i];
   if (job->use_stop && *k == 0 && SP_PREC(sp_mb_event)(&s, job->t0)) {
     st = SP_MB_STOPPED;
@@ -311,16 +481,73 @@ int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const double *par, const do
   return st;
 }
 
-void SP_PREC(sp_mb_cpu_observe)(const sp_mb_job *job, const double *par, const double *ep,
-                               uint64_t k, const double *x, double *work, double *o) {
+#if SP_MB_POSD > 0
+/* The squared minimum-image distance of elements i and j of state src, in
+ * the working precision (the pair functions' dx, dy, dz). */
+static SP_REAL SP_PREC(sp_mb_r2)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src, uint64_t i,
+                                uint64_t j) {
+  SP_REAL r2 = 0;
+  int d;
+  for (d = 0; d < SP_MB_POSD; d++) {
+    const uint64_t k = (uint64_t)SP_PREC(sp_mb_px)[d] * s->n;
+    const SP_REAL dd = SP_MI(src[k + j] - src[k + i], s->p[SP_MB_BOX + d],
+                             s->p[SP_MB_BOX + 3 + d]);
+    r2 += dd * dd;
+  }
+  return r2;
+}
+
+/* g(r)'s counts of state src: each pair i < j at a distance below rmax
+ * adds 1 to bin floor(r bins / rmax) of cnt (the distance from the working
+ * precision's squared distance, in double); the pairs through the cell list
+ * of cell side rmax. */
+static void SP_PREC(sp_mb_rdf)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double *cnt,
+                              int64_t bins, double rmax) {
+  const uint64_t n = s->n;
+  const double scale = (double)bins / rmax, rmax2 = rmax * rmax;
+  uint64_t i, j, nbc[27];
+  SP_PREC(sp_mb_cells_build)(s, src, rmax);
+  for (i = 0; i < n; i++) {
+    const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
+    int k;
+    for (k = 0; k < nn; k++) {
+      uint32_t a;
+      for (a = s->cstart[nbc[k]]; a < s->cstart[nbc[k] + 1]; a++) {
+        double r2;
+        j = s->perm[a];
+        if (j <= i) continue;
+        r2 = (double)SP_PREC(sp_mb_r2)(s, src, i, j);
+        if (r2 < rmax2) {
+          int64_t b = (int64_t)(sqrt(r2) * scale);
+          if (b >= bins) b = bins - 1;
+          cnt[b] += 1;
+        }
+      }
+    }
+  }
+}
+#endif
+
+void SP_PREC(sp_mb_cpu_observe)(const sp_mb_job *job, const sp_mb_ext *ext, const double *par,
+                               const double *ep, uint64_t k, const double *x, double *work,
+                               double *o) {
   SP_PREC(sp_mb_sys) s;
   SP_REAL ov[SP_MB_ON];
   const double t = job->t0 + (double)k * job->dt;
   uint64_t i;
   int v;
-  SP_PREC(sp_mb_setup)(job, par, ep, work, &s);
+  SP_PREC(sp_mb_setup)(job, ext, par, ep, work, &s);
   for (i = 0; i < (uint64_t)SP_MB_NX * job->n; i++) s.xs[i] = (SP_REAL)x[i];
-  SP_PREC(sp_mb_reduce)(&s, s.xs, t, SP_MB_NT);
+#if SP_MB_POSD > 0
+  if (ext != NULL && ext->rdf != NULL)
+    SP_PREC(sp_mb_rdf)(&s, s.xs, ext->rdf, job->rdf_bins, job->rdf_rmax);
+#endif
+  if (o == NULL) return;
+#if SP_MB_NQO > 0
+  SP_PREC(sp_mb_values)(&s, s.xs, t);
+  SP_PREC(sp_mb_pair_sums)(&s, s.xs, t, 1);
+#endif
+  SP_PREC(sp_mb_reduce)(&s, s.xs, t, SP_MB_NT, 1);
   SP_PREC(mb_observe)(t, s.R, s.p, s.pd, ov);
   for (v = 0; v < SP_MB_NO; v++) o[v] = (double)ov[v];
 }

@@ -191,7 +191,40 @@ SP_FN double sp_sde_wrap_d(double v) {
 #  define SP_D_FMAX fmax
 #  define SP_D_POW pow
 #  define SP_D_RSQRT(v) (1.0 / sqrt(v))
+#  define SP_D_SIGN(v) ((double)((v) > 0) - (double)((v) < 0))
 #endif
+
+/* sign(), as R's: -1, 0 or 1 (NaN: 0 here, NA in R). */
+#ifndef SP_SIGN
+#  define SP_SIGN(v) ((SP_REAL)((v) > 0) - (SP_REAL)((v) < 0))
+#endif
+
+/* Positions in a periodic box (sde_model(positions = ), sde_run(box = )):
+ * SP_MI(d, L, iL) is the minimum image of a separation d of a box side L
+ * (iL = 1 / L), d - L floor(d / L + 1/2), in [-L/2, L/2); SP_WRAP_BOX(v,
+ * L, iL) a coordinate kept in [0, L) (a value that rounds to L, or below 0,
+ * is 0: the same point of the box to rounding). */
+#ifndef SP_MI
+#  define SP_MI(d, L, iL) ((d) - (L) * SP_FLOOR((d) * (iL) + SP_R(0.5)))
+#endif
+#ifdef SP_REAL_SINGLE
+#  ifndef SP_SDE_WRAPBOX_F_DEFINED
+#    define SP_SDE_WRAPBOX_F_DEFINED
+SP_FN float sp_sde_wrapbox_f(float v, float L, float iL) {
+  const float y = v - L * floorf(v * iL);
+  return y < 0.0f || y >= L ? 0.0f : y;
+}
+#  endif
+#else
+#  ifndef SP_SDE_WRAPBOX_D_DEFINED
+#    define SP_SDE_WRAPBOX_D_DEFINED
+SP_FN double sp_sde_wrapbox_d(double v, double L, double iL) {
+  const double y = v - L * floor(v * iL);
+  return y < 0.0 || y >= L ? 0.0 : y;
+}
+#  endif
+#endif
+#define SP_WRAP_BOX(v, L, iL) SP_PREC(sp_sde_wrapbox)(v, L, iL)
 
 /* sde_run()'s CPU object (SP_SDE_CPU_POLY, R/sde-compile.R): sin and cos
  * in double are sp_math.h's reduction and polynomials (within 2 units of

@@ -37,6 +37,15 @@ const double *sp_mb_ep(const sp_mb_args *a, uint64_t s) {
   return a->epar + (a->job.epar_shared ? 0 : s * per);
 }
 
+sp_mb_ext sp_mb_ext_of(const sp_mb_args *a, const sp_mb_out *o, uint64_t s) {
+  sp_mb_ext e;
+  e.rowptr = a->job.nnz > 0 ? (const int32_t *)a->rowptr : NULL;
+  e.col = a->job.nnz > 0 ? (const int32_t *)a->col : NULL;
+  e.w = a->job.nnz > 0 && !a->job.graph_unit ? a->gw : NULL;
+  e.rdf = o != NULL && o->rdf != NULL ? o->rdf + s * (uint64_t)a->job.rdf_bins : NULL;
+  return e;
+}
+
 uint64_t sp_mb_stream(const sp_mb_job *job, uint64_t s) {
   return (s / job->replicas << 40) + job->replica0 + s % job->replicas;
 }
@@ -70,9 +79,11 @@ static void mb_record(sp_mb_engine *m, uint64_t s, uint64_t j, double *work) {
   const sp_mb_job *job = &a->job;
   const uint64_t size = (uint64_t)job->nx * job->n;
   double *x = m->out->x + s * size;
-  if (job->no > 0)
-    SP_MB_OBSERVE(a)(job, sp_mb_par(a, s), sp_mb_ep(a, s), sp_mb_record_step(job, j), x, work,
-                     m->out->rec + (s * job->nrec + j) * (uint64_t)job->no);
+  const sp_mb_ext ext = sp_mb_ext_of(a, m->out, s);
+  if (job->no > 0 || ext.rdf != NULL)
+    SP_MB_OBSERVE(a)(job, &ext, sp_mb_par(a, s), sp_mb_ep(a, s), sp_mb_record_step(job, j), x,
+                     work, job->no > 0 ? m->out->rec + (s * job->nrec + j) * (uint64_t)job->no
+                                       : NULL);
   if (m->out->traj != NULL && s < job->keep)
     memcpy(m->out->traj + (s * job->nrec + j) * size, x, (size_t)size * sizeof(double));
 }
@@ -88,7 +99,8 @@ static void mb_fixed_system(sp_mb_engine *m, uint64_t s, uint64_t kend, uint64_t
     const uint64_t ke = j < nr ? sp_mb_record_step(job, rec0 + j) : kend;
     if (ke > k) {
       uint64_t what = 0;
-      int st = SP_MB_ADVANCE(a)(job, sp_mb_par(a, s), sp_mb_ep(a, s), a->seed,
+      const sp_mb_ext ext = sp_mb_ext_of(a, NULL, s);
+      int st = SP_MB_ADVANCE(a)(job, &ext, sp_mb_par(a, s), sp_mb_ep(a, s), a->seed,
                                 sp_mb_stream(job, s), x, work, &k, ke, &what);
       if (st == SP_MB_NONFINITE) {
         m->badkw[2 * s] = k;
@@ -151,6 +163,7 @@ static int mb_passage_round(void *model, uint64_t budget, int nth, sp_round_stat
   for (s = 0; s < (int64_t)sys; s++) {
     int me = 0, r;
     uint64_t k, kend, what = 0;
+    sp_mb_ext ext;
     double *x = m->out->x + (uint64_t)s * (uint64_t)job->nx * job->n;
 #ifdef _OPENMP
     me = omp_get_thread_num();
@@ -158,7 +171,8 @@ static int mb_passage_round(void *model, uint64_t budget, int nth, sp_round_stat
     if (m->bad >= 0 || m->out->status[s] != SP_MB_UNSTARTED) continue;
     k = m->ks[s];
     kend = job->kmax - k < budget ? job->kmax : k + budget;
-    r = SP_MB_ADVANCE(a)(job, sp_mb_par(a, (uint64_t)s), sp_mb_ep(a, (uint64_t)s), a->seed,
+    ext = sp_mb_ext_of(a, NULL, (uint64_t)s);
+    r = SP_MB_ADVANCE(a)(job, &ext, sp_mb_par(a, (uint64_t)s), sp_mb_ep(a, (uint64_t)s), a->seed,
                          sp_mb_stream(job, (uint64_t)s), x, m->work + (size_t)me * m->wsize, &k,
                          kend, &what);
     m->ks[s] = k;
@@ -341,6 +355,23 @@ int sp_mb_prepare(void *job_) {
                  : j->x0_cond == 1 ? j->ncond * (uint64_t)j->nx
                                    : sys * per))
     return sp_fail(SP_ERR_INVALID, "internal error: many-body job lengths disagree");
+  if (j->nq != j->nqp + j->ng || j->nqp < 0 || j->ng < 0 || j->nqo < 0 || j->posd < 0 ||
+      j->posd > 3 || (j->output == SP_MB_OUT_RDF && (j->rdf_bins < 1 || !(j->rdf_rmax > 0))))
+    return sp_fail(SP_ERR_INVALID, "internal error: many-body job sizes (pairs, edges, box)");
+  if (j->ng > 0 && (j->nnz < 0 || a->nrowptr != j->n + 1 || a->ncol != (uint64_t)j->nnz ||
+                    a->ngw != (j->graph_unit ? 0 : (uint64_t)j->nnz)))
+    return sp_fail(SP_ERR_INVALID, "internal error: the graph's lengths disagree");
+  if (j->ng > 0) {
+    uint64_t i;
+    if (a->rowptr[0] != 0 || (uint64_t)a->rowptr[j->n] != (uint64_t)j->nnz)
+      return sp_fail(SP_ERR_INVALID, "internal error: the graph's row offsets");
+    for (i = 0; i < j->n; i++)
+      if (a->rowptr[i + 1] < a->rowptr[i])
+        return sp_fail(SP_ERR_INVALID, "internal error: the graph's row offsets");
+    for (i = 0; i < (uint64_t)j->nnz; i++)
+      if (a->col[i] < 0 || (uint64_t)a->col[i] >= j->n)
+        return sp_fail(SP_ERR_INVALID, "internal error: the graph's neighbours");
+  }
   return SP_OK;
 }
 
@@ -376,4 +407,6 @@ void sp_mb_out_init(const void *job_, void *out_) {
     for (s = 0; s < sys; s++) o->value[s] = 0;
   if (o->steps != NULL)
     for (s = 0; s < sys; s++) o->steps[s] = 0;
+  if (o->rdf != NULL)
+    for (s = 0; s < sys * (uint64_t)j->rdf_bins; s++) o->rdf[s] = 0;
 }

@@ -33,6 +33,13 @@ typedef struct {
    * and whether they wrap around (ring, square: 1; chain: 0) */
   uint64_t slice_halo;
   int64_t slice_wrap;
+  /* the graph of edges() (job.nnz > 0): compressed rows of in-neighbours,
+   * rowptr n + 1 offsets, col the 0-based neighbours ascending in each row,
+   * gw their weights (empty when job.graph_unit) */
+  const int *rowptr, *col;
+  size_t nrowptr, ncol;
+  const double *gw;
+  size_t ngw;
 } sp_mb_args;
 
 typedef struct {
@@ -42,6 +49,8 @@ typedef struct {
   double *value;  /* passage: the time of each system's event (or of its censoring) */
   int *status;    /* passage: SP_MB_* status */
   double *steps;  /* steps each system made in this call */
+  double *rdf;    /* output rdf: each system's pair counts by distance (systems x rdf_bins),
+                     summed over the records */
   uint64_t rec_done, useful, finished;
 } sp_mb_out;
 
@@ -65,6 +74,9 @@ void sp_mb_out_init(const void *job, void *out);
 /* The parameters and element parameters of system s. */
 const double *sp_mb_par(const sp_mb_args *a, uint64_t s);
 const double *sp_mb_ep(const sp_mb_args *a, uint64_t s);
+/* What the compiled model's entries read besides the job (the graph), and
+ * for an observation of system s the counts of g(r) it adds to. */
+sp_mb_ext sp_mb_ext_of(const sp_mb_args *a, const sp_mb_out *o, uint64_t s);
 /* The Philox stream of system s. */
 uint64_t sp_mb_stream(const sp_mb_job *job, uint64_t s);
 /* The error of a non-finite system: system s, step k (of the call), what

@@ -74,6 +74,7 @@ typedef struct {
   sp_mb_out *out;
   uint64_t per_dev, npad;
   int small, tnb, pairs, share; /* the plan; nq > 0; a lattice or pairs */
+  int cells;                    /* mode B: the dynamics' pair sums from cell lists */
   size_t rb;                    /* bytes of a value in the working precision */
   uint64_t bad_s, bad_k, bad_what; /* the lowest non-finite system (global), MB_NONE: none */
   void *host[SP_GPU_MAX_DEVICES];  /* each device's buffer for its states' copy (mb_touch) */
@@ -88,6 +89,10 @@ typedef struct {
 
 typedef struct {
   CUfunction f_small, f_pass1, f_pass2, f_measure, f_keep, f_start;
+  /* cell lists, the observables' pair sums, g(r) (mode B) */
+  CUfunction f_czero, f_ccount, f_cscan, f_cfill, f_csort, f_cgather, f_obs, f_rdf;
+  CUdeviceptr rowptr, col, gw, cell, perm, cstart, cx, cu, obs, rdf;
+  uint64_t cmax; /* cells of a system at most (any cut-off the run builds for) */
   const char *n_pass1, *n_pass2;
   CUdeviceptr buf[3]; /* state buffers; x, y, z are buf[xi], buf[yi], buf[zi] */
   int xi, yi, zi, nbuf;
@@ -132,6 +137,17 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.badwhat = v->badwhat;
   a.flags = v->flags;
   a.laws = v->laws;
+  a.rowptr = v->rowptr;
+  a.col = v->col;
+  a.gw = v->gw;
+  a.cell = v->cell;
+  a.perm = v->perm;
+  a.cstart = v->cstart;
+  a.cx = v->cx;
+  a.cu = v->cu;
+  a.obs = v->obs;
+  a.rdf = v->rdf;
+  a.cmax = v->cmax;
   a.sys0 = v->s0;
   a.nsys = v->ns;
   a.npad = m->npad;
@@ -333,12 +349,77 @@ static int mb_go(mb_model *m, sp_gpu_dev *d, CUfunction f, const char *name, sp_
                        name);
 }
 
+/* A grid-stride launch over `total` items. */
+static int mb_grid_launch(sp_gpu_dev *d, CUfunction f, uint64_t total, sp_mb_kargs *a,
+                          unsigned shmem, const char *name) {
+  uint64_t grid = (total + MB_BLOCK - 1) / MB_BLOCK;
+  if (grid == 0) return SP_OK;
+  if (grid > 65535) grid = 65535;
+  return sp_gpu_launch(d->id, f, (unsigned)grid, MB_BLOCK, shmem, d->stream, a, name);
+}
+
+/* The cell lists of state buffer b for the cut-off rc (mb.cu, "cell
+ * lists": a distance, or -1 each condition's largest cut-off of the
+ * dynamics, -2 of the observables), the pair terms' values at time t. */
+static int mb_cells(mb_model *m, sp_gpu_dev *d, int b, double rc, double t) {
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  sp_mb_kargs a = mb_base(m, v);
+  const uint64_t items = v->ns * job->n;
+  int st;
+  a.x = v->buf[b];
+  a.crc = rc;
+  a.t = t;
+  if ((st = mb_grid_launch(d, v->f_czero, v->ns * (v->cmax + 1), &a, 0, "sp_mb_cell_zero_kernel")) ||
+      (st = mb_grid_launch(d, v->f_ccount, items, &a, 0, "sp_mb_cell_count_kernel")) ||
+      (st = sp_gpu_launch(d->id, v->f_cscan, (unsigned)v->ns, MB_BLOCK, 0, d->stream, &a,
+                          "sp_mb_cell_scan_kernel")) ||
+      (st = mb_grid_launch(d, v->f_cfill, items, &a, 0, "sp_mb_cell_fill_kernel")) ||
+      (st = mb_grid_launch(d, v->f_csort, v->ns * v->cmax, &a, 0, "sp_mb_cell_sort_kernel")))
+    return st;
+  return mb_grid_launch(d, v->f_cgather, items, &a, 0, "sp_mb_cell_gather_kernel");
+}
+
+/* At a record of state buffer b (time tt, mode B): the observables' pair
+ * sums (before the measure that reads them) and g(r)'s counts. */
+static int mb_record_pairs(mb_model *m, sp_gpu_dev *d, int b, double tt) {
+  const sp_mb_job *job = mb_job(m);
+  mb_dev *v = (mb_dev *)d->state;
+  sp_mb_kargs a;
+  int st = SP_OK;
+  if (job->output == SP_MB_OUT_RDF) {
+    if ((st = mb_cells(m, d, b, job->rdf_rmax, tt))) return st;
+    a = mb_base(m, v);
+    a.x = v->buf[b];
+    a.crc = job->rdf_rmax;
+    a.bps = v->bps_p;
+    if ((st = sp_gpu_launch(d->id, v->f_rdf, (unsigned)((uint64_t)v->bps_p * v->ns), MB_BLOCK,
+                            (unsigned)(job->rdf_bins * 4), d->stream, &a, "sp_mb_rdf_kernel")))
+      return st;
+  }
+  if (job->nqo > 0 && job->no > 0) {
+    if (job->cuto && (st = mb_cells(m, d, b, -2, tt))) return st;
+    a = mb_base(m, v);
+    a.x = v->buf[b];
+    a.tt = tt;
+    a.bps = v->bps_p;
+    a.crc = -2;
+    st = sp_gpu_launch(d->id, v->f_obs, (unsigned)((uint64_t)v->bps_p * v->ns), MB_BLOCK, 0,
+                       d->stream, &a, "sp_mb_obs_kernel");
+  }
+  return st;
+}
+
 /* The sums of the state buffer `b` at time tt into slot wr (and a record,
  * the event). */
 static int mb_measure(mb_model *m, sp_gpu_dev *d, int b, double tt, int wr, int record,
                       int stopchk, uint64_t kflag) {
   mb_dev *v = (mb_dev *)d->state;
-  sp_mb_kargs a = mb_base(m, v);
+  sp_mb_kargs a;
+  int st;
+  if (record && (st = mb_record_pairs(m, d, b, tt))) return st;
+  a = mb_base(m, v);
+  a.obs_on = record && mb_job(m)->nqo > 0;
   a.x = v->buf[b];
   a.x_id = b;
   a.sums_on = 1;
@@ -368,6 +449,12 @@ static int mb_keep(mb_model *m, sp_gpu_dev *d) {
  * buffer `out`. */
 static int mb_pass(mb_model *m, sp_gpu_dev *d, int which, sp_mb_kargs *a, int out) {
   mb_dev *v = (mb_dev *)d->state;
+  if (m->cells) { /* the cell list of the pass's sources, for its cut-off */
+    const int src = which == 2 ? v->yi : v->xi;
+    const int st = mb_cells(m, d, src, -1, which == 2 ? a->t2 : a->t);
+    if (st) return st;
+    a->crc = -1;
+  }
   a->x_id = out;
   return mb_go(m, d, which == 1 ? v->f_pass1 : v->f_pass2, which == 1 ? v->n_pass1 : v->n_pass2,
                a, m->pairs, out);
@@ -601,11 +688,25 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         (m->nslice > 1 &&
          (st = sp_gpu_function(d->id, m->key, "sp_mb_combine_kernel", &v->f_combine))))
       return st;
+    if (job->posd > 0 && (m->cells || job->cuto || job->output == SP_MB_OUT_RDF) &&
+        ((st = sp_gpu_function(d->id, m->key, "sp_mb_cell_zero_kernel", &v->f_czero)) ||
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_count_kernel", &v->f_ccount)) ||
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_scan_kernel", &v->f_cscan)) ||
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_fill_kernel", &v->f_cfill)) ||
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_sort_kernel", &v->f_csort)) ||
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_gather_kernel", &v->f_cgather))))
+      return st;
+    if ((job->nqo > 0 && (st = sp_gpu_function(d->id, m->key, "sp_mb_obs_kernel", &v->f_obs))) ||
+        (job->output == SP_MB_OUT_RDF &&
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_rdf_kernel", &v->f_rdf))))
+      return st;
   }
   /* geometry: n alone decides it (the order of every sum) */
   if (m->small) {
     v->threads = (unsigned)((ng + 31) / 32 * 32);
-    v->shmem = (unsigned)((nx + (job->nq > 0 ? ne + (uint64_t)job->nu : 0)) * npad * rb);
+    v->shmem = (unsigned)((nx + (job->nq > 0 || job->nqo > 0 ? ne + (uint64_t)job->nu : 0)) * npad *
+                              rb +
+                          (job->output == SP_MB_OUT_RDF ? (uint64_t)job->rdf_bins * 4 : 0));
     if (v->threads > MB_SMALL_MAX || v->shmem > 48 * 1024)
       return sp_fail(SP_ERR_INVALID, "internal error: n = %llu does not fit a thread block",
                      (unsigned long long)n);
@@ -673,6 +774,68 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         (st = mb_alloc0(d, 8, "the flags", &v->flags)))
       return st;
   }
+  /* the graph (edges()), the cell lists (mode B), the observables' pair
+   * sums, g(r)'s counts */
+  if (job->ng > 0 && job->nnz > 0) {
+    uint32_t *u = (uint32_t *)malloc((size_t)(n + 1 + (uint64_t)job->nnz) * 4);
+    if (u == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+    for (i = 0; i <= n; i++) u[i] = (uint32_t)A->rowptr[i];
+    for (i = 0; i < (uint64_t)job->nnz; i++) u[n + 1 + i] = (uint32_t)A->col[i];
+    st = mb_upload(d, u, (size_t)(n + 1) * 4, "the graph", &v->rowptr);
+    if (st == SP_OK) st = mb_upload(d, u + n + 1, (size_t)job->nnz * 4, "the graph", &v->col);
+    free(u);
+    if (st) return st;
+    if (!job->graph_unit) {
+      h = malloc((size_t)job->nnz * rb);
+      if (h == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
+      for (i = 0; i < (uint64_t)job->nnz; i++) {
+        if (single) ((float *)h)[i] = (float)A->gw[i];
+        else ((double *)h)[i] = A->gw[i];
+      }
+      st = mb_upload(d, h, (size_t)job->nnz * rb, "the graph's weights", &v->gw);
+      free(h);
+      if (st) return st;
+    }
+  }
+  if (!m->small && job->posd > 0 && (m->cells || job->cuto || job->output == SP_MB_OUT_RDF)) {
+    /* the most cells any of the device's conditions needs, for any cut-off */
+    uint64_t c0 = (v->s0) / job->replicas, c1 = (v->s0 + v->ns - 1) / job->replicas, c;
+    v->cmax = 1;
+    for (c = c0; c <= c1; c++) {
+      const double *p = A->par + c * (uint64_t)job->np;
+      double L[3];
+      int64_t nc[3];
+      int k;
+      for (k = 0; k < 3; k++) L[k] = k < job->posd ? p[job->box + k] : 1;
+      if (m->cells) {
+        const uint64_t t = sp_mb_cell_grid(L, (int)job->posd, p[job->rc], n, nc);
+        if (t > v->cmax) v->cmax = t;
+      }
+      if (job->cuto) {
+        const uint64_t t = sp_mb_cell_grid(L, (int)job->posd, p[job->rco], n, nc);
+        if (t > v->cmax) v->cmax = t;
+      }
+      if (job->output == SP_MB_OUT_RDF) {
+        const uint64_t t = sp_mb_cell_grid(L, (int)job->posd, job->rdf_rmax, n, nc);
+        if (t > v->cmax) v->cmax = t;
+      }
+    }
+    if ((st = sp_gpu_dev_alloc(d, (size_t)(v->ns * 2 * npad) * 4, "the cell lists", &v->cell)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * npad) * 4, "the cell lists", &v->perm)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (v->cmax + 1)) * 4, "the cell lists",
+                               &v->cstart)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * nx * npad) * rb, "the cell lists", &v->cx)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (ne + (uint64_t)job->nu + 2) * npad) * rb,
+                               "the cell lists", &v->cu)))
+      return st;
+  }
+  if (job->nqo > 0 &&
+      (st = mb_alloc0(d, (size_t)(v->ns * (uint64_t)job->nqo * npad) * rb,
+                      "the observables' pair sums", &v->obs)))
+    return st;
+  if (job->output == SP_MB_OUT_RDF &&
+      (st = mb_alloc0(d, (size_t)(v->ns * (uint64_t)job->rdf_bins) * 8, "g(r)'s counts", &v->rdf)))
+    return st;
   /* parameters, element parameters, starts (the working precision, rows of
    * npad) */
   if ((st = mb_upload(d, A->par, (size_t)job->ncond * (size_t)job->np * 8, "the parameters",
@@ -995,6 +1158,15 @@ static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
     if (st == SP_OK && job->no > 0)
       st = sp_gpu_to_host(d->id, out->rec + v->s0 * job->nrec * (uint64_t)job->no, v->rec,
                           (size_t)(v->ns * job->nrec * (uint64_t)job->no) * 8);
+    if (st == SP_OK && job->output == SP_MB_OUT_RDF && out->rdf != NULL) {
+      unsigned long long *c = (unsigned long long *)malloc((size_t)(v->ns * (uint64_t)job->rdf_bins) * 8);
+      uint64_t k;
+      if (c == NULL) st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+      if (st == SP_OK) st = sp_gpu_to_host(d->id, c, v->rdf, (size_t)(v->ns * (uint64_t)job->rdf_bins) * 8);
+      for (k = 0; st == SP_OK && k < v->ns * (uint64_t)job->rdf_bins; k++)
+        out->rdf[v->s0 * (uint64_t)job->rdf_bins + k] = (double)c[k];
+      free(c);
+    }
     if (st == SP_OK && v->nkeep > 0 && out->traj != NULL)
       st = sp_gpu_to_host(d->id, out->traj + v->s0 * job->nrec * nx * n, v->traj,
                           (size_t)(v->nkeep * job->nrec * nx * n) * 8);
@@ -1028,12 +1200,14 @@ int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices,
   m.small = (job->gpu_plan & SP_MB_PLAN_SMALL) != 0;
   m.tnb = (job->gpu_plan & SP_MB_PLAN_TERMS_NB) != 0;
   m.pairs = job->nq > 0;
+  m.cells = !m.small && job->cut && job->nqp > 0;
   m.share = m.pairs || (job->gpu_plan & SP_MB_PLAN_LATTICE) != 0;
   m.halo = m.share ? (a->slice_halo > 0 ? a->slice_halo : job->n) : 0;
   m.wrap = a->slice_wrap != 0;
   /* one system, several devices: in slices where the system allows (mode B,
    * no kept states; see the top); else the devices share the systems */
-  m.nslice = ndev > 1 && nsys == 1 && !m.small && job->output != SP_MB_OUT_TRAJECTORIES
+  m.nslice = ndev > 1 && nsys == 1 && !m.small && job->output != SP_MB_OUT_TRAJECTORIES &&
+                     job->posd == 0 && job->nqo == 0 /* not yet: cell lists, pair observables */
                  ? ndev
                  : 1;
   if (m.nslice > 1) {

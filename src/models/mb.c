@@ -20,6 +20,17 @@ static const sp_field fields[] = {
   JOB(output, SP_F_I64),         JOB(record_every, SP_F_COUNT), JOB(nrec, SP_F_COUNT),
   JOB(keep, SP_F_COUNT),         JOB(use_stop, SP_F_I64),     JOB(epar_shared, SP_F_I64),
   JOB(x0_cond, SP_F_I64),       JOB(gpu_plan, SP_F_I64),
+  JOB(nqp, SP_F_I64),            JOB(ng, SP_F_I64),           JOB(nqo, SP_F_I64),
+  JOB(posd, SP_F_I64),           JOB(box, SP_F_I64),          JOB(rc, SP_F_I64),
+  JOB(rco, SP_F_I64),            JOB(cut, SP_F_I64),          JOB(cuto, SP_F_I64),
+  JOB(nnz, SP_F_I64),            JOB(graph_unit, SP_F_I64),   JOB(rdf_bins, SP_F_I64),
+  JOB(rdf_rmax, SP_F_DOUBLE),
+  SP_FIELD_AS("px0", sp_mb_args, job.px[0], SP_F_I64),
+  SP_FIELD_AS("px1", sp_mb_args, job.px[1], SP_F_I64),
+  SP_FIELD_AS("px2", sp_mb_args, job.px[2], SP_F_I64),
+  SP_FIELD_VEC(sp_mb_args, rowptr, SP_F_INTS, nrowptr, SP_F_SIZE),
+  SP_FIELD_VEC(sp_mb_args, col, SP_F_INTS, ncol, SP_F_SIZE),
+  SP_FIELD_VEC(sp_mb_args, gw, SP_F_REALS, ngw, SP_F_SIZE),
   SP_FIELD(sp_mb_args, seed, SP_F_U64),
   SP_FIELD_VEC(sp_mb_args, par, SP_F_REALS, npar, SP_F_SIZE),
   SP_FIELD_VEC(sp_mb_args, epar, SP_F_REALS, nepar, SP_F_SIZE),
@@ -43,6 +54,9 @@ static uint64_t records(const void *job) {
   return J(job)->output == SP_MB_OUT_PASSAGE ? 0
                                              : systems(job) * J(job)->nrec * (uint64_t)J(job)->no;
 }
+static uint64_t rdf(const void *job) {
+  return J(job)->output == SP_MB_OUT_RDF ? systems(job) * (uint64_t)J(job)->rdf_bins : 0;
+}
 static uint64_t kept(const void *job) {
   return J(job)->output == SP_MB_OUT_TRAJECTORIES
              ? J(job)->keep * J(job)->nrec * (uint64_t)J(job)->nx * J(job)->n
@@ -60,6 +74,7 @@ static const sp_output outputs[] = {
   OUT(x, SP_OUT_REALS, states),       OUT(rec, SP_OUT_REALS, records),
   OUT(traj, SP_OUT_REALS, kept),      OUT(value, SP_OUT_REALS, passage),
   OUT(status, SP_OUT_INTS, passage),  OUT(steps, SP_OUT_REALS, systems),
+  OUT(rdf, SP_OUT_REALS, rdf),
   SP_OUT_SCALAR_AS("records", sp_mb_out, rec_done, SP_OUT_COUNT),
   SP_OUT_SCALAR_AS("useful_steps", sp_mb_out, useful, SP_OUT_COUNT),
   SP_OUT_SCALAR_AS("finished", sp_mb_out, finished, SP_OUT_COUNT)};

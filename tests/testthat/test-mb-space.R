@@ -1,0 +1,217 @@
+# Particles in a periodic box, cut-offs through cell lists, local
+# definitions, pair observables and g(r), graphs (issue 49), on the CPU.
+# Tolerances: exact checks to rounding (double: 1e-9 relative); statistical
+# checks at fixed seeds with the z-score or p-value stated at each.
+
+run_space <- function(m, ..., backend = "cpu", progress = FALSE) {
+  sde_run(m, ..., backend = backend, progress = progress)
+}
+
+test_that("declarations: positions, cut-offs, definitions and edges are checked, naming the fix", {
+  d <- list(x = ~ pairs(dx), y = ~ 0)
+  err <- function(expr, pattern) expect_error(expr, pattern, class = "statphysgpu_error")
+  err(sde_model(drift = list(x = ~ pairs(dx)), positions = "y"), "not a state")
+  err(sde_model(drift = list(x = ~ pairs(dx)), positions = c("x", "x")), "distinct")
+  err(sde_model(drift = list(x = ~ pairs(dz), y = ~ 0), positions = c("x", "y")), "dz")
+  err(sde_model(drift = list(x = ~ pairs(sin(x[j] - x), cutoff = 2))), "no positions")
+  err(sde_model(drift = list(x = ~ pairs(dx, cutoff = x)), positions = "x"), "cut-off")
+  err(sde_model(drift = list(x = ~ dx), positions = "x"), "outside pairs")
+  err(sde_model(drift = list(x = ~ pairs(dx)), params = c(r = 1), positions = "x"), "rename")
+  err(sde_model(drift = list(x = ~ f), define = list(f = ~ g, g = ~ f)), "cycle")
+  err(sde_model(drift = list(x = ~ pairs(dx) + f), define = list(f = ~ 1 / r),
+                positions = "x"), "definition `f` outside pairs")
+  err(sde_model(drift = list(x = ~ -x), define = list(x = ~ 1)), "state, parameter")
+  err(sde_model(drift = list(x = ~ pairs(a * x[j])), params = c(b = 1)), "edge's weight")
+  err(sde_model(drift = list(x = ~ edges(a * x[j])), params = c(a = 1)), "rename the parameter")
+  err(sde_model(drift = list(x = ~ -x), observe = list(e = ~ pairs(x[j]))), "outside sum")
+  err(sde_model(drift = list(x = ~ pairs(x[j])), stop = ~ sum(pairs(x[j])) > 1), "pair sums are for observables")
+  err(sde_model(drift = list(x = ~ -x), observe = list(e = ~ sum(edges(x[j])))), "edges\\(\\) in observables")
+  # a definition is inlined: the model is the one written out
+  a <- sde_model(drift = list(x = ~ -k * sign(x) * w), params = c(k = 1), define = list(w = ~ x^2))
+  b <- sde_model(drift = list(x = ~ -k * sign(x) * (x^2)), params = c(k = 1))
+  expect_identical(sub("^[^\n]*\n", "", sde_code(a)), sub("^[^\n]*\n", "", sde_code(b)))
+  expect_output(print(a), "definitions")
+})
+
+test_that("sign() is R's, and whole powers up to 64 are products", {
+  m <- sde_model(drift = list(x = ~ -sign(x) * abs(x)^13 / 1e6), name = "signed")
+  expect_match(sde_code(m), "SP_SIGN")
+  expect_false(grepl("SP_POW", sde_code(m)))
+  r <- sde_run(m, replicas = 2, init = list(x = 1.4), dt = 0.01, t_max = 1,
+               output = "trajectories", keep = 2, precision = "double", backend = "cpu",
+               method = "euler",
+               seed = 3, progress = FALSE)
+  x <- r$x[r$replica == 1]
+  # Euler on x' = -sign(x) |x|^13 / 1e6, step by step in base R
+  y <- x[1]
+  for (k in seq_len(length(x) - 1)) y <- y - 0.01 * sign(y) * abs(y)^13 / 1e6
+  expect_equal(x[length(x)], y, tolerance = 1e-12)
+})
+
+test_that("bad run arguments for a box, a graph and g(r) are refused, naming the argument", {
+  lj <- space_model("lj3")
+  st <- c(space_lattice(27, 9), list(vx = 0, vy = 0, vz = 0))
+  go <- function(...) run_space(lj, replicas = 1, n = 27, init = st, dt = 0.001, t_max = 0.002,
+                                method = "baoab", ...)
+  expect_error(go(), "box", class = "statphysgpu_error")
+  expect_error(go(box = c(9, 9)), "box", class = "statphysgpu_error")
+  expect_error(go(box = -1), "box", class = "statphysgpu_error")
+  expect_error(go(box = 4.9), "half the box", class = "statphysgpu_error")
+  expect_error(go(box = 9, output = "rdf", r_max = 5), "r_max", class = "statphysgpu_error")
+  kg <- space_model("kgraph")
+  expect_error(run_space(kg, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2),
+               "graph", class = "statphysgpu_error")
+  expect_error(run_space(kg, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2,
+                         graph = diag(4)), "4 x 4", class = "statphysgpu_error")
+  expect_error(run_space(kg, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2,
+                         graph = data.frame(from = 1, to = 9)), "from 1 to", class = "statphysgpu_error")
+  expect_error(run_space(kg, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2,
+                         graph = data.frame(from = c(1, 1), to = c(2, 2))), "twice",
+               class = "statphysgpu_error")
+  expect_error(run_space(kg, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2,
+                         box = 3), "no positions", class = "statphysgpu_error")
+  m <- space_model("kpairs1")
+  expect_warning(run_space(m, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2,
+                           graph = diag(5)), class = "statphysgpu_unused_argument")
+})
+
+test_that("pair observables are the engine's sums: the Lennard-Jones energy and virial of a configuration", {
+  lj <- space_model("lj3")
+  n <- 125
+  L <- (n / 0.8)^(1 / 3)
+  st <- space_lattice(n, L, jitter = 0.2)
+  ref <- space_lj_base(st$x, st$y, st$z, L)
+  for (cells in c(TRUE, FALSE)) {
+    withr::local_options(statphysgpu.mb_cells = cells)
+    r <- run_space(lj, replicas = 1, n = n, init = c(st, list(vx = 0, vy = 0, vz = 0)),
+                   dt = 1e-4, t_max = 1e-4, method = "baoab", box = L, output = "records",
+                   record_every = 1, precision = "double")
+    expect_equal(r$U[1], ref[["U"]], tolerance = 1e-12)
+    expect_equal(r$W[1], ref[["W"]], tolerance = 1e-12)
+  }
+})
+
+test_that("cut-off sums through cell lists equal every pair's within the cut-off, to rounding", {
+  lj <- space_model("lj3")
+  n <- 512 # a box of 3.4 rc: three cells an axis
+  L <- (n / 0.8)^(1 / 3)
+  st <- c(space_lattice(n, L, jitter = 0.1), list(vx = 0, vy = 0, vz = 0))
+  go <- function(cells, precision, method) {
+    withr::local_options(statphysgpu.mb_cells = cells)
+    run_space(lj, replicas = 2, n = n, init = st, dt = 0.002, t_max = 0.02, method = method,
+              box = L, output = "records", record_every = 5, precision = precision, seed = 5)
+  }
+  for (method in c("baoab", "srk2")) {
+    a <- go(TRUE, "double", method)
+    b <- go(FALSE, "double", method)
+    expect_equal(attr(a, "final"), attr(b, "final"), tolerance = 1e-10)
+    expect_equal(a$U, b$U, tolerance = 1e-10)
+    expect_equal(a$W, b$W, tolerance = 1e-10)
+  }
+  a <- go(TRUE, "single", "baoab")
+  b <- go(FALSE, "single", "baoab")
+  # single precision: the sums of some 60 partners in another order (a
+  # few units of 2^-24 of a force of order 10 to 100, 10 steps)
+  expect_lt(max(abs(attr(a, "final") - attr(b, "final"))), 1e-3)
+  # positions stay in the box
+  f <- attr(a, "final")
+  expect_true(all(f[, c("x", "y", "z"), ] >= 0 & f[, c("x", "y", "z"), ] < L))
+})
+
+test_that("two particles bound by a spring: the distance has the Boltzmann law (KS p > 0.001)", {
+  m <- space_model("bond3")
+  reps <- 1500
+  r <- run_space(m, replicas = reps, n = 2, init = list(x = ~ runif(4, 6), y = ~ runif(4, 6),
+                                                         z = ~ runif(4, 6)),
+                 dt = 0.01, t_max = 4, method = "srk2", box = 20, output = "records",
+                 record_every = 400, precision = "double", seed = 11)
+  d <- sqrt(r$d2[r$time == max(r$time)])
+  # Maxwell law of |r|, each component N(0, T / k) with T = k = 1 (the
+  # relative coordinate's Ornstein-Uhlenbeck process, relaxation 1 / (2 k),
+  # started at most |r| = 3.5 away: e^-8 of it is left at t = 4)
+  pmaxwell <- function(q) 2 * stats::pnorm(q) - 1 - sqrt(2 / pi) * q * exp(-q^2 / 2)
+  expect_gt(stats::ks.test(d, pmaxwell)$p.value, 0.001)
+})
+
+test_that("an ideal gas has g(r) = 1 within its errors (chi-square over the bins, p > 0.001)", {
+  m <- space_model("ideal2")
+  g <- run_space(m, replicas = 400, n = 30, init = list(x = ~ runif(0, 10), y = ~ runif(0, 10)),
+                 dt = 0.1, t_max = 0.1, box = c(10, 10), output = "rdf", bins = 20, r_max = 5,
+                 record_every = 1, seed = 2)
+  expect_s3_class(g, "sde_rdf")
+  expect_named(g, c("condition", "r", "r_lo", "r_hi", "g", "se", "pairs"))
+  expect_equal(nrow(g), 20)
+  # 400 independent systems at each of two records (the start, uniform, and
+  # one step later): se from the systems' spread
+  z <- (g$g - 1) / g$se
+  expect_lt(sum(z^2), stats::qchisq(0.999, 20))
+  expect_output(print(g), "g\\(r\\)")
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f)
+  plot(g)
+  grDevices::dev.off()
+  expect_gt(file.size(f), 1000)
+  skip_if_not_installed("ggplot2")
+  expect_s3_class(ggplot2::autoplot(g), "ggplot")
+})
+
+test_that("edges() over the complete graph equals pairs()", {
+  n <- 12
+  init <- list(theta = ~ runif(-pi, pi))
+  a <- run_space(space_model("kgraph"), replicas = 3, n = n, init = init, dt = 0.01, t_max = 0.2,
+                 output = "records", precision = "double", seed = 8,
+                 graph = matrix(1, n, n) - diag(n))
+  b <- run_space(space_model("kpairs1"), replicas = 3, n = n, init = init, dt = 0.01, t_max = 0.2,
+                 output = "records", precision = "double", seed = 8)
+  expect_equal(attr(a, "final"), attr(b, "final"), tolerance = 1e-10)
+  expect_equal(a$r, b$r, tolerance = 1e-10)
+  # the same graph given as an edge list and as a sparse matrix
+  el <- which(matrix(1, n, n) - diag(n) != 0, arr.ind = TRUE)
+  c <- run_space(space_model("kgraph"), replicas = 3, n = n, init = init, dt = 0.01, t_max = 0.2,
+                 output = "records", precision = "double", seed = 8,
+                 graph = data.frame(from = el[, 2], to = el[, 1]))
+  expect_identical(attr(c, "final"), attr(a, "final"))
+  skip_if_not_installed("Matrix")
+  d <- run_space(space_model("kgraph"), replicas = 3, n = n, init = init, dt = 0.01, t_max = 0.2,
+                 output = "records", precision = "double", seed = 8,
+                 graph = Matrix::sparseMatrix(i = el[, 1], j = el[, 2], x = 1, dims = c(n, n)))
+  expect_identical(attr(d, "final"), attr(a, "final"))
+})
+
+test_that("Kuramoto oscillators on a random weighted graph follow base R's Euler steps", {
+  n <- 25
+  A <- matrix(0, n, n)
+  set.seed(42) # the test's own graph (R's RNG, in the test only)
+  A[sample(n * n, 120)] <- runif(120, 0.5, 2)
+  diag(A) <- 0
+  th0 <- runif(n, -pi, pi)
+  w <- rnorm(n)
+  m <- space_model("kgraph")
+  dt <- 0.01; K <- 0.7
+  r <- run_space(m, replicas = 1, n = n, init = list(theta = th0),
+                 params = list(K = K, D = 0, w = w), dt = dt, t_max = 1, method = "euler",
+                 output = "records", precision = "double", graph = A, seed = 1)
+  th <- th0
+  for (k in 1:100) {
+    th <- th + dt * (w + K * rowSums(A * sin(outer(th, th, function(a, b) b - a))))
+  }
+  expect_equal(as.vector(attr(r, "final")[, "theta", 1]), th, tolerance = 1e-10)
+  # with noise: the mean order parameter at t = 2 over 300 systems against
+  # base R's 300 (Euler, its own normals): |z| < 4
+  D <- 0.3
+  rr <- run_space(m, replicas = 300, n = n, init = list(theta = th0),
+                  params = list(K = K, D = D, w = w), dt = dt, t_max = 2, method = "euler",
+                  output = "records", record_every = 200, graph = A, seed = 4,
+                  precision = "double")
+  eng <- rr$r[rr$time == 2]
+  base <- vapply(1:300, function(s) {
+    th <- th0
+    for (k in 1:200) {
+      th <- th + dt * (w + K * rowSums(A * sin(outer(th, th, function(a, b) b - a)))) +
+        sqrt(2 * D * dt) * rnorm(n)
+    }
+    Mod(mean(exp(1i * th)))
+  }, 0)
+  z <- (mean(eng) - mean(base)) / sqrt(var(eng) / 300 + var(base) / 300)
+  expect_lt(abs(z), 4)
+})
