@@ -24,6 +24,8 @@
 #   warning and the session's temporary folder (or no caching): never a wait;
 # * parallel sessions build a file once under a lock that names its owner
 #   (process, machine, boot); a dead owner's lock is taken over (cache_lock);
+# * gpu_cache_clear() removes only what the records say the package wrote
+#   (cache_clear_dir()): the cache may share a folder with the user's files.
 
 .sp_cache <- new.env(parent = emptyenv())
 .sp_cache$warned <- character()
@@ -244,7 +246,7 @@ cache_unwritable <- function(dir, why) {
 
 # A name for a temporary file of this process in `dir`: .tmp-<pid>-<12
 # characters> (from a counter and the clock; R's random numbers are not
-# touched).
+# touched).  gpu_cache_clear() knows the pattern.
 cache_tmp_name <- function(dir) {
   .sp_cache$tmp_serial <- (.sp_cache$tmp_serial %||% 0) + 1
   tag <- .Call(C_sp_r_hash, c(cache_host(), format(Sys.time(), "%Y%m%d%H%M%OS6"),
@@ -443,6 +445,60 @@ cache_lock <- function(path, key, stale = 900, wait = 1800, say = 10, grace = 30
     }
     Sys.sleep(0.1)
   }
+}
+
+# The name of a cached file: <what>-<the first 32 hexadecimal digits of its
+# key>.<kind>; its record is <name>.sha256, its lock <name>.lock.
+cache_entry_pattern <- "^[A-Za-z0-9_.-]+-([0-9a-f]{32})\\.(cubin|ptx|so|sl|dylib|dll)$"
+
+# Remove from the folder `d` what the package wrote there and nothing else:
+# each cached file named by the package's pattern whose record (written
+# beside it, naming the same key) says the package wrote it, with that
+# record (a record left alone too); the lock folders of such files that no
+# running process holds (empty, or holding only an owner record); the
+# temporary files of writes that did not finish (.tmp-<pid>-<12
+# characters>) whose process no longer runs.  Files of others (a user's
+# notes, scripts, folders, a .ptx without a record) stay, as do the
+# folders moved aside by cache_subdir().  Returns the number of cached
+# files removed.
+cache_clear_dir <- function(d) {
+  if (!cache_private_ok(.Call(C_sp_r_path_info, d))) return(0L)
+  names <- list.files(d, all.files = TRUE, no.. = TRUE)
+  n <- 0L
+  plain <- function(p) {
+    i <- .Call(C_sp_r_path_info, p)
+    isTRUE(i$exists) && !isTRUE(i$dir)
+  }
+  for (r in names[endsWith(names, ".sha256")]) {
+    f <- substr(r, 1L, nchar(r) - 7L)
+    hex <- regmatches(f, regexec(cache_entry_pattern, f))[[1]][2]
+    if (is.na(hex)) next
+    rec <- .Call(C_sp_r_file_read_private, file.path(d, r))
+    lines <- if (isTRUE(rec$ok)) {
+      tryCatch(strsplit(rawToChar(rec$bytes), "\n", fixed = TRUE)[[1]], error = function(e) NULL)
+    }
+    if (length(lines) != 3L || !identical(lines[1], "statphysgpu-cache 1") ||
+        !identical(substr(lines[2], 1L, 32L), hex)) next
+    if (plain(file.path(d, f)) && unlink(file.path(d, f)) == 0L) n <- n + 1L
+    unlink(file.path(d, r))
+  }
+  for (l in names[endsWith(names, ".lock")]) {
+    lock <- file.path(d, l)
+    i <- .Call(C_sp_r_path_info, lock)
+    if (!grepl(cache_entry_pattern, sub("\\.lock$", "", l)) || !isTRUE(i$dir) ||
+        isTRUE(i$link) || !identical(i$uid, i$euid)) next
+    inside <- list.files(lock, all.files = TRUE, no.. = TRUE)
+    if (length(setdiff(inside, "owner")) > 0L) next
+    if (length(inside) && !plain(file.path(lock, "owner"))) next
+    if (!identical(cache_lock_state(lock, grace = 0)$state, "live")) cache_lock_remove(lock)
+  }
+  for (t in grep(cache_tmp_pattern, names, value = TRUE)) {
+    pid <- as.double(sub(cache_tmp_pattern, "\\1", t))
+    alive <- pid != Sys.getpid() && pid >= 1 && pid <= .Machine$integer.max &&
+      isTRUE(tools::pskill(as.integer(pid), 0L))
+    if (!alive && plain(file.path(d, t))) unlink(file.path(d, t))
+  }
+  n
 }
 
 # Load the CPU object `bytes` (checked) from a private copy in the

@@ -165,6 +165,50 @@ test_that("item 5: waiting on a live lock says who holds it; it is not taken ove
   expect_true(file.exists(file.path(lock, "owner")))
 })
 
+test_that("item 9: gpu_cache_clear() removes the package's files and keeps the user's", {
+  skip_if_no_cc()
+  dir <- i48_cache()
+  sde <- file.path(dir, "sde")
+  dir.create(sde, mode = "0700")
+  dir.create(file.path(dir, "figures"))
+  mine <- c("notes.txt", "kernel.ptx", "old.cubin", "data.lock", ".Rhistory", "figures/a.ptx",
+            "sde/my_analysis.R", "sde/model.so", "sde/run.lock", "sde/table.sha256")
+  for (f in mine) writeLines(paste("mine:", f), file.path(dir, f))
+  dir.create(file.path(sde, "results.lock")) # a folder of the user's named *.lock
+  writeLines("kept", file.path(sde, "results.lock", "summary.csv"))
+  # the package's own: a compiled model, a GPU kernel, a model's GPU image
+  # written as the previous version wrote it, an old empty lock folder, a
+  # temporary file of a write that died
+  m <- sde_model(drift = list(x = ~ -2 * x), name = "cleared")
+  i48_run(m)
+  key <- .Call(statphysgpu:::C_sp_r_hash, "a kernel")
+  statphysgpu:::cache_write(file.path(dir, sprintf("rng-sm_90-%s.cubin", substr(key, 1, 32))),
+                            key, as.raw(1:3))
+  key2 <- .Call(statphysgpu:::C_sp_r_hash, "an image of the previous version")
+  old <- file.path(sde, sprintf("sde-sm_90-%s.cubin", substr(key2, 1, 32)))
+  writeBin(as.raw(4:6), old)
+  writeLines(c("statphysgpu-cache 1", key2, .Call(statphysgpu:::C_sp_r_hash, as.raw(4:6))),
+             paste0(old, ".sha256"))
+  dir.create(paste0(old, ".lock"))
+  writeLines("partial", file.path(sde, sprintf(".tmp-%d-abcdefghijk0", i48_dead_pid())))
+  before <- sort(list.files(dir, recursive = TRUE, all.files = TRUE))
+  expect_identical(gpu_cache_clear(), 3L)
+  for (f in mine) expect_identical(readLines(file.path(dir, f)), paste("mine:", f))
+  expect_identical(readLines(file.path(sde, "results.lock", "summary.csv")), "kept")
+  expect_setequal(list.files(dir, recursive = TRUE, all.files = TRUE),
+                  c(mine, "sde/results.lock/summary.csv"))
+  expect_false(dir.exists(paste0(old, ".lock")))
+  expect_gt(length(before), length(mine) + 1L)
+  # the model compiles again into the same folder, and a second clear keeps
+  # the user's files again
+  n0 <- statphysgpu:::sde_compile_stats()$compiles
+  i48_run(m)
+  expect_identical(statphysgpu:::sde_compile_stats()$compiles, n0 + 1L)
+  expect_identical(gpu_cache_clear(), 1L)
+  expect_setequal(list.files(dir, recursive = TRUE, all.files = TRUE),
+                  c(mine, "sde/results.lock/summary.csv"))
+})
+
 test_that("a file where the cache's `sde` folder belongs is named, kept and worked around", {
   skip_if_no_cc()
   dir <- i48_cache()
