@@ -20,8 +20,12 @@
 # * a CPU object is loaded from a copy in the session's private temporary
 #   folder, made from the checked bytes, never from the cache itself;
 # * a damaged or foreign file is rebuilt once; a cache that cannot be
-#   written (read-only, full, a file in the way) costs a warning and the
-#   session's temporary folder.
+#   written (read-only, full, out of inodes, a file in the way) costs one
+#   warning and the session's temporary folder (or no caching): never a wait;
+# * parallel sessions build a file once under a lock that names its owner
+#   (process, machine, boot); a dead owner's lock is taken over (cache_lock);
+# * gpu_cache_clear() removes only what the records say the package wrote
+#   (cache_clear_dir()): the cache may share a folder with the user's files.
 
 .sp_cache <- new.env(parent = emptyenv())
 .sp_cache$warned <- character()
@@ -152,29 +156,55 @@ cache_root <- function() {
   d
 }
 
-# A private subfolder of the cache (created 0700); a subfolder there that is
-# not ours (left when the folder was writable by others) is moved aside.
+# A private subfolder of the cache (created 0700), or one of this session's
+# folder (with a warning that says why): where a regular file has the
+# subfolder's name (it is left as it is), where the subfolder cannot be
+# created or written (read-only, full, out of inodes).  A subfolder there
+# that is not ours or not private (a link, another user's, one others can
+# write: left when the folder was writable by others) is moved aside.
 cache_subdir <- function(root, name) {
   d <- file.path(root, name)
+  session <- function(why, fix = "") {
+    if (identical(root, cache_session_dir())) return(d) # its writes then warn
+    s <- cache_subdir(cache_session_dir(), name)
+    cache_warn_once(paste0("sub:", d), sprintf(paste0(
+      "the cache folder %s %s; compiled models are kept in this session's folder (%s) ",
+      "instead, and compiled again in each session.%s"), d, why, s,
+      if (nzchar(fix)) paste0(" ", fix, ", or set options(statphysgpu.cache_dir =) or ",
+                              "STATPHYSGPU_CACHE_DIR to another folder.") else ""))
+    s
+  }
   info <- .Call(C_sp_r_path_info, d)
+  if (info$exists && !info$dir && !info$link) {
+    # a file of the user's where the folder belongs: not ours to move
+    if (identical(root, cache_session_dir())) {
+      return(cache_subdir(root, paste0(name, "-", Sys.getpid())))
+    }
+    return(session(paste0("is a file, not a folder (the cache keeps its compiled models ",
+                          "in a folder of that name)"),
+                   "Move or rename that file"))
+  }
   if (info$exists && !cache_private_ok(info)) {
+    what <- if (isTRUE(info$link)) "is a symbolic link (the cache follows none)"
+            else if (!identical(info$uid, info$euid)) "belongs to another user"
+            else "was writable by group or others"
     aside <- file.path(root, sprintf(".foreign-%s-%d", name, Sys.getpid()))
     if (!file.rename(d, aside)) {
-      cache_warn_once(paste0("sub:", d), sprintf(
-        "the cache folder %s is not yours and cannot be moved aside; using this session's folder", d))
-      return(cache_subdir(cache_session_dir(), paste0(name, "-", Sys.getpid())))
+      return(session(paste0(what, " and cannot be moved aside")))
     }
-    cache_warn_once(paste0("sub:", d), sprintf(
-      "the cache folder %s was not yours (or writable by others); it was moved aside, unused", d))
+    cache_warn_once(paste0("sub:", d), sprintf(paste0(
+      "the cache folder %s %s; it was moved aside to %s, unused (delete it when you have ",
+      "looked at it)."), d, what, aside))
     info <- .Call(C_sp_r_path_info, d)
   }
   if (!info$exists) {
     ok <- suppressWarnings(dir.create(d, mode = "0700"))
     if (!ok && !dir.exists(d)) {
-      cache_warn_once(paste0("mk:", d), sprintf(
-        "cannot create the cache folder %s; using this session's folder", d))
-      return(cache_subdir(cache_session_dir(), name))
+      return(session("cannot be created", "Free space or inodes there, make the folder writable"))
     }
+  }
+  if (file.access(d, 2) != 0) {
+    return(session("cannot be written (read-only)", "Make it writable"))
   }
   d
 }
@@ -204,12 +234,32 @@ cache_read <- function(path, key) {
   f$bytes
 }
 
+# The warning (once a session per folder) that the cache folder `dir` cannot
+# be written, and why: what is compiled is used in this session only.
+cache_unwritable <- function(dir, why) {
+  cache_warn_once(paste0("write:", dir), sprintf(paste0(
+    "could not write the compile cache in %s (%s); what is compiled now is used in this ",
+    "session only. Free space there, make it writable, or set ",
+    "options(statphysgpu.cache_dir =) or STATPHYSGPU_CACHE_DIR to another folder."),
+    dir, why))
+}
+
+# A name for a temporary file of this process in `dir`: .tmp-<pid>-<12
+# characters> (from a counter and the clock; R's random numbers are not
+# touched).  gpu_cache_clear() knows the pattern.
+cache_tmp_name <- function(dir) {
+  .sp_cache$tmp_serial <- (.sp_cache$tmp_serial %||% 0) + 1
+  tag <- .Call(C_sp_r_hash, c(cache_host(), format(Sys.time(), "%Y%m%d%H%M%OS6"),
+                              format(.sp_cache$tmp_serial)))
+  file.path(dir, sprintf(".tmp-%d-%s", Sys.getpid(), substr(tag, 1, 12)))
+}
+cache_tmp_pattern <- "^\\.tmp-([0-9]{1,10})-[0-9a-z]{12}$"
+
 # Write `bytes` as the cached file `path` for `key` (0600, atomic rename),
 # then its record.  FALSE (with a warning once) where it cannot be written.
 cache_write <- function(path, key, bytes) {
   put <- function(p, b) {
-    tmp <- file.path(dirname(p), sprintf(".tmp-%d-%s", Sys.getpid(),
-                                         paste(sample(c(letters, 0:9), 12, TRUE), collapse = "")))
+    tmp <- cache_tmp_name(dirname(p))
     w <- .Call(C_sp_r_file_write_private, tmp, b)
     if (!isTRUE(w)) return(as.character(w))
     if (!file.rename(tmp, p)) {
@@ -222,24 +272,135 @@ cache_write <- function(path, key, bytes) {
   if (isTRUE(ok)) ok <- put(cache_record_path(path), cache_record(key, bytes))
   if (!isTRUE(ok)) {
     unlink(c(path, cache_record_path(path)))
-    cache_warn_once(paste0("write:", dirname(path)), sprintf(paste0(
-      "could not write the compile cache in %s (%s); what is compiled now is used in this ",
-      "session only"), dirname(path), ok))
+    cache_unwritable(dirname(path), ok)
     return(invisible(FALSE))
   }
   invisible(TRUE)
 }
 
+# This machine's name and boot (Linux: a new id at each boot; "" elsewhere),
+# as written into a lock.
+cache_host <- function() unname(Sys.info()[["nodename"]])
+cache_boot_id <- function() {
+  if (is.null(.sp_cache$boot_id)) {
+    f <- "/proc/sys/kernel/random/boot_id"
+    id <- if (file.exists(f)) tryCatch(readLines(f, n = 1L, warn = FALSE), error = function(e) "")
+    .sp_cache$boot_id <- if (length(id) == 1L && grepl("^[0-9a-f-]{1,64}$", id)) id else ""
+  }
+  .sp_cache$boot_id
+}
+
+# The owner record of a lock: this process, machine and boot, and the time.
+cache_lock_text <- function() {
+  sprintf("statphysgpu-lock 1\n%d\n%s\n%s\n%.0f\n", Sys.getpid(), cache_host(),
+          cache_boot_id(), as.double(Sys.time()))
+}
+
+# Make the lock folder `lock` with its owner record `text`: TRUE, or why not.
+cache_lock_make <- function(lock, text) {
+  why <- NULL
+  ok <- withCallingHandlers(dir.create(lock, mode = "0700"), warning = function(w) {
+    why <<- conditionMessage(w)
+    invokeRestart("muffleWarning")
+  })
+  if (!isTRUE(ok)) {
+    if (is.null(why)) return("the lock cannot be made")
+    return(if (grepl("reason '", why, fixed = TRUE)) sub("^.*reason '(.*)'.*$", "\\1", why) else why)
+  }
+  w <- .Call(C_sp_r_file_write_private, file.path(lock, "owner"), charToRaw(text))
+  if (!isTRUE(w)) {
+    unlink(lock, recursive = TRUE)
+    return(as.character(w))
+  }
+  TRUE
+}
+
+# Who holds the lock `lock`, read from its owner record: list(state =
+# "absent", "live" or "stale", pid, host, since, age).  A lock of a process
+# of this machine that no longer runs (killed while compiling; this
+# machine rebooted since) is stale at once; one of another machine (a cache
+# shared over the network), once older than `stale` seconds; one without a
+# readable owner record (being made, or made by an earlier version of the
+# package), once older than `grace` seconds.
+cache_lock_state <- function(lock, stale = 900, grace = 30) {
+  info <- .Call(C_sp_r_path_info, lock)
+  if (!isTRUE(info$exists)) return(list(state = "absent"))
+  age <- as.double(difftime(Sys.time(), file.mtime(lock), units = "secs"))
+  if (is.na(age)) age <- 0
+  out <- list(state = "live", pid = NA_integer_, host = NA_character_, since = NA, age = age)
+  rec <- if (isTRUE(info$dir) && !isTRUE(info$link)) {
+    .Call(C_sp_r_file_read_private, file.path(lock, "owner"))
+  }
+  f <- if (isTRUE(rec$ok)) {
+    tryCatch(strsplit(rawToChar(rec$bytes), "\n", fixed = TRUE)[[1]], error = function(e) NULL)
+  }
+  if (length(f) < 5L || !identical(f[1], "statphysgpu-lock 1") ||
+      !grepl("^[0-9]{1,10}$", f[2]) || as.double(f[2]) < 1 ||
+      as.double(f[2]) > .Machine$integer.max) {
+    if (age > grace) out$state <- "stale"
+    return(out)
+  }
+  out$pid <- as.integer(f[2])
+  out$host <- f[3]
+  since <- suppressWarnings(as.double(f[5]))
+  if (is.finite(since)) out$since <- as.POSIXct(since, origin = "1970-01-01")
+  if (identical(out$host, cache_host())) {
+    boot <- cache_boot_id()
+    alive <- if (nzchar(f[4]) && nzchar(boot) && !identical(f[4], boot)) {
+      FALSE # made before this machine last started
+    } else if (out$pid == Sys.getpid()) {
+      lock %in% .sp_cache$held # else a process before us had our pid
+    } else {
+      isTRUE(tools::pskill(out$pid, 0L)) # signal 0: is it running?
+    }
+    if (!alive) out$state <- "stale"
+  } else if (age > stale) {
+    out$state <- "stale"
+  }
+  out
+}
+
+# Remove the lock folder `lock` (or whatever has its name).
+cache_lock_remove <- function(lock) {
+  info <- .Call(C_sp_r_path_info, lock)
+  if (isTRUE(info$dir) && !isTRUE(info$link)) unlink(lock, recursive = TRUE)
+  else if (isTRUE(info$exists)) unlink(lock)
+  invisible(!.Call(C_sp_r_path_info, lock)$exists)
+}
+
 # Hold the lock of cached file `path` while it is built, so that parallel
 # sessions build it once: returns a function that releases it, or NULL when
 # another session finished building it while we waited (read it then).
-# A lock older than `stale` seconds is taken over (its builder died).
-cache_lock <- function(path, key, stale = 900, wait = 1800) {
+# The lock is a folder <path>.lock holding an owner record (process id,
+# machine, boot, time).  A lock whose owner is gone is taken over at once
+# (cache_lock_state()); waiting on a live one says so after `say` seconds,
+# and after `wait` seconds the file is built without the lock.  A lock that
+# cannot be made (the folder read-only, full, out of inodes, a file in the
+# way) costs a warning (once) and the file is built without it: this never
+# spins.  At worst two sessions build the same file, which is harmless (each
+# writes it whole, by atomic rename).
+cache_lock <- function(path, key, stale = 900, wait = 1800, say = 10, grace = 30) {
   lock <- paste0(path, ".lock")
   t0 <- Sys.time()
+  waited <- function() as.double(difftime(Sys.time(), t0, units = "secs"))
+  unlocked <- function() NULL
+  said <- FALSE
+  absent <- 0L
+  taken <- 0L
   repeat {
-    if (suppressWarnings(dir.create(lock, mode = "0700"))) {
-      release <- function() unlink(lock, recursive = TRUE)
+    text <- cache_lock_text()
+    made <- cache_lock_make(lock, text)
+    if (isTRUE(made)) {
+      .sp_cache$held <- c(.sp_cache$held, lock)
+      release <- function() {
+        .sp_cache$held <- setdiff(.sp_cache$held, lock)
+        # ours still (not taken over meanwhile as stale)?
+        rec <- .Call(C_sp_r_file_read_private, file.path(lock, "owner"))
+        if (isTRUE(rec$ok) && identical(rec$bytes, charToRaw(text))) {
+          unlink(lock, recursive = TRUE)
+        }
+        invisible()
+      }
       # built by another session between our first look and the lock
       if (!is.null(cache_read(path, key))) {
         release()
@@ -248,16 +409,96 @@ cache_lock <- function(path, key, stale = 900, wait = 1800) {
       return(release)
     }
     if (!is.null(cache_read(path, key))) return(NULL)
-    age <- as.double(difftime(Sys.time(), file.mtime(lock), units = "secs"))
-    if (!dir.exists(lock) || isTRUE(age > stale)) {
-      unlink(lock, recursive = TRUE)
+    st <- cache_lock_state(lock, stale = stale, grace = grace)
+    if (identical(st$state, "absent")) {
+      # it could not be made and is not there: unless it was released just
+      # now (then the next try makes it), the folder cannot be written
+      absent <- absent + 1L
+      if (absent >= 3L) {
+        cache_unwritable(dirname(path), made)
+        return(unlocked)
+      }
       next
     }
-    if (as.double(difftime(Sys.time(), t0, units = "secs")) > wait) {
-      return(function() NULL) # build without the lock
+    absent <- 0L
+    if (identical(st$state, "stale")) {
+      taken <- taken + 1L
+      if (!cache_lock_remove(lock) || taken > 10L) {
+        cache_unwritable(dirname(path), sprintf("the stale lock %s cannot be removed", lock))
+        return(unlocked)
+      }
+      next
+    }
+    if (waited() > wait) return(unlocked)
+    if (!said && waited() >= say) {
+      said <- TRUE
+      who <- if (is.na(st$pid)) {
+        "another R session (its lock has no owner record)"
+      } else {
+        sprintf("R process %d on %s", st$pid, st$host)
+      }
+      message(sprintf(paste0(
+        "Waiting for %s, which is compiling this model%s (lock %s). If that process has ",
+        "stopped, delete the lock; this session compiles it itself after %.0f s more."),
+        who, if (inherits(st$since, "POSIXct")) format(st$since, " since %H:%M:%S") else "",
+        lock, max(0, wait - waited())))
     }
     Sys.sleep(0.1)
   }
+}
+
+# The name of a cached file: <what>-<the first 32 hexadecimal digits of its
+# key>.<kind>; its record is <name>.sha256, its lock <name>.lock.
+cache_entry_pattern <- "^[A-Za-z0-9_.-]+-([0-9a-f]{32})\\.(cubin|ptx|so|sl|dylib|dll)$"
+
+# Remove from the folder `d` what the package wrote there and nothing else:
+# each cached file named by the package's pattern whose record (written
+# beside it, naming the same key) says the package wrote it, with that
+# record (a record left alone too); the lock folders of such files that no
+# running process holds (empty, or holding only an owner record); the
+# temporary files of writes that did not finish (.tmp-<pid>-<12
+# characters>) whose process no longer runs.  Files of others (a user's
+# notes, scripts, folders, a .ptx without a record) stay, as do the
+# folders moved aside by cache_subdir().  Returns the number of cached
+# files removed.
+cache_clear_dir <- function(d) {
+  if (!cache_private_ok(.Call(C_sp_r_path_info, d))) return(0L)
+  names <- list.files(d, all.files = TRUE, no.. = TRUE)
+  n <- 0L
+  plain <- function(p) {
+    i <- .Call(C_sp_r_path_info, p)
+    isTRUE(i$exists) && !isTRUE(i$dir)
+  }
+  for (r in names[endsWith(names, ".sha256")]) {
+    f <- substr(r, 1L, nchar(r) - 7L)
+    hex <- regmatches(f, regexec(cache_entry_pattern, f))[[1]][2]
+    if (is.na(hex)) next
+    rec <- .Call(C_sp_r_file_read_private, file.path(d, r))
+    lines <- if (isTRUE(rec$ok)) {
+      tryCatch(strsplit(rawToChar(rec$bytes), "\n", fixed = TRUE)[[1]], error = function(e) NULL)
+    }
+    if (length(lines) != 3L || !identical(lines[1], "statphysgpu-cache 1") ||
+        !identical(substr(lines[2], 1L, 32L), hex)) next
+    if (plain(file.path(d, f)) && unlink(file.path(d, f)) == 0L) n <- n + 1L
+    unlink(file.path(d, r))
+  }
+  for (l in names[endsWith(names, ".lock")]) {
+    lock <- file.path(d, l)
+    i <- .Call(C_sp_r_path_info, lock)
+    if (!grepl(cache_entry_pattern, sub("\\.lock$", "", l)) || !isTRUE(i$dir) ||
+        isTRUE(i$link) || !identical(i$uid, i$euid)) next
+    inside <- list.files(lock, all.files = TRUE, no.. = TRUE)
+    if (length(setdiff(inside, "owner")) > 0L) next
+    if (length(inside) && !plain(file.path(lock, "owner"))) next
+    if (!identical(cache_lock_state(lock, grace = 0)$state, "live")) cache_lock_remove(lock)
+  }
+  for (t in grep(cache_tmp_pattern, names, value = TRUE)) {
+    pid <- as.double(sub(cache_tmp_pattern, "\\1", t))
+    alive <- pid != Sys.getpid() && pid >= 1 && pid <= .Machine$integer.max &&
+      isTRUE(tools::pskill(as.integer(pid), 0L))
+    if (!alive && plain(file.path(d, t))) unlink(file.path(d, t))
+  }
+  n
 }
 
 # Load the CPU object `bytes` (checked) from a private copy in the

@@ -241,9 +241,30 @@ cuda_source_hash <- function() {
 #' (`statphysgpu-<uid>`) of a sticky folder, or else a folder of the
 #' session, is used instead, with a warning. A folder of yours that others
 #' could write is made private, with a warning. A damaged file is compiled
-#' again; a cache that cannot be written costs a warning and a folder of the
-#' session. A model's C code is always generated afresh from its equations,
-#' never taken from the model object.
+#' again. A cache that cannot be written (read-only, a full disk, no inodes
+#' left, a file where its `sde` folder belongs) costs one warning that says
+#' why: what is compiled is then kept in a folder of the session and used in
+#' this session only. A model's C code is always generated afresh from its
+#' equations, never taken from the model object.
+#'
+#' @section Parallel sessions:
+#' Sessions that need the same file compile it once: the first holds a lock
+#' (a folder `<file>.lock` beside the file, holding its process id and
+#' machine) and the others wait for it, with a message after 10 seconds
+#' that names the process. A lock whose process no longer runs on this
+#' machine (R was killed while compiling) is taken over at once; one made on
+#' another machine (a cache shared over the network), after 15 minutes.
+#' After 30 minutes of waiting a session compiles without the lock.
+#'
+#' @section What `gpu_cache_clear()` removes:
+#' Only what the package wrote: each cached file whose name is the package's
+#' (`<what>-<32 hexadecimal digits of its key>.<cubin|ptx|so>`) and beside
+#' which the package's record of it lies (`<file>.sha256`, naming the same
+#' key), with that record; the package's lock folders that no running
+#' process holds, and the temporary files of writes that did not finish. Any
+#' other file in the cache folder or its `sde` folder (a file of yours, a
+#' `.ptx` without a record, folders moved aside as not private) is kept, so
+#' a cache folder shared with your own files loses none of them.
 #'
 #' @return `gpu_cache_dir()`: the folder in use. `gpu_cache_clear()`: the
 #'   number of cached files removed (GPU kernels, and user models for the GPU
@@ -260,14 +281,9 @@ gpu_cache_dir <- function() cache_root()
 #' @export
 gpu_cache_clear <- function() {
   d <- cache_root()
-  top <- list.files(d, all.files = TRUE, no.. = TRUE)
-  ours <- grepl("\\.(cubin|ptx)(\\.sha256)?$|^\\.tmp-|\\.lock$|^\\.foreign-", top)
+  n <- cache_clear_dir(d)
   sde <- file.path(d, "sde")
-  sde_files <- if (dir.exists(sde)) list.files(sde, all.files = TRUE, no.. = TRUE) else character()
-  n <- sum(grepl("\\.(cubin|ptx)$", top)) +
-    sum(!grepl("\\.sha256$|^\\.tmp-|\\.lock$", sde_files))
-  unlink(file.path(d, top[ours]), recursive = TRUE)
-  unlink(sde, recursive = TRUE)
+  if (dir.exists(sde)) n <- n + cache_clear_dir(sde)
   .Call(C_sp_r_gpu_modules_unload)
   sde_forget_loaded()
   invisible(n)

@@ -40,7 +40,8 @@ SEXP sp_r_path_info(SEXP path) {
 
 /* list(ok, why, bytes): the bytes of a regular file that this user owns and
  * that neither group nor others may write; otherwise ok = FALSE and why says
- * which ("missing", "link", "not a file", "owner", "writable", "read"). */
+ * which ("missing" (also under a non-folder), "link", "not a file", "owner",
+ * "writable", "read"). */
 SEXP sp_r_file_read_private(SEXP path) {
   const char *names[] = {"ok", "why", "bytes", ""};
   struct stat st;
@@ -48,7 +49,8 @@ SEXP sp_r_file_read_private(SEXP path) {
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, names)), bytes = R_NilValue;
   int fd = open(CHAR(STRING_ELT(path, 0)), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    why = errno == ENOENT ? "missing" : errno == ELOOP ? "link" : "read";
+    /* a path under something that is not a folder holds no file either */
+    why = (errno == ENOENT || errno == ENOTDIR) ? "missing" : errno == ELOOP ? "link" : "read";
   } else if (fstat(fd, &st) != 0) {
     why = "read";
   } else if (!S_ISREG(st.st_mode)) {

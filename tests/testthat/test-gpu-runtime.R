@@ -90,9 +90,15 @@ test_that("cache keys change with the options, the target and NVRTC", {
 
 test_that("gpu_cache_clear() removes cached images", {
   dir <- local_kernel_cache()
-  writeBin(as.raw(1:3), file.path(dir, "rng-sm_90-abc.cubin"))
-  writeBin(as.raw(1:3), file.path(dir, "rng-compute_90-abc.ptx"))
+  # images as the package writes them: named by their key, a record beside
+  for (f in c("rng-sm_90-%s.cubin", "rng-compute_90-%s.ptx")) {
+    key <- .Call(statphysgpu:::C_sp_r_hash, f)
+    statphysgpu:::cache_write(file.path(dir, sprintf(f, substr(key, 1, 32))), key, as.raw(1:3))
+  }
   writeLines("keep", file.path(dir, "notes.txt"))
+  # a file the package has no record of is not its to delete (issue 48)
+  writeBin(as.raw(1:3), file.path(dir, "rng-sm_90-abc.cubin"))
   expect_identical(gpu_cache_clear(), 2L)
-  expect_identical(list.files(dir), "notes.txt")
+  expect_identical(sort(list.files(dir, all.files = TRUE, no.. = TRUE)),
+                   c("notes.txt", "rng-sm_90-abc.cubin"))
 })
