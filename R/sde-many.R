@@ -689,7 +689,7 @@ sde_mb_header <- function(m) {
                 .i = "fi", .j = "fj",
                 # the pair's geometry and an edge's weight: locals and an
                 # argument of the pair functions (sde_mb_pair_fn())
-                .dx = "dx", .dy = "dy", .dz = "dz", .r = "r", .a = "w")
+                .dx = "dx", .dy = "dy", .dz = "dz", .r = "r", .r2 = "r2", .a = "w")
   pre_map <- c(base, own)
   sys_map <- c(base, red)
   # the C forms of periodic states' values, wrapped by the engines: their
@@ -793,11 +793,11 @@ sde_mb_header <- function(m) {
     open_fn("void", name, args)
     voids(c("t", "xi", "ei", "xj", "ej", if (edge) "w" else c("ui", "uj"), "p", "pd", "fi", "fj",
             "acc"))
-    body <- vapply(exprs, function(e) C(e, pair_map), "")
+    body <- vapply(exprs, function(e) C(sde_r2_powers(e), pair_map), "")
     conds <- vapply(cuts, function(c2) if (is.null(c2)) "" else C(c2, base), "")
     word <- function(w) any(grepl(sprintf("(^|[^A-Za-z0-9_.])%s([^A-Za-z0-9_]|$)", w), body))
     need_r <- word("r")
-    need_r2 <- need_r || any(nzchar(conds))
+    need_r2 <- need_r || any(nzchar(conds)) || word("r2")
     axes <- c("dx", "dy", "dz")[seq_along(pos)]
     for (d in seq_along(axes)) {
       if (need_r2 || word(axes[d])) {

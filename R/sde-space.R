@@ -341,3 +341,24 @@ sde_mb_pair_size <- function(m) {
   L <- strsplit(m$code, "\n", fixed = TRUE)[[1]]
   sum(nchar(grep("^  (if \\(r2 < [^)]*\\) )?acc\\[", L, value = TRUE)))
 }
+
+# Even whole powers of a pair's distance as powers of its square (r^-12 =
+# r2^-6: no square root where the terms need none; the same value to
+# rounding).
+sde_r2_powers <- function(e) {
+  if (!is.call(e)) return(e)
+  if (identical(e[[1]], as.name("^")) && identical(e[[2]], as.name(".r"))) {
+    k <- e[[3]]
+    while (is.call(k) && identical(k[[1]], as.name("(")) && length(k) == 2) k <- k[[2]]
+    if (is.call(k) && identical(k[[1]], as.name("-")) && length(k) == 2 && is.numeric(k[[2]])) {
+      k <- -k[[2]]
+    }
+    if (is.numeric(k) && length(k) == 1 && k == round(k) && k %% 2 == 0 && abs(k) <= 64) {
+      return(if (k == 2) as.name(".r2") else call("^", as.name(".r2"), k / 2))
+    }
+  }
+  for (j in seq_along(e)[-1]) {
+    if (!identical(e[[j]], quote(expr = ))) e[[j]] <- sde_r2_powers(e[[j]])
+  }
+  e
+}

@@ -200,12 +200,15 @@ SP_FN double sp_sde_wrap_d(double v) {
 #endif
 
 /* Positions in a periodic box (sde_model(positions = ), sde_run(box = )):
- * SP_MI(d, L, iL) is the minimum image of a separation d of a box side L
- * (iL = 1 / L), d - L floor(d / L + 1/2), in [-L/2, L/2); SP_WRAP_BOX(v,
- * L, iL) a coordinate kept in [0, L) (a value that rounds to L, or below 0,
- * is 0: the same point of the box to rounding). */
+ * SP_MI(d, L, iL) is the minimum image of the separation d of two
+ * coordinates in [0, L) of a box side L (|d| < L): d - L above L/2, d + L
+ * below -L/2, else d -- in [-L/2, L/2], without a floor (selects: a pair's
+ * three separations are most of its cost); SP_WRAP_BOX(v, L, iL) a
+ * coordinate kept in [0, L) (a value that rounds to L, or below 0, is 0: the
+ * same point of the box to rounding). */
 #ifndef SP_MI
-#  define SP_MI(d, L, iL) ((d) - (L) * SP_FLOOR((d) * (iL) + SP_R(0.5)))
+#  define SP_MI(d, L, iL)                                                               \
+    ((d) > SP_R(0.5) * (L) ? (d) - (L) : (d) < SP_R(-0.5) * (L) ? (d) + (L) : (d))
 #endif
 #ifdef SP_REAL_SINGLE
 #  ifndef SP_SDE_WRAPBOX_F_DEFINED

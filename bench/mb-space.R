@@ -1,0 +1,163 @@
+# Particles in a box and oscillators on a graph (issue 49), whole R calls.
+#
+#   Rscript bench/mb-space.R gpu [quick]   the GPU cases (one device)
+#   Rscript bench/mb-space.R cpu           the CPU cases, one thread
+#
+# Cases (issue 49, item 7):
+#   lj-baoab / lj-bd  3D Lennard-Jones truncated and shifted at 2.5, density
+#                     0.8, T = 1.5, BAOAB (Langevin, gamma = 1) and
+#                     overdamped Euler (Brownian dynamics): one system of
+#                     about 1e6 particles (fcc, 4 x 63^3), and 1e4 systems of
+#                     256 (fcc 4 x 4^3; a box of 6.8 < 3 rc: all pairs within
+#                     it); target >= 5e8 particle-steps/s on an H100, and at
+#                     least the straightforward CUDA cell-list port
+#                     (bench/ports/lj.cu) where it is built
+#   graph-kuramoto    Kuramoto oscillators on a sparse random graph, n = 1e6,
+#                     mean in-degree 10 (each element's in-neighbours drawn
+#                     uniformly, unit weights), Euler and SRK2, single: the
+#                     oscillator-steps/s and the bandwidth bound of reading
+#                     the graph once a pass (4 bytes an edge: its column)
+#   compile           a positions-and-cut-off model's first call (a fresh
+#                     cache): the NVRTC compile for the GPU (target < 2 s)
+#   CPU (one thread)  the Lennard-Jones BAOAB step at n = 4000 (a box of 17 >
+#                     6 rc: cell lists) and 256 (all pairs): particle-steps/s,
+#                     target >= 1e6 a core
+# Each line: the rate of a whole call after a warm-up call (compile and
+# caches excluded), device, commit and date at the end.
+bench_dir <- local({
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+where <- bench_arg("gpu", 1)
+quick <- identical(bench_arg("", 2), "quick")
+echo <- "%-60s %12.4g %s"
+
+lj_model <- function(obs = FALSE) {
+  sde_model(
+    drift = list(x = ~ vx, y = ~ vy, z = ~ vz,
+                 vx = ~ pairs(f * dx, cutoff = rc) - g * vx,
+                 vy = ~ pairs(f * dy, cutoff = rc) - g * vy,
+                 vz = ~ pairs(f * dz, cutoff = rc) - g * vz),
+    noise = list(vx = ~ sqrt(2 * g * T), vy = ~ sqrt(2 * g * T), vz = ~ sqrt(2 * g * T)),
+    params = c(g = 1, T = 1.5, rc = 2.5),
+    define = list(ir2 = ~ 1 / r^2, ir6 = ~ ir2^3, f = ~ -24 * ir6 * (2 * ir6 - 1) * ir2,
+                  u = ~ 4 * ir6 * (ir6 - 1) - 4 * (rc^-12 - rc^-6)),
+    observe = if (obs) list(U = ~ sum(pairs(u, cutoff = rc)) / 2 / n,
+                            K = ~ mean(vx^2 + vy^2 + vz^2) / 2)
+              else list(K = ~ mean(vx^2 + vy^2 + vz^2) / 2),
+    positions = c("x", "y", "z"), name = if (obs) "lj-obs" else "lj")
+}
+bd_model <- function() {
+  sde_model(
+    drift = list(x = ~ pairs(f * dx, cutoff = rc), y = ~ pairs(f * dy, cutoff = rc),
+                 z = ~ pairs(f * dz, cutoff = rc)),
+    noise = list(x = ~ sqrt(2 * T), y = ~ sqrt(2 * T), z = ~ sqrt(2 * T)),
+    params = c(T = 1.5, rc = 2.5),
+    define = list(ir2 = ~ 1 / r^2, ir6 = ~ ir2^3, f = ~ -24 * ir6 * (2 * ir6 - 1) * ir2),
+    observe = list(m = ~ mean(x)), positions = c("x", "y", "z"), name = "lj-bd")
+}
+# an fcc lattice of 4 m^3 sites at density rho
+fcc <- function(m, rho) {
+  n <- 4 * m^3
+  L <- (n / rho)^(1 / 3)
+  a <- L / m
+  b <- rbind(c(0, 0, 0), c(0.5, 0.5, 0), c(0.5, 0, 0.5), c(0, 0.5, 0.5))
+  g <- expand.grid(i = 0:(m - 1), j = 0:(m - 1), k = 0:(m - 1))
+  p <- do.call(rbind, lapply(1:4, function(s) cbind(g$i + b[s, 1], g$j + b[s, 2], g$k + b[s, 3])))
+  list(n = n, L = L, x = (p[, 1] + 0.25) * a, y = (p[, 2] + 0.25) * a, z = (p[, 3] + 0.25) * a)
+}
+timed <- function(expr) {
+  invisible(gc())
+  t0 <- proc.time()[["elapsed"]]
+  x <- force(expr)
+  list(wall = proc.time()[["elapsed"]] - t0, x = x)
+}
+
+lj_case <- function(label, m, method, m3, reps, steps, backend, dt = 0.004,
+                    precision = "single") {
+  f <- fcc(m3, 0.8)
+  init <- list(x = f$x, y = f$y, z = f$z)
+  if (length(m$states) == 6) init <- c(init, list(vx = 0, vy = 0, vz = 0))
+  run <- function(k) {
+    sde_run(m, replicas = reps, n = f$n, init = init, dt = dt, t_max = k * dt, method = method,
+            box = f$L, output = "records", record_every = k, backend = backend, seed = 1,
+            precision = precision, progress = FALSE)
+  }
+  run(2) # warm: compile, caches
+  t <- timed(run(steps))
+  add(sprintf("%s n = %s x %s, %s", label, fmt(f$n), fmt(reps), backend),
+      f$n * reps * steps / t$wall, "particle-steps/s",
+      note = sprintf("  (%d steps, %.2f s; K/n at the end %.3f)", steps, t$wall,
+                     mean(t$x$K[t$x$time == max(t$x$time)])))
+  invisible(t$x)
+}
+fmt <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TRUE)
+
+if (where == "gpu") {
+  devs <- gpu_first()
+  dev <- devs$name[1]
+  lj <- lj_model()
+  # compile time of a positions-and-cut-off model, fresh cache (mode B, baoab)
+  old <- options(statphysgpu.cache_dir = tempfile("spcache"))
+  t <- timed(sde_run(lj, replicas = 1, n = 4000, init = c(fcc(10, 0.8)[c("x", "y", "z")],
+                                                          list(vx = 0, vy = 0, vz = 0)),
+                     dt = 0.004, t_max = 0.004, method = "baoab", box = fcc(10, 0.8)$L,
+                     output = "records", backend = "gpu", progress = FALSE))
+  add("first call of a positions + cut-off model (NVRTC compile), n = 4000", t$wall, "s")
+  options(old)
+  steps <- if (quick) 50 else 200
+  lj_case("LJ BAOAB single", lj, "baoab", 63, 1, steps, "gpu")
+  lj_case("LJ BAOAB single", lj, "baoab", 4, 10000, steps, "gpu")
+  bd <- bd_model()
+  lj_case("LJ overdamped Euler single", bd, "euler", 63, 1, steps, "gpu", dt = 5e-4)
+  lj_case("LJ overdamped Euler single", bd, "euler", 4, 10000, steps, "gpu", dt = 5e-4)
+  # cells against every pair in tiles, one system of 32,000
+  old <- options(statphysgpu.mb_cells = FALSE)
+  lj_case("LJ BAOAB single, all pairs (no cells)", lj, "baoab", 20, 1, 20, "gpu")
+  options(old)
+  lj_case("LJ BAOAB single, cells", lj, "baoab", 20, 1, 20, "gpu")
+  # the pair observables and g(r) at a record every 10 steps
+  ljo <- lj_model(TRUE)
+  lj_case("LJ BAOAB single + energy every record", ljo, "baoab", 63, 1, steps, "gpu")
+  # Kuramoto on a sparse graph
+  kg <- sde_model(drift = list(theta = ~ w + K * edges(sin(theta[j] - theta))),
+                  noise = list(theta = ~ sqrt(2 * D)),
+                  params = list(K = 0.2, D = 0.1, w = ~ rnorm(0, 1)),
+                  observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)),
+                  periodic = "theta", name = "kuramoto-graph")
+  n <- 1e6
+  deg <- 10
+  set.seed(49) # the benchmark's graph
+  to <- rep(seq_len(n), each = deg)
+  from <- 1 + (to - 1 + 1 + floor(stats::runif(n * deg) * (n - 1))) %% n # no self-loops
+  key <- unique((to - 1) * n + from)
+  graph <- data.frame(to = (key - 1) %/% n + 1, from = (key - 1) %% n + 1)
+  nnz <- nrow(graph)
+  for (method in c("euler", "srk2")) {
+    ksteps <- if (quick) 200 else 1000
+    run <- function(k) {
+      sde_run(kg, replicas = 1, n = n, init = list(theta = ~ runif(-pi, pi)), dt = 0.01,
+              t_max = k * 0.01, method = method, output = "records", record_every = k,
+              graph = graph, backend = "gpu", seed = 2, progress = FALSE)
+    }
+    run(2)
+    t <- timed(run(ksteps))
+    rate <- n * ksteps / t$wall
+    passes <- if (method == "srk2") 2 else 1
+    bound <- HBM / (passes * (4 * nnz + 8 * n) / n) # the graph once a pass, the states
+    add(sprintf("Kuramoto on a graph n = 1e6, degree 10, %s single", method), rate,
+        "oscillator-steps/s", note = sprintf("  %.2f of the bound of reading the graph and states once a pass (%.3g)",
+                                             rate / bound, bound))
+  }
+} else {
+  dev <- cpu_device()
+  sp_threads(1)
+  dev <- cpu_device()
+  lj <- lj_model()
+  lj_case("LJ BAOAB single (cells)", lj, "baoab", 10, 1, if (quick) 10 else 40, "cpu")
+  lj_case("LJ BAOAB single (all pairs)", lj, "baoab", 4, 4, if (quick) 10 else 40, "cpu")
+  lj_case("LJ BAOAB double (cells)", lj, "baoab", 10, 1, if (quick) 10 else 40, "cpu",
+          precision = "double")
+}
+bench_print(sprintf("mb-space (%s)", where))
