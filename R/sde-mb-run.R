@@ -335,6 +335,8 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   final <- .Call(C_sp_r_mb_shape, res$x, as.integer(c(n, nx, nsys)), list(NULL, m$states, NULL))
   res$x <- NULL
   attr(out, "final") <- final
+  if (ne) attr(out, "element_params") <- sde_mb_element_array(ep, ep_shared, n, names(m$elements),
+                                                              ncond, fr$n, fr$first)
   done <- max(res$steps %||% 0)
   attr(out, "k_end") <- k0 + done
   attr(out, "t_end") <- t0 + done * dt
@@ -443,13 +445,8 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
   for (v in seq_len(nx)) {
     x <- init[[st[v]]]
     what <- sprintf("`init$%s`", st[v])
-    if (is.numeric(x)) {
-      if (!(length(x) %in% c(1, n)) || any(!is.finite(x))) {
-        sp_abort(sprintf(paste0("%s must be a finite number, n = %s finite numbers (one per ",
-                                "element, the same in every system) or a formula (which may ",
-                                "draw: ~ runif(0, 2 * pi))."), what, fmt_count(n)), call = call)
-      }
-      vals[[v]] <- lapply(seq_len(ncond), function(c) structure(as.double(x), varies = length(x) > 1))
+    if (is.numeric(x)) { # per element, or per system (R/sde-mb-inputs.R)
+      vals[[v]] <- sde_mb_init_numbers(x, what, n, fr$n, ncond, call)
       next
     }
     e <- sde_rhs(x, what, call)
@@ -687,7 +684,7 @@ sde_mb_rbind <- function(...) {
                                                      names(d))])))
   d <- d[ord, , drop = FALSE]
   rownames(d) <- NULL
-  out <- sde_keep_attrs(d, parts, drop = c("final", "k_end", "t_end"))
+  out <- sde_keep_attrs(d, parts, drop = c("final", "k_end", "t_end", "element_params"))
   # the final states, system by system, in (condition, replica) order
   sys <- do.call(rbind, lapply(seq_along(parts), function(k) {
     p <- parts[[k]]
@@ -702,6 +699,13 @@ sde_mb_rbind <- function(...) {
   a <- array(0, c(dims[1], dims[2], nrow(sys)), dimnames = dimnames(fin[[1]]))
   for (s in seq_len(nrow(sys))) a[, , s] <- fin[[sys$part[s]]][, , sys$col[s]]
   attr(out, "final") <- a
+  if (!is.null(attr(parts[[1]], "element_params"))) {
+    ea <- lapply(parts, function(p) attr(p, "element_params"))
+    e <- array(0, c(dim(ea[[1]])[1:2], nrow(sys)), dimnames = dimnames(ea[[1]]))
+    for (s in seq_len(nrow(sys))) e[, , s] <- ea[[sys$part[s]]][, , sys$col[s]]
+    attr(e, "systems") <- data.frame(condition = sys$condition, replica = sys$replica)
+    attr(out, "element_params") <- e
+  }
   attr(out, "k_end") <- max(vapply(parts, function(p) attr(p, "k_end"), 0))
   attr(out, "t_end") <- max(vapply(parts, function(p) attr(p, "t_end"), 0))
   out

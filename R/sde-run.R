@@ -298,6 +298,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   call <- sys.call()
   args <- sde_run_args(environment())
   m <- sde_model_trusted(m, call)
+  if (isTRUE(m$many) && missing(n)) sde_mb_need_n(m, call) # (R/sde-mb-inputs.R)
   shape <- NULL
   if (is.numeric(n) && length(n) == 2) {
     shape <- vapply(1:2, function(k) check_whole(n[k], "n", lo = 1, hi = 2^20, call = call), 0)
@@ -328,6 +329,8 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
       sp_abort("`t_max / dt` is more than 2^53 steps per path; use a larger `dt`.", call = call)
     }
     method <- check_choice(method, SDE_MB_METHODS, "method", call = call)
+    if (method %in% c("euler", "srk2")) sde_check_method(m, method, call) # names the other
+    if (!is.null(shape)) init <- sde_mb_square_init(init, shape, call) # x[i, j] = M[i, j]
     output <- if (identical(output, eval(formals(sde_run)$output))) "records" else
       check_choice(output, SDE_MB_OUTPUTS, "output", call = call)
     if (!is.null(bins)) {
