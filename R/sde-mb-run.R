@@ -206,7 +206,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   }
   nsys <- ncond * fr$n
   reps <- fr$first - 1 + seq_len(fr$n) - 1
-  kmax <- steps_upto(t_max / dt)
+  kmax <- if (output == "passage") sde_whole_steps(t_max, dt) else sde_fixed_steps(t_max, dt, call)
   rec <- if (output == "passage") list(every = kmax, nrec = 0) else {
     every <- if (is.null(record_every)) max(1, ceiling(kmax / 100)) else
       check_whole(record_every, "record_every", lo = 1, hi = 2^53, call = call)
@@ -317,12 +317,14 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   sim_hold_interrupts(fr$call, environment())
   res <- .Call(C_sp_r_model_run, "mb", job, key, as.integer(fr$plan$devices), fr$progress)
   out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
+  if (output == "passage") out$value[res$status == 0L] <- t0 + t_max # censored at t_max
+  if (!is.null(shape) && output == "trajectories") out <- sde_mb_add_ij(out, shape)
   attr(out, "model") <- m$name
   attr(out, "model_hash") <- m$hash
   attr(out, "conditions") <- grid
   attr(out, "method") <- method
   attr(out, "dt") <- dt
-  attr(out, "t_max") <- t_max
+  attr(out, "t_max") <- if (output == "passage") t_max else kmax * dt
   attr(out, "n") <- n
   if (!is.null(shape)) attr(out, "shape") <- shape
   attr(out, "output") <- output
