@@ -35,6 +35,7 @@ sde_check_draws <- function(e, vars, what, call) {
     sde_check_expr(z, character(), what, call)
   }
   sde_fold(y, leaf, function(x, v) NULL, pre)
+  sde_check_draw_constants(y, what, call) # runif(0, -1): refused here (R/sde-mb-inputs.R)
   invisible(TRUE)
 }
 
@@ -86,11 +87,13 @@ sde_mb_eval <- function(e, pars, c, reps, n, seed, purpose, D, d0, what, call) {
   len <- if (varies) n * length(reps) else 1
   env$i <- if ("i" %in% all.vars(y)) rep(seq_len(n), times = length(reps)) else 1
   env$.draw <- function(kind, site, a, b) {
+    sde_check_draw_args(kind, a, b, what, sprintf(" for condition %d", c + 1), call)
     z <- .Call(C_sp_r_mb_draws, seed, purpose, c, as.double(reps), n, D, d0 + site, kind)
     switch(kind + 1L, a + (b - a) * z, a + b * z, a + b * z)
   }
   for (f in SDE_UNARY_DOUBLE_R) assign(f, get(f, baseenv()), envir = env)
   r <- tryCatch(suppressWarnings(as.double(eval(y, env))), error = function(err) err)
+  if (inherits(r, "statphysgpu_error")) stop(r) # a draw's arguments (sde_check_draw_args())
   if (inherits(r, "error")) {
     sp_abort(sprintf("%s could not be evaluated: %s.", what, sp_cnd_text(r)), call = call)
   }
@@ -236,8 +239,10 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
       what <- sprintf("the element parameter `%s`", en)
       if (is.numeric(v)) {
         if (!(length(v) %in% c(1, n)) || any(!is.finite(v))) {
-          sp_abort(sprintf("`params$%s` (a parameter per element) must be 1 or n = %s finite numbers, or a formula.",
-                           en, fmt_count(n)), call = call)
+          bad <- sde_bad_numbers(v)
+          sp_abort(sprintf("`params$%s` (a parameter per element) %s 1 or n = %s finite numbers, or a formula.",
+                           en, if (is.null(bad)) "must be" else paste0(bad, "; give"),
+                           fmt_count(n)), call = call)
         }
         vals[[k]] <- lapply(seq_len(ncond), function(c) structure(rep_len(as.double(v), n),
                                                                    varies = FALSE, per_elem = TRUE))
@@ -534,6 +539,7 @@ sde_mb_init_laws <- function(m, vals, grid, n) {
       ab <- tryCatch(suppressWarnings(as.double(c(eval(y[[4]], env), eval(y[[5]], env)))),
                      error = function(err) NULL)
       if (length(ab) != 2 || any(!is.finite(ab)) || any(abs(ab) > 1e300)) return(NULL)
+      if (if (y[[2]] == 0) ab[2] < ab[1] else ab[2] < 0) return(NULL) # (refused there)
       out[k + 1:3] <- c(as.double(y[[2]]), ab)
     }
   }

@@ -533,8 +533,12 @@ sde_grid <- function(m, params, call) {
   for (p in nm) {
     v <- params[[p]]
     if (!is.numeric(v) || !length(v) || anyNA(v) || any(!is.finite(v))) {
-      sp_abort(sprintf("`params$%s` must be finite numbers, not %s.", p, describe(v)),
-               call = call)
+      bad <- if (is.numeric(v)) sde_bad_numbers(v)
+      sp_abort(if (!is.null(bad)) {
+        sprintf("`params$%s` %s; give finite numbers (several values sweep the parameter).",
+                p, bad)
+      } else sprintf("`params$%s` must be finite numbers, not %s.", p, describe(v)),
+      call = call)
     }
     vals[[p]] <- as.double(v)
   }
