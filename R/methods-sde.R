@@ -115,6 +115,10 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
   })
   out <- do.call(rbind.sp_paths, stripped)
   out <- rbind_ranges_attrs(out, parts, ranges)
+  if (inherits(parts[[1]], "sde_mb_result")) { # every system's final state and parameters
+    mb <- sde_mb_rbind(...)
+    for (a in c("final", "element_params", "k_end", "t_end")) attr(out, a) <- attr(mb, a)
+  }
   if (all(!vapply(ap, is.null, TRUE))) {
     all_ap <- do.call(rbind, ap)
     all_ap <- all_ap[match(paste(out$condition, out$replica), keys), , drop = FALSE]

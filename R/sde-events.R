@@ -175,7 +175,7 @@ sde_run_args <- function(env) {
 # reports as its t_max; a warning says so.
 sde_fixed_steps <- function(t_max, dt, call) {
   r <- t_max / dt
-  k <- max(1, floor(r + 1e-9 * max(1, r)))
+  k <- sde_whole_steps(t_max, dt)
   if (abs(k - r) > 1e-9 * max(1, r)) {
     sp_warn(sprintf(paste0(
       "`t_max` (%s) is not a whole number of steps `dt` (%s): the paths run %s steps, ",
@@ -184,6 +184,14 @@ sde_fixed_steps <- function(t_max, dt, call) {
       class = "statphysgpu_t_max_warning")
   }
   k
+}
+
+# The whole steps up to t_max (to 1e-9 relative; at least one).  A
+# many-body passage run stops there: its event is checked at the ends of
+# the steps, and one past t_max would be censored at t_max anyway.
+sde_whole_steps <- function(t_max, dt) {
+  r <- t_max / dt
+  max(1, floor(r + 1e-9 * max(1, r)))
 }
 
 # The order p of an sde_run() passage result's step bias, for h_check():

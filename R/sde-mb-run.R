@@ -35,6 +35,7 @@ sde_check_draws <- function(e, vars, what, call) {
     sde_check_expr(z, character(), what, call)
   }
   sde_fold(y, leaf, function(x, v) NULL, pre)
+  sde_check_draw_constants(y, what, call) # runif(0, -1): refused here (R/sde-mb-inputs.R)
   invisible(TRUE)
 }
 
@@ -86,11 +87,13 @@ sde_mb_eval <- function(e, pars, c, reps, n, seed, purpose, D, d0, what, call) {
   len <- if (varies) n * length(reps) else 1
   env$i <- if ("i" %in% all.vars(y)) rep(seq_len(n), times = length(reps)) else 1
   env$.draw <- function(kind, site, a, b) {
+    sde_check_draw_args(kind, a, b, what, sprintf(" for condition %d", c + 1), call)
     z <- .Call(C_sp_r_mb_draws, seed, purpose, c, as.double(reps), n, D, d0 + site, kind)
     switch(kind + 1L, a + (b - a) * z, a + b * z, a + b * z)
   }
   for (f in SDE_UNARY_DOUBLE_R) assign(f, get(f, baseenv()), envir = env)
   r <- tryCatch(suppressWarnings(as.double(eval(y, env))), error = function(err) err)
+  if (inherits(r, "statphysgpu_error")) stop(r) # a draw's arguments (sde_check_draw_args())
   if (inherits(r, "error")) {
     sp_abort(sprintf("%s could not be evaluated: %s.", what, sp_cnd_text(r)), call = call)
   }
@@ -209,7 +212,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   }
   nsys <- ncond * fr$n
   reps <- fr$first - 1 + seq_len(fr$n) - 1
-  kmax <- steps_upto(t_max / dt)
+  kmax <- if (output == "passage") sde_whole_steps(t_max, dt) else sde_fixed_steps(t_max, dt, call)
   rec <- if (output == "passage") list(every = kmax, nrec = 0) else {
     every <- if (is.null(record_every)) max(1, ceiling(kmax / 100)) else
       check_whole(record_every, "record_every", lo = 1, hi = 2^53, call = call)
@@ -239,8 +242,10 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
       what <- sprintf("the element parameter `%s`", en)
       if (is.numeric(v)) {
         if (!(length(v) %in% c(1, n)) || any(!is.finite(v))) {
-          sp_abort(sprintf("`params$%s` (a parameter per element) must be 1 or n = %s finite numbers, or a formula.",
-                           en, fmt_count(n)), call = call)
+          bad <- sde_bad_numbers(v)
+          sp_abort(sprintf("`params$%s` (a parameter per element) %s 1 or n = %s finite numbers, or a formula.",
+                           en, if (is.null(bad)) "must be" else paste0(bad, "; give"),
+                           fmt_count(n)), call = call)
         }
         vals[[k]] <- lapply(seq_len(ncond), function(c) structure(rep_len(as.double(v), n),
                                                                    varies = FALSE, per_elem = TRUE))
@@ -341,12 +346,14 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   } else {
     out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
   }
+  if (output == "passage") out$value[res$status == 0L] <- t0 + t_max # censored at t_max
+  if (!is.null(shape) && output == "trajectories") out <- sde_mb_add_ij(out, shape)
   attr(out, "model") <- m$name
   attr(out, "model_hash") <- m$hash
   attr(out, "conditions") <- grid
   attr(out, "method") <- method
   attr(out, "dt") <- dt
-  attr(out, "t_max") <- t_max
+  attr(out, "t_max") <- if (output == "passage") t_max else kmax * dt
   attr(out, "n") <- n
   if (!is.null(shape)) attr(out, "shape") <- shape
   attr(out, "output") <- output
@@ -359,6 +366,8 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   final <- .Call(C_sp_r_mb_shape, res$x, as.integer(c(n, nx, nsys)), list(NULL, m$states, NULL))
   res$x <- NULL
   attr(out, "final") <- final
+  if (ne) attr(out, "element_params") <- sde_mb_element_array(ep, ep_shared, n, names(m$elements),
+                                                              ncond, fr$n, fr$first)
   done <- max(res$steps %||% 0)
   attr(out, "k_end") <- k0 + done
   attr(out, "t_end") <- t0 + done * dt
@@ -483,13 +492,8 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
   for (v in seq_len(nx)) {
     x <- init[[st[v]]]
     what <- sprintf("`init$%s`", st[v])
-    if (is.numeric(x)) {
-      if (!(length(x) %in% c(1, n)) || any(!is.finite(x))) {
-        sp_abort(sprintf(paste0("%s must be a finite number, n = %s finite numbers (one per ",
-                                "element, the same in every system) or a formula (which may ",
-                                "draw: ~ runif(0, 2 * pi))."), what, fmt_count(n)), call = call)
-      }
-      vals[[v]] <- lapply(seq_len(ncond), function(c) structure(as.double(x), varies = length(x) > 1))
+    if (is.numeric(x)) { # per element, or per system (R/sde-mb-inputs.R)
+      vals[[v]] <- sde_mb_init_numbers(x, what, n, fr$n, ncond, call)
       next
     }
     e <- sde_rhs(x, what, call)
@@ -576,6 +580,7 @@ sde_mb_init_laws <- function(m, vals, grid, n) {
       ab <- tryCatch(suppressWarnings(as.double(c(eval(y[[4]], env), eval(y[[5]], env)))),
                      error = function(err) NULL)
       if (length(ab) != 2 || any(!is.finite(ab)) || any(abs(ab) > 1e300)) return(NULL)
+      if (if (y[[2]] == 0) ab[2] < ab[1] else ab[2] < 0) return(NULL) # (refused there)
       out[k + 1:3] <- c(as.double(y[[2]]), ab)
     }
   }
@@ -728,7 +733,7 @@ sde_mb_rbind <- function(...) {
                                                      names(d))])))
   d <- d[ord, , drop = FALSE]
   rownames(d) <- NULL
-  out <- sde_keep_attrs(d, parts, drop = c("final", "k_end", "t_end"))
+  out <- sde_keep_attrs(d, parts, drop = c("final", "k_end", "t_end", "element_params"))
   # the final states, system by system, in (condition, replica) order
   sys <- do.call(rbind, lapply(seq_along(parts), function(k) {
     p <- parts[[k]]
@@ -743,6 +748,13 @@ sde_mb_rbind <- function(...) {
   a <- array(0, c(dims[1], dims[2], nrow(sys)), dimnames = dimnames(fin[[1]]))
   for (s in seq_len(nrow(sys))) a[, , s] <- fin[[sys$part[s]]][, , sys$col[s]]
   attr(out, "final") <- a
+  if (!is.null(attr(parts[[1]], "element_params"))) {
+    ea <- lapply(parts, function(p) attr(p, "element_params"))
+    e <- array(0, c(dim(ea[[1]])[1:2], nrow(sys)), dimnames = dimnames(ea[[1]]))
+    for (s in seq_len(nrow(sys))) e[, , s] <- ea[[sys$part[s]]][, , sys$col[s]]
+    attr(e, "systems") <- data.frame(condition = sys$condition, replica = sys$replica)
+    attr(out, "element_params") <- e
+  }
   attr(out, "k_end") <- max(vapply(parts, function(p) attr(p, "k_end"), 0))
   attr(out, "t_end") <- max(vapply(parts, function(p) attr(p, "t_end"), 0))
   out

@@ -35,6 +35,11 @@
 #' methods of [sde_run()] solve the declared equation: Euler-Maruyama
 #' (`"euler"`) integrates the Ito form, the stochastic Heun scheme
 #' (`"srk2"`) the Stratonovich form. Additive noise needs no correction.
+#' Where the derivative cannot be formed -- a function [stats::D()] does
+#' not know, or, in a many-body model, a noise that reads the states
+#' through `pairs()`, `mean()`, `sum()` or lattice neighbours -- the model
+#' keeps the method of its own calculus only (`"euler"` for Ito), which its
+#' print says; asking for the other is an error naming that method.
 #'
 #' @section Systems of many elements:
 #' A model whose right-hand sides use what only systems have is run by
@@ -61,7 +66,10 @@
 #'   parameters (`params = list(K = 2, w = ~ rcauchy(0, gamma))`: quenched
 #'   Lorentzian frequencies). [sde_run()] may replace them (a formula, or
 #'   `n` numbers: the same in every system); they are not swept. With `n =
-#'   1` such a parameter is a random parameter per replica.
+#'   1` such a parameter is a random parameter per replica. A draw with
+#'   invalid arguments (`runif(0, -1)`: `max` below `min`; a negative `sd`
+#'   or scale) is an error naming the parameter. The values every system ran
+#'   with come back with the result ([sde_element_params()]).
 #'
 #' Observables and the `stop` event of such a model are system-level: the
 #' reductions and functions of them, of the parameters and of `t` (the order parameter
@@ -132,7 +140,10 @@
 #'   neighbours `x[i + 1]`, `x[i - 1]` of a many-body model; or `"square"`:
 #'   a periodic L1 x L2 lattice (a torus; `sde_run(n = c(L1, L2))`) whose
 #'   elements are `x[i, j]` (row `i`, column `j`, numbers in expressions)
-#'   and neighbours `x[i + a, j + b]`.
+#'   and neighbours `x[i + a, j + b]`; the elements are numbered row by row,
+#'   element \eqn{(i - 1) L_2 + j} (the order of results' `element` and of
+#'   starts given as `n` numbers; a start given as an L1 x L2 matrix is read
+#'   as `x[i, j] = M[i, j]`).
 #' @param periodic `NULL`, or the names of states that are angles (period
 #'   2 pi): the engines keep them in \[-pi, pi\] (wrapped after every stage
 #'   of a step, and at the start), as `kuramoto()` keeps its phases and for
@@ -206,9 +217,14 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
     one <- vapply(params, function(v) is.numeric(v) && length(v) == 1, TRUE)
     if (any(!is_el & !one)) {
       p <- names(params)[!is_el & !one][1]
-      sp_abort(sprintf(paste0("`params$%s` must be one number (a parameter's default) or a ",
-                              "formula (a parameter per element, e.g. ~ rcauchy(0, 0.5)), not %s."),
-                       p, describe(params[[p]])), call = call)
+      v <- params[[p]]
+      bad <- if (is.numeric(v)) sde_bad_numbers(v)
+      sp_abort(sprintf(paste0("`params$%s` %s; it must be one number (a parameter's default: ",
+                              "sweeps are given to sde_run(params = )) or a formula (a ",
+                              "parameter per element, e.g. ~ rcauchy(0, 0.5))."), p,
+                       if (!is.null(bad)) bad else if (is.numeric(v) && length(v) > 1)
+                         sprintf("has %s values", fmt_count(length(v)))
+                       else sprintf("is %s", describe(v))), call = call)
     }
     elements <- params[is_el]
     params <- unlist(params[!is_el])
@@ -715,10 +731,7 @@ print.sde_model <- function(x, ...) {
                            else sprintf("%d Wiener processes (%s) on %s", length(x$noise_w),
                                         paste(x$noise_w, collapse = ", "),
                                         paste(unique(names(x$noise)), collapse = ", ")),
-                           if (length(x$correction)) sprintf(
-                             "multiplicative in %s (drift corrected by b db/dx / 2 for the other calculus)",
-                             paste(names(x$correction), collapse = ", "))
-                           else "additive")))
+                           sde_noise_kind(x))))
   if (length(x$elements)) {
     cat("element parameters: ", paste(sprintf("%s = %s", names(x$elements),
                                                vapply(x$elements, dep, "")), collapse = ", "),

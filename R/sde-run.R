@@ -168,28 +168,57 @@
 #'
 #' @section Systems of many elements:
 #' A model of many elements (see [sde_model()]) runs `replicas` systems of
-#' `n` elements per condition, many systems side by side. Its outputs:
+#' `n` elements per condition, many systems side by side; `n` must be given
+#' (without it the call is an error of class `statphysgpu_n_missing`:
+#' systems of one element are rarely what a model of coupled elements
+#' means; `n = 1` given runs them). Its outputs:
 #' * `"records"` (the default): one row per system and record time,
 #'   columns `condition`, the swept parameters, `replica`, `time` and one
 #'   per observable (class `sde_records`);
 #' * `"moments"`: the mean, standard deviation and standard error of each
 #'   observable over the systems of a condition at each record time;
 #' * `"trajectories"`: the states of the first `keep` systems (1 unless
-#'   `keep` says more) at the record times, one row per element (`element`);
+#'   `keep` says more) at the record times, one row per element (`element`;
+#'   on a square lattice also its row `i` and column `j`);
 #' * `"passage"`: the first time the model's `stop` event holds for a
 #'   system (checked after every step; the time at the end of that step),
 #'   censored at `t_max`: a result as single-particle passages are
 #'   (`summary()`, [ecdf_band()], [as_surv()], `rbind()`).
+#'
+#' They end at `t_max` as the single-particle outputs do (see "Outputs"):
+#' the fixed-length outputs at the last whole step, \eqn{\lfloor
+#' t_{max}/dt \rfloor dt}, the result's `t_max`, with a warning of class
+#' `statphysgpu_t_max_warning` where `t_max` is not a whole number of steps
+#' (`dt = 0.3`, `t_max = 1`: records at 0, 0.3, 0.6 and 0.9); passages run
+#' to that step too (the event is checked at the ends of the steps) and a
+#' system not escaped by then is censored at `t_max`.
 #' Every result carries the final state of every system (attribute `final`,
 #' an array elements x states x systems, systems by condition then
 #' replica); `init = result` continues every system of that run from there,
 #' with the random numbers that follow (bit for bit on the CPU: a run of
 #' \eqn{2T} and a run of \eqn{T} continued by \eqn{T} are identical).
+#' A model with parameters per element returns the values each system ran
+#' with (drawn or computed): attribute `element_params`, an array elements
+#' x parameters x systems in the order of `final`, and as a data frame
+#' [sde_element_params()] (to set an oscillator's natural frequency against
+#' its effective one).
 #'
 #' Starts (`init`): per state a number, `n` numbers (per element, the same
-#' in every system) or a formula over the parameters, `i` and `n` that may
+#' in every system), an `n` x `replicas` matrix (per system: row \eqn{i}
+#' element \eqn{i}, column \eqn{r} the \eqn{r}-th replica of this call;
+#' the same starts in every condition, or, with \eqn{C > 1} conditions, an
+#' `n` x (`replicas` \eqn{C}) matrix whose columns are the systems condition
+#' by condition, in the order of `final`) or a formula over the parameters,
+#' `i` and `n` that may
 #' draw from the system's own streams (`~ runif(0, 2 * pi)`, `rnorm(mean,
-#' sd)`, `rcauchy(location, scale)`). The draws of element \eqn{i} of the
+#' sd)`, `rcauchy(location, scale)`; a draw whose arguments are invalid --
+#' `runif(min, max)` with `max < min`, a negative `sd` or scale -- is an
+#' error naming the start or parameter). On a square lattice (`n = c(L1,
+#' L2)`) the elements are numbered row by row: element \eqn{(i - 1) L_2 +
+#' j} is row \eqn{i}, column \eqn{j} (`x[i, j]` of the equations), and a
+#' start may also be an \eqn{L_1 \times L_2} matrix, read as `x[i, j] =
+#' M[i, j]`, or an \eqn{L_1 \times L_2 \times} `replicas` array (one
+#' matrix a system). The draws of element \eqn{i} of the
 #' system (condition \eqn{c}, replica \eqn{r}) come from Philox stream
 #' \eqn{c 2^{40} + r - 1}, purpose 13 (starts) or 21 (element parameters),
 #' block \eqn{i D + d} for draw site \eqn{d} of \eqn{D} per element; they
@@ -210,7 +239,10 @@
 #'   many-body model, systems per condition.
 #' @param init The start: a named list with one entry per state, each a
 #'   number, a vector of one number per replica of this call, or a formula
-#'   over the parameters (`~ asin(gamma)`), evaluated per condition.
+#'   over the parameters (`~ asin(gamma)`), evaluated per condition. For a
+#'   many-body model see "Systems of many elements" (numbers per element,
+#'   an `n` x `replicas` matrix per system, a lattice's matrix, draws), or a
+#'   previous result of the model to continue.
 #' @param dt The time step, positive.
 #' @param t_max The end (and censoring) time, at least `dt`.
 #' @param params Overrides of the model's parameter defaults: a named list
@@ -244,9 +276,11 @@
 #' @param progress Show a progress bar.
 #' @param bins With `output = "histogram"`: a named list of break vectors,
 #'   one per state or observable to count.
-#' @param n The size of one system: its elements (many-body models; 1 for
-#'   single-particle models); on a square lattice `c(L1, L2)` (rows,
-#'   columns; or a square number for an L x L lattice).
+#' @param n The size of one system: its elements (many-body models, which
+#'   need it; 1 for single-particle models); on a square lattice `c(L1, L2)`
+#'   (rows, columns; or a square number for an L x L lattice), the elements
+#'   numbered row by row (element \eqn{(i - 1) L_2 + j} is row \eqn{i},
+#'   column \eqn{j}).
 #' @param at_passage With `output = "passage"`: also return the state at
 #'   passage (at the end of the step in which the event held, or in which
 #'   the Brownian bridge found the crossing; at `t_max` for a censored
@@ -298,6 +332,7 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
   call <- sys.call()
   args <- sde_run_args(environment())
   m <- sde_model_trusted(m, call)
+  if (isTRUE(m$many) && missing(n)) sde_mb_need_n(m, call) # (R/sde-mb-inputs.R)
   shape <- NULL
   if (is.numeric(n) && length(n) == 2) {
     shape <- vapply(1:2, function(k) check_whole(n[k], "n", lo = 1, hi = 2^20, call = call), 0)
@@ -328,6 +363,8 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
       sp_abort("`t_max / dt` is more than 2^53 steps per path; use a larger `dt`.", call = call)
     }
     method <- check_choice(method, SDE_MB_METHODS, "method", call = call)
+    if (method %in% c("euler", "srk2")) sde_check_method(m, method, call) # names the other
+    if (!is.null(shape)) init <- sde_mb_square_init(init, shape, call) # x[i, j] = M[i, j]
     output <- if (identical(output, eval(formals(sde_run)$output))) "records" else
       check_choice(output, SDE_MB_OUTPUTS, "output", call = call)
     if (!is.null(bins) && output != "rdf") {
@@ -535,8 +572,12 @@ sde_grid <- function(m, params, call) {
   for (p in nm) {
     v <- params[[p]]
     if (!is.numeric(v) || !length(v) || anyNA(v) || any(!is.finite(v))) {
-      sp_abort(sprintf("`params$%s` must be finite numbers, not %s.", p, describe(v)),
-               call = call)
+      bad <- if (is.numeric(v)) sde_bad_numbers(v)
+      sp_abort(if (!is.null(bad)) {
+        sprintf("`params$%s` %s; give finite numbers (several values sweep the parameter).",
+                p, bad)
+      } else sprintf("`params$%s` must be finite numbers, not %s.", p, describe(v)),
+      call = call)
     }
     vals[[p]] <- as.double(v)
   }

@@ -418,6 +418,14 @@ sde_noise_corrections <- function(e, k, states) {
       for (c in which(k == k[a])) {
         xj <- names(e)[c]
         if (!(xj %in% all.vars(b))) next
+        via <- sde_noise_coupling(b)
+        if (length(via)) { # a many-body coupling: no derivative through it
+          err <- simpleError(sprintf(paste0(
+            "the noise on `%s` depends on the states through %s, a coupling of the elements, ",
+            "and its calculus correction (derivatives through the coupling) is not derived"),
+            s, paste(via, collapse = " and ")))
+          break
+        }
         d <- tryCatch(stats::D(b, xj), error = function(err) err)
         if (inherits(d, "error")) {
           err <- simpleError(sprintf(paste0(
@@ -438,6 +446,43 @@ sde_noise_corrections <- function(e, k, states) {
     }
   }
   out
+}
+
+# The many-body couplings an expression of a noise reads the states through
+# (mean(), sum(), pairs(), lattice neighbours), as they are named in messages.
+sde_noise_coupling <- function(e) {
+  a <- if (is.list(e)) unlist(lapply(e, all.names)) else all.names(e)
+  # x[...] outside pairs() (inside, x[j] is the partner's value)
+  nb <- function(x) {
+    if (!is.call(x) || identical(x[[1]], as.name("pairs"))) return(FALSE)
+    if (identical(x[[1]], as.name("["))) return(TRUE)
+    any(vapply(as.list(x)[-1], nb, TRUE))
+  }
+  c(if ("pairs" %in% a) "pairs()", if ("mean" %in% a) "mean()", if ("sum" %in% a) "sum()",
+    if (any(vapply(if (is.list(e)) e else list(e), nb, TRUE))) "lattice neighbours")
+}
+
+# What a model's noise is, as print() says it: additive, or multiplicative
+# in the states named, with the drift correction for the other calculus, or
+# without it (a derivative that cannot be formed: only the method of the
+# model's own calculus).
+sde_noise_kind <- function(x) {
+  parts <- character()
+  if (length(x$correction)) {
+    parts <- c(parts, sprintf(
+      "multiplicative in %s (drift corrected by b db/dx / 2 for the other calculus)",
+      paste(names(x$correction), collapse = ", ")))
+  }
+  if (length(x$uncorrectable)) {
+    via <- sde_noise_coupling(x$noise[names(x$noise) %in% x$uncorrectable])
+    parts <- c(parts, sprintf(paste0(
+      "multiplicative in %s%s, without the correction for the other calculus: only ",
+      "method = \"%s\" (the %s form)"), paste(x$uncorrectable, collapse = ", "),
+      if (length(via)) paste0(" through ", paste(via, collapse = " and ")) else "",
+      if (x$calculus == "ito") "euler" else "srk2",
+      if (x$calculus == "ito") "Ito" else "Stratonovich"))
+  }
+  if (length(parts)) paste(parts, collapse = "; ") else "additive"
 }
 
 # How entry j of a model's noise is named in comments and messages.
