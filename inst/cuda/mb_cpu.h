@@ -21,6 +21,12 @@ typedef struct {
   int64_t nc[3];
   double L[3];
   int cut, cuto; /* the job's: pair sums through cell lists */
+  /* the dynamics' Verlet lists (cut-offs, CPU): each element's partners
+   * within rc + skin at the positions xref, ascending; nl_ok: built */
+  uint32_t *nl_off, *nl;
+  uint64_t nl_cap;
+  SP_REAL *xref;
+  int nl_ok;
 } SP_PREC(sp_mb_sys);
 
 #if SP_MB_POSD > 0
@@ -44,6 +50,10 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, con
   s->ext = ext;
   s->cut = (int)job->cut;
   s->cuto = (int)job->cuto;
+  s->nl_off = s->nl = NULL;
+  s->xref = NULL;
+  s->nl_cap = 0;
+  s->nl_ok = 0;
   s->xs = w; w += nx * n;
   s->ys = w; w += nx * n;
   s->a0 = w; w += nx * n;
@@ -166,6 +176,110 @@ static int SP_PREC(sp_mb_cells_near)(const SP_PREC(sp_mb_sys) *s, uint64_t i, ui
 }
 #endif
 
+#if SP_MB_POSD > 0
+/* The skin of the Verlet lists: a fraction of the cut-off (0.3 of a
+ * Lennard-Jones rc = 2.5). */
+#  define SP_MB_SKIN(rc) (0.12 * (rc))
+
+/* The squared minimum-image distance of elements i and j of state src, in
+ * the working precision (the pair functions' dx, dy, dz). */
+static SP_REAL SP_PREC(sp_mb_r2)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src, uint64_t i,
+                                uint64_t j) {
+  SP_REAL r2 = 0;
+  int d;
+  for (d = 0; d < SP_MB_POSD; d++) {
+    const uint64_t k = (uint64_t)SP_PREC(sp_mb_px)[d] * s->n;
+    const SP_REAL dd = SP_MI(src[k + j] - src[k + i], s->p[SP_MB_BOX + d],
+                             s->p[SP_MB_BOX + 3 + d]);
+    r2 += dd * dd;
+  }
+  return r2;
+}
+
+/* The Verlet lists of state src for the cut-off rc: through the cell list
+ * of rc + skin, each element's partners within it, sorted ascending (so a
+ * force sums its partners within rc in the order of every pair's loop: the
+ * same sum whenever the lists were built), and the positions they were
+ * built at.  Returns 0 when the memory is not there (the caller falls back
+ * to the cell list). */
+static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double rc) {
+  const uint64_t n = s->n;
+  const double rl = rc + SP_MB_SKIN(rc), rl2 = rl * rl;
+  uint64_t i, used = 0, nbc[27];
+  int d;
+  if (s->nl_off == NULL) {
+    s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
+    s->xref = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
+    if (s->nl_off == NULL || s->xref == NULL) return 0;
+  }
+  SP_PREC(sp_mb_cells_build)(s, src, rl);
+  for (i = 0; i < n; i++) {
+    const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
+    uint64_t first = used, a, b;
+    int k;
+    s->nl_off[i] = (uint32_t)used;
+    for (k = 0; k < nn; k++) {
+      uint32_t c;
+      for (c = s->cstart[nbc[k]]; c < s->cstart[nbc[k] + 1]; c++) {
+        const uint64_t j = s->perm[c];
+        if (j == i || (double)SP_PREC(sp_mb_r2)(s, src, i, j) >= rl2) continue;
+        if (used == s->nl_cap) {
+          const uint64_t cap = s->nl_cap ? 2 * s->nl_cap : 64 * n + 64;
+          uint32_t *p = (uint32_t *)realloc(s->nl, (size_t)cap * sizeof(uint32_t));
+          if (p == NULL || cap > 0xffffffffu) return 0;
+          s->nl = p;
+          s->nl_cap = cap;
+        }
+        s->nl[used++] = (uint32_t)j;
+      }
+    }
+    for (a = first + 1; a < used; a++) { /* ascending (insertion: a cell's few dozen) */
+      const uint32_t v = s->nl[a];
+      for (b = a; b > first && s->nl[b - 1] > v; b--) s->nl[b] = s->nl[b - 1];
+      s->nl[b] = v;
+    }
+  }
+  s->nl_off[n] = (uint32_t)used;
+  for (d = 0; d < SP_MB_POSD; d++)
+    memcpy(s->xref + (uint64_t)d * n, src + (uint64_t)SP_PREC(sp_mb_px)[d] * n,
+           (size_t)n * sizeof(SP_REAL));
+  s->nl_ok = 1;
+  return 1;
+}
+
+/* Are the Verlet lists good for state src: built, and no element moved
+ * more than half the skin since? */
+static int SP_PREC(sp_mb_list_good)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double rc) {
+  const double h = 0.5 * SP_MB_SKIN(rc), h2 = h * h;
+  uint64_t i;
+  if (!s->nl_ok) return 0;
+  for (i = 0; i < s->n; i++) {
+    /* xref holds the positions alone: as a state array of POSD rows */
+    double d2 = 0;
+    int d;
+    for (d = 0; d < SP_MB_POSD; d++) {
+      double dd = (double)src[(uint64_t)SP_PREC(sp_mb_px)[d] * s->n + i] -
+                  (double)s->xref[(uint64_t)d * s->n + i];
+      const double L = s->L[d];
+      dd = dd > 0.5 * L ? dd - L : dd < -0.5 * L ? dd + L : dd;
+      d2 += dd * dd;
+    }
+    if (d2 > h2) return 0;
+  }
+  return 1;
+}
+
+static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
+  free(s->nl_off);
+  free(s->nl);
+  free(s->xref);
+  s->nl_off = s->nl = NULL;
+  s->xref = NULL;
+  s->nl_cap = 0;
+  s->nl_ok = 0;
+}
+#endif
+
 /* The pair sums of state src: the dynamics' (obs 0: Q[q n + i], q < NQP)
  * or the observables' (obs 1: O[q n + i]), each the sum over the partners j
  * != i of the pair terms -- all of them in order, or, when every term has a
@@ -183,10 +297,14 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   uint64_t i, j;
   int v;
 #  if SP_MB_POSD > 0
-  const int cells = obs ? s->cuto : s->cut;
-  if (nq > 0 && cells) SP_PREC(sp_mb_cells_build)(s, src, s->pd[obs ? SP_MB_RCO : SP_MB_RC]);
+  int cells = obs ? s->cuto : s->cut, lists = 0;
+  if (nq > 0 && cells && !obs) { /* the dynamics: Verlet lists, rebuilt when they must be */
+    const double rc = s->pd[SP_MB_RC];
+    lists = SP_PREC(sp_mb_list_good)(s, src, rc) || SP_PREC(sp_mb_list_build)(s, src, rc);
+  }
+  if (nq > 0 && cells && !lists) SP_PREC(sp_mb_cells_build)(s, src, s->pd[obs ? SP_MB_RCO : SP_MB_RC]);
 #  else
-  const int cells = 0;
+  const int cells = 0, lists = 0;
 #  endif
   if (nq == 0) return;
   for (i = 0; i < n; i++) {
@@ -213,7 +331,13 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
       }
     }
 #  if SP_MB_POSD > 0
-    else {
+    else if (lists) {
+      uint32_t a;
+      for (a = s->nl_off[i]; a < s->nl_off[i + 1]; a++) {
+        j = s->nl[a];
+        SP_MB_ONE_PAIR(j);
+      }
+    } else {
       uint64_t nbc[27];
       const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
       int k;
@@ -478,25 +602,13 @@ int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const sp_mb_ext *ext, const
     }
   }
   for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) x[i] = (double)s.xs[i];
+#if SP_MB_POSD > 0
+  SP_PREC(sp_mb_list_free)(&s);
+#endif
   return st;
 }
 
 #if SP_MB_POSD > 0
-/* The squared minimum-image distance of elements i and j of state src, in
- * the working precision (the pair functions' dx, dy, dz). */
-static SP_REAL SP_PREC(sp_mb_r2)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src, uint64_t i,
-                                uint64_t j) {
-  SP_REAL r2 = 0;
-  int d;
-  for (d = 0; d < SP_MB_POSD; d++) {
-    const uint64_t k = (uint64_t)SP_PREC(sp_mb_px)[d] * s->n;
-    const SP_REAL dd = SP_MI(src[k + j] - src[k + i], s->p[SP_MB_BOX + d],
-                             s->p[SP_MB_BOX + 3 + d]);
-    r2 += dd * dd;
-  }
-  return r2;
-}
-
 /* g(r)'s counts of state src: each pair i < j at a distance below rmax
  * adds 1 to bin floor(r bins / rmax) of cnt (the distance from the working
  * precision's squared distance, in double); the pairs through the cell list
