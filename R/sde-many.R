@@ -810,11 +810,20 @@ sde_mb_header <- function(m) {
     if (need_r2) add(sprintf("  const SP_REAL r2 = %s;",
                              paste(sprintf("%s * %s", axes, axes), collapse = " + ")))
     if (need_r) add("  const SP_REAL r = SP_SQRT(r2);")
-    for (q in seq_along(exprs)) {
-      line <- sprintf("acc[%d] += %s;", first + q - 1L, body[[q]])
-      if (nzchar(conds[[q]])) line <- sprintf("if (r2 < %s) %s", conds[[q]], line)
-      add(paste0("  ", line), sprintf("the %s of %s", if (edge) "edge sum" else "pair sum",
-                                      dep(src[[q]])))
+    # the terms of one cut-off in one block (the compilers compute what they
+    # share once)
+    q <- 1L
+    while (q <= length(exprs)) {
+      k <- q
+      while (k < length(exprs) && identical(conds[[k + 1L]], conds[[q]])) k <- k + 1L
+      ind <- if (nzchar(conds[[q]])) "    " else "  "
+      if (nzchar(conds[[q]])) add(sprintf("  if (r2 < %s) {", conds[[q]]))
+      for (j in q:k) {
+        add(sprintf("%sacc[%d] += %s;", ind, first + j - 1L, body[[j]]),
+            sprintf("the %s of %s", if (edge) "edge sum" else "pair sum", dep(src[[j]])))
+      }
+      if (nzchar(conds[[q]])) add("  }")
+      q <- k + 1L
     }
     add("}")
   }

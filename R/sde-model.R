@@ -16,10 +16,20 @@
 #' state variables, the parameters, the time `t`, `pi` and numbers, with
 #' `+ - * / ^`, comparisons, `&`, `|`, `!`, `ifelse()`, `exp`, `log`,
 #' `sqrt`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `atan2`, `sinh`,
-#' `cosh`, `tanh`, `abs`, `pmin`, `pmax` and `floor`. Everything is checked
-#' here, before anything compiles: an unknown function or variable is named
-#' with the list of what is allowed. `x^k` with a whole `k` of at most 8 is
-#' written as products; comparisons are 1 or 0 in arithmetic, as in R.
+#' `cosh`, `tanh`, `abs`, `pmin`, `pmax`, `floor` and `sign`. Everything is
+#' checked here, before anything compiles: an unknown function or variable
+#' is named with the list of what is allowed. `x^k` with a whole `k` of at
+#' most 64 is written as products (repeated squares); comparisons are 1 or 0
+#' in arithmetic, as in R.
+#'
+#' Names defined in `define` (`define = list(u = ~ x^2 - 1)`) may be used in
+#' every right-hand side, observable and pair term, and in each other's
+#' definitions (no cycles): each use is the definition's expression in
+#' parentheses (checked once, inlined where used: the model is the one
+#' written out, with the same C). A definition that holds a pair quantity --
+#' `x[j]`, `j`, or with positions `dx`, `dy`, `dz`, `r`, or an edge's weight
+#' `a` -- may be used only inside `pairs()` or `edges()`, which is checked
+#' with a message naming it.
 #' The parts of an expression that depend on the time `t` and the
 #' parameters only (`cos(omega * t)`) are computed in double precision and
 #' rounded once, so that `t` is exact in single-precision runs too (see
@@ -70,6 +80,42 @@
 #'   invalid arguments (`runif(0, -1)`: `max` below `min`; a negative `sd`
 #'   or scale) is an error naming the parameter. The values every system ran
 #'   with come back with the result ([sde_element_params()]).
+#'
+#' * `edges(e)` is the sum of `e` over the element's in-neighbours `j` on a
+#'   graph given to [sde_run()] (`graph = A`: `A[i, j]` the weight with which
+#'   `j` acts on `i`), in which `x[j]` is the neighbour's value and `a` the
+#'   edge's weight: Kuramoto oscillators on a network are `K * edges(a *
+#'   sin(theta[j] - theta))`. On the complete graph of unit weights it is
+#'   `pairs()`. One graph for every system of a run, stored as compressed
+#'   rows on both backends (each element's in-neighbours read together).
+#'
+#' @section Particles in a box:
+#' `positions = c("x", "y")` (one to three states) declares a particle's
+#' coordinates in a periodic box whose sides [sde_run()] takes (`box = `).
+#' The engines keep them in \[0, L) (wrapped after every stage of a step, as
+#' periodic angles are kept in \[-pi, pi\], and at the start). Inside
+#' `pairs()` (and `edges()`) of such a model, `dx`, `dy`, `dz` are the
+#' minimum-image separation from the element to its partner (`x[j] - x`
+#' brought into \[-L/2, L/2\]) and `r` its length; `x[j]` is the partner's raw
+#' coordinate. `pairs(e, cutoff = rc)` sums over the partners at a distance `r` below `rc`
+#' only (`rc` a number or an expression of the parameters, at most half the
+#' box's smallest side), found in O(n): cell lists rebuilt on the device for
+#' every pass on the GPU, Verlet lists (a skin of 0.12 rc, rebuilt when an
+#' element has moved half of it) on the CPU, with the same sum as every pair
+#' within the cut-off: bit for bit on the CPU (each element's partners in
+#' ascending order), to rounding on the GPU. Even powers of `r` are computed
+#' from `r^2` (no square root). A Lennard-Jones fluid, truncated and shifted
+#' at 2.5:
+#' ```
+#' sde_model(drift = list(x = ~ vx, ..., vx = ~ pairs(f * dx, cutoff = 2.5) - g * vx, ...),
+#'           define = list(ir2 = ~ 1 / r^2, ir6 = ~ ir2^3, f = ~ -24 * ir6 * (2 * ir6 - 1) * ir2),
+#'           positions = c("x", "y", "z"), ...)
+#' ```
+#' Pair terms in observables: `sum(pairs(e, cutoff = rc))` (or `mean()`) of
+#' a pair expression -- the potential energy `sum(pairs(u, cutoff = rc)) /
+#' 2`, the virial `sum(pairs(-f * r^2, cutoff = rc)) / 2` -- evaluated at
+#' the records only. The radial distribution function g(r) is an output of
+#' [sde_run()] (`output = "rdf"`).
 #'
 #' Observables and the `stop` event of such a model are system-level: the
 #' reductions and functions of them, of the parameters and of `t` (the order parameter
@@ -144,6 +190,12 @@
 #'   element \eqn{(i - 1) L_2 + j} (the order of results' `element` and of
 #'   starts given as `n` numbers; a start given as an L1 x L2 matrix is read
 #'   as `x[i, j] = M[i, j]`).
+#' @param positions `NULL`, or the names of one to three states that are a
+#'   particle's coordinates in a periodic box (see "Particles in a box"); the
+#'   box is given to [sde_run()] (`box = `).
+#' @param define `NULL`, or a named list of local definitions (right-hand
+#'   sides), usable by name in every expression of the model (see
+#'   "Right-hand sides").
 #' @param periodic `NULL`, or the names of states that are angles (period
 #'   2 pi): the engines keep them in \[-pi, pi\] (wrapped after every stage
 #'   of a step, and at the start), as `kuramoto()` keeps its phases and for

@@ -255,7 +255,19 @@
 #'   [sde_model()]).
 #' @param output `"passage"`, `"moments"`, `"histogram"` or
 #'   `"trajectories"`; for a many-body model `"records"` (its default),
-#'   `"moments"`, `"trajectories"` or `"passage"`.
+#'   `"moments"`, `"trajectories"`, `"passage"` or, for a model with
+#'   positions, `"rdf"`: the radial distribution function g(r), the pairs
+#'   at distance r < `r_max` counted in `bins` bins at every record
+#'   (`record_every`; the start included: continue an equilibrated run with
+#'   `init = ` its result) against an ideal gas of the same density (N (N -
+#'   1) / 2 pairs spread over the box's volume), averaged over the records
+#'   and the systems of each condition, with its standard error across the
+#'   systems (`NA` for one system): a data frame of class `sde_rdf` with
+#'   columns `condition`, the swept parameters, `r` (the bin's middle),
+#'   `r_lo`, `r_hi`, `g`, `se`, `pairs` (counted), with `print()`,
+#'   `plot()` and `autoplot()`; the observables' records, if any, in
+#'   `attr(, "records")`. Its cost is the pairs within `r_max` at each
+#'   record (cell lists of side `r_max`).
 #' @param record_every Steps between records of the fixed-length outputs,
 #'   or `NULL`.
 #' @param keep Replicas (of the whole study: a chunk keeps those among its
@@ -275,7 +287,19 @@
 #' @param precision `"single"` or `"double"`.
 #' @param progress Show a progress bar.
 #' @param bins With `output = "histogram"`: a named list of break vectors,
-#'   one per state or observable to count.
+#'   one per state or observable to count; with `output = "rdf"`: the number
+#'   of bins of \[0, `r_max`) (100).
+#' @param box A many-body model with positions (`sde_model(positions = )`):
+#'   the sides of its periodic box, one number (a cube, a square) or one a
+#'   position; every cut-off at most half the smallest side.
+#' @param graph A many-body model with `edges()`: the graph, an `n x n`
+#'   weight matrix (base, or a sparse matrix of the Matrix package), `A[i,
+#'   j]` the weight with which element `j` acts on `i` (zero: no edge), or
+#'   an edge list, a data frame with columns `from`, `to` and optionally
+#'   `weight` (1) -- an edge from `j` to `i`; each edge once. One graph for
+#'   every system; at most 2^31 - 2 edges.
+#' @param r_max With `output = "rdf"`: the largest distance (at most half
+#'   the box's smallest side, its default).
 #' @param n The size of one system: its elements (many-body models, which
 #'   need it; 1 for single-particle models); on a square lattice `c(L1, L2)`
 #'   (rows, columns; or a square number for an L x L lattice), the elements

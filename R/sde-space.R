@@ -339,7 +339,7 @@ sde_mb_wrap_starts <- function(m, st, n, L) {
 # mb_pair_obs): how much one pair costs the compiler.
 sde_mb_pair_size <- function(m) {
   L <- strsplit(m$code, "\n", fixed = TRUE)[[1]]
-  sum(nchar(grep("^  (if \\(r2 < [^)]*\\) )?acc\\[", L, value = TRUE)))
+  sum(nchar(grep("^ +acc\\[", L, value = TRUE)))
 }
 
 # Even whole powers of a pair's distance as powers of its square (r^-12 =
