@@ -1303,7 +1303,7 @@ __device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32
  * observables' pair terms), then (the dynamics') the edge sums over their
  * rows of the graph. */
 template <bool OBS>
-__device__ __noinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sys &S,
+__device__ __forceinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sys &S,
                                                const real *SX, const real *SE, real *SU,
                                                uint64_t n, uint64_t npad, uint32_t g,
                                                uint32_t ng, double t, const real x[4][SP_MB_NX],
