@@ -134,7 +134,16 @@
 #' An interrupted `x` continues from the step it reached (mid-period too):
 #' `periods = 0` completes it. The other arguments are taken from `x`; given
 #' ones must equal `x`'s, and a result whose state does not match its paths
-#' is refused. Continuing and `rbind()` of chunks commute.
+#' is refused. What a continuation reads of `x` -- its seed (`seed_hex`),
+#' `precision`, `method`, `conditions`, `periods`, `steps_per_period`,
+#' `transient_periods`, `steps`, `output`, `bins`, `window`, `keep`,
+#' `init`, `replicas`, `first_replica`, `paths`, `state`, `trajectories`
+#' and `histogram` -- is sealed when `x` is made (attribute `sealed`, a
+#' digest of each): a result in which any of them was changed afterwards
+#' (edited conditions, paths, state or steps), or that has no seal, is
+#' refused with an error of class `statphysgpu_modified_result` naming it.
+#' The per-condition table itself may be changed: a continuation computes
+#' it again from the paths. Continuing and `rbind()` of chunks commute.
 #'
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param a Drive amplitude (finite; a vector gives one condition per value).
@@ -373,13 +382,22 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
                                     m = res$m, y = res$y, s2 = res$s2, acc2 = res$acc2))
   attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
-  sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
+  out <- sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
              unfinished = sprintf(paste0(
                "every path stopped at step %s of %s (t = %s periods); the averages ",
                "are over the time reached after the transient%s"),
                fmt_count(steps), fmt_count(periods * spp), format(steps / spp, digits = 4),
                if (reached) "" else " (none: still in the transient, so they are NA)"))
+  sp_seal(out, DRIVEN_SEALED)
 }
+
+# The fields of a driven_brownian() result that a continuation reads
+# (driven_prev(), driven_resume(), the samples it joins), sealed when the
+# result is made (see sp_seal()): a result modified afterwards is refused.
+DRIVEN_SEALED <- c("seed_hex", "precision", "method", "conditions", "periods",
+                   "steps_per_period", "transient_periods", "steps", "output", "bins", "window",
+                   "keep", "init", "replicas", "first_replica", "paths", "state",
+                   "trajectories", "histogram")
 
 # ---- continuing a result (init = <a result>) --------------------------------
 
@@ -393,6 +411,7 @@ DRIVEN_NO_RESUME <- list(m = numeric(), y = numeric(), v = numeric(), s2 = numer
 # must not (the transient of the first run stays).  The values given are
 # checked against the result's in driven_resume().
 driven_prev <- function(init, env, call) {
+  sp_check_seal(init, "driven_brownian()", call, DRIVEN_SEALED)
   if (is.null(attr(init, "state"))) {
     sp_abort(paste0(
       "`init` has no end state of its paths (attribute \"state\"): it is a modified ",

@@ -121,6 +121,7 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
     rownames(all_ap) <- NULL
     attr(out, "at_passage") <- all_ap
   }
+  if (inherits(parts[[1]], "sde_mb_result")) out <- sde_mb_rbind_state(out, parts)
   out
 }
 
@@ -224,7 +225,9 @@ rbind.sde_moments <- function(..., deparse.level = 1) {
   out$sd <- ifelse(n > 1, sqrt(m2 / pmax(n - 1, 1)), NA_real_)
   out$se <- out$sd / sqrt(n)
   rownames(out) <- NULL
-  sde_keep_attrs(out, parts)
+  out <- sde_keep_attrs(out, parts)
+  if (inherits(parts[[1]], "sde_mb_result")) out <- sde_mb_rbind_state(out, parts)
+  out
 }
 
 #' @rdname sde_methods

@@ -185,6 +185,11 @@
 #' replica); `init = result` continues every system of that run from there,
 #' with the random numbers that follow (bit for bit on the CPU: a run of
 #' \eqn{2T} and a run of \eqn{T} continued by \eqn{T} are identical).
+#' What the continuation reads of the result (its attributes `model_hash`,
+#' `n`, `seed_hex`, `conditions`, `replicas`, `first_replica`,
+#' `precision`, `method`, `final`, `k_end`, `t_end`) is sealed when it is
+#' made: a result in which any was changed afterwards is refused with an
+#' error of class `statphysgpu_modified_result`.
 #'
 #' Starts (`init`): per state a number, `n` numbers (per element, the same
 #' in every system) or a formula over the parameters, `i` and `n` that may
