@@ -143,16 +143,19 @@ test_that("the effective time step's sums continue, and start afresh from an old
   # a state saved without the sums (older versions) continues with fresh
   # ones: the generation's moves are the same (the weights do not move the
   # walkers), so its sum is exactly what d2 added to d's
+  # (a result of an earlier version has no seal, and is refused: the state
+  # is sealed again here to reach the checks behind the seal)
   old <- d
   st$r2_accepted <- st$r2_proposed <- NULL
   attr(old, "state") <- st
-  d3 <- dmc_next(old)
+  expect_error(dmc_next(old), "its attribute `state`", class = "statphysgpu_modified_result")
+  d3 <- dmc_next(reseal(old))
   expect_equal(attr(d3, "state")$r2_proposed, attr(d2, "state")$r2_proposed - before,
                tolerance = 1e-12)
   st$r2_accepted <- -1
   st$r2_proposed <- 1
   attr(old, "state") <- st
-  expect_error(dmc_next(old), "r2_accepted", class = "statphysgpu_error")
+  expect_error(dmc_next(reseal(old)), "r2_accepted", class = "statphysgpu_error")
 })
 
 test_that("the plain algorithm accepts every move", {
