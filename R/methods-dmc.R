@@ -202,9 +202,19 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
 #' has a p-value below 0.001 warns: its model does not describe the runs,
 #' and its error understates the uncertainty of \eqn{E_0}.
 #'
+#' The fit takes the runs as independent. A run that repeats another (the
+#' same seed, settings, populations and blocks: the same random numbers,
+#' hence the same walk and energy) is counted once, with a warning of class
+#' `statphysgpu_duplicate_runs` (counted twice it would shrink the standard
+#' error by \eqn{\sqrt 2} with no new information). `dt_order` other than
+#' `"auto"` needs runs at two time steps or more (an error otherwise);
+#' `"auto"` makes no time-step extrapolation from runs at one time step,
+#' and says so (`extrapolations`).
+#'
 #' @param runs A list of results of [he4_dmc()].
-#' @param dt_order `"auto"`, `"1"` (linear in dt), `"2"` (quadratic alone)
-#'   or `"1+2"` (both; at least three time steps).
+#' @param dt_order `"auto"`, `"1"` (linear in dt; at least two time
+#'   steps), `"2"` (quadratic alone; at least two) or `"1+2"` (both; at
+#'   least three).
 #' @param population Also extrapolate in \eqn{1/P} when the runs have
 #'   several target populations.
 #' @return An object of class `dmc_extrapolation`: a list with `energy`
@@ -228,6 +238,7 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2", "1+2"), pop
                                                   c(ps[[1]]$n, ps[[1]]$density, ps[[1]]$b))),
                  TRUE)
   if (!all(same)) sp_abort("the runs must share n, density and b.", call = call)
+  runs <- dmc_distinct_runs(runs, call)
   d <- do.call(rbind, lapply(runs, function(x) {
     s <- summary(x)
     se <- s$se[1]
@@ -241,6 +252,13 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2", "1+2"), pop
              call = call)
   }
   ndt <- length(unique(d$dt))
+  if (dt_order != "auto" && ndt < 2) {
+    sp_abort(sprintf(paste0(
+      "`dt_order = \"%s\"` extrapolates to dt -> 0, which needs runs at two time steps or ",
+      "more; these have one (dt = %s). Add runs at other `dt`, or leave `dt_order` out ",
+      "(\"auto\" makes no time-step extrapolation from one time step)."),
+      dt_order, format(d$dt[1])), call = call)
+  }
   if (dt_order == "auto") dt_order <- if (ndt >= 3) "1+2" else "1"
   if (dt_order == "1+2" && ndt < 3) {
     sp_abort(sprintf("`dt_order = \"1+2\"` needs runs at three time steps or more, not %d.", ndt),
@@ -281,6 +299,30 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2", "1+2"), pop
               data = d, params = ps[[1]][c("n", "density", "b", "jastrow")])
   class(out) <- "dmc_extrapolation"
   out
+}
+
+# The runs of he4_dmc_extrapolate(), each counted once: a run that repeats
+# an earlier one (the same seed, settings, populations and blocks: the same
+# random numbers, so the same walk and the same energy) is dropped, with a
+# warning of class statphysgpu_duplicate_runs; counted twice, it would
+# shrink the fit's standard error by sqrt(2) with no new information.
+dmc_distinct_runs <- function(runs, call) {
+  key <- vapply(runs, function(x) {
+    d <- as.data.frame(unclass(x))
+    sp_digest("run", list(seed = attr(x, "seed_hex"), params = attr(x, "params"),
+                          populations = attr(x, "state")$population,
+                          blocks = d[c("replica", "block")]))
+  }, "")
+  first <- match(key, key)
+  dup <- which(first != seq_along(runs))
+  if (!length(dup)) return(runs)
+  pairs <- vapply(dup, function(i) sprintf("run %d repeats run %d", i, first[i]), "")
+  sp_warn(sprintf(paste0(
+    "%s (the same seed, settings, populations and blocks: the same random numbers, so the ",
+    "same walk, not an independent run): each is counted once. For independent runs give ",
+    "each its own `seed` (or `first_population`)."), paste(pairs, collapse = ", ")),
+    call = call, class = "statphysgpu_duplicate_runs")
+  runs[-dup]
 }
 
 #' @export
