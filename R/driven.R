@@ -189,7 +189,10 @@
 #'   \eqn{2^{30}}.
 #' @param window With `output = "histogram"`: the range of the density over
 #'   time, two whole numbers `c(lo, hi)` of potential periods (`hi - lo`
-#'   bins), or `NULL` for `bins` bins centred on 0.
+#'   bins), or `NULL` for `bins` bins centred on 0. Checked with any output
+#'   (an invalid value is an error); with another output it is unused, and
+#'   a `window` given anyway warns (class `statphysgpu_unused_argument`), as
+#'   [sde_run()] does for its arguments an output does not use.
 #' @param n,gamma,D0,x0,v0 Deprecated names of `replicas`, `beta`, `theta`
 #'   and `init` (`x0 = , v0 =` fill `init = list(x = , v = )`); they work,
 #'   with a warning of class `statphysgpu_deprecated`.
@@ -274,6 +277,16 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
   output <- check_choice(output, c("summary", "histogram", "trajectories"), "output",
                          call = call)
   bins <- check_whole(bins, "bins", lo = 1, hi = 2^24, call = call)
+  # `window` is checked whatever the output; only a histogram uses it
+  if (!is.null(window)) {
+    window <- driven_window(window, bins, call)
+    if (output != "histogram") {
+      sp_warn(sprintf(paste0("`window` is ignored: output = \"%s\" does not use it (only ",
+                             "\"histogram\" does)."), output),
+              call = call, class = "statphysgpu_unused_argument")
+      window <- NULL
+    }
+  }
   grid <- sim_grid(list(a = a, omega = omega, f = f, beta = beta, theta = theta), call)
   ncond <- nrow(grid)
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed, backend = backend,
