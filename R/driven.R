@@ -208,7 +208,8 @@
 #'   `replica`, `period`, `t`, `x`, `v`), `conditions`, `dt`, `periods`,
 #'   `transient_periods`, `steps` (steps done), `state` (each path's end
 #'   state, for `init = `), `keep`, `replicas`, `first_replica`,
-#'   `init` (`"default"` or `"given"`), `seed`, `backend`, `devices`,
+#'   `init` (`"default"` or `"given"`), `sealed` (see "Continuing"), `seed`,
+#'   `backend`, `devices`,
 #'   `precision`, `method`, `seconds`, `interrupted`. The columns' names of
 #'   earlier versions, `n`, `gamma` and `D0`, are deprecated but still read
 #'   (`x$gamma`, `as.data.frame(x)$gamma`, ...: the columns `replicas`,

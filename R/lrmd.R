@@ -270,7 +270,8 @@
 #'   frames, each with its `time`), `e0`, `steps_done`, `time_end`,
 #'   `systems` (one row per system: `condition` and the swept parameters,
 #'   `replica`, `softening`, `e0`, the steps where it started and ended, its
-#'   clock), `conditions` (the grid, or `NULL`), `seed`, `seed_hex`,
+#'   clock), `conditions` (the grid, or `NULL`), `sealed` (see
+#'   Continuing), `seed`, `seed_hex`,
 #'   `backend`, `devices`, `precision`, `seconds`, `interrupted`. With
 #'   several systems, `state` is a list of data frames and `snapshots` a
 #'   list of lists, one per system in the order of `systems`, and `e0`,
