@@ -8,22 +8,58 @@
 #define SP_DIGEST_PIECE ((size_t)1 << 20) /* the definition's pieces */
 #define SP_DIGEST_PART ((size_t)1 << 16)  /* the threads' share: 16 to a piece */
 
+/* The words of one double, lowest first. */
+#define SP_WORDS(bits, w0, w1, w2, w3) \
+  do { \
+    (w0) = (bits) & 0xffffu; \
+    (w1) = ((bits) >> 16) & 0xffffu; \
+    (w2) = ((bits) >> 32) & 0xffffu; \
+    (w3) = (bits) >> 48; \
+  } while (0)
+
 /* The two sums (not reduced) of the words of x[0 .. len-1], whose first word
- * is word j0 (1-based) of its piece: word j weighs (j mod 4093) + 1, the
- * residue m kept as the words go (no division). Below 2^63 for a piece. */
+ * is word j0 (1-based) of its piece: word j weighs (j mod 4093) + 1.  Runs
+ * of doubles whose four words all lie before the residue wraps (at most
+ * 1023 of them) are summed without the residue: the k-th double of a run
+ * that starts at residue m, with words w0..w3, adds (m + 1 + 4k) s + t to
+ * the weighted sum, s = w0 + w1 + w2 + w3 and t = w1 + 2 w2 + 3 w3; the
+ * double that straddles the wrap goes word by word.  Below 2^63 for a
+ * piece. */
 static void part_sums(const double *x, size_t len, uint64_t j0, uint64_t *sa, uint64_t *sb) {
   uint64_t a = 0, b = 0;
-  uint32_t m = (uint32_t)(j0 % 4093);
-  size_t i;
-  int k;
-  for (i = 0; i < len; i++) {
-    uint64_t bits;
-    memcpy(&bits, x + i, sizeof bits);
-    for (k = 0; k < 4; k++) {
-      const uint64_t w = (bits >> (16 * k)) & 0xffffu;
-      a += w;
-      b += w * (uint64_t)(m + 1);
-      if (++m == 4093) m = 0;
+  uint32_t m = (uint32_t)(j0 % 4093); /* the residue of the next word */
+  size_t i = 0;
+  while (i < len) {
+    size_t c = (4093 - m) / 4, k;
+    if (c > len - i) c = len - i;
+    if (c > 0) {
+      uint64_t S = 0, IS = 0, T = 0;
+      for (k = 0; k < c; k++) {
+        uint64_t bits, w0, w1, w2, w3, sw;
+        memcpy(&bits, x + i + k, sizeof bits);
+        SP_WORDS(bits, w0, w1, w2, w3);
+        sw = w0 + w1 + w2 + w3;
+        S += sw;
+        IS += (uint64_t)k * sw;
+        T += w1 + 2 * w2 + 3 * w3;
+      }
+      a += S;
+      b += (uint64_t)(m + 1) * S + 4 * IS + T;
+      m += (uint32_t)(4 * c);
+      if (m >= 4093) m -= 4093;
+      i += c;
+    }
+    if (i < len && m + 4 > 4093) { /* this double's words wrap */
+      uint64_t bits, w[4];
+      int q;
+      memcpy(&bits, x + i, sizeof bits);
+      SP_WORDS(bits, w[0], w[1], w[2], w[3]);
+      for (q = 0; q < 4; q++) {
+        a += w[q];
+        b += w[q] * (uint64_t)(m + 1);
+        if (++m == 4093) m = 0;
+      }
+      i++;
     }
   }
   *sa = a;

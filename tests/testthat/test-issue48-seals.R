@@ -18,7 +18,9 @@ test_that("the seal's digest of long vectors in C is its definition in R", {
   y <- x
   y[2^20 + 3] <- y[2^20 + 3] * (1 + .Machine$double.eps)
   expect_false(identical(digest_c(y), digest_c(x)))
-  for (len in c(1, 100, 2^16, 2^16 + 1)) { # (the threads' parts are 2^16 doubles)
+  # (runs of up to 1023 doubles before the weights wrap; the threads' parts
+  # are 2^16 doubles)
+  for (len in c(1, 3, 1022, 1023, 1024, 1025, 2^16, 2^16 + 1)) {
     expect_identical(digest_c(x[seq_len(len)]), words_r(x[seq_len(len)]))
   }
 })
