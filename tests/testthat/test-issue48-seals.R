@@ -56,6 +56,8 @@ test_that("the seal tells a data frame from a list, a flag from a number, and na
 # statphysgpu_modified_result); anything else must end in an error of the
 # package (class statphysgpu_error) or run to the continuation of the
 # unmodified result (the change was harmless: nothing a continuation reads).
+# Some 50 s in all on two cores: skipped on CRAN (`make test` and CI set
+# NOT_CRAN=true).
 
 tamper_alter <- function(v) {
   if (is.data.frame(v) || is.list(v)) {
@@ -214,6 +216,7 @@ expect_tamper_proof <- function(x, go) {
 }
 
 test_that("tampered escape_times() and switching_currents() results end in a refusal", {
+  skip_on_cran() # (some 10 s each: a few hundred continuations)
   x <- escape_times(6, gamma = 0.6, V0 = 1, beta = 0.5, theta = c(0.5, 0.3), dt = 0.05,
                     t_max = 1, seed = 3, backend = "cpu", progress = FALSE)
   expect_tamper_proof(x, function(y) escape_times(init = y, t_max = 2, backend = "cpu",
@@ -226,6 +229,7 @@ test_that("tampered escape_times() and switching_currents() results end in a ref
 })
 
 test_that("tampered lrmd() results end in a refusal (one system, and a sweep of several)", {
+  skip_on_cran() # (some 10 s each: a few hundred continuations)
   go <- function(y) lrmd(init = y, steps = 2, backend = "cpu", progress = FALSE)
   expect_tamper_proof(lrmd("hmf", init = hmf_waterbag(12, 1, 0.69, seed = 1), dt = 0.1,
                            steps = 3, record_every = 2, backend = "cpu", progress = FALSE), go)
@@ -235,6 +239,7 @@ test_that("tampered lrmd() results end in a refusal (one system, and a sweep of 
 })
 
 test_that("tampered driven_brownian() and kuramoto() results end in a refusal", {
+  skip_on_cran() # (some 10 s each: a few hundred continuations)
   x <- driven_brownian(3, a = 4.2, omega = 4.9, f = c(0, 0.5), beta = 0.9, theta = 0.01,
                        periods = 3, steps_per_period = 100, output = "histogram", bins = 6,
                        keep = 2, seed = 1, backend = "cpu", progress = FALSE)
@@ -247,6 +252,7 @@ test_that("tampered driven_brownian() and kuramoto() results end in a refusal", 
 })
 
 test_that("tampered he4_vmc() and he4_dmc() results end in a refusal", {
+  skip_on_cran() # (some 10 s each: a few hundred continuations)
   v <- he4_vmc(8, replicas = 2, blocks = 1, block_sweeps = 1, equilibration = 1, seed = 1,
                backend = "cpu", progress = FALSE)
   expect_tamper_proof(v, function(y) he4_vmc(8, init = y, blocks = 1, block_sweeps = 1,
@@ -264,6 +270,7 @@ test_that("tampered he4_vmc() and he4_dmc() results end in a refusal", {
 })
 
 test_that("tampered sde_ams() and many-body sde_run() results end in a refusal", {
+  skip_on_cran() # (some 10 s each: a few hundred continuations)
   skip_if_no_cc()
   m <- sde_cubic()
   a <- sde_ams(m, ~ x, A = 0.15, init = list(x = 0), dt = 0.05, particles = 5, replicas = 2,
