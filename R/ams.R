@@ -591,7 +591,7 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
     ranges_setdiff(rerun, all_held)
   attr(out, "replica_ranges") <- all_held
   attr(out, "rerun") <- rerun
-  attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
+  attr(out, "seconds") <- rbind_seconds(parts)
   attr(out, "interrupted") <- nrow(rerun) > 0
   class(out) <- class(first)
   # chunks as sde_ams() made them combine into a result that continues

@@ -134,7 +134,16 @@
 #' An interrupted `x` continues from the step it reached (mid-period too):
 #' `periods = 0` completes it. The other arguments are taken from `x`; given
 #' ones must equal `x`'s, and a result whose state does not match its paths
-#' is refused. Continuing and `rbind()` of chunks commute.
+#' is refused. What a continuation reads of `x` -- its seed (`seed_hex`),
+#' `precision`, `method`, `conditions`, `periods`, `steps_per_period`,
+#' `transient_periods`, `steps`, `output`, `bins`, `window`, `keep`,
+#' `init`, `replicas`, `first_replica`, `paths`, `state`, `trajectories`
+#' and `histogram` -- is sealed when `x` is made (attribute `sealed`, a
+#' digest of each): a result in which any of them was changed afterwards
+#' (edited conditions, paths, state or steps), or that has no seal, is
+#' refused with an error of class `statphysgpu_modified_result` naming it.
+#' The per-condition table itself may be changed: a continuation computes
+#' it again from the paths. Continuing and `rbind()` of chunks commute.
 #'
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}.
 #' @param a Drive amplitude (finite; a vector gives one condition per value).
@@ -180,7 +189,10 @@
 #'   \eqn{2^{30}}.
 #' @param window With `output = "histogram"`: the range of the density over
 #'   time, two whole numbers `c(lo, hi)` of potential periods (`hi - lo`
-#'   bins), or `NULL` for `bins` bins centred on 0.
+#'   bins), or `NULL` for `bins` bins centred on 0. Checked with any output
+#'   (an invalid value is an error); with another output it is unused, and
+#'   a `window` given anyway warns (class `statphysgpu_unused_argument`), as
+#'   [sde_run()] does for its arguments an output does not use.
 #' @param n,gamma,D0,x0,v0 Deprecated names of `replicas`, `beta`, `theta`
 #'   and `init` (`x0 = , v0 =` fill `init = list(x = , v = )`); they work,
 #'   with a warning of class `statphysgpu_deprecated`.
@@ -196,7 +208,8 @@
 #'   `replica`, `period`, `t`, `x`, `v`), `conditions`, `dt`, `periods`,
 #'   `transient_periods`, `steps` (steps done), `state` (each path's end
 #'   state, for `init = `), `keep`, `replicas`, `first_replica`,
-#'   `init` (`"default"` or `"given"`), `seed`, `backend`, `devices`,
+#'   `init` (`"default"` or `"given"`), `sealed` (see "Continuing"), `seed`,
+#'   `backend`, `devices`,
 #'   `precision`, `method`, `seconds`, `interrupted`. The columns' names of
 #'   earlier versions, `n`, `gamma` and `D0`, are deprecated but still read
 #'   (`x$gamma`, `as.data.frame(x)$gamma`, ...: the columns `replicas`,
@@ -265,6 +278,16 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
   output <- check_choice(output, c("summary", "histogram", "trajectories"), "output",
                          call = call)
   bins <- check_whole(bins, "bins", lo = 1, hi = 2^24, call = call)
+  # `window` is checked whatever the output; only a histogram uses it
+  if (!is.null(window)) {
+    window <- driven_window(window, bins, call)
+    if (output != "histogram") {
+      sp_warn(sprintf(paste0("`window` is ignored: output = \"%s\" does not use it (only ",
+                             "\"histogram\" does)."), output),
+              call = call, class = "statphysgpu_unused_argument")
+      window <- NULL
+    }
+  }
   grid <- sim_grid(list(a = a, omega = omega, f = f, beta = beta, theta = theta), call)
   ncond <- nrow(grid)
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed, backend = backend,
@@ -373,13 +396,22 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
                                     m = res$m, y = res$y, s2 = res$s2, acc2 = res$acc2))
   attr(out, "replicas") <- fr$n
   attr(out, "first_replica") <- fr$first
-  sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
+  out <- sim_result(out, fr, res, class = c("driven_paths", "data.frame"),
              unfinished = sprintf(paste0(
                "every path stopped at step %s of %s (t = %s periods); the averages ",
                "are over the time reached after the transient%s"),
                fmt_count(steps), fmt_count(periods * spp), format(steps / spp, digits = 4),
                if (reached) "" else " (none: still in the transient, so they are NA)"))
+  sp_seal(out, DRIVEN_SEALED)
 }
+
+# The fields of a driven_brownian() result that a continuation reads
+# (driven_prev(), driven_resume(), the samples it joins), sealed when the
+# result is made (see sp_seal()): a result modified afterwards is refused.
+DRIVEN_SEALED <- c("seed_hex", "precision", "method", "conditions", "periods",
+                   "steps_per_period", "transient_periods", "steps", "output", "bins", "window",
+                   "keep", "init", "replicas", "first_replica", "paths", "state",
+                   "trajectories", "histogram")
 
 # ---- continuing a result (init = <a result>) --------------------------------
 
@@ -393,6 +425,7 @@ DRIVEN_NO_RESUME <- list(m = numeric(), y = numeric(), v = numeric(), s2 = numer
 # must not (the transient of the first run stays).  The values given are
 # checked against the result's in driven_resume().
 driven_prev <- function(init, env, call) {
+  sp_check_seal(init, "driven_brownian()", call, DRIVEN_SEALED)
   if (is.null(attr(init, "state"))) {
     sp_abort(paste0(
       "`init` has no end state of its paths (attribute \"state\"): it is a modified ",

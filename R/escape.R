@@ -109,7 +109,8 @@
 #' not match its paths (modified, subset) is refused. What a continuation
 #' reads of `x` -- its seed (`seed_hex`), `precision`, `dt`, `method`,
 #' `threshold`, `init`, `replicas`, `first_replica`, `conditions`, `t_max`
-#' (`gamma0`, `gamma_max`) and `state` -- is sealed when `x` is made
+#' (`gamma0`, `gamma_max`), `state`, `steps`, `args` and its columns, the
+#' paths it carries into its result -- is sealed when `x` is made
 #' (attribute `sealed`, a digest of each): a result in which any of them was
 #' changed afterwards is refused (an error of class
 #' `statphysgpu_modified_result` naming it), since its paths would not be
@@ -611,6 +612,9 @@ escape_prev <- function(init, type, sweep, env, limit, call, more = NULL) {
       "`init` must be \"rest\", \"thermal\" or a result of %s() to continue, not %s."),
       type, describe(init)), call = call)
   }
+  # what the continuation reads must be what init was run with (checked
+  # before anything is read of it)
+  sp_check_seal(init, paste0(type, "()"), call, ESCAPE_SEALED)
   if (is.null(attr(init, "state"))) {
     sp_abort(sprintf(paste0(
       "`init` has no end state of its paths (attribute \"state\"): it is a modified ",
@@ -664,10 +668,7 @@ escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kma
       "paths (give at least %s)."), limit, fmt_num(extra[[limit]]), limit,
       fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
   }
-  resume <- escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
-  # what the continuation read must be what prev was run with
-  sp_check_seal(prev, paste0(type, "()"), call, ESCAPE_SEALED)
-  resume
+  escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
 }
 
 # The checks of a continuation that every simulator makes: `prev` ran the
@@ -940,6 +941,11 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
 ESCAPE_SEALED <- c("seed_hex", "precision", "dt", "method", "threshold", "init", "replicas",
                    "first_replica", "conditions", "state", "t_max", "gamma0", "gamma_max")
 
-# A result as it is returned: its settings sealed, the deprecated names of
-# its attributes set.
-escape_finish <- function(out) sp_old_attrs(sp_seal(out, ESCAPE_SEALED))
+# A result as it is returned: its settings sealed, and the rest a
+# continuation reads and carries into its result (the paths' columns, the
+# step counts, the arguments: a seal made before they were sealed is
+# checked without them), the deprecated names of its attributes set.
+escape_finish <- function(out) {
+  sp_old_attrs(sp_seal(out, c(ESCAPE_SEALED, "steps", "args", "names",
+                              paste0("$", names(out)))))
+}

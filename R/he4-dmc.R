@@ -100,6 +100,12 @@
 #'   256} about 0.0003 K\eqn{^{-1}}) and extrapolate over a factor of four
 #'   in `dt`. The imaginary time of a run is `dt` times its generations;
 #'   give the projection at least 0.5 K\eqn{^{-1}} of `equilibration`.
+#'   Below an acceptance of 0.01 (at \eqn{N = 64} from about `dt` = 0.05,
+#'   where it falls to \eqn{10^{-17}}) a walker moves less than once in a
+#'   hundred generations: the energies are those of the walkers' start, not
+#'   estimates, and a warning of class `statphysgpu_frozen_walkers`, the
+#'   result's attribute `frozen` and `print()` and `summary()` say so (see
+#'   [he4_vmc()], Frozen walkers).
 #' @param n Number of atoms \eqn{N} (at least 2).
 #' @param density Number density in \eqn{\text{\AA}^{-3}} (0.02186: the
 #'   equilibrium density of the liquid).
@@ -145,7 +151,11 @@
 #'   VMC walker \eqn{((q - 1) r + j - 1) \bmod W + 1} of the \eqn{W}, with
 #'   \eqn{r} = `replicas`; `n`, `density`, `b` and `jastrow` default to
 #'   its), or a previous result of `he4_dmc()`, which continues every
-#'   population exactly (its seed, and its parameters unless given).
+#'   population exactly (its seed, and its parameters unless given). What
+#'   is read of either -- its attributes `params` and `state` (and
+#'   `precision` of a VMC result) -- is sealed when it is made: a result in
+#'   which any of them was changed afterwards, or that has no seal, is
+#'   refused with an error of class `statphysgpu_modified_result`.
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #' @param first_population Number of the first population of this call
 #'   (chunks).
@@ -165,8 +175,10 @@
 #'   `kinetic`, `population` (mean over the block's generations),
 #'   `trial_energy`, `acceptance` and `weight` (mean total weight); with
 #'   attributes `params`, `tail_correction` (per atom, reported apart, as
-#'   for [he4_vmc()]), `state` (the populations, for `init`), `seed`,
-#'   `seed_hex`, `backend`, `devices`, `seconds` and `interrupted`.
+#'   for [he4_vmc()]), `state` (the populations, for `init`), `frozen`
+#'   (`TRUE` when the mean acceptance is below 0.01: see Time step),
+#'   `sealed`, `seed`, `seed_hex`, `backend`, `devices`, `seconds` and
+#'   `interrupted`.
 #' @references Reynolds, P. J., Ceperley, D. M., Alder, B. J. and Lester,
 #'   W. A. (1982) *J. Chem. Phys.* 77, 5593. Umrigar, C. J., Nightingale,
 #'   M. P. and Runge, K. J. (1993) *J. Chem. Phys.* 99, 2865. Boronat, J.
@@ -195,6 +207,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   from_vmc <- NULL
   if (!is.null(init)) {
     if (inherits(init, "dmc_blocks")) {
+      sp_check_seal(init, "he4_dmc()", call, DMC_SEALED)
       cont <- attr(init, "state")
       p <- attr(init, "params")
       if (is.null(cont) || is.null(p)) {
@@ -205,6 +218,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                              "feedback", "energy_cut", "drift_limit", "accept", "branching",
                              "effective_step"))
     } else if (inherits(init, "vmc_blocks")) {
+      sp_check_seal(init, "he4_vmc()", call, VMC_SEALED)
       p <- vmc_params(init)
       if (length(p$density) * length(p$b) != 1) {
         sp_abort("`init` must be a he4_vmc() result of one condition (one density and b).",
@@ -348,11 +362,22 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   attr(out, "state") <- dmc_state_list(res, ids, cap, n, blocks_before, fr$seed)
   attr(out, "init") <- if (!is.null(cont)) "continued" else if (!is.null(from_vmc)) "vmc"
                        else "lattice"
-  sim_result(out, fr, res, class = c("dmc_blocks", "data.frame"),
+  # walkers that hardly move make no estimate (see ?he4_vmc, Frozen walkers)
+  frozen <- he4_acceptance(out$acceptance, rep(1, nrow(out)), 1)
+  attr(out, "frozen") <- frozen$frozen
+  out <- sim_result(out, fr, res, class = c("dmc_blocks", "data.frame"),
              unfinished = paste0(
                "the finished blocks are returned; each population's state is that after ",
                "its last finished block, so `init = ` this result continues it exactly"))
+  he4_warn_frozen(frozen, paste0(
+    "use a smaller `dt` (a walker moves all its atoms at once, and the larger `dt` and ",
+    "`n`, the less often such a move is accepted)"), call)
+  sp_seal(out, DMC_SEALED)
 }
+
+# The fields of a he4_dmc() result that a continuation reads, sealed when
+# the result is made (see sp_seal()): a result modified afterwards is refused.
+DMC_SEALED <- c("params", "state")
 
 # The arguments `args` that the caller of he4_dmc() left out, from the
 # parameters `p` of its `init`.

@@ -65,6 +65,23 @@
 #'   of `x` exactly (the conditions of `x` are used when `density` and `b`
 #'   are not given); chunks of a sweep (`first_replica`) combine with
 #'   [rbind()], and a combined result of consecutive walkers continues too.
+#'   What a continuation reads of `x` (of `he4_vmc()` or of [he4_dmc()]) --
+#'   its attributes `params`, `state` and `precision` -- is sealed when `x`
+#'   is made (attribute `sealed`, a digest of each): a result in which any
+#'   of them was changed afterwards, or that has no seal, is refused with an
+#'   error of class `statphysgpu_modified_result` naming it.
+#' @section Frozen walkers: When fewer than 1 per cent of the proposed
+#'   moves are accepted (the mean of the blocks' `acceptance`, per
+#'   condition) a warning of class `statphysgpu_frozen_walkers` says that
+#'   the walkers are frozen, the result's attribute `frozen` (one flag per
+#'   condition) is `TRUE`, and `print()` and `summary()` say so. An atom
+#'   then moves less than once in a hundred sweeps: the blocks repeat the
+#'   energy of the walkers' start (the lattice, or `init`) instead of
+#'   sampling \eqn{|\psi|^2}, and their spread -- the standard error --
+#'   means nothing (a displacement of \eqn{10^{12}} Å accepts no move at
+#'   all). A tuned run accepts 30 per cent (`acceptance`); use
+#'   `displacement = "auto"` or a smaller displacement. [he4_dmc()] does
+#'   the same for its walkers' moves.
 #' @section Interrupts: Ctrl-C stops the run after the sweeps in flight, with
 #'   a warning; the blocks finished so far are returned, and the walkers'
 #'   state is that after their last finished block, so `init =` the result
@@ -127,8 +144,9 @@
 #'   `fingerprint`): a state that still matches it, as he4_vmc() or
 #'   [rbind()] made it, skips the search for close atoms (the rest is
 #'   checked as ever), and any change of a coordinate makes the search run.
-#'   A state saved by an earlier version (fields `walker`, `step`)
-#'   continues too.
+#'   These checks come after the seal's (see Continuing), which refuses a
+#'   result changed after its run, and one of an earlier version (it has no
+#'   seal).
 #' @param seed Seed (see [philox]); `NULL` draws one from R's generator.
 #'   With `init`, the seed of `init`.
 #' @param first_replica Number of the first walker of this call (chunks).
@@ -177,7 +195,8 @@
 #'   `seed`, `backend`, `devices`, `precision`, `seconds`, `interrupted`,
 #'   `state` (the walkers, for `init`), `displacement` (final displacement
 #'   per walker), `replicas`, `first_replica`, `init` (`"lattice"` or
-#'   `"continued"`) and,
+#'   `"continued"`), `frozen` (per condition, `TRUE` when the walkers
+#'   hardly moved: see Frozen walkers), `sealed` (see Continuing) and,
 #'   with `pair_distribution = TRUE`, `pair_distribution`. The names of
 #'   earlier versions are deprecated (they go in the next release) but still
 #'   read: `x$walker` and `as.data.frame(x)$walker` give the column
@@ -217,6 +236,8 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
   sp_renamed_args(c(n_atoms = "n", walkers = "replicas", step = "displacement",
                     start = "init", first_walker = "first_replica"), "he4_vmc")
   n_atoms <- check_whole(n, "n", lo = 2, hi = 2^20, call = call)
+  # a continuation reads only a result as he4_vmc() made it
+  if (inherits(init, "vmc_blocks")) sp_check_seal(init, "he4_vmc()", call, VMC_SEALED)
   # a continuation runs the conditions of `init` unless they are given
   if (!is.null(init) && inherits(init, "vmc_blocks") && !is.null(vmc_params(init))) {
     if (missing(density)) density <- vmc_params(init)$density
@@ -373,6 +394,9 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
       lapply(seq_len(ncond), function(c) rowSums(h[, cond_of == c, drop = FALSE])),
       grid, L, n_atoms, vapply(seq_len(ncond), function(c) sum(nmeas[cond_of == c]), 0))
   }
+  # walkers that hardly move make no estimate (see Frozen walkers)
+  frozen <- he4_acceptance(out$acceptance, out$condition, ncond)
+  attr(out, "frozen") <- frozen$frozen
   nfin <- sum(res$done)
   out <- sim_result(out, fr, res, class = c("vmc_blocks", "data.frame"),
              unfinished = sprintf(paste0(
@@ -380,7 +404,77 @@ he4_vmc <- function(n = 512, density = 0.02186, b = 3.07, replicas = "auto",
                "that after its last finished block, so `init = ` this result ",
                "continues every chain exactly"),
                fmt_count(nfin), fmt_count(nw * blocks)))
-  sp_old_attrs(out) # the attributes step and walkers of earlier versions
+  he4_warn_frozen(frozen, paste0(
+    "use a smaller `displacement` (\"auto\" tunes it towards `acceptance`)"), call)
+  # sealed (what a continuation reads), and the attributes step and walkers
+  # of earlier versions
+  sp_old_attrs(sp_seal(out, VMC_SEALED))
+}
+
+# The fields of a he4_vmc() result that a continuation (of he4_vmc() or
+# he4_dmc()) reads, sealed when the result is made (see sp_seal()): a result
+# modified afterwards is refused.
+VMC_SEALED <- c("params", "state", "precision")
+
+# ---- frozen walkers (issue 48) --------------------------------------------------
+#
+# The mean acceptance below which he4_vmc() and he4_dmc() say that their
+# walkers are frozen (see ?he4_vmc, Frozen walkers): below 1 per cent of
+# the proposed moves accepted, a configuration changes less than once in a
+# hundred proposals (VMC: an atom, once a sweep; DMC: a walker, all its
+# atoms at once, once a generation). A block of the usual tens to hundreds
+# of sweeps or generations then holds a few moves at most, or none: its
+# energy is that of the walkers' start (the lattice, `init`) rather than a
+# sample of the distribution, and the spread of such blocks, which the
+# standard errors are made of, says nothing about the error (a displacement
+# of 1e12 A accepts none: an energy with an error bar, and no sampling).
+# Healthy runs are far above: VMC tunes to 0.3 (`acceptance`), and DMC
+# should accept 0.9 or more (?he4_dmc, Time step: 0.97 to 0.84 at N = 32
+# and dt = 0.0005 to 0.002); measured at N = 16, dt = 0.02 accepts 0.006
+# to 0.03 of the moves and its E/N is already 1.5 K below that at dt =
+# 0.005, dt = 0.05 accepts 1e-7 to 6e-4, and at N = 64 the issue's dt =
+# 0.05 accepts 1e-17. The threshold is fixed, not scaled with the run's
+# length: a long run of frozen walkers only repeats its start more often.
+HE4_FROZEN_ACCEPTANCE <- 0.01
+
+# The mean acceptance of the blocks of each of the conditions 1..ncond
+# (`acc` the blocks' acceptance, `cond` their conditions): a data frame
+# (condition, acceptance, frozen); a condition without blocks is not frozen.
+he4_acceptance <- function(acc, cond, ncond) {
+  m <- vapply(seq_len(ncond), function(c) {
+    a <- acc[cond == c]
+    if (length(a)) mean(a) else NA_real_
+  }, 0)
+  data.frame(condition = seq_len(ncond), acceptance = m,
+             frozen = !is.na(m) & m < HE4_FROZEN_ACCEPTANCE)
+}
+
+# The warning (class statphysgpu_frozen_walkers) of a run whose walkers are
+# frozen (he4_acceptance()'s table `tab`); `fix`: what to change.
+he4_warn_frozen <- function(tab, fix, call) {
+  f <- tab[tab$frozen, , drop = FALSE]
+  if (!nrow(f)) return(invisible(FALSE))
+  where <- if (nrow(tab) == 1) "" else sprintf(" (condition%s %s)", if (nrow(f) == 1) "" else "s",
+                                               paste(f$condition, collapse = ", "))
+  sp_warn(sprintf(paste0(
+    "the walkers are frozen: %s of the proposed moves were accepted%s, below %s, so the ",
+    "walkers hardly left their start; the energies are those of the start, not estimates, ",
+    "and their standard errors mean nothing (the result's attribute `frozen` says so); %s."),
+    paste(format(f$acceptance, digits = 2), collapse = ", "), where,
+    format(HE4_FROZEN_ACCEPTANCE), fix), call = call, class = "statphysgpu_frozen_walkers")
+  invisible(TRUE)
+}
+
+# The line print() and summary() show for frozen walkers (NULL when none
+# are): `acc` the mean acceptance of each condition.
+he4_frozen_line <- function(acc) {
+  frozen <- !is.na(acc) & acc < HE4_FROZEN_ACCEPTANCE
+  if (!any(frozen)) return(NULL)
+  sprintf(paste0("FROZEN WALKERS: acceptance %s%s, below %s: the walkers hardly moved, so the ",
+                 "energies are those of their start, not estimates, and se means nothing\n"),
+          paste(format(acc[frozen], digits = 2), collapse = ", "),
+          if (length(acc) > 1) sprintf(" (condition %s)", paste(which(frozen), collapse = ", "))
+          else "", format(HE4_FROZEN_ACCEPTANCE))
 }
 
 # The he4_vmc kernel variant (R/gpu.R) for a precision and n atoms: the

@@ -72,8 +72,10 @@
 #' result keeps); `replicas` and `first_replica` cannot be given;
 #' `record_every` and `bins` are the run's unless given. The previous
 #' result is checked (its attributes `params`, `systems`, `phases`,
-#' `steps_done`, `clock`, `seed_hex`, `precision`); a result that was
-#' modified is refused. An interrupted run continues from the step it
+#' `steps_done`, `clock`, `seed_hex`, `precision`), and these are sealed when
+#' it is made (attribute `sealed`, a digest of each): a result in which any
+#' of them was changed afterwards, or that has no seal, is refused with an
+#' error of class `statphysgpu_modified_result` naming it. An interrupted run continues from the step it
 #' reached.
 #'
 #' **Records.** At step 0 and every `record_every` steps, the order
@@ -230,6 +232,7 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
     # parameters (those given must be the run's)
     env <- environment()
     given <- function(a) !eval(call("missing", as.name(a)), env)
+    sp_check_seal(init, "kuramoto()", call, KURAMOTO_SEALED)
     prev <- kuramoto_check_run(init, call)
     kuramoto_continue_args(prev, env, given, call)
   }
@@ -329,7 +332,9 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
                "are returned (init = the result continues the run)"),
                fmt_count(res$steps_done), fmt_count(steps),
                fmt_count(step0 + res$steps_done)))
-  sp_old_attrs(out) # the attribute theta (the phases) of earlier versions
+  # sealed (what a continuation reads), and the attribute theta (the phases)
+  # of earlier versions
+  sp_old_attrs(sp_seal(out, KURAMOTO_SEALED))
 }
 
 # The records of a run of `steps` from the chain's step `step0`: the steps on

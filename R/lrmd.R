@@ -60,9 +60,15 @@
 #' warning of class `statphysgpu_continuation_dt`: the clock goes on (the
 #' times from the time reached, the new step each step), but the chain is
 #' then no longer one run, and its records and state are those of no single
-#' run. The previous result is checked
-#' (its attributes `model`, `params`, `clock`, `e0` and `state`); a result
-#' that was modified is refused.
+#' run. What a continuation reads of the previous result -- its
+#' attributes `model`, `params`, `clock`, `e0`, `state`, `systems`,
+#' `conditions` and `seed_hex` -- is sealed when the result is made
+#' (attribute `sealed`, a digest of each): a result in which any of them was
+#' changed afterwards (scaled momenta, a shifted `e0`, ...), or that has no
+#' seal, is refused with an error of class `statphysgpu_modified_result`
+#' naming it. Its records, snapshots and other attributes may be changed
+#' (subset, annotated): the continuation does not read them. [rbind()] of
+#' unmodified chunks is sealed too.
 #'
 #' **Coarse steps.** A warning (class `statphysgpu_coarse_dt`, and
 #' `statphysgpu_step_warning`) is given when `dt` times the fastest rate of
@@ -264,7 +270,8 @@
 #'   frames, each with its `time`), `e0`, `steps_done`, `time_end`,
 #'   `systems` (one row per system: `condition` and the swept parameters,
 #'   `replica`, `softening`, `e0`, the steps where it started and ended, its
-#'   clock), `conditions` (the grid, or `NULL`), `seed`, `seed_hex`,
+#'   clock), `conditions` (the grid, or `NULL`), `sealed` (see
+#'   Continuing), `seed`, `seed_hex`,
 #'   `backend`, `devices`, `precision`, `seconds`, `interrupted`. With
 #'   several systems, `state` is a list of data frames and `snapshots` a
 #'   list of lists, one per system in the order of `systems`, and `e0`,
@@ -298,6 +305,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
   call <- sys.call()
   envir <- environment() # interrupts are held until lrmd() returns (sim_run)
   has_init <- !missing(init)
+  if (has_init && inherits(init, "lrmd_run")) sp_check_seal(init, "lrmd()", call, LRMD_SEALED)
   prev <- if (has_init && inherits(init, "lrmd_run")) lrmd_check_run(init, call)
   from <- if (has_init && inherits(init, c("lrmd_init", "lrmd_starts", "lrmd_run"))) {
     lrmd_init_model(init, call)
@@ -811,7 +819,7 @@ lrmd_result <- function(out, fr, run, model, n, dt, steps, record_every, systems
   attr(out, "systems") <- systems
   attr(out, "conditions") <- conditions
   done <- sum(systems$steps_done)
-  sim_result(out, fr, list(run = run), class = c("lrmd_run", "data.frame"),
+  out <- sim_result(out, fr, list(run = run), class = c("lrmd_run", "data.frame"),
              unfinished = if (one) sprintf(paste0(
                "%s of %s steps made; the records up to step %s and the state there are ",
                "returned (init = the result continues the run)"),
@@ -821,7 +829,14 @@ lrmd_result <- function(out, fr, run, model, n, dt, steps, record_every, systems
                    "and each system's state are returned (init = the result continues every ",
                    "system)"), fmt_count(done), fmt_count(steps * nrow(systems)),
                    fmt_count(nrow(systems)), fmt_count(steps)))
+  sp_seal(out, LRMD_SEALED)
 }
+
+# The fields of an lrmd() result that a continuation reads (lrmd_check_run(),
+# lrmd_systems(), lrmd_states()), sealed when the result is made (see
+# sp_seal()): a result modified afterwards is refused.
+LRMD_SEALED <- c("model", "params", "clock", "e0", "state", "systems", "conditions",
+                 "seed_hex")
 
 # The systems of a run given as `init` (checked by lrmd_check_run()): its
 # attribute `systems`, or for a run of one system (also one made before

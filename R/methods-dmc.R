@@ -34,10 +34,14 @@ print.dmc_blocks <- function(x, n = 6, ...) {
   cat(sprintf("backend: %s [%s] | seed %s | %.3g s\n", attr(x, "backend"),
               paste(attr(x, "devices"), collapse = ", "), attr(x, "seed_hex") %||% "?",
               attr(x, "seconds") %||% NA_real_))
+  cat(he4_frozen_line(dmc_acceptance(x)))
   if (nrow(x) > 0) print(utils::head(as.data.frame(unclass(x)), n), digits = 6, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   invisible(x)
 }
+
+# The mean acceptance of a result's blocks (NA without blocks).
+dmc_acceptance <- function(x) if (nrow(x)) mean(x[["acceptance"]]) else NA_real_
 
 #' @export
 as.data.frame.dmc_blocks <- function(x, ...) {
@@ -64,7 +68,9 @@ as.data.frame.dmc_blocks <- function(x, ...) {
 #'   observable (`energy`, `potential`, `kinetic` in K per atom, mixed
 #'   estimates; `trial_energy`; `population`) with columns `observable`,
 #'   `mean`, `se`, `se_error`, `tau_int`, `n_blocks`; attributes
-#'   `tail_correction`, `energy_corrected`, `acceptance`, `seconds`,
+#'   `tail_correction`, `energy_corrected`, `acceptance`, `frozen` (`TRUE`
+#'   when the acceptance is below 0.01: the walkers hardly moved, and the
+#'   energies are not estimates; see [he4_dmc()], Time step), `seconds`,
 #'   `time_to_error` (\eqn{t\sigma^2} in s mK\eqn{^2}), `se_blocks`,
 #'   `overflow` (walkers dropped at the capacity), `effective_dt` (the
 #'   walk's effective time step, `dt` times the accepted share of the
@@ -85,7 +91,8 @@ summary.dmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
   se_e <- out$se[1]
   attr(out, "tail_correction") <- tail
   attr(out, "energy_corrected") <- out$mean[1] + tail
-  attr(out, "acceptance") <- if (nrow(object)) mean(object$acceptance) else NA_real_
+  attr(out, "acceptance") <- dmc_acceptance(object)
+  attr(out, "frozen") <- isTRUE(attr(out, "acceptance") < HE4_FROZEN_ACCEPTANCE)
   attr(out, "seconds") <- secs
   attr(out, "time_to_error") <- if (is.finite(se_e) && se_e > 0 && is.finite(secs) && secs > 0)
     time_to_error(secs, 1000 * se_e) else NA_real_
@@ -114,6 +121,7 @@ print.summary.dmc_blocks <- function(x, digits = 4, ...) {
   cat(sprintf("acceptance %.4f | effective dt %.4g | %d population(s) | t sigma^2 = %.3g s mK^2\n",
               attr(x, "acceptance"), attr(x, "effective_dt") %||% NA_real_,
               attr(x, "populations") %||% NA_integer_, attr(x, "time_to_error")))
+  cat(he4_frozen_line(attr(x, "acceptance")))
   if (isTRUE(attr(x, "overflow") > 0)) {
     cat(sprintf("%s walkers were dropped at a population's capacity: raise target_population\n",
                 fmt_count(attr(x, "overflow"))))
@@ -156,7 +164,7 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
   rownames(out) <- NULL
   keep <- setdiff(names(attributes(parts[[1]])), c("names", "row.names", "class"))
   for (a in keep) attr(out, a) <- attr(parts[[1]], a)
-  attr(out, "seconds") <- sum(vapply(parts, function(x) attr(x, "seconds") %||% 0, 0))
+  attr(out, "seconds") <- rbind_seconds(parts)
   sts <- lapply(parts, attr, "state")
   st <- sts[[1]]
   for (f in setdiff(names(st), "seed_hex")) {
@@ -165,8 +173,11 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
   ord <- order(st$population)
   for (f in setdiff(names(st), "seed_hex")) st[[f]] <- st[[f]][ord]
   attr(out, "state") <- st
+  attr(out, "frozen") <- isTRUE(dmc_acceptance(out) < HE4_FROZEN_ACCEPTANCE)
   class(out) <- class(parts[[1]])
-  out
+  # a combination of unmodified chunks is sealed (a chunk modified after its
+  # run leaves it unsealed: refused by a continuation)
+  sp_reseal(out, parts, DMC_SEALED)
 }
 
 #' Extrapolate helium DMC energies to zero time step and infinite population
@@ -191,9 +202,19 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
 #' has a p-value below 0.001 warns: its model does not describe the runs,
 #' and its error understates the uncertainty of \eqn{E_0}.
 #'
+#' The fit takes the runs as independent. A run that repeats another (the
+#' same seed, settings, populations and blocks: the same random numbers,
+#' hence the same walk and energy) is counted once, with a warning of class
+#' `statphysgpu_duplicate_runs` (counted twice it would shrink the standard
+#' error by \eqn{\sqrt 2} with no new information). `dt_order` other than
+#' `"auto"` needs runs at two time steps or more (an error otherwise);
+#' `"auto"` makes no time-step extrapolation from runs at one time step,
+#' and says so (`extrapolations`).
+#'
 #' @param runs A list of results of [he4_dmc()].
-#' @param dt_order `"auto"`, `"1"` (linear in dt), `"2"` (quadratic alone)
-#'   or `"1+2"` (both; at least three time steps).
+#' @param dt_order `"auto"`, `"1"` (linear in dt; at least two time
+#'   steps), `"2"` (quadratic alone; at least two) or `"1+2"` (both; at
+#'   least three).
 #' @param population Also extrapolate in \eqn{1/P} when the runs have
 #'   several target populations.
 #' @return An object of class `dmc_extrapolation`: a list with `energy`
@@ -217,6 +238,7 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2", "1+2"), pop
                                                   c(ps[[1]]$n, ps[[1]]$density, ps[[1]]$b))),
                  TRUE)
   if (!all(same)) sp_abort("the runs must share n, density and b.", call = call)
+  runs <- dmc_distinct_runs(runs, call)
   d <- do.call(rbind, lapply(runs, function(x) {
     s <- summary(x)
     se <- s$se[1]
@@ -230,6 +252,13 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2", "1+2"), pop
              call = call)
   }
   ndt <- length(unique(d$dt))
+  if (dt_order != "auto" && ndt < 2) {
+    sp_abort(sprintf(paste0(
+      "`dt_order = \"%s\"` extrapolates to dt -> 0, which needs runs at two time steps or ",
+      "more; these have one (dt = %s). Add runs at other `dt`, or leave `dt_order` out ",
+      "(\"auto\" makes no time-step extrapolation from one time step)."),
+      dt_order, format(d$dt[1])), call = call)
+  }
   if (dt_order == "auto") dt_order <- if (ndt >= 3) "1+2" else "1"
   if (dt_order == "1+2" && ndt < 3) {
     sp_abort(sprintf("`dt_order = \"1+2\"` needs runs at three time steps or more, not %d.", ndt),
@@ -270,6 +299,30 @@ he4_dmc_extrapolate <- function(runs, dt_order = c("auto", "1", "2", "1+2"), pop
               data = d, params = ps[[1]][c("n", "density", "b", "jastrow")])
   class(out) <- "dmc_extrapolation"
   out
+}
+
+# The runs of he4_dmc_extrapolate(), each counted once: a run that repeats
+# an earlier one (the same seed, settings, populations and blocks: the same
+# random numbers, so the same walk and the same energy) is dropped, with a
+# warning of class statphysgpu_duplicate_runs; counted twice, it would
+# shrink the fit's standard error by sqrt(2) with no new information.
+dmc_distinct_runs <- function(runs, call) {
+  key <- vapply(runs, function(x) {
+    d <- as.data.frame(unclass(x))
+    sp_digest("run", list(seed = attr(x, "seed_hex"), params = attr(x, "params"),
+                          populations = attr(x, "state")$population,
+                          blocks = d[c("replica", "block")]))
+  }, "")
+  first <- match(key, key)
+  dup <- which(first != seq_along(runs))
+  if (!length(dup)) return(runs)
+  pairs <- vapply(dup, function(i) sprintf("run %d repeats run %d", i, first[i]), "")
+  sp_warn(sprintf(paste0(
+    "%s (the same seed, settings, populations and blocks: the same random numbers, so the ",
+    "same walk, not an independent run): each is counted once. For independent runs give ",
+    "each its own `seed` (or `first_population`)."), paste(pairs, collapse = ", ")),
+    call = call, class = "statphysgpu_duplicate_runs")
+  runs[-dup]
 }
 
 #' @export

@@ -178,11 +178,13 @@ rbind.driven_paths <- function(..., deparse.level = 1) {
   reps <- unique(paths$replica)
   attr(out, "replicas") <- as.double(length(reps))
   attr(out, "first_replica") <- min(reps)
-  attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
+  attr(out, "seconds") <- rbind_seconds(parts)
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")),
                                          TRUE))
   class(out) <- class(first)
-  out
+  # a combination of unmodified chunks continues as one run (a chunk
+  # modified after its run leaves it unsealed: refused by a continuation)
+  sp_reseal(out, parts, DRIVEN_SEALED)
 }
 
 #' Plot driven Brownian ensembles

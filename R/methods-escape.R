@@ -368,7 +368,7 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
   # a combination of intact results continues as they would (a part
   # modified after its run leaves the combination unsealed: refused by a
   # continuation)
-  if (all(vapply(parts, sp_seal_intact, TRUE))) out <- sp_seal(out, ESCAPE_SEALED)
+  out <- sp_reseal(out, parts)
   sp_old_attrs(out)
 }
 

@@ -417,7 +417,9 @@ rbind.kuramoto_run <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   class(out) <- c("kuramoto_run", "data.frame")
-  sp_old_attrs(out)
+  # a combination of unmodified chunks continues as one run (a chunk
+  # modified after its run leaves it unsealed: refused by a continuation)
+  sp_old_attrs(sp_reseal(out, parts, KURAMOTO_SEALED))
 }
 
 #' @rdname rbind.kuramoto_run

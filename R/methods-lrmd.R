@@ -141,6 +141,9 @@ as.data.frame.lrmd_run <- function(x, ...) {
 #' energies in the same order. Chunks of other runs (another model, `n`,
 #' `dt`, `steps`, `record_every`, softening, start step, conditions,
 #' precision or seed) are refused with an error of class `statphysgpu_rbind_error` that names the setting that differs, and so is a replica given twice.
+#' The combination of unmodified chunks is sealed as a result of [lrmd()]
+#' is (`init = ` continues it); one with a chunk modified after its run is
+#' not, and a continuation refuses it.
 #'
 #' @param ... Results of [lrmd()].
 #' @param deparse.level Unused.
@@ -199,10 +202,12 @@ rbind.lrmd_run <- function(..., deparse.level = 1) {
   attr(out, "time_end") <- sy$time_end
   attr(out, "steps_done") <- sy$steps_done
   attr(out, "systems") <- sy
-  attr(out, "seconds") <- sum(vapply(parts, function(a) attr(a, "seconds") %||% 0, 1))
+  attr(out, "seconds") <- rbind_seconds(parts)
   attr(out, "interrupted") <- any(vapply(parts, function(a) isTRUE(attr(a, "interrupted")), TRUE))
   class(out) <- class(first)
-  out
+  # a combination of unmodified chunks continues as one run (a chunk
+  # modified after its run leaves it unsealed: refused by a continuation)
+  sp_reseal(out, parts, LRMD_SEALED)
 }
 
 # The phase-space coordinates of a snapshot (or the final state) to

@@ -115,16 +115,13 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
   })
   out <- do.call(rbind.sp_paths, stripped)
   out <- rbind_ranges_attrs(out, parts, ranges)
-  if (inherits(parts[[1]], "sde_mb_result")) { # every system's final state and parameters
-    mb <- sde_mb_rbind(...)
-    for (a in c("final", "element_params", "k_end", "t_end")) attr(out, a) <- attr(mb, a)
-  }
   if (all(!vapply(ap, is.null, TRUE))) {
     all_ap <- do.call(rbind, ap)
     all_ap <- all_ap[match(paste(out$condition, out$replica), keys), , drop = FALSE]
     rownames(all_ap) <- NULL
     attr(out, "at_passage") <- all_ap
   }
+  if (inherits(parts[[1]], "sde_mb_result")) out <- sde_mb_rbind_state(out, parts)
   out
 }
 
@@ -228,7 +225,9 @@ rbind.sde_moments <- function(..., deparse.level = 1) {
   out$sd <- ifelse(n > 1, sqrt(m2 / pmax(n - 1, 1)), NA_real_)
   out$se <- out$sd / sqrt(n)
   rownames(out) <- NULL
-  sde_keep_attrs(out, parts)
+  out <- sde_keep_attrs(out, parts)
+  if (inherits(parts[[1]], "sde_mb_result")) out <- sde_mb_rbind_state(out, parts)
+  out
 }
 
 #' @rdname sde_methods

@@ -110,6 +110,12 @@ vmc_condition_part <- function(x, c) {
   out
 }
 
+# The mean acceptance of each condition's blocks, and whether its walkers
+# are frozen (he4_acceptance(), see ?he4_vmc, Frozen walkers).
+vmc_acceptance <- function(x) {
+  he4_acceptance(x[["acceptance"]], vmc_condition_ids(x), nrow(vmc_conditions(x)))
+}
+
 # The condition a plot or a coda conversion shows: `condition` (a number
 # among the result's conditions) as a one-condition result.
 vmc_pick_condition <- function(x, condition, call) {
@@ -149,6 +155,7 @@ print.vmc_blocks <- function(x, n = 6, ...) {
   if (isTRUE(attr(x, "interrupted"))) {
     cat("interrupted: the finished blocks are returned; `init = ` continues every chain\n")
   }
+  cat(he4_frozen_line(vmc_acceptance(x)$acceptance))
   if (nrow(x) > 0) print(fmt_whole_cols(utils::head(vmc_df(x), n)), digits = 5, ...)
   if (nrow(x) > n) cat(sprintf("... %s more rows\n", fmt_count(nrow(x) - n)))
   cat("Use summary() for means, reblocked errors and tau_int; plot() for traces and the reblocking curve.\n")
@@ -203,7 +210,9 @@ print.vmc_blocks <- function(x, n = 6, ...) {
 #' @return A data frame of class `summary.vmc_blocks`, one row per
 #'   observable (`energy`, `potential`, `kinetic_pb`, `kinetic_jf`, in K per
 #'   atom) with columns `observable`, `mean`, `se`, `se_error`, `tau_int`
-#'   and `n_blocks`; attributes `acceptance` (mean acceptance), `tail_correction`,
+#'   and `n_blocks`; attributes `acceptance` (mean acceptance), `frozen`
+#'   (`TRUE` when it is below 0.01: the walkers hardly moved, and the
+#'   energies are not estimates; see [he4_vmc()], Frozen walkers), `tail_correction`,
 #'   `energy_corrected` (mean energy plus tail correction), `seconds`,
 #'   `time_to_error` (\eqn{t\sigma^2} of the energy in s mK\eqn{^2}),
 #'   `se_blocks` (per observable, the standard error of independent blocks),
@@ -242,6 +251,7 @@ summary.vmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
               "time_to_error")) {
     attr(out, a) <- vapply(parts, function(s) attr(s, a), 0)
   }
+  attr(out, "frozen") <- vapply(parts, function(s) attr(s, "frozen"), TRUE)
   attr(out, "replicas") <- attr(parts[[1]], "replicas")
   attr(out, "method") <- method
   attr(out, "params") <- vmc_params(object)
@@ -299,6 +309,7 @@ vmc_summary1 <- function(object, method) {
   secs <- attr(object, "seconds") %||% NA_real_
   se_e <- out$se[1]
   attr(out, "acceptance") <- if (nrow(object)) mean(object$acceptance) else NA_real_
+  attr(out, "frozen") <- isTRUE(attr(out, "acceptance") < HE4_FROZEN_ACCEPTANCE)
   attr(out, "tail_correction") <- tail
   attr(out, "energy_corrected") <- out$mean[1] + tail
   attr(out, "seconds") <- secs
@@ -375,6 +386,7 @@ vmc_print_summary1 <- function(x, digits, legend) {
     cat("tau_int is unreliable: the chains are shorter than 50 tau_int (emcee's criterion).\n")
   }
   cat(sprintf("Acceptance: %s\n", format(attr(x, "acceptance"), digits = 3)))
+  cat(he4_frozen_line(attr(x, "acceptance")))
   se_e <- x$se[1]
   cat(sprintf("Energy with the tail correction (%s K): E/N = %s%s\n",
               format(attr(x, "tail_correction"), digits = digits),
@@ -732,7 +744,7 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
   attr(out, "params") <- vmc_params(first)
   attr(out, "replicas") <- as.double(length(unique(state$replica)))
   attr(out, "first_replica") <- min(state$replica)
-  attr(out, "seconds") <- sum(vapply(parts, function(p) attr(p, "seconds") %||% 0, 0))
+  attr(out, "seconds") <- rbind_seconds(parts)
   attr(out, "interrupted") <- any(vapply(parts, function(p) isTRUE(attr(p, "interrupted")), TRUE))
   for (a in c("backend", "devices")) {
     attr(out, a) <- unique(unlist(lapply(parts, function(p) attr(p, a))))
@@ -761,8 +773,11 @@ rbind.vmc_blocks <- function(..., deparse.level = 1) {
         counts, g, (p$n / g$density)^(1 / 3), p$n, nmeas)
     }
   }
+  attr(out, "frozen") <- vmc_acceptance(out)$frozen
   class(out) <- class(first)
-  sp_old_attrs(out)
+  # a combination of unmodified parts is sealed (a part modified after its
+  # run leaves it unsealed: refused by a continuation)
+  sp_old_attrs(sp_reseal(out, parts, VMC_SEALED))
 }
 
 describe_vmc_part <- function(p) {

@@ -197,6 +197,15 @@ rbind_disjoint <- function(parts, what) {
   ranges_merge(r[c("first_replica", "replicas")])
 }
 
+# The seconds of the parts, added up (a part whose attribute `seconds` is
+# not a number, an edited result, counts 0).
+rbind_seconds <- function(parts) {
+  sum(vapply(parts, function(p) {
+    s <- attr(p, "seconds", exact = TRUE)
+    if (is.numeric(s) && length(s) == 1 && !is.na(s)) as.double(s) else 0
+  }, 0))
+}
+
 # The standard attributes of a combination of parts: the merged replica
 # ranges, first_replica and replicas (the replicas held), seconds and
 # interrupted added up.
@@ -332,31 +341,56 @@ sp_old_attrs <- function(x) {
 # saved on one machine continues on another): small values exactly (numbers
 # by the bytes of their doubles), long numeric vectors by exact integer sums
 # of the 16-bit words of their doubles, plain and position-weighted, modulo
-# a prime.
-sp_digest_text <- function(v) {
+# a prime. Numbers are digested by value (a whole double and an integer
+# alike). Version 2 (`version = 2`, what sp_seal() records) also tells a
+# data frame from a list and a logical from a number, and digests the names
+# of a vector, so that a field retyped or renamed so is seen as changed;
+# version 1 (the seals of escape_times() and
+# sde_ams() results made before it) did not.
+sp_digest_text <- function(v, version = 2) {
   if (is.null(v)) return("NULL")
+  if (is.data.frame(v)) {
+    # an lrmd() start not drawn yet (the state of a system an interrupt left
+    # unstarted): its recipe, which the columns are a function of, so that
+    # the seal neither draws it nor changes when R reads it
+    rc <- lrmd_recipe(v)
+    if (!is.null(rc)) {
+      return(paste0("lrmd_start(", paste(names(v), collapse = ","), ";",
+                    sp_digest_text(as.double(rc$recipe), version), ")"))
+    }
+  }
   if (is.data.frame(v) || is.list(v)) {
-    return(paste0("list(", paste(names(v) %||% "", vapply(v, sp_digest_text, ""),
-                                 sep = "=", collapse = ","), ")"))
+    return(paste0(if (version >= 2 && is.data.frame(v)) "df(" else "list(",
+                  paste(names(v) %||% "", vapply(v, sp_digest_text, "", version = version),
+                        sep = "=", collapse = ","), ")"))
   }
   if (is.factor(v)) v <- as.character(v)
   dims <- if (!is.null(dim(v))) paste0("[", paste(dim(v), collapse = "x"), "]") else ""
+  if (version >= 2 && !is.null(names(v))) { # (c(useful = , issued = ), ...)
+    dims <- paste0(dims, "{", sp_digest_text(names(v), version), "}")
+  }
   if (is.character(v)) {
     return(paste0("chr", dims, "(", paste(ifelse(is.na(v), "NA", sprintf("\"%s\"", v)),
                                            collapse = ","), ")"))
   }
   if (!is.numeric(v) && !is.logical(v)) return(paste0(typeof(v), "?"))
-  x <- as.double(v)
+  type <- if (version >= 2 && is.logical(v)) "lgl" else "num"
+  x <- if (is.double(v)) v else as.double(v)
   if (length(x) <= 64) {
-    return(paste0("num", dims, "(", paste(writeBin(x, raw(), endian = "little"), collapse = ""),
-                  ")"))
+    return(paste0(type, dims, "(", paste(writeBin(as.vector(x), raw(), endian = "little"),
+                                         collapse = ""), ")"))
   }
-  paste0("num", dims, "(n=", format(length(x), scientific = FALSE), ",", sp_words_digest(x), ")")
+  # (in C: the same numbers as sp_words_digest(), on the package's threads;
+  # in R they take 0.5 s a million doubles, in C a millisecond)
+  paste0(type, dims, "(n=", format(length(x), scientific = FALSE), ",",
+         .Call(C_sp_r_words_digest, x), ")")
 }
 
 # Two sums of the 16-bit words of the doubles x, in pieces of 2^20 values
 # (every partial sum an integer below 2^53: exact in any floating point),
-# folded modulo 2^31 - 1.
+# folded modulo 2^31 - 1.  The digests of long vectors are computed in C
+# (sp_words_digest() of src/core/sp_digest.c), with the same result; this is
+# the definition, which the tests compare with the C code.
 sp_words_digest <- function(x) {
   p <- 2147483647
   s1 <- s2 <- 0
@@ -370,15 +404,28 @@ sp_words_digest <- function(x) {
   sprintf("%.0f,%.0f", s1, s2)
 }
 
-sp_digest <- function(name, v) .Call(C_sp_r_hash, c("sp-seal-1", name, sp_digest_text(v)))
+sp_digest <- function(name, v, version = 2) {
+  .Call(C_sp_r_hash, c(sprintf("sp-seal-%d", version), name, sp_digest_text(v, version)))
+}
+
+# Whether the value v of field `name` has the digest `d` (of version 2, or
+# of version 1 for a seal made before version 2).
+sp_digest_matches <- function(name, v, d) {
+  identical(sp_digest(name, v), d) || identical(sp_digest(name, v, version = 1), d)
+}
+
+# The value of a sealed field of x: an attribute by name, or a column as
+# "$name" (NULL when x has no such column or is no list).
+sp_seal_value <- function(x, f) {
+  if (startsWith(f, "$")) {
+    if (is.list(x)) .subset2(x, substring(f, 2)) else NULL
+  } else attr(x, f, exact = TRUE)
+}
 
 # Records in attribute `sealed` the digest of each of `fields`: attributes
 # by name, or columns as "$name".
 sp_seal <- function(x, fields) {
-  d <- vapply(fields, function(f) {
-    v <- if (startsWith(f, "$")) .subset2(x, substring(f, 2)) else attr(x, f, exact = TRUE)
-    sp_digest(f, v)
-  }, "")
+  d <- vapply(fields, function(f) sp_digest(f, sp_seal_value(x, f)), "")
   attr(x, "sealed") <- d
   x
 }
@@ -386,28 +433,43 @@ sp_seal <- function(x, fields) {
 # TRUE when x carries a seal and every field still has its digest.
 sp_seal_intact <- function(x) {
   s <- attr(x, "sealed", exact = TRUE)
-  is.character(s) && length(s) && !is.null(names(s)) &&
-    identical(unname(attr(sp_seal(x, names(s)), "sealed")), unname(s))
+  is.character(s) && length(s) && !is.null(names(s)) && !anyNA(names(s)) &&
+    all(vapply(names(s), function(f) sp_digest_matches(f, sp_seal_value(x, f), s[[f]]), TRUE))
+}
+
+# The seal of a combination of parts (rbind() of chunks): `fields` of `out`
+# (by default those of the first part's seal) sealed when every part is
+# intact; a part modified after its run leaves the combination unsealed,
+# which a continuation refuses.
+sp_reseal <- function(out, parts, fields = names(attr(parts[[1]], "sealed", exact = TRUE))) {
+  attr(out, "sealed") <- NULL
+  if (all(vapply(parts, sp_seal_intact, TRUE))) out <- sp_seal(out, fields)
+  out
 }
 
 # Refuses a result whose sealed fields changed since it was made (or that
 # has no seal), naming the first field that changed: a continuation must
-# run with what the result was run with. `what`: "escape_times()".
+# run with what the result was run with. `what`: "escape_times()";
+# `fields`: those the seal must hold (every field it holds is checked: a
+# result sealed with more, as later versions seal it, is checked in all).
+# Every continuation checks the seal before it reads anything else of the
+# result, so that a modified result meets this refusal (class
+# `statphysgpu_modified_result`), not an error of whatever part of the
+# continuation first reads the changed field.
 sp_check_seal <- function(x, what, call, fields) {
   s <- attr(x, "sealed", exact = TRUE)
-  if (!is.character(s) || is.null(names(s)) || !all(fields %in% names(s))) {
+  if (!is.character(s) || is.null(names(s)) || anyNA(names(s)) || !all(fields %in% names(s))) {
     sp_abort(sprintf(paste0(
       "`init` carries no record of the settings it was run with (attribute `sealed`): ",
       "it is a modified result or one of an earlier version; continue an unmodified ",
       "result of %s (rbind() of its chunks is one)."), what),
       call = call, class = "statphysgpu_modified_result")
   }
-  for (f in fields) {
-    v <- if (startsWith(f, "$")) .subset2(x, substring(f, 2)) else attr(x, f, exact = TRUE)
-    if (!identical(sp_digest(f, v), s[[f]])) {
+  for (f in unique(c(fields, names(s)))) {
+    if (!sp_digest_matches(f, sp_seal_value(x, f), s[[f]])) {
       sp_abort(sprintf(paste0(
         "`init` was modified after it was run: its %s is not the one it was run with, ",
-        "and a continuation must use what the paths were run with (their seed, ",
+        "and a continuation must use what the result was run with (its seed, ",
         "precision, step, state, ...). Continue the result as %s returned it (or rbind() ",
         "of its chunks)."),
         if (startsWith(f, "$")) sprintf("column `%s`", substring(f, 2))
@@ -417,6 +479,17 @@ sp_check_seal <- function(x, what, call, fields) {
   }
   invisible(x)
 }
+
+# The fields of a kuramoto() result that a continuation reads
+# (kuramoto_check_run(), kuramoto_check_same_A()), sealed when the result is
+# made; the attribute `theta` (the phases' old name) is not read.
+KURAMOTO_SEALED <- c("params", "systems", "phases", "steps_done", "clock", "seed_hex",
+                     "precision")
+
+# The fields of a many-body sde_run() result that a continuation reads
+# (sde_mb_run()), sealed when the result is made.
+SDE_MB_SEALED <- c("model_hash", "n", "seed_hex", "conditions", "replicas", "first_replica",
+                   "precision", "method", "final", "k_end", "t_end")
 
 # ---- printing ------------------------------------------------------------------
 

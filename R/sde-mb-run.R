@@ -159,7 +159,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
              call = call)
   }
   # continuation
-  prev <- if (inherits(init, "sde_mb_result")) init
+  prev <- if (inherits(init, "sde_mb_result")) sp_check_seal(init, "sde_run()", call, SDE_MB_SEALED)
   if (!is.null(prev)) {
     if (!identical(attr(prev, "model_hash"), m$hash)) {
       sp_abort("`init` is the result of another model (its model hash differs).", call = call)
@@ -377,9 +377,10 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                 records = "sde_records",
                 trajectories = "sde_mb_trajectories",
                 rdf = "sde_rdf")
-  sim_result(out, fr, res, class = c(cls, "sde_mb_result", "data.frame"),
-             unfinished = sprintf("%s of %s records were reached; the result holds those",
-                                  fmt_count(res$records), fmt_count(rec$nrec)))
+  out <- sim_result(out, fr, res, class = c(cls, "sde_mb_result", "data.frame"),
+                    unfinished = sprintf("%s of %s records were reached; the result holds those",
+                                         fmt_count(res$records), fmt_count(rec$nrec)))
+  sp_seal(out, SDE_MB_SEALED) # what a continuation reads
 }
 
 # The GPU plan of a run of systems of n elements (inst/cuda/mb.cu, src/gpu/
@@ -733,7 +734,16 @@ sde_mb_rbind <- function(...) {
                                                      names(d))])))
   d <- d[ord, , drop = FALSE]
   rownames(d) <- NULL
-  out <- sde_keep_attrs(d, parts, drop = c("final", "k_end", "t_end", "element_params"))
+  sde_mb_rbind_state(sde_keep_attrs(d, parts, drop = c("final", "k_end", "t_end", "element_params")), parts)
+}
+
+# The state of a combination `out` of many-body chunks `parts` (of any
+# output): their final states, system by system, the system size `n` (which
+# the old attribute `n` of passage and moments results, the replicas, must
+# not replace), the end step and time, and the seal of the combination of
+# unmodified chunks (a continuation of it continues every system).
+sde_mb_rbind_state <- function(out, parts) {
+  attr(out, "n") <- attr(parts[[1]], "n")
   # the final states, system by system, in (condition, replica) order
   sys <- do.call(rbind, lapply(seq_along(parts), function(k) {
     p <- parts[[k]]
@@ -757,7 +767,7 @@ sde_mb_rbind <- function(...) {
   }
   attr(out, "k_end") <- max(vapply(parts, function(p) attr(p, "k_end"), 0))
   attr(out, "t_end") <- max(vapply(parts, function(p) attr(p, "t_end"), 0))
-  out
+  sp_reseal(out, parts, SDE_MB_SEALED)
 }
 
 #' @export

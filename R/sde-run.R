@@ -202,6 +202,11 @@
 #' x parameters x systems in the order of `final`, and as a data frame
 #' [sde_element_params()] (to set an oscillator's natural frequency against
 #' its effective one).
+#' What the continuation reads of the result (its attributes `model_hash`,
+#' `n`, `seed_hex`, `conditions`, `replicas`, `first_replica`,
+#' `precision`, `method`, `final`, `k_end`, `t_end`) is sealed when it is
+#' made: a result in which any was changed afterwards is refused with an
+#' error of class `statphysgpu_modified_result`.
 #'
 #' Starts (`init`): per state a number, `n` numbers (per element, the same
 #' in every system), an `n` x `replicas` matrix (per system: row \eqn{i}

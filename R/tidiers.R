@@ -50,7 +50,9 @@ tidy_check_level <- function(conf.level) {
 #' @param conf.level The level of the interval.
 #' @param ... Unused.
 #' @return A data frame (a tibble is not needed: broom's consumers take data
-#'   frames).
+#'   frames). `tidy()` of an empty result (`x[0, ]`) has no rows and the
+#'   columns of any other; `glance()` of it is its one row (as broom's
+#'   always is), with no conditions and no replicas.
 #' @name tidiers
 #' @examples
 #' if (requireNamespace("generics", quietly = TRUE)) {
@@ -102,7 +104,8 @@ tidy.tts_estimate <- function(x, conf.int = TRUE, ...) {
   d <- as.data.frame(unclass(x), stringsAsFactors = FALSE)
   cond <- d[tts_condition_columns(d)]
   one <- function(term, med, mean, lo, hi) {
-    out <- data.frame(term = term, estimate = med, mean = mean, stringsAsFactors = FALSE)
+    out <- data.frame(term = rep(term, nrow(d)), estimate = med, mean = mean,
+                      stringsAsFactors = FALSE) # (an empty table: no rows)
     if (isTRUE(conf.int)) {
       out$conf.low <- lo
       out$conf.high <- hi
@@ -185,9 +188,9 @@ tidy.escape_rate_ams <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   own <- c("p", "p_se", "mfpt", "mfpt_se", "rate", "rate_se", "replicas")
   grid <- d[setdiff(names(d), own)]
   rows <- lapply(c("p", "mfpt", "rate"), function(term) {
-    out <- data.frame(term = term, estimate = d[[term]],
+    out <- data.frame(term = rep(term, nrow(d)), estimate = d[[term]],
                       std.error = d[[paste0(term, "_se")]], replicas = d$replicas,
-                      stringsAsFactors = FALSE)
+                      stringsAsFactors = FALSE) # (an empty result: no rows)
     if (isTRUE(conf.int)) {
       out <- cbind(out, tidy_interval(out$estimate, out$std.error,
                                       tidy_check_level(conf.level)))

@@ -440,17 +440,25 @@ test_that("continuing: a modified or mismatched result is refused clearly", {
                class = "statphysgpu_error")
   expect_error(go(periods = 5, output = "histogram"), "`init` was run with output = summary",
                class = "statphysgpu_error")
+  # a modified result is refused by its seal, naming what changed; sealed
+  # again (as if made so), by the checks of what the continuation reads
   y <- x
   attr(y, "state") <- NULL
-  expect_error(driven_brownian(init = y, periods = 5), "has no end state",
+  expect_error(driven_brownian(init = y, periods = 5), "modified after it was run: its attribute `state`",
+               class = "statphysgpu_modified_result")
+  expect_error(driven_brownian(init = reseal(y), periods = 5), "has no end state",
                class = "statphysgpu_error")
   y <- x
   attr(y, "state")$m[2] <- 0.5
-  expect_error(driven_brownian(init = y, periods = 5),
+  expect_error(driven_brownian(init = y, periods = 5), "its attribute `state`",
+               class = "statphysgpu_modified_result")
+  expect_error(driven_brownian(init = reseal(y), periods = 5),
                "no usable end state of its paths: replica 2 of condition 1",
                class = "statphysgpu_error")
   y <- x
   attr(y, "steps") <- 1e9
-  expect_error(driven_brownian(init = y, periods = 5), "its step count",
+  expect_error(driven_brownian(init = y, periods = 5), "its attribute `steps`",
+               class = "statphysgpu_modified_result")
+  expect_error(driven_brownian(init = reseal(y), periods = 5), "its step count",
                class = "statphysgpu_error")
 })

@@ -548,26 +548,28 @@ test_that("a modified or mismatched result is refused clearly", {
                class = "statphysgpu_error")
   expect_error(switching_currents(init = s, gamma_max = 0.6, gamma0 = 0.2),
                "`init` was run with gamma0 = 0.3", class = "statphysgpu_error")
-  # modified results
+  # modified results: refused by the seal first (naming what changed), and
+  # sealed again (as if made so) by the checks of what is read
+  modified <- function(y, what, error) {
+    expect_error(escape_times(init = y, t_max = 5),
+                 paste0("`init` was modified after it was run: its ", what),
+                 class = "statphysgpu_modified_result")
+    expect_error(escape_times(init = reseal(y), t_max = 5), error, class = "statphysgpu_error")
+  }
   y <- x
   attr(y, "state") <- NULL
-  expect_error(escape_times(init = y, t_max = 5), "has no end state of its paths",
-               class = "statphysgpu_error")
+  modified(y, "attribute `state`", "has no end state of its paths")
   y <- x
   y$value[which(!y$escaped)[1]] <- 1
-  expect_error(escape_times(init = y, t_max = 5), "no usable end state.*censoring value",
-               class = "statphysgpu_error")
+  modified(y, "column `value`", "no usable end state.*censoring value")
   y <- x
   y$escaped[which(!y$escaped)[1]] <- TRUE
-  expect_error(escape_times(init = y, t_max = 5), "exactly the paths not escaped",
-               class = "statphysgpu_error")
+  modified(y, "column `escaped`", "exactly the paths not escaped")
   y <- x
   attr(y, "state")$step[1] <- 3
-  expect_error(escape_times(init = y, t_max = 5), "has step = 3",
-               class = "statphysgpu_error")
+  modified(y, "attribute `state`", "has step = 3")
   y <- x
   attr(y, "state")$phi[1] <- NaN
-  expect_error(escape_times(init = y, t_max = 5), "phi = NaN", class = "statphysgpu_error")
-  expect_error(escape_times(init = x[1:10, ], t_max = 5), "no end state|no usable end state",
-               class = "statphysgpu_error")
+  modified(y, "attribute `state`", "phi = NaN")
+  modified(x[1:10, ], "column", "no end state|no usable end state")
 })

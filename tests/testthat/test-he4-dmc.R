@@ -96,16 +96,20 @@ test_that("a generation equals the R reference, weights only and branching", {
                seed = 1, backend = "cpu", precision = "double")
   # weights only and branching over the effective time step, and branching
   # over dt (effective_step = FALSE)
+  # (dt = 0.03 rejects most moves, so that both branches of the accept/reject
+  # step are taken: generations of frozen walkers, which he4_dmc() names)
+  frozen_ok <- function(e) suppressWarnings(e, classes = "statphysgpu_frozen_walkers")
   for (cfg in list(c(FALSE, TRUE), c(TRUE, TRUE), c(TRUE, FALSE))) {
     branching <- cfg[1]
-    d <- he4_dmc(dt = 0.03, replicas = 6, target_population = 6, blocks = 1,
-                 block_steps = 1, equilibration = 0, branching = branching,
-                 effective_step = cfg[2], feedback = 0.3, init = v, seed = 11, backend = "cpu")
+    d <- frozen_ok(he4_dmc(dt = 0.03, replicas = 6, target_population = 6, blocks = 1,
+                           block_steps = 1, equilibration = 0, branching = branching,
+                           effective_step = cfg[2], feedback = 0.3, init = v, seed = 11,
+                           backend = "cpu"))
     accs <- logical()
     sizes <- numeric()
     for (g in 1:3) {
       ref <- dmc_ref_generation(d)
-      d <- dmc_next(d)
+      d <- frozen_ok(dmc_next(d))
       st <- attr(d, "state")
       expect_equal(st$size[1], length(ref$X))
       for (k in seq_along(ref$X)) {
@@ -143,16 +147,19 @@ test_that("the effective time step's sums continue, and start afresh from an old
   # a state saved without the sums (older versions) continues with fresh
   # ones: the generation's moves are the same (the weights do not move the
   # walkers), so its sum is exactly what d2 added to d's
+  # (a result of an earlier version has no seal, and is refused: the state
+  # is sealed again here to reach the checks behind the seal)
   old <- d
   st$r2_accepted <- st$r2_proposed <- NULL
   attr(old, "state") <- st
-  d3 <- dmc_next(old)
+  expect_error(dmc_next(old), "its attribute `state`", class = "statphysgpu_modified_result")
+  d3 <- dmc_next(reseal(old))
   expect_equal(attr(d3, "state")$r2_proposed, attr(d2, "state")$r2_proposed - before,
                tolerance = 1e-12)
   st$r2_accepted <- -1
   st$r2_proposed <- 1
   attr(old, "state") <- st
-  expect_error(dmc_next(old), "r2_accepted", class = "statphysgpu_error")
+  expect_error(dmc_next(reseal(old)), "r2_accepted", class = "statphysgpu_error")
 })
 
 test_that("the plain algorithm accepts every move", {

@@ -249,8 +249,13 @@ test_that("the walkers' state of `init` is checked as a whole before it is used"
     attr(y, "state") <- utils::modifyList(st, list(...))
     y
   }
+  # a modified state is refused by the seal; sealed again (as if made so),
+  # by the checks of the state
   bad <- function(y, error) {
     expect_error(vmc(32, blocks = 2, block_sweeps = 2, equilibration = 0, init = y),
+                 "`init` was modified after it was run: its attribute `state`",
+                 class = "statphysgpu_modified_result")
+    expect_error(vmc(32, blocks = 2, block_sweeps = 2, equilibration = 0, init = reseal(y)),
                  paste0("`init` holds no usable walkers' state: ", error),
                  class = "statphysgpu_error")
   }
@@ -297,7 +302,7 @@ test_that("the walkers' state of `init` is checked as a whole before it is used"
   ok <- st$coords
   ok[, 2, 1] <- ok[, 1, 1] + c(0.011, 0, 0)
   expect_true(all(is.finite(vmc(32, blocks = 1, block_sweeps = 1, equilibration = 0,
-                                init = with_state(coords = ok))$energy)))
+                                init = reseal(with_state(coords = ok)))$energy)))
 })
 
 test_that("an unchanged state skips the close-pair search by its fingerprint; a changed one does not", {
@@ -331,7 +336,10 @@ test_that("an unchanged state skips the close-pair search by its fingerprint; a 
   near[, 2, 1] <- near[, 1, 1] + c(0.005, 0, 0)
   attr(y, "state")$coords <- near
   expect_identical(attr(y, "state")$fingerprint, st$fingerprint)
+  # (sealed again: the seal refuses any change before the state's checks)
   expect_error(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = y),
+               "its attribute `state`", class = "statphysgpu_modified_result")
+  expect_error(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = reseal(y)),
                "walker 1 has two atoms closer than", class = "statphysgpu_error")
   # the coordinate check is what a matching fingerprint skips: a
   # coordinate just past the wall is refused without one and taken with a
@@ -340,10 +348,10 @@ test_that("an unchanged state skips the close-pair search by its fingerprint; a 
   out <- st$coords
   out[1, 3, 2] <- L * (1 + 1e-3)
   attr(y, "state")$coords <- out
-  expect_error(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = y),
+  expect_error(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = reseal(y)),
                "inside the box", class = "statphysgpu_error")
   attr(y, "state")$fingerprint <- fp(out)
-  expect_s3_class(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = y),
+  expect_s3_class(vmc(32, blocks = 1, block_sweeps = 2, equilibration = 0, init = reseal(y)),
                   "vmc_blocks")
   # an unchanged state continues (the chain of one longer call, test above)
   # and its continuation has its own fingerprint
@@ -647,12 +655,14 @@ test_that("a sweep: chunks by first_replica combine, and it continues exactly", 
   expect_error(vmc(32, density = 0.024, blocks = 2, block_sweeps = 3, equilibration = 0,
                    init = first), "`init` was run with n = 32, density = 0.02186, 0.024",
                class = "statphysgpu_error")
-  # a damaged state is refused naming the condition
+  # a damaged state is refused (by the seal; sealed again, naming the condition)
   bad <- first
   st <- attr(bad, "state")
   st$coords[, 2, 4] <- st$coords[, 1, 4]
   attr(bad, "state") <- st
   expect_error(vmc(32, blocks = 1, block_sweeps = 3, equilibration = 0, init = bad),
+               "its attribute `state`", class = "statphysgpu_modified_result")
+  expect_error(vmc(32, blocks = 1, block_sweeps = 3, equilibration = 0, init = reseal(bad)),
                "walker 1 of condition 2 has two atoms closer", class = "statphysgpu_error")
 })
 

@@ -619,10 +619,13 @@ test_that("a continued matrix run takes A again; a mismatched or modified run is
   e(init = x, frequencies = 0.5, steps = 2, msg = "`frequencies` differs")
   e(init = x, replicas = 3, steps = 2, msg = "`replicas` and `first_replica` cannot be given")
   e(init = x, msg = "`steps` must be given")
-  # a modified result
+  # a modified result: refused by its seal, naming what changed; sealed
+  # again (as if made so), by the checks of what the continuation reads
   mod <- function(f) {
-    y <- x
-    f(y)
+    y <- f(x)
+    expect_error(kur(init = y, steps = 2), "`init` was modified after it was run: its attribute",
+                 class = "statphysgpu_modified_result")
+    reseal(y)
   }
   e(init = mod(function(y) { attr(y, "phases")[1, 1] <- NA; y }), steps = 2,
     msg = "attribute `phases` is missing or damaged")

@@ -638,7 +638,12 @@ test_that("a modified run is refused as init, naming init and what is wrong", {
     list(sets(function(s) { s$extra <- 1; s }), "state"),
     list(sets(function(s) as.matrix(s)), "state"))
   for (b in bad) {
+    # refused by its seal, naming what changed; sealed again (as if made
+    # so), by the checks of what the continuation reads
     expect_error(lr(init = b[[1]], dt = 0.1, steps = 5),
+                 paste0("`init` was modified after it was run: its attribute `", b[[2]], "`"),
+                 class = "statphysgpu_modified_result")
+    expect_error(lr(init = reseal(b[[1]]), dt = 0.1, steps = 5),
                  paste0("`init` is an lrmd\\(\\) run whose attribute `", b[[2]], "`"),
                  class = "statphysgpu_error")
   }
@@ -914,14 +919,19 @@ test_that("a run of several systems continues every system exactly", {
   expect_error(lr(init = sw, dt = 0.01, steps = 2, softening = 0.2),
                "`softening` was swept", class = "statphysgpu_error")
   # a damaged run of several systems is refused
+  # (refused by its seal; sealed again, by the checks of what is read)
   bad <- a
   attr(bad, "systems")$step_end[2] <- -1
-  expect_error(lr(init = bad, dt = 0.02, steps = 2), "attribute `systems` is missing or damaged",
-               class = "statphysgpu_error")
+  expect_error(lr(init = bad, dt = 0.02, steps = 2), "its attribute `systems`",
+               class = "statphysgpu_modified_result")
+  expect_error(lr(init = reseal(bad), dt = 0.02, steps = 2),
+               "attribute `systems` is missing or damaged", class = "statphysgpu_error")
   bad <- a
   attr(bad, "state")[[3]] <- attr(bad, "state")[[3]][1:10, ]
-  expect_error(lr(init = bad, dt = 0.02, steps = 2), "attribute `state` is missing or damaged",
-               class = "statphysgpu_error")
+  expect_error(lr(init = bad, dt = 0.02, steps = 2), "its attribute `state`",
+               class = "statphysgpu_modified_result")
+  expect_error(lr(init = reseal(bad), dt = 0.02, steps = 2),
+               "attribute `state` is missing or damaged", class = "statphysgpu_error")
 })
 
 test_that("an interrupt stops an ensemble after the system in flight; the rest start on", {
