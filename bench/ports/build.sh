@@ -11,7 +11,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 NVCC=${NVCC:-nvcc}
 ARCH=${ARCH:-sm_90}
 mkdir -p "$dir/bin"
-for p in escape driven kuramoto hmf ring lorenz; do
+for p in escape driven kuramoto hmf ring lorenz lj; do
   echo "nvcc $p.cu"
   "$NVCC" -O3 -arch="$ARCH" --use_fast_math -o "$dir/bin/$p" "$dir/$p.cu"
 done
