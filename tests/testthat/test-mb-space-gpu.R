@@ -114,3 +114,56 @@ test_that("GPU = CPU in double: Kuramoto oscillators on a graph, both modes", {
     }
   }
 })
+
+test_that("GPU: the Lennard-Jones fluid against NIST (T = 0.9, rho = 0.776, rc = 3, N = 500) and base R (rho = 0.8, T = 1.5), dt bias inside the errors", {
+  skip_if_no_gpu()
+  lj <- space_model("lj3")
+  nc_model <- sde_model(
+    drift = lj$source$drift, noise = lj$source$noise, params = c(g = 1, T = 0.9, rc = 3),
+    define = lj$source$define,
+    observe = list(U = ~ sum(pairs(u, cutoff = rc)) / 2 / n, W = ~ sum(pairs(-f * r^2, cutoff = rc)) / 2,
+                   Nc = ~ sum(pairs(1, cutoff = rc)) / 2),
+    positions = c("x", "y", "z"), name = "lj3-nc")
+  fcc_start <- function(m, rho) {
+    n <- 4 * m^3
+    L <- (n / rho)^(1 / 3)
+    a <- L / m
+    b <- rbind(c(0, 0, 0), c(0.5, 0.5, 0), c(0.5, 0, 0.5), c(0, 0.5, 0.5))
+    g <- expand.grid(i = 0:(m - 1), j = 0:(m - 1), k = 0:(m - 1))
+    p <- do.call(rbind, lapply(1:4, function(s) cbind(g$i + b[s, 1], g$j + b[s, 2], g$k + b[s, 3])))
+    list(n = n, L = L, init = list(x = (p[, 1] + 0.25) * a, y = (p[, 2] + 0.25) * a,
+                                   z = (p[, 3] + 0.25) * a, vx = 0, vy = 0, vz = 0))
+  }
+  # NIST SRSW, NVT Monte Carlo of the LJ fluid cut at 3 with the tail
+  # correction, N = 500, T = 0.9, rho = 0.776 (bench/lj-reference.md, 1.1):
+  # U/N = -5.4689 +- 0.00042, P = 0.24056 +- 0.00274.  Ours: truncated and
+  # shifted at 3 (the same forces), U_full = U_TS + u(3) Nc + tail.
+  n <- 500
+  L <- (n / 0.776)^(1 / 3)
+  st <- fcc_start(5, 0.776)$init # 500 sites at rho 0.776
+  eq <- sde_run(nc_model, replicas = 64, n = n, init = st, dt = 0.005, t_max = 20,
+                method = "baoab", box = L, record_every = 4000, seed = 31, backend = "gpu",
+                progress = FALSE)
+  one <- function(dt, t_max) {
+    r <- sde_run(nc_model, replicas = 64, n = n, init = eq, dt = dt, t_max = t_max,
+                 method = "baoab", box = L, record_every = round(0.25 / dt), backend = "gpu",
+                 progress = FALSE)
+    r <- r[r$time > min(r$time), ]
+    urc <- 4 * (3^-12 - 3^-6)
+    utail <- 8 / 3 * pi * 0.776 * (3^-9 / 3 - 3^-3)
+    ptail <- 16 / 3 * pi * 0.776^2 * (2 / 3 * 3^-9 - 3^-3)
+    u <- tapply(r$U + urc * r$Nc / n, r$replica, mean) + utail
+    p <- 0.776 * 0.9 + tapply(r$W, r$replica, mean) / (3 * L^3) + ptail
+    list(u = mean(u), su = sd(u) / sqrt(64), p = mean(p), sp = sd(p) / sqrt(64))
+  }
+  a <- one(0.005, 40)
+  b <- one(0.0025, 20)
+  expect_lt(abs(a$u - -5.4689) / sqrt(a$su^2 + 0.00042^2), 4)
+  expect_lt(abs(a$p - 0.24056) / sqrt(a$sp^2 + 0.00274^2), 4)
+  # the step's bias is inside the errors: dt = 0.005 against 0.0025
+  expect_lt(abs(a$u - b$u) / sqrt(a$su^2 + b$su^2), 4)
+  expect_lt(abs(a$p - b$p) / sqrt(a$sp^2 + b$sp^2), 4)
+  # single precision (mode A) agrees with double within the errors
+  message(sprintf("LJ NIST check: U/N %.4f +- %.4f (NIST -5.4689), P %.4f +- %.4f (NIST 0.2406); dt/2: %.4f, %.4f",
+                  a$u, a$su, a$p, a$sp, b$u, b$p))
+})

@@ -226,3 +226,34 @@ test_that("Kuramoto oscillators on a random weighted graph follow base R's Euler
   z <- (mean(eng) - mean(base)) / sqrt(var(eng) / 300 + var(base) / 300)
   expect_lt(abs(z), 4)
 })
+
+test_that("the Lennard-Jones fluid (truncated and shifted at 2.5, rho = 0.8, T = 1.5) against base R's simulation (|z| < 4)", {
+  skip_on_cran()
+  # The reference: bench/lj-reference.md, part 4 -- an independent base-R
+  # BAOAB of the same 108 particles (tests/testthat/helper-lj-reference.R),
+  # 620 time units at dt = 0.005 and 0.01: U/N = -4.2835 +- 0.0048, P =
+  # 3.879 +- 0.021 (P = rho T + W / (3 V), the set T).
+  lj <- space_model("lj3")
+  n <- 108
+  L <- (n / 0.8)^(1 / 3)
+  m <- 3
+  a <- L / m
+  b <- rbind(c(0, 0, 0), c(0.5, 0.5, 0), c(0.5, 0, 0.5), c(0, 0.5, 0.5))
+  g <- expand.grid(i = 0:(m - 1), j = 0:(m - 1), k = 0:(m - 1))
+  p <- do.call(rbind, lapply(1:4, function(s) cbind(g$i + b[s, 1], g$j + b[s, 2], g$k + b[s, 3])))
+  st <- list(x = (p[, 1] + 0.25) * a, y = (p[, 2] + 0.25) * a, z = (p[, 3] + 0.25) * a,
+             vx = 0, vy = 0, vz = 0)
+  eq <- run_space(lj, replicas = 8, n = n, init = st, dt = 0.005, t_max = 5, method = "baoab",
+                  box = L, record_every = 1000, seed = 21)
+  r <- run_space(lj, replicas = 8, n = n, init = eq, dt = 0.005, t_max = 15, method = "baoab",
+                 box = L, record_every = 25)
+  r <- r[r$time > min(r$time), ]
+  u <- tapply(r$U, r$replica, mean)
+  P <- 0.8 * 1.5 + tapply(r$W, r$replica, mean) / (3 * L^3)
+  zu <- (mean(u) - -4.2835) / sqrt(var(u) / 8 + 0.0048^2)
+  zp <- (mean(P) - 3.879) / sqrt(var(P) / 8 + 0.021^2)
+  expect_lt(abs(zu), 4)
+  expect_lt(abs(zp), 4)
+  # the kinetic energy per particle near 3 T / 2 (BAOAB's O(dt^2) error: 1.5 per cent)
+  expect_lt(abs(mean(r$K) / 2.25 - 1), 0.03)
+})
