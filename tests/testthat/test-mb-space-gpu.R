@@ -163,7 +163,6 @@ test_that("GPU: the Lennard-Jones fluid against NIST (T = 0.9, rho = 0.776, rc =
   # the step's bias is inside the errors: dt = 0.005 against 0.0025
   expect_lt(abs(a$u - b$u) / sqrt(a$su^2 + b$su^2), 4)
   expect_lt(abs(a$p - b$p) / sqrt(a$sp^2 + b$sp^2), 4)
-  # single precision (mode A) agrees with double within the errors
   message(sprintf("LJ NIST check: U/N %.4f +- %.4f (NIST -5.4689), P %.4f +- %.4f (NIST 0.2406); dt/2: %.4f, %.4f",
                   a$u, a$su, a$p, a$sp, b$u, b$p))
 })
