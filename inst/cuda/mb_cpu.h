@@ -57,6 +57,7 @@ static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, dou
   SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], r[SP_MB_TN];
   uint64_t i;
   int q;
+  if (nt <= 0) return; /* (a step of a model whose dynamics need no sum) */
   for (q = 0; q < nt; q++) s->Rd[q] = 0;
   for (i = 0; i < s->n; i++) {
     SP_MB_GATHER(s, src, i, x, nb);
@@ -124,7 +125,10 @@ static void SP_PREC(sp_mb_qi)(const SP_PREC(sp_mb_sys) *s, uint64_t i, SP_REAL *
 /* The first non-finite value of a state, as element << 8 | state, or -1. */
 static int64_t SP_PREC(sp_mb_bad)(const SP_REAL *x, uint64_t n) {
   uint64_t i;
-  int v;
+  int v, any = 0;
+  _Pragma("omp simd reduction(|:any)") /* (a vector loop first) */
+  for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) any |= !isfinite(x[i]);
+  if (!any) return -1;
   for (i = 0; i < n; i++)
     for (v = 0; v < SP_MB_NX; v++)
       if (!isfinite(x[(uint64_t)v * n + i])) return (int64_t)(i << 8 | (uint64_t)v);
