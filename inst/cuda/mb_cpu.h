@@ -51,6 +51,11 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const double *par, const 
 #endif
 }
 
+#ifdef SP_MB_CPU_LANES
+static int SP_PREC(sp_mb_reduce_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                       int nt); /* (mb_lanes.h) */
+#endif
+
 /* The reductions of state src: the first `nt` sums over the elements. */
 static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t, int nt) {
 #if SP_MB_NT > 0
@@ -58,6 +63,9 @@ static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, dou
   uint64_t i;
   int q;
   if (nt <= 0) return; /* (a step of a model whose dynamics need no sum) */
+#ifdef SP_MB_CPU_LANES
+  if (SP_PREC(sp_mb_reduce_lanes)(s, src, t, nt)) return;
+#endif
   for (q = 0; q < nt; q++) s->Rd[q] = 0;
   for (i = 0; i < s->n; i++) {
     SP_MB_GATHER(s, src, i, x, nb);
@@ -135,6 +143,10 @@ static int64_t SP_PREC(sp_mb_bad)(const SP_REAL *x, uint64_t n) {
   return -1;
 }
 
+#ifdef SP_MB_CPU_LANES
+#  include "mb_lanes.h" /* the vector loop over elements: sp_mb_step_sde_lanes */
+#endif
+
 /* One step of the SDE methods from xs (at time t, step kk of the chain). */
 static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, double dt,
                                    uint64_t seed, uint64_t stream, uint64_t kk) {
@@ -144,6 +156,9 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
       z[SP_MB_WN], dw[SP_MB_WN], y[SP_MB_NX];
   uint64_t i;
   int v;
+#ifdef SP_MB_CPU_LANES
+  if (SP_PREC(sp_mb_step_sde_lanes)(s, heun, t, dt, seed, stream, kk)) return;
+#endif
   SP_PREC(sp_mb_couple)(s, s->xs, t);
   for (i = 0; i < n; i++) {
     SP_MB_GATHER(s, s->xs, i, x, nb);
