@@ -93,18 +93,15 @@ base_time <- function(L, steps, method, periodic) {
   })
 }
 
-# Steps for at least min_s seconds of CPU time: 4 times more from `steps`
-# until a run lasts min_s / 2, then scaled; site-steps/s (CPU and wall) of
-# the final run and its steps.
+# Steps for at least min_s seconds of CPU time: more steps (at most 16
+# times more a try) until a run lasts that long (a run long enough takes the
+# vector loop and goes 15 times as fast: the tries go on from there);
+# site-steps/s (CPU and wall) of that run and its steps.
 rate <- function(f, L, steps = 4) {
   repeat {
     t <- f(steps)
-    if (t[["cpu"]] >= min_s / 2) break
-    steps <- steps * 4
-  }
-  if (t[["cpu"]] < min_s) {
-    steps <- ceiling(steps * 1.2 * min_s / t[["cpu"]])
-    t <- f(steps)
+    if (t[["cpu"]] >= min_s) break
+    steps <- ceiling(steps * min(16, max(2, 1.2 * min_s / max(t[["cpu"]], 1e-3))))
   }
   c(cpu = L * L * steps / t[["cpu"]], wall = L * L * steps / t[["wall"]], steps = steps)
 }
