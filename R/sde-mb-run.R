@@ -586,9 +586,9 @@ sde_mb_cpu_source <- function(lanes = NULL) {
 # statphysgpu.sde_cpu_vector: "auto" from mb_cpu_vector_steps element-steps,
 # at most (elements x systems x steps), TRUE always, FALSE never).  The
 # vector object compiles in a second or two more than the other, once (the
-# cache keeps it); it runs a lattice some 15 times as fast, so that a run
-# of 2^22 element-steps (0.4 s an element at a time) repays it
-# (bench/mb-lattice-cpu.R).
+# cache keeps it); it runs a lattice 10 to 40 times as fast, so that runs
+# from 2^20 element-steps (0.1 to 0.4 s an element at a time) repay it
+# soon (bench/mb-lattice-cpu.R).
 sde_mb_cpu_lanes_wanted <- function(m, precision, method, steps) {
   v <- sp_tuning("sde_cpu_vector")
   ok <- method %in% c("euler", "srk2") && nzchar(sde_cc()$extra) &&

@@ -209,7 +209,7 @@
 #' depend only on its stream: results do not depend on threads, chunks or
 #' the backend.
 #'
-#' On the CPU, runs of `"euler"` and `"srk2"` from \eqn{2^{22}}
+#' On the CPU, runs of `"euler"` and `"srk2"` from \eqn{2^{20}}
 #' element-steps (elements x systems x steps) advance a system's elements
 #' side by side in the lanes of the processor's vector registers: an
 #' object of the model compiled once for that precision (a few seconds,

@@ -51,7 +51,7 @@ SP_TUNING <- list(
   # system's elements (mb_lanes.h; its object compiles in a few seconds,
   # for one precision) under sde_cpu_vector "auto" for runs of at least
   # this many element-steps (elements x systems x steps)
-  mb_cpu_vector_steps = list(2^22, function(v) is.numeric(v) && length(v) == 1 && !is.na(v) &&
+  mb_cpu_vector_steps = list(2^20, function(v) is.numeric(v) && length(v) == 1 && !is.na(v) &&
                                v >= 0, "a number of element-steps, 0 or more"),
   # user models: the size (nodes, a sine or cosine as 30) above which a
   # model's functions and sines are compiled out of line (compile time)

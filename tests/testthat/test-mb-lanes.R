@@ -28,7 +28,7 @@ test_that("long lattice runs of euler and srk2 take the vector object; others do
   skip_if(!nzchar(statphysgpu:::sde_cc()$extra), "the compiler is not GCC or clang")
   expect_identical(want("single", "euler", 2^26), "single")
   expect_identical(want("double", "srk2", 2^26), "double")
-  expect_null(want("single", "euler", 2^20)) # short: the object of both precisions
+  expect_null(want("single", "euler", 2^19)) # short: the object of both precisions
   expect_null(want("single", "verlet", 2^30))
   withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE),
                       expect_identical(want("single", "euler", 10), "single"))
