@@ -215,9 +215,10 @@
 #' object of the model compiled once for that precision (a few seconds,
 #' then cached), with the same numbers as an element at a time (option
 #' `statphysgpu.sde_cpu_vector`: `TRUE` always, `FALSE` never). A square
-#' lattice of the XY model then costs some 5 ns a site-step in single
-#' precision and 12 in double on one core, 10 to 30 times vectorised base R
-#' (`bench/mb-lattice-cpu.R` in the sources).
+#' lattice of the XY model then costs some 5 ns a site-step with `"euler"`
+#' in single precision and 11 in double on one core, twice that with
+#' `"srk2"`: 7 to 80 times vectorised base R (`bench/mb-lattice-cpu.R` in
+#' the sources).
 #'
 #' @param m An [sde_model()].
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}; for a

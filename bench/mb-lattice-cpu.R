@@ -9,7 +9,9 @@
 # Prints one table (metric, value, unit, device, commit, date).  Target
 # (issue 49, item 7): the model on one core (sp_threads(1)) at >= 3 times
 # the base-R rate in site-steps/s, in single and double precision (before:
-# 240 ns a site-step, 0.4 of base R, on the issue's machine).
+# 240 ns a site-step, 0.4 of base R, on the issue's machine; 0.46-1.5 on
+# the development machine at 5c31621; 7.4-82 with the vector loop over
+# elements at 539c5e6: bench/RESULTS.md).
 #
 # The model (dtheta = K sum over the 4 neighbours of sin(theta_j - theta)
 # dt + sqrt(2 T) dW), with and without `periodic = "theta"`, by "euler" and
