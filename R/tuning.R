@@ -51,6 +51,12 @@ SP_TUNING <- list(
                         "\"auto\", TRUE or FALSE"),
   sde_cpu_vector_steps = list(2^28, function(v) is.numeric(v) && length(v) == 1 && !is.na(v) &&
                                 v >= 0, "a number of steps, 0 or more"),
+  # many-body sde_run() on the CPU ("euler", "srk2"): the vector loop over a
+  # system's elements (mb_lanes.h; its object compiles in a few seconds,
+  # for one precision) under sde_cpu_vector "auto" for runs of at least
+  # this many element-steps (elements x systems x steps)
+  mb_cpu_vector_steps = list(2^20, function(v) is.numeric(v) && length(v) == 1 && !is.na(v) &&
+                               v >= 0, "a number of element-steps, 0 or more"),
   # user models: the size (nodes, a sine or cosine as 30) above which a
   # model's functions and sines are compiled out of line (compile time)
   sde_outline_size = list(400L, function(v) is_whole(v, 0, 1e9), "a whole number")

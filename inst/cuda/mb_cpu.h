@@ -84,6 +84,11 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, con
 #endif
 }
 
+#ifdef SP_MB_CPU_LANES
+static int SP_PREC(sp_mb_reduce_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                       int nt); /* (mb_lanes.h) */
+#endif
+
 /* The reductions of state src: the first `nt` sums over the elements (the
  * observables' pair sums s->O where with_o, else zeros: the dynamics' terms
  * never read them). */
@@ -94,6 +99,11 @@ static void SP_PREC(sp_mb_reduce)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, dou
       o[SP_MB_NQO > 0 ? SP_MB_NQO : 1];
   uint64_t i;
   int q;
+  if (nt <= 0) return; /* (a step of a model whose dynamics need no sum) */
+#ifdef SP_MB_CPU_LANES
+  /* (the vector loop's terms: without the observables' pair sums) */
+  if ((!with_o || SP_MB_NQO == 0) && SP_PREC(sp_mb_reduce_lanes)(s, src, t, nt)) return;
+#endif
   for (q = 0; q < (SP_MB_NQO > 0 ? SP_MB_NQO : 1); q++) o[q] = 0;
   for (q = 0; q < nt; q++) s->Rd[q] = 0;
   for (i = 0; i < s->n; i++) {
@@ -418,12 +428,19 @@ static void SP_PREC(sp_mb_qi)(const SP_PREC(sp_mb_sys) *s, uint64_t i, SP_REAL *
 /* The first non-finite value of a state, as element << 8 | state, or -1. */
 static int64_t SP_PREC(sp_mb_bad)(const SP_REAL *x, uint64_t n) {
   uint64_t i;
-  int v;
+  int v, any = 0;
+  _Pragma("omp simd reduction(|:any)") /* (a vector loop first) */
+  for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) any |= !isfinite(x[i]);
+  if (!any) return -1;
   for (i = 0; i < n; i++)
     for (v = 0; v < SP_MB_NX; v++)
       if (!isfinite(x[(uint64_t)v * n + i])) return (int64_t)(i << 8 | (uint64_t)v);
   return -1;
 }
+
+#ifdef SP_MB_CPU_LANES
+#  include "mb_lanes.h" /* the vector loop over elements: sp_mb_step_sde_lanes */
+#endif
 
 /* One step of the SDE methods from xs (at time t, step kk of the chain). */
 static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, double dt,
@@ -434,6 +451,9 @@ static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, d
       z[SP_MB_WN], dw[SP_MB_WN], y[SP_MB_NX];
   uint64_t i;
   int v;
+#ifdef SP_MB_CPU_LANES
+  if (SP_PREC(sp_mb_step_sde_lanes)(s, heun, t, dt, seed, stream, kk)) return;
+#endif
   SP_PREC(sp_mb_couple)(s, s->xs, t);
   for (i = 0; i < n; i++) {
     SP_MB_GATHER(s, s->xs, i, x, nb);

@@ -34,6 +34,7 @@
 #undef SP_SIN_P
 #undef SP_COS_P
 #undef SP_WRAP
+#undef SP_WRAP_BOX
 
 #define SP_R(v) ((SP_REAL)(v))
 
@@ -227,7 +228,13 @@ SP_FN double sp_sde_wrapbox_d(double v, double L, double iL) {
 }
 #  endif
 #endif
-#define SP_WRAP_BOX(v, L, iL) SP_PREC(sp_sde_wrapbox)(v, L, iL)
+/* (by its precision's name, not SP_PREC's: one function for the CPU's
+ * vector copy of a model too) */
+#ifdef SP_REAL_SINGLE
+#  define SP_WRAP_BOX(v, L, iL) sp_sde_wrapbox_f(v, L, iL)
+#else
+#  define SP_WRAP_BOX(v, L, iL) sp_sde_wrapbox_d(v, L, iL)
+#endif
 
 /* sde_run()'s CPU object (SP_SDE_CPU_POLY, R/sde-compile.R): sin and cos
  * in double are sp_math.h's reduction and polynomials (within 2 units of

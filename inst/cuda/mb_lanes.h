@@ -1,0 +1,568 @@
+/* mb_lanes.h: the CPU's vector loop over the elements of a many-body
+ * model's system, for the SDE methods (euler, srk2): sde_run()'s object of
+ * one precision with SP_MB_CPU_LANES (R/sde-mb-run.R).  Included by
+ * mb_cpu.h once per precision, before sp_mb_step_sde, which hands its steps
+ * to sp_mb_step_sde_lanes below.
+ *
+ * A stage of a step (Euler's step, SRK2's predictor or corrector) visits
+ * the elements in ranges whose lattice neighbours lie at fixed offsets, no
+ * index wrapping: a square lattice's row but its first and last REACH
+ * columns (the neighbour rows wrapped once a row), a chain's or ring's
+ * elements but the first and last REACH, every element of a model without
+ * lattice neighbours.  A range goes in chunks of SP_MB_LANE_CH elements:
+ * the chunk's normals first, by one loop over its Philox blocks (the blocks
+ * of sp_mb_normals, the same Box-Muller), then one loop over its elements,
+ * the lanes of the SIMD registers, each element by the vector copy of the
+ * model (SP_LANE names, compiled with SP_PREC_LANE: sine and cosine
+ * without a branch, an argument beyond their range -- 8192 single, 2^20
+ * double, NaN -- flagged in the element's copy of the parameters, slot
+ * p[SP_MB_NP]); both loops are ones the compiler vectorises (`omp simd`,
+ * the object built with -fopenmp-simd, the instructions of this processor:
+ * SP_MB_LANES_ARCH).  The elements outside the ranges (those whose
+ * neighbours wrap) and the flagged ones are done by the scalar copy,
+ * element by element, as sp_mb_step_sde does.  The vector copy computes
+ * what the scalar one does, operation for operation (-ffp-contract=off,
+ * and the CPU's polynomial sines in both precisions: SP_SDE_CPU_POLY), so
+ * the states are the same bit for bit whichever copy did an element
+ * (test-mb-lanes.R). */
+#if !defined(SP_SDE_CPU_POLY)
+#  error "mb_lanes.h needs SP_SDE_CPU_POLY (the scalar copy's sines must be the vector copy's)"
+#endif
+
+#ifndef SP_MB_LANES_ONCE
+#  define SP_MB_LANES_ONCE
+/* The instructions the vector loops are compiled for ("arch=x86-64-v4" or
+ * "arch=x86-64-v3", set by sde_run() for this processor; unset: the
+ * compiler's baseline), checked again where the object runs. */
+#  if defined(SP_MB_LANES_ARCH) && defined(__x86_64__) && defined(__GNUC__) && \
+      (defined(__clang__) || __GNUC__ >= 11)
+#    define SP_MB_LANES_TARGET __attribute__((target(SP_MB_LANES_ARCH)))
+static int sp_mb_lanes_cpu_ok(void) {
+  int ok;
+  __builtin_cpu_init();
+  ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+       __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+#    if SP_MB_LANES_LEVEL >= 4
+  ok = ok && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+       __builtin_cpu_supports("avx512vl");
+#    endif
+  return ok;
+}
+#  else
+#    define SP_MB_LANES_TARGET
+static int sp_mb_lanes_cpu_ok(void) { return 1; }
+#  endif
+
+#  if defined(__GNUC__)
+#    define SP_MB_LANES_NOINLINE __attribute__((noinline))
+#  else
+#    define SP_MB_LANES_NOINLINE
+#  endif
+
+/* The vector copy's sine and cosine: the scalar copy's polynomials
+ * (sp_sin_pi_core_f, sp_sin_d of sp_math.h) on every lane, an argument
+ * beyond their range (or NaN) marking the lane in *bad. */
+SP_FN float sp_mb_sin_lane_f(float x, float *bad) {
+  *bad = fabsf(x) <= SP_SDE_TRIG_MAX_F ? *bad : 1.0f;
+  return sp_sin_pi_core_f(x);
+}
+SP_FN float sp_mb_cos_lane_f(float x, float *bad) {
+  *bad = fabsf(x) <= SP_SDE_TRIG_MAX_F ? *bad : 1.0f;
+  return sp_cos_pi_core_f(x);
+}
+/* (double functions of t and the parameters in the single copy) */
+SP_FN double sp_mb_dsin_lane_f(double x, float *bad) {
+  *bad = fabs(x) <= SP_SDE_TRIG_MAX_D ? *bad : 1.0f;
+  return sp_sin_d(x);
+}
+SP_FN double sp_mb_dcos_lane_f(double x, float *bad) {
+  *bad = fabs(x) <= SP_SDE_TRIG_MAX_D ? *bad : 1.0f;
+  return sp_cos_d(x);
+}
+SP_FN double sp_mb_sin_lane_d(double x, double *bad) {
+  *bad = fabs(x) <= SP_SDE_TRIG_MAX_D ? *bad : 1.0;
+  return sp_sin_d(x);
+}
+SP_FN double sp_mb_cos_lane_d(double x, double *bad) {
+  *bad = fabs(x) <= SP_SDE_TRIG_MAX_D ? *bad : 1.0;
+  return sp_cos_d(x);
+}
+#endif
+
+/* The vector copy of the model: every function of the generated header has
+ * the parameters p; their slot p[SP_MB_NP] (the loop's copy has one past
+ * them) is the element's flag. */
+#define SP_PREC_LANE 1
+#include "sde_prelude.h"
+#undef SP_SIN
+#undef SP_COS
+#undef SP_D_SIN
+#undef SP_D_COS
+#undef SP_WRAP
+#undef SP_MB_LANE_BAD
+#define SP_MB_LANE_BAD (&((SP_REAL *)(p))[SP_MB_NP])
+#ifdef SP_REAL_SINGLE
+#  define SP_WRAP(v) sp_sde_wrap_f(v) /* (one function for both copies) */
+#  define SP_SIN(v) sp_mb_sin_lane_f((v), SP_MB_LANE_BAD)
+#  define SP_COS(v) sp_mb_cos_lane_f((v), SP_MB_LANE_BAD)
+#  define SP_D_SIN(v) sp_mb_dsin_lane_f((v), SP_MB_LANE_BAD)
+#  define SP_D_COS(v) sp_mb_dcos_lane_f((v), SP_MB_LANE_BAD)
+#else
+#  define SP_WRAP(v) sp_sde_wrap_d(v)
+#  define SP_SIN(v) sp_mb_sin_lane_d((v), SP_MB_LANE_BAD)
+#  define SP_COS(v) sp_mb_cos_lane_d((v), SP_MB_LANE_BAD)
+#  define SP_D_SIN(v) sp_mb_sin_lane_d((v), SP_MB_LANE_BAD)
+#  define SP_D_COS(v) sp_mb_cos_lane_d((v), SP_MB_LANE_BAD)
+#endif
+#include "sde_model.h"
+#undef SP_PREC_LANE
+#include "sp_precision.h" /* the scalar copy's names again */
+
+#undef SP_MB_SLOTS
+#if SP_MB_DIM == 2
+#  define SP_MB_SLOTS ((2 * SP_MB_REACH + 1) * (2 * SP_MB_REACH + 1))
+#else
+#  define SP_MB_SLOTS (2 * SP_MB_REACH + 1)
+#endif
+/* Elements a chunk (its normals and sums' terms on the stack). */
+#ifndef SP_MB_LANE_CH
+#  define SP_MB_LANE_CH 128
+#endif
+/* The vector loops run for models of at most SP_MB_LANE_MAXW noise
+ * entries and SP_MB_LANE_MAXT sums. */
+#ifndef SP_MB_LANE_MAXW
+#  define SP_MB_LANE_MAXW 32
+#endif
+#ifndef SP_MB_LANE_MAXT
+#  define SP_MB_LANE_MAXT 32
+#endif
+
+/* ---- the scalar copy, element by element (edges are not: see below) ---- */
+
+/* Stage 1 (Euler's step, SRK2's predictor) of element i: the body of
+ * sp_mb_step_sde's first loop. */
+static void SP_PREC(sp_mb_lane_scalar1)(SP_PREC(sp_mb_sys) *s, uint64_t i, int heun, double t,
+                                        SP_REAL h, SP_REAL sdt, uint64_t seed, uint64_t stream,
+                                        uint64_t kk) {
+  const uint64_t n = s->n;
+  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
+      z[SP_MB_WN], dw[SP_MB_WN], y[SP_MB_NX];
+  int v;
+  SP_MB_GATHER(s, s->xs, i, x, nb);
+  SP_PREC(sp_mb_epar)(s->ep, i, n, e);
+  SP_PREC(sp_mb_qi)(s, i, q);
+  if (heun)
+    SP_PREC(mb_drift_strat)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
+  else
+    SP_PREC(mb_drift_ito)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
+  SP_PREC(mb_noise)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
+  SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
+  for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
+  for (v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
+  SP_PREC(mb_apply_noise)(y, b, dw, s->p);
+  for (v = 0; v < SP_MB_NX; v++) {
+    s->ys[(uint64_t)v * n + i] = y[v];
+    s->a0[(uint64_t)v * n + i] = f[v];
+  }
+  for (v = 0; v < SP_MB_NB; v++) s->b0[(uint64_t)v * n + i] = b[v];
+}
+
+/* Stage 2 (SRK2's corrector) of element i: the body of sp_mb_step_sde's
+ * second loop. */
+static void SP_PREC(sp_mb_lane_scalar2)(SP_PREC(sp_mb_sys) *s, uint64_t i, double t, double dt,
+                                        SP_REAL h, SP_REAL sdt, uint64_t seed, uint64_t stream,
+                                        uint64_t kk) {
+  const uint64_t n = s->n;
+  const SP_REAL half = (SP_REAL)0.5;
+  SP_REAL y[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
+      z[SP_MB_WN], dw[SP_MB_WN], xo[SP_MB_NX];
+  int v;
+  SP_MB_GATHER(s, s->ys, i, y, nb);
+  SP_PREC(sp_mb_epar)(s->ep, i, n, e);
+  SP_PREC(sp_mb_qi)(s, i, q);
+  SP_PREC(mb_drift_strat)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
+  SP_PREC(mb_noise)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
+  SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
+  for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
+  for (v = 0; v < SP_MB_NB; v++) b[v] = half * (s->b0[(uint64_t)v * n + i] + b[v]);
+  for (v = 0; v < SP_MB_NX; v++)
+    xo[v] = s->xs[(uint64_t)v * n + i] + half * h * (s->a0[(uint64_t)v * n + i] + f[v]);
+  SP_PREC(mb_apply_noise)(xo, b, dw, s->p);
+  for (v = 0; v < SP_MB_NX; v++) s->xs[(uint64_t)v * n + i] = xo[v];
+}
+
+/* The sums' terms of element i of the state src into rb[q SP_MB_LANE_CH +
+ * j]: the body of sp_mb_reduce's loop. */
+static void SP_PREC(sp_mb_lane_scalar3)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, uint64_t i,
+                                        double t, SP_REAL *rb, int64_t j) {
+#if SP_MB_NT > 0
+  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], r[SP_MB_TN],
+      oz[SP_MB_NQO > 0 ? SP_MB_NQO : 1] = {0}; /* the observables' pair sums: not here */
+  int q;
+  SP_MB_GATHER(s, src, i, x, nb);
+  SP_PREC(sp_mb_epar)(s->ep, i, s->n, e);
+  SP_PREC(mb_terms)(t, x, e, nb, oz, s->p, s->pd, (SP_REAL)(i + 1), r);
+  for (q = 0; q < SP_MB_NT; q++) rb[q * SP_MB_LANE_CH + j] = r[q];
+#else
+  (void)s; (void)src; (void)i; (void)t; (void)rb; (void)j;
+#endif
+}
+
+/* ---- the vector copy ----------------------------------------------------- */
+
+/* The normals of Philox blocks b0 .. b0 + nblk - 1 of step kk (the blocks
+ * of sp_mb_normals) into zb[4 (b - b0) ..], one block a lane (one copy for
+ * every stage: the object compiles sooner). */
+SP_MB_LANES_TARGET SP_MB_LANES_NOINLINE
+static void SP_PREC(sp_mb_lane_normals)(uint64_t seed, uint64_t stream, uint64_t kk, uint64_t B,
+                                        uint64_t b0, int nblk, SP_REAL *zb) {
+  const uint32_t key0 = (uint32_t)seed, key1 = (uint32_t)(seed >> 32);
+  const uint64_t first = kk * B + b0;
+  int j;
+  _Pragma("omp simd")
+  for (j = 0; j < nblk; j++) {
+    const uint64_t blk = (first + (uint64_t)j) |
+                         ((uint64_t)SP_PURPOSE_MB_STEPS << (32 + SP_PURPOSE_SHIFT));
+    sp_u32x4 c, r;
+    SP_REAL v0, v1, v2, v3;
+    c.x = (uint32_t)blk;
+    c.y = (uint32_t)(blk >> 32);
+    c.z = (uint32_t)stream;
+    c.w = (uint32_t)(stream >> 32);
+    r = sp_philox4x32_10(c, key0, key1);
+#ifdef SP_REAL_SINGLE
+    sp_box_muller_float(r.x, r.y, &v0, &v1);
+    sp_box_muller_float(r.z, r.w, &v2, &v3);
+#else
+    sp_box_muller_double(r.x, r.y, &v0, &v1);
+    sp_box_muller_double(r.z, r.w, &v2, &v3);
+#endif
+    zb[4 * j] = v0;
+    zb[4 * j + 1] = v1;
+    zb[4 * j + 2] = v2;
+    zb[4 * j + 3] = v3;
+  }
+}
+
+/* The arrays and constants of a system that the vector loop reads, loaded
+ * once a chunk (the loop's loads and stores then have no struct between
+ * them and the compiler). */
+typedef struct {
+  const SP_REAL *src, *ep, *Q, *R;
+  SP_REAL *ys, *xs, *a0, *b0;
+  const double *pd;
+  uint64_t n;
+} SP_PREC(sp_mb_lane_ctx);
+
+/* Element i's states x, neighbours nb (at i + dl[slot] of src), element
+ * parameters e, pair sums q and parameters p (p0, then the flag's slot, 0).
+ * (The arrays are the callers' own, not a loop body's: once inlined they
+ * are scalars, where arrays declared in the body of an `omp simd` loop
+ * would become arrays indexed by lane.) */
+SP_FN void SP_PREC(sp_mb_lane_gather)(const SP_PREC(sp_mb_lane_ctx) *c, const SP_REAL *p0,
+                                      int64_t i, const int64_t *dl, SP_REAL *x, SP_REAL *nb,
+                                      SP_REAL *e, SP_REAL *q, SP_REAL *p) {
+  const uint64_t n = c->n, u = (uint64_t)i;
+  const SP_REAL *src = c->src;
+  int v;
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NP; v++) p[v] = p0[v];
+  p[SP_MB_NP] = 0;
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NX; v++) x[v] = src[(uint64_t)v * n + u];
+#if SP_MB_REACH > 0
+  {
+    int sl;
+    SP_UNROLL
+    for (sl = 0; sl < SP_MB_SLOTS; sl++) {
+      SP_UNROLL
+      for (v = 0; v < SP_MB_NX; v++)
+        nb[sl * SP_MB_NX + v] = src[(uint64_t)v * n + (uint64_t)(i + dl[sl])];
+    }
+  }
+#else
+  (void)dl;
+  nb[0] = x[0];
+#endif
+#if SP_MB_NE > 0
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NE; v++) e[v] = c->ep[(uint64_t)v * n + u];
+#else
+  e[0] = 0;
+#endif
+#if SP_MB_NQ > 0
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NQ; v++) q[v] = c->Q[(uint64_t)v * n + u];
+#else
+  q[0] = 0;
+#endif
+}
+
+/* One element of a stage at time tt: element i, its neighbours at i +
+ * dl[slot] of src, its normals z[0 .. NW - 1].  Stage 1: ys (and, for
+ * SRK2, a0 and b0) from src = xs; stage 2: xs from src = ys, a0, b0 (not
+ * written where flagged, so that the scalar copy can redo the element);
+ * stage 3: the sums' terms of src into rb[q SP_MB_LANE_CH + j].  Returns
+ * the flag. */
+SP_FN int SP_PREC(sp_mb_lane_elem)(const SP_PREC(sp_mb_lane_ctx) *c, const SP_REAL *p0,
+                                   int64_t i, const int64_t *dl, const SP_REAL *z, const int stage,
+                                   const int heun, double tt, SP_REAL h, SP_REAL sdt, SP_REAL *rb,
+                                   int64_t j) {
+  const uint64_t n = c->n, u = (uint64_t)i;
+  const SP_REAL half = (SP_REAL)0.5, fi = (SP_REAL)(int32_t)(i + 1);
+  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
+      dw[SP_MB_WN], y[SP_MB_NX], p[SP_MB_NP + 1];
+  int v;
+  SP_PREC(sp_mb_lane_gather)(c, p0, i, dl, x, nb, e, q, p);
+  if (stage == 3) {
+#if SP_MB_NT > 0
+    SP_REAL r[SP_MB_TN], oz[SP_MB_NQO > 0 ? SP_MB_NQO : 1] = {0};
+    SP_LANE(mb_terms)(tt, x, e, nb, oz, p, c->pd, fi, r);
+    SP_UNROLL
+    for (v = 0; v < SP_MB_NT; v++) rb[v * SP_MB_LANE_CH + j] = r[v];
+#else
+    (void)rb; (void)j;
+#endif
+    return p[SP_MB_NP] != 0;
+  }
+  if (stage == 2 || heun)
+    SP_LANE(mb_drift_strat)(tt, x, e, nb, c->R, q, p, c->pd, fi, f);
+  else
+    SP_LANE(mb_drift_ito)(tt, x, e, nb, c->R, q, p, c->pd, fi, f);
+  SP_LANE(mb_noise)(tt, x, e, nb, c->R, q, p, c->pd, fi, b);
+  SP_UNROLL
+  for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
+  if (stage == 1) {
+    SP_UNROLL
+    for (v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
+    SP_LANE(mb_apply_noise)(y, b, dw, p);
+    SP_UNROLL
+    for (v = 0; v < SP_MB_NX; v++) c->ys[(uint64_t)v * n + u] = y[v];
+    if (heun) {
+      SP_UNROLL
+      for (v = 0; v < SP_MB_NX; v++) c->a0[(uint64_t)v * n + u] = f[v];
+      SP_UNROLL
+      for (v = 0; v < SP_MB_NB; v++) c->b0[(uint64_t)v * n + u] = b[v];
+    }
+  } else {
+    const int bad = p[SP_MB_NP] != 0;
+    SP_UNROLL
+    for (v = 0; v < SP_MB_NB; v++) b[v] = half * (c->b0[(uint64_t)v * n + u] + b[v]);
+    SP_UNROLL
+    for (v = 0; v < SP_MB_NX; v++)
+      y[v] = c->xs[(uint64_t)v * n + u] + half * h * (c->a0[(uint64_t)v * n + u] + f[v]);
+    SP_LANE(mb_apply_noise)(y, b, dw, p);
+    SP_UNROLL
+    for (v = 0; v < SP_MB_NX; v++) {
+      SP_REAL *d = &c->xs[(uint64_t)v * n + u];
+      *d = bad ? *d : y[v];
+    }
+  }
+  return p[SP_MB_NP] != 0;
+}
+
+/* The offsets dle[slot] of the neighbours of element i, column c of its
+ * row (of a chain or ring: c = i), from those of the row's inner elements
+ * dl: an offset past the row's end wraps (on a chain, a missing neighbour
+ * is the element itself), as SP_MB_GATHER finds them (REACH is less than
+ * the row's length: sde_run() checks). */
+SP_FN void SP_PREC(sp_mb_lane_dl)(const SP_PREC(sp_mb_sys) *s, int64_t c, const int64_t *dl,
+                                  int64_t *dle) {
+  const int64_t R = SP_MB_REACH;
+#if SP_MB_DIM == 2
+  const int64_t L2 = (int64_t)s->l2;
+  int64_t a, b;
+  for (a = -R; a <= R; a++)
+    for (b = -R; b <= R; b++) {
+      const int64_t k = (a + R) * (2 * R + 1) + (b + R);
+      dle[k] = dl[k] + (c + b < 0 ? L2 : c + b >= L2 ? -L2 : 0);
+    }
+#elif SP_MB_REACH > 0
+  const int64_t n = (int64_t)s->n;
+  int64_t d;
+  for (d = -R; d <= R; d++) {
+    const int out = c + d < 0 || c + d >= n;
+#  if SP_MB_RING
+    dle[d + R] = d + (out ? (c + d < 0 ? n : -n) : 0);
+#  else
+    dle[d + R] = out ? 0 : d;
+#  endif
+  }
+#else
+  (void)s; (void)c; (void)dl; (void)R;
+  dle[0] = 0;
+#endif
+}
+
+/* Elements i0 .. i1 - 1 of a stage (3: the sums of src at time t, added in
+ * the elements' order in double to s->Rd[0 .. nt - 1]), of the row that
+ * starts at element `row`, those in [e0, e1) with their neighbours at i +
+ * dl[slot], the others (the edges, whose neighbours wrap) at their own
+ * offsets (sp_mb_lane_dl): in chunks, each its normals, then its elements
+ * (the inner ones in one vectorised loop, the edges one by one), then its
+ * flagged elements by the scalar copy. */
+SP_FN void SP_PREC(sp_mb_lane_range)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, int64_t row,
+                                     int64_t i0, int64_t i1, int64_t e0, int64_t e1,
+                                     const int64_t *dl, const int stage, const int heun, double t,
+                                     double dt, SP_REAL h, SP_REAL sdt, uint64_t seed,
+                                     uint64_t stream, uint64_t kk, int nt) {
+  const uint64_t B = (s->n * SP_MB_NW + 3) / 4;
+  const double tt = stage == 2 ? t + dt : t;
+  SP_REAL zb[SP_MB_LANE_CH * SP_MB_WN + 8], rb[SP_MB_LANE_CH * SP_MB_TN];
+  int flag[SP_MB_LANE_CH];
+  int64_t dle[SP_MB_SLOTS];
+  SP_PREC(sp_mb_lane_ctx) cx;
+  SP_REAL p0[SP_MB_PN];
+  int64_t c0;
+  int v;
+  (void)B; (void)nt;
+  cx.src = src;
+  cx.ep = s->ep;
+  cx.Q = s->Q;
+  cx.R = s->R;
+  cx.ys = s->ys;
+  cx.xs = s->xs;
+  cx.a0 = s->a0;
+  cx.b0 = s->b0;
+  cx.pd = s->pd;
+  cx.n = s->n;
+  for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
+  for (c0 = i0; c0 < i1; c0 += SP_MB_LANE_CH) {
+    const int64_t c1 = i1 - c0 < SP_MB_LANE_CH ? i1 : c0 + SP_MB_LANE_CH;
+    const int64_t m0 = c0 > e0 ? c0 : e0 < c1 ? e0 : c1, m1 = c1 < e1 ? c1 : e1 > m0 ? e1 : m0;
+    int64_t i, k, zoff = 0;
+    int any = 0;
+    zb[0] = 0;
+#if SP_MB_NW > 0
+    if (stage != 3) {
+      const uint64_t d0 = (uint64_t)c0 * SP_MB_NW, d1 = (uint64_t)c1 * SP_MB_NW;
+      SP_PREC(sp_mb_lane_normals)(seed, stream, kk, B, d0 / 4, (int)((d1 - 1) / 4 - d0 / 4 + 1),
+                                  zb);
+      zoff = (int64_t)(d0 / 4 * 4);
+    }
+#endif
+#define SP_MB_LANE_Z(i) (zb + (SP_MB_NW > 0 && stage != 3 ? (i) * SP_MB_NW - zoff : 0))
+    _Pragma("omp simd reduction(|:any)")
+    for (i = m0; i < m1; i++) {
+      const int f = SP_PREC(sp_mb_lane_elem)(&cx, p0, i, dl, SP_MB_LANE_Z(i), stage, heun, tt,
+                                             h, sdt, rb, i - c0);
+      flag[i - c0] = f;
+      any |= f;
+    }
+    for (k = 0; k < (m0 - c0) + (c1 - m1); k++) { /* the edges before and after [e0, e1) */
+      i = k < m0 - c0 ? c0 + k : m1 + k - (m0 - c0);
+      SP_PREC(sp_mb_lane_dl)(s, i - row, dl, dle);
+      flag[i - c0] = SP_PREC(sp_mb_lane_elem)(&cx, p0, i, dle, SP_MB_LANE_Z(i), stage, heun,
+                                              tt, h, sdt, rb, i - c0);
+      any |= flag[i - c0];
+    }
+#undef SP_MB_LANE_Z
+    if (any) {
+      for (i = c0; i < c1; i++) {
+        if (!flag[i - c0]) continue;
+        if (stage == 1)
+          SP_PREC(sp_mb_lane_scalar1)(s, (uint64_t)i, heun, t, h, sdt, seed, stream, kk);
+        else if (stage == 2)
+          SP_PREC(sp_mb_lane_scalar2)(s, (uint64_t)i, t, dt, h, sdt, seed, stream, kk);
+        else
+          SP_PREC(sp_mb_lane_scalar3)(s, src, (uint64_t)i, t, rb, i - c0);
+      }
+    }
+    if (stage == 3) {
+      int q;
+      for (i = 0; i < c1 - c0; i++)
+        for (q = 0; q < nt; q++) s->Rd[q] += (double)rb[q * SP_MB_LANE_CH + i];
+    }
+  }
+}
+
+/* A stage over every element (stage, heun constants: no branch on them
+ * inside the loops of sp_mb_lane_range), row by row on a square lattice
+ * (the neighbour rows wrapped once a row), in one range otherwise. */
+SP_FN void SP_PREC(sp_mb_lane_stage)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, const int stage,
+                                     const int heun, double t, double dt, SP_REAL h, SP_REAL sdt,
+                                     uint64_t seed, uint64_t stream, uint64_t kk, int nt) {
+  const int64_t n = (int64_t)s->n, R = SP_MB_REACH;
+  int64_t dl[SP_MB_SLOTS];
+#if SP_MB_DIM == 2
+  const int64_t L2 = (int64_t)s->l2, L1 = n / L2;
+  int64_t r;
+  for (r = 0; r < L1; r++) {
+    const int64_t row = r * L2;
+    int64_t a, b;
+    for (a = -R; a <= R; a++) {
+      const int64_t rr = ((r + a) % L1 + L1) % L1;
+      for (b = -R; b <= R; b++) dl[(a + R) * (2 * R + 1) + (b + R)] = (rr - r) * L2 + b;
+    }
+    SP_PREC(sp_mb_lane_range)(s, src, row, row, row + L2, row + R, row + L2 - R, dl, stage, heun,
+                              t, dt, h, sdt, seed, stream, kk, nt);
+  }
+#else
+  int64_t d;
+  for (d = -R; d <= R; d++) dl[d + R] = d;
+  SP_PREC(sp_mb_lane_range)(s, src, 0, 0, n, R, n - R, dl, stage, heun, t, dt, h, sdt, seed,
+                            stream, kk, nt);
+#endif
+}
+
+SP_MB_LANES_TARGET
+static void SP_PREC(sp_mb_lane_stages)(SP_PREC(sp_mb_sys) *s, int stage, int heun, double t,
+                                       double dt, SP_REAL h, SP_REAL sdt, uint64_t seed,
+                                       uint64_t stream, uint64_t kk) {
+  if (stage == 2)
+    SP_PREC(sp_mb_lane_stage)(s, s->ys, 2, 1, t, dt, h, sdt, seed, stream, kk, 0);
+  else if (heun)
+    SP_PREC(sp_mb_lane_stage)(s, s->xs, 1, 1, t, dt, h, sdt, seed, stream, kk, 0);
+  else
+    SP_PREC(sp_mb_lane_stage)(s, s->xs, 1, 0, t, dt, h, sdt, seed, stream, kk, 0);
+}
+
+SP_MB_LANES_TARGET
+static void SP_PREC(sp_mb_lane_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                     int nt) {
+  SP_PREC(sp_mb_lane_stage)(s, src, 3, 0, t, 0, 0, 0, 0, 0, 0, nt);
+}
+
+/* ---- the entries mb_cpu.h calls --------------------------------------- */
+
+/* Whether the vector loops run: this processor has the instructions they
+ * were compiled for, the system has fewer than 2^31 elements, the model not
+ * too many noise entries or sums. */
+static int SP_PREC(sp_mb_lanes_ok)(const SP_PREC(sp_mb_sys) *s) {
+  return SP_MB_WN <= SP_MB_LANE_MAXW && SP_MB_TN <= SP_MB_LANE_MAXT &&
+         s->n < ((uint64_t)1 << 31) && sp_mb_lanes_cpu_ok();
+}
+
+/* One step of euler or srk2 from xs, as sp_mb_step_sde does it: 1, or 0
+ * where the vector loops cannot run (then sp_mb_step_sde does the step).
+ * Euler's new state takes the place of the old by swapping xs and ys. */
+static int SP_PREC(sp_mb_step_sde_lanes)(SP_PREC(sp_mb_sys) *s, int heun, double t, double dt,
+                                         uint64_t seed, uint64_t stream, uint64_t kk) {
+  const SP_REAL h = (SP_REAL)dt, sdt = (SP_REAL)sqrt(dt);
+  if (!SP_PREC(sp_mb_lanes_ok)(s)) return 0;
+  SP_PREC(sp_mb_couple)(s, s->xs, t);
+  SP_PREC(sp_mb_lane_stages)(s, 1, heun, t, dt, h, sdt, seed, stream, kk);
+  if (!heun) {
+    SP_REAL *w = s->xs;
+    s->xs = s->ys;
+    s->ys = w;
+    return 1;
+  }
+  SP_PREC(sp_mb_couple)(s, s->ys, t + dt);
+  SP_PREC(sp_mb_lane_stages)(s, 2, 1, t, dt, h, sdt, seed, stream, kk);
+  return 1;
+}
+
+/* The first nt sums of the state src, as sp_mb_reduce computes them (the
+ * terms by the vector loop, added in the elements' order in double): 1, or
+ * 0 where the vector loops cannot run. */
+static int SP_PREC(sp_mb_reduce_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                       int nt) {
+  int q;
+  if (!SP_PREC(sp_mb_lanes_ok)(s)) return 0;
+  for (q = 0; q < nt; q++) s->Rd[q] = 0;
+  SP_PREC(sp_mb_lane_sums)(s, src, t, nt);
+  for (q = 0; q < nt; q++) s->R[q] = (SP_REAL)s->Rd[q];
+  return 1;
+}

@@ -1,0 +1,113 @@
+# The CPU's vector loop over a many-body system's elements (inst/cuda/
+# mb_lanes.h, issue 49 item 7: a square lattice on one core): long runs of
+# "euler" and "srk2" take an object with the model's vector copy, which
+# must give the scalar copy's numbers bit for bit -- on square lattices
+# (neighbour rows and columns wrapped at the edges), chains, rings, mean
+# fields and pairs, with element parameters, multiplicative noise, time and
+# indices in the right-hand sides, and sines whose argument leaves the
+# vector copy's range (those elements redone by the scalar copy).
+
+# Heavy: each model compiled three times by the C compiler. Skipped on CRAN; `make test` and CI set NOT_CRAN=true.
+skip_on_cran()
+
+# The vector object (option TRUE, one thread) and the scalar one (FALSE,
+# two threads) give identical results: the records, and the final states.
+mb_lanes_both <- function(f) {
+  a <- withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE), with_threads(1, f()))
+  b <- withr::with_options(list(statphysgpu.sde_cpu_vector = FALSE), with_threads(2, f()))
+  expect_identical(as.data.frame(a), as.data.frame(b))
+  expect_identical(attr(a, "final"), attr(b, "final"))
+  a
+}
+
+test_that("long lattice runs of euler and srk2 take the vector object; others do not", {
+  xy <- sde_model(drift = list(theta = ~ K * (sin(theta[i + 1, j] - theta) + sin(theta[i, j - 1] - theta))),
+                  noise = list(theta = ~ 0.5), params = c(K = 1), lattice = "square",
+                  observe = list(c = ~ mean(cos(theta))), name = "xy-choice")
+  want <- function(...) statphysgpu:::sde_mb_cpu_lanes_wanted(xy, ...)
+  skip_if(!nzchar(statphysgpu:::sde_cc()$extra), "the compiler is not GCC or clang")
+  expect_identical(want("single", "euler", 2^26), "single")
+  expect_identical(want("double", "srk2", 2^26), "double")
+  expect_null(want("single", "euler", 2^19)) # short: the object of both precisions
+  expect_null(want("single", "verlet", 2^30))
+  withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE),
+                      expect_identical(want("single", "euler", 10), "single"))
+  withr::with_options(list(statphysgpu.sde_cpu_vector = FALSE),
+                      expect_null(want("single", "euler", 2^30)))
+  src <- statphysgpu:::sde_mb_cpu_source("double")
+  expect_match(src, "#define SP_MB_CPU_LANES 1", fixed = TRUE)
+  expect_match(src, "#define SP_SDE_CPU_POLY 1", fixed = TRUE)
+  expect_no_match(statphysgpu:::sde_mb_cpu_source(), "SP_MB_CPU_LANES", fixed = TRUE)
+})
+
+test_that("the vector loop gives the scalar copy's numbers on a square lattice (the XY model)", {
+  skip_if_no_cc()
+  xy <- sde_model(drift = list(theta = ~ K * (sin(theta[i + 1, j] - theta) + sin(theta[i - 1, j] - theta) +
+                                                sin(theta[i, j + 1] - theta) + sin(theta[i, j - 1] - theta))),
+                  noise = list(theta = ~ sqrt(2 * T)), params = c(K = 1, T = 0.5), lattice = "square",
+                  periodic = "theta",
+                  observe = list(m = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2),
+                                 e = ~ mean(cos(theta[i, j + 1] - theta))),
+                  name = "xy-lanes")
+  # 3 x 301: a row is three chunks of the loop (128 elements), the rows'
+  # first normals in the middle of a Philox block, their first and last
+  # columns wrap, as do the first and last rows
+  for (p in c("single", "double")) for (meth in c("euler", "srk2")) {
+    r <- mb_lanes_both(function() {
+      sde_run(xy, 2, n = c(3, 301), init = list(theta = ~ runif(-pi, pi)), dt = 0.05,
+              t_max = 0.5, method = meth, output = "records", record_every = 5, precision = p,
+              seed = 11, backend = "cpu", progress = FALSE)
+    })
+    expect_true(all(is.finite(r$m)) && all(r$m < 0.2))
+  }
+})
+
+test_that("the vector loop gives the scalar copy's numbers: reach 2, two states, drawn element parameters, multiplicative noise, t and i, sines out of range", {
+  skip_if_no_cc()
+  # a[i] up to 2e6: sin(a x) beyond the vector copy's range (8192 single,
+  # 2^20 double) for some elements; cos(om t) beyond 2^20 from step 11 on
+  # for every element; the noise on v depends on x (Ito and Stratonovich
+  # drifts differ)
+  m <- sde_model(
+    drift = list(x = ~ v,
+                 v = ~ k * (x[i + 2, j] + x[i, j - 2] + x[i - 1, j + 1] - 3 * x) - g * v +
+                   1e-3 * sin(a * x) + 1e-3 * cos(om * t) + 1e-4 * i - 1e-4 * j + w),
+    noise = list(v = ~ s * (1 + 0.5 * cos(x))),
+    params = list(k = 0.7, g = 1, s = 0.4, om = 1e7, w = ~ rnorm(0, 0.1), a = ~ runif(0, 2e6)),
+    lattice = "square", observe = list(x2 = ~ mean(x^2), c = ~ sum(cos(x[i, j + 1] - x))),
+    name = "sq2-lanes")
+  for (p in c("single", "double")) for (meth in c("euler", "srk2")) {
+    r <- mb_lanes_both(function() {
+      sde_run(m, 2, n = c(5, 141), init = list(x = ~ rnorm(0, 0.5), v = 0), dt = 0.01,
+              t_max = 0.2, method = meth, output = "records", record_every = 4, precision = p,
+              seed = 3, backend = "cpu", progress = FALSE)
+    })
+    expect_true(all(is.finite(r$x2)))
+  }
+})
+
+test_that("the vector loop gives the scalar copy's numbers on chains, rings, mean fields and pairs", {
+  skip_if_no_cc()
+  # two Wiener processes an element, correlated and state-dependent (the
+  # general Ito-Stratonovich correction), and a mean field in the drift
+  mnoise <- sde_model(
+    drift = list(q = ~ -q + c * mean(q), p = ~ -p),
+    noise = matrix(list(~ s, 0, ~ rho * s * (1 + 0.1 * q^2), ~ s), 2, 2, byrow = TRUE,
+                   dimnames = list(c("q", "p"), c("a", "b"))),
+    params = c(c = 0.5, s = 0.7, rho = 0.4), observe = list(qp = ~ mean(q * p)),
+    name = "mb-noise-matrix-lanes")
+  run <- function(name, n, init, p, meth, ...) {
+    mb_lanes_both(function() {
+      sde_run(if (is.character(name)) mb_model(name) else name, 2, n = n, init = init, dt = 0.02,
+              t_max = 0.4, method = meth,
+              output = "records", record_every = 5, precision = p, seed = 8, backend = "cpu",
+              progress = FALSE, ...)
+    })
+  }
+  for (meth in c("euler", "srk2")) {
+    run("jj_chain", 260, list(phi = ~ rnorm(0, 1), v = 0), "double", meth) # a chain's ends
+    run("hring", 300, list(q = ~ rnorm(0, 1), p = 0), "single", meth)      # a ring's
+    run(mnoise, 203, list(q = ~ rnorm(0, 1), p = 0), "single", meth)       # a noise matrix, sums
+    run("kpairs", 40, list(theta = ~ runif(-pi, pi)), "double", meth)      # pair sums
+  }
+})
