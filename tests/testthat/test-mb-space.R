@@ -257,3 +257,21 @@ test_that("the Lennard-Jones fluid (truncated and shifted at 2.5, rho = 0.8, T =
   # the kinetic energy per particle near 3 T / 2 (BAOAB's O(dt^2) error: 1.5 per cent)
   expect_lt(abs(mean(r$K) / 2.25 - 1), 0.03)
 })
+
+test_that("the CPU's vector loop gives a model with positions and cut-off pairs the same numbers", {
+  m <- space_model("lj3")
+  bd <- sde_model(drift = list(x = ~ pairs(f * dx, cutoff = 2.5), y = ~ pairs(f * dy, cutoff = 2.5),
+                               z = ~ pairs(f * dz, cutoff = 2.5)),
+                  noise = list(x = ~ sqrt(2 * T), y = ~ sqrt(2 * T), z = ~ sqrt(2 * T)),
+                  params = c(T = 1.5), define = m$source$define[c("ir2", "ir6", "f")],
+                  observe = list(m = ~ mean(x)), positions = c("x", "y", "z"), name = "lj-bd")
+  n <- 125
+  L <- (n / 0.8)^(1 / 3)
+  st <- space_lattice(n, L, jitter = 0.1)
+  go <- function(vec) {
+    withr::local_options(statphysgpu.sde_cpu_vector = vec)
+    run_space(bd, replicas = 2, n = n, init = st, dt = 1e-4, t_max = 0.01, method = "euler",
+              box = L, record_every = 50, seed = 3)
+  }
+  expect_identical(attr(go(TRUE), "final"), attr(go(FALSE), "final"))
+})
