@@ -404,7 +404,7 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
   ng <- ceiling(n / 4)
   bytes <- if (precision == "single") 4 else 8
   # (and output = "rdf" a histogram of its bins)
-  shared <- (nx + if (nq > 0) ne + (m$nu %||% 0) else 0) * 4 * ng * bytes + 4 * bins
+  shared <- (nx + if (nq > 0) ne + max(1, m$nu %||% 0) else 0) * 4 * ng * bytes + 4 * bins
   small <- ng <= 512 && shared <= 40 * 1024
   terms_nb <- any(grepl("^\\.nb_", unlist(lapply(m$mb$terms, all.vars))))
   lattice <- m$mb$reach > 0

@@ -1729,7 +1729,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       /* after the shared states (and, with pair terms, the parameters and
        * values): sp_gpu_mb.c's shared memory */
       unsigned int *H = reinterpret_cast<unsigned int *>(
-          SX + (uint64_t)(SP_MB_NX + ((SP_MB_NQ > 0 || SP_MB_NQO > 0) ? SP_MB_NE + SP_MB_NU : 0)) *
+          SX + (uint64_t)(SP_MB_NX + ((SP_MB_NQ > 0 || SP_MB_NQO > 0) ? SP_MB_NE + SP_MB_UN : 0)) *
                    npad);
       mb_small_rdf(a, S, s, SX, n, npad, g, x, H);
     }
