@@ -14,8 +14,8 @@ R CMD INSTALL . > "$OUT/pkg.log" 2>&1 || { tail -40 "$OUT/pkg.log"; exit 1; }
 echo "install: $(( $(date +%s) - t0 )) s"
 export SP_SKIP_INSTALL=1
 SP_FILTER="$F" timeout 280 sh bench/device.sh tests 2>&1 | tail -25
-timeout 200 sh bench/device.sh "bench:mb-space.R gpu $Q" 2>&1 | tail -22
-if command -v nvcc > /dev/null 2>&1 && [ "$(( $(date +%s) - t0 ))" -lt 470 ]; then
+timeout ${SP_BENCH_S:-200} sh bench/device.sh "bench:mb-space.R gpu $Q" 2>&1 | tail -24
+if [ "${SP_PORT:-1}" = 1 ] && command -v nvcc > /dev/null 2>&1 && [ "$(( $(date +%s) - t0 ))" -lt 470 ]; then
   nvcc -O3 -arch=sm_90 --use_fast_math -o /tmp/ljport bench/ports/lj.cu > "$OUT/port.log" 2>&1
   for a in "0 1000188 100 1" "1 10000 100 1" "0 1000188 100 0" "1 10000 100 0"; do
     timeout 40 /tmp/ljport $a >> "$OUT/port.log" 2>&1
