@@ -108,12 +108,12 @@ if (where == "gpu") {
                      output = "records", backend = "gpu", progress = FALSE))
   add("first call of a positions + cut-off model (NVRTC compile), n = 4000", t$wall, "s")
   options(old)
-  steps <- if (quick) 50 else 200
+  steps <- if (quick) 50 else 500
   lj_case("LJ BAOAB single", lj, "baoab", 63, 1, steps, "gpu")
   lj_case("LJ BAOAB single", lj, "baoab", 4, 10000, steps, "gpu")
   bd <- bd_model()
-  lj_case("LJ overdamped Euler single", bd, "euler", 63, 1, steps, "gpu", dt = 5e-4)
-  lj_case("LJ overdamped Euler single", bd, "euler", 4, 10000, steps, "gpu", dt = 5e-4)
+  lj_case("LJ overdamped Euler single", bd, "euler", 63, 1, steps, "gpu", dt = 1e-4)
+  lj_case("LJ overdamped Euler single", bd, "euler", 4, 10000, steps, "gpu", dt = 1e-4)
   # cells against every pair in tiles, one system of 32,000
   old <- options(statphysgpu.mb_cells = FALSE)
   lj_case("LJ BAOAB single, all pairs (no cells)", lj, "baoab", 20, 1, 20, "gpu")

@@ -787,18 +787,24 @@ __device__ __forceinline__ uint32_t mb_cell(const mb_sys &S, const int64_t nc[3]
 /* The neighbouring cells of cell c, in the CPU's order (mb_cpu.h's
  * sp_mb_cells_near); their count. */
 __device__ __forceinline__ int mb_cells_near(uint64_t c, const int64_t nc[3], uint32_t *nbc) {
-  const int64_t cx = (int64_t)(c % (uint64_t)nc[0]),
-                cy = (int64_t)((c / (uint64_t)nc[0]) % (uint64_t)nc[1]),
-                cz = (int64_t)(c / ((uint64_t)nc[0] * (uint64_t)nc[1]));
-  const int rz = nc[2] >= 3, ry = nc[1] >= 3, rx = nc[0] >= 3;
+  /* 32-bit arithmetic (cells < 2 n + 9 < 2^32), the wrap by a compare */
+  const int n0 = (int)nc[0], n1 = (int)nc[1], n2 = (int)nc[2], ci = (int)c;
+  const int cx = ci % n0, cy = (ci / n0) % n1, cz = ci / (n0 * n1);
+  const int rz = n2 >= 3, ry = n1 >= 3, rx = n0 >= 3;
   int k = 0;
-  for (int oz = -rz; oz <= rz; oz++)
-    for (int oy = -ry; oy <= ry; oy++)
+  for (int oz = -rz; oz <= rz; oz++) {
+    int z = cz + oz;
+    z = z < 0 ? z + n2 : z >= n2 ? z - n2 : z;
+    for (int oy = -ry; oy <= ry; oy++) {
+      int y = cy + oy;
+      y = y < 0 ? y + n1 : y >= n1 ? y - n1 : y;
       for (int ox = -rx; ox <= rx; ox++) {
-        const int64_t z = (cz + oz + nc[2]) % nc[2], y = (cy + oy + nc[1]) % nc[1],
-                      x = (cx + ox + nc[0]) % nc[0];
-        nbc[k++] = (uint32_t)((z * nc[1] + y) * nc[0] + x);
+        int x = cx + ox;
+        x = x < 0 ? x + n0 : x >= n0 ? x - n0 : x;
+        nbc[k++] = (uint32_t)((z * n1 + y) * n0 + x);
       }
+    }
+  }
   return k;
 }
 
