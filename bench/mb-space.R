@@ -31,6 +31,7 @@ bench_dir <- local({
 source(file.path(bench_dir, "common.R"))
 where <- bench_arg("gpu", 1)
 quick <- identical(bench_arg("", 2), "quick")
+lj_only <- identical(bench_arg("", 2), "lj") # the four Lennard-Jones cases alone
 echo <- "%-60s %12.4g %s"
 
 lj_model <- function(obs = FALSE) {
@@ -101,19 +102,25 @@ if (where == "gpu") {
   dev <- devs$name[1]
   lj <- lj_model()
   # compile time of a positions-and-cut-off model, fresh cache (mode B, baoab)
-  old <- options(statphysgpu.cache_dir = tempfile("spcache"))
+  if (!lj_only) old <- options(statphysgpu.cache_dir = tempfile("spcache"))
+  if (!lj_only) {
   t <- timed(sde_run(lj, replicas = 1, n = 4000, init = c(fcc(10, 0.8)[c("x", "y", "z")],
                                                           list(vx = 0, vy = 0, vz = 0)),
                      dt = 0.004, t_max = 0.004, method = "baoab", box = fcc(10, 0.8)$L,
                      output = "records", backend = "gpu", progress = FALSE))
   add("first call of a positions + cut-off model (NVRTC compile), n = 4000", t$wall, "s")
   options(old)
+  }
   steps <- if (quick) 50 else 500
   lj_case("LJ BAOAB single", lj, "baoab", 63, 1, steps, "gpu")
   lj_case("LJ BAOAB single", lj, "baoab", 4, 10000, steps, "gpu")
   bd <- bd_model()
   lj_case("LJ overdamped Euler single", bd, "euler", 63, 1, steps, "gpu", dt = 1e-4)
   lj_case("LJ overdamped Euler single", bd, "euler", 4, 10000, steps, "gpu", dt = 1e-4)
+  if (lj_only) {
+    bench_print(sprintf("mb-space (%s)", where))
+    quit(save = "no")
+  }
   # cells against every pair in tiles, one system of 32,000
   old <- options(statphysgpu.mb_cells = FALSE)
   lj_case("LJ BAOAB single, all pairs (no cells)", lj, "baoab", 20, 1, 20, "gpu")
