@@ -579,7 +579,9 @@ sde_ams_eval <- function(e, m, grid, x) {
 # (the long trajectory stuck for 2^20 steps: an error, not a hang).
 sde_ams_check_noise <- function(m, grid, x0, drawn, call) {
   on_state <- vapply(m$noise, function(e) any(all.vars(e) %in% m$states), TRUE)
-  amp <- vapply(m$noise, function(e) sde_ams_eval(e, m, grid, x0), numeric(nrow(grid)))
+  amp <- vapply(m$noise, function(e) { # NA where R cannot evaluate it: not refused
+    tryCatch(sde_ams_eval(e, m, grid, x0), error = function(err) rep(NA_real_, nrow(grid)))
+  }, numeric(nrow(grid)))
   amp <- matrix(amp, nrow(grid))
   for (c in seq_len(nrow(grid))) {
     if (any(is.na(amp[c, ]) | amp[c, ] != 0)) next
