@@ -111,7 +111,7 @@
 #' @param target_population The population that population control aims at
 #'   (by default `replicas`), at most \eqn{2^{30} - 32} (a population holds
 #'   up to twice its target). The memory the walkers need (about \eqn{240 n}
-#'   bytes a walker on the CPU, \eqn{72 n} on the GPU's host side, for twice
+#'   bytes a walker on the CPU, \eqn{96 n} on the GPU's host side, for twice
 #'   the target or `replicas`, whichever is larger) is checked before
 #'   anything is allocated: a run that cannot fit fails with the estimate and
 #'   the argument to change.
@@ -390,13 +390,14 @@ dmc_capacity <- function(target, replicas) {
 
 # The host memory of a run, checked before anything of its size is made: per
 # walker slot (npop x cap of them) the coordinates in R (the job's, the
-# engine's output, the result's state: 3 x 3n doubles) and, on the CPU, the
-# engine's arrays (7 x 3n doubles and 18 more, src/core/sp_dmc.c); the
+# engine's output, the result's state: 3 x 3n doubles) and the engine's
+# host arrays: on the CPU 7 x 3n doubles and 18 more (src/core/sp_dmc.c), on
+# the GPU the upload's 3n + 5 (src/gpu/sp_gpu_dmc.c); the
 # starts (3n doubles a starting walker).  A run that cannot fit fails naming
 # what makes it large: `replicas` (also the default target), or
 # `target_population`.
 dmc_check_memory <- function(n, npop, cap, replicas, target, target_default, backend, call) {
-  slot <- 8 * (9 * n + 3) + if (backend == "cpu") 8 * (21 * n + 18) + 4 else 0
+  slot <- 8 * (9 * n + 3) + if (backend == "cpu") 8 * (21 * n + 18) + 4 else 8 * (3 * n + 5)
   start <- 24 * n # a starting walker's coordinates
   need <- npop * cap * slot + npop * replicas * start
   avail <- available_memory()
@@ -418,7 +419,8 @@ dmc_check_memory <- function(n, npop, cap, replicas, target, target_default, bac
     "fewer atoms."),
     fmt_count(npop), if (npop == 1) "" else "s", fmt_count(cap),
     if (by_replicas) "`replicas`" else "twice the target population",
-    fmt_count(n), fmt_bytes(need), fmt_count(slot), if (backend == "cpu") " on the CPU" else "",
+    fmt_count(n), fmt_bytes(need), fmt_count(slot),
+    if (backend == "cpu") " on the CPU" else " on the host",
     fmt_bytes(avail), what, fit), call = call)
 }
 
