@@ -132,7 +132,17 @@
 #' warning that names the calls to rerun them: the replica numbers not
 #' finished in every condition, also in attribute `rerun`); `rbind()` of the
 #' result with those reruns is the one-call result (see
-#' [rbind.escape_rate_ams()]).
+#' [rbind.escape_rate_ams()]). The engine takes an interrupt between rounds
+#' of a bounded number of steps (about 0.1 s each), also in the middle of a
+#' particle's path: a long path (a far threshold, a slow return to
+#' \eqn{A}) is paused and resumed where it stopped, which changes no
+#' number. A numeric `threshold` that a path can only reach after more than
+#' \eqn{10^7} steps (running down the washboard at the largest speed the
+#' force allows, \eqn{V_0(1 + \gamma)/\beta}, or by diffusion) is told
+#' with a warning of class `statphysgpu_ams_far_threshold`; one past the
+#' engine's \eqn{2^{34}} steps a path, or one that a single-precision step
+#' can no longer move \eqn{\varphi} to (the spacing of floats there is
+#' larger than the step), is refused.
 #'
 #' @inheritParams escape_times
 #' @param dt Time step (normalised units), positive; checked as `dt` is in
@@ -229,6 +239,7 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   c0 <- data.frame(g0 = grid$gamma, V0 = grid$V0, beta = grid$beta, theta = grid$theta,
                    h = dt)
   escape_check_steps(c0, method, fr$precision, call)
+  ams_check_reach(threshold, th, phiA, grid, dt, particles, fr$precision, call)
   ec <- escape_conditions(grid, g0 = grid$gamma, dg = 0, h = dt, th = th, vcens = 0,
                           kmax = 1, start = init, call = call)
   res <- sim_run(fr, "ams", conds = c(ec$conds, list(phiA = as.double(phiA),
@@ -238,6 +249,7 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
                  replica0 = check_u64(fr$first - 1, "first_replica", call = call),
                  particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
                  single = fr$precision == "single",
+                 round_steps = as.double(sp_tuning("ams_round_steps", call = call)),
                  kernel = "ams", variant = paste(fr$precision, method, sep = "_"))
   ams_finish(res, grid, fr, list(
     phi_A = phiA, score = c("position", "energy")[score_kind + 1L], particles = particles,
@@ -379,6 +391,63 @@ ams_phi_A <- function(phi_A, grid, call) {
     lo <- ifelse(up, lo, mid)
   }
   (lo + hi) / 2
+}
+
+# A threshold far past the saddle (`threshold = 1e7` radians) is reached, if
+# at all, only by a path that runs down the washboard: at the largest speed
+# the force allows, v = V0 (1 + gamma) / beta, or by diffusion (D = theta /
+# beta), whichever is faster -- at least S steps of `dt` a path from A, and
+# each replica runs about `particles` such paths to its end.  Refused where
+# S passes the engine's limit of 2^34 steps a path, or where, in single
+# precision, a step (v dt plus a few thermal velocities) can no longer move
+# phi at the threshold (less than half the spacing of floats there): such a
+# run could only end in the engine's error, after hours.  A warning where S
+# passes 10^7 (seconds a path, hours a run), with the cost.
+ams_check_reach <- function(threshold, th, phiA, grid, dt, particles, precision, call) {
+  if (is.character(threshold)) return(invisible())
+  L <- th - phiA
+  v <- grid$V0 * (1 + grid$gamma) / grid$beta
+  D <- grid$theta / grid$beta
+  t <- pmin(L / v, L^2 / (2 * D))
+  S <- t / dt
+  i <- which.max(S)
+  where <- if (nrow(grid) > 1) sprintf(" (condition %d)", i) else ""
+  what <- sprintf(paste0(
+    "`threshold` (saddle + %s) lies %s radians past the edge of A%s: a path needs at least ",
+    "about %s steps of `dt` to reach it (%s time units, at the largest speed the force ",
+    "allows, V0 (1 + gamma) / beta = %s, or by diffusion, whichever is faster)"),
+    format(threshold), format(L[i], digits = 3), where, format(S[i], digits = 3),
+    format(t[i], digits = 3), format(v[i], digits = 3))
+  if (S[i] > 2^34) {
+    sp_abort(sprintf(paste0(
+      "%s, more than the AMS engine's limit of 2^34 steps a path: the run could only end ",
+      "in that error. Use a threshold nearer the saddle (\"saddle\", \"next_well\" or a few ",
+      "radians) or a larger `dt`."), what), call = call)
+  }
+  if (precision == "single") {
+    vmax <- v + 4 * sqrt(grid$theta)
+    stuck <- vmax * dt < 2^(floor(log2(th)) - 24) # half the spacing at th
+    if (any(stuck)) {
+      j <- which(stuck)[1]
+      sp_abort(sprintf(paste0(
+        "`threshold` (saddle + %s) is out of reach in single precision%s: near phi = %s the ",
+        "spacing of single-precision numbers is about %s, and a step of `dt` moves phi by ",
+        "about %s at most, which rounds to no move at all, so no path reaches it. Use ",
+        "precision = \"double\" or a threshold nearer the saddle."), format(threshold),
+        if (nrow(grid) > 1) sprintf(" (condition %d)", j) else "", format(th[j], digits = 3),
+        format(2^(floor(log2(th[j])) - 23), digits = 3), format(vmax[j] * dt, digits = 3)),
+        call = call)
+    }
+  }
+  if (S[i] > 1e7) {
+    sp_warn(sprintf(paste0(
+      "%s, and each replica runs about `particles` (%s) of them to its end: %s steps a ",
+      "replica at least, hours on a CPU core. An interrupt (Ctrl-C) stops the run between ",
+      "its rounds with the replicas finished; a threshold nearer the saddle costs far less."),
+      what, fmt_count(particles), format(S[i] * particles, digits = 3)),
+      call = call, class = "statphysgpu_ams_far_threshold")
+  }
+  invisible()
 }
 
 # The estimates of one condition from its finished replicas (rows of the

@@ -684,11 +684,20 @@ continue_check <- function(prev, grid, fr, was, now, call) {
   }
   conds <- attr(prev, "conditions")
   if (!identical(conds, grid)) {
+    # the parameter whose values differ (a sweep's values, in order: a grid
+    # of another length repeats the others' values), else the first whose
+    # column differs (the same values in another combination)
     p <- setdiff(names(grid), "condition")
-    bad <- p[!vapply(p, function(q) identical(conds[[q]], grid[[q]]), TRUE)]
-    if (!length(bad) || !is.data.frame(conds)) bad <- p[1]
-    differ(bad[1], paste(fmt_num(unique(conds[[bad[1]]])), collapse = ", "),
-           paste(fmt_num(unique(grid[[bad[1]]])), collapse = ", "))
+    vals <- function(g, q) if (is.data.frame(g)) unique(g[[q]])
+    bad <- p[!vapply(p, function(q) identical(vals(conds, q), vals(grid, q)), TRUE)]
+    if (!length(bad) && is.data.frame(conds))
+      bad <- p[!vapply(p, function(q) identical(conds[[q]], grid[[q]]), TRUE)]
+    if (!length(bad)) bad <- p[1]
+    show <- function(v) {
+      if (!is.numeric(v) || !length(v)) return("?")
+      paste(vapply(v, fmt_num, ""), collapse = ", ")
+    }
+    differ(bad[1], show(vals(conds, bad[1])), show(vals(grid, bad[1])))
   }
   if (!identical(attr(prev, "seed_hex"), u64_to_hex(fr$seed))) {
     differ("seed", attr(prev, "seed_hex"), u64_to_hex(fr$seed))

@@ -115,7 +115,12 @@
 #' @param blocks Blocks per population.
 #' @param block_steps Generations per block.
 #' @param target_population The population that population control aims at
-#'   (by default `replicas`).
+#'   (by default `replicas`), at most \eqn{2^{30} - 32} (a population holds
+#'   up to twice its target). The memory the walkers need (about \eqn{240 n}
+#'   bytes a walker on the CPU, \eqn{96 n} on the GPU's host side, for twice
+#'   the target or `replicas`, whichever is larger) is checked before
+#'   anything is allocated: a run that cannot fit fails with the estimate and
+#'   the argument to change.
 #' @param equilibration Generations before the first block, not recorded.
 #' @param populations Independent populations of this call.
 #' @param feedback Strength \eqn{f} of the population control (per
@@ -203,6 +208,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                     seed = NULL, first_population = 1, backend = "auto", devices = NULL,
                     progress = interactive()) {
   call <- sys.call()
+  target_default <- missing(target_population)
   cont <- NULL
   from_vmc <- NULL
   if (!is.null(init)) {
@@ -283,6 +289,13 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^30, call = call)
   target_population <- check_positive(target_population, "target_population", len = 1,
                                       call = call)
+  if (target_population > 2^30 - 32) {
+    sp_abort(sprintf(paste0(
+      "`target_population` (%s) must be at most 2^30 - 32 = %s: a population holds up to ",
+      "twice its target, and its walkers are counted in 31 bits; use a smaller ",
+      "`target_population` (and more `populations` for more walkers in all)."),
+      format(target_population), fmt_count(2^30 - 32)), call = call)
+  }
   populations <- check_whole(populations, "populations", lo = 1, hi = 2^24, call = call)
   cap <- dmc_capacity(target_population, replicas)
   if (populations * cap > 2^31 - 1) {
@@ -306,6 +319,8 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                   max_replicas = 2^24)
   npop <- fr$n
   slots <- npop * cap
+  dmc_check_memory(n, npop, cap, replicas, target_population, target_default && is.null(cont),
+                   fr$plan$backend, call)
   coords <- array(0, c(3, n, slots))
   weight <- rep(0, slots)
   pop <- matrix(0, SP_DMC_POPVARS, npop) # e_trial, e_ref, gen, size, overflow, r2 sums
@@ -396,6 +411,42 @@ DMC_COLUMNS <- c("energy", "potential", "kinetic", "population", "trial_energy",
 # The walkers a population can hold (he4_dmc()'s documentation).
 dmc_capacity <- function(target, replicas) {
   as.integer(max(ceiling(2 * target), ceiling(target) + 64, replicas))
+}
+
+# The host memory of a run, checked before anything of its size is made: per
+# walker slot (npop x cap of them) the coordinates in R (the job's, the
+# engine's output, the result's state: 3 x 3n doubles) and the engine's
+# host arrays: on the CPU 7 x 3n doubles and 18 more (src/core/sp_dmc.c), on
+# the GPU the upload's 3n + 5 (src/gpu/sp_gpu_dmc.c); the
+# starts (3n doubles a starting walker).  A run that cannot fit fails naming
+# what makes it large: `replicas` (also the default target), or
+# `target_population`.
+dmc_check_memory <- function(n, npop, cap, replicas, target, target_default, backend, call) {
+  slot <- 8 * (9 * n + 3) + if (backend == "cpu") 8 * (21 * n + 18) + 4 else 8 * (3 * n + 5)
+  start <- 24 * n # a starting walker's coordinates
+  need <- npop * cap * slot + npop * replicas * start
+  avail <- available_memory()
+  if (need <= avail) return(invisible(need))
+  by_replicas <- !target_default && replicas >= 2 * target
+  if (by_replicas) {
+    what <- "`replicas`"
+    fit <- sprintf("at most about %s fit", fmt_count(floor(avail / (npop * (slot + start)))))
+  } else {
+    what <- if (target_default) "`replicas` (and `target_population`, which defaults to it)"
+            else "`target_population`"
+    fit <- sprintf("a target of at most about %s fits",
+                   fmt_count(floor(avail / (npop * (2 * slot + start)))))
+  }
+  sp_abort(sprintf(paste0(
+    "%s population%s of up to %s walkers each (%s) of %s atoms would need up to about %s of ",
+    "memory (%s bytes a walker%s), more than the %s available: use a smaller %s (%s), ",
+    "fewer `populations` a call (chunks with `first_population` combine with rbind()), or ",
+    "fewer atoms."),
+    fmt_count(npop), if (npop == 1) "" else "s", fmt_count(cap),
+    if (by_replicas) "`replicas`" else "twice the target population",
+    fmt_count(n), fmt_bytes(need), fmt_count(slot),
+    if (backend == "cpu") " on the CPU" else " on the host",
+    fmt_bytes(avail), what, fit), call = call)
 }
 
 # The blocks table: population-major rows (population, block).

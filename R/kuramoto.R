@@ -126,7 +126,14 @@
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
 #'   step reached and the phases at that step are returned (attribute
-#'   `steps_done`).
+#'   `steps_done`). On the CPU the engine takes Ctrl-C within a step as
+#'   well (its rounds are bounded parts of a step: a few million pair terms
+#'   of `coupling = "pairs"`, whose step at \eqn{n = 10^6} is \eqn{10^{12}}
+#'   of them); the phases returned are then those of the last whole step.
+#'   An \eqn{O(n^2)} coupling (`"pairs"`, a dense `A`) whose pair terms
+#'   would take the CPU more than about 10 minutes (at some \eqn{4 \times
+#'   10^8} a second a thread) is told up front with a warning of class
+#'   `statphysgpu_cost_warning`.
 #' @param n Number of oscillators \eqn{N} per system.
 #' @param K Coupling strength \eqn{K} (vector allowed: a sweep).
 #' @param frequencies Natural frequencies \eqn{\omega_i}: one number (all equal), a vector of
@@ -271,6 +278,9 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   dense <- coupling == "pairs" || (coupling == "matrix" && !inherits(A, "sparseMatrix"))
   work <- ncond * replicas * steps * (if (dense) n^2 else n)
   plan <- resolve_backend(backend, devices, work = work, auto_threshold = 1e10, call = call)
+  if (plan$backend == "cpu" && dense) {
+    kuramoto_check_cost(n, ncond * replicas, steps, method, coupling, call)
+  }
   rb <- if (identical(precision, "double")) 8 else 4
   # per system: records (r, psi and the data frame's 7 other columns), final
   # phases, histograms, the engine's arrays (the memory is checked before
@@ -335,6 +345,40 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   # sealed (what a continuation reads), and the attribute theta (the phases)
   # of earlier versions
   sp_old_attrs(sp_seal(out, KURAMOTO_SEALED))
+}
+
+# The cost of an O(n^2) coupling on the CPU, told before a run that would
+# take long: its pair terms (n^2 a stage, SRK2 two stages a step) at the
+# pace of about 4e8 a second a thread (pairs, single precision; measured on
+# the 2-core development Xeon), a warning (class statphysgpu_cost_warning)
+# when that passes 10 minutes.  The run is interruptible whatever its size:
+# a round of the CPU engine is a bounded part of a step.
+KURAMOTO_CPU_PAIRS_PER_SECOND <- 4e8
+
+kuramoto_check_cost <- function(n, nsys, steps, method, coupling, call) {
+  stages <- if (method == "srk2") 2 else 1
+  terms <- nsys * steps * stages * n^2
+  threads <- sp_threads()
+  secs <- terms / (KURAMOTO_CPU_PAIRS_PER_SECOND * threads)
+  if (secs <= 600) return(invisible(secs))
+  when <- if (secs < 3 * 3600) sprintf("%.0f minutes", secs / 60) else
+    if (secs < 3 * 86400) sprintf("%.0f hours", secs / 3600) else
+    sprintf("%s days", format(secs / 86400, digits = 2))
+  sp_warn(sprintf(paste0(
+    "this run makes about %s %s on the CPU (n^2 = %s a stage, %d stage%s a step, %s ",
+    "step%s, %s system%s): at about %s a second a thread, some %s on %d thread%s. The GPU ",
+    "(backend = \"gpu\") is faster by orders of magnitude; %sa smaller `n` or fewer `steps` ",
+    "cost less. An interrupt (Ctrl-C) stops the run between rounds, within a step, with ",
+    "the steps made."),
+    format(terms, digits = 3), if (coupling == "pairs") "pair terms" else "matrix terms",
+    format(n^2, digits = 3), stages, if (stages == 1) "" else "s", fmt_count(steps),
+    if (steps == 1) "" else "s", fmt_count(nsys), if (nsys == 1) "" else "s",
+    format(KURAMOTO_CPU_PAIRS_PER_SECOND, digits = 2), when, threads,
+    if (threads == 1) "" else "s",
+    if (coupling == "pairs") paste0("coupling = \"mean_field\" (the same all-to-all ",
+                                    "coupling, summed in O(n) a step), ") else ""),
+    call = call, class = "statphysgpu_cost_warning")
+  invisible(secs)
 }
 
 # The records of a run of `steps` from the chain's step `step0`: the steps on

@@ -99,6 +99,18 @@
 #' number). Replicas an interrupt left unfinished in `x` are run first. Use
 #' it to add replicas until the error is small enough.
 #'
+#' @section Noise:
+#' Rare transitions need noise: a model without noise is refused, and so is
+#' a condition whose noise is zero through its parameters (`params =
+#' c(theta = 0)`: every path deterministic), or a fixed start `init` where
+#' the drift and every noise entry vanish (a resting point). A long
+#' trajectory that comes to rest later, where a state-dependent noise
+#' vanishes (its state unchanged by \eqn{2^{20}} steps in a row), stops
+#' the run with an error that names the replica and the step, never a run
+#' that goes on forever. The engine takes an interrupt (Ctrl-C) between
+#' rounds of a bounded number of steps, also in the middle of a particle's
+#' path (paused and resumed where it stopped, the same numbers).
+#'
 #' @param model An [sde_model()] with noise, not depending on `t`.
 #' @param score The reaction coordinate: a one-sided formula, quoted call
 #'   or string over the model's states and parameters.
@@ -288,6 +300,7 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
                        where), call = call)
     }
   }
+  sde_ams_check_noise(m, grid, x0, st$drawn, call)
   sde_ams_check_step(m, method, dt, grid, x0, score_e, zA, if (!is.null(B)) zB, call)
   replicas <- ams_auto_replicas(replicas, particles, ncond, backend, devices, call)
   fr <- sim_frame(call, n = replicas, n_name = "replicas", first = first_replica,
@@ -308,7 +321,8 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
   job <- list(sconds = sconds, tables = tables, nx = nx, replicas = fr$n,
               replica0 = check_u64(fr$first - 1, "first_replica", call = call),
               particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
-              single = fr$precision == "single")
+              single = fr$precision == "single",
+              round_steps = as.double(sp_tuning("ams_round_steps", call = call)))
   job["entry_long"] <- list(NULL)
   job["entry_branch"] <- list(NULL)
   headers <- list(sde_ams_score.h = sde_score_header(m, score_e))
@@ -553,6 +567,54 @@ sde_ams_eval <- function(e, m, grid, x) {
     r <- suppressWarnings(as.double(eval(e, list2env(vals, parent = baseenv()))))
     if (length(r) != 1) NA_real_ else r
   }, 0)
+}
+
+# The noise of every condition must move the paths: a condition whose noise
+# is zero through its parameters (`params = c(theta = 0)`) makes every path
+# deterministic -- the long trajectory from a start at rest never leaves A,
+# and AMS has no noise to split -- and is refused; so is a start at a
+# resting point of the drift (a fixed start, zero drift) where every noise
+# entry, some depending on the state, is zero.  A path that comes to rest
+# later, where a state-dependent noise vanishes, is stopped by the engine
+# (the long trajectory stuck for 2^20 steps: an error, not a hang).
+sde_ams_check_noise <- function(m, grid, x0, drawn, call) {
+  on_state <- vapply(m$noise, function(e) any(all.vars(e) %in% m$states), TRUE)
+  amp <- vapply(m$noise, function(e) { # NA where R cannot evaluate it: not refused
+    tryCatch(sde_ams_eval(e, m, grid, x0), error = function(err) rep(NA_real_, nrow(grid)))
+  }, numeric(nrow(grid)))
+  amp <- matrix(amp, nrow(grid))
+  for (c in seq_len(nrow(grid))) {
+    if (any(is.na(amp[c, ]) | amp[c, ] != 0)) next
+    where <- if (nrow(grid) > 1) sprintf(" at condition %d", c) else ""
+    pars <- names(m$params)
+    used <- intersect(pars, unlist(lapply(m$noise, all.vars)))
+    vals <- if (length(used)) {
+      paste0(" (", paste(sprintf("%s = %s", used, vapply(used, function(p) format(grid[[p]][c]), "")),
+                         collapse = ", "), ")")
+    } else ""
+    if (!any(on_state)) {
+      sp_abort(sprintf(paste0(
+        "the noise of the model \"%s\" is zero%s%s: every path is deterministic, so the ",
+        "long trajectory never leaves A by chance and AMS has no noise to split on. Give ",
+        "the noise a positive amplitude (`params`, or the model's parameter defaults)."),
+        m$name, where, vals), call = call)
+    }
+    if (drawn) next
+    env <- list2env(c(as.list(grid[c, pars, drop = FALSE]), as.list(x0[c, ]), list(t = 0)),
+                    parent = baseenv())
+    drift <- vapply(m$drift, function(e) {
+      r <- suppressWarnings(tryCatch(as.double(eval(e, env)), error = function(err) NA_real_))
+      if (length(r) != 1) NA_real_ else r
+    }, 0)
+    if (all(!is.na(drift) & drift == 0)) {
+      sp_abort(sprintf(paste0(
+        "the start `init`%s is a resting point of the model \"%s\"%s: its drift and every ",
+        "noise entry are zero there, so the long trajectory never moves and never leaves A. ",
+        "Start where the noise is positive (`init`), or give the noise a positive ",
+        "amplitude there (`params`)."), where, m$name, vals), call = call)
+    }
+  }
+  invisible()
 }
 
 # The CPU object of a model and score: ams.h's pieces with the model

@@ -26,6 +26,10 @@ SP_TUNING <- list(
   # tests: the CPU engine takes the same batches, one system after another)
   lrmd_batch = list(TRUE, function(v) isTRUE(v) || isFALSE(v) || identical(v, "cpu"),
                     "TRUE, FALSE or \"cpu\""),
+  # escape_rate_ams(), sde_ams(): at most this many steps a round (0: the
+  # driver's own budget, aimed at 0.1 s), for tests that pause paths in the
+  # middle (the results do not depend on it)
+  ams_round_steps = list(0, function(v) is_whole(v, 0, 2^30), "a whole number from 0 to 2^30"),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the

@@ -114,7 +114,8 @@
 #'   which for large N almost never happens; so these values need a finite
 #'   `max_sweeps` or `timeout`.
 #' @param timeout Seconds of a run at the measured pace after which it is
-#'   cut (`Inf`: none): a limit of `floor(timeout / pace)` sweeps (at least
+#'   cut (`Inf`: none): a limit of `floor(timeout / pace)` sweeps (at most
+#'   2^52, else an error that says the largest `timeout`; at least
 #'   one), so the cut does not depend on the machine's load either.
 #' @param max_sweeps Sweeps after which a run is cut (`Inf`: none).
 #' @param check_every Sweeps between ground-state checks, or `"auto"` (1 on
@@ -280,7 +281,18 @@ xorsat_qg <- function(instance, replicas = 100, clones = "auto", p1 = 0.08, time
                 clones = clones)
   } else {
     limit <- max_sweeps
-    if (is.finite(timeout)) limit <- min(limit, max(1, floor(timeout / pace$seconds_per_sweep)))
+    if (is.finite(timeout)) {
+      sweeps <- floor(timeout / pace$seconds_per_sweep)
+      if (sweeps > 2^52) {
+        sp_abort(sprintf(paste0(
+          "`timeout` = %s seconds is %s sweeps at the pace of %s seconds a sweep (%s), more ",
+          "than the 2^52 sweeps a run can count: give a `timeout` of at most %s seconds, or ",
+          "`timeout = Inf` for no limit in seconds (`max_sweeps` bounds the sweeps)."),
+          format(timeout), format(sweeps, digits = 3), format(pace$seconds_per_sweep, digits = 3),
+          pace$device, format(2^52 * pace$seconds_per_sweep, digits = 3)), call = call)
+      }
+      limit <- min(limit, max(1, sweeps))
+    }
     res <- engine(fr, limit, fr$first)
   }
   clones <- res$clones

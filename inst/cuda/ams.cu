@@ -16,7 +16,10 @@
  *                         as its N particles;
  *   sp_ams_branch_kernel  one thread per task: the first run of a particle,
  *                         or a branching (the parent's path replayed to the
- *                         level, the child run from there to A or B).
+ *                         level, the child run from there to A or B), for
+ *                         at most `budget` steps a launch (a task that needs
+ *                         more pauses and is launched again: ams.h's
+ *                         sp_ams_branch).
  * The levels, kills and picks of each replica (a few N operations) are done
  * by the host between launches, with ams.h's sp_ams_level. */
 #ifndef SP_REAL
@@ -88,10 +91,14 @@ sp_ams_branch_kernel(const sp_ams_branch_kargs a) {
                                  tk.parent == SP_AMS_NO_PARENT ? SP_AMS_NO_PARENT
                                                                : tk.parent - off,
                                  tk.path, (SP_REAL)tk.z, a.x + off, a.xs, a.maxs + off,
-                                 a.k0 + off, a.path + off, a.dur + off, &steps);
+                                 a.k0 + off, a.path + off, a.dur + off, &steps, a.wx + off,
+                                 a.wk + off, a.budget);
   sp_ams_task_out o;
   o.maxs = (double)a.maxs[tk.child];
-  o.steps = f == SP_AMS_OK ? steps : (1ull << 63) | (uint64_t)f;
+  o.steps = f == SP_AMS_OK       ? steps
+            : f == SP_AMS_PAUSED ? SP_AMS_OUT_PAUSED | steps
+                                 : SP_AMS_OUT_FAILED | (uint64_t)f;
   a.out[t] = o;
-  if (f != SP_AMS_OK) atomicMin((unsigned long long *)a.bad, (unsigned long long)t);
+  if (f != SP_AMS_OK && f != SP_AMS_PAUSED)
+    atomicMin((unsigned long long *)a.bad, (unsigned long long)t);
 }

@@ -164,19 +164,40 @@ SP_FN int SP_PREC(sp_ams_run)(const SP_PREC(sp_ams_par) *p, int heun, uint64_t s
   return SP_AMS_EV_NONE;
 }
 
+/* One step of the long trajectory, counting in *still the steps in a row
+ * that left its state unchanged (every component equal): 1 when they reach
+ * SP_AMS_STILL_MAX -- the path no longer moves (no noise there, or noise
+ * below the precision's resolution, and a drift that holds it) and can never
+ * leave A.  The count is part of the trajectory's state
+ * (sp_ams_long_state.still), so the decision does not depend on the rounds
+ * or launches. */
+SP_FN int SP_PREC(sp_ams_long_step)(const SP_PREC(sp_ams_par) *p, int heun, uint64_t seed,
+                                    uint64_t stream, SP_PREC(sp_ams_walker) *w,
+                                    uint64_t *still) {
+  SP_REAL x0[SP_AMS_NX];
+  int d, same = 1;
+  SP_UNROLL
+  for (d = 0; d < SP_AMS_NX; d++) x0[d] = w->x[d];
+  SP_PREC(sp_ams_step)(p, heun, seed, stream, 0, w);
+  SP_UNROLL
+  for (d = 0; d < SP_AMS_NX; d++) same = same && w->x[d] == x0[d];
+  *still = same ? *still + 1 : 0;
+  return *still >= SP_AMS_STILL_MAX;
+}
+
 /* The long trajectory (path 0) for at most `budget` steps: stops after the
  * step that exits A (ends outside A after one in A -- *inA tracks where the
  * last step ended: SP_AMS_EV_A, "at Sigma") or ends in B (SP_AMS_EV_B, with
- * *frac). */
+ * *frac), or when it stopped moving (SP_AMS_EV_STILL, sp_ams_long_step). */
 SP_FN int SP_PREC(sp_ams_long)(const SP_PREC(sp_ams_par) *p, int heun, uint64_t seed,
                                uint64_t stream, SP_PREC(sp_ams_walker) *w, int *inA,
-                               uint64_t budget, SP_REAL *frac) {
+                               uint64_t *still, uint64_t budget, SP_REAL *frac) {
   uint64_t i;
   for (i = 0; i < budget; i++) {
     SP_PREC(sp_ams_prev) prev;
     SP_REAL s = 0;
     SP_PREC(sp_ams_prev_set)(&prev, w->x);
-    SP_PREC(sp_ams_step)(p, heun, seed, stream, 0, w);
+    if (SP_PREC(sp_ams_long_step)(p, heun, seed, stream, w, still)) return SP_AMS_EV_STILL;
 #if SP_AMS_SCORE_FIRST
     s = SP_PREC(sp_ams_mscore)(p, w->x);
 #endif
@@ -312,7 +333,10 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
       int hit = 0, fail;
       while (!hit && w.k < st->seg0 + burn && w.k - kb < left) {
         SP_REAL s = 0;
-        SP_PREC(sp_ams_step)(p, heun, seed, stream, 0, &w);
+        if (SP_PREC(sp_ams_long_step)(p, heun, seed, stream, &w, &st->still)) {
+          hit = -1;
+          break;
+        }
 #if SP_AMS_SCORE_FIRST
         s = SP_PREC(sp_ams_mscore)(p, w.x);
 #endif
@@ -320,6 +344,10 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
       }
       fail = SP_PREC(sp_ams_long_stretch)(&w, kb, &used, res, st);
       if (fail) return fail;
+      if (hit < 0) {
+        st->k = w.k;
+        return SP_AMS_FAIL_STILL;
+      }
       if (hit) {
         double xx[SP_AMS_NX];
         st->restarts++;
@@ -331,10 +359,14 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
       continue;
     }
     SP_REAL frac = 1;
-    const int ev = SP_PREC(sp_ams_long)(p, heun, seed, stream, &w, &inA,
+    const int ev = SP_PREC(sp_ams_long)(p, heun, seed, stream, &w, &inA, &st->still,
                                         left < 65536 ? left : 65536, &frac);
     const int fail = SP_PREC(sp_ams_long_stretch)(&w, kb, &used, res, st);
     if (fail) return fail;
+    if (ev == SP_AMS_EV_STILL) {
+      st->k = w.k;
+      return SP_AMS_FAIL_STILL;
+    }
     if (ev == SP_AMS_EV_A) { /* an exit: particle i */
       const uint64_t i = st->nexit++;
       if (st->after_exit) {
@@ -373,27 +405,40 @@ SP_FN int SP_PREC(sp_ams_long_advance)(const SP_PREC(sp_ams_par) *p, int heun,
 
 /* A particle from its origin (w->x on entry) along path P: with z >=
  * SP_AMS_INF until A or B, else (a replay) until the first state whose
- * score exceeds z (the origin itself if it does).  *mx: the largest score
- * outside A and B, from the origin on; *w: the last state; *steps counts
- * the steps.  Returns the
- * event, or SP_AMS_EV_NONE on a failure (non-finite state, too many
- * steps).  One compiled copy (SP_AMS_ONE_COPY), called from one place
+ * score exceeds z (the origin itself if it does); for at most `budget`
+ * steps (SP_AMS_EV_PAUSE when they are spent first).  *mx: the largest
+ * score outside A and B, from the origin on; *w: the last state; *steps
+ * counts the steps.  resume = 1 continues a paused run from *w (its state
+ * and step count) and *mx as the pause left them: a path is the same
+ * whatever its pauses (its normals are a function of its step count).
+ * Returns the event, or SP_AMS_EV_NONE on a failure (non-finite state, too
+ * many steps).  One compiled copy (SP_AMS_ONE_COPY), called from one place
  * (sp_ams_branch), for the first runs and the replays alike. */
 SP_AMS_ONE_COPY int SP_PREC(sp_ams_particle)(const SP_PREC(sp_ams_par) *p, int heun,
                                              uint64_t seed, uint64_t stream, uint64_t P,
                                              SP_REAL z, SP_PREC(sp_ams_walker) *w,
-                                             SP_REAL *mx, SP_REAL *frac, uint64_t *steps) {
+                                             SP_REAL *mx, SP_REAL *frac, uint64_t *steps,
+                                             uint64_t budget, int resume) {
   int ev = SP_AMS_EV_NONE, d;
-  w->k = 0; /* a multiple of SP_AMS_M: the first step draws its normals */
-  *mx = SP_PREC(sp_ams_mscore)(p, w->x);
+  uint64_t used = 0;
   *frac = 1;
-  if (*mx > z || (SP_PREC(sp_ams_in_B)(p, w->x, *mx) && z < SP_AMS_INF))
-    return SP_AMS_EV_LEVEL; /* B: above all */
+  if (resume) {
+    /* a path resumed in the middle of a macro-step draws its normals */
+    if (w->k % SP_AMS_M) SP_PREC(sp_ams_normals)(seed, stream, P, w);
+  } else {
+    w->k = 0; /* a multiple of SP_AMS_M: the first step draws its normals */
+    *mx = SP_PREC(sp_ams_mscore)(p, w->x);
+    if (*mx > z || (SP_PREC(sp_ams_in_B)(p, w->x, *mx) && z < SP_AMS_INF))
+      return SP_AMS_EV_LEVEL; /* B: above all */
+  }
   while (ev == SP_AMS_EV_NONE) {
-    const uint64_t kb = w->k;
+    const uint64_t kb = w->k, left = budget - used;
     int fin = 1;
-    ev = SP_PREC(sp_ams_run)(p, heun, seed, stream, P, z, w, mx, 65536, frac);
+    if (left == 0) return SP_AMS_EV_PAUSE;
+    ev = SP_PREC(sp_ams_run)(p, heun, seed, stream, P, z, w, mx, left < 65536 ? left : 65536,
+                             frac);
     *steps += w->k - kb;
+    used += w->k - kb;
     for (d = 0; d < SP_AMS_NX; d++) fin = fin && isfinite(w->x[d]);
     if (!fin || w->k >= SP_AMS_MAX_STEPS) return SP_AMS_EV_NONE;
   }
@@ -407,26 +452,61 @@ SP_AMS_ONE_COPY int SP_PREC(sp_ams_particle)(const SP_PREC(sp_ams_par) *p, int h
  * B); with q = SP_AMS_NO_PARENT, i runs from its own origin.  Then i runs
  * to A or B: maxs[i] (SP_AMS_INF in B) and dur[i] (duration from the exit
  * of A to B).  Reads only particle q and writes only particle i, so the
- * branchings of one level can run in any order or side by side.  Returns
- * SP_AMS_OK or a failure. */
+ * branchings of one level can run in any order or side by side.
+ *
+ * At most `budget` steps a call (*steps counts them): a branching that
+ * needs more pauses (SP_AMS_PAUSED), its walker kept in wx, wk and maxs of
+ * particle i (see SP_AMS_FRESH in ams_args.h; wk[i] = SP_AMS_FRESH on the
+ * first call), and the next call with the same i, q, P and z resumes it;
+ * the result does not depend on the budgets (a round or launch never waits
+ * on one long path: an interrupt is taken between them).  Returns
+ * SP_AMS_OK, SP_AMS_PAUSED or a failure. */
 SP_FN int SP_PREC(sp_ams_branch)(const SP_PREC(sp_ams_par) *p, int heun, uint64_t seed,
                                  uint64_t stream, double h, uint64_t i, uint64_t q, uint64_t P,
                                  SP_REAL z, SP_REAL *x, uint64_t xs, SP_REAL *maxs,
-                                 uint64_t *k0, uint64_t *path, double *dur, uint64_t *steps) {
+                                 uint64_t *k0, uint64_t *path, double *dur, uint64_t *steps,
+                                 SP_REAL *wx, uint64_t *wk, uint64_t budget) {
   SP_PREC(sp_ams_walker) w;
-  SP_REAL mx, frac;
-  int ev, d, replay = q != SP_AMS_NO_PARENT;
+  SP_REAL mx = 0, frac;
+  uint64_t used = 0;
+  int ev, d, resume = wk[i] != SP_AMS_FRESH;
+  int replay = q != SP_AMS_NO_PARENT && !(resume && (wk[i] & SP_AMS_RUNNING));
   /* the replay of q (if any), then the run of i: one call of
    * sp_ams_particle for both (see SP_AMS_ONE_COPY) */
   for (;;) {
     const uint64_t o = replay ? q : i;
-    if (!replay && path[i] >= SP_AMS_MAX_PATHS) return SP_AMS_FAIL_LIMIT;
-    for (d = 0; d < SP_AMS_NX; d++) w.x[d] = x[d * xs + o];
+    uint64_t n = 0;
+    if (resume) {
+      for (d = 0; d < SP_AMS_NX; d++) w.x[d] = wx[d * xs + i];
+      w.k = wk[i] & ~SP_AMS_RUNNING;
+      mx = maxs[i];
+    } else {
+      if (!replay && path[i] >= SP_AMS_MAX_PATHS) {
+        wk[i] = SP_AMS_FRESH;
+        return SP_AMS_FAIL_LIMIT;
+      }
+      for (d = 0; d < SP_AMS_NX; d++) w.x[d] = x[d * xs + o];
+    }
     ev = SP_PREC(sp_ams_particle)(p, heun, seed, stream, path[o], replay ? z : SP_AMS_INF, &w,
-                                  &mx, &frac, steps);
-    if (ev == SP_AMS_EV_NONE) return SP_AMS_FAIL_NOT_FINITE;
+                                  &mx, &frac, &n, budget - used, resume);
+    used += n;
+    *steps += n;
+    resume = 0;
+    if (ev == SP_AMS_EV_PAUSE) {
+      for (d = 0; d < SP_AMS_NX; d++) wx[d * xs + i] = w.x[d];
+      wk[i] = w.k | (replay ? 0 : SP_AMS_RUNNING);
+      maxs[i] = mx;
+      return SP_AMS_PAUSED;
+    }
+    if (ev == SP_AMS_EV_NONE) {
+      wk[i] = SP_AMS_FRESH;
+      return SP_AMS_FAIL_NOT_FINITE;
+    }
     if (!replay) break;
-    if (ev != SP_AMS_EV_LEVEL) return SP_AMS_FAIL_REPLAY;
+    if (ev != SP_AMS_EV_LEVEL) {
+      wk[i] = SP_AMS_FRESH;
+      return SP_AMS_FAIL_REPLAY;
+    }
     for (d = 0; d < SP_AMS_NX; d++) x[d * xs + i] = w.x[d];
     k0[i] = k0[q] + w.k;
     path[i] = P;
@@ -436,12 +516,14 @@ SP_FN int SP_PREC(sp_ams_branch)(const SP_PREC(sp_ams_par) *p, int heun, uint64_
     mx = SP_PREC(sp_ams_mscore)(p, w.x);
 #endif
     if (SP_PREC(sp_ams_in_B)(p, w.x, mx)) { /* past B: a copy of q's path to B */
+      wk[i] = SP_AMS_FRESH;
       maxs[i] = SP_AMS_INF;
       dur[i] = w.k == 0 ? dur[q] : ((double)(k0[i] - 1) + (double)frac) * h;
       return SP_AMS_OK;
     }
     replay = 0;
   }
+  wk[i] = SP_AMS_FRESH;
   if (ev == SP_AMS_EV_B) {
     maxs[i] = SP_AMS_INF;
     dur[i] = ((double)(k0[i] + w.k - 1) + (double)frac) * h;

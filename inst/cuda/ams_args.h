@@ -134,15 +134,17 @@ typedef struct {
   uint64_t last_exit; /* step of the last exit from A */
   uint64_t nexit;     /* exits collected */
   uint64_t restarts;  /* restarts after reaching B */
+  uint64_t still;     /* steps in a row that left its state unchanged (ams.h:
+                         sp_ams_long_step) */
   int inA;            /* the last step ended in A (-1: not known yet, the start) */
   int after_exit;     /* an exit since the last (re)start */
 } sp_ams_long_state;
 
-SP_STATIC_ASSERT(sizeof(sp_ams_long_state) == 48, "sp_ams_long_state layout");
+SP_STATIC_ASSERT(sizeof(sp_ams_long_state) == 56, "sp_ams_long_state layout");
 
 /* A long trajectory at its start (inA found at its first advance). */
 SP_FN void sp_ams_long_state_init(sp_ams_long_state *st) {
-  st->k = st->seg0 = st->last_exit = st->nexit = st->restarts = 0;
+  st->k = st->seg0 = st->last_exit = st->nexit = st->restarts = st->still = 0;
   st->inA = -1;
   st->after_exit = 0;
 }
@@ -152,8 +154,25 @@ enum {
   SP_AMS_OK = 0,
   SP_AMS_FAIL_NOT_FINITE = 1, /* a state became NaN or infinite */
   SP_AMS_FAIL_LIMIT = 2,      /* a path of 2^34 steps, or 2^24 paths */
-  SP_AMS_FAIL_REPLAY = 3      /* a replay missed its level (cannot happen) */
+  SP_AMS_FAIL_REPLAY = 3,     /* a replay missed its level (cannot happen) */
+  SP_AMS_PAUSED = 4,          /* not a failure: a branching spent its budget
+                                 and is resumed by the next call (ams.h) */
+  SP_AMS_FAIL_STILL = 5       /* the long trajectory stopped moving (ams.h:
+                                 sp_ams_long_step) */
 };
+
+/* Steps in a row that leave the long trajectory's state unchanged: it is
+ * stuck (SP_AMS_FAIL_STILL). */
+#define SP_AMS_STILL_MAX (1ull << 20)
+
+/* A branching paused between rounds or launches (sp_ams_branch of ams.h):
+ * per particle i, wk[i] is SP_AMS_FRESH when none of its branchings is in
+ * progress, else the steps its walker has made, with SP_AMS_RUNNING set
+ * once the replay is over (the walker is then the child's own run); the
+ * walker's state lies at wx[d xs + i] and its largest score so far at
+ * maxs[i] (a particle being branched has no max score of its own yet). */
+#define SP_AMS_FRESH 0xffffffffffffffffull
+#define SP_AMS_RUNNING (1ull << 62)
 
 /* One branching (or, with parent SP_AMS_NO_PARENT, the first run of an
  * initial particle) for the GPU's branch kernel: particle indices are local
@@ -168,11 +187,17 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_ams_task) == 32, "sp_ams_task layout");
 
-/* What a task reports: the child's max score (SP_AMS_INF in B) and steps. */
+/* What a task reports: the child's max score (SP_AMS_INF in B) and steps
+ * (of this launch); a failure sets bit 63 (its code in the low bits), a
+ * task that spent the launch's budget (SP_AMS_PAUSED: launched again,
+ * resumed where it stopped) bit 62. */
 typedef struct {
   double maxs;
   uint64_t steps;
 } sp_ams_task_out;
+
+#define SP_AMS_OUT_FAILED (1ull << 63)
+#define SP_AMS_OUT_PAUSED (1ull << 62)
 
 /* Arguments of sp_ams_long_kernel: one thread per replica ("item", local
  * index i, global item0 + i = c replicas + r) of the device.  conds: the
@@ -212,9 +237,12 @@ typedef struct {
   SP_DPTR(uint64_t) path;
   SP_DPTR(double) dur;
   SP_DPTR(uint64_t) bad;     /* lowest failing task (~0: none) */
+  SP_DPTR(sp_ams_real) wx;   /* paused branchings (SP_AMS_FRESH of ams_args.h): */
+  SP_DPTR(uint64_t) wk;      /*   walker states as x, steps and phase */
+  uint64_t budget;           /* steps of each task in this launch */
 } sp_ams_branch_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_ams_branch_kargs) == 136, "sp_ams_branch_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_ams_branch_kargs) == 160, "sp_ams_branch_kargs layout");
 
 /* The CPU entries of a model (ams_cpu.h): a piece of a replica's long
  * trajectory, and a particle's first run or branching (arrays of one
@@ -228,14 +256,17 @@ typedef int (*sp_ams_long_fn)(const void *cond, const double *tables, int heun, 
 typedef int (*sp_ams_branch_fn)(const void *cond, const double *tables, int heun,
                                 uint64_t seed, uint64_t stream, uint64_t i, uint64_t q,
                                 uint64_t P, double z, void *x, uint64_t xs, void *maxs,
-                                uint64_t *k0, uint64_t *path, double *dur, uint64_t *steps);
+                                uint64_t *k0, uint64_t *path, double *dur, uint64_t *steps,
+                                void *wx, uint64_t *wk, uint64_t budget);
 
 /* How a piece of path ended (sp_ams_run_*). */
 enum {
-  SP_AMS_EV_NONE = 0,  /* budget spent */
+  SP_AMS_EV_NONE = 0,  /* budget spent (sp_ams_particle: a failure) */
   SP_AMS_EV_A = 1,     /* back in A */
   SP_AMS_EV_B = 2,     /* reached B */
-  SP_AMS_EV_LEVEL = 3  /* score above the level (replay) */
+  SP_AMS_EV_LEVEL = 3, /* score above the level (replay) */
+  SP_AMS_EV_PAUSE = 4, /* sp_ams_particle: its budget spent, to be resumed */
+  SP_AMS_EV_STILL = 5  /* sp_ams_long: the path stopped moving */
 };
 
 #endif /* SP_AMS_ARGS_H */

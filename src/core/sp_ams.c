@@ -67,6 +67,17 @@ int sp_ams_fail(const sp_ams_job *job, uint64_t item, int what, int long_traject
                    "path with a non-finite state can neither return to A nor reach the "
                    "threshold: use a smaller `dt` or check that condition's parameters",
                    replica, (int)c + 1, where, step);
+  if (what == SP_AMS_FAIL_STILL)
+    return sp_fail(SP_ERR_INVALID,
+                   "the long trajectory of replica %llu of condition %d stopped moving%s: "
+                   "%llu steps in a row left its state unchanged, so it can never leave A "
+                   "(the noise is zero there, or too small to change the state in this "
+                   "precision, and the drift holds it). Give that condition's noise a "
+                   "positive amplitude where the path starts and rests (%s), or use "
+                   "precision = \"double\"",
+                   replica, (int)c + 1, step, (unsigned long long)SP_AMS_STILL_MAX,
+                   job->model == SP_AMS_MODEL_SDE ? "`params`, the model's noise or `init`"
+                                                  : "a larger `theta`");
   if (what == SP_AMS_FAIL_LIMIT)
     return sp_fail(SP_ERR_INVALID,
                    "replica %llu of condition %d passed a limit of the AMS engine in %s%s: "

@@ -36,6 +36,8 @@ typedef struct {
   uint64_t particles; /* N */
   uint64_t k;         /* killed at least per level */
   uint64_t seed;
+  size_t round_steps;   /* at most this many steps a round (0: the driver's
+                           budget; tests pause paths with it) */
   int heun;   /* 1: srk2, 0: euler */
   int single; /* 1: float, 0: double */
   /* sde model: the CPU object's entries in the run's precision

@@ -16,9 +16,12 @@
  *      from its particles' durations.
  * The tasks of a round (2 and 3) go to the branch kernel in launches of at
  * most the device's resident threads (tasks of one level are independent),
- * so that a launch -- a round of the driver, after which an interrupt is
- * taken -- lasts about the longest path of a batch, never the sum of many
- * batches.
+ * each task for at most the round's budget of steps (and at most tbudget,
+ * adapted to the launches that spend it), so that a launch -- a round of the
+ * driver, after which an interrupt is taken -- lasts about a round at most,
+ * never the longest path nor the sum of many batches: the tasks that spent
+ * their budget (paused, their walkers on the device) are launched again
+ * after the others, until none is left.
  * Nothing here depends on the precision but the particle arrays, nor on the
  * model but the conditions' size and the state's length nx; the host-side
  * pieces of ams.h (levels, picks, finish: model-free) are compiled in both
@@ -65,6 +68,7 @@ typedef struct ams_dev_s {
   uint64_t item0, nitems, N;
   size_t rb; /* bytes of a working-precision value */
   CUdeviceptr conds, tables, lt, lx, res, x, maxs, k0, path, dur, bad, done, tasks, tout;
+  CUdeviceptr wx, wk; /* paused branchings (ams.h, sp_ams_branch) */
   int phase;
   /* the host's copy of the max scores (float or double), per replica its
    * weight, branches, levels, steps, status (0 running, SP_AMS_DONE,
@@ -79,6 +83,11 @@ typedef struct ams_dev_s {
   /* tasks of the current round launched before (tnext) and in the launch
    * in flight (tcount); at most tmax a launch */
   uint64_t tnext, tcount, tmax;
+  /* steps of a task a launch, at most (besides the driver's budget, which
+   * a launch of short tasks does not measure: a launch lasts its longest
+   * task), adapted to the launches that spent it; the launch's start */
+  uint64_t tbudget;
+  double t0;
 } ams_dev;
 
 static void ams_free_host(ams_dev *e) {
@@ -116,6 +125,7 @@ static int ams_setup(void *model, sp_gpu_dev *d) {
   e->tmax = (uint64_t)(d->info.multiprocessors > 0 ? d->info.multiprocessors : 132) *
             (uint64_t)(d->info.max_threads_per_sm > 0 ? d->info.max_threads_per_sm : 2048);
   e->tnext = e->tcount = 0;
+  e->tbudget = job->round_steps > 0 ? (uint64_t)job->round_steps : (uint64_t)1 << 20;
   if ((st = sp_gpu_function(d->id, m->key, "sp_ams_long_kernel", &e->klong)) != SP_OK ||
       (st = sp_gpu_function(d->id, m->key, "sp_ams_branch_kernel", &e->kbranch)) != SP_OK)
     return st;
@@ -131,6 +141,8 @@ static int ams_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_dev_alloc(d, n * 8, "the particles", &e->k0)) ||
       (st = sp_gpu_dev_alloc(d, n * 8, "the particles", &e->path)) ||
       (st = sp_gpu_dev_alloc(d, n * 8, "the particles", &e->dur)) ||
+      (st = sp_gpu_dev_alloc(d, n * nx * e->rb, "the paused branchings", &e->wx)) ||
+      (st = sp_gpu_dev_alloc(d, n * 8, "the paused branchings", &e->wk)) ||
       (st = sp_gpu_dev_alloc(d, n * sizeof(sp_ams_task), "the branchings", &e->tasks)) ||
       (st = sp_gpu_dev_alloc(d, n * sizeof(sp_ams_task_out), "the branchings", &e->tout)) ||
       (st = sp_gpu_dev_alloc(d, 16, "the counters", &e->bad)))
@@ -177,6 +189,7 @@ static int ams_setup(void *model, sp_gpu_dev *d) {
        (st = sp_gpu_to_device(d->id, e->tables, job->tables, job->ntables * sizeof(double)))) ||
       (st = sp_gpu_memset0(d->id, e->res, e->nitems * sizeof(sp_ams_result))) ||
       (st = sp_gpu_memset32(d->id, e->bad, 0xffffffffu, 2)) ||
+      (st = sp_gpu_memset32(d->id, e->wk, 0xffffffffu, (size_t)n * 2)) || /* SP_AMS_FRESH */
       (st = sp_gpu_memset0(d->id, e->done, 8)))
     return st;
   e->phase = PH_LONG;
@@ -237,6 +250,10 @@ static int ams_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     a.path = e->path;
     a.dur = e->dur;
     a.bad = e->bad;
+    a.wx = e->wx;
+    a.wk = e->wk;
+    a.budget = budget < e->tbudget ? budget : e->tbudget;
+    e->t0 = sp_now();
     return sp_gpu_launch(d->id, e->kbranch,
                          (unsigned)((e->tcount + SP_AMS_BLOCK - 1) / SP_AMS_BLOCK),
                          SP_AMS_BLOCK, 0, d->stream, &a, "sp_ams_branch_kernel");
@@ -335,13 +352,39 @@ static int ams_poll(void *model, sp_gpu_dev *d) {
                              e->tcount * sizeof(sp_ams_task_out))))
       return st;
     e->tnext = t1;
-    for (j = t0; j < t1; j++) {
-      const uint64_t c = e->htasks[j].child;
-      if (e->rb == sizeof(float)) ((float *)e->hmaxs)[c] = (float)e->hout[j].maxs;
-      else ((double *)e->hmaxs)[c] = e->hout[j].maxs;
-      e->steps[c / N] += (double)e->hout[j].steps;
+    {
+      const double dt = sp_now() - e->t0;
+      int paused = 0;
+      for (j = t0; j < t1; j++) {
+        const uint64_t c = e->htasks[j].child, s = e->hout[j].steps;
+        e->steps[c / N] += (double)(s & ~SP_AMS_OUT_PAUSED);
+        if (s & SP_AMS_OUT_PAUSED) { /* launched again below */
+          paused = 1;
+          continue;
+        }
+        if (e->rb == sizeof(float)) ((float *)e->hmaxs)[c] = (float)e->hout[j].maxs;
+        else ((double *)e->hmaxs)[c] = e->hout[j].maxs;
+      }
+      /* a launch whose tasks spent their steps lasted about tbudget steps:
+       * aim it at the driver's round */
+      if (m->job->round_steps == 0) {
+        if (paused && dt < 0.5 * SP_ROUND_SECONDS && e->tbudget < ((uint64_t)1 << 34))
+          e->tbudget *= 2;
+        else if (dt > 2 * SP_ROUND_SECONDS && e->tbudget > 1024)
+          e->tbudget /= 2;
+      }
     }
     if (e->tnext < e->ntasks) { /* more tasks of this round: launched next */
+      d->tail = 1;
+      return SP_OK;
+    }
+    /* every task launched: those that spent their budget go again (in
+     * order; uploaded by the next launch) */
+    for (i = j = 0; j < e->ntasks; j++)
+      if (e->hout[j].steps & SP_AMS_OUT_PAUSED) e->htasks[i++] = e->htasks[j];
+    if (i > 0) {
+      e->ntasks = i;
+      e->tnext = e->tcount = 0;
       d->tail = 1;
       return SP_OK;
     }
@@ -410,6 +453,9 @@ int sp_gpu_ams(const char *key, const void *vjob, void *vout, const int *devices
   e.total = (double)m.total;
   e.budget0 = 4096;
   e.budget_max = 1u << 30;
+  if (job->round_steps > 0)
+    e.budget0 = e.budget_max = (unsigned)(job->round_steps < (1u << 30) ? job->round_steps
+                                                                        : (1u << 30));
   e.tail_factor = 0;
   e.setup = ams_setup;
   e.launch = ams_launch;

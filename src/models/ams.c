@@ -29,7 +29,8 @@ static const sp_field cond_fields[] = {
   SP_FIELD(sp_ams_job, replica0, SP_F_U64),                             \
   SP_FIELD(sp_ams_job, particles, SP_F_COUNT),                          \
   SP_FIELD(sp_ams_job, k, SP_F_COUNT), SP_FIELD(sp_ams_job, seed, SP_F_U64), \
-  SP_FIELD(sp_ams_job, heun, SP_F_INT), SP_FIELD(sp_ams_job, single, SP_F_INT)
+  SP_FIELD(sp_ams_job, heun, SP_F_INT), SP_FIELD(sp_ams_job, single, SP_F_INT), \
+  SP_FIELD(sp_ams_job, round_steps, SP_F_SIZE)
 
 static const sp_field fields[] = {
   SP_FIELD_ROWS(sp_ams_job, conds, ncond, SP_F_INT, sp_ams_cond, cond_fields),
