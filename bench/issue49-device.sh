@@ -2,7 +2,7 @@
 # One device call for issue 49: install, the GPU tests of the new features,
 # the benchmark (bench/mb-space.R gpu [quick]) and the CUDA cell-list port
 # (bench/ports/lj.cu), each stage bounded so that what finished comes back.
-#   SP_COMMIT=<hash> sh bench/issue49-device.sh [quick] [filter]
+#   SP_COMMIT=<hash> [SP_PORT=0] [SP_BENCH_S=s] sh bench/issue49-device.sh [quick|full|lj] [filter]
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"

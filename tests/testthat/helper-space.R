@@ -69,6 +69,19 @@ space_lattice <- function(n, L, jitter = 0.05) {
        z = (i %/% m^2 + 0.5) * a + jitter * a * sin(2.9 * i))
 }
 
+# An fcc lattice of 4 m^3 particles at density rho: list(n, L, init) with
+# the starts of lj3 (positions, velocities 0).
+space_fcc <- function(m, rho) {
+  n <- 4 * m^3
+  L <- (n / rho)^(1 / 3)
+  a <- L / m
+  b <- rbind(c(0, 0, 0), c(0.5, 0.5, 0), c(0.5, 0, 0.5), c(0, 0.5, 0.5))
+  g <- expand.grid(i = 0:(m - 1), j = 0:(m - 1), k = 0:(m - 1))
+  p <- do.call(rbind, lapply(1:4, function(s) cbind(g$i + b[s, 1], g$j + b[s, 2], g$k + b[s, 3])))
+  list(n = n, L = L, init = list(x = (p[, 1] + 0.25) * a, y = (p[, 2] + 0.25) * a,
+                                 z = (p[, 3] + 0.25) * a, vx = 0, vy = 0, vz = 0))
+}
+
 # Base R: the truncated and shifted Lennard-Jones energy per particle and
 # the virial W = sum_{i<j} r u'(r) (with u'(r) r = 24 (2 r^-12 - r^-6)),
 # all pairs with the minimum image, of positions (x, y, z) in a cube of side L.

@@ -124,23 +124,13 @@ test_that("GPU: the Lennard-Jones fluid against NIST (T = 0.9, rho = 0.776, rc =
     observe = list(U = ~ sum(pairs(u, cutoff = rc)) / 2 / n, W = ~ sum(pairs(-f * r^2, cutoff = rc)) / 2,
                    Nc = ~ sum(pairs(1, cutoff = rc)) / 2),
     positions = c("x", "y", "z"), name = "lj3-nc")
-  fcc_start <- function(m, rho) {
-    n <- 4 * m^3
-    L <- (n / rho)^(1 / 3)
-    a <- L / m
-    b <- rbind(c(0, 0, 0), c(0.5, 0.5, 0), c(0.5, 0, 0.5), c(0, 0.5, 0.5))
-    g <- expand.grid(i = 0:(m - 1), j = 0:(m - 1), k = 0:(m - 1))
-    p <- do.call(rbind, lapply(1:4, function(s) cbind(g$i + b[s, 1], g$j + b[s, 2], g$k + b[s, 3])))
-    list(n = n, L = L, init = list(x = (p[, 1] + 0.25) * a, y = (p[, 2] + 0.25) * a,
-                                   z = (p[, 3] + 0.25) * a, vx = 0, vy = 0, vz = 0))
-  }
   # NIST SRSW, NVT Monte Carlo of the LJ fluid cut at 3 with the tail
   # correction, N = 500, T = 0.9, rho = 0.776 (bench/lj-reference.md, 1.1):
   # U/N = -5.4689 +- 0.00042, P = 0.24056 +- 0.00274.  Ours: truncated and
   # shifted at 3 (the same forces), U_full = U_TS + u(3) Nc + tail.
   n <- 500
   L <- (n / 0.776)^(1 / 3)
-  st <- fcc_start(5, 0.776)$init # 500 sites at rho 0.776
+  st <- space_fcc(5, 0.776)$init # 500 sites at rho 0.776
   eq <- sde_run(nc_model, replicas = 64, n = n, init = st, dt = 0.005, t_max = 20,
                 method = "baoab", box = L, record_every = 4000, seed = 31, backend = "gpu",
                 progress = FALSE)

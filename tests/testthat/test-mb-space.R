@@ -234,15 +234,10 @@ test_that("the Lennard-Jones fluid (truncated and shifted at 2.5, rho = 0.8, T =
   # 620 time units at dt = 0.005 and 0.01: U/N = -4.2835 +- 0.0048, P =
   # 3.879 +- 0.021 (P = rho T + W / (3 V), the set T).
   lj <- space_model("lj3")
-  n <- 108
-  L <- (n / 0.8)^(1 / 3)
-  m <- 3
-  a <- L / m
-  b <- rbind(c(0, 0, 0), c(0.5, 0.5, 0), c(0.5, 0, 0.5), c(0, 0.5, 0.5))
-  g <- expand.grid(i = 0:(m - 1), j = 0:(m - 1), k = 0:(m - 1))
-  p <- do.call(rbind, lapply(1:4, function(s) cbind(g$i + b[s, 1], g$j + b[s, 2], g$k + b[s, 3])))
-  st <- list(x = (p[, 1] + 0.25) * a, y = (p[, 2] + 0.25) * a, z = (p[, 3] + 0.25) * a,
-             vx = 0, vy = 0, vz = 0)
+  f <- space_fcc(3, 0.8)
+  n <- f$n
+  L <- f$L
+  st <- f$init
   eq <- run_space(lj, replicas = 8, n = n, init = st, dt = 0.005, t_max = 5, method = "baoab",
                   box = L, record_every = 1000, seed = 21)
   r <- run_space(lj, replicas = 8, n = n, init = eq, dt = 0.005, t_max = 15, method = "baoab",
