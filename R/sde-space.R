@@ -265,6 +265,7 @@ plot.sde_rdf <- function(x, ...) {
 
 #' @rdname sde_run
 #' @param object An `sde_rdf` result (output = "rdf").
+#' @param ... Unused (the generic's further arguments).
 #' @exportS3Method ggplot2::autoplot
 autoplot.sde_rdf <- function(object, ...) {
   d <- as.data.frame(object)
