@@ -784,6 +784,11 @@ escape_continued_result <- function(prev, res, resume, extra, args) {
   out$escaped[rows] <- res$status == 1L
   attr(out, "state") <- escape_state(out, rows, res)
   steps <- attr(prev, "steps")
+  if (!is.numeric(steps) || !all(c("useful", "issued") %in% names(steps)) ||
+      !all(is.finite(steps[c("useful", "issued")]))) {
+    sp_abort(paste0("`init`'s step counts (attribute `steps`, not sealed: they depend on the ",
+                    "chunking) are damaged; continue the result as the run returned it."))
+  }
   attr(out, "steps") <- c(useful = steps[["useful"]] - sum(resume$counted) + res$useful_steps,
                           issued = steps[["issued"]] + res$issued_steps)
   out
@@ -952,9 +957,11 @@ ESCAPE_SEALED <- c("seed_hex", "precision", "dt", "method", "threshold", "init",
 
 # A result as it is returned: its settings sealed, and the rest a
 # continuation reads and carries into its result (the paths' columns, the
-# step counts, the arguments: a seal made before they were sealed is
-# checked without them), the deprecated names of its attributes set.
+# arguments: a seal made before they were sealed is checked without them),
+# the deprecated names of its attributes set.  Not the step counts: their
+# issued steps depend on how the paths were chunked (a combination of
+# chunks and one call differ there alone), and a continuation only adds
+# to them.
 escape_finish <- function(out) {
-  sp_old_attrs(sp_seal(out, c(ESCAPE_SEALED, "steps", "args", "names",
-                              paste0("$", names(out)))))
+  sp_old_attrs(sp_seal(out, c(ESCAPE_SEALED, "args", "names", paste0("$", names(out)))))
 }
