@@ -438,6 +438,58 @@ static int64_t SP_PREC(sp_mb_bad)(const SP_REAL *x, uint64_t n) {
   return -1;
 }
 
+/* Stage 1 (Euler's step, SRK2's predictor) of element i: sp_mb_step_sde's
+ * first loop and the vector loop's scalar copy (mb_lanes.h). */
+static void SP_PREC(sp_mb_elem_stage1)(SP_PREC(sp_mb_sys) *s, uint64_t i, int heun, double t,
+                                        SP_REAL h, SP_REAL sdt, uint64_t seed, uint64_t stream,
+                                        uint64_t kk) {
+  const uint64_t n = s->n;
+  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
+      z[SP_MB_WN], dw[SP_MB_WN], y[SP_MB_NX];
+  int v;
+  SP_MB_GATHER(s, s->xs, i, x, nb);
+  SP_PREC(sp_mb_epar)(s->ep, i, n, e);
+  SP_PREC(sp_mb_qi)(s, i, q);
+  if (heun)
+    SP_PREC(mb_drift_strat)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
+  else
+    SP_PREC(mb_drift_ito)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
+  SP_PREC(mb_noise)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
+  SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
+  for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
+  for (v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
+  SP_PREC(mb_apply_noise)(y, b, dw, s->p);
+  for (v = 0; v < SP_MB_NX; v++) {
+    s->ys[(uint64_t)v * n + i] = y[v];
+    s->a0[(uint64_t)v * n + i] = f[v];
+  }
+  for (v = 0; v < SP_MB_NB; v++) s->b0[(uint64_t)v * n + i] = b[v];
+}
+
+/* Stage 2 (SRK2's corrector) of element i: sp_mb_step_sde's second
+ * loop and the vector loop's scalar copy. */
+static void SP_PREC(sp_mb_elem_stage2)(SP_PREC(sp_mb_sys) *s, uint64_t i, double t, double dt,
+                                        SP_REAL h, SP_REAL sdt, uint64_t seed, uint64_t stream,
+                                        uint64_t kk) {
+  const uint64_t n = s->n;
+  const SP_REAL half = (SP_REAL)0.5;
+  SP_REAL y[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
+      z[SP_MB_WN], dw[SP_MB_WN], xo[SP_MB_NX];
+  int v;
+  SP_MB_GATHER(s, s->ys, i, y, nb);
+  SP_PREC(sp_mb_epar)(s->ep, i, n, e);
+  SP_PREC(sp_mb_qi)(s, i, q);
+  SP_PREC(mb_drift_strat)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
+  SP_PREC(mb_noise)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
+  SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
+  for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
+  for (v = 0; v < SP_MB_NB; v++) b[v] = half * (s->b0[(uint64_t)v * n + i] + b[v]);
+  for (v = 0; v < SP_MB_NX; v++)
+    xo[v] = s->xs[(uint64_t)v * n + i] + half * h * (s->a0[(uint64_t)v * n + i] + f[v]);
+  SP_PREC(mb_apply_noise)(xo, b, dw, s->p);
+  for (v = 0; v < SP_MB_NX; v++) s->xs[(uint64_t)v * n + i] = xo[v];
+}
+
 #ifdef SP_MB_CPU_LANES
 #  include "mb_lanes.h" /* the vector loop over elements: sp_mb_step_sde_lanes */
 #endif
@@ -446,54 +498,19 @@ static int64_t SP_PREC(sp_mb_bad)(const SP_REAL *x, uint64_t n) {
 static void SP_PREC(sp_mb_step_sde)(SP_PREC(sp_mb_sys) *s, int heun, double t, double dt,
                                    uint64_t seed, uint64_t stream, uint64_t kk) {
   const uint64_t n = s->n;
-  const SP_REAL h = (SP_REAL)dt, sdt = (SP_REAL)sqrt(dt), half = (SP_REAL)0.5;
-  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
-      z[SP_MB_WN], dw[SP_MB_WN], y[SP_MB_NX];
+  const SP_REAL h = (SP_REAL)dt, sdt = (SP_REAL)sqrt(dt);
   uint64_t i;
-  int v;
 #ifdef SP_MB_CPU_LANES
   if (SP_PREC(sp_mb_step_sde_lanes)(s, heun, t, dt, seed, stream, kk)) return;
 #endif
   SP_PREC(sp_mb_couple)(s, s->xs, t);
-  for (i = 0; i < n; i++) {
-    SP_MB_GATHER(s, s->xs, i, x, nb);
-    SP_PREC(sp_mb_epar)(s->ep, i, n, e);
-    SP_PREC(sp_mb_qi)(s, i, q);
-    if (heun)
-      SP_PREC(mb_drift_strat)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
-    else
-      SP_PREC(mb_drift_ito)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
-    SP_PREC(mb_noise)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
-    SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
-    for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
-    for (v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
-    SP_PREC(mb_apply_noise)(y, b, dw, s->p);
-    for (v = 0; v < SP_MB_NX; v++) {
-      s->ys[(uint64_t)v * n + i] = y[v];
-      s->a0[(uint64_t)v * n + i] = f[v];
-    }
-    for (v = 0; v < SP_MB_NB; v++) s->b0[(uint64_t)v * n + i] = b[v];
-  }
+  for (i = 0; i < n; i++) SP_PREC(sp_mb_elem_stage1)(s, i, heun, t, h, sdt, seed, stream, kk);
   if (!heun) {
     memcpy(s->xs, s->ys, (size_t)SP_MB_NX * n * sizeof(SP_REAL));
     return;
   }
   SP_PREC(sp_mb_couple)(s, s->ys, t + dt);
-  for (i = 0; i < n; i++) {
-    SP_REAL xo[SP_MB_NX];
-    SP_MB_GATHER(s, s->ys, i, y, nb);
-    SP_PREC(sp_mb_epar)(s->ep, i, n, e);
-    SP_PREC(sp_mb_qi)(s, i, q);
-    SP_PREC(mb_drift_strat)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
-    SP_PREC(mb_noise)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
-    SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
-    for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
-    for (v = 0; v < SP_MB_NB; v++) b[v] = half * (s->b0[(uint64_t)v * n + i] + b[v]);
-    for (v = 0; v < SP_MB_NX; v++)
-      xo[v] = s->xs[(uint64_t)v * n + i] + half * h * (s->a0[(uint64_t)v * n + i] + f[v]);
-    SP_PREC(mb_apply_noise)(xo, b, dw, s->p);
-    for (v = 0; v < SP_MB_NX; v++) s->xs[(uint64_t)v * n + i] = xo[v];
-  }
+  for (i = 0; i < n; i++) SP_PREC(sp_mb_elem_stage2)(s, i, t, dt, h, sdt, seed, stream, kk);
 }
 
 /* The forces on every element's momenta at the positions of xs (time t),

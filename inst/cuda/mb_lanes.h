@@ -140,58 +140,6 @@ SP_FN double sp_mb_cos_lane_d(double x, double *bad) {
 
 /* ---- the scalar copy, element by element (edges are not: see below) ---- */
 
-/* Stage 1 (Euler's step, SRK2's predictor) of element i: the body of
- * sp_mb_step_sde's first loop. */
-static void SP_PREC(sp_mb_lane_scalar1)(SP_PREC(sp_mb_sys) *s, uint64_t i, int heun, double t,
-                                        SP_REAL h, SP_REAL sdt, uint64_t seed, uint64_t stream,
-                                        uint64_t kk) {
-  const uint64_t n = s->n;
-  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
-      z[SP_MB_WN], dw[SP_MB_WN], y[SP_MB_NX];
-  int v;
-  SP_MB_GATHER(s, s->xs, i, x, nb);
-  SP_PREC(sp_mb_epar)(s->ep, i, n, e);
-  SP_PREC(sp_mb_qi)(s, i, q);
-  if (heun)
-    SP_PREC(mb_drift_strat)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
-  else
-    SP_PREC(mb_drift_ito)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
-  SP_PREC(mb_noise)(t, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
-  SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
-  for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
-  for (v = 0; v < SP_MB_NX; v++) y[v] = x[v] + f[v] * h;
-  SP_PREC(mb_apply_noise)(y, b, dw, s->p);
-  for (v = 0; v < SP_MB_NX; v++) {
-    s->ys[(uint64_t)v * n + i] = y[v];
-    s->a0[(uint64_t)v * n + i] = f[v];
-  }
-  for (v = 0; v < SP_MB_NB; v++) s->b0[(uint64_t)v * n + i] = b[v];
-}
-
-/* Stage 2 (SRK2's corrector) of element i: the body of sp_mb_step_sde's
- * second loop. */
-static void SP_PREC(sp_mb_lane_scalar2)(SP_PREC(sp_mb_sys) *s, uint64_t i, double t, double dt,
-                                        SP_REAL h, SP_REAL sdt, uint64_t seed, uint64_t stream,
-                                        uint64_t kk) {
-  const uint64_t n = s->n;
-  const SP_REAL half = (SP_REAL)0.5;
-  SP_REAL y[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX], b[SP_MB_BN],
-      z[SP_MB_WN], dw[SP_MB_WN], xo[SP_MB_NX];
-  int v;
-  SP_MB_GATHER(s, s->ys, i, y, nb);
-  SP_PREC(sp_mb_epar)(s->ep, i, n, e);
-  SP_PREC(sp_mb_qi)(s, i, q);
-  SP_PREC(mb_drift_strat)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
-  SP_PREC(mb_noise)(t + dt, y, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), b);
-  SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z);
-  for (v = 0; v < SP_MB_WN; v++) dw[v] = SP_MB_NW > 0 ? sdt * z[v] : (SP_REAL)0;
-  for (v = 0; v < SP_MB_NB; v++) b[v] = half * (s->b0[(uint64_t)v * n + i] + b[v]);
-  for (v = 0; v < SP_MB_NX; v++)
-    xo[v] = s->xs[(uint64_t)v * n + i] + half * h * (s->a0[(uint64_t)v * n + i] + f[v]);
-  SP_PREC(mb_apply_noise)(xo, b, dw, s->p);
-  for (v = 0; v < SP_MB_NX; v++) s->xs[(uint64_t)v * n + i] = xo[v];
-}
-
 /* The sums' terms of element i of the state src into rb[q SP_MB_LANE_CH +
  * j]: the body of sp_mb_reduce's loop. */
 static void SP_PREC(sp_mb_lane_scalar3)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, uint64_t i,
@@ -462,9 +410,9 @@ SP_FN void SP_PREC(sp_mb_lane_range)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
       for (i = c0; i < c1; i++) {
         if (!flag[i - c0]) continue;
         if (stage == 1)
-          SP_PREC(sp_mb_lane_scalar1)(s, (uint64_t)i, heun, t, h, sdt, seed, stream, kk);
+          SP_PREC(sp_mb_elem_stage1)(s, (uint64_t)i, heun, t, h, sdt, seed, stream, kk);
         else if (stage == 2)
-          SP_PREC(sp_mb_lane_scalar2)(s, (uint64_t)i, t, dt, h, sdt, seed, stream, kk);
+          SP_PREC(sp_mb_elem_stage2)(s, (uint64_t)i, t, dt, h, sdt, seed, stream, kk);
         else
           SP_PREC(sp_mb_lane_scalar3)(s, src, (uint64_t)i, t, rb, i - c0);
       }
