@@ -608,11 +608,7 @@ sde_mb_header <- function(m) {
   hoist$exprs <- list()
   square <- identical(m$lattice, "square")
   pos <- m$positions %||% character()
-  # hidden parameters after the model's: n, a square lattice's columns, the
-  # box (sides and their inverses) and the largest cut-offs of the dynamics'
-  # and of the observables' pair terms (the cell grids': sde_mb_par())
-  pnames <- c(names(m$params), ".n", if (square) ".l2",
-              if (length(pos)) c(SDE_MB_BOX_PARAMS, ".rc", ".rco"))
+  pnames <- sde_mb_pnames(m) # the model's, then the hidden ones
   H <- function(e) sde_hoist(e, pnames, hoist)
   forms <- list()
   for (form in c("ito", "stratonovich")) {
@@ -734,7 +730,6 @@ sde_mb_header <- function(m) {
                                      length(pnames) + j - 1,
                                      cmt(gsub(".n", "n", hoist$keys[j], fixed = TRUE))))
   add(" */")
-  cut_all <- function(cuts) length(cuts) > 0 && all(!vapply(cuts, is.null, TRUE))
   defs <- c(NX = nx, NE = ne, NP = np, NW = length(m$noise_w), NB = length(m$noise),
             NT = length(a$terms), ND = a$dyn,
             NQ = npp + ng, NQP = npp, NG = ng, NQO = nop, NU = nu, NO = length(m$observe),
@@ -754,8 +749,8 @@ sde_mb_header <- function(m) {
             RCO = if (length(pos)) match(".rco", pnames) - 1L else -1L,
             # every pair term of the dynamics (of the observables) has a cut-off:
             # the engines' cell lists find the partners
-            CUT = as.integer(length(pos) > 0 && cut_all(a$pcut)),
-            CUTO = as.integer(length(pos) > 0 && cut_all(a$ocut)))
+            CUT = as.integer(length(pos) > 0 && sde_mb_cut_all(a$pcut)),
+            CUTO = as.integer(length(pos) > 0 && sde_mb_cut_all(a$ocut)))
   for (d in names(defs)) add(sprintf("#define SP_MB_%s %d", d, as.integer(defs[[d]])))
   if (square) {
     # the row i and column j of element fi (1-based, row-major) of an L1 x L2

@@ -4,11 +4,24 @@
 # radial distribution function g(r) (output = "rdf") made from the engines'
 # pair counts.
 
-# Hidden parameters of a many-body model after its own (sde_mb_header()):
-# n, a square lattice's columns, the box (6) and the two largest cut-offs.
+# The parameters of a many-body model as its header and the engines read
+# them: the model's, then the hidden ones -- n, a square lattice's columns,
+# the box (sides and their inverses) and the largest cut-offs of the
+# dynamics' and of the observables' pair terms (the cell grids'); the
+# derived ones follow (sde_mb_header(), sde_mb_par()).
+sde_mb_pnames <- function(m) {
+  c(names(m$params), ".n", if (identical(m$lattice, "square")) ".l2",
+    if (length(m$positions)) c(SDE_MB_BOX_PARAMS, ".rc", ".rco"))
+}
+
+# Has every pair term of a list (their cut-offs, NULL: none) a cut-off?
+# Then cell lists find the partners.
+sde_mb_cut_all <- function(cuts) length(cuts) > 0 && all(!vapply(cuts, is.null, TRUE))
+
+# How many hidden parameters follow the model's own.
 sde_mb_hidden_params <- function(m) {
-  isTRUE(m$many) + identical(m$lattice, "square") +
-    if (length(m$positions)) length(SDE_MB_BOX_PARAMS) + 2L else 0L
+  if (!isTRUE(m$many)) return(0L)
+  length(sde_mb_pnames(m)) - length(m$params)
 }
 
 # The box of a run: the sides (one number: every side) of the model's
@@ -295,9 +308,7 @@ as.data.frame.sde_rdf <- function(x, ...) {
 sde_mb_space_job <- function(m, g, rdf) {
   a <- m$mb
   pos <- m$positions %||% character()
-  pnames <- c(names(m$params), ".n", if (identical(m$lattice, "square")) ".l2",
-              if (length(pos)) c(SDE_MB_BOX_PARAMS, ".rc", ".rco"))
-  cut_all <- function(cuts) length(cuts) > 0 && all(!vapply(cuts, is.null, TRUE))
+  pnames <- sde_mb_pnames(m)
   px <- match(pos, m$states) - 1L
   list(nqp = length(a$pairs), ng = length(a$edges), nqo = length(a$opairs),
        posd = length(pos), px0 = if (length(px) >= 1) px[1] else -1,
@@ -305,8 +316,8 @@ sde_mb_space_job <- function(m, g, rdf) {
        box = if (length(pos)) match(".bx", pnames) - 1 else -1,
        rc = if (length(pos)) match(".rc", pnames) - 1 else -1,
        rco = if (length(pos)) match(".rco", pnames) - 1 else -1,
-       cut = as.integer(length(pos) > 0 && cut_all(a$pcut) && isTRUE(sp_tuning("mb_cells"))),
-       cuto = as.integer(length(pos) > 0 && cut_all(a$ocut) && isTRUE(sp_tuning("mb_cells"))),
+       cut = as.integer(length(pos) > 0 && sde_mb_cut_all(a$pcut) && isTRUE(sp_tuning("mb_cells"))),
+       cuto = as.integer(length(pos) > 0 && sde_mb_cut_all(a$ocut) && isTRUE(sp_tuning("mb_cells"))),
        nnz = g$nnz %||% 0, graph_unit = as.integer(isTRUE(g$unit)),
        rdf_bins = rdf$bins %||% 0, rdf_rmax = rdf$r_max %||% 0)
 }
