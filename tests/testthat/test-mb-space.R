@@ -8,7 +8,6 @@ run_space <- function(m, ..., backend = "cpu", progress = FALSE) {
 }
 
 test_that("declarations: positions, cut-offs, definitions and edges are checked, naming the fix", {
-  d <- list(x = ~ pairs(dx), y = ~ 0)
   err <- function(expr, pattern) expect_error(expr, pattern, class = "statphysgpu_error")
   err(sde_model(drift = list(x = ~ pairs(dx)), positions = "y"), "not a state")
   err(sde_model(drift = list(x = ~ pairs(dx)), positions = c("x", "x")), "distinct")
