@@ -428,6 +428,14 @@ sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
                       keep, seed, first_replica, backend, devices, precision, progress, call,
                       shape = shape, box = box, graph = graph, bins = bins, r_max = r_max))
   }
+  # a single particle has no box, graph or pair distances
+  for (a in c("box", "graph", "r_max")) {
+    if (!is.null(get(a))) {
+      sp_abort(sprintf(paste0("`%s` is for systems of many elements (a model with positions, ",
+                              "edges() or g(r)); the model \"%s\" is a single particle: drop ",
+                              "`%s`."), a, m$name, a), call = call)
+    }
+  }
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (!is.finite(t_max) || t_max < dt) {

@@ -69,6 +69,12 @@ test_that("bad run arguments for a box, a graph and g(r) are refused, naming the
                class = "statphysgpu_error")
   expect_error(run_space(kg, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2,
                          box = 3), "no positions", class = "statphysgpu_error")
+  one <- sde_model(drift = list(x = ~ -x), name = "single")
+  for (a in list(list(box = 3), list(graph = diag(2)), list(r_max = 1))) {
+    expect_error(do.call(run_space, c(list(one, replicas = 2, init = list(x = 0), dt = 0.1,
+                                           t_max = 0.2, output = "moments"), a)),
+                 names(a), class = "statphysgpu_error")
+  }
   m <- space_model("kpairs1")
   expect_warning(run_space(m, replicas = 1, n = 5, init = list(theta = 0), dt = 0.1, t_max = 0.2,
                            graph = diag(5)), class = "statphysgpu_unused_argument")
