@@ -31,7 +31,10 @@ bench_dir <- local({
 source(file.path(bench_dir, "common.R"))
 where <- bench_arg("gpu", 1)
 quick <- identical(bench_arg("", 2), "quick")
-lj_only <- identical(bench_arg("", 2), "lj") # the four Lennard-Jones cases alone
+# "lj": the four Lennard-Jones cases alone; "variants": and their variants
+# (mode A's elements a thread, IEEE quotients in the pair terms)
+variants <- identical(bench_arg("", 2), "variants")
+lj_only <- identical(bench_arg("", 2), "lj") || variants
 echo <- "%-60s %12.4g %s"
 
 lj_model <- function(obs = FALSE) {
@@ -117,6 +120,18 @@ if (where == "gpu") {
   bd <- bd_model()
   lj_case("LJ overdamped Euler single", bd, "euler", 63, 1, steps, "gpu", dt = 1e-4)
   lj_case("LJ overdamped Euler single", bd, "euler", 4, 10000, steps, "gpu", dt = 1e-4)
+  if (variants) {
+    for (e in c(2L, 4L)) {
+      old <- options(statphysgpu.mb_small_ept = e)
+      lj_case(sprintf("LJ BAOAB single, mode A %d elements a thread", e), lj, "baoab", 4, 10000,
+              steps, "gpu")
+      options(old)
+    }
+    old <- options(statphysgpu.sde_fast_math = FALSE)
+    lj_case("LJ BAOAB single, IEEE quotients", lj, "baoab", 63, 1, steps, "gpu")
+    lj_case("LJ BAOAB single, IEEE quotients", lj, "baoab", 4, 10000, steps, "gpu")
+    options(old)
+  }
   if (lj_only) {
     bench_print(sprintf("mb-space (%s)", where))
     quit(save = "no")
