@@ -22,10 +22,14 @@ typedef struct {
   double L[3];
   int cut, cuto; /* the job's: pair sums through cell lists */
   /* the dynamics' Verlet lists (cut-offs, CPU): each element's partners
-   * within rc + skin at the positions xref, ascending; nl_ok: built */
-  uint32_t *nl_off, *nl;
+   * within rc + skin at the positions xref, ascending by element, each
+   * partner given by its slot in the lists' cell order lperm (lslot: an
+   * element's slot), where cp holds the positions packed (four a slot,
+   * refreshed at every pair sum: the partners' positions read from memory
+   * near each other); nl_ok: built */
+  uint32_t *nl_off, *nl, *lperm, *lslot;
   uint64_t nl_cap;
-  SP_REAL *xref;
+  SP_REAL *xref, *cp;
   int nl_ok;
 } SP_PREC(sp_mb_sys);
 
@@ -50,8 +54,8 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, con
   s->ext = ext;
   s->cut = (int)job->cut;
   s->cuto = (int)job->cuto;
-  s->nl_off = s->nl = NULL;
-  s->xref = NULL;
+  s->nl_off = s->nl = s->lperm = s->lslot = NULL;
+  s->xref = s->cp = NULL;
   s->nl_cap = 0;
   s->nl_ok = 0;
   s->xs = w; w += nx * n;
@@ -219,8 +223,13 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   int d;
   if (s->nl_off == NULL) {
     s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
+    s->lperm = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
+    s->lslot = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
     s->xref = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
-    if (s->nl_off == NULL || s->xref == NULL) return 0;
+    s->cp = (SP_REAL *)malloc((size_t)4 * n * sizeof(SP_REAL));
+    if (s->nl_off == NULL || s->xref == NULL || s->lperm == NULL || s->lslot == NULL ||
+        s->cp == NULL)
+      return 0;
   }
   SP_PREC(sp_mb_cells_build)(s, src, rl);
   for (i = 0; i < n; i++) {
@@ -250,6 +259,11 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
     }
   }
   s->nl_off[n] = (uint32_t)used;
+  /* the partners by their slots in this cell order (the lists' own copy:
+   * the cell list is rebuilt for other cut-offs) */
+  memcpy(s->lperm, s->perm, (size_t)n * sizeof(uint32_t));
+  for (i = 0; i < n; i++) s->lslot[s->lperm[i]] = (uint32_t)i;
+  for (i = 0; i < used; i++) s->nl[i] = s->lslot[s->nl[i]];
   for (d = 0; d < SP_MB_POSD; d++)
     memcpy(s->xref + (uint64_t)d * n, src + (uint64_t)SP_PREC(sp_mb_px)[d] * n,
            (size_t)n * sizeof(SP_REAL));
@@ -282,9 +296,12 @@ static int SP_PREC(sp_mb_list_good)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *
 static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
   free(s->nl_off);
   free(s->nl);
+  free(s->lperm);
+  free(s->lslot);
   free(s->xref);
-  s->nl_off = s->nl = NULL;
-  s->xref = NULL;
+  free(s->cp);
+  s->nl_off = s->nl = s->lperm = s->lslot = NULL;
+  s->xref = s->cp = NULL;
   s->nl_cap = 0;
   s->nl_ok = 0;
 }
@@ -317,7 +334,27 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   const int cells = 0, lists = 0;
 #  endif
   if (nq == 0) return;
-  for (i = 0; i < n; i++) {
+#  if SP_MB_POSD > 0
+  if (lists) { /* the positions packed in the lists' cell order */
+    uint64_t k;
+    for (k = 0; k < n; k++) {
+      const uint64_t e = s->lperm[k];
+      SP_REAL *q = s->cp + 4 * k;
+      q[0] = src[(uint64_t)SP_MB_PX0 * n + e];
+      q[1] = SP_MB_POSD > 1 ? src[(uint64_t)SP_MB_PX1 * n + e] : (SP_REAL)0;
+      q[2] = SP_MB_POSD > 2 ? src[(uint64_t)SP_MB_PX2 * n + e] : (SP_REAL)0;
+      q[3] = 0;
+    }
+  }
+#  endif
+  for (uint64_t it = 0; it < n; it++) {
+    /* (with lists the targets in their cell order: neighbours' partners
+     * are near in memory; each target's sum is its own) */
+#  if SP_MB_POSD > 0
+    i = lists ? s->lperm[it] : it;
+#  else
+    i = it;
+#  endif
     for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
     SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
     for (v = 0; v < SP_MB_UN; v++) ui[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
@@ -344,8 +381,20 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
     else if (lists) {
       uint32_t a;
       for (a = s->nl_off[i]; a < s->nl_off[i + 1]; a++) {
-        j = s->nl[a];
-        SP_MB_ONE_PAIR(j);
+        const uint64_t sl = s->nl[a];
+        const SP_REAL *q = s->cp + 4 * sl;
+        j = s->lperm[sl];
+        /* the positions packed, the other states (where the pair terms
+         * read them) from their rows */
+        for (v = 0; v < SP_MB_NX; v++)
+          xj[v] = v == SP_MB_PX0 ? q[0]
+                  : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[1]
+                  : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2]
+                  : src[(uint64_t)v * n + j];
+        SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
+        for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + j] : (SP_REAL)0;
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),
+                         (SP_REAL)(j + 1), acc);
       }
     } else {
       uint64_t nbc[27];
