@@ -179,7 +179,8 @@ if (where == "gpu") {
   sp_threads(1)
   dev <- cpu_device()
   lj <- lj_model()
-  lj_case("LJ BAOAB single (cells)", lj, "baoab", 10, 1, if (quick) 10 else 40, "cpu")
+  lj_case("LJ BAOAB single (cells)", lj, "baoab", 10, 1, if (quick) 10 else 400, "cpu")
+  if (!quick) lj_case("LJ BAOAB single (cells)", lj, "baoab", 20, 1, 100, "cpu")
   lj_case("LJ BAOAB single (all pairs)", lj, "baoab", 4, 4, if (quick) 10 else 40, "cpu")
   lj_case("LJ BAOAB double (cells)", lj, "baoab", 10, 1, if (quick) 10 else 40, "cpu",
           precision = "double")
