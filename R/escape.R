@@ -310,14 +310,28 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' plot(x, theory = "kramers")
 #' @export
 switching_currents <- function(replicas, ramp, V0, beta, theta, dt, gamma0 = 0,
-                               gamma_max = 1, method = c("srk2", "euler"),
+                               gamma_max = 1, method = c("srk2", "euler", "rates"),
                                seed = NULL, first_replica = 1, backend = "auto",
                                devices = NULL, precision = c("single", "double"),
                                progress = interactive(), threshold = "saddle",
-                               init = c("rest", "thermal"), n, h, start) {
+                               init = c("rest", "thermal"), n, h, start, rates = list()) {
   call <- sys.call()
   sp_renamed_args(c(n = "replicas", h = "dt", start = "init"), "switching_currents")
+  if (identical(method, "rates")) {
+    return(switching_rates_call(replicas, ramp, V0, beta, theta, dt, gamma0, gamma_max,
+                                seed, first_replica, backend, devices, precision, progress,
+                                threshold, if (missing(init)) NULL else init, rates, call))
+  }
+  if (!missing(rates)) {
+    sp_abort("`rates` (settings of method = \"rates\") is given, but `method` is not \"rates\".",
+             call = call)
+  }
+  method <- check_choice(method, c("srk2", "euler", "rates"), "method", call = call)
   prev <- NULL
+  if (inherits(init, "switching_rates")) {
+    sp_abort(paste0("`init` is a result of method = \"rates\", which has no paths to ",
+                    "continue: rerun it with another `gamma_max`."), call = call)
+  }
   if (is.data.frame(init)) { # a previous result: its arguments fill the missing ones
     prev <- escape_prev(init, "switching_currents", c("ramp", "V0", "beta", "theta"),
                         environment(), "gamma_max", call,
