@@ -228,9 +228,20 @@ switching_rates_fit <- function(rt, degree, call) {
   chisq <- sum(w * res^2)
   df <- length(y) - length(coef)
   scale <- if (df > 0) max(1, chisq / df) else 1
-  vcov <- Ainv * scale
-  list(coef = coef, vcov = vcov, center = center, half = half, chisq = chisq, df = df,
-       scale = scale, degree = degree, basis = basis,
+  fit <- switching_rates_poly(coef, Ainv * scale, center, half)
+  fit$chisq <- chisq
+  fit$df <- df
+  fit$scale <- scale
+  fit
+}
+
+# A fit of log Gamma: a polynomial with coefficients `coef` (covariance
+# `vcov`) in u = (gamma - center) / half.
+switching_rates_poly <- function(coef, vcov, center, half) {
+  degree <- length(coef) - 1
+  basis <- function(g) outer((g - center) / half, 0:degree, `^`)
+  list(coef = coef, vcov = vcov, center = center, half = half, degree = degree, basis = basis,
+       chisq = NA_real_, df = NA_integer_, scale = 1,
        predict = function(g, cf = coef) drop(basis(g) %*% cf),
        predict_se = function(g) {
          B <- basis(g)
@@ -288,6 +299,7 @@ switching_rates_distribution <- function(fit, ramp, from, g_lo, g_hi, level) {
   se_logd <- se[n + seq_len(n)]
   rest <- se[-seq_len(2 * n)]
   J <- exp(base$logJ)
+  se_logJ[!is.finite(se_logJ)] <- 0 # J = 0 at the window's start from gamma0 = "auto"
   table <- data.frame(gamma = x, cdf = base$F,
                       cdf_lower = -expm1(-J * exp(-z * se_logJ)),
                       cdf_upper = -expm1(-J * exp(z * se_logJ)),
