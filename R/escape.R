@@ -273,9 +273,86 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' of \eqn{\gamma_0} (as in the paper), which a path passes a fraction of
 #' a plasma period after the saddle of a later bias.
 #'
+#' @section Laboratory ramps from escape rates (`method = "rates"`):
+#' At slow sweeps the junction is quasi-static, and the switching
+#' distribution is the Fulton-Dunkleberger integral of the escape rate along
+#' the ramp, \eqn{F(\gamma) = 1 - \exp(-\int_{\gamma_0}^{\gamma}\Gamma(g)\,
+#' dg/v)}. `method = "rates"` simulates \eqn{\Gamma} at fixed biases instead
+#' of sweeping paths (which at a laboratory's 200 Hz take some
+#' \eqn{10^{11}} steps each), with no rate formula assumed:
+#' 1. *Bias grid*: `rates$points` biases evenly over the window where the
+#'    Kramers law ([switching_distribution()]) puts all but `rates$eps` of
+#'    the switches: from [switching_start()]`(eps = rates$eps)` (or a larger
+#'    numeric `gamma0`) to its `1 - rates$eps` quantile (or `gamma_max`).
+#'    The theory only places the points and sizes the runs.
+#' 2. *Rates*: at each bias, from thermal equilibrium in the well
+#'    (`init = "thermal"`), with the threshold of the ramp (the saddle of
+#'    `gamma0`, or of the grid's lower end with `"auto"`: the same point
+#'    \eqn{\varphi} at every bias, so that the event is the brute force's).
+#'    The precision wanted at a bias is `rates$target` divided by the
+#'    sensitivity of the CDF to its rate there, \eqn{(1-F)(-\ln(1-F))}
+#'    (at most 0.5 in the log); that many escapes, at the planned rate,
+#'    give the exposure. Where `replicas` paths can gather it within
+#'    `rates$steps` steps (default `"auto"`: \eqn{10^{12}} on a GPU,
+#'    \eqn{10^9} on the CPU) [escape_times()] runs them, censored at the
+#'    time that collects it (escape is rare on each path, but the exposure
+#'    of many short paths adds up), and \eqn{\Gamma} is the censored
+#'    maximum-likelihood rate ([exp_tail_rate()], escapes counted after
+#'    five relaxation times of the well), with error \eqn{1/\sqrt{d}} in
+#'    \eqn{\ln\Gamma} for \eqn{d} escapes; elsewhere
+#'    [escape_rate_ams()] (`rates$particles`, `rates$ams_replicas`,
+#'    `rates$score`: `"auto"` takes the energy in an underdamped well, the
+#'    position otherwise) gives \eqn{1/\tau} with its jackknife error. Each
+#'    run draws from Philox streams of its own (replica numbers that follow
+#'    on from the previous run's), so the estimates are independent.
+#' 3. *Fit*: \eqn{\ln\Gamma} by weighted least squares on a polynomial of
+#'    degree `rates$degree` (3) in the bias, weights \eqn{1/se^2}, its
+#'    covariance scaled by \eqn{\chi^2/df} where the points scatter more
+#'    than their errors.
+#' 4. *Distribution*: the integral on 4001 points of the window (the
+#'    switches between `gamma0` and the window, at most about `eps`, by the
+#'    fit's exponential continuation), the CDF, density, quantiles, mean
+#'    and standard deviation (switches past the window counted at its top;
+#'    `top_cdf` says how many that is). Errors by the delta method over the
+#'    fit's coefficients (central differences): deterministic, no random
+#'    numbers; the CDF's band is formed on \eqn{\ln\int\Gamma}, so it stays
+#'    in \[0, 1\].
+#'
+#' The result, of class `c("switching_rates", "switching_currents",
+#' "data.frame")`, has one row per point of the window and condition:
+#' `condition`, `ramp`, `V0`, `beta`, `theta`, `gamma`, `cdf`, `cdf_lower`,
+#' `cdf_upper`, `density`, `density_lower`, `density_upper`, `rate` (the
+#' fitted \eqn{\Gamma}) and `rate_se_log`; attribute `rates` is the rate
+#' table (per bias: `gamma`, `t_max`, `estimator`, `rate`, `se_log`,
+#' `events`, `exposure`, `runs` (paths or AMS replicas), `seconds`,
+#' `kramers_rate` (the plan's), `threshold` (radians past that bias's
+#' saddle), `fit_log_rate`, `fit_se_log`), attribute `stats` the mean,
+#' standard deviation and quantiles (1, 10, 25, 50, 75, 90, 99 per cent)
+#' with standard errors, the window and the fit's \eqn{\chi^2}; `fits`,
+#' `settings`, `seed`, `backend`, `seconds`. Methods: `print()`,
+#' `summary()` (intervals at `rates$level`), `plot()` and `autoplot()`
+#' ([plot.switching_rates()]: the CDF, density, Gumbel view or the rates,
+#' with theory and a brute-force sample to compare). Checks (tests): at
+#' ramps that brute force can run, the two agree by Kolmogorov-Smirnov and
+#' in mean and width within errors; in the Kramers regime the rates agree
+#' with [escape_rate()]. `bench/switching-rates.R` (source repository) runs
+#' the device of Fig. 11(b) of Pierro et al. at 200 Hz.
+#'
 #' @inheritParams escape_times
 #' @inheritSection escape_times Interrupts
 #' @inheritSection escape_times Continuing
+#' @param method `"srk2"` (default) or `"euler"`: brute force, every path
+#'   swept with that scheme (as for [escape_times()]); or `"rates"`: the
+#'   distribution from escape rates simulated at fixed bias (see
+#'   "Laboratory ramps from escape rates"), with the scheme `rates$scheme`.
+#' @param rates Settings of `method = "rates"`, a named list: `points`
+#'   (biases, default 12), `eps` (the window, 1e-3), `target` (CDF error a
+#'   bias's rate may contribute, 0.005), `steps` (step budget of a bias's
+#'   brute-force runs, `"auto"`), `scheme` (`"srk2"`), `particles` (1000),
+#'   `ams_replicas` (`"auto"`), `score` (`"auto"`), `degree` (3), `level`
+#'   (0.95). With `method = "rates"`, `replicas` is the number of paths of
+#'   each brute-force rate, `init` must be `"thermal"` (or left out) and
+#'   `first_replica` 1.
 #' @param ramp Bias increase per unit of normalised time (see [jj_units()],
 #'   which converts a sweep rate in A/s), positive; a vector gives one
 #'   condition per value.
@@ -299,6 +376,8 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #'   `theta`, `replica`, `value` (bias at switching) and `escaped` (switched
 #'   before `gamma_max`); attribute `start_bound` (see "Starting where
 #'   switching is negligible"), and `gamma0` the bias the ramp started at.
+#'   With `method = "rates"`, an object of class `switching_rates` (a
+#'   subclass; see "Laboratory ramps from escape rates").
 #' @references
 #' Pierro, V., Troiano, L., Mejuto, E. and Filatrella, G. (2018)
 #'   Stochastic first passage time accelerated with CUDA. *Journal of
@@ -308,16 +387,36 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #'                         dt = 0.02, seed = 1, backend = "cpu", gamma_max = 0.95)
 #' summary(x)
 #' plot(x, theory = "kramers")
+#' # the same junction and ramp from escape rates simulated at fixed bias
+#' r <- switching_currents(400, ramp = 2e-5, V0 = 4, beta = 0.3, theta = 0.2,
+#'                         dt = 0.02, seed = 1, backend = "cpu", method = "rates",
+#'                         gamma0 = "auto", rates = list(points = 6, target = 0.05))
+#' summary(r)
+#' plot(r, theory = "kramers", paths = x)
 #' @export
 switching_currents <- function(replicas, ramp, V0, beta, theta, dt, gamma0 = 0,
-                               gamma_max = 1, method = c("srk2", "euler"),
+                               gamma_max = 1, method = c("srk2", "euler", "rates"),
                                seed = NULL, first_replica = 1, backend = "auto",
                                devices = NULL, precision = c("single", "double"),
                                progress = interactive(), threshold = "saddle",
-                               init = c("rest", "thermal"), n, h, start) {
+                               init = c("rest", "thermal"), n, h, start, rates = list()) {
   call <- sys.call()
   sp_renamed_args(c(n = "replicas", h = "dt", start = "init"), "switching_currents")
+  if (identical(method, "rates")) {
+    return(switching_rates_call(replicas, ramp, V0, beta, theta, dt, gamma0, gamma_max,
+                                seed, first_replica, backend, devices, precision, progress,
+                                threshold, if (missing(init)) NULL else init, rates, call))
+  }
+  if (!missing(rates)) {
+    sp_abort("`rates` (settings of method = \"rates\") is given, but `method` is not \"rates\".",
+             call = call)
+  }
+  method <- check_choice(method, c("srk2", "euler", "rates"), "method", call = call)
   prev <- NULL
+  if (inherits(init, "switching_rates")) {
+    sp_abort(paste0("`init` is a result of method = \"rates\", which has no paths to ",
+                    "continue: rerun it with another `gamma_max`."), call = call)
+  }
   if (is.data.frame(init)) { # a previous result: its arguments fill the missing ones
     prev <- escape_prev(init, "switching_currents", c("ramp", "V0", "beta", "theta"),
                         environment(), "gamma_max", call,

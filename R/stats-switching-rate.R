@@ -135,6 +135,11 @@ bin_point_offset <- function(kappa, dg) {
 #' @export
 switching_rate <- function(x, bins = NULL, level = 0.95, ...) {
   call <- sys.call()
+  if (inherits(x, "switching_rates")) {
+    sp_abort(paste0("`x` is a result of switching_currents(method = \"rates\"), which holds ",
+                    "its simulated rates already: see attr(x, \"rates\") and ",
+                    "plot(x, what = \"rates\")."), call = call)
+  }
   if (!inherits(x, "switching_currents")) {
     hint <- if (inherits(x, "escape_times")) {
       paste0(": escape times at fixed bias have a rate already, see ",

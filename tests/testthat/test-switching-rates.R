@@ -1,0 +1,180 @@
+# switching_currents(method = "rates") (issue 53): the switching distribution
+# from escape rates simulated at fixed bias, against brute force and theory.
+
+# A shallow junction (V0 = 2, beta = 1, theta = 0.25; Q = 1.4) whose brute
+# force is cheap: the bias ramp `ramp` ("the demo's" of this junction) and
+# ten times slower.  Brute force starts where the rates' window starts (its
+# lower end, gamma0 = "auto" of the rates), in thermal equilibrium, so that
+# both describe the same event: the crossing of the saddle of that bias.
+sr_small <- function(ramp, seed) {
+  r <- switching_currents(1000, ramp = ramp, V0 = 2, beta = 1, theta = 0.25, dt = 0.02,
+                          gamma0 = "auto", method = "rates", seed = seed, backend = "cpu",
+                          progress = FALSE,
+                          rates = list(points = 8, target = 0.01, particles = 200))
+  g0 <- attr(r, "stats")$gamma_lo
+  x <- switching_currents(1500, ramp = ramp, V0 = 2, beta = 1, theta = 0.25, dt = 0.02,
+                          gamma0 = g0, init = "thermal", seed = seed + 100, backend = "cpu",
+                          progress = FALSE)
+  list(r = r, x = x)
+}
+
+sr_fast <- local({
+  val <- NULL
+  function() {
+    if (is.null(val)) val <<- sr_small(3e-4, 1)
+    val
+  }
+})
+
+test_that("rates and brute force agree at a fast ramp and at one ten times slower", {
+  # Accept: the one-sample Kolmogorov-Smirnov test of the brute-force sample
+  # (1,500 paths) against the rates' CDF at p > 0.01, and the mean and the
+  # standard deviation within 3 combined standard errors (|z| < 3; the
+  # rates' by the delta method, the sample's sd/sqrt(n) and
+  # sqrt((m4 - s^4) / (4 s^2 n))).  The rates' CDF has its own error (its
+  # 95% band at most 4.6 and 3.0 per cent wide either side here, against the
+  # KS resolution of 3.5 per cent at 1,500 paths), which the KS test
+  # neglects: that makes it stricter, not looser.  Measured (seeds 1, 2; all
+  # rates by escape_times()): KS p = 0.54, 0.064; z(mean) = 0.56, 0.74;
+  # z(sd) = -0.33, -1.78.  29 s for the file on two cores (14 s CPU).
+  for (case in list(list(ramp = 3e-4, seed = 1), list(ramp = 3e-5, seed = 2))) {
+    s <- if (case$ramp == 3e-4) sr_fast() else sr_small(case$ramp, case$seed)
+    r <- s$r
+    x <- s$x
+    expect_true(all(x$escaped))
+    v <- x$value
+    Fr <- function(q) stats::approx(r$gamma, r$cdf, xout = q, rule = 2)$y
+    ks <- suppressWarnings(stats::ks.test(v, Fr))
+    expect_gt(ks$p.value, 0.01)
+    st <- attr(r, "stats")
+    n <- length(v)
+    m <- mean(v)
+    sdv <- stats::sd(v)
+    se_sd <- sqrt((mean((v - m)^4) - sdv^4) / (4 * sdv^2 * n))
+    expect_lt(abs(m - st$mean) / sqrt(sdv^2 / n + st$mean_se^2), 3)
+    expect_lt(abs(sdv - st$sd) / sqrt(se_sd^2 + st$sd_se^2), 3)
+  }
+})
+
+test_that("a wrong ramp in the integral is caught by the same comparison", {
+  # the rates integrated for a ramp twice as fast shift the distribution by
+  # about ln 2 / kappa (0.047 in the mean here): KS p < 1e-15
+  s <- sr_fast()
+  f <- attr(s$r, "fits")[[1]]
+  st <- attr(s$r, "stats")
+  r2 <- statphysgpu:::switching_rates_distribution(
+    statphysgpu:::switching_rates_poly(f$coef, f$vcov, f$center, f$half), 2 * 3e-4,
+    st$gamma_lo, st$gamma_lo, st$gamma_hi, 0.95)
+  Fr <- function(q) stats::approx(r2$table$gamma, r2$table$cdf, xout = q, rule = 2)$y
+  expect_lt(suppressWarnings(stats::ks.test(s$x$value, Fr))$p.value, 0.001)
+})
+
+test_that("in the Kramers regime the simulated rates agree with Kramers and BHL", {
+  # V0 = 20, Q = 3 at gamma = 0.6, theta = 0.5, threshold at the next well
+  # (escape out of the well, what the rate theories describe); the window of
+  # a ramp whose median switch has Delta U / theta = 8.5, biases with
+  # Delta U / theta from 9.5 to 6.5 (rates$eps = 0.05), all by escape_times().
+  # The stated accuracy of the formulas (?escape_rate, test-escape-checks.R,
+  # test-switching-rate.R): they take the well as harmonic, an error of
+  # relative order theta / Delta U with a coefficient below 1/2 (the exact
+  # well population is larger by 5-7 per cent at these barriers).  Accept:
+  # * every bias: |ln(rate / Kramers)| < 3 se + theta / (2 Delta U), and the
+  #   same against BHL;
+  # * the weighted mean of ln(rate / (Kramers Z_harmonic / Z_exact)) within 3
+  #   standard errors of 0 (the formula with the exact well population).
+  # Measured (seed 4): |ln(rate / Kramers)| <= 0.18, |ln(rate / BHL)| <=
+  # 0.29, against allowances 0.24-1.39; corrected mean +0.018, z = 0.41.
+  V0 <- 20
+  beta <- sqrt(V0) * (1 - 0.6^2)^0.25 / 3
+  theta <- 0.5
+  r <- switching_currents(1000, ramp = 2.447995e-06, V0 = V0, beta = beta, theta = theta,
+                          dt = 0.05 / sqrt(V0), gamma0 = "auto", method = "rates", seed = 4,
+                          backend = "cpu", progress = FALSE, threshold = "next_well",
+                          rates = list(points = 5, eps = 0.05, target = 0.02, steps = 1e10))
+  rt <- attr(r, "rates")
+  expect_true(all(rt$estimator == "escape_times"))
+  DU <- barrier_height(rt$gamma, V0) / theta
+  expect_true(all(DU > 6))
+  for (pf in c("kramers", "bhl")) {
+    th <- escape_rate(rt$gamma, V0, beta, theta, pf)
+    expect_true(all(abs(log(rt$rate / th)) < 3 * rt$se_log + 1 / (2 * DU)), label = pf)
+  }
+  zh_ze <- vapply(rt$gamma, function(g) {
+    p0 <- asin(g)
+    pb <- pi - p0
+    Z <- stats::integrate(function(p) exp(V0 * ((cos(p) - cos(p0)) + g * (p - p0)) / theta),
+                          pb - 2 * pi, pb, rel.tol = 1e-10)$value
+    sqrt(2 * pi * theta) / (sqrt(V0) * (1 - g^2)^0.25) / Z
+  }, numeric(1))
+  w <- 1 / rt$se_log^2
+  dev <- log(rt$rate / (escape_rate(rt$gamma, V0, beta, theta) * zh_ze))
+  expect_lt(abs(sum(w * dev) / sum(w)) * sqrt(sum(w)), 3)
+})
+
+test_that("the Fulton-Dunkleberger integral of a fit is exact for an exponential rate", {
+  # log(Gamma) = a + b (g - c): J(g) = (Gamma(g) - Gamma(g_lo)) / (v b) in
+  # closed form; the delta-method errors of the CDF from var(a) alone are
+  # exp(-J) J se(a) (J scales with e^a)
+  a <- -8; b <- 40; c0 <- 0.5; v <- 1e-4
+  fit <- statphysgpu:::switching_rates_poly(c(a, b * 0.1), diag(c(0.01, 1e-12)), c0, 0.1)
+  d <- statphysgpu:::switching_rates_distribution(fit, v, 0.4, 0.4, 0.6, 0.95)
+  g <- d$table$gamma
+  J <- (exp(a + b * (g - c0)) - exp(a + b * (0.4 - c0))) / (v * b)
+  expect_equal(d$table$cdf, -expm1(-J), tolerance = 1e-6)
+  expect_equal(d$table$density, exp(a + b * (g - c0)) / v * exp(-J), tolerance = 1e-6)
+  i <- which.min(abs(d$table$cdf - 0.5))
+  z <- stats::qnorm(0.975)
+  expect_equal(d$table$cdf_upper[i], -expm1(-J[i] * exp(z * 0.1)), tolerance = 1e-4)
+  # the mean: g_lo + int (1 - F)
+  expect_equal(d$stats$mean, 0.4 + stats::integrate(function(x) {
+    exp(-(exp(a + b * (x - c0)) - exp(a + b * (0.4 - c0))) / (v * b))
+  }, 0.4, 0.6, rel.tol = 1e-10)$value, tolerance = 1e-6)
+  # the median from the closed form
+  med <- c0 + (log(log(2) * v * b + exp(a + b * (0.4 - c0))) - a) / b
+  expect_equal(d$stats$q50, med, tolerance = 1e-6)
+})
+
+test_that("the rates result has the switching result's methods, and the rate table", {
+  r <- sr_fast()$r
+  expect_s3_class(r, c("switching_rates", "switching_currents", "data.frame"))
+  expect_true(all(c("gamma", "cdf", "cdf_lower", "cdf_upper", "density", "rate") %in% names(r)))
+  expect_true(all(diff(r$cdf) >= 0))
+  expect_true(all(r$cdf_lower <= r$cdf + 1e-12 & r$cdf <= r$cdf_upper + 1e-12))
+  rt <- attr(r, "rates")
+  expect_equal(nrow(rt), 8)
+  expect_true(all(c("gamma", "estimator", "rate", "se_log", "fit_log_rate") %in% names(rt)))
+  st <- summary(r)
+  expect_s3_class(st, "summary.switching_rates")
+  q <- unlist(st[1, c("q1", "q10", "q25", "q50", "q75", "q90", "q99")])
+  expect_true(all(diff(q) > 0))
+  expect_true(st$mean_lower < st$mean && st$mean < st$mean_upper)
+  expect_output(print(r), "switching_rates")
+  expect_output(print(st), "Quantiles")
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  for (w in c("cdf", "density", "gumbel", "rates")) expect_invisible(plot(r, what = w, theory = "kramers"))
+  expect_invisible(plot(r, paths = sr_fast()$x))
+  skip_if_not_installed("ggplot2")
+  expect_s3_class(ggplot2::autoplot(r, what = "rates", theory = "bhl"), "ggplot")
+})
+
+test_that("method = \"rates\" refuses what it cannot honour, and leaves R's RNG alone", {
+  run <- function(...) switching_currents(100, ramp = 3e-4, V0 = 2, beta = 1, theta = 0.25,
+                                          dt = 0.02, method = "rates", seed = 1,
+                                          backend = "cpu", progress = FALSE, ...)
+  expect_error(run(rates = list(pionts = 5)), "`rates` has no setting `pionts`")
+  expect_error(run(rates = list(points = 3)), "rates\\$points")
+  expect_error(run(rates = list(points = 4, degree = 3)), "degree \\+ 2")
+  expect_error(run(init = "rest"), "`init` must be \"thermal\"")
+  expect_error(run(first_replica = 11), "`first_replica`")
+  expect_error(run(gamma_max = 0.1, gamma0 = 0), "raise gamma_max")
+  expect_error(switching_currents(100, ramp = 3e-4, V0 = 2, beta = 1, theta = 0.25, dt = 0.02,
+                                  rates = list(points = 5)), "`method` is not \"rates\"")
+  expect_error(switching_currents(100, ramp = 3e-4, V0 = 2, beta = 1, theta = 0.25, dt = 0.02,
+                                  method = "heun"), "`method` must be one of")
+  expect_error(switching_rate(sr_fast()$r), "holds its simulated rates")
+  set.seed(5)
+  before <- .Random.seed
+  run(rates = list(points = 4, degree = 2, target = 0.1, eps = 0.01))
+  expect_identical(.Random.seed, before)
+})
