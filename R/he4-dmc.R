@@ -3,7 +3,8 @@
 #' Importance-sampled diffusion Monte Carlo (DMC) of \eqn{N} helium-4 atoms
 #' in a cubic periodic box with the Aziz HFD-B(HE) potential
 #' ([aziz_potential()]), guided by the McMillan-Jastrow trial function of
-#' [he4_vmc()], \eqn{\psi = \exp(U)}, \eqn{U = \sum_{i<j} u(r_{ij})}. Its
+#' [he4_vmc()], \eqn{\psi = \exp(U)}, \eqn{U = \sum_{i<j} u(r_{ij})} (or
+#' its bounded variant, `guide = "bounded"`: see Guides). Its
 #' energy converges to the exact ground-state energy as the time step and
 #' the population bias go to zero (the mixed estimator of \eqn{H} is exact),
 #' some 2 K per atom below the variational energy of [he4_vmc()].
@@ -26,7 +27,10 @@
 #' move, \eqn{e_p = p e' + (1-p) e} (the expected energy after the move, as
 #' Umrigar et al. take it) and \eqn{e_T} the trial energy per atom; with
 #' `drift_limit` (default) the drifts are limited and the energies in the
-#' weight scaled as Umrigar et al. do (see the argument). The weights' time
+#' weight scaled as Umrigar et al. do (see the argument), and with
+#' `energy_cut` (default) they are limited to \eqn{e_{ref} \pm \kappa
+#' \sqrt{\sigma_E/\tau}/N} (see the argument), so that no walker near a
+#' contact multiplies without bound. The weights' time
 #' step \eqn{\tau} is the effective time step of the accept/reject walk
 #' (`effective_step = TRUE`, default; Umrigar et al.'s \eqn{\tau_{eff}}):
 #' `dt` times the accepted share of the diffusion's squared displacement,
@@ -47,21 +51,51 @@
 #' walker order (a prefix sum), so that the walkers' order, and hence their
 #' random numbers, follow from the branching history alone. The trial
 #' energy holds the population \eqn{P} near `target_population`:
-#' \eqn{e_T = e_{ref} - f \ln(P / P_{target}) / (N\,\tau)}, where \eqn{f} is
-#' `feedback` and \eqn{e_{ref}} follows the generations' energy estimates
-#' (an exponential moving average over 64 generations). A population holds
-#' at most \eqn{\max(2P_{target}, P_{target} + 64)} walkers (and at least
-#' `replicas`); copies past that are dropped, and counted (the state's
-#' `overflow`). With `branching = FALSE` no walker is born or killed: the
+#' \eqn{e_T = e_{ref} - \ln(P / P_{target}) / (N\,t_f)}, where \eqn{t_f} is
+#' `feedback_time` (in K\eqn{^{-1}}: the population relaxes to its target
+#' over that imaginary time, whatever `dt`), and \eqn{e_{ref}} follows the
+#' generations' energy estimates (during `equilibration` each generation's,
+#' then relaxing with time constant \eqn{t_f}). A population holds at most
+#' \eqn{\max(2P_{target}, P_{target} + 64)} walkers (and at least
+#' `replicas`); copies past that are dropped, counted (the state's
+#' `overflow`) and reported by a warning of class
+#' `statphysgpu_dmc_overflow`. With `branching = FALSE` no walker is born or killed: the
 #' weights accumulate (the trial energy then holds their sum near the
 #' target) -- the walk of each walker is then fixed by its own random
 #' numbers, which is how the tests compare engines walker by walker.
 #'
-#' **Estimator.** A generation's mixed estimate is \eqn{\sum_k W_k e_{p,k} /
-#' \sum_k W_k} over the walkers, with the weights after the move; a block
-#' pools `block_steps` generations (the sums of both). The potential and
-#' kinetic parts are mixed estimates too (biased: they do not commute with
+#' **Estimator, and no population-control bias.** A generation's mixed
+#' estimate is \eqn{\sum_k W_k e_{p,k} / \sum_k W_k} over the walkers, with
+#' the weights after the move. The trial energy that holds the population
+#' follows the population's own fluctuations, and that feedback biases the
+#' plain estimate (by about \eqn{1/P}, more at larger \eqn{N}). Umrigar,
+#' Nightingale and Runge (1993) undo it: generation \eqn{g} is weighted by
+#' \eqn{\Pi_g = \prod_{i=0}^{T_p-1} \exp(-N\tau_{g-i}(e_T(g-i) -
+#' e_{best}))}, the product of the trial energy's factors over the last
+#' \eqn{T_p} generations (\eqn{e_{best}} a constant, the reference energy at
+#' the start of the records), and a block's energy is \eqn{\sum_g \Pi_g
+#' \sum_k W_k e_{p,k} / \sum_g \Pi_g \sum_k W_k} over its `block_steps`
+#' generations (column `energy`; `energy_raw` is the plain estimate). The
+#' bias left falls as the window \eqn{T_p\,dt} = `reweight_time` grows past
+#' the correlation time of the population's energy and the feedback time;
+#' the noise grows with it. The window's factors continue with the
+#' population (the state's `hist`). The potential and kinetic parts are
+#' reweighted mixed estimates too (biased: they do not commute with
 #' \eqn{H}); the energy is not.
+#'
+#' **Guides.** `guide = "mcmillan"` (default) is the trial function of
+#' [he4_vmc()]; its local energy is unbounded below where two atoms meet
+#' (the kinetic term goes as \eqn{-r^{-12}}, the Aziz core stays finite).
+#' `guide = "bounded"` replaces McMillan's \eqn{u(r) = -(b/r)^5/2} inside
+#' \eqn{r_j = 0.72\,b} (2.2 Å at \eqn{b = 3.07} Å) by the even quartic
+#' \eqn{c_0 + c_1 r^2 + c_2 r^4} that meets it with value, slope and
+#' curvature at \eqn{r_j}: \eqn{\psi}, the drift and the local energy stay
+#' continuous, and the local energy bounded (\eqn{u'(0) = 0}); the image
+#' term of the symmetrised form is McMillan's in both. (This is a smooth
+#' regularisation of McMillan's core, not the two-body solution joined at
+#' short range.) For bosons any positive guide gives the same ground-state
+#' energy; the bounded one changes the variance and the walkers' visits to
+#' short distances, not the answer.
 #'
 #' **Random numbers, populations and chunks.** The walker in place \eqn{k}
 #' of population \eqn{q} at generation \eqn{g} draws from Philox stream
@@ -72,14 +106,16 @@
 #' `first_population` (and the same seed) combine with [rbind()].
 #'
 #' **Biases.** The energy has a time-step bias (linear in `dt`, smaller
-#' with the accept/reject step) and a population-control bias (about
-#' \eqn{1/P}, growing with \eqn{N}: measured at the equilibrium density, 2000
-#' walkers leave E/N at \eqn{N = 256} some 0.05 K high, and about \eqn{50N}
-#' walkers hold the bias below 0.01 K); [he4_dmc_extrapolate()] removes both
-#' from a set of runs. At \eqn{N = 64} E/N falls as `dt` shrinks and flattens
-#' below 0.000125 K\eqn{^{-1}} (at \eqn{-7.337 \pm 0.003} K with the tail
-#' correction): a straight line through larger steps overshoots; take the
-#' limit from steps where the energy has flattened.
+#' with the accept/reject step) and, without the reweighting, a
+#' population-control bias (about \eqn{1/P}, growing with \eqn{N}; before
+#' issue 52 the feedback was applied per generation, so that it grew
+#' stronger per unit imaginary time as `dt` shrank, and E/N at \eqn{N = 64}
+#' kept falling with `dt`, to \eqn{-7.34} K with the tail). With the
+#' reweighting the energy at a fixed `dt` does not depend on the population
+#' or on `feedback_time` within its errors (tests at \eqn{N = 32};
+#' `bench/he4-dmc-bias.R` at \eqn{N} = 64 to 256); [he4_dmc_extrapolate()]
+#' takes the limit \eqn{dt \to 0} from several runs (with `population =
+#' FALSE`, as nothing is left to extrapolate in \eqn{1/P}).
 #'
 #' **A known answer.** Two atoms in a periodic box have a ground state that
 #' a three-dimensional eigenproblem gives exactly (the script
@@ -123,8 +159,10 @@
 #'   the argument to change.
 #' @param equilibration Generations before the first block, not recorded.
 #' @param populations Independent populations of this call.
-#' @param feedback Strength \eqn{f} of the population control (per
-#'   generation; 0 lets the population drift freely).
+#' @param feedback The older, per-generation form of `feedback_time`: when
+#'   given (and `feedback_time` is not), `feedback_time = dt / feedback`
+#'   (`feedback = 0`: `Inf`, no feedback). A feedback per generation grows
+#'   stronger per unit imaginary time as `dt` shrinks; give `feedback_time`.
 #' @param drift_limit \eqn{A} of Umrigar, Nightingale and Runge's limit on
 #'   the drift of each atom: its drift \eqn{a\nabla_i U} is multiplied by
 #'   \eqn{f = (\sqrt{1 + 2x} - 1)/x}, \eqn{x = A\,a|\nabla_i U|^2} (the
@@ -137,10 +175,18 @@
 #'   kinetic term goes as \eqn{-r^{-12}}, the Aziz core stays finite) and
 #'   its drift diverges there: without the limit a walker that comes close
 #'   multiplies without bound at any usable time step.
-#' @param energy_cut \eqn{\alpha} of the limit on the local energies in the
-#'   branching weight: \eqn{|E_L - E_{ref}| \le \alpha\sqrt{N/dt}} (K, with
-#'   `dt` in K\eqn{^{-1}}; Zen et al. 2016), which vanishes relative to
-#'   the energy as `dt` goes to 0; `0` (default) or `Inf`: no limit.
+#' @param energy_cut \eqn{\kappa} of the limit on the (drift-scaled) local
+#'   energies in the branching weight, as Umrigar, Nightingale and Runge
+#'   bound them: \eqn{|E - E_{ref}| \le \kappa\sqrt{\sigma_E/\tau}} for the
+#'   walker's energy \eqn{E} (K), with \eqn{\sigma_E} the spread of the
+#'   walkers' local energy (a running estimate, relaxing as \eqn{e_{ref}}
+#'   does) and \eqn{\tau} the weights' time step: a multiple
+#'   \eqn{\kappa/\sqrt{\sigma_E\tau}} of the spread, which grows without
+#'   bound as `dt` goes to 0 (no bias left), while a generation's weight
+#'   factor stays below \eqn{\exp(\kappa\sqrt{\sigma_E\tau})}. Default 2
+#'   (at \eqn{N = 32}, `dt` = 0.002: some 6 \eqn{\sigma_E}). `0` or `Inf`:
+#'   no limit. (Before issue 52: \eqn{\alpha} of \eqn{\alpha\sqrt{N/dt}},
+#'   default none.)
 #' @param accept Use the Metropolis accept/reject step.
 #' @param effective_step Weigh (and control the population) over the
 #'   effective time step of the walk, `dt` times the accepted share of the
@@ -174,11 +220,24 @@
 #'   populations (equal contiguous parts): several devices need as many
 #'   populations.
 #' @param progress Show a progress bar.
+#' @param feedback_time The population control's time constant \eqn{t_f}
+#'   in K\eqn{^{-1}} (imaginary time; see Details); `Inf`: no feedback on
+#'   the population (it drifts freely; \eqn{e_{ref}} still follows the
+#'   estimates, with time constant 0.02).
+#' @param reweight_time The window \eqn{T_p\,dt} (K\eqn{^{-1}}) of the
+#'   reweighting that removes the population-control bias: the product of
+#'   the trial energy's factors over the last \eqn{T_p} = `ceiling(reweight_time
+#'   / dt)` generations (see Details; 0: one generation). Choose it some
+#'   times the autocorrelation time of the energy (the summary's `tau_int`
+#'   of the energy times `block_steps` times `dt`; `print(summary())` shows
+#'   both) and of `feedback_time`.
+#' @param guide `"mcmillan"` (default) or `"bounded"`: see Guides.
 #' @return An object of class `dmc_blocks`: a data frame with one row per
 #'   finished (population, block) and columns `replica` (the population),
-#'   `block`, `energy` (\eqn{E/N} in K, mixed estimator), `potential`,
-#'   `kinetic`, `population` (mean over the block's generations),
-#'   `trial_energy`, `acceptance` and `weight` (mean total weight); with
+#'   `block`, `energy` (\eqn{E/N} in K, mixed estimator, reweighted),
+#'   `potential`, `kinetic` (reweighted), `population` (mean over the
+#'   block's generations), `trial_energy`, `acceptance`, `weight` (mean
+#'   total weight) and `energy_raw` (the estimate without the reweighting); with
 #'   attributes `params`, `tail_correction` (per atom, reported apart, as
 #'   for [he4_vmc()]), `state` (the populations, for `init`), `frozen`
 #'   (`TRUE` when the mean acceptance is below 0.01: see Time step),
@@ -202,13 +261,21 @@
 he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 256,
                     blocks = 20, block_steps = 50, target_population = replicas,
                     equilibration = 100, populations = 1, feedback = 0.1, drift_limit = 0.5,
-                    energy_cut = 0,
+                    energy_cut = 2,
                     accept = TRUE, effective_step = TRUE,
                     branching = TRUE, jastrow = c("symmetrized", "truncated"), init = NULL,
                     seed = NULL, first_population = 1, backend = "auto", devices = NULL,
-                    progress = interactive()) {
+                    progress = interactive(), feedback_time = 0.02, reweight_time = 0.5,
+                    guide = c("mcmillan", "bounded")) {
   call <- sys.call()
   target_default <- missing(target_population)
+  # `feedback` (per generation) is the older form of `feedback_time`
+  if (!missing(feedback) && missing(feedback_time)) {
+    feedback <- check_range(feedback, "feedback", lo = 0, hi = 10, len = 1, call = call)
+    dt0 <- if (missing(dt) && inherits(init, "dmc_blocks")) attr(init, "params")$dt else dt
+    feedback_time <- if (feedback > 0) check_positive(dt0, "dt", len = 1, call = call) / feedback
+                     else Inf
+  }
   cont <- NULL
   from_vmc <- NULL
   if (!is.null(init)) {
@@ -220,9 +287,12 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
         sp_abort("`init` holds no populations' state; continue an unmodified result.",
                  call = call)
       }
+      if (is.null(p$feedback_time) && !is.null(p$feedback)) { # a result of an older version
+        p$feedback_time <- if (p$feedback > 0) p$dt / p$feedback else Inf
+      }
       dmc_defaults_from(p, c("n", "density", "b", "jastrow", "dt", "target_population",
-                             "feedback", "energy_cut", "drift_limit", "accept", "branching",
-                             "effective_step"))
+                             "feedback_time", "reweight_time", "guide", "energy_cut",
+                             "drift_limit", "accept", "branching", "effective_step"))
     } else if (inherits(init, "vmc_blocks")) {
       sp_check_seal(init, "he4_vmc()", call, VMC_SEALED)
       p <- vmc_params(init)
@@ -247,6 +317,17 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
   block_steps <- check_whole(block_steps, "block_steps", lo = 1, hi = 2^40, call = call)
   equilibration <- check_whole(equilibration, "equilibration", lo = 0, hi = 2^40, call = call)
   feedback <- check_range(feedback, "feedback", lo = 0, hi = 10, len = 1, call = call)
+  if (!identical(feedback_time, Inf)) {
+    feedback_time <- check_positive(feedback_time, "feedback_time", len = 1, call = call)
+  }
+  reweight_time <- check_range(reweight_time, "reweight_time", lo = 0, len = 1, call = call)
+  guide <- check_choice(guide, c("mcmillan", "bounded"), "guide", call = call)
+  reweight <- max(1, ceiling(reweight_time / dt - 1e-9))
+  if (reweight > 2^24) {
+    sp_abort(sprintf(paste0(
+      "`reweight_time` / `dt` = %s generations is more than the reweighting keeps (2^24); ",
+      "use a shorter `reweight_time` or a larger `dt`."), fmt_count(reweight)), call = call)
+  }
   drift_limit <- check_range(drift_limit, "drift_limit", lo = 0, len = 1, call = call)
   if (!identical(energy_cut, Inf)) {
     energy_cut <- check_range(energy_cut, "energy_cut", lo = 0, len = 1, call = call)
@@ -271,6 +352,11 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
     sp_abort(sprintf(paste0(
       "the box is too small: side L = %.4g A puts the cut L/2 inside the core of ",
       "the potential; use more atoms or a lower density."), L), call = call)
+  }
+  if (guide == "bounded" && HE4_GUIDE_JOIN * b >= L / 2) {
+    sp_abort(sprintf(paste0(
+      "the bounded guide's core (r < %.3g A) reaches the cut L/2 = %.4g A; use more atoms, ",
+      "a lower density or `guide = \"mcmillan\"`."), HE4_GUIDE_JOIN * b, L / 2), call = call)
   }
   if (!is.null(cont)) {
     same_system(attr(init, "params"), "was run with",
@@ -323,17 +409,26 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                    fr$plan$backend, call)
   coords <- array(0, c(3, n, slots))
   weight <- rep(0, slots)
-  pop <- matrix(0, SP_DMC_POPVARS, npop) # e_trial, e_ref, gen, size, overflow, r2 sums
+  pop <- matrix(0, SP_DMC_POPVARS, npop) # e_trial, e_ref, gen, size, overflow, r2 sums,
+                                         # e_best, sigma2, rw_a, rw_b
+  hist <- matrix(0, 2 * reweight, npop)  # the reweighting's rings
   blocks_before <- rep(0, npop)
+  overflow_before <- 0
   if (!is.null(cont)) {
     for (q in seq_len(npop)) {
       k <- seq_len(cont$size[q])
       coords[, , (q - 1) * cap + k] <- cont$coords[[q]]
       weight[(q - 1) * cap + k] <- cont$weight[[q]]
+      ring <- dmc_ring(cont$hist[[q]], cont$reweight, cont$gen[q], reweight)
+      hist[, q] <- ring
       pop[, q] <- c(cont$e_trial[q], cont$e_ref[q], cont$gen[q], cont$size[q],
-                    cont$overflow[q], cont$r2_accepted[q], cont$r2_proposed[q])
+                    cont$overflow[q], cont$r2_accepted[q], cont$r2_proposed[q],
+                    cont$e_best[q], cont$sigma2[q], sum(ring[seq_len(reweight)]),
+                    sum(ring[reweight + seq_len(reweight)]))
+      if (identical(as.numeric(reweight), as.numeric(cont$reweight))) pop[10:11, q] <- c(cont$rw_a[q], cont$rw_b[q])
     }
     blocks_before <- cont$blocks
+    overflow_before <- sum(cont$overflow)
   } else {
     w0 <- (fr$first - 1) * replicas
     if (is.null(from_vmc)) {
@@ -350,31 +445,39 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
       k <- seq_len(replicas)
       coords[, , (q - 1) * cap + k] <- start[, , pick[(q - 1) * replicas + k]]
       weight[(q - 1) * cap + k] <- 1
-      pop[, q] <- c(NaN, NaN, 0, replicas, 0, 0, 0)
+      pop[, q] <- c(NaN, NaN, 0, replicas, 0, 0, 0, NaN, NaN, 0, 0)
     }
   }
   form <- if (jastrow == "symmetrized") 2 else 1 # SP_HE4_JASTROW_* (he4_args.h)
+  core <- if (guide == "bounded") he4_guide_core(b, HE4_GUIDE_JOIN * b) else c(0, 0, 0, 0)
   res <- sim_run(fr, "dmc", b = b, L = L, form = form, n = as.integer(n),
                  npop = as.integer(npop), cap = as.integer(cap),
                  pop0 = check_u64(fr$first - 1, "first_population", call = call),
-                 seed = fr$seed, dt = dt, target = target_population, feedback = feedback,
+                 seed = fr$seed, dt = dt, target = target_population,
+                 feedback = if (is.finite(feedback_time)) 1 / feedback_time else 0,
+                 ref_time = if (is.finite(feedback_time)) feedback_time else 0.02,
                  equilibration = equilibration, blocks = blocks, block_steps = block_steps,
                  branching = as.integer(branching), accept = as.integer(accept),
                  energy_cut = if (is.finite(energy_cut)) energy_cut else 0,
                  drift_limit = drift_limit, effective_step = as.integer(effective_step),
+                 reweight = as.integer(reweight), guide = as.integer(guide == "bounded"),
+                 guide_rj2 = core[1], guide_c0 = core[2], guide_c1 = core[3],
+                 guide_c2 = core[4],
                  coords0 = coords, weight0 = weight, pop_state0 = as.double(pop),
-                 kernel = "he4_dmc", variant = "double")
+                 hist0 = as.double(hist), kernel = "he4_dmc", variant = "double")
   ids <- fr$first - 1 + seq_len(npop)
   out <- dmc_blocks_frame(res, ids, blocks, blocks_before)
   attr(out, "params") <- list(n = n, density = density, b = b, L = L, jastrow = jastrow,
                               dt = dt, target_population = target_population,
-                              feedback = feedback, energy_cut = energy_cut,
+                              feedback = if (is.finite(feedback_time)) dt / feedback_time else 0,
+                              feedback_time = feedback_time, reweight_time = reweight_time,
+                              reweight = reweight, guide = guide, energy_cut = energy_cut,
                               drift_limit = drift_limit, accept = accept,
                               branching = branching, effective_step = effective_step,
                               block_steps = block_steps, equilibration = equilibration,
                               replicas = replicas)
   attr(out, "tail_correction") <- he4_tail_correction(density, L)
-  attr(out, "state") <- dmc_state_list(res, ids, cap, n, blocks_before, fr$seed)
+  attr(out, "state") <- dmc_state_list(res, ids, cap, n, blocks_before, fr$seed, reweight)
   attr(out, "init") <- if (!is.null(cont)) "continued" else if (!is.null(from_vmc)) "vmc"
                        else "lattice"
   # walkers that hardly move make no estimate (see ?he4_vmc, Frozen walkers)
@@ -384,6 +487,15 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
              unfinished = paste0(
                "the finished blocks are returned; each population's state is that after ",
                "its last finished block, so `init = ` this result continues it exactly"))
+  dropped <- sum(attr(out, "state")$overflow) - overflow_before
+  if (dropped > 0) {
+    sp_warn(sprintf(paste0(
+      "%s walker%s dropped at a population's capacity (%s walkers): the population grew ",
+      "past twice its target, and the energy is biased; use a smaller `dt`, a shorter ",
+      "`feedback_time`, the limits `energy_cut` and `drift_limit`, or `guide = \"bounded\"`."),
+      fmt_count(dropped), if (dropped == 1) " was" else "s were", fmt_count(cap)),
+      call = call, class = "statphysgpu_dmc_overflow")
+  }
   he4_warn_frozen(frozen, paste0(
     "use a smaller `dt` (a walker moves all its atoms at once, and the larger `dt` and ",
     "`n`, the less often such a move is accepted)"), call)
@@ -404,9 +516,39 @@ dmc_defaults_from <- function(p, args, env = parent.frame()) {
 }
 
 # Entries of a population's state vector (sp_dmc.h SP_DMC_POPVARS).
-SP_DMC_POPVARS <- 7
+SP_DMC_POPVARS <- 11
 DMC_COLUMNS <- c("energy", "potential", "kinetic", "population", "trial_energy",
-                 "acceptance", "weight")
+                 "acceptance", "weight", "energy_raw")
+
+# The bounded guide's join, r_j = HE4_GUIDE_JOIN b (2.2 A at b = 3.07 A).
+HE4_GUIDE_JOIN <- 0.72
+
+# The coefficients of the bounded guide's core (he4_dmc.h, sp_dmc_pair_terms):
+# c(r_j^2, c0, c1, c2) of u = c0 + c1 r^2 + c2 r^4 for r < r_j, meeting
+# McMillan's u = -(1/2)(b/r)^5 with its value, slope and curvature at r_j.
+he4_guide_core <- function(b, rj) {
+  s5 <- (b / rj)^5
+  u0 <- -0.5 * s5
+  u1 <- 2.5 * s5 / rj
+  u2 <- -15 * s5 / rj^2
+  c2 <- (u2 - u1 / rj) / (8 * rj^2)
+  c1 <- (u1 / rj - 4 * c2 * rj^2) / 2
+  c0 <- u0 - c1 * rj^2 - c2 * rj^4
+  c(rj^2, c0, c1, c2)
+}
+
+# A population's reweighting ring (2 T_p values: N tau e_T, then N tau, of
+# generation g at g mod T_p) of `old` T_p, after `gen` generations, laid
+# out for `new` T_p: the last min(old, new) generations kept, older ones 0.
+dmc_ring <- function(ring, old, gen, new) {
+  if (is.null(ring) || is.null(old)) return(rep(0, 2 * new))
+  if (old == new) return(ring)
+  out <- rep(0, 2 * new)
+  g <- gen - seq_len(min(old, new, gen))
+  out[g %% new + 1] <- ring[g %% old + 1]
+  out[new + g %% new + 1] <- ring[old + g %% old + 1]
+  out
+}
 
 # The walkers a population can hold (he4_dmc()'s documentation).
 dmc_capacity <- function(target, replicas) {
@@ -463,7 +605,7 @@ dmc_blocks_frame <- function(res, ids, blocks, blocks_before) {
 }
 
 # The populations' state after a run: per population its live walkers.
-dmc_state_list <- function(res, ids, cap, n, blocks_before, seed) {
+dmc_state_list <- function(res, ids, cap, n, blocks_before, seed, reweight) {
   npop <- length(ids)
   pop <- matrix(res$pop, nrow = SP_DMC_POPVARS)
   size <- pop[4, ]
@@ -474,7 +616,10 @@ dmc_state_list <- function(res, ids, cap, n, blocks_before, seed) {
        }),
        weight = lapply(seq_len(npop), function(q) res$weight[(q - 1) * cap + seq_len(size[q])]),
        size = size, e_trial = pop[1, ], e_ref = pop[2, ], gen = pop[3, ], overflow = pop[5, ],
-       r2_accepted = pop[6, ], r2_proposed = pop[7, ],
+       r2_accepted = pop[6, ], r2_proposed = pop[7, ], e_best = pop[8, ], sigma2 = pop[9, ],
+       rw_a = pop[10, ], rw_b = pop[11, ], reweight = reweight,
+       hist = lapply(seq_len(npop), function(q) res$hist[(q - 1) * 2 * reweight +
+                                                          seq_len(2 * reweight)]),
        blocks = blocks_before + res$done, seed_hex = u64_to_hex(seed))
 }
 
@@ -514,5 +659,16 @@ dmc_check_state <- function(st, n, L, call) {
     }
   }
   if (any(st$r2_accepted > st$r2_proposed)) bad("`r2_accepted` exceeds `r2_proposed`")
+  # a state saved before the reweighting existed: it starts afresh
+  for (f in c("e_best", "sigma2")) if (is.null(st[[f]])) st[[f]] <- rep(NaN, np)
+  for (f in c("rw_a", "rw_b")) if (is.null(st[[f]])) st[[f]] <- rep(0, np)
+  if (is.null(st$hist) || is.null(st$reweight)) {
+    st$hist <- NULL
+    st$reweight <- NULL
+  } else if (length(st$hist) != np ||
+             any(vapply(st$hist, length, 0) != 2 * st$reweight) ||
+             any(!vapply(st$hist, function(h) all(is.finite(h)), TRUE))) {
+    bad("`hist` must hold 2 T_p finite numbers per population")
+  }
   st
 }

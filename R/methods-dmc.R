@@ -149,7 +149,8 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
     if (!inherits(x, "dmc_blocks")) sp_abort("rbind() combines results of he4_dmc() only.")
     p <- attr(x, "params")
     keys <- c("n", "density", "b", "jastrow", "dt", "target_population", "feedback", "accept",
-              "branching", "effective_step")
+              "branching", "effective_step", "feedback_time", "reweight_time", "guide",
+              "energy_cut")
     if (!identical(p[keys], p1[keys]) ||
         !identical(attr(x, "seed_hex"), attr(parts[[1]], "seed_hex"))) {
       sp_abort("rbind() combines chunks of one study: the same parameters and seed.")
@@ -167,11 +168,12 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
   attr(out, "seconds") <- rbind_seconds(parts)
   sts <- lapply(parts, attr, "state")
   st <- sts[[1]]
-  for (f in setdiff(names(st), "seed_hex")) {
+  one <- c("seed_hex", "reweight") # the same in every chunk
+  for (f in setdiff(names(st), one)) {
     st[[f]] <- do.call(c, lapply(sts, `[[`, f))
   }
   ord <- order(st$population)
-  for (f in setdiff(names(st), "seed_hex")) st[[f]] <- st[[f]][ord]
+  for (f in setdiff(names(st), one)) st[[f]] <- st[[f]][ord]
   attr(out, "state") <- st
   attr(out, "frozen") <- isTRUE(dmc_acceptance(out) < HE4_FROZEN_ACCEPTANCE)
   class(out) <- class(parts[[1]])

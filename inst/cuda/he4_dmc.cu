@@ -56,7 +56,7 @@ __device__ __forceinline__ size_t sp_dmc_slot(const sp_dmc_kargs &a, int buf, in
 extern "C" __global__ void __launch_bounds__(SP_DMC_BLOCK)
 sp_dmc_eval_kernel(const sp_dmc_kargs a) {
   extern __shared__ double sh[];
-  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n = a.n;
+  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n = a.ctl.n;
   const sp_dmc_gpop *gp = a.pops + q;
   sp_he4_par_d p;
   if (k >= gp->st.size) return;
@@ -66,7 +66,7 @@ sp_dmc_eval_kernel(const sp_dmc_kargs a) {
   for (int i = lane; i < 3 * n; i += 32) sh[i] = x[i];
   __syncwarp();
   double pot, lap, us, g2;
-  sp_dmc_eval_part(&p, sh, n, lane, 32, g, &pot, &lap, &us, &g2);
+  sp_dmc_eval_part(&p, &a.guide, sh, n, lane, 32, g, &pot, &lap, &us, &g2);
   pot = sp_dmc_warp_sum(pot);
   lap = sp_dmc_warp_sum(lap);
   us = sp_dmc_warp_sum(us);
@@ -88,22 +88,21 @@ sp_dmc_init_kernel(const sp_dmc_kargs a) {
   __shared__ double sh[33];
   sp_dmc_gpop *gp = a.pops + blockIdx.x;
   const int q = blockIdx.x, P = gp->st.size;
-  double sw = 0, swe = 0, bad = 0;
+  double sw = 0, swe = 0, swe2 = 0, bad = 0;
   for (int k = threadIdx.x; k < P; k += blockDim.x) {
     const double *wk = a.wlk + sp_dmc_slot(a, gp->cur, q, k) * SP_DMC_WSTRIDE;
     if (!isfinite(wk[1])) bad += 1;
     sw += wk[4];
     swe += wk[4] * wk[1];
+    swe2 += wk[4] * wk[1] * wk[1];
   }
   sw = sp_dmc_block_sum(sw, sh);
   swe = sp_dmc_block_sum(swe, sh);
+  swe2 = sp_dmc_block_sum(swe2, sh);
   bad = sp_dmc_block_sum(bad, sh);
   if (threadIdx.x == 0) {
     if (bad > 0) gp->dead = 2;
-    if (!(gp->st.e_ref == gp->st.e_ref)) {
-      gp->st.e_ref = swe / sw;
-      gp->st.e_trial = gp->st.e_ref;
-    }
+    sp_dmc_start(&gp->st, sw, swe, swe2);
   }
 }
 
@@ -111,7 +110,7 @@ sp_dmc_init_kernel(const sp_dmc_kargs a) {
 extern "C" __global__ void __launch_bounds__(SP_DMC_BLOCK)
 sp_dmc_move_kernel(const sp_dmc_kargs a) {
   extern __shared__ double sh[];
-  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n = a.n;
+  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n = a.ctl.n;
   const sp_dmc_gpop *gp = a.pops + q;
   if (gp->step >= a.steps || gp->dead || k >= gp->st.size) return;
   sp_he4_par_d p;
@@ -121,7 +120,8 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   double *xn = sh, *dd = sh + 3 * n, *gn = sh + 6 * n;
   const uint64_t stream = sp_dmc_stream(a.pop0 + (uint64_t)q, (uint64_t)k);
   const uint64_t gen = gp->st.gen;
-  const double dt = a.dt, ad = SP_HE4_HB2M * dt, sa = sqrt(ad), A = a.drift_limit;
+  const double dt = a.ctl.dt, ad = SP_HE4_HB2M * dt, sa = sqrt(ad), A = a.ctl.drift_limit;
+  const double tau = sp_dmc_tau(&gp->st, dt, a.ctl.effective);
   double sl[4] = {0, 0, 0, 0}, z2 = 0;
   for (int i = lane; i < n; i += 32) {
     double z[3];
@@ -137,7 +137,7 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   }
   __syncwarp();
   double pot, lap, us, g2n;
-  sp_dmc_eval_part(&p, xn, n, lane, 32, gn, &pot, &lap, &us, &g2n);
+  sp_dmc_eval_part(&p, &a.guide, xn, n, lane, 32, gn, &pot, &lap, &us, &g2n);
   double green = 0;
   for (int i = lane; i < n; i += 32) { /* its own atoms: no barrier needed */
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
@@ -161,8 +161,8 @@ sp_dmc_move_kernel(const sp_dmc_kargs a) {
   double wo[SP_DMC_WSTRIDE];
   for (int j = 0; j < SP_DMC_WSTRIDE; j++) wo[j] = wk[j];
   const int acc = sp_dmc_step_end(wo, us, obs, green, sl, z2, ua, ub, gp->st.e_ref,
-                                  gp->st.e_trial, n, dt, sp_dmc_tau(&gp->st, dt, a.effective_step),
-                                  a.accept, a.branching, a.energy_cut, wn, gs);
+                                  gp->st.e_trial, n, dt, tau, a.accept, a.branching,
+                                  sp_dmc_cut(&gp->st, a.ctl.energy_cut, n, tau), wn, gs);
   __syncwarp();
   if (acc) {
     for (int i = lane; i < 3 * n; i += 32) {
@@ -243,14 +243,16 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
     } else {
       Pm = s[3];
     }
-    if (sp_dmc_account(&gp->st, gp->acc, s, Pm, P, a.target, a.feedback, a.n, a.dt,
-                       a.effective_step))
+    if (sp_dmc_account(&gp->st, gp->acc, s, Pm, P, &a.ctl,
+                       a.hist + (size_t)q * 2 * (size_t)a.ctl.reweight))
       gp->dead = 1;
     uint64_t kk = gp->step++;
     gp->active = 1;
     if (kk < a.equilibration) {
-      if (kk + 1 == a.equilibration)
+      if (kk + 1 == a.equilibration) { /* the records start: a new E_best */
         for (int j = 0; j < SP_DMC_NACC; j++) gp->acc[j] = 0;
+        gp->st.e_best = sp_nan_d();
+      }
     } else {
       kk -= a.equilibration;
       if ((kk + 1) % a.block_steps == 0) {
@@ -266,7 +268,7 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
 /* The copies of parent k into the other buffer (branching only). */
 extern "C" __global__ void __launch_bounds__(SP_DMC_BLOCK)
 sp_dmc_copy_kernel(const sp_dmc_kargs a) {
-  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n3 = 3 * a.n;
+  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n3 = 3 * a.ctl.n;
   const sp_dmc_gpop *gp = a.pops + q;
   if (!a.branching || !gp->active || k >= gp->prev) return;
   const int32_t *offs = a.offs + (size_t)q * (a.cap + 1);
@@ -292,7 +294,7 @@ extern "C" __global__ void sp_dmc_flip_kernel(const sp_dmc_kargs a) {
  * the saved state, in R's layout; slots past the population zero. */
 extern "C" __global__ void __launch_bounds__(SP_DMC_BLOCK)
 sp_dmc_save_kernel(const sp_dmc_kargs a) {
-  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n = a.n;
+  const int q = blockIdx.x / a.cap, k = blockIdx.x % a.cap, lane = threadIdx.x, n = a.ctl.n;
   const sp_dmc_gpop *gp = a.pops + q;
   if (!gp->active || !gp->save) return;
   const size_t slot = (size_t)q * a.cap + (size_t)k;
@@ -306,5 +308,10 @@ sp_dmc_save_kernel(const sp_dmc_kargs a) {
     if (k == 0) {
       sp_dmc_pop_store(&gp->st, a.saved_pop + (size_t)q * SP_DMC_POPVARS);
     }
+  }
+  if (k == 0) { /* the reweighting's rings */
+    const size_t nr = 2 * (size_t)a.ctl.reweight;
+    for (size_t i = lane; i < nr; i += 32)
+      a.saved_hist[(size_t)q * nr + i] = a.hist[(size_t)q * nr + i];
   }
 }

@@ -38,9 +38,9 @@
  * of weight W by floor(W + u) copies of weight 1 (u uniform; at most
  * SP_DMC_MAX_COPIES), in slot order: the copies of slot k take the next
  * free slots.  Without branching the weights accumulate.  The trial energy
- * of the next generation: e_ref relaxes towards the generation's estimate
- * (rate SP_DMC_REF_RATE) and e_T = e_ref - feedback ln(P / P_target) /
- * (N tau), P the population after branching (without: the total weight).
+ * of the next generation, the reweighting that removes the population
+ * control's bias and the limit on the energies in the weights:
+ * sp_dmc_account, sp_dmc_cut.
  *
  * Random numbers: sp_streams.h, SP_PURPOSE_DMC_MOVE -- the walker in slot
  * k of population q at generation g draws from stream sp_stream_replica(q,
@@ -146,13 +146,25 @@ SP_FN double sp_dmc_clip(double e, double e_ref, double cut) {
   return e;
 }
 
-/* The weight factor of a move (see the top), the local energies limited to
- * e_ref +- cut: cut = alpha / sqrt(N dt) per atom, alpha sqrt(N / dt) in
- * all (Zen, Sorella, Gillan, Michaelides and Alfe, Phys. Rev. B 93, 241118
- * (2016)), which vanishes in relative terms as dt -> 0 -- the McMillan
+/* The limit (per atom) on the local energies in the weights of a
+ * population's next generation: |E - E_ref| <= kappa sqrt(sigma_E / tau) in
+ * all, sigma_E = N sqrt(sigma2) the spread of the walkers' (limited) local
+ * energy E and tau the weights' time step -- a multiple kappa /
+ * sqrt(sigma_E tau) of the spread, so that the limit grows without bound
+ * relative to the spread as tau -> 0 (no bias left), while one generation's
+ * weight factor stays below exp(kappa sqrt(sigma_E tau)).  The McMillan
  * guide's local energy is unbounded below where two atoms meet (the kinetic
  * term's -(lambda/2) u'^2 ~ -r^-12 against the Aziz potential's finite
- * core), and one walker there would multiply without limit. */
+ * core): one walker there would multiply until the capacity cuts it.
+ * kappa = 0, or no spread yet: no limit (0). */
+SP_FN double sp_dmc_cut(const sp_dmc_pop *q, double kappa, int n, double tau) {
+  const double sE = (double)n * sqrt(q->sigma2);
+  if (!(kappa > 0) || !(sE > 0) || !(tau > 0)) return 0;
+  return kappa * sqrt(sE / tau) / (double)n;
+}
+
+/* The weight factor of a move (see the top), the local energies limited to
+ * e_ref +- cut (sp_dmc_cut). */
 SP_FN double sp_dmc_weight(int n, double dt, double e, double ep, double e_trial, double e_ref,
                            double cut) {
   return exp(-(double)n * dt *
@@ -165,13 +177,26 @@ SP_FN double sp_dmc_tau(const sp_dmc_pop *q, double dt, int effective) {
   return effective && q->r2_prop > 0 ? dt * (q->r2_acc / q->r2_prop) : dt;
 }
 
-/* The next generation's reference and trial energies after a generation
- * with mixed estimate est and population (or total weight) P; tau the
- * weights' time step of the next generation. */
-SP_FN void sp_dmc_trial_update(sp_dmc_pop *q, double est, double P, double target,
-                               double feedback, int n, double tau) {
-  if (est == est) q->e_ref += SP_DMC_REF_RATE * (est - q->e_ref);
-  q->e_trial = q->e_ref - feedback * log((P > 0 ? P : 1) / target) / ((double)n * tau);
+/* The share of the way to a new value of a quantity that relaxes with time
+ * constant T (K^-1) over a generation of time step tau: 1 - exp(-tau / T)
+ * (1 for T <= 0). */
+SP_FN double sp_dmc_relax(double tau, double T) {
+  return T > 0 ? 1 - exp(-tau / T) : 1;
+}
+
+/* A population's start (every call): a fresh population's e_ref = e_T =
+ * its weighted mean local energy, and a missing spread sigma2 the variance
+ * of its local energies, from the sums of W, W e and W e^2 over its
+ * walkers. */
+SP_FN void sp_dmc_start(sp_dmc_pop *q, double sw, double swe, double swe2) {
+  if (!(q->e_ref == q->e_ref)) {
+    q->e_ref = swe / sw;
+    q->e_trial = q->e_ref;
+  }
+  if (!(q->sigma2 == q->sigma2)) {
+    const double m = swe / sw, v = swe2 / sw - m * m;
+    q->sigma2 = v > 0 ? v : 0;
+  }
 }
 
 /* Copies of a walker of weight W at a branching with uniform ub. */
@@ -188,12 +213,12 @@ SP_FN int sp_dmc_copies(double W, double ub) {
  * squares of the move's normals z2, and the uniforms ua (accept) and ub
  * (branching); tau the weights' time step (sp_dmc_tau): the state after
  * (wk_new), the walker's contribution to the generation's sums gs (W e_p,
- * W v_p, W t_p, W, p, p z2, z2, copies) and whether the move was
- * accepted. */
+ * W v_p, W t_p, W, p, p z2, z2, W s, W s^2, copies; s the limited energy
+ * after the move) and whether the move was accepted; cut from sp_dmc_cut. */
 SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double green,
                           const double *sl, double z2, double ua, double ub, double e_ref,
                           double e_trial, int n, double dt, double tau, int accept,
-                          int branching, double energy_cut, double *wk_new, double *gs) {
+                          int branching, double cut, double *wk_new, double *gs) {
   const double a = SP_HE4_HB2M * dt;
   const double pacc = sp_dmc_accept_prob(Un - wk[0], green, a, obs[SP_VMC_ENERGY], accept);
   const double s0 = sp_dmc_scaled_energy(wk[1], e_ref, sl[0], sl[1]);
@@ -206,7 +231,8 @@ SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double
     tp = pacc * obs[SP_VMC_KINETIC_PB] + (1 - pacc) * wk[3];
     s1 = pacc * sp_dmc_scaled_energy(obs[SP_VMC_ENERGY], e_ref, sl[2], sl[3]) + (1 - pacc) * s0;
   }
-  W = wk[4] * sp_dmc_weight(n, tau, s0, s1, e_trial, e_ref, energy_cut / sqrt((double)n * dt));
+  W = wk[4] * sp_dmc_weight(n, tau, s0, s1, e_trial, e_ref, cut);
+  s1 = sp_dmc_clip(s1, e_ref, cut);
   for (j = 0; j < 4; j++) wk_new[j] = wk[j];
   if (acc) {
     wk_new[0] = Un;
@@ -222,19 +248,48 @@ SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double
   gs[4] = pacc;
   gs[5] = pacc * z2;
   gs[6] = z2;
+  gs[7] = W * s1;
+  gs[8] = W * s1 * s1;
   gs[SP_DMC_GCOPIES] = branching ? (double)sp_dmc_copies(W, ub) : 1;
   return acc;
 }
 
 /* The generation's bookkeeping of a population, after its walkers moved
  * (and branched): s = the sums over the walkers of W e_p, W v_p, W t_p, W,
- * p, p z2 and z2 (SP_DMC_GSUMS); Pm the population after branching
- * (weights only: the total weight); P the walkers that moved.  Adds to the
- * block's sums acc (SP_DMC_NACC) and to the history's R_acc, R_prop, counts
- * the generation and sets the next trial energy.  Returns 1 when the
+ * p, p z2, z2, W s, W s^2 (SP_DMC_GSUMS); Pm the population after branching
+ * (weights only: the total weight); P the walkers that moved; ring the
+ * population's 2 T_p terms of the reweighting (N tau e_T, then N tau, at
+ * gen mod T_p).
+ *
+ * Population control without its bias (Umrigar, Nightingale and Runge
+ * 1993): the weights of generation g carry exp(N tau_g e_T(g)), and e_T
+ * follows the population; the estimators weigh generation g by
+ *   Pi_g = prod over the last T_p generations i of exp(-N tau_i (e_T(i) - e_best)),
+ * which undoes the trial energy's feedback over that window (e_best a
+ * constant: it cancels in the ratio).  The block's sums get both the plain
+ * (acc[0..3]) and the reweighted (acc[9..12]) estimates.  Then: the
+ * history's R_acc, R_prop, the generation count, and the next trial energy:
+ * E_ref and sigma2 relax towards the generation's estimate and variance
+ * with time constant ref_time, and
+ *   e_T = e_ref - feedback ln(Pm / target) / N
+ * (feedback = 1 / the feedback time: a time constant in imaginary time, the
+ * same control per unit of it whatever the step).  Returns 1 when the
  * population died out. */
 SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm, int P,
-                         double target, double feedback, int n, double dt, int effective) {
+                         const sp_dmc_ctl *c, double *ring) {
+  const double tau = sp_dmc_tau(st, c->dt, c->effective), nt = (double)c->n * tau;
+  const int Tp = c->reweight;
+  const int pos = (int)(st->gen % (uint64_t)Tp);
+  double lnpi, pi, rate;
+  st->rw_a += nt * st->e_trial - ring[pos];
+  st->rw_b += nt - ring[Tp + pos];
+  ring[pos] = nt * st->e_trial;
+  ring[Tp + pos] = nt;
+  if (!(st->e_best == st->e_best)) st->e_best = st->e_ref;
+  lnpi = -(st->rw_a - st->e_best * st->rw_b);
+  if (lnpi > SP_DMC_LNPI_MAX) lnpi = SP_DMC_LNPI_MAX;
+  if (lnpi < -SP_DMC_LNPI_MAX) lnpi = -SP_DMC_LNPI_MAX;
+  pi = exp(lnpi);
   acc[0] += s[0];
   acc[1] += s[1];
   acc[2] += s[2];
@@ -244,20 +299,30 @@ SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm
   acc[6] += s[4];
   acc[7] += (double)P;
   acc[8] += 1;
+  acc[9] += pi * s[0];
+  acc[10] += pi * s[1];
+  acc[11] += pi * s[2];
+  acc[12] += pi * s[3];
   st->r2_acc += s[5];
   st->r2_prop += s[6];
   st->gen++;
-  sp_dmc_trial_update(st, s[3] > 0 ? s[0] / s[3] : sp_nan_d(), Pm, target, feedback, n,
-                      sp_dmc_tau(st, dt, effective));
+  rate = sp_dmc_relax(tau, c->ref_time);
+  if (s[3] > 0) {
+    const double est = s[0] / s[3], m = s[7] / s[3], v = s[8] / s[3] - m * m;
+    if (est == est) st->e_ref += rate * (est - st->e_ref);
+    if (v >= 0) st->sigma2 = st->sigma2 == st->sigma2 ? st->sigma2 + rate * (v - st->sigma2) : v;
+  }
+  st->e_trial = st->e_ref - c->feedback * log((Pm > 0 ? Pm : 1) / c->target) / (double)c->n;
   return st->size == 0 || !(Pm > 0);
 }
 
 /* A finished block's row (SP_DMC_NOBS) from its sums, which restart. */
 SP_FN void sp_dmc_block_row(double *acc, double *row) {
   int j;
-  row[SP_DMC_ENERGY] = acc[0] / acc[3];
-  row[SP_DMC_POTENTIAL] = acc[1] / acc[3];
-  row[SP_DMC_KINETIC] = acc[2] / acc[3];
+  row[SP_DMC_ENERGY] = acc[9] / acc[12];
+  row[SP_DMC_POTENTIAL] = acc[10] / acc[12];
+  row[SP_DMC_KINETIC] = acc[11] / acc[12];
+  row[SP_DMC_ENERGY_RAW] = acc[0] / acc[3];
   row[SP_DMC_POPULATION] = acc[4] / acc[8];
   row[SP_DMC_TRIAL] = acc[5] / acc[8];
   row[SP_DMC_ACCEPTANCE] = acc[6] / acc[7];
@@ -265,17 +330,97 @@ SP_FN void sp_dmc_block_row(double *acc, double *row) {
   for (j = 0; j < SP_DMC_NACC; j++) acc[j] = 0;
 }
 
+/* The terms of one pair (he4.h's sp_he4_pair_terms2u, the DMC's guide):
+ * McMillan's exponent, or, with the bounded guide (gd->on) at r^2 <
+ * gd->rj2, the even quartic core u = c0 + c1 r^2 + c2 r^4, whose
+ * derivatives stay finite as r -> 0 (u' = 2 c1 r + 4 c2 r^3 -> 0), so
+ * that the local energy stays bounded where two atoms meet (the Aziz core
+ * is finite, V(0) = eps A); the symmetrised form's image term u(L - r) -
+ * 2 u(L/2) is McMillan's in both.  The quartic meets McMillan's u, u' and
+ * u'' at r_j: u, the drift and the local energy are continuous. */
+SP_FN void sp_dmc_pair_terms(const sp_he4_par_d *p, const sp_dmc_guide *gd, double r2,
+                             double *v, double *g, double *lap, double *u) {
+  if (!gd->on || !(r2 < gd->rj2)) {
+    sp_he4_pair_terms2u_d(p, r2, v, g, lap, u);
+    return;
+  }
+  {
+    const double rinv = 1 / sqrt(r2), r = r2 * rinv;
+    double uu = gd->c0 + r2 * (gd->c1 + r2 * gd->c2);
+    double gg = 2 * gd->c1 + 4 * gd->c2 * r2;  /* u' / r */
+    double ll = 6 * gd->c1 + 20 * gd->c2 * r2; /* u'' + 2 u' / r */
+    if (p->form == SP_HE4_JASTROW_SYMMETRIZED) {
+      double dv, d2v;
+      const double vi = sp_he4_mcm_inv_d(p->b, 1 / (p->L - r), &dv, &d2v);
+      uu = (uu + vi) - p->ushift;
+      gg -= dv * rinv;
+      ll += d2v - 2 * dv * rinv;
+    }
+    if (u != 0) *u = uu;
+    *g = gg;
+    *lap = ll;
+    if (v != 0)
+      *v = sp_he4_aziz_wt_d(r, rinv * rinv, (SP_HE4_D * SP_HE4_RM) * rinv - 1.0);
+  }
+}
+
+/* he4_vmc.h's sp_he4_atom_sums_d with the guide of sp_dmc_pair_terms (the
+ * same operations for McMillan's guide). */
+SP_FN void sp_dmc_atom_sums(const sp_he4_par_d *p, const sp_dmc_guide *gd, const double *x,
+                            const double *y, const double *z, int n, int i, double *g,
+                            double *v, double *l, double *u) {
+  double gx = 0, gy = 0, gz = 0, v_sum = 0, l_sum = 0, u_sum = 0;
+  const double xi = x[i], yi = y[i], zi = z[i];
+  int j;
+  for (j = 0; j < i; j++) {
+    double dx, dy, dz, r2, gg, ll;
+    dx = sp_he4_min_image_d(p, xi - x[j]);
+    dy = sp_he4_min_image_d(p, yi - y[j]);
+    dz = sp_he4_min_image_d(p, zi - z[j]);
+    r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < p->rc2) {
+      sp_dmc_pair_terms(p, gd, r2, 0, &gg, &ll, 0);
+      gx += gg * dx;
+      gy += gg * dy;
+      gz += gg * dz;
+    }
+  }
+  for (j = i + 1; j < n; j++) {
+    double dx, dy, dz, r2, vv, gg, ll, uu;
+    dx = sp_he4_min_image_d(p, xi - x[j]);
+    dy = sp_he4_min_image_d(p, yi - y[j]);
+    dz = sp_he4_min_image_d(p, zi - z[j]);
+    r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < p->rc2) {
+      sp_dmc_pair_terms(p, gd, r2, &vv, &gg, &ll, u != 0 ? &uu : 0);
+      v_sum += vv;
+      l_sum += ll;
+      if (u != 0) u_sum += uu;
+      gx += gg * dx;
+      gy += gg * dy;
+      gz += gg * dz;
+    }
+  }
+  g[0] = gx;
+  g[1] = gy;
+  g[2] = gz;
+  *v = v_sum;
+  *l = l_sum;
+  if (u != 0) *u = u_sum;
+}
+
 /* The atom sums of atoms i0, i0 + stride, ... of a configuration x[n] y[n]
  * z[n] (the CPU: all, stride 1; a GPU lane: its atoms, stride 32): their
  * gradients of ln psi into g, and their parts of the sums that
  * sp_vmc_observables takes (pot, lap, |grad|^2) and of ln psi (us). */
-SP_FN void sp_dmc_eval_part(const sp_he4_par_d *p, const double *x, int n, int i0, int stride,
-                            double *g, double *pot, double *lap, double *us, double *g2) {
+SP_FN void sp_dmc_eval_part(const sp_he4_par_d *p, const sp_dmc_guide *gd, const double *x, int n,
+                            int i0, int stride, double *g, double *pot, double *lap, double *us,
+                            double *g2) {
   int i;
   *pot = *lap = *us = *g2 = 0;
   for (i = i0; i < n; i += stride) {
     double gi[3], v, l, u;
-    sp_he4_atom_sums_d(p, x, x + n, x + 2 * n, n, i, gi, &v, &l, &u);
+    sp_dmc_atom_sums(p, gd, x, x + n, x + 2 * n, n, i, gi, &v, &l, &u);
     g[i] = gi[0];
     g[n + i] = gi[1];
     g[2 * n + i] = gi[2];
@@ -291,10 +436,10 @@ SP_FN void sp_dmc_eval_part(const sp_he4_par_d *p, const double *x, int n, int i
  * parts): g = grad U (x[n] y[n] z[n]), *U = ln psi, obs the per-atom
  * observables of sp_vmc_observables (energy, potential, kinetic_pb,
  * kinetic_jf). */
-SP_FN void sp_dmc_eval(const sp_he4_par_d *p, const double *x, int n, double *g, double *U,
-                       double *obs) {
+SP_FN void sp_dmc_eval(const sp_he4_par_d *p, const sp_dmc_guide *gd, const double *x, int n,
+                       double *g, double *U, double *obs) {
   double pot, lap, g2;
-  sp_dmc_eval_part(p, x, n, 0, 1, g, &pot, &lap, U, &g2);
+  sp_dmc_eval_part(p, gd, x, n, 0, 1, g, &pot, &lap, U, &g2);
   sp_vmc_observables(n, pot, lap, g2, obs);
 }
 

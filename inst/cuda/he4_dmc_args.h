@@ -17,21 +17,23 @@ enum {
   SP_DMC_ACCEPTANCE = 5, /* mean acceptance probability of the moves */
   SP_DMC_WEIGHT = 6,     /* mean over the generations of the total weight of the
                             estimator (before branching) */
-  SP_DMC_NOBS = 7
+  SP_DMC_ENERGY_RAW = 7, /* the mixed estimator of E/N without the population-control
+                            reweighting (SP_DMC_ENERGY is reweighted) */
+  SP_DMC_NOBS = 8
 };
 
 /* A population's state vector between calls (R's `pop`): e_trial, e_ref,
- * gen, size, overflow, r2_accepted, r2_proposed (sp_dmc_pop_load). */
-#define SP_DMC_POPVARS 7
+ * gen, size, overflow, r2_accepted, r2_proposed, e_best, sigma2, rw_a, rw_b
+ * (sp_dmc_pop_load). */
+#define SP_DMC_POPVARS 11
 
 /* Most copies a walker makes at a branching (a cap that a run with a sane
  * time step never meets: weights near 1). */
 #define SP_DMC_MAX_COPIES 8
 
-/* The reference energy's relaxation per generation (an exponential moving
- * average of the generations' mixed estimates): E_T = E_ref - feedback
- * ln(P / P_target) / (N dt). */
-#define SP_DMC_REF_RATE 0.015625
+/* The largest |ln| of the reweighting factor of a generation (he4_dmc.h):
+ * exp() stays finite. */
+#define SP_DMC_LNPI_MAX 700.0
 
 /* A population between generations and calls (one per population; the
  * host's state vectors). */
@@ -45,9 +47,45 @@ typedef struct {
   double r2_acc;   /* the population's history: sum over moves of p |xi|^2 (p the acceptance
                       probability, xi the diffusion's normals) ... */
   double r2_prop;  /* ... and of |xi|^2: the effective time step is dt r2_acc / r2_prop */
+  double e_best;   /* the constant E_best / N of the reweighting factors (he4_dmc.h); NaN:
+                      set from e_ref at the start */
+  double sigma2;   /* the variance of the per-atom local energy in the weights (relaxing
+                      as e_ref does); NaN: set from the walkers at the start */
+  double rw_a;     /* the sums over the last T_p generations of N tau e_T ... */
+  double rw_b;     /* ... and of N tau (the ring of sp_dmc_account holds the terms) */
 } sp_dmc_pop;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 56, "sp_dmc_pop layout");
+SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 88, "sp_dmc_pop layout");
+
+/* The guide's short-range core (he4_dmc.h, sp_dmc_pair_terms): for r^2 <
+ * rj2 the McMillan exponent -(1/2)(b/r)^5 is replaced by the even quartic
+ * c0 + c1 r^2 + c2 r^4 that meets it with its value, slope and curvature at
+ * r_j (coefficients from R, he4_dmc()); on = 0: McMillan's form everywhere. */
+typedef struct {
+  double rj2, c0, c1, c2;
+  int32_t on;
+  int32_t pad_;
+} sp_dmc_guide;
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_guide) == 40, "sp_dmc_guide layout");
+
+/* The population control and the weights' parameters, the same for the CPU
+ * job and the kernels' arguments. */
+typedef struct {
+  double dt;          /* imaginary time step, K^-1 */
+  double target;      /* target population */
+  double feedback;    /* 1 / feedback time (K): E_T = E_ref - feedback ln(P / target) / N;
+                         0: no feedback */
+  double ref_time;    /* relaxation time (K^-1) of E_ref and sigma2 */
+  double energy_cut;  /* kappa of the weights' energy limit (he4_dmc.h); 0: none */
+  double drift_limit; /* A of the drift limit (he4_dmc.h); 0: none */
+  int32_t n;          /* atoms */
+  int32_t effective;  /* 1: the weights' time step is the walk's effective one */
+  int32_t reweight;   /* T_p: generations in the reweighting product (>= 1) */
+  int32_t pad_;
+} sp_dmc_ctl;
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_ctl) == 64, "sp_dmc_ctl layout");
 
 /* A population's state vector (SP_DMC_POPVARS: e_trial, e_ref, gen, size,
  * overflow, r2_acc, r2_prop) from and to the hosts' arrays. */
@@ -59,6 +97,10 @@ SP_FN void sp_dmc_pop_load(sp_dmc_pop *q, const double *pv) {
   q->overflow = pv[4];
   q->r2_acc = pv[5];
   q->r2_prop = pv[6];
+  q->e_best = pv[7];
+  q->sigma2 = pv[8];
+  q->rw_a = pv[9];
+  q->rw_b = pv[10];
 }
 
 SP_FN void sp_dmc_pop_store(const sp_dmc_pop *q, double *pv) {
@@ -69,6 +111,10 @@ SP_FN void sp_dmc_pop_store(const sp_dmc_pop *q, double *pv) {
   pv[4] = q->overflow;
   pv[5] = q->r2_acc;
   pv[6] = q->r2_prop;
+  pv[7] = q->e_best;
+  pv[8] = q->sigma2;
+  pv[9] = q->rw_a;
+  pv[10] = q->rw_b;
 }
 
 /* Threads of a block of the walker kernels (moves, copies, saves): one
@@ -80,13 +126,15 @@ SP_FN void sp_dmc_pop_store(const sp_dmc_pop *q, double *pv) {
 
 /* Per walker: U = ln psi, e, v, t (per atom, K), W (weight). */
 #define SP_DMC_WSTRIDE 5
-/* Per walker and generation: W e_p, W v_p, W t_p, W, p, p |xi|^2, |xi|^2 (the
- * SP_DMC_GSUMS that a population sums), copies (at SP_DMC_GCOPIES). */
-#define SP_DMC_GSTRIDE 8
-#define SP_DMC_GSUMS 7
-#define SP_DMC_GCOPIES 7
-/* A block's sums: W e, W v, W t, W, population, E_T, p, moves, generations. */
-#define SP_DMC_NACC 9
+/* Per walker and generation: W e_p, W v_p, W t_p, W, p, p |xi|^2, |xi|^2,
+ * W s, W s^2 (s the limited energy of the weight; the SP_DMC_GSUMS that a
+ * population sums), copies (at SP_DMC_GCOPIES). */
+#define SP_DMC_GSTRIDE 10
+#define SP_DMC_GSUMS 9
+#define SP_DMC_GCOPIES 9
+/* A block's sums: W e, W v, W t, W, population, E_T, p, moves, generations,
+ * and the reweighted Pi W e, Pi W v, Pi W t, Pi W. */
+#define SP_DMC_NACC 13
 
 /* A population on the GPU (device memory; the host reads it after each
  * round). */
@@ -102,7 +150,7 @@ typedef struct {
   int32_t prev;             /* the population before this generation's branching */
 } sp_dmc_gpop;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 160, "sp_dmc_gpop layout");
+SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 224, "sp_dmc_gpop layout");
 
 /* Dynamic shared memory of a walker kernel: the proposal's coordinates, the
  * displacements and the proposal's gradient, 3 n doubles each. */
@@ -118,9 +166,9 @@ typedef struct {
   uint64_t steps;         /* generations per population in this call */
   uint64_t equilibration, blocks, block_steps;
   sp_he4_pair pair;
-  double dt, target, feedback, energy_cut, drift_limit;
-  int32_t n, cap, npop, branching, accept;
-  int32_t effective_step; /* 1: the weights' time step is the effective one (he4_dmc.h) */
+  sp_dmc_guide guide;
+  sp_dmc_ctl ctl;
+  int32_t cap, npop, branching, accept;
   SP_DPTR(double) xyz;       /* [2][npop cap 3n] */
   SP_DPTR(double) grad;      /* [2][npop cap 3n] */
   SP_DPTR(double) wlk;       /* [2][npop cap SP_DMC_WSTRIDE] */
@@ -130,10 +178,11 @@ typedef struct {
   SP_DPTR(double) block;     /* npop blocks SP_DMC_NOBS */
   SP_DPTR(double) saved_xyz; /* npop cap n 3: the state after the last block (R's layout) */
   SP_DPTR(double) saved_w;   /* npop cap */
-  SP_DPTR(double) saved_pop; /* npop SP_DMC_POPVARS (sp_dmc.h: e_trial, e_ref, gen, size,
-                                overflow) */
+  SP_DPTR(double) saved_pop; /* npop SP_DMC_POPVARS (sp_dmc_pop_store) */
+  SP_DPTR(double) hist;      /* npop 2 T_p: the reweighting's rings (sp_dmc_account) */
+  SP_DPTR(double) saved_hist; /* npop 2 T_p: the rings after the last block */
 } sp_dmc_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_kargs) == 224, "sp_dmc_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_dmc_kargs) == 296, "sp_dmc_kargs layout");
 
 #endif /* SP_HE4_DMC_ARGS_H */

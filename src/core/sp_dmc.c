@@ -19,6 +19,7 @@ typedef struct {
   double *pxyz, *pgrad, *pdel;      /* the proposals: cap 3n each */
   double *gs;                       /* cap SP_DMC_GSTRIDE */
   int *offs;                        /* cap + 1 */
+  double *ring;                     /* 2 T_p: the reweighting's terms */
   int cur;
   sp_dmc_pop st;
   double acc[SP_DMC_NACC];
@@ -52,7 +53,7 @@ static void sp_dmc_eval_walker(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int k) {
   const size_t n3 = 3 * (size_t)n;
   double *x = q->xyz[q->cur] + k * n3, *wk = q->wk[q->cur] + (size_t)k * SP_DMC_WSTRIDE;
   double obs[SP_VMC_NOBS];
-  sp_dmc_eval(&m->par, x, n, q->grad[q->cur] + k * n3, &wk[0], obs);
+  sp_dmc_eval(&m->par, &m->job->guide, x, n, q->grad[q->cur] + k * n3, &wk[0], obs);
   wk[1] = obs[SP_VMC_ENERGY];
   wk[2] = obs[SP_VMC_POTENTIAL];
   wk[3] = obs[SP_VMC_KINETIC_PB];
@@ -63,13 +64,14 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
   const sp_dmc_job *job = m->job;
   const sp_he4_par_d *p = &m->par;
   const int n = job->n, n3 = 3 * n;
-  const double a = SP_HE4_HB2M * job->dt, sa = sqrt(a);
+  const double a = SP_HE4_HB2M * job->ctl.dt, sa = sqrt(a);
   double *x = q->xyz[q->cur] + (size_t)k * n3, *g = q->grad[q->cur] + (size_t)k * n3;
   double *wk = q->wk[q->cur] + (size_t)k * SP_DMC_WSTRIDE;
   double *xn = q->pxyz + (size_t)k * n3, *gn = q->pgrad + (size_t)k * n3;
   double *d = q->pdel + (size_t)k * n3, *gs = q->gs + (size_t)k * SP_DMC_GSTRIDE;
   const uint64_t stream = sp_dmc_stream(qg, (uint64_t)k);
-  const double A = job->drift_limit;
+  const double A = job->ctl.drift_limit;
+  const double tau = sp_dmc_tau(&q->st, job->ctl.dt, job->ctl.effective);
   double obs[SP_VMC_NOBS], Un, green = 0, ua, ub, sl[4] = {0, 0, 0, 0}, wn[SP_DMC_WSTRIDE];
   double z2 = 0;
   int i, c;
@@ -84,7 +86,7 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
     for (c = 0; c < 3; c++)
       xn[c * n + i] = sp_dmc_move(p, x[c * n + i], f * a * g[c * n + i], z[c], sa, &d[c * n + i]);
   }
-  sp_dmc_eval(p, xn, n, gn, &Un, obs);
+  sp_dmc_eval(p, &job->guide, xn, n, gn, &Un, obs);
   for (i = 0; i < n; i++) {
     const double g2 = g[i] * g[i] + g[n + i] * g[n + i] + g[2 * n + i] * g[2 * n + i];
     const double gn2 = gn[i] * gn[i] + gn[n + i] * gn[n + i] + gn[2 * n + i] * gn[2 * n + i];
@@ -95,9 +97,9 @@ static void sp_dmc_walker_step(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, uint64_t qg, in
       green += sp_dmc_green_term(d[c * n + i], f * a * g[c * n + i], fn * a * gn[c * n + i]);
   }
   sp_dmc_uniforms(job->seed, stream, q->st.gen, n, &ua, &ub);
-  if (sp_dmc_step_end(wk, Un, obs, green, sl, z2, ua, ub, q->st.e_ref, q->st.e_trial, n, job->dt,
-                      sp_dmc_tau(&q->st, job->dt, job->effective_step), job->accept,
-                      job->branching, job->energy_cut, wn, gs)) {
+  if (sp_dmc_step_end(wk, Un, obs, green, sl, z2, ua, ub, q->st.e_ref, q->st.e_trial, n, job->ctl.dt, tau,
+                      job->accept, job->branching,
+                      sp_dmc_cut(&q->st, job->ctl.energy_cut, n, tau), wn, gs)) {
     memcpy(x, xn, (size_t)n3 * sizeof *x);
     memcpy(g, gn, (size_t)n3 * sizeof *g);
   }
@@ -159,8 +161,7 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   } else {
     Pm = s[3];
   }
-  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, job->target, job->feedback, job->n, job->dt,
-                           job->effective_step);
+  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, &job->ctl, q->ring);
 }
 
 /* The population's state into the outputs (after a finished block, and at
@@ -172,7 +173,9 @@ static void sp_dmc_save(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi) {
   double *c = m->out->coords + (size_t)qi * job->cap * n3;
   double *w = m->out->weight + (size_t)qi * job->cap;
   double *pv = m->out->pop + (size_t)qi * SP_DMC_POPVARS;
+  const size_t nr = 2 * (size_t)job->ctl.reweight;
   int k, i;
+  memcpy(m->out->hist + (size_t)qi * nr, q->ring, nr * sizeof(double));
   for (k = 0; k < job->cap; k++) {
     const double *x = q->xyz[q->cur] + (size_t)k * n3;
     for (i = 0; i < n; i++) {
@@ -214,7 +217,10 @@ static int sp_dmc_round(void *model, uint64_t budget, int nth, sp_round_status *
                        (unsigned long long)(job->pop0 + (uint64_t)qi + 1),
                        (unsigned long long)q->st.gen);
       if (k < job->equilibration) {
-        if (k + 1 == job->equilibration) memset(q->acc, 0, sizeof q->acc);
+        if (k + 1 == job->equilibration) { /* the records start: a new E_best */
+          memset(q->acc, 0, sizeof q->acc);
+          q->st.e_best = NAN;
+        }
         continue;
       }
       k -= job->equilibration;
@@ -234,6 +240,7 @@ static void sp_dmc_free(sp_dmc_cpu *m) {
     sp_dmc_cpu_pop *q = &m->P[qi];
     free(q->xyz[0]);
     free(q->offs);
+    free(q->ring);
   }
   free(m->P);
 }
@@ -260,8 +267,10 @@ int sp_dmc_cpu_run(const void *vjob, void *vout, int nth, const sp_hooks *hooks,
     size_t len = 7 * cap * n3 + cap * (2 * SP_DMC_WSTRIDE + SP_DMC_GSTRIDE);
     double *mem = (double *)malloc(len * sizeof(double));
     int k, i;
+    const size_t nr = 2 * (size_t)job->ctl.reweight;
     q->offs = (int *)malloc((cap + 1) * sizeof(int));
-    if (mem == NULL || q->offs == NULL) {
+    q->ring = (double *)malloc(nr * sizeof(double));
+    if (mem == NULL || q->offs == NULL || q->ring == NULL) {
       free(mem);
       sp_dmc_free(&m);
       return sp_fail(SP_ERR_NOMEM, "out of host memory for the walkers (%.3g GB)",
@@ -279,6 +288,7 @@ int sp_dmc_cpu_run(const void *vjob, void *vout, int nth, const sp_hooks *hooks,
     q->gs = q->wk[1] + cap * SP_DMC_WSTRIDE;
     q->cur = 0;
     sp_dmc_pop_load(&q->st, pv);
+    memcpy(q->ring, out->hist + (size_t)qi * nr, nr * sizeof(double));
     for (k = 0; k < q->st.size; k++) {
       const double *c = out->coords + ((size_t)qi * cap + (size_t)k) * n3;
       double *x = q->xyz[0] + (size_t)k * n3;
@@ -294,7 +304,7 @@ int sp_dmc_cpu_run(const void *vjob, void *vout, int nth, const sp_hooks *hooks,
   for (qi = 0; qi < job->npop; qi++) {
     sp_dmc_cpu_pop *q = &m.P[qi];
     int k;
-    double sw = 0, swe = 0;
+    double sw = 0, swe = 0, swe2 = 0;
 #ifdef _OPENMP
 #  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 #endif
@@ -309,11 +319,9 @@ int sp_dmc_cpu_run(const void *vjob, void *vout, int nth, const sp_hooks *hooks,
       }
       sw += wk[4];
       swe += wk[4] * wk[1];
+      swe2 += wk[4] * wk[1] * wk[1];
     }
-    if (!(q->st.e_ref == q->st.e_ref)) { /* a fresh population */
-      q->st.e_ref = swe / sw;
-      q->st.e_trial = q->st.e_ref;
-    }
+    sp_dmc_start(&q->st, sw, swe, swe2);
     memset(q->acc, 0, sizeof q->acc);
   }
   e.total = (double)m.steps * (double)job->npop;

@@ -27,27 +27,25 @@
 #include "he4_dmc_args.h" /* inst/cuda: shared with the kernels */
 
 typedef struct {
-  sp_he4_pair pair; /* b, L, form; rc = L/2 set by the model */
-  int n;            /* atoms */
-  int npop;         /* populations of this call */
-  int cap;          /* walkers a population can hold */
-  uint64_t pop0;    /* global number (0-based) of population 0 */
+  sp_he4_pair pair;   /* b, L, form; rc = L/2 set by the model */
+  sp_dmc_guide guide; /* the guide's short-range core (he4_dmc_args.h) */
+  sp_dmc_ctl ctl;     /* dt, population control, weights (he4_dmc_args.h); ctl.n set by the
+                         model */
+  int n;              /* atoms */
+  int npop;           /* populations of this call */
+  int cap;            /* walkers a population can hold */
+  uint64_t pop0;      /* global number (0-based) of population 0 */
   uint64_t seed;
-  double dt;        /* imaginary time step, K^-1 */
-  double target;    /* target population */
-  double feedback;  /* population control: E_T = E_ref - feedback ln(P/target)/(N dt) */
   uint64_t equilibration, blocks, block_steps;
-  int branching;    /* 0: weights only (no births or deaths) */
-  int accept;       /* 1: the Metropolis accept/reject step */
-  double energy_cut; /* alpha of the weights' energy limit (he4_dmc.h); 0: none */
-  double drift_limit; /* A of the drift limit (he4_dmc.h); 0: none */
-  int effective_step; /* 1: the weights' time step is the walk's effective one (he4_dmc.h) */
+  int branching;      /* 0: weights only (no births or deaths) */
+  int accept;         /* 1: the Metropolis accept/reject step */
 } sp_dmc_job;
 
 typedef struct {
   double *coords; /* npop cap x n x 3 */
   double *weight; /* npop cap */
   double *pop;    /* npop x SP_DMC_POPVARS */
+  double *hist;   /* npop x 2 T_p: the reweighting's rings (sp_dmc_account) */
   double *block;  /* npop x blocks x SP_DMC_NOBS, NaN where unfinished */
   int *done;      /* npop: blocks finished */
 } sp_dmc_out;

@@ -27,7 +27,8 @@ typedef struct {
 
 typedef struct {
   CUfunction eval, init, move, pop, copy, flip, save;
-  CUdeviceptr xyz, grad, wlk, gstat, offs, pops, block, saved_xyz, saved_w, saved_pop;
+  CUdeviceptr xyz, grad, wlk, gstat, offs, pops, block, saved_xyz, saved_w, saved_pop, hist,
+      saved_hist;
   int q0, nq; /* this device's populations: q0 .. q0 + nq - 1 of the job */
   int started;
 } dmc_dev;
@@ -42,17 +43,12 @@ static void dmc_args(const dmc_model *m, const dmc_dev *v, sp_dmc_kargs *a) {
   a->blocks = job->blocks;
   a->block_steps = job->block_steps;
   a->pair = job->pair;
-  a->dt = job->dt;
-  a->target = job->target;
-  a->feedback = job->feedback;
-  a->energy_cut = job->energy_cut;
-  a->drift_limit = job->drift_limit;
-  a->n = job->n;
+  a->guide = job->guide;
+  a->ctl = job->ctl;
   a->cap = job->cap;
   a->npop = v->nq;
   a->branching = job->branching;
   a->accept = job->accept;
-  a->effective_step = job->effective_step;
   a->xyz = v->xyz;
   a->grad = v->grad;
   a->wlk = v->wlk;
@@ -63,6 +59,8 @@ static void dmc_args(const dmc_model *m, const dmc_dev *v, sp_dmc_kargs *a) {
   a->saved_xyz = v->saved_xyz;
   a->saved_w = v->saved_w;
   a->saved_pop = v->saved_pop;
+  a->hist = v->hist;
+  a->saved_hist = v->saved_hist;
 }
 
 static int dmc_setup(void *model, sp_gpu_dev *d) {
@@ -70,7 +68,7 @@ static int dmc_setup(void *model, sp_gpu_dev *d) {
   const sp_dmc_job *job = m->job;
   sp_dmc_out *out = m->out;
   dmc_dev *v = (dmc_dev *)d->state;
-  const size_t n = (size_t)job->n, cap = (size_t)job->cap;
+  const size_t n = (size_t)job->n, cap = (size_t)job->cap, nr = 2 * (size_t)job->ctl.reweight;
   size_t slots, q, k, i;
   double *hx, *hw;
   int st;
@@ -106,7 +104,11 @@ static int dmc_setup(void *model, sp_gpu_dev *d) {
                              &v->saved_xyz)) ||
       (st = sp_gpu_dev_alloc(d, slots * sizeof(double), "the saved weights", &v->saved_w)) ||
       (st = sp_gpu_dev_alloc(d, (size_t)v->nq * SP_DMC_POPVARS * sizeof(double),
-                             "the saved populations", &v->saved_pop)))
+                             "the saved populations", &v->saved_pop)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)v->nq * nr * sizeof(double), "the reweighting's rings",
+                             &v->hist)) ||
+      (st = sp_gpu_dev_alloc(d, (size_t)v->nq * nr * sizeof(double),
+                             "the saved reweighting's rings", &v->saved_hist)))
     return st;
   /* buffer 0: the walkers as x[n] y[n] z[n], their weights; buffer 1 and
    * the rest zero */
@@ -158,6 +160,12 @@ static int dmc_setup(void *model, sp_gpu_dev *d) {
   if (st == SP_OK)
     st = sp_gpu_to_device(d->id, v->saved_pop, out->pop + (size_t)v->q0 * SP_DMC_POPVARS,
                           (size_t)v->nq * SP_DMC_POPVARS * sizeof(double));
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->hist, out->hist + (size_t)v->q0 * nr,
+                          (size_t)v->nq * nr * sizeof(double));
+  if (st == SP_OK)
+    st = sp_gpu_to_device(d->id, v->saved_hist, out->hist + (size_t)v->q0 * nr,
+                          (size_t)v->nq * nr * sizeof(double));
   return st;
 }
 
@@ -236,6 +244,7 @@ static int dmc_collect(void *model, sp_gpu_dev *d, int interrupted) {
   sp_dmc_out *out = m->out;
   dmc_dev *v = (dmc_dev *)d->state;
   const size_t nq = (size_t)v->nq, cap = (size_t)job->cap, n = (size_t)job->n;
+  const size_t nr = 2 * (size_t)job->ctl.reweight;
   size_t q;
   int st = SP_OK;
   (void)interrupted; /* the saved state is that after the last finished block */
@@ -251,6 +260,9 @@ static int dmc_collect(void *model, sp_gpu_dev *d, int interrupted) {
   if (st == SP_OK)
     st = sp_gpu_to_host(d->id, out->pop + (size_t)v->q0 * SP_DMC_POPVARS, v->saved_pop,
                         nq * SP_DMC_POPVARS * sizeof(double));
+  if (st == SP_OK)
+    st = sp_gpu_to_host(d->id, out->hist + (size_t)v->q0 * nr, v->saved_hist,
+                        nq * nr * sizeof(double));
   if (st == SP_OK)
     for (q = 0; q < nq; q++) out->done[v->q0 + q] = m->hp[v->q0 + q].done;
   return st;

@@ -19,30 +19,39 @@ static const sp_field fields[] = {
   F(cap, SP_F_INT),
   F(pop0, SP_F_U64),
   F(seed, SP_F_U64),
-  F(dt, SP_F_DOUBLE),
-  F(target, SP_F_DOUBLE),
-  F(feedback, SP_F_DOUBLE),
+  SP_FIELD_AS("dt", sp_dmc_job, ctl.dt, SP_F_DOUBLE),
+  SP_FIELD_AS("target", sp_dmc_job, ctl.target, SP_F_DOUBLE),
+  SP_FIELD_AS("feedback", sp_dmc_job, ctl.feedback, SP_F_DOUBLE),
+  SP_FIELD_AS("ref_time", sp_dmc_job, ctl.ref_time, SP_F_DOUBLE),
+  SP_FIELD_AS("energy_cut", sp_dmc_job, ctl.energy_cut, SP_F_DOUBLE),
+  SP_FIELD_AS("drift_limit", sp_dmc_job, ctl.drift_limit, SP_F_DOUBLE),
+  SP_FIELD_AS("effective_step", sp_dmc_job, ctl.effective, SP_F_INT),
+  SP_FIELD_AS("reweight", sp_dmc_job, ctl.reweight, SP_F_INT),
+  SP_FIELD_AS("guide", sp_dmc_job, guide.on, SP_F_INT),
+  SP_FIELD_AS("guide_rj2", sp_dmc_job, guide.rj2, SP_F_DOUBLE),
+  SP_FIELD_AS("guide_c0", sp_dmc_job, guide.c0, SP_F_DOUBLE),
+  SP_FIELD_AS("guide_c1", sp_dmc_job, guide.c1, SP_F_DOUBLE),
+  SP_FIELD_AS("guide_c2", sp_dmc_job, guide.c2, SP_F_DOUBLE),
   F(equilibration, SP_F_COUNT),
   F(blocks, SP_F_COUNT),
   F(block_steps, SP_F_COUNT),
   F(branching, SP_F_INT),
   F(accept, SP_F_INT),
-  F(energy_cut, SP_F_DOUBLE),
-  F(drift_limit, SP_F_DOUBLE),
-  F(effective_step, SP_F_INT),
   SP_INPUT("coords0"),
   SP_INPUT("weight0"),
-  SP_INPUT("pop_state0")};
+  SP_INPUT("pop_state0"),
+  SP_INPUT("hist0")};
 #undef F
 
 static int prepare(void *job) {
   sp_dmc_job *j = (sp_dmc_job *)job;
-  if (j->n < 2 || j->npop < 1 || j->cap < 1 || !(j->dt > 0) || !(j->target > 0) ||
-      !(j->feedback >= 0) || !(j->energy_cut >= 0) || !(j->drift_limit >= 0) ||
-      j->block_steps < 1 ||
+  if (j->n < 2 || j->npop < 1 || j->cap < 1 || !(j->ctl.dt > 0) || !(j->ctl.target > 0) ||
+      !(j->ctl.feedback >= 0) || !(j->ctl.energy_cut >= 0) || !(j->ctl.drift_limit >= 0) ||
+      !(j->ctl.ref_time > 0) || j->ctl.reweight < 1 || j->block_steps < 1 ||
       (double)j->npop * (double)j->cap > 2147483647.0)
     return sp_fail(SP_ERR_INVALID, "internal error: the DMC job's sizes");
   j->pair.rc = 0.5 * j->pair.L;
+  j->ctl.n = j->n;
   return SP_OK;
 }
 
@@ -65,6 +74,10 @@ static uint64_t pops(const void *job) { return (uint64_t)((const sp_dmc_job *)jo
 
 static uint64_t popvars(const void *job) { return pops(job) * SP_DMC_POPVARS; }
 
+static uint64_t rings(const void *job) {
+  return pops(job) * 2 * (uint64_t)((const sp_dmc_job *)job)->ctl.reweight;
+}
+
 static uint64_t blocks(const void *job) {
   const sp_dmc_job *j = (const sp_dmc_job *)job;
   return pops(job) * j->blocks * SP_DMC_NOBS;
@@ -85,7 +98,8 @@ static const sp_output outputs[] = {
   /* the state after the last finished block, updated in place */
   {"coords", SP_OUT_REALS, offsetof(sp_dmc_out, coords), coords, 0, 3, coords_dims, "coords0"},
   {"weight", SP_OUT_REALS, offsetof(sp_dmc_out, weight), slots, 0, 0, NULL, "weight0"},
-  {"pop", SP_OUT_REALS, offsetof(sp_dmc_out, pop), popvars, 0, 0, NULL, "pop_state0"}};
+  {"pop", SP_OUT_REALS, offsetof(sp_dmc_out, pop), popvars, 0, 0, NULL, "pop_state0"},
+  {"hist", SP_OUT_REALS, offsetof(sp_dmc_out, hist), rings, 0, 0, NULL, "hist0"}};
 
 const sp_model sp_model_dmc = {
   "dmc", sizeof(sp_dmc_job), sizeof(sp_dmc_out), fields, SP_NFIELDS(fields),

@@ -41,6 +41,10 @@ dmc_ref_generation <- function(d) {
   # the weights' time step: the walk's effective one, from the history's sums
   tau_of <- function(ra, rp) if (isTRUE(p$effective_step) && rp > 0) p$dt * ra / rp else p$dt
   tau <- tau_of(st$r2_accepted[1], st$r2_proposed[1])
+  # the limit on the energies in the weights (he4_dmc.h, sp_dmc_cut)
+  sE <- n * sqrt(st$sigma2[1])
+  cut <- if (p$energy_cut > 0 && sE > 0) p$energy_cut * sqrt(sE / tau) / n else Inf
+  clip <- function(e) min(max(e, st$e_ref[1] - cut), st$e_ref[1] + cut)
   out <- vector("list", P)
   for (k in seq_len(P)) {
     X <- t(st$coords[[1]][, , k])
@@ -68,23 +72,32 @@ dmc_ref_generation <- function(d) {
     ep <- pa * evn$e + (1 - pa) * ev$e
     s0 <- scaled(ev$e, ev$g)
     s1 <- pa * scaled(evn$e, evn$g) + (1 - pa) * s0
-    W <- st$weight[[1]][k] * exp(-n * tau * ((s0 + s1) / 2 - st$e_trial[1]))
+    W <- st$weight[[1]][k] * exp(-n * tau * ((clip(s0) + clip(s1)) / 2 - st$e_trial[1]))
     copies <- if (p$branching) min(8, floor(W + dr$uniforms[2])) else 1
     z2 <- sum(dr$normals^2)
     out[[k]] <- list(X = if (acc) Xn else X, W = W, ep = ep, acc = acc, copies = copies,
-                     pz2 = pa * z2, z2 = z2)
+                     pz2 = pa * z2, z2 = z2, s = clip(s1))
   }
   W <- vapply(out, `[[`, 0, "W")
   est <- sum(W * vapply(out, `[[`, 0, "ep")) / sum(W)
+  s1 <- vapply(out, `[[`, 0, "s")
   keep <- rep(seq_len(P), vapply(out, `[[`, 0, "copies"))
   pm <- if (p$branching) length(keep) else sum(W)
-  e_ref <- st$e_ref[1] + (est - st$e_ref[1]) / 64
+  # E_ref and the spread relax with the feedback time; e_T follows ln P
+  # over it (a production generation)
+  rate <- 1 - exp(-tau / p$feedback_time)
+  e_ref <- st$e_ref[1] + rate * (est - st$e_ref[1])
+  v <- sum(W * s1^2) / sum(W) - (sum(W * s1) / sum(W))^2
+  sigma2 <- st$sigma2[1] + rate * (v - st$sigma2[1])
+  # the reweighting's sums over the last T_p generations (here all of them)
+  e_best <- if (is.nan(st$e_best[1])) st$e_ref[1] else st$e_best[1]
   ra <- st$r2_accepted[1] + sum(vapply(out, `[[`, 0, "pz2"))
   rp <- st$r2_proposed[1] + sum(vapply(out, `[[`, 0, "z2"))
   list(X = lapply(out[keep], `[[`, "X"), W = if (p$branching) rep(1, length(keep)) else W,
        acc = vapply(out, `[[`, TRUE, "acc"), energy = est, e_ref = e_ref,
-       r2_accepted = ra, r2_proposed = rp,
-       e_trial = e_ref - p$feedback * log(pm / p$target_population) / (n * tau_of(ra, rp)))
+       r2_accepted = ra, r2_proposed = rp, sigma2 = sigma2, e_best = e_best,
+       rw_a = st$rw_a[1] + n * tau * st$e_trial[1], rw_b = st$rw_b[1] + n * tau,
+       e_trial = e_ref - log(pm / p$target_population) / (n * p$feedback_time))
 }
 
 dmc_next <- function(d) {
@@ -121,6 +134,9 @@ test_that("a generation equals the R reference, weights only and branching", {
       expect_equal(st$e_trial[1], ref$e_trial, tolerance = 1e-10)
       expect_equal(st$r2_accepted[1], ref$r2_accepted, tolerance = 1e-10)
       expect_equal(st$r2_proposed[1], ref$r2_proposed, tolerance = 1e-10)
+      expect_equal(st$sigma2[1], ref$sigma2, tolerance = 1e-10)
+      expect_equal(st$e_best[1], ref$e_best, tolerance = 1e-10)
+      expect_equal(c(st$rw_a[1], st$rw_b[1]), c(ref$rw_a, ref$rw_b), tolerance = 1e-10)
       accs <- c(accs, ref$acc)
       sizes <- c(sizes, st$size[1])
     }
