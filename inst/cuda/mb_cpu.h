@@ -21,14 +21,14 @@ typedef struct {
   int64_t nc[3];
   double L[3];
   int cut, cuto; /* the job's: pair sums through cell lists */
-  /* the dynamics' Verlet lists (cut-offs, CPU): each element's partners
-   * within rc + skin at the positions xref, ascending by element, each
-   * partner given by its slot in the lists' cell order lperm (lslot: an
-   * element's slot), where cp holds the positions packed (four a slot,
-   * refreshed at every pair sum: the partners' positions read from memory
-   * near each other); nl_ok: built */
-  uint32_t *nl_off, *nl, *lperm, *lslot;
-  uint64_t nl_cap;
+  /* the dynamics' Verlet lists (cut-offs, CPU), by the slots of the lists'
+   * cell order lperm: each slot's partners within rc + skin at the
+   * positions xref, ascending by element, each given by its slot, where cp
+   * holds the positions packed (four a slot, refreshed at every pair sum:
+   * the partners' positions near each other in memory); nl_ok: built;
+   * nl_tmp: the merge's buffer */
+  uint32_t *nl_off, *nl, *lperm, *nl_tmp;
+  uint64_t nl_cap, tmp_cap;
   SP_REAL *xref, *cp;
   int nl_ok;
 } SP_PREC(sp_mb_sys);
@@ -54,9 +54,9 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, con
   s->ext = ext;
   s->cut = (int)job->cut;
   s->cuto = (int)job->cuto;
-  s->nl_off = s->nl = s->lperm = s->lslot = NULL;
+  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
-  s->nl_cap = 0;
+  s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
   s->xs = w; w += nx * n;
   s->ys = w; w += nx * n;
@@ -210,38 +210,89 @@ static SP_REAL SP_PREC(sp_mb_r2)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src
   return r2;
 }
 
+/* The positions of state src packed in the lists' cell order (cp). */
+static void SP_PREC(sp_mb_pack)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src) {
+  const uint64_t n = s->n;
+  uint64_t k;
+  for (k = 0; k < n; k++) {
+    const uint64_t e = s->lperm[k];
+    SP_REAL *q = s->cp + 4 * k;
+    q[0] = src[(uint64_t)SP_MB_PX0 * n + e];
+    q[1] = SP_MB_POSD > 1 ? src[(uint64_t)SP_MB_PX1 * n + e] : (SP_REAL)0;
+    q[2] = SP_MB_POSD > 2 ? src[(uint64_t)SP_MB_PX2 * n + e] : (SP_REAL)0;
+    q[3] = 0;
+  }
+}
+
+/* Runs a[b[r] .. b[r + 1]) (r < nr), each ascending by key, merged into one
+ * ascending run a[0 .. b[nr]) pairwise (t: a buffer as long). */
+static void SP_PREC(sp_mb_merge_runs)(uint32_t *a, uint32_t *t, uint32_t *b, int nr,
+                                      const uint32_t *key) {
+  uint32_t *from = a, *to = t, *sw;
+  while (nr > 1) {
+    int m, o = 0;
+    for (m = 0; m + 1 < nr; m += 2) {
+      uint32_t x = b[m], y = b[m + 1], w = b[m];
+      const uint32_t xe = b[m + 1], ye = b[m + 2];
+      while (x < xe && y < ye) to[w++] = key[from[x]] < key[from[y]] ? from[x++] : from[y++];
+      while (x < xe) to[w++] = from[x++];
+      while (y < ye) to[w++] = from[y++];
+      b[o++] = b[m];
+    }
+    if (m < nr) {
+      uint32_t x;
+      for (x = b[m]; x < b[m + 1]; x++) to[x] = from[x];
+      b[o++] = b[m];
+    }
+    b[o] = b[nr];
+    nr = o;
+    sw = from;
+    from = to;
+    to = sw;
+  }
+  if (from != a) memcpy(a, from, (size_t)b[nr] * sizeof(uint32_t));
+}
+
 /* The Verlet lists of state src for the cut-off rc: through the cell list
- * of rc + skin, each element's partners within it, sorted ascending (so a
- * force sums its partners within rc in the order of every pair's loop: the
- * same sum whenever the lists were built), and the positions they were
- * built at.  Returns 0 when the memory is not there (the caller falls back
- * to the cell list). */
+ * of rc + skin (its order the lists' own, lperm), each slot's partners
+ * within it, ascending by element (so a force sums its partners within rc
+ * in the order of every pair's loop: the same sum whenever the lists were
+ * built; each neighbouring cell's partners are ascending already, and the
+ * runs are merged), and the positions they were built at.  Returns 0 when
+ * the memory is not there (the caller falls back to the cell list). */
 static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double rc) {
   const uint64_t n = s->n;
   const double rl = rc + SP_MB_SKIN(rc), rl2 = rl * rl;
-  uint64_t i, used = 0, nbc[27];
+  uint64_t k, used = 0, nbc[27];
+  uint32_t run[28];
   int d;
   if (s->nl_off == NULL) {
     s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
     s->lperm = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
-    s->lslot = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
     s->xref = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
     s->cp = (SP_REAL *)malloc((size_t)4 * n * sizeof(SP_REAL));
-    if (s->nl_off == NULL || s->xref == NULL || s->lperm == NULL || s->lslot == NULL ||
-        s->cp == NULL)
-      return 0;
+    if (s->nl_off == NULL || s->xref == NULL || s->lperm == NULL || s->cp == NULL) return 0;
   }
   SP_PREC(sp_mb_cells_build)(s, src, rl);
-  for (i = 0; i < n; i++) {
-    const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
-    uint64_t first = used, a, b;
-    int k;
-    s->nl_off[i] = (uint32_t)used;
-    for (k = 0; k < nn; k++) {
-      uint32_t c;
-      for (c = s->cstart[nbc[k]]; c < s->cstart[nbc[k] + 1]; c++) {
-        const uint64_t j = s->perm[c];
-        if (j == i || (double)SP_PREC(sp_mb_r2)(s, src, i, j) >= rl2) continue;
+  memcpy(s->lperm, s->perm, (size_t)n * sizeof(uint32_t));
+  SP_PREC(sp_mb_pack)(s, src);
+  for (k = 0; k < n; k++) {
+    const int nn = SP_PREC(sp_mb_cells_near)(s, s->lperm[k], nbc);
+    const SP_REAL *qi = s->cp + 4 * k;
+    const uint64_t first = used;
+    int c, nr = 0;
+    s->nl_off[k] = (uint32_t)used;
+    for (c = 0; c < nn; c++) {
+      const uint64_t r0 = used;
+      uint32_t sl;
+      for (sl = s->cstart[nbc[c]]; sl < s->cstart[nbc[c] + 1]; sl++) {
+        const SP_REAL *qj = s->cp + 4 * (uint64_t)sl;
+        SP_REAL r2 = 0;
+        for (d = 0; d < SP_MB_POSD; d++) {
+          const SP_REAL dd = SP_MI(qj[d] - qi[d], s->p[SP_MB_BOX + d], s->p[SP_MB_BOX + 3 + d]);
+          r2 += dd * dd;
+        }
+        if (sl == k || (double)r2 >= rl2) continue;
         if (used == s->nl_cap) {
           const uint64_t cap = s->nl_cap ? 2 * s->nl_cap : 64 * n + 64;
           uint32_t *p = (uint32_t *)realloc(s->nl, (size_t)cap * sizeof(uint32_t));
@@ -249,21 +300,22 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
           s->nl = p;
           s->nl_cap = cap;
         }
-        s->nl[used++] = (uint32_t)j;
+        s->nl[used++] = sl;
       }
+      if (used > r0) run[nr++] = (uint32_t)(r0 - first);
     }
-    for (a = first + 1; a < used; a++) { /* ascending (insertion: a cell's few dozen) */
-      const uint32_t v = s->nl[a];
-      for (b = a; b > first && s->nl[b - 1] > v; b--) s->nl[b] = s->nl[b - 1];
-      s->nl[b] = v;
+    run[nr] = (uint32_t)(used - first);
+    if (nr > 1) {
+      if (used - first > s->tmp_cap) {
+        uint32_t *p = (uint32_t *)realloc(s->nl_tmp, (size_t)(used - first) * sizeof(uint32_t));
+        if (p == NULL) return 0;
+        s->nl_tmp = p;
+        s->tmp_cap = used - first;
+      }
+      SP_PREC(sp_mb_merge_runs)(s->nl + first, s->nl_tmp, run, nr, s->lperm);
     }
   }
   s->nl_off[n] = (uint32_t)used;
-  /* the partners by their slots in this cell order (the lists' own copy:
-   * the cell list is rebuilt for other cut-offs) */
-  memcpy(s->lperm, s->perm, (size_t)n * sizeof(uint32_t));
-  for (i = 0; i < n; i++) s->lslot[s->lperm[i]] = (uint32_t)i;
-  for (i = 0; i < used; i++) s->nl[i] = s->lslot[s->nl[i]];
   for (d = 0; d < SP_MB_POSD; d++)
     memcpy(s->xref + (uint64_t)d * n, src + (uint64_t)SP_PREC(sp_mb_px)[d] * n,
            (size_t)n * sizeof(SP_REAL));
@@ -297,12 +349,12 @@ static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
   free(s->nl_off);
   free(s->nl);
   free(s->lperm);
-  free(s->lslot);
+  free(s->nl_tmp);
   free(s->xref);
   free(s->cp);
-  s->nl_off = s->nl = s->lperm = s->lslot = NULL;
+  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
-  s->nl_cap = 0;
+  s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
 }
 #endif
@@ -335,17 +387,7 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
 #  endif
   if (nq == 0) return;
 #  if SP_MB_POSD > 0
-  if (lists) { /* the positions packed in the lists' cell order */
-    uint64_t k;
-    for (k = 0; k < n; k++) {
-      const uint64_t e = s->lperm[k];
-      SP_REAL *q = s->cp + 4 * k;
-      q[0] = src[(uint64_t)SP_MB_PX0 * n + e];
-      q[1] = SP_MB_POSD > 1 ? src[(uint64_t)SP_MB_PX1 * n + e] : (SP_REAL)0;
-      q[2] = SP_MB_POSD > 2 ? src[(uint64_t)SP_MB_PX2 * n + e] : (SP_REAL)0;
-      q[3] = 0;
-    }
-  }
+  if (lists) SP_PREC(sp_mb_pack)(s, src); /* the positions packed in the lists' cell order */
 #  endif
   for (uint64_t it = 0; it < n; it++) {
     /* (with lists the targets in their cell order: neighbours' partners
@@ -380,7 +422,7 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
 #  if SP_MB_POSD > 0
     else if (lists) {
       uint32_t a;
-      for (a = s->nl_off[i]; a < s->nl_off[i + 1]; a++) {
+      for (a = s->nl_off[it]; a < s->nl_off[it + 1]; a++) {
         const uint64_t sl = s->nl[a];
         const SP_REAL *q = s->cp + 4 * sl;
         j = s->lperm[sl];
