@@ -29,6 +29,8 @@ done
 el "port"; tail -8 "$OUT/port.log"
 SP_COMMIT=$OLD R_LIBS=/tmp/lib-old timeout 100 Rscript bench/mb-space.R gpu lj > "$OUT/old.log" 2>&1
 el "old"; grep -E "LJ|particle" "$OUT/old.log" | tail -6
+timeout 100 Rscript bench/mb-space.R gpu graph > "$OUT/graph.log" 2>&1
+el "graph"; grep -E "graph|bound" "$OUT/graph.log" | tail -4
 timeout 90 Rscript bench/mb-space.R cpu > "$OUT/cpu-new.log" 2>&1
 el "cpu new"; grep -E "LJ|particle" "$OUT/cpu-new.log" | tail -3
 SP_COMMIT=$OLD R_LIBS=/tmp/lib-old timeout 90 Rscript bench/mb-space.R cpu > "$OUT/cpu-old.log" 2>&1

@@ -34,6 +34,7 @@ quick <- identical(bench_arg("", 2), "quick")
 # "lj": the four Lennard-Jones cases alone; "variants": and their variants
 # (mode A's elements a thread, IEEE quotients in the pair terms)
 variants <- identical(bench_arg("", 2), "variants")
+graph_only <- identical(bench_arg("", 2), "graph") # the graph Kuramoto cases alone
 lj_only <- identical(bench_arg("", 2), "lj") || variants
 echo <- "%-60s %12.4g %s"
 
@@ -105,8 +106,8 @@ if (where == "gpu") {
   dev <- devs$name[1]
   lj <- lj_model()
   # compile time of a positions-and-cut-off model, fresh cache (mode B, baoab)
-  if (!lj_only) old <- options(statphysgpu.cache_dir = tempfile("spcache"))
-  if (!lj_only) {
+  if (!lj_only && !graph_only) old <- options(statphysgpu.cache_dir = tempfile("spcache"))
+  if (!lj_only && !graph_only) {
   t <- timed(sde_run(lj, replicas = 1, n = 4000, init = c(fcc(10, 0.8)[c("x", "y", "z")],
                                                           list(vx = 0, vy = 0, vz = 0)),
                      dt = 0.004, t_max = 0.004, method = "baoab", box = fcc(10, 0.8)$L,
@@ -115,6 +116,7 @@ if (where == "gpu") {
   options(old)
   }
   steps <- if (quick) 50 else 500
+  if (!graph_only) {
   lj_case("LJ BAOAB single", lj, "baoab", 63, 1, steps, "gpu")
   lj_case("LJ BAOAB single", lj, "baoab", 4, 10000, steps, "gpu")
   bd <- bd_model()
@@ -144,6 +146,7 @@ if (where == "gpu") {
   # the pair observables and g(r) at a record every 10 steps
   ljo <- lj_model(TRUE)
   lj_case("LJ BAOAB single + energy every record", ljo, "baoab", 63, 1, steps, "gpu")
+  }
   # Kuramoto on a sparse graph
   kg <- sde_model(drift = list(theta = ~ w + K * edges(sin(theta[j] - theta))),
                   noise = list(theta = ~ sqrt(2 * D)),
