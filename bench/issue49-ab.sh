@@ -40,13 +40,13 @@ for a in "0 1000188 200 1" "1 10000 200 1" "0 1000188 200 0" "1 10000 200 0"; do
 done
 el "port"; tail -8 "$OUT/port.log"
 export SP_SKIP_INSTALL=1
-SP_FILTER="$F" stage 170 tests.out sh bench/device.sh tests
+stage 170 tests.out env SP_FILTER="$F" sh bench/device.sh tests
 tail -12 "$OUT/tests.out"
-SP_COMMIT=$OLD R_LIBS=/tmp/lib-old stage 70 old.log Rscript bench/mb-space.R gpu lj
+stage 70 old.log env SP_COMMIT=$OLD R_LIBS=/tmp/lib-old Rscript bench/mb-space.R gpu lj
 grep -E "LJ|particle" "$OUT/old.log" | tail -5
 stage 60 cpu-new.log Rscript bench/mb-space.R cpu
 grep -E "LJ|particle" "$OUT/cpu-new.log" | tail -4
-SP_COMMIT=$OLD R_LIBS=/tmp/lib-old stage 60 cpu-old.log Rscript bench/mb-space.R cpu
+stage 60 cpu-old.log env SP_COMMIT=$OLD R_LIBS=/tmp/lib-old Rscript bench/mb-space.R cpu
 grep -E "LJ|particle" "$OUT/cpu-old.log" | tail -4
 stage 100 graph.log Rscript bench/mb-space.R gpu graph
 grep -E "graph|bound" "$OUT/graph.log" | tail -4
