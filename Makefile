@@ -1,6 +1,8 @@
 # Developer tasks for statphysgpu (this file is .Rbuildignore'd).
 #
-#   make run    install what is missing, install the package, run its main demo
+#   make run    install what is missing, build the source tarball (with its
+#               vignettes) and install it (into LIB= when given), run the
+#               main demo
 #   make test   build the tarball, R CMD check it (tests, examples, vignettes),
 #               re-run the tests on a build without OpenMP and without the GPU
 #               backend, run one session as an interactive console (.ci/
@@ -56,16 +58,28 @@ deps:
 	  echo "make: R is not installed; install R (>= 4.0) and the R packages: $(R_PKGS), plus pandoc and qpdf"; exit 1; }; \
 	$(RSCRIPT) --vanilla -e 'm <- setdiff(strsplit("$(R_PKGS)", " ")[[1]], rownames(installed.packages())); if (length(m)) { cat("make: missing R packages:", m, "\nmake: install them with install.packages() or your system package manager\n"); quit(status = 1) }'
 
-# Install into the first writable library (the user library if the site
-# library is not writable), then run the main demo.
+# Build the source tarball (R CMD build: it builds the vignettes) in a
+# temporary folder and install it, so that vignette(package = "statphysgpu")
+# lists them (R CMD INSTALL of the source folder installs none), into LIB
+# when given (make run LIB=/tmp/lib), else the first writable library (the
+# user library if the site library is not writable); then run the main demo.
+LIB ?=
+
 run: deps
-	@lib=$$($(RSCRIPT) --vanilla -e 'cat(.libPaths()[1])'); \
-	if [ ! -w "$$lib" ]; then \
-	  lib=$$($(RSCRIPT) --vanilla -e 'cat(path.expand(Sys.getenv("R_LIBS_USER")))'); \
-	  mkdir -p "$$lib"; \
+	@lib="$(LIB)"; \
+	if [ -z "$$lib" ]; then \
+	  lib=$$($(RSCRIPT) --vanilla -e 'cat(.libPaths()[1])'); \
+	  if [ ! -w "$$lib" ]; then \
+	    lib=$$($(RSCRIPT) --vanilla -e 'cat(path.expand(Sys.getenv("R_LIBS_USER")))'); \
+	  fi; \
 	fi; \
+	mkdir -p "$$lib" && lib=$$(cd "$$lib" && pwd) || exit 1; \
+	build=$$(mktemp -d "$${TMPDIR:-/tmp}/$(PKG)-build.XXXXXX") || exit 1; \
+	trap 'rm -rf "$$build"' EXIT; \
+	echo "make: building $(TARBALL) (with its vignettes) in $$build"; \
+	(cd "$$build" && $(R) CMD build "$(CURDIR)") || exit 1; \
 	echo "make: installing $(PKG) into $$lib"; \
-	$(R) CMD INSTALL --preclean --library="$$lib" . && \
+	$(R) CMD INSTALL --library="$$lib" "$$build/$(TARBALL)" || exit 1; \
 	R_LIBS="$$lib" $(RSCRIPT) -e 'demo("$(DEMO)", package = "$(PKG)", ask = FALSE, echo = TRUE)'
 
 $(TARBALL): deps
