@@ -28,11 +28,11 @@ TARBALL := $(PKG)_$(VERSION).tar.gz
 DEMO    := switching
 
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
-DEB_PKGS := r-base-dev r-cran-cli r-cran-rlang r-cran-testthat r-cran-knitr r-cran-rmarkdown \
+DEB_PKGS := r-base-dev r-cran-cli r-cran-rlang r-cran-digest r-cran-filelock r-cran-testthat r-cran-knitr r-cran-rmarkdown \
             r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr r-cran-coda \
             r-cran-generics r-cran-parallelly r-cran-matrix r-cran-future r-cran-posterior \
             pandoc qpdf tmux
-R_PKGS   := cli rlang testthat knitr rmarkdown ggplot2 survival future.apply withr coda
+R_PKGS   := cli rlang digest filelock testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
 .PHONY: deps run test test-slurm check docs clean
 
