@@ -14,11 +14,12 @@
 #               missing), run the tests of tests/slurm against it (chunks as
 #               cluster jobs), stop it, and print the totals as the last line
 #   make deps   only install (or list) what is missing
-#   make docs   regenerate NAMESPACE and man/ with roxygen2, build the
-#               documentation site with pkgdown into docs/ (git-ignored;
-#               Debian: r-cran-pkgdown) with a local copy of MathJax
-#               (Debian: libjs-mathjax) so that formulas render offline, and
-#               check the site's links (.ci/site-links.R)
+#   make docs   install what is missing (roxygen2, pkgdown, KaTeX: Debian
+#               r-cran-roxygen2, r-cran-pkgdown, libjs-katex), regenerate
+#               NAMESPACE and man/ with roxygen2, build the documentation
+#               site with pkgdown into docs/ (git-ignored) with a local copy
+#               of KaTeX so that formulas render offline, and check the
+#               site's links (.ci/site-links.R)
 
 R       ?= R
 RSCRIPT ?= Rscript
@@ -125,20 +126,24 @@ test-slurm:
 	  || { echo "0 passed, 1 failed"; exit 1; }
 	@sh tests/slurm/cluster.sh "$(R)" "$(RSCRIPT)"
 
-MATHJAX ?= /usr/share/javascript/mathjax
+# The site's formulas: KaTeX (Debian: libjs-katex), copied into docs/katex
+# (under 1 MB) and started by pkgdown/katex.html (_pkgdown.yml, in_header).
+KATEX ?= /usr/share/javascript/katex
+DOCS_DEB_PKGS := r-cran-roxygen2 r-cran-pkgdown libjs-katex
+DOCS_R_PKGS   := roxygen2 pkgdown
 
 docs:
+	@$(MAKE) --no-print-directory deps || exit 1
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DOCS_DEB_PKGS)" R_PKGS="$(DOCS_R_PKGS)" || exit 1
+	@[ -f "$(KATEX)/katex.min.js" ] || { echo "make docs: no KaTeX at $(KATEX) (Debian: apt-get install libjs-katex; or KATEX=<folder>)"; exit 1; }
 	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_source)'
 	./cleanup   # objects of a debug build in src/ would be installed for the site
-	@[ -f "$(MATHJAX)/MathJax.js" ] || { echo "make docs: no MathJax at $(MATHJAX) (Debian: apt-get install libjs-mathjax; or MATHJAX=<folder>)"; exit 1; }
 	$(RSCRIPT) -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(preview = FALSE, install = TRUE, new_process = FALSE)'
-	@rm -rf docs/mathjax; mkdir -p docs/mathjax/config docs/mathjax/fonts/HTML-CSS/TeX; \
-	cp "$(MATHJAX)/MathJax.js" docs/mathjax/ && \
-	cp "$(MATHJAX)/config/TeX-AMS_CHTML.js" docs/mathjax/config/ && \
-	cp -r "$(MATHJAX)/jax" "$(MATHJAX)/extensions" docs/mathjax/ && \
-	cp -r "$(MATHJAX)/fonts/HTML-CSS/TeX/woff" "$(MATHJAX)/fonts/HTML-CSS/TeX/otf" \
-	  docs/mathjax/fonts/HTML-CSS/TeX/ && \
-	echo "make docs: MathJax copied into docs/mathjax ($$(du -sh docs/mathjax | cut -f1))"
+	@rm -rf docs/katex docs/mathjax; mkdir -p docs/katex/fonts && \
+	cp -L "$(KATEX)/katex.min.js" "$(KATEX)/katex.min.css" docs/katex/ && \
+	cp -L "$(KATEX)/contrib/auto-render.js" docs/katex/ && \
+	cp -L "$(KATEX)"/fonts/*.woff2 docs/katex/fonts/ && \
+	echo "make docs: KaTeX copied into docs/katex ($$(du -sh docs/katex | cut -f1))"
 	$(RSCRIPT) --vanilla .ci/site-links.R docs
 
 clean:
