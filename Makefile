@@ -1,6 +1,8 @@
 # Developer tasks for statphysgpu (this file is .Rbuildignore'd).
 #
-#   make run    install what is missing, install the package, run its main demo
+#   make run    install what is missing, build the source tarball (with its
+#               vignettes) and install it (into LIB= when given), run the
+#               main demo
 #   make test   build the tarball, R CMD check it (tests, examples, vignettes),
 #               re-run the tests on a build without OpenMP and without the GPU
 #               backend, run one session as an interactive console (.ci/
@@ -12,11 +14,12 @@
 #               missing), run the tests of tests/slurm against it (chunks as
 #               cluster jobs), stop it, and print the totals as the last line
 #   make deps   only install (or list) what is missing
-#   make docs   regenerate NAMESPACE and man/ with roxygen2, build the
-#               documentation site with pkgdown into docs/ (git-ignored;
-#               Debian: r-cran-pkgdown) with a local copy of MathJax
-#               (Debian: libjs-mathjax) so that formulas render offline, and
-#               check the site's links (.ci/site-links.R)
+#   make docs   install what is missing (roxygen2, pkgdown, KaTeX: Debian
+#               r-cran-roxygen2, r-cran-pkgdown, libjs-katex), regenerate
+#               NAMESPACE and man/ with roxygen2, build the documentation
+#               site with pkgdown into docs/ (git-ignored) with a local copy
+#               of KaTeX so that formulas render offline, and check the
+#               site's links (.ci/site-links.R)
 
 R       ?= R
 RSCRIPT ?= Rscript
@@ -26,11 +29,11 @@ TARBALL := $(PKG)_$(VERSION).tar.gz
 DEMO    := switching
 
 # Debian packages for building, checking and running (R packages of DESCRIPTION).
-DEB_PKGS := r-base-dev r-cran-cli r-cran-rlang r-cran-testthat r-cran-knitr r-cran-rmarkdown \
+DEB_PKGS := r-base-dev r-cran-cli r-cran-rlang r-cran-digest r-cran-filelock r-cran-testthat r-cran-knitr r-cran-rmarkdown \
             r-cran-ggplot2 r-cran-survival r-cran-future.apply r-cran-withr r-cran-coda \
             r-cran-generics r-cran-parallelly r-cran-matrix r-cran-future r-cran-posterior \
             pandoc qpdf tmux
-R_PKGS   := cli rlang testthat knitr rmarkdown ggplot2 survival future.apply withr coda
+R_PKGS   := cli rlang digest filelock testthat knitr rmarkdown ggplot2 survival future.apply withr coda
 
 .PHONY: deps run test test-slurm check docs clean
 
@@ -56,16 +59,28 @@ deps:
 	  echo "make: R is not installed; install R (>= 4.0) and the R packages: $(R_PKGS), plus pandoc and qpdf"; exit 1; }; \
 	$(RSCRIPT) --vanilla -e 'm <- setdiff(strsplit("$(R_PKGS)", " ")[[1]], rownames(installed.packages())); if (length(m)) { cat("make: missing R packages:", m, "\nmake: install them with install.packages() or your system package manager\n"); quit(status = 1) }'
 
-# Install into the first writable library (the user library if the site
-# library is not writable), then run the main demo.
+# Build the source tarball (R CMD build: it builds the vignettes) in a
+# temporary folder and install it, so that vignette(package = "statphysgpu")
+# lists them (R CMD INSTALL of the source folder installs none), into LIB
+# when given (make run LIB=/tmp/lib), else the first writable library (the
+# user library if the site library is not writable); then run the main demo.
+LIB ?=
+
 run: deps
-	@lib=$$($(RSCRIPT) --vanilla -e 'cat(.libPaths()[1])'); \
-	if [ ! -w "$$lib" ]; then \
-	  lib=$$($(RSCRIPT) --vanilla -e 'cat(path.expand(Sys.getenv("R_LIBS_USER")))'); \
-	  mkdir -p "$$lib"; \
+	@lib="$(LIB)"; \
+	if [ -z "$$lib" ]; then \
+	  lib=$$($(RSCRIPT) --vanilla -e 'cat(.libPaths()[1])'); \
+	  if [ ! -w "$$lib" ]; then \
+	    lib=$$($(RSCRIPT) --vanilla -e 'cat(path.expand(Sys.getenv("R_LIBS_USER")))'); \
+	  fi; \
 	fi; \
+	mkdir -p "$$lib" && lib=$$(cd "$$lib" && pwd) || exit 1; \
+	build=$$(mktemp -d "$${TMPDIR:-/tmp}/$(PKG)-build.XXXXXX") || exit 1; \
+	trap 'rm -rf "$$build"' EXIT; \
+	echo "make: building $(TARBALL) (with its vignettes) in $$build"; \
+	(cd "$$build" && $(R) CMD build "$(CURDIR)") || exit 1; \
 	echo "make: installing $(PKG) into $$lib"; \
-	$(R) CMD INSTALL --preclean --library="$$lib" . && \
+	$(R) CMD INSTALL --library="$$lib" "$$build/$(TARBALL)" || exit 1; \
 	R_LIBS="$$lib" $(RSCRIPT) -e 'demo("$(DEMO)", package = "$(PKG)", ask = FALSE, echo = TRUE)'
 
 $(TARBALL): deps
@@ -111,20 +126,24 @@ test-slurm:
 	  || { echo "0 passed, 1 failed"; exit 1; }
 	@sh tests/slurm/cluster.sh "$(R)" "$(RSCRIPT)"
 
-MATHJAX ?= /usr/share/javascript/mathjax
+# The site's formulas: KaTeX (Debian: libjs-katex), copied into docs/katex
+# (under 1 MB) and started by pkgdown/katex.html (_pkgdown.yml, in_header).
+KATEX ?= /usr/share/javascript/katex
+DOCS_DEB_PKGS := r-cran-roxygen2 r-cran-pkgdown libjs-katex
+DOCS_R_PKGS   := roxygen2 pkgdown
 
 docs:
+	@$(MAKE) --no-print-directory deps || exit 1
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DOCS_DEB_PKGS)" R_PKGS="$(DOCS_R_PKGS)" || exit 1
+	@[ -f "$(KATEX)/katex.min.js" ] || { echo "make docs: no KaTeX at $(KATEX) (Debian: apt-get install libjs-katex; or KATEX=<folder>)"; exit 1; }
 	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_source)'
 	./cleanup   # objects of a debug build in src/ would be installed for the site
-	@[ -f "$(MATHJAX)/MathJax.js" ] || { echo "make docs: no MathJax at $(MATHJAX) (Debian: apt-get install libjs-mathjax; or MATHJAX=<folder>)"; exit 1; }
 	$(RSCRIPT) -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(preview = FALSE, install = TRUE, new_process = FALSE)'
-	@rm -rf docs/mathjax; mkdir -p docs/mathjax/config docs/mathjax/fonts/HTML-CSS/TeX; \
-	cp "$(MATHJAX)/MathJax.js" docs/mathjax/ && \
-	cp "$(MATHJAX)/config/TeX-AMS_CHTML.js" docs/mathjax/config/ && \
-	cp -r "$(MATHJAX)/jax" "$(MATHJAX)/extensions" docs/mathjax/ && \
-	cp -r "$(MATHJAX)/fonts/HTML-CSS/TeX/woff" "$(MATHJAX)/fonts/HTML-CSS/TeX/otf" \
-	  docs/mathjax/fonts/HTML-CSS/TeX/ && \
-	echo "make docs: MathJax copied into docs/mathjax ($$(du -sh docs/mathjax | cut -f1))"
+	@rm -rf docs/katex docs/mathjax; mkdir -p docs/katex/fonts && \
+	cp -L "$(KATEX)/katex.min.js" "$(KATEX)/katex.min.css" docs/katex/ && \
+	cp -L "$(KATEX)/contrib/auto-render.js" docs/katex/ && \
+	cp -L "$(KATEX)"/fonts/*.woff2 docs/katex/fonts/ && \
+	echo "make docs: KaTeX copied into docs/katex ($$(du -sh docs/katex | cut -f1))"
 	$(RSCRIPT) --vanilla .ci/site-links.R docs
 
 clean:

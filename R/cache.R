@@ -22,8 +22,8 @@
 # * a damaged or foreign file is rebuilt once; a cache that cannot be
 #   written (read-only, full, out of inodes, a file in the way) costs one
 #   warning and the session's temporary folder (or no caching): never a wait;
-# * parallel sessions build a file once under a lock that names its owner
-#   (process, machine, boot); a dead owner's lock is taken over (cache_lock);
+# * parallel sessions build a file once under a lock of the operating system
+#   (filelock), which a process that ends releases (cache_lock);
 # * gpu_cache_clear() removes only what the records say the package wrote
 #   (cache_clear_dir()): the cache may share a folder with the user's files.
 
@@ -209,10 +209,21 @@ cache_subdir <- function(root, name) {
   d
 }
 
+# SHA-256 (64 hexadecimal digits) of the bytes of a raw vector, or of the
+# elements of a character vector each followed by a NUL byte (so that
+# c("ab", "c") and c("a", "bc") differ), by the digest package: the keys of
+# compiled files, the records that check them and the seals of results.
+sp_sha256 <- function(x) {
+  if (is.character(x)) {
+    x <- unlist(lapply(x, function(s) c(charToRaw(s), as.raw(0L))), use.names = FALSE)
+  }
+  digest::digest(if (is.null(x)) raw() else x, algo = "sha256", serialize = FALSE)
+}
+
 # The record beside a cached file: its key and the SHA-256 of its bytes.
 cache_record_path <- function(path) paste0(path, ".sha256")
 cache_record <- function(key, bytes) {
-  charToRaw(paste0("statphysgpu-cache 1\n", key, "\n", .Call(C_sp_r_hash, bytes), "\n"))
+  charToRaw(paste0("statphysgpu-cache 1\n", key, "\n", sp_sha256(bytes), "\n"))
 }
 
 # The bytes of the cached file `path` for `key`, or NULL (absent, damaged,
@@ -249,7 +260,7 @@ cache_unwritable <- function(dir, why) {
 # touched).  gpu_cache_clear() knows the pattern.
 cache_tmp_name <- function(dir) {
   .sp_cache$tmp_serial <- (.sp_cache$tmp_serial %||% 0) + 1
-  tag <- .Call(C_sp_r_hash, c(cache_host(), format(Sys.time(), "%Y%m%d%H%M%OS6"),
+  tag <- sp_sha256(c(cache_host(), format(Sys.time(), "%Y%m%d%H%M%OS6"),
                               format(.sp_cache$tmp_serial)))
   file.path(dir, sprintf(".tmp-%d-%s", Sys.getpid(), substr(tag, 1, 12)))
 }
@@ -278,89 +289,11 @@ cache_write <- function(path, key, bytes) {
   invisible(TRUE)
 }
 
-# This machine's name and boot (Linux: a new id at each boot; "" elsewhere),
-# as written into a lock.
+# This machine's name (in the names of temporary files).
 cache_host <- function() unname(Sys.info()[["nodename"]])
-cache_boot_id <- function() {
-  if (is.null(.sp_cache$boot_id)) {
-    f <- "/proc/sys/kernel/random/boot_id"
-    id <- if (file.exists(f)) tryCatch(readLines(f, n = 1L, warn = FALSE), error = function(e) "")
-    .sp_cache$boot_id <- if (length(id) == 1L && grepl("^[0-9a-f-]{1,64}$", id)) id else ""
-  }
-  .sp_cache$boot_id
-}
 
-# The owner record of a lock: this process, machine and boot, and the time.
-cache_lock_text <- function() {
-  sprintf("statphysgpu-lock 1\n%d\n%s\n%s\n%.0f\n", Sys.getpid(), cache_host(),
-          cache_boot_id(), as.double(Sys.time()))
-}
-
-# Make the lock folder `lock` with its owner record `text`: TRUE, or why not.
-cache_lock_make <- function(lock, text) {
-  why <- NULL
-  ok <- withCallingHandlers(dir.create(lock, mode = "0700"), warning = function(w) {
-    why <<- conditionMessage(w)
-    invokeRestart("muffleWarning")
-  })
-  if (!isTRUE(ok)) {
-    if (is.null(why)) return("the lock cannot be made")
-    return(if (grepl("reason '", why, fixed = TRUE)) sub("^.*reason '(.*)'.*$", "\\1", why) else why)
-  }
-  w <- .Call(C_sp_r_file_write_private, file.path(lock, "owner"), charToRaw(text))
-  if (!isTRUE(w)) {
-    unlink(lock, recursive = TRUE)
-    return(as.character(w))
-  }
-  TRUE
-}
-
-# Who holds the lock `lock`, read from its owner record: list(state =
-# "absent", "live" or "stale", pid, host, since, age).  A lock of a process
-# of this machine that no longer runs (killed while compiling; this
-# machine rebooted since) is stale at once; one of another machine (a cache
-# shared over the network), once older than `stale` seconds; one without a
-# readable owner record (being made, or made by an earlier version of the
-# package), once older than `grace` seconds.
-cache_lock_state <- function(lock, stale = 900, grace = 30) {
-  info <- .Call(C_sp_r_path_info, lock)
-  if (!isTRUE(info$exists)) return(list(state = "absent"))
-  age <- as.double(difftime(Sys.time(), file.mtime(lock), units = "secs"))
-  if (is.na(age)) age <- 0
-  out <- list(state = "live", pid = NA_integer_, host = NA_character_, since = NA, age = age)
-  rec <- if (isTRUE(info$dir) && !isTRUE(info$link)) {
-    .Call(C_sp_r_file_read_private, file.path(lock, "owner"))
-  }
-  f <- if (isTRUE(rec$ok)) {
-    tryCatch(strsplit(rawToChar(rec$bytes), "\n", fixed = TRUE)[[1]], error = function(e) NULL)
-  }
-  if (length(f) < 5L || !identical(f[1], "statphysgpu-lock 1") ||
-      !grepl("^[0-9]{1,10}$", f[2]) || as.double(f[2]) < 1 ||
-      as.double(f[2]) > .Machine$integer.max) {
-    if (age > grace) out$state <- "stale"
-    return(out)
-  }
-  out$pid <- as.integer(f[2])
-  out$host <- f[3]
-  since <- suppressWarnings(as.double(f[5]))
-  if (is.finite(since)) out$since <- as.POSIXct(since, origin = "1970-01-01")
-  if (identical(out$host, cache_host())) {
-    boot <- cache_boot_id()
-    alive <- if (nzchar(f[4]) && nzchar(boot) && !identical(f[4], boot)) {
-      FALSE # made before this machine last started
-    } else if (out$pid == Sys.getpid()) {
-      lock %in% .sp_cache$held # else a process before us had our pid
-    } else {
-      isTRUE(tools::pskill(out$pid, 0L)) # signal 0: is it running?
-    }
-    if (!alive) out$state <- "stale"
-  } else if (age > stale) {
-    out$state <- "stale"
-  }
-  out
-}
-
-# Remove the lock folder `lock` (or whatever has its name).
+# Remove the lock `lock` (or whatever has its name: a folder, the lock of an
+# earlier version of the package).
 cache_lock_remove <- function(lock) {
   info <- .Call(C_sp_r_path_info, lock)
   if (isTRUE(info$dir) && !isTRUE(info$link)) unlink(lock, recursive = TRUE)
@@ -371,34 +304,37 @@ cache_lock_remove <- function(lock) {
 # Hold the lock of cached file `path` while it is built, so that parallel
 # sessions build it once: returns a function that releases it, or NULL when
 # another session finished building it while we waited (read it then).
-# The lock is a folder <path>.lock holding an owner record (process id,
-# machine, boot, time).  A lock whose owner is gone is taken over at once
-# (cache_lock_state()); waiting on a live one says so after `say` seconds,
-# and after `wait` seconds the file is built without the lock.  A lock that
-# cannot be made (the folder read-only, full, out of inodes, a file in the
-# way) costs a warning (once) and the file is built without it: this never
-# spins.  At worst two sessions build the same file, which is harmless (each
-# writes it whole, by atomic rename).
-cache_lock <- function(path, key, stale = 900, wait = 1800, say = 10, grace = 30) {
+# The lock is the file <path>.lock, locked by the filelock package (an
+# advisory lock of the operating system, which releases it when its process
+# ends: a session killed while compiling leaves no lock to take over).
+# Waiting on a held one says so after `say` seconds, and after `wait`
+# seconds the file is built without the lock.  A lock that cannot be made
+# (the folder read-only, full, out of inodes, a file in the way) costs a
+# warning (once) and the file is built without it: this never spins.  At
+# worst two sessions build the same file, which is harmless (each writes it
+# whole, by atomic rename): the lock file is removed when released, so a
+# session waiting on it may then hold the removed file's lock while a new one
+# locks a new file, but both read the file built meanwhile first.
+cache_lock <- function(path, key, wait = 1800, say = 10) {
   lock <- paste0(path, ".lock")
   t0 <- Sys.time()
   waited <- function() as.double(difftime(Sys.time(), t0, units = "secs"))
   unlocked <- function() NULL
   said <- FALSE
-  absent <- 0L
-  taken <- 0L
+  # the lock folder of an earlier version of the package
+  if (isTRUE(.Call(C_sp_r_path_info, lock)$dir)) cache_lock_remove(lock)
   repeat {
-    text <- cache_lock_text()
-    made <- cache_lock_make(lock, text)
-    if (isTRUE(made)) {
-      .sp_cache$held <- c(.sp_cache$held, lock)
+    l <- tryCatch(suppressWarnings(
+      filelock::lock(lock, exclusive = TRUE, timeout = if (said) 500 else 100)),
+      error = function(e) e)
+    if (inherits(l, "error")) {
+      cache_unwritable(dirname(path), conditionMessage(l))
+      return(unlocked)
+    }
+    if (!is.null(l)) {
       release <- function() {
-        .sp_cache$held <- setdiff(.sp_cache$held, lock)
-        # ours still (not taken over meanwhile as stale)?
-        rec <- .Call(C_sp_r_file_read_private, file.path(lock, "owner"))
-        if (isTRUE(rec$ok) && identical(rec$bytes, charToRaw(text))) {
-          unlink(lock, recursive = TRUE)
-        }
+        unlink(lock)
+        filelock::unlock(l)
         invisible()
       }
       # built by another session between our first look and the lock
@@ -409,41 +345,14 @@ cache_lock <- function(path, key, stale = 900, wait = 1800, say = 10, grace = 30
       return(release)
     }
     if (!is.null(cache_read(path, key))) return(NULL)
-    st <- cache_lock_state(lock, stale = stale, grace = grace)
-    if (identical(st$state, "absent")) {
-      # it could not be made and is not there: unless it was released just
-      # now (then the next try makes it), the folder cannot be written
-      absent <- absent + 1L
-      if (absent >= 3L) {
-        cache_unwritable(dirname(path), made)
-        return(unlocked)
-      }
-      next
-    }
-    absent <- 0L
-    if (identical(st$state, "stale")) {
-      taken <- taken + 1L
-      if (!cache_lock_remove(lock) || taken > 10L) {
-        cache_unwritable(dirname(path), sprintf("the stale lock %s cannot be removed", lock))
-        return(unlocked)
-      }
-      next
-    }
     if (waited() > wait) return(unlocked)
     if (!said && waited() >= say) {
       said <- TRUE
-      who <- if (is.na(st$pid)) {
-        "another R session (its lock has no owner record)"
-      } else {
-        sprintf("R process %d on %s", st$pid, st$host)
-      }
       message(sprintf(paste0(
-        "Waiting for %s, which is compiling this model%s (lock %s). If that process has ",
-        "stopped, delete the lock; this session compiles it itself after %.0f s more."),
-        who, if (inherits(st$since, "POSIXct")) format(st$since, " since %H:%M:%S") else "",
+        "Waiting for another R session, which is compiling this model (it holds the lock ",
+        "%s); this session compiles it itself after %.0f s more."),
         lock, max(0, wait - waited())))
     }
-    Sys.sleep(0.1)
   }
 }
 
@@ -485,12 +394,23 @@ cache_clear_dir <- function(d) {
   for (l in names[endsWith(names, ".lock")]) {
     lock <- file.path(d, l)
     i <- .Call(C_sp_r_path_info, lock)
-    if (!grepl(cache_entry_pattern, sub("\\.lock$", "", l)) || !isTRUE(i$dir) ||
-        isTRUE(i$link) || !identical(i$uid, i$euid)) next
-    inside <- list.files(lock, all.files = TRUE, no.. = TRUE)
-    if (length(setdiff(inside, "owner")) > 0L) next
-    if (length(inside) && !plain(file.path(lock, "owner"))) next
-    if (!identical(cache_lock_state(lock, grace = 0)$state, "live")) cache_lock_remove(lock)
+    if (!grepl(cache_entry_pattern, sub("\\.lock$", "", l)) || isTRUE(i$link) ||
+        !identical(i$uid, i$euid)) next
+    if (isTRUE(i$dir)) {
+      # the lock folder of an earlier version: empty, or its owner record alone
+      inside <- list.files(lock, all.files = TRUE, no.. = TRUE)
+      if (length(setdiff(inside, "owner")) > 0L) next
+      if (length(inside) && !plain(file.path(lock, "owner"))) next
+      cache_lock_remove(lock)
+    } else {
+      # a lock file that no process holds
+      h <- tryCatch(suppressWarnings(filelock::lock(lock, timeout = 0)),
+                    error = function(e) NULL)
+      if (!is.null(h)) {
+        unlink(lock)
+        filelock::unlock(h)
+      }
+    }
   }
   for (t in grep(cache_tmp_pattern, names, value = TRUE)) {
     pid <- as.double(sub(cache_tmp_pattern, "\\1", t))

@@ -383,8 +383,10 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #'   Stochastic first passage time accelerated with CUDA. *Journal of
 #'   Computational Physics* 361, 136-149. \doi{10.1016/j.jcp.2018.01.039}
 #' @examples
-#' x <- switching_currents(300, ramp = 2e-5, V0 = 4, beta = 0.3, theta = 0.2,
-#'                         dt = 0.02, seed = 1, backend = "cpu", gamma_max = 0.95)
+#' # started where switching is negligible (gamma0 = "auto"): half a second
+#' # of CPU time
+#' x <- switching_currents(200, ramp = 1e-4, V0 = 4, beta = 0.3, theta = 0.2,
+#'                         dt = 0.02, gamma0 = "auto", seed = 1, backend = "cpu")
 #' summary(x)
 #' plot(x, theory = "kramers")
 #' # the same junction and ramp from escape rates simulated at fixed bias

@@ -213,7 +213,7 @@ cuda_source_hash <- function() {
     txt <- vapply(files, function(f) {
       paste(basename(f), readChar(f, file.size(f), useBytes = TRUE))
     }, character(1))
-    .sp_gpu$source_hash <- .Call(C_sp_r_hash, unname(txt))
+    .sp_gpu$source_hash <- sp_sha256(unname(txt))
   }
   .sp_gpu$source_hash
 }
@@ -400,7 +400,7 @@ gpu_kernel_load <- function(kernel, devices, variant = "default",
 # version and the package's.
 kernel_cache_path <- function(kernel, reg, variant, target,
                               nvrtc_version = .Call(C_sp_r_gpu_status)$nvrtc_version) {
-  hash <- .Call(C_sp_r_hash, c("kernel-1", cuda_source_hash(), reg$file, variant_id(variant),
+  hash <- sp_sha256(c("kernel-1", cuda_source_hash(), reg$file, variant_id(variant),
                                target$arch, if (target$cubin) "cubin" else "ptx",
                                nvrtc_version,
                                as.character(utils::packageVersion("statphysgpu"))))

@@ -347,6 +347,11 @@ sp_old_attrs <- function(x) {
 # of a vector, so that a field retyped or renamed so is seen as changed;
 # version 1 (the seals of escape_times() and
 # sde_ams() results made before it) did not.
+# (Written here, not rlang::hash() or digest() of the serialized value: those
+# depend on how R serializes, which changes between R versions and tells an
+# integer from a whole double, and a result saved by one R continues in
+# another; seals made by earlier versions of the package must keep
+# matching too.  The text is then hashed by SHA-256, sp_sha256().)
 sp_digest_text <- function(v, version = 2) {
   if (is.null(v)) return("NULL")
   if (is.data.frame(v)) {
@@ -405,7 +410,7 @@ sp_words_digest <- function(x) {
 }
 
 sp_digest <- function(name, v, version = 2) {
-  .Call(C_sp_r_hash, c(sprintf("sp-seal-%d", version), name, sp_digest_text(v, version)))
+  sp_sha256(c(sprintf("sp-seal-%d", version), name, sp_digest_text(v, version)))
 }
 
 # Whether the value v of field `name` has the digest `d` (of version 2, or

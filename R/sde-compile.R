@@ -253,7 +253,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
       call = call, class = "statphysgpu_no_compiler")
   }
   files <- sde_build_files(m, source, headers)
-  key <- .Call(C_sp_r_hash, c("sde-cpu-2", names(files), unname(files), cc$cc, cc$cflags,
+  key <- sp_sha256(c("sde-cpu-2", names(files), unname(files), cc$cc, cc$cflags,
                               cc$extra,
                               R.version.string,
                               as.character(utils::packageVersion("statphysgpu"))))
@@ -401,7 +401,7 @@ sde_gpu_load <- function(m, devices, precision, method, call = NULL, source = "s
                          defines = NULL, headers = list(), progress = FALSE) {
   v <- sde_gpu_variant(precision, method, defines)
   hdr <- sde_gpu_headers(m, headers)
-  what <- .Call(C_sp_r_hash, c("sde-gpu-1", cuda_source_hash(), source, variant_id(v),
+  what <- sp_sha256(c("sde-gpu-1", cuda_source_hash(), source, variant_id(v),
                                names(hdr), unname(hdr),
                                as.character(utils::packageVersion("statphysgpu"))))
   key <- paste0("sde|", what)
@@ -410,7 +410,7 @@ sde_gpu_load <- function(m, devices, precision, method, call = NULL, source = "s
     if (.Call(C_sp_r_gpu_module_loaded, dev, key)) next
     if (is.null(info)) info <- gpu_devices(free = FALSE)
     target <- gpu_target(info$compute_capability[info$id == dev])
-    fkey <- .Call(C_sp_r_hash, c(what, target$arch, if (target$cubin) "cubin" else "ptx",
+    fkey <- sp_sha256(c(what, target$arch, if (target$cubin) "cubin" else "ptx",
                                  .Call(C_sp_r_gpu_status)$nvrtc_version))
     path <- file.path(sde_cache_dir(), sprintf("%s-%s-%s.%s", sub("\\.cu$", "", source),
                                                target$arch, substr(fkey, 1, 32),

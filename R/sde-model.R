@@ -434,7 +434,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
     m$lines <- code$lines
     m$derived <- code$derived
     m$nu <- code$nu
-    m$hash <- .Call(C_sp_r_hash, c("sde-mb-1", code$text))
+    m$hash <- sp_sha256(c("sde-mb-1", code$text))
     return(m)
   }
   code <- sde_header(m)
@@ -442,7 +442,7 @@ sde_model <- function(drift, noise = NULL, params = NULL, stop = NULL, observe =
   m$code <- code$text
   m$lines <- code$lines
   m$derived <- code$derived
-  m$hash <- .Call(C_sp_r_hash, c("sde-model-1", code$text))
+  m$hash <- sp_sha256(c("sde-model-1", code$text))
   m
 }
 
@@ -519,7 +519,7 @@ sde_model_trusted <- function(m, call = NULL) {
   if (length(m$periodic)) decl$periodic <- m$periodic
   if (length(m$positions)) decl$positions <- m$positions
   if (length(src$define)) decl$define <- src$define
-  key <- .Call(C_sp_r_hash, serialize(decl, NULL))
+  key <- rlang::hash(decl) # (a key within this session)
   hit <- .sp_sde$models[[key]]
   if (is.null(hit)) {
     hit <- tryCatch(do.call(sde_model, decl, quote = TRUE), error = function(e) e)

@@ -513,7 +513,7 @@ sde_c_name <- function(name) {
       grepl("^[A-Za-z0-9 _.,:=+()-]*$", name, useBytes = TRUE)) {
     return(name)
   }
-  sprintf("<name not shown: sha256 %s>", substr(.Call(C_sp_r_hash, name), 1, 16))
+  sprintf("<name not shown: sha256 %s>", substr(sp_sha256(name), 1, 16))
 }
 
 # Text for a comment of generated C (deparsed expressions of checked names

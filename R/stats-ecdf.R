@@ -51,22 +51,15 @@ sample_values <- function(x, escaped, call, x_name = "x") {
 
 # Kaplan-Meier table at the distinct values: time, n_risk, n_event,
 # n_censor, surv, and the Greenwood sum v = sum d / (n (n - d)) (variance
-# of log S).
+# of log S), by survival::survfit() (its std.err is sqrt(v)); the values
+# are taken as they are (timefix = FALSE: values a rounding apart stay
+# apart, as in ecdf()).
 km_table <- function(value, escaped) {
-  o <- order(value)
-  value <- value[o]
-  escaped <- escaped[o]
-  t <- unique(value)
-  idx <- match(value, t)
+  f <- survival::survfit(survival::Surv(value, escaped) ~ 1, timefix = FALSE,
+                         conf.type = "none")
   # doubles: n_risk * (n_risk - n_event) overflows R's integers past ~46,000
-  n_event <- as.double(tabulate(idx[escaped], nbins = length(t)))
-  n_censor <- as.double(tabulate(idx[!escaped], nbins = length(t)))
-  n_all <- n_event + n_censor
-  n_risk <- rev(cumsum(rev(n_all)))
-  surv <- cumprod(1 - n_event / n_risk)
-  gw <- cumsum(ifelse(n_event > 0, n_event / (n_risk * (n_risk - n_event)), 0))
-  data.frame(time = t, n_risk = n_risk, n_event = n_event,
-             n_censor = n_censor, surv = surv, greenwood = gw)
+  data.frame(time = f$time, n_risk = as.double(f$n.risk), n_event = as.double(f$n.event),
+             n_censor = as.double(f$n.censor), surv = f$surv, greenwood = f$std.err^2)
 }
 
 #' Empirical CDF with a confidence band, for censored or complete samples

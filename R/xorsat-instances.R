@@ -409,7 +409,12 @@ xorsat_random <- function(N, seed = NULL) {
     J <- s[eq[, 1]] * s[eq[, 2]] * s[eq[, 3]]
     list(eq = eq, J = as.integer(J), planted = planted)
   }
-  r <- if (is.null(seed)) draw() else with_local_seed(seed, draw())
+  # R's RNG seeded by `seed` (the default kinds), the caller's state and
+  # kinds restored afterwards
+  r <- if (is.null(seed)) draw() else {
+    withr::with_seed(seed, draw(), .rng_kind = "Mersenne-Twister",
+                     .rng_normal_kind = "Inversion", .rng_sample_kind = "Rejection")
+  }
   new_xorsat(r$eq, r$J,
              if (is.null(seed)) sprintf("random(%d)", N)
              else sprintf("random(%d, %s)", N, format(seed, scientific = FALSE)),
@@ -445,24 +450,6 @@ xorsat_bad_rows <- function(ms, N) {
     bad[b[same]] <- TRUE
   }
   bad
-}
-
-# Evaluate `code` with R's RNG seeded by `seed` (default kinds), restoring the
-# caller's RNG state (and kinds) afterwards.
-with_local_seed <- function(seed, code) {
-  genv <- globalenv()
-  had <- exists(".Random.seed", envir = genv, inherits = FALSE)
-  old_seed <- if (had) get(".Random.seed", envir = genv, inherits = FALSE)
-  old_kind <- RNGkind()
-  on.exit({
-    suppressWarnings(RNGkind(old_kind[1], old_kind[2], old_kind[3]))
-    if (had) assign(".Random.seed", old_seed, envir = genv)
-    else if (exists(".Random.seed", envir = genv, inherits = FALSE))
-      rm(".Random.seed", envir = genv)
-  })
-  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
-           sample.kind = "Rejection")
-  code
 }
 
 # Spins as a numeric N x R matrix of +-1: from a logical (TRUE = down) or

@@ -30,7 +30,6 @@ SEXP sp_r_nvrtc_compile(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_module_loaded(SEXP, SEXP);
 SEXP sp_r_gpu_module_load(SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_modules_unload(void);
-SEXP sp_r_hash(SEXP);
 SEXP sp_r_words_digest(SEXP);
 SEXP sp_r_path_info(SEXP);
 SEXP sp_r_file_read_private(SEXP);
@@ -85,7 +84,6 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_module_loaded, 2),
   CALLDEF(sp_r_gpu_module_load, 3),
   CALLDEF(sp_r_gpu_modules_unload, 0),
-  CALLDEF(sp_r_hash, 1),
   CALLDEF(sp_r_words_digest, 1),
   CALLDEF(sp_r_path_info, 1),
   CALLDEF(sp_r_file_read_private, 1),

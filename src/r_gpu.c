@@ -5,7 +5,6 @@
 #include "r_util.h"
 
 #include "core/sp_error.h"
-#include "core/sp_hash.h"
 #include "gpu/sp_gpu.h"
 
 static SEXP mkstr_or_na(const char *s) {
@@ -149,24 +148,4 @@ SEXP sp_r_gpu_module_load(SEXP dev, SEXP key, SEXP image) {
 
 SEXP sp_r_gpu_modules_unload(void) {
   return Rf_ScalarInteger(sp_gpu_modules_unload_all());
-}
-
-/* SHA-256 of a character vector (its elements, each followed by a NUL)
- * or of the bytes of a raw vector. */
-SEXP sp_r_hash(SEXP x) {
-  sp_sha256 h;
-  char hex[65];
-  R_xlen_t i;
-  sp_sha256_init(&h);
-  if (TYPEOF(x) == RAWSXP) {
-    sp_sha256_update(&h, RAW(x), (size_t)XLENGTH(x));
-  } else {
-    if (TYPEOF(x) != STRSXP) Rf_error("internal error: sp_r_hash takes strings or raw bytes");
-    for (i = 0; i < XLENGTH(x); i++) {
-      const char *s = CHAR(STRING_ELT(x, i));
-      sp_sha256_update(&h, s, strlen(s) + 1); /* the NUL separates elements */
-    }
-  }
-  sp_sha256_hex(&h, hex);
-  return Rf_mkString(hex);
 }

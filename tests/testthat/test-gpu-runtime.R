@@ -92,7 +92,7 @@ test_that("gpu_cache_clear() removes cached images", {
   dir <- local_kernel_cache()
   # images as the package writes them: named by their key, a record beside
   for (f in c("rng-sm_90-%s.cubin", "rng-compute_90-%s.ptx")) {
-    key <- .Call(statphysgpu:::C_sp_r_hash, f)
+    key <- statphysgpu:::sp_sha256(f)
     statphysgpu:::cache_write(file.path(dir, sprintf(f, substr(key, 1, 32))), key, as.raw(1:3))
   }
   writeLines("keep", file.path(dir, "notes.txt"))

@@ -27,7 +27,8 @@ i48_run <- function(m) {
           output = "moments", progress = FALSE)
 }
 
-# A lock folder as a compile leaves it: its owner record (pid, host, boot).
+# A lock folder as an earlier version of the package left it: its owner
+# record (pid, host, boot).
 i48_plant_lock <- function(lock, pid, host = unname(Sys.info()[["nodename"]])) {
   f <- "/proc/sys/kernel/random/boot_id"
   boot <- if (file.exists(f)) readLines(f, n = 1L) else ""
@@ -42,6 +43,23 @@ i48_plant_lock <- function(lock, pid, host = unname(Sys.info()[["nodename"]])) {
 i48_dead_pid <- function() {
   pid <- as.integer(system2("sh", c("-c", shQuote("echo $$")), stdout = TRUE))
   if (isTRUE(tools::pskill(pid, 0L))) skip("the ended shell's pid is in use again")
+  pid
+}
+
+# Another R process that takes the lock `lock` (filelock, as cache_lock()
+# does) and holds it until killed: returns its pid once it holds it.
+i48_hold_lock <- function(lock, env = parent.frame()) {
+  ready <- paste0(lock, ".ready")
+  pidfile <- withr::local_tempfile(.local_envir = env)
+  code <- sprintf(paste0("l <- filelock::lock('%s'); writeLines(as.character(Sys.getpid()), '%s'); ",
+                         "file.create('%s'); Sys.sleep(60)"), lock, pidfile, ready)
+  system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", "-e", shQuote(code)),
+          stdout = FALSE, stderr = FALSE, wait = FALSE)
+  t0 <- proc.time()[["elapsed"]]
+  while (!file.exists(ready) && proc.time()[["elapsed"]] - t0 < 30) Sys.sleep(0.05)
+  pid <- as.integer(readLines(pidfile, n = 1L))
+  unlink(ready)
+  withr::defer(tools::pskill(pid), envir = env)
   pid
 }
 
@@ -118,10 +136,12 @@ test_that("item 5: a lock left by a process killed while compiling is taken over
   r1 <- i48_run(m)
   so <- list.files(file.path(dir, "sde"), pattern = "\\.so$", full.names = TRUE)
   expect_length(so, 1L)
-  # the process compiling it died: no object, its lock left behind
+  # the process compiling it died: no object; the operating system released
+  # its lock (issue 51: filelock, no owner records)
   unlink(c(so, paste0(so, ".sha256")))
   statphysgpu:::sde_forget_loaded()
-  lock <- i48_plant_lock(paste0(so, ".lock"), i48_dead_pid())
+  pid <- i48_hold_lock(paste0(so, ".lock"))
+  tools::pskill(pid, tools::SIGKILL)
   i48_time_limit(150) # before the fix: 900 s of silence
   s0 <- statphysgpu:::sde_compile_stats()
   t0 <- proc.time()[["elapsed"]]
@@ -132,37 +152,33 @@ test_that("item 5: a lock left by a process killed while compiling is taken over
   expect_identical(statphysgpu:::sde_compile_stats()$compiles, s0$compiles + 1L)
   expect_identical(r2$value, r1$value)
   expect_true(file.exists(so))
-  expect_false(file.exists(lock))
-  # a lock of an earlier process that had this session's pid (a container
-  # restarted) is stale too; one this session holds is not
-  lock2 <- i48_plant_lock(file.path(dir, "x.lock"), Sys.getpid())
-  expect_identical(statphysgpu:::cache_lock_state(lock2)$state, "stale")
+  # the lock folder an earlier version left is replaced at once
+  unlink(c(so, paste0(so, ".sha256"), paste0(so, ".lock")))
+  statphysgpu:::sde_forget_loaded()
+  lock <- i48_plant_lock(paste0(so, ".lock"), Sys.getpid())
+  expect_silent(r3 <- i48_run(m))
+  expect_identical(r3$value, r1$value)
+  expect_false(dir.exists(lock))
 })
 
-test_that("item 5: waiting on a live lock says who holds it; it is not taken over", {
+test_that("item 5: waiting on a live lock says so; it is not taken over", {
   d <- withr::local_tempdir("sp48lock")
   path <- file.path(d, paste0("cpu-", strrep("cd", 16), ".so"))
-  # a compile on another machine sharing the cache (its pid cannot be checked)
-  lock <- i48_plant_lock(paste0(path, ".lock"), 4242L, host = "elsewhere.invalid")
+  lock <- paste0(path, ".lock")
+  i48_hold_lock(lock)
   expect_message(release <- statphysgpu:::cache_lock(path, "key", wait = 1.5, say = 0.5),
-                 "Waiting for R process 4242 on elsewhere.invalid, which is compiling")
+                 "Waiting for another R session, which is compiling this model")
   expect_true(is.function(release)) # after `wait`: built without the lock
-  expect_true(file.exists(file.path(lock, "owner")))
-  # a live process of this machine
-  unlink(lock, recursive = TRUE)
-  pidfile <- withr::local_tempfile()
-  system2("sh", c("-c", shQuote("echo $$; exec sleep 30")), stdout = pidfile, wait = FALSE)
-  t0 <- proc.time()[["elapsed"]]
-  while ((!file.exists(pidfile) || file.size(pidfile) == 0) && proc.time()[["elapsed"]] - t0 < 10) {
-    Sys.sleep(0.05)
-  }
-  pid <- as.integer(readLines(pidfile, n = 1L))
-  withr::defer(tools::pskill(pid))
-  i48_plant_lock(lock, pid)
-  expect_identical(statphysgpu:::cache_lock_state(lock)$state, "live")
-  expect_message(statphysgpu:::cache_lock(path, "key", wait = 1, say = 0.3),
-                 sprintf("Waiting for R process %d on ", pid))
-  expect_true(file.exists(file.path(lock, "owner")))
+  expect_null(filelock::lock(lock, timeout = 0)) # still the other process's
+  # free: taken at once, silently, and given back
+  d2 <- withr::local_tempdir("sp48lock")
+  path2 <- file.path(d2, paste0("cpu-", strrep("ef", 16), ".so"))
+  expect_silent(release2 <- statphysgpu:::cache_lock(path2, "key", say = 0))
+  expect_true(is.function(release2))
+  release2()
+  h <- filelock::lock(paste0(path2, ".lock"), timeout = 0)
+  expect_false(is.null(h))
+  filelock::unlock(h)
 })
 
 test_that("item 9: gpu_cache_clear() removes the package's files and keeps the user's", {
@@ -181,13 +197,13 @@ test_that("item 9: gpu_cache_clear() removes the package's files and keeps the u
   # temporary file of a write that died
   m <- sde_model(drift = list(x = ~ -2 * x), name = "cleared")
   i48_run(m)
-  key <- .Call(statphysgpu:::C_sp_r_hash, "a kernel")
+  key <- statphysgpu:::sp_sha256("a kernel")
   statphysgpu:::cache_write(file.path(dir, sprintf("rng-sm_90-%s.cubin", substr(key, 1, 32))),
                             key, as.raw(1:3))
-  key2 <- .Call(statphysgpu:::C_sp_r_hash, "an image of the previous version")
+  key2 <- statphysgpu:::sp_sha256("an image of the previous version")
   old <- file.path(sde, sprintf("sde-sm_90-%s.cubin", substr(key2, 1, 32)))
   writeBin(as.raw(4:6), old)
-  writeLines(c("statphysgpu-cache 1", key2, .Call(statphysgpu:::C_sp_r_hash, as.raw(4:6))),
+  writeLines(c("statphysgpu-cache 1", key2, statphysgpu:::sp_sha256(as.raw(4:6))),
              paste0(old, ".sha256"))
   dir.create(paste0(old, ".lock"))
   writeLines("partial", file.path(sde, sprintf(".tmp-%d-abcdefghijk0", i48_dead_pid())))

@@ -23,7 +23,7 @@ local_model_cache <- function(env = parent.frame()) {
 mode_of <- function(path) bitwAnd(.Call(statphysgpu:::C_sp_r_path_info, path)$mode, 511L)
 
 test_that("SHA-256 gives the published digests (FIPS 180-4 examples)", {
-  h <- function(x) .Call(statphysgpu:::C_sp_r_hash, x)
+  h <- function(x) statphysgpu:::sp_sha256(x)
   expect_identical(h(charToRaw("abc")),
                    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
   expect_identical(h(raw()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
@@ -250,7 +250,7 @@ test_that("two users sharing a cache: no one's planted object or header runs in 
     "  writeBin(b, file.path(root, f))",
     "  rec <- file.path('%s', paste0(f, '.sha256'))",
     "  key <- if (file.exists(rec)) readLines(rec)[2] else ''",
-    "  h <- tryCatch(.Call(statphysgpu:::C_sp_r_hash, b), error = function(e) '')",
+    "  h <- tryCatch(statphysgpu:::sp_sha256(b), error = function(e) '')",
     "  writeLines(c('statphysgpu-cache 1', key, h), file.path(root, paste0(f, '.sha256')))",
     "}", "cat('planted\\n')", sep = "\n"),
     atk, evil_c, atk, atk, shared, vroot, paste0("'", objects, "'", collapse = ", "), vown)
