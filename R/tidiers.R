@@ -31,7 +31,7 @@ tidy_check_level <- function(conf.level) {
 #'   `chisq` and `p.value` of the goodness of fit (`NA` without `tau_se`),
 #'   `sigma` (the residual scale) and whether the fit was weighted.
 #' * [tts_estimate()]: per condition, terms `tts` (the time to solution at
-#'   `level`) and `tau` (the mean time to a solution), each its posterior
+#'   the success probability `success`) and `tau` (the mean time to a solution), each its posterior
 #'   median with `conf.low`, `conf.high` the credible interval and `mean`
 #'   the posterior mean; `glance()` the conditions, runs, solved runs and
 #'   the settings.
@@ -93,7 +93,7 @@ glance.arrhenius_fit <- function(x, ...) {
 # The columns of a tts_estimate() table that describe its conditions.
 tts_condition_columns <- function(x) {
   own <- c("runs", "solved", "total", "total_seconds", "shape", "rate", "tau_mean",
-           "tau_median", "tau_lower", "tau_upper", "level", "tts", "tts_mean",
+           "tau_median", "tau_lower", "tau_upper", "success", "level", "tts", "tts_mean",
            "tts_lower", "tts_upper", "credible", "prior", "unit")
   setdiff(names(x), own)
 }
@@ -126,7 +126,7 @@ tidy.tts_estimate <- function(x, conf.int = TRUE, ...) {
 glance.tts_estimate <- function(x, ...) {
   d <- as.data.frame(unclass(x), stringsAsFactors = FALSE)
   data.frame(conditions = nrow(d), runs = sum(d$runs), solved = sum(d$solved),
-             level = d$level[1], credible = d$credible[1], prior = d$prior[1],
+             success = d$success[1], credible = d$credible[1], prior = d$prior[1],
              unit = d$unit[1], stringsAsFactors = FALSE)
 }
 
