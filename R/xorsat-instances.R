@@ -371,11 +371,10 @@ decode_2body <- function(d, file, call) {
 #' R's generator with [sp_seed()] (so `set.seed()` makes the call
 #' reproducible) and records it in the instance's name.
 #'
-#' Versions before 0.1.0's issue 51 drew the instance with R's
-#' Mersenne-Twister under a 31-bit `seed`: the same `seed` now gives
-#' another instance (of the same law). Scripts that need an instance of
-#' those versions bit for bit can save it with [read_xorsat()]'s file
-#' format from such a version.
+#' Earlier development versions drew the instance with R's Mersenne-Twister
+#' under a 31-bit `seed`: the same `seed` now gives another instance (of the
+#' same law). An instance of those versions is reproduced by running that
+#' version; this one does not keep the old generator.
 #'
 #' @param N Number of spins and of equations, a whole number \eqn{\ge 4}.
 #' @param seed The Philox key: a whole number in \eqn{[0, 2^{64})}, a

@@ -78,8 +78,9 @@ test_that("autoplot() builds ggplot objects for the results that lacked one", {
 })
 
 test_that("the README's list of methods holds", {
-  has <- function(generic, cls) !is.null(utils::getS3method(generic, cls, optional = TRUE))
-  ns <- asNamespace("statphysgpu")
+  has <- function(generic, cls, envir = parent.frame()) {
+    !is.null(utils::getS3method(generic, cls, optional = TRUE, envir = envir))
+  }
   # every simulator's result prints, plots, autoplots and converts
   results <- c("sp_paths", "escape_rate_ams", "sde_ams", "driven_paths", "kuramoto_run",
                "vmc_blocks", "dmc_blocks", "xorsat_tts", "lrmd_run", "sde_moments",
@@ -91,7 +92,8 @@ test_that("the README's list of methods holds", {
     }
   }
   skip_if_not_installed("ggplot2")
-  for (k in results) expect_true(has("autoplot", k), info = paste("autoplot", k))
+  gg <- asNamespace("ggplot2") # (loading it registers the methods)
+  for (k in results) expect_true(has("autoplot", k, gg), info = paste("autoplot", k))
   # the results that hold estimates have summary()
   for (k in c("sp_paths", "escape_rate_ams", "sde_moments", "vmc_blocks", "dmc_blocks",
               "xorsat_tts", "driven_paths", "kuramoto_run", "lrmd_run")) {
