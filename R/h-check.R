@@ -18,7 +18,7 @@
 #' event checked once a step (`bridge = FALSE`), \eqn{p = 1} with the
 #' Brownian-bridge correction (the default); an event on a state without
 #' noise keeps the scheme's order. The model is rebuilt from the
-#' declarations the result carries (`attr(x, "args")$m`). A \eqn{|z| < 2} says that the step bias is
+#' declarations the result carries (`attr(x, "args")$model`). A \eqn{|z| < 2} says that the step bias is
 #' below what `n` paths resolve; a larger \eqn{|z|} says it is not, and
 #' `bias_h` estimates it.
 #'
@@ -62,6 +62,7 @@ h_check <- function(x, ..., level = 0.95) {
   }
   # results of earlier versions recorded the old argument names
   old <- c(n = "replicas", h = "dt", start = "init")
+  if (inherits(x, "sde_passage")) old <- c(m = "model") # (sde_run() has its own `n`)
   hit <- names(args) %in% names(old)
   names(args)[hit] <- old[names(args)[hit]]
   args[names(change)] <- change
@@ -69,7 +70,7 @@ h_check <- function(x, ..., level = 0.95) {
   sim <- if (inherits(x, "switching_currents")) switching_currents else escape_times
   if (inherits(x, "sde_passage")) {
     sim <- sde_run
-    args$m <- sde_model_again(args$m) # R/sde-events.R
+    args$model <- sde_model_again(args$model) # R/sde-events.R
   }
   y <- do.call(sim, args)
   p <- if (inherits(x, "sde_passage")) sde_h_order(x) else

@@ -57,7 +57,7 @@
 #' generations' energy estimates (during `equilibration` each generation's,
 #' then relaxing with time constant \eqn{t_f}). A population holds at most
 #' \eqn{\max(2P_{target}, P_{target} + 64)} walkers (and at least
-#' `replicas`); copies past that are dropped, counted (the state's
+#' `walkers`); copies past that are dropped, counted (the state's
 #' `overflow`) and reported by a warning of class
 #' `statphysgpu_dmc_overflow`. With `branching = FALSE` no walker is born or killed: the
 #' weights accumulate (the trial energy then holds their sum near the
@@ -147,14 +147,19 @@
 #'   equilibrium density of the liquid).
 #' @param b McMillan parameter of the guide in \eqn{\text{\AA}}.
 #' @param dt Imaginary time step in K\eqn{^{-1}}.
-#' @param replicas The walkers' starting population (per population).
+#' @param walkers The walkers' starting population (per population): the
+#'   branching walkers of one population, not independent replicas (the
+#'   independent copies are `populations`). Called `replicas` in earlier
+#'   versions: `replicas` still works, with a warning of class
+#'   `statphysgpu_deprecated`.
+#' @param replicas Deprecated: the old name of `walkers`.
 #' @param blocks Blocks per population.
 #' @param block_steps Generations per block.
 #' @param target_population The population that population control aims at
-#'   (by default `replicas`), at most \eqn{2^{30} - 32} (a population holds
+#'   (by default `walkers`), at most \eqn{2^{30} - 32} (a population holds
 #'   up to twice its target). The memory the walkers need (about \eqn{240 n}
 #'   bytes a walker on the CPU, \eqn{96 n} on the GPU's host side, for twice
-#'   the target or `replicas`, whichever is larger) is checked before
+#'   the target or `walkers`, whichever is larger) is checked before
 #'   anything is allocated: a run that cannot fit fails with the estimate and
 #'   the argument to change.
 #' @param equilibration Generations before the first block, not recorded.
@@ -200,7 +205,7 @@
 #'   `equilibration`), a result of [he4_vmc()] (one condition) whose final
 #'   walkers start the populations (walker \eqn{j} of population \eqn{q} is
 #'   VMC walker \eqn{((q - 1) r + j - 1) \bmod W + 1} of the \eqn{W}, with
-#'   \eqn{r} = `replicas`; `n`, `density`, `b` and `jastrow` default to
+#'   \eqn{r} = `walkers`; `n`, `density`, `b` and `jastrow` default to
 #'   its), or a previous result of `he4_dmc()`, which continues every
 #'   population exactly (its seed, and its parameters unless given). What
 #'   is read of either -- its attributes `params` and `state` (and
@@ -238,7 +243,9 @@
 #'   `potential`, `kinetic` (reweighted), `population` (mean over the
 #'   block's generations), `trial_energy`, `acceptance`, `weight` (mean
 #'   total weight) and `energy_raw` (the estimate without the reweighting); with
-#'   attributes `params`, `tail_correction` (per atom, reported apart, as
+#'   attributes `params` (the settings; `walkers` the starting population,
+#'   also under its old name `replicas`, deprecated, for one release),
+#'   `tail_correction` (per atom, reported apart, as
 #'   for [he4_vmc()]), `state` (the populations, for `init`), `frozen`
 #'   (`TRUE` when the mean acceptance is below 0.01: see Time step),
 #'   `sealed`, `seed`, `seed_hex`, `backend`, `devices`, `seconds` and
@@ -251,23 +258,25 @@
 #' @examples
 #' v <- he4_vmc(32, replicas = 4, blocks = 2, block_sweeps = 20,
 #'              equilibration = 50, seed = 1, backend = "cpu")
-#' d <- he4_dmc(dt = 0.002, replicas = 40, blocks = 4, block_steps = 10,
+#' d <- he4_dmc(dt = 0.002, walkers = 40, blocks = 4, block_steps = 10,
 #'              equilibration = 10, init = v, seed = 2, backend = "cpu")
 #' summary(d)
 #' # continue the same populations
 #' d2 <- he4_dmc(blocks = 2, block_steps = 10, equilibration = 0, init = d,
 #'               backend = "cpu")
 #' @export
-he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 256,
-                    blocks = 20, block_steps = 50, target_population = replicas,
+he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 256,
+                    blocks = 20, block_steps = 50, target_population = walkers,
                     equilibration = 100, populations = 1, feedback = 0.1, drift_limit = 0.5,
                     energy_cut = 2,
                     accept = TRUE, effective_step = TRUE,
                     branching = TRUE, jastrow = c("symmetrized", "truncated"), init = NULL,
                     seed = NULL, first_population = 1, backend = "auto", devices = NULL,
                     progress = interactive(), feedback_time = 0.02, reweight_time = 0.5,
-                    guide = c("mcmillan", "bounded")) {
+                    guide = c("mcmillan", "bounded"), replicas) {
   call <- sys.call()
+  sp_renamed_args(c(replicas = "walkers"), "he4_dmc")
+  replicas <- walkers # (the engine's name for them below)
   target_default <- missing(target_population)
   # `feedback` (per generation) is the older form of `feedback_time`
   if (!missing(feedback) && missing(feedback_time)) {
@@ -372,7 +381,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
     first_population <- cont$population[1]
     replicas <- max(cont$size)
   }
-  replicas <- check_whole(replicas, "replicas", lo = 1, hi = 2^30, call = call)
+  replicas <- check_whole(replicas, "walkers", lo = 1, hi = 2^30, call = call)
   target_population <- check_positive(target_population, "target_population", len = 1,
                                       call = call)
   if (target_population > 2^30 - 32) {
@@ -475,7 +484,7 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, replicas = 
                               drift_limit = drift_limit, accept = accept,
                               branching = branching, effective_step = effective_step,
                               block_steps = block_steps, equilibration = equilibration,
-                              replicas = replicas)
+                              walkers = replicas, replicas = replicas)
   attr(out, "tail_correction") <- he4_tail_correction(density, L)
   attr(out, "state") <- dmc_state_list(res, ids, cap, n, blocks_before, fr$seed, reweight)
   attr(out, "init") <- if (!is.null(cont)) "continued" else if (!is.null(from_vmc)) "vmc"
@@ -561,7 +570,7 @@ dmc_capacity <- function(target, replicas) {
 # host arrays: on the CPU 7 x 3n doubles and 18 more (src/core/sp_dmc.c), on
 # the GPU the upload's 3n + 5 (src/gpu/sp_gpu_dmc.c); the
 # starts (3n doubles a starting walker).  A run that cannot fit fails naming
-# what makes it large: `replicas` (also the default target), or
+# what makes it large: `walkers` (also the default target), or
 # `target_population`.
 dmc_check_memory <- function(n, npop, cap, replicas, target, target_default, backend, call) {
   slot <- 8 * (9 * n + 3) + if (backend == "cpu") 8 * (21 * n + 18) + 4 else 8 * (3 * n + 5)
@@ -571,10 +580,10 @@ dmc_check_memory <- function(n, npop, cap, replicas, target, target_default, bac
   if (need <= avail) return(invisible(need))
   by_replicas <- !target_default && replicas >= 2 * target
   if (by_replicas) {
-    what <- "`replicas`"
+    what <- "`walkers`"
     fit <- sprintf("at most about %s fit", fmt_count(floor(avail / (npop * (slot + start)))))
   } else {
-    what <- if (target_default) "`replicas` (and `target_population`, which defaults to it)"
+    what <- if (target_default) "`walkers` (and `target_population`, which defaults to it)"
             else "`target_population`"
     fit <- sprintf("a target of at most about %s fits",
                    fmt_count(floor(avail / (npop * (2 * slot + start)))))
@@ -585,7 +594,7 @@ dmc_check_memory <- function(n, npop, cap, replicas, target, target_default, bac
     "fewer `populations` a call (chunks with `first_population` combine with rbind()), or ",
     "fewer atoms."),
     fmt_count(npop), if (npop == 1) "" else "s", fmt_count(cap),
-    if (by_replicas) "`replicas`" else "twice the target population",
+    if (by_replicas) "`walkers`" else "twice the target population",
     fmt_count(n), fmt_bytes(need), fmt_count(slot),
     if (backend == "cpu") " on the CPU" else " on the host",
     fmt_bytes(avail), what, fit), call = call)

@@ -58,7 +58,8 @@
 #'   the seed, its number and its values. The result's columns `condition`,
 #'   `density` and `b` give each block's condition; `summary()` reports
 #'   each condition (its rows start with `condition`, `density`, `b`),
-#'   `plot()`, `autoplot()` and `as.mcmc.list()` draw one (`condition =`),
+#'   `plot()` and `autoplot()` draw one (`condition =`), `as.mcmc.list()`
+#'   and `as_draws()` convert one (`condition =`, required for a sweep),
 #'   g(r) is one table per condition (column `condition`), and the tail
 #'   correction one value per condition.
 #' @section Continuing: `init = x` continues every walker of every condition

@@ -786,87 +786,15 @@ describe_vmc_part <- function(p) {
   describe(p)
 }
 
-#' Convert helium VMC blocks to coda chains
-#'
-#' One `coda::mcmc` chain per walker, its iterations the blocks (numbered
-#' as in the result, so a continuation starts after its start's blocks),
-#' its variables the observables; for coda's diagnostics
-#' (`gelman.diag()`, `effectiveSize()`, ...). coda needs chains of equal
-#' length: when the walkers finished different numbers of blocks (an
-#' interrupted run), only the blocks all of them hold are kept, with a
-#' message. The method is registered when coda is loaded.
-#'
-#' @param x A result of [he4_vmc()].
-#' @param observables Columns to include.
-#' @param condition The condition whose walkers to convert (a number of
-#'   `attr(x, "conditions")`); the first by default.
-#' @param ... Unused.
-#' @return A `coda::mcmc.list`.
-#' @examples
-#' if (requireNamespace("coda", quietly = TRUE)) {
-#'   x <- he4_vmc(32, replicas = 2, blocks = 8, block_sweeps = 10,
-#'                equilibration = 20, backend = "cpu", seed = 1)
-#'   m <- coda::as.mcmc.list(x)
-#'   summary(m)
-#' }
-#' @exportS3Method coda::as.mcmc.list
-as.mcmc.list.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "acceptance"),
-                                    condition = vmc_conditions(x)$condition[1], ...) {
-  call <- sys.call()
-  if (!requireNamespace("coda", quietly = TRUE)) {
-    sp_abort("as.mcmc.list() needs the coda package.", call = call)
-  }
-  a <- vmc_aligned_chains(x, observables, condition, "as.mcmc.list()", "coda", call)
-  chains <- lapply(a$chains, function(m) coda::mcmc(m, start = a$lo, end = a$hi, thin = 1))
-  coda::mcmc.list(unname(chains))
-}
-
-# The walkers' blocks of one condition as chains over the same block numbers
-# (lo .. hi): list(chains = one matrix per walker, blocks x observables, lo,
-# hi).  `what` names the caller, `who` the package that needs aligned chains.
-vmc_aligned_chains <- function(x, observables, condition, what, who, call) {
-  x <- vmc_pick_condition(x, condition, call)
-  cols <- c(VMC_OBSERVABLES, "acceptance")
-  if (!is.character(observables) || length(observables) == 0 ||
-      !all(observables %in% cols)) {
-    sp_abort(sprintf("`observables` must be some of %s, not %s.",
-                     paste0('"', cols, '"', collapse = ", "), describe(observables)),
-             call = call)
-  }
-  d <- vmc_df(x)
-  if (nrow(d) == 0) sp_abort("`x` has no finished blocks.", call = call)
-  per <- split(d, d$replica)
-  lo <- max(vapply(per, function(p) min(p$block), 0))
-  hi <- min(vapply(per, function(p) max(p$block), 0))
-  if (hi < lo) {
-    sp_abort(sprintf("the walkers share no block numbers: %s needs chains over the same blocks.",
-                     who), call = call)
-  }
-  full <- vapply(per, function(p) all(lo:hi %in% p$block), TRUE)
-  if (!all(full)) {
-    sp_abort("some walkers miss blocks between their first and last: cannot align them.",
-             call = call)
-  }
-  if (any(vapply(per, function(p) min(p$block) < lo || max(p$block) > hi, TRUE))) {
-    message(sprintf(paste0("%s: the walkers finished different blocks; kept ",
-                           "blocks %s to %s, which all of them hold."), what, fmt_num(lo),
-                    fmt_num(hi)))
-  }
-  chains <- lapply(per, function(p) {
-    p <- p[p$block >= lo & p$block <= hi, , drop = FALSE]
-    p <- p[order(p$block), , drop = FALSE]
-    as.matrix(p[observables])
-  })
-  list(chains = chains, lo = lo, hi = hi)
-}
-
 #' Convert helium VMC blocks to posterior draws
 #'
 #' A `posterior::draws_array` with one chain per walker, its iterations the
 #' blocks all walkers hold (as for [as.mcmc.list.vmc_blocks()]), its
 #' variables the observables; for posterior's summaries and diagnostics
-#' (`summarise_draws()`, `rhat()`, `ess_bulk()`, ...). The method is
-#' registered when posterior is loaded.
+#' (`summarise_draws()`, `rhat()`, `ess_bulk()`, ...). A sweep is
+#' converted one condition at a time (`condition` required, as for
+#' [as.mcmc.list.vmc_blocks()]). The method is registered when posterior is
+#' loaded.
 #'
 #' @inheritParams as.mcmc.list.vmc_blocks
 #' @return A `posterior::draws_array`.
@@ -879,7 +807,7 @@ vmc_aligned_chains <- function(x, observables, condition, what, who, call) {
 #' }
 #' @exportS3Method posterior::as_draws
 as_draws.vmc_blocks <- function(x, observables = c(VMC_OBSERVABLES, "acceptance"),
-                                condition = vmc_conditions(x)$condition[1], ...) {
+                                condition = NULL, ...) {
   call <- sys.call()
   if (!requireNamespace("posterior", quietly = TRUE)) {
     sp_abort("as_draws() needs the posterior package.", call = call)

@@ -49,11 +49,16 @@ xorsat_condition_part <- function(x, c) {
 #' Bernaschi et al. (2021)); `plot()` and `autoplot()` draw one survival curve per value.
 #'
 #' @param object,x A result of [xorsat_qg()].
-#' @param level TTS level for [tts_estimate()].
+#' @param success Success probability of the TTS, as in [tts_estimate()]
+#'   (0.99: TTS99).
+#' @param level Deprecated: the old name of `success` (it works, with a
+#'   warning of class `statphysgpu_deprecated`).
 #' @param unit `"sweeps"` (exact, machine-independent) or `"seconds"` (the
 #'   sweeps times the pace) for the time axis of `plot()` and `autoplot()`.
 #' @param ... Passed to [tts_estimate()] (summary) or [plot()].
-#' @return `summary()`: a list of class `summary.xorsat_tts`.
+#' @return `summary()`: a list of class `summary.xorsat_tts` (of a sweep,
+#'   `success` holds the success probability; its field `level` of earlier
+#'   versions is kept, deprecated, for one release).
 #' @references
 #' Bernaschi, M., Bisson, M., Fatica, M., Marinari, E., Martin-Mayor, V.,
 #'   Parisi, G. and Ricci-Tersenghi, F. (2021) How we are leading a 3-XORSAT
@@ -66,11 +71,12 @@ xorsat_condition_part <- function(x, c) {
 #' summary(x)
 #' plot(x)
 #' @export
-summary.xorsat_tts <- function(object, level = 0.99, ...) {
+summary.xorsat_tts <- function(object, success = 0.99, ..., level) {
+  sp_renamed_args(c(level = "success"), "summary")
   g <- xorsat_conditions(object)
   if (nrow(g) > 1) {
     parts <- lapply(seq_len(nrow(g)), function(c) {
-      summary.xorsat_tts(xorsat_condition_part(object, c), level = level, ...)
+      summary.xorsat_tts(xorsat_condition_part(object, c), success = success, ...)
     })
     tab <- data.frame(condition = g$condition, p1 = g$p1,
                       replicas = vapply(parts, `[[`, 0, "replicas"),
@@ -86,13 +92,13 @@ summary.xorsat_tts <- function(object, level = 0.99, ...) {
     first <- parts[[1]]
     return(structure(list(instance = first$instance, n = first$n, clones = first$clones,
                           p1 = g$p1, replicas = sum(tab$replicas), solved = sum(tab$solved),
-                          level = level, conditions = tab,
+                          success = success, level = success, conditions = tab,
                           best = tab$condition[which.min(tab$tau_median)],
                           seconds_per_sweep = first$seconds_per_sweep, pace = first$pace,
                           parts = parts), class = "summary.xorsat_tts"))
   }
   s <- object$solved
-  est <- tts_estimate(xorsat_df(object)[c("sweeps", "solved")], level = level,
+  est <- tts_estimate(xorsat_df(object)[c("sweeps", "solved")], success = success,
                       unit = "sweeps", ...)
   pace <- attr(object, "seconds_per_sweep") %||% NA_real_
   all_solved <- all(s)
@@ -117,7 +123,7 @@ print.summary.xorsat_tts <- function(x, ...) {
                 x$instance, x$n, fmt_count(x$clones), nrow(x$conditions)))
     cat(sprintf("  %s runs, %s solved; times in sweeps; tau: the mean TTS (posterior median and %g%% credible interval), tts: TTS%s\n",
                 fmt_count(x$replicas), fmt_count(x$solved),
-                100 * x$parts[[1]]$estimate$credible, format(100 * x$level)))
+                100 * x$parts[[1]]$estimate$credible, format(100 * (x$success %||% x$level))))
     tab <- x$conditions
     tab$best <- ifelse(tab$condition == x$best, "<-", "")
     print(tab[setdiff(names(tab), "condition")], digits = 4, row.names = FALSE)

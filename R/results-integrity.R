@@ -235,11 +235,13 @@ SP_OLD_COLUMNS <- list(
   driven_paths = c(n = "replicas", gamma = "beta", D0 = "theta"),
   sde_moments = c(n = "replicas"),
   sp_chunks = c(n = "replicas"),
-  summary.sp_paths = c(n = "replicas"))
+  summary.sp_paths = c(n = "replicas"),
+  tts_estimate = c(level = "success"))
 
 SP_OLD_OWNER <- c(vmc_blocks = "he4_vmc()", xorsat_tts = "xorsat_qg()",
                   driven_paths = "driven_brownian()", sde_moments = "sde_run()",
-                  sp_chunks = "replica_chunks()", summary.sp_paths = "summary()")
+                  sp_chunks = "replica_chunks()", summary.sp_paths = "summary()",
+                  tts_estimate = "tts_estimate()")
 
 # `name` read from x, whose columns were renamed by `renames` (old = "new"):
 # the new name, with a warning of class statphysgpu_deprecated, when `name`

@@ -28,8 +28,8 @@
 #' translator; not the time: the model and the score must not depend on
 #' `t`, as the decomposition needs a time-homogeneous process). It must
 #' increase from the start toward \eqn{B}: the start `init` must lie in
-#' \eqn{A} (its score at most `A`), and every state of \eqn{B} must have a
-#' score above `A`.
+#' \eqn{A} (its score at most `start_edge`), and every state of \eqn{B}
+#' must have a score above `start_edge`.
 #' * `B` a number: \eqn{B = \{\xi \ge B\}}, the crossing time interpolated
 #'   linearly in the score inside the step; the model's `stop` is not used.
 #' * `B = NULL`: \eqn{B} is the model's `stop` event, the target of
@@ -39,10 +39,10 @@
 #' AMS is unbiased for any score that increases toward \eqn{B}; a score
 #' close to the committor gives a smaller variance (`summary()` reports
 #' the relative variance of one replica's \eqn{\hat p} against the ideal
-#' \eqn{-\log(p)/N}). `A` should be reached often from the start (an
+#' \eqn{-\log(p)/N}). `start_edge` should be reached often from the start (an
 #' exit every few relaxation times): place it a little above the score of
 #' the bottom of the well, about one `theta` of the potential. The result
-#' does not depend on `A` or `k` beyond its error; \eqn{p} does (it is the
+#' does not depend on `start_edge` or `k` beyond its error; \eqn{p} does (it is the
 #' probability from \eqn{\Sigma}).
 #'
 #' @section Compilation, random numbers, backends:
@@ -114,10 +114,17 @@
 #' @param model An [sde_model()] with noise, not depending on `t`.
 #' @param score The reaction coordinate: a one-sided formula, quoted call
 #'   or string over the model's states and parameters.
-#' @param A The edge of the start region \eqn{A = \{\xi \le A\}}: a number,
-#'   or a one-sided formula over the parameters evaluated per condition.
+#' @param start_edge The edge of the start region \eqn{A = \{\xi \le
+#'   \xi_A\}}, \eqn{\xi_A}: a level of the score, a number or a one-sided
+#'   formula over the parameters evaluated per condition (the counterpart of
+#'   `phi_A` of [escape_rate_ams()]). Called `A` in earlier versions, a name
+#'   that is an adjacency matrix in [kuramoto()]: `A` still works, with a
+#'   warning of class `statphysgpu_deprecated`. The result keeps it in its
+#'   attribute `A`.
 #' @param B The target: a level of the score (a number or a formula over
-#'   the parameters), above `A`; or `NULL` for the model's `stop` event.
+#'   the parameters), above `start_edge`; or `NULL` for the model's `stop`
+#'   event.
+#' @param A Deprecated: the old name of `start_edge`.
 #' @param init The start of every replica's long trajectory (and of its
 #'   restarts): a named list with one entry per state, each a number, a
 #'   formula over the parameters (`~ asin(gamma)`), or one draw
@@ -140,7 +147,7 @@
 #'   by more than 10 per cent (\eqn{|\lambda| dt/2} Euler, \eqn{(\lambda
 #'   dt)^2/4} Heun, exact for the Ornstein-Uhlenbeck process), or when the
 #'   score's noise moves the discretely monitored levels, by \eqn{0.5826
-#'   \sigma_\xi \sqrt{dt}}, by more than a tenth of `B - A`. AMS checks the
+#'   \sigma_\xi \sqrt{dt}}, by more than a tenth of `B - start_edge`. AMS checks the
 #'   levels and \eqn{B} once a step (no Brownian bridge): compare it with
 #'   [sde_run()]`(bridge = FALSE)`.
 #' @param params Overrides of the model's parameter defaults, as in
@@ -183,13 +190,13 @@
 #'                params = c(theta = 0.05), name = "cubic")
 #' \donttest{
 #' if (sde_cpu_available()) {
-#'   x <- sde_ams(m, score = ~ x, A = 0.2, B = 1, init = list(x = 0), dt = 0.01,
+#'   x <- sde_ams(m, score = ~ x, start_edge = 0.2, B = 1, init = list(x = 0), dt = 0.01,
 #'                particles = 50, replicas = 4, seed = 1, backend = "cpu")
 #'   x
 #'   summary(x)
 #'   # a thermal start (the harmonic law of the well, U''(0) = 1), relaxed
 #'   # for 2 time units; then 4 more replicas of the same estimate
-#'   y <- sde_ams(m, score = ~ x, A = 0.2, B = 1, init = list(x = ~ rnorm(0, sqrt(theta))),
+#'   y <- sde_ams(m, score = ~ x, start_edge = 0.2, B = 1, init = list(x = ~ rnorm(0, sqrt(theta))),
 #'                dt = 0.01, particles = 50, replicas = 4, seed = 1, equilibration = 2,
 #'                backend = "cpu")
 #'   y <- sde_ams(m, init = y, replicas = 4, backend = "cpu")
@@ -197,12 +204,13 @@
 #' }
 #' }
 #' @export
-sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
+sde_ams <- function(model, score, start_edge, B = NULL, init, dt, params = NULL,
                     method = c("srk2", "euler"), particles = 1000, replicas = "auto", k = "auto",
                     seed = NULL, first_replica = 1, backend = "auto", devices = NULL,
                     precision = c("single", "double"), progress = interactive(),
-                    equilibration = 0) {
+                    equilibration = 0, A) {
   call <- sys.call()
+  sp_renamed_args(c(A = "start_edge"), "sde_ams")
   if (!missing(init) && inherits(init, "escape_rate_ams")) {
     return(sde_ams_continue(model, init, replicas, backend, devices, progress,
                             sde_ams_given(environment()), call))
@@ -274,7 +282,7 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
     sp_abort(sprintf("`equilibration` (%s) is %s steps of `dt`: at most 2^40.",
                      format(equilibration), format(burn)), call = call)
   }
-  zA <- sde_ams_level(A, "A", m, grid, call)
+  zA <- sde_ams_level(start_edge, "start_edge", m, grid, call)
   zB <- if (is.null(B)) rep(Inf, ncond) else sde_ams_level(B, "B", m, grid, call)
   s0 <- sde_ams_eval(score_e, m, grid, x0)
   for (c in seq_len(ncond)) {
@@ -284,14 +292,16 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
                        format(s0[c]), where), call = call)
     }
     if (!is.null(B) && zA[c] >= zB[c]) {
-      sp_abort(sprintf("`A` (%s) must be below `B` (%s)%s: A = {score <= A}, B = {score >= B}.",
+      sp_abort(sprintf(paste0("`start_edge` (%s) must be below `B` (%s)%s: A = {score <= ",
+                              "start_edge}, B = {score >= B}."),
                        format(zA[c]), format(zB[c]), where), call = call)
     }
     centre <- if (st$drawn) " (the centre of its law)" else ""
     if (s0[c] > zA[c]) {
       sp_abort(sprintf(paste0(
-        "the start `init`%s lies outside A%s: its score is %s, above `A` = %s. The score ",
-        "must increase from the start toward B, and the start lie in A = {score <= A}."),
+        "the start `init`%s lies outside A%s: its score is %s, above `start_edge` = %s. The ",
+        "score must increase from the start toward B, and the start lie in A = {score <= ",
+        "start_edge}."),
         centre, where, format(s0[c]), format(zA[c])), call = call)
     }
     if (is.null(B) && isTRUE(as.logical(sde_ams_eval(m$stop, m, grid[c, , drop = FALSE],
@@ -348,7 +358,7 @@ sde_ams <- function(model, score, A, B = NULL, init, dt, params = NULL,
     particles = particles, k = k, method = method, dt = dt, init = x0,
     init_laws = st$text, equilibration = burn * dt,
     parameters = grid,
-    args = list(score = score_txt, A = sde_ams_arg_text(A), B = sde_ams_arg_text(B),
+    args = list(score = score_txt, A = sde_ams_arg_text(start_edge), B = sde_ams_arg_text(B),
                 init = lapply(init, sde_ams_arg_text), dt = dt, params = params,
                 method = method, particles = particles, k = k, precision = fr$precision,
                 equilibration = equilibration)),
@@ -455,13 +465,16 @@ sde_ams_init <- function(m, init, grid, call) {
 }
 
 # The arguments of sde_ams() the caller gave (not left to their defaults),
-# read in its frame `env`: a named list.
+# read in its frame `env`: a named list (`start_edge` under its name in the
+# result's `args`, "A").
 sde_ams_given <- function(env) {
-  nm <- c("score", "A", "B", "dt", "params", "method", "particles", "k", "seed",
+  nm <- c("score", "start_edge", "B", "dt", "params", "method", "particles", "k", "seed",
           "first_replica", "precision", "equilibration")
   given <- list()
   for (n in nm) {
-    if (!eval(call("missing", as.name(n)), env)) given[n] <- list(get(n, envir = env))
+    if (!eval(call("missing", as.name(n)), env)) {
+      given[if (n == "start_edge") "A" else n] <- list(get(n, envir = env))
+    }
   }
   given
 }
@@ -508,16 +521,18 @@ sde_ams_continue <- function(model, prev, replicas, backend, devices, progress, 
               (is.numeric(a) && is.numeric(b) && length(a) == 1 && length(b) == 1 && a == b)
     if (!same) {
       show <- function(x) if (is.null(x)) "NULL" else paste(format(x), collapse = ", ")
+      shown <- if (n == "A") "start_edge" else n
       sp_abort(sprintf(paste0(
         "`init` was run with %s = %s, this call has %s: a continuation runs more replicas ",
         "of the same estimate, so give the value of `init` (or leave `%s` out to take it ",
-        "from `init`)."), n, show(a), show(sde_ams_arg_text(b)), n), call = call)
+        "from `init`)."), shown, show(a), show(sde_ams_arg_text(b)), shown), call = call)
     }
   }
   held <- ams_held_ranges(prev)
   rerun <- attr(prev, "rerun")
   last <- max(0, held$first_replica + held$replicas - 1,
               rerun$first_replica + rerun$replicas - 1)
+  names(args)[names(args) == "A"] <- "start_edge" # (recorded under the edge's old name)
   run <- function(first, n) {
     do.call(sde_ams, c(list(model), args, list(
       replicas = n, first_replica = first, seed = attr(prev, "seed_hex"), backend = backend,
@@ -676,7 +691,7 @@ print.sde_ams <- function(x, digits = 4, ...) {
 #'                params = c(theta = 0.05), name = "cubic")
 #' \donttest{
 #' if (sde_cpu_available()) {
-#'   x <- sde_ams(m, ~ x, A = 0.2, B = 1, init = list(x = 0), dt = 0.01,
+#'   x <- sde_ams(m, ~ x, start_edge = 0.2, B = 1, init = list(x = 0), dt = 0.01,
 #'                params = list(theta = c(0.05, 0.07)), particles = 30, replicas = 3,
 #'                seed = 1, backend = "cpu")
 #'   # the exact mean first-passage times (the Smoluchowski double integral

@@ -159,7 +159,7 @@ sde_model_again <- function(m) {
 # The arguments of an sde_run() call as given (those not missing), for its
 # result's attribute `args`: what h_check() needs to rerun it.
 sde_run_args <- function(env) {
-  nm <- c("m", "replicas", "init", "dt", "t_max", "params", "method", "output",
+  nm <- c("model", "replicas", "init", "dt", "t_max", "params", "method", "output",
           "record_every", "keep", "first_replica", "backend", "devices", "precision",
           "progress", "bins", "at_passage", "bridge")
   out <- list()
@@ -201,7 +201,8 @@ sde_whole_steps <- function(t_max, dt) {
 # order of the scheme (1 Euler, 2 Heun), as for escape_times().
 sde_h_order <- function(x) {
   a <- attr(x, "args")
-  noisy <- !is.null(a$m) && sde_bridge_available(a$m)
+  mod <- a$model %||% a$m # (`m`: results of earlier versions)
+  noisy <- !is.null(mod) && sde_bridge_available(mod)
   if (noisy) return(if (isTRUE(attr(x, "bridge"))) 1 else 0.5)
   if (identical(attr(x, "method"), "euler")) 1 else 2
 }
@@ -284,7 +285,7 @@ sde_ams_check_step <- function(m, method, dt, grid, x0, score, zA, zB, call) {
         sp_warn(sprintf(paste0(
           "`dt` (%s) is coarse for the levels%s: the score moves by sigma sqrt(dt) = %s a ",
           "step at the start, and checking it once a step shifts the levels by about ",
-          "0.58 of that, more than a tenth of B - A = %s; use a smaller `dt`."),
+          "0.58 of that, more than a tenth of B - start_edge = %s; use a smaller `dt`."),
           format(dt), where, format(shift / 0.5826, digits = 3),
           format(zB[ci] - zA[ci], digits = 3)), call = call,
           class = "statphysgpu_step_warning")

@@ -254,7 +254,9 @@
 #' `"srk2"`: 7 to 80 times vectorised base R (`bench/mb-lattice-cpu.R` in
 #' the sources).
 #'
-#' @param m An [sde_model()].
+#' @param model An [sde_model()] (called `model` in [sde_ams()] too).
+#' @param m Deprecated: the old name of `model` (it works, with a warning of
+#'   class `statphysgpu_deprecated`).
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}; for a
 #'   many-body model, systems per condition.
 #' @param init The start: a named list with one entry per state, each a
@@ -366,16 +368,17 @@
 #'   summary(p)
 #' }
 #' @export
-sde_run <- function(m, replicas, init, dt, t_max, params = NULL,
+sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
                     method = c("srk2", "euler", "verlet", "yoshida4", "baoab"),
                     output = c("passage", "moments", "histogram", "trajectories", "records"),
                     record_every = NULL, keep = 0, seed = NULL, first_replica = 1,
                     backend = "auto", devices = NULL, precision = c("single", "double"),
                     progress = interactive(), bins = NULL, at_passage = FALSE,
-                    bridge = TRUE, n = 1, box = NULL, graph = NULL, r_max = NULL) {
+                    bridge = TRUE, n = 1, box = NULL, graph = NULL, r_max = NULL, m) {
   call <- sys.call()
+  sp_renamed_args(c(m = "model"), "sde_run")
   args <- sde_run_args(environment())
-  m <- sde_model_trusted(m, call)
+  m <- sde_model_trusted(model, call)
   if (isTRUE(m$many) && missing(n)) sde_mb_need_n(m, call) # (R/sde-mb-inputs.R)
   shape <- NULL
   if (is.numeric(n) && length(n) == 2) {

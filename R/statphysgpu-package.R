@@ -37,7 +37,12 @@
 #' | `frequencies` | natural frequencies of oscillators | \eqn{\omega_i}; old `omega` (kuramoto) |
 #' | `precision` | `"single"`, `"mixed"` or `"double"`; a model refuses those it lacks, saying which it has | |
 #' | `method` | the integrator, `"srk2"` (stochastic Heun) or `"euler"` | Algorithm 2 of Januszewski and Kostur (2010); Euler-Maruyama |
-#' | `seed` | the Philox key; `NULL` draws one from R's generator | |
+#' | `seed` | the Philox key (64 bits); `NULL` draws one from R's generator | [xorsat_random()] too, which took a 31-bit Mersenne-Twister seed |
+#' | `model` | the model a run integrates ([sde_run()], [sde_ams()]) | old `m` (sde_run) |
+#' | `walkers` | the branching walkers of one DMC population ([he4_dmc()]; its independent copies are `populations`) | old `replicas` (he4_dmc) |
+#' | `level` | a confidence level only | |
+#' | `success` | the success probability of a time to solution ([tts_estimate()]) | old `level` (tts_estimate, summary of xorsat_qg) |
+#' | `start_edge` | the edge of the start region \eqn{A} of [sde_ams()] (a level of the score) | old `A`; `A` is an adjacency matrix ([kuramoto()]) |
 #' | `backend`, `devices`, `progress` | `"auto"`, `"cpu"` or `"gpu"`; GPU ids; a progress bar (`interactive()` by default) | |
 #'
 #' Results carry the run's settings under the same names (attributes

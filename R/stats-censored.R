@@ -149,9 +149,12 @@ exp_tail_core <- function(value, escaped, from, level, call) {
 #'   censoring); `NULL` for the lower median of the escaped values (see
 #'   [exp_tail_rate()]), which leaves half of the escapes to the tail however
 #'   heavy the censoring. It must not be beyond the largest value.
-#' @return A list with `estimate`, `lower`, `upper`, `se`, `method`,
-#'   `level`, `n`, `n_censored`, and, with censoring, `from` and
-#'   `tail_rate` (\eqn{\hat\lambda}); these two are `NA` without censoring.
+#' @return A list of class `censored_mean` (a bare list in earlier
+#'   versions; the fields are the same) with `estimate`, `lower`, `upper`,
+#'   `se`, `method`, `level`, `n`, `n_censored`, and, with censoring, `from`
+#'   and `tail_rate` (\eqn{\hat\lambda}); these two are `NA` without
+#'   censoring. It has a `print()` method, and `tidy()` and `glance()`
+#'   methods (see [tidiers]).
 #' @references
 #' Klein, J. P. and Moeschberger, M. L. (2003) *Survival Analysis:
 #'   Techniques for Censored and Truncated Data*, 2nd ed. Springer, Sec. 4.5
@@ -180,7 +183,7 @@ censored_mean <- function(value, escaped, level = 0.95, from = NULL) {
     }
     m <- mean(value)
     se <- stats::sd(value) / sqrt(n)
-    return(list(estimate = m, lower = m - z * se, upper = m + z * se,
+    return(censored_mean_result(estimate = m, lower = m - z * se, upper = m + z * se,
                 se = se, method = "sample mean, normal (CLT) interval",
                 level = level, n = n, n_censored = 0L,
                 from = NA_real_, tail_rate = NA_real_))
@@ -220,7 +223,7 @@ censored_mean <- function(value, escaped, level = 0.95, from = NULL) {
   var_km <- sum(A^2 * gw)
   var_tail <- tail_mean^2 / tail$events
   se <- sqrt(var_km + var_tail)
-  list(estimate = est, lower = est * exp(-z * se / est),
+  censored_mean_result(estimate = est, lower = est * exp(-z * se / est),
        upper = est * exp(z * se / est), se = se,
        method = paste0("Kaplan-Meier restricted mean + exponential tail ",
                        "(censored MLE rate), delta-method log-scale interval"),

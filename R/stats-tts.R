@@ -78,7 +78,7 @@ tts_sample <- function(x, solved, unit, call) {
 #' very wide (with Jeffreys' prior and `credible = 0.95` its upper end is
 #' about \eqn{2000\,T}).
 #'
-#' The TTS at a success probability `level` \eqn{p} (TTS99 for
+#' The TTS at a success probability `success` \eqn{p} (TTS99 for
 #' \eqn{p = 0.99}) is the time after which the solver has succeeded with
 #' probability \eqn{p}, \eqn{\tau \ln(1/(1 - p))} (\eqn{\tau \ln 100} for
 #' TTS99), a monotone transform: its median and interval are those of
@@ -89,7 +89,10 @@ tts_sample <- function(x, solved, unit, call) {
 #'   solved) and `solved` (logical), such as the `"xorsat_tts"` results of
 #'   the solver (columns `replica`, `sweeps`, `seconds`, `solved`, `clone`); or
 #'   a numeric vector of run times (non-negative).
-#' @param level Success probability of the reported TTS, in (0, 1).
+#' @param success Success probability of the reported TTS, in (0, 1)
+#'   (0.99: TTS99). Called `level` in earlier versions, a name the package
+#'   keeps for confidence levels: `level` still works, with a warning of
+#'   class `statphysgpu_deprecated`.
 #' @param prior `"jeffreys"` (\eqn{a = 1/2}) or `"uniform"` (\eqn{a = 1});
 #'   \eqn{b = 0} for both.
 #' @param credible Probability of the equal-tailed credible intervals, in
@@ -111,9 +114,12 @@ tts_sample <- function(x, solved, unit, call) {
 #'   for code written before `unit`), `shape` and `rate` (of the gamma
 #'   posterior of \eqn{\lambda}), `tau_mean` (`NA` when \eqn{\alpha \le
 #'   1}), `tau_median`, `tau_lower`, `tau_upper` (mean TTS \eqn{\tau}),
-#'   `level`, `tts` (the posterior median of the TTS at `level`),
+#'   `success`, `tts` (the posterior median of the TTS at `success`),
 #'   `tts_mean`, `tts_lower`, `tts_upper`, `credible`, `prior` and `unit`;
-#'   every time in `unit`.
+#'   every time in `unit`. (The column `success` was called `level`:
+#'   `x$level` still reads it, with a warning of class
+#'   `statphysgpu_deprecated`.)
+#' @param level Deprecated: the old name of `success`.
 #' @references
 #' Jeffreys, H. (1961) *Theory of Probability*, 3rd ed. Oxford, Sec. 3.3
 #'   (the prior \eqn{\lambda^{-1/2}} of a Poisson rate).
@@ -139,14 +145,16 @@ tts_sample <- function(x, solved, unit, call) {
 #' tts_estimate(x)
 #' tts_estimate(x, unit = "seconds")
 #' @export
-tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
-                         credible = 0.95, solved = NULL, unit = NULL) {
+tts_estimate <- function(x, success = 0.99, prior = c("jeffreys", "uniform"),
+                         credible = 0.95, solved = NULL, unit = NULL, level) {
   call <- sys.call()
+  sp_renamed_args(c(level = "success"), "tts_estimate")
   if (is.data.frame(x) && is.null(solved) && length(unique(x[["condition"]])) > 1) {
-    return(tts_estimate_conditions(as.data.frame(x), level, prior, credible, unit, call))
+    return(tts_estimate_conditions(as.data.frame(x), success, prior, credible, unit, call))
   }
   d <- tts_sample(x, solved, unit, call)
-  level <- check_level(level, call = call)
+  success <- check_range(success, "success", 0, 1, lo_open = TRUE, hi_open = TRUE, len = 1,
+                         call = call)
   prior <- check_choice(prior, c("jeffreys", "uniform"), "prior", call = call)
   credible <- check_range(credible, "credible", 0, 1, lo_open = TRUE,
                           hi_open = TRUE, len = 1, call = call)
@@ -160,16 +168,23 @@ tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
   q <- stats::qgamma(c(1 - g, 0.5, g), shape = shape, rate = rate)
   tau <- 1 / q # lower, median, upper
   tau_mean <- if (shape > 1) rate / (shape - 1) else NA_real_
-  factor <- log(1 / (1 - level))
+  factor <- log(1 / (1 - success))
   out <- data.frame(runs = length(d$times), solved = k, total = total,
                     total_seconds = if (d$unit == "seconds") total else NA_real_,
                     shape = shape, rate = rate, tau_mean = tau_mean,
                     tau_median = tau[2], tau_lower = tau[1], tau_upper = tau[3],
-                    level = level, tts = factor * tau[2],
+                    success = success, tts = factor * tau[2],
                     tts_mean = factor * tau_mean, tts_lower = factor * tau[1],
                     tts_upper = factor * tau[3], credible = credible,
                     prior = prior, unit = d$unit)
-  class(out) <- c("tts_estimate", "data.frame")
+  tts_estimate_class(out)
+}
+
+# A tts_estimate() table: its column `success` is still read as `level`
+# (the old name), with a warning (R/results-integrity.R).
+tts_estimate_class <- function(out) {
+  attr(out, "sp_renamed") <- "tts_estimate"
+  class(out) <- c("tts_estimate", "sp_renamed_df", "data.frame")
   out
 }
 
@@ -177,7 +192,7 @@ tts_estimate <- function(x, level = 0.99, prior = c("jeffreys", "uniform"),
 # (a sweep, as xorsat_qg() over p1): one row per condition, in the order of
 # the condition numbers, with the condition and the columns constant within
 # each (its parameters: p1) first.
-tts_estimate_conditions <- function(x, level, prior, credible, unit, call) {
+tts_estimate_conditions <- function(x, success, prior, credible, unit, call) {
   conds <- sort(unique(x$condition))
   per_run <- c("condition", "replica", "run", "sweeps", "seconds", "solved", "clone")
   params <- Filter(function(nm) {
@@ -186,7 +201,7 @@ tts_estimate_conditions <- function(x, level, prior, credible, unit, call) {
   }, names(x))
   rows <- lapply(conds, function(c) {
     y <- x[x$condition == c, setdiff(names(x), "condition"), drop = FALSE]
-    e <- tryCatch(tts_estimate(y, level = level, prior = prior, credible = credible,
+    e <- tryCatch(tts_estimate(y, success = success, prior = prior, credible = credible,
                                unit = unit),
                   error = function(e) {
                     sp_abort(sprintf("condition %s: %s", format(c), sp_cnd_text(e)),
@@ -196,8 +211,8 @@ tts_estimate_conditions <- function(x, level, prior, credible, unit, call) {
   })
   out <- do.call(rbind, rows)
   rownames(out) <- NULL
-  class(out) <- c("tts_estimate", "data.frame")
-  out
+  attr(out, "sp_renamed") <- NULL
+  tts_estimate_class(out)
 }
 
 #' @export
@@ -225,7 +240,7 @@ print.tts_estimate <- function(x, digits = 4, ...) {
                 if (is.na(y$tau_mean)) "undefined" else paste(f(y$tau_mean), u),
                 100 * y$credible, f(y$tau_lower), f(y$tau_upper), u))
     cat(sprintf("  TTS%s (tau ln(1/(1 - %g))): median %s %s, %g%% credible [%s, %s] %s\n",
-                format(100 * y$level), y$level, f(y$tts), u, 100 * y$credible,
+                format(100 * y$success), y$success, f(y$tts), u, 100 * y$credible,
                 f(y$tts_lower), f(y$tts_upper), u))
   }
   invisible(x)

@@ -1,4 +1,5 @@
-# broom's tidy() and glance() for the package's fits and estimates, and
+# broom's tidy() and glance() for the package's fits and estimates (those
+# of summaries, h_check() and censored_mean() in R/tidiers-results.R), and
 # posterior's as_draws() for helium VMC blocks.  The generics live in the
 # packages `generics` and `posterior` (both in Suggests); the methods are
 # registered when those packages are loaded (`S3method(generics::tidy, ...)`
@@ -31,7 +32,7 @@ tidy_check_level <- function(conf.level) {
 #'   `chisq` and `p.value` of the goodness of fit (`NA` without `tau_se`),
 #'   `sigma` (the residual scale) and whether the fit was weighted.
 #' * [tts_estimate()]: per condition, terms `tts` (the time to solution at
-#'   `level`) and `tau` (the mean time to a solution), each its posterior
+#'   the success probability `success`) and `tau` (the mean time to a solution), each its posterior
 #'   median with `conf.low`, `conf.high` the credible interval and `mean`
 #'   the posterior mean; `glance()` the conditions, runs, solved runs and
 #'   the settings.
@@ -45,14 +46,31 @@ tidy_check_level <- function(conf.level) {
 #'   columns first), terms `p`, `mfpt` and `rate` with their jackknife
 #'   standard errors; `glance()` the conditions and replicas.
 #'
+#' * [censored_mean()]: term `mean` with `std.error`, its interval and the
+#'   method; `glance()` the values, censored values and the tail's start and
+#'   rate.
+#' * [h_check()]: per condition, terms `mean_h`, `mean_h2` (the mean at `dt`
+#'   and at `dt/2` with their standard errors), `difference` and `bias_h`
+#'   with the z statistic and its two-sided normal p-value; `glance()` the
+#'   conditions, `dt`, the method, its order and the largest \eqn{|z|}.
+#' * Summaries: `summary()` of escape and passage times (terms `mean`,
+#'   `median`, `tail_rate` per condition), of [he4_vmc()] and [he4_dmc()]
+#'   (one row per observable, the reblocked standard error), of
+#'   [escape_rate_ams()] and [sde_ams()] (as the result), of
+#'   [xorsat_qg()] (the [tts_estimate()] terms, per value of `p1`), of
+#'   [driven_brownian()] (terms `v`, `D_eff`, `v2`), of [kuramoto()] (term
+#'   `r`) and of [lrmd()] (its table, one row per replica); `glance()` one
+#'   row of counts and settings each.
+#'
 #' @param x A result of one of the functions above.
 #' @param conf.int Whether to add `conf.low` and `conf.high`.
 #' @param conf.level The level of the interval.
 #' @param ... Unused.
-#' @return A data frame (a tibble is not needed: broom's consumers take data
-#'   frames). `tidy()` of an empty result (`x[0, ]`) has no rows and the
-#'   columns of any other; `glance()` of it is its one row (as broom's
-#'   always is), with no conditions and no replicas.
+#' @return A tibble, as broom's tidiers return, where the tibble package is
+#'   installed (it is in Suggests; wherever broom is, tibble is), else a
+#'   data frame with the same columns. `tidy()` of an empty result
+#'   (`x[0, ]`) has no rows and the columns of any other; `glance()` of it is
+#'   its one row (as broom's always is), with no conditions and no replicas.
 #' @name tidiers
 #' @examples
 #' if (requireNamespace("generics", quietly = TRUE)) {
@@ -79,21 +97,22 @@ tidy.arrhenius_fit <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
   if (isTRUE(conf.int)) {
     out <- cbind(out, tidy_interval(out$estimate, se, tidy_check_level(conf.level), df))
   }
-  out
+  sp_tibble(out)
 }
 
 #' @rdname tidiers
 #' @exportS3Method generics::glance
 glance.arrhenius_fit <- function(x, ...) {
-  data.frame(nobs = length(x$theta), df = x$df, sigma = sqrt(sum(x$residuals^2) / x$df),
-             chisq = x$chisq, p.value = x$p_value, weighted = isTRUE(x$weighted),
-             prefactor_power = x$prefactor_power)
+  sp_tibble(data.frame(nobs = length(x$theta), df = x$df,
+                       sigma = sqrt(sum(x$residuals^2) / x$df), chisq = x$chisq,
+                       p.value = x$p_value, weighted = isTRUE(x$weighted),
+                       prefactor_power = x$prefactor_power))
 }
 
 # The columns of a tts_estimate() table that describe its conditions.
 tts_condition_columns <- function(x) {
   own <- c("runs", "solved", "total", "total_seconds", "shape", "rate", "tau_mean",
-           "tau_median", "tau_lower", "tau_upper", "level", "tts", "tts_mean",
+           "tau_median", "tau_lower", "tau_upper", "success", "level", "tts", "tts_mean",
            "tts_lower", "tts_upper", "credible", "prior", "unit")
   setdiff(names(x), own)
 }
@@ -117,17 +136,16 @@ tidy.tts_estimate <- function(x, conf.int = TRUE, ...) {
   out <- rbind(one("tts", d$tts, d$tts_mean, d$tts_lower, d$tts_upper),
                one("tau", d$tau_median, d$tau_mean, d$tau_lower, d$tau_upper))
   if ("condition" %in% names(out)) out <- out[order(out$condition), , drop = FALSE]
-  rownames(out) <- NULL
-  out
+  sp_tibble(out)
 }
 
 #' @rdname tidiers
 #' @exportS3Method generics::glance
 glance.tts_estimate <- function(x, ...) {
   d <- as.data.frame(unclass(x), stringsAsFactors = FALSE)
-  data.frame(conditions = nrow(d), runs = sum(d$runs), solved = sum(d$solved),
-             level = d$level[1], credible = d$credible[1], prior = d$prior[1],
-             unit = d$unit[1], stringsAsFactors = FALSE)
+  sp_tibble(data.frame(conditions = nrow(d), runs = sum(d$runs), solved = sum(d$solved),
+                       success = d$success[1], credible = d$credible[1], prior = d$prior[1],
+                       unit = d$unit[1], stringsAsFactors = FALSE))
 }
 
 #' @rdname tidiers
@@ -143,7 +161,7 @@ tidy.tts_scaling <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
     out <- cbind(out, tidy_interval(out$estimate, out$std.error,
                                     tidy_check_level(conf.level), x$df))
   }
-  out
+  sp_tibble(out)
 }
 
 #' @rdname tidiers
@@ -153,10 +171,10 @@ glance.tts_scaling <- function(x, ...) {
   w <- x$data$weight
   r <- stats::residuals(x$fit)
   yw <- sum(w * y) / sum(w)
-  data.frame(nobs = nrow(x$data), df.residual = x$df, sigma = x$sigma,
-             r.squared = 1 - sum(w * r^2) / sum(w * (y - yw)^2),
-             unit = if (is.null(x$unit)) NA_character_ else x$unit,
-             stringsAsFactors = FALSE)
+  sp_tibble(data.frame(nobs = nrow(x$data), df.residual = x$df, sigma = x$sigma,
+                       r.squared = 1 - sum(w * r^2) / sum(w * (y - yw)^2),
+                       unit = if (is.null(x$unit)) NA_character_ else x$unit,
+                       stringsAsFactors = FALSE))
 }
 
 #' @rdname tidiers
@@ -168,17 +186,18 @@ tidy.sp_reblock <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
     out <- cbind(out, tidy_interval(out$estimate, out$std.error,
                                     tidy_check_level(conf.level)))
   }
-  out
+  sp_tibble(out)
 }
 
 #' @rdname tidiers
 #' @exportS3Method generics::glance
 glance.sp_reblock <- function(x, ...) {
   k <- which(x$optimal)
-  data.frame(nobs = attr(x, "n", exact = TRUE), chains = attr(x, "chains", exact = TRUE),
-             levels = nrow(x), optimal_level = if (length(k)) x$level[k] else NA_integer_,
-             estimate = if (length(k)) x$mean[k] else NA_real_,
-             std.error = if (length(k)) x$se[k] else NA_real_)
+  sp_tibble(data.frame(nobs = attr(x, "n", exact = TRUE),
+                       chains = attr(x, "chains", exact = TRUE), levels = nrow(x),
+                       optimal_level = if (length(k)) x$level[k] else NA_integer_,
+                       estimate = if (length(k)) x$mean[k] else NA_real_,
+                       std.error = if (length(k)) x$se[k] else NA_real_))
 }
 
 #' @rdname tidiers
@@ -197,14 +216,12 @@ tidy.escape_rate_ams <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
     }
     if (ncol(grid)) cbind(grid, out) else out
   })
-  out <- do.call(rbind, rows)
-  rownames(out) <- NULL
-  out
+  sp_tibble(do.call(rbind, rows))
 }
 
 #' @rdname tidiers
 #' @exportS3Method generics::glance
 glance.escape_rate_ams <- function(x, ...) {
   d <- as.data.frame(x)
-  data.frame(conditions = nrow(d), replicas = sum(d$replicas))
+  sp_tibble(data.frame(conditions = nrow(d), replicas = sum(d$replicas)))
 }

@@ -362,17 +362,27 @@ decode_2body <- function(d, file, call) {
 #' triples sorted to find the repeated ones) and a few rounds suffice: about
 #' 1 s at \eqn{N = 10^6} and 10 s at \eqn{10^7}.
 #'
-#' The randomness is R's: with a `seed`, it runs under
-#' `set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
-#' sample.kind = "Rejection")` and restores the caller's random number
-#' state afterwards, so the instance depends on `seed` only; with
-#' `seed = NULL` it draws from (and advances) the current stream.
+#' The randomness is the package's Philox stream under the 64-bit key
+#' `seed`, as for every simulator (see [philox]): the shuffle, the repairs
+#' and the planted assignment draw from Philox purpose 40 of
+#' `inst/cuda/sp_streams.h` (streams 0, 2, 3, ... and 1), on the CPU, so
+#' the instance depends on `seed` and `N` only, on every machine, and R's
+#' random number state is not touched. `seed = NULL` draws the key from
+#' R's generator with [sp_seed()] (so `set.seed()` makes the call
+#' reproducible) and records it in the instance's name.
+#'
+#' Earlier development versions drew the instance with R's Mersenne-Twister
+#' under a 31-bit `seed`: the same `seed` now gives another instance (of the
+#' same law). An instance of those versions is reproduced by running that
+#' version; this one does not keep the old generator.
 #'
 #' @param N Number of spins and of equations, a whole number \eqn{\ge 4}.
-#' @param seed `NULL`, or a whole number in \eqn{[0, 2^{31})}.
+#' @param seed The Philox key: a whole number in \eqn{[0, 2^{64})}, a
+#'   hexadecimal string of up to 16 digits, or `NULL` to draw one from R's
+#'   generator ([sp_seed()]).
 #' @return An object of class `"xorsat"` (see [read_xorsat()]) with name
-#'   `"random(N, seed)"` (`"random(N)"` without a seed) and `planted` the
-#'   planted assignment (`TRUE` = spin down).
+#'   `"random(N, seed)"` (the seed drawn when `seed = NULL`) and `planted`
+#'   the planted assignment (`TRUE` = spin down).
 #' @examples
 #' x <- xorsat_random(100, seed = 1)
 #' x
@@ -382,43 +392,65 @@ decode_2body <- function(d, file, call) {
 xorsat_random <- function(N, seed = NULL) {
   call <- sys.call()
   N <- check_whole(N, "N", lo = 4, hi = 1e7, call = call)
-  if (!is.null(seed)) seed <- check_whole(seed, "seed", 0, 2^31 - 1, call = call)
+  given <- seed
+  seed <- resolve_seed(seed, call = call) # NULL: drawn with sp_seed()
   N <- as.integer(N)
-  draw <- function() {
-    stubs <- sample(rep(seq_len(N), 3))
-    m <- matrix(stubs, ncol = 3, byrow = TRUE)
-    tries <- 0
-    repeat {
-      ms <- xorsat_sort_rows(m)
-      bad <- xorsat_bad_rows(ms, N)
-      if (!any(bad)) break
-      tries <- tries + 1
-      if (tries > 1000) {
-        sp_abort(sprintf("Could not draw a simple 3-regular hypergraph on N = %d spins.",
-                         N), call = call)
-      }
-      for (r in which(bad)) {
-        k <- sample.int(3, 1)
-        q <- sample.int(3 * N, 1) # any copy, by its linear index
-        v <- m[r, k]; m[r, k] <- m[q]; m[q] <- v
-      }
+  # Philox purpose 40 (SP_PURPOSE_XORSAT_INSTANCE) through the raw space
+  # (draw offset = purpose 2^58 + 4 block), stream s
+  draws <- function(n, stream, from = 0) {
+    off <- u64_to_hex(c(from, XORSAT_INSTANCE_PURPOSE * 2^26))
+    philox_draw(0L, n, u64_to_hex(seed), stream, off, "double", "cpu", NULL, call)
+  }
+  # a uniform whole number in 1..k for each 32-bit draw u (k <= 3e7: exact)
+  pick <- function(u, k) pmin(floor(u * k / 2^32), k - 1) + 1
+  # the configuration model: 3N copies in a random order, by 53-bit keys
+  # (two draws a copy; ties, of probability < 0.1 at N = 1e7, keep their
+  # order), drawn in slices to bound the memory
+  nc <- 3L * N
+  key <- numeric(nc)
+  slice <- 2^22
+  for (a in seq(1, nc, by = slice)) {
+    b <- min(nc, a + slice - 1)
+    u <- draws(2 * (b - a + 1), 0, 2 * (a - 1))
+    key[a:b] <- u[c(TRUE, FALSE)] * 2^21 + floor(u[c(FALSE, TRUE)] / 2^11)
+  }
+  stubs <- rep(seq_len(N), 3)[order(key, method = "radix")]
+  rm(key)
+  m <- matrix(stubs, ncol = 3, byrow = TRUE)
+  tries <- 0
+  repeat {
+    ms <- xorsat_sort_rows(m)
+    bad <- xorsat_bad_rows(ms, N)
+    if (!any(bad)) break
+    tries <- tries + 1
+    if (tries > 1000) {
+      sp_abort(sprintf("Could not draw a simple 3-regular hypergraph on N = %d spins.",
+                       N), call = call)
     }
-    eq <- ms
-    planted <- sample(c(TRUE, FALSE), N, replace = TRUE)
-    s <- ifelse(planted, -1L, 1L)
-    J <- s[eq[, 1]] * s[eq[, 2]] * s[eq[, 3]]
-    list(eq = eq, J = as.integer(J), planted = planted)
+    rows <- which(bad)
+    u <- draws(2 * length(rows), 1 + tries) # round t: stream t + 1
+    ks <- pick(u[c(TRUE, FALSE)], 3)
+    qs <- pick(u[c(FALSE, TRUE)], nc) # any copy, by its linear index
+    for (i in seq_along(rows)) {
+      r <- rows[i]; k <- ks[i]; q <- qs[i]
+      v <- m[r, k]; m[r, k] <- m[q]; m[q] <- v
+    }
   }
-  # R's RNG seeded by `seed` (the default kinds), the caller's state and
-  # kinds restored afterwards
-  r <- if (is.null(seed)) draw() else {
-    withr::with_seed(seed, draw(), .rng_kind = "Mersenne-Twister",
-                     .rng_normal_kind = "Inversion", .rng_sample_kind = "Rejection")
-  }
-  new_xorsat(r$eq, r$J,
-             if (is.null(seed)) sprintf("random(%d)", N)
-             else sprintf("random(%d, %s)", N, format(seed, scientific = FALSE)),
-             r$planted)
+  planted <- draws(N, 1) >= 2^31
+  s <- ifelse(planted, -1L, 1L)
+  J <- s[ms[, 1]] * s[ms[, 2]] * s[ms[, 3]]
+  shown <- if (is.character(given)) given else u64_to_decimal(seed)
+  new_xorsat(ms, as.integer(J), sprintf("random(%d, %s)", N, shown), planted)
+}
+
+# The Philox purpose of xorsat_random() (SP_PURPOSE_XORSAT_INSTANCE of
+# inst/cuda/sp_streams.h).
+XORSAT_INSTANCE_PURPOSE <- 40
+
+# A 64-bit c(lo, hi) pair in decimal: exact below 2^53, else its hex form.
+u64_to_decimal <- function(p) {
+  v <- u64_to_double(p)
+  if (v < 2^53) format(v, scientific = FALSE) else u64_to_hex(p)
 }
 
 # The rows of an integer matrix of three columns, each sorted increasing

@@ -108,7 +108,7 @@ user_model <- function(backend, ratio, particles, replicas, k, label) {
   m <- bench_sde_washboard(V0, beta, g, ratio)
   phiA <- statphysgpu:::ams_phi_A(NULL, data.frame(gamma = g, V0 = V0, theta = th), NULL)
   one <- function(particles, replicas, seed, kk = k) {
-    sde_ams(m, ~ x, A = phiA, B = NULL, init = list(x = asin(g), v = 0), dt = dt,
+    sde_ams(m, ~ x, start_edge = phiA, B = NULL, init = list(x = asin(g), v = 0), dt = dt,
             particles = particles, replicas = replicas, k = kk, seed = seed, backend = backend,
             progress = FALSE)
   }

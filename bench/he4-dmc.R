@@ -51,7 +51,7 @@ t_sigma2 <- function(x, frac) {
 if (what == "cpu") {
   dev <- cpu_device()
   v <- vmc_start(64, "cpu", sp_threads())
-  x <- he4_dmc(64, dt = 0.001, replicas = 200, blocks = 10, block_steps = 20,
+  x <- he4_dmc(64, dt = 0.001, walkers = 200, blocks = 10, block_steps = 20,
                equilibration = 50, init = v, seed = 2, backend = "cpu", progress = FALSE)
   gens <- 250 * mean(x$population)
   add("CPU, N = 64: walker generations per second", gens / attr(x, "seconds"), "1/s")
@@ -65,7 +65,7 @@ if (what == "cpu") {
 d <- gpu_first()
 dev <- d$name[1]
 sms <- d$multiprocessors[1]
-invisible(he4_dmc(32, dt = 0.002, replicas = 32, blocks = 1, block_steps = 2,
+invisible(he4_dmc(32, dt = 0.002, walkers = 32, blocks = 1, block_steps = 2,
                   equilibration = 0, seed = 1, backend = "gpu", progress = FALSE)) # compile
 
 if (what %in% c("all", "speed")) {
@@ -76,7 +76,7 @@ if (what %in% c("all", "speed")) {
   eq <- 400
   blocks <- 20
   bs <- 50
-  x <- he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = blocks, block_steps = bs,
+  x <- he4_dmc(n, density = rho, dt = dt, walkers = P, blocks = blocks, block_steps = bs,
                equilibration = eq, init = v, seed = 2, backend = "gpu", progress = FALSE)
   frac <- blocks * bs / (eq + blocks * bs)
   ts <- t_sigma2(x, frac)
@@ -94,7 +94,7 @@ if (what %in% c("all", "speed")) {
   # simulator (issue 22's bound: wall <= 1.1 engine + 0.15 s): a 200-generation
   # continuation of the run above
   wall <- system.time(
-    xw <- he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = 4, block_steps = 50,
+    xw <- he4_dmc(n, density = rho, dt = dt, walkers = P, blocks = 4, block_steps = 50,
                   equilibration = 0, init = x, backend = "gpu", progress = FALSE))[["elapsed"]]
   eng <- attr(xw, "seconds")
   add("GPU: whole call seconds / engine seconds (200 generations)", wall / eng, "",
@@ -102,7 +102,7 @@ if (what %in% c("all", "speed")) {
   add("GPU: wall / (1.1 engine + 0.15 s), at most 1 (issue 22)", wall / (1.1 * eng + 0.15), "")
   if (nrow(d) >= 2) {
     run2 <- function(devs) {
-      he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = 2, block_steps = 100,
+      he4_dmc(n, density = rho, dt = dt, walkers = P, blocks = 2, block_steps = 100,
               equilibration = 0, populations = 2, seed = 3, backend = "gpu",
               devices = devs, init = NULL, progress = FALSE)
     }
@@ -124,7 +124,7 @@ if (what %in% c("all", "energy")) {
   tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
   one <- function(dt, P, eq = ceiling(tau_eq / dt), blocks = 30,
                   bs = ceiling(tau_rec / (30 * dt)), eff = TRUE) {
-    he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = blocks,
+    he4_dmc(n, density = rho, dt = dt, walkers = P, target_population = P, blocks = blocks,
             block_steps = bs, equilibration = eq, init = v, seed = length(runs) + 10,
             effective_step = eff, backend = "gpu", progress = FALSE)
   }
@@ -166,7 +166,7 @@ if (what %in% c("size")) {
   tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 3))
   for (n in as.numeric(strsplit(Sys.getenv("SP_DMC_NS", "64,108,256"), ",")[[1]])) {
     v <- vmc_start(n, "gpu", 16 * sms)
-    x <- he4_dmc(n, density = rho, dt = dt, replicas = 2000, target_population = 2000,
+    x <- he4_dmc(n, density = rho, dt = dt, walkers = 2000, target_population = 2000,
                  blocks = 30, block_steps = ceiling(tau_rec / (30 * dt)),
                  equilibration = ceiling(tau_eq / dt), init = v, seed = 20 + n,
                  backend = "gpu", progress = FALSE)
@@ -187,7 +187,7 @@ if (what %in% c("pop")) {
   dt <- 0.0005
   v <- vmc_start(n, "gpu", 16 * sms)
   one <- function(P, fb = 0.1) {
-    x <- he4_dmc(n, density = rho, dt = dt, replicas = P, target_population = P, blocks = 30,
+    x <- he4_dmc(n, density = rho, dt = dt, walkers = P, target_population = P, blocks = 30,
                  block_steps = ceiling(3 / (30 * dt)), equilibration = ceiling(2 / dt), init = v,
                  feedback = fb, seed = 40 + P, backend = "gpu", progress = FALSE)
     s <- summary(x)

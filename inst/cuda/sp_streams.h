@@ -82,6 +82,12 @@ enum { SP_PURPOSE_SDE_BRIDGE = 17 };
  * uniforms of the accept/reject test (x) and of the branching (y). */
 enum { SP_PURPOSE_DMC_MOVE = 30 };
 
+/* 3-XORSAT instances (xorsat_random(), drawn in R through the raw space of
+ * philox_uint32() at offset 40 2^58): stream 0 the shuffle of the 3N
+ * copies (two draws a copy), stream 1 the planted assignment, stream
+ * t + 1 the repairs of round t.  Below 64, as the raw space reaches. */
+enum { SP_PURPOSE_XORSAT_INSTANCE = 40 };
+
 #define SP_PURPOSE_SHIFT 24
 #define SP_REPLICA_BITS 40
 

@@ -70,7 +70,7 @@ expect_passage_at_first_crossing <- function(backend, precision, method, n = 300
   bm <- sde_model(drift = list(x = ~ mu), noise = list(x = ~ s), params = c(mu = 1, s = 1),
                   stop = ~ x > 1, name = "bmlevel")
   dt <- 0.01; t_max <- 2.5; kmax <- round(t_max / dt)
-  args <- list(m = bm, replicas = n, init = list(x = 0), dt = dt, t_max = t_max, seed = 9,
+  args <- list(model = bm, replicas = n, init = list(x = 0), dt = dt, t_max = t_max, seed = 9,
                method = method, precision = precision, backend = backend, progress = FALSE,
                bridge = FALSE) # the crossings seen at the steps (the bridge: its own test)
   p <- do.call(sde_run, args)

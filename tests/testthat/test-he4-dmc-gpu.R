@@ -8,7 +8,7 @@
 # host only (skip_if_no_gpu()).
 
 dmc_small <- function(backend, ...) {
-  he4_dmc(32, dt = 0.002, replicas = 48, target_population = 48, blocks = 3,
+  he4_dmc(32, dt = 0.002, walkers = 48, target_population = 48, blocks = 3,
           block_steps = 4, equilibration = 4, seed = 21, backend = backend,
           progress = FALSE, ...)
 }
@@ -71,7 +71,7 @@ test_that("GPU = CPU walker by walker with branching (births, deaths, prefix sum
   expect_equal(dmc_df(c2)[-1], dmc_df(gpu)[gpu$replica == 2, -1], tolerance = 1e-9,
                ignore_attr = TRUE)
   # continuing on the GPU is one longer run (the CPU's, here)
-  a <- he4_dmc(32, dt = 0.002, replicas = 48, target_population = 48, blocks = 2,
+  a <- he4_dmc(32, dt = 0.002, walkers = 48, target_population = 48, blocks = 2,
                block_steps = 4, equilibration = 4, seed = 21, backend = "gpu",
                progress = FALSE, populations = 2)
   b <- he4_dmc(blocks = 1, block_steps = 4, equilibration = 0, init = a, backend = "gpu",
@@ -97,7 +97,7 @@ test_that("a GPU population run at other seeds has the CPU's law", {
   # by a normal variable of sd sqrt(var_a / 4 + var_b / 4) (the populations
   # are independent); accept |z| < 4
   run <- function(backend, seed) {
-    he4_dmc(32, dt = 0.002, replicas = 150, blocks = 12, block_steps = 20,
+    he4_dmc(32, dt = 0.002, walkers = 150, blocks = 12, block_steps = 20,
             equilibration = 100, populations = 4, seed = seed, backend = backend,
             progress = FALSE)
   }

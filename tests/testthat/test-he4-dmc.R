@@ -114,7 +114,7 @@ test_that("a generation equals the R reference, weights only and branching", {
   frozen_ok <- function(e) suppressWarnings(e, classes = "statphysgpu_frozen_walkers")
   for (cfg in list(c(FALSE, TRUE), c(TRUE, TRUE), c(TRUE, FALSE))) {
     branching <- cfg[1]
-    d <- frozen_ok(he4_dmc(dt = 0.03, replicas = 6, target_population = 6, blocks = 1,
+    d <- frozen_ok(he4_dmc(dt = 0.03, walkers = 6, target_population = 6, blocks = 1,
                            block_steps = 1, equilibration = 0, branching = branching,
                            effective_step = cfg[2], feedback = 0.3, init = v, seed = 11,
                            backend = "cpu"))
@@ -148,7 +148,7 @@ test_that("a generation equals the R reference, weights only and branching", {
 })
 
 test_that("the effective time step's sums continue, and start afresh from an older state", {
-  d <- he4_dmc(8, dt = 0.03, replicas = 6, blocks = 1, block_steps = 3, equilibration = 0,
+  d <- he4_dmc(8, dt = 0.03, walkers = 6, blocks = 1, block_steps = 3, equilibration = 0,
                seed = 12, backend = "cpu")
   st <- attr(d, "state")
   # 3 generations of 6 walkers with 3 n normals each: sum |xi|^2 near 3 * 6 * 24
@@ -179,7 +179,7 @@ test_that("the effective time step's sums continue, and start afresh from an old
 })
 
 test_that("the plain algorithm accepts every move", {
-  d <- he4_dmc(8, dt = 0.01, replicas = 4, blocks = 1, block_steps = 1, equilibration = 0,
+  d <- he4_dmc(8, dt = 0.01, walkers = 4, blocks = 1, block_steps = 1, equilibration = 0,
                accept = FALSE, drift_limit = 0, seed = 3, backend = "cpu")
   ref <- dmc_ref_generation(d)
   d2 <- dmc_next(d)
@@ -199,7 +199,7 @@ dmc_df <- function(x, keep = TRUE) {
 test_that("the number of threads does not change the populations", {
   # N = 64 and 128 walkers: enough pair terms a generation for two threads
   # (the engine takes one thread per 2.5e5)
-  args <- list(64, dt = 0.001, replicas = 128, blocks = 2, block_steps = 2, equilibration = 1,
+  args <- list(64, dt = 0.001, walkers = 128, blocks = 2, block_steps = 2, equilibration = 1,
                populations = 2, seed = 4, backend = "cpu")
   old <- sp_threads()
   on.exit(sp_threads(old))
@@ -212,7 +212,7 @@ test_that("the number of threads does not change the populations", {
 })
 
 test_that("chunks and continuation do not change the populations", {
-  args <- list(16, dt = 0.002, replicas = 20, blocks = 4, block_steps = 5, equilibration = 5,
+  args <- list(16, dt = 0.002, walkers = 20, blocks = 4, block_steps = 5, equilibration = 5,
                seed = 5, backend = "cpu")
   one <- do.call(he4_dmc, c(args, populations = 2))
   # population 2 alone, as a chunk, and the chunks combined
@@ -232,7 +232,7 @@ test_that("chunks and continuation do not change the populations", {
 })
 
 test_that("population control holds the population near its target", {
-  d <- he4_dmc(16, dt = 0.002, replicas = 40, target_population = 80, blocks = 12,
+  d <- he4_dmc(16, dt = 0.002, walkers = 40, target_population = 80, blocks = 12,
                block_steps = 10, equilibration = 50, feedback = 0.2, seed = 7,
                backend = "cpu")
   # the population relaxes within some 1/feedback generations from 40; its
@@ -247,7 +247,7 @@ test_that("population control holds the population near its target", {
 test_that("the DMC energy lies below the VMC energy of its guide", {
   v <- he4_vmc(16, replicas = 8, blocks = 16, block_sweeps = 20, equilibration = 100,
                seed = 8, backend = "cpu", precision = "double")
-  d <- he4_dmc(dt = 0.002, replicas = 60, blocks = 12, block_steps = 15, equilibration = 40,
+  d <- he4_dmc(dt = 0.002, walkers = 60, blocks = 12, block_steps = 15, equilibration = 40,
                init = v, seed = 9, backend = "cpu")
   sv <- summary(v)
   sd <- summary(d)
@@ -276,7 +276,7 @@ test_that("two atoms in a box: DMC reaches the exact ground state (its guide 83 
   skip_if_second_build("the known answer is checked in the main build's tests")
   exact <- -0.3168004
   L <- 10
-  d <- he4_dmc(2, density = 2 / L^3, dt = 0.001, replicas = 1000, blocks = 20,
+  d <- he4_dmc(2, density = 2 / L^3, dt = 0.001, walkers = 1000, blocks = 20,
                block_steps = 500, equilibration = 1000, seed = 12, backend = "cpu")
   s <- summary(d)
   se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
@@ -326,13 +326,13 @@ test_that("he4_dmc_extrapolate() recovers E0 from runs with a known bias", {
 
 test_that("bad input is refused with a message naming the argument", {
   expect_error(he4_dmc(16, dt = -1, backend = "cpu"), "`dt`")
-  expect_error(he4_dmc(16, replicas = 0, backend = "cpu"), "`replicas`")
+  expect_error(he4_dmc(16, walkers = 0, backend = "cpu"), "`walkers`")
   expect_error(he4_dmc(16, feedback = -1, backend = "cpu"), "`feedback`")
   expect_error(he4_dmc(16, energy_cut = NA, backend = "cpu"), "`energy_cut`")
   expect_error(he4_dmc(16, init = 3, backend = "cpu"), "`init`")
   expect_error(he4_dmc(2, backend = "cpu"), "too small")
   expect_error(he4_dmc_extrapolate(list(1)), "`runs`")
-  d <- he4_dmc(16, dt = 0.002, replicas = 4, blocks = 1, block_steps = 1, equilibration = 0,
+  d <- he4_dmc(16, dt = 0.002, walkers = 4, blocks = 1, block_steps = 1, equilibration = 0,
                seed = 1, backend = "cpu")
   expect_error(he4_dmc(density = 0.02, init = d, backend = "cpu"), "continue it")
   expect_error(he4_dmc(init = d, seed = 2, backend = "cpu"), "`seed` differs")
@@ -346,7 +346,7 @@ test_that("bad input is refused with a message naming the argument", {
 # (first_population the chunks' first), a tiny box, few generations.
 dmc_run <- function(n, first = 1, seed = 1, backend = "cpu", ...) {
   do.call(he4_dmc, modifyList(list(
-    n = 16, dt = 0.002, replicas = 10, blocks = 2, block_steps = 3, equilibration = 2,
+    n = 16, dt = 0.002, walkers = 10, blocks = 2, block_steps = 3, equilibration = 2,
     populations = n, first_population = first, seed = seed, backend = backend,
     progress = FALSE), list(...)))
 }
@@ -371,11 +371,11 @@ engine_contract_tests(list(
     # N = 64, 200 walkers: some 10 ms a generation on a CPU thread, so that
     # 4000 blocks of 5 run for minutes; the GPU finishes blocks within the
     # 1.5 s too
-    he4_dmc(64, dt = 0.001, replicas = 200, blocks = dmc_long_blocks(backend), block_steps = 5,
+    he4_dmc(64, dt = 0.001, walkers = 200, blocks = dmc_long_blocks(backend), block_steps = 5,
             equilibration = 2, populations = 2, seed = 1, backend = backend, progress = FALSE)
   },
   warm = function(backend) {
-    he4_dmc(16, dt = 0.002, replicas = 8, blocks = 1, block_steps = 1, equilibration = 0,
+    he4_dmc(16, dt = 0.002, walkers = 8, blocks = 1, block_steps = 1, equilibration = 0,
             seed = 1, backend = backend, progress = FALSE)
   },
   partial = function(x, backend) {
@@ -391,7 +391,7 @@ engine_contract_tests(list(
     q <- which.min(done)
     nxt <- he4_dmc(blocks = 1, block_steps = 5, equilibration = 0, init = x,
                    backend = backend, progress = FALSE)
-    fresh <- he4_dmc(64, dt = 0.001, replicas = 200, blocks = done[q] + 1, block_steps = 5,
+    fresh <- he4_dmc(64, dt = 0.001, walkers = 200, blocks = done[q] + 1, block_steps = 5,
                      equilibration = 2, first_population = q, seed = attr(x, "seed_hex"),
                      backend = backend, progress = FALSE)
     expect_equal(nxt$energy[nxt$replica == q], fresh$energy[done[q] + 1],

@@ -22,7 +22,7 @@ test_that("GPU sde_ams() results do not depend on the launches", {
   skip_if_no_gpu()
   m <- sde_cubic()
   run <- function(backend) {
-    attr(sde_ams(m, score = ~ x, A = 0.15, B = 1, init = list(x = ~ rnorm(0, 0.1)),
+    attr(sde_ams(m, score = ~ x, start_edge = 0.15, B = 1, init = list(x = ~ rnorm(0, 0.1)),
                  dt = 0.01, particles = 30, replicas = 3, seed = 3, equilibration = 1,
                  backend = backend, precision = "double", progress = FALSE), "replicas_table")
   }

@@ -83,7 +83,7 @@ test_that("sde_ams() results do not depend on the rounds", {
   skip_if_no_cc()
   m <- sde_cubic()
   run <- function() {
-    attr(sde_ams(m, score = ~ x, A = 0.15, B = 1, init = list(x = ~ rnorm(0, 0.1)),
+    attr(sde_ams(m, score = ~ x, start_edge = 0.15, B = 1, init = list(x = ~ rnorm(0, 0.1)),
                  dt = 0.01, particles = 30, replicas = 3, seed = 3, equilibration = 1,
                  backend = "cpu", precision = "double", progress = FALSE), "replicas_table")
   }
@@ -125,7 +125,7 @@ test_that("escape_rate_ams(): a threshold out of reach is refused, a far one tol
 test_that("sde_ams(): noise set to zero through `params` is refused", {
   skip_on_os("windows")
   m <- sde_cubic()
-  args <- list(m, score = ~ x, A = 0.15, B = 1, init = list(x = 0), dt = 0.01,
+  args <- list(m, score = ~ x, start_edge = 0.15, B = 1, init = list(x = 0), dt = 0.01,
                particles = 10, replicas = 2, backend = "cpu", progress = FALSE)
   # a state-dependent noise that vanishes at a start where the drift does too
   m2 <- sde_model(drift = list(x = ~ -x + x^2), noise = list(x = ~ s * x),
@@ -136,7 +136,7 @@ test_that("sde_ams(): noise set to zero through `params` is refused", {
                          error = identity),
          grid = tryCatch(do.call(sde_ams, c(args, list(params = list(theta = c(0.05, 0))))),
                          error = identity),
-         rest = tryCatch(sde_ams(m2, score = ~ x, A = 0.15, B = 1, init = list(x = 0), dt = 0.01,
+         rest = tryCatch(sde_ams(m2, score = ~ x, start_edge = 0.15, B = 1, init = list(x = 0), dt = 0.01,
                                  particles = 10, replicas = 2, backend = "cpu",
                                  progress = FALSE),
                          error = identity))
@@ -160,7 +160,7 @@ test_that("sde_ams(): a long trajectory that comes to rest stops the run with an
   m <- sde_model(drift = list(x = ~ -x), noise = list(x = ~ s * x), params = c(s = 0.1),
                  name = "decay")
   r <- run_with_deadline(function() {
-    sde_ams(m, score = ~ x, A = 0.5, B = 1, init = list(x = 0.1), dt = 0.01, particles = 4,
+    sde_ams(m, score = ~ x, start_edge = 0.5, B = 1, init = list(x = 0.1), dt = 0.01, particles = 4,
             replicas = 1, seed = 1, backend = "cpu", precision = "double", method = "euler",
             progress = FALSE, k = 1)
   }, deadline = 60)
@@ -246,15 +246,15 @@ test_that("he4_dmc(): populations too large are refused up front, naming the arg
   expect_error(he4_dmc(target_population = 1e12, backend = "cpu"),
                "`target_population` \\(1e\\+12\\) must be at most 2\\^30 - 32",
                class = "statphysgpu_error")
-  # replicas = 1e9 (the target defaults to it): the memory, before any array
-  expect_error(he4_dmc(replicas = 1e9, backend = "cpu"),
-               "would need up to about .* of memory.*use a smaller `replicas` \\(and `target_population`",
+  # walkers = 1e9 (the target defaults to it): the memory, before any array
+  expect_error(he4_dmc(walkers = 1e9, backend = "cpu"),
+               "would need up to about .* of memory.*use a smaller `walkers` \\(and `target_population`",
                class = "statphysgpu_error")
-  expect_error(he4_dmc(replicas = 100, target_population = 1e8, backend = "cpu"),
+  expect_error(he4_dmc(walkers = 100, target_population = 1e8, backend = "cpu"),
                "200,000,000 walkers each.*use a smaller `target_population`",
                class = "statphysgpu_error")
-  expect_error(he4_dmc(replicas = 1e8, target_population = 100, backend = "cpu"),
-               "use a smaller `replicas` \\(at most about",
+  expect_error(he4_dmc(walkers = 1e8, target_population = 100, backend = "cpu"),
+               "use a smaller `walkers` \\(at most about",
                class = "statphysgpu_error")
 })
 

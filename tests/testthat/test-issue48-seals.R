@@ -259,10 +259,10 @@ test_that("tampered he4_vmc() and he4_dmc() results end in a refusal", {
                                              equilibration = 0, backend = "cpu",
                                              progress = FALSE))
   # a VMC result starts a DMC run: the same seal
-  expect_tamper_proof(v, function(y) he4_dmc(init = y, replicas = 2, blocks = 1,
+  expect_tamper_proof(v, function(y) he4_dmc(init = y, walkers = 2, blocks = 1,
                                              block_steps = 1, equilibration = 0, seed = 1,
                                              backend = "cpu", progress = FALSE))
-  d <- he4_dmc(8, dt = 0.01, replicas = 3, blocks = 1, block_steps = 1, equilibration = 0,
+  d <- he4_dmc(8, dt = 0.01, walkers = 3, blocks = 1, block_steps = 1, equilibration = 0,
                seed = 1, backend = "cpu", progress = FALSE)
   expect_tamper_proof(d, function(y) he4_dmc(init = y, blocks = 1, block_steps = 1,
                                              equilibration = 0, backend = "cpu",
@@ -273,7 +273,7 @@ test_that("tampered sde_ams() and many-body sde_run() results end in a refusal",
   skip_on_cran() # (some 10 s each: a few hundred continuations)
   skip_if_no_cc()
   m <- sde_cubic()
-  a <- sde_ams(m, ~ x, A = 0.15, init = list(x = 0), dt = 0.05, particles = 5, replicas = 2,
+  a <- sde_ams(m, ~ x, start_edge = 0.15, init = list(x = 0), dt = 0.05, particles = 5, replicas = 2,
                seed = 10, equilibration = 1, backend = "cpu", precision = "double",
                progress = FALSE)
   expect_tamper_proof(a, function(y) sde_ams(m, init = y, replicas = 1, backend = "cpu",
@@ -344,10 +344,10 @@ test_that("kuramoto(), he4_vmc(), he4_dmc() and many-body sde_run() refuse a mod
   expect_error(he4_vmc(8, init = v, blocks = 1, block_sweeps = 1, equilibration = 0,
                        backend = "cpu", progress = FALSE),
                "its attribute `state`", class = "statphysgpu_modified_result")
-  expect_error(he4_dmc(init = v, replicas = 2, blocks = 1, block_steps = 1, equilibration = 0,
+  expect_error(he4_dmc(init = v, walkers = 2, blocks = 1, block_steps = 1, equilibration = 0,
                        backend = "cpu", progress = FALSE),
                "its attribute `state`", class = "statphysgpu_modified_result")
-  d <- he4_dmc(8, dt = 0.01, replicas = 3, blocks = 1, block_steps = 1, equilibration = 0,
+  d <- he4_dmc(8, dt = 0.01, walkers = 3, blocks = 1, block_steps = 1, equilibration = 0,
                seed = 1, backend = "cpu", progress = FALSE)
   attr(d, "state")$weight[[1]] <- 2 * attr(d, "state")$weight[[1]]
   expect_error(he4_dmc(init = d, blocks = 1, block_steps = 1, equilibration = 0,
@@ -394,7 +394,7 @@ test_that("rbind() of unmodified chunks continues as one result; of a modified o
                                backend = "cpu", progress = FALSE),
       spoil = function(y) { attr(y, "state")$moves[1] <- 0; y }),
     dmc = list(
-      run = function(first, m) he4_dmc(8, dt = 0.01, replicas = 2, populations = m,
+      run = function(first, m) he4_dmc(8, dt = 0.01, walkers = 2, populations = m,
                                        first_population = first, blocks = 1, block_steps = 1,
                                        equilibration = 0, seed = 1, backend = "cpu",
                                        progress = FALSE),
@@ -473,7 +473,7 @@ test_that("frozen walkers are named: a warning, the attribute frozen, print() an
   expect_false(any(grepl("FROZEN", capture.output(print(ok), print(summary(ok))))))
   expect_gt(mean(ok$acceptance), 0.1)
   # DMC: at N = 64 a step of 0.05 K^-1 accepts about 1e-17 of the moves
-  dmc <- function(dt) he4_dmc(64, dt = dt, replicas = 8, blocks = 2, block_steps = 2,
+  dmc <- function(dt) he4_dmc(64, dt = dt, walkers = 8, blocks = 2, block_steps = 2,
                               equilibration = 0, seed = 1, backend = "cpu", progress = FALSE)
   expect_warning(d <- dmc(0.05), "the walkers are frozen: .* use a smaller `dt`",
                  class = "statphysgpu_frozen_walkers")
@@ -492,7 +492,7 @@ test_that("frozen walkers are named: a warning, the attribute frozen, print() an
 
 test_that("he4_dmc_extrapolate() counts a repeated run once; dt_order needs two time steps", {
   run <- function(dt, seed) {
-    he4_dmc(8, dt = dt, replicas = 20, blocks = 8, block_steps = 5, equilibration = 10,
+    he4_dmc(8, dt = dt, walkers = 20, blocks = 8, block_steps = 5, equilibration = 10,
             seed = seed, backend = "cpu", progress = FALSE)
   }
   a <- run(0.002, 1)

@@ -133,11 +133,11 @@ test_that("sde_ams() refuses a many-body or periodic model before anything compi
   m <- sde_model(drift = list(theta = ~ w - sin(theta), v = ~ cos(theta)),
                  noise = list(theta = ~ s), params = c(w = 0.5, s = 0.3), periodic = "theta",
                  name = "adler")
-  expect_error(sde_ams(m, score = ~ v, A = 0.1, B = 1, init = list(theta = 0, v = 0), dt = 0.01,
+  expect_error(sde_ams(m, score = ~ v, start_edge = 0.1, B = 1, init = list(theta = 0, v = 0), dt = 0.01,
                        backend = "cpu"),
                "runs models of one particle.*declares periodic states \\(`theta`\\)",
                class = "statphysgpu_error")
-  expect_error(sde_ams(per_model("kur0"), score = ~ 1, A = 0.1, B = 1,
+  expect_error(sde_ams(per_model("kur0"), score = ~ 1, start_edge = 0.1, B = 1,
                        init = list(theta = 0), dt = 0.01, backend = "cpu"),
                "it couples elements", class = "statphysgpu_error")
 })

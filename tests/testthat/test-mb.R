@@ -240,7 +240,7 @@ test_that("a continuation goes on bit for bit; chunks and threads do not change 
 test_that("a system's first passage: the first record where the event holds", {
   skip_if_no_cc()
   m <- mb_model("kur")
-  args <- list(m = m, replicas = 6, n = 32, init = list(theta = ~ runif(-pi, pi)), dt = 0.02,
+  args <- list(model = m, replicas = 6, n = 32, init = list(theta = ~ runif(-pi, pi)), dt = 0.02,
                t_max = 4, params = list(K = 3, D = 0.5, rstop = 0.7), seed = 9, backend = "cpu",
                precision = "double")
   p <- do.call(sde_run, c(args, output = "passage"))

@@ -217,7 +217,7 @@ test_that("an interrupted sde_ams() completes by rbind() with the reruns it name
   skip_if_no_cc()
   m <- integrity_models()$a
   run <- function(n, first = 1, s = 0.25) {
-    sde_ams(m, score = ~ x, A = 0.2, B = 1, init = list(x = 0), dt = 0.05, particles = 4,
+    sde_ams(m, score = ~ x, start_edge = 0.2, B = 1, init = list(x = 0), dt = 0.05, particles = 4,
             replicas = n, first_replica = first, params = list(s = s), seed = 1,
             backend = "cpu", progress = FALSE)
   }

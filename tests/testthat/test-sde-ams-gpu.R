@@ -33,7 +33,7 @@ test_that("GPU sde_ams: results do not depend on devices or chunks", {
   skip_if_no_gpu()
   m <- sde_cubic()
   run <- function(first = 1, n = 12, devices = NULL) {
-    sde_ams(m, ~ x, A = 0.15, init = list(x = 0), dt = 0.01, particles = 100, replicas = n,
+    sde_ams(m, ~ x, start_edge = 0.15, init = list(x = 0), dt = 0.01, particles = 100, replicas = n,
             k = 5, seed = 22, first_replica = first, backend = "gpu", devices = devices,
             progress = FALSE)
   }
@@ -54,7 +54,7 @@ test_that("GPU sde_ams: the cubic well against the exact integral where brute fo
   # k = 1 (every replay must reach its level), 256 replicas of 200
   # particles; |z| < 4 with the jackknife error (the integral is exact)
   for (theta in c(0.025, 0.0125, 1 / 120)) {
-    x <- sde_ams(m, ~ x, A = 0.1, init = list(x = 0), dt = dt, params = list(theta = theta),
+    x <- sde_ams(m, ~ x, start_edge = 0.1, init = list(x = 0), dt = dt, params = list(theta = theta),
                  particles = 200, replicas = 256, k = 1, seed = 7, backend = "gpu",
                  precision = "single", progress = FALSE)
     t <- attr(x, "replicas_table")
@@ -72,7 +72,7 @@ test_that("GPU sde_ams: the washboard as a model agrees with escape_rate_ams() (
   m <- sde_ams_washboard(beta, V0, g, theta)
   w <- escape_rate_ams(g, V0, beta, theta, 0.01, particles = 200, replicas = 128, seed = 8,
                        phi_A = 0.5, backend = "gpu", progress = FALSE)
-  s <- sde_ams(m, ~ x, A = ~ asin(gamma) + 0.5, B = NULL,
+  s <- sde_ams(m, ~ x, start_edge = ~ asin(gamma) + 0.5, B = NULL,
                init = list(x = ~ asin(gamma), v = 0), dt = 0.01, particles = 200,
                replicas = 128, seed = 9, backend = "gpu", progress = FALSE)
   expect_lt(abs(s$mfpt - w$mfpt) / sqrt(s$mfpt_se^2 + w$mfpt_se^2), 4)
@@ -117,7 +117,7 @@ test_that("GPU sde_ams: continuing a result equals one call; thermal starts as e
   skip_if_no_gpu()
   m <- sde_cubic()
   run <- function(n, init = list(x = ~ rnorm(0, sqrt(theta)))) {
-    sde_ams(m, ~ x, A = 0.15, init = init, dt = 0.01, particles = 100, replicas = n, k = 5,
+    sde_ams(m, ~ x, start_edge = 0.15, init = init, dt = 0.01, particles = 100, replicas = n, k = 5,
             seed = 23, equilibration = 2, backend = "gpu", progress = FALSE)
   }
   whole <- run(12)
@@ -131,7 +131,7 @@ test_that("GPU sde_ams: continuing a result equals one call; thermal starts as e
   wm <- sde_ams_washboard(beta, V0, g, theta)
   w <- escape_rate_ams(g, V0, beta, theta, 0.02, particles = 200, replicas = 128, seed = 8,
                        phi_A = 0.5, init = "thermal", backend = "gpu", progress = FALSE)
-  s <- sde_ams(wm, ~ x, A = ~ asin(gamma) + 0.5, B = ~ pi - asin(gamma),
+  s <- sde_ams(wm, ~ x, start_edge = ~ asin(gamma) + 0.5, B = ~ pi - asin(gamma),
                init = list(x = ~ rnorm(asin(gamma), sqrt(theta / (V0 * cos(asin(gamma))))),
                            v = ~ rnorm(0, sqrt(theta))),
                dt = 0.02, particles = 200, replicas = 128, seed = 9, backend = "gpu",

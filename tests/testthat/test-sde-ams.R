@@ -15,7 +15,7 @@ test_that("the washboard as an sde_model agrees with escape_rate_ams() on the sa
   m <- sde_ams_washboard(beta, V0, g, theta)
   w <- escape_rate_ams(g, V0, beta, theta, 0.05, particles = 100, replicas = 20, seed = 1,
                        phi_A = 0.6, backend = "cpu", precision = "double", progress = FALSE)
-  s <- sams(m, score = ~ x, A = ~ asin(gamma) + 0.6, B = ~ pi - asin(gamma),
+  s <- sams(m, score = ~ x, start_edge = ~ asin(gamma) + 0.6, B = ~ pi - asin(gamma),
             init = list(x = ~ asin(gamma), v = 0), dt = 0.05, particles = 100, replicas = 20,
             seed = 2)
   z <- (s$mfpt - w$mfpt) / sqrt(s$mfpt_se^2 + w$mfpt_se^2)
@@ -23,7 +23,7 @@ test_that("the washboard as an sde_model agrees with escape_rate_ams() on the sa
   zp <- (s$p - w$p) / sqrt(s$p_se^2 + w$p_se^2)
   expect_lt(abs(zp), 4)
   # B as the model's stop event (the same set): the same estimate again
-  s2 <- sams(m, score = ~ x, A = ~ asin(gamma) + 0.6, B = NULL,
+  s2 <- sams(m, score = ~ x, start_edge = ~ asin(gamma) + 0.6, B = NULL,
              init = list(x = ~ asin(gamma), v = 0), dt = 0.05, particles = 100, replicas = 20,
              seed = 3)
   expect_lt(abs((s2$mfpt - w$mfpt) / sqrt(s2$mfpt_se^2 + w$mfpt_se^2)), 4)
@@ -35,7 +35,7 @@ test_that("an overdamped cubic well: AMS agrees with the exact integral and with
   m <- sde_cubic()
   dt <- 0.01
   # Delta U / theta = 3.3: brute force by sde_run()'s passage times too
-  x <- sams(m, score = ~ x, A = 0.15, B = NULL, init = list(x = 0), dt = dt,
+  x <- sams(m, score = ~ x, start_edge = 0.15, B = NULL, init = list(x = 0), dt = dt,
             particles = 100, replicas = 20, seed = 1)
   tex <- cubic_mfpt(0.05, dt)
   expect_lt(abs(x$mfpt - tex) / x$mfpt_se, 4) # |z| < 4 (the integral has no error)
@@ -48,11 +48,11 @@ test_that("an overdamped cubic well: AMS agrees with the exact integral and with
   expect_lt(abs(zb), 4)
   # a barrier brute force would find slow (Delta U / theta = 6.7, tau ~ 5000),
   # B a level of the score rather than the event
-  y <- sams(m, score = ~ x, A = 0.1, B = 1, init = list(x = 0), dt = dt,
+  y <- sams(m, score = ~ x, start_edge = 0.1, B = 1, init = list(x = 0), dt = dt,
             params = list(theta = 0.025), particles = 100, replicas = 20, seed = 3)
   expect_lt(abs(y$mfpt - cubic_mfpt(0.025, dt)) / y$mfpt_se, 4)
   # single precision within the double's errors
-  s <- sde_ams(m, score = ~ x, A = 0.15, B = NULL, init = list(x = 0), dt = dt,
+  s <- sde_ams(m, score = ~ x, start_edge = 0.15, B = NULL, init = list(x = 0), dt = dt,
                particles = 100, replicas = 20, seed = 1, backend = "cpu",
                precision = "single", progress = FALSE)
   expect_lt(abs(s$mfpt - tex) / s$mfpt_se, 4)
@@ -61,7 +61,7 @@ test_that("an overdamped cubic well: AMS agrees with the exact integral and with
 test_that("two states with two noise entries (two normals a step) agree with brute force", {
   skip_if_no_cc()
   two <- sde_ams_two()
-  x <- sams(two, ~ x + c * y, A = 0.15, init = list(x = 0, y = 0), dt = 0.01,
+  x <- sams(two, ~ x + c * y, start_edge = 0.15, init = list(x = 0, y = 0), dt = 0.01,
             particles = 100, replicas = 10, k = 3, seed = 21)
   p <- sde_run(two, 1000, init = list(x = 0, y = 0), dt = 0.01, t_max = 1e5, seed = 2,
                backend = "cpu", precision = "double", progress = FALSE, bridge = FALSE)
@@ -73,14 +73,14 @@ test_that("two states with two noise entries (two normals a step) agree with bru
 test_that("a grid of parameters: one row per condition, one column per swept parameter", {
   skip_if_no_cc()
   m <- sde_cubic()
-  x <- sams(m, score = ~ x, A = 0.15, B = 1, init = list(x = 0), dt = 0.02,
+  x <- sams(m, score = ~ x, start_edge = 0.15, B = 1, init = list(x = 0), dt = 0.02,
             params = list(theta = c(0.05, 0.07)), particles = 30, replicas = 3, seed = 4)
   expect_identical(names(x)[1:2], c("condition", "theta"))
   expect_identical(x$theta, c(0.05, 0.07))
   expect_true(all(x$mfpt[1] > x$mfpt[2]))
   expect_s3_class(x, c("sde_ams", "escape_rate_ams", "data.frame"))
   # a condition's replicas do not depend on the others in the call
-  y <- sams(m, score = ~ x, A = 0.15, B = 1, init = list(x = 0), dt = 0.02,
+  y <- sams(m, score = ~ x, start_edge = 0.15, B = 1, init = list(x = 0), dt = 0.02,
             params = list(theta = 0.05), particles = 30, replicas = 3, seed = 4)
   t1 <- attr(x, "replicas_table")
   t2 <- attr(y, "replicas_table")
@@ -103,7 +103,7 @@ test_that("chunks by first_replica combine with rbind() to the one call, at any 
   skip_if_no_cc()
   m <- sde_cubic()
   f <- function(first, n, seed = 5) {
-    sams(m, score = ~ x, A = 0.15, B = NULL, init = list(x = 0), dt = 0.02, particles = 20,
+    sams(m, score = ~ x, start_edge = 0.15, B = NULL, init = list(x = 0), dt = 0.02, particles = 20,
          replicas = n, first_replica = first, seed = seed)
   }
   one <- with_threads(1, f(1, 4))
@@ -114,7 +114,7 @@ test_that("chunks by first_replica combine with rbind() to the one call, at any 
   expect_identical(attr(w, "replicas_table")$replica, as.double(1:4))
   expect_error(rbind(one, f(5, 2, seed = 6)), "chunks of one estimate")
   # a parameter set (not swept) to another value: another estimate
-  other <- sams(m, score = ~ x, A = 0.15, B = NULL, init = list(x = 0), dt = 0.02,
+  other <- sams(m, score = ~ x, start_edge = 0.15, B = NULL, init = list(x = 0), dt = 0.02,
                 params = list(theta = 0.06), particles = 20, replicas = 2, first_replica = 5,
                 seed = 5)
   expect_error(rbind(one, other), "chunks of one estimate")
@@ -127,7 +127,7 @@ test_that("chunks by first_replica combine with rbind() to the one call, at any 
 test_that("errors name the argument, before anything compiles", {
   m <- sde_cubic()
   n0 <- statphysgpu:::sde_compile_stats()$compiles
-  ok <- list(model = m, score = ~ x, A = 0.15, B = 1, init = list(x = 0), dt = 0.01,
+  ok <- list(model = m, score = ~ x, start_edge = 0.15, B = 1, init = list(x = 0), dt = 0.01,
              particles = 10, replicas = 2, seed = 1, backend = "cpu", progress = FALSE)
   call <- function(...) {
     a <- ok
@@ -139,13 +139,13 @@ test_that("errors name the argument, before anything compiles", {
   expect_error(call(score = ~ bessel(x)), "unknown function `bessel\\(\\)`")
   expect_error(call(score = ~ theta), "uses no state")
   expect_error(call(score = ~ x * t), "must not depend on the time")
-  expect_error(call(A = 1, B = 1), "`A` \\(1\\) must be below `B` \\(1\\)")
-  expect_error(call(A = 0.5, B = 0.2), "must be below `B`")
+  expect_error(call(start_edge = 1, B = 1), "`start_edge` \\(1\\) must be below `B` \\(1\\)")
+  expect_error(call(start_edge = 0.5, B = 0.2), "must be below `B`")
   # a score decreasing toward B puts the start outside A
-  expect_error(call(score = ~ -x, A = -0.2, B = -0.1), "start `init` lies outside A")
-  expect_error(call(A = ~ bogus), "`A` uses the unknown variable `bogus`")
-  expect_error(call(A = "x"), "`A` uses the unknown variable `x`")
-  expect_error(call(A = NA), "`A` must be one finite number")
+  expect_error(call(score = ~ -x, start_edge = -0.2, B = -0.1), "start `init` lies outside A")
+  expect_error(call(start_edge = ~ bogus), "`start_edge` uses the unknown variable `bogus`")
+  expect_error(call(start_edge = "x"), "`start_edge` uses the unknown variable `x`")
+  expect_error(call(start_edge = NA), "`start_edge` must be one finite number")
   expect_error(call(B = NULL, model = sde_cubic(stop = NULL)), "has no `stop`")
   expect_error(call(B = NULL, init = list(x = 2)), "outside A|stop event")
   expect_error(call(init = list(x = c(0, 0.1))), "`init\\$x` must be one number")
@@ -164,7 +164,7 @@ test_that("errors name the argument, before anything compiles", {
   w <- tryCatch(call(dt = 1), warning = function(w) w)
   expect_s3_class(w, "statphysgpu_step_warning")
   expect_match(conditionMessage(w), "off by about 25%")
-  w <- tryCatch(call(dt = 0.3, A = 0.9), warning = function(w) w)
+  w <- tryCatch(call(dt = 0.3, start_edge = 0.9), warning = function(w) w)
   expect_match(conditionMessage(w), "coarse for the levels")
   expect_error(call(params = list(kappa = 1)), "not a parameter of the model")
   expect_error(call(precision = "mixed"), "precision")
@@ -202,7 +202,7 @@ test_that("drawn starts: every start of a replica from its own stream, exactly",
          burn = 0),
     list(init = ~ runif(-0.3, 0), kind = 0, tf = function(z) -0.3 + 0.3 * z, burn = 60))
   for (cs in cases) {
-    x <- sde_ams(m, ~ x, A = 0.5, B = 0.55, init = list(x = cs$init), dt = dt,
+    x <- sde_ams(m, ~ x, start_edge = 0.5, B = 0.55, init = list(x = cs$init), dt = dt,
                  particles = 4, replicas = 3, first_replica = 2, seed = 10,
                  equilibration = cs$burn * dt, backend = "cpu", precision = "double",
                  progress = FALSE)
@@ -229,22 +229,22 @@ test_that("a thermal start (drawn, equilibrated) in the cubic well: the exact ti
   # relaxation times of equilibration; the mean first-passage time from
   # there is that from the bottom within 0.5 per cent (tau(x) is flat in the
   # well), far below the error: |z| < 4 against the exact integral
-  th <- sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, sqrt(theta))), dt = dt,
+  th <- sams(m, ~ x, start_edge = 0.15, init = list(x = ~ rnorm(0, sqrt(theta))), dt = dt,
              particles = 100, replicas = 12, seed = 31, equilibration = 2)
   expect_lt(abs(th$mfpt - cubic_mfpt(0.05, dt)) / th$mfpt_se, 4)
   expect_output(print(th), "start x = rnorm\\(0, sqrt\\(theta\\)\\), equilibration 2")
   # chunks of drawn, equilibrated starts combine to the one call
   f <- function(first, n, ...) {
-    sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.2)), dt = 0.02, particles = 20,
+    sams(m, ~ x, start_edge = 0.15, init = list(x = ~ rnorm(0, 0.2)), dt = 0.02, particles = 20,
          replicas = n, first_replica = first, seed = 9, equilibration = 1, ...)
   }
   one <- f(1, 4)
   expect_identical(attr(rbind(f(3, 2), f(1, 2)), "replicas_table"), attr(one, "replicas_table"))
   # another law or another equilibration is another estimate
-  expect_error(rbind(f(1, 2), sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.3)),
+  expect_error(rbind(f(1, 2), sams(m, ~ x, start_edge = 0.15, init = list(x = ~ rnorm(0, 0.3)),
                                    dt = 0.02, particles = 20, replicas = 2, first_replica = 3,
                                    seed = 9, equilibration = 1)), "init_laws")
-  expect_error(rbind(f(1, 2), sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.2)),
+  expect_error(rbind(f(1, 2), sams(m, ~ x, start_edge = 0.15, init = list(x = ~ rnorm(0, 0.2)),
                                    dt = 0.02, particles = 20, replicas = 2, first_replica = 3,
                                    seed = 9)), "equilibration")
 })
@@ -253,7 +253,7 @@ test_that("continuing a result (init = x) equals one call with all the replicas"
   skip_if_no_cc()
   m <- sde_cubic()
   f <- function(n, first = 1) {
-    sams(m, ~ x, A = 0.15, init = list(x = ~ rnorm(0, 0.2)), dt = 0.02, particles = 20,
+    sams(m, ~ x, start_edge = 0.15, init = list(x = ~ rnorm(0, 0.2)), dt = 0.02, particles = 20,
          replicas = n, first_replica = first, seed = 10, equilibration = 1)
   }
   one <- f(6)
@@ -268,7 +268,7 @@ test_that("continuing a result (init = x) equals one call with all the replicas"
   expect_identical(attr(sde_ams(m, init = r, replicas = 2, backend = "cpu", progress = FALSE),
                         "replicas_table"), attr(one, "replicas_table"))
   # arguments given again must be the result's
-  expect_identical(attr(sde_ams(m, ~ x, A = 0.15, init = a, dt = 0.02, particles = 20, seed = 10,
+  expect_identical(attr(sde_ams(m, ~ x, start_edge = 0.15, init = a, dt = 0.02, particles = 20, seed = 10,
                                 replicas = 3, backend = "cpu", progress = FALSE),
                         "replicas_table"), attr(b, "replicas_table"))
   expect_error(sde_ams(m, init = a, replicas = 1, dt = 0.01), "was run with dt = 0.02")
@@ -288,8 +288,8 @@ test_that("continuing a result (init = x) equals one call with all the replicas"
 test_that("drawn starts and equilibration: errors name the argument", {
   m <- sde_cubic()
   call <- function(...) {
-    sde_ams(m, score = ~ x, A = 0.15, B = 1, dt = 0.01, particles = 10, replicas = 2, seed = 1,
-            backend = "cpu", progress = FALSE, ...)
+    sde_ams(m, score = ~ x, start_edge = 0.15, B = 1, dt = 0.01, particles = 10, replicas = 2,
+            seed = 1, backend = "cpu", progress = FALSE, ...)
   }
   expect_error(call(init = list(x = ~ rnorm(0, -1))), "`sd` must not be negative")
   expect_error(call(init = list(x = ~ runif(0.1, 0))), "`min` must not exceed `max`")

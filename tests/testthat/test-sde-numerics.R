@@ -159,7 +159,7 @@ test_that("Brownian bridge: each step is tested with its own uniform, the passag
   n <- 60
   dt <- 0.01
   kmax <- 250
-  args <- list(m = bm1, replicas = n, init = list(x = 0), dt = dt, t_max = kmax * dt, seed = 9,
+  args <- list(model = bm1, replicas = n, init = list(x = 0), dt = dt, t_max = kmax * dt, seed = 9,
                backend = "cpu", precision = "double", method = "euler", progress = FALSE)
   p <- do.call(sde_run, args)
   tr <- as.data.frame(do.call(sde_run, c(args, output = "trajectories", keep = n,

@@ -298,7 +298,7 @@ test_that("names the package uses are refused up front", {
   # sde_ams(): a swept parameter may not be named as its result columns
   m <- sde_model(drift = list(x = ~ -p * x), noise = list(x = ~ 1), params = c(p = 1),
                  stop = ~ x > 1)
-  expect_error(sde_ams(m, ~ x, A = 0, init = list(x = 0), dt = 0.01, params = list(p = c(1, 2)),
+  expect_error(sde_ams(m, ~ x, start_edge = 0, init = list(x = 0), dt = 0.01, params = list(p = c(1, 2)),
                        backend = "cpu"), "the swept parameter `p` has the name of a column",
                class = "statphysgpu_reserved_name")
 })

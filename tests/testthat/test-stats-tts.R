@@ -18,8 +18,8 @@ test_that("tts_estimate() gives the inverse-gamma posterior of the mean TTS", {
   expect_identical(e$prior, "jeffreys")
   # the posterior probabilities of the interval ends, through pinvgamma
   expect_equal(pgamma(1 / e$tau_lower, k + 0.5, T, lower.tail = FALSE), 0.025)
-  # uniform prior, another level and credibility
-  u <- tts_estimate(t, solved = ok, prior = "uniform", level = 0.9, credible = 0.8)
+  # uniform prior, another success probability and credibility
+  u <- tts_estimate(t, solved = ok, prior = "uniform", success = 0.9, credible = 0.8)
   expect_equal(u$shape, 1 + k)
   expect_equal(u$tau_mean, T / k)
   expect_equal(c(u$tau_lower, u$tau_upper), 1 / qgamma(c(0.9, 0.1), k + 1, T))
@@ -107,7 +107,7 @@ test_that("tts_estimate() validates its arguments", {
   expect_error(tts_estimate("a"), "`x` must be a non-empty numeric vector")
   expect_error(tts_estimate(c(0, 0)), "total time .* must be positive")
   expect_error(tts_estimate(c(1, 2), solved = TRUE), "`solved` must be a logical vector without NA of length 2")
-  expect_error(tts_estimate(c(1, 2), level = 1), "`level` must be a single finite number in \\(0, 1\\)")
+  expect_error(tts_estimate(c(1, 2), success = 1), "`success` must be a single finite number in \\(0, 1\\)")
   expect_error(tts_estimate(c(1, 2), credible = 0), "`credible` must be a single finite number in \\(0, 1\\)")
   expect_error(tts_estimate(c(1, 2), prior = "flat"), "`prior` must be one of \"jeffreys\", \"uniform\"")
   expect_error(tts_estimate(data.frame(seconds = c(1, -1), solved = TRUE)),

@@ -123,7 +123,9 @@ test_that("xorsat_random() draws simple 3-regular planted instances, reproducibl
   set.seed(2); u <- xorsat_random(30)
   set.seed(2); v <- xorsat_random(30)
   expect_identical(u, v)
-  expect_identical(u$name, "random(30)")
+  set.seed(2); s <- sp_seed()
+  expect_identical(u$name, sprintf("random(30, %s)", format(s, scientific = FALSE)))
+  expect_identical(u, xorsat_random(30, seed = s)) # the drawn key, recorded in the name
   expect_output(print(u), "N = 30 spins")
   expect_error(xorsat_random(3), "`N` must be a single whole number between 4")
   expect_error(xorsat_random(10, seed = -1), "`seed` must be a single whole number")
