@@ -40,14 +40,22 @@ for a in "0 1000188 200 1" "1 10000 200 1" "0 1000188 200 0" "1 10000 200 0"; do
 done
 el "port"; tail -8 "$OUT/port.log"
 export SP_SKIP_INSTALL=1
-stage 170 tests.out env SP_FILTER="$F" sh bench/device.sh tests
+stage 150 tests.out env SP_FILTER="$F" sh bench/device.sh tests
 tail -12 "$OUT/tests.out"
+# then, as the time allows: other benchmarks named in SP_EXTRA ("script args;script args")
+echo "${SP_EXTRA:-}" | tr ';' '\n' | while read -r x; do
+  [ -z "$x" ] && continue
+  stage 330 "extra-$(echo "$x" | tr -c 'A-Za-z0-9\n' '_').log" sh -c "Rscript bench/$x"
+  tail -15 "$OUT/extra-$(echo "$x" | tr -c 'A-Za-z0-9\n' '_').log"
+done
+if [ "${SP_OLD_RUNS:-1}" = 1 ]; then
 stage 70 old.log env SP_COMMIT=$OLD R_LIBS=/tmp/lib-old Rscript bench/mb-space.R gpu lj
 grep -E "LJ|particle" "$OUT/old.log" | tail -5
 stage 60 cpu-new.log Rscript bench/mb-space.R cpu
 grep -E "LJ|particle" "$OUT/cpu-new.log" | tail -4
 stage 60 cpu-old.log env SP_COMMIT=$OLD R_LIBS=/tmp/lib-old Rscript bench/mb-space.R cpu
 grep -E "LJ|particle" "$OUT/cpu-old.log" | tail -4
+fi
 stage 100 graph.log Rscript bench/mb-space.R gpu graph
 grep -E "graph|bound" "$OUT/graph.log" | tail -4
 el "done"
