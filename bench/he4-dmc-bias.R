@@ -64,7 +64,7 @@ for (n in sizes) {
   seed <- 100 * n
   one <- function(dt, P, ...) {
     seed <<- seed + 1
-    x <- he4_dmc(n, density = rho, dt = dt, replicas = P, blocks = 40,
+    x <- he4_dmc(n, density = rho, dt = dt, walkers = P, blocks = 40,
                  block_steps = ceiling(tau_rec / (40 * dt)),
                  equilibration = ceiling(tau_eq / dt), init = v, seed = seed,
                  backend = backend, progress = FALSE, ...)

@@ -16,7 +16,7 @@ dmc_mean_se <- function(d) {
 test_that("a block's energy is its generations' estimates weighted by the last T_p trial-energy factors", {
   # T_p = 3 generations; six generations one call each (a continuation is the
   # same walk as one call: test-he4-dmc.R), then the same six as one block
-  args <- list(8, dt = 0.01, replicas = 20, equilibration = 5, reweight_time = 0.03,
+  args <- list(8, dt = 0.01, walkers = 20, equilibration = 5, reweight_time = 0.03,
                feedback_time = 0.02, seed = 21, backend = "cpu")
   whole <- do.call(he4_dmc, c(args, blocks = 1, block_steps = 6))
   d <- do.call(he4_dmc, c(args, blocks = 1, block_steps = 1))
@@ -50,13 +50,13 @@ test_that("a block's energy is its generations' estimates weighted by the last T
 })
 
 test_that("the feedback time is a time: the trial energy follows ln P over it, whatever dt", {
-  d <- he4_dmc(8, dt = 0.005, replicas = 10, target_population = 20, blocks = 1,
+  d <- he4_dmc(8, dt = 0.005, walkers = 10, target_population = 20, blocks = 1,
                block_steps = 1, equilibration = 0, feedback_time = 0.04, seed = 22,
                backend = "cpu")
   st <- attr(d, "state")
   expect_equal(st$e_trial, st$e_ref - log(st$size / 20) / (8 * 0.04), tolerance = 1e-12)
   # the older `feedback` (per generation) is feedback_time = dt / feedback
-  d1 <- he4_dmc(8, dt = 0.005, replicas = 10, target_population = 20, blocks = 1,
+  d1 <- he4_dmc(8, dt = 0.005, walkers = 10, target_population = 20, blocks = 1,
                 block_steps = 1, equilibration = 0, feedback = 0.125, seed = 22,
                 backend = "cpu")
   expect_equal(attr(d1, "params")$feedback_time, 0.04, tolerance = 1e-15)
@@ -73,7 +73,7 @@ test_that("at a fixed dt the reweighted energy does not depend on the population
   v <- he4_vmc(32, replicas = 16, blocks = 2, block_sweeps = 20, equilibration = 200,
                seed = 1, backend = "cpu")
   run <- function(P, tf, pops, seed) {
-    he4_dmc(32, dt = 0.002, replicas = P, blocks = 16, block_steps = 40, equilibration = 200,
+    he4_dmc(32, dt = 0.002, walkers = P, blocks = 16, block_steps = 40, equilibration = 200,
             populations = pops, feedback_time = tf, init = v, seed = seed, backend = "cpu")
   }
   # smaller populations with a stronger feedback (5 generations), against a
@@ -94,13 +94,13 @@ test_that("with the defaults no walker is dropped; without the limits walkers ar
   # the plain walk without drift or energy limits at dt = 0.005: a walker near
   # contact multiplies until the capacity cuts it, and says so
   expect_warning(
-    d <- he4_dmc(16, dt = 0.005, replicas = 20, blocks = 2, block_steps = 20,
+    d <- he4_dmc(16, dt = 0.005, walkers = 20, blocks = 2, block_steps = 20,
                  equilibration = 20, accept = FALSE, energy_cut = 0, drift_limit = 0,
                  seed = 1, backend = "cpu"),
     "dropped at a population's capacity", class = "statphysgpu_dmc_overflow")
   expect_gt(sum(attr(d, "state")$overflow), 0)
   # the same walk with the default limits keeps its walkers
-  d <- he4_dmc(16, dt = 0.002, replicas = 20, blocks = 2, block_steps = 20,
+  d <- he4_dmc(16, dt = 0.002, walkers = 20, blocks = 2, block_steps = 20,
                equilibration = 20, seed = 1, backend = "cpu")
   expect_equal(sum(attr(d, "state")$overflow), 0)
 })
@@ -127,7 +127,7 @@ test_that("the bounded guide joins McMillan's smoothly and gives the same energy
   v <- he4_vmc(32, replicas = 16, blocks = 2, block_sweeps = 20, equilibration = 200,
                seed = 1, backend = "cpu")
   run <- function(guide, seed) {
-    he4_dmc(32, dt = 0.001, replicas = 48, blocks = 12, block_steps = 60, equilibration = 300,
+    he4_dmc(32, dt = 0.001, walkers = 48, blocks = 12, block_steps = 60, equilibration = 300,
             populations = 2, guide = guide, init = v, seed = seed, backend = "cpu")
   }
   m <- dmc_mean_se(run("mcmillan", 41))
