@@ -12,6 +12,56 @@ dmc_chains <- function(x, column) {
   split(d[[column]], factor(d$replica, levels = unique(d$replica)))
 }
 
+# The reweighted estimators (energy, potential, kinetic) are ratios
+# (Umrigar, Nightingale and Runge 1993):
+#   R = sum_g Pi_g sum_k W_k x_k / sum_g Pi_g sum_k W_k
+# over every recorded generation g of every population, Pi_g the product of
+# the trial energy's factors over the window.  A block holds its ratio x_b
+# and its weight w_b (column `rw_weight`, the mean of Pi_g sum_k W_k over
+# its generations), so R = sum_b w_b x_b / sum_b w_b; the plain mean of the
+# blocks' ratios is not R -- Pi_g varies over the window (mostly longer
+# than a block), and the plain mean undoes most of the reweighting.  Each
+# population's Pi_g is relative to its own constant e_best (the state's):
+# exp((e0 - e_best) rw_time) (column `rw_time`: the window's N sum tau)
+# puts them on one scale e0, so that the populations are pooled into one
+# ratio -- a ratio per population, then averaged, carries a bias of order
+# the reweighting's correction over the population's number of independent
+# windows (at N = 32, P = 24 some 0.06 K over 5 K^-1).  The chains returned
+# are the pooled ratio's linearisation (the delta method),
+#   y_b = R + w_b (x_b - R) / mean(w),
+# whose mean is R exactly and whose reblocked error is the ratio's, the
+# numerator and the denominator blocked together.  Results without the
+# columns (before issue 52's second part), or with weights that are not
+# finite and positive, give the plain chains.
+dmc_ratio_chains <- function(x, column) {
+  xs <- dmc_chains(x, column)
+  w <- dmc_block_weights(x)
+  if (is.null(w)) return(xs)
+  ws <- split(w, factor(x$replica[order(x$replica, x$block)], levels = names(xs)))
+  v <- unlist(xs, use.names = FALSE)
+  if (!all(is.finite(v))) return(xs)
+  R <- sum(w * v) / sum(w)
+  mw <- mean(w)
+  Map(function(v, w) R + w * (v - R) / mw, xs, ws)
+}
+
+# The blocks' reweighted weights on one scale, in the order of dmc_chains()
+# (population, block); NULL where a result has none.
+dmc_block_weights <- function(x) {
+  if (!all(c("rw_weight", "rw_time") %in% names(x)) || !nrow(x)) return(NULL)
+  d <- as.data.frame(unclass(x))[c("replica", "block", "rw_weight", "rw_time")]
+  d <- d[order(d$replica, d$block), , drop = FALSE]
+  st <- attr(x, "state")
+  eb <- st$e_best[match(d$replica, st$population)]
+  if (!length(eb) || any(!is.finite(eb)) || any(!is.finite(d$rw_weight)) ||
+      any(!(d$rw_weight > 0)) || any(!is.finite(d$rw_time))) return(NULL)
+  lw <- log(d$rw_weight) + (mean(unique(eb)) - eb) * d$rw_time
+  exp(lw - max(lw))
+}
+
+# The observables that are reweighted (ratio estimators).
+DMC_REWEIGHTED <- c("energy", "potential", "kinetic")
+
 dmc_header <- function(x) {
   p <- attr(x, "params")
   sprintf(paste0("N = %s atoms of 4He at density %s A^-3 (L = %.4g A), McMillan b = %s A ",
@@ -56,7 +106,14 @@ as.data.frame.dmc_blocks <- function(x, ...) {
 #' [summary.vmc_blocks()] does for VMC: each population's block series is
 #' one Markov chain (consecutive blocks of a population are correlated),
 #' reblocked on its own, and the independent populations are combined
-#' level by level ([reblock()], [blocking_se()]). The energy is the DMC
+#' level by level ([reblock()], [blocking_se()]). The reweighted estimates
+#' (`energy`, `potential`, `kinetic`) are ratios (see [he4_dmc()],
+#' Estimator): their mean is the ratio over every block of every population
+#' (blocks weighted by `rw_weight`, the populations' factors on one scale
+#' through `rw_time` and their `e_best`), and their error the reblocked
+#' error of the ratio's linearisation \eqn{R + w_b (x_b - R)/\bar w}, the
+#' numerator and the denominator blocked together (results made before
+#' these columns: the plain block means). The energy is the DMC
 #' energy at this run's time step and population; the summary says so
 #' (attribute `extrapolations`: none), and [he4_dmc_extrapolate()] removes
 #' both biases from several runs.
@@ -82,7 +139,9 @@ summary.dmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
   call <- sys.call()
   method <- check_choice(method, c("optimal", "jonsson"), "method", call = call)
   rows <- lapply(DMC_OBSERVABLES, function(obs) {
-    reblocked_row(dmc_chains(object, obs), obs, method)
+    chains <- if (obs %in% DMC_REWEIGHTED) dmc_ratio_chains(object, obs)
+              else dmc_chains(object, obs)
+    reblocked_row(chains, obs, method)
   })
   out <- do.call(rbind, lapply(rows, `[[`, "row"))
   rownames(out) <- NULL

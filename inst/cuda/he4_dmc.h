@@ -303,6 +303,7 @@ SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm
   acc[10] += pi * s[1];
   acc[11] += pi * s[2];
   acc[12] += pi * s[3];
+  acc[13] += st->rw_b;
   st->r2_acc += s[5];
   st->r2_prop += s[6];
   st->gen++;
@@ -327,6 +328,8 @@ SP_FN void sp_dmc_block_row(double *acc, double *row) {
   row[SP_DMC_TRIAL] = acc[5] / acc[8];
   row[SP_DMC_ACCEPTANCE] = acc[6] / acc[7];
   row[SP_DMC_WEIGHT] = acc[3] / acc[8];
+  row[SP_DMC_RW_WEIGHT] = acc[12] / acc[8];
+  row[SP_DMC_RW_TIME] = acc[13] / acc[8];
   for (j = 0; j < SP_DMC_NACC; j++) acc[j] = 0;
 }
 

@@ -19,7 +19,15 @@ enum {
                             estimator (before branching) */
   SP_DMC_ENERGY_RAW = 7, /* the mixed estimator of E/N without the population-control
                             reweighting (SP_DMC_ENERGY is reweighted) */
-  SP_DMC_NOBS = 8
+  SP_DMC_RW_WEIGHT = 8,  /* mean over the generations of the reweighted total weight
+                            sum_k Pi_g W_k: a block's weight in the run's estimate (the
+                            reweighted energy of several blocks is the mean of their
+                            SP_DMC_ENERGY weighted by it, not their plain mean) */
+  SP_DMC_RW_TIME = 9,    /* mean over the generations of N sum tau over the window (the
+                            reweighting's rw_b): with the population's e_best it puts the
+                            weights of populations with other e_best on one scale,
+                            exp((e0 - e_best) rw_time) */
+  SP_DMC_NOBS = 10
 };
 
 /* A population's state vector between calls (R's `pop`): e_trial, e_ref,
@@ -133,8 +141,8 @@ SP_FN void sp_dmc_pop_store(const sp_dmc_pop *q, double *pv) {
 #define SP_DMC_GSUMS 9
 #define SP_DMC_GCOPIES 9
 /* A block's sums: W e, W v, W t, W, population, E_T, p, moves, generations,
- * and the reweighted Pi W e, Pi W v, Pi W t, Pi W. */
-#define SP_DMC_NACC 13
+ * the reweighted Pi W e, Pi W v, Pi W t, Pi W, and the window's N sum tau. */
+#define SP_DMC_NACC 14
 
 /* A population on the GPU (device memory; the host reads it after each
  * round). */
@@ -150,7 +158,7 @@ typedef struct {
   int32_t prev;             /* the population before this generation's branching */
 } sp_dmc_gpop;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 224, "sp_dmc_gpop layout");
+SP_STATIC_ASSERT(sizeof(sp_dmc_gpop) == 232, "sp_dmc_gpop layout");
 
 /* Dynamic shared memory of a walker kernel: the proposal's coordinates, the
  * displacements and the proposal's gradient, 3 n doubles each. */

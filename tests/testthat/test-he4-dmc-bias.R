@@ -2,7 +2,8 @@
 # (exact, generation by generation), the energy at a fixed dt independent of
 # the population and the feedback, the bounded branching (no walker dropped
 # with the defaults; a dropped walker warns), the bounded guide (C2 join,
-# the same energy).  N = 32 at most; the large checks are in
+# the same energy), the pooled ratio estimator and its errors, two atoms
+# with the bounded guide.  N = 32 at most; the large checks are in
 # bench/he4-dmc-bias.R.
 
 # The mean energy and its standard error of a result (reblocked; the naive
@@ -68,25 +69,67 @@ test_that("the feedback time is a time: the trial energy follows ln P over it, w
                "bounded guide's core")
 })
 
-test_that("at a fixed dt the reweighted energy does not depend on the population or the feedback", {
+# The pooled reweighted estimate of a result from its blocks (the ratio over
+# every block of every population, each population's weights put on one
+# scale with its e_best; R/methods-dmc.R, dmc_ratio_chains()).
+dmc_pooled <- function(d) {
+  st <- attr(d, "state")
+  eb <- st$e_best[match(d$replica, st$population)]
+  w <- d$rw_weight * exp((mean(st$e_best) - eb) * d$rw_time)
+  sum(w * d$energy) / sum(w)
+}
+
+test_that("24 walkers give the energy of 200: the reweighted estimate is the ratio over all blocks", {
   skip_on_cran()
   v <- he4_vmc(32, replicas = 16, blocks = 2, block_sweeps = 20, equilibration = 200,
                seed = 1, backend = "cpu")
-  run <- function(P, tf, pops, seed) {
-    he4_dmc(32, dt = 0.002, walkers = P, blocks = 16, block_steps = 40, equilibration = 200,
-            populations = pops, feedback_time = tf, init = v, seed = seed, backend = "cpu")
+  run <- function(P, pops, seed) {
+    he4_dmc(32, dt = 0.002, walkers = P, blocks = 32, block_steps = 40, equilibration = 300,
+            populations = pops, reweight_time = 0.2, init = v, seed = seed, backend = "cpu")
   }
-  # smaller populations with a stronger feedback (5 generations), against a
-  # larger one with the default (0.02 K^-1); the errors from the blocks of
-  # independent populations.  (At P = 24 the energy lies some 0.1 K high,
-  # about 3 se, with or without the reweighting: see NEWS, issue 52.)
-  small <- dmc_mean_se(run(48, 0.02 / 2, 2, 31))
-  large <- dmc_mean_se(run(96, 0.02, 1, 32))
-  expect_equal(unname(small["overflow"] + large["overflow"]), 0)
-  z <- (small[["mean"]] - large[["mean"]]) / sqrt(small[["se"]]^2 + large[["se"]]^2)
-  expect_lt(abs(z), 3.5)
-  # both far below the guide's VMC energy (some 1.4 K above at N = 32)
-  expect_lt(large[["mean"]], -4.3)
+  small <- run(24, 16, 61)
+  large <- run(200, 1, 62)
+  # the summary's energy is Umrigar et al.'s sum_g Pi_g sum W e / sum_g Pi_g sum W
+  # over every generation: the blocks weighted by `rw_weight`, not their plain
+  # mean (which undoes most of the reweighting: Pi_g varies over the window,
+  # longer than a block)
+  expect_equal(summary(small)$mean[1], dmc_pooled(small), tolerance = 1e-10)
+  a <- dmc_mean_se(small)
+  b <- dmc_mean_se(large)
+  expect_equal(unname(a["overflow"] + b["overflow"]), 0)
+  # measured: -4.501 +- 0.018 K (P = 24) and -4.529 +- 0.015 K (P = 200), z =
+  # 1.2; the unweighted energies differ by 0.1 K (z = 5), as did the plain
+  # mean of the blocks (the summary before): |z| < 3 (p = 0.003)
+  se <- sqrt(a[["se"]]^2 + b[["se"]]^2)
+  expect_lt(abs(a[["mean"]] - b[["mean"]]) / se, 3)
+  expect_gt((mean(small$energy) - b[["mean"]]) / se, 3)
+  # far below the guide's VMC energy (some 1.4 K above at N = 32)
+  expect_lt(b[["mean"]], -4.3)
+})
+
+test_that("the reweighted energy's error is the ratio's, and independent seeds scatter as stated", {
+  skip_on_cran()
+  v <- he4_vmc(16, replicas = 16, blocks = 2, block_sweeps = 20, equilibration = 200,
+               seed = 2, backend = "cpu")
+  r <- t(vapply(71:76, function(s) {
+    d <- he4_dmc(16, dt = 0.002, walkers = 24, blocks = 32, block_steps = 40,
+                 equilibration = 300, populations = 4, reweight_time = 0.2, init = v,
+                 seed = s, backend = "cpu")
+    sm <- summary(d)
+    # the error is the reblocked error of the ratio's linearisation
+    # y = R + w (x - R) / mean(w), numerator and denominator blocked together
+    ch <- statphysgpu:::dmc_ratio_chains(d, "energy")
+    expect_equal(mean(unlist(ch)), dmc_pooled(d), tolerance = 1e-10)
+    expect_equal(sm$se[1], as.numeric(suppressWarnings(blocking_se(ch))), tolerance = 1e-12)
+    c(sm$mean[1], sm$se[1])
+  }, numeric(2)))
+  expect_true(all(is.finite(r[, 2]) & r[, 2] > 0))
+  # six seeds about their weighted mean: chi^2 on 5 degrees of freedom
+  # within its two-sided 0.001 bounds (measured 8.9)
+  m <- sum(r[, 1] / r[, 2]^2) / sum(1 / r[, 2]^2)
+  chi2 <- sum(((r[, 1] - m) / r[, 2])^2)
+  expect_lt(chi2, qchisq(0.999, 5))
+  expect_gt(chi2, qchisq(0.001, 5))
 })
 
 test_that("with the defaults no walker is dropped; without the limits walkers are, with a warning", {
@@ -135,4 +178,23 @@ test_that("the bounded guide joins McMillan's smoothly and gives the same energy
   expect_equal(unname(m["overflow"] + bd["overflow"]), 0)
   z <- (m[["mean"]] - bd[["mean"]]) / sqrt(m[["se"]]^2 + bd[["se"]]^2)
   expect_lt(abs(z), 3.5)
+})
+
+test_that("two atoms in a box with the bounded guide: DMC reaches the exact ground state", {
+  # as test-he4-dmc.R's two-atom test, with guide = "bounded": E/N = -0.3168004
+  # K at L = 10 A (inst/scripts/he4-two-atoms-exact.R).  Measured with this
+  # guide on the CPU (P = 1000, 20 K^-1): +7.8 +- 1.8 mK at dt = 0.001, +4.3
+  # +- 1.7 mK at 0.0005 -- a time-step error of some 7 mK at 0.001 (twice
+  # McMillan's 4.9 +- 0.7), so the window is [-3.29 se, 10 mK + 3.29 se]
+  skip_if_second_build("the known answer is checked in the main build's tests")
+  exact <- -0.3168004
+  L <- 10
+  d <- he4_dmc(2, density = 2 / L^3, dt = 0.001, walkers = 1000, blocks = 20,
+               block_steps = 500, equilibration = 1000, seed = 12, guide = "bounded",
+               backend = "cpu")
+  s <- summary(d)
+  se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
+  expect_gt(s$mean[1] - exact, -3.29 * se)
+  expect_lt(s$mean[1] - exact, 0.010 + 3.29 * se)
+  expect_lt(se, 0.006)
 })
