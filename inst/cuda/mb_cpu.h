@@ -5,6 +5,7 @@
  * round; a system's elements are visited in order by one thread, and each
  * reduction is summed in that order in double. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A system's working arrays in the working precision, carved from `work`. */
@@ -359,22 +360,100 @@ static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
 }
 #endif
 
-/* The pair sums of state src: the dynamics' (obs 0: Q[q n + i], q < NQP)
- * or the observables' (obs 1: O[q n + i]), each the sum over the partners j
- * != i of the pair terms -- all of them in order, or, when every term has a
- * cut-off (SP_MB_CUT, SP_MB_CUTO), those of the neighbouring cells (the
- * cells in sp_mb_cells_near's order, ascending within a cell), which are
- * all the partners within the cut-off: the same sum to rounding. */
-static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
-                                    int obs) {
+#ifdef SP_MB_CPU_LANES
+static int SP_PREC(sp_mb_pair_sums_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                          int obs, int cells, int lists); /* (mb_lanes.h) */
+#endif
+
+/* The pair sums of target i (slot it of the loop: with lists, its slot in
+ * their cell order) of state src: the body of sp_mb_pair_sums's loop, and
+ * the vector loop's scalar copy (mb_lanes.h). */
+static void SP_PREC(sp_mb_pair_target)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                       int obs, int cells, int lists, uint64_t it, uint64_t i) {
 #if SP_MB_NQP > 0 || SP_MB_NQO > 0
   SP_REAL xi[SP_MB_NX], xj[SP_MB_NX], ei[SP_MB_EN], ej[SP_MB_EN], ui[SP_MB_UN], uj[SP_MB_UN];
   SP_REAL acc[(SP_MB_QN > SP_MB_NQO ? SP_MB_QN : SP_MB_NQO) + 1];
   const uint64_t n = s->n;
   const int nq = obs ? SP_MB_NQO : SP_MB_NQP;
   SP_REAL *out = obs ? s->O : s->Q;
-  uint64_t i, j;
+  uint64_t j;
   int v;
+  (void)it; (void)lists;
+  for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
+  SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
+  for (v = 0; v < SP_MB_UN; v++) ui[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
+  for (v = 0; v < nq; v++) acc[v] = 0;
+#  define SP_MB_ONE_PAIR(jj)                                                                  \
+    do {                                                                                      \
+      for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + (jj)];                     \
+      SP_PREC(sp_mb_epar)(s->ep, (jj), n, ej);                                                \
+      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + (jj)] : (SP_REAL)0; \
+      if (obs)                                                                                \
+        SP_PREC(mb_pair_obs)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),        \
+                             (SP_REAL)((jj) + 1), acc);                                       \
+      else                                                                                    \
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),            \
+                         (SP_REAL)((jj) + 1), acc);                                           \
+    } while (0)
+  if (!cells) {
+    for (j = 0; j < n; j++) {
+      if (j == i) continue;
+      SP_MB_ONE_PAIR(j);
+    }
+  }
+#  if SP_MB_POSD > 0
+  else if (lists) {
+    uint32_t a;
+    for (a = s->nl_off[it]; a < s->nl_off[it + 1]; a++) {
+      const uint64_t sl = s->nl[a];
+      const SP_REAL *q = s->cp + 4 * sl;
+      j = s->lperm[sl];
+      /* the positions packed, the other states (where the pair terms
+       * read them) from their rows */
+      for (v = 0; v < SP_MB_NX; v++)
+        xj[v] = v == SP_MB_PX0 ? q[0]
+                : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[1]
+                : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2]
+                : src[(uint64_t)v * n + j];
+      SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
+      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + j] : (SP_REAL)0;
+      SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),
+                       (SP_REAL)(j + 1), acc);
+    }
+  } else {
+    uint64_t nbc[27];
+    const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
+    int k;
+    for (k = 0; k < nn; k++) {
+      uint32_t a;
+      for (a = s->cstart[nbc[k]]; a < s->cstart[nbc[k] + 1]; a++) {
+        j = s->perm[a];
+        if (j == i) continue;
+        SP_MB_ONE_PAIR(j);
+      }
+    }
+  }
+#  endif
+#  undef SP_MB_ONE_PAIR
+  for (v = 0; v < nq; v++) out[(uint64_t)v * n + i] = acc[v];
+#else
+  (void)s; (void)src; (void)t; (void)obs; (void)cells; (void)lists; (void)it; (void)i;
+#endif
+}
+
+/* The pair sums of state src: the dynamics' (obs 0: Q[q n + i], q < NQP)
+ * or the observables' (obs 1: O[q n + i]), each the sum over the partners j
+ * != i of the pair terms -- all of them in order, or, when every term has a
+ * cut-off (SP_MB_CUT, SP_MB_CUTO), those of the neighbouring cells (the
+ * cells in sp_mb_cells_near's order, ascending within a cell), which are
+ * all the partners within the cut-off: the same sum to rounding.  In the
+ * vector object (SP_MB_CPU_LANES) all pairs and the Verlet lists go by the
+ * vector loop over targets (mb_lanes.h): the same sums bit for bit. */
+static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                    int obs) {
+#if SP_MB_NQP > 0 || SP_MB_NQO > 0
+  const uint64_t n = s->n;
+  const int nq = obs ? SP_MB_NQO : SP_MB_NQP;
 #  if SP_MB_POSD > 0
   int cells = obs ? s->cuto : s->cut, lists = 0;
   if (nq > 0 && cells && !obs) { /* the dynamics: Verlet lists, rebuilt when they must be */
@@ -389,71 +468,18 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
 #  if SP_MB_POSD > 0
   if (lists) SP_PREC(sp_mb_pack)(s, src); /* the positions packed in the lists' cell order */
 #  endif
+#  ifdef SP_MB_CPU_LANES
+  if (SP_PREC(sp_mb_pair_sums_lanes)(s, src, t, obs, cells, lists)) return;
+#  endif
   for (uint64_t it = 0; it < n; it++) {
     /* (with lists the targets in their cell order: neighbours' partners
      * are near in memory; each target's sum is its own) */
 #  if SP_MB_POSD > 0
-    i = lists ? s->lperm[it] : it;
+    const uint64_t i = lists ? s->lperm[it] : it;
 #  else
-    i = it;
+    const uint64_t i = it;
 #  endif
-    for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
-    SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
-    for (v = 0; v < SP_MB_UN; v++) ui[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
-    for (v = 0; v < nq; v++) acc[v] = 0;
-#  define SP_MB_ONE_PAIR(jj)                                                                  \
-    do {                                                                                      \
-      for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + (jj)];                     \
-      SP_PREC(sp_mb_epar)(s->ep, (jj), n, ej);                                                \
-      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + (jj)] : (SP_REAL)0; \
-      if (obs)                                                                                \
-        SP_PREC(mb_pair_obs)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),        \
-                             (SP_REAL)((jj) + 1), acc);                                       \
-      else                                                                                    \
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),            \
-                         (SP_REAL)((jj) + 1), acc);                                           \
-    } while (0)
-    if (!cells) {
-      for (j = 0; j < n; j++) {
-        if (j == i) continue;
-        SP_MB_ONE_PAIR(j);
-      }
-    }
-#  if SP_MB_POSD > 0
-    else if (lists) {
-      uint32_t a;
-      for (a = s->nl_off[it]; a < s->nl_off[it + 1]; a++) {
-        const uint64_t sl = s->nl[a];
-        const SP_REAL *q = s->cp + 4 * sl;
-        j = s->lperm[sl];
-        /* the positions packed, the other states (where the pair terms
-         * read them) from their rows */
-        for (v = 0; v < SP_MB_NX; v++)
-          xj[v] = v == SP_MB_PX0 ? q[0]
-                  : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[1]
-                  : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2]
-                  : src[(uint64_t)v * n + j];
-        SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
-        for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + j] : (SP_REAL)0;
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),
-                         (SP_REAL)(j + 1), acc);
-      }
-    } else {
-      uint64_t nbc[27];
-      const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
-      int k;
-      for (k = 0; k < nn; k++) {
-        uint32_t a;
-        for (a = s->cstart[nbc[k]]; a < s->cstart[nbc[k] + 1]; a++) {
-          j = s->perm[a];
-          if (j == i) continue;
-          SP_MB_ONE_PAIR(j);
-        }
-      }
-    }
-#  endif
-#  undef SP_MB_ONE_PAIR
-    for (v = 0; v < nq; v++) out[(uint64_t)v * n + i] = acc[v];
+    SP_PREC(sp_mb_pair_target)(s, src, t, obs, cells, lists, it, i);
   }
 #else
   (void)s; (void)src; (void)t; (void)obs;
