@@ -267,6 +267,7 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   uint64_t k, used = 0, nbc[27];
   uint32_t run[28];
   int d;
+  s->nl_ok = 0; /* (until built whole: a failed build leaves none) */
   if (s->nl_off == NULL) {
     s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
     s->lperm = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
@@ -353,6 +354,92 @@ static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
   free(s->nl_tmp);
   free(s->xref);
   free(s->cp);
+  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
+  s->xref = s->cp = NULL;
+  s->nl_cap = s->tmp_cap = 0;
+  s->nl_ok = 0;
+}
+
+/* The Verlet lists a system keeps from one advance to its next (the
+ * engine's slot ext->keep, sp_mb_keep of mb_args.h: a round of the engine
+ * is an advance, 0.1 s; lists rebuilt at each would be rebuilt every few
+ * steps of a large system).  Kept lists are used only where they are good
+ * for the positions (sp_mb_list_good), and the sums do not depend on when
+ * the lists were built: the same numbers. */
+typedef struct {
+  sp_mb_keep base; /* (first: the engine calls base.release) */
+  uint32_t *nl_off, *nl, *lperm, *nl_tmp;
+  uint64_t nl_cap, tmp_cap, n;
+  SP_REAL *xref, *cp;
+  int nl_ok;
+} SP_PREC(sp_mb_kept);
+
+static void SP_PREC(sp_mb_kept_release)(sp_mb_keep *k) {
+  SP_PREC(sp_mb_kept) *p = (SP_PREC(sp_mb_kept) *)(void *)k;
+  free(p->nl_off);
+  free(p->nl);
+  free(p->lperm);
+  free(p->nl_tmp);
+  free(p->xref);
+  free(p->cp);
+  free(p);
+}
+
+/* The system's kept lists into s (they are s's until sp_mb_list_put). */
+static void SP_PREC(sp_mb_list_take)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext) {
+  SP_PREC(sp_mb_kept) *p;
+  if (ext == NULL || ext->keep == NULL || *ext->keep == NULL) return;
+  p = (SP_PREC(sp_mb_kept) *)(void *)*ext->keep;
+  if (p->n != s->n || p->nl_off == NULL) return;
+  s->nl_off = p->nl_off;
+  s->nl = p->nl;
+  s->lperm = p->lperm;
+  s->nl_tmp = p->nl_tmp;
+  s->xref = p->xref;
+  s->cp = p->cp;
+  s->nl_cap = p->nl_cap;
+  s->tmp_cap = p->tmp_cap;
+  s->nl_ok = p->nl_ok;
+  p->nl_off = p->nl = p->lperm = p->nl_tmp = NULL;
+  p->xref = p->cp = NULL;
+  p->nl_cap = p->tmp_cap = 0;
+  p->nl_ok = 0;
+}
+
+/* s's lists kept for the system's next advance, or freed where there is no
+ * slot (or no memory for its record). */
+static void SP_PREC(sp_mb_list_put)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext) {
+  SP_PREC(sp_mb_kept) *p;
+  if (ext == NULL || ext->keep == NULL || s->nl_off == NULL) {
+    SP_PREC(sp_mb_list_free)(s);
+    return;
+  }
+  p = (SP_PREC(sp_mb_kept) *)(void *)*ext->keep;
+  if (p == NULL) {
+    p = (SP_PREC(sp_mb_kept) *)calloc(1, sizeof *p);
+    if (p == NULL) {
+      SP_PREC(sp_mb_list_free)(s);
+      return;
+    }
+    p->base.release = SP_PREC(sp_mb_kept_release);
+    *ext->keep = &p->base;
+  }
+  free(p->nl_off); /* (a record left empty by sp_mb_list_take: NULLs) */
+  free(p->nl);
+  free(p->lperm);
+  free(p->nl_tmp);
+  free(p->xref);
+  free(p->cp);
+  p->nl_off = s->nl_off;
+  p->nl = s->nl;
+  p->lperm = s->lperm;
+  p->nl_tmp = s->nl_tmp;
+  p->xref = s->xref;
+  p->cp = s->cp;
+  p->nl_cap = s->nl_cap;
+  p->tmp_cap = s->tmp_cap;
+  p->nl_ok = s->nl_ok;
+  p->n = s->n;
   s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
   s->nl_cap = s->tmp_cap = 0;
@@ -724,6 +811,9 @@ int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const sp_mb_ext *ext, const
   int which[SP_MB_POS], wz[SP_MB_POS], st = SP_MB_RUNNING;
   uint64_t i;
   SP_PREC(sp_mb_setup)(job, ext, par, ep, work, &s);
+#if SP_MB_POSD > 0
+  SP_PREC(sp_mb_list_take)(&s, ext);
+#endif
   for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) s.xs[i] = (SP_REAL)x[i];
   if (job->use_stop && *k == 0 && SP_PREC(sp_mb_event)(&s, job->t0)) {
     st = SP_MB_STOPPED;
@@ -757,7 +847,7 @@ int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const sp_mb_ext *ext, const
   }
   for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) x[i] = (double)s.xs[i];
 #if SP_MB_POSD > 0
-  SP_PREC(sp_mb_list_free)(&s);
+  SP_PREC(sp_mb_list_put)(&s, ext);
 #endif
   return st;
 }

@@ -196,4 +196,15 @@ test_that("the pair sums' vector loop gives the scalar copy's numbers: Verlet li
     })
     expect_true(all(is.finite(r$K)))
   }
+  # the lists kept from one advance to the next (a record every step: an
+  # advance a step) give the numbers of one advance for the whole run
+  go <- function(every) {
+    sde_run(lj, 2, n = f$n, init = init, box = f$L, dt = 0.004, t_max = 0.12, method = "baoab",
+            output = "records", record_every = every, precision = "single", seed = 6,
+            backend = "cpu", progress = FALSE)
+  }
+  a <- go(1)
+  b <- go(30)
+  expect_identical(attr(a, "final"), attr(b, "final"))
+  expect_identical(tail(a$K, 1), tail(b$K, 1))
 })
