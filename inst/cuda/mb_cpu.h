@@ -25,8 +25,9 @@ typedef struct {
   /* the dynamics' Verlet lists (cut-offs, CPU), by the slots of the lists'
    * cell order lperm: each slot's partners within rc + skin at the
    * positions xref, ascending by element, each given by its slot, where cp
-   * holds the positions packed (four a slot, refreshed at every pair sum:
-   * the partners' positions near each other in memory); nl_ok: built;
+   * holds the positions in that order (coordinate d of slot sl at cp[d n +
+   * sl], refreshed at every pair sum: the partners' positions near each
+   * other in memory, one load or gather a coordinate); nl_ok: built;
    * nl_tmp: the merge's buffer */
   uint32_t *nl_off, *nl, *lperm, *nl_tmp;
   uint64_t nl_cap, tmp_cap;
@@ -211,17 +212,15 @@ static SP_REAL SP_PREC(sp_mb_r2)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src
   return r2;
 }
 
-/* The positions of state src packed in the lists' cell order (cp). */
+/* The positions of state src in the lists' cell order (cp). */
 static void SP_PREC(sp_mb_pack)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src) {
   const uint64_t n = s->n;
   uint64_t k;
-  for (k = 0; k < n; k++) {
-    const uint64_t e = s->lperm[k];
-    SP_REAL *q = s->cp + 4 * k;
-    q[0] = src[(uint64_t)SP_MB_PX0 * n + e];
-    q[1] = SP_MB_POSD > 1 ? src[(uint64_t)SP_MB_PX1 * n + e] : (SP_REAL)0;
-    q[2] = SP_MB_POSD > 2 ? src[(uint64_t)SP_MB_PX2 * n + e] : (SP_REAL)0;
-    q[3] = 0;
+  int d;
+  for (d = 0; d < SP_MB_POSD; d++) {
+    const SP_REAL *x = src + (uint64_t)SP_PREC(sp_mb_px)[d] * n;
+    SP_REAL *q = s->cp + (uint64_t)d * n;
+    for (k = 0; k < n; k++) q[k] = x[s->lperm[k]];
   }
 }
 
@@ -272,7 +271,7 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
     s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
     s->lperm = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
     s->xref = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
-    s->cp = (SP_REAL *)malloc((size_t)4 * n * sizeof(SP_REAL));
+    s->cp = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
     if (s->nl_off == NULL || s->xref == NULL || s->lperm == NULL || s->cp == NULL) return 0;
   }
   SP_PREC(sp_mb_cells_build)(s, src, rl);
@@ -280,7 +279,6 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   SP_PREC(sp_mb_pack)(s, src);
   for (k = 0; k < n; k++) {
     const int nn = SP_PREC(sp_mb_cells_near)(s, s->lperm[k], nbc);
-    const SP_REAL *qi = s->cp + 4 * k;
     const uint64_t first = used;
     int c, nr = 0;
     s->nl_off[k] = (uint32_t)used;
@@ -288,10 +286,10 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
       const uint64_t r0 = used;
       uint32_t sl;
       for (sl = s->cstart[nbc[c]]; sl < s->cstart[nbc[c] + 1]; sl++) {
-        const SP_REAL *qj = s->cp + 4 * (uint64_t)sl;
         SP_REAL r2 = 0;
         for (d = 0; d < SP_MB_POSD; d++) {
-          const SP_REAL dd = SP_MI(qj[d] - qi[d], s->p[SP_MB_BOX + d], s->p[SP_MB_BOX + 3 + d]);
+          const SP_REAL *q = s->cp + (uint64_t)d * n;
+          const SP_REAL dd = SP_MI(q[sl] - q[k], s->p[SP_MB_BOX + d], s->p[SP_MB_BOX + 3 + d]);
           r2 += dd * dd;
         }
         if (sl == k || (double)r2 >= rl2) continue;
@@ -493,14 +491,14 @@ static void SP_PREC(sp_mb_pair_target)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src
     uint32_t a;
     for (a = s->nl_off[it]; a < s->nl_off[it + 1]; a++) {
       const uint64_t sl = s->nl[a];
-      const SP_REAL *q = s->cp + 4 * sl;
+      const SP_REAL *q = s->cp + sl;
       j = s->lperm[sl];
-      /* the positions packed, the other states (where the pair terms
+      /* the positions from cp, the other states (where the pair terms
        * read them) from their rows */
       for (v = 0; v < SP_MB_NX; v++)
         xj[v] = v == SP_MB_PX0 ? q[0]
-                : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[1]
-                : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2]
+                : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[n]
+                : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2 * n]
                 : src[(uint64_t)v * n + j];
       SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
       for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + j] : (SP_REAL)0;

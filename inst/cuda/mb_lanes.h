@@ -501,7 +501,7 @@ static void SP_PREC(sp_mb_lane_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
  * partners in the scalar copy's order (all j != i ascending: partner j the
  * same for every lane, the target's own term computed and dropped; or its
  * Verlet list in order: each lane its own partner, the positions gathered
- * from the packed cp, a lane whose list ended dropping its terms), by the
+ * from cp, a lane whose list ended dropping its terms), by the
  * vector copy of the pair function: each target's sums are the scalar
  * copy's bit for bit.  A target whose sine left the vector copy's range is
  * redone by the scalar copy (sp_mb_pair_target). */
@@ -573,14 +573,14 @@ SP_FN void SP_PREC(sp_mb_lane_list_pair)(SP_PREC(sp_mb_pair_blk) *b, const int l
    * would keep the compiler from the gathers) */
   const int32_t d = b->len[l] - m - 1;
   const int drop = d < 0;
-  const int32_t sl = (int32_t)nl[b->off[l] + m + (d < 0 ? d : 0)], q = 4 * sl;
+  const int32_t sl = (int32_t)nl[b->off[l] + m + (d < 0 ? d : 0)];
   const uint64_t j = lperm[sl];
   int v;
   SP_UNROLL
   for (v = 0; v < SP_MB_NX; v++)
-    xj[v] = v == SP_MB_PX0 ? cp[q]
-            : SP_MB_POSD > 1 && v == SP_MB_PX1 ? cp[q + 1]
-            : SP_MB_POSD > 2 && v == SP_MB_PX2 ? cp[q + 2]
+    xj[v] = v == SP_MB_PX0 ? cp[sl]
+            : SP_MB_POSD > 1 && v == SP_MB_PX1 ? (cp + n)[sl]
+            : SP_MB_POSD > 2 && v == SP_MB_PX2 ? (cp + 2 * n)[sl]
             : src[(uint64_t)v * n + j];
   SP_UNROLL
   for (v = 0; v < SP_MB_EN; v++) ej[v] = SP_MB_NE > 0 ? ep[(uint64_t)v * n + j] : (SP_REAL)0;
@@ -775,7 +775,7 @@ static int SP_PREC(sp_mb_pair_sums_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *
                                           int obs, int cells, int lists) {
   if ((cells && !lists) || !SP_PREC(sp_mb_lanes_ok)(s)) return 0;
 #if SP_MB_POSD > 0
-  if (lists && (s->n >= ((uint64_t)1 << 29) || s->nl_off[s->n] >= ((uint32_t)1 << 31))) return 0;
+  if (lists && s->nl_off[s->n] >= ((uint32_t)1 << 31)) return 0;
 #endif
   SP_PREC(sp_mb_pair_lanes_run)(s, src, t, obs, lists);
   return 1;
