@@ -28,9 +28,9 @@ typedef struct {
    * holds the positions in that order (coordinate d of slot sl at cp[d n +
    * sl], refreshed at every pair sum: the partners' positions near each
    * other in memory, one load or gather a coordinate); nl_ok: built;
-   * nl_tmp: the merge's buffer */
-  uint32_t *nl_off, *nl, *lperm, *nl_tmp;
-  uint64_t nl_cap, tmp_cap;
+   * nl_tmp: the build's entries and the merge's buffer */
+  uint32_t *nl_off, *nl, *lperm;
+  uint64_t *nl_tmp, nl_cap, tmp_cap;
   SP_REAL *xref, *cp;
   int nl_ok;
 } SP_PREC(sp_mb_sys);
@@ -56,7 +56,8 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, con
   s->ext = ext;
   s->cut = (int)job->cut;
   s->cuto = (int)job->cuto;
-  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
+  s->nl_off = s->nl = s->lperm = NULL;
+  s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
   s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
@@ -224,17 +225,23 @@ static void SP_PREC(sp_mb_pack)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src) {
   }
 }
 
-/* Runs a[b[r] .. b[r + 1]) (r < nr), each ascending by key, merged into one
- * ascending run a[0 .. b[nr]) pairwise (t: a buffer as long). */
-static void SP_PREC(sp_mb_merge_runs)(uint32_t *a, uint32_t *t, uint32_t *b, int nr,
-                                      const uint32_t *key) {
-  uint32_t *from = a, *to = t, *sw;
+/* Runs a[b[r] .. b[r + 1]) (r < nr), each ascending, merged into one
+ * ascending run a[0 .. b[nr]) pairwise (t: a buffer as long); the entries
+ * are element << 32 | slot, distinct (no branch on their order). */
+static void SP_PREC(sp_mb_merge_runs)(uint64_t *a, uint64_t *t, uint32_t *b, int nr) {
+  uint64_t *from = a, *to = t, *sw;
   while (nr > 1) {
     int m, o = 0;
     for (m = 0; m + 1 < nr; m += 2) {
       uint32_t x = b[m], y = b[m + 1], w = b[m];
       const uint32_t xe = b[m + 1], ye = b[m + 2];
-      while (x < xe && y < ye) to[w++] = key[from[x]] < key[from[y]] ? from[x++] : from[y++];
+      while (x < xe && y < ye) {
+        const uint64_t u = from[x], v = from[y];
+        const uint32_t c = v < u;
+        to[w++] = c ? v : u;
+        x += 1 - c;
+        y += c;
+      }
       while (x < xe) to[w++] = from[x++];
       while (y < ye) to[w++] = from[y++];
       b[o++] = b[m];
@@ -250,15 +257,26 @@ static void SP_PREC(sp_mb_merge_runs)(uint32_t *a, uint32_t *t, uint32_t *b, int
     from = to;
     to = sw;
   }
-  if (from != a) memcpy(a, from, (size_t)b[nr] * sizeof(uint32_t));
+  if (from != a) memcpy(a, from, (size_t)b[nr] * sizeof(uint64_t));
 }
+
+/* Candidates of a cell tested at once by the lists' build. */
+#define SP_MB_LIST_CH 64
+#undef SP_NEXTUP
+#ifdef SP_REAL_SINGLE
+#  define SP_NEXTUP(v) nextafterf((v), INFINITY)
+#else
+#  define SP_NEXTUP(v) nextafter((v), INFINITY)
+#endif
 
 /* The Verlet lists of state src for the cut-off rc: through the cell list
  * of rc + skin (its order the lists' own, lperm), each slot's partners
  * within it, ascending by element (so a force sums its partners within rc
  * in the order of every pair's loop: the same sum whenever the lists were
  * built; each neighbouring cell's partners are ascending already, and the
- * runs are merged), and the positions they were built at.  Returns 0 when
+ * runs are merged), and the positions they were built at.  A cell's
+ * candidates are tested SP_MB_LIST_CH at a time by a vector loop, those
+ * within kept as element << 32 | slot without a branch.  Returns 0 when
  * the memory is not there (the caller falls back to the cell list). */
 static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double rc) {
   const uint64_t n = s->n;
@@ -266,6 +284,10 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   uint64_t k, used = 0, nbc[27];
   uint32_t run[28];
   int d;
+  /* (double)r2 >= rl2 as r2 >= rlw: the least number of the working
+   * precision not below rl2 (no conversion in the vector loop) */
+  SP_REAL rlw = (SP_REAL)rl2;
+  if ((double)rlw < rl2) rlw = SP_NEXTUP(rlw);
   s->nl_ok = 0; /* (until built whole: a failed build leaves none) */
   if (s->nl_off == NULL) {
     s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
@@ -279,41 +301,78 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   SP_PREC(sp_mb_pack)(s, src);
   for (k = 0; k < n; k++) {
     const int nn = SP_PREC(sp_mb_cells_near)(s, s->lperm[k], nbc);
-    const uint64_t first = used;
+    uint64_t cand = 0, m = 0, *ent;
+    const SP_REAL *c0 = s->cp, *c1 = s->cp + (SP_MB_POSD > 1 ? n : 0),
+                  *c2 = s->cp + (SP_MB_POSD > 2 ? 2 * n : 0);
+    const SP_REAL qk0 = c0[k], qk1 = c1[k], qk2 = c2[k];
+    const SP_REAL box0 = s->p[SP_MB_BOX], ibox0 = s->p[SP_MB_BOX + 3],
+                  box1 = SP_MB_POSD > 1 ? s->p[SP_MB_BOX + 1] : (SP_REAL)1,
+                  ibox1 = SP_MB_POSD > 1 ? s->p[SP_MB_BOX + 4] : (SP_REAL)1,
+                  box2 = SP_MB_POSD > 2 ? s->p[SP_MB_BOX + 2] : (SP_REAL)1,
+                  ibox2 = SP_MB_POSD > 2 ? s->p[SP_MB_BOX + 5] : (SP_REAL)1;
     int c, nr = 0;
+    for (c = 0; c < nn; c++) cand += s->cstart[nbc[c] + 1] - s->cstart[nbc[c]];
+    /* room: the list (at most every candidate), the entries and the merge's
+     * buffer (one past the candidates: the branchless writes) */
+    if (used + cand > s->nl_cap) {
+      uint64_t cap = s->nl_cap ? 2 * s->nl_cap : 64 * n + 64;
+      uint32_t *p;
+      while (cap < used + cand) cap *= 2;
+      if (cap > 0xffffffffu) return 0;
+      p = (uint32_t *)realloc(s->nl, (size_t)cap * sizeof(uint32_t));
+      if (p == NULL) return 0;
+      s->nl = p;
+      s->nl_cap = cap;
+    }
+    if (2 * (cand + 1) > s->tmp_cap) {
+      uint64_t *p = (uint64_t *)realloc(s->nl_tmp, (size_t)(2 * (cand + 1)) * sizeof(uint64_t));
+      if (p == NULL) return 0;
+      s->nl_tmp = p;
+      s->tmp_cap = 2 * (cand + 1);
+    }
+    ent = s->nl_tmp;
     s->nl_off[k] = (uint32_t)used;
     for (c = 0; c < nn; c++) {
-      const uint64_t r0 = used;
-      uint32_t sl;
-      for (sl = s->cstart[nbc[c]]; sl < s->cstart[nbc[c] + 1]; sl++) {
-        SP_REAL r2 = 0;
-        for (d = 0; d < SP_MB_POSD; d++) {
-          const SP_REAL *q = s->cp + (uint64_t)d * n;
-          const SP_REAL dd = SP_MI(q[sl] - q[k], s->p[SP_MB_BOX + d], s->p[SP_MB_BOX + 3 + d]);
+      const uint32_t a0 = s->cstart[nbc[c]], a1 = s->cstart[nbc[c] + 1];
+      const uint64_t r0 = m;
+      uint32_t t0;
+      for (t0 = a0; t0 < a1; t0 += SP_MB_LIST_CH) {
+        const uint32_t t1 = a1 - t0 < SP_MB_LIST_CH ? a1 : t0 + SP_MB_LIST_CH;
+        const int cnt = (int)(t1 - t0), self = k >= t0 && k < t1 ? (int)(k - t0) : -1;
+        const SP_REAL *x0 = c0 + t0, *x1 = c1 + t0, *x2 = c2 + t0;
+        int32_t in[SP_MB_LIST_CH];
+        uint32_t sl;
+        int t;
+        _Pragma("omp simd")
+        for (t = 0; t < cnt; t++) {
+          /* (sp_mb_r2's sum, written out: a loop here would stop the
+           * vector loop) */
+          const SP_REAL u0 = x0[t] - qk0, u1 = x1[t] - qk1, u2 = x2[t] - qk2;
+          SP_REAL r2 = 0, dd;
+          dd = SP_MI(u0, box0, ibox0);
           r2 += dd * dd;
+          if (SP_MB_POSD > 1) {
+            dd = SP_MI(u1, box1, ibox1);
+            r2 += dd * dd;
+          }
+          if (SP_MB_POSD > 2) {
+            dd = SP_MI(u2, box2, ibox2);
+            r2 += dd * dd;
+          }
+          (void)ibox0; (void)ibox1; (void)ibox2;
+          in[t] = (t != self) & !(r2 >= rlw);
         }
-        if (sl == k || (double)r2 >= rl2) continue;
-        if (used == s->nl_cap) {
-          const uint64_t cap = s->nl_cap ? 2 * s->nl_cap : 64 * n + 64;
-          uint32_t *p = (uint32_t *)realloc(s->nl, (size_t)cap * sizeof(uint32_t));
-          if (p == NULL || cap > 0xffffffffu) return 0;
-          s->nl = p;
-          s->nl_cap = cap;
+        for (sl = t0; sl < t1; sl++) {
+          ent[m] = (uint64_t)s->lperm[sl] << 32 | sl;
+          m += in[sl - t0];
         }
-        s->nl[used++] = sl;
       }
-      if (used > r0) run[nr++] = (uint32_t)(r0 - first);
+      if (m > r0) run[nr++] = (uint32_t)r0;
     }
-    run[nr] = (uint32_t)(used - first);
-    if (nr > 1) {
-      if (used - first > s->tmp_cap) {
-        uint32_t *p = (uint32_t *)realloc(s->nl_tmp, (size_t)(used - first) * sizeof(uint32_t));
-        if (p == NULL) return 0;
-        s->nl_tmp = p;
-        s->tmp_cap = used - first;
-      }
-      SP_PREC(sp_mb_merge_runs)(s->nl + first, s->nl_tmp, run, nr, s->lperm);
-    }
+    run[nr] = (uint32_t)m;
+    if (nr > 1) SP_PREC(sp_mb_merge_runs)(ent, ent + cand + 1, run, nr);
+    for (c = 0; c < (int)m; c++) s->nl[used + (uint64_t)c] = (uint32_t)ent[c];
+    used += m;
   }
   s->nl_off[n] = (uint32_t)used;
   for (d = 0; d < SP_MB_POSD; d++)
@@ -352,7 +411,8 @@ static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
   free(s->nl_tmp);
   free(s->xref);
   free(s->cp);
-  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
+  s->nl_off = s->nl = s->lperm = NULL;
+  s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
   s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
@@ -366,8 +426,8 @@ static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
  * the lists were built: the same numbers. */
 typedef struct {
   sp_mb_keep base; /* (first: the engine calls base.release) */
-  uint32_t *nl_off, *nl, *lperm, *nl_tmp;
-  uint64_t nl_cap, tmp_cap, n;
+  uint32_t *nl_off, *nl, *lperm;
+  uint64_t *nl_tmp, nl_cap, tmp_cap, n;
   SP_REAL *xref, *cp;
   int nl_ok;
 } SP_PREC(sp_mb_kept);
@@ -398,7 +458,8 @@ static void SP_PREC(sp_mb_list_take)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext
   s->nl_cap = p->nl_cap;
   s->tmp_cap = p->tmp_cap;
   s->nl_ok = p->nl_ok;
-  p->nl_off = p->nl = p->lperm = p->nl_tmp = NULL;
+  p->nl_off = p->nl = p->lperm = NULL;
+  p->nl_tmp = NULL;
   p->xref = p->cp = NULL;
   p->nl_cap = p->tmp_cap = 0;
   p->nl_ok = 0;
@@ -438,7 +499,8 @@ static void SP_PREC(sp_mb_list_put)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext)
   p->tmp_cap = s->tmp_cap;
   p->nl_ok = s->nl_ok;
   p->n = s->n;
-  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
+  s->nl_off = s->nl = s->lperm = NULL;
+  s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
   s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
