@@ -28,7 +28,9 @@ typedef struct {
    * holds the positions in that order (coordinate d of slot sl at cp[d n +
    * sl], refreshed at every pair sum: the partners' positions near each
    * other in memory, one load or gather a coordinate); nl_ok: built;
-   * nl_tmp: the build's entries and the merge's buffer */
+   * nl_tmp: the build's entries and the merge's buffer.  Kept from one
+   * advance to the system's next where the engine gives a slot
+   * (sp_mb_list_take, sp_mb_list_put) */
   uint32_t *nl_off, *nl, *lperm;
   uint64_t *nl_tmp, nl_cap, tmp_cap;
   SP_REAL *xref, *cp;
