@@ -325,7 +325,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, source = "mb.cu",
                         defines = plan$defines, progress = fr$progress)
   } else {
-    lanes <- sde_mb_cpu_lanes_wanted(m, fr$precision, method, nsys * n * kmax)
+    lanes <- sde_mb_cpu_lanes_wanted(m, fr$precision, method, nsys * n * kmax, n)
     lib <- sde_mb_cpu_load(m, call, fr$progress, lanes)
     sfx <- if (fr$precision == "single") "_f" else "_d"
     job$advance <- lib[[paste0("advance", sfx)]]
@@ -623,9 +623,9 @@ sde_mb_stack <- function(vals, n, nrep, ncond) {
 # The CPU object of a many-body model, sine and cosine in double sp_math.h's
 # polynomials (SP_SDE_CPU_POLY, sde_prelude.h, as in sde_cpu_source()):
 # both precisions of mb_cpu.h, an element at a time (lanes = NULL); or, for
-# long runs of the SDE methods, the precision `lanes` with the model's
-# vector copy and the loop over elements (SP_MB_CPU_LANES, mb_lanes.h)
-# compiled for this processor's vector instructions (the level is in the
+# long runs of the SDE methods or of models with pair terms, the precision
+# `lanes` with the model's vector copy, the loop over elements and the pair
+# sums' loop over targets (SP_MB_CPU_LANES, mb_lanes.h) compiled for this processor's vector instructions (the level is in the
 # source, and so in the object's key).  The two compute the same numbers.
 sde_mb_cpu_source <- function(lanes = NULL) {
   arch <- if (!is.null(lanes)) switch(as.character(sde_simd_level()),
@@ -641,20 +641,26 @@ sde_mb_cpu_source <- function(lanes = NULL) {
 }
 
 # The precision whose vector object a CPU run of the many-body model m takes
-# (NULL: the object of both precisions): for "euler" and "srk2", where the
-# compiler can build it (GCC or clang: sde_cc_extra()), the model's
-# functions are inlined (not a large model's) and the run is long (option
-# statphysgpu.sde_cpu_vector: "auto" from mb_cpu_vector_steps element-steps,
-# at most (elements x systems x steps), TRUE always, FALSE never).  The
-# vector object compiles in a second or two more than the other, once (the
-# cache keeps it); it runs a lattice 10 to 40 times as fast, so that runs
-# from 2^20 element-steps (0.1 to 0.4 s an element at a time) repay it
-# soon (bench/mb-lattice-cpu.R).
-sde_mb_cpu_lanes_wanted <- function(m, precision, method, steps) {
+# (NULL: the object of both precisions): for "euler" and "srk2", and for
+# every method where the model has pair terms (pairs(): the pair sums go by
+# the vector loop over targets, all pairs and the Verlet lists; the SDE
+# methods' elements too), where the compiler can build it (GCC or clang:
+# sde_cc_extra()), the model's functions are inlined (not a large model's)
+# and the run is long (option statphysgpu.sde_cpu_vector: "auto" from
+# mb_cpu_vector_steps element-steps -- elements x systems x steps, `steps`
+# here; a pair model's counted min(n, 64) times, the partners of an element
+# -- TRUE always, FALSE never).  The vector object compiles in a second or
+# two more than the other, once (the cache keeps it); it runs a lattice 10
+# to 40 times as fast, so that runs from 2^20 element-steps (0.1 to 0.4 s
+# an element at a time) repay it soon (bench/mb-lattice-cpu.R), and pair
+# sums 4 to 10 times as fast (bench/mb-pairs-cpu.R, bench/mb-space.R cpu).
+sde_mb_cpu_lanes_wanted <- function(m, precision, method, steps, n = 1) {
   v <- sp_tuning("sde_cpu_vector")
-  ok <- method %in% c("euler", "srk2") && nzchar(sde_cc()$extra) &&
+  pairs <- length(m$mb$pairs) + length(m$mb$opairs) > 0
+  ok <- (method %in% c("euler", "srk2") || pairs) && nzchar(sde_cc()$extra) &&
     !grepl("SP_FN_OUTLINE", m$code, fixed = TRUE)
-  if (!ok || isFALSE(v) || (identical(v, "auto") && steps < sp_tuning("mb_cpu_vector_steps")))
+  work <- if (pairs) steps * min(n, 64) else steps
+  if (!ok || isFALSE(v) || (identical(v, "auto") && work < sp_tuning("mb_cpu_vector_steps")))
     return(NULL)
   precision
 }

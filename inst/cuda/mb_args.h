@@ -107,14 +107,23 @@ typedef struct {
   double rdf_rmax;
 } sp_mb_job;
 
+/* What an advance keeps of a system for its next call (the CPU's Verlet
+ * lists, mb_cpu.h): made by the model's object, which puts its own release
+ * function first; the engine releases it at the end of the run. */
+typedef struct sp_mb_keep_ {
+  void (*release)(struct sp_mb_keep_ *);
+} sp_mb_keep;
+
 /* What an advance or an observation reads or adds to besides the job: the
  * graph of edges(), compressed rows of in-neighbours (row i: col[rowptr[i]
- * .. rowptr[i + 1] - 1], ascending, weights w or 1), and the counts of g(r)
- * of the system being observed (rdf_bins doubles, added to). */
+ * .. rowptr[i + 1] - 1], ascending, weights w or 1), the counts of g(r)
+ * of the system being observed (rdf_bins doubles, added to), and the
+ * system's slot for what an advance keeps (NULL: nothing is kept). */
 typedef struct {
   const int32_t *rowptr, *col;
   const double *w;
   double *rdf;
+  sp_mb_keep **keep;
 } sp_mb_ext;
 
 /* The cell grid of a box for a cut-off rc (cell lists: sp_mb_cells_* of

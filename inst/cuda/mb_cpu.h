@@ -5,6 +5,7 @@
  * round; a system's elements are visited in order by one thread, and each
  * reduction is summed in that order in double. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A system's working arrays in the working precision, carved from `work`. */
@@ -24,11 +25,14 @@ typedef struct {
   /* the dynamics' Verlet lists (cut-offs, CPU), by the slots of the lists'
    * cell order lperm: each slot's partners within rc + skin at the
    * positions xref, ascending by element, each given by its slot, where cp
-   * holds the positions packed (four a slot, refreshed at every pair sum:
-   * the partners' positions near each other in memory); nl_ok: built;
-   * nl_tmp: the merge's buffer */
-  uint32_t *nl_off, *nl, *lperm, *nl_tmp;
-  uint64_t nl_cap, tmp_cap;
+   * holds the positions in that order (coordinate d of slot sl at cp[d n +
+   * sl], refreshed at every pair sum: the partners' positions near each
+   * other in memory, one load or gather a coordinate); nl_ok: built;
+   * nl_tmp: the build's entries and the merge's buffer.  Kept from one
+   * advance to the system's next where the engine gives a slot
+   * (sp_mb_list_take, sp_mb_list_put) */
+  uint32_t *nl_off, *nl, *lperm;
+  uint64_t *nl_tmp, nl_cap, tmp_cap;
   SP_REAL *xref, *cp;
   int nl_ok;
 } SP_PREC(sp_mb_sys);
@@ -54,7 +58,8 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, con
   s->ext = ext;
   s->cut = (int)job->cut;
   s->cuto = (int)job->cuto;
-  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
+  s->nl_off = s->nl = s->lperm = NULL;
+  s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
   s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
@@ -210,31 +215,35 @@ static SP_REAL SP_PREC(sp_mb_r2)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src
   return r2;
 }
 
-/* The positions of state src packed in the lists' cell order (cp). */
+/* The positions of state src in the lists' cell order (cp). */
 static void SP_PREC(sp_mb_pack)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src) {
   const uint64_t n = s->n;
   uint64_t k;
-  for (k = 0; k < n; k++) {
-    const uint64_t e = s->lperm[k];
-    SP_REAL *q = s->cp + 4 * k;
-    q[0] = src[(uint64_t)SP_MB_PX0 * n + e];
-    q[1] = SP_MB_POSD > 1 ? src[(uint64_t)SP_MB_PX1 * n + e] : (SP_REAL)0;
-    q[2] = SP_MB_POSD > 2 ? src[(uint64_t)SP_MB_PX2 * n + e] : (SP_REAL)0;
-    q[3] = 0;
+  int d;
+  for (d = 0; d < SP_MB_POSD; d++) {
+    const SP_REAL *x = src + (uint64_t)SP_PREC(sp_mb_px)[d] * n;
+    SP_REAL *q = s->cp + (uint64_t)d * n;
+    for (k = 0; k < n; k++) q[k] = x[s->lperm[k]];
   }
 }
 
-/* Runs a[b[r] .. b[r + 1]) (r < nr), each ascending by key, merged into one
- * ascending run a[0 .. b[nr]) pairwise (t: a buffer as long). */
-static void SP_PREC(sp_mb_merge_runs)(uint32_t *a, uint32_t *t, uint32_t *b, int nr,
-                                      const uint32_t *key) {
-  uint32_t *from = a, *to = t, *sw;
+/* Runs a[b[r] .. b[r + 1]) (r < nr), each ascending, merged into one
+ * ascending run a[0 .. b[nr]) pairwise (t: a buffer as long); the entries
+ * are element << 32 | slot, distinct (no branch on their order). */
+static void SP_PREC(sp_mb_merge_runs)(uint64_t *a, uint64_t *t, uint32_t *b, int nr) {
+  uint64_t *from = a, *to = t, *sw;
   while (nr > 1) {
     int m, o = 0;
     for (m = 0; m + 1 < nr; m += 2) {
       uint32_t x = b[m], y = b[m + 1], w = b[m];
       const uint32_t xe = b[m + 1], ye = b[m + 2];
-      while (x < xe && y < ye) to[w++] = key[from[x]] < key[from[y]] ? from[x++] : from[y++];
+      while (x < xe && y < ye) {
+        const uint64_t u = from[x], v = from[y];
+        const uint32_t c = v < u;
+        to[w++] = c ? v : u;
+        x += 1 - c;
+        y += c;
+      }
       while (x < xe) to[w++] = from[x++];
       while (y < ye) to[w++] = from[y++];
       b[o++] = b[m];
@@ -250,15 +259,26 @@ static void SP_PREC(sp_mb_merge_runs)(uint32_t *a, uint32_t *t, uint32_t *b, int
     from = to;
     to = sw;
   }
-  if (from != a) memcpy(a, from, (size_t)b[nr] * sizeof(uint32_t));
+  if (from != a) memcpy(a, from, (size_t)b[nr] * sizeof(uint64_t));
 }
+
+/* Candidates of a cell tested at once by the lists' build. */
+#define SP_MB_LIST_CH 64
+#undef SP_NEXTUP
+#ifdef SP_REAL_SINGLE
+#  define SP_NEXTUP(v) nextafterf((v), INFINITY)
+#else
+#  define SP_NEXTUP(v) nextafter((v), INFINITY)
+#endif
 
 /* The Verlet lists of state src for the cut-off rc: through the cell list
  * of rc + skin (its order the lists' own, lperm), each slot's partners
  * within it, ascending by element (so a force sums its partners within rc
  * in the order of every pair's loop: the same sum whenever the lists were
  * built; each neighbouring cell's partners are ascending already, and the
- * runs are merged), and the positions they were built at.  Returns 0 when
+ * runs are merged), and the positions they were built at.  A cell's
+ * candidates are tested SP_MB_LIST_CH at a time by a vector loop, those
+ * within kept as element << 32 | slot without a branch.  Returns 0 when
  * the memory is not there (the caller falls back to the cell list). */
 static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double rc) {
   const uint64_t n = s->n;
@@ -266,11 +286,16 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   uint64_t k, used = 0, nbc[27];
   uint32_t run[28];
   int d;
+  /* (double)r2 >= rl2 as r2 >= rlw: the least number of the working
+   * precision not below rl2 (no conversion in the vector loop) */
+  SP_REAL rlw = (SP_REAL)rl2;
+  if ((double)rlw < rl2) rlw = SP_NEXTUP(rlw);
+  s->nl_ok = 0; /* (until built whole: a failed build leaves none) */
   if (s->nl_off == NULL) {
     s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
     s->lperm = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
     s->xref = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
-    s->cp = (SP_REAL *)malloc((size_t)4 * n * sizeof(SP_REAL));
+    s->cp = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
     if (s->nl_off == NULL || s->xref == NULL || s->lperm == NULL || s->cp == NULL) return 0;
   }
   SP_PREC(sp_mb_cells_build)(s, src, rl);
@@ -278,42 +303,78 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   SP_PREC(sp_mb_pack)(s, src);
   for (k = 0; k < n; k++) {
     const int nn = SP_PREC(sp_mb_cells_near)(s, s->lperm[k], nbc);
-    const SP_REAL *qi = s->cp + 4 * k;
-    const uint64_t first = used;
+    uint64_t cand = 0, m = 0, *ent;
+    const SP_REAL *c0 = s->cp, *c1 = s->cp + (SP_MB_POSD > 1 ? n : 0),
+                  *c2 = s->cp + (SP_MB_POSD > 2 ? 2 * n : 0);
+    const SP_REAL qk0 = c0[k], qk1 = c1[k], qk2 = c2[k];
+    const SP_REAL box0 = s->p[SP_MB_BOX], ibox0 = s->p[SP_MB_BOX + 3],
+                  box1 = SP_MB_POSD > 1 ? s->p[SP_MB_BOX + 1] : (SP_REAL)1,
+                  ibox1 = SP_MB_POSD > 1 ? s->p[SP_MB_BOX + 4] : (SP_REAL)1,
+                  box2 = SP_MB_POSD > 2 ? s->p[SP_MB_BOX + 2] : (SP_REAL)1,
+                  ibox2 = SP_MB_POSD > 2 ? s->p[SP_MB_BOX + 5] : (SP_REAL)1;
     int c, nr = 0;
+    for (c = 0; c < nn; c++) cand += s->cstart[nbc[c] + 1] - s->cstart[nbc[c]];
+    /* room: the list (at most every candidate), the entries and the merge's
+     * buffer (one past the candidates: the branchless writes) */
+    if (used + cand > s->nl_cap) {
+      uint64_t cap = s->nl_cap ? 2 * s->nl_cap : 64 * n + 64;
+      uint32_t *p;
+      while (cap < used + cand) cap *= 2;
+      if (cap > 0xffffffffu) return 0;
+      p = (uint32_t *)realloc(s->nl, (size_t)cap * sizeof(uint32_t));
+      if (p == NULL) return 0;
+      s->nl = p;
+      s->nl_cap = cap;
+    }
+    if (2 * (cand + 1) > s->tmp_cap) {
+      uint64_t *p = (uint64_t *)realloc(s->nl_tmp, (size_t)(2 * (cand + 1)) * sizeof(uint64_t));
+      if (p == NULL) return 0;
+      s->nl_tmp = p;
+      s->tmp_cap = 2 * (cand + 1);
+    }
+    ent = s->nl_tmp;
     s->nl_off[k] = (uint32_t)used;
     for (c = 0; c < nn; c++) {
-      const uint64_t r0 = used;
-      uint32_t sl;
-      for (sl = s->cstart[nbc[c]]; sl < s->cstart[nbc[c] + 1]; sl++) {
-        const SP_REAL *qj = s->cp + 4 * (uint64_t)sl;
-        SP_REAL r2 = 0;
-        for (d = 0; d < SP_MB_POSD; d++) {
-          const SP_REAL dd = SP_MI(qj[d] - qi[d], s->p[SP_MB_BOX + d], s->p[SP_MB_BOX + 3 + d]);
+      const uint32_t a0 = s->cstart[nbc[c]], a1 = s->cstart[nbc[c] + 1];
+      const uint64_t r0 = m;
+      uint32_t t0;
+      for (t0 = a0; t0 < a1; t0 += SP_MB_LIST_CH) {
+        const uint32_t t1 = a1 - t0 < SP_MB_LIST_CH ? a1 : t0 + SP_MB_LIST_CH;
+        const int cnt = (int)(t1 - t0), self = k >= t0 && k < t1 ? (int)(k - t0) : -1;
+        const SP_REAL *x0 = c0 + t0, *x1 = c1 + t0, *x2 = c2 + t0;
+        int32_t in[SP_MB_LIST_CH];
+        uint32_t sl;
+        int t;
+        _Pragma("omp simd")
+        for (t = 0; t < cnt; t++) {
+          /* (sp_mb_r2's sum, written out: a loop here would stop the
+           * vector loop) */
+          const SP_REAL u0 = x0[t] - qk0, u1 = x1[t] - qk1, u2 = x2[t] - qk2;
+          SP_REAL r2 = 0, dd;
+          dd = SP_MI(u0, box0, ibox0);
           r2 += dd * dd;
+          if (SP_MB_POSD > 1) {
+            dd = SP_MI(u1, box1, ibox1);
+            r2 += dd * dd;
+          }
+          if (SP_MB_POSD > 2) {
+            dd = SP_MI(u2, box2, ibox2);
+            r2 += dd * dd;
+          }
+          (void)ibox0; (void)ibox1; (void)ibox2;
+          in[t] = (t != self) & !(r2 >= rlw);
         }
-        if (sl == k || (double)r2 >= rl2) continue;
-        if (used == s->nl_cap) {
-          const uint64_t cap = s->nl_cap ? 2 * s->nl_cap : 64 * n + 64;
-          uint32_t *p = (uint32_t *)realloc(s->nl, (size_t)cap * sizeof(uint32_t));
-          if (p == NULL || cap > 0xffffffffu) return 0;
-          s->nl = p;
-          s->nl_cap = cap;
+        for (sl = t0; sl < t1; sl++) {
+          ent[m] = (uint64_t)s->lperm[sl] << 32 | sl;
+          m += in[sl - t0];
         }
-        s->nl[used++] = sl;
       }
-      if (used > r0) run[nr++] = (uint32_t)(r0 - first);
+      if (m > r0) run[nr++] = (uint32_t)r0;
     }
-    run[nr] = (uint32_t)(used - first);
-    if (nr > 1) {
-      if (used - first > s->tmp_cap) {
-        uint32_t *p = (uint32_t *)realloc(s->nl_tmp, (size_t)(used - first) * sizeof(uint32_t));
-        if (p == NULL) return 0;
-        s->nl_tmp = p;
-        s->tmp_cap = used - first;
-      }
-      SP_PREC(sp_mb_merge_runs)(s->nl + first, s->nl_tmp, run, nr, s->lperm);
-    }
+    run[nr] = (uint32_t)m;
+    if (nr > 1) SP_PREC(sp_mb_merge_runs)(ent, ent + cand + 1, run, nr);
+    for (c = 0; c < (int)m; c++) s->nl[used + (uint64_t)c] = (uint32_t)ent[c];
+    used += m;
   }
   s->nl_off[n] = (uint32_t)used;
   for (d = 0; d < SP_MB_POSD; d++)
@@ -352,29 +413,196 @@ static void SP_PREC(sp_mb_list_free)(SP_PREC(sp_mb_sys) *s) {
   free(s->nl_tmp);
   free(s->xref);
   free(s->cp);
-  s->nl_off = s->nl = s->lperm = s->nl_tmp = NULL;
+  s->nl_off = s->nl = s->lperm = NULL;
+  s->nl_tmp = NULL;
+  s->xref = s->cp = NULL;
+  s->nl_cap = s->tmp_cap = 0;
+  s->nl_ok = 0;
+}
+
+/* The Verlet lists a system keeps from one advance to its next (the
+ * engine's slot ext->keep, sp_mb_keep of mb_args.h: a round of the engine
+ * is an advance, 0.1 s; lists rebuilt at each would be rebuilt every few
+ * steps of a large system).  Kept lists are used only where they are good
+ * for the positions (sp_mb_list_good), and the sums do not depend on when
+ * the lists were built: the same numbers. */
+typedef struct {
+  sp_mb_keep base; /* (first: the engine calls base.release) */
+  uint32_t *nl_off, *nl, *lperm;
+  uint64_t *nl_tmp, nl_cap, tmp_cap, n;
+  SP_REAL *xref, *cp;
+  int nl_ok;
+} SP_PREC(sp_mb_kept);
+
+static void SP_PREC(sp_mb_kept_release)(sp_mb_keep *k) {
+  SP_PREC(sp_mb_kept) *p = (SP_PREC(sp_mb_kept) *)(void *)k;
+  free(p->nl_off);
+  free(p->nl);
+  free(p->lperm);
+  free(p->nl_tmp);
+  free(p->xref);
+  free(p->cp);
+  free(p);
+}
+
+/* The system's kept lists into s (they are s's until sp_mb_list_put). */
+static void SP_PREC(sp_mb_list_take)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext) {
+  SP_PREC(sp_mb_kept) *p;
+  if (ext == NULL || ext->keep == NULL || *ext->keep == NULL) return;
+  p = (SP_PREC(sp_mb_kept) *)(void *)*ext->keep;
+  if (p->n != s->n || p->nl_off == NULL) return;
+  s->nl_off = p->nl_off;
+  s->nl = p->nl;
+  s->lperm = p->lperm;
+  s->nl_tmp = p->nl_tmp;
+  s->xref = p->xref;
+  s->cp = p->cp;
+  s->nl_cap = p->nl_cap;
+  s->tmp_cap = p->tmp_cap;
+  s->nl_ok = p->nl_ok;
+  p->nl_off = p->nl = p->lperm = NULL;
+  p->nl_tmp = NULL;
+  p->xref = p->cp = NULL;
+  p->nl_cap = p->tmp_cap = 0;
+  p->nl_ok = 0;
+}
+
+/* s's lists kept for the system's next advance, or freed where there is no
+ * slot (or no memory for its record). */
+static void SP_PREC(sp_mb_list_put)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext) {
+  SP_PREC(sp_mb_kept) *p;
+  if (ext == NULL || ext->keep == NULL || s->nl_off == NULL) {
+    SP_PREC(sp_mb_list_free)(s);
+    return;
+  }
+  p = (SP_PREC(sp_mb_kept) *)(void *)*ext->keep;
+  if (p == NULL) {
+    p = (SP_PREC(sp_mb_kept) *)calloc(1, sizeof *p);
+    if (p == NULL) {
+      SP_PREC(sp_mb_list_free)(s);
+      return;
+    }
+    p->base.release = SP_PREC(sp_mb_kept_release);
+    *ext->keep = &p->base;
+  }
+  free(p->nl_off); /* (a record left empty by sp_mb_list_take: NULLs) */
+  free(p->nl);
+  free(p->lperm);
+  free(p->nl_tmp);
+  free(p->xref);
+  free(p->cp);
+  p->nl_off = s->nl_off;
+  p->nl = s->nl;
+  p->lperm = s->lperm;
+  p->nl_tmp = s->nl_tmp;
+  p->xref = s->xref;
+  p->cp = s->cp;
+  p->nl_cap = s->nl_cap;
+  p->tmp_cap = s->tmp_cap;
+  p->nl_ok = s->nl_ok;
+  p->n = s->n;
+  s->nl_off = s->nl = s->lperm = NULL;
+  s->nl_tmp = NULL;
   s->xref = s->cp = NULL;
   s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
 }
 #endif
 
-/* The pair sums of state src: the dynamics' (obs 0: Q[q n + i], q < NQP)
- * or the observables' (obs 1: O[q n + i]), each the sum over the partners j
- * != i of the pair terms -- all of them in order, or, when every term has a
- * cut-off (SP_MB_CUT, SP_MB_CUTO), those of the neighbouring cells (the
- * cells in sp_mb_cells_near's order, ascending within a cell), which are
- * all the partners within the cut-off: the same sum to rounding. */
-static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
-                                    int obs) {
+#ifdef SP_MB_CPU_LANES
+static int SP_PREC(sp_mb_pair_sums_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                          int obs, int cells, int lists); /* (mb_lanes.h) */
+#endif
+
+/* The pair sums of target i (slot it of the loop: with lists, its slot in
+ * their cell order) of state src: the body of sp_mb_pair_sums's loop, and
+ * the vector loop's scalar copy (mb_lanes.h). */
+static void SP_PREC(sp_mb_pair_target)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                       int obs, int cells, int lists, uint64_t it, uint64_t i) {
 #if SP_MB_NQP > 0 || SP_MB_NQO > 0
   SP_REAL xi[SP_MB_NX], xj[SP_MB_NX], ei[SP_MB_EN], ej[SP_MB_EN], ui[SP_MB_UN], uj[SP_MB_UN];
   SP_REAL acc[(SP_MB_QN > SP_MB_NQO ? SP_MB_QN : SP_MB_NQO) + 1];
   const uint64_t n = s->n;
   const int nq = obs ? SP_MB_NQO : SP_MB_NQP;
   SP_REAL *out = obs ? s->O : s->Q;
-  uint64_t i, j;
+  uint64_t j;
   int v;
+  (void)it; (void)lists;
+  for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
+  SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
+  for (v = 0; v < SP_MB_UN; v++) ui[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
+  for (v = 0; v < nq; v++) acc[v] = 0;
+#  define SP_MB_ONE_PAIR(jj)                                                                  \
+    do {                                                                                      \
+      for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + (jj)];                     \
+      SP_PREC(sp_mb_epar)(s->ep, (jj), n, ej);                                                \
+      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + (jj)] : (SP_REAL)0; \
+      if (obs)                                                                                \
+        SP_PREC(mb_pair_obs)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),        \
+                             (SP_REAL)((jj) + 1), acc);                                       \
+      else                                                                                    \
+        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),            \
+                         (SP_REAL)((jj) + 1), acc);                                           \
+    } while (0)
+  if (!cells) {
+    for (j = 0; j < n; j++) {
+      if (j == i) continue;
+      SP_MB_ONE_PAIR(j);
+    }
+  }
+#  if SP_MB_POSD > 0
+  else if (lists) {
+    uint32_t a;
+    for (a = s->nl_off[it]; a < s->nl_off[it + 1]; a++) {
+      const uint64_t sl = s->nl[a];
+      const SP_REAL *q = s->cp + sl;
+      j = s->lperm[sl];
+      /* the positions from cp, the other states (where the pair terms
+       * read them) from their rows */
+      for (v = 0; v < SP_MB_NX; v++)
+        xj[v] = v == SP_MB_PX0 ? q[0]
+                : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[n]
+                : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2 * n]
+                : src[(uint64_t)v * n + j];
+      SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
+      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + j] : (SP_REAL)0;
+      SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),
+                       (SP_REAL)(j + 1), acc);
+    }
+  } else {
+    uint64_t nbc[27];
+    const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
+    int k;
+    for (k = 0; k < nn; k++) {
+      uint32_t a;
+      for (a = s->cstart[nbc[k]]; a < s->cstart[nbc[k] + 1]; a++) {
+        j = s->perm[a];
+        if (j == i) continue;
+        SP_MB_ONE_PAIR(j);
+      }
+    }
+  }
+#  endif
+#  undef SP_MB_ONE_PAIR
+  for (v = 0; v < nq; v++) out[(uint64_t)v * n + i] = acc[v];
+#else
+  (void)s; (void)src; (void)t; (void)obs; (void)cells; (void)lists; (void)it; (void)i;
+#endif
+}
+
+/* The pair sums of state src: the dynamics' (obs 0: Q[q n + i], q < NQP)
+ * or the observables' (obs 1: O[q n + i]), each the sum over the partners j
+ * != i of the pair terms -- all of them in order, or, when every term has a
+ * cut-off (SP_MB_CUT, SP_MB_CUTO), those of the neighbouring cells (the
+ * cells in sp_mb_cells_near's order, ascending within a cell), which are
+ * all the partners within the cut-off: the same sum to rounding.  In the
+ * vector object (SP_MB_CPU_LANES) all pairs and the Verlet lists go by the
+ * vector loop over targets (mb_lanes.h): the same sums bit for bit. */
+static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                    int obs) {
+#if SP_MB_NQP > 0 || SP_MB_NQO > 0
+  const uint64_t n = s->n;
+  const int nq = obs ? SP_MB_NQO : SP_MB_NQP;
 #  if SP_MB_POSD > 0
   int cells = obs ? s->cuto : s->cut, lists = 0;
   if (nq > 0 && cells && !obs) { /* the dynamics: Verlet lists, rebuilt when they must be */
@@ -389,71 +617,18 @@ static void SP_PREC(sp_mb_pair_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
 #  if SP_MB_POSD > 0
   if (lists) SP_PREC(sp_mb_pack)(s, src); /* the positions packed in the lists' cell order */
 #  endif
+#  ifdef SP_MB_CPU_LANES
+  if (SP_PREC(sp_mb_pair_sums_lanes)(s, src, t, obs, cells, lists)) return;
+#  endif
   for (uint64_t it = 0; it < n; it++) {
     /* (with lists the targets in their cell order: neighbours' partners
      * are near in memory; each target's sum is its own) */
 #  if SP_MB_POSD > 0
-    i = lists ? s->lperm[it] : it;
+    const uint64_t i = lists ? s->lperm[it] : it;
 #  else
-    i = it;
+    const uint64_t i = it;
 #  endif
-    for (v = 0; v < SP_MB_NX; v++) xi[v] = src[(uint64_t)v * n + i];
-    SP_PREC(sp_mb_epar)(s->ep, i, n, ei);
-    for (v = 0; v < SP_MB_UN; v++) ui[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
-    for (v = 0; v < nq; v++) acc[v] = 0;
-#  define SP_MB_ONE_PAIR(jj)                                                                  \
-    do {                                                                                      \
-      for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + (jj)];                     \
-      SP_PREC(sp_mb_epar)(s->ep, (jj), n, ej);                                                \
-      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + (jj)] : (SP_REAL)0; \
-      if (obs)                                                                                \
-        SP_PREC(mb_pair_obs)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),        \
-                             (SP_REAL)((jj) + 1), acc);                                       \
-      else                                                                                    \
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),            \
-                         (SP_REAL)((jj) + 1), acc);                                           \
-    } while (0)
-    if (!cells) {
-      for (j = 0; j < n; j++) {
-        if (j == i) continue;
-        SP_MB_ONE_PAIR(j);
-      }
-    }
-#  if SP_MB_POSD > 0
-    else if (lists) {
-      uint32_t a;
-      for (a = s->nl_off[it]; a < s->nl_off[it + 1]; a++) {
-        const uint64_t sl = s->nl[a];
-        const SP_REAL *q = s->cp + 4 * sl;
-        j = s->lperm[sl];
-        /* the positions packed, the other states (where the pair terms
-         * read them) from their rows */
-        for (v = 0; v < SP_MB_NX; v++)
-          xj[v] = v == SP_MB_PX0 ? q[0]
-                  : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[1]
-                  : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2]
-                  : src[(uint64_t)v * n + j];
-        SP_PREC(sp_mb_epar)(s->ep, j, n, ej);
-        for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + j] : (SP_REAL)0;
-        SP_PREC(mb_pair)(t, xi, ei, xj, ej, ui, uj, s->p, s->pd, (SP_REAL)(i + 1),
-                         (SP_REAL)(j + 1), acc);
-      }
-    } else {
-      uint64_t nbc[27];
-      const int nn = SP_PREC(sp_mb_cells_near)(s, i, nbc);
-      int k;
-      for (k = 0; k < nn; k++) {
-        uint32_t a;
-        for (a = s->cstart[nbc[k]]; a < s->cstart[nbc[k] + 1]; a++) {
-          j = s->perm[a];
-          if (j == i) continue;
-          SP_MB_ONE_PAIR(j);
-        }
-      }
-    }
-#  endif
-#  undef SP_MB_ONE_PAIR
-    for (v = 0; v < nq; v++) out[(uint64_t)v * n + i] = acc[v];
+    SP_PREC(sp_mb_pair_target)(s, src, t, obs, cells, lists, it, i);
   }
 #else
   (void)s; (void)src; (void)t; (void)obs;
@@ -698,6 +873,9 @@ int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const sp_mb_ext *ext, const
   int which[SP_MB_POS], wz[SP_MB_POS], st = SP_MB_RUNNING;
   uint64_t i;
   SP_PREC(sp_mb_setup)(job, ext, par, ep, work, &s);
+#if SP_MB_POSD > 0
+  SP_PREC(sp_mb_list_take)(&s, ext);
+#endif
   for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) s.xs[i] = (SP_REAL)x[i];
   if (job->use_stop && *k == 0 && SP_PREC(sp_mb_event)(&s, job->t0)) {
     st = SP_MB_STOPPED;
@@ -731,7 +909,7 @@ int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const sp_mb_ext *ext, const
   }
   for (i = 0; i < (uint64_t)SP_MB_NX * n; i++) x[i] = (double)s.xs[i];
 #if SP_MB_POSD > 0
-  SP_PREC(sp_mb_list_free)(&s);
+  SP_PREC(sp_mb_list_put)(&s, ext);
 #endif
   return st;
 }

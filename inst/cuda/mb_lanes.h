@@ -49,8 +49,20 @@ static int sp_mb_lanes_cpu_ok(void) {
 #    endif
   return ok;
 }
+/* The pair sums' loop (sp_mb_pair_lanes_run) tuned for a processor whose
+ * gathers GCC uses (its generic tuning emulates none, and the lists' loop
+ * then stays scalar): the tuning changes the instructions chosen, not the
+ * numbers. */
+#    if defined(__clang__)
+#      define SP_MB_PAIR_TARGET SP_MB_LANES_TARGET
+#    elif SP_MB_LANES_LEVEL >= 4
+#      define SP_MB_PAIR_TARGET __attribute__((target(SP_MB_LANES_ARCH ",tune=icelake-server")))
+#    else
+#      define SP_MB_PAIR_TARGET __attribute__((target(SP_MB_LANES_ARCH ",tune=haswell")))
+#    endif
 #  else
 #    define SP_MB_LANES_TARGET
+#    define SP_MB_PAIR_TARGET
 static int sp_mb_lanes_cpu_ok(void) { return 1; }
 #  endif
 
@@ -58,6 +70,16 @@ static int sp_mb_lanes_cpu_ok(void) { return 1; }
 #    define SP_MB_LANES_NOINLINE __attribute__((noinline))
 #  else
 #    define SP_MB_LANES_NOINLINE
+#  endif
+/* The copy of the parameters into a lane's own (p[SP_MB_NP] its flag):
+ * unrolled in full, however many (a loop left would be a block copy, which
+ * stops the vector loop). */
+#  if defined(__clang__)
+#    define SP_MB_UNROLL_P _Pragma("clang loop unroll(full)")
+#  elif defined(__GNUC__)
+#    define SP_MB_UNROLL_P _Pragma("GCC unroll 1024")
+#  else
+#    define SP_MB_UNROLL_P
 #  endif
 
 /* The vector copy's sine and cosine: the scalar copy's polynomials
@@ -214,7 +236,7 @@ SP_FN void SP_PREC(sp_mb_lane_gather)(const SP_PREC(sp_mb_lane_ctx) *c, const SP
   const uint64_t n = c->n, u = (uint64_t)i;
   const SP_REAL *src = c->src;
   int v;
-  SP_UNROLL
+  SP_MB_UNROLL_P
   for (v = 0; v < SP_MB_NP; v++) p[v] = p0[v];
   p[SP_MB_NP] = 0;
   SP_UNROLL
@@ -472,6 +494,235 @@ static void SP_PREC(sp_mb_lane_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   SP_PREC(sp_mb_lane_stage)(s, src, 3, 0, t, 0, 0, 0, 0, 0, 0, nt);
 }
 
+/* ---- pair sums: targets in lanes ---------------------------------------- */
+
+/* The pair sums go W targets at a time (SP_MB_PAIR_W, a lane each: the
+ * registers' width in single precision, or two), each lane summing its own
+ * partners in the scalar copy's order (all j != i ascending: partner j the
+ * same for every lane, the target's own term computed and dropped; or its
+ * Verlet list in order: each lane its own partner, the positions gathered
+ * from cp, a lane whose list ended dropping its terms), by the
+ * vector copy of the pair function: each target's sums are the scalar
+ * copy's bit for bit.  A target whose sine left the vector copy's range is
+ * redone by the scalar copy (sp_mb_pair_target). */
+#undef SP_MB_PAIR_W
+#ifdef SP_REAL_SINGLE
+#  define SP_MB_PAIR_W 32
+#else
+#  define SP_MB_PAIR_W 16
+#endif
+#undef SP_MB_PAIR_QN
+#define SP_MB_PAIR_QN ((SP_MB_QN > SP_MB_NQO ? SP_MB_QN : SP_MB_NQO) + 1)
+
+/* A block's targets: lane l's states xl[v W + l], element parameters el,
+ * values ul, sums acc[q W + l], flag bad[l], index i + 1 as fi[l], index
+ * il[l]; with lists its list's start off[l] and length len[l], and an
+ * entry of a list of the block that is not empty (safe). */
+typedef struct {
+  SP_REAL xl[SP_MB_NX * SP_MB_PAIR_W], el[SP_MB_EN * SP_MB_PAIR_W], ul[SP_MB_UN * SP_MB_PAIR_W],
+      acc[SP_MB_PAIR_QN * SP_MB_PAIR_W], bad[SP_MB_PAIR_W], fi[SP_MB_PAIR_W];
+  int64_t il[SP_MB_PAIR_W];
+  int32_t off[SP_MB_PAIR_W], len[SP_MB_PAIR_W], safe;
+} SP_PREC(sp_mb_pair_blk);
+
+/* Lane l's term of partner j (its states xj, element parameters ej, values
+ * uj, index + 1 fj), added to the lane's sums unless `drop`.  (The arrays
+ * are this function's own: once inlined, scalars of the lane.) */
+SP_FN void SP_PREC(sp_mb_lane_pair)(SP_PREC(sp_mb_pair_blk) *b, const int l, const SP_REAL *xj,
+                                    const SP_REAL *ej, const SP_REAL *uj, const SP_REAL fj,
+                                    const int drop, const SP_REAL *p0, const double *pd, double t,
+                                    const int obs) {
+  SP_REAL xi[SP_MB_NX], ei[SP_MB_EN], ui[SP_MB_UN], a[SP_MB_PAIR_QN], p[SP_MB_NP + 1];
+  const int nq = obs ? SP_MB_NQO : SP_MB_NQP;
+  int v;
+  SP_MB_UNROLL_P
+  for (v = 0; v < SP_MB_NP; v++) p[v] = p0[v];
+  p[SP_MB_NP] = b->bad[l];
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NX; v++) xi[v] = b->xl[v * SP_MB_PAIR_W + l];
+  SP_UNROLL
+  for (v = 0; v < SP_MB_EN; v++) ei[v] = b->el[v * SP_MB_PAIR_W + l];
+  SP_UNROLL
+  for (v = 0; v < SP_MB_UN; v++) ui[v] = b->ul[v * SP_MB_PAIR_W + l];
+  SP_UNROLL
+  for (v = 0; v < SP_MB_PAIR_QN; v++) a[v] = b->acc[v * SP_MB_PAIR_W + l];
+  if (obs)
+    SP_LANE(mb_pair_obs)(t, xi, ei, xj, ej, ui, uj, p, pd, b->fi[l], fj, a);
+  else
+    SP_LANE(mb_pair)(t, xi, ei, xj, ej, ui, uj, p, pd, b->fi[l], fj, a);
+  SP_UNROLL
+  for (v = 0; v < SP_MB_PAIR_QN; v++) {
+    SP_REAL *d = &b->acc[v * SP_MB_PAIR_W + l];
+    *d = drop || v >= nq ? *d : a[v];
+  }
+  b->bad[l] = drop ? b->bad[l] : p[SP_MB_NP];
+}
+
+#if SP_MB_POSD > 0
+/* Lane l's m-th partner of its list (none past its end: the term dropped).
+ * (Indices in 32 bits, signed: the gathers' own; sp_mb_pair_sums_lanes
+ * checks that they fit.) */
+SP_FN void SP_PREC(sp_mb_lane_list_pair)(SP_PREC(sp_mb_pair_blk) *b, const int l, int32_t m,
+                                         const uint32_t *nl, const uint32_t *lperm,
+                                         const SP_REAL *cp, const SP_REAL *src, const SP_REAL *ep,
+                                         const SP_REAL *U, uint64_t n, const SP_REAL *p0,
+                                         const double *pd, double t) {
+  SP_REAL xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+  /* (past the end the list's last entry: an empty list's is its block's
+   * `safe`, see sp_mb_pair_lists; the index by a min, where a select
+   * would keep the compiler from the gathers) */
+  const int32_t d = b->len[l] - m - 1;
+  const int drop = d < 0;
+  const int32_t sl = (int32_t)nl[b->off[l] + m + (d < 0 ? d : 0)];
+  const uint64_t j = lperm[sl];
+  int v;
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NX; v++)
+    xj[v] = v == SP_MB_PX0 ? cp[sl]
+            : SP_MB_POSD > 1 && v == SP_MB_PX1 ? (cp + n)[sl]
+            : SP_MB_POSD > 2 && v == SP_MB_PX2 ? (cp + 2 * n)[sl]
+            : src[(uint64_t)v * n + j];
+  SP_UNROLL
+  for (v = 0; v < SP_MB_EN; v++) ej[v] = SP_MB_NE > 0 ? ep[(uint64_t)v * n + j] : (SP_REAL)0;
+  SP_UNROLL
+  for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? U[(uint64_t)v * n + j] : (SP_REAL)0;
+  SP_PREC(sp_mb_lane_pair)(b, l, xj, ej, uj, (SP_REAL)(j + 1), drop, p0, pd, t, 0);
+}
+#endif
+
+/* Targets it0 .. it0 + w - 1 of the loop (their slots: with lists, those
+ * of the lists' cell order) into the block: states, parameters, values,
+ * sums 0. */
+SP_FN void SP_PREC(sp_mb_pair_load)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src,
+                                    SP_PREC(sp_mb_pair_blk) *b, uint64_t it0, int w, int lists) {
+  const uint64_t n = s->n;
+  int l, v;
+  for (l = 0; l < SP_MB_PAIR_W; l++) {
+    const int in = l < w;
+#if SP_MB_POSD > 0
+    const uint64_t i = !in ? it0 : lists ? s->lperm[it0 + (uint64_t)l] : it0 + (uint64_t)l;
+#else
+    const uint64_t i = in ? it0 + (uint64_t)l : it0;
+    (void)lists;
+#endif
+    b->il[l] = in ? (int64_t)i : -1;
+    b->fi[l] = (SP_REAL)(i + 1);
+    b->bad[l] = 0;
+    for (v = 0; v < SP_MB_NX; v++) b->xl[v * SP_MB_PAIR_W + l] = src[(uint64_t)v * n + i];
+    for (v = 0; v < SP_MB_EN; v++)
+      b->el[v * SP_MB_PAIR_W + l] = SP_MB_NE > 0 ? s->ep[(uint64_t)v * n + i] : (SP_REAL)0;
+    for (v = 0; v < SP_MB_UN; v++)
+      b->ul[v * SP_MB_PAIR_W + l] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
+    for (v = 0; v < SP_MB_PAIR_QN; v++) b->acc[v * SP_MB_PAIR_W + l] = 0;
+#if SP_MB_POSD > 0
+    if (lists) {
+      const uint64_t k = it0 + (uint64_t)(in ? l : 0);
+      b->off[l] = (int32_t)s->nl_off[k];
+      b->len[l] = in ? (int32_t)(s->nl_off[k + 1] - s->nl_off[k]) : 0;
+    }
+#endif
+  }
+}
+
+/* The block's sums stored (the flagged targets redone by the scalar copy). */
+static void SP_PREC(sp_mb_pair_store)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                      SP_PREC(sp_mb_pair_blk) *b, uint64_t it0, int w, int obs,
+                                      int cells, int lists) {
+  const uint64_t n = s->n;
+  const int nq = obs ? SP_MB_NQO : SP_MB_NQP;
+  SP_REAL *out = obs ? s->O : s->Q;
+  int l, v;
+  for (l = 0; l < w; l++) {
+    const uint64_t i = (uint64_t)b->il[l];
+    if (b->bad[l] != 0) {
+      SP_PREC(sp_mb_pair_target)(s, src, t, obs, cells, lists, it0 + (uint64_t)l, i);
+      continue;
+    }
+    for (v = 0; v < nq; v++) out[(uint64_t)v * n + i] = b->acc[v * SP_MB_PAIR_W + l];
+  }
+}
+
+/* All pairs: every target's partners j != i ascending. */
+SP_FN void SP_PREC(sp_mb_pair_all)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                   const int obs) {
+  const uint64_t n = s->n;
+  const SP_REAL *ep = s->ep, *U = s->U;
+  const double *pd = s->pd;
+  SP_PREC(sp_mb_pair_blk) b;
+  SP_REAL p0[SP_MB_PN];
+  uint64_t it0, j;
+  int v;
+  for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
+  for (it0 = 0; it0 < n; it0 += SP_MB_PAIR_W) {
+    const int w = n - it0 < SP_MB_PAIR_W ? (int)(n - it0) : SP_MB_PAIR_W;
+    SP_PREC(sp_mb_pair_load)(s, src, &b, it0, w, 0);
+    for (j = 0; j < n; j++) {
+      SP_REAL xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+      const SP_REAL fj = (SP_REAL)(j + 1);
+      int l;
+      for (v = 0; v < SP_MB_NX; v++) xj[v] = src[(uint64_t)v * n + j];
+      for (v = 0; v < SP_MB_EN; v++) ej[v] = SP_MB_NE > 0 ? ep[(uint64_t)v * n + j] : (SP_REAL)0;
+      for (v = 0; v < SP_MB_UN; v++) uj[v] = SP_MB_NU > 0 ? U[(uint64_t)v * n + j] : (SP_REAL)0;
+      _Pragma("omp simd")
+      for (l = 0; l < SP_MB_PAIR_W; l++)
+        SP_PREC(sp_mb_lane_pair)(&b, l, xj, ej, uj, fj, b.il[l] == (int64_t)j, p0, pd, t, obs);
+    }
+    SP_PREC(sp_mb_pair_store)(s, src, t, &b, it0, w, obs, 0, 0);
+  }
+}
+
+#if SP_MB_POSD > 0
+/* The Verlet lists: each target's list in order (the targets in the
+ * lists' cell order: a block's lists are about as long). */
+SP_FN void SP_PREC(sp_mb_pair_lists)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
+  const uint64_t n = s->n;
+  const uint32_t *nl = s->nl, *lperm = s->lperm;
+  const SP_REAL *cp = s->cp, *ep = s->ep, *U = s->U;
+  const double *pd = s->pd;
+  SP_PREC(sp_mb_pair_blk) b;
+  SP_REAL p0[SP_MB_PN];
+  uint64_t it0;
+  int v;
+  for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
+  for (it0 = 0; it0 < n; it0 += SP_MB_PAIR_W) {
+    const int w = n - it0 < SP_MB_PAIR_W ? (int)(n - it0) : SP_MB_PAIR_W;
+    int32_t m, mlen = 0;
+    int l;
+    SP_PREC(sp_mb_pair_load)(s, src, &b, it0, w, 1);
+    b.safe = 0;
+    for (l = 0; l < w; l++) {
+      if (b.len[l] > mlen) b.safe = b.off[l];
+      mlen = b.len[l] > mlen ? b.len[l] : mlen;
+    }
+    for (l = 0; l < SP_MB_PAIR_W; l++)
+      if (b.len[l] == 0) b.off[l] = b.safe + 1; /* (its entry off + len - 1: safe) */
+    for (m = 0; m < mlen; m++) {
+      _Pragma("omp simd")
+      for (l = 0; l < SP_MB_PAIR_W; l++)
+        SP_PREC(sp_mb_lane_list_pair)(&b, l, m, nl, lperm, cp, src, ep, U, n, p0, pd, t);
+    }
+    SP_PREC(sp_mb_pair_store)(s, src, t, &b, it0, w, 0, 1, 1);
+  }
+}
+#endif
+
+SP_MB_PAIR_TARGET
+static void SP_PREC(sp_mb_pair_lanes_run)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                          int obs, int lists) {
+#if SP_MB_POSD > 0
+  if (lists) {
+    SP_PREC(sp_mb_pair_lists)(s, src, t);
+    return;
+  }
+#else
+  (void)lists;
+#endif
+  if (obs)
+    SP_PREC(sp_mb_pair_all)(s, src, t, 1);
+  else
+    SP_PREC(sp_mb_pair_all)(s, src, t, 0);
+}
+
 /* ---- the entries mb_cpu.h calls --------------------------------------- */
 
 /* Whether the vector loops run: this processor has the instructions they
@@ -512,5 +763,20 @@ static int SP_PREC(sp_mb_reduce_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src
   for (q = 0; q < nt; q++) s->Rd[q] = 0;
   SP_PREC(sp_mb_lane_sums)(s, src, t, nt);
   for (q = 0; q < nt; q++) s->R[q] = (SP_REAL)s->Rd[q];
+  return 1;
+}
+
+/* The pair sums of state src (sp_mb_pair_sums, obs as there, its cells and
+ * lists), all pairs or through the Verlet lists by the vector loop over
+ * targets: 1, or 0 where it does not run (the cell lists of the
+ * observables, a system of 2^31 elements or more, a processor without the
+ * instructions). */
+static int SP_PREC(sp_mb_pair_sums_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                          int obs, int cells, int lists) {
+  if ((cells && !lists) || !SP_PREC(sp_mb_lanes_ok)(s)) return 0;
+#if SP_MB_POSD > 0
+  if (lists && s->nl_off[s->n] >= ((uint32_t)1 << 31)) return 0;
+#endif
+  SP_PREC(sp_mb_pair_lanes_run)(s, src, t, obs, lists);
   return 1;
 }

@@ -43,6 +43,7 @@ sp_mb_ext sp_mb_ext_of(const sp_mb_args *a, const sp_mb_out *o, uint64_t s) {
   e.col = a->job.nnz > 0 ? (const int32_t *)a->col : NULL;
   e.w = a->job.nnz > 0 && !a->job.graph_unit ? a->gw : NULL;
   e.rdf = o != NULL && o->rdf != NULL ? o->rdf + s * (uint64_t)a->job.rdf_bins : NULL;
+  e.keep = NULL;
   return e;
 }
 
@@ -71,7 +72,13 @@ typedef struct {
   uint64_t *ks;           /* passage: each system's step */
   int64_t bad;            /* the lowest failing system (sp_team_fail), -1 none */
   uint64_t *badkw;        /* per system: its failing step, what */
+  sp_mb_keep **keep;      /* per system: what its advances keep (NULL: none kept) */
 } sp_mb_engine;
+
+/* Systems of at most this many elements in all keep their Verlet lists
+ * (mb_cpu.h: about 350 bytes an element in a dense liquid) from one round
+ * to the next; more rebuild them at each round's first step. */
+#define MB_KEEP_MAX_ELEMENTS ((uint64_t)1 << 20)
 
 /* Record j of system s: its observables, and its states if kept. */
 static void mb_record(sp_mb_engine *m, uint64_t s, uint64_t j, double *work) {
@@ -99,8 +106,10 @@ static void mb_fixed_system(sp_mb_engine *m, uint64_t s, uint64_t kend, uint64_t
     const uint64_t ke = j < nr ? sp_mb_record_step(job, rec0 + j) : kend;
     if (ke > k) {
       uint64_t what = 0;
-      const sp_mb_ext ext = sp_mb_ext_of(a, NULL, s);
-      int st = SP_MB_ADVANCE(a)(job, &ext, sp_mb_par(a, s), sp_mb_ep(a, s), a->seed,
+      sp_mb_ext ext = sp_mb_ext_of(a, NULL, s);
+      int st;
+      ext.keep = m->keep != NULL ? &m->keep[s] : NULL;
+      st = SP_MB_ADVANCE(a)(job, &ext, sp_mb_par(a, s), sp_mb_ep(a, s), a->seed,
                                 sp_mb_stream(job, s), x, work, &k, ke, &what);
       if (st == SP_MB_NONFINITE) {
         m->badkw[2 * s] = k;
@@ -172,6 +181,7 @@ static int mb_passage_round(void *model, uint64_t budget, int nth, sp_round_stat
     k = m->ks[s];
     kend = job->kmax - k < budget ? job->kmax : k + budget;
     ext = sp_mb_ext_of(a, NULL, (uint64_t)s);
+    ext.keep = m->keep != NULL ? &m->keep[s] : NULL;
     r = SP_MB_ADVANCE(a)(job, &ext, sp_mb_par(a, (uint64_t)s), sp_mb_ep(a, (uint64_t)s), a->seed,
                          sp_mb_stream(job, (uint64_t)s), x, m->work + (size_t)me * m->wsize, &k,
                          kend, &what);
@@ -269,8 +279,17 @@ int sp_mb_cpu(const void *job_, void *out_, int nth, const sp_hooks *hooks, sp_r
     }
   }
   e.budget_max = (uint64_t)1 << 40;
+  /* Verlet lists kept from round to round (a cut-off model's dynamics) */
+  if (job->posd > 0 && job->cut && job->n * sys <= MB_KEEP_MAX_ELEMENTS)
+    m.keep = (sp_mb_keep **)calloc((size_t)sys, sizeof(sp_mb_keep *));
   st = job->output != SP_MB_OUT_PASSAGE && m.rec >= job->nrec ? SP_OK
                                                               : sp_cpu_run(&e, &m, nth, hooks, info);
+  if (m.keep != NULL) {
+    uint64_t s;
+    for (s = 0; s < sys; s++)
+      if (m.keep[s] != NULL) m.keep[s]->release(m.keep[s]);
+    free(m.keep);
+  }
   free(m.work);
   free(m.badkw);
   free(m.ks);

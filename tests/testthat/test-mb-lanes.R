@@ -111,3 +111,100 @@ test_that("the vector loop gives the scalar copy's numbers on chains, rings, mea
     run("kpairs", 40, list(theta = ~ runif(-pi, pi)), "double", meth)      # pair sums
   }
 })
+
+# The pair sums' vector loop over targets (mb_lanes.h, issues 49 and 50:
+# the Lennard-Jones fluid and Kuramoto all pairs on one core): every target
+# sums its own partners in the scalar copy's order, so the results are the
+# scalar object's bit for bit -- all pairs (with the pair terms' sines, some
+# beyond the vector copy's range: those targets redone by the scalar copy;
+# with positions and the observables' pair sums) and the Verlet lists of
+# cut-off models, for every method.
+
+test_that("models with pair terms take the vector object for every method", {
+  skip_if(!nzchar(statphysgpu:::sde_cc()$extra), "the compiler is not GCC or clang")
+  lj <- space_model("lj3")
+  want <- function(...) statphysgpu:::sde_mb_cpu_lanes_wanted(lj, ...)
+  expect_identical(want("single", "baoab", 500 * 100, 500), "single")
+  expect_identical(want("double", "verlet", 500 * 100, 500), "double")
+  expect_identical(want("single", "yoshida4", 2^20), "single")
+  expect_null(want("single", "baoab", 100 * 20, 100)) # short: the object of both precisions
+  withr::with_options(list(statphysgpu.sde_cpu_vector = FALSE),
+                      expect_null(want("single", "baoab", 2^30, 500)))
+  kp <- space_model("kpairs1")
+  expect_identical(statphysgpu:::sde_mb_cpu_lanes_wanted(kp, "double", "euler", 300 * 100, 300),
+                   "double")
+})
+
+test_that("the pair sums' vector loop gives the scalar copy's numbers: all pairs, sines out of range, positions", {
+  skip_if_no_cc()
+  # sin(a (theta_j - theta)) with the target's a: beyond 8192 (single) or
+  # 2^20 (double) for some pairs of some targets; 45 targets: a part block
+  ka <- function(amax) {
+    sde_model(drift = list(theta = ~ w + K * pairs(sin(a * (theta[j] - theta)) + cos(theta[j]))),
+              noise = list(theta = ~ sqrt(2 * D)),
+              params = list(K = 0.05, D = 0.1, w = ~ rnorm(0, 1),
+                            a = stats::as.formula(sprintf("~ runif(0, %g)", amax))),
+              observe = list(r = ~ sqrt(mean(cos(theta))^2 + mean(sin(theta))^2)),
+              name = sprintf("kuramoto-pairs-a%g", amax))
+  }
+  for (p in c("single", "double")) for (meth in c("euler", "srk2")) {
+    m <- ka(if (p == "single") 3000 else 4e5)
+    mb_lanes_both(function() {
+      sde_run(m, 2, n = 45, init = list(theta = ~ runif(-pi, pi)), dt = 0.01, t_max = 0.2,
+              method = meth, output = "records", record_every = 5, precision = p, seed = 4,
+              backend = "cpu", progress = FALSE)
+    })
+    mb_lanes_both(function() { # the sines and cosines of the elements (pair values)
+      sde_run(space_model("kpairs1"), 2, n = 37, init = list(theta = ~ runif(-pi, pi)),
+              dt = 0.01, t_max = 0.2, method = meth, output = "records", record_every = 5,
+              precision = p, seed = 4, backend = "cpu", progress = FALSE)
+    })
+  }
+  # positions without a cut-off: the minimum image, all pairs, the pair
+  # observable sum(pairs(r^2))
+  for (p in c("single", "double")) {
+    r <- mb_lanes_both(function() {
+      sde_run(space_model("bond3"), 2, n = 19, init = list(x = ~ runif(0, 3), y = ~ runif(0, 3),
+                                                             z = ~ runif(0, 3)),
+              box = 3, dt = 0.01, t_max = 0.2, method = "euler", output = "records",
+              record_every = 5, precision = p, seed = 2, backend = "cpu", progress = FALSE)
+    })
+    expect_true(all(is.finite(r$d2)))
+  }
+})
+
+test_that("the pair sums' vector loop gives the scalar copy's numbers: Verlet lists (Lennard-Jones), every method", {
+  skip_if_no_cc()
+  lj <- space_model("lj3")
+  ljh <- sde_model(drift = list(x = ~ vx, y = ~ vy, z = ~ vz, vx = ~ pairs(f * dx, cutoff = rc),
+                                vy = ~ pairs(f * dy, cutoff = rc), vz = ~ pairs(f * dz, cutoff = rc)),
+                   params = c(rc = 2.5),
+                   define = list(ir2 = ~ 1 / r^2, ir6 = ~ ir2^3, f = ~ -24 * ir6 * (2 * ir6 - 1) * ir2),
+                   observe = list(K = ~ mean(vx^2 + vy^2 + vz^2) / 2),
+                   positions = c("x", "y", "z"), name = "lj3-hamiltonian")
+  f <- space_fcc(5, 0.8) # 500 particles, 3 cells of 2.85 a side (the lists' rc + skin)
+  init <- f$init
+  init$vx <- init$vy <- init$vz <- ~ rnorm(0, 1)
+  runs <- list(list(lj, "baoab", 0.004, "single"), list(lj, "baoab", 0.004, "double"),
+               list(lj, "euler", 2e-4, "single"), list(ljh, "verlet", 0.004, "single"),
+               list(ljh, "yoshida4", 0.004, "double"))
+  for (a in runs) {
+    r <- mb_lanes_both(function() {
+      sde_run(a[[1]], 2, n = f$n, init = init, box = f$L, dt = a[[3]], t_max = 30 * a[[3]],
+              method = a[[2]], output = "records", record_every = 10, precision = a[[4]], seed = 6,
+              backend = "cpu", progress = FALSE)
+    })
+    expect_true(all(is.finite(r$K)))
+  }
+  # the lists kept from one advance to the next (a record every step: an
+  # advance a step) give the numbers of one advance for the whole run
+  go <- function(every) {
+    sde_run(lj, 2, n = f$n, init = init, box = f$L, dt = 0.004, t_max = 0.12, method = "baoab",
+            output = "records", record_every = every, precision = "single", seed = 6,
+            backend = "cpu", progress = FALSE)
+  }
+  a <- go(1)
+  b <- go(30)
+  expect_identical(attr(a, "final"), attr(b, "final"))
+  expect_identical(tail(a$K, 1), tail(b$K, 1))
+})
