@@ -16,7 +16,7 @@ OLD=$1
 F=${2:-mb-space-gpu}
 t0=$(date +%s)
 el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
-left() { echo $(( 560 - ($(date +%s) - t0) )); }
+left() { echo $(( ${SP_DEADLINE:-560} - ($(date +%s) - t0) )); }
 # stage <seconds> <log> <command...>: run it bounded by the time left
 stage() {
   s=$1; log=$2; shift 2
@@ -27,9 +27,11 @@ stage() {
 }
 sh .r-runtime/install.sh > "$OUT/install.log" 2>&1 || { tail -20 "$OUT/install.log"; exit 1; }
 R CMD INSTALL . > "$OUT/pkg.log" 2>&1 || { tail -40 "$OUT/pkg.log"; exit 1; }
+if [ "${SP_OLD_RUNS:-1}" = 1 ]; then
 mkdir -p /tmp/src-old /tmp/lib-old
 (tar -xzf ".old/$OLD.tar.gz" -C /tmp/src-old &&
   R CMD INSTALL --library=/tmp/lib-old /tmp/src-old > "$OUT/pkg-old.log" 2>&1) &
+fi
 nvcc -O3 -arch=sm_90 --use_fast_math -o /tmp/ljport bench/ports/lj.cu > "$OUT/port.log" 2>&1 &
 el "installed"
 stage 120 new.log Rscript bench/mb-space.R gpu variants
@@ -40,7 +42,7 @@ for a in "0 1000188 200 1" "1 10000 200 1" "0 1000188 200 0" "1 10000 200 0"; do
 done
 el "port"; tail -8 "$OUT/port.log"
 export SP_SKIP_INSTALL=1
-stage 150 tests.out env SP_FILTER="$F" sh bench/device.sh tests
+stage 140 tests.out env SP_FILTER="$F" sh bench/device.sh tests
 tail -12 "$OUT/tests.out"
 # then, as the time allows: other benchmarks named in SP_EXTRA ("script args;script args")
 echo "${SP_EXTRA:-}" | tr ';' '\n' | while read -r x; do
