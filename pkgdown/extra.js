@@ -28,8 +28,24 @@
     // of each file may run before the files above it are loaded
     if (!libs[i][1]()) missing.push(libs[i][0]);
   }
+  // bootstrap-toc also fills every nav[data-toggle="toc"] by itself when the
+  // page is ready; loaded here, after pkgdown.js, it would do so after
+  // pkgdown.js's own Toc.init() and add a second list (of every heading of
+  // the page): a local copy fills each nav once, the first time
+  function tocOnce() {
+    var init = window.Toc.init;
+    window.Toc.init = function (opts) {
+      var nav = window.jQuery(opts && opts.$nav ? opts.$nav : opts);
+      if (nav.data('pkgdown-toc-done')) return;
+      nav.data('pkgdown-toc-done', true);
+      return init.apply(this, arguments);
+    };
+  }
   for (var j = 0; j < missing.length; j++) {
     // parser-blocking, in order, before DOMContentLoaded (pkgdown.js's code)
     document.write('<script src="' + root + 'offline/js/' + missing[j] + '"><\/script>');
+    if (missing[j] === 'bootstrap-toc.min.js') {
+      document.write('<script>(' + tocOnce.toString() + ')();<\/script>');
+    }
   }
 })();
