@@ -7,12 +7,13 @@
 # checks (written into the site while it runs, removed after) opens an
 # article in a frame and reports: the libraries pkgdown.js needs, the table
 # of contents, the navbar's headroom, copy buttons, the Font Awesome fonts,
-# formulas (KaTeX) and a search typed into the search box.
+# formulas (KaTeX), a search typed into the search box and its matches
+# marked on the page.
 #   .ci/site-offline.sh [docs] [articles/statphysgpu.html] [query]
 # Exit status 1 when a check fails.
 set -u
 site=${1:-docs}
-page=${2:-articles/statphysgpu.html}
+page=${2:-articles/escape-times.html}
 query=${3:-escape}
 browser=${CHROMIUM:-chromium-headless-shell}
 command -v "$browser" >/dev/null 2>&1 || { echo "site-offline: no $browser (Debian: chromium-headless-shell)"; exit 1; }
@@ -22,7 +23,7 @@ check="$site/offline-check.html"
 cat > "$check" <<EOF
 <!doctype html><html><head><meta charset="utf-8"></head><body>
 <pre id="out"></pre>
-<iframe id="f" src="$page" width="1280" height="900"></iframe>
+<iframe id="f" src="$page?q=$query" width="1280" height="900"></iframe>
 <script>
 var out = [], bad = 0;
 function log(ok, s) { if (!ok) bad++; out.push((ok ? "ok   " : "FAIL ") + s); }
@@ -43,6 +44,8 @@ f.onload = function () {
       d.querySelectorAll("#toc > ul").length + " list");
   log(/headroom/.test(d.querySelector("nav.navbar").className), "navbar headroom: " + d.querySelector("nav.navbar").className);
   log(d.querySelectorAll(".katex").length > 0, "formulas rendered by KaTeX: " + d.querySelectorAll(".katex").length);
+  // a search result's link: the page with ?q=, its matches marked by mark.js
+  log(d.querySelectorAll("main mark").length > 0, "'$query' marked on the page: " + d.querySelectorAll("main mark").length);
   var inp = d.getElementById("search-input");
   jq(inp).trigger("focus");
   setTimeout(function () {
