@@ -19,7 +19,8 @@
 #               NAMESPACE and man/ with roxygen2, build the documentation
 #               site with pkgdown into docs/ (git-ignored) with a local copy
 #               of KaTeX so that formulas render offline, and check the
-#               site's links (.ci/site-links.R)
+#               site's links (.ci/site-links.R) and, with chromium-headless-
+#               shell, its search, contents and icons offline (.ci/site-offline.sh)
 
 R       ?= R
 RSCRIPT ?= Rscript
@@ -145,6 +146,8 @@ docs:
 	cp -L "$(KATEX)"/fonts/*.woff2 docs/katex/fonts/ && \
 	echo "make docs: KaTeX copied into docs/katex ($$(du -sh docs/katex | cut -f1))"
 	$(RSCRIPT) --vanilla .ci/site-links.R docs
+	@if command -v chromium-headless-shell >/dev/null 2>&1; then sh .ci/site-offline.sh docs; \
+	else echo "make docs: no chromium-headless-shell, the site not looked at offline (.ci/site-offline.sh)"; fi
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log \
