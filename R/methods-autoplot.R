@@ -135,17 +135,7 @@ autoplot.sde_histogram <- function(object, variable = NULL, times = NULL, ...) {
   d <- sde_plain_df(object)
   d <- d[d$variable %in% sde_pick_variables(unique(d$variable), variable, call), , drop = FALSE]
   all_t <- sort(unique(d$time))
-  if (is.null(times)) {
-    times <- if (length(all_t) <= 6) all_t
-             else all_t[unique(round(seq(1, length(all_t), length.out = 6)))]
-  }
-  hit <- vapply(times, function(t) any(abs(all_t - t) <= 1e-9 * max(1, abs(t))), TRUE)
-  if (!is.numeric(times) || !all(hit)) {
-    sp_abort(sprintf("`times` must be record times of the result (%s%s).",
-                     paste(format(utils::head(all_t, 6)), collapse = ", "),
-                     if (length(all_t) > 6) ", ..." else ""), call = call)
-  }
-  times <- all_t[vapply(times, function(t) which.min(abs(all_t - t)), 1L)]
+  times <- sde_pick_times(all_t, times, call)
   d <- d[d$time %in% times, , drop = FALSE]
   key <- paste(d$condition, d$time, d$variable, sep = "\r")
   d$total <- stats::ave(as.numeric(d$count), key, FUN = sum) # every replica's value

@@ -35,18 +35,7 @@ plot.sde_histogram <- function(x, variable = NULL, condition = NULL, times = NUL
     conds <- condition
   }
   all_t <- sort(unique(d$time))
-  if (is.null(times)) {
-    times <- if (length(all_t) <= 6) all_t
-             else all_t[unique(round(seq(1, length(all_t), length.out = 6)))]
-  } else {
-    hit <- vapply(times, function(t) any(abs(all_t - t) <= 1e-9 * max(1, abs(t))), TRUE)
-    if (!is.numeric(times) || !all(hit)) {
-      sp_abort(sprintf("`times` must be record times of the result (%s%s).",
-                       paste(format(utils::head(all_t, 6)), collapse = ", "),
-                       if (length(all_t) > 6) ", ..." else ""), call = call)
-    }
-    times <- all_t[vapply(times, function(t) which.min(abs(all_t - t)), 1L)]
-  }
+  times <- sde_pick_times(all_t, times, call)
   cols <- if (length(times) > 1) grDevices::hcl.colors(length(times), "viridis", rev = TRUE)
           else "#1b6ca8"
   labs <- NULL
@@ -88,4 +77,21 @@ plot.sde_histogram <- function(x, variable = NULL, condition = NULL, times = NUL
                      col = cols, lwd = 1.5, bty = "n", cex = 0.8)
   }
   invisible(x)
+}
+
+# The record times to draw: `times` (each matched to a record time within
+# 1e-9 relative, else an error listing them), or up to six spread over the
+# records.
+sde_pick_times <- function(all_t, times, call) {
+  if (is.null(times)) {
+    return(if (length(all_t) <= 6) all_t
+           else all_t[unique(round(seq(1, length(all_t), length.out = 6)))])
+  }
+  hit <- vapply(times, function(t) any(abs(all_t - t) <= 1e-9 * max(1, abs(t))), TRUE)
+  if (!is.numeric(times) || !all(hit)) {
+    sp_abort(sprintf("`times` must be record times of the result (%s%s).",
+                     paste(format(utils::head(all_t, 6)), collapse = ", "),
+                     if (length(all_t) > 6) ", ..." else ""), call = call)
+  }
+  all_t[vapply(times, function(t) which.min(abs(all_t - t)), 1L)]
 }
