@@ -445,26 +445,34 @@ static void SP_PREC(sp_mb_kept_release)(sp_mb_keep *k) {
   free(p);
 }
 
+/* The Verlet lists' fields (the same names in a system and in its kept
+ * record) moved from src to dst, src left empty. */
+#ifndef SP_MB_LISTS_MOVE
+#  define SP_MB_LISTS_MOVE(dst, src)                                                      \
+    do {                                                                                  \
+      (dst)->nl_off = (src)->nl_off;                                                      \
+      (dst)->nl = (src)->nl;                                                              \
+      (dst)->lperm = (src)->lperm;                                                        \
+      (dst)->nl_tmp = (src)->nl_tmp;                                                      \
+      (dst)->xref = (src)->xref;                                                          \
+      (dst)->cp = (src)->cp;                                                              \
+      (dst)->nl_cap = (src)->nl_cap;                                                      \
+      (dst)->tmp_cap = (src)->tmp_cap;                                                    \
+      (dst)->nl_ok = (src)->nl_ok;                                                        \
+      (src)->nl_off = (src)->nl = (src)->lperm = (src)->nl_tmp = NULL;                    \
+      (src)->xref = (src)->cp = NULL;                                                     \
+      (src)->nl_cap = (src)->tmp_cap = 0;                                                 \
+      (src)->nl_ok = 0;                                                                   \
+    } while (0)
+#endif
+
 /* The system's kept lists into s (they are s's until sp_mb_list_put). */
 static void SP_PREC(sp_mb_list_take)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext) {
   SP_PREC(sp_mb_kept) *p;
   if (ext == NULL || ext->keep == NULL || *ext->keep == NULL) return;
   p = (SP_PREC(sp_mb_kept) *)(void *)*ext->keep;
   if (p->n != s->n || p->nl_off == NULL) return;
-  s->nl_off = p->nl_off;
-  s->nl = p->nl;
-  s->lperm = p->lperm;
-  s->nl_tmp = p->nl_tmp;
-  s->xref = p->xref;
-  s->cp = p->cp;
-  s->nl_cap = p->nl_cap;
-  s->tmp_cap = p->tmp_cap;
-  s->nl_ok = p->nl_ok;
-  p->nl_off = p->nl = p->lperm = NULL;
-  p->nl_tmp = NULL;
-  p->xref = p->cp = NULL;
-  p->nl_cap = p->tmp_cap = 0;
-  p->nl_ok = 0;
+  SP_MB_LISTS_MOVE(s, p);
 }
 
 /* s's lists kept for the system's next advance, or freed where there is no
@@ -491,21 +499,8 @@ static void SP_PREC(sp_mb_list_put)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext)
   free(p->nl_tmp);
   free(p->xref);
   free(p->cp);
-  p->nl_off = s->nl_off;
-  p->nl = s->nl;
-  p->lperm = s->lperm;
-  p->nl_tmp = s->nl_tmp;
-  p->xref = s->xref;
-  p->cp = s->cp;
-  p->nl_cap = s->nl_cap;
-  p->tmp_cap = s->tmp_cap;
-  p->nl_ok = s->nl_ok;
+  SP_MB_LISTS_MOVE(p, s);
   p->n = s->n;
-  s->nl_off = s->nl = s->lperm = NULL;
-  s->nl_tmp = NULL;
-  s->xref = s->cp = NULL;
-  s->nl_cap = s->tmp_cap = 0;
-  s->nl_ok = 0;
 }
 #endif
 
