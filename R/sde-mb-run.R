@@ -404,7 +404,10 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
   ng <- ceiling(n / 4)
   bytes <- if (precision == "single") 4 else 8
   # (and output = "rdf" a histogram of its bins)
-  shared <- (nx + if (nq > 0) ne + max(1, m$nu %||% 0) else 0) * 4 * ng * bytes + 4 * bins
+  # (and with positions and pair terms the positions packed, four a slot)
+  npp <- length(m$mb$pairs) + length(m$mb$opairs)
+  shared <- (nx + (if (nq > 0) ne + max(1, m$nu %||% 0) else 0) +
+               (if (length(m$positions) > 0 && npp > 0) 4 else 0)) * 4 * ng * bytes + 4 * bins
   small <- ng <= 512 && shared <= 40 * 1024
   # elements a thread in mode A: four share the loads of a partner, but a
   # long pair term (a Lennard-Jones force) runs faster with more threads

@@ -464,6 +464,27 @@ __device__ __forceinline__ void mb_edge_sums(const sp_mb_kargs &a, const mb_sys 
 #endif
 }
 
+/* Four values of a row or of a packed slot (aligned: npad is a multiple of 4). */
+__device__ __forceinline__ void mb_load4(const real *p, real v[4]) {
+#ifdef SP_REAL_SINGLE
+  const float4 t = *reinterpret_cast<const float4 *>(p);
+  v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+#else
+  const double2 t0 = reinterpret_cast<const double2 *>(p)[0],
+                t1 = reinterpret_cast<const double2 *>(p)[1];
+  v[0] = t0.x; v[1] = t0.y; v[2] = t1.x; v[3] = t1.y;
+#endif
+}
+
+__device__ __forceinline__ void mb_store4(real *p, const real v[4]) {
+#ifdef SP_REAL_SINGLE
+  *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+#else
+  reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
+  reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
+#endif
+}
+
 /* ---- mode B ------------------------------------------------------------------- */
 
 #if !SP_MB_SMALL
@@ -501,26 +522,6 @@ __device__ __forceinline__ void mb_finish(const sp_mb_kargs &a, const mb_sys &S,
   if (threadIdx.x == 0) mb_system_done(a, S, s, v);
 }
 
-/* Four values of group g of a state row (aligned: npad is a multiple of 4). */
-__device__ __forceinline__ void mb_load4(const real *p, real v[4]) {
-#ifdef SP_REAL_SINGLE
-  const float4 t = *reinterpret_cast<const float4 *>(p);
-  v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
-#else
-  const double2 t0 = reinterpret_cast<const double2 *>(p)[0],
-                t1 = reinterpret_cast<const double2 *>(p)[1];
-  v[0] = t0.x; v[1] = t0.y; v[2] = t1.x; v[3] = t1.y;
-#endif
-}
-
-__device__ __forceinline__ void mb_store4(real *p, const real v[4]) {
-#ifdef SP_REAL_SINGLE
-  *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
-#else
-  reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
-  reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
-#endif
-}
 
 /* The states x[u][v] (and element parameters e[u][k]) of group g. */
 __device__ __forceinline__ void mb_load_group(const real *X, const real *E, uint64_t g,
@@ -1369,7 +1370,19 @@ __device__ __forceinline__ void mb_small_sum(const real acc[SP_MB_TN],
   for (int q = 0; q < SP_MB_TN; q++) R[q] = (real)Rd[q];
 }
 
-/* The states of the thread's group into the shared copy SX (row stride npad). */
+/* Mode A's shared memory: the states SX (nx rows of npad), with pair terms
+ * the element parameters SE and the pair terms' values SU (ne + nu rows);
+ * with positions and pair terms the positions packed (four a slot: a
+ * partner's in one vector load), then g(r)'s histogram (sp_gpu_mb.c's
+ * shmem). */
+#define SP_MB_SMALL_PACK (SP_MB_POSD > 0 && (SP_MB_NQP > 0 || SP_MB_NQO > 0))
+__device__ __forceinline__ real *mb_small_p4(real *SX, uint64_t npad) {
+  return SX + (uint64_t)(SP_MB_NX + ((SP_MB_NQ > 0 || SP_MB_NQO > 0) ? SP_MB_NE + SP_MB_UN : 0)) *
+                  npad;
+}
+
+/* The states of the thread's group into the shared copy SX (row stride
+ * npad), and the positions packed. */
 __device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32_t g,
                                                  uint32_t ng, const real x[SP_MB_EPT][SP_MB_NX]) {
   if (g >= ng) return;
@@ -1377,6 +1390,15 @@ __device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32
   for (int v = 0; v < SP_MB_NX; v++)
 #pragma unroll
     for (int u = 0; u < SP_MB_EPT; u++) SX[(uint64_t)v * npad + SP_MB_EPT * g + u] = x[u][v];
+#if SP_MB_SMALL_PACK
+  real *P4 = mb_small_p4(SX, npad);
+#  pragma unroll
+  for (int u = 0; u < SP_MB_EPT; u++) {
+    const real q[4] = {x[u][SP_MB_PX0], SP_MB_POSD > 1 ? x[u][SP_MB_PX1] : (real)0,
+                       SP_MB_POSD > 2 ? x[u][SP_MB_PX2] : (real)0, (real)0};
+    mb_store4(P4 + 4 * ((uint64_t)SP_MB_EPT * g + u), q);
+  }
+#endif
 }
 
 /* The pair sums Q[u] of the thread's four elements over the system's
@@ -1424,8 +1446,19 @@ __device__ __forceinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sy
       for (int k = 0; k < m; k++) {
         const uint64_t j = j0 + (uint64_t)k;
         real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#if SP_MB_SMALL_PACK
+        real q4[4];
+        mb_load4(mb_small_p4(const_cast<real *>(SX), npad) + 4 * j, q4);
+#  pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++)
+          xj[v] = v == SP_MB_PX0 ? q4[0]
+                  : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q4[1]
+                  : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q4[2]
+                  : SX[(uint64_t)v * npad + j];
+#else
 #pragma unroll
         for (int v = 0; v < SP_MB_NX; v++) xj[v] = SX[(uint64_t)v * npad + j];
+#endif
 #pragma unroll
         for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? SE[(uint64_t)c * npad + j] : (real)0;
 #pragma unroll
@@ -1810,8 +1843,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, SP_MB_SMALL_MINB) 
       /* after the shared states (and, with pair terms, the parameters and
        * values): sp_gpu_mb.c's shared memory */
       unsigned int *H = reinterpret_cast<unsigned int *>(
-          SX + (uint64_t)(SP_MB_NX + ((SP_MB_NQ > 0 || SP_MB_NQO > 0) ? SP_MB_NE + SP_MB_UN : 0)) *
-                   npad);
+          mb_small_p4(SX, npad) + (SP_MB_SMALL_PACK ? 4 * npad : 0));
       mb_small_rdf(a, S, s, SX, n, npad, g, x, H);
     }
 #endif

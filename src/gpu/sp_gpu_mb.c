@@ -709,9 +709,11 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     v->threads = (unsigned)((npad / ept + 31) / 32 * 32);
     /* the states; with pair terms the element parameters and the pair
      * terms' values (at least one row: mb.cu's SP_MB_UN); g(r)'s bins */
+    /* (mb.cu's mb_small_p4: the positions packed, with pair terms) */
     v->shmem = (unsigned)((nx + (job->nq > 0 || job->nqo > 0
                                      ? ne + (uint64_t)(job->nu > 0 ? job->nu : 1)
-                                     : 0)) * npad * rb +
+                                     : 0) +
+                           (job->posd > 0 && (job->nqp > 0 || job->nqo > 0) ? 4 : 0)) * npad * rb +
                           (job->output == SP_MB_OUT_RDF ? (uint64_t)job->rdf_bins * 4 : 0));
     if (v->threads > MB_SMALL_MAX || v->shmem > 48 * 1024)
       return sp_fail(SP_ERR_INVALID, "internal error: n = %llu does not fit a thread block",

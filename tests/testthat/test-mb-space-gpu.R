@@ -56,7 +56,7 @@ test_that("GPU = CPU in double: the Lennard-Jones fluid with cut-off pairs and p
 test_that("GPU mode A: one, two or four elements a thread give the same run (double)", {
   skip_if_no_gpu()
   lj <- space_model("lj3")
-  n <- 500 # 125 threads of four, 250 of two, 500 of one
+  n <- 256 # 64 threads of four, 128 of two, 256 of one (mode A in double)
   L <- (n / 0.8)^(1 / 3)
   st <- c(space_lattice(n, L, jitter = 0.1), list(vx = 0, vy = 0, vz = 0))
   run <- function(ept) {
