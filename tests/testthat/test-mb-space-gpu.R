@@ -56,7 +56,7 @@ test_that("GPU = CPU in double: the Lennard-Jones fluid with cut-off pairs and p
 test_that("GPU mode A: one, two or four elements a thread give the same run (double)", {
   skip_if_no_gpu()
   lj <- space_model("lj3")
-  n <- 256 # 64 threads of four, 128 of two, 256 of one (mode A in double)
+  n <- 216 # 54 threads of four, 108 of two, 216 of one (mode A in double; a cube for the lattice)
   L <- (n / 0.8)^(1 / 3)
   st <- c(space_lattice(n, L, jitter = 0.1), list(vx = 0, vy = 0, vz = 0))
   run <- function(ept) {
