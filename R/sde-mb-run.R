@@ -387,7 +387,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
 # The GPU plan of a run of systems of n elements (inst/cuda/mb.cu, src/gpu/
 # sp_gpu_mb.c): list(code (job$gpu_plan: the SP_MB_PLAN_* bits of mb_args.h),
 # defines (NVRTC's, the module's variant)).  Mode A -- a system a thread
-# block, four elements a thread, the states in registers for a whole launch
+# block, four elements a thread (one or two for long pair terms), the states in registers for a whole launch
 # -- when a system fits one block of at most 512 threads (n <= 2048) and what
 # its threads share (the states; for pairs, the element parameters and the
 # elements' values for the pair terms)
@@ -404,13 +404,27 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
   ng <- ceiling(n / 4)
   bytes <- if (precision == "single") 4 else 8
   # (and output = "rdf" a histogram of its bins)
-  shared <- (nx + if (nq > 0) ne + max(1, m$nu %||% 0) else 0) * 4 * ng * bytes + 4 * bins
+  # (and with positions and pair terms the positions packed, four a slot)
+  npp <- length(m$mb$pairs) + length(m$mb$opairs)
+  shared <- (nx + (if (nq > 0) ne + max(1, m$nu %||% 0) else 0) +
+               (if (length(m$positions) > 0 && npp > 0) 4 else 0)) * 4 * ng * bytes + 4 * bins
   small <- ng <= 512 && shared <= 40 * 1024
+  # elements a thread in mode A: four share the loads of a partner, but a
+  # long pair term (a Lennard-Jones force) runs faster with more threads
+  # and fewer registers a thread (bench/mb-space.R, issue 49): the fewest
+  # that fit a block of 512 threads
+  npad <- 4 * ng
+  ept <- as.integer(sp_tuning("mb_small_ept"))
+  if (ept == 0L) ept <- if (nq > 0 && sde_mb_pair_size(m) > 400) 1L else 4L
+  while (ept < 4L && npad / ept > 512) ept <- 2L * ept
+  if (!small) ept <- 4L
   terms_nb <- any(grepl("^\\.nb_", unlist(lapply(m$mb$terms, all.vars))))
   lattice <- m$mb$reach > 0
-  list(code = as.integer(small) + 2L * terms_nb + 4L * lattice,
+  list(code = as.integer(small) + 2L * terms_nb + 4L * lattice +
+           16L * (ept == 2L) + 32L * (ept == 1L), # SP_MB_PLAN_EPT2, _EPT1
        defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
                    sprintf("SP_MB_SMALL=%d", as.integer(small)),
+                   if (ept != 4L) sprintf("SP_MB_EPT=%d", ept),
                    sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb)),
                    # a long pair function (a Lennard-Jones force in three
                    # terms) is not unrolled twice in mode A: NVRTC's time

@@ -134,7 +134,7 @@ sde_check_expr <- function(e, vars, what, call,
 # of * and /) are written without nested parentheses: C groups them from
 # the left as R does, so the value is the same, and a 1,000-term sum stays
 # one level deep for the compiler.
-sde_to_c <- function(e, map, fast = character()) {
+sde_to_c <- function(e, map, fast = character(), div = NULL) {
   num <- function(v) sprintf("SP_R(%s)", sde_c_number(v))
   wrap <- function(inner, group = "") list(s = paste0("(", inner, ")"), inner = inner,
                                             group = group)
@@ -156,13 +156,15 @@ sde_to_c <- function(e, map, fast = character()) {
     switch(f,
       "(" = wrap(a[[1]]$inner, a[[1]]$group),
       "+" = , "-" = if (length(a) == 1) wrap(paste0(f, S(1))) else chain("add"),
-      "*" = , "/" = chain("mul"),
+      # `div`: a quotient as that macro's call (SP_PDIV of pair terms)
+      "/" = if (is.null(div)) chain("mul") else atom(paste0(div, "(", S(1), ", ", S(2), ")")),
+      "*" = chain("mul"),
       "<" = , ">" = , "<=" = , ">=" = , "==" = , "!=" = wrap(paste0(S(1), " ", f, " ", S(2))),
       "&" = wrap(paste0(S(1), " && ", S(2))),
       "|" = wrap(paste0(S(1), " || ", S(2))),
       "!" = wrap(paste0("!", S(1))),
       "ifelse" = wrap(paste0(S(1), " ? ", S(2), " : ", S(3))),
-      "^" = atom(sde_power_c(S(1), e[[3]], function(x) sde_to_c(x, map))),
+      "^" = atom(sde_power_c(S(1), e[[3]], function(x) sde_to_c(x, map, div = div), div)),
       "atan2" = atom(paste0("SP_ATAN2(", S(1), ", ", S(2), ")")),
       # a subexpression of t and the parameters, in double (R/sde-events.R)
       ".sp_time" = atom(sde_time_c(e[[2]], map)),
@@ -190,8 +192,11 @@ sde_c_number <- function(v) {
 
 # a^b: small whole exponents as products (pow is slow and, in single
 # precision, not what x * x is), else SP_POW.
-sde_power_c <- function(base, ex, rec) {
+sde_power_c <- function(base, ex, rec, div = NULL) {
   one <- "SP_R(1.0)"
+  inv <- function(prod) {
+    if (is.null(div)) paste0("(", one, " / ", prod, ")") else paste0(div, "(", one, ", ", prod, ")")
+  }
   while (is.call(ex) && identical(ex[[1]], as.name("(")) && length(ex) == 2) ex <- ex[[2]]
   if (is.call(ex) && identical(ex[[1]], as.name("-")) && length(ex) == 2 && is.numeric(ex[[2]])) {
     ex <- -ex[[2]]
@@ -200,7 +205,7 @@ sde_power_c <- function(base, ex, rec) {
     n <- abs(ex)
     if (n == 0) return(one)
     prod <- paste0("(", paste(rep(base, n), collapse = " * "), ")")
-    return(if (ex < 0) paste0("(", one, " / ", prod, ")") else prod)
+    return(if (ex < 0) inv(prod) else prod)
   }
   # larger whole exponents (an r^-14 of a Lennard-Jones force) by repeated
   # squaring: the compilers compute each repeated square once
@@ -214,7 +219,7 @@ sde_power_c <- function(base, ex, rec) {
       paste0("(", pw(n - 1), " * ", base, ")")
     }
     prod <- pw(abs(ex))
-    return(if (ex < 0) paste0("(", one, " / ", prod, ")") else prod)
+    return(if (ex < 0) inv(prod) else prod)
   }
   if (is.numeric(ex) && length(ex) == 1 && ex == 0.5) return(paste0("SP_SQRT(", base, ")"))
   # half-integer exponents (the 3/2 of a Coulomb or ring force): x^(k + 1/2)

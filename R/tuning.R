@@ -17,6 +17,11 @@ SP_TUNING <- list(
   # through cell lists (FALSE: every pair, tested within the cut-off; the
   # same sums to rounding; tests and benchmarks compare)
   mb_cells = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
+  # sde_run() of many-body models on the GPU in mode A (a system a block):
+  # elements a thread (0: the plan's choice -- one or two for long pair
+  # terms, four otherwise; the same sums to rounding; bench/mb-space.R
+  # compares)
+  mb_small_ept = list(0L, function(v) is_whole(v, 0, 4) && v != 3, "0, 1, 2 or 4"),
   lrmd_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 1024),
                             "a whole number from 0 (as many as fit) to 1024"),
   lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),

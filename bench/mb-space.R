@@ -31,8 +31,8 @@ bench_dir <- local({
 source(file.path(bench_dir, "common.R"))
 where <- bench_arg("gpu", 1)
 quick <- identical(bench_arg("", 2), "quick")
-# "lj": the four Lennard-Jones cases alone; "variants": and the same with
-# the fast math off (statphysgpu.sde_fast_math = FALSE)
+# "lj": the four Lennard-Jones cases alone; "variants": and their variants
+# (mode A's elements a thread, IEEE quotients in the pair terms)
 variants <- identical(bench_arg("", 2), "variants")
 graph_only <- identical(bench_arg("", 2), "graph") # the graph Kuramoto cases alone
 lj_only <- identical(bench_arg("", 2), "lj") || variants
@@ -123,9 +123,15 @@ if (where == "gpu") {
   lj_case("LJ overdamped Euler single", bd, "euler", 63, 1, steps, "gpu", dt = 1e-4)
   lj_case("LJ overdamped Euler single", bd, "euler", 4, 10000, steps, "gpu", dt = 1e-4)
   if (variants) {
+    for (e in c(2L, 4L)) {
+      old <- options(statphysgpu.mb_small_ept = e)
+      lj_case(sprintf("LJ BAOAB single, mode A %d elements a thread", e), lj, "baoab", 4, 10000,
+              steps, "gpu")
+      options(old)
+    }
     old <- options(statphysgpu.sde_fast_math = FALSE)
-    lj_case("LJ BAOAB single, fast math off", lj, "baoab", 63, 1, steps, "gpu")
-    lj_case("LJ BAOAB single, fast math off", lj, "baoab", 4, 10000, steps, "gpu")
+    lj_case("LJ BAOAB single, IEEE quotients", lj, "baoab", 63, 1, steps, "gpu")
+    lj_case("LJ BAOAB single, IEEE quotients", lj, "baoab", 4, 10000, steps, "gpu")
     options(old)
   }
   if (lj_only) {
@@ -165,11 +171,14 @@ if (where == "gpu") {
     run(2)
     t <- timed(run(ksteps))
     rate <- n * ksteps / t$wall
+    eng <- attr(t$x, "seconds") # the engine's part (the graph's check and sort in R apart)
     passes <- if (method == "srk2") 2 else 1
     bound <- HBM / (passes * (4 * nnz + 8 * n) / n) # the graph once a pass, the states
     add(sprintf("Kuramoto on a graph n = 1e6, degree 10, %s single", method), rate,
-        "oscillator-steps/s", note = sprintf("  %.2f of the bound of reading the graph and states once a pass (%.3g)",
-                                             rate / bound, bound))
+        "oscillator-steps/s",
+        note = sprintf(paste0("  (%d steps, %.2f s; engine %.3f s: %.3g/s, %.2f of the bound of ",
+                              "reading the graph and states once a pass, %.3g)"),
+                       ksteps, t$wall, eng, n * ksteps / eng, n * ksteps / eng / bound, bound))
   }
 } else {
   dev <- cpu_device()

@@ -17,7 +17,11 @@
  * rounding).
  *
  * Mode A (SP_MB_SMALL, n <= 2048: sp_mb_small_kernel): a thread block per
- * system, a group of four elements per thread (blockDim = 32 ceil(n / 128)),
+ * system, SP_MB_EPT elements per thread (blockDim = 32 ceil(npad / (32
+ * SP_MB_EPT)), npad = 4 ceil(n / 4)): four by default, whose loads of a
+ * partner serve four pair terms; one or two for long pair terms (a
+ * Lennard-Jones force), where more threads hide the pair's latency better
+ * than more elements a thread (registers) -- the sums are the same;
  * the states in registers for a whole launch of kend - kcur steps: the
  * stages as mb_cpu.h makes them, with __syncthreads between them; what
  * other elements read (the states, for lattice neighbours and pairs; the
@@ -85,6 +89,12 @@
 #endif
 #ifndef SP_MB_UNROLL /* mode A's pair loop: 1 for long pair terms (compile time) */
 #  define SP_MB_UNROLL 2
+#endif
+#ifndef SP_MB_EPT /* mode A: elements a thread (4, 2 or 1; sde_mb_gpu_plan()) */
+#  define SP_MB_EPT 4
+#endif
+#ifndef SP_MB_SMALL_MINB /* mode A: blocks of 512 threads an SM the registers allow */
+#  define SP_MB_SMALL_MINB (SP_MB_EPT == 1 ? 2 : 1)
 #endif
 
 typedef SP_REAL sp_mb_real; /* the arrays of mb_args.h */
@@ -242,6 +252,25 @@ __device__ __forceinline__ void mb_group_normals(uint64_t seed, uint64_t stream,
   }
 #else
   (void)seed; (void)stream; (void)kk; (void)g; (void)n;
+#endif
+}
+
+/* Mode A's normals of the thread's SP_MB_EPT elements (g: the thread): a
+ * group's blocks drawn once with four elements a thread, else each
+ * element's as sp_mb_normals (the same numbers). */
+__device__ __forceinline__ void mb_small_normals(uint64_t seed, uint64_t stream, uint64_t kk,
+                                                 uint64_t g, uint64_t n,
+                                                 real z[SP_MB_EPT][SP_MB_WN]) {
+#if SP_MB_EPT == 4
+  mb_group_normals(seed, stream, kk, g, n, z);
+#else
+#  pragma unroll
+  for (int u = 0; u < SP_MB_EPT; u++) {
+    const uint64_t i = SP_MB_EPT * g + (uint64_t)u;
+#  pragma unroll
+    for (int w = 0; w < SP_MB_WN; w++) z[u][w] = 0;
+    if (i < n) SP_PREC(sp_mb_normals)(seed, stream, kk, i, n, z[u]);
+  }
 #endif
 }
 
@@ -435,6 +464,27 @@ __device__ __forceinline__ void mb_edge_sums(const sp_mb_kargs &a, const mb_sys 
 #endif
 }
 
+/* Four values of a row or of a packed slot (aligned: npad is a multiple of 4). */
+__device__ __forceinline__ void mb_load4(const real *p, real v[4]) {
+#ifdef SP_REAL_SINGLE
+  const float4 t = *reinterpret_cast<const float4 *>(p);
+  v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+#else
+  const double2 t0 = reinterpret_cast<const double2 *>(p)[0],
+                t1 = reinterpret_cast<const double2 *>(p)[1];
+  v[0] = t0.x; v[1] = t0.y; v[2] = t1.x; v[3] = t1.y;
+#endif
+}
+
+__device__ __forceinline__ void mb_store4(real *p, const real v[4]) {
+#ifdef SP_REAL_SINGLE
+  *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+#else
+  reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
+  reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
+#endif
+}
+
 /* ---- mode B ------------------------------------------------------------------- */
 
 #if !SP_MB_SMALL
@@ -472,26 +522,6 @@ __device__ __forceinline__ void mb_finish(const sp_mb_kargs &a, const mb_sys &S,
   if (threadIdx.x == 0) mb_system_done(a, S, s, v);
 }
 
-/* Four values of group g of a state row (aligned: npad is a multiple of 4). */
-__device__ __forceinline__ void mb_load4(const real *p, real v[4]) {
-#ifdef SP_REAL_SINGLE
-  const float4 t = *reinterpret_cast<const float4 *>(p);
-  v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
-#else
-  const double2 t0 = reinterpret_cast<const double2 *>(p)[0],
-                t1 = reinterpret_cast<const double2 *>(p)[1];
-  v[0] = t0.x; v[1] = t0.y; v[2] = t1.x; v[3] = t1.y;
-#endif
-}
-
-__device__ __forceinline__ void mb_store4(real *p, const real v[4]) {
-#ifdef SP_REAL_SINGLE
-  *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
-#else
-  reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
-  reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
-#endif
-}
 
 /* The states x[u][v] (and element parameters e[u][k]) of group g. */
 __device__ __forceinline__ void mb_load_group(const real *X, const real *E, uint64_t g,
@@ -921,6 +951,13 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_gather_kern
       x[v] = a.x[(s * SP_MB_NX + (uint64_t)v) * npad + i];
       a.cx[(s * SP_MB_NX + (uint64_t)v) * npad + k] = x[v];
     }
+#if SP_MB_POSD > 0
+    {
+      const real q[4] = {x[SP_MB_PX0], SP_MB_POSD > 1 ? x[SP_MB_PX1] : (real)0,
+                         SP_MB_POSD > 2 ? x[SP_MB_PX2] : (real)0, (real)0};
+      mb_store4(a.cpos + (s * npad + k) * 4, q);
+    }
+#endif
 #pragma unroll
     for (int c = 0; c < SP_MB_EN; c++) e[c] = c < SP_MB_NE ? E[(uint64_t)c * npad + i] : (real)0;
     SP_PREC(mb_pair_pre)(a.t, x, e, S.p, S.pd, (real)(i + 1), u);
@@ -946,21 +983,48 @@ __device__ __forceinline__ void mb_cell_sums(const sp_mb_kargs &a, const mb_sys 
   const real fi = (real)(i + 1);
   const real *CX = a.cx + s * (uint64_t)SP_MB_NX * npad;
   const real *CU = a.cu + s * (uint64_t)(SP_MB_EN + SP_MB_UN) * npad;
+#if SP_MB_POSD > 0
+  const real *CP = a.cpos + s * 4 * npad;
+#endif
   const uint32_t *P = a.perm + s * npad, *CS = a.cstart + s * (a.cmax + 1);
   real ui[SP_MB_UN], acc[SP_MB_AQN];
 #pragma unroll
   for (int c = 0; c < SP_MB_UN; c++) ui[c] = CU[(uint64_t)(SP_MB_EN + c) * npad + slot];
 #pragma unroll
   for (int q = 0; q < SP_MB_AQN; q++) acc[q] = 0;
-  uint32_t nbc[27];
-  const int nn = mb_cells_near(mb_cell(S, nc, xi), nc, nbc);
-  for (int k = 0; k < nn; k++) {
-    const uint32_t hi = CS[nbc[k] + 1];
-    for (uint32_t j = CS[nbc[k]]; j < hi; j++) {
+  /* the neighbouring cells in mb_cells_near's order (the CPU's), made on
+   * the way (an array of 27 would live in local memory) */
+  const int n0 = (int)nc[0], n1 = (int)nc[1], n2 = (int)nc[2];
+  const int ci = (int)mb_cell(S, nc, xi);
+  const int cx0 = ci % n0, cy0 = (ci / n0) % n1, cz0 = ci / (n0 * n1);
+  const int rz = n2 >= 3, ry = n1 >= 3, rx = n0 >= 3;
+  for (int oz = -rz; oz <= rz; oz++)
+  for (int oy = -ry; oy <= ry; oy++)
+  for (int ox = -rx; ox <= rx; ox++) {
+    int cz = cz0 + oz, cy = cy0 + oy, cxx = cx0 + ox;
+    cz = cz < 0 ? cz + n2 : cz >= n2 ? cz - n2 : cz;
+    cy = cy < 0 ? cy + n1 : cy >= n1 ? cy - n1 : cy;
+    cxx = cxx < 0 ? cxx + n0 : cxx >= n0 ? cxx - n0 : cxx;
+    const uint32_t cc = (uint32_t)((cz * n1 + cy) * n0 + cxx);
+    const uint32_t hi = CS[cc + 1];
+    for (uint32_t j = CS[cc]; j < hi; j++) {
       if (j == slot) continue;
       real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
-#pragma unroll
+#if SP_MB_POSD > 0
+      /* the positions in one vector load, the other states (where the
+       * pair terms read them) by rows */
+      real q[4];
+      mb_load4(CP + 4 * (uint64_t)j, q);
+#  pragma unroll
+      for (int v = 0; v < SP_MB_NX; v++)
+        xj[v] = v == SP_MB_PX0 ? q[0]
+                : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[1]
+                : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2]
+                : CX[(uint64_t)v * npad + j];
+#else
+#  pragma unroll
       for (int v = 0; v < SP_MB_NX; v++) xj[v] = CX[(uint64_t)v * npad + j];
+#endif
 #pragma unroll
       for (int c = 0; c < SP_MB_EN; c++) ej[c] = CU[(uint64_t)c * npad + j];
 #pragma unroll
@@ -994,10 +1058,22 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
   const real *E = mb_ep(a, s);
   const real *SRC = KIND == MB_P2 ? Y : X; /* the sources of the pair sums */
   real xi[SP_MB_NX], ei[SP_MB_EN], Q[SP_MB_AQN];
+  if (SP_MB_CELLS) {
+    /* the target's states and parameters from the copy in the cells' order
+     * (made from SRC for this pass: the same values, read in order) */
+    const real *CX = a.cx + s * (uint64_t)SP_MB_NX * npad;
+    const real *CU = a.cu + s * (uint64_t)(SP_MB_EN + SP_MB_UN) * npad;
 #pragma unroll
-  for (int v = 0; v < SP_MB_NX; v++) xi[v] = valid ? SRC[(uint64_t)v * npad + i] : (real)0;
+    for (int v = 0; v < SP_MB_NX; v++) xi[v] = valid ? CX[(uint64_t)v * npad + slot] : (real)0;
 #pragma unroll
-  for (int k = 0; k < SP_MB_EN; k++) ei[k] = valid && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
+    for (int k = 0; k < SP_MB_EN; k++)
+      ei[k] = valid && k < SP_MB_NE ? CU[(uint64_t)k * npad + slot] : (real)0;
+  } else {
+#pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) xi[v] = valid ? SRC[(uint64_t)v * npad + i] : (real)0;
+#pragma unroll
+    for (int k = 0; k < SP_MB_EN; k++) ei[k] = valid && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
+  }
 #pragma unroll
   for (int q = 0; q < SP_MB_AQN; q++) Q[q] = 0;
   const double tp = KIND == MB_P2 ? a.t2 : a.t;
@@ -1294,14 +1370,35 @@ __device__ __forceinline__ void mb_small_sum(const real acc[SP_MB_TN],
   for (int q = 0; q < SP_MB_TN; q++) R[q] = (real)Rd[q];
 }
 
-/* The states of the thread's group into the shared copy SX (row stride npad). */
+/* Mode A's shared memory: the states SX (nx rows of npad), with pair terms
+ * the element parameters SE and the pair terms' values SU (ne + nu rows);
+ * with positions and pair terms the positions packed (four a slot: a
+ * partner's in one vector load), then g(r)'s histogram (sp_gpu_mb.c's
+ * shmem). */
+#define SP_MB_SMALL_PACK (SP_MB_POSD > 0 && (SP_MB_NQP > 0 || SP_MB_NQO > 0))
+__device__ __forceinline__ real *mb_small_p4(real *SX, uint64_t npad) {
+  return SX + (uint64_t)(SP_MB_NX + ((SP_MB_NQ > 0 || SP_MB_NQO > 0) ? SP_MB_NE + SP_MB_UN : 0)) *
+                  npad;
+}
+
+/* The states of the thread's group into the shared copy SX (row stride
+ * npad), and the positions packed. */
 __device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32_t g,
-                                                 uint32_t ng, const real x[4][SP_MB_NX]) {
+                                                 uint32_t ng, const real x[SP_MB_EPT][SP_MB_NX]) {
   if (g >= ng) return;
 #pragma unroll
   for (int v = 0; v < SP_MB_NX; v++)
 #pragma unroll
-    for (int u = 0; u < 4; u++) SX[(uint64_t)v * npad + 4 * g + u] = x[u][v];
+    for (int u = 0; u < SP_MB_EPT; u++) SX[(uint64_t)v * npad + SP_MB_EPT * g + u] = x[u][v];
+#if SP_MB_SMALL_PACK
+  real *P4 = mb_small_p4(SX, npad);
+#  pragma unroll
+  for (int u = 0; u < SP_MB_EPT; u++) {
+    const real q[4] = {x[u][SP_MB_PX0], SP_MB_POSD > 1 ? x[u][SP_MB_PX1] : (real)0,
+                       SP_MB_POSD > 2 ? x[u][SP_MB_PX2] : (real)0, (real)0};
+    mb_store4(P4 + 4 * ((uint64_t)SP_MB_EPT * g + u), q);
+  }
+#endif
 }
 
 /* The pair sums Q[u] of the thread's four elements over the system's
@@ -1312,36 +1409,36 @@ template <bool OBS>
 __device__ __forceinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sys &S,
                                                const real *SX, const real *SE, real *SU,
                                                uint64_t n, uint64_t npad, uint32_t g,
-                                               uint32_t ng, double t, const real x[4][SP_MB_NX],
-                                               const real e[4][SP_MB_EN],
-                                               real Q[4][SP_MB_AQN]) {
+                                               uint32_t ng, double t, const real x[SP_MB_EPT][SP_MB_NX],
+                                               const real e[SP_MB_EPT][SP_MB_EN],
+                                               real Q[SP_MB_EPT][SP_MB_AQN]) {
 #pragma unroll
-  for (int u = 0; u < 4; u++)
+  for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
     for (int q = 0; q < SP_MB_AQN; q++) Q[u][q] = 0;
   if (OBS ? SP_MB_NQO > 0 : SP_MB_NQP > 0) {
-    double acc[4][SP_MB_AQN];
-    real ui[4][SP_MB_UN];
-    const uint64_t own = (4 * (uint64_t)g / SP_MB_TILE) * SP_MB_TILE;
+    double acc[SP_MB_EPT][SP_MB_AQN];
+    real ui[SP_MB_EPT][SP_MB_UN];
+    const uint64_t own = (SP_MB_EPT * (uint64_t)g / SP_MB_TILE) * SP_MB_TILE;
     /* the elements' values for the pair terms, each thread its own four
      * (SU was last read before the barriers of the publish that came before) */
 #pragma unroll
-    for (int u = 0; u < 4; u++) {
-      SP_PREC(mb_pair_pre)(t, x[u], e[u], S.p, S.pd, (real)(4 * (uint64_t)g + u + 1), ui[u]);
+    for (int u = 0; u < SP_MB_EPT; u++) {
+      SP_PREC(mb_pair_pre)(t, x[u], e[u], S.p, S.pd, (real)(SP_MB_EPT * (uint64_t)g + u + 1), ui[u]);
       if (g < ng)
 #pragma unroll
-        for (int c = 0; c < SP_MB_UN; c++) SU[(uint64_t)c * npad + 4 * g + u] = ui[u][c];
+        for (int c = 0; c < SP_MB_UN; c++) SU[(uint64_t)c * npad + SP_MB_EPT * g + u] = ui[u][c];
     }
     __syncthreads();
 #pragma unroll
-    for (int u = 0; u < 4; u++)
+    for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
       for (int q = 0; q < SP_MB_AQN; q++) acc[u][q] = 0;
     for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
       const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
-      real tq[4][SP_MB_AQN];
+      real tq[SP_MB_EPT][SP_MB_AQN];
 #pragma unroll
-      for (int u = 0; u < 4; u++)
+      for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
         for (int q = 0; q < SP_MB_AQN; q++) tq[u][q] = 0;
       const bool diag = j0 == own;
@@ -1349,15 +1446,26 @@ __device__ __forceinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sy
       for (int k = 0; k < m; k++) {
         const uint64_t j = j0 + (uint64_t)k;
         real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#if SP_MB_SMALL_PACK
+        real q4[4];
+        mb_load4(mb_small_p4(const_cast<real *>(SX), npad) + 4 * j, q4);
+#  pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++)
+          xj[v] = v == SP_MB_PX0 ? q4[0]
+                  : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q4[1]
+                  : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q4[2]
+                  : SX[(uint64_t)v * npad + j];
+#else
 #pragma unroll
         for (int v = 0; v < SP_MB_NX; v++) xj[v] = SX[(uint64_t)v * npad + j];
+#endif
 #pragma unroll
         for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? SE[(uint64_t)c * npad + j] : (real)0;
 #pragma unroll
         for (int c = 0; c < SP_MB_UN; c++) uj[c] = SU[(uint64_t)c * npad + j];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-          const uint64_t i = 4 * (uint64_t)g + u;
+        for (int u = 0; u < SP_MB_EPT; u++) {
+          const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
           if (diag) {
             real one[SP_MB_AQN];
 #pragma unroll
@@ -1373,20 +1481,20 @@ __device__ __forceinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sy
         }
       }
 #pragma unroll
-      for (int u = 0; u < 4; u++)
+      for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
         for (int q = 0; q < SP_MB_AQN; q++) acc[u][q] += (double)tq[u][q];
     }
 #pragma unroll
-    for (int u = 0; u < 4; u++)
+    for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
       for (int q = 0; q < SP_MB_AQN; q++) Q[u][q] = (real)acc[u][q];
   }
 #if SP_MB_NG > 0
   if (!OBS) {
 #  pragma unroll
-    for (int u = 0; u < 4; u++) {
-      const uint64_t i = 4 * (uint64_t)g + u;
+    for (int u = 0; u < SP_MB_EPT; u++) {
+      const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
       if (i < n) mb_edge_sums(a, S, SX, SE, npad, i, t, x[u], e[u], Q[u]);
     }
   }
@@ -1400,15 +1508,15 @@ __device__ __forceinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sy
  * the block's histogram H (shared), then added to a.rdf. */
 __device__ __forceinline__ void mb_small_rdf(const sp_mb_kargs &a, const mb_sys &S, uint64_t s,
                                              const real *SX, uint64_t n, uint64_t npad, uint32_t g,
-                                             const real x[4][SP_MB_NX], unsigned int *H) {
+                                             const real x[SP_MB_EPT][SP_MB_NX], unsigned int *H) {
   const int bins = (int)a.job.rdf_bins;
   const int px[3] = {SP_MB_PX0, SP_MB_PX1, SP_MB_PX2};
   const double scale = (double)bins / a.job.rdf_rmax, rmax2 = a.job.rdf_rmax * a.job.rdf_rmax;
   for (int k = threadIdx.x; k < bins; k += blockDim.x) H[k] = 0;
   __syncthreads();
 #pragma unroll
-  for (int u = 0; u < 4; u++) {
-    const uint64_t i = 4 * (uint64_t)g + u;
+  for (int u = 0; u < SP_MB_EPT; u++) {
+    const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
     if (i >= n) continue;
     for (uint64_t j = i + 1; j < n; j++) {
       real r2 = 0;
@@ -1436,17 +1544,17 @@ __device__ __forceinline__ void mb_small_rdf(const sp_mb_kargs &a, const mb_sys 
  * time t, into R (and Rd). */
 __device__ __forceinline__ void mb_small_terms(const mb_sys &S, const real *SX, uint64_t n,
                                                uint64_t npad, uint32_t g,
-                                               const real x[4][SP_MB_NX],
-                                               const real e[4][SP_MB_EN],
-                                               const real O[4][SP_MB_AQN], double t,
+                                               const real x[SP_MB_EPT][SP_MB_NX],
+                                               const real e[SP_MB_EPT][SP_MB_EN],
+                                               const real O[SP_MB_EPT][SP_MB_AQN], double t,
                                                double (*red)[SP_MB_SMALL_MAX / 32], double *Rd,
                                                real R[SP_MB_TN]) {
   real acc[SP_MB_TN];
 #pragma unroll
   for (int q = 0; q < SP_MB_TN; q++) acc[q] = 0;
 #pragma unroll
-  for (int u = 0; u < 4; u++) {
-    const uint64_t i = 4 * (uint64_t)g + u;
+  for (int u = 0; u < SP_MB_EPT; u++) {
+    const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
     if (i < n) {
       real nb[SP_MB_NBN];
       if (SP_MB_TERMS_NB) mb_gather(S, SX, i, n, npad, x[u], nb);
@@ -1460,7 +1568,7 @@ __device__ __forceinline__ void mb_small_terms(const mb_sys &S, const real *SX, 
 /* One system per block (see the top).  Dynamic shared memory: the states
  * (nx x npad) and, with pairs, the element parameters (ne x npad) and the
  * elements' values for the pair terms (nu x npad). */
-extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_kernel(const sp_mb_kargs a) {
+extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, SP_MB_SMALL_MINB) sp_mb_small_kernel(const sp_mb_kargs a) {
   extern __shared__ __align__(16) unsigned char mb_dyn[];
   __shared__ double red[SP_MB_TN][SP_MB_SMALL_MAX / 32];
   __shared__ double Rd[SP_MB_TN];
@@ -1472,7 +1580,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
   mb_sys S;
   mb_sys_init(a, s, S);
   const uint64_t n = a.job.n, npad = a.npad;
-  const uint32_t g = threadIdx.x, ng = (uint32_t)(npad / 4);
+  const uint32_t g = threadIdx.x, ng = (uint32_t)(npad / SP_MB_EPT);
   real *SX = reinterpret_cast<real *>(mb_dyn);
   real *SE = SX + (uint64_t)SP_MB_NX * npad;
   real *SU = SE + (uint64_t)SP_MB_NE * npad; /* pairs: the elements' values */
@@ -1480,26 +1588,26 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
   const real *E = mb_ep(a, s);
   const double t0 = a.job.t0, dt = a.job.dt;
   const real h = (real)dt, sdt = (real)a.sdt, hh = (real)(0.5 * dt);
-  real x[4][SP_MB_NX], e[4][SP_MB_EN], R[SP_MB_TN];
+  real x[SP_MB_EPT][SP_MB_NX], e[SP_MB_EPT][SP_MB_EN], R[SP_MB_TN];
 #pragma unroll
-  for (int u = 0; u < 4; u++) {
-    const uint64_t i = 4 * (uint64_t)g + u;
+  for (int u = 0; u < SP_MB_EPT; u++) {
+    const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
 #pragma unroll
     for (int v = 0; v < SP_MB_NX; v++) x[u][v] = i < n ? Xg[(uint64_t)v * npad + i] : (real)0;
 #pragma unroll
     for (int k = 0; k < SP_MB_EN; k++)
       e[u][k] = i < n && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
   }
-  real Oz[4][SP_MB_AQN]; /* the observables' pair sums: 0 but at a record */
+  real Oz[SP_MB_EPT][SP_MB_AQN]; /* the observables' pair sums: 0 but at a record */
 #pragma unroll
-  for (int u = 0; u < 4; u++)
+  for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
     for (int q = 0; q < SP_MB_AQN; q++) Oz[u][q] = 0;
   if ((SP_MB_NQ > 0 || SP_MB_NQO > 0) && SP_MB_NE > 0 && g < ng)
 #pragma unroll
     for (int k = 0; k < SP_MB_EN; k++)
 #pragma unroll
-      for (int u = 0; u < 4; u++) SE[(uint64_t)k * npad + 4 * g + u] = e[u][k];
+      for (int u = 0; u < SP_MB_EPT; u++) SE[(uint64_t)k * npad + SP_MB_EPT * g + u] = e[u][k];
   if (threadIdx.x == 0) {
     sflag = 0;
     swhat = SP_MB_NONE;
@@ -1536,16 +1644,16 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
   }
   const bool reduce_dyn = SP_MB_ND > 0;
 #if SP_MB_METHOD == SP_MB_BAOAB
-  real F[4][SP_MB_NX]; /* the forces of the positions x (mb_cpu.h's s->F) */
+  real F[SP_MB_EPT][SP_MB_NX]; /* the forces of the positions x (mb_cpu.h's s->F) */
   mb_ou O;
   SP_PREC(sp_mb_ou_coef)(S.p, dt, O.c1, O.c2, O.which, O.wz);
   {
     const double tc = t0 + (double)a.kcur * dt;
-    real Q[4][SP_MB_AQN];
+    real Q[SP_MB_EPT][SP_MB_AQN];
     mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, tc, x, e, Q);
 #  pragma unroll
-    for (int u = 0; u < 4; u++) {
-      const uint64_t i = 4 * (uint64_t)g + u;
+    for (int u = 0; u < SP_MB_EPT; u++) {
+      const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
       if (i < n) {
         real nb[SP_MB_NBN];
         mb_gather(S, SX, i, n, npad, x[u], nb);
@@ -1561,12 +1669,12 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     const uint64_t kk = a.job.k0 + k;
 #if SP_MB_METHOD == SP_MB_EULER || SP_MB_METHOD == SP_MB_SRK2
     {
-      real z[4][SP_MB_WN], f0[4][SP_MB_NX], b0[4][SP_MB_BN], y[4][SP_MB_NX], Q[4][SP_MB_QN];
-      mb_group_normals(a.seed, S.stream, kk, g, n, z);
+      real z[SP_MB_EPT][SP_MB_WN], f0[SP_MB_EPT][SP_MB_NX], b0[SP_MB_EPT][SP_MB_BN], y[SP_MB_EPT][SP_MB_NX], Q[SP_MB_EPT][SP_MB_QN];
+      mb_small_normals(a.seed, S.stream, kk, g, n, z);
       mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, t, x, e, Q);
 #  pragma unroll
-      for (int u = 0; u < 4; u++) {
-        const uint64_t i = 4 * (uint64_t)g + u;
+      for (int u = 0; u < SP_MB_EPT; u++) {
+        const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
         real nb[SP_MB_NBN], dw[SP_MB_WN];
         mb_dw(z[u], sdt, dw);
         if (i < n) {
@@ -1581,9 +1689,9 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
 #  if SP_MB_METHOD == SP_MB_SRK2
       {
         const double t2 = t + dt;
-        real R1[SP_MB_TN], xs[4][SP_MB_NX];
+        real R1[SP_MB_TN], xs[SP_MB_EPT][SP_MB_NX];
 #    pragma unroll
-        for (int u = 0; u < 4; u++)
+        for (int u = 0; u < SP_MB_EPT; u++)
 #    pragma unroll
           for (int v = 0; v < SP_MB_NX; v++) {
             xs[u][v] = x[u][v];
@@ -1600,8 +1708,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
         }
         mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
 #    pragma unroll
-        for (int u = 0; u < 4; u++) {
-          const uint64_t i = 4 * (uint64_t)g + u;
+        for (int u = 0; u < SP_MB_EPT; u++) {
+          const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
           real nb[SP_MB_NBN], dw[SP_MB_WN], f2[SP_MB_NX], b2[SP_MB_BN];
           mb_dw(z[u], sdt, dw);
           if (i < n) {
@@ -1613,7 +1721,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       }
 #  else
 #    pragma unroll
-      for (int u = 0; u < 4; u++)
+      for (int u = 0; u < SP_MB_EPT; u++)
 #    pragma unroll
         for (int v = 0; v < SP_MB_NX; v++) x[u][v] = y[u][v];
 #  endif
@@ -1621,11 +1729,11 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     }
 #elif SP_MB_METHOD == SP_MB_BAOAB
     {
-      real z[4][SP_MB_WN];
-      mb_group_normals(a.seed, S.stream, kk, g, n, z);
+      real z[SP_MB_EPT][SP_MB_WN];
+      mb_small_normals(a.seed, S.stream, kk, g, n, z);
 #  pragma unroll
-      for (int u = 0; u < 4; u++) {
-        const uint64_t i = 4 * (uint64_t)g + u;
+      for (int u = 0; u < SP_MB_EPT; u++) {
+        const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
         if (i < n) {
           SP_PREC(mb_kick)(x[u], F[u], hh);
           SP_PREC(mb_move)(x[u], e[u], S.p, (real)(i + 1), hh);
@@ -1636,11 +1744,11 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       MB_SMALL_PUBLISH();
       const double t2 = t + dt;
       if (reduce_dyn) MB_SMALL_REDUCE(t2);
-      real Q[4][SP_MB_AQN];
+      real Q[SP_MB_EPT][SP_MB_AQN];
       mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, t2, x, e, Q);
 #  pragma unroll
-      for (int u = 0; u < 4; u++) {
-        const uint64_t i = 4 * (uint64_t)g + u;
+      for (int u = 0; u < SP_MB_EPT; u++) {
+        const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
         if (i < n) {
           real nb[SP_MB_NBN];
           mb_gather(S, SX, i, n, npad, x[u], nb);
@@ -1659,11 +1767,11 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       for (int st = 0; st < ns; st++) {
         const real hk = (real)(d[st] * dt), hc = (real)(c[st] * dt);
         if (d[st] != 0) {
-          real Q[4][SP_MB_AQN];
+          real Q[SP_MB_EPT][SP_MB_AQN];
           mb_small_pairs<false>(a, S, SX, SE, SU, n, npad, g, ng, tq, x, e, Q);
 #  pragma unroll
-          for (int u = 0; u < 4; u++) {
-            const uint64_t i = 4 * (uint64_t)g + u;
+          for (int u = 0; u < SP_MB_EPT; u++) {
+            const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
             real nb[SP_MB_NBN], f[SP_MB_NX];
             if (i < n) {
               mb_gather(S, SX, i, n, npad, x[u], nb);
@@ -1674,8 +1782,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
         }
         if (hc != 0) {
 #  pragma unroll
-          for (int u = 0; u < 4; u++) {
-            const uint64_t i = 4 * (uint64_t)g + u;
+          for (int u = 0; u < SP_MB_EPT; u++) {
+            const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
             if (i < n) SP_PREC(mb_move)(x[u], e[u], S.p, (real)(i + 1), hc);
           }
         }
@@ -1689,8 +1797,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     {
       unsigned long long what = SP_MB_NONE;
 #pragma unroll
-      for (int u = 0; u < 4; u++) {
-        const uint64_t i = 4 * (uint64_t)g + u;
+      for (int u = 0; u < SP_MB_EPT; u++) {
+        const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
         if (i < n) mb_check(x[u], i, &what);
       }
       if (__syncthreads_or(what != SP_MB_NONE)) {
@@ -1735,13 +1843,12 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
       /* after the shared states (and, with pair terms, the parameters and
        * values): sp_gpu_mb.c's shared memory */
       unsigned int *H = reinterpret_cast<unsigned int *>(
-          SX + (uint64_t)(SP_MB_NX + ((SP_MB_NQ > 0 || SP_MB_NQO > 0) ? SP_MB_NE + SP_MB_UN : 0)) *
-                   npad);
+          mb_small_p4(SX, npad) + (SP_MB_SMALL_PACK ? 4 * npad : 0));
       mb_small_rdf(a, S, s, SX, n, npad, g, x, H);
     }
 #endif
     if (SP_MB_NQO > 0) {
-      real Orec[4][SP_MB_AQN];
+      real Orec[SP_MB_EPT][SP_MB_AQN];
       mb_small_pairs<true>(a, S, SX, SE, SU, n, npad, g, ng, tr, x, e, Orec);
       mb_small_terms(S, SX, n, npad, g, x, e, Orec, tr, red, Rd, R);
     } else {
@@ -1756,8 +1863,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
     if (s < a.nkeep) {
       double *tr_ = a.traj + (s * a.job.nrec + a.rec_j) * (uint64_t)SP_MB_NX * n;
 #pragma unroll
-      for (int u = 0; u < 4; u++) {
-        const uint64_t i = 4 * (uint64_t)g + u;
+      for (int u = 0; u < SP_MB_EPT; u++) {
+        const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
         if (i < n)
 #pragma unroll
           for (int v = 0; v < SP_MB_NX; v++) tr_[(uint64_t)v * n + i] = (double)x[u][v];
@@ -1767,8 +1874,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_SMALL_MAX, 1) sp_mb_small_ker
 #undef MB_SMALL_REDUCE
 #undef MB_SMALL_PUBLISH
 #pragma unroll
-  for (int u = 0; u < 4; u++) {
-    const uint64_t i = 4 * (uint64_t)g + u;
+  for (int u = 0; u < SP_MB_EPT; u++) {
+    const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
     if (i < n)
 #pragma unroll
       for (int v = 0; v < SP_MB_NX; v++) Xg[(uint64_t)v * npad + i] = x[u][v];

@@ -53,6 +53,8 @@
 #define SP_MB_PLAN_TERMS_NB 2 /* a reduction term reads a lattice neighbour */
 #define SP_MB_PLAN_LATTICE 4  /* a right-hand side reads a lattice neighbour */
 #define SP_MB_PLAN_GPU 8      /* the run is on the GPU (which draws the starts of x0_cond 2) */
+#define SP_MB_PLAN_EPT2 16    /* mode A: two elements a thread (mb.cu's SP_MB_EPT) */
+#define SP_MB_PLAN_EPT1 32    /* mode A: one element a thread */
 
 /* What an advance returns */
 #define SP_MB_RUNNING 0
@@ -290,10 +292,12 @@ typedef struct {
   uint64_t cmax;                     /* cells of a system, at most (the cstart stride) */
   double crc;                        /* the cut-off the cell list is built for */
   int32_t obs_on, rdf_on;            /* a measure: with the observables' pair sums; g(r) */
+  SP_DPTR(sp_mb_real) cpos;          /* nsys x npad x 4: the positions in the cells' order,
+                                        packed (one vector load a partner) */
 } sp_mb_kargs;
 
 SP_STATIC_ASSERT(sizeof(sp_mb_job) == 352, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 808, /* 352 + 8 + 37 x 8 + 12 x 4 + 10 x 8 + 8 + 8 + 2 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 816, /* 352 + 8 + 37 x 8 + 12 x 4 + 11 x 8 + 8 + 8 + 2 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

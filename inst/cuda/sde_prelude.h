@@ -203,13 +203,38 @@ SP_FN double sp_sde_wrap_d(double v) {
 /* Positions in a periodic box (sde_model(positions = ), sde_run(box = )):
  * SP_MI(d, L, iL) is the minimum image of the separation d of two
  * coordinates in [0, L) of a box side L (|d| < L): d - L above L/2, d + L
- * below -L/2, else d -- in [-L/2, L/2], without a floor (selects: a pair's
- * three separations are most of its cost); SP_WRAP_BOX(v, L, iL) a
+ * below -L/2, else d -- in [-L/2, L/2], on the CPU by selects, without a
+ * floor (a pair's three separations are most of its cost); SP_WRAP_BOX(v, L, iL) a
  * coordinate kept in [0, L) (a value that rounds to L, or below 0, is 0: the
  * same point of the box to rounding). */
 #ifndef SP_MI
-#  define SP_MI(d, L, iL)                                                               \
-    ((d) > SP_R(0.5) * (L) ? (d) - (L) : (d) < SP_R(-0.5) * (L) ? (d) + (L) : (d))
+#  if SP_CUDA
+/* (on the GPU d - L rint(d / L), the product fused: for |d| < L the same
+ * value, d - k L rounded once with k in -1, 0, 1, in three instructions
+ * against the selects' six; the two choose differently only where d is
+ * within rounding of L/2, where either image is the minimum) */
+#    ifdef SP_REAL_SINGLE
+#      define SP_MI(d, L, iL) ((d) - (L) * rintf((d) * (iL)))
+#    else
+#      define SP_MI(d, L, iL) ((d) - (L) * rint((d) * (iL)))
+#    endif
+#  else
+#    define SP_MI(d, L, iL)                                                             \
+      ((d) > SP_R(0.5) * (L) ? (d) - (L) : (d) < SP_R(-0.5) * (L) ? (d) + (L) : (d))
+#  endif
+#endif
+/* A quotient in a pair or edge term (sde_model()'s pairs(), edges()): on
+ * the GPU in single precision with the fast math (option
+ * statphysgpu.sde_fast_math, TRUE by default, as for sin and cos) the
+ * hardware's approximate reciprocal (__fdividef: within 2 units of 2^-24
+ * relative for a divisor below 2^126), two instructions against IEEE's
+ * nine with a slow path; else the quotient */
+#ifndef SP_PDIV
+#  if SP_CUDA && defined(SP_REAL_SINGLE) && defined(SP_SDE_FAST_MATH)
+#    define SP_PDIV(a, b) __fdividef((a), (b))
+#  else
+#    define SP_PDIV(a, b) ((a) / (b))
+#  endif
 #endif
 #ifdef SP_REAL_SINGLE
 #  ifndef SP_SDE_WRAPBOX_F_DEFINED

@@ -91,7 +91,7 @@ typedef struct {
   CUfunction f_small, f_pass1, f_pass2, f_measure, f_keep, f_start;
   /* cell lists, the observables' pair sums, g(r) (mode B) */
   CUfunction f_czero, f_ccount, f_cscan, f_cfill, f_csort, f_cgather, f_obs, f_rdf;
-  CUdeviceptr rowptr, col, gw, cell, perm, cstart, cx, cu, obs, rdf;
+  CUdeviceptr rowptr, col, gw, cell, perm, cstart, cx, cu, obs, rdf, cpos;
   uint64_t cmax; /* cells of a system at most (any cut-off the run builds for) */
   const char *n_pass1, *n_pass2;
   CUdeviceptr buf[3]; /* state buffers; x, y, z are buf[xi], buf[yi], buf[zi] */
@@ -144,6 +144,7 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.perm = v->perm;
   a.cstart = v->cstart;
   a.cx = v->cx;
+  a.cpos = v->cpos;
   a.cu = v->cu;
   a.obs = v->obs;
   a.rdf = v->rdf;
@@ -703,12 +704,16 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   }
   /* geometry: n alone decides it (the order of every sum) */
   if (m->small) {
-    v->threads = (unsigned)((ng + 31) / 32 * 32);
+    /* SP_MB_EPT elements a thread (mb.cu; the plan's bits) */
+    const uint64_t ept = (job->gpu_plan & SP_MB_PLAN_EPT1) ? 1 : (job->gpu_plan & SP_MB_PLAN_EPT2) ? 2 : 4;
+    v->threads = (unsigned)((npad / ept + 31) / 32 * 32);
     /* the states; with pair terms the element parameters and the pair
      * terms' values (at least one row: mb.cu's SP_MB_UN); g(r)'s bins */
+    /* (mb.cu's mb_small_p4: the positions packed, with pair terms) */
     v->shmem = (unsigned)((nx + (job->nq > 0 || job->nqo > 0
                                      ? ne + (uint64_t)(job->nu > 0 ? job->nu : 1)
-                                     : 0)) * npad * rb +
+                                     : 0) +
+                           (job->posd > 0 && (job->nqp > 0 || job->nqo > 0) ? 4 : 0)) * npad * rb +
                           (job->output == SP_MB_OUT_RDF ? (uint64_t)job->rdf_bins * 4 : 0));
     if (v->threads > MB_SMALL_MAX || v->shmem > 48 * 1024)
       return sp_fail(SP_ERR_INVALID, "internal error: n = %llu does not fit a thread block",
@@ -828,6 +833,7 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (v->cmax + 1)) * 4, "the cell lists",
                                &v->cstart)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * nx * npad) * rb, "the cell lists", &v->cx)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * 4 * npad) * rb, "the cell lists", &v->cpos)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (ne + (uint64_t)job->nu + 2) * npad) * rb,
                                "the cell lists", &v->cu)))
       return st;

@@ -53,6 +53,28 @@ test_that("GPU = CPU in double: the Lennard-Jones fluid with cut-off pairs and p
   }
 })
 
+test_that("GPU mode A: one, two or four elements a thread give the same run (double)", {
+  skip_if_no_gpu()
+  lj <- space_model("lj3")
+  n <- 216 # 54 threads of four, 108 of two, 216 of one (mode A in double; a cube for the lattice)
+  L <- (n / 0.8)^(1 / 3)
+  st <- c(space_lattice(n, L, jitter = 0.1), list(vx = 0, vy = 0, vz = 0))
+  run <- function(ept) {
+    withr::local_options(statphysgpu.mb_small_ept = ept)
+    sde_run(lj, replicas = 2, n = n, init = st, dt = 0.002, t_max = 0.02, method = "baoab",
+            box = L, output = "records", record_every = 5, precision = "double", seed = 5,
+            backend = "gpu", progress = FALSE)
+  }
+  r4 <- run(4L)
+  for (ept in c(1L, 2L)) {
+    r <- run(ept)
+    # the per-element sums are the same; the block's sums of the records'
+    # terms differ in the order of their additions only
+    for (o in c("U", "W", "K")) space_close(r[[o]], r4[[o]], tol = 1e-12, label = paste(ept, o))
+    space_close(attr(r, "final"), attr(r4, "final"), tol = 1e-12, label = paste(ept, "final"))
+  }
+})
+
 test_that("GPU: cell lists and every pair give the same sums (single and double)", {
   skip_if_no_gpu()
   lj <- space_model("lj3")

@@ -194,6 +194,28 @@ test_that("edges() over the complete graph equals pairs()", {
   expect_identical(attr(d, "final"), attr(a, "final"))
 })
 
+test_that("a graph's compressed rows: sorted, repeated entries of a sparse matrix added, zeros dropped", {
+  kg <- space_model("kgraph")
+  chk <- function(g, n) statphysgpu:::sde_check_graph(g, kg, n, NULL)
+  # edges out of order, with weights and one zero weight: A[to, from]
+  e <- data.frame(from = c(3, 1, 2, 4, 1, 3), to = c(1, 4, 1, 1, 2, 2), weight = c(2, 5, 0, 1, 7, 3))
+  A <- matrix(0, 4, 4)
+  A[cbind(e$to, e$from)] <- e$weight
+  want <- list(rowptr = c(0L, 2L, 4L, 4L, 5L), col = c(2L, 3L, 0L, 2L, 0L), w = c(2, 1, 7, 3, 5),
+               nnz = 5L, unit = FALSE)
+  expect_identical(chk(e, 4), want)
+  expect_identical(chk(A, 4), want)
+  expect_error(chk(e[c(1:6, 4), ], 4), "edge from 4 to 1 twice", class = "statphysgpu_error")
+  skip_if_not_installed("Matrix")
+  # a triplet matrix repeating (1, 3), (2, 1) and (1, 4): their weights add;
+  # (2, 1) adds up to zero and goes
+  tm <- Matrix::sparseMatrix(i = c(e$to, 1, 2, 1, 1), j = c(e$from, 3, 1, 4, 4),
+                             x = c(e$weight, 0.5, -7, 2, -2), dims = c(4, 4), repr = "T")
+  want2 <- list(rowptr = c(0L, 2L, 3L, 3L, 4L), col = c(2L, 3L, 2L, 0L), w = c(2.5, 1, 3, 5),
+                nnz = 4L, unit = FALSE)
+  expect_identical(chk(tm, 4), want2)
+})
+
 test_that("Kuramoto oscillators on a random weighted graph follow base R's Euler steps", {
   n <- 25
   A <- matrix(0, n, n)

@@ -12,7 +12,7 @@ sde_lorenz <- function() {
 test_that("GPU and CPU agree path by path in double precision: passage times and the state there", {
   skip_if_no_gpu()
   for (method in c("srk2", "euler")) {
-    args <- list(m = sde_washboard(), replicas = 3000, init = list(x = ~ asin(gamma), v = 0),
+    args <- list(model = sde_washboard(), replicas = 3000, init = list(x = ~ asin(gamma), v = 0),
                  dt = 0.02, t_max = 2000, params = list(gamma = c(0.5, 0.6)), method = method,
                  seed = 77, precision = "double", at_passage = TRUE, progress = FALSE)
     cpu <- do.call(sde_run, c(args, backend = "cpu"))
@@ -50,7 +50,7 @@ test_that("GPU passage: the first step past the event, at every step of a macro-
 expect_passage_state_as_scalar <- function(m, x0, lev, params, ulp) {
   n <- 1000; dt <- 0.01; t_max <- 3; kmax <- round(t_max / dt)
   for (method in c("euler", "srk2")) {
-    args <- list(m = m, replicas = n, init = list(x = x0), dt = dt, t_max = t_max, seed = 4,
+    args <- list(model = m, replicas = n, init = list(x = x0), dt = dt, t_max = t_max, seed = 4,
                  params = params, method = method, precision = "single", backend = "gpu",
                  progress = FALSE)
     p <- do.call(sde_run, c(args, at_passage = TRUE, bridge = FALSE))
@@ -101,7 +101,7 @@ test_that("GPU passage in single: the fast macro-steps' copy of the model gives 
 
 test_that("moments, histograms and trajectories: GPU = CPU in double", {
   skip_if_no_gpu()
-  args <- list(m = sde_lorenz(), replicas = 3000, init = list(x = 1, y = 1, z = ~ rho - 1),
+  args <- list(model = sde_lorenz(), replicas = 3000, init = list(x = 1, y = 1, z = ~ rho - 1),
                dt = 0.001, t_max = 0.5, record_every = 50, seed = 5,
                precision = "double", progress = FALSE)
   extra <- list(moments = list(),
@@ -302,7 +302,7 @@ test_that("GPU numerics (issue 32): time exact in single, stalled states stop th
   bm <- sde_model(drift = list(x = ~ mu), noise = list(x = ~ s), params = c(mu = 1, s = 1),
                   stop = ~ x > 1, name = "bm")
   for (method in c("euler", "srk2")) {
-    args <- list(m = bm, replicas = 20000, init = list(x = 0), dt = 0.01, t_max = 50,
+    args <- list(model = bm, replicas = 20000, init = list(x = 0), dt = 0.01, t_max = 50,
                  seed = 7, precision = "double", method = method, progress = FALSE)
     cpu <- do.call(sde_run, c(args, backend = "cpu"))
     gpu <- do.call(sde_run, c(args, backend = "gpu"))
