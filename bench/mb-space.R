@@ -18,7 +18,8 @@
 #                     oscillator-steps/s and the bandwidth bound of reading
 #                     the graph once a pass (4 bytes an edge: its column)
 #   compile           a positions-and-cut-off model's first call (a fresh
-#                     cache): the NVRTC compile for the GPU (target < 2 s)
+#                     cache): the NVRTC compile for the GPU (target < 2 s);
+#                     alone with `Rscript bench/mb-space.R gpu compile`
 #   CPU (one thread)  the Lennard-Jones BAOAB step at n = 4000 (a box of 17 >
 #                     6 rc: cell lists) and 256 (all pairs): particle-steps/s,
 #                     target >= 1e6 a core
@@ -35,6 +36,7 @@ quick <- identical(bench_arg("", 2), "quick")
 # (mode A's elements a thread, IEEE quotients in the pair terms)
 variants <- identical(bench_arg("", 2), "variants")
 graph_only <- identical(bench_arg("", 2), "graph") # the graph Kuramoto cases alone
+compile_only <- identical(bench_arg("", 2), "compile") # the first call's compile alone
 lj_only <- identical(bench_arg("", 2), "lj") || variants
 echo <- "%-60s %12.4g %s"
 
@@ -114,6 +116,10 @@ if (where == "gpu") {
                      output = "records", backend = "gpu", progress = FALSE))
   add("first call of a positions + cut-off model (NVRTC compile), n = 4000", t$wall, "s")
   options(old)
+  }
+  if (compile_only) {
+    bench_print(sprintf("mb-space (%s)", where))
+    quit(save = "no")
   }
   steps <- if (quick) 50 else 500
   if (!graph_only) {
