@@ -550,6 +550,11 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
     x0 <- unlist(lapply(seq_len(ncond), function(c) vapply(vals, function(vv) vv[[c]], 0)))
     return(list(x0 = x0, cond = TRUE))
   }
+  # the same start in every replica of a condition (numbers per element, or
+  # one number): per condition, nx x n (x0_cond 3: the engine copies it into
+  # each system, not R into an array of them all)
+  same <- all(vapply(vals, function(vv) all(vapply(vv, length, 1L) %in% c(1L, n)), TRUE))
+  if (same && fr$n > 1) return(list(x0 = sde_mb_stack(vals, n, 1L, ncond), cond = 3L))
   list(x0 = sde_mb_stack(vals, n, fr$n, ncond), cond = FALSE)
 }
 

@@ -10,7 +10,8 @@
  * (the model's, then n, then the derived ones: sde_mb_header()); element
  * parameters epar: per system (ne x n each), or one set for all systems
  * (epar_shared); the starts x0 likewise, or per condition (x0_cond 1: nx
- * numbers), or per condition and state a law (x0_cond 2: kind, a, b; the
+ * numbers; x0_cond 3: nx x n numbers, the same in each of its replicas),
+ * or per condition and state a law (x0_cond 2: kind, a, b; the
  * engine draws them: sp_mb_out_init()) -- what R made of `init` and the
  * element parameters (the random draws come from the systems' Philox
  * streams, so both backends start from the same numbers).
@@ -87,7 +88,8 @@ typedef struct {
   int64_t use_stop;      /* passage: stop at the model's event */
   int64_t epar_shared;   /* 1: one set of element parameters for every system */
   int64_t x0_cond;       /* 1: the starts are nx numbers per condition; 2: nx laws
-                            (kind, a, b) per condition, drawn by the engine */
+                            (kind, a, b) per condition, drawn by the engine; 3: nx x n
+                            numbers per condition (sp_mb_out_init() copies them) */
   int64_t gpu_plan;      /* GPU only (R/sde-mb-run.R: sde_mb_gpu_plan(); the module is
                             compiled for it): SP_MB_PLAN_* bits */
   /* issue 49: particles in a box, graphs, pair observables, g(r) */

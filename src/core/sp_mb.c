@@ -372,6 +372,7 @@ int sp_mb_prepare(void *job_) {
       a->nepar != (uint64_t)j->ne * j->n * (j->epar_shared ? 1 : sys) ||
       a->nx0 != (j->x0_cond == 2   ? j->ncond * (uint64_t)j->nx * 3
                  : j->x0_cond == 1 ? j->ncond * (uint64_t)j->nx
+                 : j->x0_cond == 3 ? j->ncond * per
                                    : sys * per))
     return sp_fail(SP_ERR_INVALID, "internal error: many-body job lengths disagree");
   if (j->nq != j->nqp + j->ng || j->nqp < 0 || j->ng < 0 || j->nqo < 0 || j->posd < 0 ||
@@ -407,8 +408,9 @@ void sp_mb_out_init(const void *job_, void *out_) {
       mb_draw_starts(a, o->x);
   } else if (o->x != NULL) {
     for (s = 0; s < sys; s++) {
-      if (!j->x0_cond) {
-        memcpy(o->x + s * per, a->x0 + s * per, (size_t)per * sizeof(double));
+      if (!j->x0_cond || j->x0_cond == 3) { /* a start per system, or per condition */
+        const uint64_t from = j->x0_cond == 3 ? s / j->replicas : s;
+        memcpy(o->x + s * per, a->x0 + from * per, (size_t)per * sizeof(double));
         continue;
       }
       for (v = 0; v < (uint64_t)j->nx; v++)

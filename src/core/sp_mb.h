@@ -21,7 +21,7 @@ typedef struct {
   size_t npar;
   const double *epar; /* systems x ne x n, or ne x n (job.epar_shared) */
   size_t nepar;
-  const double *x0; /* systems x nx x n, or ncond x nx (job.x0_cond) */
+  const double *x0; /* systems x nx x n, or ncond x nx, or ncond x nx x n (job.x0_cond 0, 1, 3) */
   size_t nx0;
   const char *const *names; /* nx states then no observables (messages) */
   size_t nnames;

@@ -149,6 +149,35 @@ test_that("two particles bound by a spring: the distance has the Boltzmann law (
   expect_gt(stats::ks.test(d, pmaxwell)$p.value, 0.001)
 })
 
+test_that("one start for every replica (numbers per element) equals the same start given per system", {
+  # the engine copies a condition's start into its replicas (x0_cond 3);
+  # given as an n x replicas matrix R stacks them: the same run, bit for bit,
+  # positions outside the box wrapped into it either way
+  m <- space_model("bond3")
+  n <- 5
+  x <- c(-1.5, 0.2, 3.7, 9.9, 2); y <- c(1, 2, 3, 4, 5); z <- c(0.5, -0.25, 7, 1, 2)
+  rep_m <- function(v, k) matrix(v, n, k)
+  for (k in c(1, 4)) {
+    a <- run_space(m, replicas = k, n = n, init = list(x = x, y = y, z = 0.5), dt = 0.01,
+                   t_max = 0.05, box = 4, params = list(k = c(1, 2)), precision = "double",
+                   seed = 3, record_every = 1)
+    b <- run_space(m, replicas = k, n = n, init = list(x = rep_m(x, k), y = rep_m(y, k), z = 0.5),
+                   dt = 0.01, t_max = 0.05, box = 4, params = list(k = c(1, 2)),
+                   precision = "double", seed = 3, record_every = 1)
+    expect_identical(attr(a, "final"), attr(b, "final"), label = paste(k, "replicas"))
+    expect_identical(a$d2, b$d2, label = paste(k, "replicas"))
+    f <- attr(a, "final")[, c("x", "y", "z"), ]
+    expect_true(all(f >= 0 & f < 4))
+  }
+  # the trajectories' first record is the start, wrapped: replica 4
+  r0 <- run_space(m, replicas = 4, n = n, init = list(x = x, y = y, z = z), dt = 0.01,
+                  t_max = 0.01, box = 4, params = list(k = c(1, 2)), precision = "double",
+                  seed = 3, output = "trajectories", keep = 4, record_every = 1)
+  s0 <- r0[r0$time == 0 & r0$replica == 4, ]
+  expect_equal(s0$x[order(s0$element)], x %% 4)
+  expect_equal(s0$z[order(s0$element)], z %% 4)
+})
+
 test_that("an ideal gas has g(r) = 1 within its errors (chi-square over the bins, p > 0.001)", {
   m <- space_model("ideal2")
   g <- run_space(m, replicas = 400, n = 30, init = list(x = ~ runif(0, 10), y = ~ runif(0, 10)),
