@@ -282,7 +282,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     t0 <- attr(prev, "t_end")
   } else {
     st <- sde_mb_init(m, init, grid, n, fr, reps, call)
-    if (length(m$positions)) st$x0 <- sde_mb_wrap_starts(m, st, n, L)
+    # (positions outside the box are wrapped into it by the engine: sp_mb_out_init())
     x0 <- st$x0
     x0_cond <- st$cond
   }

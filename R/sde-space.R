@@ -329,31 +329,6 @@ sde_mb_space_job <- function(m, g, rdf) {
        rdf_bins = rdf$bins %||% 0, rdf_rmax = rdf$r_max %||% 0)
 }
 
-# Starts of positions kept in [0, L) of the box, as the engines keep them:
-# x - L floor(x / L) (a value that rounds to L is 0).  `st`: sde_mb_init()'s
-# starts (per condition: nx numbers each; else elements x states x systems).
-sde_mb_wrap_starts <- function(m, st, n, L) {
-  x <- st$x0
-  nx <- length(m$states)
-  px <- match(m$positions, m$states)
-  wrap <- function(v, side) {
-    y <- v - side * floor(v / side)
-    y[y >= side | y < 0] <- 0
-    y
-  }
-  if (isTRUE(st$cond) || identical(st$cond, 1L)) {
-    for (d in seq_along(px)) {
-      k <- seq(px[d], length(x), by = nx)
-      x[k] <- wrap(x[k], L[d])
-    }
-    return(x)
-  }
-  dim(x) <- c(n, nx, length(x) / (n * nx))
-  for (d in seq_along(px)) x[, px[d], ] <- wrap(x[, px[d], ], L[d])
-  dim(x) <- NULL
-  x
-}
-
 # The length of a model's pair functions in its C (mb_pair and
 # mb_pair_obs): how much one pair costs the compiler.
 sde_mb_pair_size <- function(m) {

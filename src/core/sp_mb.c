@@ -361,6 +361,36 @@ static void mb_draw_starts(const sp_mb_args *a, double *x) {
   }
 }
 
+/* The starts' positions wrapped into the box [0, L) of their condition:
+ * y = v - L floor(v / L), and 0 where rounding leaves y outside -- the
+ * numbers R's arithmetic gives; positions in the box (a continued run's)
+ * stay as they are. */
+static void mb_wrap_starts(const sp_mb_args *a, double *x) {
+  const sp_mb_job *j = &a->job;
+  const uint64_t sys = SP_MB_SYSTEMS(j), n = j->n, nx = (uint64_t)j->nx;
+  const int64_t total = (int64_t)sys;
+  int64_t s;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(sp_threads_get()) schedule(static) if (sys * n > 65536)
+#endif
+  for (s = 0; s < total; s++) {
+    const double *par = sp_mb_par(a, (uint64_t)s);
+    int d;
+    for (d = 0; d < (int)j->posd; d++) {
+      const double L = par[j->box + d];
+      double *p = x + ((uint64_t)s * nx + (uint64_t)j->px[d]) * n;
+      uint64_t i;
+      for (i = 0; i < n; i++) {
+        const double v = p[i];
+        double y;
+        if (v >= 0 && v < L) continue;
+        y = v - L * floor(v / L);
+        p[i] = y >= L || y < 0 ? 0 : y;
+      }
+    }
+  }
+}
+
 int sp_mb_prepare(void *job_) {
   const sp_mb_args *a = (const sp_mb_args *)job_;
   const sp_mb_job *j = &a->job;
@@ -417,6 +447,7 @@ void sp_mb_out_init(const void *job_, void *out_) {
         for (i = 0; i < j->n; i++)
           o->x[s * per + v * j->n + i] = a->x0[(s / j->replicas) * (uint64_t)j->nx + v];
     }
+    if (j->posd > 0) mb_wrap_starts(a, o->x);
   }
   if (o->rec != NULL)
     for (s = 0; s < sys * j->nrec * (uint64_t)j->no; s++) o->rec[s] = NAN;
