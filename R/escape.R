@@ -293,22 +293,44 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #'    sensitivity of the CDF to its rate there, \eqn{(1-F)(-\ln(1-F))}
 #'    (at most 0.5 in the log); that many escapes, at the planned rate,
 #'    give the exposure. Where `replicas` paths can gather it within
-#'    `rates$steps` steps (default `"auto"`: \eqn{10^{12}} on a GPU,
-#'    \eqn{10^9} on the CPU) [escape_times()] runs them, censored at the
+#'    `rates$steps` steps (default `"auto"`: \eqn{10^{13}} on a GPU, about
+#'    30-40 s of one H100, \eqn{10^9} on the CPU) [escape_times()] runs
+#'    them, censored at the
 #'    time that collects it (escape is rare on each path, but the exposure
 #'    of many short paths adds up), and \eqn{\Gamma} is the censored
 #'    maximum-likelihood rate ([exp_tail_rate()], escapes counted after
 #'    five relaxation times of the well), with error \eqn{1/\sqrt{d}} in
 #'    \eqn{\ln\Gamma} for \eqn{d} escapes; elsewhere
-#'    [escape_rate_ams()] (`rates$particles`, `rates$ams_replicas`,
-#'    `rates$score`: `"auto"` takes the energy in an underdamped well, the
-#'    position otherwise) gives \eqn{1/\tau} with its jackknife error. Each
-#'    run draws from Philox streams of its own (replica numbers that follow
-#'    on from the previous run's), so the estimates are independent.
-#' 3. *Fit*: \eqn{\ln\Gamma} by weighted least squares on a polynomial of
-#'    degree `rates$degree` (3) in the bias, weights \eqn{1/se^2}, its
-#'    covariance scaled by \eqn{\chi^2/df} where the points scatter more
-#'    than their errors.
+#'    [escape_rate_ams()] (`rates$particles`, `rates$score`: `"auto"` takes
+#'    the energy in an underdamped well, the position otherwise) gives
+#'    \eqn{1/\tau} with its jackknife error, sized to the same precision:
+#'    a first batch of `rates$ams_replicas` replicas (`"auto"`: as
+#'    [escape_rate_ams()] takes it, 16 on the CPU, about 65,536 particles a
+#'    GPU), then batches that bring the replicas to
+#'    \eqn{1.2\,(se/se_{wanted})^2} times those before (at least 1.25
+#'    times), from the error measured so far, until the error in
+#'    \eqn{\ln\Gamma} reaches the precision wanted (`se_wanted` in the
+#'    rate table), the replicas' steps would pass `rates$steps`, the
+#'    replicas `rates$ams_max_replicas` (`"auto"`: 64 times the first
+#'    batch), or after 4 batches. Where AMS's estimates are far more
+#'    variable than its ideal (a poor score: the device of Fig. 11(b),
+#'    \eqn{Q \approx 3.5}, had 100-1500 times the ideal relative variance
+#'    with either score) the caps stop it short of `se_wanted`, and the
+#'    larger error is what the fit and the bands carry; `rate_se` of such
+#'    skewed estimates can itself be low, so prefer brute force (a larger
+#'    `rates$steps`) where it is affordable. Each run draws from Philox
+#'    streams of its own (replica numbers that follow on from the previous
+#'    run's), so the estimates are independent; a batch's size depends only
+#'    on the results before it, so the result is the same for a seed,
+#'    whatever the timing.
+#' 3. *Fit*: \eqn{\ln\Gamma} by maximum likelihood on a polynomial of
+#'    degree `rates$degree` (3) in the bias: a brute-force bias is a Poisson
+#'    count (\eqn{d} escapes in its exposure: weight the escapes the fit
+#'    expects there, so a bias with few escapes does not pull the fit up,
+#'    and one with none still counts), an AMS bias normal in
+#'    \eqn{\ln\Gamma} with its error; the covariance scaled by
+#'    \eqn{\chi^2/df} (Pearson's) where the points scatter more than their
+#'    errors.
 #' 4. *Distribution*: the integral on 4001 points of the window (the
 #'    switches between `gamma0` and the window, at most about `eps`, by the
 #'    fit's exponential continuation), the CDF, density, quantiles, mean
@@ -325,6 +347,7 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' fitted \eqn{\Gamma}) and `rate_se_log`; attribute `rates` is the rate
 #' table (per bias: `gamma`, `t_max`, `estimator`, `rate`, `se_log`,
 #' `events`, `exposure`, `runs` (paths or AMS replicas), `seconds`,
+#' `se_wanted` (the plan's precision in \eqn{\ln\Gamma}),
 #' `kramers_rate` (the plan's), `threshold` (radians past that bias's
 #' saddle), `fit_log_rate`, `fit_se_log`), attribute `stats` the mean,
 #' standard deviation and quantiles (1, 10, 25, 50, 75, 90, 99 per cent)
@@ -348,9 +371,10 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' @param rates Settings of `method = "rates"`, a named list: `points`
 #'   (biases, default 12), `eps` (the window, 1e-3), `target` (CDF error a
 #'   bias's rate may contribute, 0.005), `steps` (step budget of a bias's
-#'   brute-force runs, `"auto"`), `scheme` (`"srk2"`), `particles` (1000),
-#'   `ams_replicas` (`"auto"`), `score` (`"auto"`), `degree` (3), `level`
-#'   (0.95). With `method = "rates"`, `replicas` is the number of paths of
+#'   runs, brute force or AMS, `"auto"`), `scheme` (`"srk2"`), `particles` (1000),
+#'   `ams_replicas` (AMS's first batch, `"auto"`), `ams_max_replicas` (cap
+#'   of AMS replicas a bias, `"auto"`), `score` (`"auto"`), `degree` (3),
+#'   `level` (0.95). With `method = "rates"`, `replicas` is the number of paths of
 #'   each brute-force rate, `init` must be `"thermal"` (or left out) and
 #'   `first_replica` 1.
 #' @param ramp Bias increase per unit of normalised time (see [jj_units()],

@@ -8,7 +8,15 @@
 # The settings of `rates = list(...)` and their defaults.
 SWITCHING_RATES_DEFAULTS <- list(points = 12, eps = 1e-3, target = 0.005, steps = "auto",
                                  scheme = "srk2", particles = 1000, ams_replicas = "auto",
-                                 score = "auto", degree = 3, level = 0.95)
+                                 ams_max_replicas = "auto", score = "auto", degree = 3,
+                                 level = 0.95)
+
+# AMS at a bias: at most this many batches (the first, then batches sized
+# from the error measured so far), each at least this factor larger in all,
+# and sized for this factor more variance than the last measurement asks.
+SWITCHING_RATES_AMS_BATCHES <- 4L
+SWITCHING_RATES_AMS_GROW <- 1.25
+SWITCHING_RATES_AMS_MARGIN <- 1.2
 
 # The quantiles reported (summary()).
 SWITCHING_RATES_PROBS <- c(0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
@@ -40,6 +48,10 @@ switching_rates_settings <- function(rates, call) {
   s$particles <- check_whole(s$particles, "rates$particles", lo = 2, hi = 2^24 - 2, call = call)
   if (!identical(s$ams_replicas, "auto")) {
     s$ams_replicas <- check_whole(s$ams_replicas, "rates$ams_replicas", lo = 2, call = call)
+  }
+  if (!identical(s$ams_max_replicas, "auto")) {
+    s$ams_max_replicas <- check_whole(s$ams_max_replicas, "rates$ams_max_replicas", lo = 2,
+                                      call = call)
   }
   s$score <- check_choice(s$score, c("auto", "position", "energy"), "rates$score", call = call)
   s$degree <- check_whole(s$degree, "rates$degree", lo = 1, hi = 6, call = call)
@@ -89,7 +101,7 @@ switching_rates_plan <- function(a, gamma0, gamma_max, replicas, dt, s, steps, c
   t_max <- pmin(pmax(t_relax + exposure / replicas, 20 * t_relax), t_relax + 5 * tau)
   work <- replicas * pmin(t_max, t_relax + tau) / dt
   data.frame(gamma = g, kramers_rate = 1 / tau, plan_cdf = Fk, events_wanted = events,
-             t_relax = t_relax, t_max = t_max,
+             se_wanted = dlog, t_relax = t_relax, t_max = t_max,
              estimator = ifelse(work <= steps, "escape_times", "ams"))
 }
 
@@ -104,7 +116,10 @@ switching_rates_run <- function(replicas, grid, dt, gamma0, gamma_max, seed, bac
   if (identical(steps, "auto")) {
     plan_b <- resolve_backend(backend, devices, work = replicas, auto_threshold = 1e4,
                               call = call)
-    steps <- if (plan_b$backend == "gpu") 1e12 else 1e9
+    # a bias's budget: on one H100 escape_times() ran 2.6-3.5e11 SRK2 steps/s
+    # (Fig. 11(b)'s biases, single precision, 2^20 paths; bench/RESULTS.md),
+    # so 1e13 is 30-40 s a bias at most
+    steps <- if (plan_b$backend == "gpu") 1e13 else 1e9
   }
   t_start <- proc.time()[["elapsed"]]
   offset <- 0 # replica numbers used so far: every run draws from its own streams
@@ -136,11 +151,8 @@ switching_rates_run <- function(replicas, grid, dt, gamma0, gamma_max, seed, bac
                    events = tr$events, exposure = tr$exposure, runs = replicas,
                    seconds = proc.time()[["elapsed"]] - t1)
       } else {
-        y <- escape_rate_ams(p$gamma, a$V0, a$beta, a$theta, dt, threshold = off,
-                             method = s$scheme, particles = s$particles,
-                             replicas = s$ams_replicas, score = score, seed = seed,
-                             first_replica = offset + 1, backend = backend, devices = devices,
-                             precision = precision, progress = progress, init = "thermal")
+        y <- switching_rates_ams(p, a, off, dt, s, steps, score, seed, offset, backend,
+                                 devices, precision, progress, call)
         offset <<- offset + y$replicas
         backends <<- c(backends, attr(y, "backend"))
         data.frame(estimator = "ams", rate = y$rate, se_log = y$rate_se / y$rate,
@@ -150,6 +162,7 @@ switching_rates_run <- function(replicas, grid, dt, gamma0, gamma_max, seed, bac
     })
     rt <- cbind(data.frame(condition = a$condition, ramp = a$ramp, V0 = a$V0, beta = a$beta,
                            theta = a$theta), plan[, c("gamma", "t_max")], do.call(rbind, rows),
+                se_wanted = plan$se_wanted,
                 kramers_rate = plan$kramers_rate)
     rt$threshold <- phi_th - (pi - asin(rt$gamma))
     fit <- switching_rates_fit(rt, s$degree, call)
@@ -201,32 +214,115 @@ switching_rates_run <- function(replicas, grid, dt, gamma0, gamma_max, seed, bac
   x
 }
 
-# Weighted least squares of log Gamma on a polynomial in the scaled bias u
-# = (gamma - center) / half, weights 1 / se_log^2; the covariance scaled up
-# by chi^2 / df where the scatter exceeds the errors.  Points without a rate
-# (no escape) or without an error are left out.
+# AMS at the bias of plan row `p` (condition `a`, threshold `off` past the
+# saddle), sized to the precision the plan wants there (`p$se_wanted` in log
+# Gamma): a first batch of rates$ams_replicas replicas ("auto": as
+# escape_rate_ams() takes it), then batches that bring the replicas to what
+# the jackknife error measured so far asks, (se / se_wanted)^2 times as many
+# (times a margin of 1.2; at least 1.25 times as many; 4 times as many where
+# no error could be measured), until the error reaches se_wanted, or the
+# replicas' integration steps (counted by the engine) would pass the budget
+# `steps`, or the replicas rates$ams_max_replicas ("auto": 64 times the
+# first batch), or after 4 batches.  A replica's result depends only on the
+# seed and its number, and the batches' sizes only on the results before
+# them: the point is reproducible for a seed (and, in double precision, the
+# same on the CPU and the GPU), whatever the timing.  The result is the
+# rbind() of the batches: one escape_rate_ams() estimate over all replicas.
+switching_rates_ams <- function(p, a, off, dt, s, steps, score, seed, offset, backend,
+                                devices, precision, progress, call) {
+  run <- function(first, n) {
+    escape_rate_ams(p$gamma, a$V0, a$beta, a$theta, dt, threshold = off, method = s$scheme,
+                    particles = s$particles, replicas = n, score = score, seed = seed,
+                    first_replica = first, backend = backend, devices = devices,
+                    precision = precision, progress = progress, init = "thermal")
+  }
+  y <- run(offset + 1, s$ams_replicas)
+  n0 <- y$replicas
+  cap <- if (identical(s$ams_max_replicas, "auto")) 64 * n0 else max(s$ams_max_replicas, n0)
+  for (b in seq_len(SWITCHING_RATES_AMS_BATCHES - 1L)) {
+    n <- y$replicas
+    se <- y$rate_se / y$rate
+    if (is.finite(se) && se > 0 && se <= p$se_wanted) break
+    want <- if (is.finite(se) && se > 0) {
+      max(ceiling(SWITCHING_RATES_AMS_MARGIN * n * (se / p$se_wanted)^2),
+          ceiling(SWITCHING_RATES_AMS_GROW * n))
+    } else {
+      4 * n
+    }
+    per <- sum(attr(y, "replicas_table")$steps) / n
+    afford <- if (per > 0) floor(steps / per) else Inf
+    total <- min(want, cap, afford)
+    if (!(total > n)) break
+    y <- rbind(y, run(offset + n + 1, total - n))
+  }
+  y
+}
+
+# The fit of log Gamma: a polynomial in the scaled bias u = (gamma - center)
+# / half, by maximum likelihood.  An escape_times() point is a Poisson count:
+# `events` escapes in `exposure` (the censored exponential likelihood, events
+# log Gamma - Gamma exposure), so its weight is the number of escapes the fit
+# expects there, not the number observed -- weights 1 / se_log^2 = observed
+# events would give the points that drew more escapes than expected more
+# weight, pulling the fit up by about 1/2 of a standard error a point where
+# the counts are small (4 escapes), and a point without escapes would drop
+# out.  An AMS point is normal in log Gamma with its jackknife error.  By
+# iteratively reweighted least squares (Fisher scoring; step halving
+# on the log-likelihood); the covariance (the inverse Fisher information)
+# scaled up by chi^2 / df (Pearson's) where the scatter exceeds the errors.
 switching_rates_fit <- function(rt, degree, call) {
-  ok <- is.finite(rt$rate) & rt$rate > 0 & is.finite(rt$se_log) & rt$se_log > 0
-  if (sum(ok) < 3) {
+  pois <- rt$estimator == "escape_times" & is.finite(rt$events) & rt$events >= 0 &
+    is.finite(rt$exposure) & rt$exposure > 0
+  gaus <- !pois & is.finite(rt$rate) & rt$rate > 0 & is.finite(rt$se_log) & rt$se_log > 0
+  ok <- pois | gaus
+  if (sum(ok) < 3 || sum(rt$events[pois]) + sum(gaus) == 0) {
     sp_abort(sprintf(paste0(
       "condition %d: only %d bias points gave a rate with an error (a run without escapes, ",
       "or an AMS run without spread): too few to fit log Gamma. Give more `replicas`, a ",
-      "larger rates$steps or rates$particles."), rt$condition[1], sum(ok)), call = call)
+      "larger rates$steps or rates$particles."), rt$condition[1],
+      sum(pois & rt$events > 0) + sum(gaus)), call = call)
   }
   degree <- min(degree, sum(ok) - 2)
   center <- mean(range(rt$gamma))
   half <- diff(range(rt$gamma)) / 2
   basis <- function(g) outer((g - center) / half, 0:degree, `^`)
   X <- basis(rt$gamma[ok])
-  y <- log(rt$rate[ok])
-  w <- 1 / rt$se_log[ok]^2
-  XtW <- t(X * w)
-  A <- XtW %*% X
-  Ainv <- solve(A)
-  coef <- drop(Ainv %*% (XtW %*% y))
-  res <- y - drop(X %*% coef)
-  chisq <- sum(w * res^2)
-  df <- length(y) - length(coef)
+  isp <- pois[ok]
+  d <- ifelse(isp, rt$events[ok], NA_real_)
+  E <- ifelse(isp, rt$exposure[ok], NA_real_)
+  ya <- ifelse(isp, NA_real_, log(rt$rate[ok]))
+  wa <- ifelse(isp, NA_real_, 1 / rt$se_log[ok]^2)
+  loglik <- function(eta) {
+    sum(d[isp] * eta[isp] - E[isp] * exp(eta[isp])) - sum(wa[!isp] * (ya[!isp] - eta[!isp])^2) / 2
+  }
+  # Fisher scoring from the start log((d + 1/2) / E) (normal points: their value)
+  z <- ifelse(isp, log((d + 0.5) / E), ya)
+  w <- ifelse(isp, d + 0.5, wa)
+  coef <- drop(solve(crossprod(X * sqrt(w)), crossprod(X * w, z)))
+  eta <- drop(X %*% coef)
+  ll <- loglik(eta)
+  for (it in 1:100) {
+    mu <- ifelse(isp, E * exp(eta), NA_real_)
+    w <- ifelse(isp, mu, wa)
+    z <- ifelse(isp, eta + (d - mu) / mu, ya)
+    new <- drop(solve(crossprod(X * sqrt(w)), crossprod(X * w, z)))
+    step <- new - coef
+    for (h in 0:30) {
+      cand <- coef + step / 2^h
+      ll_c <- loglik(drop(X %*% cand))
+      if (is.finite(ll_c) && ll_c >= ll - 1e-12 * abs(ll)) break
+    }
+    done <- max(abs(cand - coef)) < 1e-10
+    coef <- cand
+    eta <- drop(X %*% coef)
+    ll <- ll_c
+    if (done) break
+  }
+  mu <- ifelse(isp, E * exp(eta), NA_real_)
+  w <- ifelse(isp, mu, wa)
+  Ainv <- solve(crossprod(X * sqrt(w)))
+  chisq <- sum(((d - mu)^2 / mu)[isp]) + sum((wa * (ya - eta)^2)[!isp])
+  df <- length(eta) - length(coef)
   scale <- if (df > 0) max(1, chisq / df) else 1
   fit <- switching_rates_poly(coef, Ainv * scale, center, half)
   fit$chisq <- chisq
