@@ -1333,7 +1333,10 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_start_kernel(con
     const uint64_t s = t / n, i = t - s * n, g = a.sys0 + s, c = g / a.job.replicas;
     const uint64_t stream = sp_stream_replica(c, a.job.replica0 + (g - c * a.job.replicas));
     uint64_t d = 0;
-#pragma unroll
+    /* not unrolled: a copy of the double logarithm, cosine and tangent per
+     * state was the module's largest kernel (a start runs once; its compile
+     * is every first call's) */
+#pragma unroll 1
     for (int v = 0; v < SP_MB_NX; v++) {
       const double *k = a.laws + 3 * (c * SP_MB_NX + (uint64_t)v);
       double val = k[1];
