@@ -3,7 +3,10 @@
  * elements and systems; the numbers come from here, so that both backends
  * start from the same numbers). */
 
+#include <limits.h>
+
 #include "r_util.h"
+#include "core/sp_graph.h"
 #include "core/sp_mb.h"
 #include "core/sp_threads.h"
 
@@ -39,4 +42,53 @@ SEXP sp_r_mb_shape(SEXP x, SEXP dim, SEXP dimnames) {
   Rf_setAttrib(x, R_DimSymbol, dim);
   Rf_setAttrib(x, R_DimNamesSymbol, dimnames);
   return x;
+}
+
+/* A graph's compressed rows (sp_graph_csr): `to`, `from` (node numbers 1
+ * .. n), `w` the weights, `repeated` SP_GRAPH_REPEATED_*.  Returns
+ * list(what, edge) when an edge is invalid (sp_graph_check: what 1 a node
+ * number, 2 a weight; edge its 1-based index), else list(rowptr, col, w,
+ * nnz, dup): dup the 1-based index of a
+ * repeated edge (0: none; with SP_GRAPH_REPEATED_ERROR nothing else is
+ * made), col and w cut to the nnz edges kept. */
+SEXP sp_r_graph_csr(SEXP n_, SEXP to, SEXP from, SEXP w, SEXP repeated) {
+  const uint64_t n = sp_r_count(n_);
+  const R_xlen_t m = XLENGTH(to);
+  uint64_t nnz = 0;
+  int64_t dup = -1;
+  SEXP rowptr, col, wo, out;
+  if (TYPEOF(to) != REALSXP || TYPEOF(from) != REALSXP || TYPEOF(w) != REALSXP ||
+      XLENGTH(from) != m || XLENGTH(w) != m || m > INT_MAX - 1 || n > INT_MAX - 1)
+    Rf_error("internal error: sp_r_graph_csr");
+  {
+    int64_t bad = -1;
+    const int what = sp_graph_check(n, (uint64_t)m, REAL(to), REAL(from), REAL(w), &bad);
+    if (what) { /* list(what, the edge (1-based)) */
+      out = PROTECT(Rf_allocVector(VECSXP, 2));
+      SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(what));
+      SET_VECTOR_ELT(out, 1, Rf_ScalarReal((double)(bad + 1)));
+      UNPROTECT(1);
+      return out;
+    }
+  }
+  rowptr = PROTECT(Rf_allocVector(INTSXP, (R_xlen_t)n + 1));
+  col = PROTECT(Rf_allocVector(INTSXP, m));
+  wo = PROTECT(Rf_allocVector(REALSXP, m));
+  sp_r_check(sp_graph_csr(n, (uint64_t)m, REAL(to), REAL(from), REAL(w), sp_r_int(repeated),
+                          INTEGER(rowptr), INTEGER(col), REAL(wo), &nnz, &dup));
+  if (dup < 0 && (R_xlen_t)nnz < m) {
+    col = PROTECT(Rf_xlengthgets(col, (R_xlen_t)nnz));
+    wo = PROTECT(Rf_xlengthgets(wo, (R_xlen_t)nnz));
+  } else {
+    PROTECT(col);
+    PROTECT(wo);
+  }
+  out = PROTECT(Rf_allocVector(VECSXP, 5));
+  SET_VECTOR_ELT(out, 0, rowptr);
+  SET_VECTOR_ELT(out, 1, col);
+  SET_VECTOR_ELT(out, 2, wo);
+  SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double)nnz));
+  SET_VECTOR_ELT(out, 4, Rf_ScalarReal((double)(dup + 1)));
+  UNPROTECT(6);
+  return out;
 }

@@ -235,6 +235,16 @@ test_that("a graph's compressed rows: sorted, repeated entries of a sparse matri
   expect_identical(chk(e, 4), want)
   expect_identical(chk(A, 4), want)
   expect_error(chk(e[c(1:6, 4), ], 4), "edge from 4 to 1 twice", class = "statphysgpu_error")
+  # node numbers and weights checked edge by edge (in C)
+  for (bad in list(list(from = 1.5, to = 2), list(from = NA, to = 2), list(from = 0, to = 2),
+                   list(from = 1, to = 5), list(from = "1", to = 2))) {
+    expect_error(chk(as.data.frame(bad), 4), "from 1 to", class = "statphysgpu_error")
+  }
+  for (w in c(Inf, NA, NaN)) {
+    expect_error(chk(data.frame(from = 1:2, to = 2:1, weight = c(1, w)), 4), "not finite",
+                 class = "statphysgpu_error")
+  }
+  expect_error(chk(matrix(c(0, NA, 1, 0), 2), 2), "missing", class = "statphysgpu_error")
   skip_if_not_installed("Matrix")
   # a triplet matrix repeating (1, 3), (2, 1) and (1, 4): their weights add;
   # (2, 1) adds up to zero and goes
