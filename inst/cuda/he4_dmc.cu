@@ -244,7 +244,8 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
       Pm = s[3];
     }
     if (sp_dmc_account(&gp->st, gp->acc, s, Pm, P, &a.ctl,
-                       a.hist + (size_t)q * 2 * (size_t)a.ctl.reweight))
+                       a.hist + (size_t)q * 2 * (size_t)a.ctl.reweight,
+                       gp->step < a.equilibration))
       gp->dead = 1;
     uint64_t kk = gp->step++;
     gp->active = 1;

@@ -273,10 +273,16 @@ SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double
  * with time constant ref_time, and
  *   e_T = e_ref - feedback ln(Pm / target) / N
  * (feedback = 1 / the feedback time: a time constant in imaginary time, the
- * same control per unit of it whatever the step).  Returns 1 when the
+ * same control per unit of it whatever the step).  In the equilibration
+ * (equil = 1) E_ref takes each generation's estimate: the walkers' energy
+ * falls there from the start's (VMC) value to the DMC one, and an E_ref
+ * that lagged it by ref_time would hold e_T above the population's growth
+ * energy, so that ln(Pm / target) would rise by about N t_f times the lag
+ * (issue 52: N = 256, the fall of 1.5 K per atom in some 0.05 K^-1, t_f =
+ * 0.02: past ln 2, walkers dropped at the capacity).  Returns 1 when the
  * population died out. */
 SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm, int P,
-                         const sp_dmc_ctl *c, double *ring) {
+                         const sp_dmc_ctl *c, double *ring, int equil) {
   const double tau = sp_dmc_tau(st, c->dt, c->effective), nt = (double)c->n * tau;
   const int Tp = c->reweight;
   const int pos = (int)(st->gen % (uint64_t)Tp);
@@ -310,7 +316,7 @@ SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm
   rate = sp_dmc_relax(tau, c->ref_time);
   if (s[3] > 0) {
     const double est = s[0] / s[3], m = s[7] / s[3], v = s[8] / s[3] - m * m;
-    if (est == est) st->e_ref += rate * (est - st->e_ref);
+    if (est == est) st->e_ref += (equil ? 1.0 : rate) * (est - st->e_ref);
     if (v >= 0) st->sigma2 = st->sigma2 == st->sigma2 ? st->sigma2 + rate * (v - st->sigma2) : v;
   }
   st->e_trial = st->e_ref - c->feedback * log((Pm > 0 ? Pm : 1) / c->target) / (double)c->n;

@@ -161,7 +161,8 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   } else {
     Pm = s[3];
   }
-  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, &job->ctl, q->ring);
+  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, &job->ctl, q->ring,
+                           q->step < job->equilibration);
 }
 
 /* The population's state into the outputs (after a finished block, and at
