@@ -218,10 +218,8 @@ static int sp_dmc_round(void *model, uint64_t budget, int nth, sp_round_status *
                        (unsigned long long)(job->pop0 + (uint64_t)qi + 1),
                        (unsigned long long)q->st.gen);
       if (k < job->equilibration) {
-        if (k + 1 == job->equilibration) { /* the records start: a new E_best */
-          memset(q->acc, 0, sizeof q->acc);
-          q->st.e_best = NAN;
-        }
+        if (k + 1 == job->equilibration) /* the records start (he4_dmc.h) */
+          sp_dmc_records_start(&q->st, q->acc, q->ring, job->ctl.reweight);
         continue;
       }
       k -= job->equilibration;
