@@ -54,8 +54,15 @@
 #' \eqn{e_T = e_{ref} - \ln(P / P_{target}) / (N\,t_f)}, where \eqn{t_f} is
 #' `feedback_time` (in K\eqn{^{-1}}: the population relaxes to its target
 #' over that imaginary time, whatever `dt`), and \eqn{e_{ref}} follows the
-#' generations' energy estimates (during `equilibration` each generation's,
-#' then relaxing with time constant \eqn{t_f}). A population holds at most
+#' generations' energy estimates: during `equilibration` it is each
+#' generation's weighted mean of the energies that the weights use (limited
+#' by `drift_limit` and `energy_cut`), then it relaxes towards the
+#' estimates with time constant \eqn{t_f}. (Before issue 52's fix it relaxed
+#' in the equilibration too: the walkers' energy falls there from the VMC
+#' value by some 1.2-2 K per atom in about 0.05 K\eqn{^{-1}}, and the lag
+#' of \eqn{e_{ref}} raised \eqn{\ln(P/P_{target})} by about \eqn{N t_f}
+#' times it, past \eqn{\ln 2} at \eqn{N \ge 108}: walkers were dropped in
+#' every default run there.) A population holds at most
 #' \eqn{\max(2P_{target}, P_{target} + 64)} walkers (and at least
 #' `walkers`); copies past that are dropped, counted (the state's
 #' `overflow`) and reported by a warning of class
@@ -83,7 +90,8 @@
 #' blocks undoes most of the reweighting. [summary.dmc_blocks()] pools the
 #' populations into one ratio (column `rw_time`, the window's \eqn{N \sum
 #' \tau}, puts their factors on one \eqn{e_{best}}) and takes its error
-#' from the ratio's linearisation. The population-control bias left falls
+#' from the ratio's linearisation, or, where larger, from the blocks' spread
+#' and their weights' effective number (see [summary.dmc_blocks()]). The population-control bias left falls
 #' as the window \eqn{T_p\,dt} = `reweight_time` grows past the correlation
 #' time of the population's energy and the feedback time; the weights'
 #' spread grows with it (as the window over the population), and with it
@@ -93,8 +101,11 @@
 #' window of 0.2 K\eqn{^{-1}} agrees with that of 200 walkers (the
 #' unweighted one lies 0.1 K above), with 0.5 K\eqn{^{-1}} it lies some
 #' 0.03 K above. With small populations take a shorter window, more
-#' populations or longer runs. The window's factors continue with the
-#' population (the state's `hist`). The potential and kinetic parts are
+#' populations or longer runs. The window starts empty at the first
+#' recorded generation (the equilibration's trial energy, which follows
+#' each generation's estimate, would weight the first records by that
+#' estimate's noise) and its factors continue with the population (the
+#' state's `hist`). The potential and kinetic parts are
 #' reweighted mixed estimates too (biased: they do not commute with
 #' \eqn{H}); the energy is not.
 #'

@@ -62,6 +62,34 @@ dmc_block_weights <- function(x) {
 # The observables that are reweighted (ratio estimators).
 DMC_REWEIGHTED <- c("energy", "potential", "kinetic")
 
+# A reweighted observable's summary row (issue 52): `lin` the reblocked row
+# of the ratio's linearisation (dmc_ratio_chains()), `plain` that of the
+# blocks' own ratios x_b, n_eff = (sum w)^2 / sum w^2 the blocks' effective
+# number under their weights w_b (Kish).  The linearisation's error is the
+# ratio's when the weights are tame, but it vanishes where one block's
+# weight dominates (the ratio is then that block's x_b, and every y_b lies
+# near it): at N = 256 on an H100, 0.0004 K where independent runs scatter
+# by 0.01 K, with a negative tau_int.  The error of a weighted mean of
+# blocks with the spread of the x_b is their reblocked error times
+# sqrt(n / n_eff) (the weights' design effect); the row takes the larger
+# of the two (equal weights: the same), the level-0 error likewise, and
+# tau_int (in blocks) from the blocks' own series x_b, not from the
+# linearisation (whose correlations are the weights' over the window).
+dmc_ratio_row <- function(lin, plain, n_eff) {
+  if (!is.finite(n_eff) || !(n_eff > 0)) return(lin)
+  f <- sqrt(plain$row$n_blocks / n_eff)
+  row <- lin$row
+  k <- plain$row$se * f
+  if (is.finite(row$se) && is.finite(k) && k > row$se) {
+    row$se <- k
+    row$se_error <- plain$row$se_error * f
+  }
+  row$tau_int <- plain$row$tau_int
+  if (is.finite(plain$se0 * f) && !isTRUE(lin$se0 >= plain$se0 * f)) lin$se0 <- plain$se0 * f
+  lin$row <- row
+  lin
+}
+
 dmc_header <- function(x) {
   p <- attr(x, "params")
   sprintf(paste0("N = %s atoms of 4He at density %s A^-3 (L = %.4g A), McMillan b = %s A ",
@@ -112,8 +140,15 @@ as.data.frame.dmc_blocks <- function(x, ...) {
 #' (blocks weighted by `rw_weight`, the populations' factors on one scale
 #' through `rw_time` and their `e_best`), and their error the reblocked
 #' error of the ratio's linearisation \eqn{R + w_b (x_b - R)/\bar w}, the
-#' numerator and the denominator blocked together (results made before
-#' these columns: the plain block means). The energy is the DMC
+#' numerator and the denominator blocked together, or, where larger, the
+#' reblocked error of the blocks' own \eqn{x_b} times \eqn{\sqrt{n /
+#' n_{eff}}}, \eqn{n_{eff} = (\sum w_b)^2 / \sum w_b^2} the blocks'
+#' effective number under their weights (attribute `n_eff`): where one
+#' block's weight dominates, the linearisation's error vanishes while the
+#' ratio is that block's value (issue 52: 0.0004 K at \eqn{N = 256} where
+#' independent runs scatter by 0.01 K); their `tau_int` is that of the
+#' blocks' \eqn{x_b} (results made before these columns: the plain block
+#' means). The energy is the DMC
 #' energy at this run's time step and population; the summary says so
 #' (attribute `extrapolations`: none), and [he4_dmc_extrapolate()] removes
 #' both biases from several runs.
@@ -129,7 +164,9 @@ as.data.frame.dmc_blocks <- function(x, ...) {
 #'   when the acceptance is below 0.01: the walkers hardly moved, and the
 #'   energies are not estimates; see [he4_dmc()], Time step), `seconds`,
 #'   `time_to_error` (\eqn{t\sigma^2} in s mK\eqn{^2}), `se_blocks`,
-#'   `overflow` (walkers dropped at the capacity), `effective_dt` (the
+#'   `overflow` (walkers dropped at the capacity), `n_eff` (the blocks'
+#'   effective number under their reweighted weights; `print()` says when it
+#'   is below half the blocks), `effective_dt` (the
 #'   walk's effective time step, `dt` times the accepted share of the
 #'   squared diffusion over the populations' histories; see [he4_dmc()]),
 #'   `extrapolations`, `params`.
@@ -138,10 +175,12 @@ as.data.frame.dmc_blocks <- function(x, ...) {
 summary.dmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
   call <- sys.call()
   method <- check_choice(method, c("optimal", "jonsson"), "method", call = call)
+  w <- dmc_block_weights(object)
+  n_eff <- if (is.null(w)) NA_real_ else sum(w)^2 / sum(w^2)
   rows <- lapply(DMC_OBSERVABLES, function(obs) {
-    chains <- if (obs %in% DMC_REWEIGHTED) dmc_ratio_chains(object, obs)
-              else dmc_chains(object, obs)
-    reblocked_row(chains, obs, method)
+    if (!(obs %in% DMC_REWEIGHTED)) return(reblocked_row(dmc_chains(object, obs), obs, method))
+    dmc_ratio_row(reblocked_row(dmc_ratio_chains(object, obs), obs, method),
+                  reblocked_row(dmc_chains(object, obs), obs, method), n_eff)
   })
   out <- do.call(rbind, lapply(rows, `[[`, "row"))
   rownames(out) <- NULL
@@ -157,6 +196,7 @@ summary.dmc_blocks <- function(object, method = c("optimal", "jonsson"), ...) {
     time_to_error(secs, 1000 * se_e) else NA_real_
   attr(out, "se_blocks") <- stats::setNames(vapply(rows, `[[`, 0, "se0"), DMC_OBSERVABLES)
   attr(out, "overflow") <- sum(attr(object, "state")$overflow %||% 0)
+  attr(out, "n_eff") <- n_eff
   attr(out, "effective_dt") <- dmc_effective_dt(object)
   attr(out, "extrapolations") <- "none"
   attr(out, "params") <- attr(object, "params")
@@ -182,8 +222,14 @@ print.summary.dmc_blocks <- function(x, digits = 4, ...) {
               attr(x, "populations") %||% NA_integer_, attr(x, "time_to_error")))
   cat(he4_frozen_line(attr(x, "acceptance")))
   if (isTRUE(attr(x, "overflow") > 0)) {
-    cat(sprintf("%s walkers were dropped at a population's capacity: raise target_population\n",
+    cat(sprintf("%s walkers were dropped at a population's capacity: the energy is biased\n",
                 fmt_count(attr(x, "overflow"))))
+  }
+  ne <- attr(x, "n_eff")
+  if (isTRUE(ne < x$n_blocks[1] / 2)) {
+    cat(sprintf(paste0("the reweighted blocks' weights vary: the %s blocks count as %.3g ",
+                       "(the errors are scaled up accordingly); a shorter `reweight_time`, more ",
+                       "`populations` or a longer run\n"), fmt_count(x$n_blocks[1]), ne))
   }
   cat(sprintf(paste0("extrapolations: %s (the energy carries its time-step and ",
                      "population-control biases; see he4_dmc_extrapolate())\n"),

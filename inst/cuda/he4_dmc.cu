@@ -244,15 +244,15 @@ sp_dmc_pop_kernel(const sp_dmc_kargs a) {
       Pm = s[3];
     }
     if (sp_dmc_account(&gp->st, gp->acc, s, Pm, P, &a.ctl,
-                       a.hist + (size_t)q * 2 * (size_t)a.ctl.reweight))
+                       a.hist + (size_t)q * 2 * (size_t)a.ctl.reweight,
+                       gp->step < a.equilibration))
       gp->dead = 1;
     uint64_t kk = gp->step++;
     gp->active = 1;
     if (kk < a.equilibration) {
-      if (kk + 1 == a.equilibration) { /* the records start: a new E_best */
-        for (int j = 0; j < SP_DMC_NACC; j++) gp->acc[j] = 0;
-        gp->st.e_best = sp_nan_d();
-      }
+      if (kk + 1 == a.equilibration) /* the records start (he4_dmc.h) */
+        sp_dmc_records_start(&gp->st, gp->acc,
+                             a.hist + (size_t)q * 2 * (size_t)a.ctl.reweight, a.ctl.reweight);
     } else {
       kk -= a.equilibration;
       if ((kk + 1) % a.block_steps == 0) {

@@ -273,10 +273,18 @@ SP_FN int sp_dmc_step_end(const double *wk, double Un, const double *obs, double
  * with time constant ref_time, and
  *   e_T = e_ref - feedback ln(Pm / target) / N
  * (feedback = 1 / the feedback time: a time constant in imaginary time, the
- * same control per unit of it whatever the step).  Returns 1 when the
+ * same control per unit of it whatever the step).  In the equilibration
+ * (equil = 1) E_ref takes each generation's weighted mean of the energies
+ * that the weights use (s: scaled and limited, so that one walker near a
+ * contact cannot throw it, and with it every weight, far off): the walkers' energy
+ * falls there from the start's (VMC) value to the DMC one, and an E_ref
+ * that lagged it by ref_time would hold e_T above the population's growth
+ * energy, so that ln(Pm / target) would rise by about N t_f times the lag
+ * (issue 52: N = 256, the fall of 1.5 K per atom in some 0.05 K^-1, t_f =
+ * 0.02: past ln 2, walkers dropped at the capacity).  Returns 1 when the
  * population died out. */
 SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm, int P,
-                         const sp_dmc_ctl *c, double *ring) {
+                         const sp_dmc_ctl *c, double *ring, int equil) {
   const double tau = sp_dmc_tau(st, c->dt, c->effective), nt = (double)c->n * tau;
   const int Tp = c->reweight;
   const int pos = (int)(st->gen % (uint64_t)Tp);
@@ -310,11 +318,34 @@ SP_FN int sp_dmc_account(sp_dmc_pop *st, double *acc, const double *s, double Pm
   rate = sp_dmc_relax(tau, c->ref_time);
   if (s[3] > 0) {
     const double est = s[0] / s[3], m = s[7] / s[3], v = s[8] / s[3] - m * m;
-    if (est == est) st->e_ref += rate * (est - st->e_ref);
+    if (equil) {
+      if (m == m) st->e_ref = m;
+    } else if (est == est) {
+      st->e_ref += rate * (est - st->e_ref);
+    }
     if (v >= 0) st->sigma2 = st->sigma2 == st->sigma2 ? st->sigma2 + rate * (v - st->sigma2) : v;
   }
   st->e_trial = st->e_ref - c->feedback * log((Pm > 0 ? Pm : 1) / c->target) / (double)c->n;
   return st->size == 0 || !(Pm > 0);
+}
+
+/* The start of the records (after the last generation of the
+ * equilibration): the block's sums restart, E_best is set afresh (from
+ * E_ref, at the next sp_dmc_account) and the reweighting's window restarts
+ * empty.  In the equilibration E_ref follows each generation's estimate
+ * (sp_dmc_account), so that e_T carries that estimate's noise: a window
+ * reaching back into it would weight the first T_p recorded generations by
+ * that noise (at N = 32, 48 walkers, dt = 0.001, a window of 0.5 K^-1 and
+ * 0.72 K^-1 of records: blocks' effective number 5 of 24, energies
+ * scattered by 0.2 K), while the bias of the equilibration's control fades
+ * over the walkers' correlation time. */
+SP_FN void sp_dmc_records_start(sp_dmc_pop *st, double *acc, double *ring, int Tp) {
+  int j;
+  for (j = 0; j < SP_DMC_NACC; j++) acc[j] = 0;
+  for (j = 0; j < 2 * Tp; j++) ring[j] = 0;
+  st->rw_a = 0;
+  st->rw_b = 0;
+  st->e_best = sp_nan_d();
 }
 
 /* A finished block's row (SP_DMC_NOBS) from its sums, which restart. */

@@ -161,7 +161,8 @@ static void sp_dmc_generation(sp_dmc_cpu *m, sp_dmc_cpu_pop *q, int qi, int nth)
   } else {
     Pm = s[3];
   }
-  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, &job->ctl, q->ring);
+  q->dead = sp_dmc_account(&q->st, q->acc, s, Pm, P, &job->ctl, q->ring,
+                           q->step < job->equilibration);
 }
 
 /* The population's state into the outputs (after a finished block, and at
@@ -217,10 +218,8 @@ static int sp_dmc_round(void *model, uint64_t budget, int nth, sp_round_status *
                        (unsigned long long)(job->pop0 + (uint64_t)qi + 1),
                        (unsigned long long)q->st.gen);
       if (k < job->equilibration) {
-        if (k + 1 == job->equilibration) { /* the records start: a new E_best */
-          memset(q->acc, 0, sizeof q->acc);
-          q->st.e_best = NAN;
-        }
+        if (k + 1 == job->equilibration) /* the records start (he4_dmc.h) */
+          sp_dmc_records_start(&q->st, q->acc, q->ring, job->ctl.reweight);
         continue;
       }
       k -= job->equilibration;
