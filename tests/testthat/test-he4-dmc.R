@@ -269,22 +269,25 @@ test_that("two atoms in a box: DMC reaches the exact ground state (its guide 83 
   # potential coefficients (inst/scripts/he4-two-atoms-exact.R, error 1e-8
   # K).  The guide's VMC energy is -0.2334 K (83 mK above; test-he4-vmc.R).
   # At dt = 0.001 the walk's time-step error is +4.9 +- 0.7 mK (bench/
-  # he4-dmc.R cases on a GPU, P = 20000: bench/RESULTS.md, DMC run 11), so
-  # the window is [-3.29 se, 4.9 mK + 3.29 se] (p = 0.001 each side): a walk
-  # that missed any sizeable part of the 83 mK would fail it.
+  # he4-dmc.R cases on a GPU, P = 20000: bench/RESULTS.md, DMC run 11).  At
+  # this test's P = 1000 on the CPU the walk lies higher: seeds 12-21 give
+  # +9.2 +- 1.3 mK (sd 4.1, their mean se 3.4; at 6813887, before issue
+  # 52's equilibration and error changes, +8.0 +- 1.5, sd 4.8, mean se
+  # 2.4): 4.3 +- 1.5 mK above the GPU's figure, a difference not explained
+  # yet (population size or precision).  So the window is [-3.29 se,
+  # 9.2 mK + 3.29 sqrt(se^2 + 1.3^2)] (p = 0.001 each side) around what
+  # this configuration gives: a walk that missed any sizeable part of the
+  # 83 mK would fail it.
   # the same engine code as the main build's (5 s): once in CI's two builds
   skip_if_second_build("the known answer is checked in the main build's tests")
   exact <- -0.3168004
   L <- 10
-  # (seed 13: since issue 52's equilibration the walk of seed 12 lies at
-  # +14.3 mK, 0.5 mK outside; seeds 12-15 give +14.3, -0.9, +7.0, +9.6 mK,
-  # mean +7.5 +- 3.2 against the expected +4.9 +- 0.7)
   d <- he4_dmc(2, density = 2 / L^3, dt = 0.001, walkers = 1000, blocks = 20,
-               block_steps = 500, equilibration = 1000, seed = 13, backend = "cpu")
+               block_steps = 500, equilibration = 1000, seed = 12, backend = "cpu")
   s <- summary(d)
   se <- if (is.finite(s$se[1])) s$se[1] else attr(s, "se_blocks")[[1]]
   expect_gt(s$mean[1] - exact, -3.29 * se)
-  expect_lt(s$mean[1] - exact, 0.0049 + 3.29 * se)
+  expect_lt(s$mean[1] - exact, 0.0092 + 3.29 * sqrt(se^2 + 0.0013^2))
   expect_lt(se, 0.006) # the window stays narrow against the 83 mK
 })
 
