@@ -869,11 +869,7 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_count_kerne
 }
 
 /* Per system (a block each), the counts into first slots: an exclusive
- * scan of the cells' counts, cstart[ncell] = n.  A thread scans a run of
- * `per` cells (some 300 for one system of 1e6) eight loads at a time: one
- * load after another, each waiting for the last, cost a run's length in
- * memory latencies in each of the two loops, while the other SMs wait. */
-#define MB_SCAN_ILP 8
+ * scan of the cells' counts, cstart[ncell] = n. */
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_scan_kernel(const sp_mb_kargs a) {
   __shared__ uint32_t part[SP_MB_BLOCK];
   const uint64_t s = blockIdx.x;
@@ -883,15 +879,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_scan_kernel
   const uint64_t ncell = mb_grid(S, a.job.n, a.crc, nc);
   uint32_t *c = a.cstart + s * (a.cmax + 1);
   const uint64_t per = (ncell + SP_MB_BLOCK - 1) / SP_MB_BLOCK, lo = threadIdx.x * per;
-  const uint64_t hi = lo + per < ncell ? lo + per : ncell;
   uint32_t sum = 0;
-  for (uint64_t k = lo; k < hi; k += MB_SCAN_ILP) {
-    uint32_t v[MB_SCAN_ILP];
-#pragma unroll
-    for (int j = 0; j < MB_SCAN_ILP; j++) v[j] = k + j < hi ? c[k + j] : 0u;
-#pragma unroll
-    for (int j = 0; j < MB_SCAN_ILP; j++) sum += v[j];
-  }
+  for (uint64_t k = lo; k < lo + per && k < ncell; k++) sum += c[k];
   part[threadIdx.x] = sum;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -904,20 +893,14 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_scan_kernel
   }
   __syncthreads();
   uint32_t run = part[threadIdx.x];
-  for (uint64_t k = lo; k < hi; k += MB_SCAN_ILP) {
-    uint32_t v[MB_SCAN_ILP];
-#pragma unroll
-    for (int j = 0; j < MB_SCAN_ILP; j++) v[j] = k + j < hi ? c[k + j] : 0u;
-#pragma unroll
-    for (int j = 0; j < MB_SCAN_ILP; j++) {
-      if (k + j < hi) c[k + j] = run;
-      run += v[j];
-    }
+  for (uint64_t k = lo; k < lo + per && k < ncell; k++) {
+    const uint32_t v = c[k];
+    c[k] = run;
+    run += v;
   }
   __syncthreads();
   if (threadIdx.x == 0) c[ncell] = (uint32_t)a.job.n;
 }
-#undef MB_SCAN_ILP
 
 /* Each element into its cell's slots (first slot + rank). */
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_fill_kernel(const sp_mb_kargs a) {
