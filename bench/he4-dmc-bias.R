@@ -5,6 +5,13 @@
 #   Rscript bench/he4-dmc-bias.R gpu    (N = 64, 108, 256 on one GPU; some 3-5 min of an H100)
 #   Rscript bench/he4-dmc-bias.R cpu    (N = 32 and 64 on the CPU, small; some 10 min on 2 cores)
 #
+# Settings by environment: SP_DMC_NS (the N), SP_DMC_DTS (the time steps),
+# SP_DMC_P (the walkers, every N), SP_DMC_TAU_REC and SP_DMC_TAU_EQ (K^-1
+# recorded and of equilibration).  The answer of issue 52 at errors below
+# 0.01 K (two small steps, a linear limit; run 3 in bench/RESULTS.md):
+#   SP_DMC_NS=64,108 SP_DMC_DTS=0.00025,0.0005 SP_DMC_P=4000 SP_DMC_TAU_REC=20 \
+#     Rscript bench/he4-dmc-bias.R gpu
+#
 # At the equilibrium density 0.02186 A^-3 (b = 3.07 A), for each N: E/N at
 # three time steps (P walkers, 1 K^-1 of equilibration and SP_DMC_TAU_REC
 # K^-1 recorded, the same imaginary time at every dt), the limit dt -> 0
@@ -33,7 +40,8 @@ if (what == "gpu") {
   backend <- "gpu"
   sizes <- as.numeric(strsplit(Sys.getenv("SP_DMC_NS", "64,108,256"), ",")[[1]])
   dts <- as.numeric(strsplit(Sys.getenv("SP_DMC_DTS", "0.00025,0.0005,0.001"), ",")[[1]])
-  pop_of <- function(n) if (n >= 256) 2000 else 1000
+  pop_of <- function(n) if (nzchar(Sys.getenv("SP_DMC_P"))) as.numeric(Sys.getenv("SP_DMC_P"))
+                        else if (n >= 256) 2000 else 1000
   tau_rec <- as.numeric(Sys.getenv("SP_DMC_TAU_REC", 4))
 } else if (what == "cpu") {
   dev <- cpu_device()
