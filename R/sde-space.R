@@ -168,7 +168,9 @@ sde_check_graph <- function(graph, m, n, call) {
   # edges added or refused, zero weights dropped (src/core/sp_graph.c)
   code <- c(none = 0L, error = 1L, add = 2L)[[repeated]]
   r <- .Call(C_sp_r_graph_csr, as.double(n), as.double(i), as.double(j), as.double(w), code)
-  if (length(r) == 2) if (r[[1]] == 1) bad_nodes() else bad_weights()
+  if (length(r) == 2) { # list(what, edge): a node number (1) or a weight (2) is bad
+    if (r[[1]] == 1) bad_nodes() else bad_weights()
+  }
   if (r[[5]] > 0) {
     d <- r[[5]]
     sp_abort(sprintf(paste0("`graph` has the edge from %s to %s twice; give each edge once ",
