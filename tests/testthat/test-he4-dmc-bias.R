@@ -103,7 +103,10 @@ test_that("24 walkers give the energy of 200: the reweighted estimate is the rat
   # 1.2; the unweighted energies differ by 0.1 K (z = 5), as did the plain
   # mean of the blocks (the summary before): |z| < 3 (p = 0.003).  Since the
   # equilibration's e_ref follows each generation (issue 52) the plain mean
-  # lies z = 2.6 above (these seeds), still above the reweighted ratio
+  # lies z = 2.6 above (these seeds).  The check below only says that the
+  # reweighting had a bias to remove (one-sided, p = 0.023 for an unbiased
+  # plain mean); its threshold was 3 before and was lowered to 2 after that
+  # measurement, so it is a weaker sensitivity check, not a derived bound
   se <- sqrt(a[["se"]]^2 + b[["se"]]^2)
   expect_lt(abs(a[["mean"]] - b[["mean"]]) / se, 3)
   expect_gt((mean(small$energy) - b[["mean"]]) / se, 2)
