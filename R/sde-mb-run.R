@@ -630,8 +630,9 @@ sde_mb_stack <- function(vals, n, nrep, ncond) {
 # both precisions of mb_cpu.h, an element at a time (lanes = NULL); or, for
 # long runs of the SDE methods or of models with pair terms, the precision
 # `lanes` with the model's vector copy, the loop over elements and the pair
-# sums' loop over targets (SP_MB_CPU_LANES, mb_lanes.h) compiled for this processor's vector instructions (the level is in the
-# source, and so in the object's key).  The two compute the same numbers.
+# sums' loop over targets (SP_MB_CPU_LANES, mb_lanes.h) compiled for this
+# processor's vector instructions (the level is in the source, and so in
+# the object's key).  The two compute the same numbers.
 sde_mb_cpu_source <- function(lanes = NULL) {
   arch <- if (!is.null(lanes)) switch(as.character(sde_simd_level()),
                                       "4" = c("x86-64-v4", 4), "3" = c("x86-64-v3", 3))
