@@ -296,10 +296,17 @@ typedef struct {
   int32_t obs_on, rdf_on;            /* a measure: with the observables' pair sums; g(r) */
   SP_DPTR(sp_mb_real) cpos;          /* nsys x npad x 4: the positions in the cells' order,
                                         packed (one vector load a partner) */
+  SP_DPTR(uint32_t) cpart;           /* nsys x SP_MB_CPARTS(cmax): the cells' counts summed
+                                        over chunks of SP_MB_CCHUNK (the scan's first part) */
 } sp_mb_kargs;
 
+/* The cells' scan (mb.cu) in chunks of SP_MB_CCHUNK cells, a block each:
+ * the chunks of a system of at most c cells. */
+#define SP_MB_CCHUNK 2048
+#define SP_MB_CPARTS(c) (((c) + SP_MB_CCHUNK) / SP_MB_CCHUNK)
+
 SP_STATIC_ASSERT(sizeof(sp_mb_job) == 352, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 816, /* 352 + 8 + 37 x 8 + 12 x 4 + 11 x 8 + 8 + 8 + 2 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 824, /* 352 + 8 + 37 x 8 + 12 x 4 + 12 x 8 + 8 + 8 + 2 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

@@ -90,8 +90,8 @@ typedef struct {
 typedef struct {
   CUfunction f_small, f_pass1, f_pass2, f_measure, f_keep, f_start;
   /* cell lists, the observables' pair sums, g(r) (mode B) */
-  CUfunction f_czero, f_ccount, f_cscan, f_cfill, f_csort, f_cgather, f_obs, f_rdf;
-  CUdeviceptr rowptr, col, gw, cell, perm, cstart, cx, cu, obs, rdf, cpos;
+  CUfunction f_czero, f_ccount, f_cpart, f_cscan, f_cfill, f_csort, f_cgather, f_obs, f_rdf;
+  CUdeviceptr rowptr, col, gw, cell, perm, cstart, cpart, cx, cu, obs, rdf, cpos;
   uint64_t cmax; /* cells of a system at most (any cut-off the run builds for) */
   const char *n_pass1, *n_pass2;
   CUdeviceptr buf[3]; /* state buffers; x, y, z are buf[xi], buf[yi], buf[zi] */
@@ -143,6 +143,7 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.cell = v->cell;
   a.perm = v->perm;
   a.cstart = v->cstart;
+  a.cpart = v->cpart;
   a.cx = v->cx;
   a.cpos = v->cpos;
   a.cu = v->cu;
@@ -366,14 +367,17 @@ static int mb_cells(mb_model *m, sp_gpu_dev *d, int b, double rc, double t) {
   const sp_mb_job *job = mb_job(m);
   mb_dev *v = (mb_dev *)d->state;
   sp_mb_kargs a = mb_base(m, v);
-  const uint64_t items = v->ns * job->n;
+  const uint64_t items = v->ns * job->n, chunks = v->ns * SP_MB_CPARTS(v->cmax);
+  const unsigned cgrid = (unsigned)(chunks < 65535 ? chunks : 65535);
   int st;
   a.x = v->buf[b];
   a.crc = rc;
   a.t = t;
   if ((st = mb_grid_launch(d, v->f_czero, v->ns * (v->cmax + 1), &a, 0, "sp_mb_cell_zero_kernel")) ||
       (st = mb_grid_launch(d, v->f_ccount, items, &a, 0, "sp_mb_cell_count_kernel")) ||
-      (st = sp_gpu_launch(d->id, v->f_cscan, (unsigned)v->ns, MB_BLOCK, 0, d->stream, &a,
+      (st = sp_gpu_launch(d->id, v->f_cpart, cgrid, MB_BLOCK, 0, d->stream, &a,
+                          "sp_mb_cell_part_kernel")) ||
+      (st = sp_gpu_launch(d->id, v->f_cscan, cgrid, MB_BLOCK, 0, d->stream, &a,
                           "sp_mb_cell_scan_kernel")) ||
       (st = mb_grid_launch(d, v->f_cfill, items, &a, 0, "sp_mb_cell_fill_kernel")) ||
       (st = mb_grid_launch(d, v->f_csort, v->ns * v->cmax, &a, 0, "sp_mb_cell_sort_kernel")))
@@ -692,6 +696,7 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     if (job->posd > 0 && (m->cells || job->cuto || job->output == SP_MB_OUT_RDF) &&
         ((st = sp_gpu_function(d->id, m->key, "sp_mb_cell_zero_kernel", &v->f_czero)) ||
          (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_count_kernel", &v->f_ccount)) ||
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_part_kernel", &v->f_cpart)) ||
          (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_scan_kernel", &v->f_cscan)) ||
          (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_fill_kernel", &v->f_cfill)) ||
          (st = sp_gpu_function(d->id, m->key, "sp_mb_cell_sort_kernel", &v->f_csort)) ||
@@ -832,6 +837,8 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * npad) * 4, "the cell lists", &v->perm)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (v->cmax + 1)) * 4, "the cell lists",
                                &v->cstart)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * SP_MB_CPARTS(v->cmax)) * 4, "the cell lists",
+                               &v->cpart)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * nx * npad) * rb, "the cell lists", &v->cx)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * 4 * npad) * rb, "the cell lists", &v->cpos)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (ne + (uint64_t)job->nu + 2) * npad) * rb,
