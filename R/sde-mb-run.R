@@ -425,6 +425,8 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
        defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
                    sprintf("SP_MB_SMALL=%d", as.integer(small)),
                    if (ept != 4L) sprintf("SP_MB_EPT=%d", ept),
+                   if (!small && (minb <- sp_tuning("mb_blocks_per_sm")) > 0)
+                     sprintf("SP_MB_MINB=%d", minb),
                    sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb)),
                    # a long pair function (a Lennard-Jones force in three
                    # terms) is not unrolled twice in mode A: NVRTC's time

@@ -143,6 +143,12 @@ if (where == "gpu") {
               steps, "gpu")
       options(old)
     }
+    for (b in c(5L, 6L)) {
+      old <- options(statphysgpu.mb_blocks_per_sm = b)
+      lj_case(sprintf("LJ BAOAB single, mode B registers for %d blocks an SM", b), lj, "baoab",
+              63, 1, steps, "gpu")
+      options(old)
+    }
     old <- options(statphysgpu.sde_fast_math = FALSE)
     lj_case("LJ BAOAB single, IEEE quotients", lj, "baoab", 63, 1, steps, "gpu")
     lj_case("LJ BAOAB single, IEEE quotients", lj, "baoab", 4, 10000, steps, "gpu")

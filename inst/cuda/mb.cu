@@ -476,6 +476,31 @@ __device__ __forceinline__ void mb_load4(const real *p, real v[4]) {
 #endif
 }
 
+/* A partner's states xj: the positions from their packed slot p4 (one
+ * vector load, into scalars: an array there was kept in local memory, a
+ * store a partner), the other states (where the pair terms read them) from
+ * the rows of pc (stride npad). */
+#if SP_MB_POSD > 0
+__device__ __forceinline__ void mb_load_partner(const real *p4, const real *pc, uint64_t npad,
+                                                real xj[SP_MB_NX]) {
+#ifdef SP_REAL_SINGLE
+  const float4 t = *reinterpret_cast<const float4 *>(p4);
+  const real q0 = t.x, q1 = t.y, q2 = t.z;
+#else
+  const double2 t0 = reinterpret_cast<const double2 *>(p4)[0],
+                t1 = reinterpret_cast<const double2 *>(p4)[1];
+  const real q0 = t0.x, q1 = t0.y, q2 = t1.x;
+#endif
+  (void)q1; (void)q2;
+#pragma unroll
+  for (int v = 0; v < SP_MB_NX; v++)
+    xj[v] = v == SP_MB_PX0 ? q0
+            : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q1
+            : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q2
+            : pc[(uint64_t)v * npad];
+}
+#endif
+
 __device__ __forceinline__ void mb_store4(real *p, const real v[4]) {
 #ifdef SP_REAL_SINGLE
   *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
@@ -1048,6 +1073,7 @@ __device__ __forceinline__ void mb_cell_sums(const sp_mb_kargs &a, const mb_sys 
   const real *CP = a.cpos + s * 4 * npad;
 #endif
   const uint32_t *P = a.perm + s * npad, *CS = a.cstart + s * (a.cmax + 1);
+  const uint32_t slot32 = (uint32_t)slot;
   real ui[SP_MB_UN], acc[SP_MB_AQN];
 #pragma unroll
   for (int c = 0; c < SP_MB_UN; c++) ui[c] = CU[(uint64_t)(SP_MB_EN + c) * npad + slot];
@@ -1067,30 +1093,37 @@ __device__ __forceinline__ void mb_cell_sums(const sp_mb_kargs &a, const mb_sys 
     cy = cy < 0 ? cy + n1 : cy >= n1 ? cy - n1 : cy;
     cxx = cxx < 0 ? cxx + n0 : cxx >= n0 ? cxx - n0 : cxx;
     const uint32_t cc = (uint32_t)((cz * n1 + cy) * n0 + cxx);
-    const uint32_t hi = CS[cc + 1];
-    for (uint32_t j = CS[cc]; j < hi; j++) {
-      if (j == slot) continue;
+    const uint32_t lo = CS[cc], hi = CS[cc + 1];
+    /* pointers that walk the cell's slots (one add each a partner, none
+     * where the pair terms read nothing from them), 32-bit slots (npad <
+     * 2^32), four partners an iteration: some ten instructions a partner
+     * fewer than 64-bit slots one at a time */
+    const real *pc = CX + lo, *pu = CU + lo;
+#if SP_MB_POSD > 0
+    const real *p4 = CP + 4 * (uint64_t)lo;
+#endif
+    const uint32_t *pp = P + lo;
+#pragma unroll 4
+    for (uint32_t j = lo; j < hi; j++, pc++, pu++, pp++
+#if SP_MB_POSD > 0
+         , p4 += 4
+#endif
+    ) {
+      if (j == slot32) continue;
       real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
 #if SP_MB_POSD > 0
       /* the positions in one vector load, the other states (where the
        * pair terms read them) by rows */
-      real q[4];
-      mb_load4(CP + 4 * (uint64_t)j, q);
-#  pragma unroll
-      for (int v = 0; v < SP_MB_NX; v++)
-        xj[v] = v == SP_MB_PX0 ? q[0]
-                : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q[1]
-                : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q[2]
-                : CX[(uint64_t)v * npad + j];
+      mb_load_partner(p4, pc, npad, xj);
 #else
 #  pragma unroll
-      for (int v = 0; v < SP_MB_NX; v++) xj[v] = CX[(uint64_t)v * npad + j];
+      for (int v = 0; v < SP_MB_NX; v++) xj[v] = pc[(uint64_t)v * npad];
 #endif
 #pragma unroll
-      for (int c = 0; c < SP_MB_EN; c++) ej[c] = CU[(uint64_t)c * npad + j];
+      for (int c = 0; c < SP_MB_EN; c++) ej[c] = pu[(uint64_t)c * npad];
 #pragma unroll
-      for (int c = 0; c < SP_MB_UN; c++) uj[c] = CU[(uint64_t)(SP_MB_EN + c) * npad + j];
-      mb_pair_fn<OBS>(t, xi, ei, xj, ej, ui, uj, S, fi, (real)(P[j] + 1), acc);
+      for (int c = 0; c < SP_MB_UN; c++) uj[c] = pu[(uint64_t)(SP_MB_EN + c) * npad];
+      mb_pair_fn<OBS>(t, xi, ei, xj, ej, ui, uj, S, fi, (real)(*pp + 1), acc);
     }
   }
 #pragma unroll
@@ -1310,8 +1343,15 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_rdf_kernel(const
 #  else
 #    define SP_MB_PASS mb_group_pass
 #  endif
+/* SP_MB_MINB (tuning option mb_blocks_per_sm): the passes' registers
+ * capped for that many blocks an SM (unset: no cap) */
+#  ifdef SP_MB_MINB
+#    define SP_MB_BOUNDS __launch_bounds__(SP_MB_BLOCK, SP_MB_MINB)
+#  else
+#    define SP_MB_BOUNDS __launch_bounds__(SP_MB_BLOCK)
+#  endif
 #  define SP_MB_ENTRY(name, kind)                                                    \
-    extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) name(const sp_mb_kargs a) { \
+    extern "C" __global__ void SP_MB_BOUNDS name(const sp_mb_kargs a) {               \
       SP_MB_PASS<kind>(a);                                                           \
     }
 #  if SP_MB_METHOD == SP_MB_EULER
@@ -1465,6 +1505,52 @@ __device__ __forceinline__ void mb_small_publish(real *SX, uint64_t npad, uint32
 #endif
 }
 
+/* One tile's pair sums tq[u] of the thread's elements (the first, i0 - j0
+ * within the tile: i0; its number as a real: fi0) over the m sources of
+ * rows TX, TE, TU (T4: their packed positions) from j0 (f0 = j0 + 1); DIAG:
+ * the targets' own tile, whose source k == i0 - j0 + u is left out. */
+template <bool OBS, bool DIAG>
+__device__ __forceinline__ void mb_small_tile(const mb_sys &S, const real *TX, const real *TE,
+                                              const real *TU, const real *T4, uint64_t npad,
+                                              int m, int i0, uint64_t f0, double t,
+                                              const real x[SP_MB_EPT][SP_MB_NX],
+                                              const real e[SP_MB_EPT][SP_MB_EN],
+                                              const real ui[SP_MB_EPT][SP_MB_UN], real fi0,
+                                              real tq[SP_MB_EPT][SP_MB_AQN]) {
+  /* the pointers walk the tile (one add each a partner, none where the
+   * pair terms read nothing from them) */
+#pragma unroll SP_MB_UNROLL
+  for (int k = 0; k < m; k++, TX++, TE++, TU++, T4 += 4) {
+    real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+#if SP_MB_SMALL_PACK
+    mb_load_partner(T4, TX, npad, xj);
+#else
+#  pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++) xj[v] = TX[(uint64_t)v * npad];
+#endif
+#pragma unroll
+    for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? TE[(uint64_t)c * npad] : (real)0;
+#pragma unroll
+    for (int c = 0; c < SP_MB_UN; c++) uj[c] = TU[(uint64_t)c * npad];
+    const real fj = (real)(f0 + (uint64_t)k);
+#pragma unroll
+    for (int u = 0; u < SP_MB_EPT; u++) {
+      if (DIAG) {
+        real one[SP_MB_AQN];
+#pragma unroll
+        for (int q = 0; q < SP_MB_AQN; q++) one[q] = 0;
+        mb_pair_fn<OBS>(t, x[u], e[u], xj, ej, ui[u], uj, S, fi0 + (real)u, fj, one);
+        if (k != i0 + u)
+#pragma unroll
+          for (int q = 0; q < SP_MB_AQN; q++) tq[u][q] += one[q];
+      } else {
+        mb_pair_fn<OBS>(t, x[u], e[u], xj, ej, ui[u], uj, S, fi0 + (real)u, fj, tq[u]);
+      }
+    }
+  }
+  (void)T4; (void)TX;
+}
+
 /* The pair sums Q[u] of the thread's four elements over the system's
  * states in SX (parameters SE), tile by tile as mb_pair_sums (OBS: the
  * observables' pair terms), then (the dynamics') the edge sums over their
@@ -1505,45 +1591,21 @@ __device__ __forceinline__ void mb_small_pairs(const sp_mb_kargs &a, const mb_sy
       for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
         for (int q = 0; q < SP_MB_AQN; q++) tq[u][q] = 0;
-      const bool diag = j0 == own;
-#pragma unroll SP_MB_UNROLL
-      for (int k = 0; k < m; k++) {
-        const uint64_t j = j0 + (uint64_t)k;
-        real xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
+      /* the tile's rows from j0, 32-bit offsets k (some ten instructions
+       * a partner fewer than 64-bit ones); the targets' own tile (j == i
+       * left out) in a loop of its own */
+      const real *TX = SX + j0, *TE = SE + j0, *TU = SU + j0;
 #if SP_MB_SMALL_PACK
-        real q4[4];
-        mb_load4(mb_small_p4(const_cast<real *>(SX), npad) + 4 * j, q4);
-#  pragma unroll
-        for (int v = 0; v < SP_MB_NX; v++)
-          xj[v] = v == SP_MB_PX0 ? q4[0]
-                  : SP_MB_POSD > 1 && v == SP_MB_PX1 ? q4[1]
-                  : SP_MB_POSD > 2 && v == SP_MB_PX2 ? q4[2]
-                  : SX[(uint64_t)v * npad + j];
+      const real *T4 = mb_small_p4(const_cast<real *>(SX), npad) + 4 * j0;
 #else
-#pragma unroll
-        for (int v = 0; v < SP_MB_NX; v++) xj[v] = SX[(uint64_t)v * npad + j];
+      const real *T4 = TX;
 #endif
-#pragma unroll
-        for (int c = 0; c < SP_MB_EN; c++) ej[c] = c < SP_MB_NE ? SE[(uint64_t)c * npad + j] : (real)0;
-#pragma unroll
-        for (int c = 0; c < SP_MB_UN; c++) uj[c] = SU[(uint64_t)c * npad + j];
-#pragma unroll
-        for (int u = 0; u < SP_MB_EPT; u++) {
-          const uint64_t i = SP_MB_EPT * (uint64_t)g + u;
-          if (diag) {
-            real one[SP_MB_AQN];
-#pragma unroll
-            for (int q = 0; q < SP_MB_AQN; q++) one[q] = 0;
-            mb_pair_fn<OBS>(t, x[u], e[u], xj, ej, ui[u], uj, S, (real)(i + 1), (real)(j + 1), one);
-            if (j != i)
-#pragma unroll
-              for (int q = 0; q < SP_MB_AQN; q++) tq[u][q] += one[q];
-          } else {
-            mb_pair_fn<OBS>(t, x[u], e[u], xj, ej, ui[u], uj, S, (real)(i + 1), (real)(j + 1),
-                            tq[u]);
-          }
-        }
-      }
+      if (j0 == own)
+        mb_small_tile<OBS, true>(S, TX, TE, TU, T4, npad, m, (int)(SP_MB_EPT * g - j0), j0 + 1,
+                                 t, x, e, ui, (real)(SP_MB_EPT * (uint64_t)g + 1), tq);
+      else
+        mb_small_tile<OBS, false>(S, TX, TE, TU, T4, npad, m, 0, j0 + 1, t, x, e, ui,
+                                  (real)(SP_MB_EPT * (uint64_t)g + 1), tq);
 #pragma unroll
       for (int u = 0; u < SP_MB_EPT; u++)
 #pragma unroll
