@@ -309,6 +309,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   }
   job$gpu_plan <- if (gpu) plan$code + 8L else 0 # SP_MB_PLAN_GPU
   job[c("slice_halo", "slice_wrap")] <- sde_mb_slice_halo(m, n, shape)
+  job$slices <- if (gpu) sde_mb_gpu_slices(plan, nsys, length(fr$plan$devices), output) else 1
   job <- lapply(job, as.double)
   job$seed <- fr$seed
   job$par <- as.double(t(par))
@@ -433,6 +434,19 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
                    if (small && sde_mb_pair_size(m) > 400) "SP_MB_UNROLL=1",
                    # every pair in tiles, the cut-offs tested (tests, benchmarks)
                    if (!isTRUE(sp_tuning("mb_cells"))) "SP_MB_NOCELLS=1"))
+}
+
+# One system on several devices (src/gpu/sp_gpu_mb.c, its top): the slices
+# it is cut into, one a device (1: the devices share the systems, each
+# device whole systems).  Slices where the run is one system (one replica,
+# one condition) in mode B (plan$code's bit 1 clear: n above 2048) and
+# keeps no states (output = "trajectories": the kept states are made whole
+# on one device).  Any coupling: a mean field, a lattice, pairs -- with a
+# cut-off too (every slice rebuilds the whole cell list from its copy of
+# the state and runs its range of the cells' order), graphs, pair
+# observables and g(r).
+sde_mb_gpu_slices <- function(plan, nsys, ndev, output) {
+  if (ndev > 1 && nsys == 1 && plan$code %% 2L == 0L && output != "trajectories") ndev else 1L
 }
 
 # One system in slices on several devices (src/gpu/sp_gpu_mb.c): the other

@@ -311,7 +311,10 @@
 #'   cut into slices of its elements, one a device, with the numbers of one
 #'   device bit for bit: after each stage the devices exchange their sums
 #'   of `mean()` and `sum()`, and the states the others read -- all of them
-#'   with `pairs()`, the elements at the slices' edges on a lattice.
+#'   with `pairs()`, the elements at the slices' edges on a lattice. With
+#'   `pairs(cutoff = )` each device rebuilds the whole cell list and moves
+#'   its share of the particles in the cells' order; pair observables and
+#'   `output = "rdf"` are made from the whole state at each record.
 #' @param precision `"single"` or `"double"`.
 #' @param progress Show a progress bar.
 #' @param bins With `output = "histogram"`: a named list of break vectors,

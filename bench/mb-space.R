@@ -23,6 +23,18 @@
 #   CPU (one thread)  the Lennard-Jones BAOAB step at n = 4000 (a box of 17 >
 #                     6 rc: cell lists) and 256 (all pairs): particle-steps/s,
 #                     target >= 1e6 a core
+#   slices            `Rscript bench/mb-space.R gpu slices` (two GPUs or more):
+#                     the one system of 1e6 (fcc 4 x 63^3) on GPU 0 and on GPUs
+#                     0 and 1 (devices = c(0, 1): one system in slices, each
+#                     rebuilding the whole cell list and moving its half of the
+#                     cells' order, the halves exchanged after each pass),
+#                     BAOAB and overdamped Euler single, BAOAB double: the
+#                     rates, the 2-GPU speed-up (whole calls; the engine's in
+#                     the note) and whether the two runs' final states are
+#                     identical (they must be).  Expected before the first
+#                     run: 1.4-1.7x for BAOAB single (the pair pass is most
+#                     of a step; the cell lists' build, about a tenth, is not
+#                     split, the exchange adds 24 bytes a particle a pass)
 # Each line: the rate of a whole call after a warm-up call (compile and
 # caches excluded), device, commit and date at the end.
 bench_dir <- local({
@@ -38,6 +50,7 @@ variants <- identical(bench_arg("", 2), "variants")
 graph_only <- identical(bench_arg("", 2), "graph") # the graph Kuramoto cases alone
 compile_only <- identical(bench_arg("", 2), "compile") # the first call's compile alone
 lj_only <- identical(bench_arg("", 2), "lj") || variants
+slices_only <- identical(bench_arg("", 2), "slices") # one system on GPUs 0 and 1 against GPU 0
 echo <- "%-60s %12.4g %s"
 
 lj_model <- function(obs = FALSE, force = "-24 * ir6 * (2 * ir6 - 1) * ir2") {
@@ -84,23 +97,24 @@ timed <- function(expr) {
 }
 
 lj_case <- function(label, m, method, m3, reps, steps, backend, dt = 0.004,
-                    precision = "single") {
+                    precision = "single", devices = NULL, device = dev) {
   f <- fcc(m3, 0.8)
   init <- list(x = f$x, y = f$y, z = f$z)
   if (length(m$states) == 6) init <- c(init, list(vx = 0, vy = 0, vz = 0))
   run <- function(k) {
     sde_run(m, replicas = reps, n = f$n, init = init, dt = dt, t_max = k * dt, method = method,
             box = f$L, output = "records", record_every = k, backend = backend, seed = 1,
-            precision = precision, progress = FALSE)
+            precision = precision, devices = devices, progress = FALSE)
   }
   run(2) # warm: compile, caches
   t <- timed(run(steps))
   eng <- attr(t$x, "seconds")
   add(sprintf("%s n = %s x %s, %s", label, fmt(f$n), fmt(reps), backend),
-      f$n * reps * steps / t$wall, "particle-steps/s",
+      f$n * reps * steps / t$wall, "particle-steps/s", device = device,
       note = sprintf("  (%d steps, %.2f s; engine %.3f s: %.3g/s; K/n at the end %.3f)", steps,
                      t$wall, eng, f$n * reps * steps / eng,
                      mean(t$x$K[t$x$time == max(t$x$time)])))
+  attr(t$x, "wall") <- t$wall
   invisible(t$x)
 }
 fmt <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TRUE)
@@ -109,6 +123,29 @@ if (where == "gpu") {
   devs <- gpu_first()
   dev <- devs$name[1]
   lj <- lj_model()
+  if (slices_only) { # one system of 1e6 on GPU 0, then in slices on GPUs 0 and 1
+    if (nrow(devs) < 2) stop("`gpu slices` needs two GPUs; this machine has one", call. = FALSE)
+    ids <- devs$id[1:2]
+    dev2 <- sprintf("2 x %s (%s)", dev, paste(ids, collapse = ", "))
+    steps <- if (quick) 50 else 500
+    cases <- list(list("LJ BAOAB single", lj, "baoab", 0.004, "single"),
+                  list("LJ overdamped Euler single", bd_model(), "euler", 1e-4, "single"),
+                  list("LJ BAOAB double", lj, "baoab", 0.004, "double"))
+    for (cs in cases) {
+      one <- lj_case(cs[[1]], cs[[2]], cs[[3]], 63, 1, steps, "gpu", dt = cs[[4]],
+                     precision = cs[[5]], devices = ids[1])
+      two <- lj_case(paste(cs[[1]], "in 2 slices"), cs[[2]], cs[[3]], 63, 1, steps, "gpu",
+                     dt = cs[[4]], precision = cs[[5]], devices = ids, device = dev2)
+      stopifnot(length(attr(two, "devices")) == 2)
+      add(sprintf("%s n = 1e6, 2-GPU speed-up (whole calls)", cs[[1]]),
+          attr(one, "wall") / attr(two, "wall"), "x", device = dev2,
+          note = sprintf("  (engine %.2fx; final states identical: %s)",
+                         attr(one, "seconds") / attr(two, "seconds"),
+                         identical(attr(one, "final"), attr(two, "final"))))
+    }
+    bench_print(sprintf("mb-space (%s, slices)", where))
+    quit(save = "no")
+  }
   # compile time of a positions-and-cut-off model, fresh cache (mode B,
   # baoab).  The model's code is made unique (the clock's digits in a
   # factor of 1 in the force): the GPU host's NVRTC returned a module of

@@ -1388,6 +1388,37 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_combine_kernel(c
   if (threadIdx.x == 0) mb_system_done(a, S, s, v);
 }
 
+/* One system in slices with cell lists (sp_gpu_mb.c's top): a pass wrote
+ * the elements of its slots (perm[slot], scattered over the rows), so each
+ * slice packs them in the cells' order, slot by slot, into its exchange
+ * rows a.cx (the state a.x, then SRK2's first-stage drift and noise a.aux
+ * where given), the slices copy each other their ranges of slots, and each
+ * unpacks the others' into its rows -- slots (blockIdx.x + blk0)
+ * SP_MB_BLOCK + threadIdx.x, of the one system. */
+template <bool PACK>
+__device__ __forceinline__ void mb_slice_xchg(const sp_mb_kargs &a) {
+#if SP_MB_CELLS
+  const uint64_t n = a.job.n, npad = a.npad;
+  const uint64_t slot = ((uint64_t)blockIdx.x + a.blk0) * SP_MB_BLOCK + threadIdx.x;
+  if (slot >= n) return;
+  const uint64_t i = a.perm[slot];
+  const int rows = SP_MB_NX + (a.aux ? SP_MB_NX + SP_MB_NB : 0);
+  for (int r = 0; r < rows; r++) {
+    real *A = r < SP_MB_NX ? a.x + (uint64_t)r * npad : a.aux + (uint64_t)(r - SP_MB_NX) * npad;
+    if (PACK) a.cx[(uint64_t)r * npad + slot] = A[i];
+    else A[i] = a.cx[(uint64_t)r * npad + slot];
+  }
+#else
+  (void)a;
+#endif
+}
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_slice_pack_kernel(const sp_mb_kargs a) {
+  mb_slice_xchg<true>(a);
+}
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_slice_unpack_kernel(const sp_mb_kargs a) {
+  mb_slice_xchg<false>(a);
+}
+
 #endif /* !SP_MB_SMALL */
 
 /* The states of the kept systems (local s < nkeep) into record rec_j of

@@ -33,6 +33,9 @@ typedef struct {
    * and whether they wrap around (ring, square: 1; chain: 0) */
   uint64_t slice_halo;
   int64_t slice_wrap;
+  /* GPU: the slices the one system is cut into, one a device (R's
+   * sde_mb_gpu_slices(); 1: the devices share the systems) */
+  uint64_t slices;
   /* the graph of edges() (job.nnz > 0): compressed rows of in-neighbours,
    * rowptr n + 1 offsets, col the 0-based neighbours ascending in each row,
    * gw their weights (empty when job.graph_unit) */

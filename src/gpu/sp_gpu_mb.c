@@ -44,10 +44,28 @@
  * (SRK2 with pairs writes x in place, of which its elements read only
  * their own), and slice j's copies into buffer b of pass P follow its pass
  * P, which waited for slice i's ev_w of the pass before, after slice i's
- * last reader of b.  The first slice enqueues every slice's work (as
- * sp_gpu_lrmd.c does) and swaps the buffer ids, which the others take at
- * their launch; the final states come back slice by slice, the records
- * from the first. */
+ * last reader of b.
+ *   Pairs through cell lists (m->cells): every slice builds the whole
+ * system's cell list on its own device before each pass, from its whole
+ * copy of the pass's sources (the same list on every slice: each cell's
+ * elements sorted), and runs the pair kernels' blocks pb0 .. pb1 - 1, whose
+ * targets are the slots i0 .. i1 - 1 of the cells' order -- the blocks and
+ * partial sums of one device, but elements scattered over the rows.  So
+ * after such a pass each slice packs its slots' new states (and SRK2's
+ * first-stage drift and noise, which the corrector reads for other targets)
+ * into its exchange rows in the cells' order (sp_mb_slice_pack_kernel),
+ * copies its range of slots there to the other slices, and, once the others'
+ * ev_w are passed, unpacks theirs into its rows (sp_mb_slice_unpack_kernel):
+ * every slice holds the whole new state, and no copy writes a state buffer.
+ * The exchange rows alternate between two halves, as the partial sums do.
+ *   A record's pair terms (the observables' pair sums, g(r)) read every
+ * element: each slice makes the observables' pair sums for itself (the
+ * state whole on every slice: the passes' all-gather, or, where the passes
+ * share less, a gather at the record) and the first slice counts g(r).
+ *   The first slice enqueues every slice's work (as sp_gpu_lrmd.c does) and
+ * swaps the buffer ids, which the others take at their launch; the final
+ * states come back slice by slice, the records from the first.  R decides
+ * the slices (sde_mb_gpu_slices(): job slices). */
 #include "sp_gpu_mb.h"
 
 #include <math.h>
@@ -83,6 +101,7 @@ typedef struct {
   uint64_t halo;                   /* slices: the elements on each side of a slice's range its
                                       passes read (sp_mb_args.slice_halo: 0, a mean field) */
   int wrap;                        /* slices: the lattice wraps around (ring, square) */
+  int xpar;                        /* slices with cells: the half of the exchange rows next */
   void *sl[SP_GPU_MAX_DEVICES];    /* the slices' mb_dev */
   sp_gpu_dev *sd[SP_GPU_MAX_DEVICES];
 } mb_model;
@@ -109,6 +128,10 @@ typedef struct {
   CUfunction f_combine;
   CUevent ev_w;
   size_t half; /* slices: bytes of one half of the partial sums (0 otherwise) */
+  /* slices with cells: the exchange rows (two halves of xhalf bytes) */
+  CUfunction f_pack, f_unpack;
+  CUdeviceptr xch;
+  size_t xhalf;
 } mb_dev;
 
 static const sp_mb_job *mb_job(const mb_model *m) { return &m->a->job; }
@@ -197,7 +220,8 @@ static void mb_put_row(void *h, size_t r, const double *src, uint64_t n, uint64_
 /* ---- launches ---------------------------------------------------------------------- */
 
 /* The arguments a, made for slice v0, for slice v: its arrays (the same
- * buffer ids). */
+ * buffer ids) -- every one of them: a slice never reads another's memory
+ * (its cell lists are its own, built on its device). */
 static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_mb_kargs *a) {
   const sp_mb_kargs b = mb_base(m, v);
   int k;
@@ -221,6 +245,17 @@ static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_m
   a->badwhat = b.badwhat;
   a->flags = b.flags;
   a->laws = b.laws;
+  a->rowptr = b.rowptr;
+  a->col = b.col;
+  a->gw = b.gw;
+  a->cell = b.cell;
+  a->perm = b.perm;
+  a->cstart = b.cstart;
+  a->cx = b.cx;
+  a->cpos = b.cpos;
+  a->cu = b.cu;
+  a->obs = b.obs;
+  a->rdf = b.rdf;
 }
 
 /* The elements of the system outside its own range that slice v's passes
@@ -279,6 +314,37 @@ static int mb_send_states(const mb_model *m, const mb_dev *v, sp_gpu_dev *d, con
   return st;
 }
 
+/* Slices with cells (see the top): the pack (pack = 1) or unpack kernel
+ * over the pair blocks b0 .. b1 - 1 of slice v, between state buffer `out`
+ * (and, aux, SRK2's first-stage drift and noise) and the exchange rows of
+ * half m->xpar. */
+static int mb_xchg(const mb_model *m, const mb_dev *v, sp_gpu_dev *d, int pack, int out, int aux,
+                   uint64_t b0, uint64_t b1) {
+  sp_mb_kargs a;
+  if (b1 <= b0) return SP_OK;
+  a = mb_base(m, v);
+  a.x = v->buf[out];
+  a.aux = aux ? v->aux : 0;
+  a.cx = v->xch + (CUdeviceptr)m->xpar * v->xhalf;
+  a.blk0 = b0;
+  return sp_gpu_launch(d->id, pack ? v->f_pack : v->f_unpack, (unsigned)(b1 - b0), MB_BLOCK, 0,
+                       d->stream, &a, pack ? "sp_mb_slice_pack_kernel" : "sp_mb_slice_unpack_kernel");
+}
+
+/* Slices with cells: slice v's slots i0 .. i1 - 1 of its first `rows`
+ * exchange rows (half m->xpar) into w's, on v's stream. */
+static int mb_send_slots(const mb_model *m, const mb_dev *v, sp_gpu_dev *d, const mb_dev *w,
+                         int rows) {
+  const size_t row = (size_t)m->npad * m->rb;
+  int r, st = SP_OK;
+  for (r = 0; r < rows && st == SP_OK; r++) {
+    const size_t off = (size_t)m->xpar * v->xhalf + (size_t)r * row + (size_t)v->i0 * m->rb;
+    st = sp_gpu_copy_async(d->id, w->xch + off, v->xch + off, (size_t)(v->i1 - v->i0) * m->rb,
+                           d->stream);
+  }
+  return st;
+}
+
 /* A pass (or measure) of one system in slices: each slice's blocks (of the
  * group or, pair_geometry, the pair kernels), then, where the pass wrote
  * state buffer `out` (>= 0) that other slices read (a lattice, pairs), each
@@ -290,6 +356,12 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
   const mb_dev *v0 = (const mb_dev *)m->sl[0];
   const size_t tn = (size_t)(mb_job(m)->nt > 0 ? mb_job(m)->nt : 1) * sizeof(double);
   const int share = out >= 0 && m->halo > 0;
+  /* pairs through cell lists: the targets are slots of the cells' order,
+   * exchanged through the exchange rows (the top); SRK2's predictor with
+   * the first-stage drift and noise */
+  const int xchg = share && m->cells && pair_geometry;
+  const int aux = xchg && mb_job(m)->method == SP_MB_SRK2 && f == v0->f_pass1;
+  const int rows = (int)mb_job(m)->nx + (aux ? (int)(mb_job(m)->nx + mb_job(m)->nb) : 0);
   int j, i, st = SP_OK;
   for (j = 0; j < m->nslice && st == SP_OK; j++) {
     mb_dev *v = (mb_dev *)m->sl[j];
@@ -304,6 +376,7 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     aj.split = a->sums_on != 0;
     if (b1 > b0 && (st = sp_gpu_activate(d->id)) == SP_OK)
       st = sp_gpu_launch(d->id, fj, (unsigned)(b1 - b0), MB_BLOCK, 0, d->stream, &aj, name);
+    if (st == SP_OK && xchg) st = mb_xchg(m, v, d, 1, out, aux, b0, b1);
   }
   if (st != SP_OK || (!a->sums_on && !share)) return st;
   /* each slice's states (that the others read) and partial sums to the others */
@@ -316,7 +389,7 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     for (i = 0; i < m->nslice && st == SP_OK; i++) {
       const mb_dev *w = (const mb_dev *)m->sl[i];
       if (i == j) continue;
-      if (share) st = mb_send_states(m, v, d, w, out);
+      if (share) st = xchg ? mb_send_slots(m, v, d, w, rows) : mb_send_states(m, v, d, w, out);
       if (st == SP_OK && a->sums_on && bytes > 0)
         st = sp_gpu_copy_async(d->id, w->partial + off, v->partial + off, bytes, d->stream);
     }
@@ -332,11 +405,15 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     st = sp_gpu_activate(d->id);
     for (j = 0; j < m->nslice && st == SP_OK; j++)
       if (j != i) st = sp_gpu_stream_wait(d->id, d->stream, ((const mb_dev *)m->sl[j])->ev_w);
+    if (st == SP_OK && xchg) /* the others' slots, before and after its own */
+      st = mb_xchg(m, w, d, 0, out, aux, 0, w->pb0);
+    if (st == SP_OK && xchg) st = mb_xchg(m, w, d, 0, out, aux, w->pb1, (uint64_t)w->bps_p);
     if (st == SP_OK && a->sums_on)
       st = sp_gpu_launch(d->id, w->f_combine, (unsigned)w->ns, MB_BLOCK, 0, d->stream, &ai,
                          "sp_mb_combine_kernel");
   }
   if (a->sums_on) m->parity ^= 1;
+  if (xchg) m->xpar ^= 1;
   return st;
 }
 
@@ -385,14 +462,58 @@ static int mb_cells(mb_model *m, sp_gpu_dev *d, int b, double rc, double t) {
   return mb_grid_launch(d, v->f_cgather, items, &a, 0, "sp_mb_cell_gather_kernel");
 }
 
+/* mb_cells on the device, or, slices, on every slice's device from its
+ * whole copy of the state (see the top). */
+static int mb_cells_all(mb_model *m, sp_gpu_dev *d, int b, double rc, double t) {
+  int j, st = SP_OK;
+  if (m->nslice <= 1) return mb_cells(m, d, b, rc, t);
+  for (j = 0; j < m->nslice && st == SP_OK; j++)
+    if ((st = sp_gpu_activate(m->sd[j]->id)) == SP_OK) st = mb_cells(m, m->sd[j], b, rc, t);
+  return st;
+}
+
+/* Slices whose passes leave each slice its own elements and a halo (a mean
+ * field, a lattice): state buffer b whole on every slice -- each slice's
+ * elements to the others, and every slice waits for the others' copies (a
+ * record's pair terms read every element; the measure's sums that follow
+ * order these copies after the readers, as a pass's do). */
+static int mb_gather_all(mb_model *m, int b) {
+  const uint64_t rows = (uint64_t)mb_job(m)->nx; /* one system */
+  uint64_t r;
+  int i, j, st = SP_OK;
+  for (j = 0; j < m->nslice && st == SP_OK; j++) {
+    const mb_dev *v = (const mb_dev *)m->sl[j];
+    sp_gpu_dev *d = m->sd[j];
+    st = sp_gpu_activate(d->id);
+    for (i = 0; i < m->nslice && st == SP_OK; i++) {
+      const mb_dev *w = (const mb_dev *)m->sl[i];
+      if (i == j || v->i1 <= v->i0) continue;
+      for (r = 0; r < rows && st == SP_OK; r++) {
+        const size_t off = (size_t)(r * m->npad + v->i0) * m->rb;
+        st = sp_gpu_copy_async(d->id, w->buf[b] + off, v->buf[b] + off,
+                               (size_t)(v->i1 - v->i0) * m->rb, d->stream);
+      }
+    }
+    if (st == SP_OK) st = sp_gpu_event_record(d->id, v->ev_w, d->stream);
+  }
+  for (i = 0; i < m->nslice && st == SP_OK; i++) {
+    sp_gpu_dev *d = m->sd[i];
+    st = sp_gpu_activate(d->id);
+    for (j = 0; j < m->nslice && st == SP_OK; j++)
+      if (j != i) st = sp_gpu_stream_wait(d->id, d->stream, ((const mb_dev *)m->sl[j])->ev_w);
+  }
+  return st;
+}
+
 /* At a record of state buffer b (time tt, mode B): the observables' pair
- * sums (before the measure that reads them) and g(r)'s counts. */
+ * sums (before the measure that reads them) and g(r)'s counts (slices: the
+ * first slice's, the others' are not read). */
 static int mb_record_pairs(mb_model *m, sp_gpu_dev *d, int b, double tt) {
   const sp_mb_job *job = mb_job(m);
   mb_dev *v = (mb_dev *)d->state;
   sp_mb_kargs a;
   int st = SP_OK;
-  if (job->output == SP_MB_OUT_RDF) {
+  if (job->output == SP_MB_OUT_RDF && (m->nslice <= 1 || d == m->sd[0])) {
     if ((st = mb_cells(m, d, b, job->rdf_rmax, tt))) return st;
     a = mb_base(m, v);
     a.x = v->buf[b];
@@ -422,7 +543,16 @@ static int mb_measure(mb_model *m, sp_gpu_dev *d, int b, double tt, int wr, int 
   mb_dev *v = (mb_dev *)d->state;
   sp_mb_kargs a;
   int st;
-  if (record && (st = mb_record_pairs(m, d, b, tt))) return st;
+  if (record && m->nslice > 1 && (mb_job(m)->nqo > 0 || mb_job(m)->output == SP_MB_OUT_RDF)) {
+    int j;
+    /* slices: the whole state on every slice, each slice's pair sums */
+    if (m->halo < mb_job(m)->n && (st = mb_gather_all(m, b))) return st;
+    for (j = 0; j < m->nslice; j++)
+      if ((st = sp_gpu_activate(m->sd[j]->id)) || (st = mb_record_pairs(m, m->sd[j], b, tt)))
+        return st;
+  } else if (record && (st = mb_record_pairs(m, d, b, tt))) {
+    return st;
+  }
   a = mb_base(m, v);
   a.obs_on = record && mb_job(m)->nqo > 0;
   a.x = v->buf[b];
@@ -456,7 +586,7 @@ static int mb_pass(mb_model *m, sp_gpu_dev *d, int which, sp_mb_kargs *a, int ou
   mb_dev *v = (mb_dev *)d->state;
   if (m->cells) { /* the cell list of the pass's sources, for its cut-off */
     const int src = which == 2 ? v->yi : v->xi;
-    const int st = mb_cells(m, d, src, -1, which == 2 ? a->t2 : a->t);
+    const int st = mb_cells_all(m, d, src, -1, which == 2 ? a->t2 : a->t);
     if (st) return st;
     a->crc = -1;
   }
@@ -691,7 +821,10 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         (st = sp_gpu_function(d->id, m->key, "sp_mb_measure_kernel", &v->f_measure)) ||
         (st = sp_gpu_function(d->id, m->key, "sp_mb_keep_kernel", &v->f_keep)) ||
         (m->nslice > 1 &&
-         (st = sp_gpu_function(d->id, m->key, "sp_mb_combine_kernel", &v->f_combine))))
+         (st = sp_gpu_function(d->id, m->key, "sp_mb_combine_kernel", &v->f_combine))) ||
+        (m->nslice > 1 && m->cells &&
+         ((st = sp_gpu_function(d->id, m->key, "sp_mb_slice_pack_kernel", &v->f_pack)) ||
+          (st = sp_gpu_function(d->id, m->key, "sp_mb_slice_unpack_kernel", &v->f_unpack)))))
       return st;
     if (job->posd > 0 && (m->cells || job->cuto || job->output == SP_MB_OUT_RDF) &&
         ((st = sp_gpu_function(d->id, m->key, "sp_mb_cell_zero_kernel", &v->f_czero)) ||
@@ -767,6 +900,11 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
       (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (nx + (uint64_t)job->nb) * npad) * rb,
                              "the first-stage drifts", &v->aux)))
     return st;
+  if (m->nslice > 1 && m->cells) { /* the exchange rows: the states, SRK2's first stage */
+    const uint64_t rows = nx + (job->method == SP_MB_SRK2 ? nx + (uint64_t)job->nb : 0);
+    v->xhalf = (size_t)(rows * npad) * rb;
+    if ((st = sp_gpu_dev_alloc(d, 2 * v->xhalf, "the slices' exchange", &v->xch))) return st;
+  }
   {
     const int bps = v->bps_g > v->bps_p ? v->bps_g : v->bps_p;
     const size_t nrec = fixed ? (size_t)job->nrec : 0;
@@ -1220,12 +1358,14 @@ int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices,
   m.share = m.pairs || (job->gpu_plan & SP_MB_PLAN_LATTICE) != 0;
   m.halo = m.share ? (a->slice_halo > 0 ? a->slice_halo : job->n) : 0;
   m.wrap = a->slice_wrap != 0;
-  /* one system, several devices: in slices where the system allows (mode B,
-   * no kept states; see the top); else the devices share the systems */
-  m.nslice = ndev > 1 && nsys == 1 && !m.small && job->output != SP_MB_OUT_TRAJECTORIES &&
-                     job->posd == 0 && job->nqo == 0 /* not yet: cell lists, pair observables */
-                 ? ndev
-                 : 1;
+  /* one system, several devices: in slices (see the top) where R planned
+   * them (sde_mb_gpu_slices(): mode B, no kept states); else the devices
+   * share the systems */
+  m.nslice = a->slices > 1 ? ndev : 1;
+  if (m.nslice > 1 && ((uint64_t)ndev != a->slices || nsys != 1 || m.small ||
+                       job->output == SP_MB_OUT_TRAJECTORIES))
+    return sp_fail(SP_ERR_INVALID, "internal error: %llu slices of %llu systems on %d devices",
+                   (unsigned long long)a->slices, (unsigned long long)nsys, ndev);
   if (m.nslice > 1) {
     m.per_dev = 1;
   } else {

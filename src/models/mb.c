@@ -39,7 +39,8 @@ static const sp_field fields[] = {
   SP_FIELD(sp_mb_args, advance, SP_F_NATIVE),
   SP_FIELD(sp_mb_args, observe, SP_F_NATIVE),
   SP_FIELD(sp_mb_args, slice_halo, SP_F_COUNT),
-  SP_FIELD(sp_mb_args, slice_wrap, SP_F_I64)};
+  SP_FIELD(sp_mb_args, slice_wrap, SP_F_I64),
+  SP_FIELD(sp_mb_args, slices, SP_F_COUNT)};
 #undef JOB
 
 #define J(job) (&((const sp_mb_args *)(job))->job)

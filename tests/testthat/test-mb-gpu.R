@@ -113,6 +113,30 @@ test_that("one system in slices: the elements a slice reads from the others (non
   expect_equal(halo(ms$square, 1200, c(30, 40)), list(halo = 79, wrap = 1))
 })
 
+test_that("one system on several devices: in slices in mode B, cut-off pairs included (the plan)", {
+  ms <- mb_test_models()
+  plan <- statphysgpu:::sde_mb_gpu_plan
+  slices <- statphysgpu:::sde_mb_gpu_slices
+  # the Lennard-Jones fluid with cut-off pairs and pair observables, mode B
+  # (cell lists): one system on two or three devices is cut into slices
+  lj <- plan(space_model("lj3"), 4913, "double", "baoab", bins = 40)
+  expect_identical(lj$code %% 2L, 0L)
+  expect_identical(slices(lj, 1, 2L, "records"), 2L)
+  expect_identical(slices(lj, 1, 3L, "rdf"), 3L)
+  expect_identical(slices(lj, 1, 2L, "passage"), 2L)
+  expect_identical(slices(plan(space_model("ideal2"), 5000, "single", "euler", bins = 40), 1, 2L,
+                          "rdf"), 2L)
+  # else the devices share the systems: several systems, one device, kept
+  # states, mode A (a system a block)
+  expect_identical(slices(lj, 2, 2L, "records"), 1L)
+  expect_identical(slices(lj, 1, 1L, "records"), 1L)
+  expect_identical(slices(lj, 1, 2L, "trajectories"), 1L)
+  expect_identical(slices(plan(space_model("lj3"), 125, "double", "baoab"), 1, 2L, "records"), 1L)
+  # as before: a mean field, all pairs, a lattice
+  for (m in ms[c("kur", "kp", "chain")]) expect_identical(slices(plan(m, 5000, "single", "srk2"), 1, 2L,
+                                                                 "records"), 2L)
+})
+
 test_that("pair terms: sin and cos of x[j] -+ x expanded, the elements' sines made once (mb_pair_pre)", {
   ms <- mb_test_models()
   code <- strsplit(ms$kp$code, "\n")[[1]]
@@ -170,6 +194,25 @@ test_that("the many-body kernels compile with NVRTC for sm_90 in every method, p
                                            defines = plan$defines)
       expect_true(is.raw(img) && length(img) > 1000, label = paste(m$name, method, prec, n))
     }
+  }
+})
+
+test_that("the slices' exchange kernels of cut-off pairs compile with NVRTC (no GPU needed)", {
+  skip_if_no_nvrtc()
+  skip_if_second_build()
+  if (isTRUE(.Call(statphysgpu:::C_sp_r_gpu_status)$available)) {
+    skip("a GPU is here: the tests of cut-off systems in slices compile these kernels and run them")
+  }
+  local_kernel_cache()
+  # mode B with cell lists: srk2 (the first stage's drift and noise
+  # exchanged too) in double, baoab in single
+  lj <- space_model("lj3")
+  for (cs in list(c("srk2", "double"), c("baoab", "single"))) {
+    plan <- statphysgpu:::sde_mb_gpu_plan(lj, 4913, cs[2], cs[1])
+    img <- statphysgpu:::sde_nvrtc_image(lj, "sm_90", cs[2], cs[1], source = "mb.cu",
+                                         defines = plan$defines)
+    for (k in c("sp_mb_slice_pack_kernel", "sp_mb_slice_unpack_kernel"))
+      expect_true(length(grepRaw(k, img, fixed = TRUE)) > 0, label = paste(k, cs[1], cs[2]))
   }
 })
 
@@ -525,6 +568,95 @@ test_that("one system on every GPU (devices = \"all\") equals one GPU, bit for b
     expect_identical(length(attr(all, "devices")), nrow(gpu_devices()))
     expect_mb_same_run(all, one, paste(nm, "all devices"))
   }
+})
+
+# ---- one system with cut-off pairs in slices (issue 49, item 7) ---------------------
+
+# Particles in a box, one system in slices: with pairs(cutoff = ) every slice
+# rebuilds the whole cell list and moves its range of the cells' order,
+# then the slices exchange their particles' new states (packed in the
+# cells' order); a record's pair observables and g(r) read the whole state
+# (after a gather where the dynamics have no pairs).  n = 4913 = 17^3 (20
+# pair blocks, the slices' edges inside cells' runs), mode B.
+mb_cut_models <- function() {
+  lj <- space_model("lj3")
+  # the Hamiltonian Lennard-Jones fluid (yoshida4: three passes a step)
+  ljh <- sde_model(
+    drift = list(x = ~ vx, y = ~ vy, z = ~ vz, vx = ~ pairs(f * dx, cutoff = rc),
+                 vy = ~ pairs(f * dy, cutoff = rc), vz = ~ pairs(f * dz, cutoff = rc)),
+    params = c(rc = 2.5), define = lj$source$define[c("ir2", "ir6", "f")],
+    observe = list(K = ~ mean(vx^2 + vy^2 + vz^2) / 2), positions = c("x", "y", "z"),
+    name = "lj3-hamiltonian")
+  # an ideal gas in the plane with a cut-off pair observable: no pairs in
+  # the dynamics (each slice holds its own particles between records)
+  gas <- sde_model(
+    drift = list(x = ~ 0, y = ~ 0), noise = list(x = ~ sqrt(2 * D), y = ~ sqrt(2 * D)),
+    params = c(D = 1), observe = list(N = ~ sum(pairs(1, cutoff = 1.5)) / 2, mx = ~ mean(x)),
+    positions = c("x", "y"), name = "ideal2-pairs")
+  list(lj = list(m = lj, method = "baoab"), lj_srk2 = list(m = lj, method = "srk2"),
+       lj_euler = list(m = lj, method = "euler"), ljh = list(m = ljh, method = "yoshida4"),
+       lj_rdf = list(m = lj, method = "baoab", output = "rdf"),
+       gas_rdf = list(m = gas, method = "euler", output = "rdf"))
+}
+
+mb_cut_run <- function(cs, precision, slices = 1, devices = NULL, backend = "gpu", n = 4913) {
+  withr::local_options(statphysgpu.mb_slices = slices)
+  output <- cs$output %||% "records"
+  if (length(cs$m$positions) == 3) {
+    L <- (n / 0.8)^(1 / 3)
+    init <- space_lattice(n, L, jitter = 0.1)
+    if (length(cs$m$states) == 6) init <- c(init, list(vx = 0, vy = 0, vz = 0))
+  } else {
+    L <- 40 # about 3 particles within 1.5 of each
+    init <- list(x = ~ runif(0, 40), y = ~ runif(0, 40)) # drawn by the engine
+  }
+  sde_run(cs$m, 1, n = n, init = init, dt = 0.002, t_max = 0.02, method = cs$method, box = L,
+          output = output, record_every = 5, bins = if (output == "rdf") 40, seed = 13,
+          backend = backend, devices = devices, precision = precision, progress = FALSE)
+}
+
+expect_mb_same_cut <- function(x, one, label) {
+  expect_mb_same_run(x, one, label)
+  expect_identical(attr(x, "records"), attr(one, "records"), label = paste(label, "records"))
+}
+
+test_that("a cut-off system (cell lists) in slices on one GPU's streams equals one slice, bit for bit", {
+  skip_if_no_gpu()
+  for (nm in names(mb_cut_models())) {
+    cs <- mb_cut_models()[[nm]]
+    for (prec in c("double", "single")) {
+      one <- mb_cut_run(cs, prec)
+      for (k in c(2, 3)) {
+        x <- mb_cut_run(cs, prec, slices = k)
+        expect_identical(attr(x, "devices"), rep(attr(one, "devices"), k))
+        expect_mb_same_cut(x, one, sprintf("%s %s %d slices", nm, prec, k))
+      }
+    }
+  }
+  # the CPU's numbers (double): the slices' run is the system's run
+  cs <- mb_cut_models()$lj
+  gpu <- mb_cut_run(cs, "double", slices = 2)
+  cpu <- mb_cut_run(cs, "double", backend = "cpu")
+  expect_mb_close(attr(gpu, "final"), attr(cpu, "final"), label = "lj slices against the CPU")
+  for (o in c("U", "W", "K")) expect_mb_close(gpu[[o]], cpu[[o]], label = paste("lj slices", o))
+})
+
+test_that("a cut-off system on two GPUs (devices = c(0, 1), \"all\") equals one GPU, bit for bit", {
+  skip_if_no_gpu()
+  skip_if(nrow(gpu_devices()) < 2, "one GPU")
+  for (nm in names(mb_cut_models())) {
+    cs <- mb_cut_models()[[nm]]
+    for (prec in c("double", "single")) {
+      one <- mb_cut_run(cs, prec)
+      two <- mb_cut_run(cs, prec, devices = c(0, 1))
+      expect_identical(length(attr(two, "devices")), 2L)
+      expect_mb_same_cut(two, one, sprintf("%s %s two devices", nm, prec))
+    }
+  }
+  cs <- mb_cut_models()$lj
+  all <- mb_cut_run(cs, "single", devices = "all")
+  expect_identical(length(attr(all, "devices")), nrow(gpu_devices()))
+  expect_mb_same_cut(all, mb_cut_run(cs, "single"), "lj single all devices")
 })
 
 test_that("periodic states on the GPU: CPU = GPU in double (final angles modulo 2 pi), both modes; single as double", {
