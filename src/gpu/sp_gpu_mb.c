@@ -251,6 +251,7 @@ static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_m
   a->cell = b.cell;
   a->perm = b.perm;
   a->cstart = b.cstart;
+  a->cpart = b.cpart;
   a->cx = b.cx;
   a->cpos = b.cpos;
   a->cu = b.cu;
