@@ -48,6 +48,24 @@ kuramoto_declared_model <- function(coupling, periodic, per_element) {
   m
 }
 
+# The engine's non-finite error (sp_mb.c: "... of element i of replica r
+# (condition c) is NaN or infinite at t = .. (step k) ...") in the words of
+# the built-in engine's (src/core/sp_kuramoto.c), which the tests and users
+# match: the replica, the condition and its K, the chain's step and time.
+kuramoto_declared_not_finite <- function(e, grid, dt, call) {
+  msg <- sp_cnd_text(e)
+  p <- "^.* of replica ([0-9]+) \\(condition ([0-9]+)\\) .*\\(step ([0-9]+)\\).*$"
+  if (!grepl(p, msg)) return(invisible()) # (not the engine's: as it is)
+  r <- sub(p, "\\1", msg)
+  c <- as.integer(sub(p, "\\2", msg))
+  k <- as.double(sub(p, "\\3", msg))
+  sp_abort(sprintf(paste0("the phases of replica %s of condition %d (K = %s) became non-finite at ",
+                          "step %s (t = %s); use a smaller `dt` or check the parameters"),
+                   r, c, formatC(grid$K[c], digits = 6, format = "g"), format(k, scientific = FALSE),
+                   formatC(k * dt, digits = 6, format = "g")),
+           call = call, class = "statphysgpu_not_finite")
+}
+
 # The run: kuramoto()'s checked arguments (grid: its conditions, the
 # combinations of axes = list(K, beta, theta); om:
 # kuramoto_check_omega(); start: kuramoto_start() or a continuation's
@@ -94,7 +112,8 @@ kuramoto_declared_run <- function(fr, n, grid, axes, om, A, coupling, method, st
                  fr$precision, fr$progress, call, graph = if (coupling == "matrix") A,
                  hist = if (bins > 0) list(state = "x", bins = bins),
                  start = if (!is.null(x0)) list(x0 = x0, k0 = k, t0 = k * dt)),
-      statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"))
+      statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"),
+      statphysgpu_not_finite = function(e) kuramoto_declared_not_finite(e, grid, dt, call))
     made <- attr(r, "k_end") - k
     nr <- nrow(r) / nsys # the records reached, the same in every system
     if (nr > 0) {
