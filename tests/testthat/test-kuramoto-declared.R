@@ -117,9 +117,12 @@ test_that("declared and built-in: the same result shape, and without noise the s
     expect_equal(b$psi, a$psi, tolerance = 1e-12, label = lab)
     expect_identical(attr(b, "hist"), attr(a, "hist"), label = lab)
   }
-  # summary() and print() work on it as on the built-in's
+  # summary(), print() and plot() work on it as on the built-in's
   expect_s3_class(summary(b), class(summary(a))[1])
   expect_output(print(b), "kuramoto_run")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_no_error(plot(b))
 })
 
 test_that("single precision: the phases kept in [-pi, pi], the built-in's ODE to float rounding", {
