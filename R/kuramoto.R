@@ -302,7 +302,12 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
     if (coupling == "matrix") mat$kind else coupling]]
   # the engine's fields (kuramoto_args.h): the conditions' rows (K, beta,
   # theta), the paper's omega and theta0 for the frequencies and start
-  res <- sim_run(fr, "kuramoto", n = n, conds = as.list(grid[c("K", "beta", "theta")]),
+  res <- if (identical(sp_tuning("kuramoto_engine", call), "declared")) {
+    # the declared many-body engine (R/kuramoto-declared.R): the same SDE,
+    # records and histograms, other random streams
+    kuramoto_declared_run(fr, n, grid, list(K = K, beta = beta, theta = theta), om, A, coupling,
+                          method, start, dt, step0, steps, record_every, bins, recs, call)
+  } else sim_run(fr, "kuramoto", n = n, conds = as.list(grid[c("K", "beta", "theta")]),
                  nrep = fr$n, replica0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, omega_law = om$law, omega = as.double(om$vector),
                  omega_centre = as.double(om$centre), omega_scale = as.double(om$scale),

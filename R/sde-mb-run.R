@@ -116,7 +116,8 @@ SDE_UNARY_DOUBLE_R <- c("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos
 # the model and method).
 sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, record_every,
                        keep, seed, first_replica, backend, devices, precision, progress, call,
-                       shape = NULL, box = NULL, graph = NULL, bins = NULL, r_max = NULL) {
+                       shape = NULL, box = NULL, graph = NULL, bins = NULL, r_max = NULL,
+                       hist = NULL, start = NULL) {
   if (!isTRUE(m$many)) {
     sp_abort(sprintf(paste0(
       "the model \"%s\" couples nothing between elements (no mean(), sum(), pairs() or lattice ",
@@ -152,6 +153,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   L <- sde_check_box(box, m, call)
   g <- sde_check_graph(graph, m, n, call)
   rdf <- if (output == "rdf") sde_check_rdf(m, L, bins, r_max, call)
+  hs <- sde_mb_check_hist(hist, m, output, call)
   if (output %in% c("moments", "records") && !length(m$observe)) {
     sp_abort(sprintf(paste0("output = \"%s\" records the model's observables, and the model ",
                             "\"%s\" has none: give sde_model(observe = list(r = ~ mean(...))), ",
@@ -225,7 +227,8 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   # memory: states (start and final), element parameters, records, kept states
   nx <- length(m$states)
   need <- 8 * (2 * nsys * nx * n + nsys * length(m$elements) * n +
-                 nsys * rec$nrec * length(m$observe) * 4 + keep_here * ncond * rec$nrec * nx * n * 3)
+                 nsys * rec$nrec * length(m$observe) * 4 + keep_here * ncond * rec$nrec * nx * n * 3 +
+                 nsys * rec$nrec * hs$bins)
   if (need > available_memory()) {
     sp_abort(sprintf(paste0("the run would need about %s of memory; run fewer systems a call ",
                             "(`first_replica` chunks), record less, or keep fewer systems."),
@@ -280,6 +283,12 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     x0 <- as.double(attr(prev, "final"))
     k0 <- attr(prev, "k_end")
     t0 <- attr(prev, "t_end")
+  } else if (!is.null(start)) {
+    # (internal: a front-end's continuation, kuramoto(init = ) on this engine:
+    # every system's states, systems x states x n, and the chain's step and time)
+    x0 <- start$x0
+    k0 <- start$k0
+    t0 <- start$t0
   } else {
     st <- sde_mb_init(m, init, grid, n, fr, reps, call)
     # (positions outside the box are wrapped into it by the engine: sp_mb_out_init())
@@ -301,6 +310,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
               x0_cond = as.integer(x0_cond))
   job[c("nqp", "ng", "nqo", "posd", "px0", "px1", "px2", "box", "rc", "rco", "cut", "cuto",
         "nnz", "graph_unit", "rdf_bins", "rdf_rmax")] <- sde_mb_space_job(m, g, rdf)
+  job[c("hist_state", "hist_bins")] <- list(hs$state, hs$bins)
   gpu <- fr$plan$backend == "gpu"
   plan <- if (gpu) sde_mb_gpu_plan(m, n, fr$precision, method, bins = rdf$bins %||% 0)
   if (gpu) { # testing: one system in k slices on each device (sp_gpu_mb.c)
@@ -309,7 +319,8 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   }
   job$gpu_plan <- if (gpu) plan$code + 8L else 0 # SP_MB_PLAN_GPU
   job[c("slice_halo", "slice_wrap")] <- sde_mb_slice_halo(m, n, shape)
-  job$slices <- if (gpu) sde_mb_gpu_slices(plan, nsys, length(fr$plan$devices), output) else 1
+  job$slices <- if (gpu) sde_mb_gpu_slices(plan, nsys, length(fr$plan$devices), output,
+                                            hs$bins) else 1
   job <- lapply(job, as.double)
   job$seed <- fr$seed
   job$par <- as.double(t(par))
@@ -350,6 +361,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   }
   if (output == "passage") out$value[res$status == 0L] <- t0 + t_max # censored at t_max
   if (!is.null(shape) && output == "trajectories") out <- sde_mb_add_ij(out, shape)
+  if (hs$bins > 0) attr(out, "hist") <- array(res$hist, c(hs$bins, rec$nrec, nsys))
   attr(out, "model") <- m$name
   attr(out, "model_hash") <- m$hash
   attr(out, "conditions") <- grid
@@ -383,6 +395,38 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
                     unfinished = sprintf("%s of %s records were reached; the result holds those",
                                          fmt_count(res$records), fmt_count(rec$nrec)))
   sp_seal(out, SDE_MB_SEALED) # what a continuation reads
+}
+
+# sde_run(hist = ): list(state (0-based, the engine's hist_state), bins (0:
+# none)), checked.
+sde_mb_check_hist <- function(hist, m, output, call) {
+  if (is.null(hist)) return(list(state = 0, bins = 0))
+  if (!is.list(hist) || is.null(names(hist)) || !all(names(hist) %in% c("state", "bins"))) {
+    sp_abort(paste0("`hist` must be NULL or list(state = , bins = ): a state's name and the ",
+                    "number of bins of [0, 2 pi), not ", describe(hist), "."), call = call)
+  }
+  if (!output %in% c("records", "trajectories")) {
+    sp_abort(sprintf(paste0("`hist` counts a state at the records of output = \"records\" or ",
+                            "\"trajectories\", not output = \"%s\": drop `hist` or record."),
+                     output), call = call)
+  }
+  state <- hist$state
+  if (is.null(state)) {
+    if (length(m$periodic) != 1) {
+      sp_abort(sprintf(paste0("`hist$state` must be given: the model \"%s\" has %s periodic ",
+                              "states (name one of its states: %s)."), m$name,
+                       if (length(m$periodic)) length(m$periodic) else "no",
+                       paste0("`", m$states, "`", collapse = ", ")), call = call)
+    }
+    state <- m$periodic
+  }
+  if (!is.character(state) || length(state) != 1 || !state %in% m$states) {
+    sp_abort(sprintf("`hist$state` must be the name of one of the model's states (%s), not %s.",
+                     paste0("`", m$states, "`", collapse = ", "), describe(state)), call = call)
+  }
+  if (is.null(hist$bins)) sp_abort("`hist$bins` (bins of [0, 2 pi)) must be given.", call = call)
+  bins <- check_whole(hist$bins, "hist$bins", lo = 1, hi = 2^20, call = call)
+  list(state = match(state, m$states) - 1, bins = bins)
 }
 
 # The GPU plan of a run of systems of n elements (inst/cuda/mb.cu, src/gpu/
@@ -444,9 +488,11 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
 # on one device).  Any coupling: a mean field, a lattice, pairs -- with a
 # cut-off too (every slice rebuilds the whole cell list from its copy of
 # the state and runs its range of the cells' order), graphs, pair
-# observables and g(r).
-sde_mb_gpu_slices <- function(plan, nsys, ndev, output) {
-  if (ndev > 1 && nsys == 1 && plan$code %% 2L == 0L && output != "trajectories") ndev else 1L
+# observables and g(r).  Not yet with a histogram (`hist`: counted on one
+# device).
+sde_mb_gpu_slices <- function(plan, nsys, ndev, output, hist_bins = 0) {
+  if (ndev > 1 && nsys == 1 && plan$code %% 2L == 0L && output != "trajectories" &&
+      hist_bins == 0) ndev else 1L
 }
 
 # One system in slices on several devices (src/gpu/sp_gpu_mb.c): the other

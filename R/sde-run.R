@@ -331,6 +331,16 @@
 #'   every system; at most 2^31 - 2 edges.
 #' @param r_max With `output = "rdf"`: the largest distance (at most half
 #'   the box's smallest side, its default).
+#' @param hist A many-body model with `output = "records"` or
+#'   `"trajectories"`: `list(state = , bins = )`, a histogram of one state's
+#'   values in each system at each record, the values taken as angles
+#'   modulo \eqn{2\pi} into `bins` equal bins of \eqn{[0, 2\pi)} (bin
+#'   \eqn{b} holds \eqn{2\pi (b - 1) / bins \le x \bmod 2\pi < 2\pi b /
+#'   bins}). `state` may be left out when the model has one periodic state
+#'   (`sde_model(periodic = )`). The counts are the result's attribute
+#'   `hist`, an array `bins` x records x systems (systems in the order of
+#'   the rows: condition, then replica; 0 for a record not reached), made by
+#'   the engine on either backend, so no element's state need be kept.
 #' @param n The size of one system: its elements (many-body models, which
 #'   need it; 1 for single-particle models); on a square lattice `c(L1, L2)`
 #'   (rows, columns; or a square number for an L x L lattice), the elements
@@ -383,7 +393,8 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
                     record_every = NULL, keep = 0, seed = NULL, first_replica = 1,
                     backend = "auto", devices = NULL, precision = c("single", "double"),
                     progress = interactive(), bins = NULL, at_passage = FALSE,
-                    bridge = TRUE, n = 1, box = NULL, graph = NULL, r_max = NULL, m) {
+                    bridge = TRUE, n = 1, box = NULL, graph = NULL, r_max = NULL, hist = NULL,
+                    m) {
   call <- sys.call()
   sp_renamed_args(c(m = "model"), "sde_run")
   args <- sde_run_args(environment())
@@ -438,13 +449,15 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
     }
     return(sde_mb_run(m, replicas, n, init, dt, t_max, params, method, output, record_every,
                       keep, seed, first_replica, backend, devices, precision, progress, call,
-                      shape = shape, box = box, graph = graph, bins = bins, r_max = r_max))
+                      shape = shape, box = box, graph = graph, bins = bins, r_max = r_max,
+                      hist = hist))
   }
-  # a single particle has no box, graph or pair distances
-  for (a in c("box", "graph", "r_max")) {
+  # a single particle has no box, graph, pair distances or histograms of its elements
+  for (a in c("box", "graph", "r_max", "hist")) {
     if (!is.null(get(a))) {
       sp_abort(sprintf(paste0("`%s` is for systems of many elements (a model with positions, ",
-                              "edges() or g(r)); the model \"%s\" is a single particle: drop ",
+                              "edges(), g(r) or `hist`); the model \"%s\" is a single ",
+                              "particle: drop ",
                               "`%s`."), a, m$name, a), call = call)
     }
   }

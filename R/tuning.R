@@ -40,6 +40,10 @@ SP_TUNING <- list(
   # middle (the results do not depend on it)
   ams_round_steps = list(0, function(v) is_whole(v, 0, 2^30), "a whole number from 0 to 2^30"),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
+  # kuramoto(): the built-in engine ("builtin") or the declared many-body
+  # engine ("declared": R/kuramoto-declared.R, the same laws; issue 50)
+  kuramoto_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
+                         "\"builtin\" or \"declared\""),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the
   # washboard; FALSE: the CPU's polynomial; bench/sde.R compares

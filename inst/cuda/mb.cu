@@ -1432,6 +1432,38 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_keep_kernel(cons
   }
 }
 
+/* Each system's histogram of state job.hist_state of a.x on [0, 2 pi)
+ * (sp_mb_hist_bin, in double: the CPU's bins) into record rec_j of a.hist:
+ * blockIdx.x = s bps + b (bps = ceil(n / SP_MB_HIST_SPAN)), block b counting elements
+ * b SP_MB_HIST_SPAN .. (b + 1) SP_MB_HIST_SPAN - 1, in shared memory when
+ * the bins fit (SP_MB_HIST_SHARED_MAX; dynamic shared memory of 4 hist_bins
+ * bytes; else straight to a.hist), then added to a.hist.  Counts are exact
+ * whatever the order. */
+extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_hist_kernel(const sp_mb_kargs a) {
+  extern __shared__ unsigned int mb_hcount[];
+  const uint64_t n = a.job.n, bps = (n + SP_MB_HIST_SPAN - 1) / SP_MB_HIST_SPAN;
+  const uint64_t s = (uint64_t)blockIdx.x / bps, b = (uint64_t)blockIdx.x - s * bps;
+  const int64_t bins = a.job.hist_bins;
+  const bool shared = bins <= SP_MB_HIST_SHARED_MAX;
+  unsigned long long *H = a.hist + (s * a.job.nrec + a.rec_j) * (uint64_t)bins;
+  const sp_mb_real *x = a.x + (s * SP_MB_NX + (uint64_t)a.job.hist_state) * a.npad;
+  const uint64_t i1 = (b + 1) * SP_MB_HIST_SPAN < n ? (b + 1) * SP_MB_HIST_SPAN : n;
+  if (shared) {
+    for (int64_t k = threadIdx.x; k < bins; k += SP_MB_BLOCK) mb_hcount[k] = 0;
+    __syncthreads();
+  }
+  for (uint64_t i = b * SP_MB_HIST_SPAN + threadIdx.x; i < i1; i += SP_MB_BLOCK) {
+    const int64_t k = sp_mb_hist_bin((double)x[i], bins);
+    if (shared) atomicAdd(mb_hcount + k, 1u);
+    else atomicAdd(H + k, 1ull);
+  }
+  if (shared) {
+    __syncthreads();
+    for (int64_t k = threadIdx.x; k < bins; k += SP_MB_BLOCK)
+      if (mb_hcount[k]) atomicAdd(H + k, (unsigned long long)mb_hcount[k]);
+  }
+}
+
 /* The starts of the device's systems from their laws (job x0_cond 2: a.laws,
  * per condition and state kind, a, b; sp_mb_out_init's numbers, drawn here
  * from the same Philox blocks, the normal's logarithm and cosine the

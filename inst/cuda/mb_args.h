@@ -107,6 +107,9 @@ typedef struct {
   int64_t graph_unit;    /* 1: every edge's weight is 1 (no weight array) */
   int64_t rdf_bins;      /* output rdf: bins of [0, rdf_rmax) */
   double rdf_rmax;
+  /* issue 50: a histogram of one state's values on [0, 2 pi) at every record
+   * (records, trajectories): hist_bins bins (0: none) of state hist_state */
+  int64_t hist_state, hist_bins;
 } sp_mb_job;
 
 /* What an advance keeps of a system for its next call (the CPU's Verlet
@@ -169,6 +172,21 @@ SP_FN double sp_mb_wrap_angle(double v) {
   const double k = rint(v * 0.15915494309189535);
   return fma(-k, 2.4492935982947064e-16, fma(-k, 6.2831853071795862, v));
 }
+
+/* The bin (0 .. bins - 1) of an angle x on [0, 2 pi) (a state's histogram,
+ * job.hist_bins): x taken modulo 2 pi, in double -- kuramoto.h's
+ * sp_kur_bin, so that the declared Kuramoto bins as the built-in does. */
+SP_FN int64_t sp_mb_hist_bin(double x, int64_t bins) {
+  const double two_pi = 6.283185307179586476925;
+  const double u = (x - two_pi * floor(x / two_pi)) / two_pi;
+  const int64_t b = (int64_t)(u * (double)bins);
+  return b < 0 ? 0 : (b >= bins ? bins - 1 : b);
+}
+
+/* The GPU's histogram kernel (mb.cu, sp_mb_hist_kernel): elements a block,
+ * and the most bins counted in shared memory. */
+#define SP_MB_HIST_SPAN 4096
+#define SP_MB_HIST_SHARED_MAX 8192
 
 /* Step of record j of a call. */
 SP_FN uint64_t sp_mb_record_step(const sp_mb_job *job, uint64_t j) {
@@ -298,6 +316,7 @@ typedef struct {
                                         packed (one vector load a partner) */
   SP_DPTR(uint32_t) cpart;           /* nsys x SP_MB_CPARTS(cmax): the cells' counts summed
                                         over chunks of SP_MB_CCHUNK (the scan's first part) */
+  SP_DPTR(unsigned long long) hist;  /* nsys x nrec x hist_bins: the histograms' counts */
 } sp_mb_kargs;
 
 /* The cells' scan (mb.cu) in chunks of SP_MB_CCHUNK cells, a block each:
@@ -305,8 +324,8 @@ typedef struct {
 #define SP_MB_CCHUNK 2048
 #define SP_MB_CPARTS(c) (((c) + SP_MB_CCHUNK) / SP_MB_CCHUNK)
 
-SP_STATIC_ASSERT(sizeof(sp_mb_job) == 352, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 824, /* 352 + 8 + 37 x 8 + 12 x 4 + 12 x 8 + 8 + 8 + 2 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_job) == 368, "sp_mb_job layout");
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 848, /* 368 + 8 + 38 x 8 + 12 x 4 + 12 x 8 + 8 + 8 + 2 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

@@ -93,6 +93,12 @@ static void mb_record(sp_mb_engine *m, uint64_t s, uint64_t j, double *work) {
                                        : NULL);
   if (m->out->traj != NULL && s < job->keep)
     memcpy(m->out->traj + (s * job->nrec + j) * size, x, (size_t)size * sizeof(double));
+  if (m->out->hist != NULL && job->hist_bins > 0) { /* the state's histogram */
+    double *h = m->out->hist + (s * job->nrec + j) * (uint64_t)job->hist_bins;
+    const double *v = x + (uint64_t)job->hist_state * job->n;
+    uint64_t i;
+    for (i = 0; i < job->n; i++) h[sp_mb_hist_bin(v[i], job->hist_bins)] += 1;
+  }
 }
 
 /* Fixed length: system s through records rec0 .. rec0 + nr - 1 to kend. */
@@ -406,7 +412,10 @@ int sp_mb_prepare(void *job_) {
                                    : sys * per))
     return sp_fail(SP_ERR_INVALID, "internal error: many-body job lengths disagree");
   if (j->nq != j->nqp + j->ng || j->nqp < 0 || j->ng < 0 || j->nqo < 0 || j->posd < 0 ||
-      j->posd > 3 || (j->output == SP_MB_OUT_RDF && (j->rdf_bins < 1 || !(j->rdf_rmax > 0))))
+      j->posd > 3 || (j->output == SP_MB_OUT_RDF && (j->rdf_bins < 1 || !(j->rdf_rmax > 0))) ||
+      j->hist_bins < 0 || (j->hist_bins > 0 && (j->hist_state < 0 || j->hist_state >= j->nx ||
+                                                j->output == SP_MB_OUT_PASSAGE ||
+                                                j->output == SP_MB_OUT_RDF)))
     return sp_fail(SP_ERR_INVALID, "internal error: many-body job sizes (pairs, edges, box)");
   if (j->ng > 0 && (j->nnz < 0 || a->nrowptr != j->n + 1 || a->ncol != (uint64_t)j->nnz ||
                     a->ngw != (j->graph_unit ? 0 : (uint64_t)j->nnz)))
@@ -461,4 +470,6 @@ void sp_mb_out_init(const void *job_, void *out_) {
     for (s = 0; s < sys; s++) o->steps[s] = 0;
   if (o->rdf != NULL)
     for (s = 0; s < sys * (uint64_t)j->rdf_bins; s++) o->rdf[s] = 0;
+  if (o->hist != NULL)
+    for (s = 0; s < sys * j->nrec * (uint64_t)j->hist_bins; s++) o->hist[s] = 0;
 }

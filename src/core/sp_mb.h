@@ -54,6 +54,8 @@ typedef struct {
   double *steps;  /* steps each system made in this call */
   double *rdf;    /* output rdf: each system's pair counts by distance (systems x rdf_bins),
                      summed over the records */
+  double *hist;   /* job.hist_bins > 0: each record's histogram of state job.hist_state on
+                     [0, 2 pi) (systems x nrec x hist_bins counts; 0 until reached) */
   uint64_t rec_done, useful, finished;
 } sp_mb_out;
 

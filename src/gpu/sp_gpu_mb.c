@@ -108,6 +108,8 @@ typedef struct {
 
 typedef struct {
   CUfunction f_small, f_pass1, f_pass2, f_measure, f_keep, f_start;
+  CUfunction f_hist;  /* the state's histogram at the records (job.hist_bins > 0) */
+  CUdeviceptr hist;   /* its counts: ns x nrec x hist_bins */
   /* cell lists, the observables' pair sums, g(r) (mode B) */
   CUfunction f_czero, f_ccount, f_cpart, f_cscan, f_cfill, f_csort, f_cgather, f_obs, f_rdf;
   CUdeviceptr rowptr, col, gw, cell, perm, cstart, cpart, cx, cu, obs, rdf, cpos;
@@ -172,6 +174,7 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.cu = v->cu;
   a.obs = v->obs;
   a.rdf = v->rdf;
+  a.hist = v->hist;
   a.cmax = v->cmax;
   a.sys0 = v->s0;
   a.nsys = v->ns;
@@ -257,6 +260,7 @@ static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_m
   a->cu = b.cu;
   a->obs = b.obs;
   a->rdf = b.rdf;
+  a->hist = b.hist;
 }
 
 /* The elements of the system outside its own range that slice v's passes
@@ -581,6 +585,26 @@ static int mb_keep(mb_model *m, sp_gpu_dev *d) {
                        "sp_mb_keep_kernel");
 }
 
+/* The histogram of state job.hist_state of every system into record
+ * v->nrec_done (rec_j), from the state buffer a record leaves its state in
+ * (x). */
+static int mb_hist(mb_model *m, sp_gpu_dev *d) {
+  mb_dev *v = (mb_dev *)d->state;
+  const sp_mb_job *job = mb_job(m);
+  sp_mb_kargs a;
+  uint64_t grid;
+  if (job->hist_bins <= 0) return SP_OK;
+  a = mb_base(m, v);
+  a.rec_j = v->nrec_done;
+  grid = v->ns * ((job->n + SP_MB_HIST_SPAN - 1) / SP_MB_HIST_SPAN);
+  if (grid > 0x7fffffffu)
+    return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; run fewer a call "
+                   "(`first_replica` chunks)", sp_gpu_label(d->id));
+  return sp_gpu_launch(d->id, v->f_hist, (unsigned)grid, MB_BLOCK,
+                       job->hist_bins <= SP_MB_HIST_SHARED_MAX ? (unsigned)(job->hist_bins * 4) : 0,
+                       d->stream, &a, "sp_mb_hist_kernel");
+}
+
 /* A pass (which 1: the method's first kernel, 2: SRK2's corrector) writing
  * buffer `out`. */
 static int mb_pass(mb_model *m, sp_gpu_dev *d, int which, sp_mb_kargs *a, int out) {
@@ -809,6 +833,9 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   if (job->x0_cond == 2 &&
       (st = sp_gpu_function(d->id, m->key, "sp_mb_start_kernel", &v->f_start)))
     return st;
+  if (job->hist_bins > 0 && fixed &&
+      (st = sp_gpu_function(d->id, m->key, "sp_mb_hist_kernel", &v->f_hist)))
+    return st;
   if (m->small) {
     if ((st = sp_gpu_function(d->id, m->key, "sp_mb_small_kernel", &v->f_small))) return st;
   } else {
@@ -991,6 +1018,10 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
   if (job->output == SP_MB_OUT_RDF &&
       (st = mb_alloc0(d, (size_t)(v->ns * (uint64_t)job->rdf_bins) * 8, "g(r)'s counts", &v->rdf)))
     return st;
+  if (job->hist_bins > 0 && fixed &&
+      (st = mb_alloc0(d, (size_t)(v->ns * job->nrec * (uint64_t)job->hist_bins) * 8,
+                      "the histograms", &v->hist)))
+    return st;
   /* parameters, element parameters, starts (the working precision, rows of
    * npad) */
   if ((st = mb_upload(d, A->par, (size_t)job->ncond * (size_t)job->np * 8, "the parameters",
@@ -1058,6 +1089,7 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     st = mb_measure(m, d, v->xi, job->t0, 0, fixed, job->use_stop != 0, 0);
     if (st == SP_OK && fixed) st = mb_keep(m, d);
   }
+  if (st == SP_OK && fixed) st = mb_hist(m, d);
   if (st) return st;
   if (fixed) v->nrec_done = 1;
   d->idle = v->k >= job->kmax && (!fixed || v->nrec_done >= job->nrec);
@@ -1134,6 +1166,7 @@ static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     }
     if (m->small) {
       st = mb_small(m, d, v->k, to, record, 0);
+      if (st == SP_OK && record) st = mb_hist(m, d);
     } else if (to > v->k) {
       if (job->method == SP_MB_EULER || job->method == SP_MB_SRK2) st = mb_steps_sde(m, d, v->k, to);
       else if (job->method == SP_MB_BAOAB) st = mb_steps_baoab(m, d, v->k, to);
@@ -1141,6 +1174,7 @@ static int mb_launch(void *model, sp_gpu_dev *d, unsigned budget) {
       if (st == SP_OK && record) {
         st = mb_measure(m, d, v->xi, job->t0 + (double)to * job->dt, 0, 1, 0, to);
         if (st == SP_OK) st = mb_keep(m, d);
+        if (st == SP_OK) st = mb_hist(m, d);
       }
     }
     v->k = to;
@@ -1322,6 +1356,16 @@ static int mb_collect(void *model, sp_gpu_dev *d, int interrupted) {
         out->rdf[v->s0 * (uint64_t)job->rdf_bins + k] = (double)c[k];
       free(c);
     }
+    if (st == SP_OK && job->hist_bins > 0 && out->hist != NULL) {
+      const uint64_t nh = v->ns * job->nrec * (uint64_t)job->hist_bins;
+      unsigned long long *c = (unsigned long long *)malloc((size_t)(nh > 0 ? nh : 1) * 8);
+      uint64_t k;
+      if (c == NULL) st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+      if (st == SP_OK) st = sp_gpu_to_host(d->id, c, v->hist, (size_t)nh * 8);
+      for (k = 0; st == SP_OK && k < nh; k++)
+        out->hist[v->s0 * job->nrec * (uint64_t)job->hist_bins + k] = (double)c[k];
+      free(c);
+    }
     if (st == SP_OK && v->nkeep > 0 && out->traj != NULL)
       st = sp_gpu_to_host(d->id, out->traj + v->s0 * job->nrec * nx * n, v->traj,
                           (size_t)(v->nkeep * job->nrec * nx * n) * 8);
@@ -1364,7 +1408,7 @@ int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices,
    * share the systems */
   m.nslice = a->slices > 1 ? ndev : 1;
   if (m.nslice > 1 && ((uint64_t)ndev != a->slices || nsys != 1 || m.small ||
-                       job->output == SP_MB_OUT_TRAJECTORIES))
+                       job->output == SP_MB_OUT_TRAJECTORIES || job->hist_bins > 0))
     return sp_fail(SP_ERR_INVALID, "internal error: %llu slices of %llu systems on %d devices",
                    (unsigned long long)a->slices, (unsigned long long)nsys, ndev);
   if (m.nslice > 1) {

@@ -24,7 +24,7 @@ static const sp_field fields[] = {
   JOB(posd, SP_F_I64),           JOB(box, SP_F_I64),          JOB(rc, SP_F_I64),
   JOB(rco, SP_F_I64),            JOB(cut, SP_F_I64),          JOB(cuto, SP_F_I64),
   JOB(nnz, SP_F_I64),            JOB(graph_unit, SP_F_I64),   JOB(rdf_bins, SP_F_I64),
-  JOB(rdf_rmax, SP_F_DOUBLE),
+  JOB(rdf_rmax, SP_F_DOUBLE),     JOB(hist_state, SP_F_I64),   JOB(hist_bins, SP_F_I64),
   SP_FIELD_AS("px0", sp_mb_args, job.px[0], SP_F_I64),
   SP_FIELD_AS("px1", sp_mb_args, job.px[1], SP_F_I64),
   SP_FIELD_AS("px2", sp_mb_args, job.px[2], SP_F_I64),
@@ -58,6 +58,11 @@ static uint64_t records(const void *job) {
 static uint64_t rdf(const void *job) {
   return J(job)->output == SP_MB_OUT_RDF ? systems(job) * (uint64_t)J(job)->rdf_bins : 0;
 }
+static uint64_t hist(const void *job) {
+  return J(job)->output == SP_MB_OUT_RECORDS || J(job)->output == SP_MB_OUT_TRAJECTORIES
+             ? systems(job) * J(job)->nrec * (uint64_t)J(job)->hist_bins
+             : 0;
+}
 static uint64_t kept(const void *job) {
   return J(job)->output == SP_MB_OUT_TRAJECTORIES
              ? J(job)->keep * J(job)->nrec * (uint64_t)J(job)->nx * J(job)->n
@@ -75,7 +80,7 @@ static const sp_output outputs[] = {
   OUT(x, SP_OUT_REALS, states),       OUT(rec, SP_OUT_REALS, records),
   OUT(traj, SP_OUT_REALS, kept),      OUT(value, SP_OUT_REALS, passage),
   OUT(status, SP_OUT_INTS, passage),  OUT(steps, SP_OUT_REALS, systems),
-  OUT(rdf, SP_OUT_REALS, rdf),
+  OUT(rdf, SP_OUT_REALS, rdf),        OUT(hist, SP_OUT_REALS, hist),
   SP_OUT_SCALAR_AS("records", sp_mb_out, rec_done, SP_OUT_COUNT),
   SP_OUT_SCALAR_AS("useful_steps", sp_mb_out, useful, SP_OUT_COUNT),
   SP_OUT_SCALAR_AS("finished", sp_mb_out, finished, SP_OUT_COUNT)};
