@@ -470,14 +470,26 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
        defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
                    sprintf("SP_MB_SMALL=%d", as.integer(small)),
                    if (ept != 4L) sprintf("SP_MB_EPT=%d", ept),
-                   if (!small && (minb <- sp_tuning("mb_blocks_per_sm")) > 0)
-                     sprintf("SP_MB_MINB=%d", minb),
+                   if (!small && (minb <- sde_mb_minb(m)) > 0) sprintf("SP_MB_MINB=%d", minb),
                    sprintf("SP_MB_TERMS_NB=%d", as.integer(terms_nb)),
                    # a long pair function (a Lennard-Jones force in three
                    # terms) is not unrolled twice in mode A: NVRTC's time
                    if (small && sde_mb_pair_size(m) > 400) "SP_MB_UNROLL=1",
                    # every pair in tiles, the cut-offs tested (tests, benchmarks)
                    if (!isTRUE(sp_tuning("mb_cells"))) "SP_MB_NOCELLS=1"))
+}
+
+# Mode B's register cap (SP_MB_MINB: blocks of 256 an SM; 0 none): the
+# tuning option mb_blocks_per_sm, "auto" 6 for pair terms with cut-offs
+# through cell lists (the Lennard-Jones fluid's pass: 1.12e9 -> 1.23e9
+# particle-steps/s on an H100, 64 registers -> 40, bench/RESULTS.md run 7),
+# none otherwise (a pass without a neighbour loop gains nothing from the
+# occupancy and might spill).
+sde_mb_minb <- function(m) {
+  v <- sp_tuning("mb_blocks_per_sm")
+  if (!identical(v, "auto")) return(as.integer(v))
+  cells <- length(m$positions) > 0 && sde_mb_cut_all(m$mb$pcut) && isTRUE(sp_tuning("mb_cells"))
+  if (cells) 6L else 0L
 }
 
 # One system on several devices (src/gpu/sp_gpu_mb.c, its top): the slices

@@ -23,8 +23,10 @@ SP_TUNING <- list(
   # compares)
   # sde_run() of many-body models on the GPU in mode B: the passes'
   # registers capped for this many blocks of 256 threads an SM (0: no cap;
+  # "auto": 6 for pair terms with cut-offs, none otherwise, sde_mb_minb();
   # the same numbers); bench/mb-space.R compares
-  mb_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 8), "a whole number from 0 to 8"),
+  mb_blocks_per_sm = list("auto", function(v) identical(v, "auto") || is_whole(v, 0, 8),
+                          "\"auto\" or a whole number from 0 to 8"),
   mb_small_ept = list(0L, function(v) is_whole(v, 0, 4) && v != 3, "0, 1, 2 or 4"),
   lrmd_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 1024),
                             "a whole number from 0 (as many as fit) to 1024"),
