@@ -84,18 +84,21 @@ test_that("declared and built-in: the same result shape, and without noise the s
   n <- 24
   th0 <- withr::with_seed(1, matrix(runif(n * 2, -pi, pi), n, 2))
   A <- withr::with_seed(2, matrix(rbinom(n * n, 1, 0.4) * runif(n * n, 0.5, 1.5), n, n))
+  # one beta: the model's scaled form (parameters divided by beta in R);
+  # two: beta in the model
   cases <- list(
-    list(coupling = "mean_field", frequencies = kuramoto_lorentz(0.3)),
-    list(coupling = "pairs", frequencies = seq(-0.5, 0.5, length.out = n)),
-    list(coupling = "matrix", A = A, frequencies = kuramoto_normal(0.4)),
-    list(coupling = "matrix", A = Matrix::Matrix(A, sparse = TRUE), frequencies = 0.2))
+    list(coupling = "mean_field", frequencies = kuramoto_lorentz(0.3), beta = 2.5),
+    list(coupling = "mean_field", frequencies = 0.3, beta = c(1, 2.5)),
+    list(coupling = "pairs", frequencies = seq(-0.5, 0.5, length.out = n), beta = 2.5),
+    list(coupling = "matrix", A = A, frequencies = kuramoto_normal(0.4), beta = c(1, 2.5)),
+    list(coupling = "matrix", A = Matrix::Matrix(A, sparse = TRUE), frequencies = 0.2, beta = 0.7))
   for (cs in cases) for (meth in c("srk2", "euler")) {
-    args <- c(list(n = n, K = c(0.5, 2), beta = c(1, 2.5), dt = 0.02, steps = 30,
+    args <- c(list(n = n, K = c(0.5, 2), dt = 0.02, steps = 30,
                    record_every = 10, replicas = 2, init = th0, seed = 3, precision = "double",
                    bins = 6, method = meth), cs)
     a <- do.call(kb, args)
     b <- do.call(kd, args)
-    lab <- paste(cs$coupling, class(cs$A)[1], meth)
+    lab <- paste(cs$coupling, class(cs$A)[1], meth, length(cs$beta), "beta")
     # the shape: classes, columns, attributes (their names, the grid, the
     # systems, the parameters) as the built-in's
     expect_identical(class(b), class(a))
