@@ -175,6 +175,10 @@ kuramoto_declared_run <- function(fr, n, grid, axes, om, A, coupling, method, st
       break
     }
   }
-  list(rec = rec, theta = matrix(x0, nrow = n, ncol = nsys), hist = hist,
+  # the final phases as a matrix without a copy (2^24 doubles: 0.1 s): the
+  # last call's result, which shares them, let go first
+  r <- NULL
+  dim(x0) <- c(n, nsys)
+  list(rec = rec, theta = x0, hist = hist,
        steps_done = k - step0, run = c(seconds = seconds, interrupted = as.numeric(interrupted)))
 }
