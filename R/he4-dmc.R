@@ -263,6 +263,21 @@
 #'   of the energy times `block_steps` times `dt`; `print(summary())` shows
 #'   both) and of `feedback_time`.
 #' @param guide `"mcmillan"` (default) or `"bounded"`: see Guides.
+#' @param potential The pair potential: `"aziz"` (default; HFD-B(HE),
+#'   [aziz_potential()]) or `"lennard-jones"`, \eqn{V(r) = 4\epsilon
+#'   ((\sigma/r)^{12} - (\sigma/r)^6)} with `lj_epsilon` and `lj_sigma`
+#'   (the de Boer-Michels helium of McMillan (1965) and of the Green's
+#'   function Monte Carlo of Kalos, Lee, Whitlock and Chester (1981)): a
+#'   simpler Hamiltonian with published exact energies, to separate the
+#'   engine from the reference (issue 52). The guide and everything else
+#'   are the same; the attribute `tail_correction` is then the
+#'   Lennard-Jones one, \eqn{8\pi\rho\epsilon\sigma^3 (x^9/9 - x^3/3)},
+#'   \eqn{x = 2\sigma/L}. The local energy of either guide is unbounded
+#'   below at contact with it (the \eqn{r^{-12}} core; `guide = "bounded"`
+#'   bounds only the kinetic part).
+#' @param lj_epsilon,lj_sigma \eqn{\epsilon} (K) and \eqn{\sigma} (Å)
+#'   of `potential = "lennard-jones"` (default 10.22 K and 2.556 Å, de Boer
+#'   and Michels); ignored for `"aziz"`.
 #' @return An object of class `dmc_blocks`: a data frame with one row per
 #'   finished (population, block) and columns `replica` (the population),
 #'   `block`, `energy` (\eqn{E/N} in K, mixed estimator, reweighted),
@@ -280,7 +295,8 @@
 #'   `sealed`, `seed`, `seed_hex`, `backend`, `devices`, `seconds` and
 #'   `interrupted`.
 #' @references Reynolds, P. J., Ceperley, D. M., Alder, B. J. and Lester,
-#'   W. A. (1982) *J. Chem. Phys.* 77, 5593. Umrigar, C. J., Nightingale,
+#'   W. A. (1982) *J. Chem. Phys.* 77, 5593. Kalos, M. H., Lee, M. A.,
+#'   Whitlock, P. A. and Chester, G. V. (1981) *Phys. Rev. B* 24, 115. Umrigar, C. J., Nightingale,
 #'   M. P. and Runge, K. J. (1993) *J. Chem. Phys.* 99, 2865. Boronat, J.
 #'   and Casulleras, J. (1994) *Phys. Rev. B* 49, 8920.
 #' @seealso [he4_vmc()], [summary.dmc_blocks()], [he4_dmc_extrapolate()].
@@ -302,7 +318,9 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 2
                     branching = TRUE, jastrow = c("symmetrized", "truncated"), init = NULL,
                     seed = NULL, first_population = 1, backend = "auto", devices = NULL,
                     progress = interactive(), feedback_time = 0.02, reweight_time = 0.5,
-                    guide = c("mcmillan", "bounded"), replicas) {
+                    guide = c("mcmillan", "bounded"),
+                    potential = c("aziz", "lennard-jones"), lj_epsilon = 10.22,
+                    lj_sigma = 2.556, replicas) {
   call <- sys.call()
   sp_renamed_args(c(replicas = "walkers"), "he4_dmc")
   replicas <- walkers # (the engine's name for them below)
@@ -330,7 +348,8 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 2
       }
       dmc_defaults_from(p, c("n", "density", "b", "jastrow", "dt", "target_population",
                              "feedback_time", "reweight_time", "guide", "energy_cut",
-                             "drift_limit", "accept", "branching", "effective_step"))
+                             "drift_limit", "accept", "branching", "effective_step",
+                             "potential", "lj_epsilon", "lj_sigma"))
     } else if (inherits(init, "vmc_blocks")) {
       sp_check_seal(init, "he4_vmc()", call, VMC_SEALED)
       p <- vmc_params(init)
@@ -360,6 +379,9 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 2
   }
   reweight_time <- check_range(reweight_time, "reweight_time", lo = 0, len = 1, call = call)
   guide <- check_choice(guide, c("mcmillan", "bounded"), "guide", call = call)
+  potential <- check_choice(potential, c("aziz", "lennard-jones"), "potential", call = call)
+  lj_epsilon <- check_positive(lj_epsilon, "lj_epsilon", len = 1, call = call)
+  lj_sigma <- check_positive(lj_sigma, "lj_sigma", len = 1, call = call)
   reweight <- max(1, ceiling(reweight_time / dt - 1e-9))
   if (reweight > 2^24) {
     sp_abort(sprintf(paste0(
@@ -399,6 +421,18 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 2
   if (!is.null(cont)) {
     same_system(attr(init, "params"), "was run with",
                 "continue it with the same values (leave them out).")
+    q <- attr(init, "params")
+    q_pot <- c(if (is.null(q$potential)) "aziz" else q$potential,
+               if (is.null(q$lj_epsilon)) 10.22 else q$lj_epsilon,
+               if (is.null(q$lj_sigma)) 2.556 else q$lj_sigma)
+    if (!identical(q_pot[1], potential) ||
+        (potential == "lennard-jones" &&
+         !isTRUE(all.equal(as.numeric(q_pot[2:3]), c(lj_epsilon, lj_sigma))))) {
+      sp_abort(sprintf(paste0(
+        "`init` was run with potential = \"%s\" (lj_epsilon = %s, lj_sigma = %s); continue ",
+        "it with the same potential (leave `potential`, `lj_epsilon` and `lj_sigma` out)."),
+        q_pot[1], q_pot[2], q_pot[3]), call = call)
+    }
     cont <- dmc_check_state(cont, n, L, call)
     if (!is.null(seed) && !identical(resolve_seed(seed, call = call),
                                      resolve_seed(cont$seed_hex, call = call))) {
@@ -500,7 +534,8 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 2
                  drift_limit = drift_limit, effective_step = as.integer(effective_step),
                  reweight = as.integer(reweight), guide = as.integer(guide == "bounded"),
                  guide_rj2 = core[1], guide_c0 = core[2], guide_c1 = core[3],
-                 guide_c2 = core[4],
+                 guide_c2 = core[4], potential = as.integer(potential == "lennard-jones"),
+                 lj_eps = lj_epsilon, lj_sigma = lj_sigma,
                  coords0 = coords, weight0 = weight, pop_state0 = as.double(pop),
                  hist0 = as.double(hist), kernel = "he4_dmc", variant = "double")
   ids <- fr$first - 1 + seq_len(npop)
@@ -510,11 +545,14 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 2
                               feedback = if (is.finite(feedback_time)) dt / feedback_time else 0,
                               feedback_time = feedback_time, reweight_time = reweight_time,
                               reweight = reweight, guide = guide, energy_cut = energy_cut,
+                              potential = potential, lj_epsilon = lj_epsilon,
+                              lj_sigma = lj_sigma,
                               drift_limit = drift_limit, accept = accept,
                               branching = branching, effective_step = effective_step,
                               block_steps = block_steps, equilibration = equilibration,
                               walkers = replicas, replicas = replicas)
-  attr(out, "tail_correction") <- he4_tail_correction(density, L)
+  attr(out, "tail_correction") <- if (potential == "aziz") he4_tail_correction(density, L)
+                                  else lj_tail_correction(density, L, lj_epsilon, lj_sigma)
   attr(out, "state") <- dmc_state_list(res, ids, cap, n, blocks_before, fr$seed, reweight)
   attr(out, "init") <- if (!is.null(cont)) "continued" else if (!is.null(from_vmc)) "vmc"
                        else "lattice"
@@ -538,6 +576,14 @@ he4_dmc <- function(n = 64, density = 0.02186, b = 3.07, dt = 0.001, walkers = 2
     "use a smaller `dt` (a walker moves all its atoms at once, and the larger `dt` and ",
     "`n`, the less often such a move is accepted)"), call)
   sp_seal(out, DMC_SEALED)
+}
+
+# The tail correction per atom (K) of the Lennard-Jones potential 4 eps
+# ((s/r)^12 - (s/r)^6) cut at rc = L/2, with g(r) = 1 beyond:
+# 2 pi rho int_rc^Inf r^2 V(r) dr = 8 pi rho eps s^3 ((s/rc)^9 / 9 - (s/rc)^3 / 3).
+lj_tail_correction <- function(density, L, epsilon, sigma) {
+  x <- sigma / (L / 2)
+  8 * pi * density * epsilon * sigma^3 * (x^9 / 9 - x^3 / 3)
 }
 
 # The fields of a he4_dmc() result that a continuation reads, sealed when

@@ -255,7 +255,7 @@ rbind.dmc_blocks <- function(..., deparse.level = 1) {
     p <- attr(x, "params")
     keys <- c("n", "density", "b", "jastrow", "dt", "target_population", "feedback", "accept",
               "branching", "effective_step", "feedback_time", "reweight_time", "guide",
-              "energy_cut")
+              "energy_cut", "potential", "lj_epsilon", "lj_sigma")
     if (!identical(p[keys], p1[keys]) ||
         !identical(attr(x, "seed_hex"), attr(parts[[1]], "seed_hex"))) {
       sp_abort("rbind() combines chunks of one study: the same parameters and seed.")

@@ -364,6 +364,12 @@ SP_FN void sp_dmc_block_row(double *acc, double *row) {
   for (j = 0; j < SP_DMC_NACC; j++) acc[j] = 0;
 }
 
+/* The Lennard-Jones potential 4 eps ((s/r)^12 - (s/r)^6) (K) from r^2. */
+SP_FN double sp_dmc_lj(const sp_dmc_guide *gd, double r2) {
+  const double s2 = gd->lj_sigma * gd->lj_sigma / r2, s6 = s2 * s2 * s2;
+  return 4 * gd->lj_eps * s6 * (s6 - 1);
+}
+
 /* The terms of one pair (he4.h's sp_he4_pair_terms2u, the DMC's guide):
  * McMillan's exponent, or, with the bounded guide (gd->on) at r^2 <
  * gd->rj2, the even quartic core u = c0 + c1 r^2 + c2 r^4, whose
@@ -371,14 +377,16 @@ SP_FN void sp_dmc_block_row(double *acc, double *row) {
  * that the local energy stays bounded where two atoms meet (the Aziz core
  * is finite, V(0) = eps A); the symmetrised form's image term u(L - r) -
  * 2 u(L/2) is McMillan's in both.  The quartic meets McMillan's u, u' and
- * u'' at r_j: u, the drift and the local energy are continuous. */
+ * u'' at r_j: u, the drift and the local energy are continuous.  *v is the
+ * Aziz potential, or with gd->pot = SP_DMC_POT_LJ the Lennard-Jones one
+ * (whose r^-12 core makes the bounded guide's local energy unbounded
+ * again). */
 SP_FN void sp_dmc_pair_terms(const sp_he4_par_d *p, const sp_dmc_guide *gd, double r2,
                              double *v, double *g, double *lap, double *u) {
+  const int lj = gd->pot == SP_DMC_POT_LJ;
   if (!gd->on || !(r2 < gd->rj2)) {
-    sp_he4_pair_terms2u_d(p, r2, v, g, lap, u);
-    return;
-  }
-  {
+    sp_he4_pair_terms2u_d(p, r2, lj ? 0 : v, g, lap, u);
+  } else {
     const double rinv = 1 / sqrt(r2), r = r2 * rinv;
     double uu = gd->c0 + r2 * (gd->c1 + r2 * gd->c2);
     double gg = 2 * gd->c1 + 4 * gd->c2 * r2;  /* u' / r */
@@ -393,9 +401,10 @@ SP_FN void sp_dmc_pair_terms(const sp_he4_par_d *p, const sp_dmc_guide *gd, doub
     if (u != 0) *u = uu;
     *g = gg;
     *lap = ll;
-    if (v != 0)
+    if (v != 0 && !lj)
       *v = sp_he4_aziz_wt_d(r, rinv * rinv, (SP_HE4_D * SP_HE4_RM) * rinv - 1.0);
   }
+  if (v != 0 && lj) *v = sp_dmc_lj(gd, r2);
 }
 
 /* he4_vmc.h's sp_he4_atom_sums_d with the guide of sp_dmc_pair_terms (the

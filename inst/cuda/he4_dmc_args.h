@@ -68,14 +68,19 @@ SP_STATIC_ASSERT(sizeof(sp_dmc_pop) == 88, "sp_dmc_pop layout");
 /* The guide's short-range core (he4_dmc.h, sp_dmc_pair_terms): for r^2 <
  * rj2 the McMillan exponent -(1/2)(b/r)^5 is replaced by the even quartic
  * c0 + c1 r^2 + c2 r^4 that meets it with its value, slope and curvature at
- * r_j (coefficients from R, he4_dmc()); on = 0: McMillan's form everywhere. */
+ * r_j (coefficients from R, he4_dmc()); on = 0: McMillan's form everywhere.
+ * And the pair potential: pot = SP_DMC_POT_AZIZ (he4.h's HFD-B(HE)) or
+ * SP_DMC_POT_LJ, 4 lj_eps ((lj_sigma/r)^12 - (lj_sigma/r)^6) (K, A). */
 typedef struct {
   double rj2, c0, c1, c2;
+  double lj_eps, lj_sigma;
   int32_t on;
-  int32_t pad_;
+  int32_t pot;
 } sp_dmc_guide;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_guide) == 40, "sp_dmc_guide layout");
+enum { SP_DMC_POT_AZIZ = 0, SP_DMC_POT_LJ = 1 };
+
+SP_STATIC_ASSERT(sizeof(sp_dmc_guide) == 56, "sp_dmc_guide layout");
 
 /* The population control and the weights' parameters, the same for the CPU
  * job and the kernels' arguments. */
@@ -191,6 +196,6 @@ typedef struct {
   SP_DPTR(double) saved_hist; /* npop 2 T_p: the rings after the last block */
 } sp_dmc_kargs;
 
-SP_STATIC_ASSERT(sizeof(sp_dmc_kargs) == 296, "sp_dmc_kargs layout");
+SP_STATIC_ASSERT(sizeof(sp_dmc_kargs) == 312, "sp_dmc_kargs layout");
 
 #endif /* SP_HE4_DMC_ARGS_H */

@@ -32,6 +32,9 @@ static const sp_field fields[] = {
   SP_FIELD_AS("guide_c0", sp_dmc_job, guide.c0, SP_F_DOUBLE),
   SP_FIELD_AS("guide_c1", sp_dmc_job, guide.c1, SP_F_DOUBLE),
   SP_FIELD_AS("guide_c2", sp_dmc_job, guide.c2, SP_F_DOUBLE),
+  SP_FIELD_AS("potential", sp_dmc_job, guide.pot, SP_F_INT),
+  SP_FIELD_AS("lj_eps", sp_dmc_job, guide.lj_eps, SP_F_DOUBLE),
+  SP_FIELD_AS("lj_sigma", sp_dmc_job, guide.lj_sigma, SP_F_DOUBLE),
   F(equilibration, SP_F_COUNT),
   F(blocks, SP_F_COUNT),
   F(block_steps, SP_F_COUNT),
@@ -50,6 +53,9 @@ static int prepare(void *job) {
       !(j->ctl.ref_time > 0) || j->ctl.reweight < 1 || j->block_steps < 1 ||
       (double)j->npop * (double)j->cap > 2147483647.0)
     return sp_fail(SP_ERR_INVALID, "internal error: the DMC job's sizes");
+  if (!(j->guide.pot == SP_DMC_POT_AZIZ ||
+        (j->guide.pot == SP_DMC_POT_LJ && j->guide.lj_eps > 0 && j->guide.lj_sigma > 0)))
+    return sp_fail(SP_ERR_INVALID, "internal error: the DMC job's potential");
   j->pair.rc = 0.5 * j->pair.L;
   j->ctl.n = j->n;
   return SP_OK;

@@ -9,11 +9,14 @@
 HB2M <- 12.119296 # hbar^2 / m(4He), K A^2 (he4.h)
 
 # ln psi and its gradient (n x 3) of a configuration X (n x 3), from
-# jastrow_mcmillan() pair by pair (minimum image, pairs inside L/2).
-dmc_ref_lnpsi <- function(X, L, b) {
+# jastrow_mcmillan() pair by pair (minimum image, pairs inside L/2); the
+# local energy with the Aziz potential, or with `lj` = c(epsilon, sigma)
+# the Lennard-Jones one (pair by pair here).
+dmc_ref_lnpsi <- function(X, L, b, lj = NULL) {
   n <- nrow(X)
   g <- matrix(0, n, 3)
   U <- 0
+  V <- 0
   for (i in 1:(n - 1)) for (j in (i + 1):n) {
     d <- X[i, ] - X[j, ]
     d <- d - L * round(d / L)
@@ -23,9 +26,11 @@ dmc_ref_lnpsi <- function(X, L, b) {
       du <- jastrow_mcmillan(r, b, L, deriv = 1)
       g[i, ] <- g[i, ] + du * d / r
       g[j, ] <- g[j, ] - du * d / r
+      if (!is.null(lj)) V <- V + 4 * lj[1] * ((lj[2] / r)^12 - (lj[2] / r)^6)
     }
   }
-  list(U = U, g = g, e = sum(statphysgpu:::he4_local_energy(X, L, b)[1:2]))
+  le <- statphysgpu:::he4_local_energy(X, L, b)
+  list(U = U, g = g, e = if (is.null(lj)) sum(le[1:2]) else V / n + le[2])
 }
 
 # One generation of every walker of population 1 of a result's state, in R:
@@ -45,10 +50,11 @@ dmc_ref_generation <- function(d) {
   sE <- n * sqrt(st$sigma2[1])
   cut <- if (p$energy_cut > 0 && sE > 0) p$energy_cut * sqrt(sE / tau) / n else Inf
   clip <- function(e) min(max(e, st$e_ref[1] - cut), st$e_ref[1] + cut)
+  lj <- if (identical(p$potential, "lennard-jones")) c(p$lj_epsilon, p$lj_sigma)
   out <- vector("list", P)
   for (k in seq_len(P)) {
     X <- t(st$coords[[1]][, , k])
-    ev <- dmc_ref_lnpsi(X, L, p$b)
+    ev <- dmc_ref_lnpsi(X, L, p$b, lj)
     dr <- .Call(statphysgpu:::C_sp_r_dmc_draws, seed,
                 statphysgpu:::check_u64(k - 1, "stream"),
                 statphysgpu:::check_u64(st$gen[1], "gen"), as.integer(n))
@@ -64,7 +70,7 @@ dmc_ref_generation <- function(d) {
     D <- Dold + sqrt(a) * dr$normals
     Xn <- X + D
     Xn <- Xn - L * floor(Xn / L)
-    evn <- dmc_ref_lnpsi(Xn, L, p$b)
+    evn <- dmc_ref_lnpsi(Xn, L, p$b, lj)
     Dnew <- a * fac(evn$g) * evn$g
     green <- sum((D - Dold)^2 - (D + Dnew)^2)
     pa <- if (p$accept) min(1, exp(2 * (evn$U - ev$U) + green / (2 * a))) else 1
@@ -144,6 +150,82 @@ test_that("a generation equals the R reference, weights only and branching", {
     if (branching) expect_true(any(sizes != 6))
     # both branches of the accept/reject step were taken
     expect_true(any(accs) && any(!accs))
+  }
+})
+
+test_that("the Lennard-Jones potential: a generation equals the R reference", {
+  v <- he4_vmc(8, replicas = 4, blocks = 1, block_sweeps = 10, equilibration = 50,
+               seed = 1, backend = "cpu", precision = "double")
+  # the Lennard-Jones helium of de Boer and Michels (the defaults), and
+  # another epsilon and sigma (McMillan's guide: the reference has no other)
+  for (cfg in list(c(10.22, 2.556), c(8, 2.7))) {
+    d <- he4_dmc(dt = 0.002, walkers = 6, target_population = 6, blocks = 1,
+                 block_steps = 1, equilibration = 0, feedback_time = 0.02, init = v,
+                 seed = 12, backend = "cpu", potential = "lennard-jones",
+                 lj_epsilon = cfg[1], lj_sigma = cfg[2])
+    p <- attr(d, "params")
+    expect_identical(p$potential, "lennard-jones")
+    expect_equal(c(p$lj_epsilon, p$lj_sigma), cfg)
+    for (g in 1:3) {
+      ref <- dmc_ref_generation(d)
+      d <- dmc_next(d) # continues with the potential of `init`
+      st <- attr(d, "state")
+      expect_identical(attr(d, "params")$potential, "lennard-jones")
+      expect_equal(st$size[1], length(ref$X))
+      for (k in seq_along(ref$X)) {
+        expect_equal(t(st$coords[[1]][, , k]), ref$X[[k]], tolerance = 1e-10)
+      }
+      expect_equal(st$weight[[1]], ref$W, tolerance = 1e-10)
+      expect_equal(d$energy, ref$energy, tolerance = 1e-10)
+      expect_equal(st$e_trial[1], ref$e_trial, tolerance = 1e-10)
+    }
+  }
+  # the same walk with the Aziz potential has another energy (the reference
+  # above is not the Aziz one): the walkers' local energies differ
+  X <- t(attr(d, "state")$coords[[1]][, , 1])
+  L <- attr(d, "params")$L
+  expect_gt(abs(dmc_ref_lnpsi(X, L, 3.07)$e - dmc_ref_lnpsi(X, L, 3.07, c(10.22, 2.556))$e),
+            0.01)
+})
+
+test_that("the Lennard-Jones tail correction is the integral beyond L/2", {
+  v <- he4_vmc(8, replicas = 2, blocks = 1, block_sweeps = 2, equilibration = 2,
+               seed = 1, backend = "cpu", precision = "double")
+  d <- he4_dmc(dt = 0.002, walkers = 2, blocks = 1, block_steps = 1, equilibration = 0,
+               init = v, seed = 3, backend = "cpu", potential = "lennard-jones")
+  p <- attr(d, "params")
+  lj <- function(r) 4 * 10.22 * ((2.556 / r)^12 - (2.556 / r)^6)
+  tail <- 2 * pi * p$density * integrate(function(r) r^2 * lj(r), p$L / 2, Inf,
+                                         rel.tol = 1e-12)$value
+  expect_equal(attr(d, "tail_correction"), tail, tolerance = 1e-9)
+  expect_false(isTRUE(all.equal(tail, he4_tail_correction(p$density, p$L))))
+  # the Aziz default is unchanged
+  d0 <- he4_dmc(dt = 0.002, walkers = 2, blocks = 1, block_steps = 1, equilibration = 0,
+                init = v, seed = 3, backend = "cpu")
+  expect_identical(attr(d0, "params")$potential, "aziz")
+  expect_equal(attr(d0, "tail_correction"), he4_tail_correction(p$density, p$L))
+  # a continuation keeps its potential; another one is refused
+  expect_error(he4_dmc(blocks = 1, block_steps = 1, equilibration = 0, init = d,
+                       potential = "aziz", backend = "cpu"),
+               "`init` was run with potential = \"lennard-jones\"")
+  expect_error(he4_dmc(blocks = 1, block_steps = 1, equilibration = 0, init = d,
+                       lj_sigma = 2.6, backend = "cpu"), "same potential")
+  expect_error(he4_dmc(init = v, potential = "coulomb", backend = "cpu"), "`potential`")
+  expect_error(he4_dmc(init = v, potential = "lennard-jones", lj_sigma = -1,
+                       backend = "cpu"), "`lj_sigma`")
+  expect_error(he4_dmc(init = v, potential = "lennard-jones", lj_epsilon = NA,
+                       backend = "cpu"), "`lj_epsilon`")
+})
+
+test_that("NVRTC compiles the DMC kernel (with the Lennard-Jones potential)", {
+  skip_if_no_nvrtc()
+  skip_if_second_build()
+  reg <- statphysgpu:::gpu_kernel_registry()$he4_dmc
+  file <- file.path(system.file("cuda", package = "statphysgpu"), reg$file)
+  for (v in names(reg$variants)) {
+    res <- statphysgpu:::nvrtc_compile(
+      file, statphysgpu:::nvrtc_options("sm_90", reg$variants[[v]], FALSE))
+    expect_true(res$ok, info = paste(v, res$error, res$log))
   }
 })
 
