@@ -509,9 +509,12 @@ sde_model_trusted <- function(m, call = NULL) {
              call = call)
   }
   src <- m$source
+  # element parameters go back as formulas: a constant one (`w = ~ 0`) is
+  # stored as its number, which in `params` would be a scalar's default
+  el <- lapply(m$elements, function(e) structure(call("~", e), class = "formula"))
   decl <- list(drift = src$drift %||% m$drift,
                noise = m$noise_decl %||% src$noise %||% m$noise,
-               params = if (length(m$elements)) c(as.list(m$params), m$elements) else m$params,
+               params = if (length(el)) c(as.list(m$params), el) else m$params,
                stop = if (!is.null(src)) src$stop else m$stop,
                observe = if (!is.null(src)) src$observe else m$observe,
                calculus = m$calculus, name = m$name,
