@@ -179,9 +179,15 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   # parameters: scalars (sweeps) and element parameters (per element)
   params <- if (is.null(params)) list() else if (is.data.frame(params)) params else as.list(params)
   el <- intersect(names(params), names(m$elements))
+  if (is.data.frame(params) && length(el)) {
+    # (a data frame's rows are conditions; an element parameter is not swept)
+    sp_abort(sprintf(paste0("`params` is a data frame, whose rows are conditions, and `%s` is a ",
+                            "parameter per element of the model \"%s\" (not swept): give ",
+                            "`params` as a list, with `%s` as 1 or n numbers or a formula."),
+                     el[1], m$name, el[1]), call = call)
+  }
   el_over <- params[el]
   scal <- params[setdiff(names(params), el)]
-  if (is.data.frame(params)) scal <- params[setdiff(names(params), el)]
   grid <- sde_grid(m, scal, call)
   ncond <- nrow(grid)
   swept <- attr(grid, "swept")
@@ -253,6 +259,12 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
         vals[[k]] <- lapply(seq_len(ncond), function(c) structure(rep_len(as.double(v), n),
                                                                    varies = FALSE, per_elem = TRUE))
         next
+      }
+      if (!(inherits(v, "formula") || is.call(v) || is.name(v) ||
+            (is.character(v) && length(v) == 1))) {
+        sp_abort(sprintf(paste0("`params$%s` (a parameter per element) is %s; give 1 or n = %s ",
+                                "finite numbers, or a formula (e.g. ~ rnorm(0, 1))."),
+                         en, describe(v), fmt_count(n)), call = call)
       }
       e <- sde_rhs(v, what, call)
       sde_check_draws(e, names(m$params), what, call)

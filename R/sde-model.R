@@ -74,8 +74,12 @@
 #'   by `runif(min, max)`, `rnorm(mean, sd)` or `rcauchy(location, scale)`
 #'   (odin's convention: no count), or computed from `i`, `n` and the
 #'   parameters (`params = list(K = 2, w = ~ rcauchy(0, gamma))`: quenched
-#'   Lorentzian frequencies). [sde_run()] may replace them (a formula, or
-#'   `n` numbers: the same in every system); they are not swept. With `n =
+#'   Lorentzian frequencies); a constant formula (`w = ~ 0`) declares one
+#'   that is that number in every element unless [sde_run()] gives its
+#'   values. [sde_run()] may replace them (a
+#'   formula, one number, or `n` numbers: the same in every system, element
+#'   by element); they are not swept, and a data frame of conditions cannot
+#'   hold them. With `n =
 #'   1` such a parameter is a random parameter per replica. A draw with
 #'   invalid arguments (`runif(0, -1)`: `max` below `min`; a negative `sd`
 #'   or scale) is an error naming the parameter. The values every system ran
@@ -166,7 +170,9 @@
 #'   differential equation for ensembles of starts.
 #' @param params A named numeric vector (or list) of parameter defaults,
 #'   finite; [sde_run()] may override them or sweep them. In a list, a
-#'   formula is a parameter per element (see "Systems of many elements").
+#'   formula is a parameter per element (see "Systems of many elements"),
+#'   also a constant one (`~ 0`), and so is a string; a number is a scalar
+#'   parameter's default.
 #' @param stop `NULL`, or an event (a right-hand side that is true or false)
 #'   whose first occurrence ends a path in `output = "passage"`: a
 #'   comparison (`x > 1`, `<`, `>=`, `<=`, `==`, `!=`), `&`, `|` or `!` of
@@ -509,9 +515,12 @@ sde_model_trusted <- function(m, call = NULL) {
              call = call)
   }
   src <- m$source
+  # element parameters go back as formulas: a constant one (`w = ~ 0`) is
+  # stored as its number, which in `params` would be a scalar's default
+  el <- lapply(m$elements, function(e) structure(call("~", e), class = "formula"))
   decl <- list(drift = src$drift %||% m$drift,
                noise = m$noise_decl %||% src$noise %||% m$noise,
-               params = if (length(m$elements)) c(as.list(m$params), m$elements) else m$params,
+               params = if (length(el)) c(as.list(m$params), el) else m$params,
                stop = if (!is.null(src)) src$stop else m$stop,
                observe = if (!is.null(src)) src$observe else m$observe,
                calculus = m$calculus, name = m$name,

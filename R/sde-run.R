@@ -276,7 +276,22 @@
 #' @param params Overrides of the model's parameter defaults: a named list
 #'   or vector; vectors give one condition per value, and several of them
 #'   every combination (the first varies fastest), with one column per
-#'   swept parameter in the result.
+#'   swept parameter in the result; or a data frame, whose rows are the
+#'   conditions (paired values). What a value may be depends on the kind of
+#'   parameter:
+#'   * a scalar parameter (declared as a number): finite numbers, one
+#'     condition per value (a sweep);
+#'   * a parameter per element of a many-body model (declared as a formula
+#'     in `sde_model(params = )`, a constant one such as `~ 0` included):
+#'     one number (every element), `n` numbers (element by element, the
+#'     same in every system and condition: not a sweep), or a formula (a
+#'     draw, or a function of `i`, `n` and the scalar parameters), given
+#'     in a list, not as a column of a data frame (an error naming
+#'     `params`).
+#'
+#'   Anything else -- a name that is not a parameter, a vector of a length
+#'   other than 1 or `n` for a parameter per element, a missing value -- is
+#'   an error naming `params` and the parameter.
 #' @param method `"srk2"` (stochastic Heun) or `"euler"` (Euler-Maruyama);
 #'   see "Calculus" in [sde_model()]. Many-body models with (position,
 #'   momentum) pairs also admit `"verlet"`, `"yoshida4"` and `"baoab"` (see

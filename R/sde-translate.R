@@ -14,13 +14,17 @@ SDE_FUNCTIONS <- c("+", "-", "*", "/", "^", "(", "<", ">", "<=", ">=", "==", "!=
 
 # A right-hand side as a language object: a one-sided formula, a quoted
 # call, a symbol, a number or a string (parsed).  `what` names it in errors.
+# A formula's or string's body that is a whole number (`~ 1L`) is returned
+# as a double, as the number itself is, so that the model rebuilt from its
+# stored expressions (sde_model_trusted()) is the one declared.
 sde_rhs <- function(x, what, call) {
+  num <- function(e) if (is.integer(e) && length(e) == 1 && !is.na(e)) as.double(e) else e
   if (inherits(x, "formula")) {
     if (length(x) != 2) {
       sp_abort(sprintf("%s must be a one-sided formula (~ expression), not %s.",
                        what, deparse1(x)), call = call)
     }
-    return(x[[2]])
+    return(num(x[[2]]))
   }
   if (is.character(x) && length(x) == 1 && !is.na(x)) {
     e <- tryCatch(parse(text = x, keep.source = FALSE), error = function(e) e)
@@ -29,9 +33,11 @@ sde_rhs <- function(x, what, call) {
                        if (inherits(e, "error")) paste0(": ", sp_cnd_text(e)) else ""),
                call = call)
     }
-    return(e[[1]])
+    return(num(e[[1]]))
   }
   if (is.numeric(x) && length(x) == 1 && is.finite(x)) return(as.double(x))
+  # (TRUE or FALSE: the body of `~ TRUE`, as stored in a model)
+  if (is.logical(x) && length(x) == 1 && !is.na(x)) return(x)
   if (is.call(x) || is.name(x)) return(x)
   sp_abort(sprintf(paste0("%s must be a one-sided formula, a quoted call or a string, ",
                           "not %s."), what, describe(x)), call = call)
