@@ -287,6 +287,17 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
       sde_mb_stack(vals, n, fr$n, ncond)
     }
   }
+  # a continuation runs the systems' own element parameters (another `w`
+  # given now would change the systems in the middle of their runs)
+  if (!is.null(prev) && ne && !is.null(attr(prev, "element_params")) &&
+      !identical(as.double(sde_mb_element_array(ep, ep_shared, n, names(m$elements), ncond,
+                                                 fr$n, fr$first)),
+                 as.double(attr(prev, "element_params")))) {
+    sp_abort(sprintf(paste0("`init` ran other values of the parameters per element (%s); a ",
+                            "continuation runs the same systems: give them as `init` ran them ",
+                            "(sde_element_params(init)) or as they were given then."),
+                     paste0("`", names(m$elements), "`", collapse = ", ")), call = call)
+  }
   # starts
   x0_cond <- FALSE
   k0 <- 0

@@ -105,3 +105,21 @@ test_that("single-particle models: whole numbers and TRUE as right-hand sides ru
   expect_identical(end$y, c(2, 2))
   expect_identical(end$z, c(1, 1))
 })
+
+test_that("a continuation with other values per element is an error; with the same, it goes on", {
+  skip_if_no_cc()
+  m <- eparams_model()
+  run <- function(w, init = list(x = 0)) {
+    sde_run(m, 2, n = 4, init = init, dt = 0.5, t_max = 1, method = "euler",
+            output = "trajectories", record_every = 2, params = list(w = w), seed = 3,
+            backend = "cpu", precision = "double")
+  }
+  a <- run(c(1, 2, 3, 4))
+  b <- run(c(1, 2, 3, 4), init = a)
+  expect_identical(as.vector(attr(b, "final")), rep(2 * c(1, 2, 3, 4), 2))
+  expect_error(run(c(4, 3, 2, 1), init = a), "ran other values of the parameters per element")
+  expect_error(sde_run(m, 2, n = 4, init = a, dt = 0.5, t_max = 1, method = "euler",
+                       output = "trajectories", record_every = 2, seed = 3, backend = "cpu",
+                       precision = "double"),
+               "ran other values of the parameters per element")
+})
