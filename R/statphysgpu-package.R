@@ -77,6 +77,25 @@
 #' assembly. A call's fixed cost is measured as the intercept of the whole
 #' call's time at two run lengths.
 #'
+#' @section Tuning options:
+#' Options `statphysgpu.<name>` turn the engines' knobs -- kernel variants,
+#' launch shapes, which engine a front-end runs -- never the physics: a run
+#' gives the same law (mostly the same numbers) with any of them. Each is
+#' checked where it is read; a bad value is an error that names the allowed
+#' ones. The ones a user may want:
+#'
+#' | option | default | what |
+#' |---|---|---|
+#' | `statphysgpu.kuramoto_engine` | `"builtin"` | `"declared"`: [kuramoto()] runs its model on the engine of [sde_run()] (the same law, other random streams) |
+#' | `statphysgpu.sde_fast_math` | `TRUE` | hardware sine, cosine and quotients in single-precision GPU kernels of [sde_run()] (`FALSE`: the CPU's polynomials) |
+#' | `statphysgpu.sde_cpu_vector` | `"auto"` | the CPU's vector loop over paths or elements (`TRUE` always, `FALSE` never; the same numbers) |
+#' | `statphysgpu.mb_cells` | `TRUE` | pair terms with a cut-off through cell lists (`FALSE`: every pair tested; the same sums to rounding) |
+#' | `statphysgpu.mb_blocks_per_sm` | `"auto"` | registers of a many-body GPU pass capped for that many blocks an SM (`"auto"`: 6 for cut-off pairs) |
+#' | `statphysgpu.sde_max_loaded` | 24 | compiled CPU model objects loaded at once |
+#'
+#' The others (kernel variants and the multi-device code on one GPU) are for
+#' the package's benchmarks and tests; `R/tuning.R` lists them all.
+#'
 #' @references
 #' The five papers the package is built from (`citation("statphysgpu")`):
 #'
