@@ -344,7 +344,11 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
                 D0 = grid$theta, dt = dt, sigma = sqrt(2 * grid$beta * grid$theta * dt),
                 stream0 = (grid$condition - 1) * 2^40)
   drive <- cos(2 * pi * (0:spp) / spp)
-  res <- sim_run(fr, "driven", conds = lapply(conds, as.double), drive = drive, n = fr$n,
+  # the declared engine (R/driven-declared.R) runs fresh runs; a
+  # continuation goes on from the end states on the built-in engine
+  res <- if (is.null(prev) && identical(sp_tuning("driven_engine", call), "declared")) {
+    driven_declared_run(fr, grid, spp, periods, ktr, x0, v0, keep_here, dens, method, call)
+  } else sim_run(fr, "driven", conds = lapply(conds, as.double), drive = drive, n = fr$n,
                  replica0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, periods = periods, ktr = ktr, x0 = x0, v0 = v0,
                  keep_m = keep_here, dens_lo = if (length(dens)) dens[1] else 0,
