@@ -117,6 +117,19 @@
 #' flagged in `attr(x, "interrupted")`, with a warning of class
 #' `statphysgpu_interrupted`.
 #'
+#' @section Engines:
+#' With the option `statphysgpu.driven_engine = "declared"` (default
+#' `"builtin"`) a fresh run is an [sde_model()] of the same SDE (in the
+#' drive's phase \eqn{\omega t}, so that every condition takes one step)
+#' run by [sde_run()]: the same result, fields and methods, the same laws;
+#' its streams are [sde_run()]'s, its default start of replica \eqn{r} is
+#' the same in every condition, with SRK2 `v2_bar` is the trapezoid of
+#' \eqn{v^2} (the built-in's sum to \eqn{O(dt^2)}), and the position is
+#' not split into whole periods (single precision loses resolution far
+#' from the origin). A continuation (`init = ` a result) runs on the
+#' built-in engine. The built-in engine stays the default until the
+#' declared one matches its speed (`bench/driven-declared.R`).
+#'
 #' @section Continuing:
 #' `driven_brownian(init = x, periods = b)` continues the result `x` of a
 #' run of \eqn{a} periods by \eqn{b} more: every path goes on from its end
