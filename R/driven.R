@@ -117,6 +117,19 @@
 #' flagged in `attr(x, "interrupted")`, with a warning of class
 #' `statphysgpu_interrupted`.
 #'
+#' @section Engines:
+#' With the option `statphysgpu.driven_engine = "declared"` (default
+#' `"builtin"`) a fresh run is an [sde_model()] of the same SDE (in the
+#' drive's phase \eqn{\omega t}, so that every condition takes one step)
+#' run by [sde_run()]: the same result, fields and methods, the same laws;
+#' its streams are [sde_run()]'s, its default start of replica \eqn{r} is
+#' the same in every condition, with SRK2 `v2_bar` is the trapezoid of
+#' \eqn{v^2} (the built-in's sum to \eqn{O(dt^2)}), and the position is
+#' not split into whole periods (single precision loses resolution far
+#' from the origin). A continuation (`init = ` a result) runs on the
+#' built-in engine. The built-in engine stays the default until the
+#' declared one matches its speed (`bench/driven-declared.R`).
+#'
 #' @section Continuing:
 #' `driven_brownian(init = x, periods = b)` continues the result `x` of a
 #' run of \eqn{a} periods by \eqn{b} more: every path goes on from its end
@@ -344,7 +357,11 @@ driven_brownian <- function(replicas, a, omega, f, beta, theta, periods, steps_p
                 D0 = grid$theta, dt = dt, sigma = sqrt(2 * grid$beta * grid$theta * dt),
                 stream0 = (grid$condition - 1) * 2^40)
   drive <- cos(2 * pi * (0:spp) / spp)
-  res <- sim_run(fr, "driven", conds = lapply(conds, as.double), drive = drive, n = fr$n,
+  # the declared engine (R/driven-declared.R) runs fresh runs; a
+  # continuation goes on from the end states on the built-in engine
+  res <- if (is.null(prev) && identical(sp_tuning("driven_engine", call), "declared")) {
+    driven_declared_run(fr, grid, spp, periods, ktr, x0, v0, keep_here, dens, method, call)
+  } else sim_run(fr, "driven", conds = lapply(conds, as.double), drive = drive, n = fr$n,
                  replica0 = check_u64(fr$first - 1, "first_replica", call = call),
                  seed = fr$seed, periods = periods, ktr = ktr, x0 = x0, v0 = v0,
                  keep_m = keep_here, dens_lo = if (length(dens)) dens[1] else 0,

@@ -46,6 +46,11 @@ SP_TUNING <- list(
   # engine ("declared": R/kuramoto-declared.R, the same laws; issue 50)
   kuramoto_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
                          "\"builtin\" or \"declared\""),
+  # driven_brownian(): "builtin" (inst/cuda/driven.cu, sp_driven*.c) or
+  # "declared" (R/driven-declared.R: an sde_model() run by sde_run(); issue
+  # 50); bench/driven-declared.R compares
+  driven_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
+                       "\"builtin\" or \"declared\""),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the
   # washboard; FALSE: the CPU's polynomial; bench/sde.R compares
