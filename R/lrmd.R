@@ -665,6 +665,8 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   defines <- if (nsys > 1 && fr$plan$backend == "gpu") {
     c(gpu_kernel_registry()$lrmd$variants[[variant]]$defines, "SP_LRMD_SYSTEMS=1")
   }
+  declared <- lrmd_declared_ok(model, call) # (R/lrmd-declared.R)
+  if (declared) defines <- NULL
   keys <- if (!is.null(defines) && model != "hmf") {
     gpu_kernel_load("lrmd", fr$plan$devices, variant = variant)
   } else character()
@@ -673,9 +675,13 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
     mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
                          !(k0 > 0 & snap_steps == k0)] - k0
     r <- withCallingHandlers(
-      sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, states,
-                                         mine, joined, keys),
-              kernel = "lrmd", variant = variant, envir = envir, defines = defines),
+      if (declared) {
+        lrmd_declared_sim(fr, model, n, dt, softening, p[2], p[3], states, mine, joined, call)
+      } else {
+        sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, states,
+                                           mine, joined, keys),
+                kernel = "lrmd", variant = variant, envir = envir, defines = defines)
+      },
       error = function(e) {
         msg <- sp_cnd_text(e)
         # systems side by side: the engine names the system of a failure
