@@ -104,9 +104,17 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
   if (is.null(joined)) {
     cols <- lapply(seq_len(nsys), function(s) {
       st <- states[[s]]
-      if (inherits(st, "lrmd_draw")) {
-        st <- .Call(C_sp_r_lrmd_start_columns, st) # drawn here, as the engine would
-        pmax[s] <<- max(abs(st[[2]]))
+      if (inherits(st, "lrmd_draw")) { # drawn here, as the engine would
+        st <- withCallingHandlers({
+          st <- .Call(C_sp_r_lrmd_start_columns, st)
+          pmax[s] <<- max(abs(st[[2]]))
+          st
+        }, error = function(e) { # several systems: named as the engine names them
+          if (nsys > 1) {
+            e$message <- paste0("system ", s, ": ", sp_cnd_text(e))
+            stop(e)
+          }
+        })
       }
       st
     })

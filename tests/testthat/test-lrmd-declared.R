@@ -143,6 +143,12 @@ test_that("declared: errors and warnings as the built-in's; gravity2d stays buil
                  class = "statphysgpu_not_finite")
   })
   withr::local_options(statphysgpu.lrmd_engine = "declared")
+  # a start that cannot be drawn, in a batch: the replica and condition named
+  withr::with_options(list(statphysgpu.lrmd_batch = "cpu"), expect_error(
+    ld(init = hmf_waterbag(1000, 0.6, c(0.69, 0.3201), seed = 1), dt = 0.1, steps = 2,
+       replicas = 2),
+    "^replica 1 of condition 2: `U` = 0.3201 is below the potential energy",
+    class = "statphysgpu_error"))
   # argument errors come before any engine: unchanged
   expect_error(lrmd("ring", n = 10, dt = 0.1, steps = 2, softening = 1e-5, backend = "cpu"),
                "below 1e-04", class = "statphysgpu_error")
