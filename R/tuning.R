@@ -51,6 +51,10 @@ SP_TUNING <- list(
   # 50); bench/driven-declared.R compares
   driven_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
                        "\"builtin\" or \"declared\""),
+  # lrmd(): the built-in engine ("builtin") or the declared many-body engine
+  # ("declared": R/lrmd-declared.R, HMF and ring; gravity2d stays built-in)
+  lrmd_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
+                     "\"builtin\" or \"declared\""),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the
   # washboard; FALSE: the CPU's polynomial; bench/sde.R compares

@@ -1,0 +1,90 @@
+# lrmd() on the declared many-body engine (issue 50: the option
+# statphysgpu.lrmd_engine = "declared", R/lrmd-declared.R) against the
+# built-in engine, whole calls in one process on the issue's headline cases
+# (as bench/lrmd.R "whole" defines them).  Each case: a warm-up call of each
+# (compiles, caches), then the built-in and the declared call alternated,
+# `reps` times each (SP_BENCH_REPS, default 3); the medians of the wall
+# seconds and their ratio built-in / declared (the declared path's speed
+# over the built-in's: the target is >= 0.97 before the built-in may go).
+# Precision "mixed" (lrmd()'s default): the declared model then runs in
+# single precision, the built-in with double states and single forces; on
+# the CPU also "double" (both double throughout).
+#
+#   Rscript bench/lrmd-declared.R gpu    # HMF n = 5e7 from hmf_waterbag(1, 0.69), dt = 0.05,
+#                                        # 1000 steps; ring n = 1e5 from ring_uniform(p0 = 0.3),
+#                                        # dt = 0.01, 100 steps; records at the start and end
+#   Rscript bench/lrmd-declared.R cpu [n_hmf] [steps_hmf] [n_ring] [steps_ring] [threads]
+#                                        # defaults HMF 1e6 x 100, ring 4000 x 20, two threads
+#
+# Prints device, commit, date and a row per case.  (SP_COMMIT names the
+# commit where the checkout has no git.)
+bench_dir <- local({ # this script's folder, where common.R lies (Rscript: ~+~ for a space)
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(gsub("~+~", " ", f[1], fixed = TRUE)) else "bench"
+})
+source(file.path(bench_dir, "common.R"))
+
+mode <- bench_arg("gpu", 1)
+if (!mode %in% c("gpu", "cpu")) {
+  stop("usage: Rscript bench/lrmd-declared.R gpu|cpu [n_hmf] [steps_hmf] [n_ring] [steps_ring] [threads]")
+}
+reps <- as.integer(Sys.getenv("SP_BENCH_REPS", "3"))
+
+if (mode == "gpu") {
+  d <- gpu_first()
+  dev <- d$name[1]
+  backend <- "gpu"
+  cases <- list(list(model = "hmf", n = 5e7, steps = 1000, dt = 0.05),
+                list(model = "ring", n = 1e5, steps = 100, dt = 0.01))
+} else {
+  threads <- as.integer(bench_arg(2, 6))
+  sp_threads(threads)
+  dev <- cpu_device()
+  backend <- "cpu"
+  cases <- list(list(model = "hmf", n = as.numeric(bench_arg(1e6, 2)),
+                     steps = as.numeric(bench_arg(100, 3)), dt = 0.05),
+                list(model = "ring", n = as.numeric(bench_arg(4000, 4)),
+                     steps = as.numeric(bench_arg(20, 5)), dt = 0.01))
+}
+
+make_init <- function(cs) {
+  if (cs$model == "hmf") hmf_waterbag(cs$n, 1, 0.69, seed = 1) else
+    ring_uniform(cs$n, p0 = 0.3, seed = 1)
+}
+precisions <- if (mode == "gpu") "mixed" else c("mixed", "double")
+call_once <- function(engine, cs, steps, precision) {
+  old <- options(statphysgpu.lrmd_engine = engine)
+  on.exit(options(old))
+  init <- make_init(cs) # (a lazy start: the built-in draws it, the declared path in R's process)
+  invisible(gc())
+  t0 <- proc.time()[["elapsed"]]
+  x <- lrmd(cs$model, init = init, dt = cs$dt, steps = steps, record_every = steps,
+            backend = backend, precision = precision, progress = FALSE)
+  c(wall = proc.time()[["elapsed"]] - t0, engine = attr(x, "seconds"))
+}
+
+cat(sprintf("lrmd() built-in against declared | device %s | commit %s | %s | reps %d\n",
+            dev, commit, date, reps))
+for (cs in cases) for (prec in precisions) {
+  call_once("builtin", cs, 2, prec) # warm: compile, load
+  call_once("declared", cs, 2, prec)
+  tb <- td <- NULL
+  for (r in seq_len(reps)) { # alternated: a shared machine's drift hits both
+    tb <- rbind(tb, call_once("builtin", cs, cs$steps, prec))
+    td <- rbind(td, call_once("declared", cs, cs$steps, prec))
+  }
+  b <- apply(tb, 2, stats::median)
+  dd <- apply(td, 2, stats::median)
+  work <- if (cs$model == "hmf") cs$n * cs$steps else 3 * cs$n^2 * cs$steps
+  unit <- if (cs$model == "hmf") "particle-steps/s" else "pair-terms/s"
+  lab <- sprintf("%s n = %s, yoshida4, %s steps, %s", cs$model, format(cs$n), format(cs$steps),
+                 prec)
+  add(sprintf("%s: built-in whole call", lab), b[["wall"]], "s",
+      note = sprintf("%.4g %s", work / b[["wall"]], unit))
+  add(sprintf("%s: declared whole call", lab), dd[["wall"]], "s",
+      note = sprintf("%.4g %s", work / dd[["wall"]], unit))
+  add(sprintf("%s: built-in / declared (whole call)", lab), b[["wall"]] / dd[["wall"]], "x",
+      note = sprintf("engine seconds: %.3f / %.3f = %.3f", b[["engine"]], dd[["engine"]],
+                     b[["engine"]] / dd[["engine"]]))
+}
+bench_print()

@@ -1,0 +1,161 @@
+# lrmd() on the declared many-body engine (issue 50: option
+# statphysgpu.lrmd_engine = "declared", R/lrmd-declared.R), on the CPU.
+# The dynamics is deterministic given the start, and both engines run the
+# same Yoshida composition (coefficients equal to an ulp or two) of the same
+# forces: in double precision the records, states and snapshots agree to
+# rounding (the sums run in other orders: about 1e-16 a step, 1e-14 after
+# the 60 steps here, measured; the bound 1e-10 leaves the chaotic growth of
+# these short runs room).  The declared models (HMF and ring, periodic or
+# not) are compiled once a session.
+
+skip_on_cran()
+
+ld <- function(...) {
+  withr::local_options(statphysgpu.lrmd_engine = "declared")
+  lrmd(..., backend = "cpu", progress = FALSE)
+}
+lb <- function(...) {
+  withr::local_options(statphysgpu.lrmd_engine = "builtin")
+  lrmd(..., backend = "cpu", progress = FALSE)
+}
+# the numbers of a result: its records, final states and snapshots
+lrmd_numbers <- function(x) {
+  st <- attr(x, "state")
+  if (is.data.frame(st)) st <- list(st)
+  sn <- attr(x, "snapshots")
+  if (length(sn) && is.data.frame(sn[[1]])) sn <- list(sn)
+  list(rec = as.matrix(as.data.frame(x)), state = lapply(st, as.matrix),
+       snap = lapply(sn, function(s) lapply(s, as.matrix)))
+}
+expect_same_run <- function(a, b, tol) {
+  expect_identical(class(b), class(a))
+  expect_identical(names(b), names(a))
+  expect_identical(dim(b), dim(a))
+  skip <- c("seconds", "run", "sealed", "state", "snapshots")
+  expect_identical(sort(names(attributes(b))), sort(names(attributes(a))))
+  expect_equal(attributes(b)[setdiff(names(attributes(a)), skip)],
+               attributes(a)[setdiff(names(attributes(a)), skip)], tolerance = tol)
+  na <- lrmd_numbers(a)
+  nb <- lrmd_numbers(b)
+  expect_lt(max(abs(na$rec - nb$rec)), tol)
+  expect_identical(lengths(nb$state), lengths(na$state))
+  expect_lt(max(abs(unlist(na$state) - unlist(nb$state))), tol)
+  expect_identical(lengths(nb$snap), lengths(na$snap))
+  if (length(unlist(na$snap))) expect_lt(max(abs(unlist(na$snap) - unlist(nb$snap))), tol)
+}
+
+test_that("declared HMF and ring: the built-in's records, state and snapshots in double", {
+  skip_if_no_cc()
+  for (model in c("hmf", "ring")) {
+    init <- if (model == "hmf") hmf_waterbag(120, M0 = 1, U = 0.69, seed = 1) else
+      ring_uniform(80, p0 = 0.3, seed = 2)
+    args <- list(model, init = init, dt = 0.05, steps = 60, record_every = 10,
+                 snapshots = c(0, 0.5, 1.25, 3), precision = "double")
+    a <- do.call(lb, args)
+    b <- do.call(ld, args)
+    expect_same_run(a, b, 1e-10)
+    expect_length(attr(b, "snapshots"), 4)
+    # the energy is conserved: HMF to 1e-6, the ring (a softening of 0.01:
+    # its clumps are fast at this dt) to 1e-3
+    expect_lt(max(abs(b$energy_error)), if (model == "hmf") 1e-6 else 1e-3)
+    # and a start given as numbers (the state of the run) continues alike
+    a2 <- lb(model, init = attr(a, "state"), dt = 0.05, steps = 7, record_every = 3,
+             precision = "double", seed = 1)
+    b2 <- ld(model, init = attr(a, "state"), dt = 0.05, steps = 7, record_every = 3,
+             precision = "double", seed = 1)
+    expect_same_run(a2, b2, 1e-10)
+  }
+})
+
+test_that("declared: the energy error of Yoshida's scheme scales as dt^4", {
+  skip_if_no_cc()
+  # the ring from one start over the same time at dt and dt / 2: the
+  # largest energy error falls by 2^4 = 16 (between 10 and 25: the error is
+  # not yet exactly in its asymptotic regime at dt = 0.05: 13.5 measured)
+  init <- ring_uniform(60, p0 = 0.3, seed = 4)
+  err <- vapply(c(0.05, 0.025), function(dt) {
+    x <- ld("ring", init = init, dt = dt, steps = 2 / dt, record_every = 0.25 / dt,
+            precision = "double")
+    max(abs(x$energy_error))
+  }, 1)
+  expect_gt(err[1] / err[2], 10)
+  expect_lt(err[1] / err[2], 25)
+})
+
+test_that("declared: a continuation off the record grid and a sweep of systems as the built-in", {
+  skip_if_no_cc()
+  # a run of 13 steps continued by 11 (the second call runs to the grid
+  # first): the chain's records and state equal the built-in's chain's
+  init <- hmf_waterbag(90, M0 = 1, U = 0.69, seed = 3)
+  a <- lb("hmf", init = init, dt = 0.1, steps = 13, record_every = 5, precision = "double")
+  b <- ld("hmf", init = init, dt = 0.1, steps = 13, record_every = 5, precision = "double")
+  a2 <- lb(init = a, steps = 11, precision = "double")
+  b2 <- ld(init = b, steps = 11, precision = "double")
+  expect_same_run(a2, b2, 1e-10)
+  expect_identical(b2$step, c(15, 20)) # (the chain's grid)
+  # conditions x replicas side by side in one engine call (lrmd_batch =
+  # "cpu": the batches of the GPU), the ring's softening swept
+  withr::local_options(statphysgpu.lrmd_batch = "cpu")
+  args <- list("ring", init = ring_uniform(40, p0 = c(0.2, 0.4), seed = 5), dt = 0.05,
+               steps = 20, record_every = 5, softening = c(0.01, 0.05), replicas = 2,
+               snapshots = 0.5, precision = "double")
+  a <- do.call(lb, args)
+  b <- do.call(ld, args)
+  expect_identical(nrow(attr(b, "systems")), 8L)
+  expect_same_run(a, b, 1e-10)
+})
+
+test_that("declared mixed precision: single-precision model, energy kept, angles in [-pi, pi]", {
+  skip_if_no_cc()
+  for (model in c("hmf", "ring")) {
+    init <- if (model == "hmf") hmf_waterbag(200, M0 = 1, U = 0.69, seed = 1) else
+      ring_uniform(100, p0 = 0.3, seed = 1)
+    a <- lb(model, init = init, dt = 0.05, steps = 100, record_every = 20)
+    b <- ld(model, init = init, dt = 0.05, steps = 100, record_every = 20)
+    expect_identical(dim(b), dim(a))
+    expect_identical(names(b), names(a))
+    # single-precision states: the energy error of 100 steps of rounding
+    # (2^-24 relative a step, about 1e-7 sqrt(100) = 1e-6) well within 1e-4
+    expect_lt(max(abs(b$energy_error)), 1e-4)
+    # the same physics: M agrees to the single precision's drift (1e-3)
+    expect_lt(max(abs(a$M - b$M)), 1e-3)
+    th <- attr(b, "state")$theta
+    expect_true(all(th >= -pi & th <= pi))
+  }
+})
+
+test_that("declared: errors and warnings as the built-in's; gravity2d stays built-in", {
+  skip_if_no_cc()
+  withr::local_options(statphysgpu.lrmd_engine = "sideways")
+  expect_error(lrmd("hmf", n = 10, dt = 0.1, steps = 2, backend = "cpu"),
+               "statphysgpu.lrmd_engine", class = "statphysgpu_error")
+  withr::local_options(statphysgpu.lrmd_engine = "declared")
+  # a start whose momenta overflow single precision: the particle and the
+  # step (the declared engine's single-precision states overflow at once,
+  # the built-in's single-precision angles within a few steps)
+  p <- c(1e150, -1e150, rep(0, 8))
+  msg <- lapply(c("builtin", "declared"), function(eng) {
+    withr::local_options(statphysgpu.lrmd_engine = eng)
+    expect_error(suppressWarnings(lrmd("hmf", init = data.frame(theta = 0, p = p), dt = 0.01,
+                                       steps = 3, record_every = 1, backend = "cpu",
+                                       progress = FALSE)),
+                 "the (momentum|position) of particle [12] became non-finite in step [123] of the run",
+                 class = "statphysgpu_not_finite")
+  })
+  withr::local_options(statphysgpu.lrmd_engine = "declared")
+  # a start that cannot be drawn, in a batch: the replica and condition named
+  withr::with_options(list(statphysgpu.lrmd_batch = "cpu"), expect_error(
+    ld(init = hmf_waterbag(1000, 0.6, c(0.69, 0.3201), seed = 1), dt = 0.1, steps = 2,
+       replicas = 2),
+    "^replica 1 of condition 2: `U` = 0.3201 is below the potential energy",
+    class = "statphysgpu_error"))
+  # argument errors come before any engine: unchanged
+  expect_error(lrmd("ring", n = 10, dt = 0.1, steps = 2, softening = 1e-5, backend = "cpu"),
+               "below 1e-04", class = "statphysgpu_error")
+  expect_warning(ld("hmf", init = hmf_waterbag(20, M0 = 1, U = 0.69, seed = 1), dt = 2,
+                    steps = 2, precision = "double"), class = "statphysgpu_coarse_dt")
+  # gravity2d: the built-in engine, bit for bit
+  g <- gravity2d_shell(30, 0.5, 1, seed = 1)
+  expect_identical(lrmd_numbers(ld("gravity2d", init = g, dt = 0.01, steps = 5)),
+                   lrmd_numbers(lb("gravity2d", init = g, dt = 0.01, steps = 5)))
+})
