@@ -47,7 +47,7 @@ kuramoto_declared_model <- function(coupling, periodic, per_element, scaled = FA
   }
   freq <- if (scaled) (if (per_element) quote(w) else quote(omega))
           else if (per_element) quote(w * (1 / beta)) else quote(omega / beta)
-  drift <- list(x = as.formula(call("~", call("+", freq, coupling_term)), env = baseenv()))
+  drift <- list(x = stats::as.formula(call("~", call("+", freq, coupling_term)), env = baseenv()))
   params <- if (scaled) list(K = 1, s = 0) else list(K = 1, beta = 1, theta = 0)
   params <- if (per_element) c(params, list(w = ~ 0 * i)) else c(params, list(omega = 0))
   m <- sde_model(drift = drift,
