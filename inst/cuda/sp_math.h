@@ -299,7 +299,11 @@ SP_FN float sp_cos_pi_core_f(float x) {
   s.f = sp_sin_poly9_f(r);
   s.u ^= t.u << 31; /* x = k pi + pi/2 - r: cos x = (-1)^k sin r */
   /* |x| < 2^-12: 1 (the polynomial at pi/2 is within 2 units, not exact) */
-  return fabsf(x) < 2.44140625e-4f ? 1.0f : s.f;
+  {
+    const uint32_t keep = (uint32_t)0 - (uint32_t)!(fabsf(x) < 2.44140625e-4f);
+    s.u = (s.u & keep) | (0x3f800000u & ~keep);
+  }
+  return s.f;
 }
 
 SP_FN float sp_sin_pi_f(float x) {
