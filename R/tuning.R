@@ -71,13 +71,15 @@ SP_TUNING <- list(
   # (the least recently used unloaded past it: R's DLL limit never met)
   sde_max_loaded = list(24L, function(v) is_whole(v, 1, 500), "a whole number from 1 to 500"),
   # sde_run() on the CPU: the model's vector loop over paths (sde_lanes.h;
-  # its object compiles in a few seconds, for one precision): "auto" for
-  # runs of at least sde_cpu_vector_steps replica-steps (at most; a passage
-  # may stop sooner), TRUE always, FALSE never (a path at a time; the same
-  # numbers)
+  # its object compiles once, for one precision, in about 1.6 s on the
+  # development machine, less than the object of both precisions a path at
+  # a time): "auto" for runs of at least sde_cpu_vector_steps replica-steps
+  # (at most; a passage may stop sooner; 2^24, some 0.5 s a path at a time,
+  # where the vector loop runs 5-12 times as fast: 2^28 until session 14),
+  # TRUE always, FALSE never (a path at a time; the same numbers)
   sde_cpu_vector = list("auto", function(v) isTRUE(v) || isFALSE(v) || identical(v, "auto"),
                         "\"auto\", TRUE or FALSE"),
-  sde_cpu_vector_steps = list(2^28, function(v) is.numeric(v) && length(v) == 1 && !is.na(v) &&
+  sde_cpu_vector_steps = list(2^24, function(v) is.numeric(v) && length(v) == 1 && !is.na(v) &&
                                 v >= 0, "a number of steps, 0 or more"),
   # many-body sde_run() on the CPU ("euler", "srk2"): the vector loop over a
   # system's elements (mb_lanes.h; its object compiles in a few seconds,
