@@ -27,62 +27,27 @@
 # (w): made once a session.
 .kuramoto_models <- new.env(parent = emptyenv())
 
-kuramoto_declared_model <- function(coupling, periodic, per_element, scaled = FALSE) {
-  key <- paste(coupling, periodic, per_element, scaled)
+kuramoto_declared_model <- function(coupling, periodic, per_element) {
+  key <- paste(coupling, periodic, per_element)
   if (!is.null(.kuramoto_models[[key]])) return(.kuramoto_models[[key]])
-  # scaled (one beta for the run): the parameters come divided by beta (and
-  # the pairs' and graph's K by n), the noise's amplitude s = sqrt(2 theta /
-  # beta) made in R -- no division or square root an element a stage (the
-  # mean field on an H100: 0.81-0.85 of the built-in's speed with them)
-  coupling_term <- if (scaled) {
-    switch(coupling,
-      mean_field = quote(K * (mean(sin(x)) * cos(x) - mean(cos(x)) * sin(x))),
-      pairs = quote(K * pairs(sin(x[j] - x))),
-      matrix = quote(K * edges(a * sin(x[j] - x))))
-  } else {
-    switch(coupling,
-      mean_field = quote(K / beta * (mean(sin(x)) * cos(x) - mean(cos(x)) * sin(x))),
-      pairs = quote(K / beta / n * pairs(sin(x[j] - x))),
-      matrix = quote(K / beta / n * edges(a * sin(x[j] - x))))
-  }
-  freq <- if (scaled) (if (per_element) quote(w) else quote(omega))
-          else if (per_element) quote(w * (1 / beta)) else quote(omega / beta)
+  # (terms of parameters alone -- K / beta, sqrt(2 theta / beta) -- are
+  # formed once a condition by the engine, not an element a stage)
+  coupling_term <- switch(coupling,
+    mean_field = quote(K / beta * (mean(sin(x)) * cos(x) - mean(cos(x)) * sin(x))),
+    pairs = quote(K / beta / n * pairs(sin(x[j] - x))),
+    matrix = quote(K / beta / n * edges(a * sin(x[j] - x))))
+  freq <- if (per_element) quote(w * (1 / beta)) else quote(omega / beta)
   drift <- list(x = stats::as.formula(call("~", call("+", freq, coupling_term)), env = baseenv()))
-  params <- if (scaled) list(K = 1, s = 0) else list(K = 1, beta = 1, theta = 0)
+  params <- list(K = 1, beta = 1, theta = 0)
   params <- if (per_element) c(params, list(w = ~ 0 * i)) else c(params, list(omega = 0))
-  m <- sde_model(drift = drift,
-                 noise = list(x = if (scaled) ~ s else ~ sqrt(2 * theta / beta)), params = params,
+  m <- sde_model(drift = drift, noise = list(x = ~ sqrt(2 * theta / beta)), params = params,
                  observe = list(r = ~ sqrt(mean(cos(x))^2 + mean(sin(x))^2),
                                 psi = ~ atan2(mean(sin(x)), mean(cos(x)))),
                  periodic = if (periodic) "x",
                  name = paste0("kuramoto-", gsub("_", "-", coupling), if (periodic) "-periodic",
-                               if (per_element) "-w", if (scaled) "-scaled"))
+                               if (per_element) "-w"))
   .kuramoto_models[[key]] <- m
   m
-}
-
-# The declared model's parameters of kuramoto()'s axes (K, beta, theta:
-# their grid is kuramoto()'s, K fastest) and frequencies (om$law 1: one,
-# omega; else w, one an element): with one beta the model's scaled form
-# (kuramoto_declared_model(scaled = TRUE)), its grid (K, s) in the same
-# order as (K, theta).
-kuramoto_declared_params <- function(axes, om, n, coupling) {
-  scaled <- length(axes$beta) == 1
-  b <- if (scaled) as.double(axes$beta) else 1
-  params <- if (scaled) {
-    list(K = as.double(axes$K) / b / (if (coupling == "mean_field") 1 else n),
-         s = sqrt(2 * as.double(axes$theta) / b))
-  } else {
-    lapply(axes, as.double)
-  }
-  if (om$law == 1L) {
-    params$omega <- om$centre / b
-  } else { # a vector, or the law's quantiles (what kuramoto_lorentz() and kuramoto_normal() give)
-    params$w <- switch(as.character(om$law), "0" = om$vector,
-                       "2" = kuramoto_lorentz(om$scale, om$centre)(n),
-                       "3" = kuramoto_normal(om$scale, om$centre)(n)) / b
-  }
-  list(params = params, scaled = scaled)
 }
 
 # The engine's non-finite error (sp_mb.c: "... of element i of replica r
@@ -113,10 +78,15 @@ kuramoto_declared_not_finite <- function(e, grid, dt, call) {
 # from a call's start).
 kuramoto_declared_run <- function(fr, n, grid, axes, om, A, coupling, method, start, dt, step0,
                                   steps, record_every, bins, recs, call) {
-  pp <- kuramoto_declared_params(axes, om, n, coupling)
-  params <- pp$params
-  m <- kuramoto_declared_model(coupling, fr$precision == "single", om$law %in% c(0L, 2L, 3L),
-                               pp$scaled)
+  m <- kuramoto_declared_model(coupling, fr$precision == "single", om$law %in% c(0L, 2L, 3L))
+  params <- lapply(axes, as.double) # K, beta, theta: their grid is kuramoto()'s (expand.grid)
+  if (om$law == 1L) {
+    params$omega <- om$centre
+  } else { # a vector, or the law's quantiles (what kuramoto_lorentz() and kuramoto_normal() give)
+    params$w <- switch(as.character(om$law), "0" = om$vector,
+                       "2" = kuramoto_lorentz(om$scale, om$centre)(n),
+                       "3" = kuramoto_normal(om$scale, om$centre)(n))
+  }
   ncond <- nrow(grid)
   nsys <- ncond * fr$n
   nrec <- recs$nrec

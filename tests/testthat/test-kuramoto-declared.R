@@ -84,8 +84,7 @@ test_that("declared and built-in: the same result shape, and without noise the s
   n <- 24
   th0 <- withr::with_seed(1, matrix(runif(n * 2, -pi, pi), n, 2))
   A <- withr::with_seed(2, matrix(rbinom(n * n, 1, 0.4) * runif(n * n, 0.5, 1.5), n, n))
-  # one beta: the model's scaled form (parameters divided by beta in R);
-  # two: beta in the model
+  # one beta or two (a sweep of it), each coupling
   cases <- list(
     list(coupling = "mean_field", frequencies = kuramoto_lorentz(0.3), beta = 2.5),
     list(coupling = "mean_field", frequencies = 0.3, beta = c(1, 2.5)),
