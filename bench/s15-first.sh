@@ -21,7 +21,7 @@ if [ "${SP_TWO:-0}" = 1 ]; then
   exit 0
 fi
 # issue 50: the front-ends' GPU tests, then their benchmarks
-timeout 200 Rscript -e 'library(testthat); test_dir("tests/testthat", filter="declared-gpu", package="statphysgpu", load_package="installed", reporter="summary")' > "$OUT/tests.log" 2>&1
+timeout 300 Rscript -e 'library(testthat); test_dir("tests/testthat", filter="declared-gpu|he4-dmc-gpu|sde-gpu", package="statphysgpu", load_package="installed", reporter="summary")' > "$OUT/tests.log" 2>&1
 el tests; grep -v "^$" "$OUT/tests.log" | tail -12
 timeout 100 Rscript bench/kuramoto-declared.R gpu > "$OUT/kur.log" 2>&1
 el kuramoto; grep -E "built-in / declared" "$OUT/kur.log" | head -4
