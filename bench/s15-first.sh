@@ -10,7 +10,7 @@ t0=$(date +%s)
 el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 # each stage bounded by its own limit and by what is left of the call's
 # (SP_BUDGET seconds, default 580); SP_SKIP: stages to leave out (a regex)
-lim() { left=$(( ${SP_BUDGET:-580} - ($(date +%s) - t0) )); [ "$left" -lt "$1" ] && echo "$left" || echo "$1"; }
+lim() { left=$(( ${SP_BUDGET:-580} - ($(date +%s) - t0) )); [ "$left" -lt 1 ] && left=1; [ "$left" -lt "$1" ] && echo "$left" || echo "$1"; }
 skip() { echo "$1" | grep -Eq "^(${SP_SKIP:-none})$"; }
 sh .r-runtime/install.sh > "$OUT/install.log" 2>&1 || { tail -20 "$OUT/install.log"; exit 1; }
 R CMD INSTALL . > "$OUT/pkg.log" 2>&1 || { tail -40 "$OUT/pkg.log"; exit 1; }
