@@ -51,6 +51,8 @@ graph_only <- identical(bench_arg("", 2), "graph") # the graph Kuramoto cases al
 compile_only <- identical(bench_arg("", 2), "compile") # the first call's compile alone
 lj_only <- identical(bench_arg("", 2), "lj") || variants
 slices_only <- identical(bench_arg("", 2), "slices") # one system on GPUs 0 and 1 against GPU 0
+# SP_MB_BPS=<k>: every case with the tuning option mb_blocks_per_sm = k
+if (nzchar(Sys.getenv("SP_MB_BPS"))) options(statphysgpu.mb_blocks_per_sm = as.integer(Sys.getenv("SP_MB_BPS")))
 echo <- "%-60s %12.4g %s"
 
 lj_model <- function(obs = FALSE, force = "-24 * ir6 * (2 * ir6 - 1) * ir2") {

@@ -839,6 +839,44 @@ __device__ __forceinline__ uint32_t mb_cell(const mb_sys &S, const int64_t nc[3]
   return (uint32_t)((cc[2] * nc[1] + cc[1]) * nc[0] + cc[0]);
 }
 
+/* The grid of system s's last cell list (a.cgrid, written by
+ * sp_mb_cell_zero_kernel once a build): the cells along each axis, the
+ * cells, and nc / L of each axis -- the same double as sp_mb_cell_of's, so
+ * the same cells as mb_grid and mb_cell, without their double divisions
+ * and loop in every thread (some 300 instructions a warp: as much as the
+ * rest of the cells' count). */
+struct mb_cg {
+  int n0, n1, n2;
+  uint32_t ncell;
+  double sc[3];
+};
+
+__device__ __forceinline__ void mb_cg_load(const sp_mb_kargs &a, uint64_t s, mb_cg &G) {
+  const double *g = a.cgrid + s * SP_MB_CGRID;
+  G.sc[0] = g[0];
+  G.sc[1] = g[1];
+  G.sc[2] = g[2];
+  G.n0 = (int)g[3];
+  G.n1 = (int)g[4];
+  G.n2 = (int)g[5];
+  G.ncell = (uint32_t)g[6];
+}
+
+/* mb_cell through the grid's record. */
+__device__ __forceinline__ uint32_t mb_cell_cg(const mb_cg &G, const real *x) {
+  int64_t cc[3] = {0, 0, 0};
+#if SP_MB_POSD > 0
+  const int px[3] = {SP_MB_PX0, SP_MB_PX1, SP_MB_PX2};
+  const int nn[3] = {G.n0, G.n1, G.n2};
+#  pragma unroll
+  for (int d = 0; d < SP_MB_POSD; d++) {
+    const int64_t c = (int64_t)((double)x[px[d]] * G.sc[d]);
+    cc[d] = c < 0 ? 0 : c >= nn[d] ? nn[d] - 1 : c;
+  }
+#endif
+  return (uint32_t)((cc[2] * G.n1 + cc[1]) * G.n0 + cc[0]);
+}
+
 /* The neighbouring cells of cell c, in the CPU's order (mb_cpu.h's
  * sp_mb_cells_near); their count. */
 __device__ __forceinline__ int mb_cells_near(uint64_t c, const int64_t nc[3], uint32_t *nbc) {
@@ -870,26 +908,50 @@ __device__ __forceinline__ int mb_cells_near(uint64_t c, const int64_t nc[3], ui
 
 /* The cells' counts zeroed (before sp_mb_cell_count_kernel). */
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_zero_kernel(const sp_mb_kargs a) {
-  MB_CELL_LOOP(t, a.nsys * (a.cmax + 1)) a.cstart[t] = 0;
+  MB_CELL_LOOP(t, a.nsys * (a.cmax + 1)) {
+    a.cstart[t] = 0;
+    if (t < a.nsys) { /* system t's grid for this build (mb_cg) */
+      mb_sys S;
+      mb_sys_init(a, t, S);
+      int64_t nc[3];
+      const uint64_t ncell = mb_grid(S, a.job.n, a.crc, nc);
+      double *g = a.cgrid + t * SP_MB_CGRID;
+#pragma unroll
+      for (int d = 0; d < 3; d++) {
+        g[d] = d < SP_MB_POSD ? (double)nc[d] / S.pd[SP_MB_BOX + d] : 0.0;
+        g[3 + d] = (double)nc[d];
+      }
+      g[6] = (double)ncell;
+      g[7] = 0;
+    }
+  }
 }
 
 /* Each element's cell and its rank in it (a.cell: cells, then ranks), the
- * cells' counts in a.cstart (zeroed by sp_mb_cell_zero_kernel). */
+ * cells' counts in a.cstart (zeroed by sp_mb_cell_zero_kernel).  A warp's
+ * lanes with the same cell (neighbours in space are often neighbours in
+ * number) add their count with one atomic, ranked by lane; the ranks'
+ * order is the atomics' (any), sp_mb_cell_sort_kernel orders each cell. */
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_count_kernel(const sp_mb_kargs a) {
   const uint64_t n = a.job.n, npad = a.npad;
+  const unsigned lane = threadIdx.x & 31u;
   MB_CELL_LOOP(t, a.nsys * n) {
     const uint64_t s = t / n, i = t - s * n;
-    mb_sys S;
-    mb_sys_init(a, s, S);
-    int64_t nc[3];
-    mb_grid(S, n, a.crc, nc);
+    mb_cg G;
+    mb_cg_load(a, s, G);
     real x[SP_MB_NX];
 #pragma unroll
     for (int v = 0; v < SP_MB_NX; v++) x[v] = a.x[(s * SP_MB_NX + (uint64_t)v) * npad + i];
-    const uint32_t c = mb_cell(S, nc, x);
-    uint32_t *cell = a.cell + s * 2 * npad;
+    const uint32_t c = mb_cell_cg(G, x);
+    uint32_t *cell = a.cell + s * 3 * npad;
     cell[i] = c;
-    cell[npad + i] = atomicAdd(a.cstart + s * (a.cmax + 1) + c, 1u);
+    uint32_t *ctr = a.cstart + s * (a.cmax + 1) + c;
+    const unsigned peers = __match_any_sync(__activemask(), (unsigned long long)ctr);
+    const int lead = __ffs(peers) - 1;
+    uint32_t base = 0;
+    if ((int)lane == lead) base = atomicAdd(ctr, (uint32_t)__popc(peers));
+    base = __shfl_sync(peers, base, lead);
+    cell[npad + i] = base + (uint32_t)__popc(peers & ((1u << lane) - 1u));
   }
 }
 
@@ -988,35 +1050,44 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_scan_kernel
   }
 }
 
-/* Each element into its cell's slots (first slot + rank). */
+/* Each element into its cell's slots (first slot + rank) of the unsorted
+ * list (a.cell's third row). */
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_fill_kernel(const sp_mb_kargs a) {
   const uint64_t n = a.job.n, npad = a.npad;
   MB_CELL_LOOP(t, a.nsys * n) {
     const uint64_t s = t / n, i = t - s * n;
-    const uint32_t *cell = a.cell + s * 2 * npad;
-    a.perm[s * npad + a.cstart[s * (a.cmax + 1) + cell[i]] + cell[npad + i]] = (uint32_t)i;
+    uint32_t *cell = a.cell + s * 3 * npad;
+    cell[2 * npad + a.cstart[s * (a.cmax + 1) + cell[i]] + cell[npad + i]] = (uint32_t)i;
   }
 }
 
-/* Each cell's elements ascending (insertion sort: a cell holds a dozen). */
+/* Each cell's elements ascending, from the unsorted list (a.cell's third
+ * row) into a.perm: a warp a cell, each element's place the number of the
+ * cell's elements below it (distinct elements), counted by shuffles, 32
+ * at a time (a cell holds a dozen; any number works).  (A thread a cell by
+ * insertion in a.perm took 33 us of a 1e6-particle step on an H100.) */
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_cell_sort_kernel(const sp_mb_kargs a) {
-  MB_CELL_LOOP(t, a.nsys * a.cmax) {
-    const uint64_t s = t / a.cmax, c = t - s * a.cmax;
-    mb_sys S;
-    mb_sys_init(a, s, S);
-    int64_t nc[3];
-    if (c >= mb_grid(S, a.job.n, a.crc, nc)) continue;
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint64_t nw = (uint64_t)gridDim.x * (SP_MB_BLOCK / 32), npad = a.npad;
+  /* w is the same in a warp's lanes: the shuffles' full mask holds */
+  for (uint64_t w = ((uint64_t)blockIdx.x * SP_MB_BLOCK + threadIdx.x) >> 5; w < a.nsys * a.cmax;
+       w += nw) {
+    const uint64_t s = w / a.cmax, c = w - s * a.cmax;
+    if (c >= (uint64_t)a.cgrid[s * SP_MB_CGRID + 6]) continue;
     const uint32_t *cs = a.cstart + s * (a.cmax + 1);
-    uint32_t *p = a.perm + s * a.npad;
-    const uint32_t lo = cs[c], hi = cs[c + 1];
-    for (uint32_t k = lo + 1; k < hi; k++) {
-      const uint32_t v = p[k];
-      uint32_t m = k;
-      while (m > lo && p[m - 1] > v) {
-        p[m] = p[m - 1];
-        m--;
+    const uint32_t lo = cs[c], cnt = cs[c + 1] - lo;
+    const uint32_t *U = a.cell + s * 3 * npad + 2 * npad + lo;
+    uint32_t *P = a.perm + s * npad + lo;
+    for (uint32_t b = 0; b < cnt; b += 32) {
+      const uint32_t l = b + lane;
+      const uint32_t v = l < cnt ? U[l] : 0xffffffffu;
+      uint32_t rank = 0;
+      for (uint32_t m0 = 0; m0 < cnt; m0 += 32) {
+        const uint32_t u = m0 + lane < cnt ? U[m0 + lane] : 0xffffffffu;
+        const uint32_t lim = cnt - m0 < 32u ? cnt - m0 : 32u;
+        for (uint32_t k = 0; k < lim; k++) rank += __shfl_sync(0xffffffffu, u, (int)k) < v;
       }
-      p[m] = v;
+      if (l < cnt) P[rank] = v;
     }
   }
 }
@@ -1063,9 +1134,9 @@ template <bool OBS>
 __device__ __forceinline__ void mb_cell_sums(const sp_mb_kargs &a, const mb_sys &S, uint64_t s,
                                              uint64_t slot, uint64_t i, double t,
                                              const real *xi, const real *ei, real *Q) {
-  const uint64_t n = a.job.n, npad = a.npad;
-  int64_t nc[3];
-  mb_grid(S, n, a.crc, nc);
+  const uint64_t npad = a.npad;
+  mb_cg G;
+  mb_cg_load(a, s, G);
   const real fi = (real)(i + 1);
   const real *CX = a.cx + s * (uint64_t)SP_MB_NX * npad;
   const real *CU = a.cu + s * (uint64_t)(SP_MB_EN + SP_MB_UN) * npad;
@@ -1081,8 +1152,8 @@ __device__ __forceinline__ void mb_cell_sums(const sp_mb_kargs &a, const mb_sys 
   for (int q = 0; q < SP_MB_AQN; q++) acc[q] = 0;
   /* the neighbouring cells in mb_cells_near's order (the CPU's), made on
    * the way (an array of 27 would live in local memory) */
-  const int n0 = (int)nc[0], n1 = (int)nc[1], n2 = (int)nc[2];
-  const int ci = (int)mb_cell(S, nc, xi);
+  const int n0 = G.n0, n1 = G.n1, n2 = G.n2;
+  const int ci = (int)mb_cell_cg(G, xi);
   const int cx0 = ci % n0, cy0 = (ci / n0) % n1, cz0 = ci / (n0 * n1);
   const int rz = n2 >= 3, ry = n1 >= 3, rx = n0 >= 3;
   for (int oz = -rz; oz <= rz; oz++)

@@ -301,7 +301,8 @@ typedef struct {
   SP_DPTR(const uint32_t) rowptr;    /* the graph: n + 1 row offsets, */
   SP_DPTR(const uint32_t) col;       /* the in-neighbours, */
   SP_DPTR(const sp_mb_real) gw;      /* their weights (0: all 1) */
-  SP_DPTR(uint32_t) cell;            /* cell lists (mode B): nsys x npad, each element's cell */
+  SP_DPTR(uint32_t) cell;            /* cell lists (mode B): nsys x 3 x npad, each element's
+                                        cell, its rank, the elements by cells unsorted */
   SP_DPTR(uint32_t) perm;            /* nsys x npad: the elements cell by cell */
   SP_DPTR(uint32_t) cstart;          /* nsys x (cmax + 1): the cells' first slots */
   SP_DPTR(sp_mb_real) cx;            /* nsys x nx x npad: the states in the cells' order */
@@ -317,15 +318,19 @@ typedef struct {
   SP_DPTR(uint32_t) cpart;           /* nsys x SP_MB_CPARTS(cmax): the cells' counts summed
                                         over chunks of SP_MB_CCHUNK (the scan's first part) */
   SP_DPTR(unsigned long long) hist;  /* nsys x nrec x hist_bins: the histograms' counts */
+  SP_DPTR(double) cgrid;             /* nsys x SP_MB_CGRID: the last cell list's grid
+                                        (mb.cu's mb_cg: nc / L, nc, cells) */
 } sp_mb_kargs;
 
 /* The cells' scan (mb.cu) in chunks of SP_MB_CCHUNK cells, a block each:
  * the chunks of a system of at most c cells. */
 #define SP_MB_CCHUNK 2048
 #define SP_MB_CPARTS(c) (((c) + SP_MB_CCHUNK) / SP_MB_CCHUNK)
+/* doubles a system of the cell grid's record (kargs cgrid) */
+#define SP_MB_CGRID 8
 
 SP_STATIC_ASSERT(sizeof(sp_mb_job) == 368, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 848, /* 368 + 8 + 38 x 8 + 12 x 4 + 12 x 8 + 8 + 8 + 2 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 856, /* 368 + 8 + 39 x 8 + 12 x 4 + 12 x 8 + 8 + 8 + 2 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

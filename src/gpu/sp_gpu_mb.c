@@ -112,7 +112,7 @@ typedef struct {
   CUdeviceptr hist;   /* its counts: ns x nrec x hist_bins */
   /* cell lists, the observables' pair sums, g(r) (mode B) */
   CUfunction f_czero, f_ccount, f_cpart, f_cscan, f_cfill, f_csort, f_cgather, f_obs, f_rdf;
-  CUdeviceptr rowptr, col, gw, cell, perm, cstart, cpart, cx, cu, obs, rdf, cpos;
+  CUdeviceptr rowptr, col, gw, cell, perm, cstart, cpart, cx, cu, obs, rdf, cpos, cgrid;
   uint64_t cmax; /* cells of a system at most (any cut-off the run builds for) */
   const char *n_pass1, *n_pass2;
   CUdeviceptr buf[3]; /* state buffers; x, y, z are buf[xi], buf[yi], buf[zi] */
@@ -169,6 +169,7 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.perm = v->perm;
   a.cstart = v->cstart;
   a.cpart = v->cpart;
+  a.cgrid = v->cgrid;
   a.cx = v->cx;
   a.cpos = v->cpos;
   a.cu = v->cu;
@@ -255,6 +256,7 @@ static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_m
   a->perm = b.perm;
   a->cstart = b.cstart;
   a->cpart = b.cpart;
+  a->cgrid = b.cgrid;
   a->cx = b.cx;
   a->cpos = b.cpos;
   a->cu = b.cu;
@@ -462,7 +464,7 @@ static int mb_cells(mb_model *m, sp_gpu_dev *d, int b, double rc, double t) {
       (st = sp_gpu_launch(d->id, v->f_cscan, cgrid, MB_BLOCK, 0, d->stream, &a,
                           "sp_mb_cell_scan_kernel")) ||
       (st = mb_grid_launch(d, v->f_cfill, items, &a, 0, "sp_mb_cell_fill_kernel")) ||
-      (st = mb_grid_launch(d, v->f_csort, v->ns * v->cmax, &a, 0, "sp_mb_cell_sort_kernel")))
+      (st = mb_grid_launch(d, v->f_csort, v->ns * v->cmax * 32, &a, 0, "sp_mb_cell_sort_kernel")))
     return st;
   return mb_grid_launch(d, v->f_cgather, items, &a, 0, "sp_mb_cell_gather_kernel");
 }
@@ -999,7 +1001,8 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         if (t > v->cmax) v->cmax = t;
       }
     }
-    if ((st = sp_gpu_dev_alloc(d, (size_t)(v->ns * 2 * npad) * 4, "the cell lists", &v->cell)) ||
+    if ((st = sp_gpu_dev_alloc(d, (size_t)(v->ns * 3 * npad) * 4, "the cell lists", &v->cell)) ||
+        (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * SP_MB_CGRID) * 8, "the cell lists", &v->cgrid)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * npad) * 4, "the cell lists", &v->perm)) ||
         (st = sp_gpu_dev_alloc(d, (size_t)(v->ns * (v->cmax + 1)) * 4, "the cell lists",
                                &v->cstart)) ||
