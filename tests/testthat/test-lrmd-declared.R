@@ -264,3 +264,19 @@ test_that("declared gravity2d: a non-finite state named as by the built-in", {
                  class = "statphysgpu_not_finite")
   }
 })
+
+test_that("declared gravity2d: the GPU's kernels compile with NVRTC in both modes and precisions", {
+  skip_if_no_nvrtc()
+  local_kernel_cache()
+  m <- statphysgpu:::lrmd_declared_model("gravity2d", FALSE)
+  for (n in c(300, 5000)) for (prec in c("single", "double")) { # mode A and B
+    plan <- statphysgpu:::sde_mb_gpu_plan(m, n, prec, "yoshida4")
+    ptx <- rawToChar(statphysgpu:::sde_nvrtc_image(m, "compute_90", prec, "yoshida4",
+                                                   cubin = FALSE, source = "mb.cu",
+                                                   defines = plan$defines))
+    # the states kept at the records (the half-mass radius), and the pass
+    expect_match(ptx, ".entry sp_mb_keep_kernel", fixed = TRUE)
+    expect_match(ptx, if (n < 2048) ".entry sp_mb_small_kernel" else ".entry sp_mb_split_kernel",
+                 fixed = TRUE)
+  }
+})
