@@ -131,16 +131,21 @@
 #' default).
 #'
 #' **The declared engine.** Option `statphysgpu.lrmd_engine = "declared"`
-#' (default `"builtin"`) runs HMF and ring as declared models
-#' ([sde_model()]: the mean field through `mean()`, the ring through
-#' `pairs()`) on [sde_run()]'s many-body engine with its `"yoshida4"`, the
-#' same scheme: in double precision the same numbers to rounding (1e-14
-#' after 60 steps, measured). What differs: `"mixed"` runs the model in
-#' single precision, states included, its angles kept in \eqn{[-\pi, \pi]}
-#' (so reported in the state and snapshots); a start of [hmf_waterbag()]
-#' ... is drawn in R's process (the same numbers) and copied to the device;
-#' a snapshot ends one engine call. gravity2d runs on the built-in engine
-#' either way.
+#' (default `"builtin"`) runs every model as a declared model
+#' ([sde_model()]: the HMF mean field through `mean()`, the ring and
+#' gravity2d through `pairs()`, gravity2d's particles as plain states x, y,
+#' px, py in the open plane) on [sde_run()]'s many-body engine with its
+#' `"yoshida4"`, the same scheme: in double precision the same numbers to
+#' rounding (2e-14 after 60 to 150 steps, measured). What differs:
+#' `"mixed"` runs the model in single precision, states included, the HMF
+#' and ring angles kept in \eqn{[-\pi, \pi]} (so reported in the state and
+#' snapshots); a start of [hmf_waterbag()] ... is drawn in R's process (the
+#' same numbers) and copied to the device; a snapshot ends one engine call.
+#' gravity2d's half-mass radius, the median distance from the centre of
+#' mass, is computed in R from the positions at each record, which the
+#' engine keeps (at most \eqn{2^{25}} numbers a call: longer runs record in
+#' several calls); one gravity2d system on several GPUs instead ends an
+#' engine call at every record (so that it keeps its slices, one a device).
 #'
 #' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
 #' one slice per device; each device updates its slice and the devices

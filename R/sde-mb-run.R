@@ -379,6 +379,14 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     attr(out, "r_max") <- rdf$r_max
     attr(out, "box") <- L[seq_along(m$positions)]
     attr(out, "records_used") <- max(0, res$records)
+  } else if (isTRUE(start$traj) && output == "trajectories") {
+    # (internal: lrmd("gravity2d") on this engine, R/lrmd-declared.R: the
+    # records of the observables, and the kept states as the engine wrote
+    # them, n x states x records x kept systems, in attribute `traj`)
+    out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, "records", 0)
+    attr(out, "traj") <- res$traj
+    res$traj <- NULL
+    output <- "records"
   } else {
     out <- sde_mb_result(res, m, grid, swept, fr, rec, dt, t0, k0, kmax, n, output, keep_here)
   }

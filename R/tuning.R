@@ -52,7 +52,7 @@ SP_TUNING <- list(
   driven_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
                        "\"builtin\" or \"declared\""),
   # lrmd(): the built-in engine ("builtin") or the declared many-body engine
-  # ("declared": R/lrmd-declared.R, HMF and ring; gravity2d stays built-in)
+  # ("declared": R/lrmd-declared.R, every model: HMF, ring, gravity2d)
   lrmd_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
                      "\"builtin\" or \"declared\""),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in

@@ -12,9 +12,17 @@
 #
 #   Rscript bench/lrmd-declared.R gpu    # HMF n = 5e7 from hmf_waterbag(1, 0.69), dt = 0.05,
 #                                        # 1000 steps; ring n = 1e5 from ring_uniform(p0 = 0.3),
-#                                        # dt = 0.01, 100 steps; records at the start and end
+#                                        # dt = 0.01, 100 steps; gravity2d n = 1e4 (1000 steps)
+#                                        # and 1e5 (100 steps) from gravity2d_shell(0.5, 1),
+#                                        # dt = 0.01; records at the start and end; and
+#                                        # gravity2d n = 1e4 with records every 10 steps
+#                                        # (lrmd()'s default: the declared path keeps the
+#                                        # states there for the half-mass radius)
 #   Rscript bench/lrmd-declared.R cpu [n_hmf] [steps_hmf] [n_ring] [steps_ring] [threads]
-#                                        # defaults HMF 1e6 x 100, ring 4000 x 20, two threads
+#                                     [n_grav] [steps_grav]
+#                                        # defaults HMF 1e6 x 100, ring 4000 x 20, two threads,
+#                                        # gravity2d 3000 x 20 (and with records every 10 steps)
+#   SP_BENCH_MODELS=gravity2d (a comma-separated list) runs only those models' cases.
 #
 # Prints device, commit, date and a row per case.  (SP_COMMIT names the
 # commit where the checkout has no git.)
@@ -26,7 +34,8 @@ source(file.path(bench_dir, "common.R"))
 
 mode <- bench_arg("gpu", 1)
 if (!mode %in% c("gpu", "cpu")) {
-  stop("usage: Rscript bench/lrmd-declared.R gpu|cpu [n_hmf] [steps_hmf] [n_ring] [steps_ring] [threads]")
+  stop(paste("usage: Rscript bench/lrmd-declared.R gpu|cpu [n_hmf] [steps_hmf] [n_ring]",
+             "[steps_ring] [threads] [n_grav] [steps_grav]"))
 }
 reps <- as.integer(Sys.getenv("SP_BENCH_REPS", "3"))
 
@@ -35,7 +44,10 @@ if (mode == "gpu") {
   dev <- d$name[1]
   backend <- "gpu"
   cases <- list(list(model = "hmf", n = 5e7, steps = 1000, dt = 0.05),
-                list(model = "ring", n = 1e5, steps = 100, dt = 0.01))
+                list(model = "ring", n = 1e5, steps = 100, dt = 0.01),
+                list(model = "gravity2d", n = 1e4, steps = 1000, dt = 0.01),
+                list(model = "gravity2d", n = 1e5, steps = 100, dt = 0.01),
+                list(model = "gravity2d", n = 1e4, steps = 1000, dt = 0.01, every = 10))
 } else {
   threads <- as.integer(bench_arg(2, 6))
   sp_threads(threads)
@@ -44,12 +56,21 @@ if (mode == "gpu") {
   cases <- list(list(model = "hmf", n = as.numeric(bench_arg(1e6, 2)),
                      steps = as.numeric(bench_arg(100, 3)), dt = 0.05),
                 list(model = "ring", n = as.numeric(bench_arg(4000, 4)),
-                     steps = as.numeric(bench_arg(20, 5)), dt = 0.01))
+                     steps = as.numeric(bench_arg(20, 5)), dt = 0.01),
+                list(model = "gravity2d", n = as.numeric(bench_arg(3000, 7)),
+                     steps = as.numeric(bench_arg(20, 8)), dt = 0.01),
+                list(model = "gravity2d", n = as.numeric(bench_arg(3000, 7)),
+                     steps = as.numeric(bench_arg(20, 8)), dt = 0.01, every = 10))
+}
+only <- Sys.getenv("SP_BENCH_MODELS")
+if (nzchar(only)) {
+  cases <- Filter(function(cs) cs$model %in% strsplit(only, ",")[[1]], cases)
 }
 
 make_init <- function(cs) {
-  if (cs$model == "hmf") hmf_waterbag(cs$n, 1, 0.69, seed = 1) else
-    ring_uniform(cs$n, p0 = 0.3, seed = 1)
+  switch(cs$model, hmf = hmf_waterbag(cs$n, 1, 0.69, seed = 1),
+         ring = ring_uniform(cs$n, p0 = 0.3, seed = 1),
+         gravity2d = gravity2d_shell(cs$n, 0.5, 1, seed = 1))
 }
 precisions <- if (mode == "gpu") "mixed" else c("mixed", "double")
 call_once <- function(engine, cs, steps, precision) {
@@ -58,7 +79,8 @@ call_once <- function(engine, cs, steps, precision) {
   init <- make_init(cs) # (a lazy start: the built-in draws it, the declared path in R's process)
   invisible(gc())
   t0 <- proc.time()[["elapsed"]]
-  x <- lrmd(cs$model, init = init, dt = cs$dt, steps = steps, record_every = steps,
+  x <- lrmd(cs$model, init = init, dt = cs$dt, steps = steps,
+            record_every = min(steps, if (is.null(cs$every)) steps else cs$every),
             backend = backend, precision = precision, progress = FALSE)
   c(wall = proc.time()[["elapsed"]] - t0, engine = attr(x, "seconds"))
 }
@@ -77,8 +99,9 @@ for (cs in cases) for (prec in precisions) {
   dd <- apply(td, 2, stats::median)
   work <- if (cs$model == "hmf") cs$n * cs$steps else 3 * cs$n^2 * cs$steps
   unit <- if (cs$model == "hmf") "particle-steps/s" else "pair-terms/s"
-  lab <- sprintf("%s n = %s, yoshida4, %s steps, %s", cs$model, format(cs$n), format(cs$steps),
-                 prec)
+  lab <- sprintf("%s n = %s, yoshida4, %s steps%s, %s", cs$model, format(cs$n),
+                 format(cs$steps), if (is.null(cs$every)) "" else
+                   sprintf(" (records every %d)", cs$every), prec)
   add(sprintf("%s: built-in whole call", lab), b[["wall"]], "s",
       note = sprintf("%.4g %s", work / b[["wall"]], unit))
   add(sprintf("%s: declared whole call", lab), dd[["wall"]], "s",

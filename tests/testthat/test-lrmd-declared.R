@@ -6,7 +6,7 @@
 # rounding (the sums run in other orders: about 1e-16 a step, 1e-14 after
 # the 60 steps here, measured; the bound 1e-10 leaves the chaotic growth of
 # these short runs room).  The declared models (HMF and ring, periodic or
-# not) are compiled once a session.
+# not; gravity2d) are compiled once a session.
 
 skip_on_cran()
 
@@ -26,6 +26,14 @@ lrmd_numbers <- function(x) {
   if (length(sn) && is.data.frame(sn[[1]])) sn <- list(sn)
   list(rec = as.matrix(as.data.frame(x)), state = lapply(st, as.matrix),
        snap = lapply(sn, function(s) lapply(s, as.matrix)))
+}
+# `code` with the package's internal function `name` replaced by `f`
+with_internal <- function(name, f, code) {
+  ns <- asNamespace("statphysgpu")
+  real <- get(name, envir = ns)
+  utils::assignInNamespace(name, f, ns)
+  on.exit(utils::assignInNamespace(name, real, ns))
+  code
 }
 expect_same_run <- function(a, b, tol) {
   expect_identical(class(b), class(a))
@@ -124,7 +132,7 @@ test_that("declared mixed precision: single-precision model, energy kept, angles
   }
 })
 
-test_that("declared: errors and warnings as the built-in's; gravity2d stays built-in", {
+test_that("declared: errors and warnings as the built-in's", {
   skip_if_no_cc()
   withr::local_options(statphysgpu.lrmd_engine = "sideways")
   expect_error(lrmd("hmf", n = 10, dt = 0.1, steps = 2, backend = "cpu"),
@@ -154,8 +162,121 @@ test_that("declared: errors and warnings as the built-in's; gravity2d stays buil
                "below 1e-04", class = "statphysgpu_error")
   expect_warning(ld("hmf", init = hmf_waterbag(20, M0 = 1, U = 0.69, seed = 1), dt = 2,
                     steps = 2, precision = "double"), class = "statphysgpu_coarse_dt")
-  # gravity2d: the built-in engine, bit for bit
-  g <- gravity2d_shell(30, 0.5, 1, seed = 1)
-  expect_identical(lrmd_numbers(ld("gravity2d", init = g, dt = 0.01, steps = 5)),
-                   lrmd_numbers(lb("gravity2d", init = g, dt = 0.01, steps = 5)))
+})
+
+# gravity2d: a cold shell (gravity2d_shell(n, 0.5, 1): at rest between radii
+# 0.5 and 1) collapsing: at n = 100 and softening 0.02 its half-mass radius
+# falls from 0.79 to 0.10 at t = 1.5, the deepest point of the collapse,
+# where the virial ratio 2K/W is 3.8 (the close passes there are the
+# chaotic growth's harshest test).  Yoshida's energy error at dt = 0.01,
+# measured with the built-in: 9.5e-7 up to t = 1, 5.1e-5 up to t = 1.5.
+test_that("declared gravity2d: the built-in's records, state, snapshots and continuation in double", {
+  skip_if_no_cc()
+  real <- statphysgpu:::lrmd_declared_sim
+  used <- 0
+  counted <- function(...) {
+    used <<- used + 1
+    real(...)
+  }
+  g <- gravity2d_shell(100, 0.5, 1, seed = 1)
+  args <- list("gravity2d", init = g, dt = 0.01, steps = 150, record_every = 15,
+               softening = 0.02, snapshots = c(0, 0.55, 1.5), precision = "double")
+  a <- with_internal("lrmd_declared_sim", counted, do.call(lb, args))
+  expect_identical(used, 0)
+  b <- with_internal("lrmd_declared_sim", counted, do.call(ld, args))
+  expect_gt(used, 0) # (the declared engine ran it)
+  expect_same_run(a, b, 1e-10)
+  expect_identical(names(b), c("replica", "step", "time", "kinetic", "potential", "total",
+                               "energy_error", "virial_ratio", "r_half", "temperature"))
+  expect_identical(names(attr(b, "state")), c("x", "y", "px", "py"))
+  expect_length(attr(b, "snapshots"), 3)
+  # the physics: the shell falls in (the half-mass radius shrinks, the
+  # virial ratio grows from 0 past 1), the energy conserved to Yoshida's
+  # error (the bounds twice and four times the errors measured)
+  expect_lt(b$r_half[nrow(b)], 0.2 * b$r_half[1])
+  expect_gt(b$virial_ratio[nrow(b)], 3)
+  expect_lt(max(abs(b$energy_error[b$time <= 1])), 4e-6)
+  expect_lt(max(abs(b$energy_error)), 1e-4)
+  # a continuation off the record grid (to the grid first, then the rest),
+  # and a start given as numbers
+  a2 <- lb(init = a, steps = 23, precision = "double")
+  b2 <- ld(init = b, steps = 23, precision = "double")
+  expect_same_run(a2, b2, 1e-10)
+  expect_identical(b2$step, c(150, 165))
+  a3 <- lb("gravity2d", init = attr(a, "state"), dt = 0.01, steps = 7, record_every = 3,
+           softening = 0.05, precision = "double", seed = 1)
+  b3 <- ld("gravity2d", init = attr(a, "state"), dt = 0.01, steps = 7, record_every = 3,
+           softening = 0.05, precision = "double", seed = 1)
+  expect_same_run(a3, b3, 1e-10)
+  # (the relative energy error, of order 1e-5, to 1e-15 absolute)
+  expect_equal(summary(b3), summary(a3), tolerance = 1e-8)
+})
+
+test_that("declared gravity2d: systems side by side, records in several calls, calls at the records", {
+  skip_if_no_cc()
+  withr::local_options(statphysgpu.lrmd_batch = "cpu")
+  args <- list("gravity2d", init = gravity2d_shell(64, 0.5, c(1, 1.2), seed = 2), dt = 0.01,
+               steps = 40, record_every = 10, softening = c(0.01, 0.05), replicas = 2,
+               snapshots = 0.25, precision = "double")
+  a <- do.call(lb, args)
+  b <- do.call(ld, args)
+  expect_identical(nrow(attr(b, "systems")), 8L)
+  expect_same_run(a, b, 1e-10)
+  # the states kept at the records of at most two records a call (the
+  # engine's calls cut, each repeating its first record), and no states
+  # kept, the calls ending at every record (one system on several GPUs):
+  # the same records
+  c1 <- with_internal("lrmd_declared_kept", function() 64 * 4 * 8 * 2, do.call(ld, args))
+  expect_same_run(b, c1, 1e-12)
+  one <- list("gravity2d", init = gravity2d_shell(64, 0.5, 1, seed = 3), dt = 0.01, steps = 25,
+              record_every = 10, snapshots = 0.13, precision = "double")
+  c2 <- with_internal("lrmd_declared_keeps", function(fr, nsys) FALSE, do.call(ld, one))
+  expect_same_run(do.call(lb, one), c2, 1e-10)
+})
+
+test_that("declared gravity2d in mixed precision: single-precision states, the built-in's physics", {
+  skip_if_no_cc()
+  g <- gravity2d_shell(200, 0.5, 1, seed = 1)
+  a <- lb("gravity2d", init = g, dt = 0.01, steps = 100, record_every = 20)
+  b <- ld("gravity2d", init = g, dt = 0.01, steps = 100, record_every = 20)
+  expect_identical(dim(b), dim(a))
+  expect_identical(names(b), names(a))
+  # the engine's states are single precision (the built-in's double)
+  st <- unlist(attr(b, "state"), use.names = FALSE)
+  expect_identical(readBin(writeBin(st, raw(), size = 4), "double", length(st), size = 4), st)
+  # single-precision rounding, 100 steps: about 1e-6 relative, within 1e-4
+  expect_lt(max(abs(b$energy_error)), 1e-4)
+  expect_lt(max(abs(a$r_half - b$r_half)), 1e-4)
+  expect_lt(max(abs(a$virial_ratio - b$virial_ratio)), 1e-4)
+})
+
+test_that("declared gravity2d: a non-finite state named as by the built-in", {
+  skip_if_no_cc()
+  st <- data.frame(x = c(0, 1, 0, 1), y = c(0, 0, 1, 1), px = c(1e10, 0, 0, 0), py = 0)
+  for (eng in c("builtin", "declared")) {
+    withr::local_options(statphysgpu.lrmd_engine = eng)
+    expect_error(suppressWarnings(lrmd("gravity2d", init = st, dt = 1e300, steps = 3,
+                                       record_every = 1, backend = "cpu", progress = FALSE,
+                                       precision = "double")),
+                 paste0("the (momentum|position) of particle [1-4] became non-finite in step ",
+                        "1 of the run \\(t = 1e\\+300 from its start\\); use a smaller `dt` ",
+                        "or a larger `softening`"),
+                 class = "statphysgpu_not_finite")
+  }
+})
+
+test_that("declared gravity2d: the GPU's kernels compile with NVRTC in both modes and precisions", {
+  skip_if_no_nvrtc()
+  local_kernel_cache()
+  m <- statphysgpu:::lrmd_declared_model("gravity2d", FALSE)
+  for (n in c(300, 5000)) for (prec in c("single", "double")) { # mode A and B
+    plan <- statphysgpu:::sde_mb_gpu_plan(m, n, prec, "yoshida4")
+    ptx <- rawToChar(statphysgpu:::sde_nvrtc_image(m, "compute_90", prec, "yoshida4",
+                                                   cubin = FALSE, source = "mb.cu",
+                                                   defines = plan$defines))
+    # the states kept at the records (the half-mass radius), and the pass
+    expect_match(ptx, ".entry sp_mb_keep_kernel", fixed = TRUE)
+    expect_match(ptx, if (n < 2048) ".entry sp_mb_small_kernel" else ".entry sp_mb_split_kernel",
+                 fixed = TRUE)
+  }
 })
