@@ -17,7 +17,7 @@ nvcc -O3 -arch=sm_90 --use_fast_math -o /tmp/ljport bench/ports/lj.cu > "$OUT/po
 nvidia-smi --query-gpu=name --format=csv,noheader
 el installed
 export NOT_CRAN=true
-timeout $(lim 260) Rscript -e 'library(testthat); test_dir("tests/testthat", filter="mb-space-gpu|mb-gpu", package="statphysgpu", load_package="installed", reporter="summary")' > "$OUT/tests.log" 2>&1
+timeout $(lim 150) Rscript -e 'library(testthat); test_dir("tests/testthat", filter="mb-space-gpu", package="statphysgpu", load_package="installed", reporter="summary")' > "$OUT/tests.log" 2>&1
 el tests; grep -v "^$" "$OUT/tests.log" | tail -14
 timeout $(lim 100) Rscript bench/mb-space.R gpu lj > "$OUT/lj.log" 2>&1
 el lj; grep -E "LJ|device|commit" "$OUT/lj.log" | head -14
@@ -28,6 +28,10 @@ done
 el port; grep -E "rate|port" "$OUT/port.log" | tail -4
 SP_MB_BPS=8 timeout $(lim 80) Rscript bench/mb-space.R gpu lj > "$OUT/lj-bps8.log" 2>&1
 el lj-bps8; grep -E "LJ" "$OUT/lj-bps8.log" | head -8
+timeout $(lim 120) Rscript -e 'library(testthat); test_dir("tests/testthat", filter="lrmd-declared-gpu", package="statphysgpu", load_package="installed", reporter="summary")' > "$OUT/tests-lrmd.log" 2>&1
+el tests-lrmd; grep -v "^$" "$OUT/tests-lrmd.log" | tail -8
+SP_BENCH_MODELS=gravity2d timeout $(lim 90) Rscript bench/lrmd-declared.R gpu > "$OUT/grav.log" 2>&1
+el grav; grep -E "gravity2d" "$OUT/grav.log" | head -9
 if command -v ncu > /dev/null 2>&1; then
   SP_STEPS=20 timeout $(lim 90) ncu --metrics gpu__time_duration.sum --print-units base --launch-skip 40 --launch-count 60 \
     --csv Rscript bench/lj-steps.R big > "$OUT/ncu-big.csv" 2> "$OUT/ncu-big.err"
@@ -36,3 +40,5 @@ if command -v ncu > /dev/null 2>&1; then
     "$OUT/ncu-big.csv" | sort -k4 -n -r
   el ncu
 fi
+timeout $(lim 250) Rscript -e 'library(testthat); test_dir("tests/testthat", filter="mb-gpu", package="statphysgpu", load_package="installed", reporter="summary")' > "$OUT/tests-mb.log" 2>&1
+el tests-mb; grep -v "^$" "$OUT/tests-mb.log" | tail -10
