@@ -51,6 +51,7 @@ SEXP sp_r_philox_block(SEXP, SEXP);
 SEXP sp_r_xorsat_masks(SEXP, SEXP, SEXP);
 SEXP sp_r_uniform_transform(SEXP, SEXP);
 SEXP sp_r_math(SEXP, SEXP, SEXP);
+SEXP sp_r_sincos_d_selects(SEXP);
 SEXP sp_r_gpu_philox_moments(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_curand_check(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_gpu_alloc_test(SEXP, SEXP);
@@ -104,6 +105,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_xorsat_masks, 3),
   CALLDEF(sp_r_uniform_transform, 2),
   CALLDEF(sp_r_math, 3),
+  CALLDEF(sp_r_sincos_d_selects, 1),
   CALLDEF(sp_r_gpu_philox_moments, 7),
   CALLDEF(sp_r_gpu_curand_check, 7),
   CALLDEF(sp_r_gpu_alloc_test, 2),

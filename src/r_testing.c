@@ -67,6 +67,27 @@ SEXP sp_r_math(SEXP fn, SEXP x, SEXP single) {
   return out;
 }
 
+/* The CPU's double sine and cosine (sp_math.h) with the quadrant chosen as
+ * sp_sincos_d chose it before it took bits (an int quadrant, selects and
+ * negations; GCC kept a model's loop over paths scalar with those): the same
+ * reduction and polynomials.  A matrix of sin and cos, against which the
+ * tests hold sp_sincos_d bit for bit. */
+SEXP sp_r_sincos_d_selects(SEXP x) {
+  R_xlen_t i, n = XLENGTH(x);
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, n, 2));
+  for (i = 0; i < n; i++) {
+    uint64_t q;
+    const double r = sp_reduce_pio2_d(REAL(x)[i], &q);
+    const int k = (int)((uint32_t)q & 3u);
+    const double sr = sp_sin_poly_d(r), cr = sp_cos_poly_d(r);
+    const double a = (k & 1) ? cr : sr, b = (k & 1) ? sr : cr;
+    REAL(out)[i] = (k & 2) ? -a : a;
+    REAL(out)[i + n] = ((k + 1) & 2) ? -b : b;
+  }
+  UNPROTECT(1);
+  return out;
+}
+
 SEXP sp_r_gpu_philox_moments(SEXP key, SEXP single, SEXP n, SEXP seed, SEXP stream,
                              SEXP offset, SEXP devices) {
   int ndev, *devs = sp_r_devices(devices, &ndev);

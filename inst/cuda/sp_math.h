@@ -98,8 +98,12 @@ SP_FN float sp_sqrt_pos_f(float x) { return sqrtf(x); }
 /* Reduction by multiples of pi/2 (three-part Cody-Waite, fdlibm's split).
  * The nearest integer n comes from adding 1.5 2^52 (exact for |x| < 2^50;
  * no rint() call); its low bits are read from the sum's mantissa.  Returns
- * x - n pi/2 and the quadrant n mod 4. */
-SP_FN double sp_reduce_pio2_d(double x, int *quadrant) {
+ * x - n pi/2 and, in *q, the sum's bits: n mod 4 is q & 3.  (64 bits, as
+ * the double's lanes: the quadrant's selects below are then bit operations
+ * of the lane's own width.  An int quadrant, 32 bits, mixed a narrower
+ * lane into the vector loop of a model over paths, and GCC left the loop
+ * scalar: sde_lanes.h, bench/RESULTS.md.) */
+SP_FN double sp_reduce_pio2_d(double x, uint64_t *q) {
   const double two_over_pi = 6.36619772367581382433e-01;
   const double p1 = 1.57079632673412561417e+00, p2 = 6.07710050650619224932e-11,
                p3 = 2.02226624879595063154e-21;
@@ -108,7 +112,7 @@ SP_FN double sp_reduce_pio2_d(double x, int *quadrant) {
   double n;
   t.d = x * two_over_pi + shift;
   n = t.d - shift;
-  *quadrant = (int)((uint32_t)t.u & 3u);
+  *q = t.u;
   return ((x - n * p1) - n * p2) - n * p3;
 }
 
@@ -136,13 +140,24 @@ SP_FN double sp_cos_poly_d(double r) {
 }
 
 SP_FN void sp_sincos_d(double x, double *s, double *c) {
-  int n;
-  double r = sp_reduce_pio2_d(x, &n);
-  double sr = sp_sin_poly_d(r), cr = sp_cos_poly_d(r);
-  /* quadrant n: (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s) */
-  double a = (n & 1) ? cr : sr, b = (n & 1) ? sr : cr;
-  *s = (n & 2) ? -a : a;
-  *c = ((n + 1) & 2) ? -b : b;
+  union { double d; uint64_t u; } sr, cr, a, b;
+  uint64_t q, odd;
+  const double r = sp_reduce_pio2_d(x, &q);
+  sr.d = sp_sin_poly_d(r);
+  cr.d = sp_cos_poly_d(r);
+  /* quadrant n = q mod 4: (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s).
+   * Chosen by bits, with no branch or select: an odd n swaps the two (odd
+   * all ones), bit 1 of n negates the sine and bit 1 of n + 1 the cosine
+   * (the sign bit flipped: -v exactly, NaN included).  The numbers of
+   * (n & 1 ? cr : sr), (n & 2 ? -a : a), ((n + 1) & 2 ? -b : b) bit for bit
+   * (test-sp-math.R). */
+  odd = (uint64_t)0 - (q & 1u);
+  a.u = (sr.u & ~odd) | (cr.u & odd);
+  b.u = (cr.u & ~odd) | (sr.u & odd);
+  a.u ^= (q & 2u) << 62;
+  b.u ^= ((q + 1u) & 2u) << 62;
+  *s = a.d;
+  *c = b.d;
 }
 
 SP_FN double sp_sin_d(double x) {
