@@ -34,7 +34,14 @@
 #   kept, recorded at the end of the transient and at the end; every
 #   period with output = "histogram" or "trajectories", whose memory grows
 #   with paths x periods): no continuation (init = <a result> runs on the
-#   built-in engine, from this result's end states).
+#   built-in engine, from this result's end states).  They are read from
+#   the engine's buffer as it is (sde_run_states(), R/sde-run.R: no data
+#   frame of paths x records rows) and picked in C, a record and a state
+#   at a time (sde_states_paths()); what stays above the built-in's cost
+#   outside the engine is that buffer: records x paths x 3 doubles (6
+#   records with the default transient, 150 MB at 2^20 paths), filled
+#   with NaN and then by the engine -- an engine recording at those two
+#   steps only would keep 2 records of the 6 (issue 50, bench/RESULTS.md).
 .driven_models <- new.env(parent = emptyenv())
 
 driven_declared_model <- function() {
