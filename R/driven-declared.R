@@ -34,7 +34,14 @@
 #   kept, recorded at the end of the transient and at the end; every
 #   period with output = "histogram" or "trajectories", whose memory grows
 #   with paths x periods): no continuation (init = <a result> runs on the
-#   built-in engine, from this result's end states).
+#   built-in engine, from this result's end states).  They are read from
+#   the engine's buffer as it is (sde_run_states(), R/sde-run.R: no data
+#   frame of paths x records rows) and picked in C, a record and a state
+#   at a time (sde_states_paths()); what stays above the built-in's cost
+#   outside the engine is that buffer: records x paths x 3 doubles (6
+#   records with the default transient, 150 MB at 2^20 paths), filled
+#   with NaN and then by the engine -- an engine recording at those two
+#   steps only would keep 2 records of the 6 (issue 50, bench/RESULTS.md).
 .driven_models <- new.env(parent = emptyenv())
 
 driven_declared_model <- function() {
@@ -90,52 +97,55 @@ driven_declared_run <- function(fr, grid, spp, periods, ktr, x0, v0, keep_here, 
   if (!length(x0)) x0 <- driven_declared_starts(fr$seed, fr$first, n)
   params <- data.frame(a = grid$a, f = grid$f, beta = grid$beta, iw = 1 / grid$omega,
                        sn = sqrt(2 * grid$beta * grid$theta / grid$omega))
+  # the states of every path at the records, as the engine filled them
+  # (sde_run_states(): no data frame of paths x records rows)
   r <- withCallingHandlers(
-    sde_run(m, n, init = list(x = x0, v = if (length(v0)) v0 else 0, s = 0), dt = dtau,
-            t_max = K * dtau, params = params, method = method, output = "trajectories",
-            record_every = every, keep = fr$first - 1 + n, seed = u64_to_hex(fr$seed),
-            first_replica = fr$first, backend = fr$plan$backend,
-            devices = if (fr$plan$backend == "gpu") fr$plan$devices,
-            precision = fr$precision, progress = fr$progress),
+    sde_run_states(m, n, init = list(x = x0, v = if (length(v0)) v0 else 0, s = 0), dt = dtau,
+                   t_max = K * dtau, params = params, method = method, record_every = every,
+                   keep = fr$first - 1 + n, seed = u64_to_hex(fr$seed),
+                   first_replica = fr$first, backend = fr$plan$backend,
+                   devices = if (fr$plan$backend == "gpu") fr$plan$devices,
+                   precision = fr$precision, progress = fr$progress, call = call),
     statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"),
     statphysgpu_t_max_warning = function(w) invokeRestart("muffleWarning"),
     statphysgpu_not_finite = function(e) driven_declared_not_finite(e, spp, call))
-  nr <- nrow(r) / npaths # records reached, the same in every path
+  nr <- r$records # records reached, the same in every path
   kr <- pmin((seq_len(nr) - 1) * every, K) # their steps
   steps <- kr[nr]
-  X <- matrix(r$x, nrow = nr) # records x paths (condition, then replica)
-  V <- matrix(r$v, nrow = nr)
-  S <- matrix(r$s, nrow = nr)
-  run <- c(seconds = attr(r, "seconds"), interrupted = as.numeric(isTRUE(attr(r, "interrupted"))))
-  r <- NULL
-  xe <- X[nr, ]
-  ve <- V[nr, ]
+  run <- c(seconds = r$seconds, interrupted = as.numeric(r$interrupted))
+  # every path (condition, then replica) at the last record and the transient's end
   itr <- match(ktr, kr)
-  xtr <- if (is.na(itr)) rep(NA_real_, npaths) else X[itr, ]
+  at <- function(var, rec) sde_states_paths(r, var, rec)[[1]]
+  xe <- at("x", nr)
+  ve <- at("v", nr)
+  xtr <- if (is.na(itr)) rep(NA_real_, npaths) else at("x", itr)
   # sum of v^2 at the ends of steps ktr + 1 .. steps (driven_brownian() adds s2)
   acc2 <- if (is.na(itr) || steps <= ktr) numeric(npaths) else
-    (S[nr, ] - S[itr, ]) / rep(2 * pi / grid$omega / spp, each = n) +
-      (if (method == "euler") 1 else 0.5) * (ve^2 - V[itr, ]^2)
+    (at("s", nr) - at("s", itr)) /
+      (if (ncond == 1) 2 * pi / grid$omega / spp else rep(2 * pi / grid$omega / spp, each = n)) +
+      (if (method == "euler") 1 else 0.5) * (ve^2 - at("v", itr)^2)
+  m <- round(xe)
   out <- list(x = xe, v = ve, xtr = xtr, acc2 = acc2, s2 = numeric(npaths),
-              m = round(xe), y = xe - round(xe), steps = steps,
-              run = run)
+              m = m, y = xe - m, steps = steps, run = run)
   if (keep_here > 0) {
     np1 <- periods + 1
     kx <- kv <- matrix(NA_real_, np1, ncond * keep_here)
     cols <- rep((seq_len(ncond) - 1) * n, each = keep_here) + seq_len(keep_here)
-    kx[seq_len(nr), ] <- X[, cols]
-    kv[seq_len(nr), ] <- V[, cols]
+    kx[seq_len(nr), ] <- sde_states_at(r, "x", seq_len(nr), cols)
+    kv[seq_len(nr), ] <- sde_states_at(r, "v", seq_len(nr), cols)
     out$keep_x <- as.vector(kx)
     out$keep_v <- as.vector(kv)
   }
   if (length(dens)) { # counts per condition and period: below, bins, above
     nb <- dens[2]
-    cell <- floor(X) - dens[1] # records x paths
-    slot <- ifelse(cell < 0, 0, ifelse(cell >= nb, nb + 1, cell + 1))
     cnt <- array(0, c(nb + 2, periods + 1, ncond))
-    cond <- rep(seq_len(ncond), each = n)
-    idx <- slot + 1 + (nb + 2) * (row(slot) - 1) + (nb + 2) * (periods + 1) * (cond[col(slot)] - 1)
-    cnt[] <- tabulate(idx, length(cnt))
+    off <- rep((nb + 2) * (periods + 1) * (seq_len(ncond) - 1), each = n) # by condition
+    tab <- integer(length(cnt))
+    for (j in seq_len(nr)) { # a record at a time: its slot below (0), in the bins, above (nb + 1)
+      slot <- pmax(pmin(floor(at("x", j)) - dens[1] + 1, nb + 1), 0)
+      tab <- tab + tabulate(slot + 1 + (nb + 2) * (j - 1) + off, length(cnt))
+    }
+    cnt[] <- tab
     out$density <- as.vector(cnt)
   }
   out

@@ -476,6 +476,19 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
                               "`%s`."), a, m$name, a), call = call)
     }
   }
+  sde_run_single(m, replicas, init, dt, t_max, params, method, output, record_every, keep,
+                 seed, first_replica, backend, devices, precision, progress, bins, at_passage,
+                 bridge, args, call)
+}
+
+# The single-particle run of sde_run() (its arguments, checked here; `args`:
+# the call's arguments for the result).  With `states = TRUE` (an internal
+# route, sde_run_states()) the run is output = "trajectories" and returns
+# the kept states as the engine filled them (sde_states_result()), not the
+# data frame.
+sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output, record_every,
+                           keep, seed, first_replica, backend, devices, precision, progress,
+                           bins, at_passage, bridge, args, call, states = FALSE) {
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (!is.finite(t_max) || t_max < dt) {
@@ -533,7 +546,8 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
   hist <- sde_bins(bins, output, vars, call)
   nvar <- length(vars)
   if (output != "passage") {
-    need <- sde_memory_need(output, ncond, fr$n, length(m$states), nvar, rec$nrec,
+    need <- sde_memory_need(if (states) "states" else output, ncond, fr$n, length(m$states),
+                            nvar, rec$nrec,
                             sum(lengths(hist$breaks) + 1), keep_here, length(swept),
                             max(1, sp_threads()))
     if (need > available_memory()) {
@@ -579,6 +593,7 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
   # the one generic entry (sim_run()'s path; the kernel is the model's own)
   sim_hold_interrupts(fr$call, environment())
   res <- .Call(C_sp_r_model_run, "sde", job, key, as.integer(fr$plan$devices), fr$progress)
+  if (states) return(sde_states_result(res, vars, ncond, keep_here, rec, fr))
   meta <- list(model = m$name, conditions = grid, method = method, dt = dt, h = dt,
                t_max = t_max, calculus = m$calculus, output = output,
                threshold = NULL, start = NULL)
@@ -768,7 +783,10 @@ sde_memory_need <- function(output, ncond, n, nx, nvar, nrec, hcells, keep, nswe
   result <- switch(output,
     moments = ncond * nrec * nvar * (7 + nswept) * 8,
     histogram = ncond * nrec * hcells * (8 + nswept) * 8,
-    trajectories = ncond * keep * nrec * (3 + nswept + nvar) * 8)
+    trajectories = ncond * keep * nrec * (3 + nswept + nvar) * 8,
+    # sde_run_states(): no data frame; a variable at every record, as
+    # sde_states_paths() picks it
+    states = ncond * keep * nrec * 8)
   engine + 2 * outputs + 3 * result
 }
 
@@ -916,14 +934,77 @@ sde_trajectories_result <- function(res, vars, grid, swept, rec, dt, fr, keep_he
               stats::setNames(rep(list(numeric()), nvar), vars))
     return(new_df(cols))
   }
-  vals <- matrix(res$traj, ncol = nvar, byrow = TRUE)
   r <- rep(rep(seq_len(rec$nrec), times = keep_here), times = ncond)
   rep_i <- rep(rep(seq_len(keep_here), each = rec$nrec), times = ncond)
   cond <- rep(seq_len(ncond), each = keep_here * rec$nrec)
-  keep <- r <= nr
   cols <- c(list(condition = cond), sde_param_cols(grid, swept, cond),
             list(replica = fr$first - 1 + rep_i,
-                 time = sde_record_time(rec, r, dt)))
-  for (j in seq_len(nvar)) cols[[vars[j]]] <- vals[, j]
-  new_df(lapply(cols, function(x) x[keep]))
+                 time = sde_record_time(rec, seq_len(rec$nrec), dt)[r]))
+  # each variable's column picked out of the buffer (variable fastest) in C
+  vals <- .Call(C_sp_r_model_pick, res$traj, as.double(seq_len(nvar) - 1), nvar, length(r))
+  for (j in seq_len(nvar)) cols[[vars[j]]] <- vals[[j]]
+  if (nr < rec$nrec) { # an interrupted run: the records reached
+    keep <- r <= nr
+    cols <- lapply(cols, function(x) x[keep])
+  }
+  new_df(cols)
+}
+
+# ---- the kept states without the data frame (an internal route) ----------------
+#
+# sde_run(output = "trajectories") of a single-particle model builds a data
+# frame of one row per kept path and record (condition, swept parameters,
+# replica, time and a column per variable): a caller that wants the states
+# of every path at a few records (driven_brownian()'s declared engine: 2^20
+# paths) spends more on those rows than the engine on the run.
+# sde_run_states() takes sde_run()'s arguments (output = "trajectories",
+# the same checks, streams and engine) and returns the engine's buffer as
+# it is: a list with
+#   values: the states and observables, variable fastest, then record, then
+#           kept path (condition by condition, replicas first_replica ..
+#           of each), NaN where a record was not reached;
+#   vars, nvar, nrec (records planned), records (reached), every, kmax,
+#   paths (kept paths in all), keep (kept paths per condition),
+#   seconds, interrupted.
+# sde_states_paths() and sde_states_at() pick from it; the numbers are those of the data frame's
+# columns (tests/testthat/test-sde-states.R).  No warning of an interrupted
+# run (the caller reads `interrupted`).
+sde_run_states <- function(model, replicas, init, dt, t_max, params = NULL,
+                           method = c("srk2", "euler"), record_every = NULL, keep = 0,
+                           seed = NULL, first_replica = 1, backend = "auto", devices = NULL,
+                           precision = c("single", "double"), progress = FALSE,
+                           call = sys.call()) {
+  m <- sde_model_trusted(model, call)
+  if (isTRUE(m$many)) stop("internal error: sde_run_states() runs single-particle models")
+  sde_run_single(m, replicas, init, dt, t_max, params, method[1], "trajectories", record_every,
+                 keep, seed, first_replica, backend, devices, precision, progress, NULL, FALSE,
+                 TRUE, args = NULL, call = call, states = TRUE)
+}
+
+# The engine's trajectories as sde_run_states() returns them.
+sde_states_result <- function(res, vars, ncond, keep_here, rec, fr) {
+  run <- res$run
+  list(values = res$traj, vars = vars, nvar = length(vars), nrec = rec$nrec,
+       records = max(0, res$records), every = rec$every, kmax = rec$kmax,
+       paths = ncond * keep_here, keep = keep_here, seconds = run[["seconds"]],
+       interrupted = isTRUE(run[["interrupted"]] == 1))
+}
+
+# Variable `var` (a name) of an sde_run_states() result at records `recs`
+# (1-based) of every kept path: a list of one vector per record, the paths
+# in order (picked in C at the buffer's stride: no index vectors).
+sde_states_paths <- function(s, var, recs) {
+  v <- match(var, s$vars)
+  if (is.na(v)) stop("internal error: no variable ", var)
+  .Call(C_sp_r_model_pick, s$values, as.double(v - 1 + (recs - 1) * s$nvar), s$nvar * s$nrec,
+        s$paths)
+}
+
+# Variable `var` of an sde_run_states() result at records `recs` of kept
+# paths `cols` (1-based; a few paths): a matrix length(recs) x length(cols).
+sde_states_at <- function(s, var, recs, cols) {
+  v <- match(var, s$vars)
+  if (is.na(v)) stop("internal error: no variable ", var)
+  i <- outer(v + (recs - 1) * s$nvar, (cols - 1) * (s$nvar * s$nrec), "+")
+  matrix(s$values[i], length(recs))
 }

@@ -12,9 +12,15 @@
 #                                         # 100 steps (2e5 steps), srk2, single; and the
 #                                         # sweep of bench/driven.R: 100 amplitudes x 2^15
 #                                         # paths x 500 periods, srk2, single
-#   Rscript bench/driven-declared.R cpu [n] [periods] [threads]
+#   Rscript bench/driven-declared.R cpu [n] [periods] [threads] [amplitudes]
 #                                         # n = 2^16 paths, 20 periods of 100 steps,
-#                                         # two threads, srk2 and euler, single
+#                                         # two threads, srk2 and euler, single;
+#                                         # amplitudes > 1: a sweep of that many
+#                                         # amplitudes (0.1 .. 10) of n paths each
+#
+# Each case also gives the seconds outside the engine (the whole call less
+# the engine's `seconds`: R, copies, the records; issue 50), the least of
+# the reps for each engine.
 #
 # The paper's Fig. 2 parameters (a = 4.2, omega = 4.9, f = 0.1, beta = 0.9,
 # theta = 0.001).  Prints device, commit, date and a row per case.  (SP_COMMIT
@@ -40,11 +46,15 @@ if (mode == "gpu") {
   n <- as.numeric(bench_arg(2^16, 2))
   periods <- as.numeric(bench_arg(20, 3))
   threads <- as.integer(bench_arg(2, 4))
+  na <- as.integer(bench_arg(1, 5))
   sp_threads(threads)
   dev <- cpu_device()
   backend <- "cpu"
-  cases <- list(list(case = sprintf("%s paths, %s steps", format(n), format(periods * 100)),
-                     n = n, a = 4.2, periods = periods, methods = c("srk2", "euler")))
+  cases <- list(list(case = sprintf("%s%s paths, %s steps",
+                                    if (na > 1) sprintf("sweep %d amplitudes x ", na) else "",
+                                    format(n), format(periods * 100)),
+                     n = n, a = if (na > 1) seq(0.1, 10, length.out = na) else 4.2,
+                     periods = periods, methods = c("srk2", "euler")))
 }
 
 call_once <- function(engine, cs, method, periods, n = cs$n) {
@@ -81,5 +91,9 @@ for (cs in cases) for (method in cs$methods) {
   add(sprintf("%s: built-in / declared (whole call)", lab), b[["wall"]] / dd[["wall"]], "x",
       note = sprintf("engine seconds: %.3f / %.3f = %.3f", b[["engine"]], dd[["engine"]],
                      b[["engine"]] / dd[["engine"]]))
+  add(sprintf("%s: built-in outside the engine (least)", lab), min(tb[, 1] - tb[, 2]), "s",
+      note = "whole call less engine seconds")
+  add(sprintf("%s: declared outside the engine (least)", lab), min(td[, 1] - td[, 2]), "s",
+      note = "whole call less engine seconds")
 }
 bench_print()

@@ -10,6 +10,7 @@
 
 /* the package's functions */
 SEXP sp_r_model_run(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_model_pick(SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_check_coords(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_fingerprint(SEXP, SEXP, SEXP);
@@ -66,6 +67,7 @@ SEXP sp_r_error_rule_test(void);
 
 static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_model_run, 5),
+  CALLDEF(sp_r_model_pick, 4),
   CALLDEF(sp_r_vmc_lattice, 5),
   CALLDEF(sp_r_dmc_draws, 4),
   CALLDEF(sp_r_vmc_check_coords, 5),

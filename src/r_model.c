@@ -379,3 +379,31 @@ SEXP sp_r_model_run(SEXP name, SEXP job, SEXP gpu_key, SEXP devices, SEXP progre
   UNPROTECT(2);
   return res;
 }
+
+/* .Call: columns picked out of an output at a stride -- for each 0-based
+ * offset o of `from`, values[o], values[o + stride], ..., n of them (a
+ * state of every path at one record of the trajectories, variable fastest:
+ * R/sde-run.R, sde_states_at()); a list of double vectors. */
+SEXP sp_r_model_pick(SEXP values, SEXP from, SEXP stride, SEXP n) {
+  const uint64_t s = sp_r_count(stride), len = sp_r_count(n);
+  const R_xlen_t k = XLENGTH(from);
+  R_xlen_t c;
+  SEXP out;
+  if (TYPEOF(values) != REALSXP || TYPEOF(from) != REALSXP)
+    Rf_error("internal error: sp_r_model_pick(values, from, stride, n) takes doubles");
+  out = PROTECT(Rf_allocVector(VECSXP, k));
+  for (c = 0; c < k; c++) {
+    const double o = REAL(from)[c];
+    const double *v = REAL(values);
+    double *d;
+    uint64_t i, at;
+    if (!(o >= 0 && o == (double)(uint64_t)o) ||
+        (len > 0 && (double)o + (double)(len - 1) * (double)s >= (double)XLENGTH(values)))
+      Rf_error("internal error: sp_r_model_pick() reads past the values");
+    SET_VECTOR_ELT(out, c, Rf_allocVector(REALSXP, (R_xlen_t)len));
+    d = REAL(VECTOR_ELT(out, c));
+    for (i = 0, at = (uint64_t)o; i < len; i++, at += s) d[i] = v[at];
+  }
+  UNPROTECT(1);
+  return out;
+}
