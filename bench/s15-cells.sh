@@ -26,6 +26,8 @@ for a in "0 1000188 200 1" "1 10000 200 1"; do
   timeout $(lim 30) /tmp/ljport $a >> "$OUT/port.log" 2>&1
 done
 el port; grep -E "rate|port" "$OUT/port.log" | tail -4
+timeout $(lim 90) Rscript bench/driven-declared.R gpu > "$OUT/driven.log" 2>&1
+el driven; grep -E "whole call|engine" "$OUT/driven.log" | head -8
 SP_MB_BPS=8 timeout $(lim 80) Rscript bench/mb-space.R gpu lj > "$OUT/lj-bps8.log" 2>&1
 el lj-bps8; grep -E "LJ" "$OUT/lj-bps8.log" | head -8
 timeout $(lim 120) Rscript -e 'library(testthat); test_dir("tests/testthat", filter="lrmd-declared-gpu", package="statphysgpu", load_package="installed", reporter="summary")' > "$OUT/tests-lrmd.log" 2>&1
