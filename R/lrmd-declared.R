@@ -172,21 +172,23 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
   if (is.null(joined)) {
     cols <- lapply(seq_len(nsys), function(s) {
       st <- states[[s]]
-      if (inherits(st, "lrmd_draw")) { # drawn here, as the engine would
-        st <- withCallingHandlers({
-          st <- .Call(C_sp_r_lrmd_start_columns, st)
-          pmax[s] <<- max(vapply(st[(nx / 2 + 1):nx], function(v) max(abs(v)), 1))
-          st
-        }, error = function(e) { # several systems: named as the engine names them
-          if (nsys > 1) {
-            e$message <- paste0("system ", s, ": ", sp_cnd_text(e))
-            stop(e)
-          }
-        })
+      if (inherits(st, "lrmd_draw")) { # drawn here, as the engine would, into one
+        # vector (its columns one after another) with the largest |momentum|
+        v <- withCallingHandlers(.Call(C_sp_r_lrmd_start_flat, st),
+          error = function(e) { # several systems: named as the engine names them
+            if (nsys > 1) {
+              e$message <- paste0("system ", s, ": ", sp_cnd_text(e))
+              stop(e)
+            }
+          })
+        pmax[s] <<- attr(v, "pmax")
+        attr(v, "pmax") <- NULL
+        return(v)
       }
       lapply(st, as.double)
     })
-    x0 <- unlist(cols, use.names = FALSE)
+    # one system drawn: its vector as it is (5e7 particles: no copy of 800 MB)
+    x0 <- if (nsys == 1 && is.double(cols[[1]])) cols[[1]] else unlist(cols, use.names = FALSE)
     cols <- NULL
   } else {
     x0 <- as.vector(do.call(rbind, lapply(joined, function(v) matrix(as.double(v), n))))
@@ -199,6 +201,9 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
   snap <- list()
   # the state as the built-in's columns, each n x systems
   as_cols <- function(x) {
+    # one system: each column copied once out of the states (in C; the
+    # engine's final states keep their dim, which R would copy to drop)
+    if (nsys == 1) return(.Call(C_sp_r_model_pick, x, as.double((seq_len(nx) - 1) * n), 1, n))
     dim(x) <- c(n, nx, nsys)
     lapply(seq_len(nx), function(j) as.vector(x[, j, ]))
   }
@@ -234,7 +239,7 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
       statphysgpu_not_finite = function(e) lrmd_declared_not_finite(e, model, nsys, dt, call))
     made <- attr(r, "k_end") - k
     nr <- nrow(r) / nsys
-    x1 <- as.double(attr(r, "final"))
+    x1 <- attr(r, "final") # n x nx x systems (the next call's start as it is)
     if (nr > 0) {
       chain <- k + pmin((seq_len(nr) - 1) * ev, len)
       ok <- chain %% every == 0 & (chain > k | k == 0) & chain <= k + made

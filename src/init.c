@@ -17,6 +17,7 @@ SEXP sp_r_vmc_fingerprint(SEXP, SEXP, SEXP);
 SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_lrmd_scan(SEXP, SEXP);
 SEXP sp_r_lrmd_start_columns(SEXP);
+SEXP sp_r_lrmd_start_flat(SEXP);
 SEXP sp_r_lrmd_lazy(SEXP);
 void sp_r_lrmd_init(DllInfo *dll);
 SEXP sp_r_build_info(void);
@@ -75,6 +76,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_kuramoto_start, 5),
   CALLDEF(sp_r_lrmd_scan, 2),
   CALLDEF(sp_r_lrmd_start_columns, 1),
+  CALLDEF(sp_r_lrmd_start_flat, 1),
   CALLDEF(sp_r_lrmd_lazy, 1),
   CALLDEF(sp_r_build_info, 0),
   CALLDEF(sp_r_cpu_simd_level, 0),
