@@ -81,6 +81,7 @@ SEXP sp_r_mb_stack(SEXP vals, SEXP n_, SEXP nrep_, SEXP ncond_) {
     }
   }
   out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)total));
+  sp_r_hugepages(REAL(out), (size_t)total * sizeof(double));
   {
     double *y = REAL(out);
     /* one item: a piece of up to 65,536 elements of one field of one system */
