@@ -67,16 +67,17 @@ sde_mb_init_numbers <- function(x, what, n, nrep, ncond, call) {
   if (!is.null(bad)) {
     sp_abort(sprintf("%s %s; starts must be finite numbers.", what, bad), call = call)
   }
+  # (the numbers are kept as given where they are doubles, attributes and
+  # all: sde_mb_stack() reads them as vectors; a copy of n x replicas
+  # numbers would cost more than the run's start in the engine)
   d <- dim(x)
   if (length(d) == 2 && d[1] == n && d[2] > 1) {
     if (d[2] == nrep) {
-      v <- as.double(x)
-      return(lapply(seq_len(ncond), function(c) structure(v, varies = TRUE)))
+      v <- if (is.double(x)) x else as.double(x)
+      return(rep(list(v), ncond))
     }
     if (d[2] == nrep * ncond) {
-      return(lapply(seq_len(ncond), function(c) {
-        structure(as.double(x[, (c - 1) * nrep + seq_len(nrep)]), varies = TRUE)
-      }))
+      return(lapply(seq_len(ncond), function(c) as.double(x[, (c - 1) * nrep + seq_len(nrep)])))
     }
   }
   if (length(d) > 2 || (length(d) == 2 && min(d) > 1) || !(length(x) %in% c(1, n))) {
@@ -90,8 +91,8 @@ sde_mb_init_numbers <- function(x, what, n, nrep, ncond, call) {
       if (is.null(d)) describe(x) else sprintf("an array of %s", paste(d, collapse = " x "))),
       call = call)
   }
-  v <- as.double(x)
-  lapply(seq_len(ncond), function(c) structure(v, varies = length(v) > 1))
+  v <- if (is.double(x) && length(x) > 1) x else as.double(x)
+  rep(list(v), ncond)
 }
 
 # What is wrong with numbers that must be finite: NULL when they are (or
@@ -99,6 +100,9 @@ sde_mb_init_numbers <- function(x, what, n, nrep, ncond, call) {
 # first missing or infinite value and where it is.
 sde_bad_numbers <- function(v) {
   if (!is.numeric(v) && !is.logical(v)) return(NULL)
+  # one pass, no copies, where all are finite (a missing, infinite or NaN
+  # value makes the sum so; a finite sum that overflows looks further)
+  if (if (is.double(v)) is.finite(sum(v)) else !anyNA(v)) return(NULL)
   bad <- which(is.na(v) | !is.finite(v))
   if (!length(bad)) return(NULL)
   k <- bad[1]

@@ -303,7 +303,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   k0 <- 0
   t0 <- 0
   if (!is.null(prev)) {
-    x0 <- as.double(attr(prev, "final"))
+    x0 <- attr(prev, "final") # (read as a vector: as.double() would copy it)
     k0 <- attr(prev, "k_end")
     t0 <- attr(prev, "t_end")
   } else if (!is.null(start)) {
@@ -348,7 +348,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   job$seed <- fr$seed
   job$par <- as.double(t(par))
   job$epar <- as.double(ep)
-  job$x0 <- as.double(x0)
+  job$x0 <- if (is.double(x0)) x0 else as.double(x0) # (its attributes, if any, are not read)
   job$names <- c(m$states, names(m$observe))
   job$rowptr <- g$rowptr %||% integer()
   job$col <- g$col %||% integer()
@@ -368,6 +368,7 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   }
   sim_hold_interrupts(fr$call, environment())
   res <- .Call(C_sp_r_model_run, "mb", job, key, as.integer(fr$plan$devices), fr$progress)
+  .sp_last_run$run <- res$run # (sp_last_run(): the GPU's set-up and collect, for benchmarks)
   if (output == "rdf") {
     out <- sde_rdf_frame(res$rdf, fr$n, ncond, grid, swept, rdf$bins, rdf$r_max, n, L,
                          length(m$positions), max(0, res$records))
@@ -714,26 +715,17 @@ sde_mb_init_laws <- function(m, vals, grid, n) {
 }
 
 # Values per (field, condition) -- vals[[v]][[c]], n numbers per replica,
-# the elements of a replica consecutive (or fewer, recycled) -- as the
-# engine's array: systems (condition-major) x fields x n, in one pass.
+# the elements of a replica consecutive (or fewer, recycled: 1 or n) -- as
+# the engine's array: systems (condition-major) x fields x n, each number
+# written once, on the package's threads (sp_r_mb_stack(), src/r_mb.c; the
+# vectors are read as they are, attributes and all: no copies).
 sde_mb_stack <- function(vals, n, nrep, ncond) {
-  nv <- length(vals)
-  if (nv == 1 && ncond == 1) {
-    x <- as.double(vals[[1]][[1]])
-    return(if (length(x) == n * nrep) x else rep_len(x, n * nrep))
+  if (length(vals) == 1 && ncond == 1) { # one field already in its place: used as it is
+    x <- vals[[1]][[1]]
+    if (is.double(x) && length(x) == n * nrep && is.null(attributes(x))) return(x)
   }
-  if (nrep == 1) { # systems of one replica: the fields one after another (a 1e6-element
-    # system's six states: 0.2 s less than the array)
-    return(unlist(lapply(seq_len(ncond), function(c) {
-      lapply(vals, function(vv) { x <- as.double(vv[[c]]); if (length(x) == n) x else rep_len(x, n) })
-    }), use.names = FALSE))
-  }
-  out <- array(0, c(n, nv, nrep * ncond))
-  for (c in seq_len(ncond)) for (v in seq_len(nv)) {
-    out[, v, (c - 1) * nrep + seq_len(nrep)] <- as.double(vals[[v]][[c]])
-  }
-  dim(out) <- NULL
-  out
+  vals <- lapply(vals, function(vv) lapply(vv, function(x) if (is.double(x)) x else as.double(x)))
+  .Call(C_sp_r_mb_stack, vals, n, nrep, ncond)
 }
 
 # The CPU object of a many-body model, sine and cosine in double sp_math.h's

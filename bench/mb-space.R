@@ -35,6 +35,16 @@
 #                     run: 1.4-1.7x for BAOAB single (the pair pass is most
 #                     of a step; the cell lists' build, about a tenth, is not
 #                     split, the exchange adds 24 bytes a particle a pass)
+#   overhead          `Rscript bench/mb-space.R cpu overhead` (or `gpu
+#                     overhead`): the part of a whole call outside the
+#                     engine's rounds (whole call minus attr(, "seconds")) for
+#                     the starts of the LJ BAOAB cases, fcc 4 x 63^3 in one
+#                     system and 10,000 systems of 4 x 4^3: best of 3 after a
+#                     warm-up, with all the package's threads; 1 step on the
+#                     CPU (the engine's seconds small: what is left is the R
+#                     side, the start's copies and the CPU engine's set-up),
+#                     500 on the GPU (and there the GPU's set-up and collect,
+#                     the uploads and downloads, of sp_last_run())
 # Each line: the rate of a whole call after a warm-up call (compile and
 # caches excluded), device, commit and date at the end.
 bench_dir <- local({
@@ -53,6 +63,7 @@ lj_only <- identical(bench_arg("", 2), "lj") || variants
 slices_only <- identical(bench_arg("", 2), "slices") # one system on GPUs 0 and 1 against GPU 0
 # SP_MB_BPS=<k>: every case with the tuning option mb_blocks_per_sm = k
 if (nzchar(Sys.getenv("SP_MB_BPS"))) options(statphysgpu.mb_blocks_per_sm = as.integer(Sys.getenv("SP_MB_BPS")))
+overhead_only <- identical(bench_arg("", 2), "overhead") # the R side of whole calls
 echo <- "%-60s %12.4g %s"
 
 lj_model <- function(obs = FALSE, force = "-24 * ir6 * (2 * ir6 - 1) * ir2") {
@@ -121,10 +132,46 @@ lj_case <- function(label, m, method, m3, reps, steps, backend, dt = 0.004,
 }
 fmt <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TRUE)
 
+# The part of a whole call outside the engine's rounds, best of 3 after a
+# warm-up call (the "overhead" cases above)
+overhead_case <- function(label, m3, reps, steps, backend) {
+  f <- fcc(m3, 0.8)
+  init <- list(x = f$x, y = f$y, z = f$z, vx = 0, vy = 0, vz = 0)
+  run <- function(k) {
+    sde_run(lj, replicas = reps, n = f$n, init = init, dt = 0.004, t_max = k * 0.004,
+            method = "baoab", box = f$L, output = "records", record_every = k,
+            backend = backend, seed = 1, progress = FALSE)
+  }
+  run(1)
+  best <- NULL
+  for (k in 1:3) {
+    t <- timed(run(steps))
+    ri <- tryCatch(statphysgpu:::sp_last_run(), error = function(e) NULL)
+    side <- t$wall - attr(t$x, "seconds")
+    if (is.null(best) || side < best$side) {
+      best <- list(side = side, wall = t$wall, eng = attr(t$x, "seconds"),
+                   gpu = if (backend == "gpu" && !is.null(ri))
+                     sprintf("; GPU set-up %.3f s, collect %.3f s", ri[["setup"]],
+                             ri[["collect"]]) else "")
+    }
+  }
+  add(sprintf("%s n = %s x %s, %s: whole call - engine", label, fmt(f$n), fmt(reps), backend),
+      best$side, "s", note = sprintf("  (%d step%s; whole %.3f s, engine %.3f s%s; best of 3)",
+                                     steps, if (steps == 1) "" else "s", best$wall, best$eng,
+                                     best$gpu))
+}
+overhead_cases <- function(backend, steps) {
+  overhead_case("LJ BAOAB single", 63, 1, steps, backend)
+  overhead_case("LJ BAOAB single", 4, 10000, steps, backend)
+  bench_print(sprintf("mb-space (%s, overhead)", backend))
+  quit(save = "no")
+}
+
 if (where == "gpu") {
   devs <- gpu_first()
   dev <- devs$name[1]
   lj <- lj_model()
+  if (overhead_only) overhead_cases("gpu", 500)
   if (slices_only) { # one system of 1e6 on GPU 0, then in slices on GPUs 0 and 1
     if (nrow(devs) < 2) stop("`gpu slices` needs two GPUs; this machine has one", call. = FALSE)
     ids <- devs$id[1:2]
@@ -241,6 +288,11 @@ if (where == "gpu") {
   }
 } else {
   dev <- cpu_device()
+  if (overhead_only) { # all the package's threads, as the GPU host's R side has them
+    lj <- lj_model()
+    options(statphysgpu.sde_cpu_vector = TRUE)
+    overhead_cases("cpu", 1)
+  }
   sp_threads(1)
   dev <- cpu_device()
   # the vector object for the warm-up call too (the timed runs take it by

@@ -219,6 +219,9 @@ static void alloc_output(const sp_model *m, const sp_output *o, const void *job,
     Rf_error("internal error: %s output '%s' is too long", m->name, o->name);
   v = Rf_allocVector(type, (R_xlen_t)len);
   SET_VECTOR_ELT(res, k, v);
+  /* fresh memory the engine or out_init writes first: in huge pages */
+  sp_r_hugepages(type == INTSXP ? (void *)INTEGER(v) : (void *)REAL(v),
+                 (size_t)len * (type == INTSXP ? sizeof(int) : sizeof(double)));
   if (o->copy_of != NULL) {
     SEXP src = list_get(jlist, Rf_getAttrib(jlist, R_NamesSymbol), o->copy_of);
     if (src == NULL || TYPEOF(src) != type || (uint64_t)XLENGTH(src) != len)

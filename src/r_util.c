@@ -1,6 +1,21 @@
 #include "r_util.h"
 
+#if defined(__linux__)
+#  include <sys/mman.h>
+#endif
+
 #include "core/sp_error.h"
+
+void sp_r_hugepages(void *p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1),
+                  e = ((uintptr_t)p + bytes) & ~(page - 1);
+  if (p != NULL && bytes >= ((size_t)4 << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 
 static uint32_t sp_r_u32_value(double v) {

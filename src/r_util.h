@@ -26,6 +26,14 @@ SEXP sp_r_named_reals(const char *const *names, const double *values, int n);
 /* Rows of a named list of columns. */
 R_xlen_t sp_r_rows(SEXP cols);
 
+/* Asks Linux for transparent huge pages (madvise MADV_HUGEPAGE) over the
+ * whole 4 kB pages of a fresh vector of `bytes` bytes at p, of 4 MiB or
+ * more, before its first writes: one fault a 2 MB page instead of 512
+ * (123 MB written once: 0.36 s -> 0.02 s on the development machine, whose
+ * faults are slow); nothing elsewhere, or where the kernel's setting is
+ * "never".  The contents and the numbers are those of any memory. */
+void sp_r_hugepages(void *p, size_t bytes);
+
 /* Device ids of an integer vector, in R_alloc'ed memory. */
 int *sp_r_devices(SEXP devices, int *n);
 

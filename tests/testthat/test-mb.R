@@ -210,6 +210,63 @@ test_that("starts and element parameters draw from the systems' streams; vectors
   expect_false(identical(k$r[k$replica == 1], k$r[k$replica == 2]))
 })
 
+test_that("starts stacked in C on threads are R's stacking; every start route copies the same numbers", {
+  skip_if_no_cc()
+  # sde_mb_stack() (sp_r_mb_stack(), src/r_mb.c) against the R route it
+  # replaced: systems (condition-major) x fields x n, values of length 1, n
+  # or n x replicas recycled over a condition's systems, integers and
+  # vectors with attributes among them
+  ref <- function(vals, n, nrep, ncond) {
+    out <- array(0, c(n, length(vals), nrep * ncond))
+    for (c in seq_len(ncond)) for (v in seq_along(vals)) {
+      out[, v, (c - 1) * nrep + seq_len(nrep)] <- as.double(vals[[v]][[c]])
+    }
+    as.vector(out)
+  }
+  for (n in c(1, 7, 70000)) for (nrep in c(1, 3)) for (ncond in c(1, 2)) {
+    k <- 0
+    val <- function(len) {
+      k <<- k + 1
+      x <- k * 1000 + seq_len(len) / 8
+      if (k %% 3 == 0) matrix(x, ncol = if (len %% nrep == 0) nrep else 1) else x
+    }
+    for (lens in list(c(1), c(n), c(n * nrep), c(n, 1, n * nrep), c(1, 1))) {
+      vals <- lapply(lens, function(l) lapply(seq_len(ncond), function(c) val(l)))
+      vals[[1]][[1]] <- if (lens[1] == 1) 5L else structure(vals[[1]][[1]], varies = TRUE)
+      lab <- sprintf("n %d, %d replicas, %d conditions, lengths %s", n, nrep, ncond,
+                     paste(lens, collapse = " "))
+      expect_identical(with_threads(2, sde_mb_stack(vals, n, nrep, ncond)),
+                       ref(vals, n, nrep, ncond), label = lab)
+    }
+  }
+  # one number per state, numbers per element, an n x replicas matrix: the
+  # engine fills, copies per condition (one system at a time on all threads
+  # where there are fewer systems than threads), or copies R's stacking
+  m <- mb_model("hmf")
+  n <- 70000
+  q <- seq(-3, 3, length.out = n)
+  run <- function(reps, init) {
+    sde_run(m, reps, n = n, init = init, dt = 0.05, t_max = 0.05, method = "verlet",
+            output = "records", record_every = 1, backend = "cpu", precision = "double")
+  }
+  threads <- function(k) if (statphysgpu:::threads_info()$openmp) suppressWarnings(sp_threads(k))
+  old <- sp_threads()
+  on.exit(sp_threads(old))
+  for (reps in c(2, 5)) {
+    threads(4) # (more threads than 2 systems; oversubscribed on a small machine)
+    a <- run(reps, list(q = 1, p = 0.5))
+    b <- run(reps, list(q = rep(1, n), p = rep(0.5, n)))
+    d <- run(reps, list(q = q, p = 0))
+    threads(1)
+    c1 <- run(reps, list(q = matrix(1, n, reps), p = matrix(0.5, n, reps)))
+    e <- run(reps, list(q = matrix(q, n, reps), p = 0))
+    expect_identical(attr(a, "final"), attr(b, "final"))
+    expect_identical(attr(a, "final"), attr(c1, "final"))
+    expect_identical(attr(d, "final"), attr(e, "final"))
+    expect_identical(as.data.frame(d), as.data.frame(e))
+  }
+})
+
 test_that("a continuation goes on bit for bit; chunks and threads do not change the numbers", {
   skip_if_no_cc()
   for (meth in c("srk2", "baoab")) {
