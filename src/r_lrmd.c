@@ -224,6 +224,7 @@ SEXP sp_r_lrmd_start_flat(SEXP recipe) {
   recipe_read(recipe, &s);
   ncol = recipe_ncol(&s);
   out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)s.n * ncol));
+  sp_r_hugepages(REAL(out), (size_t)s.n * (size_t)ncol * sizeof(double));
   for (j = 0; j < ncol; j++) p[j] = REAL(out) + (size_t)j * (size_t)s.n;
   if (ncol == 4) st = sp_lrmd_start_draw(&s, p[0], p[1], p[2], p[3], sp_threads_get(), &pm);
   else st = sp_lrmd_start_draw(&s, p[0], NULL, p[1], NULL, sp_threads_get(), &pm);

@@ -405,6 +405,7 @@ SEXP sp_r_model_pick(SEXP values, SEXP from, SEXP stride, SEXP n) {
       Rf_error("internal error: sp_r_model_pick() reads past the values");
     SET_VECTOR_ELT(out, c, Rf_allocVector(REALSXP, (R_xlen_t)len));
     d = REAL(VECTOR_ELT(out, c));
+    sp_r_hugepages(d, (size_t)len * sizeof(double));
     for (i = 0, at = (uint64_t)o; i < len; i++, at += s) d[i] = v[at];
   }
   UNPROTECT(1);
