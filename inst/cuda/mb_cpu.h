@@ -27,7 +27,14 @@ typedef struct {
    * positions xref, ascending by element, each given by its slot, where cp
    * holds the positions in that order (coordinate d of slot sl at cp[d n +
    * sl], refreshed at every pair sum: the partners' positions near each
-   * other in memory, one load or gather a coordinate); nl_ok: built;
+   * other in memory, one load or gather a coordinate).  The lists of
+   * SP_MB_LIST_W consecutive slots (a block: the vector loop's targets)
+   * interleaved: entry m of slot k at nl[nl_off[k] + m SP_MB_LIST_W], its
+   * length nl_off[n + 1 + k], nl_off[n] the entries in all; a block's
+   * lists padded to its longest (with a partner of the block: read, never
+   * summed), so that the vector loop reads its targets' m-th partners in
+   * one load and the lists stream from memory (one list a lane, 32 lanes
+   * apart, was a gather from 32 places of 9 MB at n = 32,000); nl_ok: built;
    * nl_tmp: the build's entries and the merge's buffer.  Kept from one
    * advance to the system's next where the engine gives a slot
    * (sp_mb_list_take, sp_mb_list_put) */
@@ -200,6 +207,17 @@ static int SP_PREC(sp_mb_cells_near)(const SP_PREC(sp_mb_sys) *s, uint64_t i, ui
  * Lennard-Jones rc = 2.5). */
 #  define SP_MB_SKIN(rc) (0.12 * (rc))
 
+/* The lists' blocks (see sp_mb_sys): the vector loop's targets at a time
+ * (SP_MB_PAIR_W of mb_lanes.h), one in the object without it. */
+#  undef SP_MB_LIST_W
+#  if defined(SP_MB_CPU_LANES) && defined(SP_REAL_SINGLE)
+#    define SP_MB_LIST_W 32
+#  elif defined(SP_MB_CPU_LANES)
+#    define SP_MB_LIST_W 16
+#  else
+#    define SP_MB_LIST_W 1
+#  endif
+
 /* The squared minimum-image distance of elements i and j of state src, in
  * the working precision (the pair functions' dx, dy, dz). */
 static SP_REAL SP_PREC(sp_mb_r2)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src, uint64_t i,
@@ -271,6 +289,26 @@ static void SP_PREC(sp_mb_merge_runs)(uint64_t *a, uint64_t *t, uint32_t *b, int
 #  define SP_NEXTUP(v) nextafter((v), INFINITY)
 #endif
 
+/* The lists of the block of slots k0 .. k0 + SP_MB_LIST_W - 1 (those below
+ * n; its entries from nl[used], mlen deep) padded to mlen: a list with the
+ * last of its partners, an empty one (or a slot past n) with the first
+ * entry of the block's first list that is not empty. */
+static void SP_PREC(sp_mb_list_pad)(SP_PREC(sp_mb_sys) *s, uint64_t used, uint64_t k0,
+                                    uint64_t mlen) {
+  const uint64_t n = s->n;
+  const uint32_t *len = s->nl_off + n + 1;
+  uint32_t *q = s->nl + used, safe = 0;
+  uint64_t l, c;
+  if (mlen == 0) return;
+  for (l = SP_MB_LIST_W; l-- > 0;)
+    if (k0 + l < n && len[k0 + l] > 0) safe = q[l];
+  for (l = 0; l < SP_MB_LIST_W; l++) {
+    const uint64_t m = k0 + l < n ? len[k0 + l] : 0;
+    const uint32_t pad = m > 0 ? q[l + (m - 1) * SP_MB_LIST_W] : safe;
+    for (c = m; c < mlen; c++) q[l + c * SP_MB_LIST_W] = pad;
+  }
+}
+
 /* The Verlet lists of state src for the cut-off rc: through the cell list
  * of rc + skin (its order the lists' own, lperm), each slot's partners
  * within it, ascending by element (so a force sums its partners within rc
@@ -283,7 +321,10 @@ static void SP_PREC(sp_mb_merge_runs)(uint64_t *a, uint64_t *t, uint32_t *b, int
 static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double rc) {
   const uint64_t n = s->n;
   const double rl = rc + SP_MB_SKIN(rc), rl2 = rl * rl;
-  uint64_t k, used = 0, nbc[27];
+  /* used: the entries of the blocks before k's; mlen: the longest list of
+   * k's block so far */
+  uint64_t k, used = 0, mlen = 0, nbc[27];
+  uint32_t *len;
   uint32_t run[28];
   int d;
   /* (double)r2 >= rl2 as r2 >= rlw: the least number of the working
@@ -292,16 +333,18 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   if ((double)rlw < rl2) rlw = SP_NEXTUP(rlw);
   s->nl_ok = 0; /* (until built whole: a failed build leaves none) */
   if (s->nl_off == NULL) {
-    s->nl_off = (uint32_t *)malloc((size_t)(n + 1) * sizeof(uint32_t));
+    s->nl_off = (uint32_t *)malloc((size_t)(2 * n + 1) * sizeof(uint32_t));
     s->lperm = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
     s->xref = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
     s->cp = (SP_REAL *)malloc((size_t)SP_MB_POSD * n * sizeof(SP_REAL));
     if (s->nl_off == NULL || s->xref == NULL || s->lperm == NULL || s->cp == NULL) return 0;
   }
+  len = s->nl_off + n + 1;
   SP_PREC(sp_mb_cells_build)(s, src, rl);
   memcpy(s->lperm, s->perm, (size_t)n * sizeof(uint32_t));
   SP_PREC(sp_mb_pack)(s, src);
   for (k = 0; k < n; k++) {
+    const uint64_t lk = k % SP_MB_LIST_W;
     const int nn = SP_PREC(sp_mb_cells_near)(s, s->lperm[k], nbc);
     uint64_t cand = 0, m = 0, *ent;
     const SP_REAL *c0 = s->cp, *c1 = s->cp + (SP_MB_POSD > 1 ? n : 0),
@@ -314,12 +357,13 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
                   ibox2 = SP_MB_POSD > 2 ? s->p[SP_MB_BOX + 5] : (SP_REAL)1;
     int c, nr = 0;
     for (c = 0; c < nn; c++) cand += s->cstart[nbc[c] + 1] - s->cstart[nbc[c]];
-    /* room: the list (at most every candidate), the entries and the merge's
-     * buffer (one past the candidates: the branchless writes) */
-    if (used + cand > s->nl_cap) {
+    /* room: the block with this list (at most every candidate), the
+     * entries and the merge's buffer (one past the candidates: the
+     * branchless writes) */
+    if (used + SP_MB_LIST_W * cand > s->nl_cap) {
       uint64_t cap = s->nl_cap ? 2 * s->nl_cap : 64 * n + 64;
       uint32_t *p;
-      while (cap < used + cand) cap *= 2;
+      while (cap < used + SP_MB_LIST_W * cand) cap *= 2;
       if (cap > 0xffffffffu) return 0;
       p = (uint32_t *)realloc(s->nl, (size_t)cap * sizeof(uint32_t));
       if (p == NULL) return 0;
@@ -333,7 +377,7 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
       s->tmp_cap = 2 * (cand + 1);
     }
     ent = s->nl_tmp;
-    s->nl_off[k] = (uint32_t)used;
+    s->nl_off[k] = (uint32_t)(used + lk);
     for (c = 0; c < nn; c++) {
       const uint32_t a0 = s->cstart[nbc[c]], a1 = s->cstart[nbc[c] + 1];
       const uint64_t r0 = m;
@@ -373,8 +417,15 @@ static int SP_PREC(sp_mb_list_build)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
     }
     run[nr] = (uint32_t)m;
     if (nr > 1) SP_PREC(sp_mb_merge_runs)(ent, ent + cand + 1, run, nr);
-    for (c = 0; c < (int)m; c++) s->nl[used + (uint64_t)c] = (uint32_t)ent[c];
-    used += m;
+    for (c = 0; c < (int)m; c++)
+      s->nl[used + lk + (uint64_t)c * SP_MB_LIST_W] = (uint32_t)ent[c];
+    len[k] = (uint32_t)m;
+    mlen = m > mlen ? m : mlen;
+    if (lk == SP_MB_LIST_W - 1 || k == n - 1) { /* the block's end */
+      SP_PREC(sp_mb_list_pad)(s, used, k - lk, mlen);
+      used += SP_MB_LIST_W * mlen;
+      mlen = 0;
+    }
   }
   s->nl_off[n] = (uint32_t)used;
   for (d = 0; d < SP_MB_POSD; d++)
@@ -431,7 +482,7 @@ typedef struct {
   uint32_t *nl_off, *nl, *lperm;
   uint64_t *nl_tmp, nl_cap, tmp_cap, n;
   SP_REAL *xref, *cp;
-  int nl_ok;
+  int nl_ok, lw; /* lw: the lists' SP_MB_LIST_W */
 } SP_PREC(sp_mb_kept);
 
 static void SP_PREC(sp_mb_kept_release)(sp_mb_keep *k) {
@@ -471,7 +522,7 @@ static void SP_PREC(sp_mb_list_take)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext
   SP_PREC(sp_mb_kept) *p;
   if (ext == NULL || ext->keep == NULL || *ext->keep == NULL) return;
   p = (SP_PREC(sp_mb_kept) *)(void *)*ext->keep;
-  if (p->n != s->n || p->nl_off == NULL) return;
+  if (p->n != s->n || p->lw != SP_MB_LIST_W || p->nl_off == NULL) return;
   SP_MB_LISTS_MOVE(s, p);
 }
 
@@ -501,6 +552,7 @@ static void SP_PREC(sp_mb_list_put)(SP_PREC(sp_mb_sys) *s, const sp_mb_ext *ext)
   free(p->cp);
   SP_MB_LISTS_MOVE(p, s);
   p->n = s->n;
+  p->lw = SP_MB_LIST_W;
 }
 #endif
 
@@ -547,9 +599,10 @@ static void SP_PREC(sp_mb_pair_target)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src
   }
 #  if SP_MB_POSD > 0
   else if (lists) {
+    const uint32_t *e = s->nl + s->nl_off[it], na = s->nl_off[n + 1 + it];
     uint32_t a;
-    for (a = s->nl_off[it]; a < s->nl_off[it + 1]; a++) {
-      const uint64_t sl = s->nl[a];
+    for (a = 0; a < na; a++) {
+      const uint64_t sl = e[(uint64_t)a * SP_MB_LIST_W];
       const SP_REAL *q = s->cp + sl;
       j = s->lperm[sl];
       /* the positions from cp, the other states (where the pair terms

@@ -500,8 +500,10 @@ static void SP_PREC(sp_mb_lane_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
  * registers' width in single precision, or two), each lane summing its own
  * partners in the scalar copy's order (all j != i ascending: partner j the
  * same for every lane, the target's own term computed and dropped; or its
- * Verlet list in order: each lane its own partner, the positions gathered
- * from cp, a lane whose list ended dropping its terms), by the
+ * Verlet list in order: each lane its own partner, the W partners in one
+ * load from the block's interleaved lists (mb_cpu.h's SP_MB_LIST_W), the
+ * positions gathered from cp, a lane whose list ended dropping its terms
+ * -- the padding's), by the
  * vector copy of the pair function: each target's sums are the scalar
  * copy's bit for bit.  A target whose sine left the vector copy's range is
  * redone by the scalar copy (sp_mb_pair_target). */
@@ -511,18 +513,20 @@ static void SP_PREC(sp_mb_lane_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
 #else
 #  define SP_MB_PAIR_W 16
 #endif
+#if SP_MB_POSD > 0 && SP_MB_PAIR_W != SP_MB_LIST_W
+#  error "the Verlet lists' blocks (SP_MB_LIST_W, mb_cpu.h) are not the pair loop's"
+#endif
 #undef SP_MB_PAIR_QN
 #define SP_MB_PAIR_QN ((SP_MB_QN > SP_MB_NQO ? SP_MB_QN : SP_MB_NQO) + 1)
 
 /* A block's targets: lane l's states xl[v W + l], element parameters el,
  * values ul, sums acc[q W + l], flag bad[l], index i + 1 as fi[l], index
- * il[l]; with lists its list's start off[l] and length len[l], and an
- * entry of a list of the block that is not empty (safe). */
+ * il[l]; with lists its list's length len[l]. */
 typedef struct {
   SP_REAL xl[SP_MB_NX * SP_MB_PAIR_W], el[SP_MB_EN * SP_MB_PAIR_W], ul[SP_MB_UN * SP_MB_PAIR_W],
       acc[SP_MB_PAIR_QN * SP_MB_PAIR_W], bad[SP_MB_PAIR_W], fi[SP_MB_PAIR_W];
   int64_t il[SP_MB_PAIR_W];
-  int32_t off[SP_MB_PAIR_W], len[SP_MB_PAIR_W], safe;
+  int32_t len[SP_MB_PAIR_W];
 } SP_PREC(sp_mb_pair_blk);
 
 /* Lane l's term of partner j (its states xj, element parameters ej, values
@@ -559,21 +563,18 @@ SP_FN void SP_PREC(sp_mb_lane_pair)(SP_PREC(sp_mb_pair_blk) *b, const int l, con
 }
 
 #if SP_MB_POSD > 0
-/* Lane l's m-th partner of its list (none past its end: the term dropped).
- * (Indices in 32 bits, signed: the gathers' own; sp_mb_pair_sums_lanes
- * checks that they fit.) */
+/* Lane l's m-th partner of its list, nlm[l] (the block's m-th entries;
+ * past the list's end the padding: the term dropped).  (Indices in 32
+ * bits, signed: the gathers' own; sp_mb_pair_sums_lanes checks that they
+ * fit.) */
 SP_FN void SP_PREC(sp_mb_lane_list_pair)(SP_PREC(sp_mb_pair_blk) *b, const int l, int32_t m,
-                                         const uint32_t *nl, const uint32_t *lperm,
+                                         const uint32_t *nlm, const uint32_t *lperm,
                                          const SP_REAL *cp, const SP_REAL *src, const SP_REAL *ep,
                                          const SP_REAL *U, uint64_t n, const SP_REAL *p0,
                                          const double *pd, double t) {
   SP_REAL xj[SP_MB_NX], ej[SP_MB_EN], uj[SP_MB_UN];
-  /* (past the end the list's last entry: an empty list's is its block's
-   * `safe`, see sp_mb_pair_lists; the index by a min, where a select
-   * would keep the compiler from the gathers) */
-  const int32_t d = b->len[l] - m - 1;
-  const int drop = d < 0;
-  const int32_t sl = (int32_t)nl[b->off[l] + m + (d < 0 ? d : 0)];
+  const int drop = m >= b->len[l];
+  const int32_t sl = (int32_t)nlm[l];
   const uint64_t j = lperm[sl];
   int v;
   SP_UNROLL
@@ -615,11 +616,7 @@ SP_FN void SP_PREC(sp_mb_pair_load)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *
       b->ul[v * SP_MB_PAIR_W + l] = SP_MB_NU > 0 ? s->U[(uint64_t)v * n + i] : (SP_REAL)0;
     for (v = 0; v < SP_MB_PAIR_QN; v++) b->acc[v * SP_MB_PAIR_W + l] = 0;
 #if SP_MB_POSD > 0
-    if (lists) {
-      const uint64_t k = it0 + (uint64_t)(in ? l : 0);
-      b->off[l] = (int32_t)s->nl_off[k];
-      b->len[l] = in ? (int32_t)(s->nl_off[k + 1] - s->nl_off[k]) : 0;
-    }
+    if (lists) b->len[l] = in ? (int32_t)s->nl_off[n + 1 + it0 + (uint64_t)l] : 0;
 #endif
   }
 }
@@ -686,20 +683,18 @@ SP_FN void SP_PREC(sp_mb_pair_lists)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
   for (it0 = 0; it0 < n; it0 += SP_MB_PAIR_W) {
     const int w = n - it0 < SP_MB_PAIR_W ? (int)(n - it0) : SP_MB_PAIR_W;
-    int32_t m, mlen = 0;
+    /* the block's lists: from nl[nl_off[it0]], mlen deep (mb_cpu.h) */
+    const uint32_t *nlb = nl + s->nl_off[it0];
+    const int32_t mlen = (int32_t)(((w < SP_MB_PAIR_W ? s->nl_off[n] : s->nl_off[it0 + SP_MB_PAIR_W]) -
+                                    s->nl_off[it0]) / SP_MB_PAIR_W);
+    int32_t m;
     int l;
     SP_PREC(sp_mb_pair_load)(s, src, &b, it0, w, 1);
-    b.safe = 0;
-    for (l = 0; l < w; l++) {
-      if (b.len[l] > mlen) b.safe = b.off[l];
-      mlen = b.len[l] > mlen ? b.len[l] : mlen;
-    }
-    for (l = 0; l < SP_MB_PAIR_W; l++)
-      if (b.len[l] == 0) b.off[l] = b.safe + 1; /* (its entry off + len - 1: safe) */
     for (m = 0; m < mlen; m++) {
+      const uint32_t *nlm = nlb + (uint64_t)m * SP_MB_PAIR_W;
       _Pragma("omp simd")
       for (l = 0; l < SP_MB_PAIR_W; l++)
-        SP_PREC(sp_mb_lane_list_pair)(&b, l, m, nl, lperm, cp, src, ep, U, n, p0, pd, t);
+        SP_PREC(sp_mb_lane_list_pair)(&b, l, m, nlm, lperm, cp, src, ep, U, n, p0, pd, t);
     }
     SP_PREC(sp_mb_pair_store)(s, src, t, &b, it0, w, 0, 1, 1);
   }
