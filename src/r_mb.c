@@ -4,7 +4,6 @@
  * start from the same numbers). */
 
 #include <limits.h>
-#include <string.h>
 
 #include "r_util.h"
 #include "core/sp_graph.h"
@@ -46,21 +45,14 @@ SEXP sp_r_mb_shape(SEXP x, SEXP dim, SEXP dimnames) {
 }
 
 /* Values per (field, condition) as the engine's array: `vals` a list of nv
- * fields, each a list of ncond double vectors (n values per replica, the
- * elements of a replica consecutive; a vector of L values is recycled over
- * a condition's n x nrep values, as R recycles it: L 1, n or n nrep).
- * Returns systems (condition-major, nrep a condition) x fields x n doubles,
- * each written once, in pieces on the package's threads (a 1e6-element
- * system's six states: R's rep_len() and unlist() took three passes over
- * fresh memory on one thread). */
+ * fields, each a list of ncond double vectors (core/sp_mb.c's sp_mb_stack,
+ * on the package's threads).  Returns systems x fields x n doubles. */
 SEXP sp_r_mb_stack(SEXP vals, SEXP n_, SEXP nrep_, SEXP ncond_) {
   const uint64_t n = sp_r_count(n_), nrep = sp_r_count(nrep_), ncond = sp_r_count(ncond_);
   const R_xlen_t nv = XLENGTH(vals);
-  const uint64_t per = n * (uint64_t)nv, total = per * nrep * ncond;
-  const uint64_t piece = 65536, npiece = (n + piece - 1) / piece;
+  const uint64_t total = n * (uint64_t)nv * nrep * ncond;
   const double **src;
   uint64_t *len;
-  int64_t t, nt;
   SEXP out;
   R_xlen_t v;
   uint64_t c;
@@ -82,33 +74,7 @@ SEXP sp_r_mb_stack(SEXP vals, SEXP n_, SEXP nrep_, SEXP ncond_) {
   }
   out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)total));
   sp_r_hugepages(REAL(out), (size_t)total * sizeof(double));
-  {
-    double *y = REAL(out);
-    /* one item: a piece of up to 65,536 elements of one field of one system */
-    nt = (int64_t)(nrep * ncond * (uint64_t)nv * npiece);
-#ifdef _OPENMP
-#  pragma omp parallel for num_threads(sp_threads_get()) schedule(static) if (total > 65536)
-#endif
-    for (t = 0; t < nt; t++) {
-      const uint64_t q = (uint64_t)t % npiece, fv = (uint64_t)t / npiece;
-      const uint64_t w = fv % (uint64_t)nv, s = fv / (uint64_t)nv, r = s % nrep, cc = s / nrep;
-      const double *x = src[w * ncond + cc];
-      const uint64_t L = len[w * ncond + cc];
-      const uint64_t i0 = q * piece, i1 = i0 + piece < n ? i0 + piece : n;
-      const uint64_t off = r * n; /* the element's place in its condition's values */
-      double *d = y + s * per + w * n;
-      uint64_t i;
-      if (L == 1) {
-        for (i = i0; i < i1; i++) d[i] = x[0];
-      } else if (L == n * nrep) {
-        memcpy(d + i0, x + off + i0, (size_t)(i1 - i0) * sizeof(double));
-      } else if (L == n) {
-        memcpy(d + i0, x + i0, (size_t)(i1 - i0) * sizeof(double));
-      } else {
-        for (i = i0; i < i1; i++) d[i] = x[(off + i) % L];
-      }
-    }
-  }
+  sp_mb_stack(REAL(out), src, len, n, (uint64_t)nv, nrep, ncond, sp_threads_get());
   UNPROTECT(1);
   return out;
 }

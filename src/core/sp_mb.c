@@ -449,6 +449,44 @@ static void mb_fill_nan(double *x, uint64_t len) {
   }
 }
 
+/* Values per (field, condition) as the engine's array (R/sde-mb-run.R,
+ * sde_mb_stack): src[w ncond + c] the len[w ncond + c] values of field w
+ * and condition c (n values per replica, a replica's elements
+ * consecutive; L values recycled over the condition's n x nrep: L 1, n or
+ * n nrep), into y: systems (condition-major, nrep a condition) x fields x
+ * n, each number written once, in pieces of 65,536 elements on nth
+ * threads (fresh memory: its page faults shared out). */
+void sp_mb_stack(double *y, const double *const *src, const uint64_t *len, uint64_t n,
+                 uint64_t nv, uint64_t nrep, uint64_t ncond, int nth) {
+  const uint64_t per = n * nv, total = per * nrep * ncond;
+  const uint64_t piece = 65536, npiece = (n + piece - 1) / piece;
+  const int64_t nt = (int64_t)(nrep * ncond * nv * npiece);
+  int64_t t;
+  (void)nth;
+#ifdef _OPENMP
+#  pragma omp parallel for num_threads(nth) schedule(static) if (total > 65536)
+#endif
+  for (t = 0; t < nt; t++) {
+    const uint64_t q = (uint64_t)t % npiece, fv = (uint64_t)t / npiece;
+    const uint64_t w = fv % nv, s = fv / nv, r = s % nrep, cc = s / nrep;
+    const double *x = src[w * ncond + cc];
+    const uint64_t L = len[w * ncond + cc];
+    const uint64_t i0 = q * piece, i1 = i0 + piece < n ? i0 + piece : n;
+    const uint64_t off = r * n; /* the element's place in its condition's values */
+    double *d = y + s * per + w * n;
+    uint64_t i;
+    if (L == 1) {
+      for (i = i0; i < i1; i++) d[i] = x[0];
+    } else if (L == n * nrep) {
+      memcpy(d + i0, x + off + i0, (size_t)(i1 - i0) * sizeof(double));
+    } else if (L == n) {
+      memcpy(d + i0, x + i0, (size_t)(i1 - i0) * sizeof(double));
+    } else {
+      for (i = i0; i < i1; i++) d[i] = x[(off + i) % L];
+    }
+  }
+}
+
 void sp_mb_out_init(const void *job_, void *out_) {
   const sp_mb_args *a = (const sp_mb_args *)job_;
   const sp_mb_job *j = &a->job;

@@ -76,6 +76,8 @@ void sp_mb_draws(uint64_t key, uint32_t purpose, uint64_t cond, const double *re
 
 int sp_mb_prepare(void *job);
 void sp_mb_out_init(const void *job, void *out);
+void sp_mb_stack(double *y, const double *const *src, const uint64_t *len, uint64_t n,
+                 uint64_t nv, uint64_t nrep, uint64_t ncond, int nth);
 /* The parameters and element parameters of system s. */
 const double *sp_mb_par(const sp_mb_args *a, uint64_t s);
 const double *sp_mb_ep(const sp_mb_args *a, uint64_t s);
