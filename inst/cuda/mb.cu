@@ -594,9 +594,9 @@ __device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_
                                                  const mb_ou &O, const real *X, const real *Y,
                                                  uint64_t i, const real *x, const real *e,
                                                  const real *z, const real *R0, const real *R1,
-                                                 real *xn) {
+                                                 real h, real sdt, real *xn) {
   const uint64_t n = a.job.n, npad = a.npad;
-  const real fi = (real)(i + 1), h = (real)a.job.dt, sdt = (real)a.sdt;
+  const real fi = (real)(i + 1);
   real nb[SP_MB_NBN], Q[SP_MB_QN], dw[SP_MB_WN];
 #pragma unroll
   for (int q = 0; q < SP_MB_QN; q++) Q[q] = 0;
@@ -633,6 +633,47 @@ __device__ __forceinline__ void mb_group_element(const sp_mb_kargs &a, const mb_
   mb_correct(x, f0, b0, f2, b2, dw, h, S.p, xn);
 }
 
+/* Element i of a group kernel's pass: its new state xn, and (sums_on) its
+ * reduction terms added to acc. */
+template <int KIND>
+__device__ __forceinline__ void mb_group_one(const sp_mb_kargs &a, const mb_sys &S,
+                                             const mb_ou &O, const real *X, const real *Y,
+                                             uint64_t s, uint64_t i, const real *x,
+                                             const real *e, const real *z, const real *R0,
+                                             const real *R1, real h, real sdt, bool sums_on,
+                                             real *xn, real *acc) {
+  mb_group_element<KIND>(a, S, O, X, Y, i, x, e, z, R0, R1, h, sdt, xn);
+  if (sums_on) {
+    real nb[SP_MB_NBN], Ob[SP_MB_OQN];
+    if (KIND == MB_MEASURE && SP_MB_TERMS_NB) mb_gather(S, X, i, a.job.n, a.npad, xn, nb);
+    else nb[0] = 0;
+    mb_load_obs(a, s, i, KIND == MB_MEASURE && a.obs_on, Ob);
+    mb_add_terms(a.tt, xn, e, nb, Ob, S, (real)(i + 1), acc);
+  }
+}
+
+/* The non-finite check of a group's new states xn (elements i0 .. i0 + 3):
+ * *what = the least i << 8 | v of a non-finite state, where there is one.
+ * A bit a state (u SP_MB_NX + v: the same order), one test a group. */
+__device__ __forceinline__ void mb_check_group(const real xn[4][SP_MB_NX], uint64_t i0,
+                                               unsigned long long *what) {
+#if 4 * SP_MB_NX <= 64
+  unsigned long long m = 0;
+#  pragma unroll
+  for (int u = 0; u < 4; u++)
+#  pragma unroll
+    for (int v = 0; v < SP_MB_NX; v++)
+      m |= (unsigned long long)!isfinite(xn[u][v]) << (u * SP_MB_NX + v);
+  if (m) {
+    const int k = __ffsll((long long)m) - 1;
+    *what = (unsigned long long)((i0 + (uint64_t)(k / SP_MB_NX)) << 8 | (uint64_t)(k % SP_MB_NX));
+  }
+#else
+#  pragma unroll
+  for (int u = 0; u < 4; u++) mb_check(xn[u], i0 + u, what);
+#endif
+}
+
 /* A pass of the group kernels (see the top): blockIdx.x = s bps + b. */
 template <int KIND>
 __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
@@ -661,6 +702,9 @@ __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
   const uint32_t ng = (uint32_t)(npad / 4), span = SP_MB_BLOCK * (uint32_t)a.gpt;
   const uint32_t qe = ng - b * span < span ? ng : b * span + span;
   unsigned long long what = SP_MB_NONE;
+  /* the launch's constants once a thread (not converted an element) */
+  const real h = (real)a.job.dt, sdt = (real)a.sdt;
+  const bool sums_on = a.sums_on != 0, check = a.check != 0;
   uint32_t g = b * span + threadIdx.x;
   real xc[4][SP_MB_NX], ec[4][SP_MB_EN];
   if (SP_MB_PREFETCH && g < qe) mb_load_group(X, E, g, npad, xc, ec);
@@ -685,23 +729,29 @@ __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
 #pragma unroll
         for (int w = 0; w < SP_MB_WN; w++) z[u][w] = 0;
     }
+    /* the group's elements: a whole group without a test of each element
+     * against n (a 64-bit compare and a branch an element), the last
+     * group of a system element by element (padding: new states 0) */
+    const uint64_t i0 = 4 * (uint64_t)g;
+    if (i0 + 4 <= n) {
 #pragma unroll
-    for (int u = 0; u < 4; u++) {
-      const uint64_t i = 4 * (uint64_t)g + u;
+      for (int u = 0; u < 4; u++)
+        mb_group_one<KIND>(a, S, O, X, Y, s, i0 + u, x[u], e[u], z[u], R0, R1, h, sdt, sums_on,
+                           xn[u], acc);
+    } else {
 #pragma unroll
-      for (int v = 0; v < SP_MB_NX; v++) xn[u][v] = 0;
-      if (i < n) {
-        mb_group_element<KIND>(a, S, O, X, Y, i, x[u], e[u], z[u], R0, R1, xn[u]);
-        if (a.sums_on) {
-          real nb[SP_MB_NBN], Ob[SP_MB_OQN];
-          if (KIND == MB_MEASURE && SP_MB_TERMS_NB) mb_gather(S, X, i, n, npad, xn[u], nb);
-          else nb[0] = 0;
-          mb_load_obs(a, s, i, KIND == MB_MEASURE && a.obs_on, Ob);
-          mb_add_terms(a.tt, xn[u], e[u], nb, Ob, S, (real)(i + 1), acc);
-        }
-        if (KIND != MB_MEASURE && a.check) mb_check(xn[u], i, &what);
+      for (int u = 0; u < 4; u++) {
+#pragma unroll
+        for (int v = 0; v < SP_MB_NX; v++) xn[u][v] = 0;
+        if (i0 + u < n)
+          mb_group_one<KIND>(a, S, O, X, Y, s, i0 + u, x[u], e[u], z[u], R0, R1, h, sdt,
+                             sums_on, xn[u], acc);
       }
     }
+    /* the non-finite check: a bit a state of the group (the order of
+     * i << 8 | v), the least set bit of the thread's first group with one
+     * (its groups ascend: the thread's least element) */
+    if (KIND != MB_MEASURE && check && what == SP_MB_NONE) mb_check_group(xn, i0, &what);
     if (KIND != MB_MEASURE && (KIND != MB_P1 || SP_MB_SHARE)) mb_store_group(OUT, g, npad, xn);
   }
   mb_finish(a, S, s, b, acc, what);
