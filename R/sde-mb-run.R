@@ -117,7 +117,7 @@ SDE_UNARY_DOUBLE_R <- c("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos
 sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, record_every,
                        keep, seed, first_replica, backend, devices, precision, progress, call,
                        shape = NULL, box = NULL, graph = NULL, bins = NULL, r_max = NULL,
-                       hist = NULL, start = NULL) {
+                       hist = NULL, start = NULL, final_dim = NULL) {
   if (!isTRUE(m$many)) {
     sp_abort(sprintf(paste0(
       "the model \"%s\" couples nothing between elements (no mean(), sum(), pairs() or lattice ",
@@ -409,7 +409,13 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   attr(out, "steps") <- c(useful = res$useful_steps * n, issued = res$useful_steps * n)
   # the final states, shaped in place: res$x is the engine's fresh vector,
   # held by res alone (dim<- would copy n x nx x systems numbers)
-  final <- .Call(C_sp_r_mb_shape, res$x, as.integer(c(n, nx, nsys)), list(NULL, m$states, NULL))
+  # (final_dim: a caller's own shape of the same numbers, without names --
+  # kuramoto()'s n x systems phases)
+  final <- if (is.null(final_dim)) {
+    .Call(C_sp_r_mb_shape, res$x, as.integer(c(n, nx, nsys)), list(NULL, m$states, NULL))
+  } else {
+    .Call(C_sp_r_mb_shape, res$x, as.integer(final_dim), NULL)
+  }
   res$x <- NULL
   attr(out, "final") <- final
   if (ne) attr(out, "element_params") <- sde_mb_element_array(ep, ep_shared, n, names(m$elements),

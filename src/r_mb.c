@@ -35,10 +35,12 @@ SEXP sp_r_mb_draws(SEXP seed, SEXP purpose, SEXP cond, SEXP reps, SEXP n_, SEXP 
  * only by the run's result list, which the caller drops (R's dim<- would
  * copy it: 800 MB at n = 5e7, half a second). */
 SEXP sp_r_mb_shape(SEXP x, SEXP dim, SEXP dimnames) {
-  if (TYPEOF(x) != REALSXP || TYPEOF(dim) != INTSXP || XLENGTH(dim) != 3)
+  double len = 1;
+  R_xlen_t k;
+  if (TYPEOF(x) != REALSXP || TYPEOF(dim) != INTSXP || XLENGTH(dim) < 1)
     Rf_error("internal error: sp_r_mb_shape");
-  if ((double)INTEGER(dim)[0] * INTEGER(dim)[1] * INTEGER(dim)[2] != (double)XLENGTH(x))
-    Rf_error("internal error: sp_r_mb_shape sizes");
+  for (k = 0; k < XLENGTH(dim); k++) len *= INTEGER(dim)[k];
+  if (len != (double)XLENGTH(x)) Rf_error("internal error: sp_r_mb_shape sizes");
   Rf_setAttrib(x, R_DimSymbol, dim);
   Rf_setAttrib(x, R_DimNamesSymbol, dimnames);
   return x;
