@@ -16,7 +16,7 @@
  * precision more accurate than the CPU's running sum, in double the same to
  * rounding).  Mode B's passes over all pairs cut a system's sources into
  * nch chunks of whole tiles (n alone decides them: sp_gpu_mb.c's
- * mb_pair_chunks; one from n of about 2.6e5 up): each chunk's tiles added
+ * mb_pair_chunks; one above n = 131,072): each chunk's tiles added
  * in double in tile order as above, then the chunks' double sums in chunk
  * order (with one chunk, the tiles' sum as it was, bit for bit).
  *
@@ -70,7 +70,7 @@
  * pair terms (mb_pair_pre: e.g. the sine and cosine of each angle, made once
  * a tile by the thread that loads the source; the target's once), the
  * target's own tile with the self term left out.  Where a system has few
- * target blocks (n below about 2.6e5) one block would hold an SM's few
+ * target blocks (n up to 131,072) one block would hold an SM's few
  * warps for all n sources, and latency went unhidden (gravity2d, n = 1e4:
  * 40 blocks, 12.5 % of the warps active): the sources are cut into nch
  * chunks (mb_pair_chunks of sp_gpu_mb.c), a block per target block and
