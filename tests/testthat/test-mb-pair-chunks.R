@@ -5,32 +5,7 @@
 # compiled with the chunks' counter.  Their numbers on a GPU: test-mb-gpu.R
 # ("pairs in source chunks").
 
-# 2D particles with softened gravity-like pair forces (lrmd's gravity2d as
-# a user writes it): Hamiltonian (yoshida4), Langevin (baoab), overdamped
-# (euler, srk2); a pair observable (its kernel takes the chunks too).
-chunk_models <- function() {
-  f <- quote(((x - x[j])^2 + (y - y[j])^2 + eps^2)^-1)
-  V <- ~ sum(pairs(log((x - x[j])^2 + (y - y[j])^2 + eps^2)))
-  list(
-    grav = sde_model(
-      drift = list(x = ~ px, y = ~ py,
-                   px = eval(bquote(~ -1 / n * pairs((x - x[j]) * .(f)))),
-                   py = eval(bquote(~ -1 / n * pairs((y - y[j]) * .(f))))),
-      params = c(eps = 0.05), observe = list(K = ~ mean(px^2 + py^2) / 2, V = V),
-      name = "chunks-grav2d"),
-    lang = sde_model(
-      drift = list(x = ~ px, y = ~ py,
-                   px = eval(bquote(~ -g * px - 1 / n * pairs((x - x[j]) * .(f)))),
-                   py = eval(bquote(~ -g * py - 1 / n * pairs((y - y[j]) * .(f))))),
-      noise = list(px = ~ sqrt(2 * g * T), py = ~ sqrt(2 * g * T)),
-      params = c(eps = 0.05, g = 0.5, T = 0.2), observe = list(K = ~ mean(px^2 + py^2) / 2, V = V),
-      name = "chunks-grav2d-langevin"),
-    od = sde_model(
-      drift = list(x = eval(bquote(~ -1 / n * pairs((x - x[j]) * .(f)))),
-                   y = eval(bquote(~ -1 / n * pairs((y - y[j]) * .(f))))),
-      noise = list(x = ~ sqrt(2 * T), y = ~ sqrt(2 * T)), params = c(eps = 0.05, T = 0.01),
-      observe = list(V = V), name = "chunks-grav2d-overdamped"))
-}
+# (the models: helper-mb.R's mb_chunk_models())
 
 test_that("the sources of all-pairs passes: chunks of whole tiles, about 1024 blocks a system, n alone decides", {
   ch <- function(n) .Call(statphysgpu:::C_sp_r_mb_pair_chunks, n)
@@ -53,7 +28,7 @@ test_that("the sources of all-pairs passes: chunks of whole tiles, about 1024 bl
 })
 
 test_that("the tuning option mb_pair_chunks = FALSE asks one chunk in mode B's plan", {
-  m <- chunk_models()$grav
+  m <- mb_chunk_models()$grav
   plan <- statphysgpu:::sde_mb_gpu_plan
   bit <- function(code) code %/% 64L %% 2L # SP_MB_PLAN_ONECHUNK
   expect_identical(bit(plan(m, 5000, "single", "yoshida4")$code), 0L)
@@ -69,7 +44,7 @@ test_that("the tuning option mb_pair_chunks = FALSE asks one chunk in mode B's p
 test_that("the all-pairs passes and the pair observables' kernel compile with the chunks' counter (NVRTC)", {
   skip_if_no_nvrtc()
   local_kernel_cache()
-  ms <- chunk_models()
+  ms <- mb_chunk_models()
   adds <- function(s) lengths(regmatches(s, gregexpr("atom.global.add.u32", s, fixed = TRUE)))
   for (cs in list(c("od", "euler"), c("od", "srk2"), c("grav", "yoshida4"), c("lang", "baoab"))) {
     for (prec in c("single", "double")) {
