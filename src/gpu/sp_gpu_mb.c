@@ -194,7 +194,7 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.bps = v->bps_g;
   a.gpt = v->gpt;
   a.x_id = v->xi;
-  a.nch = 1; /* mb_pair_launch sets the chunks */
+  a.nch = 1; /* mb_go and mb_record_pairs set the chunks of all-pairs launches */
   a.tpc = v->tpc;
   a.ppart = v->ppart;
   a.pcount = v->pcount;
