@@ -693,8 +693,8 @@ sde_mb_header <- function(m) {
   pk <- match(m$periodic, m$states) - 1L
   fast <- c(sprintf("x[%d]", pk), sprintf("xi[%d]", pk), sprintf("xj[%d]", pk),
             if (length(pk)) nbmap[as.integer(sub("^nb\\[([0-9]+)\\]$", "\\1", nbmap)) %% nx %in% pk])
-  C <- function(e, map, div = NULL) {
-    sde_mb_to_c(e, map, c(pnames, if (nd) paste0(".d", seq_len(nd))), fast, div)
+  C <- function(e, map, div = NULL, rcp = NULL) {
+    sde_mb_to_c(e, map, c(pnames, if (nd) paste0(".d", seq_len(nd))), fast, div, rcp)
   }
   L <- character(); what <- character()
   add <- function(line, from = "") {
@@ -788,8 +788,9 @@ sde_mb_header <- function(m) {
     open_fn("void", name, args)
     voids(c("t", "xi", "ei", "xj", "ej", if (edge) "w" else c("ui", "uj"), "p", "pd", "fi", "fj",
             "acc"))
-    # (quotients by SP_PDIV: the GPU's fast reciprocal in single precision)
-    body <- vapply(exprs, function(e) C(sde_r2_powers(e), pair_map, "SP_PDIV"), "")
+    # (quotients by SP_PDIV: the GPU's fast reciprocal in single precision;
+    # 1 / b and b^-k by SP_PRCP: the hardware's reciprocal alone there)
+    body <- vapply(exprs, function(e) C(sde_r2_powers(e), pair_map, "SP_PDIV", "SP_PRCP"), "")
     conds <- vapply(cuts, function(c2) if (is.null(c2)) "" else C(c2, base), "")
     word <- function(w) any(grepl(sprintf("(^|[^A-Za-z0-9_.])%s([^A-Za-z0-9_]|$)", w), body))
     need_r <- word("r")
@@ -939,6 +940,6 @@ sde_mb_header <- function(m) {
 # depend only on the time and the parameters computed in double
 # (sde_mark_time(): the time is exact at any t, a drive cos(omega t) at
 # t = 1e6 in single precision).
-sde_mb_to_c <- function(e, map, params, fast = character(), div = NULL) {
-  sde_to_c(sde_mark_time(e, params), map, fast, div)
+sde_mb_to_c <- function(e, map, params, fast = character(), div = NULL, rcp = NULL) {
+  sde_to_c(sde_mark_time(e, params), map, fast, div, rcp)
 }

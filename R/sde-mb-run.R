@@ -478,7 +478,9 @@ sde_mb_check_hist <- function(hist, m, output, call) {
 # start and end and synchronises with barriers, not kernel launches, so it
 # beats mode B wherever it fits.  Else mode B: a system over many blocks, a
 # kernel a pass, the sums through the last-block-done pattern (n up to the
-# device's memory).
+# device's memory); its passes over all pairs cut the sources into chunks
+# where a system has few blocks (sp_gpu_mb.c, n alone decides them; the
+# tuning option mb_pair_chunks).
 sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
   nx <- length(m$states)
   ne <- length(m$elements)
@@ -503,8 +505,11 @@ sde_mb_gpu_plan <- function(m, n, precision, method, bins = 0) {
   if (!small) ept <- 4L
   terms_nb <- any(grepl("^\\.nb_", unlist(lapply(m$mb$terms, all.vars))))
   lattice <- m$mb$reach > 0
+  # SP_MB_PLAN_ONECHUNK: mode B's passes over all pairs in one source chunk
+  onechunk <- !small && !isTRUE(sp_tuning("mb_pair_chunks"))
   list(code = as.integer(small) + 2L * terms_nb + 4L * lattice +
-           16L * (ept == 2L) + 32L * (ept == 1L), # SP_MB_PLAN_EPT2, _EPT1
+           16L * (ept == 2L) + 32L * (ept == 1L) + # SP_MB_PLAN_EPT2, _EPT1
+           64L * onechunk,
        defines = c(sprintf("SP_MB_METHOD=%d", match(method, SDE_MB_METHOD_CODES) - 1L),
                    sprintf("SP_MB_SMALL=%d", as.integer(small)),
                    if (ept != 4L) sprintf("SP_MB_EPT=%d", ept),

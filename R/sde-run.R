@@ -112,7 +112,11 @@
 #' force) is made of the hardware's reciprocal square root
 #' (`rsqrt.approx.ftz`: CUDA's `rsqrtf()` for every normal argument, +Inf
 #' for a subnormal one, below 1.2e-38) by default, `rsqrtf()` with the
-#' option off.
+#' option off; in pair and edge terms a quotient is the hardware's
+#' approximate one (`__fdividef()`), and a reciprocal (`1 / b`, `b^-1`,
+#' `b^-2`, ...) the hardware's alone (`rcp.approx.ftz`, within 1 unit in the
+#' last place: +-Inf for a subnormal `b`, 0 for `|b|` above \eqn{2^{126}}),
+#' the quotient with the option off.
 #' Single-precision paths of CPU and GPU therefore agree in law, not to the
 #' last bit, as those of [escape_times()] do. In double precision the GPU
 #' takes CUDA's functions, the CPU for `sin()` and `cos()` a reduction by
@@ -259,6 +263,13 @@
 #' neighbour lists of a cut-off), so that the numbers are again the same;
 #' Kuramoto all pairs then costs some 0.15 to 0.2 ns a pair term on one core in
 #' single precision (`bench/mb-pairs-cpu.R`).
+#' On the GPU a pair sum over all partners goes by tiles of 256 partners,
+#' each tile summed in the working precision and the tiles in double; where
+#' a system has at most 131,072 elements its partners are cut into chunks
+#' of whole tiles (20 at \eqn{n = 10^4}, 2 at \eqn{10^5}), each a thread
+#' block of its own so that small systems fill the device, and the chunks'
+#' sums are added in order: n alone decides them, so the numbers do not
+#' depend on the systems a launch holds or the devices.
 #'
 #' @param model An [sde_model()] (called `model` in [sde_ams()] too).
 #' @param m Deprecated: the old name of `model` (it works, with a warning of

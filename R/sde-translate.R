@@ -140,7 +140,7 @@ sde_check_expr <- function(e, vars, what, call,
 # of * and /) are written without nested parentheses: C groups them from
 # the left as R does, so the value is the same, and a 1,000-term sum stays
 # one level deep for the compiler.
-sde_to_c <- function(e, map, fast = character(), div = NULL) {
+sde_to_c <- function(e, map, fast = character(), div = NULL, rcp = NULL) {
   num <- function(v) sprintf("SP_R(%s)", sde_c_number(v))
   wrap <- function(inner, group = "") list(s = paste0("(", inner, ")"), inner = inner,
                                             group = group)
@@ -162,15 +162,18 @@ sde_to_c <- function(e, map, fast = character(), div = NULL) {
     switch(f,
       "(" = wrap(a[[1]]$inner, a[[1]]$group),
       "+" = , "-" = if (length(a) == 1) wrap(paste0(f, S(1))) else chain("add"),
-      # `div`: a quotient as that macro's call (SP_PDIV of pair terms)
-      "/" = if (is.null(div)) chain("mul") else atom(paste0(div, "(", S(1), ", ", S(2), ")")),
+      # `div`: a quotient as that macro's call (SP_PDIV of pair terms);
+      # `rcp`: a quotient of the literal 1 as that macro's (SP_PRCP)
+      "/" = if (!is.null(rcp) && sde_is_one(e[[2]])) atom(paste0(rcp, "(", S(2), ")"))
+            else if (is.null(div)) chain("mul") else atom(paste0(div, "(", S(1), ", ", S(2), ")")),
       "*" = chain("mul"),
       "<" = , ">" = , "<=" = , ">=" = , "==" = , "!=" = wrap(paste0(S(1), " ", f, " ", S(2))),
       "&" = wrap(paste0(S(1), " && ", S(2))),
       "|" = wrap(paste0(S(1), " || ", S(2))),
       "!" = wrap(paste0("!", S(1))),
       "ifelse" = wrap(paste0(S(1), " ? ", S(2), " : ", S(3))),
-      "^" = atom(sde_power_c(S(1), e[[3]], function(x) sde_to_c(x, map, div = div), div)),
+      "^" = atom(sde_power_c(S(1), e[[3]], function(x) sde_to_c(x, map, div = div, rcp = rcp),
+                             div, rcp)),
       "atan2" = atom(paste0("SP_ATAN2(", S(1), ", ", S(2), ")")),
       # a subexpression of t and the parameters, in double (R/sde-events.R)
       ".sp_time" = atom(sde_time_c(e[[2]], map)),
@@ -196,12 +199,21 @@ sde_c_number <- function(v) {
   s
 }
 
+# Is e the literal 1 (in parentheses or not)?
+sde_is_one <- function(e) {
+  while (is.call(e) && identical(e[[1]], as.name("(")) && length(e) == 2) e <- e[[2]]
+  is.numeric(e) && length(e) == 1 && !is.na(e) && e == 1
+}
+
 # a^b: small whole exponents as products (pow is slow and, in single
-# precision, not what x * x is), else SP_POW.
-sde_power_c <- function(base, ex, rec, div = NULL) {
+# precision, not what x * x is), else SP_POW.  Negative ones as the
+# reciprocal of the product: `rcp`'s call where given (SP_PRCP of pair
+# terms), else a quotient (`div`'s).
+sde_power_c <- function(base, ex, rec, div = NULL, rcp = NULL) {
   one <- "SP_R(1.0)"
   inv <- function(prod) {
-    if (is.null(div)) paste0("(", one, " / ", prod, ")") else paste0(div, "(", one, ", ", prod, ")")
+    if (!is.null(rcp)) paste0(rcp, "(", prod, ")")
+    else if (is.null(div)) paste0("(", one, " / ", prod, ")") else paste0(div, "(", one, ", ", prod, ")")
   }
   while (is.call(ex) && identical(ex[[1]], as.name("(")) && length(ex) == 2) ex <- ex[[2]]
   if (is.call(ex) && identical(ex[[1]], as.name("-")) && length(ex) == 2 && is.numeric(ex[[2]])) {

@@ -27,6 +27,12 @@ SP_TUNING <- list(
   # the same numbers); bench/mb-space.R compares
   mb_blocks_per_sm = list("auto", function(v) identical(v, "auto") || is_whole(v, 0, 8),
                           "\"auto\" or a whole number from 0 to 8"),
+  # sde_run() of many-body models on the GPU in mode B: the passes over all
+  # pairs (no cell lists) cut a system's sources into chunks, a block each,
+  # where it has few target blocks (src/gpu/sp_gpu_mb.c: n alone decides
+  # them); FALSE: one chunk, the sums as before chunks bit for bit (the
+  # same sums to rounding); tests and benchmarks compare
+  mb_pair_chunks = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   mb_small_ept = list(0L, function(v) is_whole(v, 0, 4) && v != 3, "0, 1, 2 or 4"),
   lrmd_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 1024),
                             "a whole number from 0 (as many as fit) to 1024"),

@@ -23,6 +23,9 @@
 #                                        # defaults HMF 1e6 x 100, ring 4000 x 20, two threads,
 #                                        # gravity2d 3000 x 20 (and with records every 10 steps)
 #   SP_BENCH_MODELS=gravity2d (a comma-separated list) runs only those models' cases.
+#   SP_BENCH_ONECHUNK=1 also times the declared call with one source chunk
+#                      (option statphysgpu.mb_pair_chunks = FALSE: the pair passes as
+#                      before session 16's chunks), alternated with the others.
 #
 # Prints device, commit, date and a row per case.  (SP_COMMIT names the
 # commit where the checkout has no git.)
@@ -73,8 +76,9 @@ make_init <- function(cs) {
          gravity2d = gravity2d_shell(cs$n, 0.5, 1, seed = 1))
 }
 precisions <- if (mode == "gpu") "mixed" else c("mixed", "double")
-call_once <- function(engine, cs, steps, precision) {
-  old <- options(statphysgpu.lrmd_engine = engine)
+onechunk <- Sys.getenv("SP_BENCH_ONECHUNK") == "1"
+call_once <- function(engine, cs, steps, precision, chunks = TRUE) {
+  old <- options(statphysgpu.lrmd_engine = engine, statphysgpu.mb_pair_chunks = chunks)
   on.exit(options(old))
   init <- make_init(cs) # (a lazy start: the built-in draws it, the declared path in R's process)
   invisible(gc())
@@ -90,10 +94,12 @@ cat(sprintf("lrmd() built-in against declared | device %s | commit %s | %s | rep
 for (cs in cases) for (prec in precisions) {
   call_once("builtin", cs, 2, prec) # warm: compile, load
   call_once("declared", cs, 2, prec)
-  tb <- td <- NULL
+  if (onechunk) call_once("declared", cs, 2, prec, chunks = FALSE)
+  tb <- td <- t1 <- NULL
   for (r in seq_len(reps)) { # alternated: a shared machine's drift hits both
     tb <- rbind(tb, call_once("builtin", cs, cs$steps, prec))
     td <- rbind(td, call_once("declared", cs, cs$steps, prec))
+    if (onechunk) t1 <- rbind(t1, call_once("declared", cs, cs$steps, prec, chunks = FALSE))
   }
   b <- apply(tb, 2, stats::median)
   dd <- apply(td, 2, stats::median)
@@ -109,5 +115,11 @@ for (cs in cases) for (prec in precisions) {
   add(sprintf("%s: built-in / declared (whole call)", lab), b[["wall"]] / dd[["wall"]], "x",
       note = sprintf("engine seconds: %.3f / %.3f = %.3f", b[["engine"]], dd[["engine"]],
                      b[["engine"]] / dd[["engine"]]))
+  if (onechunk) {
+    d1 <- apply(t1, 2, stats::median)
+    add(sprintf("%s: built-in / declared, one chunk (whole call)", lab), b[["wall"]] / d1[["wall"]],
+        "x", note = sprintf("engine seconds: %.3f / %.3f = %.3f", b[["engine"]], d1[["engine"]],
+                            b[["engine"]] / d1[["engine"]]))
+  }
 }
 bench_print()

@@ -41,6 +41,7 @@ SEXP sp_r_mb_draws(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_graph_csr(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_mb_shape(SEXP, SEXP, SEXP);
 SEXP sp_r_mb_stack(SEXP, SEXP, SEXP, SEXP);
+SEXP sp_r_mb_pair_chunks(SEXP);
 SEXP sp_r_interrupts_hold(SEXP);
 SEXP sp_r_interrupts_release(SEXP);
 SEXP sp_r_he4_aziz(SEXP, SEXP);
@@ -99,6 +100,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_mb_draws, 8),
   CALLDEF(sp_r_graph_csr, 5),
   CALLDEF(sp_r_mb_shape, 3),
+  CALLDEF(sp_r_mb_pair_chunks, 1),
   CALLDEF(sp_r_mb_stack, 4),
   CALLDEF(sp_r_interrupts_hold, 1),
   CALLDEF(sp_r_interrupts_release, 1),

@@ -9,6 +9,7 @@
 #include "core/sp_graph.h"
 #include "core/sp_mb.h"
 #include "core/sp_threads.h"
+#include "gpu/sp_gpu_mb.h"
 
 /* Draws of one draw site `d` (of `D` an element) for elements 0..n-1 of the
  * systems of condition `cond` and global replicas `reps` (0-based): element
@@ -127,5 +128,19 @@ SEXP sp_r_graph_csr(SEXP n_, SEXP to, SEXP from, SEXP w, SEXP repeated) {
   SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double)nnz));
   SET_VECTOR_ELT(out, 4, Rf_ScalarReal((double)(dup + 1)));
   UNPROTECT(6);
+  return out;
+}
+
+/* The GPU's source chunks of mode B's passes over all pairs for systems of
+ * n elements (gpu/sp_gpu_mb.c, the one place they are decided): c(chunks,
+ * tiles of 256 sources a chunk).  For tests. */
+SEXP sp_r_mb_pair_chunks(SEXP n_) {
+  int nch, tpc;
+  SEXP out;
+  sp_gpu_mb_pair_chunks(sp_r_count(n_), &nch, &tpc);
+  out = PROTECT(Rf_allocVector(INTSXP, 2));
+  INTEGER(out)[0] = nch;
+  INTEGER(out)[1] = tpc;
+  UNPROTECT(1);
   return out;
 }

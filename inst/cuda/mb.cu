@@ -14,7 +14,11 @@
  * per launch or the device.  Pair sums go tile by tile (SP_MB_TILE partners
  * in order, summed in the working precision; the tiles in double: in single
  * precision more accurate than the CPU's running sum, in double the same to
- * rounding).
+ * rounding).  Mode B's passes over all pairs cut a system's sources into
+ * nch chunks of whole tiles (n alone decides them: sp_gpu_mb.c's
+ * mb_pair_chunks; one above n = 131,072): each chunk's tiles added
+ * in double in tile order as above, then the chunks' double sums in chunk
+ * order (with one chunk, the tiles' sum as it was, bit for bit).
  *
  * Mode A (SP_MB_SMALL, n <= 2048: sp_mb_small_kernel): a thread block per
  * system, SP_MB_EPT elements per thread (blockDim = 32 ceil(npad / (32
@@ -65,7 +69,17 @@
  * (kuramoto.cu's and lrmd.cu's all-pairs kernels) with their values for the
  * pair terms (mb_pair_pre: e.g. the sine and cosine of each angle, made once
  * a tile by the thread that loads the source; the target's once), the
- * target's own tile with the self term left out.  When a reduction term reads a neighbour of the
+ * target's own tile with the self term left out.  Where a system has few
+ * target blocks (n up to 131,072) one block would hold an SM's few
+ * warps for all n sources, and latency went unhidden (gravity2d, n = 1e4:
+ * 40 blocks, 12.5 % of the warps active): the sources are cut into nch
+ * chunks (mb_pair_chunks of sp_gpu_mb.c), a block per target block and
+ * chunk (lrmd.cu's parts); each writes its chunk's sums in double
+ * (a.ppart), and the last of a target block's chunk blocks to finish (a
+ * counter per target block, sp_grid_last) adds them in chunk order and
+ * does the rest of the pass -- the element update, the terms' sums,
+ * mb_finish, whose counter counts one block a target block as before.  The
+ * observables' pair kernel likewise.  When a reduction term reads a neighbour of the
  * new state (SP_MB_TERMS_NB) the sums come from a separate pass
  * (sp_mb_measure_kernel), which also makes the start's sums and the
  * records; sp_mb_keep_kernel copies the kept systems' states at a record;
@@ -759,32 +773,33 @@ __device__ __forceinline__ void mb_group_pass(const sp_mb_kargs &a) {
 
 /* ---- pairs (mode B): a thread per target element ---- */
 
-/* The pair sums Q of target i (states xi, parameters ei) over the sources
- * j != i of the state array SRC, tile by tile through shared memory; every
- * thread of the block helps load the tiles.  Block b's targets are the
- * sources of tile b, whose loop leaves out j == i.  OBS: the observables'
- * pair terms. */
+/* The pair sums acc of target i (states xi, parameters ei) over the sources
+ * j != i in jlo .. jhi - 1 (whole tiles: jlo a multiple of SP_MB_TILE, jhi
+ * one or n) of the state array SRC, tile by tile through shared memory:
+ * each tile's terms in the working precision, the tiles added into acc in
+ * double in tile order; every thread of the block helps load the tiles.
+ * Block b's targets are the sources of tile b, whose loop leaves out j == i
+ * (in whichever chunk holds that tile).  OBS: the observables' pair terms. */
 template <bool OBS>
-__device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, const real *E,
-                                             uint64_t n, uint64_t npad, uint64_t i,
-                                             unsigned b, double t, const real *xi,
-                                             const real *ei, real *Q) {
+__device__ __forceinline__ void mb_pair_acc(const mb_sys &S, const real *SRC, const real *E,
+                                            uint64_t npad, uint64_t i, unsigned b, double t,
+                                            const real *xi, const real *ei, uint64_t jlo,
+                                            uint64_t jhi, double acc[SP_MB_AQN]) {
   /* a source's numbers side by side (one 64- or 128-bit load of the
    * broadcast for a source's values, where one array per value took a load
    * each: shared-memory loads were a pair term's second bottleneck) */
   __shared__ __align__(16) real shx[SP_MB_TILE][SP_MB_NX];
   __shared__ __align__(16) real she[SP_MB_TILE][SP_MB_EN];
   __shared__ __align__(16) real shu[SP_MB_TILE][SP_MB_UN];
-  double acc[SP_MB_AQN];
   const real fi = (real)(i + 1);
   real ui[SP_MB_UN];
   SP_PREC(mb_pair_pre)(t, xi, ei, S.p, S.pd, fi, ui); /* the target's values, once */
 #pragma unroll
   for (int q = 0; q < SP_MB_AQN; q++) acc[q] = 0;
-  for (uint64_t j0 = 0; j0 < n; j0 += SP_MB_TILE) {
+  for (uint64_t j0 = jlo; j0 < jhi; j0 += SP_MB_TILE) {
     const uint64_t j = j0 + threadIdx.x;
     __syncthreads(); /* the tile's last readers */
-    if (j < n) { /* the source's states, parameters and values (once a tile) */
+    if (j < jhi) { /* the source's states, parameters and values (once a tile) */
       real xs[SP_MB_NX], es[SP_MB_EN], us[SP_MB_UN];
 #pragma unroll
       for (int v = 0; v < SP_MB_NX; v++) shx[threadIdx.x][v] = xs[v] = SRC[(uint64_t)v * npad + j];
@@ -796,7 +811,7 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
       for (int k = 0; k < SP_MB_UN; k++) shu[threadIdx.x][k] = us[k];
     }
     __syncthreads();
-    const int m = n - j0 < SP_MB_TILE ? (int)(n - j0) : SP_MB_TILE;
+    const int m = jhi - j0 < SP_MB_TILE ? (int)(jhi - j0) : SP_MB_TILE;
     real tq[SP_MB_AQN];
 #pragma unroll
     for (int q = 0; q < SP_MB_AQN; q++) tq[q] = 0;
@@ -843,8 +858,71 @@ __device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, c
 #pragma unroll
     for (int q = 0; q < SP_MB_AQN; q++) acc[q] += (double)tq[q];
   }
+}
+
+/* The pair sums Q of target i over all the sources j != i of SRC (one
+ * chunk: mb_pair_acc over 0 .. n - 1). */
+template <bool OBS>
+__device__ __forceinline__ void mb_pair_sums(const mb_sys &S, const real *SRC, const real *E,
+                                             uint64_t n, uint64_t npad, uint64_t i,
+                                             unsigned b, double t, const real *xi,
+                                             const real *ei, real *Q) {
+  double acc[SP_MB_AQN];
+  mb_pair_acc<OBS>(S, SRC, E, npad, i, b, t, xi, ei, 0, n, acc);
 #pragma unroll
   for (int q = 0; q < SP_MB_AQN; q++) Q[q] = (real)acc[q];
+}
+
+/* Where a pass over all pairs cuts the sources into a.nch > 1 chunks (a.tpc
+ * tiles each; sp_gpu_mb.c's mb_pair_chunks, n alone decides them): block
+ * blockIdx.x of the launch is target block blockIdx.x mod nblk (+ blk0) and
+ * chunk c = blockIdx.x / nblk, nblk = gridDim.x / nch -- the chunk-major
+ * order, so the blocks that run together read the same sources.  Sets *gb
+ * (the target block, as s bps + b) and returns c (0 without chunks). */
+__device__ __forceinline__ unsigned mb_pair_block(const sp_mb_kargs &a, uint64_t *gb) {
+  if (a.nch <= 1) {
+    *gb = (uint64_t)blockIdx.x + a.blk0;
+    return 0;
+  }
+  const unsigned nblk = gridDim.x / (unsigned)a.nch, c = blockIdx.x / nblk;
+  *gb = (uint64_t)(blockIdx.x - c * nblk) + a.blk0;
+  return c;
+}
+
+/* The pair sums Q of target i (target block b of local system s) in chunk
+ * c: the chunk's sums (mb_pair_acc, double) into a.ppart, then the last of
+ * the a.nch chunk blocks of (s, b) to finish (a counter per target block,
+ * sp_grid_last, which resets it) adds the chunks' sums in chunk order and
+ * returns true with Q; the others return false (and must return: only the
+ * last goes on with the pass, so one block per (s, b) reaches mb_finish). */
+template <bool OBS>
+__device__ __forceinline__ bool mb_pair_sums_chunk(const sp_mb_kargs &a, const mb_sys &S,
+                                                   uint64_t s, unsigned b, unsigned c,
+                                                   const real *SRC, const real *E, uint64_t i,
+                                                   double t, const real *xi, const real *ei,
+                                                   real *Q) {
+  const uint64_t n = a.job.n, span = (uint64_t)a.tpc * SP_MB_TILE, jlo = (uint64_t)c * span;
+  const uint64_t jhi = jlo + span < n ? jlo + span : n;
+  const unsigned nch = (unsigned)a.nch;
+  const uint64_t tb = s * (uint64_t)a.bps + b; /* the target block's slot */
+  double acc[SP_MB_AQN];
+  mb_pair_acc<OBS>(S, SRC, E, a.npad, i, b, t, xi, ei, jlo, jhi, acc);
+  double *P = a.ppart + tb * (uint64_t)nch * SP_MB_AQN * SP_MB_BLOCK + threadIdx.x;
+#pragma unroll
+  for (int q = 0; q < SP_MB_AQN; q++) P[((uint64_t)c * SP_MB_AQN + q) * SP_MB_BLOCK] = acc[q];
+  /* every thread stored its sums: a barrier, then one device-wide fence a
+   * block (sp_grid_last), as lrmd.cu's fused pair pass */
+  __syncthreads();
+  if (!sp_grid_last(a.pcount + tb, nch)) return false;
+#pragma unroll
+  for (int q = 0; q < SP_MB_AQN; q++) acc[q] = 0;
+  for (unsigned k = 0; k < nch; k++)
+#pragma unroll
+    for (int q = 0; q < SP_MB_AQN; q++)
+      acc[q] += __ldcg(P + ((uint64_t)k * SP_MB_AQN + q) * SP_MB_BLOCK);
+#pragma unroll
+  for (int q = 0; q < SP_MB_AQN; q++) Q[q] = (real)acc[q];
+  return true;
 }
 
 /* ---- cell lists (mode B; positions, every pair term with a cut-off) ----
@@ -1251,15 +1329,18 @@ __device__ __forceinline__ void mb_cell_sums(const sp_mb_kargs &a, const mb_sys 
   for (int q = 0; q < SP_MB_AQN; q++) Q[q] = acc[q];
 }
 
-/* A pass of the pair kernels (KIND euler, p1, p2, split): blockIdx.x + blk0
+/* A pass of the pair kernels (KIND euler, p1, p2, split): target block gb
  * = s bps + b, thread per target i = b SP_MB_BLOCK + threadIdx.x (a slice's
  * blocks start at blk0: its targets, all sources); with cell lists
  * (SP_MB_CELLS) the target of slot b SP_MB_BLOCK + threadIdx.x of the
- * cells' order. */
+ * cells' order.  All pairs in a.nch > 1 source chunks (mb_pair_block): the
+ * chunk blocks of a target block make its chunks' pair sums, and the last
+ * of them to finish goes on with the rest of the pass (mb_pair_sums_chunk). */
 template <int KIND>
 __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
   const unsigned bps = (unsigned)a.bps;
-  const uint64_t gb = (uint64_t)blockIdx.x + a.blk0;
+  uint64_t gb;
+  const unsigned chunk = mb_pair_block(a, &gb);
   const uint64_t s = gb / bps;
   const unsigned b = (unsigned)(gb - s * bps);
   if (a.job.use_stop && *(volatile const int *)(a.stopped + s)) return;
@@ -1295,6 +1376,9 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
   if (SP_MB_NQP > 0) {
     if (SP_MB_CELLS) {
       if (valid) mb_cell_sums<false>(a, S, s, slot, i, tp, xi, ei, Q);
+    } else if (a.nch > 1) { /* uniform: the launch's */
+      if (!mb_pair_sums_chunk<false>(a, S, s, b, chunk, SRC, E, valid ? i : 0, tp, xi, ei, Q))
+        return; /* not the target block's last chunk */
     } else {
       mb_pair_sums<false>(S, SRC, E, n, npad, valid ? i : 0, b, tp, xi, ei, Q);
     }
@@ -1373,7 +1457,8 @@ __device__ __forceinline__ void mb_pairs_pass(const sp_mb_kargs &a) {
 extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_obs_kernel(const sp_mb_kargs a) {
 #if SP_MB_NQO > 0
   const unsigned bps = (unsigned)a.bps;
-  const uint64_t gb = (uint64_t)blockIdx.x + a.blk0;
+  uint64_t gb;
+  const unsigned chunk = mb_pair_block(a, &gb); /* all pairs in chunks: as the passes */
   const uint64_t s = gb / bps;
   const unsigned b = (unsigned)(gb - s * bps);
   mb_sys S;
@@ -1391,6 +1476,8 @@ extern "C" __global__ void __launch_bounds__(SP_MB_BLOCK) sp_mb_obs_kernel(const
   for (int k = 0; k < SP_MB_EN; k++) ei[k] = valid && k < SP_MB_NE ? E[(uint64_t)k * npad + i] : (real)0;
   if (cells) {
     if (valid) mb_cell_sums<true>(a, S, s, slot, i, a.tt, xi, ei, O);
+  } else if (a.nch > 1) {
+    if (!mb_pair_sums_chunk<true>(a, S, s, b, chunk, X, E, valid ? i : 0, a.tt, xi, ei, O)) return;
   } else {
     mb_pair_sums<true>(S, X, E, n, npad, valid ? i : 0, b, a.tt, xi, ei, O);
   }

@@ -56,6 +56,8 @@
 #define SP_MB_PLAN_GPU 8      /* the run is on the GPU (which draws the starts of x0_cond 2) */
 #define SP_MB_PLAN_EPT2 16    /* mode A: two elements a thread (mb.cu's SP_MB_EPT) */
 #define SP_MB_PLAN_EPT1 32    /* mode A: one element a thread */
+#define SP_MB_PLAN_ONECHUNK 64 /* mode B: the passes over all pairs in one source chunk
+                                  (the tuning option mb_pair_chunks = FALSE) */
 
 /* What an advance returns */
 #define SP_MB_RUNNING 0
@@ -295,8 +297,11 @@ typedef struct {
   uint64_t blk0;          /* mode B, one system in slices (several devices): the first
                              block (of the system's bps, group or pair kernels) of this
                              slice's launch */
-  int32_t split, pad_;    /* 1: a slice's pass writes its blocks' partial sums only;
+  int32_t split;          /* 1: a slice's pass writes its blocks' partial sums only;
                              sp_mb_combine_kernel adds them up once every slice's are in */
+  int32_t nch;            /* mode B, all pairs (the pair passes, the observables' pair
+                             kernel): the sources in nch chunks of tpc tiles (1: one
+                             chunk; a launch of nch x its target blocks, mb.cu) */
   /* issue 49 */
   SP_DPTR(const uint32_t) rowptr;    /* the graph: n + 1 row offsets, */
   SP_DPTR(const uint32_t) col;       /* the in-neighbours, */
@@ -320,6 +325,13 @@ typedef struct {
   SP_DPTR(unsigned long long) hist;  /* nsys x nrec x hist_bins: the histograms' counts */
   SP_DPTR(double) cgrid;             /* nsys x SP_MB_CGRID: the last cell list's grid
                                         (mb.cu's mb_cg: nc / L, nc, cells) */
+  /* issue 50: all pairs in source chunks (nch > 1) */
+  SP_DPTR(double) ppart;             /* nsys x bps x nch x AQN x 256: each target's pair sums
+                                        of each chunk (AQN: mb.cu's SP_MB_AQN, the larger of
+                                        max(nq, 1) and max(nqo, 1)) */
+  SP_DPTR(unsigned int) pcount;      /* nsys x bps: the chunk blocks of a target block
+                                        finished (last-block-done) */
+  int32_t tpc, pad2_;                /* tiles (of 256 sources) a chunk */
 } sp_mb_kargs;
 
 /* The cells' scan (mb.cu) in chunks of SP_MB_CCHUNK cells, a block each:
@@ -330,7 +342,8 @@ typedef struct {
 #define SP_MB_CGRID 8
 
 SP_STATIC_ASSERT(sizeof(sp_mb_job) == 368, "sp_mb_job layout");
-SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 856, /* 368 + 8 + 39 x 8 + 12 x 4 + 12 x 8 + 8 + 8 + 2 x 4 */
+SP_STATIC_ASSERT(sizeof(sp_mb_kargs) == 880, /* 368 + 8 + 39 x 8 + 12 x 4 + 12 x 8 + 8 + 8 + 2 x 4
+                                                 + 2 x 8 + 2 x 4 */
                  "sp_mb_kargs layout");
 
 #endif

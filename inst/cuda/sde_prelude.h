@@ -236,6 +236,23 @@ SP_FN double sp_sde_wrap_d(double v) {
 #    define SP_PDIV(a, b) ((a) / (b))
 #  endif
 #endif
+/* A reciprocal in a pair or edge term (1 / b and b^-k there, as the
+ * translator writes them): on the GPU in single precision with the fast
+ * math rcp.approx.ftz alone (sp_rcp_ftz_f of sp_math.h, as lrmd.cu's pair
+ * terms use it): within 1 unit in the last place (PTX ISA) for a normal
+ * argument whose reciprocal is normal, one instruction against
+ * __fdividef's two or three; a subnormal argument (below 1.2e-38 in
+ * magnitude) is taken as 0 and gives +-Inf, an argument above 2^126
+ * (8.5e37), whose reciprocal is subnormal, gives 0 (as __fdividef's there);
+ * else SP_PDIV(1, b) -- on the CPU always the quotient (never the ftz
+ * form). */
+#ifndef SP_PRCP
+#  if SP_CUDA && defined(SP_REAL_SINGLE) && defined(SP_SDE_FAST_MATH)
+#    define SP_PRCP(b) sp_rcp_ftz_f(b)
+#  else
+#    define SP_PRCP(b) SP_PDIV(SP_R(1.0), (b))
+#  endif
+#endif
 #ifdef SP_REAL_SINGLE
 #  ifndef SP_SDE_WRAPBOX_F_DEFINED
 #    define SP_SDE_WRAPBOX_F_DEFINED

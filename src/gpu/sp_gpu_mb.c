@@ -17,8 +17,12 @@
  *     sums read neighbours: SP_MB_PLAN_TERMS_NB), the kept states copied
  *     at each record.  With a lattice or pairs a pass writes another buffer
  *     than the one it reads, and the host swaps them (ids 0..2 of buf[]).
- * The geometry (gpt, bps, threads) depends on n only, so no sum depends on
- * the number of systems a device holds.
+ * The geometry (gpt, bps, threads, the pair passes' source chunks) depends
+ * on n only, so no sum depends on the number of systems a device holds.
+ * Passes over all pairs (no cell lists) with few target blocks a system
+ * cut the sources into chunks (sp_gpu_mb_pair_chunks), a block per target
+ * block and chunk: a launch of nch x its target blocks, the chunks' sums in
+ * ppart, a counter per target block (pcount); mb.cu's top.
  *
  * One system on several devices (slices: a run of one system, mode B, no
  * kept states): every slice holds the whole system's arrays and starts and
@@ -84,6 +88,7 @@
 #define MB_SMALL_MAX 512  /* mb.cu's SP_MB_SMALL_MAX */
 #define MB_GPT_MAX 8      /* groups of four elements a thread (mode B), at most */
 #define MB_BPS_MIN 1024   /* blocks a system below which gpt is not raised */
+#define MB_CHUNK_BLOCKS 1024 /* all pairs: the blocks a system's pass aims at (source chunks) */
 #define MB_NONE 0xffffffffffffffffull
 
 typedef struct {
@@ -93,6 +98,8 @@ typedef struct {
   uint64_t per_dev, npad;
   int small, tnb, pairs, share; /* the plan; nq > 0; a lattice or pairs */
   int cells;                    /* mode B: the dynamics' pair sums from cell lists */
+  int allpairs;                 /* mode B: the dynamics' pair sums over all pairs (the
+                                   passes in source chunks, nch > 1) */
   size_t rb;                    /* bytes of a value in the working precision */
   uint64_t bad_s, bad_k, bad_what; /* the lowest non-finite system (global), MB_NONE: none */
   void *host[SP_GPU_MAX_DEVICES];  /* each device's buffer for its states' copy (mb_touch) */
@@ -122,6 +129,8 @@ typedef struct {
   uint64_t s0, ns, nkeep; /* the device's systems s0 .. s0 + ns - 1; kept: nkeep of them */
   uint64_t k, nrec_done;  /* steps of the call made; the next record */
   int bps_g, bps_p, gpt;  /* blocks a system (group and pair kernels), groups a thread */
+  int nch, tpc;           /* mode B, all pairs: source chunks, tiles a chunk */
+  CUdeviceptr ppart, pcount; /* their pair sums, counters (nch > 1 and all pairs) */
   unsigned threads, shmem; /* mode A */
   int used, touched;
   /* slices: the blocks blk0 .. blk1 - 1 of the system's bps_g (pb0 .. pb1 - 1 of bps_p, the
@@ -185,6 +194,10 @@ static sp_mb_kargs mb_base(const mb_model *m, const mb_dev *v) {
   a.bps = v->bps_g;
   a.gpt = v->gpt;
   a.x_id = v->xi;
+  a.nch = 1; /* mb_go and mb_record_pairs set the chunks of all-pairs launches */
+  a.tpc = v->tpc;
+  a.ppart = v->ppart;
+  a.pcount = v->pcount;
   return a;
 }
 
@@ -263,6 +276,8 @@ static void mb_rebase(const mb_model *m, const mb_dev *v0, const mb_dev *v, sp_m
   a->obs = b.obs;
   a->rdf = b.rdf;
   a->hist = b.hist;
+  a->ppart = b.ppart;
+  a->pcount = b.pcount;
 }
 
 /* The elements of the system outside its own range that slice v's passes
@@ -381,8 +396,9 @@ static int mb_go_slices(mb_model *m, CUfunction f, const char *name, sp_mb_kargs
     aj.partial += m->parity * v->half;
     aj.blk0 = b0;
     aj.split = a->sums_on != 0;
-    if (b1 > b0 && (st = sp_gpu_activate(d->id)) == SP_OK)
-      st = sp_gpu_launch(d->id, fj, (unsigned)(b1 - b0), MB_BLOCK, 0, d->stream, &aj, name);
+    if (b1 > b0 && (st = sp_gpu_activate(d->id)) == SP_OK) /* (nch: mb_go's) */
+      st = sp_gpu_launch(d->id, fj, (unsigned)((b1 - b0) * (uint64_t)a->nch), MB_BLOCK, 0,
+                         d->stream, &aj, name);
     if (st == SP_OK && xchg) st = mb_xchg(m, v, d, 1, out, aux, b0, b1);
   }
   if (st != SP_OK || (!a->sums_on && !share)) return st;
@@ -430,9 +446,11 @@ static int mb_go(mb_model *m, sp_gpu_dev *d, CUfunction f, const char *name, sp_
                  int pair_geometry, int out) {
   mb_dev *v = (mb_dev *)d->state;
   a->bps = pair_geometry ? v->bps_p : v->bps_g;
+  /* the pair passes over all pairs: nch blocks a target block */
+  a->nch = pair_geometry && m->allpairs ? v->nch : 1;
   if (m->nslice > 1) return mb_go_slices(m, f, name, a, pair_geometry, out);
-  return sp_gpu_launch(d->id, f, (unsigned)((uint64_t)a->bps * v->ns), MB_BLOCK, 0, d->stream, a,
-                       name);
+  return sp_gpu_launch(d->id, f, (unsigned)((uint64_t)a->bps * v->ns * (uint64_t)a->nch), MB_BLOCK,
+                       0, d->stream, a, name);
 }
 
 /* A grid-stride launch over `total` items. */
@@ -537,8 +555,9 @@ static int mb_record_pairs(mb_model *m, sp_gpu_dev *d, int b, double tt) {
     a.tt = tt;
     a.bps = v->bps_p;
     a.crc = -2;
-    st = sp_gpu_launch(d->id, v->f_obs, (unsigned)((uint64_t)v->bps_p * v->ns), MB_BLOCK, 0,
-                       d->stream, &a, "sp_mb_obs_kernel");
+    a.nch = job->cuto ? 1 : v->nch; /* all pairs: in the passes' chunks */
+    st = sp_gpu_launch(d->id, v->f_obs, (unsigned)((uint64_t)v->bps_p * v->ns * (uint64_t)a.nch),
+                       MB_BLOCK, 0, d->stream, &a, "sp_mb_obs_kernel");
   }
   return st;
 }
@@ -807,6 +826,30 @@ static int mb_small(mb_model *m, sp_gpu_dev *d, uint64_t k0, uint64_t k1, int re
 
 /* ---- the engine ------------------------------------------------------------------------ */
 
+/* The source chunks of mode B's passes over all pairs (mb.cu: the pair
+ * passes without cell lists, the observables' pair kernel) for systems of
+ * n elements: *nch chunks of *tpc tiles of MB_BLOCK sources each (the last
+ * one fewer).  n alone decides them -- never the device, the systems a
+ * launch holds or a slice -- since they fix the order of the pair sums
+ * (mb.cu's top).  A system has tiles = ceil(n / 256) target blocks; its
+ * pass takes about 1024 blocks: nch = min(tiles, max(1, floor(1024 /
+ * tiles))), then rounded to whole tiles a chunk, tpc = ceil(tiles / nch),
+ * nch = ceil(tiles / tpc).  So n = 1e4: 40 target blocks, 20 chunks of 2
+ * tiles (800 blocks); n = 1e5: 391, 2 chunks of 196; one chunk (the passes
+ * as before chunks, bit for bit) from n = 131,073 on, where a system has
+ * more than 512 target blocks.  (The built-in lrmd's gravity2d pass at n =
+ * 1e4 ran 40 x 26 blocks, 63 % of its warps active on an H100, where the
+ * declared pass's 40 blocks kept 12.5 %: bench/s16-profile.sh.) */
+void sp_gpu_mb_pair_chunks(uint64_t n, int *nch, int *tpc) {
+  const uint64_t tiles = n > 0 ? (n + MB_BLOCK - 1) / MB_BLOCK : 1;
+  uint64_t c = MB_CHUNK_BLOCKS / tiles, t;
+  if (c < 1) c = 1;
+  if (c > tiles) c = tiles;
+  t = (tiles + c - 1) / c;
+  *tpc = (int)t;
+  *nch = (int)((tiles + t - 1) / t);
+}
+
 static int mb_setup(void *model, sp_gpu_dev *d) {
   mb_model *m = (mb_model *)model;
   const sp_mb_args *A = m->a;
@@ -888,13 +931,20 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
                      (unsigned long long)n);
     v->bps_g = v->bps_p = 1;
     v->gpt = 1;
+    v->nch = 1;
+    v->tpc = 1;
   } else {
     v->gpt = 1;
     while (2 * v->gpt <= MB_GPT_MAX && ng >= (uint64_t)MB_BLOCK * (uint64_t)(2 * v->gpt) * MB_BPS_MIN)
       v->gpt *= 2;
     v->bps_g = (int)((ng + (uint64_t)MB_BLOCK * v->gpt - 1) / ((uint64_t)MB_BLOCK * v->gpt));
     v->bps_p = (int)((n + MB_BLOCK - 1) / MB_BLOCK);
-    if ((uint64_t)(v->bps_g > v->bps_p ? v->bps_g : v->bps_p) * v->ns > 0x7fffffffu)
+    /* the sources of the passes over all pairs in chunks (n alone; the
+     * tuning option mb_pair_chunks = FALSE: one) */
+    v->nch = 1;
+    v->tpc = v->bps_p;
+    if (!(job->gpu_plan & SP_MB_PLAN_ONECHUNK)) sp_gpu_mb_pair_chunks(n, &v->nch, &v->tpc);
+    if ((uint64_t)(v->bps_g > v->bps_p * v->nch ? v->bps_g : v->bps_p * v->nch) * v->ns > 0x7fffffffu)
       return sp_fail(SP_ERR_INVALID, "too many systems for one launch on %s; run fewer a call "
                      "(`first_replica` chunks)", sp_gpu_label(d->id));
   }
@@ -953,6 +1003,18 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
         (st = mb_alloc_ones(d, (size_t)v->ns * 8, "the non-finite flags", &v->badk)) ||
         (st = mb_alloc_ones(d, (size_t)v->ns * 8, "the non-finite flags", &v->badwhat)) ||
         (st = mb_alloc0(d, 8, "the flags", &v->flags)))
+      return st;
+  }
+  /* all pairs in source chunks: each target's sums of each chunk (AQN of
+   * them: mb.cu's SP_MB_AQN), a counter per target block (zeroed once: the
+   * last chunk block resets it) */
+  if (!m->small && v->nch > 1 && (m->allpairs || (job->nqo > 0 && !job->cuto))) {
+    const uint64_t nq = job->nq > 0 ? (uint64_t)job->nq : 1, no = job->nqo > 0 ? (uint64_t)job->nqo : 1;
+    const uint64_t aqn = nq > no ? nq : no;
+    const uint64_t tb = v->ns * (uint64_t)v->bps_p;
+    if ((st = sp_gpu_dev_alloc(d, (size_t)(tb * (uint64_t)v->nch * aqn * MB_BLOCK) * 8,
+                               "the pair sums' chunks", &v->ppart)) ||
+        (st = mb_alloc0(d, (size_t)tb * 4, "the pair sums' counters", &v->pcount)))
       return st;
   }
   /* the graph (edges()), the cell lists (mode B), the observables' pair
@@ -1403,6 +1465,7 @@ int sp_gpu_mb(const char *key, const void *job_, void *out_, const int *devices,
   m.tnb = (job->gpu_plan & SP_MB_PLAN_TERMS_NB) != 0;
   m.pairs = job->nq > 0;
   m.cells = !m.small && job->cut && job->nqp > 0;
+  m.allpairs = !m.small && !m.cells && job->nqp > 0;
   m.share = m.pairs || (job->gpu_plan & SP_MB_PLAN_LATTICE) != 0;
   m.halo = m.share ? (a->slice_halo > 0 ? a->slice_halo : job->n) : 0;
   m.wrap = a->slice_wrap != 0;

@@ -138,3 +138,37 @@ ang_dist <- function(a, b) {
   d <- (a - b) %% (2 * pi)
   pmin(d, 2 * pi - d)
 }
+
+# Issue 50, pairs in source chunks (test-mb-pair-chunks.R, test-mb-gpu.R):
+# 2D particles with softened gravity-like pair forces (lrmd's gravity2d as
+# a user writes it): Hamiltonian (yoshida4), Langevin (baoab), overdamped
+# (euler, srk2); a pair observable (its kernel takes the chunks too).
+mb_chunk_models <- function() {
+  f <- quote(((x - x[j])^2 + (y - y[j])^2 + eps^2)^-1)
+  V <- ~ sum(pairs(log((x - x[j])^2 + (y - y[j])^2 + eps^2)))
+  list(
+    grav = sde_model(
+      drift = list(x = ~ px, y = ~ py,
+                   px = eval(bquote(~ -1 / n * pairs((x - x[j]) * .(f)))),
+                   py = eval(bquote(~ -1 / n * pairs((y - y[j]) * .(f))))),
+      params = c(eps = 0.05), observe = list(K = ~ mean(px^2 + py^2) / 2, V = V),
+      name = "chunks-grav2d"),
+    lang = sde_model(
+      drift = list(x = ~ px, y = ~ py,
+                   px = eval(bquote(~ -g * px - 1 / n * pairs((x - x[j]) * .(f)))),
+                   py = eval(bquote(~ -g * py - 1 / n * pairs((y - y[j]) * .(f))))),
+      noise = list(px = ~ sqrt(2 * g * T), py = ~ sqrt(2 * g * T)),
+      params = c(eps = 0.05, g = 0.5, T = 0.2), observe = list(K = ~ mean(px^2 + py^2) / 2, V = V),
+      name = "chunks-grav2d-langevin"),
+    od = sde_model(
+      drift = list(x = eval(bquote(~ -1 / n * pairs((x - x[j]) * .(f)))),
+                   y = eval(bquote(~ -1 / n * pairs((y - y[j]) * .(f))))),
+      noise = list(x = ~ sqrt(2 * T), y = ~ sqrt(2 * T)), params = c(eps = 0.05, T = 0.01),
+      observe = list(V = V), name = "chunks-grav2d-overdamped"))
+}
+
+# Their starts: particles in the unit square, small momenta.
+mb_chunk_init <- function(m) {
+  init <- list(x = ~ runif(0, 1), y = ~ runif(0, 1), px = ~ rnorm(0, 0.1), py = ~ rnorm(0, 0.1))
+  init[m$states]
+}

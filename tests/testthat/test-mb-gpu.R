@@ -77,6 +77,7 @@ mb_test_models <- function() {
 }
 
 mb_test_init <- function(m) {
+  if (startsWith(m$name, "chunks-")) return(mb_chunk_init(m))
   switch(m$name,
          "mb-kuramoto" = list(theta = ~ runif(0, 2 * pi)),
          "mb-pairs" = list(theta = ~ runif(-pi, pi)),
@@ -301,7 +302,9 @@ test_that("GPU results do not depend on the chunks (first_replica) or the system
   skip_if_no_gpu()
   ms <- mb_test_models()
   for (cs in list(list(m = ms$kur, n = 50, method = "srk2"), list(m = ms$kur, n = 3001, method = "srk2"),
-                  list(m = ms$ring, n = 2051, method = "baoab"), list(m = ms$hpairs, n = 2049, method = "yoshida4"))) {
+                  list(m = ms$ring, n = 2051, method = "baoab"), list(m = ms$hpairs, n = 2049, method = "yoshida4"),
+                  # all pairs in 20 source chunks (issue 50), a pair observable
+                  list(m = mb_chunk_models()$grav, n = 5000, method = "yoshida4"))) {
     whole <- mb_run(cs$m, "gpu", cs$n, cs$method, replicas = 6, precision = "single")
     a <- mb_run(cs$m, "gpu", cs$n, cs$method, replicas = 2, precision = "single")
     b <- mb_run(cs$m, "gpu", cs$n, cs$method, replicas = 4, first = 3, precision = "single")
@@ -326,6 +329,44 @@ test_that("single precision on the GPU: the law of the double-precision results"
     # agree within 4 standard errors of their difference
     expect_lt(max(abs(s - d)), 0.02)
     expect_lt(abs(mean(s) - mean(d)) / (sd(s - d) / sqrt(64) + 1e-12), 4)
+  }
+})
+
+# ---- pairs in source chunks (issue 50) -----------------------------------------------
+
+# Mode B's passes over all pairs cut the sources into chunks where a system
+# has few target blocks (n = 2100: 9 chunks of a tile, the last tile
+# partial; n = 5000: 20 chunks of a tile): each chunk's tiles in double, the
+# chunks in order.  The CPU's numbers in double (the tolerance of the cases
+# above: rounding only), with the chunks and with one chunk (the tuning
+# option mb_pair_chunks = FALSE: the passes as before chunks); single
+# precision as double.
+test_that("pairs in source chunks: GPU = CPU in double, with and without chunks; single as double", {
+  skip_if_no_gpu()
+  ms <- mb_chunk_models()
+  for (cs in list(list(m = ms$grav, method = "yoshida4"), list(m = ms$od, method = "srk2"),
+                  list(m = ms$od, method = "euler"), list(m = ms$lang, method = "baoab"))) {
+    for (n in c(2100, 5000)) {
+      lab <- sprintf("%s %s n = %d", cs$m$name, cs$method, n)
+      run <- function(backend, precision = "double", chunks = TRUE) {
+        withr::local_options(statphysgpu.mb_pair_chunks = chunks)
+        mb_run(cs$m, backend, n, cs$method, replicas = 2, precision = precision, t_max = 0.05,
+               record_every = 1)
+      }
+      cpu <- run("cpu")
+      gpu <- run("gpu")
+      one <- run("gpu", chunks = FALSE)
+      for (x in list(gpu, one)) {
+        for (o in names(cs$m$observe)) expect_mb_close(x[[o]], cpu[[o]], label = paste(lab, o))
+        expect_mb_close(attr(x, "final"), attr(cpu, "final"), label = paste(lab, "final"))
+      }
+      # single precision: pair terms within 2^-23 relative, summed by tiles
+      # in double; over 5 steps the states and observables stay within
+      # 1e-4 (relative, absolute below 1) of double's
+      sgl <- run("gpu", "single")
+      for (o in names(cs$m$observe)) expect_mb_close(sgl[[o]], gpu[[o]], tol = 1e-4, label = paste(lab, o, "single"))
+      expect_mb_close(attr(sgl, "final"), attr(gpu, "final"), tol = 1e-4, label = paste(lab, "single final"))
+    }
   }
 })
 
@@ -465,6 +506,10 @@ mb_slice_share_models <- function() {
     kp_e = list(m = ms$kp, method = "euler", init = list(theta = ~ runif(-pi, pi))),
     lpairs = list(m = ms$lpairs, method = "baoab", init = qp),
     hpairs = list(m = ms$hpairs, method = "yoshida4", init = qp),
+    # 2D gravity-like pairs in source chunks (issue 50: 41 tiles, 21 chunks
+    # of 2, the last one a partial tile), a pair observable
+    grav = list(m = mb_chunk_models()$grav, method = "yoshida4",
+                init = mb_chunk_init(mb_chunk_models()$grav)),
     # a passage with pairs: the order parameter passes 0.3
     pstop = list(m = sde_model(
       drift = list(theta = ~ K / n * pairs(sin(theta[j] - theta))),
@@ -493,7 +538,7 @@ mb_slice_share_models <- function() {
 # and rings as the mean field's; the torus 301 x 333 (slices' edges at 1024
 # k elements, inside rows)
 mb_slice_share_n <- function(nm, prec) {
-  if (nm %in% c("kp", "kp_e", "lpairs", "hpairs", "pstop")) return(10001)
+  if (nm %in% c("kp", "kp_e", "lpairs", "hpairs", "pstop", "grav")) return(10001)
   if (nm == "square") return(c(301, 333))
   if (prec == "double") 40000 else 300001
 }
@@ -559,7 +604,7 @@ test_that("one system on every GPU (devices = \"all\") equals one GPU, bit for b
   }
   # pairs (all the sources from every device) and lattices (the halos, peer
   # to peer)
-  for (nm in c("kp", "lpairs", "pstop", "chain", "ring", "cstop", "square")) {
+  for (nm in c("kp", "lpairs", "pstop", "grav", "chain", "ring", "cstop", "square")) {
     cs <- mb_slice_share_models()[[nm]]
     n <- mb_slice_share_n(nm, "single")
     tm <- if (nm %in% c("pstop", "cstop")) 20 else 0.4
