@@ -14,6 +14,8 @@
  * precision needs no array of doubles; the numbers written are the CPU's
  * doubles (angles the same bits, momenta to rounding: lrmd_start.h)
  * rounded to the states' precision as the host would round them. */
+typedef double sp_lrmd_real; /* (lrmd_args.h's arrays of lrmd.cu: not used here) */
+
 #include "lrmd_args.h"
 #include "lrmd_start.h"
 
