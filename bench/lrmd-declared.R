@@ -76,7 +76,7 @@ precisions <- if (mode == "gpu") "mixed" else c("mixed", "double")
 call_once <- function(engine, cs, steps, precision) {
   old <- options(statphysgpu.lrmd_engine = engine)
   on.exit(options(old))
-  init <- make_init(cs) # (a lazy start: the built-in draws it, the declared path in R's process)
+  init <- make_init(cs) # (a lazy start: each engine draws it where it runs, the GPU included)
   invisible(gc())
   t0 <- proc.time()[["elapsed"]]
   x <- lrmd(cs$model, init = init, dt = cs$dt, steps = steps,
