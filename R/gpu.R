@@ -129,6 +129,11 @@ gpu_kernel_registry_build <- function() {
     # H100 (the default; option statphysgpu.lrmd_variant); mixed_ftz_pf:
     # as mixed_ftz with the source tiles double-buffered (the same numbers;
     # not yet timed on a GPU)
+    # the starts of lrmd() (hmf_waterbag() ...) drawn by the many-body
+    # engine into a system's states (sde_run(init = <start>), R/sde-mb-run.R):
+    # a small module of its own, compiled once (both precisions of the states)
+    mb_recipe = list(file = "mb_recipe.cu", toolkit = FALSE,
+                     variants = list(default = list(defines = character(), fast_math = FALSE))),
     lrmd = list(file = "lrmd.cu", toolkit = FALSE,
                 variants = list(mixed = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
                                                          "SP_LRMD_GROUP=8"),

@@ -41,9 +41,13 @@
 #   angles declared periodic (kept in [-pi, pi], as the final state and the
 #   snapshots then report them); "double" is double throughout, angles not
 #   reduced, as the built-in's;
-# * a start the engine would draw (hmf_waterbag() ...) is drawn on the CPU
-#   by the start's own columns (the same numbers: src/r_lrmd.c) and copied
-#   to the engine;
+# * a start the engine would draw (hmf_waterbag() ...) is drawn by the
+#   many-body engine itself, on the device of the run (its starts from
+#   recipes: src/core/sp_mb_recipe.c, src/gpu/sp_gpu_mb_recipe.c, the draws
+#   of inst/cuda/lrmd_start.h, the same numbers), or on the CPU by the
+#   start's own columns (src/r_lrmd.c) and copied to the engine where R
+#   needs the start (a snapshot at step 0; gravity2d on several GPUs) or
+#   some systems' starts are given;
 # * snapshots end one engine call and start the next from its final state;
 # * gravity2d's states are plain (never periodic), in both precisions.
 
@@ -169,7 +173,24 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
   nx <- length(lrmd_columns(model))
   two_d <- model == "gravity2d"
   pmax <- rep(NA_real_, nsys)
-  if (is.null(joined)) {
+  periodic <- fr$precision == "mixed" && !two_d
+  # gravity2d's half-mass radius needs the positions at each record: kept
+  # by the engine (output "trajectories", at most lrmd_declared_kept()
+  # numbers a call), or -- one system on several GPUs, which a run keeping
+  # states would not slice -- read from the final state of calls ending at
+  # every record
+  keep <- two_d && lrmd_declared_keeps(fr, nsys)
+  at_records <- two_d && !keep
+  # every start a recipe: drawn by the engine in its first call, on the
+  # device where it runs (sde_mb_run(start = list(recipes = ))), unless R
+  # needs the start itself (a snapshot at step 0, or gravity2d's half-mass
+  # radius at step 0 from the start)
+  recipes <- NULL
+  if (is.null(joined) && all(vapply(states, inherits, TRUE, "lrmd_draw")) &&
+      !(0 %in% snap_steps) && !at_records) {
+    recipes <- states
+    x0 <- NULL
+  } else if (is.null(joined)) {
     cols <- lapply(seq_len(nsys), function(s) {
       st <- states[[s]]
       if (inherits(st, "lrmd_draw")) { # drawn here, as the engine would, into one
@@ -193,7 +214,6 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
   } else {
     x0 <- as.vector(do.call(rbind, lapply(joined, function(v) matrix(as.double(v), n))))
   }
-  periodic <- fr$precision == "mixed" && !two_d
   m <- lrmd_declared_model(model, periodic)
   params <- if (model == "hmf") list() else list(eps = as.double(softening))
   nrec <- steps %/% every + 1
@@ -207,13 +227,6 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
     dim(x) <- c(n, nx, nsys)
     lapply(seq_len(nx), function(j) as.vector(x[, j, ]))
   }
-  # gravity2d's half-mass radius needs the positions at each record: kept
-  # by the engine (output "trajectories", at most lrmd_declared_kept()
-  # numbers a call), or -- one system on several GPUs, which a run keeping
-  # states would not slice -- read from the final state of calls ending at
-  # every record
-  keep <- two_d && lrmd_declared_keeps(fr, nsys)
-  at_records <- two_d && !keep
   max_len <- if (keep) max(1, floor(lrmd_declared_kept() / (n * nx * nsys)) - 1) * every else Inf
   rhalf_of <- function(x, s) { # system s of states x (n x nx x systems)
     o <- (s - 1) * n * nx
@@ -234,9 +247,13 @@ lrmd_declared_sim <- function(fr, model, n, dt, softening, steps, every, states,
                  u64_to_hex(fr$seed), 1, fr$plan$backend,
                  if (fr$plan$backend == "gpu") fr$plan$devices,
                  if (fr$precision == "mixed") "single" else "double", fr$progress, call,
-                 start = list(x0 = x0, k0 = k, t0 = k * dt, traj = keep)),
+                 start = list(x0 = x0, recipes = recipes, k0 = k, t0 = k * dt, traj = keep)),
       statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"),
       statphysgpu_not_finite = function(e) lrmd_declared_not_finite(e, model, nsys, dt, call))
+    if (!is.null(recipes)) { # (drawn: the starts' largest |momentum|)
+      pmax <- attr(r, "start_pmax")
+      recipes <- NULL
+    }
     made <- attr(r, "k_end") - k
     nr <- nrow(r) / nsys
     x1 <- attr(r, "final") # n x nx x systems (the next call's start as it is)

@@ -184,7 +184,10 @@ lrmd_check_momenta <- function(x, name, bound, what, call) {
 #'   `theta`, `p` (HMF, ring) or `x`, `y`, `px`, `py` (gravity2d), drawn
 #'   when first read, and attributes `model`, `params`, `seed`, `seed_hex`;
 #'   pass it as `init` to [lrmd()]. With a vector parameter, an object of
-#'   class `lrmd_starts` (see Grids).
+#'   class `lrmd_starts` (see Grids). A start (not a grid) is also the
+#'   `init` of [sde_run()] for a many-body model of as many states, whose
+#'   engine draws it the same way (see [sde_run()], Systems of many
+#'   elements).
 #' @seealso [lrmd()], [hmf_caloric()].
 #' @references
 #' Rocha Filho, T. M. (2014) Molecular dynamics for long-range interacting

@@ -308,8 +308,14 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
     t0 <- attr(prev, "t_end")
   } else if (!is.null(start)) {
     # (internal: a front-end's continuation, kuramoto(init = ) on this engine:
-    # every system's states, systems x states x n, and the chain's step and time)
+    # every system's states, systems x states x n, and the chain's step and time;
+    # or lrmd(), R/lrmd-declared.R: `recipes`, each system's start drawn by the
+    # engine from its recipe of class "lrmd_draw")
     x0 <- start$x0
+    if (!is.null(start$recipes)) {
+      x0 <- sde_mb_recipe_rows(start$recipes)
+      x0_cond <- 4L
+    }
     k0 <- start$k0
     t0 <- start$t0
   } else {
@@ -355,6 +361,9 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   job$gw <- as.double(g$w %||% numeric())
   job["advance"] <- list(NULL)
   job["observe"] <- list(NULL)
+  # starts drawn from recipes on the GPU: the module of their draw (mb_recipe.cu)
+  job$start_key <- if (gpu && x0_cond == 4) gpu_kernel_load("mb_recipe", fr$plan$devices) else
+    character()
   key <- ""
   if (gpu) {
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, source = "mb.cu",
@@ -420,6 +429,8 @@ sde_mb_run <- function(m, replicas, n, init, dt, t_max, params, method, output, 
   attr(out, "final") <- final
   if (ne) attr(out, "element_params") <- sde_mb_element_array(ep, ep_shared, n, names(m$elements),
                                                               ncond, fr$n, fr$first)
+  # starts drawn from recipes: each system's largest |momentum| of its start
+  if (x0_cond == 4) attr(out, "start_pmax") <- res$pmax
   done <- max(res$steps %||% 0)
   attr(out, "k_end") <- k0 + done
   attr(out, "t_end") <- t0 + done * dt
@@ -602,8 +613,12 @@ sde_mb_par <- function(m, grid, n, call, shape = NULL, L = NULL) {
 }
 
 # The starts: list(x0, cond): per condition (nx numbers each) when every
-# state's start is one number per condition, else systems x nx x n.
+# state's start is one number per condition, else systems x nx x n; or
+# (cond 4) a start of lrmd()'s (hmf_waterbag() ...) the engine draws, a
+# recipe per system (sde_mb_recipe_init()).
 sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
+  rows <- sde_mb_recipe_init(m, init, n, fr, reps, nrow(grid), call)
+  if (!is.null(rows)) return(list(x0 = rows, cond = 4L))
   st <- m$states
   if (!is.list(init) || is.null(names(init)) || any(!nzchar(names(init)))) {
     sp_abort(sprintf(paste0("`init` must be a named list with one entry per state (%s), or a ",
@@ -673,6 +688,79 @@ sde_mb_init <- function(m, init, grid, n, fr, reps, call) {
   same <- all(vapply(vals, function(vv) all(vapply(vv, length, 1L) %in% c(1L, n)), TRUE))
   if (same && fr$n > 1) return(list(x0 = sde_mb_stack(vals, n, 1L, ncond), cond = 3L))
   list(x0 = sde_mb_stack(vals, n, fr$n, ncond), cond = FALSE)
+}
+
+# The recipes of starts the engine draws (job x0_cond 4: src/core/
+# sp_mb_recipe.h), one a system, as the engine reads them: systems x 9,
+# c(kind, n, seed lo, seed hi, a, b, U, M0, replica) (a recipe of 8, saved
+# before replicas existed, is replica 0).
+sde_mb_recipe_rows <- function(recipes) {
+  unlist(lapply(recipes, function(r) {
+    r <- as.double(unclass(r))
+    if (length(r) == 8) c(r, 0) else r
+  }), use.names = FALSE)
+}
+
+# `init` given as a start of lrmd() (hmf_waterbag(), hmf_equilibrium(),
+# ring_uniform(), gravity2d_shell(): class "lrmd_init", or its recipe of
+# class "lrmd_draw"): the recipes of the systems (condition-major, then
+# replica; the system of global replica r, 0-based, draws replica r of the
+# start -- lrmd()'s replicas' streams -- in every condition alike), checked
+# against the model and n; NULL when `init` is no such start.
+sde_mb_recipe_init <- function(m, init, n, fr, reps, ncond, call) {
+  if (inherits(init, "lrmd_starts")) {
+    sp_abort(sprintf(paste0("`init` is a grid of %d starts (a parameter of %s() given as a ",
+                            "vector); sde_run() takes one start: give one value of each ",
+                            "parameter, or run the starts one by one."),
+                     length(init$starts), switch(attr(init, "model"), hmf = "hmf_waterbag",
+                                                 ring = "ring_uniform", "gravity2d_shell")),
+             call = call)
+  }
+  if (inherits(init, "lrmd_draw")) {
+    recipe <- init
+  } else if (inherits(init, "lrmd_init")) {
+    recipe <- lrmd_recipe(init)$recipe
+    if (is.null(recipe)) {
+      sp_abort(paste0("`init` is a start of lrmd() whose columns were changed, so the engine ",
+                      "cannot draw it: give its columns as numbers, one entry per state of ",
+                      "the model (init = list(q = start$theta, p = start$p), say)."), call = call)
+    }
+  } else {
+    return(NULL)
+  }
+  kind <- names(lrmd_start_kinds)[match(recipe[1], lrmd_start_kinds)]
+  cols <- lrmd_columns(if (kind == "shell") "gravity2d" else "hmf")
+  maker <- switch(kind, waterbag = "hmf_waterbag", equilibrium = "hmf_equilibrium",
+                  ring = "ring_uniform", shell = "gravity2d_shell")
+  if (recipe[2] != n) {
+    sp_abort(sprintf(paste0("`init` (a start of %s()) has %s particles and the systems have ",
+                            "n = %s elements: make the start with n = %s, or run n = %s."),
+                     maker, fmt_count(recipe[2]), fmt_count(n), fmt_count(n),
+                     fmt_count(recipe[2])), call = call)
+  }
+  if (length(m$states) != length(cols)) {
+    sp_abort(sprintf(paste0("`init` (a start of %s()) has the %d columns %s, which start the ",
+                            "model's states in order, and the model \"%s\" has %d states (%s): ",
+                            "give a model of %d states, or give `init` as a named list of ",
+                            "numbers, one entry per state."),
+                     maker, length(cols), paste0("`", cols, "`", collapse = ", "), m$name,
+                     length(m$states), paste0("`", m$states, "`", collapse = ", "),
+                     length(cols)), call = call)
+  }
+  if (length(m$positions)) {
+    sp_abort(sprintf(paste0("`init` (a start of %s()) cannot start the model \"%s\", whose ",
+                            "states %s are positions in a box: give `init` as a named list of ",
+                            "numbers, one entry per state, inside the box."),
+                     maker, m$name, paste0("`", m$positions, "`", collapse = ", ")),
+             call = call)
+  }
+  rows <- lapply(rep(reps, times = ncond), function(r) {
+    x <- as.double(unclass(recipe))
+    if (length(x) == 8) x <- c(x, 0)
+    x[9] <- r
+    x
+  })
+  unlist(rows, use.names = FALSE)
 }
 
 # Starts the engine draws itself (job x0_cond 2: sp_mb_out_init(), threaded,

@@ -236,7 +236,21 @@
 #' \eqn{c 2^{40} + r - 1}, purpose 13 (starts) or 21 (element parameters),
 #' block \eqn{i D + d} for draw site \eqn{d} of \eqn{D} per element; they
 #' are made once on the host, so both backends start from the same
-#' numbers. The noise of step \eqn{k}, element \eqn{i} and noise entry
+#' numbers.
+#' A start of [lrmd()]'s -- [hmf_waterbag()], [hmf_equilibrium()],
+#' [ring_uniform()] (columns `theta`, `p`) or [gravity2d_shell()] (`x`,
+#' `y`, `px`, `py`), made with `n` particles and not a grid -- is drawn by
+#' the engine itself, on the CPU or on the GPU where the run is (nothing of
+#' \eqn{n} numbers is made in R or copied to the device): its columns
+#' start the model's states in order (a model of as many states, no
+#' positions in a box), replica \eqn{r} of the call draws the start's own
+#' replica \eqn{r} (the streams of [lrmd()]'s replicas: replica 1 is the
+#' start itself) and every condition starts alike. The numbers are those of
+#' the start read in R, bit for bit on the CPU, on the GPU the angles the
+#' same bits and the momenta to rounding (see [hmf_waterbag()]); a start
+#' that cannot fit -- another `n`, another number of states -- is an
+#' error naming `init`. For example `sde_run(hmf, n = 1e6, init =
+#' hmf_waterbag(1e6, M0 = 1, U = 0.69), ...)` for a model of two states. The noise of step \eqn{k}, element \eqn{i} and noise entry
 #' \eqn{w} is normal \eqn{i W + w} of that step (\eqn{W} entries an
 #' element), Box-Muller on the words of block \eqn{k \lceil nW/4\rceil +
 #' \lfloor (iW + w)/4 \rfloor} of purpose 8 -- with one entry an element,
@@ -280,8 +294,9 @@
 #'   number, a vector of one number per replica of this call, or a formula
 #'   over the parameters (`~ asin(gamma)`), evaluated per condition. For a
 #'   many-body model see "Systems of many elements" (numbers per element,
-#'   an `n` x `replicas` matrix per system, a lattice's matrix, draws), or a
-#'   previous result of the model to continue.
+#'   an `n` x `replicas` matrix per system, a lattice's matrix, draws, a
+#'   start of [lrmd()] such as [hmf_waterbag()] that the engine draws
+#'   itself), or a previous result of the model to continue.
 #' @param dt The time step, positive.
 #' @param t_max The end (and censoring) time, at least `dt`.
 #' @param params Overrides of the model's parameter defaults: a named list

@@ -80,7 +80,7 @@ onechunk <- Sys.getenv("SP_BENCH_ONECHUNK") == "1"
 call_once <- function(engine, cs, steps, precision, chunks = TRUE) {
   old <- options(statphysgpu.lrmd_engine = engine, statphysgpu.mb_pair_chunks = chunks)
   on.exit(options(old))
-  init <- make_init(cs) # (a lazy start: the built-in draws it, the declared path in R's process)
+  init <- make_init(cs) # (a lazy start: each engine draws it where it runs, the GPU included)
   invisible(gc())
   t0 <- proc.time()[["elapsed"]]
   x <- lrmd(cs$model, init = init, dt = cs$dt, steps = steps,

@@ -145,4 +145,35 @@ typedef struct {
 
 SP_STATIC_ASSERT(sizeof(sp_lrmd_start_kargs) == 128, "sp_lrmd_start_kargs layout");
 
+/* The same starts drawn by the many-body engine (sde_run()'s model with n
+ * elements, a start given as a recipe: mb_recipe.cu's sp_mb_recipe_kernel,
+ * src/gpu/sp_gpu_mb_recipe.c) into one system's states, nx rows of npad in
+ * the working precision (float when `single`): rows (theta, p) or (x, y,
+ * px, py), the padding left alone.  Every pass draws the raw numbers again
+ * (nothing but the states is kept between the passes, which are those of
+ * sp_lrmd_start_kernel and the CPU's); pass 0 writes the raw numbers, and
+ * the pass `write` marks (the last) the start itself. */
+typedef struct {
+  uint64_t seed;
+  uint64_t n;
+  uint64_t replica;
+  double a, b;
+  double shift0, shift1;
+  double scale;
+  int32_t kind;
+  int32_t pass;
+  int32_t write;               /* 1: write the states (pass 0 and the last pass) */
+  int32_t single;              /* 1: the states are float */
+  int32_t nx;                  /* 2 (theta, p) or 4 (x, y, px, py) */
+  int32_t pad_;
+  uint64_t npad;               /* a row of the states */
+  SP_DPTR(void) x;             /* the system's first row */
+  SP_DPTR(double) partial;     /* blocks x SP_LRMD_START_NSUMS */
+  SP_DPTR(const double) cdf;
+  SP_DPTR(const double) grid;
+  SP_DPTR(const int32_t) guide;
+} sp_mb_recipe_kargs;
+
+SP_STATIC_ASSERT(sizeof(sp_mb_recipe_kargs) == 136, "sp_mb_recipe_kargs layout");
+
 #endif /* SP_LRMD_ARGS_H */

@@ -143,4 +143,27 @@ SP_FN void sp_lrmd_start_zero(double *s) {
   s[4] = s[5] = sp_bits_double(0xFFF0000000000000ull); /* -Inf */
 }
 
+#if SP_CUDA
+/* (the GPU's draw kernels: lrmd.cu's sp_lrmd_start_kernel, mb_recipe.cu's
+ * sp_mb_recipe_kernel) */
+/* Block-wide sums of s[0 .. 3] and maxima of s[4], s[5], into thread 0's s
+ * (a fixed tree: the same inputs give the same results). */
+__device__ __forceinline__ void sp_lrmd_start_block_reduce(double s[SP_LRMD_START_NSUMS]) {
+  __shared__ double red[SP_LRMD_START_NSUMS][SP_LRMD_START_THREADS / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int o = 16; o > 0; o >>= 1) {
+    for (int k = 0; k < 4; k++) s[k] += __shfl_down_sync(0xffffffffu, s[k], o);
+    for (int k = 4; k < 6; k++) s[k] = fmax(s[k], __shfl_down_sync(0xffffffffu, s[k], o));
+  }
+  if (lane == 0)
+    for (int k = 0; k < SP_LRMD_START_NSUMS; k++) red[k][warp] = s[k];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int w = 1; w < SP_LRMD_START_THREADS / 32; w++) {
+      for (int k = 0; k < 4; k++) s[k] += red[k][w];
+      for (int k = 4; k < 6; k++) s[k] = fmax(s[k], red[k][w]);
+    }
+}
+#endif
+
 #endif /* SP_LRMD_START_H */

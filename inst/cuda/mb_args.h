@@ -91,7 +91,9 @@ typedef struct {
   int64_t epar_shared;   /* 1: one set of element parameters for every system */
   int64_t x0_cond;       /* 1: the starts are nx numbers per condition; 2: nx laws
                             (kind, a, b) per condition, drawn by the engine; 3: nx x n
-                            numbers per condition (sp_mb_out_init() copies them) */
+                            numbers per condition (sp_mb_out_init() copies them); 4: a
+                            recipe of lrmd()'s a system, drawn by the engine
+                            (src/core/sp_mb_recipe.h) */
   int64_t gpu_plan;      /* GPU only (R/sde-mb-run.R: sde_mb_gpu_plan(); the module is
                             compiled for it): SP_MB_PLAN_* bits */
   /* issue 49: particles in a box, graphs, pair observables, g(r) */

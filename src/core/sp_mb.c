@@ -10,6 +10,7 @@
  * numbers depend only on its stream, so the result does not depend on the
  * threads or the rounds. */
 #include "sp_mb.h"
+#include "sp_mb_recipe.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -257,6 +258,13 @@ int sp_mb_cpu(const void *job_, void *out_, int nth, const sp_hooks *hooks, sp_r
     return sp_fail(SP_ERR_NOMEM, "out of host memory (%.3g GB of work arrays)",
                    (double)nt * (double)m.wsize * 8 / 1e9);
   }
+  /* starts drawn from recipes (sp_mb_recipe.c) */
+  if (job->x0_cond == SP_MB_X0_RECIPES && (st = sp_mb_recipes_draw(a, m.out, nt)) != SP_OK) {
+    free(m.work);
+    free(m.badkw);
+    free(m.ks);
+    return st;
+  }
   if (job->output == SP_MB_OUT_PASSAGE) {
     e.total = (double)sys;
     e.budget0 = 16;
@@ -409,8 +417,13 @@ int sp_mb_prepare(void *job_) {
       a->nx0 != (j->x0_cond == 2   ? j->ncond * (uint64_t)j->nx * 3
                  : j->x0_cond == 1 ? j->ncond * (uint64_t)j->nx
                  : j->x0_cond == 3 ? j->ncond * per
+                 : j->x0_cond == SP_MB_X0_RECIPES ? sys * SP_MB_RECIPE_LEN
                                    : sys * per))
     return sp_fail(SP_ERR_INVALID, "internal error: many-body job lengths disagree");
+  if (j->x0_cond == SP_MB_X0_RECIPES) {
+    const int st = sp_mb_recipes_check(a);
+    if (st != SP_OK) return st;
+  }
   if (j->nq != j->nqp + j->ng || j->nqp < 0 || j->ng < 0 || j->nqo < 0 || j->posd < 0 ||
       j->posd > 3 || (j->output == SP_MB_OUT_RDF && (j->rdf_bins < 1 || !(j->rdf_rmax > 0))) ||
       j->hist_bins < 0 || (j->hist_bins > 0 && (j->hist_state < 0 || j->hist_state >= j->nx ||
@@ -498,7 +511,7 @@ void sp_mb_out_init(const void *job_, void *out_) {
      * engine runs at all */
     if (!(j->gpu_plan & SP_MB_PLAN_GPU) || (j->output != SP_MB_OUT_PASSAGE && j->kmax == 0))
       mb_draw_starts(a, o->x);
-  } else if (o->x != NULL) {
+  } else if (o->x != NULL && j->x0_cond != SP_MB_X0_RECIPES) { /* (recipes: the engine draws) */
     /* the states' vector is fresh memory (R's): its first writes, and their
      * page faults, on the package's threads (10,000 systems of 256 x 6, 123
      * MB: one thread took 0.1-0.4 s) */

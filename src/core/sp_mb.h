@@ -21,7 +21,8 @@ typedef struct {
   size_t npar;
   const double *epar; /* systems x ne x n, or ne x n (job.epar_shared) */
   size_t nepar;
-  const double *x0; /* systems x nx x n, or ncond x nx, or ncond x nx x n (job.x0_cond 0, 1, 3) */
+  const double *x0; /* systems x nx x n, or ncond x nx, or ncond x nx x n (job.x0_cond 0, 1,
+                       3), or systems x 9, their recipes (4: sp_mb_recipe.h) */
   size_t nx0;
   const char *const *names; /* nx states then no observables (messages) */
   size_t nnames;
@@ -43,6 +44,10 @@ typedef struct {
   size_t nrowptr, ncol;
   const double *gw;
   size_t ngw;
+  /* GPU, starts drawn from recipes (job.x0_cond 4, sp_mb_recipe.h): the key
+   * of the module of their draw (mb_recipe.cu; nstart_key 1, else 0) */
+  const char *const *start_key;
+  size_t nstart_key;
 } sp_mb_args;
 
 typedef struct {
@@ -56,6 +61,8 @@ typedef struct {
                      summed over the records */
   double *hist;   /* job.hist_bins > 0: each record's histogram of state job.hist_state on
                      [0, 2 pi) (systems x nrec x hist_bins counts; 0 until reached) */
+  double *pmax;   /* starts drawn from recipes (job.x0_cond 4): each system's largest
+                     |momentum| of its start */
   uint64_t rec_done, useful, finished;
 } sp_mb_out;
 

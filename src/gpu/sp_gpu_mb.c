@@ -78,6 +78,7 @@
 
 #include "../core/sp_error.h"
 #include "../core/sp_threads.h"
+#include "sp_gpu_mb_recipe.h"
 #include "sp_gpu_run.h"
 
 #ifdef _OPENMP
@@ -1115,6 +1116,11 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
     if (grid > 65535) grid = 65535;
     if ((st = sp_gpu_launch(d->id, v->f_start, (unsigned)grid, MB_BLOCK, 0, d->stream, &a,
                             "sp_mb_start_kernel")))
+      return st;
+  } else if (job->x0_cond == SP_MB_X0_RECIPES) { /* drawn here from their recipes */
+    /* (slices: every slice draws the whole system alike; the first says pmax) */
+    if ((st = sp_gpu_mb_recipes(d, A, v->s0, v->ns, v->buf[0], npad, rb,
+                                m->nslice > 1 && d->index > 0 ? NULL : m->out->pmax)))
       return st;
   } else { /* the starts: sp_mb_out_init made them in out->x */
     bytes = (size_t)(v->ns * nx * npad) * rb;

@@ -5,6 +5,7 @@
  * `observe`), and the kernels of inst/cuda/mb.cu; CPU engine:
  * src/core/sp_mb.c; GPU host: src/gpu/sp_gpu_mb.c; R: R/sde-mb-run.R. */
 #include "../core/sp_mb.h"
+#include "../core/sp_mb_recipe.h"
 #include "../core/sp_model.h"
 #include "../gpu/sp_gpu_mb.h"
 
@@ -40,7 +41,8 @@ static const sp_field fields[] = {
   SP_FIELD(sp_mb_args, observe, SP_F_NATIVE),
   SP_FIELD(sp_mb_args, slice_halo, SP_F_COUNT),
   SP_FIELD(sp_mb_args, slice_wrap, SP_F_I64),
-  SP_FIELD(sp_mb_args, slices, SP_F_COUNT)};
+  SP_FIELD(sp_mb_args, slices, SP_F_COUNT),
+  SP_FIELD_VEC(sp_mb_args, start_key, SP_F_STRINGS, nstart_key, SP_F_SIZE)};
 #undef JOB
 
 #define J(job) (&((const sp_mb_args *)(job))->job)
@@ -70,6 +72,10 @@ static uint64_t kept(const void *job) {
 }
 #undef J
 
+static uint64_t drawn(const void *job) {
+  return ((const sp_mb_args *)job)->job.x0_cond == SP_MB_X0_RECIPES ? systems(job) : 0;
+}
+
 static double work(const void *job) {
   const sp_mb_job *j = &((const sp_mb_args *)job)->job;
   return j->output == SP_MB_OUT_PASSAGE ? (double)SP_MB_SYSTEMS(j) : (double)j->kmax;
@@ -81,6 +87,7 @@ static const sp_output outputs[] = {
   OUT(traj, SP_OUT_REALS, kept),      OUT(value, SP_OUT_REALS, passage),
   OUT(status, SP_OUT_INTS, passage),  OUT(steps, SP_OUT_REALS, systems),
   OUT(rdf, SP_OUT_REALS, rdf),        OUT(hist, SP_OUT_REALS, hist),
+  OUT(pmax, SP_OUT_REALS, drawn),
   SP_OUT_SCALAR_AS("records", sp_mb_out, rec_done, SP_OUT_COUNT),
   SP_OUT_SCALAR_AS("useful_steps", sp_mb_out, useful, SP_OUT_COUNT),
   SP_OUT_SCALAR_AS("finished", sp_mb_out, finished, SP_OUT_COUNT)};

@@ -110,3 +110,58 @@ test_that("declared lrmd() gravity2d in mixed precision on the GPU: the energy, 
   expect_lt(max(abs(d$r_half - b$r_half)), 1e-3)
   expect_lt(max(abs(d$virial_ratio - b$virial_ratio)), 1e-3)
 })
+
+# Issue 50 item 4: starts given as recipes are drawn by the many-body engine
+# on the device (mb_recipe.cu, src/gpu/sp_gpu_mb_recipe.c) with the passes
+# of lrmd_start.h: the angles are the CPU's bits, the momenta and the
+# shell's coordinates the CPU's to rounding (the sums and the GPU's sine
+# and cosine in another order: a few ulps), in both modes of the plan and
+# for several systems on one device.
+test_that("the GPU draws a recipe start as the CPU: angles the same bits, momenta to rounding", {
+  skip_if_no_gpu()
+  hmf <- sde_model(drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q)),
+                   observe = list(K = ~ mean(p^2) / 2), name = "hmf-user")
+  g2 <- sde_model(drift = list(x = ~ px, y = ~ py, px = ~ -mean(x), py = ~ -mean(y)),
+                  observe = list(K = ~ mean(px^2 + py^2) / 2), name = "g2-user")
+  starts <- function(n) list(list(hmf, hmf_waterbag(n, 0.5, 0.69, seed = 1)),
+                             list(hmf, hmf_equilibrium(n, 0.4, seed = 2)),
+                             list(hmf, ring_uniform(n, 0.3, seed = 3)),
+                             list(g2, gravity2d_shell(n, 0.5, 1, seed = 4)))
+  for (n in c(300, 100000)) for (cs in starts(n)) for (prec in c("double", "single")) {
+    run <- function(b) {
+      sde_run(cs[[1]], replicas = 3, n = n, init = cs[[2]], dt = 0.01, t_max = 0.01,
+              method = "yoshida4", output = "trajectories", keep = 3, precision = prec,
+              backend = b, progress = FALSE, seed = 1)
+    }
+    a <- as.data.frame(run("cpu"))
+    g <- run("gpu")
+    lab <- paste(cs[[1]]$name, n, prec)
+    gd <- as.data.frame(g)
+    a0 <- a[a$time == 0, ]
+    g0 <- gd[gd$time == 0, ]
+    if (cs[[1]]$name == "hmf-user") {
+      expect_identical(g0$q, a0$q, label = lab)
+      expect_equal(g0$p, a0$p, tolerance = if (prec == "double") 1e-13 else 1e-6, label = lab)
+    } else {
+      for (v in c("x", "y")) expect_equal(g0[[v]], a0[[v]], tolerance = 1e-13, label = lab)
+      expect_identical(c(g0$px, g0$py), double(2 * 3 * n), label = lab)
+    }
+    expect_equal(attr(g, "start_pmax"), attr(run("cpu"), "start_pmax"), tolerance = 1e-13,
+                 label = lab)
+  }
+})
+
+test_that("declared HMF on the GPU from a waterbag drawn there: the energy per particle is U", {
+  skip_if_no_gpu()
+  withr::local_options(statphysgpu.lrmd_engine = "declared")
+  r <- lrmd("hmf", init = hmf_waterbag(1e5, 0.5, 0.69, seed = 1), dt = 0.05, steps = 2,
+            record_every = 1, precision = "double", backend = "gpu", progress = FALSE)
+  # (the sample's energy is U exactly but for the rounding of its sums)
+  expect_equal(r$total[1], 0.69, tolerance = 1e-12)
+  c1 <- withr::with_options(list(statphysgpu.lrmd_engine = "builtin"),
+                            lrmd("hmf", init = hmf_waterbag(1e5, 0.5, 0.69, seed = 1), dt = 0.05,
+                                 steps = 2, record_every = 1, precision = "double",
+                                 backend = "cpu", progress = FALSE))
+  expect_equal(r$kinetic, c1$kinetic, tolerance = 1e-12)
+  expect_equal(r$M, c1$M, tolerance = 1e-12)
+})

@@ -280,3 +280,61 @@ test_that("declared gravity2d: the GPU's kernels compile with NVRTC in both mode
                  fixed = TRUE)
   }
 })
+
+# Issue 50 item 4: the engine draws a start given as a recipe (hmf_waterbag()
+# ... unread) itself (sde_mb_run(start = list(recipes = )); on the CPU by
+# sp_lrmd_start_draw(), the function that draws a start R reads): the run
+# is bit for bit the run of the same start read first (drawn by R, given to
+# the engine as numbers), in both precisions, its pmax (the dt warning's
+# fastest particle) too.
+test_that("declared: the engine draws the recipes itself, the numbers of the host's draw", {
+  skip_if_no_cc()
+  real <- statphysgpu:::sde_mb_run
+  drawn <- 0
+  counted <- function(...) {
+    if (!is.null(list(...)$start$recipes)) drawn <<- drawn + 1
+    real(...)
+  }
+  withr::local_options(statphysgpu.lrmd_batch = "cpu") # (replicas side by side: one call)
+  for (model in c("hmf", "ring", "gravity2d")) for (prec in c("double", "mixed")) {
+    mk <- function() switch(model, hmf = hmf_waterbag(300, 0.5, 0.69, seed = 1),
+                            ring = ring_uniform(200, 0.3, seed = 2),
+                            gravity2d = gravity2d_shell(100, 0.5, 1, seed = 3))
+    args <- list(model, dt = 0.01, steps = 6, record_every = 2, precision = prec,
+                 snapshots = 0.03)
+    drawn <- 0
+    a <- with_internal("sde_mb_run", counted, do.call(ld, c(args, list(init = mk()))))
+    expect_identical(drawn, 1) # (the recipes went to the engine, in its first call)
+    w <- mk()
+    expect_true(is.finite(sum(w[[1]]))) # read: drawn by R, given as numbers
+    drawn <- 0
+    b <- with_internal("sde_mb_run", counted, do.call(ld, c(args, list(init = w))))
+    expect_identical(drawn, 0)
+    lab <- paste(model, prec)
+    expect_identical(as.data.frame(a), as.data.frame(b), label = lab)
+    expect_identical(attr(a, "state"), attr(b, "state"), label = lab)
+    expect_identical(attr(a, "snapshots"), attr(b, "snapshots"), label = lab)
+    # the start is the start itself (the engine's mean in its own order)
+    if (model != "gravity2d" && prec == "double")
+      expect_equal(a$kinetic[1], mean(w[[2]]^2) / 2, tolerance = 1e-14, label = lab)
+  }
+  # a snapshot at step 0 needs the start in R: drawn by R, the same numbers
+  drawn <- 0
+  s0 <- with_internal("sde_mb_run", counted,
+                      ld("hmf", init = hmf_waterbag(200, 1, 0.69, seed = 4), dt = 0.05, steps = 2,
+                         snapshots = 0, precision = "double"))
+  expect_identical(drawn, 0)
+  expect_identical(attr(s0, "snapshots")[[1]]$p, hmf_waterbag(200, 1, 0.69, seed = 4)$p)
+  # replicas side by side in one engine call, each drawn from its streams
+  drawn <- 0
+  a <- with_internal("sde_mb_run", counted,
+                     ld("ring", init = ring_uniform(100, 0.3, seed = 5), dt = 0.01, steps = 4,
+                        replicas = 3, precision = "double"))
+  expect_identical(drawn, 1)
+  withr::local_options(statphysgpu.lrmd_engine = "builtin")
+  b <- lrmd("ring", init = ring_uniform(100, 0.3, seed = 5), dt = 0.01, steps = 4, replicas = 3,
+            precision = "double", backend = "cpu", progress = FALSE)
+  num <- c("kinetic", "potential", "total", "Mx", "My")
+  expect_equal(as.matrix(a[num]), as.matrix(b[num]), tolerance = 1e-12)
+  expect_equal(attr(a, "state"), attr(b, "state"), tolerance = 1e-12)
+})
