@@ -139,11 +139,19 @@ test_that("the GPU draws a recipe start as the CPU: angles the same bits, moment
     gd <- as.data.frame(g)
     a0 <- a[a$time == 0, ]
     g0 <- gd[gd$time == 0, ]
+    # (in single precision the GPU's states are the draw rounded to float;
+    # the CPU engine's record at time 0 is the start as drawn, in double)
+    f32 <- function(x) {
+      if (prec == "double") return(x)
+      readBin(writeBin(x, raw(), size = 4), "double", size = 4, n = length(x))
+    }
     if (cs[[1]]$name == "hmf-user") {
-      expect_identical(g0$q, a0$q, label = lab)
+      expect_identical(g0$q, f32(a0$q), label = lab)
       expect_equal(g0$p, a0$p, tolerance = if (prec == "double") 1e-13 else 1e-6, label = lab)
     } else {
-      for (v in c("x", "y")) expect_equal(g0[[v]], a0[[v]], tolerance = 1e-13, label = lab)
+      for (v in c("x", "y"))
+        expect_equal(g0[[v]], f32(a0[[v]]), tolerance = if (prec == "double") 1e-13 else 1e-6,
+                     label = lab)
       expect_identical(c(g0$px, g0$py), double(2 * 3 * n), label = lab)
     }
     expect_equal(attr(g, "start_pmax"), attr(run("cpu"), "start_pmax"), tolerance = 1e-13,
