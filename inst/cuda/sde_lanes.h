@@ -20,18 +20,7 @@
  * -ffp-contract=off: no fused multiply-add in one copy and not the other;
  * R/sde-compile.R),
  * so a path's numbers do not depend on how its steps were split between
- * the two, nor on its lane, its batch or the threads.
- *
- * Time terms (sde_engine.h): where the running lanes of a batch are at the
- * same step of the same condition (the fixed-length runs, whose batches
- * are tiles of one condition advancing together), their time terms are
- * computed once for the batch, by the scalar copy, into a table of the
- * next SP_SDE_TAB_ROWS steps, and the vector loop reads a row a step
- * (uniform across the lanes) instead of every lane computing them (a
- * double cosine of a drive, twice a step with SRK2); else each lane
- * computes them, once a step.  The same numbers: the scalar copy's
- * function of the same t = k dt, which the vector copy's equals wherever
- * it does not flag the lane for the scalar copy. */
+ * the two, nor on its lane, its batch or the threads. */
 
 #include <string.h>
 
@@ -64,22 +53,6 @@ static int sp_sde_lanes_cpu_ok(void) { return 1; }
 #endif
 
 #define SP_SDE_LANE_BLOCKS (SP_SDE_NW > 0 ? SP_SDE_M * SP_SDE_NW / 4 : 0)
-/* the time terms' table of a batch: macro-steps and rows (steps) */
-#define SP_SDE_TAB_MAC (256 / SP_SDE_M)
-#define SP_SDE_TAB_ROWS (SP_SDE_TAB_MAC * SP_SDE_M + 1)
-
-/* Tables of time terms filled since the object was loaded (tests read it:
- * sp_sde_cpu_time_stats: out[0] the count, mod 2^31; out[1] SP_SDE_NT;
- * out[2] SP_SDE_TAB_ROWS). */
-static unsigned long long SP_PREC(sp_sde_tab_fills);
-void SP_PREC(sp_sde_cpu_time_stats)(int *out);
-void SP_PREC(sp_sde_cpu_time_stats)(int *out) {
-  const unsigned long long n = __atomic_load_n(&SP_PREC(sp_sde_tab_fills), __ATOMIC_RELAXED);
-  out[0] = (int)(n & 0x7fffffffull);
-  out[1] = SP_SDE_NT;
-  out[2] = SP_SDE_TAB_ROWS;
-  out[3] = 0;
-}
 #define SP_SDE_LANE_NP (SP_SDE_NP > 0 ? SP_SDE_NP : 1)
 
 /* The states of a batch, structure of arrays (lane innermost): the lanes'
@@ -159,8 +132,7 @@ static int SP_PREC(sp_sde_lane_scalar)(const sp_sde_job *job, uint64_t seed, sp_
  * inlined.) */
 SP_FN int SP_PREC(sp_sde_lane_macro)(SP_PREC(sp_sde_soa) *s, int l, uint32_t key0, uint32_t key1,
                                      double dt, SP_REAL h, SP_REAL sdt, const int heun,
-                                     const int use_stop, const int use_bridge, const int use_tab,
-                                     const SP_REAL *tab) {
+                                     const int use_stop, const int use_bridge) {
   SP_REAL x[SP_SDE_NX], p[SP_SDE_LANE_NP], z[SP_SDE_ZN], g0 = s->g0[l];
   double pd[SP_SDE_LANE_NP + 1];
   unsigned run = s->run[l];
@@ -186,7 +158,10 @@ SP_FN int SP_PREC(sp_sde_lane_macro)(SP_PREC(sp_sde_soa) *s, int l, uint32_t key
     SP_SDE_BM(r.x, r.y, &z[4 * b], &z[4 * b + 1]);
     SP_SDE_BM(r.z, r.w, &z[4 * b + 2], &z[4 * b + 3]);
   }
-  f = SP_LANE(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, use_tab, tab, s->kd[l],
+  /* (the time terms computed by each lane, once a step time: on the CPU a
+   * table shared by the lanes cost more to fill, by the scalar copy, than
+   * the vector copy's polynomials it saved -- bench/RESULTS.md, session 16) */
+  f = SP_LANE(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, 0, SP_SDE_NO_TAB, s->kd[l],
                                     dt, h, sdt, z, x, &run, &g0);
   f |= pd[SP_SDE_NP] != 0;
   keep = s->act[l] & !f;
@@ -201,28 +176,24 @@ SP_FN int SP_PREC(sp_sde_lane_macro)(SP_PREC(sp_sde_soa) *s, int l, uint32_t key
   return f;
 }
 
-/* Up to nmac macro-steps of every lane, vectorised (heun, use_bridge and
- * use_tab constants of each call: no branch inside the loop over lanes):
- * the macro-steps done, nmac or up to the first in which a running lane is
- * flagged (flag[l] the lanes' flags of that one).  use_tab: the running
- * lanes are at one step, whose time terms are row 0 of tab (the rows of
- * the nmac macro-steps' steps after it). */
+/* Up to nmac macro-steps of every lane, vectorised (heun and use_bridge
+ * constants of each call: no branch inside the loop over lanes): the
+ * macro-steps done, nmac or up to the first in which a running lane is
+ * flagged (flag[l] the lanes' flags of that one). */
 SP_FN uint64_t SP_PREC(sp_sde_lanes_pass)(const sp_sde_job *job, uint64_t seed,
                                           SP_PREC(sp_sde_soa) *s, uint64_t nmac, int *flag,
-                                          const int heun, const int use_bridge,
-                                          const int use_tab, const SP_REAL *tab) {
+                                          const int heun, const int use_bridge) {
   const uint32_t key0 = (uint32_t)seed, key1 = (uint32_t)(seed >> 32);
   const double dt = job->dt;
   const SP_REAL h = (SP_REAL)dt, sdt = (SP_REAL)sqrt(dt);
   const int use_stop = (int)job->use_stop;
   uint64_t it;
   for (it = 0; it < nmac; it++) {
-    const SP_REAL *row = use_tab ? tab + it * (uint64_t)(SP_SDE_M * SP_SDE_TN) : tab;
     int l, any = 0;
     _Pragma("omp simd reduction(|:any)")
     for (l = 0; l < SP_SDE_W; l++) {
       const int f = SP_PREC(sp_sde_lane_macro)(s, l, key0, key1, dt, h, sdt, heun, use_stop,
-                                               use_bridge, use_tab, row);
+                                               use_bridge);
       flag[l] = f;
       any |= f & s->act[l];
     }
@@ -231,26 +202,17 @@ SP_FN uint64_t SP_PREC(sp_sde_lanes_pass)(const sp_sde_job *job, uint64_t seed,
   return nmac;
 }
 
-/* (tab: the table's row of the lanes' common step, or SP_SDE_NO_TAB: each lane
- * computes its time terms) */
 SP_SDE_LANES_TARGET
 static uint64_t SP_PREC(sp_sde_lanes_macro)(const sp_sde_job *job, uint64_t seed,
-                                            SP_PREC(sp_sde_soa) *s, uint64_t nmac, int *flag,
-                                            const SP_REAL *tab) {
-#if SP_SDE_NT > 0
-  if (tab != SP_SDE_NO_TAB) { /* (a fixed-length run: no stop, no bridge) */
-    if (job->heun) return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 1, 0, 1, tab);
-    return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 0, 0, 1, tab);
-  }
-#endif
+                                            SP_PREC(sp_sde_soa) *s, uint64_t nmac, int *flag) {
 #if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
   if (job->bridge) {
-    if (job->heun) return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 1, 1, 0, tab);
-    return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 0, 1, 0, tab);
+    if (job->heun) return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 1, 1);
+    return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 0, 1);
   }
 #endif
-  if (job->heun) return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 1, 0, 0, tab);
-  return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 0, 0, 0, tab);
+  if (job->heun) return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 1, 0);
+  return SP_PREC(sp_sde_lanes_pass)(job, seed, s, nmac, flag, 0, 0);
 }
 
 /* The entry (sp_sde_lanes_fn; sde_args.h says what it does).  The running
@@ -260,13 +222,6 @@ static uint64_t SP_PREC(sp_sde_lanes_macro)(const sp_sde_job *job, uint64_t seed
 void SP_PREC(sp_sde_cpu_lanes)(const sp_sde_job *job, uint64_t seed, sp_sde_lanes *L) {
   SP_PREC(sp_sde_soa) s;
   int flag[SP_SDE_W], ran[SP_SDE_W], l, ref = -1, done = 0;
-#if SP_SDE_NT > 0
-  /* the time terms of steps tab_k0 .. tab_k0 + tab_n - 1 of the condition
-   * tab_par (see "Time terms" above) */
-  SP_REAL tab[SP_SDE_TAB_ROWS * SP_SDE_TN];
-  const double *tab_par = 0;
-  uint64_t tab_k0 = 0, tab_n = 0;
-#endif
   if (!sp_sde_lanes_cpu_ok()) {
     SP_PREC(sp_sde_cpu_lanes_paths)(job, seed, L);
     return;
@@ -306,45 +261,7 @@ void SP_PREC(sp_sde_cpu_lanes)(const sp_sde_job *job, uint64_t seed, sp_sde_lane
       }
     }
     if (done || nmac == ~(uint64_t)0) break;
-#if SP_SDE_NT > 0
-    {
-      /* the running lanes at one step of one condition (and no event to
-       * test: a fixed-length run): their time terms from the table */
-      uint64_t kc = 0, avail;
-      const double *pc = 0;
-      int one = !job->use_stop;
-      for (l = 0; l < SP_SDE_W && one; l++) {
-        if (!s.act[l]) continue;
-        if (pc == 0) {
-          pc = L->par[l];
-          kc = L->k[l];
-        } else if (L->par[l] != pc || L->k[l] != kc) {
-          one = 0;
-        }
-      }
-      if (one && pc != 0) {
-        avail = pc == tab_par && kc >= tab_k0 && kc < tab_k0 + tab_n
-                    ? (tab_k0 + tab_n - 1 - kc) / SP_SDE_M : 0;
-        if (avail == 0) {
-          uint64_t i;
-          for (i = 0; i < SP_SDE_TAB_ROWS; i++)
-            SP_PREC(sp_sde_time)((double)(kc + i) * job->dt, pc, tab + i * SP_SDE_TN);
-          tab_par = pc;
-          tab_k0 = kc;
-          tab_n = SP_SDE_TAB_ROWS;
-          avail = SP_SDE_TAB_MAC;
-          __atomic_fetch_add(&SP_PREC(sp_sde_tab_fills), 1ull, __ATOMIC_RELAXED);
-        }
-        if (nmac > avail) nmac = avail;
-        n = SP_PREC(sp_sde_lanes_macro)(job, seed, &s, nmac, flag,
-                                        tab + (kc - tab_k0) * SP_SDE_TN);
-      } else {
-        n = SP_PREC(sp_sde_lanes_macro)(job, seed, &s, nmac, flag, SP_SDE_NO_TAB);
-      }
-    }
-#else
-    n = SP_PREC(sp_sde_lanes_macro)(job, seed, &s, nmac, flag, SP_SDE_NO_TAB);
-#endif
+    n = SP_PREC(sp_sde_lanes_macro)(job, seed, &s, nmac, flag);
     for (l = 0; l < SP_SDE_W; l++) {
       if (!s.act[l]) continue;
       L->k[l] = k0[l] + n * SP_SDE_M;

@@ -1,26 +1,14 @@
 # Time terms of single-particle models (issue 50): the subexpressions of t
-# and the parameters only (a drive a cos(omega t) + f) are computed once
-# per step time -- on the CPU's vector loop from a table filled once per
-# batch for a stretch of steps, on the GPU from a table filled once per
-# launch (sde_engine.h, "Time terms") -- instead of by every path at both
-# stages of every step.  The numbers are those of before the change: the
-# values pinned below were computed by the engine that evaluated the terms
-# inline at every stage (commit a6b40ce), on this machine's CPU.
+# and the parameters only (a drive a cos(omega t) + f) are generated once
+# (sde_time_terms()) and computed once per step time -- on the GPU's
+# fixed-length kernel read from a table filled once per launch
+# (sde_engine.h, "Time terms"; test-sde-gpu.R has no GPU here) -- instead
+# of inline at both stages of every step.  The numbers are those of before
+# the change: the values pinned below were computed by the engine that
+# evaluated the terms inline at every stage (commit a6b40ce), on this
+# machine's CPU, by the vector loop and a path at a time.
 
 skip_on_cran()
-
-# the model's CPU vector object's table counter (sde_lanes.h,
-# sp_sde_cpu_time_stats): c(tables filled, SP_SDE_NT, rows a table)
-time_stats <- function(m, precision) {
-  lib <- statphysgpu:::sde_cpu_load(m, lanes = precision)
-  same <- function(d) {
-    normalizePath(d[["path"]], mustWork = FALSE) == normalizePath(lib$path, mustWork = FALSE)
-  }
-  dll <- Filter(same, getLoadedDLLs())[[1]]
-  f <- getNativeSymbolInfo(paste0("sp_sde_cpu_time_stats_", if (precision == "single") "f" else "d"),
-                           dll)
-  .Call(statphysgpu:::C_sp_r_call_sizes, f$address)[1:3]
-}
 
 drive_a <- sde_model(drift = list(x = ~ -x + a * cos(2 * pi * f * t)), noise = list(x = ~ 0.3),
                      params = c(a = 1, f = 2), name = "tt_a")
@@ -50,7 +38,7 @@ test_that("time terms: generated once each, read as tt[] by the model's function
   expect_match(sde_code(dm), "tt[0] = ((SP_REAL)((pd[0] * SP_D_COS(t)) + pd[1]));", fixed = TRUE)
 })
 
-test_that("time terms: a term of swept parameters (3 conditions), the numbers of before, tables used", {
+test_that("time terms: a term of swept parameters (3 conditions), the numbers of before", {
   skip_if_no_cc()
   withr::local_options(statphysgpu.sde_cpu_vector = TRUE)
   pars <- data.frame(a = c(1, 0.5, 2), f = c(2, 1, 0.3))
@@ -64,32 +52,27 @@ test_that("time terms: a term of swept parameters (3 conditions), the numbers of
                      -0x1.25b5f2541c3cdp-4, -0x1.4ed407a7070b2p-1, -0x1.69c91b2e16bfp-1),
     double_srk2 = c(0x1.06cc136de48bcp-3, 0x1.79a4be57d939p-4, 0x1.84e62465c48e2p-3,
                     -0x1.18c56e095081p-4, -0x1.4acca8eb15c89p-1, -0x1.65b8d11659bcep-1))
-  for (prec in c("single", "double")) {
-    before <- time_stats(drive_a, prec)
-    expect_identical(before[2:3], c(1L, 257L)) # one term; 256 steps and the end a table
+  for (prec in c("single", "double")) for (vec in c(TRUE, FALSE)) {
+    withr::local_options(statphysgpu.sde_cpu_vector = vec)
     for (meth in c("euler", "srk2")) {
-      # 40 replicas: batches of 16, 16 and 8 lanes; 601 steps: three tables a batch
+      # 40 replicas: batches of 16, 16 and 8 lanes; 601 steps
       d <- as.data.frame(sde_run(drive_a, 40, init = list(x = 0.1), dt = 0.01, t_max = 6.01,
                                  params = pars, method = meth, output = "trajectories",
                                  keep = 2, record_every = 601, precision = prec,
                                  backend = "cpu", seed = 11, progress = FALSE))
       d <- d[d$time == max(d$time), ]
-      expect_identical(d$x, pin[[paste(prec, meth, sep = "_")]], label = paste(prec, meth))
+      expect_identical(d$x, pin[[paste(prec, meth, sep = "_")]], label = paste(prec, meth, vec))
     }
-    # at least 3 conditions x 3 batches x 3 stretches of 256 steps (150
-    # macro-steps of 4) per method; more where the rounds split the steps
-    expect_gte(time_stats(drive_a, prec)[1] - before[1], 2L * 27L)
   }
-  # a passage run (lanes at different steps): no table, the same numbers
-  # path by path and in the vector loop
+  # a passage run (a stop event at t1 reads the end's terms): the same
+  # numbers path by path and in the vector loop
   cm <- sde_model(drift = list(x = ~ cos(w * t)), noise = list(x = ~ 0.5), params = c(w = 2),
                   stop = ~ x > 1, name = "tt_c")
   run_c <- function() as.data.frame(sde_run(cm, 30, init = list(x = 0), dt = 0.01, t_max = 20,
                                             params = data.frame(w = c(2, 0.5)), precision = "double",
                                             backend = "cpu", seed = 5, progress = FALSE))
-  before <- time_stats(cm, "double")
   got <- run_c()
-  expect_identical(time_stats(cm, "double")[1], before[1])
+  expect_identical(got$value[1:3], c(0x1.38dc233ced42ep+4, 0x1.4p+4, 0x1.2d0ed81f9c551p+3)) # pinned
   withr::local_options(statphysgpu.sde_cpu_vector = FALSE)
   expect_identical(run_c(), got)
 })
@@ -113,7 +96,6 @@ test_that("time terms: driven_brownian() on the declared engine gives the number
   for (key in names(pin)) {
     s <- strsplit(key, "_")[[1]]
     om <- if (s[1] == "1") 3 else c(4.9, 3)
-    before <- time_stats(dm, s[2])
     r <- suppressWarnings(driven_brownian(20, a = 1.5, omega = om, f = 0.1, beta = 0.9,
                                           theta = 0.3, periods = 4, steps_per_period = 150,
                                           transient = 0.5, precision = s[2], seed = 3,
@@ -122,6 +104,5 @@ test_that("time terms: driven_brownian() on the declared engine gives the number
     p <- p[p$replica <= 2, ]
     expect_identical(p$x, pin[[key]]$x, label = key)
     expect_identical(p$v2_bar, pin[[key]]$v2, label = key)
-    expect_gt(time_stats(dm, s[2])[1], before[1]) # the drive read from tables
   }
 })
