@@ -69,9 +69,9 @@ sde_time_c <- function(e, map) {
 # forms, tt$exprs the expressions), read in C as tt[K - 1].  The generated
 # function sde_time_terms() computes them all (sde_time_c(): in double from
 # t and the parameters, rounded once) and the engine calls it once per step
-# time -- or reads them from a table filled once per launch or batch for all
-# the paths of a condition (sde_engine.h, "Time terms") -- instead of every
-# path computing them at every stage of every step: the same numbers.
+# time -- or, in the GPU's fixed-length kernel, reads them from a table
+# filled once per launch for all the paths of a condition (sde_engine.h,
+# "Time terms") -- instead of at every stage of every step: the same numbers.
 sde_time_lift <- function(e, tt) {
   if (!is.call(e)) return(e)
   leaf <- function(x) x

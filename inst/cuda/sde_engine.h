@@ -93,10 +93,11 @@
  * start values.  Where the caller has them already for all the paths of a
  * condition (use_tab: a table of rows of SP_SDE_TN values, row i for step
  * tab_k0 + i, filled once per launch on the GPU -- sde.cu's
- * sp_sde_time_kernel -- or once per batch and stretch of steps on the CPU,
- * sde_lanes.h), the steps read them there, one uniform load a step; else
- * they compute them (sp_sde_time), once a step.  The same numbers either
- * way: the same function of the same double t = k dt. */
+ * sp_sde_time_kernel), the steps read them there, one uniform load a
+ * step; else they compute them (sp_sde_time), once a step (the CPU's
+ * vector loop: there a table filled by the scalar copy cost more than the
+ * lanes' vectorised polynomials it saved, bench/RESULTS.md).  The same
+ * numbers either way: the same function of the same double t = k dt. */
 #include "sde_args.h"
 #include "sp_streams.h"
 
