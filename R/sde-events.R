@@ -63,6 +63,35 @@ sde_time_c <- function(e, map) {
   paste0("((SP_REAL)", s, ")")
 }
 
+# The time terms of a single-particle model (sde_header()): each distinct
+# marked subexpression .sp_time(e) of `e` (after sde_hoist()) is replaced by
+# the name .tK, K its index in `tt` (an environment: tt$keys the deparsed
+# forms, tt$exprs the expressions), read in C as tt[K - 1].  The generated
+# function sde_time_terms() computes them all (sde_time_c(): in double from
+# t and the parameters, rounded once) and the engine calls it once per step
+# time -- or, in the GPU's fixed-length kernel, reads them from a table
+# filled once per launch for all the paths of a condition (sde_engine.h,
+# "Time terms") -- instead of at every stage of every step: the same numbers.
+sde_time_lift <- function(e, tt) {
+  if (!is.call(e)) return(e)
+  leaf <- function(x) x
+  node <- function(x, kids) {
+    if (identical(x[[1]], as.name(".sp_time"))) {
+      key <- paste(deparse(x[[2]], width.cutoff = 500L), collapse = " ")
+      i <- match(key, tt$keys)
+      if (is.na(i)) {
+        tt$keys <- c(tt$keys, key)
+        tt$exprs <- c(tt$exprs, list(x[[2]]))
+        i <- length(tt$keys)
+      }
+      return(as.name(paste0(".t", i)))
+    }
+    for (j in seq_along(kids)) x[j + 1L] <- list(kids[[j]])
+    x
+  }
+  sde_fold(e, leaf, node)
+}
+
 # ---- events ------------------------------------------------------------------
 
 # Is an event logical-valued: a comparison, &, |, ! (within parentheses),

@@ -68,7 +68,9 @@ SP_FN void SP_PREC(sp_ams_par_load)(SP_PREC(sp_ams_par) *p, const sp_ams_sde_con
 
 SP_FN void SP_PREC(sp_ams_mstep)(const SP_PREC(sp_ams_par) *p, int heun, const SP_REAL *z,
                                  SP_REAL *x) {
-  (void)SP_PREC(sp_sde_step)(p->p, p->pd, heun, 0.0, 0.0, p->h, p->sdt, z, x);
+  /* (a model of sde_ams() does not depend on t: no time terms) */
+  const SP_REAL tt[SP_SDE_TN] = {0};
+  (void)SP_PREC(sp_sde_step)(p->p, p->pd, heun, 0.0, 0.0, tt, tt, p->h, p->sdt, z, x);
 }
 
 SP_FN SP_REAL SP_PREC(sp_ams_mscore)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x) {
@@ -82,7 +84,10 @@ SP_FN int SP_PREC(sp_ams_in_A)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x, S
 
 SP_FN int SP_PREC(sp_ams_in_B)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x, SP_REAL s) {
 #if SP_SDE_HAS_STOP
-  if (p->use_stop) return SP_PREC(sde_stop)(0.0, x, p->p, p->pd);
+  if (p->use_stop) {
+    const SP_REAL tt[SP_SDE_TN] = {0};
+    return SP_PREC(sde_stop)(0.0, tt, x, p->p, p->pd);
+  }
 #endif
   (void)x;
   return s >= p->zB;
@@ -103,8 +108,9 @@ SP_FN SP_REAL SP_PREC(sp_ams_frac)(const SP_PREC(sp_ams_par) *p, const SP_PREC(s
 #if SP_SDE_HAS_STOP
   if (p->use_stop) {
 #  if SP_SDE_STOP_GAP
-    g0 = SP_PREC(sde_gap)(0.0, q->x, p->p, p->pd);
-    g1 = SP_PREC(sde_gap)(0.0, x, p->p, p->pd);
+    const SP_REAL tt[SP_SDE_TN] = {0};
+    g0 = SP_PREC(sde_gap)(0.0, tt, q->x, p->p, p->pd);
+    g1 = SP_PREC(sde_gap)(0.0, tt, x, p->p, p->pd);
 #  else
     return (SP_REAL)1;
 #  endif

@@ -18,7 +18,16 @@
  *   thread each, advances from kcur to kend; at a record, each block (a tile
  *   of SP_SDE_TILE replicas of one condition) reduces its values to
  *   (n, mean, M2) per variable in a fixed order (the host combines the tiles
- *   in order), counts the histograms and writes the kept trajectories. */
+ *   in order), counts the histograms and writes the kept trajectories.
+ * sp_sde_time_kernel, sp_sde_fixed_tab_kernel: for a model with time terms
+ *   (SP_SDE_NT > 0: subexpressions of t and the parameters only, such as a
+ *   drive a cos(omega t) + f, computed in double: sde_engine.h, "Time
+ *   terms"), the first fills their table for the launch's steps kcur ..
+ *   kend and every condition, a thread a row; the second is
+ *   sp_sde_fixed_kernel reading them there, one uniform load a step (the
+ *   block's paths are of one condition), instead of every path computing
+ *   them in double at both stages of every step.  The same numbers.  The
+ *   host takes it where the table fits (sp_gpu_sde.c). */
 #ifndef SP_REAL
 #  define SP_REAL float
 #  define SP_REAL_SINGLE 1
@@ -211,12 +220,12 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
          * below, as a flagged one is, and the path keeps to the first copy
          * from then on */
         if (!wide)
-          f = SP_BARE(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt, SP_SDE_H(a),
-                                         SP_SDE_SDT(a), z, x, &run, &g0) |
+          f = SP_BARE(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, k, a.job.dt,
+                                         SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0) |
               !(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX);
         else
 #endif
-        f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, k, a.job.dt,
+        f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, k, a.job.dt,
                                            SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0);
         if (f | SP_SDE_FAST_BIG(p)) {
 #pragma unroll
@@ -237,8 +246,8 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     SP_REAL frac = 1;
     int what = 0;
     const int st = SP_PREC(sp_sde_advance)(p, pd, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), a.seed,
-                                           stream, SP_SDE_HEUN, 1, bridge, x, &run, &k, kend,
-                                           &frac, &what);
+                                           stream, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, 0, x, &run,
+                                           &k, kend, &frac, &what);
     if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
       a.value[pid] = (double)k;
       a.status[pid] = st == SP_SDE_STALLED ? SP_SDE_STALL : SP_SDE_BAD;
@@ -376,8 +385,9 @@ sp_sde_tiles_kernel(const sp_sde_kargs a) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(SP_SDE_TILE)
-sp_sde_fixed_kernel(const sp_sde_kargs a) {
+/* The fixed-length kernels' body: use_tab (a constant of each kernel) 1
+ * reads the time terms from the launch's table (sp_sde_time_kernel). */
+__device__ __forceinline__ void sp_sde_fixed_body(const sp_sde_kargs &a, const int use_tab) {
   const uint64_t tpc = (a.job.n + SP_SDE_TILE - 1) / SP_SDE_TILE;
   const uint64_t c = blockIdx.x / tpc, r0 = (blockIdx.x % tpc) * SP_SDE_TILE;
   const uint64_t r = r0 + threadIdx.x;
@@ -385,6 +395,9 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
   const uint64_t p = c * a.job.n + r;
   SP_REAL x[SP_SDE_NX], par[SP_SDE_PN], vals[SP_SDE_NVAR_C];
   SP_SDE_PD_DECL(pd, par);
+  /* the condition's rows of the table (steps kcur .. kend) */
+  const SP_REAL *tab =
+      use_tab ? (const SP_REAL *)a.tab + c * a.tab_rows * (uint64_t)SP_SDE_TN : SP_SDE_NO_TAB;
   sp_sde_load_par(a, c, par, pd);
   if (in) {
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.total + p];
@@ -398,8 +411,8 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
       int what = 0;
       const int st = SP_PREC(sp_sde_advance)(par, pd, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a),
                                              a.seed, (c << 40) + a.job.replica0 + r,
-                                             SP_SDE_HEUN, 0, 0, x, &run, &k, a.kend, &frac,
-                                             &what);
+                                             SP_SDE_HEUN, 0, 0, use_tab, tab, a.kcur, x, &run,
+                                             &k, a.kend, &frac, &what);
       if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {
         /* the step, and bit 63 for a stall */
         a.badk[p] = k | ((unsigned long long)(st == SP_SDE_STALLED) << 63);
@@ -411,7 +424,7 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
     }
   }
   if (!a.record) return; /* block-uniform */
-  if (in) SP_PREC(sp_sde_values)(par, pd, a.job.dt, a.kend, x, vals);
+  if (in) SP_PREC(sp_sde_values)(par, pd, use_tab, tab, a.kcur, a.job.dt, a.kend, x, vals);
   {
     /* per variable: the mean of the tile, then the sum of squared
      * deviations from it (two passes, as the CPU) */
@@ -455,6 +468,34 @@ sp_sde_fixed_kernel(const sp_sde_kargs a) {
   }
 }
 
+extern "C" __global__ void __launch_bounds__(SP_SDE_TILE)
+sp_sde_fixed_kernel(const sp_sde_kargs a) {
+  sp_sde_fixed_body(a, 0);
+}
+
+#if SP_SDE_NT > 0
+extern "C" __global__ void __launch_bounds__(SP_SDE_TILE)
+sp_sde_fixed_tab_kernel(const sp_sde_kargs a) {
+  sp_sde_fixed_body(a, 1);
+}
+
+/* The time terms of the launch's steps kcur .. kend (tab_rows of them) of
+ * every condition, a thread a row: t = k dt in double, as the steps form
+ * it, and the parameters in double, as sp_sde_load_par reads them. */
+extern "C" __global__ void __launch_bounds__(SP_SDE_BLOCK)
+sp_sde_time_kernel(const sp_sde_kargs a) {
+  const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.job.ncond * a.tab_rows) return;
+  const uint64_t c = i / a.tab_rows, k = a.kcur + i % a.tab_rows;
+  double pd[SP_SDE_PN];
+  SP_REAL tt[SP_SDE_TN];
+  for (int j = 0; j < SP_SDE_NP; j++) pd[j] = a.par[c * SP_SDE_PN + (uint64_t)j];
+  SP_PREC(sp_sde_time)((double)k * a.job.dt, pd, tt);
+  SP_REAL *row = (SP_REAL *)a.tab + i * (uint64_t)SP_SDE_TN;
+  for (int j = 0; j < SP_SDE_TN; j++) row[j] = tt[j];
+}
+#endif
+
 /* The sizes this module was compiled for (states, parameters with the
  * derived ones, Wiener processes, observables), which the host compares
  * with the job before anything runs (a model object edited by hand must
@@ -466,5 +507,6 @@ extern "C" __global__ void sp_sde_sizes_kernel(int *out) {
     out[1] = SP_SDE_NP;
     out[2] = SP_SDE_NW;
     out[3] = SP_SDE_NO;
+    out[4] = SP_SDE_NT; /* time terms: sp_sde_time_kernel, sp_sde_fixed_tab_kernel */
   }
 }

@@ -186,5 +186,11 @@ typedef struct {
   SP_DPTR(unsigned long long) hist;
   SP_DPTR(double) traj;
   SP_DPTR(unsigned long long) badk;
+  /* fixed length, a model with time terms (SP_SDE_NT, sde_engine.h): their
+   * table for the launch's steps kcur .. kend, filled by sp_sde_time_kernel
+   * (condition c's row of step k at (c tab_rows + k - kcur) SP_SDE_NT, in
+   * the working precision), read by sp_sde_fixed_tab_kernel */
+  SP_DPTR(void) tab;
+  uint64_t tab_rows;
 } sp_sde_kargs;
 #endif

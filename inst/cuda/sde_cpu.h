@@ -19,8 +19,8 @@ int SP_PREC(sp_sde_cpu_advance)(const sp_sde_job *job, const double *par, uint64
   for (i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)par[i];
   for (i = 0; i < SP_SDE_NX; i++) xr[i] = (SP_REAL)x[i];
   st = SP_PREC(sp_sde_advance)(p, par, job->dt, (SP_REAL)job->dt, (SP_REAL)sqrt(job->dt), seed,
-                               stream, (int)job->heun, (int)job->use_stop, (int)job->bridge, xr,
-                               &run, k, kend, &f, what);
+                               stream, (int)job->heun, (int)job->use_stop, (int)job->bridge, 0,
+                               SP_SDE_NO_TAB, 0, xr, &run, k, kend, &f, what);
   for (i = 0; i < SP_SDE_NX; i++) x[i] = (double)xr[i];
   x[SP_SDE_NX] = (double)run;
   *frac = (double)f;
@@ -33,7 +33,7 @@ void SP_PREC(sp_sde_cpu_observe)(const sp_sde_job *job, const double *par, uint6
   int i;
   for (i = 0; i < SP_SDE_NP; i++) p[i] = (SP_REAL)par[i];
   for (i = 0; i < SP_SDE_NX; i++) xr[i] = (SP_REAL)x[i];
-  SP_PREC(sp_sde_values)(p, par, job->dt, k, xr, o);
+  SP_PREC(sp_sde_values)(p, par, 0, SP_SDE_NO_TAB, 0, job->dt, k, xr, o);
   for (i = 0; i < SP_SDE_NX + SP_SDE_NO; i++) out[i] = (double)o[i];
 }
 

@@ -81,7 +81,23 @@
  *
  * A state that is NaN or infinite at the end of a macro-step is traced
  * back to its first step and state (the macro-step is redone step by
- * step). */
+ * step).
+ *
+ * Time terms: the model's subexpressions of t and the parameters only
+ * (SP_SDE_NT of them; a drive a cos(omega t) + f) are the generated
+ * sde_time_terms(t, pd, tt), in double, rounded once to the working
+ * precision; the model's functions read them as tt[] (their argument after
+ * t).  Every step time is a multiple k dt of the step (t and t + dt of
+ * SRK2's two stages are steps k and k + 1), so a path needs them once per
+ * step, not once per stage: the step's end values are the next step's
+ * start values.  Where the caller has them already for all the paths of a
+ * condition (use_tab: a table of rows of SP_SDE_TN values, row i for step
+ * tab_k0 + i, filled once per launch on the GPU -- sde.cu's
+ * sp_sde_time_kernel), the steps read them there, one uniform load a
+ * step; else they compute them (sp_sde_time), once a step (the CPU's
+ * vector loop: there a table filled by the scalar copy cost more than the
+ * lanes' vectorised polynomials it saved, bench/RESULTS.md).  The same
+ * numbers either way: the same function of the same double t = k dt. */
 #include "sde_args.h"
 #include "sp_streams.h"
 
@@ -109,6 +125,11 @@
 #    define SP_SDE_NB SP_SDE_NW /* entries of the noise: diagonal, one a process */
 #  endif
 #  define SP_SDE_BN (SP_SDE_NB > 0 ? SP_SDE_NB : 1)
+#  ifndef SP_SDE_NT
+#    define SP_SDE_NT 0 /* time terms (see "Time terms") */
+#  endif
+#  define SP_SDE_TN (SP_SDE_NT > 0 ? SP_SDE_NT : 1)
+#  define SP_SDE_NO_TAB ((const SP_REAL *)0) /* no table: the time terms computed */
 #  define SP_SDE_ON (SP_SDE_NO > 0 ? SP_SDE_NO : 1)
 /* steps in a row with a coarse increment that stop a path */
 #  define SP_SDE_STALL_STEPS 65536u
@@ -144,6 +165,31 @@ SP_FN void SP_PREC(sp_sde_normals)(uint64_t seed, uint64_t stream, uint64_t k0, 
 #endif
 }
 
+/* The time terms at t (see "Time terms"). */
+SP_FN void SP_PREC(sp_sde_time)(double t, const double *pd, SP_REAL *tt) {
+#if SP_SDE_NT > 0
+  SP_PREC(sde_time_terms)(t, pd, tt);
+#else
+  (void)t; (void)pd;
+  tt[0] = (SP_REAL)0;
+#endif
+}
+
+/* The time terms of step k (time t = k dt): row k - tab_k0 of the table
+ * where use_tab, else computed.  (use_tab is a constant of each caller:
+ * one of the two branches is compiled.) */
+SP_FN void SP_PREC(sp_sde_time_at)(int use_tab, const SP_REAL *tab, uint64_t tab_k0, uint64_t k,
+                                   double t, const double *pd, SP_REAL *tt) {
+  int i;
+  if (use_tab) {
+    const SP_REAL *row = tab + (k - tab_k0) * (uint64_t)SP_SDE_TN;
+    SP_UNROLL
+    for (i = 0; i < SP_SDE_TN; i++) tt[i] = row[i];
+  } else {
+    SP_PREC(sp_sde_time)(t, pd, tt);
+  }
+}
+
 SP_FN int SP_PREC(sp_sde_finite)(const SP_REAL *x, int *what) {
   int i;
   for (i = 0; i < SP_SDE_NX; i++) {
@@ -155,29 +201,31 @@ SP_FN int SP_PREC(sp_sde_finite)(const SP_REAL *x, int *what) {
   return 1;
 }
 
-/* One step from t (t1 = the step's end) with the normals z of its noise
- * entries.  Returns 1 where some state took a coarse step, else 0. */
+/* One step from t (t1 = the step's end; tt0 and tt1 the time terms there)
+ * with the normals z of its noise entries.  Returns 1 where some state
+ * took a coarse step, else 0. */
 SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, double t, double t1,
-                               SP_REAL dt, SP_REAL sdt, const SP_REAL *z, SP_REAL *x) {
+                               const SP_REAL *tt0, const SP_REAL *tt1, SP_REAL dt, SP_REAL sdt,
+                               const SP_REAL *z, SP_REAL *x) {
   SP_REAL a0[SP_SDE_NX], b0[SP_SDE_BN], dw[SP_SDE_WN], d[SP_SDE_NX];
   int i, coarse = 0;
   SP_UNROLL
   for (i = 0; i < SP_SDE_WN; i++) dw[i] = SP_SDE_NW > 0 ? sdt * z[i] : (SP_REAL)0;
   if (heun) {
     SP_REAL a1[SP_SDE_NX], b1[SP_SDE_BN], y[SP_SDE_NX];
-    SP_PREC(sde_drift_strat)(t, x, p, pd, a0);
-    SP_PREC(sde_noise)(t, x, p, pd, b0);
+    SP_PREC(sde_drift_strat)(t, tt0, x, p, pd, a0);
+    SP_PREC(sde_noise)(t, tt0, x, p, pd, b0);
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) d[i] = a0[i] * dt;
     SP_PREC(sde_apply_noise)(d, b0, dw);
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) y[i] = x[i] + d[i];
-    SP_PREC(sde_drift_strat)(t1, y, p, pd, a1);
+    SP_PREC(sde_drift_strat)(t1, tt1, y, p, pd, a1);
 #if defined(SP_SDE_NOISE_CONST)
     /* noise of no state and not of t: (b0 + b1) / 2 = b0 exactly */
     (void)b1;
 #else
-    SP_PREC(sde_noise)(t1, y, p, pd, b1);
+    SP_PREC(sde_noise)(t1, tt1, y, p, pd, b1);
     SP_UNROLL
     for (i = 0; i < SP_SDE_BN; i++) b0[i] = (SP_REAL)0.5 * (b0[i] + b1[i]);
 #endif
@@ -185,11 +233,12 @@ SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, dou
     for (i = 0; i < SP_SDE_NX; i++) d[i] = (SP_REAL)0.5 * dt * (a0[i] + a1[i]);
     SP_PREC(sde_apply_noise)(d, b0, dw);
   } else {
-    SP_PREC(sde_drift_ito)(t, x, p, pd, a0);
-    SP_PREC(sde_noise)(t, x, p, pd, b0);
+    SP_PREC(sde_drift_ito)(t, tt0, x, p, pd, a0);
+    SP_PREC(sde_noise)(t, tt0, x, p, pd, b0);
     SP_UNROLL
     for (i = 0; i < SP_SDE_NX; i++) d[i] = a0[i] * dt;
     SP_PREC(sde_apply_noise)(d, b0, dw);
+    (void)tt1;
   }
   SP_UNROLL
   for (i = 0; i < SP_SDE_NX; i++) {
@@ -255,6 +304,7 @@ typedef struct {
   SP_REAL x[SP_SDE_NX];
   SP_REAL p[SP_SDE_NP > 0 ? SP_SDE_NP : 1];
   double pd[SP_SDE_NP > 0 ? SP_SDE_NP : 1];
+  SP_REAL tt[SP_SDE_TN]; /* the time terms at t */
 } SP_PREC(sp_sde_frozen);
 
 /* At the end of a run of SP_SDE_STALL_STEPS coarse steps, at time t and
@@ -268,19 +318,19 @@ SP_SDE_COLD int SP_PREC(sp_sde_stalled_state)(SP_PREC(sp_sde_frozen) s, int heun
                                               SP_REAL h) {
   SP_REAL a[SP_SDE_NX], ap[SP_SDE_NX], am[SP_SDE_NX], y[SP_SDE_NX];
   int i, j;
-  if (heun) SP_PREC(sde_drift_strat)(t, s.x, s.p, s.pd, a);
-  else SP_PREC(sde_drift_ito)(t, s.x, s.p, s.pd, a);
+  if (heun) SP_PREC(sde_drift_strat)(t, s.tt, s.x, s.p, s.pd, a);
+  else SP_PREC(sde_drift_ito)(t, s.tt, s.x, s.p, s.pd, a);
   for (i = 0; i < SP_SDE_NX; i++) {
     const SP_REAL ax = SP_FABS(s.x[i]), ad = SP_FABS(a[i] * h);
     int rest = 0;
     if (!(ad > (SP_REAL)0 && ad < SP_SDE_COARSE_HI * ax)) continue;
     for (j = 0; j < SP_SDE_NX; j++) y[j] = s.x[j];
     y[i] = s.x[i] + SP_SDE_REST * ax;
-    if (heun) SP_PREC(sde_drift_strat)(t, y, s.p, s.pd, ap);
-    else SP_PREC(sde_drift_ito)(t, y, s.p, s.pd, ap);
+    if (heun) SP_PREC(sde_drift_strat)(t, s.tt, y, s.p, s.pd, ap);
+    else SP_PREC(sde_drift_ito)(t, s.tt, y, s.p, s.pd, ap);
     y[i] = s.x[i] - SP_SDE_REST * ax;
-    if (heun) SP_PREC(sde_drift_strat)(t, y, s.p, s.pd, am);
-    else SP_PREC(sde_drift_ito)(t, y, s.p, s.pd, am);
+    if (heun) SP_PREC(sde_drift_strat)(t, s.tt, y, s.p, s.pd, am);
+    else SP_PREC(sde_drift_ito)(t, s.tt, y, s.p, s.pd, am);
     for (j = 0; j < SP_SDE_NX; j++)
       rest |= (ap[j] > (SP_REAL)0 && am[j] < (SP_REAL)0) || (ap[j] < (SP_REAL)0 && am[j] > (SP_REAL)0);
     if (!rest) return i + 1;
@@ -291,12 +341,16 @@ SP_SDE_COLD int SP_PREC(sp_sde_stalled_state)(SP_PREC(sp_sde_frozen) s, int heun
 /* Step j of the macro-step that starts at step k0 (its normals z), with
  * the stop event tested at its end when use_stop (and the bridge where
  * use_bridge): returns SP_SDE_RUNNING, SP_SDE_STOPPED (*frac the fraction
- * of the step at the crossing) or SP_SDE_STALLED (*what the state). */
+ * of the step at the crossing) or SP_SDE_STALLED (*what the state).  The
+ * time terms from the table (use_tab, tab, tab_k0: sp_sde_time_at) or
+ * computed. */
 SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, int use_stop,
-                                  int use_bridge, uint64_t seed, uint64_t stream, uint64_t k0,
+                                  int use_bridge, int use_tab, const SP_REAL *tab,
+                                  uint64_t tab_k0, uint64_t seed, uint64_t stream, uint64_t k0,
                                   int j, double dt, SP_REAL h, SP_REAL sdt, const SP_REAL *z,
                                   SP_REAL *x, unsigned *run, SP_REAL *frac, int *what) {
   const double t = (double)(k0 + (uint64_t)j) * dt, t1 = (double)(k0 + (uint64_t)j + 1) * dt;
+  SP_REAL tt0[SP_SDE_TN], tt1[SP_SDE_TN];
   int c;
 #if SP_SDE_HAS_STOP && SP_SDE_STOP_GAP
   SP_REAL xo[SP_SDE_NX];
@@ -304,7 +358,10 @@ SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, 
   SP_UNROLL
   for (i = 0; i < SP_SDE_NX; i++) xo[i] = x[i];
 #endif
-  c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, h, sdt, z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+  SP_PREC(sp_sde_time_at)(use_tab, tab, tab_k0, k0 + (uint64_t)j, t, pd, tt0);
+  SP_PREC(sp_sde_time_at)(use_tab, tab, tab_k0, k0 + (uint64_t)j + 1, t1, pd, tt1);
+  c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, tt0, tt1, h, sdt,
+                           z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
   if (j == SP_SDE_M - 1) *run = c ? *run + (unsigned)SP_SDE_M : 0u; /* see "Resolution" */
   if (*run >= SP_SDE_STALL_STEPS) {
     SP_PREC(sp_sde_frozen) s;
@@ -314,6 +371,7 @@ SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, 
       s.p[i2] = p[i2];
       s.pd[i2] = pd[i2];
     }
+    for (i2 = 0; i2 < SP_SDE_TN; i2++) s.tt[i2] = tt1[i2];
     st = SP_PREC(sp_sde_stalled_state)(s, heun, t1, h);
     if (st) {
       *what = st - 1;
@@ -323,12 +381,13 @@ SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, 
   }
 #if SP_SDE_HAS_STOP
   if (use_stop) {
-    const int hit = SP_PREC(sde_stop)(t1, x, p, pd);
+    const int hit = SP_PREC(sde_stop)(t1, tt1, x, p, pd);
 #  if SP_SDE_STOP_GAP
-    const SP_REAL g0 = SP_PREC(sde_gap)(t, xo, p, pd), g1 = SP_PREC(sde_gap)(t1, x, p, pd);
+    const SP_REAL g0 = SP_PREC(sde_gap)(t, tt0, xo, p, pd);
+    const SP_REAL g1 = SP_PREC(sde_gap)(t1, tt1, x, p, pd);
     double s2h = 0;
 #    if SP_SDE_BRIDGE
-    if (use_bridge) s2h = (double)SP_PREC(sde_gap_var)(t, xo, p, pd) * dt;
+    if (use_bridge) s2h = (double)SP_PREC(sde_gap_var)(t, tt0, xo, p, pd) * dt;
 #    else
     (void)use_bridge;
 #    endif
@@ -378,39 +437,68 @@ SP_FN int SP_PREC(sp_sde_substep)(const SP_REAL *p, const double *pd, int heun, 
  * the unrolled steps, on the CPU and the GPU. */
 /* (kd: the step k0 in double, exact below 2^53 steps, as (double)(k0 + j)
  * is: the times are the same; the CPU's vector loop, sde_lanes.h, passes
- * it without a 64-bit integer conversion on every lane.) */
+ * it without a 64-bit integer conversion on every lane.  tab: where
+ * use_tab, the time terms of steps k0 .. k0 + SP_SDE_M, a row of
+ * SP_SDE_TN each; else they are computed, once a step time: the values at
+ * a step's end are the next step's start values.) */
 SP_FN int SP_PREC(sp_sde_macro_fast_kd)(const SP_REAL *p, const double *pd, int heun,
-                                        int use_stop, int use_bridge, double kd, double dt,
-                                        SP_REAL h, SP_REAL sdt, const SP_REAL *z, SP_REAL *x,
-                                        unsigned *run, SP_REAL *g0) {
+                                        int use_stop, int use_bridge, int use_tab,
+                                        const SP_REAL *tab, double kd, double dt, SP_REAL h,
+                                        SP_REAL sdt, const SP_REAL *z, SP_REAL *x, unsigned *run,
+                                        SP_REAL *g0) {
   /* the run of coarse steps reaches SP_SDE_STALL_STEPS inside the
    * macro-step only where it starts SP_SDE_M short of it: tested once */
   int i, j, flag = *run >= SP_SDE_STALL_STEPS - SP_SDE_M;
+  /* the time terms at the step's start and end: the end's are needed (and
+   * carried to the next step) with SRK2, a stop event or a table */
+  const int ends = heun || use_stop || use_tab;
+  SP_REAL tc[SP_SDE_TN], tn[SP_SDE_TN];
   SP_UNROLL
   for (j = 0; j < SP_SDE_M; j++) {
     const double t = (kd + (double)j) * dt, t1 = (kd + (double)(j + 1)) * dt;
-#if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
-    const SP_REAL s2 = use_bridge ? SP_PREC(sde_gap_var)(t, x, p, pd) : (SP_REAL)0;
-#endif
-    const int c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, h, sdt,
-                                       z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
-    /* the run at the macro-step's last step only (see "Resolution"): the
-     * other steps' coarse tests are dead code */
-    if (j == SP_SDE_M - 1) *run = c ? *run + (unsigned)SP_SDE_M : 0u;
-#if SP_SDE_HAS_STOP
-    flag |= use_stop & SP_PREC(sde_stop)(t1, x, p, pd);
-#  if SP_SDE_BRIDGE
-    if (use_bridge) {
-      const SP_REAL g1 = SP_PREC(sde_gap)(t1, x, p, pd);
-      flag |= (SP_REAL)2 * *g0 * g1 < (SP_REAL)SP_SDE_BRIDGE_ARG * s2 * h;
-      *g0 = g1;
+    if (j == 0 || !ends) {
+      if (use_tab) {
+        SP_UNROLL
+        for (i = 0; i < SP_SDE_TN; i++) tc[i] = tab[j * SP_SDE_TN + i];
+      } else {
+        SP_PREC(sp_sde_time)(t, pd, tc);
+      }
+    } else {
+      SP_UNROLL
+      for (i = 0; i < SP_SDE_TN; i++) tc[i] = tn[i];
     }
+    if (ends) {
+      if (use_tab) {
+        SP_UNROLL
+        for (i = 0; i < SP_SDE_TN; i++) tn[i] = tab[(j + 1) * SP_SDE_TN + i];
+      } else {
+        SP_PREC(sp_sde_time)(t1, pd, tn);
+      }
+    }
+    {
+#if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
+      const SP_REAL s2 = use_bridge ? SP_PREC(sde_gap_var)(t, tc, x, p, pd) : (SP_REAL)0;
+#endif
+      const int c = SP_PREC(sp_sde_step)(p, pd, heun, t, t1, tc, tn, h, sdt,
+                                         z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+      /* the run at the macro-step's last step only (see "Resolution"): the
+       * other steps' coarse tests are dead code */
+      if (j == SP_SDE_M - 1) *run = c ? *run + (unsigned)SP_SDE_M : 0u;
+#if SP_SDE_HAS_STOP
+      flag |= use_stop & SP_PREC(sde_stop)(t1, tn, x, p, pd);
+#  if SP_SDE_BRIDGE
+      if (use_bridge) {
+        const SP_REAL g1 = SP_PREC(sde_gap)(t1, tn, x, p, pd);
+        flag |= (SP_REAL)2 * *g0 * g1 < (SP_REAL)SP_SDE_BRIDGE_ARG * s2 * h;
+        *g0 = g1;
+      }
 #  else
-    (void)use_bridge; (void)g0;
+      (void)use_bridge; (void)g0;
 #  endif
 #else
-    (void)use_stop; (void)use_bridge; (void)g0;
+      (void)use_stop; (void)use_bridge; (void)g0;
 #endif
+    }
   }
   SP_UNROLL
   for (i = 0; i < SP_SDE_NX; i++) flag |= !isfinite(x[i]);
@@ -418,18 +506,23 @@ SP_FN int SP_PREC(sp_sde_macro_fast_kd)(const SP_REAL *p, const double *pd, int 
 }
 
 SP_FN int SP_PREC(sp_sde_macro_fast)(const SP_REAL *p, const double *pd, int heun, int use_stop,
-                                     int use_bridge, uint64_t k0, double dt, SP_REAL h,
-                                     SP_REAL sdt, const SP_REAL *z, SP_REAL *x, unsigned *run,
-                                     SP_REAL *g0) {
-  return SP_PREC(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, (double)k0, dt, h, sdt,
-                                       z, x, run, g0);
+                                     int use_bridge, int use_tab, const SP_REAL *tab,
+                                     uint64_t k0, double dt, SP_REAL h, SP_REAL sdt,
+                                     const SP_REAL *z, SP_REAL *x, unsigned *run, SP_REAL *g0) {
+  return SP_PREC(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, use_tab, tab,
+                                       (double)k0, dt, h, sdt, z, x, run, g0);
 }
 
 /* The gap of the event at step k (for the bridge's flag), or 0. */
 SP_FN SP_REAL SP_PREC(sp_sde_gap0)(const SP_REAL *p, const double *pd, int use_stop,
                                    int use_bridge, double dt, uint64_t k, const SP_REAL *x) {
 #if SP_SDE_HAS_STOP && SP_SDE_BRIDGE
-  if (use_stop && use_bridge) return SP_PREC(sde_gap)((double)k * dt, x, p, pd);
+  if (use_stop && use_bridge) {
+    const double t = (double)k * dt;
+    SP_REAL tt[SP_SDE_TN];
+    SP_PREC(sp_sde_time)(t, pd, tt);
+    return SP_PREC(sde_gap)(t, tt, x, p, pd);
+  }
 #endif
   (void)p; (void)pd; (void)use_stop; (void)use_bridge; (void)dt; (void)k; (void)x;
   return (SP_REAL)0;
@@ -443,16 +536,23 @@ SP_FN SP_REAL SP_PREC(sp_sde_gap0)(const SP_REAL *p, const double *pd, int use_s
  * event held, *frac the fraction of that step at the crossing),
  * SP_SDE_NONFINITE (*k the first non-finite step, *what the state) or
  * SP_SDE_STALLED (*k the step that made the run SP_SDE_STALL_STEPS long,
- * *what the state coarse there). */
+ * *what the state coarse there).  The time terms from the table (use_tab:
+ * row i of tab for step tab_k0 + i, rows up to kend; tab_k0 <= *k) or
+ * computed (see "Time terms"). */
 SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, const double *pd, double dt, SP_REAL h,
                                   SP_REAL sdt, uint64_t seed, uint64_t stream, int heun,
-                                  int use_stop, int use_bridge, SP_REAL *x, unsigned *run,
-                                  uint64_t *k, uint64_t kend, SP_REAL *frac, int *what) {
+                                  int use_stop, int use_bridge, int use_tab, const SP_REAL *tab,
+                                  uint64_t tab_k0, SP_REAL *x, unsigned *run, uint64_t *k,
+                                  uint64_t kend, SP_REAL *frac, int *what) {
   SP_REAL z[SP_SDE_ZN], g0;
 #if SP_SDE_HAS_STOP
-  if (use_stop && *k == 0 && SP_PREC(sde_stop)(0.0, x, p, pd)) {
-    *frac = (SP_REAL)1; /* t = (0 - 1 + 1) dt = 0 */
-    return SP_SDE_STOPPED;
+  if (use_stop && *k == 0) {
+    SP_REAL tt[SP_SDE_TN];
+    SP_PREC(sp_sde_time_at)(use_tab, tab, tab_k0, 0, 0.0, pd, tt);
+    if (SP_PREC(sde_stop)(0.0, tt, x, p, pd)) {
+      *frac = (SP_REAL)1; /* t = (0 - 1 + 1) dt = 0 */
+      return SP_SDE_STOPPED;
+    }
   }
 #endif
   g0 = SP_PREC(sp_sde_gap0)(p, pd, use_stop, use_bridge, dt, *k, x);
@@ -475,8 +575,9 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, const double *pd, double dt,
      * unrolled: the normals stay in registers; the steps outside [j0, j1)
      * skipped) */
     if (j0 == 0 && j1 == SP_SDE_M) {
-      if (!SP_PREC(sp_sde_macro_fast)(p, pd, heun, use_stop, use_bridge, k0, dt, h, sdt, z, x,
-                                      run, &g0)) {
+      if (!SP_PREC(sp_sde_macro_fast)(p, pd, heun, use_stop, use_bridge, use_tab,
+                                      use_tab ? tab + (k0 - tab_k0) * (uint64_t)SP_SDE_TN : tab,
+                                      k0, dt, h, sdt, z, x, run, &g0)) {
         *k = k0 + (uint64_t)SP_SDE_M;
         continue;
       }
@@ -487,8 +588,8 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, const double *pd, double dt,
     SP_UNROLL
     for (j = 0; j < SP_SDE_M; j++) {
       if (j < j0 || j >= j1) continue;
-      st = SP_PREC(sp_sde_substep)(p, pd, heun, use_stop, use_bridge, seed, stream, k0, j, dt, h,
-                                   sdt, z, x, run, frac, what);
+      st = SP_PREC(sp_sde_substep)(p, pd, heun, use_stop, use_bridge, use_tab, tab, tab_k0, seed,
+                                   stream, k0, j, dt, h, sdt, z, x, run, frac, what);
       if (st != SP_SDE_RUNNING) {
         hit = j;
         break;
@@ -507,9 +608,14 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, const double *pd, double dt,
       SP_UNROLL
       for (j = 0; j < SP_SDE_M; j++) {
         if (j < j0 || j > bad) continue;
-        SP_PREC(sp_sde_step)(p, pd, heun, (double)(k0 + (uint64_t)j) * dt,
-                             (double)(k0 + (uint64_t)j + 1) * dt, h, sdt,
-                             z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+        {
+          const double t = (double)(k0 + (uint64_t)j) * dt, t1 = (double)(k0 + (uint64_t)j + 1) * dt;
+          SP_REAL tt0[SP_SDE_TN], tt1[SP_SDE_TN];
+          SP_PREC(sp_sde_time_at)(use_tab, tab, tab_k0, k0 + (uint64_t)j, t, pd, tt0);
+          SP_PREC(sp_sde_time_at)(use_tab, tab, tab_k0, k0 + (uint64_t)j + 1, t1, pd, tt1);
+          SP_PREC(sp_sde_step)(p, pd, heun, t, t1, tt0, tt1, h, sdt,
+                               z + (SP_SDE_NW > 0 ? j * SP_SDE_NW : 0), x);
+        }
         if (!SP_PREC(sp_sde_finite)(x, what)) bad = j; /* the first: later steps skipped */
       }
       *k = k0 + (uint64_t)bad + 1;
@@ -521,14 +627,20 @@ SP_FN int SP_PREC(sp_sde_advance)(const SP_REAL *p, const double *pd, double dt,
   return SP_SDE_RUNNING;
 }
 
-/* The values recorded at step k: the states, then the observables. */
-SP_FN void SP_PREC(sp_sde_values)(const SP_REAL *p, const double *pd, double dt, uint64_t k,
+/* The values recorded at step k: the states, then the observables (the
+ * time terms from the table where use_tab, as sp_sde_advance). */
+SP_FN void SP_PREC(sp_sde_values)(const SP_REAL *p, const double *pd, int use_tab,
+                                  const SP_REAL *tab, uint64_t tab_k0, double dt, uint64_t k,
                                   const SP_REAL *x, SP_REAL *out) {
   int i;
   for (i = 0; i < SP_SDE_NX; i++) out[i] = x[i];
 #if SP_SDE_NO > 0
-  SP_PREC(sde_observe)((double)k * dt, x, p, pd, out + SP_SDE_NX);
+  {
+    SP_REAL tt[SP_SDE_TN];
+    SP_PREC(sp_sde_time_at)(use_tab, tab, tab_k0, k, (double)k * dt, pd, tt);
+    SP_PREC(sde_observe)((double)k * dt, tt, x, p, pd, out + SP_SDE_NX);
+  }
 #else
-  (void)p; (void)pd; (void)dt; (void)k;
+  (void)p; (void)pd; (void)use_tab; (void)tab; (void)tab_k0; (void)dt; (void)k;
 #endif
 }

@@ -158,8 +158,11 @@ SP_FN int SP_PREC(sp_sde_lane_macro)(SP_PREC(sp_sde_soa) *s, int l, uint32_t key
     SP_SDE_BM(r.x, r.y, &z[4 * b], &z[4 * b + 1]);
     SP_SDE_BM(r.z, r.w, &z[4 * b + 2], &z[4 * b + 3]);
   }
-  f = SP_LANE(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, s->kd[l], dt, h, sdt, z, x,
-                                    &run, &g0);
+  /* (the time terms computed by each lane, once a step time: on the CPU a
+   * table shared by the lanes cost more to fill, by the scalar copy, than
+   * the vector copy's polynomials it saved -- bench/RESULTS.md, session 16) */
+  f = SP_LANE(sp_sde_macro_fast_kd)(p, pd, heun, use_stop, use_bridge, 0, SP_SDE_NO_TAB, s->kd[l],
+                                    dt, h, sdt, z, x, &run, &g0);
   f |= pd[SP_SDE_NP] != 0;
   keep = s->act[l] & !f;
   SP_UNROLL

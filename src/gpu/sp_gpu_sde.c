@@ -12,7 +12,13 @@
  *   the slots, and the next round's launch stores them while its kernels
  *   run (the last round's: the collection).  Combined on the host, tile by
  *   tile between the rounds, records cost a Lorenz model recording every
- *   100 steps a third of its rate at 2^24 replicas. */
+ *   100 steps a third of its rate at 2^24 replicas.  A model with time
+ *   terms (sde.cu: subexpressions of t and the parameters only) has them
+ *   tabulated before each launch for its steps and every condition
+ *   (sp_sde_time_kernel), read by sp_sde_fixed_tab_kernel: launches then
+ *   span at most SDE_TAB_BYTES of table; where a launch of SDE_TAB_MIN_STEPS
+ *   would not fit (a sweep of very many conditions), sp_sde_fixed_kernel
+ *   computes them as it goes. */
 #include "sp_gpu_sde.h"
 
 #include <math.h>
@@ -44,9 +50,17 @@ typedef struct {
 #define SDE_REC_SLOTS 256
 #define SDE_REC_SLOT_BYTES ((size_t)64 << 20)
 
+/* The time terms' table: its most bytes, and the fewest steps a launch
+ * must be able to span for the table to be used. */
+#define SDE_TAB_BYTES ((size_t)32 << 20)
+#define SDE_TAB_MIN_STEPS 64u
+
 typedef struct {
   int used;
   CUfunction kern, start, compact, reduce;
+  CUfunction timek;       /* the time terms' table (0: none; kern computes them) */
+  int nt;                 /* the model's time terms (SP_SDE_NT) */
+  uint64_t tab_steps;     /* the most steps of a launch with the table */
   int slots;              /* record slots of the reduced statistics */
   size_t slot_bytes;      /* bytes of one slot */
   CUdeviceptr red;        /* the slots */
@@ -65,17 +79,19 @@ typedef struct {
 
 /* The module's sizes (sp_sde_sizes_kernel) against the job's: a mismatch is
  * refused before any kernel reads the job's arrays. */
-static int sde_check_sizes(sp_gpu_dev *d, const char *key, const sp_sde_job *job) {
+static int sde_check_sizes(sp_gpu_dev *d, const char *key, const sp_sde_job *job, int *nt) {
   CUfunction f;
   CUdeviceptr buf = 0;
-  int got[4], st;
+  int got[5], st;
   if ((st = sp_gpu_function(d->id, key, "sp_sde_sizes_kernel", &f)) ||
       (st = sp_gpu_dev_alloc(d, sizeof got, "the sizes", &buf)) ||
       (st = sp_gpu_launch(d->id, f, 1, 32, 0, d->stream, &buf, "sp_sde_sizes_kernel")) ||
       (st = sp_gpu_stream_sync(d->id, d->stream)) ||
       (st = sp_gpu_to_host(d->id, got, buf, sizeof got)))
     return st;
-  if (got[0] != job->nx || got[1] != job->np || got[2] != job->nw || got[3] != job->no)
+  *nt = got[4];
+  if (got[0] != job->nx || got[1] != job->np || got[2] != job->nw || got[3] != job->no ||
+      got[4] < 0)
     return sp_fail(SP_ERR_INVALID,
                    "internal error: the compiled model has %d states, %d parameters, %d noise "
                    "processes and %d observables, the run %lld, %lld, %lld and %lld",
@@ -142,7 +158,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   k->hist_var = p;
   if ((st = sde_upload(d, a->breaks, (size_t)job->nbreaks * 8, "the histograms", &p))) return st;
   k->breaks = p;
-  if ((st = sde_check_sizes(d, m->key, job))) return st;
+  if ((st = sde_check_sizes(d, m->key, job, &e->nt))) return st;
   if ((st = sp_gpu_dev_alloc(d, sizeof(sp_sde_counters), "the counters", &e->counters)) ||
       (st = sp_gpu_memset0(d->id, e->counters, sizeof(sp_sde_counters))) ||
       (st = sp_gpu_memset32(d->id, e->counters + offsetof(sp_sde_counters, bad), 0xffffffffu, 2)) ||
@@ -191,8 +207,24 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
     }
     return SP_OK;
   }
-  if ((st = sp_gpu_function(d->id, m->key, "sp_sde_fixed_kernel", &e->kern)) ||
-      (st = sp_gpu_function(d->id, m->key, "sp_sde_start_kernel", &e->start)))
+  if ((st = sp_gpu_function(d->id, m->key, "sp_sde_start_kernel", &e->start))) return st;
+  e->timek = 0;
+  if (e->nt > 0) {
+    /* the time terms' table: rows of nt values in the working precision,
+     * per condition, for the steps of a launch (and its end) */
+    const size_t row = (size_t)e->nt * (job->single ? 4 : 8) * (size_t)job->ncond;
+    const uint64_t rows = (uint64_t)(SDE_TAB_BYTES / row);
+    if (rows > SDE_TAB_MIN_STEPS) {
+      e->tab_steps = rows - 1;
+      if ((st = sp_gpu_function(d->id, m->key, "sp_sde_fixed_tab_kernel", &e->kern)) ||
+          (st = sp_gpu_function(d->id, m->key, "sp_sde_time_kernel", &e->timek)) ||
+          (st = sp_gpu_dev_alloc(d, row * (size_t)rows, "the time terms", &p)))
+        return st;
+      k->tab = p;
+    }
+  }
+  if (e->timek == 0 &&
+      (st = sp_gpu_function(d->id, m->key, "sp_sde_fixed_kernel", &e->kern)))
     return st;
   e->ntiles = job->ncond * ((job->n + SP_SDE_TILE - 1) / SP_SDE_TILE);
   e->cells = (uint64_t)sp_sde_hist_cells(a, job->nhist);
@@ -274,12 +306,21 @@ static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
     e->rec_round = 0;
     do {
       const uint64_t krec = sp_sde_record_step(job, e->k.rec + e->rec_round);
-      k.kend = krec - k.kcur < left ? krec : k.kcur + left;
+      uint64_t span = left;
+      if (e->timek != 0 && span > e->tab_steps) span = e->tab_steps;
+      k.kend = krec - k.kcur < span ? krec : k.kcur + span;
       k.record = k.kend == krec;
       k.rec = e->k.rec + e->rec_round;
       k.red = e->red + e->rec_round * e->slot_bytes;
+      if (e->timek != 0) { /* the time terms of steps kcur .. kend */
+        k.tab_rows = k.kend - k.kcur + 1;
+        if ((st = sp_gpu_launch(d->id, e->timek, sde_grid(job->ncond * k.tab_rows),
+                                SP_SDE_BLOCK, 0, d->stream, &k, "sp_sde_time_kernel")))
+          return st;
+      }
       if ((st = sp_gpu_launch(d->id, e->kern, (unsigned int)e->ntiles, SP_SDE_TILE, 0,
-                              d->stream, &k, "sp_sde_fixed_kernel")))
+                              d->stream, &k, e->timek != 0 ? "sp_sde_fixed_tab_kernel"
+                                                           : "sp_sde_fixed_kernel")))
         return st;
       if (k.record &&
           (st = sp_gpu_launch(d->id, e->reduce, (unsigned int)(job->ncond * (job->nx + job->no)),
