@@ -1,26 +1,23 @@
-# kuramoto() on the declared many-body engine (issue 50): the same SDE as
-# the built-in engine (inst/cuda/kuramoto.h),
+# kuramoto() on the declared many-body engine (issue 50): the SDE
 #   dx_i = (omega_i + (K / n) sum_j A_ij sin(x_j - x_i)) / beta dt + sqrt(2 theta / beta) dW_i,
 # declared with sde_model() and run by sde_run()'s engine (R/sde-mb-run.R):
 # the mean field through mean(), all pairs through pairs(), a matrix A as
 # the graph of edges(); SRK2 (stochastic Heun, the same normal in both
-# stages) or Euler-Maruyama with dW = sqrt(dt) z, as the built-in's.  In
-# single precision the phases are declared periodic (kept in [-pi, pi]
-# after every stage, as the built-in reduces them after every step); in
-# double they are not reduced, as the built-in's.  The records are the
-# order parameter r = |n^-1 sum_j exp(i x_j)| and psi = atan2(S, C), the
-# histograms the engine's (sde_run(hist = )), binned as the built-in bins.
+# stages) or Euler-Maruyama with dW = sqrt(dt) z.  In single precision the
+# phases are declared periodic (kept in [-pi, pi] after every stage); in
+# double they are not reduced.  The records are the order parameter r =
+# |n^-1 sum_j exp(i x_j)| and psi = atan2(S, C), the histograms the
+# engine's (sde_run(hist = )), x modulo 2 pi in double.
 #
-# Chosen by the tuning option statphysgpu.kuramoto_engine = "declared"
-# (R/tuning.R; "builtin" is the default until a GPU measurement shows this
-# path at least 0.97 of the built-in's speed).  kuramoto() checks every
-# argument and makes the frame, the records and the attributes as for the
-# built-in; kuramoto_declared_run() stands for the built-in's sim_run() and
-# returns what that returns: rec (2 x records x systems: r, psi; NA where
-# not reached), theta (the final phases, n x systems), hist, steps_done and
-# run (seconds, interrupted).  The random numbers are the declared engine's
-# streams (sp_streams.h: the same system streams, another purpose), so the
-# paths differ from the built-in's and agree in law.
+# The only engine of kuramoto() since the built-in one (inst/cuda/kuramoto.cu,
+# src/core/sp_kuramoto*) was deleted (issue 50; its option
+# statphysgpu.kuramoto_engine is ignored with a warning, once a session).
+# kuramoto() checks every argument and makes the frame, the records and the
+# attributes; kuramoto_declared_run() returns rec (2 x records x systems: r,
+# psi; NA where not reached), theta (the final phases, n x systems), hist,
+# steps_done and run (seconds, interrupted).  The random numbers are the
+# declared engine's streams (sp_streams.h): the paths differ from those of
+# the versions before it, the laws are the same.
 
 # The model of a coupling ("mean_field", "pairs", "matrix"), periodic or
 # not, with one frequency for all (the parameter omega) or one per element
@@ -152,4 +149,24 @@ kuramoto_declared_run <- function(fr, n, grid, axes, om, A, coupling, method, st
   r <- NULL
   list(rec = rec, theta = x0, hist = hist,
        steps_done = k - step0, run = c(seconds = seconds, interrupted = as.numeric(interrupted)))
+}
+
+# The option statphysgpu.kuramoto_engine of the versions with two engines:
+# any value but "declared" (the one engine) is ignored, with a warning once
+# a session.
+.kuramoto_models$engine_warned <- FALSE
+
+kuramoto_engine_option <- function(call = NULL) {
+  v <- getOption("statphysgpu.kuramoto_engine")
+  if (is.null(v) || identical(v, "declared") || isTRUE(.kuramoto_models$engine_warned)) {
+    return(invisible())
+  }
+  .kuramoto_models$engine_warned <- TRUE
+  sp_warn(sprintf(paste0(
+    "option statphysgpu.kuramoto_engine (%s) is ignored: the built-in Kuramoto engine was ",
+    "removed, and kuramoto() runs on the declared many-body engine (the same laws; ",
+    "random streams differ from earlier versions). Unset the option ",
+    "(options(statphysgpu.kuramoto_engine = NULL))."), describe(v)),
+    call = call, class = "statphysgpu_deprecated")
+  invisible()
 }

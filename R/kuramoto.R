@@ -283,8 +283,8 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   }
   rb <- if (identical(precision, "double")) 8 else 4
   # per system: records (r, psi and the data frame's 7 other columns), final
-  # phases, histograms, the engine's arrays (the memory is checked before
-  # any array of n is made)
+  # phases, histograms, the engine's arrays (states and stages, about 9 n
+  # numbers; the memory is checked before any array of n is made)
   row_bytes <- 8 * (9 * nrec + n + bins * nrec) + 9 * 4 * ng * rb
   kuramoto_check_size(n, ncond, replicas, nrec, bins, row_bytes, call)
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
@@ -297,26 +297,12 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   kuramoto_check_dt(dt, grid, om$median_abs, mat$row_max, call, method)
   start <- if (is.null(prev)) kuramoto_start(init, fr, n, call) else
     list(kind = 3L, theta0 = prev$phases)
-  # the codes of kuramoto_args.h: SP_KUR_* couplings, methods
-  code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
-    if (coupling == "matrix") mat$kind else coupling]]
-  # the engine's fields (kuramoto_args.h): the conditions' rows (K, beta,
-  # theta), the paper's omega and theta0 for the frequencies and start
-  res <- if (identical(sp_tuning("kuramoto_engine", call), "declared")) {
-    # the declared many-body engine (R/kuramoto-declared.R): the same SDE,
-    # records and histograms, other random streams
-    kuramoto_declared_run(fr, n, grid, list(K = K, beta = beta, theta = theta), om, A, coupling,
-                          method, start, dt, step0, steps, record_every, bins, recs, call)
-  } else sim_run(fr, "kuramoto", n = n, conds = as.list(grid[c("K", "beta", "theta")]),
-                 nrep = fr$n, replica0 = check_u64(fr$first - 1, "first_replica", call = call),
-                 seed = fr$seed, omega_law = om$law, omega = as.double(om$vector),
-                 omega_centre = as.double(om$centre), omega_scale = as.double(om$scale),
-                 theta0 = as.double(start$theta0), start = start$kind, dt = as.double(dt),
-                 step0 = step0, steps = steps, record_every = record_every, coupling = code,
-                 method = if (method == "euler") 1L else 0L, A = mat$dense,
-                 rowptr = mat$rowptr, col = mat$col, val = mat$val,
-                 single = fr$precision == "single", bins = as.integer(bins),
-                 kernel = "kuramoto", variant = kuramoto_variant(fr$precision))
+  # the declared many-body engine (R/kuramoto-declared.R): the model as an
+  # sde_model(), run by sde_run()'s engine
+  kuramoto_engine_option(call)
+  res <- kuramoto_declared_run(fr, n, grid, list(K = K, beta = beta, theta = theta), om, A,
+                               coupling, method, start, dt, step0, steps, record_every, bins,
+                               recs, call)
   replica_ids <- fr$first - 1 + seq_len(fr$n)
   out <- kuramoto_frame(res$rec, grid, replica_ids, recs, record_every, dt)
   sys_cond <- rep(seq_len(ncond), each = fr$n)
@@ -388,7 +374,7 @@ kuramoto_check_cost <- function(n, nsys, steps, method, coupling, call) {
 
 # The records of a run of `steps` from the chain's step `step0`: the steps on
 # the grid of record_every in (step0, step0 + steps], and step 0 of a fresh
-# start (src/core/sp_kuramoto.c, sp_kuramoto_records): the first, rec0
+# start: the first, rec0
 # (record rec0 is step rec0 record_every), and how many.
 kuramoto_records <- function(step0, steps, record_every) {
   rec0 <- if (step0 == 0) 0 else floor(step0 / record_every) + 1
@@ -427,22 +413,6 @@ kuramoto_check_size <- function(n, ncond, replicas, nrec, bins, row_bytes, call)
   invisible(NULL)
 }
 
-# The kernel variant: the precision, and in single precision the tuning
-# variant named by option statphysgpu.kuramoto_variant ("" the default,
-# "_np", "_lb6", "_lb2"; R/gpu.R).
-kuramoto_variant <- function(precision) {
-  if (precision != "single") return(precision)
-  v <- sp_tuning("kuramoto_variant")
-  if (is.null(v)) v <- ""
-  name <- paste0("single", v)
-  if (!is.character(v) || length(v) != 1 || !name %in% names(kuramoto_variants())) {
-    ok <- sub("^single", "", grep("^single", names(kuramoto_variants()), value = TRUE))
-    sp_abort(sprintf("option statphysgpu.kuramoto_variant must be one of %s, not %s.",
-                     paste0('"', ok, '"', collapse = ", "), describe(v)))
-  }
-  name
-}
-
 kuramoto_frame <- function(rec, grid, replica_ids, recs, record_every, dt) {
   nrep <- length(replica_ids)
   nrec <- recs$nrec
@@ -461,12 +431,12 @@ kuramoto_frame <- function(rec, grid, replica_ids, recs, record_every, dt) {
   out
 }
 
-# The natural frequencies as the engine takes them: law (SP_KUR_OMEGA_*:
-# 0 a vector, 1 a constant, 2 Lorentz, 3 normal), the vector (law 0, else
-# empty), centre (the constant) and scale of a law; `given` (for params: the
-# number or the vector, NULL for a law), `dist` (the law, for the methods)
-# and the median of |omega| (the coarse-dt check).  kuramoto_lorentz() and
-# kuramoto_normal() are not called: the engine makes their quantiles.
+# The natural frequencies checked: law (0 a vector, 1 a constant, 2
+# Lorentz, 3 normal), the vector (law 0, else empty), centre (the constant)
+# and scale of a law; `given` (for params: the number or the vector, NULL
+# for a law), `dist` (the law, for the methods) and the median of |omega|
+# (the coarse-dt check).  A law's quantiles are made by
+# kuramoto_declared_run(), as the engine's element parameters.
 kuramoto_check_omega <- function(omega, n, call) {
   bad <- function(what) {
     sp_abort(sprintf(paste0(
@@ -528,13 +498,13 @@ kuramoto_median_abs_law <- function(law, centre, scale) {
   stats::uniroot(f, c(0, hi), tol = 1e-10 * hi)$root
 }
 
-# The coupling matrix as the engine takes it: kind "none", "dense" (double,
-# column-major) or "sparse" (CSR of A: the CSC arrays of t(A), 0-based), and
-# `sums`, the sum of A and of its rows and columns weighted by their index
-# (a result keeps them, not A: a continuation checks that A is the run's).
+# The coupling matrix checked: its kind ("none", "dense" or "sparse"; the
+# engine takes A itself as the graph of edges(), R/kuramoto-declared.R), the
+# largest row sum of |A| / n (the coarse-dt check) and `sums`, the sum of A
+# and of its rows and columns weighted by their index (a result keeps them,
+# not A: a continuation checks that A is the run's).
 kuramoto_check_A <- function(A, n, coupling, call) {
-  none <- list(kind = "none", dense = double(), rowptr = integer(), col = integer(),
-               val = double(), row_max = 1, bytes = 0)
+  none <- list(kind = "none", row_max = 1)
   if (coupling != "matrix") {
     if (!is.null(A)) {
       sp_abort(sprintf('`A` is used with coupling = "matrix" only, not "%s".', coupling),
@@ -557,9 +527,7 @@ kuramoto_check_A <- function(A, n, coupling, call) {
     if (length(At@x) >= 2^31) sp_abort("`A` has too many non-zero entries (2^31 at most).", call = call)
     row <- rep(seq_len(n), diff(At@p))
     rs <- if (length(At@x)) max(tapply(abs(At@x), row, sum)) else 0
-    return(list(kind = "sparse", dense = double(), rowptr = as.integer(At@p),
-                col = as.integer(At@i), val = as.double(At@x), row_max = rs / n,
-                bytes = 12 * length(At@x),
+    return(list(kind = "sparse", row_max = rs / n,
                 sums = c(sum(At@x), sum(At@x * row), sum(At@x * (At@i + 1)))))
   }
   if (inherits(A, "Matrix")) A <- as.matrix(A)
@@ -568,8 +536,7 @@ kuramoto_check_A <- function(A, n, coupling, call) {
   if (anyNA(A) || any(!is.finite(A))) shape_msg("a matrix with non-finite entries")
   storage.mode(A) <- "double"
   idx <- seq_len(n)
-  list(kind = "dense", dense = as.vector(A), rowptr = integer(), col = integer(),
-       val = double(), row_max = max(rowSums(abs(A))) / n, bytes = 8 * n^2,
+  list(kind = "dense", row_max = max(rowSums(abs(A))) / n,
        sums = c(sum(A), sum(rowSums(A) * idx), sum(colSums(A) * idx)))
 }
 

@@ -86,7 +86,6 @@
 #'
 #' | option | default | what |
 #' |---|---|---|
-#' | `statphysgpu.kuramoto_engine` | `"builtin"` | `"declared"`: [kuramoto()] runs its model on the engine of [sde_run()] (the same law, other random streams) |
 #' | `statphysgpu.driven_engine` | `"builtin"` | `"declared"`: [driven_brownian()] likewise (slower for now) |
 #' | `statphysgpu.lrmd_engine` | `"builtin"` | `"declared"`: [lrmd()] likewise, every model (in double the built-in's numbers to rounding) |
 #' | `statphysgpu.sde_fast_math` | `TRUE` | hardware sine, cosine and quotients in single-precision GPU kernels of [sde_run()] (`FALSE`: the CPU's polynomials) |

@@ -7,8 +7,6 @@ SP_TUNING <- list(
   # name = list(default, check: function(value) TRUE when acceptable, what: the allowed values)
   driven_variant = list("", function(v) is_string(v), "a string (a kernel variant's suffix)"),
   he4_variant = list("_fast_u4_usum", function(v) is_string(v), "a string (a kernel variant's suffix)"),
-  kuramoto_variant = list("", function(v) is.null(v) || is_string(v),
-                          "a string (a kernel variant's suffix)"),
   lrmd_slices = list(1L, function(v) is_whole(v, 1, 64), "a whole number from 1 to 64"),
   # sde_run() of many-body models: one system in k slices on each device, on
   # streams of their own (the multi-device code on one GPU)
@@ -48,10 +46,6 @@ SP_TUNING <- list(
   # middle (the results do not depend on it)
   ams_round_steps = list(0, function(v) is_whole(v, 0, 2^30), "a whole number from 0 to 2^30"),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
-  # kuramoto(): the built-in engine ("builtin") or the declared many-body
-  # engine ("declared": R/kuramoto-declared.R, the same laws; issue 50)
-  kuramoto_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
-                         "\"builtin\" or \"declared\""),
   # driven_brownian(): "builtin" (inst/cuda/driven.cu, sp_driven*.c) or
   # "declared" (R/driven-declared.R: an sde_model() run by sde_run(); issue
   # 50); bench/driven-declared.R compares
