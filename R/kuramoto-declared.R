@@ -48,9 +48,10 @@ kuramoto_declared_model <- function(coupling, periodic, per_element) {
 }
 
 # The engine's non-finite error (sp_mb.c: "... of element i of replica r
-# (condition c) is NaN or infinite at t = .. (step k) ...") in the words of
-# the built-in engine's (src/core/sp_kuramoto.c), which the tests and users
-# match: the replica, the condition and its K, the chain's step and time.
+# (condition c) is NaN or infinite at t = .. (step k) ...") in the words
+# kuramoto() has always used (those of its deleted built-in engine), which
+# the tests and users match: the replica, the condition and its K, the
+# chain's step and time.
 kuramoto_declared_not_finite <- function(e, grid, dt, call) {
   msg <- sp_cnd_text(e)
   p <- "^.* of replica ([0-9]+) \\(condition ([0-9]+)\\) .*\\(step ([0-9]+)\\).*$"
