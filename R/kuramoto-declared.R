@@ -11,7 +11,8 @@
 #
 # The only engine of kuramoto() since the built-in one (inst/cuda/kuramoto.cu,
 # src/core/sp_kuramoto*) was deleted (issue 50; its option
-# statphysgpu.kuramoto_engine is ignored with a warning, once a session).
+# statphysgpu.kuramoto_engine is ignored with a warning, once a session:
+# sp_tuning_retired(), R/tuning.R).
 # kuramoto() checks every argument and makes the frame, the records and the
 # attributes; kuramoto_declared_run() returns rec (2 x records x systems: r,
 # psi; NA where not reached), theta (the final phases, n x systems), hist,
@@ -150,24 +151,4 @@ kuramoto_declared_run <- function(fr, n, grid, axes, om, A, coupling, method, st
   r <- NULL
   list(rec = rec, theta = x0, hist = hist,
        steps_done = k - step0, run = c(seconds = seconds, interrupted = as.numeric(interrupted)))
-}
-
-# The option statphysgpu.kuramoto_engine of the versions with two engines:
-# any value but "declared" (the one engine) is ignored, with a warning once
-# a session.
-.kuramoto_models$engine_warned <- FALSE
-
-kuramoto_engine_option <- function(call = NULL) {
-  v <- getOption("statphysgpu.kuramoto_engine")
-  if (is.null(v) || identical(v, "declared") || isTRUE(.kuramoto_models$engine_warned)) {
-    return(invisible())
-  }
-  .kuramoto_models$engine_warned <- TRUE
-  sp_warn(sprintf(paste0(
-    "option statphysgpu.kuramoto_engine (%s) is ignored: the built-in Kuramoto engine was ",
-    "removed, and kuramoto() runs on the declared many-body engine (the same laws; ",
-    "random streams differ from earlier versions). Unset the option ",
-    "(options(statphysgpu.kuramoto_engine = NULL))."), describe(v)),
-    call = call, class = "statphysgpu_deprecated")
-  invisible()
 }

@@ -309,7 +309,7 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
     list(kind = 3L, theta0 = prev$phases)
   # the declared many-body engine (R/kuramoto-declared.R): the model as an
   # sde_model(), run by sde_run()'s engine
-  kuramoto_engine_option(call)
+  sp_tuning_retired("kuramoto_engine", call)
   res <- kuramoto_declared_run(fr, n, grid, list(K = K, beta = beta, theta = theta), om, A,
                                coupling, method, start, dt, step0, steps, record_every, bins,
                                recs, call)

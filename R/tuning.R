@@ -108,3 +108,27 @@ sp_tuning <- function(name, call = caller_call()) {
   }
   v
 }
+
+# Retired tuning options: those that chose an engine since deleted.  A value
+# other than `keep` (the one engine's name) is ignored with a warning of
+# class statphysgpu_deprecated, once a session per option (the flag in
+# .sp_retired; tests reset it).
+SP_TUNING_RETIRED <- list(
+  # kuramoto(): the built-in engine was deleted in issue 50
+  kuramoto_engine = list(keep = "declared", what = paste0(
+    "the built-in Kuramoto engine was removed, and kuramoto() runs on the declared ",
+    "many-body engine (the same laws; random streams differ from earlier versions)"))
+)
+.sp_retired <- new.env(parent = emptyenv())
+
+sp_tuning_retired <- function(name, call = caller_call()) {
+  t <- SP_TUNING_RETIRED[[name]]
+  if (is.null(t)) stop("internal error: no retired tuning option ", name)
+  opt <- paste0("statphysgpu.", name)
+  v <- getOption(opt)
+  if (is.null(v) || identical(v, t$keep) || isTRUE(.sp_retired[[name]])) return(invisible())
+  assign(name, TRUE, envir = .sp_retired)
+  sp_warn(sprintf("option %s (%s) is ignored: %s. Unset it (options(%s = NULL)).", opt,
+                  describe(v), t$what, opt), call = call, class = "statphysgpu_deprecated")
+  invisible()
+}

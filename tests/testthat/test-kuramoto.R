@@ -247,9 +247,9 @@ test_that("one engine: the built-in engine's option is ignored, with one warning
   # kuramoto() runs on the declared many-body engine alone (issue 50): the
   # option that chose the built-in engine changes nothing and says so once
   ns <- asNamespace("statphysgpu")
-  once <- ns$.kuramoto_models # (the session's flag)
-  once$engine_warned <- FALSE
-  withr::defer(once$engine_warned <- FALSE)
+  once <- ns$.sp_retired # (the session's flags)
+  once$kuramoto_engine <- FALSE
+  withr::defer(once$kuramoto_engine <- FALSE)
   args <- list(n = 20, K = 2, theta = 0.3, dt = 0.02, steps = 10, seed = 4)
   ref <- do.call(kur, args)
   withr::local_options(statphysgpu.kuramoto_engine = "builtin")
@@ -259,7 +259,7 @@ test_that("one engine: the built-in engine's option is ignored, with one warning
   expect_identical(as.data.frame(x), as.data.frame(ref))
   expect_no_warning(do.call(kur, args)) # once a session
   # "declared" (the one engine) is no warning; the tuning options have neither
-  once$engine_warned <- FALSE
+  once$kuramoto_engine <- FALSE
   withr::local_options(statphysgpu.kuramoto_engine = "declared")
   expect_no_warning(do.call(kur, args))
   expect_null(ns$SP_TUNING$kuramoto_engine)
