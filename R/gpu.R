@@ -113,15 +113,6 @@ gpu_kernel_registry_build <- function() {
                                   indep = list(defines = "SP_XS_INDEP=1", fast_math = FALSE),
                                   lb6 = list(defines = "SP_XS_MINBLOCKS=6", fast_math = FALSE),
                                   lb8 = list(defines = "SP_XS_MINBLOCKS=8", fast_math = FALSE))),
-    # single: the hardware sine for the pair terms (SP_FAST_SIN); the mean
-    # field's next group loaded ahead (SP_KUR_PREFETCH), registers capped for
-    # 4 blocks of 256 threads per SM.  single_np: no load ahead; single_lb6:
-    # capped for 6 blocks (40 registers, a few spills); single_lb2: capped
-    # for 2 (no cap in effect: 80-odd registers, 3 blocks).  bench/kuramoto.R
-    # compares them (SP_KUR_VARIANTS=1); option statphysgpu.kuramoto_variant
-    # ("", "_np", "_lb6", "_lb2") picks one.  The order of every sum is the
-    # same in all of them.
-    kuramoto = list(file = "kuramoto.cu", toolkit = FALSE, variants = kuramoto_variants()),
     # mixed: single-precision pair terms and sincos, sums of 8 pair terms
     # in single, double accumulators; mixed_pair: every pair term added in
     # double; mixed_ftz: as mixed, the hardware's reciprocal (square root)
@@ -167,18 +158,6 @@ he4_variants <- function() {
        mixed_fast_u4 = v(single, fast, "SP_VMC_UNROLL=4"),
        mixed_fast_u4_usum = v(single, fast, "SP_VMC_UNROLL=4", "SP_VMC_USUM=1"),
        double_fast = v("SP_REAL=double", "SP_VMC_FAST=1"))
-}
-
-# kuramoto.cu: "single" and "double" and the tuning variants of the mean
-# field in single precision (see the registry).
-kuramoto_variants <- function() {
-  single <- c("SP_REAL=float", "SP_REAL_SINGLE=1", "SP_FAST_SIN=1")
-  v <- function(...) list(defines = c(...), fast_math = FALSE)
-  list(single = v(single),
-       single_np = v(single, "SP_KUR_PREFETCH=0"),
-       single_lb6 = v(single, "SP_KUR_MINBLOCKS=6"),
-       single_lb2 = v(single, "SP_KUR_MINBLOCKS=2"),
-       double = v("SP_REAL=double"))
 }
 
 # escape.cu in each precision, method, bias mode and start:

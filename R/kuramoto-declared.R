@@ -1,26 +1,24 @@
-# kuramoto() on the declared many-body engine (issue 50): the same SDE as
-# the built-in engine (inst/cuda/kuramoto.h),
+# kuramoto() on the declared many-body engine (issue 50): the SDE
 #   dx_i = (omega_i + (K / n) sum_j A_ij sin(x_j - x_i)) / beta dt + sqrt(2 theta / beta) dW_i,
 # declared with sde_model() and run by sde_run()'s engine (R/sde-mb-run.R):
 # the mean field through mean(), all pairs through pairs(), a matrix A as
 # the graph of edges(); SRK2 (stochastic Heun, the same normal in both
-# stages) or Euler-Maruyama with dW = sqrt(dt) z, as the built-in's.  In
-# single precision the phases are declared periodic (kept in [-pi, pi]
-# after every stage, as the built-in reduces them after every step); in
-# double they are not reduced, as the built-in's.  The records are the
-# order parameter r = |n^-1 sum_j exp(i x_j)| and psi = atan2(S, C), the
-# histograms the engine's (sde_run(hist = )), binned as the built-in bins.
+# stages) or Euler-Maruyama with dW = sqrt(dt) z.  In single precision the
+# phases are declared periodic (kept in [-pi, pi] after every stage); in
+# double they are not reduced.  The records are the order parameter r =
+# |n^-1 sum_j exp(i x_j)| and psi = atan2(S, C), the histograms the
+# engine's (sde_run(hist = )), x modulo 2 pi in double.
 #
-# Chosen by the tuning option statphysgpu.kuramoto_engine = "declared"
-# (R/tuning.R; "builtin" is the default until a GPU measurement shows this
-# path at least 0.97 of the built-in's speed).  kuramoto() checks every
-# argument and makes the frame, the records and the attributes as for the
-# built-in; kuramoto_declared_run() stands for the built-in's sim_run() and
-# returns what that returns: rec (2 x records x systems: r, psi; NA where
-# not reached), theta (the final phases, n x systems), hist, steps_done and
-# run (seconds, interrupted).  The random numbers are the declared engine's
-# streams (sp_streams.h: the same system streams, another purpose), so the
-# paths differ from the built-in's and agree in law.
+# The only engine of kuramoto() since the built-in one (inst/cuda/kuramoto.cu,
+# src/core/sp_kuramoto*) was deleted (issue 50; its option
+# statphysgpu.kuramoto_engine is ignored with a warning, once a session:
+# sp_tuning_retired(), R/tuning.R).
+# kuramoto() checks every argument and makes the frame, the records and the
+# attributes; kuramoto_declared_run() returns rec (2 x records x systems: r,
+# psi; NA where not reached), theta (the final phases, n x systems), hist,
+# steps_done and run (seconds, interrupted).  The random numbers are the
+# declared engine's streams (sp_streams.h): the paths differ from those of
+# the versions before it, the laws are the same.
 
 # The model of a coupling ("mean_field", "pairs", "matrix"), periodic or
 # not, with one frequency for all (the parameter omega) or one per element
@@ -51,9 +49,10 @@ kuramoto_declared_model <- function(coupling, periodic, per_element) {
 }
 
 # The engine's non-finite error (sp_mb.c: "... of element i of replica r
-# (condition c) is NaN or infinite at t = .. (step k) ...") in the words of
-# the built-in engine's (src/core/sp_kuramoto.c), which the tests and users
-# match: the replica, the condition and its K, the chain's step and time.
+# (condition c) is NaN or infinite at t = .. (step k) ...") in the words
+# kuramoto() has always used (those of its deleted built-in engine), which
+# the tests and users match: the replica, the condition and its K, the
+# chain's step and time.
 kuramoto_declared_not_finite <- function(e, grid, dt, call) {
   msg <- sp_cnd_text(e)
   p <- "^.* of replica ([0-9]+) \\(condition ([0-9]+)\\) .*\\(step ([0-9]+)\\).*$"

@@ -83,36 +83,44 @@
 #' (and, with `bins > 0`, a histogram of its phases on \eqn{[0, 2\pi)},
 #' the density \eqn{P(x; t)} of the paper's Fig. 4).
 #'
+#' **Engine.** `kuramoto()` builds its model with [sde_model()] (the drift
+#' through `mean()`, `pairs()` or the graph of `edges()`, one noise per
+#' oscillator, the phases declared periodic in single precision) and runs
+#' it on the many-body engine of [sde_run()], on the CPU or the GPU; the
+#' model is compiled once (cached across sessions, about a second the
+#' first time). The hand-written engine of earlier versions was removed
+#' (issue 50): this engine was as fast or faster on the GPU (whole calls
+#' 1.16-1.60 times its speed on an H100) and 3.8-4.8 times as fast on the
+#' CPU. The random streams differ from those versions' (the start phases
+#' in particular): the same laws, other paths for a given `seed`. The
+#' option `statphysgpu.kuramoto_engine` that chose between the two is
+#' ignored, with a warning.
+#'
 #' **Random numbers.** System (condition \eqn{c}, replica \eqn{r}) draws
 #' from Philox stream \eqn{(c - 1) 2^{40} + r - 1}; oscillator \eqn{i} at
 #' step \eqn{k} (0-based, counted from the start of the chain of continued
 #' runs) uses one output of block \eqn{k \lceil N/4 \rceil +
-#' \lfloor (i-1)/4 \rfloor} (four oscillators share a block). The result
+#' \lfloor (i-1)/4 \rfloor} (four oscillators share a block; the many-body
+#' engine's layout, `sp_streams.h`). The result
 #' does not depend on threads, devices, chunks (`first_replica`) or the
 #' backend (CPU and GPU agree to rounding in double precision: the sums are
 #' added in another order). Without `init` the start phases are uniform
 #' on \eqn{(-\pi, \pi)}, from the system's stream, drawn by the engine (on
-#' the GPU by the device: the same numbers as on the CPU).
+#' the GPU by the device: the CPU's numbers to rounding).
 #'
-#' **Frequencies.** `frequencies` as one number, or as [kuramoto_lorentz()] or
-#' [kuramoto_normal()], is made by the engine (the quantiles of the law, in
-#' double, the values of those functions to rounding): no vector of \eqn{n}
-#' frequencies is made in R, and none is kept in the result (`params`
-#' holds the number, or the law in `frequencies_dist`). A vector, or another
-#' function of \eqn{n}, is used as given.
+#' **Frequencies.** `frequencies` as one number is a parameter of the
+#' model; [kuramoto_lorentz()] or [kuramoto_normal()] give the quantiles of
+#' the law, passed to the engine as a frequency per oscillator, and none is
+#' kept in the result (`params` holds the number, or the law in
+#' `frequencies_dist`). A vector, or another function of \eqn{n}, is used
+#' as given.
 #'
 #' **Precision.** In single precision the phases are kept reduced to
-#' \eqn{[-\pi, \pi]} after each step (Januszewski and Kostur 2010, section 5: the periodic
+#' \eqn{[-\pi, \pi]} after each stage (Januszewski and Kostur 2010, section 5: the periodic
 #' terms' arguments stay small) and the final phases are returned reduced;
-#' in double precision they are not reduced. All sums over oscillators are
-#' accumulated in double (on the GPU in single precision, a thread first adds
-#' the sines or cosines of its at most 32 oscillators in single precision;
-#' the order of every addition depends on `n` only, so a system gives the
-#' same result in any chunk or launch on a given kind of GPU). The GPU's
-#' mean-field kernel has tuning variants, chosen with
-#' `options(statphysgpu.kuramoto_variant = "")` (the default) or `"_np"`,
-#' `"_lb6"`, `"_lb2"`; they give identical results and differ only in speed
-#' (for tuning on a given GPU).
+#' in double precision they are not reduced. The order of the sums over
+#' oscillators depends on `n` only, so a system gives the same result in
+#' any chunk or launch on a given kind of GPU.
 #'
 #' **Coarse steps.** A warning (class `statphysgpu_coarse_dt`) is given
 #' when \eqn{dt (|K| a + m) / \gamma > 0.5}, with \eqn{a} the largest row
@@ -126,19 +134,21 @@
 #' @section Interrupts: Ctrl-C stops the run after the steps in flight, with
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
 #'   step reached and the phases at that step are returned (attribute
-#'   `steps_done`). On the CPU the engine takes Ctrl-C within a step as
-#'   well (its rounds are bounded parts of a step: a few million pair terms
-#'   of `coupling = "pairs"`, whose step at \eqn{n = 10^6} is \eqn{10^{12}}
-#'   of them); the phases returned are then those of the last whole step.
+#'   `steps_done`). The engine takes Ctrl-C between its rounds, which are
+#'   whole steps of every system: on the CPU each system runs on one
+#'   thread, and a step of `coupling = "pairs"` at \eqn{n = 2 \times 10^5}
+#'   (\eqn{4 \times 10^{10}} pair terms a stage) takes some 30-60 s
+#'   there, so an interrupt may wait as long (the built-in engine of
+#'   earlier versions split such a step into rounds).
 #'   An \eqn{O(n^2)} coupling (`"pairs"`, a dense `A`) whose pair terms
-#'   would take the CPU more than about 10 minutes (at some \eqn{4 \times
-#'   10^8} a second a thread) is told up front with a warning of class
-#'   `statphysgpu_cost_warning`.
+#'   would take the CPU more than about 10 minutes (at some \eqn{10^9} a
+#'   second a thread, a system a thread) is told up front with a warning of
+#'   class `statphysgpu_cost_warning`.
 #' @param n Number of oscillators \eqn{N} per system.
 #' @param K Coupling strength \eqn{K} (vector allowed: a sweep).
 #' @param frequencies Natural frequencies \eqn{\omega_i}: one number (all equal), a vector of
-#'   length `n`, [kuramoto_lorentz()] or [kuramoto_normal()] (made by the
-#'   engine), or another function of `n` returning a vector of length `n`.
+#'   length `n`, [kuramoto_lorentz()] or [kuramoto_normal()] (the result
+#'   keeps the law), or another function of `n` returning a vector of length `n`.
 #'   The same frequencies are used in every system.
 #' @param beta Friction \eqn{\gamma > 0} of the paper (vector allowed: a
 #'   sweep).
@@ -283,8 +293,8 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   }
   rb <- if (identical(precision, "double")) 8 else 4
   # per system: records (r, psi and the data frame's 7 other columns), final
-  # phases, histograms, the engine's arrays (the memory is checked before
-  # any array of n is made)
+  # phases, histograms, the engine's arrays (states and stages, about 9 n
+  # numbers; the memory is checked before any array of n is made)
   row_bytes <- 8 * (9 * nrec + n + bins * nrec) + 9 * 4 * ng * rb
   kuramoto_check_size(n, ncond, replicas, nrec, bins, row_bytes, call)
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
@@ -297,26 +307,12 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
   kuramoto_check_dt(dt, grid, om$median_abs, mat$row_max, call, method)
   start <- if (is.null(prev)) kuramoto_start(init, fr, n, call) else
     list(kind = 3L, theta0 = prev$phases)
-  # the codes of kuramoto_args.h: SP_KUR_* couplings, methods
-  code <- c(mean_field = 0L, pairs = 1L, dense = 2L, sparse = 3L)[[
-    if (coupling == "matrix") mat$kind else coupling]]
-  # the engine's fields (kuramoto_args.h): the conditions' rows (K, beta,
-  # theta), the paper's omega and theta0 for the frequencies and start
-  res <- if (identical(sp_tuning("kuramoto_engine", call), "declared")) {
-    # the declared many-body engine (R/kuramoto-declared.R): the same SDE,
-    # records and histograms, other random streams
-    kuramoto_declared_run(fr, n, grid, list(K = K, beta = beta, theta = theta), om, A, coupling,
-                          method, start, dt, step0, steps, record_every, bins, recs, call)
-  } else sim_run(fr, "kuramoto", n = n, conds = as.list(grid[c("K", "beta", "theta")]),
-                 nrep = fr$n, replica0 = check_u64(fr$first - 1, "first_replica", call = call),
-                 seed = fr$seed, omega_law = om$law, omega = as.double(om$vector),
-                 omega_centre = as.double(om$centre), omega_scale = as.double(om$scale),
-                 theta0 = as.double(start$theta0), start = start$kind, dt = as.double(dt),
-                 step0 = step0, steps = steps, record_every = record_every, coupling = code,
-                 method = if (method == "euler") 1L else 0L, A = mat$dense,
-                 rowptr = mat$rowptr, col = mat$col, val = mat$val,
-                 single = fr$precision == "single", bins = as.integer(bins),
-                 kernel = "kuramoto", variant = kuramoto_variant(fr$precision))
+  # the declared many-body engine (R/kuramoto-declared.R): the model as an
+  # sde_model(), run by sde_run()'s engine
+  sp_tuning_retired("kuramoto_engine", call)
+  res <- kuramoto_declared_run(fr, n, grid, list(K = K, beta = beta, theta = theta), om, A,
+                               coupling, method, start, dt, step0, steps, record_every, bins,
+                               recs, call)
   replica_ids <- fr$first - 1 + seq_len(fr$n)
   out <- kuramoto_frame(res$rec, grid, replica_ids, recs, record_every, dt)
   sys_cond <- rep(seq_len(ncond), each = fr$n)
@@ -354,16 +350,17 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
 
 # The cost of an O(n^2) coupling on the CPU, told before a run that would
 # take long: its pair terms (n^2 a stage, SRK2 two stages a step) at the
-# pace of about 4e8 a second a thread (pairs, single precision; measured on
-# the 2-core development Xeon), a warning (class statphysgpu_cost_warning)
-# when that passes 10 minutes.  The run is interruptible whatever its size:
-# a round of the CPU engine is a bounded part of a step.
-KURAMOTO_CPU_PAIRS_PER_SECOND <- 4e8
+# pace of about 1e9 a second a thread (all pairs on the declared engine's
+# vector loop, one system: 1.6e9 single, 1.2e9 double at n = 2e4 on the
+# 2-core development machine, issue 50), each system on one thread, a
+# warning (class statphysgpu_cost_warning) when that passes 10 minutes.
+# The run is interrupted between the engine's rounds, of whole steps.
+KURAMOTO_CPU_PAIRS_PER_SECOND <- 1e9
 
 kuramoto_check_cost <- function(n, nsys, steps, method, coupling, call) {
   stages <- if (method == "srk2") 2 else 1
   terms <- nsys * steps * stages * n^2
-  threads <- sp_threads()
+  threads <- min(sp_threads(), nsys)
   secs <- terms / (KURAMOTO_CPU_PAIRS_PER_SECOND * threads)
   if (secs <= 600) return(invisible(secs))
   when <- if (secs < 3 * 3600) sprintf("%.0f minutes", secs / 60) else
@@ -373,8 +370,7 @@ kuramoto_check_cost <- function(n, nsys, steps, method, coupling, call) {
     "this run makes about %s %s on the CPU (n^2 = %s a stage, %d stage%s a step, %s ",
     "step%s, %s system%s): at about %s a second a thread, some %s on %d thread%s. The GPU ",
     "(backend = \"gpu\") is faster by orders of magnitude; %sa smaller `n` or fewer `steps` ",
-    "cost less. An interrupt (Ctrl-C) stops the run between rounds, within a step, with ",
-    "the steps made."),
+    "cost less. An interrupt (Ctrl-C) stops the run between steps, with the steps made."),
     format(terms, digits = 3), if (coupling == "pairs") "pair terms" else "matrix terms",
     format(n^2, digits = 3), stages, if (stages == 1) "" else "s", fmt_count(steps),
     if (steps == 1) "" else "s", fmt_count(nsys), if (nsys == 1) "" else "s",
@@ -388,7 +384,7 @@ kuramoto_check_cost <- function(n, nsys, steps, method, coupling, call) {
 
 # The records of a run of `steps` from the chain's step `step0`: the steps on
 # the grid of record_every in (step0, step0 + steps], and step 0 of a fresh
-# start (src/core/sp_kuramoto.c, sp_kuramoto_records): the first, rec0
+# start: the first, rec0
 # (record rec0 is step rec0 record_every), and how many.
 kuramoto_records <- function(step0, steps, record_every) {
   rec0 <- if (step0 == 0) 0 else floor(step0 / record_every) + 1
@@ -427,22 +423,6 @@ kuramoto_check_size <- function(n, ncond, replicas, nrec, bins, row_bytes, call)
   invisible(NULL)
 }
 
-# The kernel variant: the precision, and in single precision the tuning
-# variant named by option statphysgpu.kuramoto_variant ("" the default,
-# "_np", "_lb6", "_lb2"; R/gpu.R).
-kuramoto_variant <- function(precision) {
-  if (precision != "single") return(precision)
-  v <- sp_tuning("kuramoto_variant")
-  if (is.null(v)) v <- ""
-  name <- paste0("single", v)
-  if (!is.character(v) || length(v) != 1 || !name %in% names(kuramoto_variants())) {
-    ok <- sub("^single", "", grep("^single", names(kuramoto_variants()), value = TRUE))
-    sp_abort(sprintf("option statphysgpu.kuramoto_variant must be one of %s, not %s.",
-                     paste0('"', ok, '"', collapse = ", "), describe(v)))
-  }
-  name
-}
-
 kuramoto_frame <- function(rec, grid, replica_ids, recs, record_every, dt) {
   nrep <- length(replica_ids)
   nrec <- recs$nrec
@@ -461,12 +441,12 @@ kuramoto_frame <- function(rec, grid, replica_ids, recs, record_every, dt) {
   out
 }
 
-# The natural frequencies as the engine takes them: law (SP_KUR_OMEGA_*:
-# 0 a vector, 1 a constant, 2 Lorentz, 3 normal), the vector (law 0, else
-# empty), centre (the constant) and scale of a law; `given` (for params: the
-# number or the vector, NULL for a law), `dist` (the law, for the methods)
-# and the median of |omega| (the coarse-dt check).  kuramoto_lorentz() and
-# kuramoto_normal() are not called: the engine makes their quantiles.
+# The natural frequencies checked: law (0 a vector, 1 a constant, 2
+# Lorentz, 3 normal), the vector (law 0, else empty), centre (the constant)
+# and scale of a law; `given` (for params: the number or the vector, NULL
+# for a law), `dist` (the law, for the methods) and the median of |omega|
+# (the coarse-dt check).  A law's quantiles are made by
+# kuramoto_declared_run(), as the engine's element parameters.
 kuramoto_check_omega <- function(omega, n, call) {
   bad <- function(what) {
     sp_abort(sprintf(paste0(
@@ -528,13 +508,13 @@ kuramoto_median_abs_law <- function(law, centre, scale) {
   stats::uniroot(f, c(0, hi), tol = 1e-10 * hi)$root
 }
 
-# The coupling matrix as the engine takes it: kind "none", "dense" (double,
-# column-major) or "sparse" (CSR of A: the CSC arrays of t(A), 0-based), and
-# `sums`, the sum of A and of its rows and columns weighted by their index
-# (a result keeps them, not A: a continuation checks that A is the run's).
+# The coupling matrix checked: its kind ("none", "dense" or "sparse"; the
+# engine takes A itself as the graph of edges(), R/kuramoto-declared.R), the
+# largest row sum of |A| / n (the coarse-dt check) and `sums`, the sum of A
+# and of its rows and columns weighted by their index (a result keeps them,
+# not A: a continuation checks that A is the run's).
 kuramoto_check_A <- function(A, n, coupling, call) {
-  none <- list(kind = "none", dense = double(), rowptr = integer(), col = integer(),
-               val = double(), row_max = 1, bytes = 0)
+  none <- list(kind = "none", row_max = 1)
   if (coupling != "matrix") {
     if (!is.null(A)) {
       sp_abort(sprintf('`A` is used with coupling = "matrix" only, not "%s".', coupling),
@@ -557,9 +537,7 @@ kuramoto_check_A <- function(A, n, coupling, call) {
     if (length(At@x) >= 2^31) sp_abort("`A` has too many non-zero entries (2^31 at most).", call = call)
     row <- rep(seq_len(n), diff(At@p))
     rs <- if (length(At@x)) max(tapply(abs(At@x), row, sum)) else 0
-    return(list(kind = "sparse", dense = double(), rowptr = as.integer(At@p),
-                col = as.integer(At@i), val = as.double(At@x), row_max = rs / n,
-                bytes = 12 * length(At@x),
+    return(list(kind = "sparse", row_max = rs / n,
                 sums = c(sum(At@x), sum(At@x * row), sum(At@x * (At@i + 1)))))
   }
   if (inherits(A, "Matrix")) A <- as.matrix(A)
@@ -568,8 +546,7 @@ kuramoto_check_A <- function(A, n, coupling, call) {
   if (anyNA(A) || any(!is.finite(A))) shape_msg("a matrix with non-finite entries")
   storage.mode(A) <- "double"
   idx <- seq_len(n)
-  list(kind = "dense", dense = as.vector(A), rowptr = integer(), col = integer(),
-       val = double(), row_max = max(rowSums(abs(A))) / n, bytes = 8 * n^2,
+  list(kind = "dense", row_max = max(rowSums(abs(A))) / n,
        sums = c(sum(A), sum(rowSums(A) * idx), sum(colSums(A) * idx)))
 }
 

@@ -7,8 +7,6 @@ SP_TUNING <- list(
   # name = list(default, check: function(value) TRUE when acceptable, what: the allowed values)
   driven_variant = list("", function(v) is_string(v), "a string (a kernel variant's suffix)"),
   he4_variant = list("_fast_u4_usum", function(v) is_string(v), "a string (a kernel variant's suffix)"),
-  kuramoto_variant = list("", function(v) is.null(v) || is_string(v),
-                          "a string (a kernel variant's suffix)"),
   lrmd_slices = list(1L, function(v) is_whole(v, 1, 64), "a whole number from 1 to 64"),
   # sde_run() of many-body models: one system in k slices on each device, on
   # streams of their own (the multi-device code on one GPU)
@@ -48,10 +46,6 @@ SP_TUNING <- list(
   # middle (the results do not depend on it)
   ams_round_steps = list(0, function(v) is_whole(v, 0, 2^30), "a whole number from 0 to 2^30"),
   xorsat_variant = list("default", function(v) is_string(v), "a kernel variant's name"),
-  # kuramoto(): the built-in engine ("builtin") or the declared many-body
-  # engine ("declared": R/kuramoto-declared.R, the same laws; issue 50)
-  kuramoto_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
-                         "\"builtin\" or \"declared\""),
   # driven_brownian(): "builtin" (inst/cuda/driven.cu, sp_driven*.c) or
   # "declared" (R/driven-declared.R: an sde_model() run by sde_run(); issue
   # 50); bench/driven-declared.R compares
@@ -113,4 +107,28 @@ sp_tuning <- function(name, call = caller_call()) {
              call = call)
   }
   v
+}
+
+# Retired tuning options: those that chose an engine since deleted.  A value
+# other than `keep` (the one engine's name) is ignored with a warning of
+# class statphysgpu_deprecated, once a session per option (the flag in
+# .sp_retired; tests reset it).
+SP_TUNING_RETIRED <- list(
+  # kuramoto(): the built-in engine was deleted in issue 50
+  kuramoto_engine = list(keep = "declared", what = paste0(
+    "the built-in Kuramoto engine was removed, and kuramoto() runs on the declared ",
+    "many-body engine (the same laws; random streams differ from earlier versions)"))
+)
+.sp_retired <- new.env(parent = emptyenv())
+
+sp_tuning_retired <- function(name, call = caller_call()) {
+  t <- SP_TUNING_RETIRED[[name]]
+  if (is.null(t)) stop("internal error: no retired tuning option ", name)
+  opt <- paste0("statphysgpu.", name)
+  v <- getOption(opt)
+  if (is.null(v) || identical(v, t$keep) || isTRUE(.sp_retired[[name]])) return(invisible())
+  assign(name, TRUE, envir = .sp_retired)
+  sp_warn(sprintf("option %s (%s) is ignored: %s. Unset it (options(%s = NULL)).", opt,
+                  describe(v), t$what, opt), call = call, class = "statphysgpu_deprecated")
+  invisible()
 }

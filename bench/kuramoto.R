@@ -6,7 +6,7 @@
 #
 #   Rscript bench/kuramoto.R [gpu|cpu|all]     (default all)
 #
-# Bytes per oscillator-step of the fused mean-field step (kuramoto.cu): each
+# Bytes per oscillator-step of the fused mean-field step (the built-in kernels): each
 # of the two passes reads the phase and the frequency once, the second also
 # writes the phase: 3 phases + 2 frequencies = 5 words, 20 bytes in single
 # precision, 40 in double (the partial sums are a few bytes per 1024
@@ -24,8 +24,9 @@
 # sums per step, so pair terms/s = 2 n^2 steps / s).
 #
 # The mean-field rate is the steady state (steady_rate below: the difference
-# of two step counts); SP_KUR_VARIANTS=1 times every single-precision variant
-# of the mean-field kernel (option statphysgpu.kuramoto_variant).
+# of two step counts).  (The byte counts above are those of the built-in
+# engine's kernels, deleted in issue 50; kuramoto() runs on the declared
+# many-body engine since, whose passes read and write the same words.)
 #
 # The whole call (issue 22): a user waits for kuramoto(), not for its
 # kernel.  whole_call() times the call (system.time, all of it: checks, the
@@ -110,28 +111,20 @@ run_ports <- function(n, steps, device) {
 if (what %in% c("gpu", "all") && any(sp_backends()$available[sp_backends()$backend == "gpu"])) {
   dev <- gpu_devices()$name[1]
   n <- 2^24
-  # SP_KUR_VARIANTS=1: every single-precision tuning variant of the mean
-  # field kernel (option statphysgpu.kuramoto_variant, R/gpu.R)
-  variants <- if (Sys.getenv("SP_KUR_VARIANTS") == "1") c("", "_np", "_lb6", "_lb2") else ""
   for (prec in c("single", "double")) {
-    for (v in if (prec == "single") variants else "") {
-      options(statphysgpu.kuramoto_variant = v)
-      kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
-               precision = prec, progress = FALSE) # compile, warm
-      steps <- if (prec == "single") 2000 else 1000
-      r <- steady_rate(n, steps, K = 4, frequencies = kuramoto_lorentz(0.5), theta = 1, dt = 0.01,
-                       seed = 1, backend = "gpu", precision = prec)
-      bound <- HBM / (if (prec == "single") 20 else 40)
-      add(sprintf("mean field n = 2^24, %s%s (steady state)", prec, v), r$rate,
-          "oscillator-steps/s", dev,
-          sprintf("%.0f per cent of the bandwidth bound %.3g; %d and %d steps took %.3f and %.3f s",
-                  100 * r$rate / bound, bound, steps, 2 * steps, r$t1, r$t2))
-      if (v == "")
-        add(sprintf("mean field n = 2^24, %s (one run of %d steps, set-up included)", prec,
-                    2 * steps), n * 2 * steps / r$t2, "oscillator-steps/s", dev)
-    }
+    kuramoto(n, K = 4, theta = 1, dt = 0.01, steps = 2, seed = 1, backend = "gpu",
+             precision = prec, progress = FALSE) # compile, warm
+    steps <- if (prec == "single") 2000 else 1000
+    r <- steady_rate(n, steps, K = 4, frequencies = kuramoto_lorentz(0.5), theta = 1, dt = 0.01,
+                     seed = 1, backend = "gpu", precision = prec)
+    bound <- HBM / (if (prec == "single") 20 else 40)
+    add(sprintf("mean field n = 2^24, %s (steady state)", prec), r$rate,
+        "oscillator-steps/s", dev,
+        sprintf("%.0f per cent of the bandwidth bound %.3g; %d and %d steps took %.3f and %.3f s",
+                100 * r$rate / bound, bound, steps, 2 * steps, r$t1, r$t2))
+    add(sprintf("mean field n = 2^24, %s (one run of %d steps, set-up included)", prec,
+                2 * steps), n * 2 * steps / r$t2, "oscillator-steps/s", dev)
   }
-  options(statphysgpu.kuramoto_variant = NULL)
   # Euler-Maruyama: one pass a step (12 bytes single, 24 double; 8 with
   # omega one number)
   for (prec in c("single", "double")) {

@@ -14,7 +14,6 @@ SEXP sp_r_model_pick(SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_lattice(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_check_coords(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_vmc_fingerprint(SEXP, SEXP, SEXP);
-SEXP sp_r_kuramoto_start(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_lrmd_scan(SEXP, SEXP);
 SEXP sp_r_lrmd_start_columns(SEXP);
 SEXP sp_r_lrmd_start_flat(SEXP);
@@ -75,7 +74,6 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_dmc_draws, 4),
   CALLDEF(sp_r_vmc_check_coords, 5),
   CALLDEF(sp_r_vmc_fingerprint, 3),
-  CALLDEF(sp_r_kuramoto_start, 5),
   CALLDEF(sp_r_lrmd_scan, 2),
   CALLDEF(sp_r_lrmd_start_columns, 1),
   CALLDEF(sp_r_lrmd_start_flat, 1),

@@ -66,7 +66,7 @@
  * With a lattice (other blocks read the neighbours) a pass writes another
  * buffer and the host swaps them.  Pairs (sp_mb_*_kernel when SP_MB_NQ > 0):
  * a thread per target element, the sources tile by tile in shared memory
- * (kuramoto.cu's and lrmd.cu's all-pairs kernels) with their values for the
+ * (as lrmd.cu's all-pairs kernels) with their values for the
  * pair terms (mb_pair_pre: e.g. the sine and cosine of each angle, made once
  * a tile by the thread that loads the source; the target's once), the
  * target's own tile with the self term left out.  Where a system has few

@@ -178,8 +178,8 @@ SP_FN double sp_mb_wrap_angle(double v) {
 }
 
 /* The bin (0 .. bins - 1) of an angle x on [0, 2 pi) (a state's histogram,
- * job.hist_bins): x taken modulo 2 pi, in double -- kuramoto.h's
- * sp_kur_bin, so that the declared Kuramoto bins as the built-in does. */
+ * job.hist_bins): x taken modulo 2 pi, in double (kuramoto()'s histograms,
+ * binned as the deleted built-in Kuramoto engine binned them). */
 SP_FN int64_t sp_mb_hist_bin(double x, int64_t bins) {
   const double two_pi = 6.283185307179586476925;
   const double u = (x - two_pi * floor(x / two_pi)) / two_pi;

@@ -62,7 +62,7 @@
  * by pi beyond (sp_sin_hw_f of sp_math.h: within 7.1 units of 2^-24
  * absolute for |x| <= 8192, about 10 instructions; 2 in the passage
  * kernel's bare copy, below), as the package's single-precision kernels (escape,
- * driven, kuramoto) use the hardware sine; otherwise, and always on the
+ * driven) use the hardware sine; otherwise, and always on the
  * CPU, a reduction by multiples of pi and one odd polynomial of degree 9
  * (within 2.1 units absolute and relative, 13 and 15 instructions on the
  * GPU); the library's beyond 8192 */

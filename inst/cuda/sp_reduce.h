@@ -1,5 +1,5 @@
 /* sp_reduce.h: the reductions across a thread block and across a grid that
- * the kernels share (kuramoto.cu, lrmd.cu), written once.  Fixed trees: the
+ * the kernels share (lrmd.cu, mb.cu), written once.  Fixed trees: the
  * same inputs give the same sums bit for bit, whatever the launch.  CUDA
  * only. */
 #ifndef SP_REDUCE_H
@@ -9,9 +9,9 @@
  * threads' v are left as they are): each warp's lanes by a tree of
  * shuffles, then the warps' sums in warp order by thread 0.  WARPS is the
  * block's size / 32.  Every thread of the block calls it; it ends with a
- * barrier, so the next call may reuse the shared array.  (Summing a copy,
- * the warps' sums interleaved, as kuramoto.cu's first version did: in place
- * its measure kernel took two registers more.) */
+ * barrier, so the next call may reuse the shared array.  (Summed in place:
+ * a copy with the warps' sums interleaved took two registers more in the
+ * deleted built-in Kuramoto kernels.) */
 template <int K, int WARPS>
 __device__ __forceinline__ void sp_block_sum(double v[K]) {
   __shared__ double red[K][WARPS];
@@ -61,8 +61,8 @@ __device__ __forceinline__ bool sp_grid_last(unsigned int *count, unsigned int t
  * 2 BLOCK, ... in that order (four loads in flight), then the block adds
  * the threads' sums (sp_block_sum).  BLOCK: the block's size.  n by
  * reference: a count in the kernel's arguments is read from there in the
- * loop, not held in a register (two registers less in kuramoto.cu's mean
- * field kernels). */
+ * loop, not held in a register (two registers less in the mean-field
+ * kernels of the deleted built-in Kuramoto engine). */
 template <int BLOCK>
 __device__ __forceinline__ void sp_grid_sum2(const double2 *p, const int &n, double v[2]) {
   double S = 0, C = 0;

@@ -35,8 +35,10 @@ enum {
   SP_PURPOSE_XORSAT_QG = 5,    /* 3-XORSAT: the p1 decisions of the quasi-greedy sweeps */
   SP_PURPOSE_DRIVEN_STEPS = 6, /* driven Brownian: one normal per step, draw k for step k + 1 */
   SP_PURPOSE_DRIVEN_START = 7, /* driven Brownian: the uniform start x(0) of a path (block 0) */
-  SP_PURPOSE_KURAMOTO_STEPS = 8, /* Kuramoto: step k of a system, block k ceil(n/4) + i/4 */
-  SP_PURPOSE_KURAMOTO_START = 9, /* Kuramoto: the uniform start phases, block i/4 */
+  SP_PURPOSE_KURAMOTO_STEPS = 8, /* many-body steps (SP_PURPOSE_MB_STEPS below; the name of the
+                                    built-in Kuramoto engine's steps, deleted in issue 50) */
+  SP_PURPOSE_KURAMOTO_START = 9, /* retired: the built-in Kuramoto engine's start phases
+                                    (deleted in issue 50); not to be reused */
   SP_PURPOSE_XORSAT_QG_CLONES = 10, /* 3-XORSAT: per-clone p1 decisions, 4 blocks an update */
   SP_PURPOSE_LRMD_INIT = 11,   /* long-range MD: initial conditions, stream = coordinate
                                   (0 q0, 1 q1, 2 p0, 3 p1), block i/4 for particle i */
@@ -59,13 +61,12 @@ enum {
  * sp_stream_replica(coordinate, r), block i/4 for particle i: see sp_philox_lrmd_init. */
 enum { SP_PURPOSE_LRMD_INIT_REPLICAS = 16 };
 
-/* many-body user models (mb_args.h): purpose 13 (SP_PURPOSE_SDE_INIT) holds
- * the random starts, draw d of element i block i D + d (D draws an element);
- * element parameters drawn at random likewise in their own purpose; the
- * steps' normals: step k, element i, entry w, normal i NW + w of block
- * k ceil(n NW / 4) + (i NW + w) / 4 of purpose 8, shared on purpose with
- * kuramoto(): with one noise entry an element the layout is kuramoto.h's,
- * so a Kuramoto model written with sde_model() draws kuramoto()'s numbers */
+/* many-body user models (mb_args.h), kuramoto() among them: purpose 13
+ * (SP_PURPOSE_SDE_INIT) holds the random starts, draw d of element i block
+ * i D + d (D draws an element); element parameters drawn at random likewise
+ * in their own purpose; the steps' normals: step k, element i, entry w,
+ * normal i NW + w of block k ceil(n NW / 4) + (i NW + w) / 4 of purpose 8
+ * (the layout of the built-in Kuramoto engine's steps, deleted in issue 50) */
 enum { SP_PURPOSE_MB_STEPS = SP_PURPOSE_KURAMOTO_STEPS, SP_PURPOSE_MB_EPAR = 21 };
 
 /* user SDE models (sde_engine.h): the Brownian-bridge test of the passage

@@ -66,9 +66,6 @@ typedef struct sp_field {
 /* A vector with its length in `len` (of type len_kind). */
 #define SP_FIELD_VEC(type, member, kind, len, len_kind) \
   {#member, kind, offsetof(type, member), offsetof(type, len), len_kind, NULL, 0, 0}
-/* A vector whose length the model's check verifies. */
-#define SP_FIELD_PTR(type, member, kind) \
-  {#member, kind, offsetof(type, member), SP_NO_LEN, SP_F_INT, NULL, 0, 0}
 /* A row table of `row` structs, their count in `len`. */
 #define SP_FIELD_ROWS(type, member, len, len_kind, row, row_fields)                        \
   {#member, SP_F_ROWS, offsetof(type, member), offsetof(type, len), len_kind, row_fields, \

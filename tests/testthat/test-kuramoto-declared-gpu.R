@@ -1,5 +1,5 @@
-# kuramoto() on the declared many-body engine, and sde_run(hist = ), on the
-# GPU (issue 50): CPU = GPU in double, system by system, in both modes of
+# kuramoto() on the declared many-body engine (its one engine since issue
+# 50), and sde_run(hist = ), on the GPU: CPU = GPU in double, system by system, in both modes of
 # the GPU plan (mode A: n <= 2048, a system a block; mode B: over blocks).
 # Tolerance: relative 1e-9, as test-mb-gpu.R (the same operations on the
 # same normals; rounding only, fused multiply-adds and the sums' order); the
@@ -8,9 +8,8 @@
 
 skip_on_cran()
 
-test_that("the histograms and kuramoto()'s declared runs: GPU = CPU in double, both modes", {
+test_that("the histograms and kuramoto()'s runs: GPU = CPU in double, both modes", {
   skip_if_no_gpu()
-  withr::local_options(statphysgpu.kuramoto_engine = "declared")
   # (all pairs in mode A only: at n = 5000 the CPU's pair sums take long)
   cases <- list(c(300, "mean_field"), c(300, "pairs"), c(5000, "mean_field"))
   for (cs in cases) for (meth in c("srk2", "euler")) {

@@ -1,18 +1,48 @@
-# kuramoto() on the declared many-body engine (issue 50: option
-# statphysgpu.kuramoto_engine = "declared", R/kuramoto-declared.R) and the
-# engine's histograms of a state (sde_run(hist = )), on the CPU.  The
-# declared models are compiled once a session (about a second each; five
-# here); sizes are small, the tolerances derived with each test.
+# kuramoto() on the declared many-body engine (issue 50: its one engine
+# since the built-in one was deleted; R/kuramoto-declared.R) against
+# base-R integrations of the same equations, and the engine's histograms of
+# a state (sde_run(hist = )), on the CPU.  The declared models are compiled
+# once a session (about a second each); sizes are small, the tolerances
+# derived with each test.
 
 skip_on_cran()
 
-kd <- function(...) {
-  withr::local_options(statphysgpu.kuramoto_engine = "declared")
-  kuramoto(..., backend = "cpu", progress = FALSE)
-}
-kb <- function(...) {
-  withr::local_options(statphysgpu.kuramoto_engine = "builtin")
-  kuramoto(..., backend = "cpu", progress = FALSE)
+kd <- function(...) kuramoto(..., backend = "cpu", progress = FALSE)
+
+# The reference: kuramoto()'s SDE integrated in base R, system by system,
+#   x' = x + F(x) dt + sqrt(2 theta dt / beta) z                       (Euler)
+#   x~ = x + F(x) dt + s z, x' = x + (F(x) + F(x~)) dt / 2 + s z         (SRK2)
+# with F(x)_i = (omega_i + (K / n) sum_j A_ij sin(x_j - x_i)) / beta (A = 1:
+# all to all) and z from `noise(k)` (an n x systems matrix for step k; none:
+# zero).  The systems are kuramoto()'s: conditions expand.grid(K, beta,
+# theta), K fastest, `replicas` each, from th0 (n x replicas) in every
+# condition.  Returns the phases at steps 0, record_every, ... (a list of
+# n x systems matrices).
+ref_kuramoto <- function(th0, K, beta, theta, omega, A = NULL, dt, steps, record_every,
+                         method = "srk2", noise = NULL) {
+  n <- nrow(th0)
+  g <- expand.grid(K = K, beta = beta, theta = theta)
+  nrep <- ncol(th0)
+  sys_c <- rep(seq_len(nrow(g)), each = nrep)
+  x <- th0[, rep(seq_len(nrep), nrow(g)), drop = FALSE]
+  if (is.null(A)) A <- matrix(1, n, n)
+  A <- as.matrix(A)
+  Kc <- matrix(g$K[sys_c], n, length(sys_c), byrow = TRUE)
+  bc <- matrix(g$beta[sys_c], n, length(sys_c), byrow = TRUE)
+  sc <- matrix(sqrt(2 * g$theta[sys_c] * dt / g$beta[sys_c]), n, length(sys_c), byrow = TRUE)
+  om <- matrix(omega, n, length(sys_c))
+  F <- function(x) (om + Kc / n * (cos(x) * (A %*% sin(x)) - sin(x) * (A %*% cos(x)))) / bc
+  out <- list(x)
+  for (k in seq_len(steps)) {
+    dw <- if (is.null(noise)) 0 else sc * noise(k)
+    f1 <- F(x)
+    x <- if (method == "euler") x + f1 * dt + dw else {
+      xt <- x + f1 * dt + dw
+      x + (f1 + F(xt)) * dt / 2 + dw
+    }
+    if (k %% record_every == 0) out[[length(out) + 1]] <- x
+  }
+  out
 }
 
 # the bins of base R's hist() of angles x on [0, 2 pi): counts of `bins`
@@ -78,7 +108,7 @@ test_that("the GPU's histogram kernel compiles with NVRTC in both modes", {
   }
 })
 
-test_that("declared and built-in: the same result shape, and without noise the same phases (double)", {
+test_that("without noise: the ODE integrated in base R, every coupling, both methods (double)", {
   skip_if_no_cc()
   skip_if_not_installed("Matrix")
   n <- 24
@@ -95,55 +125,63 @@ test_that("declared and built-in: the same result shape, and without noise the s
     args <- c(list(n = n, K = c(0.5, 2), dt = 0.02, steps = 30,
                    record_every = 10, replicas = 2, init = th0, seed = 3, precision = "double",
                    bins = 6, method = meth), cs)
-    a <- do.call(kb, args)
     b <- do.call(kd, args)
+    om <- if (is.function(cs$frequencies)) cs$frequencies(n) else rep(cs$frequencies, length.out = n)
+    ref <- ref_kuramoto(th0, K = c(0.5, 2), beta = cs$beta, theta = 0, omega = om, A = cs$A,
+                        dt = 0.02, steps = 30, record_every = 10, method = meth)
     lab <- paste(cs$coupling, class(cs$A)[1], meth, length(cs$beta), "beta")
-    # the shape: classes, columns, attributes (their names, the grid, the
-    # systems, the parameters) as the built-in's
-    expect_identical(class(b), class(a))
-    expect_identical(names(attributes(b)), names(attributes(a)), label = lab)
-    expect_identical(lapply(b, class), lapply(a, class))
-    for (at in c("systems", "conditions", "params", "dt", "init", "replicas", "first_replica",
-                 "steps_done", "clock", "seed_hex", "backend", "precision", "interrupted")) {
-      expect_identical(attr(b, at), attr(a, at), label = paste(lab, at))
+    nsys <- 4 * length(cs$beta)
+    # the shape: class, columns, attributes, the grid and the systems
+    expect_identical(class(b), c("kuramoto_run", "data.frame"))
+    expect_identical(names(b), c("condition", "K", "beta", "theta", "replica", "step", "time",
+                                 "r", "psi"))
+    expect_true(all(c("phases", "systems", "conditions", "hist", "params", "dt", "init",
+                      "replicas", "first_replica", "steps_done", "clock", "seed", "seed_hex",
+                      "backend", "devices", "precision", "seconds", "interrupted", "sealed") %in%
+                      names(attributes(b))), label = lab)
+    expect_identical(dim(attr(b, "phases")), c(as.integer(n), as.integer(nsys)))
+    expect_identical(dim(attr(b, "hist")), c(6L, 4L, as.integer(nsys)))
+    expect_identical(b$step, rep(c(0, 10, 20, 30), nsys))
+    expect_identical(attr(b, "clock"), list(step = 30, t = 30 * 0.02))
+    expect_identical(attr(b, "init"), "given")
+    # theta = 0: no noise, the ODE from the same start; the sums are added
+    # in another order (differences of a few 2^-52, 30 steps of a coupling
+    # of Lyapunov factor exp(K t) < 4): 1e-12.  The histograms: base R's
+    # bins of the reference's phases (the same unless a phase lies within
+    # rounding of an edge: not at these seeds).
+    expect_equal(attr(b, "phases"), ref[[4]], tolerance = 1e-12, label = lab)
+    z <- vapply(ref, function(x) colMeans(exp(1i * x)), complex(nsys)) # systems x records
+    expect_equal(b$r, as.vector(t(Mod(z))), tolerance = 1e-12, label = lab)
+    expect_equal(b$psi, as.vector(t(Arg(z))), tolerance = 1e-12, label = lab)
+    for (s in seq_len(nsys)) for (j in 1:4) {
+      expect_identical(attr(b, "hist")[, j, s], hist_counts(ref[[j]][, s], 6), label = lab)
     }
-    expect_identical(dim(attr(b, "hist")), dim(attr(a, "hist")))
-    expect_identical(as.data.frame(b)[c("condition", "K", "beta", "theta", "replica", "step", "time")],
-                     as.data.frame(a)[c("condition", "K", "beta", "theta", "replica", "step", "time")])
-    # theta = 0: no noise, the same ODE from the same start; the sums are
-    # added in another order (differences of a few 2^-52, 30 steps of a
-    # coupling of Lyapunov factor exp(K t) < 4): 1e-12.  The histograms:
-    # the same bins unless a phase lies within rounding of an edge.
-    expect_equal(attr(b, "phases"), attr(a, "phases"), tolerance = 1e-12, label = lab)
-    expect_equal(b$r, a$r, tolerance = 1e-12, label = lab)
-    expect_equal(b$psi, a$psi, tolerance = 1e-12, label = lab)
-    expect_identical(attr(b, "hist"), attr(a, "hist"), label = lab)
   }
-  # summary(), print() and plot() work on it as on the built-in's
-  expect_s3_class(summary(b), class(summary(a))[1])
+  # summary(), print() and plot() work on it
+  expect_s3_class(summary(b), "summary.kuramoto_run")
   expect_output(print(b), "kuramoto_run")
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_no_error(plot(b))
 })
 
-test_that("single precision: the phases kept in [-pi, pi], the built-in's ODE to float rounding", {
+test_that("single precision: the phases kept in [-pi, pi], the ODE to float rounding", {
   skip_if_no_cc()
   n <- 40
   th0 <- withr::with_seed(4, runif(n, -pi, pi))
-  args <- list(n = n, K = 1.5, frequencies = 2, dt = 0.05, steps = 60, record_every = 20,
-               init = th0, seed = 1, precision = "single")
-  a <- do.call(kb, args)
-  b <- do.call(kd, args)
+  b <- kd(n = n, K = 1.5, frequencies = 2, dt = 0.05, steps = 60, record_every = 20,
+          init = th0, seed = 1, precision = "single")
+  ref <- ref_kuramoto(matrix(th0), K = 1.5, beta = 1, theta = 0, omega = rep(2, n), dt = 0.05,
+                      steps = 60, record_every = 20)
   expect_true(all(abs(attr(b, "phases")) <= pi + 1e-6))
-  # 60 steps turn the phases by 6 rad: both wrapped; float rounding (6e-8 a
-  # step, grown by exp(K t) < 100): 1e-4
-  d <- attr(b, "phases") - attr(a, "phases")
+  # 60 steps turn the phases by 6 rad: wrapped in single precision, not in
+  # the reference; float rounding (6e-8 a step, grown by exp(K t) < 100): 1e-4
+  d <- attr(b, "phases") - ref[[4]]
   expect_lt(max(abs(d - 2 * pi * round(d / (2 * pi)))), 1e-4)
-  expect_lt(max(abs(b$r - a$r)), 1e-4)
+  expect_lt(max(abs(b$r - vapply(ref, function(x) Mod(mean(exp(1i * x))), 0))), 1e-4)
 })
 
-test_that("with noise: the built-in's laws (phase diffusion; the order parameter, z-tests)", {
+test_that("with noise: the laws (phase diffusion; the order parameter against base R, z-tests)", {
   skip_if_no_cc()
   # K = 0, identical oscillators: x(t) - x(0) ~ N(0, 2 theta t / beta) with
   # theta = 0.6, beta = 1.5, t = 2: variance 1.6.  n = 100 oscillators x 4
@@ -157,17 +195,25 @@ test_that("with noise: the built-in's laws (phase diffusion; the order parameter
     expect_lt(abs(v / 1.6 - 1), 4 * sqrt(2 / 399))
   }
   # K = 3, theta = 1 (above K_c = 2): r at t = 1, 2, 4 over 40 systems of
-  # n = 50 of each engine (independent streams); two-sample z of the means
-  # with the systems' standard deviations: |z| < 4 at every record
-  args <- list(n = 50, K = 3, theta = 1, dt = 0.02, steps = 200, record_every = 50,
-               replicas = 40, seed = 11, precision = "single")
-  a <- do.call(kb, args)
-  b <- do.call(kd, args)
-  for (st in c(50, 100, 200)) {
-    ra <- a$r[a$step == st]
-    rb <- b$r[b$step == st]
-    z <- (mean(rb) - mean(ra)) / sqrt(var(ra) / length(ra) + var(rb) / length(rb))
-    expect_lt(abs(z), 4, label = sprintf("z at step %d", st))
+  # n = 50 against 40 systems of the same scheme in base R with R's normals
+  # (independent samples), from the same uniform starts' law; two-sample z
+  # of the means with the systems' standard deviations: |z| < 4 at every
+  # record (a 6e-5 chance of a false alarm each)
+  for (meth in c("srk2", "euler")) {
+    b <- kd(50, K = 3, theta = 1, dt = 0.02, steps = 200, record_every = 50, replicas = 40,
+            seed = 11, precision = "single", method = meth)
+    ref <- withr::with_seed(12, {
+      th <- matrix(runif(50 * 40, -pi, pi), 50, 40)
+      ref_kuramoto(th, K = 3, beta = 1, theta = 1, omega = rep(0, 50), dt = 0.02, steps = 200,
+                   record_every = 50, method = meth, noise = function(k) matrix(rnorm(2000), 50))
+    })
+    for (j in 2:5) {
+      st <- (j - 1) * 50
+      ra <- Mod(colMeans(exp(1i * ref[[j]])))
+      rb <- b$r[b$step == st]
+      z <- (mean(rb) - mean(ra)) / sqrt(var(ra) / length(ra) + var(rb) / length(rb))
+      expect_lt(abs(z), 4, label = sprintf("%s: z at step %d", meth, st))
+    }
   }
 })
 
@@ -213,7 +259,7 @@ test_that("chunks of replicas combine into the one call (rbind)", {
   expect_identical(as.data.frame(parts)$r, as.data.frame(one)$r)
 })
 
-test_that("errors are the built-in's: bad input, and phases that overflow", {
+test_that("errors name the argument; phases that overflow name replica, condition and step", {
   skip_if_no_cc()
   expect_error(kd(n = 10, K = 1, dt = 0.1, steps = 5, method = "rk4"), "`method` must be one of",
                class = "statphysgpu_error")
@@ -226,9 +272,4 @@ test_that("errors are the built-in's: bad input, and phases that overflow", {
   expect_error(suppressWarnings(kd(8, K = c(1, 1e300), replicas = 2, dt = 1e10, steps = 5,
                                    precision = "double", seed = 1, method = "euler")),
                msg, class = "statphysgpu_not_finite")
-  expect_error(kd(10, K = 1, dt = 0.1, steps = 5, seed = 1),
-               NA) # (the option's other value runs)
-  withr::local_options(statphysgpu.kuramoto_engine = "hand")
-  expect_error(kuramoto(10, K = 1, dt = 0.1, steps = 5, backend = "cpu"),
-               "option statphysgpu.kuramoto_engine must be", class = "statphysgpu_error")
 })

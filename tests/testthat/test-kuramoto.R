@@ -136,7 +136,7 @@ test_that("chunks of replicas and thread counts give the one-call result", {
   one <- with_threads(1, do.call(kur, c(args, replicas = 5, coupling = "pairs")))
   two <- with_threads(2, do.call(kur, c(args, replicas = 5, coupling = "pairs")))
   expect_identical(as.data.frame(two), as.data.frame(one))
-  # a system of several tiles (1024 oscillators each)
+  # a system of 5000 oscillators (the CPU's vector loop over its elements)
   big <- list(n = 5000, K = 2, theta = 0.5, dt = 0.02, steps = 10, seed = 2)
   expect_identical(attr(with_threads(1, do.call(kur, big)), "phases"),
                    attr(with_threads(2, do.call(kur, big)), "phases"))
@@ -243,19 +243,31 @@ test_that("a coarse dt warns and says the criterion", {
   expect_no_warning(kur(n = 10, K = 1, theta = 0.1, dt = 0.01, steps = 2, seed = 1))
 })
 
-test_that("the GPU variant option is checked", {
-  old <- options(statphysgpu.kuramoto_variant = NULL)
-  on.exit(options(old))
-  expect_identical(statphysgpu:::kuramoto_variant("single"), "single")
-  expect_identical(statphysgpu:::kuramoto_variant("double"), "double")
-  options(statphysgpu.kuramoto_variant = "_np")
-  expect_identical(statphysgpu:::kuramoto_variant("single"), "single_np")
-  expect_identical(statphysgpu:::kuramoto_variant("double"), "double")
-  options(statphysgpu.kuramoto_variant = "_fast")
-  expect_error(statphysgpu:::kuramoto_variant("single"), "statphysgpu.kuramoto_variant")
-  # every variant named by the option is in the kernel registry
-  reg <- names(statphysgpu:::gpu_kernel_registry()$kuramoto$variants)
-  expect_true(all(c("single", "single_np", "single_lb6", "single_lb2", "double") %in% reg))
+test_that("one engine: the built-in engine's option is ignored, with one warning a session", {
+  # kuramoto() runs on the declared many-body engine alone (issue 50): the
+  # option that chose the built-in engine changes nothing and says so once
+  ns <- asNamespace("statphysgpu")
+  once <- ns$.sp_retired # (the session's flags)
+  once$kuramoto_engine <- FALSE
+  withr::defer(once$kuramoto_engine <- FALSE)
+  args <- list(n = 20, K = 2, theta = 0.3, dt = 0.02, steps = 10, seed = 4)
+  ref <- do.call(kur, args)
+  withr::local_options(statphysgpu.kuramoto_engine = "builtin")
+  expect_warning(x <- do.call(kur, args), "built-in Kuramoto engine was removed",
+                 class = "statphysgpu_deprecated")
+  expect_identical(attr(x, "phases"), attr(ref, "phases"))
+  expect_identical(as.data.frame(x), as.data.frame(ref))
+  expect_no_warning(do.call(kur, args)) # once a session
+  # "declared" (the one engine) is no warning; the tuning options have neither
+  once$kuramoto_engine <- FALSE
+  withr::local_options(statphysgpu.kuramoto_engine = "declared")
+  expect_no_warning(do.call(kur, args))
+  expect_null(ns$SP_TUNING$kuramoto_engine)
+  expect_null(ns$SP_TUNING$kuramoto_variant)
+  # the built-in engine is gone: no kernel, no model of the generic entry
+  expect_null(ns$gpu_kernel_registry()$kuramoto)
+  expect_false(file.exists(system.file("cuda", "kuramoto.cu", package = "statphysgpu")))
+  expect_false(exists("C_sp_r_kuramoto_start", envir = ns))
 })
 
 # ---- Euler-Maruyama, and the start and frequencies made by the engine ---------
@@ -358,27 +370,39 @@ test_that("Euler with noise follows r = I1(Kr/T) / I0(Kr/T)", {
   expect_true(all(abs(s$r - th) < 3 * err + 0.01))
 })
 
-test_that("the engine draws the start phases of the systems' streams", {
-  ns <- asNamespace("statphysgpu")
+test_that("the engine draws uniform start phases from the systems' streams", {
   n <- 37
-  seed <- ns$check_u64(9, "seed")
-  # the reference: the start of replicas 3 and 4 of condition 0, drawn
-  # oscillator by oscillator (kuramoto.h, sp_kur_start)
-  th0 <- .Call(ns$C_sp_r_kuramoto_start, seed, ns$check_u64(0, "c"), ns$check_u64(2, "r"),
-               2, n)
+  # the drawn start, read back from a run that does not move the phases (K =
+  # 0, theta = 0, frequencies 0: every step adds an exact 0)
+  start <- function(prec, replicas, first = 1) {
+    attr(kur(n = n, K = 0, dt = 0.02, steps = 1, replicas = replicas, first_replica = first,
+             seed = 9, precision = prec), "phases")
+  }
   for (prec in c("double", "single")) {
+    th0 <- start(prec, 2, first = 3)
+    # each system's own stream: replicas 3 and 4 of a call of four
+    expect_identical(th0, start(prec, 4)[, 3:4])
+    expect_false(identical(th0[, 1], th0[, 2]))
+    # the start drawn by the engine is the start given, and the steps' noise
+    # does not depend on how the start came
     args <- list(n = n, K = 2, theta = 0.3, dt = 0.02, steps = 5, replicas = 2, first_replica = 3,
                  seed = 9, precision = prec)
     drawn <- do.call(kur, args)
-    given <- do.call(kur, c(args, list(init = matrix(th0, n, 2))))
+    given <- do.call(kur, c(args, list(init = th0)))
     expect_identical(as.data.frame(drawn), as.data.frame(given))
     expect_identical(attr(drawn, "phases"), attr(given, "phases"))
   }
   # step 0's record is the start's order parameter
   x <- kur(n = n, K = 2, dt = 0.02, steps = 1, replicas = 2, first_replica = 3, seed = 9,
            precision = "double")
-  z <- colMeans(exp(1i * matrix(th0, n)))
-  expect_equal(x$r[x$step == 0], Mod(z), tolerance = 1e-14)
+  expect_equal(x$r[x$step == 0], Mod(colMeans(exp(1i * start("double", 2, first = 3)))),
+               tolerance = 1e-14)
+  # the law: uniform on (-pi, pi); 4000 phases (20 systems of 200), KS at a
+  # fixed seed, p > 1e-4
+  u <- as.vector(attr(kur(n = 200, K = 0, dt = 0.02, steps = 1, replicas = 20, seed = 2,
+                          precision = "double"), "phases"))
+  expect_true(all(abs(u) < pi))
+  expect_gt(stats::ks.test(u, "punif", -pi, pi)$p.value, 1e-4)
   # theta0 given as one vector (integers too) for every system and condition
   v <- kur(n = 5, K = c(1, 2), dt = 0.01, steps = 1, replicas = 2, init = 1:5, seed = 1,
            precision = "double")
@@ -401,9 +425,9 @@ test_that("the engine's frequencies of a law are those of kuramoto_lorentz() and
     expect_equal(freq(g, n), g(n), tolerance = 1e-14)
   }
   expect_equal(freq(0.7, 3), rep(0.7, 3))
-  # one number for all (no array: the GPU's _const mean-field kernels) runs
-  # the same systems as the vector of it, bit for bit, every precision and
-  # method (test-kuramoto-gpu.R asks the same of the GPU)
+  # one number for all (a parameter of the declared model, no array) runs
+  # the same systems as the vector of it (an element parameter), bit for
+  # bit, every precision and method
   for (prec in c("single", "double")) for (m in c("srk2", "euler")) {
     args <- list(n = 203, K = c(1, 2.5), theta = 0.3, dt = 0.02, steps = 6, replicas = 2,
                  record_every = 3, bins = 4, seed = 7, precision = prec, method = m)
