@@ -37,11 +37,12 @@
 #   built-in engine, from this result's end states).  They are read from
 #   the engine's buffer as it is (sde_run_states(), R/sde-run.R: no data
 #   frame of paths x records rows) and picked in C, a record and a state
-#   at a time (sde_states_paths()); what stays above the built-in's cost
-#   outside the engine is that buffer: records x paths x 3 doubles (6
-#   records with the default transient, 150 MB at 2^20 paths), filled
-#   with NaN and then by the engine -- an engine recording at those two
-#   steps only would keep 2 records of the 6 (issue 50, bench/RESULTS.md).
+#   at a time (sde_states_paths()).  The engine records every path at
+#   every record step (0, the transient's end, ..., the end: 11 with the
+#   default transient of 2000 periods) but keeps two states a path: the
+#   records up to the transient's end write slot 1, the later ones slot 2,
+#   each slot holding the last record reached (sde_run_states(slots =);
+#   2^20 paths: 50 MB of states in place of 277 MB, issue 50).
 .driven_models <- new.env(parent = emptyenv())
 
 driven_declared_model <- function() {
@@ -94,6 +95,14 @@ driven_declared_run <- function(fr, grid, spp, periods, ktr, x0, v0, keep_here, 
   per_period <- keep_here > 0 || length(dens) > 0
   # records at 0, every, 2 every, ..., K: the end of the transient among them
   every <- if (per_period) spp else if (ktr > 0) spp * gcd_whole(ktr / spp, periods) else K
+  nrec <- floor(K / every) + 1 + (K %% every != 0) # records planned (sde_records())
+  itr0 <- match(ktr, pmin((seq_len(nrec) - 1) * every, K)) # the transient's end among them
+  # every path at the transient's end and at the end only (not at every
+  # record): the records up to the transient's end share slot 1, the later
+  # ones slot 2, each slot keeping the last record reached (an interrupted
+  # run's last one too; sde_run_states(slots =))
+  slots <- if (per_period) NULL else if (is.na(itr0)) rep(1, nrec) else
+    ifelse(seq_len(nrec) <= itr0, 1, 2)
   if (!length(x0)) x0 <- driven_declared_starts(fr$seed, fr$first, n)
   params <- data.frame(a = grid$a, f = grid$f, beta = grid$beta, iw = 1 / grid$omega,
                        sn = sqrt(2 * grid$beta * grid$theta / grid$omega))
@@ -105,7 +114,8 @@ driven_declared_run <- function(fr, grid, spp, periods, ktr, x0, v0, keep_here, 
                    keep = fr$first - 1 + n, seed = u64_to_hex(fr$seed),
                    first_replica = fr$first, backend = fr$plan$backend,
                    devices = if (fr$plan$backend == "gpu") fr$plan$devices,
-                   precision = fr$precision, progress = fr$progress, call = call),
+                   precision = fr$precision, progress = fr$progress, slots = slots,
+                   call = call),
     statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"),
     statphysgpu_t_max_warning = function(w) invokeRestart("muffleWarning"),
     statphysgpu_not_finite = function(e) driven_declared_not_finite(e, spp, call))

@@ -514,7 +514,8 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
 # data frame.
 sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output, record_every,
                            keep, seed, first_replica, backend, devices, precision, progress,
-                           bins, at_passage, bridge, args, call, states = FALSE) {
+                           bins, at_passage, bridge, args, call, states = FALSE,
+                           slots = NULL) {
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (!is.finite(t_max) || t_max < dt) {
@@ -571,11 +572,21 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
   keep_here <- if (output == "passage") 0 else max(0, min(fr$n, keep - (fr$first - 1)))
   hist <- sde_bins(bins, output, vars, call)
   nvar <- length(vars)
+  # each record's slot in a kept path's trajectory (1-based; 0: not kept):
+  # one a record, or the caller's (sde_run_states(slots =))
+  if (keep_here > 0 && output != "passage") {
+    if (is.null(slots)) slots <- seq_len(rec$nrec)
+    if (length(slots) != rec$nrec || anyNA(slots) || any(slots < 0) || all(slots == 0)) {
+      stop("internal error: `slots` must give each of the ", rec$nrec, " records a slot")
+    }
+  } else {
+    slots <- NULL
+  }
+  nslot <- max(0, slots)
   if (output != "passage") {
     need <- sde_memory_need(if (states) "states" else output, ncond, fr$n, length(m$states),
-                            nvar, rec$nrec,
-                            sum(lengths(hist$breaks) + 1), keep_here, length(swept),
-                            max(1, sp_threads()))
+                            nvar, rec$nrec, sum(lengths(hist$breaks) + 1), keep_here,
+                            length(swept), max(1, sp_threads()), nslot)
     if (need > available_memory()) {
       sp_abort(sprintf(paste0("the run would need about %s of memory; record less often ",
                               "(`record_every`), keep fewer trajectories or split the job ",
@@ -591,8 +602,10 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
               record_every = rec$every, nrec = rec$nrec, keep = keep_here,
               save_state = as.integer(at_passage && output == "passage"),
               nhist = length(hist$var), nbreaks = length(hist$all),
-              bridge = as.integer(bridge && output == "passage" && sde_bridge_available(m)))
+              bridge = as.integer(bridge && output == "passage" && sde_bridge_available(m)),
+              ntraj = nslot)
   job <- lapply(job, as.double)
+  job$traj_slot <- as.double(slots - 1) # none without kept paths
   job$seed <- fr$seed
   job$par <- as.double(t(cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))))
   job$init <- st$init
@@ -619,7 +632,7 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
   # the one generic entry (sim_run()'s path; the kernel is the model's own)
   sim_hold_interrupts(fr$call, environment())
   res <- .Call(C_sp_r_model_run, "sde", job, key, as.integer(fr$plan$devices), fr$progress)
-  if (states) return(sde_states_result(res, vars, ncond, keep_here, rec, fr))
+  if (states) return(sde_states_result(res, vars, ncond, keep_here, rec, fr, slots))
   meta <- list(model = m$name, conditions = grid, method = method, dt = dt, h = dt,
                t_max = t_max, calculus = m$calculus, output = output,
                threshold = NULL, start = NULL)
@@ -801,18 +814,19 @@ sde_init <- function(m, init, grid, n, call) {
 # path (and its per-path failure record), its tile sums and per-thread
 # values, the outputs it fills, and the result R builds from them (its data
 # frame and the vectors it is built from: three copies at most at once).
-sde_memory_need <- function(output, ncond, n, nx, nvar, nrec, hcells, keep, nswept, threads) {
+sde_memory_need <- function(output, ncond, n, nx, nvar, nrec, hcells, keep, nswept, threads,
+                            nslot = nrec) {
   total <- ncond * n
   tiles <- ncond * ceiling(n / 256)
   engine <- total * (nx + 1) * 8 + 32 * tiles * nvar * 3 * 8 + threads * 32 * 256 * nvar * 8
-  outputs <- ncond * nrec * 8 * (3 * nvar + hcells + keep * nvar)
+  outputs <- ncond * nrec * 8 * (3 * nvar + hcells) + ncond * nslot * 8 * keep * nvar
   result <- switch(output,
     moments = ncond * nrec * nvar * (7 + nswept) * 8,
     histogram = ncond * nrec * hcells * (8 + nswept) * 8,
     trajectories = ncond * keep * nrec * (3 + nswept + nvar) * 8,
     # sde_run_states(): no data frame; a variable at every record, as
     # sde_states_paths() picks it
-    states = ncond * keep * nrec * 8)
+    states = ncond * keep * nslot * 8)
   engine + 2 * outputs + 3 * result
 }
 
@@ -986,34 +1000,57 @@ sde_trajectories_result <- function(res, vars, grid, swept, rec, dt, fr, keep_he
 # sde_run_states() takes sde_run()'s arguments (output = "trajectories",
 # the same checks, streams and engine) and returns the engine's buffer as
 # it is: a list with
-#   values: the states and observables, variable fastest, then record, then
+#   values: the states and observables, variable fastest, then slot, then
 #           kept path (condition by condition, replicas first_replica ..
-#           of each), NaN where a record was not reached;
+#           of each), NaN in a slot no record reached;
 #   vars, nvar, nrec (records planned), records (reached), every, kmax,
+#   slots (each record's slot, 1-based; 0: not kept), nslot,
 #   paths (kept paths in all), keep (kept paths per condition),
 #   seconds, interrupted.
-# sde_states_paths() and sde_states_at() pick from it; the numbers are those of the data frame's
+# The slots: one a record by default; `slots` (a slot per planned record,
+# 1-based, 0 for none) lets the engine keep fewer -- records that share a
+# slot leave the last one reached there, so that a caller that reads every
+# path at the end of a transient and at the end gives the records up to
+# the transient's end slot 1 and the rest slot 2: 2 states a path kept in
+# place of one a record, and an interrupted run's last record is still
+# there (driven_brownian()'s declared engine: 2 of 6 records, issue 50).
+# sde_states_paths() and sde_states_at() pick from it by record; the numbers are those of the data frame's
 # columns (tests/testthat/test-sde-states.R).  No warning of an interrupted
 # run (the caller reads `interrupted`).
 sde_run_states <- function(model, replicas, init, dt, t_max, params = NULL,
                            method = c("srk2", "euler"), record_every = NULL, keep = 0,
                            seed = NULL, first_replica = 1, backend = "auto", devices = NULL,
-                           precision = c("single", "double"), progress = FALSE,
+                           precision = c("single", "double"), progress = FALSE, slots = NULL,
                            call = sys.call()) {
   m <- sde_model_trusted(model, call)
   if (isTRUE(m$many)) stop("internal error: sde_run_states() runs single-particle models")
   sde_run_single(m, replicas, init, dt, t_max, params, method[1], "trajectories", record_every,
                  keep, seed, first_replica, backend, devices, precision, progress, NULL, FALSE,
-                 TRUE, args = NULL, call = call, states = TRUE)
+                 TRUE, args = NULL, call = call, states = TRUE, slots = slots)
 }
 
 # The engine's trajectories as sde_run_states() returns them.
-sde_states_result <- function(res, vars, ncond, keep_here, rec, fr) {
+sde_states_result <- function(res, vars, ncond, keep_here, rec, fr, slots) {
   run <- res$run
   list(values = res$traj, vars = vars, nvar = length(vars), nrec = rec$nrec,
        records = max(0, res$records), every = rec$every, kmax = rec$kmax,
+       slots = slots, nslot = max(0, slots),
        paths = ncond * keep_here, keep = keep_here, seconds = run[["seconds"]],
        interrupted = isTRUE(run[["interrupted"]] == 1))
+}
+
+# The slots (1-based) of records `recs` of an sde_run_states() result: an
+# error where a record's slot holds another (a later record reached that
+# shares it, or a record not kept).
+sde_states_slot <- function(s, recs) {
+  sl <- s$slots[recs]
+  last <- integer(s$nslot) # the last record reached in each slot (0: none)
+  kept <- which(s$slots[seq_len(s$records)] > 0)
+  last[s$slots[kept]] <- kept # (a repeated index: its last value)
+  if (anyNA(sl) || any(sl == 0) || any(last[sl] != recs)) {
+    stop("internal error: records ", paste(recs, collapse = ", "), " are not all kept")
+  }
+  sl
 }
 
 # Variable `var` (a name) of an sde_run_states() result at records `recs`
@@ -1022,8 +1059,8 @@ sde_states_result <- function(res, vars, ncond, keep_here, rec, fr) {
 sde_states_paths <- function(s, var, recs) {
   v <- match(var, s$vars)
   if (is.na(v)) stop("internal error: no variable ", var)
-  .Call(C_sp_r_model_pick, s$values, as.double(v - 1 + (recs - 1) * s$nvar), s$nvar * s$nrec,
-        s$paths)
+  .Call(C_sp_r_model_pick, s$values, as.double(v - 1 + (sde_states_slot(s, recs) - 1) * s$nvar),
+        s$nvar * s$nslot, s$paths)
 }
 
 # Variable `var` of an sde_run_states() result at records `recs` of kept
@@ -1031,6 +1068,6 @@ sde_states_paths <- function(s, var, recs) {
 sde_states_at <- function(s, var, recs, cols) {
   v <- match(var, s$vars)
   if (is.na(v)) stop("internal error: no variable ", var)
-  i <- outer(v + (recs - 1) * s$nvar, (cols - 1) * (s$nvar * s$nrec), "+")
+  i <- outer(v + (sde_states_slot(s, recs) - 1) * s$nvar, (cols - 1) * (s$nvar * s$nslot), "+")
   matrix(s$values[i], length(recs))
 }

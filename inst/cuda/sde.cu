@@ -462,8 +462,9 @@ __device__ __forceinline__ void sp_sde_fixed_body(const sp_sde_kargs &a, const i
       atomicAdd(&hc[a.hist_off[h] + h + cell], 1ull);
     }
   }
-  if (r < a.job.keep) {
-    double *tr = a.traj + ((c * a.job.keep + r) * a.job.nrec + a.rec) * SP_SDE_NVAR_C;
+  if (r < a.job.keep && a.traj_slot >= 0) { /* the record's slot (sp_sde_kargs) */
+    double *tr = a.traj + ((c * a.job.keep + r) * a.job.ntraj + (uint64_t)a.traj_slot) *
+                              SP_SDE_NVAR_C;
     for (int v = 0; v < SP_SDE_NVAR_C; v++) tr[v] = (double)vals[v];
   }
 }

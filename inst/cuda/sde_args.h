@@ -63,6 +63,10 @@ typedef struct {
   int64_t nhist;         /* variables with a histogram */
   int64_t nbreaks;       /* breaks of all histograms */
   int64_t bridge;        /* passage: the Brownian-bridge test of the event (sde_engine.h) */
+  uint64_t ntraj;        /* slots of a kept path's trajectory: records are written to the
+                            slot the host's traj_slot[] names (nrec slots, one a record, for
+                            sde_run()'s trajectories; fewer where a caller keeps only the
+                            last record reached of each group of records: sp_sde_args) */
 } sp_sde_job;
 
 /* Step of record j. */
@@ -185,6 +189,7 @@ typedef struct {
   SP_DPTR(double) red;
   SP_DPTR(unsigned long long) hist;
   SP_DPTR(double) traj;
+  long long traj_slot; /* the slot of record rec in the kept trajectories, -1: not kept */
   SP_DPTR(unsigned long long) badk;
   /* fixed length, a model with time terms (SP_SDE_NT, sde_engine.h): their
    * table for the launch's steps kcur .. kend, filled by sp_sde_time_kernel

@@ -399,9 +399,12 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
         }
       }
     }
-    for (r = r0; r < r1 && r < job->keep; r++) {
-      double *tr = m->out->traj + ((c * job->keep + r) * job->nrec + rec0 + j) * (uint64_t)nvar;
-      memcpy(tr, vj + (r - r0) * (uint64_t)nvar, (size_t)nvar * sizeof(double));
+    if (job->keep > 0 && a->traj_slot[rec0 + j] >= 0) { /* a slot of the kept trajectories */
+      const uint64_t slot = (uint64_t)a->traj_slot[rec0 + j];
+      for (r = r0; r < r1 && r < job->keep; r++) {
+        double *tr = m->out->traj + ((c * job->keep + r) * job->ntraj + slot) * (uint64_t)nvar;
+        memcpy(tr, vj + (r - r0) * (uint64_t)nvar, (size_t)nvar * sizeof(double));
+      }
     }
   }
 }
@@ -513,6 +516,14 @@ int sp_sde_prepare(void *job) {
     if (a->init_vec[i] >= (int)nx) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vec");
   }
   if (a->ninit_vals != nv * j->n) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vals");
+  if (j->output != 0 && j->keep > 0) { /* each record's slot in a kept path's trajectory */
+    if (a->ntraj_slot != j->nrec || j->ntraj < 1)
+      return sp_fail(SP_ERR_INVALID, "internal error: sde traj_slot");
+    for (i = 0; i < a->ntraj_slot; i++)
+      if (!(a->traj_slot[i] >= -1 && a->traj_slot[i] < (double)j->ntraj &&
+            a->traj_slot[i] == floor(a->traj_slot[i])))
+        return sp_fail(SP_ERR_INVALID, "internal error: sde traj_slot");
+  }
   for (i = 0; i < a->nhist_var; i++)
     if (a->hist_var[i] < 0 || a->hist_var[i] >= (int)a->nnames)
       return sp_fail(SP_ERR_INVALID, "internal error: sde hist_var");
@@ -541,5 +552,5 @@ void sp_sde_out_init(const void *job, void *out) {
     for (i = 0; i < j->ncond * j->nrec * (uint64_t)sp_sde_hist_cells(a, j->nhist); i++)
       o->hist[i] = 0;
   if (o->traj != NULL)
-    for (i = 0; i < j->ncond * j->keep * j->nrec * nvar; i++) o->traj[i] = NAN;
+    for (i = 0; i < j->ncond * j->keep * j->ntraj * nvar; i++) o->traj[i] = NAN;
 }

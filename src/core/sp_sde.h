@@ -31,6 +31,10 @@ typedef struct {
   size_t nhist_off;
   const double *breaks;
   size_t nbreaks_len;
+  const double *traj_slot; /* nrec (keep > 0): the slot of each record in a kept path's
+                              * trajectory (0 .. ntraj - 1; -1 not kept); records sharing a
+                              * slot leave the last one reached there */
+  size_t ntraj_slot;
   const char *const *names; /* nx + no variable names (messages) */
   size_t nnames;
   void *advance, *observe; /* the compiled model's CPU entries (NULL on the GPU) */
@@ -45,7 +49,7 @@ typedef struct {
   /* fixed length: ncond x nrec x nvar */
   double *mom_n, *mom_mean, *mom_m2;
   double *hist; /* ncond x nrec x cells */
-  double *traj; /* ncond x keep x nrec x nvar (NaN where not reached) */
+  double *traj; /* ncond x keep x ntraj x nvar (NaN where no record was reached) */
   uint64_t rec_done;
   uint64_t useful, finished;
 } sp_sde_out;

@@ -254,7 +254,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
     k->hist = p;
   }
   if (job->keep > 0) {
-    size_t b = (size_t)(job->ncond * job->keep * job->nrec * nvar) * 8;
+    size_t b = (size_t)(job->ncond * job->keep * job->ntraj * nvar) * 8;
     if ((st = sp_gpu_dev_alloc(d, b, "the trajectories", &p)) ||
         (st = sp_gpu_memset32(d->id, p, 0xffffffffu, b / 4))) /* NaN: not reached */
       return st;
@@ -312,6 +312,7 @@ static int sde_launch(void *model, sp_gpu_dev *d, unsigned budget) {
       k.record = k.kend == krec;
       k.rec = e->k.rec + e->rec_round;
       k.red = e->red + e->rec_round * e->slot_bytes;
+      k.traj_slot = k.record && job->keep > 0 ? (long long)m->a->traj_slot[k.rec] : -1;
       if (e->timek != 0) { /* the time terms of steps kcur .. kend */
         k.tab_rows = k.kend - k.kcur + 1;
         if ((st = sp_gpu_launch(d->id, e->timek, sde_grid(job->ncond * k.tab_rows),
@@ -481,7 +482,7 @@ static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
     }
     if (st == SP_OK && job->keep > 0)
       st = sp_gpu_to_host(d->id, m->out->traj, e->k.traj,
-                          (size_t)(job->ncond * job->keep * job->nrec * nvar) * 8);
+                          (size_t)(job->ncond * job->keep * job->ntraj * nvar) * 8);
   }
   return st;
 }

@@ -17,6 +17,7 @@ static const sp_field fields[] = {
   JOB(use_stop, SP_F_I64),      JOB(output, SP_F_I64),       JOB(record_every, SP_F_COUNT),
   JOB(nrec, SP_F_COUNT),        JOB(keep, SP_F_COUNT),       JOB(save_state, SP_F_I64),
   JOB(nhist, SP_F_I64),         JOB(nbreaks, SP_F_I64),      JOB(bridge, SP_F_I64),
+  JOB(ntraj, SP_F_COUNT),
   SP_FIELD(sp_sde_args, seed, SP_F_U64),
   SP_FIELD_VEC(sp_sde_args, par, SP_F_REALS, npar, SP_F_SIZE),
   SP_FIELD_VEC(sp_sde_args, init, SP_F_REALS, ninit, SP_F_SIZE),
@@ -25,6 +26,7 @@ static const sp_field fields[] = {
   SP_FIELD_VEC(sp_sde_args, hist_var, SP_F_INTS, nhist_var, SP_F_SIZE),
   SP_FIELD_VEC(sp_sde_args, hist_off, SP_F_REALS, nhist_off, SP_F_SIZE),
   SP_FIELD_VEC(sp_sde_args, breaks, SP_F_REALS, nbreaks_len, SP_F_SIZE),
+  SP_FIELD_VEC(sp_sde_args, traj_slot, SP_F_REALS, ntraj_slot, SP_F_SIZE),
   SP_FIELD_VEC(sp_sde_args, names, SP_F_STRINGS, nnames, SP_F_SIZE),
   SP_FIELD(sp_sde_args, advance, SP_F_NATIVE),
   SP_FIELD(sp_sde_args, observe, SP_F_NATIVE),
@@ -47,7 +49,11 @@ static uint64_t counts(const void *job) {
              ? 0
              : a->job.ncond * a->job.nrec * (uint64_t)sp_sde_hist_cells(a, a->job.nhist);
 }
-static uint64_t kept(const void *job) { return J(job)->keep * records(job); }
+static uint64_t kept(const void *job) {
+  return J(job)->output == 0
+             ? 0
+             : J(job)->ncond * J(job)->keep * J(job)->ntraj * (uint64_t)(J(job)->nx + J(job)->no);
+}
 #undef J
 
 static double work(const void *job) {

@@ -130,3 +130,36 @@ test_that("declared: errors unchanged; the option is checked; a continuation run
   expect_identical(attr(y, "paths")$x_tr, attr(x, "paths")$x_tr)
   expect_identical(nrow(attr(y, "paths")), 6L)
 })
+
+test_that("declared: an interrupted run's paths are those of the run of the steps it reached (two states a path kept)", {
+  skip_if_no_cc()
+  skip_on_os("windows")
+  run <- function(periods, transient) {
+    dd(8192, a = 4.2, omega = 4.9, f = 0.1, beta = 0.9, theta = 0.01, periods = periods,
+       transient = transient, steps_per_period = 100, seed = 5)
+  }
+  # compiled and loaded before the clock starts (the vector loop's object:
+  # 2^24 path-steps or more)
+  invisible(run(21, 0.5))
+  # one thread, 8.2e8 path-steps (4-6 s here), records every 10 periods
+  # (101): the run lasts well past the interrupt; the engine keeps the last
+  # record reached up to the transient's end (10 periods) and the last after
+  job <- interrupt_after(1.2)
+  expect_warning(x <- with_threads(1, run(1000, 0.01)), class = "statphysgpu_interrupted")
+  parallel::mccollect(job)
+  k <- attr(x, "steps")
+  expect_lt(k, 1000 * 100)
+  expect_identical(k %% 1000, 0) # a record step
+  p <- attr(x, "paths")
+  # the same paths run to step k (the same streams), with the same transient
+  # where k passed it
+  w <- run(k / 100, if (k > 1000) 10.5 / (k / 100) else 0)
+  pw <- attr(w, "paths")
+  expect_identical(p$x, pw$x)
+  expect_identical(p$v, pw$v)
+  if (k > 1000) { # past the transient (so far past the interrupt, always here)
+    expect_identical(p$x_tr, pw$x_tr)
+    expect_identical(x$v_bar, w$v_bar)
+    expect_identical(x$D_eff, w$D_eff)
+  }
+})

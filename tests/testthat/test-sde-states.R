@@ -68,3 +68,26 @@ test_that("driven_brownian() declared: its per-path values are sde_run()'s traje
   expect_identical(p$v, V[6, ])
   expect_identical(p$x_tr, X[3, ])
 })
+
+test_that("sde_run_states(slots =): records sharing a slot leave the last one reached, the same numbers", {
+  skip_if_no_cc()
+  m <- sde_washboard()
+  a <- list(m, 6, init = list(x = seq(-1, 1, length.out = 6), v = 0), dt = 0.01, t_max = 0.3,
+            params = list(gamma = c(0.3, 0.6)), method = "srk2", record_every = 7, keep = 5,
+            seed = 4, first_replica = 3, backend = "cpu", precision = "double",
+            progress = FALSE)
+  s <- do.call(statphysgpu:::sde_run_states, a)
+  # records 1..3 -> slot 1, 4 not kept, 5..6 -> slot 2
+  s2 <- do.call(statphysgpu:::sde_run_states, c(a, list(slots = c(1, 1, 1, 0, 2, 2))))
+  expect_identical(c(s2$nslot, s2$records), c(2, 6))
+  expect_length(s2$values, 2 * 3 * s2$paths) # two slots of 3 variables a kept path
+  for (v in s$vars) {
+    expect_identical(statphysgpu:::sde_states_paths(s2, v, c(6, 3)),
+                     statphysgpu:::sde_states_paths(s, v, c(6, 3)), label = v)
+    expect_identical(statphysgpu:::sde_states_at(s2, v, c(3, 6), c(2, 6)),
+                     statphysgpu:::sde_states_at(s, v, c(3, 6), c(2, 6)), label = v)
+  }
+  # a record whose slot a later record took, or not kept: refused
+  expect_error(statphysgpu:::sde_states_paths(s2, "x", 2), "not all kept")
+  expect_error(statphysgpu:::sde_states_paths(s2, "x", 4), "not all kept")
+})
