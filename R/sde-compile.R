@@ -12,6 +12,7 @@
 .sp_sde$compiles <- 0L
 .sp_sde$compile_seconds <- 0
 .sp_sde$models <- list()
+.sp_sde$keys <- list() # (sde_cpu_object(): the keys of compiled objects, by the model's texts)
 
 # The folder of compiled models in the cache.
 sde_cache_dir <- function() cache_subdir(cache_root(), "sde")
@@ -252,11 +253,22 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
       "compiler R was built with, or run on the GPU (backend = \"gpu\")."), cc$why),
       call = call, class = "statphysgpu_no_compiler")
   }
-  files <- sde_build_files(m, source, headers)
-  key <- sp_sha256(c("sde-cpu-2", names(files), unname(files), cc$cc, cc$cflags,
-                              cc$extra,
-                              R.version.string,
-                              as.character(utils::packageVersion("statphysgpu"))))
+  # the key of what this call compiles, looked up by a digest of the model's
+  # own texts once the session has made it (issue 50: reading and hashing
+  # the package's headers took 12 ms a call, lrmd()'s declared gravity2d
+  # makes a call a record; the headers of a loaded package do not change)
+  memo <- sp_sha256(c(cuda_source_dir(), m$code, source, names(headers), unlist(headers),
+                      cc$cc, cc$cflags, cc$extra))
+  key <- .sp_sde$keys[[memo]]
+  files <- NULL
+  if (is.null(key)) {
+    files <- sde_build_files(m, source, headers)
+    key <- sp_sha256(c("sde-cpu-2", names(files), unname(files), cc$cc, cc$cflags,
+                       cc$extra,
+                       R.version.string,
+                       as.character(utils::packageVersion("statphysgpu"))))
+    .sp_sde$keys[[memo]] <- key
+  }
   lib <- .sp_sde$libs[[key]]
   if (!is.null(lib)) {
     .sp_sde$libs[[key]]$used <- sde_tick()
@@ -272,6 +284,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
         bytes <- cache_read(path, key)
       } else {
         bytes <- tryCatch({
+          if (is.null(files)) files <- sde_build_files(m, source, headers)
           b <- sde_cpu_build(m, files, call, progress)
           cache_write(path, key, b)
           b

@@ -849,10 +849,13 @@ sde_mb_cpu_source <- function(lanes = NULL) {
 }
 
 # The precision whose vector object a CPU run of the many-body model m takes
-# (NULL: the object of both precisions): for "euler" and "srk2", and for
-# every method where the model has pair terms (pairs(): the pair sums go by
-# the vector loop over targets, all pairs and the Verlet lists; the SDE
-# methods' elements too), where the compiler can build it (GCC or clang:
+# (NULL: the object of both precisions): for "euler" and "srk2", for
+# "verlet" and "yoshida4" where the model has no lattice neighbours (the
+# stages' kicks and moves in the vector loop, issue 50: an element's force
+# reads its own states and the sums), and for every method where the model
+# has pair terms (pairs(): the pair sums go by the vector loop over
+# targets, all pairs and the Verlet lists; the SDE methods' elements too),
+# where the compiler can build it (GCC or clang:
 # sde_cc_extra()), the model's functions are inlined (not a large model's)
 # and the run is long (option statphysgpu.sde_cpu_vector: "auto" from
 # mb_cpu_vector_steps element-steps -- elements x systems x steps, `steps`
@@ -865,7 +868,8 @@ sde_mb_cpu_source <- function(lanes = NULL) {
 sde_mb_cpu_lanes_wanted <- function(m, precision, method, steps, n = 1) {
   v <- sp_tuning("sde_cpu_vector")
   pairs <- length(m$mb$pairs) + length(m$mb$opairs) > 0
-  ok <- (method %in% c("euler", "srk2") || pairs) && nzchar(sde_cc()$extra) &&
+  split <- method %in% c("verlet", "yoshida4") && m$mb$reach == 0
+  ok <- (method %in% c("euler", "srk2") || split || pairs) && nzchar(sde_cc()$extra) &&
     !grepl("SP_FN_OUTLINE", m$code, fixed = TRUE)
   work <- if (pairs) steps * min(n, 64) else steps
   if (!ok || isFALSE(v) || (identical(v, "auto") && work < sp_tuning("mb_cpu_vector_steps")))

@@ -276,7 +276,15 @@
 #' once, each summing its own partners in the same order (all pairs, or the
 #' neighbour lists of a cut-off), so that the numbers are again the same;
 #' Kuramoto all pairs then costs some 0.15 to 0.2 ns a pair term on one core in
-#' single precision (`bench/mb-pairs-cpu.R`).
+#' single precision (`bench/mb-pairs-cpu.R`). The splitting methods
+#' `"verlet"` and `"yoshida4"` of a model without lattice neighbours take it
+#' too: each stage's force, kick and move of an element in one pass over the
+#' elements. A call of one system (one condition, one replica) on several
+#' threads ([sp_threads()]) splits that system's long passes among them
+#' (from 65,536 elements, or \eqn{2^{20}} pair terms): each element and
+#' each pair sum is computed as on one thread and the reductions are added
+#' in element order, so the numbers are the same on any number of threads;
+#' several systems run side by side, one a thread.
 #' On the GPU a pair sum over all partners goes by tiles of 256 partners,
 #' each tile summed in the working precision and the tiles in double; where
 #' a system has at most 131,072 elements its partners are cut into chunks

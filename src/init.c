@@ -64,6 +64,7 @@ SEXP sp_r_gpu_reserve_test(SEXP, SEXP);
 SEXP sp_r_gpu_release_test(SEXP);
 SEXP sp_r_escape_starts(SEXP, SEXP, SEXP, SEXP);
 SEXP sp_r_error_rule_test(void);
+SEXP sp_r_mb_team_runs(void);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC)&name, n}
 
@@ -121,6 +122,7 @@ static const R_CallMethodDef call_methods[] = {
   CALLDEF(sp_r_gpu_release_test, 1),
   CALLDEF(sp_r_escape_starts, 4),
   CALLDEF(sp_r_error_rule_test, 0),
+  CALLDEF(sp_r_mb_team_runs, 0),
   {NULL, NULL, 0}
 };
 

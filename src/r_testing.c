@@ -7,6 +7,7 @@
 #include "r_util.h"
 
 #include "core/sp_error.h"
+#include "core/sp_mb.h"
 #include "gpu/sp_gpu.h"
 #include "gpu/sp_gpu_rng.h"
 #include "escape.h"
@@ -241,3 +242,7 @@ SEXP sp_r_error_rule_test(void) {
   UNPROTECT(1);
   return out;
 }
+
+/* The many-body engine's passes of one system that ran on several threads
+ * (sp_mb_ext's team, issue 50) since the package was loaded. */
+SEXP sp_r_mb_team_runs(void) { return Rf_ScalarReal(sp_mb_team_runs()); }

@@ -126,13 +126,23 @@ typedef struct sp_mb_keep_ {
 /* What an advance or an observation reads or adds to besides the job: the
  * graph of edges(), compressed rows of in-neighbours (row i: col[rowptr[i]
  * .. rowptr[i + 1] - 1], ascending, weights w or 1), the counts of g(r)
- * of the system being observed (rdf_bins doubles, added to), and the
- * system's slot for what an advance keeps (NULL: nothing is kept). */
+ * of the system being observed (rdf_bins doubles, added to), the
+ * system's slot for what an advance keeps (NULL: nothing is kept), and the
+ * engine's threads for the passes of this one system (issue 50: a call of
+ * one system on several threads, sp_mb.c): team(fn, ctx, nth) runs fn(ctx,
+ * me, nth) on nth threads at once (me 0 .. nth - 1; nth may come out fewer
+ * than asked) and returns when every one has; team NULL or nth 1: the
+ * system's passes run on the calling thread.  The vector object (mb_lanes.h)
+ * splits the elements (targets) of a long pass among them, each element's
+ * numbers its own and the sums in the elements' order: the same numbers on
+ * any number of threads. */
 typedef struct {
   const int32_t *rowptr, *col;
   const double *w;
   double *rdf;
   sp_mb_keep **keep;
+  void (*team)(void (*fn)(void *, int, int), void *ctx, int nth);
+  int nth;
 } sp_mb_ext;
 
 /* The cell grid of a box for a cut-off rc (cell lists: sp_mb_cells_* of

@@ -42,6 +42,10 @@ typedef struct {
   uint64_t *nl_tmp, nl_cap, tmp_cap;
   SP_REAL *xref, *cp;
   int nl_ok;
+  /* the reductions' terms of the elements of threads other than the first
+   * (nt x n, mb_lanes.h's sp_mb_lane_sums: made at the first pass that
+   * splits a reduction among threads, freed at the end of the call) */
+  SP_REAL *tb;
 } SP_PREC(sp_mb_sys);
 
 #if SP_MB_POSD > 0
@@ -70,6 +74,7 @@ static void SP_PREC(sp_mb_setup)(const sp_mb_job *job, const sp_mb_ext *ext, con
   s->xref = s->cp = NULL;
   s->nl_cap = s->tmp_cap = 0;
   s->nl_ok = 0;
+  s->tb = NULL;
   s->xs = w; w += nx * n;
   s->ys = w; w += nx * n;
   s->a0 = w; w += nx * n;
@@ -804,6 +809,25 @@ static void SP_PREC(sp_mb_elem_stage2)(SP_PREC(sp_mb_sys) *s, uint64_t i, double
   for (v = 0; v < SP_MB_NX; v++) s->xs[(uint64_t)v * n + i] = xo[v];
 }
 
+/* Element i of a stage of a splitting method: its force at time tq, kick by
+ * h (kick), move by cm (move), as sp_mb_forces and sp_mb_kick_move (models
+ * without lattice neighbours): the vector loop's scalar copy (mb_lanes.h). */
+static void SP_PREC(sp_mb_elem_km)(SP_PREC(sp_mb_sys) *s, uint64_t i, int kick, int move,
+                                   double tq, SP_REAL h, SP_REAL cm) {
+  const uint64_t n = s->n;
+  SP_REAL x[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX];
+  int v;
+  SP_MB_GATHER(s, s->xs, i, x, nb);
+  SP_PREC(sp_mb_epar)(s->ep, i, n, e);
+  SP_PREC(sp_mb_qi)(s, i, q);
+  if (kick) {
+    SP_PREC(mb_force)(tq, x, e, nb, s->R, q, s->p, s->pd, (SP_REAL)(i + 1), f);
+    SP_PREC(mb_kick)(x, f, h);
+  }
+  if (move) SP_PREC(mb_move)(x, e, s->p, (SP_REAL)(i + 1), cm);
+  for (v = 0; v < SP_MB_NX; v++) s->xs[(uint64_t)v * n + i] = x[v];
+}
+
 #ifdef SP_MB_CPU_LANES
 #  include "mb_lanes.h" /* the vector loop over elements: sp_mb_step_sde_lanes */
 #endif
@@ -870,6 +894,9 @@ static void SP_PREC(sp_mb_step_split)(SP_PREC(sp_mb_sys) *s, int method, double 
   double d[4], c[4], tq = t;
   const int ns = sp_mb_stages(method, d, c);
   int a;
+#ifdef SP_MB_CPU_LANES
+  if (SP_PREC(sp_mb_step_split_lanes)(s, method, t, dt)) return;
+#endif
   for (a = 0; a < ns; a++) {
     if (d[a] != 0) SP_PREC(sp_mb_forces)(s, tq);
     SP_PREC(sp_mb_kick_move)(s, (SP_REAL)(d[a] * dt), (SP_REAL)(c[a] * dt));
@@ -959,6 +986,7 @@ int SP_PREC(sp_mb_cpu_advance)(const sp_mb_job *job, const sp_mb_ext *ext, const
 #if SP_MB_POSD > 0
   SP_PREC(sp_mb_list_put)(&s, ext);
 #endif
+  free(s.tb);
   return st;
 }
 
@@ -1014,6 +1042,7 @@ void SP_PREC(sp_mb_cpu_observe)(const sp_mb_job *job, const sp_mb_ext *ext, cons
   SP_PREC(sp_mb_pair_sums)(&s, s.xs, t, 1);
 #endif
   SP_PREC(sp_mb_reduce)(&s, s.xs, t, SP_MB_NT, 1);
+  free(s.tb);
   SP_PREC(mb_observe)(t, s.R, s.p, s.pd, ov);
   for (v = 0; v < SP_MB_NO; v++) o[v] = (double)ov[v];
 }

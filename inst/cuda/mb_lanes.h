@@ -376,21 +376,26 @@ SP_FN void SP_PREC(sp_mb_lane_range)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
                                      int64_t i0, int64_t i1, int64_t e0, int64_t e1,
                                      const int64_t *dl, const int stage, const int heun, double t,
                                      double dt, SP_REAL h, SP_REAL sdt, uint64_t seed,
-                                     uint64_t stream, uint64_t kk, int nt) {
+                                     uint64_t stream, uint64_t kk, int nt, double *rd,
+                                     SP_REAL *tb) {
   const uint64_t B = (s->n * SP_MB_NW + 3) / 4;
   const double tt = stage == 2 ? t + dt : t;
   SP_REAL zb[SP_MB_LANE_CH * SP_MB_WN + 8], rb[SP_MB_LANE_CH * SP_MB_TN];
   int flag[SP_MB_LANE_CH];
   int64_t dle[SP_MB_SLOTS];
   SP_PREC(sp_mb_lane_ctx) cx;
-  SP_REAL p0[SP_MB_PN];
+  SP_REAL p0[SP_MB_PN], r0[SP_MB_TN];
   int64_t c0;
   int v;
   (void)B; (void)nt;
+  /* (the sums copied: loop invariants that no store of the loop may alias,
+   * else a conditional load of them stops the vector loop: a mean-field
+   * drift's stage 1 and 2) */
+  for (v = 0; v < SP_MB_TN; v++) r0[v] = s->R[v];
   cx.src = src;
   cx.ep = s->ep;
   cx.Q = s->Q;
-  cx.R = s->R;
+  cx.R = r0;
   cx.ys = s->ys;
   cx.xs = s->xs;
   cx.a0 = s->a0;
@@ -439,26 +444,45 @@ SP_FN void SP_PREC(sp_mb_lane_range)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
           SP_PREC(sp_mb_lane_scalar3)(s, src, (uint64_t)i, t, rb, i - c0);
       }
     }
-    if (stage == 3) {
+    if (stage == 3 && tb != NULL) { /* (another thread's elements: their terms kept) */
       int q;
-      for (i = 0; i < c1 - c0; i++)
-        for (q = 0; q < nt; q++) s->Rd[q] += (double)rb[q * SP_MB_LANE_CH + i];
+      for (q = 0; q < nt; q++)
+        for (i = 0; i < c1 - c0; i++) tb[(uint64_t)q * s->n + (uint64_t)(c0 + i)] = rb[q * SP_MB_LANE_CH + i];
+    } else if (stage == 3) {
+#if SP_MB_NT > 0
+      /* (the sums in registers, every term of the chunk added -- those past
+       * nt, which mb_terms computes too, dropped: a sum kept in memory
+       * waited on its own store at every element) */
+      double a[SP_MB_NT];
+      int q;
+      SP_UNROLL
+      for (q = 0; q < SP_MB_NT; q++) a[q] = q < nt ? rd[q] : 0;
+      for (i = 0; i < c1 - c0; i++) {
+        SP_UNROLL
+        for (q = 0; q < SP_MB_NT; q++) a[q] += (double)rb[q * SP_MB_LANE_CH + i];
+      }
+      for (q = 0; q < nt; q++) rd[q] = a[q];
+#endif
     }
   }
 }
 
-/* A stage over every element (stage, heun constants: no branch on them
- * inside the loops of sp_mb_lane_range), row by row on a square lattice
- * (the neighbour rows wrapped once a row), in one range otherwise. */
+/* A stage over the elements of units u0 .. u1 - 1 -- rows of a square
+ * lattice (the neighbour rows wrapped once a row), chunks of SP_MB_LANE_CH
+ * elements otherwise -- (stage, heun constants: no branch on them inside
+ * the loops of sp_mb_lane_range); stage 3's terms added to rd, or kept in
+ * tb where tb is not NULL. */
 SP_FN void SP_PREC(sp_mb_lane_stage)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, const int stage,
                                      const int heun, double t, double dt, SP_REAL h, SP_REAL sdt,
-                                     uint64_t seed, uint64_t stream, uint64_t kk, int nt) {
+                                     uint64_t seed, uint64_t stream, uint64_t kk, int nt,
+                                     int64_t u0, int64_t u1, double *rd, SP_REAL *tb) {
   const int64_t n = (int64_t)s->n, R = SP_MB_REACH;
   int64_t dl[SP_MB_SLOTS];
 #if SP_MB_DIM == 2
   const int64_t L2 = (int64_t)s->l2, L1 = n / L2;
   int64_t r;
-  for (r = 0; r < L1; r++) {
+  (void)L1;
+  for (r = u0; r < u1; r++) {
     const int64_t row = r * L2;
     int64_t a, b;
     for (a = -R; a <= R; a++) {
@@ -466,32 +490,152 @@ SP_FN void SP_PREC(sp_mb_lane_stage)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
       for (b = -R; b <= R; b++) dl[(a + R) * (2 * R + 1) + (b + R)] = (rr - r) * L2 + b;
     }
     SP_PREC(sp_mb_lane_range)(s, src, row, row, row + L2, row + R, row + L2 - R, dl, stage, heun,
-                              t, dt, h, sdt, seed, stream, kk, nt);
+                              t, dt, h, sdt, seed, stream, kk, nt, rd, tb);
   }
 #else
+  const int64_t i0 = u0 * SP_MB_LANE_CH, i1 = u1 * SP_MB_LANE_CH < n ? u1 * SP_MB_LANE_CH : n;
   int64_t d;
   for (d = -R; d <= R; d++) dl[d + R] = d;
-  SP_PREC(sp_mb_lane_range)(s, src, 0, 0, n, R, n - R, dl, stage, heun, t, dt, h, sdt, seed,
-                            stream, kk, nt);
+  if (i0 < i1)
+    SP_PREC(sp_mb_lane_range)(s, src, 0, i0, i1, R, n - R, dl, stage, heun, t, dt, h, sdt, seed,
+                              stream, kk, nt, rd, tb);
 #endif
 }
 
+/* ---- one system's passes on the engine's threads (sp_mb_ext's team) ---- */
+
+/* The least work of a pass worth the threads: elements of a pass over the
+ * elements, pair terms of a pass over pairs (below it the team's start and
+ * end cost about what the threads gain). */
+#ifndef SP_MB_TEAM_MIN
+#  define SP_MB_TEAM_MIN 65536.0
+#endif
+#ifndef SP_MB_TEAM_MIN_PAIRS
+#  define SP_MB_TEAM_MIN_PAIRS 1048576.0
+#endif
+
+/* fn(ctx, me, nth) on the engine's threads where the pass's work is worth
+ * them, else on this one (me 0 of 1). */
+static void SP_PREC(sp_mb_team)(const SP_PREC(sp_mb_sys) *s, double work, double min,
+                                void (*fn)(void *, int, int), void *ctx) {
+  const sp_mb_ext *e = s->ext;
+  if (e != NULL && e->team != NULL && e->nth > 1 && work >= min)
+    e->team(fn, ctx, e->nth);
+  else
+    fn(ctx, 0, 1);
+}
+
+/* Units u0 .. u1 - 1 of `units` that thread me of nth takes (contiguous, in
+ * order). */
+SP_FN void SP_PREC(sp_mb_share)(int64_t units, int me, int nth, int64_t *u0, int64_t *u1) {
+  *u0 = units * me / nth;
+  *u1 = units * (me + 1) / nth;
+}
+
+/* A stage (sp_mb_lane_stage) split among threads. */
+typedef struct {
+  SP_PREC(sp_mb_sys) *s;
+  const SP_REAL *src;
+  int stage, heun, nt;
+  double t, dt;
+  SP_REAL h, sdt;
+  uint64_t seed, stream, kk;
+  int64_t units, first; /* units; where thread 0's end (the others' terms start in tb) */
+} SP_PREC(sp_mb_stage_job);
+
 SP_MB_LANES_TARGET
+static void SP_PREC(sp_mb_lane_part)(void *v, int me, int nth) {
+  SP_PREC(sp_mb_stage_job) *j = (SP_PREC(sp_mb_stage_job) *)v;
+  SP_PREC(sp_mb_sys) *s = j->s;
+  int64_t u0, u1;
+  SP_PREC(sp_mb_share)(j->units, me, nth, &u0, &u1);
+  if (me == 1) j->first = u0;
+  if (j->stage == 3)
+    SP_PREC(sp_mb_lane_stage)(s, j->src, 3, 0, j->t, 0, 0, 0, 0, 0, 0, j->nt, u0, u1, s->Rd,
+                              me == 0 ? NULL : s->tb);
+  else if (j->stage == 2)
+    SP_PREC(sp_mb_lane_stage)(s, s->ys, 2, 1, j->t, j->dt, j->h, j->sdt, j->seed, j->stream,
+                              j->kk, 0, u0, u1, NULL, NULL);
+  else if (j->heun)
+    SP_PREC(sp_mb_lane_stage)(s, s->xs, 1, 1, j->t, j->dt, j->h, j->sdt, j->seed, j->stream,
+                              j->kk, 0, u0, u1, NULL, NULL);
+  else
+    SP_PREC(sp_mb_lane_stage)(s, s->xs, 1, 0, j->t, j->dt, j->h, j->sdt, j->seed, j->stream,
+                              j->kk, 0, u0, u1, NULL, NULL);
+}
+
+/* The units of a stage: a square lattice's rows, else chunks. */
+static int64_t SP_PREC(sp_mb_lane_units)(const SP_PREC(sp_mb_sys) *s) {
+#if SP_MB_DIM == 2
+  return (int64_t)(s->n / s->l2);
+#else
+  return (int64_t)((s->n + SP_MB_LANE_CH - 1) / SP_MB_LANE_CH);
+#endif
+}
+
 static void SP_PREC(sp_mb_lane_stages)(SP_PREC(sp_mb_sys) *s, int stage, int heun, double t,
                                        double dt, SP_REAL h, SP_REAL sdt, uint64_t seed,
                                        uint64_t stream, uint64_t kk) {
-  if (stage == 2)
-    SP_PREC(sp_mb_lane_stage)(s, s->ys, 2, 1, t, dt, h, sdt, seed, stream, kk, 0);
-  else if (heun)
-    SP_PREC(sp_mb_lane_stage)(s, s->xs, 1, 1, t, dt, h, sdt, seed, stream, kk, 0);
-  else
-    SP_PREC(sp_mb_lane_stage)(s, s->xs, 1, 0, t, dt, h, sdt, seed, stream, kk, 0);
+  SP_PREC(sp_mb_stage_job) j;
+  j.s = s;
+  j.src = NULL;
+  j.stage = stage;
+  j.heun = heun;
+  j.nt = 0;
+  j.t = t;
+  j.dt = dt;
+  j.h = h;
+  j.sdt = sdt;
+  j.seed = seed;
+  j.stream = stream;
+  j.kk = kk;
+  j.units = SP_PREC(sp_mb_lane_units)(s);
+  j.first = j.units;
+  SP_PREC(sp_mb_team)(s, (double)s->n, SP_MB_TEAM_MIN, SP_PREC(sp_mb_lane_part), &j);
 }
 
-SP_MB_LANES_TARGET
+/* The sums: thread 0 adds its elements' terms as it goes, the others keep
+ * theirs in s->tb (nt x n, made at the first such pass), added afterwards
+ * in the elements' order: the same sums as on one thread. */
 static void SP_PREC(sp_mb_lane_sums)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
                                      int nt) {
-  SP_PREC(sp_mb_lane_stage)(s, src, 3, 0, t, 0, 0, 0, 0, 0, 0, nt);
+  SP_PREC(sp_mb_stage_job) j;
+  const uint64_t n = s->n;
+  int team = s->ext != NULL && s->ext->team != NULL && s->ext->nth > 1 &&
+             (double)n >= SP_MB_TEAM_MIN;
+  if (team && s->tb == NULL) {
+    s->tb = (SP_REAL *)malloc((size_t)SP_MB_TN * n * sizeof(SP_REAL));
+    team = s->tb != NULL;
+  }
+  memset(&j, 0, sizeof j);
+  j.s = s;
+  j.src = src;
+  j.stage = 3;
+  j.nt = nt;
+  j.t = t;
+  j.units = SP_PREC(sp_mb_lane_units)(s);
+  j.first = j.units;
+  SP_PREC(sp_mb_team)(s, team ? (double)n : 0, SP_MB_TEAM_MIN, SP_PREC(sp_mb_lane_part), &j);
+  if (j.first < j.units) {
+#if SP_MB_DIM == 2
+    const uint64_t i0 = (uint64_t)j.first * s->l2;
+#else
+    const uint64_t i0 = (uint64_t)j.first * SP_MB_LANE_CH;
+#endif
+#if SP_MB_NT > 0
+    const SP_REAL *tb = s->tb;
+    double a[SP_MB_NT];
+    uint64_t i;
+    int q;
+    SP_UNROLL
+    for (q = 0; q < SP_MB_NT; q++) a[q] = q < nt ? s->Rd[q] : 0;
+    for (i = i0; i < n; i++) {
+      SP_UNROLL
+      for (q = 0; q < SP_MB_NT; q++) a[q] += q < nt ? (double)tb[(uint64_t)q * n + i] : 0.0;
+    }
+    for (q = 0; q < nt; q++) s->Rd[q] = a[q];
+#endif
+  }
 }
 
 /* ---- pair sums: targets in lanes ---------------------------------------- */
@@ -639,9 +783,10 @@ static void SP_PREC(sp_mb_pair_store)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src,
   }
 }
 
-/* All pairs: every target's partners j != i ascending. */
+/* All pairs: every target's partners j != i ascending (the targets of
+ * blocks k0 .. k1 - 1). */
 SP_FN void SP_PREC(sp_mb_pair_all)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
-                                   const int obs) {
+                                   const int obs, uint64_t k0, uint64_t k1) {
   const uint64_t n = s->n;
   const SP_REAL *ep = s->ep, *U = s->U;
   const double *pd = s->pd;
@@ -650,7 +795,7 @@ SP_FN void SP_PREC(sp_mb_pair_all)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, do
   uint64_t it0, j;
   int v;
   for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
-  for (it0 = 0; it0 < n; it0 += SP_MB_PAIR_W) {
+  for (it0 = k0 * SP_MB_PAIR_W; it0 < n && it0 < k1 * SP_MB_PAIR_W; it0 += SP_MB_PAIR_W) {
     const int w = n - it0 < SP_MB_PAIR_W ? (int)(n - it0) : SP_MB_PAIR_W;
     SP_PREC(sp_mb_pair_load)(s, src, &b, it0, w, 0);
     for (j = 0; j < n; j++) {
@@ -670,8 +815,10 @@ SP_FN void SP_PREC(sp_mb_pair_all)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, do
 
 #if SP_MB_POSD > 0
 /* The Verlet lists: each target's list in order (the targets in the
- * lists' cell order: a block's lists are about as long). */
-SP_FN void SP_PREC(sp_mb_pair_lists)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t) {
+ * lists' cell order: a block's lists are about as long; those of blocks k0
+ * .. k1 - 1). */
+SP_FN void SP_PREC(sp_mb_pair_lists)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                     uint64_t k0, uint64_t k1) {
   const uint64_t n = s->n;
   const uint32_t *nl = s->nl, *lperm = s->lperm;
   const SP_REAL *cp = s->cp, *ep = s->ep, *U = s->U;
@@ -681,7 +828,7 @@ SP_FN void SP_PREC(sp_mb_pair_lists)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   uint64_t it0;
   int v;
   for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
-  for (it0 = 0; it0 < n; it0 += SP_MB_PAIR_W) {
+  for (it0 = k0 * SP_MB_PAIR_W; it0 < n && it0 < k1 * SP_MB_PAIR_W; it0 += SP_MB_PAIR_W) {
     const int w = n - it0 < SP_MB_PAIR_W ? (int)(n - it0) : SP_MB_PAIR_W;
     /* the block's lists: from nl[nl_off[it0]], mlen deep (mb_cpu.h) */
     const uint32_t *nlb = nl + s->nl_off[it0];
@@ -701,21 +848,45 @@ SP_FN void SP_PREC(sp_mb_pair_lists)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
 }
 #endif
 
+/* A pass of pair sums split among threads: each its blocks of targets. */
+typedef struct {
+  SP_PREC(sp_mb_sys) *s;
+  const SP_REAL *src;
+  double t;
+  int obs, lists;
+} SP_PREC(sp_mb_pair_job);
+
 SP_MB_PAIR_TARGET
-static void SP_PREC(sp_mb_pair_lanes_run)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
-                                          int obs, int lists) {
+static void SP_PREC(sp_mb_pair_part)(void *v, int me, int nth) {
+  SP_PREC(sp_mb_pair_job) *j = (SP_PREC(sp_mb_pair_job) *)v;
+  const int64_t nb = (int64_t)((j->s->n + SP_MB_PAIR_W - 1) / SP_MB_PAIR_W);
+  int64_t k0, k1;
+  SP_PREC(sp_mb_share)(nb, me, nth, &k0, &k1);
 #if SP_MB_POSD > 0
-  if (lists) {
-    SP_PREC(sp_mb_pair_lists)(s, src, t);
+  if (j->lists) {
+    SP_PREC(sp_mb_pair_lists)(j->s, j->src, j->t, (uint64_t)k0, (uint64_t)k1);
     return;
   }
-#else
-  (void)lists;
 #endif
-  if (obs)
-    SP_PREC(sp_mb_pair_all)(s, src, t, 1);
+  if (j->obs)
+    SP_PREC(sp_mb_pair_all)(j->s, j->src, j->t, 1, (uint64_t)k0, (uint64_t)k1);
   else
-    SP_PREC(sp_mb_pair_all)(s, src, t, 0);
+    SP_PREC(sp_mb_pair_all)(j->s, j->src, j->t, 0, (uint64_t)k0, (uint64_t)k1);
+}
+
+static void SP_PREC(sp_mb_pair_lanes_run)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, double t,
+                                          int obs, int lists) {
+  SP_PREC(sp_mb_pair_job) j;
+  double work = (double)s->n * (double)s->n;
+#if SP_MB_POSD > 0
+  if (lists) work = (double)s->nl_off[s->n];
+#endif
+  j.s = s;
+  j.src = src;
+  j.t = t;
+  j.obs = obs;
+  j.lists = lists;
+  SP_PREC(sp_mb_team)(s, work, SP_MB_TEAM_MIN_PAIRS, SP_PREC(sp_mb_pair_part), &j);
 }
 
 /* ---- the entries mb_cpu.h calls --------------------------------------- */
@@ -759,6 +930,134 @@ static int SP_PREC(sp_mb_reduce_lanes)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src
   SP_PREC(sp_mb_lane_sums)(s, src, t, nt);
   for (q = 0; q < nt; q++) s->R[q] = (SP_REAL)s->Rd[q];
   return 1;
+}
+
+/* ---- the splitting methods (verlet, yoshida4): kicks and moves in lanes -- */
+
+/* Element i of a stage of a splitting method (models without lattice
+ * neighbours): its force at time tq from the couplings R, Q of the
+ * positions in xs, its momenta kicked by h F (kick), then its positions
+ * moved by cm with the new momenta (move), written back to xs unless
+ * flagged (the scalar copy, sp_mb_elem_km, then redoes it): the operations
+ * of sp_mb_forces and sp_mb_kick_move.  (An element's force reads its own
+ * states only, so the kicks and moves of the others change nothing it
+ * reads.)  Returns the flag. */
+SP_FN int SP_PREC(sp_mb_lane_km)(const SP_PREC(sp_mb_lane_ctx) *c, const SP_REAL *p0, int64_t i,
+                                 const int kick, const int move, double tq, SP_REAL h,
+                                 SP_REAL cm) {
+  const uint64_t n = c->n, u = (uint64_t)i;
+  const SP_REAL fi = (SP_REAL)(int32_t)(i + 1);
+  SP_REAL x[SP_MB_NX], x0[SP_MB_NX], nb[SP_MB_NBN], e[SP_MB_EN], q[SP_MB_QN], f[SP_MB_NX],
+      p[SP_MB_NP + 1];
+  const int64_t dl0[1] = {0};
+  int v, bad;
+  SP_PREC(sp_mb_lane_gather)(c, p0, i, dl0, x, nb, e, q, p);
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NX; v++) x0[v] = x[v];
+  if (kick) {
+    SP_LANE(mb_force)(tq, x, e, nb, c->R, q, p, c->pd, fi, f);
+    SP_LANE(mb_kick)(x, f, h);
+  }
+  if (move) SP_LANE(mb_move)(x, e, p, fi, cm);
+  bad = p[SP_MB_NP] != 0;
+  SP_UNROLL
+  for (v = 0; v < SP_MB_NX; v++) c->xs[(uint64_t)v * n + u] = bad ? x0[v] : x[v];
+  return bad;
+}
+
+/* Elements i0 .. i1 - 1 of such a stage, in chunks: the vector loop, then
+ * the chunk's flagged elements by the scalar copy. */
+SP_FN void SP_PREC(sp_mb_lane_km_range)(SP_PREC(sp_mb_sys) *s, int64_t i0, int64_t i1,
+                                        const int kick, const int move, double tq, SP_REAL h,
+                                        SP_REAL cm) {
+  SP_PREC(sp_mb_lane_ctx) cx;
+  SP_REAL p0[SP_MB_PN], r0[SP_MB_TN];
+  int flag[SP_MB_LANE_CH];
+  int64_t c0;
+  int v;
+  /* (the sums copied: loop invariants that no store of the loop may alias,
+   * else a conditional load of them stops the vector loop) */
+  for (v = 0; v < SP_MB_TN; v++) r0[v] = s->R[v];
+  cx.src = s->xs;
+  cx.ep = s->ep;
+  cx.Q = s->Q;
+  cx.R = r0;
+  cx.ys = s->ys;
+  cx.xs = s->xs;
+  cx.a0 = s->a0;
+  cx.b0 = s->b0;
+  cx.pd = s->pd;
+  cx.n = s->n;
+  for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
+  for (c0 = i0; c0 < i1; c0 += SP_MB_LANE_CH) {
+    const int64_t c1 = i1 - c0 < SP_MB_LANE_CH ? i1 : c0 + SP_MB_LANE_CH;
+    int64_t i;
+    int any = 0;
+    _Pragma("omp simd reduction(|:any)")
+    for (i = c0; i < c1; i++) {
+      const int f = SP_PREC(sp_mb_lane_km)(&cx, p0, i, kick, move, tq, h, cm);
+      flag[i - c0] = f;
+      any |= f;
+    }
+    if (any)
+      for (i = c0; i < c1; i++)
+        if (flag[i - c0]) SP_PREC(sp_mb_elem_km)(s, (uint64_t)i, kick, move, tq, h, cm);
+  }
+}
+
+typedef struct {
+  SP_PREC(sp_mb_sys) *s;
+  int kick, move;
+  double tq;
+  SP_REAL h, cm;
+} SP_PREC(sp_mb_km_job);
+
+SP_MB_LANES_TARGET
+static void SP_PREC(sp_mb_km_part)(void *v, int me, int nth) {
+  SP_PREC(sp_mb_km_job) *j = (SP_PREC(sp_mb_km_job) *)v;
+  SP_PREC(sp_mb_sys) *s = j->s;
+  const int64_t n = (int64_t)s->n;
+  int64_t u0, u1, i1;
+  SP_PREC(sp_mb_share)((n + SP_MB_LANE_CH - 1) / SP_MB_LANE_CH, me, nth, &u0, &u1);
+  i1 = u1 * SP_MB_LANE_CH < n ? u1 * SP_MB_LANE_CH : n;
+  if (j->kick && j->move)
+    SP_PREC(sp_mb_lane_km_range)(s, u0 * SP_MB_LANE_CH, i1, 1, 1, j->tq, j->h, j->cm);
+  else if (j->kick)
+    SP_PREC(sp_mb_lane_km_range)(s, u0 * SP_MB_LANE_CH, i1, 1, 0, j->tq, j->h, j->cm);
+  else
+    SP_PREC(sp_mb_lane_km_range)(s, u0 * SP_MB_LANE_CH, i1, 0, 1, j->tq, j->h, j->cm);
+}
+
+/* One step of verlet or yoshida4 from xs, as sp_mb_step_split does it (the
+ * same numbers): each stage's couplings (where it kicks), then its kicks
+ * and moves in one pass over the elements.  1, or 0 where the vector loops
+ * do not run (a model with lattice neighbours, whose forces read the
+ * neighbours' states: then sp_mb_step_split does the step). */
+static int SP_PREC(sp_mb_step_split_lanes)(SP_PREC(sp_mb_sys) *s, int method, double t,
+                                           double dt) {
+#if SP_MB_REACH > 0
+  (void)s; (void)method; (void)t; (void)dt;
+  return 0;
+#else
+  double d[4], c[4], tq = t;
+  int ns, a;
+  if (!SP_PREC(sp_mb_lanes_ok)(s)) return 0;
+  ns = sp_mb_stages(method, d, c);
+  for (a = 0; a < ns; a++) {
+    SP_PREC(sp_mb_km_job) j;
+    j.s = s;
+    j.h = (SP_REAL)(d[a] * dt);
+    j.cm = (SP_REAL)(c[a] * dt);
+    j.tq = tq;
+    j.kick = j.h != 0;
+    j.move = j.cm != 0;
+    if (d[a] != 0) SP_PREC(sp_mb_couple)(s, s->xs, tq);
+    if (j.kick || j.move)
+      SP_PREC(sp_mb_team)(s, (double)s->n, SP_MB_TEAM_MIN, SP_PREC(sp_mb_km_part), &j);
+    tq += c[a] * dt;
+  }
+  return 1;
+#endif
 }
 
 /* The pair sums of state src (sp_mb_pair_sums, obs as there, its cells and

@@ -45,7 +45,28 @@ sp_mb_ext sp_mb_ext_of(const sp_mb_args *a, const sp_mb_out *o, uint64_t s) {
   e.w = a->job.nnz > 0 && !a->job.graph_unit ? a->gw : NULL;
   e.rdf = o != NULL && o->rdf != NULL ? o->rdf + s * (uint64_t)a->job.rdf_bins : NULL;
   e.keep = NULL;
+  e.team = NULL;
+  e.nth = 1;
   return e;
+}
+
+/* sp_mb_ext's team: fn(ctx, me, nth) on nth threads (called outside any
+ * parallel region: the engine's loop over systems runs alone when it gives
+ * one system the threads), counted for the tests. */
+static double mb_team_count = 0;
+
+double sp_mb_team_runs(void) { return mb_team_count; }
+
+static void mb_team(void (*fn)(void *, int, int), void *ctx, int nth) {
+#ifdef _OPENMP
+  if (nth > 1) {
+    mb_team_count += 1;
+#  pragma omp parallel num_threads(nth)
+    fn(ctx, omp_get_thread_num(), omp_get_num_threads());
+    return;
+  }
+#endif
+  fn(ctx, 0, 1);
 }
 
 uint64_t sp_mb_stream(const sp_mb_job *job, uint64_t s) {
@@ -74,6 +95,9 @@ typedef struct {
   int64_t bad;            /* the lowest failing system (sp_team_fail), -1 none */
   uint64_t *badkw;        /* per system: its failing step, what */
   sp_mb_keep **keep;      /* per system: what its advances keep (NULL: none kept) */
+  int inner;              /* threads of one system's passes (sp_mb_ext's team): all of
+                             them for a call of one system, whose loop over systems then
+                             runs alone; else 1 (the systems side by side) */
 } sp_mb_engine;
 
 /* Systems of at most this many elements in all keep their Verlet lists
@@ -87,7 +111,9 @@ static void mb_record(sp_mb_engine *m, uint64_t s, uint64_t j, double *work) {
   const sp_mb_job *job = &a->job;
   const uint64_t size = (uint64_t)job->nx * job->n;
   double *x = m->out->x + s * size;
-  const sp_mb_ext ext = sp_mb_ext_of(a, m->out, s);
+  sp_mb_ext ext = sp_mb_ext_of(a, m->out, s);
+  ext.team = mb_team;
+  ext.nth = m->inner;
   if (job->no > 0 || ext.rdf != NULL)
     SP_MB_OBSERVE(a)(job, &ext, sp_mb_par(a, s), sp_mb_ep(a, s), sp_mb_record_step(job, j), x,
                      work, job->no > 0 ? m->out->rec + (s * job->nrec + j) * (uint64_t)job->no
@@ -116,6 +142,8 @@ static void mb_fixed_system(sp_mb_engine *m, uint64_t s, uint64_t kend, uint64_t
       sp_mb_ext ext = sp_mb_ext_of(a, NULL, s);
       int st;
       ext.keep = m->keep != NULL ? &m->keep[s] : NULL;
+      ext.team = mb_team;
+      ext.nth = m->inner;
       st = SP_MB_ADVANCE(a)(job, &ext, sp_mb_par(a, s), sp_mb_ep(a, s), a->seed,
                                 sp_mb_stream(job, s), x, work, &k, ke, &what);
       if (st == SP_MB_NONFINITE) {
@@ -142,7 +170,7 @@ static int mb_fixed_round(void *model, uint64_t budget, int nth, sp_round_status
     nr++;
   if (nr == MB_ROUND_RECORDS) kend = sp_mb_record_step(job, m->rec + nr - 1);
 #ifdef _OPENMP
-#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (m->inner == 1)
 #endif
   for (s = 0; s < (int64_t)sys; s++) {
     int me = 0;
@@ -174,7 +202,7 @@ static int mb_passage_round(void *model, uint64_t budget, int nth, sp_round_stat
   uint64_t left = 0;
   int64_t s;
 #ifdef _OPENMP
-#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#  pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (m->inner == 1)
 #endif
   for (s = 0; s < (int64_t)sys; s++) {
     int me = 0, r;
@@ -189,6 +217,8 @@ static int mb_passage_round(void *model, uint64_t budget, int nth, sp_round_stat
     kend = job->kmax - k < budget ? job->kmax : k + budget;
     ext = sp_mb_ext_of(a, NULL, (uint64_t)s);
     ext.keep = m->keep != NULL ? &m->keep[s] : NULL;
+    ext.team = mb_team;
+    ext.nth = m->inner;
     r = SP_MB_ADVANCE(a)(job, &ext, sp_mb_par(a, (uint64_t)s), sp_mb_ep(a, (uint64_t)s), a->seed,
                          sp_mb_stream(job, (uint64_t)s), x, m->work + (size_t)me * m->wsize, &k,
                          kend, &what);
@@ -247,6 +277,7 @@ int sp_mb_cpu(const void *job_, void *out_, int nth, const sp_hooks *hooks, sp_r
   m.a = a;
   m.out = (sp_mb_out *)out_;
   m.bad = -1;
+  m.inner = sys == 1 ? nt : 1;
   m.wsize = sp_mb_work_size(job);
   m.work = (double *)malloc((size_t)nt * (size_t)m.wsize * sizeof(double));
   m.badkw = (uint64_t *)calloc((size_t)sys * 2, sizeof(uint64_t));
@@ -279,7 +310,7 @@ int sp_mb_cpu(const void *job_, void *out_, int nth, const sp_hooks *hooks, sp_r
     {
       int64_t s;
 #ifdef _OPENMP
-#  pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#  pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (m.inner == 1)
 #endif
       for (s = 0; s < (int64_t)sys; s++) {
         int me = 0;

@@ -98,5 +98,8 @@ uint64_t sp_mb_stream(const sp_mb_job *job, uint64_t s);
 int sp_mb_not_finite(const sp_mb_args *a, uint64_t s, uint64_t k, uint64_t what);
 
 int sp_mb_cpu(const void *job, void *out, int nth, const sp_hooks *hooks, sp_run_info *info);
+/* The passes of one system that ran on several threads (sp_mb_ext's team)
+ * since the package was loaded: for the tests. */
+double sp_mb_team_runs(void);
 
 #endif

@@ -29,7 +29,7 @@ test_that("long lattice runs of euler and srk2 take the vector object; others do
   expect_identical(want("single", "euler", 2^26), "single")
   expect_identical(want("double", "srk2", 2^26), "double")
   expect_null(want("single", "euler", 2^19)) # short: the object of both precisions
-  expect_null(want("single", "verlet", 2^30))
+  expect_null(want("single", "verlet", 2^30)) # (lattice neighbours: the splitting methods' scalar loop)
   withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE),
                       expect_identical(want("single", "euler", 10), "single"))
   withr::with_options(list(statphysgpu.sde_cpu_vector = FALSE),
@@ -234,5 +234,87 @@ test_that("the pair sums' vector loop gives the scalar copy's numbers: Verlet li
     fin <- attr(r, "final")
     d <- fin[c(2, 7, 12, 13), "x", ] - fin[moved, "x", ]
     expect_true(all(d - 12 * round(d / 12) > 1.05))
+  }
+})
+
+# Issue 50: the splitting methods' stages (verlet, yoshida4) of a model
+# without lattice neighbours in the vector loop (each stage's force, kick
+# and move of an element in one pass: sp_mb_step_split_lanes), and the
+# passes of a call's one system on several threads (the elements and the
+# pair sums' targets split among them, the sums in the elements' order):
+# the scalar copy's numbers bit for bit, on any number of threads.
+
+test_that("verlet and yoshida4 take the vector object where the model has no lattice neighbours", {
+  skip_if(!nzchar(statphysgpu:::sde_cc()$extra), "the compiler is not GCC or clang")
+  hmf <- statphysgpu:::lrmd_declared_model("hmf", TRUE)
+  want <- function(...) statphysgpu:::sde_mb_cpu_lanes_wanted(hmf, ...)
+  expect_identical(want("single", "yoshida4", 2^26), "single")
+  expect_identical(want("double", "verlet", 2^26), "double")
+  expect_null(want("single", "yoshida4", 2^19)) # short: the object of both precisions
+})
+
+test_that("the splitting methods' vector loop gives the scalar copy's numbers: a mean field, element parameters, sines out of range", {
+  skip_if_no_cc()
+  # sin(a q) with a up to 2e6: beyond the vector copy's range (8192 single,
+  # 2^20 double) for some elements, which the scalar copy redoes
+  m <- sde_model(drift = list(q = ~ p, p = ~ mean(sin(q)) * cos(q) - mean(cos(q)) * sin(q) +
+                                1e-3 * sin(a * q) + 1e-4 * i),
+                 params = list(a = ~ runif(0, 2e6)),
+                 observe = list(K = ~ mean(p^2) / 2, M = ~ mean(cos(q))), name = "hmf-split-lanes")
+  for (p in c("single", "double")) for (meth in c("verlet", "yoshida4")) {
+    r <- mb_lanes_both(function() {
+      sde_run(m, 2, n = 301, init = list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 1)), dt = 0.05,
+              t_max = 1, method = meth, output = "records", record_every = 5, precision = p,
+              seed = 3, backend = "cpu", progress = FALSE)
+    })
+    expect_true(all(is.finite(r$K)) && all(abs(r$M) <= 1))
+  }
+})
+
+test_that("one system's passes run on several threads with the numbers of one thread", {
+  skip_if_no_cc()
+  skip_if(!statphysgpu:::threads_info()$openmp, "no OpenMP")
+  teams <- function() .Call(statphysgpu:::C_sp_r_mb_team_runs)
+  go <- function(m, th, vec = TRUE, ...) {
+    withr::with_options(list(statphysgpu.sde_cpu_vector = vec), with_threads(th, {
+      c0 <- teams()
+      r <- sde_run(m, 1, ..., output = "records", seed = 5, backend = "cpu", progress = FALSE)
+      list(r = r, teams = teams() - c0)
+    }))
+  }
+  same <- function(a, b) {
+    expect_identical(as.data.frame(a$r), as.data.frame(b$r))
+    expect_identical(attr(a$r, "final"), attr(b$r, "final"))
+  }
+  # a mean field of 70,000 elements (from 65,536 a pass takes the threads):
+  # the reductions, the splitting methods' stages and euler's and srk2's
+  hmf <- statphysgpu:::lrmd_declared_model("hmf", TRUE)
+  for (p in c("single", "double")) for (meth in c("yoshida4", "euler", "srk2")) {
+    run <- function(th, vec = TRUE) {
+      go(hmf, th, vec, n = 70000, init = list(q = ~ runif(-pi, pi), p = ~ rnorm(0, 1)),
+         dt = 0.05, t_max = 0.2, method = meth, record_every = 2, precision = p)
+    }
+    a <- run(1)
+    b <- run(2)
+    expect_identical(a$teams, 0)
+    expect_gt(b$teams, 0)
+    same(a, b)
+    if (p == "single" && meth == "yoshida4") same(run(1, FALSE), b) # the scalar object's
+  }
+  # all pairs (gravity2d, 1100^2 pair terms a pass: the threads from 2^20),
+  # the dynamics' and the observables' pair sums
+  g <- statphysgpu:::lrmd_declared_model("gravity2d", FALSE)
+  for (p in c("single", "double")) {
+    run <- function(th) {
+      go(g, th, n = 1100, init = list(x = ~ rnorm(0, 1), y = ~ rnorm(0, 1), px = 0, py = 0),
+         params = list(eps = 0.05), dt = 0.01, t_max = 0.03, method = "yoshida4",
+         record_every = 1, precision = p)
+    }
+    a <- run(1)
+    b <- run(2)
+    expect_identical(a$teams, 0)
+    expect_gt(b$teams, 0)
+    same(a, b)
+    expect_true(all(is.finite(b$r$V)))
   }
 })
