@@ -135,14 +135,15 @@
 #'   a warning of class `statphysgpu_interrupted`; the records up to the
 #'   step reached and the phases at that step are returned (attribute
 #'   `steps_done`). The engine takes Ctrl-C between its rounds, which are
-#'   whole steps of every system: on the CPU each system runs on one
-#'   thread, and a step of `coupling = "pairs"` at \eqn{n = 2 \times 10^5}
-#'   (\eqn{4 \times 10^{10}} pair terms a stage) takes some 30-60 s
-#'   there, so an interrupt may wait as long (the built-in engine of
-#'   earlier versions split such a step into rounds).
+#'   whole steps of every system: on the CPU a step of `coupling =
+#'   "pairs"` at \eqn{n = 2 \times 10^5} (\eqn{4 \times 10^{10}} pair
+#'   terms a stage) takes some 30-60 s on one thread (a call of one system
+#'   shares its pair passes over the threads), so an interrupt may wait as
+#'   long (the built-in engine of earlier versions split such a step into
+#'   rounds).
 #'   An \eqn{O(n^2)} coupling (`"pairs"`, a dense `A`) whose pair terms
 #'   would take the CPU more than about 10 minutes (at some \eqn{10^9} a
-#'   second a thread, a system a thread) is told up front with a warning of
+#'   second a thread) is told up front with a warning of
 #'   class `statphysgpu_cost_warning`.
 #' @param n Number of oscillators \eqn{N} per system.
 #' @param K Coupling strength \eqn{K} (vector allowed: a sweep).
@@ -352,7 +353,8 @@ kuramoto <- function(n, K, frequencies = 0, beta = 1, theta = 0, dt, steps,
 # take long: its pair terms (n^2 a stage, SRK2 two stages a step) at the
 # pace of about 1e9 a second a thread (all pairs on the declared engine's
 # vector loop, one system: 1.6e9 single, 1.2e9 double at n = 2e4 on the
-# 2-core development machine, issue 50), each system on one thread, a
+# 2-core development machine, issue 50), on every thread for one system,
+# a system a thread for several, a
 # warning (class statphysgpu_cost_warning) when that passes 10 minutes.
 # The run is interrupted between the engine's rounds, of whole steps.
 KURAMOTO_CPU_PAIRS_PER_SECOND <- 1e9
@@ -360,7 +362,9 @@ KURAMOTO_CPU_PAIRS_PER_SECOND <- 1e9
 kuramoto_check_cost <- function(n, nsys, steps, method, coupling, call) {
   stages <- if (method == "srk2") 2 else 1
   terms <- nsys * steps * stages * n^2
-  threads <- min(sp_threads(), nsys)
+  # (a call of one system shares its passes over the threads: sp_mb.c's
+  # team, from 2^20 pair terms; several systems run a system a thread)
+  threads <- if (nsys == 1) sp_threads() else min(sp_threads(), nsys)
   secs <- terms / (KURAMOTO_CPU_PAIRS_PER_SECOND * threads)
   if (secs <= 600) return(invisible(secs))
   when <- if (secs < 3 * 3600) sprintf("%.0f minutes", secs / 60) else
