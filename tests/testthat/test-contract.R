@@ -241,6 +241,16 @@ engine_contract_tests(list(
     list(args = list(n = 2, backend = "tpu"), error = "`backend` must be one of"),
     list(args = list(n = 2, precision = "half"), error = "`precision` must be one of"),
     list(args = list(n = 2, progress = NA), error = "`progress` must be TRUE or FALSE")),
+  # the objects `long` runs compiled and loaded before the interrupt's clock
+  # starts (a Ctrl-C during a compile stops the call as R code does: an
+  # interrupt, not the engine's partial result): on the CPU the vector
+  # object (taken from 2^24 oscillator-steps), on the GPU mode B's kernels
+  # (n > 2048)
+  warm = function(backend) {
+    kuramoto(if (backend == "gpu") 2^22 else 2^16, K = 2, theta = 0.5, dt = 0.01,
+             steps = if (backend == "gpu") 2 else 256, seed = 1, backend = backend,
+             precision = "double", progress = FALSE)
+  },
   long = function(backend) {
     # mean field, 2^16 oscillators: about 2 ms a step on a CPU thread, so a
     # million steps run far longer than the interrupt; on the GPU 2^22
