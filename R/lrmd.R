@@ -320,7 +320,6 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                  backend = "auto", devices = NULL, precision = c("mixed", "double"),
                  progress = interactive(), replicas = 1, first_replica = 1) {
   call <- sys.call()
-  envir <- environment() # interrupts are held until lrmd() returns (sim_run)
   has_init <- !missing(init)
   if (has_init && inherits(init, "lrmd_run")) sp_check_seal(init, "lrmd()", call, LRMD_SEALED)
   prev <- if (has_init && inherits(init, "lrmd_run")) lrmd_check_run(init, call)
@@ -422,14 +421,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
       sp_abort(sprintf("%s particles cannot be split over %d devices.", fmt_count(n_est),
                        length(fr$plan$devices)), call = call)
     }
-    # testing: k slices on each device, on streams of their own (the
-    # multi-device code on one GPU)
-    k <- sp_tuning("lrmd_slices", call)
-    if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
-  # tuning: the blocks an SM the pair pass's parts are cut for (0: as many
-  # as fit, the default); fewer make longer parts, more shorter ones
-  bps <- sp_tuning("lrmd_blocks_per_sm", call)
   nsys0 <- if (is.null(prev)) replicas * ncond0 else nrow(sy)
   lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call, systems = nsys0,
                     batch = if (lrmd_batched(model, fr$plan, call)) {
@@ -498,11 +490,9 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     sy$clock_t <- sy$clock_t + (sy$step_end - sy$clock_step) * p_dt
     sy$clock_step <- sy$step_end
   }
-  code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
   two_d <- model == "gravity2d"
-  flags <- as.integer(c(fr$precision == "mixed", sp_tuning("lrmd_fused", call),
-                        bps))
-  variant <- lrmd_variant(fr$precision)
+  # the declared many-body engine (R/lrmd-declared.R), the one engine
+  sp_tuning_retired("lrmd_engine", call)
   # the snapshots' steps, each system's (checked before any system runs)
   snap_steps <- lapply(seq_len(nsys), function(i) {
     if (nsnap == 0) return(double())
@@ -532,9 +522,8 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     })
     labels <- sprintf("replica %s%s", fmt_count(sy$replica[idx]),
                       if (is.null(conds)) "" else sprintf(" of condition %d", sy$condition[idx]))
-    one <- lrmd_one(fr, model, code, n, dt, sy$softening[i1], steps, record_every, steps0,
-                    lapply(sy_state[idx], `[[`, "state"), snap_steps[[i1]], flags, variant,
-                    time_of, call, envir, labels)
+    one <- lrmd_one(fr, model, n, dt, sy$softening[i1], steps, record_every, steps0,
+                    lapply(sy_state[idx], `[[`, "state"), snap_steps[[i1]], time_of, call, labels)
     for (j in seq_along(idx)) {
       i <- idx[j]
       if (sy_state[[i]]$lazy) sy_state[[i]]$pmax <- one$pmax[j]
@@ -659,8 +648,8 @@ lrmd_batches <- function(sy, n, batched, max_particles = LRMD_BATCH_PARTICLES) {
 # system: 4 x records), state (per system: columns), snaps (per system: a
 # list of list(k, cols)), steps_done, run, pmax (per system: a drawn
 # start's fastest particle)).
-lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, steps0, states,
-                     snap_steps, flags, variant, time_of, call, envir, labels) {
+lrmd_one <- function(fr, model, n, dt, softening, steps, record_every, steps0, states,
+                     snap_steps, time_of, call, labels) {
   # Records lie on the grid of the chain's steps: the multiples of
   # record_every. A continuation that starts off the grid runs to the next
   # grid step first (its records there), then the rest: the state at every
@@ -675,30 +664,13 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   recs <- list()
   snaps <- list()
   joined <- NULL # after a part: the systems' states, side by side
-  # systems side by side: the kernels compiled for them (lrmd.cu,
-  # SP_LRMD_SYSTEMS); ring and gravity2d: and the module of one system,
-  # whose pair kernels' resident blocks cut each system's sources into the
-  # parts of its run alone
-  defines <- if (nsys > 1 && fr$plan$backend == "gpu") {
-    c(gpu_kernel_registry()$lrmd$variants[[variant]]$defines, "SP_LRMD_SYSTEMS=1")
-  }
-  declared <- lrmd_declared_ok(model, call) # (R/lrmd-declared.R)
-  if (declared) defines <- NULL
-  keys <- if (!is.null(defines) && model != "hmf") {
-    gpu_kernel_load("lrmd", fr$plan$devices, variant = variant)
-  } else character()
   for (p in parts) {
     k0 <- p[1]
     mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
                          !(k0 > 0 & snap_steps == k0)] - k0
     r <- withCallingHandlers(
-      if (declared) {
-        lrmd_declared_sim(fr, model, n, dt, softening, p[2], p[3], states, mine, joined, call)
-      } else {
-        sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, states,
-                                           mine, joined, keys),
-                kernel = "lrmd", variant = variant, envir = envir, defines = defines)
-      },
+      # the declared many-body engine (R/lrmd-declared.R)
+      lrmd_declared_sim(fr, model, n, dt, softening, p[2], p[3], states, mine, joined, call),
       error = function(e) {
         msg <- sp_cnd_text(e)
         # systems side by side: the engine names the system of a failure
@@ -747,70 +719,6 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   })
   c(res, list(k = k[keep], rec = lapply(per, `[[`, "rec"), state = lapply(per, `[[`, "state"),
               snaps = lapply(per, `[[`, "snaps")))
-}
-
-# The job of the lrmd model (src/models/lrmd.c): model code, n, dt,
-# softening, the steps and record interval of this part, flags c(mixed,
-# fused pair pass, blocks an SM), the starts of its systems -- `states`, a
-# list of each one's columns or a recipe of class "lrmd_draw" that the
-# engine draws (c(kind, n, seed lo, seed hi, a, b, U, M0, replica)), or
-# `joined`, the columns of all of them side by side (an earlier part's
-# state) -- and the snapshot steps. Several systems run side by side
-# (field `systems`, their starts in the rows of `starts`; `keys`, for ring
-# and gravity2d on the GPU, the key of the module of one system).
-lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, states, snap_steps,
-                     joined = NULL, keys = character()) {
-  nsys <- length(states)
-  job <- list(model = code, n = n, dt = as.double(dt), eps = as.double(softening),
-              steps = steps, record_every = record_every, single = flags[1],
-              fused = flags[2], blocks_per_sm = flags[3],
-              snap_steps = as.double(snap_steps),
-              q0 = double(), q1 = double(), p0 = double(), p1 = double(),
-              start_kind = -1, start_n = 0, start_seed = c(0, 0), start_replica = 0,
-              start_a = 0, start_b = 0, start_U = 0, start_M0 = 0, systems = nsys,
-              starts = lrmd_start_rows(list()), keys = keys)
-  set_cols <- function(job, cols) {
-    if (length(cols) == 4) job[c("q0", "q1", "p0", "p1")] <- unname(cols)
-    else job[c("q0", "p0")] <- unname(cols)
-    job
-  }
-  if (!is.null(joined)) {
-    if (nsys > 1) job$starts <- lrmd_start_rows(vector("list", nsys))
-    return(set_cols(job, joined))
-  }
-  if (nsys > 1) {
-    # each system's row; the columns of those given, side by side (zeros
-    # where a system is drawn)
-    lazy <- vapply(states, inherits, TRUE, "lrmd_draw")
-    job$starts <- lrmd_start_rows(lapply(seq_len(nsys), function(s) if (lazy[s]) states[[s]]))
-    if (all(lazy)) return(job)
-    ncol <- max(lengths(states[!lazy]))
-    return(set_cols(job, lapply(seq_len(ncol), function(j) {
-      unlist(lapply(states, function(st) if (inherits(st, "lrmd_draw")) double(n) else st[[j]]),
-             use.names = FALSE)
-    })))
-  }
-  state <- states[[1]]
-  if (inherits(state, "lrmd_draw")) {
-    r <- unclass(state)
-    job[c("start_kind", "start_n", "start_a", "start_b", "start_U", "start_M0")] <-
-      as.list(r[c(1, 2, 5, 6, 7, 8)])
-    job$start_seed <- r[3:4]
-    job$start_replica <- if (length(r) >= 9) r[9] else 0 # a recipe saved before replicas
-    return(job)
-  }
-  set_cols(job, state)
-}
-
-# The rows of the starts of systems side by side (sp_lrmd_start_row): each
-# a recipe (c(kind, n, seed lo, seed hi, a, b, U, M0[, replica])) or NULL
-# (a start given: kind -1).
-lrmd_start_rows <- function(recipes) {
-  f <- function(j, none = 0) {
-    vapply(recipes, function(r) if (is.null(r)) none else if (j <= length(r)) unclass(r)[[j]] else 0, 1)
-  }
-  list(kind = f(1, -1), n = f(2), seed_lo = f(3), seed_hi = f(4), a = f(5), b = f(6), U = f(7),
-       M0 = f(8), replica = f(9))
 }
 
 # The records of several systems, one data frame (their columns joined).
@@ -1146,20 +1054,4 @@ lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 # side by side (up to lrmd_batch_particles()).
 lrmd_launch_particles <- function(model, n, systems) {
   min(n * systems, max(n, lrmd_batch_particles(model)))
-}
-
-# The kernel variant of lrmd.cu for a precision: by default "mixed_ftz"
-# (sums of 8 pair terms in single precision, the hardware reciprocal (square
-# root) without subnormal handling); option statphysgpu.lrmd_variant =
-# "mixed" (the same numbers with the subnormal handling) or "mixed_pair"
-# (every pair term added in double).
-lrmd_variant <- function(precision) {
-  if (precision == "double") return("double")
-  v <- sp_tuning("lrmd_variant")
-  ok <- setdiff(names(gpu_kernel_registry()$lrmd$variants), "double")
-  if (!is.character(v) || length(v) != 1 || !v %in% ok) {
-    sp_abort(sprintf("option statphysgpu.lrmd_variant must be one of %s, not %s.",
-                     paste0('"', ok, '"', collapse = ", "), describe(v)))
-  }
-  v
 }
