@@ -106,79 +106,55 @@
 #' down: `dt` too coarse, a start whose energy overflows) is an error (class
 #' `statphysgpu_not_finite`) naming the step and the quantity, never data.
 #'
+#' **The engine.** Every model runs as a declared model ([sde_model()]: the
+#' HMF mean field through `mean()`, the ring and gravity2d through
+#' `pairs()`, gravity2d's particles as plain states x, y, px, py in the open
+#' plane) on [sde_run()]'s many-body engine with its `"yoshida4"`, the same
+#' composition as before (drift, kick, drift, kick, drift, kick, drift).
+#' This is the package's one SDE engine since the built-in lrmd engine was
+#' removed (issue 50, when the declared one had passed its speed in every
+#' headline case); option `statphysgpu.lrmd_engine`, which chose between
+#' them, is ignored with a warning once a session. The laws are those of
+#' the built-in engine and a start is drawn with the same numbers (the
+#' draws of `lrmd_start.h`, on the device where the run is), but runs need
+#' not repeat earlier versions' numbers: the sums run in other orders and
+#' `"mixed"` means single-precision states now (see Precision). gravity2d's
+#' half-mass radius, the median distance from the centre of mass, is
+#' computed in R from the positions at each record, which the engine keeps
+#' (at most \eqn{2^{25}} numbers a call: longer runs record in several
+#' calls); one gravity2d system on several GPUs instead ends an engine call
+#' at every record (so that it keeps its slices, one a device). A snapshot
+#' ends one engine call and starts the next from its state.
+#'
 #' **Backends.** The CPU engine runs on [sp_threads()] threads; its result
-#' does not depend on the thread count (bitwise: every sum runs over fixed
-#' tiles in a fixed order). The GPU engine (kernels in `lrmd.cu`: per HMF
-#' stage one fused pass of kick, drift, sincos and grid reduction, three a
-#' step; tiled all-pairs forces for ring and gravity2d, the sources cut into
-#' parts when there are too few particles to fill the device) gives the
-#' CPU's numbers to rounding. `backend = "auto"` takes the GPU from
-#' \eqn{10^5} particles a launch for HMF and 2000 for ring and gravity2d
-#' (counting every system of the call: on one GPU they run side by side,
-#' see Replicas and sweeps; below, a step is a few microseconds of kernel
-#' launches).
+#' does not depend on the thread count (bitwise). The GPU engine gives the
+#' CPU's numbers to rounding in double precision. `backend = "auto"` takes
+#' the GPU from \eqn{10^5} particles a launch for HMF and 2000 for ring and
+#' gravity2d (counting every system of the call: on one GPU they run side
+#' by side, see Replicas and sweeps; below, a step is a few microseconds of
+#' kernel launches).
 #'
-#' The ring and gravity2d engine kicks and drifts inside the pair pass (one
-#' launch a force evaluation instead of three: 1.1 times faster at
-#' \eqn{10^4} particles on an H100, where launches cost); option
-#' `statphysgpu.lrmd_fused = FALSE` runs separate passes, with the same
-#' numbers bit for bit. When the targets alone cannot fill the GPU, the
-#' sources are cut into parts: as many as fill one wave of resident
-#' blocks at small n, enough to fill the last wave at large n; option
-#' `statphysgpu.lrmd_blocks_per_sm = b` cuts them as if `b` blocks fit an SM
-#' (fewer than fit: longer parts; more: shorter parts in several waves;
-#' numbers equal to rounding; for tuning: on an H100 neither beat the
-#' default).
+#' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles of a
+#' system into one slice per device (the many-body engine's slices); each
+#' device updates its slice and the devices exchange what the next force
+#' evaluation needs. The result equals one device's to rounding (the sums
+#' over slices run in another order).
 #'
-#' **The declared engine.** Option `statphysgpu.lrmd_engine = "declared"`
-#' (default `"builtin"`) runs every model as a declared model
-#' ([sde_model()]: the HMF mean field through `mean()`, the ring and
-#' gravity2d through `pairs()`, gravity2d's particles as plain states x, y,
-#' px, py in the open plane) on [sde_run()]'s many-body engine with its
-#' `"yoshida4"`, the same scheme: in double precision the same numbers to
-#' rounding (2e-14 after 60 to 150 steps, measured). What differs:
-#' `"mixed"` runs the model in single precision, states included, the HMF
-#' and ring angles kept in \eqn{[-\pi, \pi]} (so reported in the state and
-#' snapshots); a start of [hmf_waterbag()] ... is drawn in R's process (the
-#' same numbers) and copied to the device; a snapshot ends one engine call.
-#' gravity2d's half-mass radius, the median distance from the centre of
-#' mass, is computed in R from the positions at each record, which the
-#' engine keeps (at most \eqn{2^{25}} numbers a call: longer runs record in
-#' several calls); one gravity2d system on several GPUs instead ends an
-#' engine call at every record (so that it keeps its slices, one a device).
-#'
-#' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
-#' one slice per device; each device updates its slice and the devices
-#' exchange, every stage, what the next force evaluation needs (HMF: each
-#' slice's magnetisation sums, 16 bytes; ring and gravity2d: each slice's
-#' sines and cosines or coordinates), peer to peer where the devices allow
-#' it, ordered by events on the devices' streams (no host round trip). The
-#' result equals one device's to rounding (the sums over slices run in
-#' another order). On two H200s joined by NVLink the largest systems run
-#' 1.8 (HMF, \eqn{5 \times 10^7} particles) and 2.0 times (ring and
-#' gravity2d, \eqn{10^6}) as fast as on one.
-#'
-#' **Precision.** Positions, momenta, drifts, kicks and every sum over
-#' particles are double in both precisions. `"mixed"` computes the sines and
-#' cosines (or coordinates) the force reads and each pair term in single
-#' precision; on the GPU sums of 8 consecutive pair terms are formed in
-#' single precision and added into double accumulators, and the reciprocal
-#' square root and reciprocal are the hardware's alone, without subnormal
-#' handling (kernel variant `"mixed_ftz"`, the default of option
-#' `statphysgpu.lrmd_variant`; `"mixed"` keeps the subnormal handling and
-#' gives the same numbers bit for bit, 1.15-1.3 times slower;
-#' `"mixed_ftz_pf"` double-buffers the source tiles, with the same numbers,
-#' not yet timed on a GPU;
-#' `"mixed_pair"` adds every pair term in double, the wording of Rocha Filho (2014),
-#' with the same energy error to four digits and 1.3-2.1 times slower;
-#' measured on an H100). In mixed precision the softening must be at least
-#' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
-#' a particle with itself or a close neighbour carries rounding of
-#' \eqn{10^{-7}}, which moves the energy by about \eqn{5 \times 10^{-7}}
-#' there) and \eqn{10^{-18}} for gravity2d (its square a normal
-#' single-precision number, so that the force of two particles at distance
-#' 0 is finite); use `"double"` below. `"double"` does everything in double,
-#' with the same bounds for its rounding: a softening of at least
+#' **Precision.** `"double"` does everything in double, the angles not
+#' reduced. `"mixed"` runs the declared model in single precision, states
+#' included (positions and momenta are single-precision numbers; the
+#' engine's sums over particles are double), the HMF and ring angles
+#' declared periodic (kept in \eqn{[-\pi, \pi]}, and so reported in the state
+#' and snapshots): the energy is kept to single precision's rounding
+#' (about \eqn{10^{-6}} relative over a hundred steps) and the total
+#' momentum to about \eqn{10^{-8}} of its scale. In mixed precision the
+#' softening must be at least \eqn{10^{-4}} for the ring model (the
+#' single-precision \eqn{1 - \cos} of a particle with itself or a close
+#' neighbour carries rounding of \eqn{10^{-7}}, which moves the energy by
+#' about \eqn{5 \times 10^{-7}} there) and \eqn{10^{-18}} for gravity2d (its
+#' square a normal single-precision number, so that the force of two
+#' particles at distance 0 is finite); use `"double"` below. `"double"` has
+#' the same bounds for its rounding: a softening of at least
 #' \eqn{10^{-11}} for the ring model (\eqn{1 - \cos} rounded by about
 #' \eqn{10^{-16}} moves the energy by the same \eqn{5 \times 10^{-7}}
 #' there) and \eqn{10^{-153}} for gravity2d (its square, \eqn{10^{-306}}, a
@@ -208,17 +184,15 @@
 #' result of one call, bit for bit on the CPU.
 #'
 #' **Systems side by side.** On one GPU the systems of a call run side by
-#' side: every pass of a step is one launch over all of them (each system
-#' with the blocks, block sums and magnetisation it has alone, packed along
-#' the grid; for ring and gravity2d its tiles of targets, the parts its
-#' sources are cut into and their sums), so that a study of many small
+#' side: every pass of a step is one launch over all of them (the many-body
+#' engine's systems), so that a study of many small
 #' systems (the quasi-stationary states' lifetime against \eqn{n}, an
 #' ensemble of collapses) fills the device that one small system leaves
 #' idle: one HMF system of \eqn{10^6} particles, or one ring or gravity2d
 #' system of \eqn{10^4} (a single wave of blocks on an H100), does not.
 #' Each system's records, state and snapshots are bit for bit those of a
 #' run of that system alone on the GPU (the same operations in the same
-#' order, sums included; kernels of their own compiled for the batch). The
+#' order, sums included). The
 #' systems of a launch are those that share their step, clock and softening
 #' (all of a fresh run without a sweep of the softening; each softening of
 #' a sweep makes its own launches), at most \eqn{2^{24}} particles of them
