@@ -113,34 +113,11 @@ gpu_kernel_registry_build <- function() {
                                   indep = list(defines = "SP_XS_INDEP=1", fast_math = FALSE),
                                   lb6 = list(defines = "SP_XS_MINBLOCKS=6", fast_math = FALSE),
                                   lb8 = list(defines = "SP_XS_MINBLOCKS=8", fast_math = FALSE))),
-    # mixed: single-precision pair terms and sincos, sums of 8 pair terms
-    # in single, double accumulators; mixed_pair: every pair term added in
-    # double; mixed_ftz: as mixed, the hardware's reciprocal (square root)
-    # without subnormal handling, the same numbers, 1.15-1.3x faster on an
-    # H100 (the default; option statphysgpu.lrmd_variant); mixed_ftz_pf:
-    # as mixed_ftz with the source tiles double-buffered (the same numbers;
-    # not yet timed on a GPU)
     # the starts of lrmd() (hmf_waterbag() ...) drawn by the many-body
     # engine into a system's states (sde_run(init = <start>), R/sde-mb-run.R):
     # a small module of its own, compiled once (both precisions of the states)
     mb_recipe = list(file = "mb_recipe.cu", toolkit = FALSE,
-                     variants = list(default = list(defines = character(), fast_math = FALSE))),
-    lrmd = list(file = "lrmd.cu", toolkit = FALSE,
-                variants = list(mixed = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
-                                                         "SP_LRMD_GROUP=8"),
-                                             fast_math = FALSE),
-                                mixed_ftz = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
-                                                             "SP_LRMD_GROUP=8", "SP_LRMD_FTZ=1"),
-                                                 fast_math = FALSE),
-                                mixed_ftz_pf = list(defines = c("SP_REAL=float", "SP_REAL_SINGLE=1",
-                                                                "SP_LRMD_GROUP=8", "SP_LRMD_FTZ=1",
-                                                                "SP_LRMD_PREFETCH=1"),
-                                                    fast_math = FALSE),
-                                mixed_pair = list(defines = c("SP_REAL=float",
-                                                              "SP_REAL_SINGLE=1",
-                                                              "SP_LRMD_GROUP=1"),
-                                                  fast_math = FALSE),
-                                double = list(defines = "SP_REAL=double", fast_math = FALSE)))
+                     variants = list(default = list(defines = character(), fast_math = FALSE)))
   )
 }
 

@@ -29,13 +29,13 @@
 # system on several GPUs (whose slices a run that keeps states would give
 # up) instead ends an engine call at every record and reads the final state.
 #
-# Chosen by the tuning option statphysgpu.lrmd_engine = "declared"
-# (R/tuning.R; "builtin" is the default until a GPU measurement shows this
-# path at least 0.97 of the built-in's speed).  lrmd() checks every
-# argument and makes the systems, the parts of a continuation, the records
-# and the attributes as for the built-in; lrmd_declared_sim() stands for the
-# built-in's sim_run("lrmd") in lrmd_one() and returns what that returns.
-# What differs:
+# The only engine of lrmd() since the built-in one (inst/cuda/lrmd.cu,
+# src/core/sp_lrmd_engine*, src/gpu/sp_gpu_lrmd.c) was deleted (issue 50;
+# its option statphysgpu.lrmd_engine is ignored with a warning, once a
+# session: sp_tuning_retired(), R/tuning.R).  lrmd() checks every argument
+# and makes the systems, the parts of a continuation, the records and the
+# attributes; lrmd_declared_sim() runs one part in lrmd_one().
+# What differs from the deleted built-in engine:
 # * precision "mixed" runs the declared model in single precision (states
 #   included: the built-in keeps positions and momenta in double), its
 #   angles declared periodic (kept in [-pi, pi], as the final state and the
@@ -50,13 +50,6 @@
 #   some systems' starts are given;
 # * snapshots end one engine call and start the next from its final state;
 # * gravity2d's states are plain (never periodic), in both precisions.
-
-# Whether lrmd() runs this model on the declared engine: option
-# statphysgpu.lrmd_engine = "declared" (every model).
-lrmd_declared_ok <- function(model, call) {
-  identical(sp_tuning("lrmd_engine", call), "declared") &&
-    model %in% c("hmf", "ring", "gravity2d")
-}
 
 # The model of "hmf", "ring" or "gravity2d", periodic angles or not (HMF,
 # ring): made once a session.
@@ -163,7 +156,7 @@ lrmd_declared_not_finite <- function(e, model, nsys, dt, call) {
 # part, snapshots at `snap_steps` of it) of its systems -- `states`, each
 # one's columns (theta, p, or x, y, px, py) or a recipe of a start to draw,
 # or `joined`, the columns of all side by side -- on the declared engine.
-# Returns sim_run("lrmd")'s list: rec (4 x records x systems, NaN where not
+# Returns a list: rec (4 x records x systems, NaN where not
 # reached), state (the columns side by side), snap (per snapshot reached,
 # the columns), steps_done, run (seconds, rounds, interrupted), start_pmax
 # and pmax (a drawn start's largest |momentum|; NA for a given one).

@@ -106,79 +106,55 @@
 #' down: `dt` too coarse, a start whose energy overflows) is an error (class
 #' `statphysgpu_not_finite`) naming the step and the quantity, never data.
 #'
+#' **The engine.** Every model runs as a declared model ([sde_model()]: the
+#' HMF mean field through `mean()`, the ring and gravity2d through
+#' `pairs()`, gravity2d's particles as plain states x, y, px, py in the open
+#' plane) on [sde_run()]'s many-body engine with its `"yoshida4"`, the same
+#' composition as before (drift, kick, drift, kick, drift, kick, drift).
+#' This is the package's one SDE engine since the built-in lrmd engine was
+#' removed (issue 50, when the declared one had passed its speed in every
+#' headline case); option `statphysgpu.lrmd_engine`, which chose between
+#' them, is ignored with a warning once a session. The laws are those of
+#' the built-in engine and a start is drawn with the same numbers (the
+#' draws of `lrmd_start.h`, on the device where the run is), but runs need
+#' not repeat earlier versions' numbers: the sums run in other orders and
+#' `"mixed"` means single-precision states now (see Precision). gravity2d's
+#' half-mass radius, the median distance from the centre of mass, is
+#' computed in R from the positions at each record, which the engine keeps
+#' (at most \eqn{2^{25}} numbers a call: longer runs record in several
+#' calls); one gravity2d system on several GPUs instead ends an engine call
+#' at every record (so that it keeps its slices, one a device). A snapshot
+#' ends one engine call and starts the next from its state.
+#'
 #' **Backends.** The CPU engine runs on [sp_threads()] threads; its result
-#' does not depend on the thread count (bitwise: every sum runs over fixed
-#' tiles in a fixed order). The GPU engine (kernels in `lrmd.cu`: per HMF
-#' stage one fused pass of kick, drift, sincos and grid reduction, three a
-#' step; tiled all-pairs forces for ring and gravity2d, the sources cut into
-#' parts when there are too few particles to fill the device) gives the
-#' CPU's numbers to rounding. `backend = "auto"` takes the GPU from
-#' \eqn{10^5} particles a launch for HMF and 2000 for ring and gravity2d
-#' (counting every system of the call: on one GPU they run side by side,
-#' see Replicas and sweeps; below, a step is a few microseconds of kernel
-#' launches).
+#' does not depend on the thread count (bitwise). The GPU engine gives the
+#' CPU's numbers to rounding in double precision. `backend = "auto"` takes
+#' the GPU from \eqn{10^5} particles a launch for HMF and 2000 for ring and
+#' gravity2d (counting every system of the call: on one GPU they run side
+#' by side, see Replicas and sweeps; below, a step is a few microseconds of
+#' kernel launches).
 #'
-#' The ring and gravity2d engine kicks and drifts inside the pair pass (one
-#' launch a force evaluation instead of three: 1.1 times faster at
-#' \eqn{10^4} particles on an H100, where launches cost); option
-#' `statphysgpu.lrmd_fused = FALSE` runs separate passes, with the same
-#' numbers bit for bit. When the targets alone cannot fill the GPU, the
-#' sources are cut into parts: as many as fill one wave of resident
-#' blocks at small n, enough to fill the last wave at large n; option
-#' `statphysgpu.lrmd_blocks_per_sm = b` cuts them as if `b` blocks fit an SM
-#' (fewer than fit: longer parts; more: shorter parts in several waves;
-#' numbers equal to rounding; for tuning: on an H100 neither beat the
-#' default).
+#' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles of a
+#' system into one slice per device (the many-body engine's slices); each
+#' device updates its slice and the devices exchange what the next force
+#' evaluation needs. The result equals one device's to rounding (the sums
+#' over slices run in another order).
 #'
-#' **The declared engine.** Option `statphysgpu.lrmd_engine = "declared"`
-#' (default `"builtin"`) runs every model as a declared model
-#' ([sde_model()]: the HMF mean field through `mean()`, the ring and
-#' gravity2d through `pairs()`, gravity2d's particles as plain states x, y,
-#' px, py in the open plane) on [sde_run()]'s many-body engine with its
-#' `"yoshida4"`, the same scheme: in double precision the same numbers to
-#' rounding (2e-14 after 60 to 150 steps, measured). What differs:
-#' `"mixed"` runs the model in single precision, states included, the HMF
-#' and ring angles kept in \eqn{[-\pi, \pi]} (so reported in the state and
-#' snapshots); a start of [hmf_waterbag()] ... is drawn in R's process (the
-#' same numbers) and copied to the device; a snapshot ends one engine call.
-#' gravity2d's half-mass radius, the median distance from the centre of
-#' mass, is computed in R from the positions at each record, which the
-#' engine keeps (at most \eqn{2^{25}} numbers a call: longer runs record in
-#' several calls); one gravity2d system on several GPUs instead ends an
-#' engine call at every record (so that it keeps its slices, one a device).
-#'
-#' **Several GPUs.** `devices = c(0, 1)` or `"all"` cuts the particles into
-#' one slice per device; each device updates its slice and the devices
-#' exchange, every stage, what the next force evaluation needs (HMF: each
-#' slice's magnetisation sums, 16 bytes; ring and gravity2d: each slice's
-#' sines and cosines or coordinates), peer to peer where the devices allow
-#' it, ordered by events on the devices' streams (no host round trip). The
-#' result equals one device's to rounding (the sums over slices run in
-#' another order). On two H200s joined by NVLink the largest systems run
-#' 1.8 (HMF, \eqn{5 \times 10^7} particles) and 2.0 times (ring and
-#' gravity2d, \eqn{10^6}) as fast as on one.
-#'
-#' **Precision.** Positions, momenta, drifts, kicks and every sum over
-#' particles are double in both precisions. `"mixed"` computes the sines and
-#' cosines (or coordinates) the force reads and each pair term in single
-#' precision; on the GPU sums of 8 consecutive pair terms are formed in
-#' single precision and added into double accumulators, and the reciprocal
-#' square root and reciprocal are the hardware's alone, without subnormal
-#' handling (kernel variant `"mixed_ftz"`, the default of option
-#' `statphysgpu.lrmd_variant`; `"mixed"` keeps the subnormal handling and
-#' gives the same numbers bit for bit, 1.15-1.3 times slower;
-#' `"mixed_ftz_pf"` double-buffers the source tiles, with the same numbers,
-#' not yet timed on a GPU;
-#' `"mixed_pair"` adds every pair term in double, the wording of Rocha Filho (2014),
-#' with the same energy error to four digits and 1.3-2.1 times slower;
-#' measured on an H100). In mixed precision the softening must be at least
-#' \eqn{10^{-4}} for the ring model (the single-precision \eqn{1 - \cos} of
-#' a particle with itself or a close neighbour carries rounding of
-#' \eqn{10^{-7}}, which moves the energy by about \eqn{5 \times 10^{-7}}
-#' there) and \eqn{10^{-18}} for gravity2d (its square a normal
-#' single-precision number, so that the force of two particles at distance
-#' 0 is finite); use `"double"` below. `"double"` does everything in double,
-#' with the same bounds for its rounding: a softening of at least
+#' **Precision.** `"double"` does everything in double, the angles not
+#' reduced. `"mixed"` runs the declared model in single precision, states
+#' included (positions and momenta are single-precision numbers; the
+#' engine's sums over particles are double), the HMF and ring angles
+#' declared periodic (kept in \eqn{[-\pi, \pi]}, and so reported in the state
+#' and snapshots): the energy is kept to single precision's rounding
+#' (about \eqn{10^{-6}} relative over a hundred steps) and the total
+#' momentum to about \eqn{10^{-8}} of its scale. In mixed precision the
+#' softening must be at least \eqn{10^{-4}} for the ring model (the
+#' single-precision \eqn{1 - \cos} of a particle with itself or a close
+#' neighbour carries rounding of \eqn{10^{-7}}, which moves the energy by
+#' about \eqn{5 \times 10^{-7}} there) and \eqn{10^{-18}} for gravity2d (its
+#' square a normal single-precision number, so that the force of two
+#' particles at distance 0 is finite); use `"double"` below. `"double"` has
+#' the same bounds for its rounding: a softening of at least
 #' \eqn{10^{-11}} for the ring model (\eqn{1 - \cos} rounded by about
 #' \eqn{10^{-16}} moves the energy by the same \eqn{5 \times 10^{-7}}
 #' there) and \eqn{10^{-153}} for gravity2d (its square, \eqn{10^{-306}}, a
@@ -208,17 +184,15 @@
 #' result of one call, bit for bit on the CPU.
 #'
 #' **Systems side by side.** On one GPU the systems of a call run side by
-#' side: every pass of a step is one launch over all of them (each system
-#' with the blocks, block sums and magnetisation it has alone, packed along
-#' the grid; for ring and gravity2d its tiles of targets, the parts its
-#' sources are cut into and their sums), so that a study of many small
+#' side: every pass of a step is one launch over all of them (the many-body
+#' engine's systems), so that a study of many small
 #' systems (the quasi-stationary states' lifetime against \eqn{n}, an
 #' ensemble of collapses) fills the device that one small system leaves
 #' idle: one HMF system of \eqn{10^6} particles, or one ring or gravity2d
 #' system of \eqn{10^4} (a single wave of blocks on an H100), does not.
 #' Each system's records, state and snapshots are bit for bit those of a
 #' run of that system alone on the GPU (the same operations in the same
-#' order, sums included; kernels of their own compiled for the batch). The
+#' order, sums included). The
 #' systems of a launch are those that share their step, clock and softening
 #' (all of a fresh run without a sweep of the softening; each softening of
 #' a sweep makes its own launches), at most \eqn{2^{24}} particles of them
@@ -320,7 +294,6 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
                  backend = "auto", devices = NULL, precision = c("mixed", "double"),
                  progress = interactive(), replicas = 1, first_replica = 1) {
   call <- sys.call()
-  envir <- environment() # interrupts are held until lrmd() returns (sim_run)
   has_init <- !missing(init)
   if (has_init && inherits(init, "lrmd_run")) sp_check_seal(init, "lrmd()", call, LRMD_SEALED)
   prev <- if (has_init && inherits(init, "lrmd_run")) lrmd_check_run(init, call)
@@ -422,14 +395,7 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
       sp_abort(sprintf("%s particles cannot be split over %d devices.", fmt_count(n_est),
                        length(fr$plan$devices)), call = call)
     }
-    # testing: k slices on each device, on streams of their own (the
-    # multi-device code on one GPU)
-    k <- sp_tuning("lrmd_slices", call)
-    if (k > 1) fr$plan$devices <- rep(fr$plan$devices, each = k)
   }
-  # tuning: the blocks an SM the pair pass's parts are cut for (0: as many
-  # as fit, the default); fewer make longer parts, more shorter ones
-  bps <- sp_tuning("lrmd_blocks_per_sm", call)
   nsys0 <- if (is.null(prev)) replicas * ncond0 else nrow(sy)
   lrmd_check_memory(model, n_est, nsnap, steps %/% record_every + 2, call, systems = nsys0,
                     batch = if (lrmd_batched(model, fr$plan, call)) {
@@ -498,11 +464,9 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     sy$clock_t <- sy$clock_t + (sy$step_end - sy$clock_step) * p_dt
     sy$clock_step <- sy$step_end
   }
-  code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
   two_d <- model == "gravity2d"
-  flags <- as.integer(c(fr$precision == "mixed", sp_tuning("lrmd_fused", call),
-                        bps))
-  variant <- lrmd_variant(fr$precision)
+  # the declared many-body engine (R/lrmd-declared.R), the one engine
+  sp_tuning_retired("lrmd_engine", call)
   # the snapshots' steps, each system's (checked before any system runs)
   snap_steps <- lapply(seq_len(nsys), function(i) {
     if (nsnap == 0) return(double())
@@ -532,9 +496,8 @@ lrmd <- function(model = c("hmf", "ring", "gravity2d"), n, init, dt, steps,
     })
     labels <- sprintf("replica %s%s", fmt_count(sy$replica[idx]),
                       if (is.null(conds)) "" else sprintf(" of condition %d", sy$condition[idx]))
-    one <- lrmd_one(fr, model, code, n, dt, sy$softening[i1], steps, record_every, steps0,
-                    lapply(sy_state[idx], `[[`, "state"), snap_steps[[i1]], flags, variant,
-                    time_of, call, envir, labels)
+    one <- lrmd_one(fr, model, n, dt, sy$softening[i1], steps, record_every, steps0,
+                    lapply(sy_state[idx], `[[`, "state"), snap_steps[[i1]], time_of, call, labels)
     for (j in seq_along(idx)) {
       i <- idx[j]
       if (sy_state[[i]]$lazy) sy_state[[i]]$pmax <- one$pmax[j]
@@ -659,8 +622,8 @@ lrmd_batches <- function(sy, n, batched, max_particles = LRMD_BATCH_PARTICLES) {
 # system: 4 x records), state (per system: columns), snaps (per system: a
 # list of list(k, cols)), steps_done, run, pmax (per system: a drawn
 # start's fastest particle)).
-lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, steps0, states,
-                     snap_steps, flags, variant, time_of, call, envir, labels) {
+lrmd_one <- function(fr, model, n, dt, softening, steps, record_every, steps0, states,
+                     snap_steps, time_of, call, labels) {
   # Records lie on the grid of the chain's steps: the multiples of
   # record_every. A continuation that starts off the grid runs to the next
   # grid step first (its records there), then the rest: the state at every
@@ -675,30 +638,13 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   recs <- list()
   snaps <- list()
   joined <- NULL # after a part: the systems' states, side by side
-  # systems side by side: the kernels compiled for them (lrmd.cu,
-  # SP_LRMD_SYSTEMS); ring and gravity2d: and the module of one system,
-  # whose pair kernels' resident blocks cut each system's sources into the
-  # parts of its run alone
-  defines <- if (nsys > 1 && fr$plan$backend == "gpu") {
-    c(gpu_kernel_registry()$lrmd$variants[[variant]]$defines, "SP_LRMD_SYSTEMS=1")
-  }
-  declared <- lrmd_declared_ok(model, call) # (R/lrmd-declared.R)
-  if (declared) defines <- NULL
-  keys <- if (!is.null(defines) && model != "hmf") {
-    gpu_kernel_load("lrmd", fr$plan$devices, variant = variant)
-  } else character()
   for (p in parts) {
     k0 <- p[1]
     mine <- snap_steps[snap_steps >= k0 & snap_steps <= k0 + p[2] &
                          !(k0 > 0 & snap_steps == k0)] - k0
     r <- withCallingHandlers(
-      if (declared) {
-        lrmd_declared_sim(fr, model, n, dt, softening, p[2], p[3], states, mine, joined, call)
-      } else {
-        sim_run(fr, "lrmd", job = lrmd_job(code, n, dt, softening, p[2], p[3], flags, states,
-                                           mine, joined, keys),
-                kernel = "lrmd", variant = variant, envir = envir, defines = defines)
-      },
+      # the declared many-body engine (R/lrmd-declared.R)
+      lrmd_declared_sim(fr, model, n, dt, softening, p[2], p[3], states, mine, joined, call),
       error = function(e) {
         msg <- sp_cnd_text(e)
         # systems side by side: the engine names the system of a failure
@@ -747,70 +693,6 @@ lrmd_one <- function(fr, model, code, n, dt, softening, steps, record_every, ste
   })
   c(res, list(k = k[keep], rec = lapply(per, `[[`, "rec"), state = lapply(per, `[[`, "state"),
               snaps = lapply(per, `[[`, "snaps")))
-}
-
-# The job of the lrmd model (src/models/lrmd.c): model code, n, dt,
-# softening, the steps and record interval of this part, flags c(mixed,
-# fused pair pass, blocks an SM), the starts of its systems -- `states`, a
-# list of each one's columns or a recipe of class "lrmd_draw" that the
-# engine draws (c(kind, n, seed lo, seed hi, a, b, U, M0, replica)), or
-# `joined`, the columns of all of them side by side (an earlier part's
-# state) -- and the snapshot steps. Several systems run side by side
-# (field `systems`, their starts in the rows of `starts`; `keys`, for ring
-# and gravity2d on the GPU, the key of the module of one system).
-lrmd_job <- function(code, n, dt, softening, steps, record_every, flags, states, snap_steps,
-                     joined = NULL, keys = character()) {
-  nsys <- length(states)
-  job <- list(model = code, n = n, dt = as.double(dt), eps = as.double(softening),
-              steps = steps, record_every = record_every, single = flags[1],
-              fused = flags[2], blocks_per_sm = flags[3],
-              snap_steps = as.double(snap_steps),
-              q0 = double(), q1 = double(), p0 = double(), p1 = double(),
-              start_kind = -1, start_n = 0, start_seed = c(0, 0), start_replica = 0,
-              start_a = 0, start_b = 0, start_U = 0, start_M0 = 0, systems = nsys,
-              starts = lrmd_start_rows(list()), keys = keys)
-  set_cols <- function(job, cols) {
-    if (length(cols) == 4) job[c("q0", "q1", "p0", "p1")] <- unname(cols)
-    else job[c("q0", "p0")] <- unname(cols)
-    job
-  }
-  if (!is.null(joined)) {
-    if (nsys > 1) job$starts <- lrmd_start_rows(vector("list", nsys))
-    return(set_cols(job, joined))
-  }
-  if (nsys > 1) {
-    # each system's row; the columns of those given, side by side (zeros
-    # where a system is drawn)
-    lazy <- vapply(states, inherits, TRUE, "lrmd_draw")
-    job$starts <- lrmd_start_rows(lapply(seq_len(nsys), function(s) if (lazy[s]) states[[s]]))
-    if (all(lazy)) return(job)
-    ncol <- max(lengths(states[!lazy]))
-    return(set_cols(job, lapply(seq_len(ncol), function(j) {
-      unlist(lapply(states, function(st) if (inherits(st, "lrmd_draw")) double(n) else st[[j]]),
-             use.names = FALSE)
-    })))
-  }
-  state <- states[[1]]
-  if (inherits(state, "lrmd_draw")) {
-    r <- unclass(state)
-    job[c("start_kind", "start_n", "start_a", "start_b", "start_U", "start_M0")] <-
-      as.list(r[c(1, 2, 5, 6, 7, 8)])
-    job$start_seed <- r[3:4]
-    job$start_replica <- if (length(r) >= 9) r[9] else 0 # a recipe saved before replicas
-    return(job)
-  }
-  set_cols(job, state)
-}
-
-# The rows of the starts of systems side by side (sp_lrmd_start_row): each
-# a recipe (c(kind, n, seed lo, seed hi, a, b, U, M0[, replica])) or NULL
-# (a start given: kind -1).
-lrmd_start_rows <- function(recipes) {
-  f <- function(j, none = 0) {
-    vapply(recipes, function(r) if (is.null(r)) none else if (j <= length(r)) unclass(r)[[j]] else 0, 1)
-  }
-  list(kind = f(1, -1), n = f(2), seed_lo = f(3), seed_hi = f(4), a = f(5), b = f(6), U = f(7),
-       M0 = f(8), replica = f(9))
 }
 
 # The records of several systems, one data frame (their columns joined).
@@ -1146,20 +1028,4 @@ lrmd_gpu_from <- function(model) if (model == "hmf") 1e5 else 2000
 # side by side (up to lrmd_batch_particles()).
 lrmd_launch_particles <- function(model, n, systems) {
   min(n * systems, max(n, lrmd_batch_particles(model)))
-}
-
-# The kernel variant of lrmd.cu for a precision: by default "mixed_ftz"
-# (sums of 8 pair terms in single precision, the hardware reciprocal (square
-# root) without subnormal handling); option statphysgpu.lrmd_variant =
-# "mixed" (the same numbers with the subnormal handling) or "mixed_pair"
-# (every pair term added in double).
-lrmd_variant <- function(precision) {
-  if (precision == "double") return("double")
-  v <- sp_tuning("lrmd_variant")
-  ok <- setdiff(names(gpu_kernel_registry()$lrmd$variants), "double")
-  if (!is.character(v) || length(v) != 1 || !v %in% ok) {
-    sp_abort(sprintf("option statphysgpu.lrmd_variant must be one of %s, not %s.",
-                     paste0('"', ok, '"', collapse = ", "), describe(v)))
-  }
-  v
 }

@@ -7,7 +7,6 @@ SP_TUNING <- list(
   # name = list(default, check: function(value) TRUE when acceptable, what: the allowed values)
   driven_variant = list("", function(v) is_string(v), "a string (a kernel variant's suffix)"),
   he4_variant = list("_fast_u4_usum", function(v) is_string(v), "a string (a kernel variant's suffix)"),
-  lrmd_slices = list(1L, function(v) is_whole(v, 1, 64), "a whole number from 1 to 64"),
   # sde_run() of many-body models: one system in k slices on each device, on
   # streams of their own (the multi-device code on one GPU)
   mb_slices = list(1L, function(v) is_whole(v, 1, 64), "a whole number from 1 to 64"),
@@ -32,10 +31,6 @@ SP_TUNING <- list(
   # same sums to rounding); tests and benchmarks compare
   mb_pair_chunks = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
   mb_small_ept = list(0L, function(v) is_whole(v, 0, 4) && v != 3, "0, 1, 2 or 4"),
-  lrmd_blocks_per_sm = list(0L, function(v) is_whole(v, 0, 1024),
-                            "a whole number from 0 (as many as fit) to 1024"),
-  lrmd_fused = list(TRUE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE"),
-  lrmd_variant = list("mixed_ftz", function(v) is_string(v), "a kernel variant's name"),
   # lrmd(): HMF systems side by side in one set of launches on one GPU (FALSE:
   # one system a launch, as before, the same numbers bit for bit; "cpu", for
   # tests: the CPU engine takes the same batches, one system after another)
@@ -51,10 +46,6 @@ SP_TUNING <- list(
   # 50); bench/driven-declared.R compares
   driven_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
                        "\"builtin\" or \"declared\""),
-  # lrmd(): the built-in engine ("builtin") or the declared many-body engine
-  # ("declared": R/lrmd-declared.R, every model: HMF, ring, gravity2d)
-  lrmd_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
-                     "\"builtin\" or \"declared\""),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the
   # washboard; FALSE: the CPU's polynomial; bench/sde.R compares
@@ -117,7 +108,12 @@ SP_TUNING_RETIRED <- list(
   # kuramoto(): the built-in engine was deleted in issue 50
   kuramoto_engine = list(keep = "declared", what = paste0(
     "the built-in Kuramoto engine was removed, and kuramoto() runs on the declared ",
-    "many-body engine (the same laws; random streams differ from earlier versions)"))
+    "many-body engine (the same laws; random streams differ from earlier versions)")),
+  # lrmd(): the built-in engine was deleted in issue 50
+  lrmd_engine = list(keep = "declared", what = paste0(
+    "the built-in lrmd engine was removed, and lrmd() runs on the declared many-body ",
+    "engine (the same laws; random streams and the rounding of precision \"mixed\" ",
+    "differ from earlier versions)"))
 )
 .sp_retired <- new.env(parent = emptyenv())
 

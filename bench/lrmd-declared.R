@@ -1,14 +1,16 @@
-# lrmd() on the declared many-body engine (issue 50: the option
-# statphysgpu.lrmd_engine = "declared", R/lrmd-declared.R) against the
-# built-in engine, whole calls in one process on the issue's headline cases
-# (as bench/lrmd.R "whole" defines them).  Each case: a warm-up call of each
-# (compiles, caches), then the built-in and the declared call alternated,
-# `reps` times each (SP_BENCH_REPS, default 3); the medians of the wall
-# seconds and their ratio built-in / declared (the declared path's speed
-# over the built-in's: the target is >= 0.97 before the built-in may go).
-# Precision "mixed" (lrmd()'s default): the declared model then runs in
-# single precision, the built-in with double states and single forces; on
-# the CPU also "double" (both double throughout).
+# lrmd() on the declared many-body engine (issue 50; R/lrmd-declared.R),
+# whole calls on the issue's headline cases (as bench/lrmd.R "whole"
+# defined them).  Until the built-in engine was deleted (issue 50, when
+# every headline case had passed 0.97 of it: H100 whole calls built-in /
+# declared HMF 5e7 1.30, ring 1e5 1.05, gravity2d 1e4 1.09, 1e5 1.16,
+# records every 10 1.31; CPU, two threads, 1.21-4.30; bench/RESULTS.md)
+# this script timed both engines alternately; it now times the front-end
+# alone: a warm-up call (compiles, caches), then `reps` calls
+# (SP_BENCH_REPS, default 3), the medians of the wall seconds and of the
+# engine's seconds, and the rates.  A comparison with the built-in engine
+# needs a build before its deletion (bench/ab-common.R times two builds of
+# the package).  Precision "mixed" (lrmd()'s default: the declared model in
+# single precision); on the CPU also "double".
 #
 #   Rscript bench/lrmd-declared.R gpu    # HMF n = 5e7 from hmf_waterbag(1, 0.69), dt = 0.05,
 #                                        # 1000 steps; ring n = 1e5 from ring_uniform(p0 = 0.3),
@@ -23,7 +25,7 @@
 #                                        # defaults HMF 1e6 x 100, ring 4000 x 20, two threads,
 #                                        # gravity2d 3000 x 20 (and with records every 10 steps)
 #   SP_BENCH_MODELS=gravity2d (a comma-separated list) runs only those models' cases.
-#   SP_BENCH_ONECHUNK=1 also times the declared call with one source chunk
+#   SP_BENCH_ONECHUNK=1 also times the call with one source chunk
 #                      (option statphysgpu.mb_pair_chunks = FALSE: the pair passes as
 #                      before session 16's chunks), alternated with the others.
 #
@@ -77,8 +79,8 @@ make_init <- function(cs) {
 }
 precisions <- if (mode == "gpu") "mixed" else c("mixed", "double")
 onechunk <- Sys.getenv("SP_BENCH_ONECHUNK") == "1"
-call_once <- function(engine, cs, steps, precision, chunks = TRUE) {
-  old <- options(statphysgpu.lrmd_engine = engine, statphysgpu.mb_pair_chunks = chunks)
+call_once <- function(cs, steps, precision, chunks = TRUE) {
+  old <- options(statphysgpu.mb_pair_chunks = chunks)
   on.exit(options(old))
   init <- make_init(cs) # (a lazy start: each engine draws it where it runs, the GPU included)
   invisible(gc())
@@ -89,37 +91,29 @@ call_once <- function(engine, cs, steps, precision, chunks = TRUE) {
   c(wall = proc.time()[["elapsed"]] - t0, engine = attr(x, "seconds"))
 }
 
-cat(sprintf("lrmd() built-in against declared | device %s | commit %s | %s | reps %d\n",
+cat(sprintf("lrmd() (the declared engine) | device %s | commit %s | %s | reps %d\n",
             dev, commit, date, reps))
 for (cs in cases) for (prec in precisions) {
-  call_once("builtin", cs, 2, prec) # warm: compile, load
-  call_once("declared", cs, 2, prec)
-  if (onechunk) call_once("declared", cs, 2, prec, chunks = FALSE)
-  tb <- td <- t1 <- NULL
+  call_once(cs, 2, prec) # warm: compile, load
+  if (onechunk) call_once(cs, 2, prec, chunks = FALSE)
+  td <- t1 <- NULL
   for (r in seq_len(reps)) { # alternated: a shared machine's drift hits both
-    tb <- rbind(tb, call_once("builtin", cs, cs$steps, prec))
-    td <- rbind(td, call_once("declared", cs, cs$steps, prec))
-    if (onechunk) t1 <- rbind(t1, call_once("declared", cs, cs$steps, prec, chunks = FALSE))
+    td <- rbind(td, call_once(cs, cs$steps, prec))
+    if (onechunk) t1 <- rbind(t1, call_once(cs, cs$steps, prec, chunks = FALSE))
   }
-  b <- apply(tb, 2, stats::median)
   dd <- apply(td, 2, stats::median)
   work <- if (cs$model == "hmf") cs$n * cs$steps else 3 * cs$n^2 * cs$steps
   unit <- if (cs$model == "hmf") "particle-steps/s" else "pair-terms/s"
   lab <- sprintf("%s n = %s, yoshida4, %s steps%s, %s", cs$model, format(cs$n),
                  format(cs$steps), if (is.null(cs$every)) "" else
                    sprintf(" (records every %d)", cs$every), prec)
-  add(sprintf("%s: built-in whole call", lab), b[["wall"]], "s",
-      note = sprintf("%.4g %s", work / b[["wall"]], unit))
-  add(sprintf("%s: declared whole call", lab), dd[["wall"]], "s",
-      note = sprintf("%.4g %s", work / dd[["wall"]], unit))
-  add(sprintf("%s: built-in / declared (whole call)", lab), b[["wall"]] / dd[["wall"]], "x",
-      note = sprintf("engine seconds: %.3f / %.3f = %.3f", b[["engine"]], dd[["engine"]],
-                     b[["engine"]] / dd[["engine"]]))
+  add(sprintf("%s: whole call", lab), dd[["wall"]], "s",
+      note = sprintf("%.4g %s; engine %.3f s (%.4g %s)", work / dd[["wall"]], unit,
+                     dd[["engine"]], work / dd[["engine"]], unit))
   if (onechunk) {
     d1 <- apply(t1, 2, stats::median)
-    add(sprintf("%s: built-in / declared, one chunk (whole call)", lab), b[["wall"]] / d1[["wall"]],
-        "x", note = sprintf("engine seconds: %.3f / %.3f = %.3f", b[["engine"]], d1[["engine"]],
-                            b[["engine"]] / d1[["engine"]]))
+    add(sprintf("%s: one chunk / chunks (whole call)", lab), d1[["wall"]] / dd[["wall"]], "x",
+        note = sprintf("engine seconds: %.3f / %.3f", d1[["engine"]], dd[["engine"]]))
   }
 }
 bench_print()

@@ -1,6 +1,5 @@
-/* .Call glue of the long-range MD model's helpers (its run goes through the
- * generic entry, src/r_model.c, and the descriptor src/models/lrmd.c): the
- * scan of a start, and the lazy starts of R/lrmd-init.R, data frames whose
+/* .Call glue of the long-range MD model's helpers (its run is the declared
+ * many-body engine's, R/lrmd-declared.R): the scan of a start, and the lazy starts of R/lrmd-init.R, data frames whose
  * columns are drawn (from the package's Philox streams,
  * src/core/sp_lrmd_start.c) only when R reads them, or by the engine itself
  * when lrmd() gets the start unread (a start that cannot be drawn is an

@@ -1,7 +1,7 @@
 /* lrmd_start.h: the starts of lrmd() drawn by the engine itself --
  * hmf_waterbag(), hmf_equilibrium(), ring_uniform(), gravity2d_shell() (R
  * gives a small recipe, R/lrmd-init.R) -- one source for the CPU
- * (src/core/sp_lrmd_start.c) and the GPU (lrmd.cu, sp_lrmd_start_kernel).
+ * (src/core/sp_lrmd_start.c) and the GPU (mb_recipe.cu, sp_mb_recipe_kernel).
  *
  * Random numbers: sp_philox_lrmd_init (sp_streams.h) of the start's replica
  * (0-based; lrmd(..., replicas)) and the coordinate drawn (0 the first
@@ -144,8 +144,7 @@ SP_FN void sp_lrmd_start_zero(double *s) {
 }
 
 #if SP_CUDA
-/* (the GPU's draw kernels: lrmd.cu's sp_lrmd_start_kernel, mb_recipe.cu's
- * sp_mb_recipe_kernel) */
+/* (the GPU's draw kernel: mb_recipe.cu's sp_mb_recipe_kernel) */
 /* Block-wide sums of s[0 .. 3] and maxima of s[4], s[5], into thread 0's s
  * (a fixed tree: the same inputs give the same results). */
 __device__ __forceinline__ void sp_lrmd_start_block_reduce(double s[SP_LRMD_START_NSUMS]) {

@@ -3,8 +3,8 @@
  * GPU into a system's states (sde_run() of a model with n elements, its
  * start a recipe: src/gpu/sp_gpu_mb_recipe.c; R/sde-mb-run.R).  A small
  * module of its own, compiled once (not with each model's mb.cu): the
- * draws and the passes of lrmd_start.h -- those of lrmd.cu's
- * sp_lrmd_start_kernel and of the CPU (sp_lrmd_start.c) -- a thread per
+ * draws and the passes of lrmd_start.h -- those of the CPU
+ * (sp_lrmd_start.c) -- a thread per
  * Philox block of 4 particles, a block per tile of SP_LRMD_START_TILE
  * particles, the tiles' sums added on the host in tile order.
  *
@@ -14,8 +14,6 @@
  * precision needs no array of doubles; the numbers written are the CPU's
  * doubles (angles the same bits, momenta to rounding: lrmd_start.h)
  * rounded to the states' precision as the host would round them. */
-typedef double sp_lrmd_real; /* (lrmd_args.h's arrays of lrmd.cu: not used here) */
-
 #include "lrmd_args.h"
 #include "lrmd_start.h"
 

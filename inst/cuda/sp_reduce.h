@@ -1,5 +1,5 @@
 /* sp_reduce.h: the reductions across a thread block and across a grid that
- * the kernels share (lrmd.cu, mb.cu), written once.  Fixed trees: the
+ * the kernels share (mb.cu; once lrmd.cu too), written once.  Fixed trees: the
  * same inputs give the same sums bit for bit, whatever the launch.  CUDA
  * only. */
 #ifndef SP_REDUCE_H

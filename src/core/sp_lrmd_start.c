@@ -1,12 +1,13 @@
 /* sp_lrmd_start.c: the starts lrmd() draws itself, on the CPU
- * (inst/cuda/lrmd_start.h has the draws; the GPU engine runs the same passes
- * in lrmd.cu and shares the host's part here: the table of
- * hmf_equilibrium() and the constants between the passes).
+ * (inst/cuda/lrmd_start.h has the draws; the many-body engine's draws on a
+ * GPU run the same passes in mb_recipe.cu and share the host's part here:
+ * the table of hmf_equilibrium() and the constants between the passes).
  *
  * Tiles of SP_LRMD_START_TILE particles, each summed in particle order, the
  * tiles added in tile order: the numbers do not depend on the threads. */
 #include "sp_optimize.h" /* before any other code: keeps the loops optimised */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,7 +262,12 @@ void sp_lrmd_scan(const double *const *cols, int ncol, int mom0, uint64_t n, int
   free(part);
 }
 
-void sp_lrmd_touch(double *const *cols, int ncol, uint64_t n, int nth) {
-  int j;
-  for (j = 0; j < ncol; j++) sp_threads_touch(cols[j], n * sizeof(double), nth);
+int sp_lrmd_system_fail(uint64_t nsys, uint64_t sys, int st) {
+  sp_error_saved e;
+  char msg[sizeof e.msg];
+  if (st == SP_OK || nsys == 1) return st;
+  sp_error_save(&e);
+  snprintf(msg, sizeof msg, "system %llu: %.2000s", (unsigned long long)(sys + 1), e.msg);
+  memcpy(e.msg, msg, sizeof msg);
+  return sp_error_restore(&e);
 }

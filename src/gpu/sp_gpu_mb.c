@@ -66,7 +66,7 @@
  * element: each slice makes the observables' pair sums for itself (the
  * state whole on every slice: the passes' all-gather, or, where the passes
  * share less, a gather at the record) and the first slice counts g(r).
- *   The first slice enqueues every slice's work (as sp_gpu_lrmd.c does) and
+ *   The first slice enqueues every slice's work (as the deleted built-in lrmd engine did) and
  * swaps the buffer ids, which the others take at their launch; the final
  * states come back slice by slice, the records from the first.  R decides
  * the slices (sde_mb_gpu_slices(): job slices). */
@@ -1176,8 +1176,8 @@ static int mb_setup(void *model, sp_gpu_dev *d) {
 
 /* The first write of the host memory the final states go through (fresh
  * pages: the copy buffer and the device's part of R's vector), on the
- * package's threads while the device runs the last round (as lrmd does,
- * sp_lrmd_touch): at n = 5e7 the page faults alone took most of a call's
+ * package's threads while the device runs the last round (as the deleted
+ * built-in lrmd engine did): at n = 5e7 the page faults alone took most of a call's
  * fixed cost when the copy and the conversion met them.  Only at the round
  * that reaches the end: earlier, a short round would leave the device idle
  * while the host touches (the chain's steady rate fell by a tenth when 16

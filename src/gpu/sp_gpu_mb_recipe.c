@@ -1,6 +1,6 @@
 /* sp_gpu_mb_recipe.c: the many-body engine's starts drawn from lrmd()'s
  * recipes on the GPU (see sp_gpu_mb_recipe.h): the passes of
- * sp_gpu_lrmd.c's lrmd_draw() -- pass 0's raw draws and their tiles' sums,
+ * the deleted built-in engine's draw -- pass 0's raw draws and their tiles' sums,
  * the shifts and the scale between the passes from the host's part of the
  * CPU's draw (sp_lrmd_start_after0/after1: the same constants, the same
  * order of the tiles), the last pass writing the start -- with

@@ -5,13 +5,12 @@
 #include "../core/sp_model.h"
 
 extern const sp_model sp_model_escape, sp_model_driven, sp_model_vmc, sp_model_xorsat,
-    sp_model_lrmd, sp_model_sde, sp_model_ams, sp_model_sde_ams, sp_model_philox, sp_model_mb,
-    sp_model_dmc;
+    sp_model_sde, sp_model_ams, sp_model_sde_ams, sp_model_philox, sp_model_mb, sp_model_dmc;
 
 static const sp_model *const models[] = {&sp_model_escape, &sp_model_driven, &sp_model_vmc,
-                                         &sp_model_xorsat, &sp_model_lrmd, &sp_model_sde,
-                                         &sp_model_ams, &sp_model_sde_ams, &sp_model_philox,
-                                         &sp_model_mb, &sp_model_dmc};
+                                         &sp_model_xorsat, &sp_model_sde, &sp_model_ams,
+                                         &sp_model_sde_ams, &sp_model_philox, &sp_model_mb,
+                                         &sp_model_dmc};
 
 const sp_model *sp_model_find(const char *name) {
   size_t i;

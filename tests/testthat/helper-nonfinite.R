@@ -1,6 +1,6 @@
 # Inputs that drive each engine to a non-finite state, for test-nonfinite.R
 # and test-nonfinite-gpu.R.  Where the R functions' checks refuse such input
-# (the escape engine's damping step, the softening of lrmd), the engine is
+# (the escape engine's damping step), the engine is
 # called through its .Call entry with a hand-made job.
 
 nf_u64 <- function(x) c(x %% 2^32, x %/% 2^32)
@@ -34,29 +34,6 @@ nf_escape <- function(conds, n = 4, method = "euler", precision = "double", firs
               seed = nf_u64(1), heun = method == "srk2", single = precision == "single",
               resume = statphysgpu:::ESCAPE_NO_RESUME)
   .Call(statphysgpu:::C_sp_r_model_run, "escape", job, pl$key, pl$devices, FALSE)
-}
-
-# The long-range MD engine on a hand-made state: model "hmf", "ring" or
-# "gravity2d"; state an n x 4 matrix (q0, q1, p0, p1).
-nf_lrmd <- function(model, state, dt, softening = 0, steps = 4, record_every = steps,
-                    fused = TRUE, backend = "cpu") {
-  code <- c(hmf = 0L, ring = 1L, gravity2d = 2L)[[model]]
-  pl <- nf_plan(backend, "lrmd", "double")
-  cols <- lapply(if (model == "gravity2d") 1:4 else c(1, 3), function(j) as.double(state[, j]))
-  job <- statphysgpu:::lrmd_job(code, nrow(state), dt, softening, steps, record_every,
-                                as.integer(c(0, fused, 0)), list(cols), double())
-  .Call(statphysgpu:::C_sp_r_model_run, "lrmd", job, pl$key, pl$devices, FALSE)
-}
-
-# n particles on a jittered grid of the unit square (gravity2d) or on the
-# circle (hmf, ring), at rest or with momenta p.
-nf_lrmd_state <- function(model, n = 8, p = 0) {
-  i <- seq_len(n) - 1
-  if (model == "gravity2d") {
-    cbind(0.3 * (i %% 3) + 0.01 * i, 0.3 * (i %/% 3) - 0.02 * i, rep_len(p, n), 0)
-  } else {
-    cbind(2 * pi * i / n + 0.1 * sin(i), 0, rep_len(p, n), 0)
-  }
 }
 
 # The message of the error `code` raises (of class statphysgpu_not_finite).

@@ -1,14 +1,14 @@
-# lrmd() on the declared many-body engine (issue 50: option
-# statphysgpu.lrmd_engine = "declared") on the GPU: GPU = CPU in double,
-# and = the built-in GPU engine, in both modes of the GPU plan (mode A: n
+# lrmd() on the declared many-body engine (its one engine since issue 50)
+# on the GPU: GPU = CPU in double, in both modes of the GPU plan (mode A: n
 # <= 2048, a system a block; mode B: over blocks), HMF, ring and gravity2d.
-# The dynamics is deterministic; tolerance 1e-9 (absolute, on numbers of order 1: rounding
-# only -- fused multiply-adds, the sums' order -- grown by the short runs'
-# chaos, 1e-14 measured on the CPU against the built-in).
+# The dynamics is deterministic; tolerance 1e-9 (absolute, on numbers of
+# order 1: rounding only -- fused multiply-adds, the sums' order -- grown by
+# the short runs' chaos, 1e-14 measured on the CPU against the deleted
+# built-in engine).
 
 skip_on_cran()
 
-test_that("declared lrmd(): GPU = CPU = the built-in GPU engine in double, HMF and ring", {
+test_that("lrmd(): GPU = CPU in double, HMF and ring", {
   skip_if_no_gpu()
   cases <- list(list("hmf", 300), list("hmf", 5000), list("ring", 300), list("ring", 3000))
   for (cs in cases) {
@@ -16,46 +16,42 @@ test_that("declared lrmd(): GPU = CPU = the built-in GPU engine in double, HMF a
     n <- cs[[2]]
     init <- if (model == "hmf") hmf_waterbag(n, M0 = 1, U = 0.69, seed = 1) else
       ring_uniform(n, p0 = 0.3, seed = 1)
-    run <- function(b, eng) {
-      withr::local_options(statphysgpu.lrmd_engine = eng)
+    run <- function(b) {
       lrmd(model, init = init, dt = 0.05, steps = 20, record_every = 5, snapshots = 0.5,
            replicas = 2, precision = "double", backend = b, progress = FALSE)
     }
-    a <- run("cpu", "declared")
-    g <- run("gpu", "declared")
-    h <- run("gpu", "builtin")
+    a <- run("cpu")
+    g <- run("gpu")
     lab <- paste(model, n)
     num <- c("kinetic", "potential", "total", "Mx", "My")
     expect_equal(as.matrix(g[num]), as.matrix(a[num]), tolerance = 1e-9, label = lab)
-    expect_equal(as.matrix(g[num]), as.matrix(h[num]), tolerance = 1e-9, label = lab)
     for (s in 1:2) {
       expect_equal(as.matrix(attr(g, "state")[[s]]), as.matrix(attr(a, "state")[[s]]),
                    tolerance = 1e-9, label = lab)
       expect_equal(as.matrix(attr(g, "snapshots")[[s]][[1]]),
-                   as.matrix(attr(h, "snapshots")[[s]][[1]]), tolerance = 1e-9, label = lab)
+                   as.matrix(attr(a, "snapshots")[[s]][[1]]), tolerance = 1e-9, label = lab)
     }
   }
 })
 
-test_that("declared lrmd() in mixed precision on the GPU: the energy kept, the built-in's M", {
+test_that("lrmd() in mixed precision on the GPU: the energy kept, double's M", {
   skip_if_no_gpu()
   for (model in c("hmf", "ring")) {
     init <- if (model == "hmf") hmf_waterbag(20000, M0 = 1, U = 0.69, seed = 1) else
       ring_uniform(4000, p0 = 0.3, seed = 1)
-    run <- function(eng) {
-      withr::local_options(statphysgpu.lrmd_engine = eng)
+    run <- function(prec) {
       lrmd(model, init = init, dt = 0.05, steps = 100, record_every = 20, backend = "gpu",
-           progress = FALSE)
+           precision = prec, progress = FALSE)
     }
-    d <- run("declared")
-    b <- run("builtin")
+    d <- run("mixed")
+    b <- run("double")
     # single-precision states: 100 steps of rounding, about 1e-6 relative
     expect_lt(max(abs(d$energy_error)), 1e-4)
     expect_lt(max(abs(d$M - b$M)), 1e-3)
   }
 })
 
-test_that("declared lrmd(): GPU = CPU = the built-in GPU engine in double, gravity2d", {
+test_that("lrmd(): GPU = CPU in double, gravity2d", {
   skip_if_no_gpu()
   # a cold shell to t = 0.3 (its fall begun, no close passes yet); mode A
   # (n = 300) and mode B (n = 3000), two replicas side by side, then one
@@ -64,47 +60,43 @@ test_that("declared lrmd(): GPU = CPU = the built-in GPU engine in double, gravi
   # system on several GPUs runs)
   for (n in c(300, 3000)) {
     init <- gravity2d_shell(n, 0.5, 1, seed = 1)
-    run <- function(b, eng, replicas = 2) {
-      withr::local_options(statphysgpu.lrmd_engine = eng)
+    run <- function(b, replicas = 2) {
       lrmd("gravity2d", init = init, dt = 0.01, steps = 30, record_every = 10,
            snapshots = 0.15, replicas = replicas, softening = 0.02, precision = "double",
            backend = b, progress = FALSE)
     }
-    a <- run("cpu", "declared")
-    g <- run("gpu", "declared")
-    h <- run("gpu", "builtin")
+    a <- run("cpu")
+    g <- run("gpu")
     lab <- paste("gravity2d", n)
     num <- c("kinetic", "potential", "total", "virial_ratio", "r_half")
     expect_equal(as.matrix(g[num]), as.matrix(a[num]), tolerance = 1e-9, label = lab)
-    expect_equal(as.matrix(g[num]), as.matrix(h[num]), tolerance = 1e-9, label = lab)
     for (s in 1:2) {
       expect_equal(as.matrix(attr(g, "state")[[s]]), as.matrix(attr(a, "state")[[s]]),
                    tolerance = 1e-9, label = lab)
       expect_equal(as.matrix(attr(g, "snapshots")[[s]][[1]]),
-                   as.matrix(attr(h, "snapshots")[[s]][[1]]), tolerance = 1e-9, label = lab)
+                   as.matrix(attr(a, "snapshots")[[s]][[1]]), tolerance = 1e-9, label = lab)
     }
     ns <- asNamespace("statphysgpu")
     real <- get("lrmd_declared_keeps", envir = ns)
     utils::assignInNamespace("lrmd_declared_keeps", function(fr, nsys) FALSE, ns)
-    sl <- withr::with_options(list(statphysgpu.mb_slices = 2), run("gpu", "declared", 1))
+    sl <- withr::with_options(list(statphysgpu.mb_slices = 2), run("gpu", 1))
     utils::assignInNamespace("lrmd_declared_keeps", real, ns)
-    one <- run("gpu", "builtin", 1)
+    one <- run("cpu", 1)
     expect_equal(as.matrix(sl[num]), as.matrix(one[num]), tolerance = 1e-9, label = lab)
     expect_equal(as.matrix(attr(sl, "state")), as.matrix(attr(one, "state")), tolerance = 1e-9,
                  label = lab)
   }
 })
 
-test_that("declared lrmd() gravity2d in mixed precision on the GPU: the energy, the built-in's r_half", {
+test_that("lrmd() gravity2d in mixed precision on the GPU: the energy, double's r_half", {
   skip_if_no_gpu()
   init <- gravity2d_shell(4000, 0.5, 1, seed = 1)
-  run <- function(eng) {
-    withr::local_options(statphysgpu.lrmd_engine = eng)
+  run <- function(prec) {
     lrmd("gravity2d", init = init, dt = 0.01, steps = 100, record_every = 20,
-         softening = 0.02, backend = "gpu", progress = FALSE)
+         softening = 0.02, backend = "gpu", precision = prec, progress = FALSE)
   }
-  d <- run("declared")
-  b <- run("builtin")
+  d <- run("mixed")
+  b <- run("double")
   # single-precision states: 100 steps of rounding, about 1e-6 relative
   expect_lt(max(abs(d$energy_error)), 1e-4)
   expect_lt(max(abs(d$r_half - b$r_half)), 1e-3)
@@ -159,17 +151,14 @@ test_that("the GPU draws a recipe start as the CPU: angles the same bits, moment
   }
 })
 
-test_that("declared HMF on the GPU from a waterbag drawn there: the energy per particle is U", {
+test_that("HMF on the GPU from a waterbag drawn there: the energy per particle is U", {
   skip_if_no_gpu()
-  withr::local_options(statphysgpu.lrmd_engine = "declared")
   r <- lrmd("hmf", init = hmf_waterbag(1e5, 0.5, 0.69, seed = 1), dt = 0.05, steps = 2,
             record_every = 1, precision = "double", backend = "gpu", progress = FALSE)
   # (the sample's energy is U exactly but for the rounding of its sums)
   expect_equal(r$total[1], 0.69, tolerance = 1e-12)
-  c1 <- withr::with_options(list(statphysgpu.lrmd_engine = "builtin"),
-                            lrmd("hmf", init = hmf_waterbag(1e5, 0.5, 0.69, seed = 1), dt = 0.05,
-                                 steps = 2, record_every = 1, precision = "double",
-                                 backend = "cpu", progress = FALSE))
+  c1 <- lrmd("hmf", init = hmf_waterbag(1e5, 0.5, 0.69, seed = 1), dt = 0.05, steps = 2,
+             record_every = 1, precision = "double", backend = "cpu", progress = FALSE)
   expect_equal(r$kinetic, c1$kinetic, tolerance = 1e-12)
   expect_equal(r$M, c1$M, tolerance = 1e-12)
 })

@@ -1,22 +1,66 @@
-# lrmd() on the declared many-body engine (issue 50: option
-# statphysgpu.lrmd_engine = "declared", R/lrmd-declared.R), on the CPU.
-# The dynamics is deterministic given the start, and both engines run the
-# same Yoshida composition (coefficients equal to an ulp or two) of the same
-# forces: in double precision the records, states and snapshots agree to
-# rounding (the sums run in other orders: about 1e-16 a step, 1e-14 after
-# the 60 steps here, measured; the bound 1e-10 leaves the chaotic growth of
-# these short runs room).  The declared models (HMF and ring, periodic or
-# not; gravity2d) are compiled once a session.
+# lrmd() on the declared many-body engine (R/lrmd-declared.R), its one
+# engine since the built-in was deleted (issue 50), on the CPU.  The
+# dynamics is deterministic given the start: in double precision the
+# records and states agree with a base-R integration of the same Yoshida
+# composition of the same forces (lrmd_ref(), below) to rounding (the sums
+# run in other orders: about 1e-16 a step, 1e-14 after the 60 steps here;
+# the bound 1e-10 leaves the chaotic growth of these short runs room).  The
+# declared models (HMF and ring, periodic or not; gravity2d) are compiled
+# once a session.
 
 skip_on_cran()
 
-ld <- function(...) {
-  withr::local_options(statphysgpu.lrmd_engine = "declared")
-  lrmd(..., backend = "cpu", progress = FALSE)
+ld <- function(...) lrmd(..., backend = "cpu", progress = FALSE)
+
+# Base R: `steps` steps of Yoshida's fourth-order composition (drift c1,
+# kick d1, drift c2, kick d2, drift c2, kick d1, drift c1) of lrmd()'s
+# model from the state `st` (theta, p or x, y, px, py), in double; the
+# kinetic energy per particle and (HMF, ring) the magnetisation at every
+# `every` steps, and the final state.
+lrmd_ref <- function(model, st, dt, steps, every, eps = 0.01) {
+  w1 <- 1 / (2 - 2^(1 / 3))
+  w0 <- -2^(1 / 3) * w1
+  cs <- c(w1 / 2, (w0 + w1) / 2, (w0 + w1) / 2, w1 / 2)
+  ds <- c(w1, w0, w1)
+  n <- nrow(st)
+  two <- model == "gravity2d"
+  q <- if (two) cbind(st$x, st$y) else st$theta
+  p <- if (two) cbind(st$px, st$py) else st$p
+  force <- function(q) switch(model,
+    hmf = -mean(cos(q)) * sin(q) + mean(sin(q)) * cos(q),
+    ring = {
+      d <- outer(q, q, "-")
+      -rowSums(sin(d) * (1 + eps - cos(d))^(-3 / 2)) / (2 * sqrt(2) * n)
+    },
+    gravity2d = {
+      dx <- outer(q[, 1], q[, 1], "-")
+      dy <- outer(q[, 2], q[, 2], "-")
+      r <- 1 / (dx^2 + (dy^2 + eps^2))
+      -cbind(rowSums(dx * r), rowSums(dy * r)) / n
+    })
+  rec <- function() {
+    k <- if (two) mean(rowSums(p^2)) / 2 else mean(p^2) / 2
+    if (two) c(kinetic = k) else c(kinetic = k, Mx = mean(cos(q)), My = mean(sin(q)))
+  }
+  recs <- list(rec())
+  for (k in seq_len(steps)) {
+    for (j in 1:3) {
+      q <- q + cs[j] * dt * p
+      p <- p + ds[j] * dt * force(q)
+    }
+    q <- q + cs[4] * dt * p
+    if (k %% every == 0) recs[[length(recs) + 1]] <- rec()
+  }
+  state <- if (two) list(x = q[, 1], y = q[, 2], px = p[, 1], py = p[, 2]) else
+    list(theta = q, p = p)
+  list(rec = do.call(rbind, recs), state = state)
 }
-lb <- function(...) {
-  withr::local_options(statphysgpu.lrmd_engine = "builtin")
-  lrmd(..., backend = "cpu", progress = FALSE)
+# x (a run of one system from `st`) against lrmd_ref() to `tol`
+expect_ref <- function(x, model, st, dt, steps, every, eps = 0.01, tol = 1e-10) {
+  r <- lrmd_ref(model, as.data.frame(st), dt, steps, every, eps)
+  for (v in colnames(r$rec)) expect_lt(max(abs(x[[v]] - r$rec[, v])), tol, label = v)
+  for (v in names(r$state))
+    expect_lt(max(abs(attr(x, "state")[[v]] - r$state[[v]])), tol, label = v)
 }
 # the numbers of a result: its records, final states and snapshots
 lrmd_numbers <- function(x) {
@@ -52,26 +96,27 @@ expect_same_run <- function(a, b, tol) {
   if (length(unlist(na$snap))) expect_lt(max(abs(unlist(na$snap) - unlist(nb$snap))), tol)
 }
 
-test_that("declared HMF and ring: the built-in's records, state and snapshots in double", {
+test_that("HMF and ring: base R's Yoshida integration's records, state and snapshots in double", {
   skip_if_no_cc()
   for (model in c("hmf", "ring")) {
     init <- if (model == "hmf") hmf_waterbag(120, M0 = 1, U = 0.69, seed = 1) else
       ring_uniform(80, p0 = 0.3, seed = 2)
     args <- list(model, init = init, dt = 0.05, steps = 60, record_every = 10,
                  snapshots = c(0, 0.5, 1.25, 3), precision = "double")
-    a <- do.call(lb, args)
     b <- do.call(ld, args)
-    expect_same_run(a, b, 1e-10)
+    expect_ref(b, model, init, 0.05, 60, 10)
     expect_length(attr(b, "snapshots"), 4)
+    # a snapshot is the state of a run that ends there
+    r <- lrmd_ref(model, as.data.frame(init), 0.05, 25, 25)
+    expect_lt(max(abs(unlist(attr(b, "snapshots")[[3]]) - unlist(r$state))), 1e-10)
+    expect_lt(max(abs(unlist(attr(b, "snapshots")[[1]]) - unlist(as.data.frame(init)))), 1e-15)
     # the energy is conserved: HMF to 1e-6, the ring (a softening of 0.01:
     # its clumps are fast at this dt) to 1e-3
     expect_lt(max(abs(b$energy_error)), if (model == "hmf") 1e-6 else 1e-3)
     # and a start given as numbers (the state of the run) continues alike
-    a2 <- lb(model, init = attr(a, "state"), dt = 0.05, steps = 7, record_every = 3,
+    b2 <- ld(model, init = attr(b, "state"), dt = 0.05, steps = 7, record_every = 3,
              precision = "double", seed = 1)
-    b2 <- ld(model, init = attr(a, "state"), dt = 0.05, steps = 7, record_every = 3,
-             precision = "double", seed = 1)
-    expect_same_run(a2, b2, 1e-10)
+    expect_ref(b2, model, attr(b, "state"), 0.05, 7, 3)
   }
 })
 
@@ -90,67 +135,87 @@ test_that("declared: the energy error of Yoshida's scheme scales as dt^4", {
   expect_lt(err[1] / err[2], 25)
 })
 
-test_that("declared: a continuation off the record grid and a sweep of systems as the built-in", {
+test_that("a continuation off the record grid, and a sweep of systems side by side, as one by one", {
   skip_if_no_cc()
   # a run of 13 steps continued by 11 (the second call runs to the grid
-  # first): the chain's records and state equal the built-in's chain's
+  # first): the chain's records and state are base R's 24 steps'
   init <- hmf_waterbag(90, M0 = 1, U = 0.69, seed = 3)
-  a <- lb("hmf", init = init, dt = 0.1, steps = 13, record_every = 5, precision = "double")
   b <- ld("hmf", init = init, dt = 0.1, steps = 13, record_every = 5, precision = "double")
-  a2 <- lb(init = a, steps = 11, precision = "double")
   b2 <- ld(init = b, steps = 11, precision = "double")
-  expect_same_run(a2, b2, 1e-10)
   expect_identical(b2$step, c(15, 20)) # (the chain's grid)
+  r <- lrmd_ref("hmf", as.data.frame(init), 0.1, 24, 5)
+  expect_lt(max(abs(b2$kinetic - r$rec[4:5, "kinetic"])), 1e-10)
+  expect_lt(max(abs(unlist(attr(b2, "state")) - unlist(r$state))), 1e-10)
   # conditions x replicas side by side in one engine call (lrmd_batch =
-  # "cpu": the batches of the GPU), the ring's softening swept
-  withr::local_options(statphysgpu.lrmd_batch = "cpu")
+  # "cpu": the batches of the GPU), the ring's softening swept: each
+  # system's numbers those of it run alone (lrmd_batch = FALSE)
   args <- list("ring", init = ring_uniform(40, p0 = c(0.2, 0.4), seed = 5), dt = 0.05,
                steps = 20, record_every = 5, softening = c(0.01, 0.05), replicas = 2,
                snapshots = 0.5, precision = "double")
-  a <- do.call(lb, args)
-  b <- do.call(ld, args)
+  a <- withr::with_options(list(statphysgpu.lrmd_batch = FALSE), do.call(ld, args))
+  b <- withr::with_options(list(statphysgpu.lrmd_batch = "cpu"), do.call(ld, args))
   expect_identical(nrow(attr(b, "systems")), 8L)
-  expect_same_run(a, b, 1e-10)
+  expect_same_run(a, b, 1e-12)
+  # system 8 (softening 0.05, p0 = 0.4, replica 2): base R from its start
+  st8 <- attr(b, "state")[[8]]
+  x8 <- ld("ring", init = attr(b, "snapshots")[[8]][[1]], dt = 0.05, steps = 10,
+           record_every = 5, softening = 0.05, precision = "double", seed = 1)
+  expect_ref(x8, "ring", attr(b, "snapshots")[[8]][[1]], 0.05, 10, 5, eps = 0.05)
+  expect_lt(max(abs(unlist(attr(x8, "state")) - unlist(st8))), 1e-12)
 })
 
-test_that("declared mixed precision: single-precision model, energy kept, angles in [-pi, pi]", {
+test_that("mixed precision: single-precision model, energy kept, angles in [-pi, pi]", {
   skip_if_no_cc()
   for (model in c("hmf", "ring")) {
     init <- if (model == "hmf") hmf_waterbag(200, M0 = 1, U = 0.69, seed = 1) else
       ring_uniform(100, p0 = 0.3, seed = 1)
-    a <- lb(model, init = init, dt = 0.05, steps = 100, record_every = 20)
+    a <- ld(model, init = init, dt = 0.05, steps = 100, record_every = 20, precision = "double")
     b <- ld(model, init = init, dt = 0.05, steps = 100, record_every = 20)
     expect_identical(dim(b), dim(a))
     expect_identical(names(b), names(a))
     # single-precision states: the energy error of 100 steps of rounding
     # (2^-24 relative a step, about 1e-7 sqrt(100) = 1e-6) well within 1e-4
     expect_lt(max(abs(b$energy_error)), 1e-4)
-    # the same physics: M agrees to the single precision's drift (1e-3)
+    # the same physics: M agrees with double's to the single precision's drift (1e-3)
     expect_lt(max(abs(a$M - b$M)), 1e-3)
     th <- attr(b, "state")$theta
     expect_true(all(th >= -pi & th <= pi))
   }
 })
 
-test_that("declared: errors and warnings as the built-in's", {
+test_that("errors and warnings; the retired engine option is ignored, warned once", {
   skip_if_no_cc()
-  withr::local_options(statphysgpu.lrmd_engine = "sideways")
-  expect_error(lrmd("hmf", n = 10, dt = 0.1, steps = 2, backend = "cpu"),
-               "statphysgpu.lrmd_engine", class = "statphysgpu_error")
+  ns <- asNamespace("statphysgpu")
+  once <- ns$.sp_retired # (the session's flags)
+  once$lrmd_engine <- FALSE
+  withr::defer(once$lrmd_engine <- FALSE)
+  args <- list("hmf", init = hmf_waterbag(20, M0 = 1, U = 0.69, seed = 1), dt = 0.1, steps = 4,
+               precision = "double")
+  ref <- do.call(ld, args)
+  withr::local_options(statphysgpu.lrmd_engine = "builtin")
+  expect_warning(x <- do.call(ld, args), "built-in lrmd engine was removed",
+                 class = "statphysgpu_deprecated")
+  expect_identical(as.data.frame(x), as.data.frame(ref))
+  expect_identical(attr(x, "state"), attr(ref, "state"))
+  expect_no_warning(do.call(ld, args)) # once a session
+  once$lrmd_engine <- FALSE
   withr::local_options(statphysgpu.lrmd_engine = "declared")
+  expect_no_warning(do.call(ld, args))
+  withr::local_options(statphysgpu.lrmd_engine = NULL)
+  for (o in c("lrmd_engine", "lrmd_variant", "lrmd_fused", "lrmd_slices", "lrmd_blocks_per_sm"))
+    expect_null(ns$SP_TUNING[[o]])
+  # the built-in engine is gone: no kernel, no model of the generic entry
+  expect_null(ns$gpu_kernel_registry()$lrmd)
+  expect_false(file.exists(system.file("cuda", "lrmd.cu", package = "statphysgpu")))
+  expect_error(.Call(ns$C_sp_r_model_run, "lrmd", list(), "", integer(), FALSE),
+               "no model 'lrmd'")
   # a start whose momenta overflow single precision: the particle and the
-  # step (the declared engine's single-precision states overflow at once,
-  # the built-in's single-precision angles within a few steps)
+  # step (the single-precision states overflow at once)
   p <- c(1e150, -1e150, rep(0, 8))
-  msg <- lapply(c("builtin", "declared"), function(eng) {
-    withr::local_options(statphysgpu.lrmd_engine = eng)
-    expect_error(suppressWarnings(lrmd("hmf", init = data.frame(theta = 0, p = p), dt = 0.01,
-                                       steps = 3, record_every = 1, backend = "cpu",
-                                       progress = FALSE)),
-                 "the (momentum|position) of particle [12] became non-finite in step [123] of the run",
-                 class = "statphysgpu_not_finite")
-  })
-  withr::local_options(statphysgpu.lrmd_engine = "declared")
+  expect_error(suppressWarnings(ld("hmf", init = data.frame(theta = 0, p = p), dt = 0.01,
+                                   steps = 3, record_every = 1)),
+               "the (momentum|position) of particle [12] became non-finite in step [123] of the run",
+               class = "statphysgpu_not_finite")
   # a start that cannot be drawn, in a batch: the replica and condition named
   withr::with_options(list(statphysgpu.lrmd_batch = "cpu"), expect_error(
     ld(init = hmf_waterbag(1000, 0.6, c(0.69, 0.3201), seed = 1), dt = 0.1, steps = 2,
@@ -169,8 +234,8 @@ test_that("declared: errors and warnings as the built-in's", {
 # falls from 0.79 to 0.10 at t = 1.5, the deepest point of the collapse,
 # where the virial ratio 2K/W is 3.8 (the close passes there are the
 # chaotic growth's harshest test).  Yoshida's energy error at dt = 0.01,
-# measured with the built-in: 9.5e-7 up to t = 1, 5.1e-5 up to t = 1.5.
-test_that("declared gravity2d: the built-in's records, state, snapshots and continuation in double", {
+# measured: 9.5e-7 up to t = 1, 5.1e-5 up to t = 1.5.
+test_that("gravity2d: base R's records, state, snapshots and continuation in double", {
   skip_if_no_cc()
   real <- statphysgpu:::lrmd_declared_sim
   used <- 0
@@ -181,11 +246,11 @@ test_that("declared gravity2d: the built-in's records, state, snapshots and cont
   g <- gravity2d_shell(100, 0.5, 1, seed = 1)
   args <- list("gravity2d", init = g, dt = 0.01, steps = 150, record_every = 15,
                softening = 0.02, snapshots = c(0, 0.55, 1.5), precision = "double")
-  a <- with_internal("lrmd_declared_sim", counted, do.call(lb, args))
-  expect_identical(used, 0)
   b <- with_internal("lrmd_declared_sim", counted, do.call(ld, args))
   expect_gt(used, 0) # (the declared engine ran it)
-  expect_same_run(a, b, 1e-10)
+  expect_ref(b, "gravity2d", g, 0.01, 150, 15, eps = 0.02)
+  r <- lrmd_ref("gravity2d", as.data.frame(g), 0.01, 55, 55, eps = 0.02)
+  expect_lt(max(abs(unlist(attr(b, "snapshots")[[2]]) - unlist(r$state))), 1e-10)
   expect_identical(names(b), c("replica", "step", "time", "kinetic", "potential", "total",
                                "energy_error", "virial_ratio", "r_half", "temperature"))
   expect_identical(names(attr(b, "state")), c("x", "y", "px", "py"))
@@ -199,17 +264,13 @@ test_that("declared gravity2d: the built-in's records, state, snapshots and cont
   expect_lt(max(abs(b$energy_error)), 1e-4)
   # a continuation off the record grid (to the grid first, then the rest),
   # and a start given as numbers
-  a2 <- lb(init = a, steps = 23, precision = "double")
   b2 <- ld(init = b, steps = 23, precision = "double")
-  expect_same_run(a2, b2, 1e-10)
   expect_identical(b2$step, c(150, 165))
-  a3 <- lb("gravity2d", init = attr(a, "state"), dt = 0.01, steps = 7, record_every = 3,
+  r2 <- lrmd_ref("gravity2d", attr(b, "state"), 0.01, 23, 23, eps = 0.02)
+  expect_lt(max(abs(unlist(attr(b2, "state")) - unlist(r2$state))), 1e-10)
+  b3 <- ld("gravity2d", init = attr(b, "state"), dt = 0.01, steps = 7, record_every = 3,
            softening = 0.05, precision = "double", seed = 1)
-  b3 <- ld("gravity2d", init = attr(a, "state"), dt = 0.01, steps = 7, record_every = 3,
-           softening = 0.05, precision = "double", seed = 1)
-  expect_same_run(a3, b3, 1e-10)
-  # (the relative energy error, of order 1e-5, to 1e-15 absolute)
-  expect_equal(summary(b3), summary(a3), tolerance = 1e-8)
+  expect_ref(b3, "gravity2d", attr(b, "state"), 0.01, 7, 3, eps = 0.05)
 })
 
 test_that("declared gravity2d: systems side by side, records in several calls, calls at the records", {
@@ -218,10 +279,10 @@ test_that("declared gravity2d: systems side by side, records in several calls, c
   args <- list("gravity2d", init = gravity2d_shell(64, 0.5, c(1, 1.2), seed = 2), dt = 0.01,
                steps = 40, record_every = 10, softening = c(0.01, 0.05), replicas = 2,
                snapshots = 0.25, precision = "double")
-  a <- do.call(lb, args)
+  a <- withr::with_options(list(statphysgpu.lrmd_batch = FALSE), do.call(ld, args))
   b <- do.call(ld, args)
   expect_identical(nrow(attr(b, "systems")), 8L)
-  expect_same_run(a, b, 1e-10)
+  expect_same_run(a, b, 1e-12)
   # the states kept at the records of at most two records a call (the
   # engine's calls cut, each repeating its first record), and no states
   # kept, the calls ending at every record (one system on several GPUs):
@@ -231,17 +292,19 @@ test_that("declared gravity2d: systems side by side, records in several calls, c
   one <- list("gravity2d", init = gravity2d_shell(64, 0.5, 1, seed = 3), dt = 0.01, steps = 25,
               record_every = 10, snapshots = 0.13, precision = "double")
   c2 <- with_internal("lrmd_declared_keeps", function(fr, nsys) FALSE, do.call(ld, one))
-  expect_same_run(do.call(lb, one), c2, 1e-10)
+  expect_same_run(do.call(ld, one), c2, 1e-12)
+  r <- lrmd_ref("gravity2d", as.data.frame(one$init), 0.01, 25, 10)
+  expect_lt(max(abs(c2$kinetic - r$rec[, "kinetic"])), 1e-10)
 })
 
-test_that("declared gravity2d in mixed precision: single-precision states, the built-in's physics", {
+test_that("gravity2d in mixed precision: single-precision states, double's physics", {
   skip_if_no_cc()
   g <- gravity2d_shell(200, 0.5, 1, seed = 1)
-  a <- lb("gravity2d", init = g, dt = 0.01, steps = 100, record_every = 20)
+  a <- ld("gravity2d", init = g, dt = 0.01, steps = 100, record_every = 20, precision = "double")
   b <- ld("gravity2d", init = g, dt = 0.01, steps = 100, record_every = 20)
   expect_identical(dim(b), dim(a))
   expect_identical(names(b), names(a))
-  # the engine's states are single precision (the built-in's double)
+  # the engine's states are single precision
   st <- unlist(attr(b, "state"), use.names = FALSE)
   expect_identical(readBin(writeBin(st, raw(), size = 4), "double", length(st), size = 4), st)
   # single-precision rounding, 100 steps: about 1e-6 relative, within 1e-4
@@ -250,19 +313,15 @@ test_that("declared gravity2d in mixed precision: single-precision states, the b
   expect_lt(max(abs(a$virial_ratio - b$virial_ratio)), 1e-4)
 })
 
-test_that("declared gravity2d: a non-finite state named as by the built-in", {
+test_that("gravity2d: a non-finite state named: particle, step, time and the fix", {
   skip_if_no_cc()
   st <- data.frame(x = c(0, 1, 0, 1), y = c(0, 0, 1, 1), px = c(1e10, 0, 0, 0), py = 0)
-  for (eng in c("builtin", "declared")) {
-    withr::local_options(statphysgpu.lrmd_engine = eng)
-    expect_error(suppressWarnings(lrmd("gravity2d", init = st, dt = 1e300, steps = 3,
-                                       record_every = 1, backend = "cpu", progress = FALSE,
-                                       precision = "double")),
-                 paste0("the (momentum|position) of particle [1-4] became non-finite in step ",
-                        "1 of the run \\(t = 1e\\+300 from its start\\); use a smaller `dt` ",
-                        "or a larger `softening`"),
-                 class = "statphysgpu_not_finite")
-  }
+  expect_error(suppressWarnings(ld("gravity2d", init = st, dt = 1e300, steps = 3,
+                                   record_every = 1, precision = "double")),
+               paste0("the (momentum|position) of particle [1-4] became non-finite in step ",
+                      "1 of the run \\(t = 1e\\+300 from its start\\); use a smaller `dt` ",
+                      "or a larger `softening`"),
+               class = "statphysgpu_not_finite")
 })
 
 test_that("declared gravity2d: the GPU's kernels compile with NVRTC in both modes and precisions", {
@@ -331,10 +390,16 @@ test_that("declared: the engine draws the recipes itself, the numbers of the hos
                      ld("ring", init = ring_uniform(100, 0.3, seed = 5), dt = 0.01, steps = 4,
                         replicas = 3, precision = "double"))
   expect_identical(drawn, 1)
-  withr::local_options(statphysgpu.lrmd_engine = "builtin")
-  b <- lrmd("ring", init = ring_uniform(100, 0.3, seed = 5), dt = 0.01, steps = 4, replicas = 3,
-            precision = "double", backend = "cpu", progress = FALSE)
-  num <- c("kinetic", "potential", "total", "Mx", "My")
-  expect_equal(as.matrix(a[num]), as.matrix(b[num]), tolerance = 1e-12)
-  expect_equal(attr(a, "state"), attr(b, "state"), tolerance = 1e-12)
+  # each replica's start read in R (its recipe's columns), run alone: the same
+  starts <- lapply(1:3, function(r) {
+    st <- statphysgpu:::lrmd_recipe_replica(
+      statphysgpu:::lrmd_recipe(ring_uniform(100, 0.3, seed = 5))$recipe, r)
+    v <- .Call(statphysgpu:::C_sp_r_lrmd_start_flat, st)
+    data.frame(theta = v[1:100], p = v[101:200])
+  })
+  for (r in 1:3) {
+    b <- ld("ring", init = starts[[r]], dt = 0.01, steps = 4, precision = "double", seed = 1)
+    expect_equal(attr(a, "state")[[r]], attr(b, "state"), tolerance = 1e-12, ignore_attr = TRUE)
+    expect_ref(b, "ring", starts[[r]], 0.01, 4, 4)
+  }
 })

@@ -274,18 +274,21 @@ test_that("the relative energy error scales as dt^4 for all three models", {
 test_that("the total momentum is conserved", {
   # every force is a sum of pair terms antisymmetric to the last bit (HMF:
   # sum_i (-Mx sin + My cos) = 0), so the total momentum changes by rounding
-  # only: below 1e-11 of n times the momentum scale
+  # only: in double below 1e-11 of n times the momentum scale (measured
+  # 6e-18); in "mixed" the states are single precision, each update rounded
+  # to 2^-24 relative: a random walk of sqrt(steps / n) 2^-24 of the scale,
+  # at most 3.5e-8 here (measured 4e-10 to 4.3e-8), bounded by 1e-6
   cases <- list(list("hmf", hmf_waterbag(2000, 0.8, 0.6, seed = 1), 0.1),
                 list("ring", ring_uniform(600, p0 = 0.5, seed = 1), 0.05),
                 list("gravity2d", gravity2d_shell(300, 0.5, 1, seed = 1), 0.01))
   for (cs in cases) for (prec in c("mixed", "double")) {
     x <- lr(cs[[1]], init = cs[[2]], dt = cs[[3]], steps = 200, precision = prec)
     s <- attr(x, "state")
-    scale <- nrow(s) * sqrt(2 * max(x$kinetic))
+    scale <- nrow(s) * sqrt(2 * max(x$kinetic)) * (if (prec == "double") 1e-11 else 1e-6)
     if (cs[[1]] == "gravity2d") {
-      expect_lt(abs(sum(s$px)) + abs(sum(s$py)), 1e-11 * scale)
+      expect_lt(abs(sum(s$px)) + abs(sum(s$py)), scale)
     } else {
-      expect_lt(abs(sum(s$p) - sum(cs[[2]]$p)), 1e-11 * scale)
+      expect_lt(abs(sum(s$p) - sum(cs[[2]]$p)), scale)
     }
   }
 })
@@ -426,7 +429,8 @@ test_that("print, summary and plots work", {
           snapshots = 5)
   expect_output(print(x), "<lrmd_run> 11 records, hmf, N = 500")
   s <- summary(x)
-  expect_equal(s$M_equilibrium, hmf_caloric(0.69)$M)
+  # (the energy of the start in single-precision states: U to about 1e-7)
+  expect_equal(s$M_equilibrium, hmf_caloric(0.69)$M, tolerance = 1e-5)
   expect_output(print(s), "M_equilibrium")
   pdf(NULL)
   on.exit(dev.off())
@@ -437,34 +441,6 @@ test_that("print, summary and plots work", {
   expect_true(all(c("virial_ratio", "r_half") %in% names(g)))
   skip_if_not_installed("ggplot2")
   for (w in c("order", "energy", "phase")) expect_s3_class(ggplot2::autoplot(x, w), "ggplot")
-})
-
-test_that("the GPU kernel variant follows option statphysgpu.lrmd_variant", {
-  v <- statphysgpu:::lrmd_variant
-  reg <- names(statphysgpu:::gpu_kernel_registry()$lrmd$variants)
-  withr::local_options(statphysgpu.lrmd_variant = NULL)
-  expect_identical(c(v("mixed"), v("double")), c("mixed_ftz", "double"))
-  for (x in c("mixed_pair", "mixed", "mixed_ftz_pf")) {
-    withr::local_options(statphysgpu.lrmd_variant = x)
-    expect_identical(c(v("mixed"), v("double")), c(x, "double"))
-  }
-  withr::local_options(statphysgpu.lrmd_variant = "fast")
-  expect_error(v("mixed"),
-               "must be one of \"mixed\", \"mixed_ftz\", \"mixed_ftz_pf\", \"mixed_pair\", not")
-  expect_setequal(reg, c("mixed", "mixed_ftz", "mixed_ftz_pf", "mixed_pair", "double"))
-})
-
-test_that("option statphysgpu.lrmd_blocks_per_sm is checked", {
-  for (bad in list(-1, 2.5, "4", c(1, 2), NA, 1e10)) {
-    withr::local_options(statphysgpu.lrmd_blocks_per_sm = bad)
-    expect_error(lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.1, steps = 1,
-                      backend = "cpu", progress = FALSE),
-                 "statphysgpu.lrmd_blocks_per_sm must be a whole number from 0")
-  }
-  withr::local_options(statphysgpu.lrmd_blocks_per_sm = 2)
-  x <- lrmd("ring", init = ring_uniform(50, seed = 1), dt = 0.05, steps = 1, backend = "cpu",
-            progress = FALSE)
-  expect_s3_class(x, "lrmd_run")
 })
 
 test_that("backend = \"auto\" takes the GPU only from lrmd_gpu_from() particles", {
@@ -524,13 +500,16 @@ test_that("double precision refuses softenings its pair terms cannot resolve", {
 })
 
 test_that("a record that is not finite is an error naming the step and the quantity", {
-  # a coordinate of 1e160 (finite) overflows the pair terms at step 0
+  # a coordinate of 1e160 (finite) overflows the pair terms at step 0 in
+  # double; in "mixed" the single-precision state overflows at once (its
+  # first step names the particle)
   g <- data.frame(x = c(1e160, 0, 1, 2), y = 0, px = 0, py = 0)
-  for (prec in c("mixed", "double")) {
-    expect_error(lr("gravity2d", init = g, dt = 0.001, steps = 3, record_every = 1,
-                    precision = prec),
-                 "(potential energy|virial).* at step 0\\b", class = "statphysgpu_not_finite")
-  }
+  expect_error(lr("gravity2d", init = g, dt = 0.001, steps = 3, record_every = 1,
+                  precision = "double"),
+               "(potential energy|virial).* at step 0\\b", class = "statphysgpu_not_finite")
+  expect_error(lr("gravity2d", init = g, dt = 0.001, steps = 3, record_every = 1),
+               "the position of particle 1 became non-finite in step 1 ",
+               class = "statphysgpu_not_finite")
   # momenta of 1e150: the angles overflow single precision within a few
   # steps (a record used to be dropped without a word)
   p <- c(1e150, -1e150, rep(0, 8))
@@ -980,9 +959,9 @@ test_that("replicas, first_replica, precision and a softening sweep are checked"
 
 # ---- HMF systems side by side (the GPU's batches; option statphysgpu.lrmd_batch) -----
 
-# R's side of a batch, run by the CPU engine one system after another
-# (statphysgpu.lrmd_batch = "cpu"), against one system a run (FALSE, the CPU's
-# default): the same numbers bit for bit, and the jobs it sent
+# R's side of a batch, the systems side by side in one engine call on the
+# CPU (statphysgpu.lrmd_batch = "cpu"), against one system a run (FALSE, the
+# CPU's default): the same numbers bit for bit, and the calls it made
 lr_batch <- function(batch, ...) {
   with_lrmd_jobs(withr::with_options(list(statphysgpu.lrmd_batch = batch), lr("hmf", ...)))
 }
@@ -1093,25 +1072,6 @@ test_that("a run interrupted one system a run continues in batches of the system
   # systems 2 and 3 side by side
   expect_identical(tail(attr(yb, "jobs"), 1), 2L)
   lr_expect_same_run(yb, y1)
-})
-
-test_that("the batches' module of lrmd.cu compiles; it has the systems' HMF kernel in place of one system's", {
-  skip_if_no_nvrtc()
-  skip_if_second_build() # the same sources and R code in both builds
-  reg <- statphysgpu:::gpu_kernel_registry()$lrmd
-  file <- file.path(system.file("cuda", package = "statphysgpu"), reg$file)
-  entries <- function(v, systems) {
-    if (systems) v$defines <- c(v$defines, "SP_LRMD_SYSTEMS=1")
-    r <- statphysgpu:::nvrtc_compile(file, statphysgpu:::nvrtc_options("sm_90", v, FALSE), FALSE)
-    expect_true(r$ok, info = paste(r$error, r$log))
-    ptx <- rawToChar(r$image)
-    sub("^\\.entry ", "", regmatches(ptx, gregexpr("\\.entry [a-z_]+", ptx))[[1]])
-  }
-  for (v in c("mixed_ftz", "double")) { # the default variant of each precision
-    expect_setequal(entries(reg$variants[[v]], TRUE),
-                    paste0("sp_lrmd_", c("hmf_systems", "drift", "pairs", "pairs_fused", "kick",
-                                         "energy", "start"), "_kernel"))
-  }
 })
 
 test_that("a failure in a batch names the replica and condition of its system", {

@@ -103,38 +103,9 @@ test_that("kuramoto: a sparse coupling matrix is checked too", {
     class = not_finite, "phases of replica 1 of condition 2 .* at step 1 ")
 })
 
-test_that("lrmd: a non-finite momentum or position is an error naming particle and step", {
-  # gravity2d with softening 1e-160: eps^2 = 1e-320, and each particle's self
-  # term 0 / (0 + eps^2) = 0 * Inf is NaN: every momentum after the first
-  # kick.  lrmd() refuses that softening now; the engine itself must never
-  # return the NaN state it makes.
-  expect_error(nf_lrmd("gravity2d", nf_lrmd_state("gravity2d"), dt = 0.01, softening = 1e-160),
-               class = not_finite,
-               "^the momentum of particle 1 became non-finite in step 1 of the run \\(t = 0.01 from its start\\); use a smaller `dt` or a larger `softening`")
-  # HMF, momenta 1e150 and dt = 1e160: the first drift overflows the angles,
-  # their sines are NaN, and so the magnetisation and every momentum after
-  # the next kick, all in step 1
-  expect_error(nf_lrmd("hmf", nf_lrmd_state("hmf", p = 1e150), dt = 1e160), class = not_finite,
-               "^the momentum of particle 1 became non-finite in step 1 of the run \\(t = 1e\\+160 from its start\\); use a smaller `dt`$")
-})
-
-test_that("lrmd: a non-finite start or record is an error", {
-  st <- nf_lrmd_state("ring")
-  st[3, 3] <- NaN
-  expect_error(nf_lrmd("ring", st, dt = 0.01, softening = 0.1), class = not_finite,
-               "^the momentum of particle 3 is not finite at the start$")
-  # momenta 1e160: finite, but the kinetic energy of step 0 overflows
-  expect_error(nf_lrmd("gravity2d", nf_lrmd_state("gravity2d", p = 1e160), dt = 0.1,
-                       softening = 0.1),
-               class = not_finite,
-               "^the kinetic energy of the record at step 0 of the run \\(t = 0 from its start\\) is not finite, while the positions and momenta are")
-  # no softening: the self pair's virial term 0 / 0
-  expect_error(nf_lrmd("gravity2d", nf_lrmd_state("gravity2d"), dt = 0.01, softening = 0),
-               class = not_finite, "virial of the record at step 0")
-  # an ordinary run is untouched
-  r <- nf_lrmd("gravity2d", nf_lrmd_state("gravity2d"), dt = 0.01, softening = 0.1)
-  expect_true(all(is.finite(unlist(r$state))) && all(is.finite(r$rec)))
-})
+# lrmd(): its non-finite states and records on the declared engine are
+# tested in test-lrmd-declared.R and test-lrmd.R (the built-in engine's
+# own checks went with it, issue 50).
 
 test_that("he4_vmc: non-finite energies or coordinates are an error naming walker and sweep", {
   # b = 1e100: b^5 overflows, so the Jastrow terms of the kinetic energy are

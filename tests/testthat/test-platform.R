@@ -59,13 +59,14 @@ test_that("inside a run the first failure's message wins; outside it the last", 
 })
 
 test_that("tuning options are read in one place, each checked", {
-  withr::local_options(statphysgpu.lrmd_blocks_per_sm = -1)
-  expect_error(statphysgpu:::sp_tuning("lrmd_blocks_per_sm"),
-               "option statphysgpu.lrmd_blocks_per_sm must be a whole number from 0", fixed = FALSE)
-  withr::local_options(statphysgpu.lrmd_fused = "yes")
-  expect_error(statphysgpu:::sp_tuning("lrmd_fused"), "must be TRUE or FALSE, not \"yes\"")
-  withr::local_options(statphysgpu.lrmd_fused = NULL)
-  expect_true(statphysgpu:::sp_tuning("lrmd_fused"))
+  withr::local_options(statphysgpu.mb_blocks_per_sm = -1)
+  expect_error(statphysgpu:::sp_tuning("mb_blocks_per_sm"),
+               "option statphysgpu.mb_blocks_per_sm must be \"auto\" or a whole number from 0",
+               fixed = TRUE)
+  withr::local_options(statphysgpu.mb_pair_chunks = "yes")
+  expect_error(statphysgpu:::sp_tuning("mb_pair_chunks"), "must be TRUE or FALSE, not \"yes\"")
+  withr::local_options(statphysgpu.mb_pair_chunks = NULL)
+  expect_true(statphysgpu:::sp_tuning("mb_pair_chunks"))
   # no simulator reads an option of its own
   fns <- Filter(is.function, mget(ls(asNamespace("statphysgpu")), envir = asNamespace("statphysgpu")))
   reads <- names(Filter(function(f) any(grepl("getOption(\"statphysgpu.", deparse(f), fixed = TRUE)), fns))
