@@ -429,8 +429,13 @@ test_that("rbind() of unmodified chunks continues as one result; of a modified o
 
 test_that("the seal of an lrmd() state not drawn yet neither draws it nor changes when read", {
   skip_on_os("windows")
-  job <- interrupt_after(1)
+  # the CPU's vector object, made by a warm-up before the interrupt's clock
+  # starts (a Ctrl-C inside a compile is R's interrupt, by design)
+  withr::local_options(statphysgpu.sde_cpu_vector = TRUE)
   st <- ring_uniform(3000, p0 = 0.3, seed = 1)
+  lrmd(init = st, dt = 0.01, steps = 2, record_every = 2, replicas = 3, backend = "cpu",
+       progress = FALSE)
+  job <- interrupt_after(1)
   expect_warning(x <- lrmd(init = st, dt = 0.01, steps = 1e6, record_every = 2, replicas = 3,
                            backend = "cpu", progress = FALSE),
                  "interrupted", class = "statphysgpu_interrupted")

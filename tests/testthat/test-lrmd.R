@@ -374,6 +374,10 @@ test_that("the thread count does not change the result (bitwise)", {
 
 test_that("an interrupt returns the records so far and the state to continue from", {
   skip_on_os("windows")
+  # the CPU's vector object, made by a warm-up before the interrupt's clock
+  # starts (a Ctrl-C inside a compile is R's interrupt, by design)
+  withr::local_options(statphysgpu.sde_cpu_vector = TRUE)
+  lr("ring", init = ring_uniform(3000, p0 = 0.3, seed = 1), dt = 0.01, steps = 2, record_every = 2)
   job <- interrupt_after(1)
   expect_warning(x <- lr("ring", init = ring_uniform(3000, p0 = 0.3, seed = 1), dt = 0.01,
                          steps = 1e6, record_every = 2),
@@ -915,8 +919,12 @@ test_that("a run of several systems continues every system exactly", {
 
 test_that("an interrupt stops an ensemble after the system in flight; the rest start on", {
   skip_on_os("windows")
-  job <- interrupt_after(1)
+  # the CPU's vector object, made by a warm-up before the interrupt's clock
+  # starts (a Ctrl-C inside a compile is R's interrupt, by design)
+  withr::local_options(statphysgpu.sde_cpu_vector = TRUE)
   st <- ring_uniform(3000, p0 = 0.3, seed = 1)
+  lr(init = st, dt = 0.01, steps = 2, record_every = 2, replicas = 3)
+  job <- interrupt_after(1)
   expect_warning(x <- lr(init = st, dt = 0.01, steps = 1e6, record_every = 2, replicas = 3),
                  "interrupted", class = "statphysgpu_interrupted")
   parallel::mccollect(job)
@@ -1059,6 +1067,10 @@ test_that("ring and gravity2d batches give one system a run's results bit for bi
 test_that("a run interrupted one system a run continues in batches of the systems at one step", {
   skip_on_os("windows")
   st <- hmf_waterbag(3000, 1, 0.69, seed = 1)
+  # the CPU's vector object, made by a warm-up before the interrupt's clock
+  # starts (a Ctrl-C inside a compile is R's interrupt, by design)
+  withr::local_options(statphysgpu.sde_cpu_vector = TRUE)
+  lr(init = st, dt = 0.1, steps = 5, record_every = 5, replicas = 3)
   job <- interrupt_after(1)
   # (3e9 particle-steps a system: tens of seconds uninterrupted)
   expect_warning(x <- lr(init = st, dt = 0.1, steps = 1e6, record_every = 5, replicas = 3),
