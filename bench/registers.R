@@ -3,10 +3,10 @@
 # nvcc may give others).  Read them before a device run: the resident
 # blocks an SM, and so the pair pass's parts, follow from them.  Runs on
 # any machine with the CUDA toolkit (no GPU needed).
-#   Rscript bench/registers.R [kernel] [arch]     (sde sm_90)
+#   Rscript bench/registers.R [kernel] [arch]     (escape sm_90)
 suppressPackageStartupMessages(library(statphysgpu))
 a <- commandArgs(TRUE)
-kernel <- if (length(a) >= 1) a[1] else "sde"
+kernel <- if (length(a) >= 1) a[1] else "escape"
 arch <- if (length(a) >= 2) a[2] else "sm_90"
 reg <- statphysgpu:::gpu_kernel_registry()[[kernel]]
 if (is.null(reg)) stop("no kernel '", kernel, "' in the registry")
