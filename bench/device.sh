@@ -16,7 +16,7 @@
 #                        `git archive -o .old/<commit>.tar.gz <commit> --
 #                        DESCRIPTION NAMESPACE R src inst configure cleanup
 #                        LICENSE`; carry .old) into /tmp/lib-<commit>
-#   ab:<script>:<commit>:<k>   bench/<script> (kuramoto-ab.R, he4-ab.R, lrmd-ab.R)
+#   ab:<script>:<commit>:<k>   bench/<script> (kuramoto-ab.R, he4-ab.R)
 #                        alternately on the build of <commit> (old:<commit>
 #                        first) and this tree's, k processes each -> ab.log
 #   bench-escape, bench-rng   as bench:escape.R gpu, bench:rng.R
