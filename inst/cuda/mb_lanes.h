@@ -230,6 +230,28 @@ typedef struct {
  * (The arrays are the callers' own, not a loop body's: once inlined they
  * are scalars, where arrays declared in the body of an `omp simd` loop
  * would become arrays indexed by lane.) */
+/* A lanes context of system s over the source states src, with the
+ * system's sums R (into r0) and parameters (into p0) copied: loop
+ * invariants that no store of the loop may alias, else a conditional load
+ * of them stops the vector loop (a mean-field drift's stages). */
+SP_FN void SP_PREC(sp_mb_lane_ctx_init)(const SP_PREC(sp_mb_sys) *s, const SP_REAL *src,
+                                         SP_PREC(sp_mb_lane_ctx) *cx, SP_REAL *r0,
+                                         SP_REAL *p0) {
+  int v;
+  for (v = 0; v < SP_MB_TN; v++) r0[v] = s->R[v];
+  for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
+  cx->src = src;
+  cx->ep = s->ep;
+  cx->Q = s->Q;
+  cx->R = r0;
+  cx->ys = s->ys;
+  cx->xs = s->xs;
+  cx->a0 = s->a0;
+  cx->b0 = s->b0;
+  cx->pd = s->pd;
+  cx->n = s->n;
+}
+
 SP_FN void SP_PREC(sp_mb_lane_gather)(const SP_PREC(sp_mb_lane_ctx) *c, const SP_REAL *p0,
                                       int64_t i, const int64_t *dl, SP_REAL *x, SP_REAL *nb,
                                       SP_REAL *e, SP_REAL *q, SP_REAL *p) {
@@ -388,21 +410,7 @@ SP_FN void SP_PREC(sp_mb_lane_range)(SP_PREC(sp_mb_sys) *s, const SP_REAL *src, 
   int64_t c0;
   int v;
   (void)B; (void)nt;
-  /* (the sums copied: loop invariants that no store of the loop may alias,
-   * else a conditional load of them stops the vector loop: a mean-field
-   * drift's stage 1 and 2) */
-  for (v = 0; v < SP_MB_TN; v++) r0[v] = s->R[v];
-  cx.src = src;
-  cx.ep = s->ep;
-  cx.Q = s->Q;
-  cx.R = r0;
-  cx.ys = s->ys;
-  cx.xs = s->xs;
-  cx.a0 = s->a0;
-  cx.b0 = s->b0;
-  cx.pd = s->pd;
-  cx.n = s->n;
-  for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
+  SP_PREC(sp_mb_lane_ctx_init)(s, src, &cx, r0, p0);
   for (c0 = i0; c0 < i1; c0 += SP_MB_LANE_CH) {
     const int64_t c1 = i1 - c0 < SP_MB_LANE_CH ? i1 : c0 + SP_MB_LANE_CH;
     const int64_t m0 = c0 > e0 ? c0 : e0 < c1 ? e0 : c1, m1 = c1 < e1 ? c1 : e1 > m0 ? e1 : m0;
@@ -975,20 +983,7 @@ SP_FN void SP_PREC(sp_mb_lane_km_range)(SP_PREC(sp_mb_sys) *s, int64_t i0, int64
   int flag[SP_MB_LANE_CH];
   int64_t c0;
   int v;
-  /* (the sums copied: loop invariants that no store of the loop may alias,
-   * else a conditional load of them stops the vector loop) */
-  for (v = 0; v < SP_MB_TN; v++) r0[v] = s->R[v];
-  cx.src = s->xs;
-  cx.ep = s->ep;
-  cx.Q = s->Q;
-  cx.R = r0;
-  cx.ys = s->ys;
-  cx.xs = s->xs;
-  cx.a0 = s->a0;
-  cx.b0 = s->b0;
-  cx.pd = s->pd;
-  cx.n = s->n;
-  for (v = 0; v < SP_MB_PN; v++) p0[v] = s->p[v];
+  SP_PREC(sp_mb_lane_ctx_init)(s, s->xs, &cx, r0, p0);
   for (c0 = i0; c0 < i1; c0 += SP_MB_LANE_CH) {
     const int64_t c1 = i1 - c0 < SP_MB_LANE_CH ? i1 : c0 + SP_MB_LANE_CH;
     int64_t i;
