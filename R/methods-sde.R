@@ -121,7 +121,12 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
     rownames(all_ap) <- NULL
     attr(out, "at_passage") <- all_ap
   }
-  if (inherits(parts[[1]], "sde_mb_result")) out <- sde_mb_rbind_state(out, parts)
+  if (inherits(parts[[1]], "sde_mb_result")) {
+    out <- sde_mb_rbind_state(out, parts)
+  } else { # (chunks of a single particle's passages are not continued)
+    attr(out, "state") <- NULL
+    attr(out, "sealed") <- NULL
+  }
   out
 }
 
@@ -226,7 +231,12 @@ rbind.sde_moments <- function(..., deparse.level = 1) {
   out$se <- out$sd / sqrt(n)
   rownames(out) <- NULL
   out <- sde_keep_attrs(out, parts)
-  if (inherits(parts[[1]], "sde_mb_result")) out <- sde_mb_rbind_state(out, parts)
+  if (inherits(parts[[1]], "sde_mb_result")) {
+    out <- sde_mb_rbind_state(out, parts)
+  } else { # (chunks of a single particle's passages are not continued)
+    attr(out, "state") <- NULL
+    attr(out, "sealed") <- NULL
+  }
   out
 }
 

@@ -498,6 +498,13 @@ KURAMOTO_SEALED <- c("params", "systems", "phases", "steps_done", "clock", "seed
 SDE_MB_SEALED <- c("model_hash", "n", "seed_hex", "conditions", "replicas", "first_replica",
                    "precision", "method", "final", "k_end", "t_end")
 
+# A single particle's passage result (sde_run(output = "passage")): what its
+# continuation reads (R/sde-resume.R), the paths' values included (a
+# continuation keeps those of the paths that stopped).
+SDE_PASSAGE_SEALED <- c("model_hash", "seed_hex", "conditions", "replicas", "first_replica",
+                        "precision", "method", "dt", "t_max", "bridge", "state", "at_passage",
+                        "$value", "$escaped")
+
 # ---- printing ------------------------------------------------------------------
 
 # Whole-number columns of a table as print() shows them: exact, with

@@ -448,6 +448,18 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
   sp_renamed_args(c(m = "model"), "sde_run")
   args <- sde_run_args(environment())
   m <- sde_model_trusted(model, call)
+  if (!missing(init) && inherits(init, "sde_passage") && !inherits(init, "sde_mb_result")) {
+    # a single particle's passage result: its paths not stopped continue
+    if (missing(t_max)) {
+      sp_abort("`t_max` is missing: a continuation (`init` = a passage result) needs the new end time.",
+               call = call)
+    }
+    given <- args[intersect(names(args), c("replicas", "dt", "params", "method", "output",
+                                           "seed", "first_replica", "precision", "at_passage",
+                                           "bridge", "record_every", "keep", "bins"))]
+    if (!missing(seed)) given["seed"] <- list(seed)
+    return(sde_passage_continue(m, init, t_max, given, backend, devices, progress, call))
+  }
   if (isTRUE(m$many) && missing(n)) sde_mb_need_n(m, call) # (R/sde-mb-inputs.R)
   shape <- NULL
   if (is.numeric(n) && length(n) == 2) {
@@ -523,7 +535,7 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
 sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output, record_every,
                            keep, seed, first_replica, backend, devices, precision, progress,
                            bins, at_passage, bridge, args, call, states = FALSE,
-                           slots = NULL) {
+                           slots = NULL, resume = NULL) {
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (!is.finite(t_max) || t_max < dt) {
@@ -572,7 +584,17 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
                   groups = if (output == "passage") ncond else 1,
                   row_bytes = if (output == "passage") 32 + 8 * length(m$states) else 8,
                   auto_threshold = 1e4, n_name = "replicas")
-  st <- sde_init(m, init, grid, fr$n, call)
+  if (is.null(resume)) {
+    st <- sde_init(m, init, grid, fr$n, call)
+  } else { # a continuation: every path from its own step and record (job$run_*)
+    if (!identical(unname(as.matrix(attr(resume, "conditions")[names(m$params)])),
+                   unname(as.matrix(grid[names(m$params)])))) {
+      sp_abort("`init` ran other parameter values; a continuation runs the same conditions.",
+               call = call)
+    }
+    st <- list(init = rep(0, ncond * length(m$states)), vec = rep(-1L, length(m$states)),
+               vals = double())
+  }
   vars <- c(m$states, names(m$observe))
   rec <- sde_records(record_every, kmax, output, call)
   keep <- check_whole(keep, "keep", lo = 0, hi = 2^40, call = call)
@@ -611,8 +633,16 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
               save_state = as.integer(at_passage && output == "passage"),
               nhist = length(hist$var), nbreaks = length(hist$all),
               bridge = as.integer(bridge && output == "passage" && sde_bridge_available(m)),
-              ntraj = nslot)
+              ntraj = nslot, nrun = 0, hold = as.integer(output == "passage"))
   job <- lapply(job, as.double)
+  job$run_path <- job$run_k <- job$run_x <- double()
+  run <- if (!is.null(resume)) sde_resume_rows(resume, m, fr$n)
+  if (!is.null(run)) {
+    job$nrun <- as.double(length(run$path))
+    job$run_path <- run$path
+    job$run_k <- run$k
+    job$run_x <- run$x
+  }
   job$traj_slot <- as.double(slots - 1) # none without kept paths
   job$seed <- fr$seed
   job$par <- as.double(t(cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))))
@@ -639,7 +669,12 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
   }
   # the one generic entry (sim_run()'s path; the kernel is the model's own)
   sim_hold_interrupts(fr$call, environment())
-  res <- .Call(C_sp_r_model_run, "sde", job, key, as.integer(fr$plan$devices), fr$progress)
+  res <- if (!is.null(run) && length(run$path) == 0) {
+    sde_nothing_run() # every path of `init` stopped: nothing to run
+  } else {
+    .Call(C_sp_r_model_run, "sde", job, key, as.integer(fr$plan$devices), fr$progress)
+  }
+  if (output == "passage") res <- sde_passage_merge(res, resume, run, m, fr, ncond, st, t_max)
   if (states) return(sde_states_result(res, vars, ncond, keep_here, rec, fr, slots))
   meta <- list(model = m$name, conditions = grid, method = method, dt = dt, h = dt,
                t_max = t_max, calculus = m$calculus, output = output,
@@ -661,19 +696,22 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
   attr(out, "record_every") <- if (output != "passage") rec$every
   attr(out, "keep") <- if (output == "trajectories") keep
   attr(out, "bins") <- if (output == "histogram") hist$breaks
-  attr(out, "init") <- sde_init_record(st, ncond, m$states)
+  attr(out, "init") <- if (is.null(resume)) sde_init_record(st, ncond, m$states) else
+    attr(resume, "init")
   out <- sp_old_attrs(out)
   cls <- switch(output, passage = c("sde_passage", "sp_paths", "data.frame"),
                 moments = c("sde_moments", "data.frame"),
                 histogram = c("sde_histogram", "data.frame"),
                 trajectories = c("sde_trajectories", "data.frame"))
-  sim_result(out, fr, res, class = cls,
+  out <- sim_result(out, fr, res, class = cls,
              unfinished = if (output == "passage") {
                "the unfinished paths are censored at the time they had reached (escaped = FALSE; listed in attr(x, \"unfinished\"))"
              } else {
                sprintf("%s of %s records were reached; the result holds those",
                        fmt_count(res$records), fmt_count(rec$nrec))
              })
+  if (output == "passage") out <- sp_seal(out, SDE_PASSAGE_SEALED) # what a continuation reads
+  out
 }
 
 # ---- the pieces of a run ------------------------------------------------------
@@ -901,6 +939,7 @@ sde_passage_result <- function(res, m, grid, swept, fr, at_passage) {
             list(replica = rep(fr$first - 1 + seq_len(fr$n), times = ncond),
                  value = res$value, escaped = status == 1L))
   out <- new_df(cols)
+  attr(out, "state") <- res$hold # the paths not stopped: where a continuation starts them
   unf <- which(status == -1L | status == 2L)
   attr(out, "unfinished") <- data.frame(condition = cond_of[unf], replica = out$replica[unf])
   if (at_passage) {

@@ -111,6 +111,26 @@ __device__ __forceinline__ void sp_sde_load_start(const sp_sde_kargs &a, uint64_
   }
 }
 
+/* The path (over conditions x replicas: its stream and condition) of the
+ * call's path q: a continuation's list (job.nrun > 0), else q itself. */
+__device__ __forceinline__ uint64_t sp_sde_path_of(const sp_sde_kargs &a, uint64_t q) {
+  return a.job.nrun > 0 ? (uint64_t)a.run_path[q] : q;
+}
+
+/* The row of path q not stopped (job.hold): its step k, stop_t (NaN, or
+ * the time of a stop past t_max), its states and run (SP_SDE_HS). */
+__device__ __forceinline__ void sp_sde_hold(const sp_sde_kargs &a, uint64_t q, uint64_t k,
+                                            double stop_t, const SP_REAL *x, unsigned run) {
+  if (!a.job.hold) return;
+  const unsigned long long i = atomicAdd(&a.counters->held, 1ull);
+  double *row = a.held + i * (uint64_t)SP_SDE_HS(SP_SDE_NX);
+  row[0] = (double)q;
+  row[1] = (double)k;
+  row[2] = stop_t;
+  for (int j = 0; j < SP_SDE_NX; j++) row[3 + j] = (double)x[j];
+  row[3 + SP_SDE_NX] = (double)run;
+}
+
 /* The step h and sqrt(dt) in the working precision. */
 #ifdef SP_REAL_SINGLE
 #  define SP_SDE_H(a) ((a).dt_f)
@@ -170,12 +190,12 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   const unsigned int chunks = (a.budget + SP_SDE_CHUNK - 1) / SP_SDE_CHUNK;
   if (pid == -2 && in) pid = -1; /* more paths may be left */
   if (pid >= 0) {
-    const uint64_t c = (uint64_t)pid / a.job.n;
+    const uint64_t pp = sp_sde_path_of(a, (uint64_t)pid), c = pp / a.job.n;
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.cap + lid];
     run = (unsigned)a.x[(uint64_t)SP_SDE_NX * a.cap + lid];
     k = a.k[lid];
     sp_sde_load_par(a, c, p, pd);
-    stream = (c << 40) + a.job.replica0 + (uint64_t)pid % a.job.n;
+    stream = (c << 40) + a.job.replica0 + pp % a.job.n;
   }
   for (unsigned int it = 0; it < chunks && pid != -2; it++) {
     if (pid == -1) {
@@ -185,12 +205,19 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
         break;
       }
       pid = (long long)q;
-      const uint64_t c = q / a.job.n;
+      const uint64_t pp = sp_sde_path_of(a, q), c = pp / a.job.n;
       sp_sde_load_par(a, c, p, pd);
-      sp_sde_load_start(a, q, x);
-      stream = (c << 40) + a.job.replica0 + q % a.job.n;
-      k = 0;
-      run = 0;
+      stream = (c << 40) + a.job.replica0 + pp % a.job.n;
+      if (a.job.nrun > 0) { /* a continuation: the path from its step and record */
+        const double *r = a.run_x + q * (uint64_t)SP_SDE_XS(SP_SDE_NX);
+        for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)r[i];
+        run = (unsigned)r[SP_SDE_NX];
+        k = (uint64_t)a.run_k[q];
+      } else {
+        sp_sde_load_start(a, pp, x);
+        k = 0;
+        run = 0;
+      }
 #if SP_SDE_GPU_BARE
       wide = false;
 #endif
@@ -201,8 +228,9 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
      * bookkeeping of sp_sde_advance; the macro-step where the event holds
      * or the state turns non-finite, and the first and last chunks of a
      * path, by sp_sde_advance from the start of that macro-step (the same
-     * steps, normals and numbers) */
-    if (k != 0 && k + SP_SDE_CHUNK < a.job.kmax) {
+     * steps, normals and numbers); so is a continued path's first chunk,
+     * from a step inside a chunk to its end */
+    if (k != 0 && k % SP_SDE_CHUNK == 0 && k + SP_SDE_CHUNK < a.job.kmax) {
       bool flagged = false;
       SP_REAL g0 = SP_PREC(sp_sde_gap0)(p, pd, 1, bridge, a.job.dt, k, x);
       p[SP_SDE_NP] = 0;
@@ -256,15 +284,19 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       break;
     }
     int fin = -1;
-    double val = 0;
+    double val = 0, stop_t = -1.0;
     if (st == SP_SDE_STOPPED) {
       const double t = k == 0 ? 0.0 : ((double)k - 1.0 + (double)frac) * a.job.dt;
       fin = t <= a.job.t_max ? SP_SDE_ESCAPED : SP_SDE_CENSORED;
       val = t <= a.job.t_max ? t : a.job.t_max;
+      stop_t = t;
     } else if (k >= a.job.kmax) {
       fin = SP_SDE_CENSORED;
       val = a.job.t_max;
     }
+    if (fin == SP_SDE_CENSORED) /* not stopped, or stopped past t_max (at stop_t) */
+      sp_sde_hold(a, (uint64_t)pid, k, stop_t >= 0 ? stop_t : __longlong_as_double(0x7ff8000000000000ll),
+                  x, run);
     if (fin >= 0) {
       a.value[pid] = val;
       a.status[pid] = fin;

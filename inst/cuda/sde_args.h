@@ -34,6 +34,15 @@
 
 #define SP_SDE_NO_PATH 0xffffffffffffffffull
 
+/* A held path's row in the passage output `held` (a path not stopped at the
+ * end of the call: censored at kmax, or left running by an interrupt; or
+ * one whose event held past t_max, at stop_t): its index q in this call's
+ * outputs, the step it reached, stop_t (NaN unless it stopped past t_max:
+ * the time of the stop), then its record (SP_SDE_XS: the states and the
+ * run of coarse steps) -- what a continuation (sde_run(init = a passage
+ * result)) starts it from. */
+#define SP_SDE_HS(nx) ((nx) + 4)
+
 /* Replicas of a tile: the fixed-length outputs reduce each tile of this many
  * consecutive replicas of a condition to (n, mean, M2) per variable, and the
  * host combines the tiles in order (both backends), so that the moments do
@@ -63,11 +72,20 @@ typedef struct {
   int64_t nhist;         /* variables with a histogram */
   int64_t nbreaks;       /* breaks of all histograms */
   int64_t bridge;        /* passage: the Brownian-bridge test of the event (sde_engine.h) */
+  uint64_t nrun;         /* passage: 0 runs every path of the call (ncond x n); else the
+                            nrun paths the host lists (a continuation: each from its own
+                            step and record), the outputs indexed by the list */
+  int64_t hold;          /* passage: write the rows of the paths not stopped (`held`) */
   uint64_t ntraj;        /* slots of a kept path's trajectory: records are written to the
                             slot the host's traj_slot[] names (nrec slots, one a record, for
                             sde_run()'s trajectories; fewer where a caller keeps only the
                             last record reached of each group of records: sp_sde_args) */
 } sp_sde_job;
+
+/* Paths a passage call runs: the outputs' length. */
+SP_FN uint64_t sp_sde_npaths(const sp_sde_job *job) {
+  return job->nrun > 0 ? job->nrun : job->ncond * job->n;
+}
 
 /* Step of record j. */
 SP_FN uint64_t sp_sde_record_step(const sp_sde_job *job, uint64_t j) {
@@ -138,6 +156,7 @@ typedef struct {
   /* fixed length: the first step (kcur) of the launch that found the
    * failure, or all ones; launches after it leave the paths as they are */
   unsigned long long bad_kcur;
+  unsigned long long held; /* passage: rows written to `held` */
 } sp_sde_counters;
 
 #endif
@@ -177,6 +196,14 @@ typedef struct {
   SP_DPTR(double) value;
   SP_DPTR(int) status;
   SP_DPTR(double) state;
+  /* passage, a continuation (job.nrun > 0): path q of the call is path
+   * run_path[q] (over conditions x replicas: its stream and condition),
+   * from step run_k[q] and record run_x[q SP_SDE_XS ..]; held: the rows of
+   * the paths not stopped (SP_SDE_HS each; job.hold) */
+  SP_DPTR(const double) run_path;
+  SP_DPTR(const double) run_k;
+  SP_DPTR(const double) run_x;
+  SP_DPTR(double) held;
   unsigned int budget;
   int record;
   /* fixed length: every path's state (nx x total), steps kcur -> kend,

@@ -106,7 +106,8 @@ int sp_sde_path_failed(const sp_sde_args *a, uint64_t p, uint64_t k, int what, i
  * (sp_sde_lanes_fn); a lane whose path ends takes the next path from the
  * shared counter, so lanes never wait for a slow path of their batch. */
 typedef struct {
-  int64_t pid[SP_SDE_W]; /* -1 waiting, -2 none left */
+  int64_t pid[SP_SDE_W]; /* the call's path q (outputs); -1 waiting, -2 none left */
+  uint64_t kstart[SP_SDE_W]; /* the step its path started from in this call */
   sp_sde_lanes L;        /* the lanes' paths: their records, steps, streams */
 } sde_batch;
 
@@ -121,6 +122,25 @@ typedef struct {
                   step in out->value, its state in out->status >> 8 */
 } sde_passage;
 
+/* The row of path q not stopped (job->hold; SP_SDE_HS): step k, stop_t
+ * (NaN, or the time of a stop past t_max), its record x. */
+static void sde_hold(sde_passage *m, int64_t q, uint64_t k, double stop_t, const double *x) {
+  const sp_sde_job *job = &m->a->job;
+  const uint64_t hs = (uint64_t)SP_SDE_HS(job->nx);
+  uint64_t i;
+  double *row;
+  if (!job->hold || m->out->held == NULL) return;
+#ifdef _OPENMP
+#  pragma omp atomic capture
+#endif
+  i = m->out->nheld++;
+  row = m->out->held + i * hs;
+  row[0] = (double)q;
+  row[1] = (double)k;
+  row[2] = stop_t;
+  memcpy(row + 3, x, (size_t)SP_SDE_XS(job->nx) * sizeof *x);
+}
+
 static void sde_finish(sde_passage *m, int64_t p, int status, double value, const double *x) {
   const sp_sde_job *job = &m->a->job;
   m->out->value[p] = value;
@@ -133,7 +153,7 @@ static void sde_finish(sde_passage *m, int64_t p, int status, double value, cons
 static void sde_lane_take(sde_passage *m, sde_batch *b, int l) {
   const sp_sde_args *a = m->a;
   const sp_sde_job *job = &a->job;
-  uint64_t q, c;
+  uint64_t q, c, p;
 #ifdef _OPENMP
 #  pragma omp atomic capture
 #endif
@@ -142,12 +162,20 @@ static void sde_lane_take(sde_passage *m, sde_batch *b, int l) {
     b->pid[l] = -2;
     return;
   }
-  c = q / job->n;
+  p = SP_SDE_PATH(a, q); /* its stream and condition */
+  c = p / job->n;
   b->pid[l] = (int64_t)q;
-  b->L.k[l] = 0;
-  b->L.stream[l] = (c << 40) + job->replica0 + q % job->n;
+  b->L.stream[l] = (c << 40) + job->replica0 + p % job->n;
   b->L.par[l] = a->par + c * (uint64_t)job->np;
-  sp_sde_start(a, q, b->L.x[l]);
+  if (job->nrun > 0) { /* a continuation: from its step and record */
+    const size_t xs = (size_t)SP_SDE_XS(job->nx);
+    b->L.k[l] = (uint64_t)a->run_k[q];
+    memcpy(b->L.x[l], a->run_x + q * xs, xs * sizeof(double));
+  } else {
+    b->L.k[l] = 0;
+    sp_sde_start(a, p, b->L.x[l]);
+  }
+  b->kstart[l] = b->L.k[l];
 }
 
 /* Advance batch b by at most `budget` steps a lane (a lane whose path ends
@@ -195,16 +223,19 @@ static void sde_batch_run(sde_passage *m, sde_batch *b, uint64_t budget) {
       if (st == SP_SDE_STOPPED) {
         double t = ((double)L->k[l] - 1.0 + L->frac[l]) * job->dt;
         if (L->k[l] == 0) t = 0;
-        if (t <= job->t_max)
+        if (t <= job->t_max) {
           sde_finish(m, p, SP_SDE_ESCAPED, t, L->x[l]);
-        else
+        } else {
           sde_finish(m, p, SP_SDE_CENSORED, job->t_max, L->x[l]);
-        useful += L->k[l];
+          sde_hold(m, p, L->k[l], t, L->x[l]); /* stopped past t_max */
+        }
+        useful += L->k[l] - b->kstart[l];
         done++;
         b->pid[l] = -1;
       } else if (L->k[l] >= job->kmax) {
         sde_finish(m, p, SP_SDE_CENSORED, job->t_max, L->x[l]);
-        useful += job->kmax;
+        sde_hold(m, p, L->k[l], NAN, L->x[l]);
+        useful += job->kmax - b->kstart[l];
         done++;
         b->pid[l] = -1;
       }
@@ -229,7 +260,7 @@ static int sde_passage_round(void *model, uint64_t budget, int nth, sp_round_sta
 #endif
   for (b = 0; b < m->nb; b++) sde_batch_run(m, &m->B[b], budget);
   if (m->bad >= 0)
-    return sp_sde_path_failed(m->a, (uint64_t)m->bad, (uint64_t)m->out->value[m->bad],
+    return sp_sde_path_failed(m->a, SP_SDE_PATH(m->a, m->bad), (uint64_t)m->out->value[m->bad],
                               m->out->status[m->bad] >> 8,
                               (m->out->status[m->bad] & 0xff) == SP_SDE_STALL);
   for (b = 0; b < m->nb; b++)
@@ -249,6 +280,7 @@ static void sde_passage_collect(void *model, int interrupted) {
       int64_t p = m->B[b].pid[l];
       if (p < 0) continue;
       sde_finish(m, p, SP_SDE_PARTIAL, (double)m->B[b].L.k[l] * job->dt, m->B[b].L.x[l]);
+      sde_hold(m, p, m->B[b].L.k[l], NAN, m->B[b].L.x[l]);
     }
   }
 }
@@ -263,7 +295,7 @@ static int sde_cpu_passage(const sp_sde_args *a, sp_sde_out *out, int nth,
   m.a = a;
   m.out = out;
   m.nb = nth > 0 ? nth : 1;
-  m.total = a->job.ncond * a->job.n;
+  m.total = sp_sde_npaths(&a->job);
   m.bad = -1;
   m.B = (sde_batch *)calloc((size_t)m.nb, sizeof *m.B);
   m.x = (double *)calloc((size_t)m.nb * SP_SDE_W * xs, sizeof(double));
@@ -516,6 +548,22 @@ int sp_sde_prepare(void *job) {
     if (a->init_vec[i] >= (int)nx) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vec");
   }
   if (a->ninit_vals != nv * j->n) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vals");
+  if (j->nrun > 0) { /* a continuation's paths: increasing, of the call, their steps in range */
+    const uint64_t xs = (uint64_t)SP_SDE_XS(j->nx);
+    if (j->output != 0 || a->nrun_path != j->nrun || a->nrun_k != j->nrun ||
+        a->nrun_x != j->nrun * xs)
+      return sp_fail(SP_ERR_INVALID, "internal error: sde run lengths");
+    for (i = 0; i < j->nrun; i++) {
+      const double p = a->run_path[i], k = a->run_k[i];
+      if (!(p >= 0 && p < (double)(j->ncond * j->n) && p == floor(p)) ||
+          (i > 0 && !(p > a->run_path[i - 1])) ||
+          !(k >= 0 && k <= (double)j->kmax && k == floor(k)) ||
+          !(a->run_x[i * xs + (uint64_t)j->nx] >= 0))
+        return sp_fail(SP_ERR_INVALID, "internal error: sde run paths");
+    }
+  } else if (a->nrun_path != 0 || a->nrun_k != 0 || a->nrun_x != 0) {
+    return sp_fail(SP_ERR_INVALID, "internal error: sde run lengths");
+  }
   if (j->output != 0 && j->keep > 0) { /* each record's slot in a kept path's trajectory */
     if (a->ntraj_slot != j->nrec || j->ntraj < 1)
       return sp_fail(SP_ERR_INVALID, "internal error: sde traj_slot");
@@ -534,8 +582,10 @@ void sp_sde_out_init(const void *job, void *out) {
   const sp_sde_args *a = (const sp_sde_args *)job;
   const sp_sde_job *j = &a->job;
   sp_sde_out *o = (sp_sde_out *)out;
-  const uint64_t total = j->ncond * j->n, nvar = (uint64_t)(j->nx + j->no);
+  const uint64_t total = j->output == 0 ? sp_sde_npaths(j) : j->ncond * j->n;
+  const uint64_t nvar = (uint64_t)(j->nx + j->no);
   uint64_t i;
+  o->nheld = 0; /* (the rows of `held` are written as they come) */
   if (o->status != NULL)
     for (i = 0; i < total; i++) o->status[i] = SP_SDE_UNSTARTED;
   if (o->value != NULL)

@@ -35,6 +35,15 @@ typedef struct {
                               * trajectory (0 .. ntraj - 1; -1 not kept); records sharing a
                               * slot leave the last one reached there */
   size_t ntraj_slot;
+  /* passage, a continuation (job.nrun > 0): path q of the call is the path
+   * run_path[q] (0-based over conditions x replicas, increasing), from step
+   * run_k[q] and the record run_x[q SP_SDE_XS(nx) ..] (nrun each) */
+  const double *run_path;
+  size_t nrun_path;
+  const double *run_k;
+  size_t nrun_k;
+  const double *run_x;
+  size_t nrun_x;
   const char *const *names; /* nx + no variable names (messages) */
   size_t nnames;
   void *advance, *observe; /* the compiled model's CPU entries (NULL on the GPU) */
@@ -46,6 +55,10 @@ typedef struct {
   double *value;
   int *status;
   double *state; /* total x nx (NULL unless job->save_state) */
+  /* the rows of the paths not stopped (job->hold; SP_SDE_HS(nx) each, in
+   * no particular order: the host sorts them by q), and their count */
+  double *held;
+  uint64_t nheld;
   /* fixed length: ncond x nrec x nvar */
   double *mom_n, *mom_mean, *mom_m2;
   double *hist; /* ncond x nrec x cells */
@@ -66,6 +79,9 @@ void sp_sde_out_init(const void *job, void *out);
 
 /* Variables recorded: states then observables. */
 #define SP_SDE_NVAR(job) ((job)->nx + (job)->no)
+
+/* The path (over the call's conditions x replicas) of the call's path q. */
+#define SP_SDE_PATH(a, q) ((a)->job.nrun > 0 ? (uint64_t)(a)->run_path[q] : (uint64_t)(q))
 
 /* The start of path p (0-based over the call's conditions x replicas) into
  * its record x (SP_SDE_XS(nx): the states, and the run of coarse steps, 0). */

@@ -205,6 +205,23 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
         return st;
       k->state = p;
     }
+    if (job->hold) { /* the rows of the paths not stopped: room for all */
+      if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * (size_t)SP_SDE_HS(job->nx) * 8,
+                                 "the paths not stopped", &p)))
+        return st;
+      k->held = p;
+    }
+    if (job->nrun > 0) { /* a continuation: the paths, their steps and records */
+      if ((st = sde_upload(d, a->run_path, (size_t)job->nrun * 8, "the paths continued", &p)))
+        return st;
+      k->run_path = p;
+      if ((st = sde_upload(d, a->run_k, (size_t)job->nrun * 8, "the paths continued", &p)))
+        return st;
+      k->run_k = p;
+      if ((st = sde_upload(d, a->run_x, (size_t)job->nrun * xs * 8, "the paths continued", &p)))
+        return st;
+      k->run_x = p;
+    }
     return SP_OK;
   }
   if ((st = sp_gpu_function(d->id, m->key, "sp_sde_start_kernel", &e->start))) return st;
@@ -435,8 +452,11 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
 
 static int sde_check(void *model) {
   sde_model *m = (sde_model *)model;
+  uint64_t q;
   if (m->bad == SP_SDE_NO_PATH) return SP_OK;
-  return sp_sde_path_failed(m->a, m->bad >> 8, m->bad_k, (int)(m->bad & 0xff), m->bad_stalled);
+  q = m->bad >> 8;
+  return sp_sde_path_failed(m->a, m->a->job.output == 0 ? SP_SDE_PATH(m->a, q) : q, m->bad_k,
+                            (int)(m->bad & 0xff), m->bad_stalled);
 }
 
 static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
@@ -457,19 +477,45 @@ static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
       return st;
     for (i = 0; i < m->total; i++)
       if (m->out->status[i] == SP_SDE_UNSTARTED) m->out->value[i] = 0;
+    m->out->nheld = 0;
+    if (job->hold) { /* the rows of the paths censored on the device */
+      const size_t hs = (size_t)SP_SDE_HS(job->nx);
+      if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc))) return st;
+      if (e->hc.held > m->total)
+        return sp_fail(SP_ERR_INVALID, "internal error: more held paths than paths");
+      if (e->hc.held > 0 &&
+          (st = sp_gpu_to_host(d->id, m->out->held, e->k.held, (size_t)e->hc.held * hs * 8)))
+        return st;
+      m->out->nheld = e->hc.held;
+    }
     if (interrupted && e->k.nlanes > 0) {
+      const size_t xs = (size_t)SP_SDE_XS(job->nx), hs = (size_t)SP_SDE_HS(job->nx);
       long long *pid = (long long *)malloc((size_t)e->k.nlanes * 8);
       unsigned long long *kk = (unsigned long long *)malloc((size_t)e->k.nlanes * 8);
-      if (pid == NULL || kk == NULL) st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+      double *lx = job->hold ? (double *)malloc((size_t)e->k.cap * xs * 8) : NULL;
+      if (pid == NULL || kk == NULL || (job->hold && lx == NULL))
+        st = sp_fail(SP_ERR_NOMEM, "out of host memory");
       if (st == SP_OK) st = sp_gpu_to_host(d->id, pid, e->k.pid, (size_t)e->k.nlanes * 8);
       if (st == SP_OK) st = sp_gpu_to_host(d->id, kk, e->k.k, (size_t)e->k.nlanes * 8);
+      if (st == SP_OK && lx != NULL)
+        st = sp_gpu_to_host(d->id, lx, e->k.x, (size_t)e->k.cap * xs * 8);
       for (i = 0; st == SP_OK && i < e->k.nlanes; i++) {
         if (pid[i] < 0) continue;
         m->out->value[pid[i]] = (double)kk[i] * job->dt;
         m->out->status[pid[i]] = SP_SDE_PARTIAL;
+        if (lx != NULL && m->out->nheld < m->total) { /* its row: the lane's step and record */
+          double *row = m->out->held + m->out->nheld * hs;
+          size_t v;
+          row[0] = (double)pid[i];
+          row[1] = (double)kk[i];
+          row[2] = NAN;
+          for (v = 0; v < xs; v++) row[3 + v] = lx[v * (size_t)e->k.cap + i];
+          m->out->nheld++;
+        }
       }
       free(pid);
       free(kk);
+      free(lx);
     }
   } else {
     if (job->nhist > 0) {
@@ -499,7 +545,7 @@ int sp_gpu_sde(const char *key, const void *job, void *outp, const int *devices,
   m.key = key;
   m.a = a;
   m.out = out;
-  m.total = a->job.ncond * a->job.n;
+  m.total = a->job.output == 0 ? sp_sde_npaths(&a->job) : a->job.ncond * a->job.n;
   m.bad = SP_SDE_NO_PATH;
   m.bad_k = 0;
   m.bad_stalled = 0;
