@@ -109,8 +109,10 @@ rbind.sde_passage <- function(..., deparse.level = 1) {
   ranges <- attr(parts, "ranges")
   ap <- lapply(parts, function(p) attr(p, "at_passage"))
   keys <- unlist(lapply(parts, function(p) paste(p$condition, p$replica)))
+  mb <- inherits(parts[[1]], "sde_mb_result")
   stripped <- lapply(parts, function(p) {
     attr(p, "at_passage") <- NULL
+    if (!mb) attr(p, "state") <- NULL # (a single particle's: not combined, below)
     p
   })
   out <- do.call(rbind.sp_paths, stripped)

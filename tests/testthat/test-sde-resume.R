@@ -1,0 +1,165 @@
+# Continuation of a single particle's passage run (issue 50):
+# sde_run(model, replicas, init = <passage result>, t_max = <larger>) runs the
+# paths not stopped on from their steps and states, with the normals that
+# follow: on the CPU the continued result is the one call with the larger
+# t_max, bit for bit.
+
+# (compiled once for the file: the washboard and a ramped washboard)
+resume_models <- local({
+  cache <- NULL
+  function() {
+    if (is.null(cache)) {
+      cache <<- list(
+        wb = sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
+                       noise = list(v = ~ sqrt(2 * beta * theta)),
+                       params = c(beta = 1, V0 = 1, gamma = 0.5, theta = 0.2),
+                       stop = ~ x > pi - asin(gamma), name = "washboard_resume"),
+        # a bias ramped in time: t in the drift (a time term)
+        ramp = sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (g0 + r * t - sin(x))),
+                         noise = list(v = ~ sqrt(2 * beta * theta)),
+                         params = c(beta = 1, V0 = 1, g0 = 0.2, r = 0.02, theta = 0.1),
+                         stop = ~ x > 2.5, name = "ramp_resume"))
+    }
+    cache
+  }
+})
+
+# The parts of a passage result that a continuation must reproduce.
+resume_parts <- function(x) {
+  list(value = x$value, escaped = x$escaped, condition = x$condition, replica = x$replica,
+       state = attr(x, "state"), at_passage = attr(x, "at_passage"),
+       unfinished = attr(x, "unfinished"))
+}
+
+test_that("a passage run continued to 2T is the run to 2T, bit for bit (both methods)", {
+  skip_if_no_cc()
+  wb <- resume_models()$wb
+  args <- list(model = wb, replicas = 1000, init = list(x = ~ asin(gamma), v = 0), dt = 0.1,
+               params = list(gamma = c(0.5, 0.7)), seed = 11, backend = "cpu",
+               progress = FALSE, at_passage = TRUE)
+  for (method in c("srk2", "euler")) {
+    # T = 5.001 is not a whole number of steps: the last step ends past it,
+    # so that some paths stop past T (censored at T, escaped in the longer run)
+    one <- do.call(sde_run, c(args, t_max = 10.002, method = method))
+    a <- do.call(sde_run, c(args, t_max = 5.001, method = method))
+    h <- attr(a, "state")
+    expect_true(is.list(h) && all(c("condition", "replica", "step", "stop_time", "run",
+                                     "states") %in% names(h)))
+    # the rows: the paths not escaped, each at the last step (51) or stopped past T
+    expect_identical(nrow(h$states), sum(!a$escaped))
+    expect_identical(names(h$states), c("x", "v"))
+    expect_true(all(h$step == 51))
+    expect_gt(sum(!is.na(h$stop_time)), 0)
+    expect_true(all(h$stop_time[!is.na(h$stop_time)] > 5.001))
+    expect_gt(sum(a$escaped), 20)
+    b <- sde_run(wb, 1000, init = a, t_max = 10.002, backend = "cpu", progress = FALSE)
+    expect_identical(resume_parts(b), resume_parts(one))
+    expect_identical(attr(b, "t_max"), 10.002)
+    # a continued result continues: T -> 1.5 T -> 2T
+    c2 <- sde_run(wb, init = a, t_max = 7.5, backend = "cpu", progress = FALSE)
+    d <- sde_run(wb, init = c2, t_max = 10.002, backend = "cpu", progress = FALSE)
+    expect_identical(resume_parts(d), resume_parts(one))
+    # a continuation runs only the paths not stopped
+    expect_lt(attr(b, "steps")[["useful"]], attr(one, "steps")[["useful"]])
+  }
+})
+
+test_that("a model with t in its drift continues at the time it reached", {
+  skip_if_no_cc()
+  ramp <- resume_models()$ramp
+  args <- list(model = ramp, replicas = 500, init = list(x = 0, v = 0), dt = 0.05,
+               params = list(g0 = c(0.2, 0.3)), seed = 3, backend = "cpu", progress = FALSE)
+  for (prec in c("single", "double")) {
+    one <- do.call(sde_run, c(args, t_max = 40, precision = prec))
+    a <- do.call(sde_run, c(args, t_max = 13.37, precision = prec))
+    expect_gt(sum(a$escaped), 0)
+    expect_gt(sum(!a$escaped), 0)
+    b <- sde_run(ramp, 500, init = a, t_max = 40, backend = "cpu", progress = FALSE)
+    expect_identical(resume_parts(b), resume_parts(one))
+    # every path escapes as the bias passes 1: the ramp acts at the paths' times
+    expect_gt(mean(one$escaped), mean(a$escaped))
+  }
+})
+
+test_that("an interrupted passage run continued is the one call", {
+  skip_on_os("windows")
+  # (a SIGINT during this run ended the R process on the helper's machine
+  # with no GPU, before the result came back -- not examined further: run
+  # with STATPHYSGPU_TEST_INTERRUPT=true where interrupts reach the run)
+  if (!identical(Sys.getenv("STATPHYSGPU_TEST_INTERRUPT"), "true")) skip("set STATPHYSGPU_TEST_INTERRUPT=true")
+  skip_if_no_cc()
+  wb <- resume_models()$wb
+  # rare escapes (a low temperature): a run of a few seconds on two cores
+  args <- list(model = wb, replicas = 4000, init = list(x = ~ asin(gamma), v = 0), dt = 0.05,
+               params = list(gamma = 0.3, theta = 0.12), seed = 5, backend = "cpu",
+               progress = FALSE, method = "euler")
+  t1 <- 2000
+  job <- interrupt_after(0.8)
+  x <- withCallingHandlers(do.call(sde_run, c(args, t_max = t1)),
+                           statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"),
+                           statphysgpu_late_interrupt = function(w) invokeRestart("muffleWarning"))
+  parallel::mccollect(job)
+  if (!isTRUE(attr(x, "interrupted"))) skip("the run finished before the interrupt came")
+  unf <- attr(x, "unfinished")
+  expect_gt(nrow(unf), 0)
+  h <- attr(x, "state")
+  # the unfinished paths have rows: running ones at their step, unstarted at 0
+  expect_true(all(paste(unf$condition, unf$replica) %in% paste(h$condition, h$replica)))
+  y <- sde_run(wb, 4000, init = x, t_max = t1, backend = "cpu", progress = FALSE)
+  one <- do.call(sde_run, c(args, t_max = t1))
+  expect_false(attr(y, "interrupted"))
+  expect_identical(resume_parts(y), resume_parts(one))
+})
+
+test_that("a continuation refuses a smaller t_max, another model, other arguments and a modified result", {
+  skip_if_no_cc()
+  ms <- resume_models()
+  wb <- ms$wb
+  a <- sde_run(wb, 50, init = list(x = ~ asin(gamma), v = 0), dt = 0.1, t_max = 5,
+               params = list(gamma = c(0.5, 0.7)), seed = 2, backend = "cpu", progress = FALSE)
+  go <- function(...) sde_run(wb, init = a, backend = "cpu", progress = FALSE, ...)
+  expect_error(go(t_max = 4), "before the end of `init`")
+  expect_error(sde_run(wb, init = a, backend = "cpu", progress = FALSE), "`t_max` is missing")
+  expect_error(sde_run(ms$ramp, 50, init = a, t_max = 10, backend = "cpu", progress = FALSE),
+               "another model")
+  mismatch <- "statphysgpu_continuation_mismatch"
+  expect_error(go(t_max = 10, dt = 0.05), "`dt` differs", class = mismatch)
+  expect_error(go(t_max = 10, seed = 3), "`seed` differs", class = mismatch)
+  expect_error(go(t_max = 10, method = "euler"), "`method` differs", class = mismatch)
+  expect_error(go(t_max = 10, precision = "double"), "`precision` differs", class = mismatch)
+  expect_error(go(t_max = 10, replicas = 60), "`replicas` differs", class = mismatch)
+  expect_error(go(t_max = 10, first_replica = 2), "`first_replica` differs", class = mismatch)
+  expect_error(go(t_max = 10, params = list(gamma = 0.5)), "`params` differs", class = mismatch)
+  expect_error(go(t_max = 10, at_passage = TRUE), "`at_passage` differs", class = mismatch)
+  # the arguments it ran with, given again, are accepted
+  ok <- go(t_max = 10, dt = 0.1, seed = 2, method = "srk2", replicas = 50,
+           params = list(gamma = c(0.5, 0.7)))
+  expect_s3_class(ok, "sde_passage")
+  b <- a
+  b$value[1] <- b$value[1] / 2
+  expect_error(sde_run(wb, init = b, t_max = 10, backend = "cpu", progress = FALSE),
+               class = "statphysgpu_modified_result")
+  b <- a
+  st <- attr(b, "state")
+  st$step[1] <- 0
+  attr(b, "state") <- st
+  expect_error(sde_run(wb, init = b, t_max = 10, backend = "cpu", progress = FALSE),
+               class = "statphysgpu_modified_result")
+  # chunks combined by rbind() are not continued
+  r <- rbind(a, sde_run(wb, 50, init = list(x = ~ asin(gamma), v = 0), dt = 0.1, t_max = 5,
+                        params = list(gamma = c(0.5, 0.7)), seed = 2, first_replica = 51,
+                        backend = "cpu", progress = FALSE))
+  expect_error(sde_run(wb, init = r, t_max = 10, backend = "cpu", progress = FALSE),
+               class = "statphysgpu_modified_result")
+})
+
+test_that("the passage kernel with continuation compiles under NVRTC", {
+  skip_if_no_nvrtc()
+  skip_if_second_build()
+  local_kernel_cache()
+  ms <- resume_models()
+  for (prec in c("single", "double")) {
+    img <- statphysgpu:::sde_nvrtc_image(ms$ramp, "sm_90", prec, "srk2")
+    expect_true(is.raw(img) && length(img) > 1000)
+  }
+})
