@@ -216,6 +216,29 @@
 #' made: a result in which any was changed afterwards is refused with an
 #' error of class `statphysgpu_modified_result`.
 #'
+#' A single particle's passages continue too: a result of `output =
+#' "passage"` carries, for every path not stopped (censored at `t_max`,
+#' left running or not started by an interrupt, or whose event held in the
+#' last step past `t_max`), where it stopped: attribute `state`, a list of
+#' columns by path (condition, then replica): `condition`, `replica`,
+#' `step` (the step reached; 0: not started), `stop_time` (`NA`, or the
+#' time of an event past `t_max`), `run` (its run of coarse steps) and
+#' `states` (a data frame of the states by name).
+#' `sde_run(model, replicas, init = result, t_max = T2)` with `T2` at
+#' least the result's `t_max` runs those paths on from their steps and
+#' states with the random numbers that follow (step \eqn{k} of a path draws
+#' the same normals whether or not it was continued; its time is
+#' \eqn{k\,dt}), keeps the stopped ones as they are, and equals one call
+#' with `t_max = T2` path by path (bit for bit on the CPU, to rounding on
+#' the GPU); a continued result continues again. The other arguments
+#' (`dt`, `method`, `seed`, `precision`, `params`, `replicas`,
+#' `first_replica`, `at_passage`, `bridge`) are the result's: given ones
+#' must equal them (else an error of class
+#' `statphysgpu_continuation_mismatch`); `t_max` before the result's, a
+#' result of another model, and a modified result (class
+#' `statphysgpu_modified_result`; its values, `state` and settings are
+#' sealed) are refused, as are chunks combined by `rbind()`.
+#'
 #' Starts (`init`): per state a number, `n` numbers (per element, the same
 #' in every system), an `n` x `replicas` matrix (per system: row \eqn{i}
 #' element \eqn{i}, column \eqn{r} the \eqn{r}-th replica of this call;
