@@ -144,6 +144,22 @@
 #' can no longer move \eqn{\varphi} to (the spacing of floats there is
 #' larger than the step), is refused.
 #'
+#' @section Engines:
+#' With the option `statphysgpu.ams_engine = "declared"` (default
+#' `"builtin"`) the washboard is an [sde_model()] (states `phi`, `v`;
+#' \eqn{B} its stop event \eqn{\varphi > \varphi^*}) run by the engine of
+#' [sde_ams()] -- the same algorithm (`inst/cuda/ams.h`), arguments, result,
+#' attributes and methods, and the same laws: the score `"energy"` takes
+#' its levels in the energy with \eqn{A} a region of \eqn{\varphi}
+#' ([sde_ams()]`(start_coordinate = ~ phi)`), and `init = "thermal"` draws
+#' \eqn{\varphi} from the same tabulated Boltzmann law of the well and
+#' \eqn{\dot\varphi} from \eqn{N(0, \theta)}. The random streams differ:
+#' the thermal starts come from [sde_ams()]'s purpose (its restarts too), so
+#' thermal results differ replica by replica from the built-in engine's;
+#' from rest the steps take the same normals, rounded by other code (often
+#' the same numbers, not always). The model is compiled on first use (a
+#' C compiler for the CPU, as [sde_ams()] needs).
+#'
 #' @inheritParams escape_times
 #' @param dt Time step (normalised units), positive; checked as `dt` is in
 #'   [escape_times()].

@@ -36,6 +36,10 @@
 #'   [sde_run()]'s passage times (its crossing interpolated as there), so
 #'   that the mean first-passage time is the mean of what [sde_run()]
 #'   samples. The score then only orders the levels.
+#' * `start_coordinate` given: \eqn{A = \{\eta(x) \le \xi_A\}} (\eqn{\xi_A} =
+#'   `start_edge`) on a coordinate \eqn{\eta} of its own, the levels still in the score (the
+#'   energy as the score with \eqn{A} a region of the position, as
+#'   [escape_rate_ams()]`(score = "energy")`).
 #' AMS is unbiased for any score that increases toward \eqn{B}; a score
 #' close to the committor gives a smaller variance (`summary()` reports
 #' the relative variance of one replica's \eqn{\hat p} against the ideal
