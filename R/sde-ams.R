@@ -409,10 +409,7 @@ sde_ams_engine <- function(m, score_e, fr, grid, method, dt, particles, k, zA, z
               round_steps = as.double(sp_tuning("ams_round_steps", call = call)))
   job["entry_long"] <- list(NULL)
   job["entry_branch"] <- list(NULL)
-  headers <- list(sde_ams_score.h = paste0(
-    sde_score_header(m, score_e),
-    if (!is.null(edge_e)) paste0("#define SP_AMS_SDE_EDGE 1\n",
-                                 sde_score_header(m, edge_e, fn = "sde_ams_edge"))))
+  headers <- sde_ams_headers(m, score_e, edge_e)
   key <- ""
   if (fr$plan$backend == "gpu") {
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, source = "ams.cu",
@@ -429,6 +426,16 @@ sde_ams_engine <- function(m, score_e, fr, grid, method, dt, particles, k, zA, z
   res <- .Call(C_sp_r_model_run, "sde_ams", job, key, as.integer(fr$plan$devices), fr$progress)
   .sp_last_run$run <- res$run
   res
+}
+
+# The generated headers of an AMS run: the score, and A's own coordinate
+# where it has one (sde_ams(start_coordinate =); SP_AMS_SDE_EDGE of
+# ams_sde.h).
+sde_ams_headers <- function(m, score_e, edge_e = NULL) {
+  list(sde_ams_score.h = paste0(
+    sde_score_header(m, score_e),
+    if (!is.null(edge_e)) paste0("#define SP_AMS_SDE_EDGE 1\n",
+                                 sde_score_header(m, edge_e, fn = "sde_ams_edge"))))
 }
 
 # The settings of an sde_ams() result that a continuation reads, sealed when

@@ -196,3 +196,24 @@ test_that("sde_ams(start_coordinate =): A on a coordinate of its own", {
   expect_identical(attr(c2, "start_coordinate"), "x")
   expect_identical(nrow(attr(c2, "replicas_table")), 5L)
 })
+
+test_that("declared: the AMS kernels of the washboard model compile under NVRTC", {
+  skip_if_no_nvrtc()
+  skip_if_second_build()
+  local_kernel_cache()
+  # the GPU path of the declared engine (ams.cu with SP_AMS_SDE): the
+  # position score, and the energy with A on phi (SP_AMS_SDE_EDGE); the
+  # tabulated thermal start is ams_args.h's, in both
+  m <- statphysgpu:::ams_declared_model(NULL)
+  sc <- statphysgpu:::AMS_DECLARED_SCORES
+  for (cs in list(list(sc$position, NULL, "single", "srk2"),
+                  list(sc$energy, quote(phi), "double", "euler"))) {
+    ptx <- statphysgpu:::sde_nvrtc_image(
+      m, "compute_90", cs[[3]], cs[[4]], cubin = FALSE, source = "ams.cu",
+      defines = c("SP_AMS_SDE=1", sprintf("SP_AMS_HEUN=%d", as.integer(cs[[4]] == "srk2"))),
+      headers = statphysgpu:::sde_ams_headers(m, cs[[1]], cs[[2]]))
+    txt <- rawToChar(ptx)
+    expect_match(txt, ".entry sp_ams_long_kernel", fixed = TRUE)
+    expect_match(txt, ".entry sp_ams_branch_kernel", fixed = TRUE)
+  }
+})
