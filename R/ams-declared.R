@@ -77,8 +77,25 @@ ams_declared_run <- function(fr, grid, th, phiA, score_kind, init, dt, method, p
     laws[, 1:3] <- cbind(3, (seq_len(ncond) - 1) * one, 0) # SP_AMS_START_TABLE
     laws[, 4:6] <- cbind(1, 0, sqrt(grid$theta))
   }
-  sde_ams_engine(m, AMS_DECLARED_SCORES[[score]], fr, g, method, dt, particles, k,
-                 zA = as.double(phiA), zB = NULL, laws = laws, burn = 0, call = call,
-                 edge_e = if (score == "energy") quote(phi), start_tables = start_tables,
-                 envir = envir)
+  withCallingHandlers(
+    sde_ams_engine(m, AMS_DECLARED_SCORES[[score]], fr, g, method, dt, particles, k,
+                   zA = as.double(phiA), zB = NULL, laws = laws, burn = 0, call = call,
+                   edge_e = if (score == "energy") quote(phi), start_tables = start_tables,
+                   envir = envir),
+    error = function(e) ams_declared_error(e))
+}
+
+# The engine's errors in escape_rate_ams()'s words, as the built-in model
+# words them (src/core/sp_ams.c names sde_ams()'s arguments for a user's
+# model): a stuck long trajectory asks for a larger `theta`, a path past the
+# engine's limits for a lower `phi_A` -- the same condition (class, call),
+# its message reworded.  Other errors pass unchanged.
+ams_declared_error <- function(e) {
+  if (!is.character(e$message)) return(invisible())
+  words <- c("`params`, the model's noise or `init`" = "a larger `theta`",
+             "a lower `A`" = "a lower `phi_A`")
+  hit <- vapply(names(words), function(w) grepl(w, e$message, fixed = TRUE), TRUE)
+  if (!any(hit)) return(invisible())
+  for (w in names(words)[hit]) e$message <- sub(w, words[[w]], e$message, fixed = TRUE)
+  stop(e)
 }

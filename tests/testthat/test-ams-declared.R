@@ -197,6 +197,24 @@ test_that("sde_ams(start_coordinate =): A on a coordinate of its own", {
   expect_identical(nrow(attr(c2, "replicas_table")), 5L)
 })
 
+test_that("declared: the engine's errors name escape_rate_ams()'s arguments, as the built-in's", {
+  # the engine's messages (src/core/sp_ams.c) for a user's model, reworded
+  # as for the built-in model; the same condition otherwise
+  f <- statphysgpu:::ams_declared_error
+  still <- simpleError(paste0(
+    "the long trajectory of replica 1 of condition 1 stopped moving: ... Give that ",
+    "condition's noise a positive amplitude where the path starts and rests (`params`, ",
+    "the model's noise or `init`), or use precision = \"double\""), call = quote(f(x)))
+  e <- tryCatch(f(still), error = function(e) e)
+  expect_s3_class(e, "simpleError")
+  expect_identical(conditionCall(e), quote(f(x)))
+  expect_match(conditionMessage(e), "where the path starts and rests (a larger `theta`), or",
+               fixed = TRUE)
+  limit <- simpleError("... use fewer `particles`, a larger `k` or a lower `A`")
+  expect_error(f(limit), "a larger `k` or a lower `phi_A`$")
+  expect_null(f(simpleError("another error")))
+})
+
 test_that("declared: the AMS kernels of the washboard model compile under NVRTC", {
   skip_if_no_nvrtc()
   skip_if_second_build()
