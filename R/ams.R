@@ -144,6 +144,22 @@
 #' can no longer move \eqn{\varphi} to (the spacing of floats there is
 #' larger than the step), is refused.
 #'
+#' @section Engines:
+#' With the option `statphysgpu.ams_engine = "declared"` (default
+#' `"builtin"`) the washboard is an [sde_model()] (states `phi`, `v`;
+#' \eqn{B} its stop event \eqn{\varphi > \varphi^*}) run by the engine of
+#' [sde_ams()] -- the same algorithm (`inst/cuda/ams.h`), arguments, result,
+#' attributes and methods, and the same laws: the score `"energy"` takes
+#' its levels in the energy with \eqn{A} a region of \eqn{\varphi}
+#' ([sde_ams()]`(start_coordinate = ~ phi)`), and `init = "thermal"` draws
+#' \eqn{\varphi} from the same tabulated Boltzmann law of the well and
+#' \eqn{\dot\varphi} from \eqn{N(0, \theta)}. The random streams differ:
+#' the thermal starts come from [sde_ams()]'s purpose (its restarts too), so
+#' thermal results differ replica by replica from the built-in engine's;
+#' from rest the steps take the same normals, rounded by other code (often
+#' the same numbers, not always). The model is compiled on first use (a
+#' C compiler for the CPU, as [sde_ams()] needs).
+#'
 #' @inheritParams escape_times
 #' @param dt Time step (normalised units), positive; checked as `dt` is in
 #'   [escape_times()].
@@ -242,7 +258,11 @@ escape_rate_ams <- function(gamma, V0, beta, theta, dt, threshold = "saddle",
   ams_check_reach(threshold, th, phiA, grid, dt, particles, fr$precision, call)
   ec <- escape_conditions(grid, g0 = grid$gamma, dg = 0, h = dt, th = th, vcens = 0,
                           kmax = 1, start = init, call = call)
-  res <- sim_run(fr, "ams", conds = c(ec$conds, list(phiA = as.double(phiA),
+  # the declared engine (R/ams-declared.R): the washboard as an sde_model()
+  # on sde_ams()'s engine, chosen by the tuning option
+  res <- if (identical(sp_tuning("ams_engine", call), "declared")) {
+    ams_declared_run(fr, grid, th, phiA, score_kind, init, dt, method, particles, k, call)
+  } else sim_run(fr, "ams", conds = c(ec$conds, list(phiA = as.double(phiA),
                                                       score = rep(as.double(score_kind),
                                                                   length(phiA)))),
                  tables = ec$tables, replicas = fr$n,
@@ -623,7 +643,7 @@ rbind.escape_rate_ams <- function(..., deparse.level = 1) {
   what <- if (inherits(first, "sde_ams")) "sde_ams()" else "escape_rate_ams()"
   keys <- c("model", "seed_hex", "precision", "conditions", "parameters", "phi_A", "score",
             "particles", "k", "method", "dt", "threshold", "init", "init_laws",
-            "equilibration", "A", "B")
+            "equilibration", "A", "B", "start_coordinate")
   rbind_same(parts, what, paste0(
     "chunks of one estimate (the same model, seed, parameters, particles, k, score, ",
     "method, precision, dt, threshold, init, equilibration, A and B; other replicas)"),

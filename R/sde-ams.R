@@ -36,6 +36,10 @@
 #'   [sde_run()]'s passage times (its crossing interpolated as there), so
 #'   that the mean first-passage time is the mean of what [sde_run()]
 #'   samples. The score then only orders the levels.
+#' * `start_coordinate` given: \eqn{A = \{\eta(x) \le \xi_A\}} (\eqn{\xi_A} =
+#'   `start_edge`) on a coordinate \eqn{\eta} of its own, the levels still in the score (the
+#'   energy as the score with \eqn{A} a region of the position, as
+#'   [escape_rate_ams()]`(score = "energy")`).
 #' AMS is unbiased for any score that increases toward \eqn{B}; a score
 #' close to the committor gives a smaller variance (`summary()` reports
 #' the relative variance of one replica's \eqn{\hat p} against the ideal
@@ -125,6 +129,13 @@
 #'   the parameters), above `start_edge`; or `NULL` for the model's `stop`
 #'   event.
 #' @param A Deprecated: the old name of `start_edge`.
+#' @param start_coordinate `NULL` (default: A is a region of the score), or
+#'   the coordinate A is a region of, \eqn{A = \{\eta(x) \le \eta_A\}}
+#'   with \eqn{\eta_A} = `start_edge`: an expression over the states and
+#'   parameters (as `score`). The levels are still taken in the score: e.g.
+#'   the energy as the score with A a region of the position, as
+#'   [escape_rate_ams()]`(score = "energy")` does. The start must lie in A
+#'   and its score below `B`.
 #' @param init The start of every replica's long trajectory (and of its
 #'   restarts): a named list with one entry per state, each a number, a
 #'   formula over the parameters (`~ asin(gamma)`), or one draw
@@ -208,7 +219,7 @@ sde_ams <- function(model, score, start_edge, B = NULL, init, dt, params = NULL,
                     method = c("srk2", "euler"), particles = 1000, replicas = "auto", k = "auto",
                     seed = NULL, first_replica = 1, backend = "auto", devices = NULL,
                     precision = c("single", "double"), progress = interactive(),
-                    equilibration = 0, A) {
+                    equilibration = 0, A, start_coordinate = NULL) {
   call <- sys.call()
   sp_renamed_args(c(A = "start_edge"), "sde_ams")
   if (!missing(init) && inherits(init, "escape_rate_ams")) {
@@ -253,6 +264,16 @@ sde_ams <- function(model, score, start_edge, B = NULL, init, dt, params = NULL,
                      deparse1(score_e), paste0("`", m$states, "`", collapse = ", ")),
              call = call)
   }
+  edge_e <- NULL
+  if (!is.null(start_coordinate)) {
+    edge_e <- sde_rhs(start_coordinate, "`start_coordinate`", call)
+    sde_check_expr(edge_e, c(m$states, names(m$params), "t"), "`start_coordinate`", call)
+    if ("t" %in% all.vars(edge_e) || !length(intersect(all.vars(edge_e), m$states))) {
+      sp_abort(sprintf(paste0("`start_coordinate`, %s, must be a function of the state (the ",
+                              "states and parameters, not the time `t`)."), deparse1(edge_e)),
+               call = call)
+    }
+  }
   if (is.null(B) && is.null(m$stop)) {
     sp_abort(paste0("`B` is NULL, so the target is the model's stop event, but the model ",
                     "has no `stop`; give `B` (a level of the score) or ",
@@ -285,24 +306,36 @@ sde_ams <- function(model, score, start_edge, B = NULL, init, dt, params = NULL,
   zA <- sde_ams_level(start_edge, "start_edge", m, grid, call)
   zB <- if (is.null(B)) rep(Inf, ncond) else sde_ams_level(B, "B", m, grid, call)
   s0 <- sde_ams_eval(score_e, m, grid, x0)
+  # A's coordinate at the start: the score's, or start_coordinate's
+  a0 <- if (is.null(edge_e)) s0 else sde_ams_eval(edge_e, m, grid, x0)
   for (c in seq_len(ncond)) {
     where <- if (ncond > 1) sprintf(" at condition %d", c) else ""
     if (!is.finite(s0[c])) {
       sp_abort(sprintf("`score` is %s at the start `init`%s; it must be finite.",
                        format(s0[c]), where), call = call)
     }
-    if (!is.null(B) && zA[c] >= zB[c]) {
+    if (!is.finite(a0[c])) {
+      sp_abort(sprintf("`start_coordinate` is %s at the start `init`%s; it must be finite.",
+                       format(a0[c]), where), call = call)
+    }
+    if (!is.null(B) && (if (is.null(edge_e)) zA[c] else s0[c]) >= zB[c]) {
+      if (!is.null(edge_e)) {
+        sp_abort(sprintf(paste0("the score at the start `init` (%s) must be below `B` (%s)%s: ",
+                                "B = {score >= B}."), format(s0[c]), format(zB[c]), where),
+                 call = call)
+      }
       sp_abort(sprintf(paste0("`start_edge` (%s) must be below `B` (%s)%s: A = {score <= ",
                               "start_edge}, B = {score >= B}."),
                        format(zA[c]), format(zB[c]), where), call = call)
     }
     centre <- if (st$drawn) " (the centre of its law)" else ""
-    if (s0[c] > zA[c]) {
+    if (a0[c] > zA[c]) {
+      what <- if (is.null(edge_e)) "score" else "start_coordinate"
       sp_abort(sprintf(paste0(
-        "the start `init`%s lies outside A%s: its score is %s, above `start_edge` = %s. The ",
-        "score must increase from the start toward B, and the start lie in A = {score <= ",
+        "the start `init`%s lies outside A%s: its %s is %s, above `start_edge` = %s. The ",
+        "score must increase from the start toward B, and the start lie in A = {%s <= ",
         "start_edge}."),
-        centre, where, format(s0[c]), format(zA[c])), call = call)
+        centre, where, what, format(a0[c]), format(zA[c]), what), call = call)
     }
     if (is.null(B) && isTRUE(as.logical(sde_ams_eval(m$stop, m, grid[c, , drop = FALSE],
                                                        x0[c, , drop = FALSE])))) {
@@ -311,23 +344,64 @@ sde_ams <- function(model, score, start_edge, B = NULL, init, dt, params = NULL,
     }
   }
   sde_ams_check_noise(m, grid, x0, st$drawn, call)
-  sde_ams_check_step(m, method, dt, grid, x0, score_e, zA, if (!is.null(B)) zB, call)
+  sde_ams_check_step(m, method, dt, grid, x0, score_e, if (is.null(edge_e)) zA else s0,
+                     if (!is.null(B)) zB, call)
   replicas <- ams_auto_replicas(replicas, particles, ncond, backend, devices, call)
   fr <- sim_frame(call, n = replicas, n_name = "replicas", first = first_replica,
                   seed = seed, backend = backend, devices = devices,
                   precision = precision, precisions = c("single", "double"),
                   progress = progress, groups = ncond, row_bytes = 200,
                   auto_threshold = 1e4 / particles)
+  res <- sde_ams_engine(m, score_e, fr, grid, method, dt, particles, k, zA,
+                        if (!is.null(B)) zB, st$laws, burn, call, edge_e = edge_e)
+  g <- grid[c("condition", swept)]
+  score_txt <- paste(deparse(score_e, width.cutoff = 500L), collapse = " ")
+  out <- ams_finish(res, g, fr, list(
+    model = m$hash, model_name = m$name, score = score_txt,
+    A = as.double(zA), B = if (is.null(B)) NULL else as.double(zB),
+    particles = particles, k = k, method = method, dt = dt, init = x0,
+    init_laws = st$text, equilibration = burn * dt,
+    parameters = grid,
+    start_coordinate = if (!is.null(edge_e)) paste(deparse(edge_e, width.cutoff = 500L),
+                                                   collapse = " "),
+    args = list(score = score_txt, A = sde_ams_arg_text(start_edge), B = sde_ams_arg_text(B),
+                init = lapply(init, sde_ams_arg_text), dt = dt, params = params,
+                method = method, particles = particles, k = k, precision = fr$precision,
+                equilibration = equilibration,
+                start_coordinate = sde_ams_arg_text(start_coordinate))),
+    class = c("sde_ams", "escape_rate_ams", "data.frame"))
+  sp_seal(out, SDE_AMS_SEALED)
+}
+
+# The run of sde_ams() after its checks (also the declared engine of
+# escape_rate_ams(), R/ams-declared.R): model m with score score_e (and A's
+# coordinate edge_e, NULL: the score) on the frame fr, one condition a row
+# of `grid` (the model's parameters by name); zA, zB the levels per
+# condition (zB NULL: B is the model's stop event); laws: the starts (ncond
+# x 3 nx: kind, a, b per state, as sde_ams_init() makes them; a start of
+# kind 3, SP_AMS_START_TABLE of ams_args.h, a draw from the density
+# tabulated at offset a of `start_tables`); burn: steps of equilibration.
+# Interrupts are held until the caller (`envir`) returns.  Returns the
+# engine's result (the list of sim_run()).
+sde_ams_engine <- function(m, score_e, fr, grid, method, dt, particles, k, zA, zB, laws,
+                           burn, call, edge_e = NULL, start_tables = numeric(),
+                           envir = parent.frame()) {
+  ncond <- nrow(grid)
   par <- cbind(as.matrix(grid[names(m$params)]), sde_derived_values(m, grid, call))
   np <- ncol(par)
   nx <- length(m$states)
-  tables <- as.double(t(cbind(par, st$laws)))
   row <- np + 3 * nx
+  tab <- which(laws[, 3 * seq_len(nx) - 2, drop = FALSE] == 3, arr.ind = TRUE)
+  if (nrow(tab)) { # tabulated starts: offsets into `start_tables`, after the rows
+    a <- cbind(tab[, 1], 3 * (tab[, 2] - 1) + 2)
+    laws[a] <- laws[a] + ncond * row
+  }
+  tables <- c(as.double(t(cbind(par, laws))), as.double(start_tables))
   sconds <- list(h = rep(dt, ncond), zA = as.double(zA),
-                 zB = if (is.null(B)) rep(0, ncond) else as.double(zB),
+                 zB = if (is.null(zB)) rep(0, ncond) else as.double(zB),
                  stream0 = (seq_len(ncond) - 1) * 2^40,
                  par0 = (seq_len(ncond) - 1) * row, init0 = (seq_len(ncond) - 1) * row + np,
-                 use_stop = rep(as.double(is.null(B)), ncond), burn = rep(burn, ncond))
+                 use_stop = rep(as.double(is.null(zB)), ncond), burn = rep(burn, ncond))
   job <- list(sconds = sconds, tables = tables, nx = nx, replicas = fr$n,
               replica0 = check_u64(fr$first - 1, "first_replica", call = call),
               particles = particles, k = k, seed = fr$seed, heun = method == "srk2",
@@ -335,7 +409,7 @@ sde_ams <- function(model, score, start_edge, B = NULL, init, dt, params = NULL,
               round_steps = as.double(sp_tuning("ams_round_steps", call = call)))
   job["entry_long"] <- list(NULL)
   job["entry_branch"] <- list(NULL)
-  headers <- list(sde_ams_score.h = sde_score_header(m, score_e))
+  headers <- sde_ams_headers(m, score_e, edge_e)
   key <- ""
   if (fr$plan$backend == "gpu") {
     key <- sde_gpu_load(m, fr$plan$devices, fr$precision, method, call, source = "ams.cu",
@@ -348,22 +422,20 @@ sde_ams <- function(model, score, start_edge, B = NULL, init, dt, params = NULL,
     job$entry_long <- lib[[paste0("long", sfx)]]
     job$entry_branch <- lib[[paste0("branch", sfx)]]
   }
-  sim_hold_interrupts(fr$call, environment())
+  sim_hold_interrupts(fr$call, envir)
   res <- .Call(C_sp_r_model_run, "sde_ams", job, key, as.integer(fr$plan$devices), fr$progress)
-  g <- grid[c("condition", swept)]
-  score_txt <- paste(deparse(score_e, width.cutoff = 500L), collapse = " ")
-  out <- ams_finish(res, g, fr, list(
-    model = m$hash, model_name = m$name, score = score_txt,
-    A = as.double(zA), B = if (is.null(B)) NULL else as.double(zB),
-    particles = particles, k = k, method = method, dt = dt, init = x0,
-    init_laws = st$text, equilibration = burn * dt,
-    parameters = grid,
-    args = list(score = score_txt, A = sde_ams_arg_text(start_edge), B = sde_ams_arg_text(B),
-                init = lapply(init, sde_ams_arg_text), dt = dt, params = params,
-                method = method, particles = particles, k = k, precision = fr$precision,
-                equilibration = equilibration)),
-    class = c("sde_ams", "escape_rate_ams", "data.frame"))
-  sp_seal(out, SDE_AMS_SEALED)
+  .sp_last_run$run <- res$run
+  res
+}
+
+# The generated headers of an AMS run: the score, and A's own coordinate
+# where it has one (sde_ams(start_coordinate =); SP_AMS_SDE_EDGE of
+# ams_sde.h).
+sde_ams_headers <- function(m, score_e, edge_e = NULL) {
+  list(sde_ams_score.h = paste0(
+    sde_score_header(m, score_e),
+    if (!is.null(edge_e)) paste0("#define SP_AMS_SDE_EDGE 1\n",
+                                 sde_score_header(m, edge_e, fn = "sde_ams_edge"))))
 }
 
 # The settings of an sde_ams() result that a continuation reads, sealed when
@@ -469,7 +541,7 @@ sde_ams_init <- function(m, init, grid, call) {
 # result's `args`, "A").
 sde_ams_given <- function(env) {
   nm <- c("score", "start_edge", "B", "dt", "params", "method", "particles", "k", "seed",
-          "first_replica", "precision", "equilibration")
+          "first_replica", "precision", "equilibration", "start_coordinate")
   given <- list()
   for (n in nm) {
     if (!eval(call("missing", as.name(n)), env)) {
@@ -514,7 +586,7 @@ sde_ams_continue <- function(model, prev, replicas, backend, devices, progress, 
       b <- u64_to_hex(resolve_seed(b, call))
     }
     if (n == "k" && identical(b, "auto")) b <- ams_auto_k(was$particles)
-    same <- if (n %in% c("score", "A", "B")) identical(a, sde_ams_arg_text(b))
+    same <- if (n %in% c("score", "A", "B", "start_coordinate")) identical(a, sde_ams_arg_text(b))
             else if (n %in% c("method", "precision")) identical(a, b[1])
             else if (n == "params") identical(sp_digest_text(a), sp_digest_text(b))
             else identical(sp_digest_text(a), sp_digest_text(b)) ||
@@ -651,11 +723,11 @@ print.sde_ams <- function(x, digits = 4, ...) {
   B <- attr(x, "B")
   cat(sprintf(paste0(
     "<sde_ams> model \"%s\", %d condition%s: AMS with %s particles, k = %s, %s replica%s ",
-    "each\nscore %s; A = {score <= %s}, B = %s; %s, dt = %s\n"),
+    "each\nscore %s; A = {%s <= %s}, B = %s; %s, dt = %s\n"),
     attr(x, "model_name"), nrow(x), if (nrow(x) == 1) "" else "s",
     fmt_count(attr(x, "particles")), fmt_num(attr(x, "k")), fmt_count(max(x$replicas)),
     if (max(x$replicas) == 1) "" else "s", attr(x, "score"),
-    paste(format(unique(attr(x, "A"))), collapse = ", "),
+    attr(x, "start_coordinate") %||% "score", paste(format(unique(attr(x, "A"))), collapse = ", "),
     if (is.null(B)) "the model's stop event"
     else sprintf("{score >= %s}", paste(format(unique(B)), collapse = ", ")),
     attr(x, "method"), format(attr(x, "dt"))))

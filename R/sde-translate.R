@@ -345,8 +345,9 @@ sde_derived_values <- function(m, grid, call) {
 # The generated header of an AMS score (sde_ams()): the checked expression
 # `e` over the model's states and parameters as the C function
 # sde_ams_score(t, x, p) in the working precision, translated as the
-# model's right-hand sides are (one copy per precision: no include guard).
-sde_score_header <- function(m, e) {
+# model's right-hand sides are (one copy per precision: no include guard);
+# `fn` names it (sde_ams_edge: the coordinate of A, sde_ams(start_coordinate =)).
+sde_score_header <- function(m, e, fn = "sde_ams_score") {
   map <- c(stats::setNames(sprintf("x[%d]", seq_along(m$states) - 1L), m$states),
            stats::setNames(sprintf("p[%d]", seq_along(m$params) - 1L), names(m$params)),
            t = "t")
@@ -354,7 +355,7 @@ sde_score_header <- function(m, e) {
   paste0(paste(c(
     sprintf("/* score of sde_ams() for the model \"%s\": %s (generated; do not edit) */",
             sde_c_name(m$name), dep),
-    "SP_FN SP_REAL SP_PREC(sde_ams_score)(SP_REAL t, const SP_REAL *x, const SP_REAL *p) {",
+    sprintf("SP_FN SP_REAL SP_PREC(%s)(SP_REAL t, const SP_REAL *x, const SP_REAL *p) {", fn),
     "  (void)t; (void)x; (void)p;",
     sprintf("  return %s;", sde_to_c(e, map)),
     "}"), collapse = "\n"), "\n")

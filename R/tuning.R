@@ -46,6 +46,11 @@ SP_TUNING <- list(
   # 50); bench/driven-declared.R compares
   driven_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
                        "\"builtin\" or \"declared\""),
+  # escape_rate_ams(): "builtin" (the washboard of ams_washboard.h, sim_run(,
+  # "ams")) or "declared" (R/ams-declared.R: an sde_model() run by
+  # sde_ams()'s engine; issue 50); bench/ams.R compares
+  ams_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
+                    "\"builtin\" or \"declared\""),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the
   # washboard; FALSE: the CPU's polynomial; bench/sde.R compares

@@ -60,12 +60,41 @@ SP_FN double sp_ams_draw(uint64_t seed, uint64_t stream, uint64_t block, int kin
   return tan(3.141592653589793 * (u1 - 0.5));
 }
 
+/* A draw from a tabulated density (start kind 3): t[0] = K knots, t[1] the
+ * first knot lo, t[2] their spacing, then the CDF at the knots (t[3 ..],
+ * 0 to 1) and the log density at the knots (t[3 + K ..]), linear in each
+ * knot interval (a piece of exponential).  u uniform on (0, 1): the CDF
+ * inverted by bisection, then exactly inside the interval -- the thermal
+ * start of escape_times() (escape.h, sp_escape_start_draw), for any
+ * density tabulated so. */
+SP_FN double sp_ams_table_draw(const double *t, double u) {
+  const int K = (int)t[0];
+  const double lo0 = t[1], step = t[2];
+  const double *cdf = t + 3, *logd = t + 3 + K;
+  double w, s;
+  int lo = 0, hi = K - 1;
+  while (hi - lo > 1) { /* cdf[lo] <= u < cdf[hi] */
+    const int mid = (lo + hi) / 2;
+    if (cdf[mid] <= u) lo = mid;
+    else hi = mid;
+  }
+  w = (u - cdf[lo]) / (cdf[lo + 1] - cdf[lo]);
+  s = (logd[lo + 1] - logd[lo]) / step; /* slope of the log density */
+  return lo0 + ((double)lo * step + (fabs(s * step) < 1e-9 ? w * step
+                                                            : log1p(w * expm1(s * step)) / s));
+}
+
+/* The start kinds of a state (the first of its three numbers) */
+#define SP_AMS_START_TABLE 3
+
 /* Start j (0 the first, j >= 1 the restart after the long trajectory
  * reached B for the j-th time) of condition c (sde), in double: per state
  * its law (kind, a, b) -- kind -1 the constant a, 0 a + (b - a) u, 1 a + b
- * z (normal), 2 a + b z (Cauchy) -- the draws from stream `stream`
- * (the replica's), purpose SP_PURPOSE_SDE_INIT, block j D + d for the
- * state's place d among the D drawn states. */
+ * z (normal), 2 a + b z (Cauchy), 3 (SP_AMS_START_TABLE) a draw from the
+ * density tabulated at tables[a] (sp_ams_table_draw, from the uniform u of
+ * kind 0) -- the draws from stream `stream` (the replica's), purpose
+ * SP_PURPOSE_SDE_INIT, block j D + d for the state's place d among the D
+ * drawn states. */
 SP_FN void sp_ams_sde_start(const sp_ams_sde_cond *c, const double *tables, int nx,
                             uint64_t seed, uint64_t stream, uint64_t j, double *x) {
   int v;
@@ -78,8 +107,12 @@ SP_FN void sp_ams_sde_start(const sp_ams_sde_cond *c, const double *tables, int 
       x[v] = k[1];
     } else {
       const int kind = (int)k[0];
-      const double z = sp_ams_draw(seed, stream, j * D + d, kind);
-      x[v] = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+      if (kind == SP_AMS_START_TABLE) {
+        x[v] = sp_ams_table_draw(tables + (int64_t)k[1], sp_ams_draw(seed, stream, j * D + d, 0));
+      } else {
+        const double z = sp_ams_draw(seed, stream, j * D + d, kind);
+        x[v] = kind == 0 ? k[1] + (k[2] - k[1]) * z : k[1] + k[2] * z;
+      }
       d++;
     }
   }

@@ -11,7 +11,8 @@
  * its parameters in the working precision and in double, as sde_run()'s;
  * the run of coarse increments of sde_run() is not followed here);
  * SP_AMS_NW = the model's noise entries, SP_AMS_M its macro-step
- * (SP_SDE_M); A = {score <= zA}; B = {score >= zB}, the crossing
+ * (SP_SDE_M); A = {score <= zA} (or {edge <= zA}, a coordinate of its
+ * own: SP_AMS_SDE_EDGE); B = {score >= zB}, the crossing
  * interpolated linearly in the score, or (use_stop) the model's stop
  * event, the crossing interpolated in its gap where the event is a
  * comparison (as sde_run()'s passage), else at the end of the step. */
@@ -77,9 +78,17 @@ SP_FN SP_REAL SP_PREC(sp_ams_mscore)(const SP_PREC(sp_ams_par) *p, const SP_REAL
   return SP_PREC(sde_ams_score)((SP_REAL)0, x, p->p);
 }
 
+/* A = {score <= zA}, or (the score's header defines SP_AMS_SDE_EDGE:
+ * sde_ams(start_coordinate =)) A = {coordinate <= zA} on a coordinate of
+ * its own, sde_ams_edge(t, x, p). */
 SP_FN int SP_PREC(sp_ams_in_A)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x, SP_REAL s) {
+#if defined(SP_AMS_SDE_EDGE) && SP_AMS_SDE_EDGE
+  (void)s;
+  return SP_PREC(sde_ams_edge)((SP_REAL)0, x, p->p) <= p->zA;
+#else
   (void)x;
   return s <= p->zA;
+#endif
 }
 
 SP_FN int SP_PREC(sp_ams_in_B)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x, SP_REAL s) {

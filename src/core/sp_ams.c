@@ -38,8 +38,17 @@ int sp_ams_prepare_sde(void *vjob) {
   if (job->nx < 1 || job->nx > 255) return sp_fail(SP_ERR_INVALID, "internal error: nx");
   for (c = 0; c < job->ncond; c++) {
     const sp_ams_sde_cond *s = &job->sconds[c];
+    int64_t v;
     if (s->par0 < 0 || s->init0 < 0 || (size_t)(s->init0 + 3 * job->nx) > job->ntables)
       return sp_fail(SP_ERR_INVALID, "internal error: the tables of condition %d", c + 1);
+    for (v = 0; v < job->nx; v++) { /* a tabulated start: its table inside `tables` */
+      const double *k = job->tables + s->init0 + 3 * v;
+      if (k[0] != SP_AMS_START_TABLE) continue;
+      if (!(k[1] >= 0) || (size_t)k[1] + 3 > job->ntables ||
+          !(job->tables[(size_t)k[1]] >= 2) ||
+          (size_t)k[1] + 3 + 2 * (size_t)job->tables[(size_t)k[1]] > job->ntables)
+        return sp_fail(SP_ERR_INVALID, "internal error: the start table of condition %d", c + 1);
+    }
   }
   return SP_OK;
 }
