@@ -717,7 +717,8 @@ ESCAPE_NO_RESUME <- list(path = numeric(), phi = numeric(), v = numeric(), frac 
 escape_state <- function(out, rows, res) {
   it <- which(res$status != 1L) # SP_ESCAPE_ESCAPED
   all <- length(it) == length(res$status)
-  pick <- function(x) if (all) x else x[it]
+  # (hit and frac: one number for every path where the engine has none)
+  pick <- function(x) if (length(x) == 1) rep.int(x, length(it)) else if (all) x else x[it]
   r <- if (is.null(rows)) it else rows[it]
   new_df(list(condition = if (all && is.null(rows)) out$condition else out$condition[r],
               replica = if (all && is.null(rows)) out$replica else out$replica[r],
@@ -1017,6 +1018,8 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   ec <- escape_conditions(grid, g0 = g0, dg = dg, h = h, th = th, vcens = vcens,
                           kmax = kmax, start = start, call = call)
   resume <- ESCAPE_NO_RESUME
+  # a result of the declared engine continues on it (R/escape-declared.R)
+  if (!is.null(prev) && !is.null(attr(prev, "sde_runs"))) escape_declared_continue(prev, type, call)
   if (!is.null(prev)) {
     resume <- escape_resume(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
                             call)
@@ -1028,11 +1031,17 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                      if (type == "switching_currents") "ramp" else "fixed",
                      if (!is.null(prev)) "resume" else if (start == "thermal") "thermal"),
                    collapse = "_")
-  res <- sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
-                 replica0 = check_u64(fr$first - 1, "first_replica", call = call),
-                 heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
-                 resume = resume[names(ESCAPE_NO_RESUME)], kernel = "escape",
-                 variant = variant)
+  # a fresh run on the declared engine when the option asks for it
+  # (R/escape-declared.R: the same fields as the built-in's); a
+  # continuation of a built-in result on the built-in engine
+  res <- if (is.null(prev) && identical(sp_tuning("escape_engine", call), "declared")) {
+    escape_declared_run(type, fr, grid, ec, method, start, call)
+  } else {
+    sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
+            replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+            heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
+            resume = resume[names(ESCAPE_NO_RESUME)], kernel = "escape", variant = variant)
+  }
   if (!is.null(prev)) {
     out <- escape_continued_result(prev, res, resume, extra, args)
   } else {
@@ -1058,6 +1067,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
     attr(out, "args") <- args
     attr(out, "state") <- escape_state(out, NULL, res)
     attr(out, "start_bound") <- start_bound
+    attr(out, "sde_runs") <- res$sde_runs # the declared engine's runs (NULL: the built-in's)
   }
   unf <- which(res$status < 0L)    # unstarted or partial: interrupted
   if (!is.null(prev)) unf <- resume$path[unf] + 1
@@ -1088,5 +1098,7 @@ ESCAPE_SEALED <- c("seed_hex", "precision", "dt", "method", "threshold", "init",
 # chunks and one call differ there alone), and a continuation only adds
 # to them.
 escape_finish <- function(out) {
-  sp_old_attrs(sp_seal(out, c(ESCAPE_SEALED, "args", "names", paste0("$", names(out)))))
+  # (sde_runs: the declared engine's runs, which its continuation reads)
+  sp_old_attrs(sp_seal(out, c(ESCAPE_SEALED, "args", "sde_runs", "names",
+                              paste0("$", names(out)))))
 }

@@ -87,6 +87,7 @@
 #' | option | default | what |
 #' |---|---|---|
 #' | `statphysgpu.driven_engine` | `"builtin"` | `"declared"`: [driven_brownian()] runs its model on the engine of [sde_run()] (the same law, other random streams; slower for now) |
+#' | `statphysgpu.escape_engine` | `"builtin"` | `"declared"`: [escape_times()] and [switching_currents()] run the washboard on the engine of [sde_run()] (the same law, other random streams) |
 #' | `statphysgpu.sde_fast_math` | `TRUE` | hardware sine, cosine and quotients in single-precision GPU kernels of [sde_run()] (`FALSE`: the CPU's polynomials) |
 #' | `statphysgpu.sde_cpu_vector` | `"auto"` | the CPU's vector loop over paths or elements (`TRUE` always, `FALSE` never; the same numbers) |
 #' | `statphysgpu.mb_cells` | `TRUE` | pair terms with a cut-off through cell lists (`FALSE`: every pair tested; the same sums to rounding) |
