@@ -136,6 +136,9 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
   # the end of each condition's paths in time (escape_times(): t_max;
   # switching_currents(): where the bias reaches gamma_max)
   tend <- if (ramp) (cd$vcens - cd$g0) / rate else cd$vcens
+  # (a sweep shorter than a step: one step, its crossings past gamma_max
+  # censored below, as the built-in's kmax >= 1)
+  tend <- pmax(tend, h)
   params <- data.frame(V0 = cd$V0, beta = cd$beta, theta = grid$theta, g0 = cd$g0, th = cd$th)
   if (ramp) params$r <- rate
   # one sde_run() for every condition, or one a condition (their own end or starts)
@@ -219,6 +222,10 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
     r <- if (length(unique(rate)) == 1) rate[1] else rep.int(rate, rep.int(n, ncond))
     g <- if (length(unique(cd$g0)) == 1) cd$g0[1] else rep.int(cd$g0, rep.int(n, ncond))
     value <- g + r * t
+    # censoring is exact at gamma_max (rounding of its time aside, a
+    # crossing past it inside a step of a sweep shorter than a step)
+    past <- status == 1L & value > cd$vcens[1] * (1 + 4 * .Machine$double.eps)
+    status[past] <- 0L
     value[status == 1L] <- pmin(value[status == 1L], cd$vcens[1])
   }
   value[status == 0L] <- cd$vcens[1]
