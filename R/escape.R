@@ -93,6 +93,26 @@
 #' `first_replica`) to complete the sample. A time limit (`setTimeLimit()`)
 #' or another error is not an interrupt: it raises as an error.
 #'
+#' @section Engines:
+#' With the option `statphysgpu.escape_engine = "declared"` (default
+#' `"builtin"`) a fresh run of `escape_times()` or `switching_currents()` is
+#' the same SDE declared with [sde_model()] (the bias \eqn{\gamma_0 +
+#' \text{ramp}\,t} a term of the exact time) and run by [sde_run()] to the
+#' first passage of the threshold: the same arguments, result, attributes and
+#' methods, and the same laws. What differs: the random streams are
+#' [sde_run()]'s; a thermal start is drawn on the host from the same
+#' tabulated law (Philox purpose 13 of the path's stream, R's generator
+#' untouched); where the conditions need their own end (several ramps) or
+#' their own starts (thermal starts of several conditions) each condition is
+#' one [sde_run()] call, condition \eqn{c > 1} under the key `seed` XOR
+#' \eqn{(c-1)2^{32}}; `state` holds `hit = 0` and `frac = 0` (the engine stops
+#' a path at its crossing, also one past `t_max`), and the issued steps are
+#' the useful ones. The [sde_run()] results are kept in `attr(x,
+#' "sde_runs")` (sealed) for their continuation, which [sde_run()] does not
+#' yet offer: such a result given as `init` is refused with an error of
+#' class `statphysgpu_continue_unsupported`; a result of the built-in engine
+#' continues on the built-in engine under either option.
+#'
 #' @section Continuing:
 #' `escape_times(init = x, t_max = )` continues the result `x` of an earlier
 #' call to a larger `t_max` (at least `x`'s): its censored paths go on from
@@ -364,6 +384,7 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' @inheritParams escape_times
 #' @inheritSection escape_times Interrupts
 #' @inheritSection escape_times Continuing
+#' @inheritSection escape_times Engines
 #' @param method `"srk2"` (default) or `"euler"`: brute force, every path
 #'   swept with that scheme (as for [escape_times()]); or `"rates"`: the
 #'   distribution from escape rates simulated at fixed bias (see
@@ -794,6 +815,9 @@ escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kma
       "paths (give at least %s)."), limit, fmt_num(extra[[limit]]), limit,
       fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
   }
+  # a result of the declared engine continues on it (R/escape-declared.R),
+  # once the arguments are those of `prev`
+  if (!is.null(attr(prev, "sde_runs"))) escape_declared_continue(prev, type, call)
   escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
 }
 
@@ -1018,8 +1042,6 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   ec <- escape_conditions(grid, g0 = g0, dg = dg, h = h, th = th, vcens = vcens,
                           kmax = kmax, start = start, call = call)
   resume <- ESCAPE_NO_RESUME
-  # a result of the declared engine continues on it (R/escape-declared.R)
-  if (!is.null(prev) && !is.null(attr(prev, "sde_runs"))) escape_declared_continue(prev, type, call)
   if (!is.null(prev)) {
     resume <- escape_resume(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
                             call)

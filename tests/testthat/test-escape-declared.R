@@ -200,7 +200,9 @@ test_that("declared: an interrupt in a run of one condition at a time leaves the
   # long (a deep well), so the interrupt comes while it runs
   args <- list(gamma = c(0.1, 0.9), V0 = 2, beta = 0.1, theta = 0.15, dt = 0.01, t_max = 1e9,
                seed = 1, init = "thermal")
-  invisible(do.call(ed, c(list(escape_times), args, replicas = 20))) # compiled and loaded
+  # compiled and loaded (the vector loop's object: 2^24 replica-steps a call)
+  invisible(do.call(ed, c(list(escape_times), modifyList(args, list(t_max = 1e4)),
+                          replicas = 20)))
   job <- interrupt_after(1)
   expect_warning(x <- with_threads(1, do.call(ed, c(list(escape_times), args, replicas = 2000))),
                  class = "statphysgpu_interrupted")
