@@ -229,7 +229,10 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
     value[status == 1L] <- pmin(value[status == 1L], cd$vcens[1])
   }
   value[status == 0L] <- cd$vcens[1]
-  list(value = value, status = status, end_phi = phi, end_v = v, end_step = step,
+  # one run of every condition: its condition and replica columns are the result's
+  one <- length(runs) == 1
+  list(condition = if (one) runs[[1]]$condition, replica = if (one) runs[[1]]$replica,
+       value = value, status = status, end_phi = phi, end_v = v, end_step = step,
        end_hit = 0L, end_frac = 0, useful_steps = useful, issued_steps = useful,
        run = c(seconds = seconds, interrupted = as.numeric(interrupted)), sde_runs = runs)
 }

@@ -1068,12 +1068,13 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
     out <- escape_continued_result(prev, res, resume, extra, args)
   } else {
     each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
-    cond_of <- rep.int(seq_len(ncond), each)
     # one list of columns, the engine's vectors as they are (no data-frame
-    # method copies a column); a parameter's column repeats its condition's value
-    cols <- list(condition = cond_of)
+    # method copies a column); a parameter's column repeats its condition's
+    # value; the declared engine's run may hand its own condition and
+    # replica columns (the same numbers)
+    cols <- list(condition = res$condition %||% rep.int(seq_len(ncond), each))
     for (p in setdiff(names(grid), "condition")) cols[[p]] <- rep.int(grid[[p]], each)
-    cols$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
+    cols$replica <- res$replica %||% rep(fr$first - 1 + seq_len(fr$n), times = ncond)
     cols$value <- res$value
     cols$escaped <- res$status == 1L # SP_ESCAPE_ESCAPED (escape_args.h)
     out <- new_df(cols)
