@@ -93,6 +93,26 @@
 #' `first_replica`) to complete the sample. A time limit (`setTimeLimit()`)
 #' or another error is not an interrupt: it raises as an error.
 #'
+#' @section Engines:
+#' With the option `statphysgpu.escape_engine = "declared"` (default
+#' `"builtin"`) a fresh run of `escape_times()` or `switching_currents()` is
+#' the same SDE declared with [sde_model()] (the bias \eqn{\gamma_0 +
+#' \text{ramp}\,t} a term of the exact time) and run by [sde_run()] to the
+#' first passage of the threshold: the same arguments, result, attributes and
+#' methods, and the same laws. What differs: the random streams are
+#' [sde_run()]'s; a thermal start is drawn on the host from the same
+#' tabulated law (Philox purpose 13 of the path's stream, R's generator
+#' untouched); where the conditions need their own end (several ramps) or
+#' their own starts (thermal starts of several conditions) each condition is
+#' one [sde_run()] call, condition \eqn{c > 1} under the key `seed` XOR
+#' \eqn{(c-1)2^{32}}; `state` holds `hit = 0` and `frac = 0` (the engine stops
+#' a path at its crossing, also one past `t_max`), and the issued steps are
+#' the useful ones. The [sde_run()] results are kept in `attr(x,
+#' "sde_runs")` (sealed) for their continuation, which [sde_run()] does not
+#' yet offer: such a result given as `init` is refused with an error of
+#' class `statphysgpu_continue_unsupported`; a result of the built-in engine
+#' continues on the built-in engine under either option.
+#'
 #' @section Continuing:
 #' `escape_times(init = x, t_max = )` continues the result `x` of an earlier
 #' call to a larger `t_max` (at least `x`'s): its censored paths go on from
@@ -364,6 +384,7 @@ escape_times <- function(replicas, gamma, V0, beta, theta, dt, t_max,
 #' @inheritParams escape_times
 #' @inheritSection escape_times Interrupts
 #' @inheritSection escape_times Continuing
+#' @inheritSection escape_times Engines
 #' @param method `"srk2"` (default) or `"euler"`: brute force, every path
 #'   swept with that scheme (as for [escape_times()]); or `"rates"`: the
 #'   distribution from escape rates simulated at fixed bias (see
@@ -717,7 +738,8 @@ ESCAPE_NO_RESUME <- list(path = numeric(), phi = numeric(), v = numeric(), frac 
 escape_state <- function(out, rows, res) {
   it <- which(res$status != 1L) # SP_ESCAPE_ESCAPED
   all <- length(it) == length(res$status)
-  pick <- function(x) if (all) x else x[it]
+  # (hit and frac: one number for every path where the engine has none)
+  pick <- function(x) if (length(x) == 1) rep.int(x, length(it)) else if (all) x else x[it]
   r <- if (is.null(rows)) it else rows[it]
   new_df(list(condition = if (all && is.null(rows)) out$condition else out$condition[r],
               replica = if (all && is.null(rows)) out$replica else out$replica[r],
@@ -793,6 +815,9 @@ escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kma
       "paths (give at least %s)."), limit, fmt_num(extra[[limit]]), limit,
       fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
   }
+  # a result of the declared engine continues on it (R/escape-declared.R),
+  # once the arguments are those of `prev`
+  if (!is.null(attr(prev, "sde_runs"))) escape_declared_continue(prev, type, call)
   escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
 }
 
@@ -1028,21 +1053,28 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
                      if (type == "switching_currents") "ramp" else "fixed",
                      if (!is.null(prev)) "resume" else if (start == "thermal") "thermal"),
                    collapse = "_")
-  res <- sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
-                 replica0 = check_u64(fr$first - 1, "first_replica", call = call),
-                 heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
-                 resume = resume[names(ESCAPE_NO_RESUME)], kernel = "escape",
-                 variant = variant)
+  # a fresh run on the declared engine when the option asks for it
+  # (R/escape-declared.R: the same fields as the built-in's); a
+  # continuation of a built-in result on the built-in engine
+  res <- if (is.null(prev) && identical(sp_tuning("escape_engine", call), "declared")) {
+    escape_declared_run(type, fr, grid, ec, method, start, call)
+  } else {
+    sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
+            replica0 = check_u64(fr$first - 1, "first_replica", call = call),
+            heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
+            resume = resume[names(ESCAPE_NO_RESUME)], kernel = "escape", variant = variant)
+  }
   if (!is.null(prev)) {
     out <- escape_continued_result(prev, res, resume, extra, args)
   } else {
     each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
-    cond_of <- rep.int(seq_len(ncond), each)
     # one list of columns, the engine's vectors as they are (no data-frame
-    # method copies a column); a parameter's column repeats its condition's value
-    cols <- list(condition = cond_of)
+    # method copies a column); a parameter's column repeats its condition's
+    # value; the declared engine's run may hand its own condition and
+    # replica columns (the same numbers)
+    cols <- list(condition = res$condition %||% rep.int(seq_len(ncond), each))
     for (p in setdiff(names(grid), "condition")) cols[[p]] <- rep.int(grid[[p]], each)
-    cols$replica <- rep(fr$first - 1 + seq_len(fr$n), times = ncond)
+    cols$replica <- res$replica %||% rep(fr$first - 1 + seq_len(fr$n), times = ncond)
     cols$value <- res$value
     cols$escaped <- res$status == 1L # SP_ESCAPE_ESCAPED (escape_args.h)
     out <- new_df(cols)
@@ -1058,6 +1090,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
     attr(out, "args") <- args
     attr(out, "state") <- escape_state(out, NULL, res)
     attr(out, "start_bound") <- start_bound
+    attr(out, "sde_runs") <- res$sde_runs # the declared engine's runs (NULL: the built-in's)
   }
   unf <- which(res$status < 0L)    # unstarted or partial: interrupted
   if (!is.null(prev)) unf <- resume$path[unf] + 1
@@ -1088,5 +1121,7 @@ ESCAPE_SEALED <- c("seed_hex", "precision", "dt", "method", "threshold", "init",
 # chunks and one call differ there alone), and a continuation only adds
 # to them.
 escape_finish <- function(out) {
-  sp_old_attrs(sp_seal(out, c(ESCAPE_SEALED, "args", "names", paste0("$", names(out)))))
+  # (sde_runs: the declared engine's runs, which its continuation reads)
+  sp_old_attrs(sp_seal(out, c(ESCAPE_SEALED, "args", "sde_runs", "names",
+                              paste0("$", names(out)))))
 }

@@ -357,6 +357,10 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
       attr(out, "state") <- st
     }
   }
+  if (!is.null(attr(first, "sde_runs"))) { # the declared engine's runs of every part
+    runs <- lapply(parts, function(p) attr(p, "sde_runs"))
+    attr(out, "sde_runs") <- if (any(vapply(runs, is.null, TRUE))) NULL else do.call(c, runs)
+  }
   if (!is.null(attr(first, "args"))) {
     a <- attr(first, "args")
     a$replicas <- attr(out, "replicas")

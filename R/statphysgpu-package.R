@@ -88,6 +88,7 @@
 #' |---|---|---|
 #' | `statphysgpu.driven_engine` | `"builtin"` | `"declared"`: [driven_brownian()] runs its model on the engine of [sde_run()] (the same law, other random streams; slower for now) |
 #' | `statphysgpu.ams_engine` | `"builtin"` | `"declared"`: [escape_rate_ams()] runs the washboard as an [sde_model()] on the engine of [sde_ams()] (the same laws, other random streams) |
+#' | `statphysgpu.escape_engine` | `"builtin"` | `"declared"`: [escape_times()] and [switching_currents()] run the washboard on the engine of [sde_run()] (the same law, other random streams) |
 #' | `statphysgpu.sde_fast_math` | `TRUE` | hardware sine, cosine and quotients in single-precision GPU kernels of [sde_run()] (`FALSE`: the CPU's polynomials) |
 #' | `statphysgpu.sde_cpu_vector` | `"auto"` | the CPU's vector loop over paths or elements (`TRUE` always, `FALSE` never; the same numbers) |
 #' | `statphysgpu.mb_cells` | `TRUE` | pair terms with a cut-off through cell lists (`FALSE`: every pair tested; the same sums to rounding) |

@@ -51,6 +51,11 @@ SP_TUNING <- list(
   # sde_ams()'s engine; issue 50); bench/ams.R compares
   ams_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
                     "\"builtin\" or \"declared\""),
+  # escape_times(), switching_currents(): "builtin" (inst/cuda/escape.cu,
+  # sp_escape*.c) or "declared" (R/escape-declared.R: the washboard as an
+  # sde_model() run by sde_run(); issue 50); bench/s17-escape.R compares
+  escape_engine = list("builtin", function(v) identical(v, "builtin") || identical(v, "declared"),
+                       "\"builtin\" or \"declared\""),
   # sde_run(): the hardware sine and cosine (after a reduction by pi) in
   # single-precision GPU kernels, as escape.cu's single variants use for the
   # washboard; FALSE: the CPU's polynomial; bench/sde.R compares

@@ -100,3 +100,30 @@ for (i in 0:reps) {
   d <- add(d, w)
 }
 row(sprintf("ramp srk2 %g x %g steps", nr, steps), b, d)
+# the front-ends themselves: escape_times() and switching_currents() on the
+# built-in engine against options(statphysgpu.escape_engine = "declared")
+# (R/escape-declared.R), whole calls, the same cases
+front <- function(eng, f) { old <- options(statphysgpu.escape_engine = eng); on.exit(options(old)); f() }
+cases <- list(
+  `front escape euler` = function() escape_times(n, gamma = gamma, V0 = V0, beta = beta, theta = DU / 6,
+                                                 dt = h, t_max = 1e9, method = "euler", seed = 1,
+                                                 backend = be, progress = FALSE),
+  `front escape srk2` = function() escape_times(n, gamma = gamma, V0 = V0, beta = beta, theta = DU / 6,
+                                                dt = h, t_max = 1e9, method = "srk2", seed = 1,
+                                                backend = be, progress = FALSE),
+  `front sweep srk2` = function() escape_times(ns, gamma = gs, V0 = V0, beta = beta, theta = DU / 6,
+                                               dt = h, t_max = 1e9, method = "srk2", seed = 1,
+                                               backend = be, progress = FALSE),
+  `front escape srk2 thermal` = function() escape_times(n, gamma = gamma, V0 = V0, beta = beta,
+                                                        theta = DU / 6, dt = h, t_max = 1e9,
+                                                        init = "thermal", seed = 1, backend = be,
+                                                        progress = FALSE),
+  `front ramp srk2` = function() sc(gmax))
+for (cs in names(cases)) {
+  b <- acc(); d <- acc()
+  for (i in 0:reps) {
+    wb1 <- wall(front("builtin", cases[[cs]])); wd1 <- wall(front("declared", cases[[cs]]))
+    if (i > 0) { b <- add(b, wb1); d <- add(d, wd1) }
+  }
+  row(cs, b, d)
+}

@@ -1,0 +1,252 @@
+# escape_times() and switching_currents() on the declared single-particle
+# engine (issue 50, item 2): the washboard of the built-in escape engine
+# (inst/cuda/escape.h),
+#   phi' = v,  v' = -beta v + V0 (gamma(t) - sin phi) + sqrt(2 beta theta) xi(t),
+# gamma(t) = g0 (escape_times()) or g0 + r t (switching_currents(), r =
+# ramp = dg / h: the bias of step k is g0 + r k h, formed in double from
+# the exact time as the built-in forms it from the step count), declared
+# with sde_model() and run by sde_run() to the first passage of the
+# threshold th of escape_threshold() (a parameter per condition: stop = ~ x
+# > th, the crossing time interpolated linearly inside the step, no
+# Brownian bridge: the position carries no noise, as in the built-in).
+#
+# Chosen by the tuning option statphysgpu.escape_engine = "declared"
+# (R/tuning.R; "builtin" is the default until a GPU measurement shows this
+# path at least 0.97 of the built-in's whole call: bench/s17-escape.R).
+# escape_run() checks every argument and builds the condition table as for
+# the built-in; escape_declared_run() stands for its sim_run() and returns
+# the fields escape_run() reads of the built-in's result (value, status,
+# useful and issued steps, the end state, run), so that the result, its
+# attributes and methods are the built-in's.  What differs:
+# * the streams: sde_run()'s (purpose 12 of the path's stream), so paths
+#   differ from the built-in's and agree in law;
+# * a thermal start (init = "thermal") is drawn on the host from the same
+#   tabulated Boltzmann law as the built-in's (escape_start_tables(),
+#   inverted exactly inside a knot interval): phi from a uniform (block 0),
+#   v = sqrt(theta) z from a normal (block 1) of purpose 13 (the starts of
+#   sde_run()) of the path's stream (condition - 1) 2^40 + replica - 1,
+#   53-bit draws (sp_mb_draws(), R's RNG untouched), and given to the
+#   engine as per-path starts;
+# * sde_run() takes one t_max and, for a single particle, one start per
+#   replica for every condition: a call whose conditions need their own
+#   end (switching_currents() with several ramps) or their own starts
+#   (thermal starts of several conditions) runs one sde_run() per
+#   condition; condition c > 1 of such a call then draws its steps from the
+#   key seed XOR ((c - 1) 2^32) (the same stream layout, another key: the
+#   conditions stay independent), condition 1 from the seed itself;
+# * the end state (attribute "state") holds phi, v and the step where the
+#   engine left the path (kmax for a censored path, the step reached for
+#   one an interrupt left; -1 not started) with hit = frac = 0: the engine
+#   stops a path at its crossing, also one past t_max inside the last step
+#   (no pending crossing to report);
+# * steps: issued = useful (the engine counts no lane-steps past a path's
+#   end);
+# * the sde_run() results themselves are kept in attribute "sde_runs" (a
+#   list, one per sde_run() call, each with attribute "escape_conditions":
+#   the result's conditions it ran), sealed with the result, for the
+#   continuation of passages by sde_run() (init = <its result>, t_max =
+#   larger): escape_declared_continue().  Until sde_run() continues
+#   passages, such a result cannot be continued (an error that says so);
+#   results of the built-in engine continue on the built-in engine whatever
+#   the option.
+.escape_models <- new.env(parent = emptyenv())
+
+escape_declared_model <- function(ramp) {
+  key <- if (ramp) "ramp" else "fixed"
+  m <- .escape_models[[key]]
+  if (!is.null(m)) return(m)
+  # the bias g0 + r t: a term of t and the parameters only, computed in
+  # double once a step and rounded once (sde_run(), "the time is exact")
+  v <- if (ramp) ~ V0 * ((g0 + r * t) - sin(x)) - beta * v else ~ V0 * (g0 - sin(x)) - beta * v
+  p <- c(V0 = 1, beta = 1, theta = 1, g0 = 0, th = pi)
+  if (ramp) p <- c(p, r = 0)
+  m <- sde_model(drift = list(x = ~ v, v = v), noise = list(v = ~ sqrt(2 * beta * theta)),
+                 params = p, stop = ~ x > th,
+                 name = if (ramp) "escape-washboard-ramp" else "escape-washboard")
+  assign(key, m, envir = .escape_models)
+  m
+}
+
+# The key of condition c's own sde_run() call (see above): the seed (c(lo,
+# hi) 32-bit words) with c - 1 XORed into its high word.
+escape_declared_key <- function(seed, c) {
+  hi <- seed[2]
+  k <- c - 1
+  hi16 <- bitwXor(as.integer(hi %/% 65536), as.integer(k %/% 65536))
+  lo16 <- bitwXor(as.integer(hi %% 65536), as.integer(k %% 65536))
+  u64_to_hex(c(seed[1], hi16 * 65536 + lo16))
+}
+
+# The thermal starts of condition c (its row of the condition table `ec`,
+# escape_conditions()), replicas first .. first + n - 1: phi by the inverse
+# of the tabulated CDF (exact inside a knot interval, where the log density
+# is linear: the built-in's sp_escape_start_draw()), v = sqrt(theta) z.
+escape_declared_thermal <- function(seed, c, first, n, ec) {
+  reps <- as.double(first - 1 + seq_len(n) - 1)
+  u <- .Call(C_sp_r_mb_draws, seed, 13L, c - 1, reps, 1, 2, 0, 0L)
+  z <- .Call(C_sp_r_mb_draws, seed, 13L, c - 1, reps, 1, 2, 1, 1L)
+  K <- ESCAPE_KNOTS
+  off <- ec$conds$start_table[c]
+  cdf <- ec$tables[off + seq_len(K)]
+  logd <- ec$tables[off + K + seq_len(K)]
+  step <- ec$conds$start_step[c]
+  i <- findInterval(u, cdf) # cdf[i] <= u < cdf[i + 1] (u in (0, 1), cdf[K] = 1)
+  w <- (u - cdf[i]) / (cdf[i + 1] - cdf[i])
+  s <- (logd[i + 1] - logd[i]) / step # slope of the log density
+  flat <- abs(s * step) < 1e-9
+  x <- w * step
+  x[!flat] <- log1p(w[!flat] * expm1(s[!flat] * step)) / s[!flat]
+  list(x = ec$conds$start_lo[c] + ((i - 1) * step + x), v = ec$conds$start_vsd[c] * z)
+}
+
+# The engine's non-finite error in the built-in's words (the state, the
+# replica, the condition -- of the escape call: `conds` maps the sde_run()
+# call's conditions to them --, the step, the time and the bias).
+escape_declared_not_finite <- function(e, conds, g0, ramp, h, call) {
+  msg <- sp_cnd_text(e)
+  p <- "^.*`([a-z]+)` of replica ([0-9]+) \\(condition ([0-9]+)\\) .*\\(step ([0-9]+)\\).*$"
+  if (!grepl(p, msg)) return(invisible())
+  what <- c(x = "position phi", v = "velocity v")[[sub(p, "\\1", msg)]]
+  c <- conds[as.integer(sub(p, "\\3", msg))]
+  k <- as.double(sub(p, "\\4", msg))
+  where <- if (is.null(ramp)) sprintf("t = %.6g", k * h) else
+    sprintf("t = %.6g, bias gamma = %.6g", k * h, g0[c] + k * h * ramp[c])
+  sp_abort(sprintf(paste0("the %s of replica %s of condition %d became non-finite at step %s ",
+                          "(%s); such a path can neither escape nor be censored: use a smaller ",
+                          "`dt` or check that condition's parameters"), what, sub(p, "\\2", msg),
+                   c, format(k, scientific = FALSE), where),
+           call = call, class = "statphysgpu_not_finite")
+}
+
+# The run: escape_run()'s checked values (type: "escape_times" or
+# "switching_currents"; grid: its conditions; fr: its sim_frame(); ec: its
+# condition table, escape_conditions(); start: "rest" or "thermal").
+# Returns what the built-in's sim_run() returns to escape_run(): per path
+# value, status (1 escaped, 0 censored, -2 partial, -1 not started),
+# end_phi, end_v, end_step, end_hit, end_frac; useful_steps, issued_steps;
+# run (seconds, interrupted); and sde_runs (the sde_run() results).
+escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
+  ramp <- type == "switching_currents"
+  m <- escape_declared_model(ramp)
+  cd <- ec$conds
+  ncond <- nrow(grid)
+  n <- fr$n
+  h <- cd$h[1]
+  rate <- if (ramp) cd$dg / cd$h # the ramp of each condition
+  # the end of each condition's paths in time (escape_times(): t_max;
+  # switching_currents(): where the bias reaches gamma_max)
+  tend <- if (ramp) (cd$vcens - cd$g0) / rate else cd$vcens
+  # (a sweep shorter than a step: one step, its crossings past gamma_max
+  # censored below, as the built-in's kmax >= 1)
+  tend <- pmax(tend, h)
+  params <- data.frame(V0 = cd$V0, beta = cd$beta, theta = grid$theta, g0 = cd$g0, th = cd$th)
+  if (ramp) params$r <- rate
+  # one sde_run() for every condition, or one a condition (their own end or starts)
+  groups <- if (length(unique(tend)) == 1 && (start == "rest" || ncond == 1)) {
+    list(seq_len(ncond))
+  } else as.list(seq_len(ncond))
+  # interrupts held from here to escape_run()'s return (the sde_run() calls
+  # nest their holds in it): a Ctrl-C stops the run in flight, and the
+  # conditions not yet run are returned unstarted
+  sim_hold_interrupts(fr$call, parent.frame())
+  runs <- vector("list", length(groups))
+  seconds <- 0
+  interrupted <- FALSE
+  for (j in seq_along(groups)) {
+    cs <- groups[[j]]
+    if (interrupted) break
+    one <- length(groups) > 1
+    init <- if (start == "thermal") {
+      escape_declared_thermal(fr$seed, cs, fr$first, n, ec)
+    } else list(x = ~ asin(g0), v = 0)
+    r <- withCallingHandlers(
+      sde_run(m, n, init = init, dt = h, t_max = tend[cs[1]],
+              params = params[cs, , drop = FALSE], method = method,
+              seed = if (one) escape_declared_key(fr$seed, cs) else u64_to_hex(fr$seed),
+              first_replica = fr$first, backend = fr$plan$backend,
+              devices = if (fr$plan$backend == "gpu") fr$plan$devices,
+              precision = fr$precision, progress = fr$progress, at_passage = TRUE,
+              bridge = FALSE),
+      statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"),
+      statphysgpu_not_finite = function(e) {
+        escape_declared_not_finite(e, cs, cd$g0, rate, h, call)
+      })
+    attr(r, "escape_conditions") <- cs
+    runs[[j]] <- r
+    seconds <- seconds + attr(r, "seconds")
+    interrupted <- isTRUE(attr(r, "interrupted"))
+  }
+  done <- runs[!vapply(runs, is.null, TRUE)]
+  cat_col <- function(get) {
+    if (length(done) == 1) return(get(done[[1]]))
+    unlist(lapply(done, get), use.names = FALSE)
+  }
+  t <- cat_col(function(r) r$value)
+  escaped <- cat_col(function(r) r$escaped)
+  ap <- function(s) cat_col(function(r) attr(r, "at_passage")[[s]])
+  phi <- ap("x")
+  v <- ap("v")
+  useful <- sum(vapply(done, function(r) attr(r, "steps")[["useful"]], 0))
+  nrun <- length(t)
+  if (nrun < ncond * n) { # conditions an interrupt left unrun: not started
+    t <- c(t, numeric(ncond * n - nrun))
+    escaped <- c(escaped, logical(ncond * n - nrun))
+    phi <- c(phi, numeric(ncond * n - nrun))
+    v <- c(v, numeric(ncond * n - nrun))
+  }
+  status <- as.integer(escaped) # 1 escaped, 0 censored (or unfinished, below)
+  kmax <- if (ncond == 1 || length(unique(cd$kmax)) == 1) cd$kmax[1] else
+    rep.int(cd$kmax, rep.int(n, ncond))
+  step <- kmax + numeric(ncond * n) # a censored path stops at kmax
+  # the unfinished: those an interrupt left in the engine (partial, or not
+  # started where no step was reached) and those of conditions not run
+  unf <- integer()
+  for (r in done) {
+    u <- attr(r, "unfinished")
+    if (nrow(u)) {
+      unf <- c(unf, (attr(r, "escape_conditions")[u$condition] - 1) * n + (u$replica - fr$first) + 1)
+    }
+  }
+  if (nrun < ncond * n) unf <- c(unf, seq.int(nrun + 1, ncond * n))
+  if (length(unf)) {
+    k <- round(t[unf] / h)
+    started <- k > 0
+    status[unf] <- ifelse(started, -2L, -1L) # SP_ESCAPE_PARTIAL, SP_ESCAPE_UNSTARTED
+    step[unf] <- ifelse(started, k, -1)
+    t[unf[!started]] <- 0
+    phi[unf[!started]] <- 0 # (the built-in's end state of a path not started)
+    v[unf[!started]] <- 0
+  }
+  value <- t
+  if (ramp) { # the bias at the time reached; censored at gamma_max exactly
+    r <- if (length(unique(rate)) == 1) rate[1] else rep.int(rate, rep.int(n, ncond))
+    g <- if (length(unique(cd$g0)) == 1) cd$g0[1] else rep.int(cd$g0, rep.int(n, ncond))
+    value <- g + r * t
+    # censoring is exact at gamma_max (rounding of its time aside, a
+    # crossing past it inside a step of a sweep shorter than a step)
+    past <- status == 1L & value > cd$vcens[1] * (1 + 4 * .Machine$double.eps)
+    status[past] <- 0L
+    value[status == 1L] <- pmin(value[status == 1L], cd$vcens[1])
+  }
+  value[status == 0L] <- cd$vcens[1]
+  # one run of every condition: its condition and replica columns are the result's
+  one <- length(runs) == 1
+  list(condition = if (one) runs[[1]]$condition, replica = if (one) runs[[1]]$replica,
+       value = value, status = status, end_phi = phi, end_v = v, end_step = step,
+       end_hit = 0L, end_frac = 0, useful_steps = useful, issued_steps = useful,
+       run = c(seconds = seconds, interrupted = as.numeric(interrupted)), sde_runs = runs)
+}
+
+# The continuation of a result of the declared engine (init = that result):
+# sde_run() will continue each of its sde_runs (init = <the sde result>,
+# t_max = the larger end), the paths not stopped from their state with the
+# numbers that follow.  Not yet: an error that says so.
+escape_declared_continue <- function(prev, type, call) {
+  sp_abort(sprintf(paste0(
+    "`init` was run on the declared engine (option statphysgpu.escape_engine = \"declared\"), ",
+    "whose passages cannot be continued yet; rerun it with the larger %s (the same seed and ",
+    "replicas), or run it on the built-in engine (options(statphysgpu.escape_engine = ",
+    "\"builtin\")), whose results continue."),
+    if (type == "escape_times") "`t_max`" else "`gamma_max`"),
+    call = call, class = "statphysgpu_continue_unsupported")
+}
