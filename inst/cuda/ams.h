@@ -141,27 +141,52 @@ SP_FN int SP_PREC(sp_ams_run)(const SP_PREC(sp_ams_par) *p, int heun, uint64_t s
                               uint64_t stream, uint64_t path, SP_REAL stop,
                               SP_PREC(sp_ams_walker) *w, SP_REAL *maxs, uint64_t budget,
                               SP_REAL *frac) {
-  uint64_t i;
+  /* the state, its step count and the largest score in locals, written
+   * back at the end: the state stays in registers from step to step (a
+   * store through maxs or w->z may alias w->x: the compiler would store
+   * the state and load it again at every step, on the step's chain) */
+  SP_REAL x[SP_AMS_NX], mx = *maxs;
+  uint64_t i, k = w->k;
+  int d, ev = SP_AMS_EV_NONE;
+  SP_UNROLL
+  for (d = 0; d < SP_AMS_NX; d++) x[d] = w->x[d];
   for (i = 0; i < budget; i++) {
     SP_PREC(sp_ams_prev) prev;
     SP_REAL s = 0;
-    SP_PREC(sp_ams_prev_set)(&prev, w->x);
-    SP_PREC(sp_ams_step)(p, heun, seed, stream, path, w);
+    SP_PREC(sp_ams_prev_set)(&prev, x);
+    /* sp_ams_step on the local state */
+    if (k % SP_AMS_M == 0) {
+      w->k = k;
+      SP_PREC(sp_ams_normals)(seed, stream, path, w);
+    }
+    SP_PREC(sp_ams_mstep)(p, heun, w->z + (k % SP_AMS_M) * SP_AMS_NW, x);
+    k++;
 #if SP_AMS_SCORE_FIRST
-    s = SP_PREC(sp_ams_mscore)(p, w->x);
+    s = SP_PREC(sp_ams_mscore)(p, x);
 #endif
-    if (SP_PREC(sp_ams_in_B)(p, w->x, s)) { /* B: its score is above every level */
-      *frac = SP_PREC(sp_ams_frac)(p, &prev, w->x);
-      return stop < SP_AMS_INF ? SP_AMS_EV_LEVEL : SP_AMS_EV_B;
+    if (SP_PREC(sp_ams_in_B)(p, x, s)) { /* B: its score is above every level */
+      *frac = SP_PREC(sp_ams_frac)(p, &prev, x);
+      ev = stop < SP_AMS_INF ? SP_AMS_EV_LEVEL : SP_AMS_EV_B;
+      break;
     }
 #if !SP_AMS_SCORE_FIRST
-    s = SP_PREC(sp_ams_mscore)(p, w->x);
+    s = SP_PREC(sp_ams_mscore)(p, x);
 #endif
-    if (s > stop) return SP_AMS_EV_LEVEL;
-    if (SP_PREC(sp_ams_in_A)(p, w->x, s)) return SP_AMS_EV_A;
-    if (s > *maxs) *maxs = s;
+    if (s > stop) {
+      ev = SP_AMS_EV_LEVEL;
+      break;
+    }
+    if (SP_PREC(sp_ams_in_A)(p, x, s)) {
+      ev = SP_AMS_EV_A;
+      break;
+    }
+    if (s > mx) mx = s;
   }
-  return SP_AMS_EV_NONE;
+  SP_UNROLL
+  for (d = 0; d < SP_AMS_NX; d++) w->x[d] = x[d];
+  w->k = k;
+  *maxs = mx;
+  return ev;
 }
 
 /* One step of the long trajectory, counting in *still the steps in a row
