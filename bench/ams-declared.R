@@ -56,7 +56,7 @@ for (cs in list(list(label = "rest, position"),
   # nanoseconds a step compare the same work
   cat(sprintf(paste0("%-16s  engine ns a step (all threads' steps): built-in %.2f  declared %.2f  ",
                      "built-in/declared %.3f  (steps %.4g / %.4g)\n"), "", m(b$ns), m(d$ns),
-              m(d$ns) / m(b$ns), wb$n, wd$n))
+              m(b$ns) / m(d$ns), wb$n, wd$n))
   cat(sprintf("%-16s  runs (s): built-in %s | declared %s\n", "",
               paste(format(b$s, digits = 3), collapse = " "),
               paste(format(d$s, digits = 3), collapse = " ")))
