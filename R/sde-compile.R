@@ -54,6 +54,18 @@ sde_cc_extra <- function(exe) {
   "-ffp-contract=off -fno-math-errno -fno-trapping-math -fopenmp-simd"
 }
 
+# The flags of an object of scalar code, one path at a time, whose time is
+# the latency of a step's chain (sde_ams()'s AMS entries, ams.h), besides
+# sde_cc_extra()'s, where the compiler is GCC or clang: no basic-block
+# (SLP) vectorisation.  GCC packs the two states of a model's step into
+# one vector register and unpacks them again, on the chain from one step
+# to the next: 3.7 ns of a 33 ns step of the washboard with the energy
+# score (bench/RESULTS.md, session 17).  The loops over paths of sde_run()
+# (loop vectorisation) are not in such an object.  No value changes.
+sde_cc_scalar <- function() {
+  if (nzchar(sde_cc()$extra)) "-fno-tree-slp-vectorize" else ""
+}
+
 #' Can this machine compile SDE models for the CPU?
 #'
 #' [sde_run()] compiles a model for the CPU with the C compiler R was built
@@ -244,8 +256,10 @@ sde_compile_note <- function(m, tool, progress, seconds = NULL) {
 # model's header sde_model.h and the extra headers `headers` (a named list
 # of texts, by file name) beside it; returns the native symbols `symbols`
 # (a named character vector) and the object's path.  Cached by the SHA-256
-# of every byte compiled and of the compiler and its flags.
-sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress = FALSE) {
+# of every byte compiled and of the compiler and its flags (`flags`: more
+# of them for this object, after sde_cc_extra()'s).
+sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress = FALSE,
+                           flags = "") {
   cc <- sde_cc()
   if (!cc$found) {
     sp_abort(sprintf(paste0(
@@ -258,13 +272,13 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
   # the package's headers took 12 ms a call, lrmd()'s declared gravity2d
   # makes a call a record; the headers of a loaded package do not change)
   memo <- sp_sha256(c(cuda_source_dir(), m$code, source, names(headers), unlist(headers),
-                      cc$cc, cc$cflags, cc$extra))
+                      cc$cc, cc$cflags, cc$extra, flags))
   key <- .sp_sde$keys[[memo]]
   files <- NULL
   if (is.null(key)) {
     files <- sde_build_files(m, source, headers)
     key <- sp_sha256(c("sde-cpu-2", names(files), unname(files), cc$cc, cc$cflags,
-                       cc$extra,
+                       cc$extra, flags,
                        R.version.string,
                        as.character(utils::packageVersion("statphysgpu"))))
     .sp_sde$keys[[memo]] <- key
@@ -285,7 +299,7 @@ sde_cpu_object <- function(m, call, source, symbols, headers = list(), progress 
       } else {
         bytes <- tryCatch({
           if (is.null(files)) files <- sde_build_files(m, source, headers)
-          b <- sde_cpu_build(m, files, call, progress)
+          b <- sde_cpu_build(m, files, call, progress, flags)
           cache_write(path, key, b)
           b
         }, finally = release())
@@ -331,8 +345,8 @@ sde_object_sizes <- function(dll) {
 }
 
 # Build a CPU object in a private temporary folder (removed whatever
-# happens); its bytes.
-sde_cpu_build <- function(m, files, call, progress) {
+# happens); its bytes.  `flags`: more compiler flags (sde_cpu_object()).
+sde_cpu_build <- function(m, files, call, progress, flags = "") {
   t0 <- proc.time()[["elapsed"]]
   sde_compile_note(m, "C compiler", progress)
   tmp <- tempfile("sde-build")
@@ -340,7 +354,8 @@ sde_cpu_build <- function(m, files, call, progress) {
   on.exit(unlink(tmp, recursive = TRUE), add = TRUE)
   for (f in names(files)) writeLines(files[[f]], file.path(tmp, f), sep = "")
   so <- paste0("sde_model", .Platform$dynlib.ext)
-  env <- c("PKG_CPPFLAGS=-I.", if (nzchar(sde_cc()$extra)) paste0("PKG_CFLAGS=", shQuote(sde_cc()$extra)))
+  cflags <- trimws(paste(sde_cc()$extra, flags))
+  env <- c("PKG_CPPFLAGS=-I.", if (nzchar(cflags)) paste0("PKG_CFLAGS=", shQuote(cflags)))
   log <- withr_dir(tmp, suppressWarnings(system2(
     file.path(R.home("bin"), "R"), c("CMD", "SHLIB", "-o", so, "sde_model.c"),
     stdout = TRUE, stderr = TRUE, env = env)))

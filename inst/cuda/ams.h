@@ -46,6 +46,20 @@
 #ifndef SP_AMS_COMMON_DEFINED
 #define SP_AMS_COMMON_DEFINED
 
+/* sp_ams_run's state in locals (1) or through the walker (0); see there.
+ * On the GPU 0 until measured: with 1, ptxas (CUDA 13.0, sm_90) gives the
+ * declared washboard's single-precision branch kernel 116 registers where
+ * it had 96 (with 28 bytes of spills), the built-in's no more; the loop
+ * loses some six local loads and stores a step (bench/RESULTS.md, session
+ * 17). */
+#ifndef SP_AMS_LOCAL_STATE
+#  if SP_CUDA
+#    define SP_AMS_LOCAL_STATE 0
+#  else
+#    define SP_AMS_LOCAL_STATE 1
+#  endif
+#endif
+
 #define SP_AMS_PATH_SHIFT 32
 #define SP_AMS_MAX_PATHS (1ull << 24)   /* paths of a replica */
 #define SP_AMS_MAX_STEPS ((1ull << 34) / (SP_AMS_NW > 0 ? SP_AMS_NW : 1)) /* steps of a path */
@@ -141,27 +155,67 @@ SP_FN int SP_PREC(sp_ams_run)(const SP_PREC(sp_ams_par) *p, int heun, uint64_t s
                               uint64_t stream, uint64_t path, SP_REAL stop,
                               SP_PREC(sp_ams_walker) *w, SP_REAL *maxs, uint64_t budget,
                               SP_REAL *frac) {
+  /* SP_AMS_LOCAL_STATE: the state, its step count and the largest score in
+   * locals, written back at the end, so that the state stays in registers
+   * from step to step (through w->x, a store through maxs or w->z may alias
+   * the state: the compiler stores it and loads it again at every step, on
+   * the step's chain; on the CPU 1.5 ns of a 27 ns washboard step); else
+   * through w and maxs.  The same numbers either way. */
+#if SP_AMS_LOCAL_STATE
+  SP_REAL xl[SP_AMS_NX], mxl = *maxs;
+  uint64_t kl = w->k;
+  SP_REAL *const x = xl, *const mx = &mxl;
+  uint64_t *const k = &kl;
+#else
+  SP_REAL *const x = w->x, *const mx = maxs;
+  uint64_t *const k = &w->k;
+#endif
   uint64_t i;
+  int d, ev = SP_AMS_EV_NONE;
+#if SP_AMS_LOCAL_STATE
+  SP_UNROLL
+  for (d = 0; d < SP_AMS_NX; d++) xl[d] = w->x[d];
+#endif
   for (i = 0; i < budget; i++) {
     SP_PREC(sp_ams_prev) prev;
     SP_REAL s = 0;
-    SP_PREC(sp_ams_prev_set)(&prev, w->x);
-    SP_PREC(sp_ams_step)(p, heun, seed, stream, path, w);
+    SP_PREC(sp_ams_prev_set)(&prev, x);
+    /* sp_ams_step on x and k */
+    if (*k % SP_AMS_M == 0) {
+      w->k = *k;
+      SP_PREC(sp_ams_normals)(seed, stream, path, w);
+    }
+    SP_PREC(sp_ams_mstep)(p, heun, w->z + (*k % SP_AMS_M) * SP_AMS_NW, x);
+    (*k)++;
 #if SP_AMS_SCORE_FIRST
-    s = SP_PREC(sp_ams_mscore)(p, w->x);
+    s = SP_PREC(sp_ams_mscore)(p, x);
 #endif
-    if (SP_PREC(sp_ams_in_B)(p, w->x, s)) { /* B: its score is above every level */
-      *frac = SP_PREC(sp_ams_frac)(p, &prev, w->x);
-      return stop < SP_AMS_INF ? SP_AMS_EV_LEVEL : SP_AMS_EV_B;
+    if (SP_PREC(sp_ams_in_B)(p, x, s)) { /* B: its score is above every level */
+      *frac = SP_PREC(sp_ams_frac)(p, &prev, x);
+      ev = stop < SP_AMS_INF ? SP_AMS_EV_LEVEL : SP_AMS_EV_B;
+      break;
     }
 #if !SP_AMS_SCORE_FIRST
-    s = SP_PREC(sp_ams_mscore)(p, w->x);
+    s = SP_PREC(sp_ams_mscore)(p, x);
 #endif
-    if (s > stop) return SP_AMS_EV_LEVEL;
-    if (SP_PREC(sp_ams_in_A)(p, w->x, s)) return SP_AMS_EV_A;
-    if (s > *maxs) *maxs = s;
+    if (s > stop) {
+      ev = SP_AMS_EV_LEVEL;
+      break;
+    }
+    if (SP_PREC(sp_ams_in_A)(p, x, s)) {
+      ev = SP_AMS_EV_A;
+      break;
+    }
+    if (s > *mx) *mx = s;
   }
-  return SP_AMS_EV_NONE;
+#if SP_AMS_LOCAL_STATE
+  SP_UNROLL
+  for (d = 0; d < SP_AMS_NX; d++) w->x[d] = xl[d];
+  w->k = kl;
+  *maxs = mxl;
+#endif
+  (void)d;
+  return ev;
 }
 
 /* One step of the long trajectory, counting in *still the steps in a row

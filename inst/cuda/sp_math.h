@@ -278,14 +278,15 @@ SP_FN float sp_cos_red_f(float x) {
  * Cost on the GPU: 13 (sin) and 15 (cos) full-rate instructions after the
  * range test, where sp_sin_red_f takes some 22 (both polynomials and the
  * quadrant's selects) and the hardware's __sinf 2 (a quarter-rate one). */
-SP_FN float sp_sin_poly9_f(float r) {
-  const float z = r * r;
+SP_FN float sp_sin_poly9_zf(float r, float z) {
   float q = 2.6057809919e-06f;
   q = q * z - 1.9809603691e-04f;
   q = q * z + 8.3330664784e-03f;
   q = q * z - 1.6666659713e-01f;
   return r + r * z * q;
 }
+
+SP_FN float sp_sin_poly9_f(float r) { return sp_sin_poly9_zf(r, r * r); }
 
 /* (The reduction and polynomial alone, for |x| <= 8192: sp_sin_pi_core_f
  * and sp_cos_pi_core_f; the CPU's vector loops of user models, sde_lanes.h,
@@ -298,9 +299,14 @@ SP_FN float sp_sin_pi_core_f(float x) {
   t.f = x * inv_pi + shift; /* n = rint(x / pi) in the low bits */
   n = t.f - shift;
   r = ((x - n * p1) - n * p2) - n * p3;
-  s.f = sp_sin_poly9_f(r);
-  s.u ^= t.u << 31; /* sin(r + n pi) = (-1)^n sin r */
-  return s.f;
+  /* sin(r + n pi) = (-1)^n sin r = sin((-1)^n r), exactly (the polynomial
+   * is odd and rounds symmetrically): the sign goes on r, beside the
+   * polynomial's chain in z = r^2, not after it (on the CPU the sign bit
+   * goes through an integer register: some 7 cycles at the end of the
+   * sine's chain, hidden here behind q's) */
+  s.f = r;
+  s.u ^= t.u << 31;
+  return sp_sin_poly9_zf(s.f, r * r);
 }
 
 SP_FN float sp_cos_pi_core_f(float x) {
@@ -311,8 +317,9 @@ SP_FN float sp_cos_pi_core_f(float x) {
   t.f = (x * inv_pi - 0.5f) + shift; /* k = rint(x / pi - 1/2) */
   m = (t.f - shift) + 0.5f;          /* k + 1/2, exact */
   r = ((m * p1 - x) + m * p2) + m * p3; /* r = m pi - x in [-pi/2, pi/2] */
-  s.f = sp_sin_poly9_f(r);
-  s.u ^= t.u << 31; /* x = k pi + pi/2 - r: cos x = (-1)^k sin r */
+  s.f = r;
+  s.u ^= t.u << 31; /* x = k pi + pi/2 - r: cos x = (-1)^k sin r = sin((-1)^k r) */
+  s.f = sp_sin_poly9_zf(s.f, r * r);
   /* |x| < 2^-12: 1 (the polynomial at pi/2 is within 2 units, not exact) */
   {
     const uint32_t keep = (uint32_t)0 - (uint32_t)!(fabsf(x) < 2.44140625e-4f);
