@@ -127,7 +127,8 @@ escape_declared_not_finite <- function(e, conds, g0, ramp, h, call) {
 # -1 not started), end_phi, end_v, end_step, end_hit, end_frac;
 # useful_steps, issued_steps; run (seconds, interrupted); and sde_runs (the
 # sde_run() results).
-escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = NULL) {
+escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = NULL,
+                                kmax_prev = NULL) {
   ramp <- type == "switching_currents"
   m <- escape_declared_model(ramp)
   cd <- ec$conds
@@ -156,6 +157,29 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = 
   # nest their holds in it): a Ctrl-C stops the run in flight, and the
   # calls not yet made are left as they were (not started, or as `prev` left
   # them: unfinished)
+  if (!is.null(prev)) {
+    # `prev` must be what its runs make (a result modified and sealed again
+    # is refused: its columns or state are not its runs')
+    # (with its own end: its censoring value and last step)
+    cd0 <- cd
+    cd0$vcens <- rep_len(as.double(attr(prev, if (ramp) "gamma_max" else "t_max")), ncond)
+    cd0$kmax <- rep_len(as.double(kmax_prev), ncond)
+    f0 <- escape_declared_assemble(attr(prev, "sde_runs"), groups, NULL, fr, ncond, cd0, h,
+                                   ramp, rate, call)
+    st <- attr(prev, "state")
+    ne <- which(f0$status != 1L)
+    if (!identical(as.double(prev$value), as.double(f0$value)) ||
+        !identical(prev$escaped, f0$status == 1L) || !is.list(st) ||
+        !identical(as.double(st$phi), as.double(f0$end_phi[ne])) ||
+        !identical(as.double(st$v), as.double(f0$end_v[ne])) ||
+        !identical(as.double(st$step), as.double(f0$end_step[ne]))) {
+      sp_abort(sprintf(paste0(
+        "`init` holds no usable end state of its paths: its values, escapes or end states ",
+        "(attribute `state`) are not those of its runs of the declared engine (attribute ",
+        "`sde_runs`). Continue an unmodified result of %s() (rbind() of its chunks is one)."),
+        type), call = call, class = "statphysgpu_modified_result")
+    }
+  }
   sim_hold_interrupts(fr$call, parent.frame())
   runs <- vector("list", length(groups))
   seconds <- 0
@@ -197,6 +221,28 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = 
     seconds <- seconds + attr(r, "seconds")
     interrupted <- isTRUE(attr(r, "interrupted"))
   }
+  f <- escape_declared_assemble(runs, groups, prev, fr, ncond, cd, h, ramp, rate, call)
+  # one fresh run of every condition: its condition and replica columns are the result's
+  one <- is.null(prev) && length(runs) == 1 && !is.null(runs[[1]])
+  # runs an interrupt left unmade or uncontinued: as they were
+  if (!is.null(prev)) {
+    miss <- vapply(runs, is.null, TRUE)
+    runs[miss] <- attr(prev, "sde_runs")[miss]
+  }
+  list(condition = if (one) runs[[1]]$condition, replica = if (one) runs[[1]]$replica,
+       value = f$value, status = f$status, end_phi = f$end_phi, end_v = f$end_v,
+       end_step = f$end_step, end_hit = 0L, end_frac = 0, useful_steps = f$useful,
+       issued_steps = f$useful,
+       run = c(seconds = seconds, interrupted = as.numeric(interrupted)), sde_runs = runs)
+}
+
+# The result's per-path fields (escape_declared_run()'s value, status,
+# end_phi, end_v, end_step, useful) from the sde_run() results `runs` of
+# the calls `groups` (conditions of the result each ran); `prev`: the
+# declared result continued (its runs stand where `runs` has none: an
+# interrupt left them, their paths not stopped unfinished), or NULL.
+escape_declared_assemble <- function(runs, groups, prev, fr, ncond, cd, h, ramp, rate, call) {
+  n <- fr$n
   total <- ncond * n
   t <- numeric(total)
   escaped <- logical(total)
@@ -283,17 +329,8 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = 
     value[status == 1L] <- pmin(value[status == 1L], cd$vcens[1])
   }
   value[status == 0L] <- cd$vcens[1]
-  # one fresh run of every condition: its condition and replica columns are the result's
-  one <- is.null(prev) && length(runs) == 1 && !is.null(runs[[1]])
-  # runs an interrupt left unmade or uncontinued: as they were
-  if (!is.null(prev)) {
-    miss <- vapply(runs, is.null, TRUE)
-    runs[miss] <- attr(prev, "sde_runs")[miss]
-  }
-  list(condition = if (one) runs[[1]]$condition, replica = if (one) runs[[1]]$replica,
-       value = value, status = status, end_phi = phi, end_v = v, end_step = step,
-       end_hit = 0L, end_frac = 0, useful_steps = useful, issued_steps = useful,
-       run = c(seconds = seconds, interrupted = as.numeric(interrupted)), sde_runs = runs)
+  list(value = value, status = status, end_phi = phi, end_v = v, end_step = step,
+       useful = useful)
 }
 
 # The continuation of a result of the declared engine (init = that result,

@@ -1060,7 +1060,8 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   # (R/escape-declared.R: the same fields as the built-in's); a
   # continuation of a built-in result on the built-in engine
   res <- if (declared_prev) {
-    escape_declared_run(type, fr, grid, ec, method, attr(prev, "init"), call, prev = prev)
+    escape_declared_run(type, fr, grid, ec, method, attr(prev, "init"), call, prev = prev,
+                        kmax_prev = kmax_prev)
   } else if (is.null(prev) && identical(sp_tuning("escape_engine", call), "declared")) {
     escape_declared_run(type, fr, grid, ec, method, start, call)
   } else {
