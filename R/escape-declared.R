@@ -27,13 +27,16 @@
 #   sde_run()) of the path's stream (condition - 1) 2^40 + replica - 1,
 #   53-bit draws (sp_mb_draws(), R's RNG untouched), and given to the
 #   engine as per-path starts;
-# * sde_run() takes one t_max and, for a single particle, one start per
-#   replica for every condition: a call whose conditions need their own
-#   end (switching_currents() with several ramps) or their own starts
-#   (thermal starts of several conditions) runs one sde_run() per
+# * thermal starts are given to sde_run() per path (conditions x replicas),
+#   so conditions that end alike are one sde_run() call, with the engine's
+#   own streams (c << 40) + replica;
+# * sde_run() takes one t_max: a call whose conditions need their own end
+#   (switching_currents() with several ramps) runs one sde_run() per
 #   condition; condition c > 1 of such a call then draws its steps from the
-#   key seed XOR ((c - 1) 2^32) (the same stream layout, another key: the
-#   conditions stay independent), condition 1 from the seed itself;
+#   key seed XOR ((c - 1) 2^32) (sde_run() has no way to give a
+#   one-condition call the streams of condition c: the same stream layout,
+#   another key, the conditions stay independent), condition 1 from the
+#   seed itself;
 # * the end state (attribute "state") holds phi, v and the step where the
 #   engine left the path (kmax for a censored path, the step reached for
 #   one an interrupt left; -1 not started) with hit = frac = 0: the engine
@@ -45,10 +48,12 @@
 #   list, one per sde_run() call, each with attribute "escape_conditions":
 #   the result's conditions it ran), sealed with the result, for the
 #   continuation of passages by sde_run() (init = <its result>, t_max =
-#   larger): escape_declared_continue().  Until sde_run() continues
-#   passages, such a result cannot be continued (an error that says so);
-#   results of the built-in engine continue on the built-in engine whatever
-#   the option.
+#   larger): escape_declared_continue() and escape_declared_run(prev =):
+#   each run continued to the new end, the result assembled path by path
+#   from the runs as a fresh one (on the CPU identical to one call with the
+#   larger end), after checking that `init` is what its runs make; a
+#   declared result continues on the declared engine and a built-in one on
+#   the built-in engine whatever the option.
 .escape_models <- new.env(parent = emptyenv())
 
 escape_declared_model <- function(ramp) {
@@ -174,9 +179,10 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = 
         !identical(as.double(st$v), as.double(f0$end_v[ne])) ||
         !identical(as.double(st$step), as.double(f0$end_step[ne]))) {
       sp_abort(sprintf(paste0(
-        "`init` holds no usable end state of its paths: its values, escapes or end states ",
-        "(attribute `state`) are not those of its runs of the declared engine (attribute ",
-        "`sde_runs`). Continue an unmodified result of %s() (rbind() of its chunks is one)."),
+        "`init` holds no usable end state of its paths: its values (a path censored at its ",
+        "last step has the censoring value), escapes or end states (attribute `state`) are ",
+        "not those of its runs of the declared engine (attribute `sde_runs`). Continue an ",
+        "unmodified result of %s() (rbind() of its chunks is one)."),
         type), call = call, class = "statphysgpu_modified_result")
     }
   }

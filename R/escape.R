@@ -102,16 +102,16 @@
 #' methods, and the same laws. What differs: the random streams are
 #' [sde_run()]'s; a thermal start is drawn on the host from the same
 #' tabulated law (Philox purpose 13 of the path's stream, R's generator
-#' untouched); where the conditions need their own end (several ramps) or
-#' their own starts (thermal starts of several conditions) each condition is
-#' one [sde_run()] call, condition \eqn{c > 1} under the key `seed` XOR
-#' \eqn{(c-1)2^{32}}; `state` holds `hit = 0` and `frac = 0` (the engine stops
-#' a path at its crossing, also one past `t_max`), and the issued steps are
-#' the useful ones. The [sde_run()] results are kept in `attr(x,
-#' "sde_runs")` (sealed) for their continuation, which [sde_run()] does not
-#' yet offer: such a result given as `init` is refused with an error of
-#' class `statphysgpu_continue_unsupported`; a result of the built-in engine
-#' continues on the built-in engine under either option.
+#' untouched) and given to [sde_run()] per path; where the conditions need
+#' their own end (several ramps) each condition is one [sde_run()] call,
+#' condition \eqn{c > 1} under the key `seed` XOR \eqn{(c-1)2^{32}};
+#' `state` holds `hit = 0` and `frac = 0` (the engine stops a path at its
+#' crossing, also one past `t_max`), and the issued steps are the useful
+#' ones. The [sde_run()] results are kept in `attr(x, "sde_runs")` (sealed):
+#' such a result given as `init` continues them (`sde_run(init = <run>,
+#' t_max = ...)`), on the CPU path by path the one call with the larger
+#' `t_max` (`gamma_max`), under either option, as a result of the built-in
+#' engine continues on the built-in engine.
 #'
 #' @section Continuing:
 #' `escape_times(init = x, t_max = )` continues the result `x` of an earlier
