@@ -180,7 +180,8 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = 
         !identical(as.double(st$step), as.double(f0$end_step[ne]))) {
       sp_abort(sprintf(paste0(
         "`init` holds no usable end state of its paths: its values (a path censored at its ",
-        "last step has the censoring value), escapes or end states (attribute `state`) are ",
+        "last step has the censoring value), escapes (the rows of attribute `state` are ",
+        "exactly the paths not escaped) or end states are ",
         "not those of its runs of the declared engine (attribute `sde_runs`). Continue an ",
         "unmodified result of %s() (rbind() of its chunks is one)."),
         type), call = call, class = "statphysgpu_modified_result")
