@@ -27,13 +27,16 @@
 #   sde_run()) of the path's stream (condition - 1) 2^40 + replica - 1,
 #   53-bit draws (sp_mb_draws(), R's RNG untouched), and given to the
 #   engine as per-path starts;
-# * sde_run() takes one t_max and, for a single particle, one start per
-#   replica for every condition: a call whose conditions need their own
-#   end (switching_currents() with several ramps) or their own starts
-#   (thermal starts of several conditions) runs one sde_run() per
+# * thermal starts are given to sde_run() per path (conditions x replicas),
+#   so conditions that end alike are one sde_run() call, with the engine's
+#   own streams (c << 40) + replica;
+# * sde_run() takes one t_max: a call whose conditions need their own end
+#   (switching_currents() with several ramps) runs one sde_run() per
 #   condition; condition c > 1 of such a call then draws its steps from the
-#   key seed XOR ((c - 1) 2^32) (the same stream layout, another key: the
-#   conditions stay independent), condition 1 from the seed itself;
+#   key seed XOR ((c - 1) 2^32) (sde_run() has no way to give a
+#   one-condition call the streams of condition c: the same stream layout,
+#   another key, the conditions stay independent), condition 1 from the
+#   seed itself;
 # * the end state (attribute "state") holds phi, v and the step where the
 #   engine left the path (kmax for a censored path, the step reached for
 #   one an interrupt left; -1 not started) with hit = frac = 0: the engine
@@ -45,10 +48,12 @@
 #   list, one per sde_run() call, each with attribute "escape_conditions":
 #   the result's conditions it ran), sealed with the result, for the
 #   continuation of passages by sde_run() (init = <its result>, t_max =
-#   larger): escape_declared_continue().  Until sde_run() continues
-#   passages, such a result cannot be continued (an error that says so);
-#   results of the built-in engine continue on the built-in engine whatever
-#   the option.
+#   larger): escape_declared_continue() and escape_declared_run(prev =):
+#   each run continued to the new end, the result assembled path by path
+#   from the runs as a fresh one (on the CPU identical to one call with the
+#   larger end), after checking that `init` is what its runs make; a
+#   declared result continues on the declared engine and a built-in one on
+#   the built-in engine whatever the option.
 .escape_models <- new.env(parent = emptyenv())
 
 escape_declared_model <- function(ramp) {
@@ -120,12 +125,15 @@ escape_declared_not_finite <- function(e, conds, g0, ramp, h, call) {
 
 # The run: escape_run()'s checked values (type: "escape_times" or
 # "switching_currents"; grid: its conditions; fr: its sim_frame(); ec: its
-# condition table, escape_conditions(); start: "rest" or "thermal").
-# Returns what the built-in's sim_run() returns to escape_run(): per path
-# value, status (1 escaped, 0 censored, -2 partial, -1 not started),
-# end_phi, end_v, end_step, end_hit, end_frac; useful_steps, issued_steps;
-# run (seconds, interrupted); and sde_runs (the sde_run() results).
-escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
+# condition table, escape_conditions(); start: "rest" or "thermal"; prev:
+# NULL, or the declared result continued, whose sde_runs are continued to
+# this call's end).  Returns what the built-in's sim_run() returns to
+# escape_run(): per path value, status (1 escaped, 0 censored, -2 partial,
+# -1 not started), end_phi, end_v, end_step, end_hit, end_frac;
+# useful_steps, issued_steps; run (seconds, interrupted); and sde_runs (the
+# sde_run() results).
+escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = NULL,
+                                kmax_prev = NULL) {
   ramp <- type == "switching_currents"
   m <- escape_declared_model(ramp)
   cd <- ec$conds
@@ -141,13 +149,44 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
   tend <- pmax(tend, h)
   params <- data.frame(V0 = cd$V0, beta = cd$beta, theta = grid$theta, g0 = cd$g0, th = cd$th)
   if (ramp) params$r <- rate
-  # one sde_run() for every condition, or one a condition (their own end or starts)
-  groups <- if (length(unique(tend)) == 1 && (start == "rest" || ncond == 1)) {
-    list(seq_len(ncond))
-  } else as.list(seq_len(ncond))
+  # the calls: continued (those of `prev`), or one for every condition, or
+  # one a condition where the conditions end at different times
+  if (!is.null(prev)) {
+    groups <- lapply(attr(prev, "sde_runs"), attr, "escape_conditions")
+  } else if (length(unique(tend)) == 1) {
+    groups <- list(seq_len(ncond))
+  } else {
+    groups <- as.list(seq_len(ncond))
+  }
   # interrupts held from here to escape_run()'s return (the sde_run() calls
   # nest their holds in it): a Ctrl-C stops the run in flight, and the
-  # conditions not yet run are returned unstarted
+  # calls not yet made are left as they were (not started, or as `prev` left
+  # them: unfinished)
+  if (!is.null(prev)) {
+    # `prev` must be what its runs make (a result modified and sealed again
+    # is refused: its columns or state are not its runs')
+    # (with its own end: its censoring value and last step)
+    cd0 <- cd
+    cd0$vcens <- rep_len(as.double(attr(prev, if (ramp) "gamma_max" else "t_max")), ncond)
+    cd0$kmax <- rep_len(as.double(kmax_prev), ncond)
+    f0 <- escape_declared_assemble(attr(prev, "sde_runs"), groups, NULL, fr, ncond, cd0, h,
+                                   ramp, rate, call)
+    st <- attr(prev, "state")
+    ne <- which(f0$status != 1L)
+    if (!identical(as.double(prev$value), as.double(f0$value)) ||
+        !identical(prev$escaped, f0$status == 1L) || !is.list(st) ||
+        !identical(as.double(st$phi), as.double(f0$end_phi[ne])) ||
+        !identical(as.double(st$v), as.double(f0$end_v[ne])) ||
+        !identical(as.double(st$step), as.double(f0$end_step[ne]))) {
+      sp_abort(sprintf(paste0(
+        "`init` holds no usable end state of its paths: its values (a path censored at its ",
+        "last step has the censoring value), escapes (the rows of attribute `state` are ",
+        "exactly the paths not escaped) or end states are ",
+        "not those of its runs of the declared engine (attribute `sde_runs`). Continue an ",
+        "unmodified result of %s() (rbind() of its chunks is one)."),
+        type), call = call, class = "statphysgpu_modified_result")
+    }
+  }
   sim_hold_interrupts(fr$call, parent.frame())
   runs <- vector("list", length(groups))
   seconds <- 0
@@ -155,59 +194,127 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
   for (j in seq_along(groups)) {
     cs <- groups[[j]]
     if (interrupted) break
-    one <- length(groups) > 1
-    init <- if (start == "thermal") {
-      escape_declared_thermal(fr$seed, cs, fr$first, n, ec)
-    } else list(x = ~ asin(g0), v = 0)
-    r <- withCallingHandlers(
-      sde_run(m, n, init = init, dt = h, t_max = tend[cs[1]],
-              params = params[cs, , drop = FALSE], method = method,
-              seed = if (one) escape_declared_key(fr$seed, cs) else u64_to_hex(fr$seed),
-              first_replica = fr$first, backend = fr$plan$backend,
-              devices = if (fr$plan$backend == "gpu") fr$plan$devices,
-              precision = fr$precision, progress = fr$progress, at_passage = TRUE,
-              bridge = FALSE),
+    handlers <- function(expr) withCallingHandlers(
+      expr,
       statphysgpu_interrupted = function(w) invokeRestart("muffleWarning"),
       statphysgpu_not_finite = function(e) {
         escape_declared_not_finite(e, cs, cd$g0, rate, h, call)
       })
+    if (!is.null(prev)) { # the passages continued (sde_run(init = <its result>))
+      r <- handlers(sde_run(m, init = attr(prev, "sde_runs")[[j]], t_max = tend[cs[1]],
+                            backend = fr$plan$backend,
+                            devices = if (fr$plan$backend == "gpu") fr$plan$devices,
+                            progress = fr$progress))
+    } else {
+      # thermal starts: one per path (condition by condition), each from its
+      # own stream
+      init <- if (start == "thermal") {
+        th <- lapply(cs, function(c) escape_declared_thermal(fr$seed, c, fr$first, n, ec))
+        list(x = unlist(lapply(th, `[[`, "x")), v = unlist(lapply(th, `[[`, "v")))
+      } else list(x = ~ asin(g0), v = 0)
+      # one call per condition (several ends): condition c > 1 under the key
+      # seed XOR (c - 1) 2^32 (its streams those of condition 1 of its call)
+      key <- if (length(groups) > 1 && cs[1] > 1) escape_declared_key(fr$seed, cs) else
+        u64_to_hex(fr$seed)
+      r <- handlers(sde_run(m, n, init = init, dt = h, t_max = tend[cs[1]],
+                            params = params[cs, , drop = FALSE], method = method,
+                            seed = key, first_replica = fr$first, backend = fr$plan$backend,
+                            devices = if (fr$plan$backend == "gpu") fr$plan$devices,
+                            precision = fr$precision, progress = fr$progress,
+                            at_passage = TRUE, bridge = FALSE))
+    }
     attr(r, "escape_conditions") <- cs
     runs[[j]] <- r
     seconds <- seconds + attr(r, "seconds")
     interrupted <- isTRUE(attr(r, "interrupted"))
   }
-  done <- runs[!vapply(runs, is.null, TRUE)]
-  cat_col <- function(get) {
-    if (length(done) == 1) return(get(done[[1]]))
-    unlist(lapply(done, get), use.names = FALSE)
+  f <- escape_declared_assemble(runs, groups, prev, fr, ncond, cd, h, ramp, rate, call)
+  # one fresh run of every condition: its condition and replica columns are the result's
+  one <- is.null(prev) && length(runs) == 1 && !is.null(runs[[1]])
+  # runs an interrupt left unmade or uncontinued: as they were
+  if (!is.null(prev)) {
+    miss <- vapply(runs, is.null, TRUE)
+    runs[miss] <- attr(prev, "sde_runs")[miss]
   }
-  t <- cat_col(function(r) r$value)
-  escaped <- cat_col(function(r) r$escaped)
-  ap <- function(s) cat_col(function(r) attr(r, "at_passage")[[s]])
-  phi <- ap("x")
-  v <- ap("v")
-  useful <- sum(vapply(done, function(r) attr(r, "steps")[["useful"]], 0))
-  nrun <- length(t)
-  if (nrun < ncond * n) { # conditions an interrupt left unrun: not started
-    t <- c(t, numeric(ncond * n - nrun))
-    escaped <- c(escaped, logical(ncond * n - nrun))
-    phi <- c(phi, numeric(ncond * n - nrun))
-    v <- c(v, numeric(ncond * n - nrun))
+  list(condition = if (one) runs[[1]]$condition, replica = if (one) runs[[1]]$replica,
+       value = f$value, status = f$status, end_phi = f$end_phi, end_v = f$end_v,
+       end_step = f$end_step, end_hit = 0L, end_frac = 0, useful_steps = f$useful,
+       issued_steps = f$useful,
+       run = c(seconds = seconds, interrupted = as.numeric(interrupted)), sde_runs = runs)
+}
+
+# The result's per-path fields (escape_declared_run()'s value, status,
+# end_phi, end_v, end_step, useful) from the sde_run() results `runs` of
+# the calls `groups` (conditions of the result each ran); `prev`: the
+# declared result continued (its runs stand where `runs` has none: an
+# interrupt left them, their paths not stopped unfinished), or NULL.
+escape_declared_assemble <- function(runs, groups, prev, fr, ncond, cd, h, ramp, rate, call) {
+  n <- fr$n
+  total <- ncond * n
+  t <- numeric(total)
+  escaped <- logical(total)
+  phi <- v <- numeric(total)
+  covered <- logical(total)
+  unf <- integer()
+  useful <- if (!is.null(prev)) attr(prev, "steps")[["useful"]] else 0
+  if (!is.null(prev) && !isTRUE(is.finite(useful))) {
+    sp_abort(paste0("`init`'s step counts (attribute `steps`, not sealed: they depend on the ",
+                    "chunking) are damaged; continue the result as the run returned it."),
+             call = call)
+  }
+  # each call's paths at their places in the result (condition, then replica)
+  for (j in seq_along(groups)) {
+    r <- runs[[j]]
+    left <- is.null(r) && !is.null(prev) # a call an interrupt left as `prev` had it
+    if (left) r <- attr(prev, "sde_runs")[[j]]
+    if (is.null(r)) next
+    pos <- (groups[[j]][r$condition] - 1) * n + (r$replica - fr$first) + 1
+    if (anyNA(pos) || any(pos < 1 | pos > total) || any(covered[pos])) {
+      sp_abort(paste0("`init`'s runs of the declared engine (attribute `sde_runs`) do not ",
+                      "cover its paths once each: continue the result as the run returned ",
+                      "it (or rbind() of its chunks)."), call = call,
+               class = "statphysgpu_modified_result")
+    }
+    covered[pos] <- TRUE
+    t[pos] <- r$value
+    escaped[pos] <- r$escaped
+    ap <- attr(r, "at_passage")
+    phi[pos] <- ap$x
+    v[pos] <- ap$v
+    if (!left) useful <- useful + attr(r, "steps")[["useful"]]
+    u <- if (left) { # its paths not stopped: unfinished where they were
+      st <- attr(r, "state")
+      t[pos] <- NA
+      data.frame(condition = st$condition, replica = st$replica, step = st$step,
+                 x = st$states$x, v = st$states$v)
+    } else attr(r, "unfinished")
+    if (nrow(u)) {
+      q <- (groups[[j]][u$condition] - 1) * n + (u$replica - fr$first) + 1
+      if (left) {
+        t[q] <- u$step * h
+        phi[q] <- u$x
+        v[q] <- u$v
+        escaped[q] <- FALSE
+      }
+      unf <- c(unf, q)
+    }
+  }
+  if (!all(covered)) { # calls an interrupt left unmade: not started
+    if (!is.null(prev)) {
+      sp_abort(paste0("`init`'s runs of the declared engine (attribute `sde_runs`) do not ",
+                      "cover its paths: continue the result as the run returned it (or ",
+                      "rbind() of its chunks)."), call = call,
+               class = "statphysgpu_modified_result")
+    }
+    unf <- c(unf, which(!covered))
   }
   status <- as.integer(escaped) # 1 escaped, 0 censored (or unfinished, below)
   kmax <- if (ncond == 1 || length(unique(cd$kmax)) == 1) cd$kmax[1] else
     rep.int(cd$kmax, rep.int(n, ncond))
-  step <- kmax + numeric(ncond * n) # a censored path stops at kmax
+  step <- kmax + numeric(total) # a censored path stops at kmax
   # the unfinished: those an interrupt left in the engine (partial, or not
-  # started where no step was reached) and those of conditions not run
-  unf <- integer()
-  for (r in done) {
-    u <- attr(r, "unfinished")
-    if (nrow(u)) {
-      unf <- c(unf, (attr(r, "escape_conditions")[u$condition] - 1) * n + (u$replica - fr$first) + 1)
-    }
-  }
-  if (nrun < ncond * n) unf <- c(unf, seq.int(nrun + 1, ncond * n))
+  # started where no step was reached) and those of calls not made
+  unf <- sort(unique(unf))
   if (length(unf)) {
     k <- round(t[unf] / h)
     started <- k > 0
@@ -229,24 +336,34 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call) {
     value[status == 1L] <- pmin(value[status == 1L], cd$vcens[1])
   }
   value[status == 0L] <- cd$vcens[1]
-  # one run of every condition: its condition and replica columns are the result's
-  one <- length(runs) == 1
-  list(condition = if (one) runs[[1]]$condition, replica = if (one) runs[[1]]$replica,
-       value = value, status = status, end_phi = phi, end_v = v, end_step = step,
-       end_hit = 0L, end_frac = 0, useful_steps = useful, issued_steps = useful,
-       run = c(seconds = seconds, interrupted = as.numeric(interrupted)), sde_runs = runs)
+  list(value = value, status = status, end_phi = phi, end_v = v, end_step = step,
+       useful = useful)
 }
 
-# The continuation of a result of the declared engine (init = that result):
-# sde_run() will continue each of its sde_runs (init = <the sde result>,
-# t_max = the larger end), the paths not stopped from their state with the
-# numbers that follow.  Not yet: an error that says so.
+# The continuation of a result of the declared engine (init = that result,
+# its arguments checked by escape_resume()): the marker escape_run() reads
+# (resume$declared) to continue its sde_runs (escape_declared_run(prev =)),
+# each by sde_run(init = <the sde result>, t_max = the larger end), its
+# paths not stopped from their state with the numbers that follow: on the
+# CPU, one call with the larger end path by path.  A result whose runs an
+# interrupt left unmade (a call of several ends) cannot be continued (its
+# paths not started have no run to continue): an error that says so.
 escape_declared_continue <- function(prev, type, call) {
-  sp_abort(sprintf(paste0(
-    "`init` was run on the declared engine (option statphysgpu.escape_engine = \"declared\"), ",
-    "whose passages cannot be continued yet; rerun it with the larger %s (the same seed and ",
-    "replicas), or run it on the built-in engine (options(statphysgpu.escape_engine = ",
-    "\"builtin\")), whose results continue."),
-    if (type == "escape_times") "`t_max`" else "`gamma_max`"),
-    call = call, class = "statphysgpu_continue_unsupported")
+  runs <- attr(prev, "sde_runs")
+  if (!is.list(runs) || !length(runs) ||
+      !all(vapply(runs, function(r) is.null(r) || inherits(r, "sde_passage"), TRUE))) {
+    sp_abort(paste0("`init`'s runs of the declared engine (attribute `sde_runs`) are not ",
+                    "those of its run: continue the result as the run returned it (or ",
+                    "rbind() of its chunks)."), call = call,
+             class = "statphysgpu_modified_result")
+  }
+  if (any(vapply(runs, is.null, TRUE))) {
+    sp_abort(sprintf(paste0(
+      "`init` was run on the declared engine (option statphysgpu.escape_engine = ",
+      "\"declared\") and interrupted before all of its sde_run() calls were made: its ",
+      "paths not started have no run to continue; rerun it with the larger %s (the same ",
+      "seed and replicas)."), if (type == "escape_times") "`t_max`" else "`gamma_max`"),
+      call = call, class = "statphysgpu_continue_unsupported")
+  }
+  c(ESCAPE_NO_RESUME, list(counted = numeric(), declared = TRUE))
 }

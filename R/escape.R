@@ -102,16 +102,16 @@
 #' methods, and the same laws. What differs: the random streams are
 #' [sde_run()]'s; a thermal start is drawn on the host from the same
 #' tabulated law (Philox purpose 13 of the path's stream, R's generator
-#' untouched); where the conditions need their own end (several ramps) or
-#' their own starts (thermal starts of several conditions) each condition is
-#' one [sde_run()] call, condition \eqn{c > 1} under the key `seed` XOR
-#' \eqn{(c-1)2^{32}}; `state` holds `hit = 0` and `frac = 0` (the engine stops
-#' a path at its crossing, also one past `t_max`), and the issued steps are
-#' the useful ones. The [sde_run()] results are kept in `attr(x,
-#' "sde_runs")` (sealed) for their continuation, which [sde_run()] does not
-#' yet offer: such a result given as `init` is refused with an error of
-#' class `statphysgpu_continue_unsupported`; a result of the built-in engine
-#' continues on the built-in engine under either option.
+#' untouched) and given to [sde_run()] per path; where the conditions need
+#' their own end (several ramps) each condition is one [sde_run()] call,
+#' condition \eqn{c > 1} under the key `seed` XOR \eqn{(c-1)2^{32}};
+#' `state` holds `hit = 0` and `frac = 0` (the engine stops a path at its
+#' crossing, also one past `t_max`), and the issued steps are the useful
+#' ones. The [sde_run()] results are kept in `attr(x, "sde_runs")` (sealed):
+#' such a result given as `init` continues them (`sde_run(init = <run>,
+#' t_max = ...)`), on the CPU path by path the one call with the larger
+#' `t_max` (`gamma_max`), under either option, as a result of the built-in
+#' engine continues on the built-in engine.
 #'
 #' @section Continuing:
 #' `escape_times(init = x, t_max = )` continues the result `x` of an earlier
@@ -816,8 +816,8 @@ escape_resume <- function(prev, type, grid, fr, method, h, threshold, extra, kma
       fmt_num(attr(prev, limit)), fmt_num(attr(prev, limit))), call = call)
   }
   # a result of the declared engine continues on it (R/escape-declared.R),
-  # once the arguments are those of `prev`
-  if (!is.null(attr(prev, "sde_runs"))) escape_declared_continue(prev, type, call)
+  # once the arguments are those of `prev`: its sde_run() results continued
+  if (!is.null(attr(prev, "sde_runs"))) return(escape_declared_continue(prev, type, call))
   escape_check_state(prev, type, nrow(grid), fr, kmax_prev, call)
 }
 
@@ -1045,10 +1045,13 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   if (!is.null(prev)) {
     resume <- escape_resume(prev, type, grid, fr, method, h, threshold, extra, kmax_prev,
                             call)
-    if (!length(resume$path)) {
+    if (!isTRUE(resume$declared) && !length(resume$path)) {
       return(escape_finish(escape_continued_result(prev, NULL, resume, extra, args)))
     }
   }
+  # a continuation of a declared result: its runs continued, the result
+  # made as a fresh one's (every path), with the continued call's arguments
+  declared_prev <- isTRUE(resume$declared)
   variant <- paste(c(fr$precision, method,
                      if (type == "switching_currents") "ramp" else "fixed",
                      if (!is.null(prev)) "resume" else if (start == "thermal") "thermal"),
@@ -1056,7 +1059,10 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
   # a fresh run on the declared engine when the option asks for it
   # (R/escape-declared.R: the same fields as the built-in's); a
   # continuation of a built-in result on the built-in engine
-  res <- if (is.null(prev) && identical(sp_tuning("escape_engine", call), "declared")) {
+  res <- if (declared_prev) {
+    escape_declared_run(type, fr, grid, ec, method, attr(prev, "init"), call, prev = prev,
+                        kmax_prev = kmax_prev)
+  } else if (is.null(prev) && identical(sp_tuning("escape_engine", call), "declared")) {
     escape_declared_run(type, fr, grid, ec, method, start, call)
   } else {
     sim_run(fr, "escape", conds = ec$conds, tables = ec$tables, n = fr$n,
@@ -1064,9 +1070,14 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
             heun = method == "srk2", single = fr$precision == "single", seed = fr$seed,
             resume = resume[names(ESCAPE_NO_RESUME)], kernel = "escape", variant = variant)
   }
-  if (!is.null(prev)) {
+  if (!is.null(prev) && !declared_prev) {
     out <- escape_continued_result(prev, res, resume, extra, args)
   } else {
+    if (declared_prev) { # as escape_continued_result() records them
+      start <- attr(prev, "init")
+      start_bound <- attr(prev, "start_bound")
+      args$init <- start
+    }
     each <- rep.int(fr$n, ncond) # rep.int(x, each): rep(x, each = n) in half the time
     # one list of columns, the engine's vectors as they are (no data-frame
     # method copies a column); a parameter's column repeats its condition's
@@ -1093,7 +1104,7 @@ escape_run <- function(type, grid, g0, dg, vcens, kmax, n, h, method, seed,
     attr(out, "sde_runs") <- res$sde_runs # the declared engine's runs (NULL: the built-in's)
   }
   unf <- which(res$status < 0L)    # unstarted or partial: interrupted
-  if (!is.null(prev)) unf <- resume$path[unf] + 1
+  if (!is.null(prev) && !declared_prev) unf <- resume$path[unf] + 1
   attr(out, "unfinished") <- data.frame(condition = out$condition[unf],
                                         replica = out$replica[unf])
   out <- sim_result(out, fr, res, class = c(type, "sp_paths", "data.frame"),

@@ -111,7 +111,9 @@ sde_passage_merge <- function(res, prev, run, m, fr, ncond, st, t_max) {
       c0 <- un %/% n
       r0 <- un %% n
       sx <- vapply(seq_len(nx), function(i) {
-        if (st$vec[i] >= 0) st$vals[st$vec[i] * n + r0 + 1] else st$init[c0 * nx + i]
+        v <- st$vec[i]
+        if (v >= SDE_PER_PATH) st$vals[(v - SDE_PER_PATH) * total + un + 1] else
+          if (v >= 0) st$vals[v * n + r0 + 1] else st$init[c0 * nx + i]
       }, numeric(length(un)))
       hp <- c(hp, un)
       hk <- c(hk, rep(0, length(un)))

@@ -322,8 +322,12 @@
 #' @param replicas Paths per condition, a whole number \eqn{\ge 1}; for a
 #'   many-body model, systems per condition.
 #' @param init The start: a named list with one entry per state, each a
-#'   number, a vector of one number per replica of this call, or a formula
-#'   over the parameters (`~ asin(gamma)`), evaluated per condition. For a
+#'   number, a vector of one number per replica of this call (the same in
+#'   every condition), a vector of one number per path (`replicas` \eqn{C}
+#'   numbers for \eqn{C > 1} conditions, condition by condition: path
+#'   \eqn{(c - 1)} `replicas` \eqn{+ r} starts replica \eqn{r} of this call
+#'   in condition \eqn{c}), or a formula over the parameters (`~
+#'   asin(gamma)`), evaluated per condition. For a
 #'   many-body model see "Systems of many elements" (numbers per element,
 #'   an `n` x `replicas` matrix per system, a lattice's matrix, draws, a
 #'   start of [lrmd()] such as [hmf_waterbag()] that the engine draws
@@ -816,8 +820,11 @@ sde_grid <- function(m, params, call) {
   grid
 }
 
-# The starts: init (ncond x nx, by row), vec (nx: -1 or the column of vals),
-# vals (columns of n values).
+# The starts: init (ncond x nx, by row), vec (nx: -1 or the column of vals;
+# from SDE_PER_PATH: a column of one start per path), vals (columns of n
+# values, one per replica, or, where a state is given per path -- ncond n
+# values, condition by condition --, every column of ncond n values, a
+# column of n repeated for each condition).
 # `init` as a named list with one entry per state of model m (else an error
 # naming what is wrong; `alt`: what else `init` may be, for the message).
 sde_check_init_states <- function(m, init, alt, call) {
@@ -837,13 +844,17 @@ sde_check_init_states <- function(m, init, alt, call) {
   invisible(init)
 }
 
+# init_vec from here: a column of one start per path (SP_SDE_PER_PATH of
+# inst/cuda/sde_args.h)
+SDE_PER_PATH <- 256L
+
 sde_init <- function(m, init, grid, n, call) {
   sde_check_init_states(m, init, "", call)
   ncond <- nrow(grid)
   nx <- length(m$states)
   mat <- matrix(0, ncond, nx)
   vec <- rep(-1L, nx)
-  vals <- numeric()
+  cols <- list()
   for (i in seq_len(nx)) {
     s <- m$states[i]
     v <- init[[s]]
@@ -863,19 +874,28 @@ sde_init <- function(m, init, grid, n, call) {
                          which(bad)[1]), call = call)
       }
       mat[, i] <- x
-    } else if (is.numeric(v) && length(v) %in% c(1, n) && all(is.finite(v))) {
-      if (length(v) == 1 || n == 1) {
+    } else if (is.numeric(v) && length(v) %in% c(1, n, n * ncond) && all(is.finite(v))) {
+      if (length(v) == 1 || n * ncond == 1) {
         mat[, i] <- v[1]
       } else {
-        vec[i] <- length(vals) / n
-        vals <- c(vals, as.double(v))
+        vec[i] <- length(cols)
+        cols[[length(cols) + 1]] <- as.double(v)
       }
     } else {
       sp_abort(sprintf(paste0("%s must be a finite number, %s finite numbers (one per ",
-                              "replica) or a formula over the parameters, not %s."), what,
-                       fmt_count(n), describe(v)), call = call)
+                              "replica)%s or a formula over the parameters, not %s."), what,
+                       fmt_count(n), if (ncond > 1) {
+                         sprintf(", %s (one per path: %s conditions x %s replicas, condition by condition)",
+                                 fmt_count(n * ncond), fmt_count(ncond), fmt_count(n))
+                       } else "", describe(v)), call = call)
     }
   }
+  if (length(cols) && ncond > 1 && any(lengths(cols) == n * ncond) && n * ncond != n) {
+    # a column per path: every column so (the engine's columns are of one kind)
+    cols <- lapply(cols, function(x) if (length(x) == n) rep.int(x, ncond) else x)
+    vec[vec >= 0] <- vec[vec >= 0] + SDE_PER_PATH
+  }
+  vals <- unlist(cols, use.names = FALSE)
   list(init = as.double(t(mat)), vec = as.integer(vec), vals = as.double(vals))
 }
 

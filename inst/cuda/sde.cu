@@ -106,8 +106,10 @@ __device__ __forceinline__ void sp_sde_load_start(const sp_sde_kargs &a, uint64_
   const uint64_t c = p / a.job.n, r = p % a.job.n;
   for (int i = 0; i < SP_SDE_NX; i++) {
     const int iv = a.init_vec[i];
-    x[i] = (SP_REAL)(iv >= 0 ? a.init_vals[(uint64_t)iv * a.job.n + r]
-                             : a.init[c * SP_SDE_NX + (uint64_t)i]);
+    x[i] = (SP_REAL)(iv >= SP_SDE_PER_PATH
+                         ? a.init_vals[(uint64_t)(iv - SP_SDE_PER_PATH) * a.job.ncond * a.job.n + p]
+                     : iv >= 0 ? a.init_vals[(uint64_t)iv * a.job.n + r]
+                               : a.init[c * SP_SDE_NX + (uint64_t)i]);
   }
 }
 

@@ -3,15 +3,22 @@
  *
  * A run is read by name from R (sp_r_struct_array): sp_sde_job.  The
  * parameters of condition c are par[c np .. c np + np - 1] (double); the
- * start of replica r of condition c is init[c nx + i] for state i, or, where
- * init_vec[i] >= 0, the number init_vals[init_vec[i] n + r] (a vector of one
- * start per replica of the call).  The compiled model's CPU entry
+ * start of replica r of condition c (path p = c n + r) is init[c nx + i] for
+ * state i, or, where 0 <= init_vec[i] < SP_SDE_PER_PATH, the number
+ * init_vals[init_vec[i] n + r] (a vector of one start per replica of the
+ * call, the same in every condition), or, where init_vec[i] >=
+ * SP_SDE_PER_PATH, init_vals[(init_vec[i] - SP_SDE_PER_PATH) ncond n + p] (a
+ * vector of one start per path, condition by condition); the columns of one
+ * call are all of one kind.  The compiled model's CPU entry
  * (sp_sde_advance_fn) takes a path's record x of SP_SDE_XS(nx) doubles: its
  * states and its run of coarse steps. */
 #ifndef SP_SDE_ARGS_H
 #define SP_SDE_ARGS_H
 
 #include "sp_common.h"
+
+/* init_vec[i] from here: a column of one start per path (above) */
+#define SP_SDE_PER_PATH 256
 
 /* What sp_sde_advance returns */
 #define SP_SDE_RUNNING 0   /* reached kend */

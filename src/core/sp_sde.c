@@ -27,9 +27,13 @@ void sp_sde_start(const sp_sde_args *a, uint64_t p, double *x) {
   const sp_sde_job *job = &a->job;
   uint64_t c = p / job->n, r = p % job->n;
   int64_t i;
-  for (i = 0; i < job->nx; i++)
-    x[i] = a->init_vec[i] >= 0 ? a->init_vals[(uint64_t)a->init_vec[i] * job->n + r]
-                               : a->init[c * (uint64_t)job->nx + (uint64_t)i];
+  for (i = 0; i < job->nx; i++) {
+    const int iv = a->init_vec[i];
+    x[i] = iv >= SP_SDE_PER_PATH
+               ? a->init_vals[(uint64_t)(iv - SP_SDE_PER_PATH) * job->ncond * job->n + p]
+           : iv >= 0 ? a->init_vals[(uint64_t)iv * job->n + r]
+                     : a->init[c * (uint64_t)job->nx + (uint64_t)i];
+  }
   x[job->nx] = 0; /* the run of coarse steps (SP_SDE_XS) */
 }
 
@@ -535,7 +539,7 @@ int sp_sde_prepare(void *job) {
   const sp_sde_args *a = (const sp_sde_args *)job;
   const sp_sde_job *j = &a->job;
   const uint64_t nx = (uint64_t)j->nx;
-  size_t i, nv = 0;
+  size_t i, nv = 0, npp = 0;
   if (j->nx < 1 || j->nx > 255 || j->np < 0 || j->no < 0 || j->nhist < 0 || j->n < 1)
     return sp_fail(SP_ERR_INVALID, "internal error: sde job sizes");
   if (a->npar != j->ncond * (uint64_t)j->np || a->ninit != j->ncond * nx ||
@@ -543,11 +547,16 @@ int sp_sde_prepare(void *job) {
       a->nhist_var != (size_t)j->nhist || a->nhist_off != (size_t)j->nhist + 1 ||
       a->nbreaks_len != (size_t)j->nbreaks || (size_t)a->hist_off[j->nhist] != a->nbreaks_len)
     return sp_fail(SP_ERR_INVALID, "internal error: sde job lengths disagree");
-  for (i = 0; i < nx; i++) {
-    if (a->init_vec[i] >= 0) nv++;
-    if (a->init_vec[i] >= (int)nx) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vec");
+  for (i = 0; i < nx; i++) { /* columns of one kind: per replica, or per path */
+    const int iv = a->init_vec[i];
+    if (iv >= 0) nv++;
+    if (iv >= SP_SDE_PER_PATH) npp++;
+    if ((iv >= (int)nx && iv < SP_SDE_PER_PATH) || iv >= SP_SDE_PER_PATH + (int)nx)
+      return sp_fail(SP_ERR_INVALID, "internal error: sde init_vec");
   }
-  if (a->ninit_vals != nv * j->n) return sp_fail(SP_ERR_INVALID, "internal error: sde init_vals");
+  if ((npp > 0 && npp != nv) ||
+      a->ninit_vals != nv * j->n * (npp > 0 ? (uint64_t)j->ncond : 1))
+    return sp_fail(SP_ERR_INVALID, "internal error: sde init_vals");
   if (j->nrun > 0) { /* a continuation's paths: increasing, of the call, their steps in range */
     const uint64_t xs = (uint64_t)SP_SDE_XS(j->nx);
     if (j->output != 0 || a->nrun_path != j->nrun || a->nrun_k != j->nrun ||

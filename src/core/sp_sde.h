@@ -23,7 +23,7 @@ typedef struct {
   size_t ninit;
   const int *init_vec; /* nx: -1, or the column of init_vals */
   size_t ninit_vec;
-  const double *init_vals; /* columns of n starts */
+  const double *init_vals; /* columns of n starts, or of ncond n (sde_args.h) */
   size_t ninit_vals;
   const int *hist_var; /* nhist: the variable of each histogram */
   size_t nhist_var;

@@ -148,9 +148,14 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   if ((st = sde_upload(d, a->init_vec, nx * sizeof(int), "the starts", &p))) return st;
   k->init_vec = p;
   {
-    size_t nv = 0, j;
-    for (j = 0; j < nx; j++) if (a->init_vec[j] >= 0) nv++;
-    if ((st = sde_upload(d, a->init_vals, nv * (size_t)job->n * 8, "the starts", &p))) return st;
+    size_t nv = 0, pp = 0, j;
+    for (j = 0; j < nx; j++) {
+      if (a->init_vec[j] >= 0) nv++;
+      if (a->init_vec[j] >= SP_SDE_PER_PATH) pp = 1; /* columns of one start per path */
+    }
+    if ((st = sde_upload(d, a->init_vals, nv * (size_t)job->n * (pp ? (size_t)job->ncond : 1) * 8,
+                         "the starts", &p)))
+      return st;
     k->init_vals = p;
   }
   if ((st = sde_upload(d, a->hist_var, (size_t)job->nhist * sizeof(int), "the histograms", &p)))

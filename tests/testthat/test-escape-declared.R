@@ -55,7 +55,7 @@ test_that("declared: the result has the built-in's class, columns, attributes an
     # what a continuation reads is sealed, the engine's runs with it
     expect_true("sde_runs" %in% names(attr(d, "sealed")))
     runs <- attr(d, "sde_runs")
-    expect_length(runs, if (init == "rest") 1 else 2) # thermal: one run a condition
+    expect_length(runs, 1) # one run of both conditions (thermal: a start per path)
     expect_s3_class(runs[[1]], "sde_passage")
     expect_null(attr(b, "sde_runs"))
     expect_output(print(d), "escape_times")
@@ -193,11 +193,12 @@ test_that("declared: an interrupt returns every path, the unfinished censored wh
   expect_gt(z$value, x$value[started])
 })
 
-test_that("declared: an interrupt in a run of one condition at a time leaves the later ones unstarted", {
+test_that("declared: an interrupt leaves the later paths unstarted", {
   skip_if_no_cc()
   skip_on_os("windows")
-  # thermal starts of two conditions: one sde_run() each; the first runs
-  # long (a deep well), so the interrupt comes while it runs
+  # thermal starts of two conditions: one sde_run(), a start per path; the
+  # first condition's paths run long (a deep well), so the interrupt comes
+  # before a lane takes a path of the second
   args <- list(gamma = c(0.1, 0.9), V0 = 2, beta = 0.1, theta = 0.15, dt = 0.01, t_max = 1e9,
                seed = 1, init = "thermal")
   # compiled and loaded (the vector loop's object: 2^24 replica-steps a call)
@@ -214,11 +215,10 @@ test_that("declared: an interrupt in a run of one condition at a time leaves the
   expect_true(all(st$step[st$condition == 2] == -1))
   unf <- attr(x, "unfinished")
   expect_identical(sum(unf$condition == 2), 2000L)
-  expect_length(attr(x, "sde_runs"), 2)
-  expect_null(attr(x, "sde_runs")[[2]])
+  expect_length(attr(x, "sde_runs"), 1)
 })
 
-test_that("declared: continuing a result -- the built-in's on the built-in, the declared's refused", {
+test_that("declared: continuing a result -- the built-in's on the built-in, the declared's on the declared", {
   skip_if_no_cc()
   a <- list(30, gamma = 0.6, V0 = 1, beta = 0.5, theta = 0.3, dt = 0.05, seed = 4)
   b <- do.call(eb, c(list(escape_times), a, t_max = 10))
@@ -226,8 +226,32 @@ test_that("declared: continuing a result -- the built-in's on the built-in, the 
   y <- ed(escape_times, init = b, t_max = 40)
   expect_identical(as.data.frame(y), as.data.frame(whole))
   d <- do.call(ed, c(list(escape_times), a, t_max = 10))
-  expect_error(ed(escape_times, init = d, t_max = 40), class = "statphysgpu_continue_unsupported")
-  expect_error(eb(escape_times, init = d, t_max = 40), class = "statphysgpu_continue_unsupported")
+  dwhole <- do.call(ed, c(list(escape_times), a, t_max = 40))
+  expect_gt(sum(!d$escaped), sum(!dwhole$escaped)) # some paths escape in the continuation
+  # the declared result continues on the declared engine whatever the option
+  for (go in list(ed, eb)) {
+    y <- go(escape_times, init = d, t_max = 40)
+    expect_identical(as.data.frame(y), as.data.frame(dwhole))
+    expect_identical(attr(y, "state"), attr(dwhole, "state"))
+    expect_identical(attr(y, "steps"), attr(dwhole, "steps"))
+    expect_identical(attr(y, "t_max"), 40)
+    expect_length(attr(y, "sde_runs"), 1)
+  }
+  # two ramps (two ends: a call each), continued to a larger gamma_max
+  s <- list(40, ramp = c(2e-3, 4e-3), V0 = 4, beta = 0.3, theta = 0.2, dt = 0.02, seed = 3,
+            gamma0 = 0.4)
+  sa <- do.call(ed, c(list(switching_currents), s, gamma_max = 0.6))
+  sw <- do.call(ed, c(list(switching_currents), s, gamma_max = 0.9))
+  expect_gt(sum(!sa$escaped), sum(!sw$escaped))
+  sb <- ed(switching_currents, init = sa, gamma_max = 0.9)
+  expect_identical(as.data.frame(sb), as.data.frame(sw))
+  expect_identical(attr(sb, "state"), attr(sw, "state"))
+  expect_identical(attr(sb, "steps"), attr(sw, "steps"))
+  # a result whose later calls an interrupt left unmade cannot be continued
+  n0 <- sa
+  attr(n0, "sde_runs")[2] <- list(NULL)
+  expect_error(ed(switching_currents, init = reseal(n0), gamma_max = 0.9),
+               class = "statphysgpu_continue_unsupported")
   # a modified declared result is refused as a modified one
   attr(d, "sde_runs") <- attr(d, "sde_runs")[0]
   expect_error(ed(escape_times, init = d, t_max = 40), class = "statphysgpu_modified_result")

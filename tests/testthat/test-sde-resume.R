@@ -164,3 +164,57 @@ test_that("the passage kernel with continuation compiles under NVRTC", {
     expect_true(is.raw(img) && length(img) > 1000)
   }
 })
+
+test_that("a start per path (replicas x conditions) is each condition's run with its own starts", {
+  skip_if_no_cc()
+  wb <- resume_models()$wb
+  n <- 300L
+  g <- c(0.5, 0.6, 0.7)
+  # starts that differ by condition and replica (no two paths alike)
+  x0 <- unlist(lapply(seq_along(g), function(c) asin(g[c]) + 0.01 * c + seq_len(n) / (10 * n)))
+  v0 <- rep(c(-0.1, 0, 0.1), each = n) + 0.2 * sin(seq_len(3 * n))
+  args <- list(model = wb, dt = 0.05, t_max = 4, seed = 23, backend = "cpu",
+               progress = FALSE, at_passage = TRUE)
+  for (method in c("srk2", "euler")) {
+    whole <- do.call(sde_run, c(args, list(replicas = n, init = list(x = x0, v = v0),
+                                         params = list(gamma = g), method = method)))
+    expect_identical(nrow(whole), 3L * n)
+    # condition c's paths: those of the run whose every condition starts
+    # from condition c's starts (given per replica; the same streams)
+    for (c in seq_along(g)) {
+      i <- (c - 1) * n + seq_len(n)
+      one <- do.call(sde_run, c(args, list(replicas = n, init = list(x = x0[i], v = v0[i]),
+                                           params = list(gamma = g), method = method)))
+      expect_identical(whole$value[i], one$value[i])
+      expect_identical(whole$escaped[i], one$escaped[i])
+      expect_identical(attr(whole, "at_passage")[i, ], attr(one, "at_passage")[i, ])
+    }
+    # a per-replica column with a per-path one: the per-replica column is the
+    # same in every condition
+    mixed <- do.call(sde_run, c(args, list(replicas = n, init = list(x = x0, v = v0[1:n]),
+                                           params = list(gamma = g), method = method)))
+    same <- do.call(sde_run, c(args, list(replicas = n, init = list(x = x0, v = rep(v0[1:n], 3)),
+                                          params = list(gamma = g), method = method)))
+    expect_identical(mixed$value, same$value)
+    expect_false(identical(mixed$value, whole$value))
+    # the model's vector loop (lanes) reads the same starts
+    vec <- withr::with_options(list(statphysgpu.sde_cpu_vector = TRUE), do.call(sde_run, c(
+      args, list(replicas = n, init = list(x = x0, v = v0), params = list(gamma = g),
+                 method = method))))
+    expect_identical(vec$value, whole$value)
+  }
+  # the record of the start: NA where given per replica or per path
+  expect_true(all(is.na(attr(whole, "init"))))
+  # a column of another length is refused, naming the lengths
+  expect_error(do.call(sde_run, c(args, list(replicas = n, init = list(x = x0[-1], v = 0),
+                                             params = list(gamma = g)))),
+               "one per path")
+  # a continuation of a run with per-path starts is the longer run
+  args$t_max <- NULL
+  long <- do.call(sde_run, c(args, list(replicas = n, init = list(x = x0, v = v0),
+                                        params = list(gamma = g), t_max = 4)))
+  a <- do.call(sde_run, c(args, list(replicas = n, init = list(x = x0, v = v0),
+                                     params = list(gamma = g), t_max = 2.001)))
+  b <- sde_run(wb, init = a, t_max = 4, backend = "cpu", progress = FALSE)
+  expect_identical(resume_parts(b), resume_parts(long))
+})
