@@ -32,11 +32,10 @@
 #   own streams (c << 40) + replica;
 # * sde_run() takes one t_max: a call whose conditions need their own end
 #   (switching_currents() with several ramps) runs one sde_run() per
-#   condition; condition c > 1 of such a call then draws its steps from the
-#   key seed XOR ((c - 1) 2^32) (sde_run() has no way to give a
-#   one-condition call the streams of condition c: the same stream layout,
-#   another key, the conditions stay independent), condition 1 from the
-#   seed itself;
+#   condition, condition c's with the streams of condition c
+#   (sde_run_streams(cond0 = c - 1): the job's offset of the condition in
+#   the streams), so that every path draws what one call of all the
+#   conditions would give it (the same seed, the same stream layout);
 # * the end state (attribute "state") holds phi, v and the step where the
 #   engine left the path (kmax for a censored path, the step reached for
 #   one an interrupt left; -1 not started) with hit = frac = 0: the engine
@@ -70,16 +69,6 @@ escape_declared_model <- function(ramp) {
                  name = if (ramp) "escape-washboard-ramp" else "escape-washboard")
   assign(key, m, envir = .escape_models)
   m
-}
-
-# The key of condition c's own sde_run() call (see above): the seed (c(lo,
-# hi) 32-bit words) with c - 1 XORed into its high word.
-escape_declared_key <- function(seed, c) {
-  hi <- seed[2]
-  k <- c - 1
-  hi16 <- bitwXor(as.integer(hi %/% 65536), as.integer(k %/% 65536))
-  lo16 <- bitwXor(as.integer(hi %% 65536), as.integer(k %% 65536))
-  u64_to_hex(c(seed[1], hi16 * 65536 + lo16))
 }
 
 # The thermal starts of condition c (its row of the condition table `ec`,
@@ -212,16 +201,15 @@ escape_declared_run <- function(type, fr, grid, ec, method, start, call, prev = 
         th <- lapply(cs, function(c) escape_declared_thermal(fr$seed, c, fr$first, n, ec))
         list(x = unlist(lapply(th, `[[`, "x")), v = unlist(lapply(th, `[[`, "v")))
       } else list(x = ~ asin(g0), v = 0)
-      # one call per condition (several ends): condition c > 1 under the key
-      # seed XOR (c - 1) 2^32 (its streams those of condition 1 of its call)
-      key <- if (length(groups) > 1 && cs[1] > 1) escape_declared_key(fr$seed, cs) else
-        u64_to_hex(fr$seed)
-      r <- handlers(sde_run(m, n, init = init, dt = h, t_max = tend[cs[1]],
-                            params = params[cs, , drop = FALSE], method = method,
-                            seed = key, first_replica = fr$first, backend = fr$plan$backend,
-                            devices = if (fr$plan$backend == "gpu") fr$plan$devices,
-                            precision = fr$precision, progress = fr$progress,
-                            at_passage = TRUE, bridge = FALSE))
+      # one call per condition (several ends): condition c's call draws the
+      # streams of condition c (cond0 = c - 1), as one call of all would
+      r <- handlers(sde_run_streams(cs[1] - 1, m, n, init = init, dt = h, t_max = tend[cs[1]],
+                                    params = params[cs, , drop = FALSE], method = method,
+                                    seed = u64_to_hex(fr$seed), first_replica = fr$first,
+                                    backend = fr$plan$backend,
+                                    devices = if (fr$plan$backend == "gpu") fr$plan$devices,
+                                    precision = fr$precision, progress = fr$progress,
+                                    at_passage = TRUE, bridge = FALSE))
     }
     attr(r, "escape_conditions") <- cs
     runs[[j]] <- r

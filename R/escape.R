@@ -103,8 +103,9 @@
 #' [sde_run()]'s; a thermal start is drawn on the host from the same
 #' tabulated law (Philox purpose 13 of the path's stream, R's generator
 #' untouched) and given to [sde_run()] per path; where the conditions need
-#' their own end (several ramps) each condition is one [sde_run()] call,
-#' condition \eqn{c > 1} under the key `seed` XOR \eqn{(c-1)2^{32}};
+#' their own end (several ramps) each condition is one [sde_run()] call
+#' that draws the streams of condition \eqn{c} (those one call of all the
+#' conditions would draw);
 #' `state` holds `hit = 0` and `frac = 0` (the engine stops a path at its
 #' crossing, also one past `t_max`), and the issued steps are the useful
 #' ones. The [sde_run()] results are kept in `attr(x, "sde_runs")` (sealed):

@@ -320,7 +320,8 @@ rbind.sp_paths <- function(..., deparse.level = 1) {
     list(seed = "seed_hex", `the model` = function(p) attr(p, "model_hash"),
          method = "method", precision = "precision", dt = step_of, threshold = "threshold",
          init = "init", `the conditions (parameters)` = "conditions", t_max = "t_max",
-         gamma0 = "gamma0", gamma_max = "gamma_max"))
+         gamma0 = "gamma0", gamma_max = "gamma_max",
+         `the conditions' streams (attribute cond0)` = "cond0"))
   df <- do.call(rbind, lapply(parts, as.data.frame.sp_paths))
   key <- paste(df$condition, fmt_count(df$replica))
   if (anyDuplicated(key)) {

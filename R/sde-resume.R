@@ -63,11 +63,13 @@ sde_passage_continue <- function(m, prev, t_max, given, backend, devices, progre
   }
   args <- attr(prev, "args")
   args$t_max <- t_max
+  # the streams' conditions of a call of sde_run_streams() (sealed with it)
+  cond0 <- if ("cond0" %in% names(attr(prev, "sealed"))) attr(prev, "cond0") else 0
   sde_run_single(m, attr(prev, "replicas"), NULL, attr(prev, "dt"), t_max, args$params,
                  attr(prev, "method"), "passage", given$record_every, given$keep %||% 0,
                  attr(prev, "seed_hex"), attr(prev, "first_replica"), backend, devices,
                  attr(prev, "precision"), progress, given$bins, at_passage, bridge, args, call,
-                 resume = prev)
+                 resume = prev, cond0 = cond0)
 }
 
 # The paths of `prev` to run (those not stopped, less those stopped past

@@ -562,7 +562,7 @@ sde_run <- function(model, replicas, init, dt, t_max, params = NULL,
 sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output, record_every,
                            keep, seed, first_replica, backend, devices, precision, progress,
                            bins, at_passage, bridge, args, call, states = FALSE,
-                           slots = NULL, resume = NULL) {
+                           slots = NULL, resume = NULL, cond0 = 0) {
   dt <- check_positive(dt, "dt", len = 1, call = call)
   t_max <- check_positive(t_max, "t_max", len = 1, call = call)
   if (!is.finite(t_max) || t_max < dt) {
@@ -605,6 +605,7 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
   grid <- sde_grid(m, params, call)
   ncond <- nrow(grid)
   swept <- attr(grid, "swept")
+  if (ncond + cond0 > 2^24) stop("internal error: `cond0` + the conditions pass 2^24")
   fr <- sim_frame(call, n = replicas, first = first_replica, seed = seed,
                   backend = backend, devices = devices, precision = precision,
                   precisions = c("single", "double"), progress = progress,
@@ -651,7 +652,7 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
     }
   }
   job <- list(dt = dt, t_max = t_max, kmax = kmax, n = fr$n, replica0 = fr$first - 1,
-              ncond = ncond, nx = length(m$states), np = length(m$params) + length(m$derived),
+              cond0 = cond0, ncond = ncond, nx = length(m$states), np = length(m$params) + length(m$derived),
               nw = length(m$noise_w), no = length(m$observe),
               heun = as.integer(method == "srk2"), single = as.integer(fr$precision == "single"),
               use_stop = as.integer(output == "passage"),
@@ -737,8 +738,40 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
                sprintf("%s of %s records were reached; the result holds those",
                        fmt_count(res$records), fmt_count(rec$nrec))
              })
-  if (output == "passage") out <- sp_seal(out, SDE_PASSAGE_SEALED) # what a continuation reads
+  # the streams' conditions cond0 + 1 .. (sde_run_streams()): kept, and
+  # sealed, for a continuation to draw the same streams
+  if (cond0 > 0) attr(out, "cond0") <- cond0
+  if (output == "passage") { # what a continuation reads
+    out <- sp_seal(out, c(SDE_PASSAGE_SEALED, if (cond0 > 0) "cond0"))
+  }
   out
+}
+
+# sde_run() of a single particle (no continuation) whose conditions are, for
+# the random streams only, conditions cond0 + 1, cond0 + 2, ... of a larger
+# study: condition c of the call draws the streams (cond0 + c - 1) 2^40 +
+# replica - 1 of the job's field `cond0` (inst/cuda/sde_args.h), so that
+# one-condition calls (each with its own t_max) draw what one call of all
+# the conditions would.  An internal route (R/escape-declared.R); the
+# result carries (sealed) attribute `cond0`, which its continuation
+# (sde_run(init = <it>)) keeps.  The arguments are sde_run()'s.
+sde_run_streams <- function(cond0, model, replicas, init, dt, t_max, params = NULL,
+                            method = c("srk2", "euler"), output = "passage",
+                            record_every = NULL, keep = 0, seed = NULL, first_replica = 1,
+                            backend = "auto", devices = NULL,
+                            precision = c("single", "double"), progress = interactive(),
+                            bins = NULL, at_passage = FALSE, bridge = TRUE,
+                            call = sys.call()) {
+  args <- sde_run_args(environment())
+  m <- sde_model_trusted(model, call)
+  if (isTRUE(m$many)) stop("internal error: sde_run_streams() runs single-particle models")
+  if (!(is.numeric(cond0) && length(cond0) == 1 && isTRUE(cond0 >= 0) &&
+        cond0 == round(cond0))) {
+    stop("internal error: `cond0` must be a whole number >= 0")
+  }
+  sde_run_single(m, replicas, init, dt, t_max, params, method[1], output, record_every, keep,
+                 seed, first_replica, backend, devices, precision, progress, bins,
+                 at_passage, bridge, args, call, cond0 = as.double(cond0))
 }
 
 # ---- the pieces of a run ------------------------------------------------------

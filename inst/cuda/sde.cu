@@ -197,7 +197,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     run = (unsigned)a.x[(uint64_t)SP_SDE_NX * a.cap + lid];
     k = a.k[lid];
     sp_sde_load_par(a, c, p, pd);
-    stream = (c << 40) + a.job.replica0 + pp % a.job.n;
+    stream = ((c + a.job.cond0) << 40) + a.job.replica0 + pp % a.job.n;
   }
   for (unsigned int it = 0; it < chunks && pid != -2; it++) {
     if (pid == -1) {
@@ -209,7 +209,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       pid = (long long)q;
       const uint64_t pp = sp_sde_path_of(a, q), c = pp / a.job.n;
       sp_sde_load_par(a, c, p, pd);
-      stream = (c << 40) + a.job.replica0 + pp % a.job.n;
+      stream = ((c + a.job.cond0) << 40) + a.job.replica0 + pp % a.job.n;
       if (a.job.nrun > 0) { /* a continuation: the path from its step and record */
         const double *r = a.run_x + q * (uint64_t)SP_SDE_XS(SP_SDE_NX);
         for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)r[i];
@@ -444,7 +444,7 @@ __device__ __forceinline__ void sp_sde_fixed_body(const sp_sde_kargs &a, const i
       SP_REAL frac;
       int what = 0;
       const int st = SP_PREC(sp_sde_advance)(par, pd, a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a),
-                                             a.seed, (c << 40) + a.job.replica0 + r,
+                                             a.seed, ((c + a.job.cond0) << 40) + a.job.replica0 + r,
                                              SP_SDE_HEUN, 0, 0, use_tab, tab, a.kcur, x, &run,
                                              &k, a.kend, &frac, &what);
       if (st == SP_SDE_NONFINITE || st == SP_SDE_STALLED) {

@@ -66,6 +66,10 @@ typedef struct {
   uint64_t kmax;         /* steps of a path */
   uint64_t n;            /* replicas per condition in this call */
   uint64_t replica0;     /* 0-based global index of the call's first replica */
+  uint64_t cond0;        /* condition c of the call draws the streams of condition
+                            cond0 + c (0-based) of a larger study: path (c, r) draws stream
+                            ((cond0 + c) << 40) + replica0 + r; 0 for sde_run() (an
+                            internal setting: escape-declared.R's one-condition calls) */
   uint64_t ncond;
   int64_t nx, np, nw, no; /* states, parameters, noise entries, observables */
   int64_t heun;          /* 1: stochastic Heun (srk2), 0: Euler-Maruyama */

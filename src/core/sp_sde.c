@@ -169,7 +169,7 @@ static void sde_lane_take(sde_passage *m, sde_batch *b, int l) {
   p = SP_SDE_PATH(a, q); /* its stream and condition */
   c = p / job->n;
   b->pid[l] = (int64_t)q;
-  b->L.stream[l] = (c << 40) + job->replica0 + p % job->n;
+  b->L.stream[l] = ((c + job->cond0) << 40) + job->replica0 + p % job->n;
   b->L.par[l] = a->par + c * (uint64_t)job->np;
   if (job->nrun > 0) { /* a continuation: from its step and record */
     const size_t xs = (size_t)SP_SDE_XS(job->nx);
@@ -369,7 +369,7 @@ static void sde_fixed_tile(sde_fixed *m, uint64_t t, uint64_t kend, uint64_t rec
       L.on[l] = 1;
       L.par[l] = par;
       L.x[l] = m->x + (c * job->n + g + (uint64_t)l) * (uint64_t)SP_SDE_XS(nx);
-      L.stream[l] = (c << 40) + job->replica0 + g + (uint64_t)l;
+      L.stream[l] = ((c + job->cond0) << 40) + job->replica0 + g + (uint64_t)l;
       L.k[l] = m->k;
     }
     for (j = 0; j <= nr; j++) {

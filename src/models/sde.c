@@ -12,6 +12,7 @@
 static const sp_field fields[] = {
   JOB(dt, SP_F_DOUBLE),         JOB(t_max, SP_F_DOUBLE),     JOB(kmax, SP_F_COUNT),
   JOB(n, SP_F_COUNT),           JOB(replica0, SP_F_COUNT),   JOB(ncond, SP_F_COUNT),
+  JOB(cond0, SP_F_COUNT),
   JOB(nx, SP_F_I64),            JOB(np, SP_F_I64),           JOB(nw, SP_F_I64),
   JOB(no, SP_F_I64),            JOB(heun, SP_F_I64),         JOB(single, SP_F_I64),
   JOB(use_stop, SP_F_I64),      JOB(output, SP_F_I64),       JOB(record_every, SP_F_COUNT),

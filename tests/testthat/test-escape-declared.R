@@ -135,7 +135,12 @@ test_that("declared: switching currents have the built-in's law (one ramp from r
   b <- suppressWarnings(do.call(eb, c(list(switching_currents), s2, seed = 23)))
   d <- suppressWarnings(do.call(ed, c(list(switching_currents), s2, seed = 24)))
   for (c in 1:2) {
-    expect_true(all(d$escaped[d$condition == c]))
+    # paths censored at gamma_max (a few of the faster ramp's in either
+    # engine): counts that agree in law (Poisson z of the difference < 4)
+    nd <- sum(!d$escaped[d$condition == c])
+    nb <- sum(!b$escaped[b$condition == c])
+    expect_lt(abs(nd - nb) / sqrt(nd + nb + 1), 4)
+    expect_lt(nd, 20) # (at most 5 % censored: the sweep reaches gamma_max = 1)
     z <- z_means(d$value[d$condition == c], b$value[b$condition == c])
     expect_lt(abs(z), 4, label = sprintf("ramp %d: z", c))
   }

@@ -218,3 +218,63 @@ test_that("a start per path (replicas x conditions) is each condition's run with
   b <- sde_run(wb, init = a, t_max = 4, backend = "cpu", progress = FALSE)
   expect_identical(resume_parts(b), resume_parts(long))
 })
+
+test_that("a one-condition call with the streams of condition c0 + 1 is that condition of the whole call", {
+  skip_if_no_cc()
+  wb <- resume_models()$wb
+  n <- 300L
+  g <- c(0.5, 0.6, 0.7)
+  x0 <- unlist(lapply(seq_along(g), function(c) asin(g[c]) + 0.01 * c + seq_len(n) / (10 * n)))
+  args <- list(dt = 0.05, seed = 29, backend = "cpu", progress = FALSE, at_passage = TRUE)
+  streams <- function(c0, ...) statphysgpu:::sde_run_streams(c0, wb, n, ...)
+  cond_parts <- function(x, c) { # condition c's paths of x (condition, then replica)
+    i <- x$condition == c
+    h <- attr(x, "state")
+    j <- h$condition == c
+    list(value = x$value[i], escaped = x$escaped[i], replica = x$replica[i],
+         at_passage = `rownames<-`(attr(x, "at_passage")[i, ], NULL),
+         state = list(replica = h$replica[j], step = h$step[j], stop_time = h$stop_time[j],
+                      run = h$run[j], states = `rownames<-`(h$states[j, ], NULL)))
+  }
+  for (method in c("srk2", "euler")) {
+    for (per_path in c(FALSE, TRUE)) {
+      init <- if (per_path) list(x = x0, v = 0) else list(x = ~ asin(gamma), v = 0)
+      whole <- do.call(sde_run, c(args, list(model = wb, replicas = n, init = init, t_max = 4,
+                                           params = list(gamma = g), method = method)))
+      long <- do.call(sde_run, c(args, list(model = wb, replicas = n, init = init, t_max = 8,
+                                          params = list(gamma = g), method = method)))
+      for (c in 2:3) {
+        i <- (c - 1) * n + seq_len(n)
+        ic <- if (per_path) list(x = x0[i], v = 0) else init
+        one <- do.call(streams, c(args, list(c0 = c - 1, init = ic, t_max = 4,
+                                             params = list(gamma = g[c]), method = method)))
+        expect_identical(cond_parts(one, 1), cond_parts(whole, c))
+        expect_identical(attr(one, "cond0"), c - 1)
+        # the continuation keeps the streams: the whole call to the larger end
+        b <- sde_run(wb, init = one, t_max = 8, backend = "cpu", progress = FALSE)
+        expect_identical(attr(b, "cond0"), c - 1)
+        expect_identical(cond_parts(b, 1), cond_parts(long, c))
+      }
+      # (the offset matters: condition 1's streams give other paths)
+      i3 <- 2 * n + seq_len(n)
+      one0 <- do.call(streams, c(args, list(c0 = 0, t_max = 4, params = list(gamma = g[3]),
+                                            init = if (per_path) list(x = x0[i3], v = 0) else init,
+                                            method = method)))
+      expect_false(identical(one0$value, cond_parts(whole, 3)$value))
+      expect_null(attr(one0, "cond0"))
+    }
+  }
+  # the fixed-length outputs draw the same streams
+  tr <- function(f, ...) f(..., dt = 0.05, t_max = 2, output = "trajectories", keep = 5,
+                           seed = 29, backend = "cpu", progress = FALSE)
+  whole <- tr(sde_run, model = wb, replicas = n, init = list(x = 0, v = 0),
+              params = list(gamma = g))
+  one <- tr(streams, c0 = 2, init = list(x = 0, v = 0), params = list(gamma = g[3]))
+  whole <- as.data.frame(whole)
+  expect_gt(nrow(whole), 0)
+  w3 <- whole[whole$gamma == g[3], setdiff(names(whole), "gamma")]
+  rownames(w3) <- NULL
+  o <- as.data.frame(one)[names(w3)]
+  o$condition <- w3$condition
+  expect_identical(o[names(w3)], w3[names(w3)])
+})
