@@ -135,7 +135,7 @@ typedef void (*sp_sde_observe_fn)(const sp_sde_job *job, const double *par, uint
  * with k < kend and returns as soon as one stopped (status, frac, what as
  * sp_sde_advance_fn says) or reached its kend, the others standing where
  * they got (their records and k written). */
-#define SP_SDE_W 16
+#define SP_SDE_W 32
 typedef struct {
   int on[SP_SDE_W];
   const double *par[SP_SDE_W];

@@ -33,7 +33,12 @@
 #  define SP_SDE_LANES_ONCE
 #  if defined(SP_SDE_LANES_ARCH) && defined(__x86_64__) && defined(__GNUC__) && \
       (defined(__clang__) || __GNUC__ >= 11)
-#    define SP_SDE_LANES_TARGET __attribute__((target(SP_SDE_LANES_ARCH)))
+#    if SP_SDE_LANES_LEVEL >= 4
+#      define SP_SDE_LANES_TARGET \
+        __attribute__((target(SP_SDE_LANES_ARCH ",prefer-vector-width=512")))
+#    else
+#      define SP_SDE_LANES_TARGET __attribute__((target(SP_SDE_LANES_ARCH)))
+#    endif
 static int sp_sde_lanes_cpu_ok(void) {
   int ok;
   __builtin_cpu_init();
@@ -179,7 +184,14 @@ SP_FN int SP_PREC(sp_sde_lane_macro)(SP_PREC(sp_sde_soa) *s, int l, uint32_t key
 /* Up to nmac macro-steps of every lane, vectorised (heun and use_bridge
  * constants of each call: no branch inside the loop over lanes): the
  * macro-steps done, nmac or up to the first in which a running lane is
- * flagged (flag[l] the lanes' flags of that one). */
+ * flagged (flag[l] the lanes' flags of that one).  Two vectors in flight:
+ * the 32 lanes (SP_SDE_W) are one vector iteration of 32, two zmm of
+ * floats (four of doubles) a statement, each statement for both before the
+ * next, so that the step's serial chain (x -> cos(2 pi x) -> v -> x) of one
+ * half overlaps the other's.  GCC takes the 32 (simdlen(32), AVX-512)
+ * only where a 16-bit value of the loop makes its natural width 32 lanes:
+ * f16; with int alone it runs a 16-lane body twice in sequence
+ * (bench/RESULTS.md, session 17).  The lanes' arithmetic is unchanged. */
 SP_FN uint64_t SP_PREC(sp_sde_lanes_pass)(const sp_sde_job *job, uint64_t seed,
                                           SP_PREC(sp_sde_soa) *s, uint64_t nmac, int *flag,
                                           const int heun, const int use_bridge) {
@@ -190,13 +202,15 @@ SP_FN uint64_t SP_PREC(sp_sde_lanes_pass)(const sp_sde_job *job, uint64_t seed,
   uint64_t it;
   for (it = 0; it < nmac; it++) {
     int l, any = 0;
-    _Pragma("omp simd reduction(|:any)")
+    uint16_t f16[SP_SDE_W];
+    _Pragma("omp simd simdlen(32)")
     for (l = 0; l < SP_SDE_W; l++) {
       const int f = SP_PREC(sp_sde_lane_macro)(s, l, key0, key1, dt, h, sdt, heun, use_stop,
                                                use_bridge);
+      f16[l] = (uint16_t)(f & s->act[l]);
       flag[l] = f;
-      any |= f & s->act[l];
     }
+    for (l = 0; l < SP_SDE_W; l++) any |= f16[l];
     if (any) return it + 1;
   }
   return nmac;
