@@ -77,7 +77,8 @@ resolve_devices <- function(devices, available, call = caller_call()) {
   if (is.null(devices)) return(ids[1])
   if (identical(devices, "all")) return(ids)
   ok <- is.numeric(devices) && length(devices) >= 1 && !anyNA(devices) &&
-    all(devices == floor(devices)) && !anyDuplicated(devices)
+    all(devices == floor(devices)) &&
+    (!anyDuplicated(devices) || isTRUE(sp_tuning("devices_repeat", call)))
   if (!ok || !all(devices %in% ids)) {
     sp_abort(sprintf(
       "`devices` must be \"all\" or distinct GPU ids among %s (see gpu_devices()), not %s.",

@@ -381,7 +381,10 @@
 #' @param backend `"auto"` (the GPU when usable and there are at least
 #'   10,000 paths), `"cpu"` or `"gpu"`.
 #' @param devices GPU ids, `"all"`, or `NULL` (the first GPU). A
-#'   single-particle model runs on the first device given. A many-body
+#'   single-particle model's passages (`output = "passage"`) are shared out
+#'   over the devices in blocks of 32 paths taken in turn (every condition
+#'   spread over all), with the numbers of one device; its fixed-length
+#'   outputs run on the first device given. A many-body
 #'   model's systems are shared out over the devices; one system (`replicas
 #'   = 1`, one condition; n above 2048; not `output = "trajectories"`) is
 #'   cut into slices of its elements, one a device, with the numbers of one

@@ -90,7 +90,12 @@ SP_TUNING <- list(
                                v >= 0, "a number of element-steps, 0 or more"),
   # user models: the size (nodes, a sine or cosine as 30) above which a
   # model's functions and sines are compiled out of line (compile time)
-  sde_outline_size = list(400L, function(v) is_whole(v, 0, 1e9), "a whole number")
+  sde_outline_size = list(400L, function(v) is_whole(v, 0, 1e9), "a whole number"),
+  # tests: a GPU id may appear more than once in `devices`, so that an
+  # engine's code for several devices (its split of the paths, the
+  # collection in the call's order) runs on a machine of one GPU, each
+  # "device" its own stream, buffers and counters
+  devices_repeat = list(FALSE, function(v) isTRUE(v) || isFALSE(v), "TRUE or FALSE")
 )
 
 is_string <- function(v) is.character(v) && length(v) == 1 && !is.na(v)

@@ -119,6 +119,13 @@ __device__ __forceinline__ uint64_t sp_sde_path_of(const sp_sde_kargs &a, uint64
   return a.job.nrun > 0 ? (uint64_t)a.run_path[q] : q;
 }
 
+/* The call's path q of this device's path j (several devices: its blocks
+ * of SP_SDE_DEV_BLOCK in turn; one device: q = j). */
+__device__ __forceinline__ uint64_t sp_sde_global(const sp_sde_kargs &a, uint64_t j) {
+  if (a.dev_n <= 1) return j;
+  return ((j / SP_SDE_DEV_BLOCK) * a.dev_n + a.dev_i) * SP_SDE_DEV_BLOCK + j % SP_SDE_DEV_BLOCK;
+}
+
 /* The row of path q not stopped (job.hold): its step k, stop_t (NaN, or
  * the time of a stop past t_max), its states and run (SP_SDE_HS). */
 __device__ __forceinline__ void sp_sde_hold(const sp_sde_kargs &a, uint64_t q, uint64_t k,
@@ -192,7 +199,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
   const unsigned int chunks = (a.budget + SP_SDE_CHUNK - 1) / SP_SDE_CHUNK;
   if (pid == -2 && in) pid = -1; /* more paths may be left */
   if (pid >= 0) {
-    const uint64_t pp = sp_sde_path_of(a, (uint64_t)pid), c = pp / a.job.n;
+    const uint64_t pp = sp_sde_path_of(a, sp_sde_global(a, (uint64_t)pid)), c = pp / a.job.n;
     for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)a.x[(uint64_t)i * a.cap + lid];
     run = (unsigned)a.x[(uint64_t)SP_SDE_NX * a.cap + lid];
     k = a.k[lid];
@@ -207,14 +214,15 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
         break;
       }
       pid = (long long)q;
-      const uint64_t pp = sp_sde_path_of(a, q), c = pp / a.job.n;
+      const uint64_t qg = sp_sde_global(a, q); /* the call's slot */
+      const uint64_t pp = sp_sde_path_of(a, qg), c = pp / a.job.n;
       sp_sde_load_par(a, c, p, pd);
       stream = ((c + a.job.cond0) << 40) + a.job.replica0 + pp % a.job.n;
       if (a.job.nrun > 0) { /* a continuation: the path from its step and record */
-        const double *r = a.run_x + q * (uint64_t)SP_SDE_XS(SP_SDE_NX);
+        const double *r = a.run_x + qg * (uint64_t)SP_SDE_XS(SP_SDE_NX);
         for (int i = 0; i < SP_SDE_NX; i++) x[i] = (SP_REAL)r[i];
         run = (unsigned)r[SP_SDE_NX];
-        k = (uint64_t)a.run_k[q];
+        k = (uint64_t)a.run_k[qg];
       } else {
         sp_sde_load_start(a, pp, x);
         k = 0;
@@ -297,7 +305,7 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
       val = a.job.t_max;
     }
     if (fin == SP_SDE_CENSORED) /* not stopped, or stopped past t_max (at stop_t) */
-      sp_sde_hold(a, (uint64_t)pid, k, stop_t >= 0 ? stop_t : __longlong_as_double(0x7ff8000000000000ll),
+      sp_sde_hold(a, sp_sde_global(a, (uint64_t)pid), k, stop_t >= 0 ? stop_t : __longlong_as_double(0x7ff8000000000000ll),
                   x, run);
     if (fin >= 0) {
       a.value[pid] = val;

@@ -235,5 +235,15 @@ typedef struct {
    * the working precision), read by sp_sde_fixed_tab_kernel */
   SP_DPTR(void) tab;
   uint64_t tab_rows;
+  /* passage on several devices: this device is dev_i of dev_n, and runs
+   * the paths of the call's blocks of SP_SDE_DEV_BLOCK that fall to it in
+   * turn (sp_sde_global: its local path j is the call's path q); total,
+   * the path counter, value, status, state and the lowest failing path in
+   * counters->bad count its paths (j), the held rows the call's (q) */
+  uint64_t dev_i, dev_n;
 } sp_sde_kargs;
+
+/* Paths a device takes in turn when several share a passage run: a warp's
+ * worth, so that every condition (a block of replicas) is spread evenly. */
+#define SP_SDE_DEV_BLOCK 32u
 #endif

@@ -1,8 +1,12 @@
 /* sp_gpu_sde.c: host side of inst/cuda/sde.cu (a user's SDE model), an
- * engine of the GPU round driver (sp_gpu_run.h).  The run goes to the
- * first device of `devices` (the others stay idle).
+ * engine of the GPU round driver (sp_gpu_run.h).
  *
  * passage: persistent lanes take paths from one counter (sp_sde_passage_kernel);
+ *   with several devices, each runs the call's blocks of SP_SDE_DEV_BLOCK
+ *   paths in turn (device i the blocks i, i + ndev, ...: every condition
+ *   spread over all), from a counter and arrays of its own; the host puts
+ *   each device's values in the call's order at the end (a path's numbers
+ *   depend on its stream, not on its device);
  * fixed length: all paths advance together to the next record step in
  *   launches of at most `budget` steps; a round enqueues launches up to
  *   SDE_REC_SLOTS records (each record's statistics in its own slot,
@@ -39,6 +43,7 @@ typedef struct {
   const sp_sde_args *a;
   sp_sde_out *out;
   uint64_t total;
+  int ndev; /* passage: devices sharing the paths (fixed length: the first runs) */
   unsigned long long bad; /* path << 8 | state, or SP_SDE_NO_PATH */
   uint64_t bad_k;
   int bad_stalled; /* the failure of path `bad`: 1 stalled (sde_engine.h), 0 non-finite */
@@ -75,7 +80,28 @@ typedef struct {
   CUdeviceptr counters;
   uint64_t ntiles, cells;
   sp_sde_counters hc;
+  uint64_t mine; /* passage: the device's paths (k.total) */
 } sde_dev;
+
+/* The paths of device i of ndev in a passage run of total paths: the
+ * blocks of SP_SDE_DEV_BLOCK i, i + ndev, ... (the last block may be short). */
+static uint64_t sde_dev_paths(uint64_t total, int i, int ndev) {
+  const uint64_t B = SP_SDE_DEV_BLOCK, nb = (total + B - 1) / B, n = (uint64_t)ndev;
+  uint64_t blocks, paths;
+  if (ndev <= 1) return total;
+  if ((uint64_t)i >= nb) return 0;
+  blocks = (nb - (uint64_t)i + n - 1) / n;
+  paths = blocks * B;
+  if ((nb - 1) % n == (uint64_t)i) paths -= nb * B - total; /* it has the last block */
+  return paths;
+}
+
+/* The call's path of device i's path j (sde.cu's sp_sde_global). */
+static uint64_t sde_global(uint64_t j, int i, int ndev) {
+  const uint64_t B = SP_SDE_DEV_BLOCK;
+  if (ndev <= 1) return j;
+  return ((j / B) * (uint64_t)ndev + (uint64_t)i) * B + j % B;
+}
 
 /* The module's sizes (sp_sde_sizes_kernel) against the job's: a mismatch is
  * refused before any kernel reads the job's arrays. */
@@ -121,7 +147,12 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   CUdeviceptr p;
   long long *hoff;
   int st, i;
-  if (d->index > 0) { /* one device runs the model */
+  if (job->output == 0) {
+    e->mine = sde_dev_paths(m->total, d->index, m->ndev);
+  } else {
+    e->mine = d->index == 0 ? m->total : 0; /* fixed length: one device runs the model */
+  }
+  if (e->mine == 0) {
     d->idle = 1;
     return SP_OK;
   }
@@ -132,7 +163,9 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   k->sdt = sqrt(job->dt); /* as the CPU forms them (sde_cpu.h) */
   k->dt_f = (float)job->dt;
   k->sdt_f = (float)k->sdt;
-  k->total = m->total;
+  k->total = e->mine;
+  k->dev_i = (uint64_t)d->index;
+  k->dev_n = job->output == 0 ? (uint64_t)m->ndev : 1;
   hoff = (long long *)malloc(nhoff * sizeof *hoff);
   if (hoff == NULL) return sp_fail(SP_ERR_NOMEM, "out of host memory");
   for (i = 0; i < (int)nhoff; i++) hoff[i] = (long long)a->hist_off[i]; /* whole doubles */
@@ -181,7 +214,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
     if ((st = sp_gpu_occupancy(d->id, e->kern, SP_SDE_BLOCK, 0, &per_sm))) return st;
     if (per_sm < 1) per_sm = 1;
     cap = (uint64_t)d->info.multiprocessors * (uint64_t)per_sm * SP_SDE_BLOCK;
-    k->nlanes = k->cap = m->total < cap ? (m->total + 31) / 32 * 32 : cap;
+    k->nlanes = k->cap = e->mine < cap ? (e->mine + 31) / 32 * 32 : cap;
     for (b = 0; b < 2; b++) {
       if ((st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_pid[b])) ||
           (st = sp_gpu_dev_alloc(d, (size_t)k->cap * 8, "the lanes", &e->lane_k[b])) ||
@@ -199,19 +232,21 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
         (st = sp_gpu_memset0(d->id, p, 8)))
       return st;
     k->next = p;
-    if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 8, "the passage times", &p))) return st;
+    /* the device's paths: passage times, status, states; the rows of the
+     * paths not stopped (room for all of its paths) */
+    if ((st = sp_gpu_dev_alloc(d, (size_t)e->mine * 8, "the passage times", &p))) return st;
     k->value = p;
-    if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * 4, "the passage status", &p)) ||
-        (st = sp_gpu_memset32(d->id, p, 0xffffffffu, (size_t)m->total)))
+    if ((st = sp_gpu_dev_alloc(d, (size_t)e->mine * 4, "the passage status", &p)) ||
+        (st = sp_gpu_memset32(d->id, p, 0xffffffffu, (size_t)e->mine)))
       return st;
     k->status = p;
     if (job->save_state) {
-      if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * nx * 8, "the states at passage", &p)))
+      if ((st = sp_gpu_dev_alloc(d, (size_t)e->mine * nx * 8, "the states at passage", &p)))
         return st;
       k->state = p;
     }
-    if (job->hold) { /* the rows of the paths not stopped: room for all */
-      if ((st = sp_gpu_dev_alloc(d, (size_t)m->total * (size_t)SP_SDE_HS(job->nx) * 8,
+    if (job->hold) {
+      if ((st = sp_gpu_dev_alloc(d, (size_t)e->mine * (size_t)SP_SDE_HS(job->nx) * 8,
                                  "the paths not stopped", &p)))
         return st;
       k->held = p;
@@ -391,16 +426,22 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
   int st;
   if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc))) return st;
   if (e->hc.bad != SP_SDE_NO_PATH) {
+    /* the device's lowest failing path (its own numbering), and the call's */
     const uint64_t p = e->hc.bad >> 8;
+    const unsigned long long gbad =
+        (unsigned long long)sde_global(p, d->index, (int)e->k.dev_n) << 8 | (e->hc.bad & 0xff);
+    uint64_t bad_k = 0;
+    int bad_stalled = 0;
     double kv = 0;
     unsigned long long kb = 0;
+    if (gbad > m->bad) return SP_OK; /* another device failed at a lower path */
     if (job->output == 0) {
       if ((st = sp_gpu_to_host(d->id, &kv, e->k.value + p * 8, 8))) return st;
-      m->bad_k = (uint64_t)kv; /* a running path's: its step at the end of the launch */
+      bad_k = (uint64_t)kv; /* a running path's: its step at the end of the launch */
       {
         int sv = 0;
         if ((st = sp_gpu_to_host(d->id, &sv, e->k.status + p * 4, 4))) return st;
-        m->bad_stalled = sv == SP_SDE_STALL;
+        bad_stalled = sv == SP_SDE_STALL;
         if (sv != SP_SDE_BAD && sv != SP_SDE_STALL) {
           /* flagged at the end of the launch: read the lane's step */
           uint64_t l;
@@ -410,7 +451,7 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
           for (l = 0; st == SP_OK && l < e->k.nlanes; l++) {
             if (pid[l] == (long long)p) {
               st = sp_gpu_to_host(d->id, &kb, e->k.k + l * 8, 8);
-              m->bad_k = kb;
+              bad_k = kb;
               break;
             }
           }
@@ -420,22 +461,22 @@ static int sde_poll(void *model, sp_gpu_dev *d) {
       }
     } else {
       if ((st = sp_gpu_to_host(d->id, &kb, e->k.badk + p * 8, 8))) return st;
-      m->bad_k = kb & ~(1ull << 63); /* bit 63: a stall */
-      m->bad_stalled = (int)(kb >> 63);
+      bad_k = kb & ~(1ull << 63); /* bit 63: a stall */
+      bad_stalled = (int)(kb >> 63);
     }
-    m->bad = e->hc.bad;
+    m->bad = gbad;
+    m->bad_k = bad_k;
+    m->bad_stalled = bad_stalled;
     return SP_OK;
   }
-  if (job->output == 0) {
+  if (job->output == 0) { /* the counts go to the result at the collection */
     d->done = (double)e->hc.finished;
-    d->idle = e->hc.finished >= m->total;
-    m->out->finished = e->hc.finished;
-    m->out->useful = e->hc.useful;
+    d->idle = e->hc.finished >= e->mine;
     if ((st = sp_gpu_to_host(d->id, &e->hnext, e->k.next, 8))) return st;
-    d->tail = e->hnext >= m->total;
+    d->tail = e->hnext >= e->mine;
     /* in the tail, pack the running paths into full warps as soon as a
      * tenth of the lanes idle */
-    if (!d->idle && d->tail && (double)(m->total - e->hc.finished) < 0.9 * (double)e->k.nlanes)
+    if (!d->idle && d->tail && (double)(e->mine - e->hc.finished) < 0.9 * (double)e->k.nlanes)
       st = sde_compact(d);
     if (st == SP_OK && e->k.nlanes == 0) d->idle = 1;
     return st;
@@ -474,24 +515,52 @@ static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
   if (!e->used) return SP_OK;
   if (job->output != 0) sde_flush(m, e); /* the last round's records */
   if (job->output == 0) {
-    if ((st = sp_gpu_to_host(d->id, m->out->value, e->k.value, (size_t)m->total * 8)) ||
-        (st = sp_gpu_to_host(d->id, m->out->status, e->k.status, (size_t)m->total * 4)))
-      return st;
-    if (job->save_state &&
-        (st = sp_gpu_to_host(d->id, m->out->state, e->k.state, (size_t)(m->total * job->nx) * 8)))
-      return st;
-    for (i = 0; i < m->total; i++)
-      if (m->out->status[i] == SP_SDE_UNSTARTED) m->out->value[i] = 0;
-    m->out->nheld = 0;
-    if (job->hold) { /* the rows of the paths censored on the device */
+    const uint64_t n = e->mine;
+    const int nd = (int)e->k.dev_n;
+    if (nd <= 1) { /* the call's paths in order */
+      if ((st = sp_gpu_to_host(d->id, m->out->value, e->k.value, (size_t)n * 8)) ||
+          (st = sp_gpu_to_host(d->id, m->out->status, e->k.status, (size_t)n * 4)))
+        return st;
+      if (job->save_state &&
+          (st = sp_gpu_to_host(d->id, m->out->state, e->k.state, (size_t)(n * job->nx) * 8)))
+        return st;
+    } else { /* the device's paths, put in the call's order */
+      const size_t nx = (size_t)job->nx;
+      double *v = (double *)malloc((size_t)n * 8);
+      int *sv = (int *)malloc((size_t)n * 4);
+      double *xv = job->save_state ? (double *)malloc((size_t)n * nx * 8) : NULL;
+      if (v == NULL || sv == NULL || (job->save_state && xv == NULL))
+        st = sp_fail(SP_ERR_NOMEM, "out of host memory");
+      if (st == SP_OK) st = sp_gpu_to_host(d->id, v, e->k.value, (size_t)n * 8);
+      if (st == SP_OK) st = sp_gpu_to_host(d->id, sv, e->k.status, (size_t)n * 4);
+      if (st == SP_OK && xv != NULL) st = sp_gpu_to_host(d->id, xv, e->k.state, (size_t)n * nx * 8);
+      for (i = 0; st == SP_OK && i < n; i++) {
+        const uint64_t q = sde_global(i, d->index, nd);
+        m->out->value[q] = v[i];
+        m->out->status[q] = sv[i];
+        if (xv != NULL) memcpy(m->out->state + q * nx, xv + i * nx, nx * 8);
+      }
+      free(v);
+      free(sv);
+      free(xv);
+      if (st != SP_OK) return st;
+    }
+    for (i = 0; i < n; i++) {
+      const uint64_t q = sde_global(i, d->index, nd);
+      if (m->out->status[q] == SP_SDE_UNSTARTED) m->out->value[q] = 0;
+    }
+    if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc))) return st;
+    m->out->finished += e->hc.finished;
+    m->out->useful += e->hc.useful;
+    if (job->hold) { /* the rows of the device's paths censored on it, after the others' */
       const size_t hs = (size_t)SP_SDE_HS(job->nx);
-      if ((st = sp_gpu_to_host(d->id, &e->hc, e->counters, sizeof e->hc))) return st;
-      if (e->hc.held > m->total)
+      if (e->hc.held > n || m->out->nheld + e->hc.held > m->total)
         return sp_fail(SP_ERR_INVALID, "internal error: more held paths than paths");
       if (e->hc.held > 0 &&
-          (st = sp_gpu_to_host(d->id, m->out->held, e->k.held, (size_t)e->hc.held * hs * 8)))
+          (st = sp_gpu_to_host(d->id, m->out->held + m->out->nheld * hs, e->k.held,
+                               (size_t)e->hc.held * hs * 8)))
         return st;
-      m->out->nheld = e->hc.held;
+      m->out->nheld += e->hc.held;
     }
     if (interrupted && e->k.nlanes > 0) {
       const size_t xs = (size_t)SP_SDE_XS(job->nx), hs = (size_t)SP_SDE_HS(job->nx);
@@ -505,13 +574,15 @@ static int sde_collect(void *model, sp_gpu_dev *d, int interrupted) {
       if (st == SP_OK && lx != NULL)
         st = sp_gpu_to_host(d->id, lx, e->k.x, (size_t)e->k.cap * xs * 8);
       for (i = 0; st == SP_OK && i < e->k.nlanes; i++) {
+        uint64_t q;
         if (pid[i] < 0) continue;
-        m->out->value[pid[i]] = (double)kk[i] * job->dt;
-        m->out->status[pid[i]] = SP_SDE_PARTIAL;
+        q = sde_global((uint64_t)pid[i], d->index, nd); /* the call's path */
+        m->out->value[q] = (double)kk[i] * job->dt;
+        m->out->status[q] = SP_SDE_PARTIAL;
         if (lx != NULL && m->out->nheld < m->total) { /* its row: the lane's step and record */
           double *row = m->out->held + m->out->nheld * hs;
           size_t v;
-          row[0] = (double)pid[i];
+          row[0] = (double)q;
           row[1] = (double)kk[i];
           row[2] = NAN;
           for (v = 0; v < xs; v++) row[3 + v] = lx[v * (size_t)e->k.cap + i];
@@ -551,10 +622,15 @@ int sp_gpu_sde(const char *key, const void *job, void *outp, const int *devices,
   m.a = a;
   m.out = out;
   m.total = a->job.output == 0 ? sp_sde_npaths(&a->job) : a->job.ncond * a->job.n;
+  m.ndev = ndev > 0 ? ndev : 1;
   m.bad = SP_SDE_NO_PATH;
   m.bad_k = 0;
   m.bad_stalled = 0;
   m.htiles = NULL;
+  if (a->job.output == 0) { /* summed over the devices at the collection */
+    out->finished = out->useful = 0;
+    out->nheld = 0;
+  }
   if (m.total == 0) return SP_OK;
   memset(&e, 0, sizeof e);
   e.state_size = sizeof(sde_dev);

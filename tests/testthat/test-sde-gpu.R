@@ -337,3 +337,56 @@ test_that("GPU: a passage run continued to 2T agrees with the run to 2T, and wit
     expect_identical(nrow(h$states), sum(!b$escaped))
   }
 })
+
+test_that("passage on several devices (one GPU listed 2 and 3 times): the one device's result", {
+  skip_if_no_gpu()
+  # statphysgpu.devices_repeat lets a GPU id repeat in `devices`: each entry
+  # its own stream, buffers and path counter, so the split of the paths in
+  # blocks of 32 (SP_SDE_DEV_BLOCK) and the collection in the call's order
+  # run as on several GPUs.  A path's numbers depend on its stream alone, so
+  # the results are identical to the one device's.
+  withr::local_options(statphysgpu.devices_repeat = TRUE)
+  dev <- gpu_devices()$id[1]
+  wb <- sde_washboard()
+  # 3 x 1000 paths: 94 blocks, the last one short; t_max leaves paths censored
+  args <- list(model = wb, replicas = 1000, init = list(x = ~ asin(gamma), v = 0), dt = 0.05,
+               params = list(gamma = c(0.5, 0.6, 0.7)), seed = 5, at_passage = TRUE,
+               progress = FALSE, backend = "gpu")
+  for (precision in c("double", "single")) for (method in c("srk2", "euler")) {
+    a <- c(args, list(precision = precision, method = method))
+    one <- do.call(sde_run, c(a, t_max = 40, devices = dev))
+    expect_true(any(one$escaped) && any(!one$escaped))
+    for (nd in 2:3) {
+      sev <- do.call(sde_run, c(a, list(t_max = 40, devices = rep(dev, nd))))
+      expect_identical(sev$value, one$value)
+      expect_identical(sev$escaped, one$escaped)
+      expect_identical(attr(sev, "at_passage"), attr(one, "at_passage"))
+      expect_identical(attr(sev, "state"), attr(one, "state"))
+    }
+    # a continuation: on two "devices" as on one
+    c1 <- sde_run(wb, 1000, init = one, t_max = 80, backend = "gpu", devices = dev,
+                  progress = FALSE)
+    c2 <- sde_run(wb, 1000, init = one, t_max = 80, backend = "gpu", devices = rep(dev, 2),
+                  progress = FALSE)
+    expect_identical(c2$value, c1$value)
+    expect_identical(attr(c2, "state"), attr(c1, "state"))
+  }
+  # fewer blocks than devices: the others idle
+  a <- c(args, list(precision = "double", method = "srk2", t_max = 40))
+  a$replicas <- 20
+  a$params <- list(gamma = 0.6)
+  one <- do.call(sde_run, c(a, devices = dev))
+  expect_identical(do.call(sde_run, c(a, list(devices = rep(dev, 3))))$value, one$value)
+  # the escape front-ends' GPU engines (built-in and declared) split their
+  # paths over devices: the one device's numbers
+  for (engine in c("builtin", "declared")) {
+    withr::local_options(statphysgpu.escape_engine = engine)
+    e <- list(700, gamma = c(0.6, 0.7), V0 = 1, beta = 0.5, theta = 0.2, dt = 0.02,
+              t_max = 60, seed = 3, backend = "gpu", progress = FALSE)
+    e1 <- do.call(escape_times, c(e, devices = dev))
+    e2 <- do.call(escape_times, c(e, list(devices = rep(dev, 2))))
+    expect_true(any(e1$escaped) && any(!e1$escaped))
+    expect_identical(e2$value, e1$value)
+    expect_identical(e2$escaped, e1$escaped)
+  }
+})
