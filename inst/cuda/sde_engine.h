@@ -243,7 +243,13 @@ SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, dou
   SP_UNROLL
   for (i = 0; i < SP_SDE_NX; i++) {
     const SP_REAL xn = x[i] + d[i];
+#if SP_CUDA
+    /* both compares made, no short circuit: the same flag without the
+     * predicated code (and its predicate set-ups) that && compiles to */
+    coarse |= (xn != x[i]) & (SP_FABS(d[i]) < SP_SDE_COARSE_HI * SP_FABS(x[i]));
+#else
     coarse |= xn != x[i] && SP_FABS(d[i]) < SP_SDE_COARSE_HI * SP_FABS(x[i]);
+#endif
     x[i] = xn;
   }
   return coarse;
