@@ -50,9 +50,9 @@
  * precision, a model not compiled out of line): the same functions, named
  * SP_LANE(name), whose sin and cos skip the test of their range, keeping
  * the largest |argument| in the slot p[SP_SDE_NP] past the parameters
- * instead (sde_prelude.h); a chunk with a macro-step where it passed the
- * range is redone by the scalar copy (sp_sde_advance), as one with a
- * flagged macro-step is.  The same numbers wherever both compute. */
+ * instead (sde_prelude.h); a macro-step where it passed the range is
+ * redone by the scalar copy (sp_sde_advance), as a flagged one is.  The
+ * same numbers wherever both compute. */
 #if defined(SP_REAL_SINGLE) && !defined(SP_SDE_OUTLINED)
 #  define SP_SDE_GPU_COPY 1
 #  define SP_PREC_LANE 1
@@ -65,7 +65,7 @@
  * ones (sde_prelude.h): the first copy's numbers while the arguments stay
  * within [-pi, pi] (the largest |argument| kept in the same slot), eight
  * instructions fewer a call.  A lane runs it until a macro-step's argument
- * passes pi, redoes that chunk by sp_sde_advance (the scalar copy, as for
+ * passes pi, redoes that macro-step by sp_sde_advance (the scalar copy, as
  * a flagged macro-step) and keeps to the first copy for the rest of its
  * path (a new path, or the next launch, tries the bare copy again). */
 #  if defined(SP_SDE_TRIG) && defined(SP_SDE_FAST_MATH)
@@ -227,60 +227,51 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
     issued += SP_SDE_CHUNK;
     /* the usual chunk (a path past its first step, the chunk ending
      * before kmax): its macro-steps without the per-step tests or the
-     * bookkeeping of sp_sde_advance; a chunk with a macro-step where the
-     * event holds or the state turns non-finite, and the first and last
-     * chunks of a path, by sp_sde_advance from the start of the chunk (the
-     * same steps, normals and numbers); so is a continued path's first
-     * chunk, from a step inside a chunk to its end */
+     * bookkeeping of sp_sde_advance; the macro-step where the event holds
+     * or the state turns non-finite, and the first and last chunks of a
+     * path, by sp_sde_advance from the start of that macro-step (the same
+     * steps, normals and numbers); so is a continued path's first chunk,
+     * from a step inside a chunk to its end */
     if (k != 0 && k % SP_SDE_CHUNK == 0 && k + SP_SDE_CHUNK < a.job.kmax) {
-      /* the chunk's start state: a flagged macro-step sends the whole
-       * chunk back to it, to be run by sp_sde_advance from there (the
-       * macro-steps before the flagged one give the same numbers in
-       * either copy), so that no macro-step keeps a copy of its own
-       * start (the register moves at every macro-step's exit) */
-      SP_REAL x0[SP_SDE_NX];
-      const unsigned run0 = run;
       bool flagged = false;
-#pragma unroll
-      for (int i = 0; i < SP_SDE_NX; i++) x0[i] = x[i];
       SP_REAL g0 = SP_PREC(sp_sde_gap0)(p, pd, 1, bridge, a.job.dt, k, x);
       p[SP_SDE_NP] = 0;
 #pragma unroll
       for (int u = 0; u < SP_SDE_CHUNK / SP_SDE_M; u++) {
-        SP_REAL z[SP_SDE_ZN];
-        const uint64_t ku = k + (uint64_t)(u * SP_SDE_M);
-        SP_PREC(sp_sde_normals)(a.seed, stream, ku, z);
+        SP_REAL xs[SP_SDE_NX], z[SP_SDE_ZN];
+        const unsigned runs = run;
+#pragma unroll
+        for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
+        SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
         int f;
 #if SP_SDE_GPU_BARE
         /* a path whose sines stay within [-pi, pi] runs the bare copy; a
-         * macro-step with an argument beyond sends the chunk to
-         * sp_sde_advance below, as a flagged one does, and the path keeps
-         * to the first copy from then on (an argument past 8192 is past pi:
-         * the first copy's test of 8192 is not needed here) */
+         * macro-step with an argument beyond is redone by sp_sde_advance
+         * below, as a flagged one is, and the path keeps to the first copy
+         * from then on (an argument past 8192 is past pi: the first copy's
+         * test of 8192 is not needed here) */
         if (!wide)
-          f = SP_BARE(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, ku,
-                                         a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0) |
+          f = SP_BARE(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, k, a.job.dt,
+                                         SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0) |
               !(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX);
         else
 #endif
-        f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, ku,
-                                           a.job.dt, SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0) |
+        f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, k, a.job.dt,
+                                           SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0) |
             SP_SDE_FAST_BIG(p);
         if (f) {
+#pragma unroll
+          for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
+          run = runs;
+#if SP_SDE_GPU_BARE
+          wide = wide || !(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX);
+#endif
           flagged = true;
           break;
         }
+        k += SP_SDE_M;
       }
-      if (!flagged) {
-        k += SP_SDE_CHUNK;
-        continue;
-      }
-#pragma unroll
-      for (int i = 0; i < SP_SDE_NX; i++) x[i] = x0[i];
-      run = run0;
-#if SP_SDE_GPU_BARE
-      wide = wide || !(p[SP_SDE_NP] <= SP_SDE_GPU_BARE_MAX);
-#endif
+      if (!flagged) continue;
     }
     const uint64_t kc = k - k % SP_SDE_CHUNK + SP_SDE_CHUNK;
     const uint64_t kend = kc < a.job.kmax ? kc : a.job.kmax;
