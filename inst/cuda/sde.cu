@@ -242,7 +242,8 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
         const unsigned runs = run;
 #pragma unroll
         for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
-        SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
+        /* the seed's round keys from the argument (the same normals) */
+        SP_PREC(sp_sde_normals_keyed)(a.keys, stream, k, z);
         int f;
 #if SP_SDE_GPU_BARE
         /* a path whose sines stay within [-pi, pi] runs the bare copy; a

@@ -235,5 +235,9 @@ typedef struct {
    * the working precision), read by sp_sde_fixed_tab_kernel */
   SP_DPTR(void) tab;
   uint64_t tab_rows;
+  /* the Philox round keys of seed (sp_philox_keys, philox.h), set by the
+   * host: the passage kernel's fast macro-steps load them from the
+   * argument instead of forming them at every chunk (the same words) */
+  uint32_t keys[20];
 } sp_sde_kargs;
 #endif
