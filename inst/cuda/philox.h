@@ -67,6 +67,45 @@ SP_FN sp_u32x4 sp_philox4x32_10(sp_u32x4 c, uint32_t k0, uint32_t k1) {
   return c;
 }
 
+/* The ten round keys of a seed (k0 + r W0 in keys[r], k1 + r W1 in
+ * keys[10 + r], r = 0 .. 9): a kernel that takes them from its argument
+ * (the constant bank) runs the rounds without forming them. */
+SP_FN void sp_philox_keys(uint64_t seed, uint32_t *keys) {
+  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+  int r;
+  for (r = 0; r < 10; r++) {
+    keys[r] = k0;
+    keys[10 + r] = k1;
+    k0 += SP_PHILOX_W0;
+    k1 += SP_PHILOX_W1;
+  }
+}
+
+/* sp_philox4x32_10 from the round keys of sp_philox_keys: the same words. */
+SP_FN sp_u32x4 sp_philox4x32_10_keyed(sp_u32x4 c, const uint32_t *keys) {
+  int r;
+  SP_UNROLL
+  for (r = 0; r < 10; r++) {
+    uint64_t p0, p1;
+#if SP_CUDA
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p0) : "r"(c.x), "r"(SP_PHILOX_M0));
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p1) : "r"(c.z), "r"(SP_PHILOX_M1));
+#else
+    p0 = (uint64_t)SP_PHILOX_M0 * c.x;
+    p1 = (uint64_t)SP_PHILOX_M1 * c.z;
+#endif
+    {
+      sp_u32x4 n;
+      n.x = (uint32_t)(p1 >> 32) ^ c.y ^ keys[r];
+      n.y = (uint32_t)p1;
+      n.z = (uint32_t)(p0 >> 32) ^ c.w ^ keys[10 + r];
+      n.w = (uint32_t)p0;
+      c = n;
+    }
+  }
+  return c;
+}
+
 /* Block `block` (draws 4 block .. 4 block + 3) of stream `stream`. */
 SP_FN sp_u32x4 sp_philox_block(uint64_t seed, uint64_t stream, uint64_t block) {
   sp_u32x4 c;

@@ -250,13 +250,15 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
         const unsigned runs = run;
 #pragma unroll
         for (int i = 0; i < SP_SDE_NX; i++) xs[i] = x[i];
-        SP_PREC(sp_sde_normals)(a.seed, stream, k, z);
+        /* the seed's round keys from the argument (the same normals) */
+        SP_PREC(sp_sde_normals_keyed)(a.keys, stream, k, z);
         int f;
 #if SP_SDE_GPU_BARE
         /* a path whose sines stay within [-pi, pi] runs the bare copy; a
          * macro-step with an argument beyond is redone by sp_sde_advance
          * below, as a flagged one is, and the path keeps to the first copy
-         * from then on */
+         * from then on (an argument past 8192 is past pi: the first copy's
+         * test of 8192 is not needed here) */
         if (!wide)
           f = SP_BARE(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, k, a.job.dt,
                                          SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0) |
@@ -264,8 +266,9 @@ sp_sde_passage_kernel(const sp_sde_kargs a) {
         else
 #endif
         f = SP_SDE_FAST(sp_sde_macro_fast)(p, pd, SP_SDE_HEUN, 1, bridge, 0, SP_SDE_NO_TAB, k, a.job.dt,
-                                           SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0);
-        if (f | SP_SDE_FAST_BIG(p)) {
+                                           SP_SDE_H(a), SP_SDE_SDT(a), z, x, &run, &g0) |
+            SP_SDE_FAST_BIG(p);
+        if (f) {
 #pragma unroll
           for (int i = 0; i < SP_SDE_NX; i++) x[i] = xs[i];
           run = runs;

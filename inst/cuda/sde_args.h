@@ -241,6 +241,10 @@ typedef struct {
    * the path counter, value, status, state and the lowest failing path in
    * counters->bad count its paths (j), the held rows the call's (q) */
   uint64_t dev_i, dev_n;
+  /* the Philox round keys of seed (sp_philox_keys, philox.h), set by the
+   * host: the passage kernel's fast macro-steps load them from the
+   * argument instead of forming them at every chunk (the same words) */
+  uint32_t keys[20];
 } sp_sde_kargs;
 
 /* Paths a device takes in turn when several share a passage run: a warp's

@@ -165,6 +165,29 @@ SP_FN void SP_PREC(sp_sde_normals)(uint64_t seed, uint64_t stream, uint64_t k0, 
 #endif
 }
 
+/* The same from the seed's round keys (sp_philox_keys): the same normals. */
+SP_FN void SP_PREC(sp_sde_normals_keyed)(const uint32_t *keys, uint64_t stream, uint64_t k0,
+                                         SP_REAL *z) {
+#if SP_SDE_NW > 0
+  const uint64_t b0 = k0 * SP_SDE_NW / 4;
+  int b;
+  SP_UNROLL
+  for (b = 0; b < SP_SDE_M * SP_SDE_NW / 4; b++) {
+    const uint64_t blk = (b0 + (uint64_t)b) | ((uint64_t)SP_PURPOSE_SDE_STEPS << (32 + SP_PURPOSE_SHIFT));
+    sp_u32x4 c, r;
+    c.x = (uint32_t)blk;
+    c.y = (uint32_t)(blk >> 32);
+    c.z = (uint32_t)stream;
+    c.w = (uint32_t)(stream >> 32);
+    r = sp_philox4x32_10_keyed(c, keys);
+    SP_SDE_BM(r.x, r.y, &z[4 * b], &z[4 * b + 1]);
+    SP_SDE_BM(r.z, r.w, &z[4 * b + 2], &z[4 * b + 3]);
+  }
+#else
+  (void)keys; (void)stream; (void)k0; z[0] = 0;
+#endif
+}
+
 /* The time terms at t (see "Time terms"). */
 SP_FN void SP_PREC(sp_sde_time)(double t, const double *pd, SP_REAL *tt) {
 #if SP_SDE_NT > 0
@@ -243,7 +266,13 @@ SP_FN int SP_PREC(sp_sde_step)(const SP_REAL *p, const double *pd, int heun, dou
   SP_UNROLL
   for (i = 0; i < SP_SDE_NX; i++) {
     const SP_REAL xn = x[i] + d[i];
+#if SP_CUDA
+    /* both compares made, no short circuit: the same flag without the
+     * predicated code (and its predicate set-ups) that && compiles to */
+    coarse |= (xn != x[i]) & (SP_FABS(d[i]) < SP_SDE_COARSE_HI * SP_FABS(x[i]));
+#else
     coarse |= xn != x[i] && SP_FABS(d[i]) < SP_SDE_COARSE_HI * SP_FABS(x[i]);
+#endif
     x[i] = xn;
   }
   return coarse;

@@ -32,6 +32,7 @@
 
 #include "../core/sp_error.h"
 #include "sp_gpu_run.h"
+#include "philox.h"
 
 /* Blocks of SP_SDE_BLOCK threads for n threads. */
 static unsigned int sde_grid(uint64_t n) {
@@ -160,6 +161,7 @@ static int sde_setup(void *model, sp_gpu_dev *d) {
   memset(k, 0, sizeof *k);
   k->job = *job;
   k->seed = a->seed;
+  sp_philox_keys(a->seed, k->keys); /* the passage kernel's round keys */
   k->sdt = sqrt(job->dt); /* as the CPU forms them (sde_cpu.h) */
   k->dt_f = (float)job->dt;
   k->sdt_f = (float)k->sdt;
