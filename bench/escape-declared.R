@@ -20,9 +20,13 @@ be <- commandArgs(TRUE)[1]
 if (is.na(be)) be <- "gpu"
 reps <- as.integer(Sys.getenv("SP_BENCH_REPS", 3))
 options(statphysgpu.cache_dir = tempfile("escdecl"))
+# SP_SDE_BPS: the passage kernel's registers capped for this many blocks an
+# SM (option statphysgpu.sde_blocks_per_sm; 0 or unset: no cap)
+bps <- as.integer(Sys.getenv("SP_SDE_BPS", "0"))
+options(statphysgpu.sde_blocks_per_sm = bps)
 dev <- if (be == "gpu") gpu_devices()$name[1] else sprintf("cpu, %d threads", sp_threads())
-cat(sprintf("# escape-declared.R %s: %s, commit %s, %s\n", be, dev, Sys.getenv("SP_COMMIT", "?"),
-            format(Sys.time())))
+cat(sprintf("# escape-declared.R %s: %s, commit %s, %s, sde_blocks_per_sm %d\n", be, dev,
+            Sys.getenv("SP_COMMIT", "?"), format(Sys.time()), bps))
 engines <- c("builtin", "declared")
 timed <- function(f) {
   out <- list()

@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 T0=$(date +%s)
 lim() { [ $(( $(date +%s) - T0 )) -lt "$1" ]; }
 sh .r-runtime/install.sh > /tmp/install.log 2>&1 || { tail -20 /tmp/install.log; exit 1; }
-R CMD INSTALL . > /tmp/pkg.log 2>&1 || { tail -40 /tmp/pkg.log; exit 1; }
+MAKEFLAGS=-j16 R CMD INSTALL . > /tmp/pkg.log 2>&1 || { tail -40 /tmp/pkg.log; exit 1; }
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1
 echo "installed $(( $(date +%s) - T0 )) s"
 export NOT_CRAN=true
@@ -22,6 +22,10 @@ done
 for b in ${SP_BENCHES:-escape-declared ams-declared}; do
   lim 330 && SP_BENCH_REPS=${SP_BENCH_REPS:-3} timeout 150 Rscript bench/$b.R gpu > "$OUT/bench-$b.txt" 2>&1
   echo "== $b"; cut -c1-330 "$OUT/bench-$b.txt" | grep -v "^ *$" | tail -12
+done
+for v in ${SP_BPS_VARIANTS:-}; do
+  lim 450 && SP_SDE_BPS=$v SP_BENCH_REPS=${SP_BENCH_REPS:-3} timeout 150 Rscript bench/escape-declared.R gpu > "$OUT/bench-escape-declared-bps$v.txt" 2>&1
+  echo "== escape-declared bps $v"; cut -c1-330 "$OUT/bench-escape-declared-bps$v.txt" | grep -v "^ *$" | tail -12
 done
 export NOT_CRAN=true
 for f in ${SP_TESTS:-escape-declared-gpu ams-declared-gpu kuramoto-gpu lrmd-gpu nonfinite-gpu}; do
