@@ -705,6 +705,7 @@ sde_run_single <- function(m, replicas, init, dt, t_max, params, method, output,
   } else {
     .Call(C_sp_r_model_run, "sde", job, key, as.integer(fr$plan$devices), fr$progress)
   }
+  .sp_last_run$run <- res$run # (sp_last_run(): the set-up and collect, for benchmarks)
   if (output == "passage") res <- sde_passage_merge(res, resume, run, m, fr, ncond, st, t_max)
   if (states) return(sde_states_result(res, vars, ncond, keep_here, rec, fr, slots))
   meta <- list(model = m$name, conditions = grid, method = method, dt = dt, h = dt,
