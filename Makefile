@@ -89,8 +89,22 @@ $(TARBALL): deps
 
 # Exit status: non-zero when R CMD check reports an ERROR or WARNING, or when
 # any test fails in either build.  The last line is the testthat totals.
+# Compiled models (sde_model(), the declared front-ends) go to one private
+# cache folder made for this run and removed after it (STATPHYSGPU_CACHE_DIR):
+# the vignettes of R CMD build, the check's examples, tests and vignettes,
+# the second build's tests and the console sessions share it, instead of one
+# cache in each R process's temporary folder (the check) or the user's own
+# cache (the rest).  A model's object is keyed by every byte compiled, the
+# compiler and its flags, R's and the package's versions: the two builds
+# compile the same models with R's compiler and flags (OpenMP and CUDA are
+# the package's, not the models'), so the second build's tests load the
+# objects the first compiled (some 4 minutes of compiles on two cores).
+# Tests of the cache itself make their own folders.
 test: deps
 	@rm -rf $(PKG).Rcheck .lib-noomp $(PKG)-noomp.log $(PKG)-interactive.log $(PKG)-terminal.log; \
+	cache=$$(mktemp -d "$${TMPDIR:-/tmp}/$(PKG)-test-cache.XXXXXX") || { echo "0 passed, 1 failed"; exit 1; }; \
+	trap 'rm -rf "$$cache"' EXIT; \
+	STATPHYSGPU_CACHE_DIR="$$cache"; export STATPHYSGPU_CACHE_DIR; \
 	$(R) CMD build . || { echo "0 passed, 1 failed"; exit 1; }; \
 	NOT_CRAN=true _R_CHECK_CRAN_INCOMING_=false $(R) CMD check --no-manual $(TARBALL); \
 	status=$$(sed -n 's/^Status: *//p' $(PKG).Rcheck/00check.log 2>/dev/null | tail -n 1); \

@@ -60,6 +60,14 @@ expect_sincos_accuracy <- function(p, abs_u, rel_u, lib_u) {
   }
 }
 
+# Brownian motion with drift to the level 1 (test-sde-numerics.R and
+# expect_passage_at_first_crossing()): one declaration, so one compiled
+# object for both (the cache is keyed by the model's code, its name included).
+sde_bm_level <- function() {
+  sde_model(drift = list(x = ~ mu), noise = list(x = ~ s), params = c(mu = 1, s = 1),
+            stop = ~ x > 1, name = "bm")
+}
+
 # A passage is the first step whose end satisfies the event, the crossing
 # interpolated inside it, at every step of a macro-step (the engines run
 # whole macro-steps without a test between their steps and redo the one
@@ -67,8 +75,7 @@ expect_sincos_accuracy <- function(p, abs_u, rel_u, lib_u) {
 # trajectories of the same paths (the same streams) recorded at every
 # step, Brownian motion with drift to the level 1 (4 steps a macro-step).
 expect_passage_at_first_crossing <- function(backend, precision, method, n = 300) {
-  bm <- sde_model(drift = list(x = ~ mu), noise = list(x = ~ s), params = c(mu = 1, s = 1),
-                  stop = ~ x > 1, name = "bmlevel")
+  bm <- sde_bm_level()
   dt <- 0.01; t_max <- 2.5; kmax <- round(t_max / dt)
   args <- list(model = bm, replicas = n, init = list(x = 0), dt = dt, t_max = t_max, seed = 9,
                method = method, precision = precision, backend = backend, progress = FALSE,

@@ -92,7 +92,11 @@ engine_contract_tests(list(
     expect_true(attr(x, "interrupted"))
     k <- sum(!is.na(x))
     expect_gt(k, 0)
-    expect_true(all(is.na(x[-seq_len(k)]))) # a prefix was drawn
+    # a prefix was drawn: the k values drawn are the first k (so the rest,
+    # the other length(x) - k, are NA) -- the same test as
+    # all(is.na(x[-seq_len(k)])) without copying the rest of the 1.6 GB
+    # that the CPU's long call allocates (that copy took 27 s of CI's time)
+    expect_false(anyNA(x[seq_len(k)]))
     # the last values drawn are those of a fresh call on the same backend (the
     # two backends differ in the last bits of log, sin and cos)
     expect_identical(as.vector(x[k - 3:0]),

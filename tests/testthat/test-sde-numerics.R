@@ -10,8 +10,7 @@ skip_on_cran()
 drive <- sde_model(drift = list(y = ~ cos(omega * t)), params = c(omega = 2.3),
                    observe = list(c = ~ cos(omega * t)), name = "drive")
 acc <- sde_model(drift = list(c = ~ 1), stop = ~ c > 1e5, name = "acc")
-bm1 <- sde_model(drift = list(x = ~ mu), noise = list(x = ~ s), params = c(mu = 1, s = 1),
-                 stop = ~ x > 1, name = "bm")
+bm1 <- sde_bm_level() # (helper-sde.R) drift mu, noise s, stop x > 1, name "bm"
 
 test_that("time is exact in single precision: a drive at t ~ 1e6 is computed in double", {
   skip_if_no_cc()

@@ -4,16 +4,17 @@
 # follow: on the CPU the continued result is the one call with the larger
 # t_max, bit for bit.
 
-# (compiled once for the file: the washboard and a ramped washboard)
+# (compiled once for the file: the washboard and a ramped washboard; the
+# washboard is helper-sde.R's sde_washboard(), the model of test-sde.R and
+# test-sde-states.R -- with its observable, the energy -- so that its CPU
+# objects, the path-at-a-time one and the single-precision vector loop, are
+# compiled once for the three files)
 resume_models <- local({
   cache <- NULL
   function() {
     if (is.null(cache)) {
       cache <<- list(
-        wb = sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (gamma - sin(x))),
-                       noise = list(v = ~ sqrt(2 * beta * theta)),
-                       params = c(beta = 1, V0 = 1, gamma = 0.5, theta = 0.2),
-                       stop = ~ x > pi - asin(gamma), name = "washboard_resume"),
+        wb = sde_washboard(),
         # a bias ramped in time: t in the drift (a time term)
         ramp = sde_model(drift = list(x = ~ v, v = ~ -beta * v + V0 * (g0 + r * t - sin(x))),
                          noise = list(v = ~ sqrt(2 * beta * theta)),
