@@ -256,7 +256,27 @@ escape_declared_assemble <- function(runs, groups, prev, fr, ncond, cd, h, ramp,
     left <- is.null(r) && !is.null(prev) # a call an interrupt left as `prev` had it
     if (left) r <- attr(prev, "sde_runs")[[j]]
     if (is.null(r)) next
-    pos <- (groups[[j]][r$condition] - 1) * n + (r$replica - fr$first) + 1
+    # one call of every condition (no continuation): sde_run()'s rows are
+    # the result's, in its order (condition, then replica)
+    whole <- length(groups) == 1 && !left && nrow(r) == total &&
+      identical(as.double(groups[[1]]), as.double(seq_len(ncond))) &&
+      is.integer(r$condition) &&
+      identical(r$condition, rep.int(seq_len(ncond), rep.int(n, ncond))) &&
+      identical(as.double(r$replica), rep.int(fr$first - 1 + seq_len(n), ncond))
+    pos <- if (whole) seq_len(total) else
+      (groups[[j]][r$condition] - 1) * n + (r$replica - fr$first) + 1
+    if (whole) {
+      covered[] <- TRUE
+      t <- r$value
+      escaped <- r$escaped
+      ap <- attr(r, "at_passage")
+      phi <- ap$x
+      v <- ap$v
+      useful <- useful + attr(r, "steps")[["useful"]]
+      u <- attr(r, "unfinished")
+      if (nrow(u)) unf <- c(unf, (u$condition - 1) * n + (u$replica - fr$first) + 1)
+      next
+    }
     if (anyNA(pos) || any(pos < 1 | pos > total) || any(covered[pos])) {
       sp_abort(paste0("`init`'s runs of the declared engine (attribute `sde_runs`) do not ",
                       "cover its paths once each: continue the result as the run returned ",
