@@ -74,9 +74,32 @@ SP_FN void SP_PREC(sp_ams_mstep)(const SP_PREC(sp_ams_par) *p, int heun, const S
   (void)SP_PREC(sp_sde_step)(p->p, p->pd, heun, 0.0, 0.0, tt, tt, p->h, p->sdt, z, x);
 }
 
-SP_FN SP_REAL SP_PREC(sp_ams_mscore)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x) {
+/* The score of a state.  On the GPU one compiled copy (not inlined), so
+ * that every place that scores a state -- a particle's origin, each of its
+ * steps, a branch point, the long trajectory -- rounds it alike: inlined at
+ * each place, the compiler fused a score's multiply-adds at some and not at
+ * others (the energy v^2/2 - V0 (cos phi + gamma phi): gamma phi + cos phi
+ * one fma in three places of the PTX, a mul and an add in a fourth), and a
+ * state scored one unit of the last place apart at two places breaks the
+ * exact ties of particles' largest scores that the level's kill rule
+ * (maxs <= z) takes whole on the CPU: other kills, other paths (session 18,
+ * bench/RESULTS.md).  On the CPU the compiler fuses nothing (R's flags: no
+ * FMA at the x86-64 baseline), so the score stays inline there. */
+#if SP_CUDA
+#  define SP_AMS_SCORE_FN static __device__ __noinline__
+#else
+#  define SP_AMS_SCORE_FN SP_FN
+#endif
+SP_AMS_SCORE_FN SP_REAL SP_PREC(sp_ams_mscore)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x) {
   return SP_PREC(sde_ams_score)((SP_REAL)0, x, p->p);
 }
+
+#if defined(SP_AMS_SDE_EDGE) && SP_AMS_SDE_EDGE
+/* A's own coordinate (sde_ams(start_coordinate =)), one copy likewise. */
+SP_AMS_SCORE_FN SP_REAL SP_PREC(sp_ams_medge)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x) {
+  return SP_PREC(sde_ams_edge)((SP_REAL)0, x, p->p);
+}
+#endif
 
 /* A = {score <= zA}, or (the score's header defines SP_AMS_SDE_EDGE:
  * sde_ams(start_coordinate =)) A = {coordinate <= zA} on a coordinate of
@@ -84,7 +107,7 @@ SP_FN SP_REAL SP_PREC(sp_ams_mscore)(const SP_PREC(sp_ams_par) *p, const SP_REAL
 SP_FN int SP_PREC(sp_ams_in_A)(const SP_PREC(sp_ams_par) *p, const SP_REAL *x, SP_REAL s) {
 #if defined(SP_AMS_SDE_EDGE) && SP_AMS_SDE_EDGE
   (void)s;
-  return SP_PREC(sde_ams_edge)((SP_REAL)0, x, p->p) <= p->zA;
+  return SP_PREC(sp_ams_medge)(p, x) <= p->zA;
 #else
   (void)x;
   return s <= p->zA;
